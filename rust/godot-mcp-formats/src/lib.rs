@@ -1,0 +1,2 @@
+//! Godot 4 text formats.
+#![forbid(unsafe_code)]

@@ -1,0 +1,2 @@
+//! The durable journal.
+#![forbid(unsafe_code)]

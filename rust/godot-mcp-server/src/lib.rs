@@ -1,0 +1,2 @@
+//! godot-mcp server library.
+#![forbid(unsafe_code)]
