@@ -1,0 +1,345 @@
+//! The tool registry: every tool's name, description, input schema, safety class,
+//! toolset, effect kind and handler, in one table.
+//!
+//! Tools are defined in one file per family under `tools/`; [`Registry::builtin`]
+//! collects them. Argument decoding lives here so that every tool refuses bad input
+//! the same way: unknown fields, wrong types and path escapes become a structured
+//! `INVALID_PARAMS` / `PATH_REFUSED` error naming the parameter, before the handler runs.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use rmcp::model::{JsonObject, Tool};
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+
+use crate::error::{ErrorCode, ToolError};
+use crate::respath::PATH_REFUSED_TAG;
+use crate::safety::{EffectKind, SafetyClass, Toolset};
+use crate::state::AppState;
+
+pub mod project;
+
+/// What a handler returns: a JSON object for `structuredContent`.
+pub type ToolResult = Result<Value, ToolError>;
+type HandlerFuture = Pin<Box<dyn Future<Output = ToolResult> + Send>>;
+type Handler = Arc<dyn Fn(Arc<AppState>, Value, CallFlags) -> HandlerFuture + Send + Sync>;
+
+/// The class-derived flags of one call, taken out of the arguments by the registry
+/// so that every mutating and destructive tool accepts them identically.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CallFlags {
+    /// Run preconditions and report what would happen; change nothing.
+    pub dry_run: bool,
+    /// The caller's deliberate opt-in to a destructive effect.
+    pub confirm: bool,
+}
+
+/// The static description of a tool.
+#[derive(Debug, Clone, Copy)]
+pub struct ToolMeta {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub description: &'static str,
+    pub class: SafetyClass,
+    pub toolset: Toolset,
+    pub effect: EffectKind,
+}
+
+/// A registered tool.
+pub struct ToolDef {
+    pub meta: ToolMeta,
+    /// JSON schema of the arguments, class flags included.
+    pub input_schema: Arc<JsonObject>,
+    handler: Handler,
+}
+
+impl std::fmt::Debug for ToolDef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolDef").field("meta", &self.meta).finish()
+    }
+}
+
+impl ToolDef {
+    /// Define a tool whose arguments decode into `A`.
+    pub fn new<A, F, Fut>(meta: ToolMeta, handler: F) -> Self
+    where
+        A: DeserializeOwned + JsonSchema + Send + 'static,
+        F: Fn(Arc<AppState>, A, CallFlags) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ToolResult> + Send + 'static,
+    {
+        let input_schema = Arc::new(input_schema_for::<A>(meta.class));
+        let handler = Arc::new(handler);
+        let handler: Handler = Arc::new(move |state, args, flags| {
+            let handler = handler.clone();
+            Box::pin(async move {
+                let args: A = decode_args(args)?;
+                handler(state, args, flags).await
+            })
+        });
+        Self {
+            meta,
+            input_schema,
+            handler,
+        }
+    }
+
+    /// The MCP description of this tool, with `_meta.safety_class` and annotations.
+    pub fn to_mcp(&self) -> Tool {
+        let mut meta = rmcp::model::JsonObject::new();
+        meta.insert("safety_class".into(), json!(self.meta.class.as_str()));
+        meta.insert("toolset".into(), json!(self.meta.toolset.as_str()));
+        meta.insert("effect_kind".into(), json!(self.meta.effect.as_str()));
+        Tool::new(
+            self.meta.name,
+            self.meta.description,
+            self.input_schema.clone(),
+        )
+        .with_title(self.meta.title)
+        .with_annotations(self.meta.class.annotations(self.meta.title))
+        .with_meta(rmcp::model::MetaObject(meta))
+    }
+}
+
+/// The JSON schema of `A`, inlined, with the class flags added.
+fn input_schema_for<A: JsonSchema>(class: SafetyClass) -> JsonObject {
+    let settings = schemars::generate::SchemaSettings::draft2020_12().with(|s| {
+        s.inline_subschemas = true;
+        s.meta_schema = None;
+    });
+    let schema = settings.into_generator().into_root_schema_for::<A>();
+    let mut obj = match schema.to_value() {
+        Value::Object(o) => o,
+        _ => Map::new(),
+    };
+    obj.remove("title");
+    strip_nullables(&mut obj);
+    obj.entry("type").or_insert(json!("object"));
+    let props = obj
+        .entry("properties")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if let Value::Object(props) = props {
+        if class.takes_dry_run() {
+            props.insert(
+                "dry_run".into(),
+                json!({"type": "boolean", "default": false,
+                       "description": "Check every precondition and report what would happen; change nothing."}),
+            );
+        }
+        if class.requires_confirm() {
+            props.insert(
+                "confirm".into(),
+                json!({"type": "boolean", "default": false,
+                       "description": "Required to be true: this call removes or overwrites existing data."}),
+            );
+        }
+    }
+    obj
+}
+
+/// Optional arguments are simply omitted; the schema says so by leaving them out of
+/// `required`. schemars also marks them nullable with `default: null`, which only adds
+/// noise for a model reading the schema, so that is removed (an explicit null is still
+/// accepted by the decoder).
+fn strip_nullables(obj: &mut Map<String, Value>) {
+    if obj.get("default") == Some(&Value::Null) {
+        obj.remove("default");
+    }
+    if let Some(Value::Array(types)) = obj.get_mut("type") {
+        types.retain(|t| t != "null");
+        if types.len() == 1 {
+            let only = types.remove(0);
+            obj.insert("type".into(), only);
+        }
+    }
+    if let Some(Value::Array(values)) = obj.get_mut("enum") {
+        values.retain(|v| !v.is_null());
+    }
+    for (_, v) in obj.iter_mut() {
+        match v {
+            Value::Object(child) => strip_nullables(child),
+            Value::Array(items) => {
+                for item in items {
+                    if let Value::Object(child) = item {
+                        strip_nullables(child);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Take the class flags out of the arguments, refusing them where the class has none.
+fn split_flags(class: SafetyClass, args: &mut Map<String, Value>) -> Result<CallFlags, ToolError> {
+    let mut flags = CallFlags::default();
+    for (name, allowed, slot) in [
+        ("dry_run", class.takes_dry_run(), &mut flags.dry_run),
+        ("confirm", class.requires_confirm(), &mut flags.confirm),
+    ] {
+        if let Some(v) = args.remove(name) {
+            if !allowed {
+                return Err(ToolError::invalid_params(
+                    name,
+                    format!(
+                        "unknown field `{name}`: {} tools do not take it",
+                        class.as_str()
+                    ),
+                ));
+            }
+            *slot = match v {
+                Value::Bool(b) => b,
+                other => {
+                    return Err(ToolError::invalid_params(
+                        name,
+                        format!(
+                            "`{name}` must be a boolean (true or false), got {}",
+                            kind_of(&other)
+                        ),
+                    ));
+                }
+            };
+        }
+    }
+    Ok(flags)
+}
+
+fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Decode arguments into `A`, naming the offending field on failure.
+fn decode_args<A: DeserializeOwned>(args: Value) -> Result<A, ToolError> {
+    serde_path_to_error::deserialize::<_, A>(args).map_err(|err| {
+        let path = err.path().to_string();
+        let inner = err.into_inner().to_string();
+        if let Some(pos) = inner.find(PATH_REFUSED_TAG) {
+            let msg = &inner[pos + PATH_REFUSED_TAG.len()..];
+            let msg = msg.split(" at line ").next().unwrap_or(msg);
+            return ToolError::new(
+                ErrorCode::PathRefused,
+                format!("`{path}` is refused: {msg}"),
+            )
+            .param(path)
+            .hint("File paths are res:// paths inside the project, like res://scenes/main.tscn.");
+        }
+        let inner = inner
+            .split(" at line ")
+            .next()
+            .unwrap_or(&inner)
+            .to_string();
+        let param = if path == "." {
+            // serde reports missing/unknown fields at the root; recover the field name.
+            field_in_message(&inner).unwrap_or_else(|| ".".into())
+        } else {
+            path
+        };
+        ToolError::invalid_params(
+            param.clone(),
+            format!("invalid argument `{param}`: {inner}"),
+        )
+        .hint("Check the tool's input schema (tools/list) for the expected fields and types.")
+    })
+}
+
+fn field_in_message(msg: &str) -> Option<String> {
+    let start = msg.find('`')? + 1;
+    let end = msg[start..].find('`')? + start;
+    Some(msg[start..end].to_string())
+}
+
+/// All tools this server offers, by name.
+#[derive(Debug, Default)]
+pub struct Registry {
+    tools: BTreeMap<&'static str, ToolDef>,
+}
+
+impl Registry {
+    /// Every built-in tool.
+    pub fn builtin() -> Self {
+        let mut r = Self::default();
+        for def in project::tools() {
+            r.add(def);
+        }
+        r
+    }
+
+    fn add(&mut self, def: ToolDef) {
+        let name = def.meta.name;
+        let previous = self.tools.insert(name, def);
+        assert!(previous.is_none(), "tool {name} registered twice");
+    }
+
+    pub fn get(&self, name: &str) -> Option<&ToolDef> {
+        self.tools.get(name)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &ToolDef> {
+        self.tools.values()
+    }
+
+    /// Run a tool: take the class flags, decode the arguments, call the handler.
+    pub async fn call(
+        &self,
+        state: Arc<AppState>,
+        def: &ToolDef,
+        args: Option<JsonObject>,
+    ) -> ToolResult {
+        let mut args = args.unwrap_or_default();
+        let flags = split_flags(def.meta.class, &mut args)?;
+        (def.handler)(state, Value::Object(args), flags).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(serde::Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Args {
+        path: crate::respath::ResPath,
+        limit: Option<u32>,
+    }
+
+    #[test]
+    fn decode_names_the_field() {
+        let e = decode_args::<Args>(json!({"path": "res://a", "limit": "x"})).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidParams);
+        assert_eq!(e.param.as_deref(), Some("limit"));
+        let e = decode_args::<Args>(json!({"path": "/etc/passwd"})).unwrap_err();
+        assert_eq!(e.code, ErrorCode::PathRefused);
+        assert_eq!(e.param.as_deref(), Some("path"));
+        let e = decode_args::<Args>(json!({"path": "res://a", "extra": 1})).unwrap_err();
+        assert_eq!(e.param.as_deref(), Some("extra"));
+        let e = decode_args::<Args>(json!({})).unwrap_err();
+        assert_eq!(e.param.as_deref(), Some("path"));
+    }
+
+    #[test]
+    fn flags_are_refused_where_the_class_has_none() {
+        let mut args = Map::new();
+        args.insert("confirm".into(), json!(true));
+        let e = split_flags(SafetyClass::Mutating, &mut args).unwrap_err();
+        assert_eq!(e.param.as_deref(), Some("confirm"));
+        let mut args = Map::new();
+        args.insert("confirm".into(), json!("true"));
+        let e = split_flags(SafetyClass::Destructive, &mut args).unwrap_err();
+        assert!(e.message.contains("must be a boolean"), "{}", e.message);
+        let mut args = Map::new();
+        args.insert("dry_run".into(), json!(true));
+        let f = split_flags(SafetyClass::Destructive, &mut args).unwrap();
+        assert!(f.dry_run && !f.confirm);
+    }
+}

@@ -1,0 +1,313 @@
+//! Project-plane reads: they need neither an editor nor a Godot binary, only the
+//! project's files in Godot's own text formats.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use sha2::{Digest, Sha256};
+
+use crate::error::{ErrorCode, ToolError};
+use crate::respath::ResPath;
+use crate::safety::{EffectKind, SafetyClass, Toolset};
+use crate::state::AppState;
+use crate::tools::{CallFlags, ToolDef, ToolMeta, ToolResult};
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![
+        ToolDef::new(
+            ToolMeta {
+                name: "list_files",
+                title: "List project files",
+                description: "List files under a res:// folder by kind (scene, script, resource, \
+                    shader, image, audio, model, font, other), sorted by path and paged. Hidden \
+                    folders (.godot/), folders holding .gdignore and Godot's .import/.uid sidecar \
+                    files are skipped.",
+                class: SafetyClass::ReadOnly,
+                toolset: Toolset::Project,
+                effect: EffectKind::None,
+            },
+            list_files,
+        ),
+        ToolDef::new(
+            ToolMeta {
+                name: "scripts_read",
+                title: "Read a script",
+                description: "Read a script or shader (.gd, .cs, .gdshader, .gdshaderinc): its \
+                    text, size, line count and sha256 (use the hash as expected_sha256 for a \
+                    later compare-and-swap write).",
+                class: SafetyClass::ReadOnly,
+                toolset: Toolset::Scripts,
+                effect: EffectKind::None,
+            },
+            scripts_read,
+        ),
+    ]
+}
+
+/// What kind of file a path is, by extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FileKind {
+    Scene,
+    Script,
+    Resource,
+    Shader,
+    Image,
+    Audio,
+    Model,
+    Font,
+    Other,
+}
+
+impl FileKind {
+    pub fn of(ext: Option<&str>) -> Self {
+        match ext.unwrap_or("") {
+            "tscn" | "scn" => Self::Scene,
+            "gd" | "cs" => Self::Script,
+            "tres" | "res" => Self::Resource,
+            "gdshader" | "gdshaderinc" | "shader" => Self::Shader,
+            "png" | "jpg" | "jpeg" | "webp" | "svg" | "bmp" | "tga" | "exr" | "hdr" | "ktx" => {
+                Self::Image
+            }
+            "wav" | "ogg" | "mp3" => Self::Audio,
+            "gltf" | "glb" | "fbx" | "obj" | "blend" | "dae" => Self::Model,
+            "ttf" | "otf" | "woff" | "woff2" | "fnt" | "font" => Self::Font,
+            _ => Self::Other,
+        }
+    }
+}
+
+/// Sidecar files Godot writes next to assets; metadata, not project content.
+fn is_sidecar(name: &str) -> bool {
+    name.ends_with(".import") || name.ends_with(".uid")
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ListFilesArgs {
+    /// Folder to list; defaults to res:// (the whole project).
+    #[serde(default)]
+    dir: Option<ResPath>,
+    /// Only files of this kind; all kinds when absent.
+    #[serde(default)]
+    kind: Option<FileKind>,
+    /// Descend into sub-folders (default true).
+    #[serde(default)]
+    recursive: Option<bool>,
+    /// Continue after this cursor (the `next_cursor` of the previous page).
+    #[serde(default)]
+    cursor: Option<String>,
+    /// Page size, 1–1000 (default 200).
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 1000))]
+    limit: Option<u32>,
+}
+
+#[derive(Debug, Serialize)]
+struct FileEntry {
+    path: String,
+    kind: FileKind,
+    size: u64,
+}
+
+/// Upper bound on directory entries one listing visits, so a pathological tree
+/// (millions of files) costs a bounded amount.
+const MAX_WALK_ENTRIES: usize = 200_000;
+
+async fn list_files(state: Arc<AppState>, args: ListFilesArgs, _flags: CallFlags) -> ToolResult {
+    let dir = args.dir.unwrap_or_else(ResPath::root);
+    let limit = args.limit.unwrap_or(200) as usize;
+    if limit == 0 || limit > state.limits.max_page {
+        return Err(ToolError::invalid_params(
+            "limit",
+            format!("limit must be between 1 and {}", state.limits.max_page),
+        ));
+    }
+    let real = state.project.resolve("dir", &dir)?;
+    let meta = std::fs::metadata(&real).map_err(|e| ToolError::io(&dir.to_string(), &e))?;
+    if !meta.is_dir() {
+        return Err(ToolError::invalid_params(
+            "dir",
+            format!("{dir} is a file, not a folder"),
+        ));
+    }
+    let mut files = Vec::new();
+    let mut visited = 0usize;
+    walk(
+        &state,
+        &real,
+        &dir,
+        args.recursive.unwrap_or(true),
+        args.kind,
+        &mut files,
+        &mut visited,
+    )?;
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    let total = files.len();
+    let start = match &args.cursor {
+        Some(c) => files.partition_point(|f| f.path.as_str() <= c.as_str()),
+        None => 0,
+    };
+    let page: Vec<FileEntry> = files.drain(start..).take(limit).collect();
+    let next_cursor = if start + page.len() < total {
+        page.last().map(|f| f.path.clone())
+    } else {
+        None
+    };
+    Ok(json!({
+        "dir": dir.to_string(),
+        "total": total,
+        "returned": page.len(),
+        "files": page,
+        "next_cursor": next_cursor,
+    }))
+}
+
+fn walk(
+    state: &AppState,
+    real: &Path,
+    res: &ResPath,
+    recursive: bool,
+    kind: Option<FileKind>,
+    out: &mut Vec<FileEntry>,
+    visited: &mut usize,
+) -> Result<(), ToolError> {
+    if real.join(".gdignore").exists() {
+        return Ok(());
+    }
+    let entries = std::fs::read_dir(real).map_err(|e| ToolError::io(&res.to_string(), &e))?;
+    for entry in entries.flatten() {
+        *visited += 1;
+        if *visited > MAX_WALK_ENTRIES {
+            return Err(ToolError::new(
+                ErrorCode::TooLarge,
+                format!("{res} holds more than {MAX_WALK_ENTRIES} entries"),
+            )
+            .hint("List a smaller folder (dir) or set recursive=false."));
+        }
+        let Ok(name) = entry.file_name().into_string() else {
+            continue; // not representable as a res:// path
+        };
+        if name.starts_with('.') || is_sidecar(&name) {
+            continue;
+        }
+        let child = res.join(&name);
+        let Ok(ftype) = entry.file_type() else {
+            continue;
+        };
+        let path = entry.path();
+        // A symlink is listed only when it resolves inside the project; directory
+        // symlinks are never followed (no loops, no escapes).
+        let meta = if ftype.is_symlink() {
+            match state.project.resolve("dir", &child) {
+                Ok(target) => match std::fs::metadata(&target) {
+                    Ok(m) if m.is_file() => m,
+                    _ => continue,
+                },
+                Err(_) => continue,
+            }
+        } else {
+            match entry.metadata() {
+                Ok(m) => m,
+                Err(_) => continue,
+            }
+        };
+        if meta.is_dir() {
+            if recursive {
+                walk(state, &path, &child, recursive, kind, out, visited)?;
+            }
+        } else if meta.is_file() {
+            let fk = FileKind::of(child.extension().as_deref());
+            if kind.is_none_or(|k| k == fk) {
+                out.push(FileEntry {
+                    path: child.to_string(),
+                    kind: fk,
+                    size: meta.len(),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ScriptsReadArgs {
+    /// The script, e.g. res://scripts/player.gd.
+    path: ResPath,
+}
+
+async fn scripts_read(
+    state: Arc<AppState>,
+    args: ScriptsReadArgs,
+    _flags: CallFlags,
+) -> ToolResult {
+    // Containment first, so an escaping path is always reported as such.
+    let real = state.project.resolve("path", &args.path)?;
+    let language = match args.path.extension().as_deref() {
+        Some("gd") => "gdscript",
+        Some("cs") => "csharp",
+        Some("gdshader" | "gdshaderinc") => "gdshader",
+        _ => {
+            return Err(ToolError::invalid_params(
+                "path",
+                format!(
+                    "{} is not a script (.gd, .cs, .gdshader, .gdshaderinc)",
+                    args.path
+                ),
+            ));
+        }
+    };
+    let text = read_text(&state, "path", &args.path, &real)?;
+    Ok(json!({
+        "path": args.path.to_string(),
+        "language": language,
+        "size": text.len(),
+        "line_count": text.lines().count(),
+        "sha256": sha256_hex(text.as_bytes()),
+        "content": text,
+    }))
+}
+
+/// Read a project text file at `real` (already resolved from `path`), bounded.
+pub(crate) fn read_text(
+    state: &AppState,
+    param: &str,
+    path: &ResPath,
+    real: &Path,
+) -> Result<String, ToolError> {
+    let meta = std::fs::metadata(real).map_err(|e| ToolError::io(&path.to_string(), &e))?;
+    if meta.is_dir() {
+        return Err(ToolError::invalid_params(
+            param,
+            format!("{path} is a folder"),
+        ));
+    }
+    if meta.len() > state.limits.max_read_bytes {
+        return Err(ToolError::new(
+            ErrorCode::TooLarge,
+            format!(
+                "{path} is {} bytes; this server reads at most {} bytes",
+                meta.len(),
+                state.limits.max_read_bytes
+            ),
+        )
+        .param(param));
+    }
+    let bytes = std::fs::read(real).map_err(|e| ToolError::io(&path.to_string(), &e))?;
+    String::from_utf8(bytes).map_err(|_| {
+        ToolError::new(ErrorCode::ParseError, format!("{path} is not UTF-8 text")).param(param)
+    })
+}
+
+pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    let mut s = String::with_capacity(64);
+    for b in digest.iter() {
+        s.push_str(&format!("{b:02x}"));
+    }
+    s
+}

@@ -1,0 +1,103 @@
+//! Shared helpers for the end-to-end tests: spawn the real `godot-mcp` binary and
+//! drive it over stdio with rmcp's own client.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::RunningService;
+use rmcp::transport::TokioChildProcess;
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{Map, Value};
+
+/// The `godot-mcp` binary cargo built for these tests.
+pub fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_godot-mcp"))
+}
+
+/// The checked-in demo project.
+pub fn demo_project() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../godot_project")
+}
+
+/// A copy of the demo project in a fresh temp dir, for tests that write.
+pub fn demo_copy() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&demo_project(), dir.path());
+    dir
+}
+
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name();
+        if name == ".godot" {
+            continue;
+        }
+        let ty = entry.file_type().unwrap();
+        if ty.is_dir() {
+            copy_dir(&entry.path(), &to.join(&name));
+        } else if ty.is_file() {
+            std::fs::copy(entry.path(), to.join(&name)).unwrap();
+        }
+    }
+}
+
+pub type Client = RunningService<RoleClient, ()>;
+
+/// Spawn `godot-mcp serve --project <project>` and complete the MCP handshake.
+pub async fn connect(project: &Path) -> Client {
+    connect_with(project, &[]).await
+}
+
+pub async fn connect_with(project: &Path, env: &[(&str, &str)]) -> Client {
+    let mut cmd = tokio::process::Command::new(bin());
+    cmd.arg("serve").arg("--project").arg(project);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let (transport, _stderr) = TokioChildProcess::builder(cmd)
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn godot-mcp");
+    ().serve(transport).await.expect("MCP handshake")
+}
+
+/// Call a tool with JSON arguments; returns the raw result.
+pub async fn call(client: &Client, name: &str, args: Value) -> CallToolResult {
+    let args: Map<String, Value> = match args {
+        Value::Object(m) => m,
+        Value::Null => Map::new(),
+        other => panic!("arguments must be an object, got {other}"),
+    };
+    client
+        .call_tool(CallToolRequestParams::new(name.to_string()).with_arguments(args))
+        .await
+        .unwrap_or_else(|e| panic!("tools/call {name} failed at the protocol level: {e}"))
+}
+
+/// Call a tool that must succeed; returns its structured content.
+pub async fn call_ok(client: &Client, name: &str, args: Value) -> Value {
+    let r = call(client, name, args.clone()).await;
+    assert_ne!(
+        r.is_error,
+        Some(true),
+        "{name}({args}) failed: {:?}",
+        r.structured_content
+    );
+    r.structured_content.expect("structured content")
+}
+
+/// Call a tool that must fail with a tool error; returns `structuredContent.error`.
+pub async fn call_err(client: &Client, name: &str, args: Value) -> Value {
+    let r = call(client, name, args.clone()).await;
+    assert_eq!(
+        r.is_error,
+        Some(true),
+        "{name}({args}) unexpectedly succeeded: {:?}",
+        r.structured_content
+    );
+    r.structured_content.expect("structured content")["error"].clone()
+}
