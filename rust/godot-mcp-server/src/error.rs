@@ -82,7 +82,7 @@ pub struct ToolError {
     pub hint: Option<String>,
     /// Extra facts (line and column of a parse error, quarantined transaction ids …).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub details: Option<Value>,
+    pub details: Option<Box<Value>>,
 }
 
 impl ToolError {
@@ -113,7 +113,7 @@ impl ToolError {
     }
 
     pub fn details(mut self, details: Value) -> Self {
-        self.details = Some(details);
+        self.details = Some(Box::new(details));
         self
     }
 
