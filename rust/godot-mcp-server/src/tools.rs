@@ -305,7 +305,7 @@ impl Registry {
 mod tests {
     use super::*;
 
-    #[derive(serde::Deserialize, JsonSchema)]
+    #[derive(Debug, serde::Deserialize, JsonSchema)]
     #[serde(deny_unknown_fields)]
     #[allow(dead_code)]
     struct Args {
