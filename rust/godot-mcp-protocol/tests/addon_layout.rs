@@ -104,7 +104,10 @@ fn manifest_libraries_live_in_the_addon_bin_folder_with_cargo_names() {
         "macos.debug",
         "macos.release",
     ] {
-        assert!(libraries.contains_key(required), "no library for {required}");
+        assert!(
+            libraries.contains_key(required),
+            "no library for {required}"
+        );
     }
     for (tags, raw) in libraries {
         let path = unquote(raw).unwrap_or_else(|| panic!("{tags}: path must be quoted: {raw}"));
@@ -135,7 +138,10 @@ fn library_names_match_the_editor_crate() {
     );
     let install = read("scripts/install-addon.sh");
     for lib in [LIB_LINUX, LIB_MACOS, LIB_WINDOWS] {
-        assert!(install.contains(lib), "install-addon.sh does not know {lib}");
+        assert!(
+            install.contains(lib),
+            "install-addon.sh does not know {lib}"
+        );
     }
 }
 
@@ -160,12 +166,18 @@ fn plugin_cfg_lists_the_plugin_and_its_script_exists() {
 #[test]
 fn plugin_script_calls_what_the_library_registers() {
     let script = read("addons/godot_mcp/plugin.gd");
-    assert!(script.starts_with("@tool\n"), "an editor plugin must be @tool");
+    assert!(
+        script.starts_with("@tool\n"),
+        "an editor plugin must be @tool"
+    );
     assert!(script.contains("extends EditorPlugin"));
     let api = read("rust/godot-mcp-editor/src/api.rs");
     assert!(script.contains("&\"GodotMcp\"") && api.contains("pub struct GodotMcp "));
     for func in ["set_enabled", "version", "godot_version"] {
-        assert!(script.contains(&format!("&\"{func}\"")), "plugin.gd never calls {func}");
+        assert!(
+            script.contains(&format!("&\"{func}\"")),
+            "plugin.gd never calls {func}"
+        );
         assert!(
             api.contains(&format!("fn {func}(")),
             "GodotMcp has no #[func] {func}"
@@ -178,7 +190,11 @@ fn addon_ships_license_icon_and_bin_folder() {
     let license = read("addons/godot_mcp/LICENSE");
     assert!(license.starts_with("MIT License"));
     assert!(license.contains("godot-mcp contributors"));
-    assert!(read("addons/godot_mcp/icon.svg").trim_start().starts_with("<svg"));
+    assert!(
+        read("addons/godot_mcp/icon.svg")
+            .trim_start()
+            .starts_with("<svg")
+    );
     assert!(repo_root().join("addons/godot_mcp/bin/.gitkeep").is_file());
 }
 
