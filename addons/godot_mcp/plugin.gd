@@ -21,7 +21,7 @@ func _enter_tree() -> void:
 	# On a project's very first open the editor may find the .gdextension only during its
 	# first file-system scan; wait for the library instead of failing (the signal exists in
 	# newer 4.x; checked so an engine without it gets the error below, not a script error).
-	var manager := GDExtensionManager
+	var manager: Object = GDExtensionManager
 	if manager.has_signal(&"extension_loaded"):
 		manager.connect(&"extension_loaded", _on_extension_loaded)
 		print("godot-mcp: waiting for the add-on's library to load")
@@ -30,7 +30,7 @@ func _enter_tree() -> void:
 
 
 func _exit_tree() -> void:
-	var manager := GDExtensionManager
+	var manager: Object = GDExtensionManager
 	if manager.has_signal(&"extension_loaded") and manager.is_connected(&"extension_loaded", _on_extension_loaded):
 		manager.disconnect(&"extension_loaded", _on_extension_loaded)
 	if _api == null:
