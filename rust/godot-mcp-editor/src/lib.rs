@@ -1,8 +1,61 @@
-//! The godot-mcp editor add-on (GDExtension).
+//! The godot-mcp editor add-on: a Rust GDExtension loaded by the Godot editor.
+//!
+//! It executes what the server asks and decides nothing: no policy, no journal here.
+//!
+//! # Layout
+//!
+//! - [`plugin`]: `GodotMcpEditorPlugin`, the auto-registered `EditorPlugin` that owns the
+//!   executor (later the bridge thread) and applies the executor switch on the main thread.
+//! - [`api`]: `GodotMcp`, the small class the add-on's GDScript `plugin.gd` calls to turn
+//!   the executor on and off, and to read versions.
+//! - [`switch`]: the process-wide executor switch both of them share.
+//! - [`engine_version`]: the running Godot's version, read once when the extension loads.
+//!
+//! # Why a GDScript plugin flips the switch
+//!
+//! Godot adds a GDExtension `EditorPlugin` to the editor whenever the library loads,
+//! whatever Project Settings → Plugins says. The user-facing on/off toggle is therefore the
+//! GDScript `addons/godot_mcp/plugin.gd`: its `_enter_tree` turns the executor on, its
+//! `_exit_tree` turns it off. While the switch is off nothing executes (and, once the
+//! bridge exists, no socket is open).
+//!
+//! # FFI discipline
+//!
+//! No panic may cross into Godot: callbacks report problems with `godot_error!` and return.
+//! The one `unsafe` item is the entry point below.
+
+mod api;
+mod engine_version;
+mod plugin;
+mod switch;
+
 use godot::prelude::*;
+
+/// Version of this add-on, reported in the bridge hello and by `GodotMcp.version()`.
+pub(crate) const ADDON_VERSION: &str = env!("CARGO_PKG_VERSION");
 
 struct GodotMcpExtension;
 
-// SAFETY: the one entry point Godot calls; gdext generates the FFI glue.
+// SAFETY: `#[gdextension]` generates the `gdext_rust_init` entry symbol that the
+// `.gdextension` manifest names; implementing `ExtensionLibrary` is unsafe only because
+// this type must be the one and only entry point of the library, which it is.
 #[gdextension]
-unsafe impl ExtensionLibrary for GodotMcpExtension {}
+unsafe impl ExtensionLibrary for GodotMcpExtension {
+    fn on_stage_init(stage: InitStage) {
+        // `Engine` is available from the Scene level on, before any editor plugin exists.
+        if stage == InitStage::Scene {
+            let version = engine_version::capture();
+            godot_print!(
+                "godot-mcp: extension loaded (add-on {ADDON_VERSION}, Godot {version}, bridge protocol {})",
+                godot_mcp_protocol::BRIDGE_PROTOCOL_VERSION
+            );
+        }
+    }
+
+    fn on_stage_deinit(stage: InitStage) {
+        if stage == InitStage::Scene {
+            // The plugin left the tree long before; make sure a reload starts switched off.
+            switch::set_requested(false);
+        }
+    }
+}

@@ -1,0 +1,330 @@
+//! The JSON frames of the bridge.
+//!
+//! The add-on connects and sends [`Hello`]; the server answers [`HelloReply`]; from then on
+//! the server sends [`Request`]s and the add-on answers each with exactly one [`Reply`]
+//! carrying the same [`RequestId`]. Frames are tagged by `"type"` ([`AddonMessage`],
+//! [`ServerMessage`]) so either side decodes any frame with one call.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::version::{DEFAULT_REQUEST_TIMEOUT_MS, GodotVersion};
+
+/// Identifies a request within one connection; the server allocates them, never reusing one,
+/// so a late reply can never be mistaken for the answer to a newer request.
+pub type RequestId = u64;
+
+/// First frame on a connection, from the add-on: who it is and the token that proves it
+/// read the discovery file.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Hello {
+    /// [`crate::BRIDGE_PROTOCOL_VERSION`] as compiled into the add-on.
+    pub protocol_version: u32,
+    /// The add-on crate version, so the server can report an add-on/server mismatch.
+    pub addon_version: String,
+    /// The running editor's engine version, checked as the `godot_version` precondition.
+    pub godot_version: GodotVersion,
+    /// The random token from the discovery file; the server refuses any other.
+    pub token: String,
+}
+
+/// Keeps the token out of logs.
+impl fmt::Debug for Hello {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Hello")
+            .field("protocol_version", &self.protocol_version)
+            .field("addon_version", &self.addon_version)
+            .field("godot_version", &self.godot_version)
+            .field("token", &"<redacted>")
+            .finish()
+    }
+}
+
+/// The server's answer to [`Hello`]. After `Rejected` the server closes the connection.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum HelloReply {
+    Accepted {
+        /// The protocol version the server speaks (equal to the add-on's, or it would reject).
+        protocol_version: u32,
+        /// The `godot-mcp` server version, for the add-on's log line.
+        server_version: String,
+    },
+    Rejected {
+        error: BridgeError,
+    },
+}
+
+/// One command for the editor to execute.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Request {
+    pub id: RequestId,
+    /// The command name; one the add-on does not know is answered with
+    /// [`ErrorCode::UnknownCommand`], never dropped.
+    pub cmd: String,
+    /// Command arguments; their shape belongs to the command.
+    #[serde(default)]
+    pub params: Value,
+    /// How long the server waits for the reply. The add-on uses it to skip requests that
+    /// waited in its queue longer than the server will wait for them.
+    #[serde(default = "default_timeout_ms")]
+    pub timeout_ms: u64,
+}
+
+fn default_timeout_ms() -> u64 {
+    DEFAULT_REQUEST_TIMEOUT_MS
+}
+
+/// The add-on's answer to the [`Request`] with the same `id`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Reply {
+    pub id: RequestId,
+    /// On the wire either `"ok": <result>` or `"error": {code, message}`, beside `id`.
+    #[serde(flatten)]
+    pub outcome: Outcome,
+}
+
+impl Reply {
+    pub fn ok(id: RequestId, result: Value) -> Self {
+        Reply {
+            id,
+            outcome: Outcome::Ok(result),
+        }
+    }
+
+    pub fn error(id: RequestId, code: ErrorCode, message: impl Into<String>) -> Self {
+        Reply {
+            id,
+            outcome: Outcome::Error(BridgeError {
+                code,
+                message: message.into(),
+            }),
+        }
+    }
+}
+
+/// What became of a request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// The command ran; its result, shaped by the command.
+    Ok(Value),
+    /// The command did not run, or failed; see the code.
+    Error(BridgeError),
+}
+
+/// A structured error on the bridge: a stable code for programs, a message for people.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BridgeError {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+/// Stable error codes. New codes may appear; an old peer decodes them as `Unrecognized`
+/// rather than failing to read the whole frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ErrorCode {
+    /// Hello: the two sides speak different protocol versions.
+    ProtocolMismatch,
+    /// Hello: the token is missing or wrong.
+    Unauthorized,
+    /// Hello: the editor's Godot is older than [`crate::MIN_GODOT_VERSION`].
+    UnsupportedGodotVersion,
+    /// The add-on's executor switch is off (the plugin is disabled in Project Settings).
+    ExecutorDisabled,
+    /// The add-on does not know `cmd`.
+    UnknownCommand,
+    /// `params` do not fit the command.
+    InvalidParams,
+    /// The request waited longer than its `timeout_ms` before it could run.
+    Timeout,
+    /// A bug in the add-on; the message says what was logged.
+    Internal,
+    /// A code this build does not know (sent by a newer peer).
+    #[serde(other)]
+    Unrecognized,
+}
+
+/// Every frame the add-on sends.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum AddonMessage {
+    Hello(Hello),
+    Reply(Reply),
+}
+
+/// Every frame the server sends.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ServerMessage {
+    HelloReply(HelloReply),
+    Request(Request),
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::BRIDGE_PROTOCOL_VERSION;
+
+    fn godot_441() -> GodotVersion {
+        "4.4.1.stable.official".parse().unwrap()
+    }
+
+    /// Serializes `message`, checks it is exactly `wire`, and decodes `wire` back to `message`.
+    fn assert_wire<T>(message: T, wire: Value)
+    where
+        T: Serialize + for<'de> Deserialize<'de> + PartialEq + fmt::Debug,
+    {
+        assert_eq!(serde_json::to_value(&message).unwrap(), wire);
+        let text = serde_json::to_string(&wire).unwrap();
+        assert_eq!(serde_json::from_str::<T>(&text).unwrap(), message);
+    }
+
+    #[test]
+    fn hello_on_the_wire() {
+        assert_wire(
+            AddonMessage::Hello(Hello {
+                protocol_version: BRIDGE_PROTOCOL_VERSION,
+                addon_version: "0.1.0".into(),
+                godot_version: godot_441(),
+                token: "s3cret".into(),
+            }),
+            json!({
+                "type": "hello",
+                "protocol_version": 1,
+                "addon_version": "0.1.0",
+                "godot_version": {
+                    "major": 4, "minor": 4, "patch": 1,
+                    "status": "stable", "build": "official"
+                },
+                "token": "s3cret"
+            }),
+        );
+    }
+
+    #[test]
+    fn hello_debug_hides_the_token() {
+        let hello = Hello {
+            protocol_version: 1,
+            addon_version: "0.1.0".into(),
+            godot_version: godot_441(),
+            token: "s3cret".into(),
+        };
+        let shown = format!("{hello:?}");
+        assert!(!shown.contains("s3cret"), "{shown}");
+        assert!(shown.contains("<redacted>"), "{shown}");
+    }
+
+    #[test]
+    fn hello_replies_on_the_wire() {
+        assert_wire(
+            ServerMessage::HelloReply(HelloReply::Accepted {
+                protocol_version: 1,
+                server_version: "0.1.0".into(),
+            }),
+            json!({
+                "type": "hello_reply", "status": "accepted",
+                "protocol_version": 1, "server_version": "0.1.0"
+            }),
+        );
+        assert_wire(
+            ServerMessage::HelloReply(HelloReply::Rejected {
+                error: BridgeError {
+                    code: ErrorCode::Unauthorized,
+                    message: "bad token".into(),
+                },
+            }),
+            json!({
+                "type": "hello_reply", "status": "rejected",
+                "error": {"code": "unauthorized", "message": "bad token"}
+            }),
+        );
+    }
+
+    #[test]
+    fn request_on_the_wire() {
+        assert_wire(
+            ServerMessage::Request(Request {
+                id: 7,
+                cmd: "node.set_property".into(),
+                params: json!({"path": "Player", "property": "visible", "value": false}),
+                timeout_ms: 2500,
+            }),
+            json!({
+                "type": "request", "id": 7, "cmd": "node.set_property",
+                "params": {"path": "Player", "property": "visible", "value": false},
+                "timeout_ms": 2500
+            }),
+        );
+    }
+
+    #[test]
+    fn request_defaults_params_and_timeout() {
+        let decoded: ServerMessage =
+            serde_json::from_value(json!({"type": "request", "id": 1, "cmd": "ping"})).unwrap();
+        assert_eq!(
+            decoded,
+            ServerMessage::Request(Request {
+                id: 1,
+                cmd: "ping".into(),
+                params: Value::Null,
+                timeout_ms: DEFAULT_REQUEST_TIMEOUT_MS,
+            })
+        );
+    }
+
+    #[test]
+    fn replies_on_the_wire() {
+        assert_wire(
+            AddonMessage::Reply(Reply::ok(7, json!({"undoable": true}))),
+            json!({"type": "reply", "id": 7, "ok": {"undoable": true}}),
+        );
+        assert_wire(
+            AddonMessage::Reply(Reply::ok(8, Value::Null)),
+            json!({"type": "reply", "id": 8, "ok": null}),
+        );
+        assert_wire(
+            AddonMessage::Reply(Reply::error(9, ErrorCode::ExecutorDisabled, "plugin off")),
+            json!({
+                "type": "reply", "id": 9,
+                "error": {"code": "executor_disabled", "message": "plugin off"}
+            }),
+        );
+    }
+
+    #[test]
+    fn unknown_error_code_decodes_as_unrecognized() {
+        let decoded: AddonMessage = serde_json::from_value(json!({
+            "type": "reply", "id": 3,
+            "error": {"code": "from_the_future", "message": "?"}
+        }))
+        .unwrap();
+        assert_eq!(
+            decoded,
+            AddonMessage::Reply(Reply::error(3, ErrorCode::Unrecognized, "?"))
+        );
+    }
+
+    #[test]
+    fn malformed_frames_are_errors_not_panics() {
+        let frames = [
+            json!({"type": "reply", "id": 1}),
+            json!({"type": "reply", "ok": 1}),
+            json!({"type": "launch_missiles"}),
+            json!({"id": 1, "ok": 1}),
+            json!({"type": "hello", "protocol_version": 1}),
+        ];
+        for frame in frames {
+            assert!(
+                serde_json::from_value::<AddonMessage>(frame.clone()).is_err(),
+                "{frame}"
+            );
+        }
+    }
+}
