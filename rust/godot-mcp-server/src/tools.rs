@@ -22,6 +22,7 @@ use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 
 pub mod project;
+pub mod scenes;
 
 /// What a handler returns: a JSON object for `structuredContent`.
 pub type ToolResult = Result<Value, ToolError>;
@@ -268,7 +269,7 @@ impl Registry {
     /// Every built-in tool.
     pub fn builtin() -> Self {
         let mut r = Self::default();
-        for def in project::tools() {
+        for def in project::tools().into_iter().chain(scenes::tools()) {
             r.add(def);
         }
         r

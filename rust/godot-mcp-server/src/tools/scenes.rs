@@ -1,0 +1,242 @@
+//! Scene and resource reads from the project's files (.tscn, .tres, project.godot),
+//! parsed by `godot-mcp-formats` — no editor and no Godot binary involved.
+
+use std::sync::Arc;
+
+use godot_mcp_formats::{ParseError, ResourceLink};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use crate::error::{ErrorCode, ToolError};
+use crate::respath::ResPath;
+use crate::safety::{EffectKind, SafetyClass, Toolset};
+use crate::state::AppState;
+use crate::tools::project::read_text;
+use crate::tools::{CallFlags, ToolDef, ToolMeta, ToolResult};
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![
+        ToolDef::new(
+            ToolMeta {
+                name: "project_info",
+                title: "Project info",
+                description: "Read project.godot: name, main scene, features, autoloads, input \
+                    actions with their events, enabled editor plugins.",
+                class: SafetyClass::ReadOnly,
+                toolset: Toolset::Project,
+                effect: EffectKind::None,
+            },
+            project_info,
+        ),
+        ToolDef::new(
+            ToolMeta {
+                name: "get_scene_tree",
+                title: "Scene tree",
+                description: "Read a scene file (.tscn) as its node tree: each node's path, \
+                    name, type, parent, script, instanced sub-scene, groups and properties \
+                    (as Godot text), plus signal connections and dependencies. Paged by node \
+                    (offset, limit). Reads the saved file on disk.",
+                class: SafetyClass::ReadOnly,
+                toolset: Toolset::Scenes,
+                effect: EffectKind::None,
+            },
+            get_scene_tree,
+        ),
+        ToolDef::new(
+            ToolMeta {
+                name: "read_resource",
+                title: "Read a resource",
+                description: "Read a text resource (.tres): its type, script class, \
+                    properties (as Godot text), embedded sub-resources and dependencies.",
+                class: SafetyClass::ReadOnly,
+                toolset: Toolset::Resources,
+                effect: EffectKind::None,
+            },
+            read_resource,
+        ),
+    ]
+}
+
+/// A parse failure as a structured tool error: the file, line and column.
+fn parse_error(path: &ResPath, err: &ParseError) -> ToolError {
+    ToolError::new(
+        ErrorCode::ParseError,
+        format!("{path}:{}:{}: {}", err.line(), err.column(), err.message()),
+    )
+    .details(json!({
+        "path": path.to_string(),
+        "line": err.line(),
+        "column": err.column(),
+        "kind": err.kind().code(),
+    }))
+    .hint("The file is not valid Godot text; open it in the editor or fix the reported line.")
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProjectInfoArgs {}
+
+async fn project_info(state: Arc<AppState>, _args: ProjectInfoArgs, _f: CallFlags) -> ToolResult {
+    let path = ResPath::parse("res://project.godot").map_err(|e| ToolError::internal(e.0))?;
+    let real = state.project.resolve("path", &path)?;
+    let text = read_text(&state, "path", &path, &real)?;
+    let info = godot_mcp_formats::parse_project(&text).map_err(|e| parse_error(&path, &e))?;
+    Ok(json!({
+        "name": info.name,
+        "description": info.description,
+        "main_scene": info.main_scene,
+        "icon": info.icon,
+        "config_version": info.config_version,
+        "features": info.features,
+        "autoloads": info.autoloads,
+        "input_actions": info.input_actions,
+        "enabled_plugins": info.enabled_plugins,
+        "sections": info.sections.iter().map(|s| s.tag.as_str()).collect::<Vec<_>>(),
+    }))
+}
+
+fn props_object(props: &[godot_mcp_formats::Property]) -> Value {
+    let mut m = Map::new();
+    for p in props {
+        m.insert(p.name.clone(), Value::String(p.text.clone()));
+    }
+    Value::Object(m)
+}
+
+fn link_path(link: &Option<ResourceLink>) -> Value {
+    match link {
+        Some(ResourceLink::External(l)) => json!(l.path),
+        Some(ResourceLink::Internal { id }) => json!(format!("SubResource(\"{id}\")")),
+        None => Value::Null,
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SceneTreeArgs {
+    /// The scene file, e.g. res://scenes/main.tscn.
+    path: ResPath,
+    /// Include each node's properties (default true).
+    #[serde(default)]
+    include_properties: Option<bool>,
+    /// First node to return, in file order (default 0).
+    #[serde(default)]
+    offset: Option<u32>,
+    /// Most nodes to return, 1–5000 (default 1000).
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 5000))]
+    limit: Option<u32>,
+}
+
+async fn get_scene_tree(state: Arc<AppState>, args: SceneTreeArgs, _f: CallFlags) -> ToolResult {
+    let real = state.project.resolve("path", &args.path)?;
+    if !matches!(args.path.extension().as_deref(), Some("tscn")) {
+        return Err(ToolError::invalid_params(
+            "path",
+            format!("{} is not a text scene (.tscn)", args.path),
+        ));
+    }
+    let limit = args.limit.unwrap_or(1000) as usize;
+    if limit == 0 || limit > 5000 {
+        return Err(ToolError::invalid_params("limit", "limit must be between 1 and 5000"));
+    }
+    let offset = args.offset.unwrap_or(0) as usize;
+    let with_props = args.include_properties.unwrap_or(true);
+    let text = read_text(&state, "path", &args.path, &real)?;
+    let scene = godot_mcp_formats::parse_scene(&text).map_err(|e| parse_error(&args.path, &e))?;
+    let total = scene.nodes.len();
+    let nodes: Vec<Value> = scene
+        .nodes
+        .iter()
+        .skip(offset)
+        .take(limit)
+        .map(|n| {
+            let mut o = Map::new();
+            o.insert("path".into(), json!(n.path));
+            o.insert("name".into(), json!(n.name));
+            if let Some(t) = &n.node_type {
+                o.insert("type".into(), json!(t));
+            }
+            if let Some(p) = &n.parent {
+                o.insert("parent".into(), json!(p));
+            }
+            if n.script.is_some() {
+                o.insert("script".into(), link_path(&n.script));
+            }
+            if let Some(inst) = &n.instance {
+                o.insert("instance".into(), json!(inst.path));
+            }
+            if let Some(ph) = &n.instance_placeholder {
+                o.insert("instance_placeholder".into(), json!(ph));
+            }
+            if !n.groups.is_empty() {
+                o.insert("groups".into(), json!(n.groups));
+            }
+            if let Some(owner) = &n.owner {
+                o.insert("owner".into(), json!(owner));
+            }
+            if with_props && !n.properties.is_empty() {
+                o.insert("properties".into(), props_object(&n.properties));
+            }
+            Value::Object(o)
+        })
+        .collect();
+    let returned = nodes.len();
+    let next_offset = (offset + returned < total).then_some(offset + returned);
+    Ok(json!({
+        "path": args.path.to_string(),
+        "source": "disk",
+        "uid": scene.uid,
+        "root": scene.root().map(|r| json!({"name": r.name, "type": r.node_type})),
+        "node_count": total,
+        "returned": returned,
+        "next_offset": next_offset,
+        "nodes": nodes,
+        "connections": scene.connections.iter().map(|c| json!({
+            "signal": c.signal, "from": c.from, "to": c.to, "method": c.method,
+            "flags": c.flags, "binds": c.binds.len(),
+        })).collect::<Vec<_>>(),
+        "ext_resources": scene.ext_resources.iter().map(|e| json!({
+            "id": e.id, "type": e.resource_type, "path": e.path, "uid": e.uid,
+        })).collect::<Vec<_>>(),
+        "sub_resources": scene.sub_resources.iter().map(|s| json!({
+            "id": s.id, "type": s.resource_type,
+        })).collect::<Vec<_>>(),
+        "editable": scene.editable,
+    }))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReadResourceArgs {
+    /// The resource file, e.g. res://resources/player_stats.tres.
+    path: ResPath,
+}
+
+async fn read_resource(state: Arc<AppState>, args: ReadResourceArgs, _f: CallFlags) -> ToolResult {
+    let real = state.project.resolve("path", &args.path)?;
+    if !matches!(args.path.extension().as_deref(), Some("tres")) {
+        return Err(ToolError::invalid_params(
+            "path",
+            format!("{} is not a text resource (.tres)", args.path),
+        ));
+    }
+    let text = read_text(&state, "path", &args.path, &real)?;
+    let res =
+        godot_mcp_formats::parse_resource(&text).map_err(|e| parse_error(&args.path, &e))?;
+    Ok(json!({
+        "path": args.path.to_string(),
+        "type": res.resource_type,
+        "script_class": res.script_class,
+        "uid": res.uid,
+        "script": link_path(&res.script),
+        "properties": props_object(&res.properties),
+        "sub_resources": res.sub_resources.iter().map(|s| json!({
+            "id": s.id, "type": s.resource_type, "properties": props_object(&s.properties),
+        })).collect::<Vec<_>>(),
+        "ext_resources": res.ext_resources.iter().map(|e| json!({
+            "id": e.id, "type": e.resource_type, "path": e.path, "uid": e.uid,
+        })).collect::<Vec<_>>(),
+    }))
+}
