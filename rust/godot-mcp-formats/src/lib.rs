@@ -1,2 +1,36 @@
-//! Godot 4 text formats.
+//! Parsers for Godot 4's text formats — `project.godot`, `.tscn`, `.tres` —
+//! in pure Rust, with no Godot needed.
+//!
+//! # Layout
+//!
+//! - [`text`]: the tokenizer/parser of the format the three files share
+//!   (sections, `key = value` lines, Variant values), keeping each value's
+//!   original text next to its typed [`Value`].
+//! - [`value`]: the typed [`Value`] view (serializable to JSON).
+//! - [`project`]: `project.godot` → [`ProjectInfo`].
+//! - [`scene`]: `.tscn` → [`Scene`] (node tree, connections, editable paths).
+//! - [`resource`]: `.tres` → [`Resource`], and the header / ext / sub
+//!   resource tables `.tscn` shares with it.
+//! - [`error`]: the one [`ParseError`] (kind, line, column, message).
+//! - [`testing`]: generators of large realistic inputs for benches and tests.
+//!
+//! # Guarantees
+//!
+//! The parsers never panic, whatever the input. A malformed file is an error
+//! with a 1-based line and column, never a partial result.
 #![forbid(unsafe_code)]
+
+pub mod error;
+pub mod project;
+pub mod resource;
+pub mod scene;
+pub mod testing;
+pub mod text;
+pub mod value;
+
+pub use error::{ErrorKind, ParseError, Position};
+pub use project::{Autoload, InputAction, InputEventSummary, ProjectInfo, parse_project};
+pub use resource::{ExtLink, ExtResource, Resource, ResourceLink, SubResource, parse_resource};
+pub use scene::{Connection, Node, Scene, parse_scene};
+pub use text::{Property, Section, parse_value};
+pub use value::{DictEntry, ObjectProperty, Value};
