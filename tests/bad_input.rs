@@ -25,7 +25,11 @@ async fn wrong_types_and_extra_fields_name_the_field() {
     let cases = [
         ("scripts_read", json!({"path": 42}), "path"),
         ("scripts_read", json!({}), "path"),
-        ("scripts_read", json!({"path": "res://scripts/a.gd", "extra": true}), "extra"),
+        (
+            "scripts_read",
+            json!({"path": "res://scripts/a.gd", "extra": true}),
+            "extra",
+        ),
         ("list_files", json!({"limit": "ten"}), "limit"),
         ("list_files", json!({"limit": -1}), "limit"),
         ("list_files", json!({"kind": "spaceship"}), "kind"),
@@ -34,7 +38,11 @@ async fn wrong_types_and_extra_fields_name_the_field() {
         ("list_files", json!({"limit": 5000}), "limit"),
         // read-only tools take neither dry_run nor confirm
         ("list_files", json!({"confirm": true}), "confirm"),
-        ("scripts_read", json!({"path": "res://scripts/a.gd", "dry_run": true}), "dry_run"),
+        (
+            "scripts_read",
+            json!({"path": "res://scripts/a.gd", "dry_run": true}),
+            "dry_run",
+        ),
     ];
     for (tool, args, field) in cases {
         let err = call_err(&client, tool, args.clone()).await;
@@ -42,7 +50,12 @@ async fn wrong_types_and_extra_fields_name_the_field() {
         assert_eq!(err["param"], field, "{tool}({args}): {err}");
     }
     // Still serving.
-    let v = call_ok(&client, "scripts_read", json!({"path": "res://scripts/a.gd"})).await;
+    let v = call_ok(
+        &client,
+        "scripts_read",
+        json!({"path": "res://scripts/a.gd"}),
+    )
+    .await;
     assert_eq!(v["line_count"], 1);
     client.cancel().await.unwrap();
 }
@@ -51,9 +64,19 @@ async fn wrong_types_and_extra_fields_name_the_field() {
 async fn missing_files_are_resource_not_found() {
     let project = tiny_project();
     let client = connect(project.path()).await;
-    let err = call_err(&client, "scripts_read", json!({"path": "res://scripts/nope.gd"})).await;
+    let err = call_err(
+        &client,
+        "scripts_read",
+        json!({"path": "res://scripts/nope.gd"}),
+    )
+    .await;
     assert_eq!(err["code"], "RESOURCE_NOT_FOUND");
-    assert!(err["message"].as_str().unwrap().contains("res://scripts/nope.gd"));
+    assert!(
+        err["message"]
+            .as_str()
+            .unwrap()
+            .contains("res://scripts/nope.gd")
+    );
     // No host path leaks into messages.
     assert!(!err.to_string().contains(project.path().to_str().unwrap()));
     let err = call_err(&client, "list_files", json!({"dir": "res://scripts/a.gd"})).await;
@@ -114,7 +137,9 @@ fn malformed_json_rpc_does_not_stop_the_server() {
         out.read_line(&mut line).unwrap();
         serde_json::from_str(&line).unwrap_or_else(|e| panic!("bad line {line:?}: {e}"))
     };
-    send(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#);
+    send(
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#,
+    );
     assert_eq!(read()["id"], 1);
     send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
     send("this is not json {{{");
@@ -125,14 +150,24 @@ fn malformed_json_rpc_does_not_stop_the_server() {
     let unknown = read();
     assert_eq!(unknown["id"], 7);
     assert_eq!(unknown["error"]["code"], -32601, "{unknown}");
-    send(r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"scripts_read","arguments":"not-an-object"}}"#);
+    send(
+        r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"scripts_read","arguments":"not-an-object"}}"#,
+    );
     let bad_args = read();
     assert_eq!(bad_args["id"], 8);
-    assert!(bad_args.get("error").is_some() || bad_args["result"]["isError"] == true, "{bad_args}");
-    send(r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"scripts_read","arguments":{"path":"res://scripts/a.gd"}}}"#);
+    assert!(
+        bad_args.get("error").is_some() || bad_args["result"]["isError"] == true,
+        "{bad_args}"
+    );
+    send(
+        r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"scripts_read","arguments":{"path":"res://scripts/a.gd"}}}"#,
+    );
     let ok = read();
     assert_eq!(ok["id"], 9);
-    assert_eq!(ok["result"]["structuredContent"]["content"], "extends Node\n");
+    assert_eq!(
+        ok["result"]["structuredContent"]["content"],
+        "extends Node\n"
+    );
     drop(stdin);
     let status = child.wait().unwrap();
     assert!(status.success(), "server exited with {status}");

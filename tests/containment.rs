@@ -84,6 +84,14 @@ const HOSTILE: &[&str] = &[
     "res://dangling.gd",
 ];
 
+/// Every file-path parameter of every tool.
+const PATH_PARAMS: &[(&str, &str)] = &[
+    ("scripts_read", "path"),
+    ("list_files", "dir"),
+    ("get_scene_tree", "path"),
+    ("read_resource", "path"),
+];
+
 #[tokio::test]
 async fn hostile_paths_are_refused_and_nothing_outside_is_read() {
     assert!(HOSTILE.len() >= 30);
@@ -91,8 +99,8 @@ async fn hostile_paths_are_refused_and_nothing_outside_is_read() {
     let client = connect(&fixture.path().join("game")).await;
     let mut checked = 0;
     for path in HOSTILE {
-        for (tool, param) in [("scripts_read", "path"), ("list_files", "dir")] {
-            let r = call(&client, tool, json!({ param: path })).await;
+        for (tool, param) in PATH_PARAMS {
+            let r = call(&client, tool, json!({ *param: path })).await;
             let text = serde_json::to_string(&r).unwrap();
             assert!(
                 !text.contains(SECRET),
@@ -109,11 +117,11 @@ async fn hostile_paths_are_refused_and_nothing_outside_is_read() {
             );
             let err = &r.structured_content.as_ref().unwrap()["error"];
             assert_eq!(err["code"], "PATH_REFUSED", "{tool}({path:?}): {err}");
-            assert_eq!(err["param"], param, "{tool}({path:?}): {err}");
+            assert_eq!(err["param"], *param, "{tool}({path:?}): {err}");
             checked += 1;
         }
     }
-    assert_eq!(checked, HOSTILE.len() * 2);
+    assert_eq!(checked, HOSTILE.len() * PATH_PARAMS.len());
     // The listing of the whole project never follows a link outside.
     let listing = support::call_ok(&client, "list_files", json!({})).await;
     let text = listing.to_string();

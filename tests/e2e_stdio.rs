@@ -11,16 +11,31 @@ use support::{call_err, call_ok, connect, demo_project};
 async fn initialize_and_tools_list_carry_safety_classes() {
     let client = connect(&demo_project()).await;
     let info = client.peer_info().expect("server info after initialize");
-    assert_eq!(info.server_info.as_ref().map(|s| s.name.as_str()), Some("godot-mcp"));
+    assert_eq!(
+        info.server_info.as_ref().map(|s| s.name.as_str()),
+        Some("godot-mcp")
+    );
     assert!(info.capabilities.tools.is_some());
 
     let tools = client.list_all_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-    for expected in ["project_info", "list_files", "get_scene_tree", "read_resource", "scripts_read"] {
-        assert!(names.contains(&expected), "{expected} missing from {names:?}");
+    for expected in [
+        "project_info",
+        "list_files",
+        "get_scene_tree",
+        "read_resource",
+        "scripts_read",
+    ] {
+        assert!(
+            names.contains(&expected),
+            "{expected} missing from {names:?}"
+        );
     }
     for t in &tools {
-        let meta = t.meta.as_ref().unwrap_or_else(|| panic!("{} has no _meta", t.name));
+        let meta = t
+            .meta
+            .as_ref()
+            .unwrap_or_else(|| panic!("{} has no _meta", t.name));
         let class = meta.0["safety_class"].as_str().unwrap();
         assert!(
             ["read_only", "mutating", "destructive", "runtime"].contains(&class),
@@ -29,8 +44,18 @@ async fn initialize_and_tools_list_carry_safety_classes() {
         );
         let ann = t.annotations.as_ref().expect("annotations");
         assert_eq!(ann.read_only_hint, Some(class == "read_only"), "{}", t.name);
-        assert_eq!(ann.destructive_hint, Some(class == "destructive"), "{}", t.name);
-        assert_eq!(t.input_schema.get("type"), Some(&json!("object")), "{}", t.name);
+        assert_eq!(
+            ann.destructive_hint,
+            Some(class == "destructive"),
+            "{}",
+            t.name
+        );
+        assert_eq!(
+            t.input_schema.get("type"),
+            Some(&json!("object")),
+            "{}",
+            t.name
+        );
     }
     client.cancel().await.unwrap();
 }
@@ -49,8 +74,21 @@ async fn project_info_reads_project_godot() {
     assert_eq!(autoloads[0]["path"], "res://scripts/game_state.gd");
     assert_eq!(autoloads[0]["singleton"], true);
     let actions: Vec<&Value> = v["input_actions"].as_array().unwrap().iter().collect();
-    let names: Vec<&str> = actions.iter().map(|a| a["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["move_left", "move_right", "move_up", "move_down", "shoot", "jump"]);
+    let names: Vec<&str> = actions
+        .iter()
+        .map(|a| a["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "move_left",
+            "move_right",
+            "move_up",
+            "move_down",
+            "shoot",
+            "jump"
+        ]
+    );
     let move_left = actions[0];
     assert_eq!(move_left["deadzone"], 0.2);
     let events = move_left["events"].as_array().unwrap();
@@ -61,7 +99,10 @@ async fn project_info_reads_project_godot() {
     let shoot = actions[4]["events"].as_array().unwrap();
     assert_eq!(shoot[0]["kind"], "mouse_button");
     assert_eq!(shoot[0]["button_index"], 1);
-    assert_eq!(v["enabled_plugins"], json!(["res://addons/godot_mcp/plugin.cfg"]));
+    assert_eq!(
+        v["enabled_plugins"],
+        json!(["res://addons/godot_mcp/plugin.cfg"])
+    );
     client.cancel().await.unwrap();
 }
 
@@ -69,15 +110,37 @@ async fn project_info_reads_project_godot() {
 async fn list_files_by_kind_and_paged() {
     let client = connect(&demo_project()).await;
     let scenes = call_ok(&client, "list_files", json!({"kind": "scene"})).await;
-    let paths: Vec<&str> = scenes["files"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
+    let paths: Vec<&str> = scenes["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
     assert_eq!(
         paths,
-        ["res://scenes/level_3d.tscn", "res://scenes/main_2d.tscn", "res://scenes/player.tscn"]
+        [
+            "res://scenes/level_3d.tscn",
+            "res://scenes/main_2d.tscn",
+            "res://scenes/player.tscn"
+        ]
     );
-    let scripts = call_ok(&client, "list_files", json!({"kind": "script", "dir": "res://scripts"})).await;
-    let paths: Vec<&str> = scripts["files"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
+    let scripts = call_ok(
+        &client,
+        "list_files",
+        json!({"kind": "script", "dir": "res://scripts"}),
+    )
+    .await;
+    let paths: Vec<&str> = scripts["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
     assert!(paths.contains(&"res://scripts/player.gd"));
-    assert!(paths.iter().all(|p| p.ends_with(".gd")), "sidecar .uid files are not listed: {paths:?}");
+    assert!(
+        paths.iter().all(|p| p.ends_with(".gd")),
+        "sidecar .uid files are not listed: {paths:?}"
+    );
 
     // Page through everything two at a time; the pages add up to the whole listing.
     let all = call_ok(&client, "list_files", json!({})).await;
@@ -100,7 +163,12 @@ async fn list_files_by_kind_and_paged() {
         }
         assert!(seen.len() <= total, "paging does not terminate");
     }
-    let whole: Vec<String> = all["files"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap().to_string()).collect();
+    let whole: Vec<String> = all["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap().to_string())
+        .collect();
     assert_eq!(seen, whole);
     client.cancel().await.unwrap();
 }
@@ -108,27 +176,55 @@ async fn list_files_by_kind_and_paged() {
 #[tokio::test]
 async fn get_scene_tree_reads_nodes_instances_groups_and_connections() {
     let client = connect(&demo_project()).await;
-    let v = call_ok(&client, "get_scene_tree", json!({"path": "res://scenes/main_2d.tscn"})).await;
+    let v = call_ok(
+        &client,
+        "get_scene_tree",
+        json!({"path": "res://scenes/main_2d.tscn"}),
+    )
+    .await;
     assert_eq!(v["root"]["name"], "Main");
     assert_eq!(v["root"]["type"], "Node2D");
     let nodes = v["nodes"].as_array().unwrap();
     assert_eq!(v["node_count"].as_u64().unwrap() as usize, nodes.len());
-    let by_path = |p: &str| nodes.iter().find(|n| n["path"] == p).unwrap_or_else(|| panic!("no node {p}"));
+    let by_path = |p: &str| {
+        nodes
+            .iter()
+            .find(|n| n["path"] == p)
+            .unwrap_or_else(|| panic!("no node {p}"))
+    };
     assert_eq!(by_path(".")["script"], "res://scripts/main.gd");
     assert_eq!(by_path("Player")["instance"], "res://scenes/player.tscn");
-    assert!(by_path("Player").get("type").is_none(), "an instanced node has no type");
+    assert!(
+        by_path("Player").get("type").is_none(),
+        "an instanced node has no type"
+    );
     assert_eq!(by_path("Enemy")["groups"], json!(["enemies"]));
     assert_eq!(by_path("Enemy/CollisionShape2D")["parent"], "Enemy");
     assert_eq!(
         by_path("Enemy/CollisionShape2D")["properties"]["shape"],
         "SubResource(\"RectangleShape2D_w1a2b\")"
     );
-    assert_eq!(by_path("HUD/ScoreLabel")["groups"], json!(["hud", "persistent"]));
-    assert_eq!(by_path("HUD/ScoreLabel")["properties"]["text"], "\"Score: 0\"");
-    assert_eq!(by_path("Background")["properties"]["position"], "Vector2(576, 324)");
+    assert_eq!(
+        by_path("HUD/ScoreLabel")["groups"],
+        json!(["hud", "persistent"])
+    );
+    assert_eq!(
+        by_path("HUD/ScoreLabel")["properties"]["text"],
+        "\"Score: 0\""
+    );
+    assert_eq!(
+        by_path("Background")["properties"]["position"],
+        "Vector2(576, 324)"
+    );
     let conns = v["connections"].as_array().unwrap();
-    assert!(conns.iter().any(|c| c["signal"] == "timeout" && c["from"] == "SpawnTimer" && c["method"] == "_on_spawn_timer_timeout"));
-    assert!(conns.iter().any(|c| c["signal"] == "hit" && c["flags"] == 3));
+    assert!(conns.iter().any(|c| c["signal"] == "timeout"
+        && c["from"] == "SpawnTimer"
+        && c["method"] == "_on_spawn_timer_timeout"));
+    assert!(
+        conns
+            .iter()
+            .any(|c| c["signal"] == "hit" && c["flags"] == 3)
+    );
     assert_eq!(v["editable"], json!(["Player"]));
 
     // Paging and the compact form.
@@ -149,43 +245,89 @@ async fn get_scene_tree_reads_nodes_instances_groups_and_connections() {
 #[tokio::test]
 async fn get_scene_tree_reads_3d_transforms() {
     let client = connect(&demo_project()).await;
-    let v = call_ok(&client, "get_scene_tree", json!({"path": "res://scenes/level_3d.tscn"})).await;
+    let v = call_ok(
+        &client,
+        "get_scene_tree",
+        json!({"path": "res://scenes/level_3d.tscn"}),
+    )
+    .await;
     let nodes = v["nodes"].as_array().unwrap();
     let types: Vec<&str> = nodes.iter().filter_map(|n| n["type"].as_str()).collect();
     for t in ["Camera3D", "DirectionalLight3D", "MeshInstance3D"] {
         assert!(types.contains(&t), "{t} missing from {types:?}");
     }
     let camera = nodes.iter().find(|n| n["type"] == "Camera3D").unwrap();
-    assert!(camera["properties"]["transform"].as_str().unwrap().starts_with("Transform3D("));
+    assert!(
+        camera["properties"]["transform"]
+            .as_str()
+            .unwrap()
+            .starts_with("Transform3D(")
+    );
     client.cancel().await.unwrap();
 }
 
 #[tokio::test]
 async fn read_resource_and_scripts_read() {
     let client = connect(&demo_project()).await;
-    let stats = call_ok(&client, "read_resource", json!({"path": "res://resources/player_stats.tres"})).await;
+    let stats = call_ok(
+        &client,
+        "read_resource",
+        json!({"path": "res://resources/player_stats.tres"}),
+    )
+    .await;
     assert_eq!(stats["type"], "Resource");
     assert_eq!(stats["script_class"], "PlayerStats");
     assert_eq!(stats["script"], "res://scripts/player_stats.gd");
     assert_eq!(stats["properties"]["max_health"], "100");
-    assert_eq!(stats["properties"]["abilities"], "PackedStringArray(\"dash\", \"double_jump\")");
-    let theme = call_ok(&client, "read_resource", json!({"path": "res://resources/ui_theme.tres"})).await;
+    assert_eq!(
+        stats["properties"]["abilities"],
+        "PackedStringArray(\"dash\", \"double_jump\")"
+    );
+    let theme = call_ok(
+        &client,
+        "read_resource",
+        json!({"path": "res://resources/ui_theme.tres"}),
+    )
+    .await;
     assert_eq!(theme["type"], "Theme");
-    let subs: Vec<&str> = theme["sub_resources"].as_array().unwrap().iter().map(|s| s["type"].as_str().unwrap()).collect();
+    let subs: Vec<&str> = theme["sub_resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["type"].as_str().unwrap())
+        .collect();
     assert_eq!(subs, ["StyleBoxFlat", "Gradient"]);
 
-    let script = call_ok(&client, "scripts_read", json!({"path": "res://scripts/player.gd"})).await;
+    let script = call_ok(
+        &client,
+        "scripts_read",
+        json!({"path": "res://scripts/player.gd"}),
+    )
+    .await;
     let content = script["content"].as_str().unwrap();
     let on_disk = std::fs::read_to_string(demo_project().join("scripts/player.gd")).unwrap();
     assert_eq!(content, on_disk);
     assert_eq!(script["language"], "gdscript");
-    assert_eq!(script["line_count"].as_u64().unwrap() as usize, on_disk.lines().count());
+    assert_eq!(
+        script["line_count"].as_u64().unwrap() as usize,
+        on_disk.lines().count()
+    );
     assert_eq!(script["sha256"].as_str().unwrap().len(), 64);
 
     // Wrong kind of file for the tool.
-    let err = call_err(&client, "read_resource", json!({"path": "res://scenes/main_2d.tscn"})).await;
+    let err = call_err(
+        &client,
+        "read_resource",
+        json!({"path": "res://scenes/main_2d.tscn"}),
+    )
+    .await;
     assert_eq!(err["code"], "INVALID_PARAMS");
-    let err = call_err(&client, "get_scene_tree", json!({"path": "res://resources/ui_theme.tres"})).await;
+    let err = call_err(
+        &client,
+        "get_scene_tree",
+        json!({"path": "res://resources/ui_theme.tres"}),
+    )
+    .await;
     assert_eq!(err["code"], "INVALID_PARAMS");
     client.cancel().await.unwrap();
 }
@@ -204,14 +346,29 @@ async fn a_malformed_scene_is_a_parse_error_with_line_and_column() {
     )
     .unwrap();
     let client = connect(project.path()).await;
-    let err = call_err(&client, "get_scene_tree", json!({"path": "res://scenes/broken.tscn"})).await;
+    let err = call_err(
+        &client,
+        "get_scene_tree",
+        json!({"path": "res://scenes/broken.tscn"}),
+    )
+    .await;
     assert_eq!(err["code"], "PARSE_ERROR", "{err}");
     assert_eq!(err["details"]["line"], 4, "{err}");
     assert!(err["details"]["column"].as_u64().unwrap() >= 1);
-    let err = call_err(&client, "get_scene_tree", json!({"path": "res://scenes/orphan.tscn"})).await;
+    let err = call_err(
+        &client,
+        "get_scene_tree",
+        json!({"path": "res://scenes/orphan.tscn"}),
+    )
+    .await;
     assert_eq!(err["code"], "PARSE_ERROR", "{err}");
     assert_eq!(err["details"]["line"], 5, "{err}");
     // The good scenes still read.
-    call_ok(&client, "get_scene_tree", json!({"path": "res://scenes/player.tscn"})).await;
+    call_ok(
+        &client,
+        "get_scene_tree",
+        json!({"path": "res://scenes/player.tscn"}),
+    )
+    .await;
     client.cancel().await.unwrap();
 }

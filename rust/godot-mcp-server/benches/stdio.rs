@@ -33,7 +33,11 @@ impl Server {
             .expect("spawn godot-mcp");
         let stdin = child.stdin.take().unwrap();
         let stdout = BufReader::new(child.stdout.take().unwrap());
-        Self { child, stdin, stdout }
+        Self {
+            child,
+            stdin,
+            stdout,
+        }
     }
 
     fn request(&mut self, line: &str) -> String {
@@ -85,20 +89,33 @@ fn main() {
         s.stop();
     }
     let min = *starts.iter().min().unwrap();
-    println!("cold start -> initialize answered: p50 {}  min {}", ms(percentile(&mut starts, 0.5)), ms(min));
+    println!(
+        "cold start -> initialize answered: p50 {}  min {}",
+        ms(percentile(&mut starts, 0.5)),
+        ms(min)
+    );
 
     let mut s = Server::spawn(&project);
     s.request(INIT);
-    s.stdin.write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n").unwrap();
+    s.stdin
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n")
+        .unwrap();
     let mut lists = Vec::new();
     for i in 0..2000 {
-        let line = format!(r#"{{"jsonrpc":"2.0","id":{},"method":"tools/list"}}"#, i + 1);
+        let line = format!(
+            r#"{{"jsonrpc":"2.0","id":{},"method":"tools/list"}}"#,
+            i + 1
+        );
         let t = Instant::now();
         let reply = s.request(&line);
         lists.push(t.elapsed());
         assert!(reply.contains("\"tools\""));
     }
-    println!("tools/list: p50 {}  p99 {}", ms(percentile(&mut lists, 0.5)), ms(percentile(&mut lists, 0.99)));
+    println!(
+        "tools/list: p50 {}  p99 {}",
+        ms(percentile(&mut lists, 0.5)),
+        ms(percentile(&mut lists, 0.99))
+    );
     let mut reads = Vec::new();
     for i in 0..2000 {
         let line = format!(
@@ -110,7 +127,15 @@ fn main() {
         reads.push(t.elapsed());
         assert!(reply.contains("\"files\""), "{reply}");
     }
-    println!("list_files(kind=scene): p50 {}  p99 {}", ms(percentile(&mut reads, 0.5)), ms(percentile(&mut reads, 0.99)));
-    println!("peak RSS (VmHWM) after {} requests: {:.1} MiB", 4001, s.peak_rss_kib() as f64 / 1024.0);
+    println!(
+        "list_files(kind=scene): p50 {}  p99 {}",
+        ms(percentile(&mut reads, 0.5)),
+        ms(percentile(&mut reads, 0.99))
+    );
+    println!(
+        "peak RSS (VmHWM) after {} requests: {:.1} MiB",
+        4001,
+        s.peak_rss_kib() as f64 / 1024.0
+    );
     s.stop();
 }

@@ -139,7 +139,10 @@ async fn get_scene_tree(state: Arc<AppState>, args: SceneTreeArgs, _f: CallFlags
     }
     let limit = args.limit.unwrap_or(1000) as usize;
     if limit == 0 || limit > 5000 {
-        return Err(ToolError::invalid_params("limit", "limit must be between 1 and 5000"));
+        return Err(ToolError::invalid_params(
+            "limit",
+            "limit must be between 1 and 5000",
+        ));
     }
     let offset = args.offset.unwrap_or(0) as usize;
     let with_props = args.include_properties.unwrap_or(true);
@@ -223,8 +226,7 @@ async fn read_resource(state: Arc<AppState>, args: ReadResourceArgs, _f: CallFla
         ));
     }
     let text = read_text(&state, "path", &args.path, &real)?;
-    let res =
-        godot_mcp_formats::parse_resource(&text).map_err(|e| parse_error(&args.path, &e))?;
+    let res = godot_mcp_formats::parse_resource(&text).map_err(|e| parse_error(&args.path, &e))?;
     Ok(json!({
         "path": args.path.to_string(),
         "type": res.resource_type,
