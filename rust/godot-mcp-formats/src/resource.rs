@@ -2,11 +2,10 @@
 //! header, `[ext_resource]` / `[sub_resource]` tables, and the check that
 //! every `ExtResource("…")` / `SubResource("…")` names an id declared before it.
 
-use std::collections::HashMap;
-
 use serde::Serialize;
 
 use crate::error::{ErrorKind, Mark, ParseError};
+use crate::fast_hash::FastMap;
 use crate::text::{HeaderMode, Property, RefSite, Section, parse_document};
 use crate::value::Value;
 
@@ -113,7 +112,7 @@ pub struct Resource {
 pub fn parse_resource(src: &str) -> Result<Resource, ParseError> {
     let doc = parse_document(src, HeaderMode::Attributes)?;
     let mut sections = doc.sections.into_iter();
-    let header = FileHeader::read(src, &doc.preamble, sections.next(), "gd_resource")?;
+    let mut header = FileHeader::read(src, &doc.preamble, sections.next(), "gd_resource")?;
     let resource_type = header.required_string("type")?;
     let script_class = header.string("script_class")?;
     let mut tables = ResourceTables::default();
@@ -256,25 +255,26 @@ impl<'s> FileHeader<'s> {
         Ok(header)
     }
 
-    pub fn string(&self, name: &str) -> Result<Option<String>, ParseError> {
-        string_attr(self.src, &self.section, name)
+    pub fn string(&mut self, name: &str) -> Result<Option<String>, ParseError> {
+        string_attr(self.src, &mut self.section, name)
     }
 
-    pub fn required_string(&self, name: &str) -> Result<String, ParseError> {
-        required_string_attr(self.src, &self.section, name)
+    pub fn required_string(&mut self, name: &str) -> Result<String, ParseError> {
+        required_string_attr(self.src, &mut self.section, name)
     }
 }
 
-/// A string attribute; present with another type is an error.
+/// A string attribute, moved out of the section (each attribute is read once);
+/// present with another type is an error.
 pub(crate) fn string_attr(
     src: &str,
-    section: &Section,
+    section: &mut Section,
     name: &str,
 ) -> Result<Option<String>, ParseError> {
-    match section.attribute(name) {
+    match section.attributes.iter_mut().find(|p| p.name == name) {
         None => Ok(None),
-        Some(p) => match &p.value {
-            Value::String(s) => Ok(Some(s.clone())),
+        Some(p) => match &mut p.value {
+            Value::String(s) => Ok(Some(std::mem::take(s))),
             _ => Err(p.value_mark.error(
                 src,
                 ErrorKind::Structure,
@@ -286,7 +286,7 @@ pub(crate) fn string_attr(
 
 pub(crate) fn required_string_attr(
     src: &str,
-    section: &Section,
+    section: &mut Section,
     name: &str,
 ) -> Result<String, ParseError> {
     string_attr(src, section, name)?.ok_or_else(|| {
@@ -321,12 +321,12 @@ pub(crate) fn int_attr(
 pub(crate) struct ResourceTables {
     pub ext: Vec<ExtResource>,
     pub sub: Vec<SubResource>,
-    ext_index: HashMap<String, usize>,
-    sub_index: HashMap<String, usize>,
+    ext_index: FastMap<String, usize>,
+    sub_index: FastMap<String, usize>,
 }
 
 impl ResourceTables {
-    pub fn add_ext(&mut self, src: &str, section: Section) -> Result<(), ParseError> {
+    pub fn add_ext(&mut self, src: &str, mut section: Section) -> Result<(), ParseError> {
         if let Some(p) = section.properties.first() {
             return Err(p.mark.error(
                 src,
@@ -334,10 +334,10 @@ impl ResourceTables {
                 format!("[ext_resource] takes no properties, found '{}'", p.name),
             ));
         }
-        let id = required_string_attr(src, &section, "id")?;
-        let resource_type = required_string_attr(src, &section, "type")?;
-        let path = required_string_attr(src, &section, "path")?;
-        let uid = string_attr(src, &section, "uid")?;
+        let id = required_string_attr(src, &mut section, "id")?;
+        let resource_type = required_string_attr(src, &mut section, "type")?;
+        let path = required_string_attr(src, &mut section, "path")?;
+        let uid = string_attr(src, &mut section, "uid")?;
         if let Some(&previous) = self.ext_index.get(&id) {
             let line = self.ext.get(previous).map_or(0, |e| e.line);
             return Err(section.mark.error(
@@ -357,9 +357,9 @@ impl ResourceTables {
         Ok(())
     }
 
-    pub fn add_sub(&mut self, src: &str, section: Section) -> Result<(), ParseError> {
-        let id = required_string_attr(src, &section, "id")?;
-        let resource_type = required_string_attr(src, &section, "type")?;
+    pub fn add_sub(&mut self, src: &str, mut section: Section) -> Result<(), ParseError> {
+        let id = required_string_attr(src, &mut section, "id")?;
+        let resource_type = required_string_attr(src, &mut section, "type")?;
         if let Some(&previous) = self.sub_index.get(&id) {
             let line = self.sub.get(previous).map_or(0, |e| e.line);
             return Err(section.mark.error(
@@ -382,16 +382,17 @@ impl ResourceTables {
 
     pub fn check_refs(&self, src: &str, refs: &[RefSite]) -> Result<(), ParseError> {
         for r in refs {
+            let id = r.id(src);
             let (known, what) = if r.external {
-                (self.ext_index.contains_key(&r.id), "ExtResource")
+                (self.ext_index.contains_key(id), "ExtResource")
             } else {
-                (self.sub_index.contains_key(&r.id), "SubResource")
+                (self.sub_index.contains_key(id), "SubResource")
             };
             if !known {
                 return Err(r.mark.error(
                     src,
                     ErrorKind::UnknownResourceReference,
-                    format!("{what}(\"{}\") names no resource declared before it", r.id),
+                    format!("{what}(\"{id}\") names no resource declared before it"),
                 ));
             }
         }

@@ -1,11 +1,10 @@
 //! `.tscn` files: [`Scene`], its [`Node`] tree, [`Connection`]s and
 //! `[editable]` paths, with Godot's node-path rules and reference checks.
 
-use std::collections::{HashMap, HashSet};
-
 use serde::Serialize;
 
 use crate::error::{ErrorKind, Mark, ParseError};
+use crate::fast_hash::{FastMap, FastSet};
 use crate::resource::{
     ExtLink, ExtResource, FileHeader, ResourceLink, ResourceTables, SubResource, int_attr,
     required_string_attr, string_attr, unknown_section,
@@ -136,12 +135,14 @@ enum Phase {
 /// ```
 pub fn parse_scene(src: &str) -> Result<Scene, ParseError> {
     let doc = parse_document(src, HeaderMode::Attributes)?;
+    let section_count = doc.sections.len();
     let mut sections = doc.sections.into_iter();
     let header = FileHeader::read(src, &doc.preamble, sections.next(), "gd_scene")?;
     let mut tables = ResourceTables::default();
     let mut phase = Phase::ExtResources;
-    let mut nodes: Vec<Node> = Vec::new();
+    let mut nodes: Vec<Node> = Vec::with_capacity(section_count);
     let mut tree = Tree::default();
+    tree.declared.reserve(section_count);
     let mut pending_connections: Vec<Section> = Vec::new();
     let mut pending_editable: Vec<Section> = Vec::new();
 
@@ -188,9 +189,9 @@ pub fn parse_scene(src: &str) -> Result<Scene, ParseError> {
         connections.push(build_connection(src, section, &tables, &tree)?);
     }
     let mut editable = Vec::with_capacity(pending_editable.len());
-    for section in pending_editable {
+    for mut section in pending_editable {
         no_properties(src, &section)?;
-        let path = required_string_attr(src, &section, "path")?;
+        let path = required_string_attr(src, &mut section, "path")?;
         if !tree.declared.contains_key(path.as_str()) {
             let mark = value_mark(&section, "path");
             return Err(mark.error(
@@ -218,10 +219,10 @@ pub fn parse_scene(src: &str) -> Result<Scene, ParseError> {
 #[derive(Default)]
 struct Tree {
     /// Path → line of every declared node.
-    declared: HashMap<String, u32>,
+    declared: FastMap<String, u32>,
     /// Paths of nodes that instance another scene: nodes below them come from
     /// that scene and need not be declared here.
-    instanced: HashSet<String>,
+    instanced: FastSet<String>,
     has_root: bool,
 }
 
@@ -276,7 +277,7 @@ fn build_node(
     tables: &ResourceTables,
     tree: &mut Tree,
 ) -> Result<Node, ParseError> {
-    let name = required_string_attr(src, &section, "name")?;
+    let name = required_string_attr(src, &mut section, "name")?;
     // Only what would break node paths is refused; Godot's editor is stricter
     // but older or imported scenes may carry other characters.
     if name.is_empty() || name == "." || name == ".." || name.contains(['/', ':']) {
@@ -286,11 +287,11 @@ fn build_node(
             format!("\"{name}\" is not a valid node name"),
         ));
     }
-    let node_type = string_attr(src, &section, "type")?;
-    let parent = string_attr(src, &section, "parent")?;
-    let owner = string_attr(src, &section, "owner")?;
+    let node_type = string_attr(src, &mut section, "type")?;
+    let parent = string_attr(src, &mut section, "parent")?;
+    let owner = string_attr(src, &mut section, "owner")?;
     let index = int_attr(src, &section, "index")?;
-    let instance_placeholder = string_attr(src, &section, "instance_placeholder")?;
+    let instance_placeholder = string_attr(src, &mut section, "instance_placeholder")?;
 
     let instance = match section.attribute("instance") {
         None => None,
@@ -317,14 +318,14 @@ fn build_node(
         }
     };
 
-    let groups = match section.attribute("groups") {
+    let groups = match section.attributes.iter_mut().find(|p| p.name == "groups") {
         None => Vec::new(),
         Some(p) => {
-            let groups = match &p.value {
-                Value::Array(items) => items
-                    .iter()
+            let groups = match &mut p.value {
+                Value::Array(items) => std::mem::take(items)
+                    .into_iter()
                     .map(|v| match v {
-                        Value::String(s) | Value::StringName(s) => Some(s.clone()),
+                        Value::String(s) | Value::StringName(s) => Some(s),
                         _ => None,
                     })
                     .collect::<Option<Vec<_>>>(),
@@ -418,16 +419,16 @@ fn build_node(
 
 fn build_connection(
     src: &str,
-    section: Section,
+    mut section: Section,
     tables: &ResourceTables,
     tree: &Tree,
 ) -> Result<Connection, ParseError> {
     no_properties(src, &section)?;
     tables.check_refs(src, &section.refs)?;
-    let signal = required_string_attr(src, &section, "signal")?;
-    let from = required_string_attr(src, &section, "from")?;
-    let to = required_string_attr(src, &section, "to")?;
-    let method = required_string_attr(src, &section, "method")?;
+    let signal = required_string_attr(src, &mut section, "signal")?;
+    let from = required_string_attr(src, &mut section, "from")?;
+    let to = required_string_attr(src, &mut section, "to")?;
+    let method = required_string_attr(src, &mut section, "method")?;
     for (attr, path) in [("from", &from), ("to", &to)] {
         if !tree.resolves(path) {
             return Err(value_mark(&section, attr).error(

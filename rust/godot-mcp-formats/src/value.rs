@@ -4,6 +4,8 @@
 //! A [`Value`] is what a parsed value *means*; the original text is kept next
 //! to it in [`crate::text::Property::text`] so tools can show it verbatim.
 
+use std::borrow::Cow;
+
 use serde::{Serialize, Serializer};
 
 /// A Godot Variant value, as written in Godot's text formats.
@@ -49,7 +51,8 @@ pub enum Value {
     /// `Array[int]([1, 2])` (name `Array[int]`).
     Constructor {
         /// The constructor name, including a type parameter list if any.
-        name: String,
+        /// (Borrowed for Godot's built-in types, to save an allocation per value.)
+        name: Cow<'static, str>,
         /// The arguments in order.
         args: Vec<Value>,
     },
