@@ -302,9 +302,105 @@ impl Registry {
     }
 }
 
+/// The tool reference (docs/tools.md), generated from the registry so it cannot drift.
+pub fn reference_markdown(registry: &Registry) -> String {
+    let mut tools: Vec<&ToolDef> = registry.iter().collect();
+    tools.sort_by_key(|t| (t.meta.toolset, t.meta.name));
+    let mut out = String::from(
+        "# Tools\n\n<!-- Generated from the tool registry by \
+         `GODOT_MCP_UPDATE_DOCS=1 cargo test -p godot-mcp-server --lib`; do not edit by hand. -->\n\n\
+         Every tool carries `_meta.safety_class` in `tools/list`. `mutating` tools take \
+         `dry_run`; `destructive` tools take `dry_run` and need `confirm=true`.\n\n\
+         | tool | class | toolset | effect |\n|---|---|---|---|\n",
+    );
+    for t in &tools {
+        out.push_str(&format!(
+            "| [`{0}`](#{0}) | {1} | {2} | {3} |\n",
+            t.meta.name,
+            t.meta.class.as_str(),
+            t.meta.toolset.as_str(),
+            t.meta.effect.as_str()
+        ));
+    }
+    for t in &tools {
+        out.push_str(&format!(
+            "\n## {}\n\n{} — class `{}`, toolset `{}`, effect `{}`.\n\n{}\n",
+            t.meta.name,
+            t.meta.title,
+            t.meta.class.as_str(),
+            t.meta.toolset.as_str(),
+            t.meta.effect.as_str(),
+            t.meta
+                .description
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+        ));
+        let props = t.input_schema.get("properties").and_then(Value::as_object);
+        let required: Vec<&str> = t
+            .input_schema
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        match props {
+            Some(props) if !props.is_empty() => {
+                out.push_str("\n| argument | type | required | description |\n|---|---|---|---|\n");
+                for (name, schema) in props {
+                    let ty = match schema.get("type") {
+                        Some(Value::String(s)) => s.clone(),
+                        Some(other) => other.to_string(),
+                        None => "any".into(),
+                    };
+                    let ty = match schema.get("enum").and_then(Value::as_array) {
+                        Some(values) => values
+                            .iter()
+                            .map(|v| format!("`{}`", v.as_str().unwrap_or("?")))
+                            .collect::<Vec<_>>()
+                            .join(" \\| "),
+                        None => ty,
+                    };
+                    let desc = schema
+                        .get("description")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .replace('\n', " ");
+                    out.push_str(&format!(
+                        "| `{name}` | {ty} | {} | {desc} |\n",
+                        if required.contains(&name.as_str()) {
+                            "yes"
+                        } else {
+                            "no"
+                        }
+                    ));
+                }
+            }
+            _ => out.push_str("\nNo arguments.\n"),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// docs/tools.md is the registry, rendered; a tool change without a docs change fails.
+    #[test]
+    fn docs_tools_md_is_current() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/tools.md");
+        let actual = reference_markdown(&Registry::builtin());
+        if std::env::var_os("GODOT_MCP_UPDATE_DOCS").is_some() {
+            std::fs::write(&path, &actual).unwrap();
+            return;
+        }
+        let committed = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            committed == actual,
+            "docs/tools.md is out of date; regenerate with \
+             GODOT_MCP_UPDATE_DOCS=1 cargo test -p godot-mcp-server --lib"
+        );
+    }
 
     #[derive(Debug, serde::Deserialize, JsonSchema)]
     #[serde(deny_unknown_fields)]
