@@ -1,0 +1,1 @@
+//! Operator repair (filled in below).
