@@ -35,6 +35,9 @@ pub use identity::ProjectIdentity;
 pub use ids::{ContentHash, EffectKind, FileState, TxnId, TxnStatus};
 pub use journal::{
     DeleteError, FileDelete, FileWrite, IdempotencyKey, Journal, ListError, OpenError,
-    ReplayProjection, TxnFilter, TxnOutcome, TxnRecord, WriteError, WriteGate,
+    QuarantinedTxn, ReplayProjection, TxnFilter, TxnOutcome, TxnRecord, WriteError, WriteGate,
+    canonical_request_hash,
 };
+pub use proof::{FileProof, Proof};
 pub use reconcile::{ReconcileError, ReconcileReport};
+pub use repair::{RepairOperation, RepairProof, RepairRefusal, RepairReport, RepairRequest};

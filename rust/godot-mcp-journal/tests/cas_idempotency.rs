@@ -332,3 +332,53 @@ fn a_different_project_at_the_same_path_gets_a_new_identity() {
 }
 
 mod support;
+
+/// Guards against: a closed gate that lets a write or delete through, or whose
+/// refusal does not name the quarantined transaction; reads keep working.
+#[test]
+fn a_closed_gate_refuses_writes_and_names_the_quarantined_transactions() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("p");
+    fs::create_dir(&project).unwrap();
+    let (identity, state_dir) = support::identity_and_state_dir(dir.path(), &project);
+    let ids = support::insert_open_intents(
+        &state_dir,
+        &identity,
+        &[("a.txt", FileState::Absent, FileState::of(b"post"))],
+    );
+    fs::write(project.join("a.txt"), b"neither").unwrap();
+    let mut journal = Journal::open(dir.path(), &project).unwrap();
+    journal.reconcile().unwrap();
+    let err = journal
+        .write_file(FileWrite {
+            rel_path: "b.txt".into(),
+            bytes: b"x".to_vec(),
+            expected: None,
+            idempotency: None,
+            tool_family: "t".into(),
+            operation: "write".into(),
+        })
+        .unwrap_err();
+    match &err {
+        WriteError::GateClosed { quarantined } => assert_eq!(quarantined, &ids),
+        other => panic!("expected GateClosed, got {other}"),
+    }
+    assert!(err.to_string().contains(&ids[0].to_string()), "{err}");
+    let err = journal
+        .delete_file(FileDelete {
+            rel_path: "a.txt".into(),
+            expected: None,
+            idempotency: None,
+            tool_family: "t".into(),
+            operation: "delete".into(),
+        })
+        .unwrap_err();
+    assert!(matches!(err, DeleteError::GateClosed { .. }), "{err}");
+    assert!(!project.join("b.txt").exists());
+    assert_eq!(fs::read(project.join("a.txt")).unwrap(), b"neither");
+    let listed = journal
+        .list_transactions(&godot_mcp_journal::TxnFilter::default())
+        .unwrap();
+    assert_eq!(listed[0].status, TxnStatus::Quarantined);
+    assert!(listed[0].reason.as_deref().unwrap().contains("neither"));
+}
