@@ -1,2 +1,43 @@
-//! The durable journal.
+//! The durable journal of godot-mcp: every durable mutation of a project is a
+//! transaction that ends in exactly one of `compensated`, `committed` or
+//! `quarantined`, each backed by a proof re-derived from disk.
+//!
+//! # Layout
+//!
+//! - [`ids`]: transaction ids, project object ids, content hashes, file states.
+//! - [`state_dir`]: where a project's private state lives, and path hygiene.
+//! - [`identity`]: the project's object identity and generation (`project.json`).
+//! - [`lease`]: the per-project writer lease (`lease.lock`, an `flock`).
+//! - [`schema`]: the SQLite schema and its `user_version` migrations.
+//! - [`durable`]: the bare atomic durable write (temp, fsync, rename, fsync dir).
+//! - [`journal`]: [`Journal`]: open, write gate, file write/delete transactions,
+//!   compare-and-swap, idempotency, listing.
+//! - [`reconcile`]: startup reconciliation and its stderr report.
+//! - [`repair`]: the operator's `transaction repair` operations and proof file.
+//! - [`failpoints`]: the names of every crash boundary, for the crash sweep.
+//!
+//! The recovery model as built is documented in `docs/recovery.md`.
 #![forbid(unsafe_code)]
+
+pub mod durable;
+pub mod failpoints;
+pub mod identity;
+pub mod ids;
+pub mod journal;
+pub mod lease;
+pub mod proof;
+pub mod reconcile;
+pub mod repair;
+pub mod schema;
+pub mod state_dir;
+
+pub use identity::ProjectIdentity;
+pub use ids::{ContentHash, EffectKind, FileState, TxnId, TxnStatus};
+pub use journal::{
+    DeleteError, FileDelete, FileWrite, IdempotencyKey, Journal, ListError, OpenError,
+    QuarantinedTxn, ReplayProjection, TxnFilter, TxnOutcome, TxnRecord, WriteError, WriteGate,
+    canonical_request_hash,
+};
+pub use proof::{FileProof, Proof};
+pub use reconcile::{ReconcileError, ReconcileReport};
+pub use repair::{RepairOperation, RepairProof, RepairRefusal, RepairReport, RepairRequest};

@@ -1,0 +1,113 @@
+//! The bare atomic durable write and the file primitives the journal is built
+//! from: a temp file in the target's directory, write, fsync, rename over the
+//! target, fsync of the directory.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read, Write};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+use crate::ids::{FileState, TxnId};
+use crate::state_dir::TEMP_PREFIX;
+
+/// The temp file a transaction writes before renaming it over `target`.
+pub fn temp_path_for(target: &Path, txn: TxnId) -> PathBuf {
+    let dir = target.parent().unwrap_or_else(|| Path::new("."));
+    dir.join(format!("{TEMP_PREFIX}{txn}.tmp"))
+}
+
+/// The directory that holds `path` (for the directory fsync).
+pub fn parent_dir(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+/// Makes the directory entry changes in `dir` durable.
+pub fn fsync_dir(dir: &Path) -> io::Result<()> {
+    File::open(dir)?.sync_all()
+}
+
+/// Reads the state of `path`: absent, or present with its bytes' hash. Anything
+/// but a readable regular file or a missing one is an error (never "absent").
+pub fn read_state(path: &Path) -> io::Result<FileState> {
+    match read_bytes(path)? {
+        None => Ok(FileState::Absent),
+        Some(bytes) => Ok(FileState::of(&bytes)),
+    }
+}
+
+/// The bytes of `path`, or `None` when it does not exist.
+pub fn read_bytes(path: &Path) -> io::Result<Option<Vec<u8>>> {
+    let mut file = match File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(io::Error::other(format!(
+            "{} is not a regular file",
+            path.display()
+        )));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    file.read_to_end(&mut bytes)?;
+    Ok(Some(bytes))
+}
+
+/// Creates `temp` exclusively (mode `mode`) and writes `bytes` to it, without
+/// syncing. The caller syncs with [`File::sync_all`].
+pub fn create_temp(temp: &Path, bytes: &[u8], mode: u32) -> io::Result<File> {
+    let mut file = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(mode)
+        .open(temp)?;
+    file.write_all(bytes)?;
+    Ok(file)
+}
+
+/// The bare durable write the journal's cost is measured against: temp file in
+/// the same directory, write, fsync, rename, fsync of the directory. No journal.
+pub fn write_atomic(target: &Path, bytes: &[u8]) -> io::Result<()> {
+    let txn = TxnId::random()?;
+    let temp = temp_path_for(target, txn);
+    let result = (|| {
+        let file = create_temp(&temp, bytes, 0o644)?;
+        file.sync_all()?;
+        drop(file);
+        fs::rename(&temp, target)?;
+        fsync_dir(parent_dir(target))
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&temp);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn write_atomic_replaces_bytes_and_leaves_no_temp() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("f");
+        write_atomic(&target, b"one").unwrap();
+        write_atomic(&target, b"two").unwrap();
+        assert_eq!(fs::read(&target).unwrap(), b"two");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn read_state_distinguishes_absent_from_unreadable() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(
+            read_state(&dir.path().join("nope")).unwrap(),
+            FileState::Absent
+        );
+        assert!(read_state(dir.path()).is_err(), "a directory is not absent");
+    }
+}

@@ -1,0 +1,86 @@
+//! Names of every crash boundary in the journal.
+//!
+//! With the crate feature `failpoints`, each name is a live `fail` point; without
+//! it they compile to nothing. The crash sweep (`tests/crash_sweep.rs`) kills a
+//! child process at each of them and checks every one was reached.
+
+/// The intent row (with the pre-state) is durable; nothing else happened yet.
+pub const AFTER_INTENT: &str = "journal::after_intent";
+/// The pre-state was re-derived from disk right before the effect.
+pub const AFTER_PRE_HASH: &str = "journal::after_pre_hash";
+/// The temp file holds the new bytes, not yet fsynced.
+pub const AFTER_TEMP_WRITE: &str = "journal::after_temp_write";
+/// The temp file is fsynced.
+pub const AFTER_TEMP_FSYNC: &str = "journal::after_temp_fsync";
+/// The temp file was renamed over the target (not yet durable).
+pub const AFTER_RENAME: &str = "journal::after_rename";
+/// The target was unlinked (a delete's effect; not yet durable).
+pub const AFTER_UNLINK: &str = "journal::after_unlink";
+/// The directory holding the target is fsynced: the effect is durable.
+pub const AFTER_DIR_FSYNC: &str = "journal::after_dir_fsync";
+/// The post-state was re-derived from disk.
+pub const AFTER_POST_HASH: &str = "journal::after_post_hash";
+/// The terminal row is durable.
+pub const AFTER_TERMINAL: &str = "journal::after_terminal";
+
+/// Reconciliation derived every outcome; nothing cleaned or recorded yet.
+pub const RECONCILE_AFTER_DERIVE: &str = "journal::reconcile::after_derive";
+/// Reconciliation removed leftover temp files; terminal rows not yet recorded.
+pub const RECONCILE_AFTER_CLEANUP: &str = "journal::reconcile::after_cleanup";
+/// Reconciliation recorded its terminal rows.
+pub const RECONCILE_AFTER_TERMINAL: &str = "journal::reconcile::after_terminal";
+
+/// Boundaries of a file write, in the order they are crossed.
+pub const WRITE_POINTS: &[&str] = &[
+    AFTER_INTENT,
+    AFTER_PRE_HASH,
+    AFTER_TEMP_WRITE,
+    AFTER_TEMP_FSYNC,
+    AFTER_RENAME,
+    AFTER_DIR_FSYNC,
+    AFTER_POST_HASH,
+    AFTER_TERMINAL,
+];
+
+/// Boundaries of a file delete, in the order they are crossed.
+pub const DELETE_POINTS: &[&str] = &[
+    AFTER_INTENT,
+    AFTER_PRE_HASH,
+    AFTER_UNLINK,
+    AFTER_DIR_FSYNC,
+    AFTER_POST_HASH,
+    AFTER_TERMINAL,
+];
+
+/// Boundaries of startup reconciliation, in the order they are crossed.
+pub const RECONCILE_POINTS: &[&str] = &[
+    RECONCILE_AFTER_DERIVE,
+    RECONCILE_AFTER_CLEANUP,
+    RECONCILE_AFTER_TERMINAL,
+];
+
+/// Every failpoint in the crate.
+pub const ALL: &[&str] = &[
+    AFTER_INTENT,
+    AFTER_PRE_HASH,
+    AFTER_TEMP_WRITE,
+    AFTER_TEMP_FSYNC,
+    AFTER_RENAME,
+    AFTER_UNLINK,
+    AFTER_DIR_FSYNC,
+    AFTER_POST_HASH,
+    AFTER_TERMINAL,
+    RECONCILE_AFTER_DERIVE,
+    RECONCILE_AFTER_CLEANUP,
+    RECONCILE_AFTER_TERMINAL,
+];
+
+/// Crosses the boundary `name`: a live `fail` point with the `failpoints`
+/// feature, nothing without it.
+#[inline]
+pub(crate) fn cross(name: &'static str) {
+    #[cfg(feature = "failpoints")]
+    fail::fail_point!(name);
+    #[cfg(not(feature = "failpoints"))]
+    let _ = name;
+}

@@ -1,0 +1,979 @@
+//! [`Journal`]: the write gate and the lifecycle of `file` transactions —
+//! intent (with pre-state) durable before the effect, an atomic durable effect,
+//! and a terminal row carrying a proof re-derived from disk.
+
+use std::fs;
+use std::io;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use rusqlite::{Connection, OptionalExtension, params};
+use serde::Serialize;
+
+use crate::durable;
+use crate::failpoints::{self as fp, cross};
+use crate::identity::{IdentityError, ProjectIdentity};
+use crate::ids::{ContentHash, EffectKind, FileState, TxnId, TxnStatus};
+use crate::lease::{Lease, LeaseError};
+use crate::proof::{Deriver, FileIntent, FileProof, Intent, Proof, ProofBasis};
+use crate::reconcile::derive_file;
+use crate::schema::{self, MigrateError};
+use crate::state_dir::{self, PathError};
+
+/// The journal's file name inside the project state dir.
+pub const JOURNAL_FILE: &str = "journal.sqlite3";
+
+/// An open journal for one project, holding that project's writer lease.
+pub struct Journal {
+    pub(crate) conn: Connection,
+    pub(crate) identity: ProjectIdentity,
+    /// Canonical project root; every target is joined onto it.
+    pub(crate) root: PathBuf,
+    pub(crate) state_dir: PathBuf,
+    pub(crate) gate: WriteGate,
+    /// Held for the journal's lifetime: one project, one writer.
+    _lease: Lease,
+}
+
+impl std::fmt::Debug for Journal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Journal")
+            .field("root", &self.root)
+            .field("state_dir", &self.state_dir)
+            .field("identity", &self.identity)
+            .field("gate", &self.gate)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Whether writes are accepted.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum WriteGate {
+    /// Startup reconciliation has not run (or the journal failed mid-write and
+    /// must be reconciled again): writes are refused.
+    Unreconciled,
+    /// Writes are accepted.
+    Open,
+    /// Quarantined transactions of this project block every write.
+    Closed {
+        /// The quarantined transactions, oldest first, with their reasons.
+        quarantined: Vec<QuarantinedTxn>,
+    },
+}
+
+/// A quarantined transaction and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct QuarantinedTxn {
+    /// Its id.
+    pub transaction_id: TxnId,
+    /// Why neither state could be proven.
+    pub reason: String,
+}
+
+/// The journal could not be opened.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum OpenError {
+    /// The project directory is missing or unreadable.
+    #[error("project {path}: {source}")]
+    Project {
+        /// The path given.
+        path: PathBuf,
+        /// The cause.
+        source: io::Error,
+    },
+    /// No state root: none of `$GODOT_MCP_STATE_DIR`, `$XDG_STATE_HOME`, `$HOME`.
+    #[error("no state directory: set GODOT_MCP_STATE_DIR, XDG_STATE_HOME or HOME")]
+    NoStateRoot,
+    /// The state directory could not be created.
+    #[error("state directory {path}: {source}")]
+    StateDir {
+        /// The directory.
+        path: PathBuf,
+        /// The cause.
+        source: io::Error,
+    },
+    /// Another server holds the project lease, or it could not be taken.
+    #[error(transparent)]
+    Lease(#[from] LeaseError),
+    /// The project identity could not be loaded or established.
+    #[error(transparent)]
+    Identity(#[from] IdentityError),
+    /// The journal database could not be opened or migrated.
+    #[error(transparent)]
+    Schema(#[from] MigrateError),
+}
+
+/// Who asks, in which context, for idempotent replay. The project object id
+/// and generation, the tool family and the operation complete the identity.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IdempotencyKey {
+    /// The client's idempotency identifier.
+    pub id: String,
+    /// The mode-specific principal.
+    pub principal: String,
+    /// The session within the principal.
+    pub session: String,
+    /// The full canonical request hash (see [`canonical_request_hash`]).
+    pub request_hash: ContentHash,
+}
+
+/// A durable file write.
+#[derive(Clone, Debug)]
+pub struct FileWrite {
+    /// Project-relative path, already validated by the server.
+    pub rel_path: PathBuf,
+    /// The new bytes.
+    pub bytes: Vec<u8>,
+    /// Compare-and-swap: the state the caller last saw (`Absent` = create only).
+    pub expected: Option<FileState>,
+    /// Idempotent replay, when the request carried an identifier.
+    pub idempotency: Option<IdempotencyKey>,
+    /// The tool family, e.g. `project.files`.
+    pub tool_family: String,
+    /// The operation, e.g. `write`.
+    pub operation: String,
+}
+
+/// A durable file delete, recorded with a tombstone (post-state `absent`).
+#[derive(Clone, Debug)]
+pub struct FileDelete {
+    /// Project-relative path, already validated by the server.
+    pub rel_path: PathBuf,
+    /// Compare-and-swap: the state the caller last saw.
+    pub expected: Option<FileState>,
+    /// Idempotent replay, when the request carried an identifier.
+    pub idempotency: Option<IdempotencyKey>,
+    /// The tool family.
+    pub tool_family: String,
+    /// The operation, e.g. `delete`.
+    pub operation: String,
+}
+
+/// What a replay answers: the recorded status and id, never the typed proof.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ReplayProjection {
+    /// The recorded status.
+    pub status: TxnStatus,
+    /// The recorded transaction.
+    pub transaction_id: TxnId,
+    /// The recorded terminal reason, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// The result of a successful mutating call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TxnOutcome {
+    /// This call executed the effect and proved it committed.
+    Committed {
+        /// The transaction.
+        transaction_id: TxnId,
+        /// The proof, re-derived from disk.
+        proof: FileProof,
+    },
+    /// An exact same-context replay: nothing was executed.
+    Replayed(ReplayProjection),
+}
+
+impl TxnOutcome {
+    /// The transaction the result is about.
+    pub fn transaction_id(&self) -> TxnId {
+        match self {
+            Self::Committed { transaction_id, .. } => *transaction_id,
+            Self::Replayed(p) => p.transaction_id,
+        }
+    }
+}
+
+/// Failures shared by writes and deletes.
+macro_rules! mutation_error {
+    ($(#[$m:meta])* $name:ident { $($extra:tt)* }) => {
+        $(#[$m])*
+        #[derive(Debug, thiserror::Error)]
+        #[non_exhaustive]
+        pub enum $name {
+            /// The path is not a plain project-relative path.
+            #[error(transparent)]
+            Path(#[from] PathError),
+            /// Startup reconciliation has not run (or must run again).
+            #[error("write refused: the journal is not reconciled; restart the server")]
+            NotReconciled,
+            /// Quarantined transactions close the write gate.
+            #[error("write gate closed: quarantined transaction(s) {}; resolve with `godot-mcp transaction repair`", ids_list(quarantined))]
+            GateClosed {
+                /// The quarantined transactions.
+                quarantined: Vec<TxnId>,
+            },
+            /// Compare-and-swap: the target changed; nothing was written.
+            #[error("stale: {path} is {current}, not the expected {expected}; re-read and decide, nothing was written")]
+            Stale {
+                /// The target.
+                path: PathBuf,
+                /// What the caller expected.
+                expected: FileState,
+                /// What is on disk.
+                current: FileState,
+                /// Set when the change was caught after the intent was recorded
+                /// (that transaction is `compensated`, proof `not_applied`).
+                transaction_id: Option<TxnId>,
+            },
+            /// The idempotency id was used in a different context (or for a
+            /// different request); nothing was executed and nothing is revealed.
+            #[error("conflict: idempotency id {id:?} was already used in a different context; nothing was written")]
+            Conflict {
+                /// The identifier.
+                id: String,
+            },
+            /// Reading the target or creating its parent failed; no transaction.
+            #[error("{path}: {source}")]
+            Io {
+                /// The path involved.
+                path: PathBuf,
+                /// The cause.
+                source: io::Error,
+            },
+            /// The effect failed after its intent was recorded; the transaction
+            /// was settled from disk (compensated, or quarantined if unprovable).
+            #[error("transaction {transaction_id} failed ({source}); settled as {status}")]
+            EffectFailed {
+                /// The transaction.
+                transaction_id: TxnId,
+                /// Its recorded terminal state (`Open` if even that failed).
+                status: TxnStatus,
+                /// The cause.
+                source: io::Error,
+            },
+            /// The journal database failed; writes stay refused until reconciled.
+            #[error("journal: {0}")]
+            Journal(#[from] rusqlite::Error),
+            $($extra)*
+        }
+    };
+}
+
+mutation_error!(
+    /// A [`Journal::write_file`] failed; unless said otherwise, nothing was written.
+    WriteError {}
+);
+mutation_error!(
+    /// A [`Journal::delete_file`] failed; unless said otherwise, nothing was deleted.
+    DeleteError {
+        /// There is no file to delete.
+        #[error("{path} does not exist; nothing to delete")]
+        Absent {
+            /// The target.
+            path: PathBuf,
+        },
+    }
+);
+
+fn ids_list(ids: &[TxnId]) -> String {
+    ids.iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Listing transactions failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ListError {
+    /// The journal database failed.
+    #[error("journal: {0}")]
+    Journal(#[from] rusqlite::Error),
+}
+
+/// Which transactions to list.
+#[derive(Clone, Debug, Default)]
+pub struct TxnFilter {
+    /// Only this state.
+    pub status: Option<TxnStatus>,
+    /// At most this many, newest first (0 means 100).
+    pub limit: usize,
+}
+
+/// One transaction, as the read-only tool and resource show it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TxnRecord {
+    /// Its id.
+    pub transaction_id: TxnId,
+    /// Its state.
+    pub status: TxnStatus,
+    /// Its effect kind.
+    pub effect_kind: EffectKind,
+    /// The operation, e.g. `write`.
+    pub operation: String,
+    /// The tool family.
+    pub tool_family: String,
+    /// The target path for `file` effects.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// One line describing the proof, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proof_summary: Option<String>,
+    /// Why, for quarantine (and some compensations).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The composite this transaction belongs to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent_txn: Option<TxnId>,
+    /// Milliseconds since the Unix epoch.
+    pub created_at_ms: i64,
+    /// Milliseconds since the Unix epoch, once terminal.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub terminal_at_ms: Option<i64>,
+}
+
+/// The SHA-256 of `request` with object keys sorted recursively and no
+/// whitespace, so equal requests hash equally whatever the key order.
+pub fn canonical_request_hash(request: &serde_json::Value) -> ContentHash {
+    fn write(v: &serde_json::Value, out: &mut String) {
+        match v {
+            serde_json::Value::Object(map) => {
+                let mut keys: Vec<&String> = map.keys().collect();
+                keys.sort();
+                out.push('{');
+                for (i, k) in keys.into_iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(&serde_json::Value::String(k.clone()).to_string());
+                    out.push(':');
+                    write(&map[k], out);
+                }
+                out.push('}');
+            }
+            serde_json::Value::Array(items) => {
+                out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    write(item, out);
+                }
+                out.push(']');
+            }
+            other => out.push_str(&other.to_string()),
+        }
+    }
+    let mut out = String::new();
+    write(request, &mut out);
+    ContentHash::of(out.as_bytes())
+}
+
+pub(crate) fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// The effect half of a file transaction.
+#[derive(Clone, Copy)]
+enum Effect<'a> {
+    Write { bytes: &'a [u8] },
+    Delete,
+}
+
+/// Internal failure of a file transaction, mapped onto each operation's enum.
+enum TxnFailure {
+    Path(PathError),
+    NotReconciled,
+    GateClosed(Vec<TxnId>),
+    Stale {
+        path: PathBuf,
+        expected: FileState,
+        current: FileState,
+        transaction_id: Option<TxnId>,
+    },
+    Conflict(String),
+    Absent(PathBuf),
+    Io(PathBuf, io::Error),
+    EffectFailed(TxnId, TxnStatus, io::Error),
+    Journal(rusqlite::Error),
+}
+
+macro_rules! map_failure {
+    ($err:ident, $f:expr, $absent:expr) => {
+        match $f {
+            TxnFailure::Path(e) => $err::Path(e),
+            TxnFailure::NotReconciled => $err::NotReconciled,
+            TxnFailure::GateClosed(quarantined) => $err::GateClosed { quarantined },
+            TxnFailure::Stale {
+                path,
+                expected,
+                current,
+                transaction_id,
+            } => $err::Stale {
+                path,
+                expected,
+                current,
+                transaction_id,
+            },
+            TxnFailure::Conflict(id) => $err::Conflict { id },
+            TxnFailure::Absent(path) => $absent(path),
+            TxnFailure::Io(path, source) => $err::Io { path, source },
+            TxnFailure::EffectFailed(transaction_id, status, source) => $err::EffectFailed {
+                transaction_id,
+                status,
+                source,
+            },
+            TxnFailure::Journal(e) => $err::Journal(e),
+        }
+    };
+}
+
+impl Journal {
+    /// Opens the journal of `project_root` under the state root `state_root`
+    /// (see [`state_dir::state_root`]): takes the project lease, loads or
+    /// establishes the project identity, opens and migrates the SQLite journal.
+    ///
+    /// Writes are refused until [`Journal::reconcile`] has run.
+    pub fn open(state_root: &Path, project_root: &Path) -> Result<Self, OpenError> {
+        let root = fs::canonicalize(project_root).map_err(|source| OpenError::Project {
+            path: project_root.to_path_buf(),
+            source,
+        })?;
+        let state_dir = state_dir::project_state_dir(state_root, &root);
+        fs::create_dir_all(&state_dir)
+            .and_then(|()| fs::set_permissions(&state_dir, fs::Permissions::from_mode(0o700)))
+            .map_err(|source| OpenError::StateDir {
+                path: state_dir.clone(),
+                source,
+            })?;
+        let lease = Lease::acquire(&state_dir)?;
+        let identity = ProjectIdentity::load_or_establish(&state_dir, &root)?;
+        let mut conn =
+            Connection::open(state_dir.join(JOURNAL_FILE)).map_err(MigrateError::from)?;
+        schema::prepare(&mut conn)?;
+        Ok(Self {
+            conn,
+            identity,
+            root,
+            state_dir,
+            gate: WriteGate::Unreconciled,
+            _lease: lease,
+        })
+    }
+
+    /// Like [`Journal::open`] with the state root from the environment.
+    pub fn open_default(project_root: &Path) -> Result<Self, OpenError> {
+        let root = state_dir::state_root().ok_or(OpenError::NoStateRoot)?;
+        Self::open(&root, project_root)
+    }
+
+    /// The project's object identity and generation.
+    pub fn identity(&self) -> &ProjectIdentity {
+        &self.identity
+    }
+
+    /// The canonical project root.
+    pub fn project_root(&self) -> &Path {
+        &self.root
+    }
+
+    /// This project's private state directory.
+    pub fn state_dir(&self) -> &Path {
+        &self.state_dir
+    }
+
+    /// The current write gate.
+    pub fn gate(&self) -> &WriteGate {
+        &self.gate
+    }
+
+    /// Writes `req.bytes` to `req.rel_path` as one journaled transaction.
+    pub fn write_file(&mut self, req: FileWrite) -> Result<TxnOutcome, WriteError> {
+        let ctx = Ctx {
+            rel: &req.rel_path,
+            expected: req.expected,
+            idem: req.idempotency.as_ref(),
+            tool_family: &req.tool_family,
+            operation: &req.operation,
+        };
+        self.run_file_txn(ctx, Effect::Write { bytes: &req.bytes })
+            .map_err(|f| {
+                map_failure!(WriteError, f, |path: PathBuf| WriteError::Io {
+                    source: io::Error::from(io::ErrorKind::NotFound),
+                    path,
+                })
+            })
+    }
+
+    /// Deletes `req.rel_path` as one journaled transaction; the post-state
+    /// `absent` is the tombstone.
+    pub fn delete_file(&mut self, req: FileDelete) -> Result<TxnOutcome, DeleteError> {
+        let ctx = Ctx {
+            rel: &req.rel_path,
+            expected: req.expected,
+            idem: req.idempotency.as_ref(),
+            tool_family: &req.tool_family,
+            operation: &req.operation,
+        };
+        self.run_file_txn(ctx, Effect::Delete)
+            .map_err(|f| map_failure!(DeleteError, f, |path| DeleteError::Absent { path }))
+    }
+
+    /// Lists transactions, newest first.
+    pub fn list_transactions(&self, filter: &TxnFilter) -> Result<Vec<TxnRecord>, ListError> {
+        list(&self.conn, filter)
+    }
+
+    fn check_gate(&self) -> Result<(), TxnFailure> {
+        match &self.gate {
+            WriteGate::Open => Ok(()),
+            WriteGate::Unreconciled => Err(TxnFailure::NotReconciled),
+            WriteGate::Closed { quarantined } => Err(TxnFailure::GateClosed(
+                quarantined.iter().map(|q| q.transaction_id).collect(),
+            )),
+        }
+    }
+
+    /// Looks the idempotency id up: `Some(projection)` for an exact replay,
+    /// `Err(Conflict)` for any other context, `None` when unused.
+    fn replay_lookup(
+        &self,
+        key: &IdempotencyKey,
+        tool_family: &str,
+        operation: &str,
+    ) -> Result<Option<ReplayProjection>, TxnFailure> {
+        let row = self
+            .conn
+            .prepare_cached(
+                "SELECT id, state, reason, project_object_id, generation, idem_principal,
+                        idem_session, tool_family, operation, idem_request_hash
+                 FROM transactions WHERE idem_id = ?1",
+            )
+            .and_then(|mut st| {
+                st.query_row([&key.id], |r| {
+                    Ok((
+                        r.get::<_, String>(0)?,
+                        r.get::<_, String>(1)?,
+                        r.get::<_, Option<String>>(2)?,
+                        [
+                            r.get::<_, String>(3)?,
+                            r.get::<_, i64>(4)?.to_string(),
+                            r.get::<_, String>(5)?,
+                            r.get::<_, String>(6)?,
+                            r.get::<_, String>(7)?,
+                            r.get::<_, String>(8)?,
+                            r.get::<_, String>(9)?,
+                        ],
+                    ))
+                })
+                .optional()
+            })
+            .map_err(TxnFailure::Journal)?;
+        let Some((id, state, reason, context)) = row else {
+            return Ok(None);
+        };
+        let ours = [
+            self.identity.object_id.clone(),
+            self.identity.generation.to_string(),
+            key.principal.clone(),
+            key.session.clone(),
+            tool_family.to_owned(),
+            operation.to_owned(),
+            key.request_hash.to_string(),
+        ];
+        if context != ours {
+            return Err(TxnFailure::Conflict(key.id.clone()));
+        }
+        let (Ok(transaction_id), Some(status)) = (id.parse(), TxnStatus::parse(&state)) else {
+            return Err(TxnFailure::Journal(rusqlite::Error::InvalidQuery));
+        };
+        Ok(Some(ReplayProjection {
+            status,
+            transaction_id,
+            reason,
+        }))
+    }
+
+    fn run_file_txn(&mut self, ctx: Ctx<'_>, effect: Effect<'_>) -> Result<TxnOutcome, TxnFailure> {
+        state_dir::validate_relative(ctx.rel).map_err(TxnFailure::Path)?;
+        let rel_str = ctx
+            .rel
+            .to_str()
+            .ok_or_else(|| {
+                TxnFailure::Path(PathError::NotRelative {
+                    path: ctx.rel.to_path_buf(),
+                })
+            })?
+            .to_owned();
+        self.check_gate()?;
+        if let Some(key) = ctx.idem
+            && let Some(replay) = self.replay_lookup(key, ctx.tool_family, ctx.operation)?
+        {
+            return Ok(TxnOutcome::Replayed(replay));
+        }
+        let target = self.root.join(ctx.rel);
+        let io = |e| TxnFailure::Io(target.clone(), e);
+
+        // Pre-state and compare-and-swap, before anything is recorded.
+        let mode = match fs::metadata(&target) {
+            Ok(m) => m.permissions().mode() & 0o7777,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => 0o644,
+            Err(e) => return Err(io(e)),
+        };
+        let pre = durable::read_state(&target).map_err(io)?;
+        if let Some(expected) = ctx.expected
+            && expected != pre
+        {
+            return Err(TxnFailure::Stale {
+                path: ctx.rel.to_path_buf(),
+                expected,
+                current: pre,
+                transaction_id: None,
+            });
+        }
+        let post = match effect {
+            Effect::Write { bytes } => FileState::of(bytes),
+            Effect::Delete if pre == FileState::Absent => {
+                return Err(TxnFailure::Absent(ctx.rel.to_path_buf()));
+            }
+            Effect::Delete => FileState::Absent,
+        };
+        if let Effect::Write { .. } = effect {
+            ensure_parent(&self.root, ctx.rel).map_err(io)?;
+        }
+
+        // Intent, durable before the effect.
+        let txn = TxnId::random().map_err(io)?;
+        let temp = match effect {
+            Effect::Write { .. } => Some(durable::temp_path_for(&target, txn)),
+            Effect::Delete => None,
+        };
+        let intent = FileIntent {
+            path: rel_str.clone(),
+            pre,
+            post,
+            temp: temp
+                .as_ref()
+                .and_then(|t| t.strip_prefix(&self.root).ok())
+                .and_then(Path::to_str)
+                .map(str::to_owned),
+            linked_launch: None,
+        };
+        self.insert_intent(txn, &intent, &ctx)
+            .map_err(TxnFailure::Journal)?;
+        cross(fp::AFTER_INTENT);
+
+        // From here on every exit records a terminal state.
+        //
+        // The intent was committed without its fsync (`insert_intent`): its WAL
+        // frames are written, so it survives the death of this process, and the
+        // fsync that makes it survive the machine runs on a second thread while
+        // this one re-derives the pre-state and writes and fsyncs the temp file.
+        // Both are joined before the rename: the intent is durable before the
+        // effect, and the journal costs one fsync less on the critical path.
+        let wal = self.state_dir.join(format!("{JOURNAL_FILE}-wal"));
+        let effect_result = std::thread::scope(|scope| -> io::Result<Option<FileState>> {
+            let intent_sync = scope.spawn(|| fs::File::open(&wal)?.sync_data());
+            let prepared = (|| -> io::Result<Option<FileState>> {
+                let now = durable::read_state(&target)?;
+                if now != pre {
+                    return Ok(Some(now));
+                }
+                cross(fp::AFTER_PRE_HASH);
+                if let (Effect::Write { bytes }, Some(temp)) = (effect, temp.as_deref()) {
+                    let file = durable::create_temp(temp, bytes, mode)?;
+                    cross(fp::AFTER_TEMP_WRITE);
+                    file.sync_all()?;
+                    cross(fp::AFTER_TEMP_FSYNC);
+                }
+                Ok(None)
+            })();
+            let synced = intent_sync
+                .join()
+                .unwrap_or_else(|_| Err(io::Error::other("intent fsync thread panicked")));
+            if let Some(changed) = prepared? {
+                return Ok(Some(changed));
+            }
+            synced?;
+            match (effect, temp.as_deref()) {
+                (Effect::Write { .. }, Some(temp)) => {
+                    fs::rename(temp, &target)?;
+                    cross(fp::AFTER_RENAME);
+                }
+                _ => {
+                    fs::remove_file(&target)?;
+                    cross(fp::AFTER_UNLINK);
+                }
+            }
+            durable::fsync_dir(durable::parent_dir(&target))?;
+            cross(fp::AFTER_DIR_FSYNC);
+            Ok(None)
+        });
+
+        match effect_result {
+            Ok(Some(changed)) => {
+                // Someone changed the target between our read and our effect:
+                // nothing was written, say so with a proof, answer stale.
+                let proof = FileProof {
+                    path: rel_str,
+                    observed: changed,
+                    basis: ProofBasis::NotApplied,
+                    temp_removed: false,
+                    derived_by: Deriver::Live,
+                };
+                self.record_live(txn, TxnStatus::Compensated, Some(&proof), None)?;
+                Err(TxnFailure::Stale {
+                    path: ctx.rel.to_path_buf(),
+                    expected: pre,
+                    current: changed,
+                    transaction_id: Some(txn),
+                })
+            }
+            Ok(None) => {
+                let observed = durable::read_state(&target);
+                cross(fp::AFTER_POST_HASH);
+                match observed {
+                    Ok(observed) if observed == post => {
+                        let proof = FileProof {
+                            path: rel_str,
+                            observed,
+                            basis: ProofBasis::PostState,
+                            temp_removed: false,
+                            derived_by: Deriver::Live,
+                        };
+                        self.record_live(txn, TxnStatus::Committed, Some(&proof), None)?;
+                        cross(fp::AFTER_TERMINAL);
+                        Ok(TxnOutcome::Committed {
+                            transaction_id: txn,
+                            proof,
+                        })
+                    }
+                    Ok(other) => Err(self.settle(
+                        txn,
+                        &intent,
+                        io::Error::other(format!(
+                            "post-state re-derived as {other}, expected {post}"
+                        )),
+                    )),
+                    Err(e) => Err(self.settle(txn, &intent, e)),
+                }
+            }
+            Err(e) => Err(self.settle(txn, &intent, e)),
+        }
+    }
+
+    /// Settles a transaction whose effect failed: re-derive from disk exactly
+    /// as reconciliation would, record that, and report it.
+    fn settle(&mut self, txn: TxnId, intent: &FileIntent, cause: io::Error) -> TxnFailure {
+        let derived = derive_file(&self.root, intent, Deriver::Live);
+        if let Some(temp) = &derived.remove_temp {
+            let _ = fs::remove_file(temp);
+        }
+        let result = self.record_live(
+            txn,
+            derived.status,
+            derived.proof.as_ref(),
+            derived.reason.as_deref(),
+        );
+        if derived.status == TxnStatus::Quarantined {
+            let reason = derived.reason.clone().unwrap_or_default();
+            match &mut self.gate {
+                WriteGate::Closed { quarantined } => quarantined.push(QuarantinedTxn {
+                    transaction_id: txn,
+                    reason,
+                }),
+                gate => {
+                    *gate = WriteGate::Closed {
+                        quarantined: vec![QuarantinedTxn {
+                            transaction_id: txn,
+                            reason,
+                        }],
+                    }
+                }
+            }
+        }
+        match result {
+            Ok(()) => TxnFailure::EffectFailed(txn, derived.status, cause),
+            Err(_) => TxnFailure::EffectFailed(txn, TxnStatus::Open, cause),
+        }
+    }
+
+    fn insert_intent(
+        &mut self,
+        txn: TxnId,
+        intent: &FileIntent,
+        ctx: &Ctx<'_>,
+    ) -> rusqlite::Result<()> {
+        let intent_json = serde_json::to_string(&Intent::File(intent.clone()))
+            .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
+        // The one commit made without its own fsync; the caller fsyncs the WAL
+        // before the effect (see `run_file_txn`).
+        self.conn.pragma_update(None, "synchronous", "NORMAL")?;
+        let inserted = (|| {
+            let tx = self.conn.transaction()?;
+            tx.prepare_cached(
+                "INSERT INTO transactions (id, project_object_id, generation, effect_kind, operation,
+                     tool_family, state, intent_json, idem_id, idem_principal, idem_session,
+                     idem_request_hash, created_at_ms)
+                 VALUES (?1, ?2, ?3, 'file', ?4, ?5, 'open', ?6, ?7, ?8, ?9, ?10, ?11)",
+            )?
+            .execute(params![
+                txn.to_string(),
+                self.identity.object_id,
+                self.identity.generation as i64,
+                ctx.operation,
+                ctx.tool_family,
+                intent_json,
+                ctx.idem.map(|k| &k.id),
+                ctx.idem.map(|k| &k.principal),
+                ctx.idem.map(|k| &k.session),
+                ctx.idem.map(|k| k.request_hash.to_string()),
+                now_ms(),
+            ])?;
+            tx.commit()
+        })();
+        let restored = self.conn.pragma_update(None, "synchronous", "FULL");
+        inserted?;
+        restored
+    }
+
+    /// Records the live terminal state; on failure the gate falls back to
+    /// `Unreconciled` so nothing more is written until reconciliation runs.
+    fn record_live(
+        &mut self,
+        txn: TxnId,
+        status: TxnStatus,
+        proof: Option<&FileProof>,
+        reason: Option<&str>,
+    ) -> Result<(), TxnFailure> {
+        let result = (|| {
+            let tx = self.conn.transaction()?;
+            record_terminal(&tx, txn, TxnStatus::Open, status, proof, reason)?;
+            tx.commit()
+        })();
+        result.map_err(|e| {
+            self.gate = WriteGate::Unreconciled;
+            TxnFailure::Journal(e)
+        })
+    }
+}
+
+struct Ctx<'a> {
+    rel: &'a Path,
+    expected: Option<FileState>,
+    idem: Option<&'a IdempotencyKey>,
+    tool_family: &'a str,
+    operation: &'a str,
+}
+
+/// Creates missing parent directories of `rel` under `root`, each made durable
+/// in its own parent. Created directories are not journaled: an empty directory
+/// left behind by a compensated create is not project content.
+fn ensure_parent(root: &Path, rel: &Path) -> io::Result<()> {
+    let Some(parent) = rel.parent() else {
+        return Ok(());
+    };
+    let mut dir = root.to_path_buf();
+    for component in parent.components() {
+        let next = dir.join(component);
+        match fs::create_dir(&next) {
+            Ok(()) => durable::fsync_dir(&dir)?,
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e),
+        }
+        dir = next;
+    }
+    Ok(())
+}
+
+/// Moves `txn` from `from` to `to` with its proof and reason; exactly one row
+/// must change, so a transition never applies to a row in another state.
+pub(crate) fn record_terminal(
+    conn: &Connection,
+    txn: TxnId,
+    from: TxnStatus,
+    to: TxnStatus,
+    proof: Option<&FileProof>,
+    reason: Option<&str>,
+) -> rusqlite::Result<()> {
+    let proof_json = proof
+        .map(|p| serde_json::to_string(&Proof::File(p.clone())))
+        .transpose()
+        .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
+    let changed = conn
+        .prepare_cached(
+            "UPDATE transactions SET state = ?2, proof_json = ?3, reason = ?4, terminal_at_ms = ?5
+             WHERE id = ?1 AND state = ?6",
+        )?
+        .execute(params![
+            txn.to_string(),
+            to.as_str(),
+            proof_json,
+            reason,
+            now_ms(),
+            from.as_str()
+        ])?;
+    if changed == 1 {
+        Ok(())
+    } else {
+        Err(rusqlite::Error::QueryReturnedNoRows)
+    }
+}
+
+pub(crate) fn list(conn: &Connection, filter: &TxnFilter) -> Result<Vec<TxnRecord>, ListError> {
+    let limit = if filter.limit == 0 { 100 } else { filter.limit };
+    let mut st = conn.prepare_cached(
+        "SELECT id, state, effect_kind, operation, tool_family, intent_json, proof_json, reason,
+                parent_txn, created_at_ms, terminal_at_ms
+         FROM transactions WHERE (?1 IS NULL OR state = ?1)
+         ORDER BY created_at_ms DESC, rowid DESC LIMIT ?2",
+    )?;
+    let rows = st.query_map(
+        params![filter.status.map(TxnStatus::as_str), limit as i64],
+        |r| {
+            let id: String = r.get(0)?;
+            let state: String = r.get(1)?;
+            let kind: String = r.get(2)?;
+            let intent: String = r.get(5)?;
+            let proof: Option<String> = r.get(6)?;
+            let parent: Option<String> = r.get(8)?;
+            let bad = |what: &str| {
+                rusqlite::Error::FromSqlConversionFailure(
+                    0,
+                    rusqlite::types::Type::Text,
+                    format!("bad {what} in journal row").into(),
+                )
+            };
+            Ok(TxnRecord {
+                transaction_id: id.parse().map_err(|_| bad("id"))?,
+                status: TxnStatus::parse(&state).ok_or_else(|| bad("state"))?,
+                effect_kind: EffectKind::parse(&kind).ok_or_else(|| bad("effect kind"))?,
+                operation: r.get(3)?,
+                tool_family: r.get(4)?,
+                path: match serde_json::from_str::<Intent>(&intent) {
+                    Ok(Intent::File(f)) => Some(f.path),
+                    Err(_) => None,
+                },
+                proof_summary: proof
+                    .and_then(|p| serde_json::from_str::<Proof>(&p).ok())
+                    .map(|p| p.summary()),
+                reason: r.get(7)?,
+                parent_txn: parent.and_then(|p| p.parse().ok()),
+                created_at_ms: r.get(9)?,
+                terminal_at_ms: r.get(10)?,
+            })
+        },
+    )?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_hash_ignores_key_order() {
+        let a = serde_json::json!({"b": 1, "a": {"y": [1, 2], "x": null}});
+        let b = serde_json::json!({"a": {"x": null, "y": [1, 2]}, "b": 1});
+        assert_eq!(canonical_request_hash(&a), canonical_request_hash(&b));
+        let c = serde_json::json!({"a": {"x": null, "y": [2, 1]}, "b": 1});
+        assert_ne!(canonical_request_hash(&a), canonical_request_hash(&c));
+    }
+}

@@ -1,0 +1,109 @@
+//! The per-project writer lease: an exclusive `flock` on `lease.lock` in the
+//! project's state directory — never on the SQLite file, whose own locking
+//! SQLite owns.
+//!
+//! The kernel drops an `flock` when its holder dies, SIGKILL included, so a
+//! crashed server never leaves a stale lease behind. The holder's pid is written
+//! into the file only so the refusal can name it.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use rustix::fs::{FlockOperation, flock};
+
+/// The lock file's name inside the project state dir.
+pub const FILE_NAME: &str = "lease.lock";
+
+/// A held lease; dropping it releases the lock.
+#[derive(Debug)]
+pub struct Lease {
+    /// Keeping the descriptor open is what holds the lock.
+    _file: File,
+    path: PathBuf,
+}
+
+/// The lease could not be taken.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LeaseError {
+    /// Another live process holds the lease for this project.
+    #[error(
+        "another godot-mcp server holds the project lease {path} (pid {}); \
+         only one server may write a project — stop it first",
+        pid.map_or_else(|| "unknown".to_owned(), |p| p.to_string())
+    )]
+    Held {
+        /// The holder's pid as it recorded it, when readable.
+        pid: Option<u32>,
+        /// The lock file.
+        path: PathBuf,
+    },
+    /// The lock file could not be opened or locked.
+    #[error("project lease {path}: {source}")]
+    Io {
+        /// The lock file.
+        path: PathBuf,
+        /// The cause.
+        source: io::Error,
+    },
+}
+
+impl Lease {
+    /// Takes the lease in `state_dir` without waiting.
+    pub fn acquire(state_dir: &Path) -> Result<Self, LeaseError> {
+        let path = state_dir.join(FILE_NAME);
+        let io_err = |source| LeaseError::Io {
+            path: path.clone(),
+            source,
+        };
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(io_err)?;
+        match flock(&file, FlockOperation::NonBlockingLockExclusive) {
+            Ok(()) => {}
+            Err(e) if e == rustix::io::Errno::WOULDBLOCK => {
+                let mut text = String::new();
+                let pid = file
+                    .read_to_string(&mut text)
+                    .ok()
+                    .and_then(|_| text.trim().parse().ok());
+                return Err(LeaseError::Held { pid, path });
+            }
+            Err(e) => return Err(io_err(e.into())),
+        }
+        let pid = std::process::id();
+        file.set_len(0).map_err(io_err)?;
+        file.seek(SeekFrom::Start(0)).map_err(io_err)?;
+        writeln!(file, "{pid}").map_err(io_err)?;
+        Ok(Self { _file: file, path })
+    }
+
+    /// The lock file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_second_acquire_names_the_holder_and_succeeds_after_release() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = Lease::acquire(dir.path()).unwrap();
+        match Lease::acquire(dir.path()) {
+            Err(LeaseError::Held { pid, .. }) => {
+                assert_eq!(pid, Some(std::process::id()));
+            }
+            other => panic!("expected Held, got {other:?}"),
+        }
+        drop(first);
+        Lease::acquire(dir.path()).unwrap();
+    }
+}

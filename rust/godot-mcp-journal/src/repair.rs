@@ -1,0 +1,614 @@
+//! `godot-mcp transaction repair`: the operator's only way to resolve a
+//! quarantined transaction. It re-derives every proof field itself, against
+//! the current project object and generation, and journals exactly one
+//! proof-backed transition — or refuses and changes nothing.
+//!
+//! Nothing here is reachable from a tool or transport; the server's CLI calls
+//! [`run`]. There is no force option by construction: [`RepairRequest`] has no
+//! field that could skip a check.
+
+use std::fmt;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use rusqlite::{OptionalExtension, params};
+use serde::{Deserialize, Serialize};
+
+use crate::durable;
+use crate::ids::{EffectKind, FileState, TxnId, TxnStatus};
+use crate::journal::{Journal, OpenError, now_ms, record_terminal};
+use crate::proof::{Deriver, FileIntent, FileProof, Intent, Proof, ProofBasis};
+
+/// The `schema` value of a repair-proof file this build accepts.
+pub const PROOF_SCHEMA: &str = "godot-mcp.repair-proof/1";
+
+/// The four repair operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RepairOperation {
+    /// Re-derive and report the would-be transition; records nothing.
+    Reconcile,
+    /// Undo the effect from a proven pre-state; records `compensated`.
+    Compensate,
+    /// Terminate a proven, still-contained survivor (`process_launch` only).
+    Terminate,
+    /// Record a proven post-state as `committed`.
+    AcknowledgeSafeState,
+}
+
+impl RepairOperation {
+    /// The command-line spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Reconcile => "reconcile",
+            Self::Compensate => "compensate",
+            Self::Terminate => "terminate",
+            Self::AcknowledgeSafeState => "acknowledge-safe-state",
+        }
+    }
+}
+
+impl fmt::Display for RepairOperation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Not one of the four operations.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "unknown repair operation {0:?} (expected reconcile, compensate, terminate or acknowledge-safe-state)"
+)]
+pub struct ParseOperationError(pub String);
+
+impl FromStr for RepairOperation {
+    type Err = ParseOperationError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(match s {
+            "reconcile" => Self::Reconcile,
+            "compensate" => Self::Compensate,
+            "terminate" => Self::Terminate,
+            "acknowledge-safe-state" => Self::AcknowledgeSafeState,
+            other => return Err(ParseOperationError(other.to_owned())),
+        })
+    }
+}
+
+/// The canonical repair-proof file (`--proof-file`). Every field is checked
+/// against what the command re-derives; unknown fields are refused.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RepairProof {
+    /// Always [`PROOF_SCHEMA`].
+    pub schema: String,
+    /// The transaction being repaired.
+    pub transaction_id: TxnId,
+    /// The project's object id, from `project.json` (32 hex digits).
+    pub project_object_id: String,
+    /// The project's generation, from `project.json`.
+    pub generation: u64,
+    /// The operation this proof is for.
+    pub operation: RepairOperation,
+    /// The transaction's recorded effect kind.
+    pub effect_kind: EffectKind,
+    /// For `file`: what the operator observed on disk.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<FileClaim>,
+}
+
+/// The operator's claim about a `file` target.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileClaim {
+    /// The project-relative target path, as the journal recorded it.
+    pub path: String,
+    /// Its state now: `{"state":"absent"}` or `{"state":"present","sha256":"…"}`.
+    pub observed: FileState,
+}
+
+/// One repair invocation.
+#[derive(Clone, Debug)]
+pub struct RepairRequest {
+    /// The project directory.
+    pub project: PathBuf,
+    /// The transaction to repair.
+    pub transaction_id: TxnId,
+    /// What to do.
+    pub operation: RepairOperation,
+    /// The proof file.
+    pub proof_file: PathBuf,
+    /// Re-derive and report, record and change nothing.
+    pub dry_run: bool,
+}
+
+/// What a successful repair did (or, for `reconcile` and `--dry-run`, would do).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RepairReport {
+    /// The transaction.
+    pub transaction_id: TxnId,
+    /// The operation.
+    pub operation: RepairOperation,
+    /// Its state before.
+    pub from: TxnStatus,
+    /// The proven state it moves (or would move) to.
+    pub to: TxnStatus,
+    /// Whether the transition was journaled.
+    pub recorded: bool,
+    /// The re-derived proof.
+    pub proof: FileProof,
+    /// Filesystem actions taken (or, when not recorded, that would be taken).
+    pub actions: Vec<String>,
+}
+
+impl RepairReport {
+    /// One line for the terminal.
+    pub fn summary(&self) -> String {
+        let verb = if self.recorded {
+            "recorded"
+        } else {
+            "would record"
+        };
+        let mut s = format!(
+            "transaction {} {}: {verb} {} -> {} ({})",
+            self.transaction_id,
+            self.operation,
+            self.from,
+            self.to,
+            Proof::File(self.proof.clone()).summary()
+        );
+        for a in &self.actions {
+            s.push_str("; ");
+            s.push_str(a);
+        }
+        s
+    }
+}
+
+/// Why a repair was refused. Every refusal leaves the transaction exactly as
+/// it was and exits non-zero ([`RepairRefusal::exit_code`]).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RepairRefusal {
+    /// The proof file is missing or unreadable.
+    #[error("no proof: cannot read proof file {path}: {source}")]
+    NoProof {
+        /// The proof file.
+        path: PathBuf,
+        /// The cause.
+        source: io::Error,
+    },
+    /// The proof file is not a valid repair proof.
+    #[error("proof file {path} is not a valid {PROOF_SCHEMA} document: {reason}")]
+    InvalidProof {
+        /// The proof file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The journal could not be opened (e.g. a server holds the lease).
+    #[error("cannot open the journal: {0}")]
+    Open(#[from] OpenError),
+    /// No such transaction in this project's journal.
+    #[error("no transaction {0} in this project's journal")]
+    UnknownTransaction(TxnId),
+    /// The transaction or proof belongs to another project object or generation.
+    #[error(
+        "wrong project: {what} names project object {found} generation {found_generation}, \
+         this project is object {current} generation {current_generation}"
+    )]
+    WrongProject {
+        /// `transaction` or `proof`.
+        what: &'static str,
+        /// The object id found.
+        found: String,
+        /// The generation found.
+        found_generation: u64,
+        /// The current object id.
+        current: String,
+        /// The current generation.
+        current_generation: u64,
+    },
+    /// A proof field disagrees with the request or with what was re-derived.
+    #[error("wrong proof: {field} is {claimed} in the proof file, re-derived {derived}")]
+    ProofMismatch {
+        /// The field.
+        field: &'static str,
+        /// The proof file's value.
+        claimed: String,
+        /// The re-derived value.
+        derived: String,
+    },
+    /// Only quarantined transactions are repaired.
+    #[error("transaction {transaction_id} is {status}, not quarantined; nothing to repair")]
+    NotQuarantined {
+        /// The transaction.
+        transaction_id: TxnId,
+        /// Its state.
+        status: TxnStatus,
+    },
+    /// The operation does not apply to the transaction's effect kind.
+    #[error("{operation} does not apply to a {kind} transaction")]
+    NotApplicable {
+        /// The operation.
+        operation: RepairOperation,
+        /// The effect kind.
+        kind: EffectKind,
+    },
+    /// The state the operation needs could not be proven.
+    #[error("unproven: {0}")]
+    Unproven(String),
+    /// Re-deriving failed with an I/O error.
+    #[error("I/O error while re-deriving {path}: {source}")]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The cause.
+        source: io::Error,
+    },
+    /// The journal database failed; nothing was recorded.
+    #[error("journal: {0}")]
+    Journal(#[from] rusqlite::Error),
+}
+
+impl RepairRefusal {
+    /// The process exit status: 3 when the journal is unavailable (a server
+    /// holds the lease), 1 for every other refusal. (2 is the CLI's usage error.)
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Self::Open(_) => 3,
+            _ => 1,
+        }
+    }
+}
+
+struct Row {
+    object_id: String,
+    generation: i64,
+    kind: String,
+    state: String,
+    intent_json: String,
+    reason: Option<String>,
+}
+
+/// Runs one repair of `req.project`'s journal under the state root `state_root`.
+pub fn run(state_root: &Path, req: &RepairRequest) -> Result<RepairReport, RepairRefusal> {
+    let proof = read_proof(&req.proof_file)?;
+    let journal = Journal::open(state_root, &req.project)?;
+    repair(journal, req, &proof)
+}
+
+fn read_proof(path: &Path) -> Result<RepairProof, RepairRefusal> {
+    let bytes = fs::read(path).map_err(|source| RepairRefusal::NoProof {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let proof: RepairProof =
+        serde_json::from_slice(&bytes).map_err(|e| RepairRefusal::InvalidProof {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        })?;
+    if proof.schema != PROOF_SCHEMA {
+        return Err(RepairRefusal::InvalidProof {
+            path: path.to_path_buf(),
+            reason: format!("schema is {:?}, expected {PROOF_SCHEMA:?}", proof.schema),
+        });
+    }
+    Ok(proof)
+}
+
+fn mismatch(field: &'static str, claimed: impl ToString, derived: impl ToString) -> RepairRefusal {
+    RepairRefusal::ProofMismatch {
+        field,
+        claimed: claimed.to_string(),
+        derived: derived.to_string(),
+    }
+}
+
+fn repair(
+    mut journal: Journal,
+    req: &RepairRequest,
+    proof: &RepairProof,
+) -> Result<RepairReport, RepairRefusal> {
+    let txn = req.transaction_id;
+    let identity = journal.identity.clone();
+    let row = journal
+        .conn
+        .query_row(
+            "SELECT project_object_id, generation, effect_kind, state, intent_json, reason
+             FROM transactions WHERE id = ?1",
+            [txn.to_string()],
+            |r| {
+                Ok(Row {
+                    object_id: r.get(0)?,
+                    generation: r.get(1)?,
+                    kind: r.get(2)?,
+                    state: r.get(3)?,
+                    intent_json: r.get(4)?,
+                    reason: r.get(5)?,
+                })
+            },
+        )
+        .optional()?
+        .ok_or(RepairRefusal::UnknownTransaction(txn))?;
+
+    // Identity: the transaction's and the proof's, against the current project.
+    let wrong = |what, found: &str, found_generation: u64| RepairRefusal::WrongProject {
+        what,
+        found: found.to_owned(),
+        found_generation,
+        current: identity.object_id.clone(),
+        current_generation: identity.generation,
+    };
+    let row_generation = u64::try_from(row.generation).unwrap_or(u64::MAX);
+    if row.object_id != identity.object_id || row_generation != identity.generation {
+        return Err(wrong("transaction", &row.object_id, row_generation));
+    }
+    if proof.project_object_id != identity.object_id || proof.generation != identity.generation {
+        return Err(wrong("proof", &proof.project_object_id, proof.generation));
+    }
+    if proof.transaction_id != txn {
+        return Err(mismatch("transaction_id", proof.transaction_id, txn));
+    }
+    if proof.operation != req.operation {
+        return Err(mismatch("operation", proof.operation, req.operation));
+    }
+    let kind = EffectKind::parse(&row.kind)
+        .ok_or_else(|| RepairRefusal::Unproven(format!("unknown effect kind {}", row.kind)))?;
+    if proof.effect_kind != kind {
+        return Err(mismatch("effect_kind", proof.effect_kind, kind));
+    }
+    let status = TxnStatus::parse(&row.state)
+        .ok_or_else(|| RepairRefusal::Unproven(format!("unknown state {}", row.state)))?;
+    if status != TxnStatus::Quarantined {
+        return Err(RepairRefusal::NotQuarantined {
+            transaction_id: txn,
+            status,
+        });
+    }
+    if req.operation == RepairOperation::Terminate && kind != EffectKind::ProcessLaunch {
+        return Err(RepairRefusal::NotApplicable {
+            operation: req.operation,
+            kind,
+        });
+    }
+    let intent = match (kind, serde_json::from_str::<Intent>(&row.intent_json)) {
+        (EffectKind::File, Ok(Intent::File(intent))) => intent,
+        (EffectKind::File, Err(e)) => {
+            return Err(RepairRefusal::Unproven(format!("intent unreadable: {e}")));
+        }
+        (other, _) => {
+            return Err(RepairRefusal::Unproven(format!(
+                "this build cannot re-derive a {other} proof; the next server start reconciles it through its boundary"
+            )));
+        }
+    };
+    let claim = proof
+        .file
+        .as_ref()
+        .ok_or_else(|| mismatch("file", "missing", format!("path {}", intent.path)))?;
+    if claim.path != intent.path {
+        return Err(mismatch("file.path", &claim.path, &intent.path));
+    }
+    if let Some(link) = intent.linked_launch {
+        // A composite commits only with its launch sub-proof; the proof file
+        // cannot suppress this check.
+        let linked: Option<String> = journal
+            .conn
+            .query_row(
+                "SELECT state FROM transactions WHERE id = ?1 AND effect_kind = 'process_launch'",
+                [link.to_string()],
+                |r| r.get(0),
+            )
+            .optional()?;
+        if linked.as_deref() != Some("committed") {
+            return Err(RepairRefusal::Unproven(format!(
+                "linked process_launch {link} is {}, not committed",
+                linked.as_deref().unwrap_or("missing")
+            )));
+        }
+    }
+
+    let root = journal.root.clone();
+    let target = root.join(&intent.path);
+    let observed = durable::read_state(&target).map_err(|source| RepairRefusal::Io {
+        path: target.clone(),
+        source,
+    })?;
+    if claim.observed != observed {
+        return Err(mismatch("file.observed", claim.observed, observed));
+    }
+    let temp = intent.temp.as_ref().map(|t| root.join(t));
+    let temp_exists = match &temp {
+        Some(t) => match fs::symlink_metadata(t) {
+            Ok(_) => true,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => false,
+            Err(source) => {
+                return Err(RepairRefusal::Io {
+                    path: t.clone(),
+                    source,
+                });
+            }
+        },
+        None => false,
+    };
+
+    let plan = plan(req.operation, &intent, observed)?;
+    let mut actions = Vec::new();
+    if temp_exists {
+        actions.push(format!(
+            "remove leftover temp {}",
+            intent.temp.as_deref().unwrap_or("")
+        ));
+    }
+    if plan.unlink_target {
+        actions.push(format!(
+            "remove {} (created by this transaction)",
+            intent.path
+        ));
+    }
+    let mut proof_out = FileProof {
+        path: intent.path.clone(),
+        observed,
+        basis: plan.basis,
+        temp_removed: temp_exists,
+        derived_by: Deriver::Repair,
+    };
+    let record = !(req.dry_run || req.operation == RepairOperation::Reconcile);
+    if record {
+        let io_err = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| RepairRefusal::Io { path, source }
+        };
+        if let (true, Some(t)) = (temp_exists, &temp) {
+            fs::remove_file(t).map_err(io_err(t))?;
+        }
+        if plan.unlink_target {
+            fs::remove_file(&target).map_err(io_err(&target))?;
+        }
+        if temp_exists || plan.unlink_target {
+            durable::fsync_dir(durable::parent_dir(&target)).map_err(io_err(&target))?;
+        }
+        // Re-derive once more after acting: the recorded proof is what is on
+        // disk now, not what was planned.
+        let after = durable::read_state(&target).map_err(io_err(&target))?;
+        let expected_after = if plan.unlink_target {
+            FileState::Absent
+        } else {
+            observed
+        };
+        if after != expected_after {
+            return Err(RepairRefusal::Unproven(format!(
+                "{} changed while repairing: now {after}",
+                intent.path
+            )));
+        }
+        proof_out.observed = after;
+        let reason = format!(
+            "repaired by {} (was quarantined: {})",
+            req.operation,
+            row.reason.as_deref().unwrap_or("no reason recorded")
+        );
+        let proof_json = serde_json::to_string(&Proof::File(proof_out.clone()))
+            .map_err(|e| RepairRefusal::Unproven(e.to_string()))?;
+        let tx = journal.conn.transaction()?;
+        record_terminal(
+            &tx,
+            txn,
+            TxnStatus::Quarantined,
+            plan.to,
+            Some(&proof_out),
+            Some(&reason),
+        )?;
+        tx.execute(
+            "INSERT INTO repairs (txn_id, operation, from_state, to_state, proof_json, at_ms)
+             VALUES (?1, ?2, 'quarantined', ?3, ?4, ?5)",
+            params![
+                txn.to_string(),
+                req.operation.as_str(),
+                plan.to.as_str(),
+                proof_json,
+                now_ms()
+            ],
+        )?;
+        tx.commit()?;
+    }
+    Ok(RepairReport {
+        transaction_id: txn,
+        operation: req.operation,
+        from: status,
+        to: plan.to,
+        recorded: record,
+        proof: proof_out,
+        actions,
+    })
+}
+
+struct Plan {
+    to: TxnStatus,
+    basis: ProofBasis,
+    /// Compensating a create: remove the file this transaction created.
+    unlink_target: bool,
+}
+
+/// The transition `op` may journal given the re-derived `observed` state.
+fn plan(
+    op: RepairOperation,
+    intent: &FileIntent,
+    observed: FileState,
+) -> Result<Plan, RepairRefusal> {
+    let committed = Plan {
+        to: TxnStatus::Committed,
+        basis: ProofBasis::PostState,
+        unlink_target: false,
+    };
+    let compensated = Plan {
+        to: TxnStatus::Compensated,
+        basis: ProofBasis::PreState,
+        unlink_target: false,
+    };
+    match op {
+        RepairOperation::Reconcile if observed == intent.post => Ok(committed),
+        RepairOperation::Reconcile if observed == intent.pre => Ok(compensated),
+        RepairOperation::AcknowledgeSafeState if observed == intent.post => Ok(committed),
+        RepairOperation::Compensate if observed == intent.pre => Ok(compensated),
+        RepairOperation::Compensate
+            if intent.pre == FileState::Absent && observed == intent.post =>
+        {
+            Ok(Plan {
+                unlink_target: true,
+                ..compensated
+            })
+        }
+        RepairOperation::Terminate => Err(RepairRefusal::NotApplicable {
+            operation: op,
+            kind: EffectKind::File,
+        }),
+        _ => Err(RepairRefusal::Unproven(format!(
+            "{} is {observed}; {op} needs {}",
+            intent.path,
+            match op {
+                RepairOperation::AcknowledgeSafeState => format!("its post-state {}", intent.post),
+                RepairOperation::Compensate => format!(
+                    "its pre-state {} (restore those bytes, e.g. from version control, and retry)",
+                    intent.pre
+                ),
+                _ => format!("its pre-state {} or post-state {}", intent.pre, intent.post),
+            }
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn operations_parse_exactly_and_force_is_not_one() {
+        for op in [
+            RepairOperation::Reconcile,
+            RepairOperation::Compensate,
+            RepairOperation::Terminate,
+            RepairOperation::AcknowledgeSafeState,
+        ] {
+            assert_eq!(op.as_str().parse::<RepairOperation>(), Ok(op));
+        }
+        assert!("force".parse::<RepairOperation>().is_err());
+        assert!("--force".parse::<RepairOperation>().is_err());
+    }
+
+    #[test]
+    fn the_documented_example_parses() {
+        let doc = include_str!("../../../docs/recovery.md");
+        let start = doc
+            .find("```json\n")
+            .expect("docs/recovery.md has a json example")
+            + 8;
+        let end = start + doc[start..].find("```").unwrap();
+        let proof: RepairProof = serde_json::from_str(&doc[start..end]).unwrap();
+        assert_eq!(proof.schema, PROOF_SCHEMA);
+        assert_eq!(proof.operation, RepairOperation::AcknowledgeSafeState);
+    }
+}

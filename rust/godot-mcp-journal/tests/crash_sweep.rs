@@ -1,0 +1,293 @@
+//! Crash-point sweep: a real child process dies (process exit, status 77) at
+//! each named journal boundary; the next start reconciles; then the same with a
+//! second crash during that reconciliation.
+//!
+//! After the final reconciliation, for every scenario and point: no transaction
+//! is open; `committed` only where the target's bytes are the post-state,
+//! `compensated` only where they are the pre-state, no `quarantined` (nothing
+//! else touched the project, so every state is provable); the target is
+//! byte-for-byte its pre- or post-state; no temp file is left. The expected
+//! outcome per point is pinned too, and every failpoint must have been reached.
+#![cfg(feature = "failpoints")]
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Output};
+
+use godot_mcp_journal::failpoints;
+use godot_mcp_journal::{FileState, Journal, TxnFilter, TxnStatus, WriteGate};
+
+mod support;
+
+const CHILD: &str = env!("CARGO_BIN_EXE_journal-test-child");
+
+#[derive(Clone, Copy, Debug)]
+enum Scenario {
+    /// Create a file that does not exist.
+    Create,
+    /// Overwrite an existing file.
+    Overwrite,
+    /// Delete an existing file.
+    Delete,
+}
+
+const PRE: &str = "pre-state bytes\n";
+const POST: &str = "post-state bytes, longer than before\n";
+const REL: &str = "scenes/level.tscn";
+
+impl Scenario {
+    const ALL: [Scenario; 3] = [Scenario::Create, Scenario::Overwrite, Scenario::Delete];
+
+    fn points(self) -> &'static [&'static str] {
+        match self {
+            Scenario::Delete => failpoints::DELETE_POINTS,
+            _ => failpoints::WRITE_POINTS,
+        }
+    }
+
+    fn pre(self) -> Option<&'static str> {
+        match self {
+            Scenario::Create => None,
+            _ => Some(PRE),
+        }
+    }
+
+    fn post(self) -> Option<&'static str> {
+        match self {
+            Scenario::Delete => None,
+            _ => Some(POST),
+        }
+    }
+
+    fn setup(self, project: &Path) {
+        fs::create_dir_all(project.join("scenes")).unwrap();
+        if let Some(pre) = self.pre() {
+            fs::write(project.join(REL), pre).unwrap();
+        }
+    }
+
+    fn command(self) -> Vec<&'static str> {
+        match self {
+            Scenario::Delete => vec!["delete", REL],
+            _ => vec!["write", REL, POST],
+        }
+    }
+
+    /// The outcome a crash at `point` must reconcile to: before the effect
+    /// (rename/unlink) nothing landed; from it on, the post-state did.
+    fn expected(self, point: &str) -> TxnStatus {
+        let effect = match self {
+            Scenario::Delete => failpoints::AFTER_UNLINK,
+            _ => failpoints::AFTER_RENAME,
+        };
+        let points = self.points();
+        let at = points.iter().position(|p| *p == point).unwrap();
+        let effect_at = points.iter().position(|p| *p == effect).unwrap();
+        if at < effect_at {
+            TxnStatus::Compensated
+        } else {
+            TxnStatus::Committed
+        }
+    }
+}
+
+fn child(state: &Path, project: &Path, args: &[&str], crash_at: Option<&str>) -> Output {
+    let mut cmd = Command::new(CHILD);
+    cmd.arg(state).arg(project).args(args);
+    match crash_at {
+        Some(p) => cmd.env("JOURNAL_CRASH_AT", p),
+        None => cmd.env_remove("JOURNAL_CRASH_AT"),
+    };
+    cmd.output().unwrap()
+}
+
+/// Runs the child expecting it to die at `point`; returns the point it reported.
+fn crash_at(state: &Path, project: &Path, args: &[&str], point: &str) -> String {
+    let out = child(state, project, args, Some(point));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(77),
+        "child did not die at {point}: stdout={stdout} stderr={}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let reached = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("FAILPOINT_REACHED "))
+        .unwrap_or_else(|| panic!("no FAILPOINT_REACHED line: {stdout}"))
+        .to_owned();
+    assert_eq!(reached, point);
+    reached
+}
+
+fn temp_files(dir: &Path) -> Vec<String> {
+    fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".gmcp-"))
+        .collect()
+}
+
+/// The final start: reconcile in-process and check every invariant.
+fn check_after_recovery(scenario: Scenario, state: &Path, project: &Path, expected: TxnStatus) {
+    let mut journal = Journal::open(state, project).unwrap();
+    let report = journal.reconcile().unwrap();
+    assert!(report.quarantined.is_empty(), "{scenario:?}: {report:?}");
+    assert_eq!(report.gate, WriteGate::Open);
+    let all = journal.list_transactions(&TxnFilter::default()).unwrap();
+    assert_eq!(all.len(), 1, "{scenario:?}: exactly the one transaction");
+    let txn = &all[0];
+    assert_eq!(txn.status, expected, "{scenario:?}: {txn:?}");
+
+    let on_disk = match fs::read(project.join(REL)) {
+        Ok(b) => Some(String::from_utf8(b).unwrap()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => panic!("{e}"),
+    };
+    let on_disk = on_disk.as_deref();
+    match txn.status {
+        TxnStatus::Committed => assert_eq!(on_disk, scenario.post(), "{scenario:?}"),
+        TxnStatus::Compensated => assert_eq!(on_disk, scenario.pre(), "{scenario:?}"),
+        other => panic!("{scenario:?}: transaction left {other}"),
+    }
+    assert!(
+        on_disk == scenario.pre() || on_disk == scenario.post(),
+        "byte-for-byte pre or post"
+    );
+    assert_eq!(temp_files(&project.join("scenes")), Vec::<String>::new());
+    assert!(
+        journal
+            .list_transactions(&TxnFilter {
+                status: Some(TxnStatus::Open),
+                limit: 0
+            })
+            .unwrap()
+            .is_empty()
+    );
+}
+
+/// Guards against: an effect that lands without a durable intent, a temp file
+/// or half-written target surviving a crash, reconciliation declaring
+/// `committed` from the intent rather than the bytes, and any boundary that the
+/// sweep silently stops reaching when the write path is refactored.
+#[test]
+fn a_crash_at_every_boundary_reconciles_to_a_proven_state() {
+    let mut reached = BTreeSet::new();
+    for scenario in Scenario::ALL {
+        for point in scenario.points() {
+            let dir = tempfile::tempdir().unwrap();
+            let (state, project) = (dir.path().join("state"), dir.path().join("project"));
+            fs::create_dir_all(&project).unwrap();
+            scenario.setup(&project);
+            reached.insert(crash_at(&state, &project, &scenario.command(), point));
+            check_after_recovery(scenario, &state, &project, scenario.expected(point));
+        }
+    }
+    let write_and_delete: BTreeSet<String> = failpoints::WRITE_POINTS
+        .iter()
+        .chain(failpoints::DELETE_POINTS)
+        .map(|s| s.to_string())
+        .collect();
+    assert_eq!(
+        reached, write_and_delete,
+        "every write/delete failpoint reached"
+    );
+}
+
+/// Guards against: reconciliation that is not idempotent — a crash after it
+/// removed a temp file or recorded some rows must re-derive the same outcome,
+/// never quarantine (or worse, flip) a transaction whose state it had proven.
+#[test]
+fn a_second_crash_during_reconciliation_still_converges() {
+    let mut reached = BTreeSet::new();
+    for scenario in Scenario::ALL {
+        for point in scenario.points() {
+            for second in failpoints::RECONCILE_POINTS {
+                let dir = tempfile::tempdir().unwrap();
+                let (state, project) = (dir.path().join("state"), dir.path().join("project"));
+                fs::create_dir_all(&project).unwrap();
+                scenario.setup(&project);
+                reached.insert(crash_at(&state, &project, &scenario.command(), point));
+                reached.insert(crash_at(&state, &project, &["reconcile"], second));
+                check_after_recovery(scenario, &state, &project, scenario.expected(point));
+            }
+        }
+    }
+    assert_eq!(
+        reached,
+        failpoints::ALL.iter().map(|s| s.to_string()).collect(),
+        "every failpoint of the crate reached"
+    );
+}
+
+/// Guards against: startup output drifting from the spec's exact text (one
+/// line per non-zero outcome, in the order compensated, committed, then the
+/// gate), as printed by a real process.
+#[test]
+fn the_next_start_prints_the_spec_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let (state, project) = (dir.path().join("state"), dir.path().join("project"));
+    fs::create_dir_all(&project).unwrap();
+    let (identity, state_dir) = support::identity_and_state_dir(&state, &project);
+    fs::write(project.join("a.txt"), "a0").unwrap();
+    fs::write(project.join("b.txt"), "b1").unwrap();
+    fs::write(project.join("c.txt"), "c1").unwrap();
+    support::insert_open_intents(
+        &state_dir,
+        &identity,
+        &[
+            ("a.txt", FileState::of(b"a0"), FileState::of(b"a1")),
+            ("b.txt", FileState::of(b"b0"), FileState::of(b"b1")),
+            ("c.txt", FileState::Absent, FileState::of(b"c1")),
+        ],
+    );
+    let out = child(&state, &project, &["reconcile"], None);
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        "godot-mcp serve: startup reconciliation compensated=1\n\
+         godot-mcp serve: startup reconciliation committed=2\n\
+         godot-mcp serve: write gate open\n"
+    );
+}
+
+/// Guards against: a closed gate that lets writes through, or that does not
+/// name the quarantined transaction, after a third party changed the target.
+#[test]
+fn unprovable_state_closes_the_gate_and_names_the_transaction() {
+    let dir = tempfile::tempdir().unwrap();
+    let (state, project) = (dir.path().join("state"), dir.path().join("project"));
+    fs::create_dir_all(&project).unwrap();
+    Scenario::Overwrite.setup(&project);
+    crash_at(
+        &state,
+        &project,
+        &Scenario::Overwrite.command(),
+        failpoints::AFTER_RENAME,
+    );
+    fs::write(project.join(REL), "someone else's bytes").unwrap();
+    let out = child(&state, &project, &["write", "other.txt", "x"], None);
+    assert!(!out.status.success(), "a write through a closed gate");
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let mut lines = stderr.lines();
+    assert_eq!(
+        lines.next(),
+        Some("godot-mcp serve: startup reconciliation quarantined=1")
+    );
+    let gate = lines.next().unwrap();
+    assert!(
+        gate.starts_with("godot-mcp serve: write gate closed: 1 quarantined transaction(s): "),
+        "{gate}"
+    );
+    assert!(gate.contains("neither its pre-state"), "{gate}");
+    assert!(
+        lines.next().unwrap().contains("write gate closed"),
+        "{stderr}"
+    );
+    assert!(!project.join("other.txt").exists());
+    assert_eq!(
+        fs::read_to_string(project.join(REL)).unwrap(),
+        "someone else's bytes"
+    );
+}

@@ -1,0 +1,343 @@
+//! `transaction repair`: one proof-backed transition, or a refusal with a
+//! non-zero exit code and the row exactly as it was.
+
+use std::fs;
+use std::path::PathBuf;
+
+use godot_mcp_journal::journal::JOURNAL_FILE;
+use godot_mcp_journal::repair::{
+    self, FileClaim, PROOF_SCHEMA, RepairOperation, RepairProof, RepairRefusal, RepairRequest,
+};
+use godot_mcp_journal::{
+    EffectKind, FileState, Journal, ProjectIdentity, TxnId, TxnStatus, WriteGate,
+};
+
+mod support;
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    state: PathBuf,
+    project: PathBuf,
+    state_dir: PathBuf,
+    identity: ProjectIdentity,
+    txn: TxnId,
+}
+
+const PRE: &[u8] = b"pre";
+const POST: &[u8] = b"post";
+
+/// A project whose `a.txt` transaction is quarantined (the file holds bytes
+/// that are neither its pre- nor its post-state). `pre = None` models a create.
+fn quarantined(pre: Option<&[u8]>) -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let project = dir.path().join("project");
+    fs::create_dir_all(&project).unwrap();
+    let (identity, state_dir) = support::identity_and_state_dir(&state, &project);
+    let pre_state = pre.map_or(FileState::Absent, FileState::of);
+    let txn = support::insert_open_intents(
+        &state_dir,
+        &identity,
+        &[("a.txt", pre_state, FileState::of(POST))],
+    )[0];
+    fs::write(project.join("a.txt"), b"unexpected").unwrap();
+    let mut j = Journal::open(&state, &project).unwrap();
+    let report = j.reconcile().unwrap();
+    assert_eq!(report.quarantined.len(), 1);
+    drop(j);
+    Fixture {
+        _dir: dir,
+        state,
+        project,
+        state_dir,
+        identity,
+        txn,
+    }
+}
+
+impl Fixture {
+    fn proof(&self, op: RepairOperation, observed: FileState) -> RepairProof {
+        RepairProof {
+            schema: PROOF_SCHEMA.into(),
+            transaction_id: self.txn,
+            project_object_id: self.identity.object_id.clone(),
+            generation: self.identity.generation,
+            operation: op,
+            effect_kind: EffectKind::File,
+            file: Some(FileClaim {
+                path: "a.txt".into(),
+                observed,
+            }),
+        }
+    }
+
+    fn run_with(
+        &self,
+        op: RepairOperation,
+        proof: Option<&RepairProof>,
+        dry_run: bool,
+    ) -> Result<repair::RepairReport, RepairRefusal> {
+        let proof_file = self.state.join("proof.json");
+        let _ = fs::remove_file(&proof_file);
+        if let Some(p) = proof {
+            fs::write(&proof_file, serde_json::to_vec_pretty(p).unwrap()).unwrap();
+        }
+        repair::run(
+            &self.state,
+            &RepairRequest {
+                project: self.project.clone(),
+                transaction_id: self.txn,
+                operation: op,
+                proof_file,
+                dry_run,
+            },
+        )
+    }
+
+    /// The row and the repair log, to prove a refusal changed nothing.
+    fn snapshot(&self) -> (String, Option<String>, Option<String>, Option<i64>, i64) {
+        let conn = rusqlite::Connection::open(self.state_dir.join(JOURNAL_FILE)).unwrap();
+        let row = conn
+            .query_row(
+                "SELECT state, proof_json, reason, terminal_at_ms FROM transactions WHERE id = ?1",
+                [self.txn.to_string()],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+            )
+            .unwrap();
+        let repairs: i64 = conn
+            .query_row("SELECT count(*) FROM repairs", [], |r| r.get(0))
+            .unwrap();
+        (row.0, row.1, row.2, row.3, repairs)
+    }
+
+    fn status(&self) -> String {
+        self.snapshot().0
+    }
+}
+
+/// Guards against: an acknowledged post-state not reopening the gate, or a
+/// repair journaling more (or less) than one transition.
+#[test]
+fn acknowledge_safe_state_records_committed_and_reopens_the_gate() {
+    let f = quarantined(Some(PRE));
+    fs::write(f.project.join("a.txt"), POST).unwrap();
+    let op = RepairOperation::AcknowledgeSafeState;
+    let report = f
+        .run_with(op, Some(&f.proof(op, FileState::of(POST))), false)
+        .unwrap();
+    assert!(report.recorded);
+    assert_eq!(
+        (report.from, report.to),
+        (TxnStatus::Quarantined, TxnStatus::Committed)
+    );
+    let (state, proof, _, _, repairs) = f.snapshot();
+    assert_eq!(state, "committed");
+    assert!(proof.unwrap().contains(r#""derived_by":"repair""#));
+    assert_eq!(repairs, 1);
+    let mut j = Journal::open(&f.state, &f.project).unwrap();
+    assert_eq!(j.reconcile().unwrap().gate, WriteGate::Open);
+}
+
+/// Guards against: compensate claiming a pre-state that is not on disk.
+#[test]
+fn compensate_records_a_restored_pre_state() {
+    let f = quarantined(Some(PRE));
+    fs::write(f.project.join("a.txt"), PRE).unwrap();
+    let op = RepairOperation::Compensate;
+    let report = f
+        .run_with(op, Some(&f.proof(op, FileState::of(PRE))), false)
+        .unwrap();
+    assert_eq!(report.to, TxnStatus::Compensated);
+    assert_eq!(f.status(), "compensated");
+    assert_eq!(fs::read(f.project.join("a.txt")).unwrap(), PRE);
+}
+
+/// Guards against: compensating a create by recording it without removing
+/// the created file.
+#[test]
+fn compensate_of_a_create_removes_the_created_file() {
+    let f = quarantined(None);
+    fs::write(f.project.join("a.txt"), POST).unwrap();
+    let op = RepairOperation::Compensate;
+    f.run_with(op, Some(&f.proof(op, FileState::of(POST))), false)
+        .unwrap();
+    assert!(!f.project.join("a.txt").exists());
+    assert_eq!(f.status(), "compensated");
+}
+
+/// Guards against: `reconcile` or `--dry-run` recording anything.
+#[test]
+fn reconcile_and_dry_run_record_nothing() {
+    let f = quarantined(Some(PRE));
+    fs::write(f.project.join("a.txt"), POST).unwrap();
+    let before = f.snapshot();
+    let op = RepairOperation::Reconcile;
+    let r = f
+        .run_with(op, Some(&f.proof(op, FileState::of(POST))), false)
+        .unwrap();
+    assert_eq!((r.to, r.recorded), (TxnStatus::Committed, false));
+    let op = RepairOperation::AcknowledgeSafeState;
+    let r = f
+        .run_with(op, Some(&f.proof(op, FileState::of(POST))), true)
+        .unwrap();
+    assert!(!r.recorded);
+    assert_eq!(f.snapshot(), before);
+}
+
+/// Guards against: any refusal path that still touches the row or exits 0 —
+/// no proof, invalid proof, wrong proof, wrong project, wrong generation, a
+/// transaction of another generation, not quarantined, an unproven state, an
+/// inapplicable operation, an I/O error while re-deriving, a held lease.
+#[test]
+fn every_refusal_exits_non_zero_and_leaves_the_row_unchanged() {
+    type Case = (
+        &'static str,
+        &'static str,
+        Box<dyn Fn(&Fixture) -> Result<repair::RepairReport, RepairRefusal>>,
+    );
+    let ack = RepairOperation::AcknowledgeSafeState;
+    let cases: Vec<Case> = vec![
+        (
+            "no proof",
+            "no proof:",
+            Box::new(move |f| f.run_with(ack, None, false)),
+        ),
+        (
+            "invalid proof",
+            "is not a valid",
+            Box::new(move |f| {
+                let mut p = f.proof(ack, FileState::of(POST));
+                p.schema = "something/else".into();
+                f.run_with(ack, Some(&p), false)
+            }),
+        ),
+        (
+            "wrong proof (observed)",
+            "wrong proof: file.observed",
+            Box::new(move |f| f.run_with(ack, Some(&f.proof(ack, FileState::of(b"nope"))), false)),
+        ),
+        (
+            "wrong proof (operation)",
+            "wrong proof: operation",
+            Box::new(move |f| {
+                f.run_with(
+                    ack,
+                    Some(&f.proof(RepairOperation::Compensate, FileState::of(POST))),
+                    false,
+                )
+            }),
+        ),
+        (
+            "wrong project",
+            "wrong project: proof",
+            Box::new(move |f| {
+                let mut p = f.proof(ack, FileState::of(POST));
+                p.project_object_id = "0".repeat(32);
+                f.run_with(ack, Some(&p), false)
+            }),
+        ),
+        (
+            "wrong generation",
+            "wrong project: proof",
+            Box::new(move |f| {
+                let mut p = f.proof(ack, FileState::of(POST));
+                p.generation += 1;
+                f.run_with(ack, Some(&p), false)
+            }),
+        ),
+        (
+            "unproven (target not in post-state)",
+            "unproven:",
+            Box::new(move |f| {
+                fs::write(f.project.join("a.txt"), PRE).unwrap();
+                f.run_with(ack, Some(&f.proof(ack, FileState::of(PRE))), false)
+            }),
+        ),
+        (
+            "terminate on a file transaction",
+            "does not apply",
+            Box::new(|f| {
+                let op = RepairOperation::Terminate;
+                f.run_with(op, Some(&f.proof(op, FileState::of(POST))), false)
+            }),
+        ),
+        (
+            "I/O error while re-deriving",
+            "I/O error while re-deriving",
+            Box::new(move |f| {
+                fs::remove_file(f.project.join("a.txt")).unwrap();
+                fs::create_dir(f.project.join("a.txt")).unwrap();
+                f.run_with(ack, Some(&f.proof(ack, FileState::of(POST))), false)
+            }),
+        ),
+        (
+            "lease held by a running server",
+            "holds the project lease",
+            Box::new(move |f| {
+                let _server = Journal::open(&f.state, &f.project).unwrap();
+                f.run_with(ack, Some(&f.proof(ack, FileState::of(POST))), false)
+            }),
+        ),
+    ];
+    for (name, expect, case) in cases {
+        let f = quarantined(Some(PRE));
+        fs::write(f.project.join("a.txt"), POST).unwrap();
+        let before = f.snapshot();
+        let err = match case(&f) {
+            Ok(r) => panic!("{name}: expected a refusal, got {r:?}"),
+            Err(e) => e,
+        };
+        assert_ne!(err.exit_code(), 0, "{name}");
+        assert!(err.to_string().contains(expect), "{name}: {err}");
+        assert_eq!(f.snapshot(), before, "{name}: {err}");
+    }
+}
+
+/// Guards against: repairing a row that is not quarantined (a committed row
+/// re-recorded, or an open one resolved behind reconciliation's back).
+#[test]
+fn a_transaction_that_is_not_quarantined_is_refused() {
+    let f = quarantined(Some(PRE));
+    fs::write(f.project.join("a.txt"), POST).unwrap();
+    let op = RepairOperation::AcknowledgeSafeState;
+    f.run_with(op, Some(&f.proof(op, FileState::of(POST))), false)
+        .unwrap();
+    let before = f.snapshot();
+    let err = f
+        .run_with(op, Some(&f.proof(op, FileState::of(POST))), false)
+        .unwrap_err();
+    assert!(matches!(err, RepairRefusal::NotQuarantined { .. }), "{err}");
+    assert_eq!(err.exit_code(), 1);
+    assert_eq!(f.snapshot(), before);
+}
+
+/// Guards against: a row recorded for an older generation of the project
+/// being resolved against the current one.
+#[test]
+fn a_transaction_of_another_generation_is_refused() {
+    let f = quarantined(Some(PRE));
+    let conn = rusqlite::Connection::open(f.state_dir.join(JOURNAL_FILE)).unwrap();
+    conn.execute(
+        "UPDATE transactions SET generation = generation + 7 WHERE id = ?1",
+        [f.txn.to_string()],
+    )
+    .unwrap();
+    drop(conn);
+    fs::write(f.project.join("a.txt"), POST).unwrap();
+    let before = f.snapshot();
+    let op = RepairOperation::AcknowledgeSafeState;
+    let err = f
+        .run_with(op, Some(&f.proof(op, FileState::of(POST))), false)
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            RepairRefusal::WrongProject {
+                what: "transaction",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert_eq!(f.snapshot(), before);
+}

@@ -1,0 +1,59 @@
+//! Shared by tests and benches: forge journal rows the way a process that died
+//! right after its intent commit would have left them.
+#![allow(dead_code)]
+
+use std::path::Path;
+
+use godot_mcp_journal::journal::JOURNAL_FILE;
+use godot_mcp_journal::{FileState, Journal, ProjectIdentity, TxnId};
+
+/// Opens (and reconciles) the journal once to learn the identity and state dir.
+pub fn identity_and_state_dir(
+    state_root: &Path,
+    project: &Path,
+) -> (ProjectIdentity, std::path::PathBuf) {
+    let mut j = Journal::open(state_root, project).unwrap();
+    j.reconcile().unwrap();
+    (j.identity().clone(), j.state_dir().to_path_buf())
+}
+
+/// Inserts `open` file intents directly into the journal (no lease held by
+/// the caller's journal: drop it first). All rows in one transaction.
+pub fn insert_open_intents(
+    state_dir: &Path,
+    identity: &ProjectIdentity,
+    intents: &[(&str, FileState, FileState)],
+) -> Vec<TxnId> {
+    let mut conn = rusqlite::Connection::open(state_dir.join(JOURNAL_FILE)).unwrap();
+    let tx = conn.transaction().unwrap();
+    let mut ids = Vec::new();
+    {
+        let mut st = tx
+            .prepare(
+                "INSERT INTO transactions (id, project_object_id, generation, effect_kind,
+                     operation, tool_family, state, intent_json, created_at_ms)
+                 VALUES (?1, ?2, ?3, 'file', 'write', 'test', 'open', ?4, 0)",
+            )
+            .unwrap();
+        for (rel, pre, post) in intents {
+            let id = TxnId::random().unwrap();
+            let intent = serde_json::json!({
+                "kind": "file", "path": rel, "pre": pre, "post": post,
+                "temp": format!("{}.gmcp-{id}.tmp", match Path::new(rel).parent() {
+                    Some(p) if !p.as_os_str().is_empty() => format!("{}/", p.display()),
+                    _ => String::new(),
+                }),
+            });
+            st.execute(rusqlite::params![
+                id.to_string(),
+                identity.object_id,
+                identity.generation as i64,
+                intent.to_string()
+            ])
+            .unwrap();
+            ids.push(id);
+        }
+    }
+    tx.commit().unwrap();
+    ids
+}
