@@ -117,9 +117,11 @@ async fn a_huge_argument_is_refused_and_the_server_stays_up() {
 #[test]
 fn malformed_json_rpc_does_not_stop_the_server() {
     let project = tiny_project();
+    let state = tempfile::tempdir().unwrap();
     let mut child = Command::new(support::bin())
         .args(["serve", "--project"])
         .arg(project.path())
+        .env("GODOT_MCP_STATE_DIR", state.path())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

@@ -45,16 +45,47 @@ pub fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-pub type Client = RunningService<RoleClient, ()>;
+/// A connected MCP client, plus the server's private state dir (journal, lease),
+/// which lives as long as the client.
+pub struct Client {
+    service: RunningService<RoleClient, ()>,
+    pub state_dir: tempfile::TempDir,
+}
 
-/// Spawn `godot-mcp serve --project <project>` and complete the MCP handshake.
+impl std::ops::Deref for Client {
+    type Target = RunningService<RoleClient, ()>;
+    fn deref(&self) -> &Self::Target {
+        &self.service
+    }
+}
+
+impl Client {
+    /// Close the session; the server exits when its stdin closes.
+    pub async fn cancel(self) -> Result<(), tokio::task::JoinError> {
+        self.service.cancel().await.map(|_| ())
+    }
+}
+
+/// Spawn `godot-mcp serve --project <project>` with a fresh state dir and complete
+/// the MCP handshake.
 pub async fn connect(project: &Path) -> Client {
     connect_with(project, &[]).await
 }
 
 pub async fn connect_with(project: &Path, env: &[(&str, &str)]) -> Client {
+    let state_dir = tempfile::tempdir().unwrap();
+    connect_in(project, state_dir, env).await
+}
+
+/// Like [`connect`], with a given state dir (to restart a server on the same journal).
+pub async fn connect_in(
+    project: &Path,
+    state_dir: tempfile::TempDir,
+    env: &[(&str, &str)],
+) -> Client {
     let mut cmd = tokio::process::Command::new(bin());
     cmd.arg("serve").arg("--project").arg(project);
+    cmd.env("GODOT_MCP_STATE_DIR", state_dir.path());
     for (k, v) in env {
         cmd.env(k, v);
     }
@@ -62,7 +93,8 @@ pub async fn connect_with(project: &Path, env: &[(&str, &str)]) -> Client {
         .stderr(Stdio::null())
         .spawn()
         .expect("spawn godot-mcp");
-    ().serve(transport).await.expect("MCP handshake")
+    let service = ().serve(transport).await.expect("MCP handshake");
+    Client { service, state_dir }
 }
 
 /// Call a tool with JSON arguments; returns the raw result.

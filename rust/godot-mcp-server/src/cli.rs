@@ -18,6 +18,8 @@ use crate::state::AppState;
 const AFTER_HELP: &str = "\
 Environment:
   GODOT_MCP_PROJECT   the project folder to serve (same as serve --project)
+  GODOT_MCP_STATE_DIR where journals and leases live (default: $XDG_STATE_HOME/godot-mcp,
+                      else ~/.local/state/godot-mcp); one sub-folder per project
   GODOT_MCP_LOG       log level on stderr: error, warn, info (default), debug, trace
 
 Connect a client (example for Claude Code):
@@ -42,6 +44,58 @@ pub enum Command {
     /// logs go to stderr.
     #[command(after_help = AFTER_HELP)]
     Serve(ServeArgs),
+
+    /// Inspect and resolve journaled transactions (operator commands; local shell only).
+    #[command(subcommand)]
+    Transaction(TransactionCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TransactionCommand {
+    /// Resolve a quarantined transaction with a proof (see docs/recovery.md).
+    ///
+    /// Re-derives every proof field itself against the current project object and
+    /// generation, and journals exactly one proof-backed transition — or refuses with a
+    /// non-zero exit and changes nothing. Start with `--operation reconcile`, or with
+    /// `--dry-run`. Needs the project's lease: stop the server first. There is no
+    /// `--force`.
+    ///
+    /// Exit status: 0 done (or would be done, with --dry-run); 1 refused (unproven,
+    /// mismatched proof, wrong project or generation, not quarantined, I/O error);
+    /// 2 bad arguments; 3 the project's lease is held by a running server.
+    #[command(after_help = REPAIR_HELP)]
+    Repair(RepairArgs),
+}
+
+const REPAIR_HELP: &str = "\
+Example:
+  godot-mcp transaction repair \\
+    --project /srv/projects/my-game \\
+    --transaction-id 00000000-0000-0000-0000-000000000301 \\
+    --operation reconcile \\
+    --proof-file ./proof.json \\
+    --dry-run";
+
+#[derive(Debug, clap::Args)]
+pub struct RepairArgs {
+    /// Folder of the Godot project (the one holding project.godot).
+    #[arg(long, value_name = "PATH")]
+    pub project: PathBuf,
+    /// The transaction to repair, as `list_transactions` shows it.
+    #[arg(long, value_name = "ID")]
+    pub transaction_id: String,
+    /// reconcile | compensate | terminate | acknowledge-safe-state
+    #[arg(long, value_name = "OP")]
+    pub operation: String,
+    /// The repair-proof JSON file (schema in docs/recovery.md).
+    #[arg(long, value_name = "FILE")]
+    pub proof_file: PathBuf,
+    /// Re-derive and report what would be recorded; record nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Where journals live (as for serve).
+    #[arg(long, env = "GODOT_MCP_STATE_DIR", value_name = "DIR")]
+    pub state_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -50,6 +104,10 @@ pub struct ServeArgs {
     /// nearest folder at or above the working directory that holds project.godot.
     #[arg(long, env = "GODOT_MCP_PROJECT", value_name = "PATH")]
     pub project: Option<PathBuf>,
+
+    /// Where journals and leases live; one sub-folder per project.
+    #[arg(long, env = "GODOT_MCP_STATE_DIR", value_name = "DIR")]
+    pub state_dir: Option<PathBuf>,
 
     /// Log level on stderr.
     #[arg(long, env = "GODOT_MCP_LOG", value_name = "LEVEL", default_value = "info",
@@ -62,6 +120,52 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Serve(args) => serve(args),
+        Command::Transaction(TransactionCommand::Repair(args)) => repair(args),
+    }
+}
+
+fn state_root(explicit: Option<PathBuf>) -> Result<PathBuf, String> {
+    explicit
+        .or_else(godot_mcp_journal::state_dir::state_root)
+        .ok_or_else(|| {
+            "no state directory: set GODOT_MCP_STATE_DIR (or XDG_STATE_HOME or HOME)".to_string()
+        })
+}
+
+fn repair(args: RepairArgs) -> ExitCode {
+    use godot_mcp_journal::{RepairOperation, RepairRequest, TxnId};
+    let fail = |msg: String, code: u8| {
+        eprintln!("godot-mcp transaction repair: {msg}");
+        ExitCode::from(code)
+    };
+    let transaction_id: TxnId = match args.transaction_id.parse() {
+        Ok(id) => id,
+        Err(e) => return fail(format!("error: --transaction-id: {e}"), 2),
+    };
+    let operation: RepairOperation = match args.operation.parse() {
+        Ok(op) => op,
+        Err(e) => return fail(format!("error: --operation: {e}"), 2),
+    };
+    let root = match state_root(args.state_dir) {
+        Ok(r) => r,
+        Err(e) => return fail(format!("error: {e}"), 1),
+    };
+    let req = RepairRequest {
+        project: args.project,
+        transaction_id,
+        operation,
+        proof_file: args.proof_file,
+        dry_run: args.dry_run,
+    };
+    match godot_mcp_journal::repair::run(&root, &req) {
+        Ok(report) => {
+            println!("{}", report.summary());
+            ExitCode::SUCCESS
+        }
+        Err(refusal) => {
+            let code = u8::try_from(refusal.exit_code()).unwrap_or(1);
+            fail(format!("refused: {refusal}"), code)
+        }
     }
 }
 
@@ -98,12 +202,42 @@ fn serve(args: ServeArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let state = Arc::new(AppState::new(project));
     eprintln!(
         "godot-mcp serve: project \"{}\" at {}",
-        state.project.name(),
-        state.project.root().display()
+        project.name(),
+        project.root().display()
     );
+    // Before the first request: the lease, the journal, reconciliation, the gate.
+    let root = match state_root(args.state_dir) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("godot-mcp serve: error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut journal = match godot_mcp_journal::Journal::open(&root, project.root()) {
+        Ok(j) => j,
+        Err(godot_mcp_journal::OpenError::Lease(e)) => {
+            eprintln!("godot-mcp serve: error: {e}");
+            return ExitCode::from(3);
+        }
+        Err(e) => {
+            eprintln!("godot-mcp serve: error: cannot open the journal: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match journal.reconcile() {
+        Ok(report) => {
+            for line in report.stderr_lines() {
+                eprintln!("{line}");
+            }
+        }
+        Err(e) => {
+            eprintln!("godot-mcp serve: error: startup reconciliation failed: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
+    let state = Arc::new(AppState::new(project, journal));
     eprintln!(
         "godot-mcp serve: speaking MCP on stdin/stdout ({} tools); an MCP client starts this \
          command itself (see README.md: Connect a client)",

@@ -115,6 +115,8 @@ pub enum Toolset {
     Scripts,
     /// Resource files (.tres).
     Resources,
+    /// The journal: transactions and the write gate.
+    Transactions,
 }
 
 impl Toolset {
@@ -124,6 +126,7 @@ impl Toolset {
             Self::Scenes => "scenes",
             Self::Scripts => "scripts",
             Self::Resources => "resources",
+            Self::Transactions => "transactions",
         }
     }
 }

@@ -3,8 +3,9 @@
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, Resource, ResourceContents, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -27,17 +28,25 @@ impl McpServer {
     }
 }
 
+/// The journal's transactions as an MCP resource.
+pub const TRANSACTIONS_URI: &str = "godot-mcp://transactions";
+
 const INSTRUCTIONS: &str = "godot-mcp reads and edits one Godot 4 project. File paths are \
 res:// paths inside the project. Every tool carries _meta.safety_class: read_only tools change \
 nothing; mutating tools take dry_run; destructive tools need confirm=true.";
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(
-                Implementation::new("godot-mcp", env!("CARGO_PKG_VERSION")).with_title("godot-mcp"),
-            )
-            .with_instructions(INSTRUCTIONS)
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .build(),
+        )
+        .with_server_info(
+            Implementation::new("godot-mcp", env!("CARGO_PKG_VERSION")).with_title("godot-mcp"),
+        )
+        .with_instructions(INSTRUCTIONS)
     }
 
     async fn list_tools(
@@ -46,6 +55,43 @@ impl ServerHandler for McpServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        Ok(ListResourcesResult::with_all_items(vec![
+            Resource::new(TRANSACTIONS_URI, "transactions")
+                .with_title("Journal transactions")
+                .with_description(
+                    "The project's journaled transactions (newest first) and the write gate.",
+                )
+                .with_mime_type("application/json"),
+        ]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        if request.uri != TRANSACTIONS_URI {
+            return Err(McpError::resource_not_found(
+                format!("no resource {}", request.uri),
+                Some(json!({ "uri": request.uri, "hint": "resources/list names every resource" })),
+            ));
+        }
+        let value = crate::tools::transactions::transactions_json(&self.state, None, 100)
+            .map_err(|e| McpError::internal_error(e.text(), None))?;
+        let contents = ResourceContents::TextResourceContents {
+            uri: TRANSACTIONS_URI.into(),
+            mime_type: Some("application/json".into()),
+            text: value.to_string(),
+            meta: None,
+        };
+        Ok(ReadResourceResult::new(vec![contents]).into())
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

@@ -1,4 +1,7 @@
-//! What every request handler shares: the project and the tool registry.
+//! What every request handler shares: the project, its journal and the tool registry.
+
+use godot_mcp_journal::Journal;
+use parking_lot::Mutex;
 
 use crate::project::Project;
 use crate::tools::Registry;
@@ -28,14 +31,18 @@ pub struct AppState {
     pub project: Project,
     pub registry: Registry,
     pub limits: Limits,
+    /// The project's journal. The mutex is the per-project write serialization: one
+    /// durable mutation at a time, whichever agent or transport asks.
+    pub journal: Mutex<Journal>,
 }
 
 impl AppState {
-    pub fn new(project: Project) -> Self {
+    pub fn new(project: Project, journal: Journal) -> Self {
         Self {
             project,
             registry: Registry::builtin(),
             limits: Limits::default(),
+            journal: Mutex::new(journal),
         }
     }
 }

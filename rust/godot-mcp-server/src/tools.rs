@@ -23,6 +23,7 @@ use crate::state::AppState;
 
 pub mod project;
 pub mod scenes;
+pub mod transactions;
 
 /// What a handler returns: a JSON object for `structuredContent`.
 pub type ToolResult = Result<Value, ToolError>;
@@ -269,7 +270,11 @@ impl Registry {
     /// Every built-in tool.
     pub fn builtin() -> Self {
         let mut r = Self::default();
-        for def in project::tools().into_iter().chain(scenes::tools()) {
+        for def in project::tools()
+            .into_iter()
+            .chain(scenes::tools())
+            .chain(transactions::tools())
+        {
             r.add(def);
         }
         r
