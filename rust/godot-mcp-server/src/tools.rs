@@ -379,6 +379,12 @@ impl Registry {
         assert!(previous.is_none(), "tool {name} registered twice");
     }
 
+    /// Add a tool outside the built-ins (policy tests use synthetic tools).
+    #[cfg(test)]
+    pub(crate) fn insert_for_tests(&mut self, def: ToolDef) {
+        self.add(def);
+    }
+
     pub fn get(&self, name: &str) -> Option<&ToolDef> {
         self.tools.get(name)
     }
