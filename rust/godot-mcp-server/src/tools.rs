@@ -397,9 +397,74 @@ impl Registry {
     // `safety::run_call`, so no path runs a tool around the gates.
 }
 
+/// Markers around the generated table in docs/safety-model.md.
+pub const DOCS_TABLE_BEGIN: &str =
+    "<!-- BEGIN GENERATED TOOL TABLE (cargo test; GODOT_MCP_UPDATE_DOCS=1 to regenerate) -->";
+pub const DOCS_TABLE_END: &str = "<!-- END GENERATED TOOL TABLE -->";
+
+impl Registry {
+    /// The table of every tool and its class, toolset and gates, as Markdown.
+    pub fn safety_table_markdown(&self) -> String {
+        let yes = |b: bool| if b { "yes" } else { "—" };
+        let mut out = String::from(
+            "| tool | class | toolset | on by default | effect | dry_run | confirm | approval gate |\n\
+             |---|---|---|---|---|---|---|---|\n",
+        );
+        for def in self.iter() {
+            let m = &def.meta;
+            out.push_str(&format!(
+                "| `{}` | {} | {} | {} | {} | {} | {} | {} |\n",
+                m.name,
+                m.class.as_str(),
+                m.toolset.as_str(),
+                yes(Toolset::DEFAULT.contains(&m.toolset)),
+                m.effect.as_str(),
+                yes(m.class.takes_dry_run()),
+                if m.class.requires_confirm() {
+                    "required"
+                } else {
+                    "—"
+                },
+                if matches!(def.handler, Handler::Batch) {
+                    "as its most dangerous entry".to_string()
+                } else {
+                    yes(crate::safety::is_gated(m.class, def.runtime)).to_string()
+                },
+            ));
+        }
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// docs/safety-model.md carries the table generated from the registry; this fails
+    /// when they differ. Regenerate with `GODOT_MCP_UPDATE_DOCS=1 cargo test`.
+    #[test]
+    fn docs_tool_table_is_current() {
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/safety-model.md");
+        let doc = std::fs::read_to_string(&path).expect("docs/safety-model.md");
+        let (Some(b), Some(e)) = (doc.find(DOCS_TABLE_BEGIN), doc.find(DOCS_TABLE_END)) else {
+            panic!("docs/safety-model.md lacks the generated-table markers");
+        };
+        let start = b + DOCS_TABLE_BEGIN.len();
+        let current = &doc[start..e];
+        let fresh = format!("\n{}", Registry::builtin().safety_table_markdown());
+        if current != fresh {
+            if std::env::var_os("GODOT_MCP_UPDATE_DOCS").is_some() {
+                let updated = format!("{}{}{}", &doc[..start], fresh, &doc[e..]);
+                std::fs::write(&path, updated).unwrap();
+            } else {
+                panic!(
+                    "docs/safety-model.md's tool table is out of date; regenerate it with \
+                     GODOT_MCP_UPDATE_DOCS=1 cargo test -p godot-mcp-server docs_tool_table_is_current"
+                );
+            }
+        }
+    }
 
     #[derive(Debug, serde::Deserialize, JsonSchema)]
     #[serde(deny_unknown_fields)]
