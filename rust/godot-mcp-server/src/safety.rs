@@ -1039,14 +1039,14 @@ async fn run_call_inner(
             ))
         }
         Handler::Planned(planner) => {
-            let plan = planner(state.clone(), Value::Object(args))?;
+            let plan = plan_blocking(planner, state, args).await?;
             if flags.dry_run {
                 return Ok(CallOutcome::Done(Ok(preview(def, flags, plan.effect))));
             }
             if gated && let Approval::InputRequired(r) = approve(state, ctx, &request()).await? {
                 return Ok(CallOutcome::InputRequired(r));
             }
-            Ok(CallOutcome::Done(apply(plan)))
+            Ok(CallOutcome::Done(apply_blocking(plan).await))
         }
         Handler::Batch => Err(ToolError::internal(
             "batch handler reached the single-call path",
@@ -1064,6 +1064,25 @@ fn preview(def: &ToolDef, flags: CallFlags, effect: Map<String, Value>) -> Value
         json!(def.meta.class.requires_confirm() && !flags.confirm),
     );
     Value::Object(out)
+}
+
+/// Plans read files; run them off the async threads (the stdio server runs on one).
+async fn plan_blocking(
+    planner: &crate::tools::PlanFn,
+    state: &Arc<AppState>,
+    args: JsonObject,
+) -> Result<crate::tools::Plan, ToolError> {
+    let (planner, state) = (planner.clone(), state.clone());
+    tokio::task::spawn_blocking(move || planner(state, Value::Object(args)))
+        .await
+        .map_err(|e| ToolError::internal(format!("planning task failed: {e}")))?
+}
+
+/// Applying fsyncs; run it off the async threads too.
+async fn apply_blocking(plan: crate::tools::Plan) -> ToolResult {
+    tokio::task::spawn_blocking(move || apply(plan))
+        .await
+        .map_err(|e| ToolError::internal(format!("apply task failed: {e}")))?
 }
 
 fn apply(plan: crate::tools::Plan) -> ToolResult {
@@ -1317,11 +1336,11 @@ async fn run_entry(
     let flags = CallFlags { dry_run, ..flags };
     match &def.handler {
         Handler::Planned(planner) => {
-            let plan = planner(state.clone(), Value::Object(args))?;
+            let plan = plan_blocking(planner, state, args).await?;
             if dry_run {
                 Ok(preview(def, flags, plan.effect))
             } else {
-                apply(plan)
+                apply_blocking(plan).await
             }
         }
         Handler::Direct(handler) => {

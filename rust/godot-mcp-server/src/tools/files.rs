@@ -358,9 +358,27 @@ fn plan_delete(state: Arc<AppState>, args: DeleteArgs) -> Result<Plan, ToolError
     };
     let state = state.clone();
     Plan::new(effect, move || {
+        // The file first, then its sidecars (Godot regenerates those). Should a sidecar
+        // fail after the file is gone, the error says exactly what was deleted.
+        let mut deleted: Vec<String> = Vec::new();
         for (path, sha) in &expected {
-            let path = ResPath::parse(path).map_err(|e| ToolError::internal(e.to_string()))?;
-            plane::delete_file(&state.project, "path", &path, Expect::Sha256(sha))?;
+            let res = ResPath::parse(path).map_err(|e| ToolError::internal(e.to_string()))?;
+            if let Err(e) = plane::delete_file(&state.project, "path", &res, Expect::Sha256(sha)) {
+                if deleted.is_empty() {
+                    return Err(e);
+                }
+                let mut e = e;
+                e.message = format!(
+                    "{} was deleted, but {path} was not: {}",
+                    deleted.join(", "),
+                    e.message
+                );
+                e.details = Some(Box::new(
+                    serde_json::json!({ "deleted": deleted, "not_deleted": path }),
+                ));
+                return Err(e);
+            }
+            deleted.push(path.clone());
         }
         Ok(Map::new())
     })
