@@ -495,6 +495,19 @@ async fn run_commands_stops_at_a_failure_and_says_what_ran_and_what_was_skipped(
     );
     assert!(project.path().join("a.gd").exists());
     assert!(!project.path().join("b.gd").exists() && !project.path().join("c.gd").exists());
+    // A batch preview, like a single call's, needs no confirm and says it will.
+    let unconfirmed = json!({"tool": "delete_resource_file", "arguments": {"path": "res://resources/stats.tres"}});
+    let r = call_ok(
+        &client,
+        "run_commands",
+        json!({"commands": [unconfirmed.clone()], "dry_run": true}),
+    )
+    .await;
+    assert_eq!(r["results"][0]["result"]["confirm_required"], true);
+    assert!(project.path().join("resources/stats.tres").exists());
+    let e = call_err(&client, "run_commands", json!({"commands": [unconfirmed]})).await;
+    assert_eq!(e["required"], "confirm");
+    assert!(project.path().join("resources/stats.tres").exists());
     // All good: the report says so.
     let r = call_ok(
         &client,

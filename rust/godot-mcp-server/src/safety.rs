@@ -1146,6 +1146,7 @@ fn entry_error(index: usize, tool: &str, e: ToolError) -> ToolError {
 fn check_entries<'a>(
     state: &'a AppState,
     entries: &[BatchEntry],
+    batch_dry_run: bool,
 ) -> Result<Vec<CheckedEntry<'a>>, ToolError> {
     let mut checked = Vec::with_capacity(entries.len());
     for (i, entry) in entries.iter().enumerate() {
@@ -1182,7 +1183,12 @@ fn check_entries<'a>(
             )));
         }
         let flags = split_flags(def.meta.class, &mut args).map_err(fail)?;
-        confirm_gate(def.meta.class, flags).map_err(fail)?;
+        // As for a single call, a preview needs no confirm (it reports confirm_required).
+        let as_run = CallFlags {
+            dry_run: batch_dry_run,
+            ..flags
+        };
+        confirm_gate(def.meta.class, as_run).map_err(fail)?;
         (def.check_args)(&Value::Object(args.clone())).map_err(fail)?;
         checked.push(CheckedEntry { def, args, flags });
     }
@@ -1207,7 +1213,7 @@ async fn run_batch(
             format!("commands must hold 1 to {MAX_BATCH} entries"),
         ));
     }
-    let entries = check_entries(state, &batch.commands)?;
+    let entries = check_entries(state, &batch.commands, flags.dry_run)?;
     let n = entries.len();
     let class = entries
         .iter()
