@@ -12,6 +12,7 @@ use clap::{Parser, Subcommand};
 use rmcp::ServiceExt;
 
 use crate::project::Project;
+use crate::safety::{ApprovalConfig, SafetyState, Toolset};
 use crate::server::McpServer;
 use crate::state::AppState;
 
@@ -21,6 +22,11 @@ Environment:
   GODOT_MCP_STATE_DIR where journals and leases live (default: $XDG_STATE_HOME/godot-mcp,
                       else ~/.local/state/godot-mcp); one sub-folder per project
   GODOT_MCP_LOG       log level on stderr: error, warn, info (default), debug, trace
+  GODOT_MCP_TOOLSETS  enabled toolsets (same as serve --toolsets)
+  GODOT_MCP_APPROVAL_WEBHOOK     http:// URL asked to approve each mutating/destructive call
+  GODOT_MCP_APPROVAL_FAIL_OPEN   true: allow calls when the webhook is unreachable (default: deny)
+  GODOT_MCP_APPROVAL_TIMEOUT_MS  how long the webhook may take (default 10000)
+  GODOT_MCP_APPROVAL_REQUIRE     true: ask the human through the MCP client (elicitation)
 
 Connect a client (example for Claude Code):
   claude mcp add godot -- godot-mcp serve --project /path/to/your/game";
@@ -113,6 +119,16 @@ pub struct ServeArgs {
     #[arg(long, env = "GODOT_MCP_LOG", value_name = "LEVEL", default_value = "info",
           value_parser = ["error", "warn", "info", "debug", "trace"])]
     pub log_level: String,
+
+    /// Enabled tool families: `default`, `all`, or names separated by commas; `-name`
+    /// removes one (e.g. `default,input_map`).
+    #[arg(
+        long,
+        env = "GODOT_MCP_TOOLSETS",
+        value_name = "LIST",
+        default_value = "default"
+    )]
+    pub toolsets: String,
 }
 
 /// Entry point of the binary.
@@ -202,6 +218,16 @@ fn serve(args: ServeArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let safety = match (
+        Toolset::parse_list(&args.toolsets),
+        ApprovalConfig::from_env(),
+    ) {
+        (Ok(toolsets), Ok(approval)) => SafetyState::new(approval, toolsets),
+        (Err(e), _) | (_, Err(e)) => {
+            eprintln!("godot-mcp serve: error: {e}");
+            return ExitCode::from(2);
+        }
+    };
     eprintln!(
         "godot-mcp serve: project \"{}\" at {}",
         project.name(),
@@ -237,7 +263,7 @@ fn serve(args: ServeArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     }
-    let state = Arc::new(AppState::new(project, journal));
+    let state = Arc::new(AppState::new(project, journal, safety));
     eprintln!(
         "godot-mcp serve: speaking MCP on stdin/stdout ({} tools); an MCP client starts this \
          command itself (see README.md: Connect a client)",

@@ -5,7 +5,10 @@
 //! - [`cli`]: the `godot-mcp` command line (clap): `serve`, and its flags and env vars.
 //! - [`project`]: finding the project and resolving `res://` paths inside it.
 //! - [`respath`]: `ResPath`, the contained path type every file parameter uses.
-//! - [`safety`]: the whole permission model — safety classes, toolsets, effect kinds.
+//! - [`safety`]: the whole permission model — classes, toolsets, preconditions, the
+//!   confirm and approval gates, and the order every call passes them in.
+//! - [`planes`]: where effects happen; `planes::project` is the one write seam.
+//! - [`honesty`]: the result fields that keep a half-done effect from reading as success.
 //! - [`tools`]: the tool registry and one module per tool family.
 //! - [`server`]: the rmcp `ServerHandler` over the registry.
 //! - [`error`]: `ToolError`, the one structured shape of every user-facing failure.
@@ -14,6 +17,8 @@
 
 pub mod cli;
 pub mod error;
+pub mod honesty;
+pub mod planes;
 pub mod project;
 pub mod respath;
 pub mod safety;

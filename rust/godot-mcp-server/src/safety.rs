@@ -1,21 +1,68 @@
-//! The permission model, whole: safety classes and what each requires of a call.
+//! The permission model, whole. An auditor reads this one file to know every rule a
+//! tool call passes before it touches anything (spec: safety-model.md).
+//!
+//! # Classes
 //!
 //! Every tool declares a [`SafetyClass`]; there is no `Default`, so a tool without
-//! one does not compile. The class follows the *effect*, not the verb
-//! (spec: safety-model.md, "Classification rule"):
+//! one does not compile. The class follows the *effect*, not the verb:
 //!
 //! - reversible, additive editor edit that UndoRedo restores → `mutating`;
 //! - removes/overwrites existing data, or writes disk/project state the undo stack
-//!   does not cover → `destructive`;
+//!   does not cover → `destructive` (every project-plane file write is one, even a
+//!   new file: no undo stack covers it);
 //! - side-effecting observation or game execution → `runtime`;
 //! - nothing changes → `read_only`.
 //!
-//! This module is meant to be read alone by an auditor: the class of a tool, the
-//! extra parameters it takes, the MCP annotations derived from it, and the gate
-//! checks applied to every call are all here.
+//! # The order of checks for one call ([`run_call`])
+//!
+//! 1. The tool's toolset is enabled, else `TOOL_DISABLED`.
+//! 2. `dry_run` / `confirm` are taken out of the arguments; each is accepted only by
+//!    the classes that take it, and only as a boolean.
+//! 3. A destructive call that is not a dry run needs `confirm=true`, else exactly
+//!    `PRECONDITION_FAILED: This call discards unsaved changes. Set confirm=True to
+//!    proceed. [required=confirm]`.
+//! 4. Arguments are decoded: wrong types, unknown fields and path escapes are refused,
+//!    naming the field.
+//! 5. The tool plans: every precondition ([`Precondition`]) and every check of the
+//!    write seam runs, nothing is changed. A dry run stops here and returns the plan,
+//!    which is by construction what the real run reports.
+//! 6. The approval gate ([`approve`]) for mutating and destructive calls, and runtime
+//!    tools flagged `writes_disk` / `executes_code`: the webhook, then the
+//!    elicitation guard, when configured. Dry runs change nothing and are not gated.
+//! 7. The plan is applied.
+//!
+//! `run_commands` ([`run_batch`]) resolves each entry to the tool behind it and runs
+//! steps 1–4 for *every* entry before any entry runs; the batch goes to the gate once,
+//! as its most dangerous entry's class; a failure stops the batch and says where.
+//!
+//! The editor add-on holds no policy: every decision above is made here.
 
-use rmcp::model::ToolAnnotations;
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use rmcp::RoleServer;
+use rmcp::model::{
+    CallToolRequestParams, ElicitRequest, ElicitRequestParams, ElicitationAction,
+    ElicitationSchema, InputRequest, InputRequests, InputRequiredResult, InputResponses,
+    JsonObject, ProtocolVersion, ToolAnnotations,
+};
+use rmcp::service::{ElicitationMode, Peer, RequestContext};
 use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use crate::error::{ErrorCode, ToolError};
+use crate::honesty::BatchReport;
+use crate::state::AppState;
+use crate::tools::{CallFlags, Handler, ToolDef, ToolResult, decode_args, split_flags};
+
+pub mod webhook;
+
+// ---------------------------------------------------------------------------------
+// Classes, effects, toolsets
+// ---------------------------------------------------------------------------------
 
 /// Risk class of a tool. Deliberately no `Default`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
@@ -57,6 +104,18 @@ impl SafetyClass {
     /// Whether calls of this class must carry `confirm=true` to take effect.
     pub fn requires_confirm(self) -> bool {
         matches!(self, Self::Destructive)
+    }
+
+    /// How dangerous the class is, for presenting a batch to the approval gate as its
+    /// most dangerous entry. Runtime ranks above mutating: game execution is not on
+    /// any undo stack.
+    pub fn danger_rank(self) -> u8 {
+        match self {
+            Self::ReadOnly => 0,
+            Self::Mutating => 1,
+            Self::Runtime => 2,
+            Self::Destructive => 3,
+        }
     }
 
     /// MCP annotations derived from the class, so clients that honour hints see the
@@ -103,6 +162,23 @@ impl EffectKind {
     }
 }
 
+/// What a runtime tool does beyond running the game; either flag routes it to the
+/// approval gate (export_project writes disk, evaluate_expression executes code).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct RuntimeFlags {
+    pub writes_disk: bool,
+    pub executes_code: bool,
+}
+
+/// Whether a call of this tool goes to the approval gate (when one is configured).
+pub fn is_gated(class: SafetyClass, flags: RuntimeFlags) -> bool {
+    match class {
+        SafetyClass::ReadOnly => false,
+        SafetyClass::Mutating | SafetyClass::Destructive => true,
+        SafetyClass::Runtime => flags.writes_disk || flags.executes_code,
+    }
+}
+
 /// A family of tools, enabled or disabled together.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
 #[serde(rename_all = "snake_case")]
@@ -117,9 +193,41 @@ pub enum Toolset {
     Resources,
     /// The journal: transactions and the write gate.
     Transactions,
+    /// project.godot settings and autoloads.
+    Settings,
+    /// The input map (actions and their events).
+    InputMap,
+    /// run_commands.
+    Batch,
+    /// Toolset management itself; always enabled.
+    Toolsets,
 }
 
 impl Toolset {
+    pub const ALL: [Toolset; 9] = [
+        Toolset::Project,
+        Toolset::Scenes,
+        Toolset::Scripts,
+        Toolset::Resources,
+        Toolset::Transactions,
+        Toolset::Settings,
+        Toolset::InputMap,
+        Toolset::Batch,
+        Toolset::Toolsets,
+    ];
+
+    /// Enabled when the operator names none: small, the families most sessions use.
+    pub const DEFAULT: [Toolset; 8] = [
+        Toolset::Project,
+        Toolset::Scenes,
+        Toolset::Scripts,
+        Toolset::Resources,
+        Toolset::Transactions,
+        Toolset::Settings,
+        Toolset::Batch,
+        Toolset::Toolsets,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Project => "project",
@@ -127,34 +235,1140 @@ impl Toolset {
             Self::Scripts => "scripts",
             Self::Resources => "resources",
             Self::Transactions => "transactions",
+            Self::Settings => "settings",
+            Self::InputMap => "input_map",
+            Self::Batch => "batch",
+            Self::Toolsets => "toolsets",
         }
+    }
+
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|t| t.as_str() == name)
+    }
+
+    /// Parse an operator's list: `default`, `all`, or comma-separated names, where a
+    /// `-name` removes one (`default,input_map,-batch`).
+    pub fn parse_list(list: &str) -> Result<BTreeSet<Toolset>, String> {
+        let mut set = BTreeSet::new();
+        for item in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let (remove, name) = match item.strip_prefix('-') {
+                Some(n) => (true, n),
+                None => (false, item),
+            };
+            let named: Vec<Toolset> = match name {
+                "default" => Self::DEFAULT.to_vec(),
+                "all" => Self::ALL.to_vec(),
+                n => vec![Self::parse(n).ok_or_else(|| {
+                    format!(
+                        "unknown toolset {n:?}; toolsets are: default, all, {}",
+                        Self::ALL.map(Self::as_str).join(", ")
+                    )
+                })?],
+            };
+            for t in named {
+                if remove {
+                    set.remove(&t);
+                } else {
+                    set.insert(t);
+                }
+            }
+        }
+        set.insert(Toolset::Toolsets);
+        Ok(set)
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// Preconditions
+// ---------------------------------------------------------------------------------
+
+/// A precondition a tool can require, with the token its error names and the way to
+/// recover. Checked before any side effect.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Precondition {
+    /// The editor add-on is connected to this server.
+    BridgeConnected,
+    /// A scene is open in the editor.
+    ActiveScene,
+    /// A node path exists in the edited scene (fails as RESOURCE_NOT_FOUND).
+    NodeExists { path: String },
+    /// A Godot binary is available (GODOT_BIN or PATH).
+    GodotBinary,
+    /// The connected editor is at least this version.
+    GodotVersion {
+        required: String,
+        found: Option<String>,
+    },
+    /// The running game is not stopped at a breakpoint (input simulation).
+    GameNotBreaked,
+}
+
+impl Precondition {
+    /// The token a failure names in `required`; `None` for node existence, which
+    /// fails as RESOURCE_NOT_FOUND instead.
+    pub fn token(&self) -> Option<&'static str> {
+        match self {
+            Self::BridgeConnected => Some("bridge_connected"),
+            Self::ActiveScene => Some("active_scene"),
+            Self::NodeExists { .. } => None,
+            Self::GodotBinary => Some("godot_binary"),
+            Self::GodotVersion { .. } => Some("godot_version"),
+            Self::GameNotBreaked => Some("game_not_breaked"),
+        }
+    }
+
+    /// How the caller recovers.
+    pub fn hint(&self) -> &'static str {
+        match self {
+            Self::BridgeConnected => {
+                "Open the project in the Godot editor and enable the godot_mcp add-on \
+                 (Project > Project Settings > Plugins); it connects by itself."
+            }
+            Self::ActiveScene => "Open a scene with open_scene, or create one with create_scene.",
+            Self::NodeExists { .. } => "Call get_scene_tree to find the real node paths.",
+            Self::GodotBinary => {
+                "Install Godot 4 and put it on PATH as godot or godot4, or set GODOT_BIN to the \
+                 path of its executable."
+            }
+            Self::GodotVersion { .. } => "Upgrade the Godot editor to the required version.",
+            Self::GameNotBreaked => {
+                "The game is stopped at a breakpoint; resume it with godot_debugger_continue_execution."
+            }
+        }
+    }
+
+    /// The structured error for this precondition failing.
+    pub fn error(&self) -> ToolError {
+        let message = match self {
+            Self::BridgeConnected => {
+                "The Godot editor is not connected to this server.".to_string()
+            }
+            Self::ActiveScene => "No scene is open in the Godot editor.".to_string(),
+            Self::NodeExists { path } => format!("Node {path} does not exist in the edited scene."),
+            Self::GodotBinary => "No Godot binary was found.".to_string(),
+            Self::GodotVersion { required, found } => format!(
+                "This tool needs Godot {required} or newer; the editor is {}.",
+                found.as_deref().unwrap_or("of an unknown version")
+            ),
+            Self::GameNotBreaked => {
+                "The running game is paused at a breakpoint; simulated input would be lost."
+                    .to_string()
+            }
+        };
+        let code = match self {
+            Self::NodeExists { .. } => ErrorCode::ResourceNotFound,
+            _ => ErrorCode::PreconditionFailed,
+        };
+        let mut e = ToolError::new(code, message).hint(self.hint());
+        if let Some(token) = self.token() {
+            e = e.required(token);
+        }
+        e
+    }
+}
+
+/// What the server knows about the editor bridge. No bridge exists yet, so it is
+/// always disconnected, and every bridge-dependent precondition fails honestly with
+/// `bridge_connected`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BridgeStatus {
+    Disconnected,
+}
+
+impl BridgeStatus {
+    pub fn current(_state: &AppState) -> Self {
+        Self::Disconnected
+    }
+
+    /// Check a bridge-dependent precondition. Without a bridge nothing about the
+    /// editor can be known, so the bridge itself is what is reported missing.
+    pub fn require(self, precondition: &Precondition) -> Result<(), ToolError> {
+        match (self, precondition) {
+            (_, Precondition::GodotBinary) => Err(ToolError::internal(
+                "godot_binary is not a bridge precondition; use find_godot_binary",
+            )),
+            (Self::Disconnected, _) => Err(Precondition::BridgeConnected.error()),
+        }
+    }
+}
+
+/// The godot_binary precondition: `GODOT_BIN` must name an executable file; without
+/// it, `godot` or `godot4` is looked up on `PATH`.
+pub fn find_godot_binary(
+    godot_bin: Option<&std::ffi::OsStr>,
+    path: Option<&std::ffi::OsStr>,
+) -> Result<PathBuf, ToolError> {
+    if let Some(bin) = godot_bin.filter(|b| !b.is_empty()) {
+        let p = Path::new(bin);
+        if is_executable_file(p) {
+            return Ok(p.to_path_buf());
+        }
+        let mut e = Precondition::GodotBinary.error();
+        e.message = format!(
+            "GODOT_BIN is set to {}, which is not an executable file.",
+            p.display()
+        );
+        return Err(e);
+    }
+    if let Some(path) = path {
+        for dir in std::env::split_paths(path) {
+            for name in ["godot", "godot4"] {
+                let candidate = dir.join(name);
+                if is_executable_file(&candidate) {
+                    return Ok(candidate);
+                }
+            }
+        }
+    }
+    let mut e = Precondition::GodotBinary.error();
+    e.message =
+        "No Godot binary found: GODOT_BIN is not set and neither godot nor godot4 is on PATH."
+            .into();
+    Err(e)
+}
+
+fn is_executable_file(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+// ---------------------------------------------------------------------------------
+// The confirm gate
+// ---------------------------------------------------------------------------------
+
+/// The exact text of a destructive call made without confirm (spec).
+pub const CONFIRM_MESSAGE: &str =
+    "This call discards unsaved changes. Set confirm=True to proceed.";
+
+/// A destructive call that is not a dry run must carry `confirm=true`. `confirm` is an
+/// accident guard the agent sets itself, not human oversight (that is the approval gate).
+pub fn confirm_gate(class: SafetyClass, flags: CallFlags) -> Result<(), ToolError> {
+    if class.requires_confirm() && !flags.dry_run && !flags.confirm {
+        return Err(
+            ToolError::new(ErrorCode::PreconditionFailed, CONFIRM_MESSAGE)
+                .param("confirm")
+                .required("confirm")
+                .hint(
+                    "Check the effect first with dry_run=true, then call again with confirm=true.",
+                ),
+        );
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------
+// Safety state: configuration, enabled toolsets, pending approvals
+// ---------------------------------------------------------------------------------
+
+/// Environment variable names (spec).
+pub const ENV_WEBHOOK: &str = "GODOT_MCP_APPROVAL_WEBHOOK";
+pub const ENV_FAIL_OPEN: &str = "GODOT_MCP_APPROVAL_FAIL_OPEN";
+pub const ENV_REQUIRE: &str = "GODOT_MCP_APPROVAL_REQUIRE";
+/// How long the webhook may take to answer, in milliseconds (default 10000).
+pub const ENV_WEBHOOK_TIMEOUT_MS: &str = "GODOT_MCP_APPROVAL_TIMEOUT_MS";
+/// Enabled toolsets (same as `serve --toolsets`).
+pub const ENV_TOOLSETS: &str = "GODOT_MCP_TOOLSETS";
+
+/// The approval gate's configuration; fixed for the life of the server.
+#[derive(Debug, Clone, Default)]
+pub struct ApprovalConfig {
+    /// Where to POST each gated call for a decision.
+    pub webhook: Option<webhook::WebhookUrl>,
+    /// Allow the call when the webhook cannot be reached or fails (never when it denies).
+    pub fail_open: bool,
+    pub webhook_timeout: Duration,
+    /// Ask the human through the MCP client (elicitation) before each gated call.
+    pub require_elicitation: bool,
+}
+
+impl ApprovalConfig {
+    /// Read the spec's environment variables. An unusable webhook URL is an error:
+    /// the server refuses to start rather than run ungated.
+    pub fn from_env() -> Result<Self, String> {
+        Self::from_vars(|k| std::env::var(k).ok())
+    }
+
+    pub fn from_vars(get: impl Fn(&str) -> Option<String>) -> Result<Self, String> {
+        let flag = |name: &str| -> Result<bool, String> {
+            match get(name).as_deref().map(str::trim) {
+                None | Some("") => Ok(false),
+                Some(v)
+                    if ["1", "true", "yes", "on"].contains(&v.to_ascii_lowercase().as_str()) =>
+                {
+                    Ok(true)
+                }
+                Some(v)
+                    if ["0", "false", "no", "off"].contains(&v.to_ascii_lowercase().as_str()) =>
+                {
+                    Ok(false)
+                }
+                Some(v) => Err(format!("{name}={v:?} is not a boolean (use true or false)")),
+            }
+        };
+        let webhook = match get(ENV_WEBHOOK).filter(|v| !v.trim().is_empty()) {
+            Some(url) => Some(
+                webhook::WebhookUrl::parse(url.trim())
+                    .map_err(|e| format!("{ENV_WEBHOOK}: {e}"))?,
+            ),
+            None => None,
+        };
+        let webhook_timeout = match get(ENV_WEBHOOK_TIMEOUT_MS) {
+            Some(ms) => Duration::from_millis(ms.trim().parse::<u64>().map_err(|_| {
+                format!("{ENV_WEBHOOK_TIMEOUT_MS}={ms:?} is not a number of milliseconds")
+            })?),
+            None => Duration::from_secs(10),
+        };
+        Ok(Self {
+            webhook,
+            fail_open: flag(ENV_FAIL_OPEN)?,
+            webhook_timeout,
+            require_elicitation: flag(ENV_REQUIRE)?,
+        })
+    }
+
+    pub fn is_active(&self) -> bool {
+        self.webhook.is_some() || self.require_elicitation
+    }
+}
+
+/// A gated call waiting for the client's answer (protocol 2026-07-28 and later). The
+/// call is kept here; the `requestState` the client echoes is only an opaque handle
+/// to it, never trusted as data.
+#[derive(Debug, Clone)]
+struct PendingCall {
+    tool: String,
+    arguments: JsonObject,
+    webhook_approved: bool,
+    created: Instant,
+}
+
+const PENDING_TTL: Duration = Duration::from_secs(600);
+const MAX_PENDING: usize = 256;
+
+/// The mutable half of the safety model, shared by all sessions of a server.
+#[derive(Debug)]
+pub struct SafetyState {
+    pub approval: ApprovalConfig,
+    toolsets: parking_lot::RwLock<BTreeSet<Toolset>>,
+    /// Bumped on every toolset change, so the server knows to send tools/list_changed.
+    generation: AtomicU64,
+    pending: parking_lot::Mutex<HashMap<String, PendingCall>>,
+}
+
+impl SafetyState {
+    pub fn new(approval: ApprovalConfig, toolsets: BTreeSet<Toolset>) -> Self {
+        let mut toolsets = toolsets;
+        toolsets.insert(Toolset::Toolsets);
+        Self {
+            approval,
+            toolsets: parking_lot::RwLock::new(toolsets),
+            generation: AtomicU64::new(0),
+            pending: parking_lot::Mutex::new(HashMap::new()),
+        }
+    }
+
+    pub fn is_enabled(&self, toolset: Toolset) -> bool {
+        self.toolsets.read().contains(&toolset)
+    }
+
+    pub fn enabled(&self) -> BTreeSet<Toolset> {
+        self.toolsets.read().clone()
+    }
+
+    /// Enable and disable toolsets; returns whether anything changed. The
+    /// `toolsets` family cannot be disabled (it is how one turns things back on).
+    pub fn set_toolsets(&self, enable: &[Toolset], disable: &[Toolset]) -> Result<bool, ToolError> {
+        if disable.contains(&Toolset::Toolsets) {
+            return Err(ToolError::invalid_params(
+                "disable",
+                "the toolsets toolset cannot be disabled: it is how toolsets are turned back on",
+            ));
+        }
+        let mut set = self.toolsets.write();
+        let before = set.clone();
+        set.extend(enable.iter().copied());
+        for t in disable {
+            set.remove(t);
+        }
+        let changed = *set != before;
+        if changed {
+            self.generation.fetch_add(1, Ordering::SeqCst);
+        }
+        Ok(changed)
+    }
+
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::SeqCst)
+    }
+
+    fn park(&self, call: PendingCall) -> Result<String, ToolError> {
+        let mut id = [0u8; 16];
+        getrandom::fill(&mut id).map_err(|e| ToolError::internal(format!("getrandom: {e}")))?;
+        let id = hex::encode(id);
+        let mut pending = self.pending.lock();
+        pending.retain(|_, p| p.created.elapsed() < PENDING_TTL);
+        while pending.len() >= MAX_PENDING {
+            let oldest = pending
+                .iter()
+                .min_by_key(|(_, p)| p.created)
+                .map(|(k, _)| k.clone());
+            match oldest {
+                Some(k) => pending.remove(&k),
+                None => break,
+            };
+        }
+        pending.insert(id.clone(), call);
+        Ok(id)
+    }
+
+    /// Take (single use) a parked call that has not expired.
+    fn unpark(&self, id: &str) -> Option<PendingCall> {
+        let call = self.pending.lock().remove(id)?;
+        (call.created.elapsed() < PENDING_TTL).then_some(call)
+    }
+
+    /// Whether the toolset of `def` is enabled, as a structured refusal.
+    pub fn check_enabled(&self, def: &ToolDef) -> Result<(), ToolError> {
+        if self.is_enabled(def.meta.toolset) {
+            return Ok(());
+        }
+        Err(ToolError::new(
+            ErrorCode::ToolDisabled,
+            format!(
+                "{} is disabled: its toolset `{}` is not enabled in this server",
+                def.meta.name,
+                def.meta.toolset.as_str()
+            ),
+        )
+        .required(def.meta.toolset.as_str())
+        .hint(format!(
+            "Enable it with manage_toolsets (enable: [\"{}\"]), or start the server with --toolsets / {ENV_TOOLSETS}.",
+            def.meta.toolset.as_str()
+        )))
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// The approval gate
+// ---------------------------------------------------------------------------------
+
+/// Who is calling, as far as the server knows; sent to the webhook.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Principal {
+    pub client_name: Option<String>,
+    pub client_version: Option<String>,
+    pub protocol_version: Option<String>,
+}
+
+/// How the elicitation guard can reach the human behind this call.
+#[derive(Clone)]
+pub enum ElicitChannel {
+    /// Protocols before 2026-07-28: a server-to-client `elicitation/create` request.
+    Request {
+        peer: Peer<RoleServer>,
+        supported: bool,
+    },
+    /// 2026-07-28 and later: answer with an input-required result; the retry carries
+    /// the handle and the answers.
+    InputRequired {
+        supported: bool,
+        request_state: Option<String>,
+        responses: Option<InputResponses>,
+    },
+    /// No client to ask.
+    None,
+}
+
+impl std::fmt::Debug for ElicitChannel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Request { supported, .. } => write!(f, "Request {{ supported: {supported} }}"),
+            Self::InputRequired {
+                supported,
+                request_state,
+                ..
+            } => {
+                write!(
+                    f,
+                    "InputRequired {{ supported: {supported}, request_state: {request_state:?} }}"
+                )
+            }
+            Self::None => f.write_str("None"),
+        }
+    }
+}
+
+/// Everything about the caller the policy needs.
+#[derive(Debug, Clone)]
+pub struct CallContext {
+    pub principal: Principal,
+    pub elicit: ElicitChannel,
+}
+
+impl CallContext {
+    /// No client to ask (unit tests, internal calls).
+    pub fn detached() -> Self {
+        Self {
+            principal: Principal::default(),
+            elicit: ElicitChannel::None,
+        }
+    }
+
+    /// From an MCP request.
+    pub fn from_request(request: &CallToolRequestParams, ctx: &RequestContext<RoleServer>) -> Self {
+        let version = ctx.protocol_version();
+        let client = ctx.client_info();
+        let principal = Principal {
+            client_name: client.as_ref().map(|c| c.name.clone()),
+            client_version: client.as_ref().map(|c| c.version.clone()),
+            protocol_version: version.as_ref().map(|v| v.as_str().to_string()),
+        };
+        let modern = version.is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+        let elicit = if modern {
+            ElicitChannel::InputRequired {
+                supported: ctx
+                    .client_capabilities()
+                    .is_some_and(|c| c.elicitation.is_some()),
+                request_state: request.request_state.clone(),
+                responses: request.input_responses.clone(),
+            }
+        } else {
+            ElicitChannel::Request {
+                peer: ctx.peer.clone(),
+                supported: ctx
+                    .peer
+                    .supported_elicitation_modes()
+                    .contains(&ElicitationMode::Form),
+            }
+        };
+        Self { principal, elicit }
+    }
+}
+
+/// One entry of a batch, as the approval gate sees it.
+#[derive(Debug, Clone, Serialize)]
+pub struct BatchEntryView {
+    pub tool: String,
+    pub class: SafetyClass,
+    pub arguments: JsonObject,
+}
+
+/// The JSON description of a call POSTed to the webhook.
+#[derive(Debug, Clone, Serialize)]
+pub struct ApprovalRequest {
+    pub tool: String,
+    /// The class the call is judged as (for a batch, its most dangerous entry's).
+    pub class: SafetyClass,
+    pub arguments: JsonObject,
+    /// The entries of a run_commands batch; `null` for a single call.
+    pub batch: Option<Vec<BatchEntryView>>,
+    pub principal: Principal,
+}
+
+/// The gate's answer when it does not deny.
+#[derive(Debug)]
+pub enum Approval {
+    Granted,
+    /// Ask the client (2026-07-28): return this result; the retry completes the call.
+    InputRequired(InputRequiredResult),
+}
+
+fn denied(message: impl Into<String>) -> ToolError {
+    ToolError::new(ErrorCode::ApprovalDenied, message).hint(
+        "The call was not run and nothing changed. Ask the human operator, or change the request.",
+    )
+}
+
+/// The webhook's verdict on an HTTP answer: approve only on an explicit approval
+/// (`{"approved": true}` or `{"decision": "approve"}`) in a 2xx answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WebhookVerdict {
+    Approve,
+    /// The webhook answered and said no (or said nothing recognisable in a 2xx or 4xx).
+    Deny(String),
+    /// The webhook did not work: unreachable, timed out, 5xx, not HTTP. Denies unless
+    /// fail-open is set.
+    Failed(String),
+}
+
+pub fn webhook_verdict(answer: Result<(u16, Vec<u8>), String>) -> WebhookVerdict {
+    let (status, body) = match answer {
+        Ok(a) => a,
+        Err(e) => return WebhookVerdict::Failed(e),
+    };
+    if status >= 500 {
+        return WebhookVerdict::Failed(format!("the approval webhook answered HTTP {status}"));
+    }
+    let json: Option<Value> = serde_json::from_slice(&body).ok();
+    let reason = json
+        .as_ref()
+        .and_then(|j| j.get("reason"))
+        .and_then(Value::as_str)
+        .map(|r| format!(": {r}"))
+        .unwrap_or_default();
+    if !(200..300).contains(&status) {
+        return WebhookVerdict::Deny(format!(
+            "the approval webhook answered HTTP {status}{reason}"
+        ));
+    }
+    let explicit = json.as_ref().is_some_and(|j| {
+        j.get("approved") == Some(&Value::Bool(true))
+            || j.get("decision").and_then(Value::as_str) == Some("approve")
+    });
+    if explicit {
+        WebhookVerdict::Approve
+    } else {
+        WebhookVerdict::Deny(format!(
+            "the approval webhook did not approve the call{reason}"
+        ))
+    }
+}
+
+/// Ask the webhook; the decision rule (fail-closed unless fail-open) is here.
+pub async fn ask_webhook(
+    config: &ApprovalConfig,
+    request: &ApprovalRequest,
+) -> Result<(), ToolError> {
+    let Some(url) = &config.webhook else {
+        return Ok(());
+    };
+    let body = serde_json::to_vec(request).map_err(|e| ToolError::internal(e.to_string()))?;
+    let answer = webhook::post_json(url, &body, config.webhook_timeout).await;
+    match webhook_verdict(answer) {
+        WebhookVerdict::Approve => Ok(()),
+        WebhookVerdict::Deny(why) => Err(denied(format!("{} was denied: {why}", request.tool))),
+        WebhookVerdict::Failed(why) if config.fail_open => {
+            tracing::warn!(tool = %request.tool, "approval webhook failed ({why}); allowing because {ENV_FAIL_OPEN}=true");
+            Ok(())
+        }
+        WebhookVerdict::Failed(why) => Err(denied(format!(
+            "{} was denied: {why}, and the gate fails closed",
+            request.tool
+        ))
+        .hint(format!(
+            "Make the approval webhook reachable, or (accepting the risk) set {ENV_FAIL_OPEN}=true."
+        ))),
+    }
+}
+
+const ELICIT_KEY: &str = "approval";
+
+fn elicit_params(request: &ApprovalRequest) -> ElicitRequestParams {
+    let what = match &request.batch {
+        Some(entries) => format!(
+            "run_commands with {} entries ({})",
+            entries.len(),
+            entries
+                .iter()
+                .map(|e| format!("{} [{}]", e.tool, e.class.as_str()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        None => request.tool.clone(),
+    };
+    let args = serde_json::to_string(&request.arguments).unwrap_or_default();
+    let args: String = args.chars().take(2000).collect();
+    let schema = ElicitationSchema::builder()
+        .required_bool("approve")
+        .description("Set approve to true to let this call run; anything else refuses it.")
+        .build()
+        .unwrap_or_else(|_| ElicitationSchema::new(Default::default()));
+    ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message: format!(
+            "godot-mcp asks to run {what} ({} call) with arguments {args}. Approve?",
+            request.class.as_str()
+        ),
+        requested_schema: schema,
+    }
+}
+
+/// Approve only an accept whose form says `approve: true`.
+fn elicit_answer_approves(action: &ElicitationAction, content: Option<&Value>) -> bool {
+    matches!(action, ElicitationAction::Accept)
+        && content.and_then(|c| c.get("approve")) == Some(&Value::Bool(true))
+}
+
+/// The approval gate: the webhook (when configured), then the elicitation guard (when
+/// required). Called only for real (not dry) runs of gated calls.
+pub async fn approve(
+    state: &AppState,
+    ctx: &CallContext,
+    request: &ApprovalRequest,
+) -> Result<Approval, ToolError> {
+    let config = &state.safety.approval;
+    if !config.require_elicitation {
+        ask_webhook(config, request).await?;
+        return Ok(Approval::Granted);
+    }
+    let cannot_elicit = || {
+        denied(format!(
+            "{} needs the human's approval ({ENV_REQUIRE} is set), but this client cannot answer \
+             elicitation requests",
+            request.tool
+        ))
+        .hint("Use an MCP client that supports elicitation, or ask the operator to unset GODOT_MCP_APPROVAL_REQUIRE.")
+    };
+    match &ctx.elicit {
+        ElicitChannel::None => Err(cannot_elicit()),
+        ElicitChannel::Request {
+            supported: false, ..
+        }
+        | ElicitChannel::InputRequired {
+            supported: false, ..
+        } => Err(cannot_elicit()),
+        ElicitChannel::Request { peer, .. } => {
+            ask_webhook(config, request).await?;
+            let answer = peer
+                .create_elicitation(elicit_params(request))
+                .await
+                .map_err(|e| {
+                    denied(format!(
+                        "{} was not approved: the elicitation failed ({e})",
+                        request.tool
+                    ))
+                })?;
+            if elicit_answer_approves(&answer.action, answer.content.as_ref()) {
+                Ok(Approval::Granted)
+            } else {
+                Err(denied(format!("{} was declined by the user", request.tool)))
+            }
+        }
+        ElicitChannel::InputRequired {
+            request_state: None,
+            ..
+        } => {
+            ask_webhook(config, request).await?;
+            let handle = state.safety.park(PendingCall {
+                tool: request.tool.clone(),
+                arguments: request.arguments.clone(),
+                webhook_approved: config.webhook.is_some(),
+                created: Instant::now(),
+            })?;
+            let mut requests = InputRequests::new();
+            requests.insert(
+                ELICIT_KEY.to_string(),
+                InputRequest::Elicitation(ElicitRequest::new(elicit_params(request))),
+            );
+            Ok(Approval::InputRequired(InputRequiredResult::new(
+                Some(requests),
+                Some(handle),
+            )))
+        }
+        ElicitChannel::InputRequired {
+            request_state: Some(handle),
+            responses,
+            ..
+        } => {
+            // The handle names a call parked server-side; the retry must be that very call.
+            let Some(parked) = state.safety.unpark(handle) else {
+                return Err(denied(format!(
+                    "{} was not approved: the approval handle is unknown, expired or already used",
+                    request.tool
+                )));
+            };
+            if parked.tool != request.tool || parked.arguments != request.arguments {
+                return Err(denied(format!(
+                    "{} was not approved: the retried call differs from the call that was approved",
+                    request.tool
+                )));
+            }
+            if !parked.webhook_approved {
+                ask_webhook(config, request).await?;
+            }
+            let answer = responses.as_ref().and_then(|r| r.get(ELICIT_KEY));
+            let action = answer
+                .and_then(|a| a.get("action"))
+                .and_then(|a| serde_json::from_value::<ElicitationAction>(a.clone()).ok());
+            let content = answer.and_then(|a| a.get("content"));
+            match action {
+                Some(action) if elicit_answer_approves(&action, content) => Ok(Approval::Granted),
+                _ => Err(denied(format!("{} was declined by the user", request.tool))),
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// The call pipeline
+// ---------------------------------------------------------------------------------
+
+/// What a call produces: a result (or tool error), or a request for client input.
+#[derive(Debug)]
+pub enum CallOutcome {
+    Done(ToolResult),
+    InputRequired(InputRequiredResult),
+}
+
+/// Run one tool call through every gate, in the order the module docs give.
+pub async fn run_call(
+    state: &Arc<AppState>,
+    def: &ToolDef,
+    args: Option<JsonObject>,
+    ctx: &CallContext,
+) -> CallOutcome {
+    match run_call_inner(state, def, args.unwrap_or_default(), ctx).await {
+        Ok(outcome) => outcome,
+        Err(e) => CallOutcome::Done(Err(e)),
+    }
+}
+
+async fn run_call_inner(
+    state: &Arc<AppState>,
+    def: &ToolDef,
+    original: JsonObject,
+    ctx: &CallContext,
+) -> Result<CallOutcome, ToolError> {
+    state.safety.check_enabled(def)?;
+    if matches!(def.handler, Handler::Batch) {
+        return run_batch(state, def, original, ctx).await;
+    }
+    let mut args = original.clone();
+    let flags = split_flags(def.meta.class, &mut args)?;
+    confirm_gate(def.meta.class, flags)?;
+    (def.check_args)(&Value::Object(args.clone()))?;
+    let gated = is_gated(def.meta.class, def.runtime) && !flags.dry_run;
+    let request = || ApprovalRequest {
+        tool: def.meta.name.to_string(),
+        class: def.meta.class,
+        arguments: original.clone(),
+        batch: None,
+        principal: ctx.principal.clone(),
+    };
+    match &def.handler {
+        Handler::Direct(handler) => {
+            if gated && let Approval::InputRequired(r) = approve(state, ctx, &request()).await? {
+                return Ok(CallOutcome::InputRequired(r));
+            }
+            Ok(CallOutcome::Done(
+                handler(state.clone(), Value::Object(args), flags).await,
+            ))
+        }
+        Handler::Planned(planner) => {
+            let plan = plan_blocking(planner, state, args).await?;
+            if flags.dry_run {
+                return Ok(CallOutcome::Done(Ok(preview(def, flags, plan.effect))));
+            }
+            if gated && let Approval::InputRequired(r) = approve(state, ctx, &request()).await? {
+                return Ok(CallOutcome::InputRequired(r));
+            }
+            Ok(CallOutcome::Done(apply_blocking(plan).await))
+        }
+        Handler::Batch => Err(ToolError::internal(
+            "batch handler reached the single-call path",
+        )),
+    }
+}
+
+/// A dry run's answer: the plan's effect, marked as not applied.
+fn preview(def: &ToolDef, flags: CallFlags, effect: Map<String, Value>) -> Value {
+    let mut out = effect;
+    out.insert("dry_run".into(), json!(true));
+    out.insert("applied".into(), json!(false));
+    out.insert(
+        "confirm_required".into(),
+        json!(def.meta.class.requires_confirm() && !flags.confirm),
+    );
+    Value::Object(out)
+}
+
+/// Plans read files; run them off the async threads (the stdio server runs on one).
+async fn plan_blocking(
+    planner: &crate::tools::PlanFn,
+    state: &Arc<AppState>,
+    args: JsonObject,
+) -> Result<crate::tools::Plan, ToolError> {
+    let (planner, state) = (planner.clone(), state.clone());
+    tokio::task::spawn_blocking(move || planner(state, Value::Object(args)))
+        .await
+        .map_err(|e| ToolError::internal(format!("planning task failed: {e}")))?
+}
+
+/// Applying fsyncs; run it off the async threads too.
+async fn apply_blocking(plan: crate::tools::Plan) -> ToolResult {
+    tokio::task::spawn_blocking(move || apply(plan))
+        .await
+        .map_err(|e| ToolError::internal(format!("apply task failed: {e}")))?
+}
+
+fn apply(plan: crate::tools::Plan) -> ToolResult {
+    let mut out = plan.effect;
+    let applied = (plan.apply)()?;
+    out.extend(applied);
+    out.insert("dry_run".into(), json!(false));
+    out.insert("applied".into(), json!(true));
+    Ok(Value::Object(out))
+}
+
+/// Largest batch accepted.
+pub const MAX_BATCH: usize = 100;
+
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BatchArgs {
+    /// The commands to run in order; each names a tool and its arguments exactly as a
+    /// direct call would (destructive entries need their own confirm=true).
+    pub commands: Vec<BatchEntry>,
+}
+
+#[derive(Debug, Clone, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BatchEntry {
+    /// The tool behind this command, e.g. create_script.
+    pub tool: String,
+    /// The tool's arguments.
+    #[serde(default)]
+    pub arguments: JsonObject,
+}
+
+/// An entry that passed its tool's policy, ready to plan and run.
+struct CheckedEntry<'a> {
+    def: &'a ToolDef,
+    args: JsonObject,
+    flags: CallFlags,
+}
+
+fn entry_error(index: usize, tool: &str, e: ToolError) -> ToolError {
+    let param = match &e.param {
+        Some(p) if p == "." => format!("commands[{index}].arguments"),
+        Some(p) => format!("commands[{index}].arguments.{p}"),
+        None => format!("commands[{index}]"),
+    };
+    let mut e = e;
+    e.param = Some(param);
+    let mut details = e.details.take().map(|d| *d).unwrap_or_else(|| json!({}));
+    if let Value::Object(d) = &mut details {
+        d.insert("index".into(), json!(index));
+        d.insert("tool".into(), json!(tool));
+        d.insert("applied_count".into(), json!(0));
+    }
+    e.details = Some(Box::new(details));
+    e
+}
+
+/// Every entry's own policy, checked before any entry runs: the tool exists, its
+/// toolset is enabled, its flags are valid, a destructive entry carries confirm,
+/// its arguments decode (path preflight included).
+fn check_entries<'a>(
+    state: &'a AppState,
+    entries: &[BatchEntry],
+    batch_dry_run: bool,
+) -> Result<Vec<CheckedEntry<'a>>, ToolError> {
+    let mut checked = Vec::with_capacity(entries.len());
+    for (i, entry) in entries.iter().enumerate() {
+        let tool = entry.tool.strip_prefix("cmd_").unwrap_or(&entry.tool);
+        let Some(def) = state.registry.get(tool) else {
+            return Err(ToolError::invalid_params(
+                format!("commands[{i}].tool"),
+                format!(
+                    "commands[{i}]: unknown command {:?}; nothing was run",
+                    entry.tool
+                ),
+            )
+            .hint("Each command names a tool from tools/list."));
+        };
+        let fail = |e: ToolError| entry_error(i, def.meta.name, e);
+        if matches!(def.handler, Handler::Batch) {
+            return Err(ToolError::invalid_params(
+                format!("commands[{i}].tool"),
+                format!("commands[{i}]: run_commands cannot be nested; nothing was run"),
+            ));
+        }
+        state.safety.check_enabled(def).map_err(|mut e| {
+            e.param = Some(format!("commands[{i}].tool"));
+            e.details = Some(Box::new(
+                json!({"index": i, "tool": def.meta.name, "applied_count": 0}),
+            ));
+            e
+        })?;
+        let mut args = entry.arguments.clone();
+        if args.contains_key("dry_run") {
+            return Err(fail(ToolError::invalid_params(
+                "dry_run",
+                "dry_run is set on run_commands itself, not on its entries",
+            )));
+        }
+        let flags = split_flags(def.meta.class, &mut args).map_err(fail)?;
+        // As for a single call, a preview needs no confirm (it reports confirm_required).
+        let as_run = CallFlags {
+            dry_run: batch_dry_run,
+            ..flags
+        };
+        confirm_gate(def.meta.class, as_run).map_err(fail)?;
+        (def.check_args)(&Value::Object(args.clone())).map_err(fail)?;
+        checked.push(CheckedEntry { def, args, flags });
+    }
+    Ok(checked)
+}
+
+/// run_commands: per-entry policy for all entries first, one approval as the most
+/// dangerous entry's class, then entries in order; a failure stops the batch and the
+/// result says where, what ran, and what was skipped.
+async fn run_batch(
+    state: &Arc<AppState>,
+    def: &ToolDef,
+    original: JsonObject,
+    ctx: &CallContext,
+) -> Result<CallOutcome, ToolError> {
+    let mut args = original.clone();
+    let flags = split_flags(def.meta.class, &mut args)?;
+    let batch: BatchArgs = decode_args(Value::Object(args))?;
+    if batch.commands.is_empty() || batch.commands.len() > MAX_BATCH {
+        return Err(ToolError::invalid_params(
+            "commands",
+            format!("commands must hold 1 to {MAX_BATCH} entries"),
+        ));
+    }
+    let entries = check_entries(state, &batch.commands, flags.dry_run)?;
+    let n = entries.len();
+    let class = entries
+        .iter()
+        .map(|e| e.def.meta.class)
+        .chain([def.meta.class])
+        .max_by_key(|c| c.danger_rank())
+        .unwrap_or(def.meta.class);
+    let gated = entries
+        .iter()
+        .any(|e| is_gated(e.def.meta.class, e.def.runtime));
+    if !flags.dry_run && gated {
+        let request = ApprovalRequest {
+            tool: def.meta.name.to_string(),
+            class,
+            arguments: original.clone(),
+            batch: Some(
+                entries
+                    .iter()
+                    .map(|e| BatchEntryView {
+                        tool: e.def.meta.name.to_string(),
+                        class: e.def.meta.class,
+                        arguments: e.args.clone(),
+                    })
+                    .collect(),
+            ),
+            principal: ctx.principal.clone(),
+        };
+        if let Approval::InputRequired(r) = approve(state, ctx, &request).await? {
+            return Ok(CallOutcome::InputRequired(r));
+        }
+    }
+    let mut results = Vec::with_capacity(n);
+    let mut failure: Option<(usize, ToolError)> = None;
+    let mut touched_editor = false;
+    for (i, entry) in entries.into_iter().enumerate() {
+        let outcome = run_entry(state, entry.def, entry.args, entry.flags, flags.dry_run).await;
+        match outcome {
+            Ok(v) => {
+                touched_editor |=
+                    entry.def.meta.effect == EffectKind::EditorRuntime && !flags.dry_run;
+                results.push(
+                    json!({"index": i, "tool": entry.def.meta.name, "ok": true, "result": v}),
+                );
+            }
+            Err(e) => {
+                results.push(
+                    json!({"index": i, "tool": entry.def.meta.name, "ok": false, "error": e}),
+                );
+                failure = Some((i, e));
+                break;
+            }
+        }
+    }
+    let completed = failure.as_ref().map_or(n, |(i, _)| *i);
+    let mut hints = Vec::new();
+    if let Some((i, _)) = &failure {
+        if completed > 0 && !flags.dry_run {
+            hints.push(format!(
+                "commands[0..{i}] were applied and are not rolled back; re-read what they touched before retrying."
+            ));
+        }
+        if i + 1 < n {
+            hints.push(format!(
+                "commands[{}..{n}] were skipped ({} entries); none of them ran.",
+                i + 1,
+                n - i - 1
+            ));
+        }
+    }
+    if touched_editor {
+        hints.push("The open scene has unsaved changes from this batch; save it (save_scene) to persist them.".into());
+    }
+    let report = BatchReport {
+        completed,
+        aborted_at: failure.as_ref().map(|(i, _)| *i),
+        skipped_count: failure.as_ref().map_or(0, |(i, _)| n - i - 1),
+        hint: (!hints.is_empty()).then(|| hints.join(" ")),
+    };
+    let mut out = match serde_json::to_value(&report) {
+        Ok(Value::Object(m)) => m,
+        _ => Map::new(),
+    };
+    out.insert("class".into(), json!(class));
+    out.insert("dry_run".into(), json!(flags.dry_run));
+    out.insert("results".into(), Value::Array(results));
+    match failure {
+        None => Ok(CallOutcome::Done(Ok(Value::Object(out)))),
+        // Half-done is never success: the batch is an error carrying the full report.
+        Some((i, e)) => {
+            let verb = if flags.dry_run {
+                "would stop"
+            } else {
+                "stopped"
+            };
+            let mut err = ToolError::new(
+                e.code,
+                format!(
+                    "run_commands {verb} at commands[{i}] ({}): {}",
+                    out["results"][i]["tool"].as_str().unwrap_or("?"),
+                    e.message
+                ),
+            )
+            .param(format!(
+                "commands[{i}].arguments{}",
+                e.param
+                    .as_deref()
+                    .map(|p| format!(".{p}"))
+                    .unwrap_or_default()
+            ))
+            .details(Value::Object(out));
+            err.required = e.required.clone();
+            err.hint = report.hint.clone().or(e.hint.clone());
+            Ok(CallOutcome::Done(Err(err)))
+        }
+    }
+}
+
+/// Run (or, in a dry run, preview) one checked entry.
+async fn run_entry(
+    state: &Arc<AppState>,
+    def: &ToolDef,
+    args: JsonObject,
+    flags: CallFlags,
+    dry_run: bool,
+) -> ToolResult {
+    let flags = CallFlags { dry_run, ..flags };
+    match &def.handler {
+        Handler::Planned(planner) => {
+            let plan = plan_blocking(planner, state, args).await?;
+            if dry_run {
+                Ok(preview(def, flags, plan.effect))
+            } else {
+                apply_blocking(plan).await
+            }
+        }
+        Handler::Direct(handler) => {
+            if dry_run && def.meta.class != SafetyClass::ReadOnly {
+                if def.meta.class.takes_dry_run() {
+                    return handler(state.clone(), Value::Object(args), flags).await;
+                }
+                return Ok(
+                    json!({"dry_run": true, "applied": false, "note": "would run; this tool has no preview"}),
+                );
+            }
+            handler(state.clone(), Value::Object(args), flags).await
+        }
+        Handler::Batch => Err(ToolError::internal("nested batch")),
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn annotations_follow_class() {
-        let ro = SafetyClass::ReadOnly.annotations("t");
-        assert_eq!(ro.read_only_hint, Some(true));
-        assert_eq!(ro.destructive_hint, Some(false));
-        let d = SafetyClass::Destructive.annotations("t");
-        assert_eq!(d.read_only_hint, Some(false));
-        assert_eq!(d.destructive_hint, Some(true));
-        let m = SafetyClass::Mutating.annotations("t");
-        assert_eq!(m.destructive_hint, Some(false));
-        assert_eq!(m.idempotent_hint, Some(false));
-    }
-
-    #[test]
-    fn only_destructive_requires_confirm() {
-        for c in SafetyClass::ALL {
-            assert_eq!(c.requires_confirm(), c == SafetyClass::Destructive);
-        }
-        assert!(SafetyClass::Mutating.takes_dry_run());
-        assert!(!SafetyClass::ReadOnly.takes_dry_run());
-        assert!(!SafetyClass::Runtime.takes_dry_run());
-    }
-}
+mod tests;

@@ -11,6 +11,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::json;
 
+use crate::safety::{CallContext, CallOutcome, run_call};
 use crate::state::AppState;
 
 /// One MCP session's handler. Cheap to clone; all state is shared.
@@ -33,7 +34,8 @@ pub const TRANSACTIONS_URI: &str = "godot-mcp://transactions";
 
 const INSTRUCTIONS: &str = "godot-mcp reads and edits one Godot 4 project. File paths are \
 res:// paths inside the project. Every tool carries _meta.safety_class: read_only tools change \
-nothing; mutating tools take dry_run; destructive tools need confirm=true.";
+nothing; mutating tools take dry_run; destructive tools need confirm=true. Tool families can be \
+enabled or disabled with manage_toolsets.";
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
@@ -41,6 +43,7 @@ impl ServerHandler for McpServer {
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_resources()
+                .enable_tool_list_changed()
                 .build(),
         )
         .with_server_info(
@@ -54,7 +57,20 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
+        // Tools of disabled toolsets are not offered.
+        let enabled = self.state.safety.enabled();
+        let tools = self
+            .tools
+            .iter()
+            .filter(|t| {
+                self.state
+                    .registry
+                    .get(&t.name)
+                    .is_some_and(|d| enabled.contains(&d.meta.toolset))
+            })
+            .cloned()
+            .collect();
+        Ok(ListToolsResult::with_all_items(tools))
     }
 
     async fn list_resources(
@@ -101,7 +117,7 @@ impl ServerHandler for McpServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let Some(def) = self.state.registry.get(&request.name) else {
             return Err(McpError::invalid_params(
@@ -113,14 +129,19 @@ impl ServerHandler for McpServer {
                 })),
             ));
         };
-        let result = match self
-            .state
-            .registry
-            .call(self.state.clone(), def, request.arguments)
-            .await
+        // Every call passes the safety policy; see safety.rs for the order of gates.
+        let ctx = CallContext::from_request(&request, &context);
+        let generation = self.state.safety.generation();
+        let outcome = run_call(&self.state, def, request.arguments, &ctx).await;
+        if self.state.safety.generation() != generation
+            && let Err(e) = context.peer.notify_tool_list_changed().await
         {
-            Ok(value) => CallToolResult::structured(value),
-            Err(err) => {
+            tracing::debug!(error = %e, "could not send tools/list_changed");
+        }
+        let result = match outcome {
+            CallOutcome::InputRequired(input) => return Ok(input.into()),
+            CallOutcome::Done(Ok(value)) => CallToolResult::structured(value),
+            CallOutcome::Done(Err(err)) => {
                 tracing::debug!(tool = def.meta.name, error = %err, "tool error");
                 err.into_call_result()
             }

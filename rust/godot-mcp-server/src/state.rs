@@ -4,6 +4,7 @@ use godot_mcp_journal::Journal;
 use parking_lot::Mutex;
 
 use crate::project::Project;
+use crate::safety::SafetyState;
 use crate::tools::Registry;
 
 /// Limits on what a single call may ask for or return. Bounded so that a huge or
@@ -34,15 +35,21 @@ pub struct AppState {
     /// The project's journal. The mutex is the per-project write serialization: one
     /// durable mutation at a time, whichever agent or transport asks.
     pub journal: Mutex<Journal>,
+    /// Approval configuration, enabled toolsets, calls awaiting approval.
+    pub safety: SafetyState,
 }
 
 impl AppState {
-    pub fn new(project: Project, journal: Journal) -> Self {
+    /// Every transport builds its state here, with the operator's safety
+    /// configuration: there is deliberately no constructor without one, so no
+    /// transport can come up without the approval gate it was configured with.
+    pub fn new(project: Project, journal: Journal, safety: SafetyState) -> Self {
         Self {
             project,
             registry: Registry::builtin(),
             limits: Limits::default(),
             journal: Mutex::new(journal),
+            safety,
         }
     }
 }

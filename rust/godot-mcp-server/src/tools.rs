@@ -18,17 +18,62 @@ use serde_json::{Map, Value, json};
 
 use crate::error::{ErrorCode, ToolError};
 use crate::respath::PATH_REFUSED_TAG;
-use crate::safety::{EffectKind, SafetyClass, Toolset};
+use crate::safety::{EffectKind, RuntimeFlags, SafetyClass, Toolset};
 use crate::state::AppState;
 
+pub mod batch;
+pub mod files;
 pub mod project;
 pub mod scenes;
+pub mod settings;
+pub mod toolsets;
 pub mod transactions;
 
 /// What a handler returns: a JSON object for `structuredContent`.
 pub type ToolResult = Result<Value, ToolError>;
 type HandlerFuture = Pin<Box<dyn Future<Output = ToolResult> + Send>>;
-type Handler = Arc<dyn Fn(Arc<AppState>, Value, CallFlags) -> HandlerFuture + Send + Sync>;
+pub(crate) type DirectFn =
+    Arc<dyn Fn(Arc<AppState>, Value, CallFlags) -> HandlerFuture + Send + Sync>;
+pub(crate) type PlanFn = Arc<dyn Fn(Arc<AppState>, Value) -> Result<Plan, ToolError> + Send + Sync>;
+type CheckFn = Arc<dyn Fn(&Value) -> Result<(), ToolError> + Send + Sync>;
+
+/// How a tool runs. The policy (`safety::run_call`) drives all three.
+pub(crate) enum Handler {
+    /// Runs in one step; read-only and runtime tools.
+    Direct(DirectFn),
+    /// Plans first (every precondition, nothing changed), then applies. A dry run
+    /// returns the plan's effect; the real run returns the same effect plus what
+    /// applying added, so preview and real run agree by construction.
+    Planned(PlanFn),
+    /// run_commands: expanded entry by entry by the policy.
+    Batch,
+}
+
+/// What a planned tool will do, decided before anything changes.
+pub struct Plan {
+    /// The effect, exactly as the real run reports it (persistence verdict included).
+    pub effect: Map<String, Value>,
+    /// Make the effect happen. Runs only after every gate passed.
+    pub apply: Box<dyn FnOnce() -> Result<Map<String, Value>, ToolError> + Send>,
+}
+
+impl Plan {
+    /// A plan whose effect is a serializable value (an object).
+    pub fn new(
+        effect: impl serde::Serialize,
+        apply: impl FnOnce() -> Result<Map<String, Value>, ToolError> + Send + 'static,
+    ) -> Result<Self, ToolError> {
+        let effect = match serde_json::to_value(effect) {
+            Ok(Value::Object(m)) => m,
+            Ok(_) => return Err(ToolError::internal("a plan's effect must be a JSON object")),
+            Err(e) => return Err(ToolError::internal(e.to_string())),
+        };
+        Ok(Self {
+            effect,
+            apply: Box::new(apply),
+        })
+    }
+}
 
 /// The class-derived flags of one call, taken out of the arguments by the registry
 /// so that every mutating and destructive tool accepts them identically.
@@ -56,7 +101,12 @@ pub struct ToolDef {
     pub meta: ToolMeta,
     /// JSON schema of the arguments, class flags included.
     pub input_schema: Arc<JsonObject>,
-    handler: Handler,
+    pub(crate) handler: Handler,
+    /// Decode the arguments without running anything: the path preflight and type
+    /// checks, applied to run_commands entries before any entry runs.
+    pub(crate) check_args: CheckFn,
+    /// For runtime tools: whether they write disk or execute code (approval-gated).
+    pub runtime: RuntimeFlags,
 }
 
 impl std::fmt::Debug for ToolDef {
@@ -75,7 +125,7 @@ impl ToolDef {
     {
         let input_schema = Arc::new(input_schema_for::<A>(meta.class));
         let handler = Arc::new(handler);
-        let handler: Handler = Arc::new(move |state, args, flags| {
+        let handler: DirectFn = Arc::new(move |state, args, flags| {
             let handler = handler.clone();
             Box::pin(async move {
                 let args: A = decode_args(args)?;
@@ -85,8 +135,44 @@ impl ToolDef {
         Self {
             meta,
             input_schema,
-            handler,
+            handler: Handler::Direct(handler),
+            check_args: check_fn::<A>(),
+            runtime: RuntimeFlags::default(),
         }
+    }
+
+    /// Define a planned tool (mutating or destructive) whose arguments decode into `A`.
+    pub fn planned<A, F>(meta: ToolMeta, planner: F) -> Self
+    where
+        A: DeserializeOwned + JsonSchema + Send + 'static,
+        F: Fn(Arc<AppState>, A) -> Result<Plan, ToolError> + Send + Sync + 'static,
+    {
+        let input_schema = Arc::new(input_schema_for::<A>(meta.class));
+        let planner: PlanFn = Arc::new(move |state, args| planner(state, decode_args::<A>(args)?));
+        Self {
+            meta,
+            input_schema,
+            handler: Handler::Planned(planner),
+            check_args: check_fn::<A>(),
+            runtime: RuntimeFlags::default(),
+        }
+    }
+
+    /// Define the batch tool; the policy expands its entries.
+    pub fn batch<A: DeserializeOwned + JsonSchema + Send + 'static>(meta: ToolMeta) -> Self {
+        Self {
+            meta,
+            input_schema: Arc::new(input_schema_for::<A>(meta.class)),
+            handler: Handler::Batch,
+            check_args: check_fn::<A>(),
+            runtime: RuntimeFlags::default(),
+        }
+    }
+
+    /// Mark a runtime tool as writing disk or executing code (routes it to the gate).
+    pub fn with_runtime_flags(mut self, flags: RuntimeFlags) -> Self {
+        self.runtime = flags;
+        self
     }
 
     /// The MCP description of this tool, with `_meta.safety_class` and annotations.
@@ -104,6 +190,10 @@ impl ToolDef {
         .with_annotations(self.meta.class.annotations(self.meta.title))
         .with_meta(rmcp::model::MetaObject(meta))
     }
+}
+
+fn check_fn<A: DeserializeOwned + 'static>() -> CheckFn {
+    Arc::new(|args: &Value| decode_args::<A>(args.clone()).map(|_| ()))
 }
 
 /// The JSON schema of `A`, inlined, with the class flags added.
@@ -176,7 +266,10 @@ fn strip_nullables(obj: &mut Map<String, Value>) {
 }
 
 /// Take the class flags out of the arguments, refusing them where the class has none.
-fn split_flags(class: SafetyClass, args: &mut Map<String, Value>) -> Result<CallFlags, ToolError> {
+pub(crate) fn split_flags(
+    class: SafetyClass,
+    args: &mut Map<String, Value>,
+) -> Result<CallFlags, ToolError> {
     let mut flags = CallFlags::default();
     for (name, allowed, slot) in [
         ("dry_run", class.takes_dry_run(), &mut flags.dry_run),
@@ -221,7 +314,7 @@ fn kind_of(v: &Value) -> &'static str {
 }
 
 /// Decode arguments into `A`, naming the offending field on failure.
-fn decode_args<A: DeserializeOwned>(args: Value) -> Result<A, ToolError> {
+pub(crate) fn decode_args<A: DeserializeOwned>(args: Value) -> Result<A, ToolError> {
     serde_path_to_error::deserialize::<_, A>(args).map_err(|err| {
         let path = err.path().to_string();
         let inner = err.into_inner().to_string();
@@ -274,6 +367,10 @@ impl Registry {
             .into_iter()
             .chain(scenes::tools())
             .chain(transactions::tools())
+            .chain(files::tools())
+            .chain(settings::tools())
+            .chain(batch::tools())
+            .chain(toolsets::tools())
         {
             r.add(def);
         }
@@ -286,6 +383,12 @@ impl Registry {
         assert!(previous.is_none(), "tool {name} registered twice");
     }
 
+    /// Add a tool outside the built-ins (policy tests use synthetic tools).
+    #[cfg(test)]
+    pub(crate) fn insert_for_tests(&mut self, def: ToolDef) {
+        self.add(def);
+    }
+
     pub fn get(&self, name: &str) -> Option<&ToolDef> {
         self.tools.get(name)
     }
@@ -294,16 +397,46 @@ impl Registry {
         self.tools.values()
     }
 
-    /// Run a tool: take the class flags, decode the arguments, call the handler.
-    pub async fn call(
-        &self,
-        state: Arc<AppState>,
-        def: &ToolDef,
-        args: Option<JsonObject>,
-    ) -> ToolResult {
-        let mut args = args.unwrap_or_default();
-        let flags = split_flags(def.meta.class, &mut args)?;
-        (def.handler)(state, Value::Object(args), flags).await
+    // There is deliberately no `call` here: every call goes through
+    // `safety::run_call`, so no path runs a tool around the gates.
+}
+
+/// Markers around the generated table in docs/safety-model.md.
+pub const DOCS_TABLE_BEGIN: &str =
+    "<!-- BEGIN GENERATED TOOL TABLE (cargo test; GODOT_MCP_UPDATE_DOCS=1 to regenerate) -->";
+pub const DOCS_TABLE_END: &str = "<!-- END GENERATED TOOL TABLE -->";
+
+impl Registry {
+    /// The table of every tool and its class, toolset and gates, as Markdown.
+    pub fn safety_table_markdown(&self) -> String {
+        let yes = |b: bool| if b { "yes" } else { "—" };
+        let mut out = String::from(
+            "| tool | class | toolset | on by default | effect | dry_run | confirm | approval gate |\n\
+             |---|---|---|---|---|---|---|---|\n",
+        );
+        for def in self.iter() {
+            let m = &def.meta;
+            out.push_str(&format!(
+                "| `{}` | {} | {} | {} | {} | {} | {} | {} |\n",
+                m.name,
+                m.class.as_str(),
+                m.toolset.as_str(),
+                yes(Toolset::DEFAULT.contains(&m.toolset)),
+                m.effect.as_str(),
+                yes(m.class.takes_dry_run()),
+                if m.class.requires_confirm() {
+                    "required"
+                } else {
+                    "—"
+                },
+                if matches!(def.handler, Handler::Batch) {
+                    "as its most dangerous entry".to_string()
+                } else {
+                    yes(crate::safety::is_gated(m.class, def.runtime)).to_string()
+                },
+            ));
+        }
+        out
     }
 }
 
@@ -405,6 +538,32 @@ mod tests {
             "docs/tools.md is out of date; regenerate with \
              GODOT_MCP_UPDATE_DOCS=1 cargo test -p godot-mcp-server --lib"
         );
+    }
+
+    /// docs/safety-model.md carries the table generated from the registry; this fails
+    /// when they differ. Regenerate with `GODOT_MCP_UPDATE_DOCS=1 cargo test`.
+    #[test]
+    fn docs_tool_table_is_current() {
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/safety-model.md");
+        let doc = std::fs::read_to_string(&path).expect("docs/safety-model.md");
+        let (Some(b), Some(e)) = (doc.find(DOCS_TABLE_BEGIN), doc.find(DOCS_TABLE_END)) else {
+            panic!("docs/safety-model.md lacks the generated-table markers");
+        };
+        let start = b + DOCS_TABLE_BEGIN.len();
+        let current = &doc[start..e];
+        let fresh = format!("\n{}", Registry::builtin().safety_table_markdown());
+        if current != fresh {
+            if std::env::var_os("GODOT_MCP_UPDATE_DOCS").is_some() {
+                let updated = format!("{}{}{}", &doc[..start], fresh, &doc[e..]);
+                std::fs::write(&path, updated).unwrap();
+            } else {
+                panic!(
+                    "docs/safety-model.md's tool table is out of date; regenerate it with \
+                     GODOT_MCP_UPDATE_DOCS=1 cargo test -p godot-mcp-server docs_tool_table_is_current"
+                );
+            }
+        }
     }
 
     #[derive(Debug, serde::Deserialize, JsonSchema)]

@@ -1,0 +1,145 @@
+//! The honesty fields of the safety model, as typed structs every tool shares, so
+//! that a result never reads as success when the effect half-failed
+//! (spec: safety-model.md, "Honesty as safety"). Field names are contract-pinned.
+
+use serde::Serialize;
+
+/// Whether an effect is on disk, why, and what to do about it. Flattened into a
+/// result as `persisted`, `reason`, `hint`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Persistence {
+    pub persisted: bool,
+    pub reason: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+}
+
+impl Persistence {
+    /// A project-plane write: atomic, fsynced, on disk when the call answers.
+    pub fn written_to_disk() -> Self {
+        Self {
+            persisted: true,
+            reason:
+                "written to disk atomically (temporary file, fsync, rename, fsync of the folder)"
+                    .into(),
+            hint: None,
+        }
+    }
+
+    /// A project.godot edit: on disk, but an open editor holds its own copy.
+    pub fn project_settings_on_disk() -> Self {
+        Self {
+            persisted: true,
+            reason: "written to project.godot on disk atomically".into(),
+            hint: Some(
+                "A running Godot editor keeps its own copy of the project settings and may overwrite \
+                 this change when it next saves them; reload the project in the editor \
+                 (Project > Reload Current Project) to pick it up."
+                    .into(),
+            ),
+        }
+    }
+}
+
+/// Whether the human's undo stack covers the effect.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Undo {
+    pub undoable: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub undo_hint: Option<String>,
+}
+
+impl Undo {
+    /// A file-only write: the editor's UndoRedo never saw it.
+    pub fn not_undo_tracked() -> Self {
+        Self {
+            undoable: false,
+            undo_hint: Some(
+                "Not on the editor's undo stack: this is a file write. Keep the returned sha256 values \
+                 to check or restore the previous content."
+                    .into(),
+            ),
+        }
+    }
+}
+
+/// How a batch ended: where it stopped and how much it did not run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BatchReport {
+    /// Entries that ran to completion.
+    pub completed: usize,
+    /// Index of the entry that failed; `None` when every entry ran.
+    pub aborted_at: Option<usize>,
+    /// Entries after `aborted_at` that were not run.
+    pub skipped_count: usize,
+    /// What the caller should know about state left behind (applied entries are not
+    /// rolled back; an open scene may hold unsaved changes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+}
+
+/// A command that timed out: it may still run, because the editor drains commands
+/// serially (#644).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TimedOut {
+    pub may_have_applied: bool,
+    pub hint: String,
+}
+
+/// How a supervised process ended: a timeout kill is not a crash.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "ended_by", rename_all = "snake_case")]
+pub enum ProcessEnd {
+    /// Exited by itself with this code.
+    Exit { code: i32 },
+    /// Killed by the server because it ran past its time limit.
+    Timeout { after_ms: u64 },
+    /// Died from a signal the server did not send.
+    Crash { signal: i32 },
+}
+
+/// A parse check that raced an importer scan: its answer may be out of date.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct RescanPending {
+    pub rescan_pending: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn field_names_are_the_contract() {
+        let v = serde_json::to_value(BatchReport {
+            completed: 1,
+            aborted_at: Some(1),
+            skipped_count: 2,
+            hint: None,
+        })
+        .unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({"completed": 1, "aborted_at": 1, "skipped_count": 2})
+        );
+        let v = serde_json::to_value(Persistence::written_to_disk()).unwrap();
+        assert_eq!(v["persisted"], true);
+        assert!(v["reason"].is_string());
+        let v = serde_json::to_value(Undo::not_undo_tracked()).unwrap();
+        assert_eq!(v["undoable"], false);
+        let v = serde_json::to_value(TimedOut {
+            may_have_applied: true,
+            hint: "re-read".into(),
+        })
+        .unwrap();
+        assert_eq!(v["may_have_applied"], true);
+        let v = serde_json::to_value(ProcessEnd::Timeout { after_ms: 5 }).unwrap();
+        assert_eq!(v, serde_json::json!({"ended_by": "timeout", "after_ms": 5}));
+        assert_eq!(
+            serde_json::to_value(RescanPending {
+                rescan_pending: true
+            })
+            .unwrap()["rescan_pending"],
+            true
+        );
+    }
+}

@@ -1,0 +1,410 @@
+//! The project plane's single write seam: every byte any tool writes to or deletes
+//! from the project goes through [`write_file`] or [`delete_file`].
+//!
+//! Both are atomic and durable: a write goes to a temporary file beside the target,
+//! is fsynced, renamed over the target, and the directory is fsynced, so after a
+//! crash the file holds either the old or the new bytes, never a mix. Both accept an
+//! `expected_sha256` (compare-and-swap): when the current bytes no longer hash to it,
+//! nothing is written and the call fails with `STALE`.
+//!
+//! The journal issue turns these two functions into journaled transactions; keeping
+//! them the only seam is what makes that a local change. [`check_write`] and
+//! [`check_delete`] run the same checks without touching anything, so a dry run
+//! reports exactly what the real call would do.
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::error::{ErrorCode, ToolError};
+use crate::project::Project;
+use crate::respath::ResPath;
+use crate::tools::project::sha256_hex;
+
+/// One writer at a time inside this server, so a compare-and-swap cannot interleave
+/// with another write of this server. (Other processes are kept out by the
+/// per-project lease, a separate issue.)
+static WRITE_LOCK: parking_lot::Mutex<()> = parking_lot::Mutex::new(());
+
+/// Largest file the write seam writes, in bytes.
+pub const MAX_WRITE_BYTES: usize = 16 * 1024 * 1024;
+
+/// What the caller expects to find at the target before the write (compare-and-swap).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expect<'a> {
+    /// Whatever is there (or nothing).
+    Anything,
+    /// Nothing: the file must not exist.
+    Absent,
+    /// Exactly these bytes, by sha256 (hex).
+    Sha256(&'a str),
+}
+
+impl<'a> From<Option<&'a str>> for Expect<'a> {
+    fn from(expected_sha256: Option<&'a str>) -> Self {
+        expected_sha256.map_or(Expect::Anything, Expect::Sha256)
+    }
+}
+
+/// What a write did (or, from [`check_write`], would do).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct WriteOutcome {
+    pub path: String,
+    /// The file did not exist before.
+    pub created: bool,
+    /// Hash of the bytes replaced; `None` when the file is new.
+    pub sha256_before: Option<String>,
+    /// Hash of the bytes written.
+    pub sha256_after: String,
+    pub bytes: usize,
+}
+
+/// What a delete did (or would do).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DeleteOutcome {
+    pub path: String,
+    pub sha256_before: String,
+    pub bytes: u64,
+}
+
+/// The current hash and size of a project file, or `None` when it does not exist.
+pub fn current(
+    project: &Project,
+    param: &str,
+    path: &ResPath,
+) -> Result<Option<(String, u64)>, ToolError> {
+    let real = resolve_writable(project, param, path)?;
+    read_current(&real, path, param)
+}
+
+fn read_current(
+    real: &Path,
+    path: &ResPath,
+    param: &str,
+) -> Result<Option<(String, u64)>, ToolError> {
+    match std::fs::metadata(real) {
+        Ok(m) if m.is_dir() => Err(ToolError::invalid_params(
+            param,
+            format!("{path} is a folder"),
+        )),
+        Ok(m) if m.len() > MAX_WRITE_BYTES as u64 * 4 => Err(ToolError::new(
+            ErrorCode::TooLarge,
+            format!("{path} is {} bytes; too large to replace safely", m.len()),
+        )
+        .param(param)),
+        Ok(_) => {
+            let bytes = std::fs::read(real).map_err(|e| ToolError::io(&path.to_string(), &e))?;
+            Ok(Some((sha256_hex(&bytes), bytes.len() as u64)))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(ToolError::io(&path.to_string(), &e)),
+    }
+}
+
+/// Contained, not hidden (`.godot/` is Godot's private cache), not the project root.
+fn resolve_writable(project: &Project, param: &str, path: &ResPath) -> Result<PathBuf, ToolError> {
+    if path.is_root() {
+        return Err(ToolError::invalid_params(
+            param,
+            "res:// is the project folder, not a file",
+        ));
+    }
+    if path.is_hidden() {
+        return Err(ToolError::new(
+            ErrorCode::PathRefused,
+            format!("{path} is refused: hidden files and folders (like .godot/) are not written"),
+        )
+        .param(param)
+        .hint("Write to a visible res:// path; .godot/ is Godot's private cache."));
+    }
+    project.resolve(param, path)
+}
+
+fn check_expected(
+    param_path: &ResPath,
+    expected: Expect<'_>,
+    actual: Option<&str>,
+) -> Result<(), ToolError> {
+    let expected = match expected {
+        Expect::Anything => return Ok(()),
+        Expect::Absent if actual.is_none() => return Ok(()),
+        Expect::Absent => {
+            return Err(ToolError::new(
+                ErrorCode::Stale,
+                format!("{param_path} exists now but did not when the call was planned; nothing was written"),
+            )
+            .param("path")
+            .hint("Read the file and decide again; another writer created it."));
+        }
+        Expect::Sha256(s) => s,
+    };
+    if expected.len() != 64 || !expected.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(ToolError::invalid_params(
+            "expected_sha256",
+            "expected_sha256 must be 64 hexadecimal characters (the sha256 a read returned)",
+        ));
+    }
+    if actual.is_some_and(|a| a.eq_ignore_ascii_case(expected)) {
+        return Ok(());
+    }
+    Err(ToolError::new(
+        ErrorCode::Stale,
+        format!(
+            "{param_path} changed since it was read: its sha256 is no longer expected_sha256; nothing was written"
+        ),
+    )
+    .param("expected_sha256")
+    .hint("Read the file again, re-apply your change to the current content, and retry with its new sha256.")
+    .details(serde_json::json!({ "expected_sha256": expected, "actual_sha256": actual })))
+}
+
+/// Every check of [`write_file`], without writing.
+pub fn check_write(
+    project: &Project,
+    param: &str,
+    path: &ResPath,
+    bytes: &[u8],
+    expected: Expect<'_>,
+) -> Result<WriteOutcome, ToolError> {
+    if bytes.len() > MAX_WRITE_BYTES {
+        return Err(ToolError::new(
+            ErrorCode::TooLarge,
+            format!(
+                "{} bytes is more than this server writes ({MAX_WRITE_BYTES})",
+                bytes.len()
+            ),
+        )
+        .param(param));
+    }
+    let real = resolve_writable(project, param, path)?;
+    let before = read_current(&real, path, param)?;
+    check_expected(path, expected, before.as_ref().map(|(h, _)| h.as_str()))?;
+    Ok(WriteOutcome {
+        path: path.to_string(),
+        created: before.is_none(),
+        sha256_before: before.map(|(h, _)| h),
+        sha256_after: sha256_hex(bytes),
+        bytes: bytes.len(),
+    })
+}
+
+/// Write `bytes` to `path` atomically and durably, creating parent folders.
+pub fn write_file(
+    project: &Project,
+    param: &str,
+    path: &ResPath,
+    bytes: &[u8],
+    expected: Expect<'_>,
+) -> Result<WriteOutcome, ToolError> {
+    let _guard = WRITE_LOCK.lock();
+    let outcome = check_write(project, param, path, bytes, expected)?;
+    let real = resolve_writable(project, param, path)?;
+    let io = |e: std::io::Error| ToolError::io(&path.to_string(), &e);
+    let parent = real
+        .parent()
+        .ok_or_else(|| ToolError::internal(format!("{path} has no parent folder")))?
+        .to_path_buf();
+    create_dirs_durably(project.root(), &parent).map_err(io)?;
+    // Re-resolve after creating folders: containment is proven on the real path.
+    let real = project.resolve(param, path)?;
+    let name = real
+        .file_name()
+        .and_then(|n| n.to_str())
+        .ok_or_else(|| ToolError::internal(format!("{path} has no file name")))?;
+    let mut suffix = [0u8; 8];
+    getrandom::fill(&mut suffix).map_err(|e| ToolError::internal(format!("getrandom: {e}")))?;
+    let tmp = parent.join(format!(".{name}.godot-mcp-{}.tmp", hex::encode(suffix)));
+    let result = (|| {
+        let mut f = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+        if let Ok(meta) = std::fs::metadata(&real) {
+            f.set_permissions(meta.permissions())?;
+        }
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        drop(f);
+        std::fs::rename(&tmp, &real)?;
+        File::open(&parent)?.sync_all()
+    })();
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(io(e));
+    }
+    Ok(outcome)
+}
+
+/// Create `dir` and its missing ancestors (never above `root`), fsyncing each parent
+/// so the new folders survive a crash.
+fn create_dirs_durably(root: &Path, dir: &Path) -> std::io::Result<()> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    let mut missing = Vec::new();
+    let mut cur = dir;
+    while !cur.is_dir() {
+        if !cur.starts_with(root) || cur == root {
+            return Err(std::io::Error::other("folder outside the project"));
+        }
+        missing.push(cur.to_path_buf());
+        cur = match cur.parent() {
+            Some(p) => p,
+            None => break,
+        };
+    }
+    for d in missing.iter().rev() {
+        std::fs::create_dir(d)?;
+        if let Some(p) = d.parent() {
+            File::open(p)?.sync_all()?;
+        }
+    }
+    Ok(())
+}
+
+/// Every check of [`delete_file`], without deleting.
+pub fn check_delete(
+    project: &Project,
+    param: &str,
+    path: &ResPath,
+    expected: Expect<'_>,
+) -> Result<DeleteOutcome, ToolError> {
+    let real = resolve_writable(project, param, path)?;
+    let Some((sha, len)) = read_current(&real, path, param)? else {
+        return Err(ToolError::not_found(format!("{path} does not exist"))
+            .param(param)
+            .hint("List what exists with list_files; paths are case-sensitive res:// paths."));
+    };
+    check_expected(path, expected, Some(&sha))?;
+    Ok(DeleteOutcome {
+        path: path.to_string(),
+        sha256_before: sha,
+        bytes: len,
+    })
+}
+
+/// Delete the file at `path` durably (unlink, then fsync its folder).
+pub fn delete_file(
+    project: &Project,
+    param: &str,
+    path: &ResPath,
+    expected: Expect<'_>,
+) -> Result<DeleteOutcome, ToolError> {
+    let _guard = WRITE_LOCK.lock();
+    let outcome = check_delete(project, param, path, expected)?;
+    let real = resolve_writable(project, param, path)?;
+    let io = |e: std::io::Error| ToolError::io(&path.to_string(), &e);
+    std::fs::remove_file(&real).map_err(io)?;
+    if let Some(parent) = real.parent() {
+        File::open(parent).and_then(|d| d.sync_all()).map_err(io)?;
+    }
+    Ok(outcome)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn project() -> (tempfile::TempDir, Project) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("project.godot"), "config_version=5\n").unwrap();
+        let p = Project::discover(Some(dir.path()), Path::new("/")).unwrap();
+        (dir, p)
+    }
+
+    fn res(s: &str) -> ResPath {
+        ResPath::parse(s).unwrap()
+    }
+
+    #[test]
+    fn write_creates_parents_and_reports_hashes() {
+        let (dir, p) = project();
+        let out = write_file(
+            &p,
+            "path",
+            &res("res://a/b/c.gd"),
+            b"extends Node\n",
+            Expect::Anything,
+        )
+        .unwrap();
+        assert!(out.created);
+        assert_eq!(out.sha256_before, None);
+        assert_eq!(out.sha256_after, sha256_hex(b"extends Node\n"));
+        assert_eq!(
+            std::fs::read(dir.path().join("a/b/c.gd")).unwrap(),
+            b"extends Node\n"
+        );
+        // No temporary file is left behind.
+        let names: Vec<_> = std::fs::read_dir(dir.path().join("a/b")).unwrap().collect();
+        assert_eq!(names.len(), 1);
+    }
+
+    #[test]
+    fn compare_and_swap_refuses_stale_bytes() {
+        let (dir, p) = project();
+        let path = res("res://x.gd");
+        let first = write_file(&p, "path", &path, b"one", Expect::Absent).unwrap();
+        let e = write_file(&p, "path", &path, b"two", Expect::Sha256(&"0".repeat(64))).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Stale);
+        assert_eq!(std::fs::read(dir.path().join("x.gd")).unwrap(), b"one");
+        let second = write_file(
+            &p,
+            "path",
+            &path,
+            b"two",
+            Expect::Sha256(&first.sha256_after),
+        )
+        .unwrap();
+        assert_eq!(
+            second.sha256_before.as_deref(),
+            Some(first.sha256_after.as_str())
+        );
+        let e = write_file(&p, "path", &path, b"x", Expect::Sha256("nothex")).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidParams);
+    }
+
+    #[test]
+    fn delete_checks_then_removes() {
+        let (dir, p) = project();
+        let path = res("res://r.tres");
+        let e = delete_file(&p, "path", &path, Expect::Anything).unwrap_err();
+        assert_eq!(e.code, ErrorCode::ResourceNotFound);
+        write_file(&p, "path", &path, b"data", Expect::Absent).unwrap();
+        let e = delete_file(&p, "path", &path, Expect::Sha256(&"a".repeat(64))).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Stale);
+        assert!(dir.path().join("r.tres").exists());
+        let out = delete_file(&p, "path", &path, Expect::Sha256(&sha256_hex(b"data"))).unwrap();
+        assert_eq!(out.bytes, 4);
+        assert!(!dir.path().join("r.tres").exists());
+    }
+
+    fn path_absent() -> ResPath {
+        res("res://exists.gd")
+    }
+
+    #[test]
+    fn hidden_and_escaping_targets_are_refused() {
+        let (dir, p) = project();
+        write_file(&p, "path", &path_absent(), b"x", Expect::Absent).unwrap();
+        let e = write_file(&p, "path", &path_absent(), b"again", Expect::Absent).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Stale);
+        let e = write_file(
+            &p,
+            "path",
+            &res("res://.godot/x.cfg"),
+            b"x",
+            Expect::Anything,
+        )
+        .unwrap_err();
+        assert_eq!(e.code, ErrorCode::PathRefused);
+        std::os::unix::fs::symlink("/tmp", dir.path().join("out")).unwrap();
+        let e = write_file(
+            &p,
+            "path",
+            &res("res://out/evil.gd"),
+            b"x",
+            Expect::Anything,
+        )
+        .unwrap_err();
+        assert_eq!(e.code, ErrorCode::PathRefused);
+    }
+}

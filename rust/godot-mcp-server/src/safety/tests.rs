@@ -1,0 +1,707 @@
+//! Table tests of the policy, against synthetic tools of every class whose effects
+//! are counted, so "changes nothing" is observed rather than assumed.
+
+use std::sync::atomic::AtomicUsize;
+
+use serde_json::json;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use super::*;
+use crate::project::Project;
+use crate::tools::{Plan, Registry, ToolMeta};
+
+#[test]
+fn only_destructive_requires_confirm() {
+    for c in SafetyClass::ALL {
+        assert_eq!(c.requires_confirm(), c == SafetyClass::Destructive);
+    }
+    assert!(SafetyClass::Mutating.takes_dry_run());
+    assert!(!SafetyClass::ReadOnly.takes_dry_run());
+    assert!(!SafetyClass::Runtime.takes_dry_run());
+}
+
+#[test]
+fn annotations_follow_class() {
+    let ro = SafetyClass::ReadOnly.annotations("t");
+    assert_eq!(ro.read_only_hint, Some(true));
+    assert_eq!(ro.destructive_hint, Some(false));
+    let d = SafetyClass::Destructive.annotations("t");
+    assert_eq!(d.read_only_hint, Some(false));
+    assert_eq!(d.destructive_hint, Some(true));
+    let m = SafetyClass::Mutating.annotations("t");
+    assert_eq!(m.destructive_hint, Some(false));
+    assert_eq!(m.idempotent_hint, Some(false));
+}
+
+/// The class of every built-in tool, written out. Changing a tool's class, adding or
+/// removing a tool must change this table in the same commit.
+#[test]
+fn every_tool_has_its_pinned_class() {
+    use SafetyClass::*;
+    let expected: &[(&str, SafetyClass)] = &[
+        ("add_input_action", Destructive),
+        ("add_input_event", Destructive),
+        ("create_resource", Destructive),
+        ("create_script", Destructive),
+        ("delete_resource_file", Destructive),
+        ("get_scene_tree", ReadOnly),
+        ("list_files", ReadOnly),
+        ("list_transactions", ReadOnly),
+        ("manage_toolsets", ReadOnly),
+        ("project_info", ReadOnly),
+        ("read_resource", ReadOnly),
+        ("register_autoload", Destructive),
+        ("remove_input_action", Destructive),
+        ("run_commands", Mutating),
+        ("scripts_read", ReadOnly),
+        ("set_setting", Destructive),
+        ("unregister_autoload", Destructive),
+        ("write_script", Destructive),
+    ];
+    let actual: Vec<(&str, SafetyClass)> = Registry::builtin()
+        .iter()
+        .map(|d| (d.meta.name, d.meta.class))
+        .collect();
+    assert_eq!(actual, expected);
+}
+
+#[test]
+fn gate_routing_follows_class_and_runtime_flags() {
+    let none = RuntimeFlags::default();
+    assert!(!is_gated(SafetyClass::ReadOnly, none));
+    assert!(is_gated(SafetyClass::Mutating, none));
+    assert!(is_gated(SafetyClass::Destructive, none));
+    assert!(!is_gated(SafetyClass::Runtime, none));
+    assert!(is_gated(
+        SafetyClass::Runtime,
+        RuntimeFlags {
+            writes_disk: true,
+            executes_code: false
+        }
+    ));
+    assert!(is_gated(
+        SafetyClass::Runtime,
+        RuntimeFlags {
+            writes_disk: false,
+            executes_code: true
+        }
+    ));
+}
+
+#[test]
+fn preconditions_carry_tokens_and_hints() {
+    let table = [
+        (
+            Precondition::BridgeConnected,
+            ErrorCode::PreconditionFailed,
+            Some("bridge_connected"),
+        ),
+        (
+            Precondition::ActiveScene,
+            ErrorCode::PreconditionFailed,
+            Some("active_scene"),
+        ),
+        (
+            Precondition::NodeExists {
+                path: "Player/Gun".into(),
+            },
+            ErrorCode::ResourceNotFound,
+            None,
+        ),
+        (
+            Precondition::GodotBinary,
+            ErrorCode::PreconditionFailed,
+            Some("godot_binary"),
+        ),
+        (
+            Precondition::GodotVersion {
+                required: "4.4".into(),
+                found: Some("4.2".into()),
+            },
+            ErrorCode::PreconditionFailed,
+            Some("godot_version"),
+        ),
+        (
+            Precondition::GameNotBreaked,
+            ErrorCode::PreconditionFailed,
+            Some("game_not_breaked"),
+        ),
+    ];
+    for (p, code, token) in table {
+        let e = p.error();
+        assert_eq!(e.code, code, "{p:?}");
+        assert_eq!(e.required.as_deref(), token, "{p:?}");
+        assert_eq!(e.hint.as_deref(), Some(p.hint()), "{p:?}");
+    }
+    assert!(
+        Precondition::NodeExists { path: "A/B".into() }
+            .error()
+            .message
+            .contains("A/B")
+    );
+    assert!(Precondition::ActiveScene.hint().contains("open_scene"));
+    assert!(Precondition::GodotBinary.hint().contains("GODOT_BIN"));
+}
+
+#[test]
+fn bridge_preconditions_fail_as_disconnected() {
+    for p in [
+        Precondition::BridgeConnected,
+        Precondition::ActiveScene,
+        Precondition::NodeExists { path: "X".into() },
+        Precondition::GameNotBreaked,
+    ] {
+        let e = BridgeStatus::Disconnected.require(&p).unwrap_err();
+        assert_eq!(e.required.as_deref(), Some("bridge_connected"), "{p:?}");
+    }
+}
+
+#[test]
+fn godot_binary_from_env_or_path() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let exe = dir.path().join("godot4");
+    std::fs::write(&exe, "#!/bin/sh\n").unwrap();
+    std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let plain = dir.path().join("not_exec");
+    std::fs::write(&plain, "").unwrap();
+    // GODOT_BIN wins and must be an executable file.
+    assert_eq!(find_godot_binary(Some(exe.as_os_str()), None).unwrap(), exe);
+    for bad in [
+        plain.as_os_str(),
+        dir.path().as_os_str(),
+        std::ffi::OsStr::new("/nonexistent/godot"),
+    ] {
+        let e = find_godot_binary(Some(bad), Some(dir.path().as_os_str())).unwrap_err();
+        assert_eq!(e.required.as_deref(), Some("godot_binary"));
+        assert!(e.message.contains("GODOT_BIN"), "{}", e.message);
+    }
+    // Otherwise PATH: godot or godot4.
+    let path = std::env::join_paths([Path::new("/nonexistent"), dir.path()]).unwrap();
+    assert_eq!(find_godot_binary(None, Some(&path)).unwrap(), exe);
+    let e = find_godot_binary(None, Some(std::ffi::OsStr::new("/nonexistent"))).unwrap_err();
+    assert_eq!(e.code, ErrorCode::PreconditionFailed);
+    assert_eq!(e.required.as_deref(), Some("godot_binary"));
+}
+
+#[test]
+fn toolset_lists_parse() {
+    let d = Toolset::parse_list("default").unwrap();
+    assert_eq!(d, Toolset::DEFAULT.into_iter().collect());
+    assert!(!d.contains(&Toolset::InputMap));
+    let s = Toolset::parse_list("default,input_map,-batch").unwrap();
+    assert!(s.contains(&Toolset::InputMap) && !s.contains(&Toolset::Batch));
+    assert_eq!(
+        Toolset::parse_list("all").unwrap().len(),
+        Toolset::ALL.len()
+    );
+    // The toolsets family is always on.
+    assert!(
+        Toolset::parse_list("project")
+            .unwrap()
+            .contains(&Toolset::Toolsets)
+    );
+    assert!(
+        Toolset::parse_list("nope")
+            .unwrap_err()
+            .contains("unknown toolset")
+    );
+}
+
+#[test]
+fn approval_config_from_vars() {
+    let vars = |pairs: &'static [(&'static str, &'static str)]| {
+        move |k: &str| {
+            pairs
+                .iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| v.to_string())
+        }
+    };
+    let c = ApprovalConfig::from_vars(vars(&[])).unwrap();
+    assert!(!c.is_active() && !c.fail_open);
+    let c = ApprovalConfig::from_vars(vars(&[
+        (ENV_WEBHOOK, "http://127.0.0.1:9/a"),
+        (ENV_FAIL_OPEN, "true"),
+        (ENV_REQUIRE, "1"),
+        (ENV_WEBHOOK_TIMEOUT_MS, "250"),
+    ]))
+    .unwrap();
+    assert!(c.fail_open && c.require_elicitation && c.webhook.is_some());
+    assert_eq!(c.webhook_timeout, Duration::from_millis(250));
+    assert!(ApprovalConfig::from_vars(vars(&[(ENV_WEBHOOK, "https://x/")])).is_err());
+    assert!(ApprovalConfig::from_vars(vars(&[(ENV_FAIL_OPEN, "maybe")])).is_err());
+}
+
+#[test]
+fn webhook_verdicts() {
+    let ok = |s: u16, b: &str| webhook_verdict(Ok((s, b.as_bytes().to_vec())));
+    assert_eq!(ok(200, r#"{"approved": true}"#), WebhookVerdict::Approve);
+    assert_eq!(
+        ok(204, r#"{"decision": "approve"}"#),
+        WebhookVerdict::Approve
+    );
+    assert!(
+        matches!(ok(200, r#"{"approved": false, "reason": "no"}"#), WebhookVerdict::Deny(r) if r.contains("no"))
+    );
+    assert!(matches!(
+        ok(200, r#"{"approved": "true"}"#),
+        WebhookVerdict::Deny(_)
+    ));
+    assert!(matches!(ok(200, ""), WebhookVerdict::Deny(_)));
+    assert!(matches!(
+        ok(403, r#"{"approved": true}"#),
+        WebhookVerdict::Deny(_)
+    ));
+    assert!(matches!(
+        ok(500, r#"{"approved": true}"#),
+        WebhookVerdict::Failed(_)
+    ));
+    assert!(matches!(
+        webhook_verdict(Err("down".into())),
+        WebhookVerdict::Failed(_)
+    ));
+}
+
+// --- the call pipeline, against synthetic tools --------------------------------
+
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct NoArgs {
+    #[serde(default)]
+    #[allow(dead_code)]
+    path: Option<crate::respath::ResPath>,
+}
+
+/// Counts of effects the synthetic tools made.
+#[derive(Debug, Default)]
+struct Effects {
+    applied: AtomicUsize,
+    ran: AtomicUsize,
+}
+
+fn synthetic(effects: &Arc<Effects>) -> Vec<ToolDef> {
+    let meta = |name, class| ToolMeta {
+        name,
+        title: name,
+        description: "test",
+        class,
+        toolset: Toolset::Project,
+        effect: EffectKind::File,
+    };
+    let planned = |name, class| {
+        let fx = effects.clone();
+        ToolDef::planned(meta(name, class), move |_s, _a: NoArgs| {
+            let fx = fx.clone();
+            Plan::new(json!({"would": name, "persisted": true}), move || {
+                fx.applied.fetch_add(1, Ordering::SeqCst);
+                Ok(Map::new())
+            })
+        })
+    };
+    let direct = |name, class| {
+        let fx = effects.clone();
+        ToolDef::new(meta(name, class), move |_s, _a: NoArgs, _f: CallFlags| {
+            let fx = fx.clone();
+            async move {
+                fx.ran.fetch_add(1, Ordering::SeqCst);
+                Ok(json!({"ran": true}))
+            }
+        })
+    };
+    vec![
+        direct("t_read", SafetyClass::ReadOnly),
+        planned("t_mut", SafetyClass::Mutating),
+        planned("t_destr", SafetyClass::Destructive),
+        direct("t_runtime", SafetyClass::Runtime),
+        direct("t_exec", SafetyClass::Runtime).with_runtime_flags(RuntimeFlags {
+            writes_disk: false,
+            executes_code: true,
+        }),
+    ]
+}
+
+fn test_state(approval: ApprovalConfig) -> (tempfile::TempDir, Arc<AppState>, Arc<Effects>) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("project.godot"), "config_version=5\n").unwrap();
+    let project = Project::discover(Some(dir.path()), Path::new("/")).unwrap();
+    let effects = Arc::new(Effects::default());
+    let mut journal =
+        godot_mcp_journal::Journal::open(&dir.path().join(".state"), project.root()).unwrap();
+    journal.reconcile().unwrap();
+    let mut state = AppState::new(
+        project,
+        journal,
+        SafetyState::new(approval, Toolset::DEFAULT.into_iter().collect()),
+    );
+    let mut registry = Registry::builtin();
+    for def in synthetic(&effects) {
+        registry.insert_for_tests(def);
+    }
+    state.registry = registry;
+    (dir, Arc::new(state), effects)
+}
+
+async fn call(state: &Arc<AppState>, tool: &str, args: Value) -> ToolResult {
+    let def = state.registry.get(tool).unwrap();
+    let Value::Object(args) = args else {
+        panic!("args must be an object")
+    };
+    match run_call(state, def, Some(args), &CallContext::detached()).await {
+        CallOutcome::Done(r) => r,
+        CallOutcome::InputRequired(_) => panic!("unexpected input-required"),
+    }
+}
+
+/// What a call should do.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Expect {
+    /// The effect happened (planned tools applied / direct tools ran).
+    Effect,
+    /// A preview: nothing happened; `confirm_required` as given.
+    Preview { confirm_required: bool },
+    /// Refused with this code, naming this parameter or token; nothing happened.
+    Refused(ErrorCode, &'static str),
+}
+
+#[tokio::test]
+async fn every_class_times_every_flag_combination() {
+    use ErrorCode::*;
+    use Expect::*;
+    let flags: [(&str, Value); 4] = [
+        ("none", json!({})),
+        ("dry_run", json!({"dry_run": true})),
+        ("confirm", json!({"confirm": true})),
+        ("both", json!({"dry_run": true, "confirm": true})),
+    ];
+    let table: [(&str, [Expect; 4]); 4] = [
+        (
+            "t_read",
+            [
+                Effect,
+                Refused(InvalidParams, "dry_run"),
+                Refused(InvalidParams, "confirm"),
+                Refused(InvalidParams, "dry_run"),
+            ],
+        ),
+        (
+            "t_mut",
+            [
+                Effect,
+                Preview {
+                    confirm_required: false,
+                },
+                Refused(InvalidParams, "confirm"),
+                Refused(InvalidParams, "confirm"),
+            ],
+        ),
+        (
+            "t_destr",
+            [
+                Refused(PreconditionFailed, "confirm"),
+                Preview {
+                    confirm_required: true,
+                },
+                Effect,
+                Preview {
+                    confirm_required: false,
+                },
+            ],
+        ),
+        (
+            "t_runtime",
+            [
+                Effect,
+                Refused(InvalidParams, "dry_run"),
+                Refused(InvalidParams, "confirm"),
+                Refused(InvalidParams, "dry_run"),
+            ],
+        ),
+    ];
+    for (tool, row) in table {
+        for ((label, args), expect) in flags.iter().zip(row) {
+            let (_dir, state, fx) = test_state(ApprovalConfig::default());
+            let r = call(&state, tool, args.clone()).await;
+            let happened = fx.applied.load(Ordering::SeqCst) + fx.ran.load(Ordering::SeqCst);
+            match expect {
+                Effect => {
+                    let v = r.unwrap_or_else(|e| panic!("{tool} {label}: {e}"));
+                    assert_eq!(happened, 1, "{tool} {label}");
+                    if v.get("applied").is_some() {
+                        assert_eq!(v["applied"], true);
+                        assert_eq!(v["dry_run"], false);
+                    }
+                }
+                Preview { confirm_required } => {
+                    let v = r.unwrap_or_else(|e| panic!("{tool} {label}: {e}"));
+                    assert_eq!(happened, 0, "{tool} {label} changed something");
+                    assert_eq!(v["dry_run"], true);
+                    assert_eq!(v["applied"], false);
+                    assert_eq!(v["confirm_required"], confirm_required, "{tool} {label}");
+                    assert_eq!(v["would"], tool);
+                }
+                Refused(code, what) => {
+                    let e = r.expect_err(&format!("{tool} {label} should be refused"));
+                    assert_eq!(happened, 0, "{tool} {label} changed something");
+                    assert_eq!(e.code, code, "{tool} {label}: {e}");
+                    assert_eq!(e.param.as_deref(), Some(what), "{tool} {label}: {e}");
+                    if code == PreconditionFailed {
+                        assert_eq!(
+                            e.text(),
+                            "PRECONDITION_FAILED: This call discards unsaved changes. Set confirm=True to proceed. [required=confirm]"
+                        );
+                        assert_eq!(e.required.as_deref(), Some("confirm"));
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn confirm_must_be_a_boolean_and_flags_are_named() {
+    let (_dir, state, fx) = test_state(ApprovalConfig::default());
+    for bad in [
+        json!({"confirm": "true"}),
+        json!({"confirm": 1}),
+        json!({"dry_run": "yes"}),
+    ] {
+        let e = call(&state, "t_destr", bad.clone()).await.unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidParams, "{bad}");
+        assert!(e.message.contains("must be a boolean"), "{bad}: {e}");
+    }
+    let e = call(&state, "t_destr", json!({"confirm": true, "extra": 1}))
+        .await
+        .unwrap_err();
+    assert_eq!(e.param.as_deref(), Some("extra"));
+    let e = call(&state, "t_destr", json!({"confirm": true, "path": 5}))
+        .await
+        .unwrap_err();
+    assert_eq!(e.param.as_deref(), Some("path"));
+    assert_eq!(fx.applied.load(Ordering::SeqCst), 0);
+}
+
+#[tokio::test]
+async fn disabled_toolsets_refuse_their_tools() {
+    let (_dir, state, fx) = test_state(ApprovalConfig::default());
+    state.safety.set_toolsets(&[], &[Toolset::Project]).unwrap();
+    let e = call(&state, "t_mut", json!({})).await.unwrap_err();
+    assert_eq!(e.code, ErrorCode::ToolDisabled);
+    assert_eq!(e.required.as_deref(), Some("project"));
+    assert_eq!(fx.applied.load(Ordering::SeqCst), 0);
+    assert!(
+        state
+            .safety
+            .set_toolsets(&[], &[Toolset::Toolsets])
+            .is_err()
+    );
+    let g = state.safety.generation();
+    assert!(state.safety.set_toolsets(&[Toolset::Project], &[]).unwrap());
+    assert_eq!(state.safety.generation(), g + 1);
+    assert!(!state.safety.set_toolsets(&[Toolset::Project], &[]).unwrap());
+    call(&state, "t_mut", json!({})).await.unwrap();
+}
+
+// --- the webhook, against a real local HTTP server -------------------------------
+
+#[derive(Debug, Clone, Copy)]
+enum Hook {
+    Answer(u16, &'static str),
+    Slow,
+}
+
+/// A one-purpose HTTP server on 127.0.0.1:0; returns its URL and the bodies it received.
+async fn webhook_server(hook: Hook) -> (String, Arc<parking_lot::Mutex<Vec<Value>>>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/approve", listener.local_addr().unwrap());
+    let seen = Arc::new(parking_lot::Mutex::new(Vec::new()));
+    let seen2 = seen.clone();
+    tokio::spawn(async move {
+        loop {
+            let Ok((mut sock, _)) = listener.accept().await else {
+                return;
+            };
+            let seen = seen2.clone();
+            tokio::spawn(async move {
+                let mut raw = Vec::new();
+                let mut buf = [0u8; 4096];
+                loop {
+                    let n = sock.read(&mut buf).await.unwrap_or(0);
+                    if n == 0 {
+                        return;
+                    }
+                    raw.extend_from_slice(&buf[..n]);
+                    let text = String::from_utf8_lossy(&raw).to_string();
+                    if let Some(i) = text.find("\r\n\r\n") {
+                        let len: usize = text
+                            .lines()
+                            .find_map(|l| {
+                                l.to_ascii_lowercase()
+                                    .strip_prefix("content-length:")
+                                    .map(|v| v.trim().parse().unwrap())
+                            })
+                            .unwrap_or(0);
+                        if raw.len() >= i + 4 + len {
+                            seen.lock()
+                                .push(serde_json::from_slice(&raw[i + 4..i + 4 + len]).unwrap());
+                            break;
+                        }
+                    }
+                }
+                match hook {
+                    Hook::Slow => tokio::time::sleep(Duration::from_secs(5)).await,
+                    Hook::Answer(status, body) => {
+                        let answer = format!(
+                            "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                            body.len()
+                        );
+                        let _ = sock.write_all(answer.as_bytes()).await;
+                    }
+                }
+            });
+        }
+    });
+    (url, seen)
+}
+
+async fn refused_url() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/approve", listener.local_addr().unwrap());
+    drop(listener);
+    url
+}
+
+fn config(url: &str, fail_open: bool) -> ApprovalConfig {
+    ApprovalConfig {
+        webhook: Some(webhook::WebhookUrl::parse(url).unwrap()),
+        fail_open,
+        webhook_timeout: Duration::from_millis(300),
+        require_elicitation: false,
+    }
+}
+
+#[tokio::test]
+async fn webhook_gate_allows_only_explicit_approval_and_fails_closed() {
+    let cases: Vec<(&str, Option<Hook>, bool, bool)> = vec![
+        // (label, server behaviour (None = connection refused), fail_open, allowed)
+        (
+            "approve",
+            Some(Hook::Answer(200, r#"{"approved": true}"#)),
+            false,
+            true,
+        ),
+        (
+            "deny",
+            Some(Hook::Answer(
+                200,
+                r#"{"approved": false, "reason": "not today"}"#,
+            )),
+            false,
+            false,
+        ),
+        (
+            "500",
+            Some(Hook::Answer(500, r#"{"approved": true}"#)),
+            false,
+            false,
+        ),
+        ("slow", Some(Hook::Slow), false, false),
+        ("refused", None, false, false),
+        (
+            "deny fail-open",
+            Some(Hook::Answer(200, r#"{"approved": false}"#)),
+            true,
+            false,
+        ),
+        ("500 fail-open", Some(Hook::Answer(500, "")), true, true),
+        ("slow fail-open", Some(Hook::Slow), true, true),
+        ("refused fail-open", None, true, true),
+    ];
+    for (label, hook, fail_open, allowed) in cases {
+        let (url, seen) = match hook {
+            Some(h) => {
+                let (u, s) = webhook_server(h).await;
+                (u, Some(s))
+            }
+            None => (refused_url().await, None),
+        };
+        let (_dir, state, fx) = test_state(config(&url, fail_open));
+        let r = call(&state, "t_destr", json!({"confirm": true})).await;
+        assert_eq!(r.is_ok(), allowed, "{label}: {r:?}");
+        assert_eq!(
+            fx.applied.load(Ordering::SeqCst),
+            usize::from(allowed),
+            "{label}"
+        );
+        if let Err(e) = &r {
+            assert_eq!(e.code, ErrorCode::ApprovalDenied, "{label}");
+        }
+        if label == "deny" {
+            assert!(r.as_ref().unwrap_err().message.contains("not today"));
+        }
+        if let Some(seen) = seen
+            && !label.starts_with("slow")
+        {
+            let body = seen.lock()[0].clone();
+            assert_eq!(body["tool"], "t_destr", "{label}");
+            assert_eq!(body["class"], "destructive");
+            assert_eq!(body["arguments"], json!({"confirm": true}));
+            assert_eq!(body["batch"], Value::Null);
+            assert!(body.get("principal").is_some());
+        }
+    }
+}
+
+#[tokio::test]
+async fn webhook_is_not_asked_for_reads_and_dry_runs() {
+    let (url, seen) = webhook_server(Hook::Answer(200, r#"{"approved": false}"#)).await;
+    let (_dir, state, _fx) = test_state(config(&url, false));
+    call(&state, "t_read", json!({})).await.unwrap();
+    call(&state, "t_runtime", json!({})).await.unwrap();
+    call(&state, "t_destr", json!({"dry_run": true}))
+        .await
+        .unwrap();
+    assert!(seen.lock().is_empty());
+    // A runtime tool flagged executes_code is gated.
+    let e = call(&state, "t_exec", json!({})).await.unwrap_err();
+    assert_eq!(e.code, ErrorCode::ApprovalDenied);
+    assert_eq!(seen.lock().len(), 1);
+}
+
+#[tokio::test]
+async fn batch_goes_to_the_gate_as_its_most_dangerous_entry() {
+    let (url, seen) = webhook_server(Hook::Answer(200, r#"{"approved": true}"#)).await;
+    let (_dir, state, fx) = test_state(config(&url, false));
+    let r = call(
+        &state,
+        "run_commands",
+        json!({"commands": [
+            {"tool": "t_mut", "arguments": {}},
+            {"tool": "t_destr", "arguments": {"confirm": true}},
+            {"tool": "t_read"}
+        ]}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(r["completed"], 3);
+    assert_eq!(r["class"], "destructive");
+    assert_eq!(fx.applied.load(Ordering::SeqCst), 2);
+    let body = seen.lock()[0].clone();
+    assert_eq!(body["tool"], "run_commands");
+    assert_eq!(body["class"], "destructive");
+    assert_eq!(body["batch"][1]["tool"], "t_destr");
+    assert_eq!(body["batch"][1]["class"], "destructive");
+    assert_eq!(seen.lock().len(), 1, "one approval for the whole batch");
+}
+
+#[tokio::test]
+async fn elicitation_required_without_a_client_is_refused() {
+    let (_dir, state, fx) = test_state(ApprovalConfig {
+        require_elicitation: true,
+        ..Default::default()
+    });
+    let e = call(&state, "t_mut", json!({})).await.unwrap_err();
+    assert_eq!(e.code, ErrorCode::ApprovalDenied);
+    assert!(e.message.contains("cannot answer elicitation"), "{e}");
+    assert_eq!(fx.applied.load(Ordering::SeqCst), 0);
+}

@@ -1,0 +1,385 @@
+//! Project-plane file writes: scripts and resource files. Every one is destructive by
+//! the classification rule: a file write is disk state no undo stack covers, even when
+//! the file is new (spec: create_resource is destructive for the same reason).
+//!
+//! Each tool plans first (containment, preconditions, the compare-and-swap check, the
+//! exact bytes and their hash) and applies through the one write seam,
+//! `planes::project`, with the plan's view of the target as the expectation: a file
+//! that changed between plan and apply (say, while a human approved) is `STALE`.
+
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::error::{ErrorCode, ToolError};
+use crate::honesty::{Persistence, Undo};
+use crate::planes::project::{self as plane, Expect};
+use crate::planes::variant;
+use crate::respath::ResPath;
+use crate::safety::{EffectKind, SafetyClass, Toolset};
+use crate::state::AppState;
+use crate::tools::{Plan, ToolDef, ToolMeta};
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![
+        ToolDef::planned(
+            ToolMeta {
+                name: "create_script",
+                title: "Create a script",
+                description: "Create a new script or shader file (.gd, .cs, .gdshader, .gdshaderinc) \
+                    with the given content, or `extends <base>` when content is omitted. Refuses an \
+                    existing file (use write_script). Destructive by the classification rule: a file \
+                    write is not on the editor's undo stack.",
+                class: SafetyClass::Destructive,
+                toolset: Toolset::Scripts,
+                effect: EffectKind::File,
+            },
+            plan_create_script,
+        ),
+        ToolDef::planned(
+            ToolMeta {
+                name: "write_script",
+                title: "Write a script",
+                description: "Replace the whole content of a script or shader (or create it). Pass \
+                    expected_sha256 (from scripts_read) to refuse the write if the file changed since \
+                    you read it.",
+                class: SafetyClass::Destructive,
+                toolset: Toolset::Scripts,
+                effect: EffectKind::File,
+            },
+            plan_write_script,
+        ),
+        ToolDef::planned(
+            ToolMeta {
+                name: "create_resource",
+                title: "Create a resource file",
+                description: "Write a text resource (.tres) of a Godot type with properties given as \
+                    JSON values (converted to Godot Variant text). Refuses an existing file unless \
+                    overwrite=true.",
+                class: SafetyClass::Destructive,
+                toolset: Toolset::Resources,
+                effect: EffectKind::File,
+            },
+            plan_create_resource,
+        ),
+        ToolDef::planned(
+            ToolMeta {
+                name: "delete_resource_file",
+                title: "Delete a resource file",
+                description: "Delete a file from the project (a resource, scene, script or asset) \
+                    together with Godot's .import/.uid sidecar files beside it. project.godot cannot \
+                    be deleted.",
+                class: SafetyClass::Destructive,
+                toolset: Toolset::Resources,
+                effect: EffectKind::File,
+            },
+            plan_delete,
+        ),
+    ]
+}
+
+/// What a file write will do and what it means; the dry run and the real run report it.
+#[derive(Debug, Serialize)]
+pub(crate) struct FileEffect {
+    pub action: &'static str,
+    #[serde(flatten)]
+    pub write: plane::WriteOutcome,
+    #[serde(flatten)]
+    pub persistence: Persistence,
+    #[serde(flatten)]
+    pub undo: Undo,
+}
+
+const SCRIPT_EXTS: [&str; 4] = ["gd", "cs", "gdshader", "gdshaderinc"];
+
+fn require_script_path(path: &ResPath) -> Result<(), ToolError> {
+    match path.extension() {
+        Some(ext) if SCRIPT_EXTS.contains(&ext.as_str()) => Ok(()),
+        _ => Err(ToolError::invalid_params(
+            "path",
+            format!("{path} is not a script path (.gd, .cs, .gdshader, .gdshaderinc)"),
+        )),
+    }
+}
+
+/// Plan a write of `bytes` to `path`, applied with the plan's view of the target.
+pub(crate) fn plan_write(
+    state: &Arc<AppState>,
+    param: &'static str,
+    path: ResPath,
+    bytes: Vec<u8>,
+    expected: Expect<'_>,
+    persistence: Persistence,
+) -> Result<Plan, ToolError> {
+    let outcome = plane::check_write(&state.project, param, &path, &bytes, expected)?;
+    let expect_at_apply = outcome.sha256_before.clone();
+    let effect = FileEffect {
+        action: if outcome.created {
+            "create"
+        } else {
+            "overwrite"
+        },
+        write: outcome,
+        persistence,
+        undo: Undo::not_undo_tracked(),
+    };
+    let state = state.clone();
+    Plan::new(effect, move || {
+        let expect = expect_at_apply
+            .as_deref()
+            .map_or(Expect::Absent, Expect::Sha256);
+        plane::write_file(&state.project, param, &path, &bytes, expect)?;
+        Ok(Map::new())
+    })
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateScriptArgs {
+    /// The new file, e.g. res://scripts/player.gd.
+    path: ResPath,
+    /// Full file content. When omitted, a script that extends `extends` is written.
+    #[serde(default)]
+    content: Option<String>,
+    /// Base class for the generated script (default Node); ignored when content is given.
+    #[serde(default)]
+    extends: Option<String>,
+}
+
+fn plan_create_script(state: Arc<AppState>, args: CreateScriptArgs) -> Result<Plan, ToolError> {
+    require_script_path(&args.path)?;
+    let content = match (args.content, args.extends) {
+        (Some(c), _) => c,
+        (None, base) => {
+            let base = base.unwrap_or_else(|| "Node".into());
+            if base.is_empty() || !base.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                return Err(ToolError::invalid_params(
+                    "extends",
+                    "extends must be a class name like Node2D",
+                ));
+            }
+            format!("extends {base}\n")
+        }
+    };
+    if plane::current(&state.project, "path", &args.path)?.is_some() {
+        return Err(
+            ToolError::invalid_params("path", format!("{} already exists", args.path))
+                .hint("Use write_script (with expected_sha256 from scripts_read) to replace it."),
+        );
+    }
+    plan_write(
+        &state,
+        "path",
+        args.path,
+        content.into_bytes(),
+        Expect::Absent,
+        Persistence::written_to_disk(),
+    )
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WriteScriptArgs {
+    /// The script, e.g. res://scripts/player.gd.
+    path: ResPath,
+    /// The new full content.
+    content: String,
+    /// The sha256 the file has now (from scripts_read); the write is refused with
+    /// STALE when the file changed since.
+    #[serde(default)]
+    expected_sha256: Option<String>,
+}
+
+fn plan_write_script(state: Arc<AppState>, args: WriteScriptArgs) -> Result<Plan, ToolError> {
+    require_script_path(&args.path)?;
+    plan_write(
+        &state,
+        "path",
+        args.path,
+        args.content.into_bytes(),
+        args.expected_sha256.as_deref().into(),
+        Persistence::written_to_disk(),
+    )
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateResourceArgs {
+    /// The new .tres file, e.g. res://resources/enemy_stats.tres.
+    path: ResPath,
+    /// The Godot class of the resource, e.g. Resource, Curve, Gradient, StyleBoxFlat.
+    #[serde(rename = "type")]
+    type_name: String,
+    /// Property values as JSON (strings, numbers, bools, arrays, objects), written as
+    /// Godot Variant text.
+    #[serde(default)]
+    properties: Map<String, Value>,
+    /// Replace an existing file (default false).
+    #[serde(default)]
+    overwrite: bool,
+    /// With overwrite: the sha256 the file has now; refused with STALE when it changed.
+    #[serde(default)]
+    expected_sha256: Option<String>,
+}
+
+fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+fn plan_create_resource(state: Arc<AppState>, args: CreateResourceArgs) -> Result<Plan, ToolError> {
+    if args.path.extension().as_deref() != Some("tres") {
+        return Err(ToolError::invalid_params(
+            "path",
+            format!("{} is not a .tres path", args.path),
+        ));
+    }
+    if !is_identifier(&args.type_name) {
+        return Err(ToolError::invalid_params(
+            "type",
+            "type must be a Godot class name like Resource",
+        ));
+    }
+    let mut text = format!(
+        "[gd_resource type=\"{}\" format=3]\n\n[resource]\n",
+        args.type_name
+    );
+    for (key, value) in &args.properties {
+        let valid = !key.is_empty()
+            && key
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '/')
+            && !key.starts_with('/');
+        if !valid {
+            return Err(ToolError::invalid_params(
+                format!("properties.{key}"),
+                format!("{key:?} is not a property name"),
+            ));
+        }
+        let v = variant::from_json(value, &format!("properties.{key}"))?;
+        text.push_str(&format!("{key} = {v}\n"));
+    }
+    let exists = plane::current(&state.project, "path", &args.path)?.is_some();
+    if exists && !args.overwrite {
+        return Err(
+            ToolError::invalid_params("path", format!("{} already exists", args.path))
+                .hint("Pass overwrite=true (and expected_sha256) to replace it."),
+        );
+    }
+    let expect = match (&args.expected_sha256, exists) {
+        (Some(s), _) => Expect::Sha256(s),
+        (None, true) => Expect::Anything,
+        (None, false) => Expect::Absent,
+    };
+    plan_write(
+        &state,
+        "path",
+        args.path,
+        text.into_bytes(),
+        expect,
+        Persistence::written_to_disk(),
+    )
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DeleteArgs {
+    /// The file to delete, e.g. res://resources/old.tres.
+    path: ResPath,
+    /// The sha256 the file has now; refused with STALE when it changed.
+    #[serde(default)]
+    expected_sha256: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+struct DeleteEffect {
+    action: &'static str,
+    #[serde(flatten)]
+    delete: plane::DeleteOutcome,
+    /// Godot's sidecar files deleted with it.
+    sidecars: Vec<plane::DeleteOutcome>,
+    #[serde(flatten)]
+    persistence: Persistence,
+    #[serde(flatten)]
+    undo: Undo,
+}
+
+fn plan_delete(state: Arc<AppState>, args: DeleteArgs) -> Result<Plan, ToolError> {
+    if args.path.rel() == "project.godot" {
+        return Err(ToolError::new(
+            ErrorCode::PathRefused,
+            "res://project.godot cannot be deleted",
+        )
+        .param("path")
+        .hint("Change settings with set_setting and the autoload / input-map tools."));
+    }
+    let main = plane::check_delete(
+        &state.project,
+        "path",
+        &args.path,
+        args.expected_sha256.as_deref().into(),
+    )?;
+    let mut sidecars = Vec::new();
+    for suffix in [".import", ".uid"] {
+        let Ok(side) = ResPath::parse(&format!("{}{suffix}", args.path)) else {
+            continue;
+        };
+        if plane::current(&state.project, "path", &side)?.is_some() {
+            sidecars.push(plane::check_delete(
+                &state.project,
+                "path",
+                &side,
+                Expect::Anything,
+            )?);
+        }
+    }
+    let expected: Vec<(String, String)> = std::iter::once(&main)
+        .chain(&sidecars)
+        .map(|d| (d.path.clone(), d.sha256_before.clone()))
+        .collect();
+    let effect = DeleteEffect {
+        action: "delete",
+        delete: main,
+        sidecars,
+        persistence: Persistence {
+            persisted: true,
+            reason: "deleted from disk (unlink, fsync of the folder)".into(),
+            hint: None,
+        },
+        undo: Undo {
+            undoable: false,
+            undo_hint: Some("Not on the editor's undo stack and not in a trash folder: restore from version control.".into()),
+        },
+    };
+    let state = state.clone();
+    Plan::new(effect, move || {
+        // The file first, then its sidecars (Godot regenerates those). Should a sidecar
+        // fail after the file is gone, the error says exactly what was deleted.
+        let mut deleted: Vec<String> = Vec::new();
+        for (path, sha) in &expected {
+            let res = ResPath::parse(path).map_err(|e| ToolError::internal(e.to_string()))?;
+            if let Err(e) = plane::delete_file(&state.project, "path", &res, Expect::Sha256(sha)) {
+                if deleted.is_empty() {
+                    return Err(e);
+                }
+                let mut e = e;
+                e.message = format!(
+                    "{} was deleted, but {path} was not: {}",
+                    deleted.join(", "),
+                    e.message
+                );
+                e.details = Some(Box::new(
+                    serde_json::json!({ "deleted": deleted, "not_deleted": path }),
+                ));
+                return Err(e);
+            }
+            deleted.push(path.clone());
+        }
+        Ok(Map::new())
+    })
+}

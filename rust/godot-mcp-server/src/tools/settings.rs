@@ -1,0 +1,451 @@
+//! project.godot edits: settings, autoloads and the input map. All destructive by
+//! the classification rule (ProjectSettings persistence; spec names set_setting and
+//! register_autoload/unregister_autoload). Each is a line-level edit of the file
+//! (`planes::project_settings`) that leaves every other byte as it was, written
+//! through the one write seam with the plan's hash of project.godot as the
+//! compare-and-swap expectation.
+
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::error::{ErrorCode, ToolError};
+use crate::honesty::Persistence;
+use crate::planes::project::Expect;
+use crate::planes::project_settings::{ConfigText, split_setting};
+use crate::planes::variant::{self, InputEventSpec};
+use crate::respath::ResPath;
+use crate::safety::{EffectKind, SafetyClass, Toolset};
+use crate::state::AppState;
+use crate::tools::files::plan_write;
+use crate::tools::{Plan, ToolDef, ToolMeta};
+
+fn meta(
+    name: &'static str,
+    title: &'static str,
+    description: &'static str,
+    toolset: Toolset,
+) -> ToolMeta {
+    ToolMeta {
+        name,
+        title,
+        description,
+        class: SafetyClass::Destructive,
+        toolset,
+        effect: EffectKind::File,
+    }
+}
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![
+        ToolDef::planned(
+            meta(
+                "set_setting",
+                "Set a project setting",
+                "Set one project setting in project.godot (e.g. application/config/name, \
+                 display/window/size/viewport_width), from a JSON `value` or Godot Variant text \
+                 `value_text` (e.g. Vector2(1, 2)). The rest of the file is kept byte-for-byte. Not \
+                 undo-tracked; a running editor must reload the project to see it.",
+                Toolset::Settings,
+            ),
+            plan_set_setting,
+        ),
+        ToolDef::planned(
+            meta(
+                "register_autoload",
+                "Register an autoload",
+                "Add an autoload (singleton) to project.godot: a script or scene loaded at game start \
+                 under a global name.",
+                Toolset::Settings,
+            ),
+            plan_register_autoload,
+        ),
+        ToolDef::planned(
+            meta(
+                "unregister_autoload",
+                "Unregister an autoload",
+                "Remove an autoload from project.godot (the script or scene itself is kept).",
+                Toolset::Settings,
+            ),
+            plan_unregister_autoload,
+        ),
+        ToolDef::planned(
+            meta(
+                "add_input_action",
+                "Add an input action",
+                "Add an input-map action to project.godot with a deadzone and events (keys, mouse \
+                 buttons, joypad buttons and axes).",
+                Toolset::InputMap,
+            ),
+            plan_add_input_action,
+        ),
+        ToolDef::planned(
+            meta(
+                "remove_input_action",
+                "Remove an input action",
+                "Remove an input-map action and its events from project.godot.",
+                Toolset::InputMap,
+            ),
+            plan_remove_input_action,
+        ),
+        ToolDef::planned(
+            meta(
+                "add_input_event",
+                "Add an event to an input action",
+                "Append one event (key, mouse button, joypad button or axis) to an existing input-map \
+                 action in project.godot.",
+                Toolset::InputMap,
+            ),
+            plan_add_input_event,
+        ),
+    ]
+}
+
+/// What a project.godot edit changes, on top of the file write itself.
+#[derive(Debug, Serialize)]
+struct SettingChange {
+    setting: String,
+    /// Variant text before; `None` when the setting was absent.
+    previous: Option<String>,
+    /// Variant text after; `None` when the setting is removed.
+    value: Option<String>,
+}
+
+const PROJECT_GODOT: &str = "res://project.godot";
+const MAX_PROJECT_GODOT: u64 = 4 * 1024 * 1024;
+
+fn read_project_godot(state: &AppState) -> Result<(ResPath, String), ToolError> {
+    let path = ResPath::parse(PROJECT_GODOT).map_err(|e| ToolError::internal(e.to_string()))?;
+    let real = state.project.resolve("path", &path)?;
+    let meta = std::fs::metadata(&real).map_err(|e| ToolError::io(PROJECT_GODOT, &e))?;
+    if meta.len() > MAX_PROJECT_GODOT {
+        return Err(ToolError::new(
+            ErrorCode::TooLarge,
+            "project.godot is larger than 4 MiB",
+        ));
+    }
+    let text = std::fs::read_to_string(&real).map_err(|e| ToolError::io(PROJECT_GODOT, &e))?;
+    Ok((path, text))
+}
+
+/// Plan an edit of project.godot: `edit` gets the parsed file and returns the new
+/// text and the change it makes.
+fn plan_edit(
+    state: Arc<AppState>,
+    edit: impl FnOnce(&ConfigText) -> Result<(String, SettingChange), ToolError>,
+) -> Result<Plan, ToolError> {
+    let (path, text) = read_project_godot(&state)?;
+    let config = ConfigText::parse(&text);
+    let (new_text, change) = edit(&config)?;
+    let before = crate::tools::project::sha256_hex(text.as_bytes());
+    let mut plan = plan_write(
+        &state,
+        "path",
+        path,
+        new_text.into_bytes(),
+        Expect::Sha256(&before),
+        Persistence::project_settings_on_disk(),
+    )?;
+    let change = match serde_json::to_value(change) {
+        Ok(Value::Object(m)) => m,
+        _ => return Err(ToolError::internal("setting change is not an object")),
+    };
+    plan.effect.extend(change);
+    // The write's action is always an overwrite of project.godot; say what the edit is.
+    Ok(plan)
+}
+
+fn check_setting_name(name: &str) -> Result<(&str, &str), ToolError> {
+    let ok = !name.is_empty()
+        && name.len() <= 256
+        && name.split('/').all(|seg| !seg.is_empty())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '/' | '.' | '-'));
+    let parts = split_setting(name).filter(|_| ok).ok_or_else(|| {
+        ToolError::invalid_params(
+            "name",
+            format!("{name:?} is not a setting name like application/config/name"),
+        )
+    })?;
+    match parts.0 {
+        "autoload" => Err(ToolError::invalid_params(
+            "name",
+            "autoloads are set with register_autoload",
+        )),
+        "input" => Err(ToolError::invalid_params(
+            "name",
+            "input actions are set with add_input_action",
+        )),
+        _ => Ok(parts),
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SetSettingArgs {
+    /// Setting path, e.g. application/config/name.
+    name: String,
+    /// The value as JSON: string, number, bool, array or object.
+    #[serde(default)]
+    value: Option<Value>,
+    /// The value as Godot Variant text on one line, e.g. Vector2i(1280, 720) or Color(1, 0, 0, 1).
+    #[serde(default)]
+    value_text: Option<String>,
+}
+
+fn plan_set_setting(state: Arc<AppState>, args: SetSettingArgs) -> Result<Plan, ToolError> {
+    let (section, key) = check_setting_name(&args.name)?;
+    let value = match (&args.value, &args.value_text) {
+        (Some(v), None) => variant::from_json(v, "value")?,
+        (None, Some(t)) => {
+            variant::check_text(t, "value_text")?;
+            t.clone()
+        }
+        _ => {
+            return Err(ToolError::invalid_params(
+                "value",
+                "give exactly one of `value` (JSON) or `value_text` (Godot Variant text)",
+            ));
+        }
+    };
+    let (section, key) = (section.to_string(), key.to_string());
+    plan_edit(state, move |config| {
+        let previous = config.get(&section, &key).map(str::to_string);
+        Ok((
+            config.set(&section, &key, &value),
+            SettingChange {
+                setting: args.name.clone(),
+                previous,
+                value: Some(value),
+            },
+        ))
+    })
+}
+
+fn check_identifier(param: &str, name: &str) -> Result<(), ToolError> {
+    let mut chars = name.chars();
+    let ok = name.len() <= 128
+        && chars
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if ok {
+        Ok(())
+    } else {
+        Err(ToolError::invalid_params(
+            param,
+            format!("{name:?} is not a valid name (letters, digits, _)"),
+        ))
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RegisterAutoloadArgs {
+    /// Global name of the autoload, e.g. GameState.
+    name: String,
+    /// The script or scene to load, e.g. res://autoload/game_state.gd.
+    path: ResPath,
+    /// Make it a global singleton reachable by name (default true).
+    #[serde(default)]
+    singleton: Option<bool>,
+}
+
+fn plan_register_autoload(
+    state: Arc<AppState>,
+    args: RegisterAutoloadArgs,
+) -> Result<Plan, ToolError> {
+    check_identifier("name", &args.name)?;
+    if !matches!(
+        args.path.extension().as_deref(),
+        Some("gd" | "cs" | "tscn" | "scn")
+    ) {
+        return Err(ToolError::invalid_params(
+            "path",
+            "an autoload is a script (.gd, .cs) or a scene (.tscn, .scn)",
+        ));
+    }
+    let real = state.project.resolve("path", &args.path)?;
+    if !real.is_file() {
+        return Err(
+            ToolError::not_found(format!("{} does not exist", args.path))
+                .param("path")
+                .hint("Create the script first (create_script), or list files with list_files."),
+        );
+    }
+    let star = if args.singleton.unwrap_or(true) {
+        "*"
+    } else {
+        ""
+    };
+    let value = variant::quote(&format!("{star}{}", args.path));
+    plan_edit(state, move |config| {
+        if config.get("autoload", &args.name).is_some() {
+            return Err(ToolError::invalid_params(
+                "name",
+                format!("autoload {} already exists", args.name),
+            )
+            .hint("Unregister it first with unregister_autoload."));
+        }
+        Ok((
+            config.set("autoload", &args.name, &value),
+            SettingChange {
+                setting: format!("autoload/{}", args.name),
+                previous: None,
+                value: Some(value),
+            },
+        ))
+    })
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NameArgs {
+    /// The autoload or input action name.
+    name: String,
+}
+
+fn plan_unregister_autoload(state: Arc<AppState>, args: NameArgs) -> Result<Plan, ToolError> {
+    plan_remove(state, "autoload", args.name, "autoload")
+}
+
+fn plan_remove_input_action(state: Arc<AppState>, args: NameArgs) -> Result<Plan, ToolError> {
+    check_action_name(&args.name)?;
+    plan_remove(state, "input", args.name, "input action")
+}
+
+fn plan_remove(
+    state: Arc<AppState>,
+    section: &'static str,
+    name: String,
+    what: &'static str,
+) -> Result<Plan, ToolError> {
+    plan_edit(state, move |config| {
+        let previous = config.get(section, &name).map(str::to_string);
+        let text = config.remove(section, &name).ok_or_else(|| {
+            ToolError::not_found(format!("{what} {name} does not exist in project.godot"))
+                .param("name")
+                .hint(format!("Existing: {}", config.keys(section).join(", ")))
+        })?;
+        Ok((
+            text,
+            SettingChange {
+                setting: format!("{section}/{name}"),
+                previous,
+                value: None,
+            },
+        ))
+    })
+}
+
+fn check_action_name(name: &str) -> Result<(), ToolError> {
+    let ok = !name.is_empty()
+        && name.len() <= 128
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'));
+    if ok {
+        Ok(())
+    } else {
+        Err(ToolError::invalid_params(
+            "name",
+            format!("{name:?} is not an action name (letters, digits, _ . -)"),
+        ))
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AddInputActionArgs {
+    /// Action name, e.g. move_left.
+    name: String,
+    /// Analog deadzone, 0.0–1.0 (default 0.5).
+    #[serde(default)]
+    deadzone: Option<f64>,
+    /// Events that trigger the action.
+    #[serde(default)]
+    events: Vec<InputEventSpec>,
+}
+
+fn plan_add_input_action(
+    state: Arc<AppState>,
+    args: AddInputActionArgs,
+) -> Result<Plan, ToolError> {
+    check_action_name(&args.name)?;
+    let deadzone = args.deadzone.unwrap_or(0.5);
+    if !(0.0..=1.0).contains(&deadzone) {
+        return Err(ToolError::invalid_params(
+            "deadzone",
+            "deadzone must be between 0.0 and 1.0",
+        ));
+    }
+    let events = args
+        .events
+        .iter()
+        .enumerate()
+        .map(|(i, e)| e.to_variant(&format!("events[{i}]")))
+        .collect::<Result<Vec<_>, _>>()?;
+    let value = variant::input_action_value(deadzone, &events);
+    plan_edit(state, move |config| {
+        if config.get("input", &args.name).is_some() {
+            return Err(ToolError::invalid_params(
+                "name",
+                format!("input action {} already exists", args.name),
+            )
+            .hint("Add events to it with add_input_event, or remove it first."));
+        }
+        Ok((
+            config.set("input", &args.name, &value),
+            SettingChange {
+                setting: format!("input/{}", args.name),
+                previous: None,
+                value: Some(value),
+            },
+        ))
+    })
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AddInputEventArgs {
+    /// The existing action, e.g. move_left.
+    action: String,
+    /// The event to append.
+    event: InputEventSpec,
+}
+
+fn plan_add_input_event(state: Arc<AppState>, args: AddInputEventArgs) -> Result<Plan, ToolError> {
+    check_action_name(&args.action).map_err(|e| e.param("action"))?;
+    let event = args.event.to_variant("event")?;
+    plan_edit(state, move |config| {
+        let Some(previous) = config.get("input", &args.action) else {
+            return Err(ToolError::not_found(format!(
+                "input action {} does not exist",
+                args.action
+            ))
+            .param("action")
+            .hint("Create it with add_input_action."));
+        };
+        let value = variant::append_input_event(previous, &event).ok_or_else(|| {
+            ToolError::new(
+                ErrorCode::ParseError,
+                format!(
+                    "input action {} has no \"events\" array this server can edit",
+                    args.action
+                ),
+            )
+            .param("action")
+        })?;
+        Ok((
+            config.set("input", &args.action, &value),
+            SettingChange {
+                setting: format!("input/{}", args.action),
+                previous: Some(previous.to_string()),
+                value: Some(value),
+            },
+        ))
+    })
+}

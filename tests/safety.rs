@@ -1,0 +1,725 @@
+//! The safety model end to end: a real MCP client drives the real binary over stdio.
+//! Every refusal is checked to change nothing on disk (the whole project tree is
+//! compared byte for byte), and every effect is checked on disk.
+
+mod support;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation};
+use rmcp::service::{NotificationContext, RunningService};
+use rmcp::transport::TokioChildProcess;
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use serde_json::{Value, json};
+use support::{call, call_err, call_ok, connect, connect_with};
+
+pub const PROJECT_GODOT: &str = "; Engine configuration file.\n; It's best edited using the editor UI and not directly,\n; since the parameters that go here are not all obvious.\n\nconfig_version=5\n\n[application]\n\nconfig/name=\"Safety Fixture\"\nrun/main_scene=\"res://main.tscn\"\nconfig/features=PackedStringArray(\"4.4\", \"Forward Plus\")\n\n[autoload]\n\nGame=\"*res://scripts/game.gd\"\n\n[input]\n\njump={\n\"deadzone\": 0.5,\n\"events\": [Object(InputEventKey,\"resource_local_to_scene\":false,\"resource_name\":\"\",\"device\":-1,\"window_id\":0,\"alt_pressed\":false,\"shift_pressed\":false,\"ctrl_pressed\":false,\"meta_pressed\":false,\"pressed\":false,\"keycode\":0,\"physical_keycode\":32,\"key_label\":0,\"unicode\":32,\"location\":0,\"echo\":false,\"script\":null)\n]\n}\n\n[rendering]\n\nrenderer/rendering_method=\"gl_compatibility\"\n";
+
+/// A small project: settings with an autoload and an input action, two scripts, a resource.
+pub fn fixture() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    std::fs::create_dir_all(p.join("scripts")).unwrap();
+    std::fs::create_dir_all(p.join("resources")).unwrap();
+    std::fs::write(p.join("project.godot"), PROJECT_GODOT).unwrap();
+    std::fs::write(p.join("scripts/game.gd"), "extends Node\n").unwrap();
+    std::fs::write(p.join("scripts/player.gd"), "extends CharacterBody2D\n").unwrap();
+    std::fs::write(p.join("scripts/player.gd.uid"), "uid://b3x2k\n").unwrap();
+    std::fs::write(
+        p.join("resources/stats.tres"),
+        "[gd_resource type=\"Resource\" format=3]\n\n[resource]\nhp = 10\n",
+    )
+    .unwrap();
+    dir
+}
+
+/// Every file under `root` with its bytes.
+pub fn snapshot(root: &Path) -> BTreeMap<String, Vec<u8>> {
+    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let e = e.unwrap();
+            let path = e.path();
+            if e.file_type().unwrap().is_dir() {
+                out.insert(
+                    format!("{}/", path.strip_prefix(root).unwrap().display()),
+                    Vec::new(),
+                );
+                walk(root, &path, out);
+            } else {
+                out.insert(
+                    path.strip_prefix(root).unwrap().display().to_string(),
+                    std::fs::read(&path).unwrap(),
+                );
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(root, root, &mut out);
+    out
+}
+
+const CONFIRM_TEXT: &str = "PRECONDITION_FAILED: This call discards unsaved changes. Set confirm=True to proceed. [required=confirm]";
+
+/// Valid arguments (without flags) for every tool that takes dry_run. The preview
+/// test fails when a tool that takes dry_run has no entry here.
+fn valid_args(tool: &str) -> Option<Value> {
+    Some(match tool {
+        "create_script" => json!({"path": "res://scripts/enemy.gd", "extends": "Node2D"}),
+        "write_script" => json!({"path": "res://scripts/player.gd", "content": "extends Node2D\n"}),
+        "create_resource" => {
+            json!({"path": "res://resources/new.tres", "type": "Resource", "properties": {"speed": 1.5, "name": "x"}})
+        }
+        "delete_resource_file" => json!({"path": "res://scripts/player.gd"}),
+        "set_setting" => json!({"name": "application/config/name", "value": "Renamed"}),
+        "register_autoload" => json!({"name": "Music", "path": "res://scripts/player.gd"}),
+        "unregister_autoload" => json!({"name": "Game"}),
+        "add_input_action" => {
+            json!({"name": "move_left", "events": [{"type": "key", "physical_keycode": 65}]})
+        }
+        "remove_input_action" => json!({"name": "jump"}),
+        "add_input_event" => {
+            json!({"action": "jump", "event": {"type": "joypad_button", "button_index": 0}})
+        }
+        "run_commands" => {
+            json!({"commands": [{"tool": "create_script", "arguments": {"path": "res://a.gd", "confirm": true}}]})
+        }
+        _ => return None,
+    })
+}
+
+fn with(args: &Value, extra: Value) -> Value {
+    let mut a = args.clone();
+    a.as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
+    a
+}
+
+const ALL: &[(&str, &str)] = &[("GODOT_MCP_TOOLSETS", "all")];
+
+#[tokio::test]
+async fn destructive_without_confirm_is_refused_with_the_exact_text_and_changes_nothing() {
+    let project = fixture();
+    let client = connect_with(project.path(), ALL).await;
+    let before = snapshot(project.path());
+    let tools = client.list_all_tools().await.unwrap();
+    let mut checked = 0;
+    for tool in tools
+        .iter()
+        .filter(|t| t.meta.as_ref().unwrap().0["safety_class"] == "destructive")
+    {
+        let args =
+            valid_args(&tool.name).unwrap_or_else(|| panic!("no valid_args for {}", tool.name));
+        for flags in [json!({}), json!({"confirm": false})] {
+            let r = call(&client, &tool.name, with(&args, flags)).await;
+            assert_eq!(r.is_error, Some(true), "{}", tool.name);
+            let text = r.content[0].as_text().unwrap().text.clone();
+            assert_eq!(text.lines().next().unwrap(), CONFIRM_TEXT, "{}", tool.name);
+            let err = &r.structured_content.as_ref().unwrap()["error"];
+            assert_eq!(err["code"], "PRECONDITION_FAILED");
+            assert_eq!(
+                err["message"],
+                "This call discards unsaved changes. Set confirm=True to proceed."
+            );
+            assert_eq!(err["required"], "confirm");
+        }
+        checked += 1;
+    }
+    assert!(checked >= 10, "only {checked} destructive tools");
+    assert_eq!(
+        snapshot(project.path()),
+        before,
+        "a refused call changed the project"
+    );
+    client.cancel().await.unwrap();
+}
+
+/// For every tool that takes dry_run: the preview changes nothing, and every field it
+/// reports is what the real run then reports.
+#[tokio::test]
+async fn preview_and_real_run_agree_for_every_tool_that_takes_dry_run() {
+    let probe = fixture();
+    let client = connect_with(probe.path(), ALL).await;
+    let tools = client.list_all_tools().await.unwrap();
+    client.cancel().await.unwrap();
+    let mut checked = Vec::new();
+    for tool in tools.iter().filter(|t| {
+        t.input_schema
+            .get("properties")
+            .unwrap()
+            .get("dry_run")
+            .is_some()
+    }) {
+        let args = valid_args(&tool.name)
+            .unwrap_or_else(|| panic!("no valid_args for {}: add one", tool.name));
+        let project = fixture();
+        let client = connect_with(project.path(), ALL).await;
+        let confirm = if tool.meta.as_ref().unwrap().0["safety_class"] == "destructive" {
+            json!({"confirm": true})
+        } else {
+            json!({})
+        };
+        let before = snapshot(project.path());
+        let preview = call_ok(
+            &client,
+            &tool.name,
+            with(&with(&args, confirm.clone()), json!({"dry_run": true})),
+        )
+        .await;
+        assert_eq!(
+            snapshot(project.path()),
+            before,
+            "{}: the dry run changed the project",
+            tool.name
+        );
+        assert_eq!(preview["dry_run"], true, "{}", tool.name);
+        let real = call_ok(&client, &tool.name, with(&args, confirm)).await;
+        assert_eq!(real["dry_run"], false);
+        assert_ne!(
+            snapshot(project.path()),
+            before,
+            "{}: the real run changed nothing",
+            tool.name
+        );
+        for (k, v) in preview.as_object().unwrap() {
+            if ["dry_run", "applied", "confirm_required"].contains(&k.as_str()) {
+                continue;
+            }
+            if k == "results" {
+                // run_commands: each entry's preview agrees with its real result.
+                for (p, r) in v
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .zip(real["results"].as_array().unwrap())
+                {
+                    for (pk, pv) in p["result"].as_object().unwrap() {
+                        if !["dry_run", "applied", "confirm_required"].contains(&pk.as_str()) {
+                            assert_eq!(&r["result"][pk], pv, "{}: entry field {pk}", tool.name);
+                        }
+                    }
+                }
+                continue;
+            }
+            assert_eq!(
+                &real[k], v,
+                "{}: preview and real run disagree on {k}",
+                tool.name
+            );
+        }
+        if let Some(sha) = real.get("sha256_after").and_then(Value::as_str) {
+            let path = real["path"]
+                .as_str()
+                .unwrap()
+                .strip_prefix("res://")
+                .unwrap();
+            let bytes = std::fs::read(project.path().join(path)).unwrap();
+            assert_eq!(
+                hex_sha(&bytes),
+                sha,
+                "{}: sha256_after is not what is on disk",
+                tool.name
+            );
+        }
+        checked.push(tool.name.to_string());
+        client.cancel().await.unwrap();
+    }
+    assert!(checked.len() >= 11, "{checked:?}");
+}
+
+fn hex_sha(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    hex::encode(sha2::Sha256::digest(bytes))
+}
+
+#[tokio::test]
+async fn project_godot_edits_keep_every_other_byte() {
+    let project = fixture();
+    let client = connect_with(project.path(), ALL).await;
+    let read = || std::fs::read_to_string(project.path().join("project.godot")).unwrap();
+    call_ok(
+        &client,
+        "set_setting",
+        json!({"name": "application/config/name", "value": "A \"quoted\" name", "confirm": true}),
+    )
+    .await;
+    assert_eq!(
+        read(),
+        PROJECT_GODOT.replace(
+            "config/name=\"Safety Fixture\"",
+            "config/name=\"A \\\"quoted\\\" name\""
+        )
+    );
+    let project_text = read();
+    call_ok(&client, "set_setting", json!({"name": "display/window/size/viewport_width", "value_text": "1280", "confirm": true})).await;
+    assert_eq!(
+        read(),
+        format!("{project_text}\n[display]\n\nwindow/size/viewport_width=1280\n")
+    );
+    let e = call_err(
+        &client,
+        "set_setting",
+        json!({"name": "a/b", "value_text": "Vector2(1, 2\n[x]", "confirm": true}),
+    )
+    .await;
+    assert_eq!(e["param"], "value_text");
+    let e = call_err(
+        &client,
+        "set_setting",
+        json!({"name": "autoload/X", "value": "res://x.gd", "confirm": true}),
+    )
+    .await;
+    assert_eq!(e["param"], "name");
+    // Autoloads.
+    let before = read();
+    call_ok(
+        &client,
+        "register_autoload",
+        json!({"name": "Music", "path": "res://scripts/player.gd", "confirm": true}),
+    )
+    .await;
+    assert_eq!(
+        read(),
+        before.replace(
+            "Game=\"*res://scripts/game.gd\"\n",
+            "Game=\"*res://scripts/game.gd\"\nMusic=\"*res://scripts/player.gd\"\n"
+        )
+    );
+    call_ok(
+        &client,
+        "unregister_autoload",
+        json!({"name": "Music", "confirm": true}),
+    )
+    .await;
+    assert_eq!(read(), before);
+    let e = call_err(
+        &client,
+        "unregister_autoload",
+        json!({"name": "Nope", "confirm": true}),
+    )
+    .await;
+    assert_eq!(e["code"], "RESOURCE_NOT_FOUND");
+    let e = call_err(
+        &client,
+        "register_autoload",
+        json!({"name": "X", "path": "res://missing.gd", "confirm": true}),
+    )
+    .await;
+    assert_eq!(e["code"], "RESOURCE_NOT_FOUND");
+    // Input map.
+    call_ok(&client, "add_input_action", json!({"name": "fire", "deadzone": 0.2, "events": [{"type": "mouse_button", "button_index": 1}], "confirm": true})).await;
+    call_ok(&client, "add_input_event", json!({"action": "fire", "event": {"type": "key", "physical_keycode": 70}, "confirm": true})).await;
+    let text = read();
+    let fire = text
+        .find("fire={\n\"deadzone\": 0.2,\n\"events\": [Object(InputEventMouseButton,")
+        .expect(&text);
+    assert!(text[fire..].contains("\"button_index\":1,"));
+    assert!(text[fire..].contains("\n, Object(InputEventKey,"));
+    assert!(text[fire..].contains("\"physical_keycode\":70,"));
+    call_ok(
+        &client,
+        "remove_input_action",
+        json!({"name": "fire", "confirm": true}),
+    )
+    .await;
+    assert_eq!(read(), before);
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn writes_are_compare_and_swap() {
+    let project = fixture();
+    let client = connect(project.path()).await;
+    let read = call_ok(
+        &client,
+        "scripts_read",
+        json!({"path": "res://scripts/player.gd"}),
+    )
+    .await;
+    let sha = read["sha256"].as_str().unwrap().to_string();
+    std::fs::write(
+        project.path().join("scripts/player.gd"),
+        "extends Node # edited by a human\n",
+    )
+    .unwrap();
+    let e = call_err(&client, "write_script", json!({"path": "res://scripts/player.gd", "content": "x", "expected_sha256": sha, "confirm": true})).await;
+    assert_eq!(e["code"], "STALE");
+    assert_eq!(
+        std::fs::read_to_string(project.path().join("scripts/player.gd")).unwrap(),
+        "extends Node # edited by a human\n"
+    );
+    let now = call_ok(
+        &client,
+        "scripts_read",
+        json!({"path": "res://scripts/player.gd"}),
+    )
+    .await;
+    let r = call_ok(&client, "write_script", json!({"path": "res://scripts/player.gd", "content": "x", "expected_sha256": now["sha256"], "confirm": true})).await;
+    assert_eq!(r["sha256_before"], now["sha256"]);
+    assert_eq!(r["persisted"], true);
+    assert_eq!(r["undoable"], false);
+    let e = call_err(
+        &client,
+        "create_script",
+        json!({"path": "res://scripts/player.gd", "confirm": true}),
+    )
+    .await;
+    assert_eq!(e["param"], "path");
+    // delete takes Godot's sidecars with it.
+    let r = call_ok(
+        &client,
+        "delete_resource_file",
+        json!({"path": "res://scripts/player.gd", "confirm": true}),
+    )
+    .await;
+    assert_eq!(r["sidecars"][0]["path"], "res://scripts/player.gd.uid");
+    assert!(!project.path().join("scripts/player.gd").exists());
+    assert!(!project.path().join("scripts/player.gd.uid").exists());
+    let e = call_err(
+        &client,
+        "delete_resource_file",
+        json!({"path": "res://project.godot", "confirm": true}),
+    )
+    .await;
+    assert_eq!(e["code"], "PATH_REFUSED");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn run_commands_refuses_bad_entries_before_running_any() {
+    let project = fixture();
+    let client = connect(project.path()).await;
+    let before = snapshot(project.path());
+    let ok_entry = json!({"tool": "create_script", "arguments": {"path": "res://scripts/new.gd", "confirm": true}});
+    let cases = [
+        (
+            "destructive entry without confirm",
+            json!({"tool": "delete_resource_file", "arguments": {"path": "res://resources/stats.tres"}}),
+            "PRECONDITION_FAILED",
+            "commands[1].arguments.confirm",
+        ),
+        (
+            "entry from a disabled toolset",
+            json!({"tool": "add_input_action", "arguments": {"name": "x", "confirm": true}}),
+            "TOOL_DISABLED",
+            "commands[1].tool",
+        ),
+        (
+            "unknown command",
+            json!({"tool": "cmd_format_disk", "arguments": {}}),
+            "INVALID_PARAMS",
+            "commands[1].tool",
+        ),
+        (
+            "path escape",
+            json!({"tool": "write_script", "arguments": {"path": "res://../outside.gd", "content": "x", "confirm": true}}),
+            "PATH_REFUSED",
+            "commands[1].arguments.path",
+        ),
+        (
+            "absolute path",
+            json!({"tool": "scripts_read", "arguments": {"path": "/etc/passwd"}}),
+            "PATH_REFUSED",
+            "commands[1].arguments.path",
+        ),
+        (
+            "nested batch",
+            json!({"tool": "run_commands", "arguments": {"commands": []}}),
+            "INVALID_PARAMS",
+            "commands[1].tool",
+        ),
+        (
+            "bad entry arguments",
+            json!({"tool": "create_script", "arguments": {"path": 7, "confirm": true}}),
+            "INVALID_PARAMS",
+            "commands[1].arguments.path",
+        ),
+    ];
+    for (label, bad, code, param) in cases {
+        let e = call_err(
+            &client,
+            "run_commands",
+            json!({"commands": [ok_entry, bad]}),
+        )
+        .await;
+        assert_eq!(e["code"], code, "{label}: {e}");
+        assert_eq!(e["param"], param, "{label}: {e}");
+        if code == "PRECONDITION_FAILED" {
+            assert_eq!(e["required"], "confirm");
+            assert_eq!(
+                e["message"],
+                "This call discards unsaved changes. Set confirm=True to proceed."
+            );
+        }
+        assert_eq!(
+            snapshot(project.path()),
+            before,
+            "{label}: something was applied"
+        );
+    }
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn run_commands_stops_at_a_failure_and_says_what_ran_and_what_was_skipped() {
+    let project = fixture();
+    let client = connect(project.path()).await;
+    let entry =
+        |p: &str| json!({"tool": "create_script", "arguments": {"path": p, "confirm": true}});
+    let r = call(
+        &client,
+        "run_commands",
+        json!({"commands": [entry("res://a.gd"), entry("res://a.gd"), entry("res://b.gd"), entry("res://c.gd")]}),
+    )
+    .await;
+    assert_eq!(
+        r.is_error,
+        Some(true),
+        "a half-done batch must not read as success"
+    );
+    let e = &r.structured_content.as_ref().unwrap()["error"];
+    let report = &e["details"];
+    assert_eq!(report["completed"], 1);
+    assert_eq!(report["aborted_at"], 1);
+    assert_eq!(report["skipped_count"], 2);
+    assert_eq!(report["results"][0]["ok"], true);
+    assert_eq!(report["results"][1]["ok"], false);
+    assert_eq!(report["results"].as_array().unwrap().len(), 2);
+    let hint = e["hint"].as_str().unwrap();
+    assert!(
+        hint.contains("not rolled back") && hint.contains("skipped"),
+        "{hint}"
+    );
+    assert!(project.path().join("a.gd").exists());
+    assert!(!project.path().join("b.gd").exists() && !project.path().join("c.gd").exists());
+    // A batch preview, like a single call's, needs no confirm and says it will.
+    let unconfirmed = json!({"tool": "delete_resource_file", "arguments": {"path": "res://resources/stats.tres"}});
+    let r = call_ok(
+        &client,
+        "run_commands",
+        json!({"commands": [unconfirmed.clone()], "dry_run": true}),
+    )
+    .await;
+    assert_eq!(r["results"][0]["result"]["confirm_required"], true);
+    assert!(project.path().join("resources/stats.tres").exists());
+    let e = call_err(&client, "run_commands", json!({"commands": [unconfirmed]})).await;
+    assert_eq!(e["required"], "confirm");
+    assert!(project.path().join("resources/stats.tres").exists());
+    // All good: the report says so.
+    let r = call_ok(
+        &client,
+        "run_commands",
+        json!({"commands": [entry("res://b.gd"), entry("res://c.gd")], "dry_run": true}),
+    )
+    .await;
+    assert_eq!(r["aborted_at"], Value::Null);
+    assert!(!project.path().join("b.gd").exists(), "dry run wrote");
+    let r = call_ok(
+        &client,
+        "run_commands",
+        json!({"commands": [entry("res://b.gd"), entry("res://c.gd")]}),
+    )
+    .await;
+    assert_eq!(
+        (r["completed"].clone(), r["skipped_count"].clone()),
+        (json!(2), json!(0))
+    );
+    assert!(project.path().join("c.gd").exists());
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn bad_input_is_a_structured_error_naming_the_field() {
+    let project = fixture();
+    let client = connect(project.path()).await;
+    let before = snapshot(project.path());
+    let cases = [
+        (
+            "write_script",
+            json!({"path": "res://scripts/player.gd", "content": 5, "confirm": true}),
+            "content",
+        ),
+        (
+            "write_script",
+            json!({"path": "res://scripts/player.gd", "content": "x", "confirm": true, "force": true}),
+            "force",
+        ),
+        (
+            "write_script",
+            json!({"path": "res://scripts/player.gd", "content": "x", "confirm": "true"}),
+            "confirm",
+        ),
+        (
+            "write_script",
+            json!({"path": "res://scripts/player.gd", "content": "x", "dry_run": 1, "confirm": true}),
+            "dry_run",
+        ),
+        (
+            "write_script",
+            json!({"content": "x", "confirm": true}),
+            "path",
+        ),
+        (
+            "set_setting",
+            json!({"name": "application/config/name", "value": "x", "value_text": "1", "confirm": true}),
+            "value",
+        ),
+        (
+            "set_setting",
+            json!({"name": "no_section", "value": 1, "confirm": true}),
+            "name",
+        ),
+        (
+            "create_resource",
+            json!({"path": "res://r.tres", "type": "Resource", "properties": {"big": 18446744073709551615u64}, "confirm": true}),
+            "properties.big",
+        ),
+        (
+            "scripts_read",
+            json!({"path": "res://scripts/player.gd", "confirm": true}),
+            "confirm",
+        ),
+        (
+            "run_commands",
+            json!({"commands": [], "confirm": true}),
+            "confirm",
+        ),
+        (
+            "run_commands",
+            json!({"commands": "create_script"}),
+            "commands",
+        ),
+    ];
+    for (tool, args, field) in cases {
+        let e = call_err(&client, tool, args.clone()).await;
+        assert_eq!(e["code"], "INVALID_PARAMS", "{tool}({args}): {e}");
+        assert_eq!(e["param"], field, "{tool}({args}): {e}");
+    }
+    assert_eq!(snapshot(project.path()), before);
+    client.cancel().await.unwrap();
+}
+
+/// Counts tools/list_changed notifications.
+#[derive(Debug, Clone, Default)]
+struct ListWatcher {
+    changed: Arc<AtomicUsize>,
+}
+
+impl ClientHandler for ListWatcher {
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.changed.fetch_add(1, Ordering::SeqCst);
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("watcher", "0"),
+        )
+    }
+}
+
+#[tokio::test]
+async fn toolsets_enable_and_disable_at_run_time() {
+    let project = fixture();
+    let mut cmd = tokio::process::Command::new(support::bin());
+    cmd.arg("serve").arg("--project").arg(project.path());
+    cmd.env("GODOT_MCP_STATE_DIR", project.path().join(".state"));
+    let (transport, _) = TokioChildProcess::builder(cmd)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let watcher = ListWatcher::default();
+    let changed = watcher.changed.clone();
+    let client: RunningService<RoleClient, ListWatcher> = watcher.serve(transport).await.unwrap();
+    let names = |tools: Vec<rmcp::model::Tool>| {
+        tools
+            .into_iter()
+            .map(|t| t.name.to_string())
+            .collect::<Vec<_>>()
+    };
+    let listed = names(client.list_all_tools().await.unwrap());
+    assert!(listed.contains(&"scripts_read".to_string()));
+    assert!(
+        !listed.contains(&"add_input_action".to_string()),
+        "input_map is not a default toolset"
+    );
+    let call_raw = |name: &str, args: Value| {
+        let args = args.as_object().unwrap().clone();
+        client.call_tool(CallToolRequestParams::new(name.to_string()).with_arguments(args))
+    };
+    let r = call_raw("add_input_action", json!({"name": "x", "confirm": true}))
+        .await
+        .unwrap();
+    assert_eq!(
+        r.structured_content.unwrap()["error"]["code"],
+        "TOOL_DISABLED"
+    );
+    let r = call_raw(
+        "manage_toolsets",
+        json!({"enable": ["input_map"], "disable": ["scripts"]}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(r.structured_content.unwrap()["changed"], true);
+    let listed = names(client.list_all_tools().await.unwrap());
+    assert!(listed.contains(&"add_input_action".to_string()));
+    assert!(!listed.contains(&"scripts_read".to_string()));
+    let r = call_raw("scripts_read", json!({"path": "res://scripts/game.gd"}))
+        .await
+        .unwrap();
+    let e = r.structured_content.unwrap()["error"].clone();
+    assert_eq!(e["code"], "TOOL_DISABLED");
+    assert_eq!(e["required"], "scripts");
+    // Inside a batch too.
+    let r = call_raw("run_commands", json!({"commands": [{"tool": "scripts_read", "arguments": {"path": "res://scripts/game.gd"}}]})).await.unwrap();
+    assert_eq!(
+        r.structured_content.unwrap()["error"]["code"],
+        "TOOL_DISABLED"
+    );
+    let r = call_raw("manage_toolsets", json!({"disable": ["toolsets"]}))
+        .await
+        .unwrap();
+    assert_eq!(r.is_error, Some(true));
+    for _ in 0..50 {
+        if changed.load(Ordering::SeqCst) > 0 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(
+        changed.load(Ordering::SeqCst),
+        1,
+        "one tools/list_changed for the one change"
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn toolsets_flag_and_env_choose_the_set() {
+    let project = fixture();
+    let client = connect_with(
+        project.path(),
+        &[("GODOT_MCP_TOOLSETS", "project,input_map")],
+    )
+    .await;
+    let listed: Vec<String> = client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name.to_string())
+        .collect();
+    assert!(
+        listed.contains(&"add_input_action".to_string())
+            && listed.contains(&"list_files".to_string())
+    );
+    assert!(!listed.contains(&"write_script".to_string()));
+    assert!(
+        listed.contains(&"manage_toolsets".to_string()),
+        "toolsets is always on"
+    );
+    client.cancel().await.unwrap();
+}
