@@ -7,26 +7,26 @@
 //! `expected_sha256` (compare-and-swap): when the current bytes no longer hash to it,
 //! nothing is written and the call fails with `STALE`.
 //!
-//! The journal issue turns these two functions into journaled transactions; keeping
-//! them the only seam is what makes that a local change. [`check_write`] and
-//! [`check_delete`] run the same checks without touching anything, so a dry run
-//! reports exactly what the real call would do.
+//! Both are journaled transactions (`godot-mcp-journal`): the intent with the
+//! pre-state is durable before the effect, and the call reports success only with a
+//! proof re-derived from disk; the result carries the `transaction_id`. The journal's
+//! mutex is the one writer inside this server (other processes are kept out by the
+//! project lease). [`check_write`] and [`check_delete`] run the server-side checks
+//! without touching anything, so a dry run reports exactly what the real call would do.
 
-use std::fs::{File, OpenOptions};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use godot_mcp_journal::{
+    ContentHash, DeleteError, FileDelete, FileState, FileWrite, TxnOutcome, WriteError,
+};
 use serde::Serialize;
+use serde_json::json;
 
 use crate::error::{ErrorCode, ToolError};
 use crate::project::Project;
 use crate::respath::ResPath;
+use crate::state::AppState;
 use crate::tools::project::sha256_hex;
-
-/// One writer at a time inside this server, so a compare-and-swap cannot interleave
-/// with another write of this server. (Other processes are kept out by the
-/// per-project lease, a separate issue.)
-static WRITE_LOCK: parking_lot::Mutex<()> = parking_lot::Mutex::new(());
 
 /// Largest file the write seam writes, in bytes.
 pub const MAX_WRITE_BYTES: usize = 16 * 1024 * 1024;
@@ -59,6 +59,9 @@ pub struct WriteOutcome {
     /// Hash of the bytes written.
     pub sha256_after: String,
     pub bytes: usize,
+    /// The journal transaction that made the write (absent in a preview).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transaction_id: Option<String>,
 }
 
 /// What a delete did (or would do).
@@ -67,6 +70,9 @@ pub struct DeleteOutcome {
     pub path: String,
     pub sha256_before: String,
     pub bytes: u64,
+    /// The journal transaction that made the delete (absent in a preview).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transaction_id: Option<String>,
 }
 
 /// The current hash and size of a project file, or `None` when it does not exist.
@@ -187,78 +193,125 @@ pub fn check_write(
         sha256_before: before.map(|(h, _)| h),
         sha256_after: sha256_hex(bytes),
         bytes: bytes.len(),
+        transaction_id: None,
     })
 }
 
-/// Write `bytes` to `path` atomically and durably, creating parent folders.
+/// The journal's form of a compare-and-swap expectation.
+fn expected_state(expected: Expect<'_>) -> Result<Option<FileState>, ToolError> {
+    Ok(match expected {
+        Expect::Anything => None,
+        Expect::Absent => Some(FileState::Absent),
+        Expect::Sha256(hex) => Some(FileState::Present {
+            sha256: hex.parse::<ContentHash>().map_err(|_| {
+                ToolError::invalid_params(
+                    "expected_sha256",
+                    "expected_sha256 must be 64 hexadecimal characters (the sha256 a read returned)",
+                )
+            })?,
+        }),
+    })
+}
+
+/// Write `bytes` to `path` as a journaled transaction: atomic and durable, creating
+/// parent folders, committed only with a proof re-derived from disk.
 pub fn write_file(
-    project: &Project,
+    state: &AppState,
+    tool: &str,
     param: &str,
     path: &ResPath,
     bytes: &[u8],
     expected: Expect<'_>,
 ) -> Result<WriteOutcome, ToolError> {
-    let _guard = WRITE_LOCK.lock();
-    let outcome = check_write(project, param, path, bytes, expected)?;
-    let real = resolve_writable(project, param, path)?;
-    let io = |e: std::io::Error| ToolError::io(&path.to_string(), &e);
-    let parent = real
-        .parent()
-        .ok_or_else(|| ToolError::internal(format!("{path} has no parent folder")))?
-        .to_path_buf();
-    create_dirs_durably(project.root(), &parent).map_err(io)?;
-    // Re-resolve after creating folders: containment is proven on the real path.
-    let real = project.resolve(param, path)?;
-    let name = real
-        .file_name()
-        .and_then(|n| n.to_str())
-        .ok_or_else(|| ToolError::internal(format!("{path} has no file name")))?;
-    let mut suffix = [0u8; 8];
-    getrandom::fill(&mut suffix).map_err(|e| ToolError::internal(format!("getrandom: {e}")))?;
-    let tmp = parent.join(format!(".{name}.godot-mcp-{}.tmp", hex::encode(suffix)));
-    let result = (|| {
-        let mut f = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
-        if let Ok(meta) = std::fs::metadata(&real) {
-            f.set_permissions(meta.permissions())?;
+    let mut journal = state.journal.lock();
+    let mut outcome = check_write(&state.project, param, path, bytes, expected)?;
+    let request = FileWrite {
+        rel_path: PathBuf::from(path.rel()),
+        bytes: bytes.to_vec(),
+        expected: expected_state(expected)?,
+        idempotency: None,
+        tool_family: tool.to_string(),
+        operation: if outcome.created {
+            "create"
+        } else {
+            "overwrite"
         }
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        drop(f);
-        std::fs::rename(&tmp, &real)?;
-        File::open(&parent)?.sync_all()
-    })();
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(io(e));
-    }
+        .to_string(),
+    };
+    let done = journal
+        .write_file(request)
+        .map_err(|e| write_error(path, param, e))?;
+    outcome.transaction_id = Some(txn_id(&done));
     Ok(outcome)
 }
 
-/// Create `dir` and its missing ancestors (never above `root`), fsyncing each parent
-/// so the new folders survive a crash.
-fn create_dirs_durably(root: &Path, dir: &Path) -> std::io::Result<()> {
-    if dir.is_dir() {
-        return Ok(());
-    }
-    let mut missing = Vec::new();
-    let mut cur = dir;
-    while !cur.is_dir() {
-        if !cur.starts_with(root) || cur == root {
-            return Err(std::io::Error::other("folder outside the project"));
+fn txn_id(outcome: &TxnOutcome) -> String {
+    outcome.transaction_id().to_string()
+}
+
+/// A journal refusal or failure as the agent sees it.
+fn write_error(path: &ResPath, param: &str, e: WriteError) -> ToolError {
+    match e {
+        WriteError::Stale {
+            current,
+            transaction_id,
+            ..
+        } => ToolError::new(
+            ErrorCode::Stale,
+            format!("{path} changed since it was read; nothing was written"),
+        )
+        .param("expected_sha256")
+        .hint("Read the file again, re-apply your change to the current content, and retry with its new sha256.")
+        .details(json!({
+            "current": current.to_string(),
+            "transaction_id": transaction_id.map(|t| t.to_string()),
+        })),
+        WriteError::GateClosed { quarantined } => gate_closed(&quarantined),
+        WriteError::NotReconciled => ToolError::new(
+            ErrorCode::WriteGateClosed,
+            "writes are refused: the journal must be reconciled; restart the server",
+        ),
+        WriteError::Conflict { id } => ToolError::new(
+            ErrorCode::Conflict,
+            format!("idempotency id {id:?} was already used in a different context; nothing was written"),
+        ),
+        WriteError::Path(e) => {
+            ToolError::new(ErrorCode::PathRefused, format!("{path} is refused: {e}")).param(param)
         }
-        missing.push(cur.to_path_buf());
-        cur = match cur.parent() {
-            Some(p) => p,
-            None => break,
-        };
-    }
-    for d in missing.iter().rev() {
-        std::fs::create_dir(d)?;
-        if let Some(p) = d.parent() {
-            File::open(p)?.sync_all()?;
+        WriteError::Io { source, .. } => ToolError::io(&path.to_string(), &source),
+        WriteError::EffectFailed {
+            transaction_id,
+            status,
+            source,
+        } => ToolError::new(
+            ErrorCode::Io,
+            format!(
+                "writing {path} failed ({}); transaction {transaction_id} was settled as {}",
+                source.kind(),
+                status.as_str()
+            ),
+        )
+        .hint("list_transactions shows the transaction and its proof.")
+        .details(json!({ "transaction_id": transaction_id.to_string(), "status": status.as_str() })),
+        other => {
+            tracing::error!(error = %other, "journal write failed");
+            ToolError::internal(format!("the journal failed while writing {path}"))
         }
     }
-    Ok(())
+}
+
+fn gate_closed(quarantined: &[godot_mcp_journal::TxnId]) -> ToolError {
+    let ids: Vec<String> = quarantined.iter().map(ToString::to_string).collect();
+    ToolError::new(
+        ErrorCode::WriteGateClosed,
+        format!(
+            "writes are refused: quarantined transaction(s) {} must be resolved first",
+            ids.join(", ")
+        ),
+    )
+    .required("write_gate_open")
+    .hint("An operator resolves them on this machine with `godot-mcp transaction repair` (see docs/recovery.md); list_transactions shows why.")
+    .details(json!({ "quarantined": ids }))
 }
 
 /// Every check of [`delete_file`], without deleting.
@@ -279,24 +332,55 @@ pub fn check_delete(
         path: path.to_string(),
         sha256_before: sha,
         bytes: len,
+        transaction_id: None,
     })
 }
 
-/// Delete the file at `path` durably (unlink, then fsync its folder).
+/// Delete the file at `path` as a journaled transaction (tombstone, unlink, fsync).
 pub fn delete_file(
-    project: &Project,
+    state: &AppState,
+    tool: &str,
     param: &str,
     path: &ResPath,
     expected: Expect<'_>,
 ) -> Result<DeleteOutcome, ToolError> {
-    let _guard = WRITE_LOCK.lock();
-    let outcome = check_delete(project, param, path, expected)?;
-    let real = resolve_writable(project, param, path)?;
-    let io = |e: std::io::Error| ToolError::io(&path.to_string(), &e);
-    std::fs::remove_file(&real).map_err(io)?;
-    if let Some(parent) = real.parent() {
-        File::open(parent).and_then(|d| d.sync_all()).map_err(io)?;
-    }
+    let mut journal = state.journal.lock();
+    let mut outcome = check_delete(&state.project, param, path, expected)?;
+    let request = FileDelete {
+        rel_path: PathBuf::from(path.rel()),
+        expected: expected_state(expected)?,
+        idempotency: None,
+        tool_family: tool.to_string(),
+        operation: "delete".to_string(),
+    };
+    let done = journal.delete_file(request).map_err(|e| match e {
+        DeleteError::Absent { .. } => {
+            ToolError::not_found(format!("{path} does not exist")).param(param)
+        }
+        DeleteError::Stale {
+            current,
+            transaction_id,
+            ..
+        } => write_error(
+            path,
+            param,
+            WriteError::Stale {
+                path: PathBuf::from(path.rel()),
+                expected: FileState::Absent,
+                current,
+                transaction_id,
+            },
+        ),
+        DeleteError::GateClosed { quarantined } => gate_closed(&quarantined),
+        DeleteError::NotReconciled => write_error(path, param, WriteError::NotReconciled),
+        DeleteError::Conflict { id } => write_error(path, param, WriteError::Conflict { id }),
+        DeleteError::Io { source, .. } => ToolError::io(&path.to_string(), &source),
+        other => {
+            tracing::error!(error = %other, "journal delete failed");
+            ToolError::internal(format!("the journal failed while deleting {path}"))
+        }
+    })?;
+    outcome.transaction_id = Some(txn_id(&done));
     Ok(outcome)
 }
 
@@ -304,11 +388,18 @@ pub fn delete_file(
 mod tests {
     use super::*;
 
-    fn project() -> (tempfile::TempDir, Project) {
+    fn project() -> (tempfile::TempDir, AppState) {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("project.godot"), "config_version=5\n").unwrap();
         let p = Project::discover(Some(dir.path()), Path::new("/")).unwrap();
-        (dir, p)
+        let state_dir = dir.path().join(".state");
+        let mut journal = godot_mcp_journal::Journal::open(&state_dir, p.root()).unwrap();
+        journal.reconcile().unwrap();
+        let safety = crate::safety::SafetyState::new(
+            crate::safety::ApprovalConfig::default(),
+            crate::safety::Toolset::DEFAULT.into_iter().collect(),
+        );
+        (dir, AppState::new(p, journal, safety))
     }
 
     fn res(s: &str) -> ResPath {
@@ -320,6 +411,7 @@ mod tests {
         let (dir, p) = project();
         let out = write_file(
             &p,
+            "test",
             "path",
             &res("res://a/b/c.gd"),
             b"extends Node\n",
@@ -342,12 +434,21 @@ mod tests {
     fn compare_and_swap_refuses_stale_bytes() {
         let (dir, p) = project();
         let path = res("res://x.gd");
-        let first = write_file(&p, "path", &path, b"one", Expect::Absent).unwrap();
-        let e = write_file(&p, "path", &path, b"two", Expect::Sha256(&"0".repeat(64))).unwrap_err();
+        let first = write_file(&p, "test", "path", &path, b"one", Expect::Absent).unwrap();
+        let e = write_file(
+            &p,
+            "test",
+            "path",
+            &path,
+            b"two",
+            Expect::Sha256(&"0".repeat(64)),
+        )
+        .unwrap_err();
         assert_eq!(e.code, ErrorCode::Stale);
         assert_eq!(std::fs::read(dir.path().join("x.gd")).unwrap(), b"one");
         let second = write_file(
             &p,
+            "test",
             "path",
             &path,
             b"two",
@@ -358,7 +459,7 @@ mod tests {
             second.sha256_before.as_deref(),
             Some(first.sha256_after.as_str())
         );
-        let e = write_file(&p, "path", &path, b"x", Expect::Sha256("nothex")).unwrap_err();
+        let e = write_file(&p, "test", "path", &path, b"x", Expect::Sha256("nothex")).unwrap_err();
         assert_eq!(e.code, ErrorCode::InvalidParams);
     }
 
@@ -366,13 +467,21 @@ mod tests {
     fn delete_checks_then_removes() {
         let (dir, p) = project();
         let path = res("res://r.tres");
-        let e = delete_file(&p, "path", &path, Expect::Anything).unwrap_err();
+        let e = delete_file(&p, "test", "path", &path, Expect::Anything).unwrap_err();
         assert_eq!(e.code, ErrorCode::ResourceNotFound);
-        write_file(&p, "path", &path, b"data", Expect::Absent).unwrap();
-        let e = delete_file(&p, "path", &path, Expect::Sha256(&"a".repeat(64))).unwrap_err();
+        write_file(&p, "test", "path", &path, b"data", Expect::Absent).unwrap();
+        let e =
+            delete_file(&p, "test", "path", &path, Expect::Sha256(&"a".repeat(64))).unwrap_err();
         assert_eq!(e.code, ErrorCode::Stale);
         assert!(dir.path().join("r.tres").exists());
-        let out = delete_file(&p, "path", &path, Expect::Sha256(&sha256_hex(b"data"))).unwrap();
+        let out = delete_file(
+            &p,
+            "test",
+            "path",
+            &path,
+            Expect::Sha256(&sha256_hex(b"data")),
+        )
+        .unwrap();
         assert_eq!(out.bytes, 4);
         assert!(!dir.path().join("r.tres").exists());
     }
@@ -384,11 +493,13 @@ mod tests {
     #[test]
     fn hidden_and_escaping_targets_are_refused() {
         let (dir, p) = project();
-        write_file(&p, "path", &path_absent(), b"x", Expect::Absent).unwrap();
-        let e = write_file(&p, "path", &path_absent(), b"again", Expect::Absent).unwrap_err();
+        write_file(&p, "test", "path", &path_absent(), b"x", Expect::Absent).unwrap();
+        let e =
+            write_file(&p, "test", "path", &path_absent(), b"again", Expect::Absent).unwrap_err();
         assert_eq!(e.code, ErrorCode::Stale);
         let e = write_file(
             &p,
+            "test",
             "path",
             &res("res://.godot/x.cfg"),
             b"x",
@@ -399,6 +510,7 @@ mod tests {
         std::os::unix::fs::symlink("/tmp", dir.path().join("out")).unwrap();
         let e = write_file(
             &p,
+            "test",
             "path",
             &res("res://out/evil.gd"),
             b"x",

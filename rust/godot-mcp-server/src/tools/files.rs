@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
 use crate::error::{ErrorCode, ToolError};
 use crate::honesty::{Persistence, Undo};
@@ -107,6 +107,7 @@ fn require_script_path(path: &ResPath) -> Result<(), ToolError> {
 /// Plan a write of `bytes` to `path`, applied with the plan's view of the target.
 pub(crate) fn plan_write(
     state: &Arc<AppState>,
+    family: &'static str,
     param: &'static str,
     path: ResPath,
     bytes: Vec<u8>,
@@ -130,8 +131,10 @@ pub(crate) fn plan_write(
         let expect = expect_at_apply
             .as_deref()
             .map_or(Expect::Absent, Expect::Sha256);
-        plane::write_file(&state.project, param, &path, &bytes, expect)?;
-        Ok(Map::new())
+        let done = plane::write_file(&state, family, param, &path, &bytes, expect)?;
+        let mut out = Map::new();
+        out.insert("transaction_id".into(), json!(done.transaction_id));
+        Ok(out)
     })
 }
 
@@ -171,6 +174,7 @@ fn plan_create_script(state: Arc<AppState>, args: CreateScriptArgs) -> Result<Pl
     }
     plan_write(
         &state,
+        "project.files",
         "path",
         args.path,
         content.into_bytes(),
@@ -196,6 +200,7 @@ fn plan_write_script(state: Arc<AppState>, args: WriteScriptArgs) -> Result<Plan
     require_script_path(&args.path)?;
     plan_write(
         &state,
+        "project.files",
         "path",
         args.path,
         args.content.into_bytes(),
@@ -278,6 +283,7 @@ fn plan_create_resource(state: Arc<AppState>, args: CreateResourceArgs) -> Resul
     };
     plan_write(
         &state,
+        "project.files",
         "path",
         args.path,
         text.into_bytes(),
@@ -361,9 +367,15 @@ fn plan_delete(state: Arc<AppState>, args: DeleteArgs) -> Result<Plan, ToolError
         // The file first, then its sidecars (Godot regenerates those). Should a sidecar
         // fail after the file is gone, the error says exactly what was deleted.
         let mut deleted: Vec<String> = Vec::new();
+        let mut transaction_ids: Vec<Option<String>> = Vec::new();
         for (path, sha) in &expected {
             let res = ResPath::parse(path).map_err(|e| ToolError::internal(e.to_string()))?;
-            if let Err(e) = plane::delete_file(&state.project, "path", &res, Expect::Sha256(sha)) {
+            let outcome =
+                plane::delete_file(&state, "project.files", "path", &res, Expect::Sha256(sha));
+            if let Ok(done) = &outcome {
+                transaction_ids.push(done.transaction_id.clone());
+            }
+            if let Err(e) = outcome {
                 if deleted.is_empty() {
                     return Err(e);
                 }
@@ -380,6 +392,8 @@ fn plan_delete(state: Arc<AppState>, args: DeleteArgs) -> Result<Plan, ToolError
             }
             deleted.push(path.clone());
         }
-        Ok(Map::new())
+        let mut out = Map::new();
+        out.insert("transaction_ids".into(), json!(transaction_ids));
+        Ok(out)
     })
 }

@@ -142,6 +142,7 @@ fn plan_edit(
     let before = crate::tools::project::sha256_hex(text.as_bytes());
     let mut plan = plan_write(
         &state,
+        "project.settings",
         "path",
         path,
         new_text.into_bytes(),
