@@ -1,0 +1,253 @@
+//! kill -9 against the real binary doing compare-and-swap writes over MCP.
+//!
+//! Each iteration starts `godot-mcp serve` on the same project and journal, checks
+//! what the previous (killed) server left, sends one CAS `write_script`, and SIGKILLs
+//! the server at a pseudo-random moment — before, during or after the write. The
+//! next start must reconcile to a state that loses nothing the client saw committed
+//! and applies nothing twice:
+//!
+//! - the file holds the last write the client saw acknowledged, or the one write that
+//!   was in flight when the server died — never an older state, never a mix;
+//! - no transaction is left open, and the write gate is open;
+//! - every acknowledged write's transaction is in the journal as committed, exactly once.
+//!
+//! Guards against: a write reported done but lost after a crash; a write applied and
+//! then rolled back by reconciliation; a half-written file; a crash leaving the gate
+//! closed or a transaction open. `GODOT_MCP_KILL9_ITERATIONS` raises the count (≥ 200 by default).
+
+mod support;
+
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+
+use rmcp::ServiceExt;
+use rmcp::model::CallToolRequestParams;
+use rmcp::transport::TokioChildProcess;
+use serde_json::{Value, json};
+
+const SCRIPT: &str = "scripts/counter.gd";
+
+fn content(i: usize) -> String {
+    format!("extends Node\n# write {i}\nconst VALUE = {i}\n")
+}
+
+/// A small deterministic generator, so a failure reproduces with the same seed.
+struct Lcg(u64);
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+}
+
+async fn start(
+    project: &Path,
+    state: &Path,
+) -> (rmcp::service::RunningService<rmcp::RoleClient, ()>, i32) {
+    let mut cmd = tokio::process::Command::new(support::bin());
+    cmd.arg("serve")
+        .arg("--project")
+        .arg(project)
+        .env("GODOT_MCP_STATE_DIR", state);
+    let (transport, _) = TokioChildProcess::builder(cmd)
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = transport.id().expect("server pid") as i32;
+    let client = ().serve(transport).await.expect("handshake after restart");
+    (client, pid)
+}
+
+/// SIGKILL the server and wait until every one of its threads has exited. Only then
+/// are its files closed and its project lease released: a zombie thread-group leader
+/// can outlive its other threads by the length of an fsync they are blocked in.
+fn kill9(pid: i32) {
+    if let Some(p) = rustix::process::Pid::from_raw(pid) {
+        let _ = rustix::process::kill_process(p, rustix::process::Signal::KILL);
+    }
+    let exited = |tid: &str| match std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => matches!(
+            stat.rsplit(')')
+                .next()
+                .and_then(|r| r.split_whitespace().next()),
+            Some("Z" | "X")
+        ),
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while std::time::Instant::now() < deadline {
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+            return; // reaped
+        };
+        let all_exited = tasks
+            .flatten()
+            .all(|t| exited(&t.file_name().to_string_lossy()));
+        if all_exited {
+            return;
+        }
+        std::thread::yield_now();
+    }
+    panic!("server {pid} did not exit within 30 s of SIGKILL");
+}
+
+async fn call(
+    client: &rmcp::service::RunningService<rmcp::RoleClient, ()>,
+    name: &'static str,
+    args: Value,
+) -> Result<rmcp::model::CallToolResult, rmcp::ServiceError> {
+    client
+        .call_tool(
+            CallToolRequestParams::new(name).with_arguments(args.as_object().unwrap().clone()),
+        )
+        .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kill_dash_nine_loses_no_committed_write() {
+    let iterations: usize = std::env::var("GODOT_MCP_KILL9_ITERATIONS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(200);
+    let project = tempfile::tempdir().unwrap();
+    std::fs::write(project.path().join("project.godot"), "config_version=5\n").unwrap();
+    std::fs::create_dir(project.path().join("scripts")).unwrap();
+    std::fs::write(project.path().join(SCRIPT), content(0)).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let mut rng = Lcg(0x9e37_79b9_7f4a_7c15);
+
+    let mut acknowledged: usize = 0; // last write the client saw committed
+    let mut in_flight: Option<usize> = None; // sent, answer not seen
+    let mut acknowledged_txns: Vec<String> = Vec::new();
+    let mut kills_during_write = 0;
+
+    for i in 1..=iterations {
+        let (client, pid) = start(project.path(), state.path()).await;
+
+        // What did the previous crash leave?
+        let on_disk = std::fs::read_to_string(project.path().join(SCRIPT)).unwrap();
+        let allowed: Vec<String> = std::iter::once(content(acknowledged))
+            .chain(in_flight.map(content))
+            .collect();
+        assert!(
+            allowed.contains(&on_disk),
+            "iteration {i}: file holds neither the acknowledged write {acknowledged} nor the \
+             in-flight {in_flight:?}:\n{on_disk}"
+        );
+        if on_disk == content(acknowledged) {
+            in_flight = None;
+        } else {
+            acknowledged = in_flight.take().unwrap();
+        }
+        let open = call(&client, "list_transactions", json!({"status": "open"}))
+            .await
+            .unwrap();
+        let open = open.structured_content.unwrap();
+        assert_eq!(
+            open["returned"], 0,
+            "iteration {i}: open transactions after restart: {open}"
+        );
+        assert_eq!(
+            open["write_gate"]["status"], "open",
+            "iteration {i}: {open}"
+        );
+
+        let read = call(
+            &client,
+            "scripts_read",
+            json!({"path": format!("res://{SCRIPT}")}),
+        )
+        .await
+        .unwrap();
+        let sha = read.structured_content.unwrap()["sha256"]
+            .as_str()
+            .unwrap()
+            .to_string();
+
+        // One CAS write, and a SIGKILL at a random moment around it.
+        let delay = Duration::from_micros(rng.next() % 4000);
+        in_flight = Some(i);
+        let answered = {
+            let write = call(
+                &client,
+                "write_script",
+                json!({"path": format!("res://{SCRIPT}"), "content": content(i),
+                       "expected_sha256": sha, "confirm": true}),
+            );
+            tokio::pin!(write);
+            tokio::select! {
+                r = &mut write => Some(r),
+                _ = tokio::time::sleep(delay) => None,
+            }
+        };
+        kill9(pid);
+        match answered {
+            Some(Ok(r)) => {
+                assert_ne!(
+                    r.is_error,
+                    Some(true),
+                    "iteration {i}: write failed: {:?}",
+                    r.structured_content
+                );
+                let s = r.structured_content.unwrap();
+                let txn = s["transaction_id"]
+                    .as_str()
+                    .unwrap_or_else(|| panic!("no transaction_id in {s}"));
+                acknowledged_txns.push(txn.to_string());
+                acknowledged = i;
+                in_flight = None;
+            }
+            Some(Err(e)) => panic!("iteration {i}: protocol error before the kill: {e}"),
+            None => kills_during_write += 1,
+        }
+        drop(client);
+    }
+
+    // Final check: the journal holds every acknowledged transaction as committed, once.
+    let (client, pid) = start(project.path(), state.path()).await;
+    let on_disk = std::fs::read_to_string(project.path().join(SCRIPT)).unwrap();
+    let allowed: Vec<String> = std::iter::once(content(acknowledged))
+        .chain(in_flight.map(content))
+        .collect();
+    assert!(allowed.contains(&on_disk), "final: {on_disk}");
+    let all = call(&client, "list_transactions", json!({"limit": 1000}))
+        .await
+        .unwrap();
+    let all = all.structured_content.unwrap();
+    let txns = all["transactions"].as_array().unwrap();
+    for id in &acknowledged_txns {
+        let matches: Vec<&Value> = txns
+            .iter()
+            .filter(|t| t["transaction_id"] == id.as_str())
+            .collect();
+        if txns.len() < 1000 {
+            assert_eq!(
+                matches.len(),
+                1,
+                "acknowledged {id} appears {} times",
+                matches.len()
+            );
+            assert_eq!(matches[0]["status"], "committed", "{}", matches[0]);
+        }
+    }
+    assert!(
+        txns.iter()
+            .all(|t| t["status"] != "open" && t["status"] != "quarantined")
+    );
+    kill9(pid);
+    eprintln!(
+        "kill -9 loop: {iterations} iterations, {} writes acknowledged, {kills_during_write} kills before the answer",
+        acknowledged_txns.len()
+    );
+    assert!(
+        kills_during_write > 0,
+        "the kill never landed before an answer; the loop proves nothing"
+    );
+    assert!(
+        !acknowledged_txns.is_empty(),
+        "no write was ever acknowledged"
+    );
+}
