@@ -11,6 +11,8 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::json;
 
 use crate::state::AppState;
+use crate::transport::counters::Counters;
+use crate::transport::{Principal, TransportKind};
 
 /// One MCP session's handler. Cheap to clone; all state is shared.
 #[derive(Debug, Clone)]
@@ -18,12 +20,31 @@ pub struct McpServer {
     state: Arc<AppState>,
     /// tools/list is the hottest read-only request; it is built once.
     tools: Arc<Vec<Tool>>,
+    /// Where calls come from; decides how each call's [`Principal`] is found.
+    transport: TransportKind,
+    /// HTTP only: what the transport's tests read to prove what reached a handler.
+    counters: Option<Arc<Counters>>,
 }
 
 impl McpServer {
+    /// The handler for the stdio client (principal `local`).
     pub fn new(state: Arc<AppState>) -> Self {
         let tools = Arc::new(state.registry.iter().map(|t| t.to_mcp()).collect());
-        Self { state, tools }
+        Self {
+            state,
+            tools,
+            transport: TransportKind::Stdio,
+            counters: None,
+        }
+    }
+
+    /// A handler for one HTTP session (or one stateless request).
+    pub fn for_http(state: Arc<AppState>, counters: Arc<Counters>) -> Self {
+        Self {
+            transport: TransportKind::Http,
+            counters: Some(counters),
+            ..Self::new(state)
+        }
     }
 }
 
@@ -45,6 +66,9 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
+        if let Some(counters) = &self.counters {
+            Counters::bump(&counters.handler_calls);
+        }
         Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
     }
 
@@ -55,8 +79,12 @@ impl ServerHandler for McpServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
+        let principal = Principal::of(self.transport, &context);
+        if let Some(counters) = &self.counters {
+            counters.record_tool_call(&principal.id);
+        }
         let Some(def) = self.state.registry.get(&request.name) else {
             return Err(McpError::invalid_params(
                 format!("unknown tool: {}", request.name),
@@ -67,12 +95,11 @@ impl ServerHandler for McpServer {
                 })),
             ));
         };
-        let result = match self
+        let call = self
             .state
             .registry
-            .call(self.state.clone(), def, request.arguments)
-            .await
-        {
+            .call(self.state.clone(), def, request.arguments);
+        let result = match crate::transport::with_principal(principal, call).await {
             Ok(value) => CallToolResult::structured(value),
             Err(err) => {
                 tracing::debug!(tool = def.meta.name, error = %err, "tool error");
