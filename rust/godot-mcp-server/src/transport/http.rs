@@ -211,14 +211,15 @@ async fn serve_async(state: Arc<AppState>, options: HttpOptions) -> ExitCode {
     } else {
         "loopback only, no token"
     };
-    // Tests and scripts wait for this exact line to learn the port.
-    eprintln!(
-        "godot-mcp serve: listening on http://{}{MCP_PATH}",
-        bound.local_addr
-    );
     eprintln!(
         "godot-mcp serve: streamable HTTP ({tools} tools; 2025-11-25 sessions and 2026-07-28 \
          stateless); Host/Origin guard on; {auth}"
+    );
+    // Printed last, once the socket accepts: tests and scripts wait for this exact
+    // line to learn the port.
+    eprintln!(
+        "godot-mcp serve: listening on http://{}{MCP_PATH}",
+        bound.local_addr
     );
     let server_shutdown = shutdown.clone();
     let server = tokio::spawn(
