@@ -144,3 +144,24 @@ pub async fn with_principal<F: Future>(principal: Principal, call: F) -> F::Outp
 pub fn current_principal() -> Option<Principal> {
     CURRENT_PRINCIPAL.try_with(Principal::clone).ok()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_tool_call_sees_its_principal_and_nothing_leaks_out() {
+        assert_eq!(current_principal(), None);
+        let agent = Principal {
+            id: "http:abc".into(),
+            session_id: Some("abc".into()),
+            transport: TransportKind::Http,
+            admission: Some(Admission::Loopback),
+        };
+        let seen = with_principal(agent.clone(), async { current_principal() }).await;
+        assert_eq!(seen, Some(agent));
+        assert_eq!(current_principal(), None);
+        let local = with_principal(Principal::local(), async { current_principal() }).await;
+        assert_eq!(local.map(|p| p.id), Some("local".to_owned()));
+    }
+}
