@@ -193,11 +193,22 @@ async fn other_paths_and_methods_are_guarded_too() {
             assert_eq!(status, 403, "{method} {path} with a foreign Origin");
         }
     }
+    // An absolute-form target names the host too; a good Host header does not excuse it.
+    let (status, _) = raw_request(
+        server.addr,
+        "POST",
+        "http://evil.example/mcp",
+        &[&good],
+        "",
+        false,
+    )
+    .await;
+    assert_eq!(status, 403, "absolute-form target with a foreign host");
     let (status, _) = raw_request(server.addr, "GET", "/nope", &[&good], "", false).await;
     assert_eq!(status, 404);
     let c = server.counters().await;
     assert_eq!(counter(&c, "dispatched"), 0);
-    assert_eq!(counter(&c, "refused"), 4 * 4 * 2);
+    assert_eq!(counter(&c, "refused"), 4 * 4 * 2 + 1);
 }
 
 #[tokio::test]

@@ -31,7 +31,12 @@ async fn timed_reads(client: &Client, calls: usize) -> Vec<Duration> {
     let mut out = Vec::with_capacity(calls);
     for _ in 0..calls {
         let t = Instant::now();
-        let v = call_ok(client, "scripts_read", json!({"path": "res://scripts/player.gd"})).await;
+        let v = call_ok(
+            client,
+            "scripts_read",
+            json!({"path": "res://scripts/player.gd"}),
+        )
+        .await;
         out.push(t.elapsed());
         assert_eq!(v["content"], PLAYER_GD);
     }
@@ -108,7 +113,11 @@ async fn run(quick: bool) {
     while let Some(samples) = tasks.join_next().await {
         all.extend(samples.expect("client task"));
     }
-    report("scripts_read, 16 concurrent session clients", all, t.elapsed());
+    report(
+        "scripts_read, 16 concurrent session clients",
+        all,
+        t.elapsed(),
+    );
 
     let stateless = connect_stateless(&server).await;
     timed_reads(&stateless, 50.min(calls_one)).await;

@@ -22,7 +22,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
 use axum::extract::{Request, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use sha2::{Digest, Sha256};
@@ -283,6 +283,26 @@ impl GuardPolicy {
         self.token.is_some()
     }
 
+    /// Decide on a request from its target and headers alone.
+    ///
+    /// An absolute-form target (`POST http://host/mcp`) names the host too (RFC 9112
+    /// §3.2.2 lets it override `Host`), so its authority must be allowed as well.
+    pub fn check_request(&self, uri: &Uri, headers: &HeaderMap) -> Result<Admission, Refusal> {
+        if let Some(authority) = uri.authority() {
+            let default_port = if uri.scheme_str() == Some("https") {
+                443
+            } else {
+                80
+            };
+            let target =
+                parse_authority(authority.as_str(), default_port).ok_or(Refusal::HostMalformed)?;
+            if !self.allowed_hosts.contains(&target) {
+                return Err(Refusal::HostNotAllowed);
+            }
+        }
+        self.check(headers)
+    }
+
     /// Decide on a request from its headers alone.
     pub fn check(&self, headers: &HeaderMap) -> Result<Admission, Refusal> {
         let host = single(headers, header::HOST)
@@ -398,7 +418,7 @@ pub async fn guard(
     mut request: Request,
     next: Next,
 ) -> Response {
-    match state.policy.check(request.headers()) {
+    match state.policy.check_request(request.uri(), request.headers()) {
         Ok(admission) => {
             request.extensions_mut().insert(admission);
             next.run(request).await
@@ -553,6 +573,29 @@ mod tests {
                 ("authorization", "Bearer 0123456789abcdef0123")
             ])),
             Ok(Admission::BearerToken)
+        );
+    }
+
+    #[test]
+    fn absolute_form_target_must_name_an_allowed_host_too() {
+        let p = loopback();
+        let h = headers(&[("host", "localhost:4242")]);
+        let target = |t: &str| t.parse::<Uri>().unwrap();
+        assert_eq!(
+            p.check_request(&target("/mcp"), &h),
+            Ok(Admission::Loopback)
+        );
+        assert_eq!(
+            p.check_request(&target("http://localhost:4242/mcp"), &h),
+            Ok(Admission::Loopback)
+        );
+        assert_eq!(
+            p.check_request(&target("http://evil.example/mcp"), &h),
+            Err(Refusal::HostNotAllowed)
+        );
+        assert_eq!(
+            p.check_request(&target("http://localhost/mcp"), &h),
+            Err(Refusal::HostNotAllowed)
         );
     }
 
