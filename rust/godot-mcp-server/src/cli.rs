@@ -73,24 +73,23 @@ pub struct ServeArgs {
     pub http: Option<std::net::SocketAddr>,
 
     /// With --http: also accept this Host (`name` at the bound port, or `name:port`),
-    /// e.g. the machine's LAN name when listening on 0.0.0.0. Repeatable.
+    /// e.g. the machine's LAN name when listening on 0.0.0.0. Repeatable; ignored
+    /// without --http (so the env var can be set for every run).
     #[arg(
         long = "allowed-host",
         env = "GODOT_MCP_ALLOWED_HOSTS",
         value_name = "HOST",
-        value_delimiter = ',',
-        requires = "http"
+        value_delimiter = ','
     )]
     pub allowed_hosts: Vec<String>,
 
     /// With --http: also accept requests from browser pages of this origin
-    /// (`http://host:port`). None by default. Repeatable.
+    /// (`http://host:port`). None by default. Repeatable; ignored without --http.
     #[arg(
         long = "allowed-origin",
         env = "GODOT_MCP_ALLOWED_ORIGINS",
         value_name = "ORIGIN",
-        value_delimiter = ',',
-        requires = "http"
+        value_delimiter = ','
     )]
     pub allowed_origins: Vec<String>,
 }
