@@ -137,10 +137,9 @@ async fn kill_dash_nine_loses_no_committed_write() {
             "iteration {i}: file holds neither the acknowledged write {acknowledged} nor the \
              in-flight {in_flight:?}:\n{on_disk}"
         );
-        if on_disk == content(acknowledged) {
-            in_flight = None;
-        } else {
-            acknowledged = in_flight.take().unwrap();
+        if on_disk != content(acknowledged) {
+            // The in-flight write landed before the kill; it is now the floor.
+            acknowledged = in_flight.expect("checked above");
         }
         let open = call(&client, "list_transactions", json!({"status": "open"}))
             .await

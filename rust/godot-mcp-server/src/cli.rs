@@ -27,9 +27,18 @@ Environment:
   GODOT_MCP_APPROVAL_FAIL_OPEN   true: allow calls when the webhook is unreachable (default: deny)
   GODOT_MCP_APPROVAL_TIMEOUT_MS  how long the webhook may take (default 10000)
   GODOT_MCP_APPROVAL_REQUIRE     true: ask the human through the MCP client (elicitation)
+  GODOT_MCP_HTTP      serve over streamable HTTP at this address (same as serve --http)
+  GODOT_MCP_AUTH_TOKEN
+                      bearer token HTTP clients must send (Authorization: Bearer ...);
+                      required to listen on a non-loopback address, enforced whenever set
+  GODOT_MCP_ALLOWED_HOSTS, GODOT_MCP_ALLOWED_ORIGINS
+                      comma-separated, same as --allowed-host / --allowed-origin
 
 Connect a client (example for Claude Code):
-  claude mcp add godot -- godot-mcp serve --project /path/to/your/game";
+  claude mcp add godot -- godot-mcp serve --project /path/to/your/game
+Or serve many agents over HTTP on this machine:
+  godot-mcp serve --project /path/to/your/game --http 127.0.0.1:8765
+  (stderr prints: godot-mcp serve: listening on http://127.0.0.1:8765/mcp)";
 
 /// godot-mcp: let AI agents edit a Godot 4 project safely and provably.
 ///
@@ -44,10 +53,10 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Serve one Godot project to an MCP client over stdio.
+    /// Serve one Godot project to an MCP client over stdio (or to many over HTTP).
     ///
     /// The MCP client starts this command and speaks JSON-RPC on its stdin/stdout;
-    /// logs go to stderr.
+    /// logs go to stderr. With --http, agents connect to http://ADDR/mcp instead.
     #[command(after_help = AFTER_HELP)]
     Serve(ServeArgs),
 
@@ -129,6 +138,33 @@ pub struct ServeArgs {
         default_value = "default"
     )]
     pub toolsets: String,
+    /// Serve MCP over streamable HTTP at ADDR (an IP:port, e.g. 127.0.0.1:8765; port 0
+    /// picks a free one) instead of stdio; the endpoint is http://ADDR/mcp. Loopback
+    /// only unless GODOT_MCP_AUTH_TOKEN is set. Requests whose Host is not this
+    /// server's, or that come from a browser page of another Origin, are refused (403).
+    #[arg(long, env = "GODOT_MCP_HTTP", value_name = "ADDR")]
+    pub http: Option<std::net::SocketAddr>,
+
+    /// With --http: also accept this Host (`name` at the bound port, or `name:port`),
+    /// e.g. the machine's LAN name when listening on 0.0.0.0. Repeatable; ignored
+    /// without --http (so the env var can be set for every run).
+    #[arg(
+        long = "allowed-host",
+        env = "GODOT_MCP_ALLOWED_HOSTS",
+        value_name = "HOST",
+        value_delimiter = ','
+    )]
+    pub allowed_hosts: Vec<String>,
+
+    /// With --http: also accept requests from browser pages of this origin
+    /// (`http://host:port`). None by default. Repeatable; ignored without --http.
+    #[arg(
+        long = "allowed-origin",
+        env = "GODOT_MCP_ALLOWED_ORIGINS",
+        value_name = "ORIGIN",
+        value_delimiter = ','
+    )]
+    pub allowed_origins: Vec<String>,
 }
 
 /// Entry point of the binary.
@@ -264,6 +300,15 @@ fn serve(args: ServeArgs) -> ExitCode {
         }
     }
     let state = Arc::new(AppState::new(project, journal, safety));
+    if let Some(addr) = args.http {
+        let options = crate::transport::http::HttpOptions {
+            addr,
+            allowed_hosts: args.allowed_hosts,
+            allowed_origins: args.allowed_origins,
+            token: crate::transport::http::HttpOptions::token_from_env(),
+        };
+        return crate::transport::http::serve(state, options);
+    }
     eprintln!(
         "godot-mcp serve: speaking MCP on stdin/stdout ({} tools); an MCP client starts this \
          command itself (see README.md: Connect a client)",

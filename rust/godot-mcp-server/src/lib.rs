@@ -13,6 +13,8 @@
 //! - [`server`]: the rmcp `ServerHandler` over the registry.
 //! - [`error`]: `ToolError`, the one structured shape of every user-facing failure.
 //! - [`state`]: what request handlers share.
+//! - [`transport`]: stdio and streamable HTTP, the Host/Origin/token guard, and the
+//!   [`transport::Principal`] of every call.
 #![forbid(unsafe_code)]
 
 pub mod cli;
@@ -25,3 +27,4 @@ pub mod safety;
 pub mod server;
 pub mod state;
 pub mod tools;
+pub mod transport;

@@ -13,6 +13,8 @@ use serde_json::json;
 
 use crate::safety::{CallContext, CallOutcome, run_call};
 use crate::state::AppState;
+use crate::transport::counters::Counters;
+use crate::transport::{Principal, TransportKind};
 
 /// One MCP session's handler. Cheap to clone; all state is shared.
 #[derive(Debug, Clone)]
@@ -20,12 +22,31 @@ pub struct McpServer {
     state: Arc<AppState>,
     /// tools/list is the hottest read-only request; it is built once.
     tools: Arc<Vec<Tool>>,
+    /// Where calls come from; decides how each call's [`Principal`] is found.
+    transport: TransportKind,
+    /// HTTP only: what the transport's tests read to prove what reached a handler.
+    counters: Option<Arc<Counters>>,
 }
 
 impl McpServer {
+    /// The handler for the stdio client (principal `local`).
     pub fn new(state: Arc<AppState>) -> Self {
         let tools = Arc::new(state.registry.iter().map(|t| t.to_mcp()).collect());
-        Self { state, tools }
+        Self {
+            state,
+            tools,
+            transport: TransportKind::Stdio,
+            counters: None,
+        }
+    }
+
+    /// A handler for one HTTP session (or one stateless request).
+    pub fn for_http(state: Arc<AppState>, counters: Arc<Counters>) -> Self {
+        Self {
+            transport: TransportKind::Http,
+            counters: Some(counters),
+            ..Self::new(state)
+        }
     }
 }
 
@@ -57,6 +78,9 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
+        if let Some(counters) = &self.counters {
+            Counters::bump(&counters.handler_calls);
+        }
         // Tools of disabled toolsets are not offered.
         let enabled = self.state.safety.enabled();
         let tools = self
@@ -119,6 +143,10 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
+        let principal = Principal::of(self.transport, &context);
+        if let Some(counters) = &self.counters {
+            counters.record_tool_call(&principal.id);
+        }
         let Some(def) = self.state.registry.get(&request.name) else {
             return Err(McpError::invalid_params(
                 format!("unknown tool: {}", request.name),
@@ -132,7 +160,8 @@ impl ServerHandler for McpServer {
         // Every call passes the safety policy; see safety.rs for the order of gates.
         let ctx = CallContext::from_request(&request, &context);
         let generation = self.state.safety.generation();
-        let outcome = run_call(&self.state, def, request.arguments, &ctx).await;
+        let call = run_call(&self.state, def, request.arguments, &ctx);
+        let outcome = crate::transport::with_principal(principal, call).await;
         if self.state.safety.generation() != generation
             && let Err(e) = context.peer.notify_tool_list_changed().await
         {
