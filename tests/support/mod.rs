@@ -48,7 +48,7 @@ pub fn copy_dir(from: &Path, to: &Path) {
 /// A connected MCP client, plus the server's private state dir (journal, lease),
 /// which lives as long as the client.
 pub struct Client {
-    service: RunningService<RoleClient, ()>,
+    pub service: RunningService<RoleClient, ()>,
     pub state_dir: tempfile::TempDir,
 }
 
@@ -90,15 +90,41 @@ pub async fn connect_in(
         cmd.env(k, v);
     }
     let (transport, _stderr) = TokioChildProcess::builder(cmd)
-        .stderr(Stdio::null())
+        .stderr(server_stderr())
         .spawn()
         .expect("spawn godot-mcp");
     let service = ().serve(transport).await.expect("MCP handshake");
     Client { service, state_dir }
 }
 
+/// The server's stderr: discarded, or shown with `GODOT_MCP_TEST_SERVER_STDERR=1`
+/// when debugging a test.
+pub fn server_stderr() -> Stdio {
+    if std::env::var_os("GODOT_MCP_TEST_SERVER_STDERR").is_some() {
+        Stdio::inherit()
+    } else {
+        Stdio::null()
+    }
+}
+
+/// Connect to a server on a state dir the caller owns (to restart on one journal).
+pub async fn connect_path(project: &Path, state_dir: &Path) -> RunningService<RoleClient, ()> {
+    let mut cmd = tokio::process::Command::new(bin());
+    cmd.arg("serve").arg("--project").arg(project);
+    cmd.env("GODOT_MCP_STATE_DIR", state_dir);
+    let (transport, _stderr) = TokioChildProcess::builder(cmd)
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn godot-mcp");
+    ().serve(transport).await.expect("MCP handshake")
+}
+
 /// Call a tool with JSON arguments; returns the raw result.
-pub async fn call(client: &Client, name: &str, args: Value) -> CallToolResult {
+pub async fn call(
+    client: &RunningService<RoleClient, ()>,
+    name: &str,
+    args: Value,
+) -> CallToolResult {
     let args: Map<String, Value> = match args {
         Value::Object(m) => m,
         Value::Null => Map::new(),
@@ -111,7 +137,7 @@ pub async fn call(client: &Client, name: &str, args: Value) -> CallToolResult {
 }
 
 /// Call a tool that must succeed; returns its structured content.
-pub async fn call_ok(client: &Client, name: &str, args: Value) -> Value {
+pub async fn call_ok(client: &RunningService<RoleClient, ()>, name: &str, args: Value) -> Value {
     let r = call(client, name, args.clone()).await;
     assert_ne!(
         r.is_error,
@@ -123,7 +149,7 @@ pub async fn call_ok(client: &Client, name: &str, args: Value) -> Value {
 }
 
 /// Call a tool that must fail with a tool error; returns `structuredContent.error`.
-pub async fn call_err(client: &Client, name: &str, args: Value) -> Value {
+pub async fn call_err(client: &RunningService<RoleClient, ()>, name: &str, args: Value) -> Value {
     let r = call(client, name, args.clone()).await;
     assert_eq!(
         r.is_error,

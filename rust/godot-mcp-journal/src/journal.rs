@@ -277,6 +277,21 @@ fn ids_list(ids: &[TxnId]) -> String {
         .join(", ")
 }
 
+/// An idempotency lookup failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReplayLookupError {
+    /// The id was used in a different context; nothing is revealed about it.
+    #[error("conflict: idempotency id {id:?} was already used in a different context")]
+    Conflict {
+        /// The identifier.
+        id: String,
+    },
+    /// The journal database failed.
+    #[error("journal: {0}")]
+    Journal(#[from] rusqlite::Error),
+}
+
 /// Listing transactions failed.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -529,6 +544,24 @@ impl Journal {
                 quarantined.iter().map(|q| q.transaction_id).collect(),
             )),
         }
+    }
+
+    /// Looks an idempotency id up before a call is planned, so an exact
+    /// same-context replay answers its recorded projection without re-checking (a
+    /// compare-and-swap precondition would no longer hold after the first run) and
+    /// without executing anything. `Ok(None)`: the id is unused.
+    pub fn lookup_replay(
+        &self,
+        key: &IdempotencyKey,
+        tool_family: &str,
+        operation: &str,
+    ) -> Result<Option<ReplayProjection>, ReplayLookupError> {
+        self.replay_lookup(key, tool_family, operation)
+            .map_err(|f| match f {
+                TxnFailure::Conflict(id) => ReplayLookupError::Conflict { id },
+                TxnFailure::Journal(e) => ReplayLookupError::Journal(e),
+                _ => ReplayLookupError::Journal(rusqlite::Error::InvalidQuery),
+            })
     }
 
     /// Looks the idempotency id up: `Some(projection)` for an exact replay,

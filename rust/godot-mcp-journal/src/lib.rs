@@ -35,8 +35,8 @@ pub use identity::ProjectIdentity;
 pub use ids::{ContentHash, EffectKind, FileState, TxnId, TxnStatus};
 pub use journal::{
     DeleteError, FileDelete, FileWrite, IdempotencyKey, Journal, ListError, OpenError,
-    QuarantinedTxn, ReplayProjection, TxnFilter, TxnOutcome, TxnRecord, WriteError, WriteGate,
-    canonical_request_hash,
+    QuarantinedTxn, ReplayLookupError, ReplayProjection, TxnFilter, TxnOutcome, TxnRecord,
+    WriteError, WriteGate, canonical_request_hash,
 };
 pub use proof::{FileProof, Proof};
 pub use reconcile::{ReconcileError, ReconcileReport};

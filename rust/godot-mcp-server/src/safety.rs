@@ -652,9 +652,15 @@ impl SafetyState {
 // The approval gate
 // ---------------------------------------------------------------------------------
 
-/// Who is calling, as far as the server knows; sent to the webhook.
+/// Who is calling, as far as the server knows; sent to the webhook and used by
+/// idempotency. `id` and `session_id` come from the transport (`local` on stdio,
+/// `http:<session>` on HTTP; see `transport::Principal`); the client fields are what
+/// the client said about itself at initialize (informative, not authenticated).
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Principal {
+    pub id: String,
+    pub session_id: Option<String>,
+    pub transport: Option<String>,
     pub client_name: Option<String>,
     pub client_version: Option<String>,
     pub protocol_version: Option<String>,
@@ -714,11 +720,18 @@ impl CallContext {
         }
     }
 
-    /// From an MCP request.
-    pub fn from_request(request: &CallToolRequestParams, ctx: &RequestContext<RoleServer>) -> Self {
+    /// From an MCP request, on behalf of the transport's principal.
+    pub fn from_request(
+        request: &CallToolRequestParams,
+        ctx: &RequestContext<RoleServer>,
+        caller: &crate::transport::Principal,
+    ) -> Self {
         let version = ctx.protocol_version();
         let client = ctx.client_info();
         let principal = Principal {
+            id: caller.id.clone(),
+            session_id: caller.session_id.clone(),
+            transport: Some(caller.transport.as_str().to_string()),
             client_name: client.as_ref().map(|c| c.name.clone()),
             client_version: client.as_ref().map(|c| c.version.clone()),
             protocol_version: version.as_ref().map(|v| v.as_str().to_string()),
@@ -1025,8 +1038,57 @@ async fn run_call_inner(
     }
     let mut args = original.clone();
     let flags = split_flags(def.meta.class, &mut args)?;
+    let idempotency_key = crate::tools::take_idempotency_key(def, &mut args)?;
     confirm_gate(def.meta.class, flags)?;
     (def.check_args)(&Value::Object(args.clone()))?;
+    // An exact replay answers from the journal before anything is planned: its
+    // preconditions (a compare-and-swap hash, say) held for the first run, not now.
+    let idempotency = match idempotency_key {
+        Some(id) if !flags.dry_run => {
+            let key = godot_mcp_journal::IdempotencyKey {
+                id,
+                principal: ctx.principal.id.clone(),
+                session: ctx.principal.session_id.clone().unwrap_or_default(),
+                request_hash: godot_mcp_journal::canonical_request_hash(
+                    &json!({ "tool": def.meta.name, "arguments": args }),
+                ),
+            };
+            let found =
+                state
+                    .journal
+                    .lock()
+                    .lookup_replay(&key, def.meta.toolset.as_str(), def.meta.name);
+            match found {
+                Ok(Some(replay)) => {
+                    return Ok(CallOutcome::Done(Ok(
+                        serde_json::to_value(replay).unwrap_or_default()
+                    )));
+                }
+                Ok(None) => Some(key),
+                Err(godot_mcp_journal::ReplayLookupError::Conflict { id }) => {
+                    return Err(ToolError::new(
+                        ErrorCode::Conflict,
+                        format!(
+                            "idempotency_key {id:?} was already used in a different context \
+                             (another tool, session, project generation or request); nothing was run"
+                        ),
+                    )
+                    .param(crate::tools::IDEMPOTENCY_KEY)
+                    .hint("Use a fresh idempotency_key for a different request."));
+                }
+                Err(e) => {
+                    tracing::error!(error = %e, "idempotency lookup failed");
+                    return Err(ToolError::internal("the journal could not be read"));
+                }
+            }
+        }
+        _ => None,
+    };
+    let journal_call = crate::planes::project::JournalCall {
+        toolset: def.meta.toolset.as_str(),
+        tool: def.meta.name,
+        idempotency,
+    };
     let gated = is_gated(def.meta.class, def.runtime) && !flags.dry_run;
     let request = || ApprovalRequest {
         tool: def.meta.name.to_string(),
@@ -1052,7 +1114,9 @@ async fn run_call_inner(
             if gated && let Approval::InputRequired(r) = approve(state, ctx, &request()).await? {
                 return Ok(CallOutcome::InputRequired(r));
             }
-            Ok(CallOutcome::Done(apply_blocking(plan).await))
+            Ok(CallOutcome::Done(
+                apply_blocking(plan, Some(journal_call)).await,
+            ))
         }
         Handler::Batch => Err(ToolError::internal(
             "batch handler reached the single-call path",
@@ -1084,11 +1148,18 @@ async fn plan_blocking(
         .map_err(|e| ToolError::internal(format!("planning task failed: {e}")))?
 }
 
-/// Applying fsyncs; run it off the async threads too.
-async fn apply_blocking(plan: crate::tools::Plan) -> ToolResult {
-    tokio::task::spawn_blocking(move || apply(plan))
-        .await
-        .map_err(|e| ToolError::internal(format!("apply task failed: {e}")))?
+/// Applying fsyncs; run it off the async threads too. `call` names the call to the
+/// journal (toolset, tool, idempotency key) for the writes the plan makes.
+async fn apply_blocking(
+    plan: crate::tools::Plan,
+    call: Option<crate::planes::project::JournalCall>,
+) -> ToolResult {
+    tokio::task::spawn_blocking(move || match call {
+        Some(call) => crate::planes::project::with_call(call, || apply(plan)),
+        None => apply(plan),
+    })
+    .await
+    .map_err(|e| ToolError::internal(format!("apply task failed: {e}")))?
 }
 
 fn apply(plan: crate::tools::Plan) -> ToolResult {
@@ -1352,7 +1423,12 @@ async fn run_entry(
             if dry_run {
                 Ok(preview(def, flags, plan.effect))
             } else {
-                apply_blocking(plan).await
+                let call = crate::planes::project::JournalCall {
+                    toolset: def.meta.toolset.as_str(),
+                    tool: def.meta.name,
+                    idempotency: None,
+                };
+                apply_blocking(plan, Some(call)).await
             }
         }
         Handler::Direct(handler) => {

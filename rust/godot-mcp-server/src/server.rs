@@ -158,7 +158,7 @@ impl ServerHandler for McpServer {
             ));
         };
         // Every call passes the safety policy; see safety.rs for the order of gates.
-        let ctx = CallContext::from_request(&request, &context);
+        let ctx = CallContext::from_request(&request, &context, &principal);
         let generation = self.state.safety.generation();
         let call = run_call(&self.state, def, request.arguments, &ctx);
         let outcome = crate::transport::with_principal(principal, call).await;

@@ -147,7 +147,18 @@ impl ToolDef {
         A: DeserializeOwned + JsonSchema + Send + 'static,
         F: Fn(Arc<AppState>, A) -> Result<Plan, ToolError> + Send + Sync + 'static,
     {
-        let input_schema = Arc::new(input_schema_for::<A>(meta.class));
+        let mut schema = input_schema_for::<A>(meta.class);
+        if meta.effect == EffectKind::File
+            && let Some(Value::Object(props)) = schema.get_mut("properties")
+        {
+            props.insert(IDEMPOTENCY_KEY.into(), json!({
+                "type": "string", "minLength": 1, "maxLength": MAX_IDEMPOTENCY_KEY,
+                "description": "Make the call idempotent: a retry with the same key and the same \
+                    arguments from the same session returns the recorded {status, transaction_id} \
+                    and runs nothing again; the key in any other context is a CONFLICT."
+            }));
+        }
+        let input_schema = Arc::new(schema);
         let planner: PlanFn = Arc::new(move |state, args| planner(state, decode_args::<A>(args)?));
         Self {
             meta,
@@ -197,6 +208,34 @@ fn check_fn<A: DeserializeOwned + 'static>() -> CheckFn {
 }
 
 /// The JSON schema of `A`, inlined, with the class flags added.
+/// The argument that makes a journaled (file-effect) call idempotent.
+pub const IDEMPOTENCY_KEY: &str = "idempotency_key";
+/// Longest idempotency key accepted, in bytes.
+pub const MAX_IDEMPOTENCY_KEY: usize = 200;
+
+/// Take `idempotency_key` out of the arguments of a tool that accepts it.
+pub(crate) fn take_idempotency_key(
+    def: &ToolDef,
+    args: &mut Map<String, Value>,
+) -> Result<Option<String>, ToolError> {
+    let accepts = def.meta.effect == EffectKind::File && matches!(def.handler, Handler::Planned(_));
+    match args.remove(IDEMPOTENCY_KEY) {
+        None | Some(Value::Null) => Ok(None),
+        Some(_) if !accepts => Err(ToolError::invalid_params(
+            IDEMPOTENCY_KEY,
+            format!(
+                "unknown field `{IDEMPOTENCY_KEY}`: {} does not take it",
+                def.meta.name
+            ),
+        )),
+        Some(Value::String(k)) if !k.is_empty() && k.len() <= MAX_IDEMPOTENCY_KEY => Ok(Some(k)),
+        Some(_) => Err(ToolError::invalid_params(
+            IDEMPOTENCY_KEY,
+            format!("`{IDEMPOTENCY_KEY}` must be a string of 1 to {MAX_IDEMPOTENCY_KEY} bytes"),
+        )),
+    }
+}
+
 fn input_schema_for<A: JsonSchema>(class: SafetyClass) -> JsonObject {
     let settings = schemars::generate::SchemaSettings::draft2020_12().with(|s| {
         s.inline_subschemas = true;

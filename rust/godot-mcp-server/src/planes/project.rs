@@ -14,10 +14,12 @@
 //! project lease). [`check_write`] and [`check_delete`] run the server-side checks
 //! without touching anything, so a dry run reports exactly what the real call would do.
 
+use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
 use godot_mcp_journal::{
-    ContentHash, DeleteError, FileDelete, FileState, FileWrite, TxnOutcome, WriteError,
+    ContentHash, DeleteError, FileDelete, FileState, FileWrite, IdempotencyKey, TxnOutcome,
+    WriteError,
 };
 use serde::Serialize;
 use serde_json::json;
@@ -30,6 +32,46 @@ use crate::tools::project::sha256_hex;
 
 /// Largest file the write seam writes, in bytes.
 pub const MAX_WRITE_BYTES: usize = 16 * 1024 * 1024;
+
+/// Which call the journal records a write under: the tool family (toolset), the
+/// operation (tool name), and the client's idempotency key if it sent one.
+#[derive(Debug)]
+pub struct JournalCall {
+    pub toolset: &'static str,
+    pub tool: &'static str,
+    /// Taken by the call's first journaled write (further writes of the same call,
+    /// like a deleted resource's sidecars, are recorded without one).
+    pub idempotency: Option<IdempotencyKey>,
+}
+
+thread_local! {
+    /// The call being applied on this thread. Plans apply on a blocking thread, and
+    /// this keeps the journal identity out of every tool's apply closure.
+    static CURRENT_CALL: RefCell<Option<JournalCall>> = const { RefCell::new(None) };
+}
+
+/// Run `f` (a plan's apply) with `call` as the journal identity of its writes.
+pub fn with_call<R>(call: JournalCall, f: impl FnOnce() -> R) -> R {
+    CURRENT_CALL.with(|c| *c.borrow_mut() = Some(call));
+    let out = f();
+    CURRENT_CALL.with(|c| *c.borrow_mut() = None);
+    out
+}
+
+/// (tool family, operation, idempotency key) for the next journaled write.
+fn journal_identity(
+    default_family: &str,
+    default_op: &str,
+) -> (String, String, Option<IdempotencyKey>) {
+    CURRENT_CALL.with(|c| match c.borrow_mut().as_mut() {
+        Some(call) => (
+            call.toolset.to_string(),
+            call.tool.to_string(),
+            call.idempotency.take(),
+        ),
+        None => (default_family.to_string(), default_op.to_string(), None),
+    })
+}
 
 /// What the caller expects to find at the target before the write (compare-and-swap).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -225,18 +267,14 @@ pub fn write_file(
 ) -> Result<WriteOutcome, ToolError> {
     let mut journal = state.journal.lock();
     let mut outcome = check_write(&state.project, param, path, bytes, expected)?;
+    let (tool_family, operation, idempotency) = journal_identity(tool, "write");
     let request = FileWrite {
         rel_path: PathBuf::from(path.rel()),
         bytes: bytes.to_vec(),
         expected: expected_state(expected)?,
-        idempotency: None,
-        tool_family: tool.to_string(),
-        operation: if outcome.created {
-            "create"
-        } else {
-            "overwrite"
-        }
-        .to_string(),
+        idempotency,
+        tool_family,
+        operation,
     };
     let done = journal
         .write_file(request)
@@ -346,12 +384,13 @@ pub fn delete_file(
 ) -> Result<DeleteOutcome, ToolError> {
     let mut journal = state.journal.lock();
     let mut outcome = check_delete(&state.project, param, path, expected)?;
+    let (tool_family, operation, idempotency) = journal_identity(tool, "delete");
     let request = FileDelete {
         rel_path: PathBuf::from(path.rel()),
         expected: expected_state(expected)?,
-        idempotency: None,
-        tool_family: tool.to_string(),
-        operation: "delete".to_string(),
+        idempotency,
+        tool_family,
+        operation,
     };
     let done = journal.delete_file(request).map_err(|e| match e {
         DeleteError::Absent { .. } => {
