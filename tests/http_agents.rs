@@ -2,8 +2,10 @@
 //! one `godot-mcp serve --http`, each with its own principal, and every call is
 //! answered correctly under concurrency. Loopback only, bounded.
 //!
-//! The CAS-write half of the load test (0 lost or duplicated writes, every lost race
-//! reported stale) is added when write tools exist; today every tool is read-only.
+//! The CAS-write half: the agents race compare-and-swap increments of shared counter
+//! scripts; every increment that was answered as committed is on disk exactly once
+//! (the final count equals the number of committed increments, and the values written
+//! are exactly 1..=count), and every lost race is answered STALE.
 
 mod http_support;
 
@@ -39,6 +41,158 @@ async fn read_call(client: &http_support::Client, i: usize) {
         assert!(text.contains("res://scripts/player.gd"), "call {i}: {text}");
         assert!(text.contains("res://project.godot"), "call {i}: {text}");
     }
+}
+
+const COUNTERS: usize = 4;
+
+fn counter_text(count: u64, agent: usize, op: usize) -> String {
+    format!(
+        "extends Node\n# a shared counter\nconst COUNT = {count}\n# last: agent {agent} op {op}\n"
+    )
+}
+
+fn parse_count(text: &str) -> u64 {
+    text.lines()
+        .find_map(|l| l.strip_prefix("const COUNT = "))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("not a counter script: {text:?}"))
+}
+
+/// The outcome of one compare-and-swap increment.
+enum Cas {
+    Committed {
+        file: usize,
+        value: u64,
+        txn: String,
+    },
+    Stale,
+}
+
+/// Read a counter, then write it back incremented, guarded by the sha256 just read.
+async fn cas_increment(client: &http_support::Client, agent: usize, op: usize) -> Cas {
+    let file = (agent + op) % COUNTERS;
+    let path = format!("res://scripts/counter_{file}.gd");
+    let read = call_ok(client, "scripts_read", json!({ "path": path })).await;
+    let count = parse_count(read["content"].as_str().unwrap());
+    let args = json!({
+        "path": path, "content": counter_text(count + 1, agent, op),
+        "expected_sha256": read["sha256"], "confirm": true,
+    });
+    let Value::Object(args) = args else {
+        unreachable!()
+    };
+    let r = tokio::time::timeout(
+        http_support::IO_TIMEOUT,
+        client.call_tool(
+            rmcp::model::CallToolRequestParams::new("write_script").with_arguments(args),
+        ),
+    )
+    .await
+    .expect("write answered in time")
+    .expect("write answered at the protocol level");
+    let s = r.structured_content.expect("structured content");
+    if r.is_error == Some(true) {
+        assert_eq!(
+            s["error"]["code"], "STALE",
+            "a lost race must say STALE: {s}"
+        );
+        Cas::Stale
+    } else {
+        Cas::Committed {
+            file,
+            value: count + 1,
+            txn: s["transaction_id"]
+                .as_str()
+                .expect("transaction_id")
+                .to_string(),
+        }
+    }
+}
+
+#[tokio::test]
+async fn sixteen_agents_race_cas_writes_nothing_lost_or_doubled() {
+    let project = fixture();
+    for f in 0..COUNTERS {
+        std::fs::write(
+            project.path().join(format!("scripts/counter_{f}.gd")),
+            counter_text(0, 0, 0),
+        )
+        .unwrap();
+    }
+    let server = start(project.path(), "127.0.0.1:0", None).await;
+    let mut clients = Vec::new();
+    for i in 0..AGENTS {
+        clients.push(if i < SESSION_AGENTS {
+            connect_session(&server).await
+        } else {
+            connect_stateless(&server).await
+        });
+    }
+    let run = async {
+        let mut tasks = tokio::task::JoinSet::new();
+        for (agent, client) in clients.into_iter().enumerate() {
+            tasks.spawn(async move {
+                let mut outcomes = Vec::new();
+                let mut calls = 0;
+                let mut op = 0;
+                // 500 calls per agent: a read, then a CAS increment (two calls), …
+                while calls < CALLS_PER_AGENT {
+                    if op % 3 == 0 || calls + 2 > CALLS_PER_AGENT {
+                        read_call(&client, agent + op).await;
+                        calls += 1;
+                    } else {
+                        outcomes.push(cas_increment(&client, agent, op).await);
+                        calls += 2;
+                    }
+                    op += 1;
+                }
+                client.cancel().await.unwrap();
+                outcomes
+            });
+        }
+        let mut all = Vec::new();
+        while let Some(outcomes) = tasks.join_next().await {
+            all.extend(outcomes.expect("agent task panicked"));
+        }
+        all
+    };
+    let outcomes = tokio::time::timeout(LOAD_DEADLINE, run)
+        .await
+        .expect("the load finished before the deadline");
+
+    let mut committed: Vec<Vec<u64>> = vec![Vec::new(); COUNTERS];
+    let mut txns = std::collections::BTreeSet::new();
+    let mut stale = 0;
+    for o in &outcomes {
+        match o {
+            Cas::Committed { file, value, txn } => {
+                committed[*file].push(*value);
+                assert!(txns.insert(txn.clone()), "transaction {txn} reported twice");
+            }
+            Cas::Stale => stale += 1,
+        }
+    }
+    for (f, values) in committed.iter_mut().enumerate() {
+        let on_disk =
+            std::fs::read_to_string(project.path().join(format!("scripts/counter_{f}.gd")))
+                .unwrap();
+        let count = parse_count(&on_disk);
+        values.sort_unstable();
+        let expected: Vec<u64> = (1..=count).collect();
+        assert_eq!(
+            *values, expected,
+            "counter {f}: committed increments must be exactly 1..={count} (none lost, none doubled)"
+        );
+    }
+    assert!(
+        stale > 0,
+        "16 agents on 4 counters never lost a race; the test proves nothing"
+    );
+    eprintln!(
+        "CAS load: {} increments committed, {stale} answered STALE",
+        txns.len()
+    );
+    assert_eq!(server.counters().await["refused"], 0);
 }
 
 #[tokio::test]
