@@ -22,6 +22,8 @@ Environment:
   GODOT_MCP_STATE_DIR where journals and leases live (default: $XDG_STATE_HOME/godot-mcp,
                       else ~/.local/state/godot-mcp); one sub-folder per project
   GODOT_MCP_LOG       log level on stderr: error, warn, info (default), debug, trace
+  GODOT_BIN           the Godot 4 executable for tools that launch Godot (else godot/godot4
+                      on PATH); reading and editing files needs no Godot at all
   GODOT_MCP_TOOLSETS  enabled toolsets (same as serve --toolsets)
   GODOT_MCP_APPROVAL_WEBHOOK     http:// URL asked to approve each mutating/destructive call
   GODOT_MCP_APPROVAL_FAIL_OPEN   true: allow calls when the webhook is unreachable (default: deny)
