@@ -1,0 +1,190 @@
+//! The real server stopped dead (SIGKILL) at an exact journal boundary in the middle
+//! of a write, then started again: it reconciles before serving and prints the spec's
+//! lines — `godot-mcp serve: startup reconciliation compensated=1` when the write had
+//! not landed, `… committed=1` when it had — then `godot-mcp serve: write gate open`,
+//! and the file is byte-for-byte its pre- or post-state accordingly.
+//!
+//! Needs the `failpoints` feature (the workspace test run enables it): the server
+//! then honours `FAILPOINTS=<point>=sleep(…)`, which parks the write at that point
+//! while the test kills it.
+#![cfg(feature = "failpoints")]
+
+mod support;
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+const BEFORE: &str = "extends Node\n# before\n";
+const AFTER: &str = "extends Node\n# after\n";
+
+fn wait_gone(pid: u32) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while Instant::now() < deadline {
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+            return;
+        };
+        let alive = tasks.flatten().any(|t| {
+            std::fs::read_to_string(t.path().join("stat")).is_ok_and(|s| {
+                !matches!(
+                    s.rsplit(')')
+                        .next()
+                        .and_then(|r| r.split_whitespace().next()),
+                    Some("Z" | "X")
+                )
+            })
+        });
+        if !alive {
+            return;
+        }
+        std::thread::yield_now();
+    }
+    panic!("server {pid} did not exit");
+}
+
+/// Poll the journal (read-only) until a transaction is open, and `landed` says whether
+/// the target must already hold the new bytes: then the write is parked at its point.
+fn wait_parked(state: &Path, target: &Path, landed: bool) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while Instant::now() < deadline {
+        let on_disk = std::fs::read_to_string(target).unwrap_or_default();
+        if (on_disk == AFTER) != landed {
+            std::thread::sleep(Duration::from_millis(5));
+            continue;
+        }
+        for entry in std::fs::read_dir(state).unwrap().flatten() {
+            let db = entry.path().join("journal.sqlite3");
+            if let Ok(conn) = rusqlite::Connection::open_with_flags(
+                &db,
+                rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+            ) {
+                let open: i64 = conn
+                    .query_row(
+                        "SELECT count(*) FROM transactions WHERE state = 'open'",
+                        [],
+                        |r| r.get(0),
+                    )
+                    .unwrap_or(0);
+                if open > 0 {
+                    return;
+                }
+            }
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    panic!("the write never reached its failpoint");
+}
+
+/// Start a server, park a write at `point`, SIGKILL it; restart and return the
+/// restart's stderr lines up to the gate line.
+async fn crash_at(point: &str, landed: bool) -> (tempfile::TempDir, Vec<String>) {
+    let project = tempfile::tempdir().unwrap();
+    std::fs::write(project.path().join("project.godot"), "config_version=5\n").unwrap();
+    std::fs::create_dir(project.path().join("scripts")).unwrap();
+    std::fs::write(project.path().join("scripts/a.gd"), BEFORE).unwrap();
+    let state = project.path().join(".state");
+
+    let mut cmd = tokio::process::Command::new(support::bin());
+    cmd.arg("serve")
+        .arg("--project")
+        .arg(project.path())
+        .env("GODOT_MCP_STATE_DIR", &state)
+        .env("FAILPOINTS", format!("{point}=sleep(120000)"));
+    let (transport, _) = rmcp::transport::TokioChildProcess::builder(cmd)
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = transport.id().unwrap();
+    let client = rmcp::ServiceExt::serve((), transport).await.unwrap();
+    let write = tokio::spawn(async move {
+        let args = json!({"path": "res://scripts/a.gd", "content": AFTER, "confirm": true});
+        let _ = client
+            .call_tool(
+                rmcp::model::CallToolRequestParams::new("write_script")
+                    .with_arguments(args.as_object().unwrap().clone()),
+            )
+            .await;
+        client
+    });
+    let (state_for_wait, target) = (state.clone(), project.path().join("scripts/a.gd"));
+    tokio::task::spawn_blocking(move || wait_parked(&state_for_wait, &target, landed))
+        .await
+        .unwrap();
+    let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+    wait_gone(pid);
+    drop(write.await);
+
+    let mut child = Command::new(support::bin())
+        .args(["serve", "--project"])
+        .arg(project.path())
+        .env("GODOT_MCP_STATE_DIR", &state)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = Vec::new();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    loop {
+        let mut line = String::new();
+        if err.read_line(&mut line).unwrap() == 0 {
+            break;
+        }
+        let line = line.trim_end().to_string();
+        let done = line.starts_with("godot-mcp serve: write gate");
+        if line.starts_with("godot-mcp serve: ") {
+            lines.push(line);
+        }
+        if done {
+            break;
+        }
+    }
+    drop(child.stdin.take());
+    child.wait().unwrap();
+    (project, lines)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn crash_before_the_effect_is_compensated() {
+    let (project, lines) = crash_at("journal::after_intent", false).await;
+    assert!(
+        lines.contains(&"godot-mcp serve: startup reconciliation compensated=1".to_string()),
+        "{lines:?}"
+    );
+    assert_eq!(
+        lines.last().map(String::as_str),
+        Some("godot-mcp serve: write gate open"),
+        "{lines:?}"
+    );
+    assert!(
+        !lines
+            .iter()
+            .any(|l| l.contains("committed=") || l.contains("quarantined=")),
+        "{lines:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(project.path().join("scripts/a.gd")).unwrap(),
+        BEFORE
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn crash_after_the_rename_is_committed() {
+    let (project, lines) = crash_at("journal::after_rename", true).await;
+    assert!(
+        lines.contains(&"godot-mcp serve: startup reconciliation committed=1".to_string()),
+        "{lines:?}"
+    );
+    assert_eq!(
+        lines.last().map(String::as_str),
+        Some("godot-mcp serve: write gate open"),
+        "{lines:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(project.path().join("scripts/a.gd")).unwrap(),
+        AFTER
+    );
+}
