@@ -11,39 +11,14 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
 
 const BEFORE: &str = "extends Node\n# before\n";
 const AFTER: &str = "extends Node\n# after\n";
-
-fn wait_gone(pid: u32) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while Instant::now() < deadline {
-        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
-            return;
-        };
-        let alive = tasks.flatten().any(|t| {
-            std::fs::read_to_string(t.path().join("stat")).is_ok_and(|s| {
-                !matches!(
-                    s.rsplit(')')
-                        .next()
-                        .and_then(|r| r.split_whitespace().next()),
-                    Some("Z" | "X")
-                )
-            })
-        });
-        if !alive {
-            return;
-        }
-        std::thread::yield_now();
-    }
-    panic!("server {pid} did not exit");
-}
 
 /// Poll the journal (read-only) until a transaction is open, and `landed` says whether
 /// the target must already hold the new bytes: then the write is parked at its point.
@@ -113,35 +88,14 @@ async fn crash_at(point: &str, landed: bool) -> (tempfile::TempDir, Vec<String>)
     tokio::task::spawn_blocking(move || wait_parked(&state_for_wait, &target, landed))
         .await
         .unwrap();
-    let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
-    wait_gone(pid);
+    support::kill9_and_wait(pid);
     drop(write.await);
 
-    let mut child = Command::new(support::bin())
-        .args(["serve", "--project"])
-        .arg(project.path())
-        .env("GODOT_MCP_STATE_DIR", &state)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = Vec::new();
-    let mut err = BufReader::new(child.stderr.take().unwrap());
-    loop {
-        let mut line = String::new();
-        if err.read_line(&mut line).unwrap() == 0 {
-            break;
-        }
-        let line = line.trim_end().to_string();
-        let done = line.starts_with("godot-mcp serve: write gate");
-        if line.starts_with("godot-mcp serve: ") {
-            lines.push(line);
-        }
-        if done {
-            break;
-        }
-    }
+    let (mut child, all) = support::start_and_read_gate(project.path(), &state);
+    let lines: Vec<String> = all
+        .into_iter()
+        .filter(|l| l.starts_with("godot-mcp serve: "))
+        .collect();
     drop(child.stdin.take());
     child.wait().unwrap();
     (project, lines)

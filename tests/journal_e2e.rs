@@ -4,47 +4,15 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
 use serde_json::json;
-use support::{bin, call_ok, connect_in};
+use support::{bin, call_ok, connect_in, start_and_read_gate};
 
 fn tiny_project() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("project.godot"), "config_version=5\n").unwrap();
     dir
-}
-
-/// Start `serve` and read stderr until the gate line; return the child and the lines.
-fn start_and_read_gate(
-    project: &std::path::Path,
-    state: &std::path::Path,
-) -> (std::process::Child, Vec<String>) {
-    let mut child = Command::new(bin())
-        .args(["serve", "--project"])
-        .arg(project)
-        .env("GODOT_MCP_STATE_DIR", state)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = Vec::new();
-    let mut err = BufReader::new(child.stderr.take().unwrap());
-    loop {
-        let mut line = String::new();
-        if err.read_line(&mut line).unwrap() == 0 {
-            break;
-        }
-        let line = line.trim_end().to_string();
-        let done = line.starts_with("godot-mcp serve: write gate");
-        lines.push(line);
-        if done {
-            break;
-        }
-    }
-    (child, lines)
 }
 
 #[test]

@@ -62,36 +62,8 @@ async fn start(
     (client, pid)
 }
 
-/// SIGKILL the server and wait until every one of its threads has exited. Only then
-/// are its files closed and its project lease released: a zombie thread-group leader
-/// can outlive its other threads by the length of an fsync they are blocked in.
 fn kill9(pid: i32) {
-    if let Some(p) = rustix::process::Pid::from_raw(pid) {
-        let _ = rustix::process::kill_process(p, rustix::process::Signal::KILL);
-    }
-    let exited = |tid: &str| match std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/stat")) {
-        Err(_) => true,
-        Ok(stat) => matches!(
-            stat.rsplit(')')
-                .next()
-                .and_then(|r| r.split_whitespace().next()),
-            Some("Z" | "X")
-        ),
-    };
-    let deadline = std::time::Instant::now() + Duration::from_secs(30);
-    while std::time::Instant::now() < deadline {
-        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
-            return; // reaped
-        };
-        let all_exited = tasks
-            .flatten()
-            .all(|t| exited(&t.file_name().to_string_lossy()));
-        if all_exited {
-            return;
-        }
-        std::thread::yield_now();
-    }
-    panic!("server {pid} did not exit within 30 s of SIGKILL");
+    support::kill9_and_wait(pid as u32);
 }
 
 async fn call(

@@ -159,3 +159,65 @@ pub async fn call_err(client: &RunningService<RoleClient, ()>, name: &str, args:
     );
     r.structured_content.expect("structured content")["error"].clone()
 }
+
+/// Start `serve` on `project` with `state` as its state dir, and read its stderr up to
+/// the write-gate line (the last line before it serves). Returns the child (stdin
+/// piped, so it serves until dropped or killed) and those stderr lines.
+pub fn start_and_read_gate(project: &Path, state: &Path) -> (std::process::Child, Vec<String>) {
+    use std::io::{BufRead, BufReader};
+    let mut child = std::process::Command::new(bin())
+        .args(["serve", "--project"])
+        .arg(project)
+        .env("GODOT_MCP_STATE_DIR", state)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = Vec::new();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    loop {
+        let mut line = String::new();
+        if err.read_line(&mut line).unwrap() == 0 {
+            break;
+        }
+        let line = line.trim_end().to_string();
+        let done = line.starts_with("godot-mcp serve: write gate");
+        lines.push(line);
+        if done {
+            break;
+        }
+    }
+    (child, lines)
+}
+
+/// SIGKILL `pid` and wait until every one of its threads has exited. Only then are its
+/// files closed and its project lease released: a zombie thread-group leader can
+/// outlive its other threads by the length of an fsync they are blocked in.
+pub fn kill9_and_wait(pid: u32) {
+    if let Some(p) = rustix::process::Pid::from_raw(pid as i32) {
+        let _ = rustix::process::kill_process(p, rustix::process::Signal::KILL);
+    }
+    let exited = |stat: &str| {
+        matches!(
+            stat.rsplit(')')
+                .next()
+                .and_then(|r| r.split_whitespace().next()),
+            Some("Z" | "X")
+        )
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while std::time::Instant::now() < deadline {
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+            return; // reaped
+        };
+        let all_exited = tasks
+            .flatten()
+            .all(|t| std::fs::read_to_string(t.path().join("stat")).map_or(true, |s| exited(&s)));
+        if all_exited {
+            return;
+        }
+        std::thread::yield_now();
+    }
+    panic!("process {pid} did not exit within 30 s of SIGKILL");
+}
