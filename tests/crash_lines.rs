@@ -56,6 +56,15 @@ fn wait_parked(state: &Path, target: &Path, landed: bool) {
 /// Start a server, park a write at `point`, SIGKILL it; restart and return the
 /// restart's stderr lines up to the gate line.
 async fn crash_at(point: &str, landed: bool) -> (tempfile::TempDir, Vec<String>) {
+    crash_at_then(point, landed, |_| {}).await
+}
+
+/// Like [`crash_at`], running `meddle` on the project between the crash and the restart.
+async fn crash_at_then(
+    point: &str,
+    landed: bool,
+    meddle: impl FnOnce(&Path),
+) -> (tempfile::TempDir, Vec<String>) {
     let project = tempfile::tempdir().unwrap();
     std::fs::write(project.path().join("project.godot"), "config_version=5\n").unwrap();
     std::fs::create_dir(project.path().join("scripts")).unwrap();
@@ -90,6 +99,7 @@ async fn crash_at(point: &str, landed: bool) -> (tempfile::TempDir, Vec<String>)
         .unwrap();
     support::kill9_and_wait(pid);
     drop(write.await);
+    meddle(project.path());
 
     let (mut child, all) = support::start_and_read_gate(project.path(), &state);
     let lines: Vec<String> = all
@@ -141,4 +151,58 @@ async fn crash_after_the_rename_is_committed() {
         std::fs::read_to_string(project.path().join("scripts/a.gd")).unwrap(),
         AFTER
     );
+}
+
+/// Guards against "probably fine": after the crash someone else rewrote the file, so
+/// it is neither the pre- nor the post-state. The restart must quarantine, close the
+/// gate, refuse every write naming the transaction — and still serve reads.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unprovable_state_is_quarantined_and_closes_the_gate() {
+    let (project, lines) = crash_at_then("journal::after_rename", true, |p| {
+        std::fs::write(p.join("scripts/a.gd"), "extends Node\n# a third party\n").unwrap();
+    })
+    .await;
+    assert!(
+        lines.contains(&"godot-mcp serve: startup reconciliation quarantined=1".to_string()),
+        "{lines:?}"
+    );
+    let gate = lines.last().unwrap();
+    assert!(
+        gate.starts_with("godot-mcp serve: write gate closed"),
+        "{lines:?}"
+    );
+
+    let state = project.path().join(".state");
+    let client = support::connect_path(project.path(), &state).await;
+    let txns = support::call_ok(
+        &client,
+        "list_transactions",
+        json!({"status": "quarantined"}),
+    )
+    .await;
+    let id = txns["transactions"][0]["transaction_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(gate.contains(&id), "the gate line names {id}: {gate}");
+    assert_eq!(txns["write_gate"]["status"], "closed", "{txns}");
+    let err = support::call_err(
+        &client,
+        "create_script",
+        json!({"path": "res://scripts/new.gd", "confirm": true}),
+    )
+    .await;
+    assert_eq!(err["code"], "WRITE_GATE_CLOSED", "{err}");
+    assert_eq!(err["required"], "write_gate_open");
+    assert!(err["message"].as_str().unwrap().contains(&id), "{err}");
+    assert!(!project.path().join("scripts/new.gd").exists());
+    // Reads still work, and nothing was "fixed" behind the human's back.
+    let read = support::call_ok(
+        &client,
+        "scripts_read",
+        json!({"path": "res://scripts/a.gd"}),
+    )
+    .await;
+    assert_eq!(read["content"], "extends Node\n# a third party\n");
+    client.cancel().await.unwrap();
 }
