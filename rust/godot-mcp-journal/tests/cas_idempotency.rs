@@ -308,8 +308,10 @@ fn a_different_project_at_the_same_path_gets_a_new_identity() {
         &first,
         &[("a.txt", FileState::Absent, FileState::of(b"old"))],
     );
-    fs::remove_dir(&project).unwrap();
-    let _keep_inode_busy = tempfile::tempfile_in(dir.path()).unwrap();
+    // Move the old project aside (it keeps its inode) before the new one is created at
+    // the same path, so the file system cannot hand the new folder the old inode.
+    let old = dir.path().join("p-old");
+    fs::rename(&project, &old).unwrap();
     fs::create_dir(&project).unwrap();
     fs::write(project.join("a.txt"), b"old").unwrap();
 
