@@ -893,8 +893,21 @@ pub(crate) fn record_terminal(
     proof: Option<&FileProof>,
     reason: Option<&str>,
 ) -> rusqlite::Result<()> {
+    let proof = proof.map(|p| Proof::File(p.clone()));
+    record_terminal_proof(conn, txn, from, to, proof.as_ref(), reason)
+}
+
+/// [`record_terminal`] for a proof of any effect kind.
+pub(crate) fn record_terminal_proof(
+    conn: &Connection,
+    txn: TxnId,
+    from: TxnStatus,
+    to: TxnStatus,
+    proof: Option<&Proof>,
+    reason: Option<&str>,
+) -> rusqlite::Result<()> {
     let proof_json = proof
-        .map(|p| serde_json::to_string(&Proof::File(p.clone())))
+        .map(serde_json::to_string)
         .transpose()
         .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
     let changed = conn
@@ -949,6 +962,7 @@ pub(crate) fn list(conn: &Connection, filter: &TxnFilter) -> Result<Vec<TxnRecor
                 tool_family: r.get(4)?,
                 path: match serde_json::from_str::<Intent>(&intent) {
                     Ok(Intent::File(f)) => Some(f.path),
+                    Ok(Intent::ProcessLaunch(l)) => Some(l.purpose),
                     Err(_) => None,
                 },
                 proof_summary: proof

@@ -24,8 +24,8 @@ use serde::Serialize;
 use crate::durable;
 use crate::failpoints::{self as fp, cross};
 use crate::ids::{TxnId, TxnStatus};
-use crate::journal::{Journal, QuarantinedTxn, WriteGate, record_terminal};
-use crate::proof::{Deriver, FileIntent, FileProof, Intent, ProofBasis};
+use crate::journal::{Journal, QuarantinedTxn, WriteGate, record_terminal, record_terminal_proof};
+use crate::proof::{Deriver, FileIntent, FileProof, Intent, Proof, ProofBasis};
 
 /// What one reconciliation did.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -95,6 +95,8 @@ pub enum ReconcileError {
 pub(crate) struct Derived {
     pub status: TxnStatus,
     pub proof: Option<FileProof>,
+    /// The proof of a non-file kind (a launch), recorded instead of `proof`.
+    pub other_proof: Option<Proof>,
     pub reason: Option<String>,
     /// A leftover temp file to remove before recording the outcome.
     pub remove_temp: Option<PathBuf>,
@@ -105,6 +107,7 @@ impl Derived {
         Self {
             status: TxnStatus::Quarantined,
             proof: None,
+            other_proof: None,
             reason: Some(reason),
             remove_temp: None,
         }
@@ -158,6 +161,7 @@ pub(crate) fn derive_file(root: &Path, intent: &FileIntent, by: Deriver) -> Deri
             temp_removed: temp_exists,
             derived_by: by,
         }),
+        other_proof: None,
         reason: None,
         remove_temp: temp.filter(|_| temp_exists),
     }
@@ -238,14 +242,25 @@ impl Journal {
                 tracing::error!(id, "journal row with an unparsable id left open");
                 continue;
             };
-            record_terminal(
-                &tx,
-                txn,
-                TxnStatus::Open,
-                d.status,
-                d.proof.as_ref(),
-                d.reason.as_deref(),
-            )?;
+            if d.other_proof.is_some() {
+                record_terminal_proof(
+                    &tx,
+                    txn,
+                    TxnStatus::Open,
+                    d.status,
+                    d.other_proof.as_ref(),
+                    d.reason.as_deref(),
+                )?;
+            } else {
+                record_terminal(
+                    &tx,
+                    txn,
+                    TxnStatus::Open,
+                    d.status,
+                    d.proof.as_ref(),
+                    d.reason.as_deref(),
+                )?;
+            }
             match d.status {
                 TxnStatus::Compensated => report.compensated += 1,
                 TxnStatus::Committed => report.committed += 1,
@@ -277,6 +292,25 @@ impl Journal {
                 row.object_id, row.generation, self.identity.object_id, self.identity.generation
             ));
         }
+        if row.kind == "process_launch" {
+            return match (
+                serde_json::from_str::<Intent>(&row.intent_json),
+                row.id.parse::<TxnId>(),
+            ) {
+                (Ok(Intent::ProcessLaunch(intent)), Ok(txn)) => {
+                    let (status, proof, reason) =
+                        crate::launch::derive_launch(&self.state_dir, txn, &intent);
+                    Derived {
+                        status,
+                        proof: None,
+                        other_proof: proof.map(Proof::ProcessLaunch),
+                        reason,
+                        remove_temp: None,
+                    }
+                }
+                _ => Derived::quarantined("launch intent unreadable".into()),
+            };
+        }
         if row.kind != "file" {
             return Derived::quarantined(format!(
                 "no reconciler for effect kind {} in this build",
@@ -285,6 +319,7 @@ impl Journal {
         }
         match serde_json::from_str::<Intent>(&row.intent_json) {
             Ok(Intent::File(intent)) => derive_file(&self.root, &intent, Deriver::Reconcile),
+            Ok(_) => Derived::quarantined("intent of another effect kind on a file row".into()),
             Err(e) => Derived::quarantined(format!("intent unreadable: {e}")),
         }
     }

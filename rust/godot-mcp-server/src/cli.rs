@@ -63,6 +63,20 @@ pub enum Command {
     /// Inspect and resolve journaled transactions (operator commands; local shell only).
     #[command(subcommand)]
     Transaction(TransactionCommand),
+
+    /// Self-diagnostics: the process boundary in use and why, the Godot binary,
+    /// the displaced-autoload fact, the state dir and the lease holder.
+    Doctor(DoctorArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct DoctorArgs {
+    /// The Godot project folder (default: the current folder or a parent).
+    #[arg(long, env = "GODOT_MCP_PROJECT")]
+    pub project: Option<PathBuf>,
+    /// Where journals and leases live.
+    #[arg(long, env = "GODOT_MCP_STATE_DIR")]
+    pub state_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -173,6 +187,7 @@ pub fn main() -> ExitCode {
     match cli.command {
         Command::Serve(args) => serve(args),
         Command::Transaction(TransactionCommand::Repair(args)) => repair(args),
+        Command::Doctor(args) => doctor(args),
     }
 }
 
@@ -244,8 +259,55 @@ fn init_logging(level: &str) {
         .init();
 }
 
+fn doctor(args: DoctorArgs) -> ExitCode {
+    let boundary = crate::planes::process::boundary_report();
+    println!("process boundary: {} ({})", boundary.in_use, boundary.why);
+    match crate::safety::find_godot_binary(
+        std::env::var_os("GODOT_BIN").as_deref(),
+        std::env::var_os("PATH").as_deref(),
+    ) {
+        Ok(p) => println!("godot binary: {}", p.display()),
+        Err(e) => println!("godot binary: not found ({})", e.message),
+    }
+    println!(
+        "displaced autoload: not_required (the runtime probe is passed on the command line; \
+         no autoload or project setting is installed for a session)"
+    );
+    let root = match state_root(args.state_dir) {
+        Ok(r) => r,
+        Err(e) => {
+            println!("state dir: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    match Project::discover(args.project.as_deref(), &cwd) {
+        Ok(project) => {
+            let canonical = std::fs::canonicalize(project.root())
+                .unwrap_or_else(|_| project.root().to_path_buf());
+            let dir = godot_mcp_journal::state_dir::project_state_dir(&root, &canonical);
+            println!("state dir: {}", dir.display());
+            if !dir.is_dir() {
+                println!("lease: free (no state for this project yet)");
+                return ExitCode::SUCCESS;
+            }
+            match godot_mcp_journal::lease::Lease::acquire(&dir) {
+                Ok(lease) => {
+                    drop(lease);
+                    println!("lease: free (no server holds this project)");
+                }
+                Err(e) => println!("lease: {e}"),
+            }
+        }
+        Err(e) => println!("state dir root: {} (no project: {e})", root.display()),
+    }
+    ExitCode::SUCCESS
+}
+
 fn serve(args: ServeArgs) -> ExitCode {
     init_logging(&args.log_level);
+    // Test builds only (the journal's `failpoints` feature): crash points.
+    godot_mcp_journal::failpoints::arm_sigkill_from_env("GODOT_MCP_CRASH_AT");
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let project = match Project::discover(args.project.as_deref(), &cwd) {
         Ok(p) => p,
@@ -300,6 +362,9 @@ fn serve(args: ServeArgs) -> ExitCode {
         }
     }
     let state = Arc::new(AppState::new(project, journal, safety));
+    for line in crate::planes::process::startup_lines(&state) {
+        eprintln!("{line}");
+    }
     if let Some(addr) = args.http {
         let options = crate::transport::http::HttpOptions {
             addr,
@@ -331,11 +396,16 @@ fn serve(args: ServeArgs) -> ExitCode {
         }
     };
     let result = runtime.block_on(async move {
-        let service = McpServer::new(state)
+        let service = McpServer::new(state.clone())
             .serve(rmcp::transport::stdio())
-            .await?;
-        service.waiting().await?;
-        Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+            .await;
+        let result = match service {
+            Ok(service) => service.waiting().await.map(|_| ()).map_err(Into::into),
+            Err(e) => Err(Box::new(e) as Box<dyn std::error::Error + Send + Sync>),
+        };
+        // A normal stop stops every session first.
+        state.process.stop_all().await;
+        result
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,

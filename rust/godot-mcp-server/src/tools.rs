@@ -24,6 +24,7 @@ use crate::state::AppState;
 pub mod batch;
 pub mod files;
 pub mod project;
+pub mod runtime;
 pub mod scenes;
 pub mod settings;
 pub mod toolsets;
@@ -367,6 +368,7 @@ impl Registry {
             .into_iter()
             .chain(scenes::tools())
             .chain(transactions::tools())
+            .chain(runtime::tools())
             .chain(files::tools())
             .chain(settings::tools())
             .chain(batch::tools())
