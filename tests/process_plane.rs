@@ -504,6 +504,16 @@ async fn an_interrupted_export_registers_nothing_and_keeps_its_bytes() {
     )
     .await;
     assert_eq!(e["required"], "confirm", "{e}");
+    let out = tempfile::tempdir().unwrap();
+    let outside = out.path().join("game.bin");
+    let v = ok(
+        &client,
+        "export_project",
+        json!({"preset": "Linux", "output_path": outside, "confirm": true}),
+    )
+    .await;
+    assert_eq!(v["registered"], true, "{v}");
+    assert!(outside.is_file());
     client.cancel().await.unwrap();
 
     // An export that hangs and times out: nothing registered, bytes retained.

@@ -431,47 +431,6 @@ pub fn match_leader(
     }
 }
 
-/// Kills the recorded boundary and waits (bounded) until it is proven empty.
-/// Returns (members found running, proven empty).
-pub fn terminate_boundary(
-    receipt: &LaunchReceipt,
-    nonce: &str,
-    endpoint: &str,
-    inode: u64,
-    deadline: Duration,
-) -> (usize, bool) {
-    let Boundary::ProcessGroup { pgid } = receipt.boundary;
-    let ours = match match_leader(receipt, nonce, endpoint, inode) {
-        LeaderMatch::Exact | LeaderMatch::Gone => true,
-        // The pid was reused. If the new process leads a group with our pgid
-        // number, that group is its own (a pgid is not reused while any
-        // member lives, so ours is empty): never touch it.
-        LeaderMatch::Other {
-            leads_recorded_group,
-        } => !leads_recorded_group,
-    };
-    if !ours {
-        return (0, true);
-    }
-    let members = group_members(pgid);
-    let found = members.len();
-    if found > 0
-        && let Some(p) = rustix::process::Pid::from_raw(pgid)
-    {
-        let _ = rustix::process::kill_process_group(p, rustix::process::Signal::KILL);
-    }
-    let start = Instant::now();
-    loop {
-        if group_members(pgid).is_empty() {
-            return (found, true);
-        }
-        if start.elapsed() > deadline {
-            return (found, false);
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
 /// Moves a session directory into the archive; returns the new path.
 pub fn archive_session(state_dir: &Path, session_dir: &Path, txn: TxnId) -> io::Result<PathBuf> {
     let archive = state_dir.join(ARCHIVE_DIR);
@@ -484,80 +443,139 @@ pub fn archive_session(state_dir: &Path, session_dir: &Path, txn: TxnId) -> io::
     }
 }
 
-/// Re-derives an open launch at startup: terminate survivors by exact identity,
-/// archive output, prove the boundary empty.
-pub(crate) fn derive_launch(
-    state_dir: &Path,
-    txn: TxnId,
-    intent: &LaunchIntent,
-) -> (TxnStatus, Option<LaunchProof>, Option<String>) {
-    let session = PathBuf::from(&intent.session_dir);
-    let archive = |proof_end: LaunchEnd, receipt: Option<LaunchReceipt>, empty: bool| {
-        let archived = if session.exists() {
-            archive_session(state_dir, &session, txn)
-                .ok()
-                .map(|p| p.display().to_string())
-        } else {
-            None
-        };
-        LaunchProof {
-            receipt,
-            end: proof_end,
-            boundary_empty: empty,
-            archived_to: archived,
-            derived_by: Deriver::Reconcile,
+/// A snapshot of every live process: process group → members.
+fn snapshot_groups() -> std::collections::HashMap<i32, Vec<i32>> {
+    let mut map: std::collections::HashMap<i32, Vec<i32>> = std::collections::HashMap::new();
+    let Ok(dir) = fs::read_dir("/proc") else {
+        return map;
+    };
+    for pid in dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok()) {
+        if let Some(s) = proc_stat(pid)
+            && is_live(pid, &s)
+        {
+            map.entry(s.pgrp).or_default().push(pid);
         }
-    };
-    let Some(receipt) = &intent.receipt else {
-        // No receipt: the gated process could never run Godot. Any gate process
-        // still reading its closed pipe exits on its own; wait for it (bounded)
-        // and prove nothing with the nonce is alive.
-        let start = Instant::now();
-        loop {
-            let holders = nonce_holders(&intent.nonce);
-            if holders.is_empty() {
-                let proof = archive(LaunchEnd::NeverStarted, None, true);
-                return (TxnStatus::Compensated, Some(proof), None);
-            }
-            if start.elapsed() > EMPTY_WAIT {
-                return (
-                    TxnStatus::Quarantined,
-                    None,
-                    Some(format!(
-                        "launch without a receipt: process(es) {holders:?} carry its nonce and did not exit"
-                    )),
-                );
-            }
-            std::thread::sleep(Duration::from_millis(5));
-        }
-    };
-    let Boundary::ProcessGroup { pgid } = receipt.boundary;
-    let before = group_members(pgid);
-    let (found, empty) = terminate_boundary(
-        receipt,
-        &intent.nonce,
-        &intent.endpoint,
-        intent.socket_inode,
-        EMPTY_WAIT,
-    );
-    let end = if found == 0 && before.is_empty() {
-        LaunchEnd::GoneBeforeReconcile
-    } else {
-        LaunchEnd::TerminatedByReconcile { survivors: found }
-    };
-    let proof = archive(end, Some(receipt.clone()), empty);
-    if empty {
-        (TxnStatus::Compensated, Some(proof), None)
-    } else {
-        (
-            TxnStatus::Quarantined,
-            Some(proof),
-            Some(format!(
-                "survivor: process group {pgid} of pid {} could not be proven empty after SIGKILL",
-                receipt.pid
-            )),
-        )
     }
+    map
+}
+
+/// The outcome re-derived for one open launch.
+pub(crate) type LaunchDerived = (TxnStatus, Option<LaunchProof>, Option<String>);
+
+/// Re-derives every open launch at startup, together: terminate survivors by
+/// exact identity, prove each boundary empty, archive output. One `/proc`
+/// snapshot per wait round, whatever the number of launches.
+pub(crate) fn derive_launches(
+    state_dir: &Path,
+    rows: &[(TxnId, LaunchIntent)],
+) -> Vec<LaunchDerived> {
+    enum Plan {
+        /// No receipt: wait for every process carrying the nonce to exit.
+        NoReceipt,
+        /// Boundary already empty, or the pid belongs to someone else now.
+        Gone,
+        /// Killed `n` members of this group; waiting for it to empty.
+        Killed(i32, usize),
+    }
+    let groups = snapshot_groups();
+    let plans: Vec<Plan> = rows
+        .iter()
+        .map(|(_, intent)| {
+            let Some(r) = &intent.receipt else {
+                return Plan::NoReceipt;
+            };
+            let Boundary::ProcessGroup { pgid } = r.boundary;
+            let ours = match match_leader(r, &intent.nonce, &intent.endpoint, intent.socket_inode) {
+                LeaderMatch::Exact | LeaderMatch::Gone => true,
+                // The pid was reused. If the new process leads a group with our
+                // pgid number, that group is its own (a pgid is not reused while
+                // any member lives, so ours is empty): never touch it.
+                LeaderMatch::Other {
+                    leads_recorded_group,
+                } => !leads_recorded_group,
+            };
+            let members = groups.get(&pgid).map_or(0, Vec::len);
+            if !ours || members == 0 {
+                return Plan::Gone;
+            }
+            if let Some(p) = rustix::process::Pid::from_raw(pgid) {
+                let _ = rustix::process::kill_process_group(p, rustix::process::Signal::KILL);
+            }
+            Plan::Killed(pgid, members)
+        })
+        .collect();
+
+    // Wait (bounded) for every killed group to empty and every gated process
+    // without a receipt to exit.
+    let start = Instant::now();
+    let mut empty = vec![false; rows.len()];
+    loop {
+        let groups = snapshot_groups();
+        let need_nonces = plans
+            .iter()
+            .zip(&empty)
+            .any(|(p, e)| matches!(p, Plan::NoReceipt) && !e);
+        let holders: Vec<i32> = if need_nonces {
+            groups.values().flatten().copied().collect()
+        } else {
+            Vec::new()
+        };
+        for (i, plan) in plans.iter().enumerate() {
+            if empty[i] {
+                continue;
+            }
+            empty[i] = match plan {
+                Plan::Gone => true,
+                Plan::Killed(pgid, _) => !groups.contains_key(pgid),
+                Plan::NoReceipt => !holders
+                    .iter()
+                    .any(|pid| cmdline_contains(*pid, &rows[i].1.nonce)),
+            };
+        }
+        if empty.iter().all(|e| *e) || start.elapsed() > EMPTY_WAIT {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+
+    rows.iter()
+        .zip(plans)
+        .zip(empty)
+        .map(|(((txn, intent), plan), empty)| {
+            let session = PathBuf::from(&intent.session_dir);
+            let archived_to = if session.exists() {
+                archive_session(state_dir, &session, *txn)
+                    .ok()
+                    .map(|p| p.display().to_string())
+            } else {
+                None
+            };
+            let end = match plan {
+                Plan::NoReceipt => LaunchEnd::NeverStarted,
+                Plan::Gone => LaunchEnd::GoneBeforeReconcile,
+                Plan::Killed(_, n) => LaunchEnd::TerminatedByReconcile { survivors: n },
+            };
+            let proof = LaunchProof {
+                receipt: intent.receipt.clone(),
+                end,
+                boundary_empty: empty,
+                archived_to,
+                derived_by: Deriver::Reconcile,
+            };
+            if empty {
+                (TxnStatus::Compensated, Some(proof), None)
+            } else {
+                let reason = match &intent.receipt {
+                    Some(r) => format!(
+                        "survivor: the process group of pid {} could not be proven empty after SIGKILL",
+                        r.pid
+                    ),
+                    None => "launch without a receipt: a process carrying its nonce did not exit".into(),
+                };
+                (TxnStatus::Quarantined, Some(proof), Some(reason))
+            }
+        })
+        .collect()
 }
 
 /// The bytes an interrupted export left behind, kept as evidence in the archive.

@@ -197,10 +197,43 @@ impl Journal {
             .collect::<Result<_, _>>()?
         };
 
+        // Launches of this project are derived together (one /proc snapshot
+        // per round, one bounded wait for all their boundaries).
+        let launch_rows: Vec<(TxnId, crate::launch::LaunchIntent)> = rows
+            .iter()
+            .filter(|r| {
+                r.kind == "process_launch"
+                    && r.object_id == self.identity.object_id
+                    && r.generation == self.identity.generation as i64
+            })
+            .filter_map(|r| match serde_json::from_str::<Intent>(&r.intent_json) {
+                Ok(Intent::ProcessLaunch(i)) => Some((r.id.parse().ok()?, i)),
+                _ => None,
+            })
+            .collect();
+        let mut launches: std::collections::HashMap<String, Derived> =
+            crate::launch::derive_launches(&self.state_dir, &launch_rows)
+                .into_iter()
+                .zip(&launch_rows)
+                .map(|((status, proof, reason), (txn, _))| {
+                    (
+                        txn.to_string(),
+                        Derived {
+                            status,
+                            proof: None,
+                            other_proof: proof.map(Proof::ProcessLaunch),
+                            reason,
+                            remove_temp: None,
+                        },
+                    )
+                })
+                .collect();
         let derived: Vec<(String, Derived)> = rows
             .into_iter()
             .map(|row| {
-                let d = self.derive_row(&row);
+                let d = launches
+                    .remove(&row.id)
+                    .unwrap_or_else(|| self.derive_row(&row));
                 (row.id, d)
             })
             .collect();
@@ -293,23 +326,7 @@ impl Journal {
             ));
         }
         if row.kind == "process_launch" {
-            return match (
-                serde_json::from_str::<Intent>(&row.intent_json),
-                row.id.parse::<TxnId>(),
-            ) {
-                (Ok(Intent::ProcessLaunch(intent)), Ok(txn)) => {
-                    let (status, proof, reason) =
-                        crate::launch::derive_launch(&self.state_dir, txn, &intent);
-                    Derived {
-                        status,
-                        proof: None,
-                        other_proof: proof.map(Proof::ProcessLaunch),
-                        reason,
-                        remove_temp: None,
-                    }
-                }
-                _ => Derived::quarantined("launch intent unreadable".into()),
-            };
+            return Derived::quarantined("launch intent unreadable".into());
         }
         if row.kind != "file" {
             return Derived::quarantined(format!(

@@ -276,6 +276,11 @@ pub(crate) fn split_flags(
         ("dry_run", class.takes_dry_run(), &mut flags.dry_run),
         ("confirm", class.requires_confirm(), &mut flags.confirm),
     ] {
+        // A runtime tool that takes `confirm` (export_project: a path outside the
+        // project) declares it in its own schema; its decoder refuses it elsewhere.
+        if name == "confirm" && class == SafetyClass::Runtime {
+            continue;
+        }
         if let Some(v) = args.remove(name) {
             if !allowed {
                 return Err(ToolError::invalid_params(

@@ -45,6 +45,18 @@ fn meta(
     }
 }
 
+trait ReadOnly {
+    fn read_only(self) -> Self;
+}
+
+impl ReadOnly for ToolMeta {
+    /// A pure read of the server's own state (no process is touched).
+    fn read_only(mut self) -> Self {
+        self.class = SafetyClass::ReadOnly;
+        self
+    }
+}
+
 pub fn tools() -> Vec<ToolDef> {
     vec![
         ToolDef::new(
@@ -90,7 +102,8 @@ pub fn tools() -> Vec<ToolDef> {
                 "The supervised processes of this server: purpose, pid, process group, whether \
                  the probe is connected, how each ended. Also reports the boundary in use.",
                 EffectKind::None,
-            ),
+            )
+            .read_only(),
             list_sessions,
         ),
         ToolDef::new(
@@ -164,7 +177,8 @@ pub fn tools() -> Vec<ToolDef> {
                 "Running exports, and how many bytes interrupted exports left in the server's \
                  private state as recovery evidence (never served, never removed by retention).",
                 EffectKind::None,
-            ),
+            )
+            .read_only(),
             export_status,
         ),
     ]
