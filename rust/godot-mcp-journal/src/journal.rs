@@ -17,7 +17,7 @@ use crate::identity::{IdentityError, ProjectIdentity};
 use crate::ids::{ContentHash, EffectKind, FileState, TxnId, TxnStatus};
 use crate::lease::{Lease, LeaseError};
 use crate::proof::{Deriver, FileIntent, FileProof, Intent, Proof, ProofBasis};
-use crate::reconcile::derive_file;
+use crate::reconcile::derive_file_linked;
 use crate::schema::{self, MigrateError};
 use crate::state_dir::{self, PathError};
 
@@ -486,7 +486,16 @@ impl Journal {
 
     /// Writes `req.bytes` to `req.rel_path` as one journaled transaction.
     pub fn write_file(&mut self, req: FileWrite) -> Result<TxnOutcome, WriteError> {
+        self.write_file_with_link(req, None)
+    }
+
+    pub(crate) fn write_file_with_link(
+        &mut self,
+        req: FileWrite,
+        linked_launch: Option<TxnId>,
+    ) -> Result<TxnOutcome, WriteError> {
         let ctx = Ctx {
+            linked_launch,
             rel: &req.rel_path,
             expected: req.expected,
             idem: req.idempotency.as_ref(),
@@ -506,6 +515,7 @@ impl Journal {
     /// `absent` is the tombstone.
     pub fn delete_file(&mut self, req: FileDelete) -> Result<TxnOutcome, DeleteError> {
         let ctx = Ctx {
+            linked_launch: None,
             rel: &req.rel_path,
             expected: req.expected,
             idem: req.idempotency.as_ref(),
@@ -654,7 +664,7 @@ impl Journal {
                 .and_then(|t| t.strip_prefix(&self.root).ok())
                 .and_then(Path::to_str)
                 .map(str::to_owned),
-            linked_launch: None,
+            linked_launch: ctx.linked_launch,
         };
         self.insert_intent(txn, &intent, &ctx)
             .map_err(TxnFailure::Journal)?;
@@ -762,7 +772,8 @@ impl Journal {
     /// Settles a transaction whose effect failed: re-derive from disk exactly
     /// as reconciliation would, record that, and report it.
     fn settle(&mut self, txn: TxnId, intent: &FileIntent, cause: io::Error) -> TxnFailure {
-        let derived = derive_file(&self.root, intent, Deriver::Live);
+        let link = intent.linked_launch.map(|l| self.linked_launch_verdict(l));
+        let derived = derive_file_linked(&self.root, intent, Deriver::Live, link);
         if let Some(temp) = &derived.remove_temp {
             let _ = fs::remove_file(temp);
         }
@@ -856,6 +867,8 @@ impl Journal {
 }
 
 struct Ctx<'a> {
+    /// A composite's linked `process_launch` (the canonical-write helper).
+    linked_launch: Option<TxnId>,
     rel: &'a Path,
     expected: Option<FileState>,
     idem: Option<&'a IdempotencyKey>,

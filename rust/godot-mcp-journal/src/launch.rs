@@ -312,6 +312,43 @@ impl Journal {
     }
 }
 
+impl Journal {
+    /// The verdict on a composite's linked launch: `Ok` when it is committed
+    /// with a clean terminal state (exit 0, boundary proven empty), re-read
+    /// from the journal every time.
+    pub fn linked_launch_verdict(&self, link: TxnId) -> Result<(), String> {
+        match self.launch_proof(link) {
+            Ok(Some((TxnStatus::Committed, p))) => match (&p.end, p.boundary_empty) {
+                (LaunchEnd::Exit { code: 0 }, true) => Ok(()),
+                (_, false) => Err("did not prove its boundary empty".into()),
+                (end, true) => Err(format!("did not end cleanly ({end:?})")),
+            },
+            Ok(Some((status, _))) => Err(format!("is {status}, not committed")),
+            Ok(None) => Err("has no launch proof".into()),
+            Err(e) => Err(format!("could not be read: {e}")),
+        }
+    }
+
+    /// A composite canonical write: `req` lands only if the linked helper
+    /// launch's proof is clean now, and the file transaction records the link
+    /// so reconciliation and repair re-validate it.
+    pub fn write_file_linked(
+        &mut self,
+        req: crate::journal::FileWrite,
+        link: TxnId,
+    ) -> Result<crate::journal::TxnOutcome, crate::journal::WriteError> {
+        if let Err(why) = self.linked_launch_verdict(link) {
+            return Err(crate::journal::WriteError::Io {
+                path: req.rel_path.clone(),
+                source: io::Error::other(format!(
+                    "composite refused: linked process_launch {link} {why}; nothing was written"
+                )),
+            });
+        }
+        self.write_file_with_link(req, Some(link))
+    }
+}
+
 fn intent_json(intent: &LaunchIntent) -> rusqlite::Result<String> {
     serde_json::to_string(&Intent::ProcessLaunch(intent.clone()))
         .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))

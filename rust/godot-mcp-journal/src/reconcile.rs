@@ -115,12 +115,29 @@ impl Derived {
 }
 
 /// Re-derives a `file` intent's outcome from disk. Pure apart from reads.
+#[cfg(test)]
 pub(crate) fn derive_file(root: &Path, intent: &FileIntent, by: Deriver) -> Derived {
-    if let Some(link) = intent.linked_launch {
-        return Derived::quarantined(format!(
-            "composite: linked process_launch {link} cannot be re-validated by this build"
-        ));
-    }
+    derive_file_linked(root, intent, by, None)
+}
+
+/// [`derive_file`] for a composite: `link` is the verdict on the linked
+/// `process_launch` sub-proof (`Ok` when it shows a clean terminal state). A
+/// composite commits only if both hold; with an unclean launch it can still be
+/// proven compensated (the target is in its pre-state), never committed.
+pub(crate) fn derive_file_linked(
+    root: &Path,
+    intent: &FileIntent,
+    by: Deriver,
+    link: Option<Result<(), String>>,
+) -> Derived {
+    let link_problem = match (intent.linked_launch, link) {
+        (None, _) => None,
+        (Some(_), Some(Ok(()))) => None,
+        (Some(l), Some(Err(why))) => Some(format!("composite: linked process_launch {l} {why}")),
+        (Some(l), None) => Some(format!(
+            "composite: linked process_launch {l} was not re-validated"
+        )),
+    };
     let target = root.join(&intent.path);
     let observed = match durable::read_state(&target) {
         Ok(s) => s,
@@ -149,6 +166,14 @@ pub(crate) fn derive_file(root: &Path, intent: &FileIntent, by: Deriver) -> Deri
             intent.path, intent.pre, intent.post
         ));
     };
+    if let Some(problem) = link_problem
+        && basis == ProofBasis::PostState
+    {
+        return Derived::quarantined(format!(
+            "{} is in its post-state, but {problem}",
+            intent.path
+        ));
+    }
     Derived {
         status: match basis {
             ProofBasis::PostState => TxnStatus::Committed,
@@ -335,7 +360,10 @@ impl Journal {
             ));
         }
         match serde_json::from_str::<Intent>(&row.intent_json) {
-            Ok(Intent::File(intent)) => derive_file(&self.root, &intent, Deriver::Reconcile),
+            Ok(Intent::File(intent)) => {
+                let link = intent.linked_launch.map(|l| self.linked_launch_verdict(l));
+                derive_file_linked(&self.root, &intent, Deriver::Reconcile, link)
+            }
             Ok(_) => Derived::quarantined("intent of another effect kind on a file row".into()),
             Err(e) => Derived::quarantined(format!("intent unreadable: {e}")),
         }
