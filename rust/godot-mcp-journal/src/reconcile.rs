@@ -490,4 +490,37 @@ mod tests {
         let d = derive_file(root, &intent(FileState::Absent, post), Deriver::Reconcile);
         assert_eq!(d.status, TxnStatus::Compensated);
     }
+
+    #[test]
+    fn a_composite_needs_its_launch_sub_proof() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let link: TxnId = "00000000-0000-0000-0000-000000000777".parse().unwrap();
+        let pre = FileState::of(b"pre");
+        let post = FileState::of(b"post");
+        let intent = FileIntent {
+            path: "f".into(),
+            pre,
+            post,
+            temp: None,
+            linked_launch: Some(link),
+        };
+        fs::write(root.join("f"), b"post").unwrap();
+        let by = Deriver::Reconcile;
+        let d = derive_file_linked(root, &intent, by, Some(Ok(())));
+        assert_eq!(d.status, TxnStatus::Committed);
+        let d = derive_file_linked(root, &intent, by, Some(Err("exited 1".into())));
+        assert_eq!(
+            d.status,
+            TxnStatus::Quarantined,
+            "post-state alone is not enough"
+        );
+        fs::write(root.join("f"), b"pre").unwrap();
+        let d = derive_file_linked(root, &intent, by, Some(Err("exited 1".into())));
+        assert_eq!(
+            d.status,
+            TxnStatus::Compensated,
+            "nothing applied: provably compensated"
+        );
+    }
 }

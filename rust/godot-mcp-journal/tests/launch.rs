@@ -266,3 +266,100 @@ fn a_hundred_recorded_sessions_reconcile_in_under_two_seconds() {
     }
     assert!(took < Duration::from_secs(2), "took {took:?}");
 }
+
+/// A helper launch that really ran (`sh -c 'exit CODE'`), recorded and finished
+/// through the journal's launch API.
+fn helper_launch(
+    j: &mut Journal,
+    dir: &std::path::Path,
+    nonce: &str,
+    code: i32,
+) -> godot_mcp_journal::TxnId {
+    use godot_mcp_journal::launch::{LaunchEnd, LaunchProof};
+    use godot_mcp_journal::proof::Deriver;
+    let session = dir.join(&nonce[..8]);
+    std::fs::create_dir_all(&session).unwrap();
+    let intent = LaunchIntent {
+        purpose: "helper".into(),
+        program: "/bin/sh".into(),
+        args: vec![],
+        nonce: nonce.into(),
+        endpoint: session.join("c.sock").display().to_string(),
+        socket_inode: 0,
+        session_dir: session.display().to_string(),
+        receipt: None,
+    };
+    let txn = j
+        .begin_launch(&intent, "resources", "canonical_write", None, true)
+        .unwrap();
+    let mut child = Command::new("/bin/sh")
+        .arg("-c")
+        .arg(format!("exit {code}"))
+        .arg(nonce)
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let receipt = receipt_of(child.id() as i32);
+    j.record_receipt(txn, &intent, &receipt).unwrap();
+    let status = child.wait().unwrap();
+    let proof = LaunchProof {
+        receipt: Some(receipt.clone()),
+        end: LaunchEnd::Exit {
+            code: status.code().unwrap(),
+        },
+        boundary_empty: launch::group_members(receipt.pgid).is_empty(),
+        archived_to: None,
+        derived_by: Deriver::Live,
+    };
+    assert_eq!(j.finish_launch(txn, &proof).unwrap(), TxnStatus::Committed);
+    txn
+}
+
+fn write_req(rel: &str, bytes: &[u8]) -> godot_mcp_journal::FileWrite {
+    godot_mcp_journal::FileWrite {
+        rel_path: rel.into(),
+        bytes: bytes.to_vec(),
+        expected: None,
+        idempotency: None,
+        tool_family: "resources".into(),
+        operation: "canonical_write".into(),
+    }
+}
+
+#[test]
+fn a_composite_commits_only_if_both_sub_proofs_hold() {
+    let e = env();
+    let mut j = open(&e);
+    j.reconcile().unwrap();
+    let dir = e.state.path().to_path_buf();
+    // Clean helper (exit 0, boundary empty): the file write commits, linked.
+    let good = helper_launch(&mut j, &dir, "c0ffee00c0ffee00c0ffee00c0ffee00", 0);
+    let out = j
+        .write_file_linked(write_req("a.tres", b"[gd_resource]\n"), good)
+        .unwrap();
+    assert!(matches!(
+        out,
+        godot_mcp_journal::TxnOutcome::Committed { .. }
+    ));
+    assert_eq!(
+        std::fs::read(e.project.path().join("a.tres")).unwrap(),
+        b"[gd_resource]\n"
+    );
+    // A helper that failed: nothing is written.
+    let bad = helper_launch(&mut j, &dir, "badbadbadbadbadbadbadbadbadbad00", 3);
+    let err = j
+        .write_file_linked(write_req("b.tres", b"x"), bad)
+        .unwrap_err();
+    assert!(err.to_string().contains("did not end cleanly"), "{err}");
+    assert!(!e.project.path().join("b.tres").exists());
+    // Reconciliation re-validates the link: still committed, gate open.
+    drop(j);
+    let mut j = open(&e);
+    let report = j.reconcile().unwrap();
+    assert_eq!(report.gate, godot_mcp_journal::WriteGate::Open);
+    let rows = j.list_transactions(&TxnFilter::default()).unwrap();
+    assert!(
+        rows.iter().all(|r| r.status == TxnStatus::Committed),
+        "{rows:?}"
+    );
+}
