@@ -568,3 +568,60 @@ async fn an_interrupted_export_registers_nothing_and_keeps_its_bytes() {
     assert_eq!(st["retained_bytes"], 2 * 5 * 4096, "{st}");
     client.cancel().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_managed_editor_is_a_supervised_session() {
+    let p = project();
+    let s = state_dir();
+    let needle = s.path().display().to_string();
+    let _c = Cleanup(needle.clone());
+    let (client, _) = start(p.path(), s.path(), &[]).await;
+    let v = ok(&client, "start_editor", json!({})).await;
+    let pgid = v["pgid"].as_i64().unwrap() as i32;
+    assert!(wait_until(Duration::from_secs(10), || {
+        !support::group_members(pgid).is_empty()
+    }));
+    let e = err(&client, "start_editor", json!({})).await;
+    assert_eq!(
+        e["code"], "PRECONDITION_FAILED",
+        "one editor at a time: {e}"
+    );
+    let l = ok(&client, "list_sessions", json!({})).await;
+    assert_eq!(l["sessions"][0]["purpose"], "editor", "{l}");
+    assert_eq!(l["boundary"]["in_use"], "process_group", "{l}");
+    let stopped = ok(&client, "stop_editor", json!({})).await;
+    assert_eq!(stopped["end"]["ended_by"], "stopped", "{stopped}");
+    assert!(support::group_members(pgid).is_empty());
+    client.cancel().await.unwrap();
+
+    // serve --editor starts one before serving and stops it with the server.
+    let mut cmd = tokio::process::Command::new(support::bin());
+    cmd.arg("serve")
+        .arg("--editor")
+        .arg("--project")
+        .arg(p.path())
+        .env("GODOT_MCP_STATE_DIR", s.path())
+        .env("GODOT_BIN", support::standin());
+    let (transport, _) = TokioChildProcess::builder(cmd)
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let server = transport.id().unwrap() as i32;
+    let client = ().serve(transport).await.unwrap();
+    let l = ok(&client, "list_sessions", json!({})).await;
+    let editor = l["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["purpose"] == "editor")
+        .cloned()
+        .expect("editor session");
+    assert_eq!(editor["running"], true);
+    let pgid = editor["pgid"].as_i64().unwrap() as i32;
+    client.cancel().await.unwrap();
+    wait_dead(server);
+    assert!(
+        support::group_members(pgid).is_empty(),
+        "the editor outlived a normal stop"
+    );
+}

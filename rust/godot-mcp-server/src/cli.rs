@@ -159,6 +159,12 @@ pub struct ServeArgs {
     #[arg(long, env = "GODOT_MCP_HTTP", value_name = "ADDR")]
     pub http: Option<std::net::SocketAddr>,
 
+    /// Also start a managed Godot editor (`godot -e --headless --path <project>`) as a
+    /// supervised session before serving (stdio only); the godot_mcp add-on in it
+    /// connects to this server by itself. Stopped with the server.
+    #[arg(long)]
+    pub editor: bool,
+
     /// With --http: also accept this Host (`name` at the bound port, or `name:port`),
     /// e.g. the machine's LAN name when listening on 0.0.0.0. Repeatable; ignored
     /// without --http (so the env var can be set for every run).
@@ -395,7 +401,17 @@ fn serve(args: ServeArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let start_editor = args.editor;
     let result = runtime.block_on(async move {
+        if start_editor {
+            match crate::tools::runtime::launch_editor(&state).await {
+                Ok(s) => eprintln!(
+                    "godot-mcp serve: managed editor started (session {}, pid {})",
+                    s.txn, s.receipt.pid
+                ),
+                Err(e) => eprintln!("godot-mcp serve: managed editor not started: {}", e.message),
+            }
+        }
         let service = McpServer::new(state.clone())
             .serve(rmcp::transport::stdio())
             .await;

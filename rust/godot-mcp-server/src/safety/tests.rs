@@ -64,6 +64,8 @@ fn every_tool_has_its_pinned_class() {
         ("scripts_read", ReadOnly),
         ("set_setting", Destructive),
         ("simulate_input", Runtime),
+        ("start_editor", Runtime),
+        ("stop_editor", Runtime),
         ("stop_scene", Runtime),
         ("unregister_autoload", Destructive),
         ("write_script", Destructive),

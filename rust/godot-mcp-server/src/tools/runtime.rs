@@ -97,6 +97,28 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         ToolDef::new(
             meta(
+                "start_editor",
+                "Start a managed Godot editor",
+                "Start `godot -e --headless --path <project>` as a supervised session (a \
+                 process_launch transaction; its receipt is durable before this answers). The \
+                 godot_mcp add-on in that editor connects to this server's bridge by itself. \
+                 One managed editor at a time; stop it with stop_editor.",
+                EffectKind::ProcessLaunch,
+            ),
+            start_editor,
+        ),
+        ToolDef::new(
+            meta(
+                "stop_editor",
+                "Stop the managed Godot editor",
+                "Stop the editor started by start_editor (or serve --editor): SIGTERM to its \
+                 process group, SIGKILL after 2 s.",
+                EffectKind::ProcessLaunch,
+            ),
+            stop_editor,
+        ),
+        ToolDef::new(
+            meta(
                 "list_sessions",
                 "List managed sessions",
                 "The supervised processes of this server: purpose, pid, process group, whether \
@@ -738,4 +760,69 @@ async fn export_status(state: Arc<AppState>, _a: NoArgs, _f: CallFlags) -> ToolR
         "retained_bytes": bytes,
         "retained_bytes_served": false,
     }))
+}
+
+/// Launches the managed editor (`start_editor`, `serve --editor`).
+pub async fn launch_editor(state: &Arc<AppState>) -> Result<Arc<Session>, ToolError> {
+    if let Some(s) = state
+        .process
+        .sessions()
+        .into_iter()
+        .find(|s| s.purpose == "editor" && s.ended().is_none())
+    {
+        return Err(ToolError::new(
+            ErrorCode::PreconditionFailed,
+            format!("A managed editor is already running (session {}).", s.txn),
+        )
+        .hint("Stop it with stop_editor first."));
+    }
+    let program = godot()?;
+    state
+        .process
+        .launch(
+            state,
+            LaunchSpec {
+                purpose: "editor",
+                program,
+                args: vec![
+                    "-e".into(),
+                    "--headless".into(),
+                    "--path".into(),
+                    state.project.root().display().to_string(),
+                ],
+                user_args: vec![],
+                tool_family: "runtime",
+                operation: "start_editor",
+                parent: None,
+                writes_disk: false,
+            },
+        )
+        .await
+}
+
+async fn start_editor(state: Arc<AppState>, _a: NoArgs, _f: CallFlags) -> ToolResult {
+    let s = launch_editor(&state).await?;
+    Ok(json!({
+        "session_id": s.txn.to_string(),
+        "transaction_id": s.txn.to_string(),
+        "pid": s.receipt.pid,
+        "pgid": s.receipt.pgid,
+        "receipt_durable": true,
+    }))
+}
+
+async fn stop_editor(state: Arc<AppState>, _a: NoArgs, _f: CallFlags) -> ToolResult {
+    let Some(s) = state
+        .process
+        .sessions()
+        .into_iter()
+        .find(|s| s.purpose == "editor" && s.ended().is_none())
+    else {
+        return Err(
+            ToolError::new(ErrorCode::ResourceNotFound, "No managed editor is running.")
+                .hint("Start one with start_editor."),
+        );
+    };
+    let ended = s.stop(STOP_GRACE).await;
+    Ok(json!({"session_id": s.txn.to_string(), "end": ended.as_ref().map(ended_json)}))
 }
