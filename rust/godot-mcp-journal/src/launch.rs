@@ -4,7 +4,8 @@
 //! # Lifecycle
 //!
 //! 1. [`Journal::begin_launch`] records the intent (nonce, endpoint, control
-//!    socket inode, session directory) durably, before anything is spawned.
+//!    socket inode, session directory) before anything is spawned: in the WAL,
+//!    so it survives the death of the server; fsynced with the receipt.
 //! 2. The supervisor spawns a *gated* process: it cannot run Godot until the
 //!    supervisor releases it, which it does only after
 //!    [`Journal::record_receipt`] made the receipt (pid, start time, process
@@ -184,7 +185,8 @@ pub enum LaunchError {
 }
 
 impl Journal {
-    /// Records a launch intent, durable (full sync) before the caller spawns.
+    /// Records a launch intent before the caller spawns (written to the WAL; made
+    /// durable on disk together with the receipt, before the gate is released).
     /// `needs_open_gate`: the launch writes disk (export, helper) and is refused
     /// while anything is quarantined; every launch is refused before reconciliation.
     pub fn begin_launch(
@@ -206,7 +208,13 @@ impl Journal {
         }
         let txn = TxnId::random()?;
         let json = intent_json(intent)?;
-        self.conn
+        // Committed without its own fsync: its WAL frames survive the death of
+        // this process, and nothing of the launch can run before the receipt
+        // (which *is* fsynced, and commits this row with it) releases the gate.
+        // A machine crash before that kills the gated process as well.
+        self.conn.pragma_update(None, "synchronous", "NORMAL")?;
+        let inserted = self
+            .conn
             .prepare_cached(
                 "INSERT INTO transactions (id, project_object_id, generation, effect_kind, operation,
                      tool_family, state, intent_json, parent_txn, created_at_ms)
@@ -221,7 +229,10 @@ impl Journal {
                 json,
                 parent.map(|p| p.to_string()),
                 now_ms(),
-            ])?;
+            ]);
+        let restored = self.conn.pragma_update(None, "synchronous", "FULL");
+        inserted?;
+        restored?;
         Ok(txn)
     }
 
