@@ -255,7 +255,7 @@ impl Supervisor {
             )
             .map_err(|e| match e {
                 launch::LaunchError::GateClosed { quarantined } => ToolError::new(
-                    ErrorCode::PreconditionFailed,
+                    ErrorCode::WriteGateClosed,
                     format!(
                         "Launch refused: the write gate is closed by quarantined transaction(s) {}.",
                         quarantined
