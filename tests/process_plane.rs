@@ -625,3 +625,56 @@ async fn a_managed_editor_is_a_supervised_session() {
         "the editor outlived a normal stop"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_canonical_write_commits_only_with_both_sub_proofs() {
+    let p = project();
+    let s = state_dir();
+    let _c = Cleanup(s.path().display().to_string());
+    let messy = "[gd_resource type=\"Resource\" format=3]   \n\n[resource]  \nvalue = 1\n\n\n";
+    std::fs::write(p.path().join("r.tres"), messy).unwrap();
+    let (client, _) = start(p.path(), s.path(), &[]).await;
+    let v = ok(
+        &client,
+        "canonicalize_resource",
+        json!({"path": "res://r.tres", "confirm": true}),
+    )
+    .await;
+    assert_eq!(v["applied"], true, "{v}");
+    let on_disk = std::fs::read_to_string(p.path().join("r.tres")).unwrap();
+    assert_eq!(
+        on_disk,
+        "[gd_resource type=\"Resource\" format=3]\n\n[resource]\nvalue = 1\n"
+    );
+    let t = transactions(&client).await;
+    let rows = t["transactions"].as_array().unwrap();
+    let file = rows
+        .iter()
+        .find(|r| r["transaction_id"] == v["transaction_id"])
+        .unwrap();
+    let launch = rows
+        .iter()
+        .find(|r| r["transaction_id"] == v["linked_launch"])
+        .unwrap();
+    assert_eq!(file["effect_kind"], "file");
+    assert_eq!(file["status"], "committed");
+    assert_eq!(launch["effect_kind"], "process_launch");
+    assert_eq!(launch["status"], "committed");
+    client.cancel().await.unwrap();
+
+    // A helper that fails: nothing is written.
+    std::fs::write(p.path().join("r.tres"), messy).unwrap();
+    let (client, _) = start(p.path(), s.path(), &[("GODOT_STANDIN_HELPER_FAIL", "1")]).await;
+    let e = err(
+        &client,
+        "canonicalize_resource",
+        json!({"path": "res://r.tres", "confirm": true}),
+    )
+    .await;
+    assert_eq!(e["code"], "PRECONDITION_FAILED", "{e}");
+    assert_eq!(
+        std::fs::read_to_string(p.path().join("r.tres")).unwrap(),
+        messy
+    );
+    client.cancel().await.unwrap();
+}

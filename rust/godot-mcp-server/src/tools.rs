@@ -374,6 +374,7 @@ impl Registry {
             .chain(scenes::tools())
             .chain(transactions::tools())
             .chain(runtime::tools())
+            .chain(runtime::helper_tools())
             .chain(files::tools())
             .chain(settings::tools())
             .chain(batch::tools())

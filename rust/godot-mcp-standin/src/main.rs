@@ -115,6 +115,35 @@ async fn run(args: Vec<String>) -> i32 {
         return 0;
     }
 
+    // The canonical-write helper script: load, "canonicalize", save.
+    if value_of("--script").is_some_and(|s| s.ends_with("canonical.gd")) {
+        let (Some(src), Some(dst)) = (user_value("godot-mcp-in"), user_value("godot-mcp-out"))
+        else {
+            eprintln!("godot-mcp helper: --godot-mcp-in and --godot-mcp-out are required");
+            return 2;
+        };
+        let root = value_of("--path").unwrap_or(".");
+        let src = src
+            .strip_prefix("res://")
+            .map_or(src.clone(), |r| format!("{root}/{r}"));
+        let Ok(text) = std::fs::read_to_string(&src) else {
+            eprintln!("godot-mcp helper: cannot load {src}");
+            return 1;
+        };
+        if flag("GODOT_STANDIN_HELPER_FAIL") {
+            eprintln!("ERROR: Cannot save resource to file '{dst}'.");
+            return 1;
+        }
+        let canonical: String = text
+            .lines()
+            .map(|l| format!("{}\n", l.trim_end()))
+            .collect();
+        if std::fs::write(&dst, canonical.trim_end().to_string() + "\n").is_err() {
+            return 1;
+        }
+        return 0;
+    }
+
     let quit_after: Option<u64> = value_of("--quit-after").and_then(|v| v.parse().ok());
     let hang = flag("GODOT_STANDIN_HANG");
     if let Some(script) = value_of("--script") {

@@ -231,7 +231,11 @@ impl Supervisor {
         args.push("--".into());
         args.push(format!("--godot-mcp-endpoint={}", endpoint.display()));
         args.push(format!("--godot-mcp-nonce={nonce}"));
-        args.extend(spec.user_args.iter().cloned());
+        args.extend(
+            spec.user_args
+                .iter()
+                .map(|a| a.replace(SESSION_DIR_PLACEHOLDER, &session_str)),
+        );
         let intent = LaunchIntent {
             purpose: spec.purpose.into(),
             program: spec.program.display().to_string(),

@@ -41,6 +41,7 @@ fn every_tool_has_its_pinned_class() {
     let expected: &[(&str, SafetyClass)] = &[
         ("add_input_action", Destructive),
         ("add_input_event", Destructive),
+        ("canonicalize_resource", Destructive),
         ("create_resource", Destructive),
         ("create_script", Destructive),
         ("delete_resource_file", Destructive),

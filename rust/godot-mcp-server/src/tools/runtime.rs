@@ -826,3 +826,167 @@ async fn stop_editor(state: Arc<AppState>, _a: NoArgs, _f: CallFlags) -> ToolRes
     let ended = s.stop(STOP_GRACE).await;
     Ok(json!({"session_id": s.txn.to_string(), "end": ended.as_ref().map(ended_json)}))
 }
+
+/// The canonical-write helper the add-on ships (`extends SceneTree`).
+pub const HELPER_SCRIPT: &str = "res://addons/godot_mcp/probe/canonical.gd";
+
+pub fn helper_tools() -> Vec<ToolDef> {
+    vec![ToolDef::planned(
+        ToolMeta {
+            name: "canonicalize_resource",
+            title: "Re-save a text resource canonically",
+            description: "Re-save a text resource or scene (.tres, .tscn) exactly as Godot writes \
+                it: a supervised Godot helper loads it and saves it with ResourceSaver into the \
+                server's private state, then the bytes replace the file as a journaled write. A \
+                composite: it commits only if both the helper's process_launch proof (exit 0, \
+                boundary proven empty) and the file's hash proof hold.",
+            class: SafetyClass::Destructive,
+            toolset: Toolset::Resources,
+            effect: EffectKind::File,
+        },
+        plan_canonicalize,
+    )]
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CanonicalizeArgs {
+    /// The resource (.tres) or scene (.tscn) to re-save.
+    path: ResPath,
+    /// Refuse if the file is no longer these bytes (sha256 hex, from read_resource).
+    #[serde(default)]
+    expected_sha256: Option<String>,
+}
+
+fn plan_canonicalize(
+    state: Arc<AppState>,
+    args: CanonicalizeArgs,
+) -> Result<crate::tools::Plan, ToolError> {
+    use godot_mcp_journal::{FileState, FileWrite, TxnOutcome};
+    if !matches!(args.path.extension().as_deref(), Some("tres" | "tscn")) {
+        return Err(ToolError::invalid_params(
+            "path",
+            format!(
+                "{} is not a text resource (.tres) or scene (.tscn)",
+                args.path
+            ),
+        ));
+    }
+    let program = godot()?;
+    let target = state.project.resolve("path", &args.path)?;
+    let before = std::fs::read(&target)
+        .map_err(|e| ToolError::new(ErrorCode::ResourceNotFound, format!("{}: {e}", args.path)))?;
+    let pre = FileState::of(&before);
+    let sha_before = match pre {
+        FileState::Present { sha256 } => sha256.to_string(),
+        FileState::Absent => String::new(),
+    };
+    if let Some(expected) = &args.expected_sha256
+        && !sha_before.ends_with(expected.trim_start_matches("sha256:"))
+    {
+        return Err(ToolError::new(
+            ErrorCode::Stale,
+            format!(
+                "{} changed since it was read; nothing was written",
+                args.path
+            ),
+        ));
+    }
+    let effect = json!({
+        "action": "canonicalize",
+        "path": args.path.to_string(),
+        "sha256_before": sha_before,
+        "helper": HELPER_SCRIPT,
+        "composite": "file + process_launch",
+    });
+    let path = args.path.clone();
+    crate::tools::Plan::new(effect, move || {
+        let handle = tokio::runtime::Handle::current();
+        let st = state.clone();
+        let root = st.project.root().display().to_string();
+        let session = handle.block_on(async {
+            st.process
+                .launch(
+                    &st,
+                    LaunchSpec {
+                        purpose: "helper",
+                        program,
+                        args: vec![
+                            "--headless".into(),
+                            "--path".into(),
+                            root,
+                            "--script".into(),
+                            HELPER_SCRIPT.into(),
+                        ],
+                        user_args: vec![
+                            format!("--godot-mcp-in={path}"),
+                            format!(
+                                "--godot-mcp-out={}/out.tres",
+                                process::SESSION_DIR_PLACEHOLDER
+                            ),
+                        ],
+                        tool_family: "resources",
+                        operation: "canonicalize_helper",
+                        parent: None,
+                        writes_disk: true,
+                    },
+                )
+                .await
+        })?;
+        let ended = handle.block_on(async {
+            match session.wait(Duration::from_secs(120)).await {
+                Some(e) => Some(e),
+                None => {
+                    session.kill_for_timeout();
+                    session.wait(Duration::from_secs(10)).await
+                }
+            }
+        });
+        let Some(ended) = ended else {
+            return Err(ToolError::internal("the helper did not end"));
+        };
+        let out = session.output_dir().join("out.tres");
+        let bytes = match (ended.code, std::fs::read(&out)) {
+            (Some(0), Ok(b)) => b,
+            _ => {
+                let (stderr, _) = read_capped(&session.output_dir().join("stderr.log"));
+                return Err(ToolError::new(
+                    ErrorCode::PreconditionFailed,
+                    format!(
+                        "The Godot helper did not produce the canonical bytes ({}); nothing was \
+                         written. {}",
+                        serde_json::to_string(&process_end(&ended)).unwrap_or_default(),
+                        stderr.lines().take(5).collect::<Vec<_>>().join(" | ")
+                    ),
+                ));
+            }
+        };
+        let sha_after = match FileState::of(&bytes) {
+            FileState::Present { sha256 } => sha256.to_string(),
+            FileState::Absent => String::new(),
+        };
+        let req = FileWrite {
+            rel_path: PathBuf::from(path.rel()),
+            bytes,
+            expected: Some(pre),
+            idempotency: None,
+            tool_family: "resources".into(),
+            operation: "canonicalize".into(),
+        };
+        let outcome = st
+            .journal
+            .lock()
+            .write_file_linked(req, session.txn)
+            .map_err(|e| ToolError::new(ErrorCode::Io, e.to_string()))?;
+        let txn = match outcome {
+            TxnOutcome::Committed { transaction_id, .. } => transaction_id,
+            TxnOutcome::Replayed(r) => r.transaction_id,
+        };
+        let mut m = serde_json::Map::new();
+        m.insert("transaction_id".into(), json!(txn.to_string()));
+        m.insert("linked_launch".into(), json!(session.txn.to_string()));
+        m.insert("sha256_after".into(), json!(sha_after));
+        m.insert("persisted".into(), json!(true));
+        Ok(m)
+    })
+}
