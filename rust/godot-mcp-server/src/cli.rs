@@ -378,7 +378,10 @@ fn serve(args: ServeArgs) -> ExitCode {
             allowed_origins: args.allowed_origins,
             token: crate::transport::http::HttpOptions::token_from_env(),
         };
-        return crate::transport::http::serve(state, options);
+        let code = crate::transport::http::serve(state.clone(), options);
+        // A normal stop stops every session first (the HTTP runtime has ended).
+        state.process.stop_all_blocking(&state);
+        return code;
     }
     eprintln!(
         "godot-mcp serve: speaking MCP on stdin/stdout ({} tools); an MCP client starts this \

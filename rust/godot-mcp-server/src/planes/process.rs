@@ -361,6 +361,55 @@ impl Supervisor {
         Ok(session)
     }
 
+    /// Stops every session without an async runtime (after a transport's own
+    /// runtime has ended): SIGTERM, SIGKILL after the grace, prove each boundary
+    /// empty, record the terminal state, archive the output.
+    pub fn stop_all_blocking(&self, state: &AppState) {
+        for s in self.sessions() {
+            if s.ended().is_some() {
+                continue;
+            }
+            s.server_signalled.store(true, Ordering::SeqCst);
+            let Boundary::ProcessGroup { pgid } = s.receipt.boundary;
+            let empty_within = |limit: Duration| {
+                let start = Instant::now();
+                loop {
+                    if launch::group_members(pgid).is_empty() {
+                        return true;
+                    }
+                    if start.elapsed() > limit {
+                        return false;
+                    }
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+            };
+            s.signal_group(rustix::process::Signal::TERM);
+            let mut signal = 15;
+            let mut empty = empty_within(STOP_GRACE);
+            if !empty {
+                signal = 9;
+                s.signal_group(rustix::process::Signal::KILL);
+                empty = empty_within(EMPTY_WAIT);
+            }
+            let archived_to = s
+                .session_dir
+                .parent()
+                .and_then(Path::parent)
+                .and_then(|sd| launch::archive_session(sd, &s.session_dir, s.txn).ok());
+            let proof = LaunchProof {
+                receipt: Some(s.receipt.clone()),
+                end: LaunchEnd::Signal {
+                    signal,
+                    sent_by_server: true,
+                },
+                boundary_empty: empty,
+                archived_to: archived_to.map(|p| p.display().to_string()),
+                derived_by: Deriver::Live,
+            };
+            let _ = state.journal.lock().finish_launch(s.txn, &proof);
+        }
+    }
+
     /// Stops every session (normal shutdown): SIGTERM, SIGKILL after the grace.
     pub async fn stop_all(&self) {
         for s in self.sessions() {
