@@ -33,6 +33,12 @@ pub fn fixture() -> tempfile::TempDir {
         "[gd_resource type=\"Resource\" format=3]\n\n[resource]\nhp = 10\n",
     )
     .unwrap();
+    // Not as Godot writes it (trailing blanks): canonicalize_resource changes it.
+    std::fs::write(
+        p.join("resources/messy.tres"),
+        "[gd_resource type=\"Resource\" format=3]  \n\n[resource]\nhp = 10\n\n\n",
+    )
+    .unwrap();
     dir
 }
 
@@ -80,6 +86,7 @@ fn valid_args(tool: &str) -> Option<Value> {
             json!({"name": "move_left", "events": [{"type": "key", "physical_keycode": 65}]})
         }
         "remove_input_action" => json!({"name": "jump"}),
+        "canonicalize_resource" => json!({"path": "res://resources/messy.tres"}),
         "add_input_event" => {
             json!({"action": "jump", "event": {"type": "joypad_button", "button_index": 0}})
         }
@@ -99,6 +106,14 @@ fn with(args: &Value, extra: Value) -> Value {
 }
 
 const ALL: &[(&str, &str)] = &[("GODOT_MCP_TOOLSETS", "all")];
+
+/// Every toolset, and the stand-in godot for tools that launch one.
+fn all_with_godot() -> [(&'static str, String); 2] {
+    [
+        ("GODOT_MCP_TOOLSETS", "all".to_string()),
+        ("GODOT_BIN", support::standin().display().to_string()),
+    ]
+}
 
 #[tokio::test]
 async fn destructive_without_confirm_is_refused_with_the_exact_text_and_changes_nothing() {
@@ -156,7 +171,9 @@ async fn preview_and_real_run_agree_for_every_tool_that_takes_dry_run() {
         let args = valid_args(&tool.name)
             .unwrap_or_else(|| panic!("no valid_args for {}: add one", tool.name));
         let project = fixture();
-        let client = connect_with(project.path(), ALL).await;
+        let env = all_with_godot();
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let client = connect_with(project.path(), &env).await;
         let confirm = if tool.meta.as_ref().unwrap().0["safety_class"] == "destructive" {
             json!({"confirm": true})
         } else {

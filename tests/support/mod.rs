@@ -221,3 +221,74 @@ pub fn kill9_and_wait(pid: u32) {
     }
     panic!("process {pid} did not exit within 30 s of SIGKILL");
 }
+
+/// The stand-in `godot` executable (crate `godot-mcp-standin`), built once per
+/// test binary into the same target dir as `godot-mcp`.
+pub fn standin() -> PathBuf {
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let bin = bin();
+            let profile_dir = bin.parent().expect("target/<profile>");
+            let target_dir = profile_dir.parent().expect("target dir");
+            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+            let status = std::process::Command::new(cargo)
+                .args([
+                    "build",
+                    "--quiet",
+                    "-p",
+                    "godot-mcp-standin",
+                    "--target-dir",
+                ])
+                .arg(target_dir)
+                .current_dir(env!("CARGO_MANIFEST_DIR"))
+                .status()
+                .expect("run cargo build for the stand-in");
+            assert!(status.success(), "building godot-standin failed");
+            let path = profile_dir.join("godot-standin");
+            assert!(path.is_file(), "{} missing", path.display());
+            path
+        })
+        .clone()
+}
+
+/// Every live process whose command line contains `needle` (zombies excluded).
+pub fn processes_with(needle: &str) -> Vec<i32> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else {
+            continue;
+        };
+        let Ok(raw) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+            continue;
+        };
+        if !String::from_utf8_lossy(&raw).contains(needle) {
+            continue;
+        }
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let state = stat
+            .rfind(')')
+            .and_then(|i| stat[i + 1..].split_whitespace().next().map(str::to_owned));
+        if state.as_deref() != Some("Z") && !stat.is_empty() {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+/// Live (non-zombie) members of process group `pgid`.
+pub fn group_members(pgid: i32) -> Vec<i32> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else {
+            continue;
+        };
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let Some(i) = stat.rfind(')') else { continue };
+        let f: Vec<&str> = stat[i + 1..].split_whitespace().collect();
+        if f.len() > 2 && f[2] == pgid.to_string() && f[0] != "Z" {
+            out.push(pid);
+        }
+    }
+    out
+}

@@ -9,6 +9,8 @@
 //! - [`api`]: `GodotMcp`, the small class the add-on's GDScript `plugin.gd` calls to turn
 //!   the executor on and off, and to read versions.
 //! - [`switch`]: the process-wide executor switch both of them share.
+//! - [`probe`]: `GodotMcpProbe`, the runtime probe of a managed game session: an
+//!   extension `SceneTree` the game gets on the command line (`--script probe.gd`).
 //! - [`engine_version`]: the running Godot's version, read once when the extension loads.
 //!
 //! # Why a GDScript plugin flips the switch
@@ -27,6 +29,7 @@
 mod api;
 mod engine_version;
 mod plugin;
+mod probe;
 mod switch;
 
 use godot::prelude::*;

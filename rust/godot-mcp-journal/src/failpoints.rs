@@ -30,6 +30,23 @@ pub const RECONCILE_AFTER_CLEANUP: &str = "journal::reconcile::after_cleanup";
 /// Reconciliation recorded its terminal rows.
 pub const RECONCILE_AFTER_TERMINAL: &str = "journal::reconcile::after_terminal";
 
+/// A launch intent (nonce, endpoint, socket inode) is durable; nothing spawned.
+pub const LAUNCH_AFTER_INTENT: &str = "launch::after_intent";
+/// The gated process exists (it cannot run Godot yet); no receipt recorded.
+pub const LAUNCH_AFTER_SPAWN: &str = "launch::after_spawn";
+/// The receipt is durable; the gated process is not yet released.
+pub const LAUNCH_AFTER_RECEIPT: &str = "launch::after_receipt";
+/// The process was released and runs Godot; the start call has not answered.
+pub const LAUNCH_AFTER_RELEASE: &str = "launch::after_release";
+
+/// Boundaries of a supervised launch, in the order they are crossed.
+pub const LAUNCH_POINTS: &[&str] = &[
+    LAUNCH_AFTER_INTENT,
+    LAUNCH_AFTER_SPAWN,
+    LAUNCH_AFTER_RECEIPT,
+    LAUNCH_AFTER_RELEASE,
+];
+
 /// Boundaries of a file write, in the order they are crossed.
 pub const WRITE_POINTS: &[&str] = &[
     AFTER_INTENT,
@@ -74,6 +91,34 @@ pub const ALL: &[&str] = &[
     RECONCILE_AFTER_CLEANUP,
     RECONCILE_AFTER_TERMINAL,
 ];
+
+/// Arms every failpoint named in the environment variable `var` (comma
+/// separated) to SIGKILL this process the moment it is crossed, printing
+/// `FAILPOINT_REACHED <name>` on stderr first. Only with the `failpoints`
+/// feature (test builds); a no-op otherwise.
+pub fn arm_sigkill_from_env(var: &str) {
+    #[cfg(feature = "failpoints")]
+    if let Ok(list) = std::env::var(var) {
+        for point in list.split(',').filter(|p| !p.is_empty()) {
+            let name = point.to_owned();
+            let _ = fail::cfg_callback(point, move || {
+                eprintln!("FAILPOINT_REACHED {name}");
+                let _ = rustix::process::kill_process(
+                    rustix::process::getpid(),
+                    rustix::process::Signal::KILL,
+                );
+            });
+        }
+    }
+    #[cfg(not(feature = "failpoints"))]
+    let _ = var;
+}
+
+/// [`cross`] for the other crates of the workspace (the process plane).
+#[inline]
+pub fn cross_pub(name: &'static str) {
+    cross(name);
+}
 
 /// Crosses the boundary `name`: a live `fail` point with the `failpoints`
 /// feature, nothing without it.

@@ -17,7 +17,7 @@ use crate::identity::{IdentityError, ProjectIdentity};
 use crate::ids::{ContentHash, EffectKind, FileState, TxnId, TxnStatus};
 use crate::lease::{Lease, LeaseError};
 use crate::proof::{Deriver, FileIntent, FileProof, Intent, Proof, ProofBasis};
-use crate::reconcile::derive_file;
+use crate::reconcile::derive_file_linked;
 use crate::schema::{self, MigrateError};
 use crate::state_dir::{self, PathError};
 
@@ -501,7 +501,16 @@ impl Journal {
 
     /// Writes `req.bytes` to `req.rel_path` as one journaled transaction.
     pub fn write_file(&mut self, req: FileWrite) -> Result<TxnOutcome, WriteError> {
+        self.write_file_with_link(req, None)
+    }
+
+    pub(crate) fn write_file_with_link(
+        &mut self,
+        req: FileWrite,
+        linked_launch: Option<TxnId>,
+    ) -> Result<TxnOutcome, WriteError> {
         let ctx = Ctx {
+            linked_launch,
             rel: &req.rel_path,
             expected: req.expected,
             idem: req.idempotency.as_ref(),
@@ -521,6 +530,7 @@ impl Journal {
     /// `absent` is the tombstone.
     pub fn delete_file(&mut self, req: FileDelete) -> Result<TxnOutcome, DeleteError> {
         let ctx = Ctx {
+            linked_launch: None,
             rel: &req.rel_path,
             expected: req.expected,
             idem: req.idempotency.as_ref(),
@@ -687,7 +697,7 @@ impl Journal {
                 .and_then(|t| t.strip_prefix(&self.root).ok())
                 .and_then(Path::to_str)
                 .map(str::to_owned),
-            linked_launch: None,
+            linked_launch: ctx.linked_launch,
         };
         self.insert_intent(txn, &intent, &ctx)
             .map_err(TxnFailure::Journal)?;
@@ -795,7 +805,8 @@ impl Journal {
     /// Settles a transaction whose effect failed: re-derive from disk exactly
     /// as reconciliation would, record that, and report it.
     fn settle(&mut self, txn: TxnId, intent: &FileIntent, cause: io::Error) -> TxnFailure {
-        let derived = derive_file(&self.root, intent, Deriver::Live);
+        let link = intent.linked_launch.map(|l| self.linked_launch_verdict(l));
+        let derived = derive_file_linked(&self.root, intent, Deriver::Live, link);
         if let Some(temp) = &derived.remove_temp {
             let _ = fs::remove_file(temp);
         }
@@ -889,6 +900,8 @@ impl Journal {
 }
 
 struct Ctx<'a> {
+    /// A composite's linked `process_launch` (the canonical-write helper).
+    linked_launch: Option<TxnId>,
     rel: &'a Path,
     expected: Option<FileState>,
     idem: Option<&'a IdempotencyKey>,
@@ -926,8 +939,21 @@ pub(crate) fn record_terminal(
     proof: Option<&FileProof>,
     reason: Option<&str>,
 ) -> rusqlite::Result<()> {
+    let proof = proof.map(|p| Proof::File(p.clone()));
+    record_terminal_proof(conn, txn, from, to, proof.as_ref(), reason)
+}
+
+/// [`record_terminal`] for a proof of any effect kind.
+pub(crate) fn record_terminal_proof(
+    conn: &Connection,
+    txn: TxnId,
+    from: TxnStatus,
+    to: TxnStatus,
+    proof: Option<&Proof>,
+    reason: Option<&str>,
+) -> rusqlite::Result<()> {
     let proof_json = proof
-        .map(|p| serde_json::to_string(&Proof::File(p.clone())))
+        .map(serde_json::to_string)
         .transpose()
         .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
     let changed = conn
@@ -982,6 +1008,7 @@ pub(crate) fn list(conn: &Connection, filter: &TxnFilter) -> Result<Vec<TxnRecor
                 tool_family: r.get(4)?,
                 path: match serde_json::from_str::<Intent>(&intent) {
                     Ok(Intent::File(f)) => Some(f.path),
+                    Ok(Intent::ProcessLaunch(l)) => Some(l.purpose),
                     Err(_) => None,
                 },
                 proof_summary: proof

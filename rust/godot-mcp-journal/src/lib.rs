@@ -24,6 +24,7 @@ pub mod failpoints;
 pub mod identity;
 pub mod ids;
 pub mod journal;
+pub mod launch;
 pub mod lease;
 pub mod proof;
 pub mod reconcile;

@@ -30,6 +30,8 @@ pub struct FileIntent {
 pub enum Intent {
     /// An on-disk mutation.
     File(FileIntent),
+    /// A supervised process launch and its receipt.
+    ProcessLaunch(crate::launch::LaunchIntent),
 }
 
 /// What the re-derived on-disk state proved.
@@ -79,6 +81,8 @@ pub struct FileProof {
 pub enum Proof {
     /// Proof of an on-disk mutation.
     File(FileProof),
+    /// Proof of a supervised launch's terminal result.
+    ProcessLaunch(crate::launch::LaunchProof),
 }
 
 impl Proof {
@@ -98,6 +102,7 @@ impl Proof {
                 };
                 format!("{basis} {} on disk ({derived})", p.observed)
             }
+            Proof::ProcessLaunch(p) => p.summary(),
         }
     }
 }

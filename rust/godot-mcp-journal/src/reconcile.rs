@@ -24,8 +24,8 @@ use serde::Serialize;
 use crate::durable;
 use crate::failpoints::{self as fp, cross};
 use crate::ids::{TxnId, TxnStatus};
-use crate::journal::{Journal, QuarantinedTxn, WriteGate, record_terminal};
-use crate::proof::{Deriver, FileIntent, FileProof, Intent, ProofBasis};
+use crate::journal::{Journal, QuarantinedTxn, WriteGate, record_terminal, record_terminal_proof};
+use crate::proof::{Deriver, FileIntent, FileProof, Intent, Proof, ProofBasis};
 
 /// What one reconciliation did.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -95,6 +95,8 @@ pub enum ReconcileError {
 pub(crate) struct Derived {
     pub status: TxnStatus,
     pub proof: Option<FileProof>,
+    /// The proof of a non-file kind (a launch), recorded instead of `proof`.
+    pub other_proof: Option<Proof>,
     pub reason: Option<String>,
     /// A leftover temp file to remove before recording the outcome.
     pub remove_temp: Option<PathBuf>,
@@ -105,6 +107,7 @@ impl Derived {
         Self {
             status: TxnStatus::Quarantined,
             proof: None,
+            other_proof: None,
             reason: Some(reason),
             remove_temp: None,
         }
@@ -112,12 +115,29 @@ impl Derived {
 }
 
 /// Re-derives a `file` intent's outcome from disk. Pure apart from reads.
+#[cfg(test)]
 pub(crate) fn derive_file(root: &Path, intent: &FileIntent, by: Deriver) -> Derived {
-    if let Some(link) = intent.linked_launch {
-        return Derived::quarantined(format!(
-            "composite: linked process_launch {link} cannot be re-validated by this build"
-        ));
-    }
+    derive_file_linked(root, intent, by, None)
+}
+
+/// [`derive_file`] for a composite: `link` is the verdict on the linked
+/// `process_launch` sub-proof (`Ok` when it shows a clean terminal state). A
+/// composite commits only if both hold; with an unclean launch it can still be
+/// proven compensated (the target is in its pre-state), never committed.
+pub(crate) fn derive_file_linked(
+    root: &Path,
+    intent: &FileIntent,
+    by: Deriver,
+    link: Option<Result<(), String>>,
+) -> Derived {
+    let link_problem = match (intent.linked_launch, link) {
+        (None, _) => None,
+        (Some(_), Some(Ok(()))) => None,
+        (Some(l), Some(Err(why))) => Some(format!("composite: linked process_launch {l} {why}")),
+        (Some(l), None) => Some(format!(
+            "composite: linked process_launch {l} was not re-validated"
+        )),
+    };
     let target = root.join(&intent.path);
     let observed = match durable::read_state(&target) {
         Ok(s) => s,
@@ -146,6 +166,14 @@ pub(crate) fn derive_file(root: &Path, intent: &FileIntent, by: Deriver) -> Deri
             intent.path, intent.pre, intent.post
         ));
     };
+    if let Some(problem) = link_problem
+        && basis == ProofBasis::PostState
+    {
+        return Derived::quarantined(format!(
+            "{} is in its post-state, but {problem}",
+            intent.path
+        ));
+    }
     Derived {
         status: match basis {
             ProofBasis::PostState => TxnStatus::Committed,
@@ -158,6 +186,7 @@ pub(crate) fn derive_file(root: &Path, intent: &FileIntent, by: Deriver) -> Deri
             temp_removed: temp_exists,
             derived_by: by,
         }),
+        other_proof: None,
         reason: None,
         remove_temp: temp.filter(|_| temp_exists),
     }
@@ -193,10 +222,43 @@ impl Journal {
             .collect::<Result<_, _>>()?
         };
 
+        // Launches of this project are derived together (one /proc snapshot
+        // per round, one bounded wait for all their boundaries).
+        let launch_rows: Vec<(TxnId, crate::launch::LaunchIntent)> = rows
+            .iter()
+            .filter(|r| {
+                r.kind == "process_launch"
+                    && r.object_id == self.identity.object_id
+                    && r.generation == self.identity.generation as i64
+            })
+            .filter_map(|r| match serde_json::from_str::<Intent>(&r.intent_json) {
+                Ok(Intent::ProcessLaunch(i)) => Some((r.id.parse().ok()?, i)),
+                _ => None,
+            })
+            .collect();
+        let mut launches: std::collections::HashMap<String, Derived> =
+            crate::launch::derive_launches(&self.state_dir, &launch_rows)
+                .into_iter()
+                .zip(&launch_rows)
+                .map(|((status, proof, reason), (txn, _))| {
+                    (
+                        txn.to_string(),
+                        Derived {
+                            status,
+                            proof: None,
+                            other_proof: proof.map(Proof::ProcessLaunch),
+                            reason,
+                            remove_temp: None,
+                        },
+                    )
+                })
+                .collect();
         let derived: Vec<(String, Derived)> = rows
             .into_iter()
             .map(|row| {
-                let d = self.derive_row(&row);
+                let d = launches
+                    .remove(&row.id)
+                    .unwrap_or_else(|| self.derive_row(&row));
                 (row.id, d)
             })
             .collect();
@@ -238,14 +300,25 @@ impl Journal {
                 tracing::error!(id, "journal row with an unparsable id left open");
                 continue;
             };
-            record_terminal(
-                &tx,
-                txn,
-                TxnStatus::Open,
-                d.status,
-                d.proof.as_ref(),
-                d.reason.as_deref(),
-            )?;
+            if d.other_proof.is_some() {
+                record_terminal_proof(
+                    &tx,
+                    txn,
+                    TxnStatus::Open,
+                    d.status,
+                    d.other_proof.as_ref(),
+                    d.reason.as_deref(),
+                )?;
+            } else {
+                record_terminal(
+                    &tx,
+                    txn,
+                    TxnStatus::Open,
+                    d.status,
+                    d.proof.as_ref(),
+                    d.reason.as_deref(),
+                )?;
+            }
             match d.status {
                 TxnStatus::Compensated => report.compensated += 1,
                 TxnStatus::Committed => report.committed += 1,
@@ -277,6 +350,9 @@ impl Journal {
                 row.object_id, row.generation, self.identity.object_id, self.identity.generation
             ));
         }
+        if row.kind == "process_launch" {
+            return Derived::quarantined("launch intent unreadable".into());
+        }
         if row.kind != "file" {
             return Derived::quarantined(format!(
                 "no reconciler for effect kind {} in this build",
@@ -284,7 +360,11 @@ impl Journal {
             ));
         }
         match serde_json::from_str::<Intent>(&row.intent_json) {
-            Ok(Intent::File(intent)) => derive_file(&self.root, &intent, Deriver::Reconcile),
+            Ok(Intent::File(intent)) => {
+                let link = intent.linked_launch.map(|l| self.linked_launch_verdict(l));
+                derive_file_linked(&self.root, &intent, Deriver::Reconcile, link)
+            }
+            Ok(_) => Derived::quarantined("intent of another effect kind on a file row".into()),
             Err(e) => Derived::quarantined(format!("intent unreadable: {e}")),
         }
     }
@@ -409,5 +489,38 @@ mod tests {
         fs::remove_file(root.join("f")).unwrap();
         let d = derive_file(root, &intent(FileState::Absent, post), Deriver::Reconcile);
         assert_eq!(d.status, TxnStatus::Compensated);
+    }
+
+    #[test]
+    fn a_composite_needs_its_launch_sub_proof() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let link: TxnId = "00000000-0000-0000-0000-000000000777".parse().unwrap();
+        let pre = FileState::of(b"pre");
+        let post = FileState::of(b"post");
+        let intent = FileIntent {
+            path: "f".into(),
+            pre,
+            post,
+            temp: None,
+            linked_launch: Some(link),
+        };
+        fs::write(root.join("f"), b"post").unwrap();
+        let by = Deriver::Reconcile;
+        let d = derive_file_linked(root, &intent, by, Some(Ok(())));
+        assert_eq!(d.status, TxnStatus::Committed);
+        let d = derive_file_linked(root, &intent, by, Some(Err("exited 1".into())));
+        assert_eq!(
+            d.status,
+            TxnStatus::Quarantined,
+            "post-state alone is not enough"
+        );
+        fs::write(root.join("f"), b"pre").unwrap();
+        let d = derive_file_linked(root, &intent, by, Some(Err("exited 1".into())));
+        assert_eq!(
+            d.status,
+            TxnStatus::Compensated,
+            "nothing applied: provably compensated"
+        );
     }
 }

@@ -65,6 +65,20 @@ pub enum Command {
     /// Inspect and resolve journaled transactions (operator commands; local shell only).
     #[command(subcommand)]
     Transaction(TransactionCommand),
+
+    /// Self-diagnostics: the process boundary in use and why, the Godot binary,
+    /// the displaced-autoload fact, the state dir and the lease holder.
+    Doctor(DoctorArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct DoctorArgs {
+    /// The Godot project folder (default: the current folder or a parent).
+    #[arg(long, env = "GODOT_MCP_PROJECT")]
+    pub project: Option<PathBuf>,
+    /// Where journals and leases live.
+    #[arg(long, env = "GODOT_MCP_STATE_DIR")]
+    pub state_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -147,6 +161,12 @@ pub struct ServeArgs {
     #[arg(long, env = "GODOT_MCP_HTTP", value_name = "ADDR")]
     pub http: Option<std::net::SocketAddr>,
 
+    /// Also start a managed Godot editor (`godot -e --headless --path <project>`) as a
+    /// supervised session before serving (stdio only); the godot_mcp add-on in it
+    /// connects to this server by itself. Stopped with the server.
+    #[arg(long)]
+    pub editor: bool,
+
     /// With --http: also accept this Host (`name` at the bound port, or `name:port`),
     /// e.g. the machine's LAN name when listening on 0.0.0.0. Repeatable; ignored
     /// without --http (so the env var can be set for every run).
@@ -175,6 +195,7 @@ pub fn main() -> ExitCode {
     match cli.command {
         Command::Serve(args) => serve(args),
         Command::Transaction(TransactionCommand::Repair(args)) => repair(args),
+        Command::Doctor(args) => doctor(args),
     }
 }
 
@@ -246,8 +267,55 @@ fn init_logging(level: &str) {
         .init();
 }
 
+fn doctor(args: DoctorArgs) -> ExitCode {
+    let boundary = crate::planes::process::boundary_report();
+    println!("process boundary: {} ({})", boundary.in_use, boundary.why);
+    match crate::safety::find_godot_binary(
+        std::env::var_os("GODOT_BIN").as_deref(),
+        std::env::var_os("PATH").as_deref(),
+    ) {
+        Ok(p) => println!("godot binary: {}", p.display()),
+        Err(e) => println!("godot binary: not found ({})", e.message),
+    }
+    println!(
+        "displaced autoload: not_required (the runtime probe is passed on the command line; \
+         no autoload or project setting is installed for a session)"
+    );
+    let root = match state_root(args.state_dir) {
+        Ok(r) => r,
+        Err(e) => {
+            println!("state dir: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    match Project::discover(args.project.as_deref(), &cwd) {
+        Ok(project) => {
+            let canonical = std::fs::canonicalize(project.root())
+                .unwrap_or_else(|_| project.root().to_path_buf());
+            let dir = godot_mcp_journal::state_dir::project_state_dir(&root, &canonical);
+            println!("state dir: {}", dir.display());
+            if !dir.is_dir() {
+                println!("lease: free (no state for this project yet)");
+                return ExitCode::SUCCESS;
+            }
+            match godot_mcp_journal::lease::Lease::acquire(&dir) {
+                Ok(lease) => {
+                    drop(lease);
+                    println!("lease: free (no server holds this project)");
+                }
+                Err(e) => println!("lease: {e}"),
+            }
+        }
+        Err(e) => println!("state dir root: {} (no project: {e})", root.display()),
+    }
+    ExitCode::SUCCESS
+}
+
 fn serve(args: ServeArgs) -> ExitCode {
     init_logging(&args.log_level);
+    // Test builds only (the journal's `failpoints` feature): crash points.
+    godot_mcp_journal::failpoints::arm_sigkill_from_env("GODOT_MCP_CRASH_AT");
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let project = match Project::discover(args.project.as_deref(), &cwd) {
         Ok(p) => p,
@@ -302,6 +370,9 @@ fn serve(args: ServeArgs) -> ExitCode {
         }
     }
     let state = Arc::new(AppState::new(project, journal, safety));
+    for line in crate::planes::process::startup_lines(&state) {
+        eprintln!("{line}");
+    }
     if let Some(addr) = args.http {
         let options = crate::transport::http::HttpOptions {
             addr,
@@ -309,7 +380,10 @@ fn serve(args: ServeArgs) -> ExitCode {
             allowed_origins: args.allowed_origins,
             token: crate::transport::http::HttpOptions::token_from_env(),
         };
-        return crate::transport::http::serve(state, options);
+        let code = crate::transport::http::serve(state.clone(), options);
+        // A normal stop stops every session first (the HTTP runtime has ended).
+        state.process.stop_all_blocking(&state);
+        return code;
     }
     eprintln!(
         "godot-mcp serve: speaking MCP on stdin/stdout ({} tools); an MCP client starts this \
@@ -332,12 +406,27 @@ fn serve(args: ServeArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let start_editor = args.editor;
     let result = runtime.block_on(async move {
-        let service = McpServer::new(state)
+        if start_editor {
+            match crate::tools::runtime::launch_editor(&state).await {
+                Ok(s) => eprintln!(
+                    "godot-mcp serve: managed editor started (session {}, pid {})",
+                    s.txn, s.receipt.pid
+                ),
+                Err(e) => eprintln!("godot-mcp serve: managed editor not started: {}", e.message),
+            }
+        }
+        let service = McpServer::new(state.clone())
             .serve(rmcp::transport::stdio())
-            .await?;
-        service.waiting().await?;
-        Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+            .await;
+        let result = match service {
+            Ok(service) => service.waiting().await.map(|_| ()).map_err(Into::into),
+            Err(e) => Err(Box::new(e) as Box<dyn std::error::Error + Send + Sync>),
+        };
+        // A normal stop stops every session first.
+        state.process.stop_all().await;
+        result
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,

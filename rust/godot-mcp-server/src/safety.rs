@@ -201,10 +201,12 @@ pub enum Toolset {
     Batch,
     /// Toolset management itself; always enabled.
     Toolsets,
+    /// Supervised Godot processes: run, play, input, export (the process plane).
+    Runtime,
 }
 
 impl Toolset {
-    pub const ALL: [Toolset; 9] = [
+    pub const ALL: [Toolset; 10] = [
         Toolset::Project,
         Toolset::Scenes,
         Toolset::Scripts,
@@ -214,10 +216,11 @@ impl Toolset {
         Toolset::InputMap,
         Toolset::Batch,
         Toolset::Toolsets,
+        Toolset::Runtime,
     ];
 
     /// Enabled when the operator names none: small, the families most sessions use.
-    pub const DEFAULT: [Toolset; 8] = [
+    pub const DEFAULT: [Toolset; 9] = [
         Toolset::Project,
         Toolset::Scenes,
         Toolset::Scripts,
@@ -226,6 +229,7 @@ impl Toolset {
         Toolset::Settings,
         Toolset::Batch,
         Toolset::Toolsets,
+        Toolset::Runtime,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -239,6 +243,7 @@ impl Toolset {
             Self::InputMap => "input_map",
             Self::Batch => "batch",
             Self::Toolsets => "toolsets",
+            Self::Runtime => "runtime",
         }
     }
 

@@ -37,6 +37,8 @@ pub struct AppState {
     pub journal: Mutex<Journal>,
     /// Approval configuration, enabled toolsets, calls awaiting approval.
     pub safety: SafetyState,
+    /// The process plane: supervised Godot launches of this server.
+    pub process: crate::planes::process::Supervisor,
 }
 
 impl AppState {
@@ -50,6 +52,7 @@ impl AppState {
             limits: Limits::default(),
             journal: Mutex::new(journal),
             safety,
+            process: Default::default(),
         }
     }
 }

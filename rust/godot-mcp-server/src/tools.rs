@@ -24,6 +24,7 @@ use crate::state::AppState;
 pub mod batch;
 pub mod files;
 pub mod project;
+pub mod runtime;
 pub mod scenes;
 pub mod settings;
 pub mod toolsets;
@@ -314,6 +315,11 @@ pub(crate) fn split_flags(
         ("dry_run", class.takes_dry_run(), &mut flags.dry_run),
         ("confirm", class.requires_confirm(), &mut flags.confirm),
     ] {
+        // A runtime tool that takes `confirm` (export_project: a path outside the
+        // project) declares it in its own schema; its decoder refuses it elsewhere.
+        if name == "confirm" && class == SafetyClass::Runtime {
+            continue;
+        }
         if let Some(v) = args.remove(name) {
             if !allowed {
                 return Err(ToolError::invalid_params(
@@ -406,6 +412,8 @@ impl Registry {
             .into_iter()
             .chain(scenes::tools())
             .chain(transactions::tools())
+            .chain(runtime::tools())
+            .chain(runtime::helper_tools())
             .chain(files::tools())
             .chain(settings::tools())
             .chain(batch::tools())

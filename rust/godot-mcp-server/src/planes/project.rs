@@ -59,7 +59,7 @@ pub fn with_call<R>(call: JournalCall, f: impl FnOnce() -> R) -> R {
 }
 
 /// (tool family, operation, idempotency key) for the next journaled write.
-fn journal_identity(
+pub(crate) fn journal_identity(
     default_family: &str,
     default_op: &str,
 ) -> (String, String, Option<IdempotencyKey>) {
@@ -288,7 +288,7 @@ fn txn_id(outcome: &TxnOutcome) -> String {
 }
 
 /// A journal refusal or failure as the agent sees it.
-fn write_error(path: &ResPath, param: &str, e: WriteError) -> ToolError {
+pub(crate) fn write_error(path: &ResPath, param: &str, e: WriteError) -> ToolError {
     match e {
         WriteError::Stale {
             current,

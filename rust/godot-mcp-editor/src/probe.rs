@@ -1,0 +1,318 @@
+//! `GodotMcpProbe`: the runtime probe of a managed game session.
+//!
+//! It is passed to the game on the command line — no autoload, no project
+//! setting: on Godot 4.4 as `--script res://addons/godot_mcp/probe/probe.gd`, a
+//! one-line script `extends GodotMcpProbe`, with the session's endpoint and
+//! nonce as user arguments after `--`:
+//!
+//! ```text
+//! godot --headless --path P --script res://addons/godot_mcp/probe/probe.gd -- \
+//!     --godot-mcp-endpoint=/…/c.sock --godot-mcp-nonce=… [--godot-mcp-scene=res://…]
+//! ```
+//!
+//! The probe is the game's `SceneTree`: `initialize` connects to the control
+//! socket (a Unix socket; one JSON line per request and answer), then loads
+//! the scene itself (with `--script`, Godot does not load the main scene).
+//! `process` polls the socket without blocking, injects input, ends holds when
+//! their `hold_ms` passes, and — the moment the server is lost — releases
+//! everything it holds and quits 15 s later.
+//!
+//! Requests: `status`, `input {event, hold_ms}`, `release_all`, `screenshot`,
+//! `get_property {node, property}`, `evaluate {expression}`, `quit`.
+
+use std::io::{ErrorKind, Read, Write};
+use std::os::unix::net::UnixStream;
+use std::time::{Duration, Instant};
+
+use godot::classes::{ClassDb, Engine, ISceneTree, Input, InputEvent, Os, SceneTree};
+use godot::prelude::*;
+use serde_json::{Value, json};
+
+/// How long the game runs on after losing its server.
+const QUIT_AFTER_LOSS: Duration = Duration::from_secs(15);
+
+struct Held {
+    /// The event as sent, to send released.
+    event: Value,
+    until: Instant,
+}
+
+#[derive(GodotClass)]
+#[class(init, base = SceneTree)]
+pub struct GodotMcpProbe {
+    stream: Option<UnixStream>,
+    inbuf: Vec<u8>,
+    held: Vec<Held>,
+    lost_at: Option<Instant>,
+    base: Base<SceneTree>,
+}
+
+fn user_arg(args: &PackedStringArray, name: &str) -> Option<String> {
+    let prefix = format!("--{name}=");
+    args.as_slice()
+        .iter()
+        .find_map(|a| a.to_string().strip_prefix(&prefix).map(str::to_owned))
+}
+
+#[godot_api]
+impl ISceneTree for GodotMcpProbe {
+    fn initialize(&mut self) {
+        let args = Os::singleton().get_cmdline_user_args();
+        let endpoint = user_arg(&args, "godot-mcp-endpoint");
+        let nonce = user_arg(&args, "godot-mcp-nonce");
+        if let (Some(endpoint), Some(nonce)) = (endpoint, nonce) {
+            match UnixStream::connect(&endpoint) {
+                Ok(mut s) => {
+                    let hello = json!({"hello": {"nonce": nonce, "pid": std::process::id(),
+                        "renderer": has_renderer()}});
+                    let ok = s.write_all(format!("{hello}\n").as_bytes()).is_ok()
+                        && s.set_nonblocking(true).is_ok();
+                    if ok {
+                        self.stream = Some(s);
+                    } else {
+                        self.lose();
+                    }
+                }
+                Err(e) => {
+                    godot_error!("godot-mcp probe: cannot connect to {endpoint}: {e}");
+                    self.lose();
+                }
+            }
+        }
+        // With --script Godot loads no main scene: load the requested one, or
+        // the project's main scene.
+        let scene = user_arg(&args, "godot-mcp-scene").or_else(|| {
+            let settings = Engine::singleton().get_singleton("ProjectSettings")?;
+            let v = settings
+                .clone()
+                .call("get_setting", &["application/run/main_scene".to_variant()]);
+            v.try_to::<GString>().ok().map(|s| s.to_string())
+        });
+        if let Some(scene) = scene.filter(|s| !s.is_empty()) {
+            let err = self.base_mut().change_scene_to_file(scene.as_str());
+            if err != godot::global::Error::OK {
+                godot_error!("godot-mcp probe: cannot load {scene}: {err:?}");
+            }
+        }
+    }
+
+    fn process(&mut self, _delta: f64) -> bool {
+        self.end_expired_holds();
+        self.poll();
+        if let Some(at) = self.lost_at
+            && at.elapsed() >= QUIT_AFTER_LOSS
+        {
+            return true; // quit
+        }
+        false
+    }
+}
+
+fn has_renderer() -> bool {
+    Engine::singleton()
+        .get_singleton("DisplayServer")
+        .map(|mut ds| ds.call("get_name", &[]).to_string())
+        .is_some_and(|name| name != "headless")
+}
+
+/// Builds an InputEvent from the wire form (through ClassDB: the bindings this
+/// add-on is built with carry only a minimal class set).
+fn make_event(event: &Value, pressed: bool) -> Option<Gd<InputEvent>> {
+    let class = match event["type"].as_str()? {
+        "key" => "InputEventKey",
+        "mouse_button" => "InputEventMouseButton",
+        "action" => "InputEventAction",
+        _ => return None,
+    };
+    let mut obj = ClassDb::singleton()
+        .instantiate(class)
+        .try_to::<Gd<InputEvent>>()
+        .ok()?;
+    match event["type"].as_str()? {
+        "key" => {
+            let name = event["key"].as_str()?;
+            let key = Os::singleton().find_keycode_from_string(name);
+            obj.set("keycode", &key.ord().to_variant());
+            obj.set("physical_keycode", &key.ord().to_variant());
+        }
+        "mouse_button" => {
+            obj.set("button_index", &event["button"].as_i64()?.to_variant());
+            let pos = Vector2::new(
+                event["x"].as_f64().unwrap_or(0.0) as f32,
+                event["y"].as_f64().unwrap_or(0.0) as f32,
+            );
+            obj.set("position", &pos.to_variant());
+            obj.set("global_position", &pos.to_variant());
+        }
+        _ => {
+            obj.set(
+                "action",
+                &StringName::from(event["action"].as_str()?).to_variant(),
+            );
+            obj.set("strength", &1.0f64.to_variant());
+        }
+    }
+    obj.set("pressed", &pressed.to_variant());
+    Some(obj)
+}
+
+impl GodotMcpProbe {
+    fn lose(&mut self) {
+        if self.lost_at.is_some() {
+            return;
+        }
+        self.stream = None;
+        let n = self.held.len();
+        self.release_all();
+        self.lost_at = Some(Instant::now());
+        godot_print!(
+            "godot-mcp probe: server lost; released {n} held input(s); quitting in {} ms",
+            QUIT_AFTER_LOSS.as_millis()
+        );
+    }
+
+    fn release_all(&mut self) -> usize {
+        let held = std::mem::take(&mut self.held);
+        for h in &held {
+            if let Some(ev) = make_event(&h.event, false) {
+                Input::singleton().parse_input_event(&ev);
+            }
+        }
+        held.len()
+    }
+
+    fn end_expired_holds(&mut self) {
+        let now = Instant::now();
+        let (done, keep): (Vec<Held>, Vec<Held>) = std::mem::take(&mut self.held)
+            .into_iter()
+            .partition(|h| h.until <= now);
+        self.held = keep;
+        for h in done {
+            if let Some(ev) = make_event(&h.event, false) {
+                Input::singleton().parse_input_event(&ev);
+            }
+        }
+    }
+
+    fn poll(&mut self) {
+        let Some(stream) = self.stream.as_mut() else {
+            return;
+        };
+        let mut buf = [0u8; 4096];
+        // Bounded: at most 64 reads per frame.
+        for _ in 0..64 {
+            match stream.read(&mut buf) {
+                Ok(0) => {
+                    self.lose();
+                    return;
+                }
+                Ok(n) => self.inbuf.extend_from_slice(&buf[..n]),
+                Err(e) if e.kind() == ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                Err(_) => {
+                    self.lose();
+                    return;
+                }
+            }
+        }
+        while let Some(pos) = self.inbuf.iter().position(|b| *b == b'\n') {
+            let line: Vec<u8> = self.inbuf.drain(..=pos).collect();
+            let Ok(msg) = serde_json::from_slice::<Value>(&line) else {
+                continue;
+            };
+            let reply = self.handle(&msg);
+            let sent = self.stream.as_mut().map(|s| {
+                s.set_nonblocking(false)
+                    .and_then(|()| s.write_all(format!("{reply}\n").as_bytes()))
+                    .and_then(|()| s.set_nonblocking(true))
+            });
+            if !matches!(sent, Some(Ok(()))) {
+                self.lose();
+                return;
+            }
+        }
+    }
+
+    fn handle(&mut self, msg: &Value) -> Value {
+        let id = msg["id"].clone();
+        match msg["cmd"].as_str().unwrap_or("") {
+            "status" => json!({"id": id, "ok": true, "breaked": false, "held": self.held.len()}),
+            "input" => {
+                let event = msg["event"].clone();
+                let Some(ev) = make_event(&event, true) else {
+                    return json!({"id": id, "ok": false, "error": "bad_event", "message": "unknown input event"});
+                };
+                Input::singleton().parse_input_event(&ev);
+                let hold = msg["hold_ms"].as_u64().unwrap_or(0);
+                if hold == 0 {
+                    if let Some(up) = make_event(&event, false) {
+                        Input::singleton().parse_input_event(&up);
+                    }
+                } else {
+                    self.held.push(Held {
+                        event,
+                        until: Instant::now() + Duration::from_millis(hold),
+                    });
+                }
+                json!({"id": id, "ok": true, "held": self.held.len()})
+            }
+            "release_all" => json!({"id": id, "ok": true, "released": self.release_all()}),
+            "screenshot" => {
+                if !has_renderer() {
+                    return json!({"id": id, "ok": false, "error": "no_renderer",
+                        "message": "this Godot build has no renderer (headless): no screenshot is possible"});
+                }
+                json!({"id": id, "ok": false, "error": "not_supported",
+                    "message": "screenshots need the full class bindings; not in this build"})
+            }
+            "get_property" => {
+                let root = self.base().get_root();
+                let node =
+                    root.and_then(|r| r.get_node_or_null(msg["node"].as_str().unwrap_or("")));
+                match node {
+                    Some(n) => {
+                        let v = n.get(msg["property"].as_str().unwrap_or(""));
+                        json!({"id": id, "ok": true, "value": v.to_string()})
+                    }
+                    None => json!({"id": id, "ok": false, "error": "node_not_found",
+                        "message": format!("no node {}", msg["node"])}),
+                }
+            }
+            "evaluate" => {
+                let Ok(mut expr) = ClassDb::singleton()
+                    .instantiate("Expression")
+                    .try_to::<Gd<Object>>()
+                else {
+                    return json!({"id": id, "ok": false, "error": "no_expression", "message": "Expression unavailable"});
+                };
+                let text = msg["expression"].as_str().unwrap_or("").to_variant();
+                let err = expr.call("parse", &[text]);
+                if err.try_to::<i64>().unwrap_or(1) != 0 {
+                    let why = expr.call("get_error_text", &[]).to_string();
+                    return json!({"id": id, "ok": false, "error": "parse_error", "message": why});
+                }
+                let base = self
+                    .base()
+                    .get_current_scene()
+                    .map(|n| n.to_variant())
+                    .unwrap_or_default();
+                let v = expr.call("execute", &[VarArray::new().to_variant(), base]);
+                if expr
+                    .call("has_execute_failed", &[])
+                    .try_to::<bool>()
+                    .unwrap_or(true)
+                {
+                    let why = expr.call("get_error_text", &[]).to_string();
+                    return json!({"id": id, "ok": false, "error": "execute_failed", "message": why});
+                }
+                json!({"id": id, "ok": true, "value": v.to_string()})
+            }
+            "quit" => {
+                self.release_all();
+                self.base_mut().quit();
+                json!({"id": id, "ok": true})
+            }
+            other => json!({"id": id, "ok": false, "error": "unknown_command", "message": other}),
+        }
+    }
+}

@@ -1,0 +1,658 @@
+//! `process_launch` transactions: the durable launch receipt of a supervised
+//! Godot process, its terminal result, and the reconciliation of survivors.
+//!
+//! # Lifecycle
+//!
+//! 1. [`Journal::begin_launch`] records the intent (nonce, endpoint, control
+//!    socket inode, session directory) before anything is spawned: in the WAL,
+//!    so it survives the death of the server; fsynced with the receipt.
+//! 2. The supervisor spawns a *gated* process: it cannot run Godot until the
+//!    supervisor releases it, which it does only after
+//!    [`Journal::record_receipt`] made the receipt (pid, start time, process
+//!    group) durable. A supervisor killed before that closes the gate pipe by
+//!    dying, and the gated process exits without ever running Godot.
+//! 3. [`Journal::finish_launch`] records the terminal result (exit code or
+//!    signal, and the emptiness of the boundary) as `committed`.
+//!
+//! # Reconciliation of survivors
+//!
+//! An open launch found at startup is resolved from its receipt by exact
+//! identity: the recorded pid is a survivor only if its start time (field 22 of
+//! `/proc/<pid>/stat`), its process group and the nonce in its command line all
+//! match, and the recorded control socket still has its inode. A pid that now
+//! belongs to another process is never signalled. The boundary (the process
+//! group) is then killed and proven empty; the session's output is archived;
+//! the row becomes `compensated` (the boundary is proven empty: nothing of the
+//! launch runs any more) or `quarantined` when emptiness cannot be proven.
+
+use std::fs;
+use std::io;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use rusqlite::params;
+use serde::{Deserialize, Serialize};
+
+use crate::ids::{TxnId, TxnStatus};
+use crate::journal::{Journal, QuarantinedTxn, WriteGate, now_ms, record_terminal_proof};
+use crate::proof::{Deriver, Intent, Proof};
+
+/// Where sessions keep their output while they run, inside the project state dir.
+pub const SESSIONS_DIR: &str = "sessions";
+/// Where output of ended (or reconciled) sessions is archived. Never pruned by
+/// artifact retention: it is recovery evidence.
+pub const ARCHIVE_DIR: &str = "archive";
+/// The name of an export's partial output inside a session directory.
+pub const EXPORT_PARTIAL: &str = "export.partial";
+
+/// How long reconciliation waits for a killed boundary to empty.
+const EMPTY_WAIT: Duration = Duration::from_secs(5);
+
+/// The boundary that contains a launch.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Boundary {
+    /// The weak locator: a process group whose id is the leader's pid.
+    ProcessGroup {
+        /// The process group id.
+        pgid: i32,
+    },
+}
+
+/// The durable launch receipt: who the launched process is, exactly.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LaunchReceipt {
+    /// The leader's pid.
+    pub pid: i32,
+    /// Field 22 of `/proc/<pid>/stat` (clock ticks since boot).
+    pub start_time: u64,
+    /// The leader's process group id.
+    pub pgid: i32,
+    /// The boundary in use.
+    pub boundary: Boundary,
+}
+
+/// What a `process_launch` transaction intends, durable before the spawn.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LaunchIntent {
+    /// `run_and_capture`, `play_scene`, `export_project`, `helper`, `editor`.
+    pub purpose: String,
+    /// The program run.
+    pub program: String,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// A random nonce, passed on the command line (after `--`).
+    pub nonce: String,
+    /// The control socket's path.
+    pub endpoint: String,
+    /// The control socket's inode.
+    pub socket_inode: u64,
+    /// The session directory (absolute) holding stdout, stderr and partial output.
+    pub session_dir: String,
+    /// Filled in once the process exists; durable before the start call answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receipt: Option<LaunchReceipt>,
+}
+
+/// How a launch ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "ended_by", rename_all = "snake_case")]
+pub enum LaunchEnd {
+    /// Exited by itself.
+    Exit {
+        /// The exit code.
+        code: i32,
+    },
+    /// Killed by a signal.
+    Signal {
+        /// The signal.
+        signal: i32,
+        /// Whether the server sent it (stop, timeout, reconciliation).
+        sent_by_server: bool,
+    },
+    /// The gated process never ran Godot (the supervisor died before release).
+    NeverStarted,
+    /// Reconciliation killed the recorded boundary.
+    TerminatedByReconcile {
+        /// How many of the boundary's processes were still running.
+        survivors: usize,
+    },
+    /// Reconciliation found the boundary already empty.
+    GoneBeforeReconcile,
+}
+
+/// The proof of a `process_launch` transaction's terminal state.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LaunchProof {
+    /// The receipt the proof was derived from (absent: never started).
+    pub receipt: Option<LaunchReceipt>,
+    /// How it ended.
+    pub end: LaunchEnd,
+    /// The boundary was enumerated after the end and had no live member.
+    pub boundary_empty: bool,
+    /// Where the session's output was archived, when it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub archived_to: Option<String>,
+    /// Who derived it.
+    pub derived_by: Deriver,
+}
+
+impl LaunchProof {
+    /// One human line.
+    pub fn summary(&self) -> String {
+        let end = match &self.end {
+            LaunchEnd::Exit { code } => format!("exited with code {code}"),
+            LaunchEnd::Signal {
+                signal,
+                sent_by_server: true,
+            } => format!("stopped by the server (signal {signal})"),
+            LaunchEnd::Signal { signal, .. } => format!("killed by signal {signal}"),
+            LaunchEnd::NeverStarted => "never started".into(),
+            LaunchEnd::TerminatedByReconcile { survivors } => {
+                format!("{survivors} survivor(s) terminated at startup")
+            }
+            LaunchEnd::GoneBeforeReconcile => "already gone at startup".into(),
+        };
+        let empty = if self.boundary_empty {
+            "boundary proven empty"
+        } else {
+            "boundary NOT proven empty"
+        };
+        format!("{end}, {empty}")
+    }
+}
+
+/// A launch could not be recorded.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LaunchError {
+    /// Startup reconciliation has not run.
+    #[error("launch refused: the journal is not reconciled; restart the server")]
+    NotReconciled,
+    /// Quarantined transactions close the write gate.
+    #[error("launch refused: the write gate is closed by quarantined transaction(s)")]
+    GateClosed {
+        /// The quarantined transactions.
+        quarantined: Vec<TxnId>,
+    },
+    /// The journal failed.
+    #[error("journal: {0}")]
+    Journal(#[from] rusqlite::Error),
+    /// An I/O error.
+    #[error("{0}")]
+    Io(#[from] io::Error),
+}
+
+impl Journal {
+    /// Records a launch intent before the caller spawns (written to the WAL; made
+    /// durable on disk together with the receipt, before the gate is released).
+    /// `needs_open_gate`: the launch writes disk (export, helper) and is refused
+    /// while anything is quarantined; every launch is refused before reconciliation.
+    pub fn begin_launch(
+        &mut self,
+        intent: &LaunchIntent,
+        tool_family: &str,
+        operation: &str,
+        parent: Option<TxnId>,
+        needs_open_gate: bool,
+    ) -> Result<TxnId, LaunchError> {
+        match &self.gate {
+            WriteGate::Unreconciled => return Err(LaunchError::NotReconciled),
+            WriteGate::Closed { quarantined } if needs_open_gate => {
+                return Err(LaunchError::GateClosed {
+                    quarantined: quarantined.iter().map(|q| q.transaction_id).collect(),
+                });
+            }
+            _ => {}
+        }
+        let txn = TxnId::random()?;
+        let json = intent_json(intent)?;
+        // Committed without its own fsync: its WAL frames survive the death of
+        // this process, and nothing of the launch can run before the receipt
+        // (which *is* fsynced, and commits this row with it) releases the gate.
+        // A machine crash before that kills the gated process as well.
+        self.conn.pragma_update(None, "synchronous", "NORMAL")?;
+        let inserted = self
+            .conn
+            .prepare_cached(
+                "INSERT INTO transactions (id, project_object_id, generation, effect_kind, operation,
+                     tool_family, state, intent_json, parent_txn, created_at_ms)
+                 VALUES (?1, ?2, ?3, 'process_launch', ?4, ?5, 'open', ?6, ?7, ?8)",
+            )?
+            .execute(params![
+                txn.to_string(),
+                self.identity.object_id,
+                self.identity.generation as i64,
+                operation,
+                tool_family,
+                json,
+                parent.map(|p| p.to_string()),
+                now_ms(),
+            ]);
+        let restored = self.conn.pragma_update(None, "synchronous", "FULL");
+        inserted?;
+        restored?;
+        Ok(txn)
+    }
+
+    /// Makes the receipt durable (full sync) in the open launch's intent.
+    pub fn record_receipt(
+        &mut self,
+        txn: TxnId,
+        intent: &LaunchIntent,
+        receipt: &LaunchReceipt,
+    ) -> Result<(), LaunchError> {
+        let mut with = intent.clone();
+        with.receipt = Some(receipt.clone());
+        let json = intent_json(&with)?;
+        let changed = self
+            .conn
+            .prepare_cached(
+                "UPDATE transactions SET intent_json = ?2 WHERE id = ?1 AND state = 'open'",
+            )?
+            .execute(params![txn.to_string(), json])?;
+        if changed == 1 {
+            Ok(())
+        } else {
+            Err(LaunchError::Journal(rusqlite::Error::QueryReturnedNoRows))
+        }
+    }
+
+    /// Records a launch's terminal state; `committed` with a proof whose boundary
+    /// is empty, else `quarantined` (which closes the gate).
+    pub fn finish_launch(
+        &mut self,
+        txn: TxnId,
+        proof: &LaunchProof,
+    ) -> Result<TxnStatus, LaunchError> {
+        let (status, reason) = if proof.boundary_empty {
+            (TxnStatus::Committed, None)
+        } else {
+            (
+                TxnStatus::Quarantined,
+                Some("the launch's boundary could not be proven empty after it ended".to_owned()),
+            )
+        };
+        record_terminal_proof(
+            &self.conn,
+            txn,
+            TxnStatus::Open,
+            status,
+            Some(&Proof::ProcessLaunch(proof.clone())),
+            reason.as_deref(),
+        )?;
+        if status == TxnStatus::Quarantined {
+            let q = QuarantinedTxn {
+                transaction_id: txn,
+                reason: reason.unwrap_or_default(),
+            };
+            match &mut self.gate {
+                WriteGate::Closed { quarantined } => quarantined.push(q),
+                gate => {
+                    *gate = WriteGate::Closed {
+                        quarantined: vec![q],
+                    }
+                }
+            }
+        }
+        Ok(status)
+    }
+
+    /// The recorded proof of a terminal transaction (for composites).
+    pub fn launch_proof(
+        &self,
+        txn: TxnId,
+    ) -> Result<Option<(TxnStatus, LaunchProof)>, LaunchError> {
+        let row: Option<(String, Option<String>)> = self
+            .conn
+            .prepare_cached("SELECT state, proof_json FROM transactions WHERE id = ?1")?
+            .query_row([txn.to_string()], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map(Some)
+            .or_else(|e| match e {
+                rusqlite::Error::QueryReturnedNoRows => Ok(None),
+                e => Err(e),
+            })?;
+        Ok(row.and_then(|(state, proof)| {
+            let status = TxnStatus::parse(&state)?;
+            match serde_json::from_str::<Proof>(proof.as_deref()?).ok()? {
+                Proof::ProcessLaunch(p) => Some((status, p)),
+                _ => None,
+            }
+        }))
+    }
+}
+
+impl Journal {
+    /// The verdict on a composite's linked launch: `Ok` when it is committed
+    /// with a clean terminal state (exit 0, boundary proven empty), re-read
+    /// from the journal every time.
+    pub fn linked_launch_verdict(&self, link: TxnId) -> Result<(), String> {
+        match self.launch_proof(link) {
+            Ok(Some((TxnStatus::Committed, p))) => match (&p.end, p.boundary_empty) {
+                (LaunchEnd::Exit { code: 0 }, true) => Ok(()),
+                (_, false) => Err("did not prove its boundary empty".into()),
+                (end, true) => Err(format!("did not end cleanly ({end:?})")),
+            },
+            Ok(Some((status, _))) => Err(format!("is {status}, not committed")),
+            Ok(None) => Err("has no launch proof".into()),
+            Err(e) => Err(format!("could not be read: {e}")),
+        }
+    }
+
+    /// A composite canonical write: `req` lands only if the linked helper
+    /// launch's proof is clean now, and the file transaction records the link
+    /// so reconciliation and repair re-validate it.
+    pub fn write_file_linked(
+        &mut self,
+        req: crate::journal::FileWrite,
+        link: TxnId,
+    ) -> Result<crate::journal::TxnOutcome, crate::journal::WriteError> {
+        if let Err(why) = self.linked_launch_verdict(link) {
+            return Err(crate::journal::WriteError::Io {
+                path: req.rel_path.clone(),
+                source: io::Error::other(format!(
+                    "composite refused: linked process_launch {link} {why}; nothing was written"
+                )),
+            });
+        }
+        self.write_file_with_link(req, Some(link))
+    }
+}
+
+fn intent_json(intent: &LaunchIntent) -> rusqlite::Result<String> {
+    serde_json::to_string(&Intent::ProcessLaunch(intent.clone()))
+        .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))
+}
+
+// ---------------------------------------------------------------------------------
+// Process identity from /proc
+// ---------------------------------------------------------------------------------
+
+/// The fields of `/proc/<pid>/stat` identity needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ProcStat {
+    /// Field 3: R, S, D, Z, …
+    pub state: char,
+    /// Field 5.
+    pub pgrp: i32,
+    /// Field 22: start time in clock ticks since boot.
+    pub start_time: u64,
+}
+
+/// Reads `/proc/<pid>/stat`; `None` when the process does not exist.
+pub fn proc_stat(pid: i32) -> Option<ProcStat> {
+    let text = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    parse_stat(&text)
+}
+
+/// Parses a stat line; the command name (field 2) may hold spaces and parens,
+/// so fields are counted from its last `)`.
+pub fn parse_stat(text: &str) -> Option<ProcStat> {
+    let rest = &text[text.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // rest starts at field 3.
+    Some(ProcStat {
+        state: fields.first()?.chars().next()?,
+        pgrp: fields.get(2)?.parse().ok()?,
+        start_time: fields.get(19)?.parse().ok()?,
+    })
+}
+
+/// Whether `/proc/<pid>/cmdline` holds an argument containing `needle`.
+pub fn cmdline_contains(pid: i32, needle: &str) -> bool {
+    fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|raw| {
+        raw.split(|b| *b == 0)
+            .any(|arg| std::str::from_utf8(arg).is_ok_and(|a| a.contains(needle)))
+    })
+}
+
+/// A process that has not finished dying: not a zombie, or a zombie whose
+/// threads are still exiting.
+fn is_live(pid: i32, stat: &ProcStat) -> bool {
+    if stat.state != 'Z' && stat.state != 'X' {
+        return true;
+    }
+    fs::read_dir(format!("/proc/{pid}/task")).is_ok_and(|d| d.count() > 1)
+}
+
+/// Every live process whose process group is `pgid`.
+pub fn group_members(pgid: i32) -> Vec<i32> {
+    let Ok(dir) = fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| proc_stat(*pid).is_some_and(|s| s.pgrp == pgid && is_live(*pid, &s)))
+        .collect()
+}
+
+/// Every live process with `nonce` in its command line.
+pub fn nonce_holders(nonce: &str) -> Vec<i32> {
+    let Ok(dir) = fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| {
+            cmdline_contains(*pid, nonce) && proc_stat(*pid).is_some_and(|s| is_live(*pid, &s))
+        })
+        .collect()
+}
+
+/// How a recorded leader compares with the live process at its pid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LeaderMatch {
+    /// No process has that pid.
+    Gone,
+    /// Every recorded field matches: it is the survivor.
+    Exact,
+    /// Something else has the pid now (a partial match is not a match).
+    Other {
+        /// The other process leads its own group with our pgid number.
+        leads_recorded_group: bool,
+    },
+}
+
+/// Compares the live process at the receipt's pid with the receipt.
+pub fn match_leader(
+    receipt: &LaunchReceipt,
+    nonce: &str,
+    endpoint: &str,
+    inode: u64,
+) -> LeaderMatch {
+    let Some(stat) = proc_stat(receipt.pid) else {
+        return LeaderMatch::Gone;
+    };
+    if !is_live(receipt.pid, &stat) {
+        return LeaderMatch::Gone;
+    }
+    let socket_ok = fs::symlink_metadata(endpoint).is_ok_and(|m| m.ino() == inode);
+    if stat.start_time == receipt.start_time
+        && stat.pgrp == receipt.pgid
+        && cmdline_contains(receipt.pid, nonce)
+        && socket_ok
+    {
+        LeaderMatch::Exact
+    } else {
+        LeaderMatch::Other {
+            leads_recorded_group: stat.pgrp == receipt.pgid,
+        }
+    }
+}
+
+/// Moves a session directory into the archive; returns the new path.
+pub fn archive_session(state_dir: &Path, session_dir: &Path, txn: TxnId) -> io::Result<PathBuf> {
+    let archive = state_dir.join(ARCHIVE_DIR);
+    fs::create_dir_all(&archive)?;
+    let to = archive.join(txn.to_string());
+    match fs::rename(session_dir, &to) {
+        Ok(()) => Ok(to),
+        Err(e) if e.kind() == io::ErrorKind::NotFound && to.exists() => Ok(to),
+        Err(e) => Err(e),
+    }
+}
+
+/// A snapshot of every live process: process group → members.
+fn snapshot_groups() -> std::collections::HashMap<i32, Vec<i32>> {
+    let mut map: std::collections::HashMap<i32, Vec<i32>> = std::collections::HashMap::new();
+    let Ok(dir) = fs::read_dir("/proc") else {
+        return map;
+    };
+    for pid in dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok()) {
+        if let Some(s) = proc_stat(pid)
+            && is_live(pid, &s)
+        {
+            map.entry(s.pgrp).or_default().push(pid);
+        }
+    }
+    map
+}
+
+/// The outcome re-derived for one open launch.
+pub(crate) type LaunchDerived = (TxnStatus, Option<LaunchProof>, Option<String>);
+
+/// Re-derives every open launch at startup, together: terminate survivors by
+/// exact identity, prove each boundary empty, archive output. One `/proc`
+/// snapshot per wait round, whatever the number of launches.
+pub(crate) fn derive_launches(
+    state_dir: &Path,
+    rows: &[(TxnId, LaunchIntent)],
+) -> Vec<LaunchDerived> {
+    enum Plan {
+        /// No receipt: wait for every process carrying the nonce to exit.
+        NoReceipt,
+        /// Boundary already empty, or the pid belongs to someone else now.
+        Gone,
+        /// Killed `n` members of this group; waiting for it to empty.
+        Killed(i32, usize),
+    }
+    let groups = snapshot_groups();
+    let plans: Vec<Plan> = rows
+        .iter()
+        .map(|(_, intent)| {
+            let Some(r) = &intent.receipt else {
+                return Plan::NoReceipt;
+            };
+            let Boundary::ProcessGroup { pgid } = r.boundary;
+            let ours = match match_leader(r, &intent.nonce, &intent.endpoint, intent.socket_inode) {
+                LeaderMatch::Exact | LeaderMatch::Gone => true,
+                // The pid was reused. If the new process leads a group with our
+                // pgid number, that group is its own (a pgid is not reused while
+                // any member lives, so ours is empty): never touch it.
+                LeaderMatch::Other {
+                    leads_recorded_group,
+                } => !leads_recorded_group,
+            };
+            let members = groups.get(&pgid).map_or(0, Vec::len);
+            if !ours || members == 0 {
+                return Plan::Gone;
+            }
+            if let Some(p) = rustix::process::Pid::from_raw(pgid) {
+                let _ = rustix::process::kill_process_group(p, rustix::process::Signal::KILL);
+            }
+            Plan::Killed(pgid, members)
+        })
+        .collect();
+
+    // Wait (bounded) for every killed group to empty and every gated process
+    // without a receipt to exit.
+    let start = Instant::now();
+    let mut empty = vec![false; rows.len()];
+    loop {
+        let groups = snapshot_groups();
+        let need_nonces = plans
+            .iter()
+            .zip(&empty)
+            .any(|(p, e)| matches!(p, Plan::NoReceipt) && !e);
+        let holders: Vec<i32> = if need_nonces {
+            groups.values().flatten().copied().collect()
+        } else {
+            Vec::new()
+        };
+        for (i, plan) in plans.iter().enumerate() {
+            if empty[i] {
+                continue;
+            }
+            empty[i] = match plan {
+                Plan::Gone => true,
+                Plan::Killed(pgid, _) => !groups.contains_key(pgid),
+                Plan::NoReceipt => !holders
+                    .iter()
+                    .any(|pid| cmdline_contains(*pid, &rows[i].1.nonce)),
+            };
+        }
+        if empty.iter().all(|e| *e) || start.elapsed() > EMPTY_WAIT {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+
+    rows.iter()
+        .zip(plans)
+        .zip(empty)
+        .map(|(((txn, intent), plan), empty)| {
+            let session = PathBuf::from(&intent.session_dir);
+            let archived_to = if session.exists() {
+                archive_session(state_dir, &session, *txn)
+                    .ok()
+                    .map(|p| p.display().to_string())
+            } else {
+                None
+            };
+            let end = match plan {
+                Plan::NoReceipt => LaunchEnd::NeverStarted,
+                Plan::Gone => LaunchEnd::GoneBeforeReconcile,
+                Plan::Killed(_, n) => LaunchEnd::TerminatedByReconcile { survivors: n },
+            };
+            let proof = LaunchProof {
+                receipt: intent.receipt.clone(),
+                end,
+                boundary_empty: empty,
+                archived_to,
+                derived_by: Deriver::Reconcile,
+            };
+            if empty {
+                (TxnStatus::Compensated, Some(proof), None)
+            } else {
+                let reason = match &intent.receipt {
+                    Some(r) => format!(
+                        "survivor: the process group of pid {} could not be proven empty after SIGKILL",
+                        r.pid
+                    ),
+                    None => "launch without a receipt: a process carrying its nonce did not exit".into(),
+                };
+                (TxnStatus::Quarantined, Some(proof), Some(reason))
+            }
+        })
+        .collect()
+}
+
+/// The bytes an interrupted export left behind, kept as evidence in the archive.
+pub fn retained_export_bytes(state_dir: &Path) -> (usize, u64) {
+    let Ok(dir) = fs::read_dir(state_dir.join(ARCHIVE_DIR)) else {
+        return (0, 0);
+    };
+    dir.filter_map(|e| fs::metadata(e.ok()?.path().join(EXPORT_PARTIAL)).ok())
+        .fold((0, 0), |(n, bytes), m| (n + 1, bytes + m.len()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stat_parses_names_with_parens() {
+        let line = "123 (a) b (c)) S 1 456 456 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 987654 0 0";
+        let s = parse_stat(line).unwrap();
+        assert_eq!(s.state, 'S');
+        assert_eq!(s.pgrp, 456);
+        assert_eq!(s.start_time, 987654);
+    }
+
+    #[test]
+    fn own_process_reads() {
+        let me = std::process::id() as i32;
+        let s = proc_stat(me).unwrap();
+        assert!(s.start_time > 0);
+        assert!(group_members(s.pgrp).contains(&me));
+    }
+}

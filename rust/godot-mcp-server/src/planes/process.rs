@@ -1,0 +1,557 @@
+//! The process plane: every launch of Godot is a supervised `process_launch`
+//! transaction whose durable receipt is in the journal before the start call
+//! answers.
+//!
+//! A launch runs in five steps (see `godot_mcp_journal::launch`):
+//!
+//! 1. a session directory, a control socket (its inode) and a nonce; the intent
+//!    is recorded durably;
+//! 2. a *gated* process is spawned in a new process group: `/bin/sh` blocked on
+//!    reading one line from a pipe only the supervisor holds, then `exec`ing
+//!    Godot. Its stdout and stderr go to files in the session directory, so a
+//!    dead server never blocks or kills it by a broken pipe;
+//! 3. the receipt (pid, start time from `/proc`, process group) is recorded
+//!    durably;
+//! 4. the gate is released: Godot runs;
+//! 5. the start call answers.
+//!
+//! A server killed between 1 and 4 leaves a gated shell that reads EOF from its
+//! pipe and exits without running Godot, so an unrecorded Godot cannot exist.
+//!
+//! The boundary is the process group (the weak locator). A delegated cgroup v2
+//! is detected (see [`boundary_report`]) but not used by this build.
+
+pub mod control;
+pub mod errors;
+
+use std::collections::HashMap;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use godot_mcp_journal::failpoints::{self as fp, cross_pub as cross};
+use godot_mcp_journal::launch::{
+    self, Boundary, LaunchEnd, LaunchIntent, LaunchProof, LaunchReceipt,
+};
+use godot_mcp_journal::proof::Deriver;
+use godot_mcp_journal::{Journal, TxnId, TxnStatus};
+use parking_lot::Mutex;
+use serde::Serialize;
+use tokio::io::AsyncWriteExt;
+use tokio::sync::watch;
+
+use crate::error::{ErrorCode, ToolError};
+use crate::state::AppState;
+
+pub use control::Control;
+
+/// How long a stop waits after SIGTERM before SIGKILL.
+pub const STOP_GRACE: Duration = Duration::from_millis(2000);
+/// How long a boundary may take to empty after SIGKILL before it is quarantined.
+const EMPTY_WAIT: Duration = Duration::from_secs(5);
+/// The longest Unix socket path (sun_path is 108 bytes with its NUL).
+const MAX_SOCKET_PATH: usize = 107;
+
+/// In a [`LaunchSpec`]'s arguments, replaced by the session directory.
+pub const SESSION_DIR_PLACEHOLDER: &str = "@SESSION_DIR@";
+
+/// What to launch.
+#[derive(Debug, Clone)]
+pub struct LaunchSpec {
+    /// `run_and_capture`, `play_scene`, `export_project`, `helper`, `editor`.
+    pub purpose: &'static str,
+    pub program: PathBuf,
+    /// Engine arguments (before `--`).
+    pub args: Vec<String>,
+    /// Extra user arguments (after `--`, after the endpoint and nonce).
+    pub user_args: Vec<String>,
+    pub tool_family: &'static str,
+    pub operation: &'static str,
+    /// The composite this launch belongs to.
+    pub parent: Option<TxnId>,
+    /// The launch writes disk (export, helper): refused while the gate is closed.
+    pub writes_disk: bool,
+}
+
+/// How a session ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Ended {
+    /// Exit code, when it exited.
+    pub code: Option<i32>,
+    /// Signal, when a signal ended it.
+    pub signal: Option<i32>,
+    /// The server sent that signal (stop or timeout).
+    pub sent_by_server: bool,
+    /// The server killed it for running past its time limit.
+    pub timed_out: bool,
+    /// Its boundary was proven empty afterwards.
+    pub boundary_empty: bool,
+    /// The journal's terminal state for it.
+    pub status: TxnStatus,
+    /// Where its output was archived.
+    pub archived_to: Option<PathBuf>,
+    /// Milliseconds from release to end.
+    pub ran_ms: u64,
+}
+
+/// A running (or ended) supervised process.
+#[derive(Debug)]
+pub struct Session {
+    pub txn: TxnId,
+    pub purpose: &'static str,
+    pub intent: LaunchIntent,
+    pub receipt: LaunchReceipt,
+    pub session_dir: PathBuf,
+    released_at: Instant,
+    ended: watch::Receiver<Option<Ended>>,
+    server_signalled: AtomicBool,
+    timed_out: AtomicBool,
+    pub control: Arc<Control>,
+}
+
+impl Session {
+    /// The end, once it came.
+    pub fn ended(&self) -> Option<Ended> {
+        self.ended.borrow().clone()
+    }
+
+    /// Waits for the end, at most `limit`.
+    pub async fn wait(&self, limit: Duration) -> Option<Ended> {
+        let mut rx = self.ended.clone();
+        let r = tokio::time::timeout(limit, rx.wait_for(Option::is_some)).await;
+        match r {
+            Ok(Ok(v)) => v.clone(),
+            _ => None,
+        }
+    }
+
+    fn signal_group(&self, sig: rustix::process::Signal) {
+        let Boundary::ProcessGroup { pgid } = self.receipt.boundary;
+        if let Some(p) = rustix::process::Pid::from_raw(pgid) {
+            let _ = rustix::process::kill_process_group(p, sig);
+        }
+    }
+
+    /// SIGKILLs the boundary because the time limit passed.
+    pub fn kill_for_timeout(&self) {
+        self.timed_out.store(true, Ordering::SeqCst);
+        self.server_signalled.store(true, Ordering::SeqCst);
+        self.signal_group(rustix::process::Signal::KILL);
+    }
+
+    /// SIGTERM, then SIGKILL after `grace`; waits for the end.
+    pub async fn stop(&self, grace: Duration) -> Option<Ended> {
+        if let Some(e) = self.ended() {
+            return Some(e);
+        }
+        self.server_signalled.store(true, Ordering::SeqCst);
+        self.signal_group(rustix::process::Signal::TERM);
+        if let Some(e) = self.wait(grace).await {
+            return Some(e);
+        }
+        self.signal_group(rustix::process::Signal::KILL);
+        self.wait(EMPTY_WAIT + Duration::from_secs(1)).await
+    }
+
+    /// Where stdout and stderr are while the session runs (or were archived to).
+    pub fn output_dir(&self) -> PathBuf {
+        self.ended()
+            .and_then(|e| e.archived_to)
+            .unwrap_or_else(|| self.session_dir.clone())
+    }
+
+    pub fn released_at(&self) -> Instant {
+        self.released_at
+    }
+}
+
+/// The supervisor: the live sessions of this server.
+#[derive(Debug, Default)]
+pub struct Supervisor {
+    sessions: Mutex<HashMap<TxnId, Arc<Session>>>,
+}
+
+fn internal(e: impl std::fmt::Display) -> ToolError {
+    ToolError::internal(format!("launch failed: {e}"))
+}
+
+fn random_hex(bytes: usize) -> Result<String, ToolError> {
+    let mut buf = vec![0u8; bytes];
+    getrandom::fill(&mut buf).map_err(|e| internal(format!("no randomness: {e}")))?;
+    Ok(hex::encode(buf))
+}
+
+impl Supervisor {
+    /// The live and ended sessions.
+    pub fn sessions(&self) -> Vec<Arc<Session>> {
+        let mut v: Vec<_> = self.sessions.lock().values().cloned().collect();
+        v.sort_by_key(|s| s.released_at);
+        v
+    }
+
+    pub fn get(&self, txn: TxnId) -> Option<Arc<Session>> {
+        self.sessions.lock().get(&txn).cloned()
+    }
+
+    /// Launches under supervision; the receipt is durable when this returns.
+    pub async fn launch(
+        &self,
+        state: &Arc<AppState>,
+        spec: LaunchSpec,
+    ) -> Result<Arc<Session>, ToolError> {
+        let journal = &state.journal;
+        let (state_dir, root) = {
+            let j = journal.lock();
+            (j.state_dir().to_path_buf(), j.project_root().to_path_buf())
+        };
+        let nonce = random_hex(16)?;
+        let session_dir = state_dir.join(launch::SESSIONS_DIR).join(&nonce[..12]);
+        std::fs::create_dir_all(&session_dir).map_err(internal)?;
+        let endpoint = session_dir.join("c.sock");
+        if endpoint.as_os_str().len() > MAX_SOCKET_PATH {
+            return Err(ToolError::internal(format!(
+                "the control socket path {} is longer than a Unix socket path may be; set \
+                 GODOT_MCP_STATE_DIR to a shorter folder",
+                endpoint.display()
+            )));
+        }
+        let listener = tokio::net::UnixListener::bind(&endpoint).map_err(internal)?;
+        let socket_inode = std::fs::symlink_metadata(&endpoint)
+            .map_err(internal)?
+            .ino();
+        let session_str = session_dir.display().to_string();
+        let mut args: Vec<String> = spec
+            .args
+            .iter()
+            .map(|a| a.replace(SESSION_DIR_PLACEHOLDER, &session_str))
+            .collect();
+        args.push("--".into());
+        args.push(format!("--godot-mcp-endpoint={}", endpoint.display()));
+        args.push(format!("--godot-mcp-nonce={nonce}"));
+        args.extend(
+            spec.user_args
+                .iter()
+                .map(|a| a.replace(SESSION_DIR_PLACEHOLDER, &session_str)),
+        );
+        let intent = LaunchIntent {
+            purpose: spec.purpose.into(),
+            program: spec.program.display().to_string(),
+            args: args.clone(),
+            nonce: nonce.clone(),
+            endpoint: endpoint.display().to_string(),
+            socket_inode,
+            session_dir: session_dir.display().to_string(),
+            receipt: None,
+        };
+
+        // 1. The intent, durable.
+        let txn = journal
+            .lock()
+            .begin_launch(
+                &intent,
+                spec.tool_family,
+                spec.operation,
+                spec.parent,
+                spec.writes_disk,
+            )
+            .map_err(|e| match e {
+                launch::LaunchError::GateClosed { quarantined } => ToolError::new(
+                    ErrorCode::WriteGateClosed,
+                    format!(
+                        "Launch refused: the write gate is closed by quarantined transaction(s) {}.",
+                        quarantined
+                            .iter()
+                            .map(ToString::to_string)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                )
+                .hint("Resolve the quarantine with `godot-mcp transaction repair` (see docs/recovery.md)."),
+                other => internal(other),
+            })?;
+        cross(fp::LAUNCH_AFTER_INTENT);
+
+        // 2. The gated process, in its own process group.
+        let stdout = std::fs::File::create(session_dir.join("stdout.log")).map_err(internal)?;
+        let stderr = std::fs::File::create(session_dir.join("stderr.log")).map_err(internal)?;
+        let mut cmd = tokio::process::Command::new("/bin/sh");
+        cmd.arg("-c")
+            .arg("read -r _ || exit 125; exec \"$@\"")
+            .arg("godot-mcp-gate")
+            .arg(&spec.program)
+            .args(&args)
+            .current_dir(&root)
+            .process_group(0)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::from(stdout))
+            .stderr(Stdio::from(stderr))
+            .kill_on_drop(false);
+        let failed = |journal: &Mutex<Journal>, e: String| {
+            let proof = LaunchProof {
+                receipt: None,
+                end: LaunchEnd::NeverStarted,
+                boundary_empty: true,
+                archived_to: None,
+                derived_by: Deriver::Live,
+            };
+            let _ = journal.lock().finish_launch(txn, &proof);
+            internal(e)
+        };
+        let mut child = match cmd.spawn() {
+            Ok(c) => c,
+            Err(e) => return Err(failed(journal, format!("cannot spawn: {e}"))),
+        };
+        let Some(pid) = child.id().and_then(|p| i32::try_from(p).ok()) else {
+            return Err(failed(journal, "the spawned process has no pid".into()));
+        };
+        cross(fp::LAUNCH_AFTER_SPAWN);
+
+        // 3. The receipt, durable.
+        let Some(stat) = launch::proc_stat(pid) else {
+            return Err(failed(journal, format!("/proc/{pid}/stat is unreadable")));
+        };
+        let receipt = LaunchReceipt {
+            pid,
+            start_time: stat.start_time,
+            pgid: stat.pgrp,
+            boundary: Boundary::ProcessGroup { pgid: stat.pgrp },
+        };
+        let recorded = journal.lock().record_receipt(txn, &intent, &receipt);
+        if let Err(e) = recorded {
+            // Never release an unrecorded process: kill the gate.
+            let _ = child.start_kill();
+            let _ = child.wait().await;
+            return Err(failed(
+                journal,
+                format!("the receipt could not be recorded: {e}"),
+            ));
+        }
+        cross(fp::LAUNCH_AFTER_RECEIPT);
+        let mut intent = intent;
+        intent.receipt = Some(receipt.clone());
+
+        // 4. Release.
+        if let Some(mut stdin) = child.stdin.take() {
+            let _ = stdin.write_all(b"go\n").await;
+            let _ = stdin.flush().await;
+            drop(stdin);
+        }
+        let released_at = Instant::now();
+        cross(fp::LAUNCH_AFTER_RELEASE);
+
+        let (tx, rx) = watch::channel(None);
+        let session = Arc::new(Session {
+            txn,
+            purpose: spec.purpose,
+            intent,
+            receipt,
+            session_dir: session_dir.clone(),
+            released_at,
+            ended: rx,
+            server_signalled: AtomicBool::new(false),
+            timed_out: AtomicBool::new(false),
+            control: Arc::new(Control::new(listener, nonce)),
+        });
+        self.sessions.lock().insert(txn, session.clone());
+        tokio::spawn(control::accept_loop(session.control.clone()));
+        tokio::spawn(reap(child, session.clone(), tx, Arc::downgrade(state)));
+        Ok(session)
+    }
+
+    /// Stops every session without an async runtime (after a transport's own
+    /// runtime has ended): SIGTERM, SIGKILL after the grace, prove each boundary
+    /// empty, record the terminal state, archive the output.
+    pub fn stop_all_blocking(&self, state: &AppState) {
+        for s in self.sessions() {
+            if s.ended().is_some() {
+                continue;
+            }
+            s.server_signalled.store(true, Ordering::SeqCst);
+            let Boundary::ProcessGroup { pgid } = s.receipt.boundary;
+            let empty_within = |limit: Duration| {
+                let start = Instant::now();
+                loop {
+                    if launch::group_members(pgid).is_empty() {
+                        return true;
+                    }
+                    if start.elapsed() > limit {
+                        return false;
+                    }
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+            };
+            s.signal_group(rustix::process::Signal::TERM);
+            let mut signal = 15;
+            let mut empty = empty_within(STOP_GRACE);
+            if !empty {
+                signal = 9;
+                s.signal_group(rustix::process::Signal::KILL);
+                empty = empty_within(EMPTY_WAIT);
+            }
+            let archived_to = s
+                .session_dir
+                .parent()
+                .and_then(Path::parent)
+                .and_then(|sd| launch::archive_session(sd, &s.session_dir, s.txn).ok());
+            let proof = LaunchProof {
+                receipt: Some(s.receipt.clone()),
+                end: LaunchEnd::Signal {
+                    signal,
+                    sent_by_server: true,
+                },
+                boundary_empty: empty,
+                archived_to: archived_to.map(|p| p.display().to_string()),
+                derived_by: Deriver::Live,
+            };
+            let _ = state.journal.lock().finish_launch(s.txn, &proof);
+        }
+    }
+
+    /// Stops every session (normal shutdown): SIGTERM, SIGKILL after the grace.
+    pub async fn stop_all(&self) {
+        for s in self.sessions() {
+            if s.ended().is_none() {
+                let _ = s.stop(STOP_GRACE).await;
+            }
+        }
+    }
+}
+
+/// Waits for the leader, empties the boundary, records the terminal state,
+/// archives the output.
+async fn reap(
+    mut child: tokio::process::Child,
+    session: Arc<Session>,
+    tx: watch::Sender<Option<Ended>>,
+    state: std::sync::Weak<AppState>,
+) {
+    use std::os::unix::process::ExitStatusExt;
+    let status = child.wait().await;
+    let ran_ms = session.released_at.elapsed().as_millis() as u64;
+    // Whatever the leader left in its group is ours: kill it and prove empty.
+    let receipt = session.receipt.clone();
+    let empty = tokio::task::spawn_blocking(move || {
+        let Boundary::ProcessGroup { pgid } = receipt.boundary;
+        let start = Instant::now();
+        loop {
+            let members = launch::group_members(pgid);
+            if members.is_empty() {
+                return true;
+            }
+            if let Some(p) = rustix::process::Pid::from_raw(pgid) {
+                let _ = rustix::process::kill_process_group(p, rustix::process::Signal::KILL);
+            }
+            if start.elapsed() > EMPTY_WAIT {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    })
+    .await
+    .unwrap_or(false);
+    let sent = session.server_signalled.load(Ordering::SeqCst);
+    let (code, signal) = match &status {
+        Ok(s) => (s.code(), s.signal()),
+        Err(_) => (None, None),
+    };
+    let end = match (code, signal) {
+        (Some(code), _) => LaunchEnd::Exit { code },
+        (None, Some(signal)) => LaunchEnd::Signal {
+            signal,
+            sent_by_server: sent,
+        },
+        _ => LaunchEnd::Signal {
+            signal: 0,
+            sent_by_server: sent,
+        },
+    };
+    session.control.close().await;
+    let state_dir = session
+        .session_dir
+        .parent()
+        .and_then(Path::parent)
+        .map(Path::to_path_buf);
+    let archived_to = state_dir
+        .and_then(|sd| launch::archive_session(&sd, &session.session_dir, session.txn).ok());
+    let proof = LaunchProof {
+        receipt: Some(session.receipt.clone()),
+        end,
+        boundary_empty: empty,
+        archived_to: archived_to.as_ref().map(|p| p.display().to_string()),
+        derived_by: Deriver::Live,
+    };
+    let status = state
+        .upgrade()
+        .and_then(|st| st.journal.lock().finish_launch(session.txn, &proof).ok())
+        .unwrap_or(TxnStatus::Open);
+    let _ = tx.send(Some(Ended {
+        code,
+        signal,
+        sent_by_server: sent,
+        timed_out: session.timed_out.load(Ordering::SeqCst),
+        boundary_empty: empty,
+        status,
+        archived_to,
+        ran_ms,
+    }));
+}
+
+/// Which boundary this machine offers, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct BoundaryReport {
+    /// `process_group` or `cgroup_v2`.
+    pub in_use: &'static str,
+    pub why: String,
+}
+
+/// Detects a delegated cgroup v2 (a unified hierarchy whose cgroup of this
+/// process is writable and offers `cgroup.kill`).
+pub fn boundary_report() -> BoundaryReport {
+    let cgroup = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
+    let unified = cgroup.lines().find_map(|l| l.strip_prefix("0::"));
+    let v2_mounted = Path::new("/sys/fs/cgroup/cgroup.controllers").exists();
+    let why = match (unified, v2_mounted) {
+        (_, false) => {
+            "no cgroup v2 unified hierarchy is mounted at /sys/fs/cgroup (legacy or hybrid \
+             cgroup v1): the boundary is the process group (the weak locator)"
+                .to_string()
+        }
+        (None, true) => {
+            "this process is in no cgroup v2 group: the boundary is the process group".into()
+        }
+        (Some(path), true) => {
+            let dir = Path::new("/sys/fs/cgroup").join(path.trim_start_matches('/'));
+            let kill = dir.join("cgroup.kill").exists();
+            let writable = rustix::fs::access(&dir, rustix::fs::Access::WRITE_OK).is_ok();
+            if kill && writable {
+                format!(
+                    "a delegated cgroup v2 is available at {}, but this build supervises through the \
+                     process group (cgroup boundaries are not implemented yet)",
+                    dir.display()
+                )
+            } else {
+                format!(
+                    "cgroup v2 group {} is not delegated to this user (writable: {writable}, \
+                     cgroup.kill: {kill}): the boundary is the process group",
+                    dir.display()
+                )
+            }
+        }
+    };
+    BoundaryReport {
+        in_use: "process_group",
+        why,
+    }
+}
+
+/// Lines `serve` prints at startup about the process plane.
+pub fn startup_lines(_state: &AppState) -> Vec<String> {
+    let b = boundary_report();
+    vec![format!(
+        "godot-mcp serve: process boundary {}: {}",
+        b.in_use, b.why
+    )]
+}

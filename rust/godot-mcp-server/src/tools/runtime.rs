@@ -1,0 +1,994 @@
+//! Runtime tools: supervised Godot processes (the process plane). Every launch
+//! is a `process_launch` transaction whose receipt is durable before the tool
+//! answers; see `planes::process`.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::error::{ErrorCode, ToolError};
+use crate::honesty::ProcessEnd;
+use crate::planes::process::{
+    self, Ended, LaunchSpec, STOP_GRACE, Session, control::ControlError, errors,
+};
+use crate::respath::ResPath;
+use crate::safety::{
+    EffectKind, Precondition, RuntimeFlags, SafetyClass, Toolset, find_godot_binary,
+};
+use crate::state::AppState;
+use crate::tools::{CallFlags, ToolDef, ToolMeta, ToolResult};
+
+/// The probe script the add-on ships (`extends GodotMcpProbe`).
+pub const PROBE_SCRIPT: &str = "res://addons/godot_mcp/probe/probe.gd";
+/// Most output returned per stream.
+const MAX_OUTPUT: usize = 256 * 1024;
+/// How long a probe request may take.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
+
+fn meta(
+    name: &'static str,
+    title: &'static str,
+    description: &'static str,
+    effect: EffectKind,
+) -> ToolMeta {
+    ToolMeta {
+        name,
+        title,
+        description,
+        class: SafetyClass::Runtime,
+        toolset: Toolset::Runtime,
+        effect,
+    }
+}
+
+trait ReadOnly {
+    fn read_only(self) -> Self;
+}
+
+impl ReadOnly for ToolMeta {
+    /// A pure read of the server's own state (no process is touched).
+    fn read_only(mut self) -> Self {
+        self.class = SafetyClass::ReadOnly;
+        self
+    }
+}
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![
+        ToolDef::new(
+            meta(
+                "run_and_capture",
+                "Run a scene and capture its output",
+                "Run a scene headless under supervision for a bounded time (timeout_ms) or frame \
+                 count (frames), then return its stdout, stderr, the script errors parsed out of \
+                 them (kind, file, line, function, message) and how it ended: ended_by exit (with \
+                 code), timeout (the server killed it at the limit) or crash (a signal the server \
+                 did not send). Journaled as a process_launch transaction.",
+                EffectKind::ProcessLaunch,
+            ),
+            run_and_capture,
+        ),
+        ToolDef::new(
+            meta(
+                "play_scene",
+                "Play a scene (managed game session)",
+                "Start the game (or one scene) as a managed, supervised session with the runtime \
+                 probe passed on the command line (no autoload, no project setting is written). \
+                 Returns the session_id (the process_launch transaction) once its launch receipt \
+                 is durable. Stop it with stop_scene; a server that stops stops its sessions.",
+                EffectKind::ProcessLaunch,
+            ),
+            play_scene,
+        ),
+        ToolDef::new(
+            meta(
+                "stop_scene",
+                "Stop a managed game session",
+                "Stop a session started by play_scene (or every session when session_id is \
+                 omitted): SIGTERM to its process group, SIGKILL after 2 s; held input is \
+                 released first. Reports how it ended and whether its boundary was proven empty.",
+                EffectKind::ProcessLaunch,
+            ),
+            stop_scene,
+        ),
+        ToolDef::new(
+            meta(
+                "start_editor",
+                "Start a managed Godot editor",
+                "Start `godot -e --headless --path <project>` as a supervised session (a \
+                 process_launch transaction; its receipt is durable before this answers). The \
+                 godot_mcp add-on in that editor connects to this server's bridge by itself. \
+                 One managed editor at a time; stop it with stop_editor.",
+                EffectKind::ProcessLaunch,
+            ),
+            start_editor,
+        ),
+        ToolDef::new(
+            meta(
+                "stop_editor",
+                "Stop the managed Godot editor",
+                "Stop the editor started by start_editor (or serve --editor): SIGTERM to its \
+                 process group, SIGKILL after 2 s.",
+                EffectKind::ProcessLaunch,
+            ),
+            stop_editor,
+        ),
+        ToolDef::new(
+            meta(
+                "list_sessions",
+                "List managed sessions",
+                "The supervised processes of this server: purpose, pid, process group, whether \
+                 the probe is connected, how each ended. Also reports the boundary in use.",
+                EffectKind::None,
+            )
+            .read_only(),
+            list_sessions,
+        ),
+        ToolDef::new(
+            meta(
+                "simulate_input",
+                "Inject input into the running game",
+                "Send a key, mouse button or input action to a managed game through its probe. \
+                 hold_ms holds it down that long (the probe releases it by itself, and at once \
+                 if it loses this server). Refused while the game is paused at a breakpoint \
+                 (game_not_breaked).",
+                EffectKind::None,
+            ),
+            simulate_input,
+        ),
+        ToolDef::new(
+            meta(
+                "game_screenshot",
+                "Screenshot the running game",
+                "Capture the running game's viewport through its probe. A Godot build without a \
+                 renderer (a headless build) cannot take one: that is a structured error, never \
+                 an empty image.",
+                EffectKind::None,
+            ),
+            game_screenshot,
+        ),
+        ToolDef::new(
+            meta(
+                "get_game_property",
+                "Read a property of the running game",
+                "Read a node property in the running game through its probe.",
+                EffectKind::None,
+            ),
+            get_game_property,
+        ),
+        ToolDef::new(
+            meta(
+                "evaluate_expression",
+                "Evaluate an expression in the running game",
+                "Evaluate a Godot Expression in the running game. Executes code: routed to the \
+                 approval gate when one is configured.",
+                EffectKind::None,
+            ),
+            evaluate_expression,
+        )
+        .with_runtime_flags(RuntimeFlags {
+            writes_disk: false,
+            executes_code: true,
+        }),
+        ToolDef::new(
+            meta(
+                "export_project",
+                "Export the project",
+                "Export with a preset (godot --export-release) under supervision. output_path is \
+                 a res:// path confined to the project; a path outside it (an absolute path) \
+                 needs confirm=true. The export writes into the server's private state first and \
+                 is moved to output_path only when Godot exits 0: an interrupted export registers \
+                 no artifact, and its partial bytes are kept as evidence (see export_status). \
+                 Writes disk: routed to the approval gate.",
+                EffectKind::ProcessLaunch,
+            ),
+            export_project,
+        )
+        .with_runtime_flags(RuntimeFlags {
+            writes_disk: true,
+            executes_code: false,
+        }),
+        ToolDef::new(
+            meta(
+                "export_status",
+                "Export status (project.export.status)",
+                "Running exports, and how many bytes interrupted exports left in the server's \
+                 private state as recovery evidence (never served, never removed by retention).",
+                EffectKind::None,
+            )
+            .read_only(),
+            export_status,
+        ),
+    ]
+}
+
+fn godot() -> Result<PathBuf, ToolError> {
+    find_godot_binary(
+        std::env::var_os("GODOT_BIN").as_deref(),
+        std::env::var_os("PATH").as_deref(),
+    )
+}
+
+fn read_capped(path: &std::path::Path) -> (String, bool) {
+    let bytes = std::fs::read(path).unwrap_or_default();
+    let truncated = bytes.len() > MAX_OUTPUT;
+    let slice = &bytes[bytes.len().saturating_sub(MAX_OUTPUT)..];
+    (String::from_utf8_lossy(slice).into_owned(), truncated)
+}
+
+fn process_end(e: &Ended) -> ProcessEnd {
+    if e.timed_out {
+        ProcessEnd::Timeout { after_ms: e.ran_ms }
+    } else if let Some(code) = e.code {
+        ProcessEnd::Exit { code }
+    } else {
+        ProcessEnd::Crash {
+            signal: e.signal.unwrap_or(0),
+        }
+    }
+}
+
+fn ended_json(e: &Ended) -> Value {
+    let mut v = serde_json::to_value(process_end(e)).unwrap_or(json!({}));
+    if e.sent_by_server && !e.timed_out {
+        v["ended_by"] = json!("stopped");
+        v["signal"] = json!(e.signal);
+    }
+    v["exit_code"] = json!(e.code);
+    v["signal"] = json!(e.signal);
+    v["boundary_empty"] = json!(e.boundary_empty);
+    v["transaction_status"] = json!(e.status.as_str());
+    v
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RunArgs {
+    /// The scene to run (default: the project's main scene).
+    #[serde(default)]
+    scene: Option<ResPath>,
+    /// Kill it after this many milliseconds (1–600000, default 10000).
+    #[serde(default)]
+    timeout_ms: Option<u64>,
+    /// Quit after this many frames (Godot's --quit-after).
+    #[serde(default)]
+    frames: Option<u64>,
+}
+
+async fn run_and_capture(state: Arc<AppState>, args: RunArgs, _f: CallFlags) -> ToolResult {
+    let program = godot()?;
+    let timeout_ms = args.timeout_ms.unwrap_or(10_000);
+    if !(1..=600_000).contains(&timeout_ms) {
+        return Err(ToolError::invalid_params(
+            "timeout_ms",
+            "timeout_ms must be 1–600000",
+        ));
+    }
+    let mut engine = vec![
+        "--headless".to_string(),
+        "--path".into(),
+        state.project.root().display().to_string(),
+    ];
+    if let Some(n) = args.frames {
+        engine.push("--quit-after".into());
+        engine.push(n.to_string());
+    }
+    if let Some(scene) = &args.scene {
+        engine.push(scene.to_string());
+    }
+    let session = state
+        .process
+        .launch(
+            &state,
+            LaunchSpec {
+                purpose: "run_and_capture",
+                program,
+                args: engine,
+                user_args: vec![],
+                tool_family: "runtime",
+                operation: "run_and_capture",
+                parent: None,
+                writes_disk: false,
+            },
+        )
+        .await?;
+    let limit = Duration::from_millis(timeout_ms);
+    let ended = match session.wait(limit).await {
+        Some(e) => e,
+        None => {
+            session.kill_for_timeout();
+            session
+                .wait(Duration::from_secs(10))
+                .await
+                .ok_or_else(|| ToolError::internal("the killed process did not end"))?
+        }
+    };
+    capture_json(&session, &ended)
+}
+
+fn capture_json(session: &Session, ended: &Ended) -> ToolResult {
+    let dir = session.output_dir();
+    let (stdout, out_trunc) = read_capped(&dir.join("stdout.log"));
+    let (stderr, err_trunc) = read_capped(&dir.join("stderr.log"));
+    let mut errs = errors::parse(&stderr);
+    errs.extend(errors::parse(&stdout));
+    Ok(json!({
+        "transaction_id": session.txn.to_string(),
+        "pid": session.receipt.pid,
+        "end": ended_json(ended),
+        "timed_out": ended.timed_out,
+        "ran_ms": ended.ran_ms,
+        "stdout": stdout,
+        "stderr": stderr,
+        "output_truncated": out_trunc || err_trunc,
+        "script_errors": errs,
+    }))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PlayArgs {
+    /// The scene to play (default: the project's main scene).
+    #[serde(default)]
+    scene: Option<ResPath>,
+    /// Run headless (default true).
+    #[serde(default)]
+    headless: Option<bool>,
+}
+
+async fn play_scene(state: Arc<AppState>, args: PlayArgs, _f: CallFlags) -> ToolResult {
+    let program = godot()?;
+    let mut engine = Vec::new();
+    if args.headless.unwrap_or(true) {
+        engine.push("--headless".to_string());
+    }
+    engine.push("--path".into());
+    engine.push(state.project.root().display().to_string());
+    let probe_installed = state
+        .project
+        .root()
+        .join("addons/godot_mcp/probe/probe.gd")
+        .is_file();
+    let mut user = Vec::new();
+    if probe_installed {
+        engine.push("--script".into());
+        engine.push(PROBE_SCRIPT.into());
+        if let Some(scene) = &args.scene {
+            user.push(format!("--godot-mcp-scene={scene}"));
+        }
+    } else if let Some(scene) = &args.scene {
+        engine.push(scene.to_string());
+    }
+    let session = state
+        .process
+        .launch(
+            &state,
+            LaunchSpec {
+                purpose: "play_scene",
+                program,
+                args: engine,
+                user_args: user,
+                tool_family: "runtime",
+                operation: "play_scene",
+                parent: None,
+                writes_disk: false,
+            },
+        )
+        .await?;
+    Ok(json!({
+        "session_id": session.txn.to_string(),
+        "transaction_id": session.txn.to_string(),
+        "pid": session.receipt.pid,
+        "pgid": session.receipt.pgid,
+        "start_time": session.receipt.start_time,
+        "receipt_durable": true,
+        "probe": if probe_installed { "passed on the command line (--script)" } else { "not installed: addons/godot_mcp/probe/probe.gd is missing; input, screenshot and properties are unavailable" },
+        "autoload_installed": false,
+    }))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StopArgs {
+    /// The session (from play_scene); omitted: every session.
+    #[serde(default)]
+    session_id: Option<String>,
+}
+
+fn session_of(state: &AppState, id: Option<&str>) -> Result<Arc<Session>, ToolError> {
+    let sessions = state.process.sessions();
+    let found = match id {
+        Some(id) => sessions.into_iter().find(|s| s.txn.to_string() == id),
+        None => sessions
+            .into_iter()
+            .rev()
+            .find(|s| s.ended().is_none() && s.purpose == "play_scene"),
+    };
+    found.ok_or_else(|| {
+        ToolError::new(
+            ErrorCode::ResourceNotFound,
+            "No such managed game session is running.",
+        )
+        .hint("Start one with play_scene; list them with list_sessions.")
+    })
+}
+
+async fn stop_scene(state: Arc<AppState>, args: StopArgs, _f: CallFlags) -> ToolResult {
+    let targets: Vec<Arc<Session>> = match &args.session_id {
+        Some(id) => vec![session_of(&state, Some(id))?],
+        None => state
+            .process
+            .sessions()
+            .into_iter()
+            .filter(|s| s.ended().is_none())
+            .collect(),
+    };
+    let mut out = Vec::new();
+    for s in targets {
+        let _ = s
+            .control
+            .request(json!({"cmd": "release_all"}), Duration::from_millis(500))
+            .await;
+        let ended = s.stop(STOP_GRACE).await;
+        out.push(json!({
+            "session_id": s.txn.to_string(),
+            "end": ended.as_ref().map(ended_json),
+        }));
+    }
+    Ok(json!({ "stopped": out }))
+}
+
+async fn list_sessions(state: Arc<AppState>, _a: NoArgs, _f: CallFlags) -> ToolResult {
+    let sessions: Vec<Value> = state
+        .process
+        .sessions()
+        .iter()
+        .map(|s| {
+            json!({
+                "session_id": s.txn.to_string(),
+                "purpose": s.purpose,
+                "pid": s.receipt.pid,
+                "pgid": s.receipt.pgid,
+                "probe_connected": s.control.hello().is_some(),
+                "running": s.ended().is_none(),
+                "end": s.ended().as_ref().map(ended_json),
+            })
+        })
+        .collect();
+    Ok(json!({
+        "boundary": process::boundary_report(),
+        "sessions": sessions,
+    }))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NoArgs {}
+
+/// One synthetic input event.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum InputEvent {
+    /// A keyboard key by Godot key name (e.g. `Space`, `A`, `Escape`).
+    Key { key: String },
+    /// A mouse button (1 left, 2 right, 3 middle) at a viewport position.
+    MouseButton {
+        button: u8,
+        #[serde(default)]
+        x: Option<f64>,
+        #[serde(default)]
+        y: Option<f64>,
+    },
+    /// An input action from the project's input map.
+    Action { action: String },
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InputArgs {
+    /// The session (default: the newest running game).
+    #[serde(default)]
+    session_id: Option<String>,
+    event: InputEvent,
+    /// Hold it down this long, then release (0–60000; 0: press and release).
+    #[serde(default)]
+    hold_ms: Option<u64>,
+}
+
+fn probe_error(e: ControlError) -> ToolError {
+    match e {
+        ControlError::NotConnected => ToolError::new(
+            ErrorCode::PreconditionFailed,
+            "The game's runtime probe is not connected.",
+        )
+        .required("probe_connected")
+        .hint(
+            "Install the godot_mcp add-on in the project (it ships addons/godot_mcp/probe/probe.gd) \
+             and start the game with play_scene.",
+        ),
+        ControlError::Timeout => {
+            ToolError::new(ErrorCode::Internal, "The game's probe did not answer in time.")
+                .hint("The game may be busy or frozen; list_sessions shows whether it runs.")
+        }
+        ControlError::Lost => ToolError::new(
+            ErrorCode::PreconditionFailed,
+            "The game's probe connection was lost (the game ended or crashed).",
+        )
+        .required("probe_connected"),
+    }
+}
+
+async fn probe_request(session: &Session, msg: Value) -> ToolResult {
+    if session.control.hello().is_none() {
+        session.control.wait_connected(Duration::from_secs(5)).await;
+    }
+    let v = session
+        .control
+        .request(msg, PROBE_TIMEOUT)
+        .await
+        .map_err(probe_error)?;
+    if v["ok"] == json!(true) {
+        Ok(v)
+    } else {
+        Err(ToolError::new(
+            ErrorCode::PreconditionFailed,
+            v["message"]
+                .as_str()
+                .unwrap_or("the probe refused the request")
+                .to_string(),
+        )
+        .required(v["error"].as_str().unwrap_or("probe").to_string()))
+    }
+}
+
+async fn simulate_input(state: Arc<AppState>, args: InputArgs, _f: CallFlags) -> ToolResult {
+    let session = session_of(&state, args.session_id.as_deref())?;
+    let hold = args.hold_ms.unwrap_or(0);
+    if hold > 60_000 {
+        return Err(ToolError::invalid_params(
+            "hold_ms",
+            "hold_ms must be 0–60000",
+        ));
+    }
+    // game_not_breaked: a game paused at a breakpoint would lose the input.
+    let status = probe_request(&session, json!({"cmd": "status"})).await?;
+    if status["breaked"] == json!(true) {
+        return Err(Precondition::GameNotBreaked.error());
+    }
+    let event = match &args.event {
+        InputEvent::Key { key } => json!({"type": "key", "key": key}),
+        InputEvent::MouseButton { button, x, y } => {
+            json!({"type": "mouse_button", "button": button, "x": x, "y": y})
+        }
+        InputEvent::Action { action } => json!({"type": "action", "action": action}),
+    };
+    let v = probe_request(
+        &session,
+        json!({"cmd": "input", "event": event, "hold_ms": hold}),
+    )
+    .await?;
+    Ok(
+        json!({"session_id": session.txn.to_string(), "delivered": true, "hold_ms": hold, "held": v["held"]}),
+    )
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SessionArgs {
+    /// The session (default: the newest running game).
+    #[serde(default)]
+    session_id: Option<String>,
+}
+
+async fn game_screenshot(state: Arc<AppState>, args: SessionArgs, _f: CallFlags) -> ToolResult {
+    let session = session_of(&state, args.session_id.as_deref())?;
+    let v = probe_request(&session, json!({"cmd": "screenshot"})).await?;
+    Ok(
+        json!({"mime_type": "image/png", "png_base64": v["png_base64"], "width": v["width"], "height": v["height"]}),
+    )
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PropertyArgs {
+    #[serde(default)]
+    session_id: Option<String>,
+    /// Node path in the running scene tree, e.g. `/root/Main/Player`.
+    node: String,
+    /// Property name, e.g. `position`.
+    property: String,
+}
+
+async fn get_game_property(state: Arc<AppState>, args: PropertyArgs, _f: CallFlags) -> ToolResult {
+    let session = session_of(&state, args.session_id.as_deref())?;
+    let v = probe_request(
+        &session,
+        json!({"cmd": "get_property", "node": args.node, "property": args.property}),
+    )
+    .await?;
+    Ok(json!({"node": args.node, "property": args.property, "value": v["value"]}))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EvalArgs {
+    #[serde(default)]
+    session_id: Option<String>,
+    /// A Godot Expression, evaluated with the current scene's root as base.
+    expression: String,
+}
+
+async fn evaluate_expression(state: Arc<AppState>, args: EvalArgs, _f: CallFlags) -> ToolResult {
+    let session = session_of(&state, args.session_id.as_deref())?;
+    let v = probe_request(
+        &session,
+        json!({"cmd": "evaluate", "expression": args.expression}),
+    )
+    .await?;
+    Ok(json!({"value": v["value"]}))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExportArgs {
+    /// The export preset's name (export_presets.cfg).
+    preset: String,
+    /// Where the export goes: a res:// path, or an absolute path (needs confirm=true).
+    output_path: String,
+    /// Required to export outside the project.
+    #[serde(default)]
+    confirm: bool,
+    /// Kill it after this many milliseconds (default 600000).
+    #[serde(default)]
+    timeout_ms: Option<u64>,
+}
+
+async fn export_project(state: Arc<AppState>, args: ExportArgs, _f: CallFlags) -> ToolResult {
+    let program = godot()?;
+    let target = if args.output_path.starts_with("res://") {
+        let p = ResPath::parse(&args.output_path).map_err(|_| {
+            ToolError::new(
+                ErrorCode::PathRefused,
+                format!("{} is not a contained res:// path", args.output_path),
+            )
+        })?;
+        state.project.root().join(p.rel())
+    } else {
+        let p = PathBuf::from(&args.output_path);
+        if !p.is_absolute() {
+            return Err(ToolError::invalid_params(
+                "output_path",
+                "output_path must be a res:// path or an absolute path",
+            ));
+        }
+        if !p.starts_with(state.project.root()) && !args.confirm {
+            return Err(ToolError::new(
+                ErrorCode::PreconditionFailed,
+                format!(
+                    "{} is outside the project; set confirm=True to export there.",
+                    p.display()
+                ),
+            )
+            .required("confirm"));
+        }
+        p
+    };
+    let timeout_ms = args.timeout_ms.unwrap_or(600_000).clamp(1, 3_600_000);
+    let session = state
+        .process
+        .launch(
+            &state,
+            LaunchSpec {
+                purpose: "export_project",
+                program,
+                args: vec![
+                    "--headless".into(),
+                    "--path".into(),
+                    state.project.root().display().to_string(),
+                    "--export-release".into(),
+                    args.preset.clone(),
+                    // Into the session dir: an artifact only once Godot exits 0.
+                    format!(
+                        "{}/{}",
+                        process::SESSION_DIR_PLACEHOLDER,
+                        godot_mcp_journal::launch::EXPORT_PARTIAL
+                    ),
+                ],
+                user_args: vec![],
+                tool_family: "runtime",
+                operation: "export_project",
+                parent: None,
+                writes_disk: true,
+            },
+        )
+        .await?;
+    let ended = match session.wait(Duration::from_millis(timeout_ms)).await {
+        Some(e) => e,
+        None => {
+            session.kill_for_timeout();
+            session
+                .wait(Duration::from_secs(10))
+                .await
+                .ok_or_else(|| ToolError::internal("the killed export did not end"))?
+        }
+    };
+    let partial = session
+        .output_dir()
+        .join(godot_mcp_journal::launch::EXPORT_PARTIAL);
+    let mut result = capture_json(&session, &ended)?;
+    if ended.code == Some(0) && ended.boundary_empty && partial.is_file() {
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| ToolError::new(ErrorCode::Io, e.to_string()))?;
+        }
+        if std::fs::rename(&partial, &target).is_err() {
+            std::fs::copy(&partial, &target)
+                .and_then(|_| std::fs::remove_file(&partial))
+                .map_err(|e| ToolError::new(ErrorCode::Io, e.to_string()))?;
+        }
+        let bytes = std::fs::metadata(&target).map(|m| m.len()).unwrap_or(0);
+        result["artifact"] = json!({"path": target.display().to_string(), "bytes": bytes});
+        result["registered"] = json!(true);
+    } else {
+        result["registered"] = json!(false);
+        result["artifact"] = Value::Null;
+        result["hint"] = json!(
+            "The export did not finish cleanly: no artifact was registered; what it wrote is kept \
+             in the server's private state as evidence (export_status counts it)."
+        );
+    }
+    Ok(result)
+}
+
+async fn export_status(state: Arc<AppState>, _a: NoArgs, _f: CallFlags) -> ToolResult {
+    let state_dir = state.journal.lock().state_dir().to_path_buf();
+    let (count, bytes) = godot_mcp_journal::launch::retained_export_bytes(&state_dir);
+    let running: Vec<String> = state
+        .process
+        .sessions()
+        .iter()
+        .filter(|s| s.purpose == "export_project" && s.ended().is_none())
+        .map(|s| s.txn.to_string())
+        .collect();
+    Ok(json!({
+        "running": running,
+        "interrupted_exports_retained": count,
+        "retained_bytes": bytes,
+        "retained_bytes_served": false,
+    }))
+}
+
+/// Launches the managed editor (`start_editor`, `serve --editor`).
+pub async fn launch_editor(state: &Arc<AppState>) -> Result<Arc<Session>, ToolError> {
+    if let Some(s) = state
+        .process
+        .sessions()
+        .into_iter()
+        .find(|s| s.purpose == "editor" && s.ended().is_none())
+    {
+        return Err(ToolError::new(
+            ErrorCode::PreconditionFailed,
+            format!("A managed editor is already running (session {}).", s.txn),
+        )
+        .hint("Stop it with stop_editor first."));
+    }
+    let program = godot()?;
+    state
+        .process
+        .launch(
+            state,
+            LaunchSpec {
+                purpose: "editor",
+                program,
+                args: vec![
+                    "-e".into(),
+                    "--headless".into(),
+                    "--path".into(),
+                    state.project.root().display().to_string(),
+                ],
+                user_args: vec![],
+                tool_family: "runtime",
+                operation: "start_editor",
+                parent: None,
+                writes_disk: false,
+            },
+        )
+        .await
+}
+
+async fn start_editor(state: Arc<AppState>, _a: NoArgs, _f: CallFlags) -> ToolResult {
+    let s = launch_editor(&state).await?;
+    Ok(json!({
+        "session_id": s.txn.to_string(),
+        "transaction_id": s.txn.to_string(),
+        "pid": s.receipt.pid,
+        "pgid": s.receipt.pgid,
+        "receipt_durable": true,
+    }))
+}
+
+async fn stop_editor(state: Arc<AppState>, _a: NoArgs, _f: CallFlags) -> ToolResult {
+    let Some(s) = state
+        .process
+        .sessions()
+        .into_iter()
+        .find(|s| s.purpose == "editor" && s.ended().is_none())
+    else {
+        return Err(
+            ToolError::new(ErrorCode::ResourceNotFound, "No managed editor is running.")
+                .hint("Start one with start_editor."),
+        );
+    };
+    let ended = s.stop(STOP_GRACE).await;
+    Ok(json!({"session_id": s.txn.to_string(), "end": ended.as_ref().map(ended_json)}))
+}
+
+/// The canonical-write helper the add-on ships (`extends SceneTree`).
+pub const HELPER_SCRIPT: &str = "res://addons/godot_mcp/probe/canonical.gd";
+
+pub fn helper_tools() -> Vec<ToolDef> {
+    vec![ToolDef::planned(
+        ToolMeta {
+            name: "canonicalize_resource",
+            title: "Re-save a text resource canonically",
+            description: "Re-save a text resource or scene (.tres, .tscn) exactly as Godot writes \
+                it: a supervised Godot helper loads it and saves it with ResourceSaver into the \
+                server's private state, then the bytes replace the file as a journaled write. A \
+                composite: it commits only if both the helper's process_launch proof (exit 0, \
+                boundary proven empty) and the file's hash proof hold.",
+            class: SafetyClass::Destructive,
+            toolset: Toolset::Resources,
+            effect: EffectKind::File,
+        },
+        plan_canonicalize,
+    )]
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CanonicalizeArgs {
+    /// The resource (.tres) or scene (.tscn) to re-save.
+    path: ResPath,
+    /// Refuse if the file is no longer these bytes (sha256 hex, from read_resource).
+    #[serde(default)]
+    expected_sha256: Option<String>,
+}
+
+fn plan_canonicalize(
+    state: Arc<AppState>,
+    args: CanonicalizeArgs,
+) -> Result<crate::tools::Plan, ToolError> {
+    use godot_mcp_journal::{FileState, FileWrite, TxnOutcome};
+    if !matches!(args.path.extension().as_deref(), Some("tres" | "tscn")) {
+        return Err(ToolError::invalid_params(
+            "path",
+            format!(
+                "{} is not a text resource (.tres) or scene (.tscn)",
+                args.path
+            ),
+        ));
+    }
+    let program = godot()?;
+    let target = state.project.resolve("path", &args.path)?;
+    let before = std::fs::read(&target)
+        .map_err(|e| ToolError::new(ErrorCode::ResourceNotFound, format!("{}: {e}", args.path)))?;
+    let pre = FileState::of(&before);
+    let sha_before = match pre {
+        FileState::Present { sha256 } => sha256.to_string(),
+        FileState::Absent => String::new(),
+    };
+    if let Some(expected) = &args.expected_sha256
+        && !sha_before.ends_with(expected.trim_start_matches("sha256:"))
+    {
+        return Err(ToolError::new(
+            ErrorCode::Stale,
+            format!(
+                "{} changed since it was read; nothing was written",
+                args.path
+            ),
+        ));
+    }
+    let effect = json!({
+        "action": "canonicalize",
+        "path": args.path.to_string(),
+        "sha256_before": sha_before,
+        "helper": HELPER_SCRIPT,
+        "composite": "file + process_launch",
+    });
+    let path = args.path.clone();
+    crate::tools::Plan::new(effect, move || {
+        let handle = tokio::runtime::Handle::current();
+        let st = state.clone();
+        let root = st.project.root().display().to_string();
+        let session = handle.block_on(async {
+            st.process
+                .launch(
+                    &st,
+                    LaunchSpec {
+                        purpose: "helper",
+                        program,
+                        args: vec![
+                            "--headless".into(),
+                            "--path".into(),
+                            root,
+                            "--script".into(),
+                            HELPER_SCRIPT.into(),
+                        ],
+                        user_args: vec![
+                            format!("--godot-mcp-in={path}"),
+                            format!(
+                                "--godot-mcp-out={}/out.tres",
+                                process::SESSION_DIR_PLACEHOLDER
+                            ),
+                        ],
+                        tool_family: "resources",
+                        operation: "canonicalize_helper",
+                        parent: None,
+                        writes_disk: true,
+                    },
+                )
+                .await
+        })?;
+        let ended = handle.block_on(async {
+            match session.wait(Duration::from_secs(120)).await {
+                Some(e) => Some(e),
+                None => {
+                    session.kill_for_timeout();
+                    session.wait(Duration::from_secs(10)).await
+                }
+            }
+        });
+        let Some(ended) = ended else {
+            return Err(ToolError::internal("the helper did not end"));
+        };
+        let out = session.output_dir().join("out.tres");
+        let bytes = match (ended.code, std::fs::read(&out)) {
+            (Some(0), Ok(b)) => b,
+            _ => {
+                let (stderr, _) = read_capped(&session.output_dir().join("stderr.log"));
+                return Err(ToolError::new(
+                    ErrorCode::PreconditionFailed,
+                    format!(
+                        "The Godot helper did not produce the canonical bytes ({}); nothing was \
+                         written. {}",
+                        serde_json::to_string(&process_end(&ended)).unwrap_or_default(),
+                        stderr.lines().take(5).collect::<Vec<_>>().join(" | ")
+                    ),
+                ));
+            }
+        };
+        let sha_after = match FileState::of(&bytes) {
+            FileState::Present { sha256 } => sha256.to_string(),
+            FileState::Absent => String::new(),
+        };
+        let (tool_family, operation, idempotency) =
+            crate::planes::project::journal_identity("resources", "canonicalize_resource");
+        let req = FileWrite {
+            rel_path: PathBuf::from(path.rel()),
+            bytes,
+            expected: Some(pre),
+            idempotency,
+            tool_family,
+            operation,
+        };
+        let outcome = st
+            .journal
+            .lock()
+            .write_file_linked(req, session.txn)
+            .map_err(|e| crate::planes::project::write_error(&path, "path", e))?;
+        let txn = match outcome {
+            TxnOutcome::Committed { transaction_id, .. } => transaction_id,
+            TxnOutcome::Replayed(r) => r.transaction_id,
+        };
+        let mut m = serde_json::Map::new();
+        m.insert("transaction_id".into(), json!(txn.to_string()));
+        m.insert("linked_launch".into(), json!(session.txn.to_string()));
+        m.insert("sha256_after".into(), json!(sha_after));
+        m.insert("persisted".into(), json!(true));
+        Ok(m)
+    })
+}

@@ -1,0 +1,267 @@
+//! `godot-standin`: a real executable that behaves like `godot` for the
+//! process-plane tests. It is never a mock that answers canned success: it
+//! parses godot's command line, prints like Godot, forks a child into its own
+//! process group, ignores SIGTERM on request, writes export bytes, and talks
+//! to the session's control socket like the runtime probe does.
+//!
+//! Behaviour switches (environment, inherited through the server):
+//! - `GODOT_STANDIN_FORK=1`: spawn a child into the same process group that
+//!   ignores SIGTERM and runs until killed.
+//! - `GODOT_STANDIN_IGNORE_TERM=1`: ignore SIGTERM.
+//! - `GODOT_STANDIN_HANG=1`: never quit by itself (ignores `--quit-after`).
+//! - `GODOT_STANDIN_SCRIPT_ERROR=1`: print a GDScript runtime error (Godot 4.4's
+//!   format) and keep running.
+//! - `GODOT_STANDIN_CRASH=1`: abort (SIGABRT) after the first frame.
+//! - `GODOT_STANDIN_EXPORT_HANG=1`: an export writes part of its output, then hangs.
+//! - `GODOT_STANDIN_LOG=FILE`: append `started <pid> <args>` to FILE.
+#![forbid(unsafe_code)]
+
+use std::io::Write;
+use std::time::Duration;
+
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+fn flag(name: &str) -> bool {
+    std::env::var(name).is_ok_and(|v| v == "1")
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let code = rt.block_on(run(args));
+    std::process::exit(code);
+}
+
+async fn run(args: Vec<String>) -> i32 {
+    let child_mode = args.first().is_some_and(|a| a == "--standin-child");
+    let ignore_term = child_mode || flag("GODOT_STANDIN_IGNORE_TERM");
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .expect("SIGTERM handler");
+    if child_mode {
+        loop {
+            let _ = term.recv().await; // ignored
+        }
+    }
+    if let Ok(log) = std::env::var("GODOT_STANDIN_LOG")
+        && let Ok(mut f) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(log)
+    {
+        let _ = writeln!(f, "started {} {}", std::process::id(), args.join(" "));
+    }
+    println!("Godot Engine v4.4.1.stable.standin - https://godotengine.org");
+    println!();
+    let (engine, user): (Vec<&String>, Vec<&String>) = {
+        let split = args.iter().position(|a| a == "--").unwrap_or(args.len());
+        (
+            args[..split].iter().collect(),
+            args.get(split + 1..)
+                .map_or(Vec::new(), |u| u.iter().collect()),
+        )
+    };
+    let value_of = |name: &str| {
+        engine
+            .iter()
+            .position(|a| a.as_str() == name)
+            .and_then(|i| engine.get(i + 1))
+            .map(|s| s.as_str())
+    };
+    let user_value = |name: &str| {
+        user.iter()
+            .find_map(|a| a.strip_prefix(&format!("--{name}=")).map(str::to_owned))
+    };
+    if flag("GODOT_STANDIN_FORK") {
+        let me = std::env::current_exe().expect("current exe");
+        // No process_group(): the child stays in our group, like a Godot
+        // helper process would.
+        let _ = std::process::Command::new(me)
+            .arg("--standin-child")
+            .stdin(std::process::Stdio::null())
+            .spawn();
+    }
+
+    // An export: write the output (slowly, in chunks), like --export-release.
+    if let Some(out) = value_of("--export-release").and_then(|_| {
+        engine
+            .iter()
+            .position(|a| a.as_str() == "--export-release")
+            .and_then(|i| engine.get(i + 2))
+    }) {
+        let preset = value_of("--export-release").unwrap_or_default();
+        println!("Exporting preset \"{preset}\" to {out}");
+        let Ok(mut f) = std::fs::File::create(out.as_str()) else {
+            eprintln!("ERROR: Cannot create file \"{out}\".");
+            return 1;
+        };
+        for chunk in 0..10 {
+            let _ = f.write_all(&[b'P'; 4096]);
+            let _ = f.sync_data();
+            if chunk == 4 && flag("GODOT_STANDIN_EXPORT_HANG") {
+                println!("export 50%");
+                let _ = std::io::stdout().flush();
+                loop {
+                    tokio::select! {
+                        _ = term.recv() => if !ignore_term { return 143; },
+                        () = tokio::time::sleep(Duration::from_secs(3600)) => {}
+                    }
+                }
+            }
+        }
+        println!("export done");
+        return 0;
+    }
+
+    // The canonical-write helper script: load, "canonicalize", save.
+    if value_of("--script").is_some_and(|s| s.ends_with("canonical.gd")) {
+        let (Some(src), Some(dst)) = (user_value("godot-mcp-in"), user_value("godot-mcp-out"))
+        else {
+            eprintln!("godot-mcp helper: --godot-mcp-in and --godot-mcp-out are required");
+            return 2;
+        };
+        let root = value_of("--path").unwrap_or(".");
+        let src = src
+            .strip_prefix("res://")
+            .map_or(src.clone(), |r| format!("{root}/{r}"));
+        let Ok(text) = std::fs::read_to_string(&src) else {
+            eprintln!("godot-mcp helper: cannot load {src}");
+            return 1;
+        };
+        if flag("GODOT_STANDIN_HELPER_FAIL") {
+            eprintln!("ERROR: Cannot save resource to file '{dst}'.");
+            return 1;
+        }
+        let canonical: String = text
+            .lines()
+            .map(|l| format!("{}\n", l.trim_end()))
+            .collect();
+        if std::fs::write(&dst, canonical.trim_end().to_string() + "\n").is_err() {
+            return 1;
+        }
+        return 0;
+    }
+
+    let quit_after: Option<u64> = value_of("--quit-after").and_then(|v| v.parse().ok());
+    let hang = flag("GODOT_STANDIN_HANG");
+    if let Some(script) = value_of("--script") {
+        println!("standin: running main loop script {script}");
+    }
+
+    // The probe side of the control socket.
+    let probe = match (
+        user_value("godot-mcp-endpoint"),
+        user_value("godot-mcp-nonce"),
+    ) {
+        (Some(endpoint), Some(nonce)) => Some(tokio::spawn(probe(endpoint, nonce))),
+        _ => None,
+    };
+    let _ = std::io::stdout().flush();
+
+    let mut frame: u64 = 0;
+    loop {
+        tokio::select! {
+            _ = term.recv() => {
+                if !ignore_term {
+                    return 143;
+                }
+            }
+            () = tokio::time::sleep(Duration::from_millis(1)) => {
+                frame += 1;
+                if frame == 1 && flag("GODOT_STANDIN_SCRIPT_ERROR") {
+                    eprintln!("SCRIPT ERROR: Invalid call. Nonexistent function 'explode' in base 'Node2D'.");
+                    eprintln!("          at: _ready (res://scripts/broken.gd:12)");
+                    eprintln!("ERROR: Failed to load script \"res://scripts/other.gd\" with error \"Parse error\".");
+                    eprintln!("   at: load (modules/gdscript/gdscript.cpp:2936)");
+                }
+                if frame == 2 && flag("GODOT_STANDIN_CRASH") {
+                    eprintln!("================================================================");
+                    eprintln!("handle_crash: Program crashed with signal 6");
+                    std::process::abort();
+                }
+                if !hang && quit_after.is_some_and(|n| frame >= n) {
+                    println!("standin: quit after {frame} frames");
+                    return 0;
+                }
+                if let Some(p) = &probe && p.is_finished() {
+                    return 0;
+                }
+            }
+        }
+    }
+}
+
+/// Connects to the control socket, says hello with the nonce, answers commands
+/// one JSON line at a time. When the server goes away: releases held input at
+/// once and quits `GODOT_MCP_PROBE_QUIT_MS` (15 s) later.
+async fn probe(endpoint: String, nonce: String) {
+    let mut held: Vec<String> = Vec::new();
+    match tokio::net::UnixStream::connect(&endpoint).await {
+        Ok(stream) => serve_probe(stream, nonce, &mut held).await,
+        Err(e) => eprintln!("godot-mcp probe: cannot connect to {endpoint}: {e}"),
+    }
+    let quit_ms: u64 = std::env::var("GODOT_MCP_PROBE_QUIT_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(15_000);
+    println!(
+        "godot-mcp probe: server lost; released {} held input(s); quitting in {quit_ms} ms",
+        held.len()
+    );
+    let _ = std::io::stdout().flush();
+    tokio::time::sleep(Duration::from_millis(quit_ms)).await;
+}
+
+async fn serve_probe(stream: tokio::net::UnixStream, nonce: String, held: &mut Vec<String>) {
+    let (rd, mut wr) = stream.into_split();
+    let hello = serde_json::json!({"hello": {"nonce": nonce, "pid": std::process::id(), "renderer": false}});
+    let _ = wr.write_all(format!("{hello}\n").as_bytes()).await;
+    let mut lines = BufReader::new(rd).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        let Ok(msg) = serde_json::from_str::<serde_json::Value>(&line) else {
+            continue;
+        };
+        let id = msg["id"].clone();
+        let reply = match msg["cmd"].as_str().unwrap_or("") {
+            "input" => {
+                let what = msg["event"].to_string();
+                if msg["hold_ms"].as_u64().unwrap_or(0) > 0 {
+                    held.push(what.clone());
+                }
+                println!("standin: input {what}");
+                serde_json::json!({"id": id, "ok": true, "held": held.len()})
+            }
+            "release_all" => {
+                let n = held.len();
+                held.clear();
+                serde_json::json!({"id": id, "ok": true, "released": n})
+            }
+            "screenshot" => serde_json::json!({"id": id, "ok": false,
+                "error": "no_renderer", "message": "this Godot build has no renderer (headless)"}),
+            "get_property" => serde_json::json!({"id": id, "ok": true,
+                "value": format!("standin:{}:{}", msg["node"].as_str().unwrap_or(""), msg["property"].as_str().unwrap_or(""))}),
+            "evaluate" => {
+                serde_json::json!({"id": id, "ok": true, "value": msg["expression"].clone()})
+            }
+            "status" => {
+                serde_json::json!({"id": id, "ok": true, "breaked": false, "held": held.len()})
+            }
+            "quit" => {
+                let _ = wr
+                    .write_all(
+                        format!("{}\n", serde_json::json!({"id": id, "ok": true})).as_bytes(),
+                    )
+                    .await;
+                std::process::exit(0);
+            }
+            other => {
+                serde_json::json!({"id": id, "ok": false, "error": "unknown_command", "message": other})
+            }
+        };
+        if wr.write_all(format!("{reply}\n").as_bytes()).await.is_err() {
+            break;
+        }
+    }
+}

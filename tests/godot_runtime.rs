@@ -1,0 +1,176 @@
+//! The process plane against a real Godot (`GODOT_BIN`, a 4.4+ binary; the
+//! headless build has no renderer). Skipped with a message without one.
+//!
+//! In a temporary copy of `godot_project/` with the add-on installed (the
+//! GDExtension built here, `addons/godot_mcp/probe/probe.gd`): run_and_capture
+//! of a scene whose script errors, then a managed game with the runtime probe —
+//! input injection with a hold, the structured no-renderer screenshot error, and
+//! the release of held input when the probe loses its server.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use rmcp::ServiceExt;
+use rmcp::model::CallToolRequestParams;
+use rmcp::transport::TokioChildProcess;
+use serde_json::{Value, json};
+
+type Client = rmcp::service::RunningService<rmcp::RoleClient, ()>;
+
+fn godot() -> Option<PathBuf> {
+    match std::env::var_os("GODOT_BIN").filter(|v| !v.is_empty()) {
+        Some(p) => Some(PathBuf::from(p)),
+        None => {
+            eprintln!(
+                "SKIPPED: GODOT_BIN is not set (the real-Godot process-plane tests need a Godot 4.4+ binary)"
+            );
+            None
+        }
+    }
+}
+
+/// Builds the add-on library and installs it into a copy of godot_project.
+fn project_with_addon(godot: &Path) -> tempfile::TempDir {
+    let dir = support::demo_copy();
+    let bin = support::bin();
+    let profile = bin.parent().unwrap();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let ok = std::process::Command::new(cargo)
+        .args(["build", "--quiet", "-p", "godot-mcp-editor", "--target-dir"])
+        .arg(profile.parent().unwrap())
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "building the add-on failed");
+    let addon_src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../addons/godot_mcp");
+    let addon = dir.path().join("addons/godot_mcp");
+    support::copy_dir(&addon_src, &addon);
+    std::fs::create_dir_all(addon.join("bin")).unwrap();
+    std::fs::copy(
+        profile.join("libgodot_mcp_editor.so"),
+        addon.join("bin/libgodot_mcp_editor.so"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("scripts/broken.gd"),
+        "extends Node\n\nfunc _ready():\n\tvar n = null\n\tn.explode()\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("scenes/broken.tscn"),
+        "[gd_scene load_steps=2 format=3]\n\n[ext_resource type=\"Script\" path=\"res://scripts/broken.gd\" id=\"1\"]\n\n[node name=\"Broken\" type=\"Node\"]\nscript = ExtResource(\"1\")\n",
+    )
+    .unwrap();
+    // One import run creates .godot/ (extension_list.cfg, the class cache).
+    let st = std::process::Command::new(godot)
+        .args(["--headless", "--path"])
+        .arg(dir.path())
+        .args(["--import"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(
+        st.success() || st.code().is_some(),
+        "godot --import did not run"
+    );
+    dir
+}
+
+async fn start(project: &Path, state: &Path) -> (Client, i32) {
+    let mut cmd = tokio::process::Command::new(support::bin());
+    cmd.arg("serve")
+        .arg("--project")
+        .arg(project)
+        .env("GODOT_MCP_STATE_DIR", state);
+    let (t, _) = TokioChildProcess::builder(cmd)
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = t.id().unwrap() as i32;
+    (().serve(t).await.unwrap(), pid)
+}
+
+async fn call(c: &Client, name: &'static str, args: Value) -> rmcp::model::CallToolResult {
+    c.call_tool(CallToolRequestParams::new(name).with_arguments(args.as_object().unwrap().clone()))
+        .await
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_godot_run_capture_probe_input_and_release() {
+    let Some(godot) = godot() else { return };
+    let p = project_with_addon(&godot);
+    let s = tempfile::Builder::new()
+        .prefix("gr")
+        .tempdir_in("/tmp")
+        .unwrap();
+    let (client, server) = start(p.path(), s.path()).await;
+
+    let r = call(
+        &client,
+        "run_and_capture",
+        json!({"scene": "res://scenes/broken.tscn", "frames": 30, "timeout_ms": 60000}),
+    )
+    .await;
+    let v = r.structured_content.unwrap();
+    assert_ne!(r.is_error, Some(true), "{v}");
+    let errs = v["script_errors"].as_array().unwrap();
+    assert!(
+        errs.iter()
+            .any(|e| e["file"] == "res://scripts/broken.gd" && e["line"] == 5),
+        "no parsed script error at broken.gd:5: {v}"
+    );
+    assert_ne!(v["end"]["ended_by"], "timeout", "{v}");
+
+    let r = call(&client, "play_scene", json!({})).await;
+    let v = r.structured_content.unwrap();
+    assert_ne!(r.is_error, Some(true), "{v}");
+    let pgid = v["pgid"].as_i64().unwrap() as i32;
+    let r = call(
+        &client,
+        "simulate_input",
+        json!({"event": {"type": "action", "action": "ui_accept"}, "hold_ms": 60000}),
+    )
+    .await;
+    let v = r.structured_content.unwrap();
+    assert_ne!(r.is_error, Some(true), "input: {v}");
+    assert_eq!(v["held"], 1, "{v}");
+    let r = call(&client, "game_screenshot", json!({})).await;
+    assert_eq!(r.is_error, Some(true));
+    let e = r.structured_content.unwrap()["error"].clone();
+    assert_eq!(e["required"], "no_renderer", "{e}");
+
+    // The server dies holding input: the probe releases it and quits 15 s later.
+    if let Some(pid) = rustix::process::Pid::from_raw(server) {
+        let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+    }
+    drop(client);
+    let start_wait = Instant::now();
+    while !support::group_members(pgid).is_empty() {
+        assert!(
+            start_wait.elapsed() < Duration::from_secs(30),
+            "the game did not quit after losing its server"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let log = std::fs::read_dir(s.path())
+        .unwrap()
+        .flatten()
+        .flat_map(|d| {
+            std::fs::read_dir(d.path().join("sessions"))
+                .into_iter()
+                .flatten()
+                .flatten()
+        })
+        .map(|d| std::fs::read_to_string(d.path().join("stdout.log")).unwrap_or_default())
+        .collect::<String>();
+    assert!(
+        log.contains("server lost; released 1 held input(s)"),
+        "{log}"
+    );
+}

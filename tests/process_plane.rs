@@ -1,0 +1,680 @@
+//! The process plane against a stand-in `godot` (crate `godot-mcp-standin`, built
+//! by these tests): a real executable that forks a child into its process group,
+//! ignores SIGTERM, writes output, talks to the control socket and can be told
+//! to hang. Proves:
+//!
+//! - the launch receipt is durable before play_scene answers (a SIGKILLed server's
+//!   successor finds and terminates the session from it);
+//! - kill -9 of the server at each launch phase → the next start leaves 0 orphans;
+//! - run_and_capture parses script errors and tells a timeout kill from a crash;
+//! - held input is released when the probe loses its server;
+//! - an interrupted export registers nothing and its bytes are retained;
+//! - a normal stop stops every session first.
+
+mod support;
+
+use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use rmcp::ServiceExt;
+use rmcp::model::CallToolRequestParams;
+use rmcp::service::RunningService;
+use rmcp::transport::TokioChildProcess;
+use serde_json::{Value, json};
+
+type Client = RunningService<rmcp::RoleClient, ()>;
+
+fn project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("project.godot"),
+        "config_version=5\n\n[application]\n\nconfig/name=\"pp\"\n",
+    )
+    .unwrap();
+    dir
+}
+
+/// A short state dir (Unix socket paths are limited to 107 bytes).
+fn state_dir() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("pp")
+        .tempdir_in("/tmp")
+        .unwrap()
+}
+
+async fn start(project: &Path, state: &Path, env: &[(&str, &str)]) -> (Client, i32) {
+    let mut cmd = tokio::process::Command::new(support::bin());
+    cmd.arg("serve")
+        .arg("--project")
+        .arg(project)
+        .env("GODOT_MCP_STATE_DIR", state)
+        .env("GODOT_BIN", support::standin());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let (transport, _) = TokioChildProcess::builder(cmd)
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = transport.id().expect("server pid") as i32;
+    let client = ().serve(transport).await.expect("handshake");
+    (client, pid)
+}
+
+/// SIGKILL and wait until every thread of `pid` has exited (see tests/kill9.rs).
+fn kill9(pid: i32) {
+    if let Some(p) = rustix::process::Pid::from_raw(pid) {
+        let _ = rustix::process::kill_process(p, rustix::process::Signal::KILL);
+    }
+    wait_dead(pid);
+}
+
+fn wait_dead(pid: i32) {
+    let exited = |tid: &str| match std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => matches!(
+            stat.rsplit(')')
+                .next()
+                .and_then(|r| r.split_whitespace().next()),
+            Some("Z" | "X")
+        ),
+    };
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while Instant::now() < deadline {
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+            return;
+        };
+        if tasks
+            .flatten()
+            .all(|t| exited(&t.file_name().to_string_lossy()))
+        {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    panic!("{pid} did not exit within 30 s");
+}
+
+async fn call(client: &Client, name: &'static str, args: Value) -> rmcp::model::CallToolResult {
+    client
+        .call_tool(
+            CallToolRequestParams::new(name).with_arguments(args.as_object().unwrap().clone()),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+async fn ok(client: &Client, name: &'static str, args: Value) -> Value {
+    let r = call(client, name, args.clone()).await;
+    assert_ne!(
+        r.is_error,
+        Some(true),
+        "{name}({args}): {:?}",
+        r.structured_content
+    );
+    r.structured_content.unwrap()
+}
+
+async fn err(client: &Client, name: &'static str, args: Value) -> Value {
+    let r = call(client, name, args.clone()).await;
+    assert_eq!(
+        r.is_error,
+        Some(true),
+        "{name}({args}) succeeded: {:?}",
+        r.structured_content
+    );
+    r.structured_content.unwrap()["error"].clone()
+}
+
+/// Kills whatever a failed test left behind (never a process outside `needle`).
+struct Cleanup(String);
+impl Drop for Cleanup {
+    fn drop(&mut self) {
+        for pid in support::processes_with(&self.0) {
+            if let Some(p) = rustix::process::Pid::from_raw(pid) {
+                let _ = rustix::process::kill_process(p, rustix::process::Signal::KILL);
+            }
+        }
+    }
+}
+
+fn wait_until(limit: Duration, mut f: impl FnMut() -> bool) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        if f() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    f()
+}
+
+async fn transactions(client: &Client) -> Value {
+    ok(client, "list_transactions", json!({})).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn run_and_capture_parses_script_errors_and_exit_status() {
+    let p = project();
+    let s = state_dir();
+    let _c = Cleanup(s.path().display().to_string());
+    let (client, _) = start(p.path(), s.path(), &[("GODOT_STANDIN_SCRIPT_ERROR", "1")]).await;
+    let v = ok(
+        &client,
+        "run_and_capture",
+        json!({"frames": 20, "timeout_ms": 20000}),
+    )
+    .await;
+    assert_eq!(v["end"]["ended_by"], "exit", "{v}");
+    assert_eq!(v["end"]["code"], 0, "{v}");
+    assert_eq!(v["timed_out"], false);
+    let errs = v["script_errors"].as_array().unwrap();
+    let e = errs
+        .iter()
+        .find(|e| e["kind"] == "script_error")
+        .expect("a script error");
+    assert_eq!(e["file"], "res://scripts/broken.gd");
+    assert_eq!(e["line"], 12);
+    assert_eq!(e["function"], "_ready");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("Nonexistent function 'explode'")
+    );
+    assert!(
+        v["stdout"]
+            .as_str()
+            .unwrap()
+            .contains("Godot Engine v4.4.1")
+    );
+    let t = transactions(&client).await;
+    let row = &t["transactions"][0];
+    assert_eq!(row["effect_kind"], "process_launch");
+    assert_eq!(row["status"], "committed", "{row}");
+    assert!(
+        row["proof_summary"]
+            .as_str()
+            .unwrap()
+            .contains("boundary proven empty")
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_timeout_kill_is_not_a_crash() {
+    let p = project();
+    let s = state_dir();
+    let _c = Cleanup(s.path().display().to_string());
+    let (client, _) = start(
+        p.path(),
+        s.path(),
+        &[
+            ("GODOT_STANDIN_HANG", "1"),
+            ("GODOT_STANDIN_FORK", "1"),
+            ("GODOT_STANDIN_IGNORE_TERM", "1"),
+        ],
+    )
+    .await;
+    let v = ok(&client, "run_and_capture", json!({"timeout_ms": 300})).await;
+    assert_eq!(v["end"]["ended_by"], "timeout", "{v}");
+    assert_eq!(v["timed_out"], true);
+    assert_eq!(
+        v["end"]["boundary_empty"], true,
+        "the forked child was killed too: {v}"
+    );
+    assert!(support::processes_with(&s.path().display().to_string()).is_empty());
+    client.cancel().await.unwrap();
+
+    let (client, _) = start(p.path(), s.path(), &[("GODOT_STANDIN_CRASH", "1")]).await;
+    let v = ok(&client, "run_and_capture", json!({"timeout_ms": 20000})).await;
+    assert_eq!(v["end"]["ended_by"], "crash", "{v}");
+    assert_eq!(v["end"]["signal"], 6, "{v}");
+    assert_eq!(v["timed_out"], false);
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn receipt_is_durable_before_the_answer_and_survivors_are_terminated() {
+    let p = project();
+    let s = state_dir();
+    let needle = s.path().display().to_string();
+    let _c = Cleanup(needle.clone());
+    let env = [
+        ("GODOT_STANDIN_HANG", "1"),
+        ("GODOT_STANDIN_FORK", "1"),
+        ("GODOT_STANDIN_IGNORE_TERM", "1"),
+        ("GODOT_MCP_PROBE_QUIT_MS", "600000"),
+    ];
+    let (client, server) = start(p.path(), s.path(), &env).await;
+    let v = ok(&client, "play_scene", json!({})).await;
+    let pgid = v["pgid"].as_i64().unwrap() as i32;
+    let txn = v["session_id"].as_str().unwrap().to_string();
+    // The stand-in forks its child at start; wait for both.
+    assert!(wait_until(
+        Duration::from_secs(10),
+        || support::group_members(pgid).len() >= 2
+    ));
+    // SIGKILL right after the answer: only the durable receipt can find them.
+    kill9(server);
+    drop(client);
+    assert!(
+        support::group_members(pgid).len() >= 2,
+        "the session survived its server"
+    );
+
+    let (client, _) = start(p.path(), s.path(), &env).await;
+    // Reconciliation ran before the handshake answered.
+    assert!(
+        support::group_members(pgid).is_empty(),
+        "orphans left: {:?}",
+        support::group_members(pgid)
+    );
+    assert!(support::processes_with(&needle).is_empty());
+    let t = transactions(&client).await;
+    assert_eq!(t["write_gate"]["status"], "open", "{t}");
+    let row = t["transactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["transaction_id"] == txn.as_str())
+        .unwrap()
+        .clone();
+    assert_eq!(row["status"], "compensated", "{row}");
+    let summary = row["proof_summary"].as_str().unwrap();
+    assert!(
+        summary.contains("survivor(s) terminated") && summary.contains("boundary proven empty"),
+        "{summary}"
+    );
+    // Its output was archived.
+    let archived = std::fs::read_dir(s.path())
+        .unwrap()
+        .flatten()
+        .map(|d| d.path().join("archive").join(&txn).join("stdout.log"))
+        .find(|p| p.is_file())
+        .expect("archived stdout");
+    assert!(
+        std::fs::read_to_string(archived)
+            .unwrap()
+            .contains("Godot Engine")
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kill9_at_each_launch_phase_leaves_no_orphan() {
+    for point in [
+        "launch::after_intent",
+        "launch::after_spawn",
+        "launch::after_receipt",
+        "launch::after_release",
+    ] {
+        let p = project();
+        let s = state_dir();
+        let needle = s.path().display().to_string();
+        let _c = Cleanup(needle.clone());
+        let log = s.path().join("standin.log");
+        let log_s = log.display().to_string();
+        let env = [
+            ("GODOT_STANDIN_HANG", "1"),
+            ("GODOT_STANDIN_FORK", "1"),
+            ("GODOT_STANDIN_IGNORE_TERM", "1"),
+            ("GODOT_STANDIN_LOG", log_s.as_str()),
+            ("GODOT_MCP_PROBE_QUIT_MS", "600000"),
+            ("GODOT_MCP_CRASH_AT", point),
+        ];
+        let (client, server) = start(p.path(), s.path(), &env).await;
+        let r = client
+            .call_tool(CallToolRequestParams::new("play_scene").with_arguments(Default::default()))
+            .await;
+        assert!(r.is_err(), "{point}: the server should have died: {r:?}");
+        wait_dead(server);
+        drop(client);
+        let ran = std::fs::read_to_string(&log).unwrap_or_default();
+        let godot_ran = ran.contains("started");
+        if point == "launch::after_release" {
+            // Godot was released: give it a moment to show up.
+            assert!(wait_until(Duration::from_secs(10), || {
+                std::fs::read_to_string(&log)
+                    .unwrap_or_default()
+                    .contains("started")
+            }));
+        } else {
+            assert!(
+                !godot_ran,
+                "{point}: Godot ran before its receipt was durable"
+            );
+        }
+
+        let (client, _) = start(p.path(), s.path(), &env[..5]).await;
+        let left = support::processes_with(&needle);
+        assert!(left.is_empty(), "{point}: orphans {left:?}");
+        let t = transactions(&client).await;
+        assert_eq!(t["write_gate"]["status"], "open", "{point}: {t}");
+        let rows = t["transactions"].as_array().unwrap();
+        assert_eq!(rows.len(), 1, "{point}: {t}");
+        assert_eq!(rows[0]["status"], "compensated", "{point}: {t}");
+        // Nothing started later either (a released gate would show in the log).
+        std::thread::sleep(Duration::from_millis(50));
+        if point != "launch::after_release" {
+            assert!(
+                !std::fs::read_to_string(&log)
+                    .unwrap_or_default()
+                    .contains("started"),
+                "{point}"
+            );
+        }
+        client.cancel().await.unwrap();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn probe_input_screenshot_and_release_on_disconnect() {
+    let p = project();
+    let s = state_dir();
+    let needle = s.path().display().to_string();
+    let _c = Cleanup(needle.clone());
+    let env = [
+        ("GODOT_STANDIN_HANG", "1"),
+        ("GODOT_MCP_PROBE_QUIT_MS", "200"),
+    ];
+    let (client, server) = start(p.path(), s.path(), &env).await;
+    let v = ok(&client, "play_scene", json!({})).await;
+    let txn = v["session_id"].as_str().unwrap().to_string();
+    let pgid = v["pgid"].as_i64().unwrap() as i32;
+    assert_eq!(v["autoload_installed"], false);
+    let i = ok(
+        &client,
+        "simulate_input",
+        json!({"event": {"type": "action", "action": "jump"}, "hold_ms": 60000}),
+    )
+    .await;
+    assert_eq!(i["delivered"], true);
+    assert_eq!(i["held"], 1);
+    let e = err(&client, "game_screenshot", json!({})).await;
+    assert_eq!(e["code"], "PRECONDITION_FAILED", "{e}");
+    assert_eq!(e["required"], "no_renderer", "{e}");
+    let g = ok(
+        &client,
+        "get_game_property",
+        json!({"node": "/root/Main", "property": "position"}),
+    )
+    .await;
+    assert!(g["value"].is_string());
+    // The server dies holding input: the probe releases at once, quits 200 ms later.
+    kill9(server);
+    drop(client);
+    assert!(
+        wait_until(Duration::from_secs(10), || support::group_members(pgid)
+            .is_empty()),
+        "the game did not quit after losing its server"
+    );
+    let (client, _) = start(p.path(), s.path(), &env).await;
+    let t = transactions(&client).await;
+    let row = t["transactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["transaction_id"] == txn.as_str())
+        .unwrap()
+        .clone();
+    assert_eq!(row["status"], "compensated", "{row}");
+    let out = std::fs::read_dir(s.path())
+        .unwrap()
+        .flatten()
+        .map(|d| d.path().join("archive").join(&txn).join("stdout.log"))
+        .find(|p| p.is_file())
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .unwrap();
+    assert!(
+        out.contains("server lost; released 1 held input(s)"),
+        "{out}"
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn normal_stop_stops_every_session_first() {
+    let p = project();
+    let s = state_dir();
+    let needle = s.path().display().to_string();
+    let _c = Cleanup(needle.clone());
+    let env = [
+        ("GODOT_STANDIN_HANG", "1"),
+        ("GODOT_STANDIN_FORK", "1"),
+        ("GODOT_STANDIN_IGNORE_TERM", "1"),
+    ];
+    let (client, server) = start(p.path(), s.path(), &env).await;
+    let v = ok(&client, "play_scene", json!({})).await;
+    let pgid = v["pgid"].as_i64().unwrap() as i32;
+    let txn = v["session_id"].as_str().unwrap().to_string();
+    client.cancel().await.unwrap();
+    wait_dead(server);
+    assert!(support::group_members(pgid).is_empty());
+    let (client, _) = start(p.path(), s.path(), &env).await;
+    let t = transactions(&client).await;
+    let row = t["transactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["transaction_id"] == txn.as_str())
+        .unwrap()
+        .clone();
+    assert_eq!(
+        row["status"], "committed",
+        "stopped and recorded by the server itself: {row}"
+    );
+    assert!(
+        row["proof_summary"]
+            .as_str()
+            .unwrap()
+            .contains("stopped by the server"),
+        "{row}"
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_interrupted_export_registers_nothing_and_keeps_its_bytes() {
+    let p = project();
+    let s = state_dir();
+    let needle = s.path().display().to_string();
+    let _c = Cleanup(needle.clone());
+    // A clean export registers its artifact.
+    let (client, _) = start(p.path(), s.path(), &[]).await;
+    let v = ok(
+        &client,
+        "export_project",
+        json!({"preset": "Linux", "output_path": "res://build/game.x86_64"}),
+    )
+    .await;
+    assert_eq!(v["registered"], true, "{v}");
+    assert_eq!(
+        std::fs::metadata(p.path().join("build/game.x86_64"))
+            .unwrap()
+            .len(),
+        40960
+    );
+    // Outside the project needs confirm.
+    let e = err(
+        &client,
+        "export_project",
+        json!({"preset": "Linux", "output_path": "/tmp/elsewhere.bin"}),
+    )
+    .await;
+    assert_eq!(e["required"], "confirm", "{e}");
+    let out = tempfile::tempdir().unwrap();
+    let outside = out.path().join("game.bin");
+    let v = ok(
+        &client,
+        "export_project",
+        json!({"preset": "Linux", "output_path": outside, "confirm": true}),
+    )
+    .await;
+    assert_eq!(v["registered"], true, "{v}");
+    assert!(outside.is_file());
+    client.cancel().await.unwrap();
+
+    // An export that hangs and times out: nothing registered, bytes retained.
+    let (client, _) = start(p.path(), s.path(), &[("GODOT_STANDIN_EXPORT_HANG", "1")]).await;
+    let v = ok(
+        &client,
+        "export_project",
+        json!({"preset": "Linux", "output_path": "res://build/two.x86_64", "timeout_ms": 500}),
+    )
+    .await;
+    assert_eq!(v["registered"], false, "{v}");
+    assert_eq!(v["end"]["ended_by"], "timeout", "{v}");
+    assert!(!p.path().join("build/two.x86_64").exists());
+    let st = ok(&client, "export_status", json!({})).await;
+    assert_eq!(st["interrupted_exports_retained"], 1, "{st}");
+    assert_eq!(st["retained_bytes"], 5 * 4096, "{st}");
+    client.cancel().await.unwrap();
+
+    // kill -9 of the server during an export: the successor terminates it; nothing registered.
+    let (client, server) = start(p.path(), s.path(), &[("GODOT_STANDIN_EXPORT_HANG", "1")]).await;
+    let c2 = std::sync::Arc::new(client);
+    let c3 = c2.clone();
+    let call = tokio::spawn(async move {
+        c3.call_tool(
+            CallToolRequestParams::new("export_project").with_arguments(
+                json!({"preset": "Linux", "output_path": "res://build/three.x86_64"})
+                    .as_object()
+                    .unwrap()
+                    .clone(),
+            ),
+        )
+        .await
+    });
+    assert!(wait_until(Duration::from_secs(10), || {
+        std::fs::read_dir(s.path()).unwrap().flatten().any(|d| {
+            std::fs::read_dir(d.path().join("sessions")).is_ok_and(|rd| {
+                rd.flatten().any(|x| {
+                    std::fs::metadata(x.path().join("export.partial"))
+                        .is_ok_and(|m| m.len() >= 5 * 4096)
+                })
+            })
+        })
+    }));
+    kill9(server);
+    let _ = call.await;
+    drop(c2);
+    let (client, _) = start(p.path(), s.path(), &[]).await;
+    assert!(support::processes_with(&needle).is_empty());
+    assert!(!p.path().join("build/three.x86_64").exists());
+    let st = ok(&client, "export_status", json!({})).await;
+    assert_eq!(st["interrupted_exports_retained"], 2, "{st}");
+    assert_eq!(st["retained_bytes"], 2 * 5 * 4096, "{st}");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_managed_editor_is_a_supervised_session() {
+    let p = project();
+    let s = state_dir();
+    let needle = s.path().display().to_string();
+    let _c = Cleanup(needle.clone());
+    let (client, _) = start(p.path(), s.path(), &[]).await;
+    let v = ok(&client, "start_editor", json!({})).await;
+    let pgid = v["pgid"].as_i64().unwrap() as i32;
+    assert!(wait_until(Duration::from_secs(10), || {
+        !support::group_members(pgid).is_empty()
+    }));
+    let e = err(&client, "start_editor", json!({})).await;
+    assert_eq!(
+        e["code"], "PRECONDITION_FAILED",
+        "one editor at a time: {e}"
+    );
+    let l = ok(&client, "list_sessions", json!({})).await;
+    assert_eq!(l["sessions"][0]["purpose"], "editor", "{l}");
+    assert_eq!(l["boundary"]["in_use"], "process_group", "{l}");
+    let stopped = ok(&client, "stop_editor", json!({})).await;
+    assert_eq!(stopped["end"]["ended_by"], "stopped", "{stopped}");
+    assert!(support::group_members(pgid).is_empty());
+    client.cancel().await.unwrap();
+
+    // serve --editor starts one before serving and stops it with the server.
+    let mut cmd = tokio::process::Command::new(support::bin());
+    cmd.arg("serve")
+        .arg("--editor")
+        .arg("--project")
+        .arg(p.path())
+        .env("GODOT_MCP_STATE_DIR", s.path())
+        .env("GODOT_BIN", support::standin());
+    let (transport, _) = TokioChildProcess::builder(cmd)
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let server = transport.id().unwrap() as i32;
+    let client = ().serve(transport).await.unwrap();
+    let l = ok(&client, "list_sessions", json!({})).await;
+    let editor = l["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["purpose"] == "editor")
+        .cloned()
+        .expect("editor session");
+    assert_eq!(editor["running"], true);
+    let pgid = editor["pgid"].as_i64().unwrap() as i32;
+    client.cancel().await.unwrap();
+    wait_dead(server);
+    assert!(
+        support::group_members(pgid).is_empty(),
+        "the editor outlived a normal stop"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_canonical_write_commits_only_with_both_sub_proofs() {
+    let p = project();
+    let s = state_dir();
+    let _c = Cleanup(s.path().display().to_string());
+    let messy = "[gd_resource type=\"Resource\" format=3]   \n\n[resource]  \nvalue = 1\n\n\n";
+    std::fs::write(p.path().join("r.tres"), messy).unwrap();
+    let (client, _) = start(p.path(), s.path(), &[]).await;
+    let v = ok(
+        &client,
+        "canonicalize_resource",
+        json!({"path": "res://r.tres", "confirm": true}),
+    )
+    .await;
+    assert_eq!(v["applied"], true, "{v}");
+    let on_disk = std::fs::read_to_string(p.path().join("r.tres")).unwrap();
+    assert_eq!(
+        on_disk,
+        "[gd_resource type=\"Resource\" format=3]\n\n[resource]\nvalue = 1\n"
+    );
+    let t = transactions(&client).await;
+    let rows = t["transactions"].as_array().unwrap();
+    let file = rows
+        .iter()
+        .find(|r| r["transaction_id"] == v["transaction_id"])
+        .unwrap();
+    let launch = rows
+        .iter()
+        .find(|r| r["transaction_id"] == v["linked_launch"])
+        .unwrap();
+    assert_eq!(file["effect_kind"], "file");
+    assert_eq!(file["status"], "committed");
+    assert_eq!(launch["effect_kind"], "process_launch");
+    assert_eq!(launch["status"], "committed");
+    client.cancel().await.unwrap();
+
+    // A helper that fails: nothing is written.
+    std::fs::write(p.path().join("r.tres"), messy).unwrap();
+    let (client, _) = start(p.path(), s.path(), &[("GODOT_STANDIN_HELPER_FAIL", "1")]).await;
+    let e = err(
+        &client,
+        "canonicalize_resource",
+        json!({"path": "res://r.tres", "confirm": true}),
+    )
+    .await;
+    assert_eq!(e["code"], "PRECONDITION_FAILED", "{e}");
+    assert_eq!(
+        std::fs::read_to_string(p.path().join("r.tres")).unwrap(),
+        messy
+    );
+    client.cancel().await.unwrap();
+}
