@@ -949,6 +949,7 @@ pub(crate) fn list(conn: &Connection, filter: &TxnFilter) -> Result<Vec<TxnRecor
                 tool_family: r.get(4)?,
                 path: match serde_json::from_str::<Intent>(&intent) {
                     Ok(Intent::File(f)) => Some(f.path),
+                    Ok(Intent::EditorRuntime(e)) => e.scene,
                     Err(_) => None,
                 },
                 proof_summary: proof

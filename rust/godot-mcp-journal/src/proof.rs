@@ -30,6 +30,8 @@ pub struct FileIntent {
 pub enum Intent {
     /// An on-disk mutation.
     File(FileIntent),
+    /// An effect applied through the editor bridge.
+    EditorRuntime(crate::editor::EditorIntent),
 }
 
 /// What the re-derived on-disk state proved.
@@ -79,12 +81,24 @@ pub struct FileProof {
 pub enum Proof {
     /// Proof of an on-disk mutation.
     File(FileProof),
+    /// The editor's reply to an editor effect.
+    EditorRuntime(crate::editor::EditorProof),
 }
 
 impl Proof {
     /// One human line, for listings.
     pub fn summary(&self) -> String {
         match self {
+            Proof::EditorRuntime(p) => format!(
+                "editor replied {} to request {}{}",
+                p.reply,
+                p.request_id,
+                match p.undoable {
+                    Some(true) => " (on the editor's undo history)",
+                    Some(false) => " (not undoable)",
+                    None => "",
+                }
+            ),
             Proof::File(p) => {
                 let basis = match p.basis {
                     ProofBasis::PostState => "post-state",

@@ -192,6 +192,12 @@ impl Journal {
             })?
             .collect::<Result<_, _>>()?
         };
+        // An unresolved editor effect that cannot have written a file stays open: it blocks
+        // nothing, and no proof of it exists on disk (see `editor`).
+        let rows: Vec<OpenRow> = rows
+            .into_iter()
+            .filter(|r| !crate::editor::stays_unresolved(&r.kind, &r.intent_json))
+            .collect();
 
         let derived: Vec<(String, Derived)> = rows
             .into_iter()
@@ -285,6 +291,9 @@ impl Journal {
         }
         match serde_json::from_str::<Intent>(&row.intent_json) {
             Ok(Intent::File(intent)) => derive_file(&self.root, &intent, Deriver::Reconcile),
+            Ok(Intent::EditorRuntime(_)) => Derived::quarantined(
+                "no reconciler for effect kind editor_runtime in this build".into(),
+            ),
             Err(e) => Derived::quarantined(format!("intent unreadable: {e}")),
         }
     }

@@ -3,6 +3,7 @@
 use godot_mcp_journal::Journal;
 use parking_lot::Mutex;
 
+use crate::planes::editor::EditorPlane;
 use crate::project::Project;
 use crate::safety::SafetyState;
 use crate::tools::Registry;
@@ -37,6 +38,9 @@ pub struct AppState {
     pub journal: Mutex<Journal>,
     /// Approval configuration, enabled toolsets, calls awaiting approval.
     pub safety: SafetyState,
+    /// The bridge to the editor add-on; started by `serve`, absent in tests that do not
+    /// start it (every editor tool then fails `bridge_connected`).
+    pub editor: EditorPlane,
 }
 
 impl AppState {
@@ -50,6 +54,7 @@ impl AppState {
             limits: Limits::default(),
             journal: Mutex::new(journal),
             safety,
+            editor: EditorPlane::default(),
         }
     }
 }
