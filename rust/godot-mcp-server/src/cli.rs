@@ -300,11 +300,34 @@ fn serve(args: ServeArgs) -> ExitCode {
         }
     }
     let state = Arc::new(AppState::new(project, journal, safety));
-    if let Some(addr) = args.http {
+    // The editor bridge: loopback listener + discovery file for the add-on. A server
+    // without it still serves every file tool; editor tools then say bridge_connected.
+    match state.editor.start(state.project.root()) {
+        Ok(bridge) => eprintln!(
+            "godot-mcp serve: editor bridge at {} for the add-on (discovery file {})",
+            bridge.local_addr(),
+            bridge.discovery_path().display()
+        ),
+        Err(e) => eprintln!("godot-mcp serve: warning: editor bridge not started: {e}"),
+    }
+    let code = serve_transport(&state, args.http, args.allowed_hosts, args.allowed_origins);
+    // Clean shutdown: the discovery file goes, so the add-on stops trying this server.
+    state.editor.stop();
+    code
+}
+
+fn serve_transport(
+    state: &Arc<AppState>,
+    http: Option<std::net::SocketAddr>,
+    allowed_hosts: Vec<String>,
+    allowed_origins: Vec<String>,
+) -> ExitCode {
+    let state = state.clone();
+    if let Some(addr) = http {
         let options = crate::transport::http::HttpOptions {
             addr,
-            allowed_hosts: args.allowed_hosts,
-            allowed_origins: args.allowed_origins,
+            allowed_hosts,
+            allowed_origins,
             token: crate::transport::http::HttpOptions::token_from_env(),
         };
         return crate::transport::http::serve(state, options);
