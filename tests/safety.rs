@@ -85,15 +85,21 @@ fn valid_args(tool: &str) -> Option<Value> {
         }
         // Editor-plane tools (their preview needs an editor: see tests/editor_bridge.rs).
         "create_node" => json!({"parent": ".", "type": "Node2D", "name": "N"}),
-        "rename_node" | "delete_node" | "detach_script" | "duplicate_node" => json!({"node": "Player"}),
+        "rename_node" | "delete_node" | "detach_script" | "duplicate_node" => {
+            json!({"node": "Player"})
+        }
         "move_node" => json!({"node": "Player", "new_parent": "."}),
         "set_node_property" => json!({"node": "Player", "property": "visible", "value": false}),
-        "apply_scene_batch" => json!({"sets": [{"node": "Player", "property": "visible", "value": false}]}),
+        "apply_scene_batch" => {
+            json!({"sets": [{"node": "Player", "property": "visible", "value": false}]})
+        }
         "attach_script" => json!({"node": "Player", "script": "res://scripts/player.gd"}),
         "connect_signal" | "disconnect_signal" => {
             json!({"from": "Button", "signal": "pressed", "to": ".", "method": "go"})
         }
-        "set_resource_property" => json!({"path": "res://resources/stats.tres", "property": "hp", "value": 3}),
+        "set_resource_property" => {
+            json!({"path": "res://resources/stats.tres", "property": "hp", "value": 3})
+        }
         "open_scene" => json!({"path": "res://scenes/main.tscn"}),
         "create_scene" => json!({"path": "res://scenes/new.tscn", "root_type": "Node2D"}),
         "save_scene" | "close_scene" | "reload_scene" | "editor_undo" | "editor_redo" => json!({}),

@@ -10,12 +10,14 @@
 //!   structured error the add-on answers with.
 //! - [`batch`]: the undo rule of `scene.batch.apply` (one undo action; above
 //!   [`godot_mcp_protocol::commands::UNDO_BATCH_LIMIT`] sets it bypasses the history).
+//! - [`persistence`]: the persistence verdict the probe and the handlers share.
 //! - [`tree`]: the compact form of a scene tree read (pre-order, depth-encoded, paged).
 //! - [`reconnect`]: finding the discovery file and deciding when to (re)connect.
 #![forbid(unsafe_code)]
 
 pub mod batch;
 pub mod command;
+pub mod persistence;
 pub mod reconnect;
 pub mod tree;
 pub mod value;

@@ -397,7 +397,11 @@ impl BridgeStatus {
                 godot_version: peer.godot_version.to_string(),
             },
             Status::Disconnected {
-                last_rejection: Some(Rejection::ProtocolMismatch { addon, addon_version }),
+                last_rejection:
+                    Some(Rejection::ProtocolMismatch {
+                        addon,
+                        addon_version,
+                    }),
             } => Self::AddonMismatch {
                 found: format!("add-on {addon_version} (bridge protocol {addon})"),
             },

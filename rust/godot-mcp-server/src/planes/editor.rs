@@ -471,11 +471,7 @@ fn serve_connection(stream: TcpStream, inner: Arc<Inner>) {
         *inner.last_rejection.lock() = None;
     }
     let _ = stream.set_read_timeout(None);
-    loop {
-        let line = match read_line(&mut reader, MAX_FRAME_BYTES) {
-            Ok(Some(l)) => l,
-            Ok(None) | Err(_) => break,
-        };
+    while let Ok(Some(line)) = read_line(&mut reader, MAX_FRAME_BYTES) {
         match serde_json::from_slice::<AddonMessage>(&line) {
             Ok(AddonMessage::Reply(reply)) => {
                 let waiting = inner.pending.lock().remove(&reply.id);

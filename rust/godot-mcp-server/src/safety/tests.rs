@@ -179,16 +179,25 @@ fn bridge_preconditions_fail_as_disconnected() {
 
 #[test]
 fn a_version_mismatch_surfaces_as_its_precondition() {
-    let addon = BridgeStatus::AddonMismatch { found: "add-on 0.0.1 (bridge protocol 0)".into() };
+    let addon = BridgeStatus::AddonMismatch {
+        found: "add-on 0.0.1 (bridge protocol 0)".into(),
+    };
     let e = addon.require(&Precondition::BridgeConnected).unwrap_err();
     assert_eq!(e.required.as_deref(), Some("addon_version"));
     assert!(e.message.contains("0.0.1"), "{}", e.message);
-    let godot = BridgeStatus::GodotUnsupported { found: "4.3.0.stable".into() };
+    let godot = BridgeStatus::GodotUnsupported {
+        found: "4.3.0.stable".into(),
+    };
     let e = godot.require(&Precondition::ActiveScene).unwrap_err();
     assert_eq!(e.required.as_deref(), Some("godot_version"));
-    let connected = BridgeStatus::Connected { godot_version: "4.4.1.stable.custom_build".into() };
+    let connected = BridgeStatus::Connected {
+        godot_version: "4.4.1.stable.custom_build".into(),
+    };
     assert!(connected.require(&Precondition::BridgeConnected).is_ok());
-    let need = |v: &str| Precondition::GodotVersion { required: v.into(), found: None };
+    let need = |v: &str| Precondition::GodotVersion {
+        required: v.into(),
+        found: None,
+    };
     assert!(connected.require(&need("4.4.0")).is_ok());
     let e = connected.require(&need("4.5.0")).unwrap_err();
     assert_eq!(e.required.as_deref(), Some("godot_version"));

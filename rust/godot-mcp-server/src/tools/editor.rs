@@ -76,7 +76,12 @@ fn editor_error(e: &BridgeError, node: Option<&str>) -> ToolError {
 }
 
 /// A read-only request.
-pub(crate) fn query(state: &AppState, command: &str, params: Value, node: Option<&str>) -> Result<Value, ToolError> {
+pub(crate) fn query(
+    state: &AppState,
+    command: &str,
+    params: Value,
+    node: Option<&str>,
+) -> Result<Value, ToolError> {
     let bridge = connected(state)?;
     match bridge.request(command, params, editor_timeout()) {
         Ok(v) => Ok(v),
@@ -103,7 +108,9 @@ fn gate_error(e: EditorTxnError) -> ToolError {
             .hint("An operator resolves them with `godot-mcp transaction repair` (docs/recovery.md); list_transactions shows why.")
             .details(json!({"quarantined": ids}))
         }
-        EditorTxnError::NotReconciled => ToolError::new(ErrorCode::WriteGateClosed, e.to_string()).required("write_gate_open"),
+        EditorTxnError::NotReconciled => {
+            ToolError::new(ErrorCode::WriteGateClosed, e.to_string()).required("write_gate_open")
+        }
         other => {
             tracing::error!(error = %other, "journal failed for an editor transaction");
             ToolError::internal("the journal failed while recording an editor transaction")
@@ -128,10 +135,18 @@ pub(crate) fn run_effect(
         scene,
         params_sha256: canonical_request_hash(&params).to_string(),
     };
-    let txn = state.journal.lock().begin_editor(&intent, "editor", command).map_err(gate_error)?;
+    let txn = state
+        .journal
+        .lock()
+        .begin_editor(&intent, "editor", command)
+        .map_err(gate_error)?;
     let outcome = bridge.request_with_id(id, command, params, editor_timeout());
     let settle = |s: EditorSettle| -> Result<TxnStatus, ToolError> {
-        state.journal.lock().settle_editor(txn, &intent, s).map_err(gate_error)
+        state
+            .journal
+            .lock()
+            .settle_editor(txn, &intent, s)
+            .map_err(gate_error)
     };
     match outcome {
         Ok(v) => {
@@ -151,19 +166,29 @@ pub(crate) fn run_effect(
         Err(RequestFailure::Editor(e)) => {
             settle(EditorSettle::NotApplied(EditorProof {
                 request_id: id,
-                reply: serde_json::to_value(e.code).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_else(|| "error".into()),
+                reply: serde_json::to_value(e.code)
+                    .ok()
+                    .and_then(|v| v.as_str().map(String::from))
+                    .unwrap_or_else(|| "error".into()),
                 undoable: None,
             }))?;
-            Err(editor_error(&e, node).details(json!({"transaction_id": txn.to_string(), "status": "compensated"})))
+            Err(editor_error(&e, node)
+                .details(json!({"transaction_id": txn.to_string(), "status": "compensated"})))
         }
         Err(RequestFailure::NotSent(reason)) => {
-            settle(EditorSettle::NotApplied(EditorProof { request_id: id, reply: "not_sent".into(), undoable: None }))?;
+            settle(EditorSettle::NotApplied(EditorProof {
+                request_id: id,
+                reply: "not_sent".into(),
+                undoable: None,
+            }))?;
             let mut e = Precondition::BridgeConnected.error();
             e.message = format!("{} Nothing was sent: {reason}.", e.message);
             Err(e)
         }
         Err(RequestFailure::NoAnswer { timed_out, reason }) => {
-            let status = settle(EditorSettle::Lost { reason: reason.clone() })?;
+            let status = settle(EditorSettle::Lost {
+                reason: reason.clone(),
+            })?;
             let honesty = TimedOut {
                 may_have_applied: true,
                 hint: "The editor may still run (or may have run) this command: it is never resent. \
@@ -173,20 +198,33 @@ pub(crate) fn run_effect(
             let message = if timed_out {
                 format!("the editor did not answer {command} in time ({reason})")
             } else {
-                format!("the connection to the editor was lost before it answered {command} ({reason})")
+                format!(
+                    "the connection to the editor was lost before it answered {command} ({reason})"
+                )
             };
             let mut details = serde_json::to_value(&honesty).unwrap_or_else(|_| json!({}));
             details["transaction_id"] = json!(txn.to_string());
-            details["transaction_status"] = json!(if status == TxnStatus::Open { "unresolved" } else { status.as_str() });
+            details["transaction_status"] = json!(if status == TxnStatus::Open {
+                "unresolved"
+            } else {
+                status.as_str()
+            });
             details["timed_out"] = json!(timed_out);
-            Err(ToolError::new(ErrorCode::Timeout, message).hint(honesty.hint.clone()).details(details))
+            Err(ToolError::new(ErrorCode::Timeout, message)
+                .hint(honesty.hint.clone())
+                .details(details))
         }
     }
 }
 
 /// The add-on's persistence verdict for `op` on `node` (also checks the scene and node).
 fn probe(state: &AppState, node: &str, op: &str) -> Result<Map<String, Value>, ToolError> {
-    let v = query(state, cmd::NODE_PERSISTENCE, json!({"node": node, "op": op}), Some(node))?;
+    let v = query(
+        state,
+        cmd::NODE_PERSISTENCE,
+        json!({"node": node, "op": op}),
+        Some(node),
+    )?;
     let mut out = Map::new();
     for k in ["persisted", "reason", "hint", "undoable", "scene"] {
         if let Some(x) = v.get(k) {
@@ -207,7 +245,10 @@ fn node_plan(
     let mut effect = probe(&state, &node, op)?;
     effect.insert("command".into(), json!(command));
     effect.insert("node".into(), json!(node));
-    let scene = effect.get("scene").and_then(Value::as_str).map(String::from);
+    let scene = effect
+        .get("scene")
+        .and_then(Value::as_str)
+        .map(String::from);
     Ok(Plan {
         effect,
         apply: Box::new(move || run_effect(&state, command, params, scene, Some(&node))),
@@ -224,7 +265,10 @@ fn scene_plan(
     effect: Value,
 ) -> Result<Plan, ToolError> {
     let st = query(&state, cmd::EDITOR_STATE, json!({}), None)?;
-    let active = st.get("active_scene").and_then(Value::as_str).map(String::from);
+    let active = st
+        .get("active_scene")
+        .and_then(Value::as_str)
+        .map(String::from);
     if needs_active_scene && active.is_none() {
         return Err(Precondition::ActiveScene.error());
     }
@@ -419,8 +463,19 @@ fn meta(
     class: SafetyClass,
     toolset: Toolset,
 ) -> ToolMeta {
-    let effect = if class == SafetyClass::ReadOnly { EffectKind::None } else { EffectKind::EditorRuntime };
-    ToolMeta { name, title, description, class, toolset, effect }
+    let effect = if class == SafetyClass::ReadOnly {
+        EffectKind::None
+    } else {
+        EffectKind::EditorRuntime
+    };
+    ToolMeta {
+        name,
+        title,
+        description,
+        class,
+        toolset,
+        effect,
+    }
 }
 
 pub fn tools() -> Vec<ToolDef> {
@@ -428,67 +483,127 @@ pub fn tools() -> Vec<ToolDef> {
     use Toolset::*;
     vec![
         ToolDef::planned(
-            meta("create_node", "Create a node", "Add a node to the scene open in the editor, as one undo action. \
-                  The scene is not saved (persisted: false) until save_scene.", Mutating, Scenes),
+            meta(
+                "create_node",
+                "Create a node",
+                "Add a node to the scene open in the editor, as one undo action. \
+                  The scene is not saved (persisted: false) until save_scene.",
+                Mutating,
+                Scenes,
+            ),
             |state, a: CreateNodeArgs| {
                 let p = json!({"parent": a.parent, "type": a.node_type, "name": a.name});
                 node_plan(state, cmd::NODE_CREATE, "create", a.parent, p)
             },
         ),
         ToolDef::planned(
-            meta("rename_node", "Rename a node", "Rename a node of the edited scene (one undo action).", Mutating, Scenes),
+            meta(
+                "rename_node",
+                "Rename a node",
+                "Rename a node of the edited scene (one undo action).",
+                Mutating,
+                Scenes,
+            ),
             |state, a: RenameArgs| {
                 let p = json!({"node": a.node, "new_name": a.new_name});
                 node_plan(state, cmd::NODE_RENAME, "rename", a.node, p)
             },
         ),
         ToolDef::planned(
-            meta("move_node", "Move a node", "Reparent a node of the edited scene (one undo action).", Mutating, Scenes),
+            meta(
+                "move_node",
+                "Move a node",
+                "Reparent a node of the edited scene (one undo action).",
+                Mutating,
+                Scenes,
+            ),
             |state, a: MoveArgs| {
                 let p = json!({"node": a.node, "new_parent": a.new_parent});
                 node_plan(state, cmd::NODE_MOVE, "move", a.node, p)
             },
         ),
         ToolDef::planned(
-            meta("duplicate_node", "Duplicate a node", "Duplicate a node (and its children) beside it (one undo action).", Mutating, Scenes),
+            meta(
+                "duplicate_node",
+                "Duplicate a node",
+                "Duplicate a node (and its children) beside it (one undo action).",
+                Mutating,
+                Scenes,
+            ),
             |state, a: DuplicateArgs| {
                 let p = json!({"node": a.node, "new_name": a.new_name});
                 node_plan(state, cmd::NODE_DUPLICATE, "duplicate", a.node, p)
             },
         ),
         ToolDef::planned(
-            meta("delete_node", "Delete a node", "Remove a node and its children from the edited scene. On the \
-                  editor's undo history, but it removes data: destructive.", Destructive, Scenes),
+            meta(
+                "delete_node",
+                "Delete a node",
+                "Remove a node and its children from the edited scene. On the \
+                  editor's undo history, but it removes data: destructive.",
+                Destructive,
+                Scenes,
+            ),
             |state, a: NodeArgs| {
                 let p = json!({"node": a.node});
                 node_plan(state, cmd::NODE_DELETE, "delete", a.node, p)
             },
         ),
         ToolDef::new(
-            meta("get_node_property", "Get a node property", "Read one property of a node of the edited scene, \
-                  in the typed JSON form set_node_property takes.", ReadOnly, Scenes),
+            meta(
+                "get_node_property",
+                "Get a node property",
+                "Read one property of a node of the edited scene, \
+                  in the typed JSON form set_node_property takes.",
+                ReadOnly,
+                Scenes,
+            ),
             |state, a: GetPropertyArgs, _f: CallFlags| async move {
                 let s = state.clone();
-                blocking(move || query(&s, cmd::NODE_GET_PROPERTY, json!({"node": a.node, "property": a.property}), Some(&a.node))).await
+                blocking(move || {
+                    query(
+                        &s,
+                        cmd::NODE_GET_PROPERTY,
+                        json!({"node": a.node, "property": a.property}),
+                        Some(&a.node),
+                    )
+                })
+                .await
             },
         ),
         ToolDef::planned(
-            meta("set_node_property", "Set a node property", "Set one property of a node of the edited scene \
-                  (one undo action). Typed values: {\"$type\": \"Vector2\", \"x\": 1, \"y\": 2} and the like.", Mutating, Scenes),
+            meta(
+                "set_node_property",
+                "Set a node property",
+                "Set one property of a node of the edited scene \
+                  (one undo action). Typed values: {\"$type\": \"Vector2\", \"x\": 1, \"y\": 2} and the like.",
+                Mutating,
+                Scenes,
+            ),
             |state, a: SetPropertyArgs| {
                 let p = json!({"node": a.node, "property": a.property, "value": a.value});
                 node_plan(state, cmd::NODE_SET_PROPERTY, "set_property", a.node, p)
             },
         ),
         ToolDef::planned(
-            meta("apply_scene_batch", "Apply a batch of property sets", "Set many properties of the edited scene \
+            meta(
+                "apply_scene_batch",
+                "Apply a batch of property sets",
+                "Set many properties of the edited scene \
                   as ONE undo action (scene.batch.apply). Above 20 distinct nodes the batch bypasses the undo \
-                  history for speed and reports undoable: false.", Mutating, Scenes),
+                  history for speed and reports undoable: false.",
+                Mutating,
+                Scenes,
+            ),
             |state, a: BatchArgs| {
                 if a.sets.is_empty() {
-                    return Err(ToolError::invalid_params("sets", "a batch needs at least one set"));
+                    return Err(ToolError::invalid_params(
+                        "sets",
+                        "a batch needs at least one set",
+                    ));
                 }
-                let nodes: std::collections::BTreeSet<&str> = a.sets.iter().map(|s| s.node.as_str()).collect();
+                let nodes: std::collections::BTreeSet<&str> =
+                    a.sets.iter().map(|s| s.node.as_str()).collect();
                 let undoable = nodes.len() <= cmd::UNDO_BATCH_LIMIT;
                 let mut effect = in_memory(undoable);
                 effect["sets"] = json!(a.sets.len());
@@ -504,59 +619,125 @@ pub fn tools() -> Vec<ToolDef> {
             },
         ),
         ToolDef::planned(
-            meta("attach_script", "Attach a script", "Attach a script file to a node (one undo action).", Mutating, Scripts),
+            meta(
+                "attach_script",
+                "Attach a script",
+                "Attach a script file to a node (one undo action).",
+                Mutating,
+                Scripts,
+            ),
             |state, a: AttachScriptArgs| {
                 let p = json!({"node": a.node, "script": a.script.to_string()});
                 node_plan(state, cmd::SCRIPT_ATTACH, "attach_script", a.node, p)
             },
         ),
         ToolDef::planned(
-            meta("detach_script", "Detach a script", "Remove a node's script (one undo action); removes data: destructive.", Destructive, Scripts),
+            meta(
+                "detach_script",
+                "Detach a script",
+                "Remove a node's script (one undo action); removes data: destructive.",
+                Destructive,
+                Scripts,
+            ),
             |state, a: NodeArgs| {
                 let p = json!({"node": a.node});
                 node_plan(state, cmd::SCRIPT_DETACH, "detach_script", a.node, p)
             },
         ),
         ToolDef::planned(
-            meta("connect_signal", "Connect a signal", "Connect a signal between two nodes of the edited scene, \
-                  persistently (saved with the scene), as one undo action.", Mutating, Scenes),
+            meta(
+                "connect_signal",
+                "Connect a signal",
+                "Connect a signal between two nodes of the edited scene, \
+                  persistently (saved with the scene), as one undo action.",
+                Mutating,
+                Scenes,
+            ),
             |state, a: SignalArgs| {
                 let p = json!({"from": a.from, "signal": a.signal, "to": a.to, "method": a.method});
                 node_plan(state, cmd::SIGNAL_CONNECT, "connect_signal", a.from, p)
             },
         ),
         ToolDef::planned(
-            meta("disconnect_signal", "Disconnect a signal", "Break a signal connection (one undo action); \
-                  destructive by the classification rule.", Destructive, Scenes),
+            meta(
+                "disconnect_signal",
+                "Disconnect a signal",
+                "Break a signal connection (one undo action); \
+                  destructive by the classification rule.",
+                Destructive,
+                Scenes,
+            ),
             |state, a: SignalArgs| {
                 let p = json!({"from": a.from, "signal": a.signal, "to": a.to, "method": a.method});
-                node_plan(state, cmd::SIGNAL_DISCONNECT, "disconnect_signal", a.from, p)
+                node_plan(
+                    state,
+                    cmd::SIGNAL_DISCONNECT,
+                    "disconnect_signal",
+                    a.from,
+                    p,
+                )
             },
         ),
         ToolDef::planned(
-            meta("set_resource_property", "Set a resource property", "Set a property of a resource file through \
-                  the editor (undo-tracked) and save the resource.", Mutating, Resources),
+            meta(
+                "set_resource_property",
+                "Set a resource property",
+                "Set a property of a resource file through \
+                  the editor (undo-tracked) and save the resource.",
+                Mutating,
+                Resources,
+            ),
             |state, a: ResourcePropertyArgs| {
                 let effect = json!({"persisted": true, "reason": "the editor saves the resource file", "undoable": true});
-                let p = json!({"path": a.path.to_string(), "property": a.property, "value": a.value});
-                scene_plan(state, cmd::RESOURCE_SET_PROPERTY, p, Some(a.path.to_string()), false, effect)
+                let p =
+                    json!({"path": a.path.to_string(), "property": a.property, "value": a.value});
+                scene_plan(
+                    state,
+                    cmd::RESOURCE_SET_PROPERTY,
+                    p,
+                    Some(a.path.to_string()),
+                    false,
+                    effect,
+                )
             },
         ),
         ToolDef::planned(
-            meta("open_scene", "Open a scene", "Open a scene file in the editor and make it the edited scene.", Mutating, Scenes),
+            meta(
+                "open_scene",
+                "Open a scene",
+                "Open a scene file in the editor and make it the edited scene.",
+                Mutating,
+                Scenes,
+            ),
             |state, a: ScenePathArgs| {
                 let path = a.path.to_string();
                 let effect = json!({"persisted": true, "reason": "opening changes no file", "undoable": false});
-                scene_plan(state, cmd::SCENE_OPEN, json!({"path": path}), Some(path), false, effect)
+                scene_plan(
+                    state,
+                    cmd::SCENE_OPEN,
+                    json!({"path": path}),
+                    Some(path),
+                    false,
+                    effect,
+                )
             },
         ),
         ToolDef::planned(
-            meta("create_scene", "Create a scene", "Create a new scene file with a root node of the given type, \
-                  save it, and open it in the editor. A file write: destructive.", Destructive, Scenes),
+            meta(
+                "create_scene",
+                "Create a scene",
+                "Create a new scene file with a root node of the given type, \
+                  save it, and open it in the editor. A file write: destructive.",
+                Destructive,
+                Scenes,
+            ),
             |state, a: CreateSceneArgs| {
                 let path = a.path.to_string();
                 if state.project.resolve("path", &a.path)?.exists() {
-                    return Err(ToolError::invalid_params("path", format!("{path} already exists")));
+                    return Err(ToolError::invalid_params(
+                        "path",
+                        format!("{path} already exists"),
+                    ));
                 }
                 let effect = json!({"persisted": true, "reason": "the editor saves the new scene file", "undoable": false});
                 let p = json!({"path": path, "root_type": a.root_type, "root_name": a.root_name});
@@ -564,44 +745,105 @@ pub fn tools() -> Vec<ToolDef> {
             },
         ),
         ToolDef::planned(
-            meta("save_scene", "Save the scene", "Save the edited scene (or the open scene at path) to its file. \
-                  Overwrites the file: destructive.", Destructive, Scenes),
+            meta(
+                "save_scene",
+                "Save the scene",
+                "Save the edited scene (or the open scene at path) to its file. \
+                  Overwrites the file: destructive.",
+                Destructive,
+                Scenes,
+            ),
             |state, a: OptScenePathArgs| {
                 let path = a.path.map(|p| p.to_string());
                 let effect = json!({"persisted": true, "reason": "the editor writes the scene file", "undoable": false,
                     "undo_hint": "Saving is not on the undo history; the edits before it are."});
-                scene_plan(state, cmd::SCENE_SAVE, json!({"path": path}), path, true, effect)
+                scene_plan(
+                    state,
+                    cmd::SCENE_SAVE,
+                    json!({"path": path}),
+                    path,
+                    true,
+                    effect,
+                )
             },
         ),
         ToolDef::planned(
-            meta("close_scene", "Close a scene", "Close the edited scene (or the open scene at path) WITHOUT saving: \
-                  unsaved changes are discarded.", Destructive, Scenes),
+            meta(
+                "close_scene",
+                "Close a scene",
+                "Close the edited scene (or the open scene at path) WITHOUT saving: \
+                  unsaved changes are discarded.",
+                Destructive,
+                Scenes,
+            ),
             |state, a: OptScenePathArgs| {
                 let path = a.path.map(|p| p.to_string());
                 let effect = json!({"persisted": true, "reason": "nothing is written; unsaved edits are discarded", "undoable": false});
-                scene_plan(state, cmd::SCENE_CLOSE, json!({"path": path}), path, true, effect)
+                scene_plan(
+                    state,
+                    cmd::SCENE_CLOSE,
+                    json!({"path": path}),
+                    path,
+                    true,
+                    effect,
+                )
             },
         ),
         ToolDef::planned(
-            meta("reload_scene", "Reload a scene", "Reload the edited scene from its file, discarding unsaved changes.", Destructive, Scenes),
+            meta(
+                "reload_scene",
+                "Reload a scene",
+                "Reload the edited scene from its file, discarding unsaved changes.",
+                Destructive,
+                Scenes,
+            ),
             |state, a: OptScenePathArgs| {
                 let path = a.path.map(|p| p.to_string());
                 let effect = json!({"persisted": true, "reason": "nothing is written; unsaved edits are discarded", "undoable": false});
-                scene_plan(state, cmd::SCENE_RELOAD, json!({"path": path}), path, true, effect)
+                scene_plan(
+                    state,
+                    cmd::SCENE_RELOAD,
+                    json!({"path": path}),
+                    path,
+                    true,
+                    effect,
+                )
             },
         ),
         ToolDef::planned(
-            meta("editor_undo", "Undo in the editor", "Undo the last action of the edited scene's history \
-                  (an agent's or the human's), like Ctrl+Z.", Mutating, Scenes),
-            |state, _a: NoArgs| scene_plan(state, cmd::UNDO, json!({}), None, true, in_memory(true)),
+            meta(
+                "editor_undo",
+                "Undo in the editor",
+                "Undo the last action of the edited scene's history \
+                  (an agent's or the human's), like Ctrl+Z.",
+                Mutating,
+                Scenes,
+            ),
+            |state, _a: NoArgs| {
+                scene_plan(state, cmd::UNDO, json!({}), None, true, in_memory(true))
+            },
         ),
         ToolDef::planned(
-            meta("editor_redo", "Redo in the editor", "Redo the last undone action of the edited scene's history.", Mutating, Scenes),
-            |state, _a: NoArgs| scene_plan(state, cmd::REDO, json!({}), None, true, in_memory(true)),
+            meta(
+                "editor_redo",
+                "Redo in the editor",
+                "Redo the last undone action of the edited scene's history.",
+                Mutating,
+                Scenes,
+            ),
+            |state, _a: NoArgs| {
+                scene_plan(state, cmd::REDO, json!({}), None, true, in_memory(true))
+            },
         ),
         ToolDef::new(
-            meta("editor_history", "Editor undo history", "The edited scene's undo history: the current version, \
-                  whether undo/redo is possible, and the action names.", ReadOnly, Scenes),
+            meta(
+                "editor_history",
+                "Editor undo history",
+                "The edited scene's undo history: the current version, \
+                  whether undo/redo is possible, and the action names.",
+                ReadOnly,
+                Scenes,
+            ),
             |state, _a: NoArgs, _f: CallFlags| async move {
                 blocking(move || query(&state, cmd::HISTORY, json!({}), None)).await
             },
@@ -610,7 +852,9 @@ pub fn tools() -> Vec<ToolDef> {
 }
 
 /// Run a blocking bridge call off the async threads.
-pub(crate) async fn blocking(f: impl FnOnce() -> Result<Value, ToolError> + Send + 'static) -> ToolResult {
+pub(crate) async fn blocking(
+    f: impl FnOnce() -> Result<Value, ToolError> + Send + 'static,
+) -> ToolResult {
     tokio::task::spawn_blocking(f)
         .await
         .map_err(|e| ToolError::internal(format!("editor task failed: {e}")))?

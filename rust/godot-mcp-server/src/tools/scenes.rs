@@ -142,16 +142,28 @@ fn editor_is_editing(state: &AppState, path: &ResPath) -> bool {
     ) {
         return false;
     }
-    crate::tools::editor::query(state, godot_mcp_protocol::commands::EDITOR_STATE, json!({}), None)
-        .ok()
-        .and_then(|v| v.get("active_scene").and_then(Value::as_str).map(String::from))
-        .is_some_and(|active| active == path.to_string())
+    crate::tools::editor::query(
+        state,
+        godot_mcp_protocol::commands::EDITOR_STATE,
+        json!({}),
+        None,
+    )
+    .ok()
+    .and_then(|v| {
+        v.get("active_scene")
+            .and_then(Value::as_str)
+            .map(String::from)
+    })
+    .is_some_and(|active| active == path.to_string())
 }
 
 async fn get_scene_tree(state: Arc<AppState>, args: SceneTreeArgs, _f: CallFlags) -> ToolResult {
     let limit = args.limit.unwrap_or(1000);
     if limit == 0 || limit > 5000 {
-        return Err(ToolError::invalid_params("limit", "limit must be between 1 and 5000"));
+        return Err(ToolError::invalid_params(
+            "limit",
+            "limit must be between 1 and 5000",
+        ));
     }
     let offset = args.offset.unwrap_or(0);
     let live = {
@@ -180,12 +192,24 @@ async fn get_scene_tree(state: Arc<AppState>, args: SceneTreeArgs, _f: CallFlags
     let Some(path) = args.path else {
         return Err(crate::safety::Precondition::BridgeConnected.error());
     };
-    let args = SceneTreeArgs { path: Some(path.clone()), ..args };
+    let args = SceneTreeArgs {
+        path: Some(path.clone()),
+        ..args
+    };
     get_scene_tree_from_disk(state, args, path).await
 }
 
-async fn get_scene_tree_from_disk(state: Arc<AppState>, args: SceneTreeArgs, path: ResPath) -> ToolResult {
-    let args = DiskTreeArgs { path, include_properties: args.include_properties, offset: args.offset, limit: args.limit };
+async fn get_scene_tree_from_disk(
+    state: Arc<AppState>,
+    args: SceneTreeArgs,
+    path: ResPath,
+) -> ToolResult {
+    let args = DiskTreeArgs {
+        path,
+        include_properties: args.include_properties,
+        offset: args.offset,
+        limit: args.limit,
+    };
     let real = state.project.resolve("path", &args.path)?;
     if !matches!(args.path.extension().as_deref(), Some("tscn")) {
         return Err(ToolError::invalid_params(
