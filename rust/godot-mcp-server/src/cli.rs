@@ -28,6 +28,7 @@ Environment:
   GODOT_MCP_APPROVAL_TIMEOUT_MS  how long the webhook may take (default 10000)
   GODOT_MCP_APPROVAL_REQUIRE     true: ask the human through the MCP client (elicitation)
   GODOT_MCP_HTTP      serve over streamable HTTP at this address (same as serve --http)
+  GODOT_MCP_EDITOR_BRIDGE=off   do not start the editor bridge (no discovery file)
   GODOT_MCP_AUTH_TOKEN
                       bearer token HTTP clients must send (Authorization: Bearer ...);
                       required to listen on a non-loopback address, enforced whenever set
@@ -302,13 +303,18 @@ fn serve(args: ServeArgs) -> ExitCode {
     let state = Arc::new(AppState::new(project, journal, safety));
     // The editor bridge: loopback listener + discovery file for the add-on. A server
     // without it still serves every file tool; editor tools then say bridge_connected.
-    match state.editor.start(state.project.root()) {
-        Ok(bridge) => eprintln!(
-            "godot-mcp serve: editor bridge at {} for the add-on (discovery file {})",
-            bridge.local_addr(),
-            bridge.discovery_path().display()
-        ),
-        Err(e) => eprintln!("godot-mcp serve: warning: editor bridge not started: {e}"),
+    let bridge_off = std::env::var("GODOT_MCP_EDITOR_BRIDGE").is_ok_and(|v| v.trim() == "off");
+    if bridge_off {
+        eprintln!("godot-mcp serve: editor bridge off (GODOT_MCP_EDITOR_BRIDGE=off)");
+    } else {
+        match state.editor.start(state.project.root()) {
+            Ok(bridge) => eprintln!(
+                "godot-mcp serve: editor bridge at {} for the add-on (discovery file {})",
+                bridge.local_addr(),
+                bridge.discovery_path().display()
+            ),
+            Err(e) => eprintln!("godot-mcp serve: warning: editor bridge not started: {e}"),
+        }
     }
     let code = serve_transport(&state, args.http, args.allowed_hosts, args.allowed_origins);
     // Clean shutdown: the discovery file goes, so the add-on stops trying this server.
