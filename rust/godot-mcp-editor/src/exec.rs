@@ -368,8 +368,10 @@ pub(crate) fn execute(cmd: Command) -> Res {
                 "add_child",
                 &[copy.to_variant(), true.to_variant()],
             );
+            // The copy's nodes that correspond to nodes the scene owns become owned too;
+            // internal nodes of instanced sub-scenes stay theirs.
             let mut all = Vec::new();
-            collect(&copy, &mut all);
+            owned_pairs(&root, &n, &copy, &mut all);
             for o in &all {
                 ur.add_do_property(&obj(o), "owner", &root.to_variant());
             }
@@ -629,10 +631,16 @@ pub(crate) fn execute(cmd: Command) -> Res {
     }
 }
 
-fn collect(node: &Gd<Node>, out: &mut Vec<Gd<Node>>) {
-    out.push(node.clone());
-    for c in node.get_children().iter_shared() {
-        collect(&c, out);
+/// Walk an original and its duplicate in step, collecting the copies of owned nodes.
+fn owned_pairs(root: &Gd<Node>, original: &Gd<Node>, copy: &Gd<Node>, out: &mut Vec<Gd<Node>>) {
+    if owned(root, original) {
+        out.push(copy.clone());
+    }
+    let n = original.get_child_count().min(copy.get_child_count());
+    for i in 0..n {
+        if let (Some(o), Some(c)) = (original.get_child(i), copy.get_child(i)) {
+            owned_pairs(root, &o, &c, out);
+        }
     }
 }
 
