@@ -13,9 +13,12 @@
 //! - [`persistence`]: the persistence verdict the probe and the handlers share.
 //! - [`tree`]: the compact form of a scene tree read (pre-order, depth-encoded, paged).
 //! - [`reconnect`]: finding the discovery file and deciding when to (re)connect.
+//! - [`client`]: the add-on's socket thread and reply path (std only; the editor crate's
+//!   plugin drives it from the main thread).
 #![forbid(unsafe_code)]
 
 pub mod batch;
+pub mod client;
 pub mod command;
 pub mod persistence;
 pub mod reconnect;

@@ -7,7 +7,7 @@
 //! - [`plugin`]: `GodotMcpEditorPlugin`, the auto-registered `EditorPlugin` that owns the
 //!   executor and the bridge thread, applies the executor switch and drains requests on the
 //!   main thread once a frame.
-//! - [`bridge`]: the socket thread (discovery, hello, reconnect) and the reply path.
+//! - the socket thread (discovery, hello, reconnect) is `godot_mcp_editor_core::client`.
 //! - [`exec`]: the executors, through `EditorUndoRedoManager`.
 //! - [`variant`]: `Variant` ⇄ the bridge's JSON value form (rules in `godot-mcp-editor-core`).
 //! - [`api`]: `GodotMcp`, the small class the add-on's GDScript `plugin.gd` calls to turn
@@ -28,7 +28,6 @@
 //! The one `unsafe` item is the entry point below.
 
 mod api;
-mod bridge;
 mod engine_version;
 mod exec;
 mod plugin;

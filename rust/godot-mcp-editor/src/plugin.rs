@@ -12,10 +12,10 @@ use std::time::{Duration, Instant};
 
 use godot::classes::{EditorPlugin, IEditorPlugin, ProjectSettings};
 use godot::prelude::*;
+use godot_mcp_editor_core::client::BridgeClient;
 use godot_mcp_editor_core::command;
 use godot_mcp_protocol::{ErrorCode, Reply};
 
-use crate::bridge::BridgeClient;
 use crate::{ADDON_VERSION, engine_version, exec, switch};
 
 /// Most time one frame spends executing requests; the rest wait for the next frame, so

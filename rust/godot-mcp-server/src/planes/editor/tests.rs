@@ -334,3 +334,58 @@ fn a_restarted_server_is_found_again_through_the_discovery_file() {
     assert!(matches!(reply, HelloReply::Accepted { .. }));
     wait_connected(&b2);
 }
+
+/// The add-on's real socket thread (`godot_mcp_editor_core::client`) against the real
+/// server bridge: it finds the server through the discovery file, requests cross to the
+/// "main thread" (this test) and replies go back; after a server restart (new port, new
+/// token) it reconnects by itself; once dropped (plugin disabled) no socket remains.
+#[test]
+fn the_addon_client_connects_serves_and_reconnects_after_a_server_restart() {
+    use godot_mcp_editor_core::client::BridgeClient;
+    let dir = project();
+    let godot: godot_mcp_protocol::GodotVersion = "4.4.1.stable.custom_build".parse().unwrap();
+    let client = BridgeClient::start(dir.path().to_path_buf(), "0.1.0".into(), godot).unwrap();
+    // The "main thread": answer whatever arrives, as the plugin's process() does.
+    let serve_one = |client: &BridgeClient| {
+        for _ in 0..400 {
+            if let Some(inc) = client.try_recv() {
+                let reply = Reply::ok(inc.request.id, json!({"cmd": inc.request.cmd}));
+                client.reply(inc.generation, &reply);
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        panic!("no request reached the main thread");
+    };
+    // The server starts after the add-on: the add-on waits for the discovery file.
+    std::thread::sleep(Duration::from_millis(300));
+    let b = Bridge::start(dir.path()).unwrap();
+    wait_connected(&b);
+    std::thread::scope(|s| {
+        let asked = s.spawn(|| b.request("ping", json!({}), Duration::from_secs(5)));
+        serve_one(&client);
+        assert_eq!(asked.join().unwrap().unwrap(), json!({"cmd": "ping"}));
+    });
+    // Restart the server: new port, new token.
+    b.stop();
+    drop(b);
+    let b2 = Bridge::start(dir.path()).unwrap();
+    wait_connected(&b2);
+    std::thread::scope(|s| {
+        let asked = s.spawn(|| b2.request("editor.state", json!({}), Duration::from_secs(5)));
+        serve_one(&client);
+        assert_eq!(
+            asked.join().unwrap().unwrap(),
+            json!({"cmd": "editor.state"})
+        );
+    });
+    // Disabled: the client is dropped, the socket closes.
+    drop(client);
+    for _ in 0..200 {
+        if !matches!(b2.status(), Status::Connected(_)) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    panic!("the add-on's socket stayed open after it was stopped");
+}

@@ -1,5 +1,6 @@
-//! The add-on's side of the bridge: a background thread that owns the socket and never
-//! touches a `Gd<T>`, and the main-thread half the plugin drains once a frame.
+//! The add-on's side of the bridge: a background thread that owns the socket (it is pure
+//! `std`, so it lives here, free of Godot, and is tested against the real server bridge),
+//! and the main-thread half the plugin drains once a frame.
 //!
 //! The thread finds the discovery file in the project's `.godot/godot_mcp/`, connects to
 //! the loopback endpoint it names, says hello with the token, and forwards each request to
@@ -19,7 +20,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use godot_mcp_editor_core::reconnect::{Attempt, Reconnect, Step, discovery_path, read_discovery};
+use crate::reconnect::{Attempt, Reconnect, Step, discovery_path, read_discovery};
 use godot_mcp_protocol::discovery::MAX_FRAME_BYTES;
 use godot_mcp_protocol::{
     AddonMessage, BRIDGE_PROTOCOL_VERSION, GodotVersion, Hello, HelloReply, Reply, Request,
@@ -30,7 +31,7 @@ use godot_mcp_protocol::{
 const POLL: Duration = Duration::from_millis(50);
 
 /// A request as the main thread sees it.
-pub(crate) struct Incoming {
+pub struct Incoming {
     pub request: Request,
     pub received: Instant,
     /// The connection it came on; a reply for an older one is dropped.
@@ -45,14 +46,14 @@ struct Shared {
 }
 
 /// The running client. Dropping it stops and joins the thread and closes the socket.
-pub(crate) struct BridgeClient {
+pub struct BridgeClient {
     shared: Arc<Shared>,
     inbox: Receiver<Incoming>,
     thread: Option<JoinHandle<()>>,
 }
 
 impl BridgeClient {
-    pub(crate) fn start(
+    pub fn start(
         project_root: PathBuf,
         addon_version: String,
         godot_version: GodotVersion,
@@ -83,13 +84,13 @@ impl BridgeClient {
     }
 
     /// Requests waiting for the main thread, oldest first.
-    pub(crate) fn try_recv(&self) -> Option<Incoming> {
+    pub fn try_recv(&self) -> Option<Incoming> {
         self.inbox.try_recv().ok()
     }
 
     /// Send a reply on the connection the request came from; dropped if that connection
     /// is gone (the server has already reported the answer lost).
-    pub(crate) fn reply(&self, generation: u64, reply: &Reply) {
+    pub fn reply(&self, generation: u64, reply: &Reply) {
         let Ok(mut line) = serde_json::to_vec(&AddonMessage::Reply(reply.clone())) else {
             return;
         };
