@@ -455,14 +455,17 @@ pub(crate) fn execute(cmd: Command) -> Res {
                 json!({"node": set.node, "property": set.property, "value": now}),
             ))
         }
-        Command::NodePersistence { node, op: _ } => {
+        Command::NodePersistence { node, op } => {
             let root = scene_root()?;
             let n = find(&root, &node)?;
-            Ok(with_verdict(
-                &root,
-                &n,
-                json!({"exists": true, "node": node}),
-            ))
+            // The same rule the handlers stamp: a created node is always owned by the scene
+            // (its parent is `node` here); every other op is judged on `node` itself.
+            let owned_after = op == "create" || owned(&root, &n);
+            let mut out = verdict_json(&persistence::verdict(owned_after, &scene_path(&root)));
+            out["exists"] = json!(true);
+            out["node"] = json!(node);
+            out["scene"] = json!(scene_path(&root));
+            Ok(out)
         }
         Command::ScriptAttach { node, script } => {
             let root = scene_root()?;
