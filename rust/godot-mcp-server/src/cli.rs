@@ -289,6 +289,29 @@ fn serve(args: ServeArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // The editor bridge: loopback listener + discovery file for the add-on. Started once
+    // the lease is ours (a refused second server must not replace the discovery file) and
+    // before the gate line, which tests and scripts read as "startup is over". A server
+    // without it still serves every file tool; editor tools then say bridge_connected.
+    let bridge = if std::env::var("GODOT_MCP_EDITOR_BRIDGE").is_ok_and(|v| v.trim() == "off") {
+        eprintln!("godot-mcp serve: editor bridge off (GODOT_MCP_EDITOR_BRIDGE=off)");
+        None
+    } else {
+        match crate::planes::editor::Bridge::start(project.root()) {
+            Ok(bridge) => {
+                eprintln!(
+                    "godot-mcp serve: editor bridge at {} for the add-on (discovery file {})",
+                    bridge.local_addr(),
+                    bridge.discovery_path().display()
+                );
+                Some(bridge)
+            }
+            Err(e) => {
+                eprintln!("godot-mcp serve: warning: editor bridge not started: {e}");
+                None
+            }
+        }
+    };
     match journal.reconcile() {
         Ok(report) => {
             for line in report.stderr_lines() {
@@ -301,20 +324,8 @@ fn serve(args: ServeArgs) -> ExitCode {
         }
     }
     let state = Arc::new(AppState::new(project, journal, safety));
-    // The editor bridge: loopback listener + discovery file for the add-on. A server
-    // without it still serves every file tool; editor tools then say bridge_connected.
-    let bridge_off = std::env::var("GODOT_MCP_EDITOR_BRIDGE").is_ok_and(|v| v.trim() == "off");
-    if bridge_off {
-        eprintln!("godot-mcp serve: editor bridge off (GODOT_MCP_EDITOR_BRIDGE=off)");
-    } else {
-        match state.editor.start(state.project.root()) {
-            Ok(bridge) => eprintln!(
-                "godot-mcp serve: editor bridge at {} for the add-on (discovery file {})",
-                bridge.local_addr(),
-                bridge.discovery_path().display()
-            ),
-            Err(e) => eprintln!("godot-mcp serve: warning: editor bridge not started: {e}"),
-        }
+    if let Some(bridge) = bridge {
+        state.editor.install(bridge);
     }
     let code = serve_transport(&state, args.http, args.allowed_hosts, args.allowed_origins);
     // Clean shutdown: the discovery file goes, so the add-on stops trying this server.

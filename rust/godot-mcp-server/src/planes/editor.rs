@@ -529,6 +529,11 @@ impl EditorPlane {
         Ok(b)
     }
 
+    /// Use a bridge started earlier (serve starts it before the state exists).
+    pub fn install(&self, bridge: Arc<Bridge>) {
+        let _ = self.bridge.set(bridge);
+    }
+
     pub fn bridge(&self) -> Option<&Arc<Bridge>> {
         self.bridge.get()
     }
