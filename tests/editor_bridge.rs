@@ -284,3 +284,29 @@ async fn a_lost_answer_to_a_save_is_never_resent_and_quarantines() {
         seen.iter().map(|r| &r.cmd).collect::<Vec<_>>()
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_second_server_refused_by_the_lease_leaves_the_discovery_file_alone() {
+    let project = demo_copy();
+    let client = connect(project.path()).await;
+    let before = wait_discovery(project.path());
+    let second = std::process::Command::new(bin())
+        .args(["serve", "--project"])
+        .arg(project.path())
+        .env("GODOT_MCP_STATE_DIR", client.state_dir.path())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(second.status.code(), Some(3));
+    assert_eq!(wait_discovery(project.path()), before);
+    let mode = {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(project.path().join(".godot/godot_mcp/bridge.json"))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    assert_eq!(mode, 0o600);
+    client.cancel().await.unwrap();
+}
