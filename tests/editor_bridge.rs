@@ -238,6 +238,24 @@ async fn an_answer_slower_than_the_timeout_may_have_applied_and_stays_unresolved
         json!({"path": "res://scripts/after.gd", "confirm": true}),
     )
     .await;
+    // The late reply (never a resend) settles it from the editor's answer.
+    let mut row = Value::Null;
+    for _ in 0..100 {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        row = transactions(&client)
+            .await
+            .into_iter()
+            .find(|t| t["transaction_id"] == txn.as_str())
+            .unwrap();
+        if row["status"] == "committed" {
+            break;
+        }
+    }
+    assert_eq!(row["status"], "committed", "{row}");
+    assert!(
+        row["proof_summary"].as_str().unwrap().contains("late"),
+        "{row}"
+    );
     client.cancel().await.unwrap();
 }
 

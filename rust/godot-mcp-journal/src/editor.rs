@@ -9,7 +9,7 @@
 //! | `ok` | `committed` | the editor reports the effect applied; the proof records the reply |
 //! | an error the editor answered before running anything | `compensated` | not applied; nothing to undo |
 //! | none (timeout, connection lost), command may write a file | `quarantined` | the disk may have changed; writes are blocked until an operator resolves it |
-//! | none, command cannot write a file | stays `open` (unresolved) | the request is never resent; the edit, if it ran, is in the editor's memory only, where its undo history covers it; it blocks nothing |
+//! | none, command cannot write a file | stays `open` (unresolved) | the request is never resent; the edit, if it ran, is in the editor's memory only, where its undo history covers it; it blocks nothing; a reply that still arrives settles it ([`Journal::unresolved_editor_txn`]) |
 //!
 //! Startup reconciliation quarantines an open `editor_runtime` row whose command may have
 //! written a file and leaves the others unresolved (see [`stays_unresolved`]).
@@ -134,6 +134,33 @@ impl Journal {
                 now_ms(),
             ])?;
         Ok(txn)
+    }
+
+    /// The unresolved (open) editor transaction that sent `request_id`, if any: a reply
+    /// that arrives after its request gave up settles it from that reply.
+    pub fn unresolved_editor_txn(
+        &self,
+        request_id: u64,
+    ) -> Result<Option<(TxnId, EditorIntent)>, EditorTxnError> {
+        let mut st = self.conn.prepare_cached(
+            "SELECT id, intent_json FROM transactions
+             WHERE state = 'open' AND effect_kind = 'editor_runtime'
+               AND project_object_id = ?1 AND generation = ?2",
+        )?;
+        let rows = st.query_map(
+            params![self.identity.object_id, self.identity.generation as i64],
+            |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)),
+        )?;
+        for row in rows {
+            let (id, intent) = row?;
+            if let (Ok(txn), Ok(Intent::EditorRuntime(i))) =
+                (id.parse::<TxnId>(), serde_json::from_str::<Intent>(&intent))
+                && i.request_id == request_id
+            {
+                return Ok(Some((txn, i)));
+            }
+        }
+        Ok(None)
     }
 
     /// Records how an editor transaction ended and returns its state. A lost answer to

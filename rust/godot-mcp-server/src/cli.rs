@@ -325,6 +325,7 @@ fn serve(args: ServeArgs) -> ExitCode {
     }
     let state = Arc::new(AppState::new(project, journal, safety));
     if let Some(bridge) = bridge {
+        crate::tools::editor::settle_late_replies(&state, &bridge);
         state.editor.install(bridge);
     }
     let code = serve_transport(&state, args.http, args.allowed_hosts, args.allowed_origins);

@@ -97,7 +97,12 @@ struct Inner {
     shutdown: AtomicBool,
     /// Replies that came after their request gave up, by id (bounded; for diagnostics).
     late: Mutex<Vec<(RequestId, Outcome)>>,
+    /// Told about each late reply (the server settles the unresolved transaction).
+    on_late: Mutex<Option<LateHandler>>,
 }
+
+/// What to do with a reply that arrived after its request gave up.
+pub type LateHandler = Arc<dyn Fn(RequestId, &Outcome) + Send + Sync>;
 
 /// The running bridge.
 pub struct Bridge {
@@ -161,6 +166,7 @@ impl Bridge {
             last_rejection: Mutex::new(None),
             shutdown: AtomicBool::new(false),
             late: Mutex::new(Vec::new()),
+            on_late: Mutex::new(None),
         });
         let discovery_path = project_root.join(DISCOVERY_RELATIVE_PATH);
         write_discovery(
@@ -274,6 +280,11 @@ impl Bridge {
                 reason: "the editor connection was lost before the answer came".into(),
             }),
         }
+    }
+
+    /// Call `handler` for every reply that arrives after its request gave up.
+    pub fn on_late_reply(&self, handler: LateHandler) {
+        *self.inner.on_late.lock() = Some(handler);
     }
 
     /// Replies that arrived after their request had given up (newest last).
@@ -484,6 +495,10 @@ fn serve_connection(stream: TcpStream, inner: Arc<Inner>) {
                             id = reply.id,
                             "editor bridge: a reply came after its request gave up"
                         );
+                        let handler = inner.on_late.lock().clone();
+                        if let Some(h) = handler {
+                            h(reply.id, &reply.outcome);
+                        }
                         let mut late = inner.late.lock();
                         if late.len() >= 64 {
                             late.remove(0);

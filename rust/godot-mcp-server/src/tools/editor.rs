@@ -217,6 +217,39 @@ pub(crate) fn run_effect(
     }
 }
 
+/// A reply that arrives after its request gave up settles the unresolved transaction from
+/// it (`ok` → committed, an error → compensated). Only open rows are touched: a quarantined
+/// one (the command may have written a file) stays for the operator, and nothing is resent.
+pub fn settle_late_replies(state: &Arc<AppState>, bridge: &Bridge) {
+    let weak = Arc::downgrade(state);
+    bridge.on_late_reply(Arc::new(move |id, outcome| {
+        let Some(state) = weak.upgrade() else { return };
+        let mut journal = state.journal.lock();
+        let Ok(Some((txn, intent))) = journal.unresolved_editor_txn(id) else {
+            return;
+        };
+        if intent.may_save_file {
+            return;
+        }
+        let settle = match outcome {
+            godot_mcp_protocol::Outcome::Ok(v) => EditorSettle::Applied(EditorProof {
+                request_id: id,
+                reply: "ok (late)".into(),
+                undoable: v.get("undoable").and_then(Value::as_bool),
+            }),
+            godot_mcp_protocol::Outcome::Error(e) => EditorSettle::NotApplied(EditorProof {
+                request_id: id,
+                reply: format!("{:?} (late)", e.code),
+                undoable: None,
+            }),
+        };
+        match journal.settle_editor(txn, &intent, settle) {
+            Ok(status) => tracing::info!(%txn, status = status.as_str(), "editor transaction settled by a late reply"),
+            Err(e) => tracing::warn!(%txn, error = %e, "a late reply could not settle its transaction"),
+        }
+    }));
+}
+
 /// The add-on's persistence verdict for `op` on `node` (also checks the scene and node).
 fn probe(state: &AppState, node: &str, op: &str) -> Result<Map<String, Value>, ToolError> {
     let v = query(
