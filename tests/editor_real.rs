@@ -158,9 +158,9 @@ fn start_proxy(project: &Path) -> CutProxy {
                         let _ = addon.write_all(line.as_bytes());
                         // Let the editor run it (and answer into the void), then cut.
                         std::thread::sleep(Duration::from_millis(1500));
+                        c.store(true, Ordering::SeqCst);
                         let _ = server.shutdown(Shutdown::Both);
                         let _ = addon.shutdown(Shutdown::Both);
-                        c.store(true, Ordering::SeqCst);
                         break;
                     }
                     if addon.write_all(line.as_bytes()).is_err() {
@@ -442,7 +442,18 @@ async fn real_editor_executes_through_the_bridge() {
         .map(|i| json!({"node": format!("B{i}"), "property": "visible", "value": true}))
         .collect();
     let e = call_err(&client, "apply_scene_batch", json!({"sets": visible})).await;
-    assert!(proxy.cut_done.load(std::sync::atomic::Ordering::SeqCst));
+    // The proxy swallowed the editor's answer (the add-on->server pump drops it and closes
+    // the server side at once); wait for it to finish cutting the add-on side too.
+    for _ in 0..100 {
+        if proxy.cut_done.load(std::sync::atomic::Ordering::SeqCst) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(
+        proxy.cut_done.load(std::sync::atomic::Ordering::SeqCst),
+        "{e}"
+    );
     assert_eq!(e["code"], "TIMEOUT", "{e}");
     assert_eq!(e["details"]["may_have_applied"], true);
     assert_eq!(e["details"]["transaction_status"], "unresolved");
