@@ -180,6 +180,16 @@ expect_line "$workdir/editor-enabled.log" "godot-mcp: plugin enabled; executor s
 expect_line "$workdir/editor-enabled.log" "godot-mcp: executor enabled" "the Rust plugin did not apply the switch"
 ((failures == before)) && echo "ok: plugin enabled -> executor on" || show_log "$workdir/editor-enabled.log"
 
+# --- Run 3: the editor plane end to end: the real server, the real editor, every executor,
+# undo/redo byte-identity, batches, a connection lost mid-batch (tests/editor_real.rs).
+before=$failures
+echo "==> cargo test -p godot-mcp-server --test editor_real"
+if (cd "$repo_root" && "${CARGO:-cargo}" test -p godot-mcp-server --test editor_real -- --nocapture); then
+    echo "ok: editor plane against the real editor"
+else
+    fail "the editor-plane tests against the real editor failed"
+fi
+
 if ((failures > 0)); then
     echo "FAILED: $failures real-editor check(s) failed" >&2
     exit 1

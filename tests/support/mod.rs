@@ -188,6 +188,9 @@ pub fn start_and_read_gate(project: &Path, state: &Path) -> (std::process::Child
             break;
         }
     }
+    // Keep draining: a server whose stderr pipe fills up (or closes) must not be what a
+    // test observes.
+    std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
     (child, lines)
 }
 

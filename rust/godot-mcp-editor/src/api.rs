@@ -9,7 +9,7 @@ use godot::prelude::*;
 use crate::{ADDON_VERSION, engine_version, switch};
 
 #[derive(GodotClass)]
-#[class(init, base = RefCounted)]
+#[class(tool, init, base = RefCounted)]
 pub struct GodotMcp {
     base: Base<RefCounted>,
 }

@@ -5,7 +5,11 @@
 //! # Layout
 //!
 //! - [`plugin`]: `GodotMcpEditorPlugin`, the auto-registered `EditorPlugin` that owns the
-//!   executor (later the bridge thread) and applies the executor switch on the main thread.
+//!   executor and the bridge thread, applies the executor switch and drains requests on the
+//!   main thread once a frame.
+//! - the socket thread (discovery, hello, reconnect) is `godot_mcp_editor_core::client`.
+//! - [`exec`]: the executors, through `EditorUndoRedoManager`.
+//! - [`variant`]: `Variant` ⇄ the bridge's JSON value form (rules in `godot-mcp-editor-core`).
 //! - [`api`]: `GodotMcp`, the small class the add-on's GDScript `plugin.gd` calls to turn
 //!   the executor on and off, and to read versions.
 //! - [`switch`]: the process-wide executor switch both of them share.
@@ -18,8 +22,7 @@
 //! Godot adds a GDExtension `EditorPlugin` to the editor whenever the library loads,
 //! whatever Project Settings → Plugins says. The user-facing on/off toggle is therefore the
 //! GDScript `addons/godot_mcp/plugin.gd`: its `_enter_tree` turns the executor on, its
-//! `_exit_tree` turns it off. While the switch is off nothing executes (and, once the
-//! bridge exists, no socket is open).
+//! `_exit_tree` turns it off. While the switch is off nothing executes (and no socket is open).
 //!
 //! # FFI discipline
 //!
@@ -28,9 +31,11 @@
 
 mod api;
 mod engine_version;
+mod exec;
 mod plugin;
 mod probe;
 mod switch;
+mod variant;
 
 use godot::prelude::*;
 

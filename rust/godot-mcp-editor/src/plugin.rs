@@ -2,13 +2,25 @@
 //!
 //! Godot adds it to the editor as soon as the library loads (GDExtension editor plugins are
 //! not governed by the Project Settings → Plugins toggle). It owns the executor and turns
-//! it on and off as the [`switch`](crate::switch) says; today the executor is only the
-//! `enabled` flag — the bridge thread and command executors arrive with the bridge.
+//! it on and off as the [`switch`](crate::switch) says: on, it starts the bridge thread
+//! ([`BridgeClient`]) and drains its requests once a frame in `process()`; off, the thread
+//! is stopped and joined and the socket closed, so while disabled there is no socket and
+//! nothing executes.
 
-use godot::classes::{EditorPlugin, IEditorPlugin};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::time::{Duration, Instant};
+
+use godot::classes::{EditorPlugin, IEditorPlugin, ProjectSettings};
 use godot::prelude::*;
+use godot_mcp_editor_core::client::BridgeClient;
+use godot_mcp_editor_core::command;
+use godot_mcp_protocol::{ErrorCode, Reply};
 
-use crate::{ADDON_VERSION, engine_version, switch};
+use crate::{ADDON_VERSION, engine_version, exec, switch};
+
+/// Most time one frame spends executing requests; the rest wait for the next frame, so
+/// the editor stays responsive under a burst.
+const FRAME_BUDGET: Duration = Duration::from_millis(50);
 
 #[derive(GodotClass)]
 #[class(tool, init, base = EditorPlugin)]
@@ -16,6 +28,8 @@ pub struct GodotMcpEditorPlugin {
     /// Whether the executor runs. Off by default; follows the switch once a frame while the
     /// plugin is in the tree, and is forced off when it leaves.
     enabled: bool,
+    /// The bridge thread while enabled.
+    client: Option<BridgeClient>,
     base: Base<EditorPlugin>,
 }
 
@@ -37,6 +51,7 @@ impl IEditorPlugin for GodotMcpEditorPlugin {
 
     fn process(&mut self, _delta: f64) {
         self.apply_switch(switch::requested());
+        self.drain();
     }
 }
 
@@ -49,9 +64,63 @@ impl GodotMcpEditorPlugin {
         }
         self.enabled = enabled;
         if enabled {
+            let root = ProjectSettings::singleton()
+                .globalize_path("res://")
+                .to_string();
+            match BridgeClient::start(
+                root.into(),
+                ADDON_VERSION.into(),
+                engine_version::get().clone(),
+            ) {
+                Ok(c) => self.client = Some(c),
+                Err(e) => godot_error!("godot-mcp: cannot start the bridge thread: {e}"),
+            }
             godot_print!("godot-mcp: executor enabled");
         } else {
+            // Dropping joins the thread and closes the socket.
+            self.client = None;
             godot_print!("godot-mcp: executor disabled");
+        }
+    }
+
+    /// Execute the requests that arrived since the last frame, on the main thread.
+    fn drain(&mut self) {
+        let Some(client) = &self.client else { return };
+        let start = Instant::now();
+        while start.elapsed() < FRAME_BUDGET {
+            let Some(incoming) = client.try_recv() else {
+                break;
+            };
+            let req = &incoming.request;
+            let reply = if incoming.received.elapsed() > Duration::from_millis(req.timeout_ms) {
+                // The server has given up on it; running it now would be an effect nobody
+                // is waiting for.
+                Reply::error(
+                    req.id,
+                    ErrorCode::Timeout,
+                    "the request waited longer than its timeout; not run",
+                )
+            } else {
+                match command::decode(&req.cmd, &req.params) {
+                    Err(e) => Reply::error(req.id, e.code, e.message),
+                    Ok(cmd) => match catch_unwind(AssertUnwindSafe(|| exec::execute(cmd))) {
+                        Ok(Ok(v)) => Reply::ok(req.id, v),
+                        Ok(Err(e)) => Reply::error(req.id, e.code, e.message),
+                        Err(_) => {
+                            godot_error!("godot-mcp: the executor panicked on {}", req.cmd);
+                            Reply::error(
+                                req.id,
+                                ErrorCode::Internal,
+                                format!(
+                                    "the add-on failed executing {}; see the editor log",
+                                    req.cmd
+                                ),
+                            )
+                        }
+                    },
+                }
+            };
+            client.reply(incoming.generation, &reply);
         }
     }
 }

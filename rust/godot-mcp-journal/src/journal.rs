@@ -1009,6 +1009,7 @@ pub(crate) fn list(conn: &Connection, filter: &TxnFilter) -> Result<Vec<TxnRecor
                 path: match serde_json::from_str::<Intent>(&intent) {
                     Ok(Intent::File(f)) => Some(f.path),
                     Ok(Intent::ProcessLaunch(l)) => Some(l.purpose),
+                    Ok(Intent::EditorRuntime(e)) => e.scene,
                     Err(_) => None,
                 },
                 proof_summary: proof

@@ -12,6 +12,8 @@
 //! - [`durable`]: the bare atomic durable write (temp, fsync, rename, fsync dir).
 //! - [`journal`]: [`Journal`]: open, write gate, file write/delete transactions,
 //!   compare-and-swap, idempotency, listing.
+//! - [`editor`]: `editor_runtime` transactions (intent before the bridge request, the
+//!   terminal state from the reply; a lost answer never resent).
 //! - [`reconcile`]: startup reconciliation and its stderr report.
 //! - [`repair`]: the operator's `transaction repair` operations and proof file.
 //! - [`failpoints`]: the names of every crash boundary, for the crash sweep.
@@ -20,6 +22,7 @@
 #![forbid(unsafe_code)]
 
 pub mod durable;
+pub mod editor;
 pub mod failpoints;
 pub mod identity;
 pub mod ids;
@@ -32,6 +35,7 @@ pub mod repair;
 pub mod schema;
 pub mod state_dir;
 
+pub use editor::{EditorIntent, EditorProof, EditorSettle, EditorTxnError};
 pub use identity::ProjectIdentity;
 pub use ids::{ContentHash, EffectKind, FileState, TxnId, TxnStatus};
 pub use journal::{

@@ -32,6 +32,8 @@ pub enum Intent {
     File(FileIntent),
     /// A supervised process launch and its receipt.
     ProcessLaunch(crate::launch::LaunchIntent),
+    /// An effect applied through the editor bridge.
+    EditorRuntime(crate::editor::EditorIntent),
 }
 
 /// What the re-derived on-disk state proved.
@@ -83,12 +85,24 @@ pub enum Proof {
     File(FileProof),
     /// Proof of a supervised launch's terminal result.
     ProcessLaunch(crate::launch::LaunchProof),
+    /// The editor's reply to an editor effect.
+    EditorRuntime(crate::editor::EditorProof),
 }
 
 impl Proof {
     /// One human line, for listings.
     pub fn summary(&self) -> String {
         match self {
+            Proof::EditorRuntime(p) => format!(
+                "editor replied {} to request {}{}",
+                p.reply,
+                p.request_id,
+                match p.undoable {
+                    Some(true) => " (on the editor's undo history)",
+                    Some(false) => " (not undoable)",
+                    None => "",
+                }
+            ),
             Proof::File(p) => {
                 let basis = match p.basis {
                     ProofBasis::PostState => "post-state",

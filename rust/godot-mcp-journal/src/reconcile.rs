@@ -221,6 +221,12 @@ impl Journal {
             })?
             .collect::<Result<_, _>>()?
         };
+        // An unresolved editor effect that cannot have written a file stays open: it blocks
+        // nothing, and no proof of it exists on disk (see `editor`).
+        let rows: Vec<OpenRow> = rows
+            .into_iter()
+            .filter(|r| !crate::editor::stays_unresolved(&r.kind, &r.intent_json))
+            .collect();
 
         // Launches of this project are derived together (one /proc snapshot
         // per round, one bounded wait for all their boundaries).
@@ -364,6 +370,9 @@ impl Journal {
                 let link = intent.linked_launch.map(|l| self.linked_launch_verdict(l));
                 derive_file_linked(&self.root, &intent, Deriver::Reconcile, link)
             }
+            Ok(Intent::EditorRuntime(_)) => Derived::quarantined(
+                "no reconciler for effect kind editor_runtime in this build".into(),
+            ),
             Ok(_) => Derived::quarantined("intent of another effect kind on a file row".into()),
             Err(e) => Derived::quarantined(format!("intent unreadable: {e}")),
         }

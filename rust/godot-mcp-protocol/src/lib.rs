@@ -10,12 +10,19 @@
 //!   [`HelloReply`], then [`Request`]s from the server and [`Reply`]s from the add-on,
 //!   wrapped in [`AddonMessage`] / [`ServerMessage`] so a receiver can decode any frame.
 //!
-//! Every frame is one JSON object in one WebSocket text message.
+//! - [`discovery`]: the discovery file the server writes into the project's `.godot/`, and
+//!   the check that refuses a browser's HTTP request on the bridge socket.
+//! - [`commands`]: the command names and which of them may write a file.
+//!
+//! Every frame is one JSON object on one line (newline-delimited JSON over loopback TCP).
 #![forbid(unsafe_code)]
 
+pub mod commands;
+pub mod discovery;
 pub mod message;
 pub mod version;
 
+pub use discovery::{DISCOVERY_RELATIVE_PATH, Discovery, looks_like_http};
 pub use message::{
     AddonMessage, BridgeError, ErrorCode, Hello, HelloReply, Outcome, Reply, Request, RequestId,
     ServerMessage,

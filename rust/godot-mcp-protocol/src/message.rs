@@ -142,6 +142,13 @@ pub enum ErrorCode {
     InvalidParams,
     /// The request waited longer than its `timeout_ms` before it could run.
     Timeout,
+    /// No scene is open in the editor.
+    NoActiveScene,
+    /// A node, scene or resource named by the request does not exist.
+    NotFound,
+    /// The command ran and Godot refused it (a bad type name, a property that does not
+    /// exist…); nothing was changed.
+    Failed,
     /// A bug in the add-on; the message says what was logged.
     Internal,
     /// A code this build does not know (sent by a newer peer).

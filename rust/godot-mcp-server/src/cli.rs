@@ -30,6 +30,7 @@ Environment:
   GODOT_MCP_APPROVAL_TIMEOUT_MS  how long the webhook may take (default 10000)
   GODOT_MCP_APPROVAL_REQUIRE     true: ask the human through the MCP client (elicitation)
   GODOT_MCP_HTTP      serve over streamable HTTP at this address (same as serve --http)
+  GODOT_MCP_EDITOR_BRIDGE=off   do not start the editor bridge (no discovery file)
   GODOT_MCP_AUTH_TOKEN
                       bearer token HTTP clients must send (Authorization: Bearer ...);
                       required to listen on a non-loopback address, enforced whenever set
@@ -210,7 +211,7 @@ fn state_root(explicit: Option<PathBuf>) -> Result<PathBuf, String> {
 fn repair(args: RepairArgs) -> ExitCode {
     use godot_mcp_journal::{RepairOperation, RepairRequest, TxnId};
     let fail = |msg: String, code: u8| {
-        eprintln!("godot-mcp transaction repair: {msg}");
+        crate::say!("godot-mcp transaction repair: {msg}");
         ExitCode::from(code)
     };
     let transaction_id: TxnId = match args.transaction_id.parse() {
@@ -320,7 +321,7 @@ fn serve(args: ServeArgs) -> ExitCode {
     let project = match Project::discover(args.project.as_deref(), &cwd) {
         Ok(p) => p,
         Err(e) => {
-            eprintln!("godot-mcp serve: error: {e}");
+            crate::say!("godot-mcp serve: error: {e}");
             return ExitCode::from(2);
         }
     };
@@ -330,11 +331,11 @@ fn serve(args: ServeArgs) -> ExitCode {
     ) {
         (Ok(toolsets), Ok(approval)) => SafetyState::new(approval, toolsets),
         (Err(e), _) | (_, Err(e)) => {
-            eprintln!("godot-mcp serve: error: {e}");
+            crate::say!("godot-mcp serve: error: {e}");
             return ExitCode::from(2);
         }
     };
-    eprintln!(
+    crate::say!(
         "godot-mcp serve: project \"{}\" at {}",
         project.name(),
         project.root().display()
@@ -343,41 +344,88 @@ fn serve(args: ServeArgs) -> ExitCode {
     let root = match state_root(args.state_dir) {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("godot-mcp serve: error: {e}");
+            crate::say!("godot-mcp serve: error: {e}");
             return ExitCode::from(2);
         }
     };
     let mut journal = match godot_mcp_journal::Journal::open(&root, project.root()) {
         Ok(j) => j,
         Err(godot_mcp_journal::OpenError::Lease(e)) => {
-            eprintln!("godot-mcp serve: error: {e}");
+            crate::say!("godot-mcp serve: error: {e}");
             return ExitCode::from(3);
         }
         Err(e) => {
-            eprintln!("godot-mcp serve: error: cannot open the journal: {e}");
+            crate::say!("godot-mcp serve: error: cannot open the journal: {e}");
             return ExitCode::FAILURE;
+        }
+    };
+    // The editor bridge: loopback listener + discovery file for the add-on. Started once
+    // the lease is ours (a refused second server must not replace the discovery file) and
+    // before the gate line, which tests and scripts read as "startup is over". A server
+    // without it still serves every file tool; editor tools then say bridge_connected.
+    let bridge = if std::env::var("GODOT_MCP_EDITOR_BRIDGE").is_ok_and(|v| v.trim() == "off") {
+        crate::say!("godot-mcp serve: editor bridge off (GODOT_MCP_EDITOR_BRIDGE=off)");
+        None
+    } else {
+        match crate::planes::editor::Bridge::start(project.root()) {
+            Ok(bridge) => {
+                crate::say!(
+                    "godot-mcp serve: editor bridge at {} for the add-on (discovery file {})",
+                    bridge.local_addr(),
+                    bridge.discovery_path().display()
+                );
+                Some(bridge)
+            }
+            Err(e) => {
+                crate::say!("godot-mcp serve: warning: editor bridge not started: {e}");
+                None
+            }
         }
     };
     match journal.reconcile() {
         Ok(report) => {
             for line in report.stderr_lines() {
-                eprintln!("{line}");
+                crate::say!("{line}");
             }
         }
         Err(e) => {
-            eprintln!("godot-mcp serve: error: startup reconciliation failed: {e}");
+            crate::say!("godot-mcp serve: error: startup reconciliation failed: {e}");
             return ExitCode::FAILURE;
         }
     }
     let state = Arc::new(AppState::new(project, journal, safety));
     for line in crate::planes::process::startup_lines(&state) {
-        eprintln!("{line}");
+        crate::say!("{line}");
     }
-    if let Some(addr) = args.http {
+    if let Some(bridge) = bridge {
+        crate::tools::editor::settle_late_replies(&state, &bridge);
+        state.editor.install(bridge);
+    }
+    let code = serve_transport(
+        &state,
+        args.http,
+        args.allowed_hosts,
+        args.allowed_origins,
+        args.editor,
+    );
+    // Clean shutdown: the discovery file goes, so the add-on stops trying this server.
+    state.editor.stop();
+    code
+}
+
+fn serve_transport(
+    state: &Arc<AppState>,
+    http: Option<std::net::SocketAddr>,
+    allowed_hosts: Vec<String>,
+    allowed_origins: Vec<String>,
+    start_editor: bool,
+) -> ExitCode {
+    let state = state.clone();
+    if let Some(addr) = http {
         let options = crate::transport::http::HttpOptions {
             addr,
-            allowed_hosts: args.allowed_hosts,
-            allowed_origins: args.allowed_origins,
+            allowed_hosts,
+            allowed_origins,
             token: crate::transport::http::HttpOptions::token_from_env(),
         };
         let code = crate::transport::http::serve(state.clone(), options);
@@ -385,13 +433,13 @@ fn serve(args: ServeArgs) -> ExitCode {
         state.process.stop_all_blocking(&state);
         return code;
     }
-    eprintln!(
+    crate::say!(
         "godot-mcp serve: speaking MCP on stdin/stdout ({} tools); an MCP client starts this \
          command itself (see README.md: Connect a client)",
         state.registry.iter().count()
     );
     if std::io::stdin().is_terminal() {
-        eprintln!(
+        crate::say!(
             "godot-mcp serve: stdin is a terminal: this server waits for an MCP client's JSON-RPC; \
              press Ctrl-D or Ctrl-C to quit"
         );
@@ -402,19 +450,19 @@ fn serve(args: ServeArgs) -> ExitCode {
     {
         Ok(rt) => rt,
         Err(e) => {
-            eprintln!("godot-mcp serve: error: cannot start the async runtime: {e}");
+            crate::say!("godot-mcp serve: error: cannot start the async runtime: {e}");
             return ExitCode::FAILURE;
         }
     };
-    let start_editor = args.editor;
     let result = runtime.block_on(async move {
         if start_editor {
             match crate::tools::runtime::launch_editor(&state).await {
-                Ok(s) => eprintln!(
+                Ok(s) => crate::say!(
                     "godot-mcp serve: managed editor started (session {}, pid {})",
-                    s.txn, s.receipt.pid
+                    s.txn,
+                    s.receipt.pid
                 ),
-                Err(e) => eprintln!("godot-mcp serve: managed editor not started: {}", e.message),
+                Err(e) => crate::say!("godot-mcp serve: managed editor not started: {}", e.message),
             }
         }
         let service = McpServer::new(state.clone())
@@ -431,7 +479,7 @@ fn serve(args: ServeArgs) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("godot-mcp serve: error: {e}");
+            crate::say!("godot-mcp serve: error: {e}");
             ExitCode::FAILURE
         }
     }

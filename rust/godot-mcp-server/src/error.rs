@@ -42,6 +42,11 @@ pub enum ErrorCode {
     ApprovalDenied,
     /// An operating-system error while reading or writing.
     Io,
+    /// The editor did not answer in time. On a mutating command `details.may_have_applied`
+    /// is true: the editor drains commands serially and may still run it.
+    Timeout,
+    /// The editor ran the command and Godot refused it; nothing was changed.
+    EditorError,
     /// A bug in the server; details are in its log.
     Internal,
 }
@@ -61,6 +66,8 @@ impl ErrorCode {
             Self::ToolDisabled => "TOOL_DISABLED",
             Self::ApprovalDenied => "APPROVAL_DENIED",
             Self::Io => "IO_ERROR",
+            Self::Timeout => "TIMEOUT",
+            Self::EditorError => "EDITOR_ERROR",
             Self::Internal => "INTERNAL",
         }
     }

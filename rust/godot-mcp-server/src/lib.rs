@@ -17,6 +17,16 @@
 //!   [`transport::Principal`] of every call.
 #![forbid(unsafe_code)]
 
+/// A line for the person at the terminal, on stderr. Unlike `eprintln!` it never
+/// panics: a client that closed our stderr must not take the server down with it.
+#[macro_export]
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 pub mod cli;
 pub mod error;
 pub mod honesty;

@@ -1,6 +1,7 @@
-//! The planes the server acts through. Only the project plane (files under `res://`)
-//! exists today; the process and editor planes come with their issues.
+//! The planes the server acts through: the project plane (files under `res://`) and the
+//! editor plane (the bridge to the godot_mcp add-on).
 
+pub mod editor;
 pub mod process;
 pub mod project;
 pub mod project_settings;

@@ -306,6 +306,8 @@ pub enum Precondition {
     },
     /// The running game is not stopped at a breakpoint (input simulation).
     GameNotBreaked,
+    /// The connected add-on speaks this server's bridge protocol.
+    AddonVersion { required: String, found: String },
 }
 
 impl Precondition {
@@ -319,6 +321,7 @@ impl Precondition {
             Self::GodotBinary => Some("godot_binary"),
             Self::GodotVersion { .. } => Some("godot_version"),
             Self::GameNotBreaked => Some("game_not_breaked"),
+            Self::AddonVersion { .. } => Some("addon_version"),
         }
     }
 
@@ -338,6 +341,9 @@ impl Precondition {
             Self::GodotVersion { .. } => "Upgrade the Godot editor to the required version.",
             Self::GameNotBreaked => {
                 "The game is stopped at a breakpoint; resume it with godot_debugger_continue_execution."
+            }
+            Self::AddonVersion { .. } => {
+                "Install the add-on that matches this server (scripts/install-addon.sh) and restart the editor."
             }
         }
     }
@@ -359,6 +365,9 @@ impl Precondition {
                 "The running game is paused at a breakpoint; simulated input would be lost."
                     .to_string()
             }
+            Self::AddonVersion { required, found } => {
+                format!("The editor's add-on is {found}; this server needs {required}.")
+            }
         };
         let code = match self {
             Self::NodeExists { .. } => ErrorCode::ResourceNotFound,
@@ -372,27 +381,86 @@ impl Precondition {
     }
 }
 
-/// What the server knows about the editor bridge. No bridge exists yet, so it is
-/// always disconnected, and every bridge-dependent precondition fails honestly with
-/// `bridge_connected`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What the server knows about the editor bridge, from `planes::editor`.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BridgeStatus {
+    /// Nobody is connected (and the last hello, if any, was not a version mismatch).
     Disconnected,
+    /// The last add-on to say hello speaks another bridge protocol version.
+    AddonMismatch { found: String },
+    /// The last add-on to say hello runs in an unsupported Godot.
+    GodotUnsupported { found: String },
+    /// An add-on is connected, in this Godot.
+    Connected { godot_version: String },
 }
 
 impl BridgeStatus {
-    pub fn current(_state: &AppState) -> Self {
-        Self::Disconnected
+    pub fn current(state: &AppState) -> Self {
+        use crate::planes::editor::{Rejection, Status};
+        match state.editor.status() {
+            Status::Connected(peer) => Self::Connected {
+                godot_version: peer.godot_version.to_string(),
+            },
+            Status::Disconnected {
+                last_rejection:
+                    Some(Rejection::ProtocolMismatch {
+                        addon,
+                        addon_version,
+                    }),
+            } => Self::AddonMismatch {
+                found: format!("add-on {addon_version} (bridge protocol {addon})"),
+            },
+            Status::Disconnected {
+                last_rejection: Some(Rejection::UnsupportedGodot(v)),
+            } => Self::GodotUnsupported {
+                found: v.to_string(),
+            },
+            Status::Disconnected { .. } | Status::NotListening => Self::Disconnected,
+        }
     }
 
     /// Check a bridge-dependent precondition. Without a bridge nothing about the
-    /// editor can be known, so the bridge itself is what is reported missing.
-    pub fn require(self, precondition: &Precondition) -> Result<(), ToolError> {
+    /// editor can be known, so the bridge itself (or the version that kept it from
+    /// connecting) is what is reported missing. Connected, the scene and node
+    /// preconditions are checked by the tool through the bridge.
+    pub fn require(&self, precondition: &Precondition) -> Result<(), ToolError> {
         match (self, precondition) {
             (_, Precondition::GodotBinary) => Err(ToolError::internal(
                 "godot_binary is not a bridge precondition; use find_godot_binary",
             )),
             (Self::Disconnected, _) => Err(Precondition::BridgeConnected.error()),
+            (Self::AddonMismatch { found }, _) => Err(Precondition::AddonVersion {
+                required: format!(
+                    "bridge protocol {}",
+                    godot_mcp_protocol::BRIDGE_PROTOCOL_VERSION
+                ),
+                found: found.clone(),
+            }
+            .error()),
+            (Self::GodotUnsupported { found }, _) => Err(Precondition::GodotVersion {
+                required: godot_mcp_protocol::MIN_GODOT_VERSION.to_string(),
+                found: Some(found.clone()),
+            }
+            .error()),
+            (Self::Connected { godot_version }, Precondition::GodotVersion { required, .. }) => {
+                let ok = match (
+                    godot_version.parse::<godot_mcp_protocol::GodotVersion>(),
+                    required.parse::<godot_mcp_protocol::GodotVersion>(),
+                ) {
+                    (Ok(have), Ok(need)) => have.is_at_least(&need),
+                    _ => false,
+                };
+                if ok {
+                    Ok(())
+                } else {
+                    Err(Precondition::GodotVersion {
+                        required: required.clone(),
+                        found: Some(godot_version.clone()),
+                    }
+                    .error())
+                }
+            }
+            (Self::Connected { .. }, _) => Ok(()),
         }
     }
 }

@@ -3,6 +3,7 @@
 use godot_mcp_journal::Journal;
 use parking_lot::Mutex;
 
+use crate::planes::editor::EditorPlane;
 use crate::project::Project;
 use crate::safety::SafetyState;
 use crate::tools::Registry;
@@ -39,6 +40,9 @@ pub struct AppState {
     pub safety: SafetyState,
     /// The process plane: supervised Godot launches of this server.
     pub process: crate::planes::process::Supervisor,
+    /// The bridge to the editor add-on; started by `serve`, absent in tests that do not
+    /// start it (every editor tool then fails `bridge_connected`).
+    pub editor: EditorPlane,
 }
 
 impl AppState {
@@ -53,6 +57,7 @@ impl AppState {
             journal: Mutex::new(journal),
             safety,
             process: Default::default(),
+            editor: EditorPlane::default(),
         }
     }
 }

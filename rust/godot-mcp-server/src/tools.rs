@@ -22,6 +22,7 @@ use crate::safety::{EffectKind, RuntimeFlags, SafetyClass, Toolset};
 use crate::state::AppState;
 
 pub mod batch;
+pub mod editor;
 pub mod files;
 pub mod project;
 pub mod runtime;
@@ -411,6 +412,7 @@ impl Registry {
         for def in project::tools()
             .into_iter()
             .chain(scenes::tools())
+            .chain(editor::tools())
             .chain(transactions::tools())
             .chain(runtime::tools())
             .chain(runtime::helper_tools())

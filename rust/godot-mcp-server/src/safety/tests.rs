@@ -41,28 +41,49 @@ fn every_tool_has_its_pinned_class() {
     let expected: &[(&str, SafetyClass)] = &[
         ("add_input_action", Destructive),
         ("add_input_event", Destructive),
+        ("apply_scene_batch", Mutating),
+        ("attach_script", Mutating),
         ("canonicalize_resource", Destructive),
+        ("close_scene", Destructive),
+        ("connect_signal", Mutating),
+        ("create_node", Mutating),
         ("create_resource", Destructive),
+        ("create_scene", Destructive),
         ("create_script", Destructive),
+        ("delete_node", Destructive),
         ("delete_resource_file", Destructive),
+        ("detach_script", Destructive),
+        ("disconnect_signal", Destructive),
+        ("duplicate_node", Mutating),
+        ("editor_history", ReadOnly),
+        ("editor_redo", Mutating),
+        ("editor_undo", Mutating),
         ("evaluate_expression", Runtime),
         ("export_project", Runtime),
         ("export_status", ReadOnly),
         ("game_screenshot", Runtime),
         ("get_game_property", Runtime),
+        ("get_node_property", ReadOnly),
         ("get_scene_tree", ReadOnly),
         ("list_files", ReadOnly),
         ("list_sessions", ReadOnly),
         ("list_transactions", ReadOnly),
         ("manage_toolsets", ReadOnly),
+        ("move_node", Mutating),
+        ("open_scene", Mutating),
         ("play_scene", Runtime),
         ("project_info", ReadOnly),
         ("read_resource", ReadOnly),
         ("register_autoload", Destructive),
+        ("reload_scene", Destructive),
         ("remove_input_action", Destructive),
+        ("rename_node", Mutating),
         ("run_and_capture", Runtime),
         ("run_commands", Mutating),
+        ("save_scene", Destructive),
         ("scripts_read", ReadOnly),
+        ("set_node_property", Mutating),
+        ("set_resource_property", Mutating),
         ("set_setting", Destructive),
         ("simulate_input", Runtime),
         ("start_editor", Runtime),
@@ -167,6 +188,32 @@ fn bridge_preconditions_fail_as_disconnected() {
         let e = BridgeStatus::Disconnected.require(&p).unwrap_err();
         assert_eq!(e.required.as_deref(), Some("bridge_connected"), "{p:?}");
     }
+}
+
+#[test]
+fn a_version_mismatch_surfaces_as_its_precondition() {
+    let addon = BridgeStatus::AddonMismatch {
+        found: "add-on 0.0.1 (bridge protocol 0)".into(),
+    };
+    let e = addon.require(&Precondition::BridgeConnected).unwrap_err();
+    assert_eq!(e.required.as_deref(), Some("addon_version"));
+    assert!(e.message.contains("0.0.1"), "{}", e.message);
+    let godot = BridgeStatus::GodotUnsupported {
+        found: "4.3.0.stable".into(),
+    };
+    let e = godot.require(&Precondition::ActiveScene).unwrap_err();
+    assert_eq!(e.required.as_deref(), Some("godot_version"));
+    let connected = BridgeStatus::Connected {
+        godot_version: "4.4.1.stable.custom_build".into(),
+    };
+    assert!(connected.require(&Precondition::BridgeConnected).is_ok());
+    let need = |v: &str| Precondition::GodotVersion {
+        required: v.into(),
+        found: None,
+    };
+    assert!(connected.require(&need("4.4.0")).is_ok());
+    let e = connected.require(&need("4.5.0")).unwrap_err();
+    assert_eq!(e.required.as_deref(), Some("godot_version"));
 }
 
 #[test]

@@ -33,10 +33,13 @@ pub fn tools() -> Vec<ToolDef> {
             ToolMeta {
                 name: "get_scene_tree",
                 title: "Scene tree",
-                description: "Read a scene file (.tscn) as its node tree: each node's path, \
-                    name, type, parent, script, instanced sub-scene, groups and properties \
-                    (as Godot text), plus signal connections and dependencies. Paged by node \
-                    (offset, limit). Reads the saved file on disk.",
+                description: "Read a scene's node tree. Without `path` (or when `path` is the \
+                    scene being edited in a connected Godot editor) it reads the LIVE tree \
+                    through the editor bridge, unsaved edits included, in compact form \
+                    (pre-order names, type indices, depths; source: editor). Otherwise it reads \
+                    the saved .tscn file: each node's path, name, type, parent, script, \
+                    instanced sub-scene, groups and properties (as Godot text), plus signal \
+                    connections and dependencies (source: disk). Paged by node (offset, limit).",
                 class: SafetyClass::ReadOnly,
                 toolset: Toolset::Scenes,
                 effect: EffectKind::None,
@@ -115,9 +118,11 @@ fn link_path(link: &Option<ResourceLink>) -> Value {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SceneTreeArgs {
-    /// The scene file, e.g. res://scenes/main.tscn.
-    path: ResPath,
-    /// Include each node's properties (default true).
+    /// The scene file, e.g. res://scenes/main.tscn. Omit it to read the scene being edited
+    /// in the connected editor.
+    #[serde(default)]
+    path: Option<ResPath>,
+    /// Include each node's properties (default true; file reads only).
     #[serde(default)]
     include_properties: Option<bool>,
     /// First node to return, in file order (default 0).
@@ -129,7 +134,82 @@ pub struct SceneTreeArgs {
     limit: Option<u32>,
 }
 
+/// Whether the connected editor is editing `path` (false when no editor is connected).
+fn editor_is_editing(state: &AppState, path: &ResPath) -> bool {
+    if !matches!(
+        crate::safety::BridgeStatus::current(state),
+        crate::safety::BridgeStatus::Connected { .. }
+    ) {
+        return false;
+    }
+    crate::tools::editor::query(
+        state,
+        godot_mcp_protocol::commands::EDITOR_STATE,
+        json!({}),
+        None,
+    )
+    .ok()
+    .and_then(|v| {
+        v.get("active_scene")
+            .and_then(Value::as_str)
+            .map(String::from)
+    })
+    .is_some_and(|active| active == path.to_string())
+}
+
 async fn get_scene_tree(state: Arc<AppState>, args: SceneTreeArgs, _f: CallFlags) -> ToolResult {
+    let limit = args.limit.unwrap_or(1000);
+    if limit == 0 || limit > 5000 {
+        return Err(ToolError::invalid_params(
+            "limit",
+            "limit must be between 1 and 5000",
+        ));
+    }
+    let offset = args.offset.unwrap_or(0);
+    let live = {
+        let (state, path) = (state.clone(), args.path.clone());
+        tokio::task::spawn_blocking(move || match &path {
+            None => true,
+            Some(p) => editor_is_editing(&state, p),
+        })
+        .await
+        .map_err(|e| ToolError::internal(format!("editor task failed: {e}")))?
+    };
+    if live {
+        return crate::tools::editor::blocking(move || {
+            let mut v = crate::tools::editor::query(
+                &state,
+                godot_mcp_protocol::commands::SCENE_TREE,
+                json!({"offset": offset, "limit": limit}),
+                None,
+            )?;
+            v["source"] = json!("editor");
+            v["returned"] = json!(v.get("names").and_then(Value::as_array).map_or(0, Vec::len));
+            Ok(v)
+        })
+        .await;
+    }
+    let Some(path) = args.path else {
+        return Err(crate::safety::Precondition::BridgeConnected.error());
+    };
+    let args = SceneTreeArgs {
+        path: Some(path.clone()),
+        ..args
+    };
+    get_scene_tree_from_disk(state, args, path).await
+}
+
+async fn get_scene_tree_from_disk(
+    state: Arc<AppState>,
+    args: SceneTreeArgs,
+    path: ResPath,
+) -> ToolResult {
+    let args = DiskTreeArgs {
+        path,
+        include_properties: args.include_properties,
+        offset: args.offset,
+        limit: args.limit,
+    };
     let real = state.project.resolve("path", &args.path)?;
     if !matches!(args.path.extension().as_deref(), Some("tscn")) {
         return Err(ToolError::invalid_params(
@@ -208,6 +288,13 @@ async fn get_scene_tree(state: Arc<AppState>, args: SceneTreeArgs, _f: CallFlags
         })).collect::<Vec<_>>(),
         "editable": scene.editable,
     }))
+}
+
+struct DiskTreeArgs {
+    path: ResPath,
+    include_properties: Option<bool>,
+    offset: Option<u32>,
+    limit: Option<u32>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

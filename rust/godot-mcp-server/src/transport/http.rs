@@ -189,7 +189,7 @@ pub fn serve(state: Arc<AppState>, options: HttpOptions) -> ExitCode {
     {
         Ok(rt) => rt,
         Err(e) => {
-            eprintln!("godot-mcp serve: error: cannot start the async runtime: {e}");
+            crate::say!("godot-mcp serve: error: cannot start the async runtime: {e}");
             return ExitCode::FAILURE;
         }
     };
@@ -202,7 +202,7 @@ async fn serve_async(state: Arc<AppState>, options: HttpOptions) -> ExitCode {
     let bound = match bind(state, &options, shutdown.clone()).await {
         Ok(b) => b,
         Err(e) => {
-            eprintln!("godot-mcp serve: error: {e}");
+            crate::say!("godot-mcp serve: error: {e}");
             return ExitCode::from(2);
         }
     };
@@ -211,13 +211,13 @@ async fn serve_async(state: Arc<AppState>, options: HttpOptions) -> ExitCode {
     } else {
         "loopback only, no token"
     };
-    eprintln!(
+    crate::say!(
         "godot-mcp serve: streamable HTTP ({tools} tools; 2025-11-25 sessions and 2026-07-28 \
          stateless); Host/Origin guard on; {auth}"
     );
     // Printed last, once the socket accepts: tests and scripts wait for this exact
     // line to learn the port.
-    eprintln!(
+    crate::say!(
         "godot-mcp serve: listening on http://{}{MCP_PATH}",
         bound.local_addr
     );
@@ -228,20 +228,20 @@ async fn serve_async(state: Arc<AppState>, options: HttpOptions) -> ExitCode {
             .into_future(),
     );
     wait_for_signal().await;
-    eprintln!("godot-mcp serve: shutting down");
+    crate::say!("godot-mcp serve: shutting down");
     shutdown.cancel();
     match tokio::time::timeout(SHUTDOWN_GRACE, server).await {
         Ok(Ok(Ok(()))) => ExitCode::SUCCESS,
         Ok(Ok(Err(e))) => {
-            eprintln!("godot-mcp serve: error: {e}");
+            crate::say!("godot-mcp serve: error: {e}");
             ExitCode::FAILURE
         }
         Ok(Err(e)) => {
-            eprintln!("godot-mcp serve: error: the HTTP server task failed: {e}");
+            crate::say!("godot-mcp serve: error: the HTTP server task failed: {e}");
             ExitCode::FAILURE
         }
         Err(_) => {
-            eprintln!(
+            crate::say!(
                 "godot-mcp serve: open streams did not close within {}s; exiting",
                 SHUTDOWN_GRACE.as_secs()
             );

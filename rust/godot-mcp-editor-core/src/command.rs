@@ -1,0 +1,550 @@
+//! A bridge request decoded into a typed [`Command`]: the add-on's executors receive only
+//! well-formed commands, and anything else is answered with a structured error
+//! (`unknown_command`, `invalid_params`), never dropped and never a panic.
+
+use godot_mcp_protocol::commands as c;
+use godot_mcp_protocol::{BridgeError, ErrorCode};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value as Json;
+
+use crate::value::Value;
+
+/// One property set of a batch.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PropertySet {
+    /// Node path relative to the edited scene's root (`.` is the root).
+    pub node: String,
+    pub property: String,
+    pub value: Value,
+}
+
+/// Every command the add-on executes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    Ping,
+    EditorState,
+    SceneTree {
+        offset: usize,
+        limit: usize,
+    },
+    SceneOpen {
+        path: String,
+    },
+    SceneCreate {
+        path: String,
+        root_type: String,
+        root_name: Option<String>,
+    },
+    /// `path: None` saves the edited scene.
+    SceneSave {
+        path: Option<String>,
+    },
+    SceneClose {
+        path: Option<String>,
+    },
+    SceneReload {
+        path: Option<String>,
+    },
+    NodeCreate {
+        parent: String,
+        node_type: String,
+        name: String,
+    },
+    NodeRename {
+        node: String,
+        new_name: String,
+    },
+    NodeMove {
+        node: String,
+        new_parent: String,
+    },
+    NodeDuplicate {
+        node: String,
+        new_name: Option<String>,
+    },
+    NodeDelete {
+        node: String,
+    },
+    NodeGetProperty {
+        node: String,
+        property: String,
+    },
+    NodeSetProperty(PropertySet),
+    /// The read-only probe: the persistence verdict `op` would get on `node`.
+    NodePersistence {
+        node: String,
+        op: String,
+    },
+    ScriptAttach {
+        node: String,
+        script: String,
+    },
+    ScriptDetach {
+        node: String,
+    },
+    SignalConnect {
+        from: String,
+        signal: String,
+        to: String,
+        method: String,
+    },
+    SignalDisconnect {
+        from: String,
+        signal: String,
+        to: String,
+        method: String,
+    },
+    ResourceSetProperty {
+        path: String,
+        property: String,
+        value: Value,
+    },
+    BatchApply {
+        sets: Vec<PropertySet>,
+    },
+    Undo,
+    Redo,
+    History,
+}
+
+/// Largest page of a tree read.
+pub const MAX_TREE_PAGE: usize = 20_000;
+
+fn invalid(msg: impl Into<String>) -> BridgeError {
+    BridgeError {
+        code: ErrorCode::InvalidParams,
+        message: msg.into(),
+    }
+}
+
+fn params<T: DeserializeOwned>(cmd: &str, p: &Json) -> Result<T, BridgeError> {
+    let p = if p.is_null() {
+        Json::Object(Default::default())
+    } else {
+        p.clone()
+    };
+    serde_json::from_value(p).map_err(|e| invalid(format!("{cmd}: {e}")))
+}
+
+fn value(json: &Json, what: &str) -> Result<Value, BridgeError> {
+    Value::from_json(json).map_err(|e| invalid(format!("{what}: {e}")))
+}
+
+fn res_path(p: &str) -> Result<(), BridgeError> {
+    if p.starts_with("res://") && !p.split('/').any(|s| s == "..") {
+        Ok(())
+    } else {
+        Err(invalid(format!(
+            "{p:?} is not a res:// path inside the project"
+        )))
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Empty {}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Page {
+    #[serde(default)]
+    offset: usize,
+    #[serde(default = "default_limit")]
+    limit: usize,
+}
+fn default_limit() -> usize {
+    1000
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PathArg {
+    path: String,
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OptPath {
+    #[serde(default)]
+    path: Option<String>,
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Create {
+    path: String,
+    root_type: String,
+    #[serde(default)]
+    root_name: Option<String>,
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NodeCreate {
+    parent: String,
+    #[serde(rename = "type")]
+    node_type: String,
+    name: String,
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NodeArg {
+    node: String,
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Rename {
+    node: String,
+    new_name: String,
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Move {
+    node: String,
+    new_parent: String,
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Duplicate {
+    node: String,
+    #[serde(default)]
+    new_name: Option<String>,
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Prop {
+    node: String,
+    property: String,
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SetProp {
+    node: String,
+    property: String,
+    value: Json,
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Probe {
+    node: String,
+    op: String,
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Attach {
+    node: String,
+    script: String,
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Signal {
+    from: String,
+    signal: String,
+    to: String,
+    method: String,
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ResProp {
+    path: String,
+    property: String,
+    value: Json,
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Batch {
+    sets: Vec<SetProp>,
+}
+
+fn name_ok(name: &str) -> Result<(), BridgeError> {
+    if name.is_empty() || name.contains(['/', ':', '@', '%', '.', '"']) {
+        return Err(invalid(format!("{name:?} is not a valid node name")));
+    }
+    Ok(())
+}
+
+fn set(s: SetProp, at: &str) -> Result<PropertySet, BridgeError> {
+    Ok(PropertySet {
+        value: value(&s.value, &format!("{at}value"))?,
+        node: s.node,
+        property: s.property,
+    })
+}
+
+/// Decode a request's command and parameters.
+pub fn decode(cmd: &str, p: &Json) -> Result<Command, BridgeError> {
+    Ok(match cmd {
+        c::PING => params::<Empty>(cmd, p).map(|_| Command::Ping)?,
+        c::EDITOR_STATE => params::<Empty>(cmd, p).map(|_| Command::EditorState)?,
+        c::SCENE_TREE => {
+            let a: Page = params(cmd, p)?;
+            if a.limit == 0 || a.limit > MAX_TREE_PAGE {
+                return Err(invalid(format!("limit must be 1..={MAX_TREE_PAGE}")));
+            }
+            Command::SceneTree {
+                offset: a.offset,
+                limit: a.limit,
+            }
+        }
+        c::SCENE_OPEN => {
+            let a: PathArg = params(cmd, p)?;
+            res_path(&a.path)?;
+            Command::SceneOpen { path: a.path }
+        }
+        c::SCENE_CREATE => {
+            let a: Create = params(cmd, p)?;
+            res_path(&a.path)?;
+            if !a.path.ends_with(".tscn") {
+                return Err(invalid("a new scene's path must end in .tscn"));
+            }
+            if let Some(n) = &a.root_name {
+                name_ok(n)?;
+            }
+            Command::SceneCreate {
+                path: a.path,
+                root_type: a.root_type,
+                root_name: a.root_name,
+            }
+        }
+        c::SCENE_SAVE | c::SCENE_CLOSE | c::SCENE_RELOAD => {
+            let a: OptPath = params(cmd, p)?;
+            if let Some(path) = &a.path {
+                res_path(path)?;
+            }
+            match cmd {
+                c::SCENE_SAVE => Command::SceneSave { path: a.path },
+                c::SCENE_CLOSE => Command::SceneClose { path: a.path },
+                _ => Command::SceneReload { path: a.path },
+            }
+        }
+        c::NODE_CREATE => {
+            let a: NodeCreate = params(cmd, p)?;
+            name_ok(&a.name)?;
+            Command::NodeCreate {
+                parent: a.parent,
+                node_type: a.node_type,
+                name: a.name,
+            }
+        }
+        c::NODE_RENAME => {
+            let a: Rename = params(cmd, p)?;
+            name_ok(&a.new_name)?;
+            Command::NodeRename {
+                node: a.node,
+                new_name: a.new_name,
+            }
+        }
+        c::NODE_MOVE => {
+            let a: Move = params(cmd, p)?;
+            Command::NodeMove {
+                node: a.node,
+                new_parent: a.new_parent,
+            }
+        }
+        c::NODE_DUPLICATE => {
+            let a: Duplicate = params(cmd, p)?;
+            if let Some(n) = &a.new_name {
+                name_ok(n)?;
+            }
+            Command::NodeDuplicate {
+                node: a.node,
+                new_name: a.new_name,
+            }
+        }
+        c::NODE_DELETE => Command::NodeDelete {
+            node: params::<NodeArg>(cmd, p)?.node,
+        },
+        c::NODE_GET_PROPERTY => {
+            let a: Prop = params(cmd, p)?;
+            Command::NodeGetProperty {
+                node: a.node,
+                property: a.property,
+            }
+        }
+        c::NODE_SET_PROPERTY => Command::NodeSetProperty(set(params(cmd, p)?, "")?),
+        c::NODE_PERSISTENCE => {
+            let a: Probe = params(cmd, p)?;
+            Command::NodePersistence {
+                node: a.node,
+                op: a.op,
+            }
+        }
+        c::SCRIPT_ATTACH => {
+            let a: Attach = params(cmd, p)?;
+            res_path(&a.script)?;
+            Command::ScriptAttach {
+                node: a.node,
+                script: a.script,
+            }
+        }
+        c::SCRIPT_DETACH => Command::ScriptDetach {
+            node: params::<NodeArg>(cmd, p)?.node,
+        },
+        c::SIGNAL_CONNECT | c::SIGNAL_DISCONNECT => {
+            let a: Signal = params(cmd, p)?;
+            let (from, signal, to, method) = (a.from, a.signal, a.to, a.method);
+            if cmd == c::SIGNAL_CONNECT {
+                Command::SignalConnect {
+                    from,
+                    signal,
+                    to,
+                    method,
+                }
+            } else {
+                Command::SignalDisconnect {
+                    from,
+                    signal,
+                    to,
+                    method,
+                }
+            }
+        }
+        c::RESOURCE_SET_PROPERTY => {
+            let a: ResProp = params(cmd, p)?;
+            res_path(&a.path)?;
+            Command::ResourceSetProperty {
+                value: value(&a.value, "value")?,
+                path: a.path,
+                property: a.property,
+            }
+        }
+        c::BATCH_APPLY => {
+            let a: Batch = params(cmd, p)?;
+            if a.sets.is_empty() {
+                return Err(invalid("a batch needs at least one set"));
+            }
+            let sets = a
+                .sets
+                .into_iter()
+                .enumerate()
+                .map(|(i, s)| set(s, &format!("sets[{i}].")))
+                .collect::<Result<_, _>>()?;
+            Command::BatchApply { sets }
+        }
+        c::UNDO => params::<Empty>(cmd, p).map(|_| Command::Undo)?,
+        c::REDO => params::<Empty>(cmd, p).map(|_| Command::Redo)?,
+        c::HISTORY => params::<Empty>(cmd, p).map(|_| Command::History)?,
+        other => {
+            return Err(BridgeError {
+                code: ErrorCode::UnknownCommand,
+                message: format!("unknown command {other:?}"),
+            });
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn every_protocol_command_decodes_from_its_documented_params() {
+        let examples = [
+            (c::PING, json!(null)),
+            (c::EDITOR_STATE, json!({})),
+            (c::SCENE_TREE, json!({"offset": 0, "limit": 10})),
+            (c::SCENE_OPEN, json!({"path": "res://a.tscn"})),
+            (
+                c::SCENE_CREATE,
+                json!({"path": "res://b.tscn", "root_type": "Node2D"}),
+            ),
+            (c::SCENE_SAVE, json!({})),
+            (c::SCENE_CLOSE, json!({"path": "res://a.tscn"})),
+            (c::SCENE_RELOAD, json!({})),
+            (
+                c::NODE_CREATE,
+                json!({"parent": ".", "type": "Sprite2D", "name": "S"}),
+            ),
+            (c::NODE_RENAME, json!({"node": "S", "new_name": "T"})),
+            (c::NODE_MOVE, json!({"node": "S", "new_parent": "A"})),
+            (c::NODE_DUPLICATE, json!({"node": "S"})),
+            (c::NODE_DELETE, json!({"node": "S"})),
+            (
+                c::NODE_GET_PROPERTY,
+                json!({"node": "S", "property": "position"}),
+            ),
+            (
+                c::NODE_SET_PROPERTY,
+                json!({"node": "S", "property": "position", "value": {"$type": "Vector2", "x": 1, "y": 2}}),
+            ),
+            (
+                c::NODE_PERSISTENCE,
+                json!({"node": "S", "op": "set_property"}),
+            ),
+            (
+                c::SCRIPT_ATTACH,
+                json!({"node": "S", "script": "res://s.gd"}),
+            ),
+            (c::SCRIPT_DETACH, json!({"node": "S"})),
+            (
+                c::SIGNAL_CONNECT,
+                json!({"from": "B", "signal": "pressed", "to": ".", "method": "go"}),
+            ),
+            (
+                c::SIGNAL_DISCONNECT,
+                json!({"from": "B", "signal": "pressed", "to": ".", "method": "go"}),
+            ),
+            (
+                c::RESOURCE_SET_PROPERTY,
+                json!({"path": "res://r.tres", "property": "hp", "value": 3}),
+            ),
+            (
+                c::BATCH_APPLY,
+                json!({"sets": [{"node": "S", "property": "visible", "value": false}]}),
+            ),
+            (c::UNDO, json!({})),
+            (c::REDO, json!({})),
+            (c::HISTORY, json!({})),
+        ];
+        assert_eq!(examples.len(), c::ALL.len());
+        for (cmd, p) in examples {
+            decode(cmd, &p).unwrap_or_else(|e| panic!("{cmd}: {e:?}"));
+        }
+        assert_eq!(
+            decode(c::NODE_SET_PROPERTY, &json!({"node": "S", "property": "position", "value": {"$type": "Vector2", "x": 1, "y": 2}})).unwrap(),
+            Command::NodeSetProperty(PropertySet { node: "S".into(), property: "position".into(), value: Value::Vector2([1.0, 2.0]) })
+        );
+    }
+
+    #[test]
+    fn bad_requests_get_structured_errors() {
+        let cases = [
+            ("launch.missiles", json!({}), ErrorCode::UnknownCommand),
+            (c::NODE_DELETE, json!({}), ErrorCode::InvalidParams),
+            (
+                c::NODE_DELETE,
+                json!({"node": "a", "extra": 1}),
+                ErrorCode::InvalidParams,
+            ),
+            (
+                c::SCENE_OPEN,
+                json!({"path": "/etc/passwd"}),
+                ErrorCode::InvalidParams,
+            ),
+            (
+                c::SCENE_OPEN,
+                json!({"path": "res://../../x.tscn"}),
+                ErrorCode::InvalidParams,
+            ),
+            (
+                c::NODE_CREATE,
+                json!({"parent": ".", "type": "Node", "name": "a/b"}),
+                ErrorCode::InvalidParams,
+            ),
+            (c::SCENE_TREE, json!({"limit": 0}), ErrorCode::InvalidParams),
+            (
+                c::BATCH_APPLY,
+                json!({"sets": []}),
+                ErrorCode::InvalidParams,
+            ),
+            (
+                c::BATCH_APPLY,
+                json!({"sets": [{"node": "a", "property": "p", "value": {"$type": "Nope"}}]}),
+                ErrorCode::InvalidParams,
+            ),
+            (c::PING, json!([1]), ErrorCode::InvalidParams),
+        ];
+        for (cmd, p, code) in cases {
+            let e = decode(cmd, &p).unwrap_err();
+            assert_eq!(e.code, code, "{cmd} {p}: {}", e.message);
+        }
+    }
+}

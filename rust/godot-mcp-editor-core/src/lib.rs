@@ -1,0 +1,26 @@
+//! The pure half of the godot-mcp editor add-on: everything the add-on decides that does
+//! not need Godot, so it is unit-tested without an engine.
+//!
+//! # Layout
+//!
+//! - [`value`]: the JSON form of Godot values (Vector2/3, Color, NodePath, Transform2D/3D,
+//!   resources by path) and its decoding rules; the add-on maps [`value::Value`] to
+//!   `Variant` and back.
+//! - [`command`]: a bridge request decoded into a typed [`command::Command`], or the
+//!   structured error the add-on answers with.
+//! - [`batch`]: the undo rule of `scene.batch.apply` (one undo action; above
+//!   [`godot_mcp_protocol::commands::UNDO_BATCH_LIMIT`] sets it bypasses the history).
+//! - [`persistence`]: the persistence verdict the probe and the handlers share.
+//! - [`tree`]: the compact form of a scene tree read (pre-order, depth-encoded, paged).
+//! - [`reconnect`]: finding the discovery file and deciding when to (re)connect.
+//! - [`client`]: the add-on's socket thread and reply path (std only; the editor crate's
+//!   plugin drives it from the main thread).
+#![forbid(unsafe_code)]
+
+pub mod batch;
+pub mod client;
+pub mod command;
+pub mod persistence;
+pub mod reconnect;
+pub mod tree;
+pub mod value;

@@ -1,0 +1,750 @@
+//! The executors: one decoded [`Command`] → one JSON result or a [`BridgeError`]. Main
+//! thread only (called from the plugin's `process()`). Every create, rename, move,
+//! duplicate, delete and set goes through `EditorUndoRedoManager`; a batch is one action
+//! unless it touches more than 20 nodes (then it bypasses the history and says so).
+//! Validation happens before the first change, so an error reply means nothing changed.
+
+use godot::classes::{
+    ClassDb, EditorInterface, EditorUndoRedoManager, Node, Object, PackedScene, Resource,
+    ResourceLoader, ResourceSaver, Script, UndoRedo,
+};
+use godot::global::Error as GdError;
+use godot::prelude::*;
+use godot_mcp_editor_core::batch::{self, UndoPolicy};
+use godot_mcp_editor_core::command::{Command, PropertySet};
+use godot_mcp_editor_core::persistence::{self, Verdict};
+use godot_mcp_editor_core::tree::{self, TreeNode};
+use godot_mcp_protocol::{BridgeError, ErrorCode};
+use serde_json::{Value as Json, json};
+
+use crate::variant::{from_variant, instantiable_node_class, to_variant};
+
+type Res = Result<Json, BridgeError>;
+
+fn err(code: ErrorCode, message: impl Into<String>) -> BridgeError {
+    BridgeError {
+        code,
+        message: message.into(),
+    }
+}
+
+fn failed(message: impl Into<String>) -> BridgeError {
+    err(ErrorCode::Failed, message)
+}
+
+fn editor() -> Gd<EditorInterface> {
+    EditorInterface::singleton()
+}
+
+fn undo_redo() -> Result<Gd<EditorUndoRedoManager>, BridgeError> {
+    editor()
+        .get_editor_undo_redo()
+        .ok_or_else(|| err(ErrorCode::Internal, "the editor has no undo manager"))
+}
+
+fn scene_root() -> Result<Gd<Node>, BridgeError> {
+    editor()
+        .get_edited_scene_root()
+        .ok_or_else(|| err(ErrorCode::NoActiveScene, "no scene is open in the editor"))
+}
+
+fn scene_path(root: &Gd<Node>) -> String {
+    root.get_scene_file_path().to_string()
+}
+
+fn find(root: &Gd<Node>, path: &str) -> Result<Gd<Node>, BridgeError> {
+    if path == "." || path.is_empty() {
+        return Ok(root.clone());
+    }
+    root.get_node_or_null(path).ok_or_else(|| {
+        err(
+            ErrorCode::NotFound,
+            format!("node {path} does not exist in the edited scene"),
+        )
+    })
+}
+
+fn rel_path(root: &Gd<Node>, node: &Gd<Node>) -> String {
+    root.get_path_to(node).to_string()
+}
+
+fn owned(root: &Gd<Node>, node: &Gd<Node>) -> bool {
+    node == root || node.get_owner().is_some_and(|o| &o == root)
+}
+
+fn obj<T: Inherits<Object>>(g: &Gd<T>) -> Gd<Object> {
+    g.clone().upcast::<Object>()
+}
+
+fn verdict_json(v: &Verdict) -> Json {
+    serde_json::to_value(v).unwrap_or(Json::Null)
+}
+
+/// Merge the verdict of editing `node` into `out`.
+fn with_verdict(root: &Gd<Node>, node: &Gd<Node>, mut out: Json) -> Json {
+    let v = persistence::verdict(owned(root, node), &scene_path(root));
+    if let (Json::Object(o), Json::Object(vv)) = (&mut out, verdict_json(&v)) {
+        o.extend(vv);
+        o.insert("scene".into(), json!(scene_path(root)));
+    }
+    out
+}
+
+fn has_property(o: &Gd<Object>, property: &str) -> bool {
+    o.get_property_list()
+        .iter_shared()
+        .any(|d| d.get("name").is_some_and(|n| n.to_string() == property))
+}
+
+/// Begin an undo action on the edited scene's history.
+fn begin(ur: &mut Gd<EditorUndoRedoManager>, root: &Gd<Node>, name: &str) {
+    ur.create_action_ex(name).custom_context(&obj(root)).done();
+}
+
+/// The edited scene's own history (what Ctrl+Z in that scene walks).
+fn scene_history(root: &Gd<Node>) -> Result<Gd<UndoRedo>, BridgeError> {
+    let ur = undo_redo()?;
+    let id = ur.get_object_history_id(&obj(root));
+    ur.get_history_undo_redo(id)
+        .ok_or_else(|| err(ErrorCode::Internal, "the edited scene has no undo history"))
+}
+
+/// Set owner of `node` and every descendant that `owned_before` says was owned by root.
+fn owned_subtree(root: &Gd<Node>, node: &Gd<Node>, out: &mut Vec<Gd<Node>>) {
+    if owned(root, node) {
+        out.push(node.clone());
+    }
+    for child in node.get_children().iter_shared() {
+        owned_subtree(root, &child, out);
+    }
+}
+
+pub(crate) fn execute(cmd: Command) -> Res {
+    match cmd {
+        Command::Ping => Ok(json!({})),
+        Command::EditorState => {
+            let root = editor().get_edited_scene_root();
+            Ok(json!({
+                "active_scene": root.as_ref().map(scene_path),
+                "open_scenes": editor().get_open_scenes().as_slice().iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+            }))
+        }
+        Command::SceneTree { offset, limit } => {
+            let root = scene_root()?;
+            let mut nodes = Vec::new();
+            walk(&root, &root, 0, &mut nodes);
+            let page = tree::page(&scene_path(&root), &nodes, offset, limit);
+            serde_json::to_value(page).map_err(|e| err(ErrorCode::Internal, e.to_string()))
+        }
+        Command::SceneOpen { path } => {
+            if !ResourceLoader::singleton().exists(path.as_str()) {
+                return Err(err(ErrorCode::NotFound, format!("{path} does not exist")));
+            }
+            editor().open_scene_from_path(path.as_str());
+            let now = editor().get_edited_scene_root().map(|r| scene_path(&r));
+            if now.as_deref() != Some(path.as_str()) {
+                return Err(failed(format!("the editor did not open {path}")));
+            }
+            Ok(
+                json!({"scene": path, "persisted": true, "reason": "opening changes no file", "undoable": false}),
+            )
+        }
+        Command::SceneCreate {
+            path,
+            root_type,
+            root_name,
+        } => {
+            if ResourceLoader::singleton().exists(path.as_str()) {
+                return Err(failed(format!("{path} already exists")));
+            }
+            if !instantiable_node_class(&root_type) {
+                return Err(failed(format!(
+                    "{root_type} is not a Node class this Godot can create"
+                )));
+            }
+            let mut root = ClassDb::singleton()
+                .instantiate(root_type.as_str())
+                .try_to::<Gd<Node>>()
+                .map_err(|_| failed(format!("could not create a {root_type}")))?;
+            let name = root_name.unwrap_or_else(|| {
+                let stem = path
+                    .rsplit('/')
+                    .next()
+                    .unwrap_or("Root")
+                    .trim_end_matches(".tscn");
+                let mut c = stem.chars();
+                c.next()
+                    .map(|f| f.to_uppercase().chain(c).collect())
+                    .unwrap_or_else(|| "Root".into())
+            });
+            root.set_name(name.as_str());
+            let mut packed = PackedScene::new_gd();
+            let packed_ok = packed.pack(&root);
+            root.free();
+            if packed_ok != GdError::OK {
+                return Err(failed(format!(
+                    "packing the new scene failed: {packed_ok:?}"
+                )));
+            }
+            let saved = ResourceSaver::singleton()
+                .save_ex(&packed)
+                .path(path.as_str())
+                .done();
+            if saved != GdError::OK {
+                return Err(failed(format!("saving {path} failed: {saved:?}")));
+            }
+            editor().open_scene_from_path(path.as_str());
+            Ok(
+                json!({"scene": path, "persisted": true, "reason": "the editor saved the new scene file", "undoable": false}),
+            )
+        }
+        Command::SceneSave { path } => {
+            let root = scene_root()?;
+            let current = scene_path(&root);
+            if let Some(p) = &path
+                && *p != current
+            {
+                return Err(failed(format!(
+                    "{p} is not the edited scene ({current}); open it first"
+                )));
+            }
+            if current.is_empty() {
+                return Err(failed("the edited scene has no file yet"));
+            }
+            let e = editor().save_scene();
+            if e != GdError::OK {
+                return Err(failed(format!("saving {current} failed: {e:?}")));
+            }
+            Ok(
+                json!({"scene": current, "persisted": true, "reason": "the editor wrote the scene file", "undoable": false}),
+            )
+        }
+        Command::SceneReload { path } => {
+            let root = scene_root()?;
+            let p = path.unwrap_or_else(|| scene_path(&root));
+            editor().reload_scene_from_path(p.as_str());
+            Ok(
+                json!({"scene": p, "persisted": true, "reason": "reloaded from disk; unsaved edits discarded", "undoable": false}),
+            )
+        }
+        Command::SceneClose { path } => {
+            let root = scene_root()?;
+            let current = scene_path(&root);
+            if let Some(p) = &path
+                && *p != current
+            {
+                return Err(failed(format!(
+                    "{p} is not the edited scene ({current}); open it first"
+                )));
+            }
+            let mut ei = editor();
+            // EditorInterface.close_scene exists from Godot 4.5; on 4.4 say so.
+            if !ei.has_method("close_scene") {
+                return Err(failed(
+                    "closing a scene needs Godot 4.5 or newer (EditorInterface.close_scene)",
+                ));
+            }
+            let e = ei.call("close_scene", &[]);
+            if e.try_to::<i64>().unwrap_or(0) != 0 {
+                return Err(failed(format!("closing {current} failed: {e}")));
+            }
+            Ok(
+                json!({"scene": current, "persisted": true, "reason": "closed without saving; unsaved edits discarded", "undoable": false}),
+            )
+        }
+        Command::NodeCreate {
+            parent,
+            node_type,
+            name,
+        } => {
+            let root = scene_root()?;
+            let mut parent_node = find(&root, &parent)?;
+            if !instantiable_node_class(&node_type) {
+                return Err(failed(format!(
+                    "{node_type} is not a Node class this Godot can create"
+                )));
+            }
+            let mut child = ClassDb::singleton()
+                .instantiate(node_type.as_str())
+                .try_to::<Gd<Node>>()
+                .map_err(|_| failed(format!("could not create a {node_type}")))?;
+            child.set_name(name.as_str());
+            let mut ur = undo_redo()?;
+            begin(&mut ur, &root, &format!("MCP: create {name}"));
+            ur.add_do_method(
+                &obj(&parent_node),
+                "add_child",
+                &[child.to_variant(), true.to_variant()],
+            );
+            ur.add_do_property(&obj(&child), "owner", &root.to_variant());
+            ur.add_do_reference(&obj(&child));
+            ur.add_undo_method(&obj(&parent_node), "remove_child", &[child.to_variant()]);
+            ur.commit_action();
+            let _ = &mut parent_node;
+            Ok(with_verdict(
+                &root,
+                &child,
+                json!({"node": rel_path(&root, &child), "type": node_type}),
+            ))
+        }
+        Command::NodeRename { node, new_name } => {
+            let root = scene_root()?;
+            let n = find(&root, &node)?;
+            let old = n.get_name();
+            let mut ur = undo_redo()?;
+            begin(&mut ur, &root, &format!("MCP: rename {old} to {new_name}"));
+            ur.add_do_property(
+                &obj(&n),
+                "name",
+                &GString::from(new_name.as_str()).to_variant(),
+            );
+            ur.add_undo_property(&obj(&n), "name", &old.to_variant());
+            ur.commit_action();
+            Ok(with_verdict(
+                &root,
+                &n,
+                json!({"node": rel_path(&root, &n)}),
+            ))
+        }
+        Command::NodeMove { node, new_parent } => {
+            let root = scene_root()?;
+            let n = find(&root, &node)?;
+            if n == root {
+                return Err(failed("the scene root cannot be moved"));
+            }
+            let to = find(&root, &new_parent)?;
+            if n.is_ancestor_of(&to) || n == to {
+                return Err(failed("a node cannot move under itself"));
+            }
+            let from = n
+                .get_parent()
+                .ok_or_else(|| failed("the node has no parent"))?;
+            let index = n.get_index();
+            let mut owned_nodes = Vec::new();
+            owned_subtree(&root, &n, &mut owned_nodes);
+            let mut ur = undo_redo()?;
+            begin(&mut ur, &root, &format!("MCP: move {node}"));
+            ur.add_do_method(&obj(&from), "remove_child", &[n.to_variant()]);
+            ur.add_do_method(&obj(&to), "add_child", &[n.to_variant(), true.to_variant()]);
+            ur.add_undo_method(&obj(&to), "remove_child", &[n.to_variant()]);
+            ur.add_undo_method(
+                &obj(&from),
+                "add_child",
+                &[n.to_variant(), true.to_variant()],
+            );
+            ur.add_undo_method(
+                &obj(&from),
+                "move_child",
+                &[n.to_variant(), index.to_variant()],
+            );
+            for o in &owned_nodes {
+                ur.add_do_property(&obj(o), "owner", &root.to_variant());
+                ur.add_undo_property(&obj(o), "owner", &root.to_variant());
+            }
+            ur.commit_action();
+            Ok(with_verdict(
+                &root,
+                &n,
+                json!({"node": rel_path(&root, &n)}),
+            ))
+        }
+        Command::NodeDuplicate { node, new_name } => {
+            let root = scene_root()?;
+            let n = find(&root, &node)?;
+            if n == root {
+                return Err(failed("the scene root cannot be duplicated"));
+            }
+            let parent = n
+                .get_parent()
+                .ok_or_else(|| failed("the node has no parent"))?;
+            let mut copy = n.duplicate_node();
+            if let Some(name) = &new_name {
+                copy.set_name(name.as_str());
+            }
+            let mut ur = undo_redo()?;
+            begin(&mut ur, &root, &format!("MCP: duplicate {node}"));
+            ur.add_do_method(
+                &obj(&parent),
+                "add_child",
+                &[copy.to_variant(), true.to_variant()],
+            );
+            // The copy's nodes that correspond to nodes the scene owns become owned too;
+            // internal nodes of instanced sub-scenes stay theirs.
+            let mut all = Vec::new();
+            owned_pairs(&root, &n, &copy, &mut all);
+            for o in &all {
+                ur.add_do_property(&obj(o), "owner", &root.to_variant());
+            }
+            ur.add_do_reference(&obj(&copy));
+            ur.add_undo_method(&obj(&parent), "remove_child", &[copy.to_variant()]);
+            ur.commit_action();
+            Ok(with_verdict(
+                &root,
+                &copy,
+                json!({"node": rel_path(&root, &copy)}),
+            ))
+        }
+        Command::NodeDelete { node } => {
+            let root = scene_root()?;
+            let n = find(&root, &node)?;
+            if n == root {
+                return Err(failed(
+                    "the scene root cannot be deleted (close the scene instead)",
+                ));
+            }
+            let verdict = persistence::verdict(owned(&root, &n), &scene_path(&root));
+            let parent = n
+                .get_parent()
+                .ok_or_else(|| failed("the node has no parent"))?;
+            let index = n.get_index();
+            let mut owned_nodes = Vec::new();
+            owned_subtree(&root, &n, &mut owned_nodes);
+            let mut ur = undo_redo()?;
+            begin(&mut ur, &root, &format!("MCP: delete {node}"));
+            ur.add_do_method(&obj(&parent), "remove_child", &[n.to_variant()]);
+            ur.add_undo_method(
+                &obj(&parent),
+                "add_child",
+                &[n.to_variant(), true.to_variant()],
+            );
+            ur.add_undo_method(
+                &obj(&parent),
+                "move_child",
+                &[n.to_variant(), index.to_variant()],
+            );
+            for o in &owned_nodes {
+                ur.add_undo_property(&obj(o), "owner", &root.to_variant());
+            }
+            ur.add_undo_reference(&obj(&n));
+            ur.commit_action();
+            let mut out = verdict_json(&verdict);
+            out["node"] = json!(node);
+            out["scene"] = json!(scene_path(&root));
+            Ok(out)
+        }
+        Command::NodeGetProperty { node, property } => {
+            let root = scene_root()?;
+            let n = find(&root, &node)?;
+            if !has_property(&obj(&n), &property) {
+                return Err(failed(format!(
+                    "{} has no property {property}",
+                    n.get_class()
+                )));
+            }
+            Ok(
+                json!({"node": node, "property": property, "value": from_variant(&n.get(property.as_str())).to_json()}),
+            )
+        }
+        Command::NodeSetProperty(set) => {
+            let root = scene_root()?;
+            let (n, value) = check_set(&root, &set)?;
+            let old = n.get(set.property.as_str());
+            let mut ur = undo_redo()?;
+            begin(
+                &mut ur,
+                &root,
+                &format!("MCP: set {}:{}", set.node, set.property),
+            );
+            ur.add_do_property(&obj(&n), set.property.as_str(), &value);
+            ur.add_undo_property(&obj(&n), set.property.as_str(), &old);
+            ur.commit_action();
+            let now = from_variant(&n.get(set.property.as_str())).to_json();
+            Ok(with_verdict(
+                &root,
+                &n,
+                json!({"node": set.node, "property": set.property, "value": now}),
+            ))
+        }
+        Command::NodePersistence { node, op } => {
+            let root = scene_root()?;
+            let n = find(&root, &node)?;
+            // The same rule the handlers stamp: a created node is always owned by the scene
+            // (its parent is `node` here); every other op is judged on `node` itself.
+            let owned_after = op == "create" || owned(&root, &n);
+            let mut out = verdict_json(&persistence::verdict(owned_after, &scene_path(&root)));
+            out["exists"] = json!(true);
+            out["node"] = json!(node);
+            out["scene"] = json!(scene_path(&root));
+            Ok(out)
+        }
+        Command::ScriptAttach { node, script } => {
+            let root = scene_root()?;
+            let n = find(&root, &node)?;
+            let s = ResourceLoader::singleton()
+                .load(script.as_str())
+                .and_then(|r| r.try_cast::<Script>().ok())
+                .ok_or_else(|| {
+                    err(
+                        ErrorCode::NotFound,
+                        format!("{script} is not a script that loads"),
+                    )
+                })?;
+            let old = n.get("script");
+            let mut ur = undo_redo()?;
+            begin(&mut ur, &root, &format!("MCP: attach {script} to {node}"));
+            ur.add_do_property(&obj(&n), "script", &s.to_variant());
+            ur.add_undo_property(&obj(&n), "script", &old);
+            ur.commit_action();
+            Ok(with_verdict(
+                &root,
+                &n,
+                json!({"node": node, "script": script}),
+            ))
+        }
+        Command::ScriptDetach { node } => {
+            let root = scene_root()?;
+            let n = find(&root, &node)?;
+            let old = n.get("script");
+            if old.is_nil() {
+                return Err(failed(format!("{node} has no script")));
+            }
+            let mut ur = undo_redo()?;
+            begin(&mut ur, &root, &format!("MCP: detach script from {node}"));
+            ur.add_do_property(&obj(&n), "script", &Variant::nil());
+            ur.add_undo_property(&obj(&n), "script", &old);
+            ur.commit_action();
+            Ok(with_verdict(&root, &n, json!({"node": node})))
+        }
+        Command::SignalConnect {
+            from,
+            signal,
+            to,
+            method,
+        } => signal_edit(true, &from, &signal, &to, &method),
+        Command::SignalDisconnect {
+            from,
+            signal,
+            to,
+            method,
+        } => signal_edit(false, &from, &signal, &to, &method),
+        Command::ResourceSetProperty {
+            path,
+            property,
+            value,
+        } => {
+            let mut res: Gd<Resource> = ResourceLoader::singleton()
+                .load(path.as_str())
+                .ok_or_else(|| err(ErrorCode::NotFound, format!("{path} does not load")))?;
+            if !has_property(&obj(&res), &property) {
+                return Err(failed(format!(
+                    "{} has no property {property}",
+                    res.get_class()
+                )));
+            }
+            let v = to_variant(&value).map_err(failed)?;
+            let old = res.get(property.as_str());
+            let mut ur = undo_redo()?;
+            ur.create_action(&format!("MCP: set {path}:{property}"));
+            ur.add_do_property(&obj(&res), property.as_str(), &v);
+            ur.add_undo_property(&obj(&res), property.as_str(), &old);
+            ur.commit_action();
+            let saved = ResourceSaver::singleton().save(&res);
+            if saved != GdError::OK {
+                return Err(failed(format!(
+                    "saving {path} failed: {saved:?} (the value is set in the editor)"
+                )));
+            }
+            let _ = &mut res;
+            Ok(
+                json!({"path": path, "property": property, "value": from_variant(&res.get(property.as_str())).to_json(),
+                "persisted": true, "reason": "the editor saved the resource file", "undoable": true}),
+            )
+        }
+        Command::BatchApply { sets } => {
+            let root = scene_root()?;
+            // Validate everything first: an error means nothing was applied.
+            let mut checked = Vec::with_capacity(sets.len());
+            for (i, s) in sets.iter().enumerate() {
+                let (n, v) = check_set(&root, s)
+                    .map_err(|e| err(e.code, format!("sets[{i}]: {}", e.message)))?;
+                checked.push((n, s.property.clone(), v));
+            }
+            let policy = batch::policy(&sets);
+            match policy {
+                UndoPolicy::OneAction => {
+                    let mut ur = undo_redo()?;
+                    begin(&mut ur, &root, &batch::action_name(&sets));
+                    for (n, p, v) in &checked {
+                        let old = n.get(p.as_str());
+                        ur.add_do_property(&obj(n), p.as_str(), v);
+                        ur.add_undo_property(&obj(n), p.as_str(), &old);
+                    }
+                    ur.commit_action();
+                }
+                UndoPolicy::Bypass => {
+                    for (n, p, v) in &mut checked {
+                        n.set(p.as_str(), &*v);
+                    }
+                    editor().mark_scene_as_unsaved();
+                }
+            }
+            let mut out = verdict_json(&persistence::verdict(true, &scene_path(&root)));
+            out["applied"] = json!(sets.len());
+            out["nodes"] = json!(batch::distinct_nodes(&sets));
+            out["undoable"] = json!(policy.undoable());
+            out["scene"] = json!(scene_path(&root));
+            if !policy.undoable() {
+                out["undo_hint"] = json!(format!(
+                    "More than {} nodes: applied without the editor's undo history.",
+                    batch::UNDO_BATCH_LIMIT
+                ));
+            }
+            Ok(out)
+        }
+        Command::Undo | Command::Redo => {
+            let undo = matches!(cmd, Command::Undo);
+            let root = scene_root()?;
+            let mut h = scene_history(&root)?;
+            let possible = if undo { h.has_undo() } else { h.has_redo() };
+            if !possible {
+                return Err(failed(if undo {
+                    "nothing to undo"
+                } else {
+                    "nothing to redo"
+                }));
+            }
+            let name = h.get_current_action_name().to_string();
+            let done = if undo { h.undo() } else { h.redo() };
+            if !done {
+                return Err(failed("the editor refused the undo/redo"));
+            }
+            let name = if undo {
+                name
+            } else {
+                h.get_current_action_name().to_string()
+            };
+            let mut out = verdict_json(&persistence::verdict(true, &scene_path(&root)));
+            out["action"] = json!(name);
+            out["version"] = json!(h.get_version());
+            Ok(out)
+        }
+        Command::History => {
+            let root = scene_root()?;
+            let h = scene_history(&root)?;
+            let count = h.get_history_count();
+            Ok(json!({
+                "scene": scene_path(&root),
+                "version": h.get_version(),
+                "has_undo": h.has_undo(),
+                "has_redo": h.has_redo(),
+                "current_action": h.get_current_action(),
+                "actions": (0..count).map(|i| h.get_action_name(i).to_string()).collect::<Vec<_>>(),
+            }))
+        }
+    }
+}
+
+/// Walk an original and its duplicate in step, collecting the copies of owned nodes.
+fn owned_pairs(root: &Gd<Node>, original: &Gd<Node>, copy: &Gd<Node>, out: &mut Vec<Gd<Node>>) {
+    if owned(root, original) {
+        out.push(copy.clone());
+    }
+    let n = original.get_child_count().min(copy.get_child_count());
+    for i in 0..n {
+        if let (Some(o), Some(c)) = (original.get_child(i), copy.get_child(i)) {
+            owned_pairs(root, &o, &c, out);
+        }
+    }
+}
+
+/// Pre-order walk of the nodes that belong to the scene (the root and what it owns).
+fn walk(root: &Gd<Node>, node: &Gd<Node>, depth: u32, out: &mut Vec<TreeNode>) {
+    let included = owned(root, node);
+    if included {
+        out.push(TreeNode {
+            name: node.get_name().to_string(),
+            type_name: node.get_class().to_string(),
+            depth,
+        });
+    }
+    let child_depth = if included { depth + 1 } else { depth };
+    for c in node.get_children().iter_shared() {
+        walk(root, &c, child_depth, out);
+    }
+}
+
+fn check_set(root: &Gd<Node>, s: &PropertySet) -> Result<(Gd<Node>, Variant), BridgeError> {
+    let n = find(root, &s.node)?;
+    if !has_property(&obj(&n), &s.property) {
+        return Err(failed(format!(
+            "{} ({}) has no property {}",
+            s.node,
+            n.get_class(),
+            s.property
+        )));
+    }
+    let v = to_variant(&s.value).map_err(failed)?;
+    let current = n.get(s.property.as_str());
+    if !current.is_nil()
+        && current.get_type() != v.get_type()
+        && !(current.get_type() == VariantType::FLOAT && v.get_type() == VariantType::INT)
+    {
+        return Err(failed(format!(
+            "{}:{} is a {:?}, not a {:?}",
+            s.node,
+            s.property,
+            current.get_type(),
+            v.get_type()
+        )));
+    }
+    // An int for a float property is widened, so the value read back is a float.
+    let v = if current.get_type() == VariantType::FLOAT && v.get_type() == VariantType::INT {
+        (v.to::<i64>() as f64).to_variant()
+    } else {
+        v
+    };
+    Ok((n, v))
+}
+
+fn signal_edit(connect: bool, from: &str, signal: &str, to: &str, method: &str) -> Res {
+    let root = scene_root()?;
+    let f = find(&root, from)?;
+    let t = find(&root, to)?;
+    if !f.has_signal(signal) {
+        return Err(failed(format!(
+            "{from} ({}) has no signal {signal}",
+            f.get_class()
+        )));
+    }
+    let callable = Callable::from_object_method(&t, method);
+    let connected = f.is_connected(signal, &callable);
+    if connect && connected {
+        return Err(failed(format!(
+            "{from}.{signal} is already connected to {to}.{method}"
+        )));
+    }
+    if !connect && !connected {
+        return Err(err(
+            ErrorCode::NotFound,
+            format!("{from}.{signal} is not connected to {to}.{method}"),
+        ));
+    }
+    // CONNECT_PERSIST (2): saved with the scene, as the editor's own Connect dialog does.
+    let persist = 2i64.to_variant();
+    let mut ur = undo_redo()?;
+    let verb = if connect { "connect" } else { "disconnect" };
+    begin(
+        &mut ur,
+        &root,
+        &format!("MCP: {verb} {from}.{signal} -> {to}.{method}"),
+    );
+    let args_connect = [
+        GString::from(signal).to_variant(),
+        callable.to_variant(),
+        persist,
+    ];
+    let args_disconnect = [GString::from(signal).to_variant(), callable.to_variant()];
+    if connect {
+        ur.add_do_method(&obj(&f), "connect", &args_connect);
+        ur.add_undo_method(&obj(&f), "disconnect", &args_disconnect);
+    } else {
+        ur.add_do_method(&obj(&f), "disconnect", &args_disconnect);
+        ur.add_undo_method(&obj(&f), "connect", &args_connect);
+    }
+    ur.commit_action();
+    Ok(with_verdict(
+        &root,
+        &f,
+        json!({"from": from, "signal": signal, "to": to, "method": method}),
+    ))
+}

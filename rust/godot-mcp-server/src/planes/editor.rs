@@ -1,0 +1,571 @@
+//! The editor plane: the server side of the bridge to the godot_mcp add-on.
+//!
+//! The server listens on `127.0.0.1:<ephemeral>` and publishes the endpoint with a fresh
+//! random token in the project's discovery file (`.godot/godot_mcp/bridge.json`, mode
+//! 0600), removed on a clean shutdown. The add-on connects and sends a hello carrying the
+//! token; the server refuses a missing or wrong token, a different protocol version, an
+//! unsupported Godot, and any connection whose first bytes look like HTTP (a browser page
+//! cannot speak anything else, so no browser `Origin` ever gets in). See
+//! docs/editor-bridge.md.
+//!
+//! Frames are newline-delimited JSON. The server sends [`Request`]s with fresh ids and a
+//! timeout; the add-on answers each once. A request whose answer does not come — timeout,
+//! connection lost — is never resent: [`RequestFailure::NoAnswer`] says it may have run.
+//!
+//! Plain threads and `std::net`, not tokio: planned tools call the bridge from blocking
+//! tasks, and the bridge must work the same under the stdio server's current-thread
+//! runtime and the HTTP server's multi-thread one.
+
+use std::collections::HashMap;
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use godot_mcp_protocol::discovery::{MAX_FRAME_BYTES, MAX_HELLO_BYTES};
+use godot_mcp_protocol::{
+    AddonMessage, BRIDGE_PROTOCOL_VERSION, BridgeError, DISCOVERY_RELATIVE_PATH, Discovery,
+    ErrorCode, GodotVersion, HelloReply, Outcome, Request, RequestId, ServerMessage,
+    looks_like_http,
+};
+use parking_lot::Mutex;
+use serde_json::Value;
+
+/// How long a connecting peer has to send its hello.
+const HELLO_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Who is connected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Peer {
+    pub godot_version: GodotVersion,
+    pub addon_version: String,
+}
+
+/// Why the last hello was refused; reported by preconditions while nobody is connected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Rejection {
+    Unauthorized,
+    Http,
+    ProtocolMismatch { addon: u32, addon_version: String },
+    UnsupportedGodot(GodotVersion),
+    Malformed,
+}
+
+/// The connection state as tools see it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Status {
+    /// No bridge is running (tests, or a server started without one).
+    NotListening,
+    Disconnected {
+        last_rejection: Option<Rejection>,
+    },
+    Connected(Peer),
+}
+
+/// How a request failed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RequestFailure {
+    /// Nothing was sent: nobody is connected (or the write failed before any byte left).
+    NotSent(String),
+    /// Sent, and no answer came: it may have run.
+    NoAnswer { timed_out: bool, reason: String },
+    /// The editor answered with an error.
+    Editor(BridgeError),
+}
+
+struct Connection {
+    generation: u64,
+    writer: TcpStream,
+    peer: Peer,
+}
+
+struct Pending {
+    generation: u64,
+    reply: mpsc::Sender<Outcome>,
+}
+
+struct Inner {
+    token: String,
+    conn: Mutex<Option<Connection>>,
+    generations: AtomicU64,
+    next_id: AtomicU64,
+    pending: Mutex<HashMap<RequestId, Pending>>,
+    last_rejection: Mutex<Option<Rejection>>,
+    shutdown: AtomicBool,
+    /// Replies that came after their request gave up, by id (bounded; for diagnostics).
+    late: Mutex<Vec<(RequestId, Outcome)>>,
+    /// Told about each late reply (the server settles the unresolved transaction).
+    on_late: Mutex<Option<LateHandler>>,
+}
+
+/// What to do with a reply that arrived after its request gave up.
+pub type LateHandler = Arc<dyn Fn(RequestId, &Outcome) + Send + Sync>;
+
+/// The running bridge.
+pub struct Bridge {
+    inner: Arc<Inner>,
+    addr: SocketAddr,
+    discovery_path: PathBuf,
+}
+
+impl std::fmt::Debug for Bridge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Bridge")
+            .field("addr", &self.addr)
+            .finish_non_exhaustive()
+    }
+}
+
+fn random_token() -> io::Result<String> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).map_err(|e| io::Error::other(e.to_string()))?;
+    Ok(hex::encode(bytes))
+}
+
+/// Equal-length, data-independent comparison, so the token does not leak by timing.
+fn token_matches(given: &str, expected: &str) -> bool {
+    let (a, b) = (given.as_bytes(), expected.as_bytes());
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// Write the discovery file atomically with mode 0600.
+fn write_discovery(path: &Path, d: &Discovery) -> io::Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let dir = path.parent().ok_or_else(|| io::Error::other("no parent"))?;
+    std::fs::create_dir_all(dir)?;
+    let tmp = dir.join(format!(".bridge.json.{}.tmp", std::process::id()));
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(&tmp)?;
+    f.write_all(
+        serde_json::to_string_pretty(d)
+            .map_err(io::Error::other)?
+            .as_bytes(),
+    )?;
+    f.sync_all()?;
+    std::fs::rename(&tmp, path)
+}
+
+impl Bridge {
+    /// Listen on loopback and publish the discovery file of `project_root`.
+    pub fn start(project_root: &Path) -> io::Result<Arc<Bridge>> {
+        let listener = TcpListener::bind(("127.0.0.1", 0))?;
+        let addr = listener.local_addr()?;
+        let inner = Arc::new(Inner {
+            token: random_token()?,
+            conn: Mutex::new(None),
+            generations: AtomicU64::new(0),
+            next_id: AtomicU64::new(1),
+            pending: Mutex::new(HashMap::new()),
+            last_rejection: Mutex::new(None),
+            shutdown: AtomicBool::new(false),
+            late: Mutex::new(Vec::new()),
+            on_late: Mutex::new(None),
+        });
+        let discovery_path = project_root.join(DISCOVERY_RELATIVE_PATH);
+        write_discovery(
+            &discovery_path,
+            &Discovery {
+                protocol_version: BRIDGE_PROTOCOL_VERSION,
+                endpoint: addr.to_string(),
+                token: inner.token.clone(),
+                server_pid: std::process::id(),
+                server_version: env!("CARGO_PKG_VERSION").into(),
+            },
+        )?;
+        let accept_inner = inner.clone();
+        std::thread::Builder::new()
+            .name("bridge-accept".into())
+            .spawn(move || accept_loop(listener, accept_inner))?;
+        Ok(Arc::new(Bridge {
+            inner,
+            addr,
+            discovery_path,
+        }))
+    }
+
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    pub fn discovery_path(&self) -> &Path {
+        &self.discovery_path
+    }
+
+    pub fn status(&self) -> Status {
+        match &*self.inner.conn.lock() {
+            Some(c) => Status::Connected(c.peer.clone()),
+            None => Status::Disconnected {
+                last_rejection: self.inner.last_rejection.lock().clone(),
+            },
+        }
+    }
+
+    /// A fresh request id: allocated before the journal intent, so the intent names it.
+    pub fn allocate_id(&self) -> RequestId {
+        self.inner.next_id.fetch_add(1, Ordering::SeqCst)
+    }
+
+    /// Send `cmd` and wait for its answer. Blocking; call it off the async threads.
+    pub fn request(
+        &self,
+        cmd: &str,
+        params: Value,
+        timeout: Duration,
+    ) -> Result<Value, RequestFailure> {
+        self.request_with_id(self.allocate_id(), cmd, params, timeout)
+    }
+
+    /// Like [`Bridge::request`] with an id from [`Bridge::allocate_id`]. The request is
+    /// sent at most once.
+    pub fn request_with_id(
+        &self,
+        id: RequestId,
+        cmd: &str,
+        params: Value,
+        timeout: Duration,
+    ) -> Result<Value, RequestFailure> {
+        let frame = ServerMessage::Request(Request {
+            id,
+            cmd: cmd.into(),
+            params,
+            timeout_ms: timeout.as_millis() as u64,
+        });
+        let mut line =
+            serde_json::to_vec(&frame).map_err(|e| RequestFailure::NotSent(e.to_string()))?;
+        line.push(b'\n');
+        let (tx, rx) = mpsc::channel();
+        {
+            let conn = self.inner.conn.lock();
+            let Some(conn) = conn.as_ref() else {
+                return Err(RequestFailure::NotSent(
+                    "the editor is not connected".into(),
+                ));
+            };
+            self.inner.pending.lock().insert(
+                id,
+                Pending {
+                    generation: conn.generation,
+                    reply: tx,
+                },
+            );
+            let mut writer = &conn.writer;
+            if let Err(e) = writer.write_all(&line) {
+                // Some bytes may have left: from here on it counts as sent.
+                self.inner.pending.lock().remove(&id);
+                return Err(RequestFailure::NoAnswer {
+                    timed_out: false,
+                    reason: format!("the connection failed while sending: {e}"),
+                });
+            }
+        }
+        match rx.recv_timeout(timeout) {
+            Ok(Outcome::Ok(v)) => Ok(v),
+            Ok(Outcome::Error(e)) => Err(RequestFailure::Editor(e)),
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                self.inner.pending.lock().remove(&id);
+                Err(RequestFailure::NoAnswer {
+                    timed_out: true,
+                    reason: format!("no answer within {} ms", timeout.as_millis()),
+                })
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => Err(RequestFailure::NoAnswer {
+                timed_out: false,
+                reason: "the editor connection was lost before the answer came".into(),
+            }),
+        }
+    }
+
+    /// Call `handler` for every reply that arrives after its request gave up.
+    pub fn on_late_reply(&self, handler: LateHandler) {
+        *self.inner.on_late.lock() = Some(handler);
+    }
+
+    /// Replies that arrived after their request had given up (newest last).
+    pub fn late_replies(&self) -> Vec<(RequestId, Outcome)> {
+        self.inner.late.lock().clone()
+    }
+
+    /// Close the current connection (tests; a server restart does the same).
+    pub fn drop_connection(&self) {
+        if let Some(c) = self.inner.conn.lock().take() {
+            let _ = c.writer.shutdown(Shutdown::Both);
+        }
+    }
+
+    /// Stop accepting, close the connection and remove the discovery file.
+    pub fn stop(&self) {
+        if self.inner.shutdown.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        self.drop_connection();
+        // Remove the file only while it is still ours (a newer server may have replaced it).
+        if let Ok(text) = std::fs::read_to_string(&self.discovery_path)
+            && let Ok(d) = serde_json::from_str::<Discovery>(&text)
+            && d.token == self.inner.token
+        {
+            let _ = std::fs::remove_file(&self.discovery_path);
+        }
+        // Wake the accept loop so it sees the flag and exits.
+        let _ = TcpStream::connect_timeout(&self.addr, Duration::from_millis(200));
+    }
+}
+
+impl Drop for Bridge {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+fn accept_loop(listener: TcpListener, inner: Arc<Inner>) {
+    for stream in listener.incoming() {
+        if inner.shutdown.load(Ordering::SeqCst) {
+            return;
+        }
+        let Ok(stream) = stream else { continue };
+        let inner = inner.clone();
+        let _ = std::thread::Builder::new()
+            .name("bridge-conn".into())
+            .spawn(move || serve_connection(stream, inner));
+    }
+}
+
+fn send_frame(mut stream: &TcpStream, msg: &ServerMessage) {
+    if let Ok(mut line) = serde_json::to_vec(msg) {
+        line.push(b'\n');
+        let _ = stream.write_all(&line);
+    }
+}
+
+fn reject(stream: &TcpStream, inner: &Inner, why: Rejection, code: ErrorCode, message: String) {
+    tracing::warn!(?why, "editor bridge: refused a connection: {message}");
+    *inner.last_rejection.lock() = Some(why);
+    send_frame(
+        stream,
+        &ServerMessage::HelloReply(HelloReply::Rejected {
+            error: BridgeError { code, message },
+        }),
+    );
+    let _ = stream.shutdown(Shutdown::Both);
+}
+
+/// Read one line of at most `max` bytes. `Ok(None)` at end of stream.
+fn read_line(reader: &mut BufReader<TcpStream>, max: usize) -> io::Result<Option<Vec<u8>>> {
+    let mut line = Vec::new();
+    let n = reader
+        .by_ref()
+        .take(max as u64 + 1)
+        .read_until(b'\n', &mut line)?;
+    if n == 0 {
+        return Ok(None);
+    }
+    if line.last() != Some(&b'\n') {
+        if line.len() > max {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "frame too large",
+            ));
+        }
+        return Ok(None); // truncated by EOF
+    }
+    line.pop();
+    Ok(Some(line))
+}
+
+fn serve_connection(stream: TcpStream, inner: Arc<Inner>) {
+    if inner.shutdown.load(Ordering::SeqCst) {
+        return;
+    }
+    let _ = stream.set_nodelay(true);
+    let _ = stream.set_read_timeout(Some(HELLO_TIMEOUT));
+    let Ok(read_half) = stream.try_clone() else {
+        return;
+    };
+    let mut reader = BufReader::new(read_half);
+    // The first bytes decide: HTTP (a browser) is refused before anything else.
+    let first = match reader.fill_buf() {
+        Ok(b) if !b.is_empty() => b.to_vec(),
+        _ => return,
+    };
+    if looks_like_http(&first) {
+        tracing::warn!("editor bridge: refused an HTTP request (a browser page?)");
+        *inner.last_rejection.lock() = Some(Rejection::Http);
+        let mut s = &stream;
+        let _ = s
+            .write_all(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+        let _ = stream.shutdown(Shutdown::Both);
+        return;
+    }
+    let hello = match read_line(&mut reader, MAX_HELLO_BYTES) {
+        Ok(Some(line)) => serde_json::from_slice::<AddonMessage>(&line).ok(),
+        _ => None,
+    };
+    let Some(AddonMessage::Hello(hello)) = hello else {
+        return reject(
+            &stream,
+            &inner,
+            Rejection::Malformed,
+            ErrorCode::Unauthorized,
+            "the first frame must be a hello with the token".into(),
+        );
+    };
+    if !token_matches(&hello.token, &inner.token) {
+        return reject(
+            &stream,
+            &inner,
+            Rejection::Unauthorized,
+            ErrorCode::Unauthorized,
+            "wrong or missing token".into(),
+        );
+    }
+    if hello.protocol_version != BRIDGE_PROTOCOL_VERSION {
+        return reject(
+            &stream,
+            &inner,
+            Rejection::ProtocolMismatch {
+                addon: hello.protocol_version,
+                addon_version: hello.addon_version.clone(),
+            },
+            ErrorCode::ProtocolMismatch,
+            format!(
+                "the add-on speaks bridge protocol {}, this server {BRIDGE_PROTOCOL_VERSION}",
+                hello.protocol_version
+            ),
+        );
+    }
+    if !hello.godot_version.is_supported() {
+        return reject(
+            &stream,
+            &inner,
+            Rejection::UnsupportedGodot(hello.godot_version.clone()),
+            ErrorCode::UnsupportedGodotVersion,
+            format!(
+                "Godot {} is not supported (4.4 or newer 4.x)",
+                hello.godot_version
+            ),
+        );
+    }
+    let Ok(writer) = stream.try_clone() else {
+        return;
+    };
+    let generation = inner.generations.fetch_add(1, Ordering::SeqCst) + 1;
+    send_frame(
+        &stream,
+        &ServerMessage::HelloReply(HelloReply::Accepted {
+            protocol_version: BRIDGE_PROTOCOL_VERSION,
+            server_version: env!("CARGO_PKG_VERSION").into(),
+        }),
+    );
+    let peer = Peer {
+        godot_version: hello.godot_version,
+        addon_version: hello.addon_version,
+    };
+    tracing::info!(godot = %peer.godot_version, addon = %peer.addon_version, "editor bridge: add-on connected");
+    {
+        let mut conn = inner.conn.lock();
+        if let Some(old) = conn.take() {
+            // One editor per project: the newer connection wins; the old one's pending
+            // requests are answered "lost" when its reader ends.
+            let _ = old.writer.shutdown(Shutdown::Both);
+        }
+        *conn = Some(Connection {
+            generation,
+            writer,
+            peer,
+        });
+        *inner.last_rejection.lock() = None;
+    }
+    let _ = stream.set_read_timeout(None);
+    while let Ok(Some(line)) = read_line(&mut reader, MAX_FRAME_BYTES) {
+        match serde_json::from_slice::<AddonMessage>(&line) {
+            Ok(AddonMessage::Reply(reply)) => {
+                let waiting = inner.pending.lock().remove(&reply.id);
+                match waiting {
+                    Some(p) => {
+                        let _ = p.reply.send(reply.outcome);
+                    }
+                    None => {
+                        tracing::warn!(
+                            id = reply.id,
+                            "editor bridge: a reply came after its request gave up"
+                        );
+                        let handler = inner.on_late.lock().clone();
+                        if let Some(h) = handler {
+                            h(reply.id, &reply.outcome);
+                        }
+                        let mut late = inner.late.lock();
+                        if late.len() >= 64 {
+                            late.remove(0);
+                        }
+                        late.push((reply.id, reply.outcome));
+                    }
+                }
+            }
+            Ok(AddonMessage::Hello(_)) | Err(_) => {
+                tracing::warn!("editor bridge: ignored a malformed frame from the add-on");
+            }
+        }
+    }
+    // The connection ended: it is no longer current, and every request sent on it loses
+    // its answer (dropping the senders wakes the waiters).
+    {
+        let mut conn = inner.conn.lock();
+        if conn.as_ref().is_some_and(|c| c.generation == generation) {
+            *conn = None;
+        }
+    }
+    inner
+        .pending
+        .lock()
+        .retain(|_, p| p.generation != generation);
+    tracing::info!("editor bridge: add-on disconnected");
+}
+
+/// The editor plane of a server: the bridge, once started.
+#[derive(Debug, Default)]
+pub struct EditorPlane {
+    bridge: OnceLock<Arc<Bridge>>,
+}
+
+impl EditorPlane {
+    /// Start the bridge for `project_root` (once).
+    pub fn start(&self, project_root: &Path) -> io::Result<Arc<Bridge>> {
+        if let Some(b) = self.bridge.get() {
+            return Ok(b.clone());
+        }
+        let b = Bridge::start(project_root)?;
+        let _ = self.bridge.set(b.clone());
+        Ok(b)
+    }
+
+    /// Use a bridge started earlier (serve starts it before the state exists).
+    pub fn install(&self, bridge: Arc<Bridge>) {
+        let _ = self.bridge.set(bridge);
+    }
+
+    pub fn bridge(&self) -> Option<&Arc<Bridge>> {
+        self.bridge.get()
+    }
+
+    pub fn status(&self) -> Status {
+        self.bridge
+            .get()
+            .map_or(Status::NotListening, |b| b.status())
+    }
+
+    /// Remove the discovery file and close the socket (clean shutdown).
+    pub fn stop(&self) {
+        if let Some(b) = self.bridge.get() {
+            b.stop();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

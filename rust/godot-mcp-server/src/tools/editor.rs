@@ -1,0 +1,894 @@
+//! Editor-plane tools: live edits of the scene open in the Godot editor, executed by the
+//! godot_mcp add-on through `EditorUndoRedoManager` (spec: safety-model.md, recovery.md).
+//!
+//! Every tool plans first: the bridge must be connected (`bridge_connected`, or the
+//! version precondition that kept it from connecting), a scene must be open
+//! (`active_scene`), the node must exist (`RESOURCE_NOT_FOUND`), and the add-on's
+//! read-only persistence probe (`node.persistence`) supplies the verdict the real run will
+//! stamp — the add-on answers it with the same rule its handlers use, so a dry run and the
+//! real run agree.
+//!
+//! Applying is an `editor_runtime` journal transaction: the intent (with the request id) is
+//! durable before the request is sent; the reply decides the terminal state. A lost answer
+//! is never resent: the result is a `TIMEOUT` carrying `may_have_applied: true`, and the
+//! transaction stays unresolved — quarantined (writes blocked) when the command may have
+//! saved a file.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use godot_mcp_journal::{
+    EditorIntent, EditorProof, EditorSettle, EditorTxnError, TxnStatus, canonical_request_hash,
+};
+use godot_mcp_protocol::commands as cmd;
+use godot_mcp_protocol::{BridgeError, DEFAULT_REQUEST_TIMEOUT_MS};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use crate::error::{ErrorCode, ToolError};
+use crate::honesty::TimedOut;
+use crate::planes::editor::{Bridge, RequestFailure};
+use crate::respath::ResPath;
+use crate::safety::{BridgeStatus, EffectKind, Precondition, SafetyClass, Toolset};
+use crate::state::AppState;
+use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta, ToolResult};
+
+/// How long a tool waits for the editor (`GODOT_MCP_EDITOR_TIMEOUT_MS` overrides).
+pub fn editor_timeout() -> Duration {
+    let ms = std::env::var("GODOT_MCP_EDITOR_TIMEOUT_MS")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .unwrap_or(DEFAULT_REQUEST_TIMEOUT_MS);
+    Duration::from_millis(ms)
+}
+
+/// The connected bridge, or the precondition that says why there is none.
+pub(crate) fn connected(state: &AppState) -> Result<Arc<Bridge>, ToolError> {
+    BridgeStatus::current(state).require(&Precondition::BridgeConnected)?;
+    state
+        .editor
+        .bridge()
+        .cloned()
+        .ok_or_else(|| Precondition::BridgeConnected.error())
+}
+
+/// An editor error reply as a tool error.
+fn editor_error(e: &BridgeError, node: Option<&str>) -> ToolError {
+    use godot_mcp_protocol::ErrorCode as B;
+    match e.code {
+        B::NotFound => match node {
+            Some(n) => {
+                let mut err = Precondition::NodeExists { path: n.into() }.error();
+                err.message = e.message.clone();
+                err
+            }
+            None => ToolError::not_found(e.message.clone()),
+        },
+        B::NoActiveScene => Precondition::ActiveScene.error(),
+        B::ExecutorDisabled => Precondition::BridgeConnected
+            .error()
+            .hint("The godot_mcp add-on is loaded but disabled: enable it in Project > Project Settings > Plugins."),
+        B::InvalidParams => ToolError::new(ErrorCode::InvalidParams, e.message.clone()),
+        _ => ToolError::new(ErrorCode::EditorError, e.message.clone())
+            .hint("Godot refused the command; nothing was changed. Check the names and types (get_scene_tree)."),
+    }
+}
+
+/// A read-only request.
+pub(crate) fn query(
+    state: &AppState,
+    command: &str,
+    params: Value,
+    node: Option<&str>,
+) -> Result<Value, ToolError> {
+    let bridge = connected(state)?;
+    match bridge.request(command, params, editor_timeout()) {
+        Ok(v) => Ok(v),
+        Err(RequestFailure::Editor(e)) => Err(editor_error(&e, node)),
+        Err(RequestFailure::NotSent(_)) => Err(Precondition::BridgeConnected.error()),
+        Err(RequestFailure::NoAnswer { timed_out, reason }) => Err(ToolError::new(
+            ErrorCode::Timeout,
+            format!("the editor did not answer {command}: {reason}"),
+        )
+        .hint("A read changes nothing; try again once the editor is responsive.")
+        .details(json!({"may_have_applied": false, "timed_out": timed_out}))),
+    }
+}
+
+fn gate_error(e: EditorTxnError) -> ToolError {
+    match e {
+        EditorTxnError::GateClosed { quarantined } => {
+            let ids: Vec<String> = quarantined.iter().map(ToString::to_string).collect();
+            ToolError::new(
+                ErrorCode::WriteGateClosed,
+                format!("writes are refused: quarantined transaction(s) {} must be resolved first", ids.join(", ")),
+            )
+            .required("write_gate_open")
+            .hint("An operator resolves them with `godot-mcp transaction repair` (docs/recovery.md); list_transactions shows why.")
+            .details(json!({"quarantined": ids}))
+        }
+        EditorTxnError::NotReconciled => {
+            ToolError::new(ErrorCode::WriteGateClosed, e.to_string()).required("write_gate_open")
+        }
+        other => {
+            tracing::error!(error = %other, "journal failed for an editor transaction");
+            ToolError::internal("the journal failed while recording an editor transaction")
+        }
+    }
+}
+
+/// Apply one editor effect as an `editor_runtime` transaction.
+pub(crate) fn run_effect(
+    state: &AppState,
+    command: &'static str,
+    params: Value,
+    scene: Option<String>,
+    node: Option<&str>,
+) -> Result<Map<String, Value>, ToolError> {
+    let bridge = connected(state)?;
+    let id = bridge.allocate_id();
+    let intent = EditorIntent {
+        cmd: command.into(),
+        request_id: id,
+        may_save_file: cmd::may_save_file(command),
+        scene,
+        params_sha256: canonical_request_hash(&params).to_string(),
+    };
+    let txn = state
+        .journal
+        .lock()
+        .begin_editor(&intent, "editor", command)
+        .map_err(gate_error)?;
+    let outcome = bridge.request_with_id(id, command, params, editor_timeout());
+    let settle = |s: EditorSettle| -> Result<TxnStatus, ToolError> {
+        state
+            .journal
+            .lock()
+            .settle_editor(txn, &intent, s)
+            .map_err(gate_error)
+    };
+    match outcome {
+        Ok(v) => {
+            settle(EditorSettle::Applied(EditorProof {
+                request_id: id,
+                reply: "ok".into(),
+                undoable: v.get("undoable").and_then(Value::as_bool),
+            }))?;
+            let mut out = match v {
+                Value::Object(m) => m,
+                Value::Null => Map::new(),
+                other => Map::from_iter([("result".to_string(), other)]),
+            };
+            out.insert("transaction_id".into(), json!(txn.to_string()));
+            Ok(out)
+        }
+        Err(RequestFailure::Editor(e)) => {
+            settle(EditorSettle::NotApplied(EditorProof {
+                request_id: id,
+                reply: serde_json::to_value(e.code)
+                    .ok()
+                    .and_then(|v| v.as_str().map(String::from))
+                    .unwrap_or_else(|| "error".into()),
+                undoable: None,
+            }))?;
+            Err(editor_error(&e, node)
+                .details(json!({"transaction_id": txn.to_string(), "status": "compensated"})))
+        }
+        Err(RequestFailure::NotSent(reason)) => {
+            settle(EditorSettle::NotApplied(EditorProof {
+                request_id: id,
+                reply: "not_sent".into(),
+                undoable: None,
+            }))?;
+            let mut e = Precondition::BridgeConnected.error();
+            e.message = format!("{} Nothing was sent: {reason}.", e.message);
+            Err(e)
+        }
+        Err(RequestFailure::NoAnswer { timed_out, reason }) => {
+            let status = settle(EditorSettle::Lost {
+                reason: reason.clone(),
+            })?;
+            let honesty = TimedOut {
+                may_have_applied: true,
+                hint: "The editor may still run (or may have run) this command: it is never resent. \
+                       Re-read the state (get_scene_tree, get_node_property) before deciding anything."
+                    .into(),
+            };
+            let message = if timed_out {
+                format!("the editor did not answer {command} in time ({reason})")
+            } else {
+                format!(
+                    "the connection to the editor was lost before it answered {command} ({reason})"
+                )
+            };
+            let mut details = serde_json::to_value(&honesty).unwrap_or_else(|_| json!({}));
+            details["transaction_id"] = json!(txn.to_string());
+            details["transaction_status"] = json!(if status == TxnStatus::Open {
+                "unresolved"
+            } else {
+                status.as_str()
+            });
+            details["timed_out"] = json!(timed_out);
+            Err(ToolError::new(ErrorCode::Timeout, message)
+                .hint(honesty.hint.clone())
+                .details(details))
+        }
+    }
+}
+
+/// A reply that arrives after its request gave up settles the unresolved transaction from
+/// it (`ok` → committed, an error → compensated). Only open rows are touched: a quarantined
+/// one (the command may have written a file) stays for the operator, and nothing is resent.
+pub fn settle_late_replies(state: &Arc<AppState>, bridge: &Bridge) {
+    let weak = Arc::downgrade(state);
+    bridge.on_late_reply(Arc::new(move |id, outcome| {
+        let Some(state) = weak.upgrade() else { return };
+        let mut journal = state.journal.lock();
+        let Ok(Some((txn, intent))) = journal.unresolved_editor_txn(id) else {
+            return;
+        };
+        if intent.may_save_file {
+            return;
+        }
+        let settle = match outcome {
+            godot_mcp_protocol::Outcome::Ok(v) => EditorSettle::Applied(EditorProof {
+                request_id: id,
+                reply: "ok (late)".into(),
+                undoable: v.get("undoable").and_then(Value::as_bool),
+            }),
+            godot_mcp_protocol::Outcome::Error(e) => EditorSettle::NotApplied(EditorProof {
+                request_id: id,
+                reply: format!("{:?} (late)", e.code),
+                undoable: None,
+            }),
+        };
+        match journal.settle_editor(txn, &intent, settle) {
+            Ok(status) => tracing::info!(%txn, status = status.as_str(), "editor transaction settled by a late reply"),
+            Err(e) => tracing::warn!(%txn, error = %e, "a late reply could not settle its transaction"),
+        }
+    }));
+}
+
+/// The add-on's persistence verdict for `op` on `node` (also checks the scene and node).
+fn probe(state: &AppState, node: &str, op: &str) -> Result<Map<String, Value>, ToolError> {
+    let v = query(
+        state,
+        cmd::NODE_PERSISTENCE,
+        json!({"node": node, "op": op}),
+        Some(node),
+    )?;
+    let mut out = Map::new();
+    for k in ["persisted", "reason", "hint", "undoable", "scene"] {
+        if let Some(x) = v.get(k) {
+            out.insert(k.into(), x.clone());
+        }
+    }
+    Ok(out)
+}
+
+/// A plan for a node command: probe now, apply later.
+fn node_plan(
+    state: Arc<AppState>,
+    command: &'static str,
+    op: &'static str,
+    node: String,
+    params: Value,
+) -> Result<Plan, ToolError> {
+    let mut effect = probe(&state, &node, op)?;
+    effect.insert("command".into(), json!(command));
+    effect.insert("node".into(), json!(node));
+    let scene = effect
+        .get("scene")
+        .and_then(Value::as_str)
+        .map(String::from);
+    Ok(Plan {
+        effect,
+        apply: Box::new(move || run_effect(&state, command, params, scene, Some(&node))),
+    })
+}
+
+/// A plan for a scene-level command: the editor state is the precondition check.
+fn scene_plan(
+    state: Arc<AppState>,
+    command: &'static str,
+    params: Value,
+    scene: Option<String>,
+    needs_active_scene: bool,
+    effect: Value,
+) -> Result<Plan, ToolError> {
+    let st = query(&state, cmd::EDITOR_STATE, json!({}), None)?;
+    let active = st
+        .get("active_scene")
+        .and_then(Value::as_str)
+        .map(String::from);
+    if needs_active_scene && active.is_none() {
+        return Err(Precondition::ActiveScene.error());
+    }
+    let scene = scene.or(active);
+    let mut effect = match effect {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    };
+    effect.insert("command".into(), json!(command));
+    if let Some(s) = &scene {
+        effect.insert("scene".into(), json!(s));
+    }
+    Ok(Plan {
+        effect,
+        apply: Box::new(move || run_effect(&state, command, params, scene, None)),
+    })
+}
+
+fn in_memory(undoable: bool) -> Value {
+    json!({
+        "persisted": false,
+        "reason": "the edit is in the scene open in the editor, not on disk",
+        "hint": "Save the scene (save_scene) to persist it.",
+        "undoable": undoable,
+    })
+}
+
+// ---------------------------------------------------------------------------------
+// Arguments
+// ---------------------------------------------------------------------------------
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateNodeArgs {
+    /// Path of the parent node relative to the scene root ("." is the root).
+    parent: String,
+    /// The Godot class of the new node, e.g. Sprite2D.
+    #[serde(rename = "type")]
+    node_type: String,
+    /// The new node's name.
+    name: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NodeArgs {
+    /// Node path relative to the scene root ("." is the root).
+    node: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RenameArgs {
+    /// Node path relative to the scene root.
+    node: String,
+    /// The new name.
+    new_name: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MoveArgs {
+    /// Node path relative to the scene root.
+    node: String,
+    /// Path of the new parent.
+    new_parent: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DuplicateArgs {
+    /// Node path relative to the scene root.
+    node: String,
+    /// Name of the copy (default: Godot picks one).
+    #[serde(default)]
+    new_name: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GetPropertyArgs {
+    /// Node path relative to the scene root.
+    node: String,
+    /// Property name, e.g. position.
+    property: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SetPropertyArgs {
+    /// Node path relative to the scene root.
+    node: String,
+    /// Property name, e.g. position.
+    property: String,
+    /// The value: JSON scalars, arrays and objects as themselves; Godot types as
+    /// {"$type": "Vector2", "x": 1, "y": 2} (Vector2, Vector3, Color, NodePath,
+    /// Transform2D, Transform3D, Resource by res:// path).
+    value: Value,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ScenePathArgs {
+    /// The scene file, e.g. res://scenes/main.tscn.
+    path: ResPath,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OptScenePathArgs {
+    /// The scene (default: the scene being edited).
+    #[serde(default)]
+    path: Option<ResPath>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateSceneArgs {
+    /// The new scene file, e.g. res://scenes/level_2.tscn.
+    path: ResPath,
+    /// The Godot class of the root node, e.g. Node2D.
+    root_type: String,
+    /// The root node's name (default: from the file name).
+    #[serde(default)]
+    root_name: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AttachScriptArgs {
+    /// Node path relative to the scene root.
+    node: String,
+    /// The script, e.g. res://scripts/player.gd.
+    script: ResPath,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SignalArgs {
+    /// The emitting node's path.
+    from: String,
+    /// The signal, e.g. pressed.
+    signal: String,
+    /// The receiving node's path.
+    to: String,
+    /// The method on the receiver.
+    method: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ResourcePropertyArgs {
+    /// The resource file, e.g. res://resources/player_stats.tres.
+    path: ResPath,
+    /// Property name.
+    property: String,
+    /// The value, in the same JSON form as set_node_property.
+    value: Value,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BatchSet {
+    /// Node path relative to the scene root.
+    node: String,
+    /// Property name.
+    property: String,
+    /// The value, in the same JSON form as set_node_property.
+    value: Value,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BatchArgs {
+    /// Property sets applied as ONE undo action (more than 20 distinct nodes bypass the
+    /// undo history and report undoable: false).
+    sets: Vec<BatchSet>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NoArgs {}
+
+// ---------------------------------------------------------------------------------
+// Tools
+// ---------------------------------------------------------------------------------
+
+fn meta(
+    name: &'static str,
+    title: &'static str,
+    description: &'static str,
+    class: SafetyClass,
+    toolset: Toolset,
+) -> ToolMeta {
+    let effect = if class == SafetyClass::ReadOnly {
+        EffectKind::None
+    } else {
+        EffectKind::EditorRuntime
+    };
+    ToolMeta {
+        name,
+        title,
+        description,
+        class,
+        toolset,
+        effect,
+    }
+}
+
+pub fn tools() -> Vec<ToolDef> {
+    use SafetyClass::*;
+    use Toolset::*;
+    vec![
+        ToolDef::planned(
+            meta(
+                "create_node",
+                "Create a node",
+                "Add a node to the scene open in the editor, as one undo action. \
+                  The scene is not saved (persisted: false) until save_scene.",
+                Mutating,
+                Scenes,
+            ),
+            |state, a: CreateNodeArgs| {
+                let p = json!({"parent": a.parent, "type": a.node_type, "name": a.name});
+                node_plan(state, cmd::NODE_CREATE, "create", a.parent, p)
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                "rename_node",
+                "Rename a node",
+                "Rename a node of the edited scene (one undo action).",
+                Mutating,
+                Scenes,
+            ),
+            |state, a: RenameArgs| {
+                let p = json!({"node": a.node, "new_name": a.new_name});
+                node_plan(state, cmd::NODE_RENAME, "rename", a.node, p)
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                "move_node",
+                "Move a node",
+                "Reparent a node of the edited scene (one undo action).",
+                Mutating,
+                Scenes,
+            ),
+            |state, a: MoveArgs| {
+                let p = json!({"node": a.node, "new_parent": a.new_parent});
+                node_plan(state, cmd::NODE_MOVE, "move", a.node, p)
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                "duplicate_node",
+                "Duplicate a node",
+                "Duplicate a node (and its children) beside it (one undo action).",
+                Mutating,
+                Scenes,
+            ),
+            |state, a: DuplicateArgs| {
+                let p = json!({"node": a.node, "new_name": a.new_name});
+                node_plan(state, cmd::NODE_DUPLICATE, "duplicate", a.node, p)
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                "delete_node",
+                "Delete a node",
+                "Remove a node and its children from the edited scene. On the \
+                  editor's undo history, but it removes data: destructive.",
+                Destructive,
+                Scenes,
+            ),
+            |state, a: NodeArgs| {
+                let p = json!({"node": a.node});
+                node_plan(state, cmd::NODE_DELETE, "delete", a.node, p)
+            },
+        ),
+        ToolDef::new(
+            meta(
+                "get_node_property",
+                "Get a node property",
+                "Read one property of a node of the edited scene, \
+                  in the typed JSON form set_node_property takes.",
+                ReadOnly,
+                Scenes,
+            ),
+            |state, a: GetPropertyArgs, _f: CallFlags| async move {
+                let s = state.clone();
+                blocking(move || {
+                    query(
+                        &s,
+                        cmd::NODE_GET_PROPERTY,
+                        json!({"node": a.node, "property": a.property}),
+                        Some(&a.node),
+                    )
+                })
+                .await
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                "set_node_property",
+                "Set a node property",
+                "Set one property of a node of the edited scene \
+                  (one undo action). Typed values: {\"$type\": \"Vector2\", \"x\": 1, \"y\": 2} and the like.",
+                Mutating,
+                Scenes,
+            ),
+            |state, a: SetPropertyArgs| {
+                let p = json!({"node": a.node, "property": a.property, "value": a.value});
+                node_plan(state, cmd::NODE_SET_PROPERTY, "set_property", a.node, p)
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                "apply_scene_batch",
+                "Apply a batch of property sets",
+                "Set many properties of the edited scene \
+                  as ONE undo action (scene.batch.apply). Above 20 distinct nodes the batch bypasses the undo \
+                  history for speed and reports undoable: false.",
+                Mutating,
+                Scenes,
+            ),
+            |state, a: BatchArgs| {
+                if a.sets.is_empty() {
+                    return Err(ToolError::invalid_params(
+                        "sets",
+                        "a batch needs at least one set",
+                    ));
+                }
+                let nodes: std::collections::BTreeSet<&str> =
+                    a.sets.iter().map(|s| s.node.as_str()).collect();
+                let undoable = nodes.len() <= cmd::UNDO_BATCH_LIMIT;
+                let mut effect = in_memory(undoable);
+                effect["sets"] = json!(a.sets.len());
+                effect["nodes"] = json!(nodes.len());
+                if !undoable {
+                    effect["undo_hint"] = json!(format!(
+                        "More than {} nodes: applied without the editor's undo history.",
+                        cmd::UNDO_BATCH_LIMIT
+                    ));
+                }
+                let p = json!({"sets": a.sets.iter().map(|s| json!({"node": s.node, "property": s.property, "value": s.value})).collect::<Vec<_>>()});
+                scene_plan(state, cmd::BATCH_APPLY, p, None, true, effect)
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                "attach_script",
+                "Attach a script",
+                "Attach a script file to a node (one undo action).",
+                Mutating,
+                Scripts,
+            ),
+            |state, a: AttachScriptArgs| {
+                let p = json!({"node": a.node, "script": a.script.to_string()});
+                node_plan(state, cmd::SCRIPT_ATTACH, "attach_script", a.node, p)
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                "detach_script",
+                "Detach a script",
+                "Remove a node's script (one undo action); removes data: destructive.",
+                Destructive,
+                Scripts,
+            ),
+            |state, a: NodeArgs| {
+                let p = json!({"node": a.node});
+                node_plan(state, cmd::SCRIPT_DETACH, "detach_script", a.node, p)
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                "connect_signal",
+                "Connect a signal",
+                "Connect a signal between two nodes of the edited scene, \
+                  persistently (saved with the scene), as one undo action.",
+                Mutating,
+                Scenes,
+            ),
+            |state, a: SignalArgs| {
+                let p = json!({"from": a.from, "signal": a.signal, "to": a.to, "method": a.method});
+                node_plan(state, cmd::SIGNAL_CONNECT, "connect_signal", a.from, p)
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                "disconnect_signal",
+                "Disconnect a signal",
+                "Break a signal connection (one undo action); \
+                  destructive by the classification rule.",
+                Destructive,
+                Scenes,
+            ),
+            |state, a: SignalArgs| {
+                let p = json!({"from": a.from, "signal": a.signal, "to": a.to, "method": a.method});
+                node_plan(
+                    state,
+                    cmd::SIGNAL_DISCONNECT,
+                    "disconnect_signal",
+                    a.from,
+                    p,
+                )
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                "set_resource_property",
+                "Set a resource property",
+                "Set a property of a resource file through \
+                  the editor (undo-tracked) and save the resource.",
+                Mutating,
+                Resources,
+            ),
+            |state, a: ResourcePropertyArgs| {
+                let effect = json!({"persisted": true, "reason": "the editor saves the resource file", "undoable": true});
+                let p =
+                    json!({"path": a.path.to_string(), "property": a.property, "value": a.value});
+                scene_plan(
+                    state,
+                    cmd::RESOURCE_SET_PROPERTY,
+                    p,
+                    Some(a.path.to_string()),
+                    false,
+                    effect,
+                )
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                "open_scene",
+                "Open a scene",
+                "Open a scene file in the editor and make it the edited scene.",
+                Mutating,
+                Scenes,
+            ),
+            |state, a: ScenePathArgs| {
+                let path = a.path.to_string();
+                let effect = json!({"persisted": true, "reason": "opening changes no file", "undoable": false});
+                scene_plan(
+                    state,
+                    cmd::SCENE_OPEN,
+                    json!({"path": path}),
+                    Some(path),
+                    false,
+                    effect,
+                )
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                "create_scene",
+                "Create a scene",
+                "Create a new scene file with a root node of the given type, \
+                  save it, and open it in the editor. A file write: destructive.",
+                Destructive,
+                Scenes,
+            ),
+            |state, a: CreateSceneArgs| {
+                let path = a.path.to_string();
+                if state.project.resolve("path", &a.path)?.exists() {
+                    return Err(ToolError::invalid_params(
+                        "path",
+                        format!("{path} already exists"),
+                    ));
+                }
+                let effect = json!({"persisted": true, "reason": "the editor saves the new scene file", "undoable": false});
+                let p = json!({"path": path, "root_type": a.root_type, "root_name": a.root_name});
+                scene_plan(state, cmd::SCENE_CREATE, p, Some(path), false, effect)
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                "save_scene",
+                "Save the scene",
+                "Save the edited scene (or the open scene at path) to its file. \
+                  Overwrites the file: destructive.",
+                Destructive,
+                Scenes,
+            ),
+            |state, a: OptScenePathArgs| {
+                let path = a.path.map(|p| p.to_string());
+                let effect = json!({"persisted": true, "reason": "the editor writes the scene file", "undoable": false,
+                    "undo_hint": "Saving is not on the undo history; the edits before it are."});
+                scene_plan(
+                    state,
+                    cmd::SCENE_SAVE,
+                    json!({"path": path}),
+                    path,
+                    true,
+                    effect,
+                )
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                "close_scene",
+                "Close a scene",
+                "Close the edited scene (or the open scene at path) WITHOUT saving: \
+                  unsaved changes are discarded.",
+                Destructive,
+                Scenes,
+            ),
+            |state, a: OptScenePathArgs| {
+                let path = a.path.map(|p| p.to_string());
+                let effect = json!({"persisted": true, "reason": "nothing is written; unsaved edits are discarded", "undoable": false});
+                scene_plan(
+                    state,
+                    cmd::SCENE_CLOSE,
+                    json!({"path": path}),
+                    path,
+                    true,
+                    effect,
+                )
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                "reload_scene",
+                "Reload a scene",
+                "Reload the edited scene from its file, discarding unsaved changes.",
+                Destructive,
+                Scenes,
+            ),
+            |state, a: OptScenePathArgs| {
+                let path = a.path.map(|p| p.to_string());
+                let effect = json!({"persisted": true, "reason": "nothing is written; unsaved edits are discarded", "undoable": false});
+                scene_plan(
+                    state,
+                    cmd::SCENE_RELOAD,
+                    json!({"path": path}),
+                    path,
+                    true,
+                    effect,
+                )
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                "editor_undo",
+                "Undo in the editor",
+                "Undo the last action of the edited scene's history \
+                  (an agent's or the human's), like Ctrl+Z.",
+                Mutating,
+                Scenes,
+            ),
+            |state, _a: NoArgs| {
+                scene_plan(state, cmd::UNDO, json!({}), None, true, in_memory(true))
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                "editor_redo",
+                "Redo in the editor",
+                "Redo the last undone action of the edited scene's history.",
+                Mutating,
+                Scenes,
+            ),
+            |state, _a: NoArgs| {
+                scene_plan(state, cmd::REDO, json!({}), None, true, in_memory(true))
+            },
+        ),
+        ToolDef::new(
+            meta(
+                "editor_history",
+                "Editor undo history",
+                "The edited scene's undo history: the current version, \
+                  whether undo/redo is possible, and the action names.",
+                ReadOnly,
+                Scenes,
+            ),
+            |state, _a: NoArgs, _f: CallFlags| async move {
+                blocking(move || query(&state, cmd::HISTORY, json!({}), None)).await
+            },
+        ),
+    ]
+}
+
+/// Run a blocking bridge call off the async threads.
+pub(crate) async fn blocking(
+    f: impl FnOnce() -> Result<Value, ToolError> + Send + 'static,
+) -> ToolResult {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| ToolError::internal(format!("editor task failed: {e}")))?
+}

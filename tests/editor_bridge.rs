@@ -1,0 +1,330 @@
+//! The editor plane end to end: the real `godot-mcp` binary, a real MCP client, and a
+//! protocol peer in the add-on's place that can answer, stall or drop on demand (the
+//! faults a real editor cannot be made to produce). The real-editor tier is
+//! tests/godot/run_editor_tests.sh.
+
+mod support;
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::time::Duration;
+
+use godot_mcp_protocol::{
+    AddonMessage, BRIDGE_PROTOCOL_VERSION, Discovery, Hello, Outcome, Reply, Request, ServerMessage,
+};
+use serde_json::{Value, json};
+use support::*;
+
+/// What the peer does with one request.
+enum Act {
+    Answer(Value),
+    Late(Duration, Value),
+    Drop,
+}
+
+fn wait_discovery(project: &Path) -> Discovery {
+    let path = project.join(".godot/godot_mcp/bridge.json");
+    for _ in 0..400 {
+        if let Ok(text) = std::fs::read_to_string(&path)
+            && let Ok(d) = serde_json::from_str(&text)
+        {
+            return d;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    panic!("no discovery file at {}", path.display());
+}
+
+/// Connect as the add-on and serve requests with `act` until told to drop. Returns
+/// the requests seen.
+fn peer(
+    d: &Discovery,
+    act: impl Fn(&Request) -> Act + Send + 'static,
+) -> std::thread::JoinHandle<Vec<Request>> {
+    let stream = TcpStream::connect(&d.endpoint).unwrap();
+    let mut writer = stream.try_clone().unwrap();
+    let mut reader = BufReader::new(stream);
+    let hello = AddonMessage::Hello(Hello {
+        protocol_version: BRIDGE_PROTOCOL_VERSION,
+        addon_version: "peer".into(),
+        godot_version: "4.4.1.stable.custom_build".parse().unwrap(),
+        token: d.token.clone(),
+    });
+    writer
+        .write_all(format!("{}\n", serde_json::to_string(&hello).unwrap()).as_bytes())
+        .unwrap();
+    let mut line = String::new();
+    reader.read_line(&mut line).unwrap();
+    assert!(line.contains("accepted"), "{line}");
+    std::thread::spawn(move || {
+        let mut seen = Vec::new();
+        loop {
+            let mut line = String::new();
+            if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                return seen;
+            }
+            let Ok(ServerMessage::Request(r)) = serde_json::from_str(&line) else {
+                continue;
+            };
+            seen.push(r.clone());
+            let (delay, v) = match act(&r) {
+                Act::Answer(v) => (Duration::ZERO, v),
+                Act::Late(d, v) => (d, v),
+                Act::Drop => return seen,
+            };
+            std::thread::sleep(delay);
+            let reply = AddonMessage::Reply(Reply {
+                id: r.id,
+                outcome: Outcome::Ok(v),
+            });
+            if writer
+                .write_all(format!("{}\n", serde_json::to_string(&reply).unwrap()).as_bytes())
+                .is_err()
+            {
+                return seen;
+            }
+        }
+    })
+}
+
+/// A peer that plays a healthy editor with main_2d.tscn open, and `special` for one command.
+fn editor(
+    d: &Discovery,
+    special: &'static str,
+    act: fn() -> Act,
+) -> std::thread::JoinHandle<Vec<Request>> {
+    peer(d, move |r| {
+        if r.cmd == special {
+            return act();
+        }
+        Act::Answer(match r.cmd.as_str() {
+            "editor.state" => {
+                json!({"active_scene": "res://scenes/main_2d.tscn", "open_scenes": ["res://scenes/main_2d.tscn"]})
+            }
+            "node.persistence" => {
+                json!({"exists": true, "scene": "res://scenes/main_2d.tscn", "persisted": false,
+                "reason": "the edit is in the scene open in the editor, not on disk", "hint": "Save the scene (save_scene) to persist it.", "undoable": true})
+            }
+            "scene.tree" => {
+                json!({"scene": "res://scenes/main_2d.tscn", "node_count": 2, "offset": 0, "type_names": ["Node2D"], "names": ["Main", "A"], "types": [0, 0], "depths": [0, 1]})
+            }
+            _ => json!({"undoable": true, "persisted": false}),
+        })
+    })
+}
+
+async fn transactions(client: &Client) -> Vec<Value> {
+    let v = call_ok(client, "list_transactions", json!({})).await;
+    v["transactions"].as_array().cloned().unwrap_or_default()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_an_editor_the_tools_say_bridge_connected_and_disk_reads_still_work() {
+    let project = demo_copy();
+    let client = connect(project.path()).await;
+    wait_discovery(project.path());
+    let e = call_err(
+        &client,
+        "create_node",
+        json!({"parent": ".", "type": "Node2D", "name": "X"}),
+    )
+    .await;
+    assert_eq!(e["code"], "PRECONDITION_FAILED");
+    assert_eq!(e["required"], "bridge_connected");
+    let e = call_err(&client, "get_scene_tree", json!({})).await;
+    assert_eq!(e["required"], "bridge_connected");
+    let v = call_ok(
+        &client,
+        "get_scene_tree",
+        json!({"path": "res://scenes/main_2d.tscn"}),
+    )
+    .await;
+    assert_eq!(v["source"], "disk");
+    client.cancel().await.unwrap();
+    // Clean shutdown removes the discovery file.
+    let path = project.path().join(".godot/godot_mcp/bridge.json");
+    for _ in 0..200 {
+        if !path.exists() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("discovery file left behind after a clean shutdown");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_applied_edit_is_a_committed_editor_transaction_and_the_tree_is_live() {
+    let project = demo_copy();
+    let client = connect(project.path()).await;
+    let d = wait_discovery(project.path());
+    let _peer = editor(&d, "none", || Act::Drop);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let dry = call_ok(
+        &client,
+        "create_node",
+        json!({"parent": ".", "type": "Node2D", "name": "X", "dry_run": true}),
+    )
+    .await;
+    assert_eq!(dry["persisted"], false);
+    assert_eq!(dry["applied"], false);
+    let real = call_ok(
+        &client,
+        "create_node",
+        json!({"parent": ".", "type": "Node2D", "name": "X"}),
+    )
+    .await;
+    assert_eq!(
+        real["persisted"], dry["persisted"],
+        "preview and real run agree"
+    );
+    assert_eq!(real["reason"], dry["reason"]);
+    assert_eq!(real["applied"], true);
+    let txn = real["transaction_id"].as_str().unwrap().to_string();
+    let all = transactions(&client).await;
+    let row = all
+        .iter()
+        .find(|t| t["transaction_id"] == txn.as_str())
+        .unwrap();
+    assert_eq!(row["status"], "committed");
+    assert_eq!(row["effect_kind"], "editor_runtime");
+    let tree = call_ok(&client, "get_scene_tree", json!({})).await;
+    assert_eq!(tree["source"], "editor");
+    assert_eq!(tree["names"], json!(["Main", "A"]));
+    let tree = call_ok(
+        &client,
+        "get_scene_tree",
+        json!({"path": "res://scenes/main_2d.tscn"}),
+    )
+    .await;
+    assert_eq!(
+        tree["source"], "editor",
+        "the scene being edited is read live"
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_answer_slower_than_the_timeout_may_have_applied_and_stays_unresolved() {
+    let project = demo_copy();
+    let client = connect_with(project.path(), &[("GODOT_MCP_EDITOR_TIMEOUT_MS", "300")]).await;
+    let d = wait_discovery(project.path());
+    let _peer = editor(&d, "node.set_property", || {
+        Act::Late(Duration::from_millis(900), json!({"undoable": true}))
+    });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let e = call_err(
+        &client,
+        "set_node_property",
+        json!({"node": "A", "property": "visible", "value": false}),
+    )
+    .await;
+    assert_eq!(e["code"], "TIMEOUT");
+    assert_eq!(e["details"]["may_have_applied"], true);
+    assert!(e["hint"].as_str().unwrap().contains("Re-read"), "{e}");
+    assert_eq!(e["details"]["transaction_status"], "unresolved");
+    let txn = e["details"]["transaction_id"].as_str().unwrap().to_string();
+    let row = transactions(&client)
+        .await
+        .into_iter()
+        .find(|t| t["transaction_id"] == txn.as_str())
+        .unwrap();
+    assert_eq!(row["status"], "open");
+    assert!(row["reason"].as_str().unwrap().contains("never resent"));
+    // An unresolved in-memory edit does not block file writes.
+    call_ok(
+        &client,
+        "create_script",
+        json!({"path": "res://scripts/after.gd", "confirm": true}),
+    )
+    .await;
+    // The late reply (never a resend) settles it from the editor's answer.
+    let mut row = Value::Null;
+    for _ in 0..100 {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        row = transactions(&client)
+            .await
+            .into_iter()
+            .find(|t| t["transaction_id"] == txn.as_str())
+            .unwrap();
+        if row["status"] == "committed" {
+            break;
+        }
+    }
+    assert_eq!(row["status"], "committed", "{row}");
+    assert!(
+        row["proof_summary"].as_str().unwrap().contains("late"),
+        "{row}"
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_lost_answer_to_a_save_is_never_resent_and_quarantines() {
+    let project = demo_copy();
+    let client = connect(project.path()).await;
+    let d = wait_discovery(project.path());
+    let first = editor(&d, "scene.save", || Act::Drop);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let e = call_err(&client, "save_scene", json!({"confirm": true})).await;
+    assert_eq!(e["code"], "TIMEOUT");
+    assert_eq!(e["details"]["may_have_applied"], true);
+    assert_eq!(e["details"]["timed_out"], false);
+    assert_eq!(e["details"]["transaction_status"], "quarantined");
+    let seen = first.join().unwrap();
+    assert_eq!(seen.iter().filter(|r| r.cmd == "scene.save").count(), 1);
+    // Writes are blocked until an operator resolves it.
+    let e = call_err(
+        &client,
+        "create_script",
+        json!({"path": "res://scripts/blocked.gd", "confirm": true}),
+    )
+    .await;
+    assert_eq!(e["code"], "WRITE_GATE_CLOSED");
+    // The add-on reconnects: the save is not sent again.
+    let second = editor(&d, "none", || Act::Drop);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let e = call_err(
+        &client,
+        "set_node_property",
+        json!({"node": "A", "property": "visible", "value": false}),
+    )
+    .await;
+    assert_eq!(
+        e["code"], "WRITE_GATE_CLOSED",
+        "editor effects are writes too"
+    );
+    client.cancel().await.unwrap();
+    let seen = second.join().unwrap();
+    assert!(
+        seen.iter().all(|r| r.cmd != "scene.save"),
+        "{:?}",
+        seen.iter().map(|r| &r.cmd).collect::<Vec<_>>()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_second_server_refused_by_the_lease_leaves_the_discovery_file_alone() {
+    let project = demo_copy();
+    let client = connect(project.path()).await;
+    let before = wait_discovery(project.path());
+    let second = std::process::Command::new(bin())
+        .args(["serve", "--project"])
+        .arg(project.path())
+        .env("GODOT_MCP_STATE_DIR", client.state_dir.path())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(second.status.code(), Some(3));
+    assert_eq!(wait_discovery(project.path()), before);
+    let mode = {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(project.path().join(".godot/godot_mcp/bridge.json"))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    assert_eq!(mode, 0o600);
+    client.cancel().await.unwrap();
+}
