@@ -109,7 +109,11 @@ fn editor(
             "scene.tree" => {
                 json!({"scene": "res://scenes/main_2d.tscn", "node_count": 2, "offset": 0, "type_names": ["Node2D"], "names": ["Main", "A"], "types": [0, 0], "depths": [0, 1]})
             }
-            _ => json!({"undoable": true, "persisted": false}),
+            // Like the real add-on: a node command's reply carries the verdict its probe
+            // would (exec.rs stamps both with the same rule).
+            _ => json!({"undoable": true, "persisted": false,
+                "reason": "the edit is in the scene open in the editor, not on disk",
+                "hint": "Save the scene (save_scene) to persist it."}),
         })
     })
 }

@@ -20,6 +20,7 @@
 pub mod batch;
 pub mod client;
 pub mod command;
+pub mod pace;
 pub mod persistence;
 pub mod reconnect;
 pub mod tree;

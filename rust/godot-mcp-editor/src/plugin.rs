@@ -10,10 +10,11 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::{Duration, Instant};
 
-use godot::classes::{EditorPlugin, IEditorPlugin, ProjectSettings};
+use godot::classes::{EditorPlugin, IEditorPlugin, Os, ProjectSettings};
 use godot::prelude::*;
 use godot_mcp_editor_core::client::BridgeClient;
 use godot_mcp_editor_core::command;
+use godot_mcp_editor_core::pace::{BUSY_SLEEP_USEC, Pace, PaceAction};
 use godot_mcp_protocol::{ErrorCode, Reply};
 
 use crate::{ADDON_VERSION, engine_version, exec, switch};
@@ -30,6 +31,8 @@ pub struct GodotMcpEditorPlugin {
     enabled: bool,
     /// The bridge thread while enabled.
     client: Option<BridgeClient>,
+    /// Shortens the editor's frame sleep while requests flow (see `pace`).
+    pace: Pace,
     base: Base<EditorPlugin>,
 }
 
@@ -79,6 +82,9 @@ impl GodotMcpEditorPlugin {
         } else {
             // Dropping joins the thread and closes the socket.
             self.client = None;
+            if let Some(usec) = self.pace.stop() {
+                Os::singleton().set_low_processor_usage_mode_sleep_usec(usec);
+            }
             godot_print!("godot-mcp: executor disabled");
         }
     }
@@ -87,6 +93,7 @@ impl GodotMcpEditorPlugin {
     fn drain(&mut self) {
         let Some(client) = &self.client else { return };
         let start = Instant::now();
+        let mut handled = 0usize;
         while start.elapsed() < FRAME_BUDGET {
             let Some(incoming) = client.try_recv() else {
                 break;
@@ -121,6 +128,16 @@ impl GodotMcpEditorPlugin {
                 }
             };
             client.reply(incoming.generation, &reply);
+            handled += 1;
+        }
+        let mut os = Os::singleton();
+        match self
+            .pace
+            .on_frame(start, handled, os.get_low_processor_usage_mode_sleep_usec())
+        {
+            PaceAction::Keep => {}
+            PaceAction::Quicken => os.set_low_processor_usage_mode_sleep_usec(BUSY_SLEEP_USEC),
+            PaceAction::Restore(usec) => os.set_low_processor_usage_mode_sleep_usec(usec),
         }
     }
 }

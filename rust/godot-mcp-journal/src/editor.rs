@@ -97,9 +97,43 @@ pub(crate) fn stays_unresolved(kind: &str, intent_json: &str) -> bool {
         )
 }
 
+/// `synchronous=NORMAL` for the statements of an editor command that cannot write a
+/// file, restored to `FULL` when dropped (see [`Journal::begin_editor`]).
+struct SyncLevel<'c> {
+    conn: &'c rusqlite::Connection,
+}
+
+impl<'c> SyncLevel<'c> {
+    fn for_intent(
+        conn: &'c rusqlite::Connection,
+        intent: &EditorIntent,
+    ) -> Result<Option<Self>, rusqlite::Error> {
+        if intent.may_save_file {
+            return Ok(None);
+        }
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        Ok(Some(Self { conn }))
+    }
+}
+
+impl Drop for SyncLevel<'_> {
+    fn drop(&mut self) {
+        if let Err(e) = self.conn.pragma_update(None, "synchronous", "FULL") {
+            tracing::error!(error = %e, "could not restore synchronous=FULL");
+        }
+    }
+}
+
 impl Journal {
-    /// Records an editor transaction's intent, durable (synchronous=FULL) before the
-    /// request is sent. Refused while the write gate is not open.
+    /// Records an editor transaction's intent before the request is sent. Refused while
+    /// the write gate is not open.
+    ///
+    /// Durability follows the effect. A command that may write a file (`may_save_file`)
+    /// is recorded with `synchronous=FULL`: its row must survive a power loss, because
+    /// the file it may have written does. Any other editor command changes only the
+    /// editor's memory, which a power loss loses too; its rows are written to the WAL
+    /// without an fsync (`synchronous=NORMAL`) — they survive a killed server (the page
+    /// cache is the kernel's) and cost no disk flush on the editor's hot path.
     pub fn begin_editor(
         &mut self,
         intent: &EditorIntent,
@@ -118,6 +152,7 @@ impl Journal {
         let txn = TxnId::random().map_err(EditorTxnError::Random)?;
         let intent_json = serde_json::to_string(&Intent::EditorRuntime(intent.clone()))
             .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
+        let _sync = SyncLevel::for_intent(&self.conn, intent)?;
         self.conn
             .prepare_cached(
                 "INSERT INTO transactions (id, project_object_id, generation, effect_kind, operation,
@@ -207,6 +242,12 @@ impl Journal {
             .map(|p| serde_json::to_string(&Proof::EditorRuntime(p)))
             .transpose()
             .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
+        // A quarantine closes the gate: always durable. Otherwise as the intent was.
+        let _sync = if to == TxnStatus::Quarantined {
+            None
+        } else {
+            SyncLevel::for_intent(&self.conn, intent)?
+        };
         let changed = self
             .conn
             .prepare_cached(

@@ -1182,7 +1182,8 @@ async fn run_call_inner(
         Handler::Planned(planner) => {
             let plan = plan_blocking(planner, state, args).await?;
             if flags.dry_run {
-                return Ok(CallOutcome::Done(Ok(preview(def, flags, plan.effect))));
+                let effect = preview_effect(plan).await?;
+                return Ok(CallOutcome::Done(Ok(preview(def, flags, effect))));
             }
             if gated && let Approval::InputRequired(r) = approve(state, ctx, &request()).await? {
                 return Ok(CallOutcome::InputRequired(r));
@@ -1207,6 +1208,18 @@ fn preview(def: &ToolDef, flags: CallFlags, effect: Map<String, Value>) -> Value
         json!(def.meta.class.requires_confirm() && !flags.confirm),
     );
     Value::Object(out)
+}
+
+/// A dry run's effect: the plan's, completed by its preview step where it has one.
+async fn preview_effect(plan: crate::tools::Plan) -> Result<Map<String, Value>, ToolError> {
+    let mut effect = plan.effect;
+    if let Some(step) = plan.preview {
+        let more = tokio::task::spawn_blocking(step)
+            .await
+            .map_err(|e| ToolError::internal(format!("preview task failed: {e}")))??;
+        effect.extend(more);
+    }
+    Ok(effect)
 }
 
 /// Plans read files; run them off the async threads (the stdio server runs on one).
@@ -1494,7 +1507,7 @@ async fn run_entry(
         Handler::Planned(planner) => {
             let plan = plan_blocking(planner, state, args).await?;
             if dry_run {
-                Ok(preview(def, flags, plan.effect))
+                Ok(preview(def, flags, preview_effect(plan).await?))
             } else {
                 let call = crate::planes::project::JournalCall {
                     toolset: def.meta.toolset.as_str(),

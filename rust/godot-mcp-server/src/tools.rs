@@ -57,7 +57,14 @@ pub struct Plan {
     pub effect: Map<String, Value>,
     /// Make the effect happen. Runs only after every gate passed.
     pub apply: Box<dyn FnOnce() -> Result<Map<String, Value>, ToolError> + Send>,
+    /// Completes `effect` for a dry run only, when computing it costs a round trip the
+    /// real run does not need: an editor command's reply carries the same verdict its
+    /// probe would, so a real run sends one request (one editor frame), not two.
+    pub preview: Option<PreviewFn>,
 }
+
+/// See [`Plan::preview`].
+pub type PreviewFn = Box<dyn FnOnce() -> Result<Map<String, Value>, ToolError> + Send>;
 
 impl Plan {
     /// A plan whose effect is a serializable value (an object).
@@ -73,6 +80,7 @@ impl Plan {
         Ok(Self {
             effect,
             apply: Box::new(apply),
+            preview: None,
         })
     }
 }

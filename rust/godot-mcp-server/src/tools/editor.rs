@@ -267,7 +267,11 @@ fn probe(state: &AppState, node: &str, op: &str) -> Result<Map<String, Value>, T
     Ok(out)
 }
 
-/// A plan for a node command: probe now, apply later.
+/// A plan for a node command. A dry run asks the add-on's persistence probe; a real run
+/// sends the command alone, and the add-on checks the scene and the node and stamps the
+/// verdict by the same rule in the same frame (one round trip, not two; no window
+/// between a check and the edit). `bridge_connected` is checked here, before anything
+/// is recorded.
 fn node_plan(
     state: Arc<AppState>,
     command: &'static str,
@@ -275,16 +279,15 @@ fn node_plan(
     node: String,
     params: Value,
 ) -> Result<Plan, ToolError> {
-    let mut effect = probe(&state, &node, op)?;
+    connected(&state)?;
+    let mut effect = Map::new();
     effect.insert("command".into(), json!(command));
     effect.insert("node".into(), json!(node));
-    let scene = effect
-        .get("scene")
-        .and_then(Value::as_str)
-        .map(String::from);
+    let (probe_state, probe_node) = (state.clone(), node.clone());
     Ok(Plan {
         effect,
-        apply: Box::new(move || run_effect(&state, command, params, scene, Some(&node))),
+        apply: Box::new(move || run_effect(&state, command, params, None, Some(&node))),
+        preview: Some(Box::new(move || probe(&probe_state, &probe_node, op))),
     })
 }
 
@@ -317,6 +320,7 @@ fn scene_plan(
     Ok(Plan {
         effect,
         apply: Box::new(move || run_effect(&state, command, params, scene, None)),
+        preview: None,
     })
 }
 
