@@ -374,6 +374,17 @@ fn repair(
             kind,
         });
     }
+    if kind == EffectKind::EditorRuntime {
+        return repair_editor(
+            &mut journal,
+            req,
+            &proof,
+            txn,
+            status,
+            &row.intent_json,
+            row.reason.as_deref(),
+        );
+    }
     let intent = match (kind, serde_json::from_str::<Intent>(&row.intent_json)) {
         (EffectKind::File, Ok(Intent::File(intent))) => intent,
         (EffectKind::File, Err(e)) => {
@@ -523,6 +534,130 @@ fn repair(
         recorded: record,
         proof: proof_out,
         actions,
+    })
+}
+
+/// An `editor_runtime` transaction quarantined because the answer to a command that
+/// may have written a scene file was lost. The editor records no pre-state bytes, so
+/// there is nothing to compensate *to*; what can be proven is the scene file's state
+/// now. `reconcile` reports it; `acknowledge-safe-state` records it as the committed
+/// outcome once the operator's claim matches what this command re-derives from disk
+/// (the operator has looked at the file and accepts it). `compensate` and `terminate`
+/// are refused.
+fn repair_editor(
+    journal: &mut Journal,
+    req: &RepairRequest,
+    proof: &RepairProof,
+    txn: TxnId,
+    status: TxnStatus,
+    intent_json: &str,
+    reason: Option<&str>,
+) -> Result<RepairReport, RepairRefusal> {
+    let intent = match serde_json::from_str::<Intent>(intent_json) {
+        Ok(Intent::EditorRuntime(i)) => i,
+        Ok(_) => {
+            return Err(RepairRefusal::Unproven(
+                "intent of another effect kind".into(),
+            ));
+        }
+        Err(e) => return Err(RepairRefusal::Unproven(format!("intent unreadable: {e}"))),
+    };
+    match req.operation {
+        RepairOperation::Reconcile | RepairOperation::AcknowledgeSafeState => {}
+        RepairOperation::Compensate => {
+            return Err(RepairRefusal::Unproven(format!(
+                "{} was an editor command: no pre-state bytes were recorded, so none can be \
+                 restored by proof; restore the scene file yourself (e.g. from version \
+                 control), then run acknowledge-safe-state",
+                intent.cmd
+            )));
+        }
+        RepairOperation::Terminate => {
+            return Err(RepairRefusal::NotApplicable {
+                operation: req.operation,
+                kind: EffectKind::EditorRuntime,
+            });
+        }
+    }
+    let rel = intent
+        .scene
+        .as_deref()
+        .and_then(|s| s.strip_prefix("res://"))
+        .filter(|r| !r.is_empty())
+        .ok_or_else(|| {
+            RepairRefusal::Unproven(format!(
+                "{} named no scene file, so nothing on disk can prove what it did",
+                intent.cmd
+            ))
+        })?
+        .to_string();
+    crate::state_dir::validate_relative(Path::new(&rel))
+        .map_err(|e| RepairRefusal::Unproven(format!("recorded scene path refused: {e}")))?;
+    let claim = proof
+        .file
+        .as_ref()
+        .ok_or_else(|| mismatch("file", "missing", format!("path {rel}")))?;
+    if claim.path != rel {
+        return Err(mismatch("file.path", &claim.path, &rel));
+    }
+    let target = journal.root.join(&rel);
+    let observed = durable::read_state(&target).map_err(|source| RepairRefusal::Io {
+        path: target.clone(),
+        source,
+    })?;
+    if claim.observed != observed {
+        return Err(mismatch("file.observed", claim.observed, observed));
+    }
+    let proof_out = FileProof {
+        path: rel.clone(),
+        observed,
+        basis: ProofBasis::PostState,
+        temp_removed: false,
+        derived_by: Deriver::Repair,
+    };
+    let record = !(req.dry_run || req.operation == RepairOperation::Reconcile);
+    if record {
+        let why = format!(
+            "repaired by {}: {rel} acknowledged at {observed} (was quarantined: {})",
+            req.operation,
+            reason.unwrap_or("no reason recorded")
+        );
+        let editor_proof = crate::editor::EditorProof {
+            request_id: intent.request_id,
+            reply: format!("lost; {rel} acknowledged at {observed}"),
+            undoable: None,
+        };
+        let proof_json = serde_json::to_string(&Proof::File(proof_out.clone()))
+            .map_err(|e| RepairRefusal::Unproven(e.to_string()))?;
+        let tx = journal.conn.transaction()?;
+        crate::journal::record_terminal_proof(
+            &tx,
+            txn,
+            TxnStatus::Quarantined,
+            TxnStatus::Committed,
+            Some(&Proof::EditorRuntime(editor_proof)),
+            Some(&why),
+        )?;
+        tx.execute(
+            "INSERT INTO repairs (txn_id, operation, from_state, to_state, proof_json, at_ms)
+             VALUES (?1, ?2, 'quarantined', 'committed', ?3, ?4)",
+            params![
+                txn.to_string(),
+                req.operation.as_str(),
+                proof_json,
+                now_ms()
+            ],
+        )?;
+        tx.commit()?;
+    }
+    Ok(RepairReport {
+        transaction_id: txn,
+        operation: req.operation,
+        from: status,
+        to: TxnStatus::Committed,
+        recorded: record,
+        proof: proof_out,
+        actions: Vec::new(),
     })
 }
 

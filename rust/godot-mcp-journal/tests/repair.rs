@@ -341,3 +341,144 @@ fn a_transaction_of_another_generation_is_refused() {
     );
     assert_eq!(f.snapshot(), before);
 }
+
+/// An editor save whose answer was lost: quarantined (it may have written the scene).
+fn quarantined_editor_save() -> (tempfile::TempDir, PathBuf, PathBuf, ProjectIdentity, TxnId) {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let project = dir.path().join("project");
+    fs::create_dir_all(project.join("scenes")).unwrap();
+    fs::write(project.join("scenes/a.tscn"), b"[gd_scene format=3]\n").unwrap();
+    let mut j = Journal::open(&state, &project).unwrap();
+    j.reconcile().unwrap();
+    let intent = godot_mcp_journal::EditorIntent {
+        cmd: "scene.save".into(),
+        request_id: 7,
+        may_save_file: true,
+        scene: Some("res://scenes/a.tscn".into()),
+        params_sha256: "0".repeat(64),
+    };
+    let txn = j.begin_editor(&intent, "editor", "scene.save").unwrap();
+    let st = j
+        .settle_editor(
+            txn,
+            &intent,
+            godot_mcp_journal::EditorSettle::Lost {
+                reason: "connection lost".into(),
+            },
+        )
+        .unwrap();
+    assert_eq!(st, TxnStatus::Quarantined);
+    let identity = j.identity().clone();
+    drop(j);
+    (dir, state, project, identity, txn)
+}
+
+fn editor_proof(
+    identity: &ProjectIdentity,
+    txn: TxnId,
+    op: RepairOperation,
+    path: &str,
+    observed: FileState,
+) -> RepairProof {
+    RepairProof {
+        schema: PROOF_SCHEMA.into(),
+        transaction_id: txn,
+        project_object_id: identity.object_id.clone(),
+        generation: identity.generation,
+        operation: op,
+        effect_kind: EffectKind::EditorRuntime,
+        file: Some(FileClaim {
+            path: path.into(),
+            observed,
+        }),
+    }
+}
+
+/// Guards against a lost editor save closing the gate for good: the operator can
+/// acknowledge the scene file's re-derived state; a wrong claim, a compensate (no
+/// pre-state was recorded) or a terminate are refused and change nothing.
+#[test]
+fn a_lost_editor_save_is_repaired_by_acknowledging_the_scene_file() {
+    let (dir, state, project, identity, txn) = quarantined_editor_save();
+    let on_disk = FileState::of(b"[gd_scene format=3]\n");
+    let run = |proof: &RepairProof, op: RepairOperation| {
+        let file = dir.path().join("proof.json");
+        fs::write(&file, serde_json::to_vec(proof).unwrap()).unwrap();
+        repair::run(
+            &state,
+            &RepairRequest {
+                project: project.clone(),
+                transaction_id: txn,
+                operation: op,
+                proof_file: file,
+                dry_run: false,
+            },
+        )
+    };
+    let status = || {
+        let j = Journal::open(&state, &project).unwrap();
+        let rows = j.list_transactions(&Default::default()).unwrap();
+        rows.iter()
+            .find(|r| r.transaction_id == txn)
+            .unwrap()
+            .status
+    };
+    // A claim that does not match the disk.
+    let wrong = editor_proof(
+        &identity,
+        txn,
+        RepairOperation::AcknowledgeSafeState,
+        "scenes/a.tscn",
+        FileState::of(b"other"),
+    );
+    let e = run(&wrong, RepairOperation::AcknowledgeSafeState).unwrap_err();
+    assert_ne!(e.exit_code(), 0);
+    assert_eq!(status(), TxnStatus::Quarantined);
+    // Compensate and terminate are not available for an editor effect.
+    let comp = editor_proof(
+        &identity,
+        txn,
+        RepairOperation::Compensate,
+        "scenes/a.tscn",
+        on_disk,
+    );
+    assert!(run(&comp, RepairOperation::Compensate).is_err());
+    let term = editor_proof(
+        &identity,
+        txn,
+        RepairOperation::Terminate,
+        "scenes/a.tscn",
+        on_disk,
+    );
+    assert!(matches!(
+        run(&term, RepairOperation::Terminate),
+        Err(RepairRefusal::NotApplicable { .. })
+    ));
+    assert_eq!(status(), TxnStatus::Quarantined);
+    // Reconcile reports, records nothing.
+    let rec = editor_proof(
+        &identity,
+        txn,
+        RepairOperation::Reconcile,
+        "scenes/a.tscn",
+        on_disk,
+    );
+    let r = run(&rec, RepairOperation::Reconcile).unwrap();
+    assert!(!r.recorded);
+    assert_eq!(status(), TxnStatus::Quarantined);
+    // The right claim: committed, and the gate opens.
+    let ok = editor_proof(
+        &identity,
+        txn,
+        RepairOperation::AcknowledgeSafeState,
+        "scenes/a.tscn",
+        on_disk,
+    );
+    let r = run(&ok, RepairOperation::AcknowledgeSafeState).unwrap();
+    assert!(r.recorded);
+    assert_eq!(r.to, TxnStatus::Committed);
+    let mut j = Journal::open(&state, &project).unwrap();
+    j.reconcile().unwrap();
+    assert_eq!(*j.gate(), WriteGate::Open);
+}
