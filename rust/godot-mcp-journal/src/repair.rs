@@ -378,7 +378,7 @@ fn repair(
         return repair_editor(
             &mut journal,
             req,
-            &proof,
+            proof,
             txn,
             status,
             &row.intent_json,
