@@ -513,17 +513,7 @@ fn repair(
             Some(&proof_out),
             Some(&reason),
         )?;
-        tx.execute(
-            "INSERT INTO repairs (txn_id, operation, from_state, to_state, proof_json, at_ms)
-             VALUES (?1, ?2, 'quarantined', ?3, ?4, ?5)",
-            params![
-                txn.to_string(),
-                req.operation.as_str(),
-                plan.to.as_str(),
-                proof_json,
-                now_ms()
-            ],
-        )?;
+        log_repair(&tx, txn, req.operation, plan.to, &proof_json)?;
         tx.commit()?;
     }
     Ok(RepairReport {
@@ -638,16 +628,7 @@ fn repair_editor(
             Some(&Proof::EditorRuntime(editor_proof)),
             Some(&why),
         )?;
-        tx.execute(
-            "INSERT INTO repairs (txn_id, operation, from_state, to_state, proof_json, at_ms)
-             VALUES (?1, ?2, 'quarantined', 'committed', ?3, ?4)",
-            params![
-                txn.to_string(),
-                req.operation.as_str(),
-                proof_json,
-                now_ms()
-            ],
-        )?;
+        log_repair(&tx, txn, req.operation, TxnStatus::Committed, &proof_json)?;
         tx.commit()?;
     }
     Ok(RepairReport {
@@ -659,6 +640,27 @@ fn repair_editor(
         proof: proof_out,
         actions: Vec::new(),
     })
+}
+
+/// The `repairs` log row of a recorded repair (same SQLite transaction as the transition).
+fn log_repair(
+    tx: &rusqlite::Transaction<'_>,
+    txn: TxnId,
+    operation: RepairOperation,
+    to: TxnStatus,
+    proof_json: &str,
+) -> rusqlite::Result<usize> {
+    tx.execute(
+        "INSERT INTO repairs (txn_id, operation, from_state, to_state, proof_json, at_ms)
+         VALUES (?1, ?2, 'quarantined', ?3, ?4, ?5)",
+        params![
+            txn.to_string(),
+            operation.as_str(),
+            to.as_str(),
+            proof_json,
+            now_ms()
+        ],
+    )
 }
 
 struct Plan {
