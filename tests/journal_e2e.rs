@@ -100,25 +100,44 @@ async fn transactions_tool_and_resource_show_the_gate() {
     client.cancel().await.unwrap();
 }
 
-#[test]
-fn repair_has_no_force_and_refuses_without_a_proof() {
-    let project = tiny_project();
-    let state = tempfile::tempdir().unwrap();
-    let forced = Command::new(bin())
+/// `godot-mcp transaction repair` for transaction 301 with `operation`, the proof file
+/// and any extra arguments.
+fn repair(
+    project: &std::path::Path,
+    state: &std::path::Path,
+    operation: &str,
+    proof: &std::path::Path,
+    extra: &[&str],
+) -> std::process::Output {
+    Command::new(bin())
         .args(["transaction", "repair", "--project"])
-        .arg(project.path())
+        .arg(project)
         .args([
             "--transaction-id",
             "00000000-0000-0000-0000-000000000301",
             "--operation",
-            "reconcile",
-            "--proof-file",
-            "proof.json",
-            "--force",
+            operation,
         ])
-        .env("GODOT_MCP_STATE_DIR", state.path())
+        .arg("--proof-file")
+        .arg(proof)
+        .args(extra)
+        .env("GODOT_MCP_STATE_DIR", state)
         .output()
-        .unwrap();
+        .unwrap()
+}
+
+#[test]
+fn repair_has_no_force_and_refuses_without_a_proof() {
+    let project = tiny_project();
+    let state = tempfile::tempdir().unwrap();
+    let proof = state.path().join("missing-proof.json");
+    let forced = repair(
+        project.path(),
+        state.path(),
+        "reconcile",
+        &proof,
+        &["--force"],
+    );
     assert_eq!(
         forced.status.code(),
         Some(2),
@@ -126,36 +145,10 @@ fn repair_has_no_force_and_refuses_without_a_proof() {
     );
     assert!(String::from_utf8_lossy(&forced.stderr).contains("--force"));
 
-    let bad_op = Command::new(bin())
-        .args(["transaction", "repair", "--project"])
-        .arg(project.path())
-        .args([
-            "--transaction-id",
-            "00000000-0000-0000-0000-000000000301",
-            "--operation",
-            "bypass",
-            "--proof-file",
-            "proof.json",
-        ])
-        .env("GODOT_MCP_STATE_DIR", state.path())
-        .output()
-        .unwrap();
+    let bad_op = repair(project.path(), state.path(), "bypass", &proof, &[]);
     assert_eq!(bad_op.status.code(), Some(2));
 
-    let no_proof = Command::new(bin())
-        .args(["transaction", "repair", "--project"])
-        .arg(project.path())
-        .args([
-            "--transaction-id",
-            "00000000-0000-0000-0000-000000000301",
-            "--operation",
-            "reconcile",
-            "--proof-file",
-        ])
-        .arg(state.path().join("missing-proof.json"))
-        .env("GODOT_MCP_STATE_DIR", state.path())
-        .output()
-        .unwrap();
+    let no_proof = repair(project.path(), state.path(), "reconcile", &proof, &[]);
     assert_eq!(
         no_proof.status.code(),
         Some(1),
