@@ -341,7 +341,8 @@ impl Journal {
         self.gate = self.compute_gate()?;
         report.gate = self.gate.clone();
         for line in report.stderr_lines() {
-            tracing::info!("{line}");
+            // The server prints these lines itself (exactly, on stderr); this is for logs.
+            tracing::debug!("{line}");
         }
         Ok(report)
     }

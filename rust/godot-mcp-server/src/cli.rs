@@ -470,6 +470,12 @@ fn serve_transport(
             .await;
         let result = match service {
             Ok(service) => service.waiting().await.map(|_| ()).map_err(Into::into),
+            // stdin closed before any client said initialize (Ctrl-D at a terminal, or a
+            // client that gave up): nothing was served, nothing is wrong.
+            Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {
+                crate::say!("godot-mcp serve: stdin closed before a client initialized; exiting");
+                Ok(())
+            }
             Err(e) => Err(Box::new(e) as Box<dyn std::error::Error + Send + Sync>),
         };
         // A normal stop stops every session first.
