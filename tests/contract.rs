@@ -22,7 +22,8 @@ fn snapshot_path() -> std::path::PathBuf {
 async fn tools_list_matches_the_committed_contract() {
     let project = tempfile::tempdir().unwrap();
     std::fs::write(project.path().join("project.godot"), "config_version=5\n").unwrap();
-    let client = support::connect(project.path()).await;
+    // Every toolset, so the snapshot pins every tool, not only the default ones.
+    let client = support::connect_with(project.path(), &[("GODOT_MCP_TOOLSETS", "all")]).await;
     let tools = client.list_all_tools().await.unwrap();
     client.cancel().await.unwrap();
 
