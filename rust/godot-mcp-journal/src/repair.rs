@@ -138,7 +138,7 @@ pub struct RepairReport {
     /// Whether the transition was journaled.
     pub recorded: bool,
     /// The re-derived proof.
-    pub proof: FileProof,
+    pub proof: Proof,
     /// Filesystem actions taken (or, when not recorded, that would be taken).
     pub actions: Vec<String>,
 }
@@ -157,7 +157,7 @@ impl RepairReport {
             self.operation,
             self.from,
             self.to,
-            Proof::File(self.proof.clone()).summary()
+            self.proof.summary()
         );
         for a in &self.actions {
             s.push_str("; ");
@@ -368,6 +368,16 @@ fn repair(
             status,
         });
     }
+    if kind == EffectKind::ProcessLaunch {
+        return repair_launch(
+            &mut journal,
+            req,
+            txn,
+            status,
+            &row.intent_json,
+            row.reason.as_deref(),
+        );
+    }
     if req.operation == RepairOperation::Terminate && kind != EffectKind::ProcessLaunch {
         return Err(RepairRefusal::NotApplicable {
             operation: req.operation,
@@ -522,7 +532,7 @@ fn repair(
         from: status,
         to: plan.to,
         recorded: record,
-        proof: proof_out,
+        proof: Proof::File(proof_out),
         actions,
     })
 }
@@ -637,8 +647,149 @@ fn repair_editor(
         from: status,
         to: TxnStatus::Committed,
         recorded: record,
-        proof: proof_out,
+        proof: Proof::File(proof_out),
         actions: Vec::new(),
+    })
+}
+
+/// A quarantined `process_launch`: a survivor whose boundary could not be proven empty.
+/// Every proof field is re-derived from live process identity (pid, start time, process
+/// group, nonce on the command line, control-socket inode) and the boundary's members:
+///
+/// - `terminate` kills the recorded process group — only when its leader is the
+///   recorded process by exact identity, or gone (a reused pid leading its own group is
+///   never touched) — waits, and records `compensated` once the boundary is proven empty;
+/// - `acknowledge-safe-state` records `committed` when the boundary is already empty
+///   (the launch ended on its own);
+/// - `reconcile` and `--dry-run` report what the boundary holds and record nothing;
+/// - `compensate` is refused: a process cannot be un-run.
+fn repair_launch(
+    journal: &mut Journal,
+    req: &RepairRequest,
+    txn: TxnId,
+    status: TxnStatus,
+    intent_json: &str,
+    reason: Option<&str>,
+) -> Result<RepairReport, RepairRefusal> {
+    use crate::launch::{self, LaunchEnd, LaunchProof, LeaderMatch};
+    let intent = match serde_json::from_str::<Intent>(intent_json) {
+        Ok(Intent::ProcessLaunch(i)) => i,
+        Ok(_) => {
+            return Err(RepairRefusal::Unproven(
+                "intent of another effect kind".into(),
+            ));
+        }
+        Err(e) => return Err(RepairRefusal::Unproven(format!("intent unreadable: {e}"))),
+    };
+    if req.operation == RepairOperation::Compensate {
+        return Err(RepairRefusal::NotApplicable {
+            operation: req.operation,
+            kind: EffectKind::ProcessLaunch,
+        });
+    }
+    // What the boundary holds now, without touching it.
+    let live_members: Vec<i32> = match &intent.receipt {
+        Some(r) => {
+            let launch::Boundary::ProcessGroup { pgid } = r.boundary;
+            match launch::match_leader(r, &intent.nonce, &intent.endpoint, intent.socket_inode) {
+                // The pid leads another group with our number: ours is empty.
+                LeaderMatch::Other {
+                    leads_recorded_group: true,
+                } => Vec::new(),
+                _ => launch::group_members(pgid),
+            }
+        }
+        None => launch::nonce_holders(&intent.nonce),
+    };
+    let record = !(req.dry_run || req.operation == RepairOperation::Reconcile);
+    let (to, proof) = match req.operation {
+        RepairOperation::Terminate if record => {
+            if intent.receipt.is_none() {
+                return Err(RepairRefusal::Unproven(
+                    "the launch has no receipt: there is no recorded identity to terminate by"
+                        .into(),
+                ));
+            }
+            let state_dir = journal.state_dir.clone();
+            let derived = launch::derive_launches(&state_dir, &[(txn, intent.clone())]);
+            match derived.into_iter().next() {
+                Some((TxnStatus::Compensated, Some(mut proof), _)) => {
+                    proof.derived_by = Deriver::Repair;
+                    (TxnStatus::Compensated, proof)
+                }
+                Some((_, _, why)) => {
+                    return Err(RepairRefusal::Unproven(why.unwrap_or_else(|| {
+                        "the boundary could not be proven empty".into()
+                    })));
+                }
+                None => return Err(RepairRefusal::Unproven("nothing was derived".into())),
+            }
+        }
+        RepairOperation::AcknowledgeSafeState if !live_members.is_empty() => {
+            return Err(RepairRefusal::Unproven(format!(
+                "the launch's boundary still holds {} live process(es); terminate it first",
+                live_members.len()
+            )));
+        }
+        op => {
+            let to = if op == RepairOperation::Terminate || !live_members.is_empty() {
+                TxnStatus::Compensated
+            } else {
+                TxnStatus::Committed
+            };
+            let proof = LaunchProof {
+                receipt: intent.receipt.clone(),
+                end: if live_members.is_empty() {
+                    LaunchEnd::GoneBeforeReconcile
+                } else {
+                    LaunchEnd::TerminatedByReconcile {
+                        survivors: live_members.len(),
+                    }
+                },
+                boundary_empty: live_members.is_empty(),
+                archived_to: None,
+                derived_by: Deriver::Repair,
+            };
+            (to, proof)
+        }
+    };
+    let proof = Proof::ProcessLaunch(proof);
+    if record {
+        let why = format!(
+            "repaired by {} (was quarantined: {})",
+            req.operation,
+            reason.unwrap_or("no reason recorded")
+        );
+        let proof_json =
+            serde_json::to_string(&proof).map_err(|e| RepairRefusal::Unproven(e.to_string()))?;
+        let tx = journal.conn.transaction()?;
+        crate::journal::record_terminal_proof(
+            &tx,
+            txn,
+            TxnStatus::Quarantined,
+            to,
+            Some(&proof),
+            Some(&why),
+        )?;
+        log_repair(&tx, txn, req.operation, to, &proof_json)?;
+        tx.commit()?;
+    }
+    let actions = if req.operation == RepairOperation::Terminate && !live_members.is_empty() {
+        vec![format!(
+            "SIGKILL the recorded process group ({} live member(s))",
+            live_members.len()
+        )]
+    } else {
+        Vec::new()
+    };
+    Ok(RepairReport {
+        transaction_id: txn,
+        operation: req.operation,
+        from: status,
+        to,
+        recorded: record,
+        proof,
+        actions,
     })
 }
 

@@ -363,3 +363,110 @@ fn a_composite_commits_only_if_both_sub_proofs_hold() {
         "{rows:?}"
     );
 }
+
+/// Guards against a quarantined survivor that blocks writes for good, and against a
+/// repair that kills without proof: `acknowledge-safe-state` is refused while the
+/// boundary holds live processes, `reconcile` only reports, and `terminate` kills the
+/// recorded group by exact identity and records `compensated` once it is proven empty.
+#[test]
+fn repair_terminates_a_quarantined_survivor_by_exact_identity() {
+    use godot_mcp_journal::EffectKind;
+    use godot_mcp_journal::repair::{
+        self, PROOF_SCHEMA, RepairOperation, RepairProof, RepairRequest,
+    };
+    let e = env();
+    let nonce = "feedfacefeedfacefeedfacefeedface";
+    let mut leader = survivor(nonce);
+    let pid = leader.id() as i32;
+    wait_group(pid, 2);
+    let (txn, identity) = {
+        let mut j = open(&e);
+        j.reconcile().unwrap();
+        let rec = record(&mut j, e.state.path(), nonce, receipt_of(pid));
+        std::mem::forget(rec._listener); // keep the socket (and its inode) for the test
+        let rows = j.list_transactions(&TxnFilter::default()).unwrap();
+        let txn = rows[0].transaction_id;
+        (txn, j.identity().clone())
+    };
+    // Stand in for a reconciliation that could not empty the boundary.
+    let db = std::fs::read_dir(e.state.path())
+        .unwrap()
+        .flatten()
+        .map(|d| d.path().join("journal.sqlite3"))
+        .find(|p| p.exists())
+        .unwrap();
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute(
+            "UPDATE transactions SET state = 'quarantined', reason = 'survivor (test)' WHERE id = ?1",
+            [txn.to_string()],
+        )
+        .unwrap();
+    let run = |op: RepairOperation, dry_run: bool| {
+        let proof = RepairProof {
+            schema: PROOF_SCHEMA.into(),
+            transaction_id: txn,
+            project_object_id: identity.object_id.clone(),
+            generation: identity.generation,
+            operation: op,
+            effect_kind: EffectKind::ProcessLaunch,
+            file: None,
+        };
+        let file = e.state.path().join("proof.json");
+        std::fs::write(&file, serde_json::to_vec(&proof).unwrap()).unwrap();
+        let req = RepairRequest {
+            project: e.project.path().to_path_buf(),
+            transaction_id: txn,
+            operation: op,
+            proof_file: file,
+            dry_run,
+        };
+        // As in `open`: another test thread's fork may briefly share the lease.
+        let start = Instant::now();
+        loop {
+            match repair::run(e.state.path(), &req) {
+                Err(repair::RepairRefusal::Open(_)) if start.elapsed() < Duration::from_secs(5) => {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                other => return other,
+            }
+        }
+    };
+    let status = || {
+        let j = open(&e);
+        let rows = j.list_transactions(&TxnFilter::default()).unwrap();
+        rows.iter()
+            .find(|r| r.transaction_id == txn)
+            .unwrap()
+            .status
+    };
+
+    assert!(
+        run(RepairOperation::AcknowledgeSafeState, false).is_err(),
+        "survivor still running"
+    );
+    assert!(
+        run(RepairOperation::Compensate, false).is_err(),
+        "a process cannot be un-run"
+    );
+    let report = run(RepairOperation::Reconcile, false).unwrap();
+    assert!(!report.recorded);
+    assert!(alive(pid), "reconcile must not kill");
+    let report = run(RepairOperation::Terminate, true).unwrap();
+    assert!(!report.recorded);
+    assert!(alive(pid), "a dry run must not kill");
+    assert_eq!(status(), TxnStatus::Quarantined);
+
+    let report = run(RepairOperation::Terminate, false).unwrap();
+    assert!(report.recorded);
+    assert_eq!(report.to, TxnStatus::Compensated);
+    let _ = leader.wait();
+    assert!(
+        launch::group_members(pid).is_empty(),
+        "the group is proven empty"
+    );
+    assert_eq!(status(), TxnStatus::Compensated);
+    let mut j = open(&e);
+    j.reconcile().unwrap();
+    assert_eq!(*j.gate(), godot_mcp_journal::WriteGate::Open);
+}
