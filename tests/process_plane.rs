@@ -402,6 +402,40 @@ async fn probe_input_screenshot_and_release_on_disconnect() {
     )
     .await;
     assert!(g["value"].is_string());
+    // Sampling: the requested count, spaced by the interval, a value that moves.
+    let m = ok(
+        &client,
+        "monitor_property",
+        json!({"node": "/root/Main", "property": "ticks", "samples": 5, "interval_ms": 40}),
+    )
+    .await;
+    assert_eq!(m["returned"], 5, "{m}");
+    assert_eq!(m["stopped_early"], false, "{m}");
+    let series = m["samples"].as_array().unwrap();
+    let t: Vec<u64> = series.iter().map(|s| s["t_ms"].as_u64().unwrap()).collect();
+    let v: Vec<u64> = series
+        .iter()
+        .map(|s| s["value"].as_u64().unwrap())
+        .collect();
+    assert!(
+        t.windows(2).all(|w| w[1] >= w[0] + 30),
+        "spaced by the interval: {t:?}"
+    );
+    assert!(
+        v.windows(2).all(|w| w[1] > w[0]),
+        "the game's counter moved: {v:?}"
+    );
+    assert!(m["distinct_values"].as_u64().unwrap() == 5, "{m}");
+    let e = err(
+        &client,
+        "monitor_property",
+        json!({"node": "/root/Main", "property": "ticks", "samples": 200, "interval_ms": 5000}),
+    )
+    .await;
+    assert_eq!(
+        e["code"], "INVALID_PARAMS",
+        "unbounded monitors are refused: {e}"
+    );
     // The server dies holding input: the probe releases at once, quits 200 ms later.
     kill9(server);
     drop(client);

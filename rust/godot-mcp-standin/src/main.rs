@@ -216,6 +216,7 @@ async fn probe(endpoint: String, nonce: String) {
 
 async fn serve_probe(stream: tokio::net::UnixStream, nonce: String, held: &mut Vec<String>) {
     let (rd, mut wr) = stream.into_split();
+    let connected_at = std::time::Instant::now();
     let hello = serde_json::json!({"hello": {"nonce": nonce, "pid": std::process::id(), "renderer": false}});
     let _ = wr.write_all(format!("{hello}\n").as_bytes()).await;
     let mut lines = BufReader::new(rd).lines();
@@ -240,6 +241,12 @@ async fn serve_probe(stream: tokio::net::UnixStream, nonce: String, held: &mut V
             }
             "screenshot" => serde_json::json!({"id": id, "ok": false,
                 "error": "no_renderer", "message": "this Godot build has no renderer (headless)"}),
+            // `ticks` changes like a game's frame counter does (milliseconds since the
+            // probe connected); any other property is a fixed string naming itself.
+            "get_property" if msg["property"] == "ticks" => {
+                serde_json::json!({"id": id, "ok": true,
+                "value": connected_at.elapsed().as_millis() as u64})
+            }
             "get_property" => serde_json::json!({"id": id, "ok": true,
                 "value": format!("standin:{}:{}", msg["node"].as_str().unwrap_or(""), msg["property"].as_str().unwrap_or(""))}),
             "evaluate" => {

@@ -69,6 +69,7 @@ fn every_tool_has_its_pinned_class() {
         ("list_sessions", ReadOnly),
         ("list_transactions", ReadOnly),
         ("manage_toolsets", ReadOnly),
+        ("monitor_property", Runtime),
         ("move_node", Mutating),
         ("open_scene", Mutating),
         ("play_scene", Runtime),

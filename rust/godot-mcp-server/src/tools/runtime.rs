@@ -162,6 +162,18 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         ToolDef::new(
             meta(
+                "monitor_property",
+                "Sample a property of the running game",
+                "Sample a node property of the running game through its probe, `samples` times \
+                 every `interval_ms`, and return the series with timestamps. Bounded (at most \
+                 200 samples, 60 s in all); if the game stops answering part-way, the samples \
+                 taken so far are returned with `stopped_early` and the reason.",
+                EffectKind::None,
+            ),
+            monitor_property,
+        ),
+        ToolDef::new(
+            meta(
                 "evaluate_expression",
                 "Evaluate an expression in the running game",
                 "Evaluate a Godot Expression in the running game. Executes code: routed to the \
@@ -611,6 +623,100 @@ async fn get_game_property(state: Arc<AppState>, args: PropertyArgs, _f: CallFla
     )
     .await?;
     Ok(json!({"node": args.node, "property": args.property, "value": v["value"]}))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MonitorArgs {
+    #[serde(default)]
+    session_id: Option<String>,
+    /// Node path in the running scene tree, e.g. `/root/Main/Player`.
+    node: String,
+    /// Property name, e.g. `position`.
+    property: String,
+    /// How many samples, 1–200 (default 10).
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 200))]
+    samples: Option<u32>,
+    /// Milliseconds between samples, 10–5000 (default 100).
+    #[serde(default)]
+    #[schemars(range(min = 10, max = 5000))]
+    interval_ms: Option<u64>,
+}
+
+/// Longest a monitor may run in all.
+const MONITOR_MAX: std::time::Duration = std::time::Duration::from_secs(60);
+
+async fn monitor_property(state: Arc<AppState>, args: MonitorArgs, _f: CallFlags) -> ToolResult {
+    let samples = args.samples.unwrap_or(10);
+    if !(1..=200).contains(&samples) {
+        return Err(ToolError::invalid_params(
+            "samples",
+            "samples must be between 1 and 200",
+        ));
+    }
+    let interval_ms = args.interval_ms.unwrap_or(100);
+    if !(10..=5000).contains(&interval_ms) {
+        return Err(ToolError::invalid_params(
+            "interval_ms",
+            "interval_ms must be between 10 and 5000",
+        ));
+    }
+    let interval = std::time::Duration::from_millis(interval_ms);
+    if interval * samples.saturating_sub(1) > MONITOR_MAX {
+        return Err(ToolError::invalid_params(
+            "samples",
+            format!(
+                "samples × interval_ms must stay within {} s",
+                MONITOR_MAX.as_secs()
+            ),
+        ));
+    }
+    let session = session_of(&state, args.session_id.as_deref())?;
+    let start = std::time::Instant::now();
+    let mut ticker = tokio::time::interval(interval);
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut series = Vec::with_capacity(samples as usize);
+    let mut stopped: Option<String> = None;
+    for _ in 0..samples {
+        ticker.tick().await;
+        match probe_request(
+            &session,
+            json!({"cmd": "get_property", "node": args.node, "property": args.property}),
+        )
+        .await
+        {
+            Ok(v) => series.push(json!({
+                "t_ms": start.elapsed().as_millis() as u64,
+                "value": v["value"],
+            })),
+            Err(e) if series.is_empty() => return Err(e),
+            Err(e) => {
+                stopped = Some(e.text());
+                break;
+            }
+        }
+    }
+    let distinct = {
+        let mut seen: Vec<&Value> = Vec::new();
+        for s in &series {
+            if !seen.contains(&&s["value"]) {
+                seen.push(&s["value"]);
+            }
+        }
+        seen.len()
+    };
+    Ok(json!({
+        "node": args.node,
+        "property": args.property,
+        "requested": samples,
+        "returned": series.len(),
+        "interval_ms": interval_ms,
+        "distinct_values": distinct,
+        "stopped_early": stopped.is_some(),
+        "reason": stopped,
+        "samples": series,
+    }))
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
