@@ -144,6 +144,17 @@ async fn real_godot_run_capture_probe_input_and_release() {
     assert_eq!(r.is_error, Some(true));
     let e = r.structured_content.unwrap()["error"].clone();
     assert_eq!(e["required"], "no_renderer", "{e}");
+    // Read and sample a real node property through the real probe.
+    let r = call(
+        &client,
+        "monitor_property",
+        json!({"node": "/root", "property": "name", "samples": 3, "interval_ms": 20}),
+    )
+    .await;
+    let v = r.structured_content.unwrap();
+    assert_ne!(r.is_error, Some(true), "monitor: {v}");
+    assert_eq!(v["returned"], 3, "{v}");
+    assert_eq!(v["samples"][0]["value"], "root", "{v}");
 
     // The server dies holding input: the probe releases it and quits 15 s later.
     if let Some(pid) = rustix::process::Pid::from_raw(server) {
