@@ -712,3 +712,39 @@ async fn a_canonical_write_commits_only_with_both_sub_proofs() {
     );
     client.cancel().await.unwrap();
 }
+
+/// A Godot with a renderer (the stand-in with GODOT_STANDIN_RENDERER=1) answers a
+/// screenshot with a PNG: the client receives MCP image content it can show, not a
+/// base64 string buried in JSON.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_screenshot_is_mcp_image_content() {
+    let p = project();
+    let s = state_dir();
+    let _c = Cleanup(s.path().display().to_string());
+    let env = [("GODOT_STANDIN_HANG", "1"), ("GODOT_STANDIN_RENDERER", "1")];
+    let (client, _server) = start(p.path(), s.path(), &env).await;
+    ok(&client, "play_scene", json!({})).await;
+    let r = client
+        .call_tool(
+            CallToolRequestParams::new("game_screenshot").with_arguments(serde_json::Map::new()),
+        )
+        .await
+        .unwrap();
+    assert_ne!(r.is_error, Some(true), "{:?}", r.structured_content);
+    let wire = serde_json::to_value(&r.content[0]).unwrap();
+    assert_eq!(wire["type"], "image", "{wire}");
+    assert_eq!(wire["mimeType"], "image/png", "{wire}");
+    let data = wire["data"].as_str().unwrap();
+    assert!(
+        data.starts_with("iVBORw0KGgo"),
+        "a PNG signature, base64: {data}"
+    );
+    let structured = r.structured_content.unwrap();
+    assert_eq!(structured["width"], 1);
+    assert!(
+        structured.get("png_base64").is_none(),
+        "the bytes are not duplicated"
+    );
+    ok(&client, "stop_scene", json!({})).await;
+    client.cancel().await.unwrap();
+}

@@ -262,8 +262,22 @@ impl GodotMcpProbe {
                     return json!({"id": id, "ok": false, "error": "no_renderer",
                         "message": "this Godot build has no renderer (headless): no screenshot is possible"});
                 }
-                json!({"id": id, "ok": false, "error": "not_supported",
-                    "message": "screenshots need the full class bindings; not in this build"})
+                // The root viewport's current frame, as PNG. Only reachable with a renderer.
+                let image = self
+                    .base()
+                    .get_root()
+                    .and_then(|root| root.get_texture())
+                    .and_then(|texture| texture.get_image());
+                match image {
+                    Some(image) => {
+                        let png = image.save_png_to_buffer();
+                        let b64 = godot::classes::Marshalls::singleton().raw_to_base64(&png);
+                        json!({"id": id, "ok": true, "png_base64": b64.to_string(),
+                            "width": image.get_width(), "height": image.get_height()})
+                    }
+                    None => json!({"id": id, "ok": false, "error": "not_supported",
+                        "message": "the root viewport has no image to capture yet"}),
+                }
             }
             "get_property" => {
                 let root = self.base().get_root();

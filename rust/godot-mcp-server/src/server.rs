@@ -3,9 +3,10 @@
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-    ReadResourceResult, Resource, ResourceContents, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, ServerCapabilities,
+    ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -48,6 +49,31 @@ impl McpServer {
             ..Self::new(state)
         }
     }
+}
+
+/// A successful tool result. An image (a `png_base64` with its `mime_type`) goes out as
+/// MCP image content, so clients show it as a picture; the structured content keeps
+/// everything else and says where the image went.
+fn tool_result(mut value: serde_json::Value) -> CallToolResult {
+    let image = match (value.get("png_base64"), value.get("mime_type")) {
+        (Some(serde_json::Value::String(data)), Some(serde_json::Value::String(mime))) => {
+            Some((data.clone(), mime.clone()))
+        }
+        _ => None,
+    };
+    let Some((data, mime)) = image else {
+        return CallToolResult::structured(value);
+    };
+    if let Some(obj) = value.as_object_mut() {
+        obj.remove("png_base64");
+        obj.insert("image".into(), json!("returned as MCP image content"));
+    }
+    let mut result = CallToolResult::success(vec![
+        ContentBlock::image(data, mime),
+        ContentBlock::text(value.to_string()),
+    ]);
+    result.structured_content = Some(value);
+    result
 }
 
 /// The journal's transactions as an MCP resource.
@@ -169,7 +195,7 @@ impl ServerHandler for McpServer {
         }
         let result = match outcome {
             CallOutcome::InputRequired(input) => return Ok(input.into()),
-            CallOutcome::Done(Ok(value)) => CallToolResult::structured(value),
+            CallOutcome::Done(Ok(value)) => tool_result(value),
             CallOutcome::Done(Err(err)) => {
                 tracing::debug!(tool = def.meta.name, error = %err, "tool error");
                 err.into_call_result()

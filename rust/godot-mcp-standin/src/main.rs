@@ -239,6 +239,13 @@ async fn serve_probe(stream: tokio::net::UnixStream, nonce: String, held: &mut V
                 held.clear();
                 serde_json::json!({"id": id, "ok": true, "released": n})
             }
+            // Like a Godot build with a renderer when GODOT_STANDIN_RENDERER=1: a real
+            // (1×1) PNG of "the frame"; otherwise like the headless build.
+            "screenshot" if std::env::var_os("GODOT_STANDIN_RENDERER").is_some() => {
+                serde_json::json!({
+                "id": id, "ok": true, "width": 1, "height": 1,
+                "png_base64": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="})
+            }
             "screenshot" => serde_json::json!({"id": id, "ok": false,
                 "error": "no_renderer", "message": "this Godot build has no renderer (headless)"}),
             // `ticks` changes like a game's frame counter does (milliseconds since the
