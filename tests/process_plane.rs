@@ -748,3 +748,50 @@ async fn a_screenshot_is_mcp_image_content() {
     ok(&client, "stop_scene", json!({})).await;
     client.cancel().await.unwrap();
 }
+
+/// game_not_breaked: a game whose main loop is stopped (a breakpoint) does not answer
+/// its probe; simulated input is refused with the precondition, and nothing is sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn input_to_a_game_stopped_at_a_breakpoint_is_refused() {
+    let p = project();
+    let s = state_dir();
+    let _c = Cleanup(s.path().display().to_string());
+    let env = [("GODOT_STANDIN_HANG", "1"), ("GODOT_STANDIN_BREAK", "1")];
+    let (client, _server) = start(p.path(), s.path(), &env).await;
+    ok(&client, "play_scene", json!({})).await;
+    let e = err(
+        &client,
+        "simulate_input",
+        json!({"event": {"type": "action", "action": "jump"}}),
+    )
+    .await;
+    assert_eq!(e["code"], "PRECONDITION_FAILED", "{e}");
+    assert_eq!(e["required"], "game_not_breaked", "{e}");
+    ok(&client, "stop_scene", json!({})).await;
+    // The game never saw an input request: only the status probe reached it.
+    let log = std::fs::read_dir(s.path())
+        .unwrap()
+        .flatten()
+        .flat_map(|d| {
+            std::fs::read_dir(d.path().join("sessions"))
+                .into_iter()
+                .flatten()
+                .flatten()
+        })
+        .chain(
+            std::fs::read_dir(s.path())
+                .unwrap()
+                .flatten()
+                .flat_map(|d| {
+                    std::fs::read_dir(d.path().join("archive"))
+                        .into_iter()
+                        .flatten()
+                        .flatten()
+                }),
+        )
+        .map(|d| std::fs::read_to_string(d.path().join("stdout.log")).unwrap_or_default())
+        .collect::<String>();
+    assert!(log.contains("not answering \"status\""), "{log}");
+    assert!(!log.contains("\"input\""), "{log}");
+    client.cancel().await.unwrap();
+}

@@ -225,6 +225,12 @@ async fn serve_probe(stream: tokio::net::UnixStream, nonce: String, held: &mut V
             continue;
         };
         let id = msg["id"].clone();
+        // GODOT_STANDIN_BREAK=1: like a game stopped at a breakpoint — its main loop
+        // (where the real probe answers) does not run, so nothing is answered.
+        if std::env::var_os("GODOT_STANDIN_BREAK").is_some() {
+            println!("standin: at a breakpoint, not answering {}", msg["cmd"]);
+            continue;
+        }
         let reply = match msg["cmd"].as_str().unwrap_or("") {
             "input" => {
                 let what = msg["event"].to_string();

@@ -511,6 +511,9 @@ pub struct InputArgs {
     hold_ms: Option<u64>,
 }
 
+/// How long a running game may take to answer `status` before it counts as stopped.
+const BREAK_TIMEOUT: Duration = Duration::from_millis(1000);
+
 fn probe_error(e: ControlError) -> ToolError {
     match e {
         ControlError::NotConnected => ToolError::new(
@@ -566,10 +569,32 @@ async fn simulate_input(state: Arc<AppState>, args: InputArgs, _f: CallFlags) ->
             "hold_ms must be 0–60000",
         ));
     }
-    // game_not_breaked: a game paused at a breakpoint would lose the input.
-    let status = probe_request(&session, json!({"cmd": "status"})).await?;
-    if status["breaked"] == json!(true) {
-        return Err(Precondition::GameNotBreaked.error());
+    // game_not_breaked: a game stopped at a breakpoint would lose the input. The probe
+    // answers on the game's main loop, which a breakpoint stops: a connected probe that
+    // does not answer `status` within BREAK_TIMEOUT is taken as stopped (or hung), and
+    // nothing is sent.
+    if session.control.hello().is_none() {
+        session.control.wait_connected(Duration::from_secs(5)).await;
+    }
+    match session
+        .control
+        .request(json!({"cmd": "status"}), BREAK_TIMEOUT)
+        .await
+    {
+        Ok(status) if status["breaked"] == json!(true) => {
+            return Err(Precondition::GameNotBreaked.error());
+        }
+        Ok(_) => {}
+        Err(ControlError::Timeout) => {
+            let mut e = Precondition::GameNotBreaked.error();
+            e.message = format!(
+                "The running game did not answer within {} ms: it is stopped at a breakpoint \
+                 (or hung); simulated input would be lost, so none was sent.",
+                BREAK_TIMEOUT.as_millis()
+            );
+            return Err(e);
+        }
+        Err(e) => return Err(probe_error(e)),
     }
     let event = match &args.event {
         InputEvent::Key { key } => json!({"type": "key", "key": key}),
