@@ -368,44 +368,30 @@ fn repair(
             status,
         });
     }
-    if kind == EffectKind::ProcessLaunch {
-        return repair_launch(
-            &mut journal,
-            req,
-            txn,
-            status,
-            &row.intent_json,
-            row.reason.as_deref(),
-        );
-    }
-    if req.operation == RepairOperation::Terminate && kind != EffectKind::ProcessLaunch {
+    // The intent, parsed once; each effect kind re-derives its own proof form.
+    let parsed = serde_json::from_str::<Intent>(&row.intent_json)
+        .map_err(|e| RepairRefusal::Unproven(format!("intent unreadable: {e}")))?;
+    let reason = row.reason.as_deref();
+    let intent = match (kind, parsed) {
+        (EffectKind::File, Intent::File(intent)) => intent,
+        (EffectKind::ProcessLaunch, Intent::ProcessLaunch(intent)) => {
+            return repair_launch(&mut journal, req, txn, status, intent, reason);
+        }
+        (EffectKind::EditorRuntime, Intent::EditorRuntime(intent)) => {
+            return repair_editor(&mut journal, req, proof, txn, status, intent, reason);
+        }
+        (other, _) => {
+            return Err(RepairRefusal::Unproven(format!(
+                "the recorded intent is not a {other} intent"
+            )));
+        }
+    };
+    if req.operation == RepairOperation::Terminate {
         return Err(RepairRefusal::NotApplicable {
             operation: req.operation,
             kind,
         });
     }
-    if kind == EffectKind::EditorRuntime {
-        return repair_editor(
-            &mut journal,
-            req,
-            proof,
-            txn,
-            status,
-            &row.intent_json,
-            row.reason.as_deref(),
-        );
-    }
-    let intent = match (kind, serde_json::from_str::<Intent>(&row.intent_json)) {
-        (EffectKind::File, Ok(Intent::File(intent))) => intent,
-        (EffectKind::File, Err(e)) => {
-            return Err(RepairRefusal::Unproven(format!("intent unreadable: {e}")));
-        }
-        (other, _) => {
-            return Err(RepairRefusal::Unproven(format!(
-                "this build cannot re-derive a {other} proof; the next server start reconciles it through its boundary"
-            )));
-        }
-    };
     let claim = proof
         .file
         .as_ref()
@@ -550,18 +536,9 @@ fn repair_editor(
     proof: &RepairProof,
     txn: TxnId,
     status: TxnStatus,
-    intent_json: &str,
+    intent: crate::editor::EditorIntent,
     reason: Option<&str>,
 ) -> Result<RepairReport, RepairRefusal> {
-    let intent = match serde_json::from_str::<Intent>(intent_json) {
-        Ok(Intent::EditorRuntime(i)) => i,
-        Ok(_) => {
-            return Err(RepairRefusal::Unproven(
-                "intent of another effect kind".into(),
-            ));
-        }
-        Err(e) => return Err(RepairRefusal::Unproven(format!("intent unreadable: {e}"))),
-    };
     match req.operation {
         RepairOperation::Reconcile | RepairOperation::AcknowledgeSafeState => {}
         RepairOperation::Compensate => {
@@ -668,19 +645,10 @@ fn repair_launch(
     req: &RepairRequest,
     txn: TxnId,
     status: TxnStatus,
-    intent_json: &str,
+    intent: crate::launch::LaunchIntent,
     reason: Option<&str>,
 ) -> Result<RepairReport, RepairRefusal> {
     use crate::launch::{self, LaunchEnd, LaunchProof, LeaderMatch};
-    let intent = match serde_json::from_str::<Intent>(intent_json) {
-        Ok(Intent::ProcessLaunch(i)) => i,
-        Ok(_) => {
-            return Err(RepairRefusal::Unproven(
-                "intent of another effect kind".into(),
-            ));
-        }
-        Err(e) => return Err(RepairRefusal::Unproven(format!("intent unreadable: {e}"))),
-    };
     if req.operation == RepairOperation::Compensate {
         return Err(RepairRefusal::NotApplicable {
             operation: req.operation,
