@@ -2,26 +2,54 @@
 # The whole test suite, as README.md states it and .ci/run runs it.
 #
 #   1. formatting and lints (rustfmt, clippy -D warnings) over every crate;
-#   2. every Rust test: unit, crate integration, end-to-end (the real `godot-mcp` binary
-#      driven over stdio by rmcp's client), crash/fault tests (journal failpoints on);
-#   3. the real-Godot tier: runs when GODOT_BIN names a Godot 4 binary, and says plainly
-#      that it was skipped otherwise.
+#   2. every Rust test but the real-Godot ones: unit, crate integration, end-to-end (the
+#      real `godot-mcp` binary driven over stdio and HTTP by real MCP clients), crash and
+#      fault tests (journal failpoints on);
+#   3. the real-Godot tier: the add-on's load checks in a real editor
+#      (tests/godot/run_editor_tests.sh), then every Rust test named `real_godot_*`, one
+#      at a time, with its output shown. They run when GODOT_BIN names a Godot 4.4+ editor
+#      binary (GODOT_RENDER_BIN adds the renderer tier, under Xvfb) and print SKIPPED
+#      otherwise; with GODOT_MCP_REQUIRE_GODOT=1 (CI) a skip is a failure.
 #
-# One target dir is shared by every step, so nothing is built twice.
+# One target dir is shared by every step, and every cargo call uses the same flags, so
+# nothing is built twice.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
 export INSTA_UPDATE=no
+cargo_flags=(--workspace --all-features --locked)
+# Every cargo test summary line is kept, to close with one total for the whole suite.
+results=$(mktemp)
+trap 'rm -f "$results"' EXIT
+counted() { # runs a test command, keeping its output for the closing count
+    "$@" 2>&1 | tee -a "$results"
+}
 
 echo "==> cargo fmt --check"
 cargo fmt --all -- --check
 echo "==> cargo clippy"
-cargo clippy --workspace --all-targets --all-features --locked -- -D warnings
+cargo clippy "${cargo_flags[@]}" --all-targets -- -D warnings
+echo "==> cargo build (the add-on library and the stand-in godot, used by the tests)"
+cargo build "${cargo_flags[@]}"
 echo "==> cargo test"
-cargo test --workspace --all-features --locked
+counted cargo test "${cargo_flags[@]}" -- --skip real_godot_
+
 echo "==> real-Godot tier"
-if [[ -z "${GODOT_BIN:-}" ]]; then
-    # cargo test captured their own SKIPPED lines above; say it where it is seen.
-    echo "SKIPPED: tests/editor_real.rs and tests/godot_runtime.rs passed without running Godot (GODOT_BIN is not set)"
+export GODOT_MCP_TEST_PREBUILT=1
+bash tests/godot/run_editor_tests.sh --load-checks-only
+real_tier=(cargo test "${cargo_flags[@]}" -- real_godot_ --test-threads=1 --nocapture)
+before=$(grep -c '^test result:' "$results" || true)
+if [[ -n "${GODOT_RENDER_BIN:-}" && -z "${DISPLAY:-}" ]]; then
+    counted scripts/with-xvfb.sh "${real_tier[@]}"
+else
+    counted "${real_tier[@]}"
 fi
-bash tests/godot/run_editor_tests.sh
+real_passed=$(grep '^test result:' "$results" | tail -n +"$((before + 1))" | awk '{ for (i = 1; i < NF; i++) if ($(i+1) ~ /^passed/) p += $i } END { print p + 0 }')
+if [[ "${GODOT_MCP_REQUIRE_GODOT:-}" == 1 && "$real_passed" -eq 0 ]]; then
+    echo "FAILED: GODOT_MCP_REQUIRE_GODOT=1 but no real_godot_* test ran" >&2
+    exit 1
+fi
+
+# One closing line for the whole run (every step above stops the script on a failure).
+grep '^test result:' "$results" | awk '{ for (i = 1; i < NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
+     END { printf "total: %d passed, %d failed\n", p, f }'

@@ -21,40 +21,13 @@ use serde_json::{Value, json};
 type Client = rmcp::service::RunningService<rmcp::RoleClient, ()>;
 
 fn godot() -> Option<PathBuf> {
-    match std::env::var_os("GODOT_BIN").filter(|v| !v.is_empty()) {
-        Some(p) => Some(PathBuf::from(p)),
-        None => {
-            eprintln!(
-                "SKIPPED: GODOT_BIN is not set (the real-Godot process-plane tests need a Godot 4.4+ binary)"
-            );
-            None
-        }
-    }
+    support::godot_bin("the real-Godot process-plane tests need a Godot 4.4+ binary")
 }
 
 /// Builds the add-on library and installs it into a copy of godot_project.
 fn project_with_addon(godot: &Path) -> tempfile::TempDir {
     let dir = support::demo_copy();
-    let bin = support::bin();
-    let profile = bin.parent().unwrap();
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let ok = std::process::Command::new(cargo)
-        .args(["build", "--quiet", "-p", "godot-mcp-editor", "--target-dir"])
-        .arg(profile.parent().unwrap())
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok, "building the add-on failed");
-    let addon_src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../addons/godot_mcp");
-    let addon = dir.path().join("addons/godot_mcp");
-    support::copy_dir(&addon_src, &addon);
-    std::fs::create_dir_all(addon.join("bin")).unwrap();
-    std::fs::copy(
-        profile.join("libgodot_mcp_editor.so"),
-        addon.join("bin/libgodot_mcp_editor.so"),
-    )
-    .unwrap();
+    support::install_addon(dir.path());
     std::fs::write(
         dir.path().join("scripts/broken.gd"),
         "extends Node\n\nfunc _ready():\n\tvar n = null\n\tn.explode()\n",
@@ -65,18 +38,25 @@ fn project_with_addon(godot: &Path) -> tempfile::TempDir {
         "[gd_scene load_steps=2 format=3]\n\n[ext_resource type=\"Script\" path=\"res://scripts/broken.gd\" id=\"1\"]\n\n[node name=\"Broken\" type=\"Node\"]\nscript = ExtResource(\"1\")\n",
     )
     .unwrap();
-    // One import run creates .godot/ (extension_list.cfg, the class cache).
-    let st = std::process::Command::new(godot)
+    // One import run creates .godot/ (extension_list.cfg, the class cache). It must
+    // succeed: a failed import (a broken add-on library, say) leaves nothing to test.
+    let out = std::process::Command::new(godot)
         .args(["--headless", "--path"])
         .arg(dir.path())
         .args(["--import"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
+        .stdin(Stdio::null())
+        .output()
         .unwrap();
     assert!(
-        st.success() || st.code().is_some(),
-        "godot --import did not run"
+        out.status.success(),
+        "godot --import failed ({}):\n{}{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        dir.path().join(".godot/extension_list.cfg").is_file(),
+        "godot --import did not register the add-on's GDExtension"
     );
     dir
 }
@@ -183,5 +163,9 @@ async fn real_godot_run_capture_probe_input_and_release() {
     assert!(
         log.contains("server lost; released 1 held input(s)"),
         "{log}"
+    );
+    eprintln!(
+        "PASSED: process plane and runtime probe against a real Godot ({})",
+        godot.display()
     );
 }

@@ -234,20 +234,7 @@ pub fn standin() -> PathBuf {
             let bin = bin();
             let profile_dir = bin.parent().expect("target/<profile>");
             let target_dir = profile_dir.parent().expect("target dir");
-            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-            let status = std::process::Command::new(cargo)
-                .args([
-                    "build",
-                    "--quiet",
-                    "-p",
-                    "godot-mcp-standin",
-                    "--target-dir",
-                ])
-                .arg(target_dir)
-                .current_dir(env!("CARGO_MANIFEST_DIR"))
-                .status()
-                .expect("run cargo build for the stand-in");
-            assert!(status.success(), "building godot-standin failed");
+            cargo_build("godot-mcp-standin", target_dir);
             let path = profile_dir.join("godot-standin");
             assert!(path.is_file(), "{} missing", path.display());
             path
@@ -294,4 +281,96 @@ pub fn group_members(pgid: i32) -> Vec<i32> {
         }
     }
     out
+}
+
+/// The real Godot editor binary for the real-Godot tier (`GODOT_BIN`), or `None` after
+/// printing a SKIPPED line. With `GODOT_MCP_REQUIRE_GODOT=1` (CI) a missing binary is a
+/// failure, so a job that has Godot can never go green without running this tier.
+///
+/// Real-Godot tests are named `real_godot_*`: scripts/test.sh runs them in a step of their
+/// own, one at a time and with their output shown, after the rest of the suite.
+pub fn godot_bin(what: &str) -> Option<PathBuf> {
+    real_binary("GODOT_BIN", what)
+}
+
+/// Like [`godot_bin`], for the renderer tier (`GODOT_RENDER_BIN`, a Godot editor with a
+/// renderer, run under Xvfb with `DISPLAY` set).
+pub fn godot_render_bin(what: &str) -> Option<PathBuf> {
+    let bin = real_binary("GODOT_RENDER_BIN", what)?;
+    if std::env::var_os("DISPLAY").is_none_or(|d| d.is_empty()) {
+        skip_or_fail(&format!(
+            "GODOT_RENDER_BIN is set but DISPLAY is not (start Xvfb: scripts/with-xvfb.sh); {what}"
+        ));
+        return None;
+    }
+    Some(bin)
+}
+
+fn real_binary(var: &str, what: &str) -> Option<PathBuf> {
+    match std::env::var_os(var).filter(|v| !v.is_empty()) {
+        Some(p) => {
+            let p = PathBuf::from(p);
+            assert!(
+                p.is_file(),
+                "{var}={} is not a file (the real-Godot tier needs a Godot 4.4+ binary)",
+                p.display()
+            );
+            Some(p)
+        }
+        None => {
+            skip_or_fail(&format!("{var} is not set ({what})"));
+            None
+        }
+    }
+}
+
+fn skip_or_fail(why: &str) {
+    if std::env::var("GODOT_MCP_REQUIRE_GODOT").is_ok_and(|v| v == "1") {
+        panic!("GODOT_MCP_REQUIRE_GODOT=1 and a real-Godot test cannot run: {why}");
+    }
+    eprintln!("SKIPPED: {why}");
+}
+
+/// Installs the add-on (addons/godot_mcp with the GDExtension library this test run
+/// built) into `project`. See [`cargo_build`] for when it is built.
+pub fn install_addon(project: &Path) {
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    let lib = BUILT.get_or_init(|| {
+        let profile_dir = bin().parent().expect("target/<profile>").to_path_buf();
+        cargo_build(
+            "godot-mcp-editor",
+            profile_dir.parent().expect("target dir"),
+        );
+        let lib = profile_dir.join("libgodot_mcp_editor.so");
+        assert!(lib.is_file(), "{} missing", lib.display());
+        lib
+    });
+    let addon = project.join("addons/godot_mcp");
+    let _ = std::fs::remove_dir_all(&addon);
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../addons/godot_mcp"),
+        &addon,
+    );
+    let bin_dir = addon.join("bin");
+    std::fs::create_dir_all(&bin_dir).unwrap();
+    std::fs::copy(lib, bin_dir.join("libgodot_mcp_editor.so")).unwrap();
+}
+
+/// Builds `package` (a binary or library the tests run but do not link) into the tests'
+/// target dir. scripts/test.sh has already built the whole workspace with the same flags
+/// as its tests and says so with `GODOT_MCP_TEST_PREBUILT=1`; building again here with
+/// other flags would unify other features and rebuild crates, so then nothing is built.
+/// A plain `cargo test` builds it here (a no-op build when it is current).
+fn cargo_build(package: &str, target_dir: &Path) {
+    if std::env::var("GODOT_MCP_TEST_PREBUILT").is_ok_and(|v| v == "1") {
+        return;
+    }
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let status = std::process::Command::new(cargo)
+        .args(["build", "--quiet", "-p", package, "--target-dir"])
+        .arg(target_dir)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .status()
+        .unwrap_or_else(|e| panic!("run cargo build -p {package}: {e}"));
+    assert!(status.success(), "cargo build -p {package} failed");
 }
