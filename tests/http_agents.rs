@@ -293,3 +293,49 @@ async fn sixteen_agents_500_reads_each_all_answered() {
     );
     assert_eq!(after["refused"], 0);
 }
+
+/// Closing a 2025-11-25 session (DELETE with its Mcp-Session-Id) answers 204: the
+/// official Python client logs "Session termination failed: 202" for anything but 200
+/// or 204. The session is really gone afterwards.
+#[tokio::test]
+async fn closing_a_session_answers_no_content_and_ends_it() {
+    let project = fixture();
+    let server = start(project.path(), "127.0.0.1:0", None).await;
+    let http = reqwest::Client::new();
+    let post = |session: Option<&str>, body: &'static str| {
+        let mut r = http
+            .post(server.url())
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .body(body);
+        if let Some(s) = session {
+            r = r.header("Mcp-Session-Id", s);
+        }
+        r.send()
+    };
+    let init = post(
+        None,
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"close","version":"1"}}}"#,
+    )
+    .await
+    .unwrap();
+    assert_eq!(init.status(), 200);
+    let session = init.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_string();
+    let closed = http
+        .delete(server.url())
+        .header("Mcp-Session-Id", &session)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(closed.status(), 204, "{:?}", closed.headers());
+    let after = post(
+        Some(&session),
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+    )
+    .await
+    .unwrap();
+    assert_eq!(after.status(), 404, "the closed session still answers");
+}

@@ -169,7 +169,15 @@ async fn count_dispatch(
     next: Next,
 ) -> Response {
     Counters::bump(&counters.dispatched);
-    next.run(request).await
+    let closes_session = request.method() == axum::http::Method::DELETE;
+    let mut response = next.run(request).await;
+    // rmcp answers a session's DELETE with 202 Accepted, but the session is gone by then:
+    // nothing is pending. The official Python client treats anything but 200/204 as a
+    // failed termination and logs an error for every session, so say 204 No Content.
+    if closes_session && response.status() == axum::http::StatusCode::ACCEPTED {
+        *response.status_mut() = axum::http::StatusCode::NO_CONTENT;
+    }
+    response
 }
 
 async fn show_counters(State(counters): State<Arc<Counters>>) -> Response {
