@@ -372,3 +372,55 @@ async fn a_malformed_scene_is_a_parse_error_with_line_and_column() {
     .await;
     client.cancel().await.unwrap();
 }
+
+/// Every environment variable the server reads is explained by `godot-mcp serve --help`
+/// (the variables only tests and child processes use are named here as exceptions).
+/// Found by scanning the sources, so a new variable without help text fails this test.
+#[test]
+fn help_lists_every_environment_variable() {
+    const NOT_FOR_USERS: &[&str] = &[
+        "GODOT_MCP_CRASH_AT",        // failpoint builds only (tests)
+        "GODOT_MCP_TEST_COUNTERS",   // the HTTP debug counters route (tests)
+        "GODOT_MCP_UPDATE_DOCS",     // regenerates docs/tools.md (tests)
+        "GODOT_MCP_SESSION_NONCE",   // set by the server for the games it launches
+        "GODOT_MCP_UPDATE_CONTRACT", // regenerates the contract snapshot (tests)
+    ];
+    let out = std::process::Command::new(support::bin())
+        .args(["serve", "--help"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let help = String::from_utf8(out.stdout).unwrap();
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut read = std::collections::BTreeSet::new();
+    let mut stack = vec![src];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let path = e.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|x| x == "rs") {
+                let text = std::fs::read_to_string(&path).unwrap();
+                for (i, _) in text.match_indices("\"GODOT_") {
+                    let name: String = text[i + 1..]
+                        .chars()
+                        .take_while(|c| c.is_ascii_uppercase() || *c == '_')
+                        .collect();
+                    read.insert(name);
+                }
+            }
+        }
+    }
+    assert!(
+        read.contains("GODOT_MCP_STATE_DIR"),
+        "the scan found nothing: {read:?}"
+    );
+    let missing: Vec<_> = read
+        .iter()
+        .filter(|v| !NOT_FOR_USERS.contains(&v.as_str()) && !help.contains(v.as_str()))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "serve --help does not explain {missing:?}"
+    );
+}

@@ -31,6 +31,8 @@ Environment:
   GODOT_MCP_APPROVAL_REQUIRE     true: ask the human through the MCP client (elicitation)
   GODOT_MCP_HTTP      serve over streamable HTTP at this address (same as serve --http)
   GODOT_MCP_EDITOR_BRIDGE=off   do not start the editor bridge (no discovery file)
+  GODOT_MCP_EDITOR_TIMEOUT_MS   how long a tool waits for the editor's answer (default 10000);
+                                a mutating command that times out may still run: may_have_applied
   GODOT_MCP_AUTH_TOKEN
                       bearer token HTTP clients must send (Authorization: Bearer ...);
                       required to listen on a non-loopback address, enforced whenever set
