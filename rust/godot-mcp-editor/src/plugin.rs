@@ -15,7 +15,7 @@ use godot::prelude::*;
 use godot_mcp_editor_core::client::BridgeClient;
 use godot_mcp_editor_core::command;
 use godot_mcp_editor_core::pace::{BUSY_SLEEP_USEC, Pace, PaceAction};
-use godot_mcp_protocol::{ErrorCode, Reply};
+use godot_mcp_protocol::{BridgeError, ErrorCode, ErrorEffect, Outcome, Reply};
 
 use crate::{ADDON_VERSION, engine_version, exec, switch};
 
@@ -99,33 +99,41 @@ impl GodotMcpEditorPlugin {
                 break;
             };
             let req = &incoming.request;
-            let reply = if incoming.received.elapsed() > Duration::from_millis(req.timeout_ms) {
+            let outcome = if incoming.received.elapsed() > Duration::from_millis(req.timeout_ms)
+            {
                 // The server has given up on it; running it now would be an effect nobody
                 // is waiting for.
-                Reply::error(
-                    req.id,
+                Err(BridgeError::new(
                     ErrorCode::Timeout,
                     "the request waited longer than its timeout; not run",
                 )
+                .with_effect(ErrorEffect::Unchanged))
             } else {
                 match command::decode(&req.cmd, &req.params) {
-                    Err(e) => Reply::error(req.id, e.code, e.message),
+                    // Carries `effect: unchanged`: it never ran.
+                    Err(e) => Err(e),
                     Ok(cmd) => match catch_unwind(AssertUnwindSafe(|| exec::execute(cmd))) {
-                        Ok(Ok(v)) => Reply::ok(req.id, v),
-                        Ok(Err(e)) => Reply::error(req.id, e.code, e.message),
+                        Ok(r) => r,
                         Err(_) => {
                             godot_error!("godot-mcp: the executor panicked on {}", req.cmd);
-                            Reply::error(
-                                req.id,
+                            // No `effect`: a panic may have stopped it half-way.
+                            Err(BridgeError::new(
                                 ErrorCode::Internal,
                                 format!(
                                     "the add-on failed executing {}; see the editor log",
                                     req.cmd
                                 ),
-                            )
+                            ))
                         }
                     },
                 }
+            };
+            let reply = Reply {
+                id: req.id,
+                outcome: match outcome {
+                    Ok(v) => Outcome::Ok(v),
+                    Err(e) => Outcome::Error(e),
+                },
             };
             client.reply(incoming.generation, &reply);
             handled += 1;

@@ -599,11 +599,10 @@ fn repair_editor(
             req.operation,
             reason.unwrap_or("no reason recorded")
         );
-        let editor_proof = crate::editor::EditorProof {
-            request_id: intent.request_id,
-            reply: format!("lost; {rel} acknowledged at {observed}"),
-            undoable: None,
-        };
+        let editor_proof = crate::editor::EditorProof::reply(
+            intent.request_id,
+            format!("lost; {rel} acknowledged at {observed}"),
+        );
         let proof_json = serde_json::to_string(&Proof::File(proof_out.clone()))
             .map_err(|e| RepairRefusal::Unproven(e.to_string()))?;
         let tx = journal.conn.transaction()?;
