@@ -33,6 +33,9 @@ pub struct GodotMcpEditorPlugin {
     client: Option<BridgeClient>,
     /// Shortens the editor's frame sleep while requests flow (see `pace`).
     pace: Pace,
+    /// Whether the first frame's line (the executor's state once start-up is over) was
+    /// printed.
+    announced: bool,
     base: Base<EditorPlugin>,
 }
 
@@ -54,6 +57,17 @@ impl IEditorPlugin for GodotMcpEditorPlugin {
 
     fn process(&mut self, _delta: f64) {
         self.apply_switch(switch::requested());
+        if !self.announced {
+            // `process()` starts once start-up is over, after Project Settings' plugins
+            // entered the tree: this line is the positive signal that the executor's
+            // state is settled (a test waits for it before asserting that a disabled
+            // add-on made no connection).
+            self.announced = true;
+            godot_print!(
+                "godot-mcp: editor up; executor {}",
+                if self.enabled { "on" } else { "off" }
+            );
+        }
         self.drain();
     }
 }
@@ -99,8 +113,7 @@ impl GodotMcpEditorPlugin {
                 break;
             };
             let req = &incoming.request;
-            let outcome = if incoming.received.elapsed() > Duration::from_millis(req.timeout_ms)
-            {
+            let outcome = if incoming.received.elapsed() > Duration::from_millis(req.timeout_ms) {
                 // The server has given up on it; running it now would be an effect nobody
                 // is waiting for.
                 Err(BridgeError::new(

@@ -169,7 +169,10 @@ pub fn derive_refusal(intent: &EditorIntent, proof: &EditorProof) -> (TxnStatus,
         return if left.is_pre_state() {
             (
                 TxnStatus::Compensated,
-                format!("not applied: {answered}; the editor reports itself {}", left.as_str()),
+                format!(
+                    "not applied: {answered}; the editor reports itself {}",
+                    left.as_str()
+                ),
             )
         } else {
             (

@@ -103,7 +103,13 @@ impl Proof {
                     None => "",
                 },
                 match p.editor_left {
-                    Some(left) => format!("; editor {}", serde_json::to_value(left).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default()),
+                    Some(left) => format!(
+                        "; editor {}",
+                        serde_json::to_value(left)
+                            .ok()
+                            .and_then(|v| v.as_str().map(String::from))
+                            .unwrap_or_default()
+                    ),
                     None => String::new(),
                 },
                 match (&p.pre_state, &p.post_state) {

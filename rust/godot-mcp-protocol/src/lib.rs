@@ -27,8 +27,8 @@ pub mod version;
 
 pub use discovery::{DISCOVERY_RELATIVE_PATH, Discovery, looks_like_http};
 pub use message::{
-    AddonMessage, BridgeError, ErrorCode, ErrorEffect, Hello, HelloReply, Outcome, Reply, Request, RequestId,
-    ServerMessage,
+    AddonMessage, BridgeError, ErrorCode, ErrorEffect, Hello, HelloReply, Outcome, Reply, Request,
+    RequestId, ServerMessage,
 };
 pub use version::{
     BRIDGE_PROTOCOL_VERSION, DEFAULT_REQUEST_TIMEOUT_MS, GodotVersion, MIN_GODOT_VERSION,

@@ -358,7 +358,10 @@ mod tests {
             "type": "reply", "id": 5, "error": {"code": "failed", "message": "?"}
         }))
         .unwrap();
-        assert_eq!(old, AddonMessage::Reply(Reply::error(5, ErrorCode::Failed, "?")));
+        assert_eq!(
+            old,
+            AddonMessage::Reply(Reply::error(5, ErrorCode::Failed, "?"))
+        );
     }
 
     #[test]

@@ -27,7 +27,9 @@ pub enum Effect {
     /// the node is the edited scene's root or owned by it. A node inside an instanced
     /// sub-scene is not: an edit to it lives only in this editor session unless it is an
     /// override Godot saves, so the result says so instead of promising.
-    SceneEdit { owned_by_scene: bool },
+    SceneEdit {
+        owned_by_scene: bool,
+    },
     /// `resource.set_property`: set under the undo history, then the resource file saved.
     ResourceSave,
     SceneOpen,

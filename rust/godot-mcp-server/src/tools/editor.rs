@@ -236,8 +236,10 @@ pub(crate) fn run_effect(
                     "Writes are blocked until the file is checked and the transaction \
                      resolved with `godot-mcp transaction repair` (list_transactions shows it).",
                 )
-                .details(json!({"transaction_id": txn.to_string(), "status": "quarantined",
-                    "may_have_applied": true})));
+                .details(
+                    json!({"transaction_id": txn.to_string(), "status": "quarantined",
+                    "may_have_applied": true}),
+                ));
             }
             let mut out = match v {
                 Value::Object(m) => m,
@@ -466,7 +468,6 @@ fn scene_plan(
         preview: None,
     })
 }
-
 
 // ---------------------------------------------------------------------------------
 // Arguments
@@ -924,8 +925,7 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             |state, a: OptScenePathArgs| {
                 let path = a.path.map(|p| p.to_string());
-                let effect =
-                    json!({"undo_hint": "Saving is not on the undo history; the edits before it are."});
+                let effect = json!({"undo_hint": "Saving is not on the undo history; the edits before it are."});
                 scene_plan(
                     state,
                     cmd::SCENE_SAVE,
@@ -986,9 +986,7 @@ pub fn tools() -> Vec<ToolDef> {
                 Mutating,
                 Scenes,
             ),
-            |state, _a: NoArgs| {
-                scene_plan(state, cmd::UNDO, json!({}), None, true, json!({}))
-            },
+            |state, _a: NoArgs| scene_plan(state, cmd::UNDO, json!({}), None, true, json!({})),
         ),
         ToolDef::planned(
             meta(
@@ -998,9 +996,7 @@ pub fn tools() -> Vec<ToolDef> {
                 Mutating,
                 Scenes,
             ),
-            |state, _a: NoArgs| {
-                scene_plan(state, cmd::REDO, json!({}), None, true, json!({}))
-            },
+            |state, _a: NoArgs| scene_plan(state, cmd::REDO, json!({}), None, true, json!({})),
         ),
         ToolDef::new(
             meta(
