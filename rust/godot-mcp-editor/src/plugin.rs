@@ -64,8 +64,13 @@ impl IEditorPlugin for GodotMcpEditorPlugin {
             // add-on made no connection).
             self.announced = true;
             godot_print!(
-                "godot-mcp: editor up; executor {}",
-                if self.enabled { "on" } else { "off" }
+                "godot-mcp: editor up; executor {}; {}",
+                if self.enabled { "on" } else { "off" },
+                if self.client.is_some() {
+                    "bridge thread running"
+                } else {
+                    "no bridge thread"
+                }
             );
         }
         self.drain();
