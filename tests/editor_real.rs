@@ -553,23 +553,53 @@ async fn real_editor_executes_through_the_bridge() {
 /// `persisted`, `reason` and `hint`. Leaves main_2d.tscn open and the gate open.
 async fn previews_match_real_runs(client: &Client) {
     let runs: Vec<(&str, serde_json::Value)> = vec![
-        ("create_node", json!({"parent": ".", "type": "Node2D", "name": "P14"})),
+        (
+            "create_node",
+            json!({"parent": ".", "type": "Node2D", "name": "P14"}),
+        ),
         ("rename_node", json!({"node": "P14", "new_name": "Q14"})),
         ("move_node", json!({"node": "Q14", "new_parent": "Enemy"})),
-        ("duplicate_node", json!({"node": "Enemy/Q14", "new_name": "R14"})),
-        ("set_node_property", json!({"node": "Enemy/R14", "property": "visible", "value": false})),
-        ("apply_scene_batch", json!({"sets": [{"node": "Enemy/R14", "property": "visible", "value": true}]})),
-        ("attach_script", json!({"node": "Enemy/R14", "script": "res://scripts/main.gd"})),
-        ("detach_script", json!({"node": "Enemy/R14", "confirm": true})),
-        ("connect_signal", json!({"from": "Enemy/R14", "signal": "renamed", "to": ".", "method": "_ready"})),
-        ("disconnect_signal", json!({"from": "Enemy/R14", "signal": "renamed", "to": ".", "method": "_ready", "confirm": true})),
+        (
+            "duplicate_node",
+            json!({"node": "Enemy/Q14", "new_name": "R14"}),
+        ),
+        (
+            "set_node_property",
+            json!({"node": "Enemy/R14", "property": "visible", "value": false}),
+        ),
+        (
+            "apply_scene_batch",
+            json!({"sets": [{"node": "Enemy/R14", "property": "visible", "value": true}]}),
+        ),
+        (
+            "attach_script",
+            json!({"node": "Enemy/R14", "script": "res://scripts/main.gd"}),
+        ),
+        (
+            "detach_script",
+            json!({"node": "Enemy/R14", "confirm": true}),
+        ),
+        (
+            "connect_signal",
+            json!({"from": "Enemy/R14", "signal": "renamed", "to": ".", "method": "_ready"}),
+        ),
+        (
+            "disconnect_signal",
+            json!({"from": "Enemy/R14", "signal": "renamed", "to": ".", "method": "_ready", "confirm": true}),
+        ),
         ("delete_node", json!({"node": "Enemy/R14", "confirm": true})),
         ("editor_undo", json!({})),
         ("editor_redo", json!({})),
         ("save_scene", json!({"confirm": true})),
         ("reload_scene", json!({"confirm": true})),
-        ("set_resource_property", json!({"path": "res://resources/player_stats.tres", "property": "max_health", "value": 150})),
-        ("create_scene", json!({"path": "res://scenes/p14.tscn", "root_type": "Node2D", "confirm": true})),
+        (
+            "set_resource_property",
+            json!({"path": "res://resources/player_stats.tres", "property": "max_health", "value": 150}),
+        ),
+        (
+            "create_scene",
+            json!({"path": "res://scenes/p14.tscn", "root_type": "Node2D", "confirm": true}),
+        ),
         ("open_scene", json!({"path": SCENE})),
         ("close_scene", json!({"confirm": true})),
     ];
@@ -586,7 +616,10 @@ async fn previews_match_real_runs(client: &Client) {
         .collect();
     let covered: std::collections::BTreeSet<String> =
         runs.iter().map(|(n, _)| n.to_string()).collect();
-    assert_eq!(covered, listed, "every editor tool with dry_run is compared");
+    assert_eq!(
+        covered, listed,
+        "every editor tool with dry_run is compared"
+    );
     for (tool, args) in runs {
         let mut dry = args.clone();
         dry["dry_run"] = json!(true);
@@ -640,12 +673,18 @@ async fn failed_resource_save_is_rolled_back_and_proven(client: &Client, project
     .await;
     assert_eq!(e["code"], "EDITOR_ERROR", "{e}");
     assert!(
-        e["message"].as_str().unwrap().contains("undone in the editor"),
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("undone in the editor"),
         "the add-on reports its rollback: {e}"
     );
     assert_eq!(e["details"]["status"], "compensated", "{e}");
     assert!(
-        e["hint"].as_str().unwrap().starts_with("Nothing was changed"),
+        e["hint"]
+            .as_str()
+            .unwrap()
+            .starts_with("Nothing was changed"),
         "{e}"
     );
     let row = transaction(client, e["details"]["transaction_id"].as_str().unwrap()).await;

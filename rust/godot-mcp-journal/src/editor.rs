@@ -73,9 +73,9 @@ impl EditorLeft {
 
     fn as_str(self) -> &'static str {
         match self {
-            Self::Unchanged => "unchanged",
+            Self::Unchanged => "none made",
             Self::RolledBack => "rolled back",
-            Self::Changed => "still changed",
+            Self::Changed => "still applied",
             Self::Unreported => "not reported",
         }
     }
@@ -170,7 +170,7 @@ pub fn derive_refusal(intent: &EditorIntent, proof: &EditorProof) -> (TxnStatus,
             (
                 TxnStatus::Compensated,
                 format!(
-                    "not applied: {answered}; the editor reports itself {}",
+                    "not applied: {answered}; the editor's change: {}",
                     left.as_str()
                 ),
             )
@@ -178,7 +178,7 @@ pub fn derive_refusal(intent: &EditorIntent, proof: &EditorProof) -> (TxnStatus,
             (
                 TxnStatus::Open,
                 format!(
-                    "unresolved: {answered}; the editor's state after it is {}; re-read the \
+                    "unresolved: {answered}; the editor's change: {}; re-read the \
                      editor's state (get_scene_tree, get_node_property, editor_history)",
                     left.as_str()
                 ),
@@ -196,14 +196,14 @@ pub fn derive_refusal(intent: &EditorIntent, proof: &EditorProof) -> (TxnStatus,
         Ok(disk) if left.is_pre_state() => (
             TxnStatus::Compensated,
             format!(
-                "not applied: {answered}; the editor reports itself {}; {disk}",
+                "not applied: {answered}; the editor's change: {}; {disk}",
                 left.as_str()
             ),
         ),
         Ok(disk) => (
             TxnStatus::Quarantined,
             format!(
-                "{}: {answered}; {disk}, but the editor's change is {}: its state is not proven \
+                "{}: {answered}; {disk}, but the editor's change: {}, so its state is not proven \
                  — check the editor (undo if needed) and the file, then resolve with \
                  `godot-mcp transaction repair`",
                 intent.cmd,
@@ -213,7 +213,7 @@ pub fn derive_refusal(intent: &EditorIntent, proof: &EditorProof) -> (TxnStatus,
         Err(disk) => (
             TxnStatus::Quarantined,
             format!(
-                "{}: {answered}; {disk}; the editor's change is {}: the pre-state is not \
+                "{}: {answered}; {disk}; the editor's change: {}; the pre-state is not \
                  proven — re-read {file} (restore it if needed), then resolve with \
                  `godot-mcp transaction repair`",
                 intent.cmd,

@@ -183,7 +183,7 @@ pub enum ErrorCode {
     /// A node, scene or resource named by the request does not exist.
     NotFound,
     /// The command ran and Godot refused it (a bad type name, a property that does not
-    /// exist…); nothing was changed.
+    /// exist, a save that failed…); [`BridgeError::effect`] says what it left.
     Failed,
     /// A bug in the add-on; the message says what was logged.
     Internal,
