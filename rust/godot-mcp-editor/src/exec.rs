@@ -682,7 +682,7 @@ fn roll_back(
         godot_error!("godot-mcp: no undo history for {action}");
         return ErrorEffect::Changed;
     };
-    if history.get_current_action_name().to_string() != action {
+    if history.get_current_action_name() != action {
         godot_error!("godot-mcp: {action} is not the current undo action; not undoing");
         return ErrorEffect::Changed;
     }

@@ -419,7 +419,7 @@ impl Journal {
     ) -> Result<TxnStatus, EditorTxnError> {
         let (to, proof, reason) = match settle {
             EditorSettle::Applied(mut p) if intent.may_save_file => {
-                p.pre_state.clone_from(&intent.pre_state);
+                p.pre_state = intent.pre_state;
                 if p.post_state.is_some() {
                     (TxnStatus::Committed, Some(p), None)
                 } else {
@@ -435,7 +435,7 @@ impl Journal {
             }
             EditorSettle::Applied(p) => (TxnStatus::Committed, Some(p), None),
             EditorSettle::Refused(mut p) => {
-                p.pre_state.clone_from(&intent.pre_state);
+                p.pre_state = intent.pre_state;
                 let (to, why) = derive_refusal(intent, &p);
                 if to == TxnStatus::Open {
                     self.conn
@@ -549,20 +549,20 @@ mod tests {
         let before = Some(FileState::of(b"before"));
         let after = Some(FileState::of(b"after"));
         let cases = [
-            (Some(RolledBack), before.clone(), TxnStatus::Compensated),
-            (Some(Unchanged), before.clone(), TxnStatus::Compensated),
+            (Some(RolledBack), before, TxnStatus::Compensated),
+            (Some(Unchanged), before, TxnStatus::Compensated),
             // The file changed although the editor rolled back.
-            (Some(RolledBack), after.clone(), TxnStatus::Quarantined),
+            (Some(RolledBack), after, TxnStatus::Quarantined),
             // The file is unchanged but the editor is not proven back.
-            (Some(Changed), before.clone(), TxnStatus::Quarantined),
-            (None, before.clone(), TxnStatus::Quarantined),
-            (Some(Unreported), before.clone(), TxnStatus::Quarantined),
+            (Some(Changed), before, TxnStatus::Quarantined),
+            (None, before, TxnStatus::Quarantined),
+            (Some(Unreported), before, TxnStatus::Quarantined),
             // The file could not be read after the reply.
             (Some(RolledBack), None, TxnStatus::Quarantined),
         ];
         for (left, post, want) in cases {
-            let mut p = refused(left, post.clone());
-            p.pre_state.clone_from(&save.pre_state);
+            let mut p = refused(left, post);
+            p.pre_state = save.pre_state;
             let (got, why) = derive_refusal(&save, &p);
             assert_eq!(got, want, "{left:?} {post:?}: {why}");
             if want == TxnStatus::Quarantined {
@@ -575,7 +575,7 @@ mod tests {
         // No pre-state recorded: nothing can prove it.
         let mut blind = save.clone();
         blind.pre_state = None;
-        let (got, why) = derive_refusal(&blind, &refused(Some(Unchanged), before.clone()));
+        let (got, why) = derive_refusal(&blind, &refused(Some(Unchanged), before));
         assert_eq!(got, TxnStatus::Quarantined, "{why}");
         assert!(why.contains("no pre-state"), "{why}");
         // A command that writes no file: the editor's report decides; without one the

@@ -197,7 +197,7 @@ pub(crate) fn run_effect(
         may_save_file,
         scene,
         params_sha256: canonical_request_hash(&params).to_string(),
-        pre_state: file.as_ref().map(|(_, pre)| pre.clone()),
+        pre_state: file.as_ref().map(|(_, pre)| *pre),
     };
     // The file's state once the reply is in (`None`: unreadable, so nothing is proven).
     let post_state = || {
@@ -258,7 +258,7 @@ pub(crate) fn run_effect(
             let (status, why) = godot_mcp_journal::derive_refusal(
                 &intent,
                 &EditorProof {
-                    pre_state: intent.pre_state.clone(),
+                    pre_state: intent.pre_state,
                     ..proof.clone()
                 },
             );
