@@ -704,6 +704,101 @@ mod tests {
         ));
     }
 
+    /// Repair turns an editor row's acknowledgment into a proof: a refused save that
+    /// was quarantined because its file changed, with the editor's rollback on record, is
+    /// `compensated` (basis pre-state) once the file is back at its recorded pre-state;
+    /// without the editor's report, compensate is refused and acknowledging commits.
+    #[test]
+    fn repair_compensates_an_editor_row_whose_pre_state_is_proven_again() {
+        use crate::proof::ProofBasis;
+        use crate::repair::{
+            FileClaim, PROOF_SCHEMA, RepairOperation, RepairProof, RepairRequest, run,
+        };
+        for (left, op, want) in [
+            (
+                Some(EditorLeft::RolledBack),
+                RepairOperation::Compensate,
+                Some(TxnStatus::Compensated),
+            ),
+            (
+                Some(EditorLeft::RolledBack),
+                RepairOperation::AcknowledgeSafeState,
+                Some(TxnStatus::Compensated),
+            ),
+            (None, RepairOperation::Compensate, None),
+            (
+                None,
+                RepairOperation::AcknowledgeSafeState,
+                Some(TxnStatus::Committed),
+            ),
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            let (state, project) = (dir.path().join("state"), dir.path().join("p"));
+            std::fs::create_dir_all(&project).unwrap();
+            std::fs::write(project.join("project.godot"), "").unwrap();
+            std::fs::write(project.join("main.tscn"), b"before").unwrap();
+            let mut j = Journal::open(&state, &project).unwrap();
+            j.reconcile().unwrap();
+            let save = intent("scene.save", true);
+            let t = j.begin_editor(&save, "editor", "save").unwrap();
+            // The save failed half-way: the file changed.
+            let s = j
+                .settle_editor(
+                    t,
+                    &save,
+                    EditorSettle::Refused(refused(left, Some(FileState::of(b"partial")))),
+                )
+                .unwrap();
+            assert_eq!(s, TxnStatus::Quarantined);
+            let identity = j.identity().clone();
+            drop(j);
+            // The operator restores the file.
+            std::fs::write(project.join("main.tscn"), b"before").unwrap();
+            let proof = RepairProof {
+                schema: PROOF_SCHEMA.into(),
+                transaction_id: t,
+                project_object_id: identity.object_id.clone(),
+                generation: identity.generation,
+                operation: op,
+                effect_kind: EffectKind::EditorRuntime,
+                file: Some(FileClaim {
+                    path: "main.tscn".into(),
+                    observed: FileState::of(b"before"),
+                }),
+            };
+            let file = dir.path().join("proof.json");
+            std::fs::write(&file, serde_json::to_vec(&proof).unwrap()).unwrap();
+            let got = run(
+                &state,
+                &RepairRequest {
+                    project: project.clone(),
+                    transaction_id: t,
+                    operation: op,
+                    proof_file: file,
+                    dry_run: false,
+                },
+            );
+            match want {
+                None => assert!(got.is_err(), "{left:?} {op:?}: {got:?}"),
+                Some(to) => {
+                    let report = got.unwrap();
+                    assert_eq!(report.to, to, "{left:?} {op:?}");
+                    let Proof::File(fp) = report.proof else {
+                        panic!()
+                    };
+                    let basis = if to == TxnStatus::Compensated {
+                        ProofBasis::PreState
+                    } else {
+                        ProofBasis::PostState
+                    };
+                    assert_eq!(fp.basis, basis);
+                    let j = Journal::open(&state, &project).unwrap();
+                    assert_eq!(j.editor_record(t).unwrap().unwrap().status, to);
+                }
+            }
+        }
+    }
+
     #[test]
     fn an_open_saving_row_is_quarantined_at_reconcile() {
         let (_d, mut j) = journal();
