@@ -19,6 +19,8 @@ use support::*;
 /// What the peer does with one request.
 enum Act {
     Answer(Value),
+    /// Answer with this error (`{code, message, effect?}`).
+    Fail(Value),
     Late(Duration, Value),
     Drop,
 }
@@ -68,16 +70,17 @@ fn peer(
                 continue;
             };
             seen.push(r.clone());
-            let (delay, v) = match act(&r) {
-                Act::Answer(v) => (Duration::ZERO, v),
-                Act::Late(d, v) => (d, v),
+            let (delay, outcome) = match act(&r) {
+                Act::Answer(v) => (Duration::ZERO, Outcome::Ok(v)),
+                Act::Late(d, v) => (d, Outcome::Ok(v)),
+                Act::Fail(e) => (
+                    Duration::ZERO,
+                    Outcome::Error(serde_json::from_value(e).unwrap()),
+                ),
                 Act::Drop => return seen,
             };
             std::thread::sleep(delay);
-            let reply = AddonMessage::Reply(Reply {
-                id: r.id,
-                outcome: Outcome::Ok(v),
-            });
+            let reply = AddonMessage::Reply(Reply { id: r.id, outcome });
             if writer
                 .write_all(format!("{}\n", serde_json::to_string(&reply).unwrap()).as_bytes())
                 .is_err()
@@ -330,5 +333,74 @@ async fn a_second_server_refused_by_the_lease_leaves_the_discovery_file_alone() 
             & 0o777
     };
     assert_eq!(mode, 0o600);
+    client.cancel().await.unwrap();
+}
+
+/// Through the real binary: a resource save that fails. With the add-on's rollback report
+/// and the file's bytes untouched the agent is told nothing was changed and the row is
+/// `compensated`; the same error without the report (an older add-on) is `quarantined`,
+/// closes the write gate, and never says nothing was changed.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_failed_save_is_compensated_only_with_its_pre_state_proven() {
+    let project = demo_copy();
+    let res = project.path().join("resources/player_stats.tres");
+    let bytes = std::fs::read(&res).unwrap();
+    let client = connect(project.path()).await;
+    let d = wait_discovery(project.path());
+    let _peer = editor(&d, "resource.set_property", || {
+        Act::Fail(json!({"code": "failed", "message": "saving failed", "effect": "rolled_back"}))
+    });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let args =
+        json!({"path": "res://resources/player_stats.tres", "property": "max_health", "value": 1});
+    let e = call_err(&client, "set_resource_property", args.clone()).await;
+    assert_eq!(e["details"]["status"], "compensated", "{e}");
+    assert!(
+        e["hint"]
+            .as_str()
+            .unwrap()
+            .starts_with("Nothing was changed"),
+        "{e}"
+    );
+    let txn = e["details"]["transaction_id"].as_str().unwrap().to_string();
+    let row = transactions(&client)
+        .await
+        .into_iter()
+        .find(|t| t["transaction_id"] == txn.as_str())
+        .unwrap();
+    assert_eq!(row["status"], "compensated");
+    let hash = godot_mcp_journal::FileState::of(&bytes).to_string();
+    assert!(
+        row["proof_summary"].as_str().unwrap().contains(&format!(
+            "editor rolled_back; file {hash} before, {hash} after"
+        )),
+        "{row}"
+    );
+    client.cancel().await.unwrap();
+
+    let client = connect(project.path()).await;
+    let d = wait_discovery(project.path());
+    let _peer = editor(&d, "resource.set_property", || {
+        Act::Fail(json!({"code": "failed", "message": "saving failed"}))
+    });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let e = call_err(&client, "set_resource_property", args).await;
+    assert_eq!(e["code"], "EDITOR_ERROR");
+    assert_eq!(e["details"]["status"], "quarantined", "{e}");
+    assert_eq!(e["details"]["may_have_applied"], true);
+    let hint = e["hint"].as_str().unwrap();
+    assert!(
+        !hint.to_lowercase().contains("nothing was changed"),
+        "{hint}"
+    );
+    assert!(hint.contains("not reported"), "{hint}");
+    let e = call_err(
+        &client,
+        "create_script",
+        json!({"path": "res://scripts/blocked.gd", "confirm": true}),
+    )
+    .await;
+    assert_eq!(e["code"], "WRITE_GATE_CLOSED");
+    assert_eq!(std::fs::read(&res).unwrap(), bytes);
     client.cancel().await.unwrap();
 }

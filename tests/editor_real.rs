@@ -4,11 +4,14 @@
 //! Runs when `GODOT_BIN` names a Godot 4.4+ editor binary; otherwise it prints SKIPPED
 //! and passes. `tests/godot/run_editor_tests.sh` runs it after its load checks.
 //!
-//! What it proves: while the plugin is disabled nothing connects; enabled, the add-on
-//! finds the server by itself; every executor runs against a real scene; after undo the
-//! saved .tscn is byte-identical to before and redo restores the edit; a batch is one undo
-//! step; a 21-node batch says undoable:false; a connection lost mid-batch is reported as
-//! may_have_applied, never as success or failure.
+//! What it proves: while the plugin is disabled nothing connects (checked once the editor
+//! says it is up with its executor off); enabled, the add-on finds the server by itself;
+//! every executor runs against a real scene; after undo the saved .tscn is byte-identical
+//! to before and redo restores the edit; a batch is one undo step; every editor tool's dry
+//! run reports the real run's persistence verdict field by field; a resource save that
+//! fails is rolled back in the editor and recorded `compensated` only with that report and
+//! the file's unchanged hash; a 21-node batch says undoable:false; a connection lost
+//! mid-batch is reported as may_have_applied, never as success or failure.
 
 mod support;
 
@@ -84,6 +87,42 @@ async fn redo(client: &Client, n: usize) {
 }
 
 const SCENE: &str = "res://scenes/main_2d.tscn";
+
+/// The line the add-on prints on its first editor frame, once start-up is over and the
+/// Project Settings plugins (the on/off switch) have entered the tree.
+const UP_LINE: &str = "godot-mcp: editor up; ";
+
+/// Wait for the editor's log to hold a line starting with `prefix` and return it; fails
+/// (with the log) if the editor exits first. The deadline only bounds a hung editor.
+async fn wait_for_line(ed: &mut std::process::Child, log: &Path, prefix: &str) -> String {
+    let start = Instant::now();
+    loop {
+        let text = std::fs::read_to_string(log).unwrap_or_default();
+        if let Some(line) = text.lines().find(|l| l.starts_with(prefix)) {
+            return line.to_string();
+        }
+        if let Ok(Some(status)) = ed.try_wait() {
+            panic!("the editor exited ({status}) before printing {prefix:?}:\n{text}");
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(300),
+            "the editor never printed {prefix:?}:\n{text}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// The transaction `txn` as list_transactions shows it.
+async fn transaction(client: &Client, txn: &str) -> serde_json::Value {
+    let all = call_ok(client, "list_transactions", json!({"limit": 1000})).await;
+    all["transactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["transaction_id"] == txn)
+        .cloned()
+        .unwrap_or_else(|| panic!("no transaction {txn} in {all}"))
+}
 
 /// A byte proxy between the add-on and the server, published in place of the server in
 /// the discovery file. Armed, it forwards the next `scene.batch.apply` request to the
@@ -185,8 +224,16 @@ async fn real_godot_editor_executes_through_the_bridge() {
     let client = connect(p).await;
 
     // Disabled in Project Settings: the library loads, but no socket, nothing executes.
-    let mut ed = editor(&godot, p, &logs.path().join("disabled.log"));
-    tokio::time::sleep(Duration::from_secs(8)).await;
+    // Checked once the editor is up (its first frame, after the plugins entered the tree),
+    // not after a guessed delay: the add-on says its executor is off and it runs no
+    // bridge thread, and the server has no connection.
+    let disabled_log = logs.path().join("disabled.log");
+    let mut ed = editor(&godot, p, &disabled_log);
+    let up = wait_for_line(&mut ed, &disabled_log, UP_LINE).await;
+    assert_eq!(
+        up, "godot-mcp: editor up; executor off; no bridge thread",
+        "a disabled add-on started its executor"
+    );
     let e = call_err(&client, "get_scene_tree", json!({})).await;
     assert_eq!(
         e["required"], "bridge_connected",
@@ -215,6 +262,12 @@ async fn real_godot_editor_executes_through_the_bridge() {
         );
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
+
+    // The same line, enabled: the readiness signal tells the two states apart.
+    assert_eq!(
+        wait_for_line(&mut ed, &log, UP_LINE).await,
+        "godot-mcp: editor up; executor on; bridge thread running"
+    );
 
     // Live tree.
     let tree = call_ok(&client, "get_scene_tree", json!({})).await;
@@ -387,6 +440,9 @@ async fn real_godot_editor_executes_through_the_bridge() {
     );
     call_ok(&client, "disconnect_signal", json!({"from": "Enemy/Copy", "signal": "renamed", "to": ".", "method": "_ready", "confirm": true})).await;
 
+    previews_match_real_runs(&client).await;
+    failed_resource_save_is_rolled_back_and_proven(&client, p).await;
+
     // 21 nodes in one batch bypass the undo history and say so.
     let mut sets = Vec::new();
     for i in 0..21 {
@@ -475,4 +531,155 @@ async fn real_godot_editor_executes_through_the_bridge() {
         "PASSED: editor plane against the real editor ({})",
         godot.display()
     );
+}
+
+/// Item 14 against the real editor: for every editor tool that takes dry_run (the list is
+/// checked against the server's), a dry run and then the real run report the same
+/// `persisted`, `reason` and `hint`. Leaves main_2d.tscn open and the gate open.
+async fn previews_match_real_runs(client: &Client) {
+    let runs: Vec<(&str, serde_json::Value)> = vec![
+        (
+            "create_node",
+            json!({"parent": ".", "type": "Node2D", "name": "P14"}),
+        ),
+        ("rename_node", json!({"node": "P14", "new_name": "Q14"})),
+        ("move_node", json!({"node": "Q14", "new_parent": "Enemy"})),
+        (
+            "duplicate_node",
+            json!({"node": "Enemy/Q14", "new_name": "R14"}),
+        ),
+        (
+            "set_node_property",
+            json!({"node": "Enemy/R14", "property": "visible", "value": false}),
+        ),
+        (
+            "apply_scene_batch",
+            json!({"sets": [{"node": "Enemy/R14", "property": "visible", "value": true}]}),
+        ),
+        (
+            "attach_script",
+            json!({"node": "Enemy/R14", "script": "res://scripts/main.gd"}),
+        ),
+        (
+            "detach_script",
+            json!({"node": "Enemy/R14", "confirm": true}),
+        ),
+        (
+            "connect_signal",
+            json!({"from": "Enemy/R14", "signal": "renamed", "to": ".", "method": "_ready"}),
+        ),
+        (
+            "disconnect_signal",
+            json!({"from": "Enemy/R14", "signal": "renamed", "to": ".", "method": "_ready", "confirm": true}),
+        ),
+        ("delete_node", json!({"node": "Enemy/R14", "confirm": true})),
+        ("editor_undo", json!({})),
+        ("editor_redo", json!({})),
+        ("save_scene", json!({"confirm": true})),
+        ("reload_scene", json!({"confirm": true})),
+        (
+            "set_resource_property",
+            json!({"path": "res://resources/player_stats.tres", "property": "max_health", "value": 150}),
+        ),
+        (
+            "create_scene",
+            json!({"path": "res://scenes/p14.tscn", "root_type": "Node2D", "confirm": true}),
+        ),
+        ("open_scene", json!({"path": SCENE})),
+        ("close_scene", json!({"confirm": true})),
+    ];
+    let listed: std::collections::BTreeSet<String> = client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|t| {
+            let meta = &t.meta.as_ref().unwrap().0;
+            meta["effect_kind"] == "editor_runtime" && meta["safety_class"] != "read_only"
+        })
+        .map(|t| t.name.to_string())
+        .collect();
+    let covered: std::collections::BTreeSet<String> =
+        runs.iter().map(|(n, _)| n.to_string()).collect();
+    assert_eq!(
+        covered, listed,
+        "every editor tool with dry_run is compared"
+    );
+    for (tool, args) in runs {
+        let mut dry = args.clone();
+        dry["dry_run"] = json!(true);
+        let preview = call_ok(client, tool, dry).await;
+        assert_eq!(preview["applied"], false, "{tool}");
+        let r = call(client, tool, args).await;
+        let real = r.structured_content.clone().unwrap();
+        if r.is_error == Some(true) && tool == "close_scene" {
+            // Godot 4.4 has no EditorInterface.close_scene: refused, nothing to compare.
+            assert!(
+                real["error"]["message"].as_str().unwrap().contains("4.5"),
+                "{real}"
+            );
+            continue;
+        }
+        assert_ne!(r.is_error, Some(true), "{tool}: {real}");
+        for field in ["persisted", "reason", "hint"] {
+            assert_eq!(
+                preview.get(field),
+                real.get(field),
+                "{tool}: {field} differs: preview {preview} real {real}"
+            );
+        }
+        if tool == "set_resource_property" {
+            let row = transaction(client, real["transaction_id"].as_str().unwrap()).await;
+            assert_eq!(row["status"], "committed", "{row}");
+            assert!(
+                row["proof_summary"].as_str().unwrap().contains(" before, "),
+                "the file's pre- and post-state are recorded: {row}"
+            );
+        }
+        if tool == "close_scene" {
+            call_ok(client, "open_scene", json!({"path": SCENE})).await;
+        }
+    }
+}
+
+/// Item 5 against the real editor: a resource whose save fails. res://icon.svg loads as
+/// an imported texture, and no saver writes a texture to .svg, so the add-on sets the
+/// property under the undo history, the save fails, and it undoes its own action. The
+/// server records `compensated` only because the editor reported the rollback AND the
+/// file's hash after the reply equals the one recorded before sending; the file's bytes
+/// are untouched.
+async fn failed_resource_save_is_rolled_back_and_proven(client: &Client, project: &Path) {
+    let before = read(project, "res://icon.svg").await;
+    let e = call_err(
+        client,
+        "set_resource_property",
+        json!({"path": "res://icon.svg", "property": "resource_name", "value": "mcp"}),
+    )
+    .await;
+    assert_eq!(e["code"], "EDITOR_ERROR", "{e}");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("undone in the editor"),
+        "the add-on reports its rollback: {e}"
+    );
+    assert_eq!(e["details"]["status"], "compensated", "{e}");
+    assert!(
+        e["hint"]
+            .as_str()
+            .unwrap()
+            .starts_with("Nothing was changed"),
+        "{e}"
+    );
+    let row = transaction(client, e["details"]["transaction_id"].as_str().unwrap()).await;
+    assert_eq!(row["status"], "compensated", "{row}");
+    let hash = godot_mcp_journal::FileState::of(&before).to_string();
+    let summary = row["proof_summary"].as_str().unwrap();
+    assert!(summary.contains("editor rolled_back"), "{row}");
+    assert!(
+        summary.contains(&format!("file {hash} before, {hash} after")),
+        "{row}"
+    );
+    assert_eq!(read(project, "res://icon.svg").await, before);
 }

@@ -3,7 +3,7 @@
 //! (`unknown_command`, `invalid_params`), never dropped and never a panic.
 
 use godot_mcp_protocol::commands as c;
-use godot_mcp_protocol::{BridgeError, ErrorCode};
+use godot_mcp_protocol::{BridgeError, ErrorCode, ErrorEffect};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value as Json;
@@ -111,11 +111,9 @@ pub enum Command {
 /// Largest page of a tree read.
 pub const MAX_TREE_PAGE: usize = 20_000;
 
+/// A request that does not decode never ran: the editor is unchanged.
 fn invalid(msg: impl Into<String>) -> BridgeError {
-    BridgeError {
-        code: ErrorCode::InvalidParams,
-        message: msg.into(),
-    }
+    BridgeError::new(ErrorCode::InvalidParams, msg).with_effect(ErrorEffect::Unchanged)
 }
 
 fn params<T: DeserializeOwned>(cmd: &str, p: &Json) -> Result<T, BridgeError> {
@@ -421,10 +419,11 @@ pub fn decode(cmd: &str, p: &Json) -> Result<Command, BridgeError> {
         c::REDO => params::<Empty>(cmd, p).map(|_| Command::Redo)?,
         c::HISTORY => params::<Empty>(cmd, p).map(|_| Command::History)?,
         other => {
-            return Err(BridgeError {
-                code: ErrorCode::UnknownCommand,
-                message: format!("unknown command {other:?}"),
-            });
+            return Err(BridgeError::new(
+                ErrorCode::UnknownCommand,
+                format!("unknown command {other:?}"),
+            )
+            .with_effect(ErrorEffect::Unchanged));
         }
     })
 }
@@ -545,6 +544,7 @@ mod tests {
         for (cmd, p, code) in cases {
             let e = decode(cmd, &p).unwrap_err();
             assert_eq!(e.code, code, "{cmd} {p}: {}", e.message);
+            assert_eq!(e.effect, Some(ErrorEffect::Unchanged), "never ran");
         }
     }
 }

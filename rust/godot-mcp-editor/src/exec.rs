@@ -2,7 +2,11 @@
 //! thread only (called from the plugin's `process()`). Every create, rename, move,
 //! duplicate, delete and set goes through `EditorUndoRedoManager`; a batch is one action
 //! unless it touches more than 20 nodes (then it bypasses the history and says so).
-//! Validation happens before the first change, so an error reply means nothing changed.
+//! Validation happens before the first change, so an error reply says `effect: unchanged`
+//! ([`err`], [`failed`]); the few errors that come after a change say what they left:
+//! `rolled_back` when its undo action ran and the value read back is the old one
+//! (`resource.set_property` whose save failed), `changed` when not, and nothing at all
+//! when the editor's state is unknown (a scene that did not open or close as asked).
 
 use godot::classes::{
     ClassDb, EditorInterface, EditorUndoRedoManager, Node, Object, PackedScene, Resource,
@@ -12,20 +16,24 @@ use godot::global::Error as GdError;
 use godot::prelude::*;
 use godot_mcp_editor_core::batch::{self, UndoPolicy};
 use godot_mcp_editor_core::command::{Command, PropertySet};
-use godot_mcp_editor_core::persistence::{self, Verdict};
+use godot_mcp_editor_core::persistence::{self, Effect, Verdict};
 use godot_mcp_editor_core::tree::{self, TreeNode};
-use godot_mcp_protocol::{BridgeError, ErrorCode};
+use godot_mcp_protocol::{BridgeError, ErrorCode, ErrorEffect};
 use serde_json::{Value as Json, json};
 
 use crate::variant::{from_variant, instantiable_node_class, to_variant};
 
 type Res = Result<Json, BridgeError>;
 
+/// An error before the first change: the editor is unchanged.
 fn err(code: ErrorCode, message: impl Into<String>) -> BridgeError {
-    BridgeError {
-        code,
-        message: message.into(),
-    }
+    BridgeError::new(code, message).with_effect(ErrorEffect::Unchanged)
+}
+
+/// An error after the editor was asked to change something it did not confirm: what it
+/// left is unknown, so no `effect` is claimed.
+fn unknown_state(message: impl Into<String>) -> BridgeError {
+    BridgeError::new(ErrorCode::Failed, message)
 }
 
 fn failed(message: impl Into<String>) -> BridgeError {
@@ -78,6 +86,18 @@ fn obj<T: Inherits<Object>>(g: &Gd<T>) -> Gd<Object> {
 
 fn verdict_json(v: &Verdict) -> Json {
     serde_json::to_value(v).unwrap_or(Json::Null)
+}
+
+/// `out` with the verdict of a scene-level `effect` merged in (the server's dry run
+/// reports the same verdict from the same rule).
+fn stamped(effect: Effect, scene: &str, mut out: Json) -> Json {
+    if let (Json::Object(o), Json::Object(v)) = (
+        &mut out,
+        verdict_json(&persistence::verdict_of(effect, scene)),
+    ) {
+        o.extend(v);
+    }
+    out
 }
 
 /// Merge the verdict of editing `node` into `out`.
@@ -143,11 +163,9 @@ pub(crate) fn execute(cmd: Command) -> Res {
             editor().open_scene_from_path(path.as_str());
             let now = editor().get_edited_scene_root().map(|r| scene_path(&r));
             if now.as_deref() != Some(path.as_str()) {
-                return Err(failed(format!("the editor did not open {path}")));
+                return Err(unknown_state(format!("the editor did not open {path}")));
             }
-            Ok(
-                json!({"scene": path, "persisted": true, "reason": "opening changes no file", "undoable": false}),
-            )
+            Ok(stamped(Effect::SceneOpen, &path, json!({"scene": path})))
         }
         Command::SceneCreate {
             path,
@@ -194,9 +212,7 @@ pub(crate) fn execute(cmd: Command) -> Res {
                 return Err(failed(format!("saving {path} failed: {saved:?}")));
             }
             editor().open_scene_from_path(path.as_str());
-            Ok(
-                json!({"scene": path, "persisted": true, "reason": "the editor saved the new scene file", "undoable": false}),
-            )
+            Ok(stamped(Effect::SceneCreate, &path, json!({"scene": path})))
         }
         Command::SceneSave { path } => {
             let root = scene_root()?;
@@ -213,19 +229,21 @@ pub(crate) fn execute(cmd: Command) -> Res {
             }
             let e = editor().save_scene();
             if e != GdError::OK {
+                // A failed save changes nothing in the editor; what it left in the file
+                // the server checks against the hash it recorded before sending.
                 return Err(failed(format!("saving {current} failed: {e:?}")));
             }
-            Ok(
-                json!({"scene": current, "persisted": true, "reason": "the editor wrote the scene file", "undoable": false}),
-            )
+            Ok(stamped(
+                Effect::SceneSave,
+                &current,
+                json!({"scene": current}),
+            ))
         }
         Command::SceneReload { path } => {
             let root = scene_root()?;
             let p = path.unwrap_or_else(|| scene_path(&root));
             editor().reload_scene_from_path(p.as_str());
-            Ok(
-                json!({"scene": p, "persisted": true, "reason": "reloaded from disk; unsaved edits discarded", "undoable": false}),
-            )
+            Ok(stamped(Effect::SceneReload, &p, json!({"scene": p})))
         }
         Command::SceneClose { path } => {
             let root = scene_root()?;
@@ -246,11 +264,13 @@ pub(crate) fn execute(cmd: Command) -> Res {
             }
             let e = ei.call("close_scene", &[]);
             if e.try_to::<i64>().unwrap_or(0) != 0 {
-                return Err(failed(format!("closing {current} failed: {e}")));
+                return Err(unknown_state(format!("closing {current} failed: {e}")));
             }
-            Ok(
-                json!({"scene": current, "persisted": true, "reason": "closed without saving; unsaved edits discarded", "undoable": false}),
-            )
+            Ok(stamped(
+                Effect::SceneClose,
+                &current,
+                json!({"scene": current}),
+            ))
         }
         Command::NodeCreate {
             parent,
@@ -534,21 +554,34 @@ pub(crate) fn execute(cmd: Command) -> Res {
             let v = to_variant(&value).map_err(failed)?;
             let old = res.get(property.as_str());
             let mut ur = undo_redo()?;
-            ur.create_action(&format!("MCP: set {path}:{property}"));
+            let action = format!("MCP: set {path}:{property}");
+            ur.create_action(&action);
             ur.add_do_property(&obj(&res), property.as_str(), &v);
             ur.add_undo_property(&obj(&res), property.as_str(), &old);
             ur.commit_action();
             let saved = ResourceSaver::singleton().save(&res);
             if saved != GdError::OK {
-                return Err(failed(format!(
-                    "saving {path} failed: {saved:?} (the value is set in the editor)"
-                )));
+                // The value is set in the editor: undo our own action, so the error can
+                // say the editor is back where it was, and prove it by reading back.
+                let effect = roll_back(&ur, &res, &property, &old, &action);
+                let left = match effect {
+                    ErrorEffect::RolledBack => {
+                        "the value was set, then undone in the editor (its undo action ran)"
+                    }
+                    _ => "the value is still set in the editor: undoing it failed",
+                };
+                return Err(BridgeError::new(
+                    ErrorCode::Failed,
+                    format!("saving {path} failed: {saved:?}; {left}"),
+                )
+                .with_effect(effect));
             }
             let _ = &mut res;
-            Ok(
-                json!({"path": path, "property": property, "value": from_variant(&res.get(property.as_str())).to_json(),
-                "persisted": true, "reason": "the editor saved the resource file", "undoable": true}),
-            )
+            Ok(stamped(
+                Effect::ResourceSave,
+                &path,
+                json!({"path": path, "property": property, "value": from_variant(&res.get(property.as_str())).to_json()}),
+            ))
         }
         Command::BatchApply { sets } => {
             let root = scene_root()?;
@@ -631,6 +664,35 @@ pub(crate) fn execute(cmd: Command) -> Res {
                 "actions": (0..count).map(|i| h.get_action_name(i).to_string()).collect::<Vec<_>>(),
             }))
         }
+    }
+}
+
+/// Undo `action` (just committed on `res`) and report what that left: `rolled_back` only
+/// when the history's current action is ours, its undo ran, and `property` reads back as
+/// `old`; `changed` otherwise (the value may still be set).
+fn roll_back(
+    ur: &Gd<EditorUndoRedoManager>,
+    res: &Gd<Resource>,
+    property: &str,
+    old: &Variant,
+    action: &str,
+) -> ErrorEffect {
+    let id = ur.get_object_history_id(&obj(res));
+    let Some(mut history) = ur.get_history_undo_redo(id) else {
+        godot_error!("godot-mcp: no undo history for {action}");
+        return ErrorEffect::Changed;
+    };
+    if history.get_current_action_name() != action {
+        godot_error!("godot-mcp: {action} is not the current undo action; not undoing");
+        return ErrorEffect::Changed;
+    }
+    if !history.undo() {
+        return ErrorEffect::Changed;
+    }
+    if res.get(property) == *old {
+        ErrorEffect::RolledBack
+    } else {
+        ErrorEffect::Changed
     }
 }
 

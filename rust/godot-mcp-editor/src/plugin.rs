@@ -15,7 +15,7 @@ use godot::prelude::*;
 use godot_mcp_editor_core::client::BridgeClient;
 use godot_mcp_editor_core::command;
 use godot_mcp_editor_core::pace::{BUSY_SLEEP_USEC, Pace, PaceAction};
-use godot_mcp_protocol::{ErrorCode, Reply};
+use godot_mcp_protocol::{BridgeError, ErrorCode, ErrorEffect, Outcome, Reply};
 
 use crate::{ADDON_VERSION, engine_version, exec, switch};
 
@@ -33,6 +33,9 @@ pub struct GodotMcpEditorPlugin {
     client: Option<BridgeClient>,
     /// Shortens the editor's frame sleep while requests flow (see `pace`).
     pace: Pace,
+    /// Whether the first frame's line (the executor's state once start-up is over) was
+    /// printed.
+    announced: bool,
     base: Base<EditorPlugin>,
 }
 
@@ -54,6 +57,22 @@ impl IEditorPlugin for GodotMcpEditorPlugin {
 
     fn process(&mut self, _delta: f64) {
         self.apply_switch(switch::requested());
+        if !self.announced {
+            // `process()` starts once start-up is over, after Project Settings' plugins
+            // entered the tree: this line is the positive signal that the executor's
+            // state is settled (a test waits for it before asserting that a disabled
+            // add-on made no connection).
+            self.announced = true;
+            godot_print!(
+                "godot-mcp: editor up; executor {}; {}",
+                if self.enabled { "on" } else { "off" },
+                if self.client.is_some() {
+                    "bridge thread running"
+                } else {
+                    "no bridge thread"
+                }
+            );
+        }
         self.drain();
     }
 }
@@ -99,33 +118,40 @@ impl GodotMcpEditorPlugin {
                 break;
             };
             let req = &incoming.request;
-            let reply = if incoming.received.elapsed() > Duration::from_millis(req.timeout_ms) {
+            let outcome = if incoming.received.elapsed() > Duration::from_millis(req.timeout_ms) {
                 // The server has given up on it; running it now would be an effect nobody
                 // is waiting for.
-                Reply::error(
-                    req.id,
+                Err(BridgeError::new(
                     ErrorCode::Timeout,
                     "the request waited longer than its timeout; not run",
                 )
+                .with_effect(ErrorEffect::Unchanged))
             } else {
                 match command::decode(&req.cmd, &req.params) {
-                    Err(e) => Reply::error(req.id, e.code, e.message),
+                    // Carries `effect: unchanged`: it never ran.
+                    Err(e) => Err(e),
                     Ok(cmd) => match catch_unwind(AssertUnwindSafe(|| exec::execute(cmd))) {
-                        Ok(Ok(v)) => Reply::ok(req.id, v),
-                        Ok(Err(e)) => Reply::error(req.id, e.code, e.message),
+                        Ok(r) => r,
                         Err(_) => {
                             godot_error!("godot-mcp: the executor panicked on {}", req.cmd);
-                            Reply::error(
-                                req.id,
+                            // No `effect`: a panic may have stopped it half-way.
+                            Err(BridgeError::new(
                                 ErrorCode::Internal,
                                 format!(
                                     "the add-on failed executing {}; see the editor log",
                                     req.cmd
                                 ),
-                            )
+                            ))
                         }
                     },
                 }
+            };
+            let reply = Reply {
+                id: req.id,
+                outcome: match outcome {
+                    Ok(v) => Outcome::Ok(v),
+                    Err(e) => Outcome::Error(e),
+                },
             };
             client.reply(incoming.generation, &reply);
             handled += 1;

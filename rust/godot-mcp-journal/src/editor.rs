@@ -4,10 +4,19 @@
 //! before the request is sent. The editor's reply is the only evidence the journal gets,
 //! so the terminal state follows it:
 //!
+//! A command that may write a file (`may_save_file`: `scene.save`, `scene.create`,
+//! `resource.set_property`) also records the file's pre-state (absent, or its hash) in the
+//! intent before the request is sent, and the file's post-state in the proof after the
+//! reply. The terminal state is derived from that evidence ([`derive_refusal`]):
+//!
 //! | reply | state | why |
 //! |---|---|---|
-//! | `ok` | `committed` | the editor reports the effect applied; the proof records the reply |
-//! | an error the editor answered before running anything | `compensated` | not applied; nothing to undo |
+//! | `ok` | `committed` | the editor reports the effect applied; the proof records the reply (and, for a file writer, the post-state; an unreadable post-state is `quarantined`) |
+//! | an error that says the editor is `unchanged` or `rolled_back`, command cannot write a file | `compensated` | not applied, or undone by the editor |
+//! | the same, command may write a file, and the file's post-state equals its recorded pre-state | `compensated` | the pre-state is proven: in the editor (its report) and on disk (the hash) |
+//! | any other error to a file writer (the editor still changed, no report, the file differs from its pre-state or could not be read) | `quarantined` | the pre-state is not proven; writes are blocked until an operator resolves it |
+//! | any other error to a command that cannot write a file | stays `open` (unresolved) | the edit may be in the editor's memory; it blocks nothing |
+//! | nothing was sent (no editor connected) | `compensated` | nothing left the server |
 //! | none (timeout, connection lost), command may write a file | `quarantined` | the disk may have changed; writes are blocked until an operator resolves it |
 //! | none, command cannot write a file | stays `open` (unresolved) | the request is never resent; the edit, if it ran, is in the editor's memory only, where its undo history covers it; it blocks nothing; a reply that still arrives settles it ([`Journal::unresolved_editor_txn`]) |
 //!
@@ -17,7 +26,7 @@
 use rusqlite::params;
 use serde::{Deserialize, Serialize};
 
-use crate::ids::{EffectKind, TxnId, TxnStatus};
+use crate::ids::{EffectKind, FileState, TxnId, TxnStatus};
 use crate::journal::{Journal, WriteGate, now_ms};
 use crate::proof::{Intent, Proof};
 
@@ -30,11 +39,46 @@ pub struct EditorIntent {
     pub request_id: u64,
     /// The command may write a file (save_scene…): a lost answer quarantines it.
     pub may_save_file: bool,
-    /// The scene the command acts on, when known (`res://…`).
+    /// The file the command acts on, when known (`res://…`): the scene, or the resource
+    /// of `resource.set_property`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scene: Option<String>,
     /// SHA-256 of the canonical request parameters.
     pub params_sha256: String,
+    /// For a command that may write a file: that file's state, read before the request
+    /// was sent. Without it an error reply cannot prove the pre-state.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pre_state: Option<FileState>,
+}
+
+/// What the add-on reported an error reply left in the editor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EditorLeft {
+    /// Refused before anything changed.
+    Unchanged,
+    /// Changed, then undone by the editor (the value read back is the old one).
+    RolledBack,
+    /// Changed, and still changed.
+    Changed,
+    /// The reply did not say.
+    Unreported,
+}
+
+impl EditorLeft {
+    /// The editor reports being where it was before the command.
+    pub fn is_pre_state(self) -> bool {
+        matches!(self, Self::Unchanged | Self::RolledBack)
+    }
+
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Unchanged => "none made",
+            Self::RolledBack => "rolled back",
+            Self::Changed => "still applied",
+            Self::Unreported => "not reported",
+        }
+    }
 }
 
 /// How the editor answered, as recorded in a terminal row.
@@ -47,6 +91,31 @@ pub struct EditorProof {
     /// Whether the editor put the effect on its undo history.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub undoable: Option<bool>,
+    /// For an error reply: what the add-on said it left in the editor.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub editor_left: Option<EditorLeft>,
+    /// For a command that may write a file: the file's recorded pre-state (copied from
+    /// the intent when the row is settled).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pre_state: Option<FileState>,
+    /// For a command that may write a file: the file's state read after the reply;
+    /// `None` when it could not be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub post_state: Option<FileState>,
+}
+
+impl EditorProof {
+    /// A proof of `reply` to request `request_id`, with no further evidence.
+    pub fn reply(request_id: u64, reply: impl Into<String>) -> Self {
+        Self {
+            request_id,
+            reply: reply.into(),
+            undoable: None,
+            editor_left: None,
+            pre_state: None,
+            post_state: None,
+        }
+    }
 }
 
 /// How a sent editor request ended, from the server's side.
@@ -54,8 +123,11 @@ pub struct EditorProof {
 pub enum EditorSettle {
     /// The editor answered `ok`.
     Applied(EditorProof),
-    /// The editor answered an error before changing anything.
-    NotApplied(EditorProof),
+    /// The editor answered an error; `editor_left` (and, for a file writer,
+    /// `post_state`) is the evidence [`derive_refusal`] judges.
+    Refused(EditorProof),
+    /// Nothing was sent (no editor connected): nothing left the server.
+    NotSent(EditorProof),
     /// No answer (timeout, lost connection): it may or may not have run.
     Lost {
         /// Why there is no answer.
@@ -82,6 +154,84 @@ pub enum EditorTxnError {
     /// The journal database failed.
     #[error("journal: {0}")]
     Journal(#[from] rusqlite::Error),
+}
+
+/// The state an error reply settles `intent` in, and why, from the evidence alone:
+/// `compensated` only when the pre-state is proven — the editor reports itself unchanged
+/// or rolled back, and, for a command that may write a file, the file's post-state equals
+/// the pre-state recorded before the request was sent. Otherwise a file writer is
+/// `quarantined` and any other command stays `open` (unresolved). The reason says what
+/// is known: the editor's report and the file's state, and what to do.
+pub fn derive_refusal(intent: &EditorIntent, proof: &EditorProof) -> (TxnStatus, String) {
+    let left = proof.editor_left.unwrap_or(EditorLeft::Unreported);
+    let answered = format!("the editor answered {}", proof.reply);
+    if !intent.may_save_file {
+        return if left.is_pre_state() {
+            (
+                TxnStatus::Compensated,
+                format!(
+                    "not applied: {answered}; the editor's change: {}",
+                    left.as_str()
+                ),
+            )
+        } else {
+            (
+                TxnStatus::Open,
+                format!(
+                    "unresolved: {answered}; the editor's change: {}; re-read the \
+                     editor's state (get_scene_tree, get_node_property, editor_history)",
+                    left.as_str()
+                ),
+            )
+        };
+    }
+    let file = intent.scene.as_deref().unwrap_or("the file");
+    let disk = match (&intent.pre_state, &proof.post_state) {
+        (None, _) => Err(format!("no pre-state of {file} was recorded")),
+        (Some(_), None) => Err(format!("{file} could not be read after the reply")),
+        (Some(pre), Some(post)) if pre == post => Ok(format!("{file} is unchanged ({post})")),
+        (Some(pre), Some(post)) => Err(format!("{file} changed from {pre} to {post}")),
+    };
+    match disk {
+        Ok(disk) if left.is_pre_state() => (
+            TxnStatus::Compensated,
+            format!(
+                "not applied: {answered}; the editor's change: {}; {disk}",
+                left.as_str()
+            ),
+        ),
+        Ok(disk) => (
+            TxnStatus::Quarantined,
+            format!(
+                "{}: {answered}; {disk}, but the editor's change: {}, so its state is not proven \
+                 — check the editor (undo if needed) and the file, then resolve with \
+                 `godot-mcp transaction repair`",
+                intent.cmd,
+                left.as_str()
+            ),
+        ),
+        Err(disk) => (
+            TxnStatus::Quarantined,
+            format!(
+                "{}: {answered}; {disk}; the editor's change: {}; the pre-state is not \
+                 proven — re-read {file} (restore it if needed), then resolve with \
+                 `godot-mcp transaction repair`",
+                intent.cmd,
+                left.as_str()
+            ),
+        ),
+    }
+}
+
+/// Whether an editor row's pre-state is proven now: the editor reported itself unchanged
+/// or rolled back (`left`), a pre-state was recorded, and `observed` (the file read now)
+/// equals it. Repair uses it to turn an editor row's acknowledgment into a proof.
+pub fn pre_state_proven(
+    intent: &EditorIntent,
+    left: Option<EditorLeft>,
+    observed: &FileState,
+) -> bool {
+    left.is_some_and(EditorLeft::is_pre_state) && intent.pre_state.as_ref() == Some(observed)
 }
 
 /// Whether an open row is an unresolved editor effect that reconciliation leaves open:
@@ -124,7 +274,68 @@ impl Drop for SyncLevel<'_> {
     }
 }
 
+/// An `editor_runtime` row as recorded: what repair and tests re-derive from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EditorRecord {
+    /// Its state.
+    pub status: TxnStatus,
+    /// The intent, with the file's pre-state when the command may write one.
+    pub intent: EditorIntent,
+    /// The proof, when the row was settled from a reply (with the editor's report and the
+    /// file's pre- and post-state).
+    pub proof: Option<EditorProof>,
+    /// Why, for quarantine, compensation and unresolved rows.
+    pub reason: Option<String>,
+}
+
 impl Journal {
+    /// The `editor_runtime` row `txn`, if there is one.
+    pub fn editor_record(&self, txn: TxnId) -> Result<Option<EditorRecord>, EditorTxnError> {
+        let row = self
+            .conn
+            .prepare_cached(
+                "SELECT state, intent_json, proof_json, reason FROM transactions
+                 WHERE id = ?1 AND effect_kind = 'editor_runtime'",
+            )?
+            .query_map(params![txn.to_string()], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, Option<String>>(2)?,
+                    r.get::<_, Option<String>>(3)?,
+                ))
+            })?
+            .next()
+            .transpose()?;
+        let Some((state, intent, proof, reason)) = row else {
+            return Ok(None);
+        };
+        let bad = |what: &str| {
+            EditorTxnError::Journal(rusqlite::Error::FromSqlConversionFailure(
+                0,
+                rusqlite::types::Type::Text,
+                format!("bad {what} in editor row {txn}").into(),
+            ))
+        };
+        let status = TxnStatus::parse(&state).ok_or_else(|| bad("state"))?;
+        let Ok(Intent::EditorRuntime(intent)) = serde_json::from_str::<Intent>(&intent) else {
+            return Err(bad("intent"));
+        };
+        let proof = match proof.as_deref().map(serde_json::from_str::<Proof>) {
+            None => None,
+            Some(Ok(Proof::EditorRuntime(p))) => Some(p),
+            // A repaired row carries a file proof: not the editor's.
+            Some(Ok(_)) => None,
+            Some(Err(_)) => return Err(bad("proof")),
+        };
+        Ok(Some(EditorRecord {
+            status,
+            intent,
+            proof,
+            reason,
+        }))
+    }
+
     /// Records an editor transaction's intent before the request is sent. Refused while
     /// the write gate is not open.
     ///
@@ -207,9 +418,37 @@ impl Journal {
         settle: EditorSettle,
     ) -> Result<TxnStatus, EditorTxnError> {
         let (to, proof, reason) = match settle {
+            EditorSettle::Applied(mut p) if intent.may_save_file => {
+                p.pre_state = intent.pre_state;
+                if p.post_state.is_some() {
+                    (TxnStatus::Committed, Some(p), None)
+                } else {
+                    let why = format!(
+                        "{}: the editor answered ok, but {} could not be read after it: its \
+                         post-state is not proven — re-read it, then resolve with \
+                         `godot-mcp transaction repair`",
+                        intent.cmd,
+                        intent.scene.as_deref().unwrap_or("the file")
+                    );
+                    (TxnStatus::Quarantined, Some(p), Some(why))
+                }
+            }
             EditorSettle::Applied(p) => (TxnStatus::Committed, Some(p), None),
-            EditorSettle::NotApplied(p) => {
-                let why = format!("not applied: the editor answered {}", p.reply);
+            EditorSettle::Refused(mut p) => {
+                p.pre_state = intent.pre_state;
+                let (to, why) = derive_refusal(intent, &p);
+                if to == TxnStatus::Open {
+                    self.conn
+                        .prepare_cached(
+                            "UPDATE transactions SET reason = ?2 WHERE id = ?1 AND state = 'open'",
+                        )?
+                        .execute(params![txn.to_string(), why])?;
+                    return Ok(TxnStatus::Open);
+                }
+                (to, Some(p), Some(why))
+            }
+            EditorSettle::NotSent(p) => {
+                let why = format!("not applied: {} (nothing was sent)", p.reply);
                 (TxnStatus::Compensated, Some(p), Some(why))
             }
             EditorSettle::Lost { reason } if intent.may_save_file => (
@@ -289,7 +528,117 @@ mod tests {
             may_save_file,
             scene: Some("res://main.tscn".into()),
             params_sha256: "00".into(),
+            pre_state: may_save_file.then(|| FileState::of(b"before")),
         }
+    }
+
+    fn refused(left: Option<EditorLeft>, post: Option<FileState>) -> EditorProof {
+        EditorProof {
+            editor_left: left,
+            post_state: post,
+            ..EditorProof::reply(1, "failed")
+        }
+    }
+
+    /// The rule, case by case: compensated only with the editor's report of its
+    /// pre-state AND (for a file writer) the file's hash equal to the recorded one.
+    #[test]
+    fn an_error_reply_is_compensated_only_when_the_pre_state_is_proven() {
+        use EditorLeft::*;
+        let save = intent("resource.set_property", true);
+        let before = Some(FileState::of(b"before"));
+        let after = Some(FileState::of(b"after"));
+        let cases = [
+            (Some(RolledBack), before, TxnStatus::Compensated),
+            (Some(Unchanged), before, TxnStatus::Compensated),
+            // The file changed although the editor rolled back.
+            (Some(RolledBack), after, TxnStatus::Quarantined),
+            // The file is unchanged but the editor is not proven back.
+            (Some(Changed), before, TxnStatus::Quarantined),
+            (None, before, TxnStatus::Quarantined),
+            (Some(Unreported), before, TxnStatus::Quarantined),
+            // The file could not be read after the reply.
+            (Some(RolledBack), None, TxnStatus::Quarantined),
+        ];
+        for (left, post, want) in cases {
+            let mut p = refused(left, post);
+            p.pre_state = save.pre_state;
+            let (got, why) = derive_refusal(&save, &p);
+            assert_eq!(got, want, "{left:?} {post:?}: {why}");
+            if want == TxnStatus::Quarantined {
+                assert!(why.contains("not proven"), "{why}");
+                assert!(why.contains("transaction repair"), "{why}");
+            } else {
+                assert!(why.contains("unchanged (sha256:"), "{why}");
+            }
+        }
+        // No pre-state recorded: nothing can prove it.
+        let mut blind = save.clone();
+        blind.pre_state = None;
+        let (got, why) = derive_refusal(&blind, &refused(Some(Unchanged), before));
+        assert_eq!(got, TxnStatus::Quarantined, "{why}");
+        assert!(why.contains("no pre-state"), "{why}");
+        // A command that writes no file: the editor's report decides; without one the
+        // row stays unresolved (never "nothing was changed").
+        let set = intent("node.set_property", false);
+        assert_eq!(
+            derive_refusal(&set, &refused(Some(Unchanged), None)).0,
+            TxnStatus::Compensated
+        );
+        for left in [None, Some(Changed)] {
+            assert_eq!(
+                derive_refusal(&set, &refused(left, None)).0,
+                TxnStatus::Open
+            );
+        }
+        // Repair's proof: the observed file equals the recorded pre-state, and the
+        // editor reported its own pre-state.
+        let pre = FileState::of(b"before");
+        assert!(pre_state_proven(&save, Some(RolledBack), &pre));
+        assert!(!pre_state_proven(&save, Some(Changed), &pre));
+        assert!(!pre_state_proven(&save, None, &pre));
+        assert!(!pre_state_proven(
+            &save,
+            Some(RolledBack),
+            &FileState::of(b"after")
+        ));
+        assert!(!pre_state_proven(&blind, Some(RolledBack), &pre));
+    }
+
+    #[test]
+    fn settled_refusals_record_the_states_and_close_the_gate_when_unproven() {
+        let (_d, mut j) = journal();
+        let save = intent("resource.set_property", true);
+        let t = j.begin_editor(&save, "editor", "set").unwrap();
+        let s = j
+            .settle_editor(
+                t,
+                &save,
+                EditorSettle::Refused(refused(
+                    Some(EditorLeft::RolledBack),
+                    Some(FileState::of(b"before")),
+                )),
+            )
+            .unwrap();
+        assert_eq!(s, TxnStatus::Compensated);
+        assert_eq!(j.gate(), &WriteGate::Open);
+        let rec = j.editor_record(t).unwrap().unwrap();
+        assert_eq!(rec.status, TxnStatus::Compensated);
+        let p = rec.proof.unwrap();
+        assert_eq!(p.pre_state, Some(FileState::of(b"before")), "recorded");
+        assert_eq!(p.post_state, Some(FileState::of(b"before")));
+        assert_eq!(p.editor_left, Some(EditorLeft::RolledBack));
+
+        let t = j.begin_editor(&save, "editor", "set").unwrap();
+        let s = j
+            .settle_editor(
+                t,
+                &save,
+                EditorSettle::Refused(refused(None, Some(FileState::of(b"before")))),
+            )
+            .unwrap();
+        assert_eq!(s, TxnStatus::Quarantined);
+        assert!(matches!(j.gate(), WriteGate::Closed { .. }));
     }
 
     #[test]
@@ -298,9 +647,8 @@ mod tests {
         let ok = intent("node.set_property", false);
         let t = j.begin_editor(&ok, "editor", "set").unwrap();
         let proof = EditorProof {
-            request_id: 1,
-            reply: "ok".into(),
             undoable: Some(true),
+            ..EditorProof::reply(1, "ok")
         };
         assert_eq!(
             j.settle_editor(t, &ok, EditorSettle::Applied(proof))
@@ -354,6 +702,101 @@ mod tests {
             j.begin_editor(&ok, "editor", "set"),
             Err(EditorTxnError::GateClosed { .. })
         ));
+    }
+
+    /// Repair turns an editor row's acknowledgment into a proof: a refused save that
+    /// was quarantined because its file changed, with the editor's rollback on record, is
+    /// `compensated` (basis pre-state) once the file is back at its recorded pre-state;
+    /// without the editor's report, compensate is refused and acknowledging commits.
+    #[test]
+    fn repair_compensates_an_editor_row_whose_pre_state_is_proven_again() {
+        use crate::proof::ProofBasis;
+        use crate::repair::{
+            FileClaim, PROOF_SCHEMA, RepairOperation, RepairProof, RepairRequest, run,
+        };
+        for (left, op, want) in [
+            (
+                Some(EditorLeft::RolledBack),
+                RepairOperation::Compensate,
+                Some(TxnStatus::Compensated),
+            ),
+            (
+                Some(EditorLeft::RolledBack),
+                RepairOperation::AcknowledgeSafeState,
+                Some(TxnStatus::Compensated),
+            ),
+            (None, RepairOperation::Compensate, None),
+            (
+                None,
+                RepairOperation::AcknowledgeSafeState,
+                Some(TxnStatus::Committed),
+            ),
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            let (state, project) = (dir.path().join("state"), dir.path().join("p"));
+            std::fs::create_dir_all(&project).unwrap();
+            std::fs::write(project.join("project.godot"), "").unwrap();
+            std::fs::write(project.join("main.tscn"), b"before").unwrap();
+            let mut j = Journal::open(&state, &project).unwrap();
+            j.reconcile().unwrap();
+            let save = intent("scene.save", true);
+            let t = j.begin_editor(&save, "editor", "save").unwrap();
+            // The save failed half-way: the file changed.
+            let s = j
+                .settle_editor(
+                    t,
+                    &save,
+                    EditorSettle::Refused(refused(left, Some(FileState::of(b"partial")))),
+                )
+                .unwrap();
+            assert_eq!(s, TxnStatus::Quarantined);
+            let identity = j.identity().clone();
+            drop(j);
+            // The operator restores the file.
+            std::fs::write(project.join("main.tscn"), b"before").unwrap();
+            let proof = RepairProof {
+                schema: PROOF_SCHEMA.into(),
+                transaction_id: t,
+                project_object_id: identity.object_id.clone(),
+                generation: identity.generation,
+                operation: op,
+                effect_kind: EffectKind::EditorRuntime,
+                file: Some(FileClaim {
+                    path: "main.tscn".into(),
+                    observed: FileState::of(b"before"),
+                }),
+            };
+            let file = dir.path().join("proof.json");
+            std::fs::write(&file, serde_json::to_vec(&proof).unwrap()).unwrap();
+            let got = run(
+                &state,
+                &RepairRequest {
+                    project: project.clone(),
+                    transaction_id: t,
+                    operation: op,
+                    proof_file: file,
+                    dry_run: false,
+                },
+            );
+            match want {
+                None => assert!(got.is_err(), "{left:?} {op:?}: {got:?}"),
+                Some(to) => {
+                    let report = got.unwrap();
+                    assert_eq!(report.to, to, "{left:?} {op:?}");
+                    let Proof::File(fp) = report.proof else {
+                        panic!()
+                    };
+                    let basis = if to == TxnStatus::Compensated {
+                        ProofBasis::PreState
+                    } else {
+                        ProofBasis::PostState
+                    };
+                    assert_eq!(fp.basis, basis);
+                    let j = Journal::open(&state, &project).unwrap();
+                    assert_eq!(j.editor_record(t).unwrap().unwrap().status, to);
+                }
+            }
+        }
     }
 
     #[test]

@@ -35,7 +35,10 @@ pub mod repair;
 pub mod schema;
 pub mod state_dir;
 
-pub use editor::{EditorIntent, EditorProof, EditorSettle, EditorTxnError};
+pub use editor::{
+    EditorIntent, EditorLeft, EditorProof, EditorRecord, EditorSettle, EditorTxnError,
+    derive_refusal, pre_state_proven,
+};
 pub use identity::ProjectIdentity;
 pub use ids::{ContentHash, EffectKind, FileState, TxnId, TxnStatus};
 pub use journal::{

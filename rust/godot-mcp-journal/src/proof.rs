@@ -94,13 +94,29 @@ impl Proof {
     pub fn summary(&self) -> String {
         match self {
             Proof::EditorRuntime(p) => format!(
-                "editor replied {} to request {}{}",
+                "editor replied {} to request {}{}{}{}",
                 p.reply,
                 p.request_id,
                 match p.undoable {
                     Some(true) => " (on the editor's undo history)",
                     Some(false) => " (not undoable)",
                     None => "",
+                },
+                match p.editor_left {
+                    Some(left) => format!(
+                        "; editor {}",
+                        serde_json::to_value(left)
+                            .ok()
+                            .and_then(|v| v.as_str().map(String::from))
+                            .unwrap_or_default()
+                    ),
+                    None => String::new(),
+                },
+                match (&p.pre_state, &p.post_state) {
+                    (Some(pre), Some(post)) => format!("; file {pre} before, {post} after"),
+                    (Some(pre), None) => format!("; file {pre} before, unreadable after"),
+                    (None, Some(post)) => format!("; file {post} after"),
+                    (None, None) => String::new(),
                 }
             ),
             Proof::File(p) => {

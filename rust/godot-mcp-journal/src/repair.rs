@@ -523,13 +523,17 @@ fn repair(
     })
 }
 
-/// An `editor_runtime` transaction quarantined because the answer to a command that
-/// may have written a scene file was lost. The editor records no pre-state bytes, so
-/// there is nothing to compensate *to*; what can be proven is the scene file's state
-/// now. `reconcile` reports it; `acknowledge-safe-state` records it as the committed
-/// outcome once the operator's claim matches what this command re-derives from disk
-/// (the operator has looked at the file and accepts it). `compensate` and `terminate`
-/// are refused.
+/// An `editor_runtime` transaction quarantined because a command that may have written
+/// a file (scene or resource) lost its answer, or answered an error whose pre-state was not
+/// proven. The journal keeps the file's pre-state hash (not its bytes) and, for an error
+/// reply, the editor's report of what it left. What can be proven is the file's state now:
+/// `reconcile` reports it. When the editor reported its change undone (or never made) and
+/// the file is back at the recorded pre-state (`crate::editor::pre_state_proven`),
+/// `compensate` and `acknowledge-safe-state` record `compensated` with a pre-state proof.
+/// Otherwise `acknowledge-safe-state` records the committed outcome once the operator's
+/// claim matches what this command re-derives from disk (the operator has looked at the
+/// file and accepts it), and `compensate` is refused (no bytes to restore). `terminate`
+/// is refused.
 fn repair_editor(
     journal: &mut Journal,
     req: &RepairRequest,
@@ -540,15 +544,9 @@ fn repair_editor(
     reason: Option<&str>,
 ) -> Result<RepairReport, RepairRefusal> {
     match req.operation {
-        RepairOperation::Reconcile | RepairOperation::AcknowledgeSafeState => {}
-        RepairOperation::Compensate => {
-            return Err(RepairRefusal::Unproven(format!(
-                "{} was an editor command: no pre-state bytes were recorded, so none can be \
-                 restored by proof; restore the scene file yourself (e.g. from version \
-                 control), then run acknowledge-safe-state",
-                intent.cmd
-            )));
-        }
+        RepairOperation::Reconcile
+        | RepairOperation::AcknowledgeSafeState
+        | RepairOperation::Compensate => {}
         RepairOperation::Terminate => {
             return Err(RepairRefusal::NotApplicable {
                 operation: req.operation,
@@ -585,10 +583,35 @@ fn repair_editor(
     if claim.observed != observed {
         return Err(mismatch("file.observed", claim.observed, observed));
     }
+    // The pre-state is proven when the editor reported its change undone (or never made)
+    // and the file is at the pre-state recorded before the request was sent: then the
+    // row is compensated by proof. Otherwise the operator's acknowledgment commits it.
+    let left = journal
+        .editor_record(txn)
+        .map_err(|e| RepairRefusal::Unproven(e.to_string()))?
+        .and_then(|r| r.proof)
+        .and_then(|p| p.editor_left);
+    let (to, basis) = if crate::editor::pre_state_proven(&intent, left, &observed) {
+        (TxnStatus::Compensated, ProofBasis::PreState)
+    } else if req.operation == RepairOperation::Compensate {
+        return Err(RepairRefusal::Unproven(format!(
+            "{} was an editor command: its pre-state is not proven ({}; the editor's report: \
+             {}), and no pre-image bytes are kept; restore the file yourself (e.g. from \
+             version control), then run acknowledge-safe-state",
+            intent.cmd,
+            match intent.pre_state {
+                Some(pre) => format!("{rel} is {observed}, recorded before as {pre}"),
+                None => "no pre-state was recorded".into(),
+            },
+            left.map_or("none".into(), |l| format!("{l:?}"))
+        )));
+    } else {
+        (TxnStatus::Committed, ProofBasis::PostState)
+    };
     let proof_out = FileProof {
         path: rel.clone(),
         observed,
-        basis: ProofBasis::PostState,
+        basis,
         temp_removed: false,
         derived_by: Deriver::Repair,
     };
@@ -600,9 +623,13 @@ fn repair_editor(
             reason.unwrap_or("no reason recorded")
         );
         let editor_proof = crate::editor::EditorProof {
-            request_id: intent.request_id,
-            reply: format!("lost; {rel} acknowledged at {observed}"),
-            undoable: None,
+            editor_left: left,
+            pre_state: intent.pre_state,
+            post_state: Some(observed),
+            ..crate::editor::EditorProof::reply(
+                intent.request_id,
+                format!("repaired; {rel} at {observed}"),
+            )
         };
         let proof_json = serde_json::to_string(&Proof::File(proof_out.clone()))
             .map_err(|e| RepairRefusal::Unproven(e.to_string()))?;
@@ -611,18 +638,18 @@ fn repair_editor(
             &tx,
             txn,
             TxnStatus::Quarantined,
-            TxnStatus::Committed,
+            to,
             Some(&Proof::EditorRuntime(editor_proof)),
             Some(&why),
         )?;
-        log_repair(&tx, txn, req.operation, TxnStatus::Committed, &proof_json)?;
+        log_repair(&tx, txn, req.operation, to, &proof_json)?;
         tx.commit()?;
     }
     Ok(RepairReport {
         transaction_id: txn,
         operation: req.operation,
         from: status,
-        to: TxnStatus::Committed,
+        to,
         recorded: record,
         proof: Proof::File(proof_out),
         actions: Vec::new(),

@@ -357,6 +357,7 @@ fn quarantined_editor_save() -> (tempfile::TempDir, PathBuf, PathBuf, ProjectIde
         may_save_file: true,
         scene: Some("res://scenes/a.tscn".into()),
         params_sha256: "0".repeat(64),
+        pre_state: None,
     };
     let txn = j.begin_editor(&intent, "editor", "scene.save").unwrap();
     let st = j

@@ -13,6 +13,8 @@
 //! - [`discovery`]: the discovery file the server writes into the project's `.godot/`, and
 //!   the check that refuses a browser's HTTP request on the bridge socket.
 //! - [`commands`]: the command names and which of them may write a file.
+//! - [`persistence`]: the persistence verdict (`persisted`, `reason`, `hint`) of every
+//!   editor command, the one rule the add-on's replies and the server's dry runs share.
 //!
 //! Every frame is one JSON object on one line (newline-delimited JSON over loopback TCP).
 #![forbid(unsafe_code)]
@@ -20,12 +22,13 @@
 pub mod commands;
 pub mod discovery;
 pub mod message;
+pub mod persistence;
 pub mod version;
 
 pub use discovery::{DISCOVERY_RELATIVE_PATH, Discovery, looks_like_http};
 pub use message::{
-    AddonMessage, BridgeError, ErrorCode, Hello, HelloReply, Outcome, Reply, Request, RequestId,
-    ServerMessage,
+    AddonMessage, BridgeError, ErrorCode, ErrorEffect, Hello, HelloReply, Outcome, Reply, Request,
+    RequestId, ServerMessage,
 };
 pub use version::{
     BRIDGE_PROTOCOL_VERSION, DEFAULT_REQUEST_TIMEOUT_MS, GodotVersion, MIN_GODOT_VERSION,

@@ -94,13 +94,12 @@ impl Reply {
         }
     }
 
+    /// An error reply that says nothing about what it left in the editor (see
+    /// [`BridgeError::effect`]): the server treats it as unproven.
     pub fn error(id: RequestId, code: ErrorCode, message: impl Into<String>) -> Self {
         Reply {
             id,
-            outcome: Outcome::Error(BridgeError {
-                code,
-                message: message.into(),
-            }),
+            outcome: Outcome::Error(BridgeError::new(code, message)),
         }
     }
 }
@@ -120,6 +119,43 @@ pub enum Outcome {
 pub struct BridgeError {
     pub code: ErrorCode,
     pub message: String,
+    /// What the failed command left in the editor, as the add-on reports it on an error
+    /// reply to a request. Absent means unknown (an old add-on, a hello rejection, a
+    /// panic mid-command): the server then treats the editor as possibly changed and
+    /// never tells an agent that nothing changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effect: Option<ErrorEffect>,
+}
+
+impl BridgeError {
+    /// An error that says nothing about what it left in the editor.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+            effect: None,
+        }
+    }
+
+    /// The same error, stating what it left in the editor.
+    pub fn with_effect(mut self, effect: ErrorEffect) -> Self {
+        self.effect = Some(effect);
+        self
+    }
+}
+
+/// What a command that answered an error left in the editor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorEffect {
+    /// Refused before anything changed (decoding or validation failed, or it never ran).
+    Unchanged,
+    /// A change was made and then undone: its undo action ran and the value read back
+    /// equals the value before (e.g. `resource.set_property` whose save failed).
+    RolledBack,
+    /// A change was made and is still in the editor (its undo was refused or did not
+    /// restore the value read back).
+    Changed,
 }
 
 /// Stable error codes. New codes may appear; an old peer decodes them as `Unrecognized`
@@ -147,7 +183,7 @@ pub enum ErrorCode {
     /// A node, scene or resource named by the request does not exist.
     NotFound,
     /// The command ran and Godot refused it (a bad type name, a property that does not
-    /// exist…); nothing was changed.
+    /// exist, a save that failed…); [`BridgeError::effect`] says what it left.
     Failed,
     /// A bug in the add-on; the message says what was logged.
     Internal,
@@ -242,10 +278,7 @@ mod tests {
         );
         assert_wire(
             ServerMessage::HelloReply(HelloReply::Rejected {
-                error: BridgeError {
-                    code: ErrorCode::Unauthorized,
-                    message: "bad token".into(),
-                },
+                error: BridgeError::new(ErrorCode::Unauthorized, "bad token"),
             }),
             json!({
                 "type": "hello_reply", "status": "rejected",
@@ -302,6 +335,32 @@ mod tests {
                 "type": "reply", "id": 9,
                 "error": {"code": "executor_disabled", "message": "plugin off"}
             }),
+        );
+    }
+
+    #[test]
+    fn an_error_states_what_it_left_in_the_editor() {
+        assert_wire(
+            AddonMessage::Reply(Reply {
+                id: 4,
+                outcome: Outcome::Error(
+                    BridgeError::new(ErrorCode::Failed, "saving failed")
+                        .with_effect(ErrorEffect::RolledBack),
+                ),
+            }),
+            json!({
+                "type": "reply", "id": 4,
+                "error": {"code": "failed", "message": "saving failed", "effect": "rolled_back"}
+            }),
+        );
+        // An old add-on's error (no `effect`) still decodes, as unknown.
+        let old: AddonMessage = serde_json::from_value(json!({
+            "type": "reply", "id": 5, "error": {"code": "failed", "message": "?"}
+        }))
+        .unwrap();
+        assert_eq!(
+            old,
+            AddonMessage::Reply(Reply::error(5, ErrorCode::Failed, "?"))
         );
     }
 

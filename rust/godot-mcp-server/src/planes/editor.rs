@@ -349,7 +349,7 @@ fn reject(stream: &TcpStream, inner: &Inner, why: Rejection, code: ErrorCode, me
     send_frame(
         stream,
         &ServerMessage::HelloReply(HelloReply::Rejected {
-            error: BridgeError { code, message },
+            error: BridgeError::new(code, message),
         }),
     );
     let _ = stream.shutdown(Shutdown::Both);

@@ -8,20 +8,30 @@
 //! stamp — the add-on answers it with the same rule its handlers use, so a dry run and the
 //! real run agree.
 //!
+//! Scene-level commands (scenes, resources, batch, undo/redo) get their verdict from the same
+//! rule (`godot_mcp_protocol::persistence`) at plan time, fed the editor's active scene:
+//! the add-on stamps the real reply with that rule too.
+//!
 //! Applying is an `editor_runtime` journal transaction: the intent (with the request id) is
-//! durable before the request is sent; the reply decides the terminal state. A lost answer
-//! is never resent: the result is a `TIMEOUT` carrying `may_have_applied: true`, and the
-//! transaction stays unresolved — quarantined (writes blocked) when the command may have
-//! saved a file.
+//! durable before the request is sent; the reply decides the terminal state. A command that
+//! may save a file records the file's pre-state (absent, or its hash) in the intent and its
+//! post-state after the reply; an error reply is `compensated` only when the editor reports
+//! itself unchanged or rolled back AND the file's hash equals the pre-state, otherwise
+//! `quarantined` with a reason that says what is known (`godot_mcp_journal::derive_refusal`).
+//! Only a compensated error tells the agent that nothing was changed. A lost answer is never
+//! resent: the result is a `TIMEOUT` carrying `may_have_applied: true`, and the transaction
+//! stays unresolved — quarantined (writes blocked) when the command may have saved a file.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use godot_mcp_journal::{
-    EditorIntent, EditorProof, EditorSettle, EditorTxnError, TxnStatus, canonical_request_hash,
+    EditorIntent, EditorLeft, EditorProof, EditorSettle, EditorTxnError, FileState, TxnStatus,
+    canonical_request_hash,
 };
 use godot_mcp_protocol::commands as cmd;
-use godot_mcp_protocol::{BridgeError, DEFAULT_REQUEST_TIMEOUT_MS};
+use godot_mcp_protocol::persistence;
+use godot_mcp_protocol::{BridgeError, DEFAULT_REQUEST_TIMEOUT_MS, ErrorEffect};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -70,9 +80,56 @@ fn editor_error(e: &BridgeError, node: Option<&str>) -> ToolError {
             .error()
             .hint("The godot_mcp add-on is loaded but disabled: enable it in Project > Project Settings > Plugins."),
         B::InvalidParams => ToolError::new(ErrorCode::InvalidParams, e.message.clone()),
+        // Whether anything changed is for the caller to say: only a proven pre-state
+        // (run_effect) may tell the agent so.
         _ => ToolError::new(ErrorCode::EditorError, e.message.clone())
-            .hint("Godot refused the command; nothing was changed. Check the names and types (get_scene_tree)."),
+            .hint("Godot refused the command. Check the names and types (get_scene_tree)."),
     }
+}
+
+/// The bridge error's code as the journal spells it.
+fn reply_code(e: &BridgeError) -> String {
+    serde_json::to_value(e.code)
+        .ok()
+        .and_then(|v| v.as_str().map(String::from))
+        .unwrap_or_else(|| "error".into())
+}
+
+/// What the add-on said an error left in the editor, as the journal records it.
+fn editor_left(e: &BridgeError) -> EditorLeft {
+    match e.effect {
+        Some(ErrorEffect::Unchanged) => EditorLeft::Unchanged,
+        Some(ErrorEffect::RolledBack) => EditorLeft::RolledBack,
+        Some(ErrorEffect::Changed) => EditorLeft::Changed,
+        None => EditorLeft::Unreported,
+    }
+}
+
+/// The file a command that may save one acts on, resolved inside the project (symlinks
+/// included), and its state now. Refused before anything is recorded or sent when there
+/// is no such file name or it cannot be read: without a pre-state no error reply could
+/// ever be proven harmless.
+fn saved_file(
+    state: &AppState,
+    command: &str,
+    scene: Option<&str>,
+) -> Result<(std::path::PathBuf, FileState), ToolError> {
+    let Some(res) = scene.filter(|s| !s.is_empty()) else {
+        return Err(Precondition::ActiveScene.error().hint(
+            "The edited scene has never been saved to a file: save it under a res:// path in \
+             the editor first. Nothing was sent.",
+        ));
+    };
+    let path = ResPath::parse(res)
+        .map_err(|r| ToolError::new(ErrorCode::PathRefused, format!("{command}: {r}")))?;
+    let abs = state.project.resolve("path", &path)?;
+    let pre = godot_mcp_journal::durable::read_state(&abs).map_err(|e| {
+        ToolError::io(res, &e).hint(format!(
+            "{command} may write {res}; its current state must be read first (to prove an \
+             error left it as it was). Nothing was sent."
+        ))
+    })?;
+    Ok((abs, pre))
 }
 
 /// A read-only request.
@@ -127,13 +184,25 @@ pub(crate) fn run_effect(
     node: Option<&str>,
 ) -> Result<Map<String, Value>, ToolError> {
     let bridge = connected(state)?;
+    let may_save_file = cmd::may_save_file(command);
+    let file = if may_save_file {
+        Some(saved_file(state, command, scene.as_deref())?)
+    } else {
+        None
+    };
     let id = bridge.allocate_id();
     let intent = EditorIntent {
         cmd: command.into(),
         request_id: id,
-        may_save_file: cmd::may_save_file(command),
+        may_save_file,
         scene,
         params_sha256: canonical_request_hash(&params).to_string(),
+        pre_state: file.as_ref().map(|(_, pre)| *pre),
+    };
+    // The file's state once the reply is in (`None`: unreadable, so nothing is proven).
+    let post_state = || {
+        file.as_ref()
+            .and_then(|(abs, _)| godot_mcp_journal::durable::read_state(abs).ok())
     };
     let txn = state
         .journal
@@ -150,11 +219,28 @@ pub(crate) fn run_effect(
     };
     match outcome {
         Ok(v) => {
-            settle(EditorSettle::Applied(EditorProof {
-                request_id: id,
-                reply: "ok".into(),
+            let status = settle(EditorSettle::Applied(EditorProof {
                 undoable: v.get("undoable").and_then(Value::as_bool),
+                post_state: post_state(),
+                ..EditorProof::reply(id, "ok")
             }))?;
+            if status == TxnStatus::Quarantined {
+                return Err(ToolError::new(
+                    ErrorCode::Io,
+                    format!(
+                        "the editor answered {command} ok, but its file could not be read \
+                         afterwards: the write is not proven"
+                    ),
+                )
+                .hint(
+                    "Writes are blocked until the file is checked and the transaction \
+                     resolved with `godot-mcp transaction repair` (list_transactions shows it).",
+                )
+                .details(
+                    json!({"transaction_id": txn.to_string(), "status": "quarantined",
+                    "may_have_applied": true}),
+                ));
+            }
             let mut out = match v {
                 Value::Object(m) => m,
                 Value::Null => Map::new(),
@@ -164,23 +250,24 @@ pub(crate) fn run_effect(
             Ok(out)
         }
         Err(RequestFailure::Editor(e)) => {
-            settle(EditorSettle::NotApplied(EditorProof {
-                request_id: id,
-                reply: serde_json::to_value(e.code)
-                    .ok()
-                    .and_then(|v| v.as_str().map(String::from))
-                    .unwrap_or_else(|| "error".into()),
-                undoable: None,
-            }))?;
-            Err(editor_error(&e, node)
-                .details(json!({"transaction_id": txn.to_string(), "status": "compensated"})))
+            let proof = EditorProof {
+                editor_left: Some(editor_left(&e)),
+                post_state: post_state(),
+                ..EditorProof::reply(id, reply_code(&e))
+            };
+            let (status, why) = godot_mcp_journal::derive_refusal(
+                &intent,
+                &EditorProof {
+                    pre_state: intent.pre_state,
+                    ..proof.clone()
+                },
+            );
+            let settled = settle(EditorSettle::Refused(proof))?;
+            debug_assert_eq!(settled, status);
+            Err(refusal_error(&e, node, txn, settled, &why))
         }
         Err(RequestFailure::NotSent(reason)) => {
-            settle(EditorSettle::NotApplied(EditorProof {
-                request_id: id,
-                reply: "not_sent".into(),
-                undoable: None,
-            }))?;
+            settle(EditorSettle::NotSent(EditorProof::reply(id, "not_sent")))?;
             let mut e = Precondition::BridgeConnected.error();
             e.message = format!("{} Nothing was sent: {reason}.", e.message);
             Err(e)
@@ -217,6 +304,46 @@ pub(crate) fn run_effect(
     }
 }
 
+/// The tool error for an editor error reply, by the state the journal derived: only a
+/// compensated one says nothing was changed; otherwise the hint is the derived reason
+/// (what is known of the editor and the file, and what to do).
+fn refusal_error(
+    e: &BridgeError,
+    node: Option<&str>,
+    txn: godot_mcp_journal::TxnId,
+    status: TxnStatus,
+    why: &str,
+) -> ToolError {
+    let base = editor_error(e, node);
+    let shown = if status == TxnStatus::Open {
+        "unresolved"
+    } else {
+        status.as_str()
+    };
+    let details = json!({"transaction_id": txn.to_string(), "status": shown, "reason": why,
+        "may_have_applied": status != TxnStatus::Compensated});
+    match status {
+        TxnStatus::Compensated => {
+            let hint = match &base.hint {
+                Some(h) => format!("Nothing was changed ({why}). {h}"),
+                None => format!("Nothing was changed ({why})."),
+            };
+            base.hint(hint).details(details)
+        }
+        TxnStatus::Quarantined => ToolError::new(ErrorCode::EditorError, e.message.clone())
+            .hint(format!(
+                "The project may have been changed: {why}. Writes are blocked until then \
+                 (list_transactions shows the row)."
+            ))
+            .details(details),
+        _ => ToolError::new(ErrorCode::EditorError, e.message.clone())
+            .hint(format!(
+                "The editor may still hold a change: {why}. It blocks no writes."
+            ))
+            .details(details),
+    }
+}
+
 /// A reply that arrives after its request gave up settles the unresolved transaction from
 /// it (`ok` → committed, an error → compensated). Only open rows are touched: a quarantined
 /// one (the command may have written a file) stays for the operator, and nothing is resent.
@@ -233,14 +360,12 @@ pub fn settle_late_replies(state: &Arc<AppState>, bridge: &Bridge) {
         }
         let settle = match outcome {
             godot_mcp_protocol::Outcome::Ok(v) => EditorSettle::Applied(EditorProof {
-                request_id: id,
-                reply: "ok (late)".into(),
                 undoable: v.get("undoable").and_then(Value::as_bool),
+                ..EditorProof::reply(id, "ok (late)")
             }),
-            godot_mcp_protocol::Outcome::Error(e) => EditorSettle::NotApplied(EditorProof {
-                request_id: id,
-                reply: format!("{:?} (late)", e.code),
-                undoable: None,
+            godot_mcp_protocol::Outcome::Error(e) => EditorSettle::Refused(EditorProof {
+                editor_left: Some(editor_left(e)),
+                ..EditorProof::reply(id, format!("{} (late)", reply_code(e)))
             }),
         };
         match journal.settle_editor(txn, &intent, settle) {
@@ -291,14 +416,27 @@ fn node_plan(
     })
 }
 
-/// A plan for a scene-level command: the editor state is the precondition check.
+/// The persistence verdict of a scene-level command, from the one rule the add-on stamps
+/// its reply with (`godot_mcp_protocol::persistence`), fed the editor's active scene.
+pub(crate) fn scene_verdict(command: &str, active_scene: &str) -> Map<String, Value> {
+    let Some(effect) = persistence::Effect::of_scene_command(command) else {
+        return Map::new();
+    };
+    match serde_json::to_value(persistence::verdict_of(effect, active_scene)) {
+        Ok(Value::Object(m)) => m,
+        _ => Map::new(),
+    }
+}
+
+/// A plan for a scene-level command: the editor state is the precondition check, and
+/// the verdict comes from the one rule (`extra` adds tool-specific fields over it).
 fn scene_plan(
     state: Arc<AppState>,
     command: &'static str,
     params: Value,
     scene: Option<String>,
     needs_active_scene: bool,
-    effect: Value,
+    extra: Value,
 ) -> Result<Plan, ToolError> {
     let st = query(&state, cmd::EDITOR_STATE, json!({}), None)?;
     let active = st
@@ -308,11 +446,18 @@ fn scene_plan(
     if needs_active_scene && active.is_none() {
         return Err(Precondition::ActiveScene.error());
     }
+    let mut effect = scene_verdict(command, active.as_deref().unwrap_or(""));
     let scene = scene.or(active);
-    let mut effect = match effect {
-        Value::Object(m) => m,
-        _ => Map::new(),
-    };
+    if cmd::may_save_file(command) && scene.as_deref().is_none_or(str::is_empty) {
+        // Nothing to hash, so nothing could prove an error harmless: refused up front.
+        return Err(Precondition::ActiveScene.error().hint(
+            "The edited scene has never been saved to a file: save it under a res:// path in \
+             the editor first.",
+        ));
+    }
+    if let Value::Object(m) = extra {
+        effect.extend(m);
+    }
     effect.insert("command".into(), json!(command));
     if let Some(s) = &scene {
         effect.insert("scene".into(), json!(s));
@@ -321,15 +466,6 @@ fn scene_plan(
         effect,
         apply: Box::new(move || run_effect(&state, command, params, scene, None)),
         preview: None,
-    })
-}
-
-fn in_memory(undoable: bool) -> Value {
-    json!({
-        "persisted": false,
-        "reason": "the edit is in the scene open in the editor, not on disk",
-        "hint": "Save the scene (save_scene) to persist it.",
-        "undoable": undoable,
     })
 }
 
@@ -642,7 +778,7 @@ pub fn tools() -> Vec<ToolDef> {
                 let nodes: std::collections::BTreeSet<&str> =
                     a.sets.iter().map(|s| s.node.as_str()).collect();
                 let undoable = nodes.len() <= cmd::UNDO_BATCH_LIMIT;
-                let mut effect = in_memory(undoable);
+                let mut effect = json!({"undoable": undoable});
                 effect["sets"] = json!(a.sets.len());
                 effect["nodes"] = json!(nodes.len());
                 if !undoable {
@@ -725,7 +861,6 @@ pub fn tools() -> Vec<ToolDef> {
                 Resources,
             ),
             |state, a: ResourcePropertyArgs| {
-                let effect = json!({"persisted": true, "reason": "the editor saves the resource file", "undoable": true});
                 let p =
                     json!({"path": a.path.to_string(), "property": a.property, "value": a.value});
                 scene_plan(
@@ -734,7 +869,7 @@ pub fn tools() -> Vec<ToolDef> {
                     p,
                     Some(a.path.to_string()),
                     false,
-                    effect,
+                    json!({}),
                 )
             },
         ),
@@ -748,14 +883,13 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             |state, a: ScenePathArgs| {
                 let path = a.path.to_string();
-                let effect = json!({"persisted": true, "reason": "opening changes no file", "undoable": false});
                 scene_plan(
                     state,
                     cmd::SCENE_OPEN,
                     json!({"path": path}),
                     Some(path),
                     false,
-                    effect,
+                    json!({}),
                 )
             },
         ),
@@ -776,9 +910,8 @@ pub fn tools() -> Vec<ToolDef> {
                         format!("{path} already exists"),
                     ));
                 }
-                let effect = json!({"persisted": true, "reason": "the editor saves the new scene file", "undoable": false});
                 let p = json!({"path": path, "root_type": a.root_type, "root_name": a.root_name});
-                scene_plan(state, cmd::SCENE_CREATE, p, Some(path), false, effect)
+                scene_plan(state, cmd::SCENE_CREATE, p, Some(path), false, json!({}))
             },
         ),
         ToolDef::planned(
@@ -792,8 +925,7 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             |state, a: OptScenePathArgs| {
                 let path = a.path.map(|p| p.to_string());
-                let effect = json!({"persisted": true, "reason": "the editor writes the scene file", "undoable": false,
-                    "undo_hint": "Saving is not on the undo history; the edits before it are."});
+                let effect = json!({"undo_hint": "Saving is not on the undo history; the edits before it are."});
                 scene_plan(
                     state,
                     cmd::SCENE_SAVE,
@@ -815,14 +947,13 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             |state, a: OptScenePathArgs| {
                 let path = a.path.map(|p| p.to_string());
-                let effect = json!({"persisted": true, "reason": "nothing is written; unsaved edits are discarded", "undoable": false});
                 scene_plan(
                     state,
                     cmd::SCENE_CLOSE,
                     json!({"path": path}),
                     path,
                     true,
-                    effect,
+                    json!({}),
                 )
             },
         ),
@@ -836,14 +967,13 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             |state, a: OptScenePathArgs| {
                 let path = a.path.map(|p| p.to_string());
-                let effect = json!({"persisted": true, "reason": "nothing is written; unsaved edits are discarded", "undoable": false});
                 scene_plan(
                     state,
                     cmd::SCENE_RELOAD,
                     json!({"path": path}),
                     path,
                     true,
-                    effect,
+                    json!({}),
                 )
             },
         ),
@@ -856,9 +986,7 @@ pub fn tools() -> Vec<ToolDef> {
                 Mutating,
                 Scenes,
             ),
-            |state, _a: NoArgs| {
-                scene_plan(state, cmd::UNDO, json!({}), None, true, in_memory(true))
-            },
+            |state, _a: NoArgs| scene_plan(state, cmd::UNDO, json!({}), None, true, json!({})),
         ),
         ToolDef::planned(
             meta(
@@ -868,9 +996,7 @@ pub fn tools() -> Vec<ToolDef> {
                 Mutating,
                 Scenes,
             ),
-            |state, _a: NoArgs| {
-                scene_plan(state, cmd::REDO, json!({}), None, true, in_memory(true))
-            },
+            |state, _a: NoArgs| scene_plan(state, cmd::REDO, json!({}), None, true, json!({})),
         ),
         ToolDef::new(
             meta(

@@ -389,3 +389,430 @@ fn the_addon_client_connects_serves_and_reconnects_after_a_server_restart() {
     }
     panic!("the add-on's socket stayed open after it was stopped");
 }
+
+// ---------------------------------------------------------------------------------
+// Editor transactions through the tools, against a protocol peer
+// ---------------------------------------------------------------------------------
+
+mod transactions {
+    use std::collections::BTreeSet;
+    use std::sync::Arc;
+
+    use godot_mcp_journal::{EditorLeft, FileState, TxnId, TxnStatus, WriteGate};
+    use godot_mcp_protocol::commands as c;
+    use godot_mcp_protocol::persistence::{Effect, verdict, verdict_of};
+    use godot_mcp_protocol::{BridgeError, ErrorEffect, Outcome};
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::project::Project;
+    use crate::safety::{
+        ApprovalConfig, CallContext, CallOutcome, EffectKind, SafetyState, Toolset, run_call,
+    };
+    use crate::state::AppState;
+    use crate::tools::ToolResult;
+
+    const SCENE: &str = "res://main.tscn";
+    const RES: &str = "res://stats.tres";
+    const RES_BYTES: &[u8] = b"[gd_resource type=\"Resource\" format=3]\n\n[resource]\nhp = 3\n";
+
+    /// A server state with its bridge listening and a project holding `stats.tres` and
+    /// `main.tscn`.
+    fn server() -> (tempfile::TempDir, Arc<AppState>, Discovery) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("project.godot"), "config_version=5\n").unwrap();
+        std::fs::write(dir.path().join("stats.tres"), RES_BYTES).unwrap();
+        std::fs::write(dir.path().join("main.tscn"), b"[gd_scene format=3]\n").unwrap();
+        let project = Project::discover(Some(dir.path()), Path::new("/")).unwrap();
+        let mut journal =
+            godot_mcp_journal::Journal::open(&dir.path().join(".state"), project.root()).unwrap();
+        journal.reconcile().unwrap();
+        let state = Arc::new(AppState::new(
+            project,
+            journal,
+            SafetyState::new(
+                ApprovalConfig::default(),
+                Toolset::DEFAULT.into_iter().collect(),
+            ),
+        ));
+        let bridge = state.editor.start(dir.path()).unwrap();
+        let d = discovery(&bridge);
+        (dir, state, d)
+    }
+
+    /// The add-on's side: every request is answered by `answer` until the server closes.
+    fn fake_editor(
+        state: &AppState,
+        d: &Discovery,
+        answer: impl Fn(&Request) -> Outcome + Send + 'static,
+    ) -> std::thread::JoinHandle<Vec<Request>> {
+        let (mut peer, reply) = PeerConn::connect(d, &d.token, BRIDGE_PROTOCOL_VERSION);
+        assert!(matches!(reply, HelloReply::Accepted { .. }));
+        wait_connected(state.editor.bridge().unwrap());
+        std::thread::spawn(move || {
+            let mut seen = Vec::new();
+            while let Some(ServerMessage::Request(r)) = peer.recv() {
+                let outcome = answer(&r);
+                seen.push(r.clone());
+                peer.send(&AddonMessage::Reply(Reply { id: r.id, outcome }));
+            }
+            seen
+        })
+    }
+
+    /// A healthy editor with `main.tscn` open (`active` overrides it), stamping replies
+    /// with the persistence rule as the add-on does; `special` answers one command.
+    fn editor_answers(
+        active: &'static str,
+        special: &'static str,
+        answer: impl Fn(&Request) -> Outcome + Send + 'static,
+    ) -> impl Fn(&Request) -> Outcome + Send + 'static {
+        move |r| {
+            if r.cmd == special {
+                return answer(r);
+            }
+            let v = |e: Effect| serde_json::to_value(verdict_of(e, active)).unwrap();
+            Outcome::Ok(match r.cmd.as_str() {
+                c::EDITOR_STATE => json!({"active_scene": active, "open_scenes": [active]}),
+                c::NODE_PERSISTENCE => {
+                    let mut out = serde_json::to_value(verdict(true, active)).unwrap();
+                    out["exists"] = json!(true);
+                    out
+                }
+                cmd => match Effect::of_scene_command(cmd) {
+                    Some(e) => v(e),
+                    None => serde_json::to_value(verdict(true, active)).unwrap(),
+                },
+            })
+        }
+    }
+
+    async fn call(state: &Arc<AppState>, tool: &str, args: Value) -> ToolResult {
+        let def = state.registry.get(tool).unwrap();
+        let Value::Object(args) = args else {
+            panic!("args must be an object")
+        };
+        match run_call(state, def, Some(args), &CallContext::detached()).await {
+            CallOutcome::Done(r) => r,
+            CallOutcome::InputRequired(_) => panic!("unexpected input-required"),
+        }
+    }
+
+    fn txn_of(e: &crate::error::ToolError) -> TxnId {
+        e.details.as_ref().unwrap()["transaction_id"]
+            .as_str()
+            .unwrap()
+            .parse()
+            .unwrap()
+    }
+
+    fn set_hp() -> Value {
+        json!({"path": RES, "property": "hp", "value": 4})
+    }
+
+    fn failed(effect: Option<ErrorEffect>) -> Outcome {
+        let e = BridgeError::new(godot_mcp_protocol::ErrorCode::Failed, "saving failed");
+        Outcome::Error(match effect {
+            Some(x) => e.with_effect(x),
+            None => e,
+        })
+    }
+
+    /// Guards the compensated path of item 5: the editor reports its rollback and the
+    /// file's hash equals the one recorded before the request: `compensated`, with both
+    /// states and the report in the proof, and the agent is told nothing changed.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn a_rolled_back_save_failure_with_the_file_untouched_is_compensated_by_proof() {
+        let (dir, state, d) = server();
+        let _ed = fake_editor(
+            &state,
+            &d,
+            editor_answers(SCENE, c::RESOURCE_SET_PROPERTY, |_| {
+                failed(Some(ErrorEffect::RolledBack))
+            }),
+        );
+        let e = call(&state, "set_resource_property", set_hp())
+            .await
+            .unwrap_err();
+        let details = e.details.as_ref().unwrap();
+        assert_eq!(details["status"], "compensated", "{e:?}");
+        assert_eq!(details["may_have_applied"], false);
+        assert!(
+            e.hint
+                .as_deref()
+                .unwrap()
+                .starts_with("Nothing was changed"),
+            "{e:?}"
+        );
+        let rec = state
+            .journal
+            .lock()
+            .editor_record(txn_of(&e))
+            .unwrap()
+            .unwrap();
+        assert_eq!(rec.status, TxnStatus::Compensated);
+        let before = FileState::of(RES_BYTES);
+        assert_eq!(
+            rec.intent.pre_state.as_ref(),
+            Some(&before),
+            "recorded before sending"
+        );
+        let proof = rec.proof.unwrap();
+        assert_eq!(proof.pre_state.as_ref(), Some(&before));
+        assert_eq!(proof.post_state.as_ref(), Some(&before));
+        assert_eq!(proof.editor_left, Some(EditorLeft::RolledBack));
+        assert_eq!(
+            std::fs::read(dir.path().join("stats.tres")).unwrap(),
+            RES_BYTES
+        );
+        assert_eq!(state.journal.lock().gate(), &WriteGate::Open);
+    }
+
+    /// Guards "an error without a proof is unproven": the file is untouched, but the
+    /// reply does not say the editor's change was undone (an old add-on, a panic). It is
+    /// quarantined, closes the write gate, and the agent is never told nothing changed.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn a_save_failure_without_a_rollback_report_is_quarantined() {
+        for effect in [None, Some(ErrorEffect::Changed)] {
+            let (dir, state, d) = server();
+            let _ed = fake_editor(
+                &state,
+                &d,
+                editor_answers(SCENE, c::RESOURCE_SET_PROPERTY, move |_| failed(effect)),
+            );
+            let e = call(&state, "set_resource_property", set_hp())
+                .await
+                .unwrap_err();
+            let details = e.details.as_ref().unwrap();
+            assert_eq!(details["status"], "quarantined", "{effect:?} {e:?}");
+            assert_eq!(details["may_have_applied"], true);
+            let hint = e.hint.as_deref().unwrap();
+            assert!(!hint.contains("Nothing was changed"), "{hint}");
+            assert!(hint.contains("not proven"), "{hint}");
+            assert!(hint.contains("stats.tres is unchanged"), "{hint}");
+            let rec = state
+                .journal
+                .lock()
+                .editor_record(txn_of(&e))
+                .unwrap()
+                .unwrap();
+            assert_eq!(rec.status, TxnStatus::Quarantined);
+            let proof = rec.proof.unwrap();
+            assert_eq!(proof.post_state, Some(FileState::of(RES_BYTES)));
+            assert_eq!(
+                proof.editor_left,
+                Some(effect.map_or(EditorLeft::Unreported, |_| EditorLeft::Changed))
+            );
+            assert!(matches!(
+                state.journal.lock().gate(),
+                WriteGate::Closed { .. }
+            ));
+            assert_eq!(
+                std::fs::read(dir.path().join("stats.tres")).unwrap(),
+                RES_BYTES
+            );
+        }
+    }
+
+    /// Guards the file half of the proof: the editor says it rolled back, but the file's
+    /// bytes changed (a partial save): quarantined, with both hashes recorded.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn a_save_failure_that_changed_the_file_is_quarantined_with_both_hashes() {
+        let (dir, state, d) = server();
+        let file = dir.path().join("stats.tres");
+        let f2 = file.clone();
+        let _ed = fake_editor(
+            &state,
+            &d,
+            editor_answers(SCENE, c::RESOURCE_SET_PROPERTY, move |_| {
+                std::fs::write(&f2, b"[gd_resource").unwrap();
+                failed(Some(ErrorEffect::RolledBack))
+            }),
+        );
+        let e = call(&state, "set_resource_property", set_hp())
+            .await
+            .unwrap_err();
+        assert_eq!(e.details.as_ref().unwrap()["status"], "quarantined");
+        assert!(e.hint.as_deref().unwrap().contains("changed from"), "{e:?}");
+        let rec = state
+            .journal
+            .lock()
+            .editor_record(txn_of(&e))
+            .unwrap()
+            .unwrap();
+        assert_eq!(rec.status, TxnStatus::Quarantined);
+        let proof = rec.proof.unwrap();
+        assert_eq!(proof.pre_state, Some(FileState::of(RES_BYTES)));
+        assert_eq!(proof.post_state, Some(FileState::of(b"[gd_resource")));
+        assert_eq!(std::fs::read(&file).unwrap(), b"[gd_resource");
+    }
+
+    /// A successful save records the file's pre- and post-state; a refused save_scene of
+    /// an unchanged file is compensated; a refused node edit without a report stays
+    /// unresolved (never "nothing was changed") and blocks nothing.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn saves_record_both_states_and_unreported_node_errors_stay_unresolved() {
+        let (dir, state, d) = server();
+        let f3 = dir.path().join("stats.tres");
+        let _ed = fake_editor(&state, &d, move |r| match r.cmd.as_str() {
+            c::RESOURCE_SET_PROPERTY => {
+                std::fs::write(&f3, b"hp = 4").unwrap();
+                Outcome::Ok(serde_json::to_value(verdict_of(Effect::ResourceSave, "")).unwrap())
+            }
+            c::SCENE_SAVE => Outcome::Error(
+                BridgeError::new(godot_mcp_protocol::ErrorCode::Failed, "no")
+                    .with_effect(ErrorEffect::Unchanged),
+            ),
+            c::NODE_SET_PROPERTY => failed(None),
+            _ => editor_answers(SCENE, "none", |_| unreachable!())(r),
+        });
+        let ok = call(&state, "set_resource_property", set_hp())
+            .await
+            .unwrap();
+        let txn: TxnId = ok["transaction_id"].as_str().unwrap().parse().unwrap();
+        let rec = state.journal.lock().editor_record(txn).unwrap().unwrap();
+        assert_eq!(rec.status, TxnStatus::Committed);
+        let proof = rec.proof.unwrap();
+        assert_eq!(proof.pre_state, Some(FileState::of(RES_BYTES)));
+        assert_eq!(proof.post_state, Some(FileState::of(b"hp = 4")));
+
+        let e = call(&state, "save_scene", json!({"confirm": true}))
+            .await
+            .unwrap_err();
+        assert_eq!(e.details.as_ref().unwrap()["status"], "compensated");
+        let rec = state
+            .journal
+            .lock()
+            .editor_record(txn_of(&e))
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            rec.proof.unwrap().post_state,
+            Some(FileState::of(b"[gd_scene format=3]\n"))
+        );
+
+        let e = call(
+            &state,
+            "set_node_property",
+            json!({"node": "A", "property": "visible", "value": false}),
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(e.details.as_ref().unwrap()["status"], "unresolved", "{e:?}");
+        assert!(!e.hint.as_deref().unwrap().contains("Nothing was changed"));
+        assert_eq!(state.journal.lock().gate(), &WriteGate::Open);
+    }
+
+    /// A save of a scene that has no file is refused before anything is recorded or sent:
+    /// there would be no pre-state to prove an error harmless.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn saving_a_scene_without_a_file_is_refused_before_sending() {
+        let (_dir, state, d) = server();
+        let ed = fake_editor(&state, &d, editor_answers("", "none", |_| unreachable!()));
+        let e = call(&state, "save_scene", json!({"confirm": true}))
+            .await
+            .unwrap_err();
+        assert_eq!(e.required.as_deref(), Some("active_scene"), "{e:?}");
+        state.editor.stop();
+        let seen = ed.join().unwrap();
+        assert!(seen.iter().all(|r| r.cmd != c::SCENE_SAVE));
+    }
+
+    /// The arguments of a real run of each editor tool that takes dry_run.
+    fn runs() -> Vec<(&'static str, Value)> {
+        vec![
+            (
+                "create_node",
+                json!({"parent": ".", "type": "Node2D", "name": "X"}),
+            ),
+            ("rename_node", json!({"node": "A", "new_name": "B"})),
+            ("move_node", json!({"node": "A", "new_parent": "."})),
+            ("duplicate_node", json!({"node": "A"})),
+            ("delete_node", json!({"node": "A", "confirm": true})),
+            (
+                "set_node_property",
+                json!({"node": "A", "property": "visible", "value": false}),
+            ),
+            (
+                "apply_scene_batch",
+                json!({"sets": [{"node": "A", "property": "visible", "value": true}]}),
+            ),
+            (
+                "attach_script",
+                json!({"node": "A", "script": "res://a.gd"}),
+            ),
+            ("detach_script", json!({"node": "A", "confirm": true})),
+            (
+                "connect_signal",
+                json!({"from": "A", "signal": "ready", "to": ".", "method": "m"}),
+            ),
+            (
+                "disconnect_signal",
+                json!({"from": "A", "signal": "ready", "to": ".", "method": "m", "confirm": true}),
+            ),
+            ("set_resource_property", set_hp()),
+            ("open_scene", json!({"path": SCENE})),
+            (
+                "create_scene",
+                json!({"path": "res://new.tscn", "root_type": "Node2D", "confirm": true}),
+            ),
+            ("save_scene", json!({"confirm": true})),
+            ("close_scene", json!({"confirm": true})),
+            ("reload_scene", json!({"confirm": true})),
+            ("editor_undo", json!({})),
+            ("editor_redo", json!({})),
+        ]
+    }
+
+    /// Item 14's unit half: for every editor tool that takes dry_run (the list is checked
+    /// against the registry), the preview's `persisted`, `reason` and `hint` equal the
+    /// real run's, with the editor answering by the one rule. A verdict computed anywhere
+    /// but `godot_mcp_protocol::persistence` (a literal in a tool) makes it fail.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn every_dry_run_reports_the_real_runs_persistence_verdict() {
+        for active in [SCENE, ""] {
+            let (_dir, state, d) = server();
+            let _ed = fake_editor(
+                &state,
+                &d,
+                editor_answers(active, "none", |_| unreachable!()),
+            );
+            let registered: BTreeSet<&str> = state
+                .registry
+                .iter()
+                .filter(|t| {
+                    t.meta.effect == EffectKind::EditorRuntime && t.meta.class.takes_dry_run()
+                })
+                .map(|t| t.meta.name)
+                .collect();
+            let table = runs();
+            let listed: BTreeSet<&str> = table.iter().map(|(n, _)| *n).collect();
+            assert_eq!(
+                listed, registered,
+                "every editor tool with dry_run is compared"
+            );
+            for (tool, args) in table {
+                if active.is_empty() && tool == "save_scene" {
+                    continue; // refused up front: no file to save to
+                }
+                let mut dry = args.clone();
+                dry["dry_run"] = json!(true);
+                let preview = call(&state, tool, dry)
+                    .await
+                    .unwrap_or_else(|e| panic!("{tool} dry run: {e:?}"));
+                let real = call(&state, tool, args)
+                    .await
+                    .unwrap_or_else(|e| panic!("{tool}: {e:?}"));
+                assert_eq!(real["applied"], true, "{tool}");
+                for field in ["persisted", "reason", "hint"] {
+                    assert_eq!(
+                        preview.get(field),
+                        real.get(field),
+                        "{tool} ({active:?}): {field} differs: preview {preview} real {real}"
+                    );
+                }
+                assert!(preview["reason"].is_string(), "{tool}: {preview}");
+            }
+        }
+    }
+}
