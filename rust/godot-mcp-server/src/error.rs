@@ -45,7 +45,8 @@ pub enum ErrorCode {
     /// The editor did not answer in time. On a mutating command `details.may_have_applied`
     /// is true: the editor drains commands serially and may still run it.
     Timeout,
-    /// The editor ran the command and Godot refused it; nothing was changed.
+    /// The editor ran the command and Godot refused it. The transaction's status says
+    /// whether that left the project as it was (compensated, by proof) or not.
     EditorError,
     /// A bug in the server; details are in its log.
     Internal,
