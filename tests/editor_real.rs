@@ -66,8 +66,11 @@ fn signal(child: &std::process::Child, sig: rustix::process::Signal) {
     }
 }
 
-async fn read(project: &Path, res: &str) -> Vec<u8> {
-    std::fs::read(project.join(res.trim_start_matches("res://"))).unwrap()
+/// A text file of the project, compared byte for byte (as a string, so that a failure
+/// shows readable text rather than a list of bytes).
+async fn read(project: &Path, res: &str) -> String {
+    let bytes = std::fs::read(project.join(res.trim_start_matches("res://"))).unwrap();
+    String::from_utf8(bytes).unwrap_or_else(|e| panic!("{res} is not UTF-8 text: {e}"))
 }
 
 async fn save(client: &Client) {
@@ -340,7 +343,7 @@ async fn real_godot_editor_executes_through_the_bridge() {
     save(&client).await;
     let b1 = read(p, SCENE).await;
     assert_ne!(b1, b0);
-    assert!(String::from_utf8_lossy(&b1).contains("McpNode"));
+    assert!(b1.contains("McpNode"));
 
     // Undo everything since b0: the saved file is byte-identical; redo restores it.
     undo(&client, 4).await;
@@ -436,7 +439,9 @@ async fn real_godot_editor_executes_through_the_bridge() {
     .await;
     save(&client).await;
     assert!(
-        String::from_utf8_lossy(&read(p, SCENE).await).contains("[connection signal=\"renamed\"")
+        read(p, SCENE)
+            .await
+            .contains("[connection signal=\"renamed\"")
     );
     call_ok(&client, "disconnect_signal", json!({"from": "Enemy/Copy", "signal": "renamed", "to": ".", "method": "_ready", "confirm": true})).await;
 
@@ -674,7 +679,7 @@ async fn failed_resource_save_is_rolled_back_and_proven(client: &Client, project
     );
     let row = transaction(client, e["details"]["transaction_id"].as_str().unwrap()).await;
     assert_eq!(row["status"], "compensated", "{row}");
-    let hash = godot_mcp_journal::FileState::of(&before).to_string();
+    let hash = godot_mcp_journal::FileState::of(before.as_bytes()).to_string();
     let summary = row["proof_summary"].as_str().unwrap();
     assert!(summary.contains("editor rolled_back"), "{row}");
     assert!(
