@@ -16,14 +16,17 @@
 //!
 //! # Reconciliation of survivors
 //!
-//! An open launch found at startup is resolved from its receipt by exact
-//! identity: the recorded pid is a survivor only if its start time (field 22 of
-//! `/proc/<pid>/stat`), its process group and the nonce in its command line all
-//! match, and the recorded control socket still has its inode. A pid that now
-//! belongs to another process is never signalled. The boundary (the process
-//! group) is then killed and proven empty; the session's output is archived;
-//! the row becomes `compensated` (the boundary is proven empty: nothing of the
-//! launch runs any more) or `quarantined` when emptiness cannot be proven.
+//! An open launch found at startup is resolved from its receipt (see
+//! [`derive_launches`]): a receipt from another boot signals nothing; pid and
+//! start time (field 22 of `/proc/<pid>/stat`) say whether the process at the
+//! recorded pid is the launched one, and if so its process group, nonce and
+//! control-socket inode must all match too — anything less is a partial match,
+//! quarantined and never signalled. An exact leader's group is killed; a gone
+//! leader's group is enumerated and only members proven the launch's (nonce in
+//! their environment or command line, started after the leader) are killed.
+//! The boundary is then proven empty (or not); the session's output is
+//! archived; the row becomes `compensated` (nothing of the launch runs any
+//! more) or `quarantined`.
 
 use std::fs;
 use std::io;
