@@ -869,10 +869,7 @@ async fn a_deleted_control_socket_is_a_partial_match_quarantined_and_untouched()
         .clone();
     assert_eq!(row["status"], "quarantined", "{row}");
     assert!(
-        row["reason"]
-            .as_str()
-            .unwrap()
-            .contains("partial identity"),
+        row["reason"].as_str().unwrap().contains("partial identity"),
         "{row}"
     );
     let summary = row["proof_summary"].as_str().unwrap();

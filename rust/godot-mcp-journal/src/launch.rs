@@ -623,7 +623,6 @@ pub fn kill_proven_members(receipt: &LaunchReceipt, nonce: &str) -> GroupMembers
     members
 }
 
-
 /// Moves a session directory into the archive; returns the new path.
 pub fn archive_session(state_dir: &Path, session_dir: &Path, txn: TxnId) -> io::Result<PathBuf> {
     let archive = state_dir.join(ARCHIVE_DIR);
@@ -777,7 +776,9 @@ pub(crate) fn derive_launches(
                     }
                 }
                 Plan::NoReceipt => {
-                    let e = !holders.iter().any(|pid| cmdline_contains(*pid, &rows[i].1.nonce));
+                    let e = !holders
+                        .iter()
+                        .any(|pid| cmdline_contains(*pid, &rows[i].1.nonce));
                     (e, e)
                 }
             };
@@ -855,7 +856,6 @@ pub(crate) fn derive_launches(
         })
         .collect()
 }
-
 
 /// The bytes an interrupted export left behind, kept as evidence in the archive.
 pub fn retained_export_bytes(state_dir: &Path) -> (usize, u64) {

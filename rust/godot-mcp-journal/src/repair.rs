@@ -712,7 +712,11 @@ fn repair_launch(
     // differs) is the launched process alive, never "gone", and nothing here can
     // prove it safe or kill it.
     let live_members: Vec<i32> = match &intent.receipt {
-        Some(r) if r.boot_id.as_ref().is_some_and(|b| launch::boot_id().as_ref() != Some(b)) => {
+        Some(r)
+            if r.boot_id
+                .as_ref()
+                .is_some_and(|b| launch::boot_id().as_ref() != Some(b)) =>
+        {
             // Another boot: every process of the receipt's boot has ended.
             Vec::new()
         }

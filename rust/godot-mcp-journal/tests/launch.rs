@@ -272,7 +272,12 @@ fn a_partial_match_is_quarantined_never_gone() {
     let a = survivor("some-other-nonce-entirely-000000");
     let pid_a = a.id() as i32;
     wait_group(pid_a, 2);
-    let ra = record(&mut j, &dir, "ffffeeeeddddccccbbbbaaaa99998888", receipt_of(pid_a));
+    let ra = record(
+        &mut j,
+        &dir,
+        "ffffeeeeddddccccbbbbaaaa99998888",
+        receipt_of(pid_a),
+    );
     // The control socket was replaced: another inode at the recorded endpoint.
     let nonce_b = "1234123412341234abcdabcdabcdabcd";
     let b = survivor(nonce_b);
@@ -328,7 +333,10 @@ fn a_partial_match_is_quarantined_never_gone() {
             other => panic!("{other:?}"),
         }
         assert!(
-            rec.proof_summary.as_deref().unwrap().contains("boundary NOT proven empty"),
+            rec.proof_summary
+                .as_deref()
+                .unwrap()
+                .contains("boundary NOT proven empty"),
             "{rec:?}"
         );
     }
@@ -476,7 +484,10 @@ fn a_gone_leader_s_group_is_killed_only_where_members_are_proven() {
             unaccounted: stranger.clone()
         }
     );
-    assert!(matches!(j.gate(), godot_mcp_journal::WriteGate::Closed { .. }));
+    assert!(matches!(
+        j.gate(),
+        godot_mcp_journal::WriteGate::Closed { .. }
+    ));
     kill_group(pid);
 }
 
@@ -809,8 +820,14 @@ fn repair_of_a_composite_uses_the_full_linked_verdict() {
     .unwrap_err();
     assert!(err.to_string().contains("did not end cleanly"), "{err}");
     assert_eq!(row(&open(&e), txn).status, TxnStatus::Quarantined);
-    let report = repair_run(&e, txn, RepairOperation::Compensate, EffectKind::File, claim())
-        .unwrap();
+    let report = repair_run(
+        &e,
+        txn,
+        RepairOperation::Compensate,
+        EffectKind::File,
+        claim(),
+    )
+    .unwrap();
     assert_eq!(report.to, TxnStatus::Compensated);
     assert!(!e.project.path().join("c.tres").exists());
 }

@@ -624,10 +624,7 @@ mod pre_image_restore {
 /// directory at the path now.
 #[test]
 fn a_row_of_another_incarnation_closes_the_gate_and_repair_resolves_it() {
-    for (what, change) in [
-        ("generation", (false, 7u64)),
-        ("object", (true, 0u64)),
-    ] {
+    for (what, change) in [("generation", (false, 7u64)), ("object", (true, 0u64))] {
         let dir = tempfile::tempdir().unwrap();
         let state = dir.path().join("state");
         let project = dir.path().join("project");
@@ -646,7 +643,10 @@ fn a_row_of_another_incarnation_closes_the_gate_and_repair_resolves_it() {
         fs::write(project.join("a.txt"), POST).unwrap();
         let mut j = Journal::open(&state, &project).unwrap();
         let report = j.reconcile().unwrap();
-        assert_eq!(report.committed, 0, "{what}: never proven against this project");
+        assert_eq!(
+            report.committed, 0,
+            "{what}: never proven against this project"
+        );
         match j.gate() {
             WriteGate::Closed { quarantined } => {
                 assert_eq!(quarantined.len(), 1, "{what}");
@@ -670,7 +670,10 @@ fn a_row_of_another_incarnation_closes_the_gate_and_repair_resolves_it() {
         let err = f
             .run_with(op, Some(&f.proof(op, FileState::of(POST))), false)
             .unwrap_err();
-        assert!(err.to_string().contains("wrong project: transaction"), "{err}");
+        assert!(
+            err.to_string().contains("wrong project: transaction"),
+            "{err}"
+        );
         assert_eq!(f.snapshot(), before);
         let mut proof = f.proof(op, FileState::of(POST));
         proof.project_object_id = foreign.object_id.clone();
@@ -719,7 +722,11 @@ fn a_row_with_an_unparsable_id_closes_the_gate_until_the_operator_step() {
     // The documented operator step: move the journal aside, as evidence.
     let evidence = dir.path().join("evidence");
     fs::create_dir_all(&evidence).unwrap();
-    for name in [JOURNAL_FILE.to_owned(), format!("{JOURNAL_FILE}-wal"), format!("{JOURNAL_FILE}-shm")] {
+    for name in [
+        JOURNAL_FILE.to_owned(),
+        format!("{JOURNAL_FILE}-wal"),
+        format!("{JOURNAL_FILE}-shm"),
+    ] {
         let from = state_dir.join(&name);
         if from.exists() {
             fs::rename(&from, evidence.join(&name)).unwrap();
