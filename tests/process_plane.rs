@@ -795,3 +795,150 @@ async fn input_to_a_game_stopped_at_a_breakpoint_is_refused() {
     assert!(!log.contains("\"input\""), "{log}");
     client.cancel().await.unwrap();
 }
+
+/// SIGKILLs a process group when dropped (a test that leaves a session running
+/// on purpose must not leak it when an assertion fails).
+struct KillGroup(i32);
+impl Drop for KillGroup {
+    fn drop(&mut self) {
+        if let Some(p) = rustix::process::Pid::from_raw(self.0) {
+            let _ = rustix::process::kill_process_group(p, rustix::process::Signal::KILL);
+        }
+    }
+}
+
+/// The session's control socket, found under the state dir.
+fn control_socket(state: &Path) -> std::path::PathBuf {
+    fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.file_name().is_some_and(|n| n == "c.sock") {
+                out.push(p);
+            } else if e.file_type().is_ok_and(|t| t.is_dir()) {
+                walk(&p, out);
+            }
+        }
+    }
+    let mut found = Vec::new();
+    walk(state, &mut found);
+    assert_eq!(found.len(), 1, "{found:?}");
+    found.remove(0)
+}
+
+/// Issue 10 item 3, end to end: play_scene, the server SIGKILLed, the session's
+/// `c.sock` deleted (as a temp-file cleaner would), the server started again.
+/// The game is the launched process by pid and start time, but not by full
+/// identity: the row is quarantined with a partial-identity proof, the gate is
+/// closed, and the game is untouched.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deleted_control_socket_is_a_partial_match_quarantined_and_untouched() {
+    let p = project();
+    let s = state_dir();
+    let _c = Cleanup(s.path().display().to_string());
+    let env = [
+        ("GODOT_STANDIN_HANG", "1"),
+        ("GODOT_STANDIN_FORK", "1"),
+        ("GODOT_STANDIN_IGNORE_TERM", "1"),
+        ("GODOT_MCP_PROBE_QUIT_MS", "600000"),
+    ];
+    let (client, server) = start(p.path(), s.path(), &env).await;
+    let v = ok(&client, "play_scene", json!({})).await;
+    let pgid = v["pgid"].as_i64().unwrap() as i32;
+    let _k = KillGroup(pgid);
+    let txn = v["session_id"].as_str().unwrap().to_string();
+    assert!(wait_until(Duration::from_secs(10), || {
+        support::group_members(pgid).len() >= 2
+    }));
+    kill9(server);
+    drop(client);
+    std::fs::remove_file(control_socket(s.path())).unwrap();
+
+    let (client, _) = start(p.path(), s.path(), &env).await;
+    assert!(
+        support::group_members(pgid).len() >= 2,
+        "a partial match was signalled"
+    );
+    let t = transactions(&client).await;
+    assert_eq!(t["write_gate"]["status"], "closed", "{t}");
+    let row = t["transactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["transaction_id"] == txn.as_str())
+        .unwrap()
+        .clone();
+    assert_eq!(row["status"], "quarantined", "{row}");
+    assert!(
+        row["reason"].as_str().unwrap().contains("partial identity"),
+        "{row}"
+    );
+    let summary = row["proof_summary"].as_str().unwrap();
+    assert!(
+        summary.contains("partial identity match") && summary.contains("boundary NOT proven empty"),
+        "{summary}"
+    );
+    let e = err(
+        &client,
+        "create_script",
+        json!({"path": "res://scripts/new.gd", "confirm": true}),
+    )
+    .await;
+    assert_eq!(e["code"], "WRITE_GATE_CLOSED", "{e}");
+    assert!(!p.path().join("scripts/new.gd").exists());
+    client.cancel().await.unwrap();
+}
+
+/// Issue 10 item 4, end to end: the server is SIGKILLed, then the game's leader
+/// dies too, leaving the child it forked in its group. The next start finds the
+/// leader gone, identifies the child as the launch's by the nonce the server put
+/// in the session's environment (it is not on the child's command line), kills
+/// it and proves the group empty.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gone_leader_s_child_is_identified_by_its_inherited_nonce_and_killed() {
+    let p = project();
+    let s = state_dir();
+    let _c = Cleanup(s.path().display().to_string());
+    let env = [
+        ("GODOT_STANDIN_HANG", "1"),
+        ("GODOT_STANDIN_FORK", "1"),
+        ("GODOT_STANDIN_IGNORE_TERM", "1"),
+        ("GODOT_MCP_PROBE_QUIT_MS", "600000"),
+    ];
+    let (client, server) = start(p.path(), s.path(), &env).await;
+    let v = ok(&client, "play_scene", json!({})).await;
+    let pgid = v["pgid"].as_i64().unwrap() as i32;
+    let _k = KillGroup(pgid);
+    let txn = v["session_id"].as_str().unwrap().to_string();
+    assert!(wait_until(Duration::from_secs(10), || {
+        support::group_members(pgid).len() >= 2
+    }));
+    kill9(server);
+    drop(client);
+    // The leader (its pid is the group id) dies; its child stays in the group.
+    kill9(pgid);
+    let left = support::group_members(pgid);
+    assert!(!left.is_empty() && !left.contains(&pgid), "{left:?}");
+
+    let (client, _) = start(p.path(), s.path(), &env).await;
+    assert!(
+        support::group_members(pgid).is_empty(),
+        "a proven member survived: {:?}",
+        support::group_members(pgid)
+    );
+    let t = transactions(&client).await;
+    assert_eq!(t["write_gate"]["status"], "open", "{t}");
+    let row = t["transactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["transaction_id"] == txn.as_str())
+        .unwrap()
+        .clone();
+    assert_eq!(row["status"], "compensated", "{row}");
+    let summary = row["proof_summary"].as_str().unwrap();
+    assert!(
+        summary.contains("survivor(s) terminated") && summary.contains("boundary proven empty"),
+        "{summary}"
+    );
+    client.cancel().await.unwrap();
+}

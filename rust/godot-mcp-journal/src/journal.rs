@@ -871,6 +871,7 @@ impl Journal {
                 ctx.idem.map(|k| k.request_hash.to_string()),
                 now_ms(),
             ])?;
+            crate::preimage::retain(&tx, txn, &self.root.join(&intent.path), intent.pre)?;
             tx.commit()
         })();
         let restored = self.conn.pragma_update(None, "synchronous", "FULL");
@@ -970,7 +971,7 @@ pub(crate) fn record_terminal_proof(
             from.as_str()
         ])?;
     if changed == 1 {
-        Ok(())
+        crate::preimage::release_if_proven(conn, txn, to)
     } else {
         Err(rusqlite::Error::QueryReturnedNoRows)
     }

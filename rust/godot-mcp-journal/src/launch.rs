@@ -16,14 +16,17 @@
 //!
 //! # Reconciliation of survivors
 //!
-//! An open launch found at startup is resolved from its receipt by exact
-//! identity: the recorded pid is a survivor only if its start time (field 22 of
-//! `/proc/<pid>/stat`), its process group and the nonce in its command line all
-//! match, and the recorded control socket still has its inode. A pid that now
-//! belongs to another process is never signalled. The boundary (the process
-//! group) is then killed and proven empty; the session's output is archived;
-//! the row becomes `compensated` (the boundary is proven empty: nothing of the
-//! launch runs any more) or `quarantined` when emptiness cannot be proven.
+//! An open launch found at startup is resolved from its receipt (see
+//! [`derive_launches`]): a receipt from another boot signals nothing; pid and
+//! start time (field 22 of `/proc/<pid>/stat`) say whether the process at the
+//! recorded pid is the launched one, and if so its process group, nonce and
+//! control-socket inode must all match too — anything less is a partial match,
+//! quarantined and never signalled. An exact leader's group is killed; a gone
+//! leader's group is enumerated and only members proven the launch's (nonce in
+//! their environment or command line, started after the leader) are killed.
+//! The boundary is then proven empty (or not); the session's output is
+//! archived; the row becomes `compensated` (nothing of the launch runs any
+//! more) or `quarantined`.
 
 use std::fs;
 use std::io;
@@ -71,6 +74,26 @@ pub struct LaunchReceipt {
     pub pgid: i32,
     /// The boundary in use.
     pub boundary: Boundary,
+    /// `/proc/sys/kernel/random/boot_id` when the receipt was taken. Pids, start
+    /// times and process groups only mean something within one boot: a receipt
+    /// from another boot never signals anything. Absent in receipts written by
+    /// older builds (then the nonce alone identifies, see [`derive_launches`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub boot_id: Option<String>,
+}
+
+/// The environment variable every supervised launch carries its nonce in, so
+/// that members of its process group that do not have the nonce on their
+/// command line (children Godot spawns) can still be identified as the
+/// launch's: children inherit the environment.
+pub const NONCE_ENV: &str = "GODOT_MCP_SESSION_NONCE";
+
+/// The current boot's id (`/proc/sys/kernel/random/boot_id`), `None` when the
+/// kernel does not expose it.
+pub fn boot_id() -> Option<String> {
+    let id = fs::read_to_string("/proc/sys/kernel/random/boot_id").ok()?;
+    let id = id.trim();
+    (!id.is_empty()).then(|| id.to_owned())
 }
 
 /// What a `process_launch` transaction intends, durable before the spawn.
@@ -120,6 +143,29 @@ pub enum LaunchEnd {
     },
     /// Reconciliation found the boundary already empty.
     GoneBeforeReconcile,
+    /// The receipt was taken in another boot: every process of that boot has
+    /// ended, and nothing was signalled.
+    EndedWithBoot {
+        /// The boot id the receipt recorded.
+        recorded_boot: String,
+    },
+    /// The process at the receipt's pid is the launched process (same pid and
+    /// start time), but other recorded identity fields no longer match: a
+    /// partial match. Nothing was signalled; the row is quarantined.
+    PartialIdentity {
+        /// The fields that did not match (`process_group`, `nonce`,
+        /// `control_socket`).
+        mismatched: Vec<String>,
+    },
+    /// The leader was gone; the members of its group proven to be the launch's
+    /// (nonce in their environment or command line, started after the leader)
+    /// were killed, but others could not be identified and were left running.
+    UnaccountedMembers {
+        /// Proven members killed.
+        killed: usize,
+        /// Live members that could not be identified (never signalled).
+        unaccounted: Vec<i32>,
+    },
 }
 
 /// The proof of a `process_launch` transaction's terminal state.
@@ -153,6 +199,20 @@ impl LaunchProof {
                 format!("{survivors} survivor(s) terminated at startup")
             }
             LaunchEnd::GoneBeforeReconcile => "already gone at startup".into(),
+            LaunchEnd::EndedWithBoot { recorded_boot } => {
+                format!("ended with its boot ({recorded_boot}), nothing signalled")
+            }
+            LaunchEnd::PartialIdentity { mismatched } => format!(
+                "partial identity match (same pid and start time, but {} differ), left running",
+                mismatched.join(", ")
+            ),
+            LaunchEnd::UnaccountedMembers {
+                killed,
+                unaccounted,
+            } => format!(
+                "leader gone, {killed} proven member(s) killed, {} unidentified member(s) left running",
+                unaccounted.len()
+            ),
         };
         let empty = if self.boundary_empty {
             "boundary proven empty"
@@ -438,21 +498,41 @@ pub fn nonce_holders(nonce: &str) -> Vec<i32> {
         .collect()
 }
 
+/// Whether `pid` carries `nonce`: on its command line (the leader, after `--`),
+/// or as [`NONCE_ENV`] in its environment (inherited by every child it spawns).
+/// An environment that cannot be read (another user's process) proves nothing.
+pub fn carries_nonce(pid: i32, nonce: &str) -> bool {
+    if cmdline_contains(pid, nonce) {
+        return true;
+    }
+    let entry = format!("{NONCE_ENV}={nonce}");
+    fs::read(format!("/proc/{pid}/environ"))
+        .is_ok_and(|raw| raw.split(|b| *b == 0).any(|e| e == entry.as_bytes()))
+}
+
 /// How a recorded leader compares with the live process at its pid.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LeaderMatch {
-    /// No process has that pid.
+    /// No live process has that pid.
     Gone,
     /// Every recorded field matches: it is the survivor.
     Exact,
-    /// Something else has the pid now (a partial match is not a match).
+    /// The same process (pid and start time match), but other recorded fields
+    /// do not: a partial match. It is never signalled and never "gone".
+    Partial {
+        /// The fields that differ: `process_group`, `nonce`, `control_socket`.
+        mismatched: Vec<String>,
+    },
+    /// Another process has the pid now (its start time differs).
     Other {
         /// The other process leads its own group with our pgid number.
         leads_recorded_group: bool,
     },
 }
 
-/// Compares the live process at the receipt's pid with the receipt.
+/// Compares the live process at the receipt's pid with the receipt. Pid and
+/// start time say whether it is the same process; the process group, the
+/// nonce and the control socket's inode must then all match for `Exact`.
 pub fn match_leader(
     receipt: &LaunchReceipt,
     nonce: &str,
@@ -465,18 +545,82 @@ pub fn match_leader(
     if !is_live(receipt.pid, &stat) {
         return LeaderMatch::Gone;
     }
-    let socket_ok = fs::symlink_metadata(endpoint).is_ok_and(|m| m.ino() == inode);
-    if stat.start_time == receipt.start_time
-        && stat.pgrp == receipt.pgid
-        && cmdline_contains(receipt.pid, nonce)
-        && socket_ok
-    {
+    if stat.start_time != receipt.start_time {
+        return LeaderMatch::Other {
+            leads_recorded_group: stat.pgrp == receipt.pgid,
+        };
+    }
+    let mut mismatched = Vec::new();
+    if stat.pgrp != receipt.pgid {
+        mismatched.push("process_group".to_owned());
+    }
+    if !carries_nonce(receipt.pid, nonce) {
+        mismatched.push("nonce".to_owned());
+    }
+    if !fs::symlink_metadata(endpoint).is_ok_and(|m| m.ino() == inode) {
+        mismatched.push("control_socket".to_owned());
+    }
+    if mismatched.is_empty() {
         LeaderMatch::Exact
     } else {
-        LeaderMatch::Other {
-            leads_recorded_group: stat.pgrp == receipt.pgid,
+        LeaderMatch::Partial { mismatched }
+    }
+}
+
+/// The live members of a launch's process group, sorted by whether they are
+/// proven to be the launch's.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GroupMembers {
+    /// Proven members: pid and start time.
+    pub proven: Vec<(i32, u64)>,
+    /// Live members that carry no proof of belonging to the launch.
+    pub unaccounted: Vec<i32>,
+}
+
+/// Enumerates group `pgid` and identifies each member: it is the launch's when
+/// it carries the nonce (environment or command line) and started no earlier
+/// than the recorded leader (a child cannot predate its parent).
+pub fn identify_members(receipt: &LaunchReceipt, nonce: &str) -> GroupMembers {
+    let Boundary::ProcessGroup { pgid } = receipt.boundary;
+    let mut out = GroupMembers::default();
+    for pid in group_members(pgid) {
+        let Some(stat) = proc_stat(pid) else {
+            continue;
+        };
+        if stat.start_time >= receipt.start_time && carries_nonce(pid, nonce) {
+            out.proven.push((pid, stat.start_time));
+        } else {
+            out.unaccounted.push(pid);
         }
     }
+    out
+}
+
+/// SIGKILLs one proven member through a pidfd, after re-checking its identity
+/// on that pidfd's process: a pid that was reused in between is never signalled.
+fn kill_member(pid: i32, start_time: u64, nonce: &str) {
+    use rustix::process::{Pid, PidfdFlags, Signal, pidfd_open, pidfd_send_signal};
+    let Some(p) = Pid::from_raw(pid) else {
+        return;
+    };
+    let Ok(fd) = pidfd_open(p, PidfdFlags::empty()) else {
+        return;
+    };
+    // The pidfd pins this process: if /proc/<pid> still shows the same start
+    // time and nonce now, it is the process the pidfd refers to.
+    if proc_stat(pid).is_some_and(|s| s.start_time == start_time) && carries_nonce(pid, nonce) {
+        let _ = pidfd_send_signal(&fd, Signal::KILL);
+    }
+}
+
+/// Kills every proven member of the receipt's group and returns what the
+/// group holds now (the unaccounted members were not signalled).
+pub fn kill_proven_members(receipt: &LaunchReceipt, nonce: &str) -> GroupMembers {
+    let members = identify_members(receipt, nonce);
+    for (pid, start) in &members.proven {
+        kill_member(*pid, *start, nonce);
+    }
+    members
 }
 
 /// Moves a session directory into the archive; returns the new path.
@@ -510,21 +654,42 @@ fn snapshot_groups() -> std::collections::HashMap<i32, Vec<i32>> {
 /// The outcome re-derived for one open launch.
 pub(crate) type LaunchDerived = (TxnStatus, Option<LaunchProof>, Option<String>);
 
+/// What reconciliation decided for one launch before waiting.
+enum Plan {
+    /// No receipt: wait for every process carrying the nonce to exit.
+    NoReceipt,
+    /// The receipt is from another boot: nothing of it runs, nothing is signalled.
+    OtherBoot(String),
+    /// Boundary already empty, or the pid leads someone else's group now.
+    Gone,
+    /// The leader is the launched process but not by full identity: untouched.
+    Partial(Vec<String>),
+    /// The exact leader lives: its group was killed; waiting for it to empty.
+    KilledGroup(i32, usize),
+    /// The leader is gone: proven members were killed, waiting; unaccounted
+    /// members are never signalled and keep the boundary from being empty.
+    KilledMembers(usize),
+}
+
 /// Re-derives every open launch at startup, together: terminate survivors by
 /// exact identity, prove each boundary empty, archive output. One `/proc`
 /// snapshot per wait round, whatever the number of launches.
+///
+/// - A receipt from another boot never signals anything (a reboot ended it).
+/// - Pid and start time say whether the process at the recorded pid is the
+///   launched one. If it is, every other recorded field (process group, nonce,
+///   control-socket inode) must match too; anything less is a partial match:
+///   quarantined, never signalled, never "gone".
+/// - The exact leader alive: its process group is killed and waited for.
+/// - The leader gone (or its pid reused outside the group): the group is
+///   enumerated, members carrying the nonce and started after the leader are
+///   killed one by one through a pidfd, and any other member is left running
+///   and quarantines the row. Emptiness is asserted only after enumerating.
 pub(crate) fn derive_launches(
     state_dir: &Path,
     rows: &[(TxnId, LaunchIntent)],
 ) -> Vec<LaunchDerived> {
-    enum Plan {
-        /// No receipt: wait for every process carrying the nonce to exit.
-        NoReceipt,
-        /// Boundary already empty, or the pid belongs to someone else now.
-        Gone,
-        /// Killed `n` members of this group; waiting for it to empty.
-        Killed(i32, usize),
-    }
+    let this_boot = boot_id();
     let groups = snapshot_groups();
     let plans: Vec<Plan> = rows
         .iter()
@@ -532,55 +697,95 @@ pub(crate) fn derive_launches(
             let Some(r) = &intent.receipt else {
                 return Plan::NoReceipt;
             };
+            if let Some(recorded) = &r.boot_id
+                && this_boot.as_ref() != Some(recorded)
+            {
+                return Plan::OtherBoot(recorded.clone());
+            }
             let Boundary::ProcessGroup { pgid } = r.boundary;
-            let ours = match match_leader(r, &intent.nonce, &intent.endpoint, intent.socket_inode) {
-                LeaderMatch::Exact | LeaderMatch::Gone => true,
-                // The pid was reused. If the new process leads a group with our
-                // pgid number, that group is its own (a pgid is not reused while
-                // any member lives, so ours is empty): never touch it.
-                LeaderMatch::Other {
-                    leads_recorded_group,
-                } => !leads_recorded_group,
-            };
             let members = groups.get(&pgid).map_or(0, Vec::len);
-            if !ours || members == 0 {
-                return Plan::Gone;
+            match match_leader(r, &intent.nonce, &intent.endpoint, intent.socket_inode) {
+                LeaderMatch::Partial { mismatched } => Plan::Partial(mismatched),
+                // The pid was reused by a process leading a group with our pgid
+                // number: that group is its own (a pgid is not reused while any
+                // member lives, so ours is empty). Never touch it.
+                LeaderMatch::Other {
+                    leads_recorded_group: true,
+                } => Plan::Gone,
+                _ if members == 0 => Plan::Gone,
+                LeaderMatch::Exact => {
+                    if let Some(p) = rustix::process::Pid::from_raw(pgid) {
+                        let _ =
+                            rustix::process::kill_process_group(p, rustix::process::Signal::KILL);
+                    }
+                    Plan::KilledGroup(pgid, members)
+                }
+                LeaderMatch::Gone | LeaderMatch::Other { .. } => {
+                    Plan::KilledMembers(kill_proven_members(r, &intent.nonce).proven.len())
+                }
             }
-            if let Some(p) = rustix::process::Pid::from_raw(pgid) {
-                let _ = rustix::process::kill_process_group(p, rustix::process::Signal::KILL);
-            }
-            Plan::Killed(pgid, members)
         })
         .collect();
 
     // Wait (bounded) for every killed group to empty and every gated process
-    // without a receipt to exit.
+    // without a receipt to exit. `unaccounted[i]`: members that were never
+    // signalled, so the boundary cannot become empty; no point waiting.
     let start = Instant::now();
     let mut empty = vec![false; rows.len()];
+    let mut settled = vec![false; rows.len()];
+    let mut unaccounted: Vec<Vec<i32>> = vec![Vec::new(); rows.len()];
     loop {
         let groups = snapshot_groups();
         let need_nonces = plans
             .iter()
-            .zip(&empty)
-            .any(|(p, e)| matches!(p, Plan::NoReceipt) && !e);
+            .zip(&settled)
+            .any(|(p, s)| matches!(p, Plan::NoReceipt) && !s);
         let holders: Vec<i32> = if need_nonces {
             groups.values().flatten().copied().collect()
         } else {
             Vec::new()
         };
         for (i, plan) in plans.iter().enumerate() {
-            if empty[i] {
+            if settled[i] {
                 continue;
             }
-            empty[i] = match plan {
-                Plan::Gone => true,
-                Plan::Killed(pgid, _) => !groups.contains_key(pgid),
-                Plan::NoReceipt => !holders
-                    .iter()
-                    .any(|pid| cmdline_contains(*pid, &rows[i].1.nonce)),
+            let (is_empty, done) = match plan {
+                Plan::Gone | Plan::OtherBoot(_) => (true, true),
+                Plan::Partial(_) => (false, true),
+                Plan::KilledGroup(pgid, _) => {
+                    let e = !groups.contains_key(pgid);
+                    (e, e)
+                }
+                Plan::KilledMembers(_) => {
+                    let Some(r) = &rows[i].1.receipt else {
+                        continue;
+                    };
+                    let Boundary::ProcessGroup { pgid } = r.boundary;
+                    if groups.contains_key(&pgid) {
+                        // Re-identify: a proven member may have forked before
+                        // its SIGKILL landed; its child is proven the same way.
+                        let now = kill_proven_members(r, &rows[i].1.nonce);
+                        if now.unaccounted.is_empty() {
+                            (false, false)
+                        } else {
+                            unaccounted[i] = now.unaccounted;
+                            (false, true)
+                        }
+                    } else {
+                        (true, true)
+                    }
+                }
+                Plan::NoReceipt => {
+                    let e = !holders
+                        .iter()
+                        .any(|pid| cmdline_contains(*pid, &rows[i].1.nonce));
+                    (e, e)
+                }
             };
+            empty[i] = is_empty;
+            settled[i] = done;
         }
-        if empty.iter().all(|e| *e) || start.elapsed() > EMPTY_WAIT {
+        if settled.iter().all(|s| *s) || start.elapsed() > EMPTY_WAIT {
             break;
         }
         std::thread::sleep(Duration::from_millis(5));
@@ -588,20 +793,53 @@ pub(crate) fn derive_launches(
 
     rows.iter()
         .zip(plans)
-        .zip(empty)
-        .map(|(((txn, intent), plan), empty)| {
+        .zip(empty.into_iter().zip(unaccounted))
+        .map(|(((txn, intent), plan), (empty, unaccounted))| {
             let session = PathBuf::from(&intent.session_dir);
-            let archived_to = if session.exists() {
+            // A partial match may still be running from its session directory:
+            // leave it where it is.
+            let archived_to = if session.exists() && !matches!(plan, Plan::Partial(_)) {
                 archive_session(state_dir, &session, *txn)
                     .ok()
                     .map(|p| p.display().to_string())
             } else {
                 None
             };
+            let pid = intent.receipt.as_ref().map_or(0, |r| r.pid);
+            let reason = match &plan {
+                Plan::Partial(m) => format!(
+                    "partial identity: the process at pid {pid} is the launched process (same \
+                     pid and start time) but its {} no longer match the receipt; it was not \
+                     signalled and may still be running",
+                    m.join(", ")
+                ),
+                Plan::KilledMembers(_) if !unaccounted.is_empty() => format!(
+                    "the leader (pid {pid}) is gone and its process group holds {} member(s) \
+                     that cannot be identified as the launch's (pids {:?}); they were not \
+                     signalled",
+                    unaccounted.len(),
+                    unaccounted
+                ),
+                Plan::NoReceipt => {
+                    "launch without a receipt: a process carrying its nonce did not exit".into()
+                }
+                _ => format!(
+                    "survivor: the process group of pid {pid} could not be proven empty after SIGKILL"
+                ),
+            };
             let end = match plan {
                 Plan::NoReceipt => LaunchEnd::NeverStarted,
                 Plan::Gone => LaunchEnd::GoneBeforeReconcile,
-                Plan::Killed(_, n) => LaunchEnd::TerminatedByReconcile { survivors: n },
+                Plan::OtherBoot(recorded_boot) => LaunchEnd::EndedWithBoot { recorded_boot },
+                Plan::Partial(mismatched) => LaunchEnd::PartialIdentity { mismatched },
+                Plan::KilledGroup(_, n) => LaunchEnd::TerminatedByReconcile { survivors: n },
+                Plan::KilledMembers(killed) if !unaccounted.is_empty() => {
+                    LaunchEnd::UnaccountedMembers {
+                        killed,
+                        unaccounted,
+                    }
+                }
+                Plan::KilledMembers(n) => LaunchEnd::TerminatedByReconcile { survivors: n },
             };
             let proof = LaunchProof {
                 receipt: intent.receipt.clone(),
@@ -613,13 +851,6 @@ pub(crate) fn derive_launches(
             if empty {
                 (TxnStatus::Compensated, Some(proof), None)
             } else {
-                let reason = match &intent.receipt {
-                    Some(r) => format!(
-                        "survivor: the process group of pid {} could not be proven empty after SIGKILL",
-                        r.pid
-                    ),
-                    None => "launch without a receipt: a process carrying its nonce did not exit".into(),
-                };
                 (TxnStatus::Quarantined, Some(proof), Some(reason))
             }
         })

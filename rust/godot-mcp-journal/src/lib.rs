@@ -14,6 +14,7 @@
 //!   compare-and-swap, idempotency, listing.
 //! - [`editor`]: `editor_runtime` transactions (intent before the bridge request, the
 //!   terminal state from the reply; a lost answer never resent).
+//! - [`preimage`]: the bounded pre-images of overwrites and deletes, for repair.
 //! - [`reconcile`]: startup reconciliation and its stderr report.
 //! - [`repair`]: the operator's `transaction repair` operations and proof file.
 //! - [`failpoints`]: the names of every crash boundary, for the crash sweep.
@@ -29,6 +30,7 @@ pub mod ids;
 pub mod journal;
 pub mod launch;
 pub mod lease;
+pub mod preimage;
 pub mod proof;
 pub mod reconcile;
 pub mod repair;

@@ -8,7 +8,7 @@
 //! | pre-state                   | removed       | compensated (proof: pre-state)   |
 //! | neither                     | kept          | quarantined (reason names both)  |
 //! | unreadable                  | kept          | quarantined (reason: the error)  |
-//! | row of another project/gen. | untouched     | quarantined, not gating          |
+//! | row of another project/gen. | untouched     | quarantined (gating; repair)     |
 //! | kind without a reconciler   | untouched     | quarantined                      |
 //!
 //! The order is derive all → remove temps → one `syncfs` → record every
@@ -18,7 +18,6 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use rusqlite::params;
 use serde::Serialize;
 
 use crate::durable;
@@ -228,15 +227,13 @@ impl Journal {
             .filter(|r| !crate::editor::stays_unresolved(&r.kind, &r.intent_json))
             .collect();
 
-        // Launches of this project are derived together (one /proc snapshot
-        // per round, one bounded wait for all their boundaries).
+        // Launches are derived together (one /proc snapshot per round, one
+        // bounded wait for all their boundaries). Those of another project
+        // object or generation too: a process does not belong to a directory,
+        // and its receipt identifies it exactly wherever the project went.
         let launch_rows: Vec<(TxnId, crate::launch::LaunchIntent)> = rows
             .iter()
-            .filter(|r| {
-                r.kind == "process_launch"
-                    && r.object_id == self.identity.object_id
-                    && r.generation == self.identity.generation as i64
-            })
+            .filter(|r| r.kind == "process_launch")
             .filter_map(|r| match serde_json::from_str::<Intent>(&r.intent_json) {
                 Ok(Intent::ProcessLaunch(i)) => Some((r.id.parse().ok()?, i)),
                 _ => None,
@@ -301,8 +298,9 @@ impl Journal {
         let tx = self.conn.transaction()?;
         for (id, d) in &derived {
             let Ok(txn) = id.parse::<TxnId>() else {
-                // An id this build cannot parse cannot be named in a report
-                // either; leave the row as evidence.
+                // An id this build cannot parse cannot be recorded by id; the
+                // row stays open as evidence and closes the gate (see
+                // `compute_gate`).
                 tracing::error!(id, "journal row with an unparsable id left open");
                 continue;
             };
@@ -379,30 +377,60 @@ impl Journal {
         }
     }
 
-    /// The gate from the journal: closed while any transaction of *this*
-    /// project object and generation is quarantined. Rows of another project
-    /// at the same path are evidence, never applied here, and do not gate it.
+    /// The gate from the journal: closed while any transaction is unresolved —
+    /// every quarantined row, whichever project object or generation it was
+    /// recorded for (rows of another incarnation of the project were never
+    /// proven harmless here; `transaction repair` resolves them with a proof
+    /// naming their recorded identity), and every row whose id this build
+    /// cannot parse (it can never be reconciled or repaired by id; see
+    /// docs/recovery.md for the operator step). Such a row is listed under
+    /// the nil transaction id, its raw id in the reason.
     pub(crate) fn compute_gate(&self) -> rusqlite::Result<WriteGate> {
         let mut st = self.conn.prepare_cached(
-            "SELECT id, reason FROM transactions
-             WHERE state = 'quarantined' AND project_object_id = ?1 AND generation = ?2
+            "SELECT id, state, reason, project_object_id, generation FROM transactions
+             WHERE state IN ('quarantined', 'open')
              ORDER BY rowid",
         )?;
-        let quarantined = st
-            .query_map(
-                params![self.identity.object_id, self.identity.generation as i64],
-                |r| Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?)),
-            )?
-            .filter_map(|r| match r {
-                Ok((id, reason)) => id.parse().ok().map(|transaction_id| {
-                    Ok(QuarantinedTxn {
-                        transaction_id,
-                        reason: reason.unwrap_or_default(),
-                    })
-                }),
-                Err(e) => Some(Err(e)),
-            })
+        let rows = st
+            .query_map([], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, Option<String>>(2)?,
+                    r.get::<_, String>(3)?,
+                    r.get::<_, i64>(4)?,
+                ))
+            })?
             .collect::<rusqlite::Result<Vec<_>>>()?;
+        let mut quarantined = Vec::new();
+        for (id, state, reason, object_id, generation) in rows {
+            match (id.parse::<TxnId>(), state.as_str()) {
+                (Ok(transaction_id), "quarantined") => {
+                    let mut reason = reason.unwrap_or_default();
+                    if object_id != self.identity.object_id
+                        || generation != self.identity.generation as i64
+                    {
+                        reason = format!(
+                            "of project object {object_id} generation {generation}: {reason}"
+                        );
+                    }
+                    quarantined.push(QuarantinedTxn {
+                        transaction_id,
+                        reason,
+                    });
+                }
+                // An open row with a valid id is in flight or is an editor
+                // effect that blocks nothing by design.
+                (Ok(_), _) => {}
+                (Err(_), _) => quarantined.push(QuarantinedTxn {
+                    transaction_id: TxnId::from_bytes([0; 16]),
+                    reason: format!(
+                        "journal row with unparsable id {id:?} ({state}): it cannot be \
+                         reconciled or repaired by id; see docs/recovery.md"
+                    ),
+                }),
+            }
+        }
         Ok(if quarantined.is_empty() {
             WriteGate::Open
         } else {

@@ -343,10 +343,20 @@ fn repair(
         current_generation: identity.generation,
     };
     let row_generation = u64::try_from(row.generation).unwrap_or(u64::MAX);
-    if row.object_id != identity.object_id || row_generation != identity.generation {
-        return Err(wrong("transaction", &row.object_id, row_generation));
-    }
-    if proof.project_object_id != identity.object_id || proof.generation != identity.generation {
+    let foreign = row.object_id != identity.object_id || row_generation != identity.generation;
+    if foreign {
+        // A row recorded for another incarnation of the project (the directory
+        // at this path was replaced since). It closes the gate like any other
+        // quarantine. It is repaired only by a proof that names the row's own
+        // recorded object and generation — the operator says, explicitly, that
+        // they resolve a foreign row — and every proof field is then re-derived
+        // against the directory at this path now, as for any other row.
+        if proof.project_object_id != row.object_id || proof.generation != row_generation {
+            return Err(wrong("transaction", &row.object_id, row_generation));
+        }
+    } else if proof.project_object_id != identity.object_id
+        || proof.generation != identity.generation
+    {
         return Err(wrong("proof", &proof.project_object_id, proof.generation));
     }
     if proof.transaction_id != txn {
@@ -400,21 +410,24 @@ fn repair(
         return Err(mismatch("file.path", &claim.path, &intent.path));
     }
     if let Some(link) = intent.linked_launch {
-        // A composite commits only with its launch sub-proof; the proof file
-        // cannot suppress this check.
-        let linked: Option<String> = journal
-            .conn
-            .query_row(
-                "SELECT state FROM transactions WHERE id = ?1 AND effect_kind = 'process_launch'",
-                [link.to_string()],
-                |r| r.get(0),
-            )
-            .optional()?;
-        if linked.as_deref() != Some("committed") {
-            return Err(RepairRefusal::Unproven(format!(
-                "linked process_launch {link} is {}, not committed",
-                linked.as_deref().unwrap_or("missing")
-            )));
+        // A composite commits only with its launch sub-proof, the full verdict
+        // (committed, exit 0, boundary proven empty), re-read from the journal;
+        // the proof file cannot suppress this check. Compensating one needs
+        // less — nothing of the composite stays — but still a launch whose
+        // boundary is proven empty: a helper that may still run may still write.
+        let verdict = journal.linked_launch_verdict(link);
+        let boundary_empty = matches!(
+            journal.launch_proof(link),
+            Ok(Some((TxnStatus::Committed | TxnStatus::Compensated, ref p))) if p.boundary_empty
+        );
+        match verdict {
+            Ok(()) => {}
+            Err(_) if req.operation == RepairOperation::Compensate && boundary_empty => {}
+            Err(why) => {
+                return Err(RepairRefusal::Unproven(format!(
+                    "composite: linked process_launch {link} {why}"
+                )));
+            }
         }
     }
 
@@ -443,6 +456,32 @@ fn repair(
     };
 
     let plan = plan(req.operation, &intent, observed)?;
+    let restore = if plan.restore {
+        match crate::preimage::load(&journal.conn, txn, intent.pre)? {
+            crate::preimage::Retained::Bytes { bytes, mode } => Some((bytes, mode)),
+            crate::preimage::Retained::OverBound { size } => {
+                return Err(RepairRefusal::Unproven(format!(
+                    "{} is in its post-state {observed}; its pre-image ({size} bytes) is larger \
+                     than the {} byte bound the journal retains, so it cannot be restored by \
+                     proof: restore the pre-state {} yourself (e.g. from version control) and \
+                     retry",
+                    intent.path,
+                    crate::preimage::MAX_PREIMAGE_BYTES,
+                    intent.pre
+                )));
+            }
+            crate::preimage::Retained::None => {
+                return Err(RepairRefusal::Unproven(format!(
+                    "{} is in its post-state {observed}; no pre-image of it was retained, so \
+                     it cannot be restored by proof: restore the pre-state {} yourself (e.g. \
+                     from version control) and retry",
+                    intent.path, intent.pre
+                )));
+            }
+        }
+    } else {
+        None
+    };
     let mut actions = Vec::new();
     if temp_exists {
         actions.push(format!(
@@ -454,6 +493,14 @@ fn repair(
         actions.push(format!(
             "remove {} (created by this transaction)",
             intent.path
+        ));
+    }
+    if let Some((bytes, _)) = &restore {
+        actions.push(format!(
+            "restore {} to its pre-state {} from the retained pre-image ({} bytes)",
+            intent.path,
+            intent.pre,
+            bytes.len()
         ));
     }
     let mut proof_out = FileProof {
@@ -475,7 +522,10 @@ fn repair(
         if plan.unlink_target {
             fs::remove_file(&target).map_err(io_err(&target))?;
         }
-        if temp_exists || plan.unlink_target {
+        if let Some((bytes, mode)) = &restore {
+            restore_bytes(&target, bytes, *mode).map_err(io_err(&target))?;
+        }
+        if temp_exists || plan.unlink_target || restore.is_some() {
             durable::fsync_dir(durable::parent_dir(&target)).map_err(io_err(&target))?;
         }
         // Re-derive once more after acting: the recorded proof is what is on
@@ -483,6 +533,8 @@ fn repair(
         let after = durable::read_state(&target).map_err(io_err(&target))?;
         let expected_after = if plan.unlink_target {
             FileState::Absent
+        } else if restore.is_some() {
+            intent.pre
         } else {
             observed
         };
@@ -682,15 +734,39 @@ fn repair_launch(
             kind: EffectKind::ProcessLaunch,
         });
     }
-    // What the boundary holds now, without touching it.
+    // What the boundary holds now, without touching it. The same identity rules
+    // as reconciliation: a partial match (same pid and start time, another field
+    // differs) is the launched process alive, never "gone", and nothing here can
+    // prove it safe or kill it.
     let live_members: Vec<i32> = match &intent.receipt {
+        Some(r)
+            if r.boot_id
+                .as_ref()
+                .is_some_and(|b| launch::boot_id().as_ref() != Some(b)) =>
+        {
+            // Another boot: every process of the receipt's boot has ended.
+            Vec::new()
+        }
         Some(r) => {
             let launch::Boundary::ProcessGroup { pgid } = r.boundary;
             match launch::match_leader(r, &intent.nonce, &intent.endpoint, intent.socket_inode) {
+                LeaderMatch::Partial { mismatched } => {
+                    return Err(RepairRefusal::Unproven(format!(
+                        "partial identity: pid {} is the launched process (same pid and start \
+                         time) but its {} no longer match the receipt, so it can neither be \
+                         terminated by proof nor acknowledged; stop it yourself once you have \
+                         checked what it is (kill -9 {}), then run acknowledge-safe-state",
+                        r.pid,
+                        mismatched.join(", "),
+                        r.pid
+                    )));
+                }
                 // The pid leads another group with our number: ours is empty.
                 LeaderMatch::Other {
                     leads_recorded_group: true,
                 } => Vec::new(),
+                // Every live member counts, identified or not: the boundary
+                // is empty only when the group has no member at all.
                 _ => launch::group_members(pgid),
             }
         }
@@ -788,6 +864,22 @@ fn repair_launch(
     })
 }
 
+/// Writes `bytes` back over `target` the durable way (temp file in the same
+/// directory, fsync, rename); the caller fsyncs the directory.
+fn restore_bytes(target: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
+    let temp = durable::temp_path_for(target, TxnId::random()?);
+    let result = (|| {
+        let file = durable::create_temp(&temp, bytes, mode)?;
+        file.sync_all()?;
+        drop(file);
+        fs::rename(&temp, target)
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&temp);
+    }
+    result
+}
+
 /// The `repairs` log row of a recorded repair (same SQLite transaction as the transition).
 fn log_repair(
     tx: &rusqlite::Transaction<'_>,
@@ -814,6 +906,8 @@ struct Plan {
     basis: ProofBasis,
     /// Compensating a create: remove the file this transaction created.
     unlink_target: bool,
+    /// Compensating an overwrite or a delete: write the retained pre-image back.
+    restore: bool,
 }
 
 /// The transition `op` may journal given the re-derived `observed` state.
@@ -826,11 +920,13 @@ fn plan(
         to: TxnStatus::Committed,
         basis: ProofBasis::PostState,
         unlink_target: false,
+        restore: false,
     };
     let compensated = Plan {
         to: TxnStatus::Compensated,
         basis: ProofBasis::PreState,
         unlink_target: false,
+        restore: false,
     };
     match op {
         RepairOperation::Reconcile if observed == intent.post => Ok(committed),
@@ -845,6 +941,12 @@ fn plan(
                 ..compensated
             })
         }
+        // An overwrite or a delete in its post-state: the pre-image, if the
+        // journal retained it, is written back (checked by the caller).
+        RepairOperation::Compensate if observed == intent.post => Ok(Plan {
+            restore: true,
+            ..compensated
+        }),
         RepairOperation::Terminate => Err(RepairRefusal::NotApplicable {
             operation: op,
             kind: EffectKind::File,

@@ -50,6 +50,18 @@ const MIGRATIONS: &[&str] = &[
         at_ms        INTEGER NOT NULL
     ) STRICT;
     "#,
+    // 1 -> 2: pre-images of overwrites and deletes (see `preimage`), bounded,
+    // released once their transaction is terminal and proven.
+    r#"
+    CREATE TABLE preimages (
+        txn_id  TEXT PRIMARY KEY NOT NULL REFERENCES transactions(id),
+        size    INTEGER NOT NULL,
+        mode    INTEGER NOT NULL,
+        sha256  TEXT NOT NULL,
+        -- NULL: larger than the bound, only its size is recorded
+        bytes   BLOB
+    ) STRICT;
+    "#,
 ];
 
 /// The schema version this build writes.

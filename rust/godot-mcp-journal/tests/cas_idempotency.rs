@@ -291,7 +291,7 @@ fn absolute_and_parent_paths_are_refused() {
 
 /// Guards against: a journal applied to a different project at the same path.
 /// The directory is replaced; the old open row is quarantined as foreign
-/// evidence, never applied, and does not gate the new project.
+/// evidence, never applied, and closes the gate until repair resolves it.
 #[test]
 fn a_different_project_at_the_same_path_gets_a_new_identity() {
     let dir = tempfile::tempdir().unwrap();
@@ -329,7 +329,10 @@ fn a_different_project_at_the_same_path_gets_a_new_identity() {
     );
     assert_eq!(report.quarantined.len(), 1);
     assert!(report.quarantined[0].reason.contains("not this project"));
-    assert_eq!(*j.gate(), godot_mcp_journal::WriteGate::Open);
+    assert!(matches!(
+        j.gate(),
+        godot_mcp_journal::WriteGate::Closed { .. }
+    ));
     assert_eq!(fs::read(project.join("a.txt")).unwrap(), b"old");
 }
 

@@ -73,6 +73,7 @@ fn wait_group(pgid: i32, n: usize) {
 }
 
 struct Recorded {
+    txn: godot_mcp_journal::TxnId,
     intent: LaunchIntent,
     _listener: std::os::unix::net::UnixListener,
 }
@@ -99,6 +100,7 @@ fn record(j: &mut Journal, dir: &std::path::Path, nonce: &str, receipt: LaunchRe
         .unwrap();
     j.record_receipt(txn, &intent, &receipt).unwrap();
     Recorded {
+        txn,
         intent,
         _listener: listener,
     }
@@ -111,6 +113,65 @@ fn receipt_of(pid: i32) -> LaunchReceipt {
         start_time: s.start_time,
         pgid: s.pgrp,
         boundary: Boundary::ProcessGroup { pgid: s.pgrp },
+        boot_id: launch::boot_id(),
+    }
+}
+
+fn row(j: &Journal, txn: godot_mcp_journal::TxnId) -> godot_mcp_journal::TxnRecord {
+    j.list_transactions(&TxnFilter::default())
+        .unwrap()
+        .into_iter()
+        .find(|r| r.transaction_id == txn)
+        .unwrap()
+}
+
+/// The recorded launch proof of `txn`, read back from the journal.
+fn launch_proof(j: &Journal, txn: godot_mcp_journal::TxnId) -> launch::LaunchProof {
+    j.launch_proof(txn).unwrap().unwrap().1
+}
+
+fn kill_group(pgid: i32) {
+    if let Some(p) = rustix::process::Pid::from_raw(pgid) {
+        let _ = rustix::process::kill_process_group(p, rustix::process::Signal::KILL);
+    }
+}
+
+/// Runs one repair of `txn` with a proof naming the current project.
+fn repair_run(
+    e: &Env,
+    txn: godot_mcp_journal::TxnId,
+    op: godot_mcp_journal::repair::RepairOperation,
+    kind: godot_mcp_journal::EffectKind,
+    file: Option<godot_mcp_journal::repair::FileClaim>,
+) -> Result<godot_mcp_journal::RepairReport, godot_mcp_journal::RepairRefusal> {
+    use godot_mcp_journal::repair::{self, PROOF_SCHEMA, RepairProof, RepairRequest};
+    let identity = open(e).identity().clone();
+    let proof = RepairProof {
+        schema: PROOF_SCHEMA.into(),
+        transaction_id: txn,
+        project_object_id: identity.object_id.clone(),
+        generation: identity.generation,
+        operation: op,
+        effect_kind: kind,
+        file,
+    };
+    let path = e.state.path().join("proof.json");
+    std::fs::write(&path, serde_json::to_vec(&proof).unwrap()).unwrap();
+    let req = RepairRequest {
+        project: e.project.path().to_path_buf(),
+        transaction_id: txn,
+        operation: op,
+        proof_file: path,
+        dry_run: false,
+    };
+    let start = Instant::now();
+    loop {
+        match repair::run(e.state.path(), &req) {
+            Err(repair::RepairRefusal::Open(_)) if start.elapsed() < Duration::from_secs(5) => {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            other => return other,
+        }
     }
 }
 
@@ -198,42 +259,271 @@ fn a_reused_pid_is_not_signalled() {
     }
 }
 
+/// Item 3: pid + start time identify the process; anything short of the full
+/// recorded identity while it lives is a partial match — quarantined (gate
+/// closed), never signalled, never recorded "gone, boundary proven empty".
 #[test]
-fn a_partial_match_is_not_a_match() {
-    // pid, start time and process group match; the nonce does not.
+fn a_partial_match_is_quarantined_never_gone() {
     let e = env();
     let mut j = open(&e);
     j.reconcile().unwrap();
-    let other = survivor("some-other-nonce-entirely-000000");
-    let pid = other.id() as i32;
-    wait_group(pid, 2);
-    let _r = record(
+    let dir = e.state.path().to_path_buf();
+    // The nonce differs (pid, start time and group match).
+    let a = survivor("some-other-nonce-entirely-000000");
+    let pid_a = a.id() as i32;
+    wait_group(pid_a, 2);
+    let ra = record(
         &mut j,
-        e.state.path(),
+        &dir,
         "ffffeeeeddddccccbbbbaaaa99998888",
-        receipt_of(pid),
+        receipt_of(pid_a),
     );
-    // And one where everything but the control socket's inode matches.
-    let nonce2 = "1234123412341234abcdabcdabcdabcd";
-    let other2 = survivor(nonce2);
-    let pid2 = other2.id() as i32;
-    wait_group(pid2, 2);
-    let r2 = record(&mut j, e.state.path(), nonce2, receipt_of(pid2));
-    // The socket was replaced: a different inode at the recorded endpoint.
-    std::fs::remove_file(&r2.intent.endpoint).unwrap();
-    let _l = std::os::unix::net::UnixListener::bind(&r2.intent.endpoint).unwrap();
+    // The control socket was replaced: another inode at the recorded endpoint.
+    let nonce_b = "1234123412341234abcdabcdabcdabcd";
+    let b = survivor(nonce_b);
+    let pid_b = b.id() as i32;
+    wait_group(pid_b, 2);
+    let rb = record(&mut j, &dir, nonce_b, receipt_of(pid_b));
+    std::fs::remove_file(&rb.intent.endpoint).unwrap();
+    let _l = std::os::unix::net::UnixListener::bind(&rb.intent.endpoint).unwrap();
+    // The control socket was deleted (a temp-file cleaner): the issue's case.
+    let nonce_c = "c50cc50cc50cc50cc50cc50cc50cc50c";
+    let c = survivor(nonce_c);
+    let pid_c = c.id() as i32;
+    wait_group(pid_c, 2);
+    let rc = record(&mut j, &dir, nonce_c, receipt_of(pid_c));
+    std::fs::remove_file(&rc.intent.endpoint).unwrap();
+    // The process group differs (the process moved to another group).
+    let nonce_d = "d00dd00dd00dd00dd00dd00dd00dd00d";
+    let d = survivor(nonce_d);
+    let pid_d = d.id() as i32;
+    wait_group(pid_d, 2);
+    let mut receipt_d = receipt_of(pid_d);
+    receipt_d.pgid = 999_999_999;
+    receipt_d.boundary = Boundary::ProcessGroup { pgid: 999_999_999 };
+    let rd = record(&mut j, &dir, nonce_d, receipt_d);
+    drop(j);
+
+    let mut j = open(&e);
+    let report = j.reconcile().unwrap();
+    assert_eq!(report.compensated, 0, "{report:?}");
+    assert_eq!(report.quarantined.len(), 4, "{report:?}");
+    assert!(
+        matches!(j.gate(), godot_mcp_journal::WriteGate::Closed { .. }),
+        "a partial match must close the gate"
+    );
+    for (r, field) in [
+        (&ra, "nonce"),
+        (&rb, "control_socket"),
+        (&rc, "control_socket"),
+        (&rd, "process_group"),
+    ] {
+        let rec = row(&j, r.txn);
+        assert_eq!(rec.status, TxnStatus::Quarantined, "{rec:?}");
+        assert!(
+            rec.reason.as_deref().unwrap().contains("partial identity"),
+            "{rec:?}"
+        );
+        let proof = launch_proof(&j, r.txn);
+        assert!(!proof.boundary_empty, "{proof:?}");
+        match &proof.end {
+            launch::LaunchEnd::PartialIdentity { mismatched } => {
+                assert_eq!(mismatched, &[field.to_owned()], "{proof:?}")
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(
+            rec.proof_summary
+                .as_deref()
+                .unwrap()
+                .contains("boundary NOT proven empty"),
+            "{rec:?}"
+        );
+    }
+    for pid in [pid_a, pid_b, pid_c, pid_d] {
+        assert!(alive(pid), "a partial match was signalled");
+        assert_eq!(launch::group_members(pid).len(), 2);
+    }
+    for (mut ch, p) in [(a, pid_a), (b, pid_b), (c, pid_c), (d, pid_d)] {
+        kill_group(p);
+        let _ = ch.wait();
+    }
+}
+
+/// Item 3, repair: acknowledge-safe-state (and terminate) refuse a partial
+/// match while the process lives, even when the recorded group is empty; once
+/// the operator stopped it, acknowledge-safe-state records it.
+#[test]
+fn repair_never_acknowledges_a_partial_match_while_it_runs() {
+    use godot_mcp_journal::EffectKind;
+    use godot_mcp_journal::repair::RepairOperation;
+    let e = env();
+    let nonce = "a1a1a1a1a1a1a1a1b2b2b2b2b2b2b2b2";
+    let mut child = survivor(nonce);
+    let pid = child.id() as i32;
+    wait_group(pid, 2);
+    let txn = {
+        let mut j = open(&e);
+        j.reconcile().unwrap();
+        let mut receipt = receipt_of(pid);
+        // Same pid and start time, another (now empty) process group.
+        receipt.pgid = 999_999_998;
+        receipt.boundary = Boundary::ProcessGroup { pgid: 999_999_998 };
+        let r = record(&mut j, e.state.path(), nonce, receipt);
+        std::mem::forget(r._listener);
+        r.txn
+    };
+    {
+        let mut j = open(&e);
+        j.reconcile().unwrap();
+        assert_eq!(row(&j, txn).status, TxnStatus::Quarantined);
+    }
+    for op in [
+        RepairOperation::AcknowledgeSafeState,
+        RepairOperation::Terminate,
+    ] {
+        let err = repair_run(&e, txn, op, EffectKind::ProcessLaunch, None).unwrap_err();
+        assert!(err.to_string().contains("partial identity"), "{op}: {err}");
+        assert!(alive(pid), "{op} signalled a partial match");
+    }
+    assert_eq!(row(&open(&e), txn).status, TxnStatus::Quarantined);
+    // The operator's step: stop it, then acknowledge.
+    kill_group(pid);
+    let _ = child.wait();
+    let report = repair_run(
+        &e,
+        txn,
+        RepairOperation::AcknowledgeSafeState,
+        EffectKind::ProcessLaunch,
+        None,
+    )
+    .unwrap();
+    assert_eq!(report.to, TxnStatus::Committed);
+}
+
+/// Item 4: a receipt taken in another boot never signals anything, even if
+/// every other field matches a live process.
+#[test]
+fn a_receipt_from_another_boot_never_kills() {
+    let e = env();
+    let mut j = open(&e);
+    j.reconcile().unwrap();
+    let nonce = "b007b007b007b007b007b007b007b007";
+    let mut child = survivor(nonce);
+    let pid = child.id() as i32;
+    wait_group(pid, 2);
+    let mut receipt = receipt_of(pid);
+    assert!(receipt.boot_id.is_some(), "this kernel exposes a boot id");
+    receipt.boot_id = Some("00000000-0000-4000-8000-000000000000".into());
+    let r = record(&mut j, e.state.path(), nonce, receipt);
     drop(j);
     let mut j = open(&e);
     j.reconcile().unwrap();
-    assert!(alive(pid) && alive(pid2), "a partial match was signalled");
+    assert!(alive(pid), "a receipt of another boot signalled a process");
     assert_eq!(launch::group_members(pid).len(), 2);
-    assert_eq!(launch::group_members(pid2).len(), 2);
-    for (mut c, p) in [(other, pid), (other2, pid2)] {
-        if let Some(p) = rustix::process::Pid::from_raw(p) {
-            let _ = rustix::process::kill_process_group(p, rustix::process::Signal::KILL);
+    let rec = row(&j, r.txn);
+    assert_eq!(rec.status, TxnStatus::Compensated, "{rec:?}");
+    assert!(matches!(
+        launch_proof(&j, r.txn).end,
+        launch::LaunchEnd::EndedWithBoot { .. }
+    ));
+    kill_group(pid);
+    let _ = child.wait();
+}
+
+/// The pids in group `pgid` whose command line contains `needle`.
+fn members_with(pgid: i32, needle: &str) -> Vec<i32> {
+    launch::group_members(pgid)
+        .into_iter()
+        .filter(|p| launch::cmdline_contains(*p, needle))
+        .collect()
+}
+
+/// Item 4: the leader is gone; its group is enumerated and each member
+/// identified (nonce in its environment, started after the leader). Only the
+/// proven member is killed; the unidentified one is left running and the row
+/// is quarantined, its boundary not proven empty.
+#[test]
+fn a_gone_leader_s_group_is_killed_only_where_members_are_proven() {
+    let e = env();
+    let mut j = open(&e);
+    j.reconcile().unwrap();
+    let nonce = "9e9e9e9e9e9e9e9e9e9e9e9e9e9e9e9e";
+    let mut leader = Command::new("/bin/sh")
+        .arg("-c")
+        .arg(format!(
+            "{}={nonce} sleep 300 & sleep 301 & read _",
+            launch::NONCE_ENV
+        ))
+        .process_group(0)
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = leader.id() as i32;
+    wait_group(pid, 3);
+    let receipt = receipt_of(pid);
+    drop(leader.stdin.take());
+    let _ = leader.wait();
+    let proven = members_with(pid, "300");
+    let stranger = members_with(pid, "301");
+    assert_eq!((proven.len(), stranger.len()), (1, 1));
+    let r = record(&mut j, e.state.path(), nonce, receipt);
+    drop(j);
+    let mut j = open(&e);
+    let report = j.reconcile().unwrap();
+    assert!(!alive(proven[0]), "the proven member survived");
+    assert!(alive(stranger[0]), "an unidentified member was signalled");
+    let rec = row(&j, r.txn);
+    assert_eq!(rec.status, TxnStatus::Quarantined, "{report:?}");
+    let proof = launch_proof(&j, r.txn);
+    assert!(!proof.boundary_empty);
+    assert_eq!(
+        proof.end,
+        launch::LaunchEnd::UnaccountedMembers {
+            killed: 1,
+            unaccounted: stranger.clone()
         }
-        let _ = c.wait();
-    }
+    );
+    assert!(matches!(
+        j.gate(),
+        godot_mcp_journal::WriteGate::Closed { .. }
+    ));
+    kill_group(pid);
+}
+
+/// Item 4: with only proven members left, they are killed and the boundary is
+/// proven empty after enumerating the group.
+#[test]
+fn a_gone_leader_s_proven_members_are_killed_and_the_group_proven_empty() {
+    let e = env();
+    let mut j = open(&e);
+    j.reconcile().unwrap();
+    let nonce = "7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a";
+    let mut leader = Command::new("/bin/sh")
+        .arg("-c")
+        .arg(format!("{}={nonce} sleep 302 & read _", launch::NONCE_ENV))
+        .process_group(0)
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = leader.id() as i32;
+    wait_group(pid, 2);
+    let receipt = receipt_of(pid);
+    drop(leader.stdin.take());
+    let _ = leader.wait();
+    let r = record(&mut j, e.state.path(), nonce, receipt);
+    drop(j);
+    let mut j = open(&e);
+    j.reconcile().unwrap();
+    assert!(launch::group_members(pid).is_empty());
+    let rec = row(&j, r.txn);
+    assert_eq!(rec.status, TxnStatus::Compensated, "{rec:?}");
+    let proof = launch_proof(&j, r.txn);
+    assert!(proof.boundary_empty);
+    assert_eq!(
+        proof.end,
+        launch::LaunchEnd::TerminatedByReconcile { survivors: 1 }
+    );
 }
 
 #[test]
@@ -469,4 +759,75 @@ fn repair_terminates_a_quarantined_survivor_by_exact_identity() {
     let mut j = open(&e);
     j.reconcile().unwrap();
     assert_eq!(*j.gate(), godot_mcp_journal::WriteGate::Open);
+}
+
+/// Item 6: repair's composite check is the full linked verdict (committed,
+/// exit 0, boundary proven empty), not the linked launch's state alone: a
+/// helper that exited 3 is `committed` but can never make its file commit.
+/// Compensating the composite (nothing of it stays) is still possible.
+#[test]
+fn repair_of_a_composite_uses_the_full_linked_verdict() {
+    use godot_mcp_journal::repair::{FileClaim, RepairOperation};
+    use godot_mcp_journal::{EffectKind, FileState};
+    let e = env();
+    let dir = e.state.path().to_path_buf();
+    let (bad, identity, state_dir) = {
+        let mut j = open(&e);
+        j.reconcile().unwrap();
+        let bad = helper_launch(&mut j, &dir, "3e3e3e3e3e3e3e3e3e3e3e3e3e3e3e3e", 3);
+        (bad, j.identity().clone(), j.state_dir().to_path_buf())
+    };
+    // A composite file row left open (its server died after the rename): the
+    // file is in its post-state, linked to the launch that exited 3.
+    let txn = godot_mcp_journal::TxnId::random().unwrap();
+    let intent = serde_json::json!({
+        "kind": "file", "path": "c.tres", "pre": FileState::Absent,
+        "post": FileState::of(b"[gd_resource]\n"), "linked_launch": bad,
+    });
+    rusqlite::Connection::open(state_dir.join("journal.sqlite3"))
+        .unwrap()
+        .execute(
+            "INSERT INTO transactions (id, project_object_id, generation, effect_kind,
+                 operation, tool_family, state, intent_json, created_at_ms)
+             VALUES (?1, ?2, ?3, 'file', 'canonical_write', 'resources', 'open', ?4, 0)",
+            rusqlite::params![
+                txn.to_string(),
+                identity.object_id,
+                identity.generation as i64,
+                intent.to_string()
+            ],
+        )
+        .unwrap();
+    std::fs::write(e.project.path().join("c.tres"), b"[gd_resource]\n").unwrap();
+    {
+        let mut j = open(&e);
+        j.reconcile().unwrap();
+        assert_eq!(row(&j, txn).status, TxnStatus::Quarantined);
+    }
+    let claim = || {
+        Some(FileClaim {
+            path: "c.tres".into(),
+            observed: FileState::of(b"[gd_resource]\n"),
+        })
+    };
+    let err = repair_run(
+        &e,
+        txn,
+        RepairOperation::AcknowledgeSafeState,
+        EffectKind::File,
+        claim(),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("did not end cleanly"), "{err}");
+    assert_eq!(row(&open(&e), txn).status, TxnStatus::Quarantined);
+    let report = repair_run(
+        &e,
+        txn,
+        RepairOperation::Compensate,
+        EffectKind::File,
+        claim(),
+    )
+    .unwrap();
+    assert_eq!(report.to, TxnStatus::Compensated);
+    assert!(!e.project.path().join("c.tres").exists());
 }

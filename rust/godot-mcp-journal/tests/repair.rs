@@ -483,3 +483,257 @@ fn a_lost_editor_save_is_repaired_by_acknowledging_the_scene_file() {
     j.reconcile().unwrap();
     assert_eq!(*j.gate(), WriteGate::Open);
 }
+
+fn preimages(state_dir: &std::path::Path) -> (usize, u64) {
+    let conn = rusqlite::Connection::open(state_dir.join(JOURNAL_FILE)).unwrap();
+    godot_mcp_journal::preimage::retained_count(&conn).unwrap()
+}
+
+/// Item 6: a committed overwrite releases its pre-image in the same SQLite
+/// transaction that records it (nothing is retained for proven rows).
+#[test]
+fn a_committed_overwrite_releases_its_pre_image() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("p");
+    fs::create_dir_all(&project).unwrap();
+    fs::write(project.join("a.txt"), PRE).unwrap();
+    let mut j = Journal::open(&dir.path().join("s"), &project).unwrap();
+    j.reconcile().unwrap();
+    j.write_file(godot_mcp_journal::FileWrite {
+        rel_path: "a.txt".into(),
+        bytes: POST.to_vec(),
+        expected: None,
+        idempotency: None,
+        tool_family: "t".into(),
+        operation: "write".into(),
+    })
+    .unwrap();
+    assert_eq!(preimages(j.state_dir()), (0, 0));
+}
+
+/// Item 6: compensate restores a quarantined overwrite or delete byte-exact
+/// from the pre-image the journal retained (a real child process dies right
+/// after its effect is durable; a third party then changes the file, so
+/// reconciliation quarantines it). A pre-image over the bound is refused.
+#[cfg(feature = "failpoints")]
+mod pre_image_restore {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+    use std::process::Command;
+
+    const CHILD: &str = env!("CARGO_BIN_EXE_journal-test-child");
+
+    /// Crashes `args` right after its effect is durable, changes the target
+    /// so neither state holds, reconciles: one quarantined row, as a fixture.
+    fn crashed_then_changed(pre: &[u8], args: &[&str]) -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("state");
+        let project = dir.path().join("project");
+        fs::create_dir_all(&project).unwrap();
+        fs::write(project.join("a.txt"), pre).unwrap();
+        fs::set_permissions(project.join("a.txt"), fs::Permissions::from_mode(0o640)).unwrap();
+        let out = Command::new(CHILD)
+            .arg(&state)
+            .arg(&project)
+            .args(args)
+            .env(
+                "JOURNAL_CRASH_AT",
+                godot_mcp_journal::failpoints::AFTER_DIR_FSYNC,
+            )
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(77), "{out:?}");
+        fs::write(project.join("a.txt"), b"a third party wrote this").unwrap();
+        let mut j = Journal::open(&state, &project).unwrap();
+        let report = j.reconcile().unwrap();
+        assert_eq!(report.quarantined.len(), 1, "{report:?}");
+        let txn = report.quarantined[0].transaction_id;
+        let identity = j.identity().clone();
+        let state_dir = j.state_dir().to_path_buf();
+        drop(j);
+        Fixture {
+            _dir: dir,
+            state,
+            project,
+            state_dir,
+            identity,
+            txn,
+        }
+    }
+
+    #[test]
+    fn compensate_restores_a_quarantined_overwrite_byte_exact() {
+        let pre: Vec<u8> = (0..=255u8).cycle().take(70_000).collect();
+        let f = crashed_then_changed(&pre, &["write", "a.txt", "post"]);
+        assert_eq!(preimages(&f.state_dir), (1, pre.len() as u64));
+        // The target back in its post-state (e.g. the third party undid its change).
+        fs::write(f.project.join("a.txt"), b"post").unwrap();
+        let op = RepairOperation::Compensate;
+        let report = f
+            .run_with(op, Some(&f.proof(op, FileState::of(b"post"))), false)
+            .unwrap();
+        assert_eq!(report.to, TxnStatus::Compensated);
+        assert_eq!(fs::read(f.project.join("a.txt")).unwrap(), pre);
+        let mode = fs::metadata(f.project.join("a.txt"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o7777, 0o640);
+        assert_eq!(f.status(), "compensated");
+        assert_eq!(preimages(&f.state_dir), (0, 0), "released once proven");
+    }
+
+    #[test]
+    fn compensate_restores_a_quarantined_delete_byte_exact() {
+        let pre = b"[gd_scene format=3]\n\0\xff binary tail".to_vec();
+        let f = crashed_then_changed(&pre, &["delete", "a.txt"]);
+        fs::remove_file(f.project.join("a.txt")).unwrap();
+        let op = RepairOperation::Compensate;
+        let report = f
+            .run_with(op, Some(&f.proof(op, FileState::Absent)), false)
+            .unwrap();
+        assert_eq!(report.to, TxnStatus::Compensated);
+        assert_eq!(fs::read(f.project.join("a.txt")).unwrap(), pre);
+        assert_eq!(f.status(), "compensated");
+    }
+
+    #[test]
+    fn a_pre_image_over_the_bound_is_refused_with_its_reason() {
+        let bound = godot_mcp_journal::preimage::MAX_PREIMAGE_BYTES as usize;
+        let pre = vec![b'x'; bound + 1];
+        let f = crashed_then_changed(&pre, &["write", "a.txt", "post"]);
+        assert_eq!(preimages(&f.state_dir), (1, 0), "size only, no bytes");
+        fs::write(f.project.join("a.txt"), b"post").unwrap();
+        let before = f.snapshot();
+        let op = RepairOperation::Compensate;
+        let err = f
+            .run_with(op, Some(&f.proof(op, FileState::of(b"post"))), false)
+            .unwrap_err();
+        assert!(
+            err.to_string()
+                .contains(&format!("larger than the {bound} byte bound")),
+            "{err}"
+        );
+        assert_eq!(f.snapshot(), before);
+        assert_eq!(fs::read(f.project.join("a.txt")).unwrap(), b"post");
+    }
+}
+
+/// Item 7: a row recorded for another project object or generation closes the
+/// gate (it was never proven harmless here), and repair resolves it with a
+/// proof that names the row's own recorded identity, re-derived against the
+/// directory at the path now.
+#[test]
+fn a_row_of_another_incarnation_closes_the_gate_and_repair_resolves_it() {
+    for (what, change) in [("generation", (false, 7u64)), ("object", (true, 0u64))] {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("state");
+        let project = dir.path().join("project");
+        fs::create_dir_all(&project).unwrap();
+        let (identity, state_dir) = support::identity_and_state_dir(&state, &project);
+        let mut foreign = identity.clone();
+        if change.0 {
+            foreign.object_id = "f".repeat(32);
+        }
+        foreign.generation += change.1;
+        let txn = support::insert_open_intents(
+            &state_dir,
+            &foreign,
+            &[("a.txt", FileState::Absent, FileState::of(POST))],
+        )[0];
+        fs::write(project.join("a.txt"), POST).unwrap();
+        let mut j = Journal::open(&state, &project).unwrap();
+        let report = j.reconcile().unwrap();
+        assert_eq!(
+            report.committed, 0,
+            "{what}: never proven against this project"
+        );
+        match j.gate() {
+            WriteGate::Closed { quarantined } => {
+                assert_eq!(quarantined.len(), 1, "{what}");
+                assert_eq!(quarantined[0].transaction_id, txn, "{what}");
+            }
+            other => panic!("{what}: a foreign row must close the gate: {other:?}"),
+        }
+        drop(j);
+        let f = Fixture {
+            _dir: dir,
+            state,
+            project,
+            state_dir,
+            identity: identity.clone(),
+            txn,
+        };
+        let op = RepairOperation::AcknowledgeSafeState;
+        // A proof naming the current project is refused: the operator must say
+        // which incarnation they resolve.
+        let before = f.snapshot();
+        let err = f
+            .run_with(op, Some(&f.proof(op, FileState::of(POST))), false)
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("wrong project: transaction"),
+            "{err}"
+        );
+        assert_eq!(f.snapshot(), before);
+        let mut proof = f.proof(op, FileState::of(POST));
+        proof.project_object_id = foreign.object_id.clone();
+        proof.generation = foreign.generation;
+        let report = f.run_with(op, Some(&proof), false).unwrap();
+        assert_eq!(report.to, TxnStatus::Committed, "{what}");
+        let mut j = Journal::open(&f.state, &f.project).unwrap();
+        assert_eq!(j.reconcile().unwrap().gate, WriteGate::Open, "{what}");
+    }
+}
+
+/// Item 7: a row whose id this build cannot parse can be neither reconciled nor
+/// repaired by id; it closes the gate (listed under the nil id, its raw id in
+/// the reason) until the documented operator step (docs/recovery.md) moves the
+/// journal aside as evidence.
+#[test]
+fn a_row_with_an_unparsable_id_closes_the_gate_until_the_operator_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let project = dir.path().join("project");
+    fs::create_dir_all(&project).unwrap();
+    let (identity, state_dir) = support::identity_and_state_dir(&state, &project);
+    rusqlite::Connection::open(state_dir.join(JOURNAL_FILE))
+        .unwrap()
+        .execute(
+            "INSERT INTO transactions (id, project_object_id, generation, effect_kind,
+                 operation, tool_family, state, intent_json, created_at_ms)
+             VALUES ('not-a-transaction-id', ?1, ?2, 'file', 'write', 't', 'open', '{}', 0)",
+            rusqlite::params![identity.object_id, identity.generation as i64],
+        )
+        .unwrap();
+    let mut j = Journal::open(&state, &project).unwrap();
+    j.reconcile().unwrap();
+    match j.gate() {
+        WriteGate::Closed { quarantined } => {
+            assert_eq!(quarantined.len(), 1);
+            assert_eq!(quarantined[0].transaction_id, TxnId::from_bytes([0; 16]));
+            assert!(
+                quarantined[0].reason.contains("\"not-a-transaction-id\""),
+                "{quarantined:?}"
+            );
+        }
+        other => panic!("an unparsable row must close the gate: {other:?}"),
+    }
+    drop(j);
+    // The documented operator step: move the journal aside, as evidence.
+    let evidence = dir.path().join("evidence");
+    fs::create_dir_all(&evidence).unwrap();
+    for name in [
+        JOURNAL_FILE.to_owned(),
+        format!("{JOURNAL_FILE}-wal"),
+        format!("{JOURNAL_FILE}-shm"),
+    ] {
+        let from = state_dir.join(&name);
+        if from.exists() {
+            fs::rename(&from, evidence.join(&name)).unwrap();
+        }
+    }
+    let mut j = Journal::open(&state, &project).unwrap();
+    assert_eq!(j.reconcile().unwrap().gate, WriteGate::Open);
+    assert_eq!(j.identity(), &identity, "the project identity is kept");
+}

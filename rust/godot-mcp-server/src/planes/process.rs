@@ -284,6 +284,9 @@ impl Supervisor {
             .arg(&spec.program)
             .args(&args)
             .current_dir(&root)
+            // Every member of the group inherits this: after the leader is
+            // gone, it is how a member is identified as the launch's.
+            .env(launch::NONCE_ENV, &nonce)
             .process_group(0)
             .stdin(Stdio::piped())
             .stdout(Stdio::from(stdout))
@@ -318,6 +321,7 @@ impl Supervisor {
             start_time: stat.start_time,
             pgid: stat.pgrp,
             boundary: Boundary::ProcessGroup { pgid: stat.pgrp },
+            boot_id: launch::boot_id(),
         };
         let recorded = journal.lock().record_receipt(txn, &intent, &receipt);
         if let Err(e) = recorded {
@@ -431,18 +435,27 @@ async fn reap(
     use std::os::unix::process::ExitStatusExt;
     let status = child.wait().await;
     let ran_ms = session.released_at.elapsed().as_millis() as u64;
-    // Whatever the leader left in its group is ours: kill it and prove empty.
+    // The leader is gone (reaped). What it left in its group is killed only
+    // where proven the launch's (the nonce in its environment or command line,
+    // started after the leader); a member that cannot be identified is never
+    // signalled and keeps the boundary from being proven empty.
     let receipt = session.receipt.clone();
+    let nonce = session.intent.nonce.clone();
     let empty = tokio::task::spawn_blocking(move || {
-        let Boundary::ProcessGroup { pgid } = receipt.boundary;
         let start = Instant::now();
         loop {
-            let members = launch::group_members(pgid);
-            if members.is_empty() {
-                return true;
+            let members = launch::kill_proven_members(&receipt, &nonce);
+            if !members.unaccounted.is_empty() {
+                tracing::warn!(
+                    pgid = receipt.pgid,
+                    unaccounted = ?members.unaccounted,
+                    "a session's process group holds members that are not the launch's; \
+                     not signalled, boundary not proven empty"
+                );
+                return false;
             }
-            if let Some(p) = rustix::process::Pid::from_raw(pgid) {
-                let _ = rustix::process::kill_process_group(p, rustix::process::Signal::KILL);
+            if members.proven.is_empty() {
+                return true;
             }
             if start.elapsed() > EMPTY_WAIT {
                 return false;
