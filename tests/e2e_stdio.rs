@@ -372,3 +372,87 @@ async fn a_malformed_scene_is_a_parse_error_with_line_and_column() {
     .await;
     client.cancel().await.unwrap();
 }
+
+/// Ctrl-C (SIGINT) and SIGTERM to a stdio server are a normal stop: the supervised
+/// game (in its own process group, which the terminal's SIGINT never reaches, and
+/// here ignoring SIGTERM with a forked child) is stopped and recorded by the server
+/// itself before it exits 0, so nothing is left for startup reconciliation.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stop_signal_stops_and_records_every_session_then_exits_0() {
+    use rmcp::ServiceExt;
+    use rmcp::model::CallToolRequestParams;
+    for signal in [
+        rustix::process::Signal::INT,
+        rustix::process::Signal::TERM,
+    ] {
+        let project = tempfile::tempdir().unwrap();
+        std::fs::write(
+            project.path().join("project.godot"),
+            "config_version=5\n\n[application]\n\nconfig/name=\"sig\"\n",
+        )
+        .unwrap();
+        // Short: the control socket lives under it (Unix socket paths are short).
+        let state = tempfile::Builder::new()
+            .prefix("sg")
+            .tempdir_in("/tmp")
+            .unwrap();
+        let mut child = tokio::process::Command::new(support::bin())
+            .arg("serve")
+            .arg("--project")
+            .arg(project.path())
+            .env("GODOT_MCP_STATE_DIR", state.path())
+            .env("GODOT_MCP_EDITOR_BRIDGE", "off")
+            .env("GODOT_BIN", support::standin())
+            .env("GODOT_STANDIN_HANG", "1")
+            .env("GODOT_STANDIN_FORK", "1")
+            .env("GODOT_STANDIN_IGNORE_TERM", "1")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(support::server_stderr())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        let io = (child.stdout.take().unwrap(), child.stdin.take().unwrap());
+        let client = ().serve(io).await.expect("handshake");
+        let v = client
+            .call_tool(CallToolRequestParams::new("play_scene").with_arguments(Default::default()))
+            .await
+            .unwrap()
+            .structured_content
+            .unwrap();
+        let pgid = v["pgid"].as_i64().expect("a session") as i32;
+        let txn = v["session_id"].as_str().unwrap().to_string();
+        assert!(!support::group_members(pgid).is_empty());
+        let pid = rustix::process::Pid::from_raw(child.id().unwrap() as i32).unwrap();
+        rustix::process::kill_process(pid, signal).unwrap();
+        let status = child.wait().await.unwrap();
+        assert_eq!(status.code(), Some(0), "{signal:?}: {status:?}");
+        // The server exited only after the session's group was empty.
+        assert!(
+            support::group_members(pgid).is_empty(),
+            "{signal:?}: the game outlived the server"
+        );
+        drop(client);
+        // Its transaction is terminal, recorded by the server that stopped it (not
+        // left open for the next start to reconcile).
+        let db = std::fs::read_dir(state.path())
+            .unwrap()
+            .flatten()
+            .map(|d| d.path().join("journal.sqlite3"))
+            .find(|p| p.is_file())
+            .expect("a journal");
+        let conn = rusqlite::Connection::open(db).unwrap();
+        let (status, proof): (String, String) = conn
+            .query_row(
+                "SELECT state, proof_json FROM transactions WHERE id = ?1",
+                [&txn],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap();
+        assert_eq!(status, "committed", "{signal:?}: {proof}");
+        let proof: Value = serde_json::from_str(&proof).unwrap();
+        assert_eq!(proof["boundary_empty"], true, "{proof}");
+        assert_eq!(proof["derived_by"], "live", "{proof}");
+        assert_eq!(proof["end"]["sent_by_server"], true, "{proof}");
+    }
+}

@@ -3,7 +3,8 @@
 //! one outside it is not under the project's write seam (the server writes it
 //! atomically and durably itself), but it is still recorded: a terminal `file` row,
 //! linked to the launch that produced it, carrying the absolute path and the
-//! post-state hash re-read from disk after the write.
+//! post-state hash re-read from disk after the write. Like a composite canonical
+//! write, the link is the intent's `linked_launch`.
 
 use std::path::Path;
 
@@ -52,9 +53,8 @@ impl Journal {
         self.conn
             .prepare_cached(
                 "INSERT INTO transactions (id, project_object_id, generation, effect_kind, operation,
-                     tool_family, state, intent_json, proof_json, parent_txn, created_at_ms,
-                     terminal_at_ms)
-                 VALUES (?1, ?2, ?3, 'file', ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)",
+                     tool_family, state, intent_json, proof_json, created_at_ms, terminal_at_ms)
+                 VALUES (?1, ?2, ?3, 'file', ?4, ?5, ?6, ?7, ?8, ?9, ?9)",
             )?
             .execute(params![
                 txn.to_string(),
@@ -65,7 +65,6 @@ impl Journal {
                 TxnStatus::Committed.as_str(),
                 json(&intent)?,
                 json(&proof)?,
-                link.to_string(),
                 now,
             ])?;
         Ok(txn)
