@@ -373,6 +373,46 @@ async fn a_malformed_scene_is_a_parse_error_with_line_and_column() {
     client.cancel().await.unwrap();
 }
 
+/// A game that does not answer its probe (here: stopped at a breakpoint) makes
+/// evaluate_expression a TIMEOUT that may have applied (the expression was sent and
+/// runs when the game resumes), never an INTERNAL server error.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_probe_timeout_is_a_timeout_that_may_have_applied() {
+    let project = tempfile::tempdir().unwrap();
+    std::fs::write(
+        project.path().join("project.godot"),
+        "config_version=5\n\n[application]\n\nconfig/name=\"brk\"\n",
+    )
+    .unwrap();
+    let state = tempfile::Builder::new()
+        .prefix("bk")
+        .tempdir_in("/tmp")
+        .unwrap();
+    let standin = support::standin();
+    let client = support::connect_in(
+        project.path(),
+        state,
+        &[
+            ("GODOT_BIN", standin.to_str().unwrap()),
+            ("GODOT_STANDIN_HANG", "1"),
+            ("GODOT_STANDIN_BREAK", "1"),
+            ("GODOT_MCP_EDITOR_BRIDGE", "off"),
+        ],
+    )
+    .await;
+    call_ok(&client, "play_scene", json!({})).await;
+    let e = call_err(
+        &client,
+        "evaluate_expression",
+        json!({"expression": "1 + 1"}),
+    )
+    .await;
+    assert_eq!(e["code"], "TIMEOUT", "{e}");
+    assert_eq!(e["details"]["may_have_applied"], true, "{e}");
+    call_ok(&client, "stop_scene", json!({})).await;
+    client.cancel().await.unwrap();
+}
+
 /// Ctrl-C (SIGINT) and SIGTERM to a stdio server are a normal stop: the supervised
 /// game (in its own process group, which the terminal's SIGINT never reaches, and
 /// here ignoring SIGTERM with a forked child) is stopped and recorded by the server
@@ -381,10 +421,7 @@ async fn a_malformed_scene_is_a_parse_error_with_line_and_column() {
 async fn a_stop_signal_stops_and_records_every_session_then_exits_0() {
     use rmcp::ServiceExt;
     use rmcp::model::CallToolRequestParams;
-    for signal in [
-        rustix::process::Signal::INT,
-        rustix::process::Signal::TERM,
-    ] {
+    for signal in [rustix::process::Signal::INT, rustix::process::Signal::TERM] {
         let project = tempfile::tempdir().unwrap();
         std::fs::write(
             project.path().join("project.godot"),
