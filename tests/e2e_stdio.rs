@@ -458,6 +458,7 @@ async fn a_stop_signal_stops_and_records_every_session_then_exits_0() {
             .structured_content
             .unwrap();
         let pgid = v["pgid"].as_i64().expect("a session") as i32;
+        let _orphans = KillGroup(pgid);
         let txn = v["session_id"].as_str().unwrap().to_string();
         assert!(!support::group_members(pgid).is_empty());
         let pid = rustix::process::Pid::from_raw(child.id().unwrap() as i32).unwrap();
@@ -491,5 +492,18 @@ async fn a_stop_signal_stops_and_records_every_session_then_exits_0() {
         assert_eq!(proof["boundary_empty"], true, "{proof}");
         assert_eq!(proof["derived_by"], "live", "{proof}");
         assert_eq!(proof["end"]["sent_by_server"], true, "{proof}");
+    }
+}
+
+/// Kills the test's own game group if a failing test left it running.
+struct KillGroup(i32);
+
+impl Drop for KillGroup {
+    fn drop(&mut self) {
+        if !support::group_members(self.0).is_empty()
+            && let Some(p) = rustix::process::Pid::from_raw(self.0)
+        {
+            let _ = rustix::process::kill_process_group(p, rustix::process::Signal::KILL);
+        }
     }
 }

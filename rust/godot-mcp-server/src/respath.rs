@@ -221,12 +221,9 @@ pub(crate) fn check_arg_paths(
     schema: &Map<String, Value>,
     args: &Map<String, Value>,
 ) -> Result<(), ToolError> {
-    let schema = Value::Object(schema.clone());
+    let props = schema.get("properties");
     for (k, v) in args {
-        let sub = schema
-            .get("properties")
-            .and_then(|p| p.get(k))
-            .unwrap_or(&Value::Null);
+        let sub = props.and_then(|p| p.get(k)).unwrap_or(&Value::Null);
         walk(project, sub, v, k)?;
     }
     Ok(())
@@ -527,6 +524,134 @@ mod tests {
         assert_eq!(
             ResPath::parse("res://.gitignore").unwrap().extension(),
             None
+        );
+    }
+
+    fn project_with_links() -> (tempfile::TempDir, Project) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("game");
+        std::fs::create_dir_all(root.join(".godot")).unwrap();
+        std::fs::create_dir_all(root.join("a")).unwrap();
+        std::fs::create_dir_all(dir.path().join("out")).unwrap();
+        std::fs::write(root.join("project.godot"), "config_version=5\n").unwrap();
+        std::os::unix::fs::symlink(dir.path().join("out"), root.join("out_link")).unwrap();
+        std::os::unix::fs::symlink(root.join(".godot"), root.join("cache_link")).unwrap();
+        std::os::unix::fs::symlink("/nonexistent/x", root.join("dangling")).unwrap();
+        let p = Project::discover(Some(&root), Path::new("/")).unwrap();
+        (dir, p)
+    }
+
+    #[test]
+    fn export_targets_are_resolved_before_they_are_judged() {
+        let (dir, p) = project_with_links();
+        let root = p.root().to_path_buf();
+        let decide = |raw: &str| decide_export_target(&p, "output_path", raw);
+        let outside = |raw: &str| match decide(raw) {
+            Ok(ExportDest::Outside { real }) => real,
+            other => panic!("{raw}: {other:?}"),
+        };
+        let out = dir.path().canonicalize().unwrap();
+        assert_eq!(
+            outside(&format!("{}/../x.bin", root.display())),
+            out.join("x.bin")
+        );
+        assert_eq!(
+            outside(&format!("{}/a/../../x.bin", root.display())),
+            out.join("x.bin")
+        );
+        assert_eq!(
+            outside(&format!("{}/out_link/x.bin", root.display())),
+            out.join("out/x.bin")
+        );
+        match decide(&format!("{}/a/../b/x.bin", root.display())) {
+            Ok(ExportDest::Inside { res, .. }) => assert_eq!(res.to_string(), "res://b/x.bin"),
+            other => panic!("{other:?}"),
+        }
+        match decide("res://a/x.bin") {
+            Ok(ExportDest::Inside { res, real }) => {
+                assert_eq!(res.to_string(), "res://a/x.bin");
+                assert_eq!(real, root.join("a/x.bin"));
+            }
+            other => panic!("{other:?}"),
+        }
+        for refused in [
+            "res://.godot/x.pck".to_string(),
+            "res://cache_link/x.pck".into(),
+            "res://out_link/x.bin".into(),
+            "res://dangling".into(),
+            "res://".into(),
+            "res://a".into(),
+            format!("{}/.godot/x.pck", root.display()),
+            format!("{}/cache_link/x.pck", root.display()),
+            format!("{}/dangling", root.display()),
+            "game.bin".into(),
+        ] {
+            let e = decide(&refused).unwrap_err();
+            assert_eq!(e.code, ErrorCode::PathRefused, "{refused}: {e:?}");
+            assert_eq!(e.param.as_deref(), Some("output_path"), "{refused}");
+        }
+    }
+
+    #[test]
+    fn the_walk_finds_paths_wherever_they_sit() {
+        let (_dir, p) = project_with_links();
+        let schema = serde_json::json!({
+            "properties": {
+                "path": {"type": "string", "pattern": RES_PATTERN},
+                "list": {"type": "array", "items": {"type": "object", "properties": {
+                    "file": {"type": "string", "pattern": RES_PATTERN},
+                    "value": {"description": "any"}
+                }}},
+                "event": {"oneOf": [
+                    {"properties": {"type": {"const": "key"}, "key": {"type": "string"}}},
+                    {"properties": {"type": {"const": "file"}, "key": {"type": "string", "pattern": RES_PATTERN}}}
+                ]},
+                "text": {"type": "string"}
+            }
+        });
+        let schema = schema.as_object().unwrap();
+        let check = |args: serde_json::Value| {
+            check_arg_paths(&p, schema, args.as_object().unwrap()).map_err(|e| {
+                assert_eq!(e.code, ErrorCode::PathRefused);
+                e.param.unwrap()
+            })
+        };
+        assert_eq!(
+            check(serde_json::json!({"path": "res://out_link/x"})),
+            Err("path".into())
+        );
+        assert_eq!(
+            check(
+                serde_json::json!({"list": [{"file": "res://a/x"}, {"file": "res://out_link/x"}]})
+            ),
+            Err("list[1].file".into())
+        );
+        assert_eq!(
+            check(
+                serde_json::json!({"list": [{"value": {"k": [{"$type": "Resource", "path": "/etc/passwd"}]}}]})
+            ),
+            Err("list[0].value.k[0].path".into())
+        );
+        assert_eq!(
+            check(serde_json::json!({"list": [{"value": {"$type": "Resource", "path": 3}}]})),
+            Err("list[0].value.path".into())
+        );
+        // Only the variant the tag selects is a path.
+        assert_eq!(
+            check(serde_json::json!({"event": {"type": "key", "key": "Space"}})),
+            Ok(())
+        );
+        assert_eq!(
+            check(serde_json::json!({"event": {"type": "file", "key": "res://../x"}})),
+            Err("event.key".into())
+        );
+        // A string that is not a path stays a string.
+        assert_eq!(check(serde_json::json!({"text": "res://../x"})), Ok(()));
+        assert_eq!(
+            check(
+                serde_json::json!({"path": "res://a/new.gd", "list": [{"value": {"$type": "Resource", "path": "res://a/t.tres"}}]})
+            ),
+            Ok(())
         );
     }
 
