@@ -38,7 +38,7 @@ impl Journal {
         let intent = Intent::File(FileIntent {
             path: shown.clone(),
             pre,
-            post: observed.clone(),
+            post: observed,
             temp: None,
             linked_launch: Some(link),
         });

@@ -945,7 +945,7 @@ fn literals_after(src: &str, lx: &Lexed, from: usize) -> String {
     let b = src.as_bytes();
     let mut i = from;
     // `["hint"] = json!(…)`, `"hint": …`, `hint: …`
-    while i < b.len() && (!lx.code[i] || b" \n\t]=:".contains(&b[i])) && lx.code[i] {
+    while i < b.len() && lx.code[i] && b" \n\t]=:".contains(&b[i]) {
         i += 1;
     }
     let mut depth = 0i32;

@@ -949,14 +949,7 @@ fn register_artifact(
             let txn = state
                 .journal
                 .lock()
-                .record_external_artifact(
-                    link,
-                    &real,
-                    pre,
-                    observed.clone(),
-                    &tool_family,
-                    &operation,
-                )
+                .record_external_artifact(link, &real, pre, observed, &tool_family, &operation)
                 .map_err(|e| {
                     ToolError::new(ErrorCode::Io, format!("recording the artifact: {e}"))
                 })?;
