@@ -422,17 +422,7 @@ async fn a_stop_signal_stops_and_records_every_session_then_exits_0() {
     use rmcp::ServiceExt;
     use rmcp::model::CallToolRequestParams;
     for signal in [rustix::process::Signal::INT, rustix::process::Signal::TERM] {
-        let project = tempfile::tempdir().unwrap();
-        std::fs::write(
-            project.path().join("project.godot"),
-            "config_version=5\n\n[application]\n\nconfig/name=\"sig\"\n",
-        )
-        .unwrap();
-        // Short: the control socket lives under it (Unix socket paths are short).
-        let state = tempfile::Builder::new()
-            .prefix("sg")
-            .tempdir_in("/tmp")
-            .unwrap();
+        let (project, state) = signal_fixture();
         let mut child = tokio::process::Command::new(support::bin())
             .arg("serve")
             .arg("--project")
@@ -471,28 +461,115 @@ async fn a_stop_signal_stops_and_records_every_session_then_exits_0() {
             "{signal:?}: the game outlived the server"
         );
         drop(client);
-        // Its transaction is terminal, recorded by the server that stopped it (not
-        // left open for the next start to reconcile).
-        let db = std::fs::read_dir(state.path())
-            .unwrap()
-            .flatten()
-            .map(|d| d.path().join("journal.sqlite3"))
-            .find(|p| p.is_file())
-            .expect("a journal");
-        let conn = rusqlite::Connection::open(db).unwrap();
-        let (status, proof): (String, String) = conn
-            .query_row(
-                "SELECT state, proof_json FROM transactions WHERE id = ?1",
-                [&txn],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .unwrap();
-        assert_eq!(status, "committed", "{signal:?}: {proof}");
-        let proof: Value = serde_json::from_str(&proof).unwrap();
-        assert_eq!(proof["boundary_empty"], true, "{proof}");
-        assert_eq!(proof["derived_by"], "live", "{proof}");
-        assert_eq!(proof["end"]["sent_by_server"], true, "{proof}");
+        assert_recorded_by_the_server(state.path(), &txn, signal);
     }
+}
+
+/// The same over streamable HTTP: SIGINT or SIGTERM stops and records the session a
+/// client started, then the server exits 0.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_http_server_stops_and_records_sessions_on_a_stop_signal() {
+    use rmcp::ServiceExt;
+    use rmcp::model::CallToolRequestParams;
+    use tokio::io::AsyncBufReadExt;
+    for signal in [rustix::process::Signal::INT, rustix::process::Signal::TERM] {
+        let (project, state) = signal_fixture();
+        let mut child = tokio::process::Command::new(support::bin())
+            .arg("serve")
+            .arg("--project")
+            .arg(project.path())
+            .arg("--http")
+            .arg("127.0.0.1:0")
+            .env("GODOT_MCP_STATE_DIR", state.path())
+            .env("GODOT_MCP_EDITOR_BRIDGE", "off")
+            .env_remove("GODOT_MCP_AUTH_TOKEN")
+            .env("GODOT_BIN", support::standin())
+            .env("GODOT_STANDIN_HANG", "1")
+            .env("GODOT_STANDIN_FORK", "1")
+            .env("GODOT_STANDIN_IGNORE_TERM", "1")
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        let mut lines = tokio::io::BufReader::new(child.stderr.take().unwrap()).lines();
+        let url = loop {
+            let line = lines
+                .next_line()
+                .await
+                .unwrap()
+                .expect("the server printed its listening line");
+            if let Some(url) = line.strip_prefix("godot-mcp serve: listening on ") {
+                break url.replace("0.0.0.0", "127.0.0.1");
+            }
+        };
+        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(url);
+        let client = ().serve(transport).await.expect("handshake");
+        let v = client
+            .call_tool(CallToolRequestParams::new("play_scene").with_arguments(Default::default()))
+            .await
+            .unwrap()
+            .structured_content
+            .unwrap();
+        let pgid = v["pgid"].as_i64().expect("a session") as i32;
+        let _orphans = KillGroup(pgid);
+        let txn = v["session_id"].as_str().unwrap().to_string();
+        let pid = rustix::process::Pid::from_raw(child.id().unwrap() as i32).unwrap();
+        rustix::process::kill_process(pid, signal).unwrap();
+        let status = child.wait().await.unwrap();
+        assert_eq!(status.code(), Some(0), "{signal:?}: {status:?}");
+        assert!(
+            support::group_members(pgid).is_empty(),
+            "{signal:?}: the game outlived the server"
+        );
+        drop(client);
+        assert_recorded_by_the_server(state.path(), &txn, signal);
+    }
+}
+
+fn signal_fixture() -> (tempfile::TempDir, tempfile::TempDir) {
+    let project = tempfile::tempdir().unwrap();
+    std::fs::write(
+        project.path().join("project.godot"),
+        "config_version=5\n\n[application]\n\nconfig/name=\"sig\"\n",
+    )
+    .unwrap();
+    // Short: the control socket lives under it (Unix socket paths are short).
+    let state = tempfile::Builder::new()
+        .prefix("sg")
+        .tempdir_in("/tmp")
+        .unwrap();
+    (project, state)
+}
+
+/// The session's transaction is terminal, recorded live by the server that stopped
+/// it (not left open for the next start to reconcile).
+fn assert_recorded_by_the_server(
+    state: &std::path::Path,
+    txn: &str,
+    signal: rustix::process::Signal,
+) {
+    let db = std::fs::read_dir(state)
+        .unwrap()
+        .flatten()
+        .map(|d| d.path().join("journal.sqlite3"))
+        .find(|p| p.is_file())
+        .expect("a journal");
+    let conn = rusqlite::Connection::open(db).unwrap();
+    let (status, proof): (String, String) = conn
+        .query_row(
+            "SELECT state, proof_json FROM transactions WHERE id = ?1",
+            [txn],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(status, "committed", "{signal:?}: {proof}");
+    let proof: Value = serde_json::from_str(&proof).unwrap();
+    assert_eq!(proof["boundary_empty"], true, "{proof}");
+    assert_eq!(proof["derived_by"], "live", "{proof}");
+    assert_eq!(proof["end"]["sent_by_server"], true, "{proof}");
 }
 
 /// Kills the test's own game group if a failing test left it running.
