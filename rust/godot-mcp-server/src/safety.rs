@@ -1452,8 +1452,8 @@ async fn run_batch(
         && may_have_applied
     {
         hints.push(format!(
-            "commands[{i}] ({}) timed out ({}) and may have been applied; re-read what it \
-             touches before retrying it.",
+            "commands[{i}] ({}) timed out and may have been applied ({}: it was sent, and \
+             no answer came); re-read what it touches before retrying it.",
             out_tool(&results, *i),
             e.code.as_str()
         ));
