@@ -6,7 +6,7 @@ mod support;
 
 use std::path::Path;
 
-use serde_json::json;
+use serde_json::{Value, json};
 use support::{call, connect};
 
 const SECRET: &str = "TOP-SECRET-OUTSIDE-THE-PROJECT";
@@ -84,44 +84,265 @@ const HOSTILE: &[&str] = &[
     "res://dangling.gd",
 ];
 
-/// Every file-path parameter of every tool.
-const PATH_PARAMS: &[(&str, &str)] = &[
-    ("scripts_read", "path"),
-    ("list_files", "dir"),
-    ("get_scene_tree", "path"),
-    ("read_resource", "path"),
-];
+/// One step into a tool's arguments.
+#[derive(Debug, Clone)]
+enum Step {
+    Key(String),
+    /// The first element of an array.
+    First,
+}
 
+/// Where a value sits, as the server names it in `param` (`sets[0].value`).
+fn param_name(steps: &[Step]) -> String {
+    let mut out = String::new();
+    for s in steps {
+        match s {
+            Step::Key(k) if out.is_empty() => out.push_str(k),
+            Step::Key(k) => {
+                out.push('.');
+                out.push_str(k);
+            }
+            Step::First => out.push_str("[0]"),
+        }
+    }
+    out
+}
+
+/// A JSON value carrying nothing more than a schema needs: no type, no
+/// alternatives, no structure. That is where a typed Godot value goes.
+fn is_any(schema: &Value) -> bool {
+    let Some(m) = schema.as_object() else {
+        return false;
+    };
+    ![
+        "type",
+        "anyOf",
+        "oneOf",
+        "allOf",
+        "properties",
+        "items",
+        "pattern",
+        "enum",
+        "const",
+        "$ref",
+    ]
+    .iter()
+    .any(|k| m.contains_key(*k))
+}
+
+/// Every location in a schema of a `^res://` parameter, and of a free JSON value
+/// (where typed values go), wherever it is nested.
+fn slots(schema: &Value, at: Vec<Step>, res: &mut Vec<Vec<Step>>, any: &mut Vec<Vec<Step>>) {
+    if schema.get("pattern").and_then(Value::as_str) == Some("^res://") {
+        res.push(at.clone());
+    }
+    if !at.is_empty() && is_any(schema) {
+        any.push(at.clone());
+    }
+    if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+        for (k, v) in props {
+            let mut next = at.clone();
+            next.push(Step::Key(k.clone()));
+            slots(v, next, res, any);
+        }
+    }
+    if let Some(items) = schema.get("items") {
+        let mut next = at.clone();
+        next.push(Step::First);
+        slots(items, next, res, any);
+    }
+}
+
+/// The smallest value a schema accepts (required fields only).
+fn sample(schema: &Value) -> Value {
+    if let Some(c) = schema.get("const") {
+        return c.clone();
+    }
+    if let Some(first) = schema
+        .get("enum")
+        .and_then(Value::as_array)
+        .and_then(|e| e.first())
+    {
+        return first.clone();
+    }
+    for key in ["oneOf", "anyOf"] {
+        if let Some(first) = schema
+            .get(key)
+            .and_then(Value::as_array)
+            .and_then(|a| a.first())
+        {
+            return sample(first);
+        }
+    }
+    if schema.get("pattern").and_then(Value::as_str) == Some("^res://") {
+        return json!("res://scripts/ok.gd");
+    }
+    let ty = match schema.get("type") {
+        Some(Value::String(t)) => t.as_str(),
+        Some(Value::Array(ts)) => ts.iter().find_map(Value::as_str).unwrap_or("null"),
+        _ if schema.get("properties").is_some() => "object",
+        _ => "null",
+    };
+    match ty {
+        "object" => {
+            let mut m = serde_json::Map::new();
+            let required: Vec<&str> = schema
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|r| r.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            for k in required {
+                m.insert(k.into(), sample(&schema["properties"][k]));
+            }
+            Value::Object(m)
+        }
+        "array" => json!([]),
+        "string" => json!("x"),
+        "integer" | "number" => json!(schema.get("minimum").cloned().unwrap_or(json!(1))),
+        "boolean" => json!(false),
+        _ => Value::Null,
+    }
+}
+
+/// `args` (a sample of `schema`) with `value` put at `steps`, creating what lies on the way.
+fn place(args: &mut Value, schema: &Value, steps: &[Step], value: Value) {
+    let Some((step, rest)) = steps.split_first() else {
+        *args = value;
+        return;
+    };
+    match step {
+        Step::Key(k) => {
+            let sub = &schema["properties"][k.as_str()];
+            let map = args.as_object_mut().expect("an object on the way");
+            let slot = map.entry(k.clone()).or_insert_with(|| sample(sub));
+            if slot.is_null() && !rest.is_empty() {
+                *slot = sample(
+                    &json!({"type": if matches!(rest[0], Step::First) { "array" } else { "object" }}),
+                );
+            }
+            place(slot, sub, rest, value);
+        }
+        Step::First => {
+            let items = &schema["items"];
+            let arr = args.as_array_mut().expect("an array on the way");
+            if arr.is_empty() {
+                arr.push(sample(items));
+            }
+            place(&mut arr[0], items, rest, value);
+        }
+    }
+}
+
+/// A call as a tool takes it directly, and the same call as a run_commands entry.
+struct Probe {
+    tool: String,
+    args: Value,
+    param: String,
+}
+
+/// Every hostile placement: each `^res://` parameter of every tool (all toolsets,
+/// read from the server's own tools/list), and a Resource typed value in every
+/// free value slot (as itself, inside an array and inside a dictionary).
+fn probes(tools: &[rmcp::model::Tool], hostile: &str) -> (Vec<Probe>, usize) {
+    let mut out = Vec::new();
+    let mut res_params = 0;
+    for t in tools {
+        let schema = Value::Object((*t.input_schema).clone());
+        let (mut res, mut any) = (Vec::new(), Vec::new());
+        slots(&schema, Vec::new(), &mut res, &mut any);
+        res_params += res.len();
+        let base = {
+            let mut b = sample(&schema);
+            if schema["properties"].get("confirm").is_some() {
+                b["confirm"] = json!(true);
+            }
+            b
+        };
+        for steps in &res {
+            let mut args = base.clone();
+            place(&mut args, &schema, steps, json!(hostile));
+            out.push(Probe {
+                tool: t.name.to_string(),
+                args,
+                param: param_name(steps),
+            });
+        }
+        let typed = json!({"$type": "Resource", "path": hostile});
+        for steps in &any {
+            let name = param_name(steps);
+            for (v, p) in [
+                (typed.clone(), format!("{name}.path")),
+                (json!([1, typed.clone()]), format!("{name}[1].path")),
+                (json!({"tex": typed.clone()}), format!("{name}.tex.path")),
+            ] {
+                let mut args = base.clone();
+                place(&mut args, &schema, steps, v);
+                out.push(Probe {
+                    tool: t.name.to_string(),
+                    args,
+                    param: p,
+                });
+            }
+        }
+    }
+    (out, res_params)
+}
+
+fn assert_refused(r: &rmcp::model::CallToolResult, what: &str, param: &str) {
+    let text = serde_json::to_string(r).unwrap();
+    assert!(!text.contains(SECRET), "{what} leaked the secret: {text}");
+    assert!(!text.contains("root:x:0:0"), "{what} leaked /etc/passwd");
+    assert_eq!(r.is_error, Some(true), "{what} was not refused: {text}");
+    let err = &r.structured_content.as_ref().unwrap()["error"];
+    assert_eq!(err["code"], "PATH_REFUSED", "{what}: {err}");
+    assert_eq!(err["param"], param, "{what}: {err}");
+}
+
+/// Every `^res://` parameter of every tool, in every toolset, wherever it sits in the
+/// arguments, and every res:// path inside a typed value, is refused for every hostile
+/// path — called directly and as a run_commands entry — before any precondition (no
+/// editor is connected here: a refusal that waited for the bridge would say
+/// bridge_connected instead).
 #[tokio::test]
 async fn hostile_paths_are_refused_and_nothing_outside_is_read() {
     assert!(HOSTILE.len() >= 30);
     let fixture = hostile_fixture();
-    let client = connect(&fixture.path().join("game")).await;
+    let client = support::connect_with(
+        &fixture.path().join("game"),
+        &[
+            ("GODOT_MCP_TOOLSETS", "all"),
+            ("GODOT_BIN", "/nonexistent/godot"),
+        ],
+    )
+    .await;
+    let tools = client.list_all_tools().await.unwrap();
+    let (_, res_params) = probes(&tools, "res://x");
+    // 19 when this test was written; a new tool only adds to it.
+    assert!(
+        res_params >= 19,
+        "only {res_params} res:// parameters found"
+    );
     let mut checked = 0;
+    let mut typed = 0;
     for path in HOSTILE {
-        for (tool, param) in PATH_PARAMS {
-            let r = call(&client, tool, json!({ *param: path })).await;
-            let text = serde_json::to_string(&r).unwrap();
-            assert!(
-                !text.contains(SECRET),
-                "{tool}({path:?}) leaked the secret: {text}"
+        let (list, _) = probes(&tools, path);
+        for p in list {
+            typed += usize::from(p.param.ends_with(".path") && p.param != "path");
+            let what = format!("{}({})", p.tool, p.args);
+            let r = call(&client, &p.tool, p.args.clone()).await;
+            assert_refused(&r, &what, &p.param);
+            let batch = json!({"commands": [{"tool": p.tool, "arguments": p.args}]});
+            let r = call(&client, "run_commands", batch).await;
+            assert_refused(
+                &r,
+                &format!("run_commands[{what}]"),
+                &format!("commands[0].arguments.{}", p.param),
             );
-            assert!(
-                !text.contains("root:x:0:0"),
-                "{tool}({path:?}) leaked /etc/passwd"
-            );
-            assert_eq!(
-                r.is_error,
-                Some(true),
-                "{tool}({path:?}) was not refused: {text}"
-            );
-            let err = &r.structured_content.as_ref().unwrap()["error"];
-            assert_eq!(err["code"], "PATH_REFUSED", "{tool}({path:?}): {err}");
-            assert_eq!(err["param"], *param, "{tool}({path:?}): {err}");
             checked += 1;
         }
     }
-    assert_eq!(checked, HOSTILE.len() * PATH_PARAMS.len());
+    assert!(checked >= HOSTILE.len() * res_params, "{checked}");
+    assert!(typed > 0, "no typed-value slot was found");
     // The listing of the whole project never follows a link outside.
     let listing = support::call_ok(&client, "list_files", json!({})).await;
     let text = listing.to_string();
@@ -130,6 +351,86 @@ async fn hostile_paths_are_refused_and_nothing_outside_is_read() {
         "{text}"
     );
     assert!(text.contains("res://scripts/ok.gd"), "{text}");
+    client.cancel().await.unwrap();
+}
+
+/// A Resource value naming a contained path is not refused by the walk: without an
+/// editor the call goes on to its precondition, bridge_connected.
+#[tokio::test]
+async fn a_contained_resource_value_reaches_the_bridge_precondition() {
+    let fixture = hostile_fixture();
+    let client = connect(&fixture.path().join("game")).await;
+    let e = support::call_err(
+        &client,
+        "set_node_property",
+        json!({"node": "A", "property": "texture",
+               "value": {"$type": "Resource", "path": "res://scripts/ok.gd"}}),
+    )
+    .await;
+    assert_eq!(e["required"], "bridge_connected", "{e}");
+    client.cancel().await.unwrap();
+}
+
+/// export_project's output_path: res:// targets are contained ResPaths (a symlink out
+/// or into .godot/ is refused), and an absolute path is resolved before it is judged:
+/// `<project>/../x` and a path through a symlink out of the project are outside and
+/// need confirm. Nothing is exported by any of these calls.
+#[tokio::test]
+async fn export_targets_are_decided_at_the_schema_boundary() {
+    let fixture = hostile_fixture();
+    let game = fixture.path().join("game");
+    std::fs::create_dir_all(game.join(".godot")).unwrap();
+    std::os::unix::fs::symlink(game.join(".godot"), game.join("cache_link")).unwrap();
+    let log = fixture.path().join("standin.log");
+    let client = support::connect_with(
+        &game,
+        &[
+            ("GODOT_BIN", support::standin().to_str().unwrap()),
+            ("GODOT_STANDIN_LOG", log.to_str().unwrap()),
+        ],
+    )
+    .await;
+    let export = |out: Value, confirm: bool| json!({"preset": "Linux", "output_path": out, "confirm": confirm});
+    for path in HOSTILE.iter().filter(|p| !p.starts_with('/')) {
+        for confirm in [false, true] {
+            let r = call(&client, "export_project", export(json!(path), confirm)).await;
+            assert_refused(&r, &format!("export_project({path:?})"), "output_path");
+        }
+    }
+    for path in [
+        "res://.godot/game.pck",
+        "res://cache_link/game.pck",
+        "res://",
+        "res://scripts",
+    ] {
+        let r = call(&client, "export_project", export(json!(path), true)).await;
+        assert_refused(&r, &format!("export_project({path:?})"), "output_path");
+    }
+    // Absolute paths that only look inside: outside, so confirm is required.
+    for path in [
+        format!("{}/../elsewhere.bin", game.display()),
+        format!("{}/scripts/../../elsewhere.bin", game.display()),
+        format!("{}/outside_dir/game.bin", game.display()),
+    ] {
+        let e = support::call_err(&client, "export_project", export(json!(path), false)).await;
+        assert_eq!(e["code"], "PRECONDITION_FAILED", "{path}: {e}");
+        assert_eq!(e["required"], "confirm", "{path}: {e}");
+    }
+    // An absolute path into .godot/ is refused like its res:// spelling.
+    let r = call(
+        &client,
+        "export_project",
+        export(json!(format!("{}/.godot/x.pck", game.display())), true),
+    )
+    .await;
+    assert_refused(&r, "export_project(<project>/.godot/x.pck)", "output_path");
+    assert!(
+        !log.exists(),
+        "no export may have run: {}",
+        std::fs::read_to_string(&log).unwrap_or_default()
+    );
+    assert!(!fixture.path().join("elsewhere.bin").exists());
+    assert!(!fixture.path().join("outside/game.bin").exists());
     client.cancel().await.unwrap();
 }
 

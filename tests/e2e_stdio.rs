@@ -424,3 +424,215 @@ fn help_lists_every_environment_variable() {
         "serve --help does not explain {missing:?}"
     );
 }
+
+/// A game that does not answer its probe (here: stopped at a breakpoint) makes
+/// evaluate_expression a TIMEOUT that may have applied (the expression was sent and
+/// runs when the game resumes), never an INTERNAL server error.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_probe_timeout_is_a_timeout_that_may_have_applied() {
+    let project = tempfile::tempdir().unwrap();
+    std::fs::write(
+        project.path().join("project.godot"),
+        "config_version=5\n\n[application]\n\nconfig/name=\"brk\"\n",
+    )
+    .unwrap();
+    let state = tempfile::Builder::new()
+        .prefix("bk")
+        .tempdir_in("/tmp")
+        .unwrap();
+    let standin = support::standin();
+    let client = support::connect_in(
+        project.path(),
+        state,
+        &[
+            ("GODOT_BIN", standin.to_str().unwrap()),
+            ("GODOT_STANDIN_HANG", "1"),
+            ("GODOT_STANDIN_BREAK", "1"),
+            ("GODOT_MCP_EDITOR_BRIDGE", "off"),
+        ],
+    )
+    .await;
+    call_ok(&client, "play_scene", json!({})).await;
+    let e = call_err(
+        &client,
+        "evaluate_expression",
+        json!({"expression": "1 + 1"}),
+    )
+    .await;
+    assert_eq!(e["code"], "TIMEOUT", "{e}");
+    assert_eq!(e["details"]["may_have_applied"], true, "{e}");
+    call_ok(&client, "stop_scene", json!({})).await;
+    client.cancel().await.unwrap();
+}
+
+/// Ctrl-C (SIGINT) and SIGTERM to a stdio server are a normal stop: the supervised
+/// game (in its own process group, which the terminal's SIGINT never reaches, and
+/// here ignoring SIGTERM with a forked child) is stopped and recorded by the server
+/// itself before it exits 0, so nothing is left for startup reconciliation.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stop_signal_stops_and_records_every_session_then_exits_0() {
+    use rmcp::ServiceExt;
+    use rmcp::model::CallToolRequestParams;
+    for signal in [rustix::process::Signal::INT, rustix::process::Signal::TERM] {
+        let (project, state) = signal_fixture();
+        let mut child = tokio::process::Command::new(support::bin())
+            .arg("serve")
+            .arg("--project")
+            .arg(project.path())
+            .env("GODOT_MCP_STATE_DIR", state.path())
+            .env("GODOT_MCP_EDITOR_BRIDGE", "off")
+            .env("GODOT_BIN", support::standin())
+            .env("GODOT_STANDIN_HANG", "1")
+            .env("GODOT_STANDIN_FORK", "1")
+            .env("GODOT_STANDIN_IGNORE_TERM", "1")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(support::server_stderr())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        let io = (child.stdout.take().unwrap(), child.stdin.take().unwrap());
+        let client = ().serve(io).await.expect("handshake");
+        let v = client
+            .call_tool(CallToolRequestParams::new("play_scene").with_arguments(Default::default()))
+            .await
+            .unwrap()
+            .structured_content
+            .unwrap();
+        let pgid = v["pgid"].as_i64().expect("a session") as i32;
+        let _orphans = KillGroup(pgid);
+        let txn = v["session_id"].as_str().unwrap().to_string();
+        assert!(!support::group_members(pgid).is_empty());
+        let pid = rustix::process::Pid::from_raw(child.id().unwrap() as i32).unwrap();
+        rustix::process::kill_process(pid, signal).unwrap();
+        let status = child.wait().await.unwrap();
+        assert_eq!(status.code(), Some(0), "{signal:?}: {status:?}");
+        // The server exited only after the session's group was empty.
+        assert!(
+            support::group_members(pgid).is_empty(),
+            "{signal:?}: the game outlived the server"
+        );
+        drop(client);
+        assert_recorded_by_the_server(state.path(), &txn, signal);
+    }
+}
+
+/// The same over streamable HTTP: SIGINT or SIGTERM stops and records the session a
+/// client started, then the server exits 0.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_http_server_stops_and_records_sessions_on_a_stop_signal() {
+    use rmcp::ServiceExt;
+    use rmcp::model::CallToolRequestParams;
+    use tokio::io::AsyncBufReadExt;
+    for signal in [rustix::process::Signal::INT, rustix::process::Signal::TERM] {
+        let (project, state) = signal_fixture();
+        let mut child = tokio::process::Command::new(support::bin())
+            .arg("serve")
+            .arg("--project")
+            .arg(project.path())
+            .arg("--http")
+            .arg("127.0.0.1:0")
+            .env("GODOT_MCP_STATE_DIR", state.path())
+            .env("GODOT_MCP_EDITOR_BRIDGE", "off")
+            .env_remove("GODOT_MCP_AUTH_TOKEN")
+            .env("GODOT_BIN", support::standin())
+            .env("GODOT_STANDIN_HANG", "1")
+            .env("GODOT_STANDIN_FORK", "1")
+            .env("GODOT_STANDIN_IGNORE_TERM", "1")
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        let mut lines = tokio::io::BufReader::new(child.stderr.take().unwrap()).lines();
+        let url = loop {
+            let line = lines
+                .next_line()
+                .await
+                .unwrap()
+                .expect("the server printed its listening line");
+            if let Some(url) = line.strip_prefix("godot-mcp serve: listening on ") {
+                break url.replace("0.0.0.0", "127.0.0.1");
+            }
+        };
+        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(url);
+        let client = ().serve(transport).await.expect("handshake");
+        let v = client
+            .call_tool(CallToolRequestParams::new("play_scene").with_arguments(Default::default()))
+            .await
+            .unwrap()
+            .structured_content
+            .unwrap();
+        let pgid = v["pgid"].as_i64().expect("a session") as i32;
+        let _orphans = KillGroup(pgid);
+        let txn = v["session_id"].as_str().unwrap().to_string();
+        let pid = rustix::process::Pid::from_raw(child.id().unwrap() as i32).unwrap();
+        rustix::process::kill_process(pid, signal).unwrap();
+        let status = child.wait().await.unwrap();
+        assert_eq!(status.code(), Some(0), "{signal:?}: {status:?}");
+        assert!(
+            support::group_members(pgid).is_empty(),
+            "{signal:?}: the game outlived the server"
+        );
+        drop(client);
+        assert_recorded_by_the_server(state.path(), &txn, signal);
+    }
+}
+
+fn signal_fixture() -> (tempfile::TempDir, tempfile::TempDir) {
+    let project = tempfile::tempdir().unwrap();
+    std::fs::write(
+        project.path().join("project.godot"),
+        "config_version=5\n\n[application]\n\nconfig/name=\"sig\"\n",
+    )
+    .unwrap();
+    // Short: the control socket lives under it (Unix socket paths are short).
+    let state = tempfile::Builder::new()
+        .prefix("sg")
+        .tempdir_in("/tmp")
+        .unwrap();
+    (project, state)
+}
+
+/// The session's transaction is terminal, recorded live by the server that stopped
+/// it (not left open for the next start to reconcile).
+fn assert_recorded_by_the_server(
+    state: &std::path::Path,
+    txn: &str,
+    signal: rustix::process::Signal,
+) {
+    let db = std::fs::read_dir(state)
+        .unwrap()
+        .flatten()
+        .map(|d| d.path().join("journal.sqlite3"))
+        .find(|p| p.is_file())
+        .expect("a journal");
+    let conn = rusqlite::Connection::open(db).unwrap();
+    let (status, proof): (String, String) = conn
+        .query_row(
+            "SELECT state, proof_json FROM transactions WHERE id = ?1",
+            [txn],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(status, "committed", "{signal:?}: {proof}");
+    let proof: Value = serde_json::from_str(&proof).unwrap();
+    assert_eq!(proof["boundary_empty"], true, "{proof}");
+    assert_eq!(proof["derived_by"], "live", "{proof}");
+    assert_eq!(proof["end"]["sent_by_server"], true, "{proof}");
+}
+
+/// Kills the test's own game group if a failing test left it running.
+struct KillGroup(i32);
+
+impl Drop for KillGroup {
+    fn drop(&mut self) {
+        if !support::group_members(self.0).is_empty()
+            && let Some(p) = rustix::process::Pid::from_raw(self.0)
+        {
+            let _ = rustix::process::kill_process_group(p, rustix::process::Signal::KILL);
+        }
+    }
+}

@@ -603,6 +603,131 @@ async fn an_interrupted_export_registers_nothing_and_keeps_its_bytes() {
     client.cancel().await.unwrap();
 }
 
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    hex::encode(sha2::Sha256::digest(bytes))
+}
+
+fn row(t: &Value, txn: &str) -> Value {
+    t["transactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["transaction_id"] == txn)
+        .unwrap_or_else(|| panic!("no transaction {txn} in {t}"))
+        .clone()
+}
+
+/// An export's artifact inside the project is a journaled `file` write through the
+/// one seam, linked to the export's launch; overwriting an existing file (project.godot
+/// included) needs confirm and is journaled with its pre-state; an artifact outside
+/// the project is recorded with the hash of what is on disk.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_export_artifact_is_a_journaled_write_linked_to_its_launch() {
+    let p = project();
+    let s = state_dir();
+    let _c = Cleanup(s.path().display().to_string());
+    let log = s.path().join("standin.log");
+    let (client, _) = start(
+        p.path(),
+        s.path(),
+        &[("GODOT_STANDIN_LOG", log.to_str().unwrap())],
+    )
+    .await;
+    let exports = || {
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .matches("--export-release")
+            .count()
+    };
+    let target = p.path().join("build/game.x86_64");
+    let v = ok(
+        &client,
+        "export_project",
+        json!({"preset": "Linux", "output_path": "res://build/game.x86_64"}),
+    )
+    .await;
+    assert_eq!(v["registered"], true, "{v}");
+    let bytes = std::fs::read(&target).unwrap();
+    assert_eq!(bytes, vec![b'P'; 40960]);
+    let a = &v["artifact"];
+    assert_eq!(a["path"], "res://build/game.x86_64", "{v}");
+    assert_eq!(a["sha256"], sha256_hex(&bytes), "{v}");
+    assert_eq!(a["linked_launch"], v["transaction_id"], "{v}");
+    let t = transactions(&client).await;
+    let file = row(&t, a["transaction_id"].as_str().unwrap());
+    assert_eq!(file["effect_kind"], "file", "{file}");
+    assert_eq!(file["status"], "committed", "{file}");
+    assert_eq!(file["operation"], "export_project", "{file}");
+    assert_eq!(file["path"], "build/game.x86_64", "{file}");
+    let launch = row(&t, v["transaction_id"].as_str().unwrap());
+    assert_eq!(launch["effect_kind"], "process_launch", "{launch}");
+    assert_eq!(launch["status"], "committed", "{launch}");
+
+    // Overwriting is destructive: refused without confirm, before anything runs.
+    std::fs::write(&target, b"the previous build").unwrap();
+    let before = exports();
+    for out in ["res://build/game.x86_64", "res://project.godot"] {
+        let e = err(
+            &client,
+            "export_project",
+            json!({"preset": "Linux", "output_path": out}),
+        )
+        .await;
+        assert_eq!(e["code"], "PRECONDITION_FAILED", "{out}: {e}");
+        assert_eq!(e["required"], "confirm", "{out}: {e}");
+    }
+    assert_eq!(exports(), before, "a refused export must not run");
+    assert_eq!(std::fs::read(&target).unwrap(), b"the previous build");
+    assert!(
+        std::fs::read_to_string(p.path().join("project.godot"))
+            .unwrap()
+            .contains("config/name=\"pp\"")
+    );
+    let v = ok(
+        &client,
+        "export_project",
+        json!({"preset": "Linux", "output_path": "res://build/game.x86_64", "confirm": true}),
+    )
+    .await;
+    assert_eq!(v["registered"], true, "{v}");
+    assert_eq!(std::fs::read(&target).unwrap(), vec![b'P'; 40960]);
+    let file = row(
+        &transactions(&client).await,
+        v["artifact"]["transaction_id"].as_str().unwrap(),
+    );
+    assert_eq!(file["status"], "committed", "{file}");
+
+    // Outside the project: confirm, then written and recorded with its hash.
+    let out = tempfile::tempdir().unwrap();
+    let outside = out.path().join("dist/game.bin");
+    let v = ok(
+        &client,
+        "export_project",
+        json!({"preset": "Linux", "output_path": outside, "confirm": true}),
+    )
+    .await;
+    assert_eq!(v["registered"], true, "{v}");
+    let bytes = std::fs::read(&outside).unwrap();
+    assert_eq!(v["artifact"]["sha256"], sha256_hex(&bytes), "{v}");
+    assert_eq!(v["artifact"]["inside_project"], false, "{v}");
+    let file = row(
+        &transactions(&client).await,
+        v["artifact"]["transaction_id"].as_str().unwrap(),
+    );
+    assert_eq!(file["effect_kind"], "file", "{file}");
+    assert_eq!(file["status"], "committed", "{file}");
+    assert_eq!(file["path"], outside.display().to_string(), "{file}");
+    assert!(
+        file["proof_summary"]
+            .as_str()
+            .unwrap()
+            .contains(&sha256_hex(&bytes)[..8]),
+        "{file}"
+    );
+    client.cancel().await.unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_managed_editor_is_a_supervised_session() {
     let p = project();

@@ -22,6 +22,7 @@
 //! The recovery model as built is documented in `docs/recovery.md`.
 #![forbid(unsafe_code)]
 
+pub mod artifact;
 pub mod durable;
 pub mod editor;
 pub mod failpoints;

@@ -39,6 +39,10 @@ Environment:
   GODOT_MCP_ALLOWED_HOSTS, GODOT_MCP_ALLOWED_ORIGINS
                       comma-separated, same as --allowed-host / --allowed-origin
 
+Stopping: closing stdin, Ctrl-C (SIGINT) and SIGTERM are all a normal stop: every
+supervised session (play_scene, start_editor, exports) is stopped and recorded first,
+then the server exits 0.
+
 Connect a client (example for Claude Code):
   claude mcp add godot -- godot-mcp serve --project /path/to/your/game
 Or serve many agents over HTTP on this machine:
@@ -467,23 +471,43 @@ fn serve_transport(
                 Err(e) => crate::say!("godot-mcp serve: managed editor not started: {}", e.message),
             }
         }
-        let service = McpServer::new(state.clone())
-            .serve(rmcp::transport::stdio())
-            .await;
-        let result = match service {
-            Ok(service) => service.waiting().await.map(|_| ()).map_err(Into::into),
-            // stdin closed before any client said initialize (Ctrl-D at a terminal, or a
-            // client that gave up): nothing was served, nothing is wrong.
-            Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {
-                crate::say!("godot-mcp serve: stdin closed before a client initialized; exiting");
+        let serve = async {
+            let service = McpServer::new(state.clone())
+                .serve(rmcp::transport::stdio())
+                .await;
+            match service {
+                Ok(service) => service.waiting().await.map(|_| ()).map_err(Into::into),
+                // stdin closed before any client said initialize (Ctrl-D at a terminal, or a
+                // client that gave up): nothing was served, nothing is wrong.
+                Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {
+                    crate::say!(
+                        "godot-mcp serve: stdin closed before a client initialized; exiting"
+                    );
+                    Ok(())
+                }
+                Err(e) => Err(Box::new(e) as Box<dyn std::error::Error + Send + Sync>),
+            }
+        };
+        // Ctrl-C (SIGINT) and SIGTERM are a normal stop, like stdin closing: sessions
+        // live in their own process groups, so the terminal's SIGINT never reaches
+        // them; the server stops and records each one before it exits 0.
+        let result = tokio::select! {
+            r = serve => r,
+            sig = crate::transport::stop_signal() => {
+                crate::say!(
+                    "godot-mcp serve: {} received: stopping sessions, then exiting",
+                    sig.as_str()
+                );
                 Ok(())
             }
-            Err(e) => Err(Box::new(e) as Box<dyn std::error::Error + Send + Sync>),
         };
         // A normal stop stops every session first.
         state.process.stop_all().await;
         result
     });
+    // After a signal, stdin's reader thread is still blocked in a read nothing can
+    // cancel; every session is already stopped and recorded, so do not wait for it.
+    runtime.shutdown_background();
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

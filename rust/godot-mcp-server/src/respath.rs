@@ -11,9 +11,14 @@
 //! Node paths (`Player/Gun`) are not `ResPath`s.
 
 use std::fmt;
+use std::path::{Path, PathBuf};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Map, Value};
+
+use crate::error::{ErrorCode, ToolError};
+use crate::project::Project;
 
 /// Longest `res://` path accepted, in bytes.
 pub const MAX_RES_PATH_LEN: usize = 4096;
@@ -193,6 +198,307 @@ impl JsonSchema for ResPath {
     }
 }
 
+// ---------------------------------------------------------------------------------
+// The schema-boundary walk: every res:// path anywhere in a call's arguments
+// ---------------------------------------------------------------------------------
+
+/// The `pattern` of every `ResPath` in a tool's input schema; the walk below finds
+/// path parameters by it, wherever they sit (nested objects, arrays).
+pub const RES_PATTERN: &str = "^res://";
+/// The `pattern` of [`ExportTarget`]: a res:// path or an absolute filesystem path.
+pub const EXPORT_TARGET_PATTERN: &str = "^(res://|/)";
+
+/// Check every `res://` path a call's arguments carry, before anything runs: each
+/// string the schema declares a `ResPath` (pattern [`RES_PATTERN`]), each res://
+/// target of an [`ExportTarget`], and each `res://` string inside a typed value
+/// (`{"$type": "Resource", "path": …}`, wherever the value sits). Each must parse as
+/// a contained `ResPath` and resolve, symlinks included, inside the project;
+/// otherwise the call is `PATH_REFUSED`, naming the argument. This runs in the
+/// pipeline's decode step for every tool (and every run_commands entry), before any
+/// precondition, so a new tool gets it without writing a line.
+pub(crate) fn check_arg_paths(
+    project: &Project,
+    schema: &Map<String, Value>,
+    args: &Map<String, Value>,
+) -> Result<(), ToolError> {
+    let props = schema.get("properties");
+    for (k, v) in args {
+        let sub = props.and_then(|p| p.get(k)).unwrap_or(&Value::Null);
+        walk(project, sub, v, k)?;
+    }
+    Ok(())
+}
+
+fn walk(project: &Project, schema: &Value, value: &Value, path: &str) -> Result<(), ToolError> {
+    let branches = branches(schema, value);
+    match value {
+        Value::String(s) => {
+            for b in &branches {
+                match b.get("pattern").and_then(Value::as_str) {
+                    Some(RES_PATTERN) => {
+                        check_res(project, s, path)?;
+                    }
+                    Some(EXPORT_TARGET_PATTERN) => {
+                        decide_export_target(project, path, s)?;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                let sub = branches
+                    .iter()
+                    .find_map(|b| b.get("items"))
+                    .unwrap_or(&Value::Null);
+                walk(project, sub, item, &format!("{path}[{i}]"))?;
+            }
+        }
+        Value::Object(map) => {
+            if let Some(Value::String(ty)) = map.get("$type") {
+                return check_typed(project, ty, map, path);
+            }
+            for (k, v) in map {
+                let sub = branches
+                    .iter()
+                    .find_map(|b| {
+                        b.get("properties")
+                            .and_then(|p| p.get(k))
+                            .or_else(|| b.get("additionalProperties").filter(|a| a.is_object()))
+                    })
+                    .unwrap_or(&Value::Null);
+                walk(project, sub, v, &format!("{path}.{k}"))?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// The schema and its `anyOf`/`oneOf`/`allOf` alternatives that `value` can match:
+/// an alternative whose `const` properties (a tagged enum's tag) disagree with the
+/// value is left out, so a path field of one variant is never applied to another.
+fn branches<'a>(schema: &'a Value, value: &Value) -> Vec<&'a Value> {
+    let mut out = Vec::new();
+    let mut todo = vec![schema];
+    while let Some(s) = todo.pop() {
+        let Value::Object(m) = s else { continue };
+        if let (Some(Value::Object(props)), Value::Object(v)) = (m.get("properties"), value) {
+            let disagrees = props.iter().any(|(k, p)| {
+                p.get("const")
+                    .is_some_and(|c| v.get(k).is_some_and(|actual| actual != c))
+            });
+            if disagrees {
+                continue;
+            }
+        }
+        out.push(s);
+        for key in ["anyOf", "oneOf", "allOf"] {
+            if let Some(Value::Array(alts)) = m.get(key) {
+                todo.extend(alts.iter());
+            }
+        }
+    }
+    out
+}
+
+/// A typed value: `Resource.path` must be a contained res:// path, and so must any
+/// other res:// string a typed value carries.
+fn check_typed(
+    project: &Project,
+    ty: &str,
+    map: &Map<String, Value>,
+    path: &str,
+) -> Result<(), ToolError> {
+    for (k, v) in map {
+        let at = format!("{path}.{k}");
+        match (ty, k.as_str(), v) {
+            (_, "$type", _) => {}
+            ("Resource", "path", Value::String(s)) => {
+                check_res(project, s, &at)?;
+            }
+            ("Resource", "path", _) => {
+                return Err(path_refused(
+                    &at,
+                    "Resource.path must be a res:// path inside the project",
+                ));
+            }
+            (_, _, Value::String(s))
+                if s.get(..6).is_some_and(|p| p.eq_ignore_ascii_case("res://")) =>
+            {
+                check_res(project, s, &at)?;
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn path_refused(param: &str, why: &str) -> ToolError {
+    ToolError::new(
+        ErrorCode::PathRefused,
+        format!("`{param}` is refused: {why}"),
+    )
+    .param(param)
+    .hint("File paths are res:// paths inside the project, like res://scenes/main.tscn.")
+}
+
+/// The one predicate: parses as a contained `ResPath` and resolves inside the project.
+fn check_res(project: &Project, s: &str, param: &str) -> Result<PathBuf, ToolError> {
+    let p = ResPath::parse(s).map_err(|e| path_refused(param, &e.0))?;
+    project.resolve(param, &p)
+}
+
+// ---------------------------------------------------------------------------------
+// export_project's output_path
+// ---------------------------------------------------------------------------------
+
+/// Where an export goes, as the agent wrote it: a `res://` path (checked like every
+/// `ResPath`) or an absolute filesystem path. Which of the two it is, and whether it
+/// lands inside the project, is decided by [`decide_export_target`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExportTarget(String);
+
+impl ExportTarget {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl<'de> Deserialize<'de> for ExportTarget {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        let tag = |m: &str| serde::de::Error::custom(format!("{PATH_REFUSED_TAG}{m}"));
+        if s.starts_with("res://") {
+            ResPath::parse(&s).map_err(|e| tag(&e.0))?;
+        } else if !s.starts_with('/') {
+            return Err(tag(
+                "output_path must be a res:// path inside the project or an absolute filesystem path",
+            ));
+        } else if s.len() > MAX_RES_PATH_LEN {
+            return Err(tag(&format!(
+                "path is longer than {MAX_RES_PATH_LEN} bytes"
+            )));
+        } else if s.chars().any(|c| c.is_control()) {
+            return Err(tag("path contains a NUL or control character"));
+        }
+        Ok(Self(s))
+    }
+}
+
+impl JsonSchema for ExportTarget {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ExportTarget".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "pattern": EXPORT_TARGET_PATTERN,
+            "maxLength": MAX_RES_PATH_LEN,
+            "description": "A res:// path inside the project, or an absolute filesystem path"
+        })
+    }
+}
+
+/// An export target, decided: normalised, resolved (symlinks of its existing
+/// ancestors followed), and placed inside or outside the project.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExportDest {
+    /// Inside the project: the artifact goes through the write seam.
+    Inside { res: ResPath, real: PathBuf },
+    /// Outside the project: needs confirm=true.
+    Outside { real: PathBuf },
+}
+
+/// Decide an export target. A res:// target must resolve inside the project and not
+/// into a hidden path (`.godot/`); an absolute path is resolved the way the kernel
+/// would open it (each existing ancestor canonicalised, `..` applied to the resolved
+/// parent) before it is judged inside or outside, so `<project>/../x` and a symlink
+/// out of the project are outside.
+pub fn decide_export_target(
+    project: &Project,
+    param: &str,
+    raw: &str,
+) -> Result<ExportDest, ToolError> {
+    let real = if raw.starts_with("res://") {
+        let p = ResPath::parse(raw).map_err(|e| path_refused(param, &e.0))?;
+        if p.is_root() {
+            return Err(path_refused(
+                param,
+                "res:// is the project folder, not a file",
+            ));
+        }
+        project.resolve(param, &p)?
+    } else if raw.starts_with('/') {
+        resolve_absolute(Path::new(raw))
+            .ok_or_else(|| path_refused(param, "it names a dangling symbolic link"))?
+    } else {
+        return Err(path_refused(
+            param,
+            "output_path must be a res:// path inside the project or an absolute filesystem path",
+        ));
+    };
+    if real.is_dir() {
+        return Err(path_refused(
+            param,
+            "it is a folder; name the file to export to",
+        ));
+    }
+    match real.strip_prefix(project.root()) {
+        Ok(rel) => {
+            let res = rel
+                .to_str()
+                .and_then(|r| ResPath::parse(&format!("res://{r}")).ok())
+                .filter(|r| !r.is_root())
+                .ok_or_else(|| path_refused(param, "it is not a file path inside the project"))?;
+            if res.is_hidden() {
+                return Err(path_refused(
+                    param,
+                    "it lies in a hidden folder (like .godot/, Godot's private cache)",
+                ));
+            }
+            Ok(ExportDest::Inside { res, real })
+        }
+        Err(_) if raw.starts_with("res://") => Err(path_refused(
+            param,
+            "it resolves (through a symbolic link) outside the project",
+        )),
+        Err(_) => Ok(ExportDest::Outside { real }),
+    }
+}
+
+/// An absolute path as the kernel would resolve it for a create: every existing
+/// component canonicalised (symlinks followed), `..` applied to what it resolved to,
+/// a missing tail appended. `None` for a dangling symlink (a create through it would
+/// land wherever it points).
+fn resolve_absolute(p: &Path) -> Option<PathBuf> {
+    use std::path::Component;
+    let mut cur = PathBuf::from("/");
+    for c in p.components() {
+        match c {
+            Component::RootDir | Component::Prefix(_) | Component::CurDir => {}
+            // `cur` is already resolved, so its parent is the real parent.
+            Component::ParentDir => {
+                cur.pop();
+            }
+            Component::Normal(name) => {
+                let cand = cur.join(name);
+                cur = if std::fs::symlink_metadata(&cand).is_ok() {
+                    cand.canonicalize().ok()?
+                } else {
+                    cand
+                };
+            }
+        }
+    }
+    Some(cur)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -218,6 +524,134 @@ mod tests {
         assert_eq!(
             ResPath::parse("res://.gitignore").unwrap().extension(),
             None
+        );
+    }
+
+    fn project_with_links() -> (tempfile::TempDir, Project) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("game");
+        std::fs::create_dir_all(root.join(".godot")).unwrap();
+        std::fs::create_dir_all(root.join("a")).unwrap();
+        std::fs::create_dir_all(dir.path().join("out")).unwrap();
+        std::fs::write(root.join("project.godot"), "config_version=5\n").unwrap();
+        std::os::unix::fs::symlink(dir.path().join("out"), root.join("out_link")).unwrap();
+        std::os::unix::fs::symlink(root.join(".godot"), root.join("cache_link")).unwrap();
+        std::os::unix::fs::symlink("/nonexistent/x", root.join("dangling")).unwrap();
+        let p = Project::discover(Some(&root), Path::new("/")).unwrap();
+        (dir, p)
+    }
+
+    #[test]
+    fn export_targets_are_resolved_before_they_are_judged() {
+        let (dir, p) = project_with_links();
+        let root = p.root().to_path_buf();
+        let decide = |raw: &str| decide_export_target(&p, "output_path", raw);
+        let outside = |raw: &str| match decide(raw) {
+            Ok(ExportDest::Outside { real }) => real,
+            other => panic!("{raw}: {other:?}"),
+        };
+        let out = dir.path().canonicalize().unwrap();
+        assert_eq!(
+            outside(&format!("{}/../x.bin", root.display())),
+            out.join("x.bin")
+        );
+        assert_eq!(
+            outside(&format!("{}/a/../../x.bin", root.display())),
+            out.join("x.bin")
+        );
+        assert_eq!(
+            outside(&format!("{}/out_link/x.bin", root.display())),
+            out.join("out/x.bin")
+        );
+        match decide(&format!("{}/a/../b/x.bin", root.display())) {
+            Ok(ExportDest::Inside { res, .. }) => assert_eq!(res.to_string(), "res://b/x.bin"),
+            other => panic!("{other:?}"),
+        }
+        match decide("res://a/x.bin") {
+            Ok(ExportDest::Inside { res, real }) => {
+                assert_eq!(res.to_string(), "res://a/x.bin");
+                assert_eq!(real, root.join("a/x.bin"));
+            }
+            other => panic!("{other:?}"),
+        }
+        for refused in [
+            "res://.godot/x.pck".to_string(),
+            "res://cache_link/x.pck".into(),
+            "res://out_link/x.bin".into(),
+            "res://dangling".into(),
+            "res://".into(),
+            "res://a".into(),
+            format!("{}/.godot/x.pck", root.display()),
+            format!("{}/cache_link/x.pck", root.display()),
+            format!("{}/dangling", root.display()),
+            "game.bin".into(),
+        ] {
+            let e = decide(&refused).unwrap_err();
+            assert_eq!(e.code, ErrorCode::PathRefused, "{refused}: {e:?}");
+            assert_eq!(e.param.as_deref(), Some("output_path"), "{refused}");
+        }
+    }
+
+    #[test]
+    fn the_walk_finds_paths_wherever_they_sit() {
+        let (_dir, p) = project_with_links();
+        let schema = serde_json::json!({
+            "properties": {
+                "path": {"type": "string", "pattern": RES_PATTERN},
+                "list": {"type": "array", "items": {"type": "object", "properties": {
+                    "file": {"type": "string", "pattern": RES_PATTERN},
+                    "value": {"description": "any"}
+                }}},
+                "event": {"oneOf": [
+                    {"properties": {"type": {"const": "key"}, "key": {"type": "string"}}},
+                    {"properties": {"type": {"const": "file"}, "key": {"type": "string", "pattern": RES_PATTERN}}}
+                ]},
+                "text": {"type": "string"}
+            }
+        });
+        let schema = schema.as_object().unwrap();
+        let check = |args: serde_json::Value| {
+            check_arg_paths(&p, schema, args.as_object().unwrap()).map_err(|e| {
+                assert_eq!(e.code, ErrorCode::PathRefused);
+                e.param.unwrap()
+            })
+        };
+        assert_eq!(
+            check(serde_json::json!({"path": "res://out_link/x"})),
+            Err("path".into())
+        );
+        assert_eq!(
+            check(
+                serde_json::json!({"list": [{"file": "res://a/x"}, {"file": "res://out_link/x"}]})
+            ),
+            Err("list[1].file".into())
+        );
+        assert_eq!(
+            check(
+                serde_json::json!({"list": [{"value": {"k": [{"$type": "Resource", "path": "/etc/passwd"}]}}]})
+            ),
+            Err("list[0].value.k[0].path".into())
+        );
+        assert_eq!(
+            check(serde_json::json!({"list": [{"value": {"$type": "Resource", "path": 3}}]})),
+            Err("list[0].value.path".into())
+        );
+        // Only the variant the tag selects is a path.
+        assert_eq!(
+            check(serde_json::json!({"event": {"type": "key", "key": "Space"}})),
+            Ok(())
+        );
+        assert_eq!(
+            check(serde_json::json!({"event": {"type": "file", "key": "res://../x"}})),
+            Err("event.key".into())
+        );
+        // A string that is not a path stays a string.
+        assert_eq!(check(serde_json::json!({"text": "res://../x"})), Ok(()));
+        assert_eq!(
+            check(
+                serde_json::json!({"path": "res://a/new.gd", "list": [{"value": {"$type": "Resource", "path": "res://a/t.tres"}}]})
+            ),
+            Ok(())
         );
     }
 

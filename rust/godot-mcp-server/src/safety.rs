@@ -22,7 +22,12 @@
 //!    `PRECONDITION_FAILED: This call discards unsaved changes. Set confirm=True to
 //!    proceed. [required=confirm]`.
 //! 4. Arguments are decoded: wrong types, unknown fields and path escapes are refused,
-//!    naming the field.
+//!    naming the field. Every res:// path the arguments carry — each `ResPath`
+//!    parameter wherever it is nested, and each res:// string inside a typed value
+//!    (`{"$type": "Resource", "path": …}`) — is then resolved, symlinks included, and
+//!    refused as `PATH_REFUSED` unless it lies inside the project
+//!    ([`crate::respath::check_arg_paths`]). This is before every precondition, so a
+//!    hostile path is refused even when no editor is connected.
 //! 5. The tool plans: every precondition ([`Precondition`]) and every check of the
 //!    write seam runs, nothing is changed. A dry run stops here and returns the plan,
 //!    which is by construction what the real run reports.
@@ -340,7 +345,8 @@ impl Precondition {
             }
             Self::GodotVersion { .. } => "Upgrade the Godot editor to the required version.",
             Self::GameNotBreaked => {
-                "The game is stopped at a breakpoint; resume it with godot_debugger_continue_execution."
+                "The game is stopped at a breakpoint (or hung). Resume it in the Godot editor's \
+                 debugger (Continue, F12), or stop it with stop_scene; then send the input again."
             }
             Self::AddonVersion { .. } => {
                 "Install the add-on that matches this server (scripts/install-addon.sh) and restart the editor."
@@ -1114,6 +1120,7 @@ async fn run_call_inner(
     let idempotency_key = crate::tools::take_idempotency_key(def, &mut args)?;
     confirm_gate(def.meta.class, flags)?;
     (def.check_args)(&Value::Object(args.clone()))?;
+    crate::respath::check_arg_paths(&state.project, &def.input_schema, &args)?;
     // An exact replay answers from the journal before anything is planned: its
     // preconditions (a compare-and-swap hash, say) held for the first run, not now.
     let idempotency = match idempotency_key {
@@ -1353,6 +1360,7 @@ fn check_entries<'a>(
         };
         confirm_gate(def.meta.class, as_run).map_err(fail)?;
         (def.check_args)(&Value::Object(args.clone())).map_err(fail)?;
+        crate::respath::check_arg_paths(&state.project, &def.input_schema, &args).map_err(fail)?;
         checked.push(CheckedEntry { def, args, flags });
     }
     Ok(checked)
@@ -1432,6 +1440,24 @@ async fn run_batch(
     }
     let completed = failure.as_ref().map_or(n, |(i, _)| *i);
     let mut hints = Vec::new();
+    // An entry that timed out was sent and may still apply (the editor drains its
+    // commands serially; a game resumes): the batch must not read as "stopped
+    // before commands[i]" only.
+    let may_have_applied = failure.as_ref().is_some_and(|(_, e)| {
+        e.details
+            .as_ref()
+            .is_some_and(|d| d["may_have_applied"] == json!(true))
+    });
+    if let Some((i, e)) = &failure
+        && may_have_applied
+    {
+        hints.push(format!(
+            "commands[{i}] ({}) timed out and may have been applied ({}: it was sent, and \
+             no answer came); re-read what it touches before retrying it.",
+            out_tool(&results, *i),
+            e.code.as_str()
+        ));
+    }
     if let Some((i, _)) = &failure {
         if completed > 0 && !flags.dry_run {
             hints.push(format!(
@@ -1461,6 +1487,7 @@ async fn run_batch(
     };
     out.insert("class".into(), json!(class));
     out.insert("dry_run".into(), json!(flags.dry_run));
+    out.insert("may_have_applied".into(), json!(may_have_applied));
     out.insert("results".into(), Value::Array(results));
     match failure {
         None => Ok(CallOutcome::Done(Ok(Value::Object(out)))),
@@ -1492,6 +1519,15 @@ async fn run_batch(
             Ok(CallOutcome::Done(Err(err)))
         }
     }
+}
+
+/// The tool name recorded for `results[i]`.
+fn out_tool(results: &[Value], i: usize) -> String {
+    results
+        .get(i)
+        .and_then(|r| r["tool"].as_str())
+        .unwrap_or("?")
+        .to_string()
 }
 
 /// Run (or, in a dry run, preview) one checked entry.

@@ -145,6 +145,41 @@ pub fn current_principal() -> Option<Principal> {
     CURRENT_PRINCIPAL.try_with(Principal::clone).ok()
 }
 
+/// Which stop signal arrived.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopSignal {
+    Interrupt,
+    Terminate,
+}
+
+impl StopSignal {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StopSignal::Interrupt => "SIGINT",
+            StopSignal::Terminate => "SIGTERM",
+        }
+    }
+}
+
+/// Resolves at the first SIGINT (Ctrl-C) or SIGTERM. Both are a normal stop, on every
+/// transport: the caller stops and records every supervised session, then exits 0.
+/// The handlers are installed when this is first polled; from then on neither signal
+/// kills the process outright.
+pub async fn stop_signal() -> StopSignal {
+    use tokio::signal::unix::{SignalKind, signal};
+    match (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+    ) {
+        (Ok(mut int), Ok(mut term)) => tokio::select! {
+            _ = int.recv() => StopSignal::Interrupt,
+            _ = term.recv() => StopSignal::Terminate,
+        },
+        // Without handlers the default action (exit) stands; wait for nothing.
+        _ => std::future::pending().await,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -379,6 +379,26 @@ fn synthetic(effects: &Arc<Effects>) -> Vec<ToolDef> {
             writes_disk: false,
             executes_code: true,
         }),
+        // Sent, and not answered in time: like an editor command that timed out.
+        ToolDef::planned(
+            meta("t_timeout", SafetyClass::Mutating),
+            |_s, _a: NoArgs| {
+                Plan::new(json!({"persisted": false}), || {
+                    Err(ToolError::new(ErrorCode::Timeout, "no answer in time")
+                        .details(json!({"may_have_applied": true})))
+                })
+            },
+        ),
+        // Refused by the other side: nothing was applied.
+        ToolDef::planned(
+            meta("t_refused", SafetyClass::Mutating),
+            |_s, _a: NoArgs| {
+                Plan::new(json!({"persisted": false}), || {
+                    Err(ToolError::new(ErrorCode::EditorError, "refused")
+                        .details(json!({"may_have_applied": false})))
+                })
+            },
+        ),
     ]
 }
 
@@ -765,4 +785,307 @@ async fn elicitation_required_without_a_client_is_refused() {
     assert_eq!(e.code, ErrorCode::ApprovalDenied);
     assert!(e.message.contains("cannot answer elicitation"), "{e}");
     assert_eq!(fx.applied.load(Ordering::SeqCst), 0);
+}
+
+/// A run_commands entry that timed out was sent and may still apply: the batch's
+/// error says so at the top (`may_have_applied`) and its hint names the entry. An
+/// entry that was refused outright does not.
+#[tokio::test]
+async fn a_batch_entry_that_timed_out_may_have_applied() {
+    let (_d, state, fx) = test_state(ApprovalConfig::default());
+    let batch = |middle: &str| {
+        json!({"commands": [
+            {"tool": "t_mut", "arguments": {}},
+            {"tool": middle, "arguments": {}},
+            {"tool": "t_mut", "arguments": {}},
+        ]})
+    };
+    let e = call(&state, "run_commands", batch("t_timeout"))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::Timeout);
+    let details = e.details.clone().unwrap();
+    assert_eq!(details["may_have_applied"], true, "{details}");
+    assert_eq!(details["aborted_at"], 1, "{details}");
+    let hint = e.hint.clone().unwrap_or_default();
+    assert!(
+        hint.contains("commands[1] (t_timeout) timed out"),
+        "the hint must name the entry: {hint}"
+    );
+    assert_eq!(fx.applied.load(Ordering::SeqCst), 1);
+    let e = call(&state, "run_commands", batch("t_refused"))
+        .await
+        .unwrap_err();
+    let details = e.details.clone().unwrap();
+    assert_eq!(details["may_have_applied"], false, "{details}");
+    assert!(!e.hint.unwrap_or_default().contains("timed out"));
+}
+
+/// Every precondition, once, so a new one cannot be left out of the hint check below
+/// (the match is exhaustive).
+fn every_precondition() -> Vec<Precondition> {
+    let all = vec![
+        Precondition::BridgeConnected,
+        Precondition::ActiveScene,
+        Precondition::NodeExists { path: "A".into() },
+        Precondition::GodotBinary,
+        Precondition::GodotVersion {
+            required: "4.4".into(),
+            found: None,
+        },
+        Precondition::GameNotBreaked,
+        Precondition::AddonVersion {
+            required: "1".into(),
+            found: "0".into(),
+        },
+    ];
+    for p in &all {
+        match p {
+            Precondition::BridgeConnected
+            | Precondition::ActiveScene
+            | Precondition::NodeExists { .. }
+            | Precondition::GodotBinary
+            | Precondition::GodotVersion { .. }
+            | Precondition::GameNotBreaked
+            | Precondition::AddonVersion { .. } => {}
+        }
+    }
+    all
+}
+
+/// Rust source, lexed just enough: which bytes are code (not a comment, not inside
+/// a literal), and every string literal's text with its byte span.
+struct Lexed {
+    code: Vec<bool>,
+    strings: Vec<(usize, usize, String)>,
+}
+
+fn lex(src: &str) -> Lexed {
+    let b = src.as_bytes();
+    let mut code = vec![true; b.len()];
+    let mut strings = Vec::new();
+    let mut i = 0;
+    let blank = |code: &mut Vec<bool>, from: usize, to: usize| {
+        for c in code.iter_mut().take(to.min(b.len())).skip(from) {
+            *c = false;
+        }
+    };
+    while i < b.len() {
+        if b[i..].starts_with(b"//") {
+            let end = src[i..].find('\n').map_or(b.len(), |e| i + e);
+            blank(&mut code, i, end);
+            i = end;
+        } else if b[i] == b'r'
+            && (b.get(i + 1) == Some(&b'"') || b.get(i + 1) == Some(&b'#'))
+            && (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_'))
+        {
+            let hashes = b[i + 1..].iter().take_while(|c| **c == b'#').count();
+            let open = i + 1 + hashes;
+            if b.get(open) != Some(&b'"') {
+                i += 1;
+                continue;
+            }
+            let close = format!("\"{}", "#".repeat(hashes));
+            let end = src[open + 1..]
+                .find(&close)
+                .map_or(b.len(), |e| open + 1 + e);
+            strings.push((i, end, src[open + 1..end].to_string()));
+            let stop = (end + close.len()).min(b.len());
+            blank(&mut code, i, stop);
+            i = stop;
+        } else if b[i] == b'"' {
+            let mut text = String::new();
+            let mut j = i + 1;
+            while j < b.len() && b[j] != b'"' {
+                if b[j] == b'\\' {
+                    j += 1;
+                    if b.get(j) == Some(&b'\n') {
+                        while j + 1 < b.len() && b[j + 1].is_ascii_whitespace() {
+                            j += 1;
+                        }
+                        text.push(' ');
+                    } else if let Some(c) = b.get(j) {
+                        text.push(if *c == b'n' { ' ' } else { *c as char });
+                    }
+                } else {
+                    let ch = src[j..].chars().next().unwrap_or(' ');
+                    text.push(ch);
+                    j += ch.len_utf8() - 1;
+                }
+                j += 1;
+            }
+            strings.push((i, j, text));
+            blank(&mut code, i, j + 1);
+            i = j + 1;
+        } else if b[i] == b'\'' {
+            // A char literal ('"', '\\', '\u{1}'), or a lifetime (left as code).
+            let end = if b.get(i + 1) == Some(&b'\\') {
+                src[i + 2..].find('\'').map(|e| i + 2 + e)
+            } else {
+                let ch = src[i + 1..].chars().next().map_or(1, char::len_utf8);
+                (b.get(i + 1 + ch) == Some(&b'\'')).then_some(i + 1 + ch)
+            };
+            match end {
+                Some(e) => {
+                    blank(&mut code, i, e + 1);
+                    i = e + 1;
+                }
+                None => i += 1,
+            }
+        } else {
+            i += 1;
+        }
+    }
+    Lexed { code, strings }
+}
+
+/// The text of the string literals of the expression that starts at `from`: up to
+/// the `,`, `;` or closing bracket that ends it.
+fn literals_after(src: &str, lx: &Lexed, from: usize) -> String {
+    let b = src.as_bytes();
+    let mut i = from;
+    // `["hint"] = json!(…)`, `"hint": …`, `hint: …`
+    while i < b.len() && lx.code[i] && b" \n\t]=:".contains(&b[i]) {
+        i += 1;
+    }
+    let mut depth = 0i32;
+    let mut out = String::new();
+    while i < b.len() {
+        if !lx.code[i] {
+            if let Some((_, end, text)) = lx.strings.iter().find(|(s, _, _)| *s == i) {
+                out.push_str(text);
+                out.push(' ');
+                i = end + 1;
+                continue;
+            }
+            i += 1;
+            continue;
+        }
+        match b[i] {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' | b',' if depth == 0 => break,
+            b')' | b']' | b'}' => depth -= 1,
+            b';' => break,
+            _ => {}
+        }
+        i += 1;
+    }
+    out
+}
+
+fn rust_sources(dir: &Path, out: &mut Vec<(PathBuf, String)>) {
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            rust_sources(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push((p.clone(), std::fs::read_to_string(&p).unwrap()));
+        }
+    }
+}
+
+/// No hint, precondition text or tool description names a tool that does not exist.
+/// A tool-like name is a snake_case word starting like a registered tool does
+/// (`create_`, `stop_`, …, or `godot_`); each must be a tool of some toolset, or a
+/// word that is known not to be a tool (a parameter, a precondition token, a
+/// toolset). The hints are read from this crate's source: every `.hint(…)`,
+/// `"hint"`, `hint: …` and `undo_hint` text.
+#[test]
+fn every_hint_names_only_tools_that_exist() {
+    let registry = Registry::builtin();
+    let tools: BTreeSet<&str> = registry.iter().map(|d| d.meta.name).collect();
+    let prefixes: BTreeSet<&str> = tools
+        .iter()
+        .filter_map(|t| t.split('_').next())
+        .chain(["godot"])
+        .collect();
+    let mut not_tools: BTreeSet<String> = BTreeSet::new();
+    for def in registry.iter() {
+        if let Some(Value::Object(props)) = def.input_schema.get("properties") {
+            not_tools.extend(props.keys().cloned());
+        }
+    }
+    for p in every_precondition() {
+        not_tools.extend(p.token().map(str::to_owned));
+    }
+    not_tools.extend(Toolset::ALL.map(|t| t.as_str().to_owned()));
+    // Names that are not tools: the add-on and its folder, Godot's export preset
+    // file, the MCP notification and Godot's own `--export-release` flag.
+    not_tools.extend(
+        [
+            "godot_mcp",
+            "export_presets",
+            "list_changed",
+            "export_release",
+            "run_commands_entry",
+        ]
+        .map(str::to_owned),
+    );
+
+    let mut texts: Vec<(String, String)> = Vec::new();
+    for p in every_precondition() {
+        texts.push((format!("precondition {:?}", p.token()), p.hint().to_owned()));
+        let e = p.error();
+        texts.push((format!("precondition {:?}", p.token()), e.message));
+    }
+    for def in registry.iter() {
+        texts.push((
+            format!("description of {}", def.meta.name),
+            def.meta.description.to_owned(),
+        ));
+    }
+    let mut sources = Vec::new();
+    rust_sources(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        &mut sources,
+    );
+    let mut hints = 0;
+    for (path, src) in &sources {
+        let lx = lex(src);
+        // Where a hint's text starts: after `.hint(` or a `hint:` field in code,
+        // and after a "hint" / "undo_hint" key literal.
+        let mut starts: Vec<usize> = Vec::new();
+        for needle in [".hint(", "hint: ", "hint:\n"] {
+            starts.extend(
+                src.match_indices(needle)
+                    .filter(|(at, _)| lx.code[*at])
+                    .map(|(at, n)| at + n.len()),
+            );
+        }
+        starts.extend(
+            lx.strings
+                .iter()
+                .filter(|(_, _, t)| t == "hint" || t == "undo_hint")
+                .map(|(_, end, _)| end + 1),
+        );
+        for at in starts {
+            let text = literals_after(src, &lx, at);
+            if !text.trim().is_empty() {
+                hints += 1;
+                let line = src[..at].lines().count();
+                texts.push((format!("{}:{line}", path.display()), text));
+            }
+        }
+    }
+    assert!(hints > 50, "only {hints} hints found in the source");
+    let mut wrong = Vec::new();
+    for (where_, text) in &texts {
+        for word in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+            let shaped = word.contains('_')
+                && word.starts_with(|c: char| c.is_ascii_lowercase())
+                && !word.ends_with('_')
+                && word
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+            let toolish = shaped && word.split('_').next().is_some_and(|p| prefixes.contains(p));
+            if toolish && !tools.contains(word) && !not_tools.contains(word) {
+                wrong.push(format!("{where_}: `{word}` in {text:?}"));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "texts name tools that do not exist:\n{}",
+        wrong.join("\n")
+    );
 }

@@ -15,7 +15,7 @@ use crate::honesty::ProcessEnd;
 use crate::planes::process::{
     self, Ended, LaunchSpec, STOP_GRACE, Session, control::ControlError, errors,
 };
-use crate::respath::ResPath;
+use crate::respath::{ExportDest, ExportTarget, ResPath, decide_export_target};
 use crate::safety::{
     EffectKind, Precondition, RuntimeFlags, SafetyClass, Toolset, find_godot_binary,
 };
@@ -191,11 +191,14 @@ pub fn tools() -> Vec<ToolDef> {
                 "export_project",
                 "Export the project",
                 "Export with a preset (godot --export-release) under supervision. output_path is \
-                 a res:// path confined to the project; a path outside it (an absolute path) \
-                 needs confirm=true. The export writes into the server's private state first and \
-                 is moved to output_path only when Godot exits 0: an interrupted export registers \
-                 no artifact, and its partial bytes are kept as evidence (see export_status). \
-                 Writes disk: routed to the approval gate.",
+                 a res:// path confined to the project (symlinks resolved; never into a hidden \
+                 folder like .godot/), or an absolute path, resolved before it is judged: a target \
+                 outside the project, or an existing file (overwritten), needs confirm=true. The \
+                 export writes into the server's private state first and is moved to output_path \
+                 only when Godot exits 0: inside the project as a journaled file write linked to \
+                 the export's process_launch, outside it written durably and recorded with its \
+                 hash. An interrupted export registers no artifact, and its partial bytes are \
+                 kept as evidence (see export_status). Writes disk: routed to the approval gate.",
                 EffectKind::ProcessLaunch,
             ),
             export_project,
@@ -525,10 +528,18 @@ fn probe_error(e: ControlError) -> ToolError {
             "Install the godot_mcp add-on in the project (it ships addons/godot_mcp/probe/probe.gd) \
              and start the game with play_scene.",
         ),
-        ControlError::Timeout => {
-            ToolError::new(ErrorCode::Internal, "The game's probe did not answer in time.")
-                .hint("The game may be busy or frozen; list_sessions shows whether it runs.")
-        }
+        // Not a server bug: the game did not answer (busy, frozen, or stopped at a
+        // breakpoint). The request was delivered, so a command with an effect
+        // (evaluate_expression, input) may still run when the game resumes.
+        ControlError::Timeout => ToolError::new(
+            ErrorCode::Timeout,
+            "The game's probe did not answer in time; the request was sent and may still run.",
+        )
+        .hint(
+            "The game may be busy, frozen or stopped at a breakpoint; list_sessions shows whether \
+             it runs. Re-read what the request would change before retrying it.",
+        )
+        .details(json!({"may_have_applied": true})),
         ControlError::Lost => ToolError::new(
             ErrorCode::PreconditionFailed,
             "The game's probe connection was lost (the game ended or crashed).",
@@ -768,9 +779,11 @@ async fn evaluate_expression(state: Arc<AppState>, args: EvalArgs, _f: CallFlags
 pub struct ExportArgs {
     /// The export preset's name (export_presets.cfg).
     preset: String,
-    /// Where the export goes: a res:// path, or an absolute path (needs confirm=true).
-    output_path: String,
-    /// Required to export outside the project.
+    /// Where the export goes: a res:// path inside the project (not under a hidden
+    /// folder like .godot/), or an absolute path. Outside the project, or over an
+    /// existing file, needs confirm=true.
+    output_path: ExportTarget,
+    /// Required to export outside the project, or over an existing file.
     #[serde(default)]
     confirm: bool,
     /// Kill it after this many milliseconds (default 600000).
@@ -778,36 +791,44 @@ pub struct ExportArgs {
     timeout_ms: Option<u64>,
 }
 
+/// The state of `path` now (absent, or its bytes' hash).
+fn file_state(path: &std::path::Path) -> Result<godot_mcp_journal::FileState, ToolError> {
+    godot_mcp_journal::durable::read_state(path)
+        .map_err(|e| ToolError::new(ErrorCode::Io, format!("{}: {e}", path.display())))
+}
+
 async fn export_project(state: Arc<AppState>, args: ExportArgs, _f: CallFlags) -> ToolResult {
-    let program = godot()?;
-    let target = if args.output_path.starts_with("res://") {
-        let p = ResPath::parse(&args.output_path).map_err(|_| {
-            ToolError::new(
-                ErrorCode::PathRefused,
-                format!("{} is not a contained res:// path", args.output_path),
-            )
-        })?;
-        state.project.root().join(p.rel())
-    } else {
-        let p = PathBuf::from(&args.output_path);
-        if !p.is_absolute() {
-            return Err(ToolError::invalid_params(
-                "output_path",
-                "output_path must be a res:// path or an absolute path",
-            ));
-        }
-        if !p.starts_with(state.project.root()) && !args.confirm {
-            return Err(ToolError::new(
-                ErrorCode::PreconditionFailed,
-                format!(
-                    "{} is outside the project; set confirm=True to export there.",
-                    p.display()
-                ),
-            )
-            .required("confirm"));
-        }
-        p
+    use godot_mcp_journal::FileState;
+    // Decided before anything runs (the pipeline's path walk already refused a
+    // hostile one); decided again here against the file system as it is now.
+    let dest = decide_export_target(&state.project, "output_path", args.output_path.as_str())?;
+    let real = match &dest {
+        ExportDest::Inside { real, .. } | ExportDest::Outside { real } => real.clone(),
     };
+    let pre = file_state(&real)?;
+    if !args.confirm {
+        let refuse = |message: String| {
+            Err(ToolError::new(ErrorCode::PreconditionFailed, message)
+                .param("confirm")
+                .required("confirm")
+                .hint("Check the target, then call again with confirm=true."))
+        };
+        match (&dest, &pre) {
+            (ExportDest::Outside { real }, _) => {
+                return refuse(format!(
+                    "{} is outside the project; set confirm=True to export there.",
+                    real.display()
+                ));
+            }
+            (ExportDest::Inside { res, .. }, FileState::Present { .. }) => {
+                return refuse(format!(
+                    "{res} exists: exporting there overwrites it. Set confirm=True to proceed."
+                ));
+            }
+            (ExportDest::Inside { .. }, FileState::Absent) => {}
+        }
+    }
+    let program = godot()?;
     let timeout_ms = args.timeout_ms.unwrap_or(600_000).clamp(1, 3_600_000);
     let session = state
         .process
@@ -851,28 +872,99 @@ async fn export_project(state: Arc<AppState>, args: ExportArgs, _f: CallFlags) -
         .output_dir()
         .join(godot_mcp_journal::launch::EXPORT_PARTIAL);
     let mut result = capture_json(&session, &ended)?;
-    if ended.code == Some(0) && ended.boundary_empty && partial.is_file() {
-        if let Some(parent) = target.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(|e| ToolError::new(ErrorCode::Io, e.to_string()))?;
-        }
-        if std::fs::rename(&partial, &target).is_err() {
-            std::fs::copy(&partial, &target)
-                .and_then(|_| std::fs::remove_file(&partial))
-                .map_err(|e| ToolError::new(ErrorCode::Io, e.to_string()))?;
-        }
-        let bytes = std::fs::metadata(&target).map(|m| m.len()).unwrap_or(0);
-        result["artifact"] = json!({"path": target.display().to_string(), "bytes": bytes});
-        result["registered"] = json!(true);
-    } else {
+    if !(ended.code == Some(0) && ended.boundary_empty && partial.is_file()) {
         result["registered"] = json!(false);
         result["artifact"] = Value::Null;
         result["hint"] = json!(
             "The export did not finish cleanly: no artifact was registered; what it wrote is kept \
              in the server's private state as evidence (export_status counts it)."
         );
+        return Ok(result);
     }
+    let link = session.txn;
+    let st = state.clone();
+    let artifact =
+        tokio::task::spawn_blocking(move || register_artifact(&st, dest, pre, &partial, link))
+            .await
+            .map_err(|e| ToolError::internal(format!("artifact task failed: {e}")))??;
+    result["artifact"] = artifact;
+    result["registered"] = json!(true);
     Ok(result)
+}
+
+/// Move a finished export to its target and record it. Inside the project the bytes
+/// go through the one write seam as a composite `file` transaction linked to the
+/// export's launch (committed only if the launch's proof is clean and the target is
+/// still in the state seen before the export: compare-and-swap). Outside, the server
+/// writes it atomically and durably and records its post-state hash.
+fn register_artifact(
+    state: &AppState,
+    dest: ExportDest,
+    pre: godot_mcp_journal::FileState,
+    partial: &std::path::Path,
+    link: godot_mcp_journal::TxnId,
+) -> ToolResult {
+    use godot_mcp_journal::{FileState, FileWrite, TxnOutcome};
+    let bytes = std::fs::read(partial)
+        .map_err(|e| ToolError::new(ErrorCode::Io, format!("the export's output: {e}")))?;
+    let size = bytes.len();
+    let sha = match FileState::of(&bytes) {
+        FileState::Present { sha256 } => sha256.to_string(),
+        FileState::Absent => String::new(),
+    };
+    let (tool_family, operation, idempotency) =
+        crate::planes::project::journal_identity("runtime", "export_project");
+    let out = match dest {
+        ExportDest::Inside { res, .. } => {
+            let req = FileWrite {
+                rel_path: PathBuf::from(res.rel()),
+                bytes,
+                expected: Some(pre),
+                idempotency,
+                tool_family,
+                operation,
+            };
+            let outcome = state
+                .journal
+                .lock()
+                .write_file_linked(req, link)
+                .map_err(|e| crate::planes::project::write_error(&res, "output_path", e))?;
+            let txn = match outcome {
+                TxnOutcome::Committed { transaction_id, .. } => transaction_id,
+                TxnOutcome::Replayed(r) => r.transaction_id,
+            };
+            json!({"path": res.to_string(), "inside_project": true, "bytes": size,
+                   "sha256": sha, "transaction_id": txn.to_string(),
+                   "linked_launch": link.to_string()})
+        }
+        ExportDest::Outside { real } => {
+            let io = |e: std::io::Error| {
+                ToolError::new(ErrorCode::Io, format!("{}: {e}", real.display()))
+            };
+            if let Some(parent) = real.parent() {
+                std::fs::create_dir_all(parent).map_err(io)?;
+            }
+            godot_mcp_journal::durable::write_atomic(&real, &bytes).map_err(io)?;
+            let observed = file_state(&real)?;
+            let txn = state
+                .journal
+                .lock()
+                .record_external_artifact(link, &real, pre, observed, &tool_family, &operation)
+                .map_err(|e| {
+                    ToolError::new(ErrorCode::Io, format!("recording the artifact: {e}"))
+                })?;
+            let observed = match observed {
+                FileState::Present { sha256 } => sha256.to_string(),
+                FileState::Absent => String::new(),
+            };
+            json!({"path": real.display().to_string(), "inside_project": false, "bytes": size,
+                   "sha256": observed, "transaction_id": txn.to_string(),
+                   "linked_launch": link.to_string()})
+        }
+    };
+    // Moved: the evidence of a clean export is its artifact, not a second copy.
+    let _ = std::fs::remove_file(partial);
+    Ok(out)
 }
 
 async fn export_status(state: Arc<AppState>, _a: NoArgs, _f: CallFlags) -> ToolResult {

@@ -1,0 +1,76 @@
+//! Export artifacts written outside the project. An artifact that lands inside the
+//! project is an ordinary composite `file` transaction ([`Journal::write_file_linked`]);
+//! one outside it is not under the project's write seam (the server writes it
+//! atomically and durably itself), but it is still recorded: a terminal `file` row,
+//! linked to the launch that produced it, carrying the absolute path and the
+//! post-state hash re-read from disk after the write. Like a composite canonical
+//! write, the link is the intent's `linked_launch`.
+
+use std::path::Path;
+
+use rusqlite::params;
+
+use crate::ids::{FileState, TxnId, TxnStatus};
+use crate::journal::{Journal, now_ms};
+use crate::launch::LaunchError;
+use crate::proof::{Deriver, FileIntent, FileProof, Intent, Proof, ProofBasis};
+
+impl Journal {
+    /// Records an artifact written outside the project by the launch `link`
+    /// (committed: `observed` was re-read from disk after the write). Refused unless
+    /// the launch's own proof is clean, as for a composite write.
+    pub fn record_external_artifact(
+        &mut self,
+        link: TxnId,
+        path: &Path,
+        pre: FileState,
+        observed: FileState,
+        tool_family: &str,
+        operation: &str,
+    ) -> Result<TxnId, LaunchError> {
+        if let Err(why) = self.linked_launch_verdict(link) {
+            return Err(LaunchError::Io(std::io::Error::other(format!(
+                "linked process_launch {link} {why}; the artifact is not recorded"
+            ))));
+        }
+        let txn = TxnId::random()?;
+        let shown = path.display().to_string();
+        let intent = Intent::File(FileIntent {
+            path: shown.clone(),
+            pre,
+            post: observed,
+            temp: None,
+            linked_launch: Some(link),
+        });
+        let proof = Proof::File(FileProof {
+            path: shown,
+            observed,
+            basis: ProofBasis::PostState,
+            temp_removed: false,
+            derived_by: Deriver::Live,
+        });
+        let now = now_ms();
+        self.conn
+            .prepare_cached(
+                "INSERT INTO transactions (id, project_object_id, generation, effect_kind, operation,
+                     tool_family, state, intent_json, proof_json, created_at_ms, terminal_at_ms)
+                 VALUES (?1, ?2, ?3, 'file', ?4, ?5, ?6, ?7, ?8, ?9, ?9)",
+            )?
+            .execute(params![
+                txn.to_string(),
+                self.identity.object_id,
+                self.identity.generation as i64,
+                operation,
+                tool_family,
+                TxnStatus::Committed.as_str(),
+                json(&intent)?,
+                json(&proof)?,
+                now,
+            ])?;
+        Ok(txn)
+    }
+}
+
+fn json<T: serde::Serialize>(v: &T) -> rusqlite::Result<String> {
+    serde_json::to_string(v).map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))
+}
