@@ -3,7 +3,9 @@
 //! A release build takes minutes, so this runs only when asked: GODOT_MCP_TEST_PACKAGE=1
 //! (otherwise it prints SKIPPED and passes). It packages into a temp dir, unpacks with
 //! `unzip` (which, like the tools users unpack with, restores the mode bits), and checks
-//! the Asset Library layout and that the bundled server runs.
+//! the Asset Library layout and that the bundled server runs. With GODOT_BIN set, the
+//! headless editor then opens a fresh project holding nothing but project.godot and the
+//! unpacked add-on, with the plugin enabled, and must load the packaged release library.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -101,7 +103,11 @@ fn package_zip_has_the_asset_library_layout_and_a_running_server() {
         .unwrap_or_else(|| panic!("no {tag} in the manifest"));
     let res = line[tag.len()..].trim_end_matches('"');
     let lib = project.path().join(res);
-    assert!(lib.is_file(), "{} (named by the manifest) missing", lib.display());
+    assert!(
+        lib.is_file(),
+        "{} (named by the manifest) missing",
+        lib.display()
+    );
     assert!(
         entries
             .iter()
@@ -119,4 +125,53 @@ fn package_zip_has_the_asset_library_layout_and_a_running_server() {
         String::from_utf8_lossy(&version_out.stdout).trim(),
         format!("godot-mcp {version}")
     );
+
+    open_in_real_godot(project.path());
+}
+
+/// Opens the unpacked project in the real headless editor: the library the manifest names
+/// must load and the plugin must switch the executor on. SKIPPED without GODOT_BIN (a
+/// failure with GODOT_MCP_REQUIRE_GODOT=1).
+fn open_in_real_godot(project: &Path) {
+    let Some(godot) = std::env::var_os("GODOT_BIN") else {
+        assert!(
+            std::env::var("GODOT_MCP_REQUIRE_GODOT").as_deref() != Ok("1"),
+            "GODOT_MCP_REQUIRE_GODOT=1 but GODOT_BIN is not set"
+        );
+        eprintln!("SKIPPED: the zip in a real editor (set GODOT_BIN)");
+        return;
+    };
+    fs::write(
+        project.join("project.godot"),
+        "config_version=5\n\n[application]\n\nconfig/name=\"zip\"\n\n\
+         [editor_plugins]\n\nenabled=PackedStringArray(\"res://addons/godot_mcp/plugin.cfg\")\n",
+    )
+    .unwrap();
+    let run = |args: &[&str]| {
+        let out = Command::new(&godot)
+            .args(["--headless", "--path"])
+            .arg(project)
+            .args(args)
+            .output()
+            .unwrap();
+        let log = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.status.success(), "godot {args:?} failed:\n{log}");
+        log
+    };
+    run(&["--import"]);
+    let log = run(&["--editor", "--quit-after", "300"]);
+    for line in [
+        "godot-mcp: extension loaded (add-on",
+        "godot-mcp: executor enabled",
+    ] {
+        assert!(
+            log.contains(line),
+            "no {line:?} in the editor's log:\n{log}"
+        );
+    }
+    assert!(!log.to_lowercase().contains("panic"), "{log}");
 }
