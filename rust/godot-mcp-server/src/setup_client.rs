@@ -291,9 +291,11 @@ pub fn config_path(client: Client, project: &Path) -> Result<PathBuf, SetupError
         Client::ClaudeCode => project.join(".mcp.json"),
         Client::Cursor => project.join(".cursor").join("mcp.json"),
         Client::Vscode => project.join(".vscode").join("mcp.json"),
-        Client::Codex => env_dir("CODEX_HOME")
-            .unwrap_or(home()?.join(".codex"))
-            .join("config.toml"),
+        Client::Codex => match env_dir("CODEX_HOME") {
+            Some(dir) => dir,
+            None => home()?.join(".codex"),
+        }
+        .join("config.toml"),
         Client::ClaudeDesktop => {
             let dir = if cfg!(target_os = "macos") {
                 home()?.join("Library").join("Application Support")
