@@ -399,6 +399,9 @@ fn toml_eq(old: &str, new: &str) -> bool {
 
 /// JSON: the file is validated with serde_json, then edited as text at the spans of the
 /// objects we touch, so every other byte (key order, spacing, escapes) stays as it was.
+/// serde_json reports no spans, and its `preserve_order` feature would change every map in
+/// the workspace, so a small scanner finds the spans; it only walks text serde_json has
+/// already accepted, and decodes keys with serde_json itself.
 fn merge_json(
     old: Option<&str>,
     servers_key: &str,
