@@ -7,7 +7,7 @@ usage() {
 Usage: scripts/install-addon.sh [--release] [--project DIR] [--no-build]
 
 Builds the Rust GDExtension (cargo build -p godot-mcp-editor), copies the library into
-addons/godot_mcp/bin/, then copies the whole add-on (addons/godot_mcp/) into a Godot
+addons/godot_mcp/bin/<platform>/, then copies the whole add-on (addons/godot_mcp/) into a Godot
 project, by default this repository's godot_project/.
 
   --release      build with --release (default: debug build). Either build is installed
@@ -52,10 +52,17 @@ if [[ ! -f "$project/project.godot" ]]; then
     exit 1
 fi
 
+case "$(uname -m)" in
+    x86_64 | amd64) arch=x86_64 ;;
+    aarch64 | arm64) arch=arm64 ;;
+    *) echo "error: unsupported CPU $(uname -m)" >&2; exit 1 ;;
+esac
+# The bin/<platform>/ folder godot_mcp.gdextension names for this machine. On macOS that is
+# the universal slot; a local build of one architecture serves this machine from it.
 case "$(uname -s)" in
-    Linux*) lib_name=libgodot_mcp_editor.so ;;
-    Darwin*) lib_name=libgodot_mcp_editor.dylib ;;
-    MINGW* | MSYS* | CYGWIN*) lib_name=godot_mcp_editor.dll ;;
+    Linux*) lib_name=libgodot_mcp_editor.so; platform="linux-$arch" ;;
+    Darwin*) lib_name=libgodot_mcp_editor.dylib; platform=macos-universal ;;
+    MINGW* | MSYS* | CYGWIN*) lib_name=godot_mcp_editor.dll; platform="windows-$arch" ;;
     *) echo "error: unsupported OS $(uname -s)" >&2; exit 1 ;;
 esac
 
@@ -77,11 +84,12 @@ if [[ ! -f "$built" ]]; then
 fi
 
 addon_src="$repo_root/addons/godot_mcp"
-echo "==> $built -> $addon_src/bin/$lib_name"
-mkdir -p "$addon_src/bin"
+bin_dir="$addon_src/bin/$platform"
+echo "==> $built -> $bin_dir/$lib_name"
+mkdir -p "$bin_dir"
 # Copy to a temporary name and rename, so an editor never sees a half-written library.
-cp "$built" "$addon_src/bin/.$lib_name.tmp"
-mv -f "$addon_src/bin/.$lib_name.tmp" "$addon_src/bin/$lib_name"
+cp "$built" "$bin_dir/.$lib_name.tmp"
+mv -f "$bin_dir/.$lib_name.tmp" "$bin_dir/$lib_name"
 
 addon_dst="$project/addons/godot_mcp"
 if [[ "$(cd "$addon_src" && pwd -P)" != "$(mkdir -p "$addon_dst" && cd "$addon_dst" && pwd -P)" ]]; then

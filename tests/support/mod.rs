@@ -351,7 +351,12 @@ pub fn install_addon(project: &Path) {
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../addons/godot_mcp"),
         &addon,
     );
-    let bin_dir = addon.join("bin");
+    // The folder godot_mcp.gdextension names for this Linux machine.
+    let arch = match std::env::consts::ARCH {
+        "aarch64" => "arm64",
+        other => other,
+    };
+    let bin_dir = addon.join("bin").join(format!("linux-{arch}"));
     std::fs::create_dir_all(&bin_dir).unwrap();
     std::fs::copy(lib, bin_dir.join("libgodot_mcp_editor.so")).unwrap();
 }

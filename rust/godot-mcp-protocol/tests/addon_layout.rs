@@ -92,13 +92,29 @@ fn manifest_configuration_loads_once_on_godot_4_4() {
     );
 }
 
+/// The `bin/<platform>/` folder each manifest tag must load from (scripts/package.sh and
+/// scripts/install-addon.sh use the same names), and the library name cargo gives it there.
+fn expected_library(tags: &str) -> (&'static str, &'static str) {
+    let parts: Vec<&str> = tags.split('.').collect();
+    match parts.as_slice() {
+        ["linux", _, "x86_64"] => ("linux-x86_64", LIB_LINUX),
+        ["linux", _, "arm64"] => ("linux-arm64", LIB_LINUX),
+        ["windows", _, "x86_64"] => ("windows-x86_64", LIB_WINDOWS),
+        // One universal (lipo-merged) library serves both Mac architectures.
+        ["macos", _] => ("macos-universal", LIB_MACOS),
+        _ => panic!("{tags}: unexpected platform tags"),
+    }
+}
+
 #[test]
-fn manifest_libraries_live_in_the_addon_bin_folder_with_cargo_names() {
+fn manifest_names_every_desktop_target_in_its_platform_folder_with_cargo_names() {
     let config = parse_config(&read(".gdextension"));
     let libraries = config.get("libraries").expect("missing [libraries]");
     for required in [
         "linux.debug.x86_64",
         "linux.release.x86_64",
+        "linux.debug.arm64",
+        "linux.release.arm64",
         "windows.debug.x86_64",
         "windows.release.x86_64",
         "macos.debug",
@@ -114,13 +130,37 @@ fn manifest_libraries_live_in_the_addon_bin_folder_with_cargo_names() {
         let file = path
             .strip_prefix(BIN_DIR)
             .unwrap_or_else(|| panic!("{tags}: {path} is not under {BIN_DIR}"));
-        let expected = match tags.split('.').next() {
-            Some("linux") => LIB_LINUX,
-            Some("macos") => LIB_MACOS,
-            Some("windows") => LIB_WINDOWS,
-            other => panic!("{tags}: unexpected platform {other:?}"),
-        };
-        assert_eq!(file, expected, "{tags}");
+        let (folder, lib) = expected_library(tags);
+        assert_eq!(file, format!("{folder}/{lib}"), "{tags}");
+    }
+}
+
+#[test]
+fn package_script_knows_every_platform_the_manifest_names() {
+    let config = parse_config(&read(".gdextension"));
+    let package = read("scripts/package.sh");
+    let install = read("scripts/install-addon.sh");
+    for tags in config["libraries"].keys() {
+        let (folder, lib) = expected_library(tags);
+        let case = package
+            .lines()
+            .find(|l| {
+                l.trim_start()
+                    .split(')')
+                    .next()
+                    .is_some_and(|p| p.split('|').any(|n| n.trim() == folder))
+            })
+            .unwrap_or_else(|| panic!("scripts/package.sh has no case for {folder}"));
+        assert!(
+            case.contains(lib),
+            "package.sh packages {folder} without {lib}: {case}"
+        );
+        let os = folder.split('-').next().unwrap();
+        assert!(
+            install.contains(&format!("platform=\"{os}-$arch\""))
+                || install.contains(&format!("platform={folder} ")),
+            "install-addon.sh never installs into bin/{folder}/"
+        );
     }
 }
 

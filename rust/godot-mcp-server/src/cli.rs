@@ -76,6 +76,11 @@ pub enum Command {
     /// Self-diagnostics: the process boundary in use and why, the Godot binary,
     /// the displaced-autoload fact, the state dir and the lease holder.
     Doctor(DoctorArgs),
+
+    /// Write or merge an MCP client's config file (claude-code, claude-desktop, cursor,
+    /// vscode, codex) so it starts this binary for one project; idempotent, keeps a
+    /// backup, never removes other servers; --dry-run shows the change.
+    SetupClient(crate::setup_client::SetupClientArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -203,6 +208,7 @@ pub fn main() -> ExitCode {
         Command::Serve(args) => serve(args),
         Command::Transaction(TransactionCommand::Repair(args)) => repair(args),
         Command::Doctor(args) => doctor(args),
+        Command::SetupClient(args) => crate::setup_client::run(args),
     }
 }
 

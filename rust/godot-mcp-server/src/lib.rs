@@ -11,6 +11,7 @@
 //! - [`honesty`]: the result fields that keep a half-done effect from reading as success.
 //! - [`tools`]: the tool registry and one module per tool family.
 //! - [`server`]: the rmcp `ServerHandler` over the registry.
+//! - [`setup_client`]: `godot-mcp setup-client`, which writes an MCP client's config entry.
 //! - [`error`]: `ToolError`, the one structured shape of every user-facing failure.
 //! - [`state`]: what request handlers share.
 //! - [`transport`]: stdio and streamable HTTP, the Host/Origin/token guard, and the
@@ -35,6 +36,7 @@ pub mod project;
 pub mod respath;
 pub mod safety;
 pub mod server;
+pub mod setup_client;
 pub mod state;
 pub mod tools;
 pub mod transport;

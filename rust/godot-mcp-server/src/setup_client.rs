@@ -1,0 +1,781 @@
+//! `godot-mcp setup-client <client>`: write or merge one MCP client's configuration file so
+//! it starts this binary for one project.
+//!
+//! The entry names the absolute path of the running binary and the absolute project path,
+//! so the client needs no PATH and no cargo. The edit is conservative:
+//!
+//! - only our own entry (`godot` unless `--name`) is added or updated; every other server,
+//!   every other key, and (for TOML) every comment is left as it was. JSON files are edited
+//!   by splicing text at the spans of the two objects we touch, so the rest of the file keeps
+//!   its bytes; TOML goes through `toml_edit`, which keeps comments and layout;
+//! - a file that does not parse, or whose server table is not a table, is refused with a
+//!   structured error (exit 2) and nothing is written;
+//! - a run that would change nothing says `unchanged` and writes nothing (no backup either);
+//! - before an existing file is modified its bytes are copied to `<file>.bak` (or the first
+//!   free `<file>.bak.N`: an earlier backup is never overwritten);
+//! - the new file is written to a temporary file beside it and renamed over it, so a client
+//!   never reads half a file; a symlinked config is written through to its target.
+
+use std::fmt;
+use std::fs;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use serde_json::Value;
+
+use crate::error::ErrorCode;
+use crate::project::Project;
+
+const SETUP_HELP: &str = "\
+Where each client's file is (HOME, XDG_CONFIG_HOME, APPDATA and CODEX_HOME are honoured):
+  claude-code     <project>/.mcp.json                      (\"mcpServers\", project scope)
+  claude-desktop  Linux:   $XDG_CONFIG_HOME/Claude/claude_desktop_config.json
+                           (default ~/.config/Claude/claude_desktop_config.json)
+                  macOS:   ~/Library/Application Support/Claude/claude_desktop_config.json
+                  Windows: %APPDATA%\\Claude\\claude_desktop_config.json
+  cursor          <project>/.cursor/mcp.json               (\"mcpServers\")
+  vscode          <project>/.vscode/mcp.json               (\"servers\", type stdio)
+  codex           $CODEX_HOME/config.toml (default ~/.codex/config.toml), [mcp_servers.godot]
+
+The entry runs: <this godot-mcp binary, absolute> serve --project <project, absolute>.
+
+Exit status: 0 written, unchanged, or shown (--dry-run); 1 an I/O error; 2 refused (bad
+arguments, not a Godot project, or a config file that does not parse or has an unexpected
+shape). A refusal writes nothing.
+
+Examples:
+  godot-mcp setup-client claude-code --project /path/to/your/game --dry-run
+  godot-mcp setup-client codex --project /path/to/your/game";
+
+/// Arguments of `godot-mcp setup-client`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = SETUP_HELP)]
+pub struct SetupClientArgs {
+    /// The MCP client to configure.
+    #[arg(value_enum)]
+    pub client: Client,
+    /// The Godot project folder (default: the current folder or a parent holding
+    /// project.godot).
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+    /// Show the change as a diff and write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// The server's name in the client's configuration.
+    #[arg(long, value_name = "NAME", default_value = "godot")]
+    pub name: String,
+}
+
+/// The clients `setup-client` knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Client {
+    ClaudeCode,
+    ClaudeDesktop,
+    Cursor,
+    Vscode,
+    Codex,
+}
+
+impl Client {
+    fn id(self) -> &'static str {
+        match self {
+            Self::ClaudeCode => "claude-code",
+            Self::ClaudeDesktop => "claude-desktop",
+            Self::Cursor => "cursor",
+            Self::Vscode => "vscode",
+            Self::Codex => "codex",
+        }
+    }
+
+    /// What the person does next for the client to pick the entry up.
+    fn next_step(self) -> &'static str {
+        match self {
+            Self::ClaudeCode => {
+                "run `claude` in the project folder and approve the project server when asked"
+            }
+            Self::ClaudeDesktop => "restart Claude Desktop",
+            Self::Cursor => {
+                "open the project folder in Cursor and enable the server in its MCP settings"
+            }
+            Self::Vscode => {
+                "open the project folder in VS Code; the server is listed under MCP: List Servers"
+            }
+            Self::Codex => "start a new Codex session",
+        }
+    }
+}
+
+/// A refusal or failure, with the stable code of [`ErrorCode`].
+#[derive(Debug)]
+pub struct SetupError {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl SetupError {
+    fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+        }
+    }
+
+    fn exit_code(&self) -> u8 {
+        if self.code == ErrorCode::Io { 1 } else { 2 }
+    }
+}
+
+impl fmt::Display for SetupError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code.as_str(), self.message)
+    }
+}
+
+/// The server entry to write: a stdio command with its arguments.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub name: String,
+    pub command: String,
+    pub args: Vec<String>,
+}
+
+/// Entry point of `godot-mcp setup-client`.
+pub fn run(args: SetupClientArgs) -> ExitCode {
+    match setup(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            crate::say!("godot-mcp setup-client: error {e}");
+            crate::say!("godot-mcp setup-client: nothing was written");
+            ExitCode::from(e.exit_code())
+        }
+    }
+}
+
+fn setup(args: &SetupClientArgs) -> Result<(), SetupError> {
+    if args.name.is_empty() {
+        return Err(SetupError::new(
+            ErrorCode::InvalidParams,
+            "--name must not be empty",
+        ));
+    }
+    let cwd = std::env::current_dir()
+        .map_err(|e| SetupError::new(ErrorCode::Io, format!("current folder: {e}")))?;
+    let project = Project::discover(args.project.as_deref(), &cwd)
+        .map_err(|e| SetupError::new(ErrorCode::InvalidParams, e.to_string()))?;
+    let exe = std::env::current_exe()
+        .and_then(fs::canonicalize)
+        .map_err(|e| SetupError::new(ErrorCode::Io, format!("this binary's path: {e}")))?;
+    let entry = Entry {
+        name: args.name.clone(),
+        command: utf8(&exe)?,
+        args: vec![
+            "serve".to_owned(),
+            "--project".to_owned(),
+            utf8(project.root())?,
+        ],
+    };
+    let path = config_path(args.client, project.root())?;
+    // Write through a symlink (dotfiles are often links into a repository) rather than
+    // replacing the link with a file.
+    let target = match fs::symlink_metadata(&path) {
+        Ok(m) if m.file_type().is_symlink() => fs::canonicalize(&path)
+            .map_err(|e| SetupError::new(ErrorCode::Io, format!("{}: {e}", path.display())))?,
+        _ => path.clone(),
+    };
+    let old = match fs::read(&target) {
+        Ok(bytes) => Some(String::from_utf8(bytes).map_err(|_| {
+            SetupError::new(
+                ErrorCode::ParseError,
+                format!("{}: not UTF-8 text", target.display()),
+            )
+        })?),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => {
+            return Err(SetupError::new(
+                ErrorCode::Io,
+                format!("{}: {e}", target.display()),
+            ));
+        }
+    };
+    let new = merge(args.client, old.as_deref(), &entry)
+        .map_err(|e| SetupError::new(e.code, format!("{}: {}", target.display(), e.message)))?;
+    let client = args.client.id();
+    let shown = format!("{} {}", entry.command, entry.args.join(" "));
+    if old.as_deref() == Some(new.as_str()) {
+        println!(
+            "{client}: unchanged {} (server \"{}\" already runs {shown})",
+            target.display(),
+            entry.name
+        );
+        return Ok(());
+    }
+    if args.dry_run {
+        let verb = if old.is_some() { "update" } else { "create" };
+        println!("{client}: would {verb} {}", target.display());
+        let before = old.as_deref().unwrap_or("");
+        let diff = similar::TextDiff::from_lines(before, &new);
+        let a = if old.is_some() {
+            target.display().to_string()
+        } else {
+            "/dev/null".to_owned()
+        };
+        print!(
+            "{}",
+            diff.unified_diff()
+                .context_radius(3)
+                .header(&a, &target.display().to_string())
+        );
+        println!("{client}: dry run: nothing was written");
+        return Ok(());
+    }
+    if let Some(parent) = target.parent() {
+        fs::create_dir_all(parent)
+            .map_err(|e| SetupError::new(ErrorCode::Io, format!("{}: {e}", parent.display())))?;
+    }
+    let permissions = fs::metadata(&target).ok().map(|m| m.permissions());
+    let backup = match &old {
+        Some(old) => Some(write_backup(&target, old.as_bytes(), permissions.as_ref())?),
+        None => None,
+    };
+    write_atomically(&target, new.as_bytes(), permissions.as_ref())?;
+    match backup {
+        Some(backup) => println!(
+            "{client}: updated {} (server \"{}\" runs {shown}); backup of the previous file: {}",
+            target.display(),
+            entry.name,
+            backup.display()
+        ),
+        None => println!(
+            "{client}: created {} (server \"{}\" runs {shown})",
+            target.display(),
+            entry.name
+        ),
+    }
+    println!("{client}: next, {}", args.client.next_step());
+    Ok(())
+}
+
+fn utf8(path: &Path) -> Result<String, SetupError> {
+    let text = path.to_str().ok_or_else(|| {
+        SetupError::new(
+            ErrorCode::InvalidParams,
+            format!(
+                "{} is not valid UTF-8; client configs cannot name it",
+                path.display()
+            ),
+        )
+    })?;
+    // Windows' canonical form is a verbatim path (\\?\C:\...), which clients do not expect.
+    Ok(text.strip_prefix(r"\\?\").unwrap_or(text).to_owned())
+}
+
+fn home() -> Result<PathBuf, SetupError> {
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
+        .or_else(std::env::home_dir)
+        .ok_or_else(|| SetupError::new(ErrorCode::InvalidParams, "no home folder: set HOME"))
+}
+
+/// An absolute path from an environment variable, as the XDG spec reads them.
+fn env_dir(var: &str) -> Option<PathBuf> {
+    std::env::var_os(var)
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+}
+
+/// The configuration file `client` reads, for `project`.
+pub fn config_path(client: Client, project: &Path) -> Result<PathBuf, SetupError> {
+    Ok(match client {
+        Client::ClaudeCode => project.join(".mcp.json"),
+        Client::Cursor => project.join(".cursor").join("mcp.json"),
+        Client::Vscode => project.join(".vscode").join("mcp.json"),
+        Client::Codex => match env_dir("CODEX_HOME") {
+            Some(dir) => dir,
+            None => home()?.join(".codex"),
+        }
+        .join("config.toml"),
+        Client::ClaudeDesktop => {
+            let dir = if cfg!(target_os = "macos") {
+                home()?.join("Library").join("Application Support")
+            } else if cfg!(windows) {
+                match env_dir("APPDATA") {
+                    Some(dir) => dir,
+                    None => home()?.join("AppData").join("Roaming"),
+                }
+            } else {
+                match env_dir("XDG_CONFIG_HOME") {
+                    Some(dir) => dir,
+                    None => home()?.join(".config"),
+                }
+            };
+            dir.join("Claude").join("claude_desktop_config.json")
+        }
+    })
+}
+
+/// The file's new text with `entry` merged in (equal to `old` when nothing changes).
+pub fn merge(client: Client, old: Option<&str>, entry: &Entry) -> Result<String, SetupError> {
+    match client {
+        Client::Codex => merge_toml(old.unwrap_or(""), entry),
+        Client::Vscode => merge_json(old, "servers", true, entry),
+        Client::ClaudeCode => merge_json(old, "mcpServers", true, entry),
+        Client::ClaudeDesktop | Client::Cursor => merge_json(old, "mcpServers", false, entry),
+    }
+}
+
+fn shape(message: String) -> SetupError {
+    SetupError::new(ErrorCode::ParseError, message)
+}
+
+fn merge_toml(old: &str, entry: &Entry) -> Result<String, SetupError> {
+    use toml_edit::{Array, DocumentMut, Item, Table, value};
+
+    let mut doc: DocumentMut = old
+        .parse()
+        .map_err(|e: toml_edit::TomlError| shape(format!("does not parse as TOML: {e}")))?;
+    let args: Array = entry.args.iter().map(String::as_str).collect();
+    let root = doc.as_table_mut();
+    if !root.contains_key("mcp_servers") {
+        // Implicit: the file gains `[mcp_servers.godot]`, not an empty `[mcp_servers]`.
+        let mut servers = Table::new();
+        servers.set_implicit(true);
+        root.insert("mcp_servers", Item::Table(servers));
+    }
+    let servers = root
+        .get_mut("mcp_servers")
+        .and_then(Item::as_table_like_mut)
+        .ok_or_else(|| shape("`mcp_servers` is not a table".to_owned()))?;
+    let same = |server: &dyn toml_edit::TableLike| {
+        server.get("command").and_then(Item::as_str) == Some(entry.command.as_str())
+            && server
+                .get("args")
+                .and_then(Item::as_array)
+                .is_some_and(|a| {
+                    a.iter()
+                        .map(|v| v.as_str())
+                        .eq(entry.args.iter().map(|s| Some(s.as_str())))
+                })
+    };
+    match servers.get_mut(&entry.name) {
+        None => {
+            let mut server = Table::new();
+            server.insert("command", value(entry.command.as_str()));
+            server.insert("args", value(args));
+            // Into an inline `mcp_servers = { ... }`, toml_edit inlines the table too.
+            servers.insert(&entry.name, Item::Table(server));
+        }
+        Some(item) => {
+            let server = item
+                .as_table_like_mut()
+                .ok_or_else(|| shape(format!("`mcp_servers.{}` is not a table", entry.name)))?;
+            if !same(&*server) {
+                // Only our two keys change; env, timeouts and the like stay as written.
+                server.insert("command", value(entry.command.as_str()));
+                server.insert("args", value(args));
+            }
+        }
+    }
+    let new = doc.to_string();
+    // toml_edit re-renders a document it did not change identically; keep the original
+    // bytes regardless, so "unchanged" means exactly that.
+    Ok(if toml_eq(old, &new) {
+        old.to_owned()
+    } else {
+        new
+    })
+}
+
+fn toml_eq(old: &str, new: &str) -> bool {
+    match (
+        old.parse::<toml_edit::DocumentMut>(),
+        new.parse::<toml_edit::DocumentMut>(),
+    ) {
+        (Ok(a), Ok(b)) => a.to_string() == b.to_string(),
+        _ => false,
+    }
+}
+
+/// JSON: the file is validated with serde_json, then edited as text at the spans of the
+/// objects we touch, so every other byte (key order, spacing, escapes) stays as it was.
+/// serde_json reports no spans, and its `preserve_order` feature would change every map in
+/// the workspace, so a small scanner finds the spans; it only walks text serde_json has
+/// already accepted, and decodes keys with serde_json itself.
+fn merge_json(
+    old: Option<&str>,
+    servers_key: &str,
+    typed: bool,
+    entry: &Entry,
+) -> Result<String, SetupError> {
+    let mut wanted: Vec<(String, Value)> = Vec::new();
+    if typed {
+        wanted.push(("type".to_owned(), Value::from("stdio")));
+    }
+    wanted.push(("command".to_owned(), Value::from(entry.command.as_str())));
+    wanted.push(("args".to_owned(), Value::from(entry.args.clone())));
+
+    let old = old.unwrap_or("");
+    let (bom, body) = match old.strip_prefix('\u{feff}') {
+        Some(rest) => ("\u{feff}", rest),
+        None => ("", old),
+    };
+    if body.trim().is_empty() {
+        let server = render_object(&wanted, "  ");
+        let servers = render_object(&[(entry.name.clone(), Raw(server))], "  ");
+        let doc = render_object(&[(servers_key.to_owned(), Raw(servers))], "");
+        return Ok(format!("{bom}{doc}\n"));
+    }
+    let parsed: Value =
+        serde_json::from_str(body).map_err(|e| shape(format!("does not parse as JSON: {e}")))?;
+    let Value::Object(top) = &parsed else {
+        return Err(shape("the top level is not a JSON object".to_owned()));
+    };
+    let b = body.as_bytes();
+    let top_open = skip_ws(b, 0);
+    let top_obj = scan_object(b, top_open);
+    let spliced = match top.get(servers_key) {
+        None => {
+            let server = render_object(&wanted, "  ");
+            let servers = render_object(&[(entry.name.clone(), Raw(server))], "  ");
+            insert_member(body, &top_obj, servers_key, &servers)
+        }
+        Some(Value::Object(servers)) => {
+            let member = top_obj
+                .members
+                .iter()
+                .rev() // serde_json keeps the last of duplicate keys
+                .find(|m| m.key == servers_key)
+                .expect("serde_json saw this key");
+            let servers_obj = scan_object(b, member.value_start);
+            match servers.get(&entry.name) {
+                None => {
+                    let server = render_object(&wanted, "  ");
+                    insert_member(body, &servers_obj, &entry.name, &server)
+                }
+                Some(Value::Object(existing)) => {
+                    if wanted.iter().all(|(k, v)| existing.get(k) == Some(v)) {
+                        return Ok(old.to_owned());
+                    }
+                    let mut pairs: Vec<(String, Value)> = wanted.clone();
+                    for (k, v) in existing {
+                        if !wanted.iter().any(|(w, _)| w == k) {
+                            pairs.push((k.clone(), v.clone()));
+                        }
+                    }
+                    let m = servers_obj
+                        .members
+                        .iter()
+                        .rev()
+                        .find(|m| m.key == entry.name)
+                        .expect("serde_json saw this key");
+                    let indent = line_indent(body, m.key_start);
+                    let server = render_object(&pairs, "  ");
+                    format!(
+                        "{}{}{}",
+                        &body[..m.value_start],
+                        reindent(&server, &indent),
+                        &body[m.value_end..]
+                    )
+                }
+                Some(_) => {
+                    return Err(shape(format!(
+                        "`{servers_key}.{}` is not a JSON object",
+                        entry.name
+                    )));
+                }
+            }
+        }
+        Some(_) => return Err(shape(format!("`{servers_key}` is not a JSON object"))),
+    };
+    Ok(format!("{bom}{spliced}"))
+}
+
+/// Pre-rendered JSON text, to nest rendered objects.
+struct Raw(String);
+
+trait Render {
+    fn render(&self) -> String;
+}
+impl Render for Value {
+    fn render(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a Value always serializes")
+    }
+}
+impl Render for Raw {
+    fn render(&self) -> String {
+        self.0.clone()
+    }
+}
+
+/// `{ "k": v, ... }` with the keys in the given order (serde_json's map would sort them).
+fn render_object<V: Render>(pairs: &[(String, V)], step: &str) -> String {
+    if pairs.is_empty() {
+        return "{}".to_owned();
+    }
+    let members: Vec<String> = pairs
+        .iter()
+        .map(|(k, v)| {
+            format!(
+                "{step}{}: {}",
+                Value::from(k.as_str()),
+                reindent(&v.render(), step)
+            )
+        })
+        .collect();
+    format!("{{\n{}\n}}", members.join(",\n"))
+}
+
+/// Indent every line but the first by `indent` (the first follows a key on its line).
+fn reindent(text: &str, indent: &str) -> String {
+    text.replace('\n', &format!("\n{indent}"))
+}
+
+/// The whitespace that starts the line holding byte `at`, if only whitespace precedes it.
+fn line_indent(text: &str, at: usize) -> String {
+    let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let lead = &text[start..at];
+    if lead.chars().all(|c| c == ' ' || c == '\t') {
+        lead.to_owned()
+    } else {
+        String::new()
+    }
+}
+
+/// Add `"key": value` as the last member of `obj`, indented like its siblings.
+fn insert_member(text: &str, obj: &ObjectSpan, key: &str, value: &str) -> String {
+    let key = Value::from(key).to_string();
+    match obj.members.last() {
+        Some(last) => {
+            let first = &obj.members[0];
+            let indent = line_indent(text, first.key_start);
+            let sep = if indent.is_empty() && !text[obj.open..first.key_start].contains('\n') {
+                " ".to_owned()
+            } else {
+                format!("\n{indent}")
+            };
+            format!(
+                "{},{sep}{key}: {}{}",
+                &text[..last.value_end],
+                reindent(value, &indent),
+                &text[last.value_end..]
+            )
+        }
+        None => {
+            let outer = line_indent(text, obj.open);
+            let indent = format!("{outer}  ");
+            format!(
+                "{}\n{indent}{key}: {}\n{outer}{}",
+                &text[..=obj.open],
+                reindent(value, &indent),
+                &text[obj.close..]
+            )
+        }
+    }
+}
+
+/// Byte spans of one JSON object in text serde_json has already accepted.
+struct ObjectSpan {
+    open: usize,
+    close: usize,
+    members: Vec<MemberSpan>,
+}
+
+struct MemberSpan {
+    key: String,
+    key_start: usize,
+    value_start: usize,
+    value_end: usize,
+}
+
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\n' | b'\r') {
+        i += 1;
+    }
+    i
+}
+
+/// End (exclusive) of the string starting at `i` (a `"`).
+fn scan_string(b: &[u8], mut i: usize) -> usize {
+    i += 1;
+    while b[i] != b'"' {
+        i += if b[i] == b'\\' { 2 } else { 1 };
+    }
+    i + 1
+}
+
+/// End (exclusive) of the value starting at `i`.
+fn scan_value(b: &[u8], i: usize) -> usize {
+    match b[i] {
+        b'"' => scan_string(b, i),
+        b'{' | b'[' => {
+            let mut depth = 0usize;
+            let mut j = i;
+            loop {
+                match b[j] {
+                    b'"' => {
+                        j = scan_string(b, j);
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return j + 1;
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+        }
+        _ => {
+            let mut j = i;
+            while j < b.len() && !matches!(b[j], b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
+            {
+                j += 1;
+            }
+            j
+        }
+    }
+}
+
+/// The members of the object whose `{` is at `open`. The text is valid JSON (serde_json
+/// parsed it), so the scanner need not re-check the grammar.
+fn scan_object(b: &[u8], open: usize) -> ObjectSpan {
+    let mut members = Vec::new();
+    let mut i = skip_ws(b, open + 1);
+    while b[i] != b'}' {
+        let key_start = i;
+        let key_end = scan_string(b, i);
+        let key: String = serde_json::from_slice(&b[key_start..key_end]).expect("valid JSON key");
+        i = skip_ws(b, key_end) + 1; // the ':'
+        let value_start = skip_ws(b, i);
+        let value_end = scan_value(b, value_start);
+        members.push(MemberSpan {
+            key,
+            key_start,
+            value_start,
+            value_end,
+        });
+        i = skip_ws(b, value_end);
+        if b[i] == b',' {
+            i = skip_ws(b, i + 1);
+        }
+    }
+    ObjectSpan {
+        open,
+        close: i,
+        members,
+    }
+}
+
+fn write_backup(
+    target: &Path,
+    bytes: &[u8],
+    permissions: Option<&fs::Permissions>,
+) -> Result<PathBuf, SetupError> {
+    let io = |p: &Path, e: std::io::Error| {
+        SetupError::new(ErrorCode::Io, format!("{}: {e}", p.display()))
+    };
+    for n in 0..1000 {
+        let mut name = target.as_os_str().to_owned();
+        name.push(if n == 0 {
+            ".bak".to_owned()
+        } else {
+            format!(".bak.{n}")
+        });
+        let path = PathBuf::from(name);
+        // create_new: an existing backup (ours or anyone's) is never overwritten.
+        match fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
+            Ok(mut file) => {
+                if let Some(p) = permissions {
+                    file.set_permissions(p.clone()).map_err(|e| io(&path, e))?;
+                }
+                file.write_all(bytes).map_err(|e| io(&path, e))?;
+                file.sync_all().map_err(|e| io(&path, e))?;
+                return Ok(path);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(io(&path, e)),
+        }
+    }
+    Err(SetupError::new(
+        ErrorCode::Io,
+        format!(
+            "{}: no free backup name (.bak to .bak.999)",
+            target.display()
+        ),
+    ))
+}
+
+/// Temp file beside `target`, then rename: readers see the old file or the new one.
+fn write_atomically(
+    target: &Path,
+    bytes: &[u8],
+    permissions: Option<&fs::Permissions>,
+) -> Result<(), SetupError> {
+    let dir = target.parent().unwrap_or(Path::new("."));
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.godot-mcp-{}.tmp", std::process::id()));
+    let result = (|| {
+        let mut file = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)?;
+        // Keep the old file's mode: a config holding tokens may be private (0600).
+        if let Some(p) = permissions {
+            file.set_permissions(p.clone())?;
+        }
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        drop(file);
+        fs::rename(&tmp, target)
+    })();
+    result.map_err(|e| {
+        let _ = fs::remove_file(&tmp);
+        SetupError::new(ErrorCode::Io, format!("{}: {e}", target.display()))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry() -> Entry {
+        Entry {
+            name: "godot".into(),
+            command: "/opt/godot-mcp".into(),
+            args: vec!["serve".into(), "--project".into(), "/games/a".into()],
+        }
+    }
+
+    #[test]
+    fn json_insert_keeps_other_bytes() {
+        let old = "{\n    \"z\": 1,\n    \"mcpServers\": {\"other\":{\"command\":\"x\"}}\n}\n";
+        let new = merge(Client::Cursor, Some(old), &entry()).unwrap();
+        assert!(
+            new.starts_with("{\n    \"z\": 1,\n    \"mcpServers\": {\"other\":{\"command\":\"x\"}")
+        );
+        let v: Value = serde_json::from_str(&new).unwrap();
+        assert_eq!(v["mcpServers"]["godot"]["command"], "/opt/godot-mcp");
+        assert_eq!(v["mcpServers"]["other"]["command"], "x");
+        assert_eq!(merge(Client::Cursor, Some(&new), &entry()).unwrap(), new);
+    }
+
+    #[test]
+    fn json_empty_objects_and_missing_key() {
+        for old in ["{}", "{ }\n", "{\"a\": [1, {\"b\": \"}\"}]}"] {
+            let new = merge(Client::Vscode, Some(old), &entry()).unwrap();
+            let v: Value = serde_json::from_str(&new).unwrap_or_else(|e| panic!("{new}: {e}"));
+            assert_eq!(v["servers"]["godot"]["type"], "stdio", "{new}");
+        }
+    }
+}
