@@ -932,6 +932,31 @@ impl Drop for KillGroup {
     }
 }
 
+/// A hung game that forks a child into its group and ignores SIGTERM.
+const ORPHAN_ENV: [(&str, &str); 4] = [
+    ("GODOT_STANDIN_HANG", "1"),
+    ("GODOT_STANDIN_FORK", "1"),
+    ("GODOT_STANDIN_IGNORE_TERM", "1"),
+    ("GODOT_MCP_PROBE_QUIT_MS", "600000"),
+];
+
+/// play_scene of an [`ORPHAN_ENV`] game (leader and child both up), then the server is
+/// SIGKILLed: the game outlives it. Returns the group, the session's transaction id and
+/// a guard that kills the group when the test ends.
+async fn orphan_a_forking_game(project: &Path, state: &Path) -> (i32, String, KillGroup) {
+    let (client, server) = start(project, state, &ORPHAN_ENV).await;
+    let v = ok(&client, "play_scene", json!({})).await;
+    let pgid = v["pgid"].as_i64().unwrap() as i32;
+    let guard = KillGroup(pgid);
+    let txn = v["session_id"].as_str().unwrap().to_string();
+    assert!(wait_until(Duration::from_secs(10), || {
+        support::group_members(pgid).len() >= 2
+    }));
+    kill9(server);
+    drop(client);
+    (pgid, txn, guard)
+}
+
 /// The session's control socket, found under the state dir.
 fn control_socket(state: &Path) -> std::path::PathBuf {
     fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
@@ -960,25 +985,10 @@ async fn a_deleted_control_socket_is_a_partial_match_quarantined_and_untouched()
     let p = project();
     let s = state_dir();
     let _c = Cleanup(s.path().display().to_string());
-    let env = [
-        ("GODOT_STANDIN_HANG", "1"),
-        ("GODOT_STANDIN_FORK", "1"),
-        ("GODOT_STANDIN_IGNORE_TERM", "1"),
-        ("GODOT_MCP_PROBE_QUIT_MS", "600000"),
-    ];
-    let (client, server) = start(p.path(), s.path(), &env).await;
-    let v = ok(&client, "play_scene", json!({})).await;
-    let pgid = v["pgid"].as_i64().unwrap() as i32;
-    let _k = KillGroup(pgid);
-    let txn = v["session_id"].as_str().unwrap().to_string();
-    assert!(wait_until(Duration::from_secs(10), || {
-        support::group_members(pgid).len() >= 2
-    }));
-    kill9(server);
-    drop(client);
+    let (pgid, txn, _k) = orphan_a_forking_game(p.path(), s.path()).await;
     std::fs::remove_file(control_socket(s.path())).unwrap();
 
-    let (client, _) = start(p.path(), s.path(), &env).await;
+    let (client, _) = start(p.path(), s.path(), &ORPHAN_ENV).await;
     assert!(
         support::group_members(pgid).len() >= 2,
         "a partial match was signalled"
@@ -1023,28 +1033,13 @@ async fn a_gone_leader_s_child_is_identified_by_its_inherited_nonce_and_killed()
     let p = project();
     let s = state_dir();
     let _c = Cleanup(s.path().display().to_string());
-    let env = [
-        ("GODOT_STANDIN_HANG", "1"),
-        ("GODOT_STANDIN_FORK", "1"),
-        ("GODOT_STANDIN_IGNORE_TERM", "1"),
-        ("GODOT_MCP_PROBE_QUIT_MS", "600000"),
-    ];
-    let (client, server) = start(p.path(), s.path(), &env).await;
-    let v = ok(&client, "play_scene", json!({})).await;
-    let pgid = v["pgid"].as_i64().unwrap() as i32;
-    let _k = KillGroup(pgid);
-    let txn = v["session_id"].as_str().unwrap().to_string();
-    assert!(wait_until(Duration::from_secs(10), || {
-        support::group_members(pgid).len() >= 2
-    }));
-    kill9(server);
-    drop(client);
+    let (pgid, txn, _k) = orphan_a_forking_game(p.path(), s.path()).await;
     // The leader (its pid is the group id) dies; its child stays in the group.
     kill9(pgid);
     let left = support::group_members(pgid);
     assert!(!left.is_empty() && !left.contains(&pgid), "{left:?}");
 
-    let (client, _) = start(p.path(), s.path(), &env).await;
+    let (client, _) = start(p.path(), s.path(), &ORPHAN_ENV).await;
     assert!(
         support::group_members(pgid).is_empty(),
         "a proven member survived: {:?}",
