@@ -248,3 +248,79 @@ async fn real_godot_render_game_screenshot_is_a_real_frame() {
         godot.display()
     );
 }
+
+/// Issue 10 item 3 with a real Godot 4.4 game: play_scene, the server SIGKILLed, the
+/// session's `c.sock` deleted (as a temp-file cleaner would), the server started again
+/// (within the 15 s the probe waits before it quits). The game is the launched process
+/// by pid and start time but not by full identity: a partial match. It is recorded
+/// quarantined (never "gone, boundary proven empty"), the write gate closes, and the
+/// game is not signalled.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_godot_a_deleted_control_socket_is_quarantined_and_untouched() {
+    let Some(godot) = godot() else { return };
+    let p = project_with_addon(&godot);
+    let s = tempfile::Builder::new()
+        .prefix("gr")
+        .tempdir_in("/tmp")
+        .unwrap();
+    let (client, server) = start(p.path(), s.path(), &godot).await;
+    let r = call(&client, "play_scene", json!({})).await;
+    let v = r.structured_content.unwrap();
+    assert_ne!(r.is_error, Some(true), "{v}");
+    let pgid = v["pgid"].as_i64().unwrap() as i32;
+    let txn = v["session_id"].as_str().unwrap().to_string();
+    struct KillGroup(i32);
+    impl Drop for KillGroup {
+        fn drop(&mut self) {
+            if let Some(p) = rustix::process::Pid::from_raw(self.0) {
+                let _ = rustix::process::kill_process_group(p, rustix::process::Signal::KILL);
+            }
+        }
+    }
+    let _k = KillGroup(pgid);
+    support::kill9_and_wait(server as u32);
+    drop(client);
+    std::fs::remove_file(support::control_socket(s.path())).unwrap();
+
+    let (client, _server) = start(p.path(), s.path(), &godot).await;
+    assert!(
+        !support::group_members(pgid).is_empty(),
+        "the game was signalled on a partial match"
+    );
+    let r = call(&client, "list_transactions", json!({})).await;
+    let t = r.structured_content.unwrap();
+    assert_eq!(t["write_gate"]["status"], "closed", "{t}");
+    let row = t["transactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["transaction_id"] == txn.as_str())
+        .unwrap_or_else(|| panic!("no row for {txn}: {t}"))
+        .clone();
+    assert_eq!(row["status"], "quarantined", "{row}");
+    assert!(
+        row["reason"].as_str().unwrap().contains("partial identity"),
+        "{row}"
+    );
+    assert!(
+        row["proof_summary"]
+            .as_str()
+            .unwrap()
+            .contains("boundary NOT proven empty"),
+        "{row}"
+    );
+    let r = call(
+        &client,
+        "create_script",
+        json!({"path": "res://scripts/new.gd", "confirm": true}),
+    )
+    .await;
+    let e = r.structured_content.unwrap()["error"].clone();
+    assert_eq!(e["code"], "WRITE_GATE_CLOSED", "{e}");
+    assert!(!p.path().join("scripts/new.gd").exists());
+    client.cancel().await.unwrap();
+    eprintln!(
+        "PASSED: a real game whose control socket was deleted is a partial match: quarantined, gate closed, game untouched ({})",
+        godot.display()
+    );
+}

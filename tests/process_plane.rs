@@ -957,24 +957,6 @@ async fn orphan_a_forking_game(project: &Path, state: &Path) -> (i32, String, Ki
     (pgid, txn, guard)
 }
 
-/// The session's control socket, found under the state dir.
-fn control_socket(state: &Path) -> std::path::PathBuf {
-    fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-            let p = e.path();
-            if p.file_name().is_some_and(|n| n == "c.sock") {
-                out.push(p);
-            } else if e.file_type().is_ok_and(|t| t.is_dir()) {
-                walk(&p, out);
-            }
-        }
-    }
-    let mut found = Vec::new();
-    walk(state, &mut found);
-    assert_eq!(found.len(), 1, "{found:?}");
-    found.remove(0)
-}
-
 /// Issue 10 item 3, end to end: play_scene, the server SIGKILLed, the session's
 /// `c.sock` deleted (as a temp-file cleaner would), the server started again.
 /// The game is the launched process by pid and start time, but not by full
@@ -986,7 +968,7 @@ async fn a_deleted_control_socket_is_a_partial_match_quarantined_and_untouched()
     let s = state_dir();
     let _c = Cleanup(s.path().display().to_string());
     let (pgid, txn, _k) = orphan_a_forking_game(p.path(), s.path()).await;
-    std::fs::remove_file(control_socket(s.path())).unwrap();
+    std::fs::remove_file(support::control_socket(s.path())).unwrap();
 
     let (client, _) = start(p.path(), s.path(), &ORPHAN_ENV).await;
     assert!(

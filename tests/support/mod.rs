@@ -379,3 +379,21 @@ fn cargo_build(package: &str, target_dir: &Path) {
         .unwrap_or_else(|e| panic!("run cargo build -p {package}: {e}"));
     assert!(status.success(), "cargo build -p {package} failed");
 }
+
+/// The session's control socket, found under the state dir.
+pub fn control_socket(state: &Path) -> std::path::PathBuf {
+    fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.file_name().is_some_and(|n| n == "c.sock") {
+                out.push(p);
+            } else if e.file_type().is_ok_and(|t| t.is_dir()) {
+                walk(&p, out);
+            }
+        }
+    }
+    let mut found = Vec::new();
+    walk(state, &mut found);
+    assert_eq!(found.len(), 1, "{found:?}");
+    found.remove(0)
+}
