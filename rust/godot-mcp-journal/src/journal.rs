@@ -6,6 +6,7 @@ use std::fs;
 use std::io;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use rusqlite::{Connection, OptionalExtension, params};
@@ -20,6 +21,7 @@ use crate::proof::{Deriver, FileIntent, FileProof, Intent, Proof, ProofBasis};
 use crate::reconcile::derive_file_linked;
 use crate::schema::{self, MigrateError};
 use crate::state_dir::{self, PathError};
+use crate::storage::{RealStorage, Storage};
 
 /// The journal's file name inside the project state dir.
 pub const JOURNAL_FILE: &str = "journal.sqlite3";
@@ -32,6 +34,8 @@ pub struct Journal {
     pub(crate) root: PathBuf,
     pub(crate) state_dir: PathBuf,
     pub(crate) gate: WriteGate,
+    /// Every durable file effect of a write goes through it (see [`crate::storage`]).
+    pub(crate) storage: Arc<dyn Storage>,
     /// Held for the journal's lifetime: one project, one writer.
     _lease: Lease,
 }
@@ -447,6 +451,16 @@ impl Journal {
     ///
     /// Writes are refused until [`Journal::reconcile`] has run.
     pub fn open(state_root: &Path, project_root: &Path) -> Result<Self, OpenError> {
+        Self::open_with_storage(state_root, project_root, Arc::new(RealStorage))
+    }
+
+    /// [`Journal::open`] with the file effects of writes going through
+    /// `storage` (the crash tests pass a power-loss simulation).
+    pub fn open_with_storage(
+        state_root: &Path,
+        project_root: &Path,
+        storage: Arc<dyn Storage>,
+    ) -> Result<Self, OpenError> {
         let root = fs::canonicalize(project_root).map_err(|source| OpenError::Project {
             path: project_root.to_path_buf(),
             source,
@@ -469,6 +483,7 @@ impl Journal {
             root,
             state_dir,
             gate: WriteGate::Unreconciled,
+            storage,
             _lease: lease,
         })
     }
@@ -654,13 +669,12 @@ impl Journal {
         let target = self.root.join(ctx.rel);
         let io = |e| TxnFailure::Io(target.clone(), e);
 
-        // Pre-state and compare-and-swap, before anything is recorded.
-        let mode = match fs::metadata(&target) {
-            Ok(m) => m.permissions().mode() & 0o7777,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => 0o644,
-            Err(e) => return Err(io(e)),
-        };
-        let pre = durable::read_state(&target).map_err(io)?;
+        // Pre-state and compare-and-swap, before anything is recorded. The
+        // identity (device, inode) read here is compared again right before
+        // the effect, with the bytes.
+        let seen = durable::observe(&target).map_err(io)?;
+        let pre = seen.state;
+        let mode = seen.mode.unwrap_or(0o644);
         if let Some(expected) = ctx.expected
             && expected != pre
         {
@@ -679,7 +693,7 @@ impl Journal {
             Effect::Delete => FileState::Absent,
         };
         if let Effect::Write { .. } = effect {
-            ensure_parent(&self.root, ctx.rel).map_err(io)?;
+            ensure_parent(&*self.storage, &self.root, ctx.rel).map_err(io)?;
         }
 
         // Intent, durable before the effect.
@@ -708,57 +722,54 @@ impl Journal {
         // The intent was committed without its fsync (`insert_intent`): its WAL
         // frames are written, so it survives the death of this process, and the
         // fsync that makes it survive the machine runs on a second thread while
-        // this one re-derives the pre-state and writes and fsyncs the temp file.
-        // Both are joined before the rename: the intent is durable before the
-        // effect, and the journal costs one fsync less on the critical path.
+        // this one writes and fsyncs the temp file. Both are joined before the
+        // effect: the intent is durable before it, and the journal costs one
+        // fsync less on the critical path.
         let wal = self.state_dir.join(format!("{JOURNAL_FILE}-wal"));
+        let storage = &*self.storage;
         let effect_result = std::thread::scope(|scope| -> io::Result<Option<FileState>> {
-            let intent_sync = scope.spawn(|| fs::File::open(&wal)?.sync_data());
-            let prepared = (|| -> io::Result<Option<FileState>> {
-                let now = durable::read_state(&target)?;
-                if now != pre {
-                    return Ok(Some(now));
-                }
-                cross(fp::AFTER_PRE_HASH);
+            let intent_sync = scope.spawn(|| storage.sync_data(&wal));
+            let prepared = (|| -> io::Result<()> {
                 if let (Effect::Write { bytes }, Some(temp)) = (effect, temp.as_deref()) {
-                    let file = durable::create_temp(temp, bytes, mode)?;
+                    let file = storage.create_temp(temp, bytes, mode)?;
                     cross(fp::AFTER_TEMP_WRITE);
-                    file.sync_all()?;
+                    storage.sync_file(temp, &file)?;
                     cross(fp::AFTER_TEMP_FSYNC);
                 }
-                Ok(None)
+                Ok(())
             })();
             let synced = intent_sync
                 .join()
                 .unwrap_or_else(|_| Err(io::Error::other("intent fsync thread panicked")));
-            if let Some(changed) = prepared? {
-                return Ok(Some(changed));
-            }
+            prepared?;
             synced?;
-            match (effect, temp.as_deref()) {
-                (Effect::Write { .. }, Some(temp)) => {
-                    fs::rename(temp, &target)?;
-                    cross(fp::AFTER_RENAME);
-                }
-                _ => {
-                    fs::remove_file(&target)?;
-                    cross(fp::AFTER_UNLINK);
-                }
-            }
-            durable::fsync_dir(durable::parent_dir(&target))?;
-            cross(fp::AFTER_DIR_FSYNC);
-            Ok(None)
+            apply_effect(storage, &target, temp.as_deref(), effect, &seen)
         });
+        let effect_result = match effect_result {
+            Ok(Some(changed)) => {
+                // Not applied: drop our temp (if any) and make that durable.
+                let temp_removed = match temp.as_deref() {
+                    Some(t) => storage.remove_file(t).is_ok(),
+                    None => false,
+                };
+                if temp_removed {
+                    let _ = storage.sync_dir(durable::parent_dir(&target));
+                }
+                Ok(Some((changed, temp_removed)))
+            }
+            Ok(None) => Ok(None),
+            Err(e) => Err(e),
+        };
 
         match effect_result {
-            Ok(Some(changed)) => {
+            Ok(Some((changed, temp_removed))) => {
                 // Someone changed the target between our read and our effect:
                 // nothing was written, say so with a proof, answer stale.
                 let proof = FileProof {
                     path: rel_str,
                     observed: changed,
                     basis: ProofBasis::NotApplied,
-                    temp_removed: false,
+                    temp_removed,
                     derived_by: Deriver::Live,
                 };
                 self.record_live(txn, TxnStatus::Compensated, Some(&proof), None)?;
@@ -899,6 +910,65 @@ impl Journal {
     }
 }
 
+/// The effect itself, after the intent and the temp file are durable: the
+/// compare-and-swap re-checked against the identity and bytes read at step 1,
+/// then the conditional rename (or the unlink) and the directory fsync.
+/// `Ok(Some(state))`: the target was changed by someone else and nothing of
+/// theirs was overwritten; `state` is what it holds.
+///
+/// A create renames with `RENAME_NOREPLACE`, so a file created meanwhile is
+/// never replaced. An overwrite exchanges the temp and the target atomically
+/// (`RENAME_EXCHANGE`) and then verifies that the file it displaced is the very
+/// file (device, inode, bytes) it checked; if not, it exchanges them back. So a
+/// write that lands between the re-check and the rename is detected and kept,
+/// not overwritten and committed. A delete has no conditional form: the
+/// re-check runs immediately before the unlink (see docs/recovery.md).
+fn apply_effect(
+    storage: &dyn Storage,
+    target: &Path,
+    temp: Option<&Path>,
+    effect: Effect<'_>,
+    seen: &durable::Observed,
+) -> io::Result<Option<FileState>> {
+    let now = durable::observe(target)?;
+    if now.state != seen.state || now.id != seen.id {
+        return Ok(Some(now.state));
+    }
+    cross(fp::AFTER_PRE_HASH);
+    match (effect, temp) {
+        (Effect::Write { .. }, Some(temp)) if seen.id.is_none() => {
+            match storage.rename_noreplace(temp, target) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                    return durable::read_state(target).map(Some);
+                }
+                Err(e) => return Err(e),
+            }
+            cross(fp::AFTER_RENAME);
+        }
+        (Effect::Write { .. }, Some(temp)) => {
+            storage.exchange(temp, target)?;
+            cross(fp::AFTER_RENAME);
+            let displaced = durable::observe(temp)?;
+            if displaced.state != seen.state || displaced.id != seen.id {
+                // Someone wrote between the re-check and the exchange: put
+                // their file back; ours is left at the temp path.
+                storage.exchange(temp, target)?;
+                return Ok(Some(displaced.state));
+            }
+            storage.remove_file(temp)?;
+        }
+        (Effect::Write { .. }, None) => return Err(io::Error::other("a write without its temp")),
+        (Effect::Delete, _) => {
+            storage.remove_file(target)?;
+            cross(fp::AFTER_UNLINK);
+        }
+    }
+    storage.sync_dir(durable::parent_dir(target))?;
+    cross(fp::AFTER_DIR_FSYNC);
+    Ok(None)
+}
+
 struct Ctx<'a> {
     /// A composite's linked `process_launch` (the canonical-write helper).
     linked_launch: Option<TxnId>,
@@ -912,15 +982,15 @@ struct Ctx<'a> {
 /// Creates missing parent directories of `rel` under `root`, each made durable
 /// in its own parent. Created directories are not journaled: an empty directory
 /// left behind by a compensated create is not project content.
-fn ensure_parent(root: &Path, rel: &Path) -> io::Result<()> {
+fn ensure_parent(storage: &dyn Storage, root: &Path, rel: &Path) -> io::Result<()> {
     let Some(parent) = rel.parent() else {
         return Ok(());
     };
     let mut dir = root.to_path_buf();
     for component in parent.components() {
         let next = dir.join(component);
-        match fs::create_dir(&next) {
-            Ok(()) => durable::fsync_dir(&dir)?,
+        match storage.create_dir(&next) {
+            Ok(()) => storage.sync_dir(&dir)?,
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
             Err(e) => return Err(e),
         }
