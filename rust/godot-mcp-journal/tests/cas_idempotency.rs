@@ -397,7 +397,9 @@ mod third_party {
     use std::sync::{Arc, Mutex};
 
     use godot_mcp_journal::failpoints;
-    use godot_mcp_journal::{FileState, FileWrite, Journal, TxnFilter, TxnStatus, WriteError};
+    use godot_mcp_journal::{
+        DeleteError, FileDelete, FileState, FileWrite, Journal, TxnFilter, TxnStatus, WriteError,
+    };
 
     static TURN: Mutex<()> = Mutex::new(());
 
@@ -410,6 +412,26 @@ mod third_party {
         point: &'static str,
         meddle: impl Fn(&Path) + Send + Sync + 'static,
     ) -> (tempfile::TempDir, PathBuf, Result<(), WriteError>, Journal) {
+        meddled(pre, point, meddle, |journal, expected| {
+            journal
+                .write_file(FileWrite {
+                    rel_path: "a.txt".into(),
+                    bytes: OURS.to_vec(),
+                    expected: Some(expected),
+                    idempotency: None,
+                    tool_family: "test".into(),
+                    operation: "write".into(),
+                })
+                .map(|_| ())
+        })
+    }
+
+    fn meddled<E>(
+        pre: Option<&[u8]>,
+        point: &'static str,
+        meddle: impl Fn(&Path) + Send + Sync + 'static,
+        op: impl FnOnce(&mut Journal, FileState) -> Result<(), E>,
+    ) -> (tempfile::TempDir, PathBuf, Result<(), E>, Journal) {
         let _turn = TURN.lock().unwrap_or_else(|p| p.into_inner());
         let dir = tempfile::tempdir().unwrap();
         let project = dir.path().join("project");
@@ -431,16 +453,9 @@ mod third_party {
             }
         })
         .unwrap();
-        let result = journal.write_file(FileWrite {
-            rel_path: "a.txt".into(),
-            bytes: OURS.to_vec(),
-            expected: Some(pre.map_or(FileState::Absent, FileState::of)),
-            idempotency: None,
-            tool_family: "test".into(),
-            operation: "write".into(),
-        });
+        let result = op(&mut journal, pre.map_or(FileState::Absent, FileState::of));
         fail::remove(point);
-        (dir, target, result.map(|_| ()), journal)
+        (dir, target, result, journal)
     }
 
     /// Replaces `target` by a new file (a new inode) holding `bytes`, the way
@@ -507,7 +522,11 @@ mod third_party {
             });
         let ino = fs::metadata(&target).unwrap().ino();
         assert_stale_and_kept(&dir, &target, result, &journal, BEFORE);
-        assert_eq!(fs::metadata(&target).unwrap().ino(), ino, "their inode stays");
+        assert_eq!(
+            fs::metadata(&target).unwrap().ino(),
+            ino,
+            "their inode stays"
+        );
     }
 
     /// Guards against: a write that lands after the last re-check, in the
@@ -541,8 +560,42 @@ mod third_party {
     /// created after the last re-check (the rename must not replace).
     #[test]
     fn a_file_created_after_the_recheck_is_never_replaced() {
-        let (dir, target, result, journal) =
-            write_meddled(None, failpoints::AFTER_PRE_HASH, |t| fs::write(t, THEIRS).unwrap());
+        let (dir, target, result, journal) = write_meddled(None, failpoints::AFTER_PRE_HASH, |t| {
+            fs::write(t, THEIRS).unwrap()
+        });
         assert_stale_and_kept(&dir, &target, result, &journal, THEIRS);
+    }
+
+    /// Guards against: a delete that compares bytes alone. The file was
+    /// replaced by another with equal bytes after the first check; the
+    /// re-check immediately before the unlink sees the new identity, so the
+    /// delete is stale and the other file stays.
+    #[test]
+    fn a_delete_of_a_replaced_file_with_equal_bytes_is_stale_by_identity() {
+        let (_dir, target, result, journal) = meddled(
+            Some(BEFORE),
+            failpoints::AFTER_INTENT,
+            |t| rename_replace(t, BEFORE),
+            |j, expected| {
+                j.delete_file(FileDelete {
+                    rel_path: "a.txt".into(),
+                    expected: Some(expected),
+                    idempotency: None,
+                    tool_family: "test".into(),
+                    operation: "delete".into(),
+                })
+                .map(|_| ())
+            },
+        );
+        match result {
+            Err(DeleteError::Stale {
+                transaction_id: Some(_),
+                ..
+            }) => {}
+            other => panic!("expected stale, got {other:?}"),
+        }
+        assert_eq!(fs::read(&target).unwrap(), BEFORE);
+        let all = journal.list_transactions(&TxnFilter::default()).unwrap();
+        assert_eq!(all[0].status, TxnStatus::Compensated, "{:?}", all[0]);
     }
 }

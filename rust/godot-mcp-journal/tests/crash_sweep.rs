@@ -239,7 +239,11 @@ fn check_recovered(
     };
     if all.is_empty() && !intent_durable {
         assert_eq!(expected, TxnStatus::Compensated, "{scenario:?}");
-        assert_eq!(on_disk.as_deref(), scenario.pre(), "{scenario:?}: no intent, no effect");
+        assert_eq!(
+            on_disk.as_deref(),
+            scenario.pre(),
+            "{scenario:?}: no intent, no effect"
+        );
         return;
     }
     assert_eq!(all.len(), 1, "{scenario:?}: exactly the one transaction");
