@@ -82,8 +82,22 @@ pub fn observe(path: &Path) -> io::Result<Observed> {
             path.display()
         )));
     }
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    file.read_to_end(&mut bytes)?;
+    // Read into a buffer sized from the one fstat above (`read_to_end` on a
+    // `File` would stat it again).
+    let mut bytes = vec![0u8; usize::try_from(meta.len()).unwrap_or(0)];
+    let mut filled = 0;
+    loop {
+        if filled == bytes.len() {
+            bytes.resize(filled + 4096, 0);
+        }
+        match file.read(&mut bytes[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    bytes.truncate(filled);
     Ok(Observed {
         state: FileState::of(&bytes),
         id: Some(FileId {

@@ -21,7 +21,7 @@ use crate::proof::{Deriver, FileIntent, FileProof, Intent, Proof, ProofBasis};
 use crate::reconcile::derive_file_linked;
 use crate::schema::{self, MigrateError};
 use crate::state_dir::{self, PathError};
-use crate::storage::{RealStorage, Storage};
+use crate::storage::{BackgroundSync, RealStorage, Storage};
 
 /// The journal's file name inside the project state dir.
 pub const JOURNAL_FILE: &str = "journal.sqlite3";
@@ -36,6 +36,9 @@ pub struct Journal {
     pub(crate) gate: WriteGate,
     /// Every durable file effect of a write goes through it (see [`crate::storage`]).
     pub(crate) storage: Arc<dyn Storage>,
+    /// The intent's WAL fsync, overlapped with the temp file's (started on
+    /// the first write).
+    wal_sync: Option<BackgroundSync>,
     /// Held for the journal's lifetime: one project, one writer.
     _lease: Lease,
 }
@@ -484,6 +487,7 @@ impl Journal {
             state_dir,
             gate: WriteGate::Unreconciled,
             storage,
+            wal_sync: None,
             _lease: lease,
         })
     }
@@ -725,10 +729,17 @@ impl Journal {
         // this one writes and fsyncs the temp file. Both are joined before the
         // effect: the intent is durable before it, and the journal costs one
         // fsync less on the critical path.
-        let wal = self.state_dir.join(format!("{JOURNAL_FILE}-wal"));
+        if self.wal_sync.is_none() {
+            let wal = self.state_dir.join(format!("{JOURNAL_FILE}-wal"));
+            match BackgroundSync::start(self.storage.clone(), wal) {
+                Ok(sync) => self.wal_sync = Some(sync),
+                Err(e) => return Err(self.settle(txn, &intent, e)),
+            }
+        }
         let storage = &*self.storage;
-        let effect_result = std::thread::scope(|scope| -> io::Result<Option<FileState>> {
-            let intent_sync = scope.spawn(|| storage.sync_data(&wal));
+        let effect_result = (|| -> io::Result<Option<FileState>> {
+            let wal_sync = self.wal_sync.as_ref().expect("started above");
+            wal_sync.begin()?;
             let prepared = (|| -> io::Result<()> {
                 if let (Effect::Write { bytes }, Some(temp)) = (effect, temp.as_deref()) {
                     let file = storage.create_temp(temp, bytes, mode)?;
@@ -738,13 +749,11 @@ impl Journal {
                 }
                 Ok(())
             })();
-            let synced = intent_sync
-                .join()
-                .unwrap_or_else(|_| Err(io::Error::other("intent fsync thread panicked")));
+            let synced = wal_sync.wait();
             prepared?;
             synced?;
             apply_effect(storage, &target, temp.as_deref(), effect, &seen)
-        });
+        })();
         let effect_result = match effect_result {
             Ok(Some(changed)) => {
                 // Not applied: drop our temp (if any) and make that durable.
@@ -858,11 +867,11 @@ impl Journal {
     ) -> rusqlite::Result<()> {
         let intent_json = serde_json::to_string(&Intent::File(intent.clone()))
             .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
-        // The one commit made without its own fsync; the caller fsyncs the WAL
-        // before the effect (see `run_file_txn`).
-        self.conn.pragma_update(None, "synchronous", "NORMAL")?;
-        let inserted = (|| {
-            let tx = self.conn.transaction()?;
+        // Committed without its own fsync; the caller fsyncs the WAL before
+        // the effect (see `run_file_txn`).
+        let (object_id, generation) = (&self.identity.object_id, self.identity.generation);
+        unsynced(&mut self.conn, |conn| {
+            let tx = conn.transaction()?;
             tx.prepare_cached(
                 "INSERT INTO transactions (id, project_object_id, generation, effect_kind, operation,
                      tool_family, state, intent_json, idem_id, idem_principal, idem_session,
@@ -871,8 +880,8 @@ impl Journal {
             )?
             .execute(params![
                 txn.to_string(),
-                self.identity.object_id,
-                self.identity.generation as i64,
+                object_id,
+                generation as i64,
                 ctx.operation,
                 ctx.tool_family,
                 intent_json,
@@ -883,11 +892,9 @@ impl Journal {
                 now_ms(),
             ])?;
             tx.commit()
-        })();
-        let restored = self.conn.pragma_update(None, "synchronous", "FULL");
-        inserted?;
-        restored
+        })
     }
+
 
     /// Records the live terminal state; on failure the gate falls back to
     /// `Unreconciled` so nothing more is written until reconciliation runs.
@@ -898,11 +905,17 @@ impl Journal {
         proof: Option<&FileProof>,
         reason: Option<&str>,
     ) -> Result<(), TxnFailure> {
-        let result = (|| {
-            let tx = self.conn.transaction()?;
+        // Committed without its own fsync: the effect is already durable and
+        // the proof derived from disk, and a row lost with the power is open
+        // again and re-derived from disk at the next start, exactly like a
+        // crash after the post-hash (the power-loss sweep pins that). The
+        // next intent's WAL fsync, a checkpoint or the close makes it durable.
+        // This keeps a third fsync off the critical path of every write.
+        let result = unsynced(&mut self.conn, |conn| {
+            let tx = conn.transaction()?;
             record_terminal(&tx, txn, TxnStatus::Open, status, proof, reason)?;
             tx.commit()
-        })();
+        });
         result.map_err(|e| {
             self.gate = WriteGate::Unreconciled;
             TxnFailure::Journal(e)
@@ -967,6 +980,19 @@ fn apply_effect(
     storage.sync_dir(durable::parent_dir(target))?;
     cross(fp::AFTER_DIR_FSYNC);
     Ok(None)
+}
+
+/// Runs `f` with `synchronous=NORMAL` (a commit writes its WAL frames but does
+/// not fsync them), then restores the connection's `FULL`.
+fn unsynced<T>(
+    conn: &mut Connection,
+    f: impl FnOnce(&mut Connection) -> rusqlite::Result<T>,
+) -> rusqlite::Result<T> {
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    let result = f(conn);
+    let restored = conn.pragma_update(None, "synchronous", "FULL");
+    let value = result?;
+    restored.map(|()| value)
 }
 
 struct Ctx<'a> {
