@@ -895,7 +895,6 @@ impl Journal {
         })
     }
 
-
     /// Records the live terminal state; on failure the gate falls back to
     /// `Unreconciled` so nothing more is written until reconciliation runs.
     fn record_live(
