@@ -870,9 +870,9 @@ impl Journal {
         // Committed without its own fsync; the caller fsyncs the WAL before
         // the effect (see `run_file_txn`).
         let (object_id, generation) = (&self.identity.object_id, self.identity.generation);
+        // One statement: in autocommit it is its own transaction.
         unsynced(&mut self.conn, |conn| {
-            let tx = conn.transaction()?;
-            tx.prepare_cached(
+            conn.prepare_cached(
                 "INSERT INTO transactions (id, project_object_id, generation, effect_kind, operation,
                      tool_family, state, intent_json, idem_id, idem_principal, idem_session,
                      idem_request_hash, created_at_ms)
@@ -891,7 +891,7 @@ impl Journal {
                 ctx.idem.map(|k| k.request_hash.to_string()),
                 now_ms(),
             ])?;
-            tx.commit()
+            Ok(())
         })
     }
 
@@ -910,10 +910,9 @@ impl Journal {
         // crash after the post-hash (the power-loss sweep pins that). The
         // next intent's WAL fsync, a checkpoint or the close makes it durable.
         // This keeps a third fsync off the critical path of every write.
+        // One statement: in autocommit it is its own transaction.
         let result = unsynced(&mut self.conn, |conn| {
-            let tx = conn.transaction()?;
-            record_terminal(&tx, txn, TxnStatus::Open, status, proof, reason)?;
-            tx.commit()
+            record_terminal(conn, txn, TxnStatus::Open, status, proof, reason)
         });
         result.map_err(|e| {
             self.gate = WriteGate::Unreconciled;
@@ -987,9 +986,13 @@ fn unsynced<T>(
     conn: &mut Connection,
     f: impl FnOnce(&mut Connection) -> rusqlite::Result<T>,
 ) -> rusqlite::Result<T> {
-    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    // Cached statements: these run twice per write.
+    conn.prepare_cached("PRAGMA synchronous = NORMAL")?
+        .execute([])?;
     let result = f(conn);
-    let restored = conn.pragma_update(None, "synchronous", "FULL");
+    let restored = conn
+        .prepare_cached("PRAGMA synchronous = FULL")
+        .and_then(|mut st| st.execute([]).map(|_| ()));
     let value = result?;
     restored.map(|()| value)
 }
@@ -1123,6 +1126,38 @@ pub(crate) fn list(conn: &Connection, filter: &TxnFilter) -> Result<Vec<TxnRecor
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Guards against: the connection left at `synchronous=NORMAL` after a
+    /// write, which would silently drop the fsync of every other commit
+    /// (launches, editor rows, reconciliation, repair).
+    #[test]
+    fn a_write_leaves_the_connection_at_synchronous_full() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("p");
+        fs::create_dir_all(&project).unwrap();
+        let mut j = Journal::open(&dir.path().join("s"), &project).unwrap();
+        j.reconcile().unwrap();
+        let full = |j: &Journal| -> i64 {
+            j.conn
+                .pragma_query_value(None, "synchronous", |r| r.get(0))
+                .unwrap()
+        };
+        assert_eq!(full(&j), 2);
+        j.write_file(FileWrite {
+            rel_path: "a.txt".into(),
+            bytes: b"x".to_vec(),
+            expected: None,
+            idempotency: None,
+            tool_family: "t".into(),
+            operation: "write".into(),
+        })
+        .unwrap();
+        assert_eq!(
+            full(&j),
+            2,
+            "FULL (2) again after the write's unsynced commits"
+        );
+    }
 
     #[test]
     fn canonical_hash_ignores_key_order() {
