@@ -4,62 +4,31 @@
 //! not landed, `… committed=1` when it had — then `godot-mcp serve: write gate open`,
 //! and the file is byte-for-byte its pre- or post-state accordingly.
 //!
-//! Needs the `failpoints` feature (the workspace test run enables it): the server
-//! then honours `FAILPOINTS=<point>=sleep(…)`, which parks the write at that point
-//! while the test kills it.
+//! Needs the `failpoints` feature, which this package's dev-dependency on itself
+//! turns on for every test build: the server then honours
+//! `GODOT_MCP_CRASH_AT=<point>`, printing `FAILPOINT_REACHED <point>` on stderr and
+//! SIGKILLing itself the moment the write crosses that exact point.
 #![cfg(feature = "failpoints")]
 
 mod support;
 
 use std::path::Path;
 use std::process::Stdio;
-use std::time::{Duration, Instant};
 
 use serde_json::json;
+use tokio::io::AsyncBufReadExt;
 
 const BEFORE: &str = "extends Node\n# before\n";
 const AFTER: &str = "extends Node\n# after\n";
 
-/// Poll the journal (read-only) until a transaction is open, and `landed` says whether
-/// the target must already hold the new bytes: then the write is parked at its point.
-fn wait_parked(state: &Path, target: &Path, landed: bool) {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while Instant::now() < deadline {
-        let on_disk = std::fs::read_to_string(target).unwrap_or_default();
-        if (on_disk == AFTER) != landed {
-            std::thread::sleep(Duration::from_millis(5));
-            continue;
-        }
-        for entry in std::fs::read_dir(state).unwrap().flatten() {
-            let db = entry.path().join("journal.sqlite3");
-            if let Ok(conn) = rusqlite::Connection::open_with_flags(
-                &db,
-                rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
-            ) {
-                let open: i64 = conn
-                    .query_row(
-                        "SELECT count(*) FROM transactions WHERE state = 'open'",
-                        [],
-                        |r| r.get(0),
-                    )
-                    .unwrap_or(0);
-                if open > 0 {
-                    return;
-                }
-            }
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    panic!("the write never reached its failpoint");
-}
-
-/// Start a server, park a write at `point`, SIGKILL it; restart and return the
-/// restart's stderr lines up to the gate line.
+/// Start a server, kill it (SIGKILL) the moment its write crosses `point`; restart
+/// and return the restart's stderr lines up to the gate line.
 async fn crash_at(point: &str, landed: bool) -> (tempfile::TempDir, Vec<String>) {
     crash_at_then(point, landed, |_| {}).await
 }
 
 /// Like [`crash_at`], running `meddle` on the project between the crash and the restart.
+/// `landed` is whether the target must already hold the new bytes at `point`.
 async fn crash_at_then(
     point: &str,
     landed: bool,
@@ -76,9 +45,9 @@ async fn crash_at_then(
         .arg("--project")
         .arg(project.path())
         .env("GODOT_MCP_STATE_DIR", &state)
-        .env("FAILPOINTS", format!("{point}=sleep(120000)"));
-    let (transport, _) = rmcp::transport::TokioChildProcess::builder(cmd)
-        .stderr(Stdio::null())
+        .env("GODOT_MCP_CRASH_AT", point);
+    let (transport, stderr) = rmcp::transport::TokioChildProcess::builder(cmd)
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let pid = transport.id().unwrap();
@@ -93,12 +62,21 @@ async fn crash_at_then(
             .await;
         client
     });
-    let (state_for_wait, target) = (state.clone(), project.path().join("scripts/a.gd"));
-    tokio::task::spawn_blocking(move || wait_parked(&state_for_wait, &target, landed))
-        .await
-        .unwrap();
+    // The server says which point it died at; nothing else counts as reaching it.
+    let needle = format!("FAILPOINT_REACHED {point}");
+    let mut lines = tokio::io::BufReader::new(stderr.expect("stderr piped")).lines();
+    let mut seen = Vec::new();
+    loop {
+        match lines.next_line().await.unwrap() {
+            Some(line) if line == needle => break,
+            Some(line) => seen.push(line),
+            None => panic!("the server ended without reaching {point}: {seen:?}"),
+        }
+    }
     support::kill9_and_wait(pid);
     drop(write.await);
+    let on_disk = std::fs::read_to_string(project.path().join("scripts/a.gd")).unwrap();
+    assert_eq!(on_disk == AFTER, landed, "at {point}: {on_disk:?}");
     meddle(project.path());
 
     let (mut child, all) = support::start_and_read_gate(project.path(), &state);

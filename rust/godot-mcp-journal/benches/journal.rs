@@ -7,6 +7,10 @@
 //!   transactions (half in their post-state, half in their pre-state), built by
 //!   inserting intent rows directly as a killed process would leave them. Budget:
 //!   under 1 s.
+//!
+//! Every directory is a temp dir under `$TMPDIR`, so `TMPDIR` picks the disk;
+//! `cargo bench -p godot-mcp-journal --bench journal -- nomatch` runs only the
+//! interleaved-medians ratio (no criterion group matches).
 
 use std::fs;
 use std::hint::black_box;

@@ -38,6 +38,76 @@ pub fn read_state(path: &Path) -> io::Result<FileState> {
     }
 }
 
+/// Which file a path named when it was read: device and inode, so a file
+/// replaced by another (a rename over it) is told apart even with equal bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileId {
+    /// The device.
+    pub dev: u64,
+    /// The inode.
+    pub ino: u64,
+}
+
+/// What one read of `path` observed: its state, and for a present file its
+/// identity and permission bits, all from the one open file (so the bytes are
+/// those of that inode).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Observed {
+    /// Absent, or present with its bytes' hash.
+    pub state: FileState,
+    /// Device and inode, when present.
+    pub id: Option<FileId>,
+    /// Permission bits, when present.
+    pub mode: Option<u32>,
+}
+
+/// Reads `path` once: its state, identity and mode (see [`Observed`]).
+pub fn observe(path: &Path) -> io::Result<Observed> {
+    use std::os::unix::fs::MetadataExt;
+    let mut file = match File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            return Ok(Observed {
+                state: FileState::Absent,
+                id: None,
+                mode: None,
+            });
+        }
+        Err(e) => return Err(e),
+    };
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(io::Error::other(format!(
+            "{} is not a regular file",
+            path.display()
+        )));
+    }
+    // Read into a buffer sized from the one fstat above (`read_to_end` on a
+    // `File` would stat it again).
+    let mut bytes = vec![0u8; usize::try_from(meta.len()).unwrap_or(0)];
+    let mut filled = 0;
+    loop {
+        if filled == bytes.len() {
+            bytes.resize(filled + 4096, 0);
+        }
+        match file.read(&mut bytes[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    bytes.truncate(filled);
+    Ok(Observed {
+        state: FileState::of(&bytes),
+        id: Some(FileId {
+            dev: meta.dev(),
+            ino: meta.ino(),
+        }),
+        mode: Some(meta.mode() & 0o7777),
+    })
+}
+
 /// The bytes of `path`, or `None` when it does not exist.
 pub fn read_bytes(path: &Path) -> io::Result<Option<Vec<u8>>> {
     let mut file = match File::open(path) {

@@ -6,12 +6,13 @@
 
 /// The intent row (with the pre-state) is durable; nothing else happened yet.
 pub const AFTER_INTENT: &str = "journal::after_intent";
-/// The pre-state was re-derived from disk right before the effect.
-pub const AFTER_PRE_HASH: &str = "journal::after_pre_hash";
 /// The temp file holds the new bytes, not yet fsynced.
 pub const AFTER_TEMP_WRITE: &str = "journal::after_temp_write";
 /// The temp file is fsynced.
 pub const AFTER_TEMP_FSYNC: &str = "journal::after_temp_fsync";
+/// The target's identity (device, inode) and bytes were re-checked against
+/// the pre-state, immediately before the effect.
+pub const AFTER_PRE_HASH: &str = "journal::after_pre_hash";
 /// The temp file was renamed over the target (not yet durable).
 pub const AFTER_RENAME: &str = "journal::after_rename";
 /// The target was unlinked (a delete's effect; not yet durable).
@@ -50,9 +51,9 @@ pub const LAUNCH_POINTS: &[&str] = &[
 /// Boundaries of a file write, in the order they are crossed.
 pub const WRITE_POINTS: &[&str] = &[
     AFTER_INTENT,
-    AFTER_PRE_HASH,
     AFTER_TEMP_WRITE,
     AFTER_TEMP_FSYNC,
+    AFTER_PRE_HASH,
     AFTER_RENAME,
     AFTER_DIR_FSYNC,
     AFTER_POST_HASH,
@@ -79,9 +80,9 @@ pub const RECONCILE_POINTS: &[&str] = &[
 /// Every failpoint in the crate.
 pub const ALL: &[&str] = &[
     AFTER_INTENT,
-    AFTER_PRE_HASH,
     AFTER_TEMP_WRITE,
     AFTER_TEMP_FSYNC,
+    AFTER_PRE_HASH,
     AFTER_RENAME,
     AFTER_UNLINK,
     AFTER_DIR_FSYNC,

@@ -6,6 +6,7 @@ use std::fs;
 use std::io;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use rusqlite::{Connection, OptionalExtension, params};
@@ -20,6 +21,7 @@ use crate::proof::{Deriver, FileIntent, FileProof, Intent, Proof, ProofBasis};
 use crate::reconcile::derive_file_linked;
 use crate::schema::{self, MigrateError};
 use crate::state_dir::{self, PathError};
+use crate::storage::{BackgroundSync, RealStorage, Storage};
 
 /// The journal's file name inside the project state dir.
 pub const JOURNAL_FILE: &str = "journal.sqlite3";
@@ -32,6 +34,11 @@ pub struct Journal {
     pub(crate) root: PathBuf,
     pub(crate) state_dir: PathBuf,
     pub(crate) gate: WriteGate,
+    /// Every durable file effect of a write goes through it (see [`crate::storage`]).
+    pub(crate) storage: Arc<dyn Storage>,
+    /// The intent's WAL fsync, overlapped with the temp file's (started on
+    /// the first write).
+    wal_sync: Option<BackgroundSync>,
     /// Held for the journal's lifetime: one project, one writer.
     _lease: Lease,
 }
@@ -447,6 +454,16 @@ impl Journal {
     ///
     /// Writes are refused until [`Journal::reconcile`] has run.
     pub fn open(state_root: &Path, project_root: &Path) -> Result<Self, OpenError> {
+        Self::open_with_storage(state_root, project_root, Arc::new(RealStorage))
+    }
+
+    /// [`Journal::open`] with the file effects of writes going through
+    /// `storage` (the crash tests pass a power-loss simulation).
+    pub fn open_with_storage(
+        state_root: &Path,
+        project_root: &Path,
+        storage: Arc<dyn Storage>,
+    ) -> Result<Self, OpenError> {
         let root = fs::canonicalize(project_root).map_err(|source| OpenError::Project {
             path: project_root.to_path_buf(),
             source,
@@ -469,6 +486,8 @@ impl Journal {
             root,
             state_dir,
             gate: WriteGate::Unreconciled,
+            storage,
+            wal_sync: None,
             _lease: lease,
         })
     }
@@ -654,13 +673,12 @@ impl Journal {
         let target = self.root.join(ctx.rel);
         let io = |e| TxnFailure::Io(target.clone(), e);
 
-        // Pre-state and compare-and-swap, before anything is recorded.
-        let mode = match fs::metadata(&target) {
-            Ok(m) => m.permissions().mode() & 0o7777,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => 0o644,
-            Err(e) => return Err(io(e)),
-        };
-        let pre = durable::read_state(&target).map_err(io)?;
+        // Pre-state and compare-and-swap, before anything is recorded. The
+        // identity (device, inode) read here is compared again right before
+        // the effect, with the bytes.
+        let seen = durable::observe(&target).map_err(io)?;
+        let pre = seen.state;
+        let mode = seen.mode.unwrap_or(0o644);
         if let Some(expected) = ctx.expected
             && expected != pre
         {
@@ -679,7 +697,7 @@ impl Journal {
             Effect::Delete => FileState::Absent,
         };
         if let Effect::Write { .. } = effect {
-            ensure_parent(&self.root, ctx.rel).map_err(io)?;
+            ensure_parent(&*self.storage, &self.root, ctx.rel).map_err(io)?;
         }
 
         // Intent, durable before the effect.
@@ -708,57 +726,59 @@ impl Journal {
         // The intent was committed without its fsync (`insert_intent`): its WAL
         // frames are written, so it survives the death of this process, and the
         // fsync that makes it survive the machine runs on a second thread while
-        // this one re-derives the pre-state and writes and fsyncs the temp file.
-        // Both are joined before the rename: the intent is durable before the
-        // effect, and the journal costs one fsync less on the critical path.
-        let wal = self.state_dir.join(format!("{JOURNAL_FILE}-wal"));
-        let effect_result = std::thread::scope(|scope| -> io::Result<Option<FileState>> {
-            let intent_sync = scope.spawn(|| fs::File::open(&wal)?.sync_data());
-            let prepared = (|| -> io::Result<Option<FileState>> {
-                let now = durable::read_state(&target)?;
-                if now != pre {
-                    return Ok(Some(now));
-                }
-                cross(fp::AFTER_PRE_HASH);
+        // this one writes and fsyncs the temp file. Both are joined before the
+        // effect: the intent is durable before it, and the journal costs one
+        // fsync less on the critical path.
+        if self.wal_sync.is_none() {
+            let wal = self.state_dir.join(format!("{JOURNAL_FILE}-wal"));
+            match BackgroundSync::start(self.storage.clone(), wal) {
+                Ok(sync) => self.wal_sync = Some(sync),
+                Err(e) => return Err(self.settle(txn, &intent, e)),
+            }
+        }
+        let storage = &*self.storage;
+        let effect_result = (|| -> io::Result<Option<FileState>> {
+            let wal_sync = self.wal_sync.as_ref().expect("started above");
+            wal_sync.begin()?;
+            let prepared = (|| -> io::Result<()> {
                 if let (Effect::Write { bytes }, Some(temp)) = (effect, temp.as_deref()) {
-                    let file = durable::create_temp(temp, bytes, mode)?;
+                    let file = storage.create_temp(temp, bytes, mode)?;
                     cross(fp::AFTER_TEMP_WRITE);
-                    file.sync_all()?;
+                    storage.sync_file(temp, &file)?;
                     cross(fp::AFTER_TEMP_FSYNC);
                 }
-                Ok(None)
+                Ok(())
             })();
-            let synced = intent_sync
-                .join()
-                .unwrap_or_else(|_| Err(io::Error::other("intent fsync thread panicked")));
-            if let Some(changed) = prepared? {
-                return Ok(Some(changed));
-            }
+            let synced = wal_sync.wait();
+            prepared?;
             synced?;
-            match (effect, temp.as_deref()) {
-                (Effect::Write { .. }, Some(temp)) => {
-                    fs::rename(temp, &target)?;
-                    cross(fp::AFTER_RENAME);
+            apply_effect(storage, &target, temp.as_deref(), effect, &seen)
+        })();
+        let effect_result = match effect_result {
+            Ok(Some(changed)) => {
+                // Not applied: drop our temp (if any) and make that durable.
+                let temp_removed = match temp.as_deref() {
+                    Some(t) => storage.remove_file(t).is_ok(),
+                    None => false,
+                };
+                if temp_removed {
+                    let _ = storage.sync_dir(durable::parent_dir(&target));
                 }
-                _ => {
-                    fs::remove_file(&target)?;
-                    cross(fp::AFTER_UNLINK);
-                }
+                Ok(Some((changed, temp_removed)))
             }
-            durable::fsync_dir(durable::parent_dir(&target))?;
-            cross(fp::AFTER_DIR_FSYNC);
-            Ok(None)
-        });
+            Ok(None) => Ok(None),
+            Err(e) => Err(e),
+        };
 
         match effect_result {
-            Ok(Some(changed)) => {
+            Ok(Some((changed, temp_removed))) => {
                 // Someone changed the target between our read and our effect:
                 // nothing was written, say so with a proof, answer stale.
                 let proof = FileProof {
                     path: rel_str,
                     observed: changed,
                     basis: ProofBasis::NotApplied,
-                    temp_removed: false,
+                    temp_removed,
                     derived_by: Deriver::Live,
                 };
                 self.record_live(txn, TxnStatus::Compensated, Some(&proof), None)?;
@@ -847,12 +867,15 @@ impl Journal {
     ) -> rusqlite::Result<()> {
         let intent_json = serde_json::to_string(&Intent::File(intent.clone()))
             .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
-        // The one commit made without its own fsync; the caller fsyncs the WAL
-        // before the effect (see `run_file_txn`).
-        self.conn.pragma_update(None, "synchronous", "NORMAL")?;
-        let inserted = (|| {
-            let tx = self.conn.transaction()?;
-            tx.prepare_cached(
+        // Committed without its own fsync; the caller fsyncs the WAL before
+        // the effect (see `run_file_txn`).
+        let (object_id, generation) = (&self.identity.object_id, self.identity.generation);
+        // An overwrite or delete keeps its pre-image (crate::preimage) in the same SQLite
+        // transaction as the intent, so it is durable before the effect with no extra
+        // fsync; a create has none and stays one autocommit statement.
+        let target = self.root.join(&intent.path);
+        let insert = |conn: &Connection| {
+            conn.prepare_cached(
                 "INSERT INTO transactions (id, project_object_id, generation, effect_kind, operation,
                      tool_family, state, intent_json, idem_id, idem_principal, idem_session,
                      idem_request_hash, created_at_ms)
@@ -860,8 +883,8 @@ impl Journal {
             )?
             .execute(params![
                 txn.to_string(),
-                self.identity.object_id,
-                self.identity.generation as i64,
+                object_id,
+                generation as i64,
                 ctx.operation,
                 ctx.tool_family,
                 intent_json,
@@ -870,13 +893,18 @@ impl Journal {
                 ctx.idem.map(|k| &k.session),
                 ctx.idem.map(|k| k.request_hash.to_string()),
                 now_ms(),
-            ])?;
-            crate::preimage::retain(&tx, txn, &self.root.join(&intent.path), intent.pre)?;
+            ])
+            .map(|_| ())
+        };
+        unsynced(&mut self.conn, |conn| {
+            if !matches!(intent.pre, FileState::Present { .. }) {
+                return insert(conn);
+            }
+            let tx = conn.transaction()?;
+            insert(&tx)?;
+            crate::preimage::retain(&tx, txn, &target, intent.pre)?;
             tx.commit()
-        })();
-        let restored = self.conn.pragma_update(None, "synchronous", "FULL");
-        inserted?;
-        restored
+        })
     }
 
     /// Records the live terminal state; on failure the gate falls back to
@@ -888,16 +916,97 @@ impl Journal {
         proof: Option<&FileProof>,
         reason: Option<&str>,
     ) -> Result<(), TxnFailure> {
-        let result = (|| {
-            let tx = self.conn.transaction()?;
-            record_terminal(&tx, txn, TxnStatus::Open, status, proof, reason)?;
-            tx.commit()
-        })();
+        // Committed without its own fsync: the effect is already durable and
+        // the proof derived from disk, and a row lost with the power is open
+        // again and re-derived from disk at the next start, exactly like a
+        // crash after the post-hash (the power-loss sweep pins that). The
+        // next intent's WAL fsync, a checkpoint or the close makes it durable.
+        // This keeps a third fsync off the critical path of every write.
+        // One statement: in autocommit it is its own transaction.
+        let result = unsynced(&mut self.conn, |conn| {
+            record_terminal(conn, txn, TxnStatus::Open, status, proof, reason)
+        });
         result.map_err(|e| {
             self.gate = WriteGate::Unreconciled;
             TxnFailure::Journal(e)
         })
     }
+}
+
+/// The effect itself, after the intent and the temp file are durable: the
+/// compare-and-swap re-checked against the identity and bytes read at step 1,
+/// then the conditional rename (or the unlink) and the directory fsync.
+/// `Ok(Some(state))`: the target was changed by someone else and nothing of
+/// theirs was overwritten; `state` is what it holds.
+///
+/// A create renames with `RENAME_NOREPLACE`, so a file created meanwhile is
+/// never replaced. An overwrite exchanges the temp and the target atomically
+/// (`RENAME_EXCHANGE`) and then verifies that the file it displaced is the very
+/// file (device, inode, bytes) it checked; if not, it exchanges them back. So a
+/// write that lands between the re-check and the rename is detected and kept,
+/// not overwritten and committed. A delete has no conditional form: the
+/// re-check runs immediately before the unlink (see docs/recovery.md).
+fn apply_effect(
+    storage: &dyn Storage,
+    target: &Path,
+    temp: Option<&Path>,
+    effect: Effect<'_>,
+    seen: &durable::Observed,
+) -> io::Result<Option<FileState>> {
+    let now = durable::observe(target)?;
+    if now.state != seen.state || now.id != seen.id {
+        return Ok(Some(now.state));
+    }
+    cross(fp::AFTER_PRE_HASH);
+    match (effect, temp) {
+        (Effect::Write { .. }, Some(temp)) if seen.id.is_none() => {
+            match storage.rename_noreplace(temp, target) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                    return durable::read_state(target).map(Some);
+                }
+                Err(e) => return Err(e),
+            }
+            cross(fp::AFTER_RENAME);
+        }
+        (Effect::Write { .. }, Some(temp)) => {
+            storage.exchange(temp, target)?;
+            cross(fp::AFTER_RENAME);
+            let displaced = durable::observe(temp)?;
+            if displaced.state != seen.state || displaced.id != seen.id {
+                // Someone wrote between the re-check and the exchange: put
+                // their file back; ours is left at the temp path.
+                storage.exchange(temp, target)?;
+                return Ok(Some(displaced.state));
+            }
+            storage.remove_file(temp)?;
+        }
+        (Effect::Write { .. }, None) => return Err(io::Error::other("a write without its temp")),
+        (Effect::Delete, _) => {
+            storage.remove_file(target)?;
+            cross(fp::AFTER_UNLINK);
+        }
+    }
+    storage.sync_dir(durable::parent_dir(target))?;
+    cross(fp::AFTER_DIR_FSYNC);
+    Ok(None)
+}
+
+/// Runs `f` with `synchronous=NORMAL` (a commit writes its WAL frames but does
+/// not fsync them), then restores the connection's `FULL`.
+fn unsynced<T>(
+    conn: &mut Connection,
+    f: impl FnOnce(&mut Connection) -> rusqlite::Result<T>,
+) -> rusqlite::Result<T> {
+    // Cached statements: these run twice per write.
+    conn.prepare_cached("PRAGMA synchronous = NORMAL")?
+        .execute([])?;
+    let result = f(conn);
+    let restored = conn
+        .prepare_cached("PRAGMA synchronous = FULL")
+        .and_then(|mut st| st.execute([]).map(|_| ()));
+    let value = result?;
+    restored.map(|()| value)
 }
 
 struct Ctx<'a> {
@@ -913,15 +1022,15 @@ struct Ctx<'a> {
 /// Creates missing parent directories of `rel` under `root`, each made durable
 /// in its own parent. Created directories are not journaled: an empty directory
 /// left behind by a compensated create is not project content.
-fn ensure_parent(root: &Path, rel: &Path) -> io::Result<()> {
+fn ensure_parent(storage: &dyn Storage, root: &Path, rel: &Path) -> io::Result<()> {
     let Some(parent) = rel.parent() else {
         return Ok(());
     };
     let mut dir = root.to_path_buf();
     for component in parent.components() {
         let next = dir.join(component);
-        match fs::create_dir(&next) {
-            Ok(()) => durable::fsync_dir(&dir)?,
+        match storage.create_dir(&next) {
+            Ok(()) => storage.sync_dir(&dir)?,
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
             Err(e) => return Err(e),
         }
@@ -1029,6 +1138,38 @@ pub(crate) fn list(conn: &Connection, filter: &TxnFilter) -> Result<Vec<TxnRecor
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Guards against: the connection left at `synchronous=NORMAL` after a
+    /// write, which would silently drop the fsync of every other commit
+    /// (launches, editor rows, reconciliation, repair).
+    #[test]
+    fn a_write_leaves_the_connection_at_synchronous_full() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("p");
+        fs::create_dir_all(&project).unwrap();
+        let mut j = Journal::open(&dir.path().join("s"), &project).unwrap();
+        j.reconcile().unwrap();
+        let full = |j: &Journal| -> i64 {
+            j.conn
+                .pragma_query_value(None, "synchronous", |r| r.get(0))
+                .unwrap()
+        };
+        assert_eq!(full(&j), 2);
+        j.write_file(FileWrite {
+            rel_path: "a.txt".into(),
+            bytes: b"x".to_vec(),
+            expected: None,
+            idempotency: None,
+            tool_family: "t".into(),
+            operation: "write".into(),
+        })
+        .unwrap();
+        assert_eq!(
+            full(&j),
+            2,
+            "FULL (2) again after the write's unsynced commits"
+        );
+    }
 
     #[test]
     fn canonical_hash_ignores_key_order() {

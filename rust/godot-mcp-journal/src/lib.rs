@@ -10,6 +10,8 @@
 //! - [`lease`]: the per-project writer lease (`lease.lock`, an `flock`).
 //! - [`schema`]: the SQLite schema and its `user_version` migrations.
 //! - [`durable`]: the bare atomic durable write (temp, fsync, rename, fsync dir).
+//! - [`storage`]: the seam every durable file effect of a write goes through, and
+//!   (feature `failpoints`) the power-loss simulation the crash sweep runs on.
 //! - [`journal`]: [`Journal`]: open, write gate, file write/delete transactions,
 //!   compare-and-swap, idempotency, listing.
 //! - [`editor`]: `editor_runtime` transactions (intent before the bridge request, the
@@ -37,6 +39,7 @@ pub mod reconcile;
 pub mod repair;
 pub mod schema;
 pub mod state_dir;
+pub mod storage;
 
 pub use editor::{
     EditorIntent, EditorLeft, EditorProof, EditorRecord, EditorSettle, EditorTxnError,

@@ -387,3 +387,218 @@ fn a_closed_gate_refuses_writes_and_names_the_quarantined_transactions() {
     assert_eq!(listed[0].status, TxnStatus::Quarantined);
     assert!(listed[0].reason.as_deref().unwrap().contains("neither"));
 }
+
+/// A third party changes the target while a compare-and-swap write is under
+/// way: at `point`, on the writing thread, `meddle` runs once. The failpoint
+/// registry is global, so the meddling is tied to this thread and the tests
+/// that use it take turns.
+#[cfg(feature = "failpoints")]
+mod third_party {
+    use std::fs;
+    use std::os::unix::fs::MetadataExt;
+    use std::path::{Path, PathBuf};
+    use std::sync::{Arc, Mutex};
+
+    use godot_mcp_journal::failpoints;
+    use godot_mcp_journal::{
+        DeleteError, FileDelete, FileState, FileWrite, Journal, TxnFilter, TxnStatus, WriteError,
+    };
+
+    static TURN: Mutex<()> = Mutex::new(());
+
+    const OURS: &[u8] = b"the journal's new bytes\n";
+    const BEFORE: &[u8] = b"what the caller read\n";
+    const THEIRS: &[u8] = b"a third party's bytes\n";
+
+    fn write_meddled(
+        pre: Option<&[u8]>,
+        point: &'static str,
+        meddle: impl Fn(&Path) + Send + Sync + 'static,
+    ) -> (tempfile::TempDir, PathBuf, Result<(), WriteError>, Journal) {
+        meddled(pre, point, meddle, |journal, expected| {
+            journal
+                .write_file(FileWrite {
+                    rel_path: "a.txt".into(),
+                    bytes: OURS.to_vec(),
+                    expected: Some(expected),
+                    idempotency: None,
+                    tool_family: "test".into(),
+                    operation: "write".into(),
+                })
+                .map(|_| ())
+        })
+    }
+
+    fn meddled<E>(
+        pre: Option<&[u8]>,
+        point: &'static str,
+        meddle: impl Fn(&Path) + Send + Sync + 'static,
+        op: impl FnOnce(&mut Journal, FileState) -> Result<(), E>,
+    ) -> (tempfile::TempDir, PathBuf, Result<(), E>, Journal) {
+        let _turn = TURN.lock().unwrap_or_else(|p| p.into_inner());
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("project");
+        fs::create_dir_all(&project).unwrap();
+        let target = project.join("a.txt");
+        if let Some(pre) = pre {
+            fs::write(&target, pre).unwrap();
+        }
+        let mut journal = Journal::open(&dir.path().join("state"), &project).unwrap();
+        journal.reconcile().unwrap();
+        let me = std::thread::current().id();
+        let once = Arc::new(Mutex::new(Some(meddle)));
+        let at = target.clone();
+        fail::cfg_callback(point, move || {
+            if std::thread::current().id() == me
+                && let Some(meddle) = once.lock().unwrap().take()
+            {
+                meddle(&at);
+            }
+        })
+        .unwrap();
+        let result = op(&mut journal, pre.map_or(FileState::Absent, FileState::of));
+        fail::remove(point);
+        (dir, target, result, journal)
+    }
+
+    /// Replaces `target` by a new file (a new inode) holding `bytes`, the way
+    /// an editor saves: write a temp, rename it over.
+    fn rename_replace(target: &Path, bytes: &[u8]) {
+        let tmp = target.with_extension("editor-save");
+        fs::write(&tmp, bytes).unwrap();
+        fs::rename(&tmp, target).unwrap();
+    }
+
+    /// The answer is STALE with its compensated transaction, the third party's
+    /// bytes are on disk and no temp file is left.
+    fn assert_stale_and_kept(
+        dir: &tempfile::TempDir,
+        target: &Path,
+        result: Result<(), WriteError>,
+        journal: &Journal,
+        theirs: &[u8],
+    ) {
+        let txn = match result {
+            Err(WriteError::Stale {
+                transaction_id: Some(txn),
+                current,
+                ..
+            }) => {
+                assert_eq!(current, FileState::of(theirs));
+                txn
+            }
+            other => panic!("expected stale, got {other:?}"),
+        };
+        assert_eq!(fs::read(target).unwrap(), theirs, "the third party's bytes");
+        let all = journal.list_transactions(&TxnFilter::default()).unwrap();
+        assert_eq!(all.len(), 1);
+        assert_eq!(all[0].transaction_id, txn);
+        assert_eq!(all[0].status, TxnStatus::Compensated, "{:?}", all[0]);
+        let leftovers: Vec<_> = fs::read_dir(dir.path().join("project"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .filter(|n| n.to_string_lossy().starts_with(".gmcp-"))
+            .collect();
+        assert!(leftovers.is_empty(), "{leftovers:?}");
+    }
+
+    /// Guards against: a change after the first compare-and-swap check (here
+    /// while the temp file is fsynced) being overwritten and committed — the
+    /// re-check right before the rename must see it.
+    #[test]
+    fn a_rename_replace_after_the_check_answers_stale_and_is_kept() {
+        let (dir, target, result, journal) =
+            write_meddled(Some(BEFORE), failpoints::AFTER_TEMP_FSYNC, |t| {
+                rename_replace(t, THEIRS)
+            });
+        assert_stale_and_kept(&dir, &target, result, &journal, THEIRS);
+    }
+
+    /// Guards against: a compare-and-swap on bytes alone. The file was replaced
+    /// by another one with the very same bytes (another inode): its identity
+    /// changed, so the write is stale and the other file stays.
+    #[test]
+    fn a_replaced_file_with_equal_bytes_is_stale_by_identity() {
+        let (dir, target, result, journal) =
+            write_meddled(Some(BEFORE), failpoints::AFTER_TEMP_FSYNC, |t| {
+                rename_replace(t, BEFORE)
+            });
+        let ino = fs::metadata(&target).unwrap().ino();
+        assert_stale_and_kept(&dir, &target, result, &journal, BEFORE);
+        assert_eq!(
+            fs::metadata(&target).unwrap().ino(),
+            ino,
+            "their inode stays"
+        );
+    }
+
+    /// Guards against: a write that lands after the last re-check, in the
+    /// window before the rename, being overwritten and committed. Written in
+    /// place through another handle, it is caught by verifying the file the
+    /// exchange displaced, and put back.
+    #[test]
+    fn a_write_in_place_after_the_recheck_is_detected_and_put_back() {
+        let (dir, target, result, journal) =
+            write_meddled(Some(BEFORE), failpoints::AFTER_PRE_HASH, |t| {
+                use std::io::Write;
+                let mut f = fs::OpenOptions::new().write(true).open(t).unwrap();
+                f.set_len(0).unwrap();
+                f.write_all(THEIRS).unwrap();
+            });
+        assert_stale_and_kept(&dir, &target, result, &journal, THEIRS);
+    }
+
+    /// The same window, closed by a rename-replace: the displaced file is not
+    /// the one checked (another inode), so it is put back.
+    #[test]
+    fn a_rename_replace_after_the_recheck_is_detected_and_put_back() {
+        let (dir, target, result, journal) =
+            write_meddled(Some(BEFORE), failpoints::AFTER_PRE_HASH, |t| {
+                rename_replace(t, THEIRS)
+            });
+        assert_stale_and_kept(&dir, &target, result, &journal, THEIRS);
+    }
+
+    /// Guards against: a create-only write replacing a file someone else
+    /// created after the last re-check (the rename must not replace).
+    #[test]
+    fn a_file_created_after_the_recheck_is_never_replaced() {
+        let (dir, target, result, journal) = write_meddled(None, failpoints::AFTER_PRE_HASH, |t| {
+            fs::write(t, THEIRS).unwrap()
+        });
+        assert_stale_and_kept(&dir, &target, result, &journal, THEIRS);
+    }
+
+    /// Guards against: a delete that compares bytes alone. The file was
+    /// replaced by another with equal bytes after the first check; the
+    /// re-check immediately before the unlink sees the new identity, so the
+    /// delete is stale and the other file stays.
+    #[test]
+    fn a_delete_of_a_replaced_file_with_equal_bytes_is_stale_by_identity() {
+        let (_dir, target, result, journal) = meddled(
+            Some(BEFORE),
+            failpoints::AFTER_INTENT,
+            |t| rename_replace(t, BEFORE),
+            |j, expected| {
+                j.delete_file(FileDelete {
+                    rel_path: "a.txt".into(),
+                    expected: Some(expected),
+                    idempotency: None,
+                    tool_family: "test".into(),
+                    operation: "delete".into(),
+                })
+                .map(|_| ())
+            },
+        );
+        match result {
+            Err(DeleteError::Stale {
+                transaction_id: Some(_),
+                ..
+            }) => {}
+            other => panic!("expected stale, got {other:?}"),
+        }
+        assert_eq!(fs::read(&target).unwrap(), BEFORE);
+        let all = journal.list_transactions(&TxnFilter::default()).unwrap();
+        assert_eq!(all[0].status, TxnStatus::Compensated, "{:?}", all[0]);
+    }
+}

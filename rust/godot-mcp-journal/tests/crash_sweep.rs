@@ -8,6 +8,17 @@
 //! else touched the project, so every state is provable); the target is
 //! byte-for-byte its pre- or post-state; no temp file is left. The expected
 //! outcome per point is pinned too, and every failpoint must have been reached.
+//!
+//! A process death keeps the page cache, so it cannot tell whether anything was
+//! fsynced. The power-loss sweep runs the same writes with their file effects
+//! going through the journal's power-loss simulation
+//! (`storage::PowerLossSim`): at each boundary the disk is rewritten to what a
+//! power loss would leave — file bytes only if fsynced, directory entries only
+//! if their directory was fsynced, the WAL only up to its last fsync — and the
+//! same invariants must hold, with the outcome pinned by what was durable.
+//! Removing any fsync of the write path (the temp file's, the directory's after
+//! the rename or unlink, a created parent directory's, the intent's WAL fsync)
+//! fails it.
 #![cfg(feature = "failpoints")]
 
 use std::collections::BTreeSet;
@@ -30,14 +41,38 @@ enum Scenario {
     Overwrite,
     /// Delete an existing file.
     Delete,
+    /// Create a file whose parent directories do not exist yet.
+    CreateNested,
 }
 
 const PRE: &str = "pre-state bytes\n";
 const POST: &str = "post-state bytes, longer than before\n";
 const REL: &str = "scenes/level.tscn";
+const NESTED: &str = "new/deeper/level.tscn";
+
+/// How the child dies at its failpoint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Death {
+    /// The process exits; the page cache (everything written) survives.
+    Process,
+    /// The machine loses power: only what was made durable survives.
+    Power,
+}
 
 impl Scenario {
-    const ALL: [Scenario; 3] = [Scenario::Create, Scenario::Overwrite, Scenario::Delete];
+    const ALL: [Scenario; 4] = [
+        Scenario::Create,
+        Scenario::Overwrite,
+        Scenario::Delete,
+        Scenario::CreateNested,
+    ];
+
+    fn rel(self) -> &'static str {
+        match self {
+            Scenario::CreateNested => NESTED,
+            _ => REL,
+        }
+    }
 
     fn points(self) -> &'static [&'static str] {
         match self {
@@ -48,7 +83,7 @@ impl Scenario {
 
     fn pre(self) -> Option<&'static str> {
         match self {
-            Scenario::Create => None,
+            Scenario::Create | Scenario::CreateNested => None,
             _ => Some(PRE),
         }
     }
@@ -70,7 +105,7 @@ impl Scenario {
     fn command(self) -> Vec<&'static str> {
         match self {
             Scenario::Delete => vec!["delete", REL],
-            _ => vec!["write", REL, POST],
+            _ => vec!["write", self.rel(), POST],
         }
     }
 
@@ -90,11 +125,52 @@ impl Scenario {
             TxnStatus::Committed
         }
     }
+
+    /// The outcome after a power loss at `point`: the effect survives only
+    /// once its directory was fsynced.
+    fn expected_after_power_loss(self, point: &str) -> TxnStatus {
+        let points = self.points();
+        let at = points.iter().position(|p| *p == point).unwrap();
+        let durable_at = points
+            .iter()
+            .position(|p| *p == failpoints::AFTER_DIR_FSYNC)
+            .unwrap();
+        if at < durable_at {
+            TxnStatus::Compensated
+        } else {
+            TxnStatus::Committed
+        }
+    }
+
+    /// Whether the intent must have survived a power loss at `point`: its WAL
+    /// fsync runs beside the temp file's and is joined before the re-check.
+    fn intent_durable_at(self, point: &str) -> bool {
+        let points = self.points();
+        let at = points.iter().position(|p| *p == point).unwrap();
+        at >= points
+            .iter()
+            .position(|p| *p == failpoints::AFTER_PRE_HASH)
+            .unwrap()
+    }
 }
 
 fn child(state: &Path, project: &Path, args: &[&str], crash_at: Option<&str>) -> Output {
+    child_dying(state, project, args, crash_at, Death::Process)
+}
+
+fn child_dying(
+    state: &Path,
+    project: &Path,
+    args: &[&str],
+    crash_at: Option<&str>,
+    death: Death,
+) -> Output {
     let mut cmd = Command::new(CHILD);
     cmd.arg(state).arg(project).args(args);
+    match death {
+        Death::Power => cmd.env("JOURNAL_POWER_LOSS", "1"),
+        Death::Process => cmd.env_remove("JOURNAL_POWER_LOSS"),
+    };
     match crash_at {
         Some(p) => cmd.env("JOURNAL_CRASH_AT", p),
         None => cmd.env_remove("JOURNAL_CRASH_AT"),
@@ -104,7 +180,11 @@ fn child(state: &Path, project: &Path, args: &[&str], crash_at: Option<&str>) ->
 
 /// Runs the child expecting it to die at `point`; returns the point it reported.
 fn crash_at(state: &Path, project: &Path, args: &[&str], point: &str) -> String {
-    let out = child(state, project, args, Some(point));
+    crash_dying(state, project, args, point, Death::Process)
+}
+
+fn crash_dying(state: &Path, project: &Path, args: &[&str], point: &str, death: Death) -> String {
+    let out = child_dying(state, project, args, Some(point), death);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
         out.status.code(),
@@ -122,8 +202,12 @@ fn crash_at(state: &Path, project: &Path, args: &[&str], point: &str) -> String 
 }
 
 fn temp_files(dir: &Path) -> Vec<String> {
-    fs::read_dir(dir)
-        .unwrap()
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Vec::new(),
+        Err(e) => panic!("{}: {e}", dir.display()),
+    };
+    entries
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .filter(|n| n.starts_with(".gmcp-"))
         .collect()
@@ -131,16 +215,42 @@ fn temp_files(dir: &Path) -> Vec<String> {
 
 /// The final start: reconcile in-process and check every invariant.
 fn check_after_recovery(scenario: Scenario, state: &Path, project: &Path, expected: TxnStatus) {
+    check_recovered(scenario, state, project, expected, true);
+}
+
+/// [`check_after_recovery`]; with `intent_durable` false the intent may have
+/// been lost with the power (then nothing may have landed either).
+fn check_recovered(
+    scenario: Scenario,
+    state: &Path,
+    project: &Path,
+    expected: TxnStatus,
+    intent_durable: bool,
+) {
     let mut journal = Journal::open(state, project).unwrap();
     let report = journal.reconcile().unwrap();
     assert!(report.quarantined.is_empty(), "{scenario:?}: {report:?}");
     assert_eq!(report.gate, WriteGate::Open);
     let all = journal.list_transactions(&TxnFilter::default()).unwrap();
+    let on_disk = match fs::read(project.join(scenario.rel())) {
+        Ok(b) => Some(String::from_utf8(b).unwrap()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => panic!("{e}"),
+    };
+    if all.is_empty() && !intent_durable {
+        assert_eq!(expected, TxnStatus::Compensated, "{scenario:?}");
+        assert_eq!(
+            on_disk.as_deref(),
+            scenario.pre(),
+            "{scenario:?}: no intent, no effect"
+        );
+        return;
+    }
     assert_eq!(all.len(), 1, "{scenario:?}: exactly the one transaction");
     let txn = &all[0];
     assert_eq!(txn.status, expected, "{scenario:?}: {txn:?}");
 
-    let on_disk = match fs::read(project.join(REL)) {
+    let on_disk = match fs::read(project.join(scenario.rel())) {
         Ok(b) => Some(String::from_utf8(b).unwrap()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => panic!("{e}"),
@@ -155,7 +265,8 @@ fn check_after_recovery(scenario: Scenario, state: &Path, project: &Path, expect
         on_disk == scenario.pre() || on_disk == scenario.post(),
         "byte-for-byte pre or post"
     );
-    assert_eq!(temp_files(&project.join("scenes")), Vec::<String>::new());
+    let dir = project.join(scenario.rel());
+    assert_eq!(temp_files(dir.parent().unwrap()), Vec::<String>::new());
     assert!(
         journal
             .list_transactions(&TxnFilter {
@@ -193,6 +304,45 @@ fn a_crash_at_every_boundary_reconciles_to_a_proven_state() {
         reached, write_and_delete,
         "every write/delete failpoint reached"
     );
+}
+
+/// Guards against: a missing fsync anywhere in the write path — the temp
+/// file's `sync_all` (a committed target would be empty), the directory fsync
+/// after the rename or unlink (the effect would vanish under a committed row),
+/// a created parent directory's fsync (the nested create would vanish), and the
+/// intent's WAL fsync (an effect would land with no durable intent). Each is
+/// invisible to a process death; a power loss at each boundary shows it.
+#[test]
+fn a_power_loss_at_every_boundary_keeps_only_what_was_made_durable() {
+    let mut reached = BTreeSet::new();
+    for scenario in Scenario::ALL {
+        for point in scenario.points() {
+            let dir = tempfile::tempdir().unwrap();
+            let (state, project) = (dir.path().join("state"), dir.path().join("project"));
+            fs::create_dir_all(&project).unwrap();
+            scenario.setup(&project);
+            reached.insert(crash_dying(
+                &state,
+                &project,
+                &scenario.command(),
+                point,
+                Death::Power,
+            ));
+            check_recovered(
+                scenario,
+                &state,
+                &project,
+                scenario.expected_after_power_loss(point),
+                scenario.intent_durable_at(point),
+            );
+        }
+    }
+    let write_and_delete: BTreeSet<String> = failpoints::WRITE_POINTS
+        .iter()
+        .chain(failpoints::DELETE_POINTS)
+        .map(|s| s.to_string())
+        .collect();
+    assert_eq!(reached, write_and_delete);
 }
 
 /// Guards against: reconciliation that is not idempotent — a crash after it

@@ -6,12 +6,20 @@
 //! `JOURNAL_CRASH_AT=<failpoint>` the process prints `FAILPOINT_REACHED <name>`
 //! on stdout and exits with status 77 the moment it crosses that point — a
 //! process exit, not a panic, so no destructor or unwinding tidies up.
+//!
+//! With `JOURNAL_POWER_LOSS=1` as well, the write's file effects go through the
+//! power-loss simulation ([`PowerLossSim`]) and, at the failpoint, the disk is
+//! first rewritten to what a power loss would leave (every write, rename and
+//! create not yet made durable dropped, the journal's WAL cut back to its last
+//! fsync); then the process exits the same way.
 #![forbid(unsafe_code)]
 
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
+use godot_mcp_journal::storage::{PowerLossSim, RealStorage, Storage};
 use godot_mcp_journal::{FileDelete, FileWrite, Journal};
 
 /// The exit status of a process that died at its failpoint.
@@ -19,9 +27,17 @@ const CRASHED: i32 = 77;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    let sim = std::env::var_os("JOURNAL_POWER_LOSS").map(|_| Arc::new(PowerLossSim::new()));
     if let Ok(point) = std::env::var("JOURNAL_CRASH_AT") {
         let name = point.clone();
+        let sim = sim.clone();
         let armed = fail::cfg_callback(point, move || {
+            if let Some(sim) = &sim
+                && let Err(e) = sim.power_loss()
+            {
+                eprintln!("power-loss simulation failed: {e}");
+                std::process::exit(3);
+            }
             let mut out = std::io::stdout().lock();
             let _ = writeln!(out, "FAILPOINT_REACHED {name}");
             let _ = out.flush();
@@ -32,7 +48,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     }
-    match run(&args) {
+    match run(&args, sim) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("journal-test-child: {e}");
@@ -41,12 +57,23 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
+fn run(args: &[String], sim: Option<Arc<PowerLossSim>>) -> Result<(), Box<dyn std::error::Error>> {
     let [state_root, project, command, rest @ ..] = args else {
         return Err("usage: STATE_ROOT PROJECT COMMAND [ARGS]".into());
     };
-    let mut journal = Journal::open(&PathBuf::from(state_root), &PathBuf::from(project))?;
+    let storage: Arc<dyn Storage> = match &sim {
+        Some(sim) => sim.clone(),
+        None => Arc::new(RealStorage),
+    };
+    let mut journal =
+        Journal::open_with_storage(&PathBuf::from(state_root), &PathBuf::from(project), storage)?;
     let report = journal.reconcile()?;
+    if let Some(sim) = &sim {
+        // Everything so far was committed with SQLite's own fsync
+        // (synchronous=FULL): durable. From here on only what this seam
+        // fsyncs of the WAL survives the simulated power loss.
+        sim.track_whole_file(&journal.state_dir().join("journal.sqlite3-wal"))?;
+    }
     for line in report.stderr_lines() {
         eprintln!("{line}");
     }
