@@ -480,6 +480,7 @@ impl Journal {
         let mut conn =
             Connection::open(state_dir.join(JOURNAL_FILE)).map_err(MigrateError::from)?;
         schema::prepare(&mut conn)?;
+        crate::preimage::sweep_released(&conn).map_err(MigrateError::from)?;
         Ok(Self {
             conn,
             identity,

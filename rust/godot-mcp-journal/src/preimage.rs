@@ -111,6 +111,19 @@ pub(crate) fn release_if_proven(
     Ok(())
 }
 
+/// Releases every pre-image whose row is already committed or compensated. The live
+/// write records the terminal row and releases its pre-image as two autocommit
+/// statements (neither with its own fsync), so a crash between them can leave the bytes
+/// of a proven row behind; opening the journal drops them. Rows still open or
+/// quarantined keep theirs: compensate may need them.
+pub(crate) fn sweep_released(conn: &Connection) -> rusqlite::Result<usize> {
+    conn.execute(
+        "DELETE FROM preimages WHERE txn_id IN
+             (SELECT id FROM transactions WHERE state IN ('committed', 'compensated'))",
+        [],
+    )
+}
+
 /// The pre-image retained for `txn`, checked against the recorded `pre` hash.
 pub(crate) fn load(conn: &Connection, txn: TxnId, pre: FileState) -> rusqlite::Result<Retained> {
     let row: Option<(i64, i64, String, Option<Vec<u8>>)> = conn

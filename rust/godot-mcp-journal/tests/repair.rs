@@ -489,8 +489,8 @@ fn preimages(state_dir: &std::path::Path) -> (usize, u64) {
     godot_mcp_journal::preimage::retained_count(&conn).unwrap()
 }
 
-/// Item 6: a committed overwrite releases its pre-image in the same SQLite
-/// transaction that records it (nothing is retained for proven rows).
+/// Item 6: a committed overwrite releases its pre-image when it records the row
+/// (nothing is retained for proven rows).
 #[test]
 fn a_committed_overwrite_releases_its_pre_image() {
     let dir = tempfile::tempdir().unwrap();
@@ -508,6 +508,43 @@ fn a_committed_overwrite_releases_its_pre_image() {
         operation: "write".into(),
     })
     .unwrap();
+    assert_eq!(preimages(j.state_dir()), (0, 0));
+}
+
+/// The terminal row and the release are two statements: a crash between them leaves
+/// the pre-image of a committed row behind. The next open drops it.
+#[test]
+fn a_proven_row_s_left_over_pre_image_is_dropped_at_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("p");
+    fs::create_dir_all(&project).unwrap();
+    fs::write(project.join("a.txt"), PRE).unwrap();
+    let state = dir.path().join("s");
+    let mut j = Journal::open(&state, &project).unwrap();
+    j.reconcile().unwrap();
+    let txn = j
+        .write_file(godot_mcp_journal::FileWrite {
+            rel_path: "a.txt".into(),
+            bytes: POST.to_vec(),
+            expected: None,
+            idempotency: None,
+            tool_family: "t".into(),
+            operation: "write".into(),
+        })
+        .unwrap()
+        .transaction_id();
+    let state_dir = j.state_dir().to_path_buf();
+    drop(j);
+    // As a crash between the terminal UPDATE and the release would leave it.
+    let conn = rusqlite::Connection::open(state_dir.join(JOURNAL_FILE)).unwrap();
+    conn.execute(
+        "INSERT INTO preimages (txn_id, size, mode, sha256, bytes) VALUES (?1, 3, 420, 'x', x'414243')",
+        [txn.to_string()],
+    )
+    .unwrap();
+    drop(conn);
+    assert_eq!(preimages(&state_dir), (1, 3));
+    let j = Journal::open(&state, &project).unwrap();
     assert_eq!(preimages(j.state_dir()), (0, 0));
 }
 
