@@ -80,6 +80,18 @@ async fn start(project: &Path, state: &Path, godot: &Path) -> (Client, i32) {
     (().serve(t).await.unwrap(), pid)
 }
 
+/// A copy of the demo project with the add-on, and a server on it. The state dir is short
+/// and under /tmp: a session's control socket path must fit a unix socket address.
+async fn served(godot: &Path) -> (tempfile::TempDir, tempfile::TempDir, Client, i32) {
+    let p = project_with_addon(godot);
+    let s = tempfile::Builder::new()
+        .prefix("gr")
+        .tempdir_in("/tmp")
+        .unwrap();
+    let (client, server) = start(p.path(), s.path(), godot).await;
+    (p, s, client, server)
+}
+
 async fn call(c: &Client, name: &'static str, args: Value) -> rmcp::model::CallToolResult {
     c.call_tool(CallToolRequestParams::new(name).with_arguments(args.as_object().unwrap().clone()))
         .await
@@ -89,12 +101,7 @@ async fn call(c: &Client, name: &'static str, args: Value) -> rmcp::model::CallT
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn real_godot_run_capture_probe_input_and_release() {
     let Some(godot) = godot() else { return };
-    let p = project_with_addon(&godot);
-    let s = tempfile::Builder::new()
-        .prefix("gr")
-        .tempdir_in("/tmp")
-        .unwrap();
-    let (client, server) = start(p.path(), s.path(), &godot).await;
+    let (_p, s, client, server) = served(&godot).await;
 
     let r = call(
         &client,
@@ -182,12 +189,7 @@ async fn real_godot_render_game_screenshot_is_a_real_frame() {
     ) else {
         return;
     };
-    let p = project_with_addon(&godot);
-    let s = tempfile::Builder::new()
-        .prefix("gr")
-        .tempdir_in("/tmp")
-        .unwrap();
-    let (client, _server) = start(p.path(), s.path(), &godot).await;
+    let (_p, _s, client, _server) = served(&godot).await;
     let r = call(&client, "play_scene", json!({"headless": false})).await;
     let v = r.structured_content.unwrap();
     assert_ne!(r.is_error, Some(true), "{v}");
@@ -258,12 +260,7 @@ async fn real_godot_render_game_screenshot_is_a_real_frame() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn real_godot_a_deleted_control_socket_is_quarantined_and_untouched() {
     let Some(godot) = godot() else { return };
-    let p = project_with_addon(&godot);
-    let s = tempfile::Builder::new()
-        .prefix("gr")
-        .tempdir_in("/tmp")
-        .unwrap();
-    let (client, server) = start(p.path(), s.path(), &godot).await;
+    let (p, s, client, server) = served(&godot).await;
     let r = call(&client, "play_scene", json!({})).await;
     let v = r.structured_content.unwrap();
     assert_ne!(r.is_error, Some(true), "{v}");
