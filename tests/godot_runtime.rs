@@ -287,13 +287,7 @@ async fn real_godot_a_deleted_control_socket_is_quarantined_and_untouched() {
     let r = call(&client, "list_transactions", json!({})).await;
     let t = r.structured_content.unwrap();
     assert_eq!(t["write_gate"]["status"], "closed", "{t}");
-    let row = t["transactions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["transaction_id"] == txn.as_str())
-        .unwrap_or_else(|| panic!("no row for {txn}: {t}"))
-        .clone();
+    let row = support::transaction_row(&t, &txn);
     assert_eq!(row["status"], "quarantined", "{row}");
     assert!(
         row["reason"].as_str().unwrap().contains("partial identity"),

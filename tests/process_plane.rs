@@ -274,13 +274,7 @@ async fn receipt_is_durable_before_the_answer_and_survivors_are_terminated() {
     assert!(support::processes_with(&needle).is_empty());
     let t = transactions(&client).await;
     assert_eq!(t["write_gate"]["status"], "open", "{t}");
-    let row = t["transactions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["transaction_id"] == txn.as_str())
-        .unwrap()
-        .clone();
+    let row = support::transaction_row(&t, &txn);
     assert_eq!(row["status"], "compensated", "{row}");
     let summary = row["proof_summary"].as_str().unwrap();
     assert!(
@@ -446,13 +440,7 @@ async fn probe_input_screenshot_and_release_on_disconnect() {
     );
     let (client, _) = start(p.path(), s.path(), &env).await;
     let t = transactions(&client).await;
-    let row = t["transactions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["transaction_id"] == txn.as_str())
-        .unwrap()
-        .clone();
+    let row = support::transaction_row(&t, &txn);
     assert_eq!(row["status"], "compensated", "{row}");
     let out = std::fs::read_dir(s.path())
         .unwrap()
@@ -488,13 +476,7 @@ async fn normal_stop_stops_every_session_first() {
     assert!(support::group_members(pgid).is_empty());
     let (client, _) = start(p.path(), s.path(), &env).await;
     let t = transactions(&client).await;
-    let row = t["transactions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["transaction_id"] == txn.as_str())
-        .unwrap()
-        .clone();
+    let row = support::transaction_row(&t, &txn);
     assert_eq!(
         row["status"], "committed",
         "stopped and recorded by the server itself: {row}"
@@ -608,16 +590,6 @@ fn sha256_hex(bytes: &[u8]) -> String {
     hex::encode(sha2::Sha256::digest(bytes))
 }
 
-fn row(t: &Value, txn: &str) -> Value {
-    t["transactions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["transaction_id"] == txn)
-        .unwrap_or_else(|| panic!("no transaction {txn} in {t}"))
-        .clone()
-}
-
 /// An export's artifact inside the project is a journaled `file` write through the
 /// one seam, linked to the export's launch; overwriting an existing file (project.godot
 /// included) needs confirm and is journaled with its pre-state; an artifact outside
@@ -655,12 +627,12 @@ async fn an_export_artifact_is_a_journaled_write_linked_to_its_launch() {
     assert_eq!(a["sha256"], sha256_hex(&bytes), "{v}");
     assert_eq!(a["linked_launch"], v["transaction_id"], "{v}");
     let t = transactions(&client).await;
-    let file = row(&t, a["transaction_id"].as_str().unwrap());
+    let file = support::transaction_row(&t, a["transaction_id"].as_str().unwrap());
     assert_eq!(file["effect_kind"], "file", "{file}");
     assert_eq!(file["status"], "committed", "{file}");
     assert_eq!(file["operation"], "export_project", "{file}");
     assert_eq!(file["path"], "build/game.x86_64", "{file}");
-    let launch = row(&t, v["transaction_id"].as_str().unwrap());
+    let launch = support::transaction_row(&t, v["transaction_id"].as_str().unwrap());
     assert_eq!(launch["effect_kind"], "process_launch", "{launch}");
     assert_eq!(launch["status"], "committed", "{launch}");
 
@@ -692,7 +664,7 @@ async fn an_export_artifact_is_a_journaled_write_linked_to_its_launch() {
     .await;
     assert_eq!(v["registered"], true, "{v}");
     assert_eq!(std::fs::read(&target).unwrap(), vec![b'P'; 40960]);
-    let file = row(
+    let file = support::transaction_row(
         &transactions(&client).await,
         v["artifact"]["transaction_id"].as_str().unwrap(),
     );
@@ -711,7 +683,7 @@ async fn an_export_artifact_is_a_journaled_write_linked_to_its_launch() {
     let bytes = std::fs::read(&outside).unwrap();
     assert_eq!(v["artifact"]["sha256"], sha256_hex(&bytes), "{v}");
     assert_eq!(v["artifact"]["inside_project"], false, "{v}");
-    let file = row(
+    let file = support::transaction_row(
         &transactions(&client).await,
         v["artifact"]["transaction_id"].as_str().unwrap(),
     );
@@ -977,13 +949,7 @@ async fn a_deleted_control_socket_is_a_partial_match_quarantined_and_untouched()
     );
     let t = transactions(&client).await;
     assert_eq!(t["write_gate"]["status"], "closed", "{t}");
-    let row = t["transactions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["transaction_id"] == txn.as_str())
-        .unwrap()
-        .clone();
+    let row = support::transaction_row(&t, &txn);
     assert_eq!(row["status"], "quarantined", "{row}");
     assert!(
         row["reason"].as_str().unwrap().contains("partial identity"),
@@ -1029,13 +995,7 @@ async fn a_gone_leader_s_child_is_identified_by_its_inherited_nonce_and_killed()
     );
     let t = transactions(&client).await;
     assert_eq!(t["write_gate"]["status"], "open", "{t}");
-    let row = t["transactions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["transaction_id"] == txn.as_str())
-        .unwrap()
-        .clone();
+    let row = support::transaction_row(&t, &txn);
     assert_eq!(row["status"], "compensated", "{row}");
     let summary = row["proof_summary"].as_str().unwrap();
     assert!(

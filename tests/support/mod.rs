@@ -397,3 +397,14 @@ pub fn control_socket(state: &Path) -> std::path::PathBuf {
     assert_eq!(found.len(), 1, "{found:?}");
     found.remove(0)
 }
+
+/// The row of `txn` in a list_transactions result.
+pub fn transaction_row(t: &Value, txn: &str) -> Value {
+    t["transactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["transaction_id"] == txn)
+        .unwrap_or_else(|| panic!("no transaction {txn} in {t}"))
+        .clone()
+}
