@@ -842,6 +842,9 @@ async fn a_screenshot_is_mcp_image_content() {
         structured.get("png_base64").is_none(),
         "the bytes are not duplicated"
     );
+    let e = err(&client, "game_screenshot", json!({"frames": 121})).await;
+    assert_eq!(e["code"], "INVALID_PARAMS", "{e}");
+    assert_eq!(e["param"], "frames", "{e}");
     ok(&client, "stop_scene", json!({})).await;
     client.cancel().await.unwrap();
 }

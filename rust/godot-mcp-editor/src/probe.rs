@@ -17,7 +17,7 @@
 //! their `hold_ms` passes, and — the moment the server is lost — releases
 //! everything it holds and quits 15 s later.
 //!
-//! Requests: `status`, `input {event, hold_ms}`, `release_all`, `screenshot`,
+//! Requests: `status`, `input {event, hold_ms}`, `release_all`, `screenshot {frames}`,
 //! `get_property {node, property}`, `evaluate {expression}`, `quit`.
 
 use std::io::{ErrorKind, Read, Write};
@@ -44,6 +44,9 @@ pub struct GodotMcpProbe {
     inbuf: Vec<u8>,
     held: Vec<Held>,
     lost_at: Option<Instant>,
+    /// Screenshots waiting for their frames to pass: (request id, frames left). A
+    /// capture right after a scene loads can still be the blank first frame.
+    pending_shots: Vec<(Value, u64)>,
     base: Base<SceneTree>,
 }
 
@@ -99,6 +102,7 @@ impl ISceneTree for GodotMcpProbe {
     fn process(&mut self, _delta: f64) -> bool {
         self.end_expired_holds();
         self.poll();
+        self.take_due_screenshots();
         if let Some(at) = self.lost_at
             && at.elapsed() >= QUIT_AFTER_LOSS
         {
@@ -220,16 +224,63 @@ impl GodotMcpProbe {
             let Ok(msg) = serde_json::from_slice::<Value>(&line) else {
                 continue;
             };
+            // Null: the answer comes later (a screenshot waiting for its frames).
             let reply = self.handle(&msg);
-            let sent = self.stream.as_mut().map(|s| {
-                s.set_nonblocking(false)
-                    .and_then(|()| s.write_all(format!("{reply}\n").as_bytes()))
-                    .and_then(|()| s.set_nonblocking(true))
-            });
-            if !matches!(sent, Some(Ok(()))) {
-                self.lose();
+            if !reply.is_null() && !self.send(&reply) {
                 return;
             }
+        }
+    }
+
+    /// Writes one reply; a failed write loses the server.
+    fn send(&mut self, reply: &Value) -> bool {
+        let sent = self.stream.as_mut().map(|s| {
+            s.set_nonblocking(false)
+                .and_then(|()| s.write_all(format!("{reply}\n").as_bytes()))
+                .and_then(|()| s.set_nonblocking(true))
+        });
+        if matches!(sent, Some(Ok(()))) {
+            true
+        } else {
+            self.lose();
+            false
+        }
+    }
+
+    /// Counts one frame down for every waiting screenshot and answers those now due.
+    fn take_due_screenshots(&mut self) {
+        if self.pending_shots.is_empty() {
+            return;
+        }
+        let (due, wait): (Vec<_>, Vec<_>) = std::mem::take(&mut self.pending_shots)
+            .into_iter()
+            .map(|(id, left)| (id, left.saturating_sub(1)))
+            .partition(|(_, left)| *left == 0);
+        self.pending_shots = wait;
+        for (id, _) in due {
+            let reply = self.capture(id);
+            if !self.send(&reply) {
+                return;
+            }
+        }
+    }
+
+    /// The root viewport's current frame, as PNG. Only reachable with a renderer.
+    fn capture(&self, id: Value) -> Value {
+        let image = self
+            .base()
+            .get_root()
+            .and_then(|root| root.get_texture())
+            .and_then(|texture| texture.get_image());
+        match image {
+            Some(image) => {
+                let png = image.save_png_to_buffer();
+                let b64 = godot::classes::Marshalls::singleton().raw_to_base64(&png);
+                json!({"id": id, "ok": true, "png_base64": b64.to_string(),
+                    "width": image.get_width(), "height": image.get_height()})
+            }
+            None => json!({"id": id, "ok": false, "error": "not_supported",
+                "message": "the root viewport has no image to capture yet"}),
         }
     }
 
@@ -262,21 +313,13 @@ impl GodotMcpProbe {
                     return json!({"id": id, "ok": false, "error": "no_renderer",
                         "message": "this Godot build has no renderer (headless): no screenshot is possible"});
                 }
-                // The root viewport's current frame, as PNG. Only reachable with a renderer.
-                let image = self
-                    .base()
-                    .get_root()
-                    .and_then(|root| root.get_texture())
-                    .and_then(|texture| texture.get_image());
-                match image {
-                    Some(image) => {
-                        let png = image.save_png_to_buffer();
-                        let b64 = godot::classes::Marshalls::singleton().raw_to_base64(&png);
-                        json!({"id": id, "ok": true, "png_base64": b64.to_string(),
-                            "width": image.get_width(), "height": image.get_height()})
+                // After `frames` more frames (0: the frame the viewport holds now).
+                match msg["frames"].as_u64().unwrap_or(0) {
+                    0 => self.capture(id),
+                    frames => {
+                        self.pending_shots.push((id, frames));
+                        Value::Null
                     }
-                    None => json!({"id": id, "ok": false, "error": "not_supported",
-                        "message": "the root viewport has no image to capture yet"}),
                 }
             }
             "get_property" => {

@@ -246,8 +246,11 @@ async fn serve_probe(stream: tokio::net::UnixStream, nonce: String, held: &mut V
                 serde_json::json!({"id": id, "ok": true, "released": n})
             }
             // Like a Godot build with a renderer when GODOT_STANDIN_RENDERER=1: a real
-            // (1×1) PNG of "the frame"; otherwise like the headless build.
+            // (1×1) PNG of "the frame", after `frames` frames (a frame is ~16 ms);
+            // otherwise like the headless build.
             "screenshot" if std::env::var_os("GODOT_STANDIN_RENDERER").is_some() => {
+                let frames = msg["frames"].as_u64().unwrap_or(0).min(120);
+                std::thread::sleep(std::time::Duration::from_millis(16 * frames));
                 serde_json::json!({
                 "id": id, "ok": true, "width": 1, "height": 1,
                 "png_base64": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="})

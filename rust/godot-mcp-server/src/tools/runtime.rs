@@ -144,9 +144,9 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "game_screenshot",
                 "Screenshot the running game",
-                "Capture the running game's viewport through its probe. A Godot build without a \
-                 renderer (a headless build) cannot take one: that is a structured error, never \
-                 an empty image.",
+                "Capture the running game's viewport through its probe, after `frames` frames. \
+                 A Godot build without a renderer (a headless build) cannot take one: that is a \
+                 structured error, never an empty image.",
                 EffectKind::None,
             ),
             game_screenshot,
@@ -626,15 +626,27 @@ async fn simulate_input(state: Arc<AppState>, args: InputArgs, _f: CallFlags) ->
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct SessionArgs {
+pub struct ScreenshotArgs {
     /// The session (default: the newest running game).
     #[serde(default)]
     session_id: Option<String>,
+    /// Frames to let pass before the capture, so a scene that just started is drawn
+    /// (default 3; 0 takes the frame the viewport holds now).
+    #[serde(default)]
+    #[schemars(range(max = 120))]
+    frames: Option<u32>,
 }
 
-async fn game_screenshot(state: Arc<AppState>, args: SessionArgs, _f: CallFlags) -> ToolResult {
+async fn game_screenshot(state: Arc<AppState>, args: ScreenshotArgs, _f: CallFlags) -> ToolResult {
     let session = session_of(&state, args.session_id.as_deref())?;
-    let v = probe_request(&session, json!({"cmd": "screenshot"})).await?;
+    let frames = args.frames.unwrap_or(3);
+    if frames > 120 {
+        return Err(ToolError::invalid_params(
+            "frames",
+            format!("frames is {frames}; at most 120 frames can be waited for"),
+        ));
+    }
+    let v = probe_request(&session, json!({"cmd": "screenshot", "frames": frames})).await?;
     Ok(
         json!({"mime_type": "image/png", "png_base64": v["png_base64"], "width": v["width"], "height": v["height"]}),
     )
