@@ -119,7 +119,7 @@ async fn real_godot_run_capture_probe_input_and_release() {
     );
     assert_ne!(v["end"]["ended_by"], "timeout", "{v}");
 
-    let r = call(&client, "play_scene", json!({"frames": 10})).await;
+    let r = call(&client, "play_scene", json!({})).await;
     let v = r.structured_content.unwrap();
     assert_ne!(r.is_error, Some(true), "{v}");
     let pgid = v["pgid"].as_i64().unwrap() as i32;
@@ -225,7 +225,7 @@ async fn real_godot_render_game_screenshot_is_a_real_frame() {
     assert_eq!(structured["width"], info.width, "{structured}");
     assert_eq!(structured["height"], info.height, "{structured}");
     assert!(info.width >= 64 && info.height >= 64, "{info:?}");
-    call(&client, "stop_scene", json!({"frames": 10})).await;
+    call(&client, "stop_scene", json!({})).await;
     client.cancel().await.unwrap();
     eprintln!(
         "PASSED: game_screenshot from a real renderer: {}x{} PNG, {} colours ({})",
@@ -246,7 +246,7 @@ async fn real_godot_render_game_screenshot_is_a_real_frame() {
 async fn real_godot_a_deleted_control_socket_is_quarantined_and_untouched() {
     let Some(godot) = godot() else { return };
     let (p, s, client, server) = served(&godot).await;
-    let r = call(&client, "play_scene", json!({"frames": 10})).await;
+    let r = call(&client, "play_scene", json!({})).await;
     let v = r.structured_content.unwrap();
     assert_ne!(r.is_error, Some(true), "{v}");
     let pgid = v["pgid"].as_i64().unwrap() as i32;
@@ -269,7 +269,7 @@ async fn real_godot_a_deleted_control_socket_is_quarantined_and_untouched() {
         !support::group_members(pgid).is_empty(),
         "the game was signalled on a partial match"
     );
-    let r = call(&client, "list_transactions", json!({"frames": 10})).await;
+    let r = call(&client, "list_transactions", json!({})).await;
     let t = r.structured_content.unwrap();
     assert_eq!(t["write_gate"]["status"], "closed", "{t}");
     let row = support::transaction_row(&t, &txn);
