@@ -11,7 +11,7 @@ use std::path::Path;
 use rusqlite::params;
 
 use crate::ids::{FileState, TxnId, TxnStatus};
-use crate::journal::{Journal, now_ms};
+use crate::journal::{Journal, now_ms, to_json};
 use crate::launch::LaunchError;
 use crate::proof::{Deriver, FileIntent, FileProof, Intent, Proof, ProofBasis};
 
@@ -63,14 +63,10 @@ impl Journal {
                 operation,
                 tool_family,
                 TxnStatus::Committed.as_str(),
-                json(&intent)?,
-                json(&proof)?,
+                to_json(&intent)?,
+                to_json(&proof)?,
                 now,
             ])?;
         Ok(txn)
     }
-}
-
-fn json<T: serde::Serialize>(v: &T) -> rusqlite::Result<String> {
-    serde_json::to_string(v).map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))
 }

@@ -361,8 +361,7 @@ impl Journal {
             }
         }
         let txn = TxnId::random().map_err(EditorTxnError::Random)?;
-        let intent_json = serde_json::to_string(&Intent::EditorRuntime(intent.clone()))
-            .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
+        let intent_json = crate::journal::to_json(&Intent::EditorRuntime(intent.clone()))?;
         let _sync = SyncLevel::for_intent(&self.conn, intent)?;
         self.conn
             .prepare_cached(
@@ -478,9 +477,8 @@ impl Journal {
             }
         };
         let proof_json = proof
-            .map(|p| serde_json::to_string(&Proof::EditorRuntime(p)))
-            .transpose()
-            .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
+            .map(|p| crate::journal::to_json(&Proof::EditorRuntime(p)))
+            .transpose()?;
         // A quarantine closes the gate: always durable. Otherwise as the intent was.
         let _sync = if to == TxnStatus::Quarantined {
             None

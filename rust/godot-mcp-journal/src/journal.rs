@@ -866,8 +866,7 @@ impl Journal {
         intent: &FileIntent,
         ctx: &Ctx<'_>,
     ) -> rusqlite::Result<()> {
-        let intent_json = serde_json::to_string(&Intent::File(intent.clone()))
-            .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
+        let intent_json = to_json(&Intent::File(intent.clone()))?;
         // Committed without its own fsync; the caller fsyncs the WAL before
         // the effect (see `run_file_txn`).
         let (object_id, generation) = (&self.identity.object_id, self.identity.generation);
@@ -1042,6 +1041,11 @@ fn ensure_parent(storage: &dyn Storage, root: &Path, rel: &Path) -> io::Result<(
 
 /// Moves `txn` from `from` to `to` with its proof and reason; exactly one row
 /// must change, so a transition never applies to a row in another state.
+/// A journal column's JSON text; a value that cannot be serialized is a SQL error.
+pub(crate) fn to_json<T: serde::Serialize>(v: &T) -> rusqlite::Result<String> {
+    serde_json::to_string(v).map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))
+}
+
 pub(crate) fn record_terminal(
     conn: &Connection,
     txn: TxnId,
@@ -1063,10 +1067,7 @@ pub(crate) fn record_terminal_proof(
     proof: Option<&Proof>,
     reason: Option<&str>,
 ) -> rusqlite::Result<()> {
-    let proof_json = proof
-        .map(serde_json::to_string)
-        .transpose()
-        .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
+    let proof_json = proof.map(to_json).transpose()?;
     let changed = conn
         .prepare_cached(
             "UPDATE transactions SET state = ?2, proof_json = ?3, reason = ?4, terminal_at_ms = ?5

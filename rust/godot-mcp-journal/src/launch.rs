@@ -421,8 +421,7 @@ impl Journal {
 }
 
 fn intent_json(intent: &LaunchIntent) -> rusqlite::Result<String> {
-    serde_json::to_string(&Intent::ProcessLaunch(intent.clone()))
-        .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))
+    crate::journal::to_json(&Intent::ProcessLaunch(intent.clone()))
 }
 
 // ---------------------------------------------------------------------------------
