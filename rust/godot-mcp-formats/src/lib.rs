@@ -21,7 +21,6 @@
 #![forbid(unsafe_code)]
 
 pub mod error;
-mod fast_hash;
 pub mod project;
 pub mod resource;
 pub mod scene;

@@ -5,9 +5,9 @@
 use serde::Serialize;
 
 use crate::error::{ErrorKind, Mark, ParseError};
-use crate::fast_hash::FastMap;
 use crate::text::{HeaderMode, Property, RefSite, Section, parse_document};
 use crate::value::Value;
+use rustc_hash::FxHashMap as FastMap;
 
 /// The `format=` versions this crate reads (Godot 4.x writes `format=3`).
 pub const SUPPORTED_FORMATS: &[i64] = &[3];

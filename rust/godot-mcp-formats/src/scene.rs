@@ -4,13 +4,13 @@
 use serde::Serialize;
 
 use crate::error::{ErrorKind, Mark, ParseError};
-use crate::fast_hash::{FastMap, FastSet};
 use crate::resource::{
     ExtLink, ExtResource, FileHeader, ResourceLink, ResourceTables, SubResource, int_attr,
     required_string_attr, string_attr, unknown_section,
 };
 use crate::text::{HeaderMode, Property, Section, parse_document};
 use crate::value::Value;
+use rustc_hash::{FxHashMap as FastMap, FxHashSet as FastSet};
 
 /// A parsed `.tscn` file.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -1,20 +1,21 @@
-//! The approval webhook's transport: one HTTP/1.1 POST over a tokio `TcpStream`,
-//! with a deadline over the whole exchange.
+//! The approval webhook's transport: one HTTP/1.1 POST with hyper's connection-level
+//! client over a tokio `TcpStream`, with a deadline over the whole exchange.
 //!
-//! Why hand-written: the gate needs exactly one request shape to a URL the operator
-//! configured, and nothing else. A full client (reqwest: hyper-util, tower, a TLS
-//! stack; ureq: rustls, a blocking thread) would add a large dependency surface to
-//! the one component whose job is to be auditable. The cost is that only `http://`
-//! URLs are supported; the server refuses to start with an `https://` webhook rather
-//! than send approvals somewhere it cannot reach (put a local relay in front of an
-//! HTTPS endpoint). Answers are bounded (64 KiB) and parsed strictly enough to read
-//! a status and a JSON body (Content-Length, chunked, or until close).
+//! hyper is already in the build (axum serves HTTP with it); its `client::conn` API
+//! adds one request shape and nothing else: no pool, no TLS stack, no redirects, so
+//! the one component whose job is to be auditable stays small. Only `http://` URLs are
+//! supported; the server refuses to start with an `https://` webhook rather than send
+//! approvals somewhere it cannot reach (put a local relay in front of an HTTPS
+//! endpoint). Answers are bounded (64 KiB).
 //!
 //! Deciding what an answer means is not done here: see `safety::webhook_verdict`.
 
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::Bytes;
+use hyper::header::{ACCEPT, CONNECTION, CONTENT_TYPE, HOST, USER_AGENT};
+use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
 
 /// Largest webhook answer read.
@@ -103,102 +104,51 @@ pub async fn post_json(
 }
 
 async fn exchange(url: &WebhookUrl, body: &[u8]) -> Result<(u16, Vec<u8>), String> {
-    let mut stream = TcpStream::connect((url.host.as_str(), url.port))
+    let stream = TcpStream::connect((url.host.as_str(), url.port))
         .await
         .map_err(|e| format!("the approval webhook is unreachable ({})", e.kind()))?;
-    let head = format!(
-        "POST {} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json\r\n\
-         User-Agent: godot-mcp/{}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-        url.path,
-        url.host_header(),
-        env!("CARGO_PKG_VERSION"),
-        body.len()
-    );
-    let io = |e: std::io::Error| format!("the approval webhook connection failed ({})", e.kind());
-    stream.write_all(head.as_bytes()).await.map_err(io)?;
-    stream.write_all(body).await.map_err(io)?;
-    stream.flush().await.map_err(io)?;
-    let mut raw = Vec::new();
-    let mut buf = [0u8; 8192];
-    loop {
-        let n = stream.read(&mut buf).await.map_err(io)?;
-        if n == 0 {
-            break;
+    let failed = |e: hyper::Error| {
+        if e.is_parse() || e.is_parse_status() || e.is_parse_too_large() {
+            "the approval webhook did not answer HTTP".to_string()
+        } else if e.is_incomplete_message() || e.is_closed() || e.is_canceled() {
+            "the approval webhook closed before answering".to_string()
+        } else {
+            format!("the approval webhook connection failed ({e})")
         }
-        raw.extend_from_slice(&buf[..n]);
-        if raw.len() > MAX_ANSWER {
-            return Err("the approval webhook's answer is too large".into());
-        }
-        if let Some(done) = parse_answer(&raw, false) {
-            return done;
-        }
-    }
-    parse_answer(&raw, true)
-        .unwrap_or_else(|| Err("the approval webhook closed before answering".into()))
+    };
+    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+        .await
+        .map_err(failed)?;
+    // The connection task moves bytes while the request is sent and the answer read;
+    // it ends with the exchange (Connection: close) and is aborted if we return early.
+    let conn = tokio::spawn(conn);
+    let _abort = AbortOnDrop(conn.abort_handle());
+    let request = hyper::Request::post(url.path.as_str())
+        .header(HOST, url.host_header())
+        .header(CONTENT_TYPE, "application/json")
+        .header(ACCEPT, "application/json")
+        .header(USER_AGENT, concat!("godot-mcp/", env!("CARGO_PKG_VERSION")))
+        .header(CONNECTION, "close")
+        .body(Full::new(Bytes::copy_from_slice(body)))
+        .map_err(|e| format!("the approval webhook request could not be built ({e})"))?;
+    let answer = sender.send_request(request).await.map_err(failed)?;
+    let status = answer.status().as_u16();
+    let body = Limited::new(answer.into_body(), MAX_ANSWER)
+        .collect()
+        .await
+        .map_err(|e| match e.downcast::<hyper::Error>() {
+            Ok(e) => failed(*e),
+            Err(_) => "the approval webhook's answer is too large".to_string(),
+        })?
+        .to_bytes();
+    Ok((status, body.to_vec()))
 }
 
-/// Parse an HTTP/1.1 answer; `None` while more bytes are needed.
-fn parse_answer(raw: &[u8], eof: bool) -> Option<Result<(u16, Vec<u8>), String>> {
-    let head_end = raw.windows(4).position(|w| w == b"\r\n\r\n")?;
-    let head = match std::str::from_utf8(&raw[..head_end]) {
-        Ok(h) => h,
-        Err(_) => return Some(Err("the approval webhook did not answer HTTP".into())),
-    };
-    let mut lines = head.split("\r\n");
-    let status_line = lines.next().unwrap_or("");
-    let mut parts = status_line.split(' ');
-    let (Some(version), Some(code)) = (parts.next(), parts.next()) else {
-        return Some(Err("the approval webhook did not answer HTTP".into()));
-    };
-    let Ok(status) = code.parse::<u16>() else {
-        return Some(Err("the approval webhook did not answer HTTP".into()));
-    };
-    if !version.starts_with("HTTP/1.") {
-        return Some(Err("the approval webhook did not answer HTTP/1.x".into()));
-    }
-    let mut length = None;
-    let mut chunked = false;
-    for line in lines {
-        if let Some((k, v)) = line.split_once(':') {
-            let (k, v) = (k.trim().to_ascii_lowercase(), v.trim());
-            if k == "content-length" {
-                length = v.parse::<usize>().ok();
-            } else if k == "transfer-encoding" && v.to_ascii_lowercase().contains("chunked") {
-                chunked = true;
-            }
-        }
-    }
-    let body = &raw[head_end + 4..];
-    if chunked {
-        return decode_chunked(body).map(|b| Ok((status, b))).or_else(|| {
-            eof.then(|| Err("the approval webhook's chunked answer was cut short".into()))
-        });
-    }
-    match length {
-        Some(len) if body.len() >= len => Some(Ok((status, body[..len].to_vec()))),
-        Some(_) if eof => Some(Err("the approval webhook's answer was cut short".into())),
-        Some(_) => None,
-        None if eof => Some(Ok((status, body.to_vec()))),
-        None => None,
-    }
-}
+struct AbortOnDrop(tokio::task::AbortHandle);
 
-/// A complete chunked body, or `None` when incomplete or malformed.
-fn decode_chunked(mut body: &[u8]) -> Option<Vec<u8>> {
-    let mut out = Vec::new();
-    loop {
-        let line_end = body.windows(2).position(|w| w == b"\r\n")?;
-        let size_text = std::str::from_utf8(&body[..line_end]).ok()?;
-        let size = usize::from_str_radix(size_text.split(';').next()?.trim(), 16).ok()?;
-        body = &body[line_end + 2..];
-        if size == 0 {
-            return Some(out);
-        }
-        if body.len() < size + 2 {
-            return None;
-        }
-        out.extend_from_slice(&body[..size]);
-        body = &body[size + 2..];
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
 
@@ -226,19 +176,63 @@ mod tests {
         }
     }
 
-    #[test]
-    fn answers() {
+    /// A one-shot server on a real socket: reads the request head, answers `raw`, closes.
+    async fn answering(raw: Vec<u8>) -> WebhookUrl {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        tokio::spawn(async move {
+            let (mut s, _) = listener.accept().await.unwrap();
+            let mut seen = Vec::new();
+            let mut buf = [0u8; 4096];
+            while !seen.windows(4).any(|w| w == b"\r\n\r\n") {
+                let n = s.read(&mut buf).await.unwrap();
+                if n == 0 {
+                    return;
+                }
+                seen.extend_from_slice(&buf[..n]);
+            }
+            let _ = s.write_all(&raw).await;
+        });
+        WebhookUrl::parse(&format!("http://127.0.0.1:{port}/approve")).unwrap()
+    }
+
+    async fn post(raw: &[u8]) -> Result<(u16, Vec<u8>), String> {
+        let url = answering(raw.to_vec()).await;
+        post_json(&url, b"{}", Duration::from_secs(10)).await
+    }
+
+    #[tokio::test]
+    async fn answers() {
         let ok = b"HTTP/1.1 200 OK\r\ncontent-length: 17\r\n\r\n{\"approved\":true}";
         assert_eq!(
-            parse_answer(ok, false).unwrap().unwrap(),
+            post(ok).await.unwrap(),
             (200, b"{\"approved\":true}".to_vec())
         );
-        let partial = b"HTTP/1.1 200 OK\r\ncontent-length: 17\r\n\r\n{\"appr";
-        assert!(parse_answer(partial, false).is_none());
-        assert!(parse_answer(partial, true).unwrap().is_err());
         let chunked =
-            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n";
-        assert_eq!(parse_answer(chunked, false).unwrap().unwrap().1, b"hello");
-        assert!(parse_answer(b"garbage\r\n\r\n", true).unwrap().is_err());
+            b"HTTP/1.1 403 No\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n";
+        assert_eq!(post(chunked).await.unwrap(), (403, b"hello".to_vec()));
+        let until_close = b"HTTP/1.1 200 OK\r\n\r\nbody";
+        assert_eq!(post(until_close).await.unwrap().1, b"body");
+        let cut = b"HTTP/1.1 200 OK\r\ncontent-length: 17\r\n\r\n{\"appr";
+        assert!(post(cut).await.is_err());
+        assert_eq!(
+            post(b"garbage\r\n\r\n").await.unwrap_err(),
+            "the approval webhook did not answer HTTP"
+        );
+        let mut huge = format!(
+            "HTTP/1.1 200 OK\r\ncontent-length: {}\r\n\r\n",
+            MAX_ANSWER + 1
+        )
+        .into_bytes();
+        huge.resize(huge.len() + MAX_ANSWER + 1, b'x');
+        assert_eq!(
+            post(&huge).await.unwrap_err(),
+            "the approval webhook's answer is too large"
+        );
+        assert_eq!(
+            post(b"").await.unwrap_err(),
+            "the approval webhook closed before answering"
+        );
     }
 }

@@ -20,6 +20,7 @@
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
+use subtle::ConstantTimeEq;
 
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
@@ -112,11 +113,7 @@ impl BearerToken {
 
     fn matches(&self, presented: &[u8]) -> bool {
         let presented: [u8; 32] = Sha256::digest(presented).into();
-        presented
-            .iter()
-            .zip(self.digest.iter())
-            .fold(0u8, |acc, (a, b)| acc | (a ^ b))
-            == 0
+        bool::from(presented.ct_eq(&self.digest))
     }
 }
 
