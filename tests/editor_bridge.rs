@@ -160,6 +160,46 @@ async fn without_an_editor_the_tools_say_bridge_connected_and_disk_reads_still_w
     panic!("discovery file left behind after a clean shutdown");
 }
 
+/// One hello with `token`; the server's first answer line.
+fn hello_answer(d: &Discovery, token: &str) -> String {
+    let stream = TcpStream::connect(&d.endpoint).unwrap();
+    let mut writer = stream.try_clone().unwrap();
+    let mut reader = BufReader::new(stream);
+    let hello = AddonMessage::Hello(Hello {
+        protocol_version: BRIDGE_PROTOCOL_VERSION,
+        addon_version: "peer".into(),
+        godot_version: "4.4.1.stable.custom_build".parse().unwrap(),
+        token: token.into(),
+    });
+    writer
+        .write_all(format!("{}\n", serde_json::to_string(&hello).unwrap()).as_bytes())
+        .unwrap();
+    let mut line = String::new();
+    reader.read_line(&mut line).unwrap();
+    line
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_hello_with_a_wrong_token_is_refused() {
+    let project = demo_copy();
+    let client = connect(project.path()).await;
+    let d = wait_discovery(project.path());
+    // Same length with one digit changed, a prefix, longer, and empty: all refused.
+    let mut flipped = d.token.clone().into_bytes();
+    flipped[10] = if flipped[10] == b'0' { b'1' } else { b'0' };
+    let flipped = String::from_utf8(flipped).unwrap();
+    let longer = format!("{}0", d.token);
+    for token in [flipped.as_str(), &d.token[..32], longer.as_str(), ""] {
+        let answer = hello_answer(&d, token);
+        assert!(
+            answer.contains("wrong or missing token") && !answer.contains("accepted"),
+            "token {token:?}: {answer}"
+        );
+    }
+    assert!(hello_answer(&d, &d.token).contains("accepted"));
+    client.cancel().await.unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn an_applied_edit_is_a_committed_editor_transaction_and_the_tree_is_live() {
     let project = demo_copy();
