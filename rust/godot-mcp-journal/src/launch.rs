@@ -39,6 +39,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::ids::{TxnId, TxnStatus};
 use crate::journal::{Journal, QuarantinedTxn, WriteGate, now_ms, record_terminal_proof};
+use crate::process_table::ProcessTable;
 use crate::proof::{Deriver, Intent, Proof};
 
 /// Where sessions keep their output while they run, inside the project state dir.
@@ -87,14 +88,6 @@ pub struct LaunchReceipt {
 /// command line (children Godot spawns) can still be identified as the
 /// launch's: children inherit the environment.
 pub const NONCE_ENV: &str = "GODOT_MCP_SESSION_NONCE";
-
-/// The current boot's id (`/proc/sys/kernel/random/boot_id`), `None` when the
-/// kernel does not expose it.
-pub fn boot_id() -> Option<String> {
-    let id = fs::read_to_string("/proc/sys/kernel/random/boot_id").ok()?;
-    let id = id.trim();
-    (!id.is_empty()).then(|| id.to_owned())
-}
 
 /// What a `process_launch` transaction intends, durable before the spawn.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -166,6 +159,9 @@ pub enum LaunchEnd {
         /// Live members that could not be identified (never signalled).
         unaccounted: Vec<i32>,
     },
+    /// This build cannot observe process identity on the OS it runs on: nothing
+    /// was signalled, nothing is claimed gone; the row is quarantined.
+    Unobservable,
 }
 
 /// The proof of a `process_launch` transaction's terminal state.
@@ -213,6 +209,9 @@ impl LaunchProof {
                 "leader gone, {killed} proven member(s) killed, {} unidentified member(s) left running",
                 unaccounted.len()
             ),
+            LaunchEnd::Unobservable => {
+                "process identity not observable on this OS, left as it was".into()
+            }
         };
         let empty = if self.boundary_empty {
             "boundary proven empty"
@@ -425,89 +424,8 @@ fn intent_json(intent: &LaunchIntent) -> rusqlite::Result<String> {
 }
 
 // ---------------------------------------------------------------------------------
-// Process identity from /proc
+// Process identity, through the process-table seam
 // ---------------------------------------------------------------------------------
-
-/// The fields of `/proc/<pid>/stat` identity needs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ProcStat {
-    /// Field 3: R, S, D, Z, …
-    pub state: char,
-    /// Field 5.
-    pub pgrp: i32,
-    /// Field 22: start time in clock ticks since boot.
-    pub start_time: u64,
-}
-
-/// Reads `/proc/<pid>/stat`; `None` when the process does not exist.
-pub fn proc_stat(pid: i32) -> Option<ProcStat> {
-    let text = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    parse_stat(&text)
-}
-
-/// Parses a stat line; the command name (field 2) may hold spaces and parens,
-/// so fields are counted from its last `)`.
-pub fn parse_stat(text: &str) -> Option<ProcStat> {
-    let rest = &text[text.rfind(')')? + 1..];
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    // rest starts at field 3.
-    Some(ProcStat {
-        state: fields.first()?.chars().next()?,
-        pgrp: fields.get(2)?.parse().ok()?,
-        start_time: fields.get(19)?.parse().ok()?,
-    })
-}
-
-/// Whether `/proc/<pid>/cmdline` holds an argument containing `needle`.
-pub fn cmdline_contains(pid: i32, needle: &str) -> bool {
-    fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|raw| {
-        raw.split(|b| *b == 0)
-            .any(|arg| std::str::from_utf8(arg).is_ok_and(|a| a.contains(needle)))
-    })
-}
-
-/// A process that has not finished dying: not a zombie, or a zombie whose
-/// threads are still exiting.
-fn is_live(pid: i32, stat: &ProcStat) -> bool {
-    if stat.state != 'Z' && stat.state != 'X' {
-        return true;
-    }
-    fs::read_dir(format!("/proc/{pid}/task")).is_ok_and(|d| d.count() > 1)
-}
-
-/// Every live process whose process group is `pgid`.
-pub fn group_members(pgid: i32) -> Vec<i32> {
-    let Ok(dir) = fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
-        .filter(|pid| proc_stat(*pid).is_some_and(|s| s.pgrp == pgid && is_live(*pid, &s)))
-        .collect()
-}
-
-/// Every live process with `nonce` in its command line.
-pub fn nonce_holders(nonce: &str) -> Vec<i32> {
-    let Ok(dir) = fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
-        .filter(|pid| {
-            cmdline_contains(*pid, nonce) && proc_stat(*pid).is_some_and(|s| is_live(*pid, &s))
-        })
-        .collect()
-}
-
-/// Whether `pid` carries `nonce`: on its command line (the leader, after `--`),
-/// or as [`NONCE_ENV`] in its environment (inherited by every child it spawns).
-/// An environment that cannot be read (another user's process) proves nothing.
-pub fn carries_nonce(pid: i32, nonce: &str) -> bool {
-    if cmdline_contains(pid, nonce) {
-        return true;
-    }
-    let entry = format!("{NONCE_ENV}={nonce}");
-    fs::read(format!("/proc/{pid}/environ"))
-        .is_ok_and(|raw| raw.split(|b| *b == 0).any(|e| e == entry.as_bytes()))
-}
 
 /// How a recorded leader compares with the live process at its pid.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -533,15 +451,16 @@ pub enum LeaderMatch {
 /// start time say whether it is the same process; the process group, the
 /// nonce and the control socket's inode must then all match for `Exact`.
 pub fn match_leader(
+    procs: &dyn ProcessTable,
     receipt: &LaunchReceipt,
     nonce: &str,
     endpoint: &str,
     inode: u64,
 ) -> LeaderMatch {
-    let Some(stat) = proc_stat(receipt.pid) else {
+    let Some(stat) = procs.stat(receipt.pid) else {
         return LeaderMatch::Gone;
     };
-    if !is_live(receipt.pid, &stat) {
+    if !procs.is_live(receipt.pid, &stat) {
         return LeaderMatch::Gone;
     }
     if stat.start_time != receipt.start_time {
@@ -553,7 +472,7 @@ pub fn match_leader(
     if stat.pgrp != receipt.pgid {
         mismatched.push("process_group".to_owned());
     }
-    if !carries_nonce(receipt.pid, nonce) {
+    if !procs.carries_nonce(receipt.pid, nonce) {
         mismatched.push("nonce".to_owned());
     }
     if !fs::symlink_metadata(endpoint).is_ok_and(|m| m.ino() == inode) {
@@ -579,14 +498,18 @@ pub struct GroupMembers {
 /// Enumerates group `pgid` and identifies each member: it is the launch's when
 /// it carries the nonce (environment or command line) and started no earlier
 /// than the recorded leader (a child cannot predate its parent).
-pub fn identify_members(receipt: &LaunchReceipt, nonce: &str) -> GroupMembers {
+pub fn identify_members(
+    procs: &dyn ProcessTable,
+    receipt: &LaunchReceipt,
+    nonce: &str,
+) -> GroupMembers {
     let Boundary::ProcessGroup { pgid } = receipt.boundary;
     let mut out = GroupMembers::default();
-    for pid in group_members(pgid) {
-        let Some(stat) = proc_stat(pid) else {
+    for pid in procs.group_members(pgid) {
+        let Some(stat) = procs.stat(pid) else {
             continue;
         };
-        if stat.start_time >= receipt.start_time && carries_nonce(pid, nonce) {
+        if stat.start_time >= receipt.start_time && procs.carries_nonce(pid, nonce) {
             out.proven.push((pid, stat.start_time));
         } else {
             out.unaccounted.push(pid);
@@ -595,29 +518,16 @@ pub fn identify_members(receipt: &LaunchReceipt, nonce: &str) -> GroupMembers {
     out
 }
 
-/// SIGKILLs one proven member through a pidfd, after re-checking its identity
-/// on that pidfd's process: a pid that was reused in between is never signalled.
-fn kill_member(pid: i32, start_time: u64, nonce: &str) {
-    use rustix::process::{Pid, PidfdFlags, Signal, pidfd_open, pidfd_send_signal};
-    let Some(p) = Pid::from_raw(pid) else {
-        return;
-    };
-    let Ok(fd) = pidfd_open(p, PidfdFlags::empty()) else {
-        return;
-    };
-    // The pidfd pins this process: if /proc/<pid> still shows the same start
-    // time and nonce now, it is the process the pidfd refers to.
-    if proc_stat(pid).is_some_and(|s| s.start_time == start_time) && carries_nonce(pid, nonce) {
-        let _ = pidfd_send_signal(&fd, Signal::KILL);
-    }
-}
-
 /// Kills every proven member of the receipt's group and returns what the
 /// group holds now (the unaccounted members were not signalled).
-pub fn kill_proven_members(receipt: &LaunchReceipt, nonce: &str) -> GroupMembers {
-    let members = identify_members(receipt, nonce);
+pub fn kill_proven_members(
+    procs: &dyn ProcessTable,
+    receipt: &LaunchReceipt,
+    nonce: &str,
+) -> GroupMembers {
+    let members = identify_members(procs, receipt, nonce);
     for (pid, start) in &members.proven {
-        kill_member(*pid, *start, nonce);
+        procs.kill_pinned(*pid, *start, nonce);
     }
     members
 }
@@ -632,22 +542,6 @@ pub fn archive_session(state_dir: &Path, session_dir: &Path, txn: TxnId) -> io::
         Err(e) if e.kind() == io::ErrorKind::NotFound && to.exists() => Ok(to),
         Err(e) => Err(e),
     }
-}
-
-/// A snapshot of every live process: process group → members.
-fn snapshot_groups() -> std::collections::HashMap<i32, Vec<i32>> {
-    let mut map: std::collections::HashMap<i32, Vec<i32>> = std::collections::HashMap::new();
-    let Ok(dir) = fs::read_dir("/proc") else {
-        return map;
-    };
-    for pid in dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok()) {
-        if let Some(s) = proc_stat(pid)
-            && is_live(pid, &s)
-        {
-            map.entry(s.pgrp).or_default().push(pid);
-        }
-    }
-    map
 }
 
 /// The outcome re-derived for one open launch.
@@ -668,6 +562,9 @@ enum Plan {
     /// The leader is gone: proven members were killed, waiting; unaccounted
     /// members are never signalled and keep the boundary from being empty.
     KilledMembers(usize),
+    /// This OS's process table cannot observe identity: nothing is signalled and
+    /// nothing is claimed gone.
+    Unobservable,
 }
 
 /// Re-derives every open launch at startup, together: terminate survivors by
@@ -685,14 +582,18 @@ enum Plan {
 ///   killed one by one through a pidfd, and any other member is left running
 ///   and quarantines the row. Emptiness is asserted only after enumerating.
 pub(crate) fn derive_launches(
+    procs: &dyn ProcessTable,
     state_dir: &Path,
     rows: &[(TxnId, LaunchIntent)],
 ) -> Vec<LaunchDerived> {
-    let this_boot = boot_id();
-    let groups = snapshot_groups();
+    let this_boot = procs.boot_id();
+    let groups = procs.groups();
     let plans: Vec<Plan> = rows
         .iter()
         .map(|(_, intent)| {
+            if !procs.observable() {
+                return Plan::Unobservable;
+            }
             let Some(r) = &intent.receipt else {
                 return Plan::NoReceipt;
             };
@@ -703,7 +604,13 @@ pub(crate) fn derive_launches(
             }
             let Boundary::ProcessGroup { pgid } = r.boundary;
             let members = groups.get(&pgid).map_or(0, Vec::len);
-            match match_leader(r, &intent.nonce, &intent.endpoint, intent.socket_inode) {
+            match match_leader(
+                procs,
+                r,
+                &intent.nonce,
+                &intent.endpoint,
+                intent.socket_inode,
+            ) {
                 LeaderMatch::Partial { mismatched } => Plan::Partial(mismatched),
                 // The pid was reused by a process leading a group with our pgid
                 // number: that group is its own (a pgid is not reused while any
@@ -713,14 +620,11 @@ pub(crate) fn derive_launches(
                 } => Plan::Gone,
                 _ if members == 0 => Plan::Gone,
                 LeaderMatch::Exact => {
-                    if let Some(p) = rustix::process::Pid::from_raw(pgid) {
-                        let _ =
-                            rustix::process::kill_process_group(p, rustix::process::Signal::KILL);
-                    }
+                    procs.kill_group(pgid);
                     Plan::KilledGroup(pgid, members)
                 }
                 LeaderMatch::Gone | LeaderMatch::Other { .. } => {
-                    Plan::KilledMembers(kill_proven_members(r, &intent.nonce).proven.len())
+                    Plan::KilledMembers(kill_proven_members(procs, r, &intent.nonce).proven.len())
                 }
             }
         })
@@ -734,7 +638,7 @@ pub(crate) fn derive_launches(
     let mut settled = vec![false; rows.len()];
     let mut unaccounted: Vec<Vec<i32>> = vec![Vec::new(); rows.len()];
     loop {
-        let groups = snapshot_groups();
+        let groups = procs.groups();
         let need_nonces = plans
             .iter()
             .zip(&settled)
@@ -750,7 +654,7 @@ pub(crate) fn derive_launches(
             }
             let (is_empty, done) = match plan {
                 Plan::Gone | Plan::OtherBoot(_) => (true, true),
-                Plan::Partial(_) => (false, true),
+                Plan::Partial(_) | Plan::Unobservable => (false, true),
                 Plan::KilledGroup(pgid, _) => {
                     let e = !groups.contains_key(pgid);
                     (e, e)
@@ -763,7 +667,7 @@ pub(crate) fn derive_launches(
                     if groups.contains_key(&pgid) {
                         // Re-identify: a proven member may have forked before
                         // its SIGKILL landed; its child is proven the same way.
-                        let now = kill_proven_members(r, &rows[i].1.nonce);
+                        let now = kill_proven_members(procs, r, &rows[i].1.nonce);
                         if now.unaccounted.is_empty() {
                             (false, false)
                         } else {
@@ -777,7 +681,7 @@ pub(crate) fn derive_launches(
                 Plan::NoReceipt => {
                     let e = !holders
                         .iter()
-                        .any(|pid| cmdline_contains(*pid, &rows[i].1.nonce));
+                        .any(|pid| procs.cmdline_contains(*pid, &rows[i].1.nonce));
                     (e, e)
                 }
             };
@@ -797,7 +701,9 @@ pub(crate) fn derive_launches(
             let session = PathBuf::from(&intent.session_dir);
             // A partial match may still be running from its session directory:
             // leave it where it is.
-            let archived_to = if session.exists() && !matches!(plan, Plan::Partial(_)) {
+            let archived_to = if session.exists()
+                && !matches!(plan, Plan::Partial(_) | Plan::Unobservable)
+            {
                 archive_session(state_dir, &session, *txn)
                     .ok()
                     .map(|p| p.display().to_string())
@@ -822,6 +728,9 @@ pub(crate) fn derive_launches(
                 Plan::NoReceipt => {
                     "launch without a receipt: a process carrying its nonce did not exit".into()
                 }
+                Plan::Unobservable => "this build cannot observe process identity on this \
+                    operating system: the launch was not signalled and may still be running"
+                    .into(),
                 _ => format!(
                     "survivor: the process group of pid {pid} could not be proven empty after SIGKILL"
                 ),
@@ -831,6 +740,7 @@ pub(crate) fn derive_launches(
                 Plan::Gone => LaunchEnd::GoneBeforeReconcile,
                 Plan::OtherBoot(recorded_boot) => LaunchEnd::EndedWithBoot { recorded_boot },
                 Plan::Partial(mismatched) => LaunchEnd::PartialIdentity { mismatched },
+                Plan::Unobservable => LaunchEnd::Unobservable,
                 Plan::KilledGroup(_, n) => LaunchEnd::TerminatedByReconcile { survivors: n },
                 Plan::KilledMembers(killed) if !unaccounted.is_empty() => {
                     LaunchEnd::UnaccountedMembers {
@@ -863,26 +773,4 @@ pub fn retained_export_bytes(state_dir: &Path) -> (usize, u64) {
     };
     dir.filter_map(|e| fs::metadata(e.ok()?.path().join(EXPORT_PARTIAL)).ok())
         .fold((0, 0), |(n, bytes), m| (n + 1, bytes + m.len()))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn stat_parses_names_with_parens() {
-        let line = "123 (a) b (c)) S 1 456 456 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 987654 0 0";
-        let s = parse_stat(line).unwrap();
-        assert_eq!(s.state, 'S');
-        assert_eq!(s.pgrp, 456);
-        assert_eq!(s.start_time, 987654);
-    }
-
-    #[test]
-    fn own_process_reads() {
-        let me = std::process::id() as i32;
-        let s = proc_stat(me).unwrap();
-        assert!(s.start_time > 0);
-        assert!(group_members(s.pgrp).contains(&me));
-    }
 }

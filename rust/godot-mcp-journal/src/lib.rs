@@ -34,6 +34,7 @@ pub mod journal;
 pub mod launch;
 pub mod lease;
 pub mod preimage;
+pub mod process_table;
 pub mod proof;
 pub mod reconcile;
 pub mod repair;

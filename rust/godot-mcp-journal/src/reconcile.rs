@@ -203,6 +203,15 @@ impl Journal {
     /// Reconciles every open transaction, then computes the write gate. Must run
     /// before the first write; safe to run again (it is idempotent).
     pub fn reconcile(&mut self) -> Result<ReconcileReport, ReconcileError> {
+        self.reconcile_with(crate::process_table::os())
+    }
+
+    /// [`Journal::reconcile`] asking `procs` about processes (tests pass a
+    /// [`crate::process_table::FakeTable`]).
+    pub fn reconcile_with(
+        &mut self,
+        procs: &dyn crate::process_table::ProcessTable,
+    ) -> Result<ReconcileReport, ReconcileError> {
         self.gate = WriteGate::Unreconciled;
         let rows: Vec<OpenRow> = {
             let mut st = self.conn.prepare_cached(
@@ -240,7 +249,7 @@ impl Journal {
             })
             .collect();
         let mut launches: std::collections::HashMap<String, Derived> =
-            crate::launch::derive_launches(&self.state_dir, &launch_rows)
+            crate::launch::derive_launches(procs, &self.state_dir, &launch_rows)
                 .into_iter()
                 .zip(&launch_rows)
                 .map(|((status, proof, reason), (txn, _))| {

@@ -734,6 +734,14 @@ fn repair_launch(
             kind: EffectKind::ProcessLaunch,
         });
     }
+    let procs = crate::process_table::os();
+    if !procs.observable() {
+        return Err(RepairRefusal::Unproven(
+            "this build cannot observe process identity on this operating system, so no \
+             launch can be proven terminated or safe here"
+                .into(),
+        ));
+    }
     // What the boundary holds now, without touching it. The same identity rules
     // as reconciliation: a partial match (same pid and start time, another field
     // differs) is the launched process alive, never "gone", and nothing here can
@@ -742,14 +750,20 @@ fn repair_launch(
         Some(r)
             if r.boot_id
                 .as_ref()
-                .is_some_and(|b| launch::boot_id().as_ref() != Some(b)) =>
+                .is_some_and(|b| procs.boot_id().as_ref() != Some(b)) =>
         {
             // Another boot: every process of the receipt's boot has ended.
             Vec::new()
         }
         Some(r) => {
             let launch::Boundary::ProcessGroup { pgid } = r.boundary;
-            match launch::match_leader(r, &intent.nonce, &intent.endpoint, intent.socket_inode) {
+            match launch::match_leader(
+                procs,
+                r,
+                &intent.nonce,
+                &intent.endpoint,
+                intent.socket_inode,
+            ) {
                 LeaderMatch::Partial { mismatched } => {
                     return Err(RepairRefusal::Unproven(format!(
                         "partial identity: pid {} is the launched process (same pid and start \
@@ -767,10 +781,10 @@ fn repair_launch(
                 } => Vec::new(),
                 // Every live member counts, identified or not: the boundary
                 // is empty only when the group has no member at all.
-                _ => launch::group_members(pgid),
+                _ => procs.group_members(pgid),
             }
         }
-        None => launch::nonce_holders(&intent.nonce),
+        None => procs.nonce_holders(&intent.nonce),
     };
     let record = !(req.dry_run || req.operation == RepairOperation::Reconcile);
     let (to, proof) = match req.operation {
@@ -782,7 +796,7 @@ fn repair_launch(
                 ));
             }
             let state_dir = journal.state_dir.clone();
-            let derived = launch::derive_launches(&state_dir, &[(txn, intent.clone())]);
+            let derived = launch::derive_launches(procs, &state_dir, &[(txn, intent.clone())]);
             match derived.into_iter().next() {
                 Some((TxnStatus::Compensated, Some(mut proof), _)) => {
                     proof.derived_by = Deriver::Repair;

@@ -10,7 +10,12 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use godot_mcp_journal::launch::{self, Boundary, LaunchIntent, LaunchReceipt};
+use godot_mcp_journal::process_table::ProcessTable;
 use godot_mcp_journal::{Journal, TxnFilter, TxnStatus};
+
+fn procs() -> &'static dyn ProcessTable {
+    godot_mcp_journal::process_table::os()
+}
 
 struct Env {
     state: tempfile::TempDir,
@@ -63,7 +68,7 @@ fn survivor(nonce: &str) -> Child {
 
 fn wait_group(pgid: i32, n: usize) {
     let start = Instant::now();
-    while launch::group_members(pgid).len() < n {
+    while procs().group_members(pgid).len() < n {
         assert!(
             start.elapsed() < Duration::from_secs(10),
             "group {pgid} never had {n} members"
@@ -107,13 +112,13 @@ fn record(j: &mut Journal, dir: &std::path::Path, nonce: &str, receipt: LaunchRe
 }
 
 fn receipt_of(pid: i32) -> LaunchReceipt {
-    let s = launch::proc_stat(pid).unwrap();
+    let s = procs().stat(pid).unwrap();
     LaunchReceipt {
         pid,
         start_time: s.start_time,
         pgid: s.pgrp,
         boundary: Boundary::ProcessGroup { pgid: s.pgrp },
-        boot_id: launch::boot_id(),
+        boot_id: procs().boot_id(),
     }
 }
 
@@ -176,7 +181,7 @@ fn repair_run(
 }
 
 fn alive(pid: i32) -> bool {
-    launch::proc_stat(pid).is_some_and(|s| s.state != 'Z')
+    procs().stat(pid).is_some_and(|s| s.state != 'Z')
 }
 
 #[test]
@@ -193,7 +198,7 @@ fn an_exact_survivor_and_its_group_are_terminated_and_proven_empty() {
     let mut j = open(&e);
     let report = j.reconcile().unwrap();
     assert_eq!(report.compensated, 1, "{report:?}");
-    assert!(launch::group_members(pid).is_empty());
+    assert!(procs().group_members(pid).is_empty());
     let _ = child.wait();
     let rows = j.list_transactions(&TxnFilter::default()).unwrap();
     assert_eq!(rows[0].status, TxnStatus::Compensated);
@@ -239,7 +244,7 @@ fn a_reused_pid_is_not_signalled() {
     assert_eq!(report.compensated, 1);
     assert!(alive(pid), "an unrelated process was signalled");
     assert_eq!(
-        launch::group_members(pid).len(),
+        procs().group_members(pid).len(),
         2,
         "its group was signalled"
     );
@@ -342,7 +347,7 @@ fn a_partial_match_is_quarantined_never_gone() {
     }
     for pid in [pid_a, pid_b, pid_c, pid_d] {
         assert!(alive(pid), "a partial match was signalled");
-        assert_eq!(launch::group_members(pid).len(), 2);
+        assert_eq!(procs().group_members(pid).len(), 2);
     }
     for (mut ch, p) in [(a, pid_a), (b, pid_b), (c, pid_c), (d, pid_d)] {
         kill_group(p);
@@ -420,7 +425,7 @@ fn a_receipt_from_another_boot_never_kills() {
     let mut j = open(&e);
     j.reconcile().unwrap();
     assert!(alive(pid), "a receipt of another boot signalled a process");
-    assert_eq!(launch::group_members(pid).len(), 2);
+    assert_eq!(procs().group_members(pid).len(), 2);
     let rec = row(&j, r.txn);
     assert_eq!(rec.status, TxnStatus::Compensated, "{rec:?}");
     assert!(matches!(
@@ -433,9 +438,10 @@ fn a_receipt_from_another_boot_never_kills() {
 
 /// The pids in group `pgid` whose command line contains `needle`.
 fn members_with(pgid: i32, needle: &str) -> Vec<i32> {
-    launch::group_members(pgid)
+    procs()
+        .group_members(pgid)
         .into_iter()
-        .filter(|p| launch::cmdline_contains(*p, needle))
+        .filter(|p| procs().cmdline_contains(*p, needle))
         .collect()
 }
 
@@ -515,7 +521,7 @@ fn a_gone_leader_s_proven_members_are_killed_and_the_group_proven_empty() {
     drop(j);
     let mut j = open(&e);
     j.reconcile().unwrap();
-    assert!(launch::group_members(pid).is_empty());
+    assert!(procs().group_members(pid).is_empty());
     let rec = row(&j, r.txn);
     assert_eq!(rec.status, TxnStatus::Compensated, "{rec:?}");
     let proof = launch_proof(&j, r.txn);
@@ -549,7 +555,7 @@ fn a_hundred_recorded_sessions_reconcile_in_under_two_seconds() {
     println!("reconciled 100 recorded sessions (100+ live processes) in {took:?}");
     assert_eq!(report.compensated, 100, "{report:?}");
     for (_, pid) in &children {
-        assert!(launch::group_members(*pid).is_empty());
+        assert!(procs().group_members(*pid).is_empty());
     }
     for (mut c, _) in children {
         let _ = c.wait();
@@ -596,7 +602,7 @@ fn helper_launch(
         end: LaunchEnd::Exit {
             code: status.code().unwrap(),
         },
-        boundary_empty: launch::group_members(receipt.pgid).is_empty(),
+        boundary_empty: procs().group_members(receipt.pgid).is_empty(),
         archived_to: None,
         derived_by: Deriver::Live,
     };
@@ -751,7 +757,7 @@ fn repair_terminates_a_quarantined_survivor_by_exact_identity() {
     assert_eq!(report.to, TxnStatus::Compensated);
     let _ = leader.wait();
     assert!(
-        launch::group_members(pid).is_empty(),
+        procs().group_members(pid).is_empty(),
         "the group is proven empty"
     );
     assert_eq!(status(), TxnStatus::Compensated);

@@ -36,6 +36,7 @@ use godot_mcp_journal::failpoints::{self as fp, cross_pub as cross};
 use godot_mcp_journal::launch::{
     self, Boundary, LaunchEnd, LaunchIntent, LaunchProof, LaunchReceipt,
 };
+use godot_mcp_journal::process_table;
 use godot_mcp_journal::proof::Deriver;
 use godot_mcp_journal::{Journal, TxnId, TxnStatus};
 use parking_lot::Mutex;
@@ -313,15 +314,20 @@ impl Supervisor {
         cross(fp::LAUNCH_AFTER_SPAWN);
 
         // 3. The receipt, durable.
-        let Some(stat) = launch::proc_stat(pid) else {
-            return Err(failed(journal, format!("/proc/{pid}/stat is unreadable")));
+        let procs = process_table::os();
+        let Some(stat) = procs.stat(pid) else {
+            // Also where the OS's process table is unobservable: no receipt, no release.
+            return Err(failed(
+                journal,
+                format!("the identity of pid {pid} (start time, process group) is unreadable"),
+            ));
         };
         let receipt = LaunchReceipt {
             pid,
             start_time: stat.start_time,
             pgid: stat.pgrp,
             boundary: Boundary::ProcessGroup { pgid: stat.pgrp },
-            boot_id: launch::boot_id(),
+            boot_id: procs.boot_id(),
         };
         let recorded = journal.lock().record_receipt(txn, &intent, &receipt);
         if let Err(e) = recorded {
@@ -378,7 +384,7 @@ impl Supervisor {
             let empty_within = |limit: Duration| {
                 let start = Instant::now();
                 loop {
-                    if launch::group_members(pgid).is_empty() {
+                    if process_table::os().group_members(pgid).is_empty() {
                         return true;
                     }
                     if start.elapsed() > limit {
@@ -444,7 +450,7 @@ async fn reap(
     let empty = tokio::task::spawn_blocking(move || {
         let start = Instant::now();
         loop {
-            let members = launch::kill_proven_members(&receipt, &nonce);
+            let members = launch::kill_proven_members(process_table::os(), &receipt, &nonce);
             if !members.unaccounted.is_empty() {
                 tracing::warn!(
                     pgid = receipt.pgid,

@@ -1,0 +1,328 @@
+//! Reconciliation's decisions, driven through the process-table seam by an
+//! in-memory table: a hundred launches, partial identity, a reused pid, members
+//! that cannot be proven, another boot, a survivor that ignores SIGKILL and an OS
+//! whose processes cannot be observed. `tests/launch.rs` runs the same rules
+//! against real processes through `/proc`.
+
+use std::os::unix::fs::MetadataExt;
+
+use godot_mcp_journal::launch::{Boundary, LaunchEnd, LaunchIntent, LaunchReceipt, NONCE_ENV};
+use godot_mcp_journal::process_table::{FakeTable, ProcessTable, Unobservable};
+use godot_mcp_journal::{Journal, TxnFilter, TxnId, TxnStatus};
+
+const BOOT: &str = "6f1c0000-0000-4000-8000-000000000001";
+
+struct Env {
+    state: tempfile::TempDir,
+    project: tempfile::TempDir,
+}
+
+fn env() -> Env {
+    let project = tempfile::tempdir().unwrap();
+    std::fs::write(project.path().join("project.godot"), "config_version=5\n").unwrap();
+    Env {
+        state: tempfile::tempdir().unwrap(),
+        project,
+    }
+}
+
+fn open(e: &Env) -> Journal {
+    Journal::open(e.state.path(), e.project.path()).unwrap()
+}
+
+/// A recorded launch whose leader is `pid` (group `pid`, started at `start`).
+struct Launch {
+    txn: TxnId,
+    nonce: String,
+    session: std::path::PathBuf,
+}
+
+fn record(j: &mut Journal, e: &Env, n: usize, pid: i32, start: u64, boot: &str) -> Launch {
+    let nonce = format!("{n:08x}aaaabbbbccccddddeeeeffff0000");
+    let session = e.state.path().join(format!("s{n}"));
+    std::fs::create_dir_all(&session).unwrap();
+    // The control socket's inode is compared on the real file system.
+    let endpoint = session.join("c.sock");
+    std::fs::write(&endpoint, b"").unwrap();
+    std::fs::write(session.join("stdout.log"), b"out\n").unwrap();
+    let intent = LaunchIntent {
+        purpose: "play_scene".into(),
+        program: "godot".into(),
+        args: vec![],
+        nonce: nonce.clone(),
+        endpoint: endpoint.display().to_string(),
+        socket_inode: std::fs::metadata(&endpoint).unwrap().ino(),
+        session_dir: session.display().to_string(),
+        receipt: None,
+    };
+    let txn = j
+        .begin_launch(&intent, "runtime", "play_scene", None, false)
+        .unwrap();
+    let receipt = LaunchReceipt {
+        pid,
+        start_time: start,
+        pgid: pid,
+        boundary: Boundary::ProcessGroup { pgid: pid },
+        boot_id: Some(boot.into()),
+    };
+    j.record_receipt(txn, &intent, &receipt).unwrap();
+    Launch {
+        txn,
+        nonce,
+        session,
+    }
+}
+
+/// The leader as spawned: the nonce on its command line, its own group.
+fn leader(t: &FakeTable, l: &Launch, pid: i32, start: u64) {
+    let arg = format!("--godot-mcp-nonce={}", l.nonce);
+    t.spawn(pid, pid, start, &["godot", "--", &arg], &[]);
+}
+
+/// A child the leader spawned: the nonce only in its inherited environment.
+fn child(t: &FakeTable, l: &Launch, pid: i32, pgrp: i32, start: u64) {
+    let env = format!("{NONCE_ENV}={}", l.nonce);
+    t.spawn(pid, pgrp, start, &["godot-helper"], &[&env]);
+}
+
+/// Starts the journal with launches recorded by `setup`, "restarts" the server
+/// and reconciles against `procs`; returns the reopened journal.
+fn restart(e: &Env, procs: &dyn ProcessTable) -> Journal {
+    let mut j = open(e);
+    j.reconcile_with(procs).unwrap();
+    j
+}
+
+fn status_of(j: &Journal, txn: TxnId) -> TxnStatus {
+    j.list_transactions(&TxnFilter::default())
+        .unwrap()
+        .into_iter()
+        .find(|r| r.transaction_id == txn)
+        .unwrap()
+        .status
+}
+
+fn end_of(j: &Journal, txn: TxnId) -> (LaunchEnd, bool) {
+    let p = j.launch_proof(txn).unwrap().unwrap().1;
+    (p.end, p.boundary_empty)
+}
+
+/// Records launches on an empty table (so the first reconcile finds nothing).
+fn recorded(e: &Env, n: usize, pid_of: impl Fn(usize) -> (i32, u64)) -> Vec<Launch> {
+    let mut j = open(e);
+    j.reconcile_with(&FakeTable::new(BOOT)).unwrap();
+    (0..n)
+        .map(|i| {
+            let (pid, start) = pid_of(i);
+            record(&mut j, e, i, pid, start, BOOT)
+        })
+        .collect()
+}
+
+#[test]
+fn a_hundred_exact_survivors_are_killed_and_proven_with_one_snapshot_per_round() {
+    let e = env();
+    let launches = recorded(&e, 100, |i| (10_000 + 10 * i as i32, 500 + i as u64));
+    let t = FakeTable::new(BOOT);
+    for (i, l) in launches.iter().enumerate() {
+        let pid = 10_000 + 10 * i as i32;
+        leader(&t, l, pid, 500 + i as u64);
+        child(&t, l, pid + 1, pid, 600 + i as u64);
+    }
+    // An unrelated process in an unrelated group.
+    t.spawn(7, 7, 1, &["sshd"], &[]);
+    let j = restart(&e, &t);
+    for l in &launches {
+        assert_eq!(status_of(&j, l.txn), TxnStatus::Compensated);
+        assert_eq!(
+            end_of(&j, l.txn),
+            (LaunchEnd::TerminatedByReconcile { survivors: 2 }, true)
+        );
+        assert!(!l.session.exists(), "the session was archived");
+    }
+    assert_eq!(t.signalled().len(), 200);
+    assert!(t.alive(7), "an unrelated process was signalled");
+    // One snapshot to plan, one wait round that finds every group empty: not one
+    // per launch.
+    assert_eq!(t.snapshots(), 2);
+}
+
+#[test]
+fn a_partial_identity_is_quarantined_and_never_signalled() {
+    let e = env();
+    let l = recorded(&e, 1, |_| (4000, 77)).remove(0);
+    let t = FakeTable::new(BOOT);
+    // Same pid and start time, but it now leads another process group.
+    let arg = format!("--godot-mcp-nonce={}", l.nonce);
+    t.spawn(4000, 4100, 77, &["godot", &arg], &[]);
+    t.spawn(4001, 4000, 80, &["x"], &[]);
+    let j = restart(&e, &t);
+    assert_eq!(status_of(&j, l.txn), TxnStatus::Quarantined);
+    assert_eq!(
+        end_of(&j, l.txn),
+        (
+            LaunchEnd::PartialIdentity {
+                mismatched: vec!["process_group".into()]
+            },
+            false
+        )
+    );
+    assert!(t.signalled().is_empty(), "{:?}", t.signalled());
+    assert!(
+        l.session.exists(),
+        "a partial match keeps its session directory"
+    );
+    assert!(matches!(
+        j.gate(),
+        godot_mcp_journal::WriteGate::Closed { .. }
+    ));
+}
+
+#[test]
+fn a_missing_nonce_is_a_partial_match_too() {
+    let e = env();
+    let l = recorded(&e, 1, |_| (4000, 77)).remove(0);
+    let t = FakeTable::new(BOOT);
+    t.spawn(4000, 4000, 77, &["godot"], &[]);
+    let j = restart(&e, &t);
+    assert_eq!(
+        end_of(&j, l.txn),
+        (
+            LaunchEnd::PartialIdentity {
+                mismatched: vec!["nonce".into()]
+            },
+            false
+        )
+    );
+    assert!(t.signalled().is_empty());
+}
+
+#[test]
+fn a_reused_pid_leading_its_own_group_is_left_alone_and_ours_is_gone() {
+    let e = env();
+    let l = recorded(&e, 1, |_| (5000, 77)).remove(0);
+    let t = FakeTable::new(BOOT);
+    // Another process (other start time) holds the pid and leads group 5000.
+    t.spawn(5000, 5000, 99, &["vim"], &[]);
+    t.spawn(5001, 5000, 100, &["vim-child"], &[]);
+    let j = restart(&e, &t);
+    assert_eq!(status_of(&j, l.txn), TxnStatus::Compensated);
+    assert_eq!(end_of(&j, l.txn), (LaunchEnd::GoneBeforeReconcile, true));
+    assert!(t.signalled().is_empty(), "{:?}", t.signalled());
+}
+
+#[test]
+fn a_gone_leader_s_proven_members_are_killed_and_unproven_ones_quarantine() {
+    let e = env();
+    let l = recorded(&e, 1, |_| (6000, 50)).remove(0);
+    let t = FakeTable::new(BOOT);
+    // Leader gone. Group 6000 holds: a child carrying the nonce (proven), a process
+    // without it, and one carrying it but older than the leader (a child cannot
+    // predate its parent).
+    child(&t, &l, 6001, 6000, 60);
+    t.spawn(6002, 6000, 61, &["stranger"], &[]);
+    child(&t, &l, 6003, 6000, 10);
+    let j = restart(&e, &t);
+    assert_eq!(status_of(&j, l.txn), TxnStatus::Quarantined);
+    assert_eq!(
+        end_of(&j, l.txn),
+        (
+            LaunchEnd::UnaccountedMembers {
+                killed: 1,
+                unaccounted: vec![6002, 6003]
+            },
+            false
+        )
+    );
+    assert_eq!(t.signalled(), vec![6001]);
+    assert!(t.alive(6002) && t.alive(6003));
+}
+
+#[test]
+fn a_gone_leader_s_proven_members_alone_empty_the_boundary() {
+    let e = env();
+    let l = recorded(&e, 1, |_| (6000, 50)).remove(0);
+    let t = FakeTable::new(BOOT);
+    child(&t, &l, 6001, 6000, 60);
+    child(&t, &l, 6002, 6000, 61);
+    let j = restart(&e, &t);
+    assert_eq!(status_of(&j, l.txn), TxnStatus::Compensated);
+    assert_eq!(
+        end_of(&j, l.txn),
+        (LaunchEnd::TerminatedByReconcile { survivors: 2 }, true)
+    );
+    assert_eq!(t.signalled(), vec![6001, 6002]);
+}
+
+#[test]
+fn a_receipt_from_another_boot_signals_nothing() {
+    let e = env();
+    let l = recorded(&e, 1, |_| (7000, 5)).remove(0);
+    // This boot has an exact look-alike at the pid: it cannot be ours.
+    let t = FakeTable::new("another-boot");
+    leader(&t, &l, 7000, 5);
+    let j = restart(&e, &t);
+    assert_eq!(status_of(&j, l.txn), TxnStatus::Compensated);
+    assert_eq!(
+        end_of(&j, l.txn),
+        (
+            LaunchEnd::EndedWithBoot {
+                recorded_boot: BOOT.into()
+            },
+            true
+        )
+    );
+    assert!(t.signalled().is_empty());
+}
+
+#[test]
+fn a_survivor_that_ignores_sigkill_is_quarantined() {
+    let e = env();
+    let l = recorded(&e, 1, |_| (8000, 5)).remove(0);
+    let t = FakeTable::new(BOOT);
+    leader(&t, &l, 8000, 5);
+    child(&t, &l, 8001, 8000, 6);
+    t.survive_kill(8001);
+    let j = restart(&e, &t);
+    assert_eq!(status_of(&j, l.txn), TxnStatus::Quarantined);
+    assert_eq!(
+        end_of(&j, l.txn),
+        (LaunchEnd::TerminatedByReconcile { survivors: 2 }, false)
+    );
+    assert!(t.alive(8001));
+}
+
+#[test]
+fn where_processes_cannot_be_observed_every_launch_is_quarantined_untouched() {
+    let e = env();
+    let l = recorded(&e, 1, |_| (9000, 5)).remove(0);
+    let j = restart(&e, &Unobservable);
+    assert_eq!(status_of(&j, l.txn), TxnStatus::Quarantined);
+    assert_eq!(end_of(&j, l.txn), (LaunchEnd::Unobservable, false));
+    assert!(l.session.exists());
+}
+
+#[test]
+fn a_zombie_leader_with_an_empty_group_is_gone() {
+    use godot_mcp_journal::process_table::{FakeProcess, ProcStat};
+    let e = env();
+    let l = recorded(&e, 1, |_| (9100, 5)).remove(0);
+    let t = FakeTable::new(BOOT);
+    // Exited but not reaped: its entry remains, it is not live.
+    t.insert(
+        9100,
+        FakeProcess {
+            stat: Some(ProcStat {
+                state: 'Z',
+                pgrp: 9100,
+                start_time: 5,
+            }),
+            cmdline: vec![format!("--godot-mcp-nonce={}", l.nonce)],
+            ..FakeProcess::default()
+        },
+    );
+    let j = restart(&e, &t);
+    assert_eq!(status_of(&j, l.txn), TxnStatus::Compensated);
+    assert_eq!(end_of(&j, l.txn), (LaunchEnd::GoneBeforeReconcile, true));
+    assert!(t.signalled().is_empty());
+}
