@@ -240,6 +240,8 @@ async fn real_godot_package_zip_installs_into_an_empty_project_and_serves_it() {
             "godot-mcp: extension loaded (add-on {}",
             env!("CARGO_PKG_VERSION")
         ),
+        // plugin.gd: the plugin is enabled in Project Settings, not just the library loaded.
+        "godot-mcp: plugin enabled; executor switch on".to_string(),
         "godot-mcp: executor enabled".to_string(),
     ] {
         assert!(
