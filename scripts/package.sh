@@ -6,7 +6,8 @@ set -euo pipefail
 
 usage() {
     cat <<'USAGE'
-Usage: scripts/package.sh [--platform NAME] [--no-build] [--lib FILE] [--server FILE] [--out DIR]
+Usage: scripts/package.sh [--platform NAME] [--profile NAME] [--no-build] [--lib FILE]
+                          [--server FILE] [--out DIR]
 
 Builds (cargo build --release --locked) the add-on's GDExtension library and the godot-mcp
 server for this machine, and writes dist/godot_mcp-<version>-<platform>.zip:
@@ -19,7 +20,11 @@ server for this machine, and writes dist/godot_mcp-<version>-<platform>.zip:
 platforms' zips unpack into one project side by side. <version> is the workspace version.
 
   --platform NAME  package for NAME instead of this machine (with --lib and --server).
-  --no-build       do not run cargo; take the release build already in the target dir.
+  --profile NAME   the cargo profile to build and package (default: release). Tests pass
+                   `--profile dev --no-build` to pack the debug build scripts/test.sh
+                   already made; a release is always packaged from the release profile.
+  --no-build       do not run cargo; take the build of that profile already in the
+                   target dir.
   --lib FILE       the GDExtension library to package (e.g. a lipo-merged universal one).
   --server FILE    the server binary to package.
   --out DIR        write the zip into DIR (default: dist/ in the repository).
@@ -37,6 +42,7 @@ USAGE
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 platform=""
+profile=release
 build=1
 lib=""
 server=""
@@ -46,10 +52,11 @@ die() { echo "error: $*" >&2; exit 2; }
 
 while [[ $# -gt 0 ]]; do
     case "$1" in
-        --platform | --lib | --server | --out)
+        --platform | --profile | --lib | --server | --out)
             [[ $# -ge 2 ]] || die "$1 needs a value"
             case "$1" in
                 --platform) platform="$2" ;;
+                --profile) profile="$2" ;;
                 --lib) lib="$2" ;;
                 --server) server="$2" ;;
                 --out) out="$2" ;;
@@ -98,16 +105,20 @@ version="$(sed -n 's/^version = "\(.*\)"$/\1/p' "$repo_root/Cargo.toml" | head -
 grep -q "^version=\"$version\"$" "$repo_root/addons/godot_mcp/plugin.cfg" ||
     die "addons/godot_mcp/plugin.cfg version differs from Cargo.toml's $version"
 
+[[ "$profile" =~ ^[A-Za-z0-9_-]+$ ]] || die "bad --profile $profile"
+# cargo puts the dev profile's output in debug/, every other profile's in a folder of its name.
+profile_dir="$profile"
+[[ $profile == dev ]] && profile_dir=debug
 target_dir="${CARGO_TARGET_DIR:-$repo_root/target}"
 [[ "$target_dir" = /* ]] || target_dir="$repo_root/$target_dir"
 if [[ -z "$lib" || -z "$server" ]]; then
     if [[ $build -eq 1 ]]; then
-        echo "==> cargo build --release --locked -p godot-mcp-editor -p godot-mcp-server"
-        (cd "$repo_root" && CARGO_TARGET_DIR="$target_dir" "${CARGO:-cargo}" build --release --locked \
-            -p godot-mcp-editor -p godot-mcp-server)
+        echo "==> cargo build --profile $profile --locked -p godot-mcp-editor -p godot-mcp-server"
+        (cd "$repo_root" && CARGO_TARGET_DIR="$target_dir" "${CARGO:-cargo}" build --profile "$profile" \
+            --locked -p godot-mcp-editor -p godot-mcp-server)
     fi
-    lib="${lib:-$target_dir/release/$lib_name}"
-    server="${server:-$target_dir/release/$server_name}"
+    lib="${lib:-$target_dir/$profile_dir/$lib_name}"
+    server="${server:-$target_dir/$profile_dir/$server_name}"
 fi
 [[ -f "$lib" ]] || die "library not found: $lib"
 [[ -f "$server" ]] || die "server binary not found: $server"
@@ -134,9 +145,12 @@ zip_path="$(cd "$out" && pwd)/godot_mcp-$version-$platform.zip"
 rm -f "$zip_path"
 # Python's zipfile rather than zip(1): present on every CI runner, Windows included.
 # Sorted entries, fixed time stamps and the files' mode bits (the server stays executable).
-"$python" - "$stage" "$zip_path" <<'PY'
+# A dev build (~250 MB of debug binaries, packed by tests) is deflated at level 1: 4x faster.
+level=6
+[[ $profile == release ]] || level=1
+"$python" - "$stage" "$zip_path" "$level" <<'PY'
 import os, sys, time, zipfile
-stage, dest = sys.argv[1], sys.argv[2]
+stage, dest, level = sys.argv[1], sys.argv[2], int(sys.argv[3])
 stamp = time.gmtime(max(int(os.environ.get("SOURCE_DATE_EPOCH", "315532800")), 315532800))[:6]
 with zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as z:
     for root, dirs, files in os.walk(stage):
@@ -147,6 +161,6 @@ with zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as z:
             info.external_attr = (0o100755 if os.access(path, os.X_OK) else 0o100644) << 16
             info.compress_type = zipfile.ZIP_DEFLATED
             with open(path, "rb") as f:
-                z.writestr(info, f.read())
+                z.writestr(info, f.read(), compresslevel=level)
 PY
 echo "packaged $zip_path"

@@ -1,15 +1,25 @@
-//! scripts/package.sh: the release zip for this machine, unpacked and checked.
+//! scripts/package.sh: the zip for this machine, unpacked into a fresh, empty Godot project
+//! and served from there, as a user installs it.
 //!
-//! A release build takes minutes, so this runs only when asked: GODOT_MCP_TEST_PACKAGE=1
-//! (otherwise it prints SKIPPED and passes). It packages into a temp dir, unpacks with
-//! `unzip` (which, like the tools users unpack with, restores the mode bits), and checks
-//! the Asset Library layout and that the bundled server runs. With GODOT_BIN set, the
-//! headless editor then opens a fresh project holding nothing but project.godot and the
-//! unpacked add-on, with the plugin enabled, and must load the packaged release library.
+//! It packs this test run's own debug build (`--profile dev --no-build`: scripts/test.sh has
+//! built it, so nothing is built twice); `GODOT_MCP_TEST_PACKAGE=1` builds and packs a
+//! release build instead (minutes). The zip is unpacked with `unzip` (which, like the tools
+//! users unpack with, restores the mode bits) and its Asset Library layout checked. With
+//! `GODOT_BIN`, the headless editor then opens a project that held nothing but
+//! project.godot, with the plugin enabled, and an MCP client talks to the server BUNDLED in
+//! the zip: it creates a scene, creates a node and undoes it, and the saved scene is
+//! checked before and after. No cargo runs after packaging. Without `GODOT_BIN` the layout
+//! is still checked, and the real-editor part prints SKIPPED.
+
+mod support;
 
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::Instant;
+
+use serde_json::json;
+use support::*;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -17,7 +27,7 @@ fn repo() -> PathBuf {
 
 /// The target dir this test binary was built into (target/<profile>/godot-mcp → target).
 fn target_dir() -> PathBuf {
-    Path::new(env!("CARGO_BIN_EXE_godot-mcp"))
+    bin()
         .parent()
         .and_then(Path::parent)
         .expect("target/<profile>/godot-mcp")
@@ -32,54 +42,39 @@ fn host_platform() -> String {
     format!("linux-{arch}")
 }
 
-#[test]
-fn package_zip_has_the_asset_library_layout_and_a_running_server() {
-    if std::env::var("GODOT_MCP_TEST_PACKAGE").as_deref() != Ok("1") {
-        eprintln!("SKIPPED: set GODOT_MCP_TEST_PACKAGE=1 to build and check the release zip");
-        return;
-    }
-    let out = tempfile::tempdir().unwrap();
-    let status = Command::new("bash")
-        .arg(repo().join("scripts/package.sh"))
+/// Runs scripts/package.sh into `out` and returns the zip it wrote.
+fn package(out: &Path) -> PathBuf {
+    let mut cmd = Command::new("bash");
+    cmd.arg(repo().join("scripts/package.sh"))
         .arg("--out")
-        .arg(out.path())
-        .env("CARGO_TARGET_DIR", target_dir())
-        .status()
-        .unwrap();
+        .arg(out)
+        .env("CARGO_TARGET_DIR", target_dir());
+    if std::env::var("GODOT_MCP_TEST_PACKAGE").as_deref() != Ok("1") {
+        // The debug build of this run: the server under test and the add-on library
+        // (built here unless scripts/test.sh already did).
+        editor_library();
+        cmd.args(["--profile", "dev", "--no-build"]);
+    }
+    let status = cmd.status().unwrap();
     assert!(status.success(), "scripts/package.sh failed");
-
-    let version = env!("CARGO_PKG_VERSION");
-    let platform = host_platform();
-    let zip = out
-        .path()
-        .join(format!("godot_mcp-{version}-{platform}.zip"));
+    let zip = out.join(format!(
+        "godot_mcp-{}-{}.zip",
+        env!("CARGO_PKG_VERSION"),
+        host_platform()
+    ));
     assert!(zip.is_file(), "{} missing", zip.display());
+    zip
+}
 
-    let listing = Command::new("unzip").arg("-Z1").arg(&zip).output().unwrap();
-    assert!(listing.status.success());
-    let entries: Vec<String> = String::from_utf8(listing.stdout)
-        .unwrap()
-        .lines()
-        .map(str::to_owned)
-        .collect();
-    for entry in &entries {
+/// Checks the unpacked add-on in `project` against the zip's listing `entries`.
+fn check_layout(project: &Path, entries: &[String]) {
+    for entry in entries {
         assert!(
             entry.starts_with("addons/godot_mcp/"),
             "{entry} is outside addons/godot_mcp/"
         );
     }
-
-    let project = tempfile::tempdir().unwrap();
-    let status = Command::new("unzip")
-        .args(["-q"])
-        .arg(&zip)
-        .arg("-d")
-        .arg(project.path())
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let addon = project.path().join("addons/godot_mcp");
-
+    let addon = project.join("addons/godot_mcp");
     for file in ["plugin.cfg", "plugin.gd", "icon.svg", "LICENSE"] {
         assert!(addon.join(file).is_file(), "{file} missing from the zip");
     }
@@ -93,6 +88,7 @@ fn package_zip_has_the_asset_library_layout_and_a_running_server() {
     );
 
     // The library sits where the manifest tells Godot to load it on this machine.
+    let platform = host_platform();
     let tag = format!(
         "linux.release.{} = \"res://",
         platform.trim_start_matches("linux-")
@@ -102,7 +98,7 @@ fn package_zip_has_the_asset_library_layout_and_a_running_server() {
         .find(|l| l.starts_with(&tag))
         .unwrap_or_else(|| panic!("no {tag} in the manifest"));
     let res = line[tag.len()..].trim_end_matches('"');
-    let lib = project.path().join(res);
+    let lib = project.join(res);
     assert!(
         lib.is_file(),
         "{} (named by the manifest) missing",
@@ -118,60 +114,186 @@ fn package_zip_has_the_asset_library_layout_and_a_running_server() {
     );
 
     // The bundled server runs from where the add-on will look for it.
-    let server = addon.join("bin").join(&platform).join("godot-mcp");
-    let version_out = Command::new(&server).arg("--version").output().unwrap();
+    let version_out = Command::new(bundled_server(project))
+        .arg("--version")
+        .output()
+        .unwrap();
     assert!(version_out.status.success());
     assert_eq!(
         String::from_utf8_lossy(&version_out.stdout).trim(),
-        format!("godot-mcp {version}")
+        format!("godot-mcp {}", env!("CARGO_PKG_VERSION"))
     );
-
-    open_in_real_godot(project.path());
 }
 
-/// Opens the unpacked project in the real headless editor: the library the manifest names
-/// must load and the plugin must switch the executor on. SKIPPED without GODOT_BIN (a
-/// failure with GODOT_MCP_REQUIRE_GODOT=1).
-fn open_in_real_godot(project: &Path) {
-    let Some(godot) = std::env::var_os("GODOT_BIN") else {
-        assert!(
-            std::env::var("GODOT_MCP_REQUIRE_GODOT").as_deref() != Ok("1"),
-            "GODOT_MCP_REQUIRE_GODOT=1 but GODOT_BIN is not set"
-        );
-        eprintln!("SKIPPED: the zip in a real editor (set GODOT_BIN)");
-        return;
-    };
+fn bundled_server(project: &Path) -> PathBuf {
+    project
+        .join("addons/godot_mcp/bin")
+        .join(host_platform())
+        .join("godot-mcp")
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn real_godot_package_zip_installs_into_an_empty_project_and_serves_it() {
+    let started = Instant::now();
+    let out = tempfile::tempdir().unwrap();
+    let zip = package(out.path());
+    let packaged = started.elapsed();
+
+    let listing = Command::new("unzip").arg("-Z1").arg(&zip).output().unwrap();
+    assert!(listing.status.success());
+    let entries: Vec<String> = String::from_utf8(listing.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+
+    // A fresh, empty Godot project: nothing but project.godot. The zip unpacks into it.
+    let project = tempfile::tempdir().unwrap();
+    let p = project.path();
     fs::write(
-        project.join("project.godot"),
-        "config_version=5\n\n[application]\n\nconfig/name=\"zip\"\n\n\
-         [editor_plugins]\n\nenabled=PackedStringArray(\"res://addons/godot_mcp/plugin.cfg\")\n",
+        p.join("project.godot"),
+        "config_version=5\n\n[application]\n\nconfig/name=\"zip\"\n",
     )
     .unwrap();
-    let run = |args: &[&str]| {
-        let out = Command::new(&godot)
-            .args(["--headless", "--path"])
-            .arg(project)
-            .args(args)
-            .output()
-            .unwrap();
-        let log = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert!(out.status.success(), "godot {args:?} failed:\n{log}");
-        log
+    let status = Command::new("unzip")
+        .args(["-q"])
+        .arg(&zip)
+        .arg("-d")
+        .arg(p)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    check_layout(p, &entries);
+    eprintln!(
+        "zip layout checked ({:.1} s, of which package.sh {:.1} s)",
+        started.elapsed().as_secs_f64(),
+        packaged.as_secs_f64()
+    );
+
+    let Some(godot) = godot_bin("the unpacked zip in a real editor") else {
+        return;
     };
-    run(&["--import"]);
-    let log = run(&["--editor", "--quit-after", "300"]);
+    // Enabled as Project Settings > Plugins does it.
+    let mut settings = fs::read_to_string(p.join("project.godot")).unwrap();
+    settings.push_str(
+        "\n[editor_plugins]\n\nenabled=PackedStringArray(\"res://addons/godot_mcp/plugin.cfg\")\n",
+    );
+    fs::write(p.join("project.godot"), settings).unwrap();
+    run_godot(&godot, p, &["--import"]);
+
+    // The server the zip bundles, started from inside the unpacked add-on.
+    let client = connect_bin(&bundled_server(p), p, tempfile::tempdir().unwrap(), &[]).await;
+    let logs = tempfile::tempdir().unwrap();
+    let log = logs.path().join("editor.log");
+    let mut editor = start_godot_editor(&godot, p, &log);
+    let created = call_once_connected(
+        &client,
+        &mut editor,
+        &log,
+        "create_scene",
+        json!({"path": "res://main.tscn", "root_type": "Node2D", "confirm": true}),
+    )
+    .await;
+    assert_ne!(
+        created.is_error,
+        Some(true),
+        "{:?}",
+        created.structured_content
+    );
+    let scene = p.join("main.tscn");
+    call_ok(&client, "save_scene", json!({"confirm": true})).await;
+    let before = fs::read_to_string(&scene).unwrap();
+    assert!(
+        before.contains("[node name=\"Main\" type=\"Node2D\"]"),
+        "{before}"
+    );
+
+    let node = call_ok(
+        &client,
+        "create_node",
+        json!({"parent": ".", "type": "Node2D", "name": "McpNode"}),
+    )
+    .await;
+    call_ok(&client, "save_scene", json!({"confirm": true})).await;
+    let edited = fs::read_to_string(&scene).unwrap();
+    assert!(
+        edited.contains("[node name=\"McpNode\" type=\"Node2D\" parent=\".\"]"),
+        "{edited}"
+    );
+    let undone = call_ok(&client, "editor_undo", json!({})).await;
+    call_ok(&client, "save_scene", json!({"confirm": true})).await;
+    assert_eq!(
+        fs::read_to_string(&scene).unwrap(),
+        before,
+        "after undo the saved scene is byte-identical: {undone}"
+    );
+    let txns = call_ok(&client, "list_transactions", json!({"limit": 100})).await;
+    let row = transaction_row(&txns, node["transaction_id"].as_str().unwrap());
+    assert_eq!(row["operation"], "node.create", "{row}");
+    assert_eq!(row["status"], "committed", "{row}");
+
+    kill_godot_editor(&mut editor);
+    client.cancel().await.unwrap();
+    let log_text = fs::read_to_string(&log).unwrap_or_default();
     for line in [
-        "godot-mcp: extension loaded (add-on",
-        "godot-mcp: executor enabled",
+        format!(
+            "godot-mcp: extension loaded (add-on {}",
+            env!("CARGO_PKG_VERSION")
+        ),
+        // plugin.gd: the plugin is enabled in Project Settings, not just the library loaded.
+        "godot-mcp: plugin enabled; executor switch on".to_string(),
+        "godot-mcp: executor enabled".to_string(),
     ] {
         assert!(
-            log.contains(line),
-            "no {line:?} in the editor's log:\n{log}"
+            log_text.contains(&line),
+            "no {line:?} in the editor's log:\n{log_text}"
         );
     }
-    assert!(!log.to_lowercase().contains("panic"), "{log}");
+    assert!(!log_text.to_lowercase().contains("panic"), "{log_text}");
+    eprintln!(
+        "PASSED: the zip in an empty project, served by its bundled server ({:.1} s in all)",
+        started.elapsed().as_secs_f64()
+    );
+}
+
+/// `.gitattributes` export-ignores everything but the add-on, so a repository download
+/// (what the Asset Library serves from a git host) holds only `addons/`.
+#[test]
+fn a_repository_download_holds_only_the_addon() {
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .arg("-C")
+            .arg(repo())
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+    };
+    let Some(files) = git(&["ls-files"]) else {
+        eprintln!("SKIPPED: not a git checkout");
+        return;
+    };
+    let files = String::from_utf8(files.stdout).unwrap();
+    let files: Vec<&str> = files.lines().collect();
+    let mut args = vec!["check-attr", "export-ignore", "--"];
+    args.extend(&files);
+    let attrs = String::from_utf8(git(&args).expect("git check-attr").stdout).unwrap();
+    let mut kept = Vec::new();
+    for line in attrs.lines() {
+        let (path, value) = line.split_once(": export-ignore: ").expect(line);
+        if value != "set" {
+            kept.push(path);
+        }
+    }
+    assert!(
+        kept.iter().all(|p| p.starts_with("addons/godot_mcp/")),
+        "a download would hold {kept:?}"
+    );
+    assert!(kept.contains(&"addons/godot_mcp/plugin.cfg"), "{kept:?}");
+    assert!(
+        files.len() > kept.len() + 100,
+        "{} of {} files kept",
+        kept.len(),
+        files.len()
+    );
 }

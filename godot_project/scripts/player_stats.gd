@@ -5,4 +5,4 @@ extends Resource
 @export var max_health: int = 100
 @export var speed: float = 200.0
 @export var display_name: String = "Player"
-@export var abilities: PackedStringArray = []
+@export var abilities: PackedStringArray = PackedStringArray()

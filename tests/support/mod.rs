@@ -83,7 +83,17 @@ pub async fn connect_in(
     state_dir: tempfile::TempDir,
     env: &[(&str, &str)],
 ) -> Client {
-    let mut cmd = tokio::process::Command::new(bin());
+    connect_bin(&bin(), project, state_dir, env).await
+}
+
+/// Like [`connect_in`], with another `godot-mcp` binary (the one a release zip bundles).
+pub async fn connect_bin(
+    server: &Path,
+    project: &Path,
+    state_dir: tempfile::TempDir,
+    env: &[(&str, &str)],
+) -> Client {
+    let mut cmd = tokio::process::Command::new(server);
     cmd.arg("serve").arg("--project").arg(project);
     cmd.env("GODOT_MCP_STATE_DIR", state_dir.path());
     for (k, v) in env {
@@ -334,17 +344,7 @@ fn skip_or_fail(why: &str) {
 /// Installs the add-on (addons/godot_mcp with the GDExtension library this test run
 /// built) into `project`. See [`cargo_build`] for when it is built.
 pub fn install_addon(project: &Path) {
-    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    let lib = BUILT.get_or_init(|| {
-        let profile_dir = bin().parent().expect("target/<profile>").to_path_buf();
-        cargo_build(
-            "godot-mcp-editor",
-            profile_dir.parent().expect("target dir"),
-        );
-        let lib = profile_dir.join("libgodot_mcp_editor.so");
-        assert!(lib.is_file(), "{} missing", lib.display());
-        lib
-    });
+    let lib = editor_library();
     let addon = project.join("addons/godot_mcp");
     let _ = std::fs::remove_dir_all(&addon);
     copy_dir(
@@ -359,6 +359,121 @@ pub fn install_addon(project: &Path) {
     let bin_dir = addon.join("bin").join(format!("linux-{arch}"));
     std::fs::create_dir_all(&bin_dir).unwrap();
     std::fs::copy(lib, bin_dir.join("libgodot_mcp_editor.so")).unwrap();
+}
+
+/// The add-on's GDExtension library of this test run's profile, beside `godot-mcp` in the
+/// target dir. See [`cargo_build`] for when it is built.
+pub fn editor_library() -> PathBuf {
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let profile_dir = bin().parent().expect("target/<profile>").to_path_buf();
+            cargo_build(
+                "godot-mcp-editor",
+                profile_dir.parent().expect("target dir"),
+            );
+            let lib = profile_dir.join("libgodot_mcp_editor.so");
+            assert!(lib.is_file(), "{} missing", lib.display());
+            lib
+        })
+        .clone()
+}
+
+/// A headless Godot editor on `project`, its stdout and stderr written to `log`.
+pub fn start_godot_editor(godot: &Path, project: &Path, log: &Path) -> std::process::Child {
+    let log = std::fs::File::create(log).unwrap();
+    std::process::Command::new(godot)
+        .args(["--headless", "--editor", "--path"])
+        .arg(project)
+        .stdout(log.try_clone().unwrap())
+        .stderr(log)
+        .stdin(Stdio::null())
+        .spawn()
+        .expect("start the Godot editor")
+}
+
+/// Runs Godot to completion on `project` with `args` (e.g. `--import`); fails with its
+/// output unless it exits 0. Returns stdout and stderr together.
+pub fn run_godot(godot: &Path, project: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new(godot)
+        .args(["--headless", "--path"])
+        .arg(project)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run Godot");
+    let log = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "godot {args:?} failed:\n{log}");
+    log
+}
+
+/// SIGKILLs an editor started by [`start_godot_editor`] and reaps it.
+pub fn kill_godot_editor(editor: &mut std::process::Child) {
+    let _ = editor.kill();
+    let _ = editor.wait();
+}
+
+/// Calls `tool` until the editor's add-on has connected: while the server answers
+/// `required: bridge_connected` it waits and calls again (the call changed nothing);
+/// any other answer is returned. Fails with the editor's log if the editor exits first;
+/// the deadline only bounds a hung editor.
+pub async fn call_once_connected(
+    client: &RunningService<RoleClient, ()>,
+    editor: &mut std::process::Child,
+    log: &Path,
+    tool: &str,
+    args: Value,
+) -> CallToolResult {
+    let start = std::time::Instant::now();
+    loop {
+        let r = call(client, tool, args.clone()).await;
+        let waiting = r.is_error == Some(true)
+            && r.structured_content
+                .as_ref()
+                .is_some_and(|c| c["error"]["required"] == "bridge_connected");
+        if !waiting {
+            return r;
+        }
+        let log_text = || std::fs::read_to_string(log).unwrap_or_default();
+        if let Ok(Some(status)) = editor.try_wait() {
+            panic!(
+                "the editor exited ({status}) before connecting:\n{}",
+                log_text()
+            );
+        }
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(300),
+            "the editor never connected:\n{}",
+            log_text()
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+}
+
+/// Every file under `dir` (path relative to it, with `/` → bytes), but those in a
+/// top-level folder `.godot` (Godot's cache, never tracked) or named in `skip`.
+pub fn files_under(dir: &Path, skip: &[&str]) -> std::collections::BTreeMap<String, Vec<u8>> {
+    fn walk(dir: &Path, rel: &str, out: &mut std::collections::BTreeMap<String, Vec<u8>>) {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let rel = format!("{rel}{}", e.file_name().to_string_lossy());
+            if e.file_type().unwrap().is_dir() {
+                walk(&e.path(), &format!("{rel}/"), out);
+            } else {
+                out.insert(rel, std::fs::read(e.path()).unwrap());
+            }
+        }
+    }
+    let mut all = std::collections::BTreeMap::new();
+    walk(dir, "", &mut all);
+    all.retain(|rel, _| match rel.split_once('/') {
+        Some((top, _)) => top != ".godot" && !skip.contains(&top),
+        None => true,
+    });
+    all
 }
 
 /// Builds `package` (a binary or library the tests run but do not link) into the tests'

@@ -232,8 +232,10 @@ fn main_2d_scene_tree() {
         Value::Int(24)
     );
 
+    // In the order the editor saves them (Godot 4.4 writes this connection first).
     assert_eq!(s.connections.len(), 2);
-    let c = &s.connections[0];
+    assert_eq!(s.connections[0].flags, Some(3));
+    let c = &s.connections[1];
     assert_eq!(
         (
             c.signal.as_str(),
@@ -250,7 +252,6 @@ fn main_2d_scene_tree() {
             None
         )
     );
-    assert_eq!(s.connections[1].flags, Some(3));
     assert_eq!(s.editable, ["Player"]);
 }
 
@@ -282,7 +283,8 @@ fn level_3d_scene_has_transforms_and_meshes() {
         .collect();
     assert_eq!(
         types,
-        ["StandardMaterial3D", "PlaneMesh", "BoxMesh", "Environment"]
+        // In the order the editor saves them: as the nodes first use them.
+        ["Environment", "StandardMaterial3D", "PlaneMesh", "BoxMesh"]
     );
     assert_eq!(s.nodes.len(), 7);
     let camera = s.node("Camera3D").unwrap();
