@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use godot_mcp_protocol::{ErrorCode, GateState, ServerStatus};
 
-use crate::snippets::{McpClient, snippet};
+use godot_mcp_protocol::clients::{McpClient, snippet};
 
 /// The `bin/` folder name of this build's platform, as `scripts/package.sh` lays the
 /// release zip out (the library and the `godot-mcp` server live there side by side).

@@ -15,7 +15,6 @@
 //! - [`reconnect`]: finding the discovery file and deciding when to (re)connect.
 //! - [`dock`]: the editor dock's view model (connection, write gate, recent actions,
 //!   client set-up) and the feed the socket thread fills for it; finding the bundled server.
-//! - [`snippets`]: each MCP client's configuration entry for this machine.
 //! - [`client`]: the add-on's socket thread and reply path (std only; the editor crate's
 //!   plugin drives it from the main thread).
 #![forbid(unsafe_code)]
@@ -27,6 +26,5 @@ pub mod dock;
 pub mod pace;
 pub mod persistence;
 pub mod reconnect;
-pub mod snippets;
 pub mod tree;
 pub mod value;

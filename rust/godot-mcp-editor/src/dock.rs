@@ -100,7 +100,7 @@ impl Dock {
         let actions = label(&mut col, "Actions");
         heading(&mut col, "Connect a client");
         let mut snippets = Vec::new();
-        for (i, client) in godot_mcp_editor_core::snippets::McpClient::ALL
+        for (i, client) in godot_mcp_protocol::clients::McpClient::ALL
             .iter()
             .enumerate()
         {

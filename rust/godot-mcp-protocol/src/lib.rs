@@ -12,6 +12,8 @@
 //!
 //! - [`discovery`]: the discovery file the server writes into the project's `.godot/`, and
 //!   the check that refuses a browser's HTTP request on the bridge socket.
+//! - [`clients`]: the MCP clients godot-mcp configures and each one's entry, shared by
+//!   `godot-mcp setup-client` and the add-on's dock.
 //! - [`commands`]: the command names and which of them may write a file.
 //! - [`status`]: the server's status frame (write gate, recent journal rows) for the
 //!   add-on's dock.
@@ -21,6 +23,7 @@
 //! Every frame is one JSON object on one line (newline-delimited JSON over loopback TCP).
 #![forbid(unsafe_code)]
 
+pub mod clients;
 pub mod commands;
 pub mod discovery;
 pub mod message;

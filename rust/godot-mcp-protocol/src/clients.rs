@@ -1,11 +1,11 @@
-//! The dock's "Connect a client" snippets: for each MCP client, the configuration entry
-//! that starts this machine's server for this project, ready to paste.
+//! The MCP clients godot-mcp configures, and the entry each one needs: one definition for
+//! both `godot-mcp setup-client` (which merges [`json_entry`] into a client's file) and the
+//! add-on's dock (which shows [`snippet`], a whole file's worth, with a copy button).
 //!
-//! The shapes are the ones `godot-mcp setup-client` merges into the clients' files (the
-//! server's `setup_client.rs`): `mcpServers` for Claude Code (typed `stdio`), Claude
-//! Desktop and Cursor; `servers` (typed `stdio`) for VS Code; `[mcp_servers.godot]` in
-//! TOML for Codex. JSON goes through serde_json; the TOML is two keys, written here with
-//! TOML's basic-string escapes (the tests parse it with `toml_edit`).
+//! `mcpServers` for Claude Code (typed `stdio`), Claude Desktop and Cursor; `servers`
+//! (typed `stdio`) for VS Code; `[mcp_servers.godot]` in TOML for Codex. JSON goes
+//! through serde_json; the TOML is two keys, written here with TOML's basic-string escapes
+//! (the tests parse it with `toml_edit`; `setup-client` edits TOML files with `toml_edit`).
 
 use serde_json::{Map, Value, json};
 
@@ -66,38 +66,62 @@ impl McpClient {
         }
     }
 
-    /// Whether the snippet is TOML (else JSON).
+    /// Whether the client's file is TOML (else JSON).
     pub fn is_toml(self) -> bool {
         self == Self::Codex
     }
+
+    /// The JSON key of the server table; `None` for a TOML client.
+    pub fn servers_key(self) -> Option<&'static str> {
+        match self {
+            Self::ClaudeCode | Self::ClaudeDesktop | Self::Cursor => Some("mcpServers"),
+            Self::Vscode => Some("servers"),
+            Self::Codex => None,
+        }
+    }
+
+    /// Whether the entry says `"type": "stdio"` (the clients that also take HTTP servers
+    /// in the same table want it).
+    pub fn typed(self) -> bool {
+        matches!(self, Self::ClaudeCode | Self::Vscode)
+    }
+}
+
+/// The server entry of a JSON client, as ordered key/value pairs (`type` first when the
+/// client wants it, then `command`, `args`).
+pub fn json_entry(client: McpClient, command: &str, args: &[&str]) -> Vec<(&'static str, Value)> {
+    let mut entry = Vec::with_capacity(3);
+    if client.typed() {
+        entry.push(("type", json!("stdio")));
+    }
+    entry.push(("command", json!(command)));
+    entry.push(("args", json!(args)));
+    entry
 }
 
 /// The snippet for `client`: a whole file's worth of configuration naming `command`
 /// (the server binary, absolute when bundled) with `serve --project <project>`.
 pub fn snippet(client: McpClient, command: &str, project: &str) -> String {
     let args = ["serve", "--project", project];
-    let json_entry = |typed: bool| {
-        let mut entry = Map::new();
-        if typed {
-            entry.insert("type".into(), json!("stdio"));
+    match client.servers_key() {
+        Some(key) => {
+            let entry: Map<String, Value> = json_entry(client, command, &args)
+                .into_iter()
+                .map(|(k, v)| (k.to_owned(), v))
+                .collect();
+            let file = json!({ key: { SERVER_NAME: entry } });
+            // Serializing a `Value` of strings cannot fail.
+            serde_json::to_string_pretty(&file).unwrap_or_default()
+                + "
+"
         }
-        entry.insert("command".into(), json!(command));
-        entry.insert("args".into(), json!(args));
-        Value::Object(entry)
-    };
-    let json_file = |key: &str, typed: bool| {
-        let file = json!({ key: { SERVER_NAME: json_entry(typed) } });
-        // Serializing a `Value` of strings cannot fail.
-        serde_json::to_string_pretty(&file).unwrap_or_default() + "\n"
-    };
-    match client {
-        McpClient::ClaudeCode => json_file("mcpServers", true),
-        McpClient::ClaudeDesktop | McpClient::Cursor => json_file("mcpServers", false),
-        McpClient::Vscode => json_file("servers", true),
-        McpClient::Codex => {
+        None => {
             let args: Vec<String> = args.iter().map(|a| toml_string(a)).collect();
             format!(
-                "[mcp_servers.{SERVER_NAME}]\ncommand = {}\nargs = [{}]\n",
+                "[mcp_servers.{SERVER_NAME}]
+command = {}
+args = [{}]
+",
                 toml_string(command),
                 args.join(", ")
             )
@@ -157,6 +181,7 @@ mod tests {
             }
             let text = snippet(client, command, project);
             let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+            // Spelled out here, not read from `servers_key`/`typed`: the clients' formats.
             let (key, typed) = match client {
                 McpClient::Vscode => ("servers", true),
                 McpClient::ClaudeCode => ("mcpServers", true),
