@@ -731,7 +731,7 @@ async fn wait_for_dock(
 /// the dock's labels say connected (with the server's version), the gate closed as an
 /// alarm naming the quarantined transaction, the repair command for it, and the row among
 /// the recent actions. Every snippet parses as its client's JSON or TOML and names the
-/// bundled server and this project.
+/// bundled server and this project, and its setup-client line writes that entry.
 #[cfg(feature = "failpoints")]
 #[tokio::test(flavor = "multi_thread")]
 async fn real_godot_dock_shows_connection_gate_quarantine_and_client_setup() {
@@ -861,6 +861,30 @@ async fn real_godot_dock_shows_connection_gate_quarantine_and_client_setup() {
     assert_eq!(
         codex["mcp_servers"]["godot"]["command"].as_str(),
         Some(bundled.to_str().unwrap())
+    );
+
+    // The dock's setup-client line (what its button runs), run as shown, writes the
+    // snippet into the project's .mcp.json.
+    let setup = snippets[0]["setup"].as_str().unwrap();
+    assert_eq!(
+        setup,
+        format!(
+            "{} setup-client claude-code --project {}",
+            bundled.display(),
+            p.display()
+        )
+    );
+    let words: Vec<&str> = setup.split(' ').collect();
+    let out = std::process::Command::new(words[0])
+        .args(&words[1..])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(p.join(".mcp.json")).unwrap()).unwrap();
+    assert_eq!(
+        written,
+        serde_json::from_str::<serde_json::Value>(snippets[0]["text"].as_str().unwrap()).unwrap()
     );
 
     // The server, started exactly as the dock's Claude Code snippet says.

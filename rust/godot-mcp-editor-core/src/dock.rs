@@ -150,6 +150,10 @@ pub struct SnippetView {
     /// "Claude Code — <project>/.mcp.json".
     pub heading: String,
     pub text: String,
+    /// The `setup-client` run that merges the entry into the client's file, as a shell
+    /// line (shown) and as the program and arguments the dock's button runs.
+    pub setup: String,
+    pub setup_argv: (String, Vec<String>),
 }
 
 /// Every text the dock shows.
@@ -224,10 +228,25 @@ pub fn view(data: &FeedData, ctx: &DockContext) -> DockView {
     let command = ctx.server.command();
     let snippets = McpClient::ALL
         .iter()
-        .map(|&client| SnippetView {
-            client,
-            heading: format!("{} — {}", client.title(), client.file()),
-            text: snippet(client, &command, &ctx.project_root),
+        .map(|&client| {
+            let args = vec![
+                "setup-client".to_owned(),
+                client.id().to_owned(),
+                "--project".to_owned(),
+                ctx.project_root.clone(),
+            ];
+            let setup = std::iter::once(&command)
+                .chain(&args)
+                .map(|w| shell_word(w))
+                .collect::<Vec<_>>()
+                .join(" ");
+            SnippetView {
+                client,
+                heading: format!("{} — {}", client.title(), client.file()),
+                text: snippet(client, &command, &ctx.project_root),
+                setup,
+                setup_argv: (command.clone(), args),
+            }
         })
         .collect();
     DockView {
@@ -271,6 +290,24 @@ fn connection_line(link: &Link, addon_version: &str) -> (String, bool) {
             true,
         ),
         Link::Refused { message, .. } => (format!("Refused by the server: {message}"), true),
+    }
+}
+
+/// What the dock says after its button ran `setup-client`: the tool's own lines
+/// (created / updated with its backup / unchanged, or its refusal).
+pub fn setup_outcome(ran: Result<(bool, &[u8], &[u8]), String>) -> String {
+    match ran {
+        Ok((true, stdout, _)) => String::from_utf8_lossy(stdout).trim().to_owned(),
+        Ok((false, stdout, stderr)) => format!(
+            "setup-client failed: {}",
+            [stdout, stderr]
+                .iter()
+                .map(|b| String::from_utf8_lossy(b).trim().to_owned())
+                .filter(|t| !t.is_empty())
+                .collect::<Vec<_>>()
+                .join("\n")
+        ),
+        Err(e) => format!("setup-client could not run: {e}"),
     }
 }
 
@@ -489,6 +526,41 @@ mod tests {
             ServerBinary::find(dir.path()),
             ServerBinary::Bundled(looked_at.clone())
         );
+    }
+
+    #[test]
+    fn each_client_has_its_setup_client_line() {
+        let v = view(&FeedData::default(), &ctx());
+        let bin = "/home/ana/My Game/addons/godot_mcp/bin/linux-x86_64/godot-mcp";
+        assert_eq!(
+            v.snippets[3].setup,
+            format!("'{bin}' setup-client vscode --project '/home/ana/My Game'")
+        );
+        assert_eq!(
+            v.snippets[3].setup_argv,
+            (
+                bin.to_owned(),
+                vec![
+                    "setup-client".to_owned(),
+                    "vscode".to_owned(),
+                    "--project".to_owned(),
+                    "/home/ana/My Game".to_owned()
+                ]
+            )
+        );
+        assert_eq!(
+            setup_outcome(Ok((true, b"vscode: created x\n", b""))),
+            "vscode: created x"
+        );
+        assert_eq!(
+            setup_outcome(Ok((
+                false,
+                b"",
+                b"error PARSE_ERROR: x\nnothing was written\n"
+            ))),
+            "setup-client failed: error PARSE_ERROR: x\nnothing was written"
+        );
+        assert!(setup_outcome(Err("No such file".into())).contains("could not run"));
     }
 
     #[test]

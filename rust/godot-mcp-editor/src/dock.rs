@@ -18,11 +18,21 @@ use godot::classes::{
     Button, Control, DisplayServer, EditorPlugin, HSeparator, Label, ScrollContainer, VBoxContainer,
 };
 use godot::prelude::*;
-use godot_mcp_editor_core::dock::{DockContext, DockView, Feed, view};
+use godot_mcp_editor_core::dock::{DockContext, DockView, Feed, setup_outcome, view};
 
 /// The alarm colour of a label (the editor theme's error red is not reachable from
 /// here without an editor theme lookup per update; this is close to it).
 const ALARM: Color = Color::from_rgb(1.0, 0.42, 0.38);
+
+/// The nodes of one client's set-up.
+struct SnippetNodes {
+    heading: Gd<Label>,
+    text: Gd<Label>,
+    /// The `setup-client` line the button runs.
+    setup: Gd<Label>,
+    /// What the last run said.
+    result: Gd<Label>,
+}
 
 /// The dock's nodes.
 pub struct Dock {
@@ -33,8 +43,8 @@ pub struct Dock {
     repair: Gd<Label>,
     repair_copy: Gd<Button>,
     actions: Gd<Label>,
-    /// (heading, text) labels of each client's snippet.
-    snippets: Vec<(Gd<Label>, Gd<Label>)>,
+    /// Each client's snippet labels.
+    snippets: Vec<SnippetNodes>,
     ctx: DockContext,
     /// The feed version last shown; `None` before the first refresh.
     shown: Option<u64>,
@@ -75,6 +85,35 @@ fn copy_button(
     b
 }
 
+/// A button that runs `godot-mcp setup-client` for one client and shows what it said.
+/// It runs on the main thread: the command edits one small file and returns.
+fn setup_button(
+    parent: &mut Gd<VBoxContainer>,
+    i: usize,
+    title: &str,
+    (program, args): (String, Vec<String>),
+    result: &Gd<Label>,
+) {
+    let mut b = Button::new_alloc();
+    b.set_name(&format!("Setup{i}Run"));
+    b.set_text(&format!(
+        "Write it into {title}'s config (merges, keeps other servers, backs up)"
+    ));
+    let mut result = result.clone();
+    b.signals().pressed().connect(move || {
+        let ran = std::process::Command::new(&program)
+            .args(&args)
+            .stdin(std::process::Stdio::null())
+            .output();
+        let text = setup_outcome(match &ran {
+            Ok(o) => Ok((o.status.success(), &o.stdout, &o.stderr)),
+            Err(e) => Err(format!("{program}: {e}")),
+        });
+        result.set_text(&text);
+    });
+    parent.add_child(&b);
+}
+
 impl Dock {
     /// Build the dock and add it to the editor's right dock.
     pub fn new(plugin: &mut Gd<EditorPlugin>, ctx: DockContext) -> Self {
@@ -100,19 +139,26 @@ impl Dock {
         let actions = label(&mut col, "Actions");
         heading(&mut col, "Connect a client");
         let mut snippets = Vec::new();
-        for (i, client) in godot_mcp_protocol::clients::McpClient::ALL
-            .iter()
-            .enumerate()
-        {
-            let head = label(&mut col, &format!("SnippetHeading{i}"));
+        // The set-up lines depend only on `ctx`: computed once, here, for the buttons.
+        let fixed = view(&Default::default(), &ctx).snippets;
+        for (i, s) in fixed.into_iter().enumerate() {
+            let heading = label(&mut col, &format!("SnippetHeading{i}"));
             let text = label(&mut col, &format!("Snippet{i}"));
             copy_button(
                 &mut col,
                 &format!("Copy{i}"),
-                &format!("Copy for {}", client.title()),
+                &format!("Copy for {}", s.client.title()),
                 &text,
             );
-            snippets.push((head, text));
+            let setup = label(&mut col, &format!("Setup{i}"));
+            let result = label(&mut col, &format!("SetupResult{i}"));
+            setup_button(&mut col, i, s.client.title(), s.setup_argv, &result);
+            snippets.push(SnippetNodes {
+                heading,
+                text,
+                setup,
+                result,
+            });
         }
         plugin.add_control_to_dock(DockSlot::RIGHT_UL, &root.clone().upcast::<Control>());
         Dock {
@@ -157,9 +203,10 @@ impl Dock {
             v.actions.join("\n")
         };
         set(&mut self.actions, &actions, false);
-        for ((head, text), s) in self.snippets.iter_mut().zip(&v.snippets) {
-            set(head, &s.heading, false);
-            set(text, &s.text, false);
+        for (nodes, s) in self.snippets.iter_mut().zip(&v.snippets) {
+            set(&mut nodes.heading, &s.heading, false);
+            set(&mut nodes.text, &s.text, false);
+            set(&mut nodes.setup, &s.setup, false);
         }
     }
 
@@ -172,9 +219,11 @@ impl Dock {
             "gate": t(&self.gate),
             "repair": t(&self.repair),
             "actions": t(&self.actions),
-            "snippets": self.snippets.iter().map(|(h, s)| serde_json::json!({
-                "heading": t(h),
-                "text": t(s),
+            "snippets": self.snippets.iter().map(|n| serde_json::json!({
+                "heading": t(&n.heading),
+                "text": t(&n.text),
+                "setup": t(&n.setup),
+                "result": t(&n.result),
             })).collect::<Vec<_>>(),
         })
         .to_string()
