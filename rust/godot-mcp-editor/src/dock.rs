@@ -131,7 +131,12 @@ impl Dock {
         heading(&mut col, "Write gate");
         let gate = label(&mut col, "Gate");
         let repair = label(&mut col, "Repair");
-        let repair_copy = copy_button(&mut col, "CopyRepair", "Copy the repair command", &repair);
+        let repair_copy = copy_button(
+            &mut col,
+            "CopyRepair",
+            "Copy the repair command (stop the server first; the proof file: docs/recovery.md)",
+            &repair,
+        );
         heading(
             &mut col,
             "Recent agent actions (status, tool, class, undoable, transaction)",

@@ -935,4 +935,43 @@ mod transactions {
         assert_eq!(next.status.unwrap().recent[0].tool, "create_script");
         assert!(feed.version() > seen);
     }
+
+    /// Guards "a version mismatch says so plainly": an add-on of another version connects
+    /// to the real server, and the dock's connection line names both versions.
+    #[test]
+    fn an_addon_of_another_version_shows_a_version_mismatch() {
+        use godot_mcp_editor_core::client::BridgeClient;
+        use godot_mcp_editor_core::dock::{DockContext, Feed, Link, ServerBinary, view};
+        let (dir, _state, _d) = server();
+        let feed = Arc::new(Feed::default());
+        let _client = BridgeClient::start(
+            dir.path().to_path_buf(),
+            "9.9.9".into(),
+            "4.4.1.stable.custom_build".parse().unwrap(),
+            feed.clone(),
+        )
+        .unwrap();
+        for _ in 0..1000 {
+            if matches!(feed.get().link, Link::Connected { .. }) {
+                let ctx = DockContext {
+                    addon_version: "9.9.9".into(),
+                    project_root: dir.path().display().to_string(),
+                    server: ServerBinary::find(dir.path()),
+                };
+                let v = view(&feed.get(), &ctx);
+                assert!(v.connection_alarm);
+                assert_eq!(
+                    v.connection,
+                    format!(
+                        "Version mismatch: connected to server {}, but this add-on is 9.9.9; \
+                         install the add-on and server of one release",
+                        env!("CARGO_PKG_VERSION")
+                    )
+                );
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        panic!("the add-on never connected: {:?}", feed.get());
+    }
 }
