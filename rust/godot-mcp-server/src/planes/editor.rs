@@ -29,6 +29,7 @@ use std::sync::mpsc;
 use std::sync::{Arc, OnceLock, Weak};
 use std::time::Duration;
 
+use godot_mcp_journal::{TxnFilter, WriteGate};
 use godot_mcp_protocol::discovery::{MAX_FRAME_BYTES, MAX_HELLO_BYTES};
 use godot_mcp_protocol::{
     AddonMessage, BRIDGE_PROTOCOL_VERSION, BridgeError, DISCOVERY_RELATIVE_PATH, Discovery,
@@ -37,6 +38,8 @@ use godot_mcp_protocol::{
 };
 use parking_lot::Mutex;
 use serde_json::Value;
+
+use crate::state::AppState;
 
 /// How long a connecting peer has to send its hello.
 const HELLO_TIMEOUT: Duration = Duration::from_secs(5);
@@ -622,19 +625,17 @@ fn status_loop(inner: &Inner, feed: &StatusFeed, nudge: &mpsc::Receiver<()>) {
 
 /// The status feed of a serving server: its journal's change stamp, gate and newest rows.
 /// Holds the state weakly, so it never keeps a stopped server alive.
-pub fn status_feed(state: &Arc<crate::state::AppState>) -> StatusFeed {
-    let weak: Weak<crate::state::AppState> = Arc::downgrade(state);
+pub fn status_feed(state: &Arc<AppState>) -> StatusFeed {
+    let weak: Weak<AppState> = Arc::downgrade(state);
     let w2 = weak.clone();
     StatusFeed {
         stamp: Box::new(move || {
             let state = weak.upgrade()?;
             let journal = state.journal.lock();
             let gate = match journal.gate() {
-                godot_mcp_journal::WriteGate::Open => GateStamp::Open,
-                godot_mcp_journal::WriteGate::Unreconciled => GateStamp::Unreconciled,
-                godot_mcp_journal::WriteGate::Closed { quarantined } => {
-                    GateStamp::Closed(quarantined.len())
-                }
+                WriteGate::Open => GateStamp::Open,
+                WriteGate::Unreconciled => GateStamp::Unreconciled,
+                WriteGate::Closed { quarantined } => GateStamp::Closed(quarantined.len()),
             };
             Some((journal.change_stamp(), gate))
         }),
@@ -643,12 +644,12 @@ pub fn status_feed(state: &Arc<crate::state::AppState>) -> StatusFeed {
 }
 
 /// The status as it is now (`None` if the journal cannot be read; logged).
-pub fn read_status(state: &crate::state::AppState) -> Option<ServerStatus> {
+pub fn read_status(state: &AppState) -> Option<ServerStatus> {
     let journal = state.journal.lock();
     let write_gate = match journal.gate() {
-        godot_mcp_journal::WriteGate::Open => GateState::Open,
-        godot_mcp_journal::WriteGate::Unreconciled => GateState::Unreconciled,
-        godot_mcp_journal::WriteGate::Closed { quarantined } => GateState::Closed {
+        WriteGate::Open => GateState::Open,
+        WriteGate::Unreconciled => GateState::Unreconciled,
+        WriteGate::Closed { quarantined } => GateState::Closed {
             quarantined: quarantined
                 .iter()
                 .map(|q| QuarantinedRow {
@@ -659,11 +660,13 @@ pub fn read_status(state: &crate::state::AppState) -> Option<ServerStatus> {
         },
     };
     let rows = journal
-        .list_transactions(&godot_mcp_journal::TxnFilter {
+        .list_transactions(&TxnFilter {
             status: None,
             limit: STATUS_RECENT_LIMIT,
         })
-        .map_err(|e| tracing::warn!(error = %e, "editor bridge: the journal could not be read for the dock"))
+        .map_err(|e| {
+            tracing::warn!(error = %e, "editor bridge: the journal could not be read for the dock");
+        })
         .ok()?;
     drop(journal);
     let recent = rows
