@@ -11,7 +11,8 @@
 //! run reports the real run's persistence verdict field by field; a resource save that
 //! fails is rolled back in the editor and recorded `compensated` only with that report and
 //! the file's unchanged hash; a 21-node batch says undoable:false; a connection lost
-//! mid-batch is reported as may_have_applied, never as success or failure.
+//! mid-batch is reported as may_have_applied, never as success or failure. The dock says
+//! the executor is off while disabled; `real_godot_dock_…` tests the dock itself.
 
 mod support;
 
@@ -53,6 +54,7 @@ fn editor(godot: &Path, project: &Path, log: &Path) -> std::process::Child {
     std::process::Command::new(godot)
         .args(["--headless", "--editor", "--path"])
         .arg(project)
+        .env("GODOT_MCP_DOCK_DUMP", "1")
         .stdout(log.try_clone().unwrap())
         .stderr(log)
         .stdin(Stdio::null())
@@ -241,6 +243,15 @@ async fn real_godot_editor_executes_through_the_bridge() {
     assert_eq!(
         e["required"], "bridge_connected",
         "a disabled add-on connected: {e}"
+    );
+    // Its dock is there and says how to turn it on.
+    let dock = wait_for_dock(&mut ed, &disabled_log, "the executor off", |v| {
+        v["connection"].is_string()
+    })
+    .await;
+    assert_eq!(
+        dock["connection"],
+        "Off: enable \"Godot MCP\" in Project Settings → Plugins"
     );
     signal(&ed, rustix::process::Signal::KILL);
     let _ = ed.wait();
@@ -805,18 +816,7 @@ async fn real_godot_dock_shows_connection_gate_quarantine_and_client_setup() {
 
     // The editor, with no server running: the dock waits.
     let log = logs.path().join("dock.log");
-    let mut ed = {
-        let file = std::fs::File::create(&log).unwrap();
-        std::process::Command::new(&godot)
-            .args(["--headless", "--editor", "--path"])
-            .arg(&p)
-            .env("GODOT_MCP_DOCK_DUMP", "1")
-            .stdout(file.try_clone().unwrap())
-            .stderr(file)
-            .stdin(Stdio::null())
-            .spawn()
-            .expect("start the Godot editor")
-    };
+    let mut ed = editor(&godot, &p, &log);
     let waiting = wait_for_dock(&mut ed, &log, "waiting", |v| {
         v["connection"] == "Waiting for the godot-mcp server of this project"
     })
