@@ -700,6 +700,20 @@ async fn failed_resource_save_is_rolled_back_and_proven(client: &Client, project
     assert_eq!(read(project, "res://icon.svg").await, before);
 }
 
+/// SIGKILLs the process with this id when dropped (a test that panics kills its editor).
+struct KillOnDrop(Option<u32>);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        if let Some(pid) = self
+            .0
+            .and_then(|p| rustix::process::Pid::from_raw(p as i32))
+        {
+            let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+        }
+    }
+}
+
 /// The dock's label texts as the add-on printed them (`godot-mcp: dock: {json}`, with
 /// `GODOT_MCP_DOCK_DUMP=1`), read back from the real Label nodes after each refresh.
 const DOCK_LINE: &str = "godot-mcp: dock: ";
@@ -817,6 +831,8 @@ async fn real_godot_dock_shows_connection_gate_quarantine_and_client_setup() {
     // The editor, with no server running: the dock waits.
     let log = logs.path().join("dock.log");
     let mut ed = editor(&godot, &p, &log);
+    // A failed assertion must not leave the editor running.
+    let mut guard = KillOnDrop(Some(ed.id()));
     let waiting = wait_for_dock(&mut ed, &log, "waiting", |v| {
         v["connection"] == "Waiting for the godot-mcp server of this project"
     })
@@ -950,6 +966,7 @@ async fn real_godot_dock_shows_connection_gate_quarantine_and_client_setup() {
     );
     signal(&ed, rustix::process::Signal::KILL);
     let _ = ed.wait();
+    guard.0 = None;
     let _ = client.cancel().await;
     println!(
         "PASSED: the dock showed waiting, then the connected server, the closed gate, the repair command for {txn} and the quarantined row; all five snippets parse"
