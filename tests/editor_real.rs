@@ -11,7 +11,8 @@
 //! run reports the real run's persistence verdict field by field; a resource save that
 //! fails is rolled back in the editor and recorded `compensated` only with that report and
 //! the file's unchanged hash; a 21-node batch says undoable:false; a connection lost
-//! mid-batch is reported as may_have_applied, never as success or failure.
+//! mid-batch is reported as may_have_applied, never as success or failure. The dock says
+//! the executor is off while disabled; `real_godot_dock_…` tests the dock itself.
 
 mod support;
 
@@ -53,6 +54,7 @@ fn editor(godot: &Path, project: &Path, log: &Path) -> std::process::Child {
     std::process::Command::new(godot)
         .args(["--headless", "--editor", "--path"])
         .arg(project)
+        .env("GODOT_MCP_DOCK_DUMP", "1")
         .stdout(log.try_clone().unwrap())
         .stderr(log)
         .stdin(Stdio::null())
@@ -241,6 +243,15 @@ async fn real_godot_editor_executes_through_the_bridge() {
     assert_eq!(
         e["required"], "bridge_connected",
         "a disabled add-on connected: {e}"
+    );
+    // Its dock is there and says how to turn it on.
+    let dock = wait_for_dock(&mut ed, &disabled_log, "the executor off", |v| {
+        v["connection"].is_string()
+    })
+    .await;
+    assert_eq!(
+        dock["connection"],
+        "Off: enable \"Godot MCP\" in Project Settings → Plugins"
     );
     signal(&ed, rustix::process::Signal::KILL);
     let _ = ed.wait();
@@ -687,4 +698,277 @@ async fn failed_resource_save_is_rolled_back_and_proven(client: &Client, project
         "{row}"
     );
     assert_eq!(read(project, "res://icon.svg").await, before);
+}
+
+/// SIGKILLs the process with this id when dropped (a test that panics kills its editor).
+struct KillOnDrop(Option<u32>);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        if let Some(pid) = self
+            .0
+            .and_then(|p| rustix::process::Pid::from_raw(p as i32))
+        {
+            let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+        }
+    }
+}
+
+/// The dock's label texts as the add-on printed them (`godot-mcp: dock: {json}`, with
+/// `GODOT_MCP_DOCK_DUMP=1`), read back from the real Label nodes after each refresh.
+const DOCK_LINE: &str = "godot-mcp: dock: ";
+
+/// Wait for a dock dump that satisfies `ok` and return it; fails (with the log) if the
+/// editor exits first. Each dump is printed only when the dock changed, so a dock that
+/// does not update never prints the state waited for.
+async fn wait_for_dock(
+    ed: &mut std::process::Child,
+    log: &Path,
+    what: &str,
+    ok: impl Fn(&serde_json::Value) -> bool,
+) -> serde_json::Value {
+    let start = Instant::now();
+    loop {
+        let text = std::fs::read_to_string(log).unwrap_or_default();
+        let found = text
+            .lines()
+            .filter_map(|l| l.strip_prefix(DOCK_LINE))
+            .filter_map(|j| serde_json::from_str::<serde_json::Value>(j).ok())
+            .find(|v| ok(v));
+        if let Some(v) = found {
+            return v;
+        }
+        if let Ok(Some(status)) = ed.try_wait() {
+            panic!("the editor exited ({status}) before its dock showed {what}:\n{text}");
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(300),
+            "the dock never showed {what}:\n{text}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// The dock in the real editor. A write is SIGKILLed after its rename and the file is
+/// rewritten by a third party, so the journal holds a quarantined row; the add-on carries
+/// the bundled server binary. With no server running the dock says it is waiting; then a
+/// server is started with exactly the command the dock's Claude Code snippet shows, and
+/// the dock's labels say connected (with the server's version), the gate closed as an
+/// alarm naming the quarantined transaction, the repair command for it, and the row among
+/// the recent actions. Every snippet parses as its client's JSON or TOML and names the
+/// bundled server and this project, and its setup-client line writes that entry.
+#[cfg(feature = "failpoints")]
+#[tokio::test(flavor = "multi_thread")]
+async fn real_godot_dock_shows_connection_gate_quarantine_and_client_setup() {
+    let Some(godot) = godot_bin("the real-editor dock test needs a Godot 4.4+ editor") else {
+        return;
+    };
+    let project = demo_copy();
+    let logs = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    // Canonical, as the add-on shows it (the temp dir may sit behind a symlink).
+    let p = std::fs::canonicalize(project.path()).unwrap();
+    install_addon(&p);
+    set_plugin(&p, true);
+    // The release layout: the server beside the library.
+    let arch = match std::env::consts::ARCH {
+        "aarch64" => "arm64",
+        other => other,
+    };
+    let bundled = p.join(format!("addons/godot_mcp/bin/linux-{arch}/godot-mcp"));
+    std::fs::copy(bin(), &bundled).unwrap();
+    let st = std::process::Command::new(&godot)
+        .args(["--headless", "--import", "--path"])
+        .arg(&p)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(st.success(), "godot --import failed");
+
+    // A quarantine: the write dies right after its rename, then the file changes again.
+    {
+        let mut cmd = tokio::process::Command::new(bin());
+        cmd.arg("serve")
+            .arg("--project")
+            .arg(&p)
+            .env("GODOT_MCP_STATE_DIR", state.path())
+            .env("GODOT_MCP_EDITOR_BRIDGE", "off")
+            .env("GODOT_MCP_CRASH_AT", "journal::after_rename");
+        let (transport, stderr) = rmcp::transport::TokioChildProcess::builder(cmd)
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let pid = transport.id().unwrap();
+        let client = rmcp::ServiceExt::serve((), transport).await.unwrap();
+        let write = tokio::spawn(async move {
+            let args = json!({"path": "res://scripts/dock_probe.gd",
+                              "content": "extends Node\n# agent\n", "confirm": true});
+            let _ = client
+                .call_tool(
+                    rmcp::model::CallToolRequestParams::new("write_script")
+                        .with_arguments(args.as_object().unwrap().clone()),
+                )
+                .await;
+            client
+        });
+        use tokio::io::AsyncBufReadExt;
+        let mut lines = tokio::io::BufReader::new(stderr.unwrap()).lines();
+        while let Some(line) = lines.next_line().await.unwrap() {
+            if line == "FAILPOINT_REACHED journal::after_rename" {
+                break;
+            }
+        }
+        kill9_and_wait(pid);
+        drop(write.await);
+        std::fs::write(
+            p.join("scripts/dock_probe.gd"),
+            "extends Node\n# a third party\n",
+        )
+        .unwrap();
+    }
+
+    // The editor, with no server running: the dock waits.
+    let log = logs.path().join("dock.log");
+    let mut ed = editor(&godot, &p, &log);
+    // A failed assertion must not leave the editor running.
+    let mut guard = KillOnDrop(Some(ed.id()));
+    let waiting = wait_for_dock(&mut ed, &log, "waiting", |v| {
+        v["connection"] == "Waiting for the godot-mcp server of this project"
+    })
+    .await;
+    assert_eq!(waiting["gate"], "Write gate: unknown (no server)");
+    assert_eq!(
+        waiting["server"],
+        format!("Server: {} (bundled)", bundled.display())
+    );
+
+    // Every snippet parses as its client reads it and names the bundled server.
+    let snippets = waiting["snippets"].as_array().unwrap();
+    assert_eq!(snippets.len(), 5, "{waiting}");
+    let args = json!(["serve", "--project", p.display().to_string()]);
+    for (i, (heading, key)) in [
+        ("Claude Code", "mcpServers"),
+        ("Claude Desktop", "mcpServers"),
+        ("Cursor", "mcpServers"),
+        ("VS Code", "servers"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let s = &snippets[i];
+        assert!(s["heading"].as_str().unwrap().starts_with(heading), "{s}");
+        let v: serde_json::Value = serde_json::from_str(s["text"].as_str().unwrap())
+            .unwrap_or_else(|e| panic!("{heading}: {e}: {s}"));
+        assert_eq!(
+            v[key]["godot"]["command"],
+            bundled.display().to_string(),
+            "{s}"
+        );
+        assert_eq!(v[key]["godot"]["args"], args, "{s}");
+    }
+    assert!(
+        snippets[4]["heading"]
+            .as_str()
+            .unwrap()
+            .starts_with("Codex")
+    );
+    let codex: toml_edit::DocumentMut = snippets[4]["text"].as_str().unwrap().parse().unwrap();
+    assert_eq!(
+        codex["mcp_servers"]["godot"]["command"].as_str(),
+        Some(bundled.to_str().unwrap())
+    );
+
+    // The dock's setup-client line (what its button runs), run as shown, writes the
+    // snippet into the project's .mcp.json.
+    let setup = snippets[0]["setup"].as_str().unwrap();
+    assert_eq!(
+        setup,
+        format!(
+            "{} setup-client claude-code --project {}",
+            bundled.display(),
+            p.display()
+        )
+    );
+    let words: Vec<&str> = setup.split(' ').collect();
+    let out = std::process::Command::new(words[0])
+        .args(&words[1..])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(p.join(".mcp.json")).unwrap()).unwrap();
+    assert_eq!(
+        written,
+        serde_json::from_str::<serde_json::Value>(snippets[0]["text"].as_str().unwrap()).unwrap()
+    );
+
+    // The server, started exactly as the dock's Claude Code snippet says.
+    let claude: serde_json::Value =
+        serde_json::from_str(snippets[0]["text"].as_str().unwrap()).unwrap();
+    let entry = &claude["mcpServers"]["godot"];
+    let mut cmd = tokio::process::Command::new(entry["command"].as_str().unwrap());
+    for a in entry["args"].as_array().unwrap() {
+        cmd.arg(a.as_str().unwrap());
+    }
+    cmd.env("GODOT_MCP_STATE_DIR", state.path());
+    let (transport, _stderr) = rmcp::transport::TokioChildProcess::builder(cmd)
+        .stderr(server_stderr())
+        .spawn()
+        .unwrap();
+    let client = rmcp::ServiceExt::serve((), transport).await.unwrap();
+    let quarantined = call_ok(
+        &client,
+        "list_transactions",
+        json!({"status": "quarantined"}),
+    )
+    .await;
+    let txn = quarantined["transactions"][0]["transaction_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+
+    let shown = wait_for_dock(
+        &mut ed,
+        &log,
+        "a connected server and the closed gate",
+        |v| {
+            v["connection"]
+                .as_str()
+                .is_some_and(|c| c.starts_with("Connected to server"))
+                && v["gate"].as_str().is_some_and(|g| g.contains(&txn))
+        },
+    )
+    .await;
+    assert_eq!(
+        shown["connection"],
+        format!("Connected to server {}", env!("CARGO_PKG_VERSION"))
+    );
+    let gate = shown["gate"].as_str().unwrap();
+    assert!(
+        gate.starts_with("ALARM: write gate closed: 1 quarantined transaction(s)"),
+        "{gate}"
+    );
+    assert_eq!(
+        shown["repair"],
+        format!(
+            "{} transaction repair --project {} --transaction-id {txn} --operation reconcile --proof-file proof.json",
+            bundled.display(),
+            p.display()
+        )
+    );
+    let actions = shown["actions"].as_str().unwrap();
+    assert!(
+        actions
+            .lines()
+            .any(|l| l == format!("quarantined  write_script  destructive  undoable: -  {txn}")),
+        "{actions}"
+    );
+    signal(&ed, rustix::process::Signal::KILL);
+    let _ = ed.wait();
+    guard.0 = None;
+    let _ = client.cancel().await;
+    println!(
+        "PASSED: the dock showed waiting, then the connected server, the closed gate, the repair command for {txn} and the quarantined row; all five snippets parse"
+    );
 }

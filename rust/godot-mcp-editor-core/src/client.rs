@@ -10,6 +10,9 @@
 //! back to the discovery file ([`godot_mcp_editor_core::reconnect`] decides when), and
 //! replies to requests of the old connection are dropped: the server already reported
 //! them as lost and never resends them.
+//!
+//! The thread also keeps the dock's [`Feed`] current: the connection state (waiting,
+//! connected with the server's version, refused) and the newest status frame.
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -20,11 +23,12 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use crate::dock::{Feed, Link};
 use crate::reconnect::{Attempt, Reconnect, Step, discovery_path, read_discovery};
 use godot_mcp_protocol::discovery::MAX_FRAME_BYTES;
 use godot_mcp_protocol::{
-    AddonMessage, BRIDGE_PROTOCOL_VERSION, GodotVersion, Hello, HelloReply, Reply, Request,
-    ServerMessage,
+    AddonMessage, BRIDGE_PROTOCOL_VERSION, ErrorCode, GodotVersion, Hello, HelloReply, Reply,
+    Request, ServerMessage,
 };
 
 /// How often the thread wakes to check its stop flag.
@@ -40,6 +44,8 @@ pub struct Incoming {
 
 struct Shared {
     stop: AtomicBool,
+    /// What the dock shows of the connection.
+    feed: Arc<Feed>,
     /// The current connection's writer and generation.
     writer: Mutex<Option<(u64, TcpStream)>>,
     generation: AtomicU64,
@@ -53,13 +59,20 @@ pub struct BridgeClient {
 }
 
 impl BridgeClient {
+    /// Start the thread; it reports the connection into `feed` (for the dock).
     pub fn start(
         project_root: PathBuf,
         addon_version: String,
         godot_version: GodotVersion,
+        feed: Arc<Feed>,
     ) -> std::io::Result<Self> {
+        feed.update(|d| {
+            d.link = Link::Waiting;
+            d.status = None;
+        });
         let shared = Arc::new(Shared {
             stop: AtomicBool::new(false),
+            feed,
             writer: Mutex::new(None),
             generation: AtomicU64::new(0),
         });
@@ -142,6 +155,12 @@ fn run(
     while !shared.stop.load(Ordering::SeqCst) {
         let d = match reconnect.next(read_discovery(&path)) {
             Step::Wait(d) => {
+                if !reconnect.rejected() {
+                    shared.feed.update(|f| {
+                        f.link = Link::Waiting;
+                        f.status = None;
+                    });
+                }
                 sleep_unless_stopped(shared, d);
                 continue;
             }
@@ -155,6 +174,12 @@ fn run(
             addon_version,
             godot_version,
         );
+        if attempt != Attempt::Rejected {
+            shared.feed.update(|f| {
+                f.link = Link::Waiting;
+                f.status = None;
+            });
+        }
         let wait = reconnect.after(attempt);
         sleep_unless_stopped(shared, wait);
     }
@@ -207,8 +232,32 @@ fn connect_and_serve(
         }
     };
     match accepted {
-        Some(ServerMessage::HelloReply(HelloReply::Accepted { .. })) => {}
-        _ => return Attempt::Rejected,
+        Some(ServerMessage::HelloReply(HelloReply::Accepted { server_version, .. })) => {
+            shared.feed.update(|f| {
+                f.link = Link::Connected { server_version };
+                f.status = None;
+            });
+        }
+        Some(ServerMessage::HelloReply(HelloReply::Rejected { error })) => {
+            shared.feed.update(|f| {
+                f.link = Link::Refused {
+                    code: error.code,
+                    message: error.message,
+                };
+                f.status = None;
+            });
+            return Attempt::Rejected;
+        }
+        _ => {
+            shared.feed.update(|f| {
+                f.link = Link::Refused {
+                    code: ErrorCode::Unrecognized,
+                    message: "the server's answer to the hello was not understood".into(),
+                };
+                f.status = None;
+            });
+            return Attempt::Rejected;
+        }
     }
     let generation = shared.generation.fetch_add(1, Ordering::SeqCst) + 1;
     let Ok(writer) = stream.try_clone() else {
@@ -222,20 +271,24 @@ fn connect_and_serve(
             break;
         }
         match frames.next(&mut stream) {
-            Ok(Some(frame)) => {
-                if let Ok(ServerMessage::Request(request)) =
-                    serde_json::from_slice::<ServerMessage>(&frame)
-                    && tx
+            Ok(Some(frame)) => match serde_json::from_slice::<ServerMessage>(&frame) {
+                Ok(ServerMessage::Request(request)) => {
+                    if tx
                         .send(Incoming {
                             request,
                             received: Instant::now(),
                             generation,
                         })
                         .is_err()
-                {
-                    break;
+                    {
+                        break;
+                    }
                 }
-            }
+                Ok(ServerMessage::Status(status)) => {
+                    shared.feed.update(|f| f.status = Some(status));
+                }
+                Ok(ServerMessage::HelloReply(_)) | Err(_) => {}
+            },
             Ok(None) => {}
             Err(()) => break,
         }

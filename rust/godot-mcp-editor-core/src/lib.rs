@@ -13,6 +13,8 @@
 //! - [`persistence`]: the persistence verdict the probe and the handlers share.
 //! - [`tree`]: the compact form of a scene tree read (pre-order, depth-encoded, paged).
 //! - [`reconnect`]: finding the discovery file and deciding when to (re)connect.
+//! - [`dock`]: the editor dock's view model (connection, write gate, recent actions,
+//!   client set-up) and the feed the socket thread fills for it; finding the bundled server.
 //! - [`client`]: the add-on's socket thread and reply path (std only; the editor crate's
 //!   plugin drives it from the main thread).
 #![forbid(unsafe_code)]
@@ -20,6 +22,7 @@
 pub mod batch;
 pub mod client;
 pub mod command;
+pub mod dock;
 pub mod pace;
 pub mod persistence;
 pub mod reconnect;

@@ -61,6 +61,12 @@ pub struct Reconnect {
 }
 
 impl Reconnect {
+    /// Whether the last server refused the hello (the dock keeps showing why while the
+    /// thread waits for the discovery file to change).
+    pub fn rejected(&self) -> bool {
+        self.rejected
+    }
+
     /// Decide, given what the discovery file says now.
     pub fn next(&mut self, discovery: Option<Discovery>) -> Step {
         let Some(d) = discovery else {

@@ -8,6 +8,7 @@
 //!   executor and the bridge thread, applies the executor switch and drains requests on the
 //!   main thread once a frame.
 //! - the socket thread (discovery, hello, reconnect) is `godot_mcp_editor_core::client`.
+//! - [`dock`]: the "Godot MCP" editor dock (texts from `godot_mcp_editor_core::dock`).
 //! - [`exec`]: the executors, through `EditorUndoRedoManager`.
 //! - [`variant`]: `Variant` ⇄ the bridge's JSON value form (rules in `godot-mcp-editor-core`).
 //! - [`api`]: `GodotMcp`, the small class the add-on's GDScript `plugin.gd` calls to turn
@@ -30,6 +31,7 @@
 //! The one `unsafe` item is the entry point below.
 
 mod api;
+mod dock;
 mod engine_version;
 mod exec;
 mod plugin;

@@ -6,17 +6,24 @@
 //! ([`BridgeClient`]) and drains its requests once a frame in `process()`; off, the thread
 //! is stopped and joined and the socket closed, so while disabled there is no socket and
 //! nothing executes.
+//!
+//! It also owns the "Godot MCP" dock ([`Dock`]): added when the plugin enters the tree,
+//! refreshed once a frame from the bridge thread's [`Feed`] (a no-op unless it changed),
+//! removed when the plugin leaves.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use godot::classes::{EditorPlugin, IEditorPlugin, Os, ProjectSettings};
 use godot::prelude::*;
 use godot_mcp_editor_core::client::BridgeClient;
 use godot_mcp_editor_core::command;
+use godot_mcp_editor_core::dock::{DockContext, Feed, Link, ServerBinary};
 use godot_mcp_editor_core::pace::{BUSY_SLEEP_USEC, Pace, PaceAction};
 use godot_mcp_protocol::{BridgeError, ErrorCode, ErrorEffect, Outcome, Reply};
 
+use crate::dock::Dock;
 use crate::{ADDON_VERSION, engine_version, exec, switch};
 
 /// Most time one frame spends executing requests; the rest wait for the next frame, so
@@ -36,6 +43,11 @@ pub struct GodotMcpEditorPlugin {
     /// Whether the first frame's line (the executor's state once start-up is over) was
     /// printed.
     announced: bool,
+    /// What the bridge thread reports for the dock; lives as long as the plugin, so its
+    /// version only grows across executor restarts.
+    feed: Arc<Feed>,
+    /// The dock while the plugin is in the tree.
+    dock: Option<Dock>,
     base: Base<EditorPlugin>,
 }
 
@@ -48,10 +60,18 @@ impl IEditorPlugin for GodotMcpEditorPlugin {
         );
         // The GDScript plugin may have flipped the switch before we existed.
         self.apply_switch(switch::requested());
+        let ctx = dock_context();
+        godot_print!("godot-mcp: {}", ctx.server.describe());
+        // Through `base_mut()`, so the editor may call back into this plugin meanwhile.
+        let dock = Dock::new(&mut self.base_mut(), ctx);
+        self.dock = Some(dock);
     }
 
     fn exit_tree(&mut self) {
         self.apply_switch(false);
+        if let Some(dock) = self.dock.take() {
+            dock.remove(&mut self.base_mut());
+        }
         godot_print!("godot-mcp: editor plugin left the tree");
     }
 
@@ -74,6 +94,30 @@ impl IEditorPlugin for GodotMcpEditorPlugin {
             );
         }
         self.drain();
+        if let Some(dock) = &mut self.dock {
+            dock.refresh(&self.feed);
+        }
+    }
+}
+
+/// The add-on's facts for the dock: its version, this project's folder and the server
+/// the client set-up names (the bundled one, or `godot-mcp` from PATH).
+fn dock_context() -> DockContext {
+    let root = ProjectSettings::singleton()
+        .globalize_path("res://")
+        .to_string();
+    let root = std::path::PathBuf::from(root.trim_end_matches(['/', '\\']));
+    // Canonical, as `setup-client` writes it (no symlinked or relative parts).
+    let root = std::fs::canonicalize(&root).unwrap_or(root);
+    let mut project_root = root.display().to_string();
+    // Windows' canonical form is verbatim (\\?\C:\...), which clients do not expect.
+    if let Some(rest) = project_root.strip_prefix(r"\\?\") {
+        project_root = rest.to_owned();
+    }
+    DockContext {
+        addon_version: ADDON_VERSION.into(),
+        server: ServerBinary::find(&root),
+        project_root,
     }
 }
 
@@ -93,6 +137,7 @@ impl GodotMcpEditorPlugin {
                 root.into(),
                 ADDON_VERSION.into(),
                 engine_version::get().clone(),
+                self.feed.clone(),
             ) {
                 Ok(c) => self.client = Some(c),
                 Err(e) => godot_error!("godot-mcp: cannot start the bridge thread: {e}"),
@@ -101,6 +146,10 @@ impl GodotMcpEditorPlugin {
         } else {
             // Dropping joins the thread and closes the socket.
             self.client = None;
+            self.feed.update(|f| {
+                f.link = Link::Off;
+                f.status = None;
+            });
             if let Some(usec) = self.pace.stop() {
                 Os::singleton().set_low_processor_usage_mode_sleep_usec(usec);
             }

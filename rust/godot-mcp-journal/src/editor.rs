@@ -643,7 +643,10 @@ mod tests {
     fn replies_settle_and_lost_answers_follow_the_file_rule() {
         let (_d, mut j) = journal();
         let ok = intent("node.set_property", false);
+        let before = j.change_stamp();
         let t = j.begin_editor(&ok, "editor", "set").unwrap();
+        let begun = j.change_stamp();
+        assert!(begun > before, "the intent is a journal change");
         let proof = EditorProof {
             undoable: Some(true),
             ..EditorProof::reply(1, "ok")
@@ -652,6 +655,13 @@ mod tests {
             j.settle_editor(t, &ok, EditorSettle::Applied(proof))
                 .unwrap(),
             TxnStatus::Committed
+        );
+        assert!(j.change_stamp() > begun, "settling is a journal change");
+        // The listing carries the reply's undoable flag, typed, for the dock.
+        let listed = j.list_transactions(&TxnFilter::default()).unwrap();
+        assert_eq!(
+            (listed[0].transaction_id, listed[0].undoable),
+            (t, Some(true))
         );
 
         let lost = intent("node.set_property", false);

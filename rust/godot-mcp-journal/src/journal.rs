@@ -347,6 +347,11 @@ pub struct TxnRecord {
     /// Milliseconds since the Unix epoch, once terminal.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub terminal_at_ms: Option<i64>,
+    /// For an editor row: whether the editor put the effect on its undo history, as its
+    /// reply said. Typed for the add-on's dock; listings already say it in
+    /// `proof_summary`, so it is not serialized twice.
+    #[serde(skip)]
+    pub undoable: Option<bool>,
 }
 
 /// The SHA-256 of `request` with object keys sorted recursively and no
@@ -564,6 +569,13 @@ impl Journal {
     /// Lists transactions, newest first.
     pub fn list_transactions(&self, filter: &TxnFilter) -> Result<Vec<TxnRecord>, ListError> {
         list(&self.conn, filter)
+    }
+
+    /// A number that grows with every row this journal inserted, updated or deleted since
+    /// it was opened (SQLite's `total_changes`): equal stamps mean nothing was journaled in
+    /// between, so a watcher re-reads the journal only when it changed.
+    pub fn change_stamp(&self) -> u64 {
+        self.conn.total_changes()
     }
 
     fn check_gate(&self) -> Result<(), TxnFailure> {
@@ -1112,6 +1124,7 @@ pub(crate) fn list(conn: &Connection, filter: &TxnFilter) -> Result<Vec<TxnRecor
                     format!("bad {what} in journal row").into(),
                 )
             };
+            let proof = proof.and_then(|p| serde_json::from_str::<Proof>(&p).ok());
             Ok(TxnRecord {
                 transaction_id: id.parse().map_err(|_| bad("id"))?,
                 status: TxnStatus::parse(&state).ok_or_else(|| bad("state"))?,
@@ -1124,9 +1137,11 @@ pub(crate) fn list(conn: &Connection, filter: &TxnFilter) -> Result<Vec<TxnRecor
                     Ok(Intent::EditorRuntime(e)) => e.scene,
                     Err(_) => None,
                 },
-                proof_summary: proof
-                    .and_then(|p| serde_json::from_str::<Proof>(&p).ok())
-                    .map(|p| p.summary()),
+                proof_summary: proof.as_ref().map(Proof::summary),
+                undoable: match &proof {
+                    Some(Proof::EditorRuntime(p)) => p.undoable,
+                    _ => None,
+                },
                 reason: r.get(7)?,
                 parent_txn: parent.and_then(|p| p.parse().ok()),
                 created_at_ms: r.get(9)?,

@@ -12,17 +12,23 @@
 //!
 //! - [`discovery`]: the discovery file the server writes into the project's `.godot/`, and
 //!   the check that refuses a browser's HTTP request on the bridge socket.
+//! - [`clients`]: the MCP clients godot-mcp configures and each one's entry, shared by
+//!   `godot-mcp setup-client` and the add-on's dock.
 //! - [`commands`]: the command names and which of them may write a file.
+//! - [`status`]: the server's status frame (write gate, recent journal rows) for the
+//!   add-on's dock.
 //! - [`persistence`]: the persistence verdict (`persisted`, `reason`, `hint`) of every
 //!   editor command, the one rule the add-on's replies and the server's dry runs share.
 //!
 //! Every frame is one JSON object on one line (newline-delimited JSON over loopback TCP).
 #![forbid(unsafe_code)]
 
+pub mod clients;
 pub mod commands;
 pub mod discovery;
 pub mod message;
 pub mod persistence;
+pub mod status;
 pub mod version;
 
 pub use discovery::{DISCOVERY_RELATIVE_PATH, Discovery, looks_like_http};
@@ -30,6 +36,7 @@ pub use message::{
     AddonMessage, BridgeError, ErrorCode, ErrorEffect, Hello, HelloReply, Outcome, Reply, Request,
     RequestId, ServerMessage,
 };
+pub use status::{GateState, QuarantinedRow, RecentAction, STATUS_RECENT_LIMIT, ServerStatus};
 pub use version::{
     BRIDGE_PROTOCOL_VERSION, DEFAULT_REQUEST_TIMEOUT_MS, GodotVersion, MIN_GODOT_VERSION,
     ParseGodotVersionError,

@@ -10,6 +10,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::status::ServerStatus;
 use crate::version::{DEFAULT_REQUEST_TIMEOUT_MS, GodotVersion};
 
 /// Identifies a request within one connection; the server allocates them, never reusing one,
@@ -206,6 +207,9 @@ pub enum AddonMessage {
 pub enum ServerMessage {
     HelloReply(HelloReply),
     Request(Request),
+    /// The server's gate and journal, for the dock: sent after the hello and whenever
+    /// they change. Needs no reply.
+    Status(ServerStatus),
 }
 
 #[cfg(test)]
@@ -316,6 +320,52 @@ mod tests {
                 params: Value::Null,
                 timeout_ms: DEFAULT_REQUEST_TIMEOUT_MS,
             })
+        );
+    }
+
+    #[test]
+    fn status_on_the_wire() {
+        use crate::status::{GateState, QuarantinedRow, RecentAction};
+        assert_wire(
+            ServerMessage::Status(ServerStatus {
+                server_version: "0.1.0".into(),
+                project_root: "/p".into(),
+                write_gate: GateState::Closed {
+                    quarantined: vec![QuarantinedRow {
+                        transaction_id: "t1".into(),
+                        reason: "unprovable".into(),
+                    }],
+                },
+                recent: vec![RecentAction {
+                    transaction_id: "t1".into(),
+                    tool: "write_script".into(),
+                    class: "mutating".into(),
+                    status: "quarantined".into(),
+                    undoable: None,
+                }],
+            }),
+            json!({
+                "type": "status", "server_version": "0.1.0", "project_root": "/p",
+                "write_gate": {"status": "closed", "quarantined": [
+                    {"transaction_id": "t1", "reason": "unprovable"}
+                ]},
+                "recent": [{
+                    "transaction_id": "t1", "tool": "write_script", "class": "mutating",
+                    "status": "quarantined"
+                }]
+            }),
+        );
+        assert_wire(
+            ServerMessage::Status(ServerStatus {
+                server_version: "0.1.0".into(),
+                project_root: "/p".into(),
+                write_gate: GateState::Open,
+                recent: vec![],
+            }),
+            json!({
+                "type": "status", "server_version": "0.1.0", "project_root": "/p",
+                "write_gate": {"status": "open"}, "recent": []
+            }),
         );
     }
 

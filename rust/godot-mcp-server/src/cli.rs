@@ -411,6 +411,9 @@ fn serve(args: ServeArgs) -> ExitCode {
     }
     if let Some(bridge) = bridge {
         crate::tools::editor::settle_late_replies(&state, &bridge);
+        if let Err(e) = bridge.publish_status(crate::planes::editor::status_feed(&state)) {
+            crate::say!("godot-mcp serve: warning: the dock's status feed did not start: {e}");
+        }
         state.editor.install(bridge);
     }
     let code = serve_transport(

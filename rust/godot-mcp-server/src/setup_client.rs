@@ -22,6 +22,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use godot_mcp_protocol::clients::{McpClient, json_entry};
 use serde_json::Value;
 
 use crate::error::ErrorCode;
@@ -78,14 +79,19 @@ pub enum Client {
 }
 
 impl Client {
-    fn id(self) -> &'static str {
+    /// The shared definition of the client (its entry's shape; the dock uses it too).
+    pub fn mcp(self) -> McpClient {
         match self {
-            Self::ClaudeCode => "claude-code",
-            Self::ClaudeDesktop => "claude-desktop",
-            Self::Cursor => "cursor",
-            Self::Vscode => "vscode",
-            Self::Codex => "codex",
+            Self::ClaudeCode => McpClient::ClaudeCode,
+            Self::ClaudeDesktop => McpClient::ClaudeDesktop,
+            Self::Cursor => McpClient::Cursor,
+            Self::Vscode => McpClient::Vscode,
+            Self::Codex => McpClient::Codex,
         }
+    }
+
+    fn id(self) -> &'static str {
+        self.mcp().id()
     }
 
     /// What the person does next for the client to pick the entry up.
@@ -317,11 +323,9 @@ pub fn config_path(client: Client, project: &Path) -> Result<PathBuf, SetupError
 
 /// The file's new text with `entry` merged in (equal to `old` when nothing changes).
 pub fn merge(client: Client, old: Option<&str>, entry: &Entry) -> Result<String, SetupError> {
-    match client {
-        Client::Codex => merge_toml(old.unwrap_or(""), entry),
-        Client::Vscode => merge_json(old, "servers", true, entry),
-        Client::ClaudeCode => merge_json(old, "mcpServers", true, entry),
-        Client::ClaudeDesktop | Client::Cursor => merge_json(old, "mcpServers", false, entry),
+    match client.mcp().servers_key() {
+        None => merge_toml(old.unwrap_or(""), entry),
+        Some(key) => merge_json(old, key, client.mcp(), entry),
     }
 }
 
@@ -405,15 +409,14 @@ fn toml_eq(old: &str, new: &str) -> bool {
 fn merge_json(
     old: Option<&str>,
     servers_key: &str,
-    typed: bool,
+    client: McpClient,
     entry: &Entry,
 ) -> Result<String, SetupError> {
-    let mut wanted: Vec<(String, Value)> = Vec::new();
-    if typed {
-        wanted.push(("type".to_owned(), Value::from("stdio")));
-    }
-    wanted.push(("command".to_owned(), Value::from(entry.command.as_str())));
-    wanted.push(("args".to_owned(), Value::from(entry.args.clone())));
+    let args: Vec<&str> = entry.args.iter().map(String::as_str).collect();
+    let wanted: Vec<(String, Value)> = json_entry(client, &entry.command, &args)
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v))
+        .collect();
 
     let old = old.unwrap_or("");
     let (bom, body) = match old.strip_prefix('\u{feff}') {
@@ -776,6 +779,40 @@ mod tests {
             let new = merge(Client::Vscode, Some(old), &entry()).unwrap();
             let v: Value = serde_json::from_str(&new).unwrap_or_else(|e| panic!("{new}: {e}"));
             assert_eq!(v["servers"]["godot"]["type"], "stdio", "{new}");
+        }
+    }
+
+    /// Guards "the dock shows what setup-client writes": for every client, the file
+    /// setup-client creates from nothing and the dock's snippet (protocol `clients`) parse
+    /// to the same document.
+    #[test]
+    fn a_created_file_equals_the_docks_snippet() {
+        use clap::ValueEnum;
+        for client in Client::value_variants() {
+            let new = merge(*client, None, &entry()).unwrap();
+            let shown =
+                godot_mcp_protocol::clients::snippet(client.mcp(), "/opt/godot-mcp", "/games/a");
+            if client.mcp().is_toml() {
+                let a: toml_edit::DocumentMut = new.parse().unwrap();
+                let b: toml_edit::DocumentMut = shown.parse().unwrap();
+                let server = |d: &toml_edit::DocumentMut| {
+                    let s = &d["mcp_servers"]["godot"];
+                    (
+                        s["command"].as_str().map(str::to_owned),
+                        s["args"].as_array().map(|a| {
+                            a.iter()
+                                .map(|v| v.as_str().unwrap().to_owned())
+                                .collect::<Vec<_>>()
+                        }),
+                    )
+                };
+                assert_eq!(server(&a), server(&b), "{client:?}:\n{new}\n{shown}");
+                assert!(server(&a).0.is_some());
+            } else {
+                let a: Value = serde_json::from_str(&new).unwrap();
+                let b: Value = serde_json::from_str(&shown).unwrap();
+                assert_eq!(a, b, "{client:?}");
+            }
         }
     }
 }

@@ -12,6 +12,10 @@
 //! timeout; the add-on answers each once. A request whose answer does not come — timeout,
 //! connection lost — is never resent: [`RequestFailure::NoAnswer`] says it may have run.
 //!
+//! Besides requests, the server sends a [`ServerStatus`] frame (write gate, recent journal
+//! rows) for the add-on's dock: once right after the hello and again whenever the journal
+//! changed ([`Bridge::publish_status`]); nothing is sent while nothing changes.
+//!
 //! Plain threads and `std::net`, not tokio: planned tools call the bridge from blocking
 //! tasks, and the bridge must work the same under the stdio server's current-thread
 //! runtime and the HTTP server's multi-thread one.
@@ -22,20 +26,27 @@ use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, OnceLock, Weak};
 use std::time::Duration;
 
+use godot_mcp_journal::{TxnFilter, WriteGate};
 use godot_mcp_protocol::discovery::{MAX_FRAME_BYTES, MAX_HELLO_BYTES};
 use godot_mcp_protocol::{
     AddonMessage, BRIDGE_PROTOCOL_VERSION, BridgeError, DISCOVERY_RELATIVE_PATH, Discovery,
-    ErrorCode, GodotVersion, HelloReply, Outcome, Request, RequestId, ServerMessage,
-    looks_like_http,
+    ErrorCode, GateState, GodotVersion, HelloReply, Outcome, QuarantinedRow, RecentAction, Request,
+    RequestId, STATUS_RECENT_LIMIT, ServerMessage, ServerStatus, looks_like_http,
 };
 use parking_lot::Mutex;
 use serde_json::Value;
 
+use crate::state::AppState;
+
 /// How long a connecting peer has to send its hello.
 const HELLO_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How often the status publisher compares the journal's change stamp with the last one
+/// it sent (a mutex and an integer; the journal is read only when the stamp moved).
+const STATUS_POLL: Duration = Duration::from_millis(250);
 
 /// Who is connected.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -99,6 +110,9 @@ struct Inner {
     late: Mutex<Vec<(RequestId, Outcome)>>,
     /// Told about each late reply (the server settles the unresolved transaction).
     on_late: Mutex<Option<LateHandler>>,
+    /// Wakes the status publisher when a connection is accepted, so the dock gets its
+    /// first status right after the hello.
+    status_nudge: Mutex<Option<mpsc::Sender<()>>>,
 }
 
 /// What to do with a reply that arrived after its request gave up.
@@ -168,6 +182,7 @@ impl Bridge {
             shutdown: AtomicBool::new(false),
             late: Mutex::new(Vec::new()),
             on_late: Mutex::new(None),
+            status_nudge: Mutex::new(None),
         });
         let discovery_path = project_root.join(DISCOVERY_RELATIVE_PATH);
         write_discovery(
@@ -293,6 +308,19 @@ impl Bridge {
         self.inner.late.lock().clone()
     }
 
+    /// Send the add-on a [`ServerStatus`] after each hello and whenever `feed`'s stamp
+    /// moves, from a thread of its own, until the bridge stops. Nothing is read or sent
+    /// while the stamp stays the same.
+    pub fn publish_status(&self, feed: StatusFeed) -> io::Result<()> {
+        let (tx, rx) = mpsc::channel();
+        *self.inner.status_nudge.lock() = Some(tx);
+        let inner = self.inner.clone();
+        std::thread::Builder::new()
+            .name("bridge-status".into())
+            .spawn(move || status_loop(&inner, &feed, &rx))?;
+        Ok(())
+    }
+
     /// Close the current connection (tests; a server restart does the same).
     pub fn drop_connection(&self) {
         if let Some(c) = self.inner.conn.lock().take() {
@@ -306,6 +334,10 @@ impl Bridge {
             return;
         }
         self.drop_connection();
+        // Wake the status publisher so it sees the flag and exits.
+        if let Some(tx) = self.inner.status_nudge.lock().take() {
+            let _ = tx.send(());
+        }
         // Remove the file only while it is still ours (a newer server may have replaced it).
         if let Ok(text) = std::fs::read_to_string(&self.discovery_path)
             && let Ok(d) = serde_json::from_str::<Discovery>(&text)
@@ -482,6 +514,9 @@ fn serve_connection(stream: TcpStream, inner: Arc<Inner>) {
         });
         *inner.last_rejection.lock() = None;
     }
+    if let Some(tx) = inner.status_nudge.lock().as_ref() {
+        let _ = tx.send(());
+    }
     let _ = stream.set_read_timeout(None);
     while let Ok(Some(line)) = read_line(&mut reader, MAX_FRAME_BYTES) {
         match serde_json::from_slice::<AddonMessage>(&line) {
@@ -526,6 +561,135 @@ fn serve_connection(stream: TcpStream, inner: Arc<Inner>) {
         .lock()
         .retain(|_, p| p.generation != generation);
     tracing::info!("editor bridge: add-on disconnected");
+}
+
+/// Where the status publisher gets what it sends.
+pub struct StatusFeed {
+    /// Cheap, called every [`STATUS_POLL`]: a value that changes whenever the status may
+    /// have changed (`None`: nothing to report, e.g. the server is shutting down).
+    pub stamp: Box<dyn Fn() -> Option<StatusStamp> + Send>,
+    /// The full status, read only when the stamp moved or a new connection came.
+    pub read: Box<dyn Fn() -> Option<ServerStatus> + Send>,
+}
+
+/// The journal's change stamp and the gate's shape: a quarantine or a reconciliation
+/// changes journal rows, but the gate is compared too so no gate change can hide.
+pub type StatusStamp = (u64, GateStamp);
+
+/// The write gate reduced to what a change of it must change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GateStamp {
+    Open,
+    Unreconciled,
+    Closed(usize),
+}
+
+fn status_loop(inner: &Inner, feed: &StatusFeed, nudge: &mpsc::Receiver<()>) {
+    // (connection generation, stamp) of the last status sent.
+    let mut sent: Option<(u64, StatusStamp)> = None;
+    loop {
+        match nudge.recv_timeout(STATUS_POLL) {
+            Ok(()) | Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => return,
+        }
+        if inner.shutdown.load(Ordering::SeqCst) {
+            return;
+        }
+        let Some(generation) = inner.conn.lock().as_ref().map(|c| c.generation) else {
+            continue;
+        };
+        let Some(stamp) = (feed.stamp)() else {
+            continue;
+        };
+        if sent == Some((generation, stamp)) {
+            continue;
+        }
+        let Some(status) = (feed.read)() else {
+            continue;
+        };
+        let Ok(mut line) = serde_json::to_vec(&ServerMessage::Status(status)) else {
+            continue;
+        };
+        line.push(b'\n');
+        // Under the connection lock, like a request: frames never interleave.
+        let conn = inner.conn.lock();
+        if let Some(c) = conn.as_ref()
+            && c.generation == generation
+        {
+            let mut w = &c.writer;
+            if w.write_all(&line).is_ok() {
+                sent = Some((generation, stamp));
+            }
+        }
+    }
+}
+
+/// The status feed of a serving server: its journal's change stamp, gate and newest rows.
+/// Holds the state weakly, so it never keeps a stopped server alive.
+pub fn status_feed(state: &Arc<AppState>) -> StatusFeed {
+    let weak: Weak<AppState> = Arc::downgrade(state);
+    let w2 = weak.clone();
+    StatusFeed {
+        stamp: Box::new(move || {
+            let state = weak.upgrade()?;
+            let journal = state.journal.lock();
+            let gate = match journal.gate() {
+                WriteGate::Open => GateStamp::Open,
+                WriteGate::Unreconciled => GateStamp::Unreconciled,
+                WriteGate::Closed { quarantined } => GateStamp::Closed(quarantined.len()),
+            };
+            Some((journal.change_stamp(), gate))
+        }),
+        read: Box::new(move || w2.upgrade().and_then(|s| read_status(&s))),
+    }
+}
+
+/// The status as it is now (`None` if the journal cannot be read; logged).
+pub fn read_status(state: &AppState) -> Option<ServerStatus> {
+    let journal = state.journal.lock();
+    let write_gate = match journal.gate() {
+        WriteGate::Open => GateState::Open,
+        WriteGate::Unreconciled => GateState::Unreconciled,
+        WriteGate::Closed { quarantined } => GateState::Closed {
+            quarantined: quarantined
+                .iter()
+                .map(|q| QuarantinedRow {
+                    transaction_id: q.transaction_id.to_string(),
+                    reason: q.reason.clone(),
+                })
+                .collect(),
+        },
+    };
+    let rows = journal
+        .list_transactions(&TxnFilter {
+            status: None,
+            limit: STATUS_RECENT_LIMIT,
+        })
+        .map_err(|e| {
+            tracing::warn!(error = %e, "editor bridge: the journal could not be read for the dock");
+        })
+        .ok()?;
+    drop(journal);
+    let recent = rows
+        .into_iter()
+        .map(|r| RecentAction {
+            transaction_id: r.transaction_id.to_string(),
+            class: state
+                .registry
+                .get(&r.operation)
+                .map_or(r.effect_kind.as_str(), |t| t.meta.class.as_str())
+                .to_owned(),
+            tool: r.operation,
+            status: r.status.as_str().to_owned(),
+            undoable: r.undoable,
+        })
+        .collect();
+    Some(ServerStatus {
+        server_version: env!("CARGO_PKG_VERSION").into(),
+        project_root: state.project.root().display().to_string(),
+        write_gate,
+        recent,
+    })
 }
 
 /// The editor plane of a server: the bridge, once started.

@@ -344,7 +344,13 @@ fn the_addon_client_connects_serves_and_reconnects_after_a_server_restart() {
     use godot_mcp_editor_core::client::BridgeClient;
     let dir = project();
     let godot: godot_mcp_protocol::GodotVersion = "4.4.1.stable.custom_build".parse().unwrap();
-    let client = BridgeClient::start(dir.path().to_path_buf(), "0.1.0".into(), godot).unwrap();
+    let client = BridgeClient::start(
+        dir.path().to_path_buf(),
+        "0.1.0".into(),
+        godot,
+        Default::default(),
+    )
+    .unwrap();
     // The "main thread": answer whatever arrives, as the plugin's process() does.
     let serve_one = |client: &BridgeClient| {
         for _ in 0..400 {
@@ -814,5 +820,158 @@ mod transactions {
                 assert!(preview["reason"].is_string(), "{tool}: {preview}");
             }
         }
+    }
+
+    /// Guards the dock's feed: a status right after the hello, then one per journal
+    /// change and none while nothing changed. The publisher polls its stamp several times
+    /// with nothing changed before the change is made: had it sent without comparing
+    /// stamps, the next frame would be a repeat of the first, not the new row.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn the_dock_gets_a_status_after_hello_and_then_only_on_change() {
+        use godot_mcp_protocol::{GateState, ServerStatus};
+        let (_dir, state, d) = server();
+        let (polled_tx, polled) = std::sync::mpsc::channel::<()>();
+        let inner = status_feed(&state);
+        let polled_tx = std::sync::Mutex::new(polled_tx);
+        let feed = StatusFeed {
+            stamp: Box::new(move || {
+                let s = (inner.stamp)();
+                let _ = polled_tx.lock().unwrap().send(());
+                s
+            }),
+            read: inner.read,
+        };
+        state.editor.bridge().unwrap().publish_status(feed).unwrap();
+        let (mut peer, reply) = PeerConn::connect(&d, &d.token, BRIDGE_PROTOCOL_VERSION);
+        assert!(matches!(reply, HelloReply::Accepted { .. }));
+        let status = |peer: &mut PeerConn| -> ServerStatus {
+            match peer.recv() {
+                Some(ServerMessage::Status(s)) => s,
+                other => panic!("expected a status frame, got {other:?}"),
+            }
+        };
+        let first = status(&mut peer);
+        assert_eq!(first.write_gate, GateState::Open);
+        assert!(first.recent.is_empty(), "{first:?}");
+        assert_eq!(first.server_version, env!("CARGO_PKG_VERSION"));
+        assert_eq!(
+            first.project_root,
+            state.project.root().display().to_string()
+        );
+        // Several polls with nothing changed.
+        while polled.try_recv().is_ok() {}
+        for _ in 0..3 {
+            polled.recv().unwrap();
+        }
+        let created = call(
+            &state,
+            "create_script",
+            json!({"path": "res://a.gd", "content": "extends Node\n", "confirm": true}),
+        )
+        .await
+        .unwrap();
+        let next = status(&mut peer);
+        assert_eq!(next.recent.len(), 1, "{next:?}");
+        let row = &next.recent[0];
+        assert_eq!(
+            row.transaction_id,
+            created["transaction_id"].as_str().unwrap()
+        );
+        assert_eq!(
+            (row.tool.as_str(), row.class.as_str(), row.status.as_str()),
+            ("create_script", "destructive", "committed")
+        );
+        assert_eq!(row.undoable, None);
+    }
+
+    /// Guards the add-on's half of the dock's feed: the real socket thread records the
+    /// server's version from the hello and hands every status frame to the feed the dock
+    /// reads, and the feed's version moves with it.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn the_addon_client_hands_status_frames_to_the_dock_feed() {
+        use godot_mcp_editor_core::client::BridgeClient;
+        use godot_mcp_editor_core::dock::{Feed, FeedData, Link};
+        use godot_mcp_protocol::GateState;
+        let (dir, state, _d) = server();
+        let bridge = state.editor.bridge().unwrap();
+        bridge.publish_status(status_feed(&state)).unwrap();
+        let feed = Arc::new(Feed::default());
+        let _client = BridgeClient::start(
+            dir.path().to_path_buf(),
+            "0.1.0".into(),
+            "4.4.1.stable.custom_build".parse().unwrap(),
+            feed.clone(),
+        )
+        .unwrap();
+        let wait_for = |what: &str, ok: &dyn Fn(&FeedData) -> bool| {
+            for _ in 0..1000 {
+                let data = feed.get();
+                if ok(&data) {
+                    return data;
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            panic!("the feed never showed {what}: {:?}", feed.get());
+        };
+        let first = wait_for("a status", &|d| d.status.is_some());
+        assert_eq!(
+            first.link,
+            Link::Connected {
+                server_version: env!("CARGO_PKG_VERSION").into()
+            }
+        );
+        assert_eq!(first.status.as_ref().unwrap().write_gate, GateState::Open);
+        let seen = feed.version();
+        call(
+            &state,
+            "create_script",
+            json!({"path": "res://b.gd", "content": "extends Node\n", "confirm": true}),
+        )
+        .await
+        .unwrap();
+        let next = wait_for("the new row", &|d| {
+            d.status.as_ref().is_some_and(|s| s.recent.len() == 1)
+        });
+        assert_eq!(next.status.unwrap().recent[0].tool, "create_script");
+        assert!(feed.version() > seen);
+    }
+
+    /// Guards "a version mismatch says so plainly": an add-on of another version connects
+    /// to the real server, and the dock's connection line names both versions.
+    #[test]
+    fn an_addon_of_another_version_shows_a_version_mismatch() {
+        use godot_mcp_editor_core::client::BridgeClient;
+        use godot_mcp_editor_core::dock::{DockContext, Feed, Link, ServerBinary, view};
+        let (dir, _state, _d) = server();
+        let feed = Arc::new(Feed::default());
+        let _client = BridgeClient::start(
+            dir.path().to_path_buf(),
+            "9.9.9".into(),
+            "4.4.1.stable.custom_build".parse().unwrap(),
+            feed.clone(),
+        )
+        .unwrap();
+        for _ in 0..1000 {
+            if matches!(feed.get().link, Link::Connected { .. }) {
+                let ctx = DockContext {
+                    addon_version: "9.9.9".into(),
+                    project_root: dir.path().display().to_string(),
+                    server: ServerBinary::find(dir.path()),
+                };
+                let v = view(&feed.get(), &ctx);
+                assert!(v.connection_alarm);
+                assert_eq!(
+                    v.connection,
+                    format!(
+                        "Version mismatch: connected to server {}, but this add-on is 9.9.9; \
+                         install the add-on and server of one release",
+                        env!("CARGO_PKG_VERSION")
+                    )
+                );
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        panic!("the add-on never connected: {:?}", feed.get());
     }
 }
