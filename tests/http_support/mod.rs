@@ -114,6 +114,8 @@ pub async fn start_with(
         .arg(addr)
         .args(extra_args)
         .env("GODOT_MCP_STATE_DIR", Path::new(project).join(".state"))
+        // Every toolset: the tests drive tools outside the default core.
+        .env("GODOT_MCP_TOOLSETS", "all")
         .env("GODOT_MCP_TEST_COUNTERS", "1")
         .env_remove("GODOT_MCP_AUTH_TOKEN")
         .env_remove("GODOT_MCP_HTTP")

@@ -86,6 +86,9 @@ pub async fn connect_in(
     let mut cmd = tokio::process::Command::new(bin());
     cmd.arg("serve").arg("--project").arg(project);
     cmd.env("GODOT_MCP_STATE_DIR", state_dir.path());
+    // Every toolset unless the test says otherwise: most tests drive tools outside the
+    // default core. A test of the real default passes `(GODOT_MCP_TOOLSETS, "")`.
+    cmd.env("GODOT_MCP_TOOLSETS", "all");
     for (k, v) in env {
         cmd.env(k, v);
     }
@@ -112,6 +115,7 @@ pub async fn connect_path(project: &Path, state_dir: &Path) -> RunningService<Ro
     let mut cmd = tokio::process::Command::new(bin());
     cmd.arg("serve").arg("--project").arg(project);
     cmd.env("GODOT_MCP_STATE_DIR", state_dir);
+    cmd.env("GODOT_MCP_TOOLSETS", "all");
     let (transport, _stderr) = TokioChildProcess::builder(cmd)
         .stderr(Stdio::null())
         .spawn()

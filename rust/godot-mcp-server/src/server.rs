@@ -3,10 +3,10 @@
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
     ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, ServerCapabilities,
-    ServerConfig, Tool,
+    ProtocolVersion, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -81,8 +81,16 @@ pub const TRANSACTIONS_URI: &str = "godot-mcp://transactions";
 
 const INSTRUCTIONS: &str = "godot-mcp reads and edits one Godot 4 project. File paths are \
 res:// paths inside the project. Every tool carries _meta.safety_class: read_only tools change \
-nothing; mutating tools take dry_run; destructive tools need confirm=true. Tool families can be \
-enabled or disabled with manage_toolsets.";
+nothing; mutating tools take dry_run (preview, change nothing); destructive tools take dry_run \
+and need confirm=true. Only a core of tools is listed at first: list_toolsets shows every \
+toolset (scene and script editing, settings, input map, running games, export...), and \
+manage_toolsets enables them.";
+
+/// How long a client may reuse a tools/list result (protocol 2026-07-28 caching hints).
+/// The list changes only when toolsets change, and the session that changes them is
+/// sent notifications/tools/list_changed, which invalidates its cache at once; the
+/// TTL bounds how long another session sharing this server may see an old list.
+pub const TOOLS_LIST_TTL_MS: u64 = 5 * 60 * 1000;
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
@@ -102,7 +110,7 @@ impl ServerHandler for McpServer {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         if let Some(counters) = &self.counters {
             Counters::bump(&counters.handler_calls);
@@ -120,7 +128,19 @@ impl ServerHandler for McpServer {
             })
             .cloned()
             .collect();
-        Ok(ListToolsResult::with_all_items(tools))
+        let result = ListToolsResult::with_all_items(tools);
+        // Caching hints exist from 2026-07-28 on; older clients would only carry the
+        // unknown fields. Private: the list follows this server's toolset state.
+        let modern = context
+            .protocol_version()
+            .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+        Ok(if modern {
+            result
+                .with_ttl_ms(TOOLS_LIST_TTL_MS)
+                .with_cache_scope(CacheScope::Private)
+        } else {
+            result
+        })
     }
 
     async fn list_resources(

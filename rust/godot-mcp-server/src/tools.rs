@@ -163,9 +163,8 @@ impl ToolDef {
         {
             props.insert(IDEMPOTENCY_KEY.into(), json!({
                 "type": "string", "minLength": 1, "maxLength": MAX_IDEMPOTENCY_KEY,
-                "description": "Make the call idempotent: a retry with the same key and the same \
-                    arguments from the same session returns the recorded {status, transaction_id} \
-                    and runs nothing again; the key in any other context is a CONFLICT."
+                "description": "Retry key: a retry with the same key and arguments returns the \
+                    first result and runs nothing."
             }));
         }
         let input_schema = Arc::new(schema);
@@ -258,23 +257,27 @@ fn input_schema_for<A: JsonSchema>(class: SafetyClass) -> JsonObject {
     };
     obj.remove("title");
     strip_nullables(&mut obj);
+    strip_formats(&mut obj);
     obj.entry("type").or_insert(json!("object"));
     let props = obj
         .entry("properties")
         .or_insert_with(|| Value::Object(Map::new()));
     if let Value::Object(props) = props {
+        // The class flags are the same on every tool of a class; their descriptions
+        // are short because tools/list repeats them once per tool (the server's
+        // instructions say the rest).
         if class.takes_dry_run() {
             props.insert(
                 "dry_run".into(),
                 json!({"type": "boolean", "default": false,
-                       "description": "Check every precondition and report what would happen; change nothing."}),
+                       "description": "Preview: check preconditions, change nothing."}),
             );
         }
         if class.requires_confirm() {
             props.insert(
                 "confirm".into(),
                 json!({"type": "boolean", "default": false,
-                       "description": "Required to be true: this call removes or overwrites existing data."}),
+                       "description": "Must be true to apply (removes or overwrites data)."}),
             );
         }
     }
@@ -306,6 +309,31 @@ fn strip_nullables(obj: &mut Map<String, Value>) {
                 for item in items {
                     if let Value::Object(child) = item {
                         strip_nullables(child);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// schemars adds OpenAPI's numeric `format` (`uint32`, `double`) to every number;
+/// JSON Schema validators ignore it and the range is already in `minimum`/`maximum`,
+/// so it is only bytes in every tools/list. A string `format` is kept (it has meaning).
+fn strip_formats(obj: &mut Map<String, Value>) {
+    let numeric = matches!(obj.get("type").and_then(Value::as_str), Some("integer" | "number"));
+    if numeric {
+        obj.remove("format");
+    }
+    // A `properties` map is walked like a schema: its `type` entry, if an argument
+    // is called that, is an object, never the string "integer".
+    for v in obj.values_mut() {
+        match v {
+            Value::Object(child) => strip_formats(child),
+            Value::Array(items) => {
+                for item in items {
+                    if let Value::Object(child) = item {
+                        strip_formats(child);
                     }
                 }
             }
@@ -450,8 +478,13 @@ impl Registry {
         self.tools.get(name)
     }
 
+    /// Every tool in `tools/list` order: by toolset (the core first, as
+    /// [`Toolset`] declares them), then by name. Stable across runs and versions that
+    /// add tools, so a client's cache and a model's prompt prefix stay valid.
     pub fn iter(&self) -> impl Iterator<Item = &ToolDef> {
-        self.tools.values()
+        let mut tools: Vec<&ToolDef> = self.tools.values().collect();
+        tools.sort_by_key(|d| (d.meta.toolset, d.meta.name));
+        tools.into_iter()
     }
 
     // There is deliberately no `call` here: every call goes through

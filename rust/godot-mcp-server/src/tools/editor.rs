@@ -662,7 +662,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Add a node to the scene open in the editor, as one undo action. \
                   The scene is not saved (persisted: false) until save_scene.",
                 Mutating,
-                Scenes,
+                SceneEdit,
             ),
             |state, a: CreateNodeArgs| {
                 let p = json!({"parent": a.parent, "type": a.node_type, "name": a.name});
@@ -675,7 +675,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Rename a node",
                 "Rename a node of the edited scene (one undo action).",
                 Mutating,
-                Scenes,
+                SceneEdit,
             ),
             |state, a: RenameArgs| {
                 let p = json!({"node": a.node, "new_name": a.new_name});
@@ -688,7 +688,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Move a node",
                 "Reparent a node of the edited scene (one undo action).",
                 Mutating,
-                Scenes,
+                SceneEdit,
             ),
             |state, a: MoveArgs| {
                 let p = json!({"node": a.node, "new_parent": a.new_parent});
@@ -701,7 +701,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Duplicate a node",
                 "Duplicate a node (and its children) beside it (one undo action).",
                 Mutating,
-                Scenes,
+                SceneEdit,
             ),
             |state, a: DuplicateArgs| {
                 let p = json!({"node": a.node, "new_name": a.new_name});
@@ -715,7 +715,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Remove a node and its children from the edited scene. On the \
                   editor's undo history, but it removes data: destructive.",
                 Destructive,
-                Scenes,
+                SceneEdit,
             ),
             |state, a: NodeArgs| {
                 let p = json!({"node": a.node});
@@ -726,10 +726,9 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "get_node_property",
                 "Get a node property",
-                "Read one property of a node of the edited scene, \
-                  in the typed JSON form set_node_property takes.",
+                "Read a node property in the edited scene (live editor) as typed JSON.",
                 ReadOnly,
-                Scenes,
+                SceneRead,
             ),
             |state, a: GetPropertyArgs, _f: CallFlags| async move {
                 let s = state.clone();
@@ -751,7 +750,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Set one property of a node of the edited scene \
                   (one undo action). Typed values: {\"$type\": \"Vector2\", \"x\": 1, \"y\": 2} and the like.",
                 Mutating,
-                Scenes,
+                SceneEdit,
             ),
             |state, a: SetPropertyArgs| {
                 let p = json!({"node": a.node, "property": a.property, "value": a.value});
@@ -766,7 +765,7 @@ pub fn tools() -> Vec<ToolDef> {
                   as ONE undo action (scene.batch.apply). Above 20 distinct nodes the batch bypasses the undo \
                   history for speed and reports undoable: false.",
                 Mutating,
-                Scenes,
+                SceneEdit,
             ),
             |state, a: BatchArgs| {
                 if a.sets.is_empty() {
@@ -797,7 +796,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Attach a script",
                 "Attach a script file to a node (one undo action).",
                 Mutating,
-                Scripts,
+                ScriptEdit,
             ),
             |state, a: AttachScriptArgs| {
                 let p = json!({"node": a.node, "script": a.script.to_string()});
@@ -810,7 +809,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Detach a script",
                 "Remove a node's script (one undo action); removes data: destructive.",
                 Destructive,
-                Scripts,
+                ScriptEdit,
             ),
             |state, a: NodeArgs| {
                 let p = json!({"node": a.node});
@@ -824,7 +823,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Connect a signal between two nodes of the edited scene, \
                   persistently (saved with the scene), as one undo action.",
                 Mutating,
-                Scenes,
+                SceneEdit,
             ),
             |state, a: SignalArgs| {
                 let p = json!({"from": a.from, "signal": a.signal, "to": a.to, "method": a.method});
@@ -838,7 +837,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Break a signal connection (one undo action); \
                   destructive by the classification rule.",
                 Destructive,
-                Scenes,
+                SceneEdit,
             ),
             |state, a: SignalArgs| {
                 let p = json!({"from": a.from, "signal": a.signal, "to": a.to, "method": a.method});
@@ -858,7 +857,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Set a property of a resource file through \
                   the editor (undo-tracked) and save the resource.",
                 Mutating,
-                Resources,
+                ResourceEdit,
             ),
             |state, a: ResourcePropertyArgs| {
                 let p =
@@ -879,7 +878,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Open a scene",
                 "Open a scene file in the editor and make it the edited scene.",
                 Mutating,
-                Scenes,
+                SceneFiles,
             ),
             |state, a: ScenePathArgs| {
                 let path = a.path.to_string();
@@ -900,7 +899,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Create a new scene file with a root node of the given type, \
                   save it, and open it in the editor. A file write: destructive.",
                 Destructive,
-                Scenes,
+                SceneFiles,
             ),
             |state, a: CreateSceneArgs| {
                 let path = a.path.to_string();
@@ -921,7 +920,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Save the edited scene (or the open scene at path) to its file. \
                   Overwrites the file: destructive.",
                 Destructive,
-                Scenes,
+                SceneFiles,
             ),
             |state, a: OptScenePathArgs| {
                 let path = a.path.map(|p| p.to_string());
@@ -943,7 +942,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Close the edited scene (or the open scene at path) WITHOUT saving: \
                   unsaved changes are discarded.",
                 Destructive,
-                Scenes,
+                SceneFiles,
             ),
             |state, a: OptScenePathArgs| {
                 let path = a.path.map(|p| p.to_string());
@@ -963,7 +962,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Reload a scene",
                 "Reload the edited scene from its file, discarding unsaved changes.",
                 Destructive,
-                Scenes,
+                SceneFiles,
             ),
             |state, a: OptScenePathArgs| {
                 let path = a.path.map(|p| p.to_string());
@@ -981,10 +980,9 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "editor_undo",
                 "Undo in the editor",
-                "Undo the last action of the edited scene's history \
-                  (an agent's or the human's), like Ctrl+Z.",
+                "Undo the edited scene's last action (agent's or human's), like Ctrl+Z.",
                 Mutating,
-                Scenes,
+                UndoRedo,
             ),
             |state, _a: NoArgs| scene_plan(state, cmd::UNDO, json!({}), None, true, json!({})),
         ),
@@ -992,9 +990,9 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "editor_redo",
                 "Redo in the editor",
-                "Redo the last undone action of the edited scene's history.",
+                "Redo the edited scene's last undone action.",
                 Mutating,
-                Scenes,
+                UndoRedo,
             ),
             |state, _a: NoArgs| scene_plan(state, cmd::REDO, json!({}), None, true, json!({})),
         ),
@@ -1002,10 +1000,9 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "editor_history",
                 "Editor undo history",
-                "The edited scene's undo history: the current version, \
-                  whether undo/redo is possible, and the action names.",
+                "The edited scene's undo history: version, can undo/redo, action names.",
                 ReadOnly,
-                Scenes,
+                UndoRedo,
             ),
             |state, _a: NoArgs, _f: CallFlags| async move {
                 blocking(move || query(&state, cmd::HISTORY, json!({}), None)).await

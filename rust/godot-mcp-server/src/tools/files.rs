@@ -33,7 +33,7 @@ pub fn tools() -> Vec<ToolDef> {
                     existing file (use write_script). Destructive by the classification rule: a file \
                     write is not on the editor's undo stack.",
                 class: SafetyClass::Destructive,
-                toolset: Toolset::Scripts,
+                toolset: Toolset::ScriptEdit,
                 effect: EffectKind::File,
             },
             plan_create_script,
@@ -46,7 +46,7 @@ pub fn tools() -> Vec<ToolDef> {
                     expected_sha256 (from scripts_read) to refuse the write if the file changed since \
                     you read it.",
                 class: SafetyClass::Destructive,
-                toolset: Toolset::Scripts,
+                toolset: Toolset::ScriptEdit,
                 effect: EffectKind::File,
             },
             plan_write_script,
@@ -59,7 +59,7 @@ pub fn tools() -> Vec<ToolDef> {
                     JSON values (converted to Godot Variant text). Refuses an existing file unless \
                     overwrite=true.",
                 class: SafetyClass::Destructive,
-                toolset: Toolset::Resources,
+                toolset: Toolset::ResourceEdit,
                 effect: EffectKind::File,
             },
             plan_create_resource,
@@ -72,7 +72,7 @@ pub fn tools() -> Vec<ToolDef> {
                     together with Godot's .import/.uid sidecar files beside it. project.godot cannot \
                     be deleted.",
                 class: SafetyClass::Destructive,
-                toolset: Toolset::Resources,
+                toolset: Toolset::ResourceEdit,
                 effect: EffectKind::File,
             },
             plan_delete,

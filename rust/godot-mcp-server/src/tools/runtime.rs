@@ -47,12 +47,19 @@ fn meta(
 
 trait ReadOnly {
     fn read_only(self) -> Self;
+    fn in_toolset(self, toolset: Toolset) -> Self;
 }
 
 impl ReadOnly for ToolMeta {
     /// A pure read of the server's own state (no process is touched).
     fn read_only(mut self) -> Self {
         self.class = SafetyClass::ReadOnly;
+        self
+    }
+
+    /// A process-plane tool outside the game `runtime` toolset (editor, export).
+    fn in_toolset(mut self, toolset: Toolset) -> Self {
+        self.toolset = toolset;
         self
     }
 }
@@ -104,7 +111,8 @@ pub fn tools() -> Vec<ToolDef> {
                  godot_mcp add-on in that editor connects to this server's bridge by itself. \
                  One managed editor at a time; stop it with stop_editor.",
                 EffectKind::ProcessLaunch,
-            ),
+            )
+            .in_toolset(Toolset::EditorProcess),
             start_editor,
         ),
         ToolDef::new(
@@ -114,7 +122,8 @@ pub fn tools() -> Vec<ToolDef> {
                 "Stop the editor started by start_editor (or serve --editor): SIGTERM to its \
                  process group, SIGKILL after 2 s.",
                 EffectKind::ProcessLaunch,
-            ),
+            )
+            .in_toolset(Toolset::EditorProcess),
             stop_editor,
         ),
         ToolDef::new(
@@ -200,7 +209,8 @@ pub fn tools() -> Vec<ToolDef> {
                  hash. An interrupted export registers no artifact, and its partial bytes are \
                  kept as evidence (see export_status). Writes disk: routed to the approval gate.",
                 EffectKind::ProcessLaunch,
-            ),
+            )
+            .in_toolset(Toolset::Export),
             export_project,
         )
         .with_runtime_flags(RuntimeFlags {
@@ -215,7 +225,8 @@ pub fn tools() -> Vec<ToolDef> {
                  private state as recovery evidence (never served, never removed by retention).",
                 EffectKind::None,
             )
-            .read_only(),
+            .read_only()
+            .in_toolset(Toolset::Export),
             export_status,
         ),
     ]
@@ -1076,7 +1087,7 @@ pub fn helper_tools() -> Vec<ToolDef> {
                 composite: it commits only if both the helper's process_launch proof (exit 0, \
                 boundary proven empty) and the file's hash proof hold.",
             class: SafetyClass::Destructive,
-            toolset: Toolset::Resources,
+            toolset: Toolset::ResourceEdit,
             effect: EffectKind::File,
         },
         plan_canonicalize,

@@ -430,10 +430,8 @@ mod transactions {
         let state = Arc::new(AppState::new(
             project,
             journal,
-            SafetyState::new(
-                ApprovalConfig::default(),
-                Toolset::DEFAULT.into_iter().collect(),
-            ),
+            // Every toolset: these tests drive scene_files and scene_edit tools.
+            SafetyState::new(ApprovalConfig::default(), Toolset::ALL.into_iter().collect()),
         ));
         let bridge = state.editor.start(dir.path()).unwrap();
         let d = discovery(&bridge);
