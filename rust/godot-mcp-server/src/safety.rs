@@ -1456,17 +1456,16 @@ pub const MAX_BATCH: usize = 100;
 #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BatchArgs {
-    /// The commands to run in order; each names a tool and its arguments exactly as a
-    /// direct call would (destructive entries need their own confirm=true).
+    /// Tool calls, in order (destructive ones carry their own confirm=true).
     pub commands: Vec<BatchEntry>,
 }
 
 #[derive(Debug, Clone, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BatchEntry {
-    /// The tool behind this command, e.g. create_script.
+    /// Tool name.
     pub tool: String,
-    /// The tool's arguments.
+    /// Its arguments.
     #[serde(default)]
     pub arguments: JsonObject,
 }

@@ -532,15 +532,35 @@ impl Registry {
 
 /// The tool reference (docs/tools.md), generated from the registry so it cannot drift.
 pub fn reference_markdown(registry: &Registry) -> String {
-    let mut tools: Vec<&ToolDef> = registry.iter().collect();
-    tools.sort_by_key(|t| (t.meta.toolset, t.meta.name));
+    let tools: Vec<&ToolDef> = registry.iter().collect();
     let mut out = String::from(
         "# Tools\n\n<!-- Generated from the tool registry by \
          `GODOT_MCP_UPDATE_DOCS=1 cargo test -p godot-mcp-server --lib`; do not edit by hand. -->\n\n\
          Every tool carries `_meta.safety_class` in `tools/list`. `mutating` tools take \
          `dry_run`; `destructive` tools take `dry_run` and need `confirm=true`.\n\n\
-         | tool | class | toolset | effect |\n|---|---|---|---|\n",
+         ## Toolsets\n\n\
+         `tools/list` holds the tools of the enabled toolsets, in this order. With no \
+         `--toolsets` / `GODOT_MCP_TOOLSETS`, the default ones are enabled and an agent \
+         enables the others with `manage_toolsets` (`list_toolsets` describes them); a \
+         named list is the ceiling and what is enabled at start (`all`: every tool, for \
+         clients that search tools themselves).\n\n\
+         | toolset | default | purpose | tools |\n|---|---|---|---|\n",
     );
+    for t in Toolset::ALL {
+        let names: Vec<String> = tools
+            .iter()
+            .filter(|d| d.meta.toolset == t)
+            .map(|d| format!("`{}`", d.meta.name))
+            .collect();
+        out.push_str(&format!(
+            "| `{}` | {} | {} | {} |\n",
+            t.as_str(),
+            if Toolset::DEFAULT.contains(&t) { "on" } else { "off" },
+            t.purpose(),
+            names.join(", ")
+        ));
+    }
+    out.push_str("\n## Every tool\n\n| tool | class | toolset | effect |\n|---|---|---|---|\n");
     for t in &tools {
         out.push_str(&format!(
             "| [`{0}`](#{0}) | {1} | {2} | {3} |\n",
@@ -552,7 +572,7 @@ pub fn reference_markdown(registry: &Registry) -> String {
     }
     for t in &tools {
         out.push_str(&format!(
-            "\n## {}\n\n{} — class `{}`, toolset `{}`, effect `{}`.\n\n{}\n",
+            "\n### {}\n\n{} — class `{}`, toolset `{}`, effect `{}`.\n\n{}\n",
             t.meta.name,
             t.meta.title,
             t.meta.class.as_str(),
