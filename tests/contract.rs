@@ -41,6 +41,15 @@ async fn tools_list_matches_the_committed_contract() {
                 "tool {} has no _meta.safety_class",
                 t.name
             );
+            // Only a tool that changes nothing may claim readOnlyHint: a client that
+            // auto-approves read-only tools must not let manage_toolsets through.
+            let read_only = t.annotations.as_ref().and_then(|a| a.read_only_hint);
+            assert_eq!(
+                read_only,
+                Some(meta["safety_class"] == "read_only"),
+                "tool {}: readOnlyHint must follow the class",
+                t.name
+            );
             json!({
                 "name": t.name,
                 "safety_class": meta.get("safety_class"),

@@ -439,11 +439,7 @@ async fn writes_are_compare_and_swap() {
 async fn run_commands_refuses_bad_entries_before_running_any() {
     let project = fixture();
     // Everything the entries need, and input_map left out (the disabled-toolset case).
-    let client = connect_with(
-        project.path(),
-        &[("GODOT_MCP_TOOLSETS", "all,-input_map")],
-    )
-    .await;
+    let client = connect_with(project.path(), &[("GODOT_MCP_TOOLSETS", "all,-input_map")]).await;
     let before = snapshot(project.path());
     let ok_entry = json!({"tool": "create_script", "arguments": {"path": "res://scripts/new.gd", "confirm": true}});
     let cases = [
@@ -698,7 +694,12 @@ async fn toolsets_enable_and_disable_at_run_time() {
             .collect::<Vec<_>>()
     };
     let listed = names(client.list_all_tools().await.unwrap());
-    for core in ["scripts_read", "list_toolsets", "manage_toolsets", "editor_undo"] {
+    for core in [
+        "scripts_read",
+        "list_toolsets",
+        "manage_toolsets",
+        "editor_undo",
+    ] {
         assert!(listed.contains(&core.to_string()), "{core} is core");
     }
     for off in ["add_input_action", "write_script", "run_commands"] {
@@ -713,7 +714,10 @@ async fn toolsets_enable_and_disable_at_run_time() {
         .unwrap();
     let e = r.structured_content.unwrap()["error"].clone();
     assert_eq!(e["code"], "TOOL_DISABLED");
-    assert!(e["hint"].as_str().unwrap().contains("manage_toolsets"), "{e}");
+    assert!(
+        e["hint"].as_str().unwrap().contains("manage_toolsets"),
+        "{e}"
+    );
     // A dry run says what would change and changes nothing (no notification).
     let r = call_raw(
         "manage_toolsets",

@@ -432,6 +432,7 @@ fn serve_transport(
     start_editor: bool,
 ) -> ExitCode {
     let state = state.clone();
+    crate::say!("godot-mcp serve: {}", state.safety.summary(&state.registry));
     if let Some(addr) = http {
         let options = crate::transport::http::HttpOptions {
             addr,
@@ -445,9 +446,8 @@ fn serve_transport(
         return code;
     }
     crate::say!(
-        "godot-mcp serve: speaking MCP on stdin/stdout ({} tools); an MCP client starts this \
-         command itself (see README.md: Connect a client)",
-        state.registry.iter().count()
+        "godot-mcp serve: speaking MCP on stdin/stdout; an MCP client starts this command \
+         itself (see README.md: Connect a client)"
     );
     if std::io::stdin().is_terminal() {
         crate::say!(

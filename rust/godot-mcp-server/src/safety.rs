@@ -289,7 +289,9 @@ impl Toolset {
     pub fn purpose(self) -> &'static str {
         match self {
             Self::Project => "Project info (project.godot) and file listing.",
-            Self::SceneRead => "Read scene trees (from disk or the live editor) and node properties.",
+            Self::SceneRead => {
+                "Read scene trees (from disk or the live editor) and node properties."
+            }
             Self::ScriptRead => "Read script and shader text with its sha256.",
             Self::ResourceRead => "Read .tres resources: type, properties, sub-resources.",
             Self::Journal => "The journal: transactions, their proofs, the write gate.",
@@ -766,6 +768,29 @@ impl SafetyState {
 
     pub fn enabled(&self) -> BTreeSet<Toolset> {
         self.toolsets.read().clone()
+    }
+
+    /// One line for the operator at start: what is listed, and what may be enabled.
+    pub fn summary(&self, registry: &crate::tools::Registry) -> String {
+        let enabled = self.enabled();
+        let total = registry.iter().count();
+        let listed = registry
+            .iter()
+            .filter(|d| enabled.contains(&d.meta.toolset))
+            .count();
+        let ceiling = if self.ceiling.len() == Toolset::ALL.len() {
+            "all".to_string()
+        } else {
+            self.ceiling_text()
+        };
+        format!(
+            "{listed} of {total} tools listed (toolsets {}); agents may enable: {ceiling}",
+            enabled
+                .iter()
+                .map(|t| t.as_str())
+                .collect::<Vec<_>>()
+                .join(",")
+        )
     }
 
     /// Whether the operator's ceiling lets an agent enable `toolset`.

@@ -161,11 +161,14 @@ impl ToolDef {
         if meta.effect == EffectKind::File
             && let Some(Value::Object(props)) = schema.get_mut("properties")
         {
-            props.insert(IDEMPOTENCY_KEY.into(), json!({
-                "type": "string", "minLength": 1, "maxLength": MAX_IDEMPOTENCY_KEY,
-                "description": "Retry key: a retry with the same key and arguments returns the \
-                    first result and runs nothing."
-            }));
+            props.insert(
+                IDEMPOTENCY_KEY.into(),
+                json!({
+                    "type": "string", "minLength": 1, "maxLength": MAX_IDEMPOTENCY_KEY,
+                    "description": "Retry key: a retry with the same key and arguments returns the \
+                        first result and runs nothing."
+                }),
+            );
         }
         let input_schema = Arc::new(schema);
         let planner: PlanFn = Arc::new(move |state, args| planner(state, decode_args::<A>(args)?));
@@ -321,7 +324,10 @@ fn strip_nullables(obj: &mut Map<String, Value>) {
 /// JSON Schema validators ignore it and the range is already in `minimum`/`maximum`,
 /// so it is only bytes in every tools/list. A string `format` is kept (it has meaning).
 fn strip_formats(obj: &mut Map<String, Value>) {
-    let numeric = matches!(obj.get("type").and_then(Value::as_str), Some("integer" | "number"));
+    let numeric = matches!(
+        obj.get("type").and_then(Value::as_str),
+        Some("integer" | "number")
+    );
     if numeric {
         obj.remove("format");
     }
@@ -555,7 +561,11 @@ pub fn reference_markdown(registry: &Registry) -> String {
         out.push_str(&format!(
             "| `{}` | {} | {} | {} |\n",
             t.as_str(),
-            if Toolset::DEFAULT.contains(&t) { "on" } else { "off" },
+            if Toolset::DEFAULT.contains(&t) {
+                "on"
+            } else {
+                "off"
+            },
             t.purpose(),
             names.join(", ")
         ));

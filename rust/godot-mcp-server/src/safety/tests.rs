@@ -299,7 +299,8 @@ fn the_operator_sets_the_ceiling_and_the_start_set() {
     assert_eq!(e.code, ErrorCode::ToolDisabled);
     assert_eq!(e.required.as_deref(), Some("scene_edit"));
     assert!(
-        e.message.contains("GODOT_MCP_TOOLSETS=project,toolsets,input_map"),
+        e.message
+            .contains("GODOT_MCP_TOOLSETS=project,toolsets,input_map"),
         "{}",
         e.message
     );

@@ -431,7 +431,10 @@ mod transactions {
             project,
             journal,
             // Every toolset: these tests drive scene_files and scene_edit tools.
-            SafetyState::new(ApprovalConfig::default(), Toolset::ALL.into_iter().collect()),
+            SafetyState::new(
+                ApprovalConfig::default(),
+                Toolset::ALL.into_iter().collect(),
+            ),
         ));
         let bridge = state.editor.start(dir.path()).unwrap();
         let d = discovery(&bridge);
