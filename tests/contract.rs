@@ -159,6 +159,25 @@ fn default_tools_list_fits_the_context_budget() {
         count(&default),
         count(&all)
     );
+    // A stable order: by toolset as declared (the core first), then by name, so a
+    // client's cache and a model's prompt prefix survive a restart.
+    let all_tools: Value = serde_json::from_str(&all).unwrap();
+    let order: Vec<(usize, String)> = all_tools["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            let toolset = t["_meta"]["toolset"].as_str().unwrap();
+            let rank = godot_mcp_server::safety::Toolset::ALL
+                .iter()
+                .position(|ts| ts.as_str() == toolset)
+                .unwrap();
+            (rank, t["name"].as_str().unwrap().to_string())
+        })
+        .collect();
+    let mut sorted = order.clone();
+    sorted.sort();
+    assert_eq!(order, sorted, "tools/list is ordered by toolset, then name");
     // Discovery is in the default, or nothing else could ever be found.
     assert!(default.contains(r#""name":"list_toolsets""#));
     assert!(default.contains(r#""name":"manage_toolsets""#));
