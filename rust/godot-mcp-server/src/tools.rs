@@ -165,8 +165,7 @@ impl ToolDef {
                 IDEMPOTENCY_KEY.into(),
                 json!({
                     "type": "string", "minLength": 1, "maxLength": MAX_IDEMPOTENCY_KEY,
-                    "description": "Retry key: a retry with the same key and arguments returns the \
-                        first result and runs nothing."
+                    "description": "Retry key: the same key and arguments replay the first result."
                 }),
             );
         }
