@@ -272,6 +272,20 @@ pub async fn connect_session(server: &HttpServer) -> Client {
     .expect("MCP initialize over HTTP")
 }
 
+/// Like [`connect_session`], with a client handler (to observe notifications).
+pub async fn connect_session_with<H: rmcp::ClientHandler>(
+    server: &HttpServer,
+    handler: H,
+) -> RunningService<RoleClient, H> {
+    tokio::time::timeout(
+        IO_TIMEOUT,
+        handler.serve(transport(&server.url(), server.token.as_deref())),
+    )
+    .await
+    .expect("handshake in time")
+    .expect("MCP initialize over HTTP")
+}
+
 /// A 2026-07-28 client: `server/discover`, then stateless self-contained requests.
 pub async fn connect_stateless(server: &HttpServer) -> Client {
     tokio::time::timeout(

@@ -730,6 +730,9 @@ pub struct SafetyState {
     /// Bumped on every toolset change, so the server knows to send tools/list_changed.
     generation: AtomicU64,
     pending: parking_lot::Mutex<HashMap<String, PendingCall>>,
+    /// The sessions to tell when the toolsets change (the enabled set is shared by
+    /// every session of this server), by the session's key.
+    listeners: parking_lot::Mutex<Vec<(u64, Peer<RoleServer>)>>,
 }
 
 impl SafetyState {
@@ -759,6 +762,7 @@ impl SafetyState {
             toolsets: parking_lot::RwLock::new(enabled),
             generation: AtomicU64::new(0),
             pending: parking_lot::Mutex::new(HashMap::new()),
+            listeners: parking_lot::Mutex::new(Vec::new()),
         }
     }
 
@@ -877,6 +881,24 @@ impl SafetyState {
 
     pub fn generation(&self) -> u64 {
         self.generation.load(Ordering::SeqCst)
+    }
+
+    /// Tell session `key` (its peer) when the toolsets change.
+    pub fn listen(&self, key: u64, peer: Peer<RoleServer>) {
+        let mut listeners = self.listeners.lock();
+        listeners.retain(|(_, p)| !p.is_transport_closed());
+        listeners.push((key, peer));
+    }
+
+    /// The live sessions other than `key`, to tell of a toolset change `key` made.
+    pub fn other_listeners(&self, key: u64) -> Vec<Peer<RoleServer>> {
+        let mut listeners = self.listeners.lock();
+        listeners.retain(|(_, p)| !p.is_transport_closed());
+        listeners
+            .iter()
+            .filter(|(k, _)| *k != key)
+            .map(|(_, p)| p.clone())
+            .collect()
     }
 
     fn park(&self, call: PendingCall) -> Result<String, ToolError> {
