@@ -218,7 +218,6 @@ fn check_fn<A: DeserializeOwned + 'static>() -> CheckFn {
     Arc::new(|args: &Value| decode_args::<A>(args.clone()).map(|_| ()))
 }
 
-/// The JSON schema of `A`, inlined, with the class flags added.
 /// The argument that makes a journaled (file-effect) call idempotent.
 pub const IDEMPOTENCY_KEY: &str = "idempotency_key";
 /// Longest idempotency key accepted, in bytes.
@@ -247,6 +246,16 @@ pub(crate) fn take_idempotency_key(
     }
 }
 
+/// The JSON schema of `A`, inlined, with the class flags added.
+///
+/// Why inlined, not `$defs`: each tool's `inputSchema` in tools/list is its own JSON
+/// Schema document, and `$ref` cannot point into another tool's, so a definition shared
+/// by many tools is sent once per tool either way. Sharing happens here, at the source:
+/// one concept is one Rust type (`ResPath`, `InputEventSpec`) or one function (the class
+/// flags below) and so one schema fragment, kept short. `$defs` would only save bytes
+/// where a type repeats inside one schema, and no tool's does (every subschema over 60
+/// bytes is unique within its tool); inline schemas also keep the path walk
+/// (`respath::check_arg_paths`) free of reference resolution.
 fn input_schema_for<A: JsonSchema>(class: SafetyClass) -> JsonObject {
     let settings = schemars::generate::SchemaSettings::draft2020_12().with(|s| {
         s.inline_subschemas = true;
