@@ -94,6 +94,8 @@ async fn spawn<C: ClientHandler>(
     let mut cmd = tokio::process::Command::new(support::bin());
     cmd.arg("serve").arg("--project").arg(project);
     cmd.env("GODOT_MCP_STATE_DIR", project.join(".state"));
+    // Every toolset: the tests drive tools outside the default core.
+    cmd.env("GODOT_MCP_TOOLSETS", "all");
     for (k, v) in env {
         cmd.env(k, v);
     }

@@ -45,6 +45,7 @@ async fn crash_at_then(
         .arg("--project")
         .arg(project.path())
         .env("GODOT_MCP_STATE_DIR", &state)
+        .env("GODOT_MCP_TOOLSETS", "all")
         .env("GODOT_MCP_CRASH_AT", point);
     let (transport, stderr) = rmcp::transport::TokioChildProcess::builder(cmd)
         .stderr(Stdio::piped())

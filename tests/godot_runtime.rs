@@ -71,6 +71,7 @@ async fn start(project: &Path, state: &Path, godot: &Path) -> (Client, i32) {
         .arg("--project")
         .arg(project)
         .env("GODOT_BIN", godot)
+        .env("GODOT_MCP_TOOLSETS", "all")
         .env("GODOT_MCP_STATE_DIR", state);
     let (t, _) = TokioChildProcess::builder(cmd)
         .stderr(Stdio::null())

@@ -339,3 +339,51 @@ async fn closing_a_session_answers_no_content_and_ends_it() {
     .unwrap();
     assert_eq!(after.status(), 404, "the closed session still answers");
 }
+
+/// Counts tools/list_changed notifications and wakes whoever waits for one.
+#[derive(Debug, Clone, Default)]
+struct ListWatcher {
+    changed: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    wake: std::sync::Arc<tokio::sync::Notify>,
+}
+
+impl rmcp::ClientHandler for ListWatcher {
+    async fn on_tool_list_changed(
+        &self,
+        _context: rmcp::service::NotificationContext<rmcp::RoleClient>,
+    ) {
+        self.changed
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.wake.notify_one();
+    }
+}
+
+/// The enabled toolsets are shared by every session of one server, so a change one
+/// agent makes is announced to the other sessions too, not only to the caller.
+#[tokio::test]
+async fn a_toolset_change_is_announced_to_every_session() {
+    let project = fixture();
+    let server = start(project.path(), "127.0.0.1:0", None).await;
+    let caller = connect_session(&server).await;
+    let watcher = ListWatcher::default();
+    let (changed, wake) = (watcher.changed.clone(), watcher.wake.clone());
+    let other = http_support::connect_session_with(&server, watcher).await;
+    // The other session lists the input-map tools, then the caller disables them.
+    let listed = other.list_all_tools().await.unwrap();
+    assert!(listed.iter().any(|t| t.name == "add_input_action"));
+    let r = call_ok(
+        &caller,
+        "manage_toolsets",
+        json!({"disable": ["input_map"]}),
+    )
+    .await;
+    assert_eq!(r["changed"], true, "{r}");
+    tokio::time::timeout(http_support::IO_TIMEOUT, wake.notified())
+        .await
+        .expect("the other session hears tools/list_changed");
+    assert_eq!(changed.load(std::sync::atomic::Ordering::SeqCst), 1);
+    let listed = other.list_all_tools().await.unwrap();
+    assert!(!listed.iter().any(|t| t.name == "add_input_action"));
+    caller.cancel().await.unwrap();
+    other.cancel().await.unwrap();
+}

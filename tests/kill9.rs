@@ -52,6 +52,7 @@ async fn start(
     cmd.arg("serve")
         .arg("--project")
         .arg(project)
+        .env("GODOT_MCP_TOOLSETS", "all")
         .env("GODOT_MCP_STATE_DIR", state);
     let (transport, _) = TokioChildProcess::builder(cmd)
         .stderr(Stdio::null())

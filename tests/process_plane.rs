@@ -49,6 +49,7 @@ async fn start(project: &Path, state: &Path, env: &[(&str, &str)]) -> (Client, i
         .arg("--project")
         .arg(project)
         .env("GODOT_MCP_STATE_DIR", state)
+        .env("GODOT_MCP_TOOLSETS", "all")
         .env("GODOT_BIN", support::standin());
     for (k, v) in env {
         cmd.env(k, v);
@@ -732,6 +733,7 @@ async fn a_managed_editor_is_a_supervised_session() {
         .arg("--project")
         .arg(p.path())
         .env("GODOT_MCP_STATE_DIR", s.path())
+        .env("GODOT_MCP_TOOLSETS", "all")
         .env("GODOT_BIN", support::standin());
     let (transport, _) = TokioChildProcess::builder(cmd)
         .stderr(Stdio::null())

@@ -110,6 +110,7 @@ fn valid_args(tool: &str) -> Option<Value> {
         "open_scene" => json!({"path": "res://scenes/main.tscn"}),
         "create_scene" => json!({"path": "res://scenes/new.tscn", "root_type": "Node2D"}),
         "save_scene" | "close_scene" | "reload_scene" | "editor_undo" | "editor_redo" => json!({}),
+        "manage_toolsets" => json!({"disable": ["input_map"]}),
         "run_commands" => {
             json!({"commands": [{"tool": "create_script", "arguments": {"path": "res://a.gd", "confirm": true}}]})
         }
@@ -219,12 +220,17 @@ async fn preview_and_real_run_agree_for_every_tool_that_takes_dry_run() {
         assert_eq!(preview["dry_run"], true, "{}", tool.name);
         let real = call_ok(&client, &tool.name, with(&args, confirm)).await;
         assert_eq!(real["dry_run"], false);
-        assert_ne!(
-            snapshot(project.path()),
-            before,
-            "{}: the real run changed nothing",
-            tool.name
-        );
+        if tool.meta.as_ref().unwrap().0["effect_kind"] == "none" {
+            // manage_toolsets changes the server's tool surface, never the project.
+            assert_eq!(snapshot(project.path()), before, "{}", tool.name);
+        } else {
+            assert_ne!(
+                snapshot(project.path()),
+                before,
+                "{}: the real run changed nothing",
+                tool.name
+            );
+        }
         for (k, v) in preview.as_object().unwrap() {
             if ["dry_run", "applied", "confirm_required"].contains(&k.as_str()) {
                 continue;
@@ -432,7 +438,8 @@ async fn writes_are_compare_and_swap() {
 #[tokio::test]
 async fn run_commands_refuses_bad_entries_before_running_any() {
     let project = fixture();
-    let client = connect(project.path()).await;
+    // Everything the entries need, and input_map left out (the disabled-toolset case).
+    let client = connect_with(project.path(), &[("GODOT_MCP_TOOLSETS", "all,-input_map")]).await;
     let before = snapshot(project.path());
     let ok_entry = json!({"tool": "create_script", "arguments": {"path": "res://scripts/new.gd", "confirm": true}});
     let cases = [
@@ -662,12 +669,17 @@ impl ClientHandler for ListWatcher {
     }
 }
 
+/// With no operator configuration the core is listed and everything else is one
+/// manage_toolsets call away; a change is announced with tools/list_changed, and a
+/// disabled tool is refused, directly and inside run_commands.
 #[tokio::test]
 async fn toolsets_enable_and_disable_at_run_time() {
     let project = fixture();
     let mut cmd = tokio::process::Command::new(support::bin());
     cmd.arg("serve").arg("--project").arg(project.path());
     cmd.env("GODOT_MCP_STATE_DIR", project.path().join(".state"));
+    // The real default: no ceiling named.
+    cmd.env_remove("GODOT_MCP_TOOLSETS");
     let (transport, _) = TokioChildProcess::builder(cmd)
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -682,11 +694,17 @@ async fn toolsets_enable_and_disable_at_run_time() {
             .collect::<Vec<_>>()
     };
     let listed = names(client.list_all_tools().await.unwrap());
-    assert!(listed.contains(&"scripts_read".to_string()));
-    assert!(
-        !listed.contains(&"add_input_action".to_string()),
-        "input_map is not a default toolset"
-    );
+    for core in [
+        "scripts_read",
+        "list_toolsets",
+        "manage_toolsets",
+        "editor_undo",
+    ] {
+        assert!(listed.contains(&core.to_string()), "{core} is core");
+    }
+    for off in ["add_input_action", "write_script", "run_commands"] {
+        assert!(!listed.contains(&off.to_string()), "{off} is not core");
+    }
     let call_raw = |name: &str, args: Value| {
         let args = args.as_object().unwrap().clone();
         client.call_tool(CallToolRequestParams::new(name.to_string()).with_arguments(args))
@@ -694,13 +712,26 @@ async fn toolsets_enable_and_disable_at_run_time() {
     let r = call_raw("add_input_action", json!({"name": "x", "confirm": true}))
         .await
         .unwrap();
-    assert_eq!(
-        r.structured_content.unwrap()["error"]["code"],
-        "TOOL_DISABLED"
+    let e = r.structured_content.unwrap()["error"].clone();
+    assert_eq!(e["code"], "TOOL_DISABLED");
+    assert!(
+        e["hint"].as_str().unwrap().contains("manage_toolsets"),
+        "{e}"
     );
+    // A dry run says what would change and changes nothing (no notification).
     let r = call_raw(
         "manage_toolsets",
-        json!({"enable": ["input_map"], "disable": ["scripts"]}),
+        json!({"enable": ["input_map"], "dry_run": true}),
+    )
+    .await
+    .unwrap();
+    let preview = r.structured_content.unwrap();
+    assert_eq!(preview["applied"], false, "{preview}");
+    assert_eq!(preview["changed"], true, "{preview}");
+    assert!(!names(client.list_all_tools().await.unwrap()).contains(&"add_input_action".into()));
+    let r = call_raw(
+        "manage_toolsets",
+        json!({"enable": ["input_map", "batch"], "disable": ["script_read"]}),
     )
     .await
     .unwrap();
@@ -713,7 +744,7 @@ async fn toolsets_enable_and_disable_at_run_time() {
         .unwrap();
     let e = r.structured_content.unwrap()["error"].clone();
     assert_eq!(e["code"], "TOOL_DISABLED");
-    assert_eq!(e["required"], "scripts");
+    assert_eq!(e["required"], "script_read");
     // Inside a batch too.
     let r = call_raw("run_commands", json!({"commands": [{"tool": "scripts_read", "arguments": {"path": "res://scripts/game.gd"}}]})).await.unwrap();
     assert_eq!(
@@ -738,12 +769,14 @@ async fn toolsets_enable_and_disable_at_run_time() {
     client.cancel().await.unwrap();
 }
 
+/// A named list is the ceiling and the start set: outside it a toolset cannot be
+/// enabled, and its tools are refused with the ceiling named, in run_commands too.
 #[tokio::test]
-async fn toolsets_flag_and_env_choose_the_set() {
+async fn toolsets_flag_and_env_set_the_ceiling() {
     let project = fixture();
     let client = connect_with(
         project.path(),
-        &[("GODOT_MCP_TOOLSETS", "project,input_map")],
+        &[("GODOT_MCP_TOOLSETS", "project,input_map,batch")],
     )
     .await;
     let listed: Vec<String> = client
@@ -759,8 +792,56 @@ async fn toolsets_flag_and_env_choose_the_set() {
     );
     assert!(!listed.contains(&"write_script".to_string()));
     assert!(
-        listed.contains(&"manage_toolsets".to_string()),
+        listed.contains(&"manage_toolsets".to_string())
+            && listed.contains(&"list_toolsets".to_string()),
         "toolsets is always on"
     );
+    let e = call_err(
+        &client,
+        "manage_toolsets",
+        json!({"enable": ["script_edit"]}),
+    )
+    .await;
+    assert_eq!(e["code"], "TOOL_DISABLED", "{e}");
+    assert_eq!(e["required"], "script_edit", "{e}");
+    let ceiling = "GODOT_MCP_TOOLSETS=project,toolsets,input_map,batch";
+    assert!(e["message"].as_str().unwrap().contains(ceiling), "{e}");
+    let e = call_err(
+        &client,
+        "write_script",
+        json!({"path": "res://a.gd", "content": "", "confirm": true}),
+    )
+    .await;
+    assert_eq!(e["code"], "TOOL_DISABLED", "{e}");
+    assert!(e["message"].as_str().unwrap().contains(ceiling), "{e}");
+    let e = call_err(
+        &client,
+        "run_commands",
+        json!({"commands": [{"tool": "write_script", "arguments": {"path": "res://a.gd", "content": "", "confirm": true}}]}),
+    )
+    .await;
+    assert_eq!(e["code"], "TOOL_DISABLED", "{e}");
+    assert_eq!(e["param"], "commands[0].tool", "{e}");
+    assert!(e["message"].as_str().unwrap().contains(ceiling), "{e}");
+    assert!(!project.path().join("a.gd").exists());
+    // list_toolsets says the same.
+    let all = call_ok(&client, "list_toolsets", json!({})).await;
+    let find = |name: &str| {
+        all["toolsets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == name)
+            .unwrap()
+            .clone()
+    };
+    let script_edit = find("script_edit");
+    assert_eq!(script_edit["allowed"], false);
+    assert_eq!(script_edit["enabled"], false);
+    let input_map = find("input_map");
+    assert_eq!(input_map["allowed"], true);
+    assert_eq!(input_map["enabled"], true);
+    assert_eq!(input_map["classes"], json!(["destructive"]));
+    assert_eq!(input_map["tool_count"], 3);
     client.cancel().await.unwrap();
 }

@@ -114,6 +114,8 @@ pub async fn start_with(
         .arg(addr)
         .args(extra_args)
         .env("GODOT_MCP_STATE_DIR", Path::new(project).join(".state"))
+        // Every toolset: the tests drive tools outside the default core.
+        .env("GODOT_MCP_TOOLSETS", "all")
         .env("GODOT_MCP_TEST_COUNTERS", "1")
         .env_remove("GODOT_MCP_AUTH_TOKEN")
         .env_remove("GODOT_MCP_HTTP")
@@ -264,6 +266,20 @@ pub async fn connect_session(server: &HttpServer) -> Client {
     tokio::time::timeout(
         IO_TIMEOUT,
         ().serve(transport(&server.url(), server.token.as_deref())),
+    )
+    .await
+    .expect("handshake in time")
+    .expect("MCP initialize over HTTP")
+}
+
+/// Like [`connect_session`], with a client handler (to observe notifications).
+pub async fn connect_session_with<H: rmcp::ClientHandler>(
+    server: &HttpServer,
+    handler: H,
+) -> RunningService<RoleClient, H> {
+    tokio::time::timeout(
+        IO_TIMEOUT,
+        handler.serve(transport(&server.url(), server.token.as_deref())),
     )
     .await
     .expect("handshake in time")

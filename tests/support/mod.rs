@@ -96,6 +96,9 @@ pub async fn connect_bin(
     let mut cmd = tokio::process::Command::new(server);
     cmd.arg("serve").arg("--project").arg(project);
     cmd.env("GODOT_MCP_STATE_DIR", state_dir.path());
+    // Every toolset unless the test says otherwise: most tests drive tools outside the
+    // default core. A test of the real default passes `(GODOT_MCP_TOOLSETS, "")`.
+    cmd.env("GODOT_MCP_TOOLSETS", "all");
     for (k, v) in env {
         cmd.env(k, v);
     }
@@ -122,6 +125,7 @@ pub async fn connect_path(project: &Path, state_dir: &Path) -> RunningService<Ro
     let mut cmd = tokio::process::Command::new(bin());
     cmd.arg("serve").arg("--project").arg(project);
     cmd.env("GODOT_MCP_STATE_DIR", state_dir);
+    cmd.env("GODOT_MCP_TOOLSETS", "all");
     let (transport, _stderr) = TokioChildProcess::builder(cmd)
         .stderr(Stdio::null())
         .spawn()

@@ -72,6 +72,8 @@ async fn main() {
     let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_godot-mcp"));
     cmd.args(["serve", "--log-level", "error", "--project"])
         .arg(&project)
+        // set_node_property is in scene_edit, outside the default core.
+        .env("GODOT_MCP_TOOLSETS", "all")
         .env("GODOT_MCP_STATE_DIR", work.path().join("state"));
     let (transport, _) = TokioChildProcess::builder(cmd)
         .stderr(Stdio::null())

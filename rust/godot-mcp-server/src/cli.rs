@@ -12,7 +12,7 @@ use clap::{Parser, Subcommand};
 use rmcp::ServiceExt;
 
 use crate::project::Project;
-use crate::safety::{ApprovalConfig, SafetyState, Toolset};
+use crate::safety::{ApprovalConfig, SafetyState, ToolsetSelection};
 use crate::server::McpServer;
 use crate::state::AppState;
 
@@ -24,7 +24,8 @@ Environment:
   GODOT_MCP_LOG       log level on stderr: error, warn, info (default), debug, trace
   GODOT_BIN           the Godot 4 executable for tools that launch Godot (else godot/godot4
                       on PATH); reading and editing files needs no Godot at all
-  GODOT_MCP_TOOLSETS  enabled toolsets (same as serve --toolsets)
+  GODOT_MCP_TOOLSETS  the toolsets ceiling (same as serve --toolsets); `all` for clients
+                      that search tools themselves
   GODOT_MCP_APPROVAL_WEBHOOK     http:// URL asked to approve each mutating/destructive call
   GODOT_MCP_APPROVAL_FAIL_OPEN   true: allow calls when the webhook is unreachable (default: deny)
   GODOT_MCP_APPROVAL_TIMEOUT_MS  how long the webhook may take (default 10000)
@@ -157,15 +158,13 @@ pub struct ServeArgs {
           value_parser = ["error", "warn", "info", "debug", "trace"])]
     pub log_level: String,
 
-    /// Enabled tool families: `default`, `all`, or names separated by commas; `-name`
-    /// removes one (e.g. `default,input_map`).
-    #[arg(
-        long,
-        env = "GODOT_MCP_TOOLSETS",
-        value_name = "LIST",
-        default_value = "default"
-    )]
-    pub toolsets: String,
+    /// The toolsets an agent may use, and that are enabled at start: `default` (the
+    /// core), `all`, or names separated by commas; `-name` removes one (e.g.
+    /// `default,scene_edit`). Unset: every toolset is within reach, the core is
+    /// enabled, and agents enable more with manage_toolsets. `all` lists every tool,
+    /// for clients that search tools themselves.
+    #[arg(long, env = "GODOT_MCP_TOOLSETS", value_name = "LIST")]
+    pub toolsets: Option<String>,
     /// Serve MCP over streamable HTTP at ADDR (an IP:port, e.g. 127.0.0.1:8765; port 0
     /// picks a free one) instead of stdio; the endpoint is http://ADDR/mcp. Loopback
     /// only unless GODOT_MCP_AUTH_TOKEN is set. Requests whose Host is not this
@@ -338,10 +337,10 @@ fn serve(args: ServeArgs) -> ExitCode {
         }
     };
     let safety = match (
-        Toolset::parse_list(&args.toolsets),
+        ToolsetSelection::from_operator(args.toolsets.as_deref()),
         ApprovalConfig::from_env(),
     ) {
-        (Ok(toolsets), Ok(approval)) => SafetyState::new(approval, toolsets),
+        (Ok(toolsets), Ok(approval)) => SafetyState::with_selection(approval, toolsets),
         (Err(e), _) | (_, Err(e)) => {
             crate::say!("godot-mcp serve: error: {e}");
             return ExitCode::from(2);
@@ -436,6 +435,7 @@ fn serve_transport(
     start_editor: bool,
 ) -> ExitCode {
     let state = state.clone();
+    crate::say!("godot-mcp serve: {}", state.safety.summary(&state.registry));
     if let Some(addr) = http {
         let options = crate::transport::http::HttpOptions {
             addr,
@@ -449,9 +449,8 @@ fn serve_transport(
         return code;
     }
     crate::say!(
-        "godot-mcp serve: speaking MCP on stdin/stdout ({} tools); an MCP client starts this \
-         command itself (see README.md: Connect a client)",
-        state.registry.iter().count()
+        "godot-mcp serve: speaking MCP on stdin/stdout; an MCP client starts this command \
+         itself (see README.md: Connect a client)"
     );
     if std::io::stdin().is_terminal() {
         crate::say!(

@@ -184,71 +184,135 @@ pub fn is_gated(class: SafetyClass, flags: RuntimeFlags) -> bool {
     }
 }
 
-/// A family of tools, enabled or disabled together.
+/// A family of tools, enabled or disabled together. The declaration order is the
+/// order of `tools/list` and of `list_toolsets`: the default core first.
+///
+/// Toolsets are split by what an agent needs at once (reading a scene vs editing
+/// one), so an agent enables a few tools rather than a whole plane; a new family of
+/// tools is a new variant here, with its purpose line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
 #[serde(rename_all = "snake_case")]
 pub enum Toolset {
-    /// Project metadata and file listing.
+    /// project.godot and the file listing.
     Project,
-    /// Scene files and the scene tree.
-    Scenes,
-    /// Scripts.
-    Scripts,
+    /// Scene trees and node properties.
+    SceneRead,
+    /// Script and shader text.
+    ScriptRead,
     /// Resource files (.tres).
-    Resources,
+    ResourceRead,
     /// The journal: transactions and the write gate.
-    Transactions,
+    Journal,
+    /// The editor's undo history.
+    UndoRedo,
+    /// Toolset discovery and switching; always enabled.
+    Toolsets,
+    /// Open, create, save, close and reload scenes in the editor.
+    SceneFiles,
+    /// Node edits in the edited scene.
+    SceneEdit,
+    /// Script files and attaching them.
+    ScriptEdit,
+    /// Resource file writes.
+    ResourceEdit,
     /// project.godot settings and autoloads.
     Settings,
     /// The input map (actions and their events).
     InputMap,
     /// run_commands.
     Batch,
-    /// Toolset management itself; always enabled.
-    Toolsets,
-    /// Supervised Godot processes: run, play, input, export (the process plane).
+    /// Running games and observing or driving them (the process plane).
     Runtime,
+    /// A supervised Godot editor process.
+    EditorProcess,
+    /// Exporting builds.
+    Export,
 }
 
 impl Toolset {
-    pub const ALL: [Toolset; 10] = [
+    pub const ALL: [Toolset; 17] = [
         Toolset::Project,
-        Toolset::Scenes,
-        Toolset::Scripts,
-        Toolset::Resources,
-        Toolset::Transactions,
+        Toolset::SceneRead,
+        Toolset::ScriptRead,
+        Toolset::ResourceRead,
+        Toolset::Journal,
+        Toolset::UndoRedo,
+        Toolset::Toolsets,
+        Toolset::SceneFiles,
+        Toolset::SceneEdit,
+        Toolset::ScriptEdit,
+        Toolset::ResourceEdit,
         Toolset::Settings,
         Toolset::InputMap,
         Toolset::Batch,
-        Toolset::Toolsets,
         Toolset::Runtime,
+        Toolset::EditorProcess,
+        Toolset::Export,
     ];
 
-    /// Enabled when the operator names none: small, the families most sessions use.
-    pub const DEFAULT: [Toolset; 9] = [
+    /// Enabled when the operator names none: the read-mostly core every session
+    /// needs (inspect, read, the journal, undo/redo, discovery), small enough that
+    /// the default `tools/list` stays within its token budget (`tests/budget.rs`).
+    pub const DEFAULT: [Toolset; 7] = [
         Toolset::Project,
-        Toolset::Scenes,
-        Toolset::Scripts,
-        Toolset::Resources,
-        Toolset::Transactions,
-        Toolset::Settings,
-        Toolset::Batch,
+        Toolset::SceneRead,
+        Toolset::ScriptRead,
+        Toolset::ResourceRead,
+        Toolset::Journal,
+        Toolset::UndoRedo,
         Toolset::Toolsets,
-        Toolset::Runtime,
     ];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Project => "project",
-            Self::Scenes => "scenes",
-            Self::Scripts => "scripts",
-            Self::Resources => "resources",
-            Self::Transactions => "transactions",
+            Self::SceneRead => "scene_read",
+            Self::ScriptRead => "script_read",
+            Self::ResourceRead => "resource_read",
+            Self::Journal => "journal",
+            Self::UndoRedo => "undo_redo",
+            Self::Toolsets => "toolsets",
+            Self::SceneFiles => "scene_files",
+            Self::SceneEdit => "scene_edit",
+            Self::ScriptEdit => "script_edit",
+            Self::ResourceEdit => "resource_edit",
             Self::Settings => "settings",
             Self::InputMap => "input_map",
             Self::Batch => "batch",
-            Self::Toolsets => "toolsets",
             Self::Runtime => "runtime",
+            Self::EditorProcess => "editor_process",
+            Self::Export => "export",
+        }
+    }
+
+    /// One line for `list_toolsets`: what an agent enables this toolset for.
+    pub fn purpose(self) -> &'static str {
+        match self {
+            Self::Project => "Project info (project.godot) and file listing.",
+            Self::SceneRead => {
+                "Read scene trees (from disk or the live editor) and node properties."
+            }
+            Self::ScriptRead => "Read script and shader text with its sha256.",
+            Self::ResourceRead => "Read .tres resources: type, properties, sub-resources.",
+            Self::Journal => "The journal: transactions, their proofs, the write gate.",
+            Self::UndoRedo => "The editor's undo history; undo and redo.",
+            Self::Toolsets => "List toolsets; enable or disable them.",
+            Self::SceneFiles => "Open, create, save, close and reload scenes in the editor.",
+            Self::SceneEdit => {
+                "Edit nodes of the edited scene: create, delete, rename, move, duplicate, \
+                 set properties, signals, batches."
+            }
+            Self::ScriptEdit => "Create and write scripts; attach or detach them.",
+            Self::ResourceEdit => "Create, edit, canonicalize and delete .tres resources.",
+            Self::Settings => "Project settings and autoloads in project.godot.",
+            Self::InputMap => "Input-map actions and their key, mouse and joypad events.",
+            Self::Batch => "run_commands: many tool calls in one, each under its own policy.",
+            Self::Runtime => {
+                "Run and stop games; capture output, screenshots, properties; simulate input; \
+                 evaluate expressions."
+            }
+            Self::EditorProcess => "Start or stop a supervised headless Godot editor.",
+            Self::Export => "Export builds with Godot's export presets.",
         }
     }
 
@@ -285,6 +349,38 @@ impl Toolset {
         }
         set.insert(Toolset::Toolsets);
         Ok(set)
+    }
+}
+
+/// Which toolsets a server may offer (the operator's ceiling) and which it offers at
+/// start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolsetSelection {
+    /// What an agent may enable; fixed for the life of the server.
+    pub ceiling: BTreeSet<Toolset>,
+    /// What is enabled at start.
+    pub enabled: BTreeSet<Toolset>,
+}
+
+impl ToolsetSelection {
+    /// From the operator's `--toolsets` / `GODOT_MCP_TOOLSETS`. Unset: every toolset
+    /// is within reach and the default core is enabled. Set: the named toolsets are
+    /// both the ceiling and what is enabled at start (`all` lists every tool, for
+    /// clients that search tools themselves).
+    pub fn from_operator(list: Option<&str>) -> Result<Self, String> {
+        match list.map(str::trim).filter(|l| !l.is_empty()) {
+            None => Ok(Self {
+                ceiling: Toolset::ALL.into_iter().collect(),
+                enabled: Toolset::DEFAULT.into_iter().collect(),
+            }),
+            Some(list) => {
+                let set = Toolset::parse_list(list)?;
+                Ok(Self {
+                    ceiling: set.clone(),
+                    enabled: set,
+                })
+            }
+        }
     }
 }
 
@@ -628,21 +724,45 @@ const MAX_PENDING: usize = 256;
 #[derive(Debug)]
 pub struct SafetyState {
     pub approval: ApprovalConfig,
+    /// The operator's ceiling: toolsets outside it are unreachable, whatever an agent asks.
+    ceiling: BTreeSet<Toolset>,
     toolsets: parking_lot::RwLock<BTreeSet<Toolset>>,
     /// Bumped on every toolset change, so the server knows to send tools/list_changed.
     generation: AtomicU64,
     pending: parking_lot::Mutex<HashMap<String, PendingCall>>,
+    /// The sessions to tell when the toolsets change (the enabled set is shared by
+    /// every session of this server), by the session's key.
+    listeners: parking_lot::Mutex<Vec<(u64, Peer<RoleServer>)>>,
 }
 
 impl SafetyState {
+    /// A state whose ceiling and start set are both `toolsets` (an operator who named them).
     pub fn new(approval: ApprovalConfig, toolsets: BTreeSet<Toolset>) -> Self {
-        let mut toolsets = toolsets;
-        toolsets.insert(Toolset::Toolsets);
+        Self::with_selection(
+            approval,
+            ToolsetSelection {
+                ceiling: toolsets.clone(),
+                enabled: toolsets,
+            },
+        )
+    }
+
+    pub fn with_selection(approval: ApprovalConfig, selection: ToolsetSelection) -> Self {
+        let ToolsetSelection {
+            mut ceiling,
+            enabled,
+        } = selection;
+        // Discovery is always reachable: it is how an agent finds the rest.
+        ceiling.insert(Toolset::Toolsets);
+        let mut enabled: BTreeSet<Toolset> = enabled.intersection(&ceiling).copied().collect();
+        enabled.insert(Toolset::Toolsets);
         Self {
             approval,
-            toolsets: parking_lot::RwLock::new(toolsets),
+            ceiling,
+            toolsets: parking_lot::RwLock::new(enabled),
             generation: AtomicU64::new(0),
             pending: parking_lot::Mutex::new(HashMap::new()),
+            listeners: parking_lot::Mutex::new(Vec::new()),
         }
     }
 
@@ -654,30 +774,131 @@ impl SafetyState {
         self.toolsets.read().clone()
     }
 
+    /// One line for the operator at start: what is listed, and what may be enabled.
+    pub fn summary(&self, registry: &crate::tools::Registry) -> String {
+        let enabled = self.enabled();
+        let total = registry.iter().count();
+        let listed = registry
+            .iter()
+            .filter(|d| enabled.contains(&d.meta.toolset))
+            .count();
+        let ceiling = if self.ceiling.len() == Toolset::ALL.len() {
+            "all".to_string()
+        } else {
+            self.ceiling_text()
+        };
+        format!(
+            "{listed} of {total} tools listed (toolsets {}); agents may enable: {ceiling}",
+            enabled
+                .iter()
+                .map(|t| t.as_str())
+                .collect::<Vec<_>>()
+                .join(",")
+        )
+    }
+
+    /// Whether the operator's ceiling lets an agent enable `toolset`.
+    pub fn allows(&self, toolset: Toolset) -> bool {
+        self.ceiling.contains(&toolset)
+    }
+
+    fn ceiling_text(&self) -> String {
+        self.ceiling
+            .iter()
+            .map(|t| t.as_str())
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    /// The refusal for a toolset outside the operator's ceiling; it names the ceiling.
+    pub fn outside_ceiling(&self, toolset: Toolset) -> ToolError {
+        ToolError::new(
+            ErrorCode::ToolDisabled,
+            format!(
+                "toolset `{}` is outside the operator's ceiling ({ENV_TOOLSETS}={}): it cannot be enabled in this server",
+                toolset.as_str(),
+                self.ceiling_text()
+            ),
+        )
+        .required(toolset.as_str())
+        .details(json!({
+            "toolset": toolset.as_str(),
+            "ceiling": self.ceiling.iter().map(|t| t.as_str()).collect::<Vec<_>>(),
+        }))
+        .hint(format!(
+            "Only the operator can widen it: restart the server with --toolsets (or {ENV_TOOLSETS}) naming {}.",
+            toolset.as_str()
+        ))
+    }
+
     /// Enable and disable toolsets; returns whether anything changed. The
-    /// `toolsets` family cannot be disabled (it is how one turns things back on).
+    /// `toolsets` family cannot be disabled (it is how one turns things back on), and
+    /// nothing outside the operator's ceiling can be enabled. Checked whole before
+    /// anything changes.
     pub fn set_toolsets(&self, enable: &[Toolset], disable: &[Toolset]) -> Result<bool, ToolError> {
+        let mut current = self.toolsets.write();
+        let set = self.toolsets_after(&current, enable, disable)?;
+        let changed = set != *current;
+        if changed {
+            *current = set;
+            self.generation.fetch_add(1, Ordering::SeqCst);
+        }
+        Ok(changed)
+    }
+
+    /// The enabled set after enabling and disabling; changes nothing (a dry run of
+    /// [`Self::set_toolsets`]).
+    pub fn preview_toolsets(
+        &self,
+        enable: &[Toolset],
+        disable: &[Toolset],
+    ) -> Result<BTreeSet<Toolset>, ToolError> {
+        self.toolsets_after(&self.toolsets.read(), enable, disable)
+    }
+
+    fn toolsets_after(
+        &self,
+        current: &BTreeSet<Toolset>,
+        enable: &[Toolset],
+        disable: &[Toolset],
+    ) -> Result<BTreeSet<Toolset>, ToolError> {
         if disable.contains(&Toolset::Toolsets) {
             return Err(ToolError::invalid_params(
                 "disable",
                 "the toolsets toolset cannot be disabled: it is how toolsets are turned back on",
             ));
         }
-        let mut set = self.toolsets.write();
-        let before = set.clone();
+        if let Some(t) = enable.iter().find(|t| !self.allows(**t)) {
+            return Err(self.outside_ceiling(*t).param("enable"));
+        }
+        let mut set = current.clone();
         set.extend(enable.iter().copied());
         for t in disable {
             set.remove(t);
         }
-        let changed = *set != before;
-        if changed {
-            self.generation.fetch_add(1, Ordering::SeqCst);
-        }
-        Ok(changed)
+        Ok(set)
     }
 
     pub fn generation(&self) -> u64 {
         self.generation.load(Ordering::SeqCst)
+    }
+
+    /// Tell session `key` (its peer) when the toolsets change.
+    pub fn listen(&self, key: u64, peer: Peer<RoleServer>) {
+        let mut listeners = self.listeners.lock();
+        listeners.retain(|(_, p)| !p.is_transport_closed());
+        listeners.push((key, peer));
+    }
+
+    /// The live sessions other than `key`, to tell of a toolset change `key` made.
+    pub fn other_listeners(&self, key: u64) -> Vec<Peer<RoleServer>> {
+        let mut listeners = self.listeners.lock();
+        listeners.retain(|(_, p)| !p.is_transport_closed());
+        listeners
+            .iter()
+            .filter(|(k, _)| *k != key)
+            .map(|(_, p)| p.clone())
+            .collect()
     }
 
     fn park(&self, call: PendingCall) -> Result<String, ToolError> {
@@ -706,23 +927,35 @@ impl SafetyState {
         (call.created.elapsed() < PENDING_TTL).then_some(call)
     }
 
-    /// Whether the toolset of `def` is enabled, as a structured refusal.
+    /// Whether the toolset of `def` is enabled, as a structured refusal: outside the
+    /// operator's ceiling (naming it), or within it but not enabled.
     pub fn check_enabled(&self, def: &ToolDef) -> Result<(), ToolError> {
-        if self.is_enabled(def.meta.toolset) {
+        let toolset = def.meta.toolset;
+        if self.is_enabled(toolset) {
             return Ok(());
+        }
+        if !self.allows(toolset) {
+            let mut e = self.outside_ceiling(toolset);
+            e.message = format!(
+                "{} is unreachable: its toolset `{}` is outside the operator's ceiling ({ENV_TOOLSETS}={})",
+                def.meta.name,
+                toolset.as_str(),
+                self.ceiling_text()
+            );
+            return Err(e);
         }
         Err(ToolError::new(
             ErrorCode::ToolDisabled,
             format!(
                 "{} is disabled: its toolset `{}` is not enabled in this server",
                 def.meta.name,
-                def.meta.toolset.as_str()
+                toolset.as_str()
             ),
         )
-        .required(def.meta.toolset.as_str())
+        .required(toolset.as_str())
         .hint(format!(
-            "Enable it with manage_toolsets (enable: [\"{}\"]), or start the server with --toolsets / {ENV_TOOLSETS}.",
-            def.meta.toolset.as_str()
+            "Enable it with manage_toolsets (enable: [\"{}\"]); list_toolsets shows every toolset.",
+            toolset.as_str()
         )))
     }
 }
@@ -1270,17 +1503,16 @@ pub const MAX_BATCH: usize = 100;
 #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BatchArgs {
-    /// The commands to run in order; each names a tool and its arguments exactly as a
-    /// direct call would (destructive entries need their own confirm=true).
+    /// Tool calls, in order (destructive ones carry their own confirm=true).
     pub commands: Vec<BatchEntry>,
 }
 
 #[derive(Debug, Clone, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BatchEntry {
-    /// The tool behind this command, e.g. create_script.
+    /// Tool name.
     pub tool: String,
-    /// The tool's arguments.
+    /// Its arguments.
     #[serde(default)]
     pub arguments: JsonObject,
 }

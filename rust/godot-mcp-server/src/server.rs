@@ -3,12 +3,12 @@
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
-    ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, ServerCapabilities,
-    ServerConfig, Tool,
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
+    Implementation, ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, ServerCapabilities, ServerConfig, Tool,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::json;
 
@@ -27,7 +27,12 @@ pub struct McpServer {
     transport: TransportKind,
     /// HTTP only: what the transport's tests read to prove what reached a handler.
     counters: Option<Arc<Counters>>,
+    /// This session, among the sessions told of a toolset change.
+    session: u64,
 }
+
+/// Keys for [`McpServer::session`].
+static NEXT_SESSION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 impl McpServer {
     /// The handler for the stdio client (principal `local`).
@@ -38,6 +43,7 @@ impl McpServer {
             tools,
             transport: TransportKind::Stdio,
             counters: None,
+            session: NEXT_SESSION.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         }
     }
 
@@ -47,6 +53,19 @@ impl McpServer {
             transport: TransportKind::Http,
             counters: Some(counters),
             ..Self::new(state)
+        }
+    }
+
+    /// After a call changed the toolsets: the caller's session learns it in the call's
+    /// own stream, every other initialized session through its peer.
+    async fn announce_tool_list_changed(&self, caller: &rmcp::Peer<RoleServer>) {
+        if let Err(e) = caller.notify_tool_list_changed().await {
+            tracing::debug!(error = %e, "could not send tools/list_changed");
+        }
+        for peer in self.state.safety.other_listeners(self.session) {
+            if let Err(e) = peer.notify_tool_list_changed().await {
+                tracing::debug!(error = %e, "could not send tools/list_changed to a session");
+            }
         }
     }
 }
@@ -81,8 +100,17 @@ pub const TRANSACTIONS_URI: &str = "godot-mcp://transactions";
 
 const INSTRUCTIONS: &str = "godot-mcp reads and edits one Godot 4 project. File paths are \
 res:// paths inside the project. Every tool carries _meta.safety_class: read_only tools change \
-nothing; mutating tools take dry_run; destructive tools need confirm=true. Tool families can be \
-enabled or disabled with manage_toolsets.";
+nothing; mutating tools take dry_run (preview, change nothing); destructive tools take dry_run \
+and need confirm=true. A tool you need is not listed? list_toolsets shows every toolset \
+(scene and script editing, settings, input map, running games, export...) and \
+manage_toolsets enables them.";
+
+/// How long a client may reuse a tools/list result (protocol 2026-07-28 caching hints).
+/// The list changes only when toolsets change, and then notifications/tools/list_changed
+/// invalidates a cache at once: in the caller's own stream, and to every other session
+/// that completed initialize. The TTL bounds how long a session that cannot be told
+/// (a stateless 2026-07-28 client) may see an old list.
+pub const TOOLS_LIST_TTL_MS: u64 = 5 * 60 * 1000;
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
@@ -99,10 +127,16 @@ impl ServerHandler for McpServer {
         .with_instructions(INSTRUCTIONS)
     }
 
+    /// A session that completed initialize (protocols before 2026-07-28) hears of
+    /// toolset changes other sessions make.
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        self.state.safety.listen(self.session, context.peer);
+    }
+
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         if let Some(counters) = &self.counters {
             Counters::bump(&counters.handler_calls);
@@ -120,7 +154,19 @@ impl ServerHandler for McpServer {
             })
             .cloned()
             .collect();
-        Ok(ListToolsResult::with_all_items(tools))
+        let result = ListToolsResult::with_all_items(tools);
+        // Caching hints exist from 2026-07-28 on; older clients would only carry the
+        // unknown fields. Private: the list follows this server's toolset state.
+        let modern = context
+            .protocol_version()
+            .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+        Ok(if modern {
+            result
+                .with_ttl_ms(TOOLS_LIST_TTL_MS)
+                .with_cache_scope(CacheScope::Private)
+        } else {
+            result
+        })
     }
 
     async fn list_resources(
@@ -188,10 +234,8 @@ impl ServerHandler for McpServer {
         let generation = self.state.safety.generation();
         let call = run_call(&self.state, def, request.arguments, &ctx);
         let outcome = crate::transport::with_principal(principal, call).await;
-        if self.state.safety.generation() != generation
-            && let Err(e) = context.peer.notify_tool_list_changed().await
-        {
-            tracing::debug!(error = %e, "could not send tools/list_changed");
+        if self.state.safety.generation() != generation {
+            self.announce_tool_list_changed(&context.peer).await;
         }
         let result = match outcome {
             CallOutcome::InputRequired(input) => return Ok(input.into()),

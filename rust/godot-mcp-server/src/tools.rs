@@ -161,12 +161,13 @@ impl ToolDef {
         if meta.effect == EffectKind::File
             && let Some(Value::Object(props)) = schema.get_mut("properties")
         {
-            props.insert(IDEMPOTENCY_KEY.into(), json!({
-                "type": "string", "minLength": 1, "maxLength": MAX_IDEMPOTENCY_KEY,
-                "description": "Make the call idempotent: a retry with the same key and the same \
-                    arguments from the same session returns the recorded {status, transaction_id} \
-                    and runs nothing again; the key in any other context is a CONFLICT."
-            }));
+            props.insert(
+                IDEMPOTENCY_KEY.into(),
+                json!({
+                    "type": "string", "minLength": 1, "maxLength": MAX_IDEMPOTENCY_KEY,
+                    "description": "Retry key: the same key and arguments replay the first result."
+                }),
+            );
         }
         let input_schema = Arc::new(schema);
         let planner: PlanFn = Arc::new(move |state, args| planner(state, decode_args::<A>(args)?));
@@ -217,7 +218,6 @@ fn check_fn<A: DeserializeOwned + 'static>() -> CheckFn {
     Arc::new(|args: &Value| decode_args::<A>(args.clone()).map(|_| ()))
 }
 
-/// The JSON schema of `A`, inlined, with the class flags added.
 /// The argument that makes a journaled (file-effect) call idempotent.
 pub const IDEMPOTENCY_KEY: &str = "idempotency_key";
 /// Longest idempotency key accepted, in bytes.
@@ -246,6 +246,16 @@ pub(crate) fn take_idempotency_key(
     }
 }
 
+/// The JSON schema of `A`, inlined, with the class flags added.
+///
+/// Why inlined, not `$defs`: each tool's `inputSchema` in tools/list is its own JSON
+/// Schema document, and `$ref` cannot point into another tool's, so a definition shared
+/// by many tools is sent once per tool either way. Sharing happens here, at the source:
+/// one concept is one Rust type (`ResPath`, `InputEventSpec`) or one function (the class
+/// flags below) and so one schema fragment, kept short. `$defs` would only save bytes
+/// where a type repeats inside one schema, and no tool's does (every subschema over 60
+/// bytes is unique within its tool); inline schemas also keep the path walk
+/// (`respath::check_arg_paths`) free of reference resolution.
 fn input_schema_for<A: JsonSchema>(class: SafetyClass) -> JsonObject {
     let settings = schemars::generate::SchemaSettings::draft2020_12().with(|s| {
         s.inline_subschemas = true;
@@ -258,23 +268,27 @@ fn input_schema_for<A: JsonSchema>(class: SafetyClass) -> JsonObject {
     };
     obj.remove("title");
     strip_nullables(&mut obj);
+    strip_formats(&mut obj);
     obj.entry("type").or_insert(json!("object"));
     let props = obj
         .entry("properties")
         .or_insert_with(|| Value::Object(Map::new()));
     if let Value::Object(props) = props {
+        // The class flags are the same on every tool of a class; their descriptions
+        // are short because tools/list repeats them once per tool (the server's
+        // instructions say the rest).
         if class.takes_dry_run() {
             props.insert(
                 "dry_run".into(),
                 json!({"type": "boolean", "default": false,
-                       "description": "Check every precondition and report what would happen; change nothing."}),
+                       "description": "Preview: check preconditions, change nothing."}),
             );
         }
         if class.requires_confirm() {
             props.insert(
                 "confirm".into(),
                 json!({"type": "boolean", "default": false,
-                       "description": "Required to be true: this call removes or overwrites existing data."}),
+                       "description": "Must be true to apply (removes or overwrites data)."}),
             );
         }
     }
@@ -306,6 +320,34 @@ fn strip_nullables(obj: &mut Map<String, Value>) {
                 for item in items {
                     if let Value::Object(child) = item {
                         strip_nullables(child);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// schemars adds OpenAPI's numeric `format` (`uint32`, `double`) to every number;
+/// JSON Schema validators ignore it and the range is already in `minimum`/`maximum`,
+/// so it is only bytes in every tools/list. A string `format` is kept (it has meaning).
+fn strip_formats(obj: &mut Map<String, Value>) {
+    let numeric = matches!(
+        obj.get("type").and_then(Value::as_str),
+        Some("integer" | "number")
+    );
+    if numeric {
+        obj.remove("format");
+    }
+    // A `properties` map is walked like a schema: its `type` entry, if an argument
+    // is called that, is an object, never the string "integer".
+    for v in obj.values_mut() {
+        match v {
+            Value::Object(child) => strip_formats(child),
+            Value::Array(items) => {
+                for item in items {
+                    if let Value::Object(child) = item {
+                        strip_formats(child);
                     }
                 }
             }
@@ -450,8 +492,13 @@ impl Registry {
         self.tools.get(name)
     }
 
+    /// Every tool in `tools/list` order: by toolset (the core first, as
+    /// [`Toolset`] declares them), then by name. Stable across runs and versions that
+    /// add tools, so a client's cache and a model's prompt prefix stay valid.
     pub fn iter(&self) -> impl Iterator<Item = &ToolDef> {
-        self.tools.values()
+        let mut tools: Vec<&ToolDef> = self.tools.values().collect();
+        tools.sort_by_key(|d| (d.meta.toolset, d.meta.name));
+        tools.into_iter()
     }
 
     // There is deliberately no `call` here: every call goes through
@@ -499,15 +546,39 @@ impl Registry {
 
 /// The tool reference (docs/tools.md), generated from the registry so it cannot drift.
 pub fn reference_markdown(registry: &Registry) -> String {
-    let mut tools: Vec<&ToolDef> = registry.iter().collect();
-    tools.sort_by_key(|t| (t.meta.toolset, t.meta.name));
+    let tools: Vec<&ToolDef> = registry.iter().collect();
     let mut out = String::from(
         "# Tools\n\n<!-- Generated from the tool registry by \
          `GODOT_MCP_UPDATE_DOCS=1 cargo test -p godot-mcp-server --lib`; do not edit by hand. -->\n\n\
          Every tool carries `_meta.safety_class` in `tools/list`. `mutating` tools take \
          `dry_run`; `destructive` tools take `dry_run` and need `confirm=true`.\n\n\
-         | tool | class | toolset | effect |\n|---|---|---|---|\n",
+         ## Toolsets\n\n\
+         `tools/list` holds the tools of the enabled toolsets, in this order. With no \
+         `--toolsets` / `GODOT_MCP_TOOLSETS`, the default ones are enabled and an agent \
+         enables the others with `manage_toolsets` (`list_toolsets` describes them); a \
+         named list is the ceiling and what is enabled at start (`all`: every tool, for \
+         clients that search tools themselves).\n\n\
+         | toolset | default | purpose | tools |\n|---|---|---|---|\n",
     );
+    for t in Toolset::ALL {
+        let names: Vec<String> = tools
+            .iter()
+            .filter(|d| d.meta.toolset == t)
+            .map(|d| format!("`{}`", d.meta.name))
+            .collect();
+        out.push_str(&format!(
+            "| `{}` | {} | {} | {} |\n",
+            t.as_str(),
+            if Toolset::DEFAULT.contains(&t) {
+                "on"
+            } else {
+                "off"
+            },
+            t.purpose(),
+            names.join(", ")
+        ));
+    }
+    out.push_str("\n## Every tool\n\n| tool | class | toolset | effect |\n|---|---|---|---|\n");
     for t in &tools {
         out.push_str(&format!(
             "| [`{0}`](#{0}) | {1} | {2} | {3} |\n",
@@ -519,7 +590,7 @@ pub fn reference_markdown(registry: &Registry) -> String {
     }
     for t in &tools {
         out.push_str(&format!(
-            "\n## {}\n\n{} — class `{}`, toolset `{}`, effect `{}`.\n\n{}\n",
+            "\n### {}\n\n{} — class `{}`, toolset `{}`, effect `{}`.\n\n{}\n",
             t.meta.name,
             t.meta.title,
             t.meta.class.as_str(),

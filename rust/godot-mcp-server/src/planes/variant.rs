@@ -189,13 +189,12 @@ pub fn scan_balanced(text: &str) -> Scan {
     }
 }
 
-/// One input event of an input-map action, as an agent describes it.
+/// An input-map event.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum InputEventSpec {
-    /// A keyboard key. Give `physical_keycode` (layout-independent, what Godot's
-    /// editor records by default) or `keycode`; values are Godot `Key` constants
-    /// (A = 65, Space = 32, Escape = 4194305).
+    /// A key: physical_keycode (as the editor records) or keycode, Godot `Key`
+    /// values (A 65, Space 32, Escape 4194305).
     Key {
         #[serde(default)]
         keycode: Option<u32>,
@@ -208,11 +207,11 @@ pub enum InputEventSpec {
         #[serde(default)]
         alt: bool,
     },
-    /// A mouse button (1 = left, 2 = right, 3 = middle).
+    /// Mouse button: 1 left, 2 right, 3 middle.
     MouseButton { button_index: u32 },
-    /// A gamepad button (0 = A/Cross …).
+    /// Joypad button (0 A/Cross).
     JoypadButton { button_index: u32 },
-    /// A gamepad axis direction (axis 0 = left stick X; axis_value -1.0 or 1.0).
+    /// Joypad axis (0 left stick X), axis_value -1 or 1.
     JoypadMotion { axis: u32, axis_value: f64 },
 }
 

@@ -67,8 +67,10 @@ fn every_tool_has_its_pinned_class() {
         ("get_scene_tree", ReadOnly),
         ("list_files", ReadOnly),
         ("list_sessions", ReadOnly),
+        ("list_toolsets", ReadOnly),
         ("list_transactions", ReadOnly),
-        ("manage_toolsets", ReadOnly),
+        // Changes the server's tool surface, not the project; reversible; never readOnlyHint.
+        ("manage_toolsets", Mutating),
         ("monitor_property", Runtime),
         ("move_node", Mutating),
         ("open_scene", Mutating),
@@ -93,10 +95,11 @@ fn every_tool_has_its_pinned_class() {
         ("unregister_autoload", Destructive),
         ("write_script", Destructive),
     ];
-    let actual: Vec<(&str, SafetyClass)> = Registry::builtin()
+    let mut actual: Vec<(&str, SafetyClass)> = Registry::builtin()
         .iter()
         .map(|d| (d.meta.name, d.meta.class))
         .collect();
+    actual.sort();
     assert_eq!(actual, expected);
 }
 
@@ -250,8 +253,8 @@ fn toolset_lists_parse() {
     let d = Toolset::parse_list("default").unwrap();
     assert_eq!(d, Toolset::DEFAULT.into_iter().collect());
     assert!(!d.contains(&Toolset::InputMap));
-    let s = Toolset::parse_list("default,input_map,-batch").unwrap();
-    assert!(s.contains(&Toolset::InputMap) && !s.contains(&Toolset::Batch));
+    let s = Toolset::parse_list("default,input_map,-undo_redo").unwrap();
+    assert!(s.contains(&Toolset::InputMap) && !s.contains(&Toolset::UndoRedo));
     assert_eq!(
         Toolset::parse_list("all").unwrap().len(),
         Toolset::ALL.len()
@@ -267,6 +270,43 @@ fn toolset_lists_parse() {
             .unwrap_err()
             .contains("unknown toolset")
     );
+}
+
+/// Unset, the operator leaves every toolset within reach and the core on; named,
+/// the toolsets are both the ceiling and the start set.
+#[test]
+fn the_operator_sets_the_ceiling_and_the_start_set() {
+    let unset = ToolsetSelection::from_operator(None).unwrap();
+    assert_eq!(unset.ceiling, Toolset::ALL.into_iter().collect());
+    assert_eq!(unset.enabled, Toolset::DEFAULT.into_iter().collect());
+    assert_eq!(ToolsetSelection::from_operator(Some(" ")).unwrap(), unset);
+    let named = ToolsetSelection::from_operator(Some("project,input_map")).unwrap();
+    let expected: BTreeSet<Toolset> = [Toolset::Project, Toolset::InputMap, Toolset::Toolsets]
+        .into_iter()
+        .collect();
+    assert_eq!(named.ceiling, expected);
+    assert_eq!(named.enabled, expected);
+
+    let state = SafetyState::with_selection(ApprovalConfig::default(), named);
+    // Within the ceiling: off and on again.
+    assert!(state.set_toolsets(&[], &[Toolset::InputMap]).unwrap());
+    assert!(state.set_toolsets(&[Toolset::InputMap], &[]).unwrap());
+    // Outside it: refused whole, naming the ceiling, and nothing changes.
+    let g = state.generation();
+    let e = state
+        .set_toolsets(&[Toolset::SceneEdit], &[Toolset::InputMap])
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::ToolDisabled);
+    assert_eq!(e.required.as_deref(), Some("scene_edit"));
+    assert!(
+        e.message
+            .contains("GODOT_MCP_TOOLSETS=project,toolsets,input_map"),
+        "{}",
+        e.message
+    );
+    assert_eq!(state.generation(), g);
+    assert!(state.is_enabled(Toolset::InputMap));
+    assert!(!state.allows(Toolset::SceneEdit));
 }
 
 #[test]
@@ -413,7 +453,8 @@ fn test_state(approval: ApprovalConfig) -> (tempfile::TempDir, Arc<AppState>, Ar
     let mut state = AppState::new(
         project,
         journal,
-        SafetyState::new(approval, Toolset::DEFAULT.into_iter().collect()),
+        // Every toolset: batches here mix tools of several toolsets.
+        SafetyState::new(approval, Toolset::ALL.into_iter().collect()),
     );
     let mut registry = Registry::builtin();
     for def in synthetic(&effects) {

@@ -476,26 +476,26 @@ fn scene_plan(
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateNodeArgs {
-    /// Path of the parent node relative to the scene root ("." is the root).
+    /// Parent node path ("." is the root).
     parent: String,
-    /// The Godot class of the new node, e.g. Sprite2D.
+    /// Godot class, e.g. Sprite2D.
     #[serde(rename = "type")]
     node_type: String,
-    /// The new node's name.
+    /// Node name.
     name: String,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NodeArgs {
-    /// Node path relative to the scene root ("." is the root).
+    /// Node path from the scene root ("." is the root).
     node: String,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RenameArgs {
-    /// Node path relative to the scene root.
+    /// Node path from the scene root ("." is the root).
     node: String,
     /// The new name.
     new_name: String,
@@ -504,18 +504,18 @@ pub struct RenameArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MoveArgs {
-    /// Node path relative to the scene root.
+    /// Node path from the scene root ("." is the root).
     node: String,
-    /// Path of the new parent.
+    /// New parent's path.
     new_parent: String,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DuplicateArgs {
-    /// Node path relative to the scene root.
+    /// Node path from the scene root ("." is the root).
     node: String,
-    /// Name of the copy (default: Godot picks one).
+    /// Name of the copy (default: Godot's).
     #[serde(default)]
     new_name: Option<String>,
 }
@@ -523,7 +523,7 @@ pub struct DuplicateArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GetPropertyArgs {
-    /// Node path relative to the scene root.
+    /// Node path from the scene root ("." is the root).
     node: String,
     /// Property name, e.g. position.
     property: String,
@@ -532,27 +532,26 @@ pub struct GetPropertyArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SetPropertyArgs {
-    /// Node path relative to the scene root.
+    /// Node path from the scene root ("." is the root).
     node: String,
     /// Property name, e.g. position.
     property: String,
-    /// The value: JSON scalars, arrays and objects as themselves; Godot types as
-    /// {"$type": "Vector2", "x": 1, "y": 2} (Vector2, Vector3, Color, NodePath,
-    /// Transform2D, Transform3D, Resource by res:// path).
+    /// JSON, or a Godot type: {"$type": "Vector2", "x": 1, "y": 2} (Vector2, Vector3,
+    /// Color, NodePath, Transform2D, Transform3D; Resource with a res:// path).
     value: Value,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ScenePathArgs {
-    /// The scene file, e.g. res://scenes/main.tscn.
+    /// The .tscn.
     path: ResPath,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OptScenePathArgs {
-    /// The scene (default: the scene being edited).
+    /// The open scene (default: the edited one).
     #[serde(default)]
     path: Option<ResPath>,
 }
@@ -560,11 +559,11 @@ pub struct OptScenePathArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateSceneArgs {
-    /// The new scene file, e.g. res://scenes/level_2.tscn.
+    /// The new .tscn.
     path: ResPath,
-    /// The Godot class of the root node, e.g. Node2D.
+    /// Root node's Godot class, e.g. Node2D.
     root_type: String,
-    /// The root node's name (default: from the file name).
+    /// Root node's name (default: from the file name).
     #[serde(default)]
     root_name: Option<String>,
 }
@@ -572,52 +571,51 @@ pub struct CreateSceneArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AttachScriptArgs {
-    /// Node path relative to the scene root.
+    /// Node path from the scene root ("." is the root).
     node: String,
-    /// The script, e.g. res://scripts/player.gd.
+    /// The script file.
     script: ResPath,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SignalArgs {
-    /// The emitting node's path.
+    /// Emitting node's path.
     from: String,
     /// The signal, e.g. pressed.
     signal: String,
-    /// The receiving node's path.
+    /// Receiving node's path.
     to: String,
-    /// The method on the receiver.
+    /// Receiver's method.
     method: String,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ResourcePropertyArgs {
-    /// The resource file, e.g. res://resources/player_stats.tres.
+    /// The .tres file.
     path: ResPath,
     /// Property name.
     property: String,
-    /// The value, in the same JSON form as set_node_property.
+    /// JSON, or a Godot type as in set_node_property.
     value: Value,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BatchSet {
-    /// Node path relative to the scene root.
+    /// Node path from the scene root ("." is the root).
     node: String,
     /// Property name.
     property: String,
-    /// The value, in the same JSON form as set_node_property.
+    /// JSON, or a Godot type as in set_node_property.
     value: Value,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BatchArgs {
-    /// Property sets applied as ONE undo action (more than 20 distinct nodes bypass the
-    /// undo history and report undoable: false).
+    /// The property sets.
     sets: Vec<BatchSet>,
 }
 
@@ -659,10 +657,10 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "create_node",
                 "Create a node",
-                "Add a node to the scene open in the editor, as one undo action. \
-                  The scene is not saved (persisted: false) until save_scene.",
+                "Add a node of a Godot class to the edited scene (one undo action; \
+                  unsaved until save_scene).",
                 Mutating,
-                Scenes,
+                SceneEdit,
             ),
             |state, a: CreateNodeArgs| {
                 let p = json!({"parent": a.parent, "type": a.node_type, "name": a.name});
@@ -673,9 +671,9 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "rename_node",
                 "Rename a node",
-                "Rename a node of the edited scene (one undo action).",
+                "Rename a node in the edited scene (one undo action).",
                 Mutating,
-                Scenes,
+                SceneEdit,
             ),
             |state, a: RenameArgs| {
                 let p = json!({"node": a.node, "new_name": a.new_name});
@@ -686,9 +684,9 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "move_node",
                 "Move a node",
-                "Reparent a node of the edited scene (one undo action).",
+                "Reparent a node in the edited scene (one undo action).",
                 Mutating,
-                Scenes,
+                SceneEdit,
             ),
             |state, a: MoveArgs| {
                 let p = json!({"node": a.node, "new_parent": a.new_parent});
@@ -701,7 +699,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Duplicate a node",
                 "Duplicate a node (and its children) beside it (one undo action).",
                 Mutating,
-                Scenes,
+                SceneEdit,
             ),
             |state, a: DuplicateArgs| {
                 let p = json!({"node": a.node, "new_name": a.new_name});
@@ -712,10 +710,9 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "delete_node",
                 "Delete a node",
-                "Remove a node and its children from the edited scene. On the \
-                  editor's undo history, but it removes data: destructive.",
+                "Delete a node and its children from the edited scene (one undo action).",
                 Destructive,
-                Scenes,
+                SceneEdit,
             ),
             |state, a: NodeArgs| {
                 let p = json!({"node": a.node});
@@ -726,10 +723,9 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "get_node_property",
                 "Get a node property",
-                "Read one property of a node of the edited scene, \
-                  in the typed JSON form set_node_property takes.",
+                "Read a node property in the edited scene (live editor) as typed JSON.",
                 ReadOnly,
-                Scenes,
+                SceneRead,
             ),
             |state, a: GetPropertyArgs, _f: CallFlags| async move {
                 let s = state.clone();
@@ -748,10 +744,9 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "set_node_property",
                 "Set a node property",
-                "Set one property of a node of the edited scene \
-                  (one undo action). Typed values: {\"$type\": \"Vector2\", \"x\": 1, \"y\": 2} and the like.",
+                "Set a node property in the edited scene (one undo action).",
                 Mutating,
-                Scenes,
+                SceneEdit,
             ),
             |state, a: SetPropertyArgs| {
                 let p = json!({"node": a.node, "property": a.property, "value": a.value});
@@ -762,11 +757,10 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "apply_scene_batch",
                 "Apply a batch of property sets",
-                "Set many properties of the edited scene \
-                  as ONE undo action (scene.batch.apply). Above 20 distinct nodes the batch bypasses the undo \
-                  history for speed and reports undoable: false.",
+                "Set many node properties in the edited scene as one undo action \
+                  (over 20 nodes: no undo, undoable: false).",
                 Mutating,
-                Scenes,
+                SceneEdit,
             ),
             |state, a: BatchArgs| {
                 if a.sets.is_empty() {
@@ -795,9 +789,9 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "attach_script",
                 "Attach a script",
-                "Attach a script file to a node (one undo action).",
+                "Attach a script file to a node in the edited scene (one undo action).",
                 Mutating,
-                Scripts,
+                ScriptEdit,
             ),
             |state, a: AttachScriptArgs| {
                 let p = json!({"node": a.node, "script": a.script.to_string()});
@@ -808,9 +802,9 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "detach_script",
                 "Detach a script",
-                "Remove a node's script (one undo action); removes data: destructive.",
+                "Remove a node's script in the edited scene (one undo action).",
                 Destructive,
-                Scripts,
+                ScriptEdit,
             ),
             |state, a: NodeArgs| {
                 let p = json!({"node": a.node});
@@ -821,10 +815,10 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "connect_signal",
                 "Connect a signal",
-                "Connect a signal between two nodes of the edited scene, \
-                  persistently (saved with the scene), as one undo action.",
+                "Connect a node's signal to a method of another node in the edited \
+                  scene, saved with the scene (one undo action).",
                 Mutating,
-                Scenes,
+                SceneEdit,
             ),
             |state, a: SignalArgs| {
                 let p = json!({"from": a.from, "signal": a.signal, "to": a.to, "method": a.method});
@@ -835,10 +829,9 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "disconnect_signal",
                 "Disconnect a signal",
-                "Break a signal connection (one undo action); \
-                  destructive by the classification rule.",
+                "Disconnect a signal connection in the edited scene (one undo action).",
                 Destructive,
-                Scenes,
+                SceneEdit,
             ),
             |state, a: SignalArgs| {
                 let p = json!({"from": a.from, "signal": a.signal, "to": a.to, "method": a.method});
@@ -855,10 +848,10 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "set_resource_property",
                 "Set a resource property",
-                "Set a property of a resource file through \
-                  the editor (undo-tracked) and save the resource.",
+                "Set a property of a .tres resource through the editor (undo-tracked) \
+                  and save it.",
                 Mutating,
-                Resources,
+                ResourceEdit,
             ),
             |state, a: ResourcePropertyArgs| {
                 let p =
@@ -877,9 +870,9 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "open_scene",
                 "Open a scene",
-                "Open a scene file in the editor and make it the edited scene.",
+                "Open a .tscn in the editor as the edited scene.",
                 Mutating,
-                Scenes,
+                SceneFiles,
             ),
             |state, a: ScenePathArgs| {
                 let path = a.path.to_string();
@@ -897,10 +890,10 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "create_scene",
                 "Create a scene",
-                "Create a new scene file with a root node of the given type, \
-                  save it, and open it in the editor. A file write: destructive.",
+                "Create a .tscn with a root node of a Godot class, save it and open it \
+                  in the editor.",
                 Destructive,
-                Scenes,
+                SceneFiles,
             ),
             |state, a: CreateSceneArgs| {
                 let path = a.path.to_string();
@@ -918,10 +911,9 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "save_scene",
                 "Save the scene",
-                "Save the edited scene (or the open scene at path) to its file. \
-                  Overwrites the file: destructive.",
+                "Save the edited scene (or the open scene at path) to its .tscn.",
                 Destructive,
-                Scenes,
+                SceneFiles,
             ),
             |state, a: OptScenePathArgs| {
                 let path = a.path.map(|p| p.to_string());
@@ -940,10 +932,9 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "close_scene",
                 "Close a scene",
-                "Close the edited scene (or the open scene at path) WITHOUT saving: \
-                  unsaved changes are discarded.",
+                "Close the edited scene (or the open scene at path) without saving.",
                 Destructive,
-                Scenes,
+                SceneFiles,
             ),
             |state, a: OptScenePathArgs| {
                 let path = a.path.map(|p| p.to_string());
@@ -961,9 +952,9 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "reload_scene",
                 "Reload a scene",
-                "Reload the edited scene from its file, discarding unsaved changes.",
+                "Reload the edited scene from its .tscn, discarding unsaved changes.",
                 Destructive,
-                Scenes,
+                SceneFiles,
             ),
             |state, a: OptScenePathArgs| {
                 let path = a.path.map(|p| p.to_string());
@@ -981,10 +972,9 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "editor_undo",
                 "Undo in the editor",
-                "Undo the last action of the edited scene's history \
-                  (an agent's or the human's), like Ctrl+Z.",
+                "Undo the edited scene's last action (agent's or human's), like Ctrl+Z.",
                 Mutating,
-                Scenes,
+                UndoRedo,
             ),
             |state, _a: NoArgs| scene_plan(state, cmd::UNDO, json!({}), None, true, json!({})),
         ),
@@ -992,9 +982,9 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "editor_redo",
                 "Redo in the editor",
-                "Redo the last undone action of the edited scene's history.",
+                "Redo the edited scene's last undone action.",
                 Mutating,
-                Scenes,
+                UndoRedo,
             ),
             |state, _a: NoArgs| scene_plan(state, cmd::REDO, json!({}), None, true, json!({})),
         ),
@@ -1002,10 +992,9 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "editor_history",
                 "Editor undo history",
-                "The edited scene's undo history: the current version, \
-                  whether undo/redo is possible, and the action names.",
+                "The edited scene's undo history: version, can undo/redo, action names.",
                 ReadOnly,
-                Scenes,
+                UndoRedo,
             ),
             |state, _a: NoArgs, _f: CallFlags| async move {
                 blocking(move || query(&state, cmd::HISTORY, json!({}), None)).await

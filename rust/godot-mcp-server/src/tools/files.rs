@@ -28,12 +28,10 @@ pub fn tools() -> Vec<ToolDef> {
             ToolMeta {
                 name: "create_script",
                 title: "Create a script",
-                description: "Create a new script or shader file (.gd, .cs, .gdshader, .gdshaderinc) \
-                    with the given content, or `extends <base>` when content is omitted. Refuses an \
-                    existing file (use write_script). Destructive by the classification rule: a file \
-                    write is not on the editor's undo stack.",
+                description: "Create a new script or shader file (.gd, .cs, .gdshader) with \
+                    content, or `extends <base>`. Refuses an existing file (see write_script).",
                 class: SafetyClass::Destructive,
-                toolset: Toolset::Scripts,
+                toolset: Toolset::ScriptEdit,
                 effect: EffectKind::File,
             },
             plan_create_script,
@@ -42,11 +40,10 @@ pub fn tools() -> Vec<ToolDef> {
             ToolMeta {
                 name: "write_script",
                 title: "Write a script",
-                description: "Replace the whole content of a script or shader (or create it). Pass \
-                    expected_sha256 (from scripts_read) to refuse the write if the file changed since \
-                    you read it.",
+                description: "Replace a script or shader's whole text (or create it); \
+                    expected_sha256 refuses the write if the file changed since read.",
                 class: SafetyClass::Destructive,
-                toolset: Toolset::Scripts,
+                toolset: Toolset::ScriptEdit,
                 effect: EffectKind::File,
             },
             plan_write_script,
@@ -55,11 +52,10 @@ pub fn tools() -> Vec<ToolDef> {
             ToolMeta {
                 name: "create_resource",
                 title: "Create a resource file",
-                description: "Write a text resource (.tres) of a Godot type with properties given as \
-                    JSON values (converted to Godot Variant text). Refuses an existing file unless \
-                    overwrite=true.",
+                description: "Write a .tres resource of a Godot class with properties from \
+                    JSON. Refuses an existing file unless overwrite.",
                 class: SafetyClass::Destructive,
-                toolset: Toolset::Resources,
+                toolset: Toolset::ResourceEdit,
                 effect: EffectKind::File,
             },
             plan_create_resource,
@@ -68,11 +64,10 @@ pub fn tools() -> Vec<ToolDef> {
             ToolMeta {
                 name: "delete_resource_file",
                 title: "Delete a resource file",
-                description: "Delete a file from the project (a resource, scene, script or asset) \
-                    together with Godot's .import/.uid sidecar files beside it. project.godot cannot \
-                    be deleted.",
+                description: "Delete a project file (resource, scene, script, asset) and its \
+                    .import/.uid sidecars. Not project.godot.",
                 class: SafetyClass::Destructive,
-                toolset: Toolset::Resources,
+                toolset: Toolset::ResourceEdit,
                 effect: EffectKind::File,
             },
             plan_delete,
@@ -141,12 +136,12 @@ pub(crate) fn plan_write(
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateScriptArgs {
-    /// The new file, e.g. res://scripts/player.gd.
+    /// The new file.
     path: ResPath,
-    /// Full file content. When omitted, a script that extends `extends` is written.
+    /// Full text (default: `extends <extends>`).
     #[serde(default)]
     content: Option<String>,
-    /// Base class for the generated script (default Node); ignored when content is given.
+    /// Base class without content (default Node).
     #[serde(default)]
     extends: Option<String>,
 }
@@ -186,12 +181,11 @@ fn plan_create_script(state: Arc<AppState>, args: CreateScriptArgs) -> Result<Pl
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WriteScriptArgs {
-    /// The script, e.g. res://scripts/player.gd.
+    /// The script or shader.
     path: ResPath,
-    /// The new full content.
+    /// The full new text.
     content: String,
-    /// The sha256 the file has now (from scripts_read); the write is refused with
-    /// STALE when the file changed since.
+    /// The file's sha256 now (from scripts_read); else STALE.
     #[serde(default)]
     expected_sha256: Option<String>,
 }
@@ -212,19 +206,18 @@ fn plan_write_script(state: Arc<AppState>, args: WriteScriptArgs) -> Result<Plan
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateResourceArgs {
-    /// The new .tres file, e.g. res://resources/enemy_stats.tres.
+    /// The .tres file.
     path: ResPath,
-    /// The Godot class of the resource, e.g. Resource, Curve, Gradient, StyleBoxFlat.
+    /// Godot class, e.g. Curve, Gradient, StyleBoxFlat.
     #[serde(rename = "type")]
     type_name: String,
-    /// Property values as JSON (strings, numbers, bools, arrays, objects), written as
-    /// Godot Variant text.
+    /// Property values as JSON.
     #[serde(default)]
     properties: Map<String, Value>,
     /// Replace an existing file (default false).
     #[serde(default)]
     overwrite: bool,
-    /// With overwrite: the sha256 the file has now; refused with STALE when it changed.
+    /// With overwrite: the file's sha256 now; else STALE.
     #[serde(default)]
     expected_sha256: Option<String>,
 }
@@ -295,9 +288,9 @@ fn plan_create_resource(state: Arc<AppState>, args: CreateResourceArgs) -> Resul
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DeleteArgs {
-    /// The file to delete, e.g. res://resources/old.tres.
+    /// The file.
     path: ResPath,
-    /// The sha256 the file has now; refused with STALE when it changed.
+    /// The file's sha256 now; else STALE.
     #[serde(default)]
     expected_sha256: Option<String>,
 }

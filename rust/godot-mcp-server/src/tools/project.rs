@@ -21,10 +21,9 @@ pub fn tools() -> Vec<ToolDef> {
             ToolMeta {
                 name: "list_files",
                 title: "List project files",
-                description: "List files under a res:// folder by kind (scene, script, resource, \
-                    shader, image, audio, model, font, other), sorted by path and paged. Hidden \
-                    folders (.godot/), folders holding .gdignore and Godot's .import/.uid sidecar \
-                    files are skipped.",
+                description: "List project files under a res:// folder, by kind (scene, \
+                    script, resource, shader, image, audio, model, font), paged. Skips .godot/, \
+                    .gdignore folders and .import/.uid files.",
                 class: SafetyClass::ReadOnly,
                 toolset: Toolset::Project,
                 effect: EffectKind::None,
@@ -35,11 +34,10 @@ pub fn tools() -> Vec<ToolDef> {
             ToolMeta {
                 name: "scripts_read",
                 title: "Read a script",
-                description: "Read a script or shader (.gd, .cs, .gdshader, .gdshaderinc): its \
-                    text, size, line count and sha256 (use the hash as expected_sha256 for a \
-                    later compare-and-swap write).",
+                description: "Read a script or shader (.gd, .cs, .gdshader): text, line count, \
+                    sha256 (a later write's expected_sha256).",
                 class: SafetyClass::ReadOnly,
-                toolset: Toolset::Scripts,
+                toolset: Toolset::ScriptRead,
                 effect: EffectKind::None,
             },
             scripts_read,
@@ -88,19 +86,19 @@ fn is_sidecar(name: &str) -> bool {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ListFilesArgs {
-    /// Folder to list; defaults to res:// (the whole project).
+    /// Folder (default res://).
     #[serde(default)]
     dir: Option<ResPath>,
-    /// Only files of this kind; all kinds when absent.
+    /// Only this kind.
     #[serde(default)]
     kind: Option<FileKind>,
-    /// Descend into sub-folders (default true).
+    /// Include sub-folders (default true).
     #[serde(default)]
     recursive: Option<bool>,
-    /// Continue after this cursor (the `next_cursor` of the previous page).
+    /// next_cursor of the previous page.
     #[serde(default)]
     cursor: Option<String>,
-    /// Page size, 1–1000 (default 200).
+    /// Page size (default 200).
     #[serde(default)]
     #[schemars(range(min = 1, max = 1000))]
     limit: Option<u32>,
@@ -236,7 +234,7 @@ fn walk(
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ScriptsReadArgs {
-    /// The script, e.g. res://scripts/player.gd.
+    /// The script or shader.
     path: ResPath,
 }
 

@@ -47,12 +47,19 @@ fn meta(
 
 trait ReadOnly {
     fn read_only(self) -> Self;
+    fn in_toolset(self, toolset: Toolset) -> Self;
 }
 
 impl ReadOnly for ToolMeta {
     /// A pure read of the server's own state (no process is touched).
     fn read_only(mut self) -> Self {
         self.class = SafetyClass::ReadOnly;
+        self
+    }
+
+    /// A process-plane tool outside the game `runtime` toolset (editor, export).
+    fn in_toolset(mut self, toolset: Toolset) -> Self {
+        self.toolset = toolset;
         self
     }
 }
@@ -63,11 +70,9 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "run_and_capture",
                 "Run a scene and capture its output",
-                "Run a scene headless under supervision for a bounded time (timeout_ms) or frame \
-                 count (frames), then return its stdout, stderr, the script errors parsed out of \
-                 them (kind, file, line, function, message) and how it ended: ended_by exit (with \
-                 code), timeout (the server killed it at the limit) or crash (a signal the server \
-                 did not send). Journaled as a process_launch transaction.",
+                "Run a scene headless for a bounded time or frame count; return stdout, \
+                 stderr, parsed script errors (file, line, message) and how it ended (exit, \
+                 timeout, crash).",
                 EffectKind::ProcessLaunch,
             ),
             run_and_capture,
@@ -76,10 +81,8 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "play_scene",
                 "Play a scene (managed game session)",
-                "Start the game (or one scene) as a managed, supervised session with the runtime \
-                 probe passed on the command line (no autoload, no project setting is written). \
-                 Returns the session_id (the process_launch transaction) once its launch receipt \
-                 is durable. Stop it with stop_scene; a server that stops stops its sessions.",
+                "Play the game (or a scene) as a supervised session with the runtime probe \
+                 (nothing written to the project); returns its session_id. Stop with stop_scene.",
                 EffectKind::ProcessLaunch,
             ),
             play_scene,
@@ -88,9 +91,8 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "stop_scene",
                 "Stop a managed game session",
-                "Stop a session started by play_scene (or every session when session_id is \
-                 omitted): SIGTERM to its process group, SIGKILL after 2 s; held input is \
-                 released first. Reports how it ended and whether its boundary was proven empty.",
+                "Stop a play_scene session (default: all): SIGTERM, SIGKILL after 2 s; \
+                 reports how it ended.",
                 EffectKind::ProcessLaunch,
             ),
             stop_scene,
@@ -99,30 +101,29 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "start_editor",
                 "Start a managed Godot editor",
-                "Start `godot -e --headless --path <project>` as a supervised session (a \
-                 process_launch transaction; its receipt is durable before this answers). The \
-                 godot_mcp add-on in that editor connects to this server's bridge by itself. \
-                 One managed editor at a time; stop it with stop_editor.",
+                "Start a supervised headless Godot editor on the project; its godot_mcp \
+                 add-on connects the editor tools. One at a time.",
                 EffectKind::ProcessLaunch,
-            ),
+            )
+            .in_toolset(Toolset::EditorProcess),
             start_editor,
         ),
         ToolDef::new(
             meta(
                 "stop_editor",
                 "Stop the managed Godot editor",
-                "Stop the editor started by start_editor (or serve --editor): SIGTERM to its \
-                 process group, SIGKILL after 2 s.",
+                "Stop the editor started by start_editor or serve --editor.",
                 EffectKind::ProcessLaunch,
-            ),
+            )
+            .in_toolset(Toolset::EditorProcess),
             stop_editor,
         ),
         ToolDef::new(
             meta(
                 "list_sessions",
                 "List managed sessions",
-                "The supervised processes of this server: purpose, pid, process group, whether \
-                 the probe is connected, how each ended. Also reports the boundary in use.",
+                "List supervised processes (games, editor, exports): purpose, pid, probe \
+                 connected, how each ended.",
                 EffectKind::None,
             )
             .read_only(),
@@ -132,10 +133,8 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "simulate_input",
                 "Inject input into the running game",
-                "Send a key, mouse button or input action to a managed game through its probe. \
-                 hold_ms holds it down that long (the probe releases it by itself, and at once \
-                 if it loses this server). Refused while the game is paused at a breakpoint \
-                 (game_not_breaked).",
+                "Send a key, mouse button or input action to a running game, optionally \
+                 held for hold_ms. Refused while it is stopped at a breakpoint.",
                 EffectKind::None,
             ),
             simulate_input,
@@ -155,7 +154,7 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "get_game_property",
                 "Read a property of the running game",
-                "Read a node property in the running game through its probe.",
+                "Read a node property in a running game.",
                 EffectKind::None,
             ),
             get_game_property,
@@ -164,10 +163,8 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "monitor_property",
                 "Sample a property of the running game",
-                "Sample a node property of the running game through its probe, `samples` times \
-                 every `interval_ms`, and return the series with timestamps. Bounded (at most \
-                 200 samples, 60 s in all); if the game stops answering part-way, the samples \
-                 taken so far are returned with `stopped_early` and the reason.",
+                "Sample a node property in a running game `samples` times every \
+                 `interval_ms` (at most 60 s); returns the timed series.",
                 EffectKind::None,
             ),
             monitor_property,
@@ -176,8 +173,8 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "evaluate_expression",
                 "Evaluate an expression in the running game",
-                "Evaluate a Godot Expression in the running game. Executes code: routed to the \
-                 approval gate when one is configured.",
+                "Evaluate a Godot Expression in a running game (executes code; \
+                 approval-gated).",
                 EffectKind::None,
             ),
             evaluate_expression,
@@ -190,17 +187,12 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "export_project",
                 "Export the project",
-                "Export with a preset (godot --export-release) under supervision. output_path is \
-                 a res:// path confined to the project (symlinks resolved; never into a hidden \
-                 folder like .godot/), or an absolute path, resolved before it is judged: a target \
-                 outside the project, or an existing file (overwritten), needs confirm=true. The \
-                 export writes into the server's private state first and is moved to output_path \
-                 only when Godot exits 0: inside the project as a journaled file write linked to \
-                 the export's process_launch, outside it written durably and recorded with its \
-                 hash. An interrupted export registers no artifact, and its partial bytes are \
-                 kept as evidence (see export_status). Writes disk: routed to the approval gate.",
+                "Export a build with a preset (godot --export-release), supervised; the \
+                 file lands at output_path only if Godot exits 0. Outside the project or over \
+                 a file needs confirm=true. Approval-gated.",
                 EffectKind::ProcessLaunch,
-            ),
+            )
+            .in_toolset(Toolset::Export),
             export_project,
         )
         .with_runtime_flags(RuntimeFlags {
@@ -211,11 +203,11 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "export_status",
                 "Export status (project.export.status)",
-                "Running exports, and how many bytes interrupted exports left in the server's \
-                 private state as recovery evidence (never served, never removed by retention).",
+                "Running exports, and bytes interrupted exports left as evidence.",
                 EffectKind::None,
             )
-            .read_only(),
+            .read_only()
+            .in_toolset(Toolset::Export),
             export_status,
         ),
     ]
@@ -263,13 +255,13 @@ fn ended_json(e: &Ended) -> Value {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RunArgs {
-    /// The scene to run (default: the project's main scene).
+    /// The scene (default: main scene).
     #[serde(default)]
     scene: Option<ResPath>,
-    /// Kill it after this many milliseconds (1–600000, default 10000).
+    /// Kill it after this many ms, 1-600000 (default 10000).
     #[serde(default)]
     timeout_ms: Option<u64>,
-    /// Quit after this many frames (Godot's --quit-after).
+    /// Quit after this many frames.
     #[serde(default)]
     frames: Option<u64>,
 }
@@ -347,7 +339,7 @@ fn capture_json(session: &Session, ended: &Ended) -> ToolResult {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PlayArgs {
-    /// The scene to play (default: the project's main scene).
+    /// The scene (default: main scene).
     #[serde(default)]
     scene: Option<ResPath>,
     /// Run headless (default true).
@@ -409,7 +401,7 @@ async fn play_scene(state: Arc<AppState>, args: PlayArgs, _f: CallFlags) -> Tool
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StopArgs {
-    /// The session (from play_scene); omitted: every session.
+    /// The session (default: all).
     #[serde(default)]
     session_id: Option<String>,
 }
@@ -488,9 +480,9 @@ pub struct NoArgs {}
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum InputEvent {
-    /// A keyboard key by Godot key name (e.g. `Space`, `A`, `Escape`).
+    /// A key by Godot name (Space, A, Escape).
     Key { key: String },
-    /// A mouse button (1 left, 2 right, 3 middle) at a viewport position.
+    /// Mouse button (1 left, 2 right, 3 middle) at a viewport position.
     MouseButton {
         button: u8,
         #[serde(default)]
@@ -498,7 +490,7 @@ pub enum InputEvent {
         #[serde(default)]
         y: Option<f64>,
     },
-    /// An input action from the project's input map.
+    /// An input-map action.
     Action { action: String },
 }
 
@@ -509,7 +501,7 @@ pub struct InputArgs {
     #[serde(default)]
     session_id: Option<String>,
     event: InputEvent,
-    /// Hold it down this long, then release (0–60000; 0: press and release).
+    /// Ms to hold before release, 0-60000 (default 0).
     #[serde(default)]
     hold_ms: Option<u64>,
 }
@@ -657,9 +649,9 @@ async fn game_screenshot(state: Arc<AppState>, args: ScreenshotArgs, _f: CallFla
 pub struct PropertyArgs {
     #[serde(default)]
     session_id: Option<String>,
-    /// Node path in the running scene tree, e.g. `/root/Main/Player`.
+    /// Node path, e.g. /root/Main/Player.
     node: String,
-    /// Property name, e.g. `position`.
+    /// Property name.
     property: String,
 }
 
@@ -678,15 +670,15 @@ async fn get_game_property(state: Arc<AppState>, args: PropertyArgs, _f: CallFla
 pub struct MonitorArgs {
     #[serde(default)]
     session_id: Option<String>,
-    /// Node path in the running scene tree, e.g. `/root/Main/Player`.
+    /// Node path, e.g. /root/Main/Player.
     node: String,
-    /// Property name, e.g. `position`.
+    /// Property name.
     property: String,
-    /// How many samples, 1–200 (default 10).
+    /// Samples, 1-200 (default 10).
     #[serde(default)]
     #[schemars(range(min = 1, max = 200))]
     samples: Option<u32>,
-    /// Milliseconds between samples, 10–5000 (default 100).
+    /// Ms between samples, 10-5000 (default 100).
     #[serde(default)]
     #[schemars(range(min = 10, max = 5000))]
     interval_ms: Option<u64>,
@@ -772,7 +764,7 @@ async fn monitor_property(state: Arc<AppState>, args: MonitorArgs, _f: CallFlags
 pub struct EvalArgs {
     #[serde(default)]
     session_id: Option<String>,
-    /// A Godot Expression, evaluated with the current scene's root as base.
+    /// Godot Expression; base: the current scene's root.
     expression: String,
 }
 
@@ -791,14 +783,12 @@ async fn evaluate_expression(state: Arc<AppState>, args: EvalArgs, _f: CallFlags
 pub struct ExportArgs {
     /// The export preset's name (export_presets.cfg).
     preset: String,
-    /// Where the export goes: a res:// path inside the project (not under a hidden
-    /// folder like .godot/), or an absolute path. Outside the project, or over an
-    /// existing file, needs confirm=true.
+    /// A res:// path (not in .godot/) or an absolute path.
     output_path: ExportTarget,
     /// Required to export outside the project, or over an existing file.
     #[serde(default)]
     confirm: bool,
-    /// Kill it after this many milliseconds (default 600000).
+    /// Kill it after this many ms (default 600000).
     #[serde(default)]
     timeout_ms: Option<u64>,
 }
@@ -1070,13 +1060,10 @@ pub fn helper_tools() -> Vec<ToolDef> {
         ToolMeta {
             name: "canonicalize_resource",
             title: "Re-save a text resource canonically",
-            description: "Re-save a text resource or scene (.tres, .tscn) exactly as Godot writes \
-                it: a supervised Godot helper loads it and saves it with ResourceSaver into the \
-                server's private state, then the bytes replace the file as a journaled write. A \
-                composite: it commits only if both the helper's process_launch proof (exit 0, \
-                boundary proven empty) and the file's hash proof hold.",
+            description: "Re-save a .tres or .tscn exactly as Godot writes it, through a \
+                supervised Godot helper (ResourceSaver); journaled.",
             class: SafetyClass::Destructive,
-            toolset: Toolset::Resources,
+            toolset: Toolset::ResourceEdit,
             effect: EffectKind::File,
         },
         plan_canonicalize,

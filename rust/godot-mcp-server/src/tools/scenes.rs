@@ -22,7 +22,7 @@ pub fn tools() -> Vec<ToolDef> {
                 name: "project_info",
                 title: "Project info",
                 description: "Read project.godot: name, main scene, features, autoloads, input \
-                    actions with their events, enabled editor plugins.",
+                    actions and events, plugins.",
                 class: SafetyClass::ReadOnly,
                 toolset: Toolset::Project,
                 effect: EffectKind::None,
@@ -33,15 +33,12 @@ pub fn tools() -> Vec<ToolDef> {
             ToolMeta {
                 name: "get_scene_tree",
                 title: "Scene tree",
-                description: "Read a scene's node tree. Without `path` (or when `path` is the \
-                    scene being edited in a connected Godot editor) it reads the LIVE tree \
-                    through the editor bridge, unsaved edits included, in compact form \
-                    (pre-order names, type indices, depths; source: editor). Otherwise it reads \
-                    the saved .tscn file: each node's path, name, type, parent, script, \
-                    instanced sub-scene, groups and properties (as Godot text), plus signal \
-                    connections and dependencies (source: disk). Paged by node (offset, limit).",
+                description: "Read a scene's node tree. From the saved .tscn: nodes with type, \
+                    script, instance, groups, properties; signal connections; dependencies. \
+                    Without path, or for the edited scene: the live editor tree, unsaved edits \
+                    included (compact). Paged.",
                 class: SafetyClass::ReadOnly,
-                toolset: Toolset::Scenes,
+                toolset: Toolset::SceneRead,
                 effect: EffectKind::None,
             },
             get_scene_tree,
@@ -50,10 +47,10 @@ pub fn tools() -> Vec<ToolDef> {
             ToolMeta {
                 name: "read_resource",
                 title: "Read a resource",
-                description: "Read a text resource (.tres): its type, script class, \
-                    properties (as Godot text), embedded sub-resources and dependencies.",
+                description: "Read a .tres resource: type, script class, properties, \
+                    sub-resources, dependencies.",
                 class: SafetyClass::ReadOnly,
-                toolset: Toolset::Resources,
+                toolset: Toolset::ResourceRead,
                 effect: EffectKind::None,
             },
             read_resource,
@@ -118,17 +115,16 @@ fn link_path(link: &Option<ResourceLink>) -> Value {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SceneTreeArgs {
-    /// The scene file, e.g. res://scenes/main.tscn. Omit it to read the scene being edited
-    /// in the connected editor.
+    /// The .tscn (default: the scene being edited).
     #[serde(default)]
     path: Option<ResPath>,
-    /// Include each node's properties (default true; file reads only).
+    /// Include node properties (default true; .tscn only).
     #[serde(default)]
     include_properties: Option<bool>,
-    /// First node to return, in file order (default 0).
+    /// First node (default 0).
     #[serde(default)]
     offset: Option<u32>,
-    /// Most nodes to return, 1–5000 (default 1000).
+    /// Most nodes (default 1000).
     #[serde(default)]
     #[schemars(range(min = 1, max = 5000))]
     limit: Option<u32>,
@@ -300,7 +296,7 @@ struct DiskTreeArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReadResourceArgs {
-    /// The resource file, e.g. res://resources/player_stats.tres.
+    /// The .tres file.
     path: ResPath,
 }
 

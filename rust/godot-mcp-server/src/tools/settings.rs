@@ -44,10 +44,8 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "set_setting",
                 "Set a project setting",
-                "Set one project setting in project.godot (e.g. application/config/name, \
-                 display/window/size/viewport_width), from a JSON `value` or Godot Variant text \
-                 `value_text` (e.g. Vector2(1, 2)). The rest of the file is kept byte-for-byte. Not \
-                 undo-tracked; a running editor must reload the project to see it.",
+                "Set a project setting in project.godot from JSON `value` or Godot text \
+                 `value_text`; other bytes kept. An open editor must reload the project.",
                 Toolset::Settings,
             ),
             plan_set_setting,
@@ -56,8 +54,8 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "register_autoload",
                 "Register an autoload",
-                "Add an autoload (singleton) to project.godot: a script or scene loaded at game start \
-                 under a global name.",
+                "Add an autoload (singleton) script or scene to project.godot under a \
+                 global name.",
                 Toolset::Settings,
             ),
             plan_register_autoload,
@@ -66,7 +64,7 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "unregister_autoload",
                 "Unregister an autoload",
-                "Remove an autoload from project.godot (the script or scene itself is kept).",
+                "Remove an autoload from project.godot (its file is kept).",
                 Toolset::Settings,
             ),
             plan_unregister_autoload,
@@ -75,8 +73,8 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "add_input_action",
                 "Add an input action",
-                "Add an input-map action to project.godot with a deadzone and events (keys, mouse \
-                 buttons, joypad buttons and axes).",
+                "Add an input-map action to project.godot with a deadzone and key, mouse \
+                 or joypad events.",
                 Toolset::InputMap,
             ),
             plan_add_input_action,
@@ -85,7 +83,7 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "remove_input_action",
                 "Remove an input action",
-                "Remove an input-map action and its events from project.godot.",
+                "Remove an input-map action from project.godot.",
                 Toolset::InputMap,
             ),
             plan_remove_input_action,
@@ -94,8 +92,8 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "add_input_event",
                 "Add an event to an input action",
-                "Append one event (key, mouse button, joypad button or axis) to an existing input-map \
-                 action in project.godot.",
+                "Append a key, mouse or joypad event to an input-map action in \
+                 project.godot.",
                 Toolset::InputMap,
             ),
             plan_add_input_event,
@@ -189,10 +187,10 @@ fn check_setting_name(name: &str) -> Result<(&str, &str), ToolError> {
 pub struct SetSettingArgs {
     /// Setting path, e.g. application/config/name.
     name: String,
-    /// The value as JSON: string, number, bool, array or object.
+    /// The value as JSON.
     #[serde(default)]
     value: Option<Value>,
-    /// The value as Godot Variant text on one line, e.g. Vector2i(1280, 720) or Color(1, 0, 0, 1).
+    /// The value as Godot text, e.g. Vector2i(1280, 720).
     #[serde(default)]
     value_text: Option<String>,
 }
@@ -246,11 +244,11 @@ fn check_identifier(param: &str, name: &str) -> Result<(), ToolError> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RegisterAutoloadArgs {
-    /// Global name of the autoload, e.g. GameState.
+    /// Global name, e.g. GameState.
     name: String,
-    /// The script or scene to load, e.g. res://autoload/game_state.gd.
+    /// The script or scene.
     path: ResPath,
-    /// Make it a global singleton reachable by name (default true).
+    /// Reachable by name as a global (default true).
     #[serde(default)]
     singleton: Option<bool>,
 }
@@ -363,10 +361,10 @@ fn check_action_name(name: &str) -> Result<(), ToolError> {
 pub struct AddInputActionArgs {
     /// Action name, e.g. move_left.
     name: String,
-    /// Analog deadzone, 0.0–1.0 (default 0.5).
+    /// Analog deadzone 0-1 (default 0.5).
     #[serde(default)]
     deadzone: Option<f64>,
-    /// Events that trigger the action.
+    /// Events that trigger it.
     #[serde(default)]
     events: Vec<InputEventSpec>,
 }
@@ -412,7 +410,7 @@ fn plan_add_input_action(
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AddInputEventArgs {
-    /// The existing action, e.g. move_left.
+    /// The action.
     action: String,
     /// The event to append.
     event: InputEventSpec,

@@ -1,35 +1,83 @@
-//! manage_toolsets: list toolsets and enable or disable them for this server at run
-//! time. Changing the set sends notifications/tools/list_changed.
+//! Toolset discovery and switching: `list_toolsets` says what every toolset is for and
+//! whether it is on; `manage_toolsets` turns toolsets on or off within the operator's
+//! ceiling. A change sends notifications/tools/list_changed (server.rs).
 //!
-//! Classed read_only: it changes which tools this server offers, never the project.
-//! Toolsets keep the tool list small and focused; they are not the human-oversight
-//! layer (that is the approval gate), so an agent may turn them on.
+//! `manage_toolsets` changes this server's tool surface, never the project. By the
+//! classification rule it is `mutating`: a reversible change (disabling undoes
+//! enabling), with a dry run that says what would change. It must not claim
+//! `readOnlyHint`: a client that auto-approves read-only tools would otherwise let an
+//! agent widen its own surface unseen; as a mutating call it also goes to the approval
+//! gate when one is configured. Toolsets keep the tool list small; they are not the
+//! human-oversight layer (that is the gate, and the operator's ceiling bounds them).
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::error::ToolError;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::{CallFlags, ToolDef, ToolMeta, ToolResult};
+use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta, ToolResult};
 
 pub fn tools() -> Vec<ToolDef> {
-    vec![ToolDef::new(
-        ToolMeta {
-            name: "manage_toolsets",
-            title: "List, enable or disable toolsets",
-            description: "List the tool families (toolsets) of this server, which are enabled and \
-                which tools each holds; enable or disable some. Disabled tools are hidden from \
-                tools/list and refused, inside run_commands too.",
-            class: SafetyClass::ReadOnly,
-            toolset: Toolset::Toolsets,
-            effect: EffectKind::None,
-        },
-        manage_toolsets,
-    )]
+    vec![
+        ToolDef::new(
+            ToolMeta {
+                name: "list_toolsets",
+                title: "List toolsets",
+                description: "List every toolset: purpose, tools, their safety classes, whether \
+                    it is enabled and whether the operator allows enabling it.",
+                class: SafetyClass::ReadOnly,
+                toolset: Toolset::Toolsets,
+                effect: EffectKind::None,
+            },
+            list_toolsets,
+        ),
+        ToolDef::planned(
+            ToolMeta {
+                name: "manage_toolsets",
+                title: "Enable or disable toolsets",
+                description: "Enable or disable toolsets by name (see list_toolsets) to add or \
+                    remove their tools; changes tools/list.",
+                class: SafetyClass::Mutating,
+                toolset: Toolset::Toolsets,
+                effect: EffectKind::None,
+            },
+            plan_manage_toolsets,
+        ),
+    ]
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ListToolsetsArgs {}
+
+async fn list_toolsets(state: Arc<AppState>, _args: ListToolsetsArgs, _f: CallFlags) -> ToolResult {
+    let enabled = state.safety.enabled();
+    let toolsets: Vec<Value> = Toolset::ALL
+        .iter()
+        .map(|t| {
+            let tools: Vec<_> = state
+                .registry
+                .iter()
+                .filter(|d| d.meta.toolset == *t)
+                .collect();
+            let classes: BTreeSet<SafetyClass> = tools.iter().map(|d| d.meta.class).collect();
+            json!({
+                "name": t.as_str(),
+                "purpose": t.purpose(),
+                "enabled": enabled.contains(t),
+                "allowed": state.safety.allows(*t),
+                "tool_count": tools.len(),
+                "classes": classes.iter().map(|c| c.as_str()).collect::<Vec<_>>(),
+                "tools": tools.iter().map(|d| d.meta.name).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    Ok(json!({ "toolsets": toolsets }))
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -61,31 +109,26 @@ fn parse_all(param: &str, names: &[String]) -> Result<Vec<Toolset>, ToolError> {
         .collect()
 }
 
-async fn manage_toolsets(
-    state: Arc<AppState>,
-    args: ManageToolsetsArgs,
-    _flags: CallFlags,
-) -> ToolResult {
+fn names(set: &BTreeSet<Toolset>) -> Vec<&'static str> {
+    set.iter().map(|t| t.as_str()).collect()
+}
+
+/// Plan: every name known, nothing outside the ceiling, `toolsets` kept; the effect is
+/// the enabled set afterwards. Apply re-checks under the lock and changes the set.
+fn plan_manage_toolsets(state: Arc<AppState>, args: ManageToolsetsArgs) -> Result<Plan, ToolError> {
     let enable = parse_all("enable", &args.enable)?;
     let disable = parse_all("disable", &args.disable)?;
-    let changed = state.safety.set_toolsets(&enable, &disable)?;
-    let enabled = state.safety.enabled();
-    let toolsets: Vec<_> = Toolset::ALL
-        .iter()
-        .map(|t| {
-            let tools: Vec<&str> = state
-                .registry
-                .iter()
-                .filter(|d| d.meta.toolset == *t)
-                .map(|d| d.meta.name)
-                .collect();
-            json!({
-                "name": t.as_str(),
-                "enabled": enabled.contains(t),
-                "default": Toolset::DEFAULT.contains(t),
-                "tools": tools,
-            })
-        })
-        .collect();
-    Ok(json!({ "changed": changed, "toolsets": toolsets }))
+    let before = state.safety.enabled();
+    let after = state.safety.preview_toolsets(&enable, &disable)?;
+    let effect = json!({
+        "changed": after != before,
+        "enabled": names(&after),
+    });
+    Plan::new(effect, move || {
+        let changed = state.safety.set_toolsets(&enable, &disable)?;
+        let mut out = serde_json::Map::new();
+        out.insert("changed".into(), json!(changed));
+        out.insert("enabled".into(), json!(names(&state.safety.enabled())));
+        Ok(out)
+    })
 }

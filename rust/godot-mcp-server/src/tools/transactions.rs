@@ -17,12 +17,11 @@ pub fn tools() -> Vec<ToolDef> {
         ToolMeta {
             name: "list_transactions",
             title: "List journal transactions",
-            description: "List the project's journaled transactions, newest first: state \
-                (open, committed, compensated, quarantined), effect kind, operation, path, \
-                proof summary and reason, plus the write gate. A quarantined transaction \
-                blocks writes until an operator runs `godot-mcp transaction repair`.",
+            description: "List journal transactions, newest first: state, operation, path, \
+                proof, reason; and the write gate. A quarantined one blocks writes until \
+                `godot-mcp transaction repair`.",
             class: SafetyClass::ReadOnly,
-            toolset: Toolset::Transactions,
+            toolset: Toolset::Journal,
             effect: EffectKind::None,
         },
         list_transactions,
@@ -45,7 +44,7 @@ pub struct ListTransactionsArgs {
     /// Only transactions in this state.
     #[serde(default)]
     status: Option<StatusFilter>,
-    /// Most transactions to return, 1–1000 (default 100).
+    /// Most to return (default 100).
     #[serde(default)]
     #[schemars(range(min = 1, max = 1000))]
     limit: Option<u32>,

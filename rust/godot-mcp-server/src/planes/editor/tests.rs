@@ -436,9 +436,10 @@ mod transactions {
         let state = Arc::new(AppState::new(
             project,
             journal,
+            // Every toolset: these tests drive scene_files and scene_edit tools.
             SafetyState::new(
                 ApprovalConfig::default(),
-                Toolset::DEFAULT.into_iter().collect(),
+                Toolset::ALL.into_iter().collect(),
             ),
         ));
         let bridge = state.editor.start(dir.path()).unwrap();
