@@ -794,6 +794,7 @@ async fn real_godot_dock_shows_connection_gate_quarantine_and_client_setup() {
             .arg(&p)
             .env("GODOT_MCP_STATE_DIR", state.path())
             .env("GODOT_MCP_EDITOR_BRIDGE", "off")
+            .env("GODOT_MCP_TOOLSETS", "script_edit")
             .env("GODOT_MCP_CRASH_AT", "journal::after_rename");
         let (transport, stderr) = rmcp::transport::TokioChildProcess::builder(cmd)
             .stderr(Stdio::piped())
@@ -814,11 +815,20 @@ async fn real_godot_dock_shows_connection_gate_quarantine_and_client_setup() {
         });
         use tokio::io::AsyncBufReadExt;
         let mut lines = tokio::io::BufReader::new(stderr.unwrap()).lines();
-        while let Some(line) = lines.next_line().await.unwrap() {
-            if line == "FAILPOINT_REACHED journal::after_rename" {
-                break;
+        let reached = tokio::time::timeout(Duration::from_secs(60), async {
+            while let Some(line) = lines.next_line().await.unwrap() {
+                if line == "FAILPOINT_REACHED journal::after_rename" {
+                    return true;
+                }
             }
-        }
+            false
+        })
+        .await;
+        assert_eq!(
+            reached,
+            Ok(true),
+            "the write never reached journal::after_rename"
+        );
         kill9_and_wait(pid);
         drop(write.await);
         std::fs::write(
