@@ -1,0 +1,144 @@
+//! Screenshots: the editor's views (`editor.screenshot`) and the encoding the runtime
+//! probe shares (a viewport's image, downscaled to a maximum edge, as PNG in base64).
+//!
+//! A Godot without a renderer (the headless display server) has no pixels to read: the
+//! editor answers `{captured: false, reason: "no_renderer", display_server}` — a read that
+//! found nothing to read, not a failure — and the server turns it into a precondition.
+//! A PNG above the request's `max_bytes` is answered `{captured: false, reason: "too_large",
+//! bytes, width, height}` the same way (the server words the error).
+
+use godot::classes::image::Interpolation;
+use godot::classes::{EditorInterface, Engine, Image, Marshalls, Viewport};
+use godot::prelude::*;
+use godot_mcp_editor_core::command::{ScreenshotRequest, ScreenshotView, fit_within};
+use godot_mcp_protocol::{BridgeError, ErrorCode, ErrorEffect};
+use serde_json::{Value as Json, json};
+
+/// The display server's name (`headless` when nothing can be drawn).
+pub(crate) fn display_server() -> String {
+    Engine::singleton()
+        .get_singleton("DisplayServer")
+        .map(|mut ds| ds.call("get_name", &[]).to_string())
+        .unwrap_or_else(|| "none".into())
+}
+
+/// Whether this Godot draws anything a screenshot could read.
+pub(crate) fn has_renderer() -> bool {
+    display_server() != "headless"
+}
+
+/// Why an image could not be encoded.
+pub(crate) enum EncodeError {
+    /// The PNG is larger than the caller accepts; `bytes` is its size.
+    TooLarge {
+        bytes: usize,
+        width: i32,
+        height: i32,
+    },
+}
+
+/// `image`, downscaled so its longer edge is at most `max_edge`, as a PNG: `{png_base64,
+/// width, height, bytes}`. Refused above `max_bytes` (the message suggests `max_edge`).
+pub(crate) fn encode(
+    mut image: Gd<Image>,
+    max_edge: Option<u32>,
+    max_bytes: Option<usize>,
+) -> Result<Json, EncodeError> {
+    let (w, h) = (image.get_width(), image.get_height());
+    let (tw, th) = fit_within(w.max(0) as u32, h.max(0) as u32, max_edge);
+    if (tw as i32, th as i32) != (w, h) {
+        image
+            .resize_ex(tw as i32, th as i32)
+            .interpolation(Interpolation::BILINEAR)
+            .done();
+    }
+    let png = image.save_png_to_buffer();
+    let (width, height) = (image.get_width(), image.get_height());
+    if let Some(max) = max_bytes
+        && png.len() > max
+    {
+        return Err(EncodeError::TooLarge {
+            bytes: png.len(),
+            width,
+            height,
+        });
+    }
+    let b64 = Marshalls::singleton().raw_to_base64(&png);
+    Ok(
+        json!({"png_base64": b64.to_string(), "width": width, "height": height,
+        "bytes": png.len()}),
+    )
+}
+
+fn viewport_of(view: ScreenshotView) -> Option<Gd<Viewport>> {
+    let editor = EditorInterface::singleton();
+    match view {
+        ScreenshotView::TwoD => editor.get_editor_viewport_2d().map(|v| v.upcast()),
+        ScreenshotView::ThreeD => editor.get_editor_viewport_3d().map(|v| v.upcast()),
+        ScreenshotView::Window => editor.get_base_control().and_then(|c| c.get_viewport()),
+    }
+}
+
+fn view_name(view: ScreenshotView) -> &'static str {
+    match view {
+        ScreenshotView::TwoD => "2d",
+        ScreenshotView::ThreeD => "3d",
+        ScreenshotView::Window => "window",
+    }
+}
+
+/// `editor.screenshot`: the last frame the chosen view drew.
+pub(crate) fn editor_screenshot(req: ScreenshotRequest) -> Result<Json, BridgeError> {
+    if !has_renderer() {
+        return Ok(json!({"captured": false, "reason": "no_renderer",
+            "display_server": display_server()}));
+    }
+    let unchanged =
+        |code, msg: String| Err(BridgeError::new(code, msg).with_effect(ErrorEffect::Unchanged));
+    let Some(viewport) = viewport_of(req.view) else {
+        return unchanged(
+            ErrorCode::NotFound,
+            format!("the editor has no {} view", view_name(req.view)),
+        );
+    };
+    let Some(image) = viewport.get_texture().and_then(|t| t.get_image()) else {
+        return unchanged(
+            ErrorCode::Failed,
+            format!("the {} view has no image yet", view_name(req.view)),
+        );
+    };
+    // Scale of the capture against the view (to map view pixels to image pixels).
+    let full_width = image.get_width();
+    match encode(image, req.max_edge, Some(req.max_bytes)) {
+        Ok(mut out) => {
+            out["captured"] = json!(true);
+            out["view"] = json!(view_name(req.view));
+            if req.view == ScreenshotView::TwoD {
+                // Where the edited scene's canvas lies in the view: a point p of the scene
+                // (global coordinates) is at pixel `x_axis * p.x + y_axis * p.y + origin`,
+                // times `scale` in the image.
+                let t = viewport.get_global_canvas_transform();
+                out["canvas_transform"] = json!({
+                    "x_axis": [t.a.x, t.a.y], "y_axis": [t.b.x, t.b.y],
+                    "origin": [t.origin.x, t.origin.y],
+                });
+            }
+            let w = out["width"].as_f64().unwrap_or(0.0);
+            out["scale"] = json!(if full_width > 0 {
+                w / f64::from(full_width)
+            } else {
+                1.0
+            });
+            Ok(out)
+        }
+        // Like no_renderer, an answer the server words (TOO_LARGE, with its own cap).
+        Err(EncodeError::TooLarge {
+            bytes,
+            width,
+            height,
+        }) => Ok(
+            json!({"captured": false, "reason": "too_large", "bytes": bytes,
+            "width": width, "height": height}),
+        ),
+    }
+}
