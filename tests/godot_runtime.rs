@@ -311,7 +311,8 @@ const BOX_POS: (f64, f64) = (256.0, 192.0);
 const BOX_SIZE: f64 = 128.0;
 const EYES_SCENE: &str = "res://scenes/eyes.tscn";
 
-/// The demo project with the add-on, a 1280×720 window (no stretch) and the box scene.
+/// The demo project with the add-on, a 1280×720 window (no stretch) and the box scene
+/// as its main scene.
 fn render_project(godot: &Path) -> tempfile::TempDir {
     let dir = project_with_addon(godot);
     let cfg = dir.path().join("project.godot");
@@ -325,7 +326,9 @@ fn render_project(godot: &Path) -> tempfile::TempDir {
             "window/size/viewport_height=648",
             "window/size/viewport_height=720",
         )
-        .replace("window/stretch/mode=\"canvas_items\"\n", "");
+        .replace("window/stretch/mode=\"canvas_items\"\n", "")
+        // The main scene: a first editor start opens it, after whatever open_scene did.
+        .replace("res://scenes/main_2d.tscn", EYES_SCENE);
     std::fs::write(&cfg, text).unwrap();
     std::fs::write(
         dir.path().join("scenes/eyes.tscn"),
@@ -392,7 +395,8 @@ fn capture_id(r: &rmcp::model::CallToolResult) -> String {
 fn render_editor(godot: &Path, project: &Path, log: &Path) -> std::process::Child {
     let log = std::fs::File::create(log).unwrap();
     std::process::Command::new(godot)
-        .args(["--editor", "--rendering-driver", "opengl3", "--path"])
+        .args(["--editor", "--rendering-driver", "opengl3"])
+        .args(["--resolution", "1280x720", "--path"])
         .arg(project)
         .stdout(log.try_clone().unwrap())
         .stderr(log)
@@ -445,14 +449,24 @@ async fn settled_2d(client: &Client) -> rmcp::model::CallToolResult {
     let mut last = ok_call(client, "capture_editor_screenshot", json!({"view": "2d"})).await;
     loop {
         let next = ok_call(client, "capture_editor_screenshot", json!({"view": "2d"})).await;
-        let cmp = ok_call(
-            client,
-            "compare_screenshots",
-            json!({"a": capture_id(&last), "b": capture_id(&next), "threshold": 0.0}),
-        )
-        .await;
-        if cmp.structured_content.unwrap()["equal"] == true {
-            return next;
+        // While the editor lays itself out the view also changes size (a 2×2 view at
+        // first, before the 2D editor is shown): not settled either.
+        let size = |r: &rmcp::model::CallToolResult| {
+            let v = r.structured_content.clone().unwrap();
+            (v["width"].clone(), v["height"].clone())
+        };
+        let laid_out = size(&next).0.as_u64().unwrap() >= 64;
+
+        if laid_out && size(&last) == size(&next) {
+            let cmp = ok_call(
+                client,
+                "compare_screenshots",
+                json!({"a": capture_id(&last), "b": capture_id(&next), "threshold": 0.0}),
+            )
+            .await;
+            if cmp.structured_content.unwrap()["equal"] == true {
+                return next;
+            }
         }
         assert!(
             start.elapsed() < Duration::from_secs(60),
@@ -504,6 +518,7 @@ async fn real_godot_render_editor_capture_shows_the_box_and_sees_it_move() {
     );
     let centre = (BOX_POS.0 + BOX_SIZE / 2.0, BOX_POS.1 + BOX_SIZE / 2.0);
     let at = to_image(&v, centre);
+
     assert!(
         is_magenta(&px(&img, at)),
         "the box's centre {at:?} is {:?}, not magenta ({v})",

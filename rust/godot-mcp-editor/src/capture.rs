@@ -5,10 +5,12 @@
 //! editor answers `{captured: false, reason: "no_renderer", display_server}` — a read that
 //! found nothing to read, not a failure — and the server turns it into a precondition.
 //! A PNG above the request's `max_bytes` is answered `{captured: false, reason: "too_large",
-//! bytes, width, height}` the same way (the server words the error).
+//! bytes, width, height}` the same way (the server words the error), and a 2D or 3D view
+//! that is not on screen `{captured: false, reason: "not_ready"}` after switching the
+//! editor's main screen to it (the server asks again once it has drawn).
 
 use godot::classes::image::Interpolation;
-use godot::classes::{EditorInterface, Engine, Image, Marshalls, Viewport};
+use godot::classes::{CanvasItem, EditorInterface, Engine, Image, Marshalls, Viewport};
 use godot::prelude::*;
 use godot_mcp_editor_core::command::{ScreenshotRequest, ScreenshotView, fit_within};
 use godot_mcp_protocol::{BridgeError, ErrorCode, ErrorEffect};
@@ -79,6 +81,17 @@ fn viewport_of(view: ScreenshotView) -> Option<Gd<Viewport>> {
     }
 }
 
+/// Whether `viewport` is on screen and laid out: a 2D or 3D view whose editor is not the
+/// main screen is neither drawn nor sized (it stays 2×2).
+fn showing(viewport: &Gd<Viewport>) -> bool {
+    let on_screen = viewport
+        .get_parent()
+        .and_then(|p| p.try_cast::<CanvasItem>().ok())
+        .is_none_or(|c| c.is_visible_in_tree());
+    let size = viewport.get_visible_rect().size;
+    on_screen && size.x >= 16.0 && size.y >= 16.0
+}
+
 fn view_name(view: ScreenshotView) -> &'static str {
     match view {
         ScreenshotView::TwoD => "2d",
@@ -101,6 +114,16 @@ pub(crate) fn editor_screenshot(req: ScreenshotRequest) -> Result<Json, BridgeEr
             format!("the editor has no {} view", view_name(req.view)),
         );
     };
+    if !showing(&viewport) {
+        // Bring that editor up, as a person would click its tab; it draws on a later
+        // frame, so this answer says to ask again (the server does).
+        let screen = match req.view {
+            ScreenshotView::ThreeD => "3D",
+            _ => "2D",
+        };
+        EditorInterface::singleton().set_main_screen_editor(screen);
+        return Ok(json!({"captured": false, "reason": "not_ready", "view": view_name(req.view)}));
+    }
     let Some(image) = viewport.get_texture().and_then(|t| t.get_image()) else {
         return unchanged(
             ErrorCode::Failed,

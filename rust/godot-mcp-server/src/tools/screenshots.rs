@@ -48,6 +48,11 @@ pub const JND_DELTA_E: f64 = 2.3;
 /// as equal.
 pub const DEFAULT_THRESHOLD: f64 = 0.001;
 
+/// How often, and how far apart, a view the editor is still bringing on screen is asked
+/// for again.
+const VIEW_TRIES: u32 = 40;
+const VIEW_RETRY: std::time::Duration = std::time::Duration::from_millis(50);
+
 /// The size cap of one image, in bytes of PNG.
 pub fn max_image_bytes() -> usize {
     std::env::var("GODOT_MCP_MAX_IMAGE_BYTES")
@@ -317,11 +322,30 @@ async fn capture_editor(state: Arc<AppState>, args: EditorShotArgs, _f: CallFlag
     if let Some(m) = args.max_edge {
         params["max_edge"] = json!(m);
     }
-    let v = tokio::task::spawn_blocking(move || {
-        crate::tools::editor::query(&state, cmd::EDITOR_SCREENSHOT, params, None)
-    })
-    .await
-    .map_err(|e| ToolError::internal(format!("editor request task failed: {e}")))??;
+    // A 2D or 3D view that is not on screen is switched to by the add-on and drawn on a
+    // later editor frame: ask again, a bounded number of times.
+    let mut tries = 0;
+    let v = loop {
+        let (st, p) = (state.clone(), params.clone());
+        let v = tokio::task::spawn_blocking(move || {
+            crate::tools::editor::query(&st, cmd::EDITOR_SCREENSHOT, p, None)
+        })
+        .await
+        .map_err(|e| ToolError::internal(format!("editor request task failed: {e}")))??;
+        if v["reason"] != "not_ready" {
+            break v;
+        }
+        tries += 1;
+        if tries >= VIEW_TRIES {
+            return Err(ToolError::new(
+                ErrorCode::PreconditionFailed,
+                format!("the editor's {} view did not come on screen", view.as_str()),
+            )
+            .required("editor_view")
+            .hint("Show that view in the editor (its 2D/3D tab) and capture again."));
+        }
+        tokio::time::sleep(VIEW_RETRY).await;
+    };
     if v["captured"] != json!(true) {
         return Err(match v["reason"].as_str() {
             Some("too_large") => producer_too_large(&v),
