@@ -494,7 +494,16 @@ async fn editor_captures_travel_as_images_and_a_headless_editor_says_no_renderer
     let s = state_dir();
     let client = start(p.path(), s.path(), &[("GODOT_MCP_MAX_IMAGE_BYTES", "4000")]).await;
     let d = wait_discovery(p.path());
-    let _rendering = peer(&d, |r| {
+    let not_ready = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
+    let counter = not_ready.clone();
+    let _rendering = peer(&d, move |r| {
+        if r.params["view"] == "3d" {
+            return json!({"captured": false, "reason": "not_ready", "view": "3d"});
+        }
+        if r.params["view"] == "2d" && counter.load(std::sync::atomic::Ordering::SeqCst) < 2 {
+            counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            return json!({"captured": false, "reason": "not_ready", "view": "2d"});
+        }
         let big = r.params["view"] == "window";
         let png = if big {
             // Noise does not compress: well above 4000 bytes.
@@ -517,6 +526,12 @@ async fn editor_captures_travel_as_images_and_a_headless_editor_says_no_renderer
     });
     let r = once_connected(&client, "capture_editor_screenshot", json!({"view": "2d"})).await;
     assert_ne!(r.is_error, Some(true), "{:?}", r.structured_content);
+    // The view was not on screen twice (the add-on switched to it): the server asked again.
+    assert_eq!(
+        not_ready.load(std::sync::atomic::Ordering::SeqCst),
+        2,
+        "asked again until the view came up"
+    );
     let (png, img) = image_of(&r);
     assert_eq!(png, frame(10, 20));
     assert_eq!(img.get_pixel(12, 22).0, MAGENTA);
@@ -532,6 +547,10 @@ async fn editor_captures_travel_as_images_and_a_headless_editor_says_no_renderer
     .await;
     assert_eq!(e["code"], "TOO_LARGE", "{e}");
     assert_eq!(e["param"], "max_edge", "{e}");
+    // A view that never comes on screen: a bounded wait, then a precondition.
+    let e = err(&client, "capture_editor_screenshot", json!({"view": "3d"})).await;
+    assert_eq!(e["code"], "PRECONDITION_FAILED", "{e}");
+    assert_eq!(e["required"], "editor_view", "{e}");
     let e = err(&client, "capture_editor_screenshot", json!({"view": "4d"})).await;
     assert_eq!(e["code"], "INVALID_PARAMS", "{e}");
     client.cancel().await.unwrap();
