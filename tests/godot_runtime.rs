@@ -530,6 +530,26 @@ async fn real_godot_render_editor_capture_shows_the_box_and_sees_it_move() {
         !is_magenta(&px(&img, beside)),
         "beside the box {beside:?} is magenta"
     );
+    // Cropped to the box: the box with a 16-pixel margin of background around it.
+    let crop = ok_call(
+        &client,
+        "capture_editor_screenshot",
+        json!({"view": "2d", "node": "Box"}),
+    )
+    .await;
+    let cimg = decode_image(&crop);
+    let cv = crop.structured_content.clone().unwrap();
+    // The box and its margin, rounded out to whole pixels (the view's origin is fractional).
+    for edge in [cimg.width(), cimg.height()] {
+        assert!((160..=162).contains(&edge), "{cv}");
+    }
+    // The reported transform places the box in the crop.
+    assert!(is_magenta(&px(&cimg, to_image(&cv, centre))), "{cv}");
+    assert!(is_magenta(&px(
+        &cimg,
+        to_image(&cv, (BOX_POS.0 + 1.0, BOX_POS.1 + 1.0))
+    )));
+    assert!(!is_magenta(cimg.get_pixel(4, 4)), "{cv}");
     // The same view again: equal.
     let again = ok_call(&client, "capture_editor_screenshot", json!({"view": "2d"})).await;
     let same = ok_call(
@@ -687,6 +707,52 @@ async fn real_godot_render_game_capture_shows_the_box_and_sees_it_move() {
     client.cancel().await.unwrap();
     eprintln!(
         "PASSED: game screenshots from a real renderer: box at {centre:?}, moved to (764, 464) ({})",
+        godot.display()
+    );
+}
+
+/// A headless editor (no renderer) has nothing to capture: the real add-on says so and
+/// the server answers with the precondition naming it, never an empty image.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_godot_headless_editor_capture_is_no_renderer() {
+    let Some(godot) = godot() else { return };
+    let p = render_project(&godot);
+    let s = tempfile::Builder::new()
+        .prefix("gr")
+        .tempdir_in("/tmp")
+        .unwrap();
+    let (client, _server) = start(p.path(), s.path(), &godot).await;
+    let log = s.path().join("editor.log");
+    let file = std::fs::File::create(&log).unwrap();
+    let child = std::process::Command::new(&godot)
+        .args(["--headless", "--editor", "--path"])
+        .arg(p.path())
+        .stdout(file.try_clone().unwrap())
+        .stderr(file)
+        .stdin(Stdio::null())
+        .process_group(0)
+        .spawn()
+        .expect("start the Godot editor");
+    let mut ed = KillOnDrop(child);
+    open_when_connected(&client, &mut ed, &log).await;
+    for view in ["2d", "3d", "window"] {
+        let r = call(&client, "capture_editor_screenshot", json!({"view": view})).await;
+        assert_eq!(r.is_error, Some(true), "{view}: {:?}", r.structured_content);
+        assert!(r.content.iter().all(|c| c.as_image().is_none()), "an image");
+        let e = r.structured_content.unwrap()["error"].clone();
+        assert_eq!(e["code"], "PRECONDITION_FAILED", "{e}");
+        assert_eq!(e["required"], "no_renderer", "{e}");
+        assert!(
+            e["message"]
+                .as_str()
+                .unwrap()
+                .contains("display server: headless"),
+            "{e}"
+        );
+    }
+    client.cancel().await.unwrap();
+    eprintln!(
+        "PASSED: a headless editor's capture is no_renderer ({})",
         godot.display()
     );
 }

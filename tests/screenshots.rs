@@ -224,6 +224,17 @@ async fn game_captures_are_typed_image_content_compared_and_saved_through_the_jo
     .await;
     assert_eq!(e["param"], "confirm", "{e}");
     assert!(!p.path().join("golden/a.png").exists());
+    // Its dry run writes nothing and reports what the real run then reports.
+    let preview = ok(
+        &client,
+        "save_screenshot",
+        json!({"capture_id": id_a, "path": "res://golden/a.png", "confirm": true,
+               "dry_run": true}),
+    )
+    .await
+    .structured_content
+    .unwrap();
+    assert!(!p.path().join("golden/a.png").exists());
     let saved = ok(
         &client,
         "save_screenshot",
@@ -232,6 +243,12 @@ async fn game_captures_are_typed_image_content_compared_and_saved_through_the_jo
     .await
     .structured_content
     .unwrap();
+    for (k, v) in preview.as_object().unwrap() {
+        if !["dry_run", "applied", "confirm_required"].contains(&k.as_str()) {
+            assert_eq!(&saved[k], v, "{k}: preview {preview}, real {saved}");
+        }
+    }
+    assert_eq!(saved["action"], "create", "{saved}");
     assert_eq!(
         std::fs::read(p.path().join("golden/a.png")).unwrap(),
         frame(4, 4)
@@ -497,6 +514,9 @@ async fn editor_captures_travel_as_images_and_a_headless_editor_says_no_renderer
     let not_ready = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
     let counter = not_ready.clone();
     let _rendering = peer(&d, move |r| {
+        if r.params["node"] == "Far/Away" {
+            return json!({"captured": false, "reason": "outside_view", "node": "Far/Away"});
+        }
         if r.params["view"] == "3d" {
             return json!({"captured": false, "reason": "not_ready", "view": "3d"});
         }
@@ -547,6 +567,24 @@ async fn editor_captures_travel_as_images_and_a_headless_editor_says_no_renderer
     .await;
     assert_eq!(e["code"], "TOO_LARGE", "{e}");
     assert_eq!(e["param"], "max_edge", "{e}");
+    // A crop to a node: the node travels to the add-on; one outside the view is a
+    // precondition; a crop of another view is bad input.
+    let e = err(
+        &client,
+        "capture_editor_screenshot",
+        json!({"view": "2d", "node": "Far/Away"}),
+    )
+    .await;
+    assert_eq!(e["code"], "PRECONDITION_FAILED", "{e}");
+    assert_eq!(e["required"], "node_in_view", "{e}");
+    assert!(e["message"].as_str().unwrap().contains("Far/Away"), "{e}");
+    let e = err(
+        &client,
+        "capture_editor_screenshot",
+        json!({"view": "window", "node": "Box"}),
+    )
+    .await;
+    assert_eq!(e["param"], "node", "{e}");
     // A view that never comes on screen: a bounded wait, then a precondition.
     let e = err(&client, "capture_editor_screenshot", json!({"view": "3d"})).await;
     assert_eq!(e["code"], "PRECONDITION_FAILED", "{e}");

@@ -125,7 +125,7 @@ pub enum ScreenshotView {
 }
 
 /// `editor.screenshot`'s parameters.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ScreenshotRequest {
     pub view: ScreenshotView,
@@ -134,6 +134,9 @@ pub struct ScreenshotRequest {
     pub max_edge: Option<u32>,
     /// Refuse a PNG larger than this (it could not travel or be shown).
     pub max_bytes: usize,
+    /// 2D only: crop to this node's bounds in the view (a path from the edited scene's root).
+    #[serde(default)]
+    pub node: Option<String>,
 }
 
 /// Smallest `max_edge` a screenshot may ask for.
@@ -470,6 +473,9 @@ pub fn decode(cmd: &str, p: &Json) -> Result<Command, BridgeError> {
             if a.max_edge.is_some_and(|m| m < MIN_MAX_EDGE) {
                 return Err(invalid(format!("max_edge must be at least {MIN_MAX_EDGE}")));
             }
+            if a.node.is_some() && a.view != ScreenshotView::TwoD {
+                return Err(invalid("node crops the 2d view only"));
+            }
             Command::EditorScreenshot(a)
         }
         other => {
@@ -615,6 +621,11 @@ mod tests {
             (
                 c::EDITOR_SCREENSHOT,
                 json!({"view": "2d", "max_edge": 2, "max_bytes": 1}),
+                ErrorCode::InvalidParams,
+            ),
+            (
+                c::EDITOR_SCREENSHOT,
+                json!({"view": "3d", "node": "Box", "max_bytes": 1}),
                 ErrorCode::InvalidParams,
             ),
         ];

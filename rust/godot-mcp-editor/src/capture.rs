@@ -10,7 +10,9 @@
 //! editor's main screen to it (the server asks again once it has drawn).
 
 use godot::classes::image::Interpolation;
-use godot::classes::{CanvasItem, EditorInterface, Engine, Image, Marshalls, Viewport};
+use godot::classes::{
+    CanvasItem, Control, EditorInterface, Engine, Image, Marshalls, Node, Viewport,
+};
 use godot::prelude::*;
 use godot_mcp_editor_core::command::{ScreenshotRequest, ScreenshotView, fit_within};
 use godot_mcp_protocol::{BridgeError, ErrorCode, ErrorEffect};
@@ -101,6 +103,48 @@ fn view_name(view: ScreenshotView) -> &'static str {
 }
 
 /// `editor.screenshot`: the last frame the chosen view drew.
+/// Pixels of margin around a node a crop keeps.
+const CROP_MARGIN: f32 = 16.0;
+
+/// `path`'s bounds on the edited scene's canvas: a Control's rectangle, a node with
+/// `get_rect` (Sprite2D, …) that rectangle placed by its global transform, any other
+/// CanvasItem a 64×64 square around its origin.
+fn canvas_bounds(path: &str) -> Result<Rect2, BridgeError> {
+    let not_found = |what: String| {
+        BridgeError::new(ErrorCode::NotFound, what).with_effect(ErrorEffect::Unchanged)
+    };
+    let root = EditorInterface::singleton()
+        .get_edited_scene_root()
+        .ok_or_else(|| {
+            BridgeError::new(ErrorCode::NoActiveScene, "no scene is open in the editor")
+                .with_effect(ErrorEffect::Unchanged)
+        })?;
+    let node: Gd<Node> = if path == "." || path.is_empty() {
+        root
+    } else {
+        root.get_node_or_null(path)
+            .ok_or_else(|| not_found(format!("node {path} does not exist in the edited scene")))?
+    };
+    let item = node.try_cast::<CanvasItem>().map_err(|_| {
+        BridgeError::new(
+            ErrorCode::InvalidParams,
+            format!("{path} is not drawn in 2D (not a CanvasItem)"),
+        )
+        .with_effect(ErrorEffect::Unchanged)
+    })?;
+    if let Ok(control) = item.clone().try_cast::<Control>() {
+        return Ok(control.get_global_rect());
+    }
+    let local = if item.has_method("get_rect") {
+        item.clone().call("get_rect", &[]).try_to::<Rect2>().ok()
+    } else {
+        None
+    };
+    let local =
+        local.unwrap_or_else(|| Rect2::new(Vector2::new(-32.0, -32.0), Vector2::new(64.0, 64.0)));
+    Ok(item.get_global_transform() * local)
+}
+
 pub(crate) fn editor_screenshot(req: ScreenshotRequest) -> Result<Json, BridgeError> {
     if !has_renderer() {
         return Ok(json!({"captured": false, "reason": "no_renderer",
@@ -130,6 +174,37 @@ pub(crate) fn editor_screenshot(req: ScreenshotRequest) -> Result<Json, BridgeEr
             format!("the {} view has no image yet", view_name(req.view)),
         );
     };
+    let canvas = viewport.get_global_canvas_transform();
+    // A crop to a node: its bounds in the view, with a margin, inside the image.
+    let mut crop = None;
+    let mut image = image;
+    if let Some(path) = &req.node {
+        let r = canvas * canvas_bounds(path)?;
+        let (x0, y0) = (
+            (r.position.x - CROP_MARGIN).max(0.0),
+            (r.position.y - CROP_MARGIN).max(0.0),
+        );
+        let x1 = (r.position.x + r.size.x + CROP_MARGIN).min(image.get_width() as f32);
+        let y1 = (r.position.y + r.size.y + CROP_MARGIN).min(image.get_height() as f32);
+        if x1 - x0 < 1.0 || y1 - y0 < 1.0 {
+            return Ok(json!({"captured": false, "reason": "outside_view", "node": path}));
+        }
+        let region = Rect2i::new(
+            Vector2i::new(x0.floor() as i32, y0.floor() as i32),
+            Vector2i::new(
+                (x1 - x0.floor()).ceil() as i32,
+                (y1 - y0.floor()).ceil() as i32,
+            ),
+        );
+        let Some(part) = image.get_region(region) else {
+            return unchanged(
+                ErrorCode::Failed,
+                format!("could not crop the view to {path}"),
+            );
+        };
+        image = part;
+        crop = Some(region);
+    }
     // Scale of the capture against the view (to map view pixels to image pixels).
     let full_width = image.get_width();
     match encode(image, req.max_edge, Some(req.max_bytes)) {
@@ -140,11 +215,17 @@ pub(crate) fn editor_screenshot(req: ScreenshotRequest) -> Result<Json, BridgeEr
                 // Where the edited scene's canvas lies in the view: a point p of the scene
                 // (global coordinates) is at pixel `x_axis * p.x + y_axis * p.y + origin`,
                 // times `scale` in the image.
-                let t = viewport.get_global_canvas_transform();
+                // A crop moves the origin by the crop's corner.
+                let t = canvas;
+                let (cx, cy) =
+                    crop.map_or((0.0, 0.0), |c| (c.position.x as f32, c.position.y as f32));
                 out["canvas_transform"] = json!({
                     "x_axis": [t.a.x, t.a.y], "y_axis": [t.b.x, t.b.y],
-                    "origin": [t.origin.x, t.origin.y],
+                    "origin": [t.origin.x - cx, t.origin.y - cy],
                 });
+                if let Some(c) = crop {
+                    out["crop"] = json!([c.position.x, c.position.y, c.size.x, c.size.y]);
+                }
             }
             let w = out["width"].as_f64().unwrap_or(0.0);
             out["scale"] = json!(if full_width > 0 {

@@ -34,9 +34,10 @@ pub const BATCH_APPLY: &str = "scene.batch.apply";
 pub const UNDO: &str = "editor.undo";
 pub const REDO: &str = "editor.redo";
 pub const HISTORY: &str = "editor.history";
-/// `{view: "2d"|"3d"|"window", max_edge?, max_bytes}` → `{captured: true, png_base64,
-/// width, height, view, canvas_transform?}`, or `{captured: false, reason, display_server}`
-/// when the editor cannot render (a headless editor): a read, so not an error reply.
+/// `{view: "2d"|"3d"|"window", max_edge?, max_bytes, node?}` → `{captured: true,
+/// png_base64, width, height, view, scale, canvas_transform?, crop?}`, or `{captured: false,
+/// reason, …}` when there is nothing to read (no renderer, a view not on screen yet, a PNG
+/// above `max_bytes`, a node outside the view): a read, so not an error reply.
 pub const EDITOR_SCREENSHOT: &str = "editor.screenshot";
 
 /// Every command, in documentation order.

@@ -241,8 +241,8 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "capture_editor_screenshot",
                 "Screenshot the editor",
-                "Capture the editor's 2D or 3D viewport, or its whole window, as an image (kept \
-                 as capture_id).",
+                "Capture the editor's 2D or 3D viewport (2D: optionally cropped to a node), or \
+                 its whole window, as an image (kept as capture_id).",
                 SafetyClass::ReadOnly,
                 EffectKind::None,
             ),
@@ -303,6 +303,9 @@ pub struct EditorShotArgs {
     #[serde(default)]
     #[schemars(range(min = 16, max = 16384))]
     max_edge: Option<u32>,
+    /// 2d only: crop to this node's bounds as the view shows it (path from the scene root).
+    #[serde(default)]
+    node: Option<String>,
 }
 
 fn check_max_edge(max_edge: Option<u32>) -> Result<(), ToolError> {
@@ -322,13 +325,22 @@ async fn capture_editor(state: Arc<AppState>, args: EditorShotArgs, _f: CallFlag
     if let Some(m) = args.max_edge {
         params["max_edge"] = json!(m);
     }
+    if let Some(node) = &args.node {
+        if !matches!(view, EditorView::TwoD) {
+            return Err(ToolError::invalid_params(
+                "node",
+                "node crops the 2d view only",
+            ));
+        }
+        params["node"] = json!(node);
+    }
     // A 2D or 3D view that is not on screen is switched to by the add-on and drawn on a
     // later editor frame: ask again, a bounded number of times.
     let mut tries = 0;
     let v = loop {
-        let (st, p) = (state.clone(), params.clone());
+        let (st, p, node) = (state.clone(), params.clone(), args.node.clone());
         let v = tokio::task::spawn_blocking(move || {
-            crate::tools::editor::query(&st, cmd::EDITOR_SCREENSHOT, p, None)
+            crate::tools::editor::query(&st, cmd::EDITOR_SCREENSHOT, p, node.as_deref())
         })
         .await
         .map_err(|e| ToolError::internal(format!("editor request task failed: {e}")))??;
@@ -349,6 +361,15 @@ async fn capture_editor(state: Arc<AppState>, args: EditorShotArgs, _f: CallFlag
     if v["captured"] != json!(true) {
         return Err(match v["reason"].as_str() {
             Some("too_large") => producer_too_large(&v),
+            Some("outside_view") => ToolError::new(
+                ErrorCode::PreconditionFailed,
+                format!(
+                    "{} is outside the editor's 2D view",
+                    args.node.as_deref().unwrap_or("the node")
+                ),
+            )
+            .required("node_in_view")
+            .hint("Scroll the 2D editor to it, or capture without node."),
             _ => no_renderer(
                 "The connected editor",
                 v["display_server"].as_str().unwrap_or("unknown"),
@@ -356,8 +377,10 @@ async fn capture_editor(state: Arc<AppState>, args: EditorShotArgs, _f: CallFlag
         });
     }
     let mut extra = json!({"view": view.as_str(), "scale": v["scale"]});
-    if !v["canvas_transform"].is_null() {
-        extra["canvas_transform"] = v["canvas_transform"].clone();
+    for key in ["canvas_transform", "crop"] {
+        if !v[key].is_null() {
+            extra[key] = v[key].clone();
+        }
     }
     answer_with_png(v["png_base64"].as_str().unwrap_or(""), extra)
 }
