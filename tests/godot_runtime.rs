@@ -13,6 +13,7 @@
 
 mod support;
 
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
@@ -300,4 +301,523 @@ async fn real_godot_a_deleted_control_socket_is_quarantined_and_untouched() {
         "PASSED: a real game whose control socket was deleted is a partial match: quarantined, gate closed, game untouched ({})",
         godot.display()
     );
+}
+
+// ---------------------------------------------------------------------------------------
+// Screenshots with a real renderer (issue 15): the editor's 2D view and the game, checked
+// pixel by pixel on a scene with one solid magenta box, then moved through MCP.
+
+/// The box: a ColorRect at BOX_POS of BOX_SIZE, pure magenta, on the clear colour.
+const BOX_POS: (f64, f64) = (256.0, 192.0);
+const BOX_SIZE: f64 = 128.0;
+const EYES_SCENE: &str = "res://scenes/eyes.tscn";
+
+/// The demo project with the add-on, a 1280×720 window (no stretch) and the box scene
+/// as its main scene.
+fn render_project(godot: &Path) -> tempfile::TempDir {
+    let dir = project_with_addon(godot);
+    let cfg = dir.path().join("project.godot");
+    let text = std::fs::read_to_string(&cfg)
+        .unwrap()
+        .replace(
+            "window/size/viewport_width=1152",
+            "window/size/viewport_width=1280",
+        )
+        .replace(
+            "window/size/viewport_height=648",
+            "window/size/viewport_height=720",
+        )
+        .replace("window/stretch/mode=\"canvas_items\"\n", "")
+        // The main scene: a first editor start opens it, after whatever open_scene did.
+        .replace("res://scenes/main_2d.tscn", EYES_SCENE);
+    std::fs::write(&cfg, text).unwrap();
+    std::fs::write(
+        dir.path().join("scenes/eyes.tscn"),
+        format!(
+            "[gd_scene format=3]\n\n[node name=\"Eyes\" type=\"Node2D\"]\n\n\
+             [node name=\"Box\" type=\"ColorRect\" parent=\".\"]\n\
+             offset_right = {BOX_SIZE}\noffset_bottom = {BOX_SIZE}\n\
+             position = Vector2({}, {})\ncolor = Color(1, 0, 1, 1)\n",
+            BOX_POS.0, BOX_POS.1
+        ),
+    )
+    .unwrap();
+    dir
+}
+
+fn decode_image(r: &rmcp::model::CallToolResult) -> image::RgbaImage {
+    let wire = serde_json::to_value(&r.content[0]).unwrap();
+    assert_eq!(wire["type"], "image", "{wire}");
+    let png = base64::Engine::decode(
+        &base64::engine::general_purpose::STANDARD,
+        wire["data"].as_str().unwrap(),
+    )
+    .unwrap();
+    image::load_from_memory_with_format(&png, image::ImageFormat::Png)
+        .unwrap()
+        .to_rgba8()
+}
+
+fn is_magenta(p: &image::Rgba<u8>) -> bool {
+    p[0] > 240 && p[1] < 16 && p[2] > 240
+}
+
+/// The pixel at image position (x, y), refusing one outside the image.
+fn px(img: &image::RgbaImage, (x, y): (f64, f64)) -> image::Rgba<u8> {
+    let (xi, yi) = (x.round() as i64, y.round() as i64);
+    assert!(
+        xi >= 0 && yi >= 0 && (xi as u32) < img.width() && (yi as u32) < img.height(),
+        "({x}, {y}) is outside the {}x{} capture",
+        img.width(),
+        img.height()
+    );
+    *img.get_pixel(xi as u32, yi as u32)
+}
+
+async fn ok_call(c: &Client, name: &'static str, args: Value) -> rmcp::model::CallToolResult {
+    let r = call(c, name, args.clone()).await;
+    assert_ne!(
+        r.is_error,
+        Some(true),
+        "{name}({args}): {:?}",
+        r.structured_content
+    );
+    r
+}
+
+fn capture_id(r: &rmcp::model::CallToolResult) -> String {
+    r.structured_content.as_ref().unwrap()["capture_id"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// A real editor with a renderer (not --headless) on `project`, its output in `log`.
+fn render_editor(godot: &Path, project: &Path, log: &Path) -> std::process::Child {
+    let log = std::fs::File::create(log).unwrap();
+    std::process::Command::new(godot)
+        .args(["--editor", "--rendering-driver", "opengl3"])
+        .args(["--resolution", "1280x720", "--path"])
+        .arg(project)
+        .stdout(log.try_clone().unwrap())
+        .stderr(log)
+        .stdin(Stdio::null())
+        .process_group(0)
+        .spawn()
+        .expect("start the Godot editor")
+}
+
+/// Kills a child's process group when dropped.
+struct KillOnDrop(std::process::Child);
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        if let Some(p) = rustix::process::Pid::from_raw(self.0.id() as i32) {
+            let _ = rustix::process::kill_process_group(p, rustix::process::Signal::KILL);
+        }
+        let _ = self.0.wait();
+    }
+}
+
+/// Opens the box scene once the add-on has connected (it finds the server by itself).
+async fn open_when_connected(client: &Client, ed: &mut KillOnDrop, log: &Path) {
+    let start = Instant::now();
+    loop {
+        let r = call(client, "open_scene", json!({"path": EYES_SCENE})).await;
+        if r.is_error != Some(true) {
+            return;
+        }
+        if let Ok(Some(status)) = ed.0.try_wait() {
+            panic!(
+                "the editor exited ({status}):\n{}",
+                std::fs::read_to_string(log).unwrap_or_default()
+            );
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(240),
+            "the editor never connected: {:?}\n{}",
+            r.structured_content,
+            std::fs::read_to_string(log).unwrap_or_default()
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
+/// Two 2D captures in a row that are equal by compare_screenshots: the editor has
+/// settled (its first frames after opening a scene still lay the view out). Returns the
+/// second capture.
+async fn settled_2d(client: &Client) -> rmcp::model::CallToolResult {
+    let start = Instant::now();
+    let mut last = ok_call(client, "capture_editor_screenshot", json!({"view": "2d"})).await;
+    loop {
+        let next = ok_call(client, "capture_editor_screenshot", json!({"view": "2d"})).await;
+        // While the editor lays itself out the view also changes size (a 2×2 view at
+        // first, before the 2D editor is shown): not settled either.
+        let size = |r: &rmcp::model::CallToolResult| {
+            let v = r.structured_content.clone().unwrap();
+            (v["width"].clone(), v["height"].clone())
+        };
+        let laid_out = size(&next).0.as_u64().unwrap() >= 64;
+
+        if laid_out && size(&last) == size(&next) {
+            let cmp = ok_call(
+                client,
+                "compare_screenshots",
+                json!({"a": capture_id(&last), "b": capture_id(&next), "threshold": 0.0}),
+            )
+            .await;
+            if cmp.structured_content.unwrap()["equal"] == true {
+                return next;
+            }
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the editor's 2D view never settled"
+        );
+        last = next;
+    }
+}
+
+/// Where scene point (x, y) lands in a 2D editor capture (its reported canvas transform
+/// and scale).
+fn to_image(v: &Value, (x, y): (f64, f64)) -> (f64, f64) {
+    let t = &v["canvas_transform"];
+    let f = |a: &Value, i: usize| a[i].as_f64().unwrap();
+    let s = v["scale"].as_f64().unwrap();
+    (
+        (f(&t["x_axis"], 0) * x + f(&t["y_axis"], 0) * y + f(&t["origin"], 0)) * s,
+        (f(&t["x_axis"], 1) * x + f(&t["y_axis"], 1) * y + f(&t["origin"], 1)) * s,
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_godot_render_editor_capture_shows_the_box_and_sees_it_move() {
+    let Some(godot) = support::godot_render_bin(
+        "the renderer tier needs a Godot 4.4+ build with a renderer, under Xvfb",
+    ) else {
+        return;
+    };
+    let p = render_project(&godot);
+    let s = tempfile::Builder::new()
+        .prefix("gr")
+        .tempdir_in("/tmp")
+        .unwrap();
+    let (client, _server) = start(p.path(), s.path(), &godot).await;
+    let log = s.path().join("editor.log");
+    let mut ed = KillOnDrop(render_editor(&godot, p.path(), &log));
+    open_when_connected(&client, &mut ed, &log).await;
+
+    let first = settled_2d(&client).await;
+    let v = first.structured_content.clone().unwrap();
+    let img = decode_image(&first);
+    assert_eq!(v["view"], "2d", "{v}");
+    assert_eq!(
+        (img.width(), img.height()),
+        (
+            v["width"].as_u64().unwrap() as u32,
+            v["height"].as_u64().unwrap() as u32
+        )
+    );
+    let centre = (BOX_POS.0 + BOX_SIZE / 2.0, BOX_POS.1 + BOX_SIZE / 2.0);
+    let at = to_image(&v, centre);
+
+    assert!(
+        is_magenta(&px(&img, at)),
+        "the box's centre {at:?} is {:?}, not magenta ({v})",
+        px(&img, at)
+    );
+    // Just outside the box (a quarter box beyond its right edge): the background.
+    let beside = to_image(&v, (BOX_POS.0 + BOX_SIZE * 1.25, centre.1));
+    assert!(
+        !is_magenta(&px(&img, beside)),
+        "beside the box {beside:?} is magenta"
+    );
+    // Cropped to the box: the box with a 16-pixel margin of background around it.
+    let crop = ok_call(
+        &client,
+        "capture_editor_screenshot",
+        json!({"view": "2d", "node": "Box"}),
+    )
+    .await;
+    let cimg = decode_image(&crop);
+    let cv = crop.structured_content.clone().unwrap();
+    // The box and its margin, rounded out to whole pixels (the view's origin is fractional).
+    for edge in [cimg.width(), cimg.height()] {
+        assert!((160..=162).contains(&edge), "{cv}");
+    }
+    // The reported transform places the box in the crop.
+    assert!(is_magenta(&px(&cimg, to_image(&cv, centre))), "{cv}");
+    assert!(is_magenta(&px(
+        &cimg,
+        to_image(&cv, (BOX_POS.0 + 1.0, BOX_POS.1 + 1.0))
+    )));
+    assert!(!is_magenta(cimg.get_pixel(4, 4)), "{cv}");
+    // The same view again: equal.
+    let again = ok_call(&client, "capture_editor_screenshot", json!({"view": "2d"})).await;
+    let same = ok_call(
+        &client,
+        "compare_screenshots",
+        json!({"a": capture_id(&first), "b": capture_id(&again)}),
+    )
+    .await
+    .structured_content
+    .unwrap();
+    assert_eq!(same["equal"], true, "{same}");
+
+    // Move the box through MCP, by half a box down and right: the old centre's top-left
+    // quarter is background now, the new centre is magenta.
+    let moved_pos = (BOX_POS.0 + BOX_SIZE, BOX_POS.1 + BOX_SIZE / 2.0);
+    ok_call(
+        &client,
+        "set_node_property",
+        json!({"node": "Box", "property": "position",
+               "value": {"$type": "Vector2", "x": moved_pos.0, "y": moved_pos.1}}),
+    )
+    .await;
+    let moved = settled_2d(&client).await;
+    let mv = moved.structured_content.clone().unwrap();
+    let img2 = decode_image(&moved);
+    let new_centre = to_image(
+        &mv,
+        (moved_pos.0 + BOX_SIZE / 2.0, moved_pos.1 + BOX_SIZE / 2.0),
+    );
+    assert!(
+        is_magenta(&px(&img2, new_centre)),
+        "the moved box's centre {new_centre:?} is {:?}",
+        px(&img2, new_centre)
+    );
+    let old_corner = to_image(&mv, (BOX_POS.0 + 8.0, BOX_POS.1 + 8.0));
+    assert!(
+        !is_magenta(&px(&img2, old_corner)),
+        "where the box was {old_corner:?} is still magenta"
+    );
+    let diff = ok_call(
+        &client,
+        "compare_screenshots",
+        json!({"a": capture_id(&first), "b": capture_id(&moved)}),
+    )
+    .await
+    .structured_content
+    .unwrap();
+    assert_eq!(diff["equal"], false, "{diff}");
+    // The change lies where the box was and where it went, nowhere else.
+    let b = diff["changed_bounds"].as_array().unwrap();
+    let (bx, by) = (b[0].as_f64().unwrap(), b[1].as_f64().unwrap());
+    let (bw, bh) = (b[2].as_f64().unwrap(), b[3].as_f64().unwrap());
+    let lo = to_image(&v, BOX_POS);
+    let hi = to_image(&mv, (moved_pos.0 + BOX_SIZE, moved_pos.1 + BOX_SIZE));
+    assert!(
+        (bx - lo.0).abs() <= 2.0
+            && (by - lo.1).abs() <= 2.0
+            && (bx + bw - hi.0).abs() <= 2.0
+            && (by + bh - hi.1).abs() <= 2.0,
+        "changed {b:?}, expected from {lo:?} to {hi:?}"
+    );
+
+    // Downscaled: the longer edge is max_edge.
+    let small = ok_call(
+        &client,
+        "capture_editor_screenshot",
+        json!({"view": "window", "max_edge": 320}),
+    )
+    .await;
+    let sv = small.structured_content.clone().unwrap();
+    let simg = decode_image(&small);
+    assert_eq!(simg.width().max(simg.height()), 320, "{sv}");
+    client.cancel().await.unwrap();
+    eprintln!(
+        "PASSED: editor screenshots from a real renderer: {}x{} 2D view, box found at {at:?} then {new_centre:?} ({})",
+        img.width(),
+        img.height(),
+        godot.display()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_godot_render_game_capture_shows_the_box_and_sees_it_move() {
+    let Some(godot) = support::godot_render_bin(
+        "the renderer tier needs a Godot 4.4+ build with a renderer, under Xvfb",
+    ) else {
+        return;
+    };
+    let p = render_project(&godot);
+    let s = tempfile::Builder::new()
+        .prefix("gr")
+        .tempdir_in("/tmp")
+        .unwrap();
+    let (client, _server) = start(p.path(), s.path(), &godot).await;
+    ok_call(
+        &client,
+        "play_scene",
+        json!({"scene": EYES_SCENE, "headless": false}),
+    )
+    .await;
+    let first = ok_call(&client, "game_screenshot", json!({"frames": 10})).await;
+    let img = decode_image(&first);
+    assert_eq!((img.width(), img.height()), (1280, 720));
+    // No camera, no stretch: scene coordinates are pixels.
+    let centre = (BOX_POS.0 + BOX_SIZE / 2.0, BOX_POS.1 + BOX_SIZE / 2.0);
+    assert!(is_magenta(&px(&img, centre)), "{:?}", px(&img, centre));
+    let beside = (BOX_POS.0 + BOX_SIZE * 1.25, centre.1);
+    assert!(!is_magenta(&px(&img, beside)), "{:?}", px(&img, beside));
+    let again = ok_call(&client, "game_screenshot", json!({"frames": 2})).await;
+    let same = ok_call(
+        &client,
+        "compare_screenshots",
+        json!({"a": capture_id(&first), "b": capture_id(&again)}),
+    )
+    .await
+    .structured_content
+    .unwrap();
+    assert_eq!(same["equal"], true, "{same}");
+
+    // Moved in the running game through MCP.
+    ok_call(
+        &client,
+        "evaluate_expression",
+        json!({"expression": "get_node(\"Box\").set(\"position\", Vector2(700, 400))"}),
+    )
+    .await;
+    let moved = ok_call(&client, "game_screenshot", json!({"frames": 2})).await;
+    let img2 = decode_image(&moved);
+    assert!(is_magenta(&px(&img2, (764.0, 464.0))));
+    assert!(!is_magenta(&px(&img2, centre)));
+    let diff = ok_call(
+        &client,
+        "compare_screenshots",
+        json!({"a": capture_id(&first), "b": capture_id(&moved)}),
+    )
+    .await
+    .structured_content
+    .unwrap();
+    assert_eq!(diff["equal"], false, "{diff}");
+    assert_eq!(
+        diff["changed_bounds"],
+        json!([256, 192, 572, 336]),
+        "from the old box's corner to the new one's far corner: {diff}"
+    );
+    // Downscaled in the game.
+    let small = ok_call(
+        &client,
+        "game_screenshot",
+        json!({"frames": 1, "max_edge": 640}),
+    )
+    .await;
+    let simg = decode_image(&small);
+    assert_eq!((simg.width(), simg.height()), (640, 360));
+    ok_call(&client, "stop_scene", json!({})).await;
+    client.cancel().await.unwrap();
+    eprintln!(
+        "PASSED: game screenshots from a real renderer: box at {centre:?}, moved to (764, 464) ({})",
+        godot.display()
+    );
+}
+
+/// A headless editor (no renderer) has nothing to capture: the real add-on says so and
+/// the server answers with the precondition naming it, never an empty image.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_godot_headless_editor_capture_is_no_renderer() {
+    let Some(godot) = godot() else { return };
+    let p = render_project(&godot);
+    let s = tempfile::Builder::new()
+        .prefix("gr")
+        .tempdir_in("/tmp")
+        .unwrap();
+    let (client, _server) = start(p.path(), s.path(), &godot).await;
+    let log = s.path().join("editor.log");
+    let file = std::fs::File::create(&log).unwrap();
+    let child = std::process::Command::new(&godot)
+        .args(["--headless", "--editor", "--path"])
+        .arg(p.path())
+        .stdout(file.try_clone().unwrap())
+        .stderr(file)
+        .stdin(Stdio::null())
+        .process_group(0)
+        .spawn()
+        .expect("start the Godot editor");
+    let mut ed = KillOnDrop(child);
+    open_when_connected(&client, &mut ed, &log).await;
+    for view in ["2d", "3d", "window"] {
+        let r = call(&client, "capture_editor_screenshot", json!({"view": view})).await;
+        assert_eq!(r.is_error, Some(true), "{view}: {:?}", r.structured_content);
+        assert!(r.content.iter().all(|c| c.as_image().is_none()), "an image");
+        let e = r.structured_content.unwrap()["error"].clone();
+        assert_eq!(e["code"], "PRECONDITION_FAILED", "{e}");
+        assert_eq!(e["required"], "no_renderer", "{e}");
+        assert!(
+            e["message"]
+                .as_str()
+                .unwrap()
+                .contains("display server: headless"),
+            "{e}"
+        );
+    }
+    client.cancel().await.unwrap();
+    eprintln!(
+        "PASSED: a headless editor's capture is no_renderer ({})",
+        godot.display()
+    );
+}
+
+/// Capture latency, from the call to the answer, p50 of 20 at 1280×720 for an editor
+/// (its whole window) and a game screenshot, and each image's bytes. A measurement, not a
+/// test: run it by hand (see docs/screenshots.md):
+///
+/// `GODOT_RENDER_BIN=… scripts/with-xvfb.sh cargo test -p godot-mcp-server --all-features
+/// --locked --test godot_runtime real_godot_render_capture_latency -- --ignored --nocapture`
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a measurement; run by hand"]
+async fn real_godot_render_capture_latency() {
+    let Some(godot) = support::godot_render_bin("the latency measurement needs a renderer") else {
+        return;
+    };
+    let p = render_project(&godot);
+    let s = tempfile::Builder::new()
+        .prefix("gr")
+        .tempdir_in("/tmp")
+        .unwrap();
+    let (client, _server) = start(p.path(), s.path(), &godot).await;
+    let log = s.path().join("editor.log");
+    let mut ed = KillOnDrop(render_editor(&godot, p.path(), &log));
+    open_when_connected(&client, &mut ed, &log).await;
+    ok_call(
+        &client,
+        "play_scene",
+        json!({"scene": EYES_SCENE, "headless": false}),
+    )
+    .await;
+    ok_call(&client, "game_screenshot", json!({"frames": 10})).await;
+    for (tool, args) in [
+        ("capture_editor_screenshot", json!({"view": "window"})),
+        ("game_screenshot", json!({"frames": 0})),
+    ] {
+        let mut times = Vec::new();
+        let mut sizes = Vec::new();
+        for _ in 0..20 {
+            let t = Instant::now();
+            let r = ok_call(&client, tool, args.clone()).await;
+            times.push(t.elapsed());
+            let v = r.structured_content.unwrap();
+            sizes.push((
+                v["image"]["bytes"].as_u64().unwrap(),
+                v["width"].clone(),
+                v["height"].clone(),
+            ));
+        }
+        times.sort();
+        println!(
+            "LATENCY {tool}: p50 {:.1} ms, min {:.1} ms, max {:.1} ms over 20; image {}x{}, {} bytes (median)",
+            times[10].as_secs_f64() * 1000.0,
+            times[0].as_secs_f64() * 1000.0,
+            times[19].as_secs_f64() * 1000.0,
+            sizes[10].1,
+            sizes[10].2,
+            {
+                let mut b: Vec<u64> = sizes.iter().map(|s| s.0).collect();
+                b.sort();
+                b[10]
+            }
+        );
+    }
+    ok_call(&client, "stop_scene", json!({})).await;
+    client.cancel().await.unwrap();
 }

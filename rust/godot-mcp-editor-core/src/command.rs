@@ -106,6 +106,56 @@ pub enum Command {
     Undo,
     Redo,
     History,
+    /// A picture of an editor view, as PNG.
+    EditorScreenshot(ScreenshotRequest),
+}
+
+/// Which part of the editor a screenshot shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ScreenshotView {
+    /// The 2D editor's viewport (the edited scene, no rulers or gizmos).
+    #[serde(rename = "2d")]
+    TwoD,
+    /// The first 3D editor viewport.
+    #[serde(rename = "3d")]
+    ThreeD,
+    /// The whole editor window.
+    Window,
+}
+
+/// `editor.screenshot`'s parameters.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScreenshotRequest {
+    pub view: ScreenshotView,
+    /// Downscale (keeping the aspect) so that the longer edge is at most this many pixels.
+    #[serde(default)]
+    pub max_edge: Option<u32>,
+    /// Refuse a PNG larger than this (it could not travel or be shown).
+    pub max_bytes: usize,
+    /// 2D only: crop to this node's bounds in the view (a path from the edited scene's root).
+    #[serde(default)]
+    pub node: Option<String>,
+}
+
+/// Smallest `max_edge` a screenshot may ask for.
+pub const MIN_MAX_EDGE: u32 = 16;
+
+/// The size an image of `width`×`height` is scaled to so that its longer edge is at most
+/// `max_edge` (never enlarged; each edge at least 1 pixel).
+pub fn fit_within(width: u32, height: u32, max_edge: Option<u32>) -> (u32, u32) {
+    let Some(max) = max_edge else {
+        return (width, height);
+    };
+    let long = width.max(height);
+    if long <= max || long == 0 {
+        return (width, height);
+    }
+    let scale = |v: u32| {
+        ((u64::from(v) * u64::from(max) + u64::from(long) / 2) / u64::from(long)).max(1) as u32
+    };
+    (scale(width), scale(height))
 }
 
 /// Largest page of a tree read.
@@ -418,6 +468,16 @@ pub fn decode(cmd: &str, p: &Json) -> Result<Command, BridgeError> {
         c::UNDO => params::<Empty>(cmd, p).map(|_| Command::Undo)?,
         c::REDO => params::<Empty>(cmd, p).map(|_| Command::Redo)?,
         c::HISTORY => params::<Empty>(cmd, p).map(|_| Command::History)?,
+        c::EDITOR_SCREENSHOT => {
+            let a: ScreenshotRequest = params(cmd, p)?;
+            if a.max_edge.is_some_and(|m| m < MIN_MAX_EDGE) {
+                return Err(invalid(format!("max_edge must be at least {MIN_MAX_EDGE}")));
+            }
+            if a.node.is_some() && a.view != ScreenshotView::TwoD {
+                return Err(invalid("node crops the 2d view only"));
+            }
+            Command::EditorScreenshot(a)
+        }
         other => {
             return Err(BridgeError::new(
                 ErrorCode::UnknownCommand,
@@ -492,6 +552,10 @@ mod tests {
             (c::UNDO, json!({})),
             (c::REDO, json!({})),
             (c::HISTORY, json!({})),
+            (
+                c::EDITOR_SCREENSHOT,
+                json!({"view": "2d", "max_edge": 640, "max_bytes": 4194304}),
+            ),
         ];
         assert_eq!(examples.len(), c::ALL.len());
         for (cmd, p) in examples {
@@ -501,6 +565,15 @@ mod tests {
             decode(c::NODE_SET_PROPERTY, &json!({"node": "S", "property": "position", "value": {"$type": "Vector2", "x": 1, "y": 2}})).unwrap(),
             Command::NodeSetProperty(PropertySet { node: "S".into(), property: "position".into(), value: Value::Vector2([1.0, 2.0]) })
         );
+    }
+
+    #[test]
+    fn fit_within_keeps_the_aspect_and_never_enlarges() {
+        assert_eq!(fit_within(1280, 720, Some(640)), (640, 360));
+        assert_eq!(fit_within(720, 1280, Some(640)), (360, 640));
+        assert_eq!(fit_within(100, 50, Some(640)), (100, 50));
+        assert_eq!(fit_within(1280, 720, None), (1280, 720));
+        assert_eq!(fit_within(5000, 1, Some(16)), (16, 1));
     }
 
     #[test]
@@ -540,6 +613,21 @@ mod tests {
                 ErrorCode::InvalidParams,
             ),
             (c::PING, json!([1]), ErrorCode::InvalidParams),
+            (
+                c::EDITOR_SCREENSHOT,
+                json!({"view": "4d", "max_bytes": 1}),
+                ErrorCode::InvalidParams,
+            ),
+            (
+                c::EDITOR_SCREENSHOT,
+                json!({"view": "2d", "max_edge": 2, "max_bytes": 1}),
+                ErrorCode::InvalidParams,
+            ),
+            (
+                c::EDITOR_SCREENSHOT,
+                json!({"view": "3d", "node": "Box", "max_bytes": 1}),
+                ErrorCode::InvalidParams,
+            ),
         ];
         for (cmd, p, code) in cases {
             let e = decode(cmd, &p).unwrap_err();

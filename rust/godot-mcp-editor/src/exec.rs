@@ -651,6 +651,7 @@ pub(crate) fn execute(cmd: Command) -> Res {
             out["version"] = json!(h.get_version());
             Ok(out)
         }
+        Command::EditorScreenshot(req) => crate::capture::editor_screenshot(req),
         Command::History => {
             let root = scene_root()?;
             let h = scene_history(&root)?;

@@ -16,6 +16,7 @@
 //! - [`switch`]: the process-wide executor switch both of them share.
 //! - [`probe`]: `GodotMcpProbe`, the runtime probe of a managed game session: an
 //!   extension `SceneTree` the game gets on the command line (`--script probe.gd`).
+//! - [`capture`]: screenshots of the editor's views, and the PNG encoding the probe shares.
 //! - [`engine_version`]: the running Godot's version, read once when the extension loads.
 //!
 //! # Why a GDScript plugin flips the switch
@@ -31,6 +32,7 @@
 //! The one `unsafe` item is the entry point below.
 
 mod api;
+mod capture;
 mod dock;
 mod engine_version;
 mod exec;

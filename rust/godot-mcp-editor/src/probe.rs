@@ -17,7 +17,8 @@
 //! their `hold_ms` passes, and — the moment the server is lost — releases
 //! everything it holds and quits 15 s later.
 //!
-//! Requests: `status`, `input {event, hold_ms}`, `release_all`, `screenshot {frames}`,
+//! Requests: `status`, `input {event, hold_ms}`, `release_all`,
+//! `screenshot {frames, max_edge?, max_bytes?}`,
 //! `get_property {node, property}`, `evaluate {expression}`, `quit`.
 
 use std::io::{ErrorKind, Read, Write};
@@ -28,6 +29,8 @@ use godot::classes::{ClassDb, Engine, ISceneTree, Input, InputEvent, Os, SceneTr
 use godot::prelude::*;
 use serde_json::{Value, json};
 
+use crate::capture::has_renderer;
+
 /// How long the game runs on after losing its server.
 const QUIT_AFTER_LOSS: Duration = Duration::from_secs(15);
 
@@ -37,6 +40,14 @@ struct Held {
     until: Instant,
 }
 
+/// A screenshot request waiting for its frames.
+struct PendingShot {
+    id: Value,
+    frames_left: u64,
+    max_edge: Option<u32>,
+    max_bytes: Option<usize>,
+}
+
 #[derive(GodotClass)]
 #[class(init, base = SceneTree)]
 pub struct GodotMcpProbe {
@@ -44,9 +55,9 @@ pub struct GodotMcpProbe {
     inbuf: Vec<u8>,
     held: Vec<Held>,
     lost_at: Option<Instant>,
-    /// Screenshots waiting for their frames to pass: (request id, frames left). A
-    /// capture right after a scene loads can still be the blank first frame.
-    pending_shots: Vec<(Value, u64)>,
+    /// Screenshots waiting for their frames to pass. A capture right after a scene
+    /// loads can still be the blank first frame.
+    pending_shots: Vec<PendingShot>,
     base: Base<SceneTree>,
 }
 
@@ -110,13 +121,6 @@ impl ISceneTree for GodotMcpProbe {
         }
         false
     }
-}
-
-fn has_renderer() -> bool {
-    Engine::singleton()
-        .get_singleton("DisplayServer")
-        .map(|mut ds| ds.call("get_name", &[]).to_string())
-        .is_some_and(|name| name != "headless")
 }
 
 /// Builds an InputEvent from the wire form (through ClassDB: the bindings this
@@ -254,11 +258,14 @@ impl GodotMcpProbe {
         }
         let (due, wait): (Vec<_>, Vec<_>) = std::mem::take(&mut self.pending_shots)
             .into_iter()
-            .map(|(id, left)| (id, left.saturating_sub(1)))
-            .partition(|(_, left)| *left == 0);
+            .map(|mut p| {
+                p.frames_left = p.frames_left.saturating_sub(1);
+                p
+            })
+            .partition(|p| p.frames_left == 0);
         self.pending_shots = wait;
-        for (id, _) in due {
-            let reply = self.capture(id);
+        for shot in due {
+            let reply = self.capture(&shot);
             if !self.send(&reply) {
                 return;
             }
@@ -266,21 +273,30 @@ impl GodotMcpProbe {
     }
 
     /// The root viewport's current frame, as PNG. Only reachable with a renderer.
-    fn capture(&self, id: Value) -> Value {
+    fn capture(&self, shot: &PendingShot) -> Value {
+        let id = shot.id.clone();
         let image = self
             .base()
             .get_root()
             .and_then(|root| root.get_texture())
             .and_then(|texture| texture.get_image());
-        match image {
-            Some(image) => {
-                let png = image.save_png_to_buffer();
-                let b64 = godot::classes::Marshalls::singleton().raw_to_base64(&png);
-                json!({"id": id, "ok": true, "png_base64": b64.to_string(),
-                    "width": image.get_width(), "height": image.get_height()})
+        let Some(image) = image else {
+            return json!({"id": id, "ok": false, "error": "not_supported",
+                "message": "the root viewport has no image to capture yet"});
+        };
+        match crate::capture::encode(image, shot.max_edge, shot.max_bytes) {
+            Ok(mut v) => {
+                v["id"] = id;
+                v["ok"] = json!(true);
+                v
             }
-            None => json!({"id": id, "ok": false, "error": "not_supported",
-                "message": "the root viewport has no image to capture yet"}),
+            Err(crate::capture::EncodeError::TooLarge {
+                bytes,
+                width,
+                height,
+            }) => json!({"id": id, "ok": false, "error": "too_large", "bytes": bytes,
+                "width": width, "height": height,
+                "message": format!("the {width}x{height} PNG is {bytes} bytes")}),
         }
     }
 
@@ -314,12 +330,17 @@ impl GodotMcpProbe {
                         "message": "this Godot build has no renderer (headless): no screenshot is possible"});
                 }
                 // After `frames` more frames (0: the frame the viewport holds now).
-                match msg["frames"].as_u64().unwrap_or(0) {
-                    0 => self.capture(id),
-                    frames => {
-                        self.pending_shots.push((id, frames));
-                        Value::Null
-                    }
+                let shot = PendingShot {
+                    id,
+                    frames_left: msg["frames"].as_u64().unwrap_or(0),
+                    max_edge: msg["max_edge"].as_u64().map(|m| m.clamp(1, 1 << 16) as u32),
+                    max_bytes: msg["max_bytes"].as_u64().map(|m| m as usize),
+                };
+                if shot.frames_left == 0 {
+                    self.capture(&shot)
+                } else {
+                    self.pending_shots.push(shot);
+                    Value::Null
                 }
             }
             "get_property" => {

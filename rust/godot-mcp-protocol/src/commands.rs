@@ -34,9 +34,14 @@ pub const BATCH_APPLY: &str = "scene.batch.apply";
 pub const UNDO: &str = "editor.undo";
 pub const REDO: &str = "editor.redo";
 pub const HISTORY: &str = "editor.history";
+/// `{view: "2d"|"3d"|"window", max_edge?, max_bytes, node?}` → `{captured: true,
+/// png_base64, width, height, view, scale, canvas_transform?, crop?}`, or `{captured: false,
+/// reason, …}` when there is nothing to read (no renderer, a view not on screen yet, a PNG
+/// above `max_bytes`, a node outside the view): a read, so not an error reply.
+pub const EDITOR_SCREENSHOT: &str = "editor.screenshot";
 
 /// Every command, in documentation order.
-pub const ALL: [&str; 25] = [
+pub const ALL: [&str; 26] = [
     PING,
     EDITOR_STATE,
     SCENE_TREE,
@@ -62,13 +67,19 @@ pub const ALL: [&str; 25] = [
     UNDO,
     REDO,
     HISTORY,
+    EDITOR_SCREENSHOT,
 ];
 
 /// Whether the command only reads.
 pub fn is_read_only(cmd: &str) -> bool {
     matches!(
         cmd,
-        PING | EDITOR_STATE | SCENE_TREE | NODE_GET_PROPERTY | NODE_PERSISTENCE | HISTORY
+        PING | EDITOR_STATE
+            | SCENE_TREE
+            | NODE_GET_PROPERTY
+            | NODE_PERSISTENCE
+            | HISTORY
+            | EDITOR_SCREENSHOT
     )
 }
 

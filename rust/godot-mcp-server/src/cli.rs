@@ -34,6 +34,7 @@ Environment:
   GODOT_MCP_EDITOR_BRIDGE=off   do not start the editor bridge (no discovery file)
   GODOT_MCP_EDITOR_TIMEOUT_MS   how long a tool waits for the editor's answer (default 10000);
                                 a mutating command that times out may still run: may_have_applied
+  GODOT_MCP_MAX_IMAGE_BYTES     largest screenshot a tool returns, bytes of PNG (default 4194304)
   GODOT_MCP_AUTH_TOKEN
                       bearer token HTTP clients must send (Authorization: Bearer ...);
                       required to listen on a non-loopback address, enforced whenever set

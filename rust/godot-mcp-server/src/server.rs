@@ -70,23 +70,14 @@ impl McpServer {
     }
 }
 
-/// A successful tool result. An image (a `png_base64` with its `mime_type`) goes out as
-/// MCP image content, so clients show it as a picture; the structured content keeps
-/// everything else and says where the image went.
-fn tool_result(mut value: serde_json::Value) -> CallToolResult {
-    let image = match (value.get("png_base64"), value.get("mime_type")) {
-        (Some(serde_json::Value::String(data)), Some(serde_json::Value::String(mime))) => {
-            Some((data.clone(), mime.clone()))
-        }
-        _ => None,
-    };
-    let Some((data, mime)) = image else {
+/// A successful tool result. A result that names a capture (a typed
+/// [`ImageRef`](crate::tools::screenshots::ImageRef) under `image`) also carries that
+/// capture's bytes as MCP image content, so clients show it as a picture; the structured
+/// content keeps the reference, never the bytes.
+fn tool_result(value: serde_json::Value) -> CallToolResult {
+    let Some((data, mime)) = crate::tools::screenshots::image_content(&value) else {
         return CallToolResult::structured(value);
     };
-    if let Some(obj) = value.as_object_mut() {
-        obj.remove("png_base64");
-        obj.insert("image".into(), json!("returned as MCP image content"));
-    }
     let mut result = CallToolResult::success(vec![
         ContentBlock::image(data, mime),
         ContentBlock::text(value.to_string()),

@@ -27,6 +27,7 @@ pub mod files;
 pub mod project;
 pub mod runtime;
 pub mod scenes;
+pub mod screenshots;
 pub mod settings;
 pub mod toolsets;
 pub mod transactions;
@@ -466,6 +467,7 @@ impl Registry {
             .chain(transactions::tools())
             .chain(runtime::tools())
             .chain(runtime::helper_tools())
+            .chain(screenshots::tools())
             .chain(files::tools())
             .chain(settings::tools())
             .chain(batch::tools())

@@ -14,12 +14,40 @@
 //! - `GODOT_STANDIN_CRASH=1`: abort (SIGABRT) after the first frame.
 //! - `GODOT_STANDIN_EXPORT_HANG=1`: an export writes part of its output, then hangs.
 //! - `GODOT_STANDIN_LOG=FILE`: append `started <pid> <args>` to FILE.
+//! - `GODOT_STANDIN_RENDERER=1`: answer `screenshot` like a build with a renderer, with
+//!   the PNG file `GODOT_STANDIN_SCREENSHOT` names (default: a 1×1 PNG).
 #![forbid(unsafe_code)]
 
 use std::io::Write;
 use std::time::Duration;
 
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+/// The stand-in's frame, as the probe answers `screenshot`.
+fn screenshot(id: serde_json::Value, msg: &serde_json::Value) -> serde_json::Value {
+    use base64::Engine as _;
+    const ONE_PIXEL: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+    let png = match std::env::var_os("GODOT_STANDIN_SCREENSHOT") {
+        Some(file) => match std::fs::read(&file) {
+            Ok(b) => b,
+            Err(e) => {
+                return serde_json::json!({"id": id, "ok": false, "error": "not_supported",
+                    "message": format!("GODOT_STANDIN_SCREENSHOT: {e}")});
+            }
+        },
+        None => base64::engine::general_purpose::STANDARD
+            .decode(ONE_PIXEL)
+            .unwrap_or_default(),
+    };
+    if let Some(max) = msg["max_bytes"].as_u64()
+        && png.len() as u64 > max
+    {
+        return serde_json::json!({"id": id, "ok": false, "error": "too_large",
+            "bytes": png.len(), "message": format!("the PNG is {} bytes", png.len())});
+    }
+    serde_json::json!({"id": id, "ok": true,
+        "png_base64": base64::engine::general_purpose::STANDARD.encode(&png)})
+}
 
 fn flag(name: &str) -> bool {
     std::env::var(name).is_ok_and(|v| v == "1")
@@ -246,14 +274,14 @@ async fn serve_probe(stream: tokio::net::UnixStream, nonce: String, held: &mut V
                 serde_json::json!({"id": id, "ok": true, "released": n})
             }
             // Like a Godot build with a renderer when GODOT_STANDIN_RENDERER=1: a real
-            // (1×1) PNG of "the frame", after `frames` frames (a frame is ~16 ms);
-            // otherwise like the headless build.
+            // PNG of "the frame" (the file GODOT_STANDIN_SCREENSHOT names, else a 1×1
+            // one), after `frames` frames (a frame is ~16 ms), refused like the probe
+            // refuses one above the request's `max_bytes`; otherwise like the headless
+            // build. It does not downscale (`max_edge` is the real probe's).
             "screenshot" if std::env::var_os("GODOT_STANDIN_RENDERER").is_some() => {
                 let frames = msg["frames"].as_u64().unwrap_or(0).min(120);
                 std::thread::sleep(std::time::Duration::from_millis(16 * frames));
-                serde_json::json!({
-                "id": id, "ok": true, "width": 1, "height": 1,
-                "png_base64": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="})
+                screenshot(id, &msg)
             }
             "screenshot" => serde_json::json!({"id": id, "ok": false,
                 "error": "no_renderer", "message": "this Godot build has no renderer (headless)"}),

@@ -627,9 +627,14 @@ pub struct ScreenshotArgs {
     #[serde(default)]
     #[schemars(range(max = 120))]
     frames: Option<u32>,
+    /// Downscale so the longer edge is at most this many pixels (16–16384).
+    #[serde(default)]
+    #[schemars(range(min = 16, max = 16384))]
+    max_edge: Option<u32>,
 }
 
 async fn game_screenshot(state: Arc<AppState>, args: ScreenshotArgs, _f: CallFlags) -> ToolResult {
+    use crate::tools::screenshots;
     let session = session_of(&state, args.session_id.as_deref())?;
     let frames = args.frames.unwrap_or(3);
     if frames > 120 {
@@ -638,9 +643,46 @@ async fn game_screenshot(state: Arc<AppState>, args: ScreenshotArgs, _f: CallFla
             format!("frames is {frames}; at most 120 frames can be waited for"),
         ));
     }
-    let v = probe_request(&session, json!({"cmd": "screenshot", "frames": frames})).await?;
-    Ok(
-        json!({"mime_type": "image/png", "png_base64": v["png_base64"], "width": v["width"], "height": v["height"]}),
+    if let Some(m) = args.max_edge
+        && !(16..=16384).contains(&m)
+    {
+        return Err(ToolError::invalid_params(
+            "max_edge",
+            format!("max_edge is {m}; it must be 16–16384"),
+        ));
+    }
+    let mut msg = json!({"cmd": "screenshot", "frames": frames,
+        "max_bytes": screenshots::max_image_bytes()});
+    if let Some(m) = args.max_edge {
+        msg["max_edge"] = json!(m);
+    }
+    if session.control.hello().is_none() {
+        session.control.wait_connected(Duration::from_secs(5)).await;
+    }
+    let v = session
+        .control
+        .request(msg, PROBE_TIMEOUT)
+        .await
+        .map_err(probe_error)?;
+    match v["error"].as_str() {
+        _ if v["ok"] == json!(true) => {}
+        Some("no_renderer") => {
+            return Err(screenshots::no_renderer("The game's Godot", "headless"));
+        }
+        Some("too_large") => return Err(screenshots::producer_too_large(&v)),
+        _ => {
+            return Err(ToolError::new(
+                ErrorCode::PreconditionFailed,
+                v["message"]
+                    .as_str()
+                    .unwrap_or("the probe refused the screenshot"),
+            )
+            .required(v["error"].as_str().unwrap_or("probe")));
+        }
+    }
+    screenshots::answer_with_png(
+        v["png_base64"].as_str().unwrap_or(""),
+        json!({"session_id": session.txn.to_string()}),
     )
 }
 
