@@ -64,6 +64,7 @@ async fn start(project: &Path, state: &Path, env: &[(&str, &str)]) -> Client {
         .arg("--project")
         .arg(project)
         .env("GODOT_MCP_STATE_DIR", state)
+        .env("GODOT_MCP_TOOLSETS", "all")
         .env("GODOT_BIN", support::standin());
     for (k, v) in env {
         cmd.env(k, v);
