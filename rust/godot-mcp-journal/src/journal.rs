@@ -771,7 +771,7 @@ impl Journal {
         // Pre-state and compare-and-swap, before anything is recorded. The
         // identity (device, inode) read here is compared again right before
         // the effect, with the bytes.
-        let seen = durable::observe(&target).map_err(io)?;
+        let (seen, pre_bytes) = durable::observe_bytes(&target).map_err(io)?;
         let pre = seen.state;
         let mode = seen.mode.unwrap_or(0o644);
         if let Some(expected) = ctx.expected
@@ -812,7 +812,8 @@ impl Journal {
                 .map(str::to_owned),
             linked_launch: ctx.linked_launch,
         };
-        self.insert_intent(txn, &intent, &ctx)
+        let pre_image = pre_bytes.as_deref().map(|b| (b, mode));
+        self.insert_intent(txn, &intent, pre_image, &ctx)
             .map_err(TxnFailure::Journal)?;
         cross(fp::AFTER_INTENT);
 
@@ -953,10 +954,13 @@ impl Journal {
         }
     }
 
+    /// Commits the intent (unsynced) with `pre_image`, the bytes and mode of
+    /// the read its pre-state was hashed from, when the target exists.
     fn insert_intent(
         &mut self,
         txn: TxnId,
         intent: &FileIntent,
+        pre_image: Option<(&[u8], u32)>,
         ctx: &Ctx<'_>,
     ) -> rusqlite::Result<()> {
         let intent_json = to_json(&Intent::File(intent.clone()))?;
@@ -965,8 +969,8 @@ impl Journal {
         let (object_id, generation) = (&self.identity.object_id, self.identity.generation);
         // An overwrite or delete keeps its pre-image (crate::preimage) in the same SQLite
         // transaction as the intent, so it is durable before the effect with no extra
-        // fsync; a create has none and stays one autocommit statement.
-        let target = self.root.join(&intent.path);
+        // fsync; a create has none and, with no pending terminal row, stays one
+        // autocommit statement.
         let insert = |conn: &Connection| {
             conn.prepare_cached(
                 "INSERT INTO transactions (id, project_object_id, generation, effect_kind, operation,
@@ -1012,7 +1016,9 @@ impl Journal {
                 )?;
             }
             insert(&tx)?;
-            crate::preimage::retain(&tx, txn, &target, intent.pre)?;
+            if let Some((bytes, mode)) = pre_image {
+                crate::preimage::retain(&tx, txn, bytes, mode, intent.pre)?;
+            }
             tx.commit()
         });
         if previous.is_some() {
