@@ -50,7 +50,7 @@ impl Journal {
             derived_by: Deriver::Live,
         });
         let now = now_ms();
-        self.conn
+        self.conn()
             .prepare_cached(
                 "INSERT INTO transactions (id, project_object_id, generation, effect_kind, operation,
                      tool_family, state, intent_json, proof_json, created_at_ms, terminal_at_ms)

@@ -63,15 +63,24 @@ pub struct Observed {
 
 /// Reads `path` once: its state, identity and mode (see [`Observed`]).
 pub fn observe(path: &Path) -> io::Result<Observed> {
+    observe_bytes(path).map(|(observed, _)| observed)
+}
+
+/// [`observe`], also returning the bytes that were hashed (`None`: absent), so
+/// a caller that keeps them (the pre-image) does not read the file again.
+pub fn observe_bytes(path: &Path) -> io::Result<(Observed, Option<Vec<u8>>)> {
     use std::os::unix::fs::MetadataExt;
     let mut file = match File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            return Ok(Observed {
-                state: FileState::Absent,
-                id: None,
-                mode: None,
-            });
+            return Ok((
+                Observed {
+                    state: FileState::Absent,
+                    id: None,
+                    mode: None,
+                },
+                None,
+            ));
         }
         Err(e) => return Err(e),
     };
@@ -98,14 +107,15 @@ pub fn observe(path: &Path) -> io::Result<Observed> {
         }
     }
     bytes.truncate(filled);
-    Ok(Observed {
+    let observed = Observed {
         state: FileState::of(&bytes),
         id: Some(FileId {
             dev: meta.dev(),
             ino: meta.ino(),
         }),
         mode: Some(meta.mode() & 0o7777),
-    })
+    };
+    Ok((observed, Some(bytes)))
 }
 
 /// The bytes of `path`, or `None` when it does not exist.

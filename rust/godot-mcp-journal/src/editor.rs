@@ -292,7 +292,7 @@ impl Journal {
     /// The `editor_runtime` row `txn`, if there is one.
     pub fn editor_record(&self, txn: TxnId) -> Result<Option<EditorRecord>, EditorTxnError> {
         let row = self
-            .conn
+            .conn()
             .prepare_cached(
                 "SELECT state, intent_json, proof_json, reason FROM transactions
                  WHERE id = ?1 AND effect_kind = 'editor_runtime'",
@@ -362,8 +362,8 @@ impl Journal {
         }
         let txn = TxnId::random().map_err(EditorTxnError::Random)?;
         let intent_json = crate::journal::to_json(&Intent::EditorRuntime(intent.clone()))?;
-        let _sync = SyncLevel::for_intent(&self.conn, intent)?;
-        self.conn
+        let _sync = SyncLevel::for_intent(self.conn(), intent)?;
+        self.conn()
             .prepare_cached(
                 "INSERT INTO transactions (id, project_object_id, generation, effect_kind, operation,
                      tool_family, state, intent_json, created_at_ms)
@@ -387,7 +387,7 @@ impl Journal {
         &self,
         request_id: u64,
     ) -> Result<Option<(TxnId, EditorIntent)>, EditorTxnError> {
-        let mut st = self.conn.prepare_cached(
+        let mut st = self.conn().prepare_cached(
             "SELECT id, intent_json FROM transactions
              WHERE state = 'open' AND effect_kind = 'editor_runtime'
                AND project_object_id = ?1 AND generation = ?2",
@@ -437,7 +437,7 @@ impl Journal {
                 p.pre_state = intent.pre_state;
                 let (to, why) = derive_refusal(intent, &p);
                 if to == TxnStatus::Open {
-                    self.conn
+                    self.conn()
                         .prepare_cached(
                             "UPDATE transactions SET reason = ?2 WHERE id = ?1 AND state = 'open'",
                         )?
@@ -462,7 +462,7 @@ impl Journal {
             ),
             EditorSettle::Lost { reason } => {
                 // Stays open (unresolved); the reason says why, for the listing.
-                self.conn
+                self.conn()
                     .prepare_cached(
                         "UPDATE transactions SET reason = ?2 WHERE id = ?1 AND state = 'open'",
                     )?
@@ -483,15 +483,17 @@ impl Journal {
         let _sync = if to == TxnStatus::Quarantined {
             None
         } else {
-            SyncLevel::for_intent(&self.conn, intent)?
+            SyncLevel::for_intent(self.conn(), intent)?
         };
         let changed = self
-            .conn
+            .conn()
             .prepare_cached(
                 "UPDATE transactions SET state = ?2, proof_json = ?3, reason = ?4, terminal_at_ms = ?5
                  WHERE id = ?1 AND state = 'open'",
             )?
             .execute(params![txn.to_string(), to.as_str(), proof_json, reason, now_ms()])?;
+        // Back at synchronous=FULL before anything else uses the connection.
+        drop(_sync);
         if changed != 1 {
             return Err(EditorTxnError::Journal(
                 rusqlite::Error::QueryReturnedNoRows,

@@ -21,7 +21,8 @@ pub const AFTER_UNLINK: &str = "journal::after_unlink";
 pub const AFTER_DIR_FSYNC: &str = "journal::after_dir_fsync";
 /// The post-state was re-derived from disk.
 pub const AFTER_POST_HASH: &str = "journal::after_post_hash";
-/// The terminal row is durable.
+/// The terminal row is written (with the next intent, before any other use of
+/// the journal, or when it closes; not fsynced on its own).
 pub const AFTER_TERMINAL: &str = "journal::after_terminal";
 
 /// Reconciliation derived every outcome; nothing cleaned or recorded yet.

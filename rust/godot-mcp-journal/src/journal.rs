@@ -28,7 +28,17 @@ pub const JOURNAL_FILE: &str = "journal.sqlite3";
 
 /// An open journal for one project, holding that project's writer lease.
 pub struct Journal {
-    pub(crate) conn: Connection,
+    /// The database. Read and written through [`Journal::conn`] (or after
+    /// [`Journal::flush_pending`]), so a pending terminal row is never missed.
+    db: Connection,
+    /// The terminal row of the last committed write, decided and proven but not
+    /// yet written: it is written in the same SQLite transaction as the next
+    /// intent, or before any other use of the database, or on drop (see
+    /// [`Journal::defer_terminal`]).
+    pending: std::sync::Mutex<Option<PendingTerminal>>,
+    /// Writing a pending terminal row failed outside a write: the gate is
+    /// `Unreconciled` from then on.
+    pending_failed: std::sync::atomic::AtomicBool,
     pub(crate) identity: ProjectIdentity,
     /// Canonical project root; every target is joined onto it.
     pub(crate) root: PathBuf,
@@ -41,6 +51,20 @@ pub struct Journal {
     wal_sync: Option<BackgroundSync>,
     /// Held for the journal's lifetime: one project, one writer.
     _lease: Lease,
+}
+
+/// A live write's terminal row, waiting to be written (see [`Journal::pending`]).
+struct PendingTerminal {
+    txn: TxnId,
+    proof: FileProof,
+}
+
+impl Drop for Journal {
+    fn drop(&mut self) {
+        if let Err(e) = self.flush_pending() {
+            tracing::error!(error = %e, "could not record the last write's terminal row; it is re-derived at the next start");
+        }
+    }
 }
 
 impl std::fmt::Debug for Journal {
@@ -487,7 +511,9 @@ impl Journal {
         schema::prepare(&mut conn)?;
         crate::preimage::sweep_released(&conn).map_err(MigrateError::from)?;
         Ok(Self {
-            conn,
+            db: conn,
+            pending: std::sync::Mutex::new(None),
+            pending_failed: std::sync::atomic::AtomicBool::new(false),
             identity,
             root,
             state_dir,
@@ -522,6 +548,63 @@ impl Journal {
     /// The current write gate.
     pub fn gate(&self) -> &WriteGate {
         &self.gate
+    }
+
+    /// The database, with any pending terminal row written first, so every
+    /// read and write sees exactly the rows a write without deferral would
+    /// have left. A failure to write it closes the gate (`Unreconciled`).
+    pub(crate) fn conn(&self) -> &Connection {
+        if self.flush_pending().is_err() {
+            self.pending_failed
+                .store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+        &self.db
+    }
+
+    /// [`Journal::conn`] for a caller that needs the connection mutably (a
+    /// SQLite transaction).
+    pub(crate) fn conn_mut(&mut self) -> &mut Connection {
+        if self.flush_pending().is_err() {
+            self.gate = WriteGate::Unreconciled;
+        }
+        &mut self.db
+    }
+
+    /// Forgets that a pending terminal row could not be written (reconciliation
+    /// re-derives that row, still `open`, from disk).
+    pub(crate) fn clear_pending_failure(&mut self) {
+        self.pending_failed
+            .store(false, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Writes the pending terminal row, if any (one unsynced autocommit
+    /// statement pair, like the live write did before it was deferred).
+    pub(crate) fn flush_pending(&self) -> rusqlite::Result<()> {
+        let taken = self
+            .pending
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
+        let Some(p) = taken else { return Ok(()) };
+        self.db
+            .prepare_cached("PRAGMA synchronous = NORMAL")?
+            .execute([])?;
+        let result = record_terminal(
+            &self.db,
+            p.txn,
+            TxnStatus::Open,
+            TxnStatus::Committed,
+            Some(&p.proof),
+            None,
+        );
+        let restored = self
+            .db
+            .prepare_cached("PRAGMA synchronous = FULL")
+            .and_then(|mut st| st.execute([]).map(|_| ()));
+        result?;
+        restored?;
+        cross(fp::AFTER_TERMINAL);
+        Ok(())
     }
 
     /// Writes `req.bytes` to `req.rel_path` as one journaled transaction.
@@ -566,9 +649,14 @@ impl Journal {
             .map_err(|f| map_failure!(DeleteError, f, |path| DeleteError::Absent { path }))
     }
 
+    /// How many pre-images the journal retains, and their bytes.
+    pub fn retained_preimages(&self) -> rusqlite::Result<(usize, u64)> {
+        crate::preimage::retained_count(self.conn())
+    }
+
     /// Lists transactions, newest first.
     pub fn list_transactions(&self, filter: &TxnFilter) -> Result<Vec<TxnRecord>, ListError> {
-        list(&self.conn, filter)
+        list(self.conn(), filter)
     }
 
     /// A number that grows with every row this journal inserted, updated or deleted since
@@ -579,6 +667,12 @@ impl Journal {
     }
 
     fn check_gate(&self) -> Result<(), TxnFailure> {
+        if self
+            .pending_failed
+            .load(std::sync::atomic::Ordering::SeqCst)
+        {
+            return Err(TxnFailure::NotReconciled);
+        }
         match &self.gate {
             WriteGate::Open => Ok(()),
             WriteGate::Unreconciled => Err(TxnFailure::NotReconciled),
@@ -615,7 +709,7 @@ impl Journal {
         operation: &str,
     ) -> Result<Option<ReplayProjection>, TxnFailure> {
         let row = self
-            .conn
+            .conn()
             .prepare_cached(
                 "SELECT id, state, reason, project_object_id, generation, idem_principal,
                         idem_session, tool_family, operation, idem_request_hash
@@ -689,7 +783,7 @@ impl Journal {
         // Pre-state and compare-and-swap, before anything is recorded. The
         // identity (device, inode) read here is compared again right before
         // the effect, with the bytes.
-        let seen = durable::observe(&target).map_err(io)?;
+        let (seen, pre_bytes) = durable::observe_bytes(&target).map_err(io)?;
         let pre = seen.state;
         let mode = seen.mode.unwrap_or(0o644);
         if let Some(expected) = ctx.expected
@@ -730,7 +824,8 @@ impl Journal {
                 .map(str::to_owned),
             linked_launch: ctx.linked_launch,
         };
-        self.insert_intent(txn, &intent, &ctx)
+        let pre_image = pre_bytes.as_deref().map(|b| (b, mode));
+        self.insert_intent(txn, &intent, pre_image, &ctx)
             .map_err(TxnFailure::Journal)?;
         cross(fp::AFTER_INTENT);
 
@@ -814,8 +909,7 @@ impl Journal {
                             temp_removed: false,
                             derived_by: Deriver::Live,
                         };
-                        self.record_live(txn, TxnStatus::Committed, Some(&proof), None)?;
-                        cross(fp::AFTER_TERMINAL);
+                        self.defer_terminal(txn, proof.clone());
                         Ok(TxnOutcome::Committed {
                             transaction_id: txn,
                             proof,
@@ -872,10 +966,13 @@ impl Journal {
         }
     }
 
+    /// Commits the intent (unsynced) with `pre_image`, the bytes and mode of
+    /// the read its pre-state was hashed from, when the target exists.
     fn insert_intent(
         &mut self,
         txn: TxnId,
         intent: &FileIntent,
+        pre_image: Option<(&[u8], u32)>,
         ctx: &Ctx<'_>,
     ) -> rusqlite::Result<()> {
         let intent_json = to_json(&Intent::File(intent.clone()))?;
@@ -884,8 +981,8 @@ impl Journal {
         let (object_id, generation) = (&self.identity.object_id, self.identity.generation);
         // An overwrite or delete keeps its pre-image (crate::preimage) in the same SQLite
         // transaction as the intent, so it is durable before the effect with no extra
-        // fsync; a create has none and stays one autocommit statement.
-        let target = self.root.join(&intent.path);
+        // fsync; a create has none and, with no pending terminal row, stays one
+        // autocommit statement.
         let insert = |conn: &Connection| {
             conn.prepare_cached(
                 "INSERT INTO transactions (id, project_object_id, generation, effect_kind, operation,
@@ -908,15 +1005,56 @@ impl Journal {
             ])
             .map(|_| ())
         };
-        unsynced(&mut self.conn, |conn| {
-            if !matches!(intent.pre, FileState::Present { .. }) {
+        // The previous write's terminal row, if still pending, goes into this
+        // same SQLite transaction: one commit instead of two (group commit).
+        let previous = self
+            .pending
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
+        let result = unsynced(&mut self.db, |conn| {
+            if previous.is_none() && !matches!(intent.pre, FileState::Present { .. }) {
                 return insert(conn);
             }
             let tx = conn.transaction()?;
+            if let Some(p) = &previous {
+                record_terminal(
+                    &tx,
+                    p.txn,
+                    TxnStatus::Open,
+                    TxnStatus::Committed,
+                    Some(&p.proof),
+                    None,
+                )?;
+            }
             insert(&tx)?;
-            crate::preimage::retain(&tx, txn, &target, intent.pre)?;
+            if let Some((bytes, mode)) = pre_image {
+                crate::preimage::retain(&tx, txn, bytes, mode, intent.pre)?;
+            }
             tx.commit()
-        })
+        });
+        if previous.is_some() {
+            match &result {
+                // The previous row is written; its boundary is crossed now.
+                Ok(()) => cross(fp::AFTER_TERMINAL),
+                // The previous row stays open; it is re-derived from disk when
+                // reconciliation runs again, which the closed gate demands.
+                Err(_) => self.gate = WriteGate::Unreconciled,
+            }
+        }
+        result
+    }
+
+    /// Leaves the terminal row of a committed write pending: written with the
+    /// next intent, before any other use of the database, or on drop. The
+    /// effect is durable and the proof derived from disk already; the row was
+    /// never fsynced on its own (see [`Journal::record_live`]), and a row not
+    /// written when the process dies is `open` at the next start and re-derived
+    /// from disk, exactly like a crash after the post-hash.
+    fn defer_terminal(&mut self, txn: TxnId, proof: FileProof) {
+        let mut pending = self.pending.lock().unwrap_or_else(|p| p.into_inner());
+        debug_assert!(pending.is_none(), "flushed by this write's intent");
+        *pending = Some(PendingTerminal { txn, proof });
     }
 
     /// Records the live terminal state; on failure the gate falls back to
@@ -935,8 +1073,10 @@ impl Journal {
         // next intent's WAL fsync, a checkpoint or the close makes it durable.
         // This keeps a third fsync off the critical path of every write.
         // One statement: in autocommit it is its own transaction.
-        let result = unsynced(&mut self.conn, |conn| {
-            record_terminal(conn, txn, TxnStatus::Open, status, proof, reason)
+        let result = self.flush_pending().and_then(|()| {
+            unsynced(&mut self.db, |conn| {
+                record_terminal(conn, txn, TxnStatus::Open, status, proof, reason)
+            })
         });
         result.map_err(|e| {
             self.gate = WriteGate::Unreconciled;
@@ -1167,7 +1307,7 @@ mod tests {
         let mut j = Journal::open(&dir.path().join("s"), &project).unwrap();
         j.reconcile().unwrap();
         let full = |j: &Journal| -> i64 {
-            j.conn
+            j.conn()
                 .pragma_query_value(None, "synchronous", |r| r.get(0))
                 .unwrap()
         };
@@ -1186,6 +1326,45 @@ mod tests {
             2,
             "FULL (2) again after the write's unsynced commits"
         );
+    }
+
+    /// Guards against: a committed write's deferred terminal row lost when the
+    /// journal closes (the `Drop` flush): the row must read `committed` from
+    /// the database alone, without a reconciliation re-deriving it.
+    #[test]
+    fn a_closed_journal_has_written_the_last_terminal_row() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("p");
+        fs::create_dir_all(&project).unwrap();
+        let mut j = Journal::open(&dir.path().join("s"), &project).unwrap();
+        j.reconcile().unwrap();
+        let txn = j
+            .write_file(FileWrite {
+                rel_path: "a.txt".into(),
+                bytes: b"x".to_vec(),
+                expected: None,
+                idempotency: None,
+                tool_family: "t".into(),
+                operation: "write".into(),
+            })
+            .unwrap()
+            .transaction_id();
+        let db = j.state_dir().join(JOURNAL_FILE);
+        let state_of = |conn: &Connection| -> String {
+            conn.query_row(
+                "SELECT state FROM transactions WHERE id = ?1",
+                [txn.to_string()],
+                |r| r.get(0),
+            )
+            .unwrap()
+        };
+        assert_eq!(
+            state_of(&Connection::open(&db).unwrap()),
+            "open",
+            "pending until the next use of the journal"
+        );
+        drop(j);
+        assert_eq!(state_of(&Connection::open(&db).unwrap()), "committed");
     }
 
     #[test]

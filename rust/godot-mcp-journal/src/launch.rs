@@ -271,9 +271,9 @@ impl Journal {
         // this process, and nothing of the launch can run before the receipt
         // (which *is* fsynced, and commits this row with it) releases the gate.
         // A machine crash before that kills the gated process as well.
-        self.conn.pragma_update(None, "synchronous", "NORMAL")?;
+        self.conn().pragma_update(None, "synchronous", "NORMAL")?;
         let inserted = self
-            .conn
+            .conn()
             .prepare_cached(
                 "INSERT INTO transactions (id, project_object_id, generation, effect_kind, operation,
                      tool_family, state, intent_json, parent_txn, created_at_ms)
@@ -289,7 +289,7 @@ impl Journal {
                 parent.map(|p| p.to_string()),
                 now_ms(),
             ]);
-        let restored = self.conn.pragma_update(None, "synchronous", "FULL");
+        let restored = self.conn().pragma_update(None, "synchronous", "FULL");
         inserted?;
         restored?;
         Ok(txn)
@@ -306,7 +306,7 @@ impl Journal {
         with.receipt = Some(receipt.clone());
         let json = intent_json(&with)?;
         let changed = self
-            .conn
+            .conn()
             .prepare_cached(
                 "UPDATE transactions SET intent_json = ?2 WHERE id = ?1 AND state = 'open'",
             )?
@@ -334,7 +334,7 @@ impl Journal {
             )
         };
         record_terminal_proof(
-            &self.conn,
+            self.conn(),
             txn,
             TxnStatus::Open,
             status,
@@ -364,7 +364,7 @@ impl Journal {
         txn: TxnId,
     ) -> Result<Option<(TxnStatus, LaunchProof)>, LaunchError> {
         let row: Option<(String, Option<String>)> = self
-            .conn
+            .conn()
             .prepare_cached("SELECT state, proof_json FROM transactions WHERE id = ?1")?
             .query_row([txn.to_string()], |r| Ok((r.get(0)?, r.get(1)?)))
             .map(Some)

@@ -9,17 +9,12 @@
 //! - Bounded: a target of at most [`MAX_PREIMAGE_BYTES`] (4 MiB) is retained
 //!   whole; a larger one is recorded by size only, and compensating that
 //!   transaction is refused with that reason (the bytes must come from
-//!   elsewhere, e.g. version control). A target that changed between the
-//!   pre-state read and the capture is not retained either (the write will
-//!   find it changed and settle as not applied).
+//!   elsewhere, e.g. version control). The bytes are those of the
+//!   transaction's one read of the target, the read its pre-state hash comes
+//!   from, so the two always agree (no second read that could differ).
 //! - Released (the row deleted) in the same SQLite transaction that records the
 //!   transaction `committed` or `compensated` — terminal and proven. A
 //!   `quarantined` transaction keeps its pre-image until repair resolves it.
-
-use std::fs::File;
-use std::io::Read;
-use std::os::unix::fs::PermissionsExt;
-use std::path::Path;
 
 use rusqlite::{Connection, OptionalExtension, params};
 
@@ -50,49 +45,30 @@ pub enum Retained {
     },
 }
 
-/// Captures the pre-image of `target` for `txn` (inside the intent's SQLite
-/// transaction). `pre` is the state the transaction recorded; bytes that do not
-/// hash to it are not retained.
+/// Captures the pre-image of `txn` (inside the intent's SQLite transaction):
+/// `bytes` and `mode` are what the transaction's one read of the target saw,
+/// the read its pre-state hash `pre` was computed from (so they always match).
 pub(crate) fn retain(
     conn: &Connection,
     txn: TxnId,
-    target: &Path,
+    bytes: &[u8],
+    mode: u32,
     pre: FileState,
 ) -> rusqlite::Result<()> {
     let FileState::Present { sha256 } = pre else {
         return Ok(());
     };
-    let Ok(mut file) = File::open(target) else {
-        return Ok(());
-    };
-    let Ok(meta) = file.metadata() else {
-        return Ok(());
-    };
-    let mode = meta.permissions().mode() & 0o7777;
-    let bytes = if meta.len() > MAX_PREIMAGE_BYTES {
-        None
-    } else {
-        let mut buf = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-        if (&mut file)
-            .take(MAX_PREIMAGE_BYTES + 1)
-            .read_to_end(&mut buf)
-            .is_err()
-            || buf.len() as u64 > MAX_PREIMAGE_BYTES
-            || ContentHash::of(&buf) != sha256
-        {
-            return Ok(());
-        }
-        Some(buf)
-    };
+    let size = bytes.len() as u64;
+    let kept = (size <= MAX_PREIMAGE_BYTES).then_some(bytes);
     conn.prepare_cached(
         "INSERT INTO preimages (txn_id, size, mode, sha256, bytes) VALUES (?1, ?2, ?3, ?4, ?5)",
     )?
     .execute(params![
         txn.to_string(),
-        meta.len() as i64,
-        mode,
+        size as i64,
+        mode & 0o7777,
         sha256.to_string(),
-        bytes
+        kept
     ])?;
     Ok(())
 }

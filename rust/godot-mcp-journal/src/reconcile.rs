@@ -213,8 +213,11 @@ impl Journal {
         procs: &dyn crate::process_table::ProcessTable,
     ) -> Result<ReconcileReport, ReconcileError> {
         self.gate = WriteGate::Unreconciled;
+        // A terminal row that could not be written is still `open` in the
+        // table, so this run re-derives it like any other.
+        self.clear_pending_failure();
         let rows: Vec<OpenRow> = {
-            let mut st = self.conn.prepare_cached(
+            let mut st = self.conn().prepare_cached(
                 "SELECT id, project_object_id, generation, effect_kind, intent_json
                  FROM transactions WHERE state = 'open' ORDER BY rowid",
             )?;
@@ -304,7 +307,7 @@ impl Journal {
             quarantined: Vec::new(),
             gate: WriteGate::Unreconciled,
         };
-        let tx = self.conn.transaction()?;
+        let tx = self.conn_mut().transaction()?;
         for (id, d) in &derived {
             let Ok(txn) = id.parse::<TxnId>() else {
                 // An id this build cannot parse cannot be recorded by id; the
@@ -395,7 +398,7 @@ impl Journal {
     /// docs/recovery.md for the operator step). Such a row is listed under
     /// the nil transaction id, its raw id in the reason.
     pub(crate) fn compute_gate(&self) -> rusqlite::Result<WriteGate> {
-        let mut st = self.conn.prepare_cached(
+        let mut st = self.conn().prepare_cached(
             "SELECT id, state, reason, project_object_id, generation FROM transactions
              WHERE state IN ('quarantined', 'open')
              ORDER BY rowid",

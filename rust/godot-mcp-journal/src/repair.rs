@@ -315,7 +315,7 @@ fn repair(
     let txn = req.transaction_id;
     let identity = journal.identity.clone();
     let row = journal
-        .conn
+        .conn()
         .query_row(
             "SELECT project_object_id, generation, effect_kind, state, intent_json, reason
              FROM transactions WHERE id = ?1",
@@ -457,7 +457,7 @@ fn repair(
 
     let plan = plan(req.operation, &intent, observed)?;
     let restore = if plan.restore {
-        match crate::preimage::load(&journal.conn, txn, intent.pre)? {
+        match crate::preimage::load(journal.conn(), txn, intent.pre)? {
             crate::preimage::Retained::Bytes { bytes, mode } => Some((bytes, mode)),
             crate::preimage::Retained::OverBound { size } => {
                 return Err(RepairRefusal::Unproven(format!(
@@ -552,7 +552,7 @@ fn repair(
         );
         let proof_json = serde_json::to_string(&Proof::File(proof_out.clone()))
             .map_err(|e| RepairRefusal::Unproven(e.to_string()))?;
-        let tx = journal.conn.transaction()?;
+        let tx = journal.conn_mut().transaction()?;
         record_terminal(
             &tx,
             txn,
@@ -685,7 +685,7 @@ fn repair_editor(
         };
         let proof_json = serde_json::to_string(&Proof::File(proof_out.clone()))
             .map_err(|e| RepairRefusal::Unproven(e.to_string()))?;
-        let tx = journal.conn.transaction()?;
+        let tx = journal.conn_mut().transaction()?;
         crate::journal::record_terminal_proof(
             &tx,
             txn,
@@ -847,7 +847,7 @@ fn repair_launch(
         );
         let proof_json =
             serde_json::to_string(&proof).map_err(|e| RepairRefusal::Unproven(e.to_string()))?;
-        let tx = journal.conn.transaction()?;
+        let tx = journal.conn_mut().transaction()?;
         crate::journal::record_terminal_proof(
             &tx,
             txn,

@@ -8,10 +8,41 @@
 
 use rusqlite::Connection;
 
+/// One schema step.
+enum Migration {
+    /// SQL run as one batch.
+    Sql(&'static str),
+    /// Rewrites the `CHECK` constraints of `transactions` in place (see
+    /// [`CHECKS_AS_COMPARISONS`]).
+    ChecksAsComparisons,
+}
+
+/// The `transactions` table's `CHECK (x IN (…))` constraints, each with an
+/// equivalent chain of comparisons. SQLite evaluates a constant `IN` list of
+/// three or more values through an ephemeral index it builds and frees on every
+/// INSERT and UPDATE (a pager, its page cache, and the allocator returning the
+/// memory to the system each time); profiled, that was the largest single
+/// cost of a journaled write's SQLite work. Equality chains accept exactly the
+/// same rows and need no such index. Existing rows already satisfy them, so the
+/// stored definition is rewritten in place (SQLite's documented procedure for
+/// constraint changes that do not touch the stored rows) instead of rebuilding
+/// the table.
+const CHECKS_AS_COMPARISONS: [(&str, &str); 2] = [
+    (
+        "CHECK (effect_kind IN ('file', 'process_launch', 'editor_runtime'))",
+        "CHECK (effect_kind = 'file' OR effect_kind = 'process_launch' OR effect_kind = 'editor_runtime')",
+    ),
+    (
+        "CHECK (state IN ('open', 'compensated', 'committed', 'quarantined'))",
+        "CHECK (state = 'open' OR state = 'compensated' OR state = 'committed' OR state = 'quarantined')",
+    ),
+];
+
 /// Each migration takes the schema from version `index` to `index + 1`.
-const MIGRATIONS: &[&str] = &[
+const MIGRATIONS: &[Migration] = &[
     // 0 -> 1
-    r#"
+    Migration::Sql(
+        r#"
     CREATE TABLE transactions (
         id                TEXT PRIMARY KEY NOT NULL,
         project_object_id TEXT NOT NULL,
@@ -50,9 +81,11 @@ const MIGRATIONS: &[&str] = &[
         at_ms        INTEGER NOT NULL
     ) STRICT;
     "#,
+    ),
     // 1 -> 2: pre-images of overwrites and deletes (see `preimage`), bounded,
     // released once their transaction is terminal and proven.
-    r#"
+    Migration::Sql(
+        r#"
     CREATE TABLE preimages (
         txn_id  TEXT PRIMARY KEY NOT NULL REFERENCES transactions(id),
         size    INTEGER NOT NULL,
@@ -62,6 +95,9 @@ const MIGRATIONS: &[&str] = &[
         bytes   BLOB
     ) STRICT;
     "#,
+    ),
+    // 2 -> 3: the same constraints, as comparisons (see CHECKS_AS_COMPARISONS).
+    Migration::ChecksAsComparisons,
 ];
 
 /// The schema version this build writes.
@@ -82,6 +118,12 @@ pub enum MigrateError {
     /// SQLite failed.
     #[error("journal migration failed: {0}")]
     Sqlite(#[from] rusqlite::Error),
+    /// The journal's schema is not the one this build's migrations expect.
+    #[error("journal migration failed: unexpected schema: {detail}")]
+    UnexpectedSchema {
+        /// What did not match.
+        detail: String,
+    },
 }
 
 /// Sets the durability pragmas and applies pending migrations, each in its own
@@ -98,11 +140,57 @@ pub fn prepare(conn: &mut Connection) -> Result<(), MigrateError> {
             supported: CURRENT_VERSION,
         });
     }
-    for (version, sql) in MIGRATIONS.iter().enumerate().skip(found.max(0) as usize) {
+    for (version, step) in MIGRATIONS.iter().enumerate().skip(found.max(0) as usize) {
         let tx = conn.transaction()?;
-        tx.execute_batch(sql)?;
+        match step {
+            Migration::Sql(sql) => tx.execute_batch(sql)?,
+            Migration::ChecksAsComparisons => rewrite_checks(&tx)?,
+        }
         tx.pragma_update(None, "user_version", version as i64 + 1)?;
         tx.commit()?;
+    }
+    Ok(())
+}
+
+/// Replaces each `CHECK … IN (…)` of `transactions` by its comparison chain in
+/// the stored definition (inside the caller's transaction), then bumps the
+/// schema version so every connection re-reads it. A definition that does not
+/// hold exactly the expected constraints is an error: nothing is changed.
+fn rewrite_checks(tx: &rusqlite::Transaction<'_>) -> Result<(), MigrateError> {
+    let sql: String = tx.query_row(
+        "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'transactions'",
+        [],
+        |r| r.get(0),
+    )?;
+    let mut rewritten = sql.clone();
+    for (from, to) in CHECKS_AS_COMPARISONS {
+        if rewritten.matches(from).count() != 1 {
+            return Err(MigrateError::UnexpectedSchema {
+                detail: format!("transactions does not hold exactly one {from}"),
+            });
+        }
+        rewritten = rewritten.replacen(from, to, 1);
+    }
+    let schema_version: i64 = tx.pragma_query_value(None, "schema_version", |r| r.get(0))?;
+    tx.pragma_update(None, "writable_schema", true)?;
+    let updated = tx.execute(
+        "UPDATE sqlite_schema SET sql = ?1 WHERE type = 'table' AND name = 'transactions'",
+        [&rewritten],
+    );
+    let bumped = tx.pragma_update(None, "schema_version", schema_version + 1);
+    let off = tx.pragma_update(None, "writable_schema", false);
+    if updated? != 1 {
+        return Err(MigrateError::UnexpectedSchema {
+            detail: "transactions definition not updated".into(),
+        });
+    }
+    bumped?;
+    off?;
+    let check: String = tx.query_row("PRAGMA integrity_check", [], |r| r.get(0))?;
+    if check != "ok" {
+        return Err(MigrateError::UnexpectedSchema {
+            detail: format!("integrity_check after the rewrite: {check}"),
+        });
     }
     Ok(())
 }
@@ -127,6 +215,98 @@ mod tests {
                 .unwrap();
             assert_eq!(mode, "wal");
         }
+    }
+
+    fn opcodes(conn: &Connection, sql: &str) -> Vec<String> {
+        let mut st = conn.prepare(&format!("EXPLAIN {sql}")).unwrap();
+        st.query_map([], |r| r.get::<_, String>(1))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    }
+
+    /// Guards against: the `CHECK … IN (…)` constraints coming back (migration
+    /// 2 -> 3 removed), which makes every intent INSERT and terminal UPDATE
+    /// build and free an ephemeral index — the largest SQLite cost of a write.
+    #[test]
+    fn the_write_statements_build_no_ephemeral_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut conn = Connection::open(dir.path().join("j.sqlite3")).unwrap();
+        prepare(&mut conn).unwrap();
+        let insert = "INSERT INTO transactions (id, project_object_id, generation, effect_kind,
+                          operation, tool_family, state, intent_json, created_at_ms)
+                      VALUES ('t', 'o', 1, 'file', 'write', 'f', 'open', '{}', 0)";
+        let update = "UPDATE transactions SET state = 'committed', proof_json = '{}'
+                      WHERE id = 't' AND state = 'open'";
+        for sql in [insert, update] {
+            let ops = opcodes(&conn, sql);
+            assert!(!ops.is_empty());
+            assert!(
+                !ops.iter().any(|op| op == "OpenEphemeral"),
+                "{sql}: {ops:?}"
+            );
+        }
+    }
+
+    /// Guards against: the in-place rewrite losing rows or constraints when a
+    /// version-2 journal (written by the previous build) is opened.
+    #[test]
+    fn a_version_2_journal_keeps_its_rows_and_constraints() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.sqlite3");
+        {
+            let conn = Connection::open(&path).unwrap();
+            conn.pragma_update(None, "journal_mode", "WAL").unwrap();
+            for step in &MIGRATIONS[..2] {
+                let Migration::Sql(sql) = step else {
+                    panic!("the first two migrations are SQL")
+                };
+                conn.execute_batch(sql).unwrap();
+            }
+            conn.pragma_update(None, "user_version", 2).unwrap();
+            conn.execute(
+                "INSERT INTO transactions (id, project_object_id, generation, effect_kind,
+                     operation, tool_family, state, intent_json, created_at_ms)
+                 VALUES ('t', 'o', 1, 'file', 'write', 'f', 'open', '{}', 0)",
+                [],
+            )
+            .unwrap();
+        }
+        let mut conn = Connection::open(&path).unwrap();
+        prepare(&mut conn).unwrap();
+        let v: i64 = conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .unwrap();
+        assert_eq!(v, CURRENT_VERSION);
+        let state: String = conn
+            .query_row("SELECT state FROM transactions WHERE id = 't'", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(state, "open");
+        let bad_state = conn.execute("UPDATE transactions SET state = 'done' WHERE id = 't'", []);
+        assert!(
+            bad_state.is_err_and(|e| e.to_string().contains("CHECK constraint failed")),
+            "state is still constrained"
+        );
+        let bad_kind = conn.execute(
+            "INSERT INTO transactions (id, project_object_id, generation, effect_kind,
+                 operation, tool_family, state, intent_json, created_at_ms)
+             VALUES ('u', 'o', 1, 'socket', 'write', 'f', 'open', '{}', 0)",
+            [],
+        );
+        assert!(
+            bad_kind.is_err_and(|e| e.to_string().contains("CHECK constraint failed")),
+            "effect_kind is still constrained"
+        );
+        let sql: String = conn
+            .query_row(
+                "SELECT sql FROM sqlite_schema WHERE name = 'transactions'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert!(!sql.contains(" IN ("), "{sql}");
     }
 
     #[test]

@@ -508,7 +508,7 @@ fn a_committed_overwrite_releases_its_pre_image() {
         operation: "write".into(),
     })
     .unwrap();
-    assert_eq!(preimages(j.state_dir()), (0, 0));
+    assert_eq!(j.retained_preimages().unwrap(), (0, 0));
 }
 
 /// The terminal row and the release are two statements: a crash between them leaves
@@ -545,7 +545,7 @@ fn a_proven_row_s_left_over_pre_image_is_dropped_at_open() {
     drop(conn);
     assert_eq!(preimages(&state_dir), (1, 3));
     let j = Journal::open(&state, &project).unwrap();
-    assert_eq!(preimages(j.state_dir()), (0, 0));
+    assert_eq!(j.retained_preimages().unwrap(), (0, 0));
 }
 
 /// Item 6: compensate restores a quarantined overwrite or delete byte-exact
