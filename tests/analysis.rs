@@ -599,3 +599,86 @@ async fn every_path_argument_is_checked() {
     }
     client.cancel().await.unwrap();
 }
+
+/// Godot's own ResourceUID table, after a real import of the demo project, maps every
+/// uid that resolve_uid reports to the same path, and an unknown uid to none; and
+/// resolve_uid reports one for every file that declares one (a header, a .uid, an .import).
+#[tokio::test]
+async fn real_godot_resolve_uid_agrees_with_the_engine() {
+    let Some(godot) = support::godot_bin("resolve_uid vs ResourceUID") else {
+        return;
+    };
+    let copy = demo_copy();
+    let p = copy.path();
+    let st = std::process::Command::new(&godot)
+        .args(["--headless", "--import", "--path"])
+        .arg(p)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(st.success(), "godot --import failed");
+
+    let client = connect(p).await;
+    let listed = call_ok(&client, "list_files", json!({"limit": 1000})).await;
+    let mut ours: Vec<(String, String)> = Vec::new();
+    for f in listed["files"].as_array().unwrap() {
+        let r = support::call(&client, "resolve_uid", json!({"path": f["path"]})).await;
+        if r.is_error != Some(true) {
+            let v = r.structured_content.unwrap();
+            ours.push((
+                v["uid"].as_str().unwrap().into(),
+                v["path"].as_str().unwrap().into(),
+            ));
+        }
+    }
+    client.cancel().await.unwrap();
+    fn declaring(dir: &Path) -> usize {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+            .map(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                if e.file_type().unwrap().is_dir() {
+                    declaring(&e.path())
+                } else {
+                    [".uid", ".import", ".tscn", ".tres"]
+                        .iter()
+                        .any(|x| name.ends_with(x)) as usize
+                }
+            })
+            .sum()
+    }
+    assert_eq!(ours.len(), declaring(p), "{ours:?}");
+
+    std::fs::write(
+        p.join("uid_probe.gd"),
+        "extends SceneTree\n\nfunc _init() -> void:\n\
+         \tfor uid in OS.get_cmdline_user_args():\n\
+         \t\tvar id := ResourceUID.text_to_id(uid)\n\
+         \t\tvar path := ResourceUID.get_id_path(id) if ResourceUID.has_id(id) else \"<none>\"\n\
+         \t\tprint(\"UID \", uid, \" \", path)\n\
+         \tquit()\n",
+    )
+    .unwrap();
+    let out = std::process::Command::new(&godot)
+        .args(["--headless", "--path"])
+        .arg(p)
+        .args(["--script", "res://uid_probe.gd", "--"])
+        .args(ours.iter().map(|(u, _)| u.as_str()))
+        .arg("uid://zzzznotthere")
+        .stderr(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let engine: Vec<(String, String)> = stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("UID "))
+        .filter_map(|l| l.split_once(' '))
+        .map(|(u, p)| (u.to_string(), p.to_string()))
+        .collect();
+    let mut expected = ours.clone();
+    expected.push(("uid://zzzznotthere".into(), "<none>".into()));
+    assert_eq!(engine, expected, "godot said:\n{stdout}");
+}
