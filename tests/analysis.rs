@@ -421,6 +421,11 @@ async fn project_stats_agree_with_the_scene_reader() {
     assert_eq!(v["by_kind"]["scene"]["count"], 3);
     assert_eq!(v["by_kind"]["script"]["count"], 5);
     assert_eq!(v["resources"]["count"], 2);
+    assert_eq!(v["folders"]["scenes"]["count"], 3);
+    assert_eq!(
+        v["folders"]["scripts"]["count"],
+        v["by_kind"]["script"]["count"]
+    );
     let mut nodes = 0;
     for s in ["main_2d", "player", "level_3d"] {
         let t = call_ok(

@@ -45,7 +45,8 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "dependency_graph",
                 "Dependency graph",
-                "What a file depends on and what depends on it, transitively, with depth. Paged.",
+                "What a file depends on, or what depends on it (direction), transitively, \
+                 with depth. Paged.",
             ),
             dependency_graph,
         ),
@@ -97,7 +98,8 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "project_stats",
                 "Project stats",
-                "Counts and sizes by file kind; scenes, nodes, node types, scripts, resources.",
+                "Counts and sizes by file kind and top folder; scenes, nodes, node types, \
+                 scripts, resources.",
             ),
             project_stats,
         ),
@@ -1243,6 +1245,15 @@ async fn project_stats(state: Arc<AppState>, _args: StatsArgs, _f: CallFlags) ->
     indexed(state, move |_state, ix| {
         let mut by_kind: BTreeMap<String, (u64, u64)> = BTreeMap::new();
         let mut bytes = 0u64;
+        // The project's structure: its top-level folders ("." for files at the root).
+        let mut folders: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+        for (p, f) in &ix.files {
+            let rel = p.strip_prefix("res://").unwrap_or(p);
+            let top = rel.split_once('/').map_or(".", |(d, _)| d);
+            let e = folders.entry(top.to_string()).or_default();
+            e.0 += 1;
+            e.1 += f.size;
+        }
         for f in ix.files.values() {
             let k = serde_json::to_value(f.kind)
                 .ok()
@@ -1279,6 +1290,7 @@ async fn project_stats(state: Arc<AppState>, _args: StatsArgs, _f: CallFlags) ->
             "files": ix.files.len(),
             "bytes": bytes,
             "by_kind": by_kind.iter().map(|(k, (c, b))| (k.clone(), json!({"count": c, "bytes": b}))).collect::<serde_json::Map<_, _>>(),
+            "folders": folders.iter().take(100).map(|(k, (c, b))| (k.clone(), json!({"count": c, "bytes": b}))).collect::<serde_json::Map<_, _>>(),
             "scenes": {
                 "count": ix.scenes.len(),
                 "nodes": nodes,
