@@ -227,6 +227,13 @@ async fn unused_resources_are_what_no_root_reaches() {
     let copy = demo_copy();
     // An orphaned sidecar: a script's .uid whose script is gone.
     std::fs::write(copy.path().join("scripts/gone.gd.uid"), "uid://gone0000\n").unwrap();
+    // A script nothing uses, which preloads the theme: both stay unused, and the
+    // theme says who refers to it.
+    std::fs::write(
+        copy.path().join("scripts/uses_theme.gd"),
+        "extends Node\nconst THEME = preload(\"res://resources/ui_theme.tres\")\n",
+    )
+    .unwrap();
     let client = connect(copy.path()).await;
     let v = call_ok(&client, "find_unused_resources", json!({})).await;
     let roots: Vec<(&str, &str)> = v["roots"]
@@ -246,9 +253,15 @@ async fn unused_resources_are_what_no_root_reaches() {
         paths(&v),
         [
             "res://resources/ui_theme.tres",
-            "res://scenes/level_3d.tscn"
+            "res://scenes/level_3d.tscn",
+            "res://scripts/uses_theme.gd"
         ]
     );
+    assert_eq!(
+        v["items"][0]["referenced_by_unused"],
+        json!(["res://scripts/uses_theme.gd"])
+    );
+    assert_eq!(v["items"][1]["referenced_by_unused"], json!([]));
     assert_eq!(
         v["orphaned_sidecars"],
         json!([{"path": "res://scripts/gone.gd.uid", "missing_source": "res://scripts/gone.gd"}])

@@ -950,6 +950,12 @@ async fn find_unused_resources(
     indexed(state, move |state, ix| {
         let roots = ix.resolved_roots();
         let reached = ix.graph.reachable(roots.iter().map(|(p, _)| p.as_str()));
+        let mut users: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+        for r in &ix.refs {
+            if let Some(t) = &r.target {
+                users.entry(t.as_str()).or_default().insert(r.file.as_str());
+            }
+        }
         let unused: Vec<Value> = ix
             .files
             .iter()
@@ -959,14 +965,10 @@ async fn find_unused_resources(
                     && !reached.contains(*p)
             })
             .map(|(p, f)| {
-                let referenced_by: Vec<&str> = ix
-                    .refs
-                    .iter()
-                    .filter(|r| r.target.as_deref() == Some(p.as_str()))
-                    .map(|r| r.file.as_str())
-                    .collect::<BTreeSet<_>>()
-                    .into_iter()
-                    .collect();
+                let referenced_by: Vec<&str> = users
+                    .get(p.as_str())
+                    .map(|u| u.iter().copied().collect())
+                    .unwrap_or_default();
                 json!({"path": p, "kind": f.kind, "size": f.size, "referenced_by_unused": referenced_by})
             })
             .collect();
