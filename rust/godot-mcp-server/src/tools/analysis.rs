@@ -942,6 +942,9 @@ pub struct UnusedArgs {
     limit: Option<u32>,
 }
 
+/// Roots listed in an answer at most (`roots_total` counts them all).
+const MAX_ROOTS_SHOWN: usize = 200;
+
 async fn find_unused_resources(
     state: Arc<AppState>,
     args: UnusedArgs,
@@ -982,7 +985,9 @@ async fn find_unused_resources(
         Ok(with(
             paged(state, args.offset, args.limit, &unused)?,
             json!({
-                "roots": roots.iter().map(|(p, why)| json!({"path": p, "reason": why})).collect::<Vec<_>>(),
+                // An enabled plugin makes every file of its folder a root: bounded.
+                "roots": roots.iter().take(MAX_ROOTS_SHOWN).map(|(p, why)| json!({"path": p, "reason": why})).collect::<Vec<_>>(),
+                "roots_total": roots.len(),
                 "orphaned_sidecars": orphans,
                 "method": "Reached from the roots through [ext_resource] lines, res:// and uid:// \
                            strings in scripts and shaders, and project.godot values. Paths built \
