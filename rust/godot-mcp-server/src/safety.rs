@@ -227,10 +227,12 @@ pub enum Toolset {
     EditorProcess,
     /// Exporting builds.
     Export,
+    /// Project analysis from disk: references, cycles, unused files, integrity, search.
+    Analysis,
 }
 
 impl Toolset {
-    pub const ALL: [Toolset; 17] = [
+    pub const ALL: [Toolset; 18] = [
         Toolset::Project,
         Toolset::SceneRead,
         Toolset::ScriptRead,
@@ -248,6 +250,7 @@ impl Toolset {
         Toolset::Runtime,
         Toolset::EditorProcess,
         Toolset::Export,
+        Toolset::Analysis,
     ];
 
     /// Enabled when the operator names none: the read-mostly core every session
@@ -282,6 +285,7 @@ impl Toolset {
             Self::Runtime => "runtime",
             Self::EditorProcess => "editor_process",
             Self::Export => "export",
+            Self::Analysis => "analysis",
         }
     }
 
@@ -313,6 +317,10 @@ impl Toolset {
             }
             Self::EditorProcess => "Start or stop a supervised headless Godot editor.",
             Self::Export => "Export builds with Godot's export presets.",
+            Self::Analysis => {
+                "Analyze the project from disk: dependency graph, references, cycles, unused \
+                 files, scene integrity, signal flow, stats, uid lookup, text search."
+            }
         }
     }
 

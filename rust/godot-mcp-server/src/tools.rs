@@ -21,6 +21,7 @@ use crate::respath::PATH_REFUSED_TAG;
 use crate::safety::{EffectKind, RuntimeFlags, SafetyClass, Toolset};
 use crate::state::AppState;
 
+pub mod analysis;
 pub mod batch;
 pub mod editor;
 pub mod files;
@@ -472,6 +473,7 @@ impl Registry {
             .chain(settings::tools())
             .chain(batch::tools())
             .chain(toolsets::tools())
+            .chain(analysis::tools())
         {
             r.add(def);
         }
