@@ -1127,15 +1127,21 @@ fn plan_canonicalize(
     args: CanonicalizeArgs,
 ) -> Result<crate::tools::Plan, ToolError> {
     use godot_mcp_journal::{FileState, FileWrite, TxnOutcome};
-    if !matches!(args.path.extension().as_deref(), Some("tres" | "tscn")) {
-        return Err(ToolError::invalid_params(
-            "path",
-            format!(
-                "{} is not a text resource (.tres) or scene (.tscn)",
-                args.path
-            ),
-        ));
-    }
+    // The helper's output keeps the extension: Godot's text saver refuses to write a
+    // PackedScene to a .tres.
+    let out_name = match args.path.extension().as_deref() {
+        Some("tres") => "out.tres",
+        Some("tscn") => "out.tscn",
+        _ => {
+            return Err(ToolError::invalid_params(
+                "path",
+                format!(
+                    "{} is not a text resource (.tres) or scene (.tscn)",
+                    args.path
+                ),
+            ));
+        }
+    };
     let program = godot()?;
     let target = state.project.resolve("path", &args.path)?;
     let before = std::fs::read(&target)
@@ -1185,7 +1191,7 @@ fn plan_canonicalize(
                         user_args: vec![
                             format!("--godot-mcp-in={path}"),
                             format!(
-                                "--godot-mcp-out={}/out.tres",
+                                "--godot-mcp-out={}/{out_name}",
                                 process::SESSION_DIR_PLACEHOLDER
                             ),
                         ],
@@ -1209,7 +1215,7 @@ fn plan_canonicalize(
         let Some(ended) = ended else {
             return Err(ToolError::internal("the helper did not end"));
         };
-        let out = session.output_dir().join("out.tres");
+        let out = session.output_dir().join(out_name);
         let bytes = match (ended.code, std::fs::read(&out)) {
             (Some(0), Ok(b)) => b,
             _ => {
@@ -1225,6 +1231,19 @@ fn plan_canonicalize(
                 ));
             }
         };
+        // A uid the file had and the candidate lacks would silently cut every link to
+        // this file (or from it) made by uid: refuse, whatever the helper did.
+        let lost = lost_uids(&before, &bytes);
+        if !lost.is_empty() {
+            return Err(ToolError::new(
+                ErrorCode::PreconditionFailed,
+                format!(
+                    "The Godot helper's output of {path} drops or changes its uid links ({}); \
+                     nothing was written.",
+                    lost.join(", ")
+                ),
+            ));
+        }
         let sha_after = match FileState::of(&bytes) {
             FileState::Present { sha256 } => sha256.to_string(),
             FileState::Absent => String::new(),
@@ -1255,4 +1274,76 @@ fn plan_canonicalize(
         m.insert("persisted".into(), json!(true));
         Ok(m)
     })
+}
+
+/// The uids of a text resource's tags (`uid="…"` in the `[gd_resource]` / `[gd_scene]`
+/// header and in each `[ext_resource]`) that `before` has and `after` does not: the
+/// header's own uid must stay the same, every dependency's uid must still be there.
+fn lost_uids(before: &[u8], after: &[u8]) -> Vec<String> {
+    let (own_before, deps_before) = tag_uids(before);
+    let (own_after, deps_after) = tag_uids(after);
+    let mut lost = Vec::new();
+    if let Some(own) = own_before
+        && own_after.as_deref() != Some(own.as_str())
+    {
+        lost.push(format!("header {own}"));
+    }
+    for dep in deps_before {
+        if !deps_after.contains(&dep) {
+            lost.push(format!("ext_resource {dep}"));
+        }
+    }
+    lost
+}
+
+/// (header uid, ext_resource uids) of a text resource.
+fn tag_uids(text: &[u8]) -> (Option<String>, std::collections::BTreeSet<String>) {
+    fn uid_of(line: &str) -> Option<String> {
+        let rest = &line[line.find(" uid=\"")? + 6..];
+        Some(rest[..rest.find('"')?].to_string())
+    }
+    let text = String::from_utf8_lossy(text);
+    let mut own = None;
+    let mut deps = std::collections::BTreeSet::new();
+    for line in text.lines() {
+        if line.starts_with("[gd_resource ") || line.starts_with("[gd_scene ") {
+            own = own.or_else(|| uid_of(line));
+        } else if line.starts_with("[ext_resource ") {
+            deps.extend(uid_of(line));
+        }
+    }
+    (own, deps)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::lost_uids;
+
+    const FILE: &str = "[gd_resource type=\"Resource\" load_steps=2 format=3 uid=\"uid://own\"]\n\n\
+        [ext_resource type=\"Script\" uid=\"uid://dep\" path=\"res://s.gd\" id=\"1_a\"]\n\n\
+        [resource]\nscript = ExtResource(\"1_a\")\n";
+
+    #[test]
+    fn a_candidate_that_keeps_every_uid_loses_none() {
+        assert!(lost_uids(FILE.as_bytes(), FILE.as_bytes()).is_empty());
+        // A file without uids has none to lose.
+        let bare = b"[gd_resource type=\"Resource\" format=3]\n";
+        assert!(lost_uids(bare, FILE.as_bytes()).is_empty());
+    }
+
+    #[test]
+    fn a_dropped_or_changed_uid_is_named() {
+        let dropped = FILE
+            .replace(" uid=\"uid://own\"", "")
+            .replace(" uid=\"uid://dep\"", "");
+        assert_eq!(
+            lost_uids(FILE.as_bytes(), dropped.as_bytes()),
+            ["header uid://own", "ext_resource uid://dep"]
+        );
+        let changed = FILE.replace("uid://own", "uid://other");
+        assert_eq!(
+            lost_uids(FILE.as_bytes(), changed.as_bytes()),
+            ["header uid://own"]
+        );
+    }
 }
