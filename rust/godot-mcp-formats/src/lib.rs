@@ -11,6 +11,8 @@
 //! - [`scene`]: `.tscn` → [`Scene`] (node tree, connections, editable paths).
 //! - [`resource`]: `.tres` → [`Resource`], and the header / ext / sub
 //!   resource tables `.tscn` shares with it.
+//! - [`animation`], [`audio_bus`], [`theme`], [`tilemap`]: what Godot's
+//!   animation, bus layout, theme and tile resources store, decoded.
 //! - [`error`]: the one [`ParseError`] (kind, line, column, message).
 //! - [`testing`]: generators of large realistic inputs for benches and tests.
 //!
@@ -20,12 +22,16 @@
 //! with a 1-based line and column, never a partial result.
 #![forbid(unsafe_code)]
 
+pub mod animation;
+pub mod audio_bus;
 pub mod error;
 pub mod project;
 pub mod resource;
 pub mod scene;
 pub mod testing;
 pub mod text;
+pub mod theme;
+pub mod tilemap;
 pub mod value;
 
 pub use error::{ErrorKind, ParseError, Position};

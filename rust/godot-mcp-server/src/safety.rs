@@ -227,10 +227,20 @@ pub enum Toolset {
     EditorProcess,
     /// Exporting builds.
     Export,
+    /// Per-node reads of saved scenes: groups, connections, stored properties.
+    SceneInspect,
+    /// Animation libraries, animations, tracks and keys.
+    Animation,
+    /// The audio bus layout.
+    Audio,
+    /// Theme resources.
+    Theme,
+    /// TileMapLayer cells and tile sets.
+    Tilemap,
 }
 
 impl Toolset {
-    pub const ALL: [Toolset; 17] = [
+    pub const ALL: [Toolset; 22] = [
         Toolset::Project,
         Toolset::SceneRead,
         Toolset::ScriptRead,
@@ -248,6 +258,11 @@ impl Toolset {
         Toolset::Runtime,
         Toolset::EditorProcess,
         Toolset::Export,
+        Toolset::SceneInspect,
+        Toolset::Animation,
+        Toolset::Audio,
+        Toolset::Theme,
+        Toolset::Tilemap,
     ];
 
     /// Enabled when the operator names none: the read-mostly core every session
@@ -282,6 +297,11 @@ impl Toolset {
             Self::Runtime => "runtime",
             Self::EditorProcess => "editor_process",
             Self::Export => "export",
+            Self::SceneInspect => "scene_inspect",
+            Self::Animation => "animation",
+            Self::Audio => "audio",
+            Self::Theme => "theme",
+            Self::Tilemap => "tilemap",
         }
     }
 
@@ -313,6 +333,13 @@ impl Toolset {
             }
             Self::EditorProcess => "Start or stop a supervised headless Godot editor.",
             Self::Export => "Export builds with Godot's export presets.",
+            Self::SceneInspect => {
+                "One node of a saved scene: its groups, signal connections, stored properties."
+            }
+            Self::Animation => "Read animation libraries, animations, tracks and keys from disk.",
+            Self::Audio => "Read the audio bus layout as Godot loads it.",
+            Self::Theme => "Read Theme resources: colors, constants, fonts, styleboxes by type.",
+            Self::Tilemap => "Read TileMapLayer cells and TileSet sources from disk.",
         }
     }
 
