@@ -87,6 +87,7 @@ fn valid_args(tool: &str) -> Option<Value> {
         }
         "remove_input_action" => json!({"name": "jump"}),
         "canonicalize_resource" => json!({"path": "res://resources/messy.tres"}),
+        "clear_input_action_events" => json!({"action": "jump"}),
         "add_input_event" => {
             json!({"action": "jump", "event": {"type": "joypad_button", "button_index": 0}})
         }

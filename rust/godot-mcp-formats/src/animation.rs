@@ -121,13 +121,19 @@ pub fn parse_animation(props: &[Property]) -> Animation {
 
 fn track(index: usize, fields: &[(&str, &Value)]) -> Track {
     let get = |n: &str| fields.iter().find(|(f, _)| *f == n).map(|(_, v)| *v);
-    let kind = get("type").and_then(Value::as_str).unwrap_or("").to_string();
+    let kind = get("type")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
     let keys_value = get("keys");
     let update = keys_value.and_then(|k| k.dict_get("update"));
     let keys = keys_value.and_then(|k| decode_keys(&kind, k));
     Track {
         index,
-        path: get("path").and_then(Value::as_str).unwrap_or("").to_string(),
+        path: get("path")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string(),
         interpolation: name_of(&INTERPOLATIONS, get("interp"), 1),
         enabled: get("enabled").and_then(Value::as_bool).unwrap_or(true),
         loop_wrap: get("loop_wrap").and_then(Value::as_bool).unwrap_or(true),
@@ -209,11 +215,7 @@ fn decode_keys(kind: &str, keys: &Value) -> Option<Vec<Key>> {
             .enumerate()
             .map(|(i, (&time, value))| Key {
                 time,
-                transition: if with_transition {
-                    transition(i)
-                } else {
-                    None
-                },
+                transition: if with_transition { transition(i) } else { None },
                 value,
             })
             .collect(),
@@ -244,8 +246,7 @@ pub fn named_resources(dict: &Value) -> Vec<(String, Value)> {
 mod tests {
     use super::*;
 
-    const LIBRARY: &str =
-        include_str!("../../../tests/fixtures/readfam/anim_library.tres");
+    const LIBRARY: &str = include_str!("../../../tests/fixtures/readfam/anim_library.tres");
 
     fn walk() -> Animation {
         let res = crate::parse_resource(LIBRARY).unwrap();
@@ -267,15 +268,24 @@ mod tests {
         assert_eq!(a.loop_mode, "linear");
         assert_eq!(a.tracks.len(), 4);
         let v = &a.tracks[0];
-        assert_eq!((v.kind.as_str(), v.path.as_str()), ("value", "Sprite2D:position"));
+        assert_eq!(
+            (v.kind.as_str(), v.path.as_str()),
+            ("value", "Sprite2D:position")
+        );
         assert_eq!(v.interpolation, "cubic");
         assert_eq!(v.update_mode, Some("continuous"));
         assert_eq!(v.keys.len(), 2);
         assert_eq!(v.keys[1].time, 1.5);
         assert_eq!(v.keys[1].transition, Some(0.5));
-        assert_eq!(v.keys[1].value, ctor("Vector2", &[100.0, 20.0]).with_int_args());
+        assert_eq!(
+            v.keys[1].value,
+            ctor("Vector2", &[100.0, 20.0]).with_int_args()
+        );
         let m = &a.tracks[1];
-        assert_eq!(m.keys[0].value.dict_get("method").and_then(Value::as_str), Some("jump"));
+        assert_eq!(
+            m.keys[0].value.dict_get("method").and_then(Value::as_str),
+            Some("jump")
+        );
         let b = &a.tracks[2];
         assert_eq!(b.keys[0].time, 0.25);
         assert_eq!(b.keys[0].value.dict_get("value"), Some(&Value::Float(0.5)));

@@ -109,7 +109,12 @@ pub fn parse_bus_layout(props: &[Property]) -> Result<Vec<Bus>, String> {
     for (bus, slots) in buses.iter_mut().zip(effects) {
         bus.effects = slots
             .into_iter()
-            .filter_map(|(effect, enabled)| Some(BusEffect { effect: effect?, enabled }))
+            .filter_map(|(effect, enabled)| {
+                Some(BusEffect {
+                    effect: effect?,
+                    enabled,
+                })
+            })
             .collect();
     }
     buses[0].name = "Master".into();
@@ -147,14 +152,23 @@ mod tests {
         )
         .unwrap();
         let buses = parse_bus_layout(&res.properties).unwrap();
-        assert_eq!((buses[0].name.as_str(), buses[0].send.as_str()), ("Master", ""));
+        assert_eq!(
+            (buses[0].name.as_str(), buses[0].send.as_str()),
+            ("Master", "")
+        );
         assert_eq!(buses.len(), 3);
         assert_eq!(buses[1].name, "");
-        assert!(buses[2].effects.is_empty(), "an effect slot without a resource is dropped");
+        assert!(
+            buses[2].effects.is_empty(),
+            "an effect slot without a resource is dropped"
+        );
         let res = crate::parse_resource(
             "[gd_resource type=\"AudioBusLayout\" format=3]\n\n[resource]\nbus/5000/mute = true\n",
         )
         .unwrap();
-        assert_eq!(parse_bus_layout(&res.properties), Err("bus/5000/mute".into()));
+        assert_eq!(
+            parse_bus_layout(&res.properties),
+            Err("bus/5000/mute".into())
+        );
     }
 }

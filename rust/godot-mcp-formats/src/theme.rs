@@ -84,9 +84,8 @@ mod tests {
 
     #[test]
     fn reads_every_item_kind_godot_wrote() {
-        let res =
-            crate::parse_resource(include_str!("../../../tests/fixtures/readfam/theme.tres"))
-                .unwrap();
+        let res = crate::parse_resource(include_str!("../../../tests/fixtures/readfam/theme.tres"))
+            .unwrap();
         let t = parse_theme(&res.properties);
         assert_eq!(t.default_font_size, Some(18));
         let names: Vec<_> = t.types.keys().map(String::as_str).collect();
@@ -99,6 +98,9 @@ mod tests {
         let label = &t.types["Label"];
         assert_eq!(label.font_sizes["font_size"], Value::Int(22));
         assert!(matches!(label.fonts["font"], Value::SubResource(_)));
-        assert!(matches!(t.types["CheckBox"].icons["checked"], Value::ExtResource(_)));
+        assert!(matches!(
+            t.types["CheckBox"].icons["checked"],
+            Value::ExtResource(_)
+        ));
     }
 }

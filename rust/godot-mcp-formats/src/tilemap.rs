@@ -36,7 +36,10 @@ impl std::fmt::Display for TileDataError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Self::NotBytes => f.write_str("tile_map_data is not a PackedByteArray of bytes"),
-            Self::Version(v) => write!(f, "tile_map_data format {v} is unknown (Godot 4.4 writes 0)"),
+            Self::Version(v) => write!(
+                f,
+                "tile_map_data format {v} is unknown (Godot 4.4 writes 0)"
+            ),
             Self::Length(n) => write!(f, "tile_map_data has {n} bytes, not 2 + 12 per cell"),
         }
     }
@@ -105,8 +108,7 @@ pub struct TileSetInfo {
 fn vec2i(v: Option<&Value>, default: [i64; 2]) -> [i64; 2] {
     match v {
         Some(Value::Constructor { name, args }) if name == "Vector2i" && args.len() == 2 => {
-            [args[0].as_int(), args[1].as_int()]
-                .map(Option::unwrap_or_default)
+            [args[0].as_int(), args[1].as_int()].map(Option::unwrap_or_default)
         }
         _ => default,
     }
@@ -127,7 +129,12 @@ pub fn parse_tile_set(props: &[Property]) -> TileSetInfo {
     let get = |n: &str| props.iter().find(|p| p.name == n).map(|p| &p.value);
     let mut sources: Vec<(i64, Value)> = props
         .iter()
-        .filter_map(|p| Some((p.name.strip_prefix("sources/")?.parse().ok()?, p.value.clone())))
+        .filter_map(|p| {
+            Some((
+                p.name.strip_prefix("sources/")?.parse().ok()?,
+                p.value.clone(),
+            ))
+        })
         .collect();
     sources.sort_by_key(|(id, _)| *id);
     let n_custom = layer_count(props, "custom_data_layer_");
@@ -232,7 +239,11 @@ mod tests {
     fn decodes_the_cells_godot_wrote() {
         let scene = crate::parse_scene(LEVEL).unwrap();
         let ground = scene.node("Ground").unwrap();
-        let data = ground.properties.iter().find(|p| p.name == "tile_map_data").unwrap();
+        let data = ground
+            .properties
+            .iter()
+            .find(|p| p.name == "tile_map_data")
+            .unwrap();
         let cells = decode_tile_map_data(&packed_bytes(&data.value).unwrap()).unwrap();
         let cell = |coords, source_id, atlas_coords, alternative| Cell {
             coords,
@@ -254,8 +265,14 @@ mod tests {
 
     #[test]
     fn refuses_what_it_cannot_decode() {
-        assert_eq!(decode_tile_map_data(&[1, 0]), Err(TileDataError::Version(1)));
-        assert_eq!(decode_tile_map_data(&[0, 0, 1]), Err(TileDataError::Length(3)));
+        assert_eq!(
+            decode_tile_map_data(&[1, 0]),
+            Err(TileDataError::Version(1))
+        );
+        assert_eq!(
+            decode_tile_map_data(&[0, 0, 1]),
+            Err(TileDataError::Length(3))
+        );
         assert_eq!(decode_tile_map_data(&[]), Ok(vec![]));
         let v = crate::parse_value("PackedByteArray(0, 256)").unwrap();
         assert_eq!(packed_bytes(&v), Err(TileDataError::NotBytes));
@@ -263,14 +280,16 @@ mod tests {
 
     #[test]
     fn reads_the_tile_set_and_its_atlases() {
-        let res = crate::parse_resource(include_str!(
-            "../../../tests/fixtures/readfam/tileset.tres"
-        ))
-        .unwrap();
+        let res =
+            crate::parse_resource(include_str!("../../../tests/fixtures/readfam/tileset.tres"))
+                .unwrap();
         let ts = parse_tile_set(&res.properties);
         assert_eq!(ts.tile_size, [16, 16]);
         assert_eq!(ts.tile_shape, "square");
-        assert_eq!(ts.sources.iter().map(|s| s.0).collect::<Vec<_>>(), vec![0, 5]);
+        assert_eq!(
+            ts.sources.iter().map(|s| s.0).collect::<Vec<_>>(),
+            vec![0, 5]
+        );
         let a = parse_atlas_source(&res.sub_resources[0].properties);
         assert_eq!(a.texture_region_size, [16, 16]);
         let coords: Vec<_> = a.tiles.iter().map(|t| t.atlas_coords).collect();

@@ -83,9 +83,10 @@ fn animation(doc: &Doc, reference: &GValue) -> Result<Animation, String> {
             .sub(id)
             .map(|s| parse_animation(&s.properties))
             .ok_or_else(|| format!("SubResource {id} is missing")),
-        GValue::ExtResource(id) => Err(doc
-            .ext(id)
-            .map_or_else(|| format!("ExtResource {id} is missing"), |e| e.path.clone())),
+        GValue::ExtResource(id) => Err(doc.ext(id).map_or_else(
+            || format!("ExtResource {id} is missing"),
+            |e| e.path.clone(),
+        )),
         _ => Err("not a resource reference".into()),
     }
 }
@@ -153,7 +154,12 @@ fn collect(
                                 .sub(id)
                                 .and_then(|s| s.properties.iter().find(|p| p.name == "_data"))
                             {
-                                found.extend(from_library(doc, Some(&n.path), Some(&lib), &d.value));
+                                found.extend(from_library(
+                                    doc,
+                                    Some(&n.path),
+                                    Some(&lib),
+                                    &d.value,
+                                ));
                             }
                         }
                         other => external.push(json!({
@@ -177,7 +183,11 @@ pub struct ListAnimationsArgs {
     node: Option<String>,
 }
 
-async fn list_animations(state: Arc<AppState>, args: ListAnimationsArgs, _f: CallFlags) -> ToolResult {
+async fn list_animations(
+    state: Arc<AppState>,
+    args: ListAnimationsArgs,
+    _f: CallFlags,
+) -> ToolResult {
     let doc = load_doc(&state, "path", &args.path, &["tscn", "tres"])?;
     let node = args.node.as_deref();
     let (found, external) = collect(&doc, &args.path, node)?;
@@ -226,7 +236,10 @@ pub struct GetAnimationArgs {
 async fn get_animation(state: Arc<AppState>, args: GetAnimationArgs, _f: CallFlags) -> ToolResult {
     let max_keys = args.max_keys.unwrap_or(100);
     if !(1..=5000).contains(&max_keys) {
-        return Err(ToolError::invalid_params("max_keys", "max_keys must be between 1 and 5000"));
+        return Err(ToolError::invalid_params(
+            "max_keys",
+            "max_keys must be between 1 and 5000",
+        ));
     }
     let doc = load_doc(&state, "path", &args.path, &["tscn", "tres"])?;
     let (found, _) = collect(&doc, &args.path, args.node.as_deref())?;

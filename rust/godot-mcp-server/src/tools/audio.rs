@@ -61,7 +61,11 @@ fn project_layout(state: &AppState) -> Result<(String, &'static str), ToolError>
     })
 }
 
-async fn get_audio_bus_layout(state: Arc<AppState>, args: BusLayoutArgs, _f: CallFlags) -> ToolResult {
+async fn get_audio_bus_layout(
+    state: Arc<AppState>,
+    args: BusLayoutArgs,
+    _f: CallFlags,
+) -> ToolResult {
     let (path, source) = match args.path {
         Some(p) => (p, "argument"),
         None => {
@@ -90,7 +94,10 @@ async fn get_audio_bus_layout(state: Arc<AppState>, args: BusLayoutArgs, _f: Cal
     if res.resource_type != "AudioBusLayout" {
         return Err(ToolError::invalid_params(
             "path",
-            format!("{path} is a {} resource, not an AudioBusLayout", res.resource_type),
+            format!(
+                "{path} is a {} resource, not an AudioBusLayout",
+                res.resource_type
+            ),
         ));
     }
     let buses = parse_bus_layout(&res.properties).map_err(|name| {

@@ -76,7 +76,10 @@ async fn get_input_action(state: Arc<AppState>, args: ActionArgs, _f: CallFlags)
     }))
 }
 
-fn plan_clear_input_action_events(state: Arc<AppState>, args: ActionArgs) -> Result<Plan, ToolError> {
+fn plan_clear_input_action_events(
+    state: Arc<AppState>,
+    args: ActionArgs,
+) -> Result<Plan, ToolError> {
     check_action_name(&args.action).map_err(|e| e.param("action"))?;
     plan_edit(state, move |config| {
         let Some(previous) = config.get("input", &args.action) else {

@@ -156,7 +156,12 @@ pub(crate) fn find_node<'a>(
     let key = node.trim_start_matches("./");
     let key = if key.is_empty() { "." } else { key };
     scene.node(key).ok_or_else(|| {
-        let some: Vec<&str> = scene.nodes.iter().take(20).map(|n| n.path.as_str()).collect();
+        let some: Vec<&str> = scene
+            .nodes
+            .iter()
+            .take(20)
+            .map(|n| n.path.as_str())
+            .collect();
         ToolError::not_found(format!("{path} has no node {node:?}"))
             .param("node")
             .hint(format!(

@@ -52,22 +52,48 @@ async fn get_theme(state: Arc<AppState>, args: ThemeArgs, _f: CallFlags) -> Tool
     if res.resource_type != "Theme" {
         return Err(ToolError::invalid_params(
             "path",
-            format!("{} is a {} resource, not a Theme", args.path, res.resource_type),
+            format!(
+                "{} is a {} resource, not a Theme",
+                args.path, res.resource_type
+            ),
         ));
     }
     let theme = parse_theme(&res.properties);
     if let Some(t) = &args.r#type
         && !theme.types.contains_key(t)
     {
-        return Err(ToolError::not_found(format!("{} has no theme type {t:?}", args.path))
-            .param("type")
-            .hint(format!(
-                "Types: {}",
-                theme.types.keys().take(50).cloned().collect::<Vec<_>>().join(", ")
-            )));
+        return Err(
+            ToolError::not_found(format!("{} has no theme type {t:?}", args.path))
+                .param("type")
+                .hint(format!(
+                    "Types: {}",
+                    theme
+                        .types
+                        .keys()
+                        .take(50)
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )),
+        );
     }
+    // An embedded stylebox or font is shown with its stored properties (a
+    // StyleBoxFlat's bg_color is what an agent asks a theme for); a file reference
+    // with its path.
     let item = |v: &GValue| match v {
-        GValue::SubResource(_) | GValue::ExtResource(_) => doc.reference(v),
+        GValue::SubResource(id) => {
+            let mut r = doc.reference(v);
+            if let Some(sub) = doc.sub(id) {
+                let props: Map<String, Value> = sub
+                    .properties
+                    .iter()
+                    .map(|p| (p.name.clone(), typed(&p.value)))
+                    .collect();
+                r["properties"] = Value::Object(props);
+            }
+            r
+        }
+        GValue::ExtResource(_) => doc.reference(v),
         other => typed(other),
     };
     let mut types = Map::new();

@@ -71,7 +71,10 @@ pub struct CellsArgs {
 async fn get_tilemap_cells(state: Arc<AppState>, args: CellsArgs, _f: CallFlags) -> ToolResult {
     let limit = args.limit.unwrap_or(1000) as usize;
     if !(1..=10_000).contains(&limit) {
-        return Err(ToolError::invalid_params("limit", "limit must be between 1 and 10000"));
+        return Err(ToolError::invalid_params(
+            "limit",
+            "limit must be between 1 and 10000",
+        ));
     }
     let offset = args.offset.unwrap_or(0) as usize;
     let doc = Doc::Scene(load_scene(&state, &args.path)?);
@@ -86,7 +89,9 @@ async fn get_tilemap_cells(state: Arc<AppState>, args: CellsArgs, _f: CallFlags)
             format!(
                 "{} is a {}, not a TileMapLayer",
                 node.path,
-                node.node_type.as_deref().unwrap_or("node of an instanced scene")
+                node.node_type
+                    .as_deref()
+                    .unwrap_or("node of an instanced scene")
             ),
         ));
     }
@@ -95,8 +100,11 @@ async fn get_tilemap_cells(state: Arc<AppState>, args: CellsArgs, _f: CallFlags)
         Some(p) => packed_bytes(&p.value)
             .and_then(|b| decode_tile_map_data(&b))
             .map_err(|e| {
-                ToolError::new(ErrorCode::ParseError, format!("{}:{}: {e}", args.path, p.line))
-                    .param("node")
+                ToolError::new(
+                    ErrorCode::ParseError,
+                    format!("{}:{}: {e}", args.path, p.line),
+                )
+                .param("node")
             })?,
     };
     let total = cells.len();
@@ -137,7 +145,11 @@ async fn get_tileset(state: Arc<AppState>, args: TileSetArgs, _f: CallFlags) -> 
                     "{} is a {} resource{}",
                     args.path,
                     res.resource_type,
-                    if args.node.is_some() { "; `node` is for a .tscn" } else { ", not a TileSet" }
+                    if args.node.is_some() {
+                        "; `node` is for a .tscn"
+                    } else {
+                        ", not a TileSet"
+                    }
                 ),
             ));
         }
@@ -164,34 +176,36 @@ async fn get_tileset(state: Arc<AppState>, args: TileSetArgs, _f: CallFlags) -> 
                     .hint("Call get_tileset with that file as `path`."));
                 }
                 _ => {
-                    return Err(ToolError::not_found(format!("{} has no tile_set", node.path))
-                        .param("node"));
+                    return Err(
+                        ToolError::not_found(format!("{} has no tile_set", node.path))
+                            .param("node"),
+                    );
                 }
             }
         }
     };
     let ts = parse_tile_set(&props);
-    let sources: Vec<Value> = ts
-        .sources
-        .iter()
-        .map(|(id, r)| {
-            let mut o = json!({"id": id, "resource": doc.reference(r)});
-            let sub = match r {
-                GValue::SubResource(sid) => doc.sub(sid),
-                _ => None,
-            };
-            match sub {
-                Some(s) if s.resource_type == "TileSetAtlasSource" => {
-                    let a = parse_atlas_source(&s.properties);
-                    o["texture"] = a.texture.as_ref().map_or(Value::Null, |t| doc.reference(t));
-                    o["texture_region_size"] = json!(a.texture_region_size);
-                    o["margins"] = json!(a.margins);
-                    o["separation"] = json!(a.separation);
-                    o["tile_count"] = json!(a.tiles.len());
-                    o["tiles"] = json!(a.tiles.iter().take(MAX_TILES).collect::<Vec<_>>());
-                }
-                Some(s) if s.resource_type == "TileSetScenesCollectionSource" => {
-                    let scenes: Vec<Value> = s
+    let sources: Vec<Value> =
+        ts.sources
+            .iter()
+            .map(|(id, r)| {
+                let mut o = json!({"id": id, "resource": doc.reference(r)});
+                let sub = match r {
+                    GValue::SubResource(sid) => doc.sub(sid),
+                    _ => None,
+                };
+                match sub {
+                    Some(s) if s.resource_type == "TileSetAtlasSource" => {
+                        let a = parse_atlas_source(&s.properties);
+                        o["texture"] = a.texture.as_ref().map_or(Value::Null, |t| doc.reference(t));
+                        o["texture_region_size"] = json!(a.texture_region_size);
+                        o["margins"] = json!(a.margins);
+                        o["separation"] = json!(a.separation);
+                        o["tile_count"] = json!(a.tiles.len());
+                        o["tiles"] = json!(a.tiles.iter().take(MAX_TILES).collect::<Vec<_>>());
+                    }
+                    Some(s) if s.resource_type == "TileSetScenesCollectionSource" => {
+                        let scenes: Vec<Value> = s
                         .properties
                         .iter()
                         .filter(|p| p.name.starts_with("scenes/") && p.name.ends_with("/scene"))
@@ -200,13 +214,13 @@ async fn get_tileset(state: Arc<AppState>, args: TileSetArgs, _f: CallFlags) -> 
                             "scene": doc.reference(&p.value),
                         }))
                         .collect();
-                    o["scenes"] = json!(scenes);
+                        o["scenes"] = json!(scenes);
+                    }
+                    _ => {}
                 }
-                _ => {}
-            }
-            o
-        })
-        .collect();
+                o
+            })
+            .collect();
     Ok(json!({
         "path": args.path.to_string(),
         "node": args.node,
