@@ -842,7 +842,7 @@ async fn toolsets_flag_and_env_set_the_ceiling() {
     let input_map = find("input_map");
     assert_eq!(input_map["allowed"], true);
     assert_eq!(input_map["enabled"], true);
-    assert_eq!(input_map["classes"], json!(["destructive"]));
-    assert_eq!(input_map["tool_count"], 3);
+    assert_eq!(input_map["classes"], json!(["read_only", "destructive"]));
+    assert_eq!(input_map["tool_count"], 5);
     client.cancel().await.unwrap();
 }
