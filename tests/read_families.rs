@@ -469,10 +469,22 @@ async fn paths_outside_the_project_are_refused_and_binary_files_named() {
     // A link inside the project to a file outside it is an escape too (the server
     // resolves the real path before reading).
     let outside = tempfile::tempdir().unwrap();
-    std::fs::copy(p.path().join("fam/level.tscn"), outside.path().join("level.tscn")).unwrap();
-    std::os::unix::fs::symlink(outside.path().join("level.tscn"), p.path().join("fam/link.tscn"))
-        .unwrap();
-    let e = call_err(&client, "list_node_groups", json!({"path": "res://fam/link.tscn"})).await;
+    std::fs::copy(
+        p.path().join("fam/level.tscn"),
+        outside.path().join("level.tscn"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(
+        outside.path().join("level.tscn"),
+        p.path().join("fam/link.tscn"),
+    )
+    .unwrap();
+    let e = call_err(
+        &client,
+        "list_node_groups",
+        json!({"path": "res://fam/link.tscn"}),
+    )
+    .await;
     assert_eq!(e["code"], "PATH_REFUSED", "{e}");
     let e = call_err(&client, "get_theme", json!({"path": "res://fam/theme.res"})).await;
     assert_eq!(e["code"], "INVALID_PARAMS");

@@ -154,7 +154,7 @@ fn decode_keys(kind: &str, keys: &Value) -> Option<Vec<Key>> {
     };
     if let Some(stride) = stride {
         let flat = packed_numbers(keys)?;
-        if flat.len() % stride != 0 {
+        if !flat.len().is_multiple_of(stride) {
             return None;
         }
         return Some(

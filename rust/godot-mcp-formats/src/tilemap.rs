@@ -73,7 +73,7 @@ pub fn decode_tile_map_data(bytes: &[u8]) -> Result<Vec<Cell>, TileDataError> {
         return Err(TileDataError::Version(version));
     }
     let body = &bytes[2..];
-    if body.len() % 12 != 0 {
+    if !body.len().is_multiple_of(12) {
         return Err(TileDataError::Length(bytes.len()));
     }
     let u = |c: &[u8], i: usize| u16::from_le_bytes([c[i], c[i + 1]]);
@@ -214,10 +214,10 @@ pub fn parse_atlas_source(props: &[Property]) -> AtlasSource {
         let tile = &mut tiles[pos];
         if field == "size_in_atlas" {
             tile.size_in_atlas = vec2i(Some(&p.value), [1, 1]);
-        } else if let Ok(alt) = field.parse::<i64>() {
-            if !tile.alternatives.contains(&alt) {
-                tile.alternatives.push(alt);
-            }
+        } else if let Ok(alt) = field.parse::<i64>()
+            && !tile.alternatives.contains(&alt)
+        {
+            tile.alternatives.push(alt);
         }
     }
     AtlasSource {
@@ -261,6 +261,14 @@ mod tests {
                 cell([2, 2], 0, [2, 3], 0),
             ]
         );
+    }
+
+    proptest::proptest! {
+        /// Whatever the bytes, decoding is a result, never a panic.
+        #[test]
+        fn any_bytes_decode_or_are_refused(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..300)) {
+            let _ = decode_tile_map_data(&bytes);
+        }
     }
 
     #[test]

@@ -54,6 +54,8 @@ pub fn tools() -> Vec<ToolDef> {
 
 /// Most animations one listing returns.
 const MAX_LISTED: usize = 1000;
+/// Most tracks one get_animation returns (keys are bounded per track by `max_keys`).
+const MAX_TRACKS: usize = 1000;
 
 /// One animation found in a document.
 struct Found {
@@ -284,6 +286,7 @@ async fn get_animation(state: Arc<AppState>, args: GetAnimationArgs, _f: CallFla
     let tracks: Vec<Value> = anim
         .tracks
         .iter()
+        .take(MAX_TRACKS)
         .map(|t| {
             let mut o = json!({
                 "index": t.index, "type": t.kind, "path": t.path,
@@ -310,6 +313,7 @@ async fn get_animation(state: Arc<AppState>, args: GetAnimationArgs, _f: CallFla
         "animation": f.id(),
         "length": anim.length,
         "loop_mode": anim.loop_mode,
+        "track_count": anim.tracks.len(),
         "tracks": tracks,
     }))
 }
