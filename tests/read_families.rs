@@ -26,11 +26,14 @@ fn install_fixtures(from: &Path, project: &Path) {
     for f in [
         "anim_library.tres",
         "level.tscn",
+        "outdoor.tscn",
         "tileset.tres",
         "theme.tres",
     ] {
         std::fs::copy(from.join(f), project.join("fam").join(f)).unwrap();
     }
+    // outdoor.tscn names its tile set by the path make.gd saved it at.
+    std::fs::copy(from.join("tileset.tres"), project.join("tileset.tres")).unwrap();
     std::fs::copy(
         from.join("default_bus_layout.tres"),
         project.join("default_bus_layout.tres"),
@@ -288,6 +291,28 @@ async fn tilemap_cells_and_tile_sets_decode_from_disk() {
     )
     .await;
     assert_eq!(embedded["sources"][0]["tiles"], sources[0]["tiles"]);
+    // A layer whose tile set is its own file: that file is read.
+    let outdoor = "res://fam/outdoor.tscn";
+    let ext = call_ok(
+        &client,
+        "get_tileset",
+        json!({"path": outdoor, "node": "."}),
+    )
+    .await;
+    assert_eq!(ext["path"], "res://tileset.tres");
+    assert_eq!(ext["from"], json!({"path": outdoor, "node": "."}));
+    assert_eq!(ext["sources"], ts["sources"]);
+    let cells = call_ok(
+        &client,
+        "get_tilemap_cells",
+        json!({"path": outdoor, "node": "."}),
+    )
+    .await;
+    assert_eq!(
+        cells["cells"],
+        json!([{"coords": [1, 1], "source_id": 5, "atlas_coords": [0, 0], "alternative": 0}])
+    );
+    assert_eq!(cells["tile_set"]["path"], "res://tileset.tres");
     let e = call_err(&client, "get_tileset", json!({"path": scene})).await;
     assert_eq!(e["param"], "node");
     client.cancel().await.unwrap();

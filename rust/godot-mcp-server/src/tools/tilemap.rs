@@ -131,12 +131,40 @@ pub struct TileSetArgs {
     node: Option<String>,
 }
 
+/// The TileSet file a .tscn layer's `tile_set` names, when it is an ExtResource.
+fn external_tile_set(doc: &Doc, args: &TileSetArgs) -> Result<Option<ResPath>, ToolError> {
+    let (Doc::Scene(scene), Some(n)) = (doc, &args.node) else {
+        return Ok(None);
+    };
+    let node = find_node(scene, &args.path, n)?;
+    let Some(GValue::ExtResource(id)) = node.property("tile_set").map(|p| &p.value) else {
+        return Ok(None);
+    };
+    let file = doc.ext(id).map(|e| e.path.as_str()).unwrap_or_default();
+    ResPath::parse(file).map(Some).map_err(|e| {
+        ToolError::new(
+            ErrorCode::PathRefused,
+            format!("{}'s tile set {file:?} is refused: {}", node.path, e.0),
+        )
+        .param("node")
+    })
+}
+
 /// Most atlas tiles listed per source.
 const MAX_TILES: usize = 2000;
 
 async fn get_tileset(state: Arc<AppState>, args: TileSetArgs, _f: CallFlags) -> ToolResult {
-    let doc = load_doc(&state, "path", &args.path, &["tscn", "tres"])?;
-    let props = match (&doc, &args.node) {
+    let first = load_doc(&state, "path", &args.path, &["tscn", "tres"])?;
+    // A layer whose tile set is saved in its own file: read that file (inside the
+    // project, checked like any path argument).
+    let (doc, file, node_arg) = match external_tile_set(&first, &args)? {
+        Some(file) => {
+            let doc = load_doc(&state, "node", &file, &["tres"])?;
+            (doc, file, None)
+        }
+        None => (first, args.path.clone(), args.node.clone()),
+    };
+    let props = match (&doc, &node_arg) {
         (Doc::Resource(res), None) if res.resource_type == "TileSet" => res.properties.clone(),
         (Doc::Resource(res), _) => {
             return Err(ToolError::invalid_params(
@@ -166,15 +194,6 @@ async fn get_tileset(state: Arc<AppState>, args: TileSetArgs, _f: CallFlags) -> 
                     .sub(id)
                     .map(|s| s.properties.clone())
                     .ok_or_else(|| ToolError::internal(format!("SubResource {id} is missing")))?,
-                Some(GValue::ExtResource(id)) => {
-                    let file = doc.ext(id).map(|e| e.path.clone()).unwrap_or_default();
-                    return Err(ToolError::not_found(format!(
-                        "{}'s tile set is saved in its own file, {file}",
-                        node.path
-                    ))
-                    .param("node")
-                    .hint("Call get_tileset with that file as `path`."));
-                }
                 _ => {
                     return Err(
                         ToolError::not_found(format!("{} has no tile_set", node.path))
@@ -222,8 +241,8 @@ async fn get_tileset(state: Arc<AppState>, args: TileSetArgs, _f: CallFlags) -> 
             })
             .collect();
     Ok(json!({
-        "path": args.path.to_string(),
-        "node": args.node,
+        "path": file.to_string(),
+        "from": args.node.as_ref().map(|n| json!({"path": args.path.to_string(), "node": n})),
         "tile_size": ts.tile_size,
         "tile_shape": ts.tile_shape,
         "physics_layers": ts.physics_layers,
