@@ -62,10 +62,19 @@ async fn get_input_action(state: Arc<AppState>, args: ActionArgs, _f: CallFlags)
         .map_err(|e| crate::tools::scenes::parse_error(&pg, &e))?;
     let Some(action) = info.input_actions.iter().find(|a| a.name == args.action) else {
         let names: Vec<&str> = info.input_actions.iter().map(|a| a.name.as_str()).collect();
+        // Godot's built-in ui_* actions live in the engine until a project overrides them.
+        let builtin = if args.action.starts_with("ui_") {
+            " Built-in ui_* actions appear in project.godot only once the project changes them."
+        } else {
+            ""
+        };
         return Err(
             ToolError::not_found(format!("input action {} does not exist", args.action))
                 .param("action")
-                .hint(format!("Actions in project.godot: {}", names.join(", "))),
+                .hint(format!(
+                    "Actions in project.godot: {}.{builtin}",
+                    names.join(", ")
+                )),
         );
     };
     Ok(json!({
