@@ -88,6 +88,7 @@ fn valid_args(tool: &str) -> Option<Value> {
         "remove_input_action" => json!({"name": "jump"}),
         "canonicalize_resource" => json!({"path": "res://resources/messy.tres"}),
         "save_screenshot" => json!({"capture_id": "cap-0-1", "path": "res://shot.png"}),
+        "clear_input_action_events" => json!({"action": "jump"}),
         "add_input_event" => {
             json!({"action": "jump", "event": {"type": "joypad_button", "button_index": 0}})
         }
@@ -844,7 +845,7 @@ async fn toolsets_flag_and_env_set_the_ceiling() {
     let input_map = find("input_map");
     assert_eq!(input_map["allowed"], true);
     assert_eq!(input_map["enabled"], true);
-    assert_eq!(input_map["classes"], json!(["destructive"]));
-    assert_eq!(input_map["tool_count"], 3);
+    assert_eq!(input_map["classes"], json!(["read_only", "destructive"]));
+    assert_eq!(input_map["tool_count"], 5);
     client.cancel().await.unwrap();
 }

@@ -12,6 +12,8 @@
 //! - [`resource`]: `.tres` → [`Resource`], and the header / ext / sub
 //!   resource tables `.tscn` shares with it.
 //! - [`deps`]: the reference graph (dependencies, dependents, cycles, reach).
+//! - [`animation`], [`audio_bus`], [`theme`], [`tilemap`]: what Godot's
+//!   animation, bus layout, theme and tile resources store, decoded.
 //! - [`error`]: the one [`ParseError`] (kind, line, column, message).
 //! - [`testing`]: generators of large realistic inputs for benches and tests.
 //!
@@ -21,6 +23,8 @@
 //! with a 1-based line and column, never a partial result.
 #![forbid(unsafe_code)]
 
+pub mod animation;
+pub mod audio_bus;
 pub mod deps;
 pub mod error;
 pub mod project;
@@ -28,6 +32,8 @@ pub mod resource;
 pub mod scene;
 pub mod testing;
 pub mod text;
+pub mod theme;
+pub mod tilemap;
 pub mod value;
 
 pub use error::{ErrorKind, ParseError, Position};

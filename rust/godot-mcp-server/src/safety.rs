@@ -229,10 +229,20 @@ pub enum Toolset {
     Export,
     /// Project analysis from disk: references, cycles, unused files, integrity, search.
     Analysis,
+    /// Per-node reads of saved scenes: groups, connections, stored properties.
+    SceneInspect,
+    /// Animation libraries, animations, tracks and keys.
+    Animation,
+    /// The audio bus layout.
+    Audio,
+    /// Theme resources.
+    Theme,
+    /// TileMapLayer cells and tile sets.
+    Tilemap,
 }
 
 impl Toolset {
-    pub const ALL: [Toolset; 18] = [
+    pub const ALL: [Toolset; 23] = [
         Toolset::Project,
         Toolset::SceneRead,
         Toolset::ScriptRead,
@@ -251,6 +261,11 @@ impl Toolset {
         Toolset::EditorProcess,
         Toolset::Export,
         Toolset::Analysis,
+        Toolset::SceneInspect,
+        Toolset::Animation,
+        Toolset::Audio,
+        Toolset::Theme,
+        Toolset::Tilemap,
     ];
 
     /// Enabled when the operator names none: the read-mostly core every session
@@ -286,6 +301,11 @@ impl Toolset {
             Self::EditorProcess => "editor_process",
             Self::Export => "export",
             Self::Analysis => "analysis",
+            Self::SceneInspect => "scene_inspect",
+            Self::Animation => "animation",
+            Self::Audio => "audio",
+            Self::Theme => "theme",
+            Self::Tilemap => "tilemap",
         }
     }
 
@@ -321,6 +341,13 @@ impl Toolset {
                 "Analyze the project from disk: dependency graph, references, cycles, unused \
                  files, scene integrity, signal flow, stats, uid lookup, text search."
             }
+            Self::SceneInspect => {
+                "One node of a saved scene: its groups, signal connections, stored properties."
+            }
+            Self::Animation => "Read animation libraries, animations, tracks and keys from disk.",
+            Self::Audio => "Read the audio bus layout as Godot loads it.",
+            Self::Theme => "Read Theme resources: colors, constants, fonts, styleboxes by type.",
+            Self::Tilemap => "Read TileMapLayer cells and TileSet sources from disk.",
         }
     }
 

@@ -22,14 +22,20 @@ use crate::safety::{EffectKind, RuntimeFlags, SafetyClass, Toolset};
 use crate::state::AppState;
 
 pub mod analysis;
+pub mod animation;
+pub mod audio;
 pub mod batch;
 pub mod editor;
 pub mod files;
+pub mod input_map;
 pub mod project;
 pub mod runtime;
+pub mod scene_disk;
 pub mod scenes;
 pub mod screenshots;
 pub mod settings;
+pub mod theme;
+pub mod tilemap;
 pub mod toolsets;
 pub mod transactions;
 
@@ -474,6 +480,12 @@ impl Registry {
             .chain(batch::tools())
             .chain(toolsets::tools())
             .chain(analysis::tools())
+            .chain(scene_disk::tools())
+            .chain(animation::tools())
+            .chain(audio::tools())
+            .chain(theme::tools())
+            .chain(tilemap::tools())
+            .chain(input_map::tools())
         {
             r.add(def);
         }

@@ -294,7 +294,7 @@ pub fn append_input_event(action_value: &str, event: &str) -> Option<String> {
 }
 
 /// Byte offsets of the `[` and `]` of the top-level `"events"` array.
-fn events_array_span(text: &str) -> Option<(usize, usize)> {
+pub(crate) fn events_array_span(text: &str) -> Option<(usize, usize)> {
     let bytes = text.as_bytes();
     let mut depth = 0i64;
     let mut i = 0;

@@ -59,7 +59,7 @@ pub fn tools() -> Vec<ToolDef> {
 }
 
 /// A parse failure as a structured tool error: the file, line and column.
-fn parse_error(path: &ResPath, err: &ParseError) -> ToolError {
+pub(crate) fn parse_error(path: &ResPath, err: &ParseError) -> ToolError {
     ToolError::new(
         ErrorCode::ParseError,
         format!("{path}:{}:{}: {}", err.line(), err.column(), err.message()),

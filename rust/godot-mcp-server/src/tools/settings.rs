@@ -103,12 +103,12 @@ pub fn tools() -> Vec<ToolDef> {
 
 /// What a project.godot edit changes, on top of the file write itself.
 #[derive(Debug, Serialize)]
-struct SettingChange {
-    setting: String,
+pub(crate) struct SettingChange {
+    pub(crate) setting: String,
     /// Variant text before; `None` when the setting was absent.
-    previous: Option<String>,
+    pub(crate) previous: Option<String>,
     /// Variant text after; `None` when the setting is removed.
-    value: Option<String>,
+    pub(crate) value: Option<String>,
 }
 
 const PROJECT_GODOT: &str = "res://project.godot";
@@ -130,7 +130,7 @@ fn read_project_godot(state: &AppState) -> Result<(ResPath, String), ToolError> 
 
 /// Plan an edit of project.godot: `edit` gets the parsed file and returns the new
 /// text and the change it makes.
-fn plan_edit(
+pub(crate) fn plan_edit(
     state: Arc<AppState>,
     edit: impl FnOnce(&ConfigText) -> Result<(String, SettingChange), ToolError>,
 ) -> Result<Plan, ToolError> {
@@ -340,7 +340,7 @@ fn plan_remove(
     })
 }
 
-fn check_action_name(name: &str) -> Result<(), ToolError> {
+pub(crate) fn check_action_name(name: &str) -> Result<(), ToolError> {
     let ok = !name.is_empty()
         && name.len() <= 128
         && name

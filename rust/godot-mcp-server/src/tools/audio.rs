@@ -1,0 +1,122 @@
+//! The audio bus layout, read from disk as Godot will load it
+//! (`godot_mcp_formats::audio_bus`): the project's `audio/buses/default_bus_layout`
+//! setting names the file (default `res://default_bus_layout.tres`).
+
+use std::sync::Arc;
+
+use godot_mcp_formats::audio_bus::parse_bus_layout;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::error::{ErrorCode, ToolError};
+use crate::respath::ResPath;
+use crate::safety::{EffectKind, SafetyClass, Toolset};
+use crate::state::AppState;
+use crate::tools::scene_disk::{Doc, load_doc};
+use crate::tools::{CallFlags, ToolDef, ToolMeta, ToolResult};
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![ToolDef::new(
+        ToolMeta {
+            name: "get_audio_bus_layout",
+            title: "Get the audio bus layout",
+            description: "Read the audio bus layout as Godot will load it: buses with volume, \
+                mute, solo, bypass, send and effects. Default: the project's layout file.",
+            class: SafetyClass::ReadOnly,
+            toolset: Toolset::Audio,
+            effect: EffectKind::None,
+        },
+        get_audio_bus_layout,
+    )]
+}
+
+const DEFAULT_LAYOUT: &str = "res://default_bus_layout.tres";
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BusLayoutArgs {
+    /// An AudioBusLayout .tres (default: the project's).
+    #[serde(default)]
+    path: Option<ResPath>,
+}
+
+/// The layout file project.godot names, or Godot's default.
+fn project_layout(state: &AppState) -> Result<(String, &'static str), ToolError> {
+    let pg = ResPath::parse("res://project.godot").map_err(|e| ToolError::internal(e.0))?;
+    let real = state.project.resolve("path", &pg)?;
+    let text = crate::tools::project::read_text(state, "path", &pg, &real)?;
+    let info = godot_mcp_formats::parse_project(&text)
+        .map_err(|e| crate::tools::scenes::parse_error(&pg, &e))?;
+    let set = info
+        .sections
+        .iter()
+        .filter(|s| s.tag == "audio")
+        .flat_map(|s| &s.properties)
+        .find(|p| p.name == "buses/default_bus_layout")
+        .and_then(|p| p.value.as_str().map(str::to_string));
+    Ok(match set {
+        Some(p) => (p, "project_setting"),
+        None => (DEFAULT_LAYOUT.to_string(), "default_path"),
+    })
+}
+
+async fn get_audio_bus_layout(
+    state: Arc<AppState>,
+    args: BusLayoutArgs,
+    _f: CallFlags,
+) -> ToolResult {
+    let (path, source) = match args.path {
+        Some(p) => (p, "argument"),
+        None => {
+            let (p, source) = project_layout(&state)?;
+            let p = ResPath::parse(&p).map_err(|e| {
+                ToolError::new(
+                    ErrorCode::PathRefused,
+                    format!("audio/buses/default_bus_layout {p:?} is refused: {}", e.0),
+                )
+            })?;
+            (p, source)
+        }
+    };
+    let real = state.project.resolve("path", &path)?;
+    if source != "argument" && !real.exists() {
+        // No layout file: Godot keeps its built-in layout, one Master bus.
+        let buses = parse_bus_layout(&[]).map_err(ToolError::internal)?;
+        return Ok(json!({
+            "path": path.to_string(), "source": source, "exists": false, "buses": buses,
+        }));
+    }
+    let doc = load_doc(&state, "path", &path, &["tres"])?;
+    let Doc::Resource(res) = &doc else {
+        return Err(ToolError::internal("a .tres parsed as a scene"));
+    };
+    if res.resource_type != "AudioBusLayout" {
+        return Err(ToolError::invalid_params(
+            "path",
+            format!(
+                "{path} is a {} resource, not an AudioBusLayout",
+                res.resource_type
+            ),
+        ));
+    }
+    let buses = parse_bus_layout(&res.properties).map_err(|name| {
+        ToolError::new(
+            ErrorCode::TooLarge,
+            format!("{path}: {name} is past the most buses or effects this server reads"),
+        )
+    })?;
+    let buses: Vec<Value> = buses
+        .iter()
+        .map(|b| {
+            json!({
+                "index": b.index, "name": b.name, "volume_db": b.volume_db, "mute": b.mute,
+                "solo": b.solo, "bypass_fx": b.bypass_fx, "send": b.send,
+                "effects": b.effects.iter().map(|e| json!({
+                    "effect": doc.reference(&e.effect), "enabled": e.enabled,
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    Ok(json!({"path": path.to_string(), "source": source, "exists": true, "buses": buses}))
+}

@@ -1,0 +1,123 @@
+//! The input map, the rest: read one action (deadzone and decoded events) and clear
+//! an action's events. The clear is a line-level edit of project.godot through the
+//! journal, like the other input-map tools (destructive by the classification rule:
+//! ProjectSettings persistence, and it removes data).
+
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::error::{ErrorCode, ToolError};
+use crate::planes::variant::events_array_span;
+use crate::respath::ResPath;
+use crate::safety::{EffectKind, SafetyClass, Toolset};
+use crate::state::AppState;
+use crate::tools::settings::{SettingChange, check_action_name, plan_edit};
+use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta, ToolResult};
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![
+        ToolDef::new(
+            ToolMeta {
+                name: "get_input_action",
+                title: "Get an input action",
+                description: "Read one input-map action from project.godot: its deadzone and \
+                    its key, mouse and joypad events, decoded.",
+                class: SafetyClass::ReadOnly,
+                toolset: Toolset::InputMap,
+                effect: EffectKind::None,
+            },
+            get_input_action,
+        ),
+        ToolDef::planned(
+            ToolMeta {
+                name: "clear_input_action_events",
+                title: "Clear an input action's events",
+                description: "Remove every event of an input-map action in project.godot, \
+                    keeping the action and its deadzone.",
+                class: SafetyClass::Destructive,
+                toolset: Toolset::InputMap,
+                effect: EffectKind::File,
+            },
+            plan_clear_input_action_events,
+        ),
+    ]
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ActionArgs {
+    /// The action, e.g. move_left.
+    action: String,
+}
+
+async fn get_input_action(state: Arc<AppState>, args: ActionArgs, _f: CallFlags) -> ToolResult {
+    check_action_name(&args.action).map_err(|e| e.param("action"))?;
+    let pg = ResPath::parse("res://project.godot").map_err(|e| ToolError::internal(e.0))?;
+    let real = state.project.resolve("path", &pg)?;
+    let text = crate::tools::project::read_text(&state, "path", &pg, &real)?;
+    let info = godot_mcp_formats::parse_project(&text)
+        .map_err(|e| crate::tools::scenes::parse_error(&pg, &e))?;
+    let Some(action) = info.input_actions.iter().find(|a| a.name == args.action) else {
+        let names: Vec<&str> = info.input_actions.iter().map(|a| a.name.as_str()).collect();
+        // Godot's built-in ui_* actions live in the engine until a project overrides them.
+        let builtin = if args.action.starts_with("ui_") {
+            " Built-in ui_* actions appear in project.godot only once the project changes them."
+        } else {
+            ""
+        };
+        return Err(
+            ToolError::not_found(format!("input action {} does not exist", args.action))
+                .param("action")
+                .hint(format!(
+                    "Actions in project.godot: {}.{builtin}",
+                    names.join(", ")
+                )),
+        );
+    };
+    Ok(json!({
+        "action": action.name,
+        "deadzone": action.deadzone,
+        "event_count": action.events.len(),
+        "events": action.events,
+    }))
+}
+
+fn plan_clear_input_action_events(
+    state: Arc<AppState>,
+    args: ActionArgs,
+) -> Result<Plan, ToolError> {
+    check_action_name(&args.action).map_err(|e| e.param("action"))?;
+    plan_edit(state, move |config| {
+        let Some(previous) = config.get("input", &args.action) else {
+            return Err(ToolError::not_found(format!(
+                "input action {} does not exist",
+                args.action
+            ))
+            .param("action")
+            .hint(format!("Existing: {}", config.keys("input").join(", "))));
+        };
+        let (open, close) = events_array_span(previous).ok_or_else(|| {
+            ToolError::new(
+                ErrorCode::ParseError,
+                format!(
+                    "input action {} has no \"events\" array this server can edit",
+                    args.action
+                ),
+            )
+            .param("action")
+        })?;
+        // Only the array's contents change; the deadzone and every other byte stay.
+        let value = format!("{}[]{}", &previous[..open], &previous[close + 1..]);
+        Ok((
+            config.set("input", &args.action, &value),
+            SettingChange {
+                setting: format!("input/{}", args.action),
+                previous: Some(previous.to_string()),
+                value: Some(value),
+            },
+        ))
+    })
+}
