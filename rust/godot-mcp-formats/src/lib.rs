@@ -11,6 +11,7 @@
 //! - [`scene`]: `.tscn` → [`Scene`] (node tree, connections, editable paths).
 //! - [`resource`]: `.tres` → [`Resource`], and the header / ext / sub
 //!   resource tables `.tscn` shares with it.
+//! - [`classdoc`]: the class reference XML `godot --doctool` writes.
 //! - [`error`]: the one [`ParseError`] (kind, line, column, message).
 //! - [`testing`]: generators of large realistic inputs for benches and tests.
 //!
@@ -20,6 +21,7 @@
 //! with a 1-based line and column, never a partial result.
 #![forbid(unsafe_code)]
 
+pub mod classdoc;
 pub mod error;
 pub mod project;
 pub mod resource;

@@ -227,10 +227,14 @@ pub enum Toolset {
     EditorProcess,
     /// Exporting builds.
     Export,
+    /// The engine's class reference (--doctool).
+    ClassRef,
+    /// The engine's parse check, the script listing, a node's script.
+    ScriptCheck,
 }
 
 impl Toolset {
-    pub const ALL: [Toolset; 17] = [
+    pub const ALL: [Toolset; 19] = [
         Toolset::Project,
         Toolset::SceneRead,
         Toolset::ScriptRead,
@@ -248,6 +252,8 @@ impl Toolset {
         Toolset::Runtime,
         Toolset::EditorProcess,
         Toolset::Export,
+        Toolset::ClassRef,
+        Toolset::ScriptCheck,
     ];
 
     /// Enabled when the operator names none: the read-mostly core every session
@@ -282,6 +288,8 @@ impl Toolset {
             Self::Runtime => "runtime",
             Self::EditorProcess => "editor_process",
             Self::Export => "export",
+            Self::ClassRef => "class_ref",
+            Self::ScriptCheck => "script_check",
         }
     }
 
@@ -302,7 +310,7 @@ impl Toolset {
                 "Edit nodes of the edited scene: create, delete, rename, move, duplicate, \
                  set properties, signals, batches."
             }
-            Self::ScriptEdit => "Create and write scripts; attach or detach them.",
+            Self::ScriptEdit => "Create, write and patch scripts; attach or detach them.",
             Self::ResourceEdit => "Create, edit, canonicalize and delete .tres resources.",
             Self::Settings => "Project settings and autoloads in project.godot.",
             Self::InputMap => "Input-map actions and their key, mouse and joypad events.",
@@ -313,6 +321,13 @@ impl Toolset {
             }
             Self::EditorProcess => "Start or stop a supervised headless Godot editor.",
             Self::Export => "Export builds with Godot's export presets.",
+            Self::ClassRef => {
+                "Godot's class reference from the engine: classes, methods, properties, \
+                 signals, constants; search."
+            }
+            Self::ScriptCheck => {
+                "GDScript parse errors from Godot's own parser; list scripts; a node's script."
+            }
         }
     }
 

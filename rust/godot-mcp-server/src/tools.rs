@@ -22,11 +22,13 @@ use crate::safety::{EffectKind, RuntimeFlags, SafetyClass, Toolset};
 use crate::state::AppState;
 
 pub mod batch;
+pub mod classref;
 pub mod editor;
 pub mod files;
 pub mod project;
 pub mod runtime;
 pub mod scenes;
+pub mod scripts_more;
 pub mod settings;
 pub mod toolsets;
 pub mod transactions;
@@ -470,6 +472,8 @@ impl Registry {
             .chain(settings::tools())
             .chain(batch::tools())
             .chain(toolsets::tools())
+            .chain(classref::tools())
+            .chain(scripts_more::tools())
         {
             r.add(def);
         }
