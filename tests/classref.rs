@@ -13,7 +13,9 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use godot_mcp_server::tools::classref::{ClassDb, MemberKind, SearchKind, lookup, search};
+use godot_mcp_server::tools::classref::{
+    ClassDb, DumpClass, MemberKind, SearchKind, lookup, merge_descriptions, search,
+};
 use serde_json::{Value, json};
 
 fn fixtures() -> PathBuf {
@@ -36,7 +38,7 @@ fn strings(v: &Value) -> Vec<String> {
 fn captured_pages_answer_for_node2d() {
     let db = captured();
     assert_eq!(db.classes.len(), 7, "every captured page parsed");
-    let v = lookup(&db, "Node2D", None, &[]).unwrap();
+    let v = lookup(&db, "Node2D", None, &[], false).unwrap();
     assert_eq!(strings(&v["inherits"]), ["CanvasItem", "Node", "Object"]);
     let methods = strings(&v["methods"]);
     assert!(
@@ -55,13 +57,27 @@ fn captured_pages_answer_for_node2d() {
     assert_eq!(v["descriptions"], false);
 
     // Enums are grouped under their name; signals are signatures.
-    let node = lookup(&db, "Node", None, &[]).unwrap();
+    let node = lookup(&db, "Node", None, &[], false).unwrap();
     assert_eq!(node["enums"]["ProcessMode"]["PROCESS_MODE_INHERIT"], "0");
     assert!(strings(&node["signals"]).contains(&"child_entered_tree(node: Node)".into()));
     // Built-in types: constructors; Controls: theme items.
-    let v2 = lookup(&db, "Vector2", Some("vector2"), &[MemberKind::Method]).unwrap();
+    let v2 = lookup(
+        &db,
+        "Vector2",
+        Some("vector2"),
+        &[MemberKind::Method],
+        false,
+    )
+    .unwrap();
     assert!(strings(&v2["constructors"]).contains(&"Vector2(from: Vector2) -> Vector2".into()));
-    let button = lookup(&db, "Button", Some("font_color"), &[MemberKind::Property]).unwrap();
+    let button = lookup(
+        &db,
+        "Button",
+        Some("font_color"),
+        &[MemberKind::Property],
+        false,
+    )
+    .unwrap();
     assert!(
         button["theme_items"]
             .as_array()
@@ -74,10 +90,57 @@ fn captured_pages_answer_for_node2d() {
 }
 
 #[test]
+fn descriptions_merge_from_the_editor_doc_cache() {
+    let mut db = captured();
+    let dump: Vec<DumpClass> = serde_json::from_slice(
+        &std::fs::read(fixtures().join("../editor_doc_cache/classes.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(merge_descriptions(&mut db, &dump), 7);
+    let v = lookup(
+        &db,
+        "Node2D",
+        Some("to_global"),
+        &[MemberKind::Method],
+        true,
+    )
+    .unwrap();
+    assert_eq!(v["descriptions"], true);
+    assert!(
+        v["brief"].as_str().unwrap().starts_with("A 2D game object"),
+        "{v}"
+    );
+    let m = &v["methods"][0];
+    assert_eq!(
+        m["signature"],
+        "to_global(local_point: Vector2) -> Vector2 const"
+    );
+    assert!(m["description"].as_str().unwrap().contains("global"), "{m}");
+    // Indentation is gone; the text is the engine's (BBCode kept).
+    assert!(!m["description"].as_str().unwrap().contains('\t'));
+    // Without a member filter, member descriptions stay out (they are most of the bytes).
+    let plain = lookup(&db, "Node2D", None, &[], false).unwrap();
+    assert!(plain["methods"][0].is_string());
+    // Vector2's constructors share one name: merged by position.
+    let v2 = lookup(&db, "Vector2", Some("Vector2"), &[MemberKind::Method], true).unwrap();
+    assert!(
+        v2["constructors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["description"].is_string()),
+        "{v2}"
+    );
+}
+
+#[test]
 fn member_filter_keeps_the_answer_small() {
     let db = captured();
-    let all = lookup(&db, "Node", None, &[]).unwrap().to_string().len();
-    let v = lookup(&db, "Node", Some("add_child"), &[MemberKind::Method]).unwrap();
+    let all = lookup(&db, "Node", None, &[], false)
+        .unwrap()
+        .to_string()
+        .len();
+    let v = lookup(&db, "Node", Some("add_child"), &[MemberKind::Method], false).unwrap();
     assert_eq!(strings(&v["methods"]).len(), 1, "{v}");
     assert!(v.get("properties").is_none() && v.get("signals").is_none());
     let small = v.to_string().len();
@@ -86,7 +149,7 @@ fn member_filter_keeps_the_answer_small() {
 
 #[test]
 fn unknown_class_is_not_found_with_near_names() {
-    let e = lookup(&captured(), "node2d", None, &[]).unwrap_err();
+    let e = lookup(&captured(), "node2d", None, &[], false).unwrap_err();
     assert_eq!(e.code.as_str(), "RESOURCE_NOT_FOUND");
     assert!(e.hint.as_deref().unwrap_or("").contains("Node2D"), "{e:?}");
 }
@@ -159,6 +222,9 @@ async fn real_godot_class_reference_from_doctool() {
         "{v}"
     );
     assert!(v["engine_version"].as_str().unwrap().starts_with("4."));
+    // The compiled-in descriptions, through the headless editor's doc cache.
+    assert_eq!(v["descriptions"], true, "{v}");
+    assert!(v["brief"].as_str().unwrap().contains("2D"), "{v}");
 
     // From the cache: no doctool run (the cache file exists), a map lookup.
     let t = Instant::now();
@@ -188,7 +254,7 @@ async fn real_godot_class_reference_from_doctool() {
     let t = Instant::now();
     let n = 1000;
     for _ in 0..n {
-        std::hint::black_box(lookup(&db, "Node2D", None, &[]).unwrap());
+        std::hint::black_box(lookup(&db, "Node2D", None, &[], false).unwrap());
     }
     let per_lookup = t.elapsed() / n;
     println!(

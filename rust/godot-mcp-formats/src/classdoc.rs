@@ -115,6 +115,8 @@ pub struct ThemeItemDoc {
     pub ty: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default: Option<String>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
 }
 
 /// Why a file is not a class reference page.
@@ -165,6 +167,12 @@ fn text_of(node: roxmltree::Node<'_, '_>) -> String {
     for d in node.descendants().filter(roxmltree::Node::is_text) {
         s.push_str(d.text().unwrap_or(""));
     }
+    clean_text(&s)
+}
+
+/// A description as the reference indents it (tabs, leading and trailing newlines),
+/// without the indentation: each line trimmed, the whole trimmed.
+pub fn clean_text(s: &str) -> String {
     let lines: Vec<&str> = s.lines().map(str::trim).collect();
     lines.join("\n").trim().to_string()
 }
@@ -239,6 +247,7 @@ fn theme_item(node: roxmltree::Node<'_, '_>) -> ThemeItemDoc {
         data_type: attr(node, "data_type"),
         ty: attr(node, "type"),
         default: node.attribute("default").map(Into::into),
+        description: text_of(node),
     }
 }
 

@@ -9,15 +9,21 @@
 //! first is a map access.
 //!
 //! Descriptions: a bare `--doctool` writes every `<description>` empty (Godot merges
-//! descriptions only from XML already in its target, and the compiled-in ones are not
-//! exposed to it), so the answers carry none and say so (`descriptions: false`).
+//! descriptions only from XML already in its target). The compiled-in descriptions
+//! reach disk only through the editor: a headless editor, started on a private empty
+//! project with private XDG folders (nothing of the user's settings or caches is read or
+//! written), writes its doc cache (`editor_doc_cache-<ver>.res`, a Resource whose meta
+//! `classes` holds every class with its descriptions); a `--script` run dumps that to
+//! JSON and the descriptions are merged by name. Without an editor build (an export
+//! template) or if that fails, the reference has none and says why
+//! (`descriptions: false`, `descriptions_note`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use godot_mcp_formats::classdoc::{ClassDoc, parse_class_xml};
+use godot_mcp_formats::classdoc::{ClassDoc, clean_text, parse_class_xml};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -36,7 +42,7 @@ pub fn tools() -> Vec<ToolDef> {
                 title: "Godot class reference",
                 description: "A Godot class's API from the engine (--doctool): inheritance \
                     chain, method signatures, properties with types and defaults, signals, \
-                    constants and enums. `member` filters by name.",
+                    constants and enums, with the engine's descriptions. `member` filters by name.",
                 class: SafetyClass::ReadOnly,
                 toolset: Toolset::ClassRef,
                 effect: EffectKind::ProcessLaunch,
@@ -59,7 +65,9 @@ pub fn tools() -> Vec<ToolDef> {
 }
 
 /// Bumped when the cache's shape changes, so an old cache is rebuilt, not misread.
-const CACHE_FORMAT: u32 = 1;
+const CACHE_FORMAT: u32 = 2;
+/// Longest the headless editor may take to write its doc cache (~10 s measured).
+const EDITOR_DOCS_TIMEOUT: Duration = Duration::from_secs(120);
 /// Longest a doctool run may take (it takes ~3 s).
 const DOCTOOL_TIMEOUT: Duration = Duration::from_secs(120);
 const VERSION_TIMEOUT: Duration = Duration::from_secs(30);
@@ -71,6 +79,9 @@ pub struct ClassDb {
     /// `godot --version`, e.g. `4.4.1.stable.official.49a5bc7b6`.
     pub version: String,
     pub classes: BTreeMap<String, ClassDoc>,
+    /// Why descriptions are absent, when they are.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub descriptions_note: Option<String>,
 }
 
 impl ClassDb {
@@ -101,6 +112,7 @@ impl ClassDb {
             format: CACHE_FORMAT,
             version,
             classes,
+            descriptions_note: None,
         })
     }
 
@@ -305,7 +317,22 @@ async fn build_cache(
             .map_err(|e| ToolError::new(ErrorCode::ParseError, e))
     });
     let _ = std::fs::remove_dir_all(&work);
-    let db = parsed?;
+    let mut db = parsed?;
+    match editor_descriptions(state, program, dir).await {
+        Ok(dump) => {
+            let merged = merge_descriptions(&mut db, &dump);
+            if merged == 0 {
+                db.descriptions_note =
+                    Some("the editor's doc cache matched no class of --doctool".into());
+            }
+        }
+        Err(e) => {
+            db.descriptions_note = Some(format!(
+                "descriptions come from the editor's doc cache, which could not be read: {}",
+                e.message
+            ));
+        }
+    }
     let bytes = serde_json::to_vec(&db).map_err(|e| ToolError::internal(e.to_string()))?;
     // Write-then-rename: a concurrent reader sees the old cache or the whole new one.
     let tmp = cache.with_extension(format!("tmp-{}", hex::encode(rand_bytes::<4>()?)));
@@ -313,6 +340,234 @@ async fn build_cache(
         .and_then(|()| std::fs::rename(&tmp, cache))
         .map_err(|e| ToolError::internal(format!("writing {}: {e}", cache.display())))?;
     Ok(db)
+}
+
+/// The compiled-in descriptions, from the headless editor's doc cache (module doc).
+async fn editor_descriptions(
+    state: &Arc<AppState>,
+    program: &Path,
+    dir: &Path,
+) -> Result<Vec<DumpClass>, ToolError> {
+    let work = dir.join(format!("editor-{}", hex::encode(rand_bytes::<8>()?)));
+    let result = editor_descriptions_in(state, program, &work).await;
+    let _ = std::fs::remove_dir_all(&work);
+    result
+}
+
+/// GDScript run with `--script`: the doc cache's `classes` meta, as JSON, next to the
+/// private project. Godot names the cache `editor_doc_cache-<major.minor>.res`.
+const DUMP_GD: &str = r#"extends SceneTree
+
+func _init():
+	var root := ProjectSettings.globalize_path("res://")
+	var cache_dir := root.path_join("../xdg/cache/godot")
+	var found := ""
+	for f in DirAccess.get_files_at(cache_dir):
+		if f.begins_with("editor_doc_cache") and f.ends_with(".res"):
+			found = cache_dir.path_join(f)
+	var r = null
+	if found != "":
+		r = ResourceLoader.load(found, "", ResourceLoader.CACHE_MODE_IGNORE)
+	if r == null or not r.has_meta("classes"):
+		printerr("godot-mcp: no readable editor doc cache in ", cache_dir)
+		quit(3)
+		return
+	var out := FileAccess.open(root.path_join("../docs.json"), FileAccess.WRITE)
+	out.store_string(JSON.stringify(r.get_meta("classes")))
+	out.close()
+	quit(0)
+"#;
+
+async fn editor_descriptions_in(
+    state: &Arc<AppState>,
+    program: &Path,
+    work: &Path,
+) -> Result<Vec<DumpClass>, ToolError> {
+    let project = work.join("project");
+    let xdg = work.join("xdg");
+    for d in [
+        &project,
+        &xdg.join("cache"),
+        &xdg.join("config"),
+        &xdg.join("data"),
+    ] {
+        std::fs::create_dir_all(d).map_err(|e| ToolError::internal(e.to_string()))?;
+    }
+    std::fs::write(project.join("project.godot"), "config_version=5\n")
+        .and_then(|()| std::fs::write(project.join("dump.gd"), DUMP_GD))
+        .map_err(|e| ToolError::internal(e.to_string()))?;
+    // `env` sets the private XDG folders for Godot alone (it execs Godot: same pid,
+    // same process group, so the supervisor's proofs hold).
+    let env_args = |rest: &[&str]| -> Vec<String> {
+        let mut a = vec![
+            format!("XDG_CACHE_HOME={}", xdg.join("cache").display()),
+            format!("XDG_CONFIG_HOME={}", xdg.join("config").display()),
+            format!("XDG_DATA_HOME={}", xdg.join("data").display()),
+            program.display().to_string(),
+            "--headless".into(),
+            "--path".into(),
+            project.display().to_string(),
+        ];
+        a.extend(rest.iter().map(|s| s.to_string()));
+        a
+    };
+    let session = state
+        .process
+        .launch(
+            state,
+            LaunchSpec {
+                purpose: "editor_docs",
+                program: PathBuf::from("/usr/bin/env"),
+                args: env_args(&["--editor"]),
+                user_args: vec![],
+                tool_family: "project.scripts",
+                operation: "editor_docs",
+                parent: None,
+                writes_disk: false,
+            },
+        )
+        .await?;
+    // The editor writes the cache once, from a thread, then keeps running: wait until
+    // the file exists and its size held still for a second, then stop the editor.
+    let cache_dir = xdg.join("cache/godot");
+    let started = std::time::Instant::now();
+    let mut last: Option<u64> = None;
+    let mut stable = 0;
+    let ready = loop {
+        if session.ended().is_some() || started.elapsed() > EDITOR_DOCS_TIMEOUT {
+            break false;
+        }
+        let size = std::fs::read_dir(&cache_dir).ok().and_then(|rd| {
+            rd.flatten()
+                .find(|e| {
+                    e.file_name()
+                        .to_string_lossy()
+                        .starts_with("editor_doc_cache")
+                })
+                .and_then(|e| e.metadata().ok())
+                .map(|m| m.len())
+        });
+        if size.is_some_and(|n| n > 0) && size == last {
+            stable += 1;
+            if stable >= 5 {
+                break true;
+            }
+        } else {
+            stable = 0;
+        }
+        last = size;
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    session.stop(Duration::from_secs(5)).await;
+    if !ready {
+        return Err(ToolError::new(
+            ErrorCode::PreconditionFailed,
+            "the headless editor wrote no doc cache (is GODOT_BIN an editor build?)",
+        ));
+    }
+    let (ended, _, stderr) = run_supervised(
+        state,
+        PathBuf::from("/usr/bin/env"),
+        env_args(&["--script", "res://dump.gd"]),
+        "editor_docs_dump",
+        DOCTOOL_TIMEOUT,
+    )
+    .await?;
+    if ended.code != Some(0) {
+        return Err(ToolError::new(
+            ErrorCode::PreconditionFailed,
+            format!(
+                "dumping the editor's doc cache failed: {}",
+                tail(&stderr, 400)
+            ),
+        ));
+    }
+    let bytes =
+        std::fs::read(work.join("docs.json")).map_err(|e| ToolError::internal(e.to_string()))?;
+    serde_json::from_slice(&bytes).map_err(|e| ToolError::new(ErrorCode::ParseError, e.to_string()))
+}
+
+/// One class of the editor's doc cache (DocData::ClassDoc::to_dict), as far as read.
+#[derive(Debug, Deserialize)]
+pub struct DumpClass {
+    name: String,
+    #[serde(default)]
+    brief_description: String,
+    #[serde(default)]
+    description: String,
+    #[serde(default)]
+    constructors: Vec<DumpItem>,
+    #[serde(default)]
+    methods: Vec<DumpItem>,
+    #[serde(default)]
+    operators: Vec<DumpItem>,
+    #[serde(default)]
+    signals: Vec<DumpItem>,
+    #[serde(default)]
+    properties: Vec<DumpItem>,
+    #[serde(default)]
+    constants: Vec<DumpItem>,
+    #[serde(default)]
+    theme_properties: Vec<DumpItem>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct DumpItem {
+    name: String,
+    #[serde(default)]
+    description: String,
+}
+
+/// Merge the dump's descriptions into `db`: members by name, constructors and
+/// operators (whose names repeat) by position when the counts agree. Returns how many
+/// classes matched.
+pub fn merge_descriptions(db: &mut ClassDb, dump: &[DumpClass]) -> usize {
+    fn by_name<T>(items: &mut [T], from: &[DumpItem], get: impl Fn(&mut T) -> (&str, &mut String)) {
+        let map: BTreeMap<&str, &str> = from
+            .iter()
+            .map(|i| (i.name.as_str(), i.description.as_str()))
+            .collect();
+        for it in items.iter_mut() {
+            let (name, desc) = get(it);
+            if let Some(d) = map.get(name) {
+                *desc = clean_text(d);
+            }
+        }
+    }
+    fn by_position(items: &mut [godot_mcp_formats::classdoc::MethodDoc], from: &[DumpItem]) {
+        if items.len() == from.len() {
+            for (it, d) in items.iter_mut().zip(from) {
+                it.description = clean_text(&d.description);
+            }
+        }
+    }
+    let mut matched = 0;
+    for d in dump {
+        let Some(c) = db.classes.get_mut(&d.name) else {
+            continue;
+        };
+        matched += 1;
+        c.brief = clean_text(&d.brief_description);
+        c.description = clean_text(&d.description);
+        by_name(&mut c.methods, &d.methods, |m| {
+            (m.name.as_str(), &mut m.description)
+        });
+        by_name(&mut c.signals, &d.signals, |m| {
+            (m.name.as_str(), &mut m.description)
+        });
+        by_name(&mut c.members, &d.properties, |m| {
+            (m.name.as_str(), &mut m.description)
+        });
+        by_name(&mut c.constants, &d.constants, |m| {
+            (m.name.as_str(), &mut m.description)
+        });
+        by_name(&mut c.theme_items, &d.theme_properties, |m| {
+            (m.name.as_str(), &mut m.description)
+        });
+        by_position(&mut c.constructors, &d.constructors);
+        by_position(&mut c.operators, &d.operators);
+    }
+    matched
 }
 
 fn rand_bytes<const N: usize>() -> Result<[u8; N], ToolError> {
@@ -349,6 +604,9 @@ pub struct GetClassArgs {
     /// Only these kinds of member.
     #[serde(default)]
     kinds: Option<Vec<MemberKind>>,
+    /// Member descriptions too (default: only with `member`).
+    #[serde(default)]
+    descriptions: Option<bool>,
 }
 
 /// Render one class for an agent: signatures as one string each (the shortest exact
@@ -358,6 +616,7 @@ pub fn class_json(
     class: &ClassDoc,
     member: Option<&str>,
     kinds: &[MemberKind],
+    member_descriptions: bool,
 ) -> Value {
     let needle = member.map(str::to_lowercase);
     let keep = |name: &str| {
@@ -366,11 +625,14 @@ pub fn class_json(
             .is_none_or(|n| name.to_lowercase().contains(n))
     };
     let want = |k: MemberKind| kinds.is_empty() || kinds.contains(&k);
-    let with_desc = |mut v: Value, d: &str| {
-        if !d.is_empty() {
-            v["description"] = json!(d);
+    // Member descriptions only when asked for (they are most of a class's bytes).
+    let with_desc = |v: Value, d: &str| match v {
+        _ if !member_descriptions || d.is_empty() => v,
+        Value::Object(mut o) => {
+            o.insert("description".into(), json!(d));
+            Value::Object(o)
         }
-        v
+        sig => json!({"signature": sig, "description": d}),
     };
     let mut out = json!({
         "class": class.name,
@@ -378,8 +640,14 @@ pub fn class_json(
         "engine_version": db.version,
         "descriptions": !class.brief.is_empty() || !class.description.is_empty(),
     });
+    if let Some(note) = &db.descriptions_note {
+        out["descriptions_note"] = json!(note);
+    }
     if !class.brief.is_empty() {
         out["brief"] = json!(class.brief);
+    }
+    if member.is_none() && kinds.is_empty() && !class.description.is_empty() {
+        out["description"] = json!(class.description);
     }
     if want(MemberKind::Method) {
         let sig = |m: &godot_mcp_formats::classdoc::MethodDoc| {
@@ -424,7 +692,12 @@ pub fn class_json(
             .theme_items
             .iter()
             .filter(|t| keep(&t.name))
-            .map(|t| json!({"name": t.name, "data_type": t.data_type, "type": t.ty, "default": t.default}))
+            .map(|t| {
+                with_desc(
+                    json!({"name": t.name, "data_type": t.data_type, "type": t.ty, "default": t.default}),
+                    &t.description,
+                )
+            })
             .collect();
         if !theme.is_empty() {
             out["theme_items"] = json!(theme);
@@ -469,18 +742,26 @@ async fn get_class_reference(
     _flags: CallFlags,
 ) -> ToolResult {
     let db = class_db(&state).await?;
+    let descriptions = args.descriptions.unwrap_or(args.member.is_some());
     lookup(
         &db,
         &args.class,
         args.member.as_deref(),
         args.kinds.as_deref().unwrap_or(&[]),
+        descriptions,
     )
 }
 
 /// The class reference of one class, or RESOURCE_NOT_FOUND with near names.
-pub fn lookup(db: &ClassDb, class: &str, member: Option<&str>, kinds: &[MemberKind]) -> ToolResult {
+pub fn lookup(
+    db: &ClassDb,
+    class: &str,
+    member: Option<&str>,
+    kinds: &[MemberKind],
+    member_descriptions: bool,
+) -> ToolResult {
     match db.classes.get(class) {
-        Some(c) => Ok(class_json(db, c, member, kinds)),
+        Some(c) => Ok(class_json(db, c, member, kinds, member_descriptions)),
         None => {
             let lower = class.to_lowercase();
             let near: Vec<&String> = db

@@ -233,7 +233,7 @@ fn rescan_pending(root: &Path) -> bool {
     let mut pending = false;
     let mut visited = 0usize;
     walk_scripts(root, "res://", &mut visited, &mut |real, _res, meta| {
-        if pending || !real.extension().is_some_and(|e| e == "gd") {
+        if pending || real.extension().is_none_or(|e| e != "gd") {
             return;
         }
         pending = match cache {
