@@ -79,6 +79,16 @@ async fn patch_script_refuses_stale_sha_and_bad_hunks_unchanged() {
     assert_eq!(e["code"], "STALE", "{e}");
     assert_eq!(bytes(dir.path()), before);
 
+    // Stale and a bad hunk: the compare-and-swap answers first (the agent must re-read).
+    let e = support::call_err(
+        &client,
+        "patch_script",
+        json!({"path": SCRIPT, "patch": HUNK.replace("100.0", "999.0"), "expected_sha256": stale, "confirm": true}),
+    )
+    .await;
+    assert_eq!(e["code"], "STALE", "{e}");
+    assert_eq!(bytes(dir.path()), before);
+
     // A hunk whose context is not in the file.
     let bad = HUNK.replace("100.0", "999.0");
     let e = support::call_err(
