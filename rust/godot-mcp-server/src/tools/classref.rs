@@ -889,7 +889,8 @@ pub fn search(
     };
     let want = |k: SearchKind| kind.is_none_or(|w| w == k);
     let mut hits: Vec<Hit> = Vec::new();
-    let mut push = |class: &str, k: SearchKind, name: &str, detail: String| {
+    // The detail (a signature) is built only for a match: most names do not match.
+    let mut push = |class: &str, k: SearchKind, name: &str, detail: &dyn Fn() -> String| {
         if want(k)
             && let Some(rank) = rank(name)
         {
@@ -903,41 +904,35 @@ pub fn search(
                     SearchKind::Constant => "constant",
                 },
                 name: name.into(),
-                detail,
+                detail: detail(),
                 rank,
             });
         }
     };
     for (name, c) in &db.classes {
-        push(
-            name,
-            SearchKind::Class,
-            name,
+        push(name, SearchKind::Class, name, &|| {
             c.inherits
                 .clone()
                 .map(|i| format!("extends {i}"))
-                .unwrap_or_default(),
-        );
+                .unwrap_or_default()
+        });
         for m in &c.methods {
-            push(name, SearchKind::Method, &m.name, m.signature());
+            push(name, SearchKind::Method, &m.name, &|| m.signature());
         }
         for m in &c.members {
-            push(
-                name,
-                SearchKind::Property,
-                &m.name,
-                m.ty.display().to_string(),
-            );
+            push(name, SearchKind::Property, &m.name, &|| {
+                m.ty.display().to_string()
+            });
         }
         for s in &c.signals {
-            push(name, SearchKind::Signal, &s.name, s.signature());
+            push(name, SearchKind::Signal, &s.name, &|| s.signature());
         }
         for k in &c.constants {
-            let detail = match &k.enum_name {
+            let detail = || match &k.enum_name {
                 Some(e) => format!("{e} = {}", k.value),
                 None => k.value.clone(),
             };
-            push(name, SearchKind::Constant, &k.name, detail);
+            push(name, SearchKind::Constant, &k.name, &detail);
         }
     }
     hits.sort_by(|a, b| (a.rank, &a.class, &a.name).cmp(&(b.rank, &b.class, &b.name)));
