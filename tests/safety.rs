@@ -75,6 +75,10 @@ fn valid_args(tool: &str) -> Option<Value> {
     Some(match tool {
         "create_script" => json!({"path": "res://scripts/enemy.gd", "extends": "Node2D"}),
         "write_script" => json!({"path": "res://scripts/player.gd", "content": "extends Node2D\n"}),
+        // The hash is of scripts/game.gd as fixture() writes it ("extends Node\n").
+        "patch_script" => json!({"path": "res://scripts/game.gd",
+            "patch": "@@ -1 +1 @@\n-extends Node\n+extends Node2D\n",
+            "expected_sha256": "006c373933f8e49903c974a70b81864df932f34b72076a11916696e4577e804a"}),
         "create_resource" => {
             json!({"path": "res://resources/new.tres", "type": "Resource", "properties": {"speed": 1.5, "name": "x"}})
         }

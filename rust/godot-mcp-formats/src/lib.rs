@@ -14,6 +14,7 @@
 //! - [`deps`]: the reference graph (dependencies, dependents, cycles, reach).
 //! - [`animation`], [`audio_bus`], [`theme`], [`tilemap`]: what Godot's
 //!   animation, bus layout, theme and tile resources store, decoded.
+//! - [`classdoc`]: the class reference XML `godot --doctool` writes.
 //! - [`error`]: the one [`ParseError`] (kind, line, column, message).
 //! - [`testing`]: generators of large realistic inputs for benches and tests.
 //!
@@ -25,6 +26,7 @@
 
 pub mod animation;
 pub mod audio_bus;
+pub mod classdoc;
 pub mod deps;
 pub mod error;
 pub mod project;

@@ -239,10 +239,14 @@ pub enum Toolset {
     Theme,
     /// TileMapLayer cells and tile sets.
     Tilemap,
+    /// The engine's class reference (--doctool).
+    ClassRef,
+    /// The engine's parse check, the script listing, a node's script.
+    ScriptCheck,
 }
 
 impl Toolset {
-    pub const ALL: [Toolset; 23] = [
+    pub const ALL: [Toolset; 25] = [
         Toolset::Project,
         Toolset::SceneRead,
         Toolset::ScriptRead,
@@ -266,6 +270,8 @@ impl Toolset {
         Toolset::Audio,
         Toolset::Theme,
         Toolset::Tilemap,
+        Toolset::ClassRef,
+        Toolset::ScriptCheck,
     ];
 
     /// Enabled when the operator names none: the read-mostly core every session
@@ -306,6 +312,8 @@ impl Toolset {
             Self::Audio => "audio",
             Self::Theme => "theme",
             Self::Tilemap => "tilemap",
+            Self::ClassRef => "class_ref",
+            Self::ScriptCheck => "script_check",
         }
     }
 
@@ -326,7 +334,7 @@ impl Toolset {
                 "Edit nodes of the edited scene: create, delete, rename, move, duplicate, \
                  set properties, signals, batches."
             }
-            Self::ScriptEdit => "Create and write scripts; attach or detach them.",
+            Self::ScriptEdit => "Create, write and patch scripts; attach or detach them.",
             Self::ResourceEdit => "Create, edit, canonicalize and delete .tres resources.",
             Self::Settings => "Project settings and autoloads in project.godot.",
             Self::InputMap => "Input-map actions and their key, mouse and joypad events.",
@@ -348,6 +356,13 @@ impl Toolset {
             Self::Audio => "Read the audio bus layout as Godot loads it.",
             Self::Theme => "Read Theme resources: colors, constants, fonts, styleboxes by type.",
             Self::Tilemap => "Read TileMapLayer cells and TileSet sources from disk.",
+            Self::ClassRef => {
+                "Godot's class reference from the engine: classes, methods, properties, \
+                 signals, constants; search."
+            }
+            Self::ScriptCheck => {
+                "GDScript parse errors from Godot's own parser; list scripts; a node's script."
+            }
         }
     }
 

@@ -25,6 +25,7 @@ pub mod analysis;
 pub mod animation;
 pub mod audio;
 pub mod batch;
+pub mod classref;
 pub mod editor;
 pub mod files;
 pub mod input_map;
@@ -33,6 +34,7 @@ pub mod runtime;
 pub mod scene_disk;
 pub mod scenes;
 pub mod screenshots;
+pub mod scripts_more;
 pub mod settings;
 pub mod theme;
 pub mod tilemap;
@@ -486,6 +488,8 @@ impl Registry {
             .chain(theme::tools())
             .chain(tilemap::tools())
             .chain(input_map::tools())
+            .chain(classref::tools())
+            .chain(scripts_more::tools())
         {
             r.add(def);
         }

@@ -1,0 +1,674 @@
+//! Scripts, the rest: the engine's own parse check, the script listing, the script of
+//! a node in a scene file, and patching a script with unified-diff hunks.
+//!
+//! `get_parse_errors` runs `godot --headless --path <project> --check-only --script
+//! res://x.gd` under the supervisor: Godot's GDScript parser and analyzer, not a
+//! re-implementation. Godot 4.4 prints the first error of a file as
+//! `SCRIPT ERROR: Parse Error: <message>` / `at: GDScript::reload (res://x.gd:<line>)`
+//! (captured in tests/fixtures/godot-4.4.1/check_only); it prints no column.
+//!
+//! `patch_script` is a file write like write_script: compare-and-swap on the file's
+//! sha256 and the journal's one write seam (`files::plan_write`).
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::error::{ErrorCode, ToolError};
+use crate::honesty::{Persistence, RescanPending};
+use crate::planes::process::errors;
+use crate::planes::project::{self as plane, Expect};
+use crate::respath::ResPath;
+use crate::safety::{EffectKind, SafetyClass, Toolset};
+use crate::state::AppState;
+use crate::tools::classref::{godot, run_supervised};
+use crate::tools::files::plan_write;
+use crate::tools::project::read_text;
+use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta, ToolResult};
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![
+        ToolDef::new(
+            ToolMeta {
+                name: "get_parse_errors",
+                title: "GDScript parse errors",
+                description: "Check .gd scripts with Godot's own parser (--check-only): each \
+                    file's first error with line and message. Needs a Godot binary.",
+                class: SafetyClass::ReadOnly,
+                toolset: Toolset::ScriptCheck,
+                effect: EffectKind::ProcessLaunch,
+            },
+            get_parse_errors,
+        ),
+        ToolDef::new(
+            ToolMeta {
+                name: "list_scripts",
+                title: "List scripts",
+                description: "Every .gd and .cs script with its class_name, extends and @tool, \
+                    from disk, paged.",
+                class: SafetyClass::ReadOnly,
+                toolset: Toolset::ScriptCheck,
+                effect: EffectKind::None,
+            },
+            list_scripts,
+        ),
+        ToolDef::new(
+            ToolMeta {
+                name: "get_node_script",
+                title: "Script of a node",
+                description: "The script attached to a node of a scene file (.tscn, from \
+                    disk): its path, or a built-in script's source.",
+                class: SafetyClass::ReadOnly,
+                toolset: Toolset::ScriptCheck,
+                effect: EffectKind::None,
+            },
+            get_node_script,
+        ),
+        ToolDef::planned(
+            ToolMeta {
+                name: "patch_script",
+                title: "Patch a script",
+                description: "Apply unified-diff hunks (@@ -a,b +c,d @@) to a script or \
+                    shader; refused unchanged if expected_sha256 is stale or a hunk does not \
+                    apply.",
+                class: SafetyClass::Destructive,
+                toolset: Toolset::ScriptEdit,
+                effect: EffectKind::File,
+            },
+            plan_patch_script,
+        ),
+    ]
+}
+
+// ---------------------------------------------------------------------------------
+// get_parse_errors
+// ---------------------------------------------------------------------------------
+
+/// Files one call checks: each is one Godot start (~2 s).
+const MAX_CHECK: usize = 10;
+const CHECK_TIMEOUT: Duration = Duration::from_secs(60);
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ParseErrorsArgs {
+    /// The .gd scripts to check (1-10).
+    #[schemars(length(min = 1, max = 10))]
+    paths: Vec<ResPath>,
+}
+
+/// One parse error, as Godot reported it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ParseErrorItem {
+    pub file: String,
+    pub line: Option<u32>,
+    pub message: String,
+}
+
+/// The parse errors in Godot's `--check-only` output for `path`: `SCRIPT ERROR: Parse
+/// Error:` headlines, and script errors located in that file. Engine `ERROR:` lines
+/// (the C++ "Failed to load script" echo, "No renderers available") are not the
+/// script's errors and are left out.
+pub fn parse_check_output(path: &str, output: &str) -> Vec<ParseErrorItem> {
+    errors::parse(output)
+        .into_iter()
+        .filter(|e| {
+            e.kind == "parse_error" || (e.kind == "script_error" && e.file.as_deref() == Some(path))
+        })
+        .map(|e| ParseErrorItem {
+            file: e.file.unwrap_or_else(|| path.to_string()),
+            line: e.line,
+            message: e.message,
+        })
+        .collect()
+}
+
+async fn get_parse_errors(
+    state: Arc<AppState>,
+    args: ParseErrorsArgs,
+    _flags: CallFlags,
+) -> ToolResult {
+    if args.paths.is_empty() || args.paths.len() > MAX_CHECK {
+        return Err(ToolError::invalid_params(
+            "paths",
+            format!("paths must name 1 to {MAX_CHECK} scripts"),
+        ));
+    }
+    for (i, p) in args.paths.iter().enumerate() {
+        let param = format!("paths[{i}]");
+        let real = state.project.resolve(&param, p)?;
+        if p.extension().as_deref() != Some("gd") {
+            return Err(ToolError::invalid_params(
+                &param,
+                format!(
+                    "{p} is not a GDScript file (.gd); Godot's --check-only parses only GDScript"
+                ),
+            ));
+        }
+        if !real.is_file() {
+            return Err(
+                ToolError::new(ErrorCode::ResourceNotFound, format!("{p} does not exist"))
+                    .param(param),
+            );
+        }
+    }
+    let program = godot()?;
+    let root = state.project.root().display().to_string();
+    // Before the check: a class cache older than a script means the engine's view
+    // of global class names may lag the files the check reads.
+    let pending_before = rescan_pending(state.project.root());
+    let mut files = Vec::new();
+    let mut error_count = 0;
+    for p in &args.paths {
+        let (ended, stdout, stderr) = run_supervised(
+            &state,
+            program.clone(),
+            vec![
+                "--headless".into(),
+                "--path".into(),
+                root.clone(),
+                "--check-only".into(),
+                "--script".into(),
+                p.to_string(),
+            ],
+            "check_only",
+            CHECK_TIMEOUT,
+        )
+        .await?;
+        let path = p.to_string();
+        let mut errs = parse_check_output(&path, &stderr);
+        errs.extend(parse_check_output(&path, &stdout));
+        let mut entry = json!({
+            "path": path,
+            "ok": ended.code == Some(0) && errs.is_empty(),
+            "errors": errs,
+        });
+        if ended.code != Some(0) && errs.is_empty() {
+            // Failed without an error we can parse: say so, with the output's tail.
+            entry["exit_code"] = json!(ended.code);
+            entry["output_tail"] = json!(tail_lines(&stderr, 10));
+        }
+        error_count += errs.len();
+        files.push(entry);
+    }
+    let pending = pending_before || rescan_pending(state.project.root());
+    let mut out = json!({
+        "files": files,
+        "error_count": error_count,
+        "column_reported": false,
+    });
+    if let (Value::Object(o), Ok(Value::Object(r))) = (
+        &mut out,
+        serde_json::to_value(RescanPending {
+            rescan_pending: pending,
+        }),
+    ) {
+        o.extend(r);
+    }
+    if pending {
+        out["hint"] = json!(
+            "The project's global class cache (.godot/global_script_class_cache.cfg) is \
+             missing or older than a script, so errors about unknown class names may be \
+             stale: let the editor finish its scan (or run godot --import), then check again."
+        );
+    }
+    Ok(out)
+}
+
+fn tail_lines(s: &str, n: usize) -> String {
+    let lines: Vec<&str> = s.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+/// Whether the engine's class-name cache lags the scripts: it is missing while a
+/// script declares a class_name, or a script is newer than it. The check then raced
+/// (or precedes) an import scan, and its answer about global names may be out of date.
+fn rescan_pending(root: &Path) -> bool {
+    let cache = std::fs::metadata(root.join(".godot/global_script_class_cache.cfg"))
+        .and_then(|m| m.modified())
+        .ok();
+    let mut pending = false;
+    let mut visited = 0usize;
+    walk_scripts(root, "res://", &mut visited, &mut |real, _res, meta| {
+        if pending || real.extension().is_none_or(|e| e != "gd") {
+            return;
+        }
+        pending = match cache {
+            Some(t) => meta.modified().is_ok_and(|m| m > t),
+            None => head(real).is_some_and(|h| script_header_gd(&h).class_name.is_some()),
+        };
+    });
+    pending
+}
+
+// ---------------------------------------------------------------------------------
+// list_scripts
+// ---------------------------------------------------------------------------------
+
+/// Directory entries one walk visits at most.
+const MAX_WALK: usize = 200_000;
+/// Bytes of a script read for its header (class_name and extends come first).
+const HEAD_BYTES: usize = 16 * 1024;
+
+/// Walk `dir` (as `res`) for .gd/.cs files, skipping dot folders, .gdignore'd folders
+/// and symlinks (never followed: no loops, no escapes).
+fn walk_scripts(
+    dir: &Path,
+    res: &str,
+    visited: &mut usize,
+    f: &mut dyn FnMut(&Path, &str, &std::fs::Metadata),
+) {
+    if dir.join(".gdignore").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<_> = entries.flatten().collect();
+    entries.sort_by_key(std::fs::DirEntry::file_name);
+    for entry in entries {
+        *visited += 1;
+        if *visited > MAX_WALK {
+            return;
+        }
+        let Ok(name) = entry.file_name().into_string() else {
+            continue;
+        };
+        if name.starts_with('.') {
+            continue;
+        }
+        let Ok(meta) = std::fs::symlink_metadata(entry.path()) else {
+            continue;
+        };
+        let child = if res.ends_with('/') {
+            format!("{res}{name}")
+        } else {
+            format!("{res}/{name}")
+        };
+        if meta.is_dir() {
+            walk_scripts(&entry.path(), &child, visited, f);
+        } else if meta.is_file() && (name.ends_with(".gd") || name.ends_with(".cs")) {
+            f(&entry.path(), &child, &meta);
+        }
+    }
+}
+
+fn head(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let mut buf = Vec::with_capacity(HEAD_BYTES);
+    std::fs::File::open(path)
+        .ok()?
+        .take(HEAD_BYTES as u64)
+        .read_to_end(&mut buf)
+        .ok()?;
+    Some(String::from_utf8_lossy(&buf).into_owned())
+}
+
+/// What a script declares about itself.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ScriptHeader {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub class_name: Option<String>,
+    /// A class name, or a quoted `res://` path for `extends "res://base.gd"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub extends: Option<String>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub tool: bool,
+}
+
+/// class_name, extends and @tool of a GDScript: top-level (unindented) lines only,
+/// comments ignored; `@tool`, `class_name X extends Y` and `@icon(…)` may share a line.
+pub fn script_header_gd(text: &str) -> ScriptHeader {
+    let mut h = ScriptHeader::default();
+    for line in text.lines() {
+        if line.starts_with([' ', '\t']) {
+            continue;
+        }
+        let code = line.split('#').next().unwrap_or("");
+        let mut tokens = code.split_whitespace();
+        while let Some(t) = tokens.next() {
+            match t {
+                "@tool" => h.tool = true,
+                "class_name" if h.class_name.is_none() => {
+                    h.class_name = tokens.next().map(|n| n.trim_end_matches(':').to_string());
+                }
+                "extends" if h.extends.is_none() => {
+                    h.extends = tokens
+                        .next()
+                        .map(|n| n.trim_end_matches(':').trim_matches('"').to_string());
+                }
+                _ => {}
+            }
+        }
+        if code.trim_start().starts_with("func ") {
+            break; // the header is over
+        }
+    }
+    h
+}
+
+/// The first class of a C# file and its base: `partial class Player : CharacterBody2D`.
+pub fn script_header_cs(text: &str) -> ScriptHeader {
+    let mut h = ScriptHeader::default();
+    let tokens: Vec<&str> = text
+        .split(|c: char| c.is_whitespace() || c == '{')
+        .filter(|t| !t.is_empty())
+        .collect();
+    if let Some(i) = tokens.iter().position(|t| *t == "class") {
+        h.class_name = tokens
+            .get(i + 1)
+            .map(|n| n.trim_end_matches(':').to_string());
+        let after = tokens.get(i + 1).is_some_and(|n| n.ends_with(':'));
+        let base = if after {
+            tokens.get(i + 2)
+        } else if tokens.get(i + 2) == Some(&":") {
+            tokens.get(i + 3)
+        } else {
+            None
+        };
+        h.extends = base.map(|b| b.trim_end_matches(',').to_string());
+    }
+    h.tool = text.contains("[Tool]");
+    h
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ListScriptsArgs {
+    /// next_cursor of the previous page.
+    #[serde(default)]
+    cursor: Option<String>,
+    /// Page size (default 200).
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 1000))]
+    limit: Option<u32>,
+}
+
+async fn list_scripts(state: Arc<AppState>, args: ListScriptsArgs, _f: CallFlags) -> ToolResult {
+    let limit = args.limit.unwrap_or(200) as usize;
+    if limit == 0 || limit > state.limits.max_page {
+        return Err(ToolError::invalid_params(
+            "limit",
+            format!("limit must be between 1 and {}", state.limits.max_page),
+        ));
+    }
+    let root = state.project.root().to_path_buf();
+    let mut all: Vec<(String, std::path::PathBuf)> = Vec::new();
+    let mut visited = 0usize;
+    walk_scripts(&root, "res://", &mut visited, &mut |real, res, _| {
+        all.push((res.to_string(), real.to_path_buf()));
+    });
+    if visited > MAX_WALK {
+        return Err(ToolError::new(
+            ErrorCode::TooLarge,
+            format!("the project holds more than {MAX_WALK} entries"),
+        ));
+    }
+    all.sort();
+    let total = all.len();
+    let start = match &args.cursor {
+        Some(c) => all.partition_point(|(p, _)| p.as_str() <= c.as_str()),
+        None => 0,
+    };
+    let page: Vec<Value> = all[start..]
+        .iter()
+        .take(limit)
+        .map(|(res, real)| {
+            let text = head(real).unwrap_or_default();
+            let (language, header) = if res.ends_with(".cs") {
+                ("csharp", script_header_cs(&text))
+            } else {
+                ("gdscript", script_header_gd(&text))
+            };
+            let mut v = json!({"path": res, "language": language});
+            if let (Value::Object(o), Ok(Value::Object(h))) =
+                (&mut v, serde_json::to_value(&header))
+            {
+                o.extend(h);
+            }
+            v
+        })
+        .collect();
+    let end = start + page.len();
+    Ok(json!({
+        "total": total,
+        "returned": page.len(),
+        "scripts": page,
+        "next_cursor": (end < total).then(|| all[end - 1].0.clone()),
+    }))
+}
+
+// ---------------------------------------------------------------------------------
+// get_node_script
+// ---------------------------------------------------------------------------------
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NodeScriptArgs {
+    /// The scene file (.tscn).
+    scene: ResPath,
+    /// Node path from the root: "." (default) or "Player/Sprite".
+    #[serde(default)]
+    node: Option<String>,
+}
+
+async fn get_node_script(state: Arc<AppState>, args: NodeScriptArgs, _f: CallFlags) -> ToolResult {
+    let real = state.project.resolve("scene", &args.scene)?;
+    if args.scene.extension().as_deref() != Some("tscn") {
+        return Err(ToolError::invalid_params(
+            "scene",
+            format!("{} is not a text scene (.tscn)", args.scene),
+        ));
+    }
+    let text = read_text(&state, "scene", &args.scene, &real)?;
+    let scene = godot_mcp_formats::parse_scene(&text).map_err(|e| {
+        ToolError::new(
+            ErrorCode::ParseError,
+            format!(
+                "{}:{}:{}: {}",
+                args.scene,
+                e.line(),
+                e.column(),
+                e.message()
+            ),
+        )
+        .param("scene")
+    })?;
+    let node_path = args.node.as_deref().unwrap_or(".");
+    let Some(node) = scene.node(node_path) else {
+        let names: Vec<&str> = scene
+            .nodes
+            .iter()
+            .take(20)
+            .map(|n| n.path.as_str())
+            .collect();
+        return Err(ToolError::new(
+            ErrorCode::ResourceNotFound,
+            format!("{} has no node {node_path:?}", args.scene),
+        )
+        .param("node")
+        .hint(format!("Node paths in this scene: {}.", names.join(", "))));
+    };
+    let mut out = json!({
+        "scene": args.scene.to_string(),
+        "node": node.path,
+        "type": node.node_type,
+    });
+    match &node.script {
+        Some(godot_mcp_formats::ResourceLink::External(link)) => {
+            out["script"] = json!({"path": link.path, "uid": link.uid, "built_in": false});
+        }
+        Some(godot_mcp_formats::ResourceLink::Internal { id }) => {
+            let sub = scene.sub_resources.iter().find(|s| &s.id == id);
+            let source = sub
+                .and_then(|s| s.properties.iter().find(|p| p.name == "script/source"))
+                .and_then(|p| p.value.as_str().map(str::to_string));
+            out["script"] = json!({"built_in": true, "sub_resource": id, "source": source});
+        }
+        None => {
+            out["script"] = Value::Null;
+            if let Some(inst) = &node.instance {
+                out["instance"] = json!(inst.path);
+                out["hint"] = json!(
+                    "No script is set here; the instanced scene's root may have one: \
+                     call get_node_script on that scene."
+                );
+            }
+        }
+    }
+    Ok(out)
+}
+
+// ---------------------------------------------------------------------------------
+// patch_script
+// ---------------------------------------------------------------------------------
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PatchScriptArgs {
+    /// The script or shader.
+    path: ResPath,
+    /// Unified diff: one or more @@ hunks (---/+++ headers optional).
+    patch: String,
+    /// The file's sha256 now (from scripts_read).
+    expected_sha256: String,
+}
+
+const PATCH_EXTS: [&str; 4] = ["gd", "cs", "gdshader", "gdshaderinc"];
+
+/// `base` with `patch` applied; the hunks must match exactly where they say.
+pub fn apply_patch(base: &str, patch: &str) -> Result<String, ToolError> {
+    let text = if patch.starts_with("--- ") || patch.starts_with("diff ") {
+        patch.to_string()
+    } else {
+        // diffy parses a patch with its file headers; hunks alone get neutral ones.
+        format!("--- a\n+++ b\n{patch}")
+    };
+    let text = if text.ends_with('\n') {
+        text
+    } else {
+        format!("{text}\n")
+    };
+    let parsed = diffy::Patch::from_str(&text).map_err(|e| {
+        ToolError::invalid_params("patch", format!("not a unified diff: {e}"))
+            .hint("Send hunks like \"@@ -3,2 +3,2 @@\\n context\\n-old\\n+new\\n\".")
+    })?;
+    if parsed.hunks().is_empty() {
+        return Err(ToolError::invalid_params("patch", "the patch has no hunks"));
+    }
+    diffy::apply(base, &parsed).map_err(|e| {
+        ToolError::new(
+            ErrorCode::Conflict,
+            format!("the patch does not apply: {e}; nothing was written"),
+        )
+        .param("patch")
+        .hint("Read the script again (scripts_read) and make the hunks' context and - lines match it exactly.")
+    })
+}
+
+fn plan_patch_script(state: Arc<AppState>, args: PatchScriptArgs) -> Result<Plan, ToolError> {
+    let real = state.project.resolve("path", &args.path)?;
+    if !args
+        .path
+        .extension()
+        .is_some_and(|e| PATCH_EXTS.contains(&e.as_str()))
+    {
+        return Err(ToolError::invalid_params(
+            "path",
+            format!(
+                "{} is not a script path (.gd, .cs, .gdshader, .gdshaderinc)",
+                args.path
+            ),
+        ));
+    }
+    let base = read_text(&state, "path", &args.path, &real)?;
+    // Compare-and-swap first: a stale sha is STALE, whatever the hunks say.
+    plane::check_write(
+        &state.project,
+        "path",
+        &args.path,
+        base.as_bytes(),
+        Expect::Sha256(&args.expected_sha256),
+    )?;
+    let patched = apply_patch(&base, &args.patch)?;
+    plan_write(
+        &state,
+        "project.files",
+        "path",
+        args.path,
+        patched.into_bytes(),
+        Expect::Sha256(&args.expected_sha256),
+        Persistence::written_to_disk(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Captured: tests/fixtures/godot-4.4.1/check_only (README there).
+    const BAD_STDERR: &str =
+        include_str!("../../../../tests/fixtures/godot-4.4.1/check_only/bad.stderr");
+    const BAD2_STDERR: &str =
+        include_str!("../../../../tests/fixtures/godot-4.4.1/check_only/bad2.stderr");
+    const GOOD_STDERR: &str =
+        include_str!("../../../../tests/fixtures/godot-4.4.1/check_only/good.stderr");
+
+    #[test]
+    fn captured_check_only_output() {
+        let e = parse_check_output("res://bad.gd", BAD_STDERR);
+        assert_eq!(
+            e,
+            vec![ParseErrorItem {
+                file: "res://bad.gd".into(),
+                line: Some(5),
+                message: "Expected \":\" after \"if\" condition.".into(),
+            }]
+        );
+        let e = parse_check_output("res://bad2.gd", BAD2_STDERR);
+        assert_eq!(e.len(), 1);
+        assert_eq!(e[0].line, Some(4));
+        assert!(e[0].message.contains("undefined_thing"), "{e:?}");
+        // "No renderers available" is an engine ERROR, not the script's.
+        assert!(parse_check_output("res://good.gd", GOOD_STDERR).is_empty());
+    }
+
+    #[test]
+    fn headers() {
+        let h = script_header_gd(
+            "@tool\nclass_name Player extends CharacterBody2D # hi\n\nfunc f():\n\tpass\n",
+        );
+        assert_eq!(h.class_name.as_deref(), Some("Player"));
+        assert_eq!(h.extends.as_deref(), Some("CharacterBody2D"));
+        assert!(h.tool);
+        let h = script_header_gd("extends \"res://base.gd\"\n");
+        assert_eq!(h.extends.as_deref(), Some("res://base.gd"));
+        assert_eq!(h.class_name, None);
+        let h =
+            script_header_cs("using Godot;\npublic partial class Player : CharacterBody2D\n{\n}");
+        assert_eq!(h.class_name.as_deref(), Some("Player"));
+        assert_eq!(h.extends.as_deref(), Some("CharacterBody2D"));
+    }
+
+    #[test]
+    fn patch_applies_and_refuses() {
+        let base = "extends Node\n\nfunc _ready():\n\tprint(1)\n";
+        let out = apply_patch(
+            base,
+            "@@ -3,2 +3,2 @@\n func _ready():\n-\tprint(1)\n+\tprint(2)\n",
+        )
+        .unwrap();
+        assert_eq!(out, "extends Node\n\nfunc _ready():\n\tprint(2)\n");
+        let e = apply_patch(
+            base,
+            "@@ -3,2 +3,2 @@\n func _ready():\n-\tprint(9)\n+\tprint(2)\n",
+        )
+        .unwrap_err();
+        assert_eq!(e.code, ErrorCode::Conflict);
+        let e = apply_patch(base, "hello").unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidParams);
+    }
+}

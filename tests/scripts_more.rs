@@ -1,0 +1,265 @@
+//! Scripts, the rest: patch_script (compare-and-swap through the journal),
+//! list_scripts, get_node_script, and get_parse_errors (Godot's own parser; the
+//! real test needs GODOT_BIN, the output parser is tested on captured output in
+//! the server's unit tests).
+
+mod support;
+
+use serde_json::json;
+
+const SCRIPT: &str = "res://scripts/enemy.gd";
+
+fn bytes(dir: &std::path::Path) -> Vec<u8> {
+    std::fs::read(dir.join("scripts/enemy.gd")).unwrap()
+}
+
+async fn sha(client: &support::Client) -> String {
+    let r = support::call_ok(client, "scripts_read", json!({"path": SCRIPT})).await;
+    r["sha256"].as_str().unwrap().to_string()
+}
+
+/// A hunk replacing line 4 of enemy.gd (`@export var speed: float = 100.0`).
+const HUNK: &str =
+    "@@ -3,3 +3,3 @@\n \n-@export var speed: float = 100.0\n+@export var speed: float = 250.0\n \n";
+
+#[tokio::test]
+async fn patch_script_applies_through_the_journal() {
+    let dir = support::demo_copy();
+    let before = String::from_utf8(bytes(dir.path())).unwrap();
+    assert_eq!(
+        before.lines().nth(3),
+        Some("@export var speed: float = 100.0")
+    );
+    let client = support::connect(dir.path()).await;
+    let sha = sha(&client).await;
+
+    // A dry run says what would happen and changes nothing.
+    let dry = support::call_ok(
+        &client,
+        "patch_script",
+        json!({"path": SCRIPT, "patch": HUNK, "expected_sha256": sha, "dry_run": true}),
+    )
+    .await;
+    assert_eq!(dry["action"], "overwrite");
+    assert_eq!(bytes(dir.path()), before.as_bytes());
+
+    let r = support::call_ok(
+        &client,
+        "patch_script",
+        json!({"path": SCRIPT, "patch": HUNK, "expected_sha256": sha, "confirm": true}),
+    )
+    .await;
+    let after = String::from_utf8(bytes(dir.path())).unwrap();
+    assert_eq!(after, before.replace("= 100.0", "= 250.0"));
+    assert_eq!(
+        r["sha256_after"],
+        support::call_ok(&client, "scripts_read", json!({"path": SCRIPT})).await["sha256"]
+    );
+    let txn = r["transaction_id"].as_str().expect("a journaled write");
+    let t = support::call_ok(&client, "list_transactions", json!({})).await;
+    assert_eq!(support::transaction_row(&t, txn)["status"], "committed");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn patch_script_refuses_stale_sha_and_bad_hunks_unchanged() {
+    let dir = support::demo_copy();
+    let before = bytes(dir.path());
+    let client = support::connect(dir.path()).await;
+    let sha = sha(&client).await;
+
+    // Stale: the sha of other bytes.
+    let stale = "0".repeat(64);
+    let e = support::call_err(
+        &client,
+        "patch_script",
+        json!({"path": SCRIPT, "patch": HUNK, "expected_sha256": stale, "confirm": true}),
+    )
+    .await;
+    assert_eq!(e["code"], "STALE", "{e}");
+    assert_eq!(bytes(dir.path()), before);
+
+    // Stale and a bad hunk: the compare-and-swap answers first (the agent must re-read).
+    let e = support::call_err(
+        &client,
+        "patch_script",
+        json!({"path": SCRIPT, "patch": HUNK.replace("100.0", "999.0"), "expected_sha256": stale, "confirm": true}),
+    )
+    .await;
+    assert_eq!(e["code"], "STALE", "{e}");
+    assert_eq!(bytes(dir.path()), before);
+
+    // A hunk whose context is not in the file.
+    let bad = HUNK.replace("100.0", "999.0");
+    let e = support::call_err(
+        &client,
+        "patch_script",
+        json!({"path": SCRIPT, "patch": bad, "expected_sha256": sha, "confirm": true}),
+    )
+    .await;
+    assert_eq!(e["code"], "CONFLICT", "{e}");
+    assert_eq!(bytes(dir.path()), before);
+
+    // Not a diff at all.
+    let e = support::call_err(
+        &client,
+        "patch_script",
+        json!({"path": SCRIPT, "patch": "speed = 250", "expected_sha256": sha, "confirm": true}),
+    )
+    .await;
+    assert_eq!(e["code"], "INVALID_PARAMS", "{e}");
+    assert_eq!(bytes(dir.path()), before);
+
+    // A path outside the project never reaches the patcher.
+    let e = support::call_err(
+        &client,
+        "patch_script",
+        json!({"path": "res://../x.gd", "patch": HUNK, "expected_sha256": sha, "confirm": true}),
+    )
+    .await;
+    assert_eq!(e["code"], "PATH_REFUSED", "{e}");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn list_scripts_and_node_script_from_disk() {
+    let client = support::connect(&support::demo_project()).await;
+    let r = support::call_ok(&client, "list_scripts", json!({})).await;
+    let scripts = r["scripts"].as_array().unwrap();
+    let player = scripts
+        .iter()
+        .find(|s| s["path"] == "res://scripts/player.gd")
+        .unwrap();
+    assert_eq!(player["class_name"], "Player");
+    assert_eq!(player["extends"], "CharacterBody2D");
+    assert_eq!(player["language"], "gdscript");
+    let enemy = scripts.iter().find(|s| s["path"] == SCRIPT).unwrap();
+    assert!(enemy.get("class_name").is_none());
+    // Paging: a page of one, then the rest, is the whole list.
+    let p1 = support::call_ok(&client, "list_scripts", json!({"limit": 1})).await;
+    let p2 = support::call_ok(
+        &client,
+        "list_scripts",
+        json!({"cursor": p1["next_cursor"], "limit": 1000}),
+    )
+    .await;
+    assert_eq!(
+        p1["returned"].as_u64().unwrap() + p2["returned"].as_u64().unwrap(),
+        r["total"].as_u64().unwrap()
+    );
+
+    let n = support::call_ok(
+        &client,
+        "get_node_script",
+        json!({"scene": "res://scenes/main_2d.tscn", "node": "Enemy"}),
+    )
+    .await;
+    assert_eq!(n["script"]["path"], SCRIPT);
+    assert_eq!(n["script"]["built_in"], false);
+    let root = support::call_ok(
+        &client,
+        "get_node_script",
+        json!({"scene": "res://scenes/main_2d.tscn"}),
+    )
+    .await;
+    assert_eq!(root["script"]["path"], "res://scripts/main.gd");
+    // An instanced scene's node: no script here, and a pointer to where to look.
+    let p = support::call_ok(
+        &client,
+        "get_node_script",
+        json!({"scene": "res://scenes/main_2d.tscn", "node": "Player"}),
+    )
+    .await;
+    assert!(p["script"].is_null());
+    assert_eq!(p["instance"], "res://scenes/player.tscn");
+    let e = support::call_err(
+        &client,
+        "get_node_script",
+        json!({"scene": "res://scenes/main_2d.tscn", "node": "Nope"}),
+    )
+    .await;
+    assert_eq!(e["code"], "RESOURCE_NOT_FOUND");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn get_parse_errors_without_godot_names_what_is_missing() {
+    let empty = tempfile::tempdir().unwrap();
+    let client = support::connect_with(
+        &support::demo_project(),
+        &[("GODOT_BIN", ""), ("PATH", empty.path().to_str().unwrap())],
+    )
+    .await;
+    let e = support::call_err(&client, "get_parse_errors", json!({"paths": [SCRIPT]})).await;
+    assert_eq!(e["code"], "PRECONDITION_FAILED", "{e}");
+    assert!(e["message"].as_str().unwrap().contains("GODOT_BIN"));
+    let e = support::call_err(
+        &client,
+        "get_parse_errors",
+        json!({"paths": ["res://scenes/main_2d.tscn"]}),
+    )
+    .await;
+    assert_eq!(e["code"], "INVALID_PARAMS", "{e}");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn real_godot_parse_errors_report_the_line() {
+    let Some(godot) = support::godot_bin("get_parse_errors runs godot --check-only") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("project.godot"), "config_version=5\n").unwrap();
+    // The syntax error is on line 5 (a missing ':').
+    std::fs::write(
+        dir.path().join("bad.gd"),
+        "extends Node\n\nfunc _ready():\n\tvar x = 1\n\tif x == 1\n\t\tprint(x)\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("good.gd"),
+        "extends Node\n\nfunc _ready():\n\tpass\n",
+    )
+    .unwrap();
+    let godot = godot.to_str().unwrap().to_string();
+    let client = support::connect_with(dir.path(), &[("GODOT_BIN", &godot)]).await;
+    let t = std::time::Instant::now();
+    let r = support::call_ok(
+        &client,
+        "get_parse_errors",
+        json!({"paths": ["res://bad.gd", "res://good.gd"]}),
+    )
+    .await;
+    println!("get_parse_errors of 2 files: {:?}", t.elapsed());
+    let files = r["files"].as_array().unwrap();
+    assert_eq!(files[0]["ok"], false, "{r}");
+    assert_eq!(files[0]["errors"][0]["line"], 5, "{r}");
+    assert_eq!(files[0]["errors"][0]["file"], "res://bad.gd");
+    assert!(
+        files[0]["errors"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("\":\""),
+        "{r}"
+    );
+    assert_eq!(files[1]["ok"], true, "{r}");
+    assert_eq!(r["error_count"], 1);
+    // No class_name anywhere: nothing for an import scan to change.
+    assert_eq!(r["rescan_pending"], false, "{r}");
+
+    // A class_name script and no class cache (never imported): the answer about
+    // global names may be stale, and it says so.
+    std::fs::write(
+        dir.path().join("named.gd"),
+        "class_name Named\nextends Node\n",
+    )
+    .unwrap();
+    let r = support::call_ok(
+        &client,
+        "get_parse_errors",
+        json!({"paths": ["res://good.gd"]}),
+    )
+    .await;
+    assert_eq!(r["rescan_pending"], true, "{r}");
+    client.cancel().await.unwrap();
+}
