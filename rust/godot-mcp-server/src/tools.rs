@@ -116,6 +116,25 @@ pub struct ToolMeta {
     pub effect: EffectKind,
 }
 
+impl ToolMeta {
+    /// A read-only tool of `toolset` (no effect): the shape of every disk-reading family.
+    pub const fn read_only(
+        toolset: Toolset,
+        name: &'static str,
+        title: &'static str,
+        description: &'static str,
+    ) -> Self {
+        Self {
+            name,
+            title,
+            description,
+            class: SafetyClass::ReadOnly,
+            toolset,
+            effect: EffectKind::None,
+        }
+    }
+}
+
 /// A registered tool.
 pub struct ToolDef {
     pub meta: ToolMeta,

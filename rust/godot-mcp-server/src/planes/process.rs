@@ -136,6 +136,17 @@ impl Session {
         }
     }
 
+    /// Waits for the end at most `limit`; past it, SIGKILLs the boundary (a timeout,
+    /// recorded as such) and waits for that end. `None` only if even the kill did not
+    /// end the process within 10 s.
+    pub async fn wait_or_kill(&self, limit: Duration) -> Option<Ended> {
+        if let Some(e) = self.wait(limit).await {
+            return Some(e);
+        }
+        self.kill_for_timeout();
+        self.wait(Duration::from_secs(10)).await
+    }
+
     /// SIGKILLs the boundary because the time limit passed.
     pub fn kill_for_timeout(&self) {
         self.timed_out.store(true, Ordering::SeqCst);

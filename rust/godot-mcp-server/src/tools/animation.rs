@@ -12,20 +12,13 @@ use serde_json::{Value, json};
 
 use crate::error::ToolError;
 use crate::respath::ResPath;
-use crate::safety::{EffectKind, SafetyClass, Toolset};
+use crate::safety::Toolset;
 use crate::state::AppState;
 use crate::tools::scene_disk::{Doc, load_doc, typed};
 use crate::tools::{CallFlags, ToolDef, ToolMeta, ToolResult};
 
 fn meta(name: &'static str, title: &'static str, description: &'static str) -> ToolMeta {
-    ToolMeta {
-        name,
-        title,
-        description,
-        class: SafetyClass::ReadOnly,
-        toolset: Toolset::Animation,
-        effect: EffectKind::None,
-    }
+    ToolMeta::read_only(Toolset::Animation, name, title, description)
 }
 
 pub fn tools() -> Vec<ToolDef> {

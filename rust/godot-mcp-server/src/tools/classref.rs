@@ -172,16 +172,10 @@ pub(crate) async fn run_supervised(
             },
         )
         .await?;
-    let ended = match session.wait(limit).await {
-        Some(e) => e,
-        None => {
-            session.kill_for_timeout();
-            session
-                .wait(Duration::from_secs(10))
-                .await
-                .ok_or_else(|| ToolError::internal("the killed Godot process did not end"))?
-        }
-    };
+    let ended = session
+        .wait_or_kill(limit)
+        .await
+        .ok_or_else(|| ToolError::internal("the killed Godot process did not end"))?;
     if ended.timed_out {
         return Err(ToolError::new(
             ErrorCode::Timeout,

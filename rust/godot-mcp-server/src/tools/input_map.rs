@@ -9,12 +9,12 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 use crate::planes::variant::events_array_span;
 use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::settings::{SettingChange, check_action_name, plan_edit};
+use crate::tools::settings::{SettingChange, check_action_name, no_events_array, plan_edit};
 use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta, ToolResult};
 
 pub fn tools() -> Vec<ToolDef> {
@@ -99,16 +99,8 @@ fn plan_clear_input_action_events(
             .param("action")
             .hint(format!("Existing: {}", config.keys("input").join(", "))));
         };
-        let (open, close) = events_array_span(previous).ok_or_else(|| {
-            ToolError::new(
-                ErrorCode::ParseError,
-                format!(
-                    "input action {} has no \"events\" array this server can edit",
-                    args.action
-                ),
-            )
-            .param("action")
-        })?;
+        let (open, close) =
+            events_array_span(previous).ok_or_else(|| no_events_array(&args.action))?;
         // Only the array's contents change; the deadzone and every other byte stay.
         let value = format!("{}[]{}", &previous[..open], &previous[close + 1..]);
         Ok((

@@ -304,16 +304,10 @@ async fn run_and_capture(state: Arc<AppState>, args: RunArgs, _f: CallFlags) -> 
         )
         .await?;
     let limit = Duration::from_millis(timeout_ms);
-    let ended = match session.wait(limit).await {
-        Some(e) => e,
-        None => {
-            session.kill_for_timeout();
-            session
-                .wait(Duration::from_secs(10))
-                .await
-                .ok_or_else(|| ToolError::internal("the killed process did not end"))?
-        }
-    };
+    let ended = session
+        .wait_or_kill(limit)
+        .await
+        .ok_or_else(|| ToolError::internal("the killed process did not end"))?;
     capture_json(&session, &ended)
 }
 
@@ -902,16 +896,10 @@ async fn export_project(state: Arc<AppState>, args: ExportArgs, _f: CallFlags) -
             },
         )
         .await?;
-    let ended = match session.wait(Duration::from_millis(timeout_ms)).await {
-        Some(e) => e,
-        None => {
-            session.kill_for_timeout();
-            session
-                .wait(Duration::from_secs(10))
-                .await
-                .ok_or_else(|| ToolError::internal("the killed export did not end"))?
-        }
-    };
+    let ended = session
+        .wait_or_kill(Duration::from_millis(timeout_ms))
+        .await
+        .ok_or_else(|| ToolError::internal("the killed export did not end"))?;
     let partial = session
         .output_dir()
         .join(godot_mcp_journal::launch::EXPORT_PARTIAL);
@@ -1203,15 +1191,7 @@ fn plan_canonicalize(
                 )
                 .await
         })?;
-        let ended = handle.block_on(async {
-            match session.wait(Duration::from_secs(120)).await {
-                Some(e) => Some(e),
-                None => {
-                    session.kill_for_timeout();
-                    session.wait(Duration::from_secs(10)).await
-                }
-            }
-        });
+        let ended = handle.block_on(session.wait_or_kill(Duration::from_secs(120)));
         let Some(ended) = ended else {
             return Err(ToolError::internal("the helper did not end"));
         };

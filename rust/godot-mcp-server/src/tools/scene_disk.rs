@@ -11,21 +11,14 @@ use serde_json::{Map, Value, json};
 
 use crate::error::ToolError;
 use crate::respath::ResPath;
-use crate::safety::{EffectKind, SafetyClass, Toolset};
+use crate::safety::Toolset;
 use crate::state::AppState;
 use crate::tools::project::read_text;
 use crate::tools::scenes::parse_error;
 use crate::tools::{CallFlags, ToolDef, ToolMeta, ToolResult};
 
 fn meta(name: &'static str, title: &'static str, description: &'static str) -> ToolMeta {
-    ToolMeta {
-        name,
-        title,
-        description,
-        class: SafetyClass::ReadOnly,
-        toolset: Toolset::SceneInspect,
-        effect: EffectKind::None,
-    }
+    ToolMeta::read_only(Toolset::SceneInspect, name, title, description)
 }
 
 pub fn tools() -> Vec<ToolDef> {

@@ -428,16 +428,8 @@ fn plan_add_input_event(state: Arc<AppState>, args: AddInputEventArgs) -> Result
             .param("action")
             .hint("Create it with add_input_action."));
         };
-        let value = variant::append_input_event(previous, &event).ok_or_else(|| {
-            ToolError::new(
-                ErrorCode::ParseError,
-                format!(
-                    "input action {} has no \"events\" array this server can edit",
-                    args.action
-                ),
-            )
-            .param("action")
-        })?;
+        let value = variant::append_input_event(previous, &event)
+            .ok_or_else(|| no_events_array(&args.action))?;
         Ok((
             config.set("input", &args.action, &value),
             SettingChange {
@@ -447,4 +439,13 @@ fn plan_add_input_event(state: Arc<AppState>, args: AddInputEventArgs) -> Result
             },
         ))
     })
+}
+
+/// An input action whose value has no `events` array this server can edit.
+pub(crate) fn no_events_array(action: &str) -> ToolError {
+    ToolError::new(
+        ErrorCode::ParseError,
+        format!("input action {action} has no \"events\" array this server can edit"),
+    )
+    .param("action")
 }

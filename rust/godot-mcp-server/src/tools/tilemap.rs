@@ -13,20 +13,13 @@ use serde_json::{Value, json};
 
 use crate::error::{ErrorCode, ToolError};
 use crate::respath::ResPath;
-use crate::safety::{EffectKind, SafetyClass, Toolset};
+use crate::safety::Toolset;
 use crate::state::AppState;
 use crate::tools::scene_disk::{Doc, find_node, load_doc, load_scene};
 use crate::tools::{CallFlags, ToolDef, ToolMeta, ToolResult};
 
 fn meta(name: &'static str, title: &'static str, description: &'static str) -> ToolMeta {
-    ToolMeta {
-        name,
-        title,
-        description,
-        class: SafetyClass::ReadOnly,
-        toolset: Toolset::Tilemap,
-        effect: EffectKind::None,
-    }
+    ToolMeta::read_only(Toolset::Tilemap, name, title, description)
 }
 
 pub fn tools() -> Vec<ToolDef> {
