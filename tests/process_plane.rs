@@ -26,41 +26,15 @@ use serde_json::{Value, json};
 type Client = RunningService<rmcp::RoleClient, ()>;
 
 fn project() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("project.godot"),
-        "config_version=5\n\n[application]\n\nconfig/name=\"pp\"\n",
-    )
-    .unwrap();
-    dir
+    support::tiny_project("pp")
 }
 
-/// A short state dir (Unix socket paths are limited to 107 bytes).
 fn state_dir() -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix("pp")
-        .tempdir_in("/tmp")
-        .unwrap()
+    support::short_state_dir("pp")
 }
 
 async fn start(project: &Path, state: &Path, env: &[(&str, &str)]) -> (Client, i32) {
-    let mut cmd = tokio::process::Command::new(support::bin());
-    cmd.arg("serve")
-        .arg("--project")
-        .arg(project)
-        .env("GODOT_MCP_STATE_DIR", state)
-        .env("GODOT_MCP_TOOLSETS", "all")
-        .env("GODOT_BIN", support::standin());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let (transport, _) = TokioChildProcess::builder(cmd)
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let pid = transport.id().expect("server pid") as i32;
-    let client = ().serve(transport).await.expect("handshake");
-    (client, pid)
+    support::serve_standin(project, state, env, Stdio::null()).await
 }
 
 /// SIGKILL and wait until every thread of `pid` has exited (see tests/kill9.rs).
@@ -97,36 +71,7 @@ fn wait_dead(pid: i32) {
     panic!("{pid} did not exit within 30 s");
 }
 
-async fn call(client: &Client, name: &'static str, args: Value) -> rmcp::model::CallToolResult {
-    client
-        .call_tool(
-            CallToolRequestParams::new(name).with_arguments(args.as_object().unwrap().clone()),
-        )
-        .await
-        .unwrap_or_else(|e| panic!("{name}: {e}"))
-}
-
-async fn ok(client: &Client, name: &'static str, args: Value) -> Value {
-    let r = call(client, name, args.clone()).await;
-    assert_ne!(
-        r.is_error,
-        Some(true),
-        "{name}({args}): {:?}",
-        r.structured_content
-    );
-    r.structured_content.unwrap()
-}
-
-async fn err(client: &Client, name: &'static str, args: Value) -> Value {
-    let r = call(client, name, args.clone()).await;
-    assert_eq!(
-        r.is_error,
-        Some(true),
-        "{name}({args}) succeeded: {:?}",
-        r.structured_content
-    );
-    r.structured_content.unwrap()["error"].clone()
-}
+use support::{call_err as err, call_ok as ok};
 
 /// Kills whatever a failed test left behind (never a process outside `needle`).
 struct Cleanup(String);

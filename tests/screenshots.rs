@@ -16,9 +16,7 @@ use base64::Engine as _;
 use godot_mcp_protocol::{
     AddonMessage, BRIDGE_PROTOCOL_VERSION, Discovery, Hello, Outcome, Reply, Request, ServerMessage,
 };
-use rmcp::ServiceExt;
-use rmcp::model::{CallToolRequestParams, CallToolResult};
-use rmcp::transport::TokioChildProcess;
+use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
 
 type Client = rmcp::service::RunningService<rmcp::RoleClient, ()>;
@@ -41,68 +39,20 @@ fn frame(x: u32, y: u32) -> Vec<u8> {
 }
 
 fn project() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("project.godot"),
-        "config_version=5\n\n[application]\n\nconfig/name=\"eyes\"\n",
-    )
-    .unwrap();
-    dir
+    support::tiny_project("eyes")
 }
 
-/// A short state dir (Unix socket paths are limited to 107 bytes).
 fn state_dir() -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix("sc")
-        .tempdir_in("/tmp")
-        .unwrap()
+    support::short_state_dir("sc")
 }
 
 async fn start(project: &Path, state: &Path, env: &[(&str, &str)]) -> Client {
-    let mut cmd = tokio::process::Command::new(support::bin());
-    cmd.arg("serve")
-        .arg("--project")
-        .arg(project)
-        .env("GODOT_MCP_STATE_DIR", state)
-        .env("GODOT_MCP_TOOLSETS", "all")
-        .env("GODOT_BIN", support::standin());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let (transport, _) = TokioChildProcess::builder(cmd)
-        .stderr(support::server_stderr())
-        .spawn()
-        .unwrap();
-    ().serve(transport).await.expect("handshake")
-}
-
-async fn call(c: &Client, name: &'static str, args: Value) -> CallToolResult {
-    c.call_tool(CallToolRequestParams::new(name).with_arguments(args.as_object().unwrap().clone()))
+    support::serve_standin(project, state, env, support::server_stderr())
         .await
-        .unwrap()
+        .0
 }
 
-async fn ok(c: &Client, name: &'static str, args: Value) -> CallToolResult {
-    let r = call(c, name, args.clone()).await;
-    assert_ne!(
-        r.is_error,
-        Some(true),
-        "{name}({args}): {:?}",
-        r.structured_content
-    );
-    r
-}
-
-async fn err(c: &Client, name: &'static str, args: Value) -> Value {
-    let r = call(c, name, args.clone()).await;
-    assert_eq!(
-        r.is_error,
-        Some(true),
-        "{name}({args}) succeeded: {:?}",
-        r.structured_content
-    );
-    r.structured_content.unwrap()["error"].clone()
-}
+use support::{call, call_err as err, call_ok_result as ok};
 
 /// The result's MCP image content, decoded: (PNG bytes, pixels).
 fn image_of(r: &CallToolResult) -> (Vec<u8>, image::RgbaImage) {

@@ -150,8 +150,12 @@ pub async fn call(
         .unwrap_or_else(|e| panic!("tools/call {name} failed at the protocol level: {e}"))
 }
 
-/// Call a tool that must succeed; returns its structured content.
-pub async fn call_ok(client: &RunningService<RoleClient, ()>, name: &str, args: Value) -> Value {
+/// Call a tool that must succeed; returns the whole result (content blocks too).
+pub async fn call_ok_result(
+    client: &RunningService<RoleClient, ()>,
+    name: &str,
+    args: Value,
+) -> CallToolResult {
     let r = call(client, name, args.clone()).await;
     assert_ne!(
         r.is_error,
@@ -159,7 +163,60 @@ pub async fn call_ok(client: &RunningService<RoleClient, ()>, name: &str, args: 
         "{name}({args}) failed: {:?}",
         r.structured_content
     );
-    r.structured_content.expect("structured content")
+    r
+}
+
+/// Call a tool that must succeed; returns its structured content.
+pub async fn call_ok(client: &RunningService<RoleClient, ()>, name: &str, args: Value) -> Value {
+    call_ok_result(client, name, args)
+        .await
+        .structured_content
+        .expect("structured content")
+}
+
+/// A project holding only a `project.godot` named `name`.
+pub fn tiny_project(name: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("project.godot"),
+        format!("config_version=5\n\n[application]\n\nconfig/name=\"{name}\"\n"),
+    )
+    .unwrap();
+    dir
+}
+
+/// A short state dir under /tmp (Unix socket paths are limited to 107 bytes).
+pub fn short_state_dir(prefix: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir_in("/tmp")
+        .unwrap()
+}
+
+/// `serve` on `project` with every toolset, the stand-in godot and `env`; the client
+/// and the server's pid.
+pub async fn serve_standin(
+    project: &Path,
+    state: &Path,
+    env: &[(&str, &str)],
+    stderr: Stdio,
+) -> (RunningService<RoleClient, ()>, i32) {
+    let mut cmd = tokio::process::Command::new(bin());
+    cmd.arg("serve")
+        .arg("--project")
+        .arg(project)
+        .env("GODOT_MCP_STATE_DIR", state)
+        .env("GODOT_MCP_TOOLSETS", "all")
+        .env("GODOT_BIN", standin());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let (transport, _) = rmcp::transport::TokioChildProcess::builder(cmd)
+        .stderr(stderr)
+        .spawn()
+        .unwrap();
+    let pid = transport.id().expect("server pid") as i32;
+    (().serve(transport).await.expect("handshake"), pid)
 }
 
 /// Call a tool that must fail with a tool error; returns `structuredContent.error`.
