@@ -5,14 +5,10 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::TcpStream;
-use std::path::Path;
+use std::io::{BufRead, Write};
 use std::time::Duration;
 
-use godot_mcp_protocol::{
-    AddonMessage, BRIDGE_PROTOCOL_VERSION, Discovery, Hello, Outcome, Reply, Request, ServerMessage,
-};
+use godot_mcp_protocol::{AddonMessage, Discovery, Outcome, Reply, Request, ServerMessage};
 use serde_json::{Value, json};
 use support::*;
 
@@ -25,39 +21,13 @@ enum Act {
     Drop,
 }
 
-fn wait_discovery(project: &Path) -> Discovery {
-    let path = project.join(".godot/godot_mcp/bridge.json");
-    for _ in 0..400 {
-        if let Ok(text) = std::fs::read_to_string(&path)
-            && let Ok(d) = serde_json::from_str(&text)
-        {
-            return d;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    panic!("no discovery file at {}", path.display());
-}
-
 /// Connect as the add-on and serve requests with `act` until told to drop. Returns
 /// the requests seen.
 fn peer(
     d: &Discovery,
     act: impl Fn(&Request) -> Act + Send + 'static,
 ) -> std::thread::JoinHandle<Vec<Request>> {
-    let stream = TcpStream::connect(&d.endpoint).unwrap();
-    let mut writer = stream.try_clone().unwrap();
-    let mut reader = BufReader::new(stream);
-    let hello = AddonMessage::Hello(Hello {
-        protocol_version: BRIDGE_PROTOCOL_VERSION,
-        addon_version: "peer".into(),
-        godot_version: "4.4.1.stable.custom_build".parse().unwrap(),
-        token: d.token.clone(),
-    });
-    writer
-        .write_all(format!("{}\n", serde_json::to_string(&hello).unwrap()).as_bytes())
-        .unwrap();
-    let mut line = String::new();
-    reader.read_line(&mut line).unwrap();
+    let (mut writer, mut reader, line) = support::bridge_hello(d, &d.token);
     assert!(line.contains("accepted"), "{line}");
     std::thread::spawn(move || {
         let mut seen = Vec::new();
@@ -162,21 +132,7 @@ async fn without_an_editor_the_tools_say_bridge_connected_and_disk_reads_still_w
 
 /// One hello with `token`; the server's first answer line.
 fn hello_answer(d: &Discovery, token: &str) -> String {
-    let stream = TcpStream::connect(&d.endpoint).unwrap();
-    let mut writer = stream.try_clone().unwrap();
-    let mut reader = BufReader::new(stream);
-    let hello = AddonMessage::Hello(Hello {
-        protocol_version: BRIDGE_PROTOCOL_VERSION,
-        addon_version: "peer".into(),
-        godot_version: "4.4.1.stable.custom_build".parse().unwrap(),
-        token: token.into(),
-    });
-    writer
-        .write_all(format!("{}\n", serde_json::to_string(&hello).unwrap()).as_bytes())
-        .unwrap();
-    let mut line = String::new();
-    reader.read_line(&mut line).unwrap();
-    line
+    support::bridge_hello(d, token).2
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -8,14 +8,11 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::TcpStream;
+use std::io::{BufRead, Write};
 use std::path::Path;
 
 use base64::Engine as _;
-use godot_mcp_protocol::{
-    AddonMessage, BRIDGE_PROTOCOL_VERSION, Discovery, Hello, Outcome, Reply, Request, ServerMessage,
-};
+use godot_mcp_protocol::{AddonMessage, Discovery, Outcome, Reply, Request, ServerMessage};
 use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
 
@@ -346,39 +343,13 @@ async fn a_headless_game_has_no_renderer_and_says_so() {
     client.cancel().await.unwrap();
 }
 
-fn wait_discovery(project: &Path) -> Discovery {
-    let path = project.join(".godot/godot_mcp/bridge.json");
-    for _ in 0..400 {
-        if let Ok(text) = std::fs::read_to_string(&path)
-            && let Ok(d) = serde_json::from_str(&text)
-        {
-            return d;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
-    panic!("no discovery file at {}", path.display());
-}
-
 /// Connects as the add-on and answers every request with `answer`; returns the requests
 /// seen once the server closes the connection.
 fn peer(
     d: &Discovery,
     answer: impl Fn(&Request) -> Value + Send + 'static,
 ) -> std::thread::JoinHandle<Vec<Request>> {
-    let stream = TcpStream::connect(&d.endpoint).unwrap();
-    let mut writer = stream.try_clone().unwrap();
-    let mut reader = BufReader::new(stream);
-    let hello = AddonMessage::Hello(Hello {
-        protocol_version: BRIDGE_PROTOCOL_VERSION,
-        addon_version: "peer".into(),
-        godot_version: "4.4.1.stable.custom_build".parse().unwrap(),
-        token: d.token.clone(),
-    });
-    writer
-        .write_all(format!("{}\n", serde_json::to_string(&hello).unwrap()).as_bytes())
-        .unwrap();
-    let mut line = String::new();
-    reader.read_line(&mut line).unwrap();
+    let (mut writer, mut reader, line) = support::bridge_hello(d, &d.token);
     assert!(line.contains("accepted"), "{line}");
     std::thread::spawn(move || {
         let mut seen = Vec::new();
@@ -431,7 +402,7 @@ async fn editor_captures_travel_as_images_and_a_headless_editor_says_no_renderer
     assert_eq!(e["required"], "bridge_connected", "{e}");
 
     // A headless editor answers that it cannot render.
-    let d = wait_discovery(p.path());
+    let d = support::wait_discovery(p.path());
     let headless = peer(&d, |r| match r.cmd.as_str() {
         "editor.screenshot" => {
             json!({"captured": false, "reason": "no_renderer", "display_server": "headless"})
@@ -461,7 +432,7 @@ async fn editor_captures_travel_as_images_and_a_headless_editor_says_no_renderer
     // (ignoring max_bytes) is refused by the server itself.
     let s = state_dir();
     let client = start(p.path(), s.path(), &[("GODOT_MCP_MAX_IMAGE_BYTES", "4000")]).await;
-    let d = wait_discovery(p.path());
+    let d = support::wait_discovery(p.path());
     let not_ready = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
     let counter = not_ready.clone();
     let _rendering = peer(&d, move |r| {

@@ -584,3 +584,45 @@ pub fn transaction_row(t: &Value, txn: &str) -> Value {
         .unwrap_or_else(|| panic!("no transaction {txn} in {t}"))
         .clone()
 }
+
+/// The editor bridge's discovery file of `project`, once the server has written it.
+pub fn wait_discovery(project: &Path) -> godot_mcp_protocol::Discovery {
+    let path = project.join(".godot/godot_mcp/bridge.json");
+    for _ in 0..400 {
+        if let Ok(text) = std::fs::read_to_string(&path)
+            && let Ok(d) = serde_json::from_str(&text)
+        {
+            return d;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    panic!("no discovery file at {}", path.display());
+}
+
+/// Connects to the bridge as the add-on would and sends a hello carrying `token`:
+/// the writing half, the reading half, and the server's first answer line.
+pub fn bridge_hello(
+    d: &godot_mcp_protocol::Discovery,
+    token: &str,
+) -> (
+    std::net::TcpStream,
+    std::io::BufReader<std::net::TcpStream>,
+    String,
+) {
+    use std::io::{BufRead, Write};
+    let stream = std::net::TcpStream::connect(&d.endpoint).unwrap();
+    let mut writer = stream.try_clone().unwrap();
+    let mut reader = std::io::BufReader::new(stream);
+    let hello = godot_mcp_protocol::AddonMessage::Hello(godot_mcp_protocol::Hello {
+        protocol_version: godot_mcp_protocol::BRIDGE_PROTOCOL_VERSION,
+        addon_version: "peer".into(),
+        godot_version: "4.4.1.stable.custom_build".parse().unwrap(),
+        token: token.into(),
+    });
+    writer
+        .write_all(format!("{}\n", serde_json::to_string(&hello).unwrap()).as_bytes())
+        .unwrap();
+    let mut line = String::new();
+    reader.read_line(&mut line).unwrap();
+    (writer, reader, line)
+}
