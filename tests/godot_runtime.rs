@@ -85,11 +85,15 @@ async fn start(project: &Path, state: &Path, godot: &Path) -> (Client, i32) {
 /// A copy of the demo project with the add-on, and a server on it. The state dir is short
 /// and under /tmp: a session's control socket path must fit a unix socket address.
 async fn served(godot: &Path) -> (tempfile::TempDir, tempfile::TempDir, Client, i32) {
-    let p = project_with_addon(godot);
-    let s = tempfile::Builder::new()
-        .prefix("gr")
-        .tempdir_in("/tmp")
-        .unwrap();
+    served_on(project_with_addon(godot), godot).await
+}
+
+/// [`served`] on the project `p`.
+async fn served_on(
+    p: tempfile::TempDir,
+    godot: &Path,
+) -> (tempfile::TempDir, tempfile::TempDir, Client, i32) {
+    let s = support::short_state_dir("gr");
     let (client, server) = start(p.path(), s.path(), godot).await;
     (p, s, client, server)
 }
@@ -496,12 +500,7 @@ async fn real_godot_render_editor_capture_shows_the_box_and_sees_it_move() {
     ) else {
         return;
     };
-    let p = render_project(&godot);
-    let s = tempfile::Builder::new()
-        .prefix("gr")
-        .tempdir_in("/tmp")
-        .unwrap();
-    let (client, _server) = start(p.path(), s.path(), &godot).await;
+    let (p, s, client, _server) = served_on(render_project(&godot), &godot).await;
     let log = s.path().join("editor.log");
     let mut ed = KillOnDrop(render_editor(&godot, p.path(), &log));
     open_when_connected(&client, &mut ed, &log).await;
@@ -639,12 +638,7 @@ async fn real_godot_render_game_capture_shows_the_box_and_sees_it_move() {
     ) else {
         return;
     };
-    let p = render_project(&godot);
-    let s = tempfile::Builder::new()
-        .prefix("gr")
-        .tempdir_in("/tmp")
-        .unwrap();
-    let (client, _server) = start(p.path(), s.path(), &godot).await;
+    let (_p, _s, client, _server) = served_on(render_project(&godot), &godot).await;
     ok_call(
         &client,
         "play_scene",
@@ -717,12 +711,7 @@ async fn real_godot_render_game_capture_shows_the_box_and_sees_it_move() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn real_godot_headless_editor_capture_is_no_renderer() {
     let Some(godot) = godot() else { return };
-    let p = render_project(&godot);
-    let s = tempfile::Builder::new()
-        .prefix("gr")
-        .tempdir_in("/tmp")
-        .unwrap();
-    let (client, _server) = start(p.path(), s.path(), &godot).await;
+    let (p, s, client, _server) = served_on(render_project(&godot), &godot).await;
     let log = s.path().join("editor.log");
     let file = std::fs::File::create(&log).unwrap();
     let child = std::process::Command::new(&godot)
@@ -770,12 +759,7 @@ async fn real_godot_render_capture_latency() {
     let Some(godot) = support::godot_render_bin("the latency measurement needs a renderer") else {
         return;
     };
-    let p = render_project(&godot);
-    let s = tempfile::Builder::new()
-        .prefix("gr")
-        .tempdir_in("/tmp")
-        .unwrap();
-    let (client, _server) = start(p.path(), s.path(), &godot).await;
+    let (p, s, client, _server) = served_on(render_project(&godot), &godot).await;
     let log = s.path().join("editor.log");
     let mut ed = KillOnDrop(render_editor(&godot, p.path(), &log));
     open_when_connected(&client, &mut ed, &log).await;
