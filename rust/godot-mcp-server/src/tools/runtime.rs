@@ -534,26 +534,34 @@ fn probe_error(e: ControlError) -> ToolError {
     }
 }
 
-async fn probe_request(session: &Session, msg: Value) -> ToolResult {
+/// Sends `msg` to the game's probe (waiting up to 5 s for it to connect); its reply,
+/// refused or not.
+async fn probe_reply(session: &Session, msg: Value) -> Result<Value, ToolError> {
     if session.control.hello().is_none() {
         session.control.wait_connected(Duration::from_secs(5)).await;
     }
-    let v = session
+    session
         .control
         .request(msg, PROBE_TIMEOUT)
         .await
-        .map_err(probe_error)?;
+        .map_err(probe_error)
+}
+
+/// A probe reply that is not `ok`, as the precondition it names.
+fn probe_refusal(v: &Value, fallback: &str) -> ToolError {
+    ToolError::new(
+        ErrorCode::PreconditionFailed,
+        v["message"].as_str().unwrap_or(fallback).to_string(),
+    )
+    .required(v["error"].as_str().unwrap_or("probe").to_string())
+}
+
+async fn probe_request(session: &Session, msg: Value) -> ToolResult {
+    let v = probe_reply(session, msg).await?;
     if v["ok"] == json!(true) {
         Ok(v)
     } else {
-        Err(ToolError::new(
-            ErrorCode::PreconditionFailed,
-            v["message"]
-                .as_str()
-                .unwrap_or("the probe refused the request")
-                .to_string(),
-        )
-        .required(v["error"].as_str().unwrap_or("probe").to_string()))
+        Err(probe_refusal(&v, "the probe refused the request"))
     }
 }
 
@@ -650,29 +658,14 @@ async fn game_screenshot(state: Arc<AppState>, args: ScreenshotArgs, _f: CallFla
     if let Some(m) = args.max_edge {
         msg["max_edge"] = json!(m);
     }
-    if session.control.hello().is_none() {
-        session.control.wait_connected(Duration::from_secs(5)).await;
-    }
-    let v = session
-        .control
-        .request(msg, PROBE_TIMEOUT)
-        .await
-        .map_err(probe_error)?;
+    let v = probe_reply(&session, msg).await?;
     match v["error"].as_str() {
         _ if v["ok"] == json!(true) => {}
         Some("no_renderer") => {
             return Err(screenshots::no_renderer("The game's Godot", "headless"));
         }
         Some("too_large") => return Err(screenshots::producer_too_large(&v)),
-        _ => {
-            return Err(ToolError::new(
-                ErrorCode::PreconditionFailed,
-                v["message"]
-                    .as_str()
-                    .unwrap_or("the probe refused the screenshot"),
-            )
-            .required(v["error"].as_str().unwrap_or("probe")));
-        }
+        _ => return Err(probe_refusal(&v, "the probe refused the screenshot")),
     }
     screenshots::answer_with_png(
         v["png_base64"].as_str().unwrap_or(""),
