@@ -15,7 +15,7 @@
 //! - [`error`]: `ToolError`, the one structured shape of every user-facing failure.
 //! - [`state`]: what request handlers share.
 //! - [`transport`]: stdio and streamable HTTP, the Host/Origin/token guard, and the
-//!   [`transport::Principal`] of every call.
+//!   [`transport::Principal`] of every call (passed to the call pipeline in its `CallContext`).
 #![forbid(unsafe_code)]
 
 /// A line for the person at the terminal, on stderr. Unlike `eprintln!` it never

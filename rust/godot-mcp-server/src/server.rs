@@ -223,8 +223,7 @@ impl ServerHandler for McpServer {
         // Every call passes the safety policy; see safety.rs for the order of gates.
         let ctx = CallContext::from_request(&request, &context, &principal);
         let generation = self.state.safety.generation();
-        let call = run_call(&self.state, def, request.arguments, &ctx);
-        let outcome = crate::transport::with_principal(principal, call).await;
+        let outcome = run_call(&self.state, def, request.arguments, &ctx).await;
         if self.state.safety.generation() != generation {
             self.announce_tool_list_changed(&context.peer).await;
         }

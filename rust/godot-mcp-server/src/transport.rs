@@ -11,7 +11,6 @@
 //!   never reached a handler.
 
 use std::fmt;
-use std::future::Future;
 
 use rmcp::RoleServer;
 use rmcp::service::RequestContext;
@@ -126,25 +125,6 @@ impl fmt::Display for Principal {
     }
 }
 
-tokio::task_local! {
-    static CURRENT_PRINCIPAL: Principal;
-}
-
-/// Run `call` with `principal` as the caller that [`current_principal`] reports.
-///
-/// The MCP handler wraps every tool call in this, so tool code, the approval gate
-/// and the idempotency store read the caller without a parameter threaded through
-/// every handler signature.
-pub async fn with_principal<F: Future>(principal: Principal, call: F) -> F::Output {
-    CURRENT_PRINCIPAL.scope(principal, call).await
-}
-
-/// The principal of the tool call running on this task; `None` outside a tool call
-/// (or on a task the call spawned: pass the principal along explicitly there).
-pub fn current_principal() -> Option<Principal> {
-    CURRENT_PRINCIPAL.try_with(Principal::clone).ok()
-}
-
 /// Which stop signal arrived.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StopSignal {
@@ -177,26 +157,5 @@ pub async fn stop_signal() -> StopSignal {
         },
         // Without handlers the default action (exit) stands; wait for nothing.
         _ => std::future::pending().await,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[tokio::test]
-    async fn a_tool_call_sees_its_principal_and_nothing_leaks_out() {
-        assert_eq!(current_principal(), None);
-        let agent = Principal {
-            id: "http:abc".into(),
-            session_id: Some("abc".into()),
-            transport: TransportKind::Http,
-            admission: Some(Admission::Loopback),
-        };
-        let seen = with_principal(agent.clone(), async { current_principal() }).await;
-        assert_eq!(seen, Some(agent));
-        assert_eq!(current_principal(), None);
-        let local = with_principal(Principal::local(), async { current_principal() }).await;
-        assert_eq!(local.map(|p| p.id), Some("local".to_owned()));
     }
 }

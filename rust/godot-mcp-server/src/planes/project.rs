@@ -28,7 +28,6 @@ use crate::error::{ErrorCode, ToolError};
 use crate::project::Project;
 use crate::respath::ResPath;
 use crate::state::AppState;
-use crate::tools::project::sha256_hex;
 
 /// Largest file the write seam writes, in bytes.
 pub const MAX_WRITE_BYTES: usize = 16 * 1024 * 1024;
@@ -44,6 +43,11 @@ pub struct JournalCall {
     pub idempotency: Option<IdempotencyKey>,
 }
 
+/// The lowercase hex SHA-256 of `bytes`, as results and the journal spell hashes.
+pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
+    godot_mcp_journal::ContentHash::of(bytes).to_string()
+}
+
 thread_local! {
     /// The call being applied on this thread. Plans apply on a blocking thread, and
     /// this keeps the journal identity out of every tool's apply closure.
@@ -51,11 +55,18 @@ thread_local! {
 }
 
 /// Run `f` (a plan's apply) with `call` as the journal identity of its writes.
+/// The identity is cleared when `f` returns or unwinds: blocking threads are reused,
+/// and a panicking apply must not lend its identity to the next call's writes.
 pub fn with_call<R>(call: JournalCall, f: impl FnOnce() -> R) -> R {
+    struct Clear;
+    impl Drop for Clear {
+        fn drop(&mut self) {
+            CURRENT_CALL.with(|c| *c.borrow_mut() = None);
+        }
+    }
     CURRENT_CALL.with(|c| *c.borrow_mut() = Some(call));
-    let out = f();
-    CURRENT_CALL.with(|c| *c.borrow_mut() = None);
-    out
+    let _clear = Clear;
+    f()
 }
 
 /// (tool family, operation, idempotency key) for the next journaled write.
@@ -443,6 +454,23 @@ mod tests {
 
     fn res(s: &str) -> ResPath {
         ResPath::parse(s).unwrap()
+    }
+
+    #[test]
+    fn a_panicking_apply_leaves_no_journal_identity_behind() {
+        let call = || JournalCall {
+            toolset: "scripts",
+            tool: "write_script",
+            idempotency: None,
+        };
+        let unwound = std::panic::catch_unwind(|| with_call(call(), || panic!("apply failed")));
+        assert!(unwound.is_err());
+        // The next write on this thread is not attributed to the call that panicked.
+        let (family, op, _) = journal_identity("default_family", "default_op");
+        assert_eq!((family.as_str(), op.as_str()), ("default_family", "default_op"));
+        // And a normal call still lends its identity while it runs.
+        let (family, op, _) = with_call(call(), || journal_identity("x", "y"));
+        assert_eq!((family.as_str(), op.as_str()), ("scripts", "write_script"));
     }
 
     #[test]

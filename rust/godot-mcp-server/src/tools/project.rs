@@ -7,7 +7,6 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use sha2::{Digest, Sha256};
 
 use crate::error::{ErrorCode, ToolError};
 use crate::respath::ResPath;
@@ -265,7 +264,7 @@ async fn scripts_read(
         "language": language,
         "size": text.len(),
         "line_count": text.lines().count(),
-        "sha256": sha256_hex(text.as_bytes()),
+        "sha256": godot_mcp_journal::ContentHash::of(text.as_bytes()).to_string(),
         "content": text,
     }))
 }
@@ -301,11 +300,3 @@ pub(crate) fn read_text(
     })
 }
 
-pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
-    let mut s = String::with_capacity(64);
-    for b in digest.iter() {
-        s.push_str(&format!("{b:02x}"));
-    }
-    s
-}

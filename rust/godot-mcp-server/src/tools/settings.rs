@@ -137,7 +137,7 @@ pub(crate) fn plan_edit(
     let (path, text) = read_project_godot(&state)?;
     let config = ConfigText::parse(&text);
     let (new_text, change) = edit(&config)?;
-    let before = crate::tools::project::sha256_hex(text.as_bytes());
+    let before = godot_mcp_journal::ContentHash::of(text.as_bytes()).to_string();
     let mut plan = plan_write(
         &state,
         "project.settings",
