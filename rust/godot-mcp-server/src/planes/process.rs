@@ -325,8 +325,9 @@ impl Supervisor {
 
         // 3. The receipt, durable.
         let procs = process_table::os();
-        let Some(stat) = procs.stat(pid) else {
-            // Also where the OS's process table is unobservable: no receipt, no release.
+        let Some(stat) = procs.stat(pid).filter(|_| procs.observable()) else {
+            // Also where the OS's process table is unobservable (it may still read a
+            // start time, as on Windows, but cannot reconcile): no receipt, no release.
             return Err(failed(
                 journal,
                 format!("the identity of pid {pid} (start time, process group) is unreadable"),
