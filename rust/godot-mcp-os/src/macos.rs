@@ -72,6 +72,19 @@ fn procargs(pid: i32) -> Option<Vec<u8>> {
     Some(buf)
 }
 
+/// Whether the volume holding `path` tells names apart by case; `None` when it
+/// does not say.
+pub(crate) fn case_sensitive(path: &std::path::Path) -> Option<bool> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
+    // SAFETY: a NUL-terminated path; pathconf only reads it.
+    match unsafe { libc::pathconf(c.as_ptr(), libc::_PC_CASE_SENSITIVE) } {
+        1 => Some(true),
+        0 => Some(false),
+        _ => None,
+    }
+}
+
 impl ProcessTable for Libproc {
     /// `kern.bootsessionuuid`: a fresh UUID every boot.
     fn boot_id(&self) -> Option<String> {

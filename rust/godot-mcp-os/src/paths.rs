@@ -63,6 +63,21 @@ impl Host {
     }
 }
 
+/// The rules of the file system holding `dir`: [`Host::this`], except that on
+/// macOS the volume itself says whether it is case-sensitive
+/// (`pathconf(_PC_CASE_SENSITIVE)`; APFS and HFS+ can be formatted either way).
+pub fn host_of(dir: &std::path::Path) -> Host {
+    #[cfg(target_os = "macos")]
+    if let Some(sensitive) = crate::macos::case_sensitive(dir) {
+        return Host {
+            case_insensitive: !sensitive,
+            ..Host::MACOS
+        };
+    }
+    let _ = dir;
+    Host::this()
+}
+
 /// Where an absolute path starts.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Root {

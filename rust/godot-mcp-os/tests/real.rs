@@ -43,6 +43,24 @@ mod unix {
             .unwrap()
     }
 
+    /// The host rules of a real folder: case-insensitive exactly where the file
+    /// system finds `A` when `a` exists (macOS asks the volume; Linux is
+    /// case-sensitive).
+    #[test]
+    fn a_folder_s_case_rule_is_its_file_system_s() {
+        let dir = std::env::temp_dir().join(format!("godot-mcp-os-case-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("a"), b"").unwrap();
+        let folds = dir.join("A").exists();
+        std::fs::remove_dir_all(&dir).unwrap();
+        let host = godot_mcp_os::paths::host_of(&std::env::temp_dir());
+        if cfg!(target_os = "linux") {
+            assert_eq!(host, godot_mcp_os::paths::Host::LINUX);
+        } else {
+            assert_eq!(host.case_insensitive, folds);
+        }
+    }
+
     #[test]
     fn own_process_reads() {
         let me = std::process::id() as i32;

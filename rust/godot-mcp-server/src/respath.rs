@@ -495,7 +495,7 @@ pub fn decide_export_target(
             "it is a folder; name the file to export to",
         ));
     }
-    match place_in_project(Host::this(), project.root(), &real) {
+    match place_in_project(paths::host_of(project.root()), project.root(), &real) {
         Placed::Inside(res) => {
             if res.is_hidden() {
                 return Err(path_refused(
