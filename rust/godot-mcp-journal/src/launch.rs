@@ -69,7 +69,9 @@ pub enum Boundary {
 pub struct LaunchReceipt {
     /// The leader's pid.
     pub pid: i32,
-    /// Field 22 of `/proc/<pid>/stat` (clock ticks since boot).
+    /// The leader's start time in its OS's unit (Linux: field 22 of
+    /// `/proc/<pid>/stat`, clock ticks since boot; macOS: microseconds since the
+    /// epoch), see `godot_mcp_os::ProcStat`.
     pub start_time: u64,
     /// The leader's process group id.
     pub pgid: i32,
@@ -86,8 +88,9 @@ pub struct LaunchReceipt {
 /// The environment variable every supervised launch carries its nonce in, so
 /// that members of its process group that do not have the nonce on their
 /// command line (children Godot spawns) can still be identified as the
-/// launch's: children inherit the environment.
-pub const NONCE_ENV: &str = "GODOT_MCP_SESSION_NONCE";
+/// launch's: children inherit the environment. Defined by the OS seam, whose
+/// tables read it.
+pub use godot_mcp_os::process_table::NONCE_ENV;
 
 /// What a `process_launch` transaction intends, durable before the spawn.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -294,10 +294,10 @@ impl Journal {
             .iter()
             .any(|(_, d)| d.status != TxnStatus::Quarantined)
         {
-            // One syncfs makes every observed rename/unlink durable before a
+            // One syncfs (per OS: see godot_mcp_os::fs) makes every observed rename/unlink durable before a
             // terminal row claims it, at the cost of one call, not one per row.
             let dir = fs::File::open(&self.root).map_err(ReconcileError::Sync)?;
-            rustix::fs::syncfs(&dir).map_err(|e| ReconcileError::Sync(e.into()))?;
+            godot_mcp_os::fs::sync_filesystem(&dir).map_err(ReconcileError::Sync)?;
         }
         cross(fp::RECONCILE_AFTER_CLEANUP);
 

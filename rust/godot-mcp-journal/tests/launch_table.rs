@@ -302,6 +302,57 @@ fn where_processes_cannot_be_observed_every_launch_is_quarantined_untouched() {
     assert!(l.session.exists());
 }
 
+/// Windows' table in miniature: pids and start (creation) times are
+/// observable, process groups and nonces are not.
+struct IdentityOnly(FakeTable);
+
+impl ProcessTable for IdentityOnly {
+    fn observable(&self) -> bool {
+        false
+    }
+    fn boot_id(&self) -> Option<String> {
+        self.0.boot_id()
+    }
+    fn stat(&self, pid: i32) -> Option<godot_mcp_journal::process_table::ProcStat> {
+        self.0.stat(pid)
+    }
+    fn is_live(&self, pid: i32, stat: &godot_mcp_journal::process_table::ProcStat) -> bool {
+        self.0.is_live(pid, stat)
+    }
+    fn live(&self) -> Vec<(i32, godot_mcp_journal::process_table::ProcStat)> {
+        self.0.live()
+    }
+    fn cmdline_contains(&self, pid: i32, needle: &str) -> bool {
+        self.0.cmdline_contains(pid, needle)
+    }
+    fn environ_contains(&self, pid: i32, entry: &str) -> bool {
+        self.0.environ_contains(pid, entry)
+    }
+    fn kill_group(&self, pgid: i32) {
+        self.0.kill_group(pgid);
+    }
+    fn kill_pinned(&self, pid: i32, start_time: u64, nonce: &str) {
+        self.0.kill_pinned(pid, start_time, nonce);
+    }
+}
+
+#[test]
+fn where_process_groups_cannot_be_observed_an_exact_survivor_is_quarantined_unsignalled() {
+    let e = env();
+    let l = recorded(&e, 1, |_| (9050, 5)).remove(0);
+    let t = FakeTable::new(BOOT);
+    // The exact leader and its child: an observable table would kill both.
+    leader(&t, &l, 9050, 5);
+    child(&t, &l, 9051, 9050, 6);
+    let table = IdentityOnly(t);
+    let j = restart(&e, &table);
+    assert_eq!(status_of(&j, l.txn), TxnStatus::Quarantined);
+    assert_eq!(end_of(&j, l.txn), (LaunchEnd::Unobservable, false));
+    assert!(table.0.signalled().is_empty());
+    assert!(table.0.alive(9050) && table.0.alive(9051));
+    assert!(l.session.exists(), "left where it is, not archived");
+}
+
 #[test]
 fn a_zombie_leader_with_an_empty_group_is_gone() {
     use godot_mcp_journal::process_table::{FakeProcess, ProcStat};

@@ -9,9 +9,22 @@
 //! still before the target is opened.
 //!
 //! Node paths (`Player/Gun`) are not `ResPath`s.
+//!
+//! # Per OS
+//!
+//! The host's path rules come from `godot_mcp_os::paths` as pure logic, so each
+//! OS's rules are unit-tested on any host. On Windows a `res://` segment must
+//! also be a plain Windows name (no trailing dot or space, which Windows drops;
+//! no device name like `con`; none of `<>"|?*`), so one `ResPath` never names
+//! two files or a device. An export's absolute target is parsed by the host's
+//! rules (drive letters, `\`, UNC and `\\?\` verbatim prefixes) and judged
+//! inside or outside the project with the host's case folding; a folding the
+//! file system may or may not apply (non-ASCII letters) is refused, not guessed.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+
+use godot_mcp_os::paths::{self, Containment, Host, Style};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -50,8 +63,15 @@ impl ResPath {
         Self { rel: String::new() }
     }
 
-    /// Check and normalize a `res://` path.
+    /// Check and normalize a `res://` path, by the rules of the host this
+    /// server runs on.
     pub fn parse(input: &str) -> Result<Self, PathRefusal> {
+        Self::parse_for(Host::this(), input)
+    }
+
+    /// Check and normalize a `res://` path by `host`'s rules: on Windows every
+    /// segment must also be a plain Windows file name.
+    pub fn parse_for(host: Host, input: &str) -> Result<Self, PathRefusal> {
         if input.len() > MAX_RES_PATH_LEN {
             return Err(refuse(format!(
                 "path is longer than {MAX_RES_PATH_LEN} bytes"
@@ -100,6 +120,12 @@ impl ResPath {
                 s if s.trim() != s || s.chars().all(|c| c == '.') => {
                     return Err(refuse(format!("path segment {s:?} is not accepted")));
                 }
+                s if host.style == Style::Windows => match paths::windows_name_problem(s) {
+                    Some(why) => {
+                        return Err(refuse(format!("path segment {s:?} is not accepted: {why}")));
+                    }
+                    None => parts.push(s),
+                },
                 s => parts.push(s),
             }
         }
@@ -205,8 +231,14 @@ impl JsonSchema for ResPath {
 /// The `pattern` of every `ResPath` in a tool's input schema; the walk below finds
 /// path parameters by it, wherever they sit (nested objects, arrays).
 pub const RES_PATTERN: &str = "^res://";
-/// The `pattern` of [`ExportTarget`]: a res:// path or an absolute filesystem path.
+/// The `pattern` of [`ExportTarget`]: a res:// path or an absolute filesystem path
+/// (on Windows also a drive letter, `\\server\share` or `\\?\`).
+#[cfg(not(windows))]
 pub const EXPORT_TARGET_PATTERN: &str = "^(res://|/)";
+/// The `pattern` of [`ExportTarget`]: a res:// path or an absolute filesystem path
+/// (on Windows also a drive letter, `\\server\share` or `\\?\`).
+#[cfg(windows)]
+pub const EXPORT_TARGET_PATTERN: &str = r"^(res://|/|[A-Za-z]:[\\/]|\\\\)";
 
 /// Check every `res://` path a call's arguments carry, before anything runs: each
 /// string the schema declares a `ResPath` (pattern [`RES_PATTERN`]), each res://
@@ -371,7 +403,7 @@ impl<'de> Deserialize<'de> for ExportTarget {
         let tag = |m: &str| serde::de::Error::custom(format!("{PATH_REFUSED_TAG}{m}"));
         if s.starts_with("res://") {
             ResPath::parse(&s).map_err(|e| tag(&e.0))?;
-        } else if !s.starts_with('/') {
+        } else if !looks_absolute(&s) {
             return Err(tag(
                 "output_path must be a res:// path inside the project or an absolute filesystem path",
             ));
@@ -405,6 +437,17 @@ impl JsonSchema for ExportTarget {
     }
 }
 
+/// Whether `s` is spelt as an absolute path of this host (checked fully by
+/// [`decide_export_target`]).
+fn looks_absolute(s: &str) -> bool {
+    match Host::this().style {
+        Style::Posix => s.starts_with('/'),
+        Style::Windows => {
+            s.starts_with(['/', '\\']) || (looks_like_drive(s) && s[2..].starts_with(['/', '\\']))
+        }
+    }
+}
+
 /// An export target, decided: normalised, resolved (symlinks of its existing
 /// ancestors followed), and placed inside or outside the project.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -434,7 +477,10 @@ pub fn decide_export_target(
             ));
         }
         project.resolve(param, &p)?
-    } else if raw.starts_with('/') {
+    } else if looks_absolute(raw) {
+        if let Err(e) = paths::parse_absolute(Host::this(), raw) {
+            return Err(path_refused(param, &e.to_string()));
+        }
         resolve_absolute(Path::new(raw))
             .ok_or_else(|| path_refused(param, "it names a dangling symbolic link"))?
     } else {
@@ -449,13 +495,8 @@ pub fn decide_export_target(
             "it is a folder; name the file to export to",
         ));
     }
-    match real.strip_prefix(project.root()) {
-        Ok(rel) => {
-            let res = rel
-                .to_str()
-                .and_then(|r| ResPath::parse(&format!("res://{r}")).ok())
-                .filter(|r| !r.is_root())
-                .ok_or_else(|| path_refused(param, "it is not a file path inside the project"))?;
+    match place_in_project(paths::host_of(project.root()), project.root(), &real) {
+        Placed::Inside(res) => {
             if res.is_hidden() {
                 return Err(path_refused(
                     param,
@@ -464,11 +505,58 @@ pub fn decide_export_target(
             }
             Ok(ExportDest::Inside { res, real })
         }
-        Err(_) if raw.starts_with("res://") => Err(path_refused(
+        Placed::Refused(why) => Err(path_refused(param, &why)),
+        Placed::Outside if raw.starts_with("res://") => Err(path_refused(
             param,
             "it resolves (through a symbolic link) outside the project",
         )),
-        Err(_) => Ok(ExportDest::Outside { real }),
+        Placed::Outside => Ok(ExportDest::Outside { real }),
+    }
+}
+
+/// Where a resolved path lies relative to the project, by a host's rules.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Placed {
+    /// Inside: its `res://` path (spelt as the path spells it).
+    Inside(ResPath),
+    /// Outside the project.
+    Outside,
+    /// Neither can be proven, or inside but not a valid `res://` file path.
+    Refused(String),
+}
+
+/// Places `real` (resolved: no `..`, symlinks followed) relative to the project
+/// folder `root`, by `host`'s rules: its separators and prefixes, and its case
+/// folding, so `C:\Proj\..\PROJ\x` and `\\?\c:\proj\x` are inside `C:\Proj`
+/// on Windows and `/Users/u/GAME/x` is inside `/Users/u/game` on macOS.
+pub fn place_in_project(host: Host, root: &Path, real: &Path) -> Placed {
+    let (Some(root_s), Some(real_s)) = (root.to_str(), real.to_str()) else {
+        // Not UTF-8: only a case-sensitive POSIX host can compare it, byte for byte.
+        if host == Host::LINUX {
+            return match real.strip_prefix(root) {
+                Ok(_) => Placed::Refused("it is not a UTF-8 file path inside the project".into()),
+                Err(_) => Placed::Outside,
+            };
+        }
+        return Placed::Refused("the path is not valid Unicode".into());
+    };
+    let parts = match paths::contains_str(host, root_s, real_s) {
+        Ok(Containment::Inside(parts)) => parts,
+        Ok(Containment::Outside) => return Placed::Outside,
+        Ok(Containment::Ambiguous) => {
+            return Placed::Refused(
+                "it differs from the project folder only by letters this file system may or may \
+                 not treat as equal (case or Unicode form beyond ASCII); whether it is inside the \
+                 project cannot be decided"
+                    .into(),
+            );
+        }
+        Err(e) => return Placed::Refused(e.to_string()),
+    };
+    match ResPath::parse_for(host, &format!("res://{}", parts.join("/"))) {
+        Ok(res) if !res.is_root() => Placed::Inside(res),
+        Ok(_) => Placed::Refused("it is not a file path inside the project".into()),
+        Err(e) => Placed::Refused(format!("it is not a file path inside the project: {e}")),
     }
 }
 
@@ -478,10 +566,12 @@ pub fn decide_export_target(
 /// land wherever it points).
 fn resolve_absolute(p: &Path) -> Option<PathBuf> {
     use std::path::Component;
-    let mut cur = PathBuf::from("/");
+    let mut cur = PathBuf::new();
     for c in p.components() {
         match c {
-            Component::RootDir | Component::Prefix(_) | Component::CurDir => {}
+            // `C:` or `\\server\share` (Windows), then the root: kept as they are.
+            Component::Prefix(_) | Component::RootDir => cur.push(c),
+            Component::CurDir => {}
             // `cur` is already resolved, so its parent is the real parent.
             Component::ParentDir => {
                 cur.pop();
@@ -652,6 +742,103 @@ mod tests {
                 serde_json::json!({"path": "res://a/new.gd", "list": [{"value": {"$type": "Resource", "path": "res://a/t.tres"}}]})
             ),
             Ok(())
+        );
+    }
+
+    #[test]
+    fn windows_segments_must_be_plain_windows_names() {
+        let w = Host::WINDOWS;
+        for bad in [
+            "res://con",
+            "res://scenes/NUL.tscn",
+            "res://Com1.txt",
+            "res://scenes./main.tscn",
+            "res://a/b.",
+            "res://a<b",
+            "res://a|b",
+            "res://what?",
+            "res://a*",
+            "res://a\"b",
+            "res://a\\..\\..\\x",
+            "res://C:/x",
+            "res://\\\\?\\C:\\x",
+        ] {
+            assert!(ResPath::parse_for(w, bad).is_err(), "{bad:?} was accepted");
+        }
+        // A name Windows reserves or rewrites is an ordinary name on Linux.
+        for linux_ok in ["res://con", "res://a/b.", "res://a<b", "res://what?"] {
+            assert!(
+                ResPath::parse_for(Host::LINUX, linux_ok).is_ok(),
+                "{linux_ok}"
+            );
+        }
+        assert_eq!(
+            ResPath::parse_for(w, "res://Scenes/../console.tscn")
+                .unwrap()
+                .rel(),
+            "console.tscn"
+        );
+    }
+
+    #[test]
+    fn export_targets_are_placed_by_the_hosts_rules() {
+        let place =
+            |host, root: &str, real: &str| place_in_project(host, Path::new(root), Path::new(real));
+        let inside = |r: &str| Placed::Inside(ResPath::parse(r).unwrap());
+        // Windows: canonical roots are verbatim; a target may be spelt any way.
+        let w = Host::WINDOWS;
+        assert_eq!(
+            place(w, r"\\?\C:\Proj", r"C:\Proj\..\PROJ\out\g.pck"),
+            inside("res://out/g.pck")
+        );
+        assert_eq!(
+            place(w, r"\\?\C:\Proj", r"c:/proj/g.pck"),
+            inside("res://g.pck")
+        );
+        assert_eq!(
+            place(w, r"C:\Proj", r"\\?\C:\PROJ\g.pck"),
+            inside("res://g.pck")
+        );
+        assert_eq!(place(w, r"C:\Proj", r"C:\Proj\..\g.pck"), Placed::Outside);
+        assert_eq!(place(w, r"C:\Proj", r"D:\Proj\g.pck"), Placed::Outside);
+        assert_eq!(
+            place(w, r"\\srv\share\Proj", r"\\?\UNC\SRV\share\proj\g.pck"),
+            inside("res://g.pck")
+        );
+        for refused in [
+            r"C:\Proj\g.pck.",
+            r"C:\Proj\con",
+            r"C:\Proj",
+            r"\\.\C:\Proj\g",
+        ] {
+            assert!(
+                matches!(place(w, r"C:\Proj", refused), Placed::Refused(_)),
+                "{refused}"
+            );
+        }
+        // macOS: ASCII case folds; beyond ASCII nothing is guessed.
+        let m = Host::MACOS;
+        assert_eq!(
+            place(m, "/Users/u/Game", "/Users/u/GAME/g.pck"),
+            inside("res://g.pck")
+        );
+        assert_eq!(
+            place(m, "/Users/u/Game", "/Users/u/Games/g.pck"),
+            Placed::Outside
+        );
+        assert!(matches!(
+            place(m, "/Users/u/Caf\u{e9}", "/Users/u/Cafe\u{301}/g.pck"),
+            Placed::Refused(_)
+        ));
+        // Linux: case matters, as before.
+        let l = Host::LINUX;
+        assert_eq!(
+            place(l, "/home/u/Game", "/home/u/GAME/g.pck"),
+            Placed::Outside
+        );
+        assert_eq!(
+            place(l, "/home/u/Game", "/home/u/Game/g.pck"),
+            inside("res://g.pck")
         );
     }
 

@@ -39,6 +39,7 @@ use godot_mcp_journal::launch::{
 use godot_mcp_journal::process_table;
 use godot_mcp_journal::proof::Deriver;
 use godot_mcp_journal::{Journal, TxnId, TxnStatus};
+use godot_mcp_os::group::{self, GroupSignal};
 use parking_lot::Mutex;
 use serde::Serialize;
 use tokio::io::AsyncWriteExt;
@@ -129,11 +130,9 @@ impl Session {
         }
     }
 
-    fn signal_group(&self, sig: rustix::process::Signal) {
+    fn signal_group(&self, sig: GroupSignal) {
         let Boundary::ProcessGroup { pgid } = self.receipt.boundary;
-        if let Some(p) = rustix::process::Pid::from_raw(pgid) {
-            let _ = rustix::process::kill_process_group(p, sig);
-        }
+        group::signal(pgid, sig);
     }
 
     /// Waits for the end at most `limit`; past it, SIGKILLs the boundary (a timeout,
@@ -151,7 +150,7 @@ impl Session {
     pub fn kill_for_timeout(&self) {
         self.timed_out.store(true, Ordering::SeqCst);
         self.server_signalled.store(true, Ordering::SeqCst);
-        self.signal_group(rustix::process::Signal::KILL);
+        self.signal_group(GroupSignal::Kill);
     }
 
     /// SIGTERM, then SIGKILL after `grace`; waits for the end.
@@ -160,11 +159,11 @@ impl Session {
             return Some(e);
         }
         self.server_signalled.store(true, Ordering::SeqCst);
-        self.signal_group(rustix::process::Signal::TERM);
+        self.signal_group(GroupSignal::Term);
         if let Some(e) = self.wait(grace).await {
             return Some(e);
         }
-        self.signal_group(rustix::process::Signal::KILL);
+        self.signal_group(GroupSignal::Kill);
         self.wait(EMPTY_WAIT + Duration::from_secs(1)).await
     }
 
@@ -326,8 +325,9 @@ impl Supervisor {
 
         // 3. The receipt, durable.
         let procs = process_table::os();
-        let Some(stat) = procs.stat(pid) else {
-            // Also where the OS's process table is unobservable: no receipt, no release.
+        let Some(stat) = procs.stat(pid).filter(|_| procs.observable()) else {
+            // Also where the OS's process table is unobservable (it may still read a
+            // start time, as on Windows, but cannot reconcile): no receipt, no release.
             return Err(failed(
                 journal,
                 format!("the identity of pid {pid} (start time, process group) is unreadable"),
@@ -404,12 +404,12 @@ impl Supervisor {
                     std::thread::sleep(Duration::from_millis(5));
                 }
             };
-            s.signal_group(rustix::process::Signal::TERM);
+            s.signal_group(GroupSignal::Term);
             let mut signal = 15;
             let mut empty = empty_within(STOP_GRACE);
             if !empty {
                 signal = 9;
-                s.signal_group(rustix::process::Signal::KILL);
+                s.signal_group(GroupSignal::Kill);
                 empty = empty_within(EMPTY_WAIT);
             }
             let archived_to = s

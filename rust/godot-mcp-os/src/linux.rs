@@ -1,0 +1,81 @@
+//! Linux: `/proc`, process groups, pidfds.
+
+use crate::process_table::{ProcStat, ProcessTable, parse_stat};
+
+/// Linux: `/proc`, process groups, pidfds.
+pub struct Procfs;
+
+impl Procfs {
+    fn raw_stat(pid: i32) -> Option<ProcStat> {
+        parse_stat(&std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
+    }
+
+    fn nul_separated(path: String, mut hit: impl FnMut(&[u8]) -> bool) -> bool {
+        std::fs::read(path).is_ok_and(|raw| raw.split(|b| *b == 0).any(&mut hit))
+    }
+}
+
+impl ProcessTable for Procfs {
+    fn boot_id(&self) -> Option<String> {
+        let id = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").ok()?;
+        let id = id.trim();
+        (!id.is_empty()).then(|| id.to_owned())
+    }
+
+    fn stat(&self, pid: i32) -> Option<ProcStat> {
+        Self::raw_stat(pid)
+    }
+
+    /// Not a zombie, or a zombie whose threads are still exiting.
+    fn is_live(&self, pid: i32, stat: &ProcStat) -> bool {
+        if stat.state != 'Z' && stat.state != 'X' {
+            return true;
+        }
+        std::fs::read_dir(format!("/proc/{pid}/task")).is_ok_and(|d| d.count() > 1)
+    }
+
+    fn live(&self) -> Vec<(i32, ProcStat)> {
+        let Ok(dir) = std::fs::read_dir("/proc") else {
+            return Vec::new();
+        };
+        dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+            .filter_map(|pid| Some((pid, Self::raw_stat(pid)?)))
+            .filter(|(pid, s)| self.is_live(*pid, s))
+            .collect()
+    }
+
+    fn cmdline_contains(&self, pid: i32, needle: &str) -> bool {
+        Self::nul_separated(format!("/proc/{pid}/cmdline"), |arg| {
+            std::str::from_utf8(arg).is_ok_and(|a| a.contains(needle))
+        })
+    }
+
+    fn environ_contains(&self, pid: i32, entry: &str) -> bool {
+        Self::nul_separated(format!("/proc/{pid}/environ"), |e| e == entry.as_bytes())
+    }
+
+    fn kill_group(&self, pgid: i32) {
+        use rustix::process::{Pid, Signal, kill_process_group};
+        if let Some(p) = Pid::from_raw(pgid) {
+            let _ = kill_process_group(p, Signal::KILL);
+        }
+    }
+
+    fn kill_pinned(&self, pid: i32, start_time: u64, nonce: &str) {
+        use rustix::process::{Pid, PidfdFlags, Signal, pidfd_open, pidfd_send_signal};
+        let Some(p) = Pid::from_raw(pid) else {
+            return;
+        };
+        let Ok(fd) = pidfd_open(p, PidfdFlags::empty()) else {
+            return;
+        };
+        // The pidfd pins this process: if /proc/<pid> still shows the same start
+        // time and nonce now, it is the process the pidfd refers to.
+        let table: &dyn ProcessTable = self;
+        if Self::raw_stat(pid).is_some_and(|s| s.start_time == start_time)
+            && table.carries_nonce(pid, nonce)
+        {
+            let _ = pidfd_send_signal(&fd, Signal::KILL);
+        }
+    }
+}

@@ -1,0 +1,379 @@
+//! The process-table seam: everything the journal and the process plane ask the
+//! operating system about processes, behind one trait.
+//!
+//! Reconciliation (`godot_mcp_journal::launch`) decides from these answers alone
+//! whether a recorded launch is gone, survives exactly, or matches only in part,
+//! so the decision logic is tested against [`FakeTable`] (a hundred launches, a
+//! survivor that will not die, a reused pid) without spawning processes, while
+//! each real implementation is tested against real processes on its OS.
+//!
+//! Implementations, chosen by [`os`]:
+//!
+//! | OS      | table       | identity (pid +)          | boundary members       | nonce (cmdline, environ) | pinned kill            |
+//! |---------|-------------|---------------------------|------------------------|--------------------------|------------------------|
+//! | Linux   | `Procfs`    | start time, `/proc` stat  | process group          | `/proc/<pid>/…`          | pidfd                  |
+//! | macOS   | `Libproc`   | start time, `proc_pidinfo`| process group          | `KERN_PROCARGS2`         | re-checked, then kill  |
+//! | Windows | `Win32`     | creation time, by handle  | Job Object (`job`)     | not observable      | never (no nonce)       |
+//! | other   | [`Unobservable`] | —                    | —                      | —                        | —                      |
+//!
+//! A table whose [`ProcessTable::observable`] is `false` (Windows, where the
+//! process-group boundary does not exist, and any other OS) makes reconciliation
+//! quarantine every open process-group launch rather than guess it gone.
+
+use std::collections::HashMap;
+
+/// The fields of a process that identity needs (on Linux, from `/proc/<pid>/stat`).
+///
+/// `start_time` is in the OS's own unit (Linux: clock ticks since boot; macOS:
+/// microseconds since the epoch; Windows: the creation `FILETIME`) and is only
+/// ever compared with a value read on the same OS.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ProcStat {
+    /// R, S, D, Z, … (Linux field 3); `Z` where the process has exited but its
+    /// entry remains (macOS `SZOMB`; Windows: an exited process still held open).
+    pub state: char,
+    /// The process group (Linux field 5); 0 on Windows, which has none.
+    pub pgrp: i32,
+    /// The start time (Linux field 22), in the OS's own unit.
+    pub start_time: u64,
+}
+
+/// What the journal asks the OS about processes. "Live" means not finished dying:
+/// a zombie whose threads are still exiting is live, one whose threads are gone
+/// is not.
+pub trait ProcessTable: Send + Sync {
+    /// Whether this table can observe process identity at all. `false` makes
+    /// reconciliation quarantine every open launch.
+    fn observable(&self) -> bool {
+        true
+    }
+    /// The current boot's id; `None` when the OS does not say.
+    fn boot_id(&self) -> Option<String>;
+    /// The process at `pid`, while it has an entry (a zombie not yet reaped too).
+    fn stat(&self, pid: i32) -> Option<ProcStat>;
+    /// Whether the process at `pid` with `stat` has not finished dying.
+    fn is_live(&self, pid: i32, stat: &ProcStat) -> bool;
+    /// One snapshot of every live process.
+    fn live(&self) -> Vec<(i32, ProcStat)>;
+    /// Whether an argument of `pid`'s command line contains `needle`.
+    fn cmdline_contains(&self, pid: i32, needle: &str) -> bool;
+    /// Whether `pid`'s environment holds exactly `entry` (`NAME=value`). An
+    /// environment that cannot be read (another user's process) holds nothing.
+    fn environ_contains(&self, pid: i32, entry: &str) -> bool;
+    /// SIGKILL every process of group `pgid`.
+    fn kill_group(&self, pgid: i32);
+    /// SIGKILL `pid` only if, with the process pinned (a pidfd on Linux), it still
+    /// has `start_time` and carries `nonce`: a pid reused in between is never
+    /// signalled. (macOS has no pidfd: there the check and the kill are two
+    /// calls, see `Libproc`.)
+    fn kill_pinned(&self, pid: i32, start_time: u64, nonce: &str);
+}
+
+impl dyn ProcessTable + '_ {
+    /// Every live process whose process group is `pgid`.
+    pub fn group_members(&self, pgid: i32) -> Vec<i32> {
+        self.live()
+            .into_iter()
+            .filter(|(_, s)| s.pgrp == pgid)
+            .map(|(pid, _)| pid)
+            .collect()
+    }
+
+    /// Every live process with `nonce` on its command line.
+    pub fn nonce_holders(&self, nonce: &str) -> Vec<i32> {
+        self.live()
+            .into_iter()
+            .map(|(pid, _)| pid)
+            .filter(|pid| self.cmdline_contains(*pid, nonce))
+            .collect()
+    }
+
+    /// Whether `pid` carries `nonce`: on its command line (the leader, after
+    /// `--`), or as [`NONCE_ENV`] in its environment (inherited by
+    /// every child it spawns).
+    pub fn carries_nonce(&self, pid: i32, nonce: &str) -> bool {
+        self.cmdline_contains(pid, nonce)
+            || self.environ_contains(pid, &format!("{}={nonce}", NONCE_ENV))
+    }
+
+    /// One snapshot of every live process: process group → members.
+    pub fn groups(&self) -> HashMap<i32, Vec<i32>> {
+        let mut map: HashMap<i32, Vec<i32>> = HashMap::new();
+        for (pid, s) in self.live() {
+            map.entry(s.pgrp).or_default().push(pid);
+        }
+        map
+    }
+}
+
+/// The environment variable every supervised launch carries its nonce in, so
+/// that members of its boundary that do not have the nonce on their command
+/// line (children Godot spawns) can still be identified as the launch's:
+/// children inherit the environment.
+pub const NONCE_ENV: &str = "GODOT_MCP_SESSION_NONCE";
+
+/// The table of the OS this server runs on.
+pub fn os() -> &'static dyn ProcessTable {
+    #[cfg(target_os = "linux")]
+    {
+        &crate::linux::Procfs
+    }
+    #[cfg(target_os = "macos")]
+    {
+        &crate::macos::Libproc
+    }
+    #[cfg(windows)]
+    {
+        &crate::windows::Win32
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "macos", windows)))]
+    {
+        &Unobservable
+    }
+}
+
+/// Parses a `/proc/<pid>/stat` line; the command name (field 2) may hold spaces
+/// and parens, so fields are counted from its last `)`.
+pub fn parse_stat(text: &str) -> Option<ProcStat> {
+    let rest = &text[text.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // rest starts at field 3.
+    Some(ProcStat {
+        state: fields.first()?.chars().next()?,
+        pgrp: fields.get(2)?.parse().ok()?,
+        start_time: fields.get(19)?.parse().ok()?,
+    })
+}
+
+/// A process's arguments and its `NAME=value` environment entries.
+pub type ArgsAndEnv<'a> = (Vec<&'a [u8]>, Vec<&'a [u8]>);
+
+/// Splits a macOS `KERN_PROCARGS2` buffer into the arguments and the
+/// environment: a native-endian `argc`, the executable path, NUL padding,
+/// `argc` NUL-terminated arguments, then NUL-terminated `NAME=value` entries up
+/// to an empty one. `None` when the buffer is shorter than it says.
+pub fn parse_procargs2(raw: &[u8]) -> Option<ArgsAndEnv<'_>> {
+    let argc = i32::from_ne_bytes(raw.get(..4)?.try_into().ok()?);
+    let argc = usize::try_from(argc).ok()?;
+    let rest = &raw[4..];
+    // The executable path, then the padding NULs before argv[0].
+    let exec_end = rest.iter().position(|b| *b == 0)?;
+    let mut at = exec_end;
+    while rest.get(at) == Some(&0) {
+        at += 1;
+    }
+    let mut strings = rest.get(at..)?.split(|b| *b == 0);
+    let mut args = Vec::with_capacity(argc);
+    for _ in 0..argc {
+        args.push(strings.next()?);
+    }
+    let env = strings.take_while(|e| !e.is_empty()).collect();
+    Some((args, env))
+}
+
+/// An OS where this build cannot observe process identity: nothing is live as
+/// far as it can tell, so [`ProcessTable::observable`] is `false` and callers
+/// must not read "no process" as "gone".
+pub struct Unobservable;
+
+impl ProcessTable for Unobservable {
+    fn observable(&self) -> bool {
+        false
+    }
+    fn boot_id(&self) -> Option<String> {
+        None
+    }
+    fn stat(&self, _pid: i32) -> Option<ProcStat> {
+        None
+    }
+    fn is_live(&self, _pid: i32, _stat: &ProcStat) -> bool {
+        false
+    }
+    fn live(&self) -> Vec<(i32, ProcStat)> {
+        Vec::new()
+    }
+    fn cmdline_contains(&self, _pid: i32, _needle: &str) -> bool {
+        false
+    }
+    fn environ_contains(&self, _pid: i32, _entry: &str) -> bool {
+        false
+    }
+    fn kill_group(&self, _pgid: i32) {}
+    fn kill_pinned(&self, _pid: i32, _start_time: u64, _nonce: &str) {}
+}
+
+/// A process table held in memory, for reconciliation tests: processes are
+/// added by the test, signals remove them (unless marked to survive), and every
+/// signal and snapshot is counted.
+#[derive(Default)]
+pub struct FakeTable {
+    inner: std::sync::Mutex<FakeInner>,
+}
+
+#[derive(Default)]
+struct FakeInner {
+    boot_id: Option<String>,
+    procs: std::collections::BTreeMap<i32, FakeProcess>,
+    signalled: Vec<i32>,
+    snapshots: usize,
+}
+
+/// One process of a [`FakeTable`].
+#[derive(Clone, Debug, Default)]
+pub struct FakeProcess {
+    /// Its stat fields.
+    pub stat: Option<ProcStat>,
+    /// Its command line.
+    pub cmdline: Vec<String>,
+    /// Its environment, `NAME=value` entries.
+    pub environ: Vec<String>,
+    /// Ignores SIGKILL (a process stuck in uninterruptible sleep, say).
+    pub survives_kill: bool,
+}
+
+impl FakeTable {
+    fn lock(&self) -> std::sync::MutexGuard<'_, FakeInner> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// An empty table on boot `boot_id`.
+    pub fn new(boot_id: &str) -> Self {
+        let t = Self::default();
+        t.lock().boot_id = Some(boot_id.to_owned());
+        t
+    }
+
+    /// Adds (or replaces) the process at `pid`.
+    pub fn spawn(&self, pid: i32, pgrp: i32, start_time: u64, cmdline: &[&str], environ: &[&str]) {
+        self.insert(
+            pid,
+            FakeProcess {
+                stat: Some(ProcStat {
+                    state: 'S',
+                    pgrp,
+                    start_time,
+                }),
+                cmdline: cmdline.iter().map(|s| (*s).to_owned()).collect(),
+                environ: environ.iter().map(|s| (*s).to_owned()).collect(),
+                survives_kill: false,
+            },
+        );
+    }
+
+    /// Adds (or replaces) a process.
+    pub fn insert(&self, pid: i32, p: FakeProcess) {
+        self.lock().procs.insert(pid, p);
+    }
+
+    /// Marks `pid` as ignoring SIGKILL.
+    pub fn survive_kill(&self, pid: i32) {
+        if let Some(p) = self.lock().procs.get_mut(&pid) {
+            p.survives_kill = true;
+        }
+    }
+
+    /// Every pid signalled so far, in order.
+    pub fn signalled(&self) -> Vec<i32> {
+        self.lock().signalled.clone()
+    }
+
+    /// How many snapshots ([`ProcessTable::live`]) were taken.
+    pub fn snapshots(&self) -> usize {
+        self.lock().snapshots
+    }
+
+    /// Whether a process lives at `pid`.
+    pub fn alive(&self, pid: i32) -> bool {
+        self.lock().procs.contains_key(&pid)
+    }
+
+    fn signal(inner: &mut FakeInner, pid: i32) {
+        inner.signalled.push(pid);
+        if inner.procs.get(&pid).is_some_and(|p| !p.survives_kill) {
+            inner.procs.remove(&pid);
+        }
+    }
+}
+
+impl ProcessTable for FakeTable {
+    fn boot_id(&self) -> Option<String> {
+        self.lock().boot_id.clone()
+    }
+    fn stat(&self, pid: i32) -> Option<ProcStat> {
+        self.lock().procs.get(&pid)?.stat
+    }
+    fn is_live(&self, _pid: i32, stat: &ProcStat) -> bool {
+        stat.state != 'Z' && stat.state != 'X'
+    }
+    fn live(&self) -> Vec<(i32, ProcStat)> {
+        let mut inner = self.lock();
+        inner.snapshots += 1;
+        inner
+            .procs
+            .iter()
+            .filter_map(|(pid, p)| Some((*pid, p.stat?)))
+            .filter(|(_, s)| s.state != 'Z' && s.state != 'X')
+            .collect()
+    }
+    fn cmdline_contains(&self, pid: i32, needle: &str) -> bool {
+        self.lock()
+            .procs
+            .get(&pid)
+            .is_some_and(|p| p.cmdline.iter().any(|a| a.contains(needle)))
+    }
+    fn environ_contains(&self, pid: i32, entry: &str) -> bool {
+        self.lock()
+            .procs
+            .get(&pid)
+            .is_some_and(|p| p.environ.iter().any(|e| e == entry))
+    }
+    fn kill_group(&self, pgid: i32) {
+        let mut inner = self.lock();
+        let members: Vec<i32> = inner
+            .procs
+            .iter()
+            .filter(|(_, p)| p.stat.is_some_and(|s| s.pgrp == pgid))
+            .map(|(pid, _)| *pid)
+            .collect();
+        for pid in members {
+            Self::signal(&mut inner, pid);
+        }
+    }
+    fn kill_pinned(&self, pid: i32, start_time: u64, nonce: &str) {
+        let same = self.stat(pid).is_some_and(|s| s.start_time == start_time)
+            && (self as &dyn ProcessTable).carries_nonce(pid, nonce);
+        if same {
+            Self::signal(&mut self.lock(), pid);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stat_parses_names_with_parens() {
+        let line = "123 (a) b (c)) S 1 456 456 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 987654 0 0";
+        let s = parse_stat(line).unwrap();
+        assert_eq!(s.state, 'S');
+        assert_eq!(s.pgrp, 456);
+        assert_eq!(s.start_time, 987654);
+    }
+
+    /// The layout `sysctl(KERN_PROCARGS2)` documents; the real buffer is read
+    /// on macOS by `tests/real.rs`.
+    #[test]
+    fn procargs2_splits_arguments_from_environment() {
+        let mut raw = 2i32.to_ne_bytes().to_vec();
+        raw.extend_from_slice(b"/bin/sh\0\0\0\0sh\0--nonce=ab cd\0A=1\0B=\0\0junk\0");
+        let (args, env) = parse_procargs2(&raw).unwrap();
+        assert_eq!(args, [&b"sh"[..], b"--nonce=ab cd"]);
+        assert_eq!(env, [&b"A=1"[..], b"B="]);
+        // argc larger than what follows: refused, not guessed.
+        let mut short = 5i32.to_ne_bytes().to_vec();
+        short.extend_from_slice(b"/bin/sh\0sh\0");
+        assert_eq!(parse_procargs2(&short), None);
+        assert_eq!(parse_procargs2(b"\x01\0"), None);
+    }
+}

@@ -1,0 +1,141 @@
+//! Windows: process identity by handle and creation time. Windows has no
+//! process groups, and another process's command line and environment are not
+//! read here, so the process-group reconciliation cannot run:
+//! [`ProcessTable::observable`] is `false` and the journal quarantines every
+//! open process-group launch instead of guessing. The boundary on Windows is a
+//! Job Object (`crate::job`).
+
+use windows_sys::Win32::Foundation::{CloseHandle, FILETIME, HANDLE, WAIT_TIMEOUT};
+use windows_sys::Win32::System::Diagnostics::ToolHelp::{
+    CreateToolhelp32Snapshot, PROCESSENTRY32W, Process32FirstW, Process32NextW, TH32CS_SNAPPROCESS,
+};
+use windows_sys::Win32::System::Threading::{
+    GetProcessTimes, OpenProcess, PROCESS_QUERY_LIMITED_INFORMATION, PROCESS_SYNCHRONIZE,
+    WaitForSingleObject,
+};
+
+use crate::process_table::{ProcStat, ProcessTable};
+
+/// Windows: process handles.
+pub struct Win32;
+
+/// An owned handle, closed on drop.
+pub(crate) struct Owned(pub(crate) HANDLE);
+
+impl Owned {
+    /// `None` for a null or invalid handle.
+    pub(crate) fn new(h: HANDLE) -> Option<Self> {
+        (!h.is_null() && h != windows_sys::Win32::Foundation::INVALID_HANDLE_VALUE)
+            .then_some(Self(h))
+    }
+}
+
+impl Drop for Owned {
+    fn drop(&mut self) {
+        // SAFETY: the handle is owned and closed once.
+        unsafe { CloseHandle(self.0) };
+    }
+}
+
+/// The creation time of the process behind `h` (100 ns since 1601).
+pub(crate) fn creation_time(h: HANDLE) -> Option<u64> {
+    let zero = FILETIME {
+        dwLowDateTime: 0,
+        dwHighDateTime: 0,
+    };
+    let (mut created, mut exited, mut kernel, mut user) = (zero, zero, zero, zero);
+    // SAFETY: four valid out-pointers and a process handle.
+    let ok = unsafe { GetProcessTimes(h, &mut created, &mut exited, &mut kernel, &mut user) };
+    (ok != 0).then(|| (u64::from(created.dwHighDateTime) << 32) | u64::from(created.dwLowDateTime))
+}
+
+/// Pid and creation time, read through one handle: the handle pins the
+/// process object, so both belong to the same process. `Z` once it exited (the
+/// object lives on while anyone holds a handle to it).
+pub(crate) fn stat_of(pid: u32) -> Option<ProcStat> {
+    if pid == 0 {
+        return None;
+    }
+    // SAFETY: plain call; the result is owned below.
+    let h = Owned::new(unsafe {
+        OpenProcess(
+            PROCESS_QUERY_LIMITED_INFORMATION | PROCESS_SYNCHRONIZE,
+            0,
+            pid,
+        )
+    })?;
+    let start_time = creation_time(h.0)?;
+    // SAFETY: a process handle with SYNCHRONIZE; a zero timeout only polls.
+    let running = unsafe { WaitForSingleObject(h.0, 0) } == WAIT_TIMEOUT;
+    Some(ProcStat {
+        state: if running { 'R' } else { 'Z' },
+        pgrp: 0,
+        start_time,
+    })
+}
+
+/// Every pid in a Toolhelp snapshot.
+fn all_pids() -> Vec<u32> {
+    // SAFETY: plain call; the result is owned below.
+    let Some(snap) = Owned::new(unsafe { CreateToolhelp32Snapshot(TH32CS_SNAPPROCESS, 0) }) else {
+        return Vec::new();
+    };
+    // SAFETY: PROCESSENTRY32W is plain old data; dwSize must be set first.
+    let mut entry: PROCESSENTRY32W = unsafe { std::mem::zeroed() };
+    entry.dwSize = std::mem::size_of::<PROCESSENTRY32W>() as u32;
+    let mut pids = Vec::new();
+    // SAFETY: the snapshot handle and an initialised entry.
+    let mut more = unsafe { Process32FirstW(snap.0, &mut entry) } != 0;
+    while more {
+        pids.push(entry.th32ProcessID);
+        // SAFETY: as above.
+        more = unsafe { Process32NextW(snap.0, &mut entry) } != 0;
+    }
+    pids
+}
+
+impl ProcessTable for Win32 {
+    /// Pids, creation times and handles are all there is: process groups,
+    /// command lines and environments are not observed, so a process-group
+    /// launch is never proven gone or terminated here.
+    fn observable(&self) -> bool {
+        false
+    }
+
+    fn boot_id(&self) -> Option<String> {
+        None
+    }
+
+    fn stat(&self, pid: i32) -> Option<ProcStat> {
+        stat_of(u32::try_from(pid).ok()?)
+    }
+
+    fn is_live(&self, _pid: i32, stat: &ProcStat) -> bool {
+        stat.state != 'Z'
+    }
+
+    fn live(&self) -> Vec<(i32, ProcStat)> {
+        all_pids()
+            .into_iter()
+            .filter_map(|pid| Some((i32::try_from(pid).ok()?, stat_of(pid)?)))
+            .filter(|(pid, s)| self.is_live(*pid, s))
+            .collect()
+    }
+
+    /// Not observed: reading another process's command line needs its PEB.
+    fn cmdline_contains(&self, _pid: i32, _needle: &str) -> bool {
+        false
+    }
+
+    /// Not observed, as the command line.
+    fn environ_contains(&self, _pid: i32, _entry: &str) -> bool {
+        false
+    }
+
+    /// There are no process groups; a Job Object is terminated instead.
+    fn kill_group(&self, _pgid: i32) {}
+
+    /// Never: a process's nonce cannot be observed here, so no process is
+    /// proven the launch's and none is signalled.
+    fn kill_pinned(&self, _pid: i32, _start_time: u64, _nonce: &str) {}
+}
