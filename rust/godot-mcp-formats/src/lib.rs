@@ -16,6 +16,7 @@
 //!   animation, bus layout, theme and tile resources store, decoded.
 //! - [`classdoc`]: the class reference XML `godot --doctool` writes.
 //! - [`error`]: the one [`ParseError`] (kind, line, column, message).
+//! - [`testreport`]: GUT's and gdUnit4's test results (JUnit XML, console log).
 //! - [`testing`]: generators of large realistic inputs for benches and tests.
 //!
 //! # Guarantees
@@ -33,6 +34,7 @@ pub mod project;
 pub mod resource;
 pub mod scene;
 pub mod testing;
+pub mod testreport;
 pub mod text;
 pub mod theme;
 pub mod tilemap;
