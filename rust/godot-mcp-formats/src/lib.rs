@@ -15,6 +15,7 @@
 //! - [`animation`], [`audio_bus`], [`theme`], [`tilemap`]: what Godot's
 //!   animation, bus layout, theme and tile resources store, decoded.
 //! - [`classdoc`]: the class reference XML `godot --doctool` writes.
+//! - [`export_presets`]: `export_presets.cfg` → the export presets.
 //! - [`error`]: the one [`ParseError`] (kind, line, column, message).
 //! - [`testreport`]: GUT's and gdUnit4's test results (JUnit XML, console log).
 //! - [`testing`]: generators of large realistic inputs for benches and tests.
@@ -30,6 +31,7 @@ pub mod audio_bus;
 pub mod classdoc;
 pub mod deps;
 pub mod error;
+pub mod export_presets;
 pub mod project;
 pub mod resource;
 pub mod scene;
