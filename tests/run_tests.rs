@@ -40,7 +40,8 @@ fn addon_dir(var: &str, addon: &str, what: &str) -> Option<PathBuf> {
             Some(a)
         }
         None => {
-            let why = format!("{var} is not set ({what}); set {var} to a folder holding addons/{addon}");
+            let why =
+                format!("{var} is not set ({what}); set {var} to a folder holding addons/{addon}");
             if std::env::var("GODOT_MCP_REQUIRE_TEST_ADDONS").is_ok_and(|v| v == "1") {
                 panic!("GODOT_MCP_REQUIRE_TEST_ADDONS=1 and {why}");
             }
@@ -168,7 +169,7 @@ async fn run_hang(godot: &Path, project: &Path, framework: &str, script: &str, t
     let v = support::call_ok(
         &client,
         "run_tests",
-        json!({"script": script, "timeout_ms": 15000, "import": true}),
+        json!({"framework": framework, "script": script, "timeout_ms": 15000, "import": true}),
     )
     .await;
     assert_eq!(v["outcome"], "timeout", "{v:#}");
@@ -176,7 +177,10 @@ async fn run_hang(godot: &Path, project: &Path, framework: &str, script: &str, t
     assert_eq!(v["complete"], false);
     assert_eq!(v["end"]["ended_by"], "timeout", "{v:#}");
     for r in v["results"].as_array().unwrap() {
-        assert_eq!(r["status"], "passed", "only finished tests are reported: {v:#}");
+        assert_eq!(
+            r["status"], "passed",
+            "only finished tests are reported: {v:#}"
+        );
         assert_ne!(r["name"], "test_hangs", "{v:#}");
     }
     client.cancel().await.unwrap();
@@ -249,7 +253,11 @@ async fn run_tests_refuses_what_it_cannot_run_and_runs_nothing() {
     assert_eq!(e["required"], "test_framework", "{e:#}");
     // A framework that is not there, though named.
     std::fs::create_dir_all(p.path().join("addons/gut")).unwrap();
-    std::fs::write(p.path().join("addons/gut/gut_cmdln.gd"), "extends SceneTree\n").unwrap();
+    std::fs::write(
+        p.path().join("addons/gut/gut_cmdln.gd"),
+        "extends SceneTree\n",
+    )
+    .unwrap();
     let e = support::call_err(&client, "run_tests", json!({"framework": "gdunit4"})).await;
     assert_eq!(e["required"], "test_framework", "{e:#}");
     // Both at once, and a path outside the project.
@@ -356,7 +364,8 @@ async fn export_presets_and_info_come_from_the_project_and_the_engine() {
     assert_eq!(v, json!({"file_exists": false, "presets": []}));
 
     std::fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/export/export_presets.cfg"),
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/fixtures/export/export_presets.cfg"),
         p.path().join("export_presets.cfg"),
     )
     .unwrap();
@@ -374,11 +383,7 @@ async fn export_presets_and_info_come_from_the_project_and_the_engine() {
     let v = support::call_ok(&client, "export_info", json!({})).await;
     // The stand-in says it is 4.4.1.stable.standin.
     assert_eq!(v["templates_version"], "4.4.1.stable", "{v:#}");
-    assert_eq!(
-        v["templates_dir"],
-        templates.display().to_string(),
-        "{v:#}"
-    );
+    assert_eq!(v["templates_dir"], templates.display().to_string(), "{v:#}");
     assert_eq!(v["templates_installed"], json!(["linux_release.x86_64"]));
     let linux = &v["presets"][0];
     assert_eq!(

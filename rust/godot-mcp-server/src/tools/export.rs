@@ -12,6 +12,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::error::{ErrorCode, ToolError};
+use crate::project::Project;
+use crate::respath::{ExportDest, decide_export_target};
 use crate::safety::Toolset;
 use crate::state::AppState;
 use crate::tools::classref::engine_version;
@@ -154,16 +156,21 @@ fn lexical(path: &Path) -> PathBuf {
     out
 }
 
-/// Where a preset's export_path lands (relative to the project folder, as the
-/// editor resolves it) and whether that is inside the project.
-fn output_of(root: &Path, export_path: &str) -> (Option<PathBuf>, bool) {
+/// Where a preset's export_path lands (a relative path is from the project folder,
+/// as the editor resolves it) and whether that is inside the project, judged the way
+/// export_project judges its output_path (symlinks of existing ancestors followed).
+/// The third item says why export_project would refuse that path, if it would.
+fn output_of(project: &Project, export_path: &str) -> (Option<PathBuf>, bool, Option<String>) {
     if export_path.is_empty() {
-        return (None, false);
+        return (None, false, None);
     }
     let rel = export_path.strip_prefix("res://").unwrap_or(export_path);
-    let path = lexical(&root.join(rel));
-    let inside = path.starts_with(root) && path != root;
-    (Some(path), inside)
+    let abs = lexical(&project.root().join(rel));
+    match decide_export_target(project, "export_path", &abs.display().to_string()) {
+        Ok(ExportDest::Inside { real, .. }) => (Some(real), true, None),
+        Ok(ExportDest::Outside { real }) => (Some(real), false, None),
+        Err(e) => (Some(abs), false, Some(e.message)),
+    }
 }
 
 async fn export_info(state: Arc<AppState>, _a: NoArgs, _f: CallFlags) -> ToolResult {
@@ -186,11 +193,10 @@ async fn export_info(state: Arc<AppState>, _a: NoArgs, _f: CallFlags) -> ToolRes
         })
         .unwrap_or_default();
     installed.sort();
-    let root = lexical(state.project.root());
     let per_preset: Vec<Value> = presets
         .iter()
         .map(|p| {
-            let (output, inside) = output_of(&root, &p.export_path);
+            let (output, inside, refused) = output_of(&state.project, &p.export_path);
             let expected = expected_templates(p);
             let missing: Vec<String> = expected
                 .iter()
@@ -208,6 +214,7 @@ async fn export_info(state: Arc<AppState>, _a: NoArgs, _f: CallFlags) -> ToolRes
                 "export_path": p.export_path,
                 "output_path": output.map(|o| o.display().to_string()),
                 "inside_project": inside,
+                "output_refused": refused,
                 "templates_expected": expected,
                 "templates_missing": missing,
                 "custom_templates": custom,
@@ -247,28 +254,14 @@ mod unit {
     }
 
     #[test]
-    fn output_paths_are_resolved_from_the_project() {
-        let root = Path::new("/p/game");
+    fn paths_fold_without_the_disk() {
         assert_eq!(
-            output_of(root, "build/game.x86_64"),
-            (Some(PathBuf::from("/p/game/build/game.x86_64")), true)
+            lexical(Path::new("/p/game/../web/./i.html")),
+            PathBuf::from("/p/web/i.html")
         );
         assert_eq!(
-            output_of(root, "res://build/x"),
-            (Some(PathBuf::from("/p/game/build/x")), true)
+            lexical(Path::new("/p/game/build/x")),
+            PathBuf::from("/p/game/build/x")
         );
-        assert_eq!(
-            output_of(root, "../web/index.html"),
-            (Some(PathBuf::from("/p/web/index.html")), false)
-        );
-        assert_eq!(
-            output_of(root, "/tmp/out.zip"),
-            (Some(PathBuf::from("/tmp/out.zip")), false)
-        );
-        assert_eq!(
-            output_of(root, "/p/gamex/out"),
-            (Some(PathBuf::from("/p/gamex/out")), false)
-        );
-        assert_eq!(output_of(root, ""), (None, false));
     }
 }
