@@ -186,6 +186,35 @@ async fn run_hang(godot: &Path, project: &Path, framework: &str, script: &str, t
     client.cancel().await.unwrap();
 }
 
+/// A script error stops the run in the debugger: that test is an error with the
+/// engine's message and line, the run is not complete, and it is not a pass.
+async fn run_error(godot: &Path, project: &Path, framework: &str, fixture: &str, script: &str) {
+    support::copy_dir(
+        &Path::new(FIXTURES).join(fixture).join("test"),
+        &project.join("err"),
+    );
+    let state = support::short_state_dir("rt");
+    let client = serve(project, state.path(), godot).await;
+    let v = support::call_ok(
+        &client,
+        "run_tests",
+        json!({"framework": framework, "script": script}),
+    )
+    .await;
+    assert_eq!(v["outcome"], "failed", "{v:#}");
+    assert_eq!(v["complete"], false, "{v:#}");
+    assert_eq!(result(&v, "test_passes")["status"], "passed");
+    let e = result(&v, "test_errors");
+    assert_eq!(e["status"], "error", "{v:#}");
+    assert_eq!(e["file"], script);
+    assert_eq!(e["line"], 10);
+    assert!(
+        e["message"].as_str().unwrap().contains("queue_free"),
+        "{e:#}"
+    );
+    client.cancel().await.unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn real_godot_run_tests_gut() {
     let Some(godot) = support::godot_bin("run_tests with GUT") else {
@@ -201,6 +230,14 @@ async fn real_godot_run_tests_gut() {
         "gut",
         "res://test/test_sample.gd",
         "res://test/test_sample.gd",
+    )
+    .await;
+    run_error(
+        &godot,
+        p.path(),
+        "gut",
+        "gut_error",
+        "res://err/test_error.gd",
     )
     .await;
     run_hang(
@@ -229,6 +266,14 @@ async fn real_godot_run_tests_gdunit4() {
         "gdunit4",
         "sample_test",
         "res://test/sample_test.gd",
+    )
+    .await;
+    run_error(
+        &godot,
+        p.path(),
+        "gdunit4",
+        "gdunit4_error",
+        "res://err/error_test.gd",
     )
     .await;
     run_hang(

@@ -279,7 +279,9 @@ pub fn parse_gut_console(log: &str) -> Vec<TestResult> {
     // its script's `N/M passed.` line, closes it).
     let mut open = false;
     for raw in text.lines() {
+        // The local debugger's prompt has no newline: what follows it is GUT's.
         let line = raw.trim();
+        let line = line.strip_prefix("debug> ").unwrap_or(line).trim();
         if line.starts_with("= Run Summary") {
             break;
         }
@@ -355,12 +357,7 @@ pub fn parse_gdunit4_console(log: &str) -> Vec<TestResult> {
                 "SKIPPED" => TestStatus::Skipped,
                 _ => continue,
             };
-            let suite = path
-                .rsplit('/')
-                .next()
-                .and_then(|f| f.rsplit_once('.').map(|(stem, _)| stem))
-                .unwrap_or(path)
-                .to_string();
+            let suite = gdunit4_suite_of(path);
             out.push(TestResult {
                 suite,
                 name: name.to_string(),
@@ -401,6 +398,93 @@ pub fn parse_gdunit4_console(log: &str) -> Vec<TestResult> {
         }
     }
     out
+}
+
+/// A script error that stopped a run in Godot's local debugger (`-d`): the
+/// engine prints `Debugger Break, Reason: '…'` and `*Frame 0 - <file>:<line> in
+/// function '<name>'`, then waits on stdin. At EOF there (as under a supervisor)
+/// GUT's run ends without its summary or report and gdUnit4's aborts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DebuggerBreak {
+    pub reason: String,
+    pub file: String,
+    pub line: Option<u32>,
+    pub function: String,
+}
+
+/// Every debugger break in a console log, in order.
+pub fn debugger_breaks(log: &str) -> Vec<DebuggerBreak> {
+    let text = strip_ansi(log);
+    let mut out = Vec::new();
+    let mut reason: Option<String> = None;
+    for raw in text.lines() {
+        let line = raw.trim();
+        if let Some(r) = line.strip_prefix("Debugger Break, Reason: ") {
+            let r = r.strip_prefix('\'').unwrap_or(r);
+            reason = Some(r.strip_suffix('\'').unwrap_or(r).to_string());
+            continue;
+        }
+        let Some(frame) = line.strip_prefix("*Frame 0 - ") else {
+            continue;
+        };
+        let Some(r) = reason.take() else { continue };
+        let Some((loc, func)) = frame.rsplit_once(" in function '") else {
+            continue;
+        };
+        let (file, at) = match loc.rsplit_once(':') {
+            Some((f, n)) => (f, n.parse().ok()),
+            None => (loc, None),
+        };
+        out.push(DebuggerBreak {
+            reason: r,
+            file: file.to_string(),
+            line: at,
+            function: func.trim_end_matches('\'').to_string(),
+        });
+    }
+    out
+}
+
+/// Marks the test each break stopped (same file and function name) as an
+/// error with the break's reason and line, or adds it when the report does not
+/// have it (gdUnit4's log has no end line for it). `suite_of` names the suite
+/// of a file the way the framework does.
+pub fn apply_breaks(
+    results: &mut Vec<TestResult>,
+    breaks: &[DebuggerBreak],
+    suite_of: impl Fn(&str) -> String,
+) {
+    for b in breaks {
+        let found = results
+            .iter_mut()
+            .find(|r| r.name == b.function && r.file.as_deref() == Some(b.file.as_str()));
+        let r = match found {
+            Some(r) => r,
+            None => {
+                results.push(TestResult {
+                    suite: suite_of(&b.file),
+                    name: b.function.clone(),
+                    status: TestStatus::Error,
+                    message: None,
+                    file: Some(b.file.clone()),
+                    line: None,
+                });
+                let last = results.len() - 1;
+                &mut results[last]
+            }
+        };
+        r.status = TestStatus::Error;
+        r.message = Some(b.reason.clone());
+        r.line = b.line;
+    }
+}
+
+/// gdUnit4's suite name of a script: its file name without the extension.
+pub fn gdunit4_suite_of(file: &str) -> String {
+    let name = file.rsplit('/').next().unwrap_or(file);
+    name.rsplit_once('.')
+        .map_or(name, |(stem, _)| stem)
+        .to_string()
 }
 
 #[cfg(test)]
@@ -505,6 +589,52 @@ mod tests {
         let cut = &GUT_XML[..GUT_XML.len() / 2];
         assert!(parse_gut_junit(cut).is_err());
         assert!(parse_gdunit4_junit(&GDU_XML[..GDU_XML.len() / 2]).is_err());
+    }
+
+    const GUT_ERROR_LOG: &str =
+        include_str!("../../../tests/fixtures/godot-4.4.1/run_tests/gut_error/stdout.log");
+    const GDU_ERROR_LOG: &str =
+        include_str!("../../../tests/fixtures/godot-4.4.1/run_tests/gdunit4_error/stdout.log");
+
+    fn the_error(r: &[TestResult], suite: &str, file: &str) {
+        assert_eq!(r.len(), 2, "{r:#?}");
+        assert_eq!(
+            (r[0].name.as_str(), r[0].status),
+            ("test_passes", TestStatus::Passed)
+        );
+        let e = &r[1];
+        assert_eq!(
+            (e.suite.as_str(), e.name.as_str(), e.status),
+            (suite, "test_errors", TestStatus::Error)
+        );
+        assert_eq!((e.file.as_deref(), e.line), (Some(file), Some(10)));
+        assert_eq!(
+            e.message.as_deref(),
+            Some("Invalid call. Nonexistent function 'queue_free' in base 'Nil'.")
+        );
+    }
+
+    #[test]
+    fn a_script_error_under_gut_is_that_tests_error_not_a_risky_pass() {
+        let mut r = parse_gut_console(GUT_ERROR_LOG);
+        // GUT itself calls it risky (it did not assert).
+        assert_eq!(r[1].status, TestStatus::Risky);
+        apply_breaks(&mut r, &debugger_breaks(GUT_ERROR_LOG), str::to_string);
+        the_error(&r, "res://test/test_error.gd", "res://test/test_error.gd");
+    }
+
+    #[test]
+    fn a_script_error_under_gdunit4_is_the_test_that_never_ended() {
+        let mut r = parse_gdunit4_console(GDU_ERROR_LOG);
+        assert_eq!(r.len(), 1, "it has no end line: {r:#?}");
+        apply_breaks(&mut r, &debugger_breaks(GDU_ERROR_LOG), gdunit4_suite_of);
+        the_error(&r, "error_test", "res://test/error_test.gd");
+    }
+
+    #[test]
+    fn logs_without_a_break_have_none() {
+        assert!(debugger_breaks(GUT_LOG).is_empty());
+        assert!(debugger_breaks(GDU_LOG).is_empty());
     }
 
     #[test]

@@ -447,13 +447,23 @@ async fn run_tests(state: Arc<AppState>, args: RunTestsArgs, _f: CallFlags) -> T
             ("console", r)
         }
     };
+    // A script error stops the run in the local debugger (`-d`): the test it
+    // stopped is an error with the engine's message and line, and nothing after it ran.
+    let breaks = testreport::debugger_breaks(&stdout_text);
+    let mut results = results;
+    match framework {
+        Framework::Gut => testreport::apply_breaks(&mut results, &breaks, str::to_string),
+        Framework::Gdunit4 => {
+            testreport::apply_breaks(&mut results, &breaks, testreport::gdunit4_suite_of);
+        }
+    }
     let summary = testreport::summarize(&results);
     let outcome = if ended.timed_out {
         "timeout"
-    } else if ended.code.is_none() {
-        "crashed"
     } else if summary.failed + summary.errors > 0 {
         "failed"
+    } else if ended.code.is_none() {
+        "crashed"
     } else if results.is_empty() {
         if ended.code == Some(0) {
             "no_tests"
@@ -472,11 +482,17 @@ async fn run_tests(state: Arc<AppState>, args: RunTestsArgs, _f: CallFlags) -> T
     out.insert("framework".into(), json!(framework.as_str()));
     out.insert("outcome".into(), json!(outcome));
     out.insert("timed_out".into(), json!(ended.timed_out));
-    // A run killed at its limit reports only the tests that finished.
+    // Only a run that ended by itself, wrote its report and hit no script error ran
+    // every test it was given; otherwise `results` holds the tests that finished.
     out.insert(
         "complete".into(),
-        json!(!ended.timed_out && ended.code.is_some()),
+        json!(
+            !ended.timed_out && ended.code.is_some() && source == "junit_xml" && breaks.is_empty()
+        ),
     );
+    if !breaks.is_empty() {
+        out.insert("stopped_at_script_error".into(), json!(breaks));
+    }
     out.insert("summary".into(), json!(summary));
     out.insert("results".into(), json!(results));
     out.insert("results_from".into(), json!(source));
