@@ -15,7 +15,9 @@
 //! - [`animation`], [`audio_bus`], [`theme`], [`tilemap`]: what Godot's
 //!   animation, bus layout, theme and tile resources store, decoded.
 //! - [`classdoc`]: the class reference XML `godot --doctool` writes.
+//! - [`export_presets`]: `export_presets.cfg` → the export presets.
 //! - [`error`]: the one [`ParseError`] (kind, line, column, message).
+//! - [`testreport`]: GUT's and gdUnit4's test results (JUnit XML, console log).
 //! - [`testing`]: generators of large realistic inputs for benches and tests.
 //!
 //! # Guarantees
@@ -29,10 +31,12 @@ pub mod audio_bus;
 pub mod classdoc;
 pub mod deps;
 pub mod error;
+pub mod export_presets;
 pub mod project;
 pub mod resource;
 pub mod scene;
 pub mod testing;
+pub mod testreport;
 pub mod text;
 pub mod theme;
 pub mod tilemap;

@@ -243,10 +243,12 @@ pub enum Toolset {
     ClassRef,
     /// The engine's parse check, the script listing, a node's script.
     ScriptCheck,
+    /// GDScript test runs (GUT, gdUnit4) and assertions on a running game.
+    Tests,
 }
 
 impl Toolset {
-    pub const ALL: [Toolset; 25] = [
+    pub const ALL: [Toolset; 26] = [
         Toolset::Project,
         Toolset::SceneRead,
         Toolset::ScriptRead,
@@ -272,6 +274,7 @@ impl Toolset {
         Toolset::Tilemap,
         Toolset::ClassRef,
         Toolset::ScriptCheck,
+        Toolset::Tests,
     ];
 
     /// Enabled when the operator names none: the read-mostly core every session
@@ -314,6 +317,7 @@ impl Toolset {
             Self::Tilemap => "tilemap",
             Self::ClassRef => "class_ref",
             Self::ScriptCheck => "script_check",
+            Self::Tests => "tests",
         }
     }
 
@@ -362,6 +366,10 @@ impl Toolset {
             }
             Self::ScriptCheck => {
                 "GDScript parse errors from Godot's own parser; list scripts; a node's script."
+            }
+            Self::Tests => {
+                "Run GUT or gdUnit4 tests headless (per-test results); assert a running game's \
+                 node properties."
             }
         }
     }

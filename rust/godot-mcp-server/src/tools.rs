@@ -27,6 +27,7 @@ pub mod audio;
 pub mod batch;
 pub mod classref;
 pub mod editor;
+pub mod export;
 pub mod files;
 pub mod input_map;
 pub mod project;
@@ -36,6 +37,7 @@ pub mod scenes;
 pub mod screenshots;
 pub mod scripts_more;
 pub mod settings;
+pub mod test_runs;
 pub mod theme;
 pub mod tilemap;
 pub mod toolsets;
@@ -509,6 +511,8 @@ impl Registry {
             .chain(input_map::tools())
             .chain(classref::tools())
             .chain(scripts_more::tools())
+            .chain(test_runs::tools())
+            .chain(export::tools())
         {
             r.add(def);
         }

@@ -81,6 +81,11 @@ async fn run(args: Vec<String>) -> i32 {
     {
         let _ = writeln!(f, "started {} {}", std::process::id(), args.join(" "));
     }
+    // Like Godot, `--version` prints the version line alone and exits.
+    if args.first().is_some_and(|a| a == "--version") {
+        println!("4.4.1.stable.standin");
+        return 0;
+    }
     println!("Godot Engine v4.4.1.stable.standin - https://godotengine.org");
     println!();
     let (engine, user): (Vec<&String>, Vec<&String>) = {

@@ -60,10 +60,17 @@ const MAX_SOCKET_PATH: usize = 107;
 /// In a [`LaunchSpec`]'s arguments, replaced by the session directory.
 pub const SESSION_DIR_PLACEHOLDER: &str = "@SESSION_DIR@";
 
+/// The launch that gets no `--godot-mcp-endpoint`/`--godot-mcp-nonce` arguments:
+/// GUT's command line quits on any argument it does not know, those after `--`
+/// included, and a test run has no probe to connect. Its nonce is still in its
+/// environment and in its gate shell's command line, which is how reconciliation
+/// identifies it.
+pub const NO_CONTROL_ARGS_PURPOSE: &str = "run_tests";
+
 /// What to launch.
 #[derive(Debug, Clone)]
 pub struct LaunchSpec {
-    /// `run_and_capture`, `play_scene`, `export_project`, `helper`, `editor`.
+    /// `run_and_capture`, `play_scene`, `export_project`, `helper`, `editor`, `run_tests`.
     pub purpose: &'static str,
     pub program: PathBuf,
     /// Engine arguments (before `--`).
@@ -240,8 +247,10 @@ impl Supervisor {
             .map(|a| a.replace(SESSION_DIR_PLACEHOLDER, &session_str))
             .collect();
         args.push("--".into());
-        args.push(format!("--godot-mcp-endpoint={}", endpoint.display()));
-        args.push(format!("--godot-mcp-nonce={nonce}"));
+        if spec.purpose != NO_CONTROL_ARGS_PURPOSE {
+            args.push(format!("--godot-mcp-endpoint={}", endpoint.display()));
+            args.push(format!("--godot-mcp-nonce={nonce}"));
+        }
         args.extend(
             spec.user_args
                 .iter()
@@ -291,7 +300,9 @@ impl Supervisor {
         let mut cmd = tokio::process::Command::new("/bin/sh");
         cmd.arg("-c")
             .arg("read -r _ || exit 125; exec \"$@\"")
-            .arg("godot-mcp-gate")
+            // The nonce in the gate's name keeps it on the command line of a gated
+            // shell whose Godot gets no control arguments (NO_CONTROL_ARGS_PURPOSE).
+            .arg(format!("godot-mcp-gate-{nonce}"))
             .arg(&spec.program)
             .args(&args)
             .current_dir(&root)

@@ -213,7 +213,7 @@ pub fn tools() -> Vec<ToolDef> {
     ]
 }
 
-fn godot() -> Result<PathBuf, ToolError> {
+pub(crate) fn godot() -> Result<PathBuf, ToolError> {
     find_godot_binary(
         std::env::var_os("GODOT_BIN").as_deref(),
         std::env::var_os("PATH").as_deref(),
@@ -239,7 +239,7 @@ fn process_end(e: &Ended) -> ProcessEnd {
     }
 }
 
-fn ended_json(e: &Ended) -> Value {
+pub(crate) fn ended_json(e: &Ended) -> Value {
     let mut v = serde_json::to_value(process_end(e)).unwrap_or(json!({}));
     if e.sent_by_server && !e.timed_out {
         v["ended_by"] = json!("stopped");
@@ -400,7 +400,7 @@ pub struct StopArgs {
     session_id: Option<String>,
 }
 
-fn session_of(state: &AppState, id: Option<&str>) -> Result<Arc<Session>, ToolError> {
+pub(crate) fn session_of(state: &AppState, id: Option<&str>) -> Result<Arc<Session>, ToolError> {
     let sessions = state.process.sessions();
     let found = match id {
         Some(id) => sessions.into_iter().find(|s| s.txn.to_string() == id),
@@ -556,7 +556,7 @@ fn probe_refusal(v: &Value, fallback: &str) -> ToolError {
     .required(v["error"].as_str().unwrap_or("probe").to_string())
 }
 
-async fn probe_request(session: &Session, msg: Value) -> ToolResult {
+pub(crate) async fn probe_request(session: &Session, msg: Value) -> ToolResult {
     let v = probe_reply(session, msg).await?;
     if v["ok"] == json!(true) {
         Ok(v)
