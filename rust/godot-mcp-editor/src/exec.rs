@@ -21,7 +21,9 @@ use godot_mcp_editor_core::tree::{self, TreeNode};
 use godot_mcp_protocol::{BridgeError, ErrorCode, ErrorEffect};
 use serde_json::{Value as Json, json};
 
-use crate::variant::{from_variant, instantiable_node_class, to_variant};
+use crate::variant::{
+    checked_value, from_variant, has_property, instantiable_node_class, to_variant,
+};
 
 type Res = Result<Json, BridgeError>;
 
@@ -108,12 +110,6 @@ fn with_verdict(root: &Gd<Node>, node: &Gd<Node>, mut out: Json) -> Json {
         o.insert("scene".into(), json!(scene_path(root)));
     }
     out
-}
-
-fn has_property(o: &Gd<Object>, property: &str) -> bool {
-    o.get_property_list()
-        .iter_shared()
-        .any(|d| d.get("name").is_some_and(|n| n.to_string() == property))
 }
 
 /// Begin an undo action on the edited scene's history.
@@ -728,34 +724,7 @@ fn walk(root: &Gd<Node>, node: &Gd<Node>, depth: u32, out: &mut Vec<TreeNode>) {
 
 fn check_set(root: &Gd<Node>, s: &PropertySet) -> Result<(Gd<Node>, Variant), BridgeError> {
     let n = find(root, &s.node)?;
-    if !has_property(&obj(&n), &s.property) {
-        return Err(failed(format!(
-            "{} ({}) has no property {}",
-            s.node,
-            n.get_class(),
-            s.property
-        )));
-    }
-    let v = to_variant(&s.value).map_err(failed)?;
-    let current = n.get(s.property.as_str());
-    if !current.is_nil()
-        && current.get_type() != v.get_type()
-        && !(current.get_type() == VariantType::FLOAT && v.get_type() == VariantType::INT)
-    {
-        return Err(failed(format!(
-            "{}:{} is a {:?}, not a {:?}",
-            s.node,
-            s.property,
-            current.get_type(),
-            v.get_type()
-        )));
-    }
-    // An int for a float property is widened, so the value read back is a float.
-    let v = if current.get_type() == VariantType::FLOAT && v.get_type() == VariantType::INT {
-        (v.to::<i64>() as f64).to_variant()
-    } else {
-        v
-    };
+    let v = checked_value(&obj(&n), &s.node, &s.property, &s.value).map_err(failed)?;
     Ok((n, v))
 }
 
