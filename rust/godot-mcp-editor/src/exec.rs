@@ -28,7 +28,7 @@ use crate::variant::{
 type Res = Result<Json, BridgeError>;
 
 /// An error before the first change: the editor is unchanged.
-fn err(code: ErrorCode, message: impl Into<String>) -> BridgeError {
+pub(crate) fn err(code: ErrorCode, message: impl Into<String>) -> BridgeError {
     BridgeError::new(code, message).with_effect(ErrorEffect::Unchanged)
 }
 
@@ -38,7 +38,7 @@ fn unknown_state(message: impl Into<String>) -> BridgeError {
     BridgeError::new(ErrorCode::Failed, message)
 }
 
-fn failed(message: impl Into<String>) -> BridgeError {
+pub(crate) fn failed(message: impl Into<String>) -> BridgeError {
     err(ErrorCode::Failed, message)
 }
 
@@ -46,23 +46,23 @@ fn editor() -> Gd<EditorInterface> {
     EditorInterface::singleton()
 }
 
-fn undo_redo() -> Result<Gd<EditorUndoRedoManager>, BridgeError> {
+pub(crate) fn undo_redo() -> Result<Gd<EditorUndoRedoManager>, BridgeError> {
     editor()
         .get_editor_undo_redo()
         .ok_or_else(|| err(ErrorCode::Internal, "the editor has no undo manager"))
 }
 
-fn scene_root() -> Result<Gd<Node>, BridgeError> {
+pub(crate) fn scene_root() -> Result<Gd<Node>, BridgeError> {
     editor()
         .get_edited_scene_root()
         .ok_or_else(|| err(ErrorCode::NoActiveScene, "no scene is open in the editor"))
 }
 
-fn scene_path(root: &Gd<Node>) -> String {
+pub(crate) fn scene_path(root: &Gd<Node>) -> String {
     root.get_scene_file_path().to_string()
 }
 
-fn find(root: &Gd<Node>, path: &str) -> Result<Gd<Node>, BridgeError> {
+pub(crate) fn find(root: &Gd<Node>, path: &str) -> Result<Gd<Node>, BridgeError> {
     if path == "." || path.is_empty() {
         return Ok(root.clone());
     }
@@ -74,15 +74,15 @@ fn find(root: &Gd<Node>, path: &str) -> Result<Gd<Node>, BridgeError> {
     })
 }
 
-fn rel_path(root: &Gd<Node>, node: &Gd<Node>) -> String {
+pub(crate) fn rel_path(root: &Gd<Node>, node: &Gd<Node>) -> String {
     root.get_path_to(node).to_string()
 }
 
-fn owned(root: &Gd<Node>, node: &Gd<Node>) -> bool {
+pub(crate) fn owned(root: &Gd<Node>, node: &Gd<Node>) -> bool {
     node == root || node.get_owner().is_some_and(|o| &o == root)
 }
 
-fn obj<T: Inherits<Object>>(g: &Gd<T>) -> Gd<Object> {
+pub(crate) fn obj<T: Inherits<Object>>(g: &Gd<T>) -> Gd<Object> {
     g.clone().upcast::<Object>()
 }
 
@@ -648,6 +648,17 @@ pub(crate) fn execute(cmd: Command) -> Res {
             Ok(out)
         }
         Command::EditorScreenshot(req) => crate::capture::editor_screenshot(req),
+        Command::Steps {
+            action,
+            steps,
+            check_only,
+        } => crate::steps::steps(&action, &steps, check_only),
+        Command::Cells {
+            node,
+            offset,
+            limit,
+        } => crate::steps::cells(&node, offset, limit),
+        Command::MeshLibraryItems { path } => crate::steps::mesh_library_items(&path),
         Command::History => {
             let root = scene_root()?;
             let h = scene_history(&root)?;
