@@ -243,10 +243,18 @@ pub enum Toolset {
     ClassRef,
     /// The engine's parse check, the script listing, a node's script.
     ScriptCheck,
+    /// Physics bodies, collision shapes, layers and masks, raycasts (live editor).
+    Physics,
+    /// Navigation regions, agents, layers, baking (live editor).
+    Navigation,
+    /// GPU and CPU particles, process materials, colour ramps, presets (live editor).
+    Particles,
+    /// 3D: meshes, cameras, lights, environment, GridMap cells (live editor).
+    Spatial,
 }
 
 impl Toolset {
-    pub const ALL: [Toolset; 25] = [
+    pub const ALL: [Toolset; 29] = [
         Toolset::Project,
         Toolset::SceneRead,
         Toolset::ScriptRead,
@@ -272,6 +280,10 @@ impl Toolset {
         Toolset::Tilemap,
         Toolset::ClassRef,
         Toolset::ScriptCheck,
+        Toolset::Physics,
+        Toolset::Navigation,
+        Toolset::Particles,
+        Toolset::Spatial,
     ];
 
     /// Enabled when the operator names none: the read-mostly core every session
@@ -314,6 +326,10 @@ impl Toolset {
             Self::Tilemap => "tilemap",
             Self::ClassRef => "class_ref",
             Self::ScriptCheck => "script_check",
+            Self::Physics => "physics",
+            Self::Navigation => "navigation",
+            Self::Particles => "particles",
+            Self::Spatial => "spatial",
         }
     }
 
@@ -355,13 +371,32 @@ impl Toolset {
             Self::Animation => "Read animation libraries, animations, tracks and keys from disk.",
             Self::Audio => "Read the audio bus layout as Godot loads it.",
             Self::Theme => "Read Theme resources: colors, constants, fonts, styleboxes by type.",
-            Self::Tilemap => "Read TileMapLayer cells and TileSet sources from disk.",
+            Self::Tilemap => {
+                "TileMapLayer cells and TileSet sources from disk; set, fill, clear and read \
+                 cells in the live editor."
+            }
             Self::ClassRef => {
                 "Godot's class reference from the engine: classes, methods, properties, \
                  signals, constants; search."
             }
             Self::ScriptCheck => {
                 "GDScript parse errors from Godot's own parser; list scripts; a node's script."
+            }
+            Self::Physics => {
+                "Add physics bodies with collision shapes (sized or fitted to a sprite or mesh), \
+                 raycasts; set collision layers and masks by name."
+            }
+            Self::Navigation => {
+                "Add navigation regions and agents, set navigation layers by name, bake a \
+                 navigation mesh (undoable)."
+            }
+            Self::Particles => {
+                "Add GPU/CPU particles with a process material, set colour ramps, apply presets \
+                 (fire, smoke, sparks, rain)."
+            }
+            Self::Spatial => {
+                "3D scenes: mesh instances, cameras, lights, WorldEnvironment settings, GridMap \
+                 cells, MeshLibrary items."
             }
         }
     }

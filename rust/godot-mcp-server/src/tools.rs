@@ -29,15 +29,21 @@ pub mod classref;
 pub mod editor;
 pub mod files;
 pub mod input_map;
+pub mod navigation;
+pub mod particles;
+pub mod physics;
 pub mod project;
+pub mod recipes;
 pub mod runtime;
 pub mod scene_disk;
 pub mod scenes;
 pub mod screenshots;
 pub mod scripts_more;
 pub mod settings;
+pub mod spatial;
 pub mod theme;
 pub mod tilemap;
+pub mod tilemap_edit;
 pub mod toolsets;
 pub mod transactions;
 
@@ -509,6 +515,12 @@ impl Registry {
             .chain(input_map::tools())
             .chain(classref::tools())
             .chain(scripts_more::tools())
+            .chain(recipes::tools())
+            .chain(physics::tools())
+            .chain(navigation::tools())
+            .chain(particles::tools())
+            .chain(spatial::tools())
+            .chain(tilemap_edit::tools())
         {
             r.add(def);
         }
