@@ -14,8 +14,8 @@
 use std::collections::HashMap;
 
 use godot::classes::{
-    ClassDb, MeshLibrary, Node, Node2D, Node3D, Object, Resource, ResourceLoader, Sprite2D,
-    TileMapLayer, VisualInstance3D,
+    ClassDb, MeshLibrary, Node, Node3D, Object, Resource, ResourceLoader, Sprite2D, TileMapLayer,
+    VisualInstance3D,
 };
 use godot::prelude::*;
 use godot_mcp_editor_core::command::{FitKind, GridCell, NodeRef, Step, TileCell};
@@ -518,17 +518,53 @@ fn new_shape(class: &str, props: &[(&str, Variant)]) -> Result<Gd<Resource>, Bri
     Ok(r)
 }
 
+/// `n`'s transform in the scene: a node in the tree answers it; a node the action
+/// creates is composed from where it will go (its parent's, times its own). A plain Node
+/// in between (no transform) passes its parent's through, as Godot does.
+fn global_2d(p: &Prepared, n: &Gd<Node>) -> Transform2D {
+    if n.is_inside_tree() {
+        return match n.clone().try_cast::<godot::classes::CanvasItem>() {
+            Ok(c) => c.get_global_transform(),
+            Err(_) => Transform2D::IDENTITY,
+        };
+    }
+    let up = p
+        .parent(n)
+        .map_or(Transform2D::IDENTITY, |q| global_2d(p, &q));
+    match n.clone().try_cast::<godot::classes::CanvasItem>() {
+        Ok(c) => up * c.get_transform(),
+        Err(_) => up,
+    }
+}
+
+fn global_3d(p: &Prepared, n: &Gd<Node>) -> Transform3D {
+    if n.is_inside_tree() {
+        return match n.clone().try_cast::<Node3D>() {
+            Ok(s) => s.get_global_transform(),
+            Err(_) => Transform3D::IDENTITY,
+        };
+    }
+    let up = p
+        .parent(n)
+        .map_or(Transform3D::IDENTITY, |q| global_3d(p, &q));
+    match n.clone().try_cast::<Node3D>() {
+        Ok(s) => up * s.get_transform(),
+        Err(_) => up,
+    }
+}
+
 /// A new shape sized to `target`'s bounds, and the position that centres it there, in
-/// the coordinates of `shape_node`'s parent.
+/// the coordinates of `shape_node`'s parent (rotation is not followed: the shape is
+/// axis-aligned in its parent).
 fn fit(
     p: &Prepared,
     shape_node: &Gd<Node>,
     target: &Gd<Node>,
     kind: FitKind,
 ) -> Result<(Gd<Resource>, Variant), BridgeError> {
-    let parent = p.parent(shape_node);
-    let same_parent = parent.is_some() && p.parent(target) == parent;
-    let target_is_parent = parent.as_ref() == Some(target);
+    let parent = p
+        .parent(shape_node)
+        .ok_or_else(|| failed("the collision shape has no parent"))?;
     if shape_node.is_class("CollisionShape2D") {
         let sprite = target
             .clone()
@@ -541,16 +577,9 @@ fn fit(
                 target.get_name()
             )));
         }
-        let xf = if target_is_parent {
-            Transform2D::IDENTITY
-        } else if same_parent {
-            sprite.clone().upcast::<Node2D>().get_transform()
-        } else {
-            return Err(failed(
-                "fit a shape to its parent sprite or to a sibling sprite",
-            ));
-        };
-        let size = (Vector2::new(rect.size.x * xf.scale().x, rect.size.y * xf.scale().y)).abs();
+        let xf = global_2d(p, &parent).affine_inverse() * global_2d(p, target);
+        let scale = xf.scale();
+        let size = Vector2::new(rect.size.x * scale.x, rect.size.y * scale.y).abs();
         let centre = xf * rect.center();
         let res = match kind {
             FitKind::Rectangle => new_shape("RectangleShape2D", &[("size", size.to_variant())])?,
@@ -576,15 +605,7 @@ fn fit(
             ))
         })?;
         let aabb = vi.get_aabb();
-        let xf = if target_is_parent {
-            Transform3D::IDENTITY
-        } else if same_parent {
-            vi.clone().upcast::<Node3D>().get_transform()
-        } else {
-            return Err(failed(
-                "fit a shape to its parent mesh or to a sibling mesh",
-            ));
-        };
+        let xf = global_3d(p, &parent).affine_inverse() * global_3d(p, target);
         let s = xf.basis.get_scale();
         let size = Vector3::new(aabb.size.x * s.x, aabb.size.y * s.y, aabb.size.z * s.z).abs();
         if size.x <= 0.0 && size.y <= 0.0 && size.z <= 0.0 {
