@@ -19,9 +19,9 @@ use support::*;
 
 const SCENE: &str = "res://families/families.tscn";
 
-const TILESET: &str = r#"[gd_resource type="TileSet" load_steps=3 format=3]
+const TILESET: &str = r#"[gd_resource type="TileSet" load_steps=3 format=3 uid="uid://cfkvcwufu75h6"]
 
-[ext_resource type="Texture2D" path="res://icon.svg" id="1_icon"]
+[ext_resource type="Texture2D" uid="uid://bvc2gk7x0d3ns" path="res://icon.svg" id="1_icon"]
 
 [sub_resource type="TileSetAtlasSource" id="TileSetAtlasSource_1"]
 texture = ExtResource("1_icon")
@@ -34,7 +34,7 @@ texture_region_size = Vector2i(16, 16)
 sources/0 = SubResource("TileSetAtlasSource_1")
 "#;
 
-const MESH_LIBRARY: &str = r#"[gd_resource type="MeshLibrary" load_steps=2 format=3]
+const MESH_LIBRARY: &str = r#"[gd_resource type="MeshLibrary" load_steps=2 format=3 uid="uid://b3m8l1br4ry2x"]
 
 [sub_resource type="BoxMesh" id="BoxMesh_1"]
 
@@ -45,11 +45,11 @@ item/1/name = "Ramp"
 item/1/mesh = SubResource("BoxMesh_1")
 "#;
 
-const FAMILIES_SCENE: &str = r#"[gd_scene load_steps=6 format=3]
+const FAMILIES_SCENE: &str = r#"[gd_scene load_steps=6 format=3 uid="uid://d1f4m1l13s5cn"]
 
-[ext_resource type="TileSet" path="res://families/tiles.tres" id="1_tiles"]
-[ext_resource type="MeshLibrary" path="res://families/lib.tres" id="2_lib"]
-[ext_resource type="Texture2D" path="res://icon.svg" id="3_icon"]
+[ext_resource type="TileSet" uid="uid://cfkvcwufu75h6" path="res://families/tiles.tres" id="1_tiles"]
+[ext_resource type="MeshLibrary" uid="uid://b3m8l1br4ry2x" path="res://families/lib.tres" id="2_lib"]
+[ext_resource type="Texture2D" uid="uid://bvc2gk7x0d3ns" path="res://icon.svg" id="3_icon"]
 
 [sub_resource type="Environment" id="Environment_1"]
 background_mode = 1

@@ -9,7 +9,9 @@
 //! they reach the scene only through the action's `add_child`, and leave it with its
 //! undo); steps on nodes already in the scene become do/undo pairs, their "old" values
 //! read as the earlier steps of the same action leave them, and the action runs its undo
-//! operations backwards, so one undo walks the steps back in reverse.
+//! operations backwards, so one undo walks the steps back in reverse. Cell edits undo by
+//! restoring the layer's whole stored cells (`tile_map_data`, GridMap `data`), so the
+//! saved file comes back byte for byte, cell order included.
 
 use std::collections::HashMap;
 
@@ -45,6 +47,26 @@ enum Op {
         undo_method: &'static str,
         undo_args: Vec<Variant>,
     },
+    /// A call with no undo of its own (a cell write: [`Op::Restore`] undoes them all).
+    Do {
+        target: Gd<Object>,
+        method: &'static str,
+        args: Vec<Variant>,
+    },
+    /// Undo only: a call.
+    UndoCall {
+        target: Gd<Object>,
+        method: &'static str,
+        args: Vec<Variant>,
+    },
+    /// Undo only: put a whole stored property back (a layer's cells, in their saved
+    /// order — cell by cell would re-add an erased cell at the end of the map and save
+    /// the same cells in another order).
+    Restore {
+        target: Gd<Object>,
+        property: &'static str,
+        old: Variant,
+    },
 }
 
 /// What the check builds: the created nodes (by step) and the operations, in step order.
@@ -57,8 +79,8 @@ struct Prepared {
     ops: Vec<Op>,
     /// Property values as the earlier steps leave them (for the next step's undo).
     props: HashMap<(InstanceId, String), Variant>,
-    tiles: HashMap<(InstanceId, [i32; 2]), (i32, Vector2i, i32)>,
-    grid: HashMap<(InstanceId, [i32; 3]), (i32, i32)>,
+    /// Nodes whose cells the action already restores on undo.
+    restored: std::collections::HashSet<InstanceId>,
 }
 
 impl Prepared {
@@ -158,8 +180,7 @@ pub(crate) fn steps(action: &str, steps: &[Step], check_only: bool) -> Res {
         parent_of: HashMap::new(),
         ops: Vec::new(),
         props: HashMap::new(),
-        tiles: HashMap::new(),
-        grid: HashMap::new(),
+        restored: std::collections::HashSet::new(),
     };
     for (i, step) in steps.iter().enumerate() {
         if let Err(e) = check(&root, &mut p, step) {
@@ -217,6 +238,21 @@ pub(crate) fn steps(action: &str, steps: &[Step], check_only: bool) -> Res {
                 ur.add_do_method(target, *method, args);
                 ur.add_undo_method(target, *undo_method, undo_args);
             }
+            Op::Do {
+                target,
+                method,
+                args,
+            } => ur.add_do_method(target, *method, args),
+            Op::UndoCall {
+                target,
+                method,
+                args,
+            } => ur.add_undo_method(target, *method, args),
+            Op::Restore {
+                target,
+                property,
+                old,
+            } => ur.add_undo_property(target, *property, old),
         }
     }
     ur.commit_action();
@@ -395,7 +431,29 @@ fn tile_cells(
             )));
         }
     }
-    let id = n.instance_id();
+    if !is_new && p.restored.insert(n.instance_id()) {
+        // Added before the writes, so (undo running backwards) after undoing them: empty
+        // the layer, let it drop the erased cells from its map (they linger there until
+        // its next update), then load the old cells, which so keep their saved order.
+        p.ops.push(Op::Restore {
+            target: obj(&layer),
+            property: "tile_map_data",
+            old: layer.get("tile_map_data"),
+        });
+        p.ops.push(Op::UndoCall {
+            target: obj(&layer),
+            method: "update_internals",
+            args: vec![],
+        });
+        p.ops.push(Op::UndoCall {
+            target: obj(&layer),
+            method: "set",
+            args: vec![
+                StringName::from("tile_map_data").to_variant(),
+                PackedByteArray::new().to_variant(),
+            ],
+        });
+    }
     for c in cells {
         let coords = Vector2i::new(c.coords[0], c.coords[1]);
         let atlas = if c.source < 0 {
@@ -411,33 +469,18 @@ fn tile_cells(
                 .atlas_coords(atlas)
                 .alternative_tile(alt)
                 .done();
-            continue;
+        } else {
+            p.ops.push(Op::Do {
+                target: obj(&layer),
+                method: "set_cell",
+                args: vec![
+                    coords.to_variant(),
+                    c.source.to_variant(),
+                    atlas.to_variant(),
+                    alt.to_variant(),
+                ],
+            });
         }
-        let old = p.tiles.get(&(id, c.coords)).copied().unwrap_or_else(|| {
-            (
-                layer.get_cell_source_id(coords),
-                layer.get_cell_atlas_coords(coords),
-                layer.get_cell_alternative_tile(coords),
-            )
-        });
-        p.tiles.insert((id, c.coords), (c.source, atlas, alt));
-        p.ops.push(Op::Call {
-            target: obj(&layer),
-            method: "set_cell",
-            args: vec![
-                coords.to_variant(),
-                c.source.to_variant(),
-                atlas.to_variant(),
-                alt.to_variant(),
-            ],
-            undo_method: "set_cell",
-            undo_args: vec![
-                coords.to_variant(),
-                old.0.to_variant(),
-                old.1.to_variant(),
-                old.2.to_variant(),
-            ],
-        });
     }
     Ok(())
 }
@@ -472,7 +515,13 @@ fn grid_cells(
             return Err(failed("orientation is 0..=23 (an orthogonal basis index)"));
         }
     }
-    let id = n.instance_id();
+    if !is_new && p.restored.insert(n.instance_id()) {
+        p.ops.push(Op::Restore {
+            target: obj(&grid),
+            property: "data",
+            old: grid.get("data"),
+        });
+    }
     for c in cells {
         let pos = Vector3i::new(c.coords[0], c.coords[1], c.coords[2]);
         let args = vec![
@@ -482,27 +531,13 @@ fn grid_cells(
         ];
         if is_new {
             grid.call("set_cell_item", &args);
-            continue;
+        } else {
+            p.ops.push(Op::Do {
+                target: obj(&grid),
+                method: "set_cell_item",
+                args,
+            });
         }
-        let old = p.grid.get(&(id, c.coords)).copied().unwrap_or_else(|| {
-            (
-                grid.call("get_cell_item", &[pos.to_variant()]).to::<i32>(),
-                grid.call("get_cell_item_orientation", &[pos.to_variant()])
-                    .to::<i32>(),
-            )
-        });
-        p.grid.insert((id, c.coords), (c.item, c.orientation));
-        p.ops.push(Op::Call {
-            target: obj(&grid),
-            method: "set_cell_item",
-            args,
-            undo_method: "set_cell_item",
-            undo_args: vec![
-                pos.to_variant(),
-                old.0.to_variant(),
-                old.1.max(0).to_variant(),
-            ],
-        });
     }
     Ok(())
 }

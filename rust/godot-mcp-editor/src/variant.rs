@@ -322,14 +322,15 @@ fn value_at(v: &Variant, depth: usize) -> Value {
         )
     } else if t == VariantType::ARRAY {
         Value::Array(
-            v.to::<VarArray>()
+            // AnyArray: typed arrays (Array[PackedVector2Array]) read as arrays too.
+            v.to::<AnyArray>()
                 .iter_shared()
                 .map(|i| value_at(&i, depth + 1))
                 .collect(),
         )
     } else if t == VariantType::DICTIONARY {
         Value::Dictionary(
-            v.to::<VarDictionary>()
+            v.to::<AnyDictionary>()
                 .iter_shared()
                 .map(|(k, val)| (k.to_string(), value_at(&val, depth + 1)))
                 .collect(),
