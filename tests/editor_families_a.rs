@@ -605,3 +605,138 @@ async fn nested_resource_paths_are_refused_before_the_editor() {
     .await;
     assert_eq!(e["required"], "bridge_connected", "{e}");
 }
+
+/// A protocol peer in the add-on's place: answers every request with a scene-edit verdict
+/// and hands back what it was sent once the server drops the connection.
+fn peer(
+    d: &godot_mcp_protocol::Discovery,
+) -> std::thread::JoinHandle<Vec<godot_mcp_protocol::Request>> {
+    use std::io::{BufRead, Write};
+    let (mut writer, mut reader, line) = bridge_hello(d, &d.token);
+    assert!(line.contains("accepted"), "{line}");
+    std::thread::spawn(move || {
+        let mut seen = Vec::new();
+        loop {
+            let mut line = String::new();
+            if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                return seen;
+            }
+            let Ok(godot_mcp_protocol::ServerMessage::Request(r)) = serde_json::from_str(&line)
+            else {
+                continue;
+            };
+            seen.push(r.clone());
+            let v = json!({"undoable": true, "persisted": false,
+                "reason": "the edit is in the scene open in the editor, not on disk",
+                "hint": "Save the scene (save_scene) to persist it."});
+            let reply = godot_mcp_protocol::AddonMessage::Reply(godot_mcp_protocol::Reply {
+                id: r.id,
+                outcome: godot_mcp_protocol::Outcome::Ok(v),
+            });
+            let text = format!("{}\n", serde_json::to_string(&reply).unwrap());
+            if writer.write_all(text.as_bytes()).is_err() {
+                return seen;
+            }
+        }
+    })
+}
+
+/// The server side of the recipes, end to end with no Godot: what each family tool sends
+/// is one `scene.steps` request (layer names resolved from project.godot, a rectangle
+/// expanded to its cells, a shape sized), a dry run sends the same steps with
+/// `check_only`, and a name project.godot does not have is refused before anything is
+/// sent.
+#[tokio::test(flavor = "multi_thread")]
+async fn recipes_send_one_steps_request_with_their_steps() {
+    let project = demo_copy();
+    let client = connect(project.path()).await;
+    let d = wait_discovery(project.path());
+    let ed = peer(&d);
+    let r = call_once_connected_peer(&client).await;
+    assert_eq!(r["applied"], true, "{r}");
+
+    call_ok(
+        &client,
+        "set_collision_layers",
+        json!({"node": "Enemy", "dim": "2d", "layer": ["enemies"], "mask": ["world", "player", 5]}),
+    )
+    .await;
+    let e = call_err(
+        &client,
+        "set_collision_layers",
+        json!({"node": "Enemy", "dim": "2d", "layer": ["ghosts"]}),
+    )
+    .await;
+    assert_eq!(e["code"], "INVALID_PARAMS", "{e}");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("1=world, 2=player, 3=enemies"),
+        "{e}"
+    );
+    call_ok(
+        &client,
+        "fill_tile_rect",
+        json!({"node": "Ground", "from": [2, 1], "to": [1, 0], "source": 3, "atlas": [4, 5],
+               "dry_run": true}),
+    )
+    .await;
+    call_ok(
+        &client,
+        "add_physics_body",
+        json!({"parent": ".", "name": "Crate", "body": "rigid", "dim": "3d",
+               "shape": {"kind": "capsule", "size": [0.5, 2]}}),
+    )
+    .await;
+    drop(client);
+    let seen: Vec<_> = ed
+        .join()
+        .unwrap()
+        .into_iter()
+        .filter(|r| r.cmd == "scene.steps")
+        .map(|r| r.params)
+        .collect();
+    // The first request is call_once_connected_peer's.
+    assert_eq!(seen.len(), 4, "{seen:?}");
+    assert_eq!(
+        seen[1],
+        json!({"action": "MCP: set_collision_layers", "steps": [
+            {"op": "set", "node": "Enemy", "property": "collision_layer", "value": 4},
+            {"op": "set", "node": "Enemy", "property": "collision_mask", "value": 19}]})
+    );
+    let cell =
+        |x: i32, y: i32| json!({"coords": [x, y], "source": 3, "atlas": [4, 5], "alternative": 0});
+    assert_eq!(
+        seen[2],
+        json!({"action": "MCP: fill_tile_rect", "check_only": true, "steps": [
+            {"op": "tile_cells", "node": "Ground",
+             "cells": [cell(1, 0), cell(2, 0), cell(1, 1), cell(2, 1)]}]})
+    );
+    assert_eq!(
+        seen[3],
+        json!({"action": "MCP: add_physics_body", "steps": [
+            {"op": "create", "parent": ".", "type": "RigidBody3D", "name": "Crate"},
+            {"op": "create", "parent": "$0", "type": "CollisionShape3D", "name": "CollisionShape"},
+            {"op": "set", "node": "$1", "property": "shape", "value": {"$type": "Resource",
+                "class": "CapsuleShape3D", "properties": {"radius": 0.5, "height": 2.0}}}]})
+    );
+}
+
+/// create_nodes once the peer is connected (the server learns of it asynchronously).
+async fn call_once_connected_peer(client: &Client) -> Value {
+    loop {
+        let r = call(
+            client,
+            "create_nodes",
+            json!({"steps": [{"op": "group", "node": ".", "group": "g"}]}),
+        )
+        .await;
+        let s = r.structured_content.clone().unwrap();
+        if r.is_error == Some(true) && s["error"]["required"] == "bridge_connected" {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            continue;
+        }
+        return s;
+    }
+}
