@@ -78,6 +78,8 @@ mesh = SubResource("BoxMesh_1")
 
 [node name="World" type="WorldEnvironment" parent="."]
 environment = SubResource("Environment_1")
+
+[node name="Paint" type="TileMapLayer" parent="."]
 "#;
 
 /// What a case's real run must leave in the live editor.
@@ -355,6 +357,39 @@ fn cases() -> Vec<Case> {
                 ]),
             )],
         ),
+        kept(
+            "add_tileset_atlas_source",
+            json!({"node": "Paint", "texture": "res://icon.svg", "tile_size": [32, 32]}),
+            vec![Prop(
+                "Paint",
+                "tile_set",
+                json!({"class": "TileSet", "properties": {"tile_size": {"$type": "Vector2i",
+                    "x": 32, "y": 32}, "sources/0": {"class": "TileSetAtlasSource",
+                    "properties": {"texture": {"$type": "Resource", "path": "res://icon.svg"}}}}}),
+            )],
+        ),
+        case(
+            "set_tileset_physics_layer",
+            json!({"node": "Paint", "layer": ["player"], "mask": ["world", "enemies"]}),
+            vec![Prop(
+                "Paint",
+                "tile_set",
+                json!({"properties": {"physics_layer_0/collision_layer": 2,
+                    "physics_layer_0/collision_mask": 5}}),
+            )],
+        ),
+        case(
+            "set_tileset_terrain_set",
+            json!({"node": "Paint", "mode": "sides", "terrains": [
+                {"name": "grass", "color": [0, 1, 0, 1]}, {"name": "sand", "color": [1, 1, 0, 1]}]}),
+            vec![Prop(
+                "Paint",
+                "tile_set",
+                json!({"properties": {"terrain_set_0/mode": 2,
+                    "terrain_set_0/terrain_0/name": "grass",
+                    "terrain_set_0/terrain_1/name": "sand"}}),
+            )],
+        ),
         case(
             "clear_tile_cells",
             json!({"node": "Ground", "coords": [[1, 1], [0, 0]], "confirm": true}),
@@ -537,6 +572,21 @@ async fn real_godot_family_tools_land_undo_to_the_byte_and_preview_honestly() {
     assert_eq!(e["details"]["status"], "compensated", "{e}");
     assert_eq!(version(&client).await, before);
     assert_eq!(saved(&client, p).await, baseline);
+    // A TileSet saved in its own file is not the scene's to edit: refused, unchanged.
+    let e = call_err(
+        &client,
+        "set_tileset_physics_layer",
+        json!({"node": "Ground", "layer": [1]}),
+    )
+    .await;
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("saved in its own file"),
+        "{e}"
+    );
+    assert_eq!(version(&client).await, before);
     // A new sub-resource of a class that is not a Resource is refused the same way.
     let e = call_err(
         &client,

@@ -112,6 +112,34 @@ pub enum Step {
     BakeNavigation {
         node: NodeRef,
     },
+    /// Add an atlas source (a texture cut into `tile_size` tiles, every tile created) to
+    /// a TileMapLayer's built-in TileSet, making the TileSet if it has none.
+    TilesetAtlas {
+        node: NodeRef,
+        texture: String,
+        tile_size: [i32; 2],
+        source_id: Option<i32>,
+    },
+    /// Add a physics layer to a TileMapLayer's built-in TileSet.
+    TilesetPhysicsLayer {
+        node: NodeRef,
+        collision_layer: u32,
+        collision_mask: u32,
+    },
+    /// Add a terrain set (mode 0 corners and sides, 1 corners, 2 sides) with its terrains.
+    TilesetTerrainSet {
+        node: NodeRef,
+        mode: i32,
+        terrains: Vec<Terrain>,
+    },
+}
+
+/// One terrain of a terrain set.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Terrain {
+    pub name: String,
+    pub color: [f64; 4],
 }
 
 /// Most steps in one action, and most cells in one step.
@@ -460,6 +488,23 @@ enum WireStep {
     BakeNavigation {
         node: String,
     },
+    TilesetAtlas {
+        node: String,
+        texture: String,
+        tile_size: [i32; 2],
+        #[serde(default)]
+        source_id: Option<i32>,
+    },
+    TilesetPhysicsLayer {
+        node: String,
+        collision_layer: u32,
+        collision_mask: u32,
+    },
+    TilesetTerrainSet {
+        node: String,
+        mode: i32,
+        terrains: Vec<Terrain>,
+    },
 }
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -543,6 +588,51 @@ fn steps(a: StepsArgs) -> Result<Command, BridgeError> {
                 }
                 n => Step::BakeNavigation { node: n },
             },
+            WireStep::TilesetAtlas {
+                node,
+                texture,
+                tile_size,
+                source_id,
+            } => {
+                res_path(&texture).map_err(|e| invalid(format!("{at}: {}", e.message)))?;
+                if tile_size.iter().any(|v| *v <= 0) || source_id.is_some_and(|i| i < 0) {
+                    return Err(invalid(format!(
+                        "{at}: tile_size must be positive and source_id at least 0"
+                    )));
+                }
+                Step::TilesetAtlas {
+                    node: r(&node)?,
+                    texture,
+                    tile_size,
+                    source_id,
+                }
+            }
+            WireStep::TilesetPhysicsLayer {
+                node,
+                collision_layer,
+                collision_mask,
+            } => Step::TilesetPhysicsLayer {
+                node: r(&node)?,
+                collision_layer,
+                collision_mask,
+            },
+            WireStep::TilesetTerrainSet {
+                node,
+                mode,
+                terrains,
+            } => {
+                if !(0..=2).contains(&mode) || terrains.len() > 64 {
+                    return Err(invalid(format!(
+                        "{at}: mode is 0 (corners and sides), 1 (corners) or 2 (sides); at \
+                         most 64 terrains"
+                    )));
+                }
+                Step::TilesetTerrainSet {
+                    node: r(&node)?,
+                    mode,
+                    terrains,
+                }
+            }
         };
         creates.push(matches!(step, Step::Create { .. }));
         out.push(step);
@@ -838,7 +928,11 @@ mod tests {
                     {"op": "tile_cells", "node": "Ground", "cells": [{"coords": [0, 0], "source": 0}]},
                     {"op": "grid_cells", "node": "Grid", "cells": [{"coords": [0, 0, 0], "item": 1}]},
                     {"op": "fit_shape", "node": "$1", "to": "Sprite", "shape": "rectangle"},
-                    {"op": "bake_navigation", "node": "Region"}
+                    {"op": "bake_navigation", "node": "Region"},
+                    {"op": "tileset_atlas", "node": "Ground", "texture": "res://t.png", "tile_size": [16, 16]},
+                    {"op": "tileset_physics_layer", "node": "Ground", "collision_layer": 1, "collision_mask": 1},
+                    {"op": "tileset_terrain_set", "node": "Ground", "mode": 0,
+                     "terrains": [{"name": "grass", "color": [0, 1, 0, 1]}]}
                 ]}),
             ),
             (c::CELLS_GET, json!({"node": "Ground"})),
@@ -910,6 +1004,12 @@ mod tests {
             (
                 c::STEPS,
                 json!({"action": "a", "steps": []}),
+                ErrorCode::InvalidParams,
+            ),
+            (
+                c::STEPS,
+                json!({"action": "a", "steps": [{"op": "tileset_atlas", "node": "G",
+                    "texture": "res://../x.png", "tile_size": [16, 16]}]}),
                 ErrorCode::InvalidParams,
             ),
             (

@@ -16,8 +16,8 @@
 use std::collections::HashMap;
 
 use godot::classes::{
-    ClassDb, MeshLibrary, Node, Node3D, Object, Resource, ResourceLoader, Sprite2D, TileMapLayer,
-    VisualInstance3D,
+    ClassDb, MeshLibrary, Node, Node3D, Object, Resource, ResourceLoader, Sprite2D, Texture2D,
+    TileMapLayer, TileSet, TileSetAtlasSource, VisualInstance3D,
 };
 use godot::prelude::*;
 use godot_mcp_editor_core::command::{FitKind, GridCell, NodeRef, Step, TileCell};
@@ -81,6 +81,10 @@ struct Prepared {
     props: HashMap<(InstanceId, String), Variant>,
     /// Nodes whose cells the action already restores on undo.
     restored: std::collections::HashSet<InstanceId>,
+    /// TileSets this action makes (edited directly: they reach the scene only with it).
+    fresh: std::collections::HashSet<InstanceId>,
+    /// Physics layers / terrain sets earlier steps add to a TileSet, by kind.
+    layers: HashMap<(InstanceId, &'static str), i32>,
 }
 
 impl Prepared {
@@ -159,6 +163,62 @@ impl Prepared {
     }
 }
 
+impl Prepared {
+    /// How many `kind` layers earlier steps of this action add to `ts` (not there yet).
+    fn added(&mut self, ts: &Gd<TileSet>, kind: &'static str) -> i32 {
+        let n = self.layers.entry((ts.instance_id(), kind)).or_insert(0);
+        *n += 1;
+        *n - 1
+    }
+}
+
+/// The built-in TileSet of the TileMapLayer `n` as the earlier steps leave it, and whether
+/// this action made it; with `create`, a layer without one gets a new TileSet of that
+/// tile size. A TileSet saved in its own file is refused: saving the scene would not save
+/// the edit, so it could not be reported as one.
+fn tile_set_of(
+    p: &mut Prepared,
+    n: &Gd<Node>,
+    is_new: bool,
+    create: Option<Vector2i>,
+) -> Result<(Gd<TileSet>, bool), BridgeError> {
+    if !n.is_class("TileMapLayer") {
+        return Err(failed(format!(
+            "{} ({}) is not a TileMapLayer",
+            n.get_name(),
+            n.get_class()
+        )));
+    }
+    let current = p
+        .props
+        .get(&(n.instance_id(), "tile_set".to_string()))
+        .cloned()
+        .unwrap_or_else(|| n.get("tile_set"));
+    if let Ok(ts) = current.try_to::<Gd<TileSet>>() {
+        let fresh = p.fresh.contains(&ts.instance_id());
+        let path = ts.get_path().to_string();
+        if !fresh && !path.is_empty() && !path.contains("::") {
+            return Err(failed(format!(
+                "{}'s TileSet is saved in its own file ({path}): edit that resource, not the \
+                 scene",
+                n.get_name()
+            )));
+        }
+        return Ok((ts, fresh));
+    }
+    let Some(size) = create else {
+        return Err(failed(format!(
+            "{} has no TileSet: add an atlas source first",
+            n.get_name()
+        )));
+    };
+    let mut ts = TileSet::new_gd();
+    ts.set_tile_size(size);
+    p.fresh.insert(ts.instance_id());
+    p.set(n, is_new, "tile_set", ts.to_variant());
+    Ok((ts, true))
+}
+
 /// Free the nodes a check built (none of them reached the scene): every created node is
 /// a top or a descendant of one.
 fn discard(p: Prepared) {
@@ -181,6 +241,8 @@ pub(crate) fn steps(action: &str, steps: &[Step], check_only: bool) -> Res {
         ops: Vec::new(),
         props: HashMap::new(),
         restored: std::collections::HashSet::new(),
+        fresh: std::collections::HashSet::new(),
+        layers: HashMap::new(),
     };
     for (i, step) in steps.iter().enumerate() {
         if let Err(e) = check(&root, &mut p, step) {
@@ -395,6 +457,147 @@ fn check(root: &Gd<Node>, p: &mut Prepared, step: &Step) -> Result<(), BridgeErr
             n.call(method, &[false.to_variant()]);
             n.set(property, &old);
             p.set(&n, is_new, property, fresh.to_variant());
+        }
+        Step::TilesetAtlas {
+            node,
+            texture,
+            tile_size,
+            source_id,
+        } => {
+            let (n, is_new) = p.node(root, node)?;
+            let size = Vector2i::new(tile_size[0], tile_size[1]);
+            let (mut ts, fresh) = tile_set_of(p, &n, is_new, Some(size))?;
+            let tex = ResourceLoader::singleton()
+                .load(texture.as_str())
+                .and_then(|r| r.try_cast::<Texture2D>().ok())
+                .ok_or_else(|| {
+                    err(
+                        ErrorCode::NotFound,
+                        format!("{texture} is not a texture that loads"),
+                    )
+                })?;
+            let (w, h) = (tex.get_width() / size.x, tex.get_height() / size.y);
+            if w < 1 || h < 1 {
+                return Err(failed(format!(
+                    "{texture} ({}x{}) is smaller than one {}x{} tile",
+                    tex.get_width(),
+                    tex.get_height(),
+                    size.x,
+                    size.y
+                )));
+            }
+            let id = source_id.unwrap_or_else(|| ts.get_next_source_id());
+            if ts.has_source(id) {
+                return Err(failed(format!("the TileSet already has a source {id}")));
+            }
+            let mut atlas = TileSetAtlasSource::new_gd();
+            atlas.set_texture(&tex);
+            atlas.set_texture_region_size(size);
+            for y in 0..h {
+                for x in 0..w {
+                    atlas.create_tile(Vector2i::new(x, y));
+                }
+            }
+            if fresh {
+                ts.add_source_ex(&atlas).atlas_source_id_override(id).done();
+            } else {
+                p.ops.push(Op::Call {
+                    target: obj(&ts),
+                    method: "add_source",
+                    args: vec![atlas.to_variant(), id.to_variant()],
+                    undo_method: "remove_source",
+                    undo_args: vec![id.to_variant()],
+                });
+            }
+        }
+        Step::TilesetPhysicsLayer {
+            node,
+            collision_layer,
+            collision_mask,
+        } => {
+            let (n, is_new) = p.node(root, node)?;
+            let (mut ts, fresh) = tile_set_of(p, &n, is_new, None)?;
+            let idx = ts.get_physics_layers_count() + p.added(&ts, "physics");
+            let sets = [
+                ("set_physics_layer_collision_layer", *collision_layer),
+                ("set_physics_layer_collision_mask", *collision_mask),
+            ];
+            if fresh {
+                ts.add_physics_layer();
+                for (m, v) in sets {
+                    ts.call(m, &[idx.to_variant(), v.to_variant()]);
+                }
+            } else {
+                p.ops.push(Op::Call {
+                    target: obj(&ts),
+                    method: "add_physics_layer",
+                    args: vec![(-1).to_variant()],
+                    undo_method: "remove_physics_layer",
+                    undo_args: vec![idx.to_variant()],
+                });
+                for (m, v) in sets {
+                    p.ops.push(Op::Do {
+                        target: obj(&ts),
+                        method: m,
+                        args: vec![idx.to_variant(), v.to_variant()],
+                    });
+                }
+            }
+        }
+        Step::TilesetTerrainSet {
+            node,
+            mode,
+            terrains,
+        } => {
+            let (n, is_new) = p.node(root, node)?;
+            let (mut ts, fresh) = tile_set_of(p, &n, is_new, None)?;
+            let idx = ts.get_terrain_sets_count() + p.added(&ts, "terrain");
+            let mut calls: Vec<(&'static str, Vec<Variant>)> = vec![(
+                "set_terrain_set_mode",
+                vec![idx.to_variant(), mode.to_variant()],
+            )];
+            for (t, terrain) in terrains.iter().enumerate() {
+                let t = t as i32;
+                let [r, g, b, a] = terrain.color;
+                calls.push(("add_terrain", vec![idx.to_variant(), (-1).to_variant()]));
+                calls.push((
+                    "set_terrain_name",
+                    vec![
+                        idx.to_variant(),
+                        t.to_variant(),
+                        GString::from(terrain.name.as_str()).to_variant(),
+                    ],
+                ));
+                calls.push((
+                    "set_terrain_color",
+                    vec![
+                        idx.to_variant(),
+                        t.to_variant(),
+                        Color::from_rgba(r as f32, g as f32, b as f32, a as f32).to_variant(),
+                    ],
+                ));
+            }
+            if fresh {
+                ts.add_terrain_set();
+                for (m, args) in calls {
+                    ts.call(m, &args);
+                }
+            } else {
+                p.ops.push(Op::Call {
+                    target: obj(&ts),
+                    method: "add_terrain_set",
+                    args: vec![(-1).to_variant()],
+                    undo_method: "remove_terrain_set",
+                    undo_args: vec![idx.to_variant()],
+                });
+                for (m, args) in calls {
+                    p.ops.push(Op::Do {
+                        target: obj(&ts),
+                        method: m,
+                        args,
+                    });
+                }
+            }
         }
     }
     p.created.push(created);

@@ -372,8 +372,8 @@ impl Toolset {
             Self::Audio => "Read the audio bus layout as Godot loads it.",
             Self::Theme => "Read Theme resources: colors, constants, fonts, styleboxes by type.",
             Self::Tilemap => {
-                "TileMapLayer cells and TileSet sources from disk; set, fill, clear and read \
-                 cells in the live editor."
+                "TileMapLayer cells and TileSet sources from disk; in the live editor, set, fill, \
+                 clear and read cells, add TileSet atlas sources, physics layers, terrain sets."
             }
             Self::ClassRef => {
                 "Godot's class reference from the engine: classes, methods, properties, \

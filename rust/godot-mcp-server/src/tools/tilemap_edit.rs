@@ -7,9 +7,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use crate::error::ToolError;
+use crate::respath::ResPath;
 use crate::safety::{SafetyClass, Toolset};
 use crate::tools::ToolDef;
-use crate::tools::recipes::{Steps, meta, plan, read_tool};
+use crate::tools::recipes::{LayerRef, Steps, layer_bits, meta, plan, read_tool};
 use crate::tools::spatial::cells_request;
 
 /// Most cells one edit may touch.
@@ -64,6 +65,58 @@ pub struct ClearArgs {
     /// [[x,y],…].
     #[schemars(length(min = 1, max = 100000))]
     coords: Vec<[i32; 2]>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AtlasArgs {
+    /// The TileMapLayer node path (its TileSet is made if it has none).
+    node: String,
+    /// The tile sheet image.
+    texture: ResPath,
+    /// Tile size in pixels [w,h].
+    tile_size: [i32; 2],
+    /// Source id (default: the next free one).
+    #[serde(default)]
+    source_id: Option<i32>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PhysicsLayerArgs {
+    /// The TileMapLayer node path.
+    node: String,
+    /// Layers the tiles are on (numbers 1-32 or 2d_physics names).
+    layer: Vec<LayerRef>,
+    /// Layers they detect.
+    #[serde(default)]
+    mask: Vec<LayerRef>,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TerrainMode {
+    CornersAndSides,
+    Corners,
+    Sides,
+}
+
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TerrainArg {
+    name: String,
+    /// [r,g,b,a] 0-1.
+    color: [f64; 4],
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TerrainSetArgs {
+    /// The TileMapLayer node path.
+    node: String,
+    mode: TerrainMode,
+    #[schemars(length(max = 64))]
+    terrains: Vec<TerrainArg>,
 }
 
 fn cells_plan(
@@ -137,6 +190,71 @@ pub fn tools() -> Vec<ToolDef> {
                     .map(|c| json!({"coords": c, "source": -1}))
                     .collect();
                 cells_plan(state, "clear_tile_cells", &a.node, json!(cells))
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                Toolset::Tilemap,
+                "add_tileset_atlas_source",
+                "Add a TileSet atlas source",
+                "Add a texture cut into tiles of a size (every tile created) as an atlas source \
+                 of a TileMapLayer's built-in TileSet, making the TileSet if needed.",
+                Mutating,
+            ),
+            |state, a: AtlasArgs| {
+                let mut step = json!({"op": "tileset_atlas", "node": a.node,
+                    "texture": a.texture.to_string(), "tile_size": a.tile_size});
+                if let Some(id) = a.source_id {
+                    step["source_id"] = json!(id);
+                }
+                let mut steps = Steps::default();
+                steps.push(step);
+                plan(state, "add_tileset_atlas_source", steps, Map::new())
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                Toolset::Tilemap,
+                "set_tileset_physics_layer",
+                "Add a TileSet physics layer",
+                "Add a physics layer (collision layer and mask by number or 2d_physics name) to \
+                 a TileMapLayer's built-in TileSet.",
+                Mutating,
+            ),
+            |state, a: PhysicsLayerArgs| {
+                let layer = layer_bits(&state, "2d_physics", &a.layer, "layer")?;
+                let mask = layer_bits(&state, "2d_physics", &a.mask, "mask")?;
+                let mut steps = Steps::default();
+                steps.push(json!({"op": "tileset_physics_layer", "node": a.node,
+                    "collision_layer": layer, "collision_mask": mask}));
+                let extra = Map::from_iter([
+                    ("collision_layer".to_string(), json!(layer)),
+                    ("collision_mask".to_string(), json!(mask)),
+                ]);
+                plan(state, "set_tileset_physics_layer", steps, extra)
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                Toolset::Tilemap,
+                "set_tileset_terrain_set",
+                "Add a TileSet terrain set",
+                "Add a terrain set (corners_and_sides, corners or sides) with named, coloured \
+                 terrains to a TileMapLayer's built-in TileSet.",
+                Mutating,
+            ),
+            |state, a: TerrainSetArgs| {
+                let mode = match a.mode {
+                    TerrainMode::CornersAndSides => 0,
+                    TerrainMode::Corners => 1,
+                    TerrainMode::Sides => 2,
+                };
+                let mut steps = Steps::default();
+                steps.push(
+                    json!({"op": "tileset_terrain_set", "node": a.node, "mode": mode,
+                    "terrains": a.terrains}),
+                );
+                plan(state, "set_tileset_terrain_set", steps, Map::new())
             },
         ),
         read_tool(

@@ -847,6 +847,18 @@ mod transactions {
                 "clear_tile_cells",
                 json!({"node": "A", "coords": [[0, 0]], "confirm": true}),
             ),
+            (
+                "add_tileset_atlas_source",
+                json!({"node": "A", "texture": "res://a.gd", "tile_size": [16, 16]}),
+            ),
+            (
+                "set_tileset_physics_layer",
+                json!({"node": "A", "layer": [1], "mask": [2]}),
+            ),
+            (
+                "set_tileset_terrain_set",
+                json!({"node": "A", "mode": "sides", "terrains": [{"name": "g", "color": [0, 1, 0, 1]}]}),
+            ),
         ]
     }
 
