@@ -139,6 +139,8 @@ fn cases() -> Vec<Case> {
                  "value": {"$type": "Rect2", "position": [0, 0], "size": [16, 8]}},
                 {"op": "group", "node": "$0", "group": "made"},
                 {"op": "set", "node": "Sprite", "property": "offset", "value": v2(3.0, 4.0)},
+                // Twice in one action: one undo must still bring back the saved value.
+                {"op": "set", "node": "Sprite", "property": "offset", "value": v2(5.0, 6.0)},
             ]}),
             vec![
                 Prop(
@@ -151,7 +153,7 @@ fn cases() -> Vec<Case> {
                     "region_rect",
                     json!({"$type": "Rect2", "position": [0, 0], "size": [16, 8]}),
                 ),
-                Prop("Sprite", "offset", v2(3.0, 4.0)),
+                Prop("Sprite", "offset", v2(5.0, 6.0)),
             ],
         ),
         case(
