@@ -508,6 +508,32 @@ async fn real_godot_family_tools_land_undo_to_the_byte_and_preview_honestly() {
         "{lib}"
     );
 
+    // Every editor tool of these families is in the table.
+    let families = [
+        "batch",
+        "physics",
+        "navigation",
+        "particles",
+        "spatial",
+        "tilemap",
+    ];
+    let listed: std::collections::BTreeSet<String> = client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|t| {
+            let meta = &t.meta.as_ref().unwrap().0;
+            meta["effect_kind"] == "editor_runtime"
+                && meta["safety_class"] != "read_only"
+                && families.contains(&meta["toolset"].as_str().unwrap_or(""))
+        })
+        .map(|t| t.name.to_string())
+        .collect();
+    let covered: std::collections::BTreeSet<String> =
+        cases().iter().map(|c| c.tool.to_string()).collect();
+    assert_eq!(covered, listed, "every family editor tool is in the table");
+
     let mut baseline = saved(&client, p).await;
     for c in cases() {
         let tool = c.tool;
