@@ -196,7 +196,11 @@ fn sample(schema: &Value) -> Value {
             }
             Value::Object(m)
         }
-        "array" => json!([]),
+        // As many items as the schema requires (a fixed-size [x, y] needs two).
+        "array" => {
+            let n = schema.get("minItems").and_then(Value::as_u64).unwrap_or(0);
+            Value::Array((0..n).map(|_| sample(&schema["items"])).collect())
+        }
         "string" => json!("x"),
         "integer" | "number" => json!(schema.get("minimum").cloned().unwrap_or(json!(1))),
         "boolean" => json!(false),

@@ -117,6 +117,8 @@ fn valid_args(tool: &str) -> Option<Value> {
         "create_scene" => json!({"path": "res://scenes/new.tscn", "root_type": "Node2D"}),
         "save_scene" | "close_scene" | "reload_scene" | "editor_undo" | "editor_redo" => json!({}),
         "manage_toolsets" => json!({"disable": ["input_map"]}),
+        "clear_tile_cells" => json!({"node": "Ground", "coords": [[0, 0]]}),
+        "clear_gridmap_cells" => json!({"node": "Grid", "coords": [[0, 0, 0]]}),
         "run_commands" => {
             json!({"commands": [{"tool": "create_script", "arguments": {"path": "res://a.gd", "confirm": true}}]})
         }

@@ -19,6 +19,133 @@ pub struct PropertySet {
     pub value: Value,
 }
 
+/// A node a step acts on: a path from the edited scene's root, or the node an earlier
+/// `create` step made (`"$2"` on the wire: step 2's node).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NodeRef {
+    Path(String),
+    Step(usize),
+}
+
+impl NodeRef {
+    fn parse(s: &str, index: usize, creates: &[bool], at: &str) -> Result<Self, BridgeError> {
+        let Some(n) = s.strip_prefix('$') else {
+            return Ok(NodeRef::Path(s.to_string()));
+        };
+        match n.parse::<usize>() {
+            Ok(i) if i < index && creates[i] => Ok(NodeRef::Step(i)),
+            _ => Err(invalid(format!(
+                "{at}: {s:?} must name an earlier create step (\"$0\" is step 0's node)"
+            ))),
+        }
+    }
+}
+
+/// One TileMapLayer cell: `source: -1` erases it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TileCell {
+    pub coords: [i32; 2],
+    pub source: i32,
+    #[serde(default)]
+    pub atlas: [i32; 2],
+    #[serde(default)]
+    pub alternative: i32,
+}
+
+/// One GridMap cell: `item: -1` erases it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GridCell {
+    pub coords: [i32; 3],
+    pub item: i32,
+    #[serde(default)]
+    pub orientation: i32,
+}
+
+/// The collision shape `fit_shape` sizes to a Sprite2D's rect or a mesh's bounds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FitKind {
+    Rectangle,
+    Circle,
+    Capsule,
+    Box,
+    Sphere,
+}
+
+/// One step of a `scene.steps` action.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    /// A new node of `node_type` named `name` under `parent`.
+    Create {
+        parent: NodeRef,
+        node_type: String,
+        name: String,
+    },
+    Set {
+        node: NodeRef,
+        property: String,
+        value: Value,
+    },
+    /// Add the node to a persistent group (saved with the scene).
+    Group {
+        node: NodeRef,
+        group: String,
+    },
+    TileCells {
+        node: NodeRef,
+        cells: Vec<TileCell>,
+    },
+    GridCells {
+        node: NodeRef,
+        cells: Vec<GridCell>,
+    },
+    /// Give a CollisionShape2D/3D a new shape sized (and placed) to `to`'s bounds.
+    FitShape {
+        node: NodeRef,
+        to: NodeRef,
+        shape: FitKind,
+    },
+    /// Bake a NavigationRegion2D/3D's polygon or mesh into a new resource (the old one
+    /// is what undo restores).
+    BakeNavigation {
+        node: NodeRef,
+    },
+    /// Add an atlas source (a texture cut into `tile_size` tiles, every tile created) to
+    /// a TileMapLayer's built-in TileSet, making the TileSet if it has none.
+    TilesetAtlas {
+        node: NodeRef,
+        texture: String,
+        tile_size: [i32; 2],
+        source_id: Option<i32>,
+    },
+    /// Add a physics layer to a TileMapLayer's built-in TileSet.
+    TilesetPhysicsLayer {
+        node: NodeRef,
+        collision_layer: u32,
+        collision_mask: u32,
+    },
+    /// Add a terrain set (mode 0 corners and sides, 1 corners, 2 sides) with its terrains.
+    TilesetTerrainSet {
+        node: NodeRef,
+        mode: i32,
+        terrains: Vec<Terrain>,
+    },
+}
+
+/// One terrain of a terrain set.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Terrain {
+    pub name: String,
+    pub color: [f64; 4],
+}
+
+/// Most steps in one action, and most cells in one step.
+pub const MAX_STEPS: usize = 256;
+pub const MAX_CELLS: usize = 100_000;
+
 /// Every command the add-on executes.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Command {
@@ -102,6 +229,25 @@ pub enum Command {
     },
     BatchApply {
         sets: Vec<PropertySet>,
+    },
+    /// Ordered steps applied as ONE undo action named `action`; validated before the
+    /// first change, so a failing step leaves the editor unchanged.
+    Steps {
+        action: String,
+        steps: Vec<Step>,
+        /// Check every step, change nothing, answer the verdict (a dry run).
+        check_only: bool,
+    },
+    /// The used cells of a TileMapLayer (`[x, y, source, ax, ay, alternative]`) or a
+    /// GridMap (`[x, y, z, item, orientation]`), paged.
+    Cells {
+        node: String,
+        offset: usize,
+        limit: usize,
+    },
+    /// A MeshLibrary's items: id, name, mesh class.
+    MeshLibraryItems {
+        path: String,
     },
     Undo,
     Redo,
@@ -300,6 +446,211 @@ struct Batch {
     sets: Vec<SetProp>,
 }
 
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StepsArgs {
+    action: String,
+    steps: Vec<Json>,
+    #[serde(default)]
+    check_only: bool,
+}
+#[derive(Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
+enum WireStep {
+    Create {
+        parent: String,
+        #[serde(rename = "type")]
+        node_type: String,
+        name: String,
+    },
+    Set {
+        node: String,
+        property: String,
+        value: Json,
+    },
+    Group {
+        node: String,
+        group: String,
+    },
+    TileCells {
+        node: String,
+        cells: Vec<TileCell>,
+    },
+    GridCells {
+        node: String,
+        cells: Vec<GridCell>,
+    },
+    FitShape {
+        node: String,
+        to: String,
+        shape: FitKind,
+    },
+    BakeNavigation {
+        node: String,
+    },
+    TilesetAtlas {
+        node: String,
+        texture: String,
+        tile_size: [i32; 2],
+        #[serde(default)]
+        source_id: Option<i32>,
+    },
+    TilesetPhysicsLayer {
+        node: String,
+        collision_layer: u32,
+        collision_mask: u32,
+    },
+    TilesetTerrainSet {
+        node: String,
+        mode: i32,
+        terrains: Vec<Terrain>,
+    },
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CellsArgs {
+    node: String,
+    #[serde(default)]
+    offset: usize,
+    #[serde(default = "default_limit")]
+    limit: usize,
+}
+
+fn steps(a: StepsArgs) -> Result<Command, BridgeError> {
+    if a.steps.is_empty() || a.steps.len() > MAX_STEPS {
+        return Err(invalid(format!("steps: 1 to {MAX_STEPS} steps")));
+    }
+    if a.action.is_empty() || a.action.len() > 200 {
+        return Err(invalid("action: a name of 1 to 200 bytes"));
+    }
+    let mut creates = Vec::with_capacity(a.steps.len());
+    let mut out = Vec::with_capacity(a.steps.len());
+    for (i, raw) in a.steps.into_iter().enumerate() {
+        let at = format!("steps[{i}]");
+        let w: WireStep = serde_json::from_value(raw).map_err(|e| invalid(format!("{at}: {e}")))?;
+        let r = |s: &str| NodeRef::parse(s, i, &creates, &at);
+        let step = match w {
+            WireStep::Create {
+                parent,
+                node_type,
+                name,
+            } => {
+                name_ok(&name).map_err(|e| invalid(format!("{at}: {}", e.message)))?;
+                Step::Create {
+                    parent: r(&parent)?,
+                    node_type,
+                    name,
+                }
+            }
+            WireStep::Set {
+                node,
+                property,
+                value: v,
+            } => Step::Set {
+                node: r(&node)?,
+                value: value(&v, &format!("{at}.value"))?,
+                property,
+            },
+            WireStep::Group { node, group } => {
+                if group.is_empty() {
+                    return Err(invalid(format!("{at}: the group name is empty")));
+                }
+                Step::Group {
+                    node: r(&node)?,
+                    group,
+                }
+            }
+            WireStep::TileCells { node, cells } => {
+                cells_ok(cells.len(), &at)?;
+                Step::TileCells {
+                    node: r(&node)?,
+                    cells,
+                }
+            }
+            WireStep::GridCells { node, cells } => {
+                cells_ok(cells.len(), &at)?;
+                Step::GridCells {
+                    node: r(&node)?,
+                    cells,
+                }
+            }
+            WireStep::FitShape { node, to, shape } => Step::FitShape {
+                node: r(&node)?,
+                to: r(&to)?,
+                shape,
+            },
+            WireStep::BakeNavigation { node } => match r(&node)? {
+                NodeRef::Step(_) => {
+                    return Err(invalid(format!(
+                        "{at}: baking needs a region already in the scene (its geometry is \
+                         parsed from the tree)"
+                    )));
+                }
+                n => Step::BakeNavigation { node: n },
+            },
+            WireStep::TilesetAtlas {
+                node,
+                texture,
+                tile_size,
+                source_id,
+            } => {
+                res_path(&texture).map_err(|e| invalid(format!("{at}: {}", e.message)))?;
+                if tile_size.iter().any(|v| *v <= 0) || source_id.is_some_and(|i| i < 0) {
+                    return Err(invalid(format!(
+                        "{at}: tile_size must be positive and source_id at least 0"
+                    )));
+                }
+                Step::TilesetAtlas {
+                    node: r(&node)?,
+                    texture,
+                    tile_size,
+                    source_id,
+                }
+            }
+            WireStep::TilesetPhysicsLayer {
+                node,
+                collision_layer,
+                collision_mask,
+            } => Step::TilesetPhysicsLayer {
+                node: r(&node)?,
+                collision_layer,
+                collision_mask,
+            },
+            WireStep::TilesetTerrainSet {
+                node,
+                mode,
+                terrains,
+            } => {
+                if !(0..=2).contains(&mode) || terrains.len() > 64 {
+                    return Err(invalid(format!(
+                        "{at}: mode is 0 (corners and sides), 1 (corners) or 2 (sides); at \
+                         most 64 terrains"
+                    )));
+                }
+                Step::TilesetTerrainSet {
+                    node: r(&node)?,
+                    mode,
+                    terrains,
+                }
+            }
+        };
+        creates.push(matches!(step, Step::Create { .. }));
+        out.push(step);
+    }
+    Ok(Command::Steps {
+        action: a.action,
+        steps: out,
+        check_only: a.check_only,
+    })
+}
+
+fn cells_ok(n: usize, at: &str) -> Result<(), BridgeError> {
+    if n == 0 || n > MAX_CELLS {
+        return Err(invalid(format!("{at}: 1 to {MAX_CELLS} cells")));
+    }
+    Ok(())
+}
+
 fn name_ok(name: &str) -> Result<(), BridgeError> {
     if name.is_empty() || name.contains(['/', ':', '@', '%', '.', '"']) {
         return Err(invalid(format!("{name:?} is not a valid node name")));
@@ -465,6 +816,23 @@ pub fn decode(cmd: &str, p: &Json) -> Result<Command, BridgeError> {
                 .collect::<Result<_, _>>()?;
             Command::BatchApply { sets }
         }
+        c::STEPS => steps(params(cmd, p)?)?,
+        c::CELLS_GET => {
+            let a: CellsArgs = params(cmd, p)?;
+            if a.limit == 0 || a.limit > MAX_TREE_PAGE {
+                return Err(invalid(format!("limit must be 1..={MAX_TREE_PAGE}")));
+            }
+            Command::Cells {
+                node: a.node,
+                offset: a.offset,
+                limit: a.limit,
+            }
+        }
+        c::MESH_LIBRARY_ITEMS => {
+            let a: PathArg = params(cmd, p)?;
+            res_path(&a.path)?;
+            Command::MeshLibraryItems { path: a.path }
+        }
         c::UNDO => params::<Empty>(cmd, p).map(|_| Command::Undo)?,
         c::REDO => params::<Empty>(cmd, p).map(|_| Command::Redo)?,
         c::HISTORY => params::<Empty>(cmd, p).map(|_| Command::History)?,
@@ -549,6 +917,26 @@ mod tests {
                 c::BATCH_APPLY,
                 json!({"sets": [{"node": "S", "property": "visible", "value": false}]}),
             ),
+            (
+                c::STEPS,
+                json!({"action": "MCP: add body", "steps": [
+                    {"op": "create", "parent": ".", "type": "StaticBody2D", "name": "Body"},
+                    {"op": "create", "parent": "$0", "type": "CollisionShape2D", "name": "Shape"},
+                    {"op": "set", "node": "$1", "property": "shape", "value":
+                        {"$type": "Resource", "class": "RectangleShape2D", "properties": {}}},
+                    {"op": "group", "node": "$0", "group": "walls"},
+                    {"op": "tile_cells", "node": "Ground", "cells": [{"coords": [0, 0], "source": 0}]},
+                    {"op": "grid_cells", "node": "Grid", "cells": [{"coords": [0, 0, 0], "item": 1}]},
+                    {"op": "fit_shape", "node": "$1", "to": "Sprite", "shape": "rectangle"},
+                    {"op": "bake_navigation", "node": "Region"},
+                    {"op": "tileset_atlas", "node": "Ground", "texture": "res://t.png", "tile_size": [16, 16]},
+                    {"op": "tileset_physics_layer", "node": "Ground", "collision_layer": 1, "collision_mask": 1},
+                    {"op": "tileset_terrain_set", "node": "Ground", "mode": 0,
+                     "terrains": [{"name": "grass", "color": [0, 1, 0, 1]}]}
+                ]}),
+            ),
+            (c::CELLS_GET, json!({"node": "Ground"})),
+            (c::MESH_LIBRARY_ITEMS, json!({"path": "res://lib.tres"})),
             (c::UNDO, json!({})),
             (c::REDO, json!({})),
             (c::HISTORY, json!({})),
@@ -613,6 +1001,46 @@ mod tests {
                 ErrorCode::InvalidParams,
             ),
             (c::PING, json!([1]), ErrorCode::InvalidParams),
+            (
+                c::STEPS,
+                json!({"action": "a", "steps": []}),
+                ErrorCode::InvalidParams,
+            ),
+            (
+                c::STEPS,
+                json!({"action": "a", "steps": [{"op": "tileset_atlas", "node": "G",
+                    "texture": "res://../x.png", "tile_size": [16, 16]}]}),
+                ErrorCode::InvalidParams,
+            ),
+            (
+                c::STEPS,
+                json!({"action": "a", "steps": [{"op": "set", "node": "$0", "property": "p", "value": 1}]}),
+                ErrorCode::InvalidParams,
+            ),
+            (
+                c::STEPS,
+                json!({"action": "a", "steps": [
+                    {"op": "set", "node": ".", "property": "p", "value": 1},
+                    {"op": "set", "node": "$0", "property": "p", "value": 1}]}),
+                ErrorCode::InvalidParams,
+            ),
+            (
+                c::STEPS,
+                json!({"action": "a", "steps": [{"op": "launch", "node": "."}]}),
+                ErrorCode::InvalidParams,
+            ),
+            (
+                c::STEPS,
+                json!({"action": "a", "steps": [
+                    {"op": "create", "parent": ".", "type": "NavigationRegion2D", "name": "R"},
+                    {"op": "bake_navigation", "node": "$0"}]}),
+                ErrorCode::InvalidParams,
+            ),
+            (
+                c::STEPS,
+                json!({"action": "a", "steps": [{"op": "create", "parent": ".", "type": "Node", "name": "a:b"}]}),
+                ErrorCode::InvalidParams,
+            ),
             (
                 c::EDITOR_SCREENSHOT,
                 json!({"view": "4d", "max_bytes": 1}),

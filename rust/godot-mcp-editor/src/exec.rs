@@ -21,12 +21,14 @@ use godot_mcp_editor_core::tree::{self, TreeNode};
 use godot_mcp_protocol::{BridgeError, ErrorCode, ErrorEffect};
 use serde_json::{Value as Json, json};
 
-use crate::variant::{from_variant, instantiable_node_class, to_variant};
+use crate::variant::{
+    checked_value, from_variant, has_property, instantiable_node_class, to_variant,
+};
 
 type Res = Result<Json, BridgeError>;
 
 /// An error before the first change: the editor is unchanged.
-fn err(code: ErrorCode, message: impl Into<String>) -> BridgeError {
+pub(crate) fn err(code: ErrorCode, message: impl Into<String>) -> BridgeError {
     BridgeError::new(code, message).with_effect(ErrorEffect::Unchanged)
 }
 
@@ -36,7 +38,7 @@ fn unknown_state(message: impl Into<String>) -> BridgeError {
     BridgeError::new(ErrorCode::Failed, message)
 }
 
-fn failed(message: impl Into<String>) -> BridgeError {
+pub(crate) fn failed(message: impl Into<String>) -> BridgeError {
     err(ErrorCode::Failed, message)
 }
 
@@ -44,23 +46,23 @@ fn editor() -> Gd<EditorInterface> {
     EditorInterface::singleton()
 }
 
-fn undo_redo() -> Result<Gd<EditorUndoRedoManager>, BridgeError> {
+pub(crate) fn undo_redo() -> Result<Gd<EditorUndoRedoManager>, BridgeError> {
     editor()
         .get_editor_undo_redo()
         .ok_or_else(|| err(ErrorCode::Internal, "the editor has no undo manager"))
 }
 
-fn scene_root() -> Result<Gd<Node>, BridgeError> {
+pub(crate) fn scene_root() -> Result<Gd<Node>, BridgeError> {
     editor()
         .get_edited_scene_root()
         .ok_or_else(|| err(ErrorCode::NoActiveScene, "no scene is open in the editor"))
 }
 
-fn scene_path(root: &Gd<Node>) -> String {
+pub(crate) fn scene_path(root: &Gd<Node>) -> String {
     root.get_scene_file_path().to_string()
 }
 
-fn find(root: &Gd<Node>, path: &str) -> Result<Gd<Node>, BridgeError> {
+pub(crate) fn find(root: &Gd<Node>, path: &str) -> Result<Gd<Node>, BridgeError> {
     if path == "." || path.is_empty() {
         return Ok(root.clone());
     }
@@ -72,15 +74,15 @@ fn find(root: &Gd<Node>, path: &str) -> Result<Gd<Node>, BridgeError> {
     })
 }
 
-fn rel_path(root: &Gd<Node>, node: &Gd<Node>) -> String {
+pub(crate) fn rel_path(root: &Gd<Node>, node: &Gd<Node>) -> String {
     root.get_path_to(node).to_string()
 }
 
-fn owned(root: &Gd<Node>, node: &Gd<Node>) -> bool {
+pub(crate) fn owned(root: &Gd<Node>, node: &Gd<Node>) -> bool {
     node == root || node.get_owner().is_some_and(|o| &o == root)
 }
 
-fn obj<T: Inherits<Object>>(g: &Gd<T>) -> Gd<Object> {
+pub(crate) fn obj<T: Inherits<Object>>(g: &Gd<T>) -> Gd<Object> {
     g.clone().upcast::<Object>()
 }
 
@@ -108,12 +110,6 @@ fn with_verdict(root: &Gd<Node>, node: &Gd<Node>, mut out: Json) -> Json {
         o.insert("scene".into(), json!(scene_path(root)));
     }
     out
-}
-
-fn has_property(o: &Gd<Object>, property: &str) -> bool {
-    o.get_property_list()
-        .iter_shared()
-        .any(|d| d.get("name").is_some_and(|n| n.to_string() == property))
 }
 
 /// Begin an undo action on the edited scene's history.
@@ -652,6 +648,17 @@ pub(crate) fn execute(cmd: Command) -> Res {
             Ok(out)
         }
         Command::EditorScreenshot(req) => crate::capture::editor_screenshot(req),
+        Command::Steps {
+            action,
+            steps,
+            check_only,
+        } => crate::steps::steps(&action, &steps, check_only),
+        Command::Cells {
+            node,
+            offset,
+            limit,
+        } => crate::steps::cells(&node, offset, limit),
+        Command::MeshLibraryItems { path } => crate::steps::mesh_library_items(&path),
         Command::History => {
             let root = scene_root()?;
             let h = scene_history(&root)?;
@@ -728,34 +735,7 @@ fn walk(root: &Gd<Node>, node: &Gd<Node>, depth: u32, out: &mut Vec<TreeNode>) {
 
 fn check_set(root: &Gd<Node>, s: &PropertySet) -> Result<(Gd<Node>, Variant), BridgeError> {
     let n = find(root, &s.node)?;
-    if !has_property(&obj(&n), &s.property) {
-        return Err(failed(format!(
-            "{} ({}) has no property {}",
-            s.node,
-            n.get_class(),
-            s.property
-        )));
-    }
-    let v = to_variant(&s.value).map_err(failed)?;
-    let current = n.get(s.property.as_str());
-    if !current.is_nil()
-        && current.get_type() != v.get_type()
-        && !(current.get_type() == VariantType::FLOAT && v.get_type() == VariantType::INT)
-    {
-        return Err(failed(format!(
-            "{}:{} is a {:?}, not a {:?}",
-            s.node,
-            s.property,
-            current.get_type(),
-            v.get_type()
-        )));
-    }
-    // An int for a float property is widened, so the value read back is a float.
-    let v = if current.get_type() == VariantType::FLOAT && v.get_type() == VariantType::INT {
-        (v.to::<i64>() as f64).to_variant()
-    } else {
-        v
-    };
+    let v = checked_value(&obj(&n), &s.node, &s.property, &s.value).map_err(failed)?;
     Ok((n, v))
 }
 

@@ -38,6 +38,7 @@ mod engine_version;
 mod exec;
 mod plugin;
 mod probe;
+mod steps;
 mod switch;
 mod variant;
 

@@ -4,7 +4,7 @@
 
 use godot::classes::{ClassDb, Resource, ResourceLoader};
 use godot::prelude::*;
-use godot_mcp_editor_core::value::Value;
+use godot_mcp_editor_core::value::{MAX_RESOURCE_DEPTH, Value};
 
 /// A Godot value for `v`; a resource path that does not load is an error.
 pub(crate) fn to_variant(v: &Value) -> Result<Variant, String> {
@@ -34,6 +34,43 @@ pub(crate) fn to_variant(v: &Value) -> Result<Variant, String> {
                 .ok_or_else(|| format!("resource {path} could not be loaded"))?;
             res.to_variant()
         }
+        Value::NewResource { class, properties } => new_resource(class, properties)?.to_variant(),
+        Value::Vector2i([x, y]) => Vector2i::new(i32v(*x)?, i32v(*y)?).to_variant(),
+        Value::Vector3i([x, y, z]) => Vector3i::new(i32v(*x)?, i32v(*y)?, i32v(*z)?).to_variant(),
+        Value::Rect2 { position, size } => Rect2::new(v2(position), v2(size)).to_variant(),
+        Value::Rect2i { position, size } => Rect2i::new(
+            Vector2i::new(i32v(position[0])?, i32v(position[1])?),
+            Vector2i::new(i32v(size[0])?, i32v(size[1])?),
+        )
+        .to_variant(),
+        Value::Quaternion([x, y, z, w]) => {
+            Quaternion::new(*x as f32, *y as f32, *z as f32, *w as f32).to_variant()
+        }
+        Value::PackedVector2Array(items) => items
+            .iter()
+            .map(v2)
+            .collect::<PackedVector2Array>()
+            .to_variant(),
+        Value::PackedVector3Array(items) => items
+            .iter()
+            .map(v3)
+            .collect::<PackedVector3Array>()
+            .to_variant(),
+        Value::PackedFloat32Array(items) => items
+            .iter()
+            .map(|f| *f as f32)
+            .collect::<PackedFloat32Array>()
+            .to_variant(),
+        Value::PackedInt32Array(items) => items
+            .iter()
+            .map(|i| i32v(*i))
+            .collect::<Result<PackedInt32Array, _>>()?
+            .to_variant(),
+        Value::PackedColorArray(items) => items
+            .iter()
+            .map(|[r, g, b, a]| Color::from_rgba(*r as f32, *g as f32, *b as f32, *a as f32))
+            .collect::<PackedColorArray>()
+            .to_variant(),
         Value::Array(items) => {
             let mut a = VarArray::new();
             for item in items {
@@ -49,6 +86,75 @@ pub(crate) fn to_variant(v: &Value) -> Result<Variant, String> {
             d.to_variant()
         }
     })
+}
+
+fn i32v(i: i64) -> Result<i32, String> {
+    i32::try_from(i).map_err(|_| format!("{i} does not fit Godot's 32-bit int"))
+}
+
+/// Whether `o` has a property named `property`.
+pub(crate) fn has_property(o: &Gd<Object>, property: &str) -> bool {
+    o.get_property_list()
+        .iter_shared()
+        .any(|d| d.get("name").is_some_and(|n| n.to_string() == property))
+}
+
+/// The Variant to set `o.property` to for `value`, checked the one way node and
+/// sub-resource properties are checked: the property exists, and the value has its
+/// current type (an int for a float property is widened, so it reads back as a float;
+/// a property that is nil now takes any type). `what` names `o` in the message.
+pub(crate) fn checked_value(
+    o: &Gd<Object>,
+    what: &str,
+    property: &str,
+    value: &Value,
+) -> Result<Variant, String> {
+    if !has_property(o, property) {
+        return Err(format!(
+            "{what} ({}) has no property {property}",
+            o.get_class()
+        ));
+    }
+    let v = to_variant(value)?;
+    let current = o.get(property);
+    if current.is_nil() {
+        return Ok(v);
+    }
+    if current.get_type() == VariantType::FLOAT && v.get_type() == VariantType::INT {
+        return Ok((v.to::<i64>() as f64).to_variant());
+    }
+    if current.get_type() != v.get_type() {
+        return Err(format!(
+            "{what}:{property} is a {:?}, not a {:?}",
+            current.get_type(),
+            v.get_type()
+        ));
+    }
+    Ok(v)
+}
+
+/// A new built-in resource of `class` with `properties` set (each checked like a node
+/// property). ClassDB must say the class is an instantiable Resource.
+fn new_resource(class: &str, properties: &[(String, Value)]) -> Result<Gd<Resource>, String> {
+    let db = ClassDb::singleton();
+    let name = StringName::from(class);
+    if !(db.class_exists(&name) && db.is_parent_class(&name, "Resource")) {
+        return Err(format!("{class} is not a Resource class"));
+    }
+    if !db.can_instantiate(&name) {
+        return Err(format!(
+            "{class} is a Resource class that cannot be instantiated"
+        ));
+    }
+    let mut res = db
+        .instantiate(&name)
+        .try_to::<Gd<Resource>>()
+        .map_err(|_| format!("could not create a {class}"))?;
+    for (k, value) in properties {
+        let v = checked_value(&res.clone().upcast(), class, k, value)?;
+        res.set(k.as_str(), &v);
+    }
+    Ok(res)
 }
 
 fn v2(a: &[f64; 2]) -> Vector2 {
@@ -67,9 +173,54 @@ fn f3(v: Vector3) -> [f64; 3] {
     [v.x as f64, v.y as f64, v.z as f64]
 }
 
+fn i2(v: Vector2i) -> [i64; 2] {
+    [v.x.into(), v.y.into()]
+}
+
+fn rgba(c: Color) -> [f64; 4] {
+    [c.r as f64, c.g as f64, c.b as f64, c.a as f64]
+}
+
+/// Godot's PROPERTY_USAGE_STORAGE: the property is saved with the resource.
+const PROPERTY_USAGE_STORAGE: i64 = 2;
+
+/// A resource saved in its own file reads as its path; a built-in one as its class and
+/// the stored properties that differ from the class defaults, `depth` levels deep.
+fn resource_value(r: &Gd<Resource>, depth: usize) -> Value {
+    let path = r.get_path().to_string();
+    if path.starts_with("res://") && !path.contains("::") {
+        return Value::Resource(path);
+    }
+    let class = r.get_class().to_string();
+    if depth >= MAX_RESOURCE_DEPTH {
+        return Value::String(format!("<{class} (embedded)>"));
+    }
+    let db = ClassDb::singleton();
+    let mut properties = Vec::new();
+    for d in r.get_property_list().iter_shared() {
+        let usage = d.get("usage").map_or(0, |u| u.to::<i64>());
+        if usage & PROPERTY_USAGE_STORAGE == 0 {
+            continue;
+        }
+        let Some(name) = d.get("name").map(|n| n.to_string()) else {
+            continue;
+        };
+        let v = r.get(name.as_str());
+        if v == db.class_get_property_default_value(class.as_str(), name.as_str()) {
+            continue;
+        }
+        properties.push((name, value_at(&v, depth + 1)));
+    }
+    Value::NewResource { class, properties }
+}
+
 /// The JSON form of a Godot value; types without a JSON form become their text
 /// (`{"$type": "Text"…}` is not invented: they are reported as strings).
 pub(crate) fn from_variant(v: &Variant) -> Value {
+    value_at(v, 0)
+}
+
+fn value_at(v: &Variant, depth: usize) -> Value {
     let t = v.get_type();
     if t == VariantType::NIL {
         Value::Nil
@@ -106,28 +257,82 @@ pub(crate) fn from_variant(v: &Variant) -> Value {
         }
     } else if t == VariantType::OBJECT {
         match v.try_to::<Gd<Resource>>() {
-            Ok(r)
-                if !r.get_path().is_empty()
-                    && r.get_path().to_string().starts_with("res://")
-                    && !r.get_path().to_string().contains("::") =>
-            {
-                Value::Resource(r.get_path().to_string())
-            }
-            Ok(r) => Value::String(format!("<{} (embedded)>", r.get_class())),
+            Ok(r) => resource_value(&r, depth),
             Err(_) => Value::String(format!("<{}>", object_class(v))),
         }
+    } else if t == VariantType::VECTOR2I {
+        Value::Vector2i(i2(v.to::<Vector2i>()))
+    } else if t == VariantType::VECTOR3I {
+        let p = v.to::<Vector3i>();
+        Value::Vector3i([p.x.into(), p.y.into(), p.z.into()])
+    } else if t == VariantType::RECT2 {
+        let r = v.to::<Rect2>();
+        Value::Rect2 {
+            position: f2(r.position),
+            size: f2(r.size),
+        }
+    } else if t == VariantType::RECT2I {
+        let r = v.to::<Rect2i>();
+        Value::Rect2i {
+            position: i2(r.position),
+            size: i2(r.size),
+        }
+    } else if t == VariantType::QUATERNION {
+        let q = v.to::<Quaternion>();
+        Value::Quaternion([q.x as f64, q.y as f64, q.z as f64, q.w as f64])
+    } else if t == VariantType::PACKED_VECTOR2_ARRAY {
+        Value::PackedVector2Array(
+            v.to::<PackedVector2Array>()
+                .as_slice()
+                .iter()
+                .map(|p| f2(*p))
+                .collect(),
+        )
+    } else if t == VariantType::PACKED_VECTOR3_ARRAY {
+        Value::PackedVector3Array(
+            v.to::<PackedVector3Array>()
+                .as_slice()
+                .iter()
+                .map(|p| f3(*p))
+                .collect(),
+        )
+    } else if t == VariantType::PACKED_FLOAT32_ARRAY {
+        Value::PackedFloat32Array(
+            v.to::<PackedFloat32Array>()
+                .as_slice()
+                .iter()
+                .map(|f| f64::from(*f))
+                .collect(),
+        )
+    } else if t == VariantType::PACKED_INT32_ARRAY {
+        Value::PackedInt32Array(
+            v.to::<PackedInt32Array>()
+                .as_slice()
+                .iter()
+                .map(|i| i64::from(*i))
+                .collect(),
+        )
+    } else if t == VariantType::PACKED_COLOR_ARRAY {
+        Value::PackedColorArray(
+            v.to::<PackedColorArray>()
+                .as_slice()
+                .iter()
+                .map(|c| rgba(*c))
+                .collect(),
+        )
     } else if t == VariantType::ARRAY {
         Value::Array(
-            v.to::<VarArray>()
+            // AnyArray: typed arrays (Array[PackedVector2Array]) read as arrays too.
+            v.to::<AnyArray>()
                 .iter_shared()
-                .map(|i| from_variant(&i))
+                .map(|i| value_at(&i, depth + 1))
                 .collect(),
         )
     } else if t == VariantType::DICTIONARY {
         Value::Dictionary(
-            v.to::<VarDictionary>()
+            v.to::<AnyDictionary>()
                 .iter_shared()
-                .map(|(k, val)| (k.to_string(), from_variant(&val)))
+                .map(|(k, val)| (k.to_string(), value_at(&val, depth + 1)))
                 .collect(),
         )
     } else {

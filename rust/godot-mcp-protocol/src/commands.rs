@@ -31,6 +31,14 @@ pub const SIGNAL_CONNECT: &str = "signal.connect";
 pub const SIGNAL_DISCONNECT: &str = "signal.disconnect";
 pub const RESOURCE_SET_PROPERTY: &str = "resource.set_property";
 pub const BATCH_APPLY: &str = "scene.batch.apply";
+/// `{action, steps: [{op: create|set|group|tile_cells|grid_cells|fit_shape|bake_navigation,
+/// …}]}` → `{nodes: [created paths], steps, undoable, persisted…}`: ordered steps as ONE
+/// undo action, all validated before the first change.
+pub const STEPS: &str = "scene.steps";
+/// `{node, offset?, limit?}` → the used cells of a TileMapLayer or GridMap, paged.
+pub const CELLS_GET: &str = "node.cells";
+/// `{path}` → a MeshLibrary's items (id, name, mesh class).
+pub const MESH_LIBRARY_ITEMS: &str = "mesh_library.items";
 pub const UNDO: &str = "editor.undo";
 pub const REDO: &str = "editor.redo";
 pub const HISTORY: &str = "editor.history";
@@ -41,7 +49,7 @@ pub const HISTORY: &str = "editor.history";
 pub const EDITOR_SCREENSHOT: &str = "editor.screenshot";
 
 /// Every command, in documentation order.
-pub const ALL: [&str; 26] = [
+pub const ALL: [&str; 29] = [
     PING,
     EDITOR_STATE,
     SCENE_TREE,
@@ -64,6 +72,9 @@ pub const ALL: [&str; 26] = [
     SIGNAL_DISCONNECT,
     RESOURCE_SET_PROPERTY,
     BATCH_APPLY,
+    STEPS,
+    CELLS_GET,
+    MESH_LIBRARY_ITEMS,
     UNDO,
     REDO,
     HISTORY,
@@ -80,6 +91,8 @@ pub fn is_read_only(cmd: &str) -> bool {
             | NODE_PERSISTENCE
             | HISTORY
             | EDITOR_SCREENSHOT
+            | CELLS_GET
+            | MESH_LIBRARY_ITEMS
     )
 }
 

@@ -23,7 +23,7 @@ pub struct Verdict {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Effect {
     /// An undo-tracked edit of the edited scene's nodes (`node.*`, `script.*`,
-    /// `signal.*`, `scene.batch.apply`, `editor.undo`, `editor.redo`). `owned_by_scene`:
+    /// `signal.*`, `scene.batch.apply`, `scene.steps`, `editor.undo`, `editor.redo`). `owned_by_scene`:
     /// the node is the edited scene's root or owned by it. A node inside an instanced
     /// sub-scene is not: an edit to it lives only in this editor session unless it is an
     /// override Godot saves, so the result says so instead of promising.
@@ -45,7 +45,7 @@ impl Effect {
     /// the add-on's probe, which answers with [`verdict_of`] too).
     pub fn of_scene_command(cmd: &str) -> Option<Self> {
         Some(match cmd {
-            c::BATCH_APPLY | c::UNDO | c::REDO => Effect::SceneEdit {
+            c::BATCH_APPLY | c::STEPS | c::UNDO | c::REDO => Effect::SceneEdit {
                 owned_by_scene: true,
             },
             c::RESOURCE_SET_PROPERTY => Effect::ResourceSave,

@@ -335,7 +335,8 @@ fn branches<'a>(schema: &'a Value, value: &Value) -> Vec<&'a Value> {
 }
 
 /// A typed value: `Resource.path` must be a contained res:// path, and so must any
-/// other res:// string a typed value carries.
+/// other res:// string a typed value carries, however deep (a new sub-resource's
+/// `properties` hold values of their own, typed ones included).
 fn check_typed(
     project: &Project,
     ty: &str,
@@ -355,13 +356,32 @@ fn check_typed(
                     "Resource.path must be a res:// path inside the project",
                 ));
             }
-            (_, _, Value::String(s))
-                if s.get(..6).is_some_and(|p| p.eq_ignore_ascii_case("res://")) =>
-            {
-                check_res(project, s, &at)?;
-            }
-            _ => {}
+            (_, _, v) => check_carried(project, v, &at)?,
         }
+    }
+    Ok(())
+}
+
+/// Every res:// string and typed value inside a typed value's field, at any depth.
+fn check_carried(project: &Project, value: &Value, at: &str) -> Result<(), ToolError> {
+    match value {
+        Value::String(s) if s.get(..6).is_some_and(|p| p.eq_ignore_ascii_case("res://")) => {
+            check_res(project, s, at)?;
+        }
+        Value::Object(map) => {
+            if let Some(Value::String(ty)) = map.get("$type") {
+                return check_typed(project, ty, map, at);
+            }
+            for (k, v) in map {
+                check_carried(project, v, &format!("{at}.{k}"))?;
+            }
+        }
+        Value::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                check_carried(project, v, &format!("{at}[{i}]"))?;
+            }
+        }
+        _ => {}
     }
     Ok(())
 }
@@ -725,6 +745,29 @@ mod tests {
         assert_eq!(
             check(serde_json::json!({"list": [{"value": {"$type": "Resource", "path": 3}}]})),
             Err("list[0].value.path".into())
+        );
+        // A new sub-resource's properties are values too, checked at any depth.
+        assert_eq!(
+            check(
+                serde_json::json!({"list": [{"value": {"$type": "Resource", "class": "ShaderMaterial",
+                "properties": {"shader": {"$type": "Resource", "path": "res://out_link/s.gdshader"}}}}]})
+            ),
+            Err("list[0].value.properties.shader.path".into())
+        );
+        assert_eq!(
+            check(
+                serde_json::json!({"list": [{"value": {"$type": "Resource", "class": "Gradient",
+                "properties": {"next": {"$type": "Resource", "class": "Gradient",
+                    "properties": {"list": ["res://../x"]}}}}}]})
+            ),
+            Err("list[0].value.properties.next.properties.list[0]".into())
+        );
+        assert_eq!(
+            check(
+                serde_json::json!({"list": [{"value": {"$type": "Resource", "class": "ShaderMaterial",
+                "properties": {"shader": {"$type": "Resource", "path": "res://a/t.tres"}}}}]})
+            ),
+            Ok(())
         );
         // Only the variant the tag selects is a path.
         assert_eq!(

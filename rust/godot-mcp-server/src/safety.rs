@@ -245,10 +245,18 @@ pub enum Toolset {
     ScriptCheck,
     /// GDScript test runs (GUT, gdUnit4) and assertions on a running game.
     Tests,
+    /// Physics bodies, collision shapes, layers and masks, raycasts (live editor).
+    Physics,
+    /// Navigation regions, agents, layers, baking (live editor).
+    Navigation,
+    /// GPU and CPU particles, process materials, colour ramps, presets (live editor).
+    Particles,
+    /// 3D: meshes, cameras, lights, environment, GridMap cells (live editor).
+    Spatial,
 }
 
 impl Toolset {
-    pub const ALL: [Toolset; 26] = [
+    pub const ALL: [Toolset; 30] = [
         Toolset::Project,
         Toolset::SceneRead,
         Toolset::ScriptRead,
@@ -275,6 +283,10 @@ impl Toolset {
         Toolset::ClassRef,
         Toolset::ScriptCheck,
         Toolset::Tests,
+        Toolset::Physics,
+        Toolset::Navigation,
+        Toolset::Particles,
+        Toolset::Spatial,
     ];
 
     /// Enabled when the operator names none: the read-mostly core every session
@@ -318,6 +330,10 @@ impl Toolset {
             Self::ClassRef => "class_ref",
             Self::ScriptCheck => "script_check",
             Self::Tests => "tests",
+            Self::Physics => "physics",
+            Self::Navigation => "navigation",
+            Self::Particles => "particles",
+            Self::Spatial => "spatial",
         }
     }
 
@@ -359,7 +375,10 @@ impl Toolset {
             Self::Animation => "Read animation libraries, animations, tracks and keys from disk.",
             Self::Audio => "Read the audio bus layout as Godot loads it.",
             Self::Theme => "Read Theme resources: colors, constants, fonts, styleboxes by type.",
-            Self::Tilemap => "Read TileMapLayer cells and TileSet sources from disk.",
+            Self::Tilemap => {
+                "TileMapLayer cells and TileSet sources from disk; in the live editor, set, fill, \
+                 clear and read cells, add TileSet atlas sources, physics layers, terrain sets."
+            }
             Self::ClassRef => {
                 "Godot's class reference from the engine: classes, methods, properties, \
                  signals, constants; search."
@@ -370,6 +389,22 @@ impl Toolset {
             Self::Tests => {
                 "Run GUT or gdUnit4 tests headless (per-test results); assert a running game's \
                  node properties."
+            }
+            Self::Physics => {
+                "Add physics bodies with collision shapes (sized or fitted to a sprite or mesh), \
+                 raycasts; set collision layers and masks by name."
+            }
+            Self::Navigation => {
+                "Add navigation regions and agents, set navigation layers by name, bake a \
+                 navigation mesh (undoable)."
+            }
+            Self::Particles => {
+                "Add GPU/CPU particles with a process material, set colour ramps, apply presets \
+                 (fire, smoke, sparks, rain)."
+            }
+            Self::Spatial => {
+                "3D scenes: mesh instances, cameras, lights, WorldEnvironment settings, GridMap \
+                 cells, MeshLibrary items."
             }
         }
     }

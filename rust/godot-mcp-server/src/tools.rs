@@ -30,7 +30,11 @@ pub mod editor;
 pub mod export;
 pub mod files;
 pub mod input_map;
+pub mod navigation;
+pub mod particles;
+pub mod physics;
 pub mod project;
+pub mod recipes;
 pub mod runtime;
 pub mod scene_disk;
 pub mod scenes;
@@ -38,8 +42,10 @@ pub mod screenshots;
 pub mod scripts_more;
 pub mod settings;
 pub mod test_runs;
+pub mod spatial;
 pub mod theme;
 pub mod tilemap;
+pub mod tilemap_edit;
 pub mod toolsets;
 pub mod transactions;
 
@@ -513,6 +519,12 @@ impl Registry {
             .chain(scripts_more::tools())
             .chain(test_runs::tools())
             .chain(export::tools())
+            .chain(recipes::tools())
+            .chain(physics::tools())
+            .chain(navigation::tools())
+            .chain(particles::tools())
+            .chain(spatial::tools())
+            .chain(tilemap_edit::tools())
         {
             r.add(def);
         }

@@ -536,8 +536,9 @@ pub struct SetPropertyArgs {
     node: String,
     /// Property name, e.g. position.
     property: String,
-    /// JSON, or a Godot type: {"$type": "Vector2", "x": 1, "y": 2} (Vector2, Vector3,
-    /// Color, NodePath, Transform2D, Transform3D; Resource with a res:// path).
+    /// JSON, or a Godot type: {"$type": "Vector2", "x": 1, "y": 2} (Vector2/3(i), Color,
+    /// Rect2(i), NodePath, Transform2D/3D, Packed*Array; Resource by res:// path, or new:
+    /// {"$type": "Resource", "class": "CircleShape2D", "properties": {…}}).
     value: Value,
 }
 

@@ -768,6 +768,97 @@ mod transactions {
             ("reload_scene", json!({"confirm": true})),
             ("editor_undo", json!({})),
             ("editor_redo", json!({})),
+            // The scene.steps recipes (tools/recipes.rs and the families over it).
+            (
+                "create_nodes",
+                json!({"steps": [{"op": "create", "parent": ".", "type": "Node2D", "name": "X"}]}),
+            ),
+            (
+                "add_physics_body",
+                json!({"parent": ".", "name": "B", "body": "static", "dim": "2d", "shape": {"kind": "circle"}}),
+            ),
+            (
+                "add_collision_shape",
+                json!({"parent": "A", "dim": "3d", "shape": {"kind": "box", "size": [1, 2, 3]}}),
+            ),
+            (
+                "set_collision_layers",
+                json!({"node": "A", "dim": "2d", "layer": [1, 3], "mask": [2]}),
+            ),
+            (
+                "add_raycast",
+                json!({"parent": ".", "name": "R", "dim": "2d", "target": [0, 50]}),
+            ),
+            (
+                "add_navigation_region",
+                json!({"parent": ".", "name": "N", "dim": "2d", "outline": [[0, 0], [1, 0], [1, 1]]}),
+            ),
+            (
+                "add_navigation_agent",
+                json!({"parent": "A", "dim": "3d", "radius": 0.5}),
+            ),
+            (
+                "set_navigation_layers",
+                json!({"node": "A", "dim": "2d", "layers": [1]}),
+            ),
+            ("bake_navigation_mesh", json!({"node": "A"})),
+            (
+                "add_particles",
+                json!({"parent": ".", "name": "P", "dim": "2d", "kind": "gpu", "preset": "fire"}),
+            ),
+            (
+                "set_particles_color_ramp",
+                json!({"node": "A", "kind": "cpu", "colors": [[1, 0, 0, 1], [0, 0, 1, 0]]}),
+            ),
+            (
+                "apply_particles_preset",
+                json!({"node": "A", "dim": "3d", "kind": "cpu", "preset": "rain"}),
+            ),
+            (
+                "add_mesh_instance",
+                json!({"parent": ".", "name": "M", "mesh": "box", "size": [1, 1, 1]}),
+            ),
+            (
+                "add_camera_3d",
+                json!({"parent": ".", "name": "C", "fov": 60}),
+            ),
+            (
+                "add_light_3d",
+                json!({"parent": ".", "name": "L", "kind": "omni", "range": 5}),
+            ),
+            ("set_environment", json!({"glow": true})),
+            (
+                "set_gridmap_cells",
+                json!({"node": "A", "cells": [{"coords": [0, 0, 0], "item": 0}]}),
+            ),
+            (
+                "clear_gridmap_cells",
+                json!({"node": "A", "coords": [[0, 0, 0]], "confirm": true}),
+            ),
+            (
+                "set_tile_cells",
+                json!({"node": "A", "cells": [{"coords": [0, 0], "source": 0}]}),
+            ),
+            (
+                "fill_tile_rect",
+                json!({"node": "A", "from": [0, 0], "to": [2, 1], "source": 0}),
+            ),
+            (
+                "clear_tile_cells",
+                json!({"node": "A", "coords": [[0, 0]], "confirm": true}),
+            ),
+            (
+                "add_tileset_atlas_source",
+                json!({"node": "A", "texture": "res://a.gd", "tile_size": [16, 16]}),
+            ),
+            (
+                "set_tileset_physics_layer",
+                json!({"node": "A", "layer": [1], "mask": [2]}),
+            ),
+            (
+                "set_tileset_terrain_set",
+                json!({"node": "A", "mode": "sides", "terrains": [{"name": "g", "color": [0, 1, 0, 1]}]}),
+            ),
         ]
     }
 

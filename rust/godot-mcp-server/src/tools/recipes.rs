@@ -1,0 +1,331 @@
+//! `create_nodes` and the recipe plumbing the family tools share: every family tool that
+//! edits the scene (physics, navigation, particles, spatial, tile cells) is a list of
+//! steps the server builds and the add-on applies with `scene.steps` as ONE undo action
+//! (docs/editor-bridge.md). The add-on checks every step before the first change, so a
+//! failing recipe leaves the editor unchanged; a dry run sends the same steps with
+//! `check_only` and gets the verdict the real run stamps, from the same rule.
+
+use std::sync::Arc;
+
+use godot_mcp_protocol::commands as cmd;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use crate::error::ToolError;
+use crate::respath::ResPath;
+use crate::safety::{EffectKind, SafetyClass, Toolset};
+use crate::state::AppState;
+use crate::tools::editor::{blocking, connected, query, run_effect};
+use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta};
+
+/// A tool's metadata: editor tools that change the scene have the editor-runtime effect.
+pub(crate) const fn meta(
+    toolset: Toolset,
+    name: &'static str,
+    title: &'static str,
+    description: &'static str,
+    class: SafetyClass,
+) -> ToolMeta {
+    let effect = match class {
+        SafetyClass::ReadOnly => EffectKind::None,
+        _ => EffectKind::EditorRuntime,
+    };
+    ToolMeta {
+        name,
+        title,
+        description,
+        class,
+        toolset,
+        effect,
+    }
+}
+
+/// The steps of one recipe, built in order; `create` answers the `$N` that names the node
+/// it makes, for later steps.
+#[derive(Default)]
+pub(crate) struct Steps(Vec<Value>);
+
+impl Steps {
+    pub(crate) fn create(&mut self, parent: &str, class: &str, name: &str) -> String {
+        self.0
+            .push(json!({"op": "create", "parent": parent, "type": class, "name": name}));
+        format!("${}", self.0.len() - 1)
+    }
+
+    pub(crate) fn set(&mut self, node: &str, property: &str, value: Value) {
+        self.0
+            .push(json!({"op": "set", "node": node, "property": property, "value": value}));
+    }
+
+    /// Set each `(property, value)` whose value is given.
+    pub(crate) fn set_some(&mut self, node: &str, props: &[(&str, Option<Value>)]) {
+        for (k, v) in props {
+            if let Some(v) = v {
+                self.set(node, k, v.clone());
+            }
+        }
+    }
+
+    pub(crate) fn push(&mut self, step: Value) {
+        self.0.push(step);
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.0.len()
+    }
+}
+
+/// The plan of a recipe: one `scene.steps` request, named after the tool. A dry run
+/// sends the same steps with `check_only` (nothing changes; every step is checked).
+pub(crate) fn plan(
+    state: Arc<AppState>,
+    tool: &str,
+    steps: Steps,
+    extra: Map<String, Value>,
+) -> Result<Plan, ToolError> {
+    connected(&state)?;
+    let action = format!("MCP: {tool}");
+    let params = json!({"action": action, "steps": steps.0});
+    let mut check = params.clone();
+    check["check_only"] = json!(true);
+    let mut effect = extra;
+    effect.insert("command".into(), json!(cmd::STEPS));
+    effect.insert("action".into(), json!(action));
+    effect.insert("steps".into(), json!(steps.len()));
+    let probe_state = state.clone();
+    Ok(Plan {
+        effect,
+        apply: Box::new(move || run_effect(&state, cmd::STEPS, params, None, None)),
+        preview: Some(Box::new(move || {
+            let v = query(&probe_state, cmd::STEPS, check, None)?;
+            let mut out = Map::new();
+            for k in ["persisted", "reason", "hint", "undoable", "scene"] {
+                if let Some(x) = v.get(k) {
+                    out.insert(k.into(), x.clone());
+                }
+            }
+            Ok(out)
+        })),
+    })
+}
+
+// ---------------------------------------------------------------------------------
+// Typed values, as the bridge spells them (docs/editor-bridge.md, "Values")
+// ---------------------------------------------------------------------------------
+
+pub(crate) fn vec2(v: [f64; 2]) -> Value {
+    json!({"$type": "Vector2", "x": v[0], "y": v[1]})
+}
+
+pub(crate) fn vec3(v: [f64; 3]) -> Value {
+    json!({"$type": "Vector3", "x": v[0], "y": v[1], "z": v[2]})
+}
+
+pub(crate) fn color(c: [f64; 4]) -> Value {
+    json!({"$type": "Color", "r": c[0], "g": c[1], "b": c[2], "a": c[3]})
+}
+
+/// A new built-in sub-resource.
+pub(crate) fn new_resource(class: &str, properties: Value) -> Value {
+    json!({"$type": "Resource", "class": class, "properties": properties})
+}
+
+/// A value from a list of numbers: a Vector2 or Vector3 by `dim`.
+pub(crate) fn vector(dim: Dim, v: &[f64], param: &str) -> Result<Value, ToolError> {
+    match (dim, v) {
+        (Dim::TwoD, [x, y]) => Ok(vec2([*x, *y])),
+        (Dim::ThreeD, [x, y, z]) => Ok(vec3([*x, *y, *z])),
+        (Dim::TwoD, _) => Err(ToolError::invalid_params(param, "2d takes [x, y]")),
+        (Dim::ThreeD, _) => Err(ToolError::invalid_params(param, "3d takes [x, y, z]")),
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// Shared arguments
+// ---------------------------------------------------------------------------------
+
+/// 2D or 3D.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+pub enum Dim {
+    #[serde(rename = "2d")]
+    TwoD,
+    #[serde(rename = "3d")]
+    ThreeD,
+}
+
+impl Dim {
+    /// `Name2D` or `Name3D`.
+    pub(crate) fn class(self, stem: &str) -> String {
+        match self {
+            Dim::TwoD => format!("{stem}2D"),
+            Dim::ThreeD => format!("{stem}3D"),
+        }
+    }
+
+    pub(crate) fn key(self) -> &'static str {
+        match self {
+            Dim::TwoD => "2d",
+            Dim::ThreeD => "3d",
+        }
+    }
+}
+
+/// A layer: its number (1-32) or its name in Project Settings > Layer Names.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum LayerRef {
+    Number(u32),
+    Name(String),
+}
+
+/// The bitmask of `layers`, names looked up in project.godot's
+/// `layer_names/<kind>/layer_N` (kind: `2d_physics`, `3d_navigation`, …).
+pub(crate) fn layer_bits(
+    state: &AppState,
+    kind: &str,
+    layers: &[LayerRef],
+    param: &str,
+) -> Result<i64, ToolError> {
+    let mut names: Option<Vec<(u32, String)>> = None;
+    let mut bits = 0i64;
+    for l in layers {
+        let n = match l {
+            LayerRef::Number(n) if (1..=32).contains(n) => *n,
+            LayerRef::Number(n) => {
+                return Err(ToolError::invalid_params(
+                    param,
+                    format!("layer {n} is not 1..=32"),
+                ));
+            }
+            LayerRef::Name(name) => {
+                let table = match &names {
+                    Some(t) => t,
+                    None => names.insert(layer_names(state, kind)?),
+                };
+                table
+                    .iter()
+                    .find(|(_, n)| n == name)
+                    .map(|(i, _)| *i)
+                    .ok_or_else(|| {
+                        let known: Vec<_> = table.iter().map(|(i, n)| format!("{i}={n}")).collect();
+                        ToolError::invalid_params(
+                            param,
+                            format!(
+                                "no {kind} layer is named {name:?} in project.godot \
+                                 (named: {})",
+                                if known.is_empty() {
+                                    "none".to_string()
+                                } else {
+                                    known.join(", ")
+                                }
+                            ),
+                        )
+                    })?
+            }
+        };
+        bits |= 1i64 << (n - 1);
+    }
+    Ok(bits)
+}
+
+/// The named layers of `kind` in project.godot.
+fn layer_names(state: &AppState, kind: &str) -> Result<Vec<(u32, String)>, ToolError> {
+    let pg = ResPath::parse("res://project.godot").map_err(|e| ToolError::internal(e.0))?;
+    let real = state.project.resolve("path", &pg)?;
+    let text = crate::tools::project::read_text(state, "path", &pg, &real)?;
+    let info = godot_mcp_formats::parse_project(&text)
+        .map_err(|e| crate::tools::scenes::parse_error(&pg, &e))?;
+    Ok((1..=32)
+        .filter_map(|i| {
+            info.setting("layer_names", &format!("{kind}/layer_{i}"))
+                .and_then(|p| p.value.as_str().map(|s| (i, s.to_string())))
+        })
+        .collect())
+}
+
+// ---------------------------------------------------------------------------------
+// create_nodes
+// ---------------------------------------------------------------------------------
+
+/// One step of create_nodes.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
+pub enum StepArg {
+    /// A new node; parent is a path or "$N" (the node step N created).
+    Create {
+        parent: String,
+        /// Godot class, e.g. Sprite2D.
+        #[serde(rename = "type")]
+        node_type: String,
+        name: String,
+    },
+    /// Set a property (or "resource:sub_property") of a path or "$N".
+    Set {
+        node: String,
+        property: String,
+        /// As in set_node_property.
+        value: Value,
+    },
+    /// Add a path or "$N" to a group (saved with the scene).
+    Group { node: String, group: String },
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateNodesArgs {
+    /// Ordered steps; all are checked before the first change.
+    #[schemars(length(min = 1, max = 256))]
+    steps: Vec<StepArg>,
+}
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![ToolDef::planned(
+        meta(
+            Toolset::Batch,
+            "create_nodes",
+            "Create many nodes as one undo action",
+            "Create nodes, set their properties (new sub-resources too) and groups in the \
+             edited scene as ONE undo action; nothing changes if any step fails.",
+            SafetyClass::Mutating,
+        ),
+        |state, a: CreateNodesArgs| {
+            let mut steps = Steps::default();
+            for s in a.steps {
+                steps.push(match s {
+                    StepArg::Create {
+                        parent,
+                        node_type,
+                        name,
+                    } => json!({"op": "create", "parent": parent, "type": node_type, "name": name}),
+                    StepArg::Set {
+                        node,
+                        property,
+                        value,
+                    } => json!({"op": "set", "node": node, "property": property, "value": value}),
+                    StepArg::Group { node, group } => {
+                        json!({"op": "group", "node": node, "group": group})
+                    }
+                });
+            }
+            plan(state, "create_nodes", steps, Map::new())
+        },
+    )]
+}
+
+/// A read of the live editor as a tool.
+pub(crate) fn read_tool<A>(
+    m: ToolMeta,
+    request: fn(&A) -> (&'static str, Value, Option<String>),
+) -> ToolDef
+where
+    A: serde::de::DeserializeOwned + JsonSchema + Send + 'static,
+{
+    ToolDef::new(
+        m,
+        move |state: Arc<AppState>, a: A, _f: CallFlags| async move {
+            let (command, params, node) = request(&a);
+            blocking(move || query(&state, command, params, node.as_deref())).await
+        },
+    )
+}
