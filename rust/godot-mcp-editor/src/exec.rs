@@ -23,10 +23,10 @@ use serde_json::{Value as Json, json};
 
 use crate::variant::{from_variant, instantiable_node_class, to_variant};
 
-type Res = Result<Json, BridgeError>;
+pub(crate) type Res = Result<Json, BridgeError>;
 
 /// An error before the first change: the editor is unchanged.
-fn err(code: ErrorCode, message: impl Into<String>) -> BridgeError {
+pub(crate) fn err(code: ErrorCode, message: impl Into<String>) -> BridgeError {
     BridgeError::new(code, message).with_effect(ErrorEffect::Unchanged)
 }
 
@@ -36,31 +36,31 @@ fn unknown_state(message: impl Into<String>) -> BridgeError {
     BridgeError::new(ErrorCode::Failed, message)
 }
 
-fn failed(message: impl Into<String>) -> BridgeError {
+pub(crate) fn failed(message: impl Into<String>) -> BridgeError {
     err(ErrorCode::Failed, message)
 }
 
-fn editor() -> Gd<EditorInterface> {
+pub(crate) fn editor() -> Gd<EditorInterface> {
     EditorInterface::singleton()
 }
 
-fn undo_redo() -> Result<Gd<EditorUndoRedoManager>, BridgeError> {
+pub(crate) fn undo_redo() -> Result<Gd<EditorUndoRedoManager>, BridgeError> {
     editor()
         .get_editor_undo_redo()
         .ok_or_else(|| err(ErrorCode::Internal, "the editor has no undo manager"))
 }
 
-fn scene_root() -> Result<Gd<Node>, BridgeError> {
+pub(crate) fn scene_root() -> Result<Gd<Node>, BridgeError> {
     editor()
         .get_edited_scene_root()
         .ok_or_else(|| err(ErrorCode::NoActiveScene, "no scene is open in the editor"))
 }
 
-fn scene_path(root: &Gd<Node>) -> String {
+pub(crate) fn scene_path(root: &Gd<Node>) -> String {
     root.get_scene_file_path().to_string()
 }
 
-fn find(root: &Gd<Node>, path: &str) -> Result<Gd<Node>, BridgeError> {
+pub(crate) fn find(root: &Gd<Node>, path: &str) -> Result<Gd<Node>, BridgeError> {
     if path == "." || path.is_empty() {
         return Ok(root.clone());
     }
@@ -72,25 +72,25 @@ fn find(root: &Gd<Node>, path: &str) -> Result<Gd<Node>, BridgeError> {
     })
 }
 
-fn rel_path(root: &Gd<Node>, node: &Gd<Node>) -> String {
+pub(crate) fn rel_path(root: &Gd<Node>, node: &Gd<Node>) -> String {
     root.get_path_to(node).to_string()
 }
 
-fn owned(root: &Gd<Node>, node: &Gd<Node>) -> bool {
+pub(crate) fn owned(root: &Gd<Node>, node: &Gd<Node>) -> bool {
     node == root || node.get_owner().is_some_and(|o| &o == root)
 }
 
-fn obj<T: Inherits<Object>>(g: &Gd<T>) -> Gd<Object> {
+pub(crate) fn obj<T: Inherits<Object>>(g: &Gd<T>) -> Gd<Object> {
     g.clone().upcast::<Object>()
 }
 
-fn verdict_json(v: &Verdict) -> Json {
+pub(crate) fn verdict_json(v: &Verdict) -> Json {
     serde_json::to_value(v).unwrap_or(Json::Null)
 }
 
 /// `out` with the verdict of a scene-level `effect` merged in (the server's dry run
 /// reports the same verdict from the same rule).
-fn stamped(effect: Effect, scene: &str, mut out: Json) -> Json {
+pub(crate) fn stamped(effect: Effect, scene: &str, mut out: Json) -> Json {
     if let (Json::Object(o), Json::Object(v)) = (
         &mut out,
         verdict_json(&persistence::verdict_of(effect, scene)),
@@ -101,7 +101,7 @@ fn stamped(effect: Effect, scene: &str, mut out: Json) -> Json {
 }
 
 /// Merge the verdict of editing `node` into `out`.
-fn with_verdict(root: &Gd<Node>, node: &Gd<Node>, mut out: Json) -> Json {
+pub(crate) fn with_verdict(root: &Gd<Node>, node: &Gd<Node>, mut out: Json) -> Json {
     let v = persistence::verdict(owned(root, node), &scene_path(root));
     if let (Json::Object(o), Json::Object(vv)) = (&mut out, verdict_json(&v)) {
         o.extend(vv);
@@ -110,19 +110,19 @@ fn with_verdict(root: &Gd<Node>, node: &Gd<Node>, mut out: Json) -> Json {
     out
 }
 
-fn has_property(o: &Gd<Object>, property: &str) -> bool {
+pub(crate) fn has_property(o: &Gd<Object>, property: &str) -> bool {
     o.get_property_list()
         .iter_shared()
         .any(|d| d.get("name").is_some_and(|n| n.to_string() == property))
 }
 
 /// Begin an undo action on the edited scene's history.
-fn begin(ur: &mut Gd<EditorUndoRedoManager>, root: &Gd<Node>, name: &str) {
+pub(crate) fn begin(ur: &mut Gd<EditorUndoRedoManager>, root: &Gd<Node>, name: &str) {
     ur.create_action_ex(name).custom_context(&obj(root)).done();
 }
 
 /// The edited scene's own history (what Ctrl+Z in that scene walks).
-fn scene_history(root: &Gd<Node>) -> Result<Gd<UndoRedo>, BridgeError> {
+pub(crate) fn scene_history(root: &Gd<Node>) -> Result<Gd<UndoRedo>, BridgeError> {
     let ur = undo_redo()?;
     let id = ur.get_object_history_id(&obj(root));
     ur.get_history_undo_redo(id)
@@ -652,6 +652,7 @@ pub(crate) fn execute(cmd: Command) -> Res {
             Ok(out)
         }
         Command::EditorScreenshot(req) => crate::capture::editor_screenshot(req),
+        Command::Authoring(a) => crate::authoring::execute(a),
         Command::History => {
             let root = scene_root()?;
             let h = scene_history(&root)?;

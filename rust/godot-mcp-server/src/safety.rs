@@ -243,10 +243,12 @@ pub enum Toolset {
     ClassRef,
     /// The engine's parse check, the script listing, a node's script.
     ScriptCheck,
+    /// Controls in the edited scene: theme overrides, anchors, containers.
+    Ui,
 }
 
 impl Toolset {
-    pub const ALL: [Toolset; 25] = [
+    pub const ALL: [Toolset; 26] = [
         Toolset::Project,
         Toolset::SceneRead,
         Toolset::ScriptRead,
@@ -272,6 +274,7 @@ impl Toolset {
         Toolset::Tilemap,
         Toolset::ClassRef,
         Toolset::ScriptCheck,
+        Toolset::Ui,
     ];
 
     /// Enabled when the operator names none: the read-mostly core every session
@@ -314,6 +317,7 @@ impl Toolset {
             Self::Tilemap => "tilemap",
             Self::ClassRef => "class_ref",
             Self::ScriptCheck => "script_check",
+            Self::Ui => "ui",
         }
     }
 
@@ -329,10 +333,14 @@ impl Toolset {
             Self::Journal => "The journal: transactions, their proofs, the write gate.",
             Self::UndoRedo => "The editor's undo history; undo and redo.",
             Self::Toolsets => "List toolsets; enable or disable them.",
-            Self::SceneFiles => "Open, create, save, close and reload scenes in the editor.",
+            Self::SceneFiles => {
+                "Open, create, save, close and reload scenes in the editor; save all; list open \
+                 scenes."
+            }
             Self::SceneEdit => {
                 "Edit nodes of the edited scene: create, delete, rename, move, duplicate, \
-                 set properties, signals, batches."
+                 instance scenes, groups, editable children, set properties, signals, batches; \
+                 live reads of properties, property lists, connections; the selection."
             }
             Self::ScriptEdit => "Create, write and patch scripts; attach or detach them.",
             Self::ResourceEdit => "Create, edit, canonicalize and delete .tres resources.",
@@ -352,9 +360,15 @@ impl Toolset {
             Self::SceneInspect => {
                 "One node of a saved scene: its groups, signal connections, stored properties."
             }
-            Self::Animation => "Read animation libraries, animations, tracks and keys from disk.",
+            Self::Animation => {
+                "Animations: read libraries, tracks and keys from disk; add and remove \
+                 animations, tracks and keys in the editor; read them back live."
+            }
             Self::Audio => "Read the audio bus layout as Godot loads it.",
-            Self::Theme => "Read Theme resources: colors, constants, fonts, styleboxes by type.",
+            Self::Theme => {
+                "Theme resources: read, and set colors, constants, fonts, font sizes, icons, \
+                 styleboxes by type."
+            }
             Self::Tilemap => "Read TileMapLayer cells and TileSet sources from disk.",
             Self::ClassRef => {
                 "Godot's class reference from the engine: classes, methods, properties, \
@@ -363,6 +377,7 @@ impl Toolset {
             Self::ScriptCheck => {
                 "GDScript parse errors from Godot's own parser; list scripts; a node's script."
             }
+            Self::Ui => "Controls in the edited scene: theme overrides, anchors presets, containers.",
         }
     }
 

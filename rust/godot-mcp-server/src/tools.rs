@@ -23,6 +23,7 @@ use crate::state::AppState;
 
 pub mod analysis;
 pub mod animation;
+pub mod animation_edit;
 pub mod audio;
 pub mod batch;
 pub mod classref;
@@ -32,6 +33,7 @@ pub mod input_map;
 pub mod project;
 pub mod runtime;
 pub mod scene_disk;
+pub mod scene_more;
 pub mod scenes;
 pub mod screenshots;
 pub mod scripts_more;
@@ -40,6 +42,7 @@ pub mod theme;
 pub mod tilemap;
 pub mod toolsets;
 pub mod transactions;
+pub mod ui;
 
 /// What a handler returns: a JSON object for `structuredContent`.
 pub type ToolResult = Result<Value, ToolError>;
@@ -509,6 +512,9 @@ impl Registry {
             .chain(input_map::tools())
             .chain(classref::tools())
             .chain(scripts_more::tools())
+            .chain(scene_more::tools())
+            .chain(animation_edit::tools())
+            .chain(ui::tools())
         {
             r.add(def);
         }

@@ -768,6 +768,60 @@ mod transactions {
             ("reload_scene", json!({"confirm": true})),
             ("editor_undo", json!({})),
             ("editor_redo", json!({})),
+            (
+                "instance_scene",
+                json!({"parent": ".", "scene": "res://p.tscn"}),
+            ),
+            ("add_to_group", json!({"node": "A", "group": "g"})),
+            (
+                "remove_from_group",
+                json!({"node": "A", "group": "g", "confirm": true}),
+            ),
+            (
+                "set_editable_children",
+                json!({"node": "A", "editable": true, "confirm": true}),
+            ),
+            ("save_all_scenes", json!({"confirm": true})),
+            (
+                "add_animation",
+                json!({"player": "A", "name": "w", "length": 1.0}),
+            ),
+            (
+                "remove_animation",
+                json!({"player": "A", "animation": "w", "confirm": true}),
+            ),
+            (
+                "add_animation_track",
+                json!({"player": "A", "animation": "w", "track_type": "value", "path": "B:visible"}),
+            ),
+            (
+                "remove_animation_track",
+                json!({"player": "A", "animation": "w", "track": 0, "confirm": true}),
+            ),
+            (
+                "insert_animation_key",
+                json!({"player": "A", "animation": "w", "track": 0, "time": 0.0, "value": true}),
+            ),
+            (
+                "remove_animation_key",
+                json!({"player": "A", "animation": "w", "track": 0, "time": 0.0, "confirm": true}),
+            ),
+            (
+                "set_theme_item",
+                json!({"path": RES, "theme_type": "Button", "kind": "constant", "name": "h_separation", "value": 4}),
+            ),
+            (
+                "set_theme_override",
+                json!({"node": "A", "kind": "font_size", "name": "font_size", "value": 20}),
+            ),
+            (
+                "set_anchors_preset",
+                json!({"node": "A", "preset": "full_rect"}),
+            ),
+            (
+                "add_container",
+                json!({"parent": ".", "type": "VBoxContainer", "name": "V", "separation": 4}),
+            ),
         ]
     }
 
@@ -799,7 +853,7 @@ mod transactions {
                 "every editor tool with dry_run is compared"
             );
             for (tool, args) in table {
-                if active.is_empty() && tool == "save_scene" {
+                if active.is_empty() && (tool == "save_scene" || tool == "save_all_scenes") {
                     continue; // refused up front: no file to save to
                 }
                 let mut dry = args.clone();
