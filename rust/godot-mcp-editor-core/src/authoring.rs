@@ -315,9 +315,7 @@ pub fn theme_value(kind: ThemeKind, v: &Json, removable: bool) -> Result<ThemeVa
             )),
         },
         ThemeKind::Constant | ThemeKind::FontSize => match v.as_i64() {
-            Some(i) if kind == ThemeKind::Constant || i > 0 => {
-                Ok(ThemeValue::Plain(Value::Int(i)))
-            }
+            Some(i) if kind == ThemeKind::Constant || i > 0 => Ok(ThemeValue::Plain(Value::Int(i))),
             _ => Err(invalid(if kind == ThemeKind::Constant {
                 "value: a constant is an integer"
             } else {
@@ -599,7 +597,9 @@ fn decode_known(cmd: &str, p: &Json) -> Result<Authoring, BridgeError> {
         c::ANIMATION_TRACK_ADD => {
             let a: TrackAdd = params(cmd, p)?;
             if a.path.is_empty() {
-                return Err(invalid("path must name a node (and property), e.g. Sprite2D:modulate"));
+                return Err(invalid(
+                    "path must name a node (and property), e.g. Sprite2D:modulate",
+                ));
             }
             Authoring::TrackAdd {
                 player: a.player,
@@ -753,7 +753,10 @@ mod tests {
                 c::NODE_INSTANCE,
                 json!({"parent": ".", "scene": "res://p.tscn"}),
             ),
-            (c::NODE_GROUP, json!({"node": "A", "group": "g", "add": true})),
+            (
+                c::NODE_GROUP,
+                json!({"node": "A", "group": "g", "add": true}),
+            ),
             (
                 c::NODE_EDITABLE_CHILDREN,
                 json!({"node": "P", "editable": true}),
@@ -843,7 +846,10 @@ mod tests {
                 c::NODE_INSTANCE,
                 json!({"parent": ".", "scene": "/etc/x.tscn"}),
             ),
-            (c::NODE_GROUP, json!({"node": "A", "group": " ", "add": true})),
+            (
+                c::NODE_GROUP,
+                json!({"node": "A", "group": " ", "add": true}),
+            ),
             (
                 c::ANIMATION_ADD,
                 json!({"player": "AP", "name": "walk", "length": 0}),

@@ -22,8 +22,8 @@ use godot_mcp_protocol::{BridgeError, ErrorCode, ErrorEffect};
 use serde_json::{Value as Json, json};
 
 use crate::exec::{
-    Res, begin, editor, err, failed, find, has_property, obj, rel_path, scene_history,
-    scene_path, scene_root, stamped, undo_redo, with_verdict,
+    Res, begin, editor, err, failed, find, has_property, obj, rel_path, scene_history, scene_path,
+    scene_root, stamped, undo_redo, with_verdict,
 };
 use crate::variant::{from_variant, to_variant};
 
@@ -70,10 +70,15 @@ pub(crate) fn execute(a: Authoring) -> Res {
             kind,
             path,
         } => animation_edit(&player, &animation, "add track", |anim| {
-            let track = anim.call("add_track", &[kind.ord().to_variant()]).to::<i64>();
+            let track = anim
+                .call("add_track", &[kind.ord().to_variant()])
+                .to::<i64>();
             anim.call(
                 "track_set_path",
-                &[track.to_variant(), NodePath::from(path.as_str()).to_variant()],
+                &[
+                    track.to_variant(),
+                    NodePath::from(path.as_str()).to_variant(),
+                ],
             );
             Ok(json!({"track": track, "track_type": TrackKind::name_of(kind.ord()), "path": path}))
         }),
@@ -205,7 +210,12 @@ fn instance(parent: &str, scene: &str, name: Option<&str>) -> Res {
     let packed = ResourceLoader::singleton()
         .load(scene)
         .and_then(|r| r.try_cast::<PackedScene>().ok())
-        .ok_or_else(|| err(ErrorCode::NotFound, format!("{scene} is not a scene that loads")))?;
+        .ok_or_else(|| {
+            err(
+                ErrorCode::NotFound,
+                format!("{scene} is not a scene that loads"),
+            )
+        })?;
     if scene == scene_path(&root) {
         return Err(failed(format!(
             "{scene} is the edited scene: a scene cannot instance itself"
@@ -422,7 +432,9 @@ fn connections(node: &str) -> Res {
             "persistent": flags & CONNECT_PERSIST != 0,
         }));
     }
-    Ok(json!({"scene": scene_path(&root), "node": node, "outgoing": outgoing, "incoming": incoming}))
+    Ok(
+        json!({"scene": scene_path(&root), "node": node, "outgoing": outgoing, "incoming": incoming}),
+    )
 }
 
 /// Godot's `Variant.Type` names, by ordinal.
@@ -488,10 +500,7 @@ fn properties(node: &str, list: bool, offset: usize, limit: usize) -> Res {
             let get = |k: &str| d.get(k).unwrap_or_default();
             let name = get("name").to_string();
             let ty = get("type").to::<i64>();
-            let type_name = VARIANT_TYPES
-                .get(ty as usize)
-                .copied()
-                .unwrap_or("unknown");
+            let type_name = VARIANT_TYPES.get(ty as usize).copied().unwrap_or("unknown");
             let class = get("class_name").to_string();
             if list {
                 json!({
@@ -547,8 +556,7 @@ impl GodotMcpAnimationState {
                 continue;
             }
             let name = d.get("name").unwrap_or_default().to_string();
-            if name == "resource_path" || name == "resource_scene_unique_id" || name == "script"
-            {
+            if name == "resource_path" || name == "resource_scene_unique_id" || name == "script" {
                 continue;
             }
             target.set(name.as_str(), &self.state.get(name.as_str()));
@@ -589,11 +597,21 @@ fn player_node(root: &Gd<Node>, player: &str) -> Result<Gd<Node>, BridgeError> {
 }
 
 fn library_of(p: &Gd<Node>, lib: &str) -> Option<Gd<AnimationLibrary>> {
-    if !p.clone().call("has_animation_library", &[StringName::from(lib).to_variant()]).to::<bool>() {
+    if !p
+        .clone()
+        .call(
+            "has_animation_library",
+            &[StringName::from(lib).to_variant()],
+        )
+        .to::<bool>()
+    {
         return None;
     }
     p.clone()
-        .call("get_animation_library", &[StringName::from(lib).to_variant()])
+        .call(
+            "get_animation_library",
+            &[StringName::from(lib).to_variant()],
+        )
         .try_to::<Gd<AnimationLibrary>>()
         .ok()
 }
@@ -678,21 +696,31 @@ fn check_track(anim: &Gd<Animation>, track: i32) -> Result<i32, BridgeError> {
             format!("the animation has {count} track(s); there is no track {track}"),
         ));
     }
-    Ok(anim.clone().call("track_get_type", &[track.to_variant()]).to::<i32>())
+    Ok(anim
+        .clone()
+        .call("track_get_type", &[track.to_variant()])
+        .to::<i32>())
 }
 
 fn find_key(anim: &Gd<Animation>, track: i32, time: f64) -> i64 {
     anim.clone()
         .call(
             "track_find_key",
-            &[track.to_variant(), time.to_variant(), FIND_APPROX.to_variant()],
+            &[
+                track.to_variant(),
+                time.to_variant(),
+                FIND_APPROX.to_variant(),
+            ],
         )
         .to::<i64>()
 }
 
 /// A key's value in the form its track kind stores: a rotation is given as Euler angles
 /// (radians, a Vector3) and stored as a Quaternion; an audio key is its stream's file.
-fn key_value(kind: i32, value: &godot_mcp_editor_core::value::Value) -> Result<Variant, BridgeError> {
+fn key_value(
+    kind: i32,
+    value: &godot_mcp_editor_core::value::Value,
+) -> Result<Variant, BridgeError> {
     use godot_mcp_editor_core::value::Value as V;
     let v = to_variant(value).map_err(failed)?;
     let want = |ok: bool, what: &str| {
@@ -711,7 +739,10 @@ fn key_value(kind: i32, value: &godot_mcp_editor_core::value::Value) -> Result<V
             v
         }
         2 => {
-            want(matches!(value, V::Vector3(_)), "a Vector3 of Euler angles (radians)")?;
+            want(
+                matches!(value, V::Vector3(_)),
+                "a Vector3 of Euler angles (radians)",
+            )?;
             Quaternion::from_euler(v.to::<Vector3>()).to_variant()
         }
         4 | 6 => {
@@ -730,7 +761,10 @@ fn key_value(kind: i32, value: &godot_mcp_editor_core::value::Value) -> Result<V
             d.to_variant()
         }
         7 => {
-            want(matches!(value, V::Resource(_)), "an AudioStream's res:// file")?;
+            want(
+                matches!(value, V::Resource(_)),
+                "an AudioStream's res:// file",
+            )?;
             v
         }
         8 => {
@@ -849,8 +883,16 @@ fn animation_remove(player: &str, animation: &str) -> Res {
     }
     let name = StringName::from(found.name.as_str()).to_variant();
     let mut ur = undo_redo()?;
-    begin(&mut ur, &root, &format!("MCP: remove animation {animation}"));
-    ur.add_do_method(&obj(&found.library), "remove_animation", std::slice::from_ref(&name));
+    begin(
+        &mut ur,
+        &root,
+        &format!("MCP: remove animation {animation}"),
+    );
+    ur.add_do_method(
+        &obj(&found.library),
+        "remove_animation",
+        std::slice::from_ref(&name),
+    );
     ur.add_undo_method(
         &obj(&found.library),
         "add_animation",
@@ -911,7 +953,10 @@ fn load_as(path: &str, class: &str) -> Result<Gd<Resource>, BridgeError> {
         .load(path)
         .ok_or_else(|| err(ErrorCode::NotFound, format!("{path} does not load")))?;
     if !r.is_class(class) {
-        return Err(failed(format!("{path} is a {}, not a {class}", r.get_class())));
+        return Err(failed(format!(
+            "{path} is a {}, not a {class}",
+            r.get_class()
+        )));
     }
     Ok(r)
 }
@@ -937,7 +982,9 @@ fn theme_variant(kind: ThemeKind, value: &ThemeValue) -> Result<Option<Variant>,
                 }
                 let gv = to_variant(v).map_err(failed)?;
                 let current = sb.get(k.as_str());
-                let gv = if current.get_type() == VariantType::FLOAT && gv.get_type() == VariantType::INT {
+                let gv = if current.get_type() == VariantType::FLOAT
+                    && gv.get_type() == VariantType::INT
+                {
                     (gv.to::<i64>() as f64).to_variant()
                 } else {
                     gv
@@ -956,7 +1003,13 @@ fn theme_variant(kind: ThemeKind, value: &ThemeValue) -> Result<Option<Variant>,
     }))
 }
 
-fn theme_set_item(path: &str, theme_type: &str, kind: ThemeKind, name: &str, value: &ThemeValue) -> Res {
+fn theme_set_item(
+    path: &str,
+    theme_type: &str,
+    kind: ThemeKind,
+    name: &str,
+    value: &ThemeValue,
+) -> Res {
     let root = scene_root()?;
     let theme = load_as(path, "Theme")?;
     if !embedded(&theme) && theme.get_path().to_string() != path {
@@ -1026,7 +1079,10 @@ fn theme_set_item(path: &str, theme_type: &str, kind: ThemeKind, name: &str, val
 fn control(root: &Gd<Node>, node: &str) -> Result<Gd<Node>, BridgeError> {
     let n = find(root, node)?;
     if !n.is_class("Control") {
-        return Err(failed(format!("{node} is a {}, not a Control", n.get_class())));
+        return Err(failed(format!(
+            "{node} is a {}, not a Control",
+            n.get_class()
+        )));
     }
     Ok(n)
 }
@@ -1065,7 +1121,9 @@ fn anchors_preset(node: &str, preset: i32) -> Res {
         )));
     }
     if !n.has_method("_edit_get_state") {
-        return Err(failed("this Godot has no Control._edit_get_state (an editor build is needed)"));
+        return Err(failed(
+            "this Godot has no Control._edit_get_state (an editor build is needed)",
+        ));
     }
     let old = n.call("_edit_get_state", &[]);
     // What the editor's own anchor preset menu does: anchors layout mode, then the preset

@@ -377,7 +377,9 @@ impl Toolset {
             Self::ScriptCheck => {
                 "GDScript parse errors from Godot's own parser; list scripts; a node's script."
             }
-            Self::Ui => "Controls in the edited scene: theme overrides, anchors presets, containers.",
+            Self::Ui => {
+                "Controls in the edited scene: theme overrides, anchors presets, containers."
+            }
         }
     }
 

@@ -197,7 +197,13 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             |state, a: TrackArgs| {
                 let p = json!({"player": a.player, "animation": a.animation, "track": a.track});
-                node_plan(state, cmd::ANIMATION_TRACK_REMOVE, "set_property", a.player, p)
+                node_plan(
+                    state,
+                    cmd::ANIMATION_TRACK_REMOVE,
+                    "set_property",
+                    a.player,
+                    p,
+                )
             },
         ),
         ToolDef::planned(
@@ -212,7 +218,13 @@ pub fn tools() -> Vec<ToolDef> {
                 let p = json!({"player": a.player, "animation": a.animation, "track": a.track,
                                "time": a.time, "value": a.value,
                                "transition": a.transition.unwrap_or(1.0)});
-                node_plan(state, cmd::ANIMATION_KEY_INSERT, "set_property", a.player, p)
+                node_plan(
+                    state,
+                    cmd::ANIMATION_KEY_INSERT,
+                    "set_property",
+                    a.player,
+                    p,
+                )
             },
         ),
         ToolDef::planned(
@@ -225,7 +237,13 @@ pub fn tools() -> Vec<ToolDef> {
             |state, a: KeyArgs| {
                 let p = json!({"player": a.player, "animation": a.animation, "track": a.track,
                                "time": a.time});
-                node_plan(state, cmd::ANIMATION_KEY_REMOVE, "set_property", a.player, p)
+                node_plan(
+                    state,
+                    cmd::ANIMATION_KEY_REMOVE,
+                    "set_property",
+                    a.player,
+                    p,
+                )
             },
         ),
         editor_read(

@@ -228,7 +228,13 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             |state, a: EditableArgs| {
                 let p = json!({"node": a.node, "editable": a.editable});
-                node_plan(state, cmd::NODE_EDITABLE_CHILDREN, "set_property", a.node, p)
+                node_plan(
+                    state,
+                    cmd::NODE_EDITABLE_CHILDREN,
+                    "set_property",
+                    a.node,
+                    p,
+                )
             },
         ),
         editor_read(
@@ -297,14 +303,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Save all scenes",
                 "Save every scene open in the editor that has a file.",
             ),
-            |state, _a: NoArgs| {
-                authoring_plan(
-                    state,
-                    cmd::SCENE_SAVE_ALL,
-                    json!({}),
-                    None,
-                )
-            },
+            |state, _a: NoArgs| authoring_plan(state, cmd::SCENE_SAVE_ALL, json!({}), None),
         ),
         ToolDef::new(
             editor_meta(

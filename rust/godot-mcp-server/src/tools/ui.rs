@@ -165,7 +165,13 @@ pub fn tools() -> Vec<ToolDef> {
             |state, a: OverrideArgs| {
                 let p = json!({"node": a.node, "kind": wire(a.kind), "name": a.name,
                                "value": a.value});
-                node_plan(state, cmd::CONTROL_THEME_OVERRIDE, "set_property", a.node, p)
+                node_plan(
+                    state,
+                    cmd::CONTROL_THEME_OVERRIDE,
+                    "set_property",
+                    a.node,
+                    p,
+                )
             },
         ),
         ToolDef::planned(
@@ -179,7 +185,13 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             |state, a: AnchorsArgs| {
                 let p = json!({"node": a.node, "preset": wire(a.preset)});
-                node_plan(state, cmd::CONTROL_ANCHORS_PRESET, "set_property", a.node, p)
+                node_plan(
+                    state,
+                    cmd::CONTROL_ANCHORS_PRESET,
+                    "set_property",
+                    a.node,
+                    p,
+                )
             },
         ),
         ToolDef::planned(
