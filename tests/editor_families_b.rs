@@ -195,6 +195,31 @@ fn cases() -> Vec<Case> {
             json!({"player": "AP", "animation": "walk", "confirm": true}),
         )
         .disk("!\"walk\""),
+        // AnimationTree: a state machine built on a new root, then a transition; a blend
+        // tree node in a nested blend tree state.
+        case(
+            "add_state_machine_state",
+            json!({"tree": "AT", "name": "Idle", "animation": "walk", "position": [100.0, 50.0]}),
+        )
+        .disk("states/Idle/node = SubResource(")
+        .keep(),
+        case(
+            "connect_state_machine_states",
+            json!({"tree": "AT", "from": "Start", "to": "Idle", "advance_mode": "auto", "xfade_time": 0.2}),
+        )
+        .disk("transitions = [\"Start\", \"Idle\", SubResource(")
+        .keep(),
+        case(
+            "add_state_machine_state",
+            json!({"tree": "AT", "name": "Mixer", "node_type": "AnimationNodeBlendTree"}),
+        )
+        .disk("states/Mixer/node = SubResource(")
+        .keep(),
+        case(
+            "add_blend_tree_node",
+            json!({"tree": "AT", "graph": "Mixer", "name": "Blend", "node_type": "AnimationNodeBlend2"}),
+        )
+        .disk("nodes/Blend/node = SubResource("),
         // Scene editing, the rest.
         case(
             "instance_scene",
@@ -406,13 +431,15 @@ async fn real_godot_authoring_tools_edit_undo_and_preview_in_the_editor() {
     covered.insert("save_all_scenes".into());
     assert_eq!(covered, listed, "every authoring tool with dry_run is run");
 
-    // The scene the cases work in: an AnimationPlayer, saved.
-    call_ok(
-        &client,
-        "create_node",
-        json!({"parent": ".", "type": "AnimationPlayer", "name": "AP"}),
-    )
-    .await;
+    // The scene the cases work in: an AnimationPlayer and an AnimationTree, saved.
+    for (ty, name) in [("AnimationPlayer", "AP"), ("AnimationTree", "AT")] {
+        call_ok(
+            &client,
+            "create_node",
+            json!({"parent": ".", "type": ty, "name": name}),
+        )
+        .await;
+    }
     save(&client).await;
     for c in &table {
         run_case(&client, p, c).await;

@@ -76,6 +76,24 @@ impl LoopMode {
     }
 }
 
+/// Which graph of an AnimationTree a node is added to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Graph {
+    StateMachine,
+    BlendTree,
+}
+
+impl Graph {
+    /// The graph's Godot class.
+    pub fn class(self) -> &'static str {
+        match self {
+            Graph::StateMachine => "AnimationNodeStateMachine",
+            Graph::BlendTree => "AnimationNodeBlendTree",
+        }
+    }
+}
+
 /// A theme item's kind, as `Theme.DataType` numbers it, with the prefix of a Control's
 /// override property (`theme_override_colors/font_color`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -228,6 +246,28 @@ pub enum Authoring {
         player: String,
         animation: String,
         max_keys: usize,
+    },
+    TreeAddNode {
+        tree: String,
+        /// The nested graph's path ("a/b"), "" for the tree's root.
+        parent: String,
+        graph: Graph,
+        name: String,
+        node_type: String,
+        animation: Option<String>,
+        position: [f64; 2],
+    },
+    TreeConnect {
+        tree: String,
+        state_machine: String,
+        from: String,
+        to: String,
+        /// `AnimationNodeStateMachineTransition.SwitchMode`.
+        switch_mode: i32,
+        /// `AnimationNodeStateMachineTransition.AdvanceMode`.
+        advance_mode: i32,
+        advance_condition: Option<String>,
+        xfade_time: f64,
     },
     ThemeSetItem {
         path: String,
@@ -467,6 +507,55 @@ struct KeyRef {
 }
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
+struct TreeNode {
+    tree: String,
+    #[serde(default)]
+    parent: String,
+    graph: Graph,
+    name: String,
+    node_type: String,
+    #[serde(default)]
+    animation: Option<String>,
+    #[serde(default)]
+    position: [f64; 2],
+}
+/// Switch modes by name, as `AnimationNodeStateMachineTransition.SwitchMode` numbers them.
+pub const SWITCH_MODES: [&str; 3] = ["immediate", "sync", "at_end"];
+/// Advance modes by name (`AnimationNodeStateMachineTransition.AdvanceMode`).
+pub const ADVANCE_MODES: [&str; 3] = ["disabled", "enabled", "auto"];
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TreeConnect {
+    tree: String,
+    #[serde(default)]
+    state_machine: String,
+    from: String,
+    to: String,
+    #[serde(default = "default_switch")]
+    switch_mode: String,
+    #[serde(default = "default_advance")]
+    advance_mode: String,
+    #[serde(default)]
+    advance_condition: Option<String>,
+    #[serde(default)]
+    xfade_time: f64,
+}
+fn default_switch() -> String {
+    "immediate".into()
+}
+fn default_advance() -> String {
+    "enabled".into()
+}
+
+fn named(what: &str, list: &[&str], v: &str) -> Result<i32, BridgeError> {
+    list.iter()
+        .position(|n| *n == v)
+        .map(|i| i as i32)
+        .ok_or_else(|| invalid(format!("{what} {v:?}: one of {}", list.join(", "))))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct ThemeItem {
     path: String,
     theme_type: String,
@@ -647,6 +736,43 @@ fn decode_known(cmd: &str, p: &Json) -> Result<Authoring, BridgeError> {
                 max_keys: a.max_keys,
             }
         }
+        c::ANIMATION_TREE_ADD_NODE => {
+            let a: TreeNode = params(cmd, p)?;
+            name_ok("graph node", &a.name)?;
+            if !a.node_type.starts_with("AnimationNode") {
+                return Err(invalid(format!(
+                    "node_type {:?} is not an AnimationNode class",
+                    a.node_type
+                )));
+            }
+            finite("position.x", a.position[0])?;
+            finite("position.y", a.position[1])?;
+            Authoring::TreeAddNode {
+                tree: a.tree,
+                parent: a.parent,
+                graph: a.graph,
+                name: a.name,
+                node_type: a.node_type,
+                animation: a.animation,
+                position: a.position,
+            }
+        }
+        c::ANIMATION_TREE_CONNECT => {
+            let a: TreeConnect = params(cmd, p)?;
+            if finite("xfade_time", a.xfade_time)? < 0.0 {
+                return Err(invalid("xfade_time must be 0 or more"));
+            }
+            Authoring::TreeConnect {
+                switch_mode: named("switch_mode", &SWITCH_MODES, &a.switch_mode)?,
+                advance_mode: named("advance_mode", &ADVANCE_MODES, &a.advance_mode)?,
+                tree: a.tree,
+                state_machine: a.state_machine,
+                from: a.from,
+                to: a.to,
+                advance_condition: a.advance_condition.filter(|c| !c.is_empty()),
+                xfade_time: a.xfade_time,
+            }
+        }
         c::THEME_SET_ITEM => {
             let a: ThemeItem = params(cmd, p)?;
             res_path(&a.path)?;
@@ -795,6 +921,14 @@ mod tests {
                 json!({"player": "AP", "animation": "walk"}),
             ),
             (
+                c::ANIMATION_TREE_ADD_NODE,
+                json!({"tree": "AT", "graph": "state_machine", "name": "Idle", "node_type": "AnimationNodeAnimation", "animation": "idle"}),
+            ),
+            (
+                c::ANIMATION_TREE_CONNECT,
+                json!({"tree": "AT", "from": "Start", "to": "Idle", "advance_mode": "auto"}),
+            ),
+            (
                 c::THEME_SET_ITEM,
                 json!({"path": "res://t.tres", "theme_type": "Button", "kind": "stylebox", "name": "normal", "value": {"bg_color": {"$type": "Color", "r": 1, "g": 0, "b": 0, "a": 1}}}),
             ),
@@ -895,6 +1029,14 @@ mod tests {
                 json!({"parent": ".", "type": "VBoxContainer", "name": "B", "columns": 2}),
             ),
             (c::NODE_PROPERTIES, json!({"node": "A", "limit": 0})),
+            (
+                c::ANIMATION_TREE_ADD_NODE,
+                json!({"tree": "AT", "graph": "state_machine", "name": "X", "node_type": "Node2D"}),
+            ),
+            (
+                c::ANIMATION_TREE_CONNECT,
+                json!({"tree": "AT", "from": "A", "to": "B", "switch_mode": "teleport"}),
+            ),
         ];
         for (cmd, p) in cases {
             let e = decode(cmd, &p).unwrap().unwrap_err();

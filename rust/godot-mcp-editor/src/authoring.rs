@@ -16,7 +16,9 @@ use godot::classes::{
 };
 use godot::global::Error as GdError;
 use godot::prelude::*;
-use godot_mcp_editor_core::authoring::{Authoring, LoopMode, ThemeKind, ThemeValue, TrackKind};
+use godot_mcp_editor_core::authoring::{
+    Authoring, Graph, LoopMode, ThemeKind, ThemeValue, TrackKind,
+};
 use godot_mcp_editor_core::persistence::Effect;
 use godot_mcp_protocol::{BridgeError, ErrorCode, ErrorEffect};
 use serde_json::{Value as Json, json};
@@ -165,6 +167,40 @@ pub(crate) fn execute(a: Authoring) -> Res {
             out["scene"] = json!(scene_path(&root));
             Ok(out)
         }
+        Authoring::TreeAddNode {
+            tree,
+            parent,
+            graph,
+            name,
+            node_type,
+            animation,
+            position,
+        } => tree_add_node(
+            &tree,
+            &parent,
+            graph,
+            &name,
+            &node_type,
+            animation.as_deref(),
+            position,
+        ),
+        Authoring::TreeConnect {
+            tree,
+            state_machine,
+            from,
+            to,
+            switch_mode,
+            advance_mode,
+            advance_condition,
+            xfade_time,
+        } => tree_connect(
+            &tree,
+            &state_machine,
+            (&from, &to),
+            (switch_mode, advance_mode),
+            advance_condition.as_deref(),
+            xfade_time,
+        ),
         Authoring::ThemeSetItem {
             path,
             theme_type,
@@ -904,6 +940,196 @@ fn animation_remove(player: &str, animation: &str) -> Res {
         &root,
         &p,
         json!({"player": player, "animation": animation}),
+    ))
+}
+
+// ---------------------------------------------------------------------------------
+// AnimationTree graphs
+// ---------------------------------------------------------------------------------
+
+fn animation_tree(root: &Gd<Node>, tree: &str) -> Result<Gd<Node>, BridgeError> {
+    let t = find(root, tree)?;
+    if !t.is_class("AnimationTree") {
+        return Err(failed(format!(
+            "{tree} is a {}, not an AnimationTree",
+            t.get_class()
+        )));
+    }
+    Ok(t)
+}
+
+/// The graph at `path` ("a/b": nested graph nodes; "" the tree's root), which must be a
+/// `class` stored in the scene. `Ok(None)`: the tree has no root yet (`path` is "").
+fn graph_at(t: &Gd<Node>, path: &str, class: &str) -> Result<Option<Gd<Resource>>, BridgeError> {
+    let Ok(mut g) = t.get("tree_root").try_to::<Gd<Resource>>() else {
+        if path.is_empty() {
+            return Ok(None);
+        }
+        return Err(err(
+            ErrorCode::NotFound,
+            "the AnimationTree has no tree_root",
+        ));
+    };
+    for seg in path.split('/').filter(|s| !s.is_empty()) {
+        let has = g.has_method("has_node")
+            && g.call("has_node", &[StringName::from(seg).to_variant()])
+                .to::<bool>();
+        if !has {
+            return Err(err(
+                ErrorCode::NotFound,
+                format!("no graph node {seg:?} on {path:?}"),
+            ));
+        }
+        g = g
+            .call("get_node", &[StringName::from(seg).to_variant()])
+            .try_to::<Gd<Resource>>()
+            .map_err(|_| err(ErrorCode::NotFound, format!("{seg:?} is not a graph node")))?;
+    }
+    if !g.is_class(class) {
+        return Err(failed(format!(
+            "{} is a {}, not a {class}",
+            if path.is_empty() { "tree_root" } else { path },
+            g.get_class()
+        )));
+    }
+    if !embedded(&g) {
+        return Err(file_refusal("graph", &g));
+    }
+    Ok(Some(g))
+}
+
+fn tree_add_node(
+    tree: &str,
+    parent: &str,
+    graph: Graph,
+    name: &str,
+    node_type: &str,
+    animation: Option<&str>,
+    position: [f64; 2],
+) -> Res {
+    let root = scene_root()?;
+    let t = animation_tree(&root, tree)?;
+    let existing = graph_at(&t, parent, graph.class())?;
+    let db = ClassDb::singleton();
+    let class = StringName::from(node_type);
+    if !(db.class_exists(&class)
+        && db.can_instantiate(&class)
+        && db.is_parent_class(&class, "AnimationNode"))
+    {
+        return Err(failed(format!(
+            "{node_type} is not an AnimationNode class this Godot can create"
+        )));
+    }
+    let mut node = db
+        .instantiate(&class)
+        .try_to::<Gd<Resource>>()
+        .map_err(|_| failed(format!("could not create a {node_type}")))?;
+    if let Some(a) = animation {
+        if !has_property(&obj(&node), "animation") {
+            return Err(failed(format!("a {node_type} plays no animation")));
+        }
+        node.set("animation", &StringName::from(a).to_variant());
+    }
+    if let Some(g) = &existing
+        && g.clone()
+            .call("has_node", &[StringName::from(name).to_variant()])
+            .to::<bool>()
+    {
+        return Err(failed(format!("the graph already has a node {name:?}")));
+    }
+    let pos = Vector2::new(position[0] as f32, position[1] as f32).to_variant();
+    let args = [StringName::from(name).to_variant(), node.to_variant(), pos];
+    let mut ur = undo_redo()?;
+    begin(&mut ur, &root, &format!("MCP: add {name} to {tree}"));
+    match &existing {
+        Some(g) => {
+            ur.add_do_method(&obj(g), "add_node", &args);
+            ur.add_undo_method(
+                &obj(g),
+                "remove_node",
+                &[StringName::from(name).to_variant()],
+            );
+        }
+        None => {
+            // No root yet: a new one holding the node becomes the tree's root.
+            let mut g = db
+                .instantiate(graph.class())
+                .try_to::<Gd<Resource>>()
+                .map_err(|_| failed(format!("could not create a {}", graph.class())))?;
+            g.call("add_node", &args);
+            ur.add_do_property(&obj(&t), "tree_root", &g.to_variant());
+            ur.add_undo_property(&obj(&t), "tree_root", &Variant::nil());
+            ur.add_do_reference(&obj(&g));
+        }
+    }
+    ur.add_do_reference(&obj(&node));
+    ur.commit_action();
+    Ok(with_verdict(
+        &root,
+        &t,
+        json!({"tree": tree, "graph": parent, "name": name, "node_type": node_type}),
+    ))
+}
+
+fn tree_connect(
+    tree: &str,
+    state_machine: &str,
+    (from, to): (&str, &str),
+    (switch_mode, advance_mode): (i32, i32),
+    advance_condition: Option<&str>,
+    xfade_time: f64,
+) -> Res {
+    let root = scene_root()?;
+    let t = animation_tree(&root, tree)?;
+    let mut sm = graph_at(&t, state_machine, Graph::StateMachine.class())?
+        .ok_or_else(|| err(ErrorCode::NotFound, "the AnimationTree has no tree_root"))?;
+    for state in [from, to] {
+        if !sm
+            .call("has_node", &[StringName::from(state).to_variant()])
+            .to::<bool>()
+        {
+            return Err(err(
+                ErrorCode::NotFound,
+                format!("the state machine has no state {state:?}"),
+            ));
+        }
+    }
+    let ends = [
+        StringName::from(from).to_variant(),
+        StringName::from(to).to_variant(),
+    ];
+    if sm.call("has_transition", &ends).to::<bool>() {
+        return Err(failed(format!("{from} -> {to} is already a transition")));
+    }
+    let mut tr = ClassDb::singleton()
+        .instantiate("AnimationNodeStateMachineTransition")
+        .try_to::<Gd<Resource>>()
+        .map_err(|_| failed("could not create a transition"))?;
+    tr.set("switch_mode", &switch_mode.to_variant());
+    tr.set("advance_mode", &advance_mode.to_variant());
+    tr.set("xfade_time", &xfade_time.to_variant());
+    if let Some(c) = advance_condition {
+        tr.set("advance_condition", &StringName::from(c).to_variant());
+    }
+    let mut ur = undo_redo()?;
+    begin(
+        &mut ur,
+        &root,
+        &format!("MCP: transition {from} -> {to} in {tree}"),
+    );
+    ur.add_do_method(
+        &obj(&sm),
+        "add_transition",
+        &[ends[0].clone(), ends[1].clone(), tr.to_variant()],
+    );
+    ur.add_undo_method(&obj(&sm), "remove_transition", &ends);
+    ur.add_do_reference(&obj(&tr));
+    ur.commit_action();
+    Ok(with_verdict(
+        &root,
+        &t,
+        json!({"tree": tree, "state_machine": state_machine, "from": from, "to": to,
+               "transition_count": sm.call("get_transition_count", &[]).to::<i64>()}),
     ))
 }
 

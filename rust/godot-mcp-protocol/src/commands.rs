@@ -103,6 +103,13 @@ pub const ANIMATION_KEY_INSERT: &str = "animation.key_insert";
 pub const ANIMATION_KEY_REMOVE: &str = "animation.key_remove";
 /// `{player, animation}` → the live animation: length, loop mode, tracks and keys.
 pub const ANIMATION_GET: &str = "animation.get";
+/// `{tree, parent, graph, name, node_type, animation?, position}`: a node in an
+/// AnimationTree's state machine or blend tree (`parent`: the nested graph's path, "" the
+/// root; a missing root is created); undo action.
+pub const ANIMATION_TREE_ADD_NODE: &str = "animation_tree.add_node";
+/// `{tree, state_machine, from, to, switch_mode, advance_mode, advance_condition?,
+/// xfade_time}`: a state machine transition (undo action).
+pub const ANIMATION_TREE_CONNECT: &str = "animation_tree.connect";
 /// `{path, theme_type, kind, name, value}`: a Theme .tres item, set under the edited
 /// scene's undo history, then the file saved (its undo saves it again).
 pub const THEME_SET_ITEM: &str = "theme.set_item";
@@ -114,7 +121,7 @@ pub const CONTROL_ANCHORS_PRESET: &str = "control.anchors_preset";
 pub const CONTROL_ADD_CONTAINER: &str = "control.add_container";
 
 /// Every authoring command, in documentation order.
-pub const AUTHORING: [&str; 19] = [
+pub const AUTHORING: [&str; 21] = [
     NODE_INSTANCE,
     NODE_GROUP,
     NODE_EDITABLE_CHILDREN,
@@ -130,6 +137,8 @@ pub const AUTHORING: [&str; 19] = [
     ANIMATION_KEY_INSERT,
     ANIMATION_KEY_REMOVE,
     ANIMATION_GET,
+    ANIMATION_TREE_ADD_NODE,
+    ANIMATION_TREE_CONNECT,
     THEME_SET_ITEM,
     CONTROL_THEME_OVERRIDE,
     CONTROL_ANCHORS_PRESET,

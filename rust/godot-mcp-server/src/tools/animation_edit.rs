@@ -136,6 +136,79 @@ pub struct KeyArgs {
     time: f64,
 }
 
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GraphNodeArgs {
+    /// AnimationTree node path.
+    tree: String,
+    /// Nested graph path (graph node names joined by /); default: the tree's root,
+    /// created when missing.
+    #[serde(default)]
+    graph: String,
+    /// Graph node name.
+    name: String,
+    /// AnimationNode class (default AnimationNodeAnimation).
+    #[serde(default)]
+    node_type: Option<String>,
+    /// AnimationNodeAnimation: the animation it plays.
+    #[serde(default)]
+    animation: Option<String>,
+    /// Position in the graph editor [x, y].
+    #[serde(default)]
+    position: Option<[f64; 2]>,
+}
+
+/// `AnimationNodeStateMachineTransition.SwitchMode`.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum SwitchMode {
+    #[default]
+    Immediate,
+    Sync,
+    AtEnd,
+}
+
+/// `AnimationNodeStateMachineTransition.AdvanceMode`.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum AdvanceMode {
+    Disabled,
+    #[default]
+    Enabled,
+    Auto,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TransitionArgs {
+    /// AnimationTree node path.
+    tree: String,
+    /// Nested state machine path; default: the tree's root.
+    #[serde(default)]
+    state_machine: String,
+    /// From state (Start included).
+    from: String,
+    /// To state (End included).
+    to: String,
+    #[serde(default)]
+    switch_mode: SwitchMode,
+    #[serde(default)]
+    advance_mode: AdvanceMode,
+    /// Condition parameter name that triggers it.
+    #[serde(default)]
+    advance_condition: Option<String>,
+    /// Cross-fade seconds.
+    #[serde(default)]
+    xfade_time: Option<f64>,
+}
+
+fn graph_node(a: GraphNodeArgs, graph: &str) -> (String, Value) {
+    let p = json!({"tree": a.tree, "parent": a.graph, "graph": graph, "name": a.name,
+                   "node_type": a.node_type.unwrap_or_else(|| "AnimationNodeAnimation".into()),
+                   "animation": a.animation, "position": a.position.unwrap_or([0.0, 0.0])});
+    (a.tree, p)
+}
+
 fn wire<T: serde::Serialize>(v: T) -> Value {
     serde_json::to_value(v).unwrap_or(Value::Null)
 }
@@ -244,6 +317,55 @@ pub fn tools() -> Vec<ToolDef> {
                     a.player,
                     p,
                 )
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                Mutating,
+                "add_state_machine_state",
+                "Add a state machine state",
+                "Add a state (an AnimationNode, e.g. one playing an animation) to an \
+                 AnimationTree's state machine (one undo action).",
+            ),
+            |state, a: GraphNodeArgs| {
+                let (tree, p) = graph_node(a, "state_machine");
+                node_plan(state, cmd::ANIMATION_TREE_ADD_NODE, "set_property", tree, p)
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                Mutating,
+                "connect_state_machine_states",
+                "Connect state machine states",
+                "Add a transition between two states of an AnimationTree's state machine: \
+                 switch/advance mode, condition, cross-fade (one undo action).",
+            ),
+            |state, a: TransitionArgs| {
+                let p = json!({"tree": a.tree, "state_machine": a.state_machine, "from": a.from,
+                               "to": a.to, "switch_mode": wire(a.switch_mode),
+                               "advance_mode": wire(a.advance_mode),
+                               "advance_condition": a.advance_condition,
+                               "xfade_time": a.xfade_time.unwrap_or(0.0)});
+                node_plan(
+                    state,
+                    cmd::ANIMATION_TREE_CONNECT,
+                    "set_property",
+                    a.tree,
+                    p,
+                )
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                Mutating,
+                "add_blend_tree_node",
+                "Add a blend tree node",
+                "Add a node (Animation, Blend2, TimeScale, …) to an AnimationTree's blend \
+                 tree (one undo action).",
+            ),
+            |state, a: GraphNodeArgs| {
+                let (tree, p) = graph_node(a, "blend_tree");
+                node_plan(state, cmd::ANIMATION_TREE_ADD_NODE, "set_property", tree, p)
             },
         ),
         editor_read(

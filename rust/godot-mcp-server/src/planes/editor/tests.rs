@@ -807,6 +807,18 @@ mod transactions {
                 json!({"player": "A", "animation": "w", "track": 0, "time": 0.0, "confirm": true}),
             ),
             (
+                "add_state_machine_state",
+                json!({"tree": "A", "name": "Idle", "animation": "idle"}),
+            ),
+            (
+                "connect_state_machine_states",
+                json!({"tree": "A", "from": "Start", "to": "Idle"}),
+            ),
+            (
+                "add_blend_tree_node",
+                json!({"tree": "A", "name": "Mix", "node_type": "AnimationNodeBlend2"}),
+            ),
+            (
                 "set_theme_item",
                 json!({"path": RES, "theme_type": "Button", "kind": "constant", "name": "h_separation", "value": 4}),
             ),
