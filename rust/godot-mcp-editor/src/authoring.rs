@@ -233,7 +233,7 @@ pub(crate) fn execute(a: Authoring) -> Res {
 /// Whether `node` or anything under it instances `scene` (instancing it again would be a
 /// cycle).
 fn instances(node: &Gd<Node>, scene: &str) -> bool {
-    node.get_scene_file_path().to_string() == scene
+    node.get_scene_file_path() == scene
         || node
             .get_children()
             .iter_shared()
@@ -1238,7 +1238,7 @@ fn theme_set_item(
 ) -> Res {
     let root = scene_root()?;
     let theme = load_as(path, "Theme")?;
-    if !embedded(&theme) && theme.get_path().to_string() != path {
+    if !embedded(&theme) && theme.get_path() != path {
         return Err(failed(format!("{path} loaded as {}", theme.get_path())));
     }
     let new = theme_variant(kind, value)?;
