@@ -246,7 +246,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Set the editor's node selection (no project change); returns the selection.",
             ),
             cmd::EDITOR_SELECT,
-            |a: &SelectArgs| (json!({"nodes": a.nodes}), a.nodes.first().cloned()),
+            |a: &SelectArgs| (json!({"nodes": a.nodes}), None),
         ),
         editor_read(
             editor_meta(
