@@ -346,6 +346,16 @@ async fn run_case(client: &Client, p: &Path, c: &Case) {
     }
     if is_scene {
         save(client).await;
+    } else {
+        // A tool that saves a file itself: the journal recorded the file's hash before
+        // and after (what proves an error reply harmless, or quarantines a lost answer).
+        let txns = call_ok(client, "list_transactions", json!({"limit": 1000})).await;
+        let row = transaction_row(&txns, real["transaction_id"].as_str().unwrap());
+        assert_eq!(row["status"], "committed", "{tool}: {row}");
+        assert!(
+            row["proof_summary"].as_str().unwrap().contains(" before, "),
+            "{tool}: the file's pre- and post-state are recorded: {row}"
+        );
     }
     let b1 = read(p, c.file);
     assert_ne!(b1, b0, "{tool}: {} unchanged", c.file);
