@@ -219,7 +219,13 @@ fn cases() -> Vec<Case> {
             "add_blend_tree_node",
             json!({"tree": "AT", "graph": "Mixer", "name": "Blend", "node_type": "AnimationNodeBlend2"}),
         )
-        .disk("nodes/Blend/node = SubResource("),
+        .disk("nodes/Blend/node = SubResource(")
+        .keep(),
+        case(
+            "connect_blend_tree_nodes",
+            json!({"tree": "AT", "blend_tree": "Mixer", "to": "output", "port": 0, "from": "Blend"}),
+        )
+        .disk("node_connections = [&\"output\", 0, &\"Blend\"]"),
         // Scene editing, the rest.
         case(
             "instance_scene",
@@ -602,6 +608,15 @@ async fn real_godot_authoring_tools_edit_undo_and_preview_in_the_editor() {
             json!({"node": "Enemy", "preset": "center"}),
         ),
         ("instance_scene", json!({"parent": ".", "scene": SCENE})),
+        (
+            "connect_blend_tree_nodes",
+            json!({"tree": "AT", "blend_tree": "Mixer", "to": "Blend", "port": 5, "from": "output"}),
+        ),
+        // A loop: "output" is fed by Blend, so feeding it into Blend is refused.
+        (
+            "connect_blend_tree_nodes",
+            json!({"tree": "AT", "blend_tree": "Mixer", "to": "Blend", "port": 0, "from": "output"}),
+        ),
     ] {
         let e = call_err(&client, tool, args).await;
         assert!(

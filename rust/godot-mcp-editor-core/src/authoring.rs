@@ -269,6 +269,15 @@ pub enum Authoring {
         advance_condition: Option<String>,
         xfade_time: f64,
     },
+    TreeBlendConnect {
+        tree: String,
+        blend_tree: String,
+        /// The consuming node (`output` is the blend tree's result).
+        to: String,
+        port: i32,
+        /// The producing node.
+        from: String,
+    },
     ThemeSetItem {
         path: String,
         theme_type: String,
@@ -547,6 +556,17 @@ fn default_advance() -> String {
     "enabled".into()
 }
 
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BlendConnect {
+    tree: String,
+    #[serde(default)]
+    blend_tree: String,
+    to: String,
+    port: i32,
+    from: String,
+}
+
 fn named(what: &str, list: &[&str], v: &str) -> Result<i32, BridgeError> {
     list.iter()
         .position(|n| *n == v)
@@ -773,6 +793,22 @@ fn decode_known(cmd: &str, p: &Json) -> Result<Authoring, BridgeError> {
                 xfade_time: a.xfade_time,
             }
         }
+        c::ANIMATION_TREE_BLEND_CONNECT => {
+            let a: BlendConnect = params(cmd, p)?;
+            if a.port < 0 {
+                return Err(invalid("port must be 0 or more"));
+            }
+            if a.from == a.to {
+                return Err(invalid("a node cannot feed itself"));
+            }
+            Authoring::TreeBlendConnect {
+                tree: a.tree,
+                blend_tree: a.blend_tree,
+                to: a.to,
+                port: a.port,
+                from: a.from,
+            }
+        }
         c::THEME_SET_ITEM => {
             let a: ThemeItem = params(cmd, p)?;
             res_path(&a.path)?;
@@ -929,6 +965,10 @@ mod tests {
                 json!({"tree": "AT", "from": "Start", "to": "Idle", "advance_mode": "auto"}),
             ),
             (
+                c::ANIMATION_TREE_BLEND_CONNECT,
+                json!({"tree": "AT", "blend_tree": "Mixer", "to": "output", "port": 0, "from": "Blend"}),
+            ),
+            (
                 c::THEME_SET_ITEM,
                 json!({"path": "res://t.tres", "theme_type": "Button", "kind": "stylebox", "name": "normal", "value": {"bg_color": {"$type": "Color", "r": 1, "g": 0, "b": 0, "a": 1}}}),
             ),
@@ -1036,6 +1076,14 @@ mod tests {
             (
                 c::ANIMATION_TREE_CONNECT,
                 json!({"tree": "AT", "from": "A", "to": "B", "switch_mode": "teleport"}),
+            ),
+            (
+                c::ANIMATION_TREE_BLEND_CONNECT,
+                json!({"tree": "AT", "to": "B", "port": -1, "from": "A"}),
+            ),
+            (
+                c::ANIMATION_TREE_BLEND_CONNECT,
+                json!({"tree": "AT", "to": "B", "port": 0, "from": "B"}),
             ),
         ];
         for (cmd, p) in cases {

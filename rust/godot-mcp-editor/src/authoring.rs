@@ -201,6 +201,13 @@ pub(crate) fn execute(a: Authoring) -> Res {
             advance_condition.as_deref(),
             xfade_time,
         ),
+        Authoring::TreeBlendConnect {
+            tree,
+            blend_tree,
+            to,
+            port,
+            from,
+        } => tree_blend_connect(&tree, &blend_tree, &to, port, &from),
         Authoring::ThemeSetItem {
             path,
             theme_type,
@@ -1130,6 +1137,122 @@ fn tree_connect(
         &t,
         json!({"tree": tree, "state_machine": state_machine, "from": from, "to": to,
                "transition_count": sm.call("get_transition_count", &[]).to::<i64>()}),
+    ))
+}
+
+/// A blend tree's connections as (to, port, from), from its stored `node_connections`.
+fn blend_connections(bt: &Gd<Resource>) -> Vec<(String, i64, String)> {
+    let flat: Vec<Variant> = bt
+        .get("node_connections")
+        .try_to::<VarArray>()
+        .map(|a| a.iter_shared().collect())
+        .unwrap_or_default();
+    flat.chunks_exact(3)
+        .map(|c| {
+            (
+                c[0].to_string(),
+                c[1].try_to::<i64>().unwrap_or(-1),
+                c[2].to_string(),
+            )
+        })
+        .collect()
+}
+
+fn tree_blend_connect(tree: &str, blend_tree: &str, to: &str, port: i32, from: &str) -> Res {
+    let root = scene_root()?;
+    let t = animation_tree(&root, tree)?;
+    let mut bt = graph_at(&t, blend_tree, Graph::BlendTree.class())?
+        .ok_or_else(|| err(ErrorCode::NotFound, "the AnimationTree has no tree_root"))?;
+    for n in [to, from] {
+        if !bt
+            .call("has_node", &[StringName::from(n).to_variant()])
+            .to::<bool>()
+        {
+            return Err(err(
+                ErrorCode::NotFound,
+                format!("the blend tree has no node {n:?}"),
+            ));
+        }
+    }
+    let inputs = bt
+        .call("get_node", &[StringName::from(to).to_variant()])
+        .try_to::<Gd<Resource>>()
+        .map(|mut n| n.call("get_input_count", &[]).to::<i64>())
+        .unwrap_or(0);
+    if i64::from(port) >= inputs {
+        return Err(failed(format!(
+            "{to} has {inputs} input port(s); there is no port {port}"
+        )));
+    }
+    if let Some((_, _, by)) = blend_connections(&bt)
+        .into_iter()
+        .find(|(n, p, _)| n == to && *p == i64::from(port))
+    {
+        return Err(failed(format!(
+            "{to}'s port {port} is already fed by {by}: overwriting a connection is refused"
+        )));
+    }
+    // A loop (`from` already fed, however indirectly, by `to`) is refused: Godot's own
+    // connect_node does not check for one (its editor does, before calling it).
+    let edges = blend_connections(&bt);
+    let mut stack = vec![from.to_string()];
+    let mut seen = std::collections::BTreeSet::new();
+    while let Some(n) = stack.pop() {
+        if n == to {
+            return Err(failed(format!(
+                "{from} is already fed by {to}: connecting it into {to} would make a loop"
+            )));
+        }
+        if seen.insert(n.clone()) {
+            stack.extend(
+                edges
+                    .iter()
+                    .filter(|(c, _, _)| *c == n)
+                    .map(|(_, _, f)| f.clone()),
+            );
+        }
+    }
+    let action = format!("MCP: connect {from} -> {to}:{port} in {tree}");
+    let mut ur = undo_redo()?;
+    begin(&mut ur, &root, &action);
+    ur.add_do_method(
+        &obj(&bt),
+        "connect_node",
+        &[
+            StringName::from(to).to_variant(),
+            port.to_variant(),
+            StringName::from(from).to_variant(),
+        ],
+    );
+    ur.add_undo_method(
+        &obj(&bt),
+        "disconnect_node",
+        &[StringName::from(to).to_variant(), port.to_variant()],
+    );
+    ur.commit_action();
+    let made = blend_connections(&bt)
+        .into_iter()
+        .any(|(n, p, f)| n == to && p == i64::from(port) && f == from);
+    if !made {
+        // Godot refused the connection (a loop, say) after the action was recorded: take
+        // the action back off the history, and say what that left.
+        let mut h = scene_history(&root)?;
+        let effect = if h.get_current_action_name().to_string() == action && h.undo() {
+            ErrorEffect::RolledBack
+        } else {
+            ErrorEffect::Changed
+        };
+        return Err(BridgeError::new(
+            ErrorCode::Failed,
+            format!("Godot refused to connect {from} into {to}:{port}"),
+        )
+        .with_effect(effect));
+    }
+    let _ = &mut bt;
+    Ok(with_verdict(
+        &root,
+        &t,
+        json!({"tree": tree, "blend_tree": blend_tree, "to": to, "port": port, "from": from}),
     ))
 }
 

@@ -110,6 +110,9 @@ pub const ANIMATION_TREE_ADD_NODE: &str = "animation_tree.add_node";
 /// `{tree, state_machine, from, to, switch_mode, advance_mode, advance_condition?,
 /// xfade_time}`: a state machine transition (undo action).
 pub const ANIMATION_TREE_CONNECT: &str = "animation_tree.connect";
+/// `{tree, blend_tree, to, port, from}`: `from`'s output into `to`'s input `port` in a
+/// blend tree (an occupied port is refused; undo action).
+pub const ANIMATION_TREE_BLEND_CONNECT: &str = "animation_tree.blend_connect";
 /// `{path, theme_type, kind, name, value}`: a Theme .tres item, set under the edited
 /// scene's undo history, then the file saved (its undo saves it again).
 pub const THEME_SET_ITEM: &str = "theme.set_item";
@@ -121,7 +124,7 @@ pub const CONTROL_ANCHORS_PRESET: &str = "control.anchors_preset";
 pub const CONTROL_ADD_CONTAINER: &str = "control.add_container";
 
 /// Every authoring command, in documentation order.
-pub const AUTHORING: [&str; 21] = [
+pub const AUTHORING: [&str; 22] = [
     NODE_INSTANCE,
     NODE_GROUP,
     NODE_EDITABLE_CHILDREN,
@@ -139,6 +142,7 @@ pub const AUTHORING: [&str; 21] = [
     ANIMATION_GET,
     ANIMATION_TREE_ADD_NODE,
     ANIMATION_TREE_CONNECT,
+    ANIMATION_TREE_BLEND_CONNECT,
     THEME_SET_ITEM,
     CONTROL_THEME_OVERRIDE,
     CONTROL_ANCHORS_PRESET,

@@ -55,6 +55,7 @@ fn every_tool_has_its_pinned_class() {
         ("clear_input_action_events", Destructive),
         ("close_scene", Destructive),
         ("compare_screenshots", ReadOnly),
+        ("connect_blend_tree_nodes", Mutating),
         ("connect_signal", Mutating),
         ("connect_state_machine_states", Mutating),
         ("create_node", Mutating),

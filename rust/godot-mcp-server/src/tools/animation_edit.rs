@@ -202,6 +202,22 @@ pub struct TransitionArgs {
     xfade_time: Option<f64>,
 }
 
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BlendConnectArgs {
+    /// AnimationTree node path.
+    tree: String,
+    /// Nested blend tree path; default: the tree's root.
+    #[serde(default)]
+    blend_tree: String,
+    /// Node whose input is fed ("output" is the result).
+    to: String,
+    /// Input port of `to`.
+    port: u32,
+    /// Node whose output feeds it.
+    from: String,
+}
+
 fn graph_node(a: GraphNodeArgs, graph: &str) -> (String, Value) {
     let p = json!({"tree": a.tree, "parent": a.graph, "graph": graph, "name": a.name,
                    "node_type": a.node_type.unwrap_or_else(|| "AnimationNodeAnimation".into()),
@@ -366,6 +382,26 @@ pub fn tools() -> Vec<ToolDef> {
             |state, a: GraphNodeArgs| {
                 let (tree, p) = graph_node(a, "blend_tree");
                 node_plan(state, cmd::ANIMATION_TREE_ADD_NODE, "set_property", tree, p)
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                Mutating,
+                "connect_blend_tree_nodes",
+                "Connect blend tree nodes",
+                "Feed one blend tree node's output into another's input port (\"output\" is \
+                 the result); an occupied port is refused (one undo action).",
+            ),
+            |state, a: BlendConnectArgs| {
+                let p = json!({"tree": a.tree, "blend_tree": a.blend_tree, "to": a.to,
+                               "port": a.port, "from": a.from});
+                node_plan(
+                    state,
+                    cmd::ANIMATION_TREE_BLEND_CONNECT,
+                    "set_property",
+                    a.tree,
+                    p,
+                )
             },
         ),
         editor_read(

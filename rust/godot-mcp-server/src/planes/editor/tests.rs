@@ -819,6 +819,10 @@ mod transactions {
                 json!({"tree": "A", "name": "Mix", "node_type": "AnimationNodeBlend2"}),
             ),
             (
+                "connect_blend_tree_nodes",
+                json!({"tree": "A", "to": "output", "port": 0, "from": "Mix"}),
+            ),
+            (
                 "set_theme_item",
                 json!({"path": RES, "theme_type": "Button", "kind": "constant", "name": "h_separation", "value": 4}),
             ),
