@@ -119,6 +119,14 @@ fn valid_args(tool: &str) -> Option<Value> {
         "manage_toolsets" => json!({"disable": ["input_map"]}),
         "clear_tile_cells" => json!({"node": "Ground", "coords": [[0, 0]]}),
         "clear_gridmap_cells" => json!({"node": "Grid", "coords": [[0, 0, 0]]}),
+        "remove_from_group" => json!({"node": "Player", "group": "g"}),
+        "set_editable_children" => json!({"node": "Player", "editable": false}),
+        "save_all_scenes" => json!({}),
+        "remove_animation" => json!({"player": "AP", "animation": "walk"}),
+        "remove_animation_track" => json!({"player": "AP", "animation": "walk", "track": 0}),
+        "remove_animation_key" => {
+            json!({"player": "AP", "animation": "walk", "track": 0, "time": 0.5})
+        }
         "run_commands" => {
             json!({"commands": [{"tool": "create_script", "arguments": {"path": "res://a.gd", "confirm": true}}]})
         }

@@ -254,6 +254,8 @@ pub enum Command {
     History,
     /// A picture of an editor view, as PNG.
     EditorScreenshot(ScreenshotRequest),
+    /// Scene, animation, theme and UI authoring (`commands::AUTHORING`).
+    Authoring(crate::authoring::Authoring),
 }
 
 /// Which part of the editor a screenshot shows.
@@ -846,13 +848,16 @@ pub fn decode(cmd: &str, p: &Json) -> Result<Command, BridgeError> {
             }
             Command::EditorScreenshot(a)
         }
-        other => {
-            return Err(BridgeError::new(
-                ErrorCode::UnknownCommand,
-                format!("unknown command {other:?}"),
-            )
-            .with_effect(ErrorEffect::Unchanged));
-        }
+        other => match crate::authoring::decode(other, p) {
+            Some(a) => Command::Authoring(a?),
+            None => {
+                return Err(BridgeError::new(
+                    ErrorCode::UnknownCommand,
+                    format!("unknown command {other:?}"),
+                )
+                .with_effect(ErrorEffect::Unchanged));
+            }
+        },
     })
 }
 

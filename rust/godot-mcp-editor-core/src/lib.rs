@@ -8,6 +8,8 @@
 //!   `Variant` and back.
 //! - [`command`]: a bridge request decoded into a typed [`command::Command`], or the
 //!   structured error the add-on answers with.
+//! - [`authoring`]: the authoring commands (instance, groups, selection, animation, theme,
+//!   UI) decoded into [`authoring::Authoring`].
 //! - [`batch`]: the undo rule of `scene.batch.apply` (one undo action; above
 //!   [`godot_mcp_protocol::commands::UNDO_BATCH_LIMIT`] sets it bypasses the history).
 //! - [`persistence`]: the persistence verdict the probe and the handlers share.
@@ -19,6 +21,7 @@
 //!   plugin drives it from the main thread).
 #![forbid(unsafe_code)]
 
+pub mod authoring;
 pub mod batch;
 pub mod client;
 pub mod command;

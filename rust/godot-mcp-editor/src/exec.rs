@@ -25,7 +25,7 @@ use crate::variant::{
     checked_value, from_variant, has_property, instantiable_node_class, to_variant,
 };
 
-type Res = Result<Json, BridgeError>;
+pub(crate) type Res = Result<Json, BridgeError>;
 
 /// An error before the first change: the editor is unchanged.
 pub(crate) fn err(code: ErrorCode, message: impl Into<String>) -> BridgeError {
@@ -42,7 +42,7 @@ pub(crate) fn failed(message: impl Into<String>) -> BridgeError {
     err(ErrorCode::Failed, message)
 }
 
-fn editor() -> Gd<EditorInterface> {
+pub(crate) fn editor() -> Gd<EditorInterface> {
     EditorInterface::singleton()
 }
 
@@ -86,13 +86,13 @@ pub(crate) fn obj<T: Inherits<Object>>(g: &Gd<T>) -> Gd<Object> {
     g.clone().upcast::<Object>()
 }
 
-fn verdict_json(v: &Verdict) -> Json {
+pub(crate) fn verdict_json(v: &Verdict) -> Json {
     serde_json::to_value(v).unwrap_or(Json::Null)
 }
 
 /// `out` with the verdict of a scene-level `effect` merged in (the server's dry run
 /// reports the same verdict from the same rule).
-fn stamped(effect: Effect, scene: &str, mut out: Json) -> Json {
+pub(crate) fn stamped(effect: Effect, scene: &str, mut out: Json) -> Json {
     if let (Json::Object(o), Json::Object(v)) = (
         &mut out,
         verdict_json(&persistence::verdict_of(effect, scene)),
@@ -103,7 +103,7 @@ fn stamped(effect: Effect, scene: &str, mut out: Json) -> Json {
 }
 
 /// Merge the verdict of editing `node` into `out`.
-fn with_verdict(root: &Gd<Node>, node: &Gd<Node>, mut out: Json) -> Json {
+pub(crate) fn with_verdict(root: &Gd<Node>, node: &Gd<Node>, mut out: Json) -> Json {
     let v = persistence::verdict(owned(root, node), &scene_path(root));
     if let (Json::Object(o), Json::Object(vv)) = (&mut out, verdict_json(&v)) {
         o.extend(vv);
@@ -113,12 +113,12 @@ fn with_verdict(root: &Gd<Node>, node: &Gd<Node>, mut out: Json) -> Json {
 }
 
 /// Begin an undo action on the edited scene's history.
-fn begin(ur: &mut Gd<EditorUndoRedoManager>, root: &Gd<Node>, name: &str) {
+pub(crate) fn begin(ur: &mut Gd<EditorUndoRedoManager>, root: &Gd<Node>, name: &str) {
     ur.create_action_ex(name).custom_context(&obj(root)).done();
 }
 
 /// The edited scene's own history (what Ctrl+Z in that scene walks).
-fn scene_history(root: &Gd<Node>) -> Result<Gd<UndoRedo>, BridgeError> {
+pub(crate) fn scene_history(root: &Gd<Node>) -> Result<Gd<UndoRedo>, BridgeError> {
     let ur = undo_redo()?;
     let id = ur.get_object_history_id(&obj(root));
     ur.get_history_undo_redo(id)
@@ -659,6 +659,7 @@ pub(crate) fn execute(cmd: Command) -> Res {
             limit,
         } => crate::steps::cells(&node, offset, limit),
         Command::MeshLibraryItems { path } => crate::steps::mesh_library_items(&path),
+        Command::Authoring(a) => crate::authoring::execute(a),
         Command::History => {
             let root = scene_root()?;
             let h = scene_history(&root)?;

@@ -10,6 +10,8 @@
 //! - the socket thread (discovery, hello, reconnect) is `godot_mcp_editor_core::client`.
 //! - [`dock`]: the "Godot MCP" editor dock (texts from `godot_mcp_editor_core::dock`).
 //! - [`exec`]: the executors, through `EditorUndoRedoManager`.
+//! - [`authoring`]: the authoring executors (instance, groups, selection, animation,
+//!   theme, UI), each edit one undo action.
 //! - [`variant`]: `Variant` ⇄ the bridge's JSON value form (rules in `godot-mcp-editor-core`).
 //! - [`api`]: `GodotMcp`, the small class the add-on's GDScript `plugin.gd` calls to turn
 //!   the executor on and off, and to read versions.
@@ -32,6 +34,7 @@
 //! The one `unsafe` item is the entry point below.
 
 mod api;
+mod authoring;
 mod capture;
 mod dock;
 mod engine_version;

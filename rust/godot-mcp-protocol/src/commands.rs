@@ -81,6 +81,85 @@ pub const ALL: [&str; 29] = [
     EDITOR_SCREENSHOT,
 ];
 
+/// The authoring commands (scene editing, the rest; animation; theme and UI). Parameters
+/// and results are in `docs/editor-bridge.md`; decoding in `godot_mcp_editor_core::authoring`.
+/// `{parent, scene, name?}`: instance a PackedScene under `parent` (undo action).
+pub const NODE_INSTANCE: &str = "node.instance";
+/// `{node, group, add}`: add to (or remove from) a persistent group (undo action).
+pub const NODE_GROUP: &str = "node.group";
+/// `{node, editable}`: an instanced sub-scene's editable children (undo action).
+pub const NODE_EDITABLE_CHILDREN: &str = "node.editable_children";
+/// `{nodes}`: the editor's selection (not project state; no undo action).
+pub const EDITOR_SELECT: &str = "editor.select";
+/// `{}` → `{scene, nodes}`: the editor's selection.
+pub const EDITOR_SELECTION: &str = "editor.selection";
+/// `{}`: save every open scene that has a file.
+pub const SCENE_SAVE_ALL: &str = "scene.save_all";
+/// `{node}` → outgoing and incoming signal connections, persistent ones marked.
+pub const NODE_CONNECTIONS: &str = "node.connections";
+/// `{node, list, offset, limit}` → stored/editor properties with values, or (`list`) the
+/// property list with types, hints, hint strings and usage.
+pub const NODE_PROPERTIES: &str = "node.properties";
+/// `{player, library, name, length, loop_mode}`: a new animation (undo action).
+pub const ANIMATION_ADD: &str = "animation.add";
+/// `{player, animation}`: remove an animation (undo action).
+pub const ANIMATION_REMOVE: &str = "animation.remove";
+/// `{player, animation, track_type, path}` → `{track}`: a new track (undo action).
+pub const ANIMATION_TRACK_ADD: &str = "animation.track_add";
+/// `{player, animation, track}`: remove a track and its keys (undo action).
+pub const ANIMATION_TRACK_REMOVE: &str = "animation.track_remove";
+/// `{player, animation, track, time, value, transition}`: a new key (undo action).
+pub const ANIMATION_KEY_INSERT: &str = "animation.key_insert";
+/// `{player, animation, track, time}`: remove the key at `time` (undo action).
+pub const ANIMATION_KEY_REMOVE: &str = "animation.key_remove";
+/// `{player, animation}` → the live animation: length, loop mode, tracks and keys.
+pub const ANIMATION_GET: &str = "animation.get";
+/// `{tree, parent, graph, name, node_type, animation?, position}`: a node in an
+/// AnimationTree's state machine or blend tree (`parent`: the nested graph's path, "" the
+/// root; a missing root is created); undo action.
+pub const ANIMATION_TREE_ADD_NODE: &str = "animation_tree.add_node";
+/// `{tree, state_machine, from, to, switch_mode, advance_mode, advance_condition?,
+/// xfade_time}`: a state machine transition (undo action).
+pub const ANIMATION_TREE_CONNECT: &str = "animation_tree.connect";
+/// `{tree, blend_tree, to, port, from}`: `from`'s output into `to`'s input `port` in a
+/// blend tree (an occupied port is refused; undo action).
+pub const ANIMATION_TREE_BLEND_CONNECT: &str = "animation_tree.blend_connect";
+/// `{path, theme_type, kind, name, value}`: a Theme .tres item, set under the edited
+/// scene's undo history, then the file saved (its undo saves it again).
+pub const THEME_SET_ITEM: &str = "theme.set_item";
+/// `{node, kind, name, value}`: a Control's theme override (`null` removes it; undo action).
+pub const CONTROL_THEME_OVERRIDE: &str = "control.theme_override";
+/// `{node, preset}`: anchors and offsets of a layout preset (undo action).
+pub const CONTROL_ANCHORS_PRESET: &str = "control.anchors_preset";
+/// `{parent, type, name, separation?, columns?, margin?}`: a new Container (undo action).
+pub const CONTROL_ADD_CONTAINER: &str = "control.add_container";
+
+/// Every authoring command, in documentation order.
+pub const AUTHORING: [&str; 22] = [
+    NODE_INSTANCE,
+    NODE_GROUP,
+    NODE_EDITABLE_CHILDREN,
+    EDITOR_SELECT,
+    EDITOR_SELECTION,
+    SCENE_SAVE_ALL,
+    NODE_CONNECTIONS,
+    NODE_PROPERTIES,
+    ANIMATION_ADD,
+    ANIMATION_REMOVE,
+    ANIMATION_TRACK_ADD,
+    ANIMATION_TRACK_REMOVE,
+    ANIMATION_KEY_INSERT,
+    ANIMATION_KEY_REMOVE,
+    ANIMATION_GET,
+    ANIMATION_TREE_ADD_NODE,
+    ANIMATION_TREE_CONNECT,
+    ANIMATION_TREE_BLEND_CONNECT,
+    THEME_SET_ITEM,
+    CONTROL_THEME_OVERRIDE,
+    CONTROL_ANCHORS_PRESET,
+    CONTROL_ADD_CONTAINER,
+];
+
 /// Whether the command only reads.
 pub fn is_read_only(cmd: &str) -> bool {
     matches!(
@@ -93,13 +172,20 @@ pub fn is_read_only(cmd: &str) -> bool {
             | EDITOR_SCREENSHOT
             | CELLS_GET
             | MESH_LIBRARY_ITEMS
+            | EDITOR_SELECTION
+            | NODE_CONNECTIONS
+            | NODE_PROPERTIES
+            | ANIMATION_GET
     )
 }
 
 /// Whether the command may write a file in the project: a lost answer to it leaves the
 /// disk in an unknown state, so its transaction is quarantined (writes blocked).
 pub fn may_save_file(cmd: &str) -> bool {
-    matches!(cmd, SCENE_SAVE | SCENE_CREATE | RESOURCE_SET_PROPERTY)
+    matches!(
+        cmd,
+        SCENE_SAVE | SCENE_CREATE | RESOURCE_SET_PROPERTY | SCENE_SAVE_ALL | THEME_SET_ITEM
+    )
 }
 
 /// Batch sets above this many nodes bypass the undo stack (`undoable: false`).
@@ -115,5 +201,8 @@ mod tests {
         assert_eq!(savers, [&SCENE_CREATE, &SCENE_SAVE, &RESOURCE_SET_PROPERTY]);
         assert!(savers.iter().all(|c| !is_read_only(c)));
         assert!(!may_save_file("unknown.command"));
+        let authoring_savers: Vec<_> = AUTHORING.iter().filter(|c| may_save_file(c)).collect();
+        assert_eq!(authoring_savers, [&SCENE_SAVE_ALL, &THEME_SET_ITEM]);
+        assert!(AUTHORING.iter().all(|c| !ALL.contains(c)), "one list each");
     }
 }

@@ -30,7 +30,8 @@ pub enum Effect {
     SceneEdit {
         owned_by_scene: bool,
     },
-    /// `resource.set_property`: set under the undo history, then the resource file saved.
+    /// `resource.set_property`, `theme.set_item`: set under the undo history, then the
+    /// resource file saved.
     ResourceSave,
     SceneOpen,
     SceneCreate,
@@ -48,10 +49,10 @@ impl Effect {
             c::BATCH_APPLY | c::STEPS | c::UNDO | c::REDO => Effect::SceneEdit {
                 owned_by_scene: true,
             },
-            c::RESOURCE_SET_PROPERTY => Effect::ResourceSave,
+            c::RESOURCE_SET_PROPERTY | c::THEME_SET_ITEM => Effect::ResourceSave,
             c::SCENE_OPEN => Effect::SceneOpen,
             c::SCENE_CREATE => Effect::SceneCreate,
-            c::SCENE_SAVE => Effect::SceneSave,
+            c::SCENE_SAVE | c::SCENE_SAVE_ALL => Effect::SceneSave,
             c::SCENE_CLOSE => Effect::SceneClose,
             c::SCENE_RELOAD => Effect::SceneReload,
             _ => return None,

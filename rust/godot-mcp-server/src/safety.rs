@@ -253,10 +253,12 @@ pub enum Toolset {
     Particles,
     /// 3D: meshes, cameras, lights, environment, GridMap cells (live editor).
     Spatial,
+    /// Controls in the edited scene: theme overrides, anchors, containers.
+    Ui,
 }
 
 impl Toolset {
-    pub const ALL: [Toolset; 30] = [
+    pub const ALL: [Toolset; 31] = [
         Toolset::Project,
         Toolset::SceneRead,
         Toolset::ScriptRead,
@@ -287,6 +289,7 @@ impl Toolset {
         Toolset::Navigation,
         Toolset::Particles,
         Toolset::Spatial,
+        Toolset::Ui,
     ];
 
     /// Enabled when the operator names none: the read-mostly core every session
@@ -334,6 +337,7 @@ impl Toolset {
             Self::Navigation => "navigation",
             Self::Particles => "particles",
             Self::Spatial => "spatial",
+            Self::Ui => "ui",
         }
     }
 
@@ -349,10 +353,14 @@ impl Toolset {
             Self::Journal => "The journal: transactions, their proofs, the write gate.",
             Self::UndoRedo => "The editor's undo history; undo and redo.",
             Self::Toolsets => "List toolsets; enable or disable them.",
-            Self::SceneFiles => "Open, create, save, close and reload scenes in the editor.",
+            Self::SceneFiles => {
+                "Open, create, save, close and reload scenes in the editor; save all; list open \
+                 scenes."
+            }
             Self::SceneEdit => {
                 "Edit nodes of the edited scene: create, delete, rename, move, duplicate, \
-                 set properties, signals, batches."
+                 instance scenes, groups, editable children, set properties, signals, batches; \
+                 live reads of properties, property lists, connections; the selection."
             }
             Self::ScriptEdit => "Create, write and patch scripts; attach or detach them.",
             Self::ResourceEdit => "Create, edit, canonicalize and delete .tres resources.",
@@ -372,9 +380,15 @@ impl Toolset {
             Self::SceneInspect => {
                 "One node of a saved scene: its groups, signal connections, stored properties."
             }
-            Self::Animation => "Read animation libraries, animations, tracks and keys from disk.",
+            Self::Animation => {
+                "Animations: read libraries, tracks and keys from disk; add and remove \
+                 animations, tracks and keys in the editor; read them back live."
+            }
             Self::Audio => "Read the audio bus layout as Godot loads it.",
-            Self::Theme => "Read Theme resources: colors, constants, fonts, styleboxes by type.",
+            Self::Theme => {
+                "Theme resources: read, and set colors, constants, fonts, font sizes, icons, \
+                 styleboxes by type."
+            }
             Self::Tilemap => {
                 "TileMapLayer cells and TileSet sources from disk; in the live editor, set, fill, \
                  clear and read cells, add TileSet atlas sources, physics layers, terrain sets."
@@ -405,6 +419,9 @@ impl Toolset {
             Self::Spatial => {
                 "3D scenes: mesh instances, cameras, lights, WorldEnvironment settings, GridMap \
                  cells, MeshLibrary items."
+            }
+            Self::Ui => {
+                "Controls in the edited scene: theme overrides, anchors presets, containers."
             }
         }
     }

@@ -23,6 +23,7 @@ use crate::state::AppState;
 
 pub mod analysis;
 pub mod animation;
+pub mod animation_edit;
 pub mod audio;
 pub mod batch;
 pub mod classref;
@@ -37,6 +38,7 @@ pub mod project;
 pub mod recipes;
 pub mod runtime;
 pub mod scene_disk;
+pub mod scene_more;
 pub mod scenes;
 pub mod screenshots;
 pub mod scripts_more;
@@ -48,6 +50,7 @@ pub mod tilemap;
 pub mod tilemap_edit;
 pub mod toolsets;
 pub mod transactions;
+pub mod ui;
 
 /// What a handler returns: a JSON object for `structuredContent`.
 pub type ToolResult = Result<Value, ToolError>;
@@ -525,6 +528,9 @@ impl Registry {
             .chain(particles::tools())
             .chain(spatial::tools())
             .chain(tilemap_edit::tools())
+            .chain(scene_more::tools())
+            .chain(animation_edit::tools())
+            .chain(ui::tools())
         {
             r.add(def);
         }

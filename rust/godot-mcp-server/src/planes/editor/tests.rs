@@ -858,6 +858,75 @@ mod transactions {
             (
                 "set_tileset_terrain_set",
                 json!({"node": "A", "mode": "sides", "terrains": [{"name": "g", "color": [0, 1, 0, 1]}]}),
+            (
+                "instance_scene",
+                json!({"parent": ".", "scene": "res://p.tscn"}),
+            ),
+            ("add_to_group", json!({"node": "A", "group": "g"})),
+            (
+                "remove_from_group",
+                json!({"node": "A", "group": "g", "confirm": true}),
+            ),
+            (
+                "set_editable_children",
+                json!({"node": "A", "editable": true, "confirm": true}),
+            ),
+            ("save_all_scenes", json!({"confirm": true})),
+            (
+                "add_animation",
+                json!({"player": "A", "name": "w", "length": 1.0}),
+            ),
+            (
+                "remove_animation",
+                json!({"player": "A", "animation": "w", "confirm": true}),
+            ),
+            (
+                "add_animation_track",
+                json!({"player": "A", "animation": "w", "track_type": "value", "path": "B:visible"}),
+            ),
+            (
+                "remove_animation_track",
+                json!({"player": "A", "animation": "w", "track": 0, "confirm": true}),
+            ),
+            (
+                "insert_animation_key",
+                json!({"player": "A", "animation": "w", "track": 0, "time": 0.0, "value": true}),
+            ),
+            (
+                "remove_animation_key",
+                json!({"player": "A", "animation": "w", "track": 0, "time": 0.0, "confirm": true}),
+            ),
+            (
+                "add_state_machine_state",
+                json!({"tree": "A", "name": "Idle", "animation": "idle"}),
+            ),
+            (
+                "connect_state_machine_states",
+                json!({"tree": "A", "from": "Start", "to": "Idle"}),
+            ),
+            (
+                "add_blend_tree_node",
+                json!({"tree": "A", "name": "Mix", "node_type": "AnimationNodeBlend2"}),
+            ),
+            (
+                "connect_blend_tree_nodes",
+                json!({"tree": "A", "to": "output", "port": 0, "from": "Mix"}),
+            ),
+            (
+                "set_theme_item",
+                json!({"path": RES, "theme_type": "Button", "kind": "constant", "name": "h_separation", "value": 4}),
+            ),
+            (
+                "set_theme_override",
+                json!({"node": "A", "kind": "font_size", "name": "font_size", "value": 20}),
+            ),
+            (
+                "set_anchors_preset",
+                json!({"node": "A", "preset": "full_rect"}),
+            ),
+            (
+                "add_container",
+                json!({"parent": ".", "type": "VBoxContainer", "name": "V", "separation": 4}),
             ),
         ]
     }
@@ -890,7 +959,7 @@ mod transactions {
                 "every editor tool with dry_run is compared"
             );
             for (tool, args) in table {
-                if active.is_empty() && tool == "save_scene" {
+                if active.is_empty() && (tool == "save_scene" || tool == "save_all_scenes") {
                     continue; // refused up front: no file to save to
                 }
                 let mut dry = args.clone();

@@ -1,0 +1,1095 @@
+//! The authoring commands (`godot_mcp_protocol::commands::AUTHORING`): scene editing beyond
+//! nodes and properties, animation, theme and UI. Decoded here, before anything runs, so
+//! that the add-on's executors (`godot-mcp-editor/src/authoring.rs`) receive only
+//! well-formed requests: a bad one is `invalid_params` with `effect: unchanged`.
+
+use godot_mcp_protocol::commands as c;
+use godot_mcp_protocol::{BridgeError, ErrorCode, ErrorEffect};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value as Json;
+
+use crate::value::Value;
+
+/// An animation track's kind, as Godot's `Animation.TrackType` numbers it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TrackKind {
+    Value,
+    #[serde(rename = "position_3d")]
+    Position3d,
+    #[serde(rename = "rotation_3d")]
+    Rotation3d,
+    #[serde(rename = "scale_3d")]
+    Scale3d,
+    BlendShape,
+    Method,
+    Bezier,
+    Audio,
+    Animation,
+}
+
+impl TrackKind {
+    /// `Animation.TrackType`'s ordinal.
+    pub fn ord(self) -> i32 {
+        self as i32
+    }
+
+    /// The name for an ordinal (a track read back).
+    pub fn name_of(ord: i32) -> &'static str {
+        match ord {
+            0 => "value",
+            1 => "position_3d",
+            2 => "rotation_3d",
+            3 => "scale_3d",
+            4 => "blend_shape",
+            5 => "method",
+            6 => "bezier",
+            7 => "audio",
+            8 => "animation",
+            _ => "unknown",
+        }
+    }
+}
+
+/// `Animation.LoopMode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum LoopMode {
+    #[default]
+    None,
+    Linear,
+    Pingpong,
+}
+
+impl LoopMode {
+    pub fn ord(self) -> i32 {
+        self as i32
+    }
+
+    pub fn name_of(ord: i32) -> &'static str {
+        match ord {
+            1 => "linear",
+            2 => "pingpong",
+            _ => "none",
+        }
+    }
+}
+
+/// Which graph of an AnimationTree a node is added to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Graph {
+    StateMachine,
+    BlendTree,
+}
+
+impl Graph {
+    /// The graph's Godot class.
+    pub fn class(self) -> &'static str {
+        match self {
+            Graph::StateMachine => "AnimationNodeStateMachine",
+            Graph::BlendTree => "AnimationNodeBlendTree",
+        }
+    }
+}
+
+/// A theme item's kind, as `Theme.DataType` numbers it, with the prefix of a Control's
+/// override property (`theme_override_colors/font_color`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ThemeKind {
+    Color,
+    Constant,
+    Font,
+    FontSize,
+    Icon,
+    Stylebox,
+}
+
+impl ThemeKind {
+    /// `Theme.DataType`'s ordinal.
+    pub fn ord(self) -> i32 {
+        self as i32
+    }
+
+    /// The Control property an override of this kind is stored under.
+    pub fn override_property(self, name: &str) -> String {
+        let group = match self {
+            ThemeKind::Color => "colors",
+            ThemeKind::Constant => "constants",
+            ThemeKind::Font => "fonts",
+            ThemeKind::FontSize => "font_sizes",
+            ThemeKind::Icon => "icons",
+            ThemeKind::Stylebox => "styles",
+        };
+        format!("theme_override_{group}/{name}")
+    }
+}
+
+/// A theme item's value, checked against its kind.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ThemeValue {
+    /// A color, constant or font size.
+    Plain(Value),
+    /// A font, icon or stylebox saved in its own file.
+    File(String),
+    /// A new StyleBoxFlat with these properties (embedded where it is stored).
+    StyleBoxFlat(Vec<(String, Value)>),
+    /// Remove the item (overrides only).
+    Remove,
+}
+
+/// What `control.add_container` creates.
+pub const CONTAINER_TYPES: [&str; 10] = [
+    "HBoxContainer",
+    "VBoxContainer",
+    "GridContainer",
+    "MarginContainer",
+    "CenterContainer",
+    "PanelContainer",
+    "ScrollContainer",
+    "HFlowContainer",
+    "VFlowContainer",
+    "AspectRatioContainer",
+];
+
+/// Control layout presets by name, as `Control.LayoutPreset` numbers them.
+pub const LAYOUT_PRESETS: [&str; 16] = [
+    "top_left",
+    "top_right",
+    "bottom_left",
+    "bottom_right",
+    "center_left",
+    "center_top",
+    "center_right",
+    "center_bottom",
+    "center",
+    "left_wide",
+    "top_wide",
+    "right_wide",
+    "bottom_wide",
+    "vcenter_wide",
+    "hcenter_wide",
+    "full_rect",
+];
+
+/// One decoded authoring request.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Authoring {
+    NodeInstance {
+        parent: String,
+        scene: String,
+        name: Option<String>,
+    },
+    NodeGroup {
+        node: String,
+        group: String,
+        add: bool,
+    },
+    EditableChildren {
+        node: String,
+        editable: bool,
+    },
+    Select {
+        nodes: Vec<String>,
+    },
+    Selection,
+    SaveAll,
+    Connections {
+        node: String,
+    },
+    Properties {
+        node: String,
+        /// The property list (types, hints, usage) instead of the values.
+        list: bool,
+        offset: usize,
+        limit: usize,
+    },
+    AnimationAdd {
+        player: String,
+        library: String,
+        name: String,
+        length: f64,
+        loop_mode: LoopMode,
+    },
+    AnimationRemove {
+        player: String,
+        animation: String,
+    },
+    TrackAdd {
+        player: String,
+        animation: String,
+        kind: TrackKind,
+        path: String,
+    },
+    TrackRemove {
+        player: String,
+        animation: String,
+        track: i32,
+    },
+    KeyInsert {
+        player: String,
+        animation: String,
+        track: i32,
+        time: f64,
+        value: Value,
+        transition: f64,
+    },
+    KeyRemove {
+        player: String,
+        animation: String,
+        track: i32,
+        time: f64,
+    },
+    AnimationGet {
+        player: String,
+        animation: String,
+        max_keys: usize,
+    },
+    TreeAddNode {
+        tree: String,
+        /// The nested graph's path ("a/b"), "" for the tree's root.
+        parent: String,
+        graph: Graph,
+        name: String,
+        node_type: String,
+        animation: Option<String>,
+        position: [f64; 2],
+    },
+    TreeConnect {
+        tree: String,
+        state_machine: String,
+        from: String,
+        to: String,
+        /// `AnimationNodeStateMachineTransition.SwitchMode`.
+        switch_mode: i32,
+        /// `AnimationNodeStateMachineTransition.AdvanceMode`.
+        advance_mode: i32,
+        advance_condition: Option<String>,
+        xfade_time: f64,
+    },
+    TreeBlendConnect {
+        tree: String,
+        blend_tree: String,
+        /// The consuming node (`output` is the blend tree's result).
+        to: String,
+        port: i32,
+        /// The producing node.
+        from: String,
+    },
+    ThemeSetItem {
+        path: String,
+        theme_type: String,
+        kind: ThemeKind,
+        name: String,
+        value: ThemeValue,
+    },
+    ThemeOverride {
+        node: String,
+        kind: ThemeKind,
+        name: String,
+        value: ThemeValue,
+    },
+    /// The editor's anchor preset menu: anchors layout mode, then the preset's anchors,
+    /// offsets (as Godot computes them) and grow direction.
+    AnchorsPreset {
+        node: String,
+        /// `Control.LayoutPreset`'s ordinal.
+        preset: i32,
+    },
+    AddContainer {
+        parent: String,
+        container_type: String,
+        name: String,
+        separation: Option<i64>,
+        columns: Option<i64>,
+        margin: Option<i64>,
+    },
+}
+
+fn invalid(msg: impl Into<String>) -> BridgeError {
+    BridgeError::new(ErrorCode::InvalidParams, msg).with_effect(ErrorEffect::Unchanged)
+}
+
+fn params<T: DeserializeOwned>(cmd: &str, p: &Json) -> Result<T, BridgeError> {
+    let p = if p.is_null() {
+        Json::Object(Default::default())
+    } else {
+        p.clone()
+    };
+    serde_json::from_value(p).map_err(|e| invalid(format!("{cmd}: {e}")))
+}
+
+fn res_path(p: &str) -> Result<(), BridgeError> {
+    if p.starts_with("res://") && !p.split('/').any(|s| s == "..") {
+        Ok(())
+    } else {
+        Err(invalid(format!(
+            "{p:?} is not a res:// path inside the project"
+        )))
+    }
+}
+
+fn name_ok(what: &str, name: &str) -> Result<(), BridgeError> {
+    if name.is_empty() || name.contains(['/', ':', '@', '%', '.', '"', '[', ']', ',']) {
+        return Err(invalid(format!("{name:?} is not a valid {what} name")));
+    }
+    Ok(())
+}
+
+fn finite(what: &str, v: f64) -> Result<f64, BridgeError> {
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err(invalid(format!("{what} must be a finite number")))
+    }
+}
+
+/// A theme value checked against its kind. `removable`: `null` removes (overrides).
+pub fn theme_value(kind: ThemeKind, v: &Json, removable: bool) -> Result<ThemeValue, BridgeError> {
+    if v.is_null() {
+        return if removable {
+            Ok(ThemeValue::Remove)
+        } else {
+            Err(invalid("value: null removes only an override"))
+        };
+    }
+    let parsed = || Value::from_json(v).map_err(|e| invalid(format!("value: {e}")));
+    match kind {
+        ThemeKind::Color => match parsed()? {
+            c @ Value::Color(_) => Ok(ThemeValue::Plain(c)),
+            _ => Err(invalid(
+                "value: a color is {\"$type\": \"Color\", \"r\", \"g\", \"b\", \"a\"}",
+            )),
+        },
+        ThemeKind::Constant | ThemeKind::FontSize => match v.as_i64() {
+            Some(i) if kind == ThemeKind::Constant || i > 0 => Ok(ThemeValue::Plain(Value::Int(i))),
+            _ => Err(invalid(if kind == ThemeKind::Constant {
+                "value: a constant is an integer"
+            } else {
+                "value: a font size is a positive integer"
+            })),
+        },
+        ThemeKind::Font | ThemeKind::Icon => match v.as_str() {
+            Some(p) => {
+                res_path(p)?;
+                Ok(ThemeValue::File(p.into()))
+            }
+            None => Err(invalid("value: a font or icon is its res:// file")),
+        },
+        ThemeKind::Stylebox => match v {
+            Json::String(p) => {
+                res_path(p)?;
+                Ok(ThemeValue::File(p.clone()))
+            }
+            Json::Object(props) => {
+                let mut out = Vec::with_capacity(props.len());
+                for (k, pv) in props {
+                    let val =
+                        Value::from_json(pv).map_err(|e| invalid(format!("value.{k}: {e}")))?;
+                    out.push((k.clone(), val));
+                }
+                Ok(ThemeValue::StyleBoxFlat(out))
+            }
+            _ => Err(invalid(
+                "value: a stylebox is its res:// file or an object of StyleBoxFlat properties",
+            )),
+        },
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Instance {
+    parent: String,
+    scene: String,
+    #[serde(default)]
+    name: Option<String>,
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Group {
+    node: String,
+    group: String,
+    add: bool,
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Editable {
+    node: String,
+    editable: bool,
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Select {
+    nodes: Vec<String>,
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Empty {}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NodeArg {
+    node: String,
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Props {
+    node: String,
+    #[serde(default)]
+    list: bool,
+    #[serde(default)]
+    offset: usize,
+    #[serde(default = "default_limit")]
+    limit: usize,
+}
+fn default_limit() -> usize {
+    500
+}
+/// Largest page of a property read.
+pub const MAX_PROPERTY_PAGE: usize = 2000;
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AnimAdd {
+    player: String,
+    #[serde(default)]
+    library: String,
+    name: String,
+    length: f64,
+    #[serde(default)]
+    loop_mode: LoopMode,
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AnimRef {
+    player: String,
+    animation: String,
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AnimGet {
+    player: String,
+    animation: String,
+    #[serde(default = "default_max_keys")]
+    max_keys: usize,
+}
+fn default_max_keys() -> usize {
+    1000
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TrackAdd {
+    player: String,
+    animation: String,
+    track_type: TrackKind,
+    path: String,
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TrackRef {
+    player: String,
+    animation: String,
+    track: i32,
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct KeyInsert {
+    player: String,
+    animation: String,
+    track: i32,
+    time: f64,
+    value: Json,
+    #[serde(default = "one")]
+    transition: f64,
+}
+fn one() -> f64 {
+    1.0
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct KeyRef {
+    player: String,
+    animation: String,
+    track: i32,
+    time: f64,
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TreeNode {
+    tree: String,
+    #[serde(default)]
+    parent: String,
+    graph: Graph,
+    name: String,
+    node_type: String,
+    #[serde(default)]
+    animation: Option<String>,
+    #[serde(default)]
+    position: [f64; 2],
+}
+/// Switch modes by name, as `AnimationNodeStateMachineTransition.SwitchMode` numbers them.
+pub const SWITCH_MODES: [&str; 3] = ["immediate", "sync", "at_end"];
+/// Advance modes by name (`AnimationNodeStateMachineTransition.AdvanceMode`).
+pub const ADVANCE_MODES: [&str; 3] = ["disabled", "enabled", "auto"];
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TreeConnect {
+    tree: String,
+    #[serde(default)]
+    state_machine: String,
+    from: String,
+    to: String,
+    #[serde(default = "default_switch")]
+    switch_mode: String,
+    #[serde(default = "default_advance")]
+    advance_mode: String,
+    #[serde(default)]
+    advance_condition: Option<String>,
+    #[serde(default)]
+    xfade_time: f64,
+}
+fn default_switch() -> String {
+    "immediate".into()
+}
+fn default_advance() -> String {
+    "enabled".into()
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BlendConnect {
+    tree: String,
+    #[serde(default)]
+    blend_tree: String,
+    to: String,
+    port: i32,
+    from: String,
+}
+
+fn named(what: &str, list: &[&str], v: &str) -> Result<i32, BridgeError> {
+    list.iter()
+        .position(|n| *n == v)
+        .map(|i| i as i32)
+        .ok_or_else(|| invalid(format!("{what} {v:?}: one of {}", list.join(", "))))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ThemeItem {
+    path: String,
+    theme_type: String,
+    kind: ThemeKind,
+    name: String,
+    value: Json,
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Override {
+    node: String,
+    kind: ThemeKind,
+    name: String,
+    value: Json,
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Anchors {
+    node: String,
+    preset: String,
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Container {
+    parent: String,
+    #[serde(rename = "type")]
+    container_type: String,
+    name: String,
+    #[serde(default)]
+    separation: Option<i64>,
+    #[serde(default)]
+    columns: Option<i64>,
+    #[serde(default)]
+    margin: Option<i64>,
+}
+
+fn track_index(t: i32) -> Result<i32, BridgeError> {
+    if t < 0 {
+        return Err(invalid("track must be 0 or more"));
+    }
+    Ok(t)
+}
+
+/// Decode an authoring command; `None` when `cmd` is not one.
+pub fn decode(cmd: &str, p: &Json) -> Option<Result<Authoring, BridgeError>> {
+    if !c::AUTHORING.contains(&cmd) {
+        return None;
+    }
+    Some(decode_known(cmd, p))
+}
+
+fn decode_known(cmd: &str, p: &Json) -> Result<Authoring, BridgeError> {
+    Ok(match cmd {
+        c::NODE_INSTANCE => {
+            let a: Instance = params(cmd, p)?;
+            res_path(&a.scene)?;
+            if let Some(n) = &a.name {
+                name_ok("node", n)?;
+            }
+            Authoring::NodeInstance {
+                parent: a.parent,
+                scene: a.scene,
+                name: a.name,
+            }
+        }
+        c::NODE_GROUP => {
+            let a: Group = params(cmd, p)?;
+            if a.group.trim().is_empty() {
+                return Err(invalid("group must not be empty"));
+            }
+            Authoring::NodeGroup {
+                node: a.node,
+                group: a.group,
+                add: a.add,
+            }
+        }
+        c::NODE_EDITABLE_CHILDREN => {
+            let a: Editable = params(cmd, p)?;
+            Authoring::EditableChildren {
+                node: a.node,
+                editable: a.editable,
+            }
+        }
+        c::EDITOR_SELECT => Authoring::Select {
+            nodes: params::<Select>(cmd, p)?.nodes,
+        },
+        c::EDITOR_SELECTION => params::<Empty>(cmd, p).map(|_| Authoring::Selection)?,
+        c::SCENE_SAVE_ALL => params::<Empty>(cmd, p).map(|_| Authoring::SaveAll)?,
+        c::NODE_CONNECTIONS => Authoring::Connections {
+            node: params::<NodeArg>(cmd, p)?.node,
+        },
+        c::NODE_PROPERTIES => {
+            let a: Props = params(cmd, p)?;
+            if a.limit == 0 || a.limit > MAX_PROPERTY_PAGE {
+                return Err(invalid(format!("limit must be 1..={MAX_PROPERTY_PAGE}")));
+            }
+            Authoring::Properties {
+                node: a.node,
+                list: a.list,
+                offset: a.offset,
+                limit: a.limit,
+            }
+        }
+        c::ANIMATION_ADD => {
+            let a: AnimAdd = params(cmd, p)?;
+            name_ok("animation", &a.name)?;
+            if !a.library.is_empty() {
+                name_ok("library", &a.library)?;
+            }
+            if finite("length", a.length)? <= 0.0 {
+                return Err(invalid("length must be above 0 seconds"));
+            }
+            Authoring::AnimationAdd {
+                player: a.player,
+                library: a.library,
+                name: a.name,
+                length: a.length,
+                loop_mode: a.loop_mode,
+            }
+        }
+        c::ANIMATION_REMOVE => {
+            let a: AnimRef = params(cmd, p)?;
+            Authoring::AnimationRemove {
+                player: a.player,
+                animation: a.animation,
+            }
+        }
+        c::ANIMATION_TRACK_ADD => {
+            let a: TrackAdd = params(cmd, p)?;
+            if a.path.is_empty() {
+                return Err(invalid(
+                    "path must name a node (and property), e.g. Sprite2D:modulate",
+                ));
+            }
+            Authoring::TrackAdd {
+                player: a.player,
+                animation: a.animation,
+                kind: a.track_type,
+                path: a.path,
+            }
+        }
+        c::ANIMATION_TRACK_REMOVE => {
+            let a: TrackRef = params(cmd, p)?;
+            Authoring::TrackRemove {
+                player: a.player,
+                animation: a.animation,
+                track: track_index(a.track)?,
+            }
+        }
+        c::ANIMATION_KEY_INSERT => {
+            let a: KeyInsert = params(cmd, p)?;
+            if finite("time", a.time)? < 0.0 {
+                return Err(invalid("time must be 0 or more"));
+            }
+            Authoring::KeyInsert {
+                value: Value::from_json(&a.value).map_err(|e| invalid(format!("value: {e}")))?,
+                player: a.player,
+                animation: a.animation,
+                track: track_index(a.track)?,
+                time: a.time,
+                transition: finite("transition", a.transition)?,
+            }
+        }
+        c::ANIMATION_KEY_REMOVE => {
+            let a: KeyRef = params(cmd, p)?;
+            Authoring::KeyRemove {
+                player: a.player,
+                animation: a.animation,
+                track: track_index(a.track)?,
+                time: finite("time", a.time)?,
+            }
+        }
+        c::ANIMATION_GET => {
+            let a: AnimGet = params(cmd, p)?;
+            Authoring::AnimationGet {
+                player: a.player,
+                animation: a.animation,
+                max_keys: a.max_keys,
+            }
+        }
+        c::ANIMATION_TREE_ADD_NODE => {
+            let a: TreeNode = params(cmd, p)?;
+            name_ok("graph node", &a.name)?;
+            if !a.node_type.starts_with("AnimationNode") {
+                return Err(invalid(format!(
+                    "node_type {:?} is not an AnimationNode class",
+                    a.node_type
+                )));
+            }
+            finite("position.x", a.position[0])?;
+            finite("position.y", a.position[1])?;
+            Authoring::TreeAddNode {
+                tree: a.tree,
+                parent: a.parent,
+                graph: a.graph,
+                name: a.name,
+                node_type: a.node_type,
+                animation: a.animation,
+                position: a.position,
+            }
+        }
+        c::ANIMATION_TREE_CONNECT => {
+            let a: TreeConnect = params(cmd, p)?;
+            if finite("xfade_time", a.xfade_time)? < 0.0 {
+                return Err(invalid("xfade_time must be 0 or more"));
+            }
+            Authoring::TreeConnect {
+                switch_mode: named("switch_mode", &SWITCH_MODES, &a.switch_mode)?,
+                advance_mode: named("advance_mode", &ADVANCE_MODES, &a.advance_mode)?,
+                tree: a.tree,
+                state_machine: a.state_machine,
+                from: a.from,
+                to: a.to,
+                advance_condition: a.advance_condition.filter(|c| !c.is_empty()),
+                xfade_time: a.xfade_time,
+            }
+        }
+        c::ANIMATION_TREE_BLEND_CONNECT => {
+            let a: BlendConnect = params(cmd, p)?;
+            if a.port < 0 {
+                return Err(invalid("port must be 0 or more"));
+            }
+            if a.from == a.to {
+                return Err(invalid("a node cannot feed itself"));
+            }
+            Authoring::TreeBlendConnect {
+                tree: a.tree,
+                blend_tree: a.blend_tree,
+                to: a.to,
+                port: a.port,
+                from: a.from,
+            }
+        }
+        c::THEME_SET_ITEM => {
+            let a: ThemeItem = params(cmd, p)?;
+            res_path(&a.path)?;
+            name_ok("theme type", &a.theme_type)?;
+            name_ok("theme item", &a.name)?;
+            Authoring::ThemeSetItem {
+                value: theme_value(a.kind, &a.value, false)?,
+                path: a.path,
+                theme_type: a.theme_type,
+                kind: a.kind,
+                name: a.name,
+            }
+        }
+        c::CONTROL_THEME_OVERRIDE => {
+            let a: Override = params(cmd, p)?;
+            name_ok("theme item", &a.name)?;
+            Authoring::ThemeOverride {
+                value: theme_value(a.kind, &a.value, true)?,
+                node: a.node,
+                kind: a.kind,
+                name: a.name,
+            }
+        }
+        c::CONTROL_ANCHORS_PRESET => {
+            let a: Anchors = params(cmd, p)?;
+            let preset = LAYOUT_PRESETS
+                .iter()
+                .position(|n| *n == a.preset)
+                .ok_or_else(|| {
+                    invalid(format!(
+                        "preset {:?}: one of {}",
+                        a.preset,
+                        LAYOUT_PRESETS.join(", ")
+                    ))
+                })?;
+            Authoring::AnchorsPreset {
+                node: a.node,
+                preset: preset as i32,
+            }
+        }
+        c::CONTROL_ADD_CONTAINER => {
+            let a: Container = params(cmd, p)?;
+            name_ok("node", &a.name)?;
+            if !CONTAINER_TYPES.contains(&a.container_type.as_str()) {
+                return Err(invalid(format!(
+                    "type {:?}: one of {}",
+                    a.container_type,
+                    CONTAINER_TYPES.join(", ")
+                )));
+            }
+            let t = a.container_type.as_str();
+            let fits = |field: &str, ok: bool| {
+                if ok {
+                    Ok(())
+                } else {
+                    Err(invalid(format!("{field} does not apply to a {t}")))
+                }
+            };
+            if a.separation.is_some() {
+                fits(
+                    "separation",
+                    matches!(
+                        t,
+                        "HBoxContainer"
+                            | "VBoxContainer"
+                            | "GridContainer"
+                            | "HFlowContainer"
+                            | "VFlowContainer"
+                    ),
+                )?;
+            }
+            if let Some(n) = a.columns {
+                fits("columns", t == "GridContainer")?;
+                if n < 1 {
+                    return Err(invalid("columns must be 1 or more"));
+                }
+            }
+            if a.margin.is_some() {
+                fits("margin", t == "MarginContainer")?;
+            }
+            Authoring::AddContainer {
+                parent: a.parent,
+                container_type: a.container_type,
+                name: a.name,
+                separation: a.separation,
+                columns: a.columns,
+                margin: a.margin,
+            }
+        }
+        other => unreachable!("{other} is in AUTHORING but not decoded"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn every_authoring_command_decodes_from_its_documented_params() {
+        let examples = [
+            (
+                c::NODE_INSTANCE,
+                json!({"parent": ".", "scene": "res://p.tscn"}),
+            ),
+            (
+                c::NODE_GROUP,
+                json!({"node": "A", "group": "g", "add": true}),
+            ),
+            (
+                c::NODE_EDITABLE_CHILDREN,
+                json!({"node": "P", "editable": true}),
+            ),
+            (c::EDITOR_SELECT, json!({"nodes": ["A", "B"]})),
+            (c::EDITOR_SELECTION, json!({})),
+            (c::SCENE_SAVE_ALL, json!(null)),
+            (c::NODE_CONNECTIONS, json!({"node": "A"})),
+            (c::NODE_PROPERTIES, json!({"node": "A", "list": true})),
+            (
+                c::ANIMATION_ADD,
+                json!({"player": "AP", "name": "walk", "length": 1.5, "loop_mode": "linear"}),
+            ),
+            (
+                c::ANIMATION_REMOVE,
+                json!({"player": "AP", "animation": "walk"}),
+            ),
+            (
+                c::ANIMATION_TRACK_ADD,
+                json!({"player": "AP", "animation": "walk", "track_type": "position_3d", "path": "Mesh"}),
+            ),
+            (
+                c::ANIMATION_TRACK_REMOVE,
+                json!({"player": "AP", "animation": "walk", "track": 0}),
+            ),
+            (
+                c::ANIMATION_KEY_INSERT,
+                json!({"player": "AP", "animation": "walk", "track": 0, "time": 0.5, "value": 1}),
+            ),
+            (
+                c::ANIMATION_KEY_REMOVE,
+                json!({"player": "AP", "animation": "walk", "track": 0, "time": 0.5}),
+            ),
+            (
+                c::ANIMATION_GET,
+                json!({"player": "AP", "animation": "walk"}),
+            ),
+            (
+                c::ANIMATION_TREE_ADD_NODE,
+                json!({"tree": "AT", "graph": "state_machine", "name": "Idle", "node_type": "AnimationNodeAnimation", "animation": "idle"}),
+            ),
+            (
+                c::ANIMATION_TREE_CONNECT,
+                json!({"tree": "AT", "from": "Start", "to": "Idle", "advance_mode": "auto"}),
+            ),
+            (
+                c::ANIMATION_TREE_BLEND_CONNECT,
+                json!({"tree": "AT", "blend_tree": "Mixer", "to": "output", "port": 0, "from": "Blend"}),
+            ),
+            (
+                c::THEME_SET_ITEM,
+                json!({"path": "res://t.tres", "theme_type": "Button", "kind": "stylebox", "name": "normal", "value": {"bg_color": {"$type": "Color", "r": 1, "g": 0, "b": 0, "a": 1}}}),
+            ),
+            (
+                c::CONTROL_THEME_OVERRIDE,
+                json!({"node": "L", "kind": "font_size", "name": "font_size", "value": 20}),
+            ),
+            (
+                c::CONTROL_ANCHORS_PRESET,
+                json!({"node": "L", "preset": "full_rect"}),
+            ),
+            (
+                c::CONTROL_ADD_CONTAINER,
+                json!({"parent": ".", "type": "GridContainer", "name": "G", "columns": 3, "separation": 4}),
+            ),
+        ];
+        assert_eq!(examples.len(), c::AUTHORING.len());
+        for (cmd, p) in examples {
+            decode(cmd, &p)
+                .expect("an authoring command")
+                .unwrap_or_else(|e| panic!("{cmd}: {e:?}"));
+        }
+        assert!(decode(c::NODE_CREATE, &json!({})).is_none());
+        assert_eq!(
+            decode(
+                c::CONTROL_ANCHORS_PRESET,
+                &json!({"node": "L", "preset": "full_rect"})
+            )
+            .unwrap()
+            .unwrap(),
+            Authoring::AnchorsPreset {
+                node: "L".into(),
+                preset: 15,
+            }
+        );
+        assert_eq!(TrackKind::Position3d.ord(), 1);
+        assert_eq!(TrackKind::name_of(TrackKind::Audio.ord()), "audio");
+        assert_eq!(ThemeKind::Stylebox.ord(), 5);
+        assert_eq!(
+            ThemeKind::FontSize.override_property("font_size"),
+            "theme_override_font_sizes/font_size"
+        );
+    }
+
+    #[test]
+    fn bad_authoring_requests_get_structured_errors() {
+        let cases = [
+            (
+                c::NODE_INSTANCE,
+                json!({"parent": ".", "scene": "/etc/x.tscn"}),
+            ),
+            (
+                c::NODE_GROUP,
+                json!({"node": "A", "group": " ", "add": true}),
+            ),
+            (
+                c::ANIMATION_ADD,
+                json!({"player": "AP", "name": "walk", "length": 0}),
+            ),
+            (
+                c::ANIMATION_ADD,
+                json!({"player": "AP", "name": "a/b", "length": 1}),
+            ),
+            (
+                c::ANIMATION_TRACK_ADD,
+                json!({"player": "AP", "animation": "w", "track_type": "laser", "path": "X"}),
+            ),
+            (
+                c::ANIMATION_KEY_INSERT,
+                json!({"player": "AP", "animation": "w", "track": -1, "time": 0, "value": 1}),
+            ),
+            (
+                c::ANIMATION_KEY_INSERT,
+                json!({"player": "AP", "animation": "w", "track": 0, "time": -1, "value": 1}),
+            ),
+            (
+                c::THEME_SET_ITEM,
+                json!({"path": "res://t.tres", "theme_type": "Button", "kind": "color", "name": "x", "value": 3}),
+            ),
+            (
+                c::THEME_SET_ITEM,
+                json!({"path": "res://t.tres", "theme_type": "Button", "kind": "color", "name": "x", "value": null}),
+            ),
+            (
+                c::CONTROL_THEME_OVERRIDE,
+                json!({"node": "L", "kind": "font_size", "name": "font_size", "value": 0}),
+            ),
+            (
+                c::CONTROL_ANCHORS_PRESET,
+                json!({"node": "L", "preset": "diagonal"}),
+            ),
+            (
+                c::CONTROL_ADD_CONTAINER,
+                json!({"parent": ".", "type": "Button", "name": "B"}),
+            ),
+            (
+                c::CONTROL_ADD_CONTAINER,
+                json!({"parent": ".", "type": "VBoxContainer", "name": "B", "columns": 2}),
+            ),
+            (c::NODE_PROPERTIES, json!({"node": "A", "limit": 0})),
+            (
+                c::ANIMATION_TREE_ADD_NODE,
+                json!({"tree": "AT", "graph": "state_machine", "name": "X", "node_type": "Node2D"}),
+            ),
+            (
+                c::ANIMATION_TREE_CONNECT,
+                json!({"tree": "AT", "from": "A", "to": "B", "switch_mode": "teleport"}),
+            ),
+            (
+                c::ANIMATION_TREE_BLEND_CONNECT,
+                json!({"tree": "AT", "to": "B", "port": -1, "from": "A"}),
+            ),
+            (
+                c::ANIMATION_TREE_BLEND_CONNECT,
+                json!({"tree": "AT", "to": "B", "port": 0, "from": "B"}),
+            ),
+        ];
+        for (cmd, p) in cases {
+            let e = decode(cmd, &p).unwrap().unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidParams, "{cmd} {p}: {}", e.message);
+            assert_eq!(e.effect, Some(ErrorEffect::Unchanged));
+        }
+    }
+}

@@ -1,0 +1,425 @@
+//! Animation editing in the live editor: an AnimationPlayer's (or AnimationTree's)
+//! animations, tracks and keys in the edited scene, and the live read-back. Each edit is
+//! ONE undo action on the edited scene's history (the add-on records the animation's whole
+//! state before and after), judged for persistence on the player node like any node edit.
+//! Animations saved in a file of their own are refused (edit that file). Reading a saved
+//! .tscn or .tres from disk is `get_animation` (tools/animation.rs).
+
+use godot_mcp_protocol::commands as cmd;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::safety::{SafetyClass, Toolset};
+use crate::tools::ToolDef;
+use crate::tools::editor::node_plan;
+use crate::tools::scene_more::{editor_meta, editor_read};
+
+/// Godot's `Animation.TrackType`, by name.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TrackType {
+    Value,
+    #[serde(rename = "position_3d")]
+    Position3d,
+    #[serde(rename = "rotation_3d")]
+    Rotation3d,
+    #[serde(rename = "scale_3d")]
+    Scale3d,
+    BlendShape,
+    Method,
+    Bezier,
+    Audio,
+    Animation,
+}
+
+/// `Animation.LoopMode`.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum LoopMode {
+    #[default]
+    None,
+    Linear,
+    Pingpong,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AddAnimationArgs {
+    /// AnimationPlayer/AnimationTree node path.
+    player: String,
+    /// Animation name.
+    name: String,
+    /// Library ("" is the default one; created when missing).
+    #[serde(default)]
+    library: String,
+    /// Length in seconds.
+    length: f64,
+    #[serde(default)]
+    loop_mode: LoopMode,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AnimationArgs {
+    /// AnimationPlayer/AnimationTree node path.
+    player: String,
+    /// Animation: name, or library/name.
+    animation: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GetAnimationArgs {
+    /// AnimationPlayer/AnimationTree node path.
+    player: String,
+    /// Animation: name, or library/name.
+    animation: String,
+    /// Most keys returned per track (default 1000).
+    #[serde(default)]
+    max_keys: Option<usize>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AddTrackArgs {
+    /// AnimationPlayer/AnimationTree node path.
+    player: String,
+    /// Animation: name, or library/name.
+    animation: String,
+    track_type: TrackType,
+    /// Node path from the player's root node, with :property for value/bezier tracks
+    /// (e.g. Sprite2D:modulate).
+    path: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TrackArgs {
+    /// AnimationPlayer/AnimationTree node path.
+    player: String,
+    /// Animation: name, or library/name.
+    animation: String,
+    /// Track index.
+    track: u32,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InsertKeyArgs {
+    /// AnimationPlayer/AnimationTree node path.
+    player: String,
+    /// Animation: name, or library/name.
+    animation: String,
+    /// Track index.
+    track: u32,
+    /// Key time in seconds.
+    time: f64,
+    /// Typed value as in set_node_property. position/scale: Vector3; rotation: Vector3 of
+    /// Euler radians; bezier: number; method: {"method", "args"}; audio: res:// stream.
+    value: Value,
+    /// Easing (1 linear; <1 ease out; >1 ease in).
+    #[serde(default)]
+    transition: Option<f64>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct KeyArgs {
+    /// AnimationPlayer/AnimationTree node path.
+    player: String,
+    /// Animation: name, or library/name.
+    animation: String,
+    /// Track index.
+    track: u32,
+    /// Time of the key, in seconds.
+    time: f64,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GraphNodeArgs {
+    /// AnimationTree node path.
+    tree: String,
+    /// Nested graph path (graph node names joined by /); default: the tree's root,
+    /// created when missing.
+    #[serde(default)]
+    graph: String,
+    /// Graph node name.
+    name: String,
+    /// AnimationNode class (default AnimationNodeAnimation).
+    #[serde(default)]
+    node_type: Option<String>,
+    /// AnimationNodeAnimation: the animation it plays.
+    #[serde(default)]
+    animation: Option<String>,
+    /// Position in the graph editor [x, y].
+    #[serde(default)]
+    position: Option<[f64; 2]>,
+}
+
+/// `AnimationNodeStateMachineTransition.SwitchMode`.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum SwitchMode {
+    #[default]
+    Immediate,
+    Sync,
+    AtEnd,
+}
+
+/// `AnimationNodeStateMachineTransition.AdvanceMode`.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum AdvanceMode {
+    Disabled,
+    #[default]
+    Enabled,
+    Auto,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TransitionArgs {
+    /// AnimationTree node path.
+    tree: String,
+    /// Nested state machine path; default: the tree's root.
+    #[serde(default)]
+    state_machine: String,
+    /// From state (Start included).
+    from: String,
+    /// To state (End included).
+    to: String,
+    #[serde(default)]
+    switch_mode: SwitchMode,
+    #[serde(default)]
+    advance_mode: AdvanceMode,
+    /// Condition parameter name that triggers it.
+    #[serde(default)]
+    advance_condition: Option<String>,
+    /// Cross-fade seconds.
+    #[serde(default)]
+    xfade_time: Option<f64>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BlendConnectArgs {
+    /// AnimationTree node path.
+    tree: String,
+    /// Nested blend tree path; default: the tree's root.
+    #[serde(default)]
+    blend_tree: String,
+    /// Node whose input is fed ("output" is the result).
+    to: String,
+    /// Input port of `to`.
+    port: u32,
+    /// Node whose output feeds it.
+    from: String,
+}
+
+fn graph_node(a: GraphNodeArgs, graph: &str) -> (String, Value) {
+    let p = json!({"tree": a.tree, "parent": a.graph, "graph": graph, "name": a.name,
+                   "node_type": a.node_type.unwrap_or_else(|| "AnimationNodeAnimation".into()),
+                   "animation": a.animation, "position": a.position.unwrap_or([0.0, 0.0])});
+    (a.tree, p)
+}
+
+fn wire<T: serde::Serialize>(v: T) -> Value {
+    serde_json::to_value(v).unwrap_or(Value::Null)
+}
+
+pub fn tools() -> Vec<ToolDef> {
+    use SafetyClass::*;
+    let meta = |class, name, title, description| {
+        editor_meta(Toolset::Animation, class, name, title, description)
+    };
+    vec![
+        ToolDef::planned(
+            meta(
+                Mutating,
+                "add_animation",
+                "Add an animation",
+                "Add an animation (length, loop mode) to an AnimationPlayer's library in \
+                 the edited scene (one undo action).",
+            ),
+            |state, a: AddAnimationArgs| {
+                let p = json!({"player": a.player, "library": a.library, "name": a.name,
+                               "length": a.length, "loop_mode": wire(a.loop_mode)});
+                node_plan(state, cmd::ANIMATION_ADD, "set_property", a.player, p)
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                Destructive,
+                "remove_animation",
+                "Remove an animation",
+                "Remove an animation from an AnimationPlayer in the edited scene (one undo \
+                 action).",
+            ),
+            |state, a: AnimationArgs| {
+                let p = json!({"player": a.player, "animation": a.animation});
+                node_plan(state, cmd::ANIMATION_REMOVE, "set_property", a.player, p)
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                Mutating,
+                "add_animation_track",
+                "Add an animation track",
+                "Add a track (value, position/rotation/scale 3D, bezier, method, audio…) \
+                 to an animation in the edited scene (one undo action).",
+            ),
+            |state, a: AddTrackArgs| {
+                let p = json!({"player": a.player, "animation": a.animation,
+                               "track_type": wire(a.track_type), "path": a.path});
+                node_plan(state, cmd::ANIMATION_TRACK_ADD, "set_property", a.player, p)
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                Destructive,
+                "remove_animation_track",
+                "Remove an animation track",
+                "Remove a track and its keys from an animation in the edited scene (one \
+                 undo action).",
+            ),
+            |state, a: TrackArgs| {
+                let p = json!({"player": a.player, "animation": a.animation, "track": a.track});
+                node_plan(
+                    state,
+                    cmd::ANIMATION_TRACK_REMOVE,
+                    "set_property",
+                    a.player,
+                    p,
+                )
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                Mutating,
+                "insert_animation_key",
+                "Insert an animation key",
+                "Insert a keyframe (time, typed value, transition) into a track; refused \
+                 where a key exists (one undo action).",
+            ),
+            |state, a: InsertKeyArgs| {
+                let p = json!({"player": a.player, "animation": a.animation, "track": a.track,
+                               "time": a.time, "value": a.value,
+                               "transition": a.transition.unwrap_or(1.0)});
+                node_plan(
+                    state,
+                    cmd::ANIMATION_KEY_INSERT,
+                    "set_property",
+                    a.player,
+                    p,
+                )
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                Destructive,
+                "remove_animation_key",
+                "Remove an animation key",
+                "Remove the keyframe at a time from a track (one undo action).",
+            ),
+            |state, a: KeyArgs| {
+                let p = json!({"player": a.player, "animation": a.animation, "track": a.track,
+                               "time": a.time});
+                node_plan(
+                    state,
+                    cmd::ANIMATION_KEY_REMOVE,
+                    "set_property",
+                    a.player,
+                    p,
+                )
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                Mutating,
+                "add_state_machine_state",
+                "Add a state machine state",
+                "Add a state (an AnimationNode, e.g. one playing an animation) to an \
+                 AnimationTree's state machine (one undo action).",
+            ),
+            |state, a: GraphNodeArgs| {
+                let (tree, p) = graph_node(a, "state_machine");
+                node_plan(state, cmd::ANIMATION_TREE_ADD_NODE, "set_property", tree, p)
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                Mutating,
+                "connect_state_machine_states",
+                "Connect state machine states",
+                "Add a transition between two states of an AnimationTree's state machine: \
+                 switch/advance mode, condition, cross-fade (one undo action).",
+            ),
+            |state, a: TransitionArgs| {
+                let p = json!({"tree": a.tree, "state_machine": a.state_machine, "from": a.from,
+                               "to": a.to, "switch_mode": wire(a.switch_mode),
+                               "advance_mode": wire(a.advance_mode),
+                               "advance_condition": a.advance_condition,
+                               "xfade_time": a.xfade_time.unwrap_or(0.0)});
+                node_plan(
+                    state,
+                    cmd::ANIMATION_TREE_CONNECT,
+                    "set_property",
+                    a.tree,
+                    p,
+                )
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                Mutating,
+                "add_blend_tree_node",
+                "Add a blend tree node",
+                "Add a node (Animation, Blend2, TimeScale, …) to an AnimationTree's blend \
+                 tree (one undo action).",
+            ),
+            |state, a: GraphNodeArgs| {
+                let (tree, p) = graph_node(a, "blend_tree");
+                node_plan(state, cmd::ANIMATION_TREE_ADD_NODE, "set_property", tree, p)
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                Mutating,
+                "connect_blend_tree_nodes",
+                "Connect blend tree nodes",
+                "Feed one blend tree node's output into another's input port (\"output\" is \
+                 the result); an occupied port is refused (one undo action).",
+            ),
+            |state, a: BlendConnectArgs| {
+                let p = json!({"tree": a.tree, "blend_tree": a.blend_tree, "to": a.to,
+                               "port": a.port, "from": a.from});
+                node_plan(
+                    state,
+                    cmd::ANIMATION_TREE_BLEND_CONNECT,
+                    "set_property",
+                    a.tree,
+                    p,
+                )
+            },
+        ),
+        editor_read(
+            meta(
+                ReadOnly,
+                "get_editor_animation",
+                "Get a live animation",
+                "Read an animation as the editor holds it now (unsaved edits included): \
+                 length, loop mode, tracks and keys.",
+            ),
+            cmd::ANIMATION_GET,
+            |a: &GetAnimationArgs| {
+                let mut p = json!({"player": a.player, "animation": a.animation});
+                if let Some(m) = a.max_keys {
+                    p["max_keys"] = json!(m);
+                }
+                (p, Some(a.player.clone()))
+            },
+        ),
+    ]
+}

@@ -1,0 +1,645 @@
+//! The authoring tools (scene editing, the rest; animation; theme and UI) against a REAL
+//! Godot editor with the add-on, driven through the real `godot-mcp` binary. One editor
+//! start; every tool runs against the demo project's main_2d.tscn or its theme.
+//!
+//! For each editing tool, table-driven: a dry run changes nothing (the file's bytes and the
+//! scene's undo history are as before) and reports the same `persisted`, `reason` and
+//! `hint` as the real run; the edit lands (read back live, and on disk once saved); ONE
+//! `editor_undo` restores the saved file byte for byte; `editor_redo` brings the edit back
+//! where a later step builds on it. The read tools are checked against what the scene
+//! holds. Runs when `GODOT_BIN` names a Godot 4.4+ editor; otherwise prints SKIPPED.
+
+mod support;
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+use support::*;
+
+const SCENE: &str = "res://scenes/main_2d.tscn";
+const THEME: &str = "res://resources/ui_theme.tres";
+
+fn read(project: &Path, res: &str) -> String {
+    let bytes = std::fs::read(project.join(res.trim_start_matches("res://"))).unwrap();
+    String::from_utf8(bytes).unwrap_or_else(|e| panic!("{res} is not UTF-8 text: {e}"))
+}
+
+/// A check of a real run's effect, read back live through another tool.
+type ReadBack = fn(&Value) -> bool;
+
+/// One editing tool's case.
+struct Case {
+    tool: &'static str,
+    args: Value,
+    /// The file the edit ends up in (the scene once saved, or the theme it saves).
+    file: &'static str,
+    /// A live read (tool, args) and what it must show after the real run.
+    read_back: Option<(&'static str, Value, ReadBack)>,
+    /// Text the saved file holds after the edit (`!` prefix: must not hold).
+    on_disk: &'static str,
+    /// Redo after the undo check: later cases build on this edit.
+    keep: bool,
+}
+
+fn case(tool: &'static str, args: Value) -> Case {
+    Case {
+        tool,
+        args,
+        file: SCENE,
+        read_back: None,
+        on_disk: "",
+        keep: false,
+    }
+}
+
+impl Case {
+    fn read(mut self, tool: &'static str, args: Value, ok: ReadBack) -> Self {
+        self.read_back = Some((tool, args, ok));
+        self
+    }
+    fn disk(mut self, text: &'static str) -> Self {
+        self.on_disk = text;
+        self
+    }
+    fn keep(mut self) -> Self {
+        self.keep = true;
+        self
+    }
+    fn file(mut self, f: &'static str) -> Self {
+        self.file = f;
+        self
+    }
+}
+
+async fn save(client: &Client) {
+    call_ok(client, "save_scene", json!({"confirm": true})).await;
+}
+
+async fn history_version(client: &Client) -> Value {
+    call_ok(client, "editor_history", json!({})).await["version"].clone()
+}
+
+fn anim(extra: Value) -> Value {
+    let mut a = json!({"player": "AP", "animation": "walk"});
+    a.as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
+    a
+}
+
+fn get_walk() -> Value {
+    json!({"player": "AP", "animation": "walk"})
+}
+
+fn cases() -> Vec<Case> {
+    let color = json!({"$type": "Color", "r": 1.0, "g": 0.5, "b": 0.25, "a": 1.0});
+    vec![
+        // Animation: built up step by step (each kept), then taken apart.
+        case(
+            "add_animation",
+            json!({"player": "AP", "name": "walk", "length": 1.5, "loop_mode": "linear"}),
+        )
+        .read("get_editor_animation", get_walk(), |v| {
+            v["length"] == 1.5 && v["loop_mode"] == "linear" && v["tracks"] == json!([])
+        })
+        .disk("\"walk\"")
+        .keep(),
+        case(
+            "add_animation_track",
+            anim(json!({"track_type": "value", "path": "Enemy:modulate"})),
+        )
+        .read("get_editor_animation", get_walk(), |v| {
+            v["tracks"][0]["type"] == "value" && v["tracks"][0]["path"] == "Enemy:modulate"
+        })
+        .disk("tracks/0/path = NodePath(\"Enemy:modulate\")")
+        .keep(),
+        case(
+            "insert_animation_key",
+            anim(json!({"track": 0, "time": 0.5, "value": color.clone(), "transition": 2.0})),
+        )
+        .read("get_editor_animation", get_walk(), |v| {
+            let k = &v["tracks"][0]["keys"][0];
+            k["time"] == 0.5
+                && k["transition"] == 2.0
+                && k["value"] == json!({"$type": "Color", "r": 1.0, "g": 0.5, "b": 0.25, "a": 1.0})
+        })
+        .disk("Color(1, 0.5, 0.25, 1)")
+        .keep(),
+        case(
+            "add_animation_track",
+            anim(json!({"track_type": "position_3d", "path": "Enemy"})),
+        )
+        .read("get_editor_animation", get_walk(), |v| {
+            v["tracks"][1]["type"] == "position_3d"
+        })
+        .disk("tracks/1/type = \"position_3d\"")
+        .keep(),
+        case(
+            "insert_animation_key",
+            anim(
+                json!({"track": 1, "time": 1.0, "value": {"$type": "Vector3", "x": 1.0, "y": 2.0, "z": 3.0}}),
+            ),
+        )
+        .read("get_editor_animation", get_walk(), |v| {
+            v["tracks"][1]["keys"][0]["value"]
+                == json!({"$type": "Vector3", "x": 1.0, "y": 2.0, "z": 3.0})
+        })
+        .disk("1, 1, 1, 2, 3")
+        .keep(),
+        case(
+            "add_animation_track",
+            anim(json!({"track_type": "rotation_3d", "path": "Enemy"})),
+        )
+        .read("get_editor_animation", get_walk(), |v| {
+            v["tracks"][2]["type"] == "rotation_3d"
+        })
+        .disk("tracks/2/type = \"rotation_3d\"")
+        .keep(),
+        case(
+            "insert_animation_key",
+            anim(
+                json!({"track": 2, "time": 0.0, "value": {"$type": "Vector3", "x": 0.0, "y": 0.0, "z": 0.0}}),
+            ),
+        )
+        .read("get_editor_animation", get_walk(), |v| {
+            v["tracks"][2]["key_count"] == 1
+        })
+        .disk("tracks/2/keys = PackedFloat32Array(0, 1, 0, 0, 0, 1)")
+        .keep(),
+        case(
+            "add_animation_track",
+            anim(json!({"track_type": "scale_3d", "path": "Enemy"})),
+        )
+        .read("get_editor_animation", get_walk(), |v| {
+            v["tracks"][3]["type"] == "scale_3d"
+        })
+        .disk("tracks/3/type = \"scale_3d\""),
+        case(
+            "remove_animation_key",
+            anim(json!({"track": 0, "time": 0.5, "confirm": true})),
+        )
+        .read("get_editor_animation", get_walk(), |v| {
+            v["tracks"][0]["key_count"] == 0
+        })
+        .disk("!Color(1, 0.5, 0.25, 1)"),
+        case(
+            "remove_animation_track",
+            anim(json!({"track": 0, "confirm": true})),
+        )
+        .read("get_editor_animation", get_walk(), |v| {
+            v["tracks"][0]["type"] == "position_3d"
+        })
+        .disk("!Enemy:modulate"),
+        case(
+            "remove_animation",
+            json!({"player": "AP", "animation": "walk", "confirm": true}),
+        )
+        .disk("!\"walk\""),
+        // AnimationTree: a state machine built on a new root, then a transition; a blend
+        // tree node in a nested blend tree state.
+        case(
+            "add_state_machine_state",
+            json!({"tree": "AT", "name": "Idle", "animation": "walk", "position": [100.0, 50.0]}),
+        )
+        .disk("states/Idle/node = SubResource(")
+        .keep(),
+        case(
+            "connect_state_machine_states",
+            json!({"tree": "AT", "from": "Start", "to": "Idle", "advance_mode": "auto", "xfade_time": 0.2}),
+        )
+        .disk("transitions = [\"Start\", \"Idle\", SubResource(")
+        .keep(),
+        case(
+            "add_state_machine_state",
+            json!({"tree": "AT", "name": "Mixer", "node_type": "AnimationNodeBlendTree"}),
+        )
+        .disk("states/Mixer/node = SubResource(")
+        .keep(),
+        case(
+            "add_blend_tree_node",
+            json!({"tree": "AT", "graph": "Mixer", "name": "Blend", "node_type": "AnimationNodeBlend2"}),
+        )
+        .disk("nodes/Blend/node = SubResource(")
+        .keep(),
+        case(
+            "connect_blend_tree_nodes",
+            json!({"tree": "AT", "blend_tree": "Mixer", "to": "output", "port": 0, "from": "Blend"}),
+        )
+        .disk("node_connections = [&\"output\", 0, &\"Blend\"]"),
+        // Scene editing, the rest.
+        case(
+            "instance_scene",
+            json!({"parent": "HUD", "scene": "res://scenes/player.tscn", "name": "Player2"}),
+        )
+        .read(
+            "get_node_property",
+            json!({"node": "HUD/Player2", "property": "scene_file_path"}),
+            |v| v["value"] == "res://scenes/player.tscn",
+        )
+        .disk("[node name=\"Player2\" parent=\"HUD\" instance=ExtResource("),
+        case("add_to_group", json!({"node": "Enemy", "group": "bosses"}))
+            .read("get_editor_node_properties", json!({"node": "Enemy", "limit": 1}), |v| {
+                v["node"] == "Enemy"
+            })
+            .disk("groups=[\"bosses\", \"enemies\"]"),
+        case(
+            "remove_from_group",
+            json!({"node": "HUD/ScoreLabel", "group": "hud", "confirm": true}),
+        )
+        .disk("groups=[\"persistent\"]"),
+        case(
+            "set_editable_children",
+            json!({"node": "Player", "editable": false, "confirm": true}),
+        )
+        .disk("![editable path=\"Player\"]"),
+        // UI.
+        case(
+            "set_theme_override",
+            json!({"node": "HUD/ScoreLabel", "kind": "color", "name": "font_color", "value": color}),
+        )
+        .read(
+            "get_node_property",
+            json!({"node": "HUD/ScoreLabel", "property": "theme_override_colors/font_color"}),
+            |v| v["value"]["g"] == 0.5,
+        )
+        .disk("theme_override_colors/font_color = Color(1, 0.5, 0.25, 1)"),
+        case(
+            "set_theme_override",
+            json!({"node": "HUD/ScoreLabel", "kind": "font_size", "name": "font_size", "value": null}),
+        )
+        .disk("!theme_override_font_sizes/font_size"),
+        case(
+            "set_anchors_preset",
+            json!({"node": "HUD/ScoreLabel", "preset": "full_rect"}),
+        )
+        .read(
+            "get_node_property",
+            json!({"node": "HUD/ScoreLabel", "property": "anchor_right"}),
+            |v| v["value"] == 1.0,
+        )
+        .disk("anchors_preset = 15"),
+        case(
+            "add_container",
+            json!({"parent": "HUD", "type": "GridContainer", "name": "Grid", "columns": 3, "separation": 6}),
+        )
+        .read(
+            "get_node_property",
+            json!({"node": "HUD/Grid", "property": "columns"}),
+            |v| v["value"] == 3,
+        )
+        .disk("theme_override_constants/h_separation = 6"),
+        // Theme: the tool saves the .tres itself.
+        case(
+            "set_theme_item",
+            json!({"path": THEME, "theme_type": "Button", "kind": "stylebox", "name": "normal",
+                   "value": {"bg_color": {"$type": "Color", "r": 0.2, "g": 0.3, "b": 0.4, "a": 1.0},
+                             "corner_radius_top_left": 4}}),
+        )
+        .file(THEME)
+        .read("get_theme", json!({"path": THEME, "type": "Button"}), |v| {
+            v["types"]["Button"]["styles"]["normal"]["properties"]["corner_radius_top_left"]["value"] == 4
+        })
+        .disk("Button/styles/normal = SubResource("),
+        case(
+            "set_theme_item",
+            json!({"path": THEME, "theme_type": "Label", "kind": "font_size", "name": "font_size", "value": 26}),
+        )
+        .file(THEME)
+        .read("get_theme", json!({"path": THEME, "type": "Label"}), |v| {
+            v["types"]["Label"]["font_sizes"]["font_size"]["value"] == 26
+        })
+        .disk("Label/font_sizes/font_size = 26"),
+    ]
+}
+
+async fn run_case(client: &Client, p: &Path, c: &Case) {
+    let tool = c.tool;
+    let is_scene = c.file == SCENE;
+    if is_scene {
+        save(client).await;
+    }
+    let b0 = read(p, c.file);
+    let v0 = history_version(client).await;
+
+    // A dry run changes nothing: not the file, not the undo history.
+    let mut dry = c.args.clone();
+    dry["dry_run"] = json!(true);
+    let preview = call_ok(client, tool, dry).await;
+    assert_eq!(preview["applied"], false, "{tool}: {preview}");
+    assert_eq!(
+        history_version(client).await,
+        v0,
+        "{tool}: dry run changed the history"
+    );
+    assert_eq!(read(p, c.file), b0, "{tool}: dry run wrote {}", c.file);
+
+    // The real run, and its verdict equals the preview's.
+    let real = call_ok(client, tool, c.args.clone()).await;
+    for field in ["persisted", "reason", "hint"] {
+        assert_eq!(
+            preview.get(field),
+            real.get(field),
+            "{tool}: {field} differs: preview {preview} real {real}"
+        );
+    }
+    assert_ne!(history_version(client).await, v0, "{tool}: no undo action");
+    if let Some((reader, args, ok)) = &c.read_back {
+        let got = call_ok(client, reader, args.clone()).await;
+        assert!(
+            ok(&got),
+            "{tool}: read back with {reader}: {got}\nreal run: {real}"
+        );
+    }
+    if is_scene {
+        save(client).await;
+    } else {
+        // A tool that saves a file itself: the journal recorded the file's hash before
+        // and after (what proves an error reply harmless, or quarantines a lost answer).
+        let txns = call_ok(client, "list_transactions", json!({"limit": 1000})).await;
+        let row = transaction_row(&txns, real["transaction_id"].as_str().unwrap());
+        assert_eq!(row["status"], "committed", "{tool}: {row}");
+        assert!(
+            row["proof_summary"].as_str().unwrap().contains(" before, "),
+            "{tool}: the file's pre- and post-state are recorded: {row}"
+        );
+    }
+    let b1 = read(p, c.file);
+    assert_ne!(b1, b0, "{tool}: {} unchanged", c.file);
+    match c.on_disk.strip_prefix('!') {
+        Some(absent) => assert!(!b1.contains(absent), "{tool}: {absent:?} still in\n{b1}"),
+        None => assert!(
+            b1.contains(c.on_disk),
+            "{tool}: {:?} not in\n{b1}",
+            c.on_disk
+        ),
+    }
+
+    // ONE undo restores the saved file byte for byte.
+    call_ok(client, "editor_undo", json!({})).await;
+    if is_scene {
+        save(client).await;
+    }
+    assert_eq!(
+        read(p, c.file),
+        b0,
+        "{tool}: one undo did not restore {}",
+        c.file
+    );
+    if c.keep {
+        call_ok(client, "editor_redo", json!({})).await;
+        if is_scene {
+            save(client).await;
+        }
+        assert_eq!(read(p, c.file), b1, "{tool}: redo did not restore the edit");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn real_godot_authoring_tools_edit_undo_and_preview_in_the_editor() {
+    let Some(godot) = godot_bin("the authoring tools' real-editor tests need a Godot 4.4+ editor")
+    else {
+        return;
+    };
+    let project = demo_copy();
+    let p = project.path();
+    install_addon(p);
+    run_godot(&godot, p, &["--import"]);
+    let client = connect(p).await;
+    let logs = tempfile::tempdir().unwrap();
+    let log = logs.path().join("editor.log");
+    let mut editor = start_godot_editor(&godot, p, &log);
+    let r = call_once_connected(
+        &client,
+        &mut editor,
+        &log,
+        "open_scene",
+        json!({"path": SCENE}),
+    )
+    .await;
+    assert_ne!(r.is_error, Some(true), "{:?}", r.structured_content);
+
+    // The editing tools this file covers, checked against the server's list: every editor
+    // tool with dry_run of these toolsets, and the scene tools of this family.
+    let table = cases();
+    let scene_tools = [
+        "instance_scene",
+        "add_to_group",
+        "remove_from_group",
+        "set_editable_children",
+        "save_all_scenes",
+    ];
+    let listed: std::collections::BTreeSet<String> = client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|t| {
+            let meta = &t.meta.as_ref().unwrap().0;
+            meta["effect_kind"] == "editor_runtime"
+                && meta["safety_class"] != "read_only"
+                && (["animation", "theme", "ui"].contains(&meta["toolset"].as_str().unwrap())
+                    || scene_tools.contains(&t.name.as_ref()))
+        })
+        .map(|t| t.name.to_string())
+        .collect();
+    let mut covered: std::collections::BTreeSet<String> =
+        table.iter().map(|c| c.tool.to_string()).collect();
+    covered.insert("save_all_scenes".into());
+    assert_eq!(covered, listed, "every authoring tool with dry_run is run");
+
+    // The scene the cases work in: an AnimationPlayer and an AnimationTree, saved.
+    for (ty, name) in [("AnimationPlayer", "AP"), ("AnimationTree", "AT")] {
+        call_ok(
+            &client,
+            "create_node",
+            json!({"parent": ".", "type": ty, "name": name}),
+        )
+        .await;
+    }
+    save(&client).await;
+    for c in &table {
+        run_case(&client, p, c).await;
+    }
+
+    // save_all_scenes writes the edited scene without save_scene; a dry run does not.
+    let b0 = read(p, SCENE);
+    call_ok(
+        &client,
+        "set_node_property",
+        json!({"node": "Enemy", "property": "speed", "value": 77.0}),
+    )
+    .await;
+    let preview = call_ok(
+        &client,
+        "save_all_scenes",
+        json!({"confirm": true, "dry_run": true}),
+    )
+    .await;
+    assert_eq!(read(p, SCENE), b0, "a dry run saved");
+    let saved = call_ok(&client, "save_all_scenes", json!({"confirm": true})).await;
+    for field in ["persisted", "reason", "hint"] {
+        assert_eq!(
+            preview.get(field),
+            saved.get(field),
+            "save_all_scenes: {field}"
+        );
+    }
+    assert!(
+        read(p, SCENE).contains("speed = 77.0"),
+        "save_all_scenes did not save"
+    );
+    assert!(
+        saved["scenes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s == SCENE),
+        "{saved}"
+    );
+
+    // The reads.
+    let open = call_ok(&client, "list_open_scenes", json!({})).await;
+    assert_eq!(open["active_scene"], SCENE, "{open}");
+    let sel = call_ok(
+        &client,
+        "select_nodes",
+        json!({"nodes": ["Enemy", "HUD/ScoreLabel"]}),
+    )
+    .await;
+    assert_eq!(sel["nodes"].as_array().unwrap().len(), 2, "{sel}");
+    let got = call_ok(&client, "get_selected_nodes", json!({})).await;
+    let mut names: Vec<&str> = got["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["node"].as_str().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["Enemy", "HUD/ScoreLabel"], "{got}");
+    let e = call_err(&client, "select_nodes", json!({"nodes": ["Nope"]})).await;
+    assert_eq!(e["code"], "RESOURCE_NOT_FOUND", "{e}");
+
+    let conns = call_ok(
+        &client,
+        "list_editor_signal_connections",
+        json!({"node": "."}),
+    )
+    .await;
+    let incoming = conns["incoming"].as_array().unwrap();
+    let hit = incoming
+        .iter()
+        .find(|c| c["signal"] == "hit")
+        .unwrap_or_else(|| panic!("no hit connection: {conns}"));
+    assert_eq!(hit["from"], "Player", "{conns}");
+    assert_eq!(hit["method"], "_on_player_hit");
+    assert_eq!(hit["persistent"], true);
+    let timer = call_ok(
+        &client,
+        "list_editor_signal_connections",
+        json!({"node": "SpawnTimer"}),
+    )
+    .await;
+    assert!(
+        timer["outgoing"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["signal"] == "timeout" && c["to"] == "." && c["persistent"] == true),
+        "{timer}"
+    );
+
+    let props = call_ok(
+        &client,
+        "get_editor_node_properties",
+        json!({"node": "Enemy", "limit": 2000}),
+    )
+    .await;
+    let prop = |name: &str| {
+        props["properties"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("no {name} in {props}"))
+    };
+    assert_eq!(prop("collision_layer")["value"], 4);
+    assert_eq!(prop("speed")["value"], 77.0);
+    assert_eq!(prop("position")["type"], "Vector2");
+    let list = call_ok(
+        &client,
+        "get_editor_property_list",
+        json!({"node": "Enemy", "limit": 2000}),
+    )
+    .await;
+    let layer = list["properties"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "collision_layer")
+        .cloned()
+        .unwrap_or_else(|| panic!("{list}"));
+    assert_eq!(layer["type"], "int");
+    assert!(layer["hint_string"].as_str().is_some(), "{layer}");
+    let page = call_ok(
+        &client,
+        "get_editor_property_list",
+        json!({"node": "Enemy", "limit": 3}),
+    )
+    .await;
+    assert_eq!(page["properties"].as_array().unwrap().len(), 3);
+    assert_eq!(page["next_offset"], 3);
+
+    // Refusals change nothing.
+    let before = read(p, SCENE);
+    let v0 = history_version(&client).await;
+    for (tool, args) in [
+        (
+            "insert_animation_key",
+            json!({"player": "Enemy", "animation": "x", "track": 0, "time": 0, "value": 1}),
+        ),
+        ("add_to_group", json!({"node": "Enemy", "group": "enemies"})),
+        (
+            "set_editable_children",
+            json!({"node": "Enemy", "editable": true, "confirm": true}),
+        ),
+        (
+            "set_anchors_preset",
+            json!({"node": "Enemy", "preset": "center"}),
+        ),
+        ("instance_scene", json!({"parent": ".", "scene": SCENE})),
+        (
+            "connect_blend_tree_nodes",
+            json!({"tree": "AT", "blend_tree": "Mixer", "to": "Blend", "port": 5, "from": "output"}),
+        ),
+        // A loop: "output" is fed by Blend, so feeding it into Blend is refused.
+        (
+            "connect_blend_tree_nodes",
+            json!({"tree": "AT", "blend_tree": "Mixer", "to": "Blend", "port": 0, "from": "output"}),
+        ),
+    ] {
+        let e = call_err(&client, tool, args).await;
+        assert!(
+            e["hint"]
+                .as_str()
+                .unwrap_or("")
+                .starts_with("Nothing was changed"),
+            "{tool}: {e}"
+        );
+    }
+    assert_eq!(history_version(&client).await, v0);
+    save(&client).await;
+    assert_eq!(read(p, SCENE), before);
+
+    kill_godot_editor(&mut editor);
+    client.cancel().await.unwrap();
+    let log_text = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(
+        !log_text.to_lowercase().contains("panic"),
+        "a panic was logged:\n{log_text}"
+    );
+    eprintln!(
+        "PASSED: authoring tools against the real editor ({})",
+        godot.display()
+    );
+}
