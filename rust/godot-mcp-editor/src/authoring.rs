@@ -24,10 +24,10 @@ use godot_mcp_protocol::{BridgeError, ErrorCode, ErrorEffect};
 use serde_json::{Value as Json, json};
 
 use crate::exec::{
-    Res, begin, editor, err, failed, find, has_property, obj, rel_path, scene_history, scene_path,
-    scene_root, stamped, undo_redo, with_verdict,
+    Res, begin, editor, err, failed, find, obj, rel_path, scene_history, scene_path, scene_root,
+    stamped, undo_redo, with_verdict,
 };
-use crate::variant::{from_variant, to_variant};
+use crate::variant::{from_variant, has_property, to_variant};
 
 /// `Object.CONNECT_PERSIST`: the connection is saved with the scene.
 const CONNECT_PERSIST: i64 = 2;

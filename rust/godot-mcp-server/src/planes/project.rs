@@ -467,7 +467,10 @@ mod tests {
         assert!(unwound.is_err());
         // The next write on this thread is not attributed to the call that panicked.
         let (family, op, _) = journal_identity("default_family", "default_op");
-        assert_eq!((family.as_str(), op.as_str()), ("default_family", "default_op"));
+        assert_eq!(
+            (family.as_str(), op.as_str()),
+            ("default_family", "default_op")
+        );
         // And a normal call still lends its identity while it runs.
         let (family, op, _) = with_call(call(), || journal_identity("x", "y"));
         assert_eq!((family.as_str(), op.as_str()), ("scripts", "write_script"));

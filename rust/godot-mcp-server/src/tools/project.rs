@@ -299,4 +299,3 @@ pub(crate) fn read_text(
         ToolError::new(ErrorCode::ParseError, format!("{path} is not UTF-8 text")).param(param)
     })
 }
-

@@ -858,6 +858,7 @@ mod transactions {
             (
                 "set_tileset_terrain_set",
                 json!({"node": "A", "mode": "sides", "terrains": [{"name": "g", "color": [0, 1, 0, 1]}]}),
+            ),
             (
                 "instance_scene",
                 json!({"parent": ".", "scene": "res://p.tscn"}),
