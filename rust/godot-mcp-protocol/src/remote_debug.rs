@@ -147,7 +147,8 @@ pub struct DebugEnter {
     pub error: String,
     /// A script stack exists (false for a break outside any script).
     pub has_stack: bool,
-    /// The thread that stopped.
+    /// The thread that stopped: the packet's thread id (the data's fourth element is
+    /// the thread's *name* in 4.4, `"Main Thread"`).
     pub thread: i64,
 }
 
@@ -160,7 +161,7 @@ impl DebugEnter {
             can_continue: m.data.first()?.as_bool()?,
             error: m.data.get(1)?.as_str()?.to_string(),
             has_stack: m.data.get(2)?.as_bool()?,
-            thread: m.data.get(3).and_then(Variant::as_int).unwrap_or(m.thread),
+            thread: m.thread,
         })
     }
 }
@@ -255,6 +256,35 @@ pub fn parse_frame_var_count(m: &Message) -> Option<usize> {
         return None;
     }
     usize::try_from(m.data.first()?.as_int()?).ok()
+}
+
+/// `error`: an engine error or warning (`RemoteDebugger::ErrorMessage::serialize`:
+/// `[hr, min, sec, msec, file, function, line, error, description, warning,
+/// callstack…]`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ErrorReport {
+    pub file: String,
+    pub function: String,
+    pub line: i64,
+    pub error: String,
+    pub description: String,
+    pub warning: bool,
+}
+
+impl ErrorReport {
+    pub fn parse(m: &Message) -> Option<Self> {
+        if m.name != "error" {
+            return None;
+        }
+        Some(Self {
+            file: m.data.get(4)?.as_str()?.to_string(),
+            function: m.data.get(5)?.as_str()?.to_string(),
+            line: m.data.get(6)?.as_int()?,
+            error: m.data.get(7)?.as_str()?.to_string(),
+            description: m.data.get(8)?.as_str()?.to_string(),
+            warning: m.data.get(9)?.as_bool()?,
+        })
+    }
 }
 
 /// The server's commands (`RemoteDebugger::debug` and the `core` capture).

@@ -466,7 +466,7 @@ fn put_string(out: &mut Vec<u8>, s: &str) {
 }
 
 fn pad(out: &mut Vec<u8>) {
-    while out.len() % 4 != 0 {
+    while !out.len().is_multiple_of(4) {
         out.push(0);
     }
 }

@@ -6,7 +6,8 @@
 use std::path::PathBuf;
 
 use godot_mcp_protocol::remote_debug::{
-    DebugEnter, Message, PacketReader, StackVar, VarScope, parse_frame_var_count, parse_stack_dump,
+    DebugEnter, ErrorReport, Message, PacketReader, StackVar, VarScope, parse_frame_var_count,
+    parse_stack_dump,
 };
 use godot_mcp_protocol::variant_wire::{self, Variant};
 
@@ -75,6 +76,9 @@ fn debug_enter_at_the_breakpoint_and_at_a_forced_break() {
     assert_eq!(enters[0].error, "Breakpoint");
     assert!(enters[0].can_continue && enters[0].has_stack);
     assert_eq!(enters[0].thread, 1);
+    // A break forced while no script runs stops outside any script.
+    assert_eq!(enters[2].error, "");
+    assert!(!enters[2].has_stack);
 }
 
 #[test]
@@ -144,4 +148,15 @@ fn evaluation_return_carries_the_expression_and_its_value() {
         .and_then(|v| v.value.as_int())
         .unwrap();
     assert_eq!(ret.value, Variant::Float(counter as f64 * 2.0 + 1.5));
+}
+
+#[test]
+fn an_engine_error_names_its_source_and_text() {
+    let e = ErrorReport::parse(&by_name("error")[0]).unwrap();
+    assert_eq!(e.error, "No renderers available.");
+    assert_eq!(
+        (e.file.as_str(), e.function.as_str()),
+        ("main/main.cpp", "setup")
+    );
+    assert!(e.line > 0 && !e.warning);
 }

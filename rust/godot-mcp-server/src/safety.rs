@@ -243,10 +243,12 @@ pub enum Toolset {
     ClassRef,
     /// The engine's parse check, the script listing, a node's script.
     ScriptCheck,
+    /// Breakpoints, steps, the stack and variables of a running game (remote debug).
+    Debugger,
 }
 
 impl Toolset {
-    pub const ALL: [Toolset; 25] = [
+    pub const ALL: [Toolset; 26] = [
         Toolset::Project,
         Toolset::SceneRead,
         Toolset::ScriptRead,
@@ -272,6 +274,7 @@ impl Toolset {
         Toolset::Tilemap,
         Toolset::ClassRef,
         Toolset::ScriptCheck,
+        Toolset::Debugger,
     ];
 
     /// Enabled when the operator names none: the read-mostly core every session
@@ -314,6 +317,7 @@ impl Toolset {
             Self::Tilemap => "tilemap",
             Self::ClassRef => "class_ref",
             Self::ScriptCheck => "script_check",
+            Self::Debugger => "debugger",
         }
     }
 
@@ -362,6 +366,10 @@ impl Toolset {
             }
             Self::ScriptCheck => {
                 "GDScript parse errors from Godot's own parser; list scripts; a node's script."
+            }
+            Self::Debugger => {
+                "Debug a running game: breakpoints, break, step, continue, stack, variables, \
+                 evaluate in a frame."
             }
         }
     }
@@ -491,8 +499,9 @@ impl Precondition {
             }
             Self::GodotVersion { .. } => "Upgrade the Godot editor to the required version.",
             Self::GameNotBreaked => {
-                "The game is stopped at a breakpoint (or hung). Resume it in the Godot editor's \
-                 debugger (Continue, F12), or stop it with stop_scene; then send the input again."
+                "The game is stopped in the debugger (or hung). Resume it with \
+                 continue_execution (debugger toolset), or stop it with stop_scene; then send \
+                 the input again."
             }
             Self::AddonVersion { .. } => {
                 "Install the add-on that matches this server (scripts/install-addon.sh) and restart the editor."

@@ -26,6 +26,7 @@ pub mod animation;
 pub mod audio;
 pub mod batch;
 pub mod classref;
+pub mod debugger;
 pub mod editor;
 pub mod files;
 pub mod input_map;
@@ -509,6 +510,7 @@ impl Registry {
             .chain(input_map::tools())
             .chain(classref::tools())
             .chain(scripts_more::tools())
+            .chain(debugger::tools())
         {
             r.add(def);
         }

@@ -1,0 +1,230 @@
+//! The debugger family end to end.
+//!
+//! With a real Godot 4.4 (`GODOT_BIN`): a game the supervisor launched (play_scene,
+//! headless, with the runtime probe) connects to the server's debugger; a breakpoint set
+//! before the launch stops it, the stack and the locals are read, a step moves one
+//! line, simulate_input refuses with game_not_breaked meanwhile, an evaluation runs in
+//! the frame, and continue resumes: the probe then answers and the script's counter
+//! moves on.
+
+mod support;
+
+use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use support::{call, call_err, call_ok};
+
+/// The game's script (the same one the protocol's captured samples come from); line
+/// 14 calls `tick`, line 15 follows it.
+const SCRIPT: &str = include_str!("../rust/godot-mcp-protocol/tests/samples/debug_game.gd");
+const SCRIPT_PATH: &str = "res://scripts/debug_game.gd";
+
+fn project_with_game(godot: &Path) -> tempfile::TempDir {
+    let dir = support::demo_copy();
+    support::install_addon(dir.path());
+    std::fs::write(dir.path().join("scripts/debug_game.gd"), SCRIPT).unwrap();
+    std::fs::write(
+        dir.path().join("scenes/debug_game.tscn"),
+        "[gd_scene load_steps=2 format=3]\n\n[ext_resource type=\"Script\" path=\"res://scripts/debug_game.gd\" id=\"1\"]\n\n[node name=\"DebugGame\" type=\"Node\"]\nscript = ExtResource(\"1\")\n",
+    )
+    .unwrap();
+    let out = std::process::Command::new(godot)
+        .args(["--headless", "--path"])
+        .arg(dir.path())
+        .arg("--import")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "godot --import failed: {out:?}");
+    dir
+}
+
+/// Polls get_stack_frames until the game reports a stop (the client has no other
+/// signal for a breakpoint being hit), at most 60 s.
+async fn wait_stopped(client: &rmcp::service::RunningService<rmcp::RoleClient, ()>) -> Value {
+    let start = Instant::now();
+    loop {
+        let r = call(client, "get_stack_frames", json!({})).await;
+        let v = r.structured_content.unwrap();
+        if r.is_error != Some(true) {
+            return v;
+        }
+        assert!(
+            ["game_breaked", "debugger_connected"]
+                .contains(&v["error"]["required"].as_str().unwrap_or("")),
+            "{v}"
+        );
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the game never stopped: {v}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_godot_debugger_breakpoint_stack_step_input_refused_continue() {
+    let Some(godot) = support::godot_bin("the real-Godot debugger test needs a Godot 4.4+ binary")
+    else {
+        return;
+    };
+    let project = project_with_game(&godot);
+    let state = support::short_state_dir("dbg");
+    let (client, _pid) = {
+        let mut cmd = tokio::process::Command::new(support::bin());
+        cmd.arg("serve")
+            .arg("--project")
+            .arg(project.path())
+            .env("GODOT_BIN", &godot)
+            .env("GODOT_MCP_TOOLSETS", "all")
+            .env("GODOT_MCP_STATE_DIR", state.path());
+        let (t, _) = rmcp::transport::TokioChildProcess::builder(cmd)
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let pid = t.id().unwrap();
+        (rmcp::ServiceExt::serve((), t).await.unwrap(), pid)
+    };
+
+    // Set before the launch: the game gets it on its command line.
+    let v = call_ok(
+        &client,
+        "set_breakpoint",
+        json!({"path": SCRIPT_PATH, "line": 14}),
+    )
+    .await;
+    assert_eq!(v["added"], true, "{v}");
+    assert_eq!(v["breakpoints"], json!([{"path": SCRIPT_PATH, "line": 14}]));
+    let v = call_ok(
+        &client,
+        "play_scene",
+        json!({"scene": "res://scenes/debug_game.tscn"}),
+    )
+    .await;
+    let session = v["session_id"].as_str().unwrap().to_string();
+
+    let v = wait_stopped(&client).await;
+    assert_eq!(v["reason"], "Breakpoint", "{v}");
+    assert_eq!(
+        v["frames"][0],
+        json!({"index": 0, "file": SCRIPT_PATH, "line": 14, "function": "_process"})
+    );
+
+    let v = call_ok(&client, "get_frame_variables", json!({"frame": 0})).await;
+    let local = |name: &str| {
+        v["locals"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|l| l["name"] == name)
+            .unwrap_or_else(|| panic!("no local {name}: {v}"))
+            .clone()
+    };
+    assert_eq!(
+        local("pos")["value"],
+        json!({"$type": "Vector2", "x": 1.5, "y": -2.0})
+    );
+    assert_eq!(local("pos")["type"], "Vector2");
+    assert_eq!(local("tags")["value"]["items"], json!(["a", "bc"]));
+    let counter = v["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == "counter")
+        .unwrap()["value"]
+        .as_i64()
+        .unwrap();
+    assert!(counter >= 1, "{v}");
+    assert_eq!(v["members"][0]["name"], "self", "{v}");
+
+    // Stopped in the debugger: input would be lost, so none is sent, and the hint names
+    // the tool that resumes the game.
+    let e = call_err(
+        &client,
+        "simulate_input",
+        json!({"event": {"type": "action", "action": "ui_accept"}}),
+    )
+    .await;
+    assert_eq!(e["required"], "game_not_breaked", "{e}");
+    assert!(
+        e["hint"].as_str().unwrap().contains("continue_execution"),
+        "{e}"
+    );
+    assert!(e["message"].as_str().unwrap().contains("Breakpoint"), "{e}");
+
+    let v = call_ok(
+        &client,
+        "evaluate_in_frame",
+        json!({"expression": "counter * 2 + pos.x"}),
+    )
+    .await;
+    assert_eq!(v["value"], json!(counter as f64 * 2.0 + 1.5), "{v}");
+    let e = call_err(&client, "evaluate_in_frame", json!({"expression": "nope("})).await;
+    assert_eq!(e["code"], "INVALID_PARAMS", "{e}");
+
+    // One step over the call: the next line of the same function.
+    let v = call_ok(&client, "step_over", json!({})).await;
+    assert_eq!(v["location"]["line"], 15, "{v}");
+    assert_eq!(v["location"]["function"], "_process", "{v}");
+    // Into tick from the breakpoint's line needs a new stop there: step_into from 15
+    // runs the `if`; the stack still says _process.
+    let v = call_ok(&client, "get_stack_frames", json!({})).await;
+    assert_eq!(v["frames"][0]["line"], 15, "{v}");
+
+    // Remove the breakpoint (delivered to the stopped game), then continue: it runs on.
+    let v = call_ok(
+        &client,
+        "remove_breakpoint",
+        json!({"path": SCRIPT_PATH, "line": 14}),
+    )
+    .await;
+    assert_eq!(v["running_games"][0]["delivered"], true, "{v}");
+    let v = call_ok(&client, "continue_execution", json!({})).await;
+    assert_eq!(v["resumed"], true, "{v}");
+    let v = call_ok(
+        &client,
+        "monitor_property",
+        json!({"session_id": session, "node": "/root/DebugGame", "property": "counter",
+               "samples": 3, "interval_ms": 100}),
+    )
+    .await;
+    let samples: Vec<i64> = v["samples"]
+        .as_array()
+        .unwrap()
+        .iter()
+        // The probe answers a property as its text.
+        .map(|s| {
+            s["value"]
+                .as_str()
+                .and_then(|t| t.parse().ok())
+                .unwrap_or_else(|| panic!("{v}"))
+        })
+        .collect();
+    assert!(
+        samples.windows(2).all(|w| w[1] > w[0]) && samples[0] > counter,
+        "the game does not run on after continue: {samples:?}"
+    );
+    call_ok(
+        &client,
+        "simulate_input",
+        json!({"event": {"type": "action", "action": "ui_accept"}}),
+    )
+    .await;
+    let e = call_err(&client, "step_into", json!({})).await;
+    assert_eq!(e["required"], "game_breaked", "{e}");
+
+    // A forced break stops the running game; continue resumes it again.
+    let v = call_ok(&client, "debug_break", json!({})).await;
+    assert_eq!(v["stopped"], true, "{v}");
+    let v = call_ok(&client, "continue_execution", json!({})).await;
+    assert_eq!(v["resumed"], true, "{v}");
+
+    call_ok(&client, "stop_scene", json!({})).await;
+    let _ = client.cancel().await;
+    eprintln!(
+        "PASSED: the debugger against a real Godot ({})",
+        godot.display()
+    );
+}
