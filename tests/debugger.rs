@@ -1,5 +1,12 @@
 //! The debugger family end to end.
 //!
+//! Without Godot: the stand-in (`godot-standin`, which runs the same sample script
+//! under the engine's remote-debug rules, see its `debug_game.rs`) connects to the
+//! server's debugger from a play_scene launch: breakpoints from the command line and
+//! over the wire, the stack, variables, each kind of step, a forced break, continue,
+//! simulate_input refused while stopped, and a step the game does not confirm in time
+//! reported as TIMEOUT, never as stepped.
+//!
 //! With a real Godot 4.4 (`GODOT_BIN`): a game the supervisor launched (play_scene,
 //! headless, with the runtime probe) connects to the server's debugger; a breakpoint set
 //! before the launch stops it, the stack and the locals are read, a step moves one
@@ -15,6 +22,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use support::{call, call_err, call_ok};
+
+type Client = rmcp::service::RunningService<rmcp::RoleClient, ()>;
 
 /// The game's script (the same one the protocol's captured samples come from); line
 /// 14 calls `tick`, line 15 follows it.
@@ -43,7 +52,7 @@ fn project_with_game(godot: &Path) -> tempfile::TempDir {
 
 /// Polls get_stack_frames until the game reports a stop (the client has no other
 /// signal for a breakpoint being hit), at most 60 s.
-async fn wait_stopped(client: &rmcp::service::RunningService<rmcp::RoleClient, ()>) -> Value {
+async fn wait_stopped(client: &Client) -> Value {
     let start = Instant::now();
     loop {
         let r = call(client, "get_stack_frames", json!({})).await;
@@ -168,10 +177,20 @@ async fn real_godot_debugger_breakpoint_stack_step_input_refused_continue() {
     let v = call_ok(&client, "step_over", json!({})).await;
     assert_eq!(v["location"]["line"], 15, "{v}");
     assert_eq!(v["location"]["function"], "_process", "{v}");
-    // Into tick from the breakpoint's line needs a new stop there: step_into from 15
-    // runs the `if`; the stack still says _process.
+    // Continue: the breakpoint stops the next frame; into tick, then out to the
+    // caller's next line.
+    let v = call_ok(&client, "continue_execution", json!({})).await;
+    assert_eq!(v["resumed"], true, "{v}");
+    let v = wait_stopped(&client).await;
+    assert_eq!(v["frames"][0]["line"], 14, "{v}");
+    let v = call_ok(&client, "step_into", json!({})).await;
+    assert_eq!(v["location"]["line"], 20, "{v}");
+    assert_eq!(v["location"]["function"], "tick", "{v}");
     let v = call_ok(&client, "get_stack_frames", json!({})).await;
-    assert_eq!(v["frames"][0]["line"], 15, "{v}");
+    assert_eq!(v["frames"][1]["line"], 14, "the caller: {v}");
+    let v = call_ok(&client, "step_out", json!({})).await;
+    assert_eq!(v["location"]["function"], "_process", "{v}");
+    assert_eq!(v["location"]["line"], 15, "{v}");
 
     // Remove the breakpoint (delivered to the stopped game), then continue: it runs on.
     let v = call_ok(
@@ -227,4 +246,183 @@ async fn real_godot_debugger_breakpoint_stack_step_input_refused_continue() {
         "PASSED: the debugger against a real Godot ({})",
         godot.display()
     );
+}
+
+/// A project with the sample script, served with the stand-in as Godot.
+async fn standin_served(env: &[(&str, &str)]) -> (tempfile::TempDir, tempfile::TempDir, Client) {
+    let project = support::tiny_project("debugger");
+    std::fs::create_dir_all(project.path().join("scripts")).unwrap();
+    std::fs::write(project.path().join("scripts/debug_game.gd"), SCRIPT).unwrap();
+    let state = support::short_state_dir("dbs");
+    let (client, _) =
+        support::serve_standin(project.path(), state.path(), env, Stdio::null()).await;
+    (project, state, client)
+}
+
+fn location(v: &Value) -> (i64, String) {
+    (
+        v["location"]["line"]
+            .as_i64()
+            .unwrap_or_else(|| panic!("{v}")),
+        v["location"]["function"].as_str().unwrap().to_string(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn standin_game_stops_steps_and_resumes_through_the_servers_debugger() {
+    let (_p, _s, client) = standin_served(&[]).await;
+    let e = call_err(
+        &client,
+        "set_breakpoint",
+        json!({"path": "res://scripts/none.gd", "line": 3}),
+    )
+    .await;
+    assert_eq!(e["code"], "RESOURCE_NOT_FOUND", "{e}");
+    let e = call_err(
+        &client,
+        "set_breakpoint",
+        json!({"path": "/etc/passwd", "line": 3}),
+    )
+    .await;
+    assert_eq!(e["code"], "PATH_REFUSED", "{e}");
+    call_ok(
+        &client,
+        "set_breakpoint",
+        json!({"path": SCRIPT_PATH, "line": 14}),
+    )
+    .await;
+    call_ok(&client, "play_scene", json!({})).await;
+
+    // The probe's hello is kept though no call was waiting for it.
+    let start = Instant::now();
+    loop {
+        let v = call_ok(&client, "list_sessions", json!({})).await;
+        if v["sessions"][0]["probe_connected"] == true {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the probe never connected: {v}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+
+    let v = wait_stopped(&client).await;
+    assert_eq!(v["reason"], "Breakpoint", "{v}");
+    assert_eq!(
+        v["frames"][0],
+        json!({"index": 0, "file": SCRIPT_PATH, "line": 14, "function": "_process"})
+    );
+    let v = call_ok(&client, "get_frame_variables", json!({})).await;
+    assert_eq!(
+        v["locals"][0],
+        json!({"name": "pos", "type": "Vector2", "value": {"$type": "Vector2", "x": 1.5, "y": -2.0}}),
+        "{v}"
+    );
+    assert_eq!(v["members"][0]["value"]["$type"], "Object", "{v}");
+    assert!(v.get("globals").is_none(), "globals only on request: {v}");
+    let e = call_err(&client, "get_frame_variables", json!({"frame": 5})).await;
+    assert_eq!(e["code"], "INVALID_PARAMS", "{e}");
+
+    let e = call_err(
+        &client,
+        "simulate_input",
+        json!({"event": {"type": "key", "key": "A"}}),
+    )
+    .await;
+    assert_eq!(e["required"], "game_not_breaked", "{e}");
+    assert!(
+        e["hint"].as_str().unwrap().contains("continue_execution"),
+        "{e}"
+    );
+
+    let v = call_ok(
+        &client,
+        "evaluate_in_frame",
+        json!({"expression": "counter"}),
+    )
+    .await;
+    assert_eq!(v["type"], "int", "{v}");
+    let e = call_err(&client, "evaluate_in_frame", json!({"expression": "nope("})).await;
+    assert_eq!(e["code"], "INVALID_PARAMS", "{e}");
+
+    // Into tick, out to the caller's next line.
+    let v = call_ok(&client, "step_into", json!({})).await;
+    assert_eq!(location(&v), (20, "tick".into()), "{v}");
+    let v = call_ok(&client, "get_stack_frames", json!({})).await;
+    assert_eq!(v["frames"][1]["line"], 14, "{v}");
+    // Godot 4.4 has no step-out: the server steps over until tick returned.
+    let v = call_ok(&client, "step_out", json!({})).await;
+    assert_eq!(location(&v), (15, "_process".into()), "{v}");
+    assert_eq!(v["steps"], 2, "line 21, then the caller's line 15: {v}");
+    let e = call_err(&client, "step_out", json!({})).await;
+    assert_eq!(
+        e["required"], "caller_frame",
+        "_process has no script caller: {e}"
+    );
+    // Continue: the breakpoint stops the next frame; over the call is one line.
+    call_ok(&client, "continue_execution", json!({})).await;
+    let v = wait_stopped(&client).await;
+    assert_eq!(v["frames"][0]["line"], 14, "{v}");
+    let v = call_ok(&client, "step_over", json!({})).await;
+    assert_eq!(location(&v), (15, "_process".into()), "{v}");
+
+    // Removed over the wire, the game runs on after continue.
+    let v = call_ok(&client, "clear_breakpoints", json!({})).await;
+    assert_eq!(v["running_games"][0]["delivered"], true, "{v}");
+    call_ok(&client, "continue_execution", json!({})).await;
+    call_ok(
+        &client,
+        "simulate_input",
+        json!({"event": {"type": "key", "key": "A"}}),
+    )
+    .await;
+    let e = call_err(&client, "step_into", json!({})).await;
+    assert_eq!(e["required"], "game_breaked", "{e}");
+    let e = call_err(&client, "get_stack_frames", json!({})).await;
+    assert_eq!(e["required"], "game_breaked", "{e}");
+
+    // A forced break stops it outside any script.
+    let v = call_ok(&client, "debug_break", json!({})).await;
+    assert_eq!(
+        (v["stopped"].clone(), v["location"].clone()),
+        (json!(true), Value::Null),
+        "{v}"
+    );
+    let e = call_err(
+        &client,
+        "simulate_input",
+        json!({"event": {"type": "key", "key": "A"}}),
+    )
+    .await;
+    assert_eq!(e["required"], "game_not_breaked", "{e}");
+    call_ok(&client, "continue_execution", json!({})).await;
+    call_ok(&client, "stop_scene", json!({})).await;
+    let e = call_err(&client, "continue_execution", json!({})).await;
+    assert_eq!(e["code"], "RESOURCE_NOT_FOUND", "no running game: {e}");
+    let _ = client.cancel().await;
+}
+
+/// A line that takes longer than the caller waits: the step is a TIMEOUT that says the
+/// game left the stop, and the stop it reaches later is reported then, not before.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn standin_step_not_confirmed_in_time_is_a_timeout() {
+    let (_p, _s, client) = standin_served(&[("GODOT_STANDIN_LINE_MS", "300")]).await;
+    call_ok(
+        &client,
+        "set_breakpoint",
+        json!({"path": SCRIPT_PATH, "line": 14}),
+    )
+    .await;
+    call_ok(&client, "play_scene", json!({})).await;
+    wait_stopped(&client).await;
+    let e = call_err(&client, "step_over", json!({"timeout_ms": 50})).await;
+    assert_eq!(e["code"], "TIMEOUT", "{e}");
+    assert_eq!(e["details"]["left_stop"], true, "{e}");
+    let v = wait_stopped(&client).await;
+    assert_eq!(v["frames"][0]["line"], 15, "{v}");
+    let e = call_err(&client, "step_over", json!({"timeout_ms": 0})).await;
+    assert_eq!(e["code"], "INVALID_PARAMS", "{e}");
+    call_ok(&client, "stop_scene", json!({})).await;
+    let _ = client.cancel().await;
 }

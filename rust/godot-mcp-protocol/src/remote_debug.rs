@@ -10,8 +10,9 @@
 //!
 //! While the game is stopped in `RemoteDebugger::debug` (a breakpoint, a step, a forced
 //! break, a script error) it answers `get_stack_dump`, `get_stack_frame_vars` and
-//! `evaluate`, and leaves the loop on `step`, `next`, `out` or `continue` (it then sends
-//! `debug_exit`). While it runs, only captured messages are served (`breakpoint`,
+//! `evaluate`, and leaves the loop on `step`, `next` or `continue` (it then sends
+//! `debug_exit`). 4.4 has no `out` (step out): it answers "Unknown message received
+//! from debugger: out." and stays stopped. While it runs, only captured messages are served (`breakpoint`,
 //! `break`, …), once per frame.
 
 use crate::variant_wire::{self, DecodeError, Variant};
@@ -308,8 +309,7 @@ pub mod command {
         Message::to_main("break", vec![])
     }
 
-    /// A stop-loop command to `thread`: `step`, `next`, `out`, `continue`,
-    /// `get_stack_dump`.
+    /// A stop-loop command to `thread`: `step`, `next`, `continue`, `get_stack_dump`.
     pub fn plain(name: &str, thread: i64) -> Message {
         Message {
             name: name.to_string(),

@@ -757,7 +757,8 @@ impl Variant {
         type_name(self.type_id())
     }
 
-    fn type_id(&self) -> u32 {
+    /// The `Variant::Type` number.
+    pub fn type_id(&self) -> u32 {
         match self {
             Self::Nil => ty::NIL,
             Self::Bool(_) => ty::BOOL,

@@ -102,8 +102,8 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "step_out",
                 "Step out (to the caller)",
-                "From a stop, run to the caller's next line; answers the new location once \
-                 the game confirms it, else TIMEOUT.",
+                "From a stop, run until the current function returns (steps over, as Godot \
+                 4.4 has no step-out); answers the caller's line, else TIMEOUT.",
             ),
             step_out,
         ),
@@ -400,6 +400,13 @@ fn debug_error(e: DebugError, what: &str, waited: Duration) -> ToolError {
         .required("game_breaked")
         .hint("Stop it again (debug_break or a breakpoint) and evaluate in a frame of an instance method.")
         .details(json!({"resumed": true})),
+        DebugError::NoCaller => ToolError::new(
+            ErrorCode::PreconditionFailed,
+            "The game is stopped in its outermost script frame: there is no caller to step \
+             out to.",
+        )
+        .required("caller_frame")
+        .hint("Use step_over, or continue_execution to let the engine call the script again."),
     }
 }
 
@@ -455,7 +462,15 @@ async fn step_over(state: Arc<AppState>, args: WaitArgs, _f: CallFlags) -> ToolR
 }
 
 async fn step_out(state: Arc<AppState>, args: WaitArgs, _f: CallFlags) -> ToolResult {
-    step(state, args, "out", "step out").await
+    let wait = wait_of(args.timeout_ms)?;
+    let (session, d) = debugged(&state, args.session_id.as_deref()).await?;
+    let (stop, steps) = d
+        .step_out(wait)
+        .await
+        .map_err(|e| debug_error(e, "step out", wait))?;
+    let mut v = stop_json(&session, &d, &stop).await;
+    v["steps"] = json!(steps);
+    Ok(v)
 }
 
 async fn continue_execution(state: Arc<AppState>, args: WaitArgs, _f: CallFlags) -> ToolResult {

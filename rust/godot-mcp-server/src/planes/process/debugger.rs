@@ -63,6 +63,8 @@ pub enum DebugError {
     /// The game left the stop instead of answering (the engine does that for an
     /// evaluation in a frame without a script instance).
     Resumed,
+    /// Step out from the outermost script frame: there is no caller to return to.
+    NoCaller,
 }
 
 /// The debugger server of one game session.
@@ -194,9 +196,36 @@ impl Debugger {
         }
     }
 
-    /// `step` (into), `next` (over) or `out`: answers where the game stopped next.
+    /// `step` (into) or `next` (over): answers where the game stopped next.
     pub async fn step(&self, how: &str, limit: Duration) -> Result<Stop, DebugError> {
         let _c = self.conversation.lock().await;
+        self.step_unlocked(how, limit).await
+    }
+
+    /// Steps out of the innermost frame: answers where the game stopped in the caller
+    /// and how many steps that took. Godot 4.4's stop loop has no `out` (it answers
+    /// "Unknown message received from debugger: out." and stays stopped), so this is
+    /// the engine's own `next`, repeated until the stack is shorter than it was.
+    pub async fn step_out(&self, limit: Duration) -> Result<(Stop, u32), DebugError> {
+        let _c = self.conversation.lock().await;
+        let deadline = tokio::time::Instant::now() + limit;
+        let depth = self.stack_unlocked(limit).await?.len();
+        if depth <= 1 {
+            return Err(DebugError::NoCaller);
+        }
+        let mut steps = 0;
+        loop {
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            let stop = self.step_unlocked("next", left).await?;
+            steps += 1;
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            if !stop.has_stack || self.stack_unlocked(left).await?.len() < depth {
+                return Ok((stop, steps));
+            }
+        }
+    }
+
+    async fn step_unlocked(&self, how: &str, limit: Duration) -> Result<Stop, DebugError> {
         let stop = self.stopped()?;
         let (enters, exits) = {
             let s = self.state();
@@ -258,6 +287,10 @@ impl Debugger {
     /// The stopped game's call stack, innermost frame first.
     pub async fn stack(&self, limit: Duration) -> Result<Vec<StackFrame>, DebugError> {
         let _c = self.conversation.lock().await;
+        self.stack_unlocked(limit).await
+    }
+
+    async fn stack_unlocked(&self, limit: Duration) -> Result<Vec<StackFrame>, DebugError> {
         let stop = self.stopped()?;
         self.ask(
             &[command::plain("get_stack_dump", stop.thread)],
