@@ -8,7 +8,8 @@
 //! It writes a one-scene project (the script below) into a temp dir, listens on a
 //! loopback port, starts the game with `--remote-debug` and `--breakpoints` on the line
 //! that calls `tick`, and drives it as a debugger would: at the breakpoint it asks for
-//! the stack, the frame's variables and an evaluation, steps into `tick`, continues,
+//! the stack, the frame's variables and an evaluation, steps into `tick`, tries a
+//! step-out (which 4.4 does not have), continues,
 //! forces a break and continues again. Every packet the game sends is written to
 //! `OUT_DIR/NNN_<message>.bin` exactly as it arrived (length prefix included).
 
@@ -87,6 +88,9 @@ fn main() {
     expect("debug_enter");
     send(command::plain("get_stack_dump", thread));
     expect("stack_dump");
+    // 4.4 has no step-out: the game warns and stays stopped.
+    send(command::plain("out", thread));
+    expect("error");
     // Clear the breakpoint so `continue` lets the game run on.
     send(command::breakpoint(
         "res://debug_game.gd",

@@ -152,11 +152,22 @@ fn evaluation_return_carries_the_expression_and_its_value() {
 
 #[test]
 fn an_engine_error_names_its_source_and_text() {
-    let e = ErrorReport::parse(&by_name("error")[0]).unwrap();
+    let errors: Vec<ErrorReport> = by_name("error")
+        .iter()
+        .map(|m| ErrorReport::parse(m).unwrap())
+        .collect();
+    let e = &errors[0];
     assert_eq!(e.error, "No renderers available.");
     assert_eq!(
         (e.file.as_str(), e.function.as_str()),
         ("main/main.cpp", "setup")
     );
     assert!(e.line > 0 && !e.warning);
+    // Godot 4.4's stop loop has no step-out: it warns, and the game stays stopped.
+    let out = errors
+        .iter()
+        .find(|e| e.error.contains(": out."))
+        .expect("the answer to `out`");
+    assert_eq!(out.error, "Unknown message received from debugger: out.");
+    assert!(out.warning, "{out:?}");
 }
