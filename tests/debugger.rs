@@ -39,6 +39,16 @@ fn project_with_game(godot: &Path) -> tempfile::TempDir {
         "[gd_scene load_steps=2 format=3]\n\n[ext_resource type=\"Script\" path=\"res://scripts/debug_game.gd\" id=\"1\"]\n\n[node name=\"DebugGame\" type=\"Node\"]\nscript = ExtResource(\"1\")\n",
     )
     .unwrap();
+    std::fs::write(
+        dir.path().join("scripts/debug_broken.gd"),
+        "extends Node\n\nfunc _ready():\n\tvar n = null\n\tn.explode()\n\tprint(\"after the error\")\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("scenes/debug_broken.tscn"),
+        "[gd_scene load_steps=2 format=3]\n\n[ext_resource type=\"Script\" path=\"res://scripts/debug_broken.gd\" id=\"1\"]\n\n[node name=\"DebugBroken\" type=\"Node\"]\nscript = ExtResource(\"1\")\n",
+    )
+    .unwrap();
     let out = std::process::Command::new(godot)
         .args(["--headless", "--path"])
         .arg(dir.path())
@@ -240,6 +250,36 @@ async fn real_godot_debugger_breakpoint_stack_step_input_refused_continue() {
     let v = call_ok(&client, "continue_execution", json!({})).await;
     assert_eq!(v["resumed"], true, "{v}");
 
+    call_ok(&client, "stop_scene", json!({})).await;
+
+    // A script error stops a play_scene game in the debugger, at the failing line,
+    // with the engine's error text as the reason; continue lets it run on.
+    call_ok(
+        &client,
+        "play_scene",
+        json!({"scene": "res://scenes/debug_broken.tscn"}),
+    )
+    .await;
+    let v = wait_stopped(&client).await;
+    assert_eq!(
+        (
+            v["frames"][0]["file"].clone(),
+            v["frames"][0]["line"].clone()
+        ),
+        (json!("res://scripts/debug_broken.gd"), json!(5)),
+        "{v}"
+    );
+    assert!(v["reason"].as_str().unwrap().contains("explode"), "{v}");
+    let v = call_ok(&client, "list_sessions", json!({})).await;
+    let game = v["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["running"] == true)
+        .unwrap()
+        .clone();
+    assert_eq!(game["debugger"]["stopped"], true, "{game}");
+    call_ok(&client, "continue_execution", json!({})).await;
     call_ok(&client, "stop_scene", json!({})).await;
     let _ = client.cancel().await;
     eprintln!(

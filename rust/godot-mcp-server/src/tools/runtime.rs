@@ -455,6 +455,12 @@ async fn list_sessions(state: Arc<AppState>, _a: NoArgs, _f: CallFlags) -> ToolR
                 "pid": s.receipt.pid,
                 "pgid": s.receipt.pgid,
                 "probe_connected": s.control.hello().is_some(),
+                "debugger": s.debugger.as_ref().map(|d| {
+                    let st = d.state();
+                    json!({"connected": st.connected && !st.closed,
+                           "stopped": st.stopped.is_some(),
+                           "reason": st.stopped.map(|s| s.reason)})
+                }),
                 "running": s.ended().is_none(),
                 "end": s.ended().as_ref().map(ended_json),
             })
