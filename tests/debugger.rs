@@ -466,3 +466,24 @@ async fn standin_step_not_confirmed_in_time_is_a_timeout() {
     call_ok(&client, "stop_scene", json!({})).await;
     let _ = client.cancel().await;
 }
+
+/// A breakpoint set after the launch but before the game connected reaches it when it
+/// connects (the launch's command line had only the breakpoints of its time).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn standin_breakpoint_set_before_the_game_connects_is_sent_when_it_does() {
+    let (_p, _s, client) = standin_served(&[("GODOT_STANDIN_DEBUG_CONNECT_MS", "1500")]).await;
+    call_ok(&client, "play_scene", json!({})).await;
+    let v = call_ok(
+        &client,
+        "set_breakpoint",
+        json!({"path": SCRIPT_PATH, "line": 20}),
+    )
+    .await;
+    assert_eq!(v["running_games"][0]["queued"], true, "{v}");
+    assert_eq!(v["running_games"][0]["delivered"], false, "{v}");
+    let v = wait_stopped(&client).await;
+    assert_eq!(v["frames"][0]["line"], 20, "{v}");
+    assert_eq!(v["frames"][0]["function"], "tick", "{v}");
+    call_ok(&client, "stop_scene", json!({})).await;
+    let _ = client.cancel().await;
+}

@@ -20,7 +20,8 @@
 //! Its evaluator knows a bare name (a local or a member); anything else gets what the
 //! engine gives an expression it cannot run: a nil `evaluation_return`, then an
 //! `error`. `GODOT_STANDIN_LINE_MS=N` makes every line take N ms (a slow line), so a
-//! step can outlast its caller's patience.
+//! step can outlast its caller's patience; `GODOT_STANDIN_DEBUG_CONNECT_MS=N` delays
+//! the connection N ms (a game slow to start).
 
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -63,6 +64,12 @@ pub async fn run(uri: String, breakpoints: Option<String>, stopped: watch::Sende
         eprintln!("standin: --remote-debug takes tcp://host:port");
         return;
     };
+    if let Some(ms) = std::env::var("GODOT_STANDIN_DEBUG_CONNECT_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        tokio::time::sleep(Duration::from_millis(ms)).await;
+    }
     let Ok(stream) = TcpStream::connect(addr).await else {
         eprintln!("ERROR: Remote Debugger: Unable to connect.");
         return;

@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 
 use crate::error::{ErrorCode, ToolError};
 use crate::planes::process::Session;
-use crate::planes::process::debugger::{DebugError, Debugger, Stop};
+use crate::planes::process::debugger::{DebugError, Debugger, Delivery, Stop};
 use crate::respath::ResPath;
 use crate::safety::{EffectKind, RuntimeFlags, SafetyClass, Toolset};
 use crate::state::AppState;
@@ -30,6 +30,8 @@ const DEFAULT_WAIT: Duration = Duration::from_secs(5);
 const MAX_WAIT_MS: u64 = 60_000;
 /// How long a stopped game may take to answer a question (stack, variables).
 const ANSWER_WAIT: Duration = Duration::from_secs(5);
+/// The longest expression accepted, in bytes.
+const MAX_EXPRESSION: usize = 16 * 1024;
 /// How long a just-launched game may take to connect to its debugger.
 const CONNECT_WAIT: Duration = Duration::from_secs(5);
 
@@ -243,9 +245,9 @@ async fn broadcast_breakpoint(state: &AppState, path: &str, line: u32, set: bool
         let sent = d.breakpoint(path, line, set).await;
         out.push(json!({
             "session_id": s.txn.to_string(),
-            // Not connected yet: it gets the breakpoint from its command line only if
-            // it was set before the launch.
-            "delivered": sent.is_ok(),
+            "delivered": sent == Ok(Delivery::Sent),
+            // Not connected yet: sent the moment it connects.
+            "queued": sent == Ok(Delivery::Queued),
         }));
     }
     out
@@ -553,6 +555,13 @@ async fn evaluate_in_frame(state: Arc<AppState>, args: EvaluateArgs, _f: CallFla
             "expression",
             "expression is empty",
         ));
+    }
+    if args.expression.len() > MAX_EXPRESSION {
+        return Err(ToolError::new(
+            ErrorCode::TooLarge,
+            format!("expression is longer than {MAX_EXPRESSION} bytes"),
+        )
+        .param("expression"));
     }
     let (session, d) = debugged(&state, args.session_id.as_deref()).await?;
     check_frame(&d, frame).await?;

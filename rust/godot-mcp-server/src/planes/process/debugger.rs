@@ -67,12 +67,23 @@ pub enum DebugError {
     NoCaller,
 }
 
+/// What became of a breakpoint sent to a game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Delivery {
+    /// Written to its connection.
+    Sent,
+    /// Held until it connects.
+    Queued,
+}
+
 /// The debugger server of one game session.
 pub struct Debugger {
     listener: Mutex<Option<TcpListener>>,
     /// The loopback port the game is told to connect to.
     pub port: u16,
     writer: tokio::sync::Mutex<Option<OwnedWriteHalf>>,
+    /// Messages for a game that has not connected yet, sent when it does.
+    pending: Mutex<Vec<Message>>,
     state: watch::Sender<DebugState>,
     messages: broadcast::Sender<Arc<Message>>,
     /// One conversation with the stop loop at a time: replies carry no request id.
@@ -97,6 +108,7 @@ impl Debugger {
             listener: Mutex::new(Some(listener)),
             port,
             writer: tokio::sync::Mutex::new(None),
+            pending: Mutex::new(Vec::new()),
             state: watch::channel(DebugState::default()).0,
             messages: broadcast::channel(4096).0,
             conversation: tokio::sync::Mutex::new(()),
@@ -148,10 +160,26 @@ impl Debugger {
     }
 
     /// Sets or clears a breakpoint in the running game. The protocol has no answer to
-    /// it: delivered is all that can be known.
-    pub async fn breakpoint(&self, source: &str, line: u32, set: bool) -> Result<(), DebugError> {
-        self.send(&command::breakpoint(source, i64::from(line), set))
-            .await
+    /// it: delivered is all that can be known. A game that has not connected yet gets
+    /// it the moment it connects (it was launched with the breakpoints of its launch
+    /// time only).
+    pub async fn breakpoint(
+        &self,
+        source: &str,
+        line: u32,
+        set: bool,
+    ) -> Result<Delivery, DebugError> {
+        let m = command::breakpoint(source, i64::from(line), set);
+        {
+            // Under the writer's lock, so `serve` cannot connect between the check and
+            // the queueing.
+            let w = self.writer.lock().await;
+            if w.is_none() && !self.state().connected && !self.state().closed {
+                self.pending.lock().push(m);
+                return Ok(Delivery::Queued);
+            }
+        }
+        self.send(&m).await.map(|()| Delivery::Sent)
     }
 
     fn stopped(&self) -> Result<Stop, DebugError> {
@@ -369,19 +397,33 @@ pub(crate) async fn serve(debugger: Arc<Debugger>) {
     let Some(listener) = debugger.listener.lock().take() else {
         return;
     };
+    // A session that ends before its game connected ends the wait too.
+    let mut state = debugger.state.subscribe();
     let stream = loop {
-        match listener.accept().await {
-            Ok((stream, peer)) if peer.ip().is_loopback() => break stream,
-            Ok(_) => continue,
-            Err(_) => return,
+        tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, peer)) if peer.ip().is_loopback() => break stream,
+                Ok(_) => continue,
+                Err(_) => return,
+            },
+            _ = state.wait_for(|s| s.closed) => return,
         }
     };
     // One game per session: later connections are not accepted.
     drop(listener);
     let _ = stream.set_nodelay(true);
-    let (mut rd, wr) = stream.into_split();
-    *debugger.writer.lock().await = Some(wr);
-    debugger.state.send_modify(|s| s.connected = true);
+    let (mut rd, mut wr) = stream.into_split();
+    {
+        let mut w = debugger.writer.lock().await;
+        let pending = std::mem::take(&mut *debugger.pending.lock());
+        for m in pending {
+            if wr.write_all(&m.to_packet()).await.is_err() {
+                break;
+            }
+        }
+        *w = Some(wr);
+        debugger.state.send_modify(|s| s.connected = true);
+    }
     let mut reader = PacketReader::default();
     let mut buf = vec![0u8; 64 * 1024];
     'read: loop {
