@@ -17,6 +17,9 @@
 //! - [`commands`]: the command names and which of them may write a file.
 //! - [`status`]: the server's status frame (write gate, recent journal rows) for the
 //!   add-on's dock.
+//! - [`variant_wire`]: Godot's binary Variant encoding (`marshalls.cpp`), and
+//!   [`remote_debug`]: the engine's remote-debug protocol built on it (length-prefixed
+//!   `[message, thread_id, data]` packets), which the server's debugger speaks to games.
 //! - [`persistence`]: the persistence verdict (`persisted`, `reason`, `hint`) of every
 //!   editor command, the one rule the add-on's replies and the server's dry runs share.
 //!
@@ -28,7 +31,9 @@ pub mod commands;
 pub mod discovery;
 pub mod message;
 pub mod persistence;
+pub mod remote_debug;
 pub mod status;
+pub mod variant_wire;
 pub mod version;
 
 pub use discovery::{DISCOVERY_RELATIVE_PATH, Discovery, looks_like_http};

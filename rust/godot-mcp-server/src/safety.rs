@@ -255,10 +255,12 @@ pub enum Toolset {
     Spatial,
     /// Controls in the edited scene: theme overrides, anchors, containers.
     Ui,
+    /// Breakpoints, steps, the stack and variables of a running game (remote debug).
+    Debugger,
 }
 
 impl Toolset {
-    pub const ALL: [Toolset; 31] = [
+    pub const ALL: [Toolset; 32] = [
         Toolset::Project,
         Toolset::SceneRead,
         Toolset::ScriptRead,
@@ -290,6 +292,7 @@ impl Toolset {
         Toolset::Particles,
         Toolset::Spatial,
         Toolset::Ui,
+        Toolset::Debugger,
     ];
 
     /// Enabled when the operator names none: the read-mostly core every session
@@ -338,6 +341,7 @@ impl Toolset {
             Self::Particles => "particles",
             Self::Spatial => "spatial",
             Self::Ui => "ui",
+            Self::Debugger => "debugger",
         }
     }
 
@@ -422,6 +426,10 @@ impl Toolset {
             }
             Self::Ui => {
                 "Controls in the edited scene: theme overrides, anchors presets, containers."
+            }
+            Self::Debugger => {
+                "Debug a running game: breakpoints, break, step, continue, stack, variables, \
+                 evaluate in a frame."
             }
         }
     }
@@ -551,8 +559,9 @@ impl Precondition {
             }
             Self::GodotVersion { .. } => "Upgrade the Godot editor to the required version.",
             Self::GameNotBreaked => {
-                "The game is stopped at a breakpoint (or hung). Resume it in the Godot editor's \
-                 debugger (Continue, F12), or stop it with stop_scene; then send the input again."
+                "The game is stopped in the debugger (or hung). Resume it with \
+                 continue_execution (debugger toolset), or stop it with stop_scene; then send \
+                 the input again."
             }
             Self::AddonVersion { .. } => {
                 "Install the add-on that matches this server (scripts/install-addon.sh) and restart the editor."

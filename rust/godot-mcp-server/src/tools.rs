@@ -27,6 +27,7 @@ pub mod animation_edit;
 pub mod audio;
 pub mod batch;
 pub mod classref;
+pub mod debugger;
 pub mod editor;
 pub mod export;
 pub mod files;
@@ -531,6 +532,7 @@ impl Registry {
             .chain(scene_more::tools())
             .chain(animation_edit::tools())
             .chain(ui::tools())
+            .chain(debugger::tools())
         {
             r.add(def);
         }

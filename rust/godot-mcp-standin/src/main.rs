@@ -16,7 +16,12 @@
 //! - `GODOT_STANDIN_LOG=FILE`: append `started <pid> <args>` to FILE.
 //! - `GODOT_STANDIN_RENDERER=1`: answer `screenshot` like a build with a renderer, with
 //!   the PNG file `GODOT_STANDIN_SCREENSHOT` names (default: a 1×1 PNG).
+//!
+//! With `--remote-debug tcp://host:port` it connects to that debugger and runs the
+//! sample game script under it (see `debug_game`).
 #![forbid(unsafe_code)]
+
+mod debug_game;
 
 use std::io::Write;
 use std::time::Duration;
@@ -183,12 +188,22 @@ async fn run(args: Vec<String>) -> i32 {
         println!("standin: running main loop script {script}");
     }
 
+    // The game's script under the debugger; the probe does not answer while it is
+    // stopped there.
+    let (stopped_tx, stopped) = tokio::sync::watch::channel(false);
+    if let Some(uri) = value_of("--remote-debug") {
+        tokio::spawn(debug_game::run(
+            uri.to_string(),
+            value_of("--breakpoints").map(str::to_string),
+            stopped_tx,
+        ));
+    }
     // The probe side of the control socket.
     let probe = match (
         user_value("godot-mcp-endpoint"),
         user_value("godot-mcp-nonce"),
     ) {
-        (Some(endpoint), Some(nonce)) => Some(tokio::spawn(probe(endpoint, nonce))),
+        (Some(endpoint), Some(nonce)) => Some(tokio::spawn(probe(endpoint, nonce, stopped))),
         _ => None,
     };
     let _ = std::io::stdout().flush();
@@ -229,10 +244,10 @@ async fn run(args: Vec<String>) -> i32 {
 /// Connects to the control socket, says hello with the nonce, answers commands
 /// one JSON line at a time. When the server goes away: releases held input at
 /// once and quits `GODOT_MCP_PROBE_QUIT_MS` (15 s) later.
-async fn probe(endpoint: String, nonce: String) {
+async fn probe(endpoint: String, nonce: String, stopped: tokio::sync::watch::Receiver<bool>) {
     let mut held: Vec<String> = Vec::new();
     match tokio::net::UnixStream::connect(&endpoint).await {
-        Ok(stream) => serve_probe(stream, nonce, &mut held).await,
+        Ok(stream) => serve_probe(stream, nonce, &mut held, stopped).await,
         Err(e) => eprintln!("godot-mcp probe: cannot connect to {endpoint}: {e}"),
     }
     let quit_ms: u64 = std::env::var("GODOT_MCP_PROBE_QUIT_MS")
@@ -247,7 +262,12 @@ async fn probe(endpoint: String, nonce: String) {
     tokio::time::sleep(Duration::from_millis(quit_ms)).await;
 }
 
-async fn serve_probe(stream: tokio::net::UnixStream, nonce: String, held: &mut Vec<String>) {
+async fn serve_probe(
+    stream: tokio::net::UnixStream,
+    nonce: String,
+    held: &mut Vec<String>,
+    mut stopped: tokio::sync::watch::Receiver<bool>,
+) {
     let (rd, mut wr) = stream.into_split();
     let connected_at = std::time::Instant::now();
     let hello = serde_json::json!({"hello": {"nonce": nonce, "pid": std::process::id(), "renderer": false}});
@@ -258,6 +278,10 @@ async fn serve_probe(stream: tokio::net::UnixStream, nonce: String, held: &mut V
             continue;
         };
         let id = msg["id"].clone();
+        // Stopped in the debugger: the main loop, where the probe answers, waits.
+        if stopped.wait_for(|s| !*s).await.is_err() {
+            return;
+        }
         // GODOT_STANDIN_BREAK=1: like a game stopped at a breakpoint — its main loop
         // (where the real probe answers) does not run, so nothing is answered.
         if std::env::var_os("GODOT_STANDIN_BREAK").is_some() {

@@ -22,6 +22,7 @@
 //! is detected (see [`boundary_report`]) but not used by this build.
 
 pub mod control;
+pub mod debugger;
 pub mod errors;
 
 use std::collections::HashMap;
@@ -56,6 +57,12 @@ pub const STOP_GRACE: Duration = Duration::from_millis(2000);
 const EMPTY_WAIT: Duration = Duration::from_secs(5);
 /// The longest Unix socket path (sun_path is 108 bytes with its NUL).
 const MAX_SOCKET_PATH: usize = 107;
+
+/// The launches whose game connects to a debugger the server owns (`--remote-debug`).
+/// Not `run_and_capture`: with a debugger attached a script error stops the game in
+/// the debugger instead of being printed, and a bounded capture has nobody to resume
+/// it.
+const DEBUGGED_PURPOSES: [&str; 1] = ["play_scene"];
 
 /// In a [`LaunchSpec`]'s arguments, replaced by the session directory.
 pub const SESSION_DIR_PLACEHOLDER: &str = "@SESSION_DIR@";
@@ -119,6 +126,8 @@ pub struct Session {
     server_signalled: AtomicBool,
     timed_out: AtomicBool,
     pub control: Arc<Control>,
+    /// The debugger the game connects to (games only; see [`DEBUGGED_PURPOSES`]).
+    pub debugger: Option<Arc<debugger::Debugger>>,
 }
 
 impl Session {
@@ -190,6 +199,9 @@ impl Session {
 #[derive(Debug, Default)]
 pub struct Supervisor {
     sessions: Mutex<HashMap<TxnId, Arc<Session>>>,
+    /// Breakpoints (`res://` script, line) every debugged game gets at launch
+    /// (`--breakpoints`) and, while it runs, over its debugger connection.
+    breakpoints: Mutex<std::collections::BTreeSet<(String, u32)>>,
 }
 
 fn internal(e: impl std::fmt::Display) -> ToolError {
@@ -212,6 +224,25 @@ impl Supervisor {
 
     pub fn get(&self, txn: TxnId) -> Option<Arc<Session>> {
         self.sessions.lock().get(&txn).cloned()
+    }
+
+    /// The breakpoints, sorted.
+    pub fn breakpoints(&self) -> Vec<(String, u32)> {
+        self.breakpoints.lock().iter().cloned().collect()
+    }
+
+    /// Adds (`set`) or removes a breakpoint; whether the set changed.
+    pub fn set_breakpoint(&self, script: &str, line: u32, set: bool) -> bool {
+        let key = (script.to_string(), line);
+        let mut b = self.breakpoints.lock();
+        if set { b.insert(key) } else { b.remove(&key) }
+    }
+
+    /// Removes every breakpoint; the ones removed.
+    pub fn clear_breakpoints(&self) -> Vec<(String, u32)> {
+        std::mem::take(&mut *self.breakpoints.lock())
+            .into_iter()
+            .collect()
     }
 
     /// Launches under supervision; the receipt is durable when this returns.
@@ -246,6 +277,25 @@ impl Supervisor {
             .iter()
             .map(|a| a.replace(SESSION_DIR_PLACEHOLDER, &session_str))
             .collect();
+        let debugger = if DEBUGGED_PURPOSES.contains(&spec.purpose) {
+            let d = debugger::Debugger::bind().await.map_err(internal)?;
+            args.push("--remote-debug".into());
+            args.push(d.uri());
+            let breakpoints = self.breakpoints();
+            if !breakpoints.is_empty() {
+                args.push("--breakpoints".into());
+                args.push(
+                    breakpoints
+                        .iter()
+                        .map(|(script, line)| format!("{script}:{line}"))
+                        .collect::<Vec<_>>()
+                        .join(","),
+                );
+            }
+            Some(Arc::new(d))
+        } else {
+            None
+        };
         args.push("--".into());
         if spec.purpose != NO_CONTROL_ARGS_PURPOSE {
             args.push(format!("--godot-mcp-endpoint={}", endpoint.display()));
@@ -386,9 +436,13 @@ impl Supervisor {
             server_signalled: AtomicBool::new(false),
             timed_out: AtomicBool::new(false),
             control: Arc::new(Control::new(listener, nonce)),
+            debugger,
         });
         self.sessions.lock().insert(txn, session.clone());
         tokio::spawn(control::accept_loop(session.control.clone()));
+        if let Some(d) = &session.debugger {
+            tokio::spawn(debugger::serve(d.clone()));
+        }
         tokio::spawn(reap(child, session.clone(), tx, Arc::downgrade(state)));
         Ok(session)
     }
@@ -510,6 +564,9 @@ async fn reap(
         },
     };
     session.control.close().await;
+    if let Some(d) = &session.debugger {
+        d.close().await;
+    }
     let state_dir = session
         .session_dir
         .parent()

@@ -455,6 +455,12 @@ async fn list_sessions(state: Arc<AppState>, _a: NoArgs, _f: CallFlags) -> ToolR
                 "pid": s.receipt.pid,
                 "pgid": s.receipt.pgid,
                 "probe_connected": s.control.hello().is_some(),
+                "debugger": s.debugger.as_ref().map(|d| {
+                    let st = d.state();
+                    json!({"connected": st.connected && !st.closed,
+                           "stopped": st.stopped.is_some(),
+                           "reason": st.stopped.map(|s| s.reason)})
+                }),
                 "running": s.ended().is_none(),
                 "end": s.ended().as_ref().map(ended_json),
             })
@@ -574,10 +580,23 @@ async fn simulate_input(state: Arc<AppState>, args: InputArgs, _f: CallFlags) ->
             "hold_ms must be 0–60000",
         ));
     }
-    // game_not_breaked: a game stopped at a breakpoint would lose the input. The probe
-    // answers on the game's main loop, which a breakpoint stops: a connected probe that
-    // does not answer `status` within BREAK_TIMEOUT is taken as stopped (or hung), and
-    // nothing is sent.
+    // game_not_breaked: a game stopped at a breakpoint would lose the input. Its
+    // debugger connection says so when it is stopped there; otherwise the probe, which
+    // answers on the game's main loop, is asked: one that does not answer `status`
+    // within BREAK_TIMEOUT is taken as stopped (or hung), and nothing is sent.
+    if let Some(stop) = session.debugger.as_ref().and_then(|d| d.state().stopped) {
+        let mut e = Precondition::GameNotBreaked.error();
+        e.message = format!(
+            "The running game is stopped in the debugger ({}); simulated input would be \
+             lost, so none was sent.",
+            if stop.reason.is_empty() {
+                "a forced break"
+            } else {
+                stop.reason.as_str()
+            }
+        );
+        return Err(e);
+    }
     if session.control.hello().is_none() {
         session.control.wait_connected(Duration::from_secs(5)).await;
     }

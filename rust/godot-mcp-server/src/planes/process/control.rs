@@ -137,7 +137,9 @@ pub(crate) async fn accept_loop(control: std::sync::Arc<Control>) {
             wr,
             next_id: 0,
         });
-        let _ = control.hello.send(Some(v["hello"].clone()));
+        // send_replace, not send: send drops the value when no one is waiting right
+        // now, and the hello would then never be seen (list_sessions, probe calls).
+        control.hello.send_replace(Some(v["hello"].clone()));
         // Keep the listener so a close() can drop it; one probe per session.
         *control.listener.lock() = Some(listener);
         return;

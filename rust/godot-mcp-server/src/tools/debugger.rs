@@ -1,0 +1,589 @@
+//! The debugger family: breakpoints, breaks, steps, the stack, a frame's variables
+//! and evaluation in a frame, through the engine's own remote-debug protocol. Every
+//! game `play_scene` starts connects to a debugger this server owns
+//! (`planes::process::debugger`); breakpoints set before a launch are passed to it on
+//! the command line.
+//!
+//! All runtime class: they control the game's execution. `evaluate_in_frame` executes
+//! code, so it is approval-gated like `evaluate_expression`.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use godot_mcp_protocol::remote_debug::{StackFrame, StackVar, VarScope};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::error::{ErrorCode, ToolError};
+use crate::planes::process::Session;
+use crate::planes::process::debugger::{DebugError, Debugger, Delivery, Stop};
+use crate::respath::ResPath;
+use crate::safety::{EffectKind, RuntimeFlags, SafetyClass, Toolset};
+use crate::state::AppState;
+use crate::tools::runtime::session_of;
+use crate::tools::{CallFlags, ToolDef, ToolMeta, ToolResult};
+
+/// How long a step, a break or a continue may take to be confirmed, by default.
+const DEFAULT_WAIT: Duration = Duration::from_secs(5);
+/// The longest wait a caller may ask for.
+const MAX_WAIT_MS: u64 = 60_000;
+/// How long a stopped game may take to answer a question (stack, variables).
+const ANSWER_WAIT: Duration = Duration::from_secs(5);
+/// The longest expression accepted, in bytes.
+const MAX_EXPRESSION: usize = 16 * 1024;
+/// How long a just-launched game may take to connect to its debugger.
+const CONNECT_WAIT: Duration = Duration::from_secs(5);
+
+fn meta(name: &'static str, title: &'static str, description: &'static str) -> ToolMeta {
+    ToolMeta {
+        name,
+        title,
+        description,
+        class: SafetyClass::Runtime,
+        toolset: Toolset::Debugger,
+        effect: EffectKind::None,
+    }
+}
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![
+        ToolDef::new(
+            meta(
+                "set_breakpoint",
+                "Set a script breakpoint",
+                "Set a breakpoint at a GDScript line: sent to running games now and passed to \
+                 every game play_scene starts (the engine does not acknowledge it).",
+            ),
+            set_breakpoint,
+        ),
+        ToolDef::new(
+            meta(
+                "remove_breakpoint",
+                "Remove a script breakpoint",
+                "Remove one breakpoint, from running games and future launches.",
+            ),
+            remove_breakpoint,
+        ),
+        ToolDef::new(
+            meta(
+                "clear_breakpoints",
+                "Remove every breakpoint",
+                "Remove every breakpoint, from running games and future launches.",
+            ),
+            clear_breakpoints,
+        ),
+        ToolDef::new(
+            meta(
+                "debug_break",
+                "Stop the running game (break)",
+                "Force the running game to stop in the debugger; answers where it stopped \
+                 once the game confirms it.",
+            ),
+            debug_break,
+        ),
+        ToolDef::new(
+            meta(
+                "step_into",
+                "Step into (one line, entering calls)",
+                "From a stop, run one line, entering calls; answers the new location once \
+                 the game confirms it, else TIMEOUT.",
+            ),
+            step_into,
+        ),
+        ToolDef::new(
+            meta(
+                "step_over",
+                "Step over (one line in this function)",
+                "From a stop, run one line without entering calls; answers the new location \
+                 once the game confirms it, else TIMEOUT.",
+            ),
+            step_over,
+        ),
+        ToolDef::new(
+            meta(
+                "step_out",
+                "Step out (to the caller)",
+                "From a stop, run until the current function returns (steps over, as Godot \
+                 4.4 has no step-out); answers the caller's line, else TIMEOUT.",
+            ),
+            step_out,
+        ),
+        ToolDef::new(
+            meta(
+                "continue_execution",
+                "Continue the stopped game",
+                "Resume a game stopped at a breakpoint, step or break; answers once the game \
+                 confirms it runs.",
+            ),
+            continue_execution,
+        ),
+        ToolDef::new(
+            meta(
+                "get_stack_frames",
+                "Call stack of the stopped game",
+                "The stopped game's call stack, innermost first: file, line, function.",
+            ),
+            get_stack_frames,
+        ),
+        ToolDef::new(
+            meta(
+                "get_frame_variables",
+                "Variables of a stack frame",
+                "Locals and members (self first) of one frame of the stopped game, with \
+                 types and values; globals on request.",
+            ),
+            get_frame_variables,
+        ),
+        ToolDef::new(
+            meta(
+                "evaluate_in_frame",
+                "Evaluate an expression in a stack frame",
+                "Evaluate a Godot Expression with a frame's locals and self in the stopped \
+                 game (executes code; approval-gated).",
+            ),
+            evaluate_in_frame,
+        )
+        .with_runtime_flags(RuntimeFlags {
+            writes_disk: false,
+            executes_code: true,
+        }),
+    ]
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BreakpointArgs {
+    /// The GDScript file (res://…).
+    path: ResPath,
+    /// The line, from 1.
+    #[schemars(range(min = 1))]
+    line: u32,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NoArgs {}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WaitArgs {
+    /// The session (default: the newest running game).
+    #[serde(default)]
+    session_id: Option<String>,
+    /// How long to wait for the game's confirmation, 1-60000 ms (default 5000).
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 60000))]
+    timeout_ms: Option<u64>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SessionArgs {
+    /// The session (default: the newest running game).
+    #[serde(default)]
+    session_id: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FrameArgs {
+    /// The session (default: the newest running game).
+    #[serde(default)]
+    session_id: Option<String>,
+    /// The frame, 0 innermost (default 0).
+    #[serde(default)]
+    frame: Option<u32>,
+    /// Also list the globals (autoloads, global constants); default false.
+    #[serde(default)]
+    include_globals: Option<bool>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EvaluateArgs {
+    /// The session (default: the newest running game).
+    #[serde(default)]
+    session_id: Option<String>,
+    /// The frame, 0 innermost (default 0).
+    #[serde(default)]
+    frame: Option<u32>,
+    /// A Godot Expression, e.g. `velocity.length() * 2`.
+    expression: String,
+}
+
+/// The engine splits `--breakpoints` on commas and a breakpoint's own line off at the
+/// last colon: a path with a comma cannot be passed at launch.
+fn checked_breakpoint(args: &BreakpointArgs) -> Result<String, ToolError> {
+    let path = args.path.to_string();
+    if path.contains(',') {
+        return Err(ToolError::invalid_params(
+            "path",
+            format!("{path} contains a comma, which Godot's --breakpoints list cannot carry"),
+        ));
+    }
+    if !path.ends_with(".gd") {
+        return Err(ToolError::invalid_params(
+            "path",
+            format!("{path} is not a GDScript file (.gd)"),
+        ));
+    }
+    if args.line == 0 {
+        return Err(ToolError::invalid_params("line", "lines count from 1"));
+    }
+    Ok(path)
+}
+
+/// The running games with a debugger, and what sending `set` did for each.
+async fn broadcast_breakpoint(state: &AppState, path: &str, line: u32, set: bool) -> Vec<Value> {
+    let mut out = Vec::new();
+    for s in state.process.sessions() {
+        let Some(d) = &s.debugger else { continue };
+        if s.ended().is_some() {
+            continue;
+        }
+        let sent = d.breakpoint(path, line, set).await;
+        out.push(json!({
+            "session_id": s.txn.to_string(),
+            "delivered": sent == Ok(Delivery::Sent),
+            // Not connected yet: sent the moment it connects.
+            "queued": sent == Ok(Delivery::Queued),
+        }));
+    }
+    out
+}
+
+fn breakpoint_list(state: &AppState) -> Value {
+    state
+        .process
+        .breakpoints()
+        .into_iter()
+        .map(|(path, line)| json!({"path": path, "line": line}))
+        .collect()
+}
+
+async fn set_breakpoint(state: Arc<AppState>, args: BreakpointArgs, _f: CallFlags) -> ToolResult {
+    let path = checked_breakpoint(&args)?;
+    if !state.project.resolve("path", &args.path)?.is_file() {
+        return Err(ToolError::not_found(format!("{path} does not exist")));
+    }
+    let added = state.process.set_breakpoint(&path, args.line, true);
+    let sessions = broadcast_breakpoint(&state, &path, args.line, true).await;
+    Ok(json!({
+        "path": path,
+        "line": args.line,
+        "added": added,
+        "running_games": sessions,
+        "breakpoints": breakpoint_list(&state),
+    }))
+}
+
+async fn remove_breakpoint(
+    state: Arc<AppState>,
+    args: BreakpointArgs,
+    _f: CallFlags,
+) -> ToolResult {
+    let path = checked_breakpoint(&args)?;
+    let removed = state.process.set_breakpoint(&path, args.line, false);
+    if !removed {
+        return Err(
+            ToolError::not_found(format!("No breakpoint is set at {path}:{}", args.line)).hint(
+                "set_breakpoint and remove_breakpoint answer the current list in `breakpoints`.",
+            ),
+        );
+    }
+    let sessions = broadcast_breakpoint(&state, &path, args.line, false).await;
+    Ok(json!({
+        "path": path,
+        "line": args.line,
+        "removed": true,
+        "running_games": sessions,
+        "breakpoints": breakpoint_list(&state),
+    }))
+}
+
+async fn clear_breakpoints(state: Arc<AppState>, _a: NoArgs, _f: CallFlags) -> ToolResult {
+    let removed = state.process.clear_breakpoints();
+    // Each running game gets every removal; it counts as delivered only if all were.
+    let mut games: Vec<Value> = Vec::new();
+    for (path, line) in &removed {
+        for g in broadcast_breakpoint(&state, path, *line, false).await {
+            match games
+                .iter_mut()
+                .find(|x| x["session_id"] == g["session_id"])
+            {
+                Some(x) => x["delivered"] = json!(x["delivered"] == true && g["delivered"] == true),
+                None => games.push(g),
+            }
+        }
+    }
+    Ok(json!({
+        "removed": removed.iter().map(|(p, l)| json!({"path": p, "line": l})).collect::<Vec<_>>(),
+        "running_games": games,
+        "breakpoints": [],
+    }))
+}
+
+/// The game session and its debugger, connected.
+async fn debugged(
+    state: &AppState,
+    session_id: Option<&str>,
+) -> Result<(Arc<Session>, Arc<Debugger>), ToolError> {
+    let session = session_of(state, session_id)?;
+    let Some(d) = session.debugger.clone() else {
+        return Err(ToolError::new(
+            ErrorCode::PreconditionFailed,
+            format!(
+                "Session {} ({}) was not started with a debugger.",
+                session.txn, session.purpose
+            ),
+        )
+        .required("debugger_connected")
+        .hint("Start the game with play_scene; its games connect to this server's debugger."));
+    };
+    if !d.state().connected {
+        d.wait_connected(CONNECT_WAIT).await;
+    }
+    Ok((session, d))
+}
+
+fn wait_of(timeout_ms: Option<u64>) -> Result<Duration, ToolError> {
+    match timeout_ms {
+        None => Ok(DEFAULT_WAIT),
+        Some(ms) if (1..=MAX_WAIT_MS).contains(&ms) => Ok(Duration::from_millis(ms)),
+        Some(_) => Err(ToolError::invalid_params(
+            "timeout_ms",
+            "timeout_ms must be 1–60000",
+        )),
+    }
+}
+
+/// A debugger failure as the tool error an agent can act on. `what` names the request
+/// in a timeout's message.
+fn debug_error(e: DebugError, what: &str, waited: Duration) -> ToolError {
+    match e {
+        DebugError::NotConnected => ToolError::new(
+            ErrorCode::PreconditionFailed,
+            "The game has not connected to the server's debugger.",
+        )
+        .required("debugger_connected")
+        .hint("The game may still be starting, or it ended; list_sessions shows which."),
+        DebugError::Closed => ToolError::new(
+            ErrorCode::PreconditionFailed,
+            "The game's debugger connection ended (the game ended or crashed).",
+        )
+        .required("debugger_connected")
+        .hint("list_sessions shows how it ended; start it again with play_scene."),
+        DebugError::NotStopped => ToolError::new(
+            ErrorCode::PreconditionFailed,
+            "The game is running, not stopped in the debugger.",
+        )
+        .required("game_breaked")
+        .hint("Stop it first: set_breakpoint on a line it runs, or debug_break."),
+        DebugError::Timeout { left_stop } => ToolError::new(
+            ErrorCode::Timeout,
+            format!(
+                "The game did not confirm the {what} within {} ms.",
+                waited.as_millis()
+            ),
+        )
+        .hint(if left_stop {
+            "It left the stop and runs (it may stop later); debug_break stops it again."
+        } else {
+            "Its state is unknown: get_stack_frames answers if it is stopped; list_sessions \
+             shows whether it still runs."
+        })
+        .details(json!({"left_stop": left_stop})),
+        DebugError::Resumed => ToolError::new(
+            ErrorCode::PreconditionFailed,
+            "The game resumed instead of answering: the engine does that for an evaluation \
+             in a frame without a script instance (a static function).",
+        )
+        .required("game_breaked")
+        .hint("Stop it again (debug_break or a breakpoint) and evaluate in a frame of an instance method.")
+        .details(json!({"resumed": true})),
+        DebugError::NoCaller => ToolError::new(
+            ErrorCode::PreconditionFailed,
+            "The game is stopped in its outermost script frame: there is no caller to step \
+             out to.",
+        )
+        .required("caller_frame")
+        .hint("Use step_over, or continue_execution to let the engine call the script again."),
+    }
+}
+
+fn frame_json(index: usize, f: &StackFrame) -> Value {
+    json!({"index": index, "file": f.file, "line": f.line, "function": f.function})
+}
+
+/// Where the game stopped: the reason, and the innermost frame when it has a stack.
+async fn stop_json(session: &Session, d: &Debugger, stop: &Stop) -> Value {
+    let location = if stop.has_stack {
+        d.stack(ANSWER_WAIT)
+            .await
+            .ok()
+            .and_then(|frames| frames.first().map(|f| frame_json(0, f)))
+    } else {
+        None
+    };
+    json!({
+        "session_id": session.txn.to_string(),
+        "stopped": true,
+        "reason": stop.reason,
+        "can_continue": stop.can_continue,
+        "location": location,
+    })
+}
+
+async fn debug_break(state: Arc<AppState>, args: WaitArgs, _f: CallFlags) -> ToolResult {
+    let wait = wait_of(args.timeout_ms)?;
+    let (session, d) = debugged(&state, args.session_id.as_deref()).await?;
+    let stop = d
+        .force_break(wait)
+        .await
+        .map_err(|e| debug_error(e, "break", wait))?;
+    Ok(stop_json(&session, &d, &stop).await)
+}
+
+async fn step(state: Arc<AppState>, args: WaitArgs, how: &str, what: &str) -> ToolResult {
+    let wait = wait_of(args.timeout_ms)?;
+    let (session, d) = debugged(&state, args.session_id.as_deref()).await?;
+    let stop = d
+        .step(how, wait)
+        .await
+        .map_err(|e| debug_error(e, what, wait))?;
+    Ok(stop_json(&session, &d, &stop).await)
+}
+
+async fn step_into(state: Arc<AppState>, args: WaitArgs, _f: CallFlags) -> ToolResult {
+    step(state, args, "step", "step into").await
+}
+
+async fn step_over(state: Arc<AppState>, args: WaitArgs, _f: CallFlags) -> ToolResult {
+    step(state, args, "next", "step over").await
+}
+
+async fn step_out(state: Arc<AppState>, args: WaitArgs, _f: CallFlags) -> ToolResult {
+    let wait = wait_of(args.timeout_ms)?;
+    let (session, d) = debugged(&state, args.session_id.as_deref()).await?;
+    let (stop, steps) = d
+        .step_out(wait)
+        .await
+        .map_err(|e| debug_error(e, "step out", wait))?;
+    let mut v = stop_json(&session, &d, &stop).await;
+    v["steps"] = json!(steps);
+    Ok(v)
+}
+
+async fn continue_execution(state: Arc<AppState>, args: WaitArgs, _f: CallFlags) -> ToolResult {
+    let wait = wait_of(args.timeout_ms)?;
+    let (session, d) = debugged(&state, args.session_id.as_deref()).await?;
+    d.resume(wait)
+        .await
+        .map_err(|e| debug_error(e, "continue", wait))?;
+    Ok(json!({"session_id": session.txn.to_string(), "resumed": true}))
+}
+
+async fn get_stack_frames(state: Arc<AppState>, args: SessionArgs, _f: CallFlags) -> ToolResult {
+    let (session, d) = debugged(&state, args.session_id.as_deref()).await?;
+    let reason = d.state().stopped.map(|s| s.reason);
+    let frames = d
+        .stack(ANSWER_WAIT)
+        .await
+        .map_err(|e| debug_error(e, "stack dump", ANSWER_WAIT))?;
+    Ok(json!({
+        "session_id": session.txn.to_string(),
+        "reason": reason,
+        "frames": frames.iter().enumerate().map(|(i, f)| frame_json(i, f)).collect::<Vec<_>>(),
+    }))
+}
+
+/// Refuses a frame the stack does not have (the engine would answer with nothing).
+async fn check_frame(d: &Debugger, frame: u32) -> Result<(), ToolError> {
+    let frames = d
+        .stack(ANSWER_WAIT)
+        .await
+        .map_err(|e| debug_error(e, "stack dump", ANSWER_WAIT))?;
+    if frame as usize >= frames.len() {
+        return Err(ToolError::invalid_params(
+            "frame",
+            format!(
+                "frame {frame} does not exist: the stack has {} frame(s)",
+                frames.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn var_json(v: &StackVar) -> Value {
+    json!({"name": v.name, "type": v.type_name, "value": v.value.to_json()})
+}
+
+async fn get_frame_variables(state: Arc<AppState>, args: FrameArgs, _f: CallFlags) -> ToolResult {
+    let frame = args.frame.unwrap_or(0);
+    let (session, d) = debugged(&state, args.session_id.as_deref()).await?;
+    check_frame(&d, frame).await?;
+    let vars = d
+        .frame_vars(frame, ANSWER_WAIT)
+        .await
+        .map_err(|e| debug_error(e, "frame variables", ANSWER_WAIT))?;
+    let of = |scope: VarScope| -> Vec<Value> {
+        vars.iter()
+            .filter(|v| v.scope == scope)
+            .map(var_json)
+            .collect()
+    };
+    let globals = of(VarScope::Global);
+    let mut out = json!({
+        "session_id": session.txn.to_string(),
+        "frame": frame,
+        "locals": of(VarScope::Local),
+        "members": of(VarScope::Member),
+        "globals_count": globals.len(),
+    });
+    if args.include_globals.unwrap_or(false) {
+        out["globals"] = Value::Array(globals);
+    }
+    Ok(out)
+}
+
+async fn evaluate_in_frame(state: Arc<AppState>, args: EvaluateArgs, _f: CallFlags) -> ToolResult {
+    let frame = args.frame.unwrap_or(0);
+    if args.expression.trim().is_empty() {
+        return Err(ToolError::invalid_params(
+            "expression",
+            "expression is empty",
+        ));
+    }
+    if args.expression.len() > MAX_EXPRESSION {
+        return Err(ToolError::new(
+            ErrorCode::TooLarge,
+            format!("expression is longer than {MAX_EXPRESSION} bytes"),
+        )
+        .param("expression"));
+    }
+    let (session, d) = debugged(&state, args.session_id.as_deref()).await?;
+    check_frame(&d, frame).await?;
+    let (v, errors) = d
+        .evaluate(&args.expression, frame, ANSWER_WAIT)
+        .await
+        .map_err(|e| debug_error(e, "evaluation", ANSWER_WAIT))?;
+    if let Some(first) = errors.iter().find(|e| !e.warning) {
+        // A nil value with an engine error before it is the error, not a result.
+        return Err(ToolError::new(
+            ErrorCode::InvalidParams,
+            format!("Godot could not evaluate it: {}", first.error),
+        )
+        .param("expression")
+        .details(json!({"engine_errors": errors.iter().map(|e| json!({
+            "error": e.error, "description": e.description})).collect::<Vec<_>>()})));
+    }
+    Ok(json!({
+        "session_id": session.txn.to_string(),
+        "frame": frame,
+        "expression": args.expression,
+        "type": v.type_name,
+        "value": v.value.to_json(),
+    }))
+}
