@@ -108,6 +108,12 @@ pub enum Command {
     History,
     /// A picture of an editor view, as PNG.
     EditorScreenshot(ScreenshotRequest),
+    /// The editor's performance monitors now.
+    EditorMonitors,
+    /// Start a file-system scan (reimports what changed).
+    FilesystemScan,
+    /// Whether a scan runs, and how far it is.
+    FilesystemStatus,
 }
 
 /// Which part of the editor a screenshot shows.
@@ -478,6 +484,9 @@ pub fn decode(cmd: &str, p: &Json) -> Result<Command, BridgeError> {
             }
             Command::EditorScreenshot(a)
         }
+        c::EDITOR_MONITORS => params::<Empty>(cmd, p).map(|_| Command::EditorMonitors)?,
+        c::FILESYSTEM_SCAN => params::<Empty>(cmd, p).map(|_| Command::FilesystemScan)?,
+        c::FILESYSTEM_STATUS => params::<Empty>(cmd, p).map(|_| Command::FilesystemStatus)?,
         other => {
             return Err(BridgeError::new(
                 ErrorCode::UnknownCommand,
@@ -556,6 +565,9 @@ mod tests {
                 c::EDITOR_SCREENSHOT,
                 json!({"view": "2d", "max_edge": 640, "max_bytes": 4194304}),
             ),
+            (c::EDITOR_MONITORS, json!({})),
+            (c::FILESYSTEM_SCAN, json!({})),
+            (c::FILESYSTEM_STATUS, json!({})),
         ];
         assert_eq!(examples.len(), c::ALL.len());
         for (cmd, p) in examples {

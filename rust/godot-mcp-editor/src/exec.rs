@@ -652,6 +652,9 @@ pub(crate) fn execute(cmd: Command) -> Res {
             Ok(out)
         }
         Command::EditorScreenshot(req) => crate::capture::editor_screenshot(req),
+        Command::EditorMonitors | Command::FilesystemScan | Command::FilesystemStatus => {
+            crate::editor_more::exec(&cmd)
+        }
         Command::History => {
             let root = scene_root()?;
             let h = scene_history(&root)?;

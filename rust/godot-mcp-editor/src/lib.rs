@@ -34,10 +34,13 @@
 mod api;
 mod capture;
 mod dock;
+mod editor_more;
 mod engine_version;
 mod exec;
 mod plugin;
+mod perf;
 mod probe;
+mod probe_more;
 mod switch;
 mod variant;
 

@@ -243,10 +243,16 @@ pub enum Toolset {
     ClassRef,
     /// The engine's parse check, the script listing, a node's script.
     ScriptCheck,
+    /// Performance monitors of a running game or the editor.
+    Profiling,
+    /// A running game's scene tree, UI elements and per-frame property samples.
+    GameInspect,
+    /// The editor's file system: rescans, import status, importing assets.
+    Filesystem,
 }
 
 impl Toolset {
-    pub const ALL: [Toolset; 25] = [
+    pub const ALL: [Toolset; 28] = [
         Toolset::Project,
         Toolset::SceneRead,
         Toolset::ScriptRead,
@@ -272,6 +278,9 @@ impl Toolset {
         Toolset::Tilemap,
         Toolset::ClassRef,
         Toolset::ScriptCheck,
+        Toolset::Profiling,
+        Toolset::GameInspect,
+        Toolset::Filesystem,
     ];
 
     /// Enabled when the operator names none: the read-mostly core every session
@@ -314,6 +323,9 @@ impl Toolset {
             Self::Tilemap => "tilemap",
             Self::ClassRef => "class_ref",
             Self::ScriptCheck => "script_check",
+            Self::Profiling => "profiling",
+            Self::GameInspect => "game_inspect",
+            Self::Filesystem => "filesystem",
         }
     }
 
@@ -362,6 +374,18 @@ impl Toolset {
             }
             Self::ScriptCheck => {
                 "GDScript parse errors from Godot's own parser; list scripts; a node's script."
+            }
+            Self::Profiling => {
+                "Performance monitors (FPS, frame times, draw calls, memory, objects, physics) \
+                 of a running game or the editor, sampled over a window."
+            }
+            Self::GameInspect => {
+                "A running game's scene tree, UI elements by text or type, property samples \
+                 over frames."
+            }
+            Self::Filesystem => {
+                "Rescan the editor's file system, import status from disk, import external \
+                 assets through the journal."
             }
         }
     }

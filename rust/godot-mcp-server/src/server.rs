@@ -224,6 +224,9 @@ impl ServerHandler for McpServer {
         let ctx = CallContext::from_request(&request, &context, &principal);
         let generation = self.state.safety.generation();
         let call = run_call(&self.state, def, request.arguments, &ctx);
+        // A long tool that holds something (play_input_sequence) watches the request's
+        // cancellation to release it at once.
+        let call = crate::tools::runtime_more::with_cancellation(context.ct.clone(), call);
         let outcome = crate::transport::with_principal(principal, call).await;
         if self.state.safety.generation() != generation {
             self.announce_tool_list_changed(&context.peer).await;

@@ -31,6 +31,7 @@ pub mod files;
 pub mod input_map;
 pub mod project;
 pub mod runtime;
+pub mod runtime_more;
 pub mod scene_disk;
 pub mod scenes;
 pub mod screenshots;
@@ -509,6 +510,7 @@ impl Registry {
             .chain(input_map::tools())
             .chain(classref::tools())
             .chain(scripts_more::tools())
+            .chain(runtime_more::tools())
         {
             r.add(def);
         }
