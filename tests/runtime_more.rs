@@ -59,7 +59,10 @@ async fn the_game_answers_monitors_tree_ui_and_samples() {
     assert_eq!(m["target"], "game", "{m}");
     assert_eq!(m["samples"], 3, "{m}");
     let fps = &m["monitors"]["fps"];
-    assert!(fps["min"].as_f64().unwrap() <= fps["avg"].as_f64().unwrap(), "{m}");
+    assert!(
+        fps["min"].as_f64().unwrap() <= fps["avg"].as_f64().unwrap(),
+        "{m}"
+    );
     assert!(m["monitors"]["draw_calls"].is_object(), "{m}");
 
     let t = ok(&client, "get_game_scene_tree", json!({"limit": 2})).await;
@@ -79,7 +82,10 @@ async fn the_game_answers_monitors_tree_ui_and_samples() {
 
     let u = ok(&client, "find_ui_elements", json!({"text": "START"})).await;
     assert_eq!(u["matched"], 1, "{u}");
-    assert_eq!(u["elements"][0]["path"], "/root/Main/HUD/StartButton", "{u}");
+    assert_eq!(
+        u["elements"][0]["path"], "/root/Main/HUD/StartButton",
+        "{u}"
+    );
     assert!(u["elements"][0]["rect"]["w"].as_f64().unwrap() > 0.0, "{u}");
     let labels = ok(&client, "find_ui_elements", json!({"type": "Label"})).await;
     assert_eq!(labels["matched"], 1, "{labels}");
@@ -104,7 +110,12 @@ async fn the_game_answers_monitors_tree_ui_and_samples() {
     )
     .await;
     assert_eq!(e["code"], "INVALID_PARAMS", "{e}");
-    let e = err(&client, "get_game_scene_tree", json!({"root": "/root/Nope"})).await;
+    let e = err(
+        &client,
+        "get_game_scene_tree",
+        json!({"root": "/root/Nope"}),
+    )
+    .await;
     assert_eq!(e["required"], "node_not_found", "{e}");
     let e = err(
         &client,
@@ -148,12 +159,7 @@ async fn a_recording_comes_back_as_a_sequence_that_plays() {
     assert_eq!(r["releases_without_press"], 0, "{r}");
 
     // What stop_recording returns is what play_input_sequence takes.
-    let played = ok(
-        &client,
-        "play_input_sequence",
-        json!({"steps": r["steps"]}),
-    )
-    .await;
+    let played = ok(&client, "play_input_sequence", json!({"steps": r["steps"]})).await;
     assert_eq!(played["events_sent"], 3, "{played}");
 
     let e = err(&client, "play_input_sequence", json!({"steps": []})).await;
@@ -194,10 +200,16 @@ async fn a_cancelled_sequence_releases_everything_at_once() {
         .unwrap();
     let start = Instant::now();
     while held(&client).await != 1 {
-        assert!(start.elapsed() < Duration::from_secs(30), "A was never pressed");
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "A was never pressed"
+        );
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    handle.cancel(Some("the agent changed its mind".into())).await.unwrap();
+    handle
+        .cancel(Some("the agent changed its mind".into()))
+        .await
+        .unwrap();
     // Released on cancellation, long before the hold (60 s) would end it.
     let start = Instant::now();
     while held(&client).await != 0 {
@@ -233,7 +245,11 @@ async fn import_asset_reads_only_allowed_folders() {
     let allowed = tempfile::tempdir().unwrap();
     let home = tempfile::tempdir().unwrap();
     std::fs::create_dir(home.path().join(".ssh")).unwrap();
-    std::fs::write(home.path().join(".ssh/id_ed25519.png"), b"-----BEGIN KEY-----").unwrap();
+    std::fs::write(
+        home.path().join(".ssh/id_ed25519.png"),
+        b"-----BEGIN KEY-----",
+    )
+    .unwrap();
     std::fs::write(allowed.path().join("hero.png"), tiny_png()).unwrap();
     // A link in the allowed folder to the key: decided by where it points.
     std::os::unix::fs::symlink(
@@ -260,7 +276,11 @@ async fn import_asset_reads_only_allowed_folders() {
         assert_eq!(e["code"], "PATH_REFUSED", "{source:?}: {e}");
         assert_eq!(e["param"], "source", "{e}");
     }
-    assert_eq!(support::files_under(p.path(), &[]), before, "a refusal wrote something");
+    assert_eq!(
+        support::files_under(p.path(), &[]),
+        before,
+        "a refusal wrote something"
+    );
 
     let src = allowed.path().join("hero.png");
     let dry = ok(
@@ -269,7 +289,10 @@ async fn import_asset_reads_only_allowed_folders() {
         json!({"source": src, "dest": "res://art/hero.png", "dry_run": true}),
     )
     .await;
-    assert!(!p.path().join("art/hero.png").exists(), "a dry run wrote: {dry}");
+    assert!(
+        !p.path().join("art/hero.png").exists(),
+        "a dry run wrote: {dry}"
+    );
     let e = err(
         &client,
         "import_asset",
@@ -283,7 +306,10 @@ async fn import_asset_reads_only_allowed_folders() {
         json!({"source": src, "dest": "res://art/hero.png", "confirm": true}),
     )
     .await;
-    assert_eq!(std::fs::read(p.path().join("art/hero.png")).unwrap(), tiny_png());
+    assert_eq!(
+        std::fs::read(p.path().join("art/hero.png")).unwrap(),
+        tiny_png()
+    );
     assert!(v["transaction_id"].is_string(), "{v}");
     assert_eq!(v["import"]["status"], "pending", "{v}");
     assert_eq!(v["import"]["editor_connected"], false, "{v}");
@@ -315,7 +341,12 @@ async fn import_status_tells_current_stale_failed_and_missing_outputs() {
         use md5::Digest;
         hex::encode(md5::Md5::digest(b))
     };
-    for (name, valid) in [("ok.png", true), ("stale.png", true), ("gone.png", true), ("bad.png", false)] {
+    for (name, valid) in [
+        ("ok.png", true),
+        ("stale.png", true),
+        ("gone.png", true),
+        ("bad.png", false),
+    ] {
         write(name, name.as_bytes());
         let dest = format!("res://.godot/imported/{name}-{hash}.ctex");
         write(
@@ -341,7 +372,12 @@ async fn import_status_tells_current_stale_failed_and_missing_outputs() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|f| (f["path"].as_str().unwrap().into(), f["status"].as_str().unwrap().into()))
+        .map(|f| {
+            (
+                f["path"].as_str().unwrap().into(),
+                f["status"].as_str().unwrap().into(),
+            )
+        })
         .collect();
     let want = [
         ("res://bad.png", "failed"),
@@ -356,4 +392,261 @@ async fn import_status_tells_current_stale_failed_and_missing_outputs() {
     );
     let problems = ok(&client, "get_import_status", json!({})).await;
     assert_eq!(problems["total"], 3, "{problems}");
+}
+
+// ---- real Godot ---------------------------------------------------------------------
+
+const UI_SCENE: &str = "[gd_scene load_steps=2 format=3]
+
+[ext_resource type=\"Script\" path=\"res://scripts/ui.gd\" id=\"1\"]
+
+[node name=\"UI\" type=\"Control\"]
+layout_mode = 3
+anchors_preset = 0
+offset_right = 400.0
+offset_bottom = 300.0
+script = ExtResource(\"1\")
+
+[node name=\"StartButton\" type=\"Button\" parent=\".\"]
+layout_mode = 0
+offset_left = 10.0
+offset_top = 20.0
+offset_right = 130.0
+offset_bottom = 60.0
+text = \"Start Game\"
+
+[node name=\"Score\" type=\"Label\" parent=\".\"]
+layout_mode = 0
+offset_left = 10.0
+offset_top = 80.0
+offset_right = 200.0
+offset_bottom = 110.0
+text = \"Score: 0\"
+";
+
+/// The recorded steps' events, in order.
+fn step_events(r: &Value) -> Vec<Value> {
+    r["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s.get("event").cloned())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_godot_game_monitors_tree_ui_samples_and_a_replayed_recording() {
+    let Some(godot) = support::godot_bin("the real game tests need a Godot 4.4+ binary") else {
+        return;
+    };
+    let project = support::demo_copy();
+    let p = project.path();
+    support::install_addon(p);
+    std::fs::write(p.join("scenes/ui.tscn"), UI_SCENE).unwrap();
+    std::fs::write(
+        p.join("scripts/ui.gd"),
+        "extends Control\n\nvar frames := 0\n\nfunc _process(_delta: float) -> void:\n\tframes += 1\n",
+    )
+    .unwrap();
+    support::run_godot(&godot, p, &["--import"]);
+    let s = support::short_state_dir("rmg");
+    let _c = Cleanup(s.path().display().to_string());
+    let client = support::connect_in(p, s, &[("GODOT_BIN", godot.to_str().unwrap())]).await;
+    ok(
+        &client,
+        "play_scene",
+        json!({"scene": "res://scenes/ui.tscn"}),
+    )
+    .await;
+
+    let v = ok(&client, "is_playing", json!({})).await;
+    assert_eq!(
+        (&v["playing"], &v["probe"], &v["breaked"]),
+        (&json!(true), &json!("answering"), &json!(false)),
+        "{v}"
+    );
+
+    let m = ok(
+        &client,
+        "get_performance_monitors",
+        json!({"samples": 3, "interval_ms": 50}),
+    )
+    .await;
+    assert!(
+        m["monitors"]["nodes"]["max"].as_f64().unwrap() >= 3.0,
+        "{m}"
+    );
+    assert!(
+        m["monitors"]["objects"]["min"].as_f64().unwrap() > 0.0,
+        "{m}"
+    );
+    assert!(m["monitors"]["fps"].is_object(), "{m}");
+
+    let t = ok(&client, "get_game_scene_tree", json!({"max_depth": 2})).await;
+    let button = t["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["path"] == "/root/UI/StartButton")
+        .unwrap_or_else(|| panic!("no StartButton in {t}"));
+    assert_eq!(button["class"], "Button", "{t}");
+    assert_eq!(button["depth"], 2, "{t}");
+
+    let u = ok(&client, "find_ui_elements", json!({"text": "start"})).await;
+    assert_eq!(u["matched"], 1, "{u}");
+    assert_eq!(u["elements"][0]["path"], "/root/UI/StartButton", "{u}");
+    // Where the scene puts it; a Button grows to its theme's minimum height.
+    let rect = &u["elements"][0]["rect"];
+    assert_eq!(
+        (&rect["x"], &rect["y"], &rect["w"]),
+        (&json!(10.0), &json!(20.0), &json!(120.0)),
+        "{u}"
+    );
+    assert!(rect["h"].as_f64().unwrap() >= 40.0, "{u}");
+    let labels = ok(&client, "find_ui_elements", json!({"type": "Label"})).await;
+    assert_eq!(labels["elements"][0]["text"], "Score: 0", "{labels}");
+
+    let smp = ok(
+        &client,
+        "sample_game_property",
+        json!({"node": "/root/UI", "property": "frames", "frames": 5}),
+    )
+    .await;
+    assert_eq!(smp["returned"], 5, "{smp}");
+    assert_eq!(smp["distinct_values"], 5, "one value a frame: {smp}");
+
+    // Record what the game receives, then replay it and record the replay.
+    ok(&client, "record_input", json!({})).await;
+    ok(
+        &client,
+        "simulate_input",
+        json!({"event": {"type": "key", "key": "A"}}),
+    )
+    .await;
+    ok(
+        &client,
+        "play_input_sequence",
+        json!({"steps": [{"event": {"type": "action", "action": "ui_accept"}, "hold_ms": 30, "wait_ms": 200}]}),
+    )
+    .await;
+    let first = ok(&client, "stop_recording", json!({})).await;
+    assert_eq!(
+        step_events(&first),
+        vec![
+            json!({"type": "key", "key": "A"}),
+            json!({"type": "action", "action": "ui_accept"})
+        ],
+        "{first}"
+    );
+    assert_eq!(first["releases_without_press"], 0, "{first}");
+    ok(&client, "record_input", json!({})).await;
+    let played = ok(
+        &client,
+        "play_input_sequence",
+        json!({"steps": first["steps"]}),
+    )
+    .await;
+    assert_eq!(played["events_sent"], 2, "{played}");
+    let second = ok(&client, "stop_recording", json!({})).await;
+    assert_eq!(step_events(&second), step_events(&first), "{second}");
+    ok(&client, "stop_scene", json!({})).await;
+    eprintln!("PASSED: monitors, tree, UI, samples and a replayed recording against a real game");
+}
+
+/// A second, different PNG (2×1), as Godot would see a re-exported image.
+fn other_png() -> Vec<u8> {
+    let img = image::RgbaImage::from_pixel(2, 1, image::Rgba([200, 10, 10, 255]));
+    let mut out = std::io::Cursor::new(Vec::new());
+    img.write_to(&mut out, image::ImageFormat::Png).unwrap();
+    out.into_inner()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_godot_editor_rescan_import_status_and_monitors() {
+    let Some(godot) =
+        support::godot_bin("the real editor file-system tests need a Godot 4.4+ binary")
+    else {
+        return;
+    };
+    let project = support::demo_copy();
+    let p = project.path();
+    support::install_addon(p);
+    support::run_godot(&godot, p, &["--import"]);
+    let allowed = tempfile::tempdir().unwrap();
+    std::fs::write(allowed.path().join("hero.png"), tiny_png()).unwrap();
+    let client = support::connect_with(
+        p,
+        &[("GODOT_MCP_IMPORT_DIRS", allowed.path().to_str().unwrap())],
+    )
+    .await;
+    let logs = tempfile::tempdir().unwrap();
+    let log = logs.path().join("editor.log");
+    let mut editor = support::start_godot_editor(&godot, p, &log);
+
+    let r =
+        support::call_once_connected(&client, &mut editor, &log, "rescan_filesystem", json!({}))
+            .await;
+    let v = r.structured_content.unwrap();
+    assert_ne!(r.is_error, Some(true), "{v}");
+    assert_eq!(v["finished"], true, "{v}");
+
+    let m = ok(
+        &client,
+        "get_performance_monitors",
+        json!({"target": "editor", "samples": 2, "interval_ms": 20}),
+    )
+    .await;
+    assert!(m["monitors"]["nodes"]["max"].as_f64().unwrap() > 0.0, "{m}");
+
+    let started = Instant::now();
+    let v = ok(
+        &client,
+        "import_asset",
+        json!({"source": allowed.path().join("hero.png"), "dest": "res://art/hero.png", "confirm": true}),
+    )
+    .await;
+    eprintln!(
+        "import_asset answered in {} ms",
+        started.elapsed().as_millis()
+    );
+    assert_eq!(v["import"]["status"], "imported", "{v}");
+    assert!(p.join("art/hero.png.import").is_file(), "{v}");
+    let s = ok(
+        &client,
+        "get_import_status",
+        json!({"path": "res://art", "all": true}),
+    )
+    .await;
+    assert_eq!(
+        s["files"],
+        json!([{"path": "res://art/hero.png", "status": "imported"}]),
+        "{s}"
+    );
+
+    // Changed behind Godot's back (a newer mtime, as an export from a paint program):
+    // stale on disk until a rescan reimports it.
+    let f = std::fs::File::create(p.join("art/hero.png")).unwrap();
+    std::io::Write::write_all(&mut &f, &other_png()).unwrap();
+    f.set_modified(std::time::SystemTime::now() + Duration::from_secs(5))
+        .unwrap();
+    drop(f);
+    let s = ok(&client, "get_import_status", json!({"path": "res://art"})).await;
+    assert_eq!(
+        s["files"],
+        json!([{"path": "res://art/hero.png", "status": "stale"}]),
+        "{s}"
+    );
+    let started = Instant::now();
+    let v = ok(&client, "rescan_filesystem", json!({})).await;
+    eprintln!(
+        "rescan_filesystem answered in {} ms",
+        started.elapsed().as_millis()
+    );
+    assert_eq!(v["finished"], true, "{v}");
+    let s = ok(&client, "get_import_status", json!({"path": "res://art"})).await;
+    assert_eq!(s["files"], json!([]), "reimported: {s}");
+    support::kill_godot_editor(&mut editor);
+    eprintln!(
+        "PASSED: rescan, import_asset, import status and editor monitors against a real editor"
+    );
 }

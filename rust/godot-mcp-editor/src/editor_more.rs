@@ -32,8 +32,10 @@ pub(crate) fn exec(cmd: &Command) -> Result<Json, BridgeError> {
         return Ok(json!({"monitors": crate::perf::snapshot()}));
     }
     let Some(mut fs) = EditorInterface::singleton().get_resource_filesystem() else {
-        return Err(BridgeError::new(ErrorCode::Internal, "the editor has no file system")
-            .with_effect(ErrorEffect::Unchanged));
+        return Err(
+            BridgeError::new(ErrorCode::Internal, "the editor has no file system")
+                .with_effect(ErrorEffect::Unchanged),
+        );
     };
     count_scans(&fs);
     let finished = SCANS_FINISHED.load(Ordering::SeqCst);
@@ -47,7 +49,9 @@ pub(crate) fn exec(cmd: &Command) -> Result<Json, BridgeError> {
             Ok(json!({"started": !already, "scanning": fs.is_scanning(),
                 "scans_finished": finished}))
         }
-        _ => Ok(json!({"scanning": fs.is_scanning(), "progress": fs.get_scanning_progress(),
-            "scans_finished": finished})),
+        _ => Ok(
+            json!({"scanning": fs.is_scanning(), "progress": fs.get_scanning_progress(),
+            "scans_finished": finished}),
+        ),
     }
 }

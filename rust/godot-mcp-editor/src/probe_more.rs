@@ -54,9 +54,7 @@ pub struct GodotMcpRecorder {
 #[godot_api]
 impl INode for GodotMcpRecorder {
     fn input(&mut self, event: Gd<InputEvent>) {
-        let t_ms = self
-            .started
-            .map_or(0, |s| s.elapsed().as_millis() as u64);
+        let t_ms = self.started.map_or(0, |s| s.elapsed().as_millis() as u64);
         match wire_event(&event) {
             Some((ev, pressed)) => self
                 .events
@@ -96,7 +94,10 @@ fn wire_event(event: &Gd<InputEvent>) -> Option<(Value, bool)> {
             json!({"type": "key", "key": name})
         }
         "InputEventMouseButton" => {
-            let pos = event.get("position").try_to::<Vector2>().unwrap_or_default();
+            let pos = event
+                .get("position")
+                .try_to::<Vector2>()
+                .unwrap_or_default();
             json!({"type": "mouse_button",
                 "button": event.get("button_index").try_to::<i64>().unwrap_or(0),
                 "x": pos.x, "y": pos.y})
@@ -111,13 +112,20 @@ fn wire_event(event: &Gd<InputEvent>) -> Option<(Value, bool)> {
 
 /// Answers `cmd` if it is one of this module's; `None` otherwise. `Value::Null`: the
 /// answer comes from [`tick`] on a later frame.
-pub fn handle(state: &mut State, root: Option<Gd<Window>>, cmd: &str, msg: &Value) -> Option<Value> {
+pub fn handle(
+    state: &mut State,
+    root: Option<Gd<Window>>,
+    cmd: &str,
+    msg: &Value,
+) -> Option<Value> {
     let id = msg["id"].clone();
     let no_root = || json!({"id": id, "ok": false, "error": "no_root", "message": "the game has no root window yet"});
     Some(match cmd {
         "monitors" => json!({"id": id, "ok": true, "monitors": crate::perf::snapshot()}),
         "tree" => {
-            let Some(root) = root else { return Some(no_root()) };
+            let Some(root) = root else {
+                return Some(no_root());
+            };
             let path = msg["root"].as_str().unwrap_or("/root");
             let Some(start) = find(&root, path) else {
                 return Some(not_found(&id, path));
@@ -141,7 +149,9 @@ pub fn handle(state: &mut State, root: Option<Gd<Window>>, cmd: &str, msg: &Valu
             json!({"id": id, "ok": true, "nodes": nodes, "total": total, "capped": capped})
         }
         "find_ui" => {
-            let Some(root) = root else { return Some(no_root()) };
+            let Some(root) = root else {
+                return Some(no_root());
+            };
             let text = msg["text"].as_str().map(str::to_lowercase);
             let ty = msg["type"].as_str().unwrap_or("Control");
             let limit = msg["limit"].as_u64().unwrap_or(50) as usize;
@@ -154,8 +164,15 @@ pub fn handle(state: &mut State, root: Option<Gd<Window>>, cmd: &str, msg: &Valu
                     continue;
                 }
                 let shown = n.get("text");
-                let shown = if shown.is_nil() { String::new() } else { shown.to_string() };
-                if text.as_ref().is_some_and(|t| !shown.to_lowercase().contains(t)) {
+                let shown = if shown.is_nil() {
+                    String::new()
+                } else {
+                    shown.to_string()
+                };
+                if text
+                    .as_ref()
+                    .is_some_and(|t| !shown.to_lowercase().contains(t))
+                {
                     continue;
                 }
                 matched += 1;
@@ -174,7 +191,9 @@ pub fn handle(state: &mut State, root: Option<Gd<Window>>, cmd: &str, msg: &Valu
             json!({"id": id, "ok": true, "elements": elements, "matched": matched, "capped": capped})
         }
         "sample" => {
-            let Some(root) = root else { return Some(no_root()) };
+            let Some(root) = root else {
+                return Some(no_root());
+            };
             let node = msg["node"].as_str().unwrap_or("").to_string();
             if find(&root, &node).is_none() {
                 return Some(not_found(&id, &node));
@@ -189,7 +208,9 @@ pub fn handle(state: &mut State, root: Option<Gd<Window>>, cmd: &str, msg: &Valu
             Value::Null
         }
         "record_start" => {
-            let Some(mut root) = root else { return Some(no_root()) };
+            let Some(mut root) = root else {
+                return Some(no_root());
+            };
             if let Some(old) = state.recorder.take()
                 && old.is_instance_valid()
             {

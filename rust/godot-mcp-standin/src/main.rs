@@ -268,7 +268,11 @@ fn is_class(class: &str, ty: &str) -> bool {
 }
 
 /// The probe's `tree`, `find_ui` and `monitors` answers, from [`TREE`].
-fn observe(id: &serde_json::Value, msg: &serde_json::Value, connected_at: std::time::Instant) -> Option<serde_json::Value> {
+fn observe(
+    id: &serde_json::Value,
+    msg: &serde_json::Value,
+    connected_at: std::time::Instant,
+) -> Option<serde_json::Value> {
     use serde_json::json;
     match msg["cmd"].as_str()? {
         "monitors" => {
@@ -303,9 +307,14 @@ fn observe(id: &serde_json::Value, msg: &serde_json::Value, connected_at: std::t
                 .skip(msg["offset"].as_u64().unwrap_or(0) as usize)
                 .take(msg["limit"].as_u64().unwrap_or(200) as usize)
                 .map(|(p, c, d)| {
-                    let children = TREE.iter().filter(|(q, _, _)| {
-                        q.strip_prefix(*p).and_then(|r| r.strip_prefix('/')).is_some_and(|r| !r.contains('/'))
-                    }).count();
+                    let children = TREE
+                        .iter()
+                        .filter(|(q, _, _)| {
+                            q.strip_prefix(*p)
+                                .and_then(|r| r.strip_prefix('/'))
+                                .is_some_and(|r| !r.contains('/'))
+                        })
+                        .count();
                     json!({"path": p, "name": p.rsplit('/').next().unwrap_or(""), "class": c,
                         "depth": d, "children": children})
                 })
@@ -319,14 +328,25 @@ fn observe(id: &serde_json::Value, msg: &serde_json::Value, connected_at: std::t
             let hits: Vec<_> = TREE
                 .iter()
                 .enumerate()
-                .filter(|(_, (_, c, t))| is_class(c, "Control") && is_class(c, ty)
-                    && text.as_ref().is_none_or(|x| t.to_lowercase().contains(x)))
+                .filter(|(_, (_, c, t))| {
+                    is_class(c, "Control")
+                        && is_class(c, ty)
+                        && text.as_ref().is_none_or(|x| t.to_lowercase().contains(x))
+                })
                 .collect();
-            let elements: Vec<_> = hits.iter().take(limit).map(|(i, (p, c, t))| json!({
+            let elements: Vec<_> = hits
+                .iter()
+                .take(limit)
+                .map(|(i, (p, c, t))| {
+                    json!({
                 "path": p, "class": c, "text": t,
                 "rect": {"x": 10.0, "y": 10.0 + 40.0 * *i as f64, "w": 120.0, "h": 32.0},
-                "visible": true})).collect();
-            Some(json!({"id": id, "ok": true, "elements": elements, "matched": hits.len(), "capped": false}))
+                "visible": true})
+                })
+                .collect();
+            Some(
+                json!({"id": id, "ok": true, "elements": elements, "matched": hits.len(), "capped": false}),
+            )
         }
         _ => None,
     }
@@ -365,7 +385,9 @@ async fn serve_probe(stream: tokio::net::UnixStream, nonce: String, held: &mut V
                 if let Some((start, events)) = &mut recording {
                     let t = start.elapsed().as_millis() as u64;
                     let hold = msg["hold_ms"].as_u64().unwrap_or(0);
-                    events.push(serde_json::json!({"t_ms": t, "event": msg["event"], "pressed": true}));
+                    events.push(
+                        serde_json::json!({"t_ms": t, "event": msg["event"], "pressed": true}),
+                    );
                     events.push(serde_json::json!({"t_ms": t + hold, "event": msg["event"], "pressed": false}));
                 }
                 if msg["hold_ms"].as_u64().unwrap_or(0) > 0 {

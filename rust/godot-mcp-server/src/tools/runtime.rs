@@ -470,7 +470,6 @@ async fn list_sessions(state: Arc<AppState>, _a: NoArgs, _f: CallFlags) -> ToolR
 #[serde(deny_unknown_fields)]
 pub struct NoArgs {}
 
-
 /// One synthetic input event.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
@@ -587,7 +586,6 @@ async fn simulate_input(state: Arc<AppState>, args: InputArgs, _f: CallFlags) ->
     )
 }
 
-
 /// Refuses with `game_not_breaked` unless the game's probe answers `status` and is not
 /// stopped at a breakpoint: input sent to a stopped game would be lost.
 pub(crate) async fn ensure_not_breaked(session: &Session) -> Result<(), ToolError> {
@@ -603,9 +601,7 @@ pub(crate) async fn ensure_not_breaked(session: &Session) -> Result<(), ToolErro
         .request(json!({"cmd": "status"}), BREAK_TIMEOUT)
         .await
     {
-        Ok(status) if status["breaked"] == json!(true) => {
-            Err(Precondition::GameNotBreaked.error())
-        }
+        Ok(status) if status["breaked"] == json!(true) => Err(Precondition::GameNotBreaked.error()),
         Ok(_) => Ok(()),
         Err(ControlError::Timeout) => {
             let mut e = Precondition::GameNotBreaked.error();

@@ -437,7 +437,10 @@ fn to_steps(events: &[Value], duration_ms: u64) -> (Vec<Value>, usize) {
 }
 
 async fn is_playing(state: Arc<AppState>, args: SessionArgs, _f: CallFlags) -> ToolResult {
-    let session = match (&args.session_id, session_of(&state, args.session_id.as_deref())) {
+    let session = match (
+        &args.session_id,
+        session_of(&state, args.session_id.as_deref()),
+    ) {
         (_, Ok(s)) => s,
         (None, Err(_)) => return Ok(json!({"playing": false, "session_id": null})),
         (Some(_), Err(e)) => return Err(e),
@@ -525,7 +528,10 @@ async fn get_performance_monitors(
 ) -> ToolResult {
     let samples = args.samples.unwrap_or(5);
     if !(1..=100).contains(&samples) {
-        return Err(ToolError::invalid_params("samples", "samples must be 1–100"));
+        return Err(ToolError::invalid_params(
+            "samples",
+            "samples must be 1–100",
+        ));
     }
     let interval_ms = args.interval_ms.unwrap_or(200);
     if !(10..=5000).contains(&interval_ms) {
@@ -614,7 +620,11 @@ pub struct GameTreeArgs {
     limit: Option<u32>,
 }
 
-async fn get_game_scene_tree(state: Arc<AppState>, args: GameTreeArgs, _f: CallFlags) -> ToolResult {
+async fn get_game_scene_tree(
+    state: Arc<AppState>,
+    args: GameTreeArgs,
+    _f: CallFlags,
+) -> ToolResult {
     let root = args.root.unwrap_or_else(|| "/root".into());
     check_node_path("root", &root)?;
     let limit = args.limit.unwrap_or(100);
@@ -622,7 +632,10 @@ async fn get_game_scene_tree(state: Arc<AppState>, args: GameTreeArgs, _f: CallF
         return Err(ToolError::invalid_params("limit", "limit must be 1–500"));
     }
     if args.max_depth.is_some_and(|d| d > 64) {
-        return Err(ToolError::invalid_params("max_depth", "max_depth must be 0–64"));
+        return Err(ToolError::invalid_params(
+            "max_depth",
+            "max_depth must be 0–64",
+        ));
     }
     let offset = args.offset.unwrap_or(0);
     let session = session_of(&state, args.session_id.as_deref())?;
@@ -715,7 +728,8 @@ async fn sample_game_property(state: Arc<AppState>, args: SampleArgs, _f: CallFl
     }
     // A frame of a slow game (10 fps) per frame asked, and the usual margin.
     let limit = Duration::from_millis(u64::from(frames) * 100) + Duration::from_secs(5);
-    let msg = json!({"cmd": "sample", "node": args.node, "property": args.property, "frames": frames});
+    let msg =
+        json!({"cmd": "sample", "node": args.node, "property": args.property, "frames": frames});
     let v = session
         .control
         .request(msg, limit)
@@ -951,7 +965,11 @@ pub struct ImportStatusArgs {
 /// Most files one get_import_status walks.
 const IMPORT_WALK_CAP: usize = 100_000;
 
-async fn get_import_status(state: Arc<AppState>, args: ImportStatusArgs, _f: CallFlags) -> ToolResult {
+async fn get_import_status(
+    state: Arc<AppState>,
+    args: ImportStatusArgs,
+    _f: CallFlags,
+) -> ToolResult {
     let limit = args.limit.unwrap_or(200);
     if !(1..=1000).contains(&limit) {
         return Err(ToolError::invalid_params("limit", "limit must be 1–1000"));
@@ -986,7 +1004,11 @@ async fn get_import_status(state: Arc<AppState>, args: ImportStatusArgs, _f: Cal
         }
         let total = listed.len();
         let offset = args.offset.unwrap_or(0) as usize;
-        let page: Vec<Value> = listed.into_iter().skip(offset).take(limit as usize).collect();
+        let page: Vec<Value> = listed
+            .into_iter()
+            .skip(offset)
+            .take(limit as usize)
+            .collect();
         let next = offset + page.len();
         Ok(json!({
             "files": page,
@@ -1136,7 +1158,10 @@ fn read_decided(real: &Path) -> Result<Vec<u8>, ToolError> {
     if (opened.dev(), opened.ino()) != (decided.dev(), decided.ino()) || !opened.is_file() {
         return Err(ToolError::new(
             ErrorCode::PathRefused,
-            format!("{} changed while it was read; nothing was read", real.display()),
+            format!(
+                "{} changed while it was read; nothing was read",
+                real.display()
+            ),
         )
         .param("source"));
     }
@@ -1144,7 +1169,11 @@ fn read_decided(real: &Path) -> Result<Vec<u8>, ToolError> {
     if opened.len() > max {
         return Err(ToolError::new(
             ErrorCode::TooLarge,
-            format!("{} is {} bytes; at most {max}", real.display(), opened.len()),
+            format!(
+                "{} is {} bytes; at most {max}",
+                real.display(),
+                opened.len()
+            ),
         )
         .param("source"));
     }
@@ -1268,7 +1297,13 @@ mod tests {
 
     #[test]
     fn a_release_without_press_is_counted_and_long_waits_split() {
-        let events = [ev(0, "A", false), ev(10, "B", true), ev(20, "B", false), ev(130_020, "C", true), ev(130_021, "C", false)];
+        let events = [
+            ev(0, "A", false),
+            ev(10, "B", true),
+            ev(20, "B", false),
+            ev(130_020, "C", true),
+            ev(130_021, "C", false),
+        ];
         let (steps, unpaired) = to_steps(&events, 140_000);
         assert_eq!(unpaired, 1);
         assert_eq!(steps[0]["wait_ms"], 60_000);
@@ -1280,8 +1315,14 @@ mod tests {
 
     #[test]
     fn monitors_reduce_to_min_avg_max_last() {
-        let r = reduce(&[json!({"fps": 60.0, "nodes": 3.0}), json!({"fps": 30.0, "nodes": 3.0})]);
-        assert_eq!(r["fps"], json!({"min": 30.0, "avg": 45.0, "max": 60.0, "last": 30.0}));
+        let r = reduce(&[
+            json!({"fps": 60.0, "nodes": 3.0}),
+            json!({"fps": 30.0, "nodes": 3.0}),
+        ]);
+        assert_eq!(
+            r["fps"],
+            json!({"min": 30.0, "avg": 45.0, "max": 60.0, "last": 30.0})
+        );
         assert_eq!(r["nodes"]["avg"], 3.0);
     }
 
