@@ -1098,15 +1098,13 @@ pub(crate) fn decide_source(project_root: &Path, source: &str) -> Result<PathBuf
             "source must be an absolute path of a file on this machine",
         ));
     }
-    let real = path.canonicalize().map_err(|e| {
-        ToolError::new(ErrorCode::ResourceNotFound, format!("{source}: {e}")).param("source")
-    })?;
     let root = project_root
         .canonicalize()
         .unwrap_or_else(|_| project_root.to_path_buf());
-    let allowed = real.starts_with(&root) || import_dirs().iter().any(|d| real.starts_with(d));
-    if !allowed {
-        return Err(ToolError::new(
+    let dirs = import_dirs();
+    let allowed = |p: &Path| p.starts_with(&root) || dirs.iter().any(|d| p.starts_with(d));
+    let refused = || {
+        ToolError::new(
             ErrorCode::PathRefused,
             format!(
                 "{source} is outside the project and outside every folder the operator allows \
@@ -1116,7 +1114,27 @@ pub(crate) fn decide_source(project_root: &Path, source: &str) -> Result<PathBuf
         .param("source")
         .hint(format!(
             "The operator allows a folder with serve --import-dir DIR or {IMPORT_DIRS_ENV}."
-        )));
+        ))
+    };
+    if path
+        .components()
+        .any(|c| matches!(c, std::path::Component::ParentDir))
+    {
+        return Err(refused());
+    }
+    let real = match path.canonicalize() {
+        Ok(real) => real,
+        // Whether a file exists outside the allowed folders is not told either.
+        Err(_) if !allowed(path) => return Err(refused()),
+        Err(e) => {
+            return Err(
+                ToolError::new(ErrorCode::ResourceNotFound, format!("{source}: {e}"))
+                    .param("source"),
+            );
+        }
+    };
+    if !allowed(&real) {
+        return Err(refused());
     }
     if !real.is_file() {
         return Err(ToolError::invalid_params(
@@ -1365,5 +1383,9 @@ mod tests {
             decide_source(project.path(), "in.png").unwrap_err().code,
             ErrorCode::InvalidParams
         );
+        // A missing file outside is refused like a present one: no existence oracle.
+        let missing = secret.path().join("nope.png");
+        let e = decide_source(project.path(), missing.to_str().unwrap()).unwrap_err();
+        assert_eq!(e.code, ErrorCode::PathRefused);
     }
 }
