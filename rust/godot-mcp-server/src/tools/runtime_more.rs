@@ -1148,7 +1148,7 @@ pub(crate) fn decide_source(project_root: &Path, source: &str) -> Result<PathBuf
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ImportAssetArgs {
-    /// Absolute path of the image, model or sound to copy.
+    /// Absolute path (or res:// path) of the image, model or sound to copy.
     source: String,
     /// Where in the project, with the same extension.
     dest: ResPath,
@@ -1225,7 +1225,22 @@ fn plan_import_asset(state: Arc<AppState>, args: ImportAssetArgs) -> Result<Plan
             ".godot/ is Godot's cache, not a place for assets",
         ));
     }
-    let real = decide_source(state.project.root(), &args.source)?;
+    let real = if args.source.starts_with("res://") {
+        // A copy inside the project: checked like every res:// path.
+        let res = ResPath::parse(&args.source)
+            .map_err(|e| ToolError::new(ErrorCode::PathRefused, e.0).param("source"))?;
+        let real = state.project.resolve("source", &res)?;
+        if !real.is_file() {
+            return Err(ToolError::new(
+                ErrorCode::ResourceNotFound,
+                format!("{res} is not a file"),
+            )
+            .param("source"));
+        }
+        real
+    } else {
+        decide_source(state.project.root(), &args.source)?
+    };
     let src_ext = real
         .extension()
         .and_then(|e| e.to_str())
