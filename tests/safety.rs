@@ -26,6 +26,12 @@ pub fn fixture() -> tempfile::TempDir {
     std::fs::create_dir_all(p.join("resources")).unwrap();
     std::fs::write(p.join("project.godot"), PROJECT_GODOT).unwrap();
     std::fs::write(p.join("scripts/game.gd"), "extends Node\n").unwrap();
+    std::fs::create_dir_all(p.join("art")).unwrap();
+    std::fs::write(
+        p.join("art/icon.svg"),
+        "<svg xmlns=\"http://www.w3.org/2000/svg\"/>\n",
+    )
+    .unwrap();
     std::fs::write(p.join("scripts/player.gd"), "extends CharacterBody2D\n").unwrap();
     std::fs::write(p.join("scripts/player.gd.uid"), "uid://b3x2k\n").unwrap();
     std::fs::write(
@@ -83,6 +89,7 @@ fn valid_args(tool: &str) -> Option<Value> {
             json!({"path": "res://resources/new.tres", "type": "Resource", "properties": {"speed": 1.5, "name": "x"}})
         }
         "delete_resource_file" => json!({"path": "res://scripts/player.gd"}),
+        "import_asset" => json!({"source": "res://art/icon.svg", "dest": "res://art/copy.svg"}),
         "set_setting" => json!({"name": "application/config/name", "value": "Renamed"}),
         "register_autoload" => json!({"name": "Music", "path": "res://scripts/player.gd"}),
         "unregister_autoload" => json!({"name": "Game"}),

@@ -256,6 +256,12 @@ pub enum Command {
     EditorScreenshot(ScreenshotRequest),
     /// Scene, animation, theme and UI authoring (`commands::AUTHORING`).
     Authoring(crate::authoring::Authoring),
+    /// The editor's performance monitors now.
+    EditorMonitors,
+    /// Start a file-system scan (reimports what changed).
+    FilesystemScan,
+    /// Whether a scan runs, and how far it is.
+    FilesystemStatus,
 }
 
 /// Which part of the editor a screenshot shows.
@@ -858,6 +864,16 @@ pub fn decode(cmd: &str, p: &Json) -> Result<Command, BridgeError> {
                 .with_effect(ErrorEffect::Unchanged));
             }
         },
+        c::EDITOR_MONITORS => params::<Empty>(cmd, p).map(|_| Command::EditorMonitors)?,
+        c::FILESYSTEM_SCAN => params::<Empty>(cmd, p).map(|_| Command::FilesystemScan)?,
+        c::FILESYSTEM_STATUS => params::<Empty>(cmd, p).map(|_| Command::FilesystemStatus)?,
+        other => {
+            return Err(BridgeError::new(
+                ErrorCode::UnknownCommand,
+                format!("unknown command {other:?}"),
+            )
+            .with_effect(ErrorEffect::Unchanged));
+        }
     })
 }
 
@@ -949,6 +965,9 @@ mod tests {
                 c::EDITOR_SCREENSHOT,
                 json!({"view": "2d", "max_edge": 640, "max_bytes": 4194304}),
             ),
+            (c::EDITOR_MONITORS, json!({})),
+            (c::FILESYSTEM_SCAN, json!({})),
+            (c::FILESYSTEM_STATUS, json!({})),
         ];
         assert_eq!(examples.len(), c::ALL.len());
         for (cmd, p) in examples {

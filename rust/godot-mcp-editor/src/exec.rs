@@ -660,6 +660,9 @@ pub(crate) fn execute(cmd: Command) -> Res {
         } => crate::steps::cells(&node, offset, limit),
         Command::MeshLibraryItems { path } => crate::steps::mesh_library_items(&path),
         Command::Authoring(a) => crate::authoring::execute(a),
+        Command::EditorMonitors | Command::FilesystemScan | Command::FilesystemStatus => {
+            crate::editor_more::exec(&cmd)
+        }
         Command::History => {
             let root = scene_root()?;
             let h = scene_history(&root)?;

@@ -37,11 +37,14 @@ mod api;
 mod authoring;
 mod capture;
 mod dock;
+mod editor_more;
 mod engine_version;
 mod exec;
+mod perf;
 mod plugin;
 mod probe;
 mod steps;
+mod probe_more;
 mod switch;
 mod variant;
 

@@ -19,7 +19,8 @@
 //!
 //! Requests: `status`, `input {event, hold_ms}`, `release_all`,
 //! `screenshot {frames, max_edge?, max_bytes?}`,
-//! `get_property {node, property}`, `evaluate {expression}`, `quit`.
+//! `get_property {node, property}`, `evaluate {expression}`, `quit`; and those of
+//! `probe_more` (monitors, tree, find_ui, sample, record_start, record_stop).
 
 use std::io::{ErrorKind, Read, Write};
 use std::os::unix::net::UnixStream;
@@ -58,6 +59,8 @@ pub struct GodotMcpProbe {
     /// Screenshots waiting for their frames to pass. A capture right after a scene
     /// loads can still be the blank first frame.
     pending_shots: Vec<PendingShot>,
+    /// Monitors, tree, UI search, samples and recording (`probe_more`).
+    more: crate::probe_more::State,
     base: Base<SceneTree>,
 }
 
@@ -114,6 +117,12 @@ impl ISceneTree for GodotMcpProbe {
         self.end_expired_holds();
         self.poll();
         self.take_due_screenshots();
+        let root = self.base().get_root();
+        for reply in crate::probe_more::tick(&mut self.more, root) {
+            if !self.send(&reply) {
+                break;
+            }
+        }
         if let Some(at) = self.lost_at
             && at.elapsed() >= QUIT_AFTER_LOSS
         {
@@ -390,7 +399,12 @@ impl GodotMcpProbe {
                 self.base_mut().quit();
                 json!({"id": id, "ok": true})
             }
-            other => json!({"id": id, "ok": false, "error": "unknown_command", "message": other}),
+            other => {
+                let root = self.base().get_root();
+                crate::probe_more::handle(&mut self.more, root, other, msg).unwrap_or_else(
+                    || json!({"id": id, "ok": false, "error": "unknown_command", "message": other}),
+                )
+            }
         }
     }
 }

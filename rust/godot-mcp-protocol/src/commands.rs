@@ -47,9 +47,17 @@ pub const HISTORY: &str = "editor.history";
 /// reason, …}` when there is nothing to read (no renderer, a view not on screen yet, a PNG
 /// above `max_bytes`, a node outside the view): a read, so not an error reply.
 pub const EDITOR_SCREENSHOT: &str = "editor.screenshot";
+/// `{}` → `{monitors: {fps, process_time_ms, …}}`: the editor's performance monitors now.
+pub const EDITOR_MONITORS: &str = "editor.monitors";
+/// `{}` → `{started, scanning, scans_finished}`: starts `EditorFileSystem.scan()` (which reimports what
+/// changed on disk); `filesystem.status` tells when it is done.
+pub const FILESYSTEM_SCAN: &str = "filesystem.scan";
+/// `{}` → `{scanning, progress, scans_finished}`; a scan started at `scans_finished = n`
+/// is applied (reimports included) once not scanning and `scans_finished > n`.
+pub const FILESYSTEM_STATUS: &str = "filesystem.status";
 
 /// Every command, in documentation order.
-pub const ALL: [&str; 29] = [
+pub const ALL: [&str; 32] = [
     PING,
     EDITOR_STATE,
     SCENE_TREE,
@@ -79,6 +87,9 @@ pub const ALL: [&str; 29] = [
     REDO,
     HISTORY,
     EDITOR_SCREENSHOT,
+    EDITOR_MONITORS,
+    FILESYSTEM_SCAN,
+    FILESYSTEM_STATUS,
 ];
 
 /// The authoring commands (scene editing, the rest; animation; theme and UI). Parameters
@@ -176,6 +187,8 @@ pub fn is_read_only(cmd: &str) -> bool {
             | NODE_CONNECTIONS
             | NODE_PROPERTIES
             | ANIMATION_GET
+            | EDITOR_MONITORS
+            | FILESYSTEM_STATUS
     )
 }
 

@@ -35,6 +35,8 @@ Environment:
   GODOT_MCP_EDITOR_TIMEOUT_MS   how long a tool waits for the editor's answer (default 10000);
                                 a mutating command that times out may still run: may_have_applied
   GODOT_MCP_MAX_IMAGE_BYTES     largest screenshot a tool returns, bytes of PNG (default 4194304)
+  GODOT_MCP_IMPORT_DIRS         `:`-separated folders import_asset may copy from (same as
+                                serve --import-dir); a source elsewhere is PATH_REFUSED
   GODOT_MCP_AUTH_TOKEN
                       bearer token HTTP clients must send (Authorization: Bearer ...);
                       required to listen on a non-loopback address, enforced whenever set
@@ -199,6 +201,17 @@ pub struct ServeArgs {
         value_delimiter = ','
     )]
     pub allowed_origins: Vec<String>,
+
+    /// A folder outside the project that import_asset may copy assets from (symlinks
+    /// resolved). Repeatable; none by default, so a source outside the project is
+    /// refused (PATH_REFUSED). GODOT_MCP_IMPORT_DIRS: `:`-separated.
+    #[arg(
+        long = "import-dir",
+        env = "GODOT_MCP_IMPORT_DIRS",
+        value_name = "DIR",
+        value_delimiter = ':'
+    )]
+    pub import_dirs: Vec<PathBuf>,
 }
 
 /// Entry point of the binary.
@@ -327,6 +340,7 @@ fn doctor(args: DoctorArgs) -> ExitCode {
 
 fn serve(args: ServeArgs) -> ExitCode {
     init_logging(&args.log_level);
+    crate::tools::runtime_more::set_import_dirs(args.import_dirs.clone());
     // Test builds only (the journal's `failpoints` feature): crash points.
     godot_mcp_journal::failpoints::arm_sigkill_from_env("GODOT_MCP_CRASH_AT");
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));

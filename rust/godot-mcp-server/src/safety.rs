@@ -257,10 +257,16 @@ pub enum Toolset {
     Ui,
     /// Breakpoints, steps, the stack and variables of a running game (remote debug).
     Debugger,
+    /// Performance monitors of a running game or the editor.
+    Profiling,
+    /// A running game's scene tree, UI elements and per-frame property samples.
+    GameInspect,
+    /// The editor's file system: rescans, import status, importing assets.
+    Filesystem,
 }
 
 impl Toolset {
-    pub const ALL: [Toolset; 32] = [
+    pub const ALL: [Toolset; 35] = [
         Toolset::Project,
         Toolset::SceneRead,
         Toolset::ScriptRead,
@@ -293,6 +299,9 @@ impl Toolset {
         Toolset::Spatial,
         Toolset::Ui,
         Toolset::Debugger,
+        Toolset::Profiling,
+        Toolset::GameInspect,
+        Toolset::Filesystem,
     ];
 
     /// Enabled when the operator names none: the read-mostly core every session
@@ -342,6 +351,9 @@ impl Toolset {
             Self::Spatial => "spatial",
             Self::Ui => "ui",
             Self::Debugger => "debugger",
+            Self::Profiling => "profiling",
+            Self::GameInspect => "game_inspect",
+            Self::Filesystem => "filesystem",
         }
     }
 
@@ -430,6 +442,18 @@ impl Toolset {
             Self::Debugger => {
                 "Debug a running game: breakpoints, break, step, continue, stack, variables, \
                  evaluate in a frame."
+            }
+            Self::Profiling => {
+                "Performance monitors (FPS, frame times, draw calls, memory, objects, physics) \
+                 of a running game or the editor, sampled over a window."
+            }
+            Self::GameInspect => {
+                "A running game's scene tree, UI elements by text or type, property samples \
+                 over frames."
+            }
+            Self::Filesystem => {
+                "Rescan the editor's file system, import status from disk, import external \
+                 assets through the journal."
             }
         }
     }

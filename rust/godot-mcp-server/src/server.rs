@@ -223,7 +223,10 @@ impl ServerHandler for McpServer {
         // Every call passes the safety policy; see safety.rs for the order of gates.
         let ctx = CallContext::from_request(&request, &context, &principal);
         let generation = self.state.safety.generation();
-        let outcome = run_call(&self.state, def, request.arguments, &ctx).await;
+        let call = run_call(&self.state, def, request.arguments, &ctx);
+        // A long tool that holds something (play_input_sequence) watches the request's
+        // cancellation to release it at once.
+        let outcome = crate::tools::runtime_more::with_cancellation(context.ct.clone(), call).await;
         if self.state.safety.generation() != generation {
             self.announce_tool_list_changed(&context.peer).await;
         }

@@ -38,6 +38,7 @@ pub mod physics;
 pub mod project;
 pub mod recipes;
 pub mod runtime;
+pub mod runtime_more;
 pub mod scene_disk;
 pub mod scene_more;
 pub mod scenes;
@@ -533,6 +534,7 @@ impl Registry {
             .chain(animation_edit::tools())
             .chain(ui::tools())
             .chain(debugger::tools())
+            .chain(runtime_more::tools())
         {
             r.add(def);
         }

@@ -14,6 +14,9 @@
 //! - `GODOT_STANDIN_CRASH=1`: abort (SIGABRT) after the first frame.
 //! - `GODOT_STANDIN_EXPORT_HANG=1`: an export writes part of its output, then hangs.
 //! - `GODOT_STANDIN_LOG=FILE`: append `started <pid> <args>` to FILE.
+//! - The probe's observation requests (`monitors`, `tree`, `find_ui`, `sample`,
+//!   `record_start`/`record_stop`) answer in the real probe's form from a small fixed
+//!   game tree (a HUD with a Label and a Button).
 //! - `GODOT_STANDIN_RENDERER=1`: answer `screenshot` like a build with a renderer, with
 //!   the PNG file `GODOT_STANDIN_SCREENSHOT` names (default: a 1×1 PNG).
 //!
@@ -262,6 +265,113 @@ async fn probe(endpoint: String, nonce: String, stopped: tokio::sync::watch::Rec
     tokio::time::sleep(Duration::from_millis(quit_ms)).await;
 }
 
+/// The stand-in game's scene tree: (path, class, text) depth-first, like a small game
+/// with a HUD; `tree` and `find_ui` answer from it as the probe answers from the real one.
+const TREE: [(&str, &str, &str); 6] = [
+    ("/root", "Window", ""),
+    ("/root/Main", "Node2D", ""),
+    ("/root/Main/Player", "CharacterBody2D", ""),
+    ("/root/Main/HUD", "CanvasLayer", ""),
+    ("/root/Main/HUD/Score", "Label", "Score: 0"),
+    ("/root/Main/HUD/StartButton", "Button", "Start"),
+];
+
+/// Whether stand-in class `class` is `ty` or inherits it (the few classes of [`TREE`]).
+fn is_class(class: &str, ty: &str) -> bool {
+    let chain: &[&str] = match class {
+        "Label" => &["Label", "Control", "CanvasItem", "Node"],
+        "Button" => &["Button", "BaseButton", "Control", "CanvasItem", "Node"],
+        "Node2D" | "CharacterBody2D" => &["CharacterBody2D", "Node2D", "CanvasItem", "Node"],
+        other => return other == ty || ty == "Node",
+    };
+    chain.contains(&ty) && (class != "Node2D" || ty != "CharacterBody2D")
+}
+
+/// The probe's `tree`, `find_ui` and `monitors` answers, from [`TREE`].
+fn observe(
+    id: &serde_json::Value,
+    msg: &serde_json::Value,
+    connected_at: std::time::Instant,
+) -> Option<serde_json::Value> {
+    use serde_json::json;
+    match msg["cmd"].as_str()? {
+        "monitors" => {
+            // Like a running game: fps near 60, the frame counter moving the times.
+            let t = connected_at.elapsed().as_millis() as f64;
+            Some(json!({"id": id, "ok": true, "monitors": {
+                "fps": 60.0, "process_time_ms": 1.0 + (t % 7.0) / 10.0, "physics_time_ms": 0.5,
+                "navigation_time_ms": 0.0, "memory_static_bytes": 4.0e6,
+                "memory_static_max_bytes": 5.0e6, "objects": 900.0, "resources": 40.0,
+                "nodes": TREE.len() as f64, "orphan_nodes": 0.0, "draw_calls": 0.0,
+                "objects_drawn": 0.0, "primitives_drawn": 0.0, "video_memory_bytes": 0.0,
+                "physics_2d_active_objects": 1.0, "physics_2d_collision_pairs": 0.0,
+                "physics_3d_active_objects": 0.0, "physics_3d_collision_pairs": 0.0}}))
+        }
+        "tree" => {
+            let root = msg["root"].as_str().unwrap_or("/root");
+            if !TREE.iter().any(|(p, _, _)| *p == root) {
+                return Some(json!({"id": id, "ok": false, "error": "node_not_found",
+                    "message": format!("no node {root}")}));
+            }
+            let base_depth = root.matches('/').count();
+            let max_depth = msg["max_depth"].as_u64().unwrap_or(u64::MAX);
+            let all: Vec<_> = TREE
+                .iter()
+                .filter(|(p, _, _)| *p == root || p.starts_with(&format!("{root}/")))
+                .map(|(p, c, _)| (p, c, (p.matches('/').count() - base_depth) as u64))
+                .filter(|(_, _, d)| *d <= max_depth)
+                .collect();
+            let total = all.len();
+            let nodes: Vec<_> = all
+                .into_iter()
+                .skip(msg["offset"].as_u64().unwrap_or(0) as usize)
+                .take(msg["limit"].as_u64().unwrap_or(200) as usize)
+                .map(|(p, c, d)| {
+                    let children = TREE
+                        .iter()
+                        .filter(|(q, _, _)| {
+                            q.strip_prefix(*p)
+                                .and_then(|r| r.strip_prefix('/'))
+                                .is_some_and(|r| !r.contains('/'))
+                        })
+                        .count();
+                    json!({"path": p, "name": p.rsplit('/').next().unwrap_or(""), "class": c,
+                        "depth": d, "children": children})
+                })
+                .collect();
+            Some(json!({"id": id, "ok": true, "nodes": nodes, "total": total, "capped": false}))
+        }
+        "find_ui" => {
+            let text = msg["text"].as_str().map(str::to_lowercase);
+            let ty = msg["type"].as_str().unwrap_or("Control");
+            let limit = msg["limit"].as_u64().unwrap_or(50) as usize;
+            let hits: Vec<_> = TREE
+                .iter()
+                .enumerate()
+                .filter(|(_, (_, c, t))| {
+                    is_class(c, "Control")
+                        && is_class(c, ty)
+                        && text.as_ref().is_none_or(|x| t.to_lowercase().contains(x))
+                })
+                .collect();
+            let elements: Vec<_> = hits
+                .iter()
+                .take(limit)
+                .map(|(i, (p, c, t))| {
+                    json!({
+                "path": p, "class": c, "text": t,
+                "rect": {"x": 10.0, "y": 10.0 + 40.0 * *i as f64, "w": 120.0, "h": 32.0},
+                "visible": true})
+                })
+                .collect();
+            Some(
+                json!({"id": id, "ok": true, "elements": elements, "matched": hits.len(), "capped": false}),
+            )
+        }
+        _ => None,
+    }
+}
+
 async fn serve_probe(
     stream: tokio::net::UnixStream,
     nonce: String,
@@ -270,6 +380,10 @@ async fn serve_probe(
 ) {
     let (rd, mut wr) = stream.into_split();
     let connected_at = std::time::Instant::now();
+    // record_input: the input requests received since record_start, timed like the
+    // probe's recorder node sees them (a tap's release in the same frame, a hold's when
+    // it ends).
+    let mut recording: Option<(std::time::Instant, Vec<serde_json::Value>)> = None;
     let hello = serde_json::json!({"hello": {"nonce": nonce, "pid": std::process::id(), "renderer": false}});
     let _ = wr.write_all(format!("{hello}\n").as_bytes()).await;
     let mut lines = BufReader::new(rd).lines();
@@ -288,14 +402,61 @@ async fn serve_probe(
             println!("standin: at a breakpoint, not answering {}", msg["cmd"]);
             continue;
         }
+        if let Some(reply) = observe(&id, &msg, connected_at) {
+            if wr.write_all(format!("{reply}\n").as_bytes()).await.is_err() {
+                break;
+            }
+            continue;
+        }
         let reply = match msg["cmd"].as_str().unwrap_or("") {
             "input" => {
                 let what = msg["event"].to_string();
+                if let Some((start, events)) = &mut recording {
+                    let t = start.elapsed().as_millis() as u64;
+                    let hold = msg["hold_ms"].as_u64().unwrap_or(0);
+                    events.push(
+                        serde_json::json!({"t_ms": t, "event": msg["event"], "pressed": true}),
+                    );
+                    events.push(serde_json::json!({"t_ms": t + hold, "event": msg["event"], "pressed": false}));
+                }
                 if msg["hold_ms"].as_u64().unwrap_or(0) > 0 {
                     held.push(what.clone());
                 }
                 println!("standin: input {what}");
                 serde_json::json!({"id": id, "ok": true, "held": held.len()})
+            }
+            "record_start" => {
+                recording = Some((std::time::Instant::now(), Vec::new()));
+                serde_json::json!({"id": id, "ok": true, "recording": true})
+            }
+            "record_stop" => match recording.take() {
+                Some((start, mut events)) => {
+                    events.sort_by_key(|e| e["t_ms"].as_u64());
+                    serde_json::json!({"id": id, "ok": true, "events": events, "skipped": {},
+                        "duration_ms": start.elapsed().as_millis() as u64})
+                }
+                None => serde_json::json!({"id": id, "ok": false, "error": "not_recording",
+                    "message": "no input recording is running (start one with record_input)"}),
+            },
+            // One value a frame (~16 ms), rendered as the probe renders values (strings).
+            "sample" => {
+                let node = msg["node"].as_str().unwrap_or("");
+                if !TREE.iter().any(|(p, _, _)| *p == node) {
+                    serde_json::json!({"id": id, "ok": false, "error": "node_not_found",
+                        "message": format!("no node {node}")})
+                } else {
+                    let frames = msg["frames"].as_u64().unwrap_or(1).clamp(1, 600);
+                    let mut values = Vec::new();
+                    for _ in 0..frames {
+                        tokio::time::sleep(Duration::from_millis(16)).await;
+                        values.push(serde_json::json!(if msg["property"] == "ticks" {
+                            connected_at.elapsed().as_millis().to_string()
+                        } else {
+                            format!("standin:{node}:{}", msg["property"].as_str().unwrap_or(""))
+                        }));
+                    }
+                    serde_json::json!({"id": id, "ok": true, "values": values})
+                }
             }
             "release_all" => {
                 let n = held.len();

@@ -29,7 +29,7 @@ const MAX_OUTPUT: usize = 256 * 1024;
 /// How long a probe request may take.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 
-fn meta(
+pub(crate) fn meta(
     name: &'static str,
     title: &'static str,
     description: &'static str,
@@ -509,7 +509,7 @@ pub struct InputArgs {
 /// How long a running game may take to answer `status` before it counts as stopped.
 const BREAK_TIMEOUT: Duration = Duration::from_millis(1000);
 
-fn probe_error(e: ControlError) -> ToolError {
+pub(crate) fn probe_error(e: ControlError) -> ToolError {
     match e {
         ControlError::NotConnected => ToolError::new(
             ErrorCode::PreconditionFailed,
@@ -542,7 +542,7 @@ fn probe_error(e: ControlError) -> ToolError {
 
 /// Sends `msg` to the game's probe (waiting up to 5 s for it to connect); its reply,
 /// refused or not.
-async fn probe_reply(session: &Session, msg: Value) -> Result<Value, ToolError> {
+pub(crate) async fn probe_reply(session: &Session, msg: Value) -> Result<Value, ToolError> {
     if session.control.hello().is_none() {
         session.control.wait_connected(Duration::from_secs(5)).await;
     }
@@ -554,7 +554,7 @@ async fn probe_reply(session: &Session, msg: Value) -> Result<Value, ToolError> 
 }
 
 /// A probe reply that is not `ok`, as the precondition it names.
-fn probe_refusal(v: &Value, fallback: &str) -> ToolError {
+pub(crate) fn probe_refusal(v: &Value, fallback: &str) -> ToolError {
     ToolError::new(
         ErrorCode::PreconditionFailed,
         v["message"].as_str().unwrap_or(fallback).to_string(),
@@ -580,6 +580,21 @@ async fn simulate_input(state: Arc<AppState>, args: InputArgs, _f: CallFlags) ->
             "hold_ms must be 0–60000",
         ));
     }
+    ensure_not_breaked(&session).await?;
+    let event = args.event.wire();
+    let v = probe_request(
+        &session,
+        json!({"cmd": "input", "event": event, "hold_ms": hold}),
+    )
+    .await?;
+    Ok(
+        json!({"session_id": session.txn.to_string(), "delivered": true, "hold_ms": hold, "held": v["held"]}),
+    )
+}
+
+/// Refuses with `game_not_breaked` unless the game's probe answers `status` and is not
+/// stopped at a breakpoint: input sent to a stopped game would be lost.
+pub(crate) async fn ensure_not_breaked(session: &Session) -> Result<(), ToolError> {
     // game_not_breaked: a game stopped at a breakpoint would lose the input. Its
     // debugger connection says so when it is stopped there; otherwise the probe, which
     // answers on the game's main loop, is asked: one that does not answer `status`
@@ -605,10 +620,8 @@ async fn simulate_input(state: Arc<AppState>, args: InputArgs, _f: CallFlags) ->
         .request(json!({"cmd": "status"}), BREAK_TIMEOUT)
         .await
     {
-        Ok(status) if status["breaked"] == json!(true) => {
-            return Err(Precondition::GameNotBreaked.error());
-        }
-        Ok(_) => {}
+        Ok(status) if status["breaked"] == json!(true) => Err(Precondition::GameNotBreaked.error()),
+        Ok(_) => Ok(()),
         Err(ControlError::Timeout) => {
             let mut e = Precondition::GameNotBreaked.error();
             e.message = format!(
@@ -616,25 +629,23 @@ async fn simulate_input(state: Arc<AppState>, args: InputArgs, _f: CallFlags) ->
                  (or hung); simulated input would be lost, so none was sent.",
                 BREAK_TIMEOUT.as_millis()
             );
-            return Err(e);
+            Err(e)
         }
-        Err(e) => return Err(probe_error(e)),
+        Err(e) => Err(probe_error(e)),
     }
-    let event = match &args.event {
-        InputEvent::Key { key } => json!({"type": "key", "key": key}),
-        InputEvent::MouseButton { button, x, y } => {
-            json!({"type": "mouse_button", "button": button, "x": x, "y": y})
+}
+
+impl InputEvent {
+    /// The probe's wire form of this event.
+    pub(crate) fn wire(&self) -> Value {
+        match self {
+            InputEvent::Key { key } => json!({"type": "key", "key": key}),
+            InputEvent::MouseButton { button, x, y } => {
+                json!({"type": "mouse_button", "button": button, "x": x, "y": y})
+            }
+            InputEvent::Action { action } => json!({"type": "action", "action": action}),
         }
-        InputEvent::Action { action } => json!({"type": "action", "action": action}),
-    };
-    let v = probe_request(
-        &session,
-        json!({"cmd": "input", "event": event, "hold_ms": hold}),
-    )
-    .await?;
-    Ok(
-        json!({"session_id": session.txn.to_string(), "delivered": true, "hold_ms": hold, "held": v["held"]}),
-    )
+    }
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

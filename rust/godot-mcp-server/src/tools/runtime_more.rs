@@ -1,0 +1,1406 @@
+//! The developer's loop beyond `runtime.rs`: input sequences and recording, whether a
+//! game plays, performance monitors (game and editor), the running game's scene tree, UI
+//! search and per-frame samples (through the game's probe), and the editor's file system
+//! (rescan, import status from disk, importing an external asset through the journal).
+//!
+//! Per-function profiler data is not here: Godot collects it only inside its debugger
+//! (`EngineDebugger` profilers, fed over the remote-debug protocol), which the debugger
+//! toolset drives; a game without a debugger attached has no such data to give.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use godot_mcp_protocol::commands as cmd;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+use tokio_util::sync::CancellationToken;
+
+use crate::error::{ErrorCode, ToolError};
+use crate::honesty::Persistence;
+use crate::planes::editor::RequestFailure;
+use crate::planes::process::Session;
+use crate::planes::process::control::ControlError;
+use crate::planes::project::Expect;
+use crate::respath::ResPath;
+use crate::safety::{EffectKind, Precondition, SafetyClass, Toolset};
+use crate::state::AppState;
+use crate::tools::runtime::{
+    InputEvent, ensure_not_breaked, meta, probe_error, probe_request, session_of,
+};
+use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta, ToolResult};
+
+tokio::task_local! {
+    /// The MCP request's cancellation (`notifications/cancelled`, or the session ending).
+    static CALL_CANCEL: CancellationToken;
+}
+
+/// Runs `call` with `ct` as the cancellation a long tool (play_input_sequence) watches.
+/// The MCP handler wraps every call in this; rmcp cancels the token and drops the answer
+/// but keeps polling the call, so a tool that holds something must watch it.
+pub async fn with_cancellation<F: Future>(ct: CancellationToken, call: F) -> F::Output {
+    CALL_CANCEL.scope(ct, call).await
+}
+
+/// The running call's cancellation; never cancelled outside an MCP request.
+fn call_cancellation() -> CancellationToken {
+    CALL_CANCEL.try_with(Clone::clone).unwrap_or_default()
+}
+
+fn in_set(mut m: ToolMeta, toolset: Toolset) -> ToolMeta {
+    m.toolset = toolset;
+    m
+}
+
+pub fn tools() -> Vec<ToolDef> {
+    let rt = |name, title, description| meta(name, title, description, EffectKind::None);
+    vec![
+        ToolDef::new(
+            rt(
+                "play_input_sequence",
+                "Play an input sequence in the running game",
+                "Play timed input steps (event, hold_ms, wait_ms) in a running game; \
+                 cancelling the request releases every held input at once.",
+            ),
+            play_input_sequence,
+        ),
+        ToolDef::new(
+            rt(
+                "record_input",
+                "Start recording the game's input",
+                "Start recording the key, mouse-button and action events a running game \
+                 receives; stop_recording returns them.",
+            ),
+            record_input,
+        ),
+        ToolDef::new(
+            rt(
+                "stop_recording",
+                "Stop recording the game's input",
+                "Stop record_input; returns the events as play_input_sequence steps.",
+            ),
+            stop_recording,
+        ),
+        ToolDef::new(
+            rt(
+                "is_playing",
+                "Whether a game is playing",
+                "Whether a managed game session runs and its probe answers; held inputs.",
+            ),
+            is_playing,
+        ),
+        ToolDef::new(
+            in_set(
+                rt(
+                    "get_performance_monitors",
+                    "Performance monitors of the game or editor",
+                    "Sample Godot's performance monitors (FPS, process/physics ms, draw calls, \
+                     memory, objects, nodes, physics) of a running game or the editor; \
+                     min/avg/max per monitor.",
+                ),
+                Toolset::Profiling,
+            ),
+            get_performance_monitors,
+        ),
+        ToolDef::new(
+            in_set(
+                rt(
+                    "get_game_scene_tree",
+                    "The running game's scene tree",
+                    "The running game's live scene tree (path, class, depth, children), \
+                     paginated.",
+                ),
+                Toolset::GameInspect,
+            ),
+            get_game_scene_tree,
+        ),
+        ToolDef::new(
+            in_set(
+                rt(
+                    "find_ui_elements",
+                    "Find UI elements in the running game",
+                    "Find Controls in the running game by text and/or class; their screen \
+                     rects and visibility.",
+                ),
+                Toolset::GameInspect,
+            ),
+            find_ui_elements,
+        ),
+        ToolDef::new(
+            in_set(
+                rt(
+                    "sample_game_property",
+                    "Sample a property over frames",
+                    "Read a node property of the running game on each of the next N frames.",
+                ),
+                Toolset::GameInspect,
+            ),
+            sample_game_property,
+        ),
+        ToolDef::new(
+            in_set(
+                rt(
+                    "rescan_filesystem",
+                    "Rescan the editor's file system",
+                    "Make the connected editor rescan the project and import what changed; \
+                     waits until it finished (TIMEOUT if not within timeout_ms).",
+                ),
+                Toolset::Filesystem,
+            ),
+            rescan_filesystem,
+        ),
+        ToolDef::new(
+            ToolMeta::read_only(
+                Toolset::Filesystem,
+                "get_import_status",
+                "Import status of assets",
+                "Importable files whose import is missing, failed or stale (from the \
+                 .import files and .godot/imported on disk).",
+            ),
+            get_import_status,
+        ),
+        ToolDef::planned(
+            ToolMeta {
+                name: "import_asset",
+                title: "Import an external asset",
+                description: "Copy an image, model or sound into the project (journaled) and \
+                    wait for the editor's import. Sources outside the project: only from \
+                    operator-allowed folders (--import-dir).",
+                class: SafetyClass::Destructive,
+                toolset: Toolset::Filesystem,
+                effect: EffectKind::File,
+            },
+            plan_import_asset,
+        ),
+    ]
+}
+
+// ---- input: sequences, recording, is_playing ------------------------------------
+
+/// One step of an input sequence.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Step {
+    /// Press this (omit for a pause).
+    #[serde(default)]
+    event: Option<InputEvent>,
+    /// Ms until it is released, 0-60000; the sequence goes on meanwhile (default 0: a tap).
+    #[serde(default)]
+    #[schemars(range(max = 60000))]
+    hold_ms: Option<u64>,
+    /// Ms before the next step, 0-60000 (default 0).
+    #[serde(default)]
+    #[schemars(range(max = 60000))]
+    wait_ms: Option<u64>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SequenceArgs {
+    /// The session (default: the newest running game).
+    #[serde(default)]
+    session_id: Option<String>,
+    /// 1-1000 steps; their waits add up to at most 300000 ms.
+    steps: Vec<Step>,
+}
+
+const MAX_STEPS: usize = 1000;
+const MAX_STEP_MS: u64 = 60_000;
+const MAX_SEQUENCE_MS: u64 = 300_000;
+/// How long a release may take when the sequence ends early.
+const RELEASE_TIMEOUT: Duration = Duration::from_millis(1000);
+
+/// Releases everything the game holds if the sequence ends before its last step (an
+/// error, or the call's future dropped): the backstop behind the explicit release.
+struct ReleaseOnDrop {
+    session: Option<Arc<Session>>,
+}
+
+impl Drop for ReleaseOnDrop {
+    fn drop(&mut self) {
+        if let Some(session) = self.session.take()
+            && let Ok(rt) = tokio::runtime::Handle::try_current()
+        {
+            rt.spawn(async move {
+                let _ = release_all(&session).await;
+            });
+        }
+    }
+}
+
+async fn release_all(session: &Session) -> Option<u64> {
+    session
+        .control
+        .request(json!({"cmd": "release_all"}), RELEASE_TIMEOUT)
+        .await
+        .ok()
+        .and_then(|v| v["released"].as_u64())
+}
+
+fn check_steps(steps: &[Step]) -> Result<(), ToolError> {
+    if steps.is_empty() || steps.len() > MAX_STEPS {
+        return Err(ToolError::invalid_params(
+            "steps",
+            format!("steps must hold 1 to {MAX_STEPS} steps"),
+        ));
+    }
+    let mut total = 0u64;
+    for (i, s) in steps.iter().enumerate() {
+        for (name, v) in [("hold_ms", s.hold_ms), ("wait_ms", s.wait_ms)] {
+            if v.unwrap_or(0) > MAX_STEP_MS {
+                return Err(ToolError::invalid_params(
+                    format!("steps[{i}].{name}"),
+                    format!("{name} must be 0–{MAX_STEP_MS}"),
+                ));
+            }
+        }
+        if s.event.is_none() && s.hold_ms.is_some() {
+            return Err(ToolError::invalid_params(
+                format!("steps[{i}].hold_ms"),
+                "hold_ms needs an event to hold",
+            ));
+        }
+        total += s.wait_ms.unwrap_or(0);
+    }
+    if total > MAX_SEQUENCE_MS {
+        return Err(ToolError::invalid_params(
+            "steps",
+            format!("the waits add up to {total} ms; at most {MAX_SEQUENCE_MS} ms"),
+        ));
+    }
+    Ok(())
+}
+
+async fn play_input_sequence(
+    state: Arc<AppState>,
+    args: SequenceArgs,
+    _f: CallFlags,
+) -> ToolResult {
+    check_steps(&args.steps)?;
+    let session = session_of(&state, args.session_id.as_deref())?;
+    ensure_not_breaked(&session).await?;
+    let cancel = call_cancellation();
+    let mut guard = ReleaseOnDrop {
+        session: Some(session.clone()),
+    };
+    let start = Instant::now();
+    let mut sent = 0usize;
+    let mut held = Value::Null;
+    for (i, step) in args.steps.iter().enumerate() {
+        let cancelled = |at: usize| {
+            let session = session.clone();
+            let total = args.steps.len();
+            async move {
+                // Recovery: a cancelled sequence releases at once, not when holds end.
+                let released = release_all(&session).await;
+                tracing::info!(steps_played = at, released = ?released, "input sequence cancelled");
+                ToolError::new(
+                    ErrorCode::PreconditionFailed,
+                    format!(
+                        "The input sequence was cancelled after {at} of {total} steps; every \
+                         held input was released."
+                    ),
+                )
+                .required("not_cancelled")
+                .details(json!({"steps_played": at, "released": released}))
+            }
+        };
+        if let Some(event) = &step.event {
+            let msg = json!({"cmd": "input", "event": event.wire(), "hold_ms": step.hold_ms.unwrap_or(0)});
+            let v = tokio::select! {
+                v = probe_request(&session, msg) => v,
+                () = cancel.cancelled() => {
+                    guard.session = None;
+                    return Err(cancelled(i).await);
+                }
+            };
+            let v = v.map_err(|e| {
+                let mut e = e;
+                e.message = format!("step {i}: {}", e.message);
+                e
+            })?;
+            sent += 1;
+            held = v["held"].clone();
+        }
+        if let Some(ms) = step.wait_ms.filter(|ms| *ms > 0) {
+            tokio::select! {
+                () = tokio::time::sleep(Duration::from_millis(ms)) => {}
+                () = cancel.cancelled() => {
+                    guard.session = None;
+                    return Err(cancelled(i + 1).await);
+                }
+            }
+        }
+    }
+    guard.session = None;
+    Ok(json!({
+        "session_id": session.txn.to_string(),
+        "steps_played": args.steps.len(),
+        "events_sent": sent,
+        "held_at_end": held,
+        "duration_ms": start.elapsed().as_millis() as u64,
+    }))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SessionArgs {
+    /// The session (default: the newest running game).
+    #[serde(default)]
+    session_id: Option<String>,
+}
+
+async fn record_input(state: Arc<AppState>, args: SessionArgs, _f: CallFlags) -> ToolResult {
+    let session = session_of(&state, args.session_id.as_deref())?;
+    probe_request(&session, json!({"cmd": "record_start"})).await?;
+    Ok(json!({"session_id": session.txn.to_string(), "recording": true}))
+}
+
+async fn stop_recording(state: Arc<AppState>, args: SessionArgs, _f: CallFlags) -> ToolResult {
+    let session = session_of(&state, args.session_id.as_deref())?;
+    let v = probe_request(&session, json!({"cmd": "record_stop"})).await?;
+    let events = v["events"].as_array().cloned().unwrap_or_default();
+    let duration = v["duration_ms"].as_u64().unwrap_or(0);
+    let (steps, unpaired) = to_steps(&events, duration);
+    Ok(json!({
+        "session_id": session.txn.to_string(),
+        "duration_ms": duration,
+        "events_recorded": events.len(),
+        "steps": steps,
+        "releases_without_press": unpaired,
+        "skipped": v["skipped"],
+    }))
+}
+
+/// What makes two events the same key, button or action (a release pairs with its press).
+fn event_identity(ev: &Value) -> (String, String) {
+    let ty = ev["type"].as_str().unwrap_or("").to_string();
+    let which = match ty.as_str() {
+        "key" => ev["key"].to_string(),
+        "mouse_button" => ev["button"].to_string(),
+        _ => ev["action"].to_string(),
+    };
+    (ty, which)
+}
+
+/// Recorded `{t_ms, event, pressed}` events as play_input_sequence steps: each press is
+/// a step holding it until its release (a press still down at the stop is held until
+/// `duration_ms`), waiting until the next press; the last step waits until every hold
+/// has ended, so the replay returns with nothing held. Waits over 60 s are split into
+/// pauses. Returns the steps and how many releases had no press (it came before the
+/// recording started).
+fn to_steps(events: &[Value], duration_ms: u64) -> (Vec<Value>, usize) {
+    let mut sorted: Vec<&Value> = events.iter().collect();
+    sorted.sort_by_key(|e| e["t_ms"].as_u64().unwrap_or(0));
+    // (t, event, hold) per press, in time order.
+    let mut presses: Vec<(u64, Value, Option<u64>)> = Vec::new();
+    let mut unpaired = 0;
+    for e in sorted {
+        let t = e["t_ms"].as_u64().unwrap_or(0);
+        let id = event_identity(&e["event"]);
+        if e["pressed"] == json!(true) {
+            presses.push((t, e["event"].clone(), None));
+        } else if let Some(p) = presses
+            .iter_mut()
+            .find(|(_, ev, hold)| hold.is_none() && event_identity(ev) == id)
+        {
+            p.2 = Some(t - p.0);
+        } else {
+            unpaired += 1;
+        }
+    }
+    let mut steps = Vec::new();
+    let end = presses
+        .iter()
+        .map(|(t, _, hold)| t + hold.unwrap_or(duration_ms.saturating_sub(*t)))
+        .max()
+        .unwrap_or(0);
+    for (i, (t, ev, hold)) in presses.iter().enumerate() {
+        let hold = hold
+            .unwrap_or(duration_ms.saturating_sub(*t))
+            .min(MAX_STEP_MS);
+        let next = presses.get(i + 1).map_or(end.max(*t + hold), |n| n.0);
+        let mut wait = next.saturating_sub(*t);
+        let mut step = json!({"event": ev, "hold_ms": hold});
+        step["wait_ms"] = json!(wait.min(MAX_STEP_MS));
+        steps.push(step);
+        wait = wait.saturating_sub(MAX_STEP_MS);
+        while wait > 0 {
+            steps.push(json!({"wait_ms": wait.min(MAX_STEP_MS)}));
+            wait = wait.saturating_sub(MAX_STEP_MS);
+        }
+    }
+    (steps, unpaired)
+}
+
+async fn is_playing(state: Arc<AppState>, args: SessionArgs, _f: CallFlags) -> ToolResult {
+    let session = match (
+        &args.session_id,
+        session_of(&state, args.session_id.as_deref()),
+    ) {
+        (_, Ok(s)) => s,
+        (None, Err(_)) => return Ok(json!({"playing": false, "session_id": null})),
+        (Some(_), Err(e)) => return Err(e),
+    };
+    let id = session.txn.to_string();
+    if session.ended().is_some() {
+        return Ok(json!({"playing": false, "session_id": id}));
+    }
+    if session.control.hello().is_none() {
+        // A game that just started: its probe connects within moments.
+        session.control.wait_connected(Duration::from_secs(5)).await;
+    }
+    let status = session
+        .control
+        .request(json!({"cmd": "status"}), Duration::from_millis(1000))
+        .await;
+    Ok(match status {
+        Ok(v) => json!({"playing": true, "session_id": id, "probe": "answering",
+            "breaked": v["breaked"], "held_inputs": v["held"]}),
+        Err(ControlError::Timeout) => json!({"playing": true, "session_id": id,
+            "probe": "not_answering",
+            "reason": "the probe did not answer within 1000 ms: stopped at a breakpoint, or hung"}),
+        Err(_) => json!({"playing": true, "session_id": id, "probe": "not_connected"}),
+    })
+}
+
+// ---- profiling ----------------------------------------------------------------------
+
+#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum MonitorTarget {
+    /// A running game (through its probe).
+    #[default]
+    Game,
+    /// The connected editor (through the bridge).
+    Editor,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MonitorsArgs {
+    /// game (default) or editor.
+    #[serde(default)]
+    target: MonitorTarget,
+    /// The game session (default: the newest running game).
+    #[serde(default)]
+    session_id: Option<String>,
+    /// Snapshots, 1-100 (default 5).
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 100))]
+    samples: Option<u32>,
+    /// Ms between snapshots, 10-5000 (default 200).
+    #[serde(default)]
+    #[schemars(range(min = 10, max = 5000))]
+    interval_ms: Option<u64>,
+}
+
+/// Min, average, max and last value of each monitor over `snapshots`.
+fn reduce(snapshots: &[Value]) -> Value {
+    let mut by_name: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+    for s in snapshots {
+        for (name, v) in s.as_object().into_iter().flatten() {
+            if let Some(x) = v.as_f64() {
+                by_name.entry(name.as_str()).or_default().push(x);
+            }
+        }
+    }
+    let mut out = Map::new();
+    for (name, xs) in by_name {
+        let min = xs.iter().copied().fold(f64::INFINITY, f64::min);
+        let max = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let avg = xs.iter().sum::<f64>() / xs.len() as f64;
+        out.insert(
+            name.into(),
+            json!({"min": min, "avg": avg, "max": max, "last": xs[xs.len() - 1]}),
+        );
+    }
+    Value::Object(out)
+}
+
+async fn get_performance_monitors(
+    state: Arc<AppState>,
+    args: MonitorsArgs,
+    _f: CallFlags,
+) -> ToolResult {
+    let samples = args.samples.unwrap_or(5);
+    if !(1..=100).contains(&samples) {
+        return Err(ToolError::invalid_params(
+            "samples",
+            "samples must be 1–100",
+        ));
+    }
+    let interval_ms = args.interval_ms.unwrap_or(200);
+    if !(10..=5000).contains(&interval_ms) {
+        return Err(ToolError::invalid_params(
+            "interval_ms",
+            "interval_ms must be 10–5000",
+        ));
+    }
+    if u64::from(samples - 1) * interval_ms > 60_000 {
+        return Err(ToolError::invalid_params(
+            "samples",
+            "samples × interval_ms must stay within 60 s",
+        ));
+    }
+    let session = match args.target {
+        MonitorTarget::Game => Some(session_of(&state, args.session_id.as_deref())?),
+        MonitorTarget::Editor if args.session_id.is_some() => {
+            return Err(ToolError::invalid_params(
+                "session_id",
+                "session_id names a game; the editor target takes none",
+            ));
+        }
+        MonitorTarget::Editor => None,
+    };
+    let mut ticker = tokio::time::interval(Duration::from_millis(interval_ms));
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let start = Instant::now();
+    let mut snapshots = Vec::new();
+    for _ in 0..samples {
+        ticker.tick().await;
+        let v = match &session {
+            Some(s) => probe_request(s, json!({"cmd": "monitors"})).await?,
+            None => {
+                let st = state.clone();
+                tokio::task::spawn_blocking(move || {
+                    crate::tools::editor::query(&st, cmd::EDITOR_MONITORS, json!({}), None)
+                })
+                .await
+                .map_err(|e| ToolError::internal(format!("editor request task failed: {e}")))??
+            }
+        };
+        snapshots.push(v["monitors"].clone());
+    }
+    let mut out = json!({
+        "target": match args.target { MonitorTarget::Game => "game", MonitorTarget::Editor => "editor" },
+        "samples": snapshots.len(),
+        "window_ms": start.elapsed().as_millis() as u64,
+        "monitors": reduce(&snapshots),
+    });
+    if let Some(s) = session {
+        out["session_id"] = json!(s.txn.to_string());
+    }
+    Ok(out)
+}
+
+// ---- the running game: tree, UI, samples ----------------------------------------
+
+/// A node path in the running game (`/root/Main/Player`).
+fn check_node_path(param: &str, path: &str) -> Result<(), ToolError> {
+    if !path.starts_with("/root") || path.len() > 1024 {
+        return Err(ToolError::invalid_params(
+            param,
+            format!("{path:?} is not an absolute node path like /root/Main/Player"),
+        ));
+    }
+    Ok(())
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GameTreeArgs {
+    #[serde(default)]
+    session_id: Option<String>,
+    /// Start here (default /root).
+    #[serde(default)]
+    root: Option<String>,
+    /// Levels below root, 0-64 (default: all).
+    #[serde(default)]
+    #[schemars(range(max = 64))]
+    max_depth: Option<u32>,
+    #[serde(default)]
+    offset: Option<u32>,
+    /// 1-500 (default 100).
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 500))]
+    limit: Option<u32>,
+}
+
+async fn get_game_scene_tree(
+    state: Arc<AppState>,
+    args: GameTreeArgs,
+    _f: CallFlags,
+) -> ToolResult {
+    let root = args.root.unwrap_or_else(|| "/root".into());
+    check_node_path("root", &root)?;
+    let limit = args.limit.unwrap_or(100);
+    if !(1..=500).contains(&limit) {
+        return Err(ToolError::invalid_params("limit", "limit must be 1–500"));
+    }
+    if args.max_depth.is_some_and(|d| d > 64) {
+        return Err(ToolError::invalid_params(
+            "max_depth",
+            "max_depth must be 0–64",
+        ));
+    }
+    let offset = args.offset.unwrap_or(0);
+    let session = session_of(&state, args.session_id.as_deref())?;
+    let mut msg = json!({"cmd": "tree", "root": root, "offset": offset, "limit": limit});
+    if let Some(d) = args.max_depth {
+        msg["max_depth"] = json!(d);
+    }
+    let v = probe_request(&session, msg).await?;
+    let total = v["total"].as_u64().unwrap_or(0);
+    let returned = v["nodes"].as_array().map_or(0, Vec::len) as u64;
+    let next = u64::from(offset) + returned;
+    Ok(json!({
+        "session_id": session.txn.to_string(),
+        "root": root,
+        "nodes": v["nodes"],
+        "total": total,
+        "offset": offset,
+        "next_offset": if next < total { json!(next) } else { Value::Null },
+        "capped": v["capped"],
+    }))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FindUiArgs {
+    #[serde(default)]
+    session_id: Option<String>,
+    /// Case-insensitive substring of the Control's text.
+    #[serde(default)]
+    text: Option<String>,
+    /// The Control class or a base of it, e.g. Button (default Control).
+    #[serde(rename = "type", default)]
+    class: Option<String>,
+    /// 1-200 (default 50).
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 200))]
+    limit: Option<u32>,
+}
+
+async fn find_ui_elements(state: Arc<AppState>, args: FindUiArgs, _f: CallFlags) -> ToolResult {
+    let class = args.class.unwrap_or_else(|| "Control".into());
+    if class.is_empty() || !class.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return Err(ToolError::invalid_params(
+            "type",
+            "type must be a class name like Button",
+        ));
+    }
+    let limit = args.limit.unwrap_or(50);
+    if !(1..=200).contains(&limit) {
+        return Err(ToolError::invalid_params("limit", "limit must be 1–200"));
+    }
+    let session = session_of(&state, args.session_id.as_deref())?;
+    let mut msg = json!({"cmd": "find_ui", "type": class, "limit": limit});
+    if let Some(t) = &args.text {
+        msg["text"] = json!(t);
+    }
+    let v = probe_request(&session, msg).await?;
+    Ok(json!({
+        "session_id": session.txn.to_string(),
+        "elements": v["elements"],
+        "matched": v["matched"],
+        "capped": v["capped"],
+    }))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SampleArgs {
+    #[serde(default)]
+    session_id: Option<String>,
+    /// Node path, e.g. /root/Main/Player.
+    node: String,
+    /// Property name.
+    property: String,
+    /// Frames, 1-600 (default 30).
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 600))]
+    frames: Option<u32>,
+}
+
+async fn sample_game_property(state: Arc<AppState>, args: SampleArgs, _f: CallFlags) -> ToolResult {
+    check_node_path("node", &args.node)?;
+    let frames = args.frames.unwrap_or(30);
+    if !(1..=600).contains(&frames) {
+        return Err(ToolError::invalid_params("frames", "frames must be 1–600"));
+    }
+    let session = session_of(&state, args.session_id.as_deref())?;
+    if session.control.hello().is_none() {
+        session.control.wait_connected(Duration::from_secs(5)).await;
+    }
+    // A frame of a slow game (10 fps) per frame asked, and the usual margin.
+    let limit = Duration::from_millis(u64::from(frames) * 100) + Duration::from_secs(5);
+    let msg =
+        json!({"cmd": "sample", "node": args.node, "property": args.property, "frames": frames});
+    let v = session
+        .control
+        .request(msg, limit)
+        .await
+        .map_err(probe_error)?;
+    if v["ok"] != json!(true) {
+        return Err(crate::tools::runtime::probe_refusal(
+            &v,
+            "the probe refused the sample",
+        ));
+    }
+    let values = v["values"].as_array().cloned().unwrap_or_default();
+    let mut distinct: Vec<&Value> = Vec::new();
+    for x in &values {
+        if !distinct.contains(&x) {
+            distinct.push(x);
+        }
+    }
+    Ok(json!({
+        "session_id": session.txn.to_string(),
+        "node": args.node,
+        "property": args.property,
+        "frames": frames,
+        "returned": values.len(),
+        "stopped_early": values.len() < frames as usize,
+        "distinct_values": distinct.len(),
+        "values": values,
+    }))
+}
+
+// ---- the editor's file system ------------------------------------------------------
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RescanArgs {
+    /// Wait at most this long, 1000-600000 ms (default 60000).
+    #[serde(default)]
+    #[schemars(range(min = 1000, max = 600000))]
+    timeout_ms: Option<u64>,
+}
+
+/// Sends a bridge command that acts (a scan): like `editor::query`, but a lost answer
+/// may have started it.
+fn editor_act(state: &AppState, command: &str) -> Result<Value, ToolError> {
+    let bridge = crate::tools::editor::connected(state)?;
+    match bridge.request(command, json!({}), crate::tools::editor::editor_timeout()) {
+        Ok(v) => Ok(v),
+        Err(RequestFailure::Editor(e)) => Err(ToolError::new(ErrorCode::EditorError, e.message)),
+        Err(RequestFailure::NotSent(_)) => Err(Precondition::BridgeConnected.error()),
+        Err(RequestFailure::NoAnswer { timed_out, reason }) => Err(ToolError::new(
+            ErrorCode::Timeout,
+            format!("the editor did not answer {command}: {reason}"),
+        )
+        .details(json!({"may_have_applied": true, "timed_out": timed_out}))),
+    }
+}
+
+/// How often the editor is asked whether its scan is done.
+const SCAN_POLL: Duration = Duration::from_millis(50);
+
+/// Starts a scan in the connected editor and waits until it is applied (see
+/// `filesystem.status`) or `limit` passed. Blocking: call from a blocking task.
+fn scan_and_wait(state: &AppState, limit: Duration) -> Result<Value, ToolError> {
+    let start = Instant::now();
+    let v = editor_act(state, cmd::FILESYSTEM_SCAN)?;
+    let before = v["scans_finished"].as_u64().unwrap_or(0);
+    loop {
+        let s = crate::tools::editor::query(state, cmd::FILESYSTEM_STATUS, json!({}), None)?;
+        let waited = start.elapsed().as_millis() as u64;
+        if s["scanning"] == json!(false) && s["scans_finished"].as_u64().unwrap_or(0) > before {
+            return Ok(json!({"finished": true, "started": v["started"], "waited_ms": waited}));
+        }
+        if start.elapsed() >= limit {
+            return Err(ToolError::new(
+                ErrorCode::Timeout,
+                format!(
+                    "the editor's file-system scan did not finish within {} ms; it goes on in \
+                     the editor",
+                    limit.as_millis()
+                ),
+            )
+            .hint("Call rescan_filesystem again later, or read get_import_status.")
+            .details(json!({"finished": false, "waited_ms": waited,
+                "scanning": s["scanning"], "progress": s["progress"]})));
+        }
+        std::thread::sleep(SCAN_POLL);
+    }
+}
+
+async fn rescan_filesystem(state: Arc<AppState>, args: RescanArgs, _f: CallFlags) -> ToolResult {
+    let timeout = args.timeout_ms.unwrap_or(60_000);
+    if !(1000..=600_000).contains(&timeout) {
+        return Err(ToolError::invalid_params(
+            "timeout_ms",
+            "timeout_ms must be 1000–600000",
+        ));
+    }
+    tokio::task::spawn_blocking(move || scan_and_wait(&state, Duration::from_millis(timeout)))
+        .await
+        .map_err(|e| ToolError::internal(format!("scan task failed: {e}")))?
+}
+
+/// File extensions Godot imports that import_asset accepts: images, models, sounds.
+const ASSET_EXTENSIONS: [&str; 18] = [
+    "png", "jpg", "jpeg", "webp", "svg", "tga", "bmp", "hdr", "exr", "ktx", "dds", "wav", "ogg",
+    "mp3", "glb", "gltf", "obj", "fbx",
+];
+/// Also importable, and so reported by get_import_status (not copied by import_asset).
+const OTHER_IMPORTED: [&str; 6] = ["ttf", "otf", "woff", "woff2", "fnt", "csv"];
+
+fn is_importable(ext: &str) -> bool {
+    ASSET_EXTENSIONS.contains(&ext) || OTHER_IMPORTED.contains(&ext) || ext == "dae"
+}
+
+/// One file's import state, read from disk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum ImportState {
+    /// Imported, and the source is what was imported.
+    Current,
+    /// The importer keeps or skips it on purpose.
+    NotImported(&'static str),
+    /// No `.import` file: never imported.
+    Missing,
+    /// `valid=false`: the import failed.
+    Failed,
+    /// An imported file (`dest_files`) is gone.
+    OutputMissing(String),
+    /// The source changed since its import (its MD5 differs from the recorded one).
+    Stale,
+}
+
+impl ImportState {
+    fn as_str(&self) -> &'static str {
+        match self {
+            Self::Current => "imported",
+            Self::NotImported(why) => why,
+            Self::Missing => "missing",
+            Self::Failed => "failed",
+            Self::OutputMissing(_) => "output_missing",
+            Self::Stale => "stale",
+        }
+    }
+
+    fn is_problem(&self) -> bool {
+        !matches!(self, Self::Current | Self::NotImported(_))
+    }
+}
+
+/// The value of `key="…"` (or `key=…`) on one line of a Godot config file.
+fn config_value<'a>(text: &'a str, key: &str) -> Option<&'a str> {
+    text.lines().find_map(|l| {
+        let rest = l.strip_prefix(key)?.strip_prefix('=')?;
+        Some(rest.trim().trim_matches('"'))
+    })
+}
+
+/// The `.godot/imported/<file>-<md5 of its path>` prefix of an imported file's path.
+fn import_base(dest: &str) -> Option<&str> {
+    let bytes = dest.as_bytes();
+    (0..bytes.len()).rev().find_map(|i| {
+        let hex = dest.get(i + 1..i + 33)?;
+        (bytes[i] == b'-'
+            && hex.bytes().all(|b| b.is_ascii_hexdigit())
+            && matches!(bytes.get(i + 33), None | Some(b'.')))
+        .then(|| &dest[..i + 33])
+    })
+}
+
+/// The import state of `real` (a file of the project at `root`).
+pub(crate) fn import_state(root: &Path, real: &Path) -> ImportState {
+    let mut import = real.as_os_str().to_owned();
+    import.push(".import");
+    let Ok(text) = std::fs::read_to_string(PathBuf::from(import)) else {
+        return ImportState::Missing;
+    };
+    match config_value(&text, "importer") {
+        Some("keep") => return ImportState::NotImported("kept"),
+        Some("skip") => return ImportState::NotImported("skipped"),
+        _ => {}
+    }
+    if config_value(&text, "valid") == Some("false") {
+        return ImportState::Failed;
+    }
+    let res_to_real = |p: &str| p.strip_prefix("res://").map(|r| root.join(r));
+    let dests: Vec<&str> = config_value(&text, "dest_files")
+        .map(|l| {
+            l.trim_matches(|c| c == '[' || c == ']')
+                .split(',')
+                .map(|s| s.trim().trim_matches('"'))
+                .filter(|s| !s.is_empty())
+                .collect()
+        })
+        .unwrap_or_default();
+    for d in &dests {
+        if res_to_real(d).is_none_or(|p| !p.is_file()) {
+            return ImportState::OutputMissing((*d).to_string());
+        }
+    }
+    // Godot records the source's MD5 beside the imported files.
+    let recorded = dests
+        .first()
+        .and_then(|d| import_base(d))
+        .and_then(|base| res_to_real(&format!("{base}.md5")))
+        .and_then(|p| std::fs::read_to_string(p).ok());
+    if let (Some(recorded), Ok(bytes)) = (recorded, std::fs::read(real))
+        && let Some(md5) = config_value(&recorded, "source_md5")
+    {
+        use md5::Digest;
+        if hex::encode(md5::Md5::digest(&bytes)) != md5 {
+            return ImportState::Stale;
+        }
+    }
+    ImportState::Current
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ImportStatusArgs {
+    /// A folder or file (default res://).
+    #[serde(default)]
+    path: Option<ResPath>,
+    /// List every importable file, not only those whose import is missing, failed or stale.
+    #[serde(default)]
+    all: bool,
+    #[serde(default)]
+    offset: Option<u32>,
+    /// 1-1000 (default 200).
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 1000))]
+    limit: Option<u32>,
+}
+
+/// Most files one get_import_status walks.
+const IMPORT_WALK_CAP: usize = 100_000;
+
+async fn get_import_status(
+    state: Arc<AppState>,
+    args: ImportStatusArgs,
+    _f: CallFlags,
+) -> ToolResult {
+    let limit = args.limit.unwrap_or(200);
+    if !(1..=1000).contains(&limit) {
+        return Err(ToolError::invalid_params("limit", "limit must be 1–1000"));
+    }
+    let start = args.path.unwrap_or_else(ResPath::root);
+    let real = state.project.resolve("path", &start)?;
+    if !real.exists() {
+        return Err(ToolError::new(
+            ErrorCode::ResourceNotFound,
+            format!("{start} does not exist"),
+        )
+        .param("path"));
+    }
+    let root = state.project.root().to_path_buf();
+    tokio::task::spawn_blocking(move || {
+        let mut files = Vec::new();
+        let capped = walk_importable(&root, &real, &mut files);
+        files.sort();
+        let mut counts: BTreeMap<&str, u64> = BTreeMap::new();
+        let mut listed = Vec::new();
+        for f in &files {
+            let st = import_state(&root, f);
+            *counts.entry(st.as_str()).or_default() += 1;
+            if args.all || st.is_problem() {
+                let rel = f.strip_prefix(&root).unwrap_or(f).to_string_lossy();
+                let mut row = json!({"path": format!("res://{rel}"), "status": st.as_str()});
+                if let ImportState::OutputMissing(d) = &st {
+                    row["missing"] = json!(d);
+                }
+                listed.push(row);
+            }
+        }
+        let total = listed.len();
+        let offset = args.offset.unwrap_or(0) as usize;
+        let page: Vec<Value> = listed
+            .into_iter()
+            .skip(offset)
+            .take(limit as usize)
+            .collect();
+        let next = offset + page.len();
+        Ok(json!({
+            "files": page,
+            "total": total,
+            "next_offset": if next < total { json!(next) } else { Value::Null },
+            "counts": counts,
+            "importable_files": files.len(),
+            "capped": capped,
+        }))
+    })
+    .await
+    .map_err(|e| ToolError::internal(format!("import status task failed: {e}")))?
+}
+
+/// The importable files under `dir` (or `dir` itself), as Godot's scan sees them: no
+/// hidden entries, no `.godot`, no folder with a `.gdignore`; symlinks not followed.
+fn walk_importable(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> bool {
+    let ext_ok = |p: &Path| {
+        p.extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| is_importable(&e.to_ascii_lowercase()))
+    };
+    if dir.is_file() {
+        if ext_ok(dir) {
+            out.push(dir.to_path_buf());
+        }
+        return false;
+    }
+    if dir.join(".gdignore").exists() || dir == root.join(".godot") {
+        return false;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    for e in entries.flatten() {
+        if out.len() >= IMPORT_WALK_CAP {
+            return true;
+        }
+        if e.file_name().to_string_lossy().starts_with('.') {
+            continue;
+        }
+        let Ok(ty) = e.file_type() else { continue };
+        let p = e.path();
+        if ty.is_dir() {
+            if walk_importable(root, &p, out) {
+                return true;
+            }
+        } else if ty.is_file() && ext_ok(&p) {
+            out.push(p);
+        }
+    }
+    false
+}
+
+/// The operator's `--import-dir` folders, set once by `serve`.
+static IMPORT_DIRS: OnceLock<Vec<PathBuf>> = OnceLock::new();
+
+/// The environment variable naming the folders import_asset may read from (`:`-separated).
+pub const IMPORT_DIRS_ENV: &str = "GODOT_MCP_IMPORT_DIRS";
+
+/// Sets the folders outside the project that import_asset may read (serve's
+/// `--import-dir`, which also reads [`IMPORT_DIRS_ENV`]).
+pub fn set_import_dirs(dirs: Vec<PathBuf>) {
+    let _ = IMPORT_DIRS.set(dirs);
+}
+
+/// The allowed folders, symlinks resolved (a folder that does not exist allows nothing).
+fn import_dirs() -> Vec<PathBuf> {
+    let dirs = IMPORT_DIRS.get().cloned().unwrap_or_else(|| {
+        std::env::var_os(IMPORT_DIRS_ENV)
+            .map(|v| std::env::split_paths(&v).collect())
+            .unwrap_or_default()
+    });
+    dirs.into_iter()
+        .filter(|d| d.is_absolute())
+        .filter_map(|d| d.canonicalize().ok())
+        .collect()
+}
+
+/// Where import_asset may read `source` from: symlinks resolved first, then it must lie
+/// in the project or in an operator-allowed folder. Returns the resolved path.
+pub(crate) fn decide_source(project_root: &Path, source: &str) -> Result<PathBuf, ToolError> {
+    let path = Path::new(source);
+    if !path.is_absolute() {
+        return Err(ToolError::invalid_params(
+            "source",
+            "source must be an absolute path of a file on this machine",
+        ));
+    }
+    let root = project_root
+        .canonicalize()
+        .unwrap_or_else(|_| project_root.to_path_buf());
+    let dirs = import_dirs();
+    let allowed = |p: &Path| p.starts_with(&root) || dirs.iter().any(|d| p.starts_with(d));
+    let refused = || {
+        ToolError::new(
+            ErrorCode::PathRefused,
+            format!(
+                "{source} is outside the project and outside every folder the operator allows \
+                 import_asset to read; nothing was read"
+            ),
+        )
+        .param("source")
+        .hint(format!(
+            "The operator allows a folder with serve --import-dir DIR or {IMPORT_DIRS_ENV}."
+        ))
+    };
+    if path
+        .components()
+        .any(|c| matches!(c, std::path::Component::ParentDir))
+    {
+        return Err(refused());
+    }
+    let real = match path.canonicalize() {
+        Ok(real) => real,
+        // Whether a file exists outside the allowed folders is not told either.
+        Err(_) if !allowed(path) => return Err(refused()),
+        Err(e) => {
+            return Err(
+                ToolError::new(ErrorCode::ResourceNotFound, format!("{source}: {e}"))
+                    .param("source"),
+            );
+        }
+    };
+    if !allowed(&real) {
+        return Err(refused());
+    }
+    if !real.is_file() {
+        return Err(ToolError::invalid_params(
+            "source",
+            format!("{source} is not a regular file"),
+        ));
+    }
+    Ok(real)
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ImportAssetArgs {
+    /// Absolute path (or res:// path) of the image, model or sound to copy.
+    source: String,
+    /// Where in the project, with the same extension.
+    dest: ResPath,
+    /// Wait at most this long for the editor's import, 1000-600000 ms (default 60000).
+    #[serde(default)]
+    #[schemars(range(min = 1000, max = 600000))]
+    timeout_ms: Option<u64>,
+}
+
+/// Reads `real` and checks that what was read is the file that was decided on: a path
+/// swapped for a symlink in between is refused, not followed.
+fn read_decided(real: &Path) -> Result<Vec<u8>, ToolError> {
+    use std::io::Read;
+    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+    let io = |e: std::io::Error| {
+        ToolError::new(ErrorCode::Io, format!("{}: {e}", real.display())).param("source")
+    };
+    let mut f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+        .open(real)
+        .map_err(io)?;
+    let opened = f.metadata().map_err(io)?;
+    let decided = std::fs::symlink_metadata(real).map_err(io)?;
+    if (opened.dev(), opened.ino()) != (decided.dev(), decided.ino()) || !opened.is_file() {
+        return Err(ToolError::new(
+            ErrorCode::PathRefused,
+            format!(
+                "{} changed while it was read; nothing was read",
+                real.display()
+            ),
+        )
+        .param("source"));
+    }
+    let max = crate::planes::project::MAX_WRITE_BYTES as u64;
+    if opened.len() > max {
+        return Err(ToolError::new(
+            ErrorCode::TooLarge,
+            format!(
+                "{} is {} bytes; at most {max}",
+                real.display(),
+                opened.len()
+            ),
+        )
+        .param("source"));
+    }
+    let mut bytes = Vec::with_capacity(opened.len() as usize);
+    f.read_to_end(&mut bytes).map_err(io)?;
+    Ok(bytes)
+}
+
+fn plan_import_asset(state: Arc<AppState>, args: ImportAssetArgs) -> Result<Plan, ToolError> {
+    let timeout = args.timeout_ms.unwrap_or(60_000);
+    if !(1000..=600_000).contains(&timeout) {
+        return Err(ToolError::invalid_params(
+            "timeout_ms",
+            "timeout_ms must be 1000–600000",
+        ));
+    }
+    let ext = args.dest.extension().unwrap_or_default();
+    if !ASSET_EXTENSIONS.contains(&ext.as_str()) {
+        return Err(ToolError::invalid_params(
+            "dest",
+            format!(
+                "{} is not an image, model or sound Godot imports ({})",
+                args.dest,
+                ASSET_EXTENSIONS.join(", ")
+            ),
+        ));
+    }
+    if args.dest.rel().split('/').next() == Some(".godot") {
+        return Err(ToolError::invalid_params(
+            "dest",
+            ".godot/ is Godot's cache, not a place for assets",
+        ));
+    }
+    let real = if args.source.starts_with("res://") {
+        // A copy inside the project: checked like every res:// path.
+        let res = ResPath::parse(&args.source)
+            .map_err(|e| ToolError::new(ErrorCode::PathRefused, e.0).param("source"))?;
+        let real = state.project.resolve("source", &res)?;
+        if !real.is_file() {
+            return Err(ToolError::new(
+                ErrorCode::ResourceNotFound,
+                format!("{res} is not a file"),
+            )
+            .param("source"));
+        }
+        real
+    } else {
+        decide_source(state.project.root(), &args.source)?
+    };
+    let src_ext = real
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .unwrap_or_default();
+    if src_ext != ext {
+        return Err(ToolError::invalid_params(
+            "dest",
+            format!("the source is .{src_ext}; dest must keep that extension (it is .{ext})"),
+        ));
+    }
+    let bytes = read_decided(&real)?;
+    let dest = args.dest.clone();
+    let mut plan = crate::tools::files::plan_write(
+        &state,
+        "project.import",
+        "dest",
+        args.dest,
+        bytes,
+        Expect::Anything,
+        Persistence::written_to_disk(),
+    )?;
+    plan.effect
+        .insert("source".into(), json!(real.display().to_string()));
+    let write = plan.apply;
+    let st = state.clone();
+    plan.apply = Box::new(move || {
+        let mut out = write()?;
+        out.insert(
+            "import".into(),
+            wait_for_import(&st, &dest, Duration::from_millis(timeout)),
+        );
+        Ok(out)
+    });
+    Ok(plan)
+}
+
+/// After the copy: the connected editor rescans (which imports the new file), then the
+/// import state is read from disk. Without an editor the import is pending, and says so.
+fn wait_for_import(state: &AppState, dest: &ResPath, limit: Duration) -> Value {
+    let real = state.project.root().join(dest.rel());
+    if crate::tools::editor::connected(state).is_err() {
+        return json!({"status": "pending", "editor_connected": false,
+            "reason": "no editor is connected: Godot imports the file when an editor opens \
+                       the project or rescans (rescan_filesystem)"});
+    }
+    match scan_and_wait(state, limit) {
+        Ok(scan) => {
+            let st = import_state(state.project.root(), &real);
+            json!({"status": st.as_str(), "editor_connected": true, "waited_ms": scan["waited_ms"]})
+        }
+        Err(e) => json!({"status": "pending", "editor_connected": true,
+            "reason": e.message, "timed_out": e.code == ErrorCode::Timeout}),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ev(t: u64, key: &str, pressed: bool) -> Value {
+        json!({"t_ms": t, "event": {"type": "key", "key": key}, "pressed": pressed})
+    }
+
+    #[test]
+    fn recorded_presses_become_holds_and_waits() {
+        // A held 100..400, B tapped at 200 (released 250), C pressed at 900 and still
+        // down when the recording stopped at 1000.
+        let events = [
+            ev(100, "A", true),
+            ev(200, "B", true),
+            ev(250, "B", false),
+            ev(400, "A", false),
+            ev(900, "C", true),
+        ];
+        let (steps, unpaired) = to_steps(&events, 1000);
+        assert_eq!(unpaired, 0);
+        assert_eq!(
+            steps,
+            vec![
+                json!({"event": {"type": "key", "key": "A"}, "hold_ms": 300, "wait_ms": 100}),
+                json!({"event": {"type": "key", "key": "B"}, "hold_ms": 50, "wait_ms": 700}),
+                json!({"event": {"type": "key", "key": "C"}, "hold_ms": 100, "wait_ms": 100}),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_release_without_press_is_counted_and_long_waits_split() {
+        let events = [
+            ev(0, "A", false),
+            ev(10, "B", true),
+            ev(20, "B", false),
+            ev(130_020, "C", true),
+            ev(130_021, "C", false),
+        ];
+        let (steps, unpaired) = to_steps(&events, 140_000);
+        assert_eq!(unpaired, 1);
+        assert_eq!(steps[0]["wait_ms"], 60_000);
+        assert_eq!(steps[1], json!({"wait_ms": 60_000}));
+        assert_eq!(steps[2], json!({"wait_ms": 10_010}));
+        assert_eq!(steps[3]["event"]["key"], "C");
+        assert_eq!(steps[3]["hold_ms"], 1);
+    }
+
+    #[test]
+    fn monitors_reduce_to_min_avg_max_last() {
+        let r = reduce(&[
+            json!({"fps": 60.0, "nodes": 3.0}),
+            json!({"fps": 30.0, "nodes": 3.0}),
+        ]);
+        assert_eq!(
+            r["fps"],
+            json!({"min": 30.0, "avg": 45.0, "max": 60.0, "last": 30.0})
+        );
+        assert_eq!(r["nodes"]["avg"], 3.0);
+    }
+
+    #[test]
+    fn import_base_finds_the_path_hash() {
+        let h = "218a8f2b3041327d8a5756f3a245f83b";
+        assert_eq!(
+            import_base(&format!("res://.godot/imported/my-icon.svg-{h}.ctex")),
+            Some(format!("res://.godot/imported/my-icon.svg-{h}").as_str())
+        );
+        assert_eq!(
+            import_base(&format!("res://.godot/imported/a.png-{h}.s3tc.ctex")),
+            Some(format!("res://.godot/imported/a.png-{h}").as_str())
+        );
+        assert_eq!(import_base("res://.godot/imported/a.png.ctex"), None);
+    }
+
+    #[test]
+    fn a_source_outside_the_project_and_allowed_folders_is_refused_after_resolving_links() {
+        let project = tempfile::tempdir().unwrap();
+        let secret = tempfile::tempdir().unwrap();
+        std::fs::write(secret.path().join("id_ed25519.png"), b"key").unwrap();
+        // A symlink inside the project that points out is decided by its target.
+        std::os::unix::fs::symlink(
+            secret.path().join("id_ed25519.png"),
+            project.path().join("innocent.png"),
+        )
+        .unwrap();
+        for source in [
+            secret.path().join("id_ed25519.png"),
+            project.path().join("innocent.png"),
+        ] {
+            let e = decide_source(project.path(), source.to_str().unwrap()).unwrap_err();
+            assert_eq!(e.code, ErrorCode::PathRefused, "{source:?}");
+        }
+        std::fs::write(project.path().join("in.png"), b"png").unwrap();
+        let inside = project.path().join("in.png");
+        assert!(decide_source(project.path(), inside.to_str().unwrap()).is_ok());
+        assert_eq!(
+            decide_source(project.path(), "in.png").unwrap_err().code,
+            ErrorCode::InvalidParams
+        );
+        // A missing file outside is refused like a present one: no existence oracle.
+        let missing = secret.path().join("nope.png");
+        let e = decide_source(project.path(), missing.to_str().unwrap()).unwrap_err();
+        assert_eq!(e.code, ErrorCode::PathRefused);
+    }
+}
