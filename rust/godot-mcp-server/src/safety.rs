@@ -243,10 +243,16 @@ pub enum Toolset {
     ClassRef,
     /// The engine's parse check, the script listing, a node's script.
     ScriptCheck,
+    /// Shader files, their compile check, and shader materials in the edited scene.
+    Shaders,
+    /// One edit or query across many saved scenes.
+    Composite,
+    /// A new project's skeleton.
+    Scaffold,
 }
 
 impl Toolset {
-    pub const ALL: [Toolset; 25] = [
+    pub const ALL: [Toolset; 28] = [
         Toolset::Project,
         Toolset::SceneRead,
         Toolset::ScriptRead,
@@ -272,6 +278,9 @@ impl Toolset {
         Toolset::Tilemap,
         Toolset::ClassRef,
         Toolset::ScriptCheck,
+        Toolset::Shaders,
+        Toolset::Composite,
+        Toolset::Scaffold,
     ];
 
     /// Enabled when the operator names none: the read-mostly core every session
@@ -314,6 +323,9 @@ impl Toolset {
             Self::Tilemap => "tilemap",
             Self::ClassRef => "class_ref",
             Self::ScriptCheck => "script_check",
+            Self::Shaders => "shaders",
+            Self::Composite => "composite",
+            Self::Scaffold => "scaffold",
         }
     }
 
@@ -353,7 +365,10 @@ impl Toolset {
                 "One node of a saved scene: its groups, signal connections, stored properties."
             }
             Self::Animation => "Read animation libraries, animations, tracks and keys from disk.",
-            Self::Audio => "Read the audio bus layout as Godot loads it.",
+            Self::Audio => {
+                "The audio bus layout file: read it as Godot loads it; add, remove, route, \
+                 mute buses; add or remove effects."
+            }
             Self::Theme => "Read Theme resources: colors, constants, fonts, styleboxes by type.",
             Self::Tilemap => "Read TileMapLayer cells and TileSet sources from disk.",
             Self::ClassRef => {
@@ -363,6 +378,14 @@ impl Toolset {
             Self::ScriptCheck => {
                 "GDScript parse errors from Godot's own parser; list scripts; a node's script."
             }
+            Self::Shaders => {
+                "Create and edit .gdshader files, compile-check them with the engine; \
+                 ShaderMaterials and their uniforms in the edited scene."
+            }
+            Self::Composite => {
+                "Across saved scenes: find nodes by type, set one property on many scenes."
+            }
+            Self::Scaffold => "Lay out a new project: folders, project.godot, main scene.",
         }
     }
 

@@ -24,6 +24,7 @@ use crate::state::AppState;
 pub mod analysis;
 pub mod animation;
 pub mod audio;
+pub mod audio_edit;
 pub mod batch;
 pub mod classref;
 pub mod editor;
@@ -36,6 +37,7 @@ pub mod scenes;
 pub mod screenshots;
 pub mod scripts_more;
 pub mod settings;
+pub mod shaders;
 pub mod theme;
 pub mod tilemap;
 pub mod toolsets;
@@ -504,6 +506,8 @@ impl Registry {
             .chain(scene_disk::tools())
             .chain(animation::tools())
             .chain(audio::tools())
+            .chain(audio_edit::tools())
+            .chain(shaders::tools())
             .chain(theme::tools())
             .chain(tilemap::tools())
             .chain(input_map::tools())

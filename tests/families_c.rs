@@ -1,0 +1,530 @@
+//! Issue #12, family C end to end through the real server and a real MCP client: the
+//! audio bus layout edits, shaders, cross-scene edits and the project scaffold. The
+//! file-plane tools run without Godot (real files, journal rows, CAS refusals, dry runs
+//! that write nothing); the real_godot_ tests hand what they wrote to the engine.
+
+mod support;
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+use support::{call_err, call_ok, connect};
+
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures");
+
+/// `text` with its sub-resource ids replaced by their order (`S0`, `S1`, …): Godot draws
+/// them at random, so two files of one layout differ only there.
+fn normalize_sub_ids(text: &str) -> String {
+    let mut out = text.to_string();
+    let mut n = 0;
+    for line in text.lines() {
+        if line.starts_with("[sub_resource ")
+            && let Some(start) = line.find(" id=\"")
+        {
+            let id = &line[start + 5..line.len() - 2];
+            out = out.replace(&format!("\"{id}\""), &format!("\"S{n}\""));
+            n += 1;
+        }
+    }
+    out
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    hex::encode(sha2::Sha256::digest(bytes))
+}
+
+/// Build, through the tools, the layout tests/fixtures/readfam/make.gd built through
+/// Godot's AudioServer: Master at -1.5 dB; SFX muted at -6 dB with a Reverb and a
+/// disabled Delay; Music solo, bypassing effects, sending to SFX.
+async fn build_fixture_layout(client: &support::Client) {
+    let c = json!({"confirm": true});
+    let with = |extra: Value| {
+        let mut a = c.clone();
+        a.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        a
+    };
+    call_ok(client, "add_audio_bus", with(json!({"name": "SFX"}))).await;
+    call_ok(
+        client,
+        "set_audio_bus",
+        with(json!({"bus": "SFX", "volume_db": -6.0, "mute": true})),
+    )
+    .await;
+    call_ok(
+        client,
+        "add_audio_bus_effect",
+        with(json!({"bus": "SFX", "effect": "AudioEffectReverb"})),
+    )
+    .await;
+    call_ok(
+        client,
+        "add_audio_bus_effect",
+        with(json!({"bus": "SFX", "effect": "AudioEffectDelay", "enabled": false})),
+    )
+    .await;
+    call_ok(
+        client,
+        "add_audio_bus",
+        with(json!({"name": "Music", "send": "SFX", "solo": true, "bypass_fx": true})),
+    )
+    .await;
+    call_ok(
+        client,
+        "set_audio_bus",
+        with(json!({"bus": "Master", "volume_db": -1.5})),
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn audio_bus_tools_write_the_file_godot_writes_through_the_journal() {
+    let project = support::tiny_project("audio");
+    let layout = project.path().join("default_bus_layout.tres");
+    let client = connect(project.path()).await;
+
+    // A dry run plans against Godot's built-in layout and writes nothing.
+    let dry = call_ok(
+        &client,
+        "add_audio_bus",
+        json!({"name": "SFX", "dry_run": true}),
+    )
+    .await;
+    assert_eq!(dry["dry_run"], true, "{dry}");
+    assert_eq!(dry["action"], "create", "{dry}");
+    assert_eq!(dry["buses"][1]["name"], "SFX", "{dry}");
+    assert!(!layout.exists(), "a dry run wrote the layout");
+    // Destructive: without confirm nothing is written.
+    let e = call_err(&client, "add_audio_bus", json!({"name": "SFX"})).await;
+    assert!(e["message"].as_str().unwrap().contains("confirm"), "{e}");
+    assert!(!layout.exists());
+
+    build_fixture_layout(&client).await;
+    let written = std::fs::read_to_string(&layout).unwrap();
+    let godot =
+        std::fs::read_to_string(Path::new(FIXTURES).join("readfam/default_bus_layout.tres"))
+            .unwrap();
+    assert_eq!(
+        normalize_sub_ids(&written),
+        normalize_sub_ids(&godot),
+        "the tools' layout is not the file Godot wrote for the same buses"
+    );
+
+    // The read tool sees what the last write reported.
+    let read = call_ok(&client, "get_audio_bus_layout", json!({})).await;
+    let names: Vec<&str> = read["buses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["Master", "SFX", "Music"], "{read}");
+
+    // Every write is a committed journal transaction on the layout file.
+    let txns = call_ok(&client, "list_transactions", json!({})).await;
+    let rows: Vec<&Value> = txns["transactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["tool_family"] == "audio" && r["path"] == "default_bus_layout.tres")
+        .collect();
+    assert_eq!(rows.len(), 6, "{txns}");
+    assert!(rows.iter().all(|r| r["status"] == "committed"), "{txns}");
+
+    // CAS: a stale expected_sha256 is refused and the file is untouched.
+    let before = std::fs::read(&layout).unwrap();
+    let e = call_err(
+        &client,
+        "set_audio_bus",
+        json!({"bus": "SFX", "mute": false, "confirm": true,
+               "expected_sha256": "0".repeat(64)}),
+    )
+    .await;
+    assert_eq!(e["code"], "STALE", "{e}");
+    assert_eq!(std::fs::read(&layout).unwrap(), before);
+    // The right one applies.
+    let ok = call_ok(
+        &client,
+        "set_audio_bus",
+        json!({"bus": "SFX", "mute": false, "confirm": true,
+               "expected_sha256": sha256_hex(&before)}),
+    )
+    .await;
+    assert_eq!(
+        ok["change"]["changed"]["mute"],
+        json!([true, false]),
+        "{ok}"
+    );
+
+    // Bad input changes nothing: Master cannot go, a send must point to an earlier bus,
+    // an effect class must exist, an effect index must.
+    let before = std::fs::read(&layout).unwrap();
+    for (tool, args, param) in [
+        ("remove_audio_bus", json!({"bus": "Master"}), "bus"),
+        ("remove_audio_bus", json!({"bus": "Nope"}), "bus"),
+        (
+            "set_audio_bus",
+            json!({"bus": "SFX", "send": "Music"}),
+            "send",
+        ),
+        ("add_audio_bus", json!({"name": "SFX"}), "name"),
+        (
+            "add_audio_bus_effect",
+            json!({"bus": "SFX", "effect": "Node2D"}),
+            "effect",
+        ),
+        (
+            "remove_audio_bus_effect",
+            json!({"bus": "Music", "index": 0}),
+            "index",
+        ),
+    ] {
+        let mut args = args;
+        args["confirm"] = json!(true);
+        let e = call_err(&client, tool, args).await;
+        assert_eq!(e["param"], param, "{tool}: {e}");
+    }
+    assert_eq!(std::fs::read(&layout).unwrap(), before);
+
+    // Removing an effect drops its sub-resource; removing a bus reports who sent to it.
+    let r = call_ok(
+        &client,
+        "remove_audio_bus_effect",
+        json!({"bus": "SFX", "index": 0, "confirm": true}),
+    )
+    .await;
+    assert_eq!(r["change"]["effect"], "AudioEffectReverb", "{r}");
+    let text = std::fs::read_to_string(&layout).unwrap();
+    assert!(
+        !text.contains("AudioEffectReverb") && text.contains("load_steps=2"),
+        "{text}"
+    );
+    let r = call_ok(
+        &client,
+        "remove_audio_bus",
+        json!({"bus": "SFX", "confirm": true}),
+    )
+    .await;
+    assert_eq!(r["change"]["sends_now_to_master"], json!(["Music"]), "{r}");
+    assert_eq!(r["buses"].as_array().unwrap().len(), 2, "{r}");
+    let text = std::fs::read_to_string(&layout).unwrap();
+    assert!(
+        !text.contains("sub_resource") && text.contains("bus/1/name = &\"Music\""),
+        "{text}"
+    );
+    client.cancel().await.unwrap();
+}
+
+/// What Godot makes of two layout files: the buses AudioServer has after loading each,
+/// the properties of the effects of the second, and the file ResourceSaver writes when
+/// it saves the first one again.
+const LOAD_LAYOUT_GD: &str = r#"extends SceneTree
+
+func _buses():
+	var buses = []
+	for i in AudioServer.bus_count:
+		var effects = []
+		for j in AudioServer.get_bus_effect_count(i):
+			var fx = AudioServer.get_bus_effect(i, j)
+			var props = {}
+			for p in fx.get_property_list():
+				if p.usage & PROPERTY_USAGE_STORAGE and p.name != "resource_local_to_scene" and p.name != "resource_name" and p.name != "script":
+					props[p.name] = fx.get(p.name)
+			effects.append({"class": fx.get_class(), "properties": props,
+				"enabled": AudioServer.is_bus_effect_enabled(i, j)})
+		buses.append({"name": AudioServer.get_bus_name(i),
+			"volume_db": AudioServer.get_bus_volume_db(i),
+			"mute": AudioServer.is_bus_mute(i), "solo": AudioServer.is_bus_solo(i),
+			"bypass_fx": AudioServer.is_bus_bypassing_effects(i),
+			"send": String(AudioServer.get_bus_send(i)), "effects": effects})
+	return buses
+
+func _init():
+	var layout = load("res://default_bus_layout.tres")
+	AudioServer.set_bus_layout(layout)
+	print("BUSES " + JSON.stringify(_buses()))
+	ResourceSaver.save(layout, "res://resaved.tres")
+	AudioServer.set_bus_layout(load("res://audio/fx_layout.tres"))
+	print("FX " + JSON.stringify(_buses()))
+	quit()
+"#;
+
+/// The engine's buses (a line of LOAD_LAYOUT_GD's output) equal the read-back.
+fn assert_same_buses(engine: &Value, read: &Value) {
+    let engine = engine.as_array().unwrap();
+    let ours = read["buses"].as_array().unwrap();
+    assert_eq!(engine.len(), ours.len(), "{engine:?}\n{read}");
+    for (e, o) in engine.iter().zip(ours) {
+        for f in ["name", "mute", "solo", "bypass_fx", "send"] {
+            assert_eq!(e[f], o[f], "{f}: engine {e} vs read-back {o}");
+        }
+        assert_eq!(e["volume_db"].as_f64(), o["volume_db"].as_f64(), "{e} {o}");
+        let classes: Vec<(&Value, &Value)> = o["effects"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| (&x["effect"]["type"], &x["enabled"]))
+            .collect();
+        let engine_classes: Vec<(&Value, &Value)> = e["effects"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| (&x["class"], &x["enabled"]))
+            .collect();
+        assert_eq!(classes, engine_classes, "{e} {o}");
+    }
+}
+
+#[tokio::test]
+async fn real_godot_loads_the_bus_layout_the_tools_wrote() {
+    let Some(godot) = support::godot_bin("the engine loads the written bus layout") else {
+        return;
+    };
+    let project = support::tiny_project("audio_real");
+    let client = connect(project.path()).await;
+    build_fixture_layout(&client).await;
+    let read = call_ok(&client, "get_audio_bus_layout", json!({})).await;
+    // A second layout, at a path of its own, with an effect's properties set.
+    let fx = json!({"path": "res://audio/fx_layout.tres", "confirm": true});
+    let with = |extra: Value| {
+        let mut a = fx.clone();
+        a.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        a
+    };
+    call_ok(
+        &client,
+        "add_audio_bus",
+        with(json!({"name": "Voice", "volume_db": 3.25})),
+    )
+    .await;
+    call_ok(
+        &client,
+        "add_audio_bus_effect",
+        with(json!({"bus": "Voice", "effect": "AudioEffectCompressor",
+                    "properties": {"threshold": -12.5, "ratio": 8.0, "mix": 0.75}})),
+    )
+    .await;
+    call_ok(
+        &client,
+        "add_audio_bus_effect",
+        with(
+            json!({"bus": "Voice", "effect": "AudioEffectAmplify", "at_index": 0,
+                    "enabled": false, "properties": {"volume_db": -3.0}}),
+        ),
+    )
+    .await;
+    let fx_read = call_ok(
+        &client,
+        "get_audio_bus_layout",
+        json!({"path": "res://audio/fx_layout.tres"}),
+    )
+    .await;
+    client.cancel().await.unwrap();
+
+    std::fs::write(project.path().join("load_layout.gd"), LOAD_LAYOUT_GD).unwrap();
+    let log = support::run_godot(
+        &godot,
+        project.path(),
+        &["--script", "res://load_layout.gd"],
+    );
+    let line = |prefix: &str| -> Value {
+        let l = log
+            .lines()
+            .find_map(|l| l.strip_prefix(prefix))
+            .unwrap_or_else(|| panic!("no {prefix} line:\n{log}"));
+        serde_json::from_str(l).unwrap()
+    };
+    assert_same_buses(&line("BUSES "), &read);
+    let engine_fx = line("FX ");
+    assert_same_buses(&engine_fx, &fx_read);
+    let voice = &engine_fx[1]["effects"];
+    assert_eq!(voice[0]["properties"]["volume_db"], -3.0, "{voice}");
+    let comp = &voice[1]["properties"];
+    assert_eq!(
+        (&comp["threshold"], &comp["ratio"], &comp["mix"]),
+        (&json!(-12.5), &json!(8.0), &json!(0.75)),
+        "{voice}"
+    );
+    // Godot saving the layout it loaded writes our bytes again (it adds a uid to a file
+    // that had none, and keeps the sub-resource ids it read).
+    let ours = std::fs::read_to_string(project.path().join("default_bus_layout.tres")).unwrap();
+    let resaved = std::fs::read_to_string(project.path().join("resaved.tres")).unwrap();
+    let without_uid = match resaved.find(" uid=\"") {
+        Some(start) => {
+            let end = start + 6 + resaved[start + 6..].find('"').unwrap() + 1;
+            format!("{}{}", &resaved[..start], &resaved[end..])
+        }
+        None => resaved.clone(),
+    };
+    assert_eq!(without_uid, ours, "Godot re-saved the layout differently");
+}
+
+const SHADER_FIXTURES: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../tests/fixtures/godot-4.4.1/shader_validate"
+);
+
+#[tokio::test]
+async fn shader_files_are_written_through_the_journal_with_cas() {
+    let project = support::tiny_project("shaders");
+    let file = project.path().join("fx/glow.gdshader");
+    // No engine: shader_validate names the precondition instead of guessing.
+    let client =
+        support::connect_with(project.path(), &[("GODOT_BIN", "/nonexistent/godot")]).await;
+
+    let dry = call_ok(
+        &client,
+        "create_shader",
+        json!({"path": "res://fx/glow.gdshader", "shader_type": "spatial", "dry_run": true}),
+    )
+    .await;
+    assert_eq!(dry["action"], "create", "{dry}");
+    assert!(!file.exists(), "a dry run wrote the shader");
+    let made = call_ok(
+        &client,
+        "create_shader",
+        json!({"path": "res://fx/glow.gdshader", "shader_type": "spatial", "confirm": true}),
+    )
+    .await;
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.starts_with("shader_type spatial;\n"), "{text}");
+    assert_eq!(made["sha256_after"], sha256_hex(text.as_bytes()), "{made}");
+    // An existing file is never overwritten by create_shader.
+    let e = call_err(
+        &client,
+        "create_shader",
+        json!({"path": "res://fx/glow.gdshader", "confirm": true}),
+    )
+    .await;
+    assert_eq!(e["param"], "path", "{e}");
+
+    // edit_shader: a stale sha256 changes nothing; the current one writes.
+    let code = "shader_type spatial;\n\nuniform vec4 tint : source_color;\n";
+    let e = call_err(
+        &client,
+        "edit_shader",
+        json!({"path": "res://fx/glow.gdshader", "code": code, "confirm": true,
+               "expected_sha256": "f".repeat(64)}),
+    )
+    .await;
+    assert_eq!(e["code"], "STALE", "{e}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
+    let edited = call_ok(
+        &client,
+        "edit_shader",
+        json!({"path": "res://fx/glow.gdshader", "code": code, "confirm": true,
+               "expected_sha256": sha256_hex(text.as_bytes())}),
+    )
+    .await;
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), code);
+    let txns = call_ok(&client, "list_transactions", json!({})).await;
+    let row = support::transaction_row(&txns, edited["transaction_id"].as_str().unwrap());
+    assert_eq!(row["operation"], "edit_shader", "{row}");
+    assert_eq!(row["status"], "committed", "{row}");
+    // Not a shader path: refused before anything.
+    let e = call_err(
+        &client,
+        "edit_shader",
+        json!({"path": "res://project.godot", "code": "x", "confirm": true,
+               "expected_sha256": "f".repeat(64)}),
+    )
+    .await;
+    assert_eq!(e["param"], "path", "{e}");
+
+    let e = call_err(
+        &client,
+        "shader_validate",
+        json!({"path": "res://fx/glow.gdshader"}),
+    )
+    .await;
+    assert_eq!(e["code"], "PRECONDITION_FAILED", "{e}");
+    assert_eq!(e["required"], "godot_binary", "{e}");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn real_godot_shader_validate_reports_the_engines_errors_with_lines() {
+    let Some(_godot) = support::godot_bin("shader_validate compiles with the engine") else {
+        return;
+    };
+    let project = support::tiny_project("shader_real");
+    for f in ["bad", "syntax", "good"] {
+        std::fs::copy(
+            Path::new(SHADER_FIXTURES).join(format!("{f}.gdshader")),
+            project.path().join(format!("{f}.gdshader")),
+        )
+        .unwrap();
+    }
+    std::fs::create_dir_all(project.path().join("inc")).unwrap();
+    std::fs::write(
+        project.path().join("inc/tint.gdshaderinc"),
+        "uniform vec4 tint : source_color = vec4(1.0);\n",
+    )
+    .unwrap();
+    let before = support::files_under(project.path(), &[]);
+    let client = connect(project.path()).await;
+
+    let bad = call_ok(
+        &client,
+        "shader_validate",
+        json!({"path": "res://bad.gdshader"}),
+    )
+    .await;
+    assert_eq!(bad["ok"], false, "{bad}");
+    assert_eq!(
+        bad["errors"],
+        json!([{"line": 7, "message": "Unknown identifier in expression: 'undefined_thing'."}]),
+        "{bad}"
+    );
+    let syntax = call_ok(
+        &client,
+        "shader_validate",
+        json!({"path": "res://syntax.gdshader"}),
+    )
+    .await;
+    assert_eq!(syntax["errors"][0]["line"], 8, "{syntax}");
+    let good = call_ok(
+        &client,
+        "shader_validate",
+        json!({"path": "res://good.gdshader"}),
+    )
+    .await;
+    assert_eq!(good["ok"], true, "{good}");
+    let names: Vec<&str> = good["uniforms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["speed", "tint", "noise"], "{good}");
+    // Code with an include from the project: the include is found, its uniform counted.
+    let inc = call_ok(
+        &client,
+        "shader_validate",
+        json!({"code": "shader_type canvas_item;\n#include \"res://inc/tint.gdshaderinc\"\n\nvoid fragment() {\n\tCOLOR = tint;\n}\n"}),
+    )
+    .await;
+    assert_eq!(inc["ok"], true, "{inc}");
+    assert_eq!(inc["uniforms"][0]["name"], "tint", "{inc}");
+    // Every create_shader template compiles.
+    for t in ["canvas_item", "spatial", "particles", "sky", "fog"] {
+        let path = format!("res://t_{t}.gdshader");
+        call_ok(
+            &client,
+            "create_shader",
+            json!({"path": path, "shader_type": t, "confirm": true}),
+        )
+        .await;
+        let v = call_ok(&client, "shader_validate", json!({"path": path})).await;
+        assert_eq!(v["ok"], true, "template {t}: {v}");
+    }
+    client.cancel().await.unwrap();
+    // The checks ran in a private project: nothing but the created shaders is new.
+    let after = support::files_under(project.path(), &[]);
+    let new: Vec<&String> = after.keys().filter(|k| !before.contains_key(*k)).collect();
+    assert!(new.iter().all(|k| k.starts_with("t_")), "{new:?}");
+}
