@@ -528,3 +528,277 @@ async fn real_godot_shader_validate_reports_the_engines_errors_with_lines() {
     let new: Vec<&String> = after.keys().filter(|k| !before.contains_key(*k)).collect();
     assert!(new.iter().all(|k| k.starts_with("t_")), "{new:?}");
 }
+
+#[tokio::test]
+async fn cross_scene_edits_are_planned_whole_and_written_per_file() {
+    let project = support::demo_copy();
+    let scenes = project.path().join("scenes");
+    let client = connect(project.path()).await;
+
+    let found = call_ok(
+        &client,
+        "find_nodes_by_type",
+        json!({"type": "Sprite2D", "limit": 2}),
+    )
+    .await;
+    assert_eq!(found["total"], 3, "{found}");
+    assert_eq!(found["returned"], 2, "{found}");
+    assert_eq!(found["next_offset"], 2, "{found}");
+    assert_eq!(
+        found["nodes"][0],
+        json!({"scene": "res://scenes/main_2d.tscn", "path": "Background", "name": "Background"}),
+        "{found}"
+    );
+    let rest = call_ok(
+        &client,
+        "find_nodes_by_type",
+        json!({"type": "Sprite2D", "offset": 2}),
+    )
+    .await;
+    assert_eq!(
+        rest["nodes"][0]["scene"], "res://scenes/player.tscn",
+        "{rest}"
+    );
+    assert_eq!(rest["next_offset"], Value::Null, "{rest}");
+
+    let before = support::files_under(project.path(), &[".godot"]);
+    let args = json!({"type": "Sprite2D", "property": "modulate",
+                      "value_text": "Color(1, 0, 0, 1)"});
+    let mut dry = args.clone();
+    dry["dry_run"] = json!(true);
+    let plan = call_ok(&client, "cross_scene_set_property", dry).await;
+    assert_eq!(plan["files"].as_array().unwrap().len(), 2, "{plan}");
+    assert_eq!(
+        plan["unmatched"],
+        json!(["res://scenes/level_3d.tscn"]),
+        "{plan}"
+    );
+    assert_eq!(
+        support::files_under(project.path(), &[".godot"]),
+        before,
+        "a dry run wrote"
+    );
+
+    // One stale scene: nothing is written anywhere.
+    let mut stale = args.clone();
+    stale["confirm"] = json!(true);
+    stale["expected_sha256"] = json!({"res://scenes/player.tscn": "0".repeat(64)});
+    let e = call_err(&client, "cross_scene_set_property", stale).await;
+    assert_eq!(e["code"], "STALE", "{e}");
+    assert_eq!(support::files_under(project.path(), &[".godot"]), before);
+
+    let mut real = args.clone();
+    real["confirm"] = json!(true);
+    let done = call_ok(&client, "cross_scene_set_property", real).await;
+    assert_eq!(
+        done["transaction_ids"].as_array().unwrap().len(),
+        2,
+        "{done}"
+    );
+    let main_before = String::from_utf8(before["scenes/main_2d.tscn"].clone()).unwrap();
+    let main_after = std::fs::read_to_string(scenes.join("main_2d.tscn")).unwrap();
+    // Every other byte kept: the diff is each Sprite2D's stored modulate, replaced.
+    let diff = similar::TextDiff::from_lines(&main_before, &main_after);
+    let changed: Vec<(String, String)> = diff
+        .iter_all_changes()
+        .filter(|c| c.tag() != similar::ChangeTag::Equal)
+        .map(|c| (format!("{:?}", c.tag()), c.value().trim_end().to_string()))
+        .collect();
+    let change = |tag: &str, line: &str| (tag.to_string(), line.to_string());
+    assert_eq!(
+        changed,
+        [
+            change("Delete", "modulate = Color(0.4, 0.5, 0.6, 1)"),
+            change("Insert", "modulate = Color(1, 0, 0, 1)"),
+            change("Delete", "modulate = Color(1, 0.3, 0.3, 1)"),
+            change("Insert", "modulate = Color(1, 0, 0, 1)"),
+        ],
+        "{main_after}"
+    );
+    assert_eq!(
+        done["files"][0]["sha256_after"],
+        sha256_hex(main_after.as_bytes()),
+        "{done}"
+    );
+    let after = support::files_under(project.path(), &[".godot"]);
+    assert_eq!(
+        after["scenes/level_3d.tscn"],
+        before["scenes/level_3d.tscn"]
+    );
+    let txns = call_ok(&client, "list_transactions", json!({})).await;
+    for id in done["transaction_ids"].as_array().unwrap() {
+        let row = support::transaction_row(&txns, id.as_str().unwrap());
+        assert_eq!(row["status"], "committed", "{row}");
+        assert_eq!(row["operation"], "cross_scene_set_property", "{row}");
+    }
+    // A node path: the one node, where it exists.
+    let r = call_ok(
+        &client,
+        "cross_scene_set_property",
+        json!({"node": "Sprite2D", "property": "visible", "value": false, "confirm": true}),
+    )
+    .await;
+    assert_eq!(r["files"][0]["path"], "res://scenes/player.tscn", "{r}");
+    // Bad input changes nothing.
+    let now = support::files_under(project.path(), &[".godot"]);
+    for (bad, param) in [
+        (json!({"type": "Sprite2D", "property": "modulate"}), "value"),
+        (json!({"property": "x", "value": 1}), "node"),
+        (json!({"type": "Nope", "property": "x", "value": 1}), "type"),
+        (
+            json!({"type": "Sprite2D", "property": "a b", "value": 1}),
+            "property",
+        ),
+        (
+            json!({"type": "Sprite2D", "property": "x", "value_text": "Color(1,"}),
+            "value_text",
+        ),
+        (
+            json!({"scenes": ["res://icon.svg"], "type": "Sprite2D", "property": "x", "value": 1}),
+            "scenes[0]",
+        ),
+    ] {
+        let mut bad = bad;
+        bad["confirm"] = json!(true);
+        let e = call_err(&client, "cross_scene_set_property", bad.clone()).await;
+        assert_eq!(e["param"], param, "{bad}: {e}");
+    }
+    assert_eq!(support::files_under(project.path(), &[".godot"]), now);
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn scaffold_lays_out_a_project_and_refuses_to_overwrite() {
+    let project = support::tiny_project("blank");
+    let root = project.path();
+    let client = connect(root).await;
+    let before = support::files_under(root, &[".godot"]);
+    let args = json!({"name": "My Game", "main_type": "Node3D", "renderer": "gl_compatibility"});
+    let mut dry = args.clone();
+    dry["dry_run"] = json!(true);
+    let plan = call_ok(&client, "create_project_scaffold", dry).await;
+    assert_eq!(plan["files"].as_array().unwrap().len(), 5, "{plan}");
+    assert_eq!(
+        support::files_under(root, &[".godot"]),
+        before,
+        "a dry run wrote"
+    );
+
+    let mut real = args.clone();
+    real["confirm"] = json!(true);
+    let done = call_ok(&client, "create_project_scaffold", real.clone()).await;
+    assert_eq!(
+        done["transaction_ids"].as_array().unwrap().len(),
+        5,
+        "{done}"
+    );
+    let pg = std::fs::read_to_string(root.join("project.godot")).unwrap();
+    for line in [
+        "config_version=5",
+        "config/name=\"My Game\"",
+        "run/main_scene=\"res://scenes/main.tscn\"",
+        "config/features=PackedStringArray(\"4.4\", \"GL Compatibility\")",
+        "renderer/rendering_method=\"gl_compatibility\"",
+    ] {
+        assert!(pg.lines().any(|l| l == line), "{line} missing:\n{pg}");
+    }
+    let scene = std::fs::read_to_string(root.join("scenes/main.tscn")).unwrap();
+    assert!(
+        scene.contains("[node name=\"Main\" type=\"Node3D\"]"),
+        "{scene}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join(".gitignore")).unwrap(),
+        "# Godot 4+ specific ignores\n.godot/\n/android/\n"
+    );
+    assert!(root.join(".gitattributes").is_file());
+    assert!(root.join("scripts/main.gd").is_file());
+    // Again: the files exist, so nothing is written without overwrite.
+    let now = support::files_under(root, &[".godot"]);
+    let e = call_err(&client, "create_project_scaffold", real.clone()).await;
+    assert_eq!(e["param"], "overwrite", "{e}");
+    assert_eq!(support::files_under(root, &[".godot"]), now);
+    // Other hidden files stay unwritable: only the two version-control files are allowed.
+    let e = call_err(
+        &client,
+        "create_script",
+        json!({"path": "res://.hidden.gd", "confirm": true}),
+    )
+    .await;
+    assert_eq!(e["code"], "PATH_REFUSED", "{e}");
+    client.cancel().await.unwrap();
+}
+
+const CHECK_SCAFFOLD_GD: &str = r#"extends SceneTree
+
+func _init():
+	var main = ProjectSettings.get_setting("application/run/main_scene")
+	var node = load(main).instantiate()
+	var sprite = load("res://scenes/player.tscn").instantiate().get_node("Sprite2D")
+	print("SCAFFOLD " + JSON.stringify({"name": ProjectSettings.get_setting("application/config/name"),
+		"main": main, "root": node.get_class(), "script": node.get_script().resource_path,
+		"sprite_modulate": str(sprite.modulate), "sprite_visible": sprite.visible}))
+	quit()
+"#;
+
+#[tokio::test]
+async fn real_godot_runs_the_scaffold_and_loads_the_cross_scene_edit() {
+    let Some(godot) = support::godot_bin("the engine loads a scaffold and an edited scene") else {
+        return;
+    };
+    let project = support::tiny_project("scaffold_real");
+    let root = project.path();
+    let client = connect(root).await;
+    call_ok(
+        &client,
+        "create_project_scaffold",
+        json!({"name": "Scaffolded", "confirm": true}),
+    )
+    .await;
+    // A scene the cross-scene edit changes, the way the demo's player.tscn is written.
+    std::fs::copy(
+        support::demo_project().join("scenes/player.tscn"),
+        root.join("scenes/player.tscn"),
+    )
+    .unwrap();
+    std::fs::copy(
+        support::demo_project().join("icon.svg"),
+        root.join("icon.svg"),
+    )
+    .unwrap();
+    std::fs::create_dir_all(root.join("scripts")).unwrap();
+    std::fs::copy(
+        support::demo_project().join("scripts/player.gd"),
+        root.join("scripts/player.gd"),
+    )
+    .unwrap();
+    call_ok(
+        &client,
+        "cross_scene_set_property",
+        json!({"scenes": ["res://scenes/player.tscn"], "type": "Sprite2D",
+               "property": "modulate", "value_text": "Color(0, 1, 0, 1)", "confirm": true}),
+    )
+    .await;
+    call_ok(
+        &client,
+        "cross_scene_set_property",
+        json!({"node": "Sprite2D", "property": "visible", "value": false, "confirm": true}),
+    )
+    .await;
+    client.cancel().await.unwrap();
+    std::fs::write(root.join("check.gd"), CHECK_SCAFFOLD_GD).unwrap();
+    support::run_godot(&godot, root, &["--import"]);
+    let log = support::run_godot(&godot, root, &["--script", "res://check.gd"]);
+    let line = log
+        .lines()
+        .find_map(|l| l.strip_prefix("SCAFFOLD "))
+        .unwrap_or_else(|| panic!("no SCAFFOLD line:\n{log}"));
+    let v: Value = serde_json::from_str(line).unwrap();
+    assert_eq!(
+        v,
+        json!({"name": "Scaffolded", "main": "res://scenes/main.tscn", "root": "Node2D",
+               "script": "res://scripts/main.gd", "sprite_modulate": "(0.0, 1.0, 0.0, 1.0)",
+               "sprite_visible": false}),
+        "{log}"
+    );
+}

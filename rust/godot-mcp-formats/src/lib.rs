@@ -32,6 +32,7 @@ pub mod error;
 pub mod project;
 pub mod resource;
 pub mod scene;
+pub mod scene_edit;
 pub mod testing;
 pub mod text;
 pub mod theme;

@@ -27,11 +27,13 @@ pub mod audio;
 pub mod audio_edit;
 pub mod batch;
 pub mod classref;
+pub mod composite;
 pub mod editor;
 pub mod files;
 pub mod input_map;
 pub mod project;
 pub mod runtime;
+pub mod scaffold;
 pub mod scene_disk;
 pub mod scenes;
 pub mod screenshots;
@@ -508,6 +510,8 @@ impl Registry {
             .chain(audio::tools())
             .chain(audio_edit::tools())
             .chain(shaders::tools())
+            .chain(composite::tools())
+            .chain(scaffold::tools())
             .chain(theme::tools())
             .chain(tilemap::tools())
             .chain(input_map::tools())
