@@ -802,3 +802,171 @@ async fn real_godot_runs_the_scaffold_and_loads_the_cross_scene_edit() {
         "{log}"
     );
 }
+
+/// A mono 16-bit PCM WAV of `samples` silent samples at 8 kHz (Godot imports it as an
+/// AudioStreamWAV).
+fn silent_wav(samples: u32) -> Vec<u8> {
+    let data = samples * 2;
+    let mut w = Vec::new();
+    w.extend_from_slice(b"RIFF");
+    w.extend_from_slice(&(36 + data).to_le_bytes());
+    w.extend_from_slice(b"WAVEfmt ");
+    w.extend_from_slice(&16u32.to_le_bytes());
+    w.extend_from_slice(&1u16.to_le_bytes()); // PCM
+    w.extend_from_slice(&1u16.to_le_bytes()); // mono
+    w.extend_from_slice(&8000u32.to_le_bytes());
+    w.extend_from_slice(&16000u32.to_le_bytes());
+    w.extend_from_slice(&2u16.to_le_bytes());
+    w.extend_from_slice(&16u16.to_le_bytes());
+    w.extend_from_slice(b"data");
+    w.extend_from_slice(&data.to_le_bytes());
+    w.resize(w.len() + data as usize, 0);
+    w
+}
+
+/// The persistence verdict fields a dry run and the real run must agree on.
+fn verdict(v: &Value) -> Value {
+    json!({"persisted": v["persisted"], "reason": v["reason"], "hint": v["hint"]})
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn real_godot_editor_audio_player_and_shader_material_undo_byte_for_byte() {
+    let Some(godot) = support::godot_bin("family C editor tools need a Godot editor") else {
+        return;
+    };
+    const SCENE: &str = "res://scenes/main_2d.tscn";
+    let project = support::demo_copy();
+    let p = project.path();
+    support::install_addon(p);
+    std::fs::create_dir_all(p.join("audio")).unwrap();
+    std::fs::write(p.join("audio/blip.wav"), silent_wav(800)).unwrap();
+    std::fs::create_dir_all(p.join("shaders")).unwrap();
+    std::fs::copy(
+        Path::new(SHADER_FIXTURES).join("good.gdshader"),
+        p.join("shaders/good.gdshader"),
+    )
+    .unwrap();
+    support::run_godot(&godot, p, &["--import"]);
+    let client = connect(p).await;
+    // The bus the player uses, in the layout the editor loads when it starts.
+    call_ok(
+        &client,
+        "add_audio_bus",
+        json!({"name": "SFX", "confirm": true}),
+    )
+    .await;
+    let logs = tempfile::tempdir().unwrap();
+    let log = logs.path().join("editor.log");
+    let mut ed = support::start_godot_editor(&godot, p, &log);
+    let r =
+        support::call_once_connected(&client, &mut ed, &log, "open_scene", json!({"path": SCENE}))
+            .await;
+    assert_ne!(r.is_error, Some(true), "{:?}", r.structured_content);
+    let scene_file = p.join("scenes/main_2d.tscn");
+    let save = || async {
+        call_ok(&client, "save_scene", json!({"confirm": true})).await;
+        std::fs::read_to_string(&scene_file).unwrap()
+    };
+    let undo = || async {
+        call_ok(&client, "editor_undo", json!({})).await;
+    };
+    let b0 = save().await;
+
+    // add_audio_player: dry run agrees, the node lands with its stream, one undo removes it.
+    let args = json!({"parent": ".", "name": "Blip", "type": "AudioStreamPlayer2D",
+                      "stream": "res://audio/blip.wav", "bus": "SFX", "autoplay": true,
+                      "volume_db": -6.0});
+    // A bus the editor's layout lacks is refused, nothing changed.
+    let mut nope = args.clone();
+    nope["bus"] = json!("Nope");
+    let e = call_err(&client, "add_audio_player", nope).await;
+    assert!(
+        e["message"].as_str().unwrap().contains("no bus \"Nope\""),
+        "{e}"
+    );
+    assert_eq!(save().await, b0);
+    let mut dry = args.clone();
+    dry["dry_run"] = json!(true);
+    let preview = call_ok(&client, "add_audio_player", dry).await;
+    assert_eq!(save().await, b0, "a dry run changed the scene");
+    let added = call_ok(&client, "add_audio_player", args).await;
+    assert_eq!(verdict(&preview), verdict(&added), "{preview}\n{added}");
+    assert_eq!(added["node"], "Blip", "{added}");
+    let b1 = save().await;
+    assert!(
+        b1.contains("[node name=\"Blip\" type=\"AudioStreamPlayer2D\" parent=\".\"]"),
+        "{b1}"
+    );
+    assert!(b1.contains("path=\"res://audio/blip.wav\""), "{b1}");
+    assert!(
+        b1.contains("bus = &\"SFX\"") && b1.contains("autoplay = true"),
+        "{b1}"
+    );
+    undo().await;
+    assert_eq!(save().await, b0, "one undo did not restore the saved scene");
+
+    // assign_shader_material, then its uniforms.
+    let args = json!({"node": "Background", "shader": "res://shaders/good.gdshader"});
+    let mut dry = args.clone();
+    dry["dry_run"] = json!(true);
+    let preview = call_ok(&client, "assign_shader_material", dry).await;
+    assert_eq!(save().await, b0, "a dry run changed the scene");
+    let assigned = call_ok(&client, "assign_shader_material", args).await;
+    assert_eq!(
+        verdict(&preview),
+        verdict(&assigned),
+        "{preview}\n{assigned}"
+    );
+    assert_eq!(assigned["property"], "material", "{assigned}");
+    let b2 = save().await;
+    assert!(b2.contains("[sub_resource type=\"ShaderMaterial\""), "{b2}");
+    let u = call_ok(
+        &client,
+        "get_shader_uniforms",
+        json!({"node": "Background"}),
+    )
+    .await;
+    let names: Vec<&str> = u["uniforms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["speed", "tint", "noise"], "{u}");
+    let tint = json!({"$type": "Color", "r": 0.0, "g": 1.0, "b": 0.0, "a": 1.0});
+    let args = json!({"node": "Background", "name": "tint", "value": tint});
+    let mut dry = args.clone();
+    dry["dry_run"] = json!(true);
+    let preview = call_ok(&client, "set_shader_uniform", dry).await;
+    assert_eq!(save().await, b2, "a dry run changed the scene");
+    let set = call_ok(&client, "set_shader_uniform", args).await;
+    assert_eq!(verdict(&preview), verdict(&set), "{preview}\n{set}");
+    assert_eq!(set["value"], tint, "{set}");
+    let b3 = save().await;
+    assert!(
+        b3.contains("shader_parameter/tint = Color(0, 1, 0, 1)"),
+        "{b3}"
+    );
+    let u = call_ok(
+        &client,
+        "get_shader_uniforms",
+        json!({"node": "Background"}),
+    )
+    .await;
+    assert_eq!(u["uniforms"][1]["value"], tint, "{u}");
+    // A uniform the shader lacks: refused, nothing changed.
+    let e = call_err(
+        &client,
+        "set_shader_uniform",
+        json!({"node": "Background", "name": "nope", "value": 1}),
+    )
+    .await;
+    assert!(e["message"].as_str().unwrap().contains("no uniform"), "{e}");
+    assert_eq!(save().await, b3);
+    undo().await;
+    assert_eq!(save().await, b2, "one undo did not restore the uniform");
+    undo().await;
+    assert_eq!(save().await, b0, "one undo did not remove the material");
+    support::kill_godot_editor(&mut ed);
+    client.cancel().await.unwrap();
+}

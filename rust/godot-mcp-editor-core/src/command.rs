@@ -108,7 +108,39 @@ pub enum Command {
     History,
     /// A picture of an editor view, as PNG.
     EditorScreenshot(ScreenshotRequest),
+    /// An AudioStreamPlayer (2D/3D) with its properties, added as one undo action.
+    AudioAddPlayer {
+        parent: String,
+        name: String,
+        player_type: String,
+        stream: Option<String>,
+        bus: Option<String>,
+        autoplay: bool,
+        volume_db: Option<f64>,
+    },
+    /// A new ShaderMaterial with `shader` on the node's material slot.
+    ShaderAssignMaterial {
+        node: String,
+        shader: String,
+    },
+    /// The uniforms of the node's ShaderMaterial, with their values.
+    ShaderUniforms {
+        node: String,
+    },
+    /// One uniform of the node's ShaderMaterial.
+    ShaderSetUniform {
+        node: String,
+        name: String,
+        value: Value,
+    },
 }
+
+/// The player classes `audio.add_player` creates.
+pub const AUDIO_PLAYER_TYPES: [&str; 3] = [
+    "AudioStreamPlayer",
+    "AudioStreamPlayer2D",
+    "AudioStreamPlayer3D",
+];
 
 /// Which part of the editor a screenshot shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -300,6 +332,36 @@ struct Batch {
     sets: Vec<SetProp>,
 }
 
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AddPlayer {
+    parent: String,
+    name: String,
+    #[serde(rename = "type")]
+    player_type: String,
+    #[serde(default)]
+    stream: Option<String>,
+    #[serde(default)]
+    bus: Option<String>,
+    #[serde(default)]
+    autoplay: bool,
+    #[serde(default)]
+    volume_db: Option<f64>,
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AssignMaterial {
+    node: String,
+    shader: String,
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SetUniform {
+    node: String,
+    name: String,
+    value: Json,
+}
+
 fn name_ok(name: &str) -> Result<(), BridgeError> {
     if name.is_empty() || name.contains(['/', ':', '@', '%', '.', '"']) {
         return Err(invalid(format!("{name:?} is not a valid node name")));
@@ -478,6 +540,53 @@ pub fn decode(cmd: &str, p: &Json) -> Result<Command, BridgeError> {
             }
             Command::EditorScreenshot(a)
         }
+        c::AUDIO_ADD_PLAYER => {
+            let a: AddPlayer = params(cmd, p)?;
+            name_ok(&a.name)?;
+            if !AUDIO_PLAYER_TYPES.contains(&a.player_type.as_str()) {
+                return Err(invalid(format!(
+                    "type must be one of {}",
+                    AUDIO_PLAYER_TYPES.join(", ")
+                )));
+            }
+            if let Some(s) = &a.stream {
+                res_path(s)?;
+            }
+            if a.volume_db.is_some_and(|v| !v.is_finite()) {
+                return Err(invalid("volume_db must be a finite number"));
+            }
+            Command::AudioAddPlayer {
+                parent: a.parent,
+                name: a.name,
+                player_type: a.player_type,
+                stream: a.stream,
+                bus: a.bus,
+                autoplay: a.autoplay,
+                volume_db: a.volume_db,
+            }
+        }
+        c::SHADER_ASSIGN_MATERIAL => {
+            let a: AssignMaterial = params(cmd, p)?;
+            res_path(&a.shader)?;
+            Command::ShaderAssignMaterial {
+                node: a.node,
+                shader: a.shader,
+            }
+        }
+        c::SHADER_UNIFORMS => Command::ShaderUniforms {
+            node: params::<NodeArg>(cmd, p)?.node,
+        },
+        c::SHADER_SET_UNIFORM => {
+            let a: SetUniform = params(cmd, p)?;
+            if a.name.is_empty() {
+                return Err(invalid("name is empty"));
+            }
+            Command::ShaderSetUniform {
+                value: value(&a.value, "value")?,
+                node: a.node,
+                name: a.name,
+            }
+        }
         other => {
             return Err(BridgeError::new(
                 ErrorCode::UnknownCommand,
@@ -555,6 +664,20 @@ mod tests {
             (
                 c::EDITOR_SCREENSHOT,
                 json!({"view": "2d", "max_edge": 640, "max_bytes": 4194304}),
+            ),
+            (
+                c::AUDIO_ADD_PLAYER,
+                json!({"parent": ".", "name": "Music", "type": "AudioStreamPlayer",
+                       "stream": "res://a.ogg", "bus": "Music", "autoplay": true}),
+            ),
+            (
+                c::SHADER_ASSIGN_MATERIAL,
+                json!({"node": "S", "shader": "res://s.gdshader"}),
+            ),
+            (c::SHADER_UNIFORMS, json!({"node": "S"})),
+            (
+                c::SHADER_SET_UNIFORM,
+                json!({"node": "S", "name": "tint", "value": {"$type": "Color", "r": 1, "g": 0, "b": 0}}),
             ),
         ];
         assert_eq!(examples.len(), c::ALL.len());

@@ -23,6 +23,8 @@ use serde_json::{Value as Json, json};
 
 use crate::variant::{from_variant, instantiable_node_class, to_variant};
 
+mod family_c;
+
 type Res = Result<Json, BridgeError>;
 
 /// An error before the first change: the editor is unchanged.
@@ -652,6 +654,10 @@ pub(crate) fn execute(cmd: Command) -> Res {
             Ok(out)
         }
         Command::EditorScreenshot(req) => crate::capture::editor_screenshot(req),
+        c @ (Command::AudioAddPlayer { .. }
+        | Command::ShaderAssignMaterial { .. }
+        | Command::ShaderUniforms { .. }
+        | Command::ShaderSetUniform { .. }) => family_c::execute(c),
         Command::History => {
             let root = scene_root()?;
             let h = scene_history(&root)?;

@@ -39,9 +39,21 @@ pub const HISTORY: &str = "editor.history";
 /// reason, …}` when there is nothing to read (no renderer, a view not on screen yet, a PNG
 /// above `max_bytes`, a node outside the view): a read, so not an error reply.
 pub const EDITOR_SCREENSHOT: &str = "editor.screenshot";
+/// `{parent, name, type: AudioStreamPlayer|AudioStreamPlayer2D|AudioStreamPlayer3D,
+/// stream?, bus?, autoplay?, volume_db?}` → the player, its properties set, added as one
+/// undo action.
+pub const AUDIO_ADD_PLAYER: &str = "audio.add_player";
+/// `{node, shader}` → a new ShaderMaterial with that shader on the node's `material`
+/// (CanvasItem) or `material_override` (GeometryInstance3D); one undo action.
+pub const SHADER_ASSIGN_MATERIAL: &str = "shader.assign_material";
+/// `{node}` → `{uniforms: [{name, type, hint, hint_string, value}]}` of the node's
+/// ShaderMaterial.
+pub const SHADER_UNIFORMS: &str = "shader.uniforms";
+/// `{node, name, value}` → the uniform set on the node's ShaderMaterial; one undo action.
+pub const SHADER_SET_UNIFORM: &str = "shader.set_uniform";
 
 /// Every command, in documentation order.
-pub const ALL: [&str; 26] = [
+pub const ALL: [&str; 30] = [
     PING,
     EDITOR_STATE,
     SCENE_TREE,
@@ -68,6 +80,10 @@ pub const ALL: [&str; 26] = [
     REDO,
     HISTORY,
     EDITOR_SCREENSHOT,
+    AUDIO_ADD_PLAYER,
+    SHADER_ASSIGN_MATERIAL,
+    SHADER_UNIFORMS,
+    SHADER_SET_UNIFORM,
 ];
 
 /// Whether the command only reads.
@@ -80,6 +96,7 @@ pub fn is_read_only(cmd: &str) -> bool {
             | NODE_PERSISTENCE
             | HISTORY
             | EDITOR_SCREENSHOT
+            | SHADER_UNIFORMS
     )
 }
 

@@ -141,6 +141,9 @@ mod tests {
             c::SCRIPT_DETACH,
             c::SIGNAL_CONNECT,
             c::SIGNAL_DISCONNECT,
+            c::AUDIO_ADD_PLAYER,
+            c::SHADER_ASSIGN_MATERIAL,
+            c::SHADER_SET_UNIFORM,
         ];
         for cmd in ALL.iter().filter(|c| !is_read_only(c)) {
             let scene_level = Effect::of_scene_command(cmd);

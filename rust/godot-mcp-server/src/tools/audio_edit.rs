@@ -82,7 +82,75 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             plan_remove_effect,
         ),
+        ToolDef::planned(
+            ToolMeta {
+                name: "add_audio_player",
+                title: "Add an audio player",
+                description: "Add an AudioStreamPlayer (or 2D/3D) with a stream, bus, \
+                    autoplay and volume to the edited scene (one undo action).",
+                class: SafetyClass::Mutating,
+                toolset: Toolset::Audio,
+                effect: EffectKind::EditorRuntime,
+            },
+            plan_add_player,
+        ),
     ]
+}
+
+/// The player classes (`godot_mcp_protocol`'s `audio.add_player` takes these).
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+pub enum PlayerType {
+    AudioStreamPlayer,
+    AudioStreamPlayer2D,
+    AudioStreamPlayer3D,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AddPlayerArgs {
+    /// Parent node path ("." is the root).
+    parent: String,
+    /// Node name.
+    name: String,
+    /// Default AudioStreamPlayer.
+    #[serde(rename = "type", default)]
+    player_type: Option<PlayerType>,
+    /// An audio file or AudioStream resource.
+    #[serde(default)]
+    stream: Option<ResPath>,
+    /// Bus name (default Master).
+    #[serde(default)]
+    bus: Option<String>,
+    #[serde(default)]
+    autoplay: bool,
+    #[serde(default)]
+    volume_db: Option<f64>,
+}
+
+fn plan_add_player(state: Arc<AppState>, a: AddPlayerArgs) -> Result<Plan, ToolError> {
+    if let Some(b) = &a.bus {
+        check_bus_name("bus", b)?;
+    }
+    if let Some(v) = a.volume_db {
+        check_volume(v)?;
+    }
+    let ty = match a.player_type.unwrap_or(PlayerType::AudioStreamPlayer) {
+        PlayerType::AudioStreamPlayer => "AudioStreamPlayer",
+        PlayerType::AudioStreamPlayer2D => "AudioStreamPlayer2D",
+        PlayerType::AudioStreamPlayer3D => "AudioStreamPlayer3D",
+    };
+    let p = json!({
+        "parent": a.parent, "name": a.name, "type": ty,
+        "stream": a.stream.map(|s| s.to_string()), "bus": a.bus,
+        "autoplay": a.autoplay, "volume_db": a.volume_db,
+    });
+    crate::tools::editor::node_plan(
+        state,
+        godot_mcp_protocol::commands::AUDIO_ADD_PLAYER,
+        "create",
+        a.parent,
+        p,
+    )
 }
 
 /// The AudioEffect classes Godot 4.4 can instance (`ClassDB`, not abstract).

@@ -397,7 +397,7 @@ fn probe(state: &AppState, node: &str, op: &str) -> Result<Map<String, Value>, T
 /// verdict by the same rule in the same frame (one round trip, not two; no window
 /// between a check and the edit). `bridge_connected` is checked here, before anything
 /// is recorded.
-fn node_plan(
+pub(crate) fn node_plan(
     state: Arc<AppState>,
     command: &'static str,
     op: &'static str,

@@ -29,9 +29,11 @@ use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::classref::{godot, run_supervised};
+use crate::tools::editor::{blocking, node_plan, query};
 use crate::tools::files::plan_write;
 use crate::tools::project::read_text;
 use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta, ToolResult};
+use godot_mcp_protocol::commands as cmd;
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
@@ -71,7 +73,108 @@ pub fn tools() -> Vec<ToolDef> {
             },
             shader_validate,
         ),
+        ToolDef::planned(
+            editor_meta(
+                "assign_shader_material",
+                "Assign a shader material",
+                "Put a new ShaderMaterial with a .gdshader on a node's material (or \
+                 material_override) in the edited scene (one undo action).",
+                SafetyClass::Mutating,
+            ),
+            |state, a: AssignMaterialArgs| {
+                require_ext("shader", &a.shader, &["gdshader"])?;
+                let p = json!({"node": a.node, "shader": a.shader.to_string()});
+                node_plan(
+                    state,
+                    cmd::SHADER_ASSIGN_MATERIAL,
+                    "set_property",
+                    a.node,
+                    p,
+                )
+            },
+        ),
+        ToolDef::new(
+            editor_meta(
+                "get_shader_uniforms",
+                "Get shader uniforms",
+                "The uniforms of a node's ShaderMaterial in the edited scene: name, type, \
+                 hint and current value.",
+                SafetyClass::ReadOnly,
+            ),
+            |state, a: UniformNodeArgs, _f: CallFlags| async move {
+                blocking(move || {
+                    query(
+                        &state,
+                        cmd::SHADER_UNIFORMS,
+                        json!({"node": a.node}),
+                        Some(&a.node),
+                    )
+                })
+                .await
+            },
+        ),
+        ToolDef::planned(
+            editor_meta(
+                "set_shader_uniform",
+                "Set a shader uniform",
+                "Set a uniform of a node's ShaderMaterial in the edited scene (one undo \
+                 action).",
+                SafetyClass::Mutating,
+            ),
+            |state, a: SetUniformArgs| {
+                let p = json!({"node": a.node, "name": a.name, "value": a.value});
+                node_plan(state, cmd::SHADER_SET_UNIFORM, "set_property", a.node, p)
+            },
+        ),
     ]
+}
+
+/// A tool of this toolset on the editor plane.
+fn editor_meta(
+    name: &'static str,
+    title: &'static str,
+    description: &'static str,
+    class: SafetyClass,
+) -> ToolMeta {
+    ToolMeta {
+        name,
+        title,
+        description,
+        class,
+        toolset: Toolset::Shaders,
+        effect: if class == SafetyClass::ReadOnly {
+            EffectKind::None
+        } else {
+            EffectKind::EditorRuntime
+        },
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AssignMaterialArgs {
+    /// Node path from the scene root ("." is the root).
+    node: String,
+    /// The .gdshader.
+    shader: ResPath,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UniformNodeArgs {
+    /// Node path from the scene root ("." is the root).
+    node: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SetUniformArgs {
+    /// Node path from the scene root ("." is the root).
+    node: String,
+    /// The uniform's name.
+    name: String,
+    /// JSON, or a Godot type as in set_node_property.
+    value: Value,
 }
 
 /// Shader types Godot 4.4 compiles.

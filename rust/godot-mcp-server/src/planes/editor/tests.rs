@@ -768,6 +768,18 @@ mod transactions {
             ("reload_scene", json!({"confirm": true})),
             ("editor_undo", json!({})),
             ("editor_redo", json!({})),
+            (
+                "add_audio_player",
+                json!({"parent": ".", "name": "P", "stream": "res://a.wav"}),
+            ),
+            (
+                "assign_shader_material",
+                json!({"node": "A", "shader": "res://s.gdshader"}),
+            ),
+            (
+                "set_shader_uniform",
+                json!({"node": "A", "name": "tint", "value": 1.0}),
+            ),
         ]
     }
 
