@@ -326,7 +326,7 @@ const MAX_CODE: usize = 512 * 1024;
 /// uniforms as one marked JSON line. Also in tests/fixtures/godot-4.4.1/shader_validate.
 const VALIDATE_GD: &str =
     include_str!("../../../../tests/fixtures/godot-4.4.1/shader_validate/validate.gd");
-const MARKER: &str = "GODOT_MCP_SHADER ";
+const MARKER: &str = "SHADER_CHECK ";
 
 /// One compile error, as the engine reported it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
