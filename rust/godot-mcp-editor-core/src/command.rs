@@ -262,7 +262,39 @@ pub enum Command {
     FilesystemScan,
     /// Whether a scan runs, and how far it is.
     FilesystemStatus,
+    /// An AudioStreamPlayer (2D/3D) with its properties, added as one undo action.
+    AudioAddPlayer {
+        parent: String,
+        name: String,
+        player_type: String,
+        stream: Option<String>,
+        bus: Option<String>,
+        autoplay: bool,
+        volume_db: Option<f64>,
+    },
+    /// A new ShaderMaterial with `shader` on the node's material slot.
+    ShaderAssignMaterial {
+        node: String,
+        shader: String,
+    },
+    /// The uniforms of the node's ShaderMaterial, with their values.
+    ShaderUniforms {
+        node: String,
+    },
+    /// One uniform of the node's ShaderMaterial.
+    ShaderSetUniform {
+        node: String,
+        name: String,
+        value: Value,
+    },
 }
+
+/// The player classes `audio.add_player` creates.
+pub const AUDIO_PLAYER_TYPES: [&str; 3] = [
+    "AudioStreamPlayer",
+    "AudioStreamPlayer2D",
+    "AudioStreamPlayer3D",
+];
 
 /// Which part of the editor a screenshot shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -657,6 +689,32 @@ fn cells_ok(n: usize, at: &str) -> Result<(), BridgeError> {
         return Err(invalid(format!("{at}: 1 to {MAX_CELLS} cells")));
     }
     Ok(())
+struct AddPlayer {
+    parent: String,
+    name: String,
+    #[serde(rename = "type")]
+    player_type: String,
+    #[serde(default)]
+    stream: Option<String>,
+    #[serde(default)]
+    bus: Option<String>,
+    #[serde(default)]
+    autoplay: bool,
+    #[serde(default)]
+    volume_db: Option<f64>,
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AssignMaterial {
+    node: String,
+    shader: String,
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SetUniform {
+    node: String,
+    name: String,
+    value: Json,
 }
 
 fn name_ok(name: &str) -> Result<(), BridgeError> {
@@ -867,6 +925,53 @@ pub fn decode(cmd: &str, p: &Json) -> Result<Command, BridgeError> {
         c::EDITOR_MONITORS => params::<Empty>(cmd, p).map(|_| Command::EditorMonitors)?,
         c::FILESYSTEM_SCAN => params::<Empty>(cmd, p).map(|_| Command::FilesystemScan)?,
         c::FILESYSTEM_STATUS => params::<Empty>(cmd, p).map(|_| Command::FilesystemStatus)?,
+        c::AUDIO_ADD_PLAYER => {
+            let a: AddPlayer = params(cmd, p)?;
+            name_ok(&a.name)?;
+            if !AUDIO_PLAYER_TYPES.contains(&a.player_type.as_str()) {
+                return Err(invalid(format!(
+                    "type must be one of {}",
+                    AUDIO_PLAYER_TYPES.join(", ")
+                )));
+            }
+            if let Some(s) = &a.stream {
+                res_path(s)?;
+            }
+            if a.volume_db.is_some_and(|v| !v.is_finite()) {
+                return Err(invalid("volume_db must be a finite number"));
+            }
+            Command::AudioAddPlayer {
+                parent: a.parent,
+                name: a.name,
+                player_type: a.player_type,
+                stream: a.stream,
+                bus: a.bus,
+                autoplay: a.autoplay,
+                volume_db: a.volume_db,
+            }
+        }
+        c::SHADER_ASSIGN_MATERIAL => {
+            let a: AssignMaterial = params(cmd, p)?;
+            res_path(&a.shader)?;
+            Command::ShaderAssignMaterial {
+                node: a.node,
+                shader: a.shader,
+            }
+        }
+        c::SHADER_UNIFORMS => Command::ShaderUniforms {
+            node: params::<NodeArg>(cmd, p)?.node,
+        },
+        c::SHADER_SET_UNIFORM => {
+            let a: SetUniform = params(cmd, p)?;
+            if a.name.is_empty() {
+                return Err(invalid("name is empty"));
+            }
+            Command::ShaderSetUniform {
+                value: value(&a.value, "value")?,
+                node: a.node,
+                name: a.name,
+            }
+        }
         other => {
             return Err(BridgeError::new(
                 ErrorCode::UnknownCommand,
@@ -968,6 +1073,20 @@ mod tests {
             (c::EDITOR_MONITORS, json!({})),
             (c::FILESYSTEM_SCAN, json!({})),
             (c::FILESYSTEM_STATUS, json!({})),
+            (
+                c::AUDIO_ADD_PLAYER,
+                json!({"parent": ".", "name": "Music", "type": "AudioStreamPlayer",
+                       "stream": "res://a.ogg", "bus": "Music", "autoplay": true}),
+            ),
+            (
+                c::SHADER_ASSIGN_MATERIAL,
+                json!({"node": "S", "shader": "res://s.gdshader"}),
+            ),
+            (c::SHADER_UNIFORMS, json!({"node": "S"})),
+            (
+                c::SHADER_SET_UNIFORM,
+                json!({"node": "S", "name": "tint", "value": {"$type": "Color", "r": 1, "g": 0, "b": 0}}),
+            ),
         ];
         assert_eq!(examples.len(), c::ALL.len());
         for (cmd, p) in examples {

@@ -25,6 +25,8 @@ use crate::variant::{
     checked_value, from_variant, has_property, instantiable_node_class, to_variant,
 };
 
+mod family_c;
+
 pub(crate) type Res = Result<Json, BridgeError>;
 
 /// An error before the first change: the editor is unchanged.
@@ -663,6 +665,10 @@ pub(crate) fn execute(cmd: Command) -> Res {
         Command::EditorMonitors | Command::FilesystemScan | Command::FilesystemStatus => {
             crate::editor_more::exec(&cmd)
         }
+        c @ (Command::AudioAddPlayer { .. }
+        | Command::ShaderAssignMaterial { .. }
+        | Command::ShaderUniforms { .. }
+        | Command::ShaderSetUniform { .. }) => family_c::execute(c),
         Command::History => {
             let root = scene_root()?;
             let h = scene_history(&root)?;

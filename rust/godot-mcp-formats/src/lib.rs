@@ -35,6 +35,7 @@ pub mod export_presets;
 pub mod project;
 pub mod resource;
 pub mod scene;
+pub mod scene_edit;
 pub mod testing;
 pub mod testreport;
 pub mod text;

@@ -55,6 +55,18 @@ pub const FILESYSTEM_SCAN: &str = "filesystem.scan";
 /// `{}` → `{scanning, progress, scans_finished}`; a scan started at `scans_finished = n`
 /// is applied (reimports included) once not scanning and `scans_finished > n`.
 pub const FILESYSTEM_STATUS: &str = "filesystem.status";
+/// `{parent, name, type: AudioStreamPlayer|AudioStreamPlayer2D|AudioStreamPlayer3D,
+/// stream?, bus?, autoplay?, volume_db?}` → the player, its properties set, added as one
+/// undo action.
+pub const AUDIO_ADD_PLAYER: &str = "audio.add_player";
+/// `{node, shader}` → a new ShaderMaterial with that shader on the node's `material`
+/// (CanvasItem) or `material_override` (GeometryInstance3D); one undo action.
+pub const SHADER_ASSIGN_MATERIAL: &str = "shader.assign_material";
+/// `{node}` → `{uniforms: [{name, type, hint, hint_string, value}]}` of the node's
+/// ShaderMaterial.
+pub const SHADER_UNIFORMS: &str = "shader.uniforms";
+/// `{node, name, value}` → the uniform set on the node's ShaderMaterial; one undo action.
+pub const SHADER_SET_UNIFORM: &str = "shader.set_uniform";
 
 /// Every command, in documentation order.
 pub const ALL: [&str; 32] = [
@@ -169,6 +181,10 @@ pub const AUTHORING: [&str; 22] = [
     CONTROL_THEME_OVERRIDE,
     CONTROL_ANCHORS_PRESET,
     CONTROL_ADD_CONTAINER,
+    AUDIO_ADD_PLAYER,
+    SHADER_ASSIGN_MATERIAL,
+    SHADER_UNIFORMS,
+    SHADER_SET_UNIFORM,
 ];
 
 /// Whether the command only reads.
@@ -189,6 +205,7 @@ pub fn is_read_only(cmd: &str) -> bool {
             | ANIMATION_GET
             | EDITOR_MONITORS
             | FILESYSTEM_STATUS
+            | SHADER_UNIFORMS
     )
 }
 

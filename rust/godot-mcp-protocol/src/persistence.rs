@@ -142,6 +142,9 @@ mod tests {
             c::SCRIPT_DETACH,
             c::SIGNAL_CONNECT,
             c::SIGNAL_DISCONNECT,
+            c::AUDIO_ADD_PLAYER,
+            c::SHADER_ASSIGN_MATERIAL,
+            c::SHADER_SET_UNIFORM,
         ];
         // filesystem.scan edits no scene: it brings the editor's view of the disk up to
         // date (Godot's own reimports), so it has no scene verdict.

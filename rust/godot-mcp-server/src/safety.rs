@@ -263,10 +263,16 @@ pub enum Toolset {
     GameInspect,
     /// The editor's file system: rescans, import status, importing assets.
     Filesystem,
+    /// Shader files, their compile check, and shader materials in the edited scene.
+    Shaders,
+    /// One edit or query across many saved scenes.
+    Composite,
+    /// A new project's skeleton.
+    Scaffold,
 }
 
 impl Toolset {
-    pub const ALL: [Toolset; 35] = [
+    pub const ALL: [Toolset; 38] = [
         Toolset::Project,
         Toolset::SceneRead,
         Toolset::ScriptRead,
@@ -302,6 +308,9 @@ impl Toolset {
         Toolset::Profiling,
         Toolset::GameInspect,
         Toolset::Filesystem,
+        Toolset::Shaders,
+        Toolset::Composite,
+        Toolset::Scaffold,
     ];
 
     /// Enabled when the operator names none: the read-mostly core every session
@@ -354,6 +363,9 @@ impl Toolset {
             Self::Profiling => "profiling",
             Self::GameInspect => "game_inspect",
             Self::Filesystem => "filesystem",
+            Self::Shaders => "shaders",
+            Self::Composite => "composite",
+            Self::Scaffold => "scaffold",
         }
     }
 
@@ -400,7 +412,10 @@ impl Toolset {
                 "Animations: read libraries, tracks and keys from disk; add and remove \
                  animations, tracks and keys in the editor; read them back live."
             }
-            Self::Audio => "Read the audio bus layout as Godot loads it.",
+            Self::Audio => {
+                "The audio bus layout file: read it as Godot loads it; add, remove, route, \
+                 mute buses; add or remove effects."
+            }
             Self::Theme => {
                 "Theme resources: read, and set colors, constants, fonts, font sizes, icons, \
                  styleboxes by type."
@@ -455,6 +470,14 @@ impl Toolset {
                 "Rescan the editor's file system, import status from disk, import external \
                  assets through the journal."
             }
+            Self::Shaders => {
+                "Create and edit .gdshader files, compile-check them with the engine; \
+                 ShaderMaterials and their uniforms in the edited scene."
+            }
+            Self::Composite => {
+                "Across saved scenes: find nodes by type, set one property on many scenes."
+            }
+            Self::Scaffold => "Lay out a new project: folders, project.godot, main scene.",
         }
     }
 

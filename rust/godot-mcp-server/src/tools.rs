@@ -25,9 +25,11 @@ pub mod analysis;
 pub mod animation;
 pub mod animation_edit;
 pub mod audio;
+pub mod audio_edit;
 pub mod batch;
 pub mod classref;
 pub mod debugger;
+pub mod composite;
 pub mod editor;
 pub mod export;
 pub mod files;
@@ -39,6 +41,7 @@ pub mod project;
 pub mod recipes;
 pub mod runtime;
 pub mod runtime_more;
+pub mod scaffold;
 pub mod scene_disk;
 pub mod scene_more;
 pub mod scenes;
@@ -47,6 +50,7 @@ pub mod scripts_more;
 pub mod settings;
 pub mod spatial;
 pub mod test_runs;
+pub mod shaders;
 pub mod theme;
 pub mod tilemap;
 pub mod tilemap_edit;
@@ -517,6 +521,10 @@ impl Registry {
             .chain(scene_disk::tools())
             .chain(animation::tools())
             .chain(audio::tools())
+            .chain(audio_edit::tools())
+            .chain(shaders::tools())
+            .chain(composite::tools())
+            .chain(scaffold::tools())
             .chain(theme::tools())
             .chain(tilemap::tools())
             .chain(input_map::tools())

@@ -162,7 +162,12 @@ fn read_current(
     }
 }
 
-/// Contained, not hidden (`.godot/` is Godot's private cache), not the project root.
+/// The hidden files a project skeleton has at its root (create_project_scaffold): version
+/// control's, never Godot's private `.godot/`.
+const ROOT_VCS_FILES: [&str; 2] = [".gitignore", ".gitattributes"];
+
+/// Contained, not hidden (`.godot/` is Godot's private cache; only [`ROOT_VCS_FILES`]
+/// are written), not the project root.
 fn resolve_writable(project: &Project, param: &str, path: &ResPath) -> Result<PathBuf, ToolError> {
     if path.is_root() {
         return Err(ToolError::invalid_params(
@@ -170,7 +175,7 @@ fn resolve_writable(project: &Project, param: &str, path: &ResPath) -> Result<Pa
             "res:// is the project folder, not a file",
         ));
     }
-    if path.is_hidden() {
+    if path.is_hidden() && !ROOT_VCS_FILES.contains(&path.rel()) {
         return Err(ToolError::new(
             ErrorCode::PathRefused,
             format!("{path} is refused: hidden files and folders (like .godot/) are not written"),

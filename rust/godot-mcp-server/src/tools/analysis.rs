@@ -123,7 +123,7 @@ pub fn tools() -> Vec<ToolDef> {
 const DEFAULT_LIMIT: u32 = 100;
 
 /// `items[offset..offset+limit]` with the paging fields of the answer.
-fn paged<T: Serialize>(
+pub(crate) fn paged<T: Serialize>(
     state: &AppState,
     offset: Option<u32>,
     limit: Option<u32>,
@@ -156,7 +156,7 @@ fn with(mut page: Value, extra: Value) -> Value {
     page
 }
 
-async fn blocking<F>(f: F) -> ToolResult
+pub(crate) async fn blocking<F>(f: F) -> ToolResult
 where
     F: FnOnce() -> ToolResult + Send + 'static,
 {
@@ -679,7 +679,7 @@ fn read_small(state: &AppState, real: &Path, size: u64) -> Result<String, ToolEr
 
 /// Every file under `real` (res path, real path, size): skips hidden entries
 /// (`.godot/`), folders holding `.gdignore`, and symlinks that leave the project.
-fn walk_files(
+pub(crate) fn walk_files(
     state: &AppState,
     real: &Path,
     res: &ResPath,

@@ -61,15 +61,16 @@ fn project_layout(state: &AppState) -> Result<(String, &'static str), ToolError>
     })
 }
 
-async fn get_audio_bus_layout(
-    state: Arc<AppState>,
-    args: BusLayoutArgs,
-    _f: CallFlags,
-) -> ToolResult {
-    let (path, source) = match args.path {
+/// The layout file a call acts on: `path`, else the one project.godot names, else
+/// Godot's default; with where that came from.
+pub(crate) fn layout_target(
+    state: &AppState,
+    path: Option<ResPath>,
+) -> Result<(ResPath, &'static str), ToolError> {
+    Ok(match path {
         Some(p) => (p, "argument"),
         None => {
-            let (p, source) = project_layout(&state)?;
+            let (p, source) = project_layout(state)?;
             let p = ResPath::parse(&p).map_err(|e| {
                 ToolError::new(
                     ErrorCode::PathRefused,
@@ -78,17 +79,12 @@ async fn get_audio_bus_layout(
             })?;
             (p, source)
         }
-    };
-    let real = state.project.resolve("path", &path)?;
-    if source != "argument" && !real.exists() {
-        // No layout file: Godot keeps its built-in layout, one Master bus.
-        let buses = parse_bus_layout(&[]).map_err(ToolError::internal)?;
-        return Ok(json!({
-            "path": path.to_string(), "source": source, "exists": false, "buses": buses,
-        }));
-    }
-    let doc = load_doc(&state, "path", &path, &["tres"])?;
-    let Doc::Resource(res) = &doc else {
+    })
+}
+
+/// The buses of a parsed layout file, as the read tools report them.
+pub(crate) fn buses_json(path: &ResPath, doc: &Doc) -> Result<Vec<Value>, ToolError> {
+    let Doc::Resource(res) = doc else {
         return Err(ToolError::internal("a .tres parsed as a scene"));
     };
     if res.resource_type != "AudioBusLayout" {
@@ -106,7 +102,7 @@ async fn get_audio_bus_layout(
             format!("{path}: {name} is past the most buses or effects this server reads"),
         )
     })?;
-    let buses: Vec<Value> = buses
+    Ok(buses
         .iter()
         .map(|b| {
             json!({
@@ -117,6 +113,24 @@ async fn get_audio_bus_layout(
                 })).collect::<Vec<_>>(),
             })
         })
-        .collect();
+        .collect())
+}
+
+async fn get_audio_bus_layout(
+    state: Arc<AppState>,
+    args: BusLayoutArgs,
+    _f: CallFlags,
+) -> ToolResult {
+    let (path, source) = layout_target(&state, args.path)?;
+    let real = state.project.resolve("path", &path)?;
+    if source != "argument" && !real.exists() {
+        // No layout file: Godot keeps its built-in layout, one Master bus.
+        let buses = parse_bus_layout(&[]).map_err(ToolError::internal)?;
+        return Ok(json!({
+            "path": path.to_string(), "source": source, "exists": false, "buses": buses,
+        }));
+    }
+    let doc = load_doc(&state, "path", &path, &["tres"])?;
+    let buses = buses_json(&path, &doc)?;
     Ok(json!({"path": path.to_string(), "source": source, "exists": true, "buses": buses}))
 }

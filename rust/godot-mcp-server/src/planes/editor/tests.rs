@@ -928,6 +928,17 @@ mod transactions {
             (
                 "add_container",
                 json!({"parent": ".", "type": "VBoxContainer", "name": "V", "separation": 4}),
+            (
+                "add_audio_player",
+                json!({"parent": ".", "name": "P", "stream": "res://a.wav"}),
+            ),
+            (
+                "assign_shader_material",
+                json!({"node": "A", "shader": "res://s.gdshader"}),
+            ),
+            (
+                "set_shader_uniform",
+                json!({"node": "A", "name": "tint", "value": 1.0}),
             ),
         ]
     }
