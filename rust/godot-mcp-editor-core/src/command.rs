@@ -689,6 +689,10 @@ fn cells_ok(n: usize, at: &str) -> Result<(), BridgeError> {
         return Err(invalid(format!("{at}: 1 to {MAX_CELLS} cells")));
     }
     Ok(())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct AddPlayer {
     parent: String,
     name: String,
@@ -912,16 +916,6 @@ pub fn decode(cmd: &str, p: &Json) -> Result<Command, BridgeError> {
             }
             Command::EditorScreenshot(a)
         }
-        other => match crate::authoring::decode(other, p) {
-            Some(a) => Command::Authoring(a?),
-            None => {
-                return Err(BridgeError::new(
-                    ErrorCode::UnknownCommand,
-                    format!("unknown command {other:?}"),
-                )
-                .with_effect(ErrorEffect::Unchanged));
-            }
-        },
         c::EDITOR_MONITORS => params::<Empty>(cmd, p).map(|_| Command::EditorMonitors)?,
         c::FILESYSTEM_SCAN => params::<Empty>(cmd, p).map(|_| Command::FilesystemScan)?,
         c::FILESYSTEM_STATUS => params::<Empty>(cmd, p).map(|_| Command::FilesystemStatus)?,
@@ -972,13 +966,16 @@ pub fn decode(cmd: &str, p: &Json) -> Result<Command, BridgeError> {
                 name: a.name,
             }
         }
-        other => {
-            return Err(BridgeError::new(
-                ErrorCode::UnknownCommand,
-                format!("unknown command {other:?}"),
-            )
-            .with_effect(ErrorEffect::Unchanged));
-        }
+        other => match crate::authoring::decode(other, p) {
+            Some(a) => Command::Authoring(a?),
+            None => {
+                return Err(BridgeError::new(
+                    ErrorCode::UnknownCommand,
+                    format!("unknown command {other:?}"),
+                )
+                .with_effect(ErrorEffect::Unchanged));
+            }
+        },
     })
 }
 

@@ -43,8 +43,8 @@ mod exec;
 mod perf;
 mod plugin;
 mod probe;
-mod steps;
 mod probe_more;
+mod steps;
 mod switch;
 mod variant;
 

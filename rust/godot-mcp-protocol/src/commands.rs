@@ -158,7 +158,7 @@ pub const CONTROL_ANCHORS_PRESET: &str = "control.anchors_preset";
 pub const CONTROL_ADD_CONTAINER: &str = "control.add_container";
 
 /// Every authoring command, in documentation order.
-pub const AUTHORING: [&str; 22] = [
+pub const AUTHORING: [&str; 26] = [
     NODE_INSTANCE,
     NODE_GROUP,
     NODE_EDITABLE_CHILDREN,

@@ -17,13 +17,13 @@ use serde_json::{Map, Value, json};
 
 use crate::error::{ErrorCode, ToolError};
 use crate::honesty::{Persistence, Undo};
+use crate::planes::project::sha256_hex;
 use crate::planes::project::{self as plane, Expect};
 use crate::planes::variant;
 use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::analysis::{blocking, paged, walk_files};
-use crate::planes::project::sha256_hex;
 use crate::tools::project::read_text;
 use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta, ToolResult};
 

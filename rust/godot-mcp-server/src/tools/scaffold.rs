@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::ToolError;
 use crate::honesty::{Persistence, Undo};
+use crate::planes::project::sha256_hex;
 use crate::planes::project::{self as plane, Expect};
 use crate::planes::project_settings::ConfigText;
 use crate::planes::variant::quote;
@@ -21,7 +22,6 @@ use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::composite::write_each;
-use crate::planes::project::sha256_hex;
 use crate::tools::project::read_text;
 use crate::tools::{Plan, ToolDef, ToolMeta};
 

@@ -928,6 +928,7 @@ mod transactions {
             (
                 "add_container",
                 json!({"parent": ".", "type": "VBoxContainer", "name": "V", "separation": 4}),
+            ),
             (
                 "add_audio_player",
                 json!({"parent": ".", "name": "P", "stream": "res://a.wav"}),
