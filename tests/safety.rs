@@ -45,6 +45,24 @@ pub fn fixture() -> tempfile::TempDir {
         "[gd_resource type=\"Resource\" format=3]  \n\n[resource]\nhp = 10\n\n\n",
     )
     .unwrap();
+    // Family C: a bus layout with one effect, a shader, a scene.
+    std::fs::write(
+        p.join("default_bus_layout.tres"),
+        "[gd_resource type=\"AudioBusLayout\" load_steps=2 format=3]\n\n\
+         [sub_resource type=\"AudioEffectReverb\" id=\"AudioEffectReverb_a1b2c\"]\n\n\
+         [resource]\nbus/1/name = &\"SFX\"\nbus/1/solo = false\nbus/1/mute = false\n\
+         bus/1/bypass_fx = false\nbus/1/volume_db = 0.0\nbus/1/send = &\"\"\n\
+         bus/1/effect/0/effect = SubResource(\"AudioEffectReverb_a1b2c\")\n\
+         bus/1/effect/0/enabled = true\n",
+    )
+    .unwrap();
+    std::fs::write(p.join("scripts/a.gdshader"), "shader_type canvas_item;\n").unwrap();
+    std::fs::write(
+        p.join("resources/level.tscn"),
+        "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node2D\"]\n\n\
+         [node name=\"S\" type=\"Sprite2D\" parent=\".\"]\n",
+    )
+    .unwrap();
     dir
 }
 
@@ -90,6 +108,21 @@ fn valid_args(tool: &str) -> Option<Value> {
         }
         "delete_resource_file" => json!({"path": "res://scripts/player.gd"}),
         "import_asset" => json!({"source": "res://art/icon.svg", "dest": "res://art/copy.svg"}),
+        "add_audio_bus" => json!({"name": "Music"}),
+        "remove_audio_bus" => json!({"bus": "SFX"}),
+        "set_audio_bus" => json!({"bus": "SFX", "mute": true}),
+        "add_audio_bus_effect" => json!({"bus": "SFX", "effect": "AudioEffectDelay"}),
+        "remove_audio_bus_effect" => json!({"bus": "SFX", "index": 0}),
+        "create_shader" => json!({"path": "res://scripts/b.gdshader", "shader_type": "sky"}),
+        // The hash is of scripts/a.gdshader as fixture() writes it.
+        "edit_shader" => {
+            json!({"path": "res://scripts/a.gdshader", "code": "shader_type spatial;\n",
+            "expected_sha256": "6c80174ba8497932ea05d3eef2b0d0329ee599d826eaeefa40fea35fb0bc18db"})
+        }
+        "cross_scene_set_property" => {
+            json!({"type": "Sprite2D", "property": "visible", "value": false})
+        }
+        "create_project_scaffold" => json!({"name": "Scaffolded"}),
         "set_setting" => json!({"name": "application/config/name", "value": "Renamed"}),
         "register_autoload" => json!({"name": "Music", "path": "res://scripts/player.gd"}),
         "unregister_autoload" => json!({"name": "Game"}),
