@@ -69,7 +69,7 @@ pub const SHADER_UNIFORMS: &str = "shader.uniforms";
 pub const SHADER_SET_UNIFORM: &str = "shader.set_uniform";
 
 /// Every command, in documentation order.
-pub const ALL: [&str; 32] = [
+pub const ALL: [&str; 36] = [
     PING,
     EDITOR_STATE,
     SCENE_TREE,
@@ -102,6 +102,10 @@ pub const ALL: [&str; 32] = [
     EDITOR_MONITORS,
     FILESYSTEM_SCAN,
     FILESYSTEM_STATUS,
+    AUDIO_ADD_PLAYER,
+    SHADER_ASSIGN_MATERIAL,
+    SHADER_UNIFORMS,
+    SHADER_SET_UNIFORM,
 ];
 
 /// The authoring commands (scene editing, the rest; animation; theme and UI). Parameters
@@ -158,7 +162,7 @@ pub const CONTROL_ANCHORS_PRESET: &str = "control.anchors_preset";
 pub const CONTROL_ADD_CONTAINER: &str = "control.add_container";
 
 /// Every authoring command, in documentation order.
-pub const AUTHORING: [&str; 26] = [
+pub const AUTHORING: [&str; 22] = [
     NODE_INSTANCE,
     NODE_GROUP,
     NODE_EDITABLE_CHILDREN,
@@ -181,10 +185,6 @@ pub const AUTHORING: [&str; 26] = [
     CONTROL_THEME_OVERRIDE,
     CONTROL_ANCHORS_PRESET,
     CONTROL_ADD_CONTAINER,
-    AUDIO_ADD_PLAYER,
-    SHADER_ASSIGN_MATERIAL,
-    SHADER_UNIFORMS,
-    SHADER_SET_UNIFORM,
 ];
 
 /// Whether the command only reads.
