@@ -243,10 +243,14 @@ pub enum Toolset {
     ClassRef,
     /// The engine's parse check, the script listing, a node's script.
     ScriptCheck,
+    /// Material resources built from textures.
+    Materials,
+    /// Moving, copying and organizing project files and folders.
+    Files,
 }
 
 impl Toolset {
-    pub const ALL: [Toolset; 25] = [
+    pub const ALL: [Toolset; 27] = [
         Toolset::Project,
         Toolset::SceneRead,
         Toolset::ScriptRead,
@@ -272,6 +276,8 @@ impl Toolset {
         Toolset::Tilemap,
         Toolset::ClassRef,
         Toolset::ScriptCheck,
+        Toolset::Materials,
+        Toolset::Files,
     ];
 
     /// Enabled when the operator names none: the read-mostly core every session
@@ -314,6 +320,8 @@ impl Toolset {
             Self::Tilemap => "tilemap",
             Self::ClassRef => "class_ref",
             Self::ScriptCheck => "script_check",
+            Self::Materials => "materials",
+            Self::Files => "files",
         }
     }
 
@@ -336,7 +344,7 @@ impl Toolset {
             }
             Self::ScriptEdit => "Create, write and patch scripts; attach or detach them.",
             Self::ResourceEdit => "Create, edit, canonicalize and delete .tres resources.",
-            Self::Settings => "Project settings and autoloads in project.godot.",
+            Self::Settings => "Project settings, autoloads and layer names in project.godot.",
             Self::InputMap => "Input-map actions and their key, mouse and joypad events.",
             Self::Batch => "run_commands: many tool calls in one, each under its own policy.",
             Self::Runtime => {
@@ -362,6 +370,13 @@ impl Toolset {
             }
             Self::ScriptCheck => {
                 "GDScript parse errors from Godot's own parser; list scripts; a node's script."
+            }
+            Self::Materials => {
+                "Create StandardMaterial3D / ORMMaterial3D .tres from texture files."
+            }
+            Self::Files => {
+                "Move or rename files rewriting every res:// reference, duplicate files, create \
+                 and delete folders, list resources by type."
             }
         }
     }

@@ -28,7 +28,10 @@ pub mod batch;
 pub mod classref;
 pub mod editor;
 pub mod files;
+pub mod files_more;
 pub mod input_map;
+pub mod layers;
+pub mod materials;
 pub mod project;
 pub mod runtime;
 pub mod scene_disk;
@@ -509,6 +512,9 @@ impl Registry {
             .chain(input_map::tools())
             .chain(classref::tools())
             .chain(scripts_more::tools())
+            .chain(layers::tools())
+            .chain(materials::tools())
+            .chain(files_more::tools())
         {
             r.add(def);
         }
