@@ -1014,6 +1014,56 @@ async fn list_resources_by_type(
 mod tests {
     use super::*;
 
+    fn project() -> (tempfile::TempDir, AppState) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("project.godot"), "config_version=5\n").unwrap();
+        let p = crate::project::Project::discover(Some(dir.path()), Path::new("/")).unwrap();
+        let mut journal =
+            godot_mcp_journal::Journal::open(&dir.path().join(".state"), p.root()).unwrap();
+        journal.reconcile().unwrap();
+        let safety = crate::safety::SafetyState::new(
+            crate::safety::ApprovalConfig::default(),
+            Toolset::ALL.into_iter().collect(),
+        );
+        (dir, AppState::new(p, journal, safety))
+    }
+
+    fn write(path: &str, bytes: &[u8]) -> Step {
+        Step {
+            path: ResPath::parse(path).unwrap(),
+            op: Op::Write {
+                bytes: bytes.to_vec(),
+                before: None,
+            },
+        }
+    }
+
+    /// A step that passed every check but fails when applied (here: the first step
+    /// made its path a folder) stops the call with the exact split of done and not
+    /// done, each done step a committed transaction.
+    #[test]
+    fn a_failure_midway_names_what_was_done_and_what_was_not() {
+        let (dir, state) = project();
+        let steps = [
+            write("res://x/a.gd", b"one"),
+            write("res://x", b"two"),
+            write("res://c.gd", b"three"),
+        ];
+        let e = apply_steps(&state, "from", &steps).unwrap_err();
+        assert!(e.message.contains("stopped midway: 1 file(s) were changed, 2 were not"), "{}", e.message);
+        let details = serde_json::to_value(e.details.as_deref().unwrap()).unwrap();
+        assert_eq!(details["done"][0]["path"], "res://x/a.gd");
+        assert_eq!(details["not_done"], json!(["res://x", "res://c.gd"]));
+        assert!(details["done"][0]["transaction_id"].is_string());
+        assert_eq!(std::fs::read(dir.path().join("x/a.gd")).unwrap(), b"one");
+        assert!(!dir.path().join("c.gd").exists());
+
+        // Refused before the first write: nothing is done, the seam's own error.
+        let e = apply_steps(&state, "from", &[write("res://d.gd", b"4"), write("res://c.gd/..x", b"")]);
+        assert!(e.is_err());
+        assert!(!dir.path().join("d.gd").exists());
+    }
+
     #[test]
     fn headers_give_the_type() {
         let t = text_type("[gd_resource type=\"Resource\" script_class=\"PlayerStats\" load_steps=2 format=3 uid=\"uid://b\"]\n").unwrap();
