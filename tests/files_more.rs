@@ -560,7 +560,19 @@ async fn folders_are_created_and_deleted_only_when_asked() {
 #[tokio::test]
 async fn resources_are_listed_by_type_script_class_and_root() {
     let dir = support::demo_copy();
+    // A binary resource Godot 4.4.1 saved (ResourceSaver.save(Curve.new(), …)).
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/files_more/curve.res"),
+        dir.path().join("resources/curve.res"),
+    )
+    .unwrap();
     let client = support::connect(dir.path()).await;
+    let curves =
+        support::call_ok(&client, "list_resources_by_type", json!({"type": "Curve"})).await;
+    assert_eq!(
+        curves["items"],
+        json!([{"path": "res://resources/curve.res", "type": "Curve"}])
+    );
     let r = support::call_ok(
         &client,
         "list_resources_by_type",

@@ -1050,7 +1050,12 @@ mod tests {
             write("res://c.gd", b"three"),
         ];
         let e = apply_steps(&state, "from", &steps).unwrap_err();
-        assert!(e.message.contains("stopped midway: 1 file(s) were changed, 2 were not"), "{}", e.message);
+        assert!(
+            e.message
+                .contains("stopped midway: 1 file(s) were changed, 2 were not"),
+            "{}",
+            e.message
+        );
         let details = serde_json::to_value(e.details.as_deref().unwrap()).unwrap();
         assert_eq!(details["done"][0]["path"], "res://x/a.gd");
         assert_eq!(details["not_done"], json!(["res://x", "res://c.gd"]));
@@ -1059,7 +1064,11 @@ mod tests {
         assert!(!dir.path().join("c.gd").exists());
 
         // Refused before the first write: nothing is done, the seam's own error.
-        let e = apply_steps(&state, "from", &[write("res://d.gd", b"4"), write("res://c.gd/..x", b"")]);
+        let e = apply_steps(
+            &state,
+            "from",
+            &[write("res://d.gd", b"4"), write("res://c.gd/..x", b"")],
+        );
         assert!(e.is_err());
         assert!(!dir.path().join("d.gd").exists());
     }
@@ -1077,13 +1086,10 @@ mod tests {
 
     #[test]
     fn binary_header_gives_the_class() {
-        let mut b = b"RSRC".to_vec();
-        for w in [0u32, 0, 4, 4, 5] {
-            b.extend_from_slice(&w.to_le_bytes());
-        }
-        b.extend_from_slice(&(6u32).to_le_bytes());
-        b.extend_from_slice(b"Curve\0");
-        assert_eq!(binary_type(&b).as_deref(), Some("Curve"));
+        // Saved by Godot 4.4.1: `ResourceSaver.save(Curve.new(), "res://curve.res")`.
+        let real = include_bytes!("../../../../tests/fixtures/files_more/curve.res");
+        assert_eq!(binary_type(real).as_deref(), Some("Curve"));
+        assert_eq!(binary_type(&real[..20]), None);
         assert_eq!(binary_type(b"GDSC"), None);
     }
 }
