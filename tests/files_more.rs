@@ -627,6 +627,13 @@ async fn resources_are_listed_by_type_script_class_and_root() {
     )
     .await;
     assert_eq!(e["code"], "PATH_REFUSED");
+    let e = support::call_err(
+        &client,
+        "list_resources_by_type",
+        json!({"type": "Curve", "under": "res://.godot"}),
+    )
+    .await;
+    assert_eq!(e["code"], "PATH_REFUSED");
     client.cancel().await.unwrap();
 }
 

@@ -950,6 +950,13 @@ async fn list_resources_by_type(
     }
     tokio::task::spawn_blocking(move || {
         let base = args.under.clone().unwrap_or_else(ResPath::root);
+        if base.is_hidden() {
+            return Err(ToolError::new(
+                ErrorCode::PathRefused,
+                format!("{base} is refused: hidden folders (like .godot/) are Godot's cache"),
+            )
+            .param("under"));
+        }
         let real = state.project.resolve("under", &base)?;
         if !real.is_dir() {
             return Err(ToolError::not_found(format!("{base} is not a folder")).param("under"));
