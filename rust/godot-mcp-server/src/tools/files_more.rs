@@ -484,10 +484,13 @@ pub struct DuplicateArgs {
     to: ResPath,
 }
 
-fn random_u64() -> Result<u64, ToolError> {
-    let mut b = [0u8; 8];
-    getrandom::fill(&mut b).map_err(|e| ToolError::internal(format!("getrandom: {e}")))?;
-    Ok(u64::from_le_bytes(b))
+/// 64 bits derived from `parts` (sha256), standing in for the engine's random uid
+/// and id bits. Derived, not drawn, so a dry run reports the exact bytes the real
+/// run writes; the target path is always a part, so distinct files get distinct ids.
+pub(crate) fn derived_u64(parts: &[&str]) -> u64 {
+    let joined = parts.join("\0");
+    let hex = sha256_hex(joined.as_bytes());
+    u64::from_str_radix(&hex[..16], 16).unwrap_or(0)
 }
 
 fn plan_duplicate(state: Arc<AppState>, args: DuplicateArgs) -> Result<Plan, ToolError> {
@@ -522,7 +525,7 @@ fn plan_duplicate(state: Arc<AppState>, args: DuplicateArgs) -> Result<Plan, Too
             format!("{from} changed while the copy was planned; nothing was written"),
         ));
     }
-    let fresh = ids::uid_text(random_u64()?);
+    let fresh = ids::uid_text(derived_u64(&["duplicate_file", &to.to_string(), &sha]));
     let ext = from.extension().unwrap_or_default();
     let mut steps = Vec::new();
     // How the copy gets a uid of its own: two files with one uid make Godot resolve

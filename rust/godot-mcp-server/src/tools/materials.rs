@@ -20,6 +20,7 @@ use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::files::plan_write;
+use crate::tools::files_more::derived_u64;
 use crate::tools::project::FileKind;
 use crate::tools::{Plan, ToolDef, ToolMeta};
 
@@ -167,12 +168,6 @@ fn texture(
     Ok((path.to_string(), uid))
 }
 
-fn random_u64() -> Result<u64, ToolError> {
-    let mut b = [0u8; 8];
-    getrandom::fill(&mut b).map_err(|e| ToolError::internal(format!("getrandom: {e}")))?;
-    Ok(u64::from_le_bytes(b))
-}
-
 /// The header uid of an existing scene or resource text.
 fn header_uid(text: &str) -> Option<String> {
     let first = text.lines().next()?;
@@ -209,6 +204,7 @@ fn plan_create_material(state: Arc<AppState>, args: CreateMaterialArgs) -> Resul
         ));
     }
 
+    let target = args.path.to_string();
     // Ext resources in slot order, one per distinct texture, numbered as Godot numbers them.
     let mut ext_ids: BTreeMap<String, String> = BTreeMap::new();
     let mut ext_lines: Vec<String> = Vec::new();
@@ -217,7 +213,11 @@ fn plan_create_material(state: Arc<AppState>, args: CreateMaterialArgs) -> Resul
         if let Some(id) = ext_ids.get(&path) {
             return Ok(format!("ExtResource(\"{id}\")"));
         }
-        let id = ids::ext_resource_id(ext_lines.len() + 1, random_u64()? as u32);
+        let index = ext_lines.len() + 1;
+        let id = ids::ext_resource_id(
+            index,
+            derived_u64(&[&target, &path, &index.to_string()]) as u32,
+        );
         let uid_attr = uid.map(|u| format!(" uid=\"{u}\"")).unwrap_or_default();
         ext_lines.push(format!(
             "[ext_resource type=\"Texture2D\"{uid_attr} path=\"{path}\" id=\"{id}\"]\n"
@@ -316,7 +316,7 @@ fn plan_create_material(state: Arc<AppState>, args: CreateMaterialArgs) -> Resul
     };
     let uid = match uid {
         Some(u) => u,
-        None => ids::uid_text(random_u64()?),
+        None => ids::uid_text(derived_u64(&["create_material", &target])),
     };
     let load_steps = if ext_lines.is_empty() {
         String::new()
