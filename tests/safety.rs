@@ -167,6 +167,14 @@ fn valid_args(tool: &str) -> Option<Value> {
         "remove_animation_key" => {
             json!({"player": "AP", "animation": "walk", "track": 0, "time": 0.5})
         }
+        "set_layer_names" => json!({"kind": "2d_physics", "names": {"1": "World"}}),
+        "create_material" => json!({"path": "res://materials/m.tres", "albedo_color": [1, 0, 0]}),
+        "move_file" => json!({"from": "res://scripts/player.gd", "to": "res://scripts/hero.gd"}),
+        "duplicate_file" => {
+            json!({"from": "res://resources/stats.tres", "to": "res://resources/copy.tres"})
+        }
+        "create_folder" => json!({"path": "res://levels/forest"}),
+        "delete_folder" => json!({"path": "res://resources", "recursive": true}),
         "run_commands" => {
             json!({"commands": [{"tool": "create_script", "arguments": {"path": "res://a.gd", "confirm": true}}]})
         }

@@ -14,6 +14,8 @@
 //! - [`deps`]: the reference graph (dependencies, dependents, cycles, reach).
 //! - [`animation`], [`audio_bus`], [`theme`], [`tilemap`]: what Godot's
 //!   animation, bus layout, theme and tile resources store, decoded.
+//! - [`ids`]: resource uids and ext_resource ids, encoded as the engine does.
+//! - [`relink`]: rewriting `res://` references when a file moves or is copied.
 //! - [`classdoc`]: the class reference XML `godot --doctool` writes.
 //! - [`export_presets`]: `export_presets.cfg` → the export presets.
 //! - [`error`]: the one [`ParseError`] (kind, line, column, message).
@@ -32,7 +34,9 @@ pub mod classdoc;
 pub mod deps;
 pub mod error;
 pub mod export_presets;
+pub mod ids;
 pub mod project;
+pub mod relink;
 pub mod resource;
 pub mod scene;
 pub mod scene_edit;

@@ -269,10 +269,14 @@ pub enum Toolset {
     Composite,
     /// A new project's skeleton.
     Scaffold,
+    /// Material resources built from textures.
+    Materials,
+    /// Moving, copying and organizing project files and folders.
+    Files,
 }
 
 impl Toolset {
-    pub const ALL: [Toolset; 38] = [
+    pub const ALL: [Toolset; 40] = [
         Toolset::Project,
         Toolset::SceneRead,
         Toolset::ScriptRead,
@@ -311,6 +315,8 @@ impl Toolset {
         Toolset::Shaders,
         Toolset::Composite,
         Toolset::Scaffold,
+        Toolset::Materials,
+        Toolset::Files,
     ];
 
     /// Enabled when the operator names none: the read-mostly core every session
@@ -366,6 +372,8 @@ impl Toolset {
             Self::Shaders => "shaders",
             Self::Composite => "composite",
             Self::Scaffold => "scaffold",
+            Self::Materials => "materials",
+            Self::Files => "files",
         }
     }
 
@@ -392,7 +400,7 @@ impl Toolset {
             }
             Self::ScriptEdit => "Create, write and patch scripts; attach or detach them.",
             Self::ResourceEdit => "Create, edit, canonicalize and delete .tres resources.",
-            Self::Settings => "Project settings and autoloads in project.godot.",
+            Self::Settings => "Project settings, autoloads and layer names in project.godot.",
             Self::InputMap => "Input-map actions and their key, mouse and joypad events.",
             Self::Batch => "run_commands: many tool calls in one, each under its own policy.",
             Self::Runtime => {
@@ -478,6 +486,13 @@ impl Toolset {
                 "Across saved scenes: find nodes by type, set one property on many scenes."
             }
             Self::Scaffold => "Lay out a new project: folders, project.godot, main scene.",
+            Self::Materials => {
+                "Create StandardMaterial3D / ORMMaterial3D .tres from texture files."
+            }
+            Self::Files => {
+                "Move or rename files rewriting every res:// reference, duplicate files, create \
+                 and delete folders, list resources by type."
+            }
         }
     }
 

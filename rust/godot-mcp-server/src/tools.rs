@@ -33,10 +33,13 @@ pub mod debugger;
 pub mod editor;
 pub mod export;
 pub mod files;
+pub mod files_more;
 pub mod input_map;
 pub mod navigation;
 pub mod particles;
 pub mod physics;
+pub mod layers;
+pub mod materials;
 pub mod project;
 pub mod recipes;
 pub mod runtime;
@@ -543,6 +546,9 @@ impl Registry {
             .chain(ui::tools())
             .chain(debugger::tools())
             .chain(runtime_more::tools())
+            .chain(layers::tools())
+            .chain(materials::tools())
+            .chain(files_more::tools())
         {
             r.add(def);
         }

@@ -634,7 +634,7 @@ fn normalize(from: &str, written: &str) -> Option<String> {
 }
 
 /// The `uid="uid://…"` of an `.import` file's `[remap]` section.
-fn import_uid(text: &str) -> Option<String> {
+pub(crate) fn import_uid(text: &str) -> Option<String> {
     text.lines()
         .filter_map(|l| l.trim().strip_prefix("uid="))
         .map(|v| v.trim().trim_matches('"').to_string())
@@ -663,7 +663,7 @@ fn ext_resource_lines(text: &str) -> Vec<(u32, BTreeMap<String, String>)> {
     out
 }
 
-fn read_small(state: &AppState, real: &Path, size: u64) -> Result<String, ToolError> {
+pub(crate) fn read_small(state: &AppState, real: &Path, size: u64) -> Result<String, ToolError> {
     if size > state.limits.max_read_bytes {
         return Err(ToolError::new(
             ErrorCode::TooLarge,

@@ -130,9 +130,9 @@ fn read_project_godot(state: &AppState) -> Result<(ResPath, String), ToolError> 
 
 /// Plan an edit of project.godot: `edit` gets the parsed file and returns the new
 /// text and the change it makes.
-pub(crate) fn plan_edit(
+pub(crate) fn plan_edit<C: Serialize>(
     state: Arc<AppState>,
-    edit: impl FnOnce(&ConfigText) -> Result<(String, SettingChange), ToolError>,
+    edit: impl FnOnce(&ConfigText) -> Result<(String, C), ToolError>,
 ) -> Result<Plan, ToolError> {
     let (path, text) = read_project_godot(&state)?;
     let config = ConfigText::parse(&text);
