@@ -643,7 +643,13 @@ async fn resources_are_listed_by_type_script_class_and_root() {
 /// Runs `script` (a SceneTree script) headless in `project`; returns its output.
 fn run_script(godot: &Path, project: &Path, script: &str) -> String {
     std::fs::write(project.join("check.gd"), script).unwrap();
-    let log = support::run_godot(godot, project, &["--script", "res://check.gd"]);
+    // A check script that errors never reaches its quit(): the frame bound ends the run
+    // (and the checks on its output fail) instead of a hang.
+    let log = support::run_godot(
+        godot,
+        project,
+        &["--script", "res://check.gd", "--quit-after", "1000"],
+    );
     std::fs::remove_file(project.join("check.gd")).unwrap();
     log
 }

@@ -20,12 +20,12 @@ use serde_json::{Map, Value, json};
 
 use crate::error::{ErrorCode, ToolError};
 use crate::honesty::{Persistence, Undo};
+use crate::planes::project::sha256_hex;
 use crate::planes::project::{self as plane, Expect};
 use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::analysis::{read_small, walk_files};
-use crate::planes::project::sha256_hex;
 use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta, ToolResult};
 
 fn destructive(name: &'static str, title: &'static str, description: &'static str) -> ToolMeta {
