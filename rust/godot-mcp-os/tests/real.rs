@@ -82,7 +82,11 @@ mod unix {
         let t = procs();
         let stat = t.stat(pid).unwrap();
         assert_eq!(stat.pgrp, pid, "the leader leads its own group");
-        assert!(t.cmdline_contains(pid, &nonce));
+        // spawn() can return before the kernel shows the exec'd command line (seen
+        // under load): wait for it, then the checks below are about its content.
+        until("the leader's command line is its own", || {
+            t.cmdline_contains(pid, &nonce)
+        });
         assert!(!t.cmdline_contains(pid, "not-the-nonce"));
         assert!(t.environ_contains(pid, &format!("{NONCE_ENV}={nonce}")));
         assert!(!t.environ_contains(pid, &format!("{NONCE_ENV}=other")));
