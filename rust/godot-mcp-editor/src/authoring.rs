@@ -24,8 +24,8 @@ use godot_mcp_protocol::{BridgeError, ErrorCode, ErrorEffect};
 use serde_json::{Value as Json, json};
 
 use crate::exec::{
-    Res, begin, editor, err, failed, find, obj, rel_path, scene_history, scene_path, scene_root,
-    stamped, undo_redo, with_verdict,
+    Res, add_child_action, begin, editor, err, failed, find, new_node, obj, rel_path,
+    scene_history, scene_path, scene_root, stamped, undo_redo, with_verdict,
 };
 use crate::variant::{from_variant, has_property, to_variant};
 
@@ -279,17 +279,12 @@ fn instance(parent: &str, scene: &str, name: Option<&str>) -> Res {
     if let Some(n) = name {
         inst.set_name(n);
     }
-    let mut ur = undo_redo()?;
-    begin(&mut ur, &root, &format!("MCP: instance {scene}"));
-    ur.add_do_method(
-        &obj(&parent_node),
-        "add_child",
-        &[inst.to_variant(), true.to_variant()],
-    );
-    ur.add_do_property(&obj(&inst), "owner", &root.to_variant());
-    ur.add_do_reference(&obj(&inst));
-    ur.add_undo_method(&obj(&parent_node), "remove_child", &[inst.to_variant()]);
-    ur.commit_action();
+    add_child_action(
+        &root,
+        &parent_node,
+        &inst,
+        &format!("MCP: instance {scene}"),
+    )?;
     Ok(with_verdict(
         &root,
         &inst,
@@ -480,49 +475,6 @@ fn connections(node: &str) -> Res {
     )
 }
 
-/// Godot's `Variant.Type` names, by ordinal.
-const VARIANT_TYPES: [&str; 39] = [
-    "Nil",
-    "bool",
-    "int",
-    "float",
-    "String",
-    "Vector2",
-    "Vector2i",
-    "Rect2",
-    "Rect2i",
-    "Vector3",
-    "Vector3i",
-    "Transform2D",
-    "Vector4",
-    "Vector4i",
-    "Plane",
-    "Quaternion",
-    "AABB",
-    "Basis",
-    "Transform3D",
-    "Projection",
-    "Color",
-    "StringName",
-    "NodePath",
-    "RID",
-    "Object",
-    "Callable",
-    "Signal",
-    "Dictionary",
-    "Array",
-    "PackedByteArray",
-    "PackedInt32Array",
-    "PackedInt64Array",
-    "PackedFloat32Array",
-    "PackedFloat64Array",
-    "PackedStringArray",
-    "PackedVector2Array",
-    "PackedVector3Array",
-    "PackedColorArray",
-    "PackedVector4Array",
-];
-
 fn properties(node: &str, list: bool, offset: usize, limit: usize) -> Res {
     let root = scene_root()?;
     let n = find(&root, node)?;
@@ -543,7 +495,7 @@ fn properties(node: &str, list: bool, offset: usize, limit: usize) -> Res {
             let get = |k: &str| d.get(k).unwrap_or_default();
             let name = get("name").to_string();
             let ty = get("type").to::<i64>();
-            let type_name = VARIANT_TYPES.get(ty as usize).copied().unwrap_or("unknown");
+            let type_name = godot_mcp_protocol::variant_wire::type_name(ty as u32);
             let class = get("class_name").to_string();
             if list {
                 json!({
@@ -1507,11 +1459,7 @@ fn add_container(
 ) -> Res {
     let root = scene_root()?;
     let parent_node = find(&root, parent)?;
-    let mut child = ClassDb::singleton()
-        .instantiate(container_type)
-        .try_to::<Gd<Node>>()
-        .map_err(|_| failed(format!("could not create a {container_type}")))?;
-    child.set_name(name);
+    let mut child = new_node(container_type, name)?;
     if let Some(s) = separation {
         let names: &[&str] = match container_type {
             "HBoxContainer" | "VBoxContainer" => &["separation"],
@@ -1535,17 +1483,12 @@ fn add_container(
             );
         }
     }
-    let mut ur = undo_redo()?;
-    begin(&mut ur, &root, &format!("MCP: add {container_type} {name}"));
-    ur.add_do_method(
-        &obj(&parent_node),
-        "add_child",
-        &[child.to_variant(), true.to_variant()],
-    );
-    ur.add_do_property(&obj(&child), "owner", &root.to_variant());
-    ur.add_do_reference(&obj(&child));
-    ur.add_undo_method(&obj(&parent_node), "remove_child", &[child.to_variant()]);
-    ur.commit_action();
+    add_child_action(
+        &root,
+        &parent_node,
+        &child,
+        &format!("MCP: add {container_type} {name}"),
+    )?;
     Ok(with_verdict(
         &root,
         &child,

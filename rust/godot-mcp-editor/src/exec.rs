@@ -54,6 +54,44 @@ pub(crate) fn undo_redo() -> Result<Gd<EditorUndoRedoManager>, BridgeError> {
         .ok_or_else(|| err(ErrorCode::Internal, "the editor has no undo manager"))
 }
 
+/// A new, unparented node of `class` (named `name`), refused unless `class` is a Node
+/// class this engine can create.
+pub(crate) fn new_node(class: &str, name: &str) -> Result<Gd<Node>, BridgeError> {
+    if !instantiable_node_class(class) {
+        return Err(failed(format!(
+            "{class} is not a Node class this Godot can create"
+        )));
+    }
+    let mut node = ClassDb::singleton()
+        .instantiate(class)
+        .try_to::<Gd<Node>>()
+        .map_err(|_| failed(format!("could not create a {class}")))?;
+    node.set_name(name);
+    Ok(node)
+}
+
+/// Adds `child` (new, unparented) under `parent` as ONE undo action named `action`,
+/// owned by the edited scene's `root`: undo removes it, redo adds it back as it was.
+pub(crate) fn add_child_action(
+    root: &Gd<Node>,
+    parent: &Gd<Node>,
+    child: &Gd<Node>,
+    action: &str,
+) -> Result<(), BridgeError> {
+    let mut ur = undo_redo()?;
+    begin(&mut ur, root, action);
+    ur.add_do_method(
+        &obj(parent),
+        "add_child",
+        &[child.to_variant(), true.to_variant()],
+    );
+    ur.add_do_property(&obj(child), "owner", &root.to_variant());
+    ur.add_do_reference(&obj(child));
+    ur.add_undo_method(&obj(parent), "remove_child", &[child.to_variant()]);
+    ur.commit_action();
+    Ok(())
+}
+
 pub(crate) fn scene_root() -> Result<Gd<Node>, BridgeError> {
     editor()
         .get_edited_scene_root()
@@ -173,16 +211,7 @@ pub(crate) fn execute(cmd: Command) -> Res {
             if ResourceLoader::singleton().exists(path.as_str()) {
                 return Err(failed(format!("{path} already exists")));
             }
-            if !instantiable_node_class(&root_type) {
-                return Err(failed(format!(
-                    "{root_type} is not a Node class this Godot can create"
-                )));
-            }
-            let mut root = ClassDb::singleton()
-                .instantiate(root_type.as_str())
-                .try_to::<Gd<Node>>()
-                .map_err(|_| failed(format!("could not create a {root_type}")))?;
-            let name = root_name.unwrap_or_else(|| {
+            let name: String = root_name.unwrap_or_else(|| {
                 let stem = path
                     .rsplit('/')
                     .next()
@@ -193,7 +222,7 @@ pub(crate) fn execute(cmd: Command) -> Res {
                     .map(|f| f.to_uppercase().chain(c).collect())
                     .unwrap_or_else(|| "Root".into())
             });
-            root.set_name(name.as_str());
+            let root = new_node(&root_type, &name)?;
             let mut packed = PackedScene::new_gd();
             let packed_ok = packed.pack(&root);
             root.free();
@@ -276,29 +305,9 @@ pub(crate) fn execute(cmd: Command) -> Res {
             name,
         } => {
             let root = scene_root()?;
-            let mut parent_node = find(&root, &parent)?;
-            if !instantiable_node_class(&node_type) {
-                return Err(failed(format!(
-                    "{node_type} is not a Node class this Godot can create"
-                )));
-            }
-            let mut child = ClassDb::singleton()
-                .instantiate(node_type.as_str())
-                .try_to::<Gd<Node>>()
-                .map_err(|_| failed(format!("could not create a {node_type}")))?;
-            child.set_name(name.as_str());
-            let mut ur = undo_redo()?;
-            begin(&mut ur, &root, &format!("MCP: create {name}"));
-            ur.add_do_method(
-                &obj(&parent_node),
-                "add_child",
-                &[child.to_variant(), true.to_variant()],
-            );
-            ur.add_do_property(&obj(&child), "owner", &root.to_variant());
-            ur.add_do_reference(&obj(&child));
-            ur.add_undo_method(&obj(&parent_node), "remove_child", &[child.to_variant()]);
-            ur.commit_action();
-            let _ = &mut parent_node;
+            let parent_node = find(&root, &parent)?;
+            let child = new_node(&node_type, &name)?;
+            add_child_action(&root, &parent_node, &child, &format!("MCP: create {name}"))?;
             Ok(with_verdict(
                 &root,
                 &child,

@@ -26,7 +26,7 @@ use godot_mcp_protocol::{BridgeError, ErrorCode};
 use serde_json::{Value as Json, json};
 
 use crate::exec::{err, failed, find, obj, owned, rel_path, scene_path, scene_root, undo_redo};
-use crate::variant::{checked_value, instantiable_node_class};
+use crate::variant::checked_value;
 
 type Res = Result<Json, BridgeError>;
 
@@ -348,16 +348,7 @@ fn check(root: &Gd<Node>, p: &mut Prepared, step: &Step) -> Result<(), BridgeErr
             name,
         } => {
             let (mut parent, parent_created) = p.node(root, parent)?;
-            if !instantiable_node_class(node_type) {
-                return Err(failed(format!(
-                    "{node_type} is not a Node class this Godot can create"
-                )));
-            }
-            let mut child = ClassDb::singleton()
-                .instantiate(node_type.as_str())
-                .try_to::<Gd<Node>>()
-                .map_err(|_| failed(format!("could not create a {node_type}")))?;
-            child.set_name(name.as_str());
+            let child = crate::exec::new_node(node_type, name)?;
             if parent_created {
                 parent.add_child_ex(&child).force_readable_name(true).done();
             } else {

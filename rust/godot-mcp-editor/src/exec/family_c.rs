@@ -79,11 +79,7 @@ fn add_audio_player(
             ));
         }
     }
-    let mut child = ClassDb::singleton()
-        .instantiate(player_type)
-        .try_to::<Gd<Node>>()
-        .map_err(|_| failed(format!("could not create a {player_type}")))?;
-    child.set_name(name);
+    let mut child = super::new_node(player_type, name)?;
     // Properties go on the new node before the action: undo removes the node, redo adds
     // it back as it was.
     if let Some(s) = &stream {
@@ -98,17 +94,12 @@ fn add_audio_player(
     if let Some(v) = volume_db {
         child.set("volume_db", &(v as f32).to_variant());
     }
-    let mut ur = undo_redo()?;
-    begin(&mut ur, &root, &format!("MCP: add {player_type} {name}"));
-    ur.add_do_method(
-        &obj(&parent_node),
-        "add_child",
-        &[child.to_variant(), true.to_variant()],
-    );
-    ur.add_do_property(&obj(&child), "owner", &root.to_variant());
-    ur.add_do_reference(&obj(&child));
-    ur.add_undo_method(&obj(&parent_node), "remove_child", &[child.to_variant()]);
-    ur.commit_action();
+    super::add_child_action(
+        &root,
+        &parent_node,
+        &child,
+        &format!("MCP: add {player_type} {name}"),
+    )?;
     Ok(with_verdict(
         &root,
         &child,
