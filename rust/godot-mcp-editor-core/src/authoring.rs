@@ -3,12 +3,12 @@
 //! that the add-on's executors (`godot-mcp-editor/src/authoring.rs`) receive only
 //! well-formed requests: a bad one is `invalid_params` with `effect: unchanged`.
 
+use godot_mcp_protocol::BridgeError;
 use godot_mcp_protocol::commands as c;
-use godot_mcp_protocol::{BridgeError, ErrorCode, ErrorEffect};
 use serde::Deserialize;
-use serde::de::DeserializeOwned;
 use serde_json::Value as Json;
 
+use crate::command::{invalid, params, res_path};
 use crate::value::Value;
 
 /// An animation track's kind, as Godot's `Animation.TrackType` numbers it.
@@ -306,29 +306,6 @@ pub enum Authoring {
         columns: Option<i64>,
         margin: Option<i64>,
     },
-}
-
-fn invalid(msg: impl Into<String>) -> BridgeError {
-    BridgeError::new(ErrorCode::InvalidParams, msg).with_effect(ErrorEffect::Unchanged)
-}
-
-fn params<T: DeserializeOwned>(cmd: &str, p: &Json) -> Result<T, BridgeError> {
-    let p = if p.is_null() {
-        Json::Object(Default::default())
-    } else {
-        p.clone()
-    };
-    serde_json::from_value(p).map_err(|e| invalid(format!("{cmd}: {e}")))
-}
-
-fn res_path(p: &str) -> Result<(), BridgeError> {
-    if p.starts_with("res://") && !p.split('/').any(|s| s == "..") {
-        Ok(())
-    } else {
-        Err(invalid(format!(
-            "{p:?} is not a res:// path inside the project"
-        )))
-    }
 }
 
 fn name_ok(what: &str, name: &str) -> Result<(), BridgeError> {
@@ -907,6 +884,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use godot_mcp_protocol::{ErrorCode, ErrorEffect};
 
     #[test]
     fn every_authoring_command_decodes_from_its_documented_params() {

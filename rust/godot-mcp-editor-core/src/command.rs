@@ -348,11 +348,11 @@ pub fn fit_within(width: u32, height: u32, max_edge: Option<u32>) -> (u32, u32) 
 pub const MAX_TREE_PAGE: usize = 20_000;
 
 /// A request that does not decode never ran: the editor is unchanged.
-fn invalid(msg: impl Into<String>) -> BridgeError {
+pub(crate) fn invalid(msg: impl Into<String>) -> BridgeError {
     BridgeError::new(ErrorCode::InvalidParams, msg).with_effect(ErrorEffect::Unchanged)
 }
 
-fn params<T: DeserializeOwned>(cmd: &str, p: &Json) -> Result<T, BridgeError> {
+pub(crate) fn params<T: DeserializeOwned>(cmd: &str, p: &Json) -> Result<T, BridgeError> {
     let p = if p.is_null() {
         Json::Object(Default::default())
     } else {
@@ -365,7 +365,7 @@ fn value(json: &Json, what: &str) -> Result<Value, BridgeError> {
     Value::from_json(json).map_err(|e| invalid(format!("{what}: {e}")))
 }
 
-fn res_path(p: &str) -> Result<(), BridgeError> {
+pub(crate) fn res_path(p: &str) -> Result<(), BridgeError> {
     if p.starts_with("res://") && !p.split('/').any(|s| s == "..") {
         Ok(())
     } else {
