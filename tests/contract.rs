@@ -57,6 +57,7 @@ async fn tools_list_matches_the_committed_contract() {
                 "effect_kind": meta.get("effect_kind"),
                 "annotations": t.annotations,
                 "inputSchema": t.input_schema.as_ref(),
+                "outputSchema": t.output_schema.as_deref(),
             })
         })
         .collect();

@@ -2,11 +2,12 @@
 //! that a result never reads as success when the effect half-failed
 //! (spec: safety-model.md, "Honesty as safety"). Field names are contract-pinned.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 /// Whether an effect is on disk, why, and what to do about it. Flattened into a
 /// result as `persisted`, `reason`, `hint`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Persistence {
     pub persisted: bool,
     pub reason: String,
@@ -42,7 +43,7 @@ impl Persistence {
 }
 
 /// Whether the human's undo stack covers the effect.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Undo {
     pub undoable: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -64,7 +65,7 @@ impl Undo {
 }
 
 /// How a batch ended: where it stopped and how much it did not run.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct BatchReport {
     /// Entries that ran to completion.
     pub completed: usize,
@@ -80,14 +81,14 @@ pub struct BatchReport {
 
 /// A command that timed out: it may still run, because the editor drains commands
 /// serially (#644).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct TimedOut {
     pub may_have_applied: bool,
     pub hint: String,
 }
 
 /// How a supervised process ended: a timeout kill is not a crash.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(tag = "ended_by", rename_all = "snake_case")]
 pub enum ProcessEnd {
     /// Exited by itself with this code.
@@ -99,7 +100,7 @@ pub enum ProcessEnd {
 }
 
 /// A parse check that raced an importer scan: its answer may be out of date.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct RescanPending {
     pub rescan_pending: bool,
 }

@@ -31,6 +31,8 @@ macro_rules! say {
 pub mod cli;
 pub mod error;
 pub mod honesty;
+#[cfg(feature = "output-check")]
+pub mod output_check;
 pub mod planes;
 pub mod project;
 pub mod respath;

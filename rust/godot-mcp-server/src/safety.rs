@@ -70,7 +70,9 @@ pub mod webhook;
 // ---------------------------------------------------------------------------------
 
 /// Risk class of a tool. Deliberately no `Default`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema, PartialOrd, Ord,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum SafetyClass {
     /// Changes nothing.
@@ -1513,10 +1515,18 @@ pub async fn run_call(
     args: Option<JsonObject>,
     ctx: &CallContext,
 ) -> CallOutcome {
-    match run_call_inner(state, def, args.unwrap_or_default(), ctx).await {
+    let outcome = match run_call_inner(state, def, args.unwrap_or_default(), ctx).await {
         Ok(outcome) => outcome,
         Err(e) => CallOutcome::Done(Err(e)),
+    };
+    // Test builds prove every result against the tool's published outputSchema.
+    #[cfg(feature = "output-check")]
+    if let CallOutcome::Done(Ok(v)) = &outcome
+        && let Err(e) = crate::output_check::check(def, v)
+    {
+        return CallOutcome::Done(Err(e));
     }
+    outcome
 }
 
 async fn run_call_inner(
@@ -1632,7 +1642,7 @@ fn preview(def: &ToolDef, flags: CallFlags, effect: Map<String, Value>) -> Value
 }
 
 /// A dry run's effect: the plan's, completed by its preview step where it has one.
-async fn preview_effect(plan: crate::tools::Plan) -> Result<Map<String, Value>, ToolError> {
+async fn preview_effect(plan: crate::tools::ErasedPlan) -> Result<Map<String, Value>, ToolError> {
     let mut effect = plan.effect;
     if let Some(step) = plan.preview {
         let more = tokio::task::spawn_blocking(step)
@@ -1648,7 +1658,7 @@ async fn plan_blocking(
     planner: &crate::tools::PlanFn,
     state: &Arc<AppState>,
     args: JsonObject,
-) -> Result<crate::tools::Plan, ToolError> {
+) -> Result<crate::tools::ErasedPlan, ToolError> {
     let (planner, state) = (planner.clone(), state.clone());
     tokio::task::spawn_blocking(move || planner(state, Value::Object(args)))
         .await
@@ -1658,7 +1668,7 @@ async fn plan_blocking(
 /// Applying fsyncs; run it off the async threads too. `call` names the call to the
 /// journal (toolset, tool, idempotency key) for the writes the plan makes.
 async fn apply_blocking(
-    plan: crate::tools::Plan,
+    plan: crate::tools::ErasedPlan,
     call: Option<crate::planes::project::JournalCall>,
 ) -> ToolResult {
     tokio::task::spawn_blocking(move || match call {
@@ -1669,7 +1679,7 @@ async fn apply_blocking(
     .map_err(|e| ToolError::internal(format!("apply task failed: {e}")))?
 }
 
-fn apply(plan: crate::tools::Plan) -> ToolResult {
+fn apply(plan: crate::tools::ErasedPlan) -> ToolResult {
     let mut out = plan.effect;
     let applied = (plan.apply)()?;
     out.extend(applied);
@@ -1696,6 +1706,32 @@ pub struct BatchEntry {
     /// Its arguments.
     #[serde(default)]
     pub arguments: JsonObject,
+}
+
+/// run_commands' result (and, on a failure, its error's `details`).
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct BatchResult {
+    #[serde(flatten)]
+    pub report: crate::honesty::BatchReport,
+    /// The most dangerous entry's class: the batch's.
+    pub class: SafetyClass,
+    pub dry_run: bool,
+    pub may_have_applied: bool,
+    pub results: Vec<BatchEntryResult>,
+}
+
+/// One entry's outcome in a batch result.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct BatchEntryResult {
+    pub index: usize,
+    pub tool: String,
+    pub ok: bool,
+    /// The entry's own result (its tool's outputSchema).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result: Option<Value>,
+    /// The entry's error, when `ok` is false.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<Value>,
 }
 
 /// An entry that passed its tool's policy, ready to plan and run.
@@ -1838,14 +1874,22 @@ async fn run_batch(
             Ok(v) => {
                 touched_editor |=
                     entry.def.meta.effect == EffectKind::EditorRuntime && !flags.dry_run;
-                results.push(
-                    json!({"index": i, "tool": entry.def.meta.name, "ok": true, "result": v}),
-                );
+                results.push(BatchEntryResult {
+                    index: i,
+                    tool: entry.def.meta.name.into(),
+                    ok: true,
+                    result: Some(v),
+                    error: None,
+                });
             }
             Err(e) => {
-                results.push(
-                    json!({"index": i, "tool": entry.def.meta.name, "ok": false, "error": e}),
-                );
+                results.push(BatchEntryResult {
+                    index: i,
+                    tool: entry.def.meta.name.into(),
+                    ok: false,
+                    result: None,
+                    error: Some(serde_json::to_value(&e).unwrap_or_default()),
+                });
                 failure = Some((i, e));
                 break;
             }
@@ -1894,16 +1938,17 @@ async fn run_batch(
         skipped_count: failure.as_ref().map_or(0, |(i, _)| n - i - 1),
         hint: (!hints.is_empty()).then(|| hints.join(" ")),
     };
-    let mut out = match serde_json::to_value(&report) {
-        Ok(Value::Object(m)) => m,
-        _ => Map::new(),
+    let hint = report.hint.clone();
+    let out = BatchResult {
+        report,
+        class,
+        dry_run: flags.dry_run,
+        may_have_applied,
+        results,
     };
-    out.insert("class".into(), json!(class));
-    out.insert("dry_run".into(), json!(flags.dry_run));
-    out.insert("may_have_applied".into(), json!(may_have_applied));
-    out.insert("results".into(), Value::Array(results));
+    let out = serde_json::to_value(&out).map_err(|e| ToolError::internal(e.to_string()))?;
     match failure {
-        None => Ok(CallOutcome::Done(Ok(Value::Object(out)))),
+        None => Ok(CallOutcome::Done(Ok(out))),
         // Half-done is never success: the batch is an error carrying the full report.
         Some((i, e)) => {
             let verb = if flags.dry_run {
@@ -1926,21 +1971,19 @@ async fn run_batch(
                     .map(|p| format!(".{p}"))
                     .unwrap_or_default()
             ))
-            .details(Value::Object(out));
+            .details(out);
             err.required = e.required.clone();
-            err.hint = report.hint.clone().or(e.hint.clone());
+            err.hint = hint.or(e.hint.clone());
             Ok(CallOutcome::Done(Err(err)))
         }
     }
 }
 
 /// The tool name recorded for `results[i]`.
-fn out_tool(results: &[Value], i: usize) -> String {
+fn out_tool(results: &[BatchEntryResult], i: usize) -> String {
     results
         .get(i)
-        .and_then(|r| r["tool"].as_str())
-        .unwrap_or("?")
-        .to_string()
+        .map_or_else(|| "?".into(), |r| r.tool.clone())
 }
 
 /// Run (or, in a dry run, preview) one checked entry.

@@ -66,7 +66,8 @@ pub type ToolResult = Result<Value, ToolError>;
 type HandlerFuture = Pin<Box<dyn Future<Output = ToolResult> + Send>>;
 pub(crate) type DirectFn =
     Arc<dyn Fn(Arc<AppState>, Value, CallFlags) -> HandlerFuture + Send + Sync>;
-pub(crate) type PlanFn = Arc<dyn Fn(Arc<AppState>, Value) -> Result<Plan, ToolError> + Send + Sync>;
+pub(crate) type PlanFn =
+    Arc<dyn Fn(Arc<AppState>, Value) -> Result<ErasedPlan, ToolError> + Send + Sync>;
 type CheckFn = Arc<dyn Fn(&Value) -> Result<(), ToolError> + Send + Sync>;
 
 /// How a tool runs. The policy (`safety::run_call`) drives all three.
@@ -81,36 +82,120 @@ pub(crate) enum Handler {
     Batch,
 }
 
-/// What a planned tool will do, decided before anything changes.
-pub struct Plan {
+/// What a planned tool will do, decided before anything changes. `E` is the effect
+/// (reported by both the dry run and the real run), `X` what applying adds (and what
+/// a preview adds to a dry run). Both are typed: their schemas make the tool's
+/// `outputSchema` (see [`planned_output_schema`]).
+pub struct Plan<E = Map<String, Value>, X = Map<String, Value>> {
     /// The effect, exactly as the real run reports it (persistence verdict included).
-    pub effect: Map<String, Value>,
+    pub effect: E,
     /// Make the effect happen. Runs only after every gate passed.
-    pub apply: Box<dyn FnOnce() -> Result<Map<String, Value>, ToolError> + Send>,
+    pub apply: Box<dyn FnOnce() -> Result<X, ToolError> + Send>,
     /// Completes `effect` for a dry run only, when computing it costs a round trip the
     /// real run does not need: an editor command's reply carries the same verdict its
     /// probe would, so a real run sends one request (one editor frame), not two.
-    pub preview: Option<PreviewFn>,
+    pub preview: Option<Box<dyn FnOnce() -> Result<X, ToolError> + Send>>,
 }
 
-/// See [`Plan::preview`].
-pub type PreviewFn = Box<dyn FnOnce() -> Result<Map<String, Value>, ToolError> + Send>;
-
-impl Plan {
-    /// A plan whose effect is a serializable value (an object).
+impl<E, X> Plan<E, X> {
+    /// A plan with no preview step.
     pub fn new(
-        effect: impl serde::Serialize,
-        apply: impl FnOnce() -> Result<Map<String, Value>, ToolError> + Send + 'static,
+        effect: E,
+        apply: impl FnOnce() -> Result<X, ToolError> + Send + 'static,
     ) -> Result<Self, ToolError> {
-        let effect = match serde_json::to_value(effect) {
-            Ok(Value::Object(m)) => m,
-            Ok(_) => return Err(ToolError::internal("a plan's effect must be a JSON object")),
-            Err(e) => return Err(ToolError::internal(e.to_string())),
-        };
         Ok(Self {
             effect,
             apply: Box::new(apply),
             preview: None,
+        })
+    }
+}
+
+/// What a journaled write adds when applied: the transaction that made it.
+#[derive(Debug, serde::Serialize, JsonSchema)]
+pub struct Committed {
+    pub transaction_id: String,
+}
+
+/// What a tool's typed result adds to nothing: a plan whose apply reports no fields.
+#[derive(Debug, Default, serde::Serialize, JsonSchema)]
+pub struct NoFields {}
+
+/// A [`Plan`] with its types erased into JSON objects: what the policy runs.
+pub(crate) struct ErasedPlan {
+    pub effect: Map<String, Value>,
+    pub apply: Box<dyn FnOnce() -> Result<Map<String, Value>, ToolError> + Send>,
+    pub preview: Option<Box<dyn FnOnce() -> Result<Map<String, Value>, ToolError> + Send>>,
+}
+
+/// A serializable value as an untyped JSON object (a plan part not yet typed).
+pub(crate) fn untyped<T: serde::Serialize>(v: T) -> Result<Map<String, Value>, ToolError> {
+    object_of("a plan part", v)
+}
+
+/// Serialize a typed result part into a JSON object.
+fn object_of<T: serde::Serialize>(what: &str, v: T) -> Result<Map<String, Value>, ToolError> {
+    match serde_json::to_value(v) {
+        Ok(Value::Object(m)) => Ok(m),
+        Ok(_) => Err(ToolError::internal(format!("{what} must be a JSON object"))),
+        Err(e) => Err(ToolError::internal(e.to_string())),
+    }
+}
+
+/// Two typed result parts as one object (`base`'s fields, then `more`'s).
+#[derive(Debug, serde::Serialize, JsonSchema)]
+pub struct Also<A, B> {
+    #[serde(flatten)]
+    pub base: A,
+    #[serde(flatten)]
+    pub more: B,
+}
+
+impl<E, X: 'static> Plan<E, X> {
+    /// The same plan with its effect extended (or replaced) by `f`.
+    pub fn map_effect<M>(self, f: impl FnOnce(E) -> M) -> Plan<M, X> {
+        Plan {
+            effect: f(self.effect),
+            apply: self.apply,
+            preview: self.preview,
+        }
+    }
+
+    /// The same plan with what applying (and a preview) adds mapped by `f`.
+    pub fn map_applied<Y>(self, f: impl Fn(X) -> Y + Send + Sync + 'static) -> Plan<E, Y> {
+        let f = Arc::new(f);
+        let g = f.clone();
+        let apply = self.apply;
+        Plan {
+            effect: self.effect,
+            apply: Box::new(move || apply().map(|x| f(x))),
+            preview: self
+                .preview
+                .map(|p| Box::new(move || p().map(|x| g(x))) as Box<_>),
+        }
+    }
+}
+
+impl<E: serde::Serialize, X: serde::Serialize + 'static> Plan<E, X> {
+    /// The same plan as untyped JSON objects (a caller not yet typed).
+    pub fn untyped(self) -> Result<Plan, ToolError> {
+        let p = self.erase()?;
+        Ok(Plan {
+            effect: p.effect,
+            apply: p.apply,
+            preview: p.preview,
+        })
+    }
+
+    fn erase(self) -> Result<ErasedPlan, ToolError> {
+        let apply = self.apply;
+        Ok(ErasedPlan {
+            effect: object_of("a plan's effect", self.effect)?,
+            apply: Box::new(move || object_of("what a plan applies", apply()?)),
+            preview: self.preview.map(|p| {
+                Box::new(move || object_of("a plan's preview", p()?))
+                    as Box<dyn FnOnce() -> Result<Map<String, Value>, ToolError> + Send>
+            }),
         })
     }
 }
@@ -160,6 +245,9 @@ pub struct ToolDef {
     pub meta: ToolMeta,
     /// JSON schema of the arguments, class flags included.
     pub input_schema: Arc<JsonObject>,
+    /// JSON schema of a successful result (`structuredContent`), published as the
+    /// tool's `outputSchema`; `None` for a tool whose result type is untyped JSON.
+    pub output_schema: Option<Arc<JsonObject>>,
     pub(crate) handler: Handler,
     /// Decode the arguments without running anything: the path preflight and type
     /// checks, applied to run_commands entries before any entry runs.
@@ -176,11 +264,13 @@ impl std::fmt::Debug for ToolDef {
 
 impl ToolDef {
     /// Define a tool whose arguments decode into `A`.
-    pub fn new<A, F, Fut>(meta: ToolMeta, handler: F) -> Self
+    /// Its result type `R` is the tool's `outputSchema`.
+    pub fn new<A, R, F, Fut>(meta: ToolMeta, handler: F) -> Self
     where
         A: DeserializeOwned + JsonSchema + Send + 'static,
+        R: serde::Serialize + JsonSchema + 'static,
         F: Fn(Arc<AppState>, A, CallFlags) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = ToolResult> + Send + 'static,
+        Fut: Future<Output = Result<R, ToolError>> + Send + 'static,
     {
         let input_schema = Arc::new(input_schema_for::<A>(meta.class));
         let handler = Arc::new(handler);
@@ -188,12 +278,14 @@ impl ToolDef {
             let handler = handler.clone();
             Box::pin(async move {
                 let args: A = decode_args(args)?;
-                handler(state, args, flags).await
+                let out = handler(state, args, flags).await?;
+                serde_json::to_value(out).map_err(|e| ToolError::internal(e.to_string()))
             })
         });
         Self {
             meta,
             input_schema,
+            output_schema: output_schema_for::<R>().map(Arc::new),
             handler: Handler::Direct(handler),
             check_args: check_fn::<A>(),
             runtime: RuntimeFlags::default(),
@@ -201,10 +293,13 @@ impl ToolDef {
     }
 
     /// Define a planned tool (mutating or destructive) whose arguments decode into `A`.
-    pub fn planned<A, F>(meta: ToolMeta, planner: F) -> Self
+    /// Its output schema joins the plan's effect `E` and what applying adds `X`.
+    pub fn planned<A, E, X, F>(meta: ToolMeta, planner: F) -> Self
     where
         A: DeserializeOwned + JsonSchema + Send + 'static,
-        F: Fn(Arc<AppState>, A) -> Result<Plan, ToolError> + Send + Sync + 'static,
+        E: serde::Serialize + JsonSchema + 'static,
+        X: serde::Serialize + JsonSchema + 'static,
+        F: Fn(Arc<AppState>, A) -> Result<Plan<E, X>, ToolError> + Send + Sync + 'static,
     {
         let mut schema = input_schema_for::<A>(meta.class);
         if meta.effect == EffectKind::File
@@ -219,10 +314,16 @@ impl ToolDef {
             );
         }
         let input_schema = Arc::new(schema);
-        let planner: PlanFn = Arc::new(move |state, args| planner(state, decode_args::<A>(args)?));
+        let planner: PlanFn =
+            Arc::new(move |state, args| planner(state, decode_args::<A>(args)?)?.erase());
         Self {
             meta,
             input_schema,
+            output_schema: planned_output_schema::<E, X>(
+                meta.class,
+                meta.effect == EffectKind::File,
+            )
+            .map(Arc::new),
             handler: Handler::Planned(planner),
             check_args: check_fn::<A>(),
             runtime: RuntimeFlags::default(),
@@ -230,10 +331,13 @@ impl ToolDef {
     }
 
     /// Define the batch tool; the policy expands its entries.
-    pub fn batch<A: DeserializeOwned + JsonSchema + Send + 'static>(meta: ToolMeta) -> Self {
+    pub fn batch<A: DeserializeOwned + JsonSchema + Send + 'static, R: JsonSchema>(
+        meta: ToolMeta,
+    ) -> Self {
         Self {
             meta,
             input_schema: Arc::new(input_schema_for::<A>(meta.class)),
+            output_schema: output_schema_for::<R>().map(Arc::new),
             handler: Handler::Batch,
             check_args: check_fn::<A>(),
             runtime: RuntimeFlags::default(),
@@ -252,14 +356,18 @@ impl ToolDef {
         meta.insert("safety_class".into(), json!(self.meta.class.as_str()));
         meta.insert("toolset".into(), json!(self.meta.toolset.as_str()));
         meta.insert("effect_kind".into(), json!(self.meta.effect.as_str()));
-        Tool::new(
+        let tool = Tool::new(
             self.meta.name,
             self.meta.description,
             self.input_schema.clone(),
         )
         .with_title(self.meta.title)
         .with_annotations(self.meta.class.annotations(self.meta.title))
-        .with_meta(rmcp::model::MetaObject(meta))
+        .with_meta(rmcp::model::MetaObject(meta));
+        match &self.output_schema {
+            Some(schema) => tool.with_raw_output_schema(schema.clone()),
+            None => tool,
+        }
     }
 }
 
@@ -403,6 +511,132 @@ fn strip_formats(obj: &mut Map<String, Value>) {
             _ => {}
         }
     }
+}
+
+/// The JSON schema of a result type `R`, or `None` when `R` is untyped JSON (a
+/// `serde_json::Value` or an open map: no declared fields).
+///
+/// Unlike an input schema, descriptions are left out (a result's field names say what
+/// they hold, and tools/list repeats every schema on every turn), and `null` stays in
+/// the types: an absent optional field is skipped, a present one may be null.
+pub(crate) fn output_schema_for<R: JsonSchema>() -> Option<JsonObject> {
+    let settings = schemars::generate::SchemaSettings::draft2020_12().with(|s| {
+        s.inline_subschemas = true;
+        s.meta_schema = None;
+    });
+    let mut obj = match settings
+        .into_generator()
+        .into_root_schema_for::<R>()
+        .to_value()
+    {
+        Value::Object(o) => o,
+        _ => return None,
+    };
+    let typed = obj.get("type") == Some(&json!("object"))
+        && !matches!(
+            obj.get("additionalProperties"),
+            Some(Value::Bool(true) | Value::Object(_))
+        );
+    if !typed {
+        return None;
+    }
+    strip_annotations(&mut obj);
+    strip_formats(&mut obj);
+    Some(obj)
+}
+
+/// Drop `title` and `description` from every (sub)schema; a `properties` map keeps
+/// its entries whatever they are called.
+fn strip_annotations(obj: &mut Map<String, Value>) {
+    obj.remove("title");
+    obj.remove("description");
+    for (key, v) in obj.iter_mut() {
+        match v {
+            Value::Object(child) if key == "properties" || key == "$defs" => {
+                for s in child.values_mut() {
+                    if let Value::Object(s) = s {
+                        strip_annotations(s);
+                    }
+                }
+            }
+            Value::Object(child) => strip_annotations(child),
+            Value::Array(items) => {
+                for item in items {
+                    if let Value::Object(child) = item {
+                        strip_annotations(child);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The output schema of a planned tool: the effect's fields (required as the effect
+/// declares them), what applying adds (optional: a dry run has them only where a
+/// preview supplies them), and the policy's `dry_run`, `applied` and, on a dry run,
+/// `confirm_required`. A journaled tool (`replays`) may instead answer an
+/// idempotent retry with the recorded transaction (`status`, `transaction_id`,
+/// `reason`), so its schema accepts either shape.
+pub(crate) fn planned_output_schema<E: JsonSchema, X: JsonSchema>(
+    class: SafetyClass,
+    replays: bool,
+) -> Option<JsonObject> {
+    let effect = output_schema_for::<E>()?;
+    let applied = output_schema_for::<X>()?;
+    let mut props = Map::new();
+    let mut required: Vec<Value> = Vec::new();
+    for (schema, keep_required) in [(&effect, true), (&applied, false)] {
+        if let Some(Value::Object(p)) = schema.get("properties") {
+            for (k, v) in p {
+                props.entry(k.clone()).or_insert_with(|| v.clone());
+            }
+        }
+        if keep_required && let Some(Value::Array(r)) = schema.get("required") {
+            required.extend(r.iter().cloned());
+        }
+    }
+    props.insert("dry_run".into(), json!({"type": "boolean"}));
+    props.insert("applied".into(), json!({"type": "boolean"}));
+    if class.takes_dry_run() {
+        props.insert("confirm_required".into(), json!({"type": "boolean"}));
+    }
+    required.extend([json!("dry_run"), json!("applied")]);
+    let mut out = Map::new();
+    out.insert("type".into(), json!("object"));
+    if replays {
+        props
+            .entry("transaction_id")
+            .or_insert_with(|| json!({"type": "string"}));
+        props
+            .entry("reason")
+            .or_insert_with(|| json!({"type": "string"}));
+        props.insert("status".into(), json!({"type": "string"}));
+        out.insert("properties".into(), Value::Object(props));
+        out.insert(
+            "anyOf".into(),
+            json!([{"required": required}, {"required": ["status", "transaction_id"]}]),
+        );
+    } else {
+        out.insert("properties".into(), Value::Object(props));
+        out.insert("required".into(), Value::Array(required));
+    }
+    for defs in [effect.get("$defs"), applied.get("$defs")]
+        .into_iter()
+        .flatten()
+    {
+        if let Value::Object(d) = defs {
+            let all = out
+                .entry("$defs")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(all) = all {
+                for (k, v) in d {
+                    all.entry(k.clone()).or_insert_with(|| v.clone());
+                }
+            }
+        }
+    }
+    Some(out)
 }
 
 /// Take the class flags out of the arguments, refusing them where the class has none.
@@ -769,6 +1003,32 @@ mod tests {
                     "docs/safety-model.md's tool table is out of date; regenerate it with \
                      GODOT_MCP_UPDATE_DOCS=1 cargo test -p godot-mcp-server docs_tool_table_is_current"
                 );
+            }
+        }
+    }
+
+    /// Tools whose result type is still untyped JSON (no outputSchema). Only falls.
+    const UNTYPED_ALLOWED: usize = 176;
+
+    /// Every tool's result is a typed struct whose schema is its outputSchema: an
+    /// object schema with declared properties (`None` means an untyped result).
+    #[test]
+    fn every_tool_publishes_an_output_schema() {
+        let registry = Registry::builtin();
+        let untyped: Vec<&str> = registry
+            .iter()
+            .filter(|d| d.output_schema.is_none())
+            .map(|d| d.meta.name)
+            .collect();
+        assert!(
+            untyped.len() <= UNTYPED_ALLOWED,
+            "{} tools have no outputSchema (allowed {UNTYPED_ALLOWED}): {untyped:?}",
+            untyped.len()
+        );
+        for def in registry.iter() {
+            if let Some(s) = &def.output_schema {
+                assert_eq!(s.get("type"), Some(&json!("object")), "{}", def.meta.name);
+                assert!(s.get("properties").is_some(), "{}", def.meta.name);
             }
         }
     }

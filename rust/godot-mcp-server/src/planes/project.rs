@@ -102,7 +102,7 @@ impl<'a> From<Option<&'a str>> for Expect<'a> {
 }
 
 /// What a write did (or, from [`check_write`], would do).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct WriteOutcome {
     pub path: String,
     /// The file did not exist before.
@@ -118,7 +118,7 @@ pub struct WriteOutcome {
 }
 
 /// What a delete did (or would do).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct DeleteOutcome {
     pub path: String,
     pub sha256_before: String,

@@ -553,7 +553,7 @@ fn synthetic(effects: &Arc<Effects>) -> Vec<ToolDef> {
         ToolDef::planned(
             meta("t_timeout", SafetyClass::Mutating),
             |_s, _a: NoArgs| {
-                Plan::new(json!({"persisted": false}), || {
+                Plan::<Value, Value>::new(json!({"persisted": false}), || {
                     Err(ToolError::new(ErrorCode::Timeout, "no answer in time")
                         .details(json!({"may_have_applied": true})))
                 })
@@ -563,7 +563,7 @@ fn synthetic(effects: &Arc<Effects>) -> Vec<ToolDef> {
         ToolDef::planned(
             meta("t_refused", SafetyClass::Mutating),
             |_s, _a: NoArgs| {
-                Plan::new(json!({"persisted": false}), || {
+                Plan::<Value, Value>::new(json!({"persisted": false}), || {
                     Err(ToolError::new(ErrorCode::EditorError, "refused")
                         .details(json!({"may_have_applied": false})))
                 })

@@ -277,7 +277,8 @@ fn plan_layout_edit(
         text.into_bytes(),
         expect,
         layout_on_disk(),
-    )?;
+    )?
+    .untyped()?;
     plan.effect.insert("layout_source".into(), json!(source));
     plan.effect.insert("change".into(), change);
     plan.effect.insert("buses".into(), Value::Array(buses));

@@ -1,11 +1,11 @@
 //! run_commands: several tool calls as one batch. The policy lives in
 //! `safety::run_batch`; this file only declares the tool.
 
-use crate::safety::{BatchArgs, EffectKind, SafetyClass, Toolset};
+use crate::safety::{BatchArgs, BatchResult, EffectKind, SafetyClass, Toolset};
 use crate::tools::{ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
-    vec![ToolDef::batch::<BatchArgs>(ToolMeta {
+    vec![ToolDef::batch::<BatchArgs, BatchResult>(ToolMeta {
         name: "run_commands",
         title: "Run several commands",
         description: "Run several tool calls in order as one batch, each under its own \

@@ -407,7 +407,7 @@ fn plan_cross_scene_set(state: Arc<AppState>, args: CrossSceneSetArgs) -> Result
         .map(|(p, b, before)| (p, b, Some(before)))
         .collect();
     let state = state.clone();
-    Plan::new(effect, move || {
+    Plan::new(crate::tools::untyped(effect)?, move || {
         write_each(&state, "project.scenes", "scenes", &writes)
     })
 }

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::error::{ErrorCode, ToolError};
 use crate::honesty::{Persistence, Undo};
@@ -76,7 +76,7 @@ pub fn tools() -> Vec<ToolDef> {
 }
 
 /// What a file write will do and what it means; the dry run and the real run report it.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct FileEffect {
     pub action: &'static str,
     #[serde(flatten)]
@@ -99,6 +99,15 @@ fn require_script_path(path: &ResPath) -> Result<(), ToolError> {
     }
 }
 
+/// A single journaled file write: its effect, then its transaction.
+pub(crate) type WritePlan = Plan<FileEffect, crate::tools::Committed>;
+
+/// What a delete adds when applied: the transaction of the file and of each sidecar.
+#[derive(Debug, Serialize, JsonSchema)]
+struct Deleted {
+    transaction_ids: Vec<Option<String>>,
+}
+
 /// Plan a write of `bytes` to `path`, applied with the plan's view of the target.
 pub(crate) fn plan_write(
     state: &Arc<AppState>,
@@ -108,7 +117,7 @@ pub(crate) fn plan_write(
     bytes: Vec<u8>,
     expected: Expect<'_>,
     persistence: Persistence,
-) -> Result<Plan, ToolError> {
+) -> Result<WritePlan, ToolError> {
     let outcome = plane::check_write(&state.project, param, &path, &bytes, expected)?;
     let expect_at_apply = outcome.sha256_before.clone();
     let effect = FileEffect {
@@ -127,9 +136,9 @@ pub(crate) fn plan_write(
             .as_deref()
             .map_or(Expect::Absent, Expect::Sha256);
         let done = plane::write_file(&state, family, param, &path, &bytes, expect)?;
-        let mut out = Map::new();
-        out.insert("transaction_id".into(), json!(done.transaction_id));
-        Ok(out)
+        Ok(crate::tools::Committed {
+            transaction_id: done.transaction_id.unwrap_or_default(),
+        })
     })
 }
 
@@ -146,7 +155,10 @@ pub struct CreateScriptArgs {
     extends: Option<String>,
 }
 
-fn plan_create_script(state: Arc<AppState>, args: CreateScriptArgs) -> Result<Plan, ToolError> {
+fn plan_create_script(
+    state: Arc<AppState>,
+    args: CreateScriptArgs,
+) -> Result<crate::tools::files::WritePlan, ToolError> {
     require_script_path(&args.path)?;
     let content = match (args.content, args.extends) {
         (Some(c), _) => c,
@@ -190,7 +202,10 @@ pub struct WriteScriptArgs {
     expected_sha256: Option<String>,
 }
 
-fn plan_write_script(state: Arc<AppState>, args: WriteScriptArgs) -> Result<Plan, ToolError> {
+fn plan_write_script(
+    state: Arc<AppState>,
+    args: WriteScriptArgs,
+) -> Result<crate::tools::files::WritePlan, ToolError> {
     require_script_path(&args.path)?;
     plan_write(
         &state,
@@ -230,7 +245,10 @@ fn is_identifier(s: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-fn plan_create_resource(state: Arc<AppState>, args: CreateResourceArgs) -> Result<Plan, ToolError> {
+fn plan_create_resource(
+    state: Arc<AppState>,
+    args: CreateResourceArgs,
+) -> Result<crate::tools::files::WritePlan, ToolError> {
     if args.path.extension().as_deref() != Some("tres") {
         return Err(ToolError::invalid_params(
             "path",
@@ -295,7 +313,7 @@ pub struct DeleteArgs {
     expected_sha256: Option<String>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 struct DeleteEffect {
     action: &'static str,
     #[serde(flatten)]
@@ -308,7 +326,10 @@ struct DeleteEffect {
     undo: Undo,
 }
 
-fn plan_delete(state: Arc<AppState>, args: DeleteArgs) -> Result<Plan, ToolError> {
+fn plan_delete(
+    state: Arc<AppState>,
+    args: DeleteArgs,
+) -> Result<Plan<DeleteEffect, Deleted>, ToolError> {
     if args.path.rel() == "project.godot" {
         return Err(ToolError::new(
             ErrorCode::PathRefused,
@@ -385,8 +406,6 @@ fn plan_delete(state: Arc<AppState>, args: DeleteArgs) -> Result<Plan, ToolError
             }
             deleted.push(path.clone());
         }
-        let mut out = Map::new();
-        out.insert("transaction_ids".into(), json!(transaction_ids));
-        Ok(out)
+        Ok(Deleted { transaction_ids })
     })
 }

@@ -469,7 +469,9 @@ fn plan_move(state: Arc<AppState>, args: MoveArgs) -> Result<Plan, ToolError> {
         undo: not_undoable(),
     };
     let state = state.clone();
-    Plan::new(effect, move || apply_steps(&state, "from", &steps))
+    Plan::new(crate::tools::untyped(effect)?, move || {
+        apply_steps(&state, "from", &steps)
+    })
 }
 
 // ---------------------------------------------------------------------------
@@ -587,12 +589,12 @@ fn plan_duplicate(state: Arc<AppState>, args: DuplicateArgs) -> Result<Plan, Too
         })
         .collect();
     let mut plan = Plan::new(
-        MultiEffect {
+        crate::tools::untyped(MultiEffect {
             action: "duplicate",
             files: views,
             persistence: rescan_hint(),
             undo: not_undoable(),
-        },
+        })?,
         {
             let state = state.clone();
             move || apply_steps(&state, "to", &steps)
@@ -703,7 +705,7 @@ fn plan_create_folder(state: Arc<AppState>, args: CreateFolderArgs) -> Result<Pl
     };
     let state = state.clone();
     let path = args.path;
-    Plan::new(effect, move || {
+    Plan::new(crate::tools::untyped(effect)?, move || {
         // Resolved again: a symlink planted since the plan is refused here.
         let real = folder_target(&state, &path)?;
         std::fs::create_dir_all(&real).map_err(|e| ToolError::io(&path.to_string(), &e))?;
@@ -829,7 +831,7 @@ fn plan_delete_folder(state: Arc<AppState>, args: DeleteFolderArgs) -> Result<Pl
         },
     };
     let state = state.clone();
-    Plan::new(effect, move || {
+    Plan::new(crate::tools::untyped(effect)?, move || {
         let mut out = apply_steps(&state, "path", &steps)?;
         // Deepest first; a folder that gained a file since the plan is left, and said so.
         let mut kept = Vec::new();

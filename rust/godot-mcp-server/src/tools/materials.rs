@@ -350,7 +350,8 @@ fn plan_create_material(state: Arc<AppState>, args: CreateMaterialArgs) -> Resul
         text.into_bytes(),
         expect,
         Persistence::written_to_disk(),
-    )?;
+    )?
+    .untyped()?;
     plan.effect.insert("uid".into(), Value::String(uid));
     plan.effect.insert(
         "textures".into(),

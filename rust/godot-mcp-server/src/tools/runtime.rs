@@ -1181,7 +1181,7 @@ fn plan_canonicalize(
         "composite": "file + process_launch",
     });
     let path = args.path.clone();
-    crate::tools::Plan::new(effect, move || {
+    crate::tools::Plan::new(crate::tools::untyped(effect)?, move || {
         let handle = tokio::runtime::Handle::current();
         let st = state.clone();
         let root = st.project.root().display().to_string();

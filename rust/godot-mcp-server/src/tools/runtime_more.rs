@@ -1262,7 +1262,8 @@ fn plan_import_asset(state: Arc<AppState>, args: ImportAssetArgs) -> Result<Plan
         bytes,
         Expect::Anything,
         Persistence::written_to_disk(),
-    )?;
+    )?
+    .untyped()?;
     plan.effect
         .insert("source".into(), json!(real.display().to_string()));
     let write = plan.apply;

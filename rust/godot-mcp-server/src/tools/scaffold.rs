@@ -226,7 +226,7 @@ fn plan_scaffold(state: Arc<AppState>, args: ScaffoldArgs) -> Result<Plan, ToolE
         },
         undo: Undo::not_undo_tracked(),
     };
-    Plan::new(effect, move || {
+    Plan::new(crate::tools::untyped(effect)?, move || {
         write_each(&state, "project.scaffold", "path", &writes)
     })
 }

@@ -31,7 +31,7 @@ use crate::planes::project::Expect;
 use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta, ToolResult};
+use crate::tools::{CallFlags, ToolDef, ToolMeta, ToolResult};
 
 /// How many captures are kept (the oldest goes first).
 pub const MAX_CAPTURES: usize = 32;
@@ -582,7 +582,10 @@ pub struct SaveArgs {
     overwrite: bool,
 }
 
-fn plan_save(state: Arc<AppState>, args: SaveArgs) -> Result<Plan, ToolError> {
+fn plan_save(
+    state: Arc<AppState>,
+    args: SaveArgs,
+) -> Result<crate::tools::files::WritePlan, ToolError> {
     if args.path.extension().as_deref() != Some("png") {
         return Err(ToolError::invalid_params(
             "path",

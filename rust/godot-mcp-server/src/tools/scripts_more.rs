@@ -28,7 +28,7 @@ use crate::state::AppState;
 use crate::tools::classref::{godot, run_supervised};
 use crate::tools::files::plan_write;
 use crate::tools::project::read_text;
-use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta, ToolResult};
+use crate::tools::{CallFlags, ToolDef, ToolMeta, ToolResult};
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
@@ -569,7 +569,10 @@ pub fn apply_patch(base: &str, patch: &str) -> Result<String, ToolError> {
     })
 }
 
-fn plan_patch_script(state: Arc<AppState>, args: PatchScriptArgs) -> Result<Plan, ToolError> {
+fn plan_patch_script(
+    state: Arc<AppState>,
+    args: PatchScriptArgs,
+) -> Result<crate::tools::files::WritePlan, ToolError> {
     let real = state.project.resolve("path", &args.path)?;
     if !args
         .path

@@ -146,7 +146,8 @@ pub(crate) fn plan_edit<C: Serialize>(
         new_text.into_bytes(),
         Expect::Sha256(&before),
         Persistence::project_settings_on_disk(),
-    )?;
+    )?
+    .untyped()?;
     let change = match serde_json::to_value(change) {
         Ok(Value::Object(m)) => m,
         _ => return Err(ToolError::internal("setting change is not an object")),

@@ -32,7 +32,7 @@ use crate::tools::classref::{godot, run_supervised};
 use crate::tools::editor::{blocking, node_plan, query};
 use crate::tools::files::plan_write;
 use crate::tools::project::read_text;
-use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta, ToolResult};
+use crate::tools::{CallFlags, ToolDef, ToolMeta, ToolResult};
 use godot_mcp_protocol::commands as cmd;
 
 pub fn tools() -> Vec<ToolDef> {
@@ -251,7 +251,10 @@ pub struct CreateShaderArgs {
     code: Option<String>,
 }
 
-fn plan_create_shader(state: Arc<AppState>, args: CreateShaderArgs) -> Result<Plan, ToolError> {
+fn plan_create_shader(
+    state: Arc<AppState>,
+    args: CreateShaderArgs,
+) -> Result<crate::tools::files::WritePlan, ToolError> {
     require_ext("path", &args.path, &["gdshader"])?;
     let code = match (args.code, args.shader_type) {
         (Some(_), Some(_)) => {
@@ -291,7 +294,10 @@ pub struct EditShaderArgs {
     expected_sha256: String,
 }
 
-fn plan_edit_shader(state: Arc<AppState>, args: EditShaderArgs) -> Result<Plan, ToolError> {
+fn plan_edit_shader(
+    state: Arc<AppState>,
+    args: EditShaderArgs,
+) -> Result<crate::tools::files::WritePlan, ToolError> {
     require_ext("path", &args.path, &["gdshader", "gdshaderinc"])?;
     if plane::current(&state.project, "path", &args.path)?.is_none() {
         return Err(

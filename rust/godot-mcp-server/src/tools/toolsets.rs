@@ -124,7 +124,7 @@ fn plan_manage_toolsets(state: Arc<AppState>, args: ManageToolsetsArgs) -> Resul
         "changed": after != before,
         "enabled": names(&after),
     });
-    Plan::new(effect, move || {
+    Plan::new(crate::tools::untyped(effect)?, move || {
         let changed = state.safety.set_toolsets(&enable, &disable)?;
         let mut out = serde_json::Map::new();
         out.insert("changed".into(), json!(changed));
