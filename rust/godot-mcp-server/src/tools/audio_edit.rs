@@ -150,7 +150,8 @@ fn plan_add_player(state: Arc<AppState>, a: AddPlayerArgs) -> Result<Plan, ToolE
         "create",
         a.parent,
         p,
-    )
+    )?
+    .untyped()
 }
 
 /// The AudioEffect classes Godot 4.4 can instance (`ClassDB`, not abstract).

@@ -33,7 +33,7 @@ use godot_mcp_protocol::commands as cmd;
 use godot_mcp_protocol::persistence;
 use godot_mcp_protocol::{BridgeError, DEFAULT_REQUEST_TIMEOUT_MS, ErrorEffect};
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use crate::error::{ErrorCode, ToolError};
@@ -183,6 +183,39 @@ pub(crate) fn run_effect(
     scene: Option<String>,
     node: Option<&str>,
 ) -> Result<Map<String, Value>, ToolError> {
+    run_effect_as(state, command, params, scene, node)
+}
+
+/// An editor reply (or probe answer) in its typed form `R`. A field the reply carries
+/// and `R` does not declare is an internal error, never silently dropped.
+pub(crate) fn from_reply<R: serde::de::DeserializeOwned + serde::Serialize>(
+    command: &str,
+    reply: Map<String, Value>,
+) -> Result<R, ToolError> {
+    let keys: Vec<String> = reply.keys().cloned().collect();
+    let typed: R = serde_json::from_value(Value::Object(reply)).map_err(|e| {
+        ToolError::internal(format!(
+            "the editor's reply to {command} is not of its type: {e}"
+        ))
+    })?;
+    if let Ok(Value::Object(back)) = serde_json::to_value(&typed)
+        && let Some(lost) = keys.iter().find(|k| !back.contains_key(*k))
+    {
+        return Err(ToolError::internal(format!(
+            "the editor's reply to {command} carries `{lost}`, which its type does not declare"
+        )));
+    }
+    Ok(typed)
+}
+
+/// [`run_effect`], with the reply decoded into its typed form `R` (see [`from_reply`]).
+pub(crate) fn run_effect_as<R: serde::de::DeserializeOwned + serde::Serialize>(
+    state: &AppState,
+    command: &'static str,
+    params: Value,
+    scene: Option<String>,
+    node: Option<&str>,
+) -> Result<R, ToolError> {
     let bridge = connected(state)?;
     let may_save_file = cmd::may_save_file(command);
     let file = if may_save_file {
@@ -247,7 +280,7 @@ pub(crate) fn run_effect(
                 other => Map::from_iter([("result".to_string(), other)]),
             };
             out.insert("transaction_id".into(), json!(txn.to_string()));
-            Ok(out)
+            from_reply(command, out)
         }
         Err(RequestFailure::Editor(e)) => {
             let proof = EditorProof {
@@ -403,16 +436,42 @@ pub(crate) fn node_plan(
     op: &'static str,
     node: String,
     params: Value,
-) -> Result<Plan, ToolError> {
+) -> Result<Plan<NodeCommand, Map<String, Value>>, ToolError> {
+    node_plan_as(state, command, op, node, params)
+}
+
+/// What a node command's plan reports before it runs.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct NodeCommand {
+    pub command: &'static str,
+    pub node: String,
+}
+
+/// [`node_plan`] with the reply typed as `R`. A dry run's preview (the persistence
+/// probe: `persisted`, `reason`, `hint`, `undoable`, `scene`) decodes into `R` too,
+/// so `R`'s other fields are optional.
+pub(crate) fn node_plan_as<R>(
+    state: Arc<AppState>,
+    command: &'static str,
+    op: &'static str,
+    node: String,
+    params: Value,
+) -> Result<Plan<NodeCommand, R>, ToolError>
+where
+    R: serde::de::DeserializeOwned + Serialize + 'static,
+{
     connected(&state)?;
-    let mut effect = Map::new();
-    effect.insert("command".into(), json!(command));
-    effect.insert("node".into(), json!(node));
+    let effect = NodeCommand {
+        command,
+        node: node.clone(),
+    };
     let (probe_state, probe_node) = (state.clone(), node.clone());
     Ok(Plan {
         effect,
-        apply: Box::new(move || run_effect(&state, command, params, None, Some(&node))),
-        preview: Some(Box::new(move || probe(&probe_state, &probe_node, op))),
+        apply: Box::new(move || run_effect_as(&state, command, params, None, Some(&node))),
+        preview: Some(Box::new(move || {
+            from_reply(command, probe(&probe_state, &probe_node, op)?)
+        })),
     })
 }
 
