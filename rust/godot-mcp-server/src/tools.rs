@@ -272,6 +272,15 @@ impl ToolDef {
         F: Fn(Arc<AppState>, A, CallFlags) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<R, ToolError>> + Send + 'static,
     {
+        // A direct handler runs in one step: it has no plan for a dry run to report
+        // and nothing the confirm gate could stop before it. Only a class without
+        // dry_run may be one (a mutating or destructive tool is `planned`).
+        assert!(
+            !meta.class.takes_dry_run(),
+            "tool {}: a {} tool must be planned (ToolDef::planned), not a direct handler",
+            meta.name,
+            meta.class.as_str()
+        );
         let input_schema = Arc::new(input_schema_for::<A>(meta.class));
         let handler = Arc::new(handler);
         let handler: DirectFn = Arc::new(move |state, args, flags| {
@@ -1031,6 +1040,22 @@ mod tests {
                 assert!(s.get("properties").is_some(), "{}", def.meta.name);
             }
         }
+    }
+
+    /// A mutating tool written as a direct handler would skip its dry run: refused
+    /// when it is defined, so no such tool can be registered.
+    #[test]
+    #[should_panic(expected = "must be planned")]
+    fn a_mutating_direct_handler_is_refused() {
+        let meta = ToolMeta {
+            name: "t",
+            title: "t",
+            description: "t",
+            class: SafetyClass::Mutating,
+            toolset: Toolset::Project,
+            effect: EffectKind::File,
+        };
+        let _ = ToolDef::new(meta, |_s, _a: Args, _f| async { Ok(NoFields {}) });
     }
 
     #[derive(Debug, serde::Deserialize, JsonSchema)]
