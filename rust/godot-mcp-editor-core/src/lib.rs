@@ -30,4 +30,5 @@ pub mod pace;
 pub mod persistence;
 pub mod reconnect;
 pub mod tree;
-pub mod value;
+/// The bridge's value model is the project's one Godot value model (godot-mcp-formats).
+pub use godot_mcp_formats::variant as value;

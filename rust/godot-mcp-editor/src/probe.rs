@@ -359,7 +359,8 @@ impl GodotMcpProbe {
                 match node {
                     Some(n) => {
                         let v = n.get(msg["property"].as_str().unwrap_or(""));
-                        json!({"id": id, "ok": true, "value": v.to_string()})
+                        // The one value model: the same JSON the editor and a file read give.
+                        json!({"id": id, "ok": true, "value": crate::variant::from_variant(&v).to_json()})
                     }
                     None => json!({"id": id, "ok": false, "error": "node_not_found",
                         "message": format!("no node {}", msg["node"])}),
@@ -392,7 +393,7 @@ impl GodotMcpProbe {
                     let why = expr.call("get_error_text", &[]).to_string();
                     return json!({"id": id, "ok": false, "error": "execute_failed", "message": why});
                 }
-                json!({"id": id, "ok": true, "value": v.to_string()})
+                json!({"id": id, "ok": true, "value": crate::variant::from_variant(&v).to_json()})
             }
             "quit" => {
                 self.release_all();

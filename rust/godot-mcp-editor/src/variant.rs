@@ -4,7 +4,7 @@
 
 use godot::classes::{ClassDb, Resource, ResourceLoader};
 use godot::prelude::*;
-use godot_mcp_editor_core::value::{MAX_RESOURCE_DEPTH, Value};
+use godot_mcp_editor_core::value::{MAX_RESOURCE_DEPTH, Value, real};
 
 /// A Godot value for `v`; a resource path that does not load is an error.
 pub(crate) fn to_variant(v: &Value) -> Result<Variant, String> {
@@ -84,6 +84,15 @@ pub(crate) fn to_variant(v: &Value) -> Result<Variant, String> {
                 d.set(&GString::from(k.as_str()).to_variant(), &to_variant(item)?);
             }
             d.to_variant()
+        }
+        // Godot's own Variant parser reads the text; text it cannot read is refused,
+        // not set as null.
+        Value::Raw(text) => {
+            let v = godot::global::str_to_var(text.as_str());
+            if v.is_nil() && text.trim() != "null" {
+                return Err(format!("{text:?} is not a Godot Variant text"));
+            }
+            v
         }
     })
 }
@@ -165,12 +174,18 @@ fn v3(a: &[f64; 3]) -> Vector3 {
     Vector3::new(a[0] as f32, a[1] as f32, a[2] as f32)
 }
 
+/// A 32-bit component as the model holds it (`real`: the shortest decimal), so the
+/// editor, the game and a file read report the same number.
+fn r(x: f32) -> f64 {
+    real(f64::from(x))
+}
+
 fn f2(v: Vector2) -> [f64; 2] {
-    [v.x as f64, v.y as f64]
+    [r(v.x), r(v.y)]
 }
 
 fn f3(v: Vector3) -> [f64; 3] {
-    [v.x as f64, v.y as f64, v.z as f64]
+    [r(v.x), r(v.y), r(v.z)]
 }
 
 fn i2(v: Vector2i) -> [i64; 2] {
@@ -178,7 +193,7 @@ fn i2(v: Vector2i) -> [i64; 2] {
 }
 
 fn rgba(c: Color) -> [f64; 4] {
-    [c.r as f64, c.g as f64, c.b as f64, c.a as f64]
+    [r(c.r), r(c.g), r(c.b), r(c.a)]
 }
 
 /// Godot's PROPERTY_USAGE_STORAGE: the property is saved with the resource.
@@ -214,8 +229,8 @@ fn resource_value(r: &Gd<Resource>, depth: usize) -> Value {
     Value::NewResource { class, properties }
 }
 
-/// The JSON form of a Godot value; types without a JSON form become their text
-/// (`{"$type": "Text"…}` is not invented: they are reported as strings).
+/// The value model's form of a Godot value; a type the model does not type becomes
+/// `Raw` with Godot's Variant text of it.
 pub(crate) fn from_variant(v: &Variant) -> Value {
     value_at(v, 0)
 }
@@ -238,7 +253,7 @@ fn value_at(v: &Variant, depth: usize) -> Value {
         Value::Vector3(f3(v.to::<Vector3>()))
     } else if t == VariantType::COLOR {
         let c = v.to::<Color>();
-        Value::Color([c.r as f64, c.g as f64, c.b as f64, c.a as f64])
+        Value::Color(rgba(c))
     } else if t == VariantType::NODE_PATH {
         Value::NodePath(v.to::<NodePath>().to_string())
     } else if t == VariantType::TRANSFORM2D {
@@ -279,7 +294,7 @@ fn value_at(v: &Variant, depth: usize) -> Value {
         }
     } else if t == VariantType::QUATERNION {
         let q = v.to::<Quaternion>();
-        Value::Quaternion([q.x as f64, q.y as f64, q.z as f64, q.w as f64])
+        Value::Quaternion([r(q.x), r(q.y), r(q.z), r(q.w)])
     } else if t == VariantType::PACKED_VECTOR2_ARRAY {
         Value::PackedVector2Array(
             v.to::<PackedVector2Array>()
@@ -301,7 +316,7 @@ fn value_at(v: &Variant, depth: usize) -> Value {
             v.to::<PackedFloat32Array>()
                 .as_slice()
                 .iter()
-                .map(|f| f64::from(*f))
+                .map(|f| r(*f))
                 .collect(),
         )
     } else if t == VariantType::PACKED_INT32_ARRAY {
@@ -336,7 +351,9 @@ fn value_at(v: &Variant, depth: usize) -> Value {
                 .collect(),
         )
     } else {
-        Value::String(v.to_string())
+        // A type the model does not type: Godot's own Variant text of it, the same
+        // text a saved scene holds (`PackedStringArray("a")`, `AABB(…)`).
+        Value::Raw(godot::global::var_to_str(v).to_string())
     }
 }
 

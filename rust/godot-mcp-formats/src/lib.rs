@@ -46,6 +46,7 @@ pub mod text;
 pub mod theme;
 pub mod tilemap;
 pub mod value;
+pub mod variant;
 
 pub use error::{ErrorKind, ParseError, Position};
 pub use project::{Autoload, InputAction, InputEventSummary, ProjectInfo, parse_project};

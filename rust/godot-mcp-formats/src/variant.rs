@@ -1,4 +1,5 @@
-//! The JSON form of Godot values on the bridge.
+//! The one Godot value model: the JSON form of Godot values an agent sees and sends,
+//! whichever plane the value came from (a file read, the editor, the running game).
 //!
 //! JSON scalars are themselves (`true`, `3`, `2.5`, `"text"`, `null`); arrays are arrays;
 //! an object without a `"$type"` key is a Dictionary with string keys. Every other Godot
@@ -20,6 +21,11 @@
 //! | `PackedVector2Array` / `PackedVector3Array` | `values`: `[[x, y], …]` / `[[x, y, z], …]` |
 //! | `PackedFloat32Array` / `PackedInt32Array` | `values`: `[n, …]` (32-bit integers for the latter) |
 //! | `PackedColorArray` | `values`: `[[r, g, b, a], …]` |
+//! | `Raw` | `text`: the value in Godot's Variant text, for a type this table does not type (`PackedStringArray("a")`, `AABB(…)`, an `Object(…)`) |
+//!
+//! A value read from a file ([`from_text`]) and the same value read from the editor or a
+//! running game (the add-on's `from_variant`) have the same JSON form; [`to_text`] writes
+//! any value as Godot's Variant text.
 //!
 //! A built-in sub-resource (one saved inside the scene, not in its own file) reads back in
 //! the `class` form with the properties that differ from the class defaults, nested at
@@ -86,6 +92,8 @@ pub enum Value {
     PackedColorArray(Vec<[f64; 4]>),
     Array(Vec<Value>),
     Dictionary(Vec<(String, Value)>),
+    /// A value of a type this model does not type, as Godot's Variant text.
+    Raw(String),
 }
 
 /// Why a JSON value is not a Godot value.
@@ -158,6 +166,7 @@ impl Value {
                     .map(|(k, v)| (k.clone(), v.to_json()))
                     .collect::<Map<_, _>>(),
             ),
+            Value::Raw(text) => json!({"$type": "Raw", "text": text}),
         }
     }
 }
@@ -398,6 +407,13 @@ fn typed(ty: &str, m: &Map<String, Json>, depth: usize) -> Result<Value, ValueEr
             Ok(i)
         })?),
         "PackedColorArray" => Value::PackedColorArray(packed(m, ty, |j, at| floats(Some(j), at))?),
+        "Raw" => {
+            only_fields(m, ty, &["text"])?;
+            match m.get("text") {
+                Some(Json::String(t)) if !t.trim().is_empty() => Value::Raw(t.clone()),
+                _ => return err("Raw.text must be a non-empty Godot Variant text"),
+            }
+        }
         "Resource" => {
             only_fields(m, ty, &["path"])?;
             match m.get("path") {
@@ -412,9 +428,343 @@ fn typed(ty: &str, m: &Map<String, Json>, depth: usize) -> Result<Value, ValueEr
                 "unsupported $type {other:?} (supported: Vector2, Vector2i, Vector3, Vector3i, \
                  Rect2, Rect2i, Quaternion, Color, NodePath, Transform2D, Transform3D, Resource, \
                  PackedVector2Array, PackedVector3Array, PackedFloat32Array, PackedInt32Array, \
-                 PackedColorArray)"
+                 PackedColorArray, Raw)"
             ));
         }
+    })
+}
+
+// ---------------------------------------------------------------------------------
+// Godot's Variant text: a file's value in this model, and this model as text
+// ---------------------------------------------------------------------------------
+
+use crate::resource::{ExtResource, SubResource};
+use crate::value::Value as Text;
+
+/// What a file's references mean: `ExtResource("id")` names one of its
+/// `[ext_resource]`s, `SubResource("id")` one of its `[sub_resource]`s.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Refs<'a> {
+    pub ext: &'a [ExtResource],
+    pub sub: &'a [SubResource],
+}
+
+impl<'a> Refs<'a> {
+    pub fn of_scene(scene: &'a crate::Scene) -> Self {
+        Self {
+            ext: &scene.ext_resources,
+            sub: &scene.sub_resources,
+        }
+    }
+
+    pub fn of_resource(res: &'a crate::Resource) -> Self {
+        Self {
+            ext: &res.ext_resources,
+            sub: &res.sub_resources,
+        }
+    }
+}
+
+/// A real (`real_t`, 32-bit) component as the shortest decimal that reads back as
+/// the same 32-bit float: what the editor and the game hold for a value loaded from
+/// that text, so every plane reports the same number.
+pub fn real(x: f64) -> f64 {
+    let f = x as f32;
+    if !f.is_finite() {
+        return x;
+    }
+    format!("{f}").parse().unwrap_or(x)
+}
+
+/// The value a file's text means, in the one value model. References resolve through
+/// `refs` (an `ExtResource` to its path, a `SubResource` to its class and properties,
+/// [`MAX_RESOURCE_DEPTH`] levels deep, like the editor reads them); a value the model
+/// does not type is [`Value::Raw`] with its Variant text.
+pub fn from_text(v: &Text, refs: &Refs<'_>) -> Value {
+    text_at(v, refs, 0)
+}
+
+fn text_at(v: &Text, refs: &Refs<'_>, depth: usize) -> Value {
+    let raw = || Value::Raw(write_text(v));
+    match v {
+        Text::Nil => Value::Nil,
+        Text::Bool(b) => Value::Bool(*b),
+        Text::Int(i) => Value::Int(*i),
+        Text::Float(f) if f.is_finite() => Value::Float(*f),
+        Text::Float(_) => raw(),
+        Text::String(s) | Text::StringName(s) => Value::String(s.clone()),
+        Text::NodePath(p) => Value::NodePath(p.clone()),
+        Text::Array(items) => {
+            Value::Array(items.iter().map(|i| text_at(i, refs, depth + 1)).collect())
+        }
+        Text::Dictionary(entries) => {
+            let mut out = Vec::with_capacity(entries.len());
+            for e in entries {
+                let Some(key) = e.key.as_str() else {
+                    return raw();
+                };
+                out.push((key.to_string(), text_at(&e.value, refs, depth + 1)));
+            }
+            Value::Dictionary(out)
+        }
+        Text::ExtResource(id) => match refs.ext.iter().find(|e| &e.id == id) {
+            Some(e) => Value::Resource(e.path.clone()),
+            None => raw(),
+        },
+        Text::SubResource(id) => match refs.sub.iter().find(|s| &s.id == id) {
+            Some(s) if depth < MAX_RESOURCE_DEPTH => Value::NewResource {
+                class: s.resource_type.clone(),
+                properties: s
+                    .properties
+                    .iter()
+                    .map(|p| (p.name.clone(), text_at(&p.value, refs, depth + 1)))
+                    .collect(),
+            },
+            Some(s) => Value::String(format!("<{} (embedded)>", s.resource_type)),
+            None => raw(),
+        },
+        Text::Object { .. } => raw(),
+        Text::Constructor { name, args } => constructor(name, args).unwrap_or_else(raw),
+    }
+}
+
+/// A typed constructor, when every argument is a number and the count is right.
+fn constructor(name: &str, args: &[Text]) -> Option<Value> {
+    let nums: Vec<f64> = args
+        .iter()
+        .map(|a| match a {
+            Text::Int(i) => Some(*i as f64),
+            Text::Float(f) if f.is_finite() => Some(*f),
+            _ => None,
+        })
+        .collect::<Option<_>>()?;
+    let ints = || -> Option<Vec<i64>> { args.iter().map(Text::as_int).collect() };
+    let r = |i: usize| real(nums[i]);
+    let n = nums.len();
+    Some(match (name, n) {
+        ("Vector2", 2) => Value::Vector2([r(0), r(1)]),
+        ("Vector3", 3) => Value::Vector3([r(0), r(1), r(2)]),
+        ("Color", 3) => Value::Color([r(0), r(1), r(2), 1.0]),
+        ("Color", 4) => Value::Color([r(0), r(1), r(2), r(3)]),
+        ("Quaternion", 4) => Value::Quaternion([r(0), r(1), r(2), r(3)]),
+        ("Rect2", 4) => Value::Rect2 {
+            position: [r(0), r(1)],
+            size: [r(2), r(3)],
+        },
+        ("Transform2D", 6) => Value::Transform2D {
+            x: [r(0), r(1)],
+            y: [r(2), r(3)],
+            origin: [r(4), r(5)],
+        },
+        // Written row by row (basis.rows[i][j]); the model holds columns.
+        ("Transform3D", 12) => Value::Transform3D {
+            basis: [[r(0), r(3), r(6)], [r(1), r(4), r(7)], [r(2), r(5), r(8)]],
+            origin: [r(9), r(10), r(11)],
+        },
+        ("Vector2i", 2) => {
+            let i = ints()?;
+            Value::Vector2i([i[0], i[1]])
+        }
+        ("Vector3i", 3) => {
+            let i = ints()?;
+            Value::Vector3i([i[0], i[1], i[2]])
+        }
+        ("Rect2i", 4) => {
+            let i = ints()?;
+            Value::Rect2i {
+                position: [i[0], i[1]],
+                size: [i[2], i[3]],
+            }
+        }
+        ("PackedVector2Array", n) if n % 2 == 0 => {
+            Value::PackedVector2Array((0..n / 2).map(|k| [r(2 * k), r(2 * k + 1)]).collect())
+        }
+        ("PackedVector3Array", n) if n % 3 == 0 => Value::PackedVector3Array(
+            (0..n / 3)
+                .map(|k| [r(3 * k), r(3 * k + 1), r(3 * k + 2)])
+                .collect(),
+        ),
+        ("PackedColorArray", n) if n % 4 == 0 => Value::PackedColorArray(
+            (0..n / 4)
+                .map(|k| [r(4 * k), r(4 * k + 1), r(4 * k + 2), r(4 * k + 3)])
+                .collect(),
+        ),
+        ("PackedFloat32Array", _) => Value::PackedFloat32Array((0..n).map(r).collect()),
+        ("PackedInt32Array", _) => {
+            let i = ints()?;
+            if i.iter().any(|v| i32::try_from(*v).is_err()) {
+                return None;
+            }
+            Value::PackedInt32Array(i)
+        }
+        _ => return None,
+    })
+}
+
+/// A number inside a constructor, as Godot writes it: integral values without a
+/// decimal point (`Vector2(1, 2)`), others as the shortest decimal.
+fn num(f: f64) -> String {
+    if f.fract() == 0.0 && f.abs() < 1e15 {
+        format!("{}", f as i64)
+    } else {
+        format!("{f}")
+    }
+}
+
+/// A float on its own, as Godot writes it: always a float (`1.0`, not `1`).
+fn float_text(f: f64) -> String {
+    if f.is_nan() {
+        return "nan".into();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 { "inf" } else { "inf_neg" }.into();
+    }
+    let s = format!("{f}");
+    if s.contains(['.', 'e', 'E']) {
+        s
+    } else {
+        format!("{s}.0")
+    }
+}
+
+/// A Godot string literal.
+fn quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn call(name: &str, nums: impl IntoIterator<Item = String>) -> String {
+    format!(
+        "{name}({})",
+        nums.into_iter().collect::<Vec<_>>().join(", ")
+    )
+}
+
+/// A parsed value written back as Godot's Variant text.
+pub fn write_text(v: &Text) -> String {
+    match v {
+        Text::Nil => "null".into(),
+        Text::Bool(b) => b.to_string(),
+        Text::Int(i) => i.to_string(),
+        Text::Float(f) => float_text(*f),
+        Text::String(s) => quote(s),
+        Text::StringName(s) => format!("&{}", quote(s)),
+        Text::NodePath(p) => format!("NodePath({})", quote(p)),
+        Text::Array(items) => format!(
+            "[{}]",
+            items.iter().map(write_text).collect::<Vec<_>>().join(", ")
+        ),
+        Text::Dictionary(entries) if entries.is_empty() => "{}".into(),
+        Text::Dictionary(entries) => format!(
+            "{{\n{}\n}}",
+            entries
+                .iter()
+                .map(|e| format!("{}: {}", write_text(&e.key), write_text(&e.value)))
+                .collect::<Vec<_>>()
+                .join(",\n")
+        ),
+        Text::ExtResource(id) => format!("ExtResource({})", quote(id)),
+        Text::SubResource(id) => format!("SubResource({})", quote(id)),
+        Text::Object { class, properties } => {
+            let mut parts = vec![class.clone()];
+            parts.extend(
+                properties
+                    .iter()
+                    .map(|p| format!("{}:{}", quote(&p.name), write_text(&p.value))),
+            );
+            format!("Object({})", parts.join(","))
+        }
+        Text::Constructor { name, args } => call(
+            name,
+            args.iter().map(|a| match a {
+                Text::Float(f) if f.is_finite() => num(*f),
+                other => write_text(other),
+            }),
+        ),
+    }
+}
+
+/// A value of the model written as Godot's Variant text: what a file write of it
+/// stores. `None` for what has no text of its own (a new built-in sub-resource is a
+/// `[sub_resource]` section, a `Resource` path an `[ext_resource]`).
+pub fn to_text(v: &Value) -> Option<String> {
+    let fs = |a: &[f64]| a.iter().map(|f| num(*f)).collect::<Vec<_>>();
+    let is = |a: &[i64]| a.iter().map(i64::to_string).collect::<Vec<_>>();
+    Some(match v {
+        Value::Nil => "null".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Int(i) => i.to_string(),
+        Value::Float(f) => float_text(*f),
+        Value::String(s) => quote(s),
+        Value::NodePath(p) => format!("NodePath({})", quote(p)),
+        Value::Vector2(a) => call("Vector2", fs(a)),
+        Value::Vector3(a) => call("Vector3", fs(a)),
+        Value::Color(a) => call("Color", fs(a)),
+        Value::Quaternion(a) => call("Quaternion", fs(a)),
+        Value::Vector2i(a) => call("Vector2i", is(a)),
+        Value::Vector3i(a) => call("Vector3i", is(a)),
+        Value::Rect2 { position, size } => {
+            call("Rect2", fs(&[position[0], position[1], size[0], size[1]]))
+        }
+        Value::Rect2i { position, size } => {
+            call("Rect2i", is(&[position[0], position[1], size[0], size[1]]))
+        }
+        Value::Transform2D { x, y, origin } => call(
+            "Transform2D",
+            fs(&[x[0], x[1], y[0], y[1], origin[0], origin[1]]),
+        ),
+        Value::Transform3D {
+            basis: b,
+            origin: o,
+        } => call(
+            "Transform3D",
+            fs(&[
+                b[0][0], b[1][0], b[2][0], b[0][1], b[1][1], b[2][1], b[0][2], b[1][2], b[2][2],
+                o[0], o[1], o[2],
+            ]),
+        ),
+        Value::PackedVector2Array(items) => {
+            call("PackedVector2Array", items.iter().flat_map(|p| fs(p)))
+        }
+        Value::PackedVector3Array(items) => {
+            call("PackedVector3Array", items.iter().flat_map(|p| fs(p)))
+        }
+        Value::PackedColorArray(items) => {
+            call("PackedColorArray", items.iter().flat_map(|p| fs(p)))
+        }
+        Value::PackedFloat32Array(items) => call("PackedFloat32Array", fs(items)),
+        Value::PackedInt32Array(items) => call("PackedInt32Array", is(items)),
+        Value::Array(items) => format!(
+            "[{}]",
+            items
+                .iter()
+                .map(to_text)
+                .collect::<Option<Vec<_>>>()?
+                .join(", ")
+        ),
+        Value::Dictionary(entries) if entries.is_empty() => "{}".into(),
+        Value::Dictionary(entries) => format!(
+            "{{\n{}\n}}",
+            entries
+                .iter()
+                .map(|(k, v)| Some(format!("{}: {}", quote(k), to_text(v)?)))
+                .collect::<Option<Vec<_>>>()?
+                .join(",\n")
+        ),
+        Value::Raw(text) => text.clone(),
+        Value::Resource(_) | Value::NewResource { .. } => return None,
     })
 }
 
@@ -537,6 +887,164 @@ mod tests {
             let back = Value::from_json(&serde_json::from_str(&wire).unwrap()).unwrap();
             prop_assert_eq!(back, v, "{}", wire);
         }
+    }
+
+    proptest! {
+        /// JSON → value → Godot text → value: the text writer and the reader agree
+        /// (a new sub-resource has no text of its own and is left out).
+        #[test]
+        fn random_values_round_trip_through_godot_text(v in any_value()) {
+            if let Some(text) = to_text(&v) {
+                let parsed = crate::text::parse_value(&text).unwrap();
+                prop_assert_eq!(from_text(&parsed, &Refs::default()), reals(v), "{}", text);
+            }
+        }
+    }
+
+    /// `v` with every 32-bit (`real_t`) component as Godot holds it ([`real`]): what
+    /// a value reads back as once it went through a file, the editor or the game.
+    fn reals(v: Value) -> Value {
+        let a = |x: &mut [f64]| x.iter_mut().for_each(|f| *f = real(*f));
+        match v {
+            Value::Vector2(mut x) => {
+                a(&mut x);
+                Value::Vector2(x)
+            }
+            Value::Vector3(mut x) => {
+                a(&mut x);
+                Value::Vector3(x)
+            }
+            Value::Color(mut x) => {
+                a(&mut x);
+                Value::Color(x)
+            }
+            Value::Quaternion(mut x) => {
+                a(&mut x);
+                Value::Quaternion(x)
+            }
+            Value::Rect2 {
+                mut position,
+                mut size,
+            } => {
+                a(&mut position);
+                a(&mut size);
+                Value::Rect2 { position, size }
+            }
+            Value::PackedVector2Array(mut v) => {
+                v.iter_mut().for_each(|x| a(x));
+                Value::PackedVector2Array(v)
+            }
+            Value::PackedVector3Array(mut v) => {
+                v.iter_mut().for_each(|x| a(x));
+                Value::PackedVector3Array(v)
+            }
+            Value::PackedColorArray(mut v) => {
+                v.iter_mut().for_each(|x| a(x));
+                Value::PackedColorArray(v)
+            }
+            Value::PackedFloat32Array(mut v) => {
+                a(&mut v);
+                Value::PackedFloat32Array(v)
+            }
+            Value::Array(items) => Value::Array(items.into_iter().map(reals).collect()),
+            other => other,
+        }
+    }
+
+    /// Godot 4.4.1's own `var_to_str` output (captured from the engine), read into the
+    /// model: the row order of Transform3D, the default alpha, reals as Godot holds
+    /// them, and untyped values kept as their text.
+    #[test]
+    fn the_engines_text_reads_as_the_model() {
+        let read = |t: &str| from_text(&crate::text::parse_value(t).unwrap(), &Refs::default());
+        assert_eq!(
+            read("Transform3D(1, 4, 7, 2, 5, 8, 3, 6, 9, 10, 11, 12)"),
+            Value::Transform3D {
+                basis: [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]],
+                origin: [10.0, 11.0, 12.0],
+            }
+        );
+        assert_eq!(
+            read("Transform2D(1, 2, 3, 4, 5, 6)"),
+            Value::Transform2D {
+                x: [1.0, 2.0],
+                y: [3.0, 4.0],
+                origin: [5.0, 6.0]
+            }
+        );
+        assert_eq!(read("Vector2(0.1, 0.2)"), Value::Vector2([0.1, 0.2]));
+        assert_eq!(
+            read("Color(0.784314, 0.392157, 0.196078, 1)"),
+            Value::Color([0.784314, 0.392157, 0.196078, 1.0])
+        );
+        assert_eq!(read("0.1"), Value::Float(0.1));
+        assert_eq!(read("1.0"), Value::Float(1.0));
+        assert_eq!(read("&\"sn\""), Value::String("sn".into()));
+        assert_eq!(read("NodePath(\"A/B\")"), Value::NodePath("A/B".into()));
+        assert_eq!(
+            read("PackedVector2Array(1, 2, 3.5, 4)"),
+            Value::PackedVector2Array(vec![[1.0, 2.0], [3.5, 4.0]])
+        );
+        assert_eq!(
+            read("Vector2(1e-07, 1.23457e+08)"),
+            Value::Vector2([1e-7, 123457000.0])
+        );
+        assert_eq!(
+            read("PackedStringArray(\"dash\", \"b\")"),
+            Value::Raw("PackedStringArray(\"dash\", \"b\")".into())
+        );
+        assert_eq!(
+            read("{\n\"a\": 1,\n\"b\": [1, 2.5]\n}"),
+            Value::Dictionary(vec![
+                ("a".into(), Value::Int(1)),
+                (
+                    "b".into(),
+                    Value::Array(vec![Value::Int(1), Value::Float(2.5)])
+                ),
+            ])
+        );
+        // The writer gives the engine's text back for these.
+        for t in [
+            "Transform3D(1, 4, 7, 2, 5, 8, 3, 6, 9, 10, 11, 12)",
+            "Transform2D(1, 2, 3, 4, 5, 6)",
+            "Vector2(0.1, 0.2)",
+            "PackedVector2Array(1, 2, 3.5, 4)",
+            "Rect2(1, 2, 3, 4)",
+            "{\n\"a\": 1,\n\"b\": [1, 2.5]\n}",
+            "PackedStringArray(\"dash\", \"b\")",
+        ] {
+            assert_eq!(to_text(&read(t)).as_deref(), Some(t));
+        }
+    }
+
+    /// References resolve through the file: an ext_resource to its path, a
+    /// sub_resource to its class and properties; an unknown id stays raw text.
+    #[test]
+    fn references_resolve_through_the_file() {
+        let scene = crate::parse_scene(
+            "[gd_scene load_steps=3 format=3]\n\n\
+             [ext_resource type=\"Texture2D\" path=\"res://icon.svg\" id=\"1_a\"]\n\n\
+             [sub_resource type=\"RectangleShape2D\" id=\"R\"]\nsize = Vector2(32, 16)\n\n\
+             [node name=\"Main\" type=\"Node2D\"]\n",
+        )
+        .unwrap();
+        let refs = Refs::of_scene(&scene);
+        let read = |t: &str| from_text(&crate::text::parse_value(t).unwrap(), &refs);
+        assert_eq!(
+            read("ExtResource(\"1_a\")"),
+            Value::Resource("res://icon.svg".into())
+        );
+        assert_eq!(
+            read("SubResource(\"R\")"),
+            Value::NewResource {
+                class: "RectangleShape2D".into(),
+                properties: vec![("size".into(), Value::Vector2([32.0, 16.0]))],
+            }
+        );
+        assert_eq!(
+            read("ExtResource(\"nope\")"),
+            Value::Raw("ExtResource(\"nope\")".into())
+        );
     }
 
     #[test]
