@@ -121,11 +121,14 @@ pub struct Committed {
 #[derive(Debug, Default, serde::Serialize, JsonSchema)]
 pub struct NoFields {}
 
+/// One step of an erased plan: what it adds to the result, as a JSON object.
+pub(crate) type ErasedStep = Box<dyn FnOnce() -> Result<Map<String, Value>, ToolError> + Send>;
+
 /// A [`Plan`] with its types erased into JSON objects: what the policy runs.
 pub(crate) struct ErasedPlan {
     pub effect: Map<String, Value>,
-    pub apply: Box<dyn FnOnce() -> Result<Map<String, Value>, ToolError> + Send>,
-    pub preview: Option<Box<dyn FnOnce() -> Result<Map<String, Value>, ToolError> + Send>>,
+    pub apply: ErasedStep,
+    pub preview: Option<ErasedStep>,
 }
 
 /// A serializable value as an untyped JSON object (a plan part not yet typed).
@@ -192,10 +195,9 @@ impl<E: serde::Serialize, X: serde::Serialize + 'static> Plan<E, X> {
         Ok(ErasedPlan {
             effect: object_of("a plan's effect", self.effect)?,
             apply: Box::new(move || object_of("what a plan applies", apply()?)),
-            preview: self.preview.map(|p| {
-                Box::new(move || object_of("a plan's preview", p()?))
-                    as Box<dyn FnOnce() -> Result<Map<String, Value>, ToolError> + Send>
-            }),
+            preview: self
+                .preview
+                .map(|p| Box::new(move || object_of("a plan's preview", p()?)) as ErasedStep),
         })
     }
 }
@@ -498,10 +500,12 @@ fn strip_nullables(obj: &mut Map<String, Value>) {
 /// JSON Schema validators ignore it and the range is already in `minimum`/`maximum`,
 /// so it is only bytes in every tools/list. A string `format` is kept (it has meaning).
 fn strip_formats(obj: &mut Map<String, Value>) {
-    let numeric = matches!(
-        obj.get("type").and_then(Value::as_str),
-        Some("integer" | "number")
-    );
+    let numeric = match obj.get("type") {
+        Some(Value::String(t)) => matches!(t.as_str(), "integer" | "number"),
+        // A nullable number: `["integer", "null"]`.
+        Some(Value::Array(ts)) => ts.iter().any(|t| t == "integer" || t == "number"),
+        _ => false,
+    };
     if numeric {
         obj.remove("format");
     }

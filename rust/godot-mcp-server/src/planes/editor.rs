@@ -734,3 +734,30 @@ impl EditorPlane {
 
 #[cfg(test)]
 mod tests;
+
+impl crate::safety::BridgeStatus {
+    /// The bridge's status as the safety rules read it.
+    pub fn current(state: &crate::state::AppState) -> Self {
+        use self::{Rejection, Status};
+        match state.editor.status() {
+            Status::Connected(peer) => Self::Connected {
+                godot_version: peer.godot_version.to_string(),
+            },
+            Status::Disconnected {
+                last_rejection:
+                    Some(Rejection::ProtocolMismatch {
+                        addon,
+                        addon_version,
+                    }),
+            } => Self::AddonMismatch {
+                found: format!("add-on {addon_version} (bridge protocol {addon})"),
+            },
+            Status::Disconnected {
+                last_rejection: Some(Rejection::UnsupportedGodot(v)),
+            } => Self::GodotUnsupported {
+                found: v.to_string(),
+            },
+            Status::Disconnected { .. } | Status::NotListening => Self::Disconnected,
+        }
+    }
+}

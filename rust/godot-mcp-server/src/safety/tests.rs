@@ -1,14 +1,19 @@
 //! Table tests of the policy, against synthetic tools of every class whose effects
 //! are counted, so "changes nothing" is observed rather than assumed.
 
-use std::sync::atomic::AtomicUsize;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 
-use serde_json::json;
+use serde_json::{Map, Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
+use super::approval::*;
+use super::pipeline::*;
 use super::*;
 use crate::project::Project;
-use crate::tools::{Plan, Registry, ToolMeta};
+use crate::state::AppState;
+use crate::tools::{CallFlags, Plan, Registry, ToolDef, ToolMeta, ToolResult};
 
 #[test]
 fn only_destructive_requires_confirm() {

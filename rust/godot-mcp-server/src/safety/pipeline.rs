@@ -1,0 +1,542 @@
+//! The call pipeline: [`run_call`] drives one tool call through every gate in the
+//! order the module docs of `safety` give; [`run_batch`] does it for run_commands.
+
+use super::*;
+
+use std::sync::Arc;
+
+use rmcp::model::{InputRequiredResult, JsonObject};
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use crate::error::{ErrorCode, ToolError};
+use crate::honesty::BatchReport;
+use crate::state::AppState;
+use crate::tools::{CallFlags, Handler, ToolDef, ToolResult, decode_args, split_flags};
+
+// ---------------------------------------------------------------------------------
+// The call pipeline
+// ---------------------------------------------------------------------------------
+
+/// What a call produces: a result (or tool error), or a request for client input.
+#[derive(Debug)]
+pub enum CallOutcome {
+    Done(ToolResult),
+    InputRequired(InputRequiredResult),
+}
+
+/// Run one tool call through every gate, in the order the module docs give.
+pub async fn run_call(
+    state: &Arc<AppState>,
+    def: &ToolDef,
+    args: Option<JsonObject>,
+    ctx: &CallContext,
+) -> CallOutcome {
+    let outcome = match run_call_inner(state, def, args.unwrap_or_default(), ctx).await {
+        Ok(outcome) => outcome,
+        Err(e) => CallOutcome::Done(Err(e)),
+    };
+    // Test builds prove every result against the tool's published outputSchema.
+    #[cfg(feature = "output-check")]
+    if let CallOutcome::Done(Ok(v)) = &outcome
+        && let Err(e) = crate::output_check::check(def, v)
+    {
+        return CallOutcome::Done(Err(e));
+    }
+    outcome
+}
+
+async fn run_call_inner(
+    state: &Arc<AppState>,
+    def: &ToolDef,
+    original: JsonObject,
+    ctx: &CallContext,
+) -> Result<CallOutcome, ToolError> {
+    state.safety.check_enabled(def)?;
+    if matches!(def.handler, Handler::Batch) {
+        return run_batch(state, def, original, ctx).await;
+    }
+    let mut args = original.clone();
+    let flags = split_flags(def.meta.class, &mut args)?;
+    let idempotency_key = crate::tools::take_idempotency_key(def, &mut args)?;
+    confirm_gate(def.meta.class, flags)?;
+    (def.check_args)(&Value::Object(args.clone()))?;
+    crate::respath::check_arg_paths(&state.project, &def.input_schema, &args)?;
+    // An exact replay answers from the journal before anything is planned: its
+    // preconditions (a compare-and-swap hash, say) held for the first run, not now.
+    let idempotency = match idempotency_key {
+        Some(id) if !flags.dry_run => {
+            let key = godot_mcp_journal::IdempotencyKey {
+                id,
+                principal: ctx.principal.id.clone(),
+                session: ctx.principal.session_id.clone().unwrap_or_default(),
+                request_hash: godot_mcp_journal::canonical_request_hash(
+                    &json!({ "tool": def.meta.name, "arguments": args }),
+                ),
+            };
+            let found =
+                state
+                    .journal
+                    .lock()
+                    .lookup_replay(&key, def.meta.toolset.as_str(), def.meta.name);
+            match found {
+                Ok(Some(replay)) => {
+                    return Ok(CallOutcome::Done(Ok(
+                        serde_json::to_value(replay).unwrap_or_default()
+                    )));
+                }
+                Ok(None) => Some(key),
+                Err(godot_mcp_journal::ReplayLookupError::Conflict { id }) => {
+                    return Err(ToolError::new(
+                        ErrorCode::Conflict,
+                        format!(
+                            "idempotency_key {id:?} was already used in a different context \
+                             (another tool, session, project generation or request); nothing was run"
+                        ),
+                    )
+                    .param(crate::tools::IDEMPOTENCY_KEY)
+                    .hint("Use a fresh idempotency_key for a different request."));
+                }
+                Err(e) => {
+                    tracing::error!(error = %e, "idempotency lookup failed");
+                    return Err(ToolError::internal("the journal could not be read"));
+                }
+            }
+        }
+        _ => None,
+    };
+    let journal_call = crate::planes::project::JournalCall {
+        toolset: def.meta.toolset.as_str(),
+        tool: def.meta.name,
+        idempotency,
+    };
+    let gated = is_gated(def.meta.class, def.runtime) && !flags.dry_run;
+    let request = || ApprovalRequest {
+        tool: def.meta.name.to_string(),
+        class: def.meta.class,
+        arguments: original.clone(),
+        batch: None,
+        principal: ctx.principal.clone(),
+    };
+    match &def.handler {
+        Handler::Direct(handler) => {
+            if gated && let Approval::InputRequired(r) = approve(state, ctx, &request()).await? {
+                return Ok(CallOutcome::InputRequired(r));
+            }
+            Ok(CallOutcome::Done(
+                handler(state.clone(), Value::Object(args), flags).await,
+            ))
+        }
+        Handler::Planned(planner) => {
+            let plan = plan_blocking(planner, state, args).await?;
+            if flags.dry_run {
+                let effect = preview_effect(plan).await?;
+                return Ok(CallOutcome::Done(Ok(preview(def, flags, effect))));
+            }
+            if gated && let Approval::InputRequired(r) = approve(state, ctx, &request()).await? {
+                return Ok(CallOutcome::InputRequired(r));
+            }
+            Ok(CallOutcome::Done(
+                apply_blocking(plan, Some(journal_call)).await,
+            ))
+        }
+        Handler::Batch => Err(ToolError::internal(
+            "batch handler reached the single-call path",
+        )),
+    }
+}
+
+/// A dry run's answer: the plan's effect, marked as not applied.
+fn preview(def: &ToolDef, flags: CallFlags, effect: Map<String, Value>) -> Value {
+    let mut out = effect;
+    out.insert("dry_run".into(), json!(true));
+    out.insert("applied".into(), json!(false));
+    out.insert(
+        "confirm_required".into(),
+        json!(def.meta.class.requires_confirm() && !flags.confirm),
+    );
+    Value::Object(out)
+}
+
+/// A dry run's effect: the plan's, completed by its preview step where it has one.
+async fn preview_effect(plan: crate::tools::ErasedPlan) -> Result<Map<String, Value>, ToolError> {
+    let mut effect = plan.effect;
+    if let Some(step) = plan.preview {
+        let more = tokio::task::spawn_blocking(step)
+            .await
+            .map_err(|e| ToolError::internal(format!("preview task failed: {e}")))??;
+        effect.extend(more);
+    }
+    Ok(effect)
+}
+
+/// Plans read files; run them off the async threads (the stdio server runs on one).
+async fn plan_blocking(
+    planner: &crate::tools::PlanFn,
+    state: &Arc<AppState>,
+    args: JsonObject,
+) -> Result<crate::tools::ErasedPlan, ToolError> {
+    let (planner, state) = (planner.clone(), state.clone());
+    tokio::task::spawn_blocking(move || planner(state, Value::Object(args)))
+        .await
+        .map_err(|e| ToolError::internal(format!("planning task failed: {e}")))?
+}
+
+/// Applying fsyncs; run it off the async threads too. `call` names the call to the
+/// journal (toolset, tool, idempotency key) for the writes the plan makes.
+async fn apply_blocking(
+    plan: crate::tools::ErasedPlan,
+    call: Option<crate::planes::project::JournalCall>,
+) -> ToolResult {
+    tokio::task::spawn_blocking(move || match call {
+        Some(call) => crate::planes::project::with_call(call, || apply(plan)),
+        None => apply(plan),
+    })
+    .await
+    .map_err(|e| ToolError::internal(format!("apply task failed: {e}")))?
+}
+
+fn apply(plan: crate::tools::ErasedPlan) -> ToolResult {
+    let mut out = plan.effect;
+    let applied = (plan.apply)()?;
+    out.extend(applied);
+    out.insert("dry_run".into(), json!(false));
+    out.insert("applied".into(), json!(true));
+    Ok(Value::Object(out))
+}
+
+/// Largest batch accepted.
+pub const MAX_BATCH: usize = 100;
+
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BatchArgs {
+    /// Tool calls, in order (destructive ones carry their own confirm=true).
+    pub commands: Vec<BatchEntry>,
+}
+
+#[derive(Debug, Clone, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BatchEntry {
+    /// Tool name.
+    pub tool: String,
+    /// Its arguments.
+    #[serde(default)]
+    pub arguments: JsonObject,
+}
+
+/// run_commands' result (and, on a failure, its error's `details`).
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct BatchResult {
+    #[serde(flatten)]
+    pub report: crate::honesty::BatchReport,
+    /// The most dangerous entry's class: the batch's.
+    pub class: SafetyClass,
+    pub dry_run: bool,
+    pub may_have_applied: bool,
+    pub results: Vec<BatchEntryResult>,
+}
+
+/// One entry's outcome in a batch result.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct BatchEntryResult {
+    pub index: usize,
+    pub tool: String,
+    pub ok: bool,
+    /// The entry's own result (its tool's outputSchema).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result: Option<Value>,
+    /// The entry's error, when `ok` is false.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<Value>,
+}
+
+/// An entry that passed its tool's policy, ready to plan and run.
+struct CheckedEntry<'a> {
+    def: &'a ToolDef,
+    args: JsonObject,
+    flags: CallFlags,
+}
+
+fn entry_error(index: usize, tool: &str, e: ToolError) -> ToolError {
+    let param = match &e.param {
+        Some(p) if p == "." => format!("commands[{index}].arguments"),
+        Some(p) => format!("commands[{index}].arguments.{p}"),
+        None => format!("commands[{index}]"),
+    };
+    let mut e = e;
+    e.param = Some(param);
+    let mut details = e.details.take().map(|d| *d).unwrap_or_else(|| json!({}));
+    if let Value::Object(d) = &mut details {
+        d.insert("index".into(), json!(index));
+        d.insert("tool".into(), json!(tool));
+        d.insert("applied_count".into(), json!(0));
+    }
+    e.details = Some(Box::new(details));
+    e
+}
+
+/// Every entry's own policy, checked before any entry runs: the tool exists, its
+/// toolset is enabled, its flags are valid, a destructive entry carries confirm,
+/// its arguments decode (path preflight included).
+fn check_entries<'a>(
+    state: &'a AppState,
+    entries: &[BatchEntry],
+    batch_dry_run: bool,
+) -> Result<Vec<CheckedEntry<'a>>, ToolError> {
+    let mut checked = Vec::with_capacity(entries.len());
+    for (i, entry) in entries.iter().enumerate() {
+        let tool = entry.tool.strip_prefix("cmd_").unwrap_or(&entry.tool);
+        let Some(def) = state.registry.get(tool) else {
+            return Err(ToolError::invalid_params(
+                format!("commands[{i}].tool"),
+                format!(
+                    "commands[{i}]: unknown command {:?}; nothing was run",
+                    entry.tool
+                ),
+            )
+            .hint("Each command names a tool from tools/list."));
+        };
+        let fail = |e: ToolError| entry_error(i, def.meta.name, e);
+        if matches!(def.handler, Handler::Batch) {
+            return Err(ToolError::invalid_params(
+                format!("commands[{i}].tool"),
+                format!("commands[{i}]: run_commands cannot be nested; nothing was run"),
+            ));
+        }
+        state.safety.check_enabled(def).map_err(|mut e| {
+            e.param = Some(format!("commands[{i}].tool"));
+            e.details = Some(Box::new(
+                json!({"index": i, "tool": def.meta.name, "applied_count": 0}),
+            ));
+            e
+        })?;
+        let mut args = entry.arguments.clone();
+        if args.contains_key("dry_run") {
+            return Err(fail(ToolError::invalid_params(
+                "dry_run",
+                "dry_run is set on run_commands itself, not on its entries",
+            )));
+        }
+        let flags = split_flags(def.meta.class, &mut args).map_err(fail)?;
+        // As for a single call, a preview needs no confirm (it reports confirm_required).
+        let as_run = CallFlags {
+            dry_run: batch_dry_run,
+            ..flags
+        };
+        confirm_gate(def.meta.class, as_run).map_err(fail)?;
+        (def.check_args)(&Value::Object(args.clone())).map_err(fail)?;
+        crate::respath::check_arg_paths(&state.project, &def.input_schema, &args).map_err(fail)?;
+        checked.push(CheckedEntry { def, args, flags });
+    }
+    Ok(checked)
+}
+
+/// run_commands: per-entry policy for all entries first, one approval as the most
+/// dangerous entry's class, then entries in order; a failure stops the batch and the
+/// result says where, what ran, and what was skipped.
+async fn run_batch(
+    state: &Arc<AppState>,
+    def: &ToolDef,
+    original: JsonObject,
+    ctx: &CallContext,
+) -> Result<CallOutcome, ToolError> {
+    let mut args = original.clone();
+    let flags = split_flags(def.meta.class, &mut args)?;
+    let batch: BatchArgs = decode_args(Value::Object(args))?;
+    if batch.commands.is_empty() || batch.commands.len() > MAX_BATCH {
+        return Err(ToolError::invalid_params(
+            "commands",
+            format!("commands must hold 1 to {MAX_BATCH} entries"),
+        ));
+    }
+    let entries = check_entries(state, &batch.commands, flags.dry_run)?;
+    let n = entries.len();
+    let class = entries
+        .iter()
+        .map(|e| e.def.meta.class)
+        .chain([def.meta.class])
+        .max_by_key(|c| c.danger_rank())
+        .unwrap_or(def.meta.class);
+    let gated = entries
+        .iter()
+        .any(|e| is_gated(e.def.meta.class, e.def.runtime));
+    if !flags.dry_run && gated {
+        let request = ApprovalRequest {
+            tool: def.meta.name.to_string(),
+            class,
+            arguments: original.clone(),
+            batch: Some(
+                entries
+                    .iter()
+                    .map(|e| BatchEntryView {
+                        tool: e.def.meta.name.to_string(),
+                        class: e.def.meta.class,
+                        arguments: e.args.clone(),
+                    })
+                    .collect(),
+            ),
+            principal: ctx.principal.clone(),
+        };
+        if let Approval::InputRequired(r) = approve(state, ctx, &request).await? {
+            return Ok(CallOutcome::InputRequired(r));
+        }
+    }
+    let mut results = Vec::with_capacity(n);
+    let mut failure: Option<(usize, ToolError)> = None;
+    let mut touched_editor = false;
+    for (i, entry) in entries.into_iter().enumerate() {
+        let outcome = run_entry(state, entry.def, entry.args, entry.flags, flags.dry_run).await;
+        match outcome {
+            Ok(v) => {
+                touched_editor |=
+                    entry.def.meta.effect == EffectKind::EditorRuntime && !flags.dry_run;
+                results.push(BatchEntryResult {
+                    index: i,
+                    tool: entry.def.meta.name.into(),
+                    ok: true,
+                    result: Some(v),
+                    error: None,
+                });
+            }
+            Err(e) => {
+                results.push(BatchEntryResult {
+                    index: i,
+                    tool: entry.def.meta.name.into(),
+                    ok: false,
+                    result: None,
+                    error: Some(serde_json::to_value(&e).unwrap_or_default()),
+                });
+                failure = Some((i, e));
+                break;
+            }
+        }
+    }
+    let completed = failure.as_ref().map_or(n, |(i, _)| *i);
+    let mut hints = Vec::new();
+    // An entry that timed out was sent and may still apply (the editor drains its
+    // commands serially; a game resumes): the batch must not read as "stopped
+    // before commands[i]" only.
+    let may_have_applied = failure.as_ref().is_some_and(|(_, e)| {
+        e.details
+            .as_ref()
+            .is_some_and(|d| d["may_have_applied"] == json!(true))
+    });
+    if let Some((i, e)) = &failure
+        && may_have_applied
+    {
+        hints.push(format!(
+            "commands[{i}] ({}) timed out and may have been applied ({}: it was sent, and \
+             no answer came); re-read what it touches before retrying it.",
+            out_tool(&results, *i),
+            e.code.as_str()
+        ));
+    }
+    if let Some((i, _)) = &failure {
+        if completed > 0 && !flags.dry_run {
+            hints.push(format!(
+                "commands[0..{i}] were applied and are not rolled back; re-read what they touched before retrying."
+            ));
+        }
+        if i + 1 < n {
+            hints.push(format!(
+                "commands[{}..{n}] were skipped ({} entries); none of them ran.",
+                i + 1,
+                n - i - 1
+            ));
+        }
+    }
+    if touched_editor {
+        hints.push("The open scene has unsaved changes from this batch; save it (save_scene) to persist them.".into());
+    }
+    let report = BatchReport {
+        completed,
+        aborted_at: failure.as_ref().map(|(i, _)| *i),
+        skipped_count: failure.as_ref().map_or(0, |(i, _)| n - i - 1),
+        hint: (!hints.is_empty()).then(|| hints.join(" ")),
+    };
+    let hint = report.hint.clone();
+    let out = BatchResult {
+        report,
+        class,
+        dry_run: flags.dry_run,
+        may_have_applied,
+        results,
+    };
+    let out = serde_json::to_value(&out).map_err(|e| ToolError::internal(e.to_string()))?;
+    match failure {
+        None => Ok(CallOutcome::Done(Ok(out))),
+        // Half-done is never success: the batch is an error carrying the full report.
+        Some((i, e)) => {
+            let verb = if flags.dry_run {
+                "would stop"
+            } else {
+                "stopped"
+            };
+            let mut err = ToolError::new(
+                e.code,
+                format!(
+                    "run_commands {verb} at commands[{i}] ({}): {}",
+                    out["results"][i]["tool"].as_str().unwrap_or("?"),
+                    e.message
+                ),
+            )
+            .param(format!(
+                "commands[{i}].arguments{}",
+                e.param
+                    .as_deref()
+                    .map(|p| format!(".{p}"))
+                    .unwrap_or_default()
+            ))
+            .details(out);
+            err.required = e.required.clone();
+            err.hint = hint.or(e.hint.clone());
+            Ok(CallOutcome::Done(Err(err)))
+        }
+    }
+}
+
+/// The tool name recorded for `results[i]`.
+fn out_tool(results: &[BatchEntryResult], i: usize) -> String {
+    results
+        .get(i)
+        .map_or_else(|| "?".into(), |r| r.tool.clone())
+}
+
+/// Run (or, in a dry run, preview) one checked entry.
+async fn run_entry(
+    state: &Arc<AppState>,
+    def: &ToolDef,
+    args: JsonObject,
+    flags: CallFlags,
+    dry_run: bool,
+) -> ToolResult {
+    let flags = CallFlags { dry_run, ..flags };
+    match &def.handler {
+        Handler::Planned(planner) => {
+            let plan = plan_blocking(planner, state, args).await?;
+            if dry_run {
+                Ok(preview(def, flags, preview_effect(plan).await?))
+            } else {
+                let call = crate::planes::project::JournalCall {
+                    toolset: def.meta.toolset.as_str(),
+                    tool: def.meta.name,
+                    idempotency: None,
+                };
+                apply_blocking(plan, Some(call)).await
+            }
+        }
+        Handler::Direct(handler) => {
+            if dry_run && def.meta.class != SafetyClass::ReadOnly {
+                if def.meta.class.takes_dry_run() {
+                    return handler(state.clone(), Value::Object(args), flags).await;
+                }
+                return Ok(
+                    json!({"dry_run": true, "applied": false, "note": "would run; this tool has no preview"}),
+                );
+            }
+            handler(state.clone(), Value::Object(args), flags).await
+        }
+        Handler::Batch => Err(ToolError::internal("nested batch")),
+    }
+}
