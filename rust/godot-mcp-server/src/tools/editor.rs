@@ -1287,8 +1287,9 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             |state, a: OptScenePathArgs| {
                 let path = a.path.map(|p| p.to_string());
+                // The rule's undo verdict for a save, with what to do about it.
                 let undo = Undo {
-                    undoable: false,
+                    undoable: persistence::verdict_of(persistence::Effect::SceneSave, "").undoable,
                     undo_hint: Some(
                         "Saving is not on the undo history; the edits before it are.".into(),
                     ),
@@ -1416,4 +1417,34 @@ pub(crate) async fn blocking_as<R: Send + 'static>(
     tokio::task::spawn_blocking(f)
         .await
         .map_err(|e| ToolError::internal(format!("editor task failed: {e}")))?
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn verdict() -> Map<String, Value> {
+        let v = persistence::verdict(true, "res://main.tscn");
+        match serde_json::to_value(v).unwrap() {
+            Value::Object(m) => m,
+            _ => unreachable!(),
+        }
+    }
+
+    /// A property set to null reads back as `"value": null`; the typed reply keeps it
+    /// (absent and null are different answers), and an undeclared field is refused.
+    #[test]
+    fn a_null_value_is_kept_and_an_undeclared_field_refused() {
+        let mut reply = verdict();
+        reply.insert("node".into(), json!("A"));
+        reply.insert("property".into(), json!("texture"));
+        reply.insert("value".into(), Value::Null);
+        let typed: EditorReply<PropertySet> =
+            from_reply(cmd::NODE_SET_PROPERTY, reply.clone()).unwrap();
+        let back = serde_json::to_value(&typed).unwrap();
+        assert_eq!(back, Value::Object(reply.clone()));
+        reply.insert("extra".into(), json!(1));
+        let e = from_reply::<EditorReply<PropertySet>>(cmd::NODE_SET_PROPERTY, reply).unwrap_err();
+        assert!(e.message.contains("`extra`"), "{}", e.message);
+    }
 }
