@@ -3,15 +3,33 @@
 //! (spec: safety-model.md, "Honesty as safety"). Field names are contract-pinned.
 
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+
+/// Schema transform for an optional field that is left out when it has no value
+/// (`skip_serializing_if = "Option::is_none"`): present means set, so its schema does
+/// not admit `null` (a result must not be read as "set to null"). It also keeps output
+/// schemas short: tools/list repeats them on every turn.
+pub fn absent_when_none(schema: &mut schemars::Schema) {
+    let Some(obj) = schema.as_object_mut() else {
+        return;
+    };
+    if let Some(serde_json::Value::Array(types)) = obj.get_mut("type") {
+        types.retain(|t| t != "null");
+        if types.len() == 1 {
+            let only = types.remove(0);
+            obj.insert("type".into(), only);
+        }
+    }
+}
 
 /// Whether an effect is on disk, why, and what to do about it. Flattened into a
-/// result as `persisted`, `reason`, `hint`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+/// result as `persisted`, `reason`, `hint`. (Deserialize: the editor's replies carry it.)
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Persistence {
     pub persisted: bool,
     pub reason: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = absent_when_none)]
     pub hint: Option<String>,
 }
 
@@ -43,10 +61,11 @@ impl Persistence {
 }
 
 /// Whether the human's undo stack covers the effect.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Undo {
     pub undoable: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = absent_when_none)]
     pub undo_hint: Option<String>,
 }
 
@@ -76,6 +95,7 @@ pub struct BatchReport {
     /// What the caller should know about state left behind (applied entries are not
     /// rolled back; an open scene may hold unsaved changes).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = absent_when_none)]
     pub hint: Option<String>,
 }
 
@@ -85,6 +105,13 @@ pub struct BatchReport {
 pub struct TimedOut {
     pub may_have_applied: bool,
     pub hint: String,
+}
+
+/// Whether a command that failed or went unanswered may still have taken effect: only
+/// a proven pre-state lets it be `false` for a command that acts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct MayHaveApplied {
+    pub may_have_applied: bool,
 }
 
 /// How a supervised process ended: a timeout kill is not a crash.
@@ -133,6 +160,11 @@ mod tests {
         })
         .unwrap();
         assert_eq!(v["may_have_applied"], true);
+        let v = serde_json::to_value(MayHaveApplied {
+            may_have_applied: false,
+        })
+        .unwrap();
+        assert_eq!(v, serde_json::json!({"may_have_applied": false}));
         let v = serde_json::to_value(ProcessEnd::Timeout { after_ms: 5 }).unwrap();
         assert_eq!(v, serde_json::json!({"ended_by": "timeout", "after_ms": 5}));
         assert_eq!(

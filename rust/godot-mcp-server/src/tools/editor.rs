@@ -37,12 +37,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use crate::error::{ErrorCode, ToolError};
-use crate::honesty::TimedOut;
+use crate::honesty::{MayHaveApplied, Persistence, TimedOut, Undo, absent_when_none};
 use crate::planes::editor::{Bridge, RequestFailure};
 use crate::respath::ResPath;
 use crate::safety::{BridgeStatus, EffectKind, Precondition, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta, ToolResult};
+use serde::de::DeserializeOwned;
 
 /// How long a tool waits for the editor (`GODOT_MCP_EDITOR_TIMEOUT_MS` overrides).
 pub fn editor_timeout() -> Duration {
@@ -149,8 +150,63 @@ pub(crate) fn query(
             format!("the editor did not answer {command}: {reason}"),
         )
         .hint("A read changes nothing; try again once the editor is responsive.")
-        .details(json!({"may_have_applied": false, "timed_out": timed_out}))),
+        .details(details_json(&LostRead {
+            honesty: MayHaveApplied {
+                may_have_applied: false,
+            },
+            timed_out,
+        }))),
     }
+}
+
+/// [`query`], with the reply decoded into its typed form `R` (see [`from_reply`]).
+pub(crate) fn query_as<R: DeserializeOwned + Serialize>(
+    state: &AppState,
+    command: &str,
+    params: Value,
+    node: Option<&str>,
+) -> Result<R, ToolError> {
+    match query(state, command, params, node)? {
+        Value::Object(reply) => from_reply(command, reply),
+        other => Err(ToolError::internal(format!(
+            "the editor's reply to {command} is not an object: {other}"
+        ))),
+    }
+}
+
+/// The details of a read that got no answer.
+#[derive(Serialize)]
+struct LostRead {
+    #[serde(flatten)]
+    honesty: MayHaveApplied,
+    timed_out: bool,
+}
+
+/// The details of an editor command that did not succeed: its transaction, the state
+/// the journal derived for it, and whether it may have applied.
+#[derive(Serialize)]
+struct RefusedDetails<'a> {
+    transaction_id: String,
+    status: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<&'a str>,
+    #[serde(flatten)]
+    honesty: MayHaveApplied,
+}
+
+/// The details of a command whose answer was lost.
+#[derive(Serialize)]
+struct LostDetails<'a> {
+    #[serde(flatten)]
+    honesty: &'a TimedOut,
+    transaction_id: String,
+    transaction_status: &'a str,
+    timed_out: bool,
+}
+
+/// Error details as JSON (these structs always serialize).
+fn details_json<T: Serialize>(details: &T) -> Value {
+    serde_json::to_value(details).unwrap_or(Value::Null)
 }
 
 fn gate_error(e: EditorTxnError) -> ToolError {
@@ -269,10 +325,14 @@ pub(crate) fn run_effect_as<R: serde::de::DeserializeOwned + serde::Serialize>(
                     "Writes are blocked until the file is checked and the transaction \
                      resolved with `godot-mcp transaction repair` (list_transactions shows it).",
                 )
-                .details(
-                    json!({"transaction_id": txn.to_string(), "status": "quarantined",
-                    "may_have_applied": true}),
-                ));
+                .details(details_json(&RefusedDetails {
+                    transaction_id: txn.to_string(),
+                    status: TxnStatus::Quarantined.as_str(),
+                    reason: None,
+                    honesty: MayHaveApplied {
+                        may_have_applied: true,
+                    },
+                })));
             }
             let mut out = match v {
                 Value::Object(m) => m,
@@ -322,14 +382,16 @@ pub(crate) fn run_effect_as<R: serde::de::DeserializeOwned + serde::Serialize>(
                     "the connection to the editor was lost before it answered {command} ({reason})"
                 )
             };
-            let mut details = serde_json::to_value(&honesty).unwrap_or_else(|_| json!({}));
-            details["transaction_id"] = json!(txn.to_string());
-            details["transaction_status"] = json!(if status == TxnStatus::Open {
-                "unresolved"
-            } else {
-                status.as_str()
+            let details = details_json(&LostDetails {
+                honesty: &honesty,
+                transaction_id: txn.to_string(),
+                transaction_status: if status == TxnStatus::Open {
+                    "unresolved"
+                } else {
+                    status.as_str()
+                },
+                timed_out,
             });
-            details["timed_out"] = json!(timed_out);
             Err(ToolError::new(ErrorCode::Timeout, message)
                 .hint(honesty.hint.clone())
                 .details(details))
@@ -353,8 +415,14 @@ fn refusal_error(
     } else {
         status.as_str()
     };
-    let details = json!({"transaction_id": txn.to_string(), "status": shown, "reason": why,
-        "may_have_applied": status != TxnStatus::Compensated});
+    let details = details_json(&RefusedDetails {
+        transaction_id: txn.to_string(),
+        status: shown,
+        reason: Some(why),
+        honesty: MayHaveApplied {
+            may_have_applied: status != TxnStatus::Compensated,
+        },
+    });
     match status {
         TxnStatus::Compensated => {
             let hint = match &base.hint {
@@ -475,28 +543,237 @@ where
     })
 }
 
-/// The persistence verdict of a scene-level command, from the one rule the add-on stamps
-/// its reply with (`godot_mcp_protocol::persistence`), fed the editor's active scene.
-pub(crate) fn scene_verdict(command: &str, active_scene: &str) -> Map<String, Value> {
-    let Some(effect) = persistence::Effect::of_scene_command(command) else {
-        return Map::new();
-    };
-    match serde_json::to_value(persistence::verdict_of(effect, active_scene)) {
-        Ok(Value::Object(m)) => m,
-        _ => Map::new(),
+// ---------------------------------------------------------------------------------
+// Results
+// ---------------------------------------------------------------------------------
+
+/// The verdict an editor edit carries: whether it is on disk (`persisted`, `reason`,
+/// `hint`) and whether the editor's undo history holds it (`undoable`, `undo_hint`).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct EditVerdict {
+    #[serde(flatten)]
+    pub persistence: Persistence,
+    #[serde(flatten)]
+    pub undo: Undo,
+}
+
+impl From<persistence::Verdict> for EditVerdict {
+    fn from(v: persistence::Verdict) -> Self {
+        Self {
+            persistence: Persistence {
+                persisted: v.persisted,
+                reason: v.reason,
+                hint: v.hint,
+            },
+            undo: Undo {
+                undoable: v.undoable,
+                undo_hint: None,
+            },
+        }
     }
 }
 
+/// An editor command's reply as a tool reports it (and, for a node command's dry run,
+/// the persistence probe's answer): the verdict the add-on stamps, the scene, the
+/// transaction a real run made, and the command's own fields `T` (all optional: a
+/// preview has none of them).
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct EditorReply<T> {
+    #[serde(flatten)]
+    pub verdict: EditVerdict,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = absent_when_none)]
+    pub scene: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = absent_when_none)]
+    pub transaction_id: Option<String>,
+    #[serde(flatten)]
+    pub fields: T,
+}
+
+/// A JSON value that may be `null`, kept as given (`Some(Null)`); absent is `None`.
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
+}
+
+/// A reply with no fields of its own.
+#[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
+pub struct NoReplyFields {}
+
+/// The node a node command acted on (a created or duplicated node's own path).
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct NodeField {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = absent_when_none)]
+    pub node: Option<String>,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct CreatedNode {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = absent_when_none)]
+    pub node: Option<String>,
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = absent_when_none)]
+    pub node_type: Option<String>,
+}
+
+/// A property as the editor reads it back after setting it (typed value JSON).
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct PropertySet {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = absent_when_none)]
+    pub node: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = absent_when_none)]
+    pub property: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(transform = absent_when_none)]
+    pub value: Option<Value>,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct ScriptAttached {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = absent_when_none)]
+    pub node: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = absent_when_none)]
+    pub script: Option<String>,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct SignalConnection {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = absent_when_none)]
+    pub from: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = absent_when_none)]
+    pub signal: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = absent_when_none)]
+    pub to: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = absent_when_none)]
+    pub method: Option<String>,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct ResourcePropertySet {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = absent_when_none)]
+    pub path: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = absent_when_none)]
+    pub property: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(transform = absent_when_none)]
+    pub value: Option<Value>,
+}
+
+/// What the add-on's batch reply adds. Its `applied` (how many sets ran) is replaced in
+/// the tool's result by the policy's `applied: true`.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct BatchApplied {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = absent_when_none)]
+    pub applied: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = absent_when_none)]
+    pub nodes: Option<usize>,
+}
+
+/// The action undone or redone and the history's version after it.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct UndoStep {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = absent_when_none)]
+    pub action: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = absent_when_none)]
+    pub version: Option<u64>,
+}
+
+/// What a scene-level command's plan reports before it runs: the verdict from the one
+/// rule, and the tool's own fields `T`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SceneCommand<T> {
+    pub command: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = absent_when_none)]
+    pub scene: Option<String>,
+    #[serde(flatten)]
+    pub verdict: EditVerdict,
+    #[serde(flatten)]
+    pub fields: T,
+}
+
+/// The size of a property batch.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct BatchSize {
+    sets: usize,
+    nodes: usize,
+}
+
+/// A node property in the edited scene, as typed value JSON.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct NodeProperty {
+    pub node: String,
+    pub property: String,
+    pub value: Value,
+}
+
+/// The edited scene's undo history.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct History {
+    pub scene: String,
+    pub version: u64,
+    pub has_undo: bool,
+    pub has_redo: bool,
+    /// Index of the current action (-1: none).
+    pub current_action: i64,
+    pub actions: Vec<String>,
+}
+
+/// A node command's plan, typed: [`node_plan_as`] with its reply's own fields `T`.
+type NodePlan<T> = Plan<NodeCommand, EditorReply<T>>;
+
+fn node_edit<T>(
+    state: Arc<AppState>,
+    command: &'static str,
+    op: &'static str,
+    node: String,
+    params: Value,
+) -> Result<NodePlan<T>, ToolError>
+where
+    T: DeserializeOwned + Serialize + 'static,
+{
+    node_plan_as(state, command, op, node, params)
+}
+
 /// A plan for a scene-level command: the editor state is the precondition check, and
-/// the verdict comes from the one rule (`extra` adds tool-specific fields over it).
-fn scene_plan(
+/// the verdict comes from the one rule (`undo` replaces its undo part where the tool
+/// knows better; `fields` adds the tool's own).
+fn scene_plan<T, R>(
     state: Arc<AppState>,
     command: &'static str,
     params: Value,
     scene: Option<String>,
     needs_active_scene: bool,
-    extra: Value,
-) -> Result<Plan, ToolError> {
+    undo: Option<Undo>,
+    fields: T,
+) -> Result<Plan<SceneCommand<T>, EditorReply<R>>, ToolError>
+where
+    R: DeserializeOwned + Serialize + 'static,
+{
     let st = query(&state, cmd::EDITOR_STATE, json!({}), None)?;
     let active = st
         .get("active_scene")
@@ -505,7 +782,16 @@ fn scene_plan(
     if needs_active_scene && active.is_none() {
         return Err(Precondition::ActiveScene.error());
     }
-    let mut effect = scene_verdict(command, active.as_deref().unwrap_or(""));
+    let Some(effect) = persistence::Effect::of_scene_command(command) else {
+        return Err(ToolError::internal(format!(
+            "{command} is not a scene-level command"
+        )));
+    };
+    let mut verdict: EditVerdict =
+        persistence::verdict_of(effect, active.as_deref().unwrap_or("")).into();
+    if let Some(undo) = undo {
+        verdict.undo = undo;
+    }
     let scene = scene.or(active);
     if cmd::may_save_file(command) && scene.as_deref().is_none_or(str::is_empty) {
         // Nothing to hash, so nothing could prove an error harmless: refused up front.
@@ -514,17 +800,14 @@ fn scene_plan(
              the editor first.",
         ));
     }
-    if let Value::Object(m) = extra {
-        effect.extend(m);
-    }
-    effect.insert("command".into(), json!(command));
-    if let Some(s) = &scene {
-        effect.insert("scene".into(), json!(s));
-    }
-    Ok(Plan {
-        effect,
-        apply: Box::new(move || run_effect(&state, command, params, scene, None)),
-        preview: None,
+    let effect = SceneCommand {
+        command,
+        scene: scene.clone(),
+        verdict,
+        fields,
+    };
+    Plan::new(effect, move || {
+        run_effect_as(&state, command, params, scene, None)
     })
 }
 
@@ -724,7 +1007,7 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             |state, a: CreateNodeArgs| {
                 let p = json!({"parent": a.parent, "type": a.node_type, "name": a.name});
-                node_plan(state, cmd::NODE_CREATE, "create", a.parent, p)
+                node_edit::<CreatedNode>(state, cmd::NODE_CREATE, "create", a.parent, p)
             },
         ),
         ToolDef::planned(
@@ -737,7 +1020,7 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             |state, a: RenameArgs| {
                 let p = json!({"node": a.node, "new_name": a.new_name});
-                node_plan(state, cmd::NODE_RENAME, "rename", a.node, p)
+                node_edit::<NodeField>(state, cmd::NODE_RENAME, "rename", a.node, p)
             },
         ),
         ToolDef::planned(
@@ -750,7 +1033,7 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             |state, a: MoveArgs| {
                 let p = json!({"node": a.node, "new_parent": a.new_parent});
-                node_plan(state, cmd::NODE_MOVE, "move", a.node, p)
+                node_edit::<NodeField>(state, cmd::NODE_MOVE, "move", a.node, p)
             },
         ),
         ToolDef::planned(
@@ -763,7 +1046,7 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             |state, a: DuplicateArgs| {
                 let p = json!({"node": a.node, "new_name": a.new_name});
-                node_plan(state, cmd::NODE_DUPLICATE, "duplicate", a.node, p)
+                node_edit::<NodeField>(state, cmd::NODE_DUPLICATE, "duplicate", a.node, p)
             },
         ),
         ToolDef::planned(
@@ -776,7 +1059,7 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             |state, a: NodeArgs| {
                 let p = json!({"node": a.node});
-                node_plan(state, cmd::NODE_DELETE, "delete", a.node, p)
+                node_edit::<NodeField>(state, cmd::NODE_DELETE, "delete", a.node, p)
             },
         ),
         ToolDef::new(
@@ -788,10 +1071,9 @@ pub fn tools() -> Vec<ToolDef> {
                 SceneRead,
             ),
             |state, a: GetPropertyArgs, _f: CallFlags| async move {
-                let s = state.clone();
-                blocking(move || {
-                    query(
-                        &s,
+                blocking_as(move || {
+                    query_as::<NodeProperty>(
+                        &state,
                         cmd::NODE_GET_PROPERTY,
                         json!({"node": a.node, "property": a.property}),
                         Some(&a.node),
@@ -810,7 +1092,7 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             |state, a: SetPropertyArgs| {
                 let p = json!({"node": a.node, "property": a.property, "value": a.value});
-                node_plan(state, cmd::NODE_SET_PROPERTY, "set_property", a.node, p)
+                node_edit::<PropertySet>(state, cmd::NODE_SET_PROPERTY, "set_property", a.node, p)
             },
         ),
         ToolDef::planned(
@@ -832,17 +1114,29 @@ pub fn tools() -> Vec<ToolDef> {
                 let nodes: std::collections::BTreeSet<&str> =
                     a.sets.iter().map(|s| s.node.as_str()).collect();
                 let undoable = nodes.len() <= cmd::UNDO_BATCH_LIMIT;
-                let mut effect = json!({"undoable": undoable});
-                effect["sets"] = json!(a.sets.len());
-                effect["nodes"] = json!(nodes.len());
-                if !undoable {
-                    effect["undo_hint"] = json!(format!(
-                        "More than {} nodes: applied without the editor's undo history.",
-                        cmd::UNDO_BATCH_LIMIT
-                    ));
-                }
+                let undo = Undo {
+                    undoable,
+                    undo_hint: (!undoable).then(|| {
+                        format!(
+                            "More than {} nodes: applied without the editor's undo history.",
+                            cmd::UNDO_BATCH_LIMIT
+                        )
+                    }),
+                };
+                let size = BatchSize {
+                    sets: a.sets.len(),
+                    nodes: nodes.len(),
+                };
                 let p = json!({"sets": a.sets.iter().map(|s| json!({"node": s.node, "property": s.property, "value": s.value})).collect::<Vec<_>>()});
-                scene_plan(state, cmd::BATCH_APPLY, p, None, true, effect)
+                scene_plan::<_, BatchApplied>(
+                    state,
+                    cmd::BATCH_APPLY,
+                    p,
+                    None,
+                    true,
+                    Some(undo),
+                    size,
+                )
             },
         ),
         ToolDef::planned(
@@ -855,7 +1149,7 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             |state, a: AttachScriptArgs| {
                 let p = json!({"node": a.node, "script": a.script.to_string()});
-                node_plan(state, cmd::SCRIPT_ATTACH, "attach_script", a.node, p)
+                node_edit::<ScriptAttached>(state, cmd::SCRIPT_ATTACH, "attach_script", a.node, p)
             },
         ),
         ToolDef::planned(
@@ -868,7 +1162,7 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             |state, a: NodeArgs| {
                 let p = json!({"node": a.node});
-                node_plan(state, cmd::SCRIPT_DETACH, "detach_script", a.node, p)
+                node_edit::<NodeField>(state, cmd::SCRIPT_DETACH, "detach_script", a.node, p)
             },
         ),
         ToolDef::planned(
@@ -882,7 +1176,13 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             |state, a: SignalArgs| {
                 let p = json!({"from": a.from, "signal": a.signal, "to": a.to, "method": a.method});
-                node_plan(state, cmd::SIGNAL_CONNECT, "connect_signal", a.from, p)
+                node_edit::<SignalConnection>(
+                    state,
+                    cmd::SIGNAL_CONNECT,
+                    "connect_signal",
+                    a.from,
+                    p,
+                )
             },
         ),
         ToolDef::planned(
@@ -895,7 +1195,7 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             |state, a: SignalArgs| {
                 let p = json!({"from": a.from, "signal": a.signal, "to": a.to, "method": a.method});
-                node_plan(
+                node_edit::<SignalConnection>(
                     state,
                     cmd::SIGNAL_DISCONNECT,
                     "disconnect_signal",
@@ -916,13 +1216,14 @@ pub fn tools() -> Vec<ToolDef> {
             |state, a: ResourcePropertyArgs| {
                 let p =
                     json!({"path": a.path.to_string(), "property": a.property, "value": a.value});
-                scene_plan(
+                scene_plan::<_, ResourcePropertySet>(
                     state,
                     cmd::RESOURCE_SET_PROPERTY,
                     p,
                     Some(a.path.to_string()),
                     false,
-                    json!({}),
+                    None,
+                    NoReplyFields {},
                 )
             },
         ),
@@ -936,13 +1237,14 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             |state, a: ScenePathArgs| {
                 let path = a.path.to_string();
-                scene_plan(
+                scene_plan::<_, NoReplyFields>(
                     state,
                     cmd::SCENE_OPEN,
                     json!({"path": path}),
                     Some(path),
                     false,
-                    json!({}),
+                    None,
+                    NoReplyFields {},
                 )
             },
         ),
@@ -964,7 +1266,15 @@ pub fn tools() -> Vec<ToolDef> {
                     ));
                 }
                 let p = json!({"path": path, "root_type": a.root_type, "root_name": a.root_name});
-                scene_plan(state, cmd::SCENE_CREATE, p, Some(path), false, json!({}))
+                scene_plan::<_, NoReplyFields>(
+                    state,
+                    cmd::SCENE_CREATE,
+                    p,
+                    Some(path),
+                    false,
+                    None,
+                    NoReplyFields {},
+                )
             },
         ),
         ToolDef::planned(
@@ -977,14 +1287,21 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             |state, a: OptScenePathArgs| {
                 let path = a.path.map(|p| p.to_string());
-                let effect = json!({"undo_hint": "Saving is not on the undo history; the edits before it are."});
-                scene_plan(
+                // The rule's undo verdict for a save, with what to do about it.
+                let undo = Undo {
+                    undoable: persistence::verdict_of(persistence::Effect::SceneSave, "").undoable,
+                    undo_hint: Some(
+                        "Saving is not on the undo history; the edits before it are.".into(),
+                    ),
+                };
+                scene_plan::<_, NoReplyFields>(
                     state,
                     cmd::SCENE_SAVE,
                     json!({"path": path}),
                     path,
                     true,
-                    effect,
+                    Some(undo),
+                    NoReplyFields {},
                 )
             },
         ),
@@ -998,13 +1315,14 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             |state, a: OptScenePathArgs| {
                 let path = a.path.map(|p| p.to_string());
-                scene_plan(
+                scene_plan::<_, NoReplyFields>(
                     state,
                     cmd::SCENE_CLOSE,
                     json!({"path": path}),
                     path,
                     true,
-                    json!({}),
+                    None,
+                    NoReplyFields {},
                 )
             },
         ),
@@ -1018,13 +1336,14 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             |state, a: OptScenePathArgs| {
                 let path = a.path.map(|p| p.to_string());
-                scene_plan(
+                scene_plan::<_, NoReplyFields>(
                     state,
                     cmd::SCENE_RELOAD,
                     json!({"path": path}),
                     path,
                     true,
-                    json!({}),
+                    None,
+                    NoReplyFields {},
                 )
             },
         ),
@@ -1036,7 +1355,17 @@ pub fn tools() -> Vec<ToolDef> {
                 Mutating,
                 UndoRedo,
             ),
-            |state, _a: NoArgs| scene_plan(state, cmd::UNDO, json!({}), None, true, json!({})),
+            |state, _a: NoArgs| {
+                scene_plan::<_, UndoStep>(
+                    state,
+                    cmd::UNDO,
+                    json!({}),
+                    None,
+                    true,
+                    None,
+                    NoReplyFields {},
+                )
+            },
         ),
         ToolDef::planned(
             meta(
@@ -1046,7 +1375,17 @@ pub fn tools() -> Vec<ToolDef> {
                 Mutating,
                 UndoRedo,
             ),
-            |state, _a: NoArgs| scene_plan(state, cmd::REDO, json!({}), None, true, json!({})),
+            |state, _a: NoArgs| {
+                scene_plan::<_, UndoStep>(
+                    state,
+                    cmd::REDO,
+                    json!({}),
+                    None,
+                    true,
+                    None,
+                    NoReplyFields {},
+                )
+            },
         ),
         ToolDef::new(
             meta(
@@ -1057,7 +1396,8 @@ pub fn tools() -> Vec<ToolDef> {
                 UndoRedo,
             ),
             |state, _a: NoArgs, _f: CallFlags| async move {
-                blocking(move || query(&state, cmd::HISTORY, json!({}), None)).await
+                blocking_as(move || query_as::<History>(&state, cmd::HISTORY, json!({}), None))
+                    .await
             },
         ),
     ]
@@ -1067,7 +1407,44 @@ pub fn tools() -> Vec<ToolDef> {
 pub(crate) async fn blocking(
     f: impl FnOnce() -> Result<Value, ToolError> + Send + 'static,
 ) -> ToolResult {
+    blocking_as(f).await
+}
+
+/// [`blocking`] for a call with a typed result.
+pub(crate) async fn blocking_as<R: Send + 'static>(
+    f: impl FnOnce() -> Result<R, ToolError> + Send + 'static,
+) -> Result<R, ToolError> {
     tokio::task::spawn_blocking(f)
         .await
         .map_err(|e| ToolError::internal(format!("editor task failed: {e}")))?
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn verdict() -> Map<String, Value> {
+        let v = persistence::verdict(true, "res://main.tscn");
+        match serde_json::to_value(v).unwrap() {
+            Value::Object(m) => m,
+            _ => unreachable!(),
+        }
+    }
+
+    /// A property set to null reads back as `"value": null`; the typed reply keeps it
+    /// (absent and null are different answers), and an undeclared field is refused.
+    #[test]
+    fn a_null_value_is_kept_and_an_undeclared_field_refused() {
+        let mut reply = verdict();
+        reply.insert("node".into(), json!("A"));
+        reply.insert("property".into(), json!("texture"));
+        reply.insert("value".into(), Value::Null);
+        let typed: EditorReply<PropertySet> =
+            from_reply(cmd::NODE_SET_PROPERTY, reply.clone()).unwrap();
+        let back = serde_json::to_value(&typed).unwrap();
+        assert_eq!(back, Value::Object(reply.clone()));
+        reply.insert("extra".into(), json!(1));
+        let e = from_reply::<EditorReply<PropertySet>>(cmd::NODE_SET_PROPERTY, reply).unwrap_err();
+        assert!(e.message.contains("`extra`"), "{}", e.message);
+    }
 }

@@ -6,13 +6,12 @@ use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
 use crate::error::{ErrorCode, ToolError};
 use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::{CallFlags, ToolDef, ToolMeta, ToolResult};
+use crate::tools::{CallFlags, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
@@ -103,8 +102,8 @@ pub struct ListFilesArgs {
     limit: Option<u32>,
 }
 
-#[derive(Debug, Serialize)]
-struct FileEntry {
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct FileEntry {
     path: String,
     kind: FileKind,
     size: u64,
@@ -114,7 +113,22 @@ struct FileEntry {
 /// (millions of files) costs a bounded amount.
 const MAX_WALK_ENTRIES: usize = 200_000;
 
-async fn list_files(state: Arc<AppState>, args: ListFilesArgs, _flags: CallFlags) -> ToolResult {
+/// A page of project files.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct FileList {
+    dir: String,
+    total: usize,
+    returned: usize,
+    files: Vec<FileEntry>,
+    /// The path to pass as `cursor` for the next page; null on the last page.
+    next_cursor: Option<String>,
+}
+
+async fn list_files(
+    state: Arc<AppState>,
+    args: ListFilesArgs,
+    _flags: CallFlags,
+) -> Result<FileList, ToolError> {
     let dir = args.dir.unwrap_or_else(ResPath::root);
     let limit = args.limit.unwrap_or(200) as usize;
     if limit == 0 || limit > state.limits.max_page {
@@ -154,13 +168,13 @@ async fn list_files(state: Arc<AppState>, args: ListFilesArgs, _flags: CallFlags
     } else {
         None
     };
-    Ok(json!({
-        "dir": dir.to_string(),
-        "total": total,
-        "returned": page.len(),
-        "files": page,
-        "next_cursor": next_cursor,
-    }))
+    Ok(FileList {
+        dir: dir.to_string(),
+        total,
+        returned: page.len(),
+        files: page,
+        next_cursor,
+    })
 }
 
 fn walk(
@@ -237,11 +251,22 @@ pub struct ScriptsReadArgs {
     path: ResPath,
 }
 
+/// A script's text and what identifies this version of it.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ScriptText {
+    path: String,
+    language: &'static str,
+    size: usize,
+    line_count: usize,
+    sha256: String,
+    content: String,
+}
+
 async fn scripts_read(
     state: Arc<AppState>,
     args: ScriptsReadArgs,
     _flags: CallFlags,
-) -> ToolResult {
+) -> Result<ScriptText, ToolError> {
     // Containment first, so an escaping path is always reported as such.
     let real = state.project.resolve("path", &args.path)?;
     let language = match args.path.extension().as_deref() {
@@ -259,14 +284,14 @@ async fn scripts_read(
         }
     };
     let text = read_text(&state, "path", &args.path, &real)?;
-    Ok(json!({
-        "path": args.path.to_string(),
-        "language": language,
-        "size": text.len(),
-        "line_count": text.lines().count(),
-        "sha256": godot_mcp_journal::ContentHash::of(text.as_bytes()).to_string(),
-        "content": text,
-    }))
+    Ok(ScriptText {
+        path: args.path.to_string(),
+        language,
+        size: text.len(),
+        line_count: text.lines().count(),
+        sha256: godot_mcp_journal::ContentHash::of(text.as_bytes()).to_string(),
+        content: text,
+    })
 }
 
 /// Read a project text file at `real` (already resolved from `path`), bounded.

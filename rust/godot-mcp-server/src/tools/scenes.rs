@@ -1,19 +1,21 @@
 //! Scene and resource reads from the project's files (.tscn, .tres, project.godot),
 //! parsed by `godot-mcp-formats` — no editor and no Godot binary involved.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use godot_mcp_formats::{ParseError, ResourceLink};
+use godot_mcp_formats::{Autoload, InputAction, ParseError, ResourceLink};
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
 
 use crate::error::{ErrorCode, ToolError};
+use crate::honesty::absent_when_none;
 use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::project::read_text;
-use crate::tools::{CallFlags, ToolDef, ToolMeta, ToolResult};
+use crate::tools::{CallFlags, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
@@ -77,39 +79,225 @@ pub(crate) fn parse_error(path: &ResPath, err: &ParseError) -> ToolError {
 #[serde(deny_unknown_fields)]
 pub struct ProjectInfoArgs {}
 
-async fn project_info(state: Arc<AppState>, _args: ProjectInfoArgs, _f: CallFlags) -> ToolResult {
+/// What project.godot says about the project.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ProjectInfo {
+    name: Option<String>,
+    description: Option<String>,
+    main_scene: Option<String>,
+    icon: Option<String>,
+    config_version: i64,
+    features: Vec<String>,
+    #[schemars(with = "Vec<AutoloadSchema>")]
+    autoloads: Vec<Autoload>,
+    #[schemars(with = "Vec<InputActionSchema>")]
+    input_actions: Vec<InputAction>,
+    enabled_plugins: Vec<String>,
+    sections: Vec<String>,
+}
+
+// godot-mcp-formats serializes these; it does not depend on schemars, so their schemas
+// are declared here (test builds check every result against them: output_check).
+
+#[derive(JsonSchema)]
+#[allow(dead_code)] // a schema only: never built
+struct AutoloadSchema {
+    name: String,
+    path: String,
+    singleton: bool,
+}
+
+#[derive(JsonSchema)]
+#[allow(dead_code)] // a schema only: never built
+struct InputActionSchema {
+    name: String,
+    deadzone: Option<f64>,
+    events: Vec<InputEventSchema>,
+}
+
+/// An input event summary: its `kind` (key, mouse_button, joypad_button,
+/// joypad_motion, other) and that kind's own fields, left open here so that one small
+/// schema covers them all.
+#[derive(JsonSchema)]
+#[schemars(extend("additionalProperties" = true))]
+#[allow(dead_code)] // a schema only: never built
+struct InputEventSchema {
+    kind: String,
+}
+
+async fn project_info(
+    state: Arc<AppState>,
+    _args: ProjectInfoArgs,
+    _f: CallFlags,
+) -> Result<ProjectInfo, ToolError> {
     let path = ResPath::parse("res://project.godot").map_err(|e| ToolError::internal(e.0))?;
     let real = state.project.resolve("path", &path)?;
     let text = read_text(&state, "path", &path, &real)?;
     let info = godot_mcp_formats::parse_project(&text).map_err(|e| parse_error(&path, &e))?;
-    Ok(json!({
-        "name": info.name,
-        "description": info.description,
-        "main_scene": info.main_scene,
-        "icon": info.icon,
-        "config_version": info.config_version,
-        "features": info.features,
-        "autoloads": info.autoloads,
-        "input_actions": info.input_actions,
-        "enabled_plugins": info.enabled_plugins,
-        "sections": info.sections.iter().map(|s| s.tag.as_str()).collect::<Vec<_>>(),
-    }))
+    Ok(ProjectInfo {
+        sections: info.sections.iter().map(|s| s.tag.clone()).collect(),
+        name: info.name,
+        description: info.description,
+        main_scene: info.main_scene,
+        icon: info.icon,
+        config_version: info.config_version,
+        features: info.features,
+        autoloads: info.autoloads,
+        input_actions: info.input_actions,
+        enabled_plugins: info.enabled_plugins,
+    })
 }
 
-fn props_object(props: &[godot_mcp_formats::Property]) -> Value {
-    let mut m = Map::new();
-    for p in props {
-        m.insert(p.name.clone(), Value::String(p.text.clone()));
-    }
-    Value::Object(m)
+/// Properties by name, each as its Godot text.
+type Props = BTreeMap<String, String>;
+
+fn props_object(props: &[godot_mcp_formats::Property]) -> Props {
+    props
+        .iter()
+        .map(|p| (p.name.clone(), p.text.clone()))
+        .collect()
 }
 
-fn link_path(link: &Option<ResourceLink>) -> Value {
+/// A script link as a path: the file's, or `SubResource("id")` for a built-in one.
+fn link_path(link: &Option<ResourceLink>) -> Option<String> {
     match link {
-        Some(ResourceLink::External(l)) => json!(l.path),
-        Some(ResourceLink::Internal { id }) => json!(format!("SubResource(\"{id}\")")),
-        None => Value::Null,
+        Some(ResourceLink::External(l)) => Some(l.path.clone()),
+        Some(ResourceLink::Internal { id }) => Some(format!("SubResource(\"{id}\")")),
+        None => None,
     }
+}
+
+/// A scene's node tree: read from the .tscn, or live from the editor.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SceneTree {
+    /// `disk` or `editor`.
+    source: &'static str,
+    /// Nodes in the whole scene.
+    node_count: usize,
+    /// Nodes in this page.
+    returned: usize,
+    #[serde(flatten)]
+    page: TreePage,
+}
+
+/// The two forms of a tree page (which one is in `source`).
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(untagged)]
+enum TreePage {
+    Disk(DiskTree),
+    Live(LiveTree),
+}
+
+/// A page of a saved scene, parsed from its .tscn.
+#[derive(Debug, Serialize, JsonSchema)]
+struct DiskTree {
+    path: String,
+    uid: Option<String>,
+    root: Option<RootNode>,
+    next_offset: Option<usize>,
+    nodes: Vec<DiskNode>,
+    connections: Vec<ConnectionRow>,
+    ext_resources: Vec<ExtResourceRow>,
+    sub_resources: Vec<SubResourceRow>,
+    editable: Vec<String>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+struct RootNode {
+    name: String,
+    #[serde(rename = "type")]
+    node_type: Option<String>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+struct DiskNode {
+    path: String,
+    name: String,
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = absent_when_none)]
+    node_type: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = absent_when_none)]
+    parent: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = absent_when_none)]
+    script: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = absent_when_none)]
+    instance: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = absent_when_none)]
+    instance_placeholder: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = absent_when_none)]
+    groups: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = absent_when_none)]
+    owner: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = absent_when_none)]
+    properties: Option<Props>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+struct ConnectionRow {
+    signal: String,
+    from: String,
+    to: String,
+    method: String,
+    flags: Option<i64>,
+    /// How many values are bound.
+    binds: usize,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+struct ExtResourceRow {
+    id: String,
+    #[serde(rename = "type")]
+    resource_type: String,
+    path: String,
+    uid: Option<String>,
+}
+
+impl From<&godot_mcp_formats::ExtResource> for ExtResourceRow {
+    fn from(e: &godot_mcp_formats::ExtResource) -> Self {
+        Self {
+            id: e.id.clone(),
+            resource_type: e.resource_type.clone(),
+            path: e.path.clone(),
+            uid: e.uid.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+struct SubResourceRow {
+    id: String,
+    #[serde(rename = "type")]
+    resource_type: String,
+}
+
+/// The add-on's reply: the scene's size and a page of it.
+#[derive(Debug, Serialize, Deserialize)]
+struct LiveReply {
+    node_count: usize,
+    #[serde(flatten)]
+    page: LiveTree,
+}
+
+/// A page of the edited scene in the add-on's compact form
+/// (`godot_mcp_editor_core::tree::CompactTree`): parallel arrays in pre-order.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+struct LiveTree {
+    scene: String,
+    offset: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = absent_when_none)]
+    next_offset: Option<usize>,
+    type_names: Vec<String>,
+    names: Vec<String>,
+    types: Vec<u32>,
+    depths: Vec<u32>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -153,7 +341,11 @@ fn editor_is_editing(state: &AppState, path: &ResPath) -> bool {
     .is_some_and(|active| active == path.to_string())
 }
 
-async fn get_scene_tree(state: Arc<AppState>, args: SceneTreeArgs, _f: CallFlags) -> ToolResult {
+async fn get_scene_tree(
+    state: Arc<AppState>,
+    args: SceneTreeArgs,
+    _f: CallFlags,
+) -> Result<SceneTree, ToolError> {
     let limit = args.limit.unwrap_or(1000);
     if limit == 0 || limit > 5000 {
         return Err(ToolError::invalid_params(
@@ -172,16 +364,20 @@ async fn get_scene_tree(state: Arc<AppState>, args: SceneTreeArgs, _f: CallFlags
         .map_err(|e| ToolError::internal(format!("editor task failed: {e}")))?
     };
     if live {
-        return crate::tools::editor::blocking(move || {
-            let mut v = crate::tools::editor::query(
+        return crate::tools::editor::blocking_as(move || {
+            let command = godot_mcp_protocol::commands::SCENE_TREE;
+            let reply: LiveReply = crate::tools::editor::query_as(
                 &state,
-                godot_mcp_protocol::commands::SCENE_TREE,
+                command,
                 json!({"offset": offset, "limit": limit}),
                 None,
             )?;
-            v["source"] = json!("editor");
-            v["returned"] = json!(v.get("names").and_then(Value::as_array).map_or(0, Vec::len));
-            Ok(v)
+            Ok(SceneTree {
+                source: "editor",
+                node_count: reply.node_count,
+                returned: reply.page.names.len(),
+                page: TreePage::Live(reply.page),
+            })
         })
         .await;
     }
@@ -199,7 +395,7 @@ async fn get_scene_tree_from_disk(
     state: Arc<AppState>,
     args: SceneTreeArgs,
     path: ResPath,
-) -> ToolResult {
+) -> Result<SceneTree, ToolError> {
     let args = DiskTreeArgs {
         path,
         include_properties: args.include_properties,
@@ -225,65 +421,64 @@ async fn get_scene_tree_from_disk(
     let text = read_text(&state, "path", &args.path, &real)?;
     let scene = godot_mcp_formats::parse_scene(&text).map_err(|e| parse_error(&args.path, &e))?;
     let total = scene.nodes.len();
-    let nodes: Vec<Value> = scene
+    let nodes: Vec<DiskNode> = scene
         .nodes
         .iter()
         .skip(offset)
         .take(limit)
-        .map(|n| {
-            let mut o = Map::new();
-            o.insert("path".into(), json!(n.path));
-            o.insert("name".into(), json!(n.name));
-            if let Some(t) = &n.node_type {
-                o.insert("type".into(), json!(t));
-            }
-            if let Some(p) = &n.parent {
-                o.insert("parent".into(), json!(p));
-            }
-            if n.script.is_some() {
-                o.insert("script".into(), link_path(&n.script));
-            }
-            if let Some(inst) = &n.instance {
-                o.insert("instance".into(), json!(inst.path));
-            }
-            if let Some(ph) = &n.instance_placeholder {
-                o.insert("instance_placeholder".into(), json!(ph));
-            }
-            if !n.groups.is_empty() {
-                o.insert("groups".into(), json!(n.groups));
-            }
-            if let Some(owner) = &n.owner {
-                o.insert("owner".into(), json!(owner));
-            }
-            if with_props && !n.properties.is_empty() {
-                o.insert("properties".into(), props_object(&n.properties));
-            }
-            Value::Object(o)
+        .map(|n| DiskNode {
+            path: n.path.clone(),
+            name: n.name.clone(),
+            node_type: n.node_type.clone(),
+            parent: n.parent.clone(),
+            script: link_path(&n.script),
+            instance: n.instance.as_ref().map(|i| i.path.clone()),
+            instance_placeholder: n.instance_placeholder.clone(),
+            groups: (!n.groups.is_empty()).then(|| n.groups.clone()),
+            owner: n.owner.clone(),
+            properties: (with_props && !n.properties.is_empty())
+                .then(|| props_object(&n.properties)),
         })
         .collect();
     let returned = nodes.len();
     let next_offset = (offset + returned < total).then_some(offset + returned);
-    Ok(json!({
-        "path": args.path.to_string(),
-        "source": "disk",
-        "uid": scene.uid,
-        "root": scene.root().map(|r| json!({"name": r.name, "type": r.node_type})),
-        "node_count": total,
-        "returned": returned,
-        "next_offset": next_offset,
-        "nodes": nodes,
-        "connections": scene.connections.iter().map(|c| json!({
-            "signal": c.signal, "from": c.from, "to": c.to, "method": c.method,
-            "flags": c.flags, "binds": c.binds.len(),
-        })).collect::<Vec<_>>(),
-        "ext_resources": scene.ext_resources.iter().map(|e| json!({
-            "id": e.id, "type": e.resource_type, "path": e.path, "uid": e.uid,
-        })).collect::<Vec<_>>(),
-        "sub_resources": scene.sub_resources.iter().map(|s| json!({
-            "id": s.id, "type": s.resource_type,
-        })).collect::<Vec<_>>(),
-        "editable": scene.editable,
-    }))
+    Ok(SceneTree {
+        source: "disk",
+        node_count: total,
+        returned,
+        page: TreePage::Disk(DiskTree {
+            path: args.path.to_string(),
+            root: scene.root().map(|r| RootNode {
+                name: r.name.clone(),
+                node_type: r.node_type.clone(),
+            }),
+            next_offset,
+            nodes,
+            connections: scene
+                .connections
+                .iter()
+                .map(|c| ConnectionRow {
+                    signal: c.signal.clone(),
+                    from: c.from.clone(),
+                    to: c.to.clone(),
+                    method: c.method.clone(),
+                    flags: c.flags,
+                    binds: c.binds.len(),
+                })
+                .collect(),
+            ext_resources: scene.ext_resources.iter().map(Into::into).collect(),
+            sub_resources: scene
+                .sub_resources
+                .iter()
+                .map(|s| SubResourceRow {
+                    id: s.id.clone(),
+                    resource_type: s.resource_type.clone(),
+                })
+                .collect(),
+            uid: scene.uid,
+            editable: scene.editable,
+        }),
+    })
 }
 
 struct DiskTreeArgs {
@@ -300,7 +495,33 @@ pub struct ReadResourceArgs {
     path: ResPath,
 }
 
-async fn read_resource(state: Arc<AppState>, args: ReadResourceArgs, _f: CallFlags) -> ToolResult {
+/// A .tres resource, parsed.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ResourceFile {
+    path: String,
+    #[serde(rename = "type")]
+    resource_type: String,
+    script_class: Option<String>,
+    uid: Option<String>,
+    script: Option<String>,
+    properties: Props,
+    sub_resources: Vec<SubResourceProps>,
+    ext_resources: Vec<ExtResourceRow>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+struct SubResourceProps {
+    id: String,
+    #[serde(rename = "type")]
+    resource_type: String,
+    properties: Props,
+}
+
+async fn read_resource(
+    state: Arc<AppState>,
+    args: ReadResourceArgs,
+    _f: CallFlags,
+) -> Result<ResourceFile, ToolError> {
     let real = state.project.resolve("path", &args.path)?;
     if !matches!(args.path.extension().as_deref(), Some("tres")) {
         return Err(ToolError::invalid_params(
@@ -310,18 +531,22 @@ async fn read_resource(state: Arc<AppState>, args: ReadResourceArgs, _f: CallFla
     }
     let text = read_text(&state, "path", &args.path, &real)?;
     let res = godot_mcp_formats::parse_resource(&text).map_err(|e| parse_error(&args.path, &e))?;
-    Ok(json!({
-        "path": args.path.to_string(),
-        "type": res.resource_type,
-        "script_class": res.script_class,
-        "uid": res.uid,
-        "script": link_path(&res.script),
-        "properties": props_object(&res.properties),
-        "sub_resources": res.sub_resources.iter().map(|s| json!({
-            "id": s.id, "type": s.resource_type, "properties": props_object(&s.properties),
-        })).collect::<Vec<_>>(),
-        "ext_resources": res.ext_resources.iter().map(|e| json!({
-            "id": e.id, "type": e.resource_type, "path": e.path, "uid": e.uid,
-        })).collect::<Vec<_>>(),
-    }))
+    Ok(ResourceFile {
+        path: args.path.to_string(),
+        script: link_path(&res.script),
+        properties: props_object(&res.properties),
+        sub_resources: res
+            .sub_resources
+            .iter()
+            .map(|s| SubResourceProps {
+                id: s.id.clone(),
+                resource_type: s.resource_type.clone(),
+                properties: props_object(&s.properties),
+            })
+            .collect(),
+        ext_resources: res.ext_resources.iter().map(Into::into).collect(),
+        resource_type: res.resource_type,
+        script_class: res.script_class,
+        uid: res.uid,
+    })
 }

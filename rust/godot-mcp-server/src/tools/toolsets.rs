@@ -14,13 +14,12 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
 
 use crate::error::ToolError;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta, ToolResult};
+use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
@@ -55,9 +54,31 @@ pub fn tools() -> Vec<ToolDef> {
 #[serde(deny_unknown_fields)]
 pub struct ListToolsetsArgs {}
 
-async fn list_toolsets(state: Arc<AppState>, _args: ListToolsetsArgs, _f: CallFlags) -> ToolResult {
+/// Every toolset, in declaration order.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ToolsetList {
+    toolsets: Vec<ToolsetInfo>,
+}
+
+/// One toolset: what it is for, its tools, and whether it is (or may be) on.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ToolsetInfo {
+    name: &'static str,
+    purpose: &'static str,
+    enabled: bool,
+    allowed: bool,
+    tool_count: usize,
+    classes: Vec<&'static str>,
+    tools: Vec<&'static str>,
+}
+
+async fn list_toolsets(
+    state: Arc<AppState>,
+    _args: ListToolsetsArgs,
+    _f: CallFlags,
+) -> Result<ToolsetList, ToolError> {
     let enabled = state.safety.enabled();
-    let toolsets: Vec<Value> = Toolset::ALL
+    let toolsets: Vec<ToolsetInfo> = Toolset::ALL
         .iter()
         .map(|t| {
             let tools: Vec<_> = state
@@ -66,18 +87,18 @@ async fn list_toolsets(state: Arc<AppState>, _args: ListToolsetsArgs, _f: CallFl
                 .filter(|d| d.meta.toolset == *t)
                 .collect();
             let classes: BTreeSet<SafetyClass> = tools.iter().map(|d| d.meta.class).collect();
-            json!({
-                "name": t.as_str(),
-                "purpose": t.purpose(),
-                "enabled": enabled.contains(t),
-                "allowed": state.safety.allows(*t),
-                "tool_count": tools.len(),
-                "classes": classes.iter().map(|c| c.as_str()).collect::<Vec<_>>(),
-                "tools": tools.iter().map(|d| d.meta.name).collect::<Vec<_>>(),
-            })
+            ToolsetInfo {
+                name: t.as_str(),
+                purpose: t.purpose(),
+                enabled: enabled.contains(t),
+                allowed: state.safety.allows(*t),
+                tool_count: tools.len(),
+                classes: classes.iter().map(|c| c.as_str()).collect(),
+                tools: tools.iter().map(|d| d.meta.name).collect(),
+            }
         })
         .collect();
-    Ok(json!({ "toolsets": toolsets }))
+    Ok(ToolsetList { toolsets })
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -113,22 +134,32 @@ fn names(set: &BTreeSet<Toolset>) -> Vec<&'static str> {
     set.iter().map(|t| t.as_str()).collect()
 }
 
+/// Whether the enabled set changes, and the set afterwards (planned, then as applied).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ToolsetChange {
+    changed: bool,
+    enabled: Vec<&'static str>,
+}
+
 /// Plan: every name known, nothing outside the ceiling, `toolsets` kept; the effect is
 /// the enabled set afterwards. Apply re-checks under the lock and changes the set.
-fn plan_manage_toolsets(state: Arc<AppState>, args: ManageToolsetsArgs) -> Result<Plan, ToolError> {
+fn plan_manage_toolsets(
+    state: Arc<AppState>,
+    args: ManageToolsetsArgs,
+) -> Result<Plan<ToolsetChange, ToolsetChange>, ToolError> {
     let enable = parse_all("enable", &args.enable)?;
     let disable = parse_all("disable", &args.disable)?;
     let before = state.safety.enabled();
     let after = state.safety.preview_toolsets(&enable, &disable)?;
-    let effect = json!({
-        "changed": after != before,
-        "enabled": names(&after),
-    });
-    Plan::new(crate::tools::untyped(effect)?, move || {
+    let effect = ToolsetChange {
+        changed: after != before,
+        enabled: names(&after),
+    };
+    Plan::new(effect, move || {
         let changed = state.safety.set_toolsets(&enable, &disable)?;
-        let mut out = serde_json::Map::new();
-        out.insert("changed".into(), json!(changed));
-        out.insert("enabled".into(), json!(names(&state.safety.enabled())));
-        Ok(out)
+        Ok(ToolsetChange {
+            changed,
+            enabled: names(&state.safety.enabled()),
+        })
     })
 }

@@ -2,12 +2,12 @@
 
 use std::sync::Arc;
 
-use godot_mcp_journal::{TxnFilter, TxnStatus};
+use godot_mcp_journal::{TxnFilter, TxnRecord, TxnStatus, WriteGate};
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
 
 use crate::error::ToolError;
+use crate::honesty::absent_when_none;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::{CallFlags, ToolDef, ToolMeta, ToolResult};
@@ -52,7 +52,64 @@ pub struct ListTransactionsArgs {
 
 /// The transactions and the gate, as the tool and the `godot-mcp://transactions`
 /// resource both show them.
-pub fn transactions_json(state: &AppState, status: Option<TxnStatus>, limit: usize) -> ToolResult {
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Transactions {
+    #[schemars(with = "GateSchema")]
+    write_gate: WriteGate,
+    project_generation: u64,
+    returned: usize,
+    #[schemars(with = "Vec<TxnSchema>")]
+    transactions: Vec<TxnRecord>,
+}
+
+// The journal's own types serialize these fields; the journal does not depend on
+// schemars, so their schemas are declared here. Test builds check every result
+// against them (output_check), so the two cannot drift apart unnoticed.
+
+/// The schema of a serialized [`WriteGate`].
+#[derive(JsonSchema)]
+#[allow(dead_code)] // a schema only: never built
+struct GateSchema {
+    status: String,
+    #[schemars(transform = absent_when_none)]
+    quarantined: Option<Vec<QuarantinedSchema>>,
+}
+
+#[derive(JsonSchema)]
+#[allow(dead_code)] // a schema only: never built
+struct QuarantinedSchema {
+    transaction_id: String,
+    reason: String,
+}
+
+/// The schema of a serialized [`TxnRecord`].
+#[derive(JsonSchema)]
+#[allow(dead_code)] // a schema only: never built
+struct TxnSchema {
+    transaction_id: String,
+    status: String,
+    effect_kind: String,
+    operation: String,
+    tool_family: String,
+    #[schemars(transform = absent_when_none)]
+    path: Option<String>,
+    #[schemars(transform = absent_when_none)]
+    proof_summary: Option<String>,
+    #[schemars(transform = absent_when_none)]
+    reason: Option<String>,
+    #[schemars(transform = absent_when_none)]
+    parent_txn: Option<String>,
+    created_at_ms: i64,
+    #[schemars(transform = absent_when_none)]
+    terminal_at_ms: Option<i64>,
+}
+
+/// The transactions (newest first) and the write gate.
+pub fn transactions(
+    state: &AppState,
+    status: Option<TxnStatus>,
+    limit: usize,
+) -> Result<Transactions, ToolError> {
     let journal = state.journal.lock();
     let records = journal
         .list_transactions(&TxnFilter { status, limit })
@@ -60,19 +117,25 @@ pub fn transactions_json(state: &AppState, status: Option<TxnStatus>, limit: usi
             tracing::error!(error = %e, "listing transactions failed");
             ToolError::internal("the journal could not be read")
         })?;
-    Ok(json!({
-        "write_gate": journal.gate(),
-        "project_generation": journal.identity().generation,
-        "returned": records.len(),
-        "transactions": records,
-    }))
+    Ok(Transactions {
+        write_gate: journal.gate().clone(),
+        project_generation: journal.identity().generation,
+        returned: records.len(),
+        transactions: records,
+    })
+}
+
+/// [`transactions`] as JSON (the `godot-mcp://transactions` resource).
+pub fn transactions_json(state: &AppState, status: Option<TxnStatus>, limit: usize) -> ToolResult {
+    serde_json::to_value(transactions(state, status, limit)?)
+        .map_err(|e| ToolError::internal(e.to_string()))
 }
 
 async fn list_transactions(
     state: Arc<AppState>,
     args: ListTransactionsArgs,
     _flags: CallFlags,
-) -> ToolResult {
+) -> Result<Transactions, ToolError> {
     let limit = args.limit.unwrap_or(100);
     if !(1..=1000).contains(&limit) {
         return Err(ToolError::invalid_params(
@@ -86,6 +149,5 @@ async fn list_transactions(
         StatusFilter::Compensated => TxnStatus::Compensated,
         StatusFilter::Quarantined => TxnStatus::Quarantined,
     });
-    let v: Value = transactions_json(&state, status, limit as usize)?;
-    Ok(v)
+    transactions(&state, status, limit as usize)
 }
