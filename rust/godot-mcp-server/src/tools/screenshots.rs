@@ -413,7 +413,9 @@ async fn capture_editor(
         });
     }
     let field = |key: &str| {
-        ToolError::internal(format!("the editor's screenshot reply has a malformed {key}"))
+        ToolError::internal(format!(
+            "the editor's screenshot reply has a malformed {key}"
+        ))
     };
     let more = EditorShot {
         view: view.as_str(),
