@@ -1636,6 +1636,64 @@ fn tag_uids(text: &[u8]) -> (Option<String>, std::collections::BTreeSet<String>)
 #[cfg(test)]
 mod tests {
     use super::lost_uids;
+    use super::{Ended, end_report};
+    use godot_mcp_journal::TxnStatus;
+    use serde_json::json;
+
+    fn ended(code: Option<i32>, signal: Option<i32>, by_server: bool, timed_out: bool) -> Ended {
+        Ended {
+            code,
+            signal,
+            sent_by_server: by_server,
+            timed_out,
+            boundary_empty: true,
+            status: TxnStatus::Committed,
+            archived_to: None,
+            ran_ms: 7,
+        }
+    }
+
+    /// `end` keeps its contract shape: a stop request is `stopped` (never a crash), a
+    /// timeout kill is `timeout`, and `exit_code` / `signal` are always there (null when
+    /// not applicable); the typed result matches its own schema.
+    #[test]
+    fn end_reports_who_ended_the_process() {
+        let cases = [
+            (
+                ended(Some(0), None, true, false),
+                json!({"ended_by": "stopped", "code": 0, "exit_code": 0, "signal": null}),
+            ),
+            (
+                ended(None, Some(15), true, false),
+                json!({"ended_by": "stopped", "exit_code": null, "signal": 15}),
+            ),
+            (
+                ended(None, Some(9), true, true),
+                json!({"ended_by": "timeout", "after_ms": 7, "exit_code": null, "signal": 9}),
+            ),
+            (
+                ended(None, Some(11), false, false),
+                json!({"ended_by": "crash", "exit_code": null, "signal": 11}),
+            ),
+            (
+                ended(Some(3), None, false, false),
+                json!({"ended_by": "exit", "code": 3, "exit_code": 3, "signal": null}),
+            ),
+        ];
+        for (e, mut want) in cases {
+            want["boundary_empty"] = json!(true);
+            want["transaction_status"] = json!("committed");
+            let got = serde_json::to_value(end_report(&e)).unwrap();
+            assert_eq!(got, want);
+            #[cfg(feature = "output-check")]
+            {
+                let schema = crate::tools::output_schema_for::<super::EndReport>().unwrap();
+                let strict = crate::output_check::strict(serde_json::Value::Object(schema));
+                let v = jsonschema::draft202012::new(&strict).unwrap();
+                assert!(v.is_valid(&got), "{got}");
+            }
+        }
+    }
 
     const FILE: &str = "[gd_resource type=\"Resource\" load_steps=2 format=3 uid=\"uid://own\"]\n\n\
         [ext_resource type=\"Script\" uid=\"uid://dep\" path=\"res://s.gd\" id=\"1_a\"]\n\n\
