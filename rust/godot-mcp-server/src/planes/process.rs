@@ -598,7 +598,7 @@ async fn reap(
 }
 
 /// Which boundary this machine offers, and why.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct BoundaryReport {
     /// `process_group` or `cgroup_v2`.
     pub in_use: &'static str,

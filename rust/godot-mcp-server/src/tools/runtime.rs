@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::error::{ErrorCode, ToolError};
@@ -20,7 +20,8 @@ use crate::safety::{
     EffectKind, Precondition, RuntimeFlags, SafetyClass, Toolset, find_godot_binary,
 };
 use crate::state::AppState;
-use crate::tools::{CallFlags, ToolDef, ToolMeta, ToolResult};
+use crate::tools::screenshots::Shot;
+use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta, ToolResult};
 
 /// The probe script the add-on ships (`extends GodotMcpProbe`).
 pub const PROBE_SCRIPT: &str = "res://addons/godot_mcp/probe/probe.gd";
@@ -239,17 +240,68 @@ fn process_end(e: &Ended) -> ProcessEnd {
     }
 }
 
-pub(crate) fn ended_json(e: &Ended) -> Value {
-    let mut v = serde_json::to_value(process_end(e)).unwrap_or(json!({}));
-    if e.sent_by_server && !e.timed_out {
-        v["ended_by"] = json!("stopped");
-        v["signal"] = json!(e.signal);
+/// How a supervised process ended, as every process tool reports it (`end`).
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct EndReport {
+    #[serde(flatten)]
+    pub how: HowEnded,
+    pub exit_code: Option<i32>,
+    // After `how`: a crash's own `signal` is this one (the same number).
+    pub signal: Option<i32>,
+    pub boundary_empty: bool,
+    pub transaction_status: &'static str,
+}
+
+/// Who ended a process: itself or the time limit ([`ProcessEnd`]), or a stop request.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum HowEnded {
+    Natural(ProcessEnd),
+    Stopped(StoppedEnd),
+}
+
+/// A process the server stopped on request (stop_scene, stop_editor): not a crash.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct StoppedEnd {
+    pub ended_by: StoppedTag,
+    /// Its exit code, when it exited by itself on SIGTERM.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code: Option<i32>,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum StoppedTag {
+    Stopped,
+}
+
+/// How `e` ended, typed.
+pub(crate) fn end_report(e: &Ended) -> EndReport {
+    let natural = process_end(e);
+    let how = if e.sent_by_server && !e.timed_out {
+        let code = match natural {
+            ProcessEnd::Exit { code } => Some(code),
+            _ => None,
+        };
+        HowEnded::Stopped(StoppedEnd {
+            ended_by: StoppedTag::Stopped,
+            code,
+        })
+    } else {
+        HowEnded::Natural(natural)
+    };
+    EndReport {
+        how,
+        exit_code: e.code,
+        signal: e.signal,
+        boundary_empty: e.boundary_empty,
+        transaction_status: e.status.as_str(),
     }
-    v["exit_code"] = json!(e.code);
-    v["signal"] = json!(e.signal);
-    v["boundary_empty"] = json!(e.boundary_empty);
-    v["transaction_status"] = json!(e.status.as_str());
-    v
+}
+
+/// [`end_report`] as JSON (for results not yet typed).
+pub(crate) fn ended_json(e: &Ended) -> Value {
+    serde_json::to_value(end_report(e)).unwrap_or(json!({}))
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -266,7 +318,11 @@ pub struct RunArgs {
     frames: Option<u64>,
 }
 
-async fn run_and_capture(state: Arc<AppState>, args: RunArgs, _f: CallFlags) -> ToolResult {
+async fn run_and_capture(
+    state: Arc<AppState>,
+    args: RunArgs,
+    _f: CallFlags,
+) -> Result<Captured, ToolError> {
     let program = godot()?;
     let timeout_ms = args.timeout_ms.unwrap_or(10_000);
     if !(1..=600_000).contains(&timeout_ms) {
@@ -308,26 +364,40 @@ async fn run_and_capture(state: Arc<AppState>, args: RunArgs, _f: CallFlags) -> 
         .wait_or_kill(limit)
         .await
         .ok_or_else(|| ToolError::internal("the killed process did not end"))?;
-    capture_json(&session, &ended)
+    Ok(capture(&session, &ended))
 }
 
-fn capture_json(session: &Session, ended: &Ended) -> ToolResult {
+/// What a bounded run printed and how it ended (run_and_capture, export_project).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Captured {
+    pub transaction_id: String,
+    pub pid: i32,
+    pub end: EndReport,
+    pub timed_out: bool,
+    pub ran_ms: u64,
+    pub stdout: String,
+    pub stderr: String,
+    pub output_truncated: bool,
+    pub script_errors: Vec<errors::ScriptError>,
+}
+
+fn capture(session: &Session, ended: &Ended) -> Captured {
     let dir = session.output_dir();
     let (stdout, out_trunc) = read_capped(&dir.join("stdout.log"));
     let (stderr, err_trunc) = read_capped(&dir.join("stderr.log"));
     let mut errs = errors::parse(&stderr);
     errs.extend(errors::parse(&stdout));
-    Ok(json!({
-        "transaction_id": session.txn.to_string(),
-        "pid": session.receipt.pid,
-        "end": ended_json(ended),
-        "timed_out": ended.timed_out,
-        "ran_ms": ended.ran_ms,
-        "stdout": stdout,
-        "stderr": stderr,
-        "output_truncated": out_trunc || err_trunc,
-        "script_errors": errs,
-    }))
+    Captured {
+        transaction_id: session.txn.to_string(),
+        pid: session.receipt.pid,
+        end: end_report(ended),
+        timed_out: ended.timed_out,
+        ran_ms: ended.ran_ms,
+        stdout,
+        stderr,
+        output_truncated: out_trunc || err_trunc,
+        script_errors: errs,
+    }
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -341,7 +411,39 @@ pub struct PlayArgs {
     headless: Option<bool>,
 }
 
-async fn play_scene(state: Arc<AppState>, args: PlayArgs, _f: CallFlags) -> ToolResult {
+/// A supervised process just launched (play_scene, start_editor).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Launched {
+    pub session_id: String,
+    pub transaction_id: String,
+    pub pid: i32,
+    pub pgid: i32,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct PlayOut {
+    #[serde(flatten)]
+    pub launched: Launched,
+    pub start_time: u64,
+    pub receipt_durable: bool,
+    pub probe: &'static str,
+    pub autoload_installed: bool,
+}
+
+fn launched(s: &Session) -> Launched {
+    Launched {
+        session_id: s.txn.to_string(),
+        transaction_id: s.txn.to_string(),
+        pid: s.receipt.pid,
+        pgid: s.receipt.pgid,
+    }
+}
+
+async fn play_scene(
+    state: Arc<AppState>,
+    args: PlayArgs,
+    _f: CallFlags,
+) -> Result<PlayOut, ToolError> {
     let program = godot()?;
     let mut engine = Vec::new();
     if args.headless.unwrap_or(true) {
@@ -380,16 +482,18 @@ async fn play_scene(state: Arc<AppState>, args: PlayArgs, _f: CallFlags) -> Tool
             },
         )
         .await?;
-    Ok(json!({
-        "session_id": session.txn.to_string(),
-        "transaction_id": session.txn.to_string(),
-        "pid": session.receipt.pid,
-        "pgid": session.receipt.pgid,
-        "start_time": session.receipt.start_time,
-        "receipt_durable": true,
-        "probe": if probe_installed { "passed on the command line (--script)" } else { "not installed: addons/godot_mcp/probe/probe.gd is missing; input, screenshot and properties are unavailable" },
-        "autoload_installed": false,
-    }))
+    Ok(PlayOut {
+        launched: launched(&session),
+        start_time: session.receipt.start_time,
+        receipt_durable: true,
+        probe: if probe_installed {
+            "passed on the command line (--script)"
+        } else {
+            "not installed: addons/godot_mcp/probe/probe.gd is missing; input, screenshot and \
+             properties are unavailable"
+        },
+        autoload_installed: false,
+    })
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -418,7 +522,23 @@ pub(crate) fn session_of(state: &AppState, id: Option<&str>) -> Result<Arc<Sessi
     })
 }
 
-async fn stop_scene(state: Arc<AppState>, args: StopArgs, _f: CallFlags) -> ToolResult {
+/// One session a stop request ended (`end` is null if it did not end).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct StoppedSession {
+    pub session_id: String,
+    pub end: Option<EndReport>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct StopOut {
+    pub stopped: Vec<StoppedSession>,
+}
+
+async fn stop_scene(
+    state: Arc<AppState>,
+    args: StopArgs,
+    _f: CallFlags,
+) -> Result<StopOut, ToolError> {
     let targets: Vec<Arc<Session>> = match &args.session_id {
         Some(id) => vec![session_of(&state, Some(id))?],
         None => state
@@ -435,41 +555,70 @@ async fn stop_scene(state: Arc<AppState>, args: StopArgs, _f: CallFlags) -> Tool
             .request(json!({"cmd": "release_all"}), Duration::from_millis(500))
             .await;
         let ended = s.stop(STOP_GRACE).await;
-        out.push(json!({
-            "session_id": s.txn.to_string(),
-            "end": ended.as_ref().map(ended_json),
-        }));
+        out.push(StoppedSession {
+            session_id: s.txn.to_string(),
+            end: ended.as_ref().map(end_report),
+        });
     }
-    Ok(json!({ "stopped": out }))
+    Ok(StopOut { stopped: out })
 }
 
-async fn list_sessions(state: Arc<AppState>, _a: NoArgs, _f: CallFlags) -> ToolResult {
-    let sessions: Vec<Value> = state
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SessionsOut {
+    pub boundary: process::BoundaryReport,
+    pub sessions: Vec<SessionRow>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SessionRow {
+    pub session_id: String,
+    pub purpose: &'static str,
+    pub pid: i32,
+    pub pgid: i32,
+    pub probe_connected: bool,
+    pub debugger: Option<DebuggerRow>,
+    pub running: bool,
+    pub end: Option<EndReport>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct DebuggerRow {
+    pub connected: bool,
+    pub stopped: bool,
+    pub reason: Option<String>,
+}
+
+async fn list_sessions(
+    state: Arc<AppState>,
+    _a: NoArgs,
+    _f: CallFlags,
+) -> Result<SessionsOut, ToolError> {
+    let sessions = state
         .process
         .sessions()
         .iter()
-        .map(|s| {
-            json!({
-                "session_id": s.txn.to_string(),
-                "purpose": s.purpose,
-                "pid": s.receipt.pid,
-                "pgid": s.receipt.pgid,
-                "probe_connected": s.control.hello().is_some(),
-                "debugger": s.debugger.as_ref().map(|d| {
-                    let st = d.state();
-                    json!({"connected": st.connected && !st.closed,
-                           "stopped": st.stopped.is_some(),
-                           "reason": st.stopped.map(|s| s.reason)})
-                }),
-                "running": s.ended().is_none(),
-                "end": s.ended().as_ref().map(ended_json),
-            })
+        .map(|s| SessionRow {
+            session_id: s.txn.to_string(),
+            purpose: s.purpose,
+            pid: s.receipt.pid,
+            pgid: s.receipt.pgid,
+            probe_connected: s.control.hello().is_some(),
+            debugger: s.debugger.as_ref().map(|d| {
+                let st = d.state();
+                DebuggerRow {
+                    connected: st.connected && !st.closed,
+                    stopped: st.stopped.is_some(),
+                    reason: st.stopped.map(|s| s.reason),
+                }
+            }),
+            running: s.ended().is_none(),
+            end: s.ended().as_ref().map(end_report),
         })
         .collect();
-    Ok(json!({
-        "boundary": process::boundary_report(),
-        "sessions": sessions,
-    }))
+    Ok(SessionsOut {
+        boundary: process::boundary_report(),
+        sessions,
+    })
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -571,7 +720,20 @@ pub(crate) async fn probe_request(session: &Session, msg: Value) -> ToolResult {
     }
 }
 
-async fn simulate_input(state: Arc<AppState>, args: InputArgs, _f: CallFlags) -> ToolResult {
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct InputOut {
+    pub session_id: String,
+    pub delivered: bool,
+    pub hold_ms: u64,
+    /// Inputs the game holds now.
+    pub held: Option<u64>,
+}
+
+async fn simulate_input(
+    state: Arc<AppState>,
+    args: InputArgs,
+    _f: CallFlags,
+) -> Result<InputOut, ToolError> {
     let session = session_of(&state, args.session_id.as_deref())?;
     let hold = args.hold_ms.unwrap_or(0);
     if hold > 60_000 {
@@ -587,9 +749,12 @@ async fn simulate_input(state: Arc<AppState>, args: InputArgs, _f: CallFlags) ->
         json!({"cmd": "input", "event": event, "hold_ms": hold}),
     )
     .await?;
-    Ok(
-        json!({"session_id": session.txn.to_string(), "delivered": true, "hold_ms": hold, "held": v["held"]}),
-    )
+    Ok(InputOut {
+        session_id: session.txn.to_string(),
+        delivered: true,
+        hold_ms: hold,
+        held: v["held"].as_u64(),
+    })
 }
 
 /// Refuses with `game_not_breaked` unless the game's probe answers `status` and is not
@@ -665,7 +830,16 @@ pub struct ScreenshotArgs {
     max_edge: Option<u32>,
 }
 
-async fn game_screenshot(state: Arc<AppState>, args: ScreenshotArgs, _f: CallFlags) -> ToolResult {
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SessionId {
+    pub session_id: String,
+}
+
+async fn game_screenshot(
+    state: Arc<AppState>,
+    args: ScreenshotArgs,
+    _f: CallFlags,
+) -> Result<Shot<SessionId>, ToolError> {
     use crate::tools::screenshots;
     let session = session_of(&state, args.session_id.as_deref())?;
     let frames = args.frames.unwrap_or(3);
@@ -697,9 +871,11 @@ async fn game_screenshot(state: Arc<AppState>, args: ScreenshotArgs, _f: CallFla
         Some("too_large") => return Err(screenshots::producer_too_large(&v)),
         _ => return Err(probe_refusal(&v, "the probe refused the screenshot")),
     }
-    screenshots::answer_with_png(
+    screenshots::shot(
         v["png_base64"].as_str().unwrap_or(""),
-        json!({"session_id": session.txn.to_string()}),
+        SessionId {
+            session_id: session.txn.to_string(),
+        },
     )
 }
 
@@ -714,14 +890,30 @@ pub struct PropertyArgs {
     property: String,
 }
 
-async fn get_game_property(state: Arc<AppState>, args: PropertyArgs, _f: CallFlags) -> ToolResult {
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct PropertyOut {
+    pub node: String,
+    pub property: String,
+    /// The property's value as the probe converts it.
+    pub value: Value,
+}
+
+async fn get_game_property(
+    state: Arc<AppState>,
+    args: PropertyArgs,
+    _f: CallFlags,
+) -> Result<PropertyOut, ToolError> {
     let session = session_of(&state, args.session_id.as_deref())?;
     let v = probe_request(
         &session,
         json!({"cmd": "get_property", "node": args.node, "property": args.property}),
     )
     .await?;
-    Ok(json!({"node": args.node, "property": args.property, "value": v["value"]}))
+    Ok(PropertyOut {
+        node: args.node,
+        property: args.property,
+        value: v["value"].clone(),
+    })
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -746,7 +938,31 @@ pub struct MonitorArgs {
 /// Longest a monitor may run in all.
 const MONITOR_MAX: std::time::Duration = std::time::Duration::from_secs(60);
 
-async fn monitor_property(state: Arc<AppState>, args: MonitorArgs, _f: CallFlags) -> ToolResult {
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct MonitorOut {
+    pub node: String,
+    pub property: String,
+    pub requested: u32,
+    pub returned: usize,
+    pub interval_ms: u64,
+    pub distinct_values: usize,
+    pub stopped_early: bool,
+    pub reason: Option<String>,
+    pub samples: Vec<TimedValue>,
+}
+
+/// One sample of a property: when (ms since the first) and its value.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct TimedValue {
+    pub t_ms: u64,
+    pub value: Value,
+}
+
+async fn monitor_property(
+    state: Arc<AppState>,
+    args: MonitorArgs,
+    _f: CallFlags,
+) -> Result<MonitorOut, ToolError> {
     let samples = args.samples.unwrap_or(10);
     if !(1..=200).contains(&samples) {
         return Err(ToolError::invalid_params(
@@ -785,10 +1001,10 @@ async fn monitor_property(state: Arc<AppState>, args: MonitorArgs, _f: CallFlags
         )
         .await
         {
-            Ok(v) => series.push(json!({
-                "t_ms": start.elapsed().as_millis() as u64,
-                "value": v["value"],
-            })),
+            Ok(v) => series.push(TimedValue {
+                t_ms: start.elapsed().as_millis() as u64,
+                value: v["value"].clone(),
+            }),
             Err(e) if series.is_empty() => return Err(e),
             Err(e) => {
                 stopped = Some(e.text());
@@ -799,23 +1015,23 @@ async fn monitor_property(state: Arc<AppState>, args: MonitorArgs, _f: CallFlags
     let distinct = {
         let mut seen: Vec<&Value> = Vec::new();
         for s in &series {
-            if !seen.contains(&&s["value"]) {
-                seen.push(&s["value"]);
+            if !seen.contains(&&s.value) {
+                seen.push(&s.value);
             }
         }
         seen.len()
     };
-    Ok(json!({
-        "node": args.node,
-        "property": args.property,
-        "requested": samples,
-        "returned": series.len(),
-        "interval_ms": interval_ms,
-        "distinct_values": distinct,
-        "stopped_early": stopped.is_some(),
-        "reason": stopped,
-        "samples": series,
-    }))
+    Ok(MonitorOut {
+        node: args.node,
+        property: args.property,
+        requested: samples,
+        returned: series.len(),
+        interval_ms,
+        distinct_values: distinct,
+        stopped_early: stopped.is_some(),
+        reason: stopped,
+        samples: series,
+    })
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -827,14 +1043,26 @@ pub struct EvalArgs {
     expression: String,
 }
 
-async fn evaluate_expression(state: Arc<AppState>, args: EvalArgs, _f: CallFlags) -> ToolResult {
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct EvalOut {
+    /// The expression's result as the probe converts it.
+    pub value: Value,
+}
+
+async fn evaluate_expression(
+    state: Arc<AppState>,
+    args: EvalArgs,
+    _f: CallFlags,
+) -> Result<EvalOut, ToolError> {
     let session = session_of(&state, args.session_id.as_deref())?;
     let v = probe_request(
         &session,
         json!({"cmd": "evaluate", "expression": args.expression}),
     )
     .await?;
-    Ok(json!({"value": v["value"]}))
+    Ok(EvalOut {
+        value: v["value"].clone(),
+    })
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -858,7 +1086,33 @@ fn file_state(path: &std::path::Path) -> Result<godot_mcp_journal::FileState, To
         .map_err(|e| ToolError::new(ErrorCode::Io, format!("{}: {e}", path.display())))
 }
 
-async fn export_project(state: Arc<AppState>, args: ExportArgs, _f: CallFlags) -> ToolResult {
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ExportOut {
+    #[serde(flatten)]
+    pub run: Captured,
+    pub registered: bool,
+    /// Null when the export did not finish cleanly (nothing registered).
+    pub artifact: Option<Artifact>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<&'static str>,
+}
+
+/// A clean export's file, recorded in the journal.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Artifact {
+    pub path: String,
+    pub inside_project: bool,
+    pub bytes: usize,
+    pub sha256: String,
+    pub transaction_id: String,
+    pub linked_launch: String,
+}
+
+async fn export_project(
+    state: Arc<AppState>,
+    args: ExportArgs,
+    _f: CallFlags,
+) -> Result<ExportOut, ToolError> {
     use godot_mcp_journal::FileState;
     // Decided before anything runs (the pipeline's path walk already refused a
     // hostile one); decided again here against the file system as it is now.
@@ -926,15 +1180,17 @@ async fn export_project(state: Arc<AppState>, args: ExportArgs, _f: CallFlags) -
     let partial = session
         .output_dir()
         .join(godot_mcp_journal::launch::EXPORT_PARTIAL);
-    let mut result = capture_json(&session, &ended)?;
+    let run = capture(&session, &ended);
     if !(ended.code == Some(0) && ended.boundary_empty && partial.is_file()) {
-        result["registered"] = json!(false);
-        result["artifact"] = Value::Null;
-        result["hint"] = json!(
-            "The export did not finish cleanly: no artifact was registered; what it wrote is kept \
-             in the server's private state as evidence (export_status counts it)."
-        );
-        return Ok(result);
+        return Ok(ExportOut {
+            run,
+            registered: false,
+            artifact: None,
+            hint: Some(
+                "The export did not finish cleanly: no artifact was registered; what it wrote is \
+                 kept in the server's private state as evidence (export_status counts it).",
+            ),
+        });
     }
     let link = session.txn;
     let st = state.clone();
@@ -942,9 +1198,12 @@ async fn export_project(state: Arc<AppState>, args: ExportArgs, _f: CallFlags) -
         tokio::task::spawn_blocking(move || register_artifact(&st, dest, pre, &partial, link))
             .await
             .map_err(|e| ToolError::internal(format!("artifact task failed: {e}")))??;
-    result["artifact"] = artifact;
-    result["registered"] = json!(true);
-    Ok(result)
+    Ok(ExportOut {
+        run,
+        registered: true,
+        artifact: Some(artifact),
+        hint: None,
+    })
 }
 
 /// Move a finished export to its target and record it. Inside the project the bytes
@@ -958,7 +1217,7 @@ fn register_artifact(
     pre: godot_mcp_journal::FileState,
     partial: &std::path::Path,
     link: godot_mcp_journal::TxnId,
-) -> ToolResult {
+) -> Result<Artifact, ToolError> {
     use godot_mcp_journal::{FileState, FileWrite, TxnOutcome};
     let bytes = std::fs::read(partial)
         .map_err(|e| ToolError::new(ErrorCode::Io, format!("the export's output: {e}")))?;
@@ -988,9 +1247,14 @@ fn register_artifact(
                 TxnOutcome::Committed { transaction_id, .. } => transaction_id,
                 TxnOutcome::Replayed(r) => r.transaction_id,
             };
-            json!({"path": res.to_string(), "inside_project": true, "bytes": size,
-                   "sha256": sha, "transaction_id": txn.to_string(),
-                   "linked_launch": link.to_string()})
+            Artifact {
+                path: res.to_string(),
+                inside_project: true,
+                bytes: size,
+                sha256: sha,
+                transaction_id: txn.to_string(),
+                linked_launch: link.to_string(),
+            }
         }
         ExportDest::Outside { real } => {
             let io = |e: std::io::Error| {
@@ -1012,9 +1276,14 @@ fn register_artifact(
                 FileState::Present { sha256 } => sha256.to_string(),
                 FileState::Absent => String::new(),
             };
-            json!({"path": real.display().to_string(), "inside_project": false, "bytes": size,
-                   "sha256": observed, "transaction_id": txn.to_string(),
-                   "linked_launch": link.to_string()})
+            Artifact {
+                path: real.display().to_string(),
+                inside_project: false,
+                bytes: size,
+                sha256: observed,
+                transaction_id: txn.to_string(),
+                linked_launch: link.to_string(),
+            }
         }
     };
     // Moved: the evidence of a clean export is its artifact, not a second copy.
@@ -1022,7 +1291,19 @@ fn register_artifact(
     Ok(out)
 }
 
-async fn export_status(state: Arc<AppState>, _a: NoArgs, _f: CallFlags) -> ToolResult {
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ExportStatusOut {
+    pub running: Vec<String>,
+    pub interrupted_exports_retained: usize,
+    pub retained_bytes: u64,
+    pub retained_bytes_served: bool,
+}
+
+async fn export_status(
+    state: Arc<AppState>,
+    _a: NoArgs,
+    _f: CallFlags,
+) -> Result<ExportStatusOut, ToolError> {
     let state_dir = state.journal.lock().state_dir().to_path_buf();
     let (count, bytes) = godot_mcp_journal::launch::retained_export_bytes(&state_dir);
     let running: Vec<String> = state
@@ -1032,12 +1313,12 @@ async fn export_status(state: Arc<AppState>, _a: NoArgs, _f: CallFlags) -> ToolR
         .filter(|s| s.purpose == "export_project" && s.ended().is_none())
         .map(|s| s.txn.to_string())
         .collect();
-    Ok(json!({
-        "running": running,
-        "interrupted_exports_retained": count,
-        "retained_bytes": bytes,
-        "retained_bytes_served": false,
-    }))
+    Ok(ExportStatusOut {
+        running,
+        interrupted_exports_retained: count,
+        retained_bytes: bytes,
+        retained_bytes_served: false,
+    })
 }
 
 /// Launches the managed editor (`start_editor`, `serve --editor`).
@@ -1078,18 +1359,30 @@ pub async fn launch_editor(state: &Arc<AppState>) -> Result<Arc<Session>, ToolEr
         .await
 }
 
-async fn start_editor(state: Arc<AppState>, _a: NoArgs, _f: CallFlags) -> ToolResult {
-    let s = launch_editor(&state).await?;
-    Ok(json!({
-        "session_id": s.txn.to_string(),
-        "transaction_id": s.txn.to_string(),
-        "pid": s.receipt.pid,
-        "pgid": s.receipt.pgid,
-        "receipt_durable": true,
-    }))
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct EditorStarted {
+    #[serde(flatten)]
+    pub launched: Launched,
+    pub receipt_durable: bool,
 }
 
-async fn stop_editor(state: Arc<AppState>, _a: NoArgs, _f: CallFlags) -> ToolResult {
+async fn start_editor(
+    state: Arc<AppState>,
+    _a: NoArgs,
+    _f: CallFlags,
+) -> Result<EditorStarted, ToolError> {
+    let s = launch_editor(&state).await?;
+    Ok(EditorStarted {
+        launched: launched(&s),
+        receipt_durable: true,
+    })
+}
+
+async fn stop_editor(
+    state: Arc<AppState>,
+    _a: NoArgs,
+    _f: CallFlags,
+) -> Result<StoppedSession, ToolError> {
     let Some(s) = state
         .process
         .sessions()
@@ -1102,7 +1395,10 @@ async fn stop_editor(state: Arc<AppState>, _a: NoArgs, _f: CallFlags) -> ToolRes
         );
     };
     let ended = s.stop(STOP_GRACE).await;
-    Ok(json!({"session_id": s.txn.to_string(), "end": ended.as_ref().map(ended_json)}))
+    Ok(StoppedSession {
+        session_id: s.txn.to_string(),
+        end: ended.as_ref().map(end_report),
+    })
 }
 
 /// The canonical-write helper the add-on ships (`extends SceneTree`).
@@ -1133,10 +1429,29 @@ pub struct CanonicalizeArgs {
     expected_sha256: Option<String>,
 }
 
+/// What canonicalize_resource will do (dry run and real run).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CanonicalizeEffect {
+    pub action: &'static str,
+    pub path: String,
+    pub sha256_before: String,
+    pub helper: &'static str,
+    pub composite: &'static str,
+}
+
+/// What the re-save added: its file transaction, linked to the helper's launch.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Canonicalized {
+    pub transaction_id: String,
+    pub linked_launch: String,
+    pub sha256_after: String,
+    pub persisted: bool,
+}
+
 fn plan_canonicalize(
     state: Arc<AppState>,
     args: CanonicalizeArgs,
-) -> Result<crate::tools::Plan, ToolError> {
+) -> Result<Plan<CanonicalizeEffect, Canonicalized>, ToolError> {
     use godot_mcp_journal::{FileState, FileWrite, TxnOutcome};
     // The helper's output keeps the extension: Godot's text saver refuses to write a
     // PackedScene to a .tres.
@@ -1173,15 +1488,15 @@ fn plan_canonicalize(
             ),
         ));
     }
-    let effect = json!({
-        "action": "canonicalize",
-        "path": args.path.to_string(),
-        "sha256_before": sha_before,
-        "helper": HELPER_SCRIPT,
-        "composite": "file + process_launch",
-    });
+    let effect = CanonicalizeEffect {
+        action: "canonicalize",
+        path: args.path.to_string(),
+        sha256_before: sha_before,
+        helper: HELPER_SCRIPT,
+        composite: "file + process_launch",
+    };
     let path = args.path.clone();
-    crate::tools::Plan::new(crate::tools::untyped(effect)?, move || {
+    Plan::new(effect, move || {
         let handle = tokio::runtime::Handle::current();
         let st = state.clone();
         let root = st.project.root().display().to_string();
@@ -1270,12 +1585,12 @@ fn plan_canonicalize(
             TxnOutcome::Committed { transaction_id, .. } => transaction_id,
             TxnOutcome::Replayed(r) => r.transaction_id,
         };
-        let mut m = serde_json::Map::new();
-        m.insert("transaction_id".into(), json!(txn.to_string()));
-        m.insert("linked_launch".into(), json!(session.txn.to_string()));
-        m.insert("sha256_after".into(), json!(sha_after));
-        m.insert("persisted".into(), json!(true));
-        Ok(m)
+        Ok(Canonicalized {
+            transaction_id: txn.to_string(),
+            linked_launch: session.txn.to_string(),
+            sha256_after: sha_after,
+            persisted: true,
+        })
     })
 }
 
@@ -1321,6 +1636,64 @@ fn tag_uids(text: &[u8]) -> (Option<String>, std::collections::BTreeSet<String>)
 #[cfg(test)]
 mod tests {
     use super::lost_uids;
+    use super::{Ended, end_report};
+    use godot_mcp_journal::TxnStatus;
+    use serde_json::json;
+
+    fn ended(code: Option<i32>, signal: Option<i32>, by_server: bool, timed_out: bool) -> Ended {
+        Ended {
+            code,
+            signal,
+            sent_by_server: by_server,
+            timed_out,
+            boundary_empty: true,
+            status: TxnStatus::Committed,
+            archived_to: None,
+            ran_ms: 7,
+        }
+    }
+
+    /// `end` keeps its contract shape: a stop request is `stopped` (never a crash), a
+    /// timeout kill is `timeout`, and `exit_code` / `signal` are always there (null when
+    /// not applicable); the typed result matches its own schema.
+    #[test]
+    fn end_reports_who_ended_the_process() {
+        let cases = [
+            (
+                ended(Some(0), None, true, false),
+                json!({"ended_by": "stopped", "code": 0, "exit_code": 0, "signal": null}),
+            ),
+            (
+                ended(None, Some(15), true, false),
+                json!({"ended_by": "stopped", "exit_code": null, "signal": 15}),
+            ),
+            (
+                ended(None, Some(9), true, true),
+                json!({"ended_by": "timeout", "after_ms": 7, "exit_code": null, "signal": 9}),
+            ),
+            (
+                ended(None, Some(11), false, false),
+                json!({"ended_by": "crash", "exit_code": null, "signal": 11}),
+            ),
+            (
+                ended(Some(3), None, false, false),
+                json!({"ended_by": "exit", "code": 3, "exit_code": 3, "signal": null}),
+            ),
+        ];
+        for (e, mut want) in cases {
+            want["boundary_empty"] = json!(true);
+            want["transaction_status"] = json!("committed");
+            let got = serde_json::to_value(end_report(&e)).unwrap();
+            assert_eq!(got, want);
+            #[cfg(feature = "output-check")]
+            {
+                let schema = crate::tools::output_schema_for::<super::EndReport>().unwrap();
+                let strict = crate::output_check::strict(serde_json::Value::Object(schema));
+                let v = jsonschema::draft202012::new(&strict).unwrap();
+                assert!(v.is_valid(&got), "{got}");
+            }
+        }
+    }
 
     const FILE: &str = "[gd_resource type=\"Resource\" load_steps=2 format=3 uid=\"uid://own\"]\n\n\
         [ext_resource type=\"Script\" uid=\"uid://dep\" path=\"res://s.gd\" id=\"1_a\"]\n\n\

@@ -15,8 +15,8 @@ use std::time::{Duration, Instant};
 
 use godot_mcp_protocol::commands as cmd;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::error::{ErrorCode, ToolError};
@@ -31,7 +31,7 @@ use crate::state::AppState;
 use crate::tools::runtime::{
     InputEvent, ensure_not_breaked, meta, probe_error, probe_request, session_of,
 };
-use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta, ToolResult};
+use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta};
 
 tokio::task_local! {
     /// The MCP request's cancellation (`notifications/cancelled`, or the session ending).
@@ -274,11 +274,21 @@ fn check_steps(steps: &[Step]) -> Result<(), ToolError> {
     Ok(())
 }
 
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SequenceOut {
+    pub session_id: String,
+    pub steps_played: usize,
+    pub events_sent: usize,
+    /// Inputs the game held after the last step (null if no event was sent).
+    pub held_at_end: Option<u64>,
+    pub duration_ms: u64,
+}
+
 async fn play_input_sequence(
     state: Arc<AppState>,
     args: SequenceArgs,
     _f: CallFlags,
-) -> ToolResult {
+) -> Result<SequenceOut, ToolError> {
     check_steps(&args.steps)?;
     let session = session_of(&state, args.session_id.as_deref())?;
     ensure_not_breaked(&session).await?;
@@ -288,7 +298,7 @@ async fn play_input_sequence(
     };
     let start = Instant::now();
     let mut sent = 0usize;
-    let mut held = Value::Null;
+    let mut held = None;
     for (i, step) in args.steps.iter().enumerate() {
         let cancelled = |at: usize| {
             let session = session.clone();
@@ -323,7 +333,7 @@ async fn play_input_sequence(
                 e
             })?;
             sent += 1;
-            held = v["held"].clone();
+            held = v["held"].as_u64();
         }
         if let Some(ms) = step.wait_ms.filter(|ms| *ms > 0) {
             tokio::select! {
@@ -336,13 +346,13 @@ async fn play_input_sequence(
         }
     }
     guard.session = None;
-    Ok(json!({
-        "session_id": session.txn.to_string(),
-        "steps_played": args.steps.len(),
-        "events_sent": sent,
-        "held_at_end": held,
-        "duration_ms": start.elapsed().as_millis() as u64,
-    }))
+    Ok(SequenceOut {
+        session_id: session.txn.to_string(),
+        steps_played: args.steps.len(),
+        events_sent: sent,
+        held_at_end: held,
+        duration_ms: start.elapsed().as_millis() as u64,
+    })
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -353,26 +363,68 @@ pub struct SessionArgs {
     session_id: Option<String>,
 }
 
-async fn record_input(state: Arc<AppState>, args: SessionArgs, _f: CallFlags) -> ToolResult {
-    let session = session_of(&state, args.session_id.as_deref())?;
-    probe_request(&session, json!({"cmd": "record_start"})).await?;
-    Ok(json!({"session_id": session.txn.to_string(), "recording": true}))
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct RecordingOut {
+    pub session_id: String,
+    pub recording: bool,
 }
 
-async fn stop_recording(state: Arc<AppState>, args: SessionArgs, _f: CallFlags) -> ToolResult {
+async fn record_input(
+    state: Arc<AppState>,
+    args: SessionArgs,
+    _f: CallFlags,
+) -> Result<RecordingOut, ToolError> {
+    let session = session_of(&state, args.session_id.as_deref())?;
+    probe_request(&session, json!({"cmd": "record_start"})).await?;
+    Ok(RecordingOut {
+        session_id: session.txn.to_string(),
+        recording: true,
+    })
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct RecordedOut {
+    pub session_id: String,
+    pub duration_ms: u64,
+    pub events_recorded: usize,
+    pub steps: Vec<RecordedStep>,
+    pub releases_without_press: usize,
+    /// Events the recorder does not replay, counted by class.
+    pub skipped: Option<BTreeMap<String, u64>>,
+}
+
+/// A play_input_sequence step made from a recording (a pause has only `wait_ms`).
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct RecordedStep {
+    /// The recorded event, in the probe's wire form (what `event` of a step takes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub event: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hold_ms: Option<u64>,
+    pub wait_ms: u64,
+}
+
+async fn stop_recording(
+    state: Arc<AppState>,
+    args: SessionArgs,
+    _f: CallFlags,
+) -> Result<RecordedOut, ToolError> {
     let session = session_of(&state, args.session_id.as_deref())?;
     let v = probe_request(&session, json!({"cmd": "record_stop"})).await?;
     let events = v["events"].as_array().cloned().unwrap_or_default();
     let duration = v["duration_ms"].as_u64().unwrap_or(0);
     let (steps, unpaired) = to_steps(&events, duration);
-    Ok(json!({
-        "session_id": session.txn.to_string(),
-        "duration_ms": duration,
-        "events_recorded": events.len(),
-        "steps": steps,
-        "releases_without_press": unpaired,
-        "skipped": v["skipped"],
-    }))
+    let skipped = serde_json::from_value(v["skipped"].clone()).map_err(|e| {
+        ToolError::internal(format!("the probe's skipped counts are malformed: {e}"))
+    })?;
+    Ok(RecordedOut {
+        session_id: session.txn.to_string(),
+        duration_ms: duration,
+        events_recorded: events.len(),
+        steps,
+        releases_without_press: unpaired,
+        skipped,
+    })
 }
 
 /// What makes two events the same key, button or action (a release pairs with its press).
@@ -392,7 +444,7 @@ fn event_identity(ev: &Value) -> (String, String) {
 /// has ended, so the replay returns with nothing held. Waits over 60 s are split into
 /// pauses. Returns the steps and how many releases had no press (it came before the
 /// recording started).
-fn to_steps(events: &[Value], duration_ms: u64) -> (Vec<Value>, usize) {
+fn to_steps(events: &[Value], duration_ms: u64) -> (Vec<RecordedStep>, usize) {
     let mut sorted: Vec<&Value> = events.iter().collect();
     sorted.sort_by_key(|e| e["t_ms"].as_u64().unwrap_or(0));
     // (t, event, hold) per press, in time order.
@@ -424,30 +476,59 @@ fn to_steps(events: &[Value], duration_ms: u64) -> (Vec<Value>, usize) {
             .min(MAX_STEP_MS);
         let next = presses.get(i + 1).map_or(end.max(*t + hold), |n| n.0);
         let mut wait = next.saturating_sub(*t);
-        let mut step = json!({"event": ev, "hold_ms": hold});
-        step["wait_ms"] = json!(wait.min(MAX_STEP_MS));
-        steps.push(step);
+        steps.push(RecordedStep {
+            event: Some(ev.clone()),
+            hold_ms: Some(hold),
+            wait_ms: wait.min(MAX_STEP_MS),
+        });
         wait = wait.saturating_sub(MAX_STEP_MS);
         while wait > 0 {
-            steps.push(json!({"wait_ms": wait.min(MAX_STEP_MS)}));
+            steps.push(RecordedStep {
+                event: None,
+                hold_ms: None,
+                wait_ms: wait.min(MAX_STEP_MS),
+            });
             wait = wait.saturating_sub(MAX_STEP_MS);
         }
     }
     (steps, unpaired)
 }
 
-async fn is_playing(state: Arc<AppState>, args: SessionArgs, _f: CallFlags) -> ToolResult {
+/// Whether a game plays; for a running one, whether its probe answers (`probe`:
+/// `answering`, `not_answering` with a `reason`, or `not_connected`).
+#[derive(Debug, Default, Serialize, JsonSchema)]
+pub struct PlayingOut {
+    pub playing: bool,
+    pub session_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub probe: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub breaked: Option<Option<bool>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub held_inputs: Option<Option<u64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<&'static str>,
+}
+
+async fn is_playing(
+    state: Arc<AppState>,
+    args: SessionArgs,
+    _f: CallFlags,
+) -> Result<PlayingOut, ToolError> {
     let session = match (
         &args.session_id,
         session_of(&state, args.session_id.as_deref()),
     ) {
         (_, Ok(s)) => s,
-        (None, Err(_)) => return Ok(json!({"playing": false, "session_id": null})),
+        (None, Err(_)) => return Ok(PlayingOut::default()),
         (Some(_), Err(e)) => return Err(e),
     };
-    let id = session.txn.to_string();
+    let id = Some(session.txn.to_string());
     if session.ended().is_some() {
-        return Ok(json!({"playing": false, "session_id": id}));
+        return Ok(PlayingOut {
+            session_id: id,
+            ..PlayingOut::default()
+        });
     }
     if session.control.hello().is_none() {
         // A game that just started: its probe connects within moments.
@@ -457,13 +538,29 @@ async fn is_playing(state: Arc<AppState>, args: SessionArgs, _f: CallFlags) -> T
         .control
         .request(json!({"cmd": "status"}), Duration::from_millis(1000))
         .await;
+    let playing = PlayingOut {
+        playing: true,
+        session_id: id,
+        ..PlayingOut::default()
+    };
     Ok(match status {
-        Ok(v) => json!({"playing": true, "session_id": id, "probe": "answering",
-            "breaked": v["breaked"], "held_inputs": v["held"]}),
-        Err(ControlError::Timeout) => json!({"playing": true, "session_id": id,
-            "probe": "not_answering",
-            "reason": "the probe did not answer within 1000 ms: stopped at a breakpoint, or hung"}),
-        Err(_) => json!({"playing": true, "session_id": id, "probe": "not_connected"}),
+        Ok(v) => PlayingOut {
+            probe: Some("answering"),
+            breaked: Some(v["breaked"].as_bool()),
+            held_inputs: Some(v["held"].as_u64()),
+            ..playing
+        },
+        Err(ControlError::Timeout) => PlayingOut {
+            probe: Some("not_answering"),
+            reason: Some(
+                "the probe did not answer within 1000 ms: stopped at a breakpoint, or hung",
+            ),
+            ..playing
+        },
+        Err(_) => PlayingOut {
+            probe: Some("not_connected"),
+            ..playing
+        },
     })
 }
 
@@ -498,8 +595,17 @@ pub struct MonitorsArgs {
     interval_ms: Option<u64>,
 }
 
+/// One monitor over a sampling window.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, JsonSchema)]
+pub struct Stats {
+    pub min: f64,
+    pub avg: f64,
+    pub max: f64,
+    pub last: f64,
+}
+
 /// Min, average, max and last value of each monitor over `snapshots`.
-fn reduce(snapshots: &[Value]) -> Value {
+fn reduce(snapshots: &[Value]) -> BTreeMap<String, Stats> {
     let mut by_name: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
     for s in snapshots {
         for (name, v) in s.as_object().into_iter().flatten() {
@@ -508,24 +614,40 @@ fn reduce(snapshots: &[Value]) -> Value {
             }
         }
     }
-    let mut out = Map::new();
+    let mut out = BTreeMap::new();
     for (name, xs) in by_name {
         let min = xs.iter().copied().fold(f64::INFINITY, f64::min);
         let max = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let avg = xs.iter().sum::<f64>() / xs.len() as f64;
         out.insert(
             name.into(),
-            json!({"min": min, "avg": avg, "max": max, "last": xs[xs.len() - 1]}),
+            Stats {
+                min,
+                avg,
+                max,
+                last: xs[xs.len() - 1],
+            },
         );
     }
-    Value::Object(out)
+    out
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct MonitorsOut {
+    pub target: &'static str,
+    pub samples: usize,
+    pub window_ms: u64,
+    /// Per monitor (fps, process_time_ms, nodes, ...).
+    pub monitors: BTreeMap<String, Stats>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
 }
 
 async fn get_performance_monitors(
     state: Arc<AppState>,
     args: MonitorsArgs,
     _f: CallFlags,
-) -> ToolResult {
+) -> Result<MonitorsOut, ToolError> {
     let samples = args.samples.unwrap_or(5);
     if !(1..=100).contains(&samples) {
         return Err(ToolError::invalid_params(
@@ -575,16 +697,16 @@ async fn get_performance_monitors(
         };
         snapshots.push(v["monitors"].clone());
     }
-    let mut out = json!({
-        "target": match args.target { MonitorTarget::Game => "game", MonitorTarget::Editor => "editor" },
-        "samples": snapshots.len(),
-        "window_ms": start.elapsed().as_millis() as u64,
-        "monitors": reduce(&snapshots),
-    });
-    if let Some(s) = session {
-        out["session_id"] = json!(s.txn.to_string());
-    }
-    Ok(out)
+    Ok(MonitorsOut {
+        target: match args.target {
+            MonitorTarget::Game => "game",
+            MonitorTarget::Editor => "editor",
+        },
+        samples: snapshots.len(),
+        window_ms: start.elapsed().as_millis() as u64,
+        monitors: reduce(&snapshots),
+        session_id: session.map(|s| s.txn.to_string()),
+    })
 }
 
 // ---- the running game: tree, UI, samples ----------------------------------------
@@ -620,11 +742,40 @@ pub struct GameTreeArgs {
     limit: Option<u32>,
 }
 
+/// One node of the running game's tree, as the probe lists it.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GameNode {
+    pub path: String,
+    pub name: String,
+    pub class: String,
+    pub depth: u64,
+    pub children: u64,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct GameTreeOut {
+    pub session_id: String,
+    pub root: String,
+    pub nodes: Vec<GameNode>,
+    pub total: u64,
+    pub offset: u32,
+    pub next_offset: Option<u64>,
+    pub capped: bool,
+}
+
+/// A list the probe's reply holds under `key`, typed (a reply that does not match is a
+/// server/probe mismatch, not the caller's error).
+fn probe_list<T: serde::de::DeserializeOwned>(v: &Value, key: &str) -> Result<Vec<T>, ToolError> {
+    serde_json::from_value(v[key].clone())
+        .map_err(|e| ToolError::internal(format!("the probe's {key} are malformed: {e}")))
+}
+
 async fn get_game_scene_tree(
     state: Arc<AppState>,
     args: GameTreeArgs,
     _f: CallFlags,
-) -> ToolResult {
+) -> Result<GameTreeOut, ToolError> {
     let root = args.root.unwrap_or_else(|| "/root".into());
     check_node_path("root", &root)?;
     let limit = args.limit.unwrap_or(100);
@@ -645,17 +796,17 @@ async fn get_game_scene_tree(
     }
     let v = probe_request(&session, msg).await?;
     let total = v["total"].as_u64().unwrap_or(0);
-    let returned = v["nodes"].as_array().map_or(0, Vec::len) as u64;
-    let next = u64::from(offset) + returned;
-    Ok(json!({
-        "session_id": session.txn.to_string(),
-        "root": root,
-        "nodes": v["nodes"],
-        "total": total,
-        "offset": offset,
-        "next_offset": if next < total { json!(next) } else { Value::Null },
-        "capped": v["capped"],
-    }))
+    let nodes: Vec<GameNode> = probe_list(&v, "nodes")?;
+    let next = u64::from(offset) + nodes.len() as u64;
+    Ok(GameTreeOut {
+        session_id: session.txn.to_string(),
+        root,
+        nodes,
+        total,
+        offset,
+        next_offset: (next < total).then_some(next),
+        capped: v["capped"].as_bool().unwrap_or(false),
+    })
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -675,7 +826,40 @@ pub struct FindUiArgs {
     limit: Option<u32>,
 }
 
-async fn find_ui_elements(state: Arc<AppState>, args: FindUiArgs, _f: CallFlags) -> ToolResult {
+/// A Control of the running game: its text, screen rect and visibility.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UiElement {
+    pub path: String,
+    pub class: String,
+    pub text: String,
+    pub rect: UiRect,
+    pub visible: bool,
+}
+
+/// A screen rectangle (Godot's f32 numbers, kept digit for digit).
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UiRect {
+    pub x: f32,
+    pub y: f32,
+    pub w: f32,
+    pub h: f32,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct UiOut {
+    pub session_id: String,
+    pub elements: Vec<UiElement>,
+    pub matched: u64,
+    pub capped: bool,
+}
+
+async fn find_ui_elements(
+    state: Arc<AppState>,
+    args: FindUiArgs,
+    _f: CallFlags,
+) -> Result<UiOut, ToolError> {
     let class = args.class.unwrap_or_else(|| "Control".into());
     if class.is_empty() || !class.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
         return Err(ToolError::invalid_params(
@@ -693,12 +877,12 @@ async fn find_ui_elements(state: Arc<AppState>, args: FindUiArgs, _f: CallFlags)
         msg["text"] = json!(t);
     }
     let v = probe_request(&session, msg).await?;
-    Ok(json!({
-        "session_id": session.txn.to_string(),
-        "elements": v["elements"],
-        "matched": v["matched"],
-        "capped": v["capped"],
-    }))
+    Ok(UiOut {
+        session_id: session.txn.to_string(),
+        elements: probe_list(&v, "elements")?,
+        matched: v["matched"].as_u64().unwrap_or(0),
+        capped: v["capped"].as_bool().unwrap_or(false),
+    })
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -716,7 +900,24 @@ pub struct SampleArgs {
     frames: Option<u32>,
 }
 
-async fn sample_game_property(state: Arc<AppState>, args: SampleArgs, _f: CallFlags) -> ToolResult {
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SampledOut {
+    pub session_id: String,
+    pub node: String,
+    pub property: String,
+    pub frames: u32,
+    pub returned: usize,
+    pub stopped_early: bool,
+    pub distinct_values: usize,
+    /// The property's value on each frame, as the probe converts it.
+    pub values: Vec<Value>,
+}
+
+async fn sample_game_property(
+    state: Arc<AppState>,
+    args: SampleArgs,
+    _f: CallFlags,
+) -> Result<SampledOut, ToolError> {
     check_node_path("node", &args.node)?;
     let frames = args.frames.unwrap_or(30);
     if !(1..=600).contains(&frames) {
@@ -748,16 +949,17 @@ async fn sample_game_property(state: Arc<AppState>, args: SampleArgs, _f: CallFl
             distinct.push(x);
         }
     }
-    Ok(json!({
-        "session_id": session.txn.to_string(),
-        "node": args.node,
-        "property": args.property,
-        "frames": frames,
-        "returned": values.len(),
-        "stopped_early": values.len() < frames as usize,
-        "distinct_values": distinct.len(),
-        "values": values,
-    }))
+    let distinct_values = distinct.len();
+    Ok(SampledOut {
+        session_id: session.txn.to_string(),
+        node: args.node,
+        property: args.property,
+        frames,
+        returned: values.len(),
+        stopped_early: values.len() < frames as usize,
+        distinct_values,
+        values,
+    })
 }
 
 // ---- the editor's file system ------------------------------------------------------
@@ -790,9 +992,18 @@ fn editor_act(state: &AppState, command: &str) -> Result<Value, ToolError> {
 /// How often the editor is asked whether its scan is done.
 const SCAN_POLL: Duration = Duration::from_millis(50);
 
+/// A finished file-system scan.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Scanned {
+    pub finished: bool,
+    /// Whether this request started the scan (false: one was already running).
+    pub started: Option<bool>,
+    pub waited_ms: u64,
+}
+
 /// Starts a scan in the connected editor and waits until it is applied (see
 /// `filesystem.status`) or `limit` passed. Blocking: call from a blocking task.
-fn scan_and_wait(state: &AppState, limit: Duration) -> Result<Value, ToolError> {
+fn scan_and_wait(state: &AppState, limit: Duration) -> Result<Scanned, ToolError> {
     let start = Instant::now();
     let v = editor_act(state, cmd::FILESYSTEM_SCAN)?;
     let before = v["scans_finished"].as_u64().unwrap_or(0);
@@ -800,7 +1011,11 @@ fn scan_and_wait(state: &AppState, limit: Duration) -> Result<Value, ToolError> 
         let s = crate::tools::editor::query(state, cmd::FILESYSTEM_STATUS, json!({}), None)?;
         let waited = start.elapsed().as_millis() as u64;
         if s["scanning"] == json!(false) && s["scans_finished"].as_u64().unwrap_or(0) > before {
-            return Ok(json!({"finished": true, "started": v["started"], "waited_ms": waited}));
+            return Ok(Scanned {
+                finished: true,
+                started: v["started"].as_bool(),
+                waited_ms: waited,
+            });
         }
         if start.elapsed() >= limit {
             return Err(ToolError::new(
@@ -819,7 +1034,11 @@ fn scan_and_wait(state: &AppState, limit: Duration) -> Result<Value, ToolError> 
     }
 }
 
-async fn rescan_filesystem(state: Arc<AppState>, args: RescanArgs, _f: CallFlags) -> ToolResult {
+async fn rescan_filesystem(
+    state: Arc<AppState>,
+    args: RescanArgs,
+    _f: CallFlags,
+) -> Result<Scanned, ToolError> {
     let timeout = args.timeout_ms.unwrap_or(60_000);
     if !(1000..=600_000).contains(&timeout) {
         return Err(ToolError::invalid_params(
@@ -965,11 +1184,32 @@ pub struct ImportStatusArgs {
 /// Most files one get_import_status walks.
 const IMPORT_WALK_CAP: usize = 100_000;
 
+/// One importable file and its import state.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ImportRow {
+    pub path: String,
+    pub status: &'static str,
+    /// For `output_missing`: the imported file that is gone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub missing: Option<String>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ImportStatusOut {
+    pub files: Vec<ImportRow>,
+    pub total: usize,
+    pub next_offset: Option<usize>,
+    /// Files per status.
+    pub counts: BTreeMap<&'static str, u64>,
+    pub importable_files: usize,
+    pub capped: bool,
+}
+
 async fn get_import_status(
     state: Arc<AppState>,
     args: ImportStatusArgs,
     _f: CallFlags,
-) -> ToolResult {
+) -> Result<ImportStatusOut, ToolError> {
     let limit = args.limit.unwrap_or(200);
     if !(1..=1000).contains(&limit) {
         return Err(ToolError::invalid_params("limit", "limit must be 1–1000"));
@@ -988,36 +1228,40 @@ async fn get_import_status(
         let mut files = Vec::new();
         let capped = walk_importable(&root, &real, &mut files);
         files.sort();
-        let mut counts: BTreeMap<&str, u64> = BTreeMap::new();
+        let mut counts: BTreeMap<&'static str, u64> = BTreeMap::new();
         let mut listed = Vec::new();
         for f in &files {
             let st = import_state(&root, f);
             *counts.entry(st.as_str()).or_default() += 1;
             if args.all || st.is_problem() {
                 let rel = f.strip_prefix(&root).unwrap_or(f).to_string_lossy();
-                let mut row = json!({"path": format!("res://{rel}"), "status": st.as_str()});
-                if let ImportState::OutputMissing(d) = &st {
-                    row["missing"] = json!(d);
-                }
-                listed.push(row);
+                let missing = match &st {
+                    ImportState::OutputMissing(d) => Some(d.clone()),
+                    _ => None,
+                };
+                listed.push(ImportRow {
+                    path: format!("res://{rel}"),
+                    status: st.as_str(),
+                    missing,
+                });
             }
         }
         let total = listed.len();
         let offset = args.offset.unwrap_or(0) as usize;
-        let page: Vec<Value> = listed
+        let page: Vec<ImportRow> = listed
             .into_iter()
             .skip(offset)
             .take(limit as usize)
             .collect();
         let next = offset + page.len();
-        Ok(json!({
-            "files": page,
-            "total": total,
-            "next_offset": if next < total { json!(next) } else { Value::Null },
-            "counts": counts,
-            "importable_files": files.len(),
-            "capped": capped,
-        }))
+        Ok(ImportStatusOut {
+            files: page,
+            total,
+            next_offset: (next < total).then_some(next),
+            counts,
+            importable_files: files.len(),
+            capped,
+        })
     })
     .await
     .map_err(|e| ToolError::internal(format!("import status task failed: {e}")))?
@@ -1200,7 +1444,37 @@ fn read_decided(real: &Path) -> Result<Vec<u8>, ToolError> {
     Ok(bytes)
 }
 
-fn plan_import_asset(state: Arc<AppState>, args: ImportAssetArgs) -> Result<Plan, ToolError> {
+/// Where import_asset copied from (added to the write's effect).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ImportSource {
+    pub source: String,
+}
+
+/// What the copy added: the editor's import of it.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Imported {
+    pub import: ImportOutcome,
+}
+
+/// The import after the copy: its status, or `pending` and why.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ImportOutcome {
+    pub status: &'static str,
+    pub editor_connected: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub waited_ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timed_out: Option<bool>,
+}
+
+type ImportPlan = Plan<
+    crate::tools::Also<crate::tools::files::FileEffect, ImportSource>,
+    crate::tools::Also<crate::tools::Committed, Imported>,
+>;
+
+fn plan_import_asset(state: Arc<AppState>, args: ImportAssetArgs) -> Result<ImportPlan, ToolError> {
     let timeout = args.timeout_ms.unwrap_or(60_000);
     if !(1000..=600_000).contains(&timeout) {
         return Err(ToolError::invalid_params(
@@ -1254,7 +1528,11 @@ fn plan_import_asset(state: Arc<AppState>, args: ImportAssetArgs) -> Result<Plan
     }
     let bytes = read_decided(&real)?;
     let dest = args.dest.clone();
-    let mut plan = crate::tools::files::plan_write(
+    let source = ImportSource {
+        source: real.display().to_string(),
+    };
+    let st = state.clone();
+    Ok(crate::tools::files::plan_write(
         &state,
         "project.import",
         "dest",
@@ -1263,38 +1541,49 @@ fn plan_import_asset(state: Arc<AppState>, args: ImportAssetArgs) -> Result<Plan
         Expect::Anything,
         Persistence::written_to_disk(),
     )?
-    .untyped()?;
-    plan.effect
-        .insert("source".into(), json!(real.display().to_string()));
-    let write = plan.apply;
-    let st = state.clone();
-    plan.apply = Box::new(move || {
-        let mut out = write()?;
-        out.insert(
-            "import".into(),
-            wait_for_import(&st, &dest, Duration::from_millis(timeout)),
-        );
-        Ok(out)
-    });
-    Ok(plan)
+    .map_effect(|write| crate::tools::Also {
+        base: write,
+        more: source,
+    })
+    .map_applied(move |committed| crate::tools::Also {
+        base: committed,
+        more: Imported {
+            import: wait_for_import(&st, &dest, Duration::from_millis(timeout)),
+        },
+    }))
 }
 
 /// After the copy: the connected editor rescans (which imports the new file), then the
 /// import state is read from disk. Without an editor the import is pending, and says so.
-fn wait_for_import(state: &AppState, dest: &ResPath, limit: Duration) -> Value {
+fn wait_for_import(state: &AppState, dest: &ResPath, limit: Duration) -> ImportOutcome {
     let real = state.project.root().join(dest.rel());
+    let pending = |editor_connected, reason: String| ImportOutcome {
+        status: "pending",
+        editor_connected,
+        reason: Some(reason),
+        waited_ms: None,
+        timed_out: None,
+    };
     if crate::tools::editor::connected(state).is_err() {
-        return json!({"status": "pending", "editor_connected": false,
-            "reason": "no editor is connected: Godot imports the file when an editor opens \
-                       the project or rescans (rescan_filesystem)"});
+        return pending(
+            false,
+            "no editor is connected: Godot imports the file when an editor opens the project \
+             or rescans (rescan_filesystem)"
+                .into(),
+        );
     }
     match scan_and_wait(state, limit) {
-        Ok(scan) => {
-            let st = import_state(state.project.root(), &real);
-            json!({"status": st.as_str(), "editor_connected": true, "waited_ms": scan["waited_ms"]})
-        }
-        Err(e) => json!({"status": "pending", "editor_connected": true,
-            "reason": e.message, "timed_out": e.code == ErrorCode::Timeout}),
+        Ok(scan) => ImportOutcome {
+            status: import_state(state.project.root(), &real).as_str(),
+            editor_connected: true,
+            reason: None,
+            waited_ms: Some(scan.waited_ms),
+            timed_out: None,
+        },
+        Err(e) => ImportOutcome {
+            timed_out: Some(e.code == ErrorCode::Timeout),
+            ..pending(true, e.message)
+        },
     }
 }
 
@@ -1319,13 +1608,14 @@ mod tests {
         ];
         let (steps, unpaired) = to_steps(&events, 1000);
         assert_eq!(unpaired, 0);
+        let steps = serde_json::to_value(&steps).unwrap();
         assert_eq!(
             steps,
-            vec![
+            json!([
                 json!({"event": {"type": "key", "key": "A"}, "hold_ms": 300, "wait_ms": 100}),
                 json!({"event": {"type": "key", "key": "B"}, "hold_ms": 50, "wait_ms": 700}),
                 json!({"event": {"type": "key", "key": "C"}, "hold_ms": 100, "wait_ms": 100}),
-            ]
+            ])
         );
     }
 
@@ -1339,6 +1629,7 @@ mod tests {
             ev(130_021, "C", false),
         ];
         let (steps, unpaired) = to_steps(&events, 140_000);
+        let steps = serde_json::to_value(&steps).unwrap();
         assert_eq!(unpaired, 1);
         assert_eq!(steps[0]["wait_ms"], 60_000);
         assert_eq!(steps[1], json!({"wait_ms": 60_000}));
@@ -1355,9 +1646,14 @@ mod tests {
         ]);
         assert_eq!(
             r["fps"],
-            json!({"min": 30.0, "avg": 45.0, "max": 60.0, "last": 30.0})
+            Stats {
+                min: 30.0,
+                avg: 45.0,
+                max: 60.0,
+                last: 30.0
+            }
         );
-        assert_eq!(r["nodes"]["avg"], 3.0);
+        assert_eq!(r["nodes"].avg, 3.0);
     }
 
     #[test]

@@ -31,7 +31,7 @@ use crate::planes::project::Expect;
 use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::{CallFlags, ToolDef, ToolMeta, ToolResult};
+use crate::tools::{CallFlags, ToolDef, ToolMeta};
 
 /// How many captures are kept (the oldest goes first).
 pub const MAX_CAPTURES: usize = 32;
@@ -71,7 +71,7 @@ pub struct Capture {
 }
 
 /// The typed reference a tool result carries for its image (key [`IMAGE_KEY`]).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ImageRef {
     pub capture_id: String,
@@ -156,9 +156,21 @@ fn too_large(bytes: usize, width: u32, height: u32, cap: usize) -> ToolError {
     .details(json!({"bytes": bytes, "width": width, "height": height, "max_image_bytes": cap}))
 }
 
+/// A result with an image: the capture's typed reference (under [`IMAGE_KEY`], which
+/// `server.rs` sends as MCP image content), its id and size, and the tool's own fields.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Shot<T> {
+    pub image: ImageRef,
+    pub capture_id: String,
+    pub width: u32,
+    pub height: u32,
+    #[serde(flatten)]
+    pub more: T,
+}
+
 /// Decode a producer's base64 PNG, check it against the cap, store it and build the
-/// result: `{image: ImageRef, width, height, ...extra}`.
-pub(crate) fn answer_with_png(png_base64: &str, mut extra: Value) -> ToolResult {
+/// result: `{image: ImageRef, capture_id, width, height, ...more}`.
+pub(crate) fn shot<T>(png_base64: &str, more: T) -> Result<Shot<T>, ToolError> {
     let png = B64
         .decode(png_base64)
         .map_err(|e| ToolError::internal(format!("the capture is not base64: {e}")))?;
@@ -181,15 +193,13 @@ pub(crate) fn answer_with_png(png_base64: &str, mut extra: Value) -> ToolResult 
         height,
         bytes,
     };
-    if !extra.is_object() {
-        extra = json!({});
-    }
-    extra[IMAGE_KEY] =
-        serde_json::to_value(&image).map_err(|e| ToolError::internal(e.to_string()))?;
-    extra["capture_id"] = json!(id);
-    extra["width"] = json!(width);
-    extra["height"] = json!(height);
-    Ok(extra)
+    Ok(Shot {
+        image,
+        capture_id: id,
+        width,
+        height,
+        more,
+    })
 }
 
 /// Width and height from a PNG's header, without decoding it.
@@ -318,7 +328,33 @@ fn check_max_edge(max_edge: Option<u32>) -> Result<(), ToolError> {
     }
 }
 
-async fn capture_editor(state: Arc<AppState>, args: EditorShotArgs, _f: CallFlags) -> ToolResult {
+/// What an editor capture adds to its image: the view, the capture's scale against it
+/// and, for the 2d view, where the scene's canvas lies in the image (and the crop).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct EditorShot {
+    pub view: &'static str,
+    pub scale: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub canvas_transform: Option<CanvasTransform>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub crop: Option<[i32; 4]>,
+}
+
+/// A point p of the scene is at pixel `x_axis * p.x + y_axis * p.y + origin` (times
+/// `scale`). The add-on's numbers are Godot's f32 ones; f32 keeps them digit for digit.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CanvasTransform {
+    pub x_axis: [f32; 2],
+    pub y_axis: [f32; 2],
+    pub origin: [f32; 2],
+}
+
+async fn capture_editor(
+    state: Arc<AppState>,
+    args: EditorShotArgs,
+    _f: CallFlags,
+) -> Result<Shot<EditorShot>, ToolError> {
     check_max_edge(args.max_edge)?;
     let view = args.view.unwrap_or(EditorView::TwoD);
     let mut params = json!({"view": view.as_str(), "max_bytes": max_image_bytes()});
@@ -376,13 +412,19 @@ async fn capture_editor(state: Arc<AppState>, args: EditorShotArgs, _f: CallFlag
             ),
         });
     }
-    let mut extra = json!({"view": view.as_str(), "scale": v["scale"]});
-    for key in ["canvas_transform", "crop"] {
-        if !v[key].is_null() {
-            extra[key] = v[key].clone();
-        }
-    }
-    answer_with_png(v["png_base64"].as_str().unwrap_or(""), extra)
+    let field = |key: &str| {
+        ToolError::internal(format!(
+            "the editor's screenshot reply has a malformed {key}"
+        ))
+    };
+    let more = EditorShot {
+        view: view.as_str(),
+        scale: v["scale"].as_f64(),
+        canvas_transform: serde_json::from_value(v["canvas_transform"].clone())
+            .map_err(|_| field("canvas_transform"))?,
+        crop: serde_json::from_value(v["crop"].clone()).map_err(|_| field("crop"))?,
+    };
+    shot(v["png_base64"].as_str().unwrap_or(""), more)
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -461,7 +503,7 @@ fn lab(p: &image::Rgba<u8>) -> [f64; 3] {
 }
 
 /// What comparing two images of one size found.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct Difference {
     /// Share of pixels whose colour differs visibly (ΔE76 > [`JND_DELTA_E`]).
     pub score: f64,
@@ -519,7 +561,32 @@ pub fn difference(a: &image::RgbaImage, b: &image::RgbaImage) -> (Difference, im
     (d, out)
 }
 
-async fn compare(state: Arc<AppState>, args: CompareArgs, _f: CallFlags) -> ToolResult {
+/// compare_screenshots' verdict and its difference image (`image` null, with
+/// `image_omitted` saying why, when the picture is over the size cap).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Compared {
+    #[serde(flatten)]
+    pub difference: Difference,
+    pub equal: bool,
+    pub threshold: f64,
+    pub a: String,
+    pub b: String,
+    pub image: Option<ImageRef>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub capture_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub width: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub height: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub image_omitted: Option<String>,
+}
+
+async fn compare(
+    state: Arc<AppState>,
+    args: CompareArgs,
+    _f: CallFlags,
+) -> Result<Compared, ToolError> {
     let threshold = args.threshold.unwrap_or(DEFAULT_THRESHOLD);
     if !(0.0..=1.0).contains(&threshold) {
         return Err(ToolError::invalid_params(
@@ -549,18 +616,30 @@ async fn compare(state: Arc<AppState>, args: CompareArgs, _f: CallFlags) -> Tool
         picture
             .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
             .map_err(|e| ToolError::internal(format!("encoding the difference image: {e}")))?;
-        let mut out = serde_json::to_value(&d).map_err(|e| ToolError::internal(e.to_string()))?;
-        out["equal"] = json!(d.score <= threshold);
-        out["threshold"] = json!(threshold);
-        out["a"] = json!(args.a);
-        out["b"] = json!(args.b);
+        let mut out = Compared {
+            equal: d.score <= threshold,
+            difference: d,
+            threshold,
+            a: args.a,
+            b: args.b,
+            image: None,
+            capture_id: None,
+            width: None,
+            height: None,
+            image_omitted: None,
+        };
         let b64 = B64.encode(&png);
-        match answer_with_png(&b64, out.clone()) {
-            Ok(v) => Ok(v),
+        match shot(&b64, ()) {
+            Ok(s) => {
+                out.image = Some(s.image);
+                out.capture_id = Some(s.capture_id);
+                out.width = Some(s.width);
+                out.height = Some(s.height);
+                Ok(out)
+            }
             // The verdict stands without its picture.
             Err(e) if e.code == ErrorCode::TooLarge => {
-                out["image"] = Value::Null;
-                out["image_omitted"] = json!(e.message);
+                out.image_omitted = Some(e.message);
                 Ok(out)
             }
             Err(e) => Err(e),

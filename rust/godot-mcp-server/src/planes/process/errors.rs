@@ -11,10 +11,11 @@
 //! `ERROR:` and `WARNING:` headlines use the same shape; their location is
 //! usually the engine's C++ source, which is kept as it is.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 /// One error or warning Godot printed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct ScriptError {
     /// `script_error`, `error`, `warning`, `parse_error`.
     pub kind: &'static str,
