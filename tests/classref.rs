@@ -240,6 +240,19 @@ async fn real_godot_class_reference_from_doctool() {
     .await;
     let searched = t.elapsed();
     assert_eq!(hits["results"][0]["class"], "Node2D", "{hits}");
+    // A member query carries member descriptions: a method is then an object with
+    // its signature and description (the outputSchema's second signature shape).
+    let member = support::call_ok(
+        &client,
+        "get_class_reference",
+        json!({"class": "Node2D", "member": "to_global"}),
+    )
+    .await;
+    assert_eq!(
+        member["methods"][0]["signature"], "to_global(local_point: Vector2) -> Vector2 const",
+        "{member}"
+    );
+    assert!(member["methods"][0]["description"].is_string(), "{member}");
     // The project is untouched: doctool ran in the server's state dir (the server's
     // own editor-discovery file under .godot/ is not part of the project's files).
     let files: Vec<String> = support::files_under(dir.path(), &[".godot"])

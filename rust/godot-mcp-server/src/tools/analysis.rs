@@ -26,7 +26,7 @@ use crate::respath::ResPath;
 use crate::safety::Toolset;
 use crate::state::AppState;
 use crate::tools::project::FileKind;
-use crate::tools::{CallFlags, ToolDef, ToolMeta, ToolResult};
+use crate::tools::{Also, CallFlags, ToolDef, ToolMeta};
 
 fn meta(name: &'static str, title: &'static str, description: &'static str) -> ToolMeta {
     ToolMeta::read_only(Toolset::Analysis, name, title, description)
@@ -122,13 +122,21 @@ pub fn tools() -> Vec<ToolDef> {
 /// Page size when the caller gives none.
 const DEFAULT_LIMIT: u32 = 100;
 
-/// `items[offset..offset+limit]` with the paging fields of the answer.
-pub(crate) fn paged<T: Serialize>(
-    state: &AppState,
-    offset: Option<u32>,
-    limit: Option<u32>,
-    items: &[T],
-) -> Result<Value, ToolError> {
+/// One page of a list: the paging fields and the page's items.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct Page<T> {
+    pub total: usize,
+    pub offset: usize,
+    pub returned: usize,
+    pub next_offset: Option<usize>,
+    pub items: Vec<T>,
+}
+
+/// A page with the fields a tool adds beside it.
+pub(crate) type PageWith<T, X> = Also<Page<T>, X>;
+
+/// The page size asked for, checked against the server's limit.
+fn page_limit(state: &AppState, limit: Option<u32>) -> Result<usize, ToolError> {
     let limit = limit.unwrap_or(DEFAULT_LIMIT) as usize;
     if limit == 0 || limit > state.limits.max_page {
         return Err(ToolError::invalid_params(
@@ -136,6 +144,38 @@ pub(crate) fn paged<T: Serialize>(
             format!("limit must be between 1 and {}", state.limits.max_page),
         ));
     }
+    Ok(limit)
+}
+
+/// `items[offset..offset+limit]` as a typed [`Page`].
+pub(crate) fn page<T>(
+    state: &AppState,
+    offset: Option<u32>,
+    limit: Option<u32>,
+    items: Vec<T>,
+) -> Result<Page<T>, ToolError> {
+    let limit = page_limit(state, limit)?;
+    let offset = offset.unwrap_or(0) as usize;
+    let total = items.len();
+    let page: Vec<T> = items.into_iter().skip(offset).take(limit).collect();
+    let next = offset + page.len();
+    Ok(Page {
+        total,
+        offset,
+        returned: page.len(),
+        next_offset: (next < total).then_some(next),
+        items: page,
+    })
+}
+
+/// `items[offset..offset+limit]` with the paging fields of the answer.
+pub(crate) fn paged<T: Serialize>(
+    state: &AppState,
+    offset: Option<u32>,
+    limit: Option<u32>,
+    items: &[T],
+) -> Result<Value, ToolError> {
+    let limit = page_limit(state, limit)?;
     let offset = offset.unwrap_or(0) as usize;
     let page: Vec<&T> = items.iter().skip(offset).take(limit).collect();
     let next = offset + page.len();
@@ -148,17 +188,16 @@ pub(crate) fn paged<T: Serialize>(
     }))
 }
 
-/// Merge `extra` into the page object `page`.
-fn with(mut page: Value, extra: Value) -> Value {
-    if let (Value::Object(p), Value::Object(e)) = (&mut page, extra) {
-        p.extend(e);
-    }
-    page
+/// A page with `more` beside it.
+fn with<T, X>(page: Page<T>, more: X) -> PageWith<T, X> {
+    Also { base: page, more }
 }
 
-pub(crate) async fn blocking<F>(f: F) -> ToolResult
+/// Run `f` on the blocking pool (disk walks and parses).
+pub(crate) async fn blocking<T, F>(f: F) -> Result<T, ToolError>
 where
-    F: FnOnce() -> ToolResult + Send + 'static,
+    T: Send + 'static,
+    F: FnOnce() -> Result<T, ToolError> + Send + 'static,
 {
     tokio::task::spawn_blocking(f)
         .await
@@ -179,7 +218,7 @@ struct FileInfo {
 }
 
 /// Where a reference is written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 enum RefKind {
     /// An `[ext_resource]` of a scene or resource.
@@ -190,7 +229,7 @@ enum RefKind {
     ProjectSetting,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 struct RefSite {
     file: String,
     line: u32,
@@ -211,7 +250,7 @@ struct RefSite {
     setting: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 enum UidSource {
     UidFile,
@@ -220,7 +259,7 @@ enum UidSource {
     ResourceHeader,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 struct UidDecl {
     uid: String,
     path: String,
@@ -229,7 +268,7 @@ struct UidDecl {
     declared_in: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 struct Issue {
     file: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -726,9 +765,10 @@ pub(crate) fn walk_files(
     Ok(())
 }
 
-async fn indexed<F>(state: Arc<AppState>, f: F) -> ToolResult
+async fn indexed<T, F>(state: Arc<AppState>, f: F) -> Result<T, ToolError>
 where
-    F: FnOnce(&AppState, Index) -> ToolResult + Send + 'static,
+    T: Send + 'static,
+    F: FnOnce(&AppState, Index) -> Result<T, ToolError> + Send + 'static,
 {
     blocking(move || {
         let ix = Index::build(&state)?;
@@ -770,30 +810,67 @@ pub struct DependencyGraphArgs {
     limit: Option<u32>,
 }
 
+/// One file reached from the asked one, and through which direct reference.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct GraphItem {
+    path: String,
+    direction: &'static str,
+    depth: u32,
+    via: String,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct GraphExtra {
+    path: String,
+    broken_references: Vec<RefSite>,
+}
+
 async fn dependency_graph(
     state: Arc<AppState>,
     args: DependencyGraphArgs,
     _f: CallFlags,
-) -> ToolResult {
+) -> Result<PageWith<GraphItem, GraphExtra>, ToolError> {
     indexed(state, move |state, ix| {
         let path = ix.require("path", &args.path)?;
         let depth = args.max_depth.unwrap_or(u32::MAX).max(1);
         let dir = args.direction.unwrap_or_default();
-        let mut items: Vec<Value> = Vec::new();
-        if dir != Direction::Dependents {
-            for r in ix.graph.dependencies(&path, depth) {
-                items.push(json!({"path": r.path, "direction": "dependency", "depth": r.depth, "via": r.via}));
+        let mut items: Vec<GraphItem> = Vec::new();
+        let item = |direction: &'static str| {
+            move |r: godot_mcp_formats::deps::Reached| GraphItem {
+                path: r.path,
+                direction,
+                depth: r.depth,
+                via: r.via,
             }
+        };
+        if dir != Direction::Dependents {
+            items.extend(
+                ix.graph
+                    .dependencies(&path, depth)
+                    .into_iter()
+                    .map(item("dependency")),
+            );
         }
         if dir != Direction::Dependencies {
-            for r in ix.graph.dependents(&path, depth) {
-                items.push(json!({"path": r.path, "direction": "dependent", "depth": r.depth, "via": r.via}));
-            }
+            items.extend(
+                ix.graph
+                    .dependents(&path, depth)
+                    .into_iter()
+                    .map(item("dependent")),
+            );
         }
-        let broken: Vec<&RefSite> = ix.refs.iter().filter(|r| r.file == path && r.target.is_none()).collect();
+        let broken: Vec<RefSite> = ix
+            .refs
+            .iter()
+            .filter(|r| r.file == path && r.target.is_none())
+            .cloned()
+            .collect();
         Ok(with(
-            paged(state, args.offset, args.limit, &items)?,
-            json!({"path": path, "broken_references": broken}),
+            page(state, args.offset, args.limit, items)?,
+            GraphExtra {
+                path,
+                broken_references: broken,
+            },
         ))
     })
     .await
@@ -842,11 +919,18 @@ fn one_of(path: &Option<ResPath>, uid: &Option<String>) -> Result<(), ToolError>
     }
 }
 
+/// The file asked about (null when a uid names none) and its uids.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct RefsExtra {
+    path: Option<String>,
+    uids: BTreeSet<String>,
+}
+
 async fn find_references(
     state: Arc<AppState>,
     args: FindReferencesArgs,
     _f: CallFlags,
-) -> ToolResult {
+) -> Result<PageWith<RefSite, RefsExtra>, ToolError> {
     one_of(&args.path, &args.uid)?;
     indexed(state, move |state, ix| {
         let (path, uids): (Option<String>, BTreeSet<String>) = match (&args.path, &args.uid) {
@@ -866,7 +950,7 @@ async fn find_references(
             ),
             (None, None) => unreachable!("checked by one_of"),
         };
-        let refs: Vec<&RefSite> = ix
+        let refs: Vec<RefSite> = ix
             .refs
             .iter()
             .filter(|r| {
@@ -876,10 +960,11 @@ async fn find_references(
                         && path.is_some()
                         && r.written.as_deref().and_then(|w| normalize(&r.file, w)) == path)
             })
+            .cloned()
             .collect();
         Ok(with(
-            paged(state, args.offset, args.limit, &refs)?,
-            json!({"path": path, "uids": uids}),
+            page(state, args.offset, args.limit, refs)?,
+            RefsExtra { path, uids },
         ))
     })
     .await
@@ -900,19 +985,29 @@ pub struct CyclesArgs {
     limit: Option<u32>,
 }
 
+/// One dependency cycle, in loop order.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct Cycle {
+    length: usize,
+    files: Vec<String>,
+}
+
 async fn find_circular_dependencies(
     state: Arc<AppState>,
     args: CyclesArgs,
     _f: CallFlags,
-) -> ToolResult {
+) -> Result<Page<Cycle>, ToolError> {
     indexed(state, move |state, ix| {
-        let cycles: Vec<Value> = ix
+        let cycles: Vec<Cycle> = ix
             .graph
             .cycles()
             .into_iter()
-            .map(|c| json!({"length": c.len(), "files": c}))
+            .map(|c| Cycle {
+                length: c.len(),
+                files: c,
+            })
             .collect();
-        paged(state, args.offset, args.limit, &cycles)
+        page(state, args.offset, args.limit, cycles)
     })
     .await
 }
@@ -938,11 +1033,42 @@ pub struct UnusedArgs {
 /// Roots listed in an answer at most (`roots_total` counts them all).
 const MAX_ROOTS_SHOWN: usize = 200;
 
+/// A file no root reaches.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct UnusedFile {
+    path: String,
+    kind: FileKind,
+    size: u64,
+    referenced_by_unused: Vec<String>,
+}
+
+/// A .import/.uid sidecar whose source file is gone.
+#[derive(Debug, Serialize, JsonSchema)]
+struct OrphanSidecar {
+    path: String,
+    missing_source: String,
+}
+
+/// A file everything reachable starts from, and why it is one.
+#[derive(Debug, Serialize, JsonSchema)]
+struct Root {
+    path: String,
+    reason: String,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct UnusedExtra {
+    roots: Vec<Root>,
+    roots_total: usize,
+    orphaned_sidecars: Vec<OrphanSidecar>,
+    method: &'static str,
+}
+
 async fn find_unused_resources(
     state: Arc<AppState>,
     args: UnusedArgs,
     _f: CallFlags,
-) -> ToolResult {
+) -> Result<PageWith<UnusedFile, UnusedExtra>, ToolError> {
     indexed(state, move |state, ix| {
         let roots = ix.resolved_roots();
         let reached = ix.graph.reachable(roots.iter().map(|(p, _)| p.as_str()));
@@ -952,7 +1078,7 @@ async fn find_unused_resources(
                 users.entry(t.as_str()).or_default().insert(r.file.as_str());
             }
         }
-        let unused: Vec<Value> = ix
+        let unused: Vec<UnusedFile> = ix
             .files
             .iter()
             .filter(|(p, f)| {
@@ -961,31 +1087,46 @@ async fn find_unused_resources(
                     && !reached.contains(*p)
             })
             .map(|(p, f)| {
-                let referenced_by: Vec<&str> = users
+                let referenced_by: Vec<String> = users
                     .get(p.as_str())
-                    .map(|u| u.iter().copied().collect())
+                    .map(|u| u.iter().map(|s| s.to_string()).collect())
                     .unwrap_or_default();
-                json!({"path": p, "kind": f.kind, "size": f.size, "referenced_by_unused": referenced_by})
+                UnusedFile {
+                    path: p.clone(),
+                    kind: f.kind,
+                    size: f.size,
+                    referenced_by_unused: referenced_by,
+                }
             })
             .collect();
-        let orphans: Vec<Value> = ix
+        let orphans: Vec<OrphanSidecar> = ix
             .sidecars
             .iter()
             .filter(|(_, src)| !ix.files.contains_key(*src))
             .take(1000)
-            .map(|(side, src)| json!({"path": side, "missing_source": src}))
+            .map(|(side, src)| OrphanSidecar {
+                path: side.clone(),
+                missing_source: src.clone(),
+            })
             .collect();
         Ok(with(
-            paged(state, args.offset, args.limit, &unused)?,
-            json!({
+            page(state, args.offset, args.limit, unused)?,
+            UnusedExtra {
                 // An enabled plugin makes every file of its folder a root: bounded.
-                "roots": roots.iter().take(MAX_ROOTS_SHOWN).map(|(p, why)| json!({"path": p, "reason": why})).collect::<Vec<_>>(),
-                "roots_total": roots.len(),
-                "orphaned_sidecars": orphans,
-                "method": "Reached from the roots through [ext_resource] lines, res:// and uid:// \
-                           strings in scripts and shaders, and project.godot values. Paths built \
-                           at run time are not seen: check before deleting.",
-            }),
+                roots: roots
+                    .iter()
+                    .take(MAX_ROOTS_SHOWN)
+                    .map(|(p, why)| Root {
+                        path: p.clone(),
+                        reason: why.clone(),
+                    })
+                    .collect(),
+                roots_total: roots.len(),
+                orphaned_sidecars: orphans,
+                method: "Reached from the roots through [ext_resource] lines, res:// and uid:// \
+                         strings in scripts and shaders, and project.godot values. Paths built \
+                         at run time are not seen: check before deleting.",
+            },
         ))
     })
     .await
@@ -1104,11 +1245,19 @@ fn integrity_issues(ix: &Index) -> Vec<Issue> {
     issues
 }
 
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct IntegrityExtra {
+    ok: bool,
+    errors: usize,
+    warnings: usize,
+    checked_files: usize,
+}
+
 async fn check_scene_integrity(
     state: Arc<AppState>,
     args: IntegrityArgs,
     _f: CallFlags,
-) -> ToolResult {
+) -> Result<PageWith<Issue, IntegrityExtra>, ToolError> {
     indexed(state, move |state, ix| {
         let only = match &args.path {
             Some(p) => Some(ix.require("path", p)?),
@@ -1132,14 +1281,15 @@ async fn check_scene_integrity(
                 })
                 .count(),
         };
+        let warnings = issues.len() - errors;
         Ok(with(
-            paged(state, args.offset, args.limit, &issues)?,
-            json!({
-                "ok": errors == 0,
-                "errors": errors,
-                "warnings": issues.len() - errors,
-                "checked_files": checked,
-            }),
+            page(state, args.offset, args.limit, issues)?,
+            IntegrityExtra {
+                ok: errors == 0,
+                errors,
+                warnings,
+                checked_files: checked,
+            },
         ))
     })
     .await
@@ -1166,25 +1316,56 @@ pub struct SignalFlowArgs {
     limit: Option<u32>,
 }
 
-fn node_desc(scene: &Scene, path: &str) -> Value {
-    let Some(n) = scene.node(path) else {
-        return json!({"path": path, "missing": true});
-    };
-    let mut o = serde_json::Map::new();
-    o.insert("path".into(), json!(path));
-    if let Some(t) = &n.node_type {
-        o.insert("type".into(), json!(t));
-    }
-    if let Some(i) = &n.instance {
-        o.insert("instance".into(), json!(i.path));
-    }
-    if let Some(s) = n.script.as_ref().and_then(|s| s.path()) {
-        o.insert("script".into(), json!(s));
-    }
-    Value::Object(o)
+/// A connection's end: the node's type, instanced scene and script, or `missing`.
+#[derive(Debug, Serialize, JsonSchema)]
+struct NodeDesc {
+    path: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    missing: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    r#type: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    instance: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    script: Option<String>,
 }
 
-async fn signal_flow(state: Arc<AppState>, args: SignalFlowArgs, _f: CallFlags) -> ToolResult {
+fn node_desc(scene: &Scene, path: &str) -> NodeDesc {
+    let Some(n) = scene.node(path) else {
+        return NodeDesc {
+            path: path.to_string(),
+            missing: Some(true),
+            r#type: None,
+            instance: None,
+            script: None,
+        };
+    };
+    NodeDesc {
+        path: path.to_string(),
+        missing: None,
+        r#type: n.node_type.clone(),
+        instance: n.instance.as_ref().map(|i| i.path.clone()),
+        script: n.script.as_ref().and_then(|s| s.path()).map(str::to_string),
+    }
+}
+
+/// One `[connection]` with both ends described.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct Flow {
+    scene: String,
+    line: u32,
+    signal: String,
+    from: NodeDesc,
+    to: NodeDesc,
+    method: String,
+    flags: Option<i64>,
+}
+
+async fn signal_flow(
+    state: Arc<AppState>,
+    args: SignalFlowArgs,
+    _f: CallFlags,
+) -> Result<Page<Flow>, ToolError> {
     indexed(state, move |state, ix| {
         let only = match &args.path {
             Some(p) => {
@@ -1199,7 +1380,7 @@ async fn signal_flow(state: Arc<AppState>, args: SignalFlowArgs, _f: CallFlags) 
             }
             None => None,
         };
-        let mut items: Vec<Value> = Vec::new();
+        let mut items: Vec<Flow> = Vec::new();
         for (path, scene) in &ix.scenes {
             if only.as_ref().is_some_and(|o| o != path) {
                 continue;
@@ -1208,18 +1389,18 @@ async fn signal_flow(state: Arc<AppState>, args: SignalFlowArgs, _f: CallFlags) 
                 if args.signal.as_ref().is_some_and(|s| *s != c.signal) {
                     continue;
                 }
-                items.push(json!({
-                    "scene": path,
-                    "line": c.line,
-                    "signal": c.signal,
-                    "from": node_desc(scene, &c.from),
-                    "to": node_desc(scene, &c.to),
-                    "method": c.method,
-                    "flags": c.flags,
-                }));
+                items.push(Flow {
+                    scene: path.clone(),
+                    line: c.line,
+                    signal: c.signal.clone(),
+                    from: node_desc(scene, &c.from),
+                    to: node_desc(scene, &c.to),
+                    method: c.method.clone(),
+                    flags: c.flags,
+                });
             }
         }
-        paged(state, args.offset, args.limit, &items)
+        page(state, args.offset, args.limit, items)
     })
     .await
 }
@@ -1231,17 +1412,75 @@ async fn signal_flow(state: Arc<AppState>, args: SignalFlowArgs, _f: CallFlags) 
 #[serde(deny_unknown_fields)]
 pub struct StatsArgs {}
 
+#[derive(Debug, Serialize, JsonSchema)]
+struct NameCount {
+    name: String,
+    count: u64,
+}
+
 /// The `n` largest counts, largest first, then by name.
-fn top(counts: BTreeMap<String, u64>, n: usize) -> Vec<Value> {
+fn top(counts: BTreeMap<String, u64>, n: usize) -> Vec<NameCount> {
     let mut v: Vec<(String, u64)> = counts.into_iter().collect();
     v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     v.into_iter()
         .take(n)
-        .map(|(name, count)| json!({"name": name, "count": count}))
+        .map(|(name, count)| NameCount { name, count })
         .collect()
 }
 
-async fn project_stats(state: Arc<AppState>, _args: StatsArgs, _f: CallFlags) -> ToolResult {
+#[derive(Debug, Serialize, JsonSchema)]
+struct CountBytes {
+    count: u64,
+    bytes: u64,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+struct LargestScene {
+    path: String,
+    nodes: usize,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+struct SceneStats {
+    count: usize,
+    nodes: u64,
+    connections: u64,
+    largest: Vec<LargestScene>,
+    node_types: Vec<NameCount>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+struct ScriptStats {
+    count: usize,
+    lines: usize,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+struct ResourceStats {
+    count: usize,
+    types: Vec<NameCount>,
+}
+
+/// The project in numbers: files by kind and top folder, scenes, scripts, resources.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct StatsOut {
+    files: usize,
+    bytes: u64,
+    by_kind: BTreeMap<String, CountBytes>,
+    folders: BTreeMap<String, CountBytes>,
+    scenes: SceneStats,
+    scripts: ScriptStats,
+    resources: ResourceStats,
+    uids: usize,
+    references: usize,
+    unparsed: usize,
+}
+
+async fn project_stats(
+    state: Arc<AppState>,
+    _args: StatsArgs,
+    _f: CallFlags,
+) -> Result<StatsOut, ToolError> {
     indexed(state, move |_state, ix| {
         let mut by_kind: BTreeMap<String, (u64, u64)> = BTreeMap::new();
         let mut bytes = 0u64;
@@ -1286,30 +1525,46 @@ async fn project_stats(state: Arc<AppState>, _args: StatsArgs, _f: CallFlags) ->
         for t in ix.resource_types.values() {
             *res_types.entry(t.clone()).or_default() += 1;
         }
-        Ok(json!({
-            "files": ix.files.len(),
-            "bytes": bytes,
-            "by_kind": by_kind.iter().map(|(k, (c, b))| (k.clone(), json!({"count": c, "bytes": b}))).collect::<serde_json::Map<_, _>>(),
-            "folders": folders.iter().take(100).map(|(k, (c, b))| (k.clone(), json!({"count": c, "bytes": b}))).collect::<serde_json::Map<_, _>>(),
-            "scenes": {
-                "count": ix.scenes.len(),
-                "nodes": nodes,
-                "connections": connections,
-                "largest": largest.iter().take(10).map(|(n, p)| json!({"path": p, "nodes": n})).collect::<Vec<_>>(),
-                "node_types": top(node_types, 20),
+        let count_bytes = |(k, (count, bytes)): (&String, &(u64, u64))| {
+            (
+                k.clone(),
+                CountBytes {
+                    count: *count,
+                    bytes: *bytes,
+                },
+            )
+        };
+        Ok(StatsOut {
+            files: ix.files.len(),
+            bytes,
+            by_kind: by_kind.iter().map(count_bytes).collect(),
+            folders: folders.iter().take(100).map(count_bytes).collect(),
+            scenes: SceneStats {
+                count: ix.scenes.len(),
+                nodes,
+                connections,
+                largest: largest
+                    .iter()
+                    .take(10)
+                    .map(|(n, p)| LargestScene {
+                        path: (*p).clone(),
+                        nodes: *n,
+                    })
+                    .collect(),
+                node_types: top(node_types, 20),
             },
-            "scripts": {
-                "count": ix.script_lines.len(),
-                "lines": ix.script_lines.values().sum::<usize>(),
+            scripts: ScriptStats {
+                count: ix.script_lines.len(),
+                lines: ix.script_lines.values().sum::<usize>(),
             },
-            "resources": {
-                "count": ix.resource_types.len(),
-                "types": top(res_types, 20),
+            resources: ResourceStats {
+                count: ix.resource_types.len(),
+                types: top(res_types, 20),
             },
-            "uids": ix.uid_paths.len(),
-            "references": ix.refs.len(),
-            "unparsed": ix.problems.iter().filter(|p| p.severity == "error").count(),
-        }))
+            uids: ix.uid_paths.len(),
+            references: ix.refs.len(),
+            unparsed: ix.problems.iter().filter(|p| p.severity == "error").count(),
+        })
     })
     .await
 }
@@ -1328,7 +1583,23 @@ pub struct ResolveUidArgs {
     path: Option<ResPath>,
 }
 
-async fn resolve_uid(state: Arc<AppState>, args: ResolveUidArgs, _f: CallFlags) -> ToolResult {
+/// What a uid names (or a file's uid), from every place that declares it.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct UidOut {
+    uid: String,
+    path: String,
+    exists: bool,
+    source: UidSource,
+    declared_in: String,
+    conflict: bool,
+    declarations: Vec<UidDecl>,
+}
+
+async fn resolve_uid(
+    state: Arc<AppState>,
+    args: ResolveUidArgs,
+    _f: CallFlags,
+) -> Result<UidOut, ToolError> {
     one_of(&args.path, &args.uid)?;
     indexed(state, move |_state, ix| {
         let decls: Vec<&UidDecl> = match (&args.uid, &args.path) {
@@ -1362,15 +1633,15 @@ async fn resolve_uid(state: Arc<AppState>, args: ResolveUidArgs, _f: CallFlags) 
         let consistent = decls
             .iter()
             .all(|d| d.uid == first.uid && d.path == first.path);
-        Ok(json!({
-            "uid": first.uid,
-            "path": first.path,
-            "exists": ix.files.contains_key(&first.path),
-            "source": first.source,
-            "declared_in": first.declared_in,
-            "conflict": !consistent,
-            "declarations": decls,
-        }))
+        Ok(UidOut {
+            uid: first.uid.clone(),
+            path: first.path.clone(),
+            exists: ix.files.contains_key(&first.path),
+            source: first.source,
+            declared_in: first.declared_in.clone(),
+            conflict: !consistent,
+            declarations: decls.into_iter().cloned().collect(),
+        })
     })
     .await
 }
@@ -1434,7 +1705,27 @@ fn wild(p: &[u8], s: &[u8]) -> bool {
     }
 }
 
-async fn search_files(state: Arc<AppState>, args: SearchFilesArgs, _f: CallFlags) -> ToolResult {
+/// One matching line.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct FileMatch {
+    path: String,
+    line: usize,
+    column: usize,
+    text: String,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct SearchExtra {
+    files_searched: usize,
+    files_skipped: usize,
+    capped: bool,
+}
+
+async fn search_files(
+    state: Arc<AppState>,
+    args: SearchFilesArgs,
+    _f: CallFlags,
+) -> Result<PageWith<FileMatch, SearchExtra>, ToolError> {
     if args.query.is_empty() || args.query.len() > 1000 || args.query.contains('\n') {
         return Err(ToolError::invalid_params(
             "query",
@@ -1462,7 +1753,7 @@ async fn search_files(state: Arc<AppState>, args: SearchFilesArgs, _f: CallFlags
         } else {
             args.query.to_lowercase()
         };
-        let mut matches: Vec<Value> = Vec::new();
+        let mut matches: Vec<FileMatch> = Vec::new();
         let (mut searched, mut skipped) = (0usize, 0usize);
         'files: for (path, real, size) in &files {
             let rel = path.strip_prefix("res://").unwrap_or(path);
@@ -1490,22 +1781,23 @@ async fn search_files(state: Arc<AppState>, args: SearchFilesArgs, _f: CallFlags
                         break 'files;
                     }
                     let col = hay[..col].chars().count() + 1;
-                    matches.push(json!({
-                        "path": path,
-                        "line": i + 1,
-                        "column": col,
-                        "text": line.chars().take(MAX_LINE_CHARS).collect::<String>(),
-                    }));
+                    matches.push(FileMatch {
+                        path: path.clone(),
+                        line: i + 1,
+                        column: col,
+                        text: line.chars().take(MAX_LINE_CHARS).collect::<String>(),
+                    });
                 }
             }
         }
+        let capped = matches.len() >= MAX_MATCHES;
         Ok(with(
-            paged(&state, args.offset, args.limit, &matches)?,
-            json!({
-                "files_searched": searched,
-                "files_skipped": skipped,
-                "capped": matches.len() >= MAX_MATCHES,
-            }),
+            page(&state, args.offset, args.limit, matches)?,
+            SearchExtra {
+                files_searched: searched,
+                files_skipped: skipped,
+                capped,
+            },
         ))
     })
     .await

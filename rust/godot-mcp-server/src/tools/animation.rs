@@ -7,15 +7,15 @@ use std::sync::Arc;
 use godot_mcp_formats::Value as GValue;
 use godot_mcp_formats::animation::{Animation, named_resources, parse_animation};
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use crate::error::ToolError;
 use crate::respath::ResPath;
 use crate::safety::Toolset;
 use crate::state::AppState;
 use crate::tools::scene_disk::{Doc, load_doc, typed};
-use crate::tools::{CallFlags, ToolDef, ToolMeta, ToolResult};
+use crate::tools::{CallFlags, ToolDef, ToolMeta};
 
 fn meta(name: &'static str, title: &'static str, description: &'static str) -> ToolMeta {
     ToolMeta::read_only(Toolset::Animation, name, title, description)
@@ -99,12 +99,20 @@ fn from_library(doc: &Doc, node: Option<&str>, library: Option<&str>, data: &GVa
         .collect()
 }
 
+/// A player's library saved in its own file.
+#[derive(Debug, Serialize, JsonSchema)]
+struct ExternalLibrary {
+    node: String,
+    library: String,
+    resource: Value,
+}
+
 /// Every animation in `doc`, and the libraries saved in their own files.
 fn collect(
     doc: &Doc,
     path: &ResPath,
     node: Option<&str>,
-) -> Result<(Vec<Found>, Vec<Value>), ToolError> {
+) -> Result<(Vec<Found>, Vec<ExternalLibrary>), ToolError> {
     let mut found = Vec::new();
     let mut external = Vec::new();
     match doc {
@@ -157,9 +165,11 @@ fn collect(
                                 ));
                             }
                         }
-                        other => external.push(json!({
-                            "node": n.path, "library": lib, "resource": doc.reference(other),
-                        })),
+                        other => external.push(ExternalLibrary {
+                            node: n.path.clone(),
+                            library: lib,
+                            resource: doc.reference(other),
+                        }),
                     }
                 }
             }
@@ -178,38 +188,65 @@ pub struct ListAnimationsArgs {
     node: Option<String>,
 }
 
+/// One listed animation: decoded (length, loop mode, track count) or in its own `file`.
+#[derive(Debug, Serialize, JsonSchema)]
+struct AnimationItem {
+    id: String,
+    name: String,
+    library: Option<String>,
+    node: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    length: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    loop_mode: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    track_count: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file: Option<String>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct AnimationsOut {
+    path: String,
+    animation_count: usize,
+    truncated: bool,
+    animations: Vec<AnimationItem>,
+    external_libraries: Vec<ExternalLibrary>,
+}
+
 async fn list_animations(
     state: Arc<AppState>,
     args: ListAnimationsArgs,
     _f: CallFlags,
-) -> ToolResult {
+) -> Result<AnimationsOut, ToolError> {
     let doc = load_doc(&state, "path", &args.path, &["tscn", "tres"])?;
     let node = args.node.as_deref();
     let (found, external) = collect(&doc, &args.path, node)?;
     let total = found.len();
-    let animations: Vec<Value> = found
+    let animations = found
         .iter()
         .take(MAX_LISTED)
         .map(|f| {
-            let mut o = json!({"id": f.id(), "name": f.name, "library": f.library, "node": f.node});
-            match &f.anim {
-                Ok(a) => {
-                    o["length"] = json!(a.length);
-                    o["loop_mode"] = json!(a.loop_mode);
-                    o["track_count"] = json!(a.tracks.len());
-                }
-                Err(file) => o["file"] = json!(file),
+            let decoded = f.anim.as_ref().ok();
+            AnimationItem {
+                id: f.id(),
+                name: f.name.clone(),
+                library: f.library.clone(),
+                node: f.node.clone(),
+                length: decoded.map(|a| a.length),
+                loop_mode: decoded.map(|a| a.loop_mode),
+                track_count: decoded.map(|a| a.tracks.len()),
+                file: f.anim.as_ref().err().cloned(),
             }
-            o
         })
         .collect();
-    Ok(json!({
-        "path": args.path.to_string(),
-        "animation_count": total,
-        "truncated": total > MAX_LISTED,
-        "animations": animations,
-        "external_libraries": external,
-    }))
+    Ok(AnimationsOut {
+        path: args.path.to_string(),
+        animation_count: total,
+        truncated: total > MAX_LISTED,
+        animations,
+        external_libraries: external,
+    })
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -228,7 +265,46 @@ pub struct GetAnimationArgs {
     max_keys: Option<u32>,
 }
 
-async fn get_animation(state: Arc<AppState>, args: GetAnimationArgs, _f: CallFlags) -> ToolResult {
+/// One key of a track: its time, typed value and transition when written.
+#[derive(Debug, Serialize, JsonSchema)]
+struct KeyOut {
+    time: f64,
+    value: Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    transition: Option<f64>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+struct TrackOut {
+    index: usize,
+    r#type: String,
+    path: String,
+    interpolation: &'static str,
+    enabled: bool,
+    loop_wrap: bool,
+    decoded: bool,
+    key_count: usize,
+    keys: Vec<KeyOut>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    update_mode: Option<&'static str>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct AnimationOut {
+    path: String,
+    node: Option<String>,
+    animation: String,
+    length: f64,
+    loop_mode: &'static str,
+    track_count: usize,
+    tracks: Vec<TrackOut>,
+}
+
+async fn get_animation(
+    state: Arc<AppState>,
+    args: GetAnimationArgs,
+    _f: CallFlags,
+) -> Result<AnimationOut, ToolError> {
     let max_keys = args.max_keys.unwrap_or(100);
     if !(1..=5000).contains(&max_keys) {
         return Err(ToolError::invalid_params(
@@ -276,37 +352,39 @@ async fn get_animation(state: Arc<AppState>, args: GetAnimationArgs, _f: CallFla
             .hint("Call get_animation with that file as `path`."));
         }
     };
-    let tracks: Vec<Value> = anim
+    let tracks = anim
         .tracks
         .iter()
         .take(MAX_TRACKS)
-        .map(|t| {
-            let mut o = json!({
-                "index": t.index, "type": t.kind, "path": t.path,
-                "interpolation": t.interpolation, "enabled": t.enabled,
-                "loop_wrap": t.loop_wrap, "decoded": t.decoded,
-                "key_count": t.keys.len(),
-                "keys": t.keys.iter().take(max_keys as usize).map(|k| {
-                    let mut key = json!({"time": k.time, "value": typed(&k.value)});
-                    if let Some(tr) = k.transition {
-                        key["transition"] = json!(tr);
-                    }
-                    key
-                }).collect::<Vec<_>>(),
-            });
-            if let Some(u) = t.update_mode {
-                o["update_mode"] = json!(u);
-            }
-            o
+        .map(|t| TrackOut {
+            index: t.index,
+            r#type: t.kind.clone(),
+            path: t.path.clone(),
+            interpolation: t.interpolation,
+            enabled: t.enabled,
+            loop_wrap: t.loop_wrap,
+            decoded: t.decoded,
+            key_count: t.keys.len(),
+            keys: t
+                .keys
+                .iter()
+                .take(max_keys as usize)
+                .map(|k| KeyOut {
+                    time: k.time,
+                    value: typed(&k.value),
+                    transition: k.transition,
+                })
+                .collect(),
+            update_mode: t.update_mode,
         })
         .collect();
-    Ok(json!({
-        "path": args.path.to_string(),
-        "node": f.node,
-        "animation": f.id(),
-        "length": anim.length,
-        "loop_mode": anim.loop_mode,
-        "track_count": anim.tracks.len(),
-        "tracks": tracks,
-    }))
+    Ok(AnimationOut {
+        path: args.path.to_string(),
+        node: f.node.clone(),
+        animation: f.id(),
+        length: anim.length,
+        loop_mode: anim.loop_mode,
+        track_count: anim.tracks.len(),
+        tracks,
+    })
 }

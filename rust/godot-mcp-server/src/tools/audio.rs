@@ -6,15 +6,15 @@ use std::sync::Arc;
 
 use godot_mcp_formats::audio_bus::parse_bus_layout;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use crate::error::{ErrorCode, ToolError};
 use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::scene_disk::{Doc, load_doc};
-use crate::tools::{CallFlags, ToolDef, ToolMeta, ToolResult};
+use crate::tools::{CallFlags, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
     vec![ToolDef::new(
@@ -82,8 +82,51 @@ pub(crate) fn layout_target(
     })
 }
 
-/// The buses of a parsed layout file, as the read tools report them.
-pub(crate) fn buses_json(path: &ResPath, doc: &Doc) -> Result<Vec<Value>, ToolError> {
+/// One bus as the read tools report it.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct BusOut {
+    index: usize,
+    name: String,
+    volume_db: f64,
+    mute: bool,
+    solo: bool,
+    bypass_fx: bool,
+    send: String,
+    effects: Vec<BusEffectOut>,
+}
+
+/// One effect slot: the effect resource (resolved reference) and whether it is on.
+#[derive(Debug, Serialize, JsonSchema)]
+struct BusEffectOut {
+    effect: Value,
+    enabled: bool,
+}
+
+fn bus_out(b: &godot_mcp_formats::audio_bus::Bus, doc: Option<&Doc>) -> BusOut {
+    BusOut {
+        index: b.index,
+        name: b.name.clone(),
+        volume_db: b.volume_db,
+        mute: b.mute,
+        solo: b.solo,
+        bypass_fx: b.bypass_fx,
+        send: b.send.clone(),
+        effects: b
+            .effects
+            .iter()
+            .map(|e| BusEffectOut {
+                effect: match doc {
+                    Some(doc) => doc.reference(&e.effect),
+                    None => crate::tools::scene_disk::typed(&e.effect),
+                },
+                enabled: e.enabled,
+            })
+            .collect(),
+    }
+}
+
+/// The buses of a parsed layout file, typed.
+pub(crate) fn buses_of(path: &ResPath, doc: &Doc) -> Result<Vec<BusOut>, ToolError> {
     let Doc::Resource(res) = doc else {
         return Err(ToolError::internal("a .tres parsed as a scene"));
     };
@@ -102,35 +145,49 @@ pub(crate) fn buses_json(path: &ResPath, doc: &Doc) -> Result<Vec<Value>, ToolEr
             format!("{path}: {name} is past the most buses or effects this server reads"),
         )
     })?;
-    Ok(buses
+    Ok(buses.iter().map(|b| bus_out(b, Some(doc))).collect())
+}
+
+/// The buses of a parsed layout file, as the read tools report them.
+pub(crate) fn buses_json(path: &ResPath, doc: &Doc) -> Result<Vec<Value>, ToolError> {
+    buses_of(path, doc)?
         .iter()
-        .map(|b| {
-            json!({
-                "index": b.index, "name": b.name, "volume_db": b.volume_db, "mute": b.mute,
-                "solo": b.solo, "bypass_fx": b.bypass_fx, "send": b.send,
-                "effects": b.effects.iter().map(|e| json!({
-                    "effect": doc.reference(&e.effect), "enabled": e.enabled,
-                })).collect::<Vec<_>>(),
-            })
-        })
-        .collect())
+        .map(|b| serde_json::to_value(b).map_err(|e| ToolError::internal(e.to_string())))
+        .collect()
+}
+
+/// The bus layout Godot loads, and which file (or default) it came from.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct BusLayoutOut {
+    path: String,
+    source: &'static str,
+    exists: bool,
+    buses: Vec<BusOut>,
 }
 
 async fn get_audio_bus_layout(
     state: Arc<AppState>,
     args: BusLayoutArgs,
     _f: CallFlags,
-) -> ToolResult {
+) -> Result<BusLayoutOut, ToolError> {
     let (path, source) = layout_target(&state, args.path)?;
     let real = state.project.resolve("path", &path)?;
     if source != "argument" && !real.exists() {
         // No layout file: Godot keeps its built-in layout, one Master bus.
         let buses = parse_bus_layout(&[]).map_err(ToolError::internal)?;
-        return Ok(json!({
-            "path": path.to_string(), "source": source, "exists": false, "buses": buses,
-        }));
+        return Ok(BusLayoutOut {
+            path: path.to_string(),
+            source,
+            exists: false,
+            buses: buses.iter().map(|b| bus_out(b, None)).collect(),
+        });
     }
     let doc = load_doc(&state, "path", &path, &["tres"])?;
-    let buses = buses_json(&path, &doc)?;
-    Ok(json!({"path": path.to_string(), "source": source, "exists": true, "buses": buses}))
+    let buses = buses_of(&path, &doc)?;
+    Ok(BusLayoutOut {
+        path: path.to_string(),
+        source,
+        exists: true,
+        buses,
+    })
 }

@@ -26,7 +26,6 @@ use std::time::Duration;
 use godot_mcp_formats::classdoc::{ClassDoc, clean_text, parse_class_xml};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
 
 use crate::error::{ErrorCode, ToolError};
 use crate::planes::process::{Ended, LaunchSpec};
@@ -603,15 +602,93 @@ pub struct GetClassArgs {
     descriptions: Option<bool>,
 }
 
-/// Render one class for an agent: signatures as one string each (the shortest exact
-/// form), properties and constants as small objects.
+/// A method or signal: its signature, with its description when asked for.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Signature {
+    Plain(String),
+    Described {
+        signature: String,
+        description: String,
+    },
+}
+
+/// A property of a class.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct PropertyOut {
+    name: String,
+    r#type: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    default: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    overrides: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<String>,
+}
+
+/// A theme item of a Control class.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ThemeItemOut {
+    name: String,
+    data_type: String,
+    r#type: String,
+    default: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<String>,
+}
+
+/// One class of the reference; a member kind not asked for is absent.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ClassOut {
+    class: String,
+    inherits: Vec<String>,
+    engine_version: String,
+    descriptions: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    descriptions_note: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    brief: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    constructors: Option<Vec<Signature>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    methods: Option<Vec<Signature>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    properties: Option<Vec<PropertyOut>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    theme_items: Option<Vec<ThemeItemOut>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    signals: Option<Vec<Signature>>,
+    /// Plain constants by name (their values as written in the reference).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    constants: Option<BTreeMap<String, String>>,
+    /// Enum values grouped under their enum.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    enums: Option<BTreeMap<String, BTreeMap<String, String>>>,
+}
+
+/// [`class_out`] as JSON.
 pub fn class_json(
     db: &ClassDb,
     class: &ClassDoc,
     member: Option<&str>,
     kinds: &[MemberKind],
     member_descriptions: bool,
-) -> Value {
+) -> serde_json::Value {
+    serde_json::to_value(class_out(db, class, member, kinds, member_descriptions))
+        .unwrap_or_default()
+}
+
+/// Render one class for an agent: signatures as one string each (the shortest exact
+/// form), properties and constants as small objects.
+pub fn class_out(
+    db: &ClassDb,
+    class: &ClassDoc,
+    member: Option<&str>,
+    kinds: &[MemberKind],
+    member_descriptions: bool,
+) -> ClassOut {
     let needle = member.map(str::to_lowercase);
     let keep = |name: &str| {
         needle
@@ -620,112 +697,112 @@ pub fn class_json(
     };
     let want = |k: MemberKind| kinds.is_empty() || kinds.contains(&k);
     // Member descriptions only when asked for (they are most of a class's bytes).
-    let with_desc = |v: Value, d: &str| match v {
-        _ if !member_descriptions || d.is_empty() => v,
-        Value::Object(mut o) => {
-            o.insert("description".into(), json!(d));
-            Value::Object(o)
-        }
-        sig => json!({"signature": sig, "description": d}),
+    let desc = |d: &str| (member_descriptions && !d.is_empty()).then(|| d.to_string());
+    let sig = |signature: String, d: &str| match desc(d) {
+        None => Signature::Plain(signature),
+        Some(description) => Signature::Described {
+            signature,
+            description,
+        },
     };
-    let mut out = json!({
-        "class": class.name,
-        "inherits": db.chain(&class.name),
-        "engine_version": db.version,
-        "descriptions": !class.brief.is_empty() || !class.description.is_empty(),
-    });
-    if let Some(note) = &db.descriptions_note {
-        out["descriptions_note"] = json!(note);
-    }
-    if !class.brief.is_empty() {
-        out["brief"] = json!(class.brief);
-    }
-    if member.is_none() && kinds.is_empty() && !class.description.is_empty() {
-        out["description"] = json!(class.description);
-    }
+    let mut out = ClassOut {
+        class: class.name.clone(),
+        inherits: db.chain(&class.name),
+        engine_version: db.version.clone(),
+        descriptions: !class.brief.is_empty() || !class.description.is_empty(),
+        descriptions_note: db.descriptions_note.clone(),
+        brief: (!class.brief.is_empty()).then(|| class.brief.clone()),
+        description: (member.is_none() && kinds.is_empty() && !class.description.is_empty())
+            .then(|| class.description.clone()),
+        constructors: None,
+        methods: None,
+        properties: None,
+        theme_items: None,
+        signals: None,
+        constants: None,
+        enums: None,
+    };
     if want(MemberKind::Method) {
-        let sig = |m: &godot_mcp_formats::classdoc::MethodDoc| {
-            with_desc(json!(m.signature()), &m.description)
-        };
-        let ctors: Vec<Value> = class
+        let method =
+            |m: &godot_mcp_formats::classdoc::MethodDoc| sig(m.signature(), &m.description);
+        let ctors: Vec<Signature> = class
             .constructors
             .iter()
             .filter(|m| keep(&m.name))
-            .map(sig)
+            .map(method)
             .collect();
         if !ctors.is_empty() {
-            out["constructors"] = json!(ctors);
+            out.constructors = Some(ctors);
         }
-        out["methods"] = json!(
+        out.methods = Some(
             class
                 .methods
                 .iter()
                 .filter(|m| keep(&m.name))
-                .map(sig)
-                .collect::<Vec<_>>()
+                .map(method)
+                .collect(),
         );
     }
     if want(MemberKind::Property) {
-        let props: Vec<Value> = class
-            .members
-            .iter()
-            .filter(|m| keep(&m.name))
-            .map(|m| {
-                let mut v = json!({"name": m.name, "type": m.ty.display()});
-                if let Some(d) = &m.default {
-                    v["default"] = json!(d);
-                }
-                if let Some(o) = &m.overrides {
-                    v["overrides"] = json!(o);
-                }
-                with_desc(v, &m.description)
-            })
-            .collect();
-        out["properties"] = json!(props);
-        let theme: Vec<Value> = class
+        out.properties = Some(
+            class
+                .members
+                .iter()
+                .filter(|m| keep(&m.name))
+                .map(|m| PropertyOut {
+                    name: m.name.clone(),
+                    r#type: m.ty.display().to_string(),
+                    default: m.default.clone(),
+                    overrides: m.overrides.clone(),
+                    description: desc(&m.description),
+                })
+                .collect(),
+        );
+        let theme: Vec<ThemeItemOut> = class
             .theme_items
             .iter()
             .filter(|t| keep(&t.name))
-            .map(|t| {
-                with_desc(
-                    json!({"name": t.name, "data_type": t.data_type, "type": t.ty, "default": t.default}),
-                    &t.description,
-                )
+            .map(|t| ThemeItemOut {
+                name: t.name.clone(),
+                data_type: t.data_type.clone(),
+                r#type: t.ty.clone(),
+                default: t.default.clone(),
+                description: desc(&t.description),
             })
             .collect();
         if !theme.is_empty() {
-            out["theme_items"] = json!(theme);
+            out.theme_items = Some(theme);
         }
     }
     if want(MemberKind::Signal) {
-        out["signals"] = json!(
+        out.signals = Some(
             class
                 .signals
                 .iter()
                 .filter(|s| keep(&s.name))
-                .map(|s| with_desc(json!(s.signature()), &s.description))
-                .collect::<Vec<_>>()
+                .map(|s| sig(s.signature(), &s.description))
+                .collect(),
         );
     }
     if want(MemberKind::Constant) {
         // Enum values grouped under their enum; plain constants on their own.
-        let mut enums: BTreeMap<&str, serde_json::Map<String, Value>> = BTreeMap::new();
-        let mut constants = serde_json::Map::new();
+        let mut enums: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+        let mut constants = BTreeMap::new();
         for c in class.constants.iter().filter(|c| keep(&c.name)) {
             match &c.enum_name {
                 Some(e) => {
                     enums
-                        .entry(e)
+                        .entry(e.clone())
                         .or_default()
-                        .insert(c.name.clone(), json!(c.value));
+                        .insert(c.name.clone(), c.value.clone());
                 }
                 None => {
-                    constants.insert(c.name.clone(), json!(c.value));
+                    constants.insert(c.name.clone(), c.value.clone());
                 }
             }
         }
-        out["constants"] = Value::Object(constants);
-        out["enums"] = json!(enums);
+        out.constants = Some(constants);
+        out.enums = Some(enums);
     }
     out
 }
@@ -734,10 +811,10 @@ async fn get_class_reference(
     state: Arc<AppState>,
     args: GetClassArgs,
     _flags: CallFlags,
-) -> ToolResult {
+) -> Result<ClassOut, ToolError> {
     let db = class_db(&state).await?;
     let descriptions = args.descriptions.unwrap_or(args.member.is_some());
-    lookup(
+    lookup_class(
         &db,
         &args.class,
         args.member.as_deref(),
@@ -746,7 +823,7 @@ async fn get_class_reference(
     )
 }
 
-/// The class reference of one class, or RESOURCE_NOT_FOUND with near names.
+/// [`lookup_class`] as JSON.
 pub fn lookup(
     db: &ClassDb,
     class: &str,
@@ -754,8 +831,23 @@ pub fn lookup(
     kinds: &[MemberKind],
     member_descriptions: bool,
 ) -> ToolResult {
+    to_json(lookup_class(db, class, member, kinds, member_descriptions)?)
+}
+
+fn to_json<T: Serialize>(v: T) -> ToolResult {
+    serde_json::to_value(v).map_err(|e| ToolError::internal(e.to_string()))
+}
+
+/// The class reference of one class, or RESOURCE_NOT_FOUND with near names.
+pub fn lookup_class(
+    db: &ClassDb,
+    class: &str,
+    member: Option<&str>,
+    kinds: &[MemberKind],
+    member_descriptions: bool,
+) -> Result<ClassOut, ToolError> {
     match db.classes.get(class) {
-        Some(c) => Ok(class_json(db, c, member, kinds, member_descriptions)),
+        Some(c) => Ok(class_out(db, c, member, kinds, member_descriptions)),
         None => {
             let lower = class.to_lowercase();
             let near: Vec<&String> = db
@@ -816,7 +908,7 @@ pub struct SearchArgs {
     limit: Option<u32>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 struct Hit {
     class: String,
     kind: &'static str,
@@ -832,9 +924,9 @@ async fn search_class_reference(
     state: Arc<AppState>,
     args: SearchArgs,
     _flags: CallFlags,
-) -> ToolResult {
+) -> Result<SearchOut, ToolError> {
     let db = class_db(&state).await?;
-    search(
+    search_classes(
         &db,
         &args.query,
         args.kind,
@@ -843,8 +935,18 @@ async fn search_class_reference(
     )
 }
 
-/// Search `db`: exact name matches first, then prefixes, then substrings; within a
-/// rank by class then name, so pages are stable.
+/// A page of class-reference matches.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SearchOut {
+    query: String,
+    engine_version: String,
+    total: usize,
+    returned: usize,
+    results: Vec<Hit>,
+    next_cursor: Option<String>,
+}
+
+/// [`search_classes`] as JSON.
 pub fn search(
     db: &ClassDb,
     query: &str,
@@ -852,6 +954,18 @@ pub fn search(
     cursor: Option<&str>,
     limit: Option<u32>,
 ) -> ToolResult {
+    to_json(search_classes(db, query, kind, cursor, limit)?)
+}
+
+/// Search `db`: exact name matches first, then prefixes, then substrings; within a
+/// rank by class then name, so pages are stable.
+pub fn search_classes(
+    db: &ClassDb,
+    query: &str,
+    kind: Option<SearchKind>,
+    cursor: Option<&str>,
+    limit: Option<u32>,
+) -> Result<SearchOut, ToolError> {
     let q = query.trim().to_lowercase();
     if q.is_empty() || q.len() > 200 {
         return Err(ToolError::invalid_params(
@@ -933,12 +1047,12 @@ pub fn search(
     let total = hits.len();
     let page: Vec<Hit> = hits.into_iter().skip(start).take(limit).collect();
     let end = start + page.len();
-    Ok(json!({
-        "query": query,
-        "engine_version": db.version,
-        "total": total,
-        "returned": page.len(),
-        "results": page,
-        "next_cursor": (end < total).then(|| end.to_string()),
-    }))
+    Ok(SearchOut {
+        query: query.to_string(),
+        engine_version: db.version.clone(),
+        total,
+        returned: page.len(),
+        results: page,
+        next_cursor: (end < total).then(|| end.to_string()),
+    })
 }

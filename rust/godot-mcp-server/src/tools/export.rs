@@ -8,8 +8,7 @@ use std::sync::Arc;
 
 use godot_mcp_formats::export_presets::{ExportPreset, parse_export_presets};
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
 
 use crate::error::{ErrorCode, ToolError};
 use crate::project::Project;
@@ -18,7 +17,7 @@ use crate::safety::Toolset;
 use crate::state::AppState;
 use crate::tools::classref::engine_version;
 use crate::tools::runtime::godot;
-use crate::tools::{CallFlags, ToolDef, ToolMeta, ToolResult};
+use crate::tools::{CallFlags, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
@@ -62,25 +61,48 @@ fn presets(state: &AppState) -> Result<(bool, Vec<ExportPreset>), ToolError> {
         .map_err(|e| ToolError::new(ErrorCode::ParseError, format!("export_presets.cfg: {e}")))
 }
 
-fn preset_json(p: &ExportPreset) -> Value {
-    json!({
-        "name": p.name,
-        "platform": p.platform,
-        "runnable": p.runnable,
-        "export_path": p.export_path,
-        "export_filter": p.export_filter,
-        "export_files": p.export_files,
-        "include_filter": p.include_filter,
-        "exclude_filter": p.exclude_filter,
-    })
+/// One preset of export_presets.cfg.
+#[derive(Debug, Serialize, JsonSchema)]
+struct PresetOut {
+    name: String,
+    platform: String,
+    runnable: bool,
+    export_path: String,
+    export_filter: String,
+    export_files: Vec<String>,
+    include_filter: String,
+    exclude_filter: String,
 }
 
-async fn list_export_presets(state: Arc<AppState>, _a: NoArgs, _f: CallFlags) -> ToolResult {
+fn preset_out(p: &ExportPreset) -> PresetOut {
+    PresetOut {
+        name: p.name.clone(),
+        platform: p.platform.clone(),
+        runnable: p.runnable,
+        export_path: p.export_path.clone(),
+        export_filter: p.export_filter.clone(),
+        export_files: p.export_files.clone(),
+        include_filter: p.include_filter.clone(),
+        exclude_filter: p.exclude_filter.clone(),
+    }
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct PresetsOut {
+    file_exists: bool,
+    presets: Vec<PresetOut>,
+}
+
+async fn list_export_presets(
+    state: Arc<AppState>,
+    _a: NoArgs,
+    _f: CallFlags,
+) -> Result<PresetsOut, ToolError> {
     let (exists, presets) = presets(&state)?;
-    Ok(json!({
-        "file_exists": exists,
-        "presets": presets.iter().map(preset_json).collect::<Vec<_>>(),
-    }))
+    Ok(PresetsOut {
+        file_exists: exists,
+        presets: presets.iter().map(preset_out).collect(),
+    })
 }
 
 /// `4.4.1.stable` from `4.4.1.stable.custom_build`: the numbers and the status,
@@ -173,7 +195,36 @@ fn output_of(project: &Project, export_path: &str) -> (Option<PathBuf>, bool, Op
     }
 }
 
-async fn export_info(state: Arc<AppState>, _a: NoArgs, _f: CallFlags) -> ToolResult {
+/// What exporting one preset needs and where it writes.
+#[derive(Debug, Serialize, JsonSchema)]
+struct PresetExport {
+    name: String,
+    platform: String,
+    export_path: String,
+    output_path: Option<String>,
+    inside_project: bool,
+    output_refused: Option<String>,
+    templates_expected: Option<Vec<String>>,
+    templates_missing: Vec<String>,
+    custom_templates: Vec<String>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ExportInfoOut {
+    godot_version: String,
+    templates_version: Option<String>,
+    templates_dir: Option<String>,
+    templates_dir_source: Option<&'static str>,
+    templates_installed: Vec<String>,
+    presets_file_exists: bool,
+    presets: Vec<PresetExport>,
+}
+
+async fn export_info(
+    state: Arc<AppState>,
+    _a: NoArgs,
+    _f: CallFlags,
+) -> Result<ExportInfoOut, ToolError> {
     let (exists, presets) = presets(&state)?;
     let program = godot()?;
     let version_line = engine_version(&state, &program).await?;
@@ -193,7 +244,7 @@ async fn export_info(state: Arc<AppState>, _a: NoArgs, _f: CallFlags) -> ToolRes
         })
         .unwrap_or_default();
     installed.sort();
-    let per_preset: Vec<Value> = presets
+    let per_preset = presets
         .iter()
         .map(|p| {
             let (output, inside, refused) = output_of(&state.project, &p.export_path);
@@ -204,32 +255,33 @@ async fn export_info(state: Arc<AppState>, _a: NoArgs, _f: CallFlags) -> ToolRes
                 .filter(|t| !installed.contains(t))
                 .cloned()
                 .collect();
-            let custom: Vec<&str> = ["custom_template/debug", "custom_template/release"]
+            let custom: Vec<String> = ["custom_template/debug", "custom_template/release"]
                 .into_iter()
                 .filter_map(|k| p.option(k).filter(|v| !v.is_empty()))
+                .map(str::to_string)
                 .collect();
-            json!({
-                "name": p.name,
-                "platform": p.platform,
-                "export_path": p.export_path,
-                "output_path": output.map(|o| o.display().to_string()),
-                "inside_project": inside,
-                "output_refused": refused,
-                "templates_expected": expected,
-                "templates_missing": missing,
-                "custom_templates": custom,
-            })
+            PresetExport {
+                name: p.name.clone(),
+                platform: p.platform.clone(),
+                export_path: p.export_path.clone(),
+                output_path: output.map(|o| o.display().to_string()),
+                inside_project: inside,
+                output_refused: refused,
+                templates_expected: expected,
+                templates_missing: missing,
+                custom_templates: custom,
+            }
         })
         .collect();
-    Ok(json!({
-        "godot_version": version_line,
-        "templates_version": version,
-        "templates_dir": templates_dir.map(|d| d.display().to_string()),
-        "templates_dir_source": data.map(|(_, s)| s),
-        "templates_installed": installed,
-        "presets_file_exists": exists,
-        "presets": per_preset,
-    }))
+    Ok(ExportInfoOut {
+        godot_version: version_line,
+        templates_version: version,
+        templates_dir: templates_dir.map(|d| d.display().to_string()),
+        templates_dir_source: data.map(|(_, s)| s),
+        templates_installed: installed,
+        presets_file_exists: exists,
+        presets: per_preset,
+    })
 }
 
 #[cfg(test)]

@@ -6,16 +6,18 @@
 use std::sync::Arc;
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use crate::error::ToolError;
 use crate::planes::variant::events_array_span;
 use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::settings::{SettingChange, check_action_name, no_events_array, plan_edit};
-use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta, ToolResult};
+use crate::tools::settings::{
+    EditPlan, SettingChange, check_action_name, no_events_array, plan_edit,
+};
+use crate::tools::{CallFlags, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
@@ -53,7 +55,22 @@ pub struct ActionArgs {
     action: String,
 }
 
-async fn get_input_action(state: Arc<AppState>, args: ActionArgs, _f: CallFlags) -> ToolResult {
+/// One input action as project.godot holds it.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct InputActionOut {
+    action: String,
+    deadzone: Option<f64>,
+    event_count: usize,
+    /// The decoded events (`kind` and that kind's fields), as the formats crate
+    /// summarizes them.
+    events: Vec<Value>,
+}
+
+async fn get_input_action(
+    state: Arc<AppState>,
+    args: ActionArgs,
+    _f: CallFlags,
+) -> Result<InputActionOut, ToolError> {
     check_action_name(&args.action).map_err(|e| e.param("action"))?;
     let pg = ResPath::parse("res://project.godot").map_err(|e| ToolError::internal(e.0))?;
     let real = state.project.resolve("path", &pg)?;
@@ -77,18 +94,24 @@ async fn get_input_action(state: Arc<AppState>, args: ActionArgs, _f: CallFlags)
                 )),
         );
     };
-    Ok(json!({
-        "action": action.name,
-        "deadzone": action.deadzone,
-        "event_count": action.events.len(),
-        "events": action.events,
-    }))
+    let events = action
+        .events
+        .iter()
+        .map(serde_json::to_value)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| ToolError::internal(e.to_string()))?;
+    Ok(InputActionOut {
+        action: action.name.clone(),
+        deadzone: action.deadzone,
+        event_count: action.events.len(),
+        events,
+    })
 }
 
 fn plan_clear_input_action_events(
     state: Arc<AppState>,
     args: ActionArgs,
-) -> Result<Plan, ToolError> {
+) -> Result<EditPlan<SettingChange>, ToolError> {
     check_action_name(&args.action).map_err(|e| e.param("action"))?;
     plan_edit(state, move |config| {
         let Some(previous) = config.get("input", &args.action) else {

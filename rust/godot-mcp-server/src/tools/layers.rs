@@ -8,7 +8,6 @@ use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
 
 use crate::error::{ErrorCode, ToolError};
 use crate::planes::project_settings::ConfigText;
@@ -16,8 +15,8 @@ use crate::planes::variant;
 use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::settings::plan_edit;
-use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta, ToolResult};
+use crate::tools::settings::{EditPlan, plan_edit};
+use crate::tools::{CallFlags, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
@@ -109,7 +108,7 @@ pub struct GetLayerNamesArgs {
     kind: Option<LayerKind>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 struct NamedLayer {
     layer: u32,
     name: String,
@@ -129,13 +128,53 @@ fn read_project(state: &AppState) -> Result<godot_mcp_formats::ProjectInfo, Tool
     })
 }
 
+/// One kind's layers: how many Godot offers and the named ones.
+#[derive(Debug, Serialize, JsonSchema)]
+struct KindLayers {
+    layers: u32,
+    named: Vec<NamedLayer>,
+}
+
+/// The named layers by kind; a kind left out by `kind` is absent.
+#[derive(Debug, Default, Serialize, JsonSchema)]
+pub struct LayerNamesOut {
+    #[serde(rename = "2d_physics", skip_serializing_if = "Option::is_none")]
+    physics_2d: Option<KindLayers>,
+    #[serde(rename = "3d_physics", skip_serializing_if = "Option::is_none")]
+    physics_3d: Option<KindLayers>,
+    #[serde(rename = "2d_render", skip_serializing_if = "Option::is_none")]
+    render_2d: Option<KindLayers>,
+    #[serde(rename = "3d_render", skip_serializing_if = "Option::is_none")]
+    render_3d: Option<KindLayers>,
+    #[serde(rename = "2d_navigation", skip_serializing_if = "Option::is_none")]
+    navigation_2d: Option<KindLayers>,
+    #[serde(rename = "3d_navigation", skip_serializing_if = "Option::is_none")]
+    navigation_3d: Option<KindLayers>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    avoidance: Option<KindLayers>,
+}
+
+impl LayerNamesOut {
+    fn slot(&mut self, kind: LayerKind) -> &mut Option<KindLayers> {
+        match kind {
+            LayerKind::Physics2d => &mut self.physics_2d,
+            LayerKind::Physics3d => &mut self.physics_3d,
+            LayerKind::Render2d => &mut self.render_2d,
+            LayerKind::Render3d => &mut self.render_3d,
+            LayerKind::Navigation2d => &mut self.navigation_2d,
+            LayerKind::Navigation3d => &mut self.navigation_3d,
+            LayerKind::Avoidance => &mut self.avoidance,
+        }
+    }
+}
+
 async fn get_layer_names(
     state: Arc<AppState>,
     args: GetLayerNamesArgs,
     _f: CallFlags,
-) -> ToolResult {
+) -> Result<LayerNamesOut, ToolError> {
     let project = read_project(&state)?;
-    let mut out = serde_json::Map::new();
+    let mut out = LayerNamesOut::default();
     for kind in LayerKind::ALL
         .into_iter()
         .filter(|k| args.kind.is_none_or(|only| only == *k))
@@ -152,12 +191,12 @@ async fn get_layer_names(
                 });
             }
         }
-        out.insert(
-            kind.as_str().into(),
-            json!({ "layers": kind.count(), "named": named }),
-        );
+        *out.slot(kind) = Some(KindLayers {
+            layers: kind.count(),
+            named,
+        });
     }
-    Ok(Value::Object(out))
+    Ok(out)
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -170,7 +209,7 @@ pub struct SetLayerNamesArgs {
 }
 
 /// One layer's name before and after.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 struct LayerChange {
     layer: u32,
     setting: String,
@@ -178,13 +217,16 @@ struct LayerChange {
     name: Option<String>,
 }
 
-#[derive(Debug, Serialize)]
-struct LayerChanges {
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct LayerChanges {
     kind: LayerKind,
     changes: Vec<LayerChange>,
 }
 
-fn plan_set_layer_names(state: Arc<AppState>, args: SetLayerNamesArgs) -> Result<Plan, ToolError> {
+fn plan_set_layer_names(
+    state: Arc<AppState>,
+    args: SetLayerNamesArgs,
+) -> Result<EditPlan<LayerChanges>, ToolError> {
     let kind = args.kind;
     if args.names.is_empty() {
         return Err(ToolError::invalid_params(

@@ -2,11 +2,12 @@
 //! stored properties. Also the shared loaders the other disk-reading families
 //! (animation, audio, theme, tilemap) use: one bounded read, one parse, typed values.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use godot_mcp_formats::{ExtResource, Resource, Scene, SubResource, Value as GValue};
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use crate::error::ToolError;
@@ -15,7 +16,7 @@ use crate::safety::Toolset;
 use crate::state::AppState;
 use crate::tools::project::read_text;
 use crate::tools::scenes::parse_error;
-use crate::tools::{CallFlags, ToolDef, ToolMeta, ToolResult};
+use crate::tools::{CallFlags, ToolDef, ToolMeta};
 
 fn meta(name: &'static str, title: &'static str, description: &'static str) -> ToolMeta {
     ToolMeta::read_only(Toolset::SceneInspect, name, title, description)
@@ -174,47 +175,97 @@ pub struct NodeFilterArgs {
     node: Option<String>,
 }
 
-async fn list_node_groups(state: Arc<AppState>, args: NodeFilterArgs, _f: CallFlags) -> ToolResult {
+/// A scene's groups: one node's (`node` and `groups` as a list), or every group
+/// with its member node paths (`groups` as a map).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct NodeGroupsOut {
+    path: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    node: Option<String>,
+    groups: Groups,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(untagged)]
+enum Groups {
+    Of(Vec<String>),
+    All(BTreeMap<String, Vec<String>>),
+}
+
+async fn list_node_groups(
+    state: Arc<AppState>,
+    args: NodeFilterArgs,
+    _f: CallFlags,
+) -> Result<NodeGroupsOut, ToolError> {
     let scene = load_scene(&state, &args.path)?;
     if let Some(node) = &args.node {
         let n = find_node(&scene, &args.path, node)?;
-        return Ok(json!({"path": args.path.to_string(), "node": n.path, "groups": n.groups}));
+        return Ok(NodeGroupsOut {
+            path: args.path.to_string(),
+            node: Some(n.path.clone()),
+            groups: Groups::Of(n.groups.clone()),
+        });
     }
-    let mut groups: Map<String, Value> = Map::new();
+    let mut groups: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for n in &scene.nodes {
         for g in &n.groups {
-            let members = groups.entry(g.clone()).or_insert_with(|| json!([]));
-            if let Value::Array(m) = members {
-                m.push(json!(n.path));
-            }
+            groups.entry(g.clone()).or_default().push(n.path.clone());
         }
     }
-    Ok(json!({"path": args.path.to_string(), "groups": groups}))
+    Ok(NodeGroupsOut {
+        path: args.path.to_string(),
+        node: None,
+        groups: Groups::All(groups),
+    })
+}
+
+/// One `[connection]` of a scene.
+#[derive(Debug, Serialize, JsonSchema)]
+struct ConnectionOut {
+    signal: String,
+    from: String,
+    to: String,
+    method: String,
+    flags: i64,
+    unbinds: i64,
+    /// Bound arguments, as typed Godot values.
+    binds: Vec<Value>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ConnectionsOut {
+    path: String,
+    connections: Vec<ConnectionOut>,
 }
 
 async fn list_signal_connections(
     state: Arc<AppState>,
     args: NodeFilterArgs,
     _f: CallFlags,
-) -> ToolResult {
+) -> Result<ConnectionsOut, ToolError> {
     let scene = load_scene(&state, &args.path)?;
     let node = match &args.node {
         Some(n) => Some(find_node(&scene, &args.path, n)?.path.clone()),
         None => None,
     };
-    let connections: Vec<Value> = scene
+    let connections = scene
         .connections
         .iter()
         .filter(|c| node.as_ref().is_none_or(|n| &c.from == n || &c.to == n))
-        .map(|c| {
-            json!({
-                "signal": c.signal, "from": c.from, "to": c.to, "method": c.method,
-                "flags": c.flags.unwrap_or(0), "unbinds": c.unbinds.unwrap_or(0),
-                "binds": c.binds.iter().map(typed).collect::<Vec<_>>(),
-            })
+        .map(|c| ConnectionOut {
+            signal: c.signal.clone(),
+            from: c.from.clone(),
+            to: c.to.clone(),
+            method: c.method.clone(),
+            flags: c.flags.unwrap_or(0),
+            unbinds: c.unbinds.unwrap_or(0),
+            binds: c.binds.iter().map(typed).collect(),
         })
         .collect();
-    Ok(json!({"path": args.path.to_string(), "connections": connections}))
+    Ok(ConnectionsOut {
+        path: args.path.to_string(),
+        connections,
+    })
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -226,7 +277,22 @@ pub struct NodeArgs {
     node: String,
 }
 
-async fn get_node_properties(state: Arc<AppState>, args: NodeArgs, _f: CallFlags) -> ToolResult {
+/// One node's stored properties (typed Godot values) and the resources they name.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct NodePropertiesOut {
+    path: String,
+    node: String,
+    r#type: Option<String>,
+    instance: Option<String>,
+    properties: Map<String, Value>,
+    resources: Map<String, Value>,
+}
+
+async fn get_node_properties(
+    state: Arc<AppState>,
+    args: NodeArgs,
+    _f: CallFlags,
+) -> Result<NodePropertiesOut, ToolError> {
     let doc = Doc::Scene(load_scene(&state, &args.path)?);
     let Doc::Scene(scene) = &doc else {
         return Err(ToolError::internal("a scene document is not a scene"));
@@ -244,12 +310,12 @@ async fn get_node_properties(state: Arc<AppState>, args: NodeArgs, _f: CallFlags
             refs.insert(id.clone(), doc.reference(&p.value));
         }
     }
-    Ok(json!({
-        "path": args.path.to_string(),
-        "node": n.path,
-        "type": n.node_type,
-        "instance": n.instance.as_ref().map(|i| i.path.clone()),
-        "properties": props,
-        "resources": refs,
-    }))
+    Ok(NodePropertiesOut {
+        path: args.path.to_string(),
+        node: n.path.clone(),
+        r#type: n.node_type.clone(),
+        instance: n.instance.as_ref().map(|i| i.path.clone()),
+        properties: props,
+        resources: refs,
+    })
 }

@@ -19,8 +19,8 @@ use crate::planes::variant::{self, InputEventSpec};
 use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::files::plan_write;
-use crate::tools::{Plan, ToolDef, ToolMeta};
+use crate::tools::files::{FileEffect, plan_write};
+use crate::tools::{Also, Committed, Plan, ToolDef, ToolMeta};
 
 fn meta(
     name: &'static str,
@@ -102,7 +102,7 @@ pub fn tools() -> Vec<ToolDef> {
 }
 
 /// What a project.godot edit changes, on top of the file write itself.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct SettingChange {
     pub(crate) setting: String,
     /// Variant text before; `None` when the setting was absent.
@@ -128,17 +128,20 @@ fn read_project_godot(state: &AppState) -> Result<(ResPath, String), ToolError> 
     Ok((path, text))
 }
 
+/// A project.godot edit: the file write's effect joined with the change it makes.
+pub(crate) type EditPlan<C> = Plan<Also<FileEffect, C>, Committed>;
+
 /// Plan an edit of project.godot: `edit` gets the parsed file and returns the new
 /// text and the change it makes.
-pub(crate) fn plan_edit<C: Serialize>(
+pub(crate) fn plan_edit<C: Serialize + JsonSchema>(
     state: Arc<AppState>,
     edit: impl FnOnce(&ConfigText) -> Result<(String, C), ToolError>,
-) -> Result<Plan, ToolError> {
+) -> Result<EditPlan<C>, ToolError> {
     let (path, text) = read_project_godot(&state)?;
     let config = ConfigText::parse(&text);
     let (new_text, change) = edit(&config)?;
     let before = godot_mcp_journal::ContentHash::of(text.as_bytes()).to_string();
-    let mut plan = plan_write(
+    let plan = plan_write(
         &state,
         "project.settings",
         "path",
@@ -146,15 +149,8 @@ pub(crate) fn plan_edit<C: Serialize>(
         new_text.into_bytes(),
         Expect::Sha256(&before),
         Persistence::project_settings_on_disk(),
-    )?
-    .untyped()?;
-    let change = match serde_json::to_value(change) {
-        Ok(Value::Object(m)) => m,
-        _ => return Err(ToolError::internal("setting change is not an object")),
-    };
-    plan.effect.extend(change);
-    // The write's action is always an overwrite of project.godot; say what the edit is.
-    Ok(plan)
+    )?;
+    Ok(plan.map_effect(|base| Also { base, more: change }))
 }
 
 fn check_setting_name(name: &str) -> Result<(&str, &str), ToolError> {
@@ -196,7 +192,10 @@ pub struct SetSettingArgs {
     value_text: Option<String>,
 }
 
-fn plan_set_setting(state: Arc<AppState>, args: SetSettingArgs) -> Result<Plan, ToolError> {
+fn plan_set_setting(
+    state: Arc<AppState>,
+    args: SetSettingArgs,
+) -> Result<EditPlan<SettingChange>, ToolError> {
     let (section, key) = check_setting_name(&args.name)?;
     let value = match (&args.value, &args.value_text) {
         (Some(v), None) => variant::from_json(v, "value")?,
@@ -257,7 +256,7 @@ pub struct RegisterAutoloadArgs {
 fn plan_register_autoload(
     state: Arc<AppState>,
     args: RegisterAutoloadArgs,
-) -> Result<Plan, ToolError> {
+) -> Result<EditPlan<SettingChange>, ToolError> {
     check_identifier("name", &args.name)?;
     if !matches!(
         args.path.extension().as_deref(),
@@ -308,11 +307,17 @@ pub struct NameArgs {
     name: String,
 }
 
-fn plan_unregister_autoload(state: Arc<AppState>, args: NameArgs) -> Result<Plan, ToolError> {
+fn plan_unregister_autoload(
+    state: Arc<AppState>,
+    args: NameArgs,
+) -> Result<EditPlan<SettingChange>, ToolError> {
     plan_remove(state, "autoload", args.name, "autoload")
 }
 
-fn plan_remove_input_action(state: Arc<AppState>, args: NameArgs) -> Result<Plan, ToolError> {
+fn plan_remove_input_action(
+    state: Arc<AppState>,
+    args: NameArgs,
+) -> Result<EditPlan<SettingChange>, ToolError> {
     check_action_name(&args.name)?;
     plan_remove(state, "input", args.name, "input action")
 }
@@ -322,7 +327,7 @@ fn plan_remove(
     section: &'static str,
     name: String,
     what: &'static str,
-) -> Result<Plan, ToolError> {
+) -> Result<EditPlan<SettingChange>, ToolError> {
     plan_edit(state, move |config| {
         let previous = config.get(section, &name).map(str::to_string);
         let text = config.remove(section, &name).ok_or_else(|| {
@@ -373,7 +378,7 @@ pub struct AddInputActionArgs {
 fn plan_add_input_action(
     state: Arc<AppState>,
     args: AddInputActionArgs,
-) -> Result<Plan, ToolError> {
+) -> Result<EditPlan<SettingChange>, ToolError> {
     check_action_name(&args.name)?;
     let deadzone = args.deadzone.unwrap_or(0.5);
     if !(0.0..=1.0).contains(&deadzone) {
@@ -417,7 +422,10 @@ pub struct AddInputEventArgs {
     event: InputEventSpec,
 }
 
-fn plan_add_input_event(state: Arc<AppState>, args: AddInputEventArgs) -> Result<Plan, ToolError> {
+fn plan_add_input_event(
+    state: Arc<AppState>,
+    args: AddInputEventArgs,
+) -> Result<EditPlan<SettingChange>, ToolError> {
     check_action_name(&args.action).map_err(|e| e.param("action"))?;
     let event = args.event.to_variant("event")?;
     plan_edit(state, move |config| {

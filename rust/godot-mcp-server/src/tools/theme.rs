@@ -1,20 +1,21 @@
 //! Theme reads from disk: a Theme .tres's defaults and items per theme type
 //! (`godot_mcp_formats::theme`), with resource references resolved.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use godot_mcp_formats::Value as GValue;
 use godot_mcp_formats::theme::parse_theme;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 use crate::error::ToolError;
 use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::scene_disk::{Doc, load_doc, typed};
-use crate::tools::{CallFlags, ToolDef, ToolMeta, ToolResult};
+use crate::tools::{CallFlags, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
     vec![ToolDef::new(
@@ -44,7 +45,41 @@ pub struct ThemeArgs {
 /// Most theme types one call returns (Godot's default theme has about 80).
 const MAX_TYPES: usize = 500;
 
-async fn get_theme(state: Arc<AppState>, args: ThemeArgs, _f: CallFlags) -> ToolResult {
+/// One theme type: its base type and its items by kind (a kind with none is absent).
+#[derive(Debug, Default, Serialize, JsonSchema)]
+struct ThemeTypeOut {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    base_type: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    colors: Option<Map<String, Value>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    constants: Option<Map<String, Value>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fonts: Option<Map<String, Value>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    font_sizes: Option<Map<String, Value>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    icons: Option<Map<String, Value>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    styles: Option<Map<String, Value>>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ThemeOut {
+    path: String,
+    default_base_scale: Option<f64>,
+    default_font: Option<Value>,
+    default_font_size: Option<i64>,
+    type_count: usize,
+    truncated: bool,
+    types: BTreeMap<String, ThemeTypeOut>,
+}
+
+async fn get_theme(
+    state: Arc<AppState>,
+    args: ThemeArgs,
+    _f: CallFlags,
+) -> Result<ThemeOut, ToolError> {
     let doc = load_doc(&state, "path", &args.path, &["tres"])?;
     let Doc::Resource(res) = &doc else {
         return Err(ToolError::internal("a .tres parsed as a scene"));
@@ -96,40 +131,36 @@ async fn get_theme(state: Arc<AppState>, args: ThemeArgs, _f: CallFlags) -> Tool
         GValue::ExtResource(_) => doc.reference(v),
         other => typed(other),
     };
-    let mut types = Map::new();
+    let mut types = BTreeMap::new();
     for (name, t) in theme
         .types
         .iter()
         .filter(|(n, _)| args.r#type.as_ref().is_none_or(|t| t == *n))
         .take(MAX_TYPES)
     {
-        let mut o = Map::new();
-        if let Some(b) = &t.base_type {
-            o.insert("base_type".into(), json!(b));
-        }
-        for (kind, items) in [
-            ("colors", &t.colors),
-            ("constants", &t.constants),
-            ("fonts", &t.fonts),
-            ("font_sizes", &t.font_sizes),
-            ("icons", &t.icons),
-            ("styles", &t.styles),
-        ] {
-            if !items.is_empty() {
-                let m: Map<String, Value> =
-                    items.iter().map(|(k, v)| (k.clone(), item(v))).collect();
-                o.insert(kind.into(), Value::Object(m));
-            }
-        }
-        types.insert(name.clone(), Value::Object(o));
+        let items = |items: &std::collections::BTreeMap<String, GValue>| {
+            (!items.is_empty()).then(|| items.iter().map(|(k, v)| (k.clone(), item(v))).collect())
+        };
+        types.insert(
+            name.clone(),
+            ThemeTypeOut {
+                base_type: t.base_type.clone(),
+                colors: items(&t.colors),
+                constants: items(&t.constants),
+                fonts: items(&t.fonts),
+                font_sizes: items(&t.font_sizes),
+                icons: items(&t.icons),
+                styles: items(&t.styles),
+            },
+        );
     }
-    Ok(json!({
-        "path": args.path.to_string(),
-        "default_base_scale": theme.default_base_scale,
-        "default_font": theme.default_font.as_ref().map(item),
-        "default_font_size": theme.default_font_size,
-        "type_count": theme.types.len(),
-        "truncated": args.r#type.is_none() && theme.types.len() > MAX_TYPES,
-        "types": types,
-    }))
+    Ok(ThemeOut {
+        path: args.path.to_string(),
+        default_base_scale: theme.default_base_scale,
+        default_font: theme.default_font.as_ref().map(item),
+        default_font_size: theme.default_font_size,
+        type_count: theme.types.len(),
+        truncated: args.r#type.is_none() && theme.types.len() > MAX_TYPES,
+        types,
+    })
 }

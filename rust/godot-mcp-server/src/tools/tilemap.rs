@@ -8,15 +8,15 @@ use godot_mcp_formats::tilemap::{
     decode_tile_map_data, packed_bytes, parse_atlas_source, parse_tile_set,
 };
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use crate::error::{ErrorCode, ToolError};
 use crate::respath::ResPath;
 use crate::safety::Toolset;
 use crate::state::AppState;
 use crate::tools::scene_disk::{Doc, find_node, load_doc, load_scene};
-use crate::tools::{CallFlags, ToolDef, ToolMeta, ToolResult};
+use crate::tools::{CallFlags, ToolDef, ToolMeta};
 
 fn meta(name: &'static str, title: &'static str, description: &'static str) -> ToolMeta {
     ToolMeta::read_only(Toolset::Tilemap, name, title, description)
@@ -61,7 +61,32 @@ pub struct CellsArgs {
     limit: Option<u32>,
 }
 
-async fn get_tilemap_cells(state: Arc<AppState>, args: CellsArgs, _f: CallFlags) -> ToolResult {
+/// One used cell of a layer.
+#[derive(Debug, Serialize, JsonSchema)]
+struct CellOut {
+    coords: [i32; 2],
+    source_id: i32,
+    atlas_coords: [i32; 2],
+    alternative: i32,
+}
+
+/// A page of a layer's used cells.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CellsOut {
+    path: String,
+    node: String,
+    tile_set: Option<Value>,
+    cell_count: usize,
+    returned: usize,
+    next_offset: Option<usize>,
+    cells: Vec<CellOut>,
+}
+
+async fn get_tilemap_cells(
+    state: Arc<AppState>,
+    args: CellsArgs,
+    _f: CallFlags,
+) -> Result<CellsOut, ToolError> {
     let limit = args.limit.unwrap_or(1000) as usize;
     if !(1..=10_000).contains(&limit) {
         return Err(ToolError::invalid_params(
@@ -101,17 +126,27 @@ async fn get_tilemap_cells(state: Arc<AppState>, args: CellsArgs, _f: CallFlags)
             })?,
     };
     let total = cells.len();
-    let page: Vec<_> = cells.iter().skip(offset).take(limit).collect();
+    let page: Vec<CellOut> = cells
+        .iter()
+        .skip(offset)
+        .take(limit)
+        .map(|c| CellOut {
+            coords: c.coords,
+            source_id: c.source_id,
+            atlas_coords: c.atlas_coords,
+            alternative: c.alternative,
+        })
+        .collect();
     let returned = page.len();
-    Ok(json!({
-        "path": args.path.to_string(),
-        "node": node.path,
-        "tile_set": node.property("tile_set").map(|p| doc.reference(&p.value)),
-        "cell_count": total,
-        "returned": returned,
-        "next_offset": (offset + returned < total).then_some(offset + returned),
-        "cells": page,
-    }))
+    Ok(CellsOut {
+        path: args.path.to_string(),
+        node: node.path.clone(),
+        tile_set: node.property("tile_set").map(|p| doc.reference(&p.value)),
+        cell_count: total,
+        returned,
+        next_offset: (offset + returned < total).then_some(offset + returned),
+        cells: page,
+    })
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -146,7 +181,69 @@ fn external_tile_set(doc: &Doc, args: &TileSetArgs) -> Result<Option<ResPath>, T
 /// Most atlas tiles listed per source.
 const MAX_TILES: usize = 2000;
 
-async fn get_tileset(state: Arc<AppState>, args: TileSetArgs, _f: CallFlags) -> ToolResult {
+/// One tile of an atlas source.
+#[derive(Debug, Serialize, JsonSchema)]
+struct AtlasTileOut {
+    atlas_coords: [i64; 2],
+    size_in_atlas: [i64; 2],
+    alternatives: Vec<i64>,
+}
+
+/// One scene of a scenes-collection source.
+#[derive(Debug, Serialize, JsonSchema)]
+struct SourceScene {
+    id: Option<i64>,
+    scene: Value,
+}
+
+/// One source of a tile set; an atlas adds its texture and tiles, a scenes
+/// collection its scenes.
+#[derive(Debug, Serialize, JsonSchema)]
+struct SourceOut {
+    id: i64,
+    resource: Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    texture: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    texture_region_size: Option<[i64; 2]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    margins: Option<[i64; 2]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    separation: Option<[i64; 2]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tile_count: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tiles: Option<Vec<AtlasTileOut>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scenes: Option<Vec<SourceScene>>,
+}
+
+/// The scene and node a tile set was read through.
+#[derive(Debug, Serialize, JsonSchema)]
+struct TileSetFrom {
+    path: String,
+    node: String,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct TileSetOut {
+    path: String,
+    from: Option<TileSetFrom>,
+    tile_size: [i64; 2],
+    tile_shape: &'static str,
+    physics_layers: usize,
+    terrain_sets: usize,
+    navigation_layers: usize,
+    occlusion_layers: usize,
+    custom_data_layers: Vec<String>,
+    sources: Vec<SourceOut>,
+}
+
+async fn get_tileset(
+    state: Arc<AppState>,
+    args: TileSetArgs,
+    _f: CallFlags,
+) -> Result<TileSetOut, ToolError> {
     let first = load_doc(&state, "path", &args.path, &["tscn", "tres"])?;
     // A layer whose tile set is saved in its own file: read that file (inside the
     // project, checked like any path argument).
@@ -197,52 +294,75 @@ async fn get_tileset(state: Arc<AppState>, args: TileSetArgs, _f: CallFlags) -> 
         }
     };
     let ts = parse_tile_set(&props);
-    let sources: Vec<Value> =
-        ts.sources
-            .iter()
-            .map(|(id, r)| {
-                let mut o = json!({"id": id, "resource": doc.reference(r)});
-                let sub = match r {
-                    GValue::SubResource(sid) => doc.sub(sid),
-                    _ => None,
-                };
-                match sub {
-                    Some(s) if s.resource_type == "TileSetAtlasSource" => {
-                        let a = parse_atlas_source(&s.properties);
-                        o["texture"] = a.texture.as_ref().map_or(Value::Null, |t| doc.reference(t));
-                        o["texture_region_size"] = json!(a.texture_region_size);
-                        o["margins"] = json!(a.margins);
-                        o["separation"] = json!(a.separation);
-                        o["tile_count"] = json!(a.tiles.len());
-                        o["tiles"] = json!(a.tiles.iter().take(MAX_TILES).collect::<Vec<_>>());
-                    }
-                    Some(s) if s.resource_type == "TileSetScenesCollectionSource" => {
-                        let scenes: Vec<Value> = s
-                        .properties
-                        .iter()
-                        .filter(|p| p.name.starts_with("scenes/") && p.name.ends_with("/scene"))
-                        .map(|p| json!({
-                            "id": p.name.split('/').nth(1).and_then(|i| i.parse::<i64>().ok()),
-                            "scene": doc.reference(&p.value),
-                        }))
-                        .collect();
-                        o["scenes"] = json!(scenes);
-                    }
-                    _ => {}
+    let sources = ts
+        .sources
+        .iter()
+        .map(|(id, r)| {
+            let mut o = SourceOut {
+                id: *id,
+                resource: doc.reference(r),
+                texture: None,
+                texture_region_size: None,
+                margins: None,
+                separation: None,
+                tile_count: None,
+                tiles: None,
+                scenes: None,
+            };
+            let sub = match r {
+                GValue::SubResource(sid) => doc.sub(sid),
+                _ => None,
+            };
+            match sub {
+                Some(s) if s.resource_type == "TileSetAtlasSource" => {
+                    let a = parse_atlas_source(&s.properties);
+                    o.texture = Some(a.texture.as_ref().map_or(Value::Null, |t| doc.reference(t)));
+                    o.texture_region_size = Some(a.texture_region_size);
+                    o.margins = Some(a.margins);
+                    o.separation = Some(a.separation);
+                    o.tile_count = Some(a.tiles.len());
+                    o.tiles = Some(
+                        a.tiles
+                            .iter()
+                            .take(MAX_TILES)
+                            .map(|t| AtlasTileOut {
+                                atlas_coords: t.atlas_coords,
+                                size_in_atlas: t.size_in_atlas,
+                                alternatives: t.alternatives.clone(),
+                            })
+                            .collect(),
+                    );
                 }
-                o
-            })
-            .collect();
-    Ok(json!({
-        "path": file.to_string(),
-        "from": args.node.as_ref().map(|n| json!({"path": args.path.to_string(), "node": n})),
-        "tile_size": ts.tile_size,
-        "tile_shape": ts.tile_shape,
-        "physics_layers": ts.physics_layers,
-        "terrain_sets": ts.terrain_sets,
-        "navigation_layers": ts.navigation_layers,
-        "occlusion_layers": ts.occlusion_layers,
-        "custom_data_layers": ts.custom_data_layers,
-        "sources": sources,
-    }))
+                Some(s) if s.resource_type == "TileSetScenesCollectionSource" => {
+                    o.scenes = Some(
+                        s.properties
+                            .iter()
+                            .filter(|p| p.name.starts_with("scenes/") && p.name.ends_with("/scene"))
+                            .map(|p| SourceScene {
+                                id: p.name.split('/').nth(1).and_then(|i| i.parse::<i64>().ok()),
+                                scene: doc.reference(&p.value),
+                            })
+                            .collect(),
+                    );
+                }
+                _ => {}
+            }
+            o
+        })
+        .collect();
+    Ok(TileSetOut {
+        path: file.to_string(),
+        from: args.node.as_ref().map(|n| TileSetFrom {
+            path: args.path.to_string(),
+            node: n.clone(),
+        }),
+        tile_size: ts.tile_size,
+        tile_shape: ts.tile_shape,
+        physics_layers: ts.physics_layers,
+        terrain_sets: ts.terrain_sets,
+        navigation_layers: ts.navigation_layers,
+        occlusion_layers: ts.occlusion_layers,
+        custom_data_layers: ts.custom_data_layers.clone(),
+        sources,
+    })
 }
