@@ -263,7 +263,7 @@ struct StepView {
     path: String,
     action: &'static str,
     /// Lines whose references were rewritten.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     lines: Vec<u32>,
 }
 
@@ -673,7 +673,7 @@ struct FolderEffect {
     /// Folders created or removed, outermost first.
     folders: Vec<String>,
     /// Files deleted first (delete_folder with recursive).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     files: Vec<String>,
     /// Folder creation and removal are not journal transactions: a folder holds no
     /// bytes to prove. File deletes are.

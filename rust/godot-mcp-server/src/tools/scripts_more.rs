@@ -328,7 +328,7 @@ pub struct ScriptHeader {
     /// A class name, or a quoted `res://` path for `extends "res://base.gd"`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub extends: Option<String>,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub tool: bool,
 }
 
