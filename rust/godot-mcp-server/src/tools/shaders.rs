@@ -163,7 +163,10 @@ struct AssignReply {
     persistence: Persistence,
     #[serde(flatten)]
     undo: Undo,
-    scene: String,
+    /// The add-on always names the edited scene; optional so a bridge peer that
+    /// answers with the verdict alone still decodes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    scene: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     transaction_id: Option<String>,
 }
@@ -193,7 +196,10 @@ struct SetUniformReply {
     persistence: Persistence,
     #[serde(flatten)]
     undo: Undo,
-    scene: String,
+    /// The add-on always names the edited scene; optional so a bridge peer that
+    /// answers with the verdict alone still decodes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    scene: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     transaction_id: Option<String>,
 }
