@@ -361,6 +361,17 @@ async fn standin_game_stops_steps_and_resumes_through_the_servers_debugger() {
     );
     assert_eq!(v["members"][0]["value"]["$type"], "Object", "{v}");
     assert!(v.get("globals").is_none(), "globals only on request: {v}");
+    let g = call_ok(
+        &client,
+        "get_frame_variables",
+        json!({"include_globals": true}),
+    )
+    .await;
+    assert_eq!(
+        g["globals"].as_array().map(Vec::len),
+        g["globals_count"].as_u64().map(|n| n as usize),
+        "{g}"
+    );
     let e = call_err(&client, "get_frame_variables", json!({"frame": 5})).await;
     assert_eq!(e["code"], "INVALID_PARAMS", "{e}");
 

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use godot_mcp_protocol::remote_debug::{StackFrame, StackVar, VarScope};
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::error::{ErrorCode, ToolError};
@@ -22,7 +22,7 @@ use crate::respath::ResPath;
 use crate::safety::{EffectKind, RuntimeFlags, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::runtime::session_of;
-use crate::tools::{CallFlags, ToolDef, ToolMeta, ToolResult};
+use crate::tools::{CallFlags, ToolDef, ToolMeta};
 
 /// How long a step, a break or a continue may take to be confirmed, by default.
 const DEFAULT_WAIT: Duration = Duration::from_secs(5);
@@ -234,8 +234,29 @@ fn checked_breakpoint(args: &BreakpointArgs) -> Result<String, ToolError> {
     Ok(path)
 }
 
+/// One breakpoint: a script and a line.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct BreakpointAt {
+    path: String,
+    line: u32,
+}
+
+/// What sending a breakpoint change did for one running game.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct GameDelivery {
+    session_id: String,
+    delivered: bool,
+    /// Not connected yet: sent the moment it connects.
+    queued: bool,
+}
+
 /// The running games with a debugger, and what sending `set` did for each.
-async fn broadcast_breakpoint(state: &AppState, path: &str, line: u32, set: bool) -> Vec<Value> {
+async fn broadcast_breakpoint(
+    state: &AppState,
+    path: &str,
+    line: u32,
+    set: bool,
+) -> Vec<GameDelivery> {
     let mut out = Vec::new();
     for s in state.process.sessions() {
         let Some(d) = &s.debugger else { continue };
@@ -243,46 +264,63 @@ async fn broadcast_breakpoint(state: &AppState, path: &str, line: u32, set: bool
             continue;
         }
         let sent = d.breakpoint(path, line, set).await;
-        out.push(json!({
-            "session_id": s.txn.to_string(),
-            "delivered": sent == Ok(Delivery::Sent),
-            // Not connected yet: sent the moment it connects.
-            "queued": sent == Ok(Delivery::Queued),
-        }));
+        out.push(GameDelivery {
+            session_id: s.txn.to_string(),
+            delivered: sent == Ok(Delivery::Sent),
+            queued: sent == Ok(Delivery::Queued),
+        });
     }
     out
 }
 
-fn breakpoint_list(state: &AppState) -> Value {
+fn breakpoint_list(state: &AppState) -> Vec<BreakpointAt> {
     state
         .process
         .breakpoints()
         .into_iter()
-        .map(|(path, line)| json!({"path": path, "line": line}))
+        .map(|(path, line)| BreakpointAt { path, line })
         .collect()
 }
 
-async fn set_breakpoint(state: Arc<AppState>, args: BreakpointArgs, _f: CallFlags) -> ToolResult {
+/// set_breakpoint's and remove_breakpoint's result.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct BreakpointChange {
+    path: String,
+    line: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    added: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    removed: Option<bool>,
+    running_games: Vec<GameDelivery>,
+    breakpoints: Vec<BreakpointAt>,
+}
+
+async fn set_breakpoint(
+    state: Arc<AppState>,
+    args: BreakpointArgs,
+    _f: CallFlags,
+) -> Result<BreakpointChange, ToolError> {
     let path = checked_breakpoint(&args)?;
     if !state.project.resolve("path", &args.path)?.is_file() {
         return Err(ToolError::not_found(format!("{path} does not exist")));
     }
     let added = state.process.set_breakpoint(&path, args.line, true);
-    let sessions = broadcast_breakpoint(&state, &path, args.line, true).await;
-    Ok(json!({
-        "path": path,
-        "line": args.line,
-        "added": added,
-        "running_games": sessions,
-        "breakpoints": breakpoint_list(&state),
-    }))
+    let running_games = broadcast_breakpoint(&state, &path, args.line, true).await;
+    Ok(BreakpointChange {
+        path,
+        line: args.line,
+        added: Some(added),
+        removed: None,
+        running_games,
+        breakpoints: breakpoint_list(&state),
+    })
 }
 
 async fn remove_breakpoint(
     state: Arc<AppState>,
     args: BreakpointArgs,
     _f: CallFlags,
-) -> ToolResult {
+) -> Result<BreakpointChange, ToolError> {
     let path = checked_breakpoint(&args)?;
     let removed = state.process.set_breakpoint(&path, args.line, false);
     if !removed {
@@ -292,36 +330,49 @@ async fn remove_breakpoint(
             ),
         );
     }
-    let sessions = broadcast_breakpoint(&state, &path, args.line, false).await;
-    Ok(json!({
-        "path": path,
-        "line": args.line,
-        "removed": true,
-        "running_games": sessions,
-        "breakpoints": breakpoint_list(&state),
-    }))
+    let running_games = broadcast_breakpoint(&state, &path, args.line, false).await;
+    Ok(BreakpointChange {
+        path,
+        line: args.line,
+        added: None,
+        removed: Some(true),
+        running_games,
+        breakpoints: breakpoint_list(&state),
+    })
 }
 
-async fn clear_breakpoints(state: Arc<AppState>, _a: NoArgs, _f: CallFlags) -> ToolResult {
+/// clear_breakpoints' result.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Cleared {
+    removed: Vec<BreakpointAt>,
+    running_games: Vec<GameDelivery>,
+    breakpoints: Vec<BreakpointAt>,
+}
+
+async fn clear_breakpoints(
+    state: Arc<AppState>,
+    _a: NoArgs,
+    _f: CallFlags,
+) -> Result<Cleared, ToolError> {
     let removed = state.process.clear_breakpoints();
     // Each running game gets every removal; it counts as delivered only if all were.
-    let mut games: Vec<Value> = Vec::new();
+    let mut games: Vec<GameDelivery> = Vec::new();
     for (path, line) in &removed {
         for g in broadcast_breakpoint(&state, path, *line, false).await {
-            match games
-                .iter_mut()
-                .find(|x| x["session_id"] == g["session_id"])
-            {
-                Some(x) => x["delivered"] = json!(x["delivered"] == true && g["delivered"] == true),
+            match games.iter_mut().find(|x| x.session_id == g.session_id) {
+                Some(x) => x.delivered = x.delivered && g.delivered,
                 None => games.push(g),
             }
         }
     }
-    Ok(json!({
-        "removed": removed.iter().map(|(p, l)| json!({"path": p, "line": l})).collect::<Vec<_>>(),
-        "running_games": games,
-        "breakpoints": [],
-    }))
+    Ok(Cleared {
+        removed: removed
+            .into_iter()
+            .map(|(path, line)| BreakpointAt { path, line })
+            .collect(),
+        running_games: games,
+        breakpoints: Vec::new(),
+    })
 }
 
 /// The game session and its debugger, connected.
@@ -412,12 +463,38 @@ fn debug_error(e: DebugError, what: &str, waited: Duration) -> ToolError {
     }
 }
 
-fn frame_json(index: usize, f: &StackFrame) -> Value {
-    json!({"index": index, "file": f.file, "line": f.line, "function": f.function})
+/// One stack frame.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Frame {
+    index: usize,
+    file: String,
+    line: i64,
+    function: String,
+}
+
+fn frame_json(index: usize, f: &StackFrame) -> Frame {
+    Frame {
+        index,
+        file: f.file.clone(),
+        line: f.line,
+        function: f.function.clone(),
+    }
+}
+
+/// Where the game stopped (debug_break and the steps; `steps` for step_out only).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Stopped {
+    session_id: String,
+    stopped: bool,
+    reason: String,
+    can_continue: bool,
+    location: Option<Frame>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    steps: Option<u32>,
 }
 
 /// Where the game stopped: the reason, and the innermost frame when it has a stack.
-async fn stop_json(session: &Session, d: &Debugger, stop: &Stop) -> Value {
+async fn stop_json(session: &Session, d: &Debugger, stop: &Stop) -> Stopped {
     let location = if stop.has_stack {
         d.stack(ANSWER_WAIT)
             .await
@@ -426,16 +503,21 @@ async fn stop_json(session: &Session, d: &Debugger, stop: &Stop) -> Value {
     } else {
         None
     };
-    json!({
-        "session_id": session.txn.to_string(),
-        "stopped": true,
-        "reason": stop.reason,
-        "can_continue": stop.can_continue,
-        "location": location,
-    })
+    Stopped {
+        session_id: session.txn.to_string(),
+        stopped: true,
+        reason: stop.reason.clone(),
+        can_continue: stop.can_continue,
+        location,
+        steps: None,
+    }
 }
 
-async fn debug_break(state: Arc<AppState>, args: WaitArgs, _f: CallFlags) -> ToolResult {
+async fn debug_break(
+    state: Arc<AppState>,
+    args: WaitArgs,
+    _f: CallFlags,
+) -> Result<Stopped, ToolError> {
     let wait = wait_of(args.timeout_ms)?;
     let (session, d) = debugged(&state, args.session_id.as_deref()).await?;
     let stop = d
@@ -445,7 +527,12 @@ async fn debug_break(state: Arc<AppState>, args: WaitArgs, _f: CallFlags) -> Too
     Ok(stop_json(&session, &d, &stop).await)
 }
 
-async fn step(state: Arc<AppState>, args: WaitArgs, how: &str, what: &str) -> ToolResult {
+async fn step(
+    state: Arc<AppState>,
+    args: WaitArgs,
+    how: &str,
+    what: &str,
+) -> Result<Stopped, ToolError> {
     let wait = wait_of(args.timeout_ms)?;
     let (session, d) = debugged(&state, args.session_id.as_deref()).await?;
     let stop = d
@@ -455,15 +542,27 @@ async fn step(state: Arc<AppState>, args: WaitArgs, how: &str, what: &str) -> To
     Ok(stop_json(&session, &d, &stop).await)
 }
 
-async fn step_into(state: Arc<AppState>, args: WaitArgs, _f: CallFlags) -> ToolResult {
+async fn step_into(
+    state: Arc<AppState>,
+    args: WaitArgs,
+    _f: CallFlags,
+) -> Result<Stopped, ToolError> {
     step(state, args, "step", "step into").await
 }
 
-async fn step_over(state: Arc<AppState>, args: WaitArgs, _f: CallFlags) -> ToolResult {
+async fn step_over(
+    state: Arc<AppState>,
+    args: WaitArgs,
+    _f: CallFlags,
+) -> Result<Stopped, ToolError> {
     step(state, args, "next", "step over").await
 }
 
-async fn step_out(state: Arc<AppState>, args: WaitArgs, _f: CallFlags) -> ToolResult {
+async fn step_out(
+    state: Arc<AppState>,
+    args: WaitArgs,
+    _f: CallFlags,
+) -> Result<Stopped, ToolError> {
     let wait = wait_of(args.timeout_ms)?;
     let (session, d) = debugged(&state, args.session_id.as_deref()).await?;
     let (stop, steps) = d
@@ -471,31 +570,61 @@ async fn step_out(state: Arc<AppState>, args: WaitArgs, _f: CallFlags) -> ToolRe
         .await
         .map_err(|e| debug_error(e, "step out", wait))?;
     let mut v = stop_json(&session, &d, &stop).await;
-    v["steps"] = json!(steps);
+    v.steps = Some(steps);
     Ok(v)
 }
 
-async fn continue_execution(state: Arc<AppState>, args: WaitArgs, _f: CallFlags) -> ToolResult {
+/// continue_execution's result.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Resumed {
+    session_id: String,
+    resumed: bool,
+}
+
+async fn continue_execution(
+    state: Arc<AppState>,
+    args: WaitArgs,
+    _f: CallFlags,
+) -> Result<Resumed, ToolError> {
     let wait = wait_of(args.timeout_ms)?;
     let (session, d) = debugged(&state, args.session_id.as_deref()).await?;
     d.resume(wait)
         .await
         .map_err(|e| debug_error(e, "continue", wait))?;
-    Ok(json!({"session_id": session.txn.to_string(), "resumed": true}))
+    Ok(Resumed {
+        session_id: session.txn.to_string(),
+        resumed: true,
+    })
 }
 
-async fn get_stack_frames(state: Arc<AppState>, args: SessionArgs, _f: CallFlags) -> ToolResult {
+/// get_stack_frames' result.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Frames {
+    session_id: String,
+    reason: Option<String>,
+    frames: Vec<Frame>,
+}
+
+async fn get_stack_frames(
+    state: Arc<AppState>,
+    args: SessionArgs,
+    _f: CallFlags,
+) -> Result<Frames, ToolError> {
     let (session, d) = debugged(&state, args.session_id.as_deref()).await?;
     let reason = d.state().stopped.map(|s| s.reason);
     let frames = d
         .stack(ANSWER_WAIT)
         .await
         .map_err(|e| debug_error(e, "stack dump", ANSWER_WAIT))?;
-    Ok(json!({
-        "session_id": session.txn.to_string(),
-        "reason": reason,
-        "frames": frames.iter().enumerate().map(|(i, f)| frame_json(i, f)).collect::<Vec<_>>(),
-    }))
+    Ok(Frames {
+        session_id: session.txn.to_string(),
+        reason,
+        frames: frames
+            .iter()
+            .enumerate()
+            .map(|(i, f)| frame_json(i, f))
+            .collect(),
+    })
 }
 
 /// Refuses a frame the stack does not have (the engine would answer with nothing).
@@ -516,11 +645,41 @@ async fn check_frame(d: &Debugger, frame: u32) -> Result<(), ToolError> {
     Ok(())
 }
 
-fn var_json(v: &StackVar) -> Value {
-    json!({"name": v.name, "type": v.type_name, "value": v.value.to_json()})
+/// One variable of a frame: its name, the engine's type name and its value.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Var {
+    name: String,
+    #[serde(rename = "type")]
+    type_name: &'static str,
+    /// A Godot value, as JSON.
+    value: Value,
 }
 
-async fn get_frame_variables(state: Arc<AppState>, args: FrameArgs, _f: CallFlags) -> ToolResult {
+fn var_json(v: &StackVar) -> Var {
+    Var {
+        name: v.name.clone(),
+        type_name: v.type_name,
+        value: v.value.to_json(),
+    }
+}
+
+/// get_frame_variables' result.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct FrameVars {
+    session_id: String,
+    frame: u32,
+    locals: Vec<Var>,
+    members: Vec<Var>,
+    globals_count: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    globals: Option<Vec<Var>>,
+}
+
+async fn get_frame_variables(
+    state: Arc<AppState>,
+    args: FrameArgs,
+    _f: CallFlags,
+) -> Result<FrameVars, ToolError> {
     let frame = args.frame.unwrap_or(0);
     let (session, d) = debugged(&state, args.session_id.as_deref()).await?;
     check_frame(&d, frame).await?;
@@ -528,27 +687,40 @@ async fn get_frame_variables(state: Arc<AppState>, args: FrameArgs, _f: CallFlag
         .frame_vars(frame, ANSWER_WAIT)
         .await
         .map_err(|e| debug_error(e, "frame variables", ANSWER_WAIT))?;
-    let of = |scope: VarScope| -> Vec<Value> {
+    let of = |scope: VarScope| -> Vec<Var> {
         vars.iter()
             .filter(|v| v.scope == scope)
             .map(var_json)
             .collect()
     };
     let globals = of(VarScope::Global);
-    let mut out = json!({
-        "session_id": session.txn.to_string(),
-        "frame": frame,
-        "locals": of(VarScope::Local),
-        "members": of(VarScope::Member),
-        "globals_count": globals.len(),
-    });
-    if args.include_globals.unwrap_or(false) {
-        out["globals"] = Value::Array(globals);
-    }
-    Ok(out)
+    Ok(FrameVars {
+        session_id: session.txn.to_string(),
+        frame,
+        locals: of(VarScope::Local),
+        members: of(VarScope::Member),
+        globals_count: globals.len(),
+        globals: args.include_globals.unwrap_or(false).then_some(globals),
+    })
 }
 
-async fn evaluate_in_frame(state: Arc<AppState>, args: EvaluateArgs, _f: CallFlags) -> ToolResult {
+/// evaluate_in_frame's result.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Evaluated {
+    session_id: String,
+    frame: u32,
+    expression: String,
+    #[serde(rename = "type")]
+    type_name: &'static str,
+    /// A Godot value, as JSON.
+    value: Value,
+}
+
+async fn evaluate_in_frame(
+    state: Arc<AppState>,
+    args: EvaluateArgs,
+    _f: CallFlags,
+) -> Result<Evaluated, ToolError> {
     let frame = args.frame.unwrap_or(0);
     if args.expression.trim().is_empty() {
         return Err(ToolError::invalid_params(
@@ -579,11 +751,11 @@ async fn evaluate_in_frame(state: Arc<AppState>, args: EvaluateArgs, _f: CallFla
         .details(json!({"engine_errors": errors.iter().map(|e| json!({
             "error": e.error, "description": e.description})).collect::<Vec<_>>()})));
     }
-    Ok(json!({
-        "session_id": session.txn.to_string(),
-        "frame": frame,
-        "expression": args.expression,
-        "type": v.type_name,
-        "value": v.value.to_json(),
-    }))
+    Ok(Evaluated {
+        session_id: session.txn.to_string(),
+        frame,
+        expression: args.expression,
+        type_name: v.type_name,
+        value: v.value.to_json(),
+    })
 }

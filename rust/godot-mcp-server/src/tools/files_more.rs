@@ -16,7 +16,7 @@ use std::sync::Arc;
 use godot_mcp_formats::{ids, relink};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::json;
 
 use crate::error::{ErrorCode, ToolError};
 use crate::honesty::{Persistence, Undo};
@@ -26,7 +26,7 @@ use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::analysis::{read_small, walk_files};
-use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta, ToolResult};
+use crate::tools::{Also, CallFlags, NoFields, Plan, ToolDef, ToolMeta};
 
 fn destructive(name: &'static str, title: &'static str, description: &'static str) -> ToolMeta {
     ToolMeta {
@@ -204,23 +204,35 @@ impl Step {
     }
 }
 
+/// One step applied: its file, what was done, and the transaction.
+#[derive(Debug, Serialize, JsonSchema)]
+struct DoneStep {
+    path: String,
+    action: &'static str,
+    transaction_id: Option<String>,
+}
+
+/// What applying the steps adds: each step done, in order.
+#[derive(Debug, Serialize, JsonSchema)]
+struct Done {
+    done: Vec<DoneStep>,
+}
+
 /// Run `steps` in order, each one journaled write or delete. Every step is checked
 /// again first, so a file that changed since the plan stops the call before
 /// anything is written; a failure after the first write says exactly what was done.
-fn apply_steps(
-    state: &AppState,
-    param: &str,
-    steps: &[Step],
-) -> Result<Map<String, Value>, ToolError> {
+fn apply_steps(state: &AppState, param: &str, steps: &[Step]) -> Result<Done, ToolError> {
     for s in steps {
         s.check(state, param)?;
     }
-    let mut done: Vec<Value> = Vec::new();
+    let mut done: Vec<DoneStep> = Vec::new();
     for (i, s) in steps.iter().enumerate() {
         match s.apply(state, param) {
-            Ok(txn) => done.push(json!({
-                "path": s.path.to_string(), "action": s.action(), "transaction_id": txn,
-            })),
+            Ok(txn) => done.push(DoneStep {
+                path: s.path.to_string(),
+                action: s.action(),
+                transaction_id: txn,
+            }),
             Err(e) if done.is_empty() => return Err(e),
             Err(mut e) => {
                 let not_done: Vec<String> = steps[i..].iter().map(|s| s.path.to_string()).collect();
@@ -238,9 +250,7 @@ fn apply_steps(
             }
         }
     }
-    let mut out = Map::new();
-    out.insert("done".into(), Value::Array(done));
-    Ok(out)
+    Ok(Done { done })
 }
 
 fn current_bytes(state: &AppState, param: &str, path: &ResPath) -> Result<Vec<u8>, ToolError> {
@@ -248,16 +258,16 @@ fn current_bytes(state: &AppState, param: &str, path: &ResPath) -> Result<Vec<u8
     std::fs::read(&real).map_err(|e| ToolError::io(&path.to_string(), &e))
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 struct StepView {
     path: String,
     action: &'static str,
     /// Lines whose references were rewritten.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     lines: Vec<u32>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 struct MultiEffect {
     action: &'static str,
     /// Every file the call writes or deletes, in order.
@@ -337,7 +347,7 @@ fn text_ext(path: &ResPath) -> bool {
         .is_some_and(|e| REFERRING_EXTS.contains(&e.as_str()))
 }
 
-fn plan_move(state: Arc<AppState>, args: MoveArgs) -> Result<Plan, ToolError> {
+fn plan_move(state: Arc<AppState>, args: MoveArgs) -> Result<Plan<MultiEffect, Done>, ToolError> {
     let (from, to) = (args.from, args.to);
     refuse_project_godot("from", &from)?;
     refuse_project_godot("to", &to)?;
@@ -469,9 +479,7 @@ fn plan_move(state: Arc<AppState>, args: MoveArgs) -> Result<Plan, ToolError> {
         undo: not_undoable(),
     };
     let state = state.clone();
-    Plan::new(crate::tools::untyped(effect)?, move || {
-        apply_steps(&state, "from", &steps)
-    })
+    Plan::new(effect, move || apply_steps(&state, "from", &steps))
 }
 
 // ---------------------------------------------------------------------------
@@ -495,7 +503,23 @@ pub(crate) fn derived_u64(parts: &[&str]) -> u64 {
     u64::from_str_radix(&hex[..16], 16).unwrap_or(0)
 }
 
-fn plan_duplicate(state: Arc<AppState>, args: DuplicateArgs) -> Result<Plan, ToolError> {
+/// The uid a duplicate gets, and how.
+#[derive(Debug, Serialize, JsonSchema)]
+struct CopyUid {
+    uid: Option<String>,
+    how: &'static str,
+}
+
+/// What a duplicate reports beyond its files: the copy's uid.
+#[derive(Debug, Serialize, JsonSchema)]
+struct Duplicated {
+    uid: CopyUid,
+}
+
+fn plan_duplicate(
+    state: Arc<AppState>,
+    args: DuplicateArgs,
+) -> Result<Plan<Also<MultiEffect, Duplicated>, Done>, ToolError> {
     let (from, to) = (args.from, args.to);
     refuse_project_godot("from", &from)?;
     refuse_project_godot("to", &to)?;
@@ -549,7 +573,10 @@ fn plan_duplicate(state: Arc<AppState>, args: DuplicateArgs) -> Result<Plan, Too
                 before: None,
             },
         });
-        json!({ "uid": fresh, "how": "a fresh uid in the copy's header" })
+        CopyUid {
+            uid: Some(fresh),
+            how: "a fresh uid in the copy's header",
+        }
     } else {
         steps.push(Step {
             path: to.clone(),
@@ -570,11 +597,20 @@ fn plan_duplicate(state: Arc<AppState>, args: DuplicateArgs) -> Result<Plan, Too
                     before: None,
                 },
             });
-            json!({ "uid": fresh, "how": "a fresh .uid file" })
+            CopyUid {
+                uid: Some(fresh),
+                how: "a fresh .uid file",
+            }
         } else if imported {
-            json!({ "uid": null, "how": "the .import is not copied: Godot imports the copy and assigns it a uid on its next scan" })
+            CopyUid {
+                uid: None,
+                how: "the .import is not copied: Godot imports the copy and assigns it a uid on its next scan",
+            }
         } else {
-            json!({ "uid": null, "how": "the original has no uid" })
+            CopyUid {
+                uid: None,
+                how: "the original has no uid",
+            }
         }
     };
     for s in &steps {
@@ -588,20 +624,17 @@ fn plan_duplicate(state: Arc<AppState>, args: DuplicateArgs) -> Result<Plan, Too
             lines: Vec::new(),
         })
         .collect();
-    let mut plan = Plan::new(
-        crate::tools::untyped(MultiEffect {
+    let effect = Also {
+        base: MultiEffect {
             action: "duplicate",
             files: views,
             persistence: rescan_hint(),
             undo: not_undoable(),
-        })?,
-        {
-            let state = state.clone();
-            move || apply_steps(&state, "to", &steps)
         },
-    )?;
-    plan.effect.insert("uid".into(), uid);
-    Ok(plan)
+        more: Duplicated { uid },
+    };
+    let state = state.clone();
+    Plan::new(effect, move || apply_steps(&state, "to", &steps))
 }
 
 // ---------------------------------------------------------------------------
@@ -633,14 +666,14 @@ fn folder_target(state: &AppState, path: &ResPath) -> Result<PathBuf, ToolError>
     state.project.resolve("path", path)
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 struct FolderEffect {
     action: &'static str,
     path: String,
     /// Folders created or removed, outermost first.
     folders: Vec<String>,
     /// Files deleted first (delete_folder with recursive).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     files: Vec<String>,
     /// Folder creation and removal are not journal transactions: a folder holds no
     /// bytes to prove. File deletes are.
@@ -651,7 +684,10 @@ struct FolderEffect {
     undo: Undo,
 }
 
-fn plan_create_folder(state: Arc<AppState>, args: CreateFolderArgs) -> Result<Plan, ToolError> {
+fn plan_create_folder(
+    state: Arc<AppState>,
+    args: CreateFolderArgs,
+) -> Result<Plan<FolderEffect, NoFields>, ToolError> {
     let real = folder_target(&state, &args.path)?;
     match std::fs::symlink_metadata(&real) {
         Ok(m) if m.is_dir() => {
@@ -705,11 +741,11 @@ fn plan_create_folder(state: Arc<AppState>, args: CreateFolderArgs) -> Result<Pl
     };
     let state = state.clone();
     let path = args.path;
-    Plan::new(crate::tools::untyped(effect)?, move || {
+    Plan::new(effect, move || {
         // Resolved again: a symlink planted since the plan is refused here.
         let real = folder_target(&state, &path)?;
         std::fs::create_dir_all(&real).map_err(|e| ToolError::io(&path.to_string(), &e))?;
-        Ok(Map::new())
+        Ok(NoFields {})
     })
 }
 
@@ -763,7 +799,10 @@ fn folder_contents(
     Ok(())
 }
 
-fn plan_delete_folder(state: Arc<AppState>, args: DeleteFolderArgs) -> Result<Plan, ToolError> {
+fn plan_delete_folder(
+    state: Arc<AppState>,
+    args: DeleteFolderArgs,
+) -> Result<Plan<FolderEffect, Done>, ToolError> {
     let real = folder_target(&state, &args.path)?;
     match std::fs::symlink_metadata(&real) {
         Ok(m) if m.is_dir() => {}
@@ -831,8 +870,8 @@ fn plan_delete_folder(state: Arc<AppState>, args: DeleteFolderArgs) -> Result<Pl
         },
     };
     let state = state.clone();
-    Plan::new(crate::tools::untyped(effect)?, move || {
-        let mut out = apply_steps(&state, "path", &steps)?;
+    Plan::new(effect, move || {
+        let out = apply_steps(&state, "path", &steps)?;
         // Deepest first; a folder that gained a file since the plan is left, and said so.
         let mut kept = Vec::new();
         for f in folders.iter().rev() {
@@ -849,7 +888,7 @@ fn plan_delete_folder(state: Arc<AppState>, args: DeleteFolderArgs) -> Result<Pl
                     kept.join(", ")
                 ),
             )
-            .details(json!({ "done": out.remove("done"), "kept_folders": kept })));
+            .details(json!({ "done": out.done, "kept_folders": kept })));
         }
         Ok(out)
     })
@@ -874,7 +913,7 @@ pub struct ByTypeArgs {
     limit: Option<u32>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 struct TypedFile {
     path: String,
     #[serde(rename = "type")]
@@ -941,11 +980,23 @@ fn binary_type(bytes: &[u8]) -> Option<String> {
     (!s.is_empty()).then(|| s.to_string())
 }
 
+/// list_resources_by_type's page.
+#[derive(Debug, Serialize, JsonSchema)]
+struct ByTypePage {
+    #[serde(rename = "type")]
+    type_name: String,
+    total: usize,
+    offset: usize,
+    returned: usize,
+    next_offset: Option<usize>,
+    items: Vec<TypedFile>,
+}
+
 async fn list_resources_by_type(
     state: Arc<AppState>,
     args: ByTypeArgs,
     _f: CallFlags,
-) -> ToolResult {
+) -> Result<ByTypePage, ToolError> {
     let limit = args.limit.unwrap_or(100) as usize;
     if limit == 0 || limit > state.limits.max_page {
         return Err(ToolError::invalid_params(
@@ -1007,16 +1058,17 @@ async fn list_resources_by_type(
             }
         }
         let offset = args.offset.unwrap_or(0) as usize;
-        let page: Vec<&TypedFile> = matches.iter().skip(offset).take(limit).collect();
+        let total = matches.len();
+        let page: Vec<TypedFile> = matches.into_iter().skip(offset).take(limit).collect();
         let next = offset + page.len();
-        Ok(json!({
-            "type": args.type_name,
-            "total": matches.len(),
-            "offset": offset,
-            "returned": page.len(),
-            "next_offset": (next < matches.len()).then_some(next),
-            "items": page,
-        }))
+        Ok(ByTypePage {
+            type_name: args.type_name,
+            total,
+            offset,
+            returned: page.len(),
+            next_offset: (next < total).then_some(next),
+            items: page,
+        })
     })
     .await
     .map_err(|e| ToolError::internal(format!("listing task failed: {e}")))?

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use godot_mcp_formats::ids;
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::error::ToolError;
@@ -19,10 +19,10 @@ use crate::planes::variant;
 use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::files::plan_write;
+use crate::tools::files::{FileEffect, plan_write};
 use crate::tools::files_more::derived_u64;
 use crate::tools::project::FileKind;
-use crate::tools::{Plan, ToolDef, ToolMeta};
+use crate::tools::{Also, Committed, Plan, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
     vec![ToolDef::planned(
@@ -176,7 +176,17 @@ fn header_uid(text: &str) -> Option<String> {
     Some(first[at..at + len].to_string())
 }
 
-fn plan_create_material(state: Arc<AppState>, args: CreateMaterialArgs) -> Result<Plan, ToolError> {
+/// What a material write reports beyond the file write: its uid and its textures.
+#[derive(Debug, Serialize, JsonSchema)]
+struct MaterialMore {
+    uid: String,
+    textures: Vec<String>,
+}
+
+fn plan_create_material(
+    state: Arc<AppState>,
+    args: CreateMaterialArgs,
+) -> Result<Plan<Also<FileEffect, MaterialMore>, Committed>, ToolError> {
     if args.path.extension().as_deref() != Some("tres") {
         return Err(ToolError::invalid_params(
             "path",
@@ -342,7 +352,8 @@ fn plan_create_material(state: Arc<AppState>, args: CreateMaterialArgs) -> Resul
         (None, true) => Expect::Anything,
         (None, false) => Expect::Absent,
     };
-    let mut plan = plan_write(
+    let textures: Vec<String> = ext_ids.into_keys().collect();
+    let plan = plan_write(
         &state,
         "project.materials",
         "path",
@@ -350,12 +361,9 @@ fn plan_create_material(state: Arc<AppState>, args: CreateMaterialArgs) -> Resul
         text.into_bytes(),
         expect,
         Persistence::written_to_disk(),
-    )?
-    .untyped()?;
-    plan.effect.insert("uid".into(), Value::String(uid));
-    plan.effect.insert(
-        "textures".into(),
-        Value::Array(ext_ids.keys().cloned().map(Value::String).collect()),
-    );
-    Ok(plan)
+    )?;
+    Ok(plan.map_effect(|base| Also {
+        base,
+        more: MaterialMore { uid, textures },
+    }))
 }

@@ -95,7 +95,7 @@ pub struct ScaffoldArgs {
     overwrite: bool,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 struct ScaffoldFile {
     path: String,
     action: &'static str,
@@ -104,7 +104,7 @@ struct ScaffoldFile {
     bytes: usize,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 struct ScaffoldEffect {
     action: &'static str,
     files: Vec<ScaffoldFile>,
@@ -122,7 +122,16 @@ const GITIGNORE: &str = "# Godot 4+ specific ignores\n.godot/\n/android/\n";
 const GITATTRIBUTES: &str =
     "# Normalize EOL for all files that Git considers text files.\n* text=auto eol=lf\n";
 
-fn plan_scaffold(state: Arc<AppState>, args: ScaffoldArgs) -> Result<Plan, ToolError> {
+/// What the scaffold's writes add: one transaction per file, in `files` order.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+struct Written {
+    transaction_ids: Vec<Option<String>>,
+}
+
+fn plan_scaffold(
+    state: Arc<AppState>,
+    args: ScaffoldArgs,
+) -> Result<Plan<ScaffoldEffect, Written>, ToolError> {
     if args.name.trim().is_empty()
         || args.name.len() > 128
         || args.name.chars().any(char::is_control)
@@ -226,7 +235,8 @@ fn plan_scaffold(state: Arc<AppState>, args: ScaffoldArgs) -> Result<Plan, ToolE
         },
         undo: Undo::not_undo_tracked(),
     };
-    Plan::new(crate::tools::untyped(effect)?, move || {
-        write_each(&state, "project.scaffold", "path", &writes)
+    Plan::new(effect, move || {
+        let done = write_each(&state, "project.scaffold", "path", &writes)?;
+        serde_json::from_value(done.into()).map_err(|e| ToolError::internal(e.to_string()))
     })
 }

@@ -16,7 +16,6 @@ use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
 
 use crate::error::{ErrorCode, ToolError};
 use crate::honesty::{Persistence, RescanPending};
@@ -28,7 +27,7 @@ use crate::state::AppState;
 use crate::tools::classref::{godot, run_supervised};
 use crate::tools::files::plan_write;
 use crate::tools::project::read_text;
-use crate::tools::{CallFlags, ToolDef, ToolMeta, ToolResult};
+use crate::tools::{CallFlags, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
@@ -101,7 +100,7 @@ pub struct ParseErrorsArgs {
 }
 
 /// One parse error, as Godot reported it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct ParseErrorItem {
     pub file: String,
     pub line: Option<u32>,
@@ -126,11 +125,35 @@ pub fn parse_check_output(path: &str, output: &str) -> Vec<ParseErrorItem> {
         .collect()
 }
 
+/// One checked file: its errors, and when Godot failed without one, its exit and output.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CheckedFile {
+    path: String,
+    ok: bool,
+    errors: Vec<ParseErrorItem>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    exit_code: Option<Option<i32>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    output_tail: Option<String>,
+}
+
+/// get_parse_errors' result.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ParseErrors {
+    files: Vec<CheckedFile>,
+    error_count: usize,
+    column_reported: bool,
+    #[serde(flatten)]
+    rescan: RescanPending,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hint: Option<&'static str>,
+}
+
 async fn get_parse_errors(
     state: Arc<AppState>,
     args: ParseErrorsArgs,
     _flags: CallFlags,
-) -> ToolResult {
+) -> Result<ParseErrors, ToolError> {
     if args.paths.is_empty() || args.paths.len() > MAX_CHECK {
         return Err(ToolError::invalid_params(
             "paths",
@@ -181,41 +204,31 @@ async fn get_parse_errors(
         let path = p.to_string();
         let mut errs = parse_check_output(&path, &stderr);
         errs.extend(parse_check_output(&path, &stdout));
-        let mut entry = json!({
-            "path": path,
-            "ok": ended.code == Some(0) && errs.is_empty(),
-            "errors": errs,
-        });
-        if ended.code != Some(0) && errs.is_empty() {
-            // Failed without an error we can parse: say so, with the output's tail.
-            entry["exit_code"] = json!(ended.code);
-            entry["output_tail"] = json!(tail_lines(&stderr, 10));
-        }
+        // Failed without an error we can parse: say so, with the output's tail.
+        let unexplained = ended.code != Some(0) && errs.is_empty();
         error_count += errs.len();
-        files.push(entry);
+        files.push(CheckedFile {
+            path,
+            ok: ended.code == Some(0) && errs.is_empty(),
+            errors: errs,
+            exit_code: unexplained.then_some(ended.code),
+            output_tail: unexplained.then(|| tail_lines(&stderr, 10)),
+        });
     }
     let pending = pending_before || rescan_pending(state.project.root());
-    let mut out = json!({
-        "files": files,
-        "error_count": error_count,
-        "column_reported": false,
-    });
-    if let (Value::Object(o), Ok(Value::Object(r))) = (
-        &mut out,
-        serde_json::to_value(RescanPending {
+    Ok(ParseErrors {
+        files,
+        error_count,
+        column_reported: false,
+        rescan: RescanPending {
             rescan_pending: pending,
-        }),
-    ) {
-        o.extend(r);
-    }
-    if pending {
-        out["hint"] = json!(
+        },
+        hint: pending.then_some(
             "The project's global class cache (.godot/global_script_class_cache.cfg) is \
              missing or older than a script, so errors about unknown class names may be \
-             stale: let the editor finish its scan (or run godot --import), then check again."
-        );
-    }
-    Ok(out)
+             stale: let the editor finish its scan (or run godot --import), then check again.",
+        ),
+    })
 }
 
 fn tail_lines(s: &str, n: usize) -> String {
@@ -308,14 +321,14 @@ fn head(path: &Path) -> Option<String> {
 }
 
 /// What a script declares about itself.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct ScriptHeader {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub class_name: Option<String>,
     /// A class name, or a quoted `res://` path for `extends "res://base.gd"`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub extends: Option<String>,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub tool: bool,
 }
 
@@ -387,7 +400,29 @@ pub struct ListScriptsArgs {
     limit: Option<u32>,
 }
 
-async fn list_scripts(state: Arc<AppState>, args: ListScriptsArgs, _f: CallFlags) -> ToolResult {
+/// One listed script.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ScriptEntry {
+    path: String,
+    language: &'static str,
+    #[serde(flatten)]
+    header: ScriptHeader,
+}
+
+/// list_scripts' page.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ScriptsPage {
+    total: usize,
+    returned: usize,
+    scripts: Vec<ScriptEntry>,
+    next_cursor: Option<String>,
+}
+
+async fn list_scripts(
+    state: Arc<AppState>,
+    args: ListScriptsArgs,
+    _f: CallFlags,
+) -> Result<ScriptsPage, ToolError> {
     let limit = args.limit.unwrap_or(200) as usize;
     if limit == 0 || limit > state.limits.max_page {
         return Err(ToolError::invalid_params(
@@ -413,7 +448,7 @@ async fn list_scripts(state: Arc<AppState>, args: ListScriptsArgs, _f: CallFlags
         Some(c) => all.partition_point(|(p, _)| p.as_str() <= c.as_str()),
         None => 0,
     };
-    let page: Vec<Value> = all[start..]
+    let page: Vec<ScriptEntry> = all[start..]
         .iter()
         .take(limit)
         .map(|(res, real)| {
@@ -423,22 +458,20 @@ async fn list_scripts(state: Arc<AppState>, args: ListScriptsArgs, _f: CallFlags
             } else {
                 ("gdscript", script_header_gd(&text))
             };
-            let mut v = json!({"path": res, "language": language});
-            if let (Value::Object(o), Ok(Value::Object(h))) =
-                (&mut v, serde_json::to_value(&header))
-            {
-                o.extend(h);
+            ScriptEntry {
+                path: res.clone(),
+                language,
+                header,
             }
-            v
         })
         .collect();
     let end = start + page.len();
-    Ok(json!({
-        "total": total,
-        "returned": page.len(),
-        "scripts": page,
-        "next_cursor": (end < total).then(|| all[end - 1].0.clone()),
-    }))
+    Ok(ScriptsPage {
+        total,
+        returned: page.len(),
+        scripts: page,
+        next_cursor: (end < total).then(|| all[end - 1].0.clone()),
+    })
 }
 
 // ---------------------------------------------------------------------------------
@@ -455,7 +488,41 @@ pub struct NodeScriptArgs {
     node: Option<String>,
 }
 
-async fn get_node_script(state: Arc<AppState>, args: NodeScriptArgs, _f: CallFlags) -> ToolResult {
+/// A node's script: a file, or a built-in script's sub-resource and source.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum NodeScriptRef {
+    File {
+        path: String,
+        uid: Option<String>,
+        built_in: bool,
+    },
+    BuiltIn {
+        built_in: bool,
+        sub_resource: String,
+        source: Option<String>,
+    },
+}
+
+/// get_node_script's result.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct NodeScript {
+    scene: String,
+    node: String,
+    #[serde(rename = "type")]
+    node_type: Option<String>,
+    script: Option<NodeScriptRef>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    instance: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hint: Option<&'static str>,
+}
+
+async fn get_node_script(
+    state: Arc<AppState>,
+    args: NodeScriptArgs,
+    _f: CallFlags,
+) -> Result<NodeScript, ToolError> {
     let real = state.project.resolve("scene", &args.scene)?;
     if args.scene.extension().as_deref() != Some("tscn") {
         return Err(ToolError::invalid_params(
@@ -492,29 +559,39 @@ async fn get_node_script(state: Arc<AppState>, args: NodeScriptArgs, _f: CallFla
         .param("node")
         .hint(format!("Node paths in this scene: {}.", names.join(", "))));
     };
-    let mut out = json!({
-        "scene": args.scene.to_string(),
-        "node": node.path,
-        "type": node.node_type,
-    });
+    let mut out = NodeScript {
+        scene: args.scene.to_string(),
+        node: node.path.clone(),
+        node_type: node.node_type.clone(),
+        script: None,
+        instance: None,
+        hint: None,
+    };
     match &node.script {
         Some(godot_mcp_formats::ResourceLink::External(link)) => {
-            out["script"] = json!({"path": link.path, "uid": link.uid, "built_in": false});
+            out.script = Some(NodeScriptRef::File {
+                path: link.path.clone(),
+                uid: link.uid.clone(),
+                built_in: false,
+            });
         }
         Some(godot_mcp_formats::ResourceLink::Internal { id }) => {
             let sub = scene.sub_resources.iter().find(|s| &s.id == id);
             let source = sub
                 .and_then(|s| s.properties.iter().find(|p| p.name == "script/source"))
                 .and_then(|p| p.value.as_str().map(str::to_string));
-            out["script"] = json!({"built_in": true, "sub_resource": id, "source": source});
+            out.script = Some(NodeScriptRef::BuiltIn {
+                built_in: true,
+                sub_resource: id.clone(),
+                source,
+            });
         }
         None => {
-            out["script"] = Value::Null;
             if let Some(inst) = &node.instance {
-                out["instance"] = json!(inst.path);
-                out["hint"] = json!(
+                out.instance = Some(inst.path.clone());
+                out.hint = Some(
                     "No script is set here; the instanced scene's root may have one: \
-                     call get_node_script on that scene."
+                     call get_node_script on that scene.",
                 );
             }
         }

@@ -23,16 +23,16 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::error::{ErrorCode, ToolError};
-use crate::honesty::Persistence;
+use crate::honesty::{Persistence, Undo};
 use crate::planes::project::{self as plane, Expect};
 use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::classref::{godot, run_supervised};
-use crate::tools::editor::{blocking, node_plan, query};
+use crate::tools::editor::{blocking, from_reply, node_plan_as, query};
 use crate::tools::files::plan_write;
 use crate::tools::project::read_text;
-use crate::tools::{CallFlags, ToolDef, ToolMeta, ToolResult};
+use crate::tools::{CallFlags, ToolDef, ToolMeta};
 use godot_mcp_protocol::commands as cmd;
 
 pub fn tools() -> Vec<ToolDef> {
@@ -84,7 +84,7 @@ pub fn tools() -> Vec<ToolDef> {
             |state, a: AssignMaterialArgs| {
                 require_ext("shader", &a.shader, &["gdshader"])?;
                 let p = json!({"node": a.node, "shader": a.shader.to_string()});
-                node_plan(
+                node_plan_as::<AssignReply>(
                     state,
                     cmd::SHADER_ASSIGN_MATERIAL,
                     "set_property",
@@ -102,7 +102,7 @@ pub fn tools() -> Vec<ToolDef> {
                 SafetyClass::ReadOnly,
             ),
             |state, a: UniformNodeArgs, _f: CallFlags| async move {
-                blocking(move || {
+                let v = blocking(move || {
                     query(
                         &state,
                         cmd::SHADER_UNIFORMS,
@@ -110,7 +110,13 @@ pub fn tools() -> Vec<ToolDef> {
                         Some(&a.node),
                     )
                 })
-                .await
+                .await?;
+                match v {
+                    Value::Object(m) => from_reply::<UniformsReply>(cmd::SHADER_UNIFORMS, m),
+                    _ => Err(ToolError::internal(
+                        "the editor's reply to shader.uniforms is not an object",
+                    )),
+                }
             },
         ),
         ToolDef::planned(
@@ -123,10 +129,102 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             |state, a: SetUniformArgs| {
                 let p = json!({"node": a.node, "name": a.name, "value": a.value});
-                node_plan(state, cmd::SHADER_SET_UNIFORM, "set_property", a.node, p)
+                node_plan_as::<SetUniformReply>(
+                    state,
+                    cmd::SHADER_SET_UNIFORM,
+                    "set_property",
+                    a.node,
+                    p,
+                )
             },
         ),
     ]
+}
+
+/// A JSON value that is present, null included (`Option<Value>` alone reads a null as
+/// absent, and the reply's null would be dropped).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
+}
+
+/// The add-on's reply to shader.assign_material (its persistence probe on a dry run:
+/// the verdict and `scene` only).
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+struct AssignReply {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    node: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    property: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    shader: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    replaced: Option<bool>,
+    #[serde(flatten)]
+    persistence: Persistence,
+    #[serde(flatten)]
+    undo: Undo,
+    /// The add-on always names the edited scene; optional so a bridge peer that
+    /// answers with the verdict alone still decodes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    scene: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    transaction_id: Option<String>,
+}
+
+/// The add-on's reply to shader.set_uniform (a dry run: the probe's verdict and `scene`).
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+struct SetUniformReply {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    node: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    uniform: Option<String>,
+    /// The uniform's value now, as a Godot value.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    value: Option<Value>,
+    /// Its value before, as a Godot value.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    previous: Option<Value>,
+    #[serde(flatten)]
+    persistence: Persistence,
+    #[serde(flatten)]
+    undo: Undo,
+    /// The add-on always names the edited scene; optional so a bridge peer that
+    /// answers with the verdict alone still decodes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    scene: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    transaction_id: Option<String>,
+}
+
+/// One uniform of a node's ShaderMaterial, with its value.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+struct MaterialUniform {
+    name: String,
+    #[serde(rename = "type")]
+    type_name: String,
+    hint: Option<i64>,
+    hint_string: Option<String>,
+    /// The material's value, as a Godot value.
+    #[serde(deserialize_with = "present")]
+    value: Option<Value>,
+}
+
+/// The add-on's reply to shader.uniforms (`material_path` only when there is a shader).
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+struct UniformsReply {
+    node: String,
+    shader: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    material_path: Option<String>,
+    uniforms: Vec<MaterialUniform>,
 }
 
 /// A tool of this toolset on the editor plane.
@@ -335,7 +433,7 @@ const VALIDATE_GD: &str =
 const MARKER: &str = "SHADER_CHECK ";
 
 /// One compile error, as the engine reported it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct ShaderError {
     /// 1-based line in the checked shader; absent when the engine named none.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -444,7 +542,33 @@ fn copy_includes(state: &AppState, code: &str, into: &Path) -> Result<Vec<String
     Ok(copied)
 }
 
-async fn shader_validate(state: Arc<AppState>, args: ValidateArgs, _f: CallFlags) -> ToolResult {
+/// One uniform of a checked shader, as the loader script lists it.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ShaderUniform {
+    name: String,
+    #[serde(rename = "type")]
+    type_name: String,
+    hint: serde_json::Number,
+    hint_string: String,
+}
+
+/// shader_validate's result.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ShaderCheck {
+    checked: String,
+    ok: bool,
+    errors: Vec<ShaderError>,
+    uniforms: Vec<ShaderUniform>,
+    included: Vec<String>,
+    compiler: &'static str,
+}
+
+async fn shader_validate(
+    state: Arc<AppState>,
+    args: ValidateArgs,
+    _f: CallFlags,
+) -> Result<ShaderCheck, ToolError> {
     let (code, checked) = match (&args.path, args.code) {
         (Some(p), None) => {
             require_ext("path", p, &["gdshader"])?;
@@ -475,7 +599,7 @@ async fn shader_validate(state: Arc<AppState>, args: ValidateArgs, _f: CallFlags
     let write = |name: &str, text: &str| {
         std::fs::write(dir.join(name), text).map_err(|e| ToolError::internal(e.to_string()))
     };
-    let result: ToolResult = async {
+    let result: Result<ShaderCheck, ToolError> = async {
         write("project.godot", "config_version=5\n")?;
         write("validate.gd", VALIDATE_GD)?;
         write("shader.gdshader", &code)?;
@@ -511,14 +635,21 @@ async fn shader_validate(state: Arc<AppState>, args: ValidateArgs, _f: CallFlags
             .details(json!({"output_tail": tail(&stderr, 10)})));
         };
         let ok = errors.is_empty() && report["loaded"] == true;
-        Ok(json!({
-            "checked": checked,
-            "ok": ok,
-            "errors": errors,
-            "uniforms": if ok { report["uniforms"].clone() } else { json!([]) },
-            "included": included,
-            "compiler": "the engine's shader compiler (ShaderLanguage, headless); no GPU driver compile",
-        }))
+        let uniforms = if ok {
+            serde_json::from_value(report["uniforms"].clone()).map_err(|e| {
+                ToolError::internal(format!("the shader check's uniform list: {e}"))
+            })?
+        } else {
+            Vec::new()
+        };
+        Ok(ShaderCheck {
+            checked,
+            ok,
+            errors,
+            uniforms,
+            included,
+            compiler: "the engine's shader compiler (ShaderLanguage, headless); no GPU driver compile",
+        })
     }
     .await;
     let _ = std::fs::remove_dir_all(&dir);

@@ -8,9 +8,9 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use godot_mcp_formats::testreport::{self, TestResult};
+use godot_mcp_formats::testreport::{self, TestResult, TestStatus};
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use crate::error::{ErrorCode, ToolError};
@@ -19,7 +19,7 @@ use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::runtime::{ended_json, godot, probe_request, session_of};
-use crate::tools::{CallFlags, ToolDef, ToolMeta, ToolResult};
+use crate::tools::{CallFlags, ToolDef, ToolMeta};
 
 /// Default and longest time a test run may take.
 const DEFAULT_TIMEOUT_MS: u64 = 120_000;
@@ -175,12 +175,20 @@ fn up_to_fs_root(root: &Path) -> String {
     vec![".."; depth].join("/")
 }
 
+/// What a test run was restricted to.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Filters {
+    directory: Option<String>,
+    script: Option<String>,
+    test_name: Option<String>,
+}
+
 /// The engine arguments of a test run, and what it filters on (for the answer).
 fn engine_args(
     f: Framework,
     root: &Path,
     args: &RunTestsArgs,
-) -> Result<(Vec<String>, Value), ToolError> {
+) -> Result<(Vec<String>, Filters), ToolError> {
     if args.directory.is_some() && args.script.is_some() {
         return Err(ToolError::invalid_params(
             "script",
@@ -271,12 +279,21 @@ fn engine_args(
             ]);
         }
     }
-    let filters = json!({
-        "directory": args.directory.as_ref().map(ToString::to_string)
-            .or_else(|| if args.script.is_none() { target.as_ref().map(ToString::to_string) } else { None }),
-        "script": args.script.as_ref().map(ToString::to_string),
-        "test_name": args.test_name,
-    });
+    let filters = Filters {
+        directory: args
+            .directory
+            .as_ref()
+            .map(ToString::to_string)
+            .or_else(|| {
+                if args.script.is_none() {
+                    target.as_ref().map(ToString::to_string)
+                } else {
+                    None
+                }
+            }),
+        script: args.script.as_ref().map(ToString::to_string),
+        test_name: args.test_name.clone(),
+    };
     Ok((engine, filters))
 }
 
@@ -311,7 +328,125 @@ fn find_report(f: Framework, dir: &Path) -> Option<std::path::PathBuf> {
     }
 }
 
-async fn run_tests(state: Arc<AppState>, args: RunTestsArgs, _f: CallFlags) -> ToolResult {
+/// One test's result (`testreport::TestResult`, with its schema).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct TestRow {
+    suite: String,
+    name: String,
+    /// passed, failed, error, skipped or risky.
+    status: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    message: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line: Option<u32>,
+}
+
+impl From<TestResult> for TestRow {
+    fn from(r: TestResult) -> Self {
+        Self {
+            suite: r.suite,
+            name: r.name,
+            status: match r.status {
+                TestStatus::Passed => "passed",
+                TestStatus::Failed => "failed",
+                TestStatus::Error => "error",
+                TestStatus::Skipped => "skipped",
+                TestStatus::Risky => "risky",
+            },
+            message: r.message,
+            file: r.file,
+            line: r.line,
+        }
+    }
+}
+
+/// Counts per status (`testreport::Summary`, with its schema).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Counts {
+    total: usize,
+    passed: usize,
+    failed: usize,
+    errors: usize,
+    skipped: usize,
+    risky: usize,
+}
+
+/// Where a script error stopped the run (`testreport::DebuggerBreak`, with its schema).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct BreakAt {
+    reason: String,
+    file: String,
+    line: Option<u32>,
+    function: String,
+}
+
+/// One error or warning Godot printed (`errors::ScriptError`, with its schema).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct PrintedError {
+    kind: &'static str,
+    message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    function: Option<String>,
+}
+
+impl From<errors::ScriptError> for PrintedError {
+    fn from(e: errors::ScriptError) -> Self {
+        Self {
+            kind: e.kind,
+            message: e.message,
+            file: e.file,
+            line: e.line,
+            function: e.function,
+        }
+    }
+}
+
+/// The import run before the tests: its transaction and how it ended.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ImportRun {
+    transaction_id: String,
+    /// How the process ended (`runtime::ended_json`).
+    end: Value,
+}
+
+/// run_tests' result.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct TestRun {
+    framework: &'static str,
+    outcome: &'static str,
+    timed_out: bool,
+    complete: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stopped_at_script_error: Option<Vec<BreakAt>>,
+    summary: Counts,
+    results: Vec<TestRow>,
+    results_from: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    report_error: Option<String>,
+    filters: Filters,
+    transaction_id: String,
+    /// How the process ended (`runtime::ended_json`).
+    end: Value,
+    ran_ms: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    import: Option<ImportRun>,
+    log_tail: String,
+    stderr_tail: String,
+    log_truncated: bool,
+    script_errors: Vec<PrintedError>,
+}
+
+async fn run_tests(
+    state: Arc<AppState>,
+    args: RunTestsArgs,
+    _f: CallFlags,
+) -> Result<TestRun, ToolError> {
     let timeout_ms = args.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);
     if !(1..=MAX_TIMEOUT_MS).contains(&timeout_ms) {
         return Err(ToolError::invalid_params(
@@ -333,7 +468,7 @@ async fn run_tests(state: Arc<AppState>, args: RunTestsArgs, _f: CallFlags) -> T
     let started = Instant::now();
     let deadline = Duration::from_millis(timeout_ms);
 
-    let mut imported = Value::Null;
+    let mut imported: Option<ImportRun> = None;
     if !classes_imported(&root, framework) {
         if !args.import {
             return Err(ToolError::new(
@@ -376,7 +511,10 @@ async fn run_tests(state: Arc<AppState>, args: RunTestsArgs, _f: CallFlags) -> T
             .wait_or_kill(deadline)
             .await
             .ok_or_else(|| ToolError::internal("the killed import did not end"))?;
-        imported = json!({"transaction_id": session.txn.to_string(), "end": ended_json(&ended)});
+        let import = ImportRun {
+            transaction_id: session.txn.to_string(),
+            end: ended_json(&ended),
+        };
         if ended.timed_out || !classes_imported(&root, framework) {
             return Err(ToolError::new(
                 if ended.timed_out {
@@ -396,8 +534,9 @@ async fn run_tests(state: Arc<AppState>, args: RunTestsArgs, _f: CallFlags) -> T
                 ),
             )
             .required("import")
-            .details(json!({"import": imported})));
+            .details(json!({"import": import})));
         }
+        imported = Some(import);
     }
 
     let session = state
@@ -478,42 +617,47 @@ async fn run_tests(state: Arc<AppState>, args: RunTestsArgs, _f: CallFlags) -> T
     let mut script_errors = errors::parse(&String::from_utf8_lossy(&stderr));
     script_errors.extend(errors::parse(&stdout_text));
 
-    let mut out = Map::new();
-    out.insert("framework".into(), json!(framework.as_str()));
-    out.insert("outcome".into(), json!(outcome));
-    out.insert("timed_out".into(), json!(ended.timed_out));
     // Only a run that ended by itself, wrote its report and hit no script error ran
     // every test it was given; otherwise `results` holds the tests that finished.
-    out.insert(
-        "complete".into(),
-        json!(
-            !ended.timed_out && ended.code.is_some() && source == "junit_xml" && breaks.is_empty()
-        ),
-    );
-    if !breaks.is_empty() {
-        out.insert("stopped_at_script_error".into(), json!(breaks));
-    }
-    out.insert("summary".into(), json!(summary));
-    out.insert("results".into(), json!(results));
-    out.insert("results_from".into(), json!(source));
-    if let Some(e) = report_error {
-        out.insert("report_error".into(), json!(e));
-    }
-    out.insert("filters".into(), filters);
-    out.insert("transaction_id".into(), json!(session.txn.to_string()));
-    out.insert("end".into(), ended_json(&ended));
-    out.insert("ran_ms".into(), json!(ended.ran_ms));
-    if !imported.is_null() {
-        out.insert("import".into(), imported);
-    }
-    out.insert("log_tail".into(), json!(log_tail));
-    out.insert("stderr_tail".into(), json!(stderr_tail));
-    out.insert(
-        "log_truncated".into(),
-        json!(log_truncated || stderr_truncated),
-    );
-    out.insert("script_errors".into(), json!(script_errors));
-    Ok(Value::Object(out))
+    let complete =
+        !ended.timed_out && ended.code.is_some() && source == "junit_xml" && breaks.is_empty();
+    Ok(TestRun {
+        framework: framework.as_str(),
+        outcome,
+        timed_out: ended.timed_out,
+        complete,
+        stopped_at_script_error: (!breaks.is_empty()).then(|| {
+            breaks
+                .into_iter()
+                .map(|b| BreakAt {
+                    reason: b.reason,
+                    file: b.file,
+                    line: b.line,
+                    function: b.function,
+                })
+                .collect()
+        }),
+        summary: Counts {
+            total: summary.total,
+            passed: summary.passed,
+            failed: summary.failed,
+            errors: summary.errors,
+            skipped: summary.skipped,
+            risky: summary.risky,
+        },
+        results: results.into_iter().map(TestRow::from).collect(),
+        results_from: source,
+        report_error,
+        filters,
+        transaction_id: session.txn.to_string(),
+        end: ended_json(&ended),
+        ran_ms: ended.ran_ms,
+        import: imported,
+        log_tail,
+        stderr_tail,
+        log_truncated: log_truncated || stderr_truncated,
+        script_errors: script_errors.into_iter().map(PrintedError::from).collect(),
+    })
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -583,11 +727,32 @@ fn matches(expected: &Value, actual: &Value, tol: f64) -> bool {
     }
 }
 
+/// One property's comparison.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct PropertyCheck {
+    property: String,
+    /// The expected value, as given.
+    expected: Value,
+    /// The probe's value (its text today, typed JSON tomorrow).
+    actual: Value,
+    pass: bool,
+}
+
+/// assert_node_state's result.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct NodeAssertion {
+    session_id: String,
+    node: String,
+    passed: bool,
+    failed: usize,
+    results: Vec<PropertyCheck>,
+}
+
 async fn assert_node_state(
     state: Arc<AppState>,
     args: AssertNodeArgs,
     _f: CallFlags,
-) -> ToolResult {
+) -> Result<NodeAssertion, ToolError> {
     if args.expected.is_empty() {
         return Err(ToolError::invalid_params(
             "expected",
@@ -612,20 +777,20 @@ async fn assert_node_state(
         .await?;
         let pass = matches(expected, &v["value"], tol);
         all &= pass;
-        results.push(json!({
-            "property": property,
-            "expected": expected,
-            "actual": v["value"],
-            "pass": pass,
-        }));
+        results.push(PropertyCheck {
+            property: property.clone(),
+            expected: expected.clone(),
+            actual: v["value"].clone(),
+            pass,
+        });
     }
-    Ok(json!({
-        "session_id": session.txn.to_string(),
-        "node": args.node,
-        "passed": all,
-        "failed": results.iter().filter(|r| r["pass"] == json!(false)).count(),
-        "results": results,
-    }))
+    Ok(NodeAssertion {
+        session_id: session.txn.to_string(),
+        node: args.node,
+        passed: all,
+        failed: results.iter().filter(|r| !r.pass).count(),
+        results,
+    })
 }
 
 #[cfg(test)]
