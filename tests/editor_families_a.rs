@@ -684,8 +684,10 @@ async fn nested_resource_paths_are_refused_before_the_editor() {
     assert_eq!(e["required"], "bridge_connected", "{e}");
 }
 
-/// A protocol peer in the add-on's place: answers every request with a scene-edit verdict
-/// and hands back what it was sent once the server drops the connection.
+/// A protocol peer in the add-on's place: answers every `scene.steps` request as the
+/// add-on's executor does (steps.rs: the scene-edit verdict from the shared rule, the
+/// scene and step count, and for a real run the action and created nodes; this peer
+/// creates none) and hands back what it was sent once the server drops the connection.
 fn peer(
     d: &godot_mcp_protocol::Discovery,
 ) -> std::thread::JoinHandle<Vec<godot_mcp_protocol::Request>> {
@@ -704,9 +706,15 @@ fn peer(
                 continue;
             };
             seen.push(r.clone());
-            let v = json!({"undoable": true, "persisted": false,
-                "reason": "the edit is in the scene open in the editor, not on disk",
-                "hint": "Save the scene (save_scene) to persist it."});
+            let scene = "res://scenes/main.tscn";
+            let mut v = serde_json::to_value(godot_mcp_protocol::persistence::verdict(true, scene))
+                .unwrap();
+            v["scene"] = json!(scene);
+            v["steps"] = json!(r.params["steps"].as_array().map_or(0, Vec::len));
+            if r.params["check_only"] != json!(true) {
+                v["action"] = r.params["action"].clone();
+                v["nodes"] = json!([]);
+            }
             let reply = godot_mcp_protocol::AddonMessage::Reply(godot_mcp_protocol::Reply {
                 id: r.id,
                 outcome: godot_mcp_protocol::Outcome::Ok(v),

@@ -4,13 +4,13 @@
 //! `scene.steps` recipe: one undo action.
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Map, json};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
 
 use crate::error::ToolError;
 use crate::safety::{SafetyClass, Toolset};
-use crate::tools::ToolDef;
 use crate::tools::recipes::{Dim, LayerRef, Steps, layer_bits, meta, new_resource, plan};
+use crate::tools::{NoFields, ToolDef};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -54,6 +54,12 @@ pub struct NavLayersArgs {
     dim: Dim,
     /// Layers (numbers 1-32 or names in project settings).
     layers: Vec<LayerRef>,
+}
+
+/// The bits set_navigation_layers sets.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct NavigationBits {
+    navigation_layers: i64,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -108,7 +114,7 @@ pub fn tools() -> Vec<ToolDef> {
                     Dim::ThreeD => ("navigation_mesh", "NavigationMesh"),
                 };
                 steps.set(&region, prop, new_resource(class, props.into()));
-                plan(state, "add_navigation_region", steps, Map::new())
+                plan(state, "add_navigation_region", steps, NoFields {})
             },
         ),
         ToolDef::planned(
@@ -134,7 +140,7 @@ pub fn tools() -> Vec<ToolDef> {
                         ),
                     ],
                 );
-                plan(state, "add_navigation_agent", steps, Map::new())
+                plan(state, "add_navigation_agent", steps, NoFields {})
             },
         ),
         ToolDef::planned(
@@ -151,7 +157,9 @@ pub fn tools() -> Vec<ToolDef> {
                 let bits = layer_bits(&state, &kind, &a.layers, "layers")?;
                 let mut steps = Steps::default();
                 steps.set(&a.node, "navigation_layers", json!(bits));
-                let extra = Map::from_iter([("navigation_layers".to_string(), json!(bits))]);
+                let extra = NavigationBits {
+                    navigation_layers: bits,
+                };
                 plan(state, "set_navigation_layers", steps, extra)
             },
         ),
@@ -167,7 +175,7 @@ pub fn tools() -> Vec<ToolDef> {
             |state, a: BakeArgs| {
                 let mut steps = Steps::default();
                 steps.push(json!({"op": "bake_navigation", "node": a.node}));
-                plan(state, "bake_navigation_mesh", steps, Map::new())
+                plan(state, "bake_navigation_mesh", steps, NoFields {})
             },
         ),
     ]

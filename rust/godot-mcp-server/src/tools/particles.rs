@@ -4,12 +4,12 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::error::ToolError;
 use crate::safety::{SafetyClass, Toolset};
-use crate::tools::ToolDef;
 use crate::tools::recipes::{Dim, Steps, color, meta, new_resource, plan, vec2, vec3};
+use crate::tools::{NoFields, ToolDef};
 
 /// GPU (GPUParticles, with a ParticleProcessMaterial) or CPU (CPUParticles).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
@@ -214,7 +214,7 @@ pub fn tools() -> Vec<ToolDef> {
                         ("lifetime", a.lifetime.map(|v| json!(v))),
                     ],
                 );
-                plan(state, "add_particles", steps, Map::new())
+                plan(state, "add_particles", steps, NoFields {})
             },
         ),
         ToolDef::planned(
@@ -258,7 +258,7 @@ pub fn tools() -> Vec<ToolDef> {
                     ),
                     Kind::Cpu => steps.set(&a.node, "color_ramp", gradient),
                 }
-                plan(state, "set_particles_color_ramp", steps, Map::new())
+                plan(state, "set_particles_color_ramp", steps, NoFields {})
             },
         ),
         ToolDef::planned(
@@ -273,7 +273,7 @@ pub fn tools() -> Vec<ToolDef> {
             |state, a: PresetArgs| {
                 let mut steps = Steps::default();
                 preset_steps(&mut steps, &a.node, a.dim, a.kind, a.preset);
-                plan(state, "apply_particles_preset", steps, Map::new())
+                plan(state, "apply_particles_preset", steps, NoFields {})
             },
         ),
     ]

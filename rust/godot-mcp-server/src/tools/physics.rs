@@ -3,15 +3,15 @@
 //! names, raycasts. Each tool is one `scene.steps` recipe: one undo action.
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
 
 use crate::error::ToolError;
 use crate::safety::{SafetyClass, Toolset};
-use crate::tools::ToolDef;
 use crate::tools::recipes::{
     Dim, LayerRef, Steps, layer_bits, meta, new_resource, plan, vec2, vec3, vector,
 };
+use crate::tools::{NoFields, ToolDef};
 
 /// A collision shape's kind: 2D rectangle, circle, capsule; 3D box, sphere, capsule,
 /// cylinder.
@@ -98,6 +98,15 @@ fn shape_steps(steps: &mut Steps, node: &str, dim: Dim, s: &ShapeArg) -> Result<
     };
     steps.set(node, "shape", new_resource(class, props));
     Ok(())
+}
+
+/// The bits set_collision_layers sets, each only when given.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CollisionBits {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    collision_layer: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    collision_mask: Option<i64>,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
@@ -187,7 +196,7 @@ pub fn tools() -> Vec<ToolDef> {
                 let body = steps.create(&a.parent, &a.dim.class(stem), &a.name);
                 let shape = steps.create(&body, &a.dim.class("CollisionShape"), "CollisionShape");
                 shape_steps(&mut steps, &shape, a.dim, &a.shape)?;
-                plan(state, "add_physics_body", steps, Map::new())
+                plan(state, "add_physics_body", steps, NoFields {})
             },
         ),
         ToolDef::planned(
@@ -204,7 +213,7 @@ pub fn tools() -> Vec<ToolDef> {
                 let name = a.name.as_deref().unwrap_or("CollisionShape");
                 let shape = steps.create(&a.parent, &a.dim.class("CollisionShape"), name);
                 shape_steps(&mut steps, &shape, a.dim, &a.shape)?;
-                plan(state, "add_collision_shape", steps, Map::new())
+                plan(state, "add_collision_shape", steps, NoFields {})
             },
         ),
         ToolDef::planned(
@@ -225,16 +234,19 @@ pub fn tools() -> Vec<ToolDef> {
                 }
                 let kind = format!("{}_physics", a.dim.key());
                 let mut steps = Steps::default();
-                let mut extra = Map::new();
+                let mut extra = CollisionBits {
+                    collision_layer: None,
+                    collision_mask: None,
+                };
                 if let Some(l) = &a.layer {
                     let bits = layer_bits(&state, &kind, l, "layer")?;
                     steps.set(&a.node, "collision_layer", json!(bits));
-                    extra.insert("collision_layer".into(), json!(bits));
+                    extra.collision_layer = Some(bits);
                 }
                 if let Some(m) = &a.mask {
                     let bits = layer_bits(&state, &kind, m, "mask")?;
                     steps.set(&a.node, "collision_mask", json!(bits));
-                    extra.insert("collision_mask".into(), json!(bits));
+                    extra.collision_mask = Some(bits);
                 }
                 plan(state, "set_collision_layers", steps, extra)
             },
@@ -259,7 +271,7 @@ pub fn tools() -> Vec<ToolDef> {
                     &ray,
                     &[("collide_with_areas", a.collide_with_areas.map(|b| json!(b)))],
                 );
-                plan(state, "add_raycast", steps, Map::new())
+                plan(state, "add_raycast", steps, NoFields {})
             },
         ),
     ]

@@ -9,15 +9,17 @@ use std::sync::Arc;
 
 use godot_mcp_protocol::commands as cmd;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
 
 use crate::error::ToolError;
+use crate::honesty::{Persistence, Undo};
 use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::editor::{blocking, connected, query, run_effect};
-use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta};
+use crate::tools::editor::{connected, from_reply, query, run_effect_as};
+use crate::tools::{CallFlags, NoFields, Plan, ToolDef, ToolMeta};
 
 /// A tool's metadata: editor tools that change the scene have the editor-runtime effect.
 pub(crate) const fn meta(
@@ -76,38 +78,74 @@ impl Steps {
     }
 }
 
+/// What a recipe's plan reports before it runs: the `scene.steps` request and what the
+/// tool adds of its own (`extra`, e.g. the layer bits it computed).
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct StepsEffect<X> {
+    command: &'static str,
+    action: String,
+    steps: usize,
+    #[serde(flatten)]
+    extra: X,
+}
+
+/// The add-on's reply to `scene.steps` (steps.rs): the persistence verdict, and for a
+/// real run the action, the created nodes and the transaction. A dry run's
+/// `check_only` reply decodes into it too (no action, nodes or transaction).
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
+pub(crate) struct StepsReply {
+    #[serde(flatten)]
+    persistence: Persistence,
+    #[serde(flatten)]
+    undo: Undo,
+    scene: String,
+    steps: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    action: Option<String>,
+    /// The created nodes' paths, relative to the scene root.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    nodes: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    transaction_id: Option<String>,
+}
+
 /// The plan of a recipe: one `scene.steps` request, named after the tool. A dry run
 /// sends the same steps with `check_only` (nothing changes; every step is checked).
-pub(crate) fn plan(
+pub(crate) fn plan<X: Serialize + JsonSchema>(
     state: Arc<AppState>,
     tool: &str,
     steps: Steps,
-    extra: Map<String, Value>,
-) -> Result<Plan, ToolError> {
+    extra: X,
+) -> Result<Plan<StepsEffect<X>, StepsReply>, ToolError> {
     connected(&state)?;
     let action = format!("MCP: {tool}");
     let params = json!({"action": action, "steps": steps.0});
     let mut check = params.clone();
     check["check_only"] = json!(true);
-    let mut effect = extra;
-    effect.insert("command".into(), json!(cmd::STEPS));
-    effect.insert("action".into(), json!(action));
-    effect.insert("steps".into(), json!(steps.len()));
+    let effect = StepsEffect {
+        command: cmd::STEPS,
+        action,
+        steps: steps.len(),
+        extra,
+    };
     let probe_state = state.clone();
     Ok(Plan {
         effect,
-        apply: Box::new(move || run_effect(&state, cmd::STEPS, params, None, None)),
+        apply: Box::new(move || run_effect_as(&state, cmd::STEPS, params, None, None)),
         preview: Some(Box::new(move || {
-            let v = query(&probe_state, cmd::STEPS, check, None)?;
-            let mut out = Map::new();
-            for k in ["persisted", "reason", "hint", "undoable", "scene"] {
-                if let Some(x) = v.get(k) {
-                    out.insert(k.into(), x.clone());
-                }
-            }
-            Ok(out)
+            reply_of(cmd::STEPS, query(&probe_state, cmd::STEPS, check, None)?)
         })),
     })
+}
+
+/// A read-only reply in its typed form (see [`from_reply`]).
+fn reply_of<R: DeserializeOwned + Serialize>(command: &str, v: Value) -> Result<R, ToolError> {
+    match v {
+        Value::Object(m) => from_reply(command, m),
+        other => Err(ToolError::internal(format!(
+            "the editor's reply to {command} is not an object: {other}"
+        ))),
+    }
 }
 
 // ---------------------------------------------------------------------------------
@@ -308,24 +346,29 @@ pub fn tools() -> Vec<ToolDef> {
                     }
                 });
             }
-            plan(state, "create_nodes", steps, Map::new())
+            plan(state, "create_nodes", steps, NoFields {})
         },
     )]
 }
 
-/// A read of the live editor as a tool.
-pub(crate) fn read_tool<A>(
+/// A read of the live editor as a tool; its reply typed as `R`.
+pub(crate) fn read_tool<A, R>(
     m: ToolMeta,
     request: fn(&A) -> (&'static str, Value, Option<String>),
 ) -> ToolDef
 where
-    A: serde::de::DeserializeOwned + JsonSchema + Send + 'static,
+    A: DeserializeOwned + JsonSchema + Send + 'static,
+    R: DeserializeOwned + Serialize + JsonSchema + Send + 'static,
 {
     ToolDef::new(
         m,
         move |state: Arc<AppState>, a: A, _f: CallFlags| async move {
             let (command, params, node) = request(&a);
-            blocking(move || query(&state, command, params, node.as_deref())).await
+            tokio::task::spawn_blocking(move || {
+                reply_of::<R>(command, query(&state, command, params, node.as_deref())?)
+            })
+            .await
+            .map_err(|e| ToolError::internal(format!("editor task failed: {e}")))?
         },
     )
 }

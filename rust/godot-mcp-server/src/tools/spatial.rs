@@ -12,8 +12,8 @@ use godot_mcp_protocol::commands as cmd;
 use crate::error::ToolError;
 use crate::respath::ResPath;
 use crate::safety::{SafetyClass, Toolset};
-use crate::tools::ToolDef;
 use crate::tools::recipes::{Steps, color, meta, new_resource, plan, read_tool, vec2, vec3};
+use crate::tools::{NoFields, ToolDef};
 
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -193,6 +193,35 @@ pub(crate) fn cells_request(a: &CellsArgs) -> (&'static str, Value, Option<Strin
     )
 }
 
+/// The add-on's `cells.get` reply (steps.rs `cells`): one page of rows, `columns`
+/// naming their fields.
+#[derive(Debug, Deserialize, serde::Serialize, JsonSchema)]
+pub(crate) struct CellsReply {
+    node: String,
+    kind: String,
+    total: u64,
+    offset: u64,
+    columns: Vec<String>,
+    cells: Vec<Vec<i64>>,
+    scene: String,
+}
+
+/// The add-on's `mesh_library.items` reply (steps.rs `mesh_library_items`).
+#[derive(Debug, Deserialize, serde::Serialize, JsonSchema)]
+pub(crate) struct LibraryItems {
+    path: String,
+    items: Vec<LibraryItem>,
+}
+
+/// One MeshLibrary item; `mesh` is its mesh's class, null without a mesh.
+#[derive(Debug, Deserialize, serde::Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct LibraryItem {
+    id: i64,
+    name: String,
+    mesh: Option<String>,
+}
+
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LibraryArgs {
@@ -260,7 +289,7 @@ pub fn tools() -> Vec<ToolDef> {
                 let n = steps.create(&a.parent, "MeshInstance3D", &a.name);
                 steps.set(&n, "mesh", mesh_resource(a.mesh, a.size.as_deref())?);
                 steps.set_some(&n, &[("position", a.position.map(vec3))]);
-                plan(state, "add_mesh_instance", steps, Map::new())
+                plan(state, "add_mesh_instance", steps, NoFields {})
             },
         ),
         ToolDef::planned(
@@ -282,7 +311,7 @@ pub fn tools() -> Vec<ToolDef> {
                         ("position", a.position.map(vec3)),
                     ],
                 );
-                plan(state, "add_camera_3d", steps, Map::new())
+                plan(state, "add_camera_3d", steps, NoFields {})
             },
         ),
         ToolDef::planned(
@@ -324,7 +353,7 @@ pub fn tools() -> Vec<ToolDef> {
                 if let Some((k, v)) = range {
                     steps.set(&n, k, v);
                 }
-                plan(state, "add_light_3d", steps, Map::new())
+                plan(state, "add_light_3d", steps, NoFields {})
             },
         ),
         ToolDef::planned(
@@ -403,7 +432,7 @@ pub fn tools() -> Vec<ToolDef> {
                         steps.set(&n, "environment", new_resource("Environment", set.into()));
                     }
                 }
-                plan(state, "set_environment", steps, Map::new())
+                plan(state, "set_environment", steps, NoFields {})
             },
         ),
         ToolDef::planned(
@@ -418,7 +447,7 @@ pub fn tools() -> Vec<ToolDef> {
             |state, a: GridSetArgs| {
                 let mut steps = Steps::default();
                 steps.push(json!({"op": "grid_cells", "node": a.node, "cells": a.cells}));
-                plan(state, "set_gridmap_cells", steps, Map::new())
+                plan(state, "set_gridmap_cells", steps, NoFields {})
             },
         ),
         ToolDef::planned(
@@ -437,10 +466,10 @@ pub fn tools() -> Vec<ToolDef> {
                     .collect();
                 let mut steps = Steps::default();
                 steps.push(json!({"op": "grid_cells", "node": a.node, "cells": cells}));
-                plan(state, "clear_gridmap_cells", steps, Map::new())
+                plan(state, "clear_gridmap_cells", steps, NoFields {})
             },
         ),
-        read_tool(
+        read_tool::<_, CellsReply>(
             meta(
                 Toolset::Spatial,
                 "get_gridmap_cells",
@@ -451,7 +480,7 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             cells_request,
         ),
-        read_tool(
+        read_tool::<_, LibraryItems>(
             meta(
                 Toolset::Spatial,
                 "list_mesh_library_items",

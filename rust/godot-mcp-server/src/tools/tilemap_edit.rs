@@ -4,14 +4,16 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::error::ToolError;
 use crate::respath::ResPath;
 use crate::safety::{SafetyClass, Toolset};
-use crate::tools::ToolDef;
-use crate::tools::recipes::{LayerRef, Steps, layer_bits, meta, plan, read_tool};
-use crate::tools::spatial::cells_request;
+use crate::tools::recipes::{
+    LayerRef, Steps, StepsEffect, StepsReply, layer_bits, meta, plan, read_tool,
+};
+use crate::tools::spatial::{CellsReply, cells_request};
+use crate::tools::{NoFields, Plan, ToolDef};
 
 /// Most cells one edit may touch.
 const MAX_CELLS: i64 = 100_000;
@@ -29,6 +31,13 @@ pub struct TileCellArg {
     /// Alternative tile (default 0).
     #[serde(default)]
     alternative: i32,
+}
+
+/// The bits set_tileset_physics_layer gives the new physics layer.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct PhysicsLayerBits {
+    collision_layer: i64,
+    collision_mask: i64,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -124,10 +133,10 @@ fn cells_plan(
     tool: &str,
     node: &str,
     cells: Value,
-) -> Result<crate::tools::Plan, ToolError> {
+) -> Result<Plan<StepsEffect<NoFields>, StepsReply>, ToolError> {
     let mut steps = Steps::default();
     steps.push(json!({"op": "tile_cells", "node": node, "cells": cells}));
-    plan(state, tool, steps, Map::new())
+    plan(state, tool, steps, NoFields {})
 }
 
 pub fn tools() -> Vec<ToolDef> {
@@ -209,7 +218,7 @@ pub fn tools() -> Vec<ToolDef> {
                 }
                 let mut steps = Steps::default();
                 steps.push(step);
-                plan(state, "add_tileset_atlas_source", steps, Map::new())
+                plan(state, "add_tileset_atlas_source", steps, NoFields {})
             },
         ),
         ToolDef::planned(
@@ -227,10 +236,10 @@ pub fn tools() -> Vec<ToolDef> {
                 let mut steps = Steps::default();
                 steps.push(json!({"op": "tileset_physics_layer", "node": a.node,
                     "collision_layer": layer, "collision_mask": mask}));
-                let extra = Map::from_iter([
-                    ("collision_layer".to_string(), json!(layer)),
-                    ("collision_mask".to_string(), json!(mask)),
-                ]);
+                let extra = PhysicsLayerBits {
+                    collision_layer: layer,
+                    collision_mask: mask,
+                };
                 plan(state, "set_tileset_physics_layer", steps, extra)
             },
         ),
@@ -254,10 +263,10 @@ pub fn tools() -> Vec<ToolDef> {
                     json!({"op": "tileset_terrain_set", "node": a.node, "mode": mode,
                     "terrains": a.terrains}),
                 );
-                plan(state, "set_tileset_terrain_set", steps, Map::new())
+                plan(state, "set_tileset_terrain_set", steps, NoFields {})
             },
         ),
-        read_tool(
+        read_tool::<_, CellsReply>(
             meta(
                 Toolset::Tilemap,
                 "get_used_tile_cells",
