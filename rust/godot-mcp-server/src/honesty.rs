@@ -3,11 +3,12 @@
 //! (spec: safety-model.md, "Honesty as safety"). Field names are contract-pinned.
 
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Whether an effect is on disk, why, and what to do about it. Flattened into a
-/// result as `persisted`, `reason`, `hint`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+/// result as `persisted`, `reason`, `hint`. Deserialized too: the editor's replies
+/// carry it and decode into typed results.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Persistence {
     pub persisted: bool,
     pub reason: String,
@@ -43,7 +44,7 @@ impl Persistence {
 }
 
 /// Whether the human's undo stack covers the effect.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Undo {
     pub undoable: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
