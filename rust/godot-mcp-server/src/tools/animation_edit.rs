@@ -358,7 +358,13 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             |state, a: AnimationArgs| {
                 let p = json!({"player": a.player, "animation": a.animation});
-                node_edit::<AnimationRemoved>(state, cmd::ANIMATION_REMOVE, "set_property", a.player, p)
+                node_edit::<AnimationRemoved>(
+                    state,
+                    cmd::ANIMATION_REMOVE,
+                    "set_property",
+                    a.player,
+                    p,
+                )
             },
         ),
         ToolDef::planned(
@@ -372,7 +378,13 @@ pub fn tools() -> Vec<ToolDef> {
             |state, a: AddTrackArgs| {
                 let p = json!({"player": a.player, "animation": a.animation,
                                "track_type": wire(a.track_type), "path": a.path});
-                node_edit::<TrackAdded>(state, cmd::ANIMATION_TRACK_ADD, "set_property", a.player, p)
+                node_edit::<TrackAdded>(
+                    state,
+                    cmd::ANIMATION_TRACK_ADD,
+                    "set_property",
+                    a.player,
+                    p,
+                )
             },
         ),
         ToolDef::planned(
@@ -444,7 +456,13 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             |state, a: GraphNodeArgs| {
                 let (tree, p) = graph_node(a, "state_machine");
-                node_edit::<GraphNodeAdded>(state, cmd::ANIMATION_TREE_ADD_NODE, "set_property", tree, p)
+                node_edit::<GraphNodeAdded>(
+                    state,
+                    cmd::ANIMATION_TREE_ADD_NODE,
+                    "set_property",
+                    tree,
+                    p,
+                )
             },
         ),
         ToolDef::planned(
@@ -480,7 +498,13 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             |state, a: GraphNodeArgs| {
                 let (tree, p) = graph_node(a, "blend_tree");
-                node_edit::<GraphNodeAdded>(state, cmd::ANIMATION_TREE_ADD_NODE, "set_property", tree, p)
+                node_edit::<GraphNodeAdded>(
+                    state,
+                    cmd::ANIMATION_TREE_ADD_NODE,
+                    "set_property",
+                    tree,
+                    p,
+                )
             },
         ),
         ToolDef::planned(

@@ -522,7 +522,9 @@ pub fn tools() -> Vec<ToolDef> {
                 "Save all scenes",
                 "Save every scene open in the editor that has a file.",
             ),
-            |state, _a: NoArgs| authoring_plan::<SavedAll>(state, cmd::SCENE_SAVE_ALL, json!({}), None),
+            |state, _a: NoArgs| {
+                authoring_plan::<SavedAll>(state, cmd::SCENE_SAVE_ALL, json!({}), None)
+            },
         ),
         ToolDef::new(
             editor_meta(

@@ -236,7 +236,13 @@ pub fn tools() -> Vec<ToolDef> {
                 let p = json!({"parent": a.parent, "type": wire(a.container_type),
                                "name": a.name, "separation": a.separation,
                                "columns": a.columns, "margin": a.margin});
-                node_edit::<ContainerAdded>(state, cmd::CONTROL_ADD_CONTAINER, "create", a.parent, p)
+                node_edit::<ContainerAdded>(
+                    state,
+                    cmd::CONTROL_ADD_CONTAINER,
+                    "create",
+                    a.parent,
+                    p,
+                )
             },
         ),
     ]
