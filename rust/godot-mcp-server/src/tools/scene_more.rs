@@ -2,11 +2,13 @@
 //! editable children, the editor's selection, saving every open scene, the open scenes,
 //! and live reads of a node's signal connections, properties and property list.
 //!
-//! Edits plan like every node edit (`editor::node_plan`: the add-on's persistence probe
+//! Edits plan like every node edit (`editor::node_plan_as`: the add-on's persistence probe
 //! for a dry run, one request for the real run); reads are plain bridge queries. Selection
 //! changes no project state and nothing an undo could restore, so it is read_only by the
 //! class rule (the effect, not the verb). [`authoring_plan`] is the plan of an authoring
 //! command judged at scene level (save all, a theme file), shared with `tools/ui.rs`.
+//! Every reply and answer decodes into its declared type (`editor::from_reply`): the
+//! tool's outputSchema, where a field the add-on adds undeclared is an internal error.
 
 use std::sync::Arc;
 
@@ -129,7 +131,8 @@ where
 }
 
 /// The reply fields of a node command: each optional (a dry run's probe lacks them) and
-/// left out when absent; `#[present]` marks one the add-on may send as null.
+/// left out when absent. A field the add-on may send as null also takes
+/// `#[serde(deserialize_with = "present")]`, so that null stays null.
 macro_rules! reply_fields {
     ($name:ident { $($(#[$fm:meta])* $field:ident : $ty:ty),* $(,)? }) => {
         #[derive(Debug, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
