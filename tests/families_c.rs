@@ -904,6 +904,16 @@ async fn real_godot_editor_audio_player_and_shader_material_undo_byte_for_byte()
     );
     undo().await;
     assert_eq!(save().await, b0, "one undo did not restore the saved scene");
+    // Without a stream the reply says `stream: null`: a null stays null, not left out.
+    let bare = call_ok(
+        &client,
+        "add_audio_player",
+        json!({"parent": ".", "name": "Bare"}),
+    )
+    .await;
+    assert!(bare.get("stream").is_some_and(Value::is_null), "{bare}");
+    undo().await;
+    assert_eq!(save().await, b0, "one undo did not restore the saved scene");
 
     // assign_shader_material, then its uniforms.
     let args = json!({"node": "Background", "shader": "res://shaders/good.gdshader"});

@@ -12,8 +12,7 @@ use serde_json::{Value, json};
 
 use crate::safety::{SafetyClass, Toolset};
 use crate::tools::ToolDef;
-use crate::tools::editor::node_plan;
-use crate::tools::scene_more::{editor_meta, editor_read};
+use crate::tools::scene_more::{editor_meta, editor_read, node_edit, reply_fields};
 
 /// Godot's `Animation.TrackType`, by name.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema)]
@@ -218,6 +217,106 @@ pub struct BlendConnectArgs {
     from: String,
 }
 
+reply_fields!(AnimationAdded {
+    player: String,
+    animation: String,
+    length: f64,
+    loop_mode: String,
+});
+
+reply_fields!(AnimationRemoved {
+    player: String,
+    animation: String,
+});
+
+reply_fields!(TrackAdded {
+    player: String,
+    animation: String,
+    track: i64,
+    track_type: String,
+    path: String,
+    track_count: i64,
+});
+
+reply_fields!(TrackRemoved {
+    player: String,
+    animation: String,
+    track: i64,
+    track_count: i64,
+});
+
+reply_fields!(KeyInserted {
+    player: String,
+    animation: String,
+    track: i64,
+    key: i64,
+    time: f64,
+    track_count: i64,
+});
+
+reply_fields!(KeyRemoved {
+    player: String,
+    animation: String,
+    track: i64,
+    time: f64,
+    track_count: i64,
+});
+
+reply_fields!(GraphNodeAdded {
+    tree: String,
+    graph: String,
+    name: String,
+    node_type: String,
+});
+
+reply_fields!(TransitionAdded {
+    tree: String,
+    state_machine: String,
+    from: String,
+    to: String,
+    transition_count: i64,
+});
+
+reply_fields!(BlendConnected {
+    tree: String,
+    blend_tree: String,
+    to: String,
+    port: i64,
+    from: String,
+});
+
+/// A live animation (`animation.get`).
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct LiveAnimation {
+    scene: String,
+    player: String,
+    animation: String,
+    length: f64,
+    loop_mode: String,
+    step: f64,
+    tracks: Vec<LiveTrack>,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct LiveTrack {
+    index: i64,
+    #[serde(rename = "type")]
+    track_type: String,
+    path: String,
+    interpolation: i64,
+    key_count: i64,
+    keys: Vec<LiveKey>,
+    truncated: bool,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct LiveKey {
+    time: f64,
+    transition: f64,
+    /// The editor's typed value JSON.
+    value: Value,
+}
+
 fn graph_node(a: GraphNodeArgs, graph: &str) -> (String, Value) {
     let p = json!({"tree": a.tree, "parent": a.graph, "graph": graph, "name": a.name,
                    "node_type": a.node_type.unwrap_or_else(|| "AnimationNodeAnimation".into()),
@@ -246,7 +345,7 @@ pub fn tools() -> Vec<ToolDef> {
             |state, a: AddAnimationArgs| {
                 let p = json!({"player": a.player, "library": a.library, "name": a.name,
                                "length": a.length, "loop_mode": wire(a.loop_mode)});
-                node_plan(state, cmd::ANIMATION_ADD, "set_property", a.player, p)
+                node_edit::<AnimationAdded>(state, cmd::ANIMATION_ADD, "set_property", a.player, p)
             },
         ),
         ToolDef::planned(
@@ -259,7 +358,13 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             |state, a: AnimationArgs| {
                 let p = json!({"player": a.player, "animation": a.animation});
-                node_plan(state, cmd::ANIMATION_REMOVE, "set_property", a.player, p)
+                node_edit::<AnimationRemoved>(
+                    state,
+                    cmd::ANIMATION_REMOVE,
+                    "set_property",
+                    a.player,
+                    p,
+                )
             },
         ),
         ToolDef::planned(
@@ -273,7 +378,13 @@ pub fn tools() -> Vec<ToolDef> {
             |state, a: AddTrackArgs| {
                 let p = json!({"player": a.player, "animation": a.animation,
                                "track_type": wire(a.track_type), "path": a.path});
-                node_plan(state, cmd::ANIMATION_TRACK_ADD, "set_property", a.player, p)
+                node_edit::<TrackAdded>(
+                    state,
+                    cmd::ANIMATION_TRACK_ADD,
+                    "set_property",
+                    a.player,
+                    p,
+                )
             },
         ),
         ToolDef::planned(
@@ -286,7 +397,7 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             |state, a: TrackArgs| {
                 let p = json!({"player": a.player, "animation": a.animation, "track": a.track});
-                node_plan(
+                node_edit::<TrackRemoved>(
                     state,
                     cmd::ANIMATION_TRACK_REMOVE,
                     "set_property",
@@ -307,7 +418,7 @@ pub fn tools() -> Vec<ToolDef> {
                 let p = json!({"player": a.player, "animation": a.animation, "track": a.track,
                                "time": a.time, "value": a.value,
                                "transition": a.transition.unwrap_or(1.0)});
-                node_plan(
+                node_edit::<KeyInserted>(
                     state,
                     cmd::ANIMATION_KEY_INSERT,
                     "set_property",
@@ -326,7 +437,7 @@ pub fn tools() -> Vec<ToolDef> {
             |state, a: KeyArgs| {
                 let p = json!({"player": a.player, "animation": a.animation, "track": a.track,
                                "time": a.time});
-                node_plan(
+                node_edit::<KeyRemoved>(
                     state,
                     cmd::ANIMATION_KEY_REMOVE,
                     "set_property",
@@ -345,7 +456,13 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             |state, a: GraphNodeArgs| {
                 let (tree, p) = graph_node(a, "state_machine");
-                node_plan(state, cmd::ANIMATION_TREE_ADD_NODE, "set_property", tree, p)
+                node_edit::<GraphNodeAdded>(
+                    state,
+                    cmd::ANIMATION_TREE_ADD_NODE,
+                    "set_property",
+                    tree,
+                    p,
+                )
             },
         ),
         ToolDef::planned(
@@ -362,7 +479,7 @@ pub fn tools() -> Vec<ToolDef> {
                                "advance_mode": wire(a.advance_mode),
                                "advance_condition": a.advance_condition,
                                "xfade_time": a.xfade_time.unwrap_or(0.0)});
-                node_plan(
+                node_edit::<TransitionAdded>(
                     state,
                     cmd::ANIMATION_TREE_CONNECT,
                     "set_property",
@@ -381,7 +498,13 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             |state, a: GraphNodeArgs| {
                 let (tree, p) = graph_node(a, "blend_tree");
-                node_plan(state, cmd::ANIMATION_TREE_ADD_NODE, "set_property", tree, p)
+                node_edit::<GraphNodeAdded>(
+                    state,
+                    cmd::ANIMATION_TREE_ADD_NODE,
+                    "set_property",
+                    tree,
+                    p,
+                )
             },
         ),
         ToolDef::planned(
@@ -395,7 +518,7 @@ pub fn tools() -> Vec<ToolDef> {
             |state, a: BlendConnectArgs| {
                 let p = json!({"tree": a.tree, "blend_tree": a.blend_tree, "to": a.to,
                                "port": a.port, "from": a.from});
-                node_plan(
+                node_edit::<BlendConnected>(
                     state,
                     cmd::ANIMATION_TREE_BLEND_CONNECT,
                     "set_property",
@@ -404,7 +527,7 @@ pub fn tools() -> Vec<ToolDef> {
                 )
             },
         ),
-        editor_read(
+        editor_read::<_, LiveAnimation>(
             meta(
                 ReadOnly,
                 "get_editor_animation",

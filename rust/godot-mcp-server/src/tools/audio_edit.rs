@@ -11,7 +11,7 @@ use std::sync::Arc;
 use godot_mcp_formats::Value as GValue;
 use godot_mcp_formats::audio_bus::{Bus, BusEffect, EffectResource, LayoutFile};
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
@@ -23,9 +23,11 @@ use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::audio::{buses_json, layout_target};
-use crate::tools::files::plan_write;
+use crate::tools::editor::NodeCommand;
+use crate::tools::files::{FileEffect, plan_write};
 use crate::tools::scene_disk::Doc;
-use crate::tools::{Plan, ToolDef, ToolMeta};
+use crate::tools::scene_more::{Stamped, node_edit, present, reply_fields};
+use crate::tools::{Also, Committed, Plan, ToolDef, ToolMeta};
 
 fn meta(name: &'static str, title: &'static str, description: &'static str) -> ToolMeta {
     ToolMeta {
@@ -127,7 +129,22 @@ pub struct AddPlayerArgs {
     volume_db: Option<f64>,
 }
 
-fn plan_add_player(state: Arc<AppState>, a: AddPlayerArgs) -> Result<Plan, ToolError> {
+reply_fields!(PlayerAdded {
+    node: String,
+    #[serde(rename = "type")]
+    player_type: String,
+    /// The stream's file (null: none).
+    #[serde(deserialize_with = "present")]
+    stream: Option<String>,
+    bus: String,
+    autoplay: bool,
+    volume_db: f64,
+});
+
+fn plan_add_player(
+    state: Arc<AppState>,
+    a: AddPlayerArgs,
+) -> Result<Plan<NodeCommand, Stamped<PlayerAdded>>, ToolError> {
     if let Some(b) = &a.bus {
         check_bus_name("bus", b)?;
     }
@@ -144,14 +161,13 @@ fn plan_add_player(state: Arc<AppState>, a: AddPlayerArgs) -> Result<Plan, ToolE
         "stream": a.stream.map(|s| s.to_string()), "bus": a.bus,
         "autoplay": a.autoplay, "volume_db": a.volume_db,
     });
-    crate::tools::editor::node_plan(
+    node_edit(
         state,
         godot_mcp_protocol::commands::AUDIO_ADD_PLAYER,
         "create",
         a.parent,
         p,
-    )?
-    .untyped()
+    )
 }
 
 /// The AudioEffect classes Godot 4.4 can instance (`ClassDB`, not abstract).
@@ -205,13 +221,25 @@ fn layout_on_disk() -> Persistence {
     }
 }
 
+/// What a layout edit reports besides the write: where the layout file came from, what
+/// the edit changed (`C`), and the buses read back from the bytes written.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct LayoutChange<C> {
+    layout_source: &'static str,
+    change: C,
+    /// As get_audio_bus_layout reports them.
+    buses: Vec<Value>,
+}
+
+type LayoutPlan<C> = Plan<Also<FileEffect, LayoutChange<C>>, Committed>;
+
 /// Read the layout, apply `edit`, and plan the write of the result. `edit` returns what
 /// it changed, reported under `change`.
-fn plan_layout_edit(
+fn plan_layout_edit<C>(
     state: Arc<AppState>,
     file: LayoutFileArgs,
-    edit: impl FnOnce(&mut LayoutFile) -> Result<Value, ToolError>,
-) -> Result<Plan, ToolError> {
+    edit: impl FnOnce(&mut LayoutFile) -> Result<C, ToolError>,
+) -> Result<LayoutPlan<C>, ToolError> {
     let (path, source) = layout_target(&state, file.path)?;
     if path.extension().as_deref() != Some("tres") {
         return Err(ToolError::invalid_params(
@@ -270,7 +298,7 @@ fn plan_layout_edit(
         .details(json!({"expected_sha256": e, "actual_sha256": read_sha})));
     }
     let expect = read_sha.as_deref().map_or(Expect::Absent, Expect::Sha256);
-    let mut plan = plan_write(
+    let plan = plan_write(
         &state,
         "audio.bus_layout",
         "path",
@@ -278,12 +306,15 @@ fn plan_layout_edit(
         text.into_bytes(),
         expect,
         layout_on_disk(),
-    )?
-    .untyped()?;
-    plan.effect.insert("layout_source".into(), json!(source));
-    plan.effect.insert("change".into(), change);
-    plan.effect.insert("buses".into(), Value::Array(buses));
-    Ok(plan)
+    )?;
+    Ok(plan.map_effect(|write| Also {
+        base: write,
+        more: LayoutChange {
+            layout_source: source,
+            change,
+            buses,
+        },
+    }))
 }
 
 fn check_bus_name(param: &str, name: &str) -> Result<(), ToolError> {
@@ -367,7 +398,16 @@ pub struct AddBusArgs {
     send: Option<String>,
 }
 
-fn plan_add_bus(state: Arc<AppState>, mut args: AddBusArgs) -> Result<Plan, ToolError> {
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct BusAdded {
+    added: String,
+    index: usize,
+}
+
+fn plan_add_bus(
+    state: Arc<AppState>,
+    mut args: AddBusArgs,
+) -> Result<LayoutPlan<BusAdded>, ToolError> {
     check_bus_name("name", &args.name)?;
     if let Some(v) = args.volume_db {
         check_volume(v)?;
@@ -409,7 +449,10 @@ fn plan_add_bus(state: Arc<AppState>, mut args: AddBusArgs) -> Result<Plan, Tool
             );
             check_send(layout, at, &send)?;
             reindex(layout);
-            Ok(json!({"added": args.name, "index": at}))
+            Ok(BusAdded {
+                added: args.name,
+                index: at,
+            })
         },
     )
 }
@@ -433,7 +476,19 @@ pub struct BusArgs {
     bus: String,
 }
 
-fn plan_remove_bus(state: Arc<AppState>, mut args: BusArgs) -> Result<Plan, ToolError> {
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct BusRemoved {
+    removed: String,
+    index: usize,
+    effects_removed: usize,
+    /// Buses whose send named it: Godot routes them to Master now.
+    sends_now_to_master: Vec<String>,
+}
+
+fn plan_remove_bus(
+    state: Arc<AppState>,
+    mut args: BusArgs,
+) -> Result<LayoutPlan<BusRemoved>, ToolError> {
     plan_layout_edit(
         state,
         LayoutFileArgs {
@@ -451,16 +506,18 @@ fn plan_remove_bus(state: Arc<AppState>, mut args: BusArgs) -> Result<Plan, Tool
             let removed = layout.buses.remove(i);
             reindex(layout);
             // Godot routes a send that names no bus to Master; say which buses that is now.
-            let rerouted: Vec<&str> = layout
+            let rerouted: Vec<String> = layout
                 .buses
                 .iter()
                 .filter(|b| b.send == removed.name)
-                .map(|b| b.name.as_str())
+                .map(|b| b.name.clone())
                 .collect();
-            Ok(json!({
-                "removed": removed.name, "index": i, "effects_removed": removed.effects.len(),
-                "sends_now_to_master": rerouted,
-            }))
+            Ok(BusRemoved {
+                effects_removed: removed.effects.len(),
+                removed: removed.name,
+                index: i,
+                sends_now_to_master: rerouted,
+            })
         },
     )
 }
@@ -492,7 +549,34 @@ pub struct SetBusArgs {
     send: Option<String>,
 }
 
-fn plan_set_bus(state: Arc<AppState>, mut args: SetBusArgs) -> Result<Plan, ToolError> {
+/// A set field's [before, after], for each field the call set.
+#[derive(Debug, Default, Serialize, JsonSchema)]
+pub(crate) struct BusChanges {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bypass_fx: Option<[bool; 2]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mute: Option<[bool; 2]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: Option<[String; 2]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    send: Option<[String; 2]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    solo: Option<[bool; 2]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    volume_db: Option<[f64; 2]>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct BusSet {
+    bus: String,
+    index: usize,
+    changed: BusChanges,
+}
+
+fn plan_set_bus(
+    state: Arc<AppState>,
+    mut args: SetBusArgs,
+) -> Result<LayoutPlan<BusSet>, ToolError> {
     if let Some(n) = &args.new_name {
         check_bus_name("new_name", n)?;
     }
@@ -519,7 +603,7 @@ fn plan_set_bus(state: Arc<AppState>, mut args: SetBusArgs) -> Result<Plan, Tool
         },
         move |layout| {
             let i = find_bus(layout, "bus", &args.bus)?;
-            let mut changed = Map::new();
+            let mut changed = BusChanges::default();
             if let Some(send) = &args.send {
                 if i == 0 {
                     return Err(ToolError::invalid_params("send", "Master has no send"));
@@ -543,32 +627,36 @@ fn plan_set_bus(state: Arc<AppState>, mut args: SetBusArgs) -> Result<Plan, Tool
             let old_name = layout.buses[i].name.clone();
             let bus = &mut layout.buses[i];
             if let Some(v) = args.volume_db {
-                changed.insert("volume_db".into(), json!([bus.volume_db, v]));
+                changed.volume_db = Some([bus.volume_db, v]);
                 bus.volume_db = v;
             }
             for (field, arg, slot) in [
-                ("mute", args.mute, &mut bus.mute),
-                ("solo", args.solo, &mut bus.solo),
-                ("bypass_fx", args.bypass_fx, &mut bus.bypass_fx),
+                (&mut changed.mute, args.mute, &mut bus.mute),
+                (&mut changed.solo, args.solo, &mut bus.solo),
+                (&mut changed.bypass_fx, args.bypass_fx, &mut bus.bypass_fx),
             ] {
                 if let Some(v) = arg {
-                    changed.insert(field.into(), json!([*slot, v]));
+                    *field = Some([*slot, v]);
                     *slot = v;
                 }
             }
             if let Some(send) = &args.send {
-                changed.insert("send".into(), json!([bus.send, send]));
+                changed.send = Some([bus.send.clone(), send.clone()]);
                 bus.send = send.clone();
             }
             if let Some(n) = &args.new_name {
-                changed.insert("name".into(), json!([old_name, n]));
+                changed.name = Some([old_name.clone(), n.clone()]);
                 bus.name = n.clone();
                 // Buses that fed the old name keep feeding this bus.
                 for b in layout.buses.iter_mut().filter(|b| b.send == old_name) {
                     b.send = n.clone();
                 }
             }
-            Ok(json!({"bus": old_name, "index": i, "changed": changed}))
+            Ok(BusSet {
+                bus: old_name,
+                index: i,
+                changed,
+            })
         },
     )
 }
@@ -618,7 +706,18 @@ fn sub_id(layout: &LayoutFile, class: &str, seed: &str) -> String {
     }
 }
 
-fn plan_add_effect(state: Arc<AppState>, mut args: AddEffectArgs) -> Result<Plan, ToolError> {
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct EffectAdded {
+    bus: String,
+    effect: String,
+    index: usize,
+    sub_resource: String,
+}
+
+fn plan_add_effect(
+    state: Arc<AppState>,
+    mut args: AddEffectArgs,
+) -> Result<LayoutPlan<EffectAdded>, ToolError> {
     if !EFFECT_CLASSES.contains(&args.effect.as_str()) {
         return Err(ToolError::invalid_params(
             "effect",
@@ -678,7 +777,12 @@ fn plan_add_effect(state: Arc<AppState>, mut args: AddEffectArgs) -> Result<Plan
                     enabled: args.enabled.unwrap_or(true),
                 },
             );
-            Ok(json!({"bus": args.bus, "effect": args.effect, "index": at, "sub_resource": id}))
+            Ok(EffectAdded {
+                bus: args.bus,
+                effect: args.effect,
+                index: at,
+                sub_resource: id,
+            })
         },
     )
 }
@@ -698,7 +802,18 @@ pub struct RemoveEffectArgs {
     index: usize,
 }
 
-fn plan_remove_effect(state: Arc<AppState>, mut args: RemoveEffectArgs) -> Result<Plan, ToolError> {
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct EffectRemoved {
+    bus: String,
+    index: usize,
+    /// Its class (null: not a sub-resource of the file).
+    effect: Option<String>,
+}
+
+fn plan_remove_effect(
+    state: Arc<AppState>,
+    mut args: RemoveEffectArgs,
+) -> Result<LayoutPlan<EffectRemoved>, ToolError> {
     plan_layout_edit(
         state,
         LayoutFileArgs {
@@ -716,7 +831,11 @@ fn plan_remove_effect(state: Arc<AppState>, mut args: RemoveEffectArgs) -> Resul
             }
             let removed = layout.buses[i].effects.remove(args.index);
             let class = layout.effect_class(&removed.effect).map(str::to_string);
-            Ok(json!({"bus": args.bus, "index": args.index, "effect": class}))
+            Ok(EffectRemoved {
+                bus: args.bus,
+                index: args.index,
+                effect: class,
+            })
         },
     )
 }

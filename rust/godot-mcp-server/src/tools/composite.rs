@@ -23,9 +23,10 @@ use crate::planes::variant;
 use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::analysis::{blocking, paged, walk_files};
+use crate::tools::analysis::{paged, walk_files};
 use crate::tools::project::read_text;
-use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta, ToolResult};
+use crate::tools::scene_more::blocking_as;
+use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
@@ -155,20 +156,50 @@ pub struct FindByTypeArgs {
     limit: Option<u32>,
 }
 
-#[derive(Debug, Serialize)]
-struct Found {
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Found {
     scene: String,
     path: String,
     name: String,
+}
+
+/// A page as `analysis::paged` makes it.
+#[derive(Debug, Deserialize)]
+struct Page<T> {
+    total: usize,
+    offset: usize,
+    returned: usize,
+    next_offset: Option<usize>,
+    items: Vec<T>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Unreadable {
+    scene: String,
+    error: String,
+}
+
+/// A page of the nodes found, and what was searched.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct FoundNodes {
+    total: usize,
+    offset: usize,
+    returned: usize,
+    next_offset: Option<usize>,
+    nodes: Vec<Found>,
+    #[serde(rename = "type")]
+    node_type: String,
+    scenes_searched: usize,
+    unreadable: Vec<Unreadable>,
 }
 
 async fn find_nodes_by_type(
     state: Arc<AppState>,
     args: FindByTypeArgs,
     _f: CallFlags,
-) -> ToolResult {
+) -> Result<FoundNodes, ToolError> {
     check_class("type", &args.node_type)?;
-    blocking(move || {
+    blocking_as(move || {
         let scenes = scene_list(&state, args.scenes)?;
         let mut found = Vec::new();
         let mut unreadable = Vec::new();
@@ -185,18 +216,25 @@ async fn find_nodes_by_type(
                             name: n.name.clone(),
                         }),
                 ),
-                Err(e) => unreadable.push(json!({"scene": path.to_string(), "error": e.message})),
+                Err(e) => unreadable.push(Unreadable {
+                    scene: path.to_string(),
+                    error: e.message,
+                }),
             }
         }
-        let mut page = paged(&state, args.offset, args.limit, &found)?;
-        if let Value::Object(p) = &mut page {
-            let items = p.remove("items").unwrap_or(Value::Null);
-            p.insert("nodes".into(), items);
-            p.insert("type".into(), json!(args.node_type));
-            p.insert("scenes_searched".into(), json!(scenes.len()));
-            p.insert("unreadable".into(), Value::Array(unreadable));
-        }
-        Ok(page)
+        let page: Page<Found> =
+            serde_json::from_value(paged(&state, args.offset, args.limit, &found)?)
+                .map_err(|e| ToolError::internal(format!("a page is not of its type: {e}")))?;
+        Ok(FoundNodes {
+            total: page.total,
+            offset: page.offset,
+            returned: page.returned,
+            next_offset: page.next_offset,
+            nodes: page.items,
+            node_type: args.node_type,
+            scenes_searched: scenes.len(),
+            unreadable,
+        })
     })
     .await
 }
@@ -226,19 +264,25 @@ pub struct CrossSceneSetArgs {
     expected_sha256: Option<BTreeMap<String, String>>,
 }
 
+/// One node set, with its previous value text (`null`: not stored before).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct NodeSet {
+    node: String,
+    previous: Option<String>,
+}
+
 /// One file's planned edit.
-#[derive(Debug, Serialize)]
-struct FileEdit {
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct FileEdit {
     path: String,
-    /// The nodes set, with their previous value text (`null`: not stored before).
-    nodes: Vec<Value>,
+    nodes: Vec<NodeSet>,
     sha256_before: String,
     sha256_after: String,
     bytes: usize,
 }
 
-#[derive(Debug, Serialize)]
-struct CrossEffect {
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CrossEffect {
     action: &'static str,
     property: String,
     value: String,
@@ -268,7 +312,10 @@ fn check_property(name: &str) -> Result<(), ToolError> {
     }
 }
 
-fn plan_cross_scene_set(state: Arc<AppState>, args: CrossSceneSetArgs) -> Result<Plan, ToolError> {
+fn plan_cross_scene_set(
+    state: Arc<AppState>,
+    args: CrossSceneSetArgs,
+) -> Result<Plan<CrossEffect, Written>, ToolError> {
     check_property(&args.property)?;
     let value = match (&args.value, &args.value_text) {
         (Some(v), None) => variant::from_json(v, "value")?,
@@ -350,7 +397,10 @@ fn plan_cross_scene_set(state: Arc<AppState>, args: CrossSceneSetArgs) -> Result
                 .map_err(|e| ToolError::internal(format!("{path} after an edit: {e}")))?;
             let edit = set_node_property(&cur, &parsed, node, &args.property, &value)
                 .map_err(|e| ToolError::internal(format!("{path}: {e}")))?;
-            nodes.push(json!({"node": node, "previous": edit.previous}));
+            nodes.push(NodeSet {
+                node: node.clone(),
+                previous: edit.previous,
+            });
             cur = edit.text;
         }
         // The result must still be a scene Godot's rules accept.
@@ -407,9 +457,15 @@ fn plan_cross_scene_set(state: Arc<AppState>, args: CrossSceneSetArgs) -> Result
         .map(|(p, b, before)| (p, b, Some(before)))
         .collect();
     let state = state.clone();
-    Plan::new(crate::tools::untyped(effect)?, move || {
-        write_each(&state, "project.scenes", "scenes", &writes)
+    Plan::new(effect, move || {
+        write_each_as(&state, "project.scenes", "scenes", &writes)
     })
+}
+
+/// What applying planned writes adds: each file's transaction, in order.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Written {
+    transaction_ids: Vec<Option<String>>,
 }
 
 /// Apply planned writes one journaled transaction each, in order, each with the pre-state
@@ -421,6 +477,16 @@ pub(crate) fn write_each(
     param: &'static str,
     writes: &[(ResPath, Vec<u8>, Option<String>)],
 ) -> Result<Map<String, Value>, ToolError> {
+    crate::tools::untyped(write_each_as(state, family, param, writes)?)
+}
+
+/// [`write_each`], typed.
+pub(crate) fn write_each_as(
+    state: &AppState,
+    family: &'static str,
+    param: &'static str,
+    writes: &[(ResPath, Vec<u8>, Option<String>)],
+) -> Result<Written, ToolError> {
     let mut written: Vec<String> = Vec::new();
     let mut ids: Vec<Option<String>> = Vec::new();
     for (path, bytes, before) in writes {
@@ -451,7 +517,7 @@ pub(crate) fn write_each(
             Err(e) => return Err(e),
         }
     }
-    let mut out = Map::new();
-    out.insert("transaction_ids".into(), json!(ids));
-    Ok(out)
+    Ok(Written {
+        transaction_ids: ids,
+    })
 }

@@ -2,25 +2,29 @@
 //! editable children, the editor's selection, saving every open scene, the open scenes,
 //! and live reads of a node's signal connections, properties and property list.
 //!
-//! Edits plan like every node edit (`editor::node_plan`: the add-on's persistence probe
+//! Edits plan like every node edit (`editor::node_plan_as`: the add-on's persistence probe
 //! for a dry run, one request for the real run); reads are plain bridge queries. Selection
 //! changes no project state and nothing an undo could restore, so it is read_only by the
 //! class rule (the effect, not the verb). [`authoring_plan`] is the plan of an authoring
 //! command judged at scene level (save all, a theme file), shared with `tools/ui.rs`.
+//! Every reply and answer decodes into its declared type (`editor::from_reply`): the
+//! tool's outputSchema, where a field the add-on adds undeclared is an internal error.
 
 use std::sync::Arc;
 
 use godot_mcp_protocol::commands as cmd;
 use godot_mcp_protocol::persistence;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::{Value, json};
 
 use crate::error::ToolError;
+use crate::honesty::{Persistence, Undo};
 use crate::respath::ResPath;
 use crate::safety::{Precondition, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::editor::{blocking, node_plan, query, run_effect};
+use crate::tools::editor::{NodeCommand, from_reply, node_plan_as, query, run_effect_as};
 use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta};
 
 /// The meta of an editor-plane tool (the effect kind follows the class).
@@ -46,19 +50,127 @@ pub(crate) fn editor_meta(
     }
 }
 
-/// A read-only tool that sends `command` with `params(args)` to the editor.
-pub(crate) fn editor_read<A>(
+/// Run an editor exchange off the async runtime (the bridge blocks), typed.
+pub(crate) async fn blocking_as<R: Send + 'static>(
+    f: impl FnOnce() -> Result<R, ToolError> + Send + 'static,
+) -> Result<R, ToolError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| ToolError::internal(format!("editor task failed: {e}")))?
+}
+
+/// An editor answer as its typed form `R`: every field it carries must be declared.
+fn typed_answer<R: DeserializeOwned + Serialize>(command: &str, v: Value) -> Result<R, ToolError> {
+    match v {
+        Value::Object(m) => from_reply(command, m),
+        other => Err(ToolError::internal(format!(
+            "the editor's answer to {command} is not an object: {other}"
+        ))),
+    }
+}
+
+/// A read-only tool that sends `command` with `params(args)` to the editor; its answer
+/// is the result, typed as `R`.
+pub(crate) fn editor_read<A, R>(
     meta: ToolMeta,
     command: &'static str,
     params: fn(&A) -> (Value, Option<String>),
 ) -> ToolDef
 where
     A: serde::de::DeserializeOwned + JsonSchema + Send + 'static,
+    R: DeserializeOwned + Serialize + JsonSchema + Send + 'static,
 {
     ToolDef::new(meta, move |state, a: A, _f: CallFlags| {
         let (p, node) = params(&a);
-        async move { blocking(move || query(&state, command, p, node.as_deref())).await }
+        async move {
+            blocking_as(move || {
+                typed_answer::<R>(command, query(&state, command, p, node.as_deref())?)
+            })
+            .await
+        }
     })
+}
+
+/// For a reply field that may be absent (a dry run's probe lacks it) or present as
+/// null: present, whatever it holds, is `Some`, so a null stays null.
+pub(crate) fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    d: D,
+) -> Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
+}
+
+/// A node edit's reply as the add-on stamps it (`with_verdict`), or its dry-run probe's
+/// answer: the verdict, the edited scene, and the command's own fields `T` (absent from
+/// a probe, so `T`'s fields are optional). `transaction_id`: the real run's.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub(crate) struct Stamped<T> {
+    #[serde(flatten)]
+    pub persistence: Persistence,
+    #[serde(flatten)]
+    pub undo: Undo,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scene: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transaction_id: Option<String>,
+    #[serde(flatten)]
+    pub fields: T,
+}
+
+/// A node command's plan with its reply typed (see [`Stamped`]).
+pub(crate) fn node_edit<T>(
+    state: Arc<AppState>,
+    command: &'static str,
+    op: &'static str,
+    node: String,
+    params: Value,
+) -> Result<Plan<NodeCommand, Stamped<T>>, ToolError>
+where
+    T: DeserializeOwned + Serialize + 'static,
+{
+    node_plan_as(state, command, op, node, params)
+}
+
+/// The reply fields of a node command: each optional (a dry run's probe lacks them) and
+/// left out when absent. A field the add-on may send as null also takes
+/// `#[serde(deserialize_with = "present")]`, so that null stays null.
+macro_rules! reply_fields {
+    ($name:ident { $($(#[$fm:meta])* $field:ident : $ty:ty),* $(,)? }) => {
+        #[derive(Debug, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+        pub(crate) struct $name {
+            $(
+                #[serde(default, skip_serializing_if = "Option::is_none")]
+                $(#[$fm])*
+                pub $field: Option<$ty>,
+            )*
+        }
+    };
+}
+pub(crate) use reply_fields;
+
+/// What an authoring command judged at scene level reports before it runs: the verdict
+/// of the one rule, the command, the edited scene.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct SceneLevel {
+    #[serde(flatten)]
+    pub persistence: Persistence,
+    #[serde(flatten)]
+    pub undo: Undo,
+    pub command: &'static str,
+    pub scene: String,
+}
+
+/// An authoring command's reply as the add-on stamps it (`stamped`): the verdict, the
+/// transaction, and the command's own fields `T`.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub(crate) struct Authored<T> {
+    #[serde(flatten)]
+    pub persistence: Persistence,
+    #[serde(flatten)]
+    pub undo: Undo,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transaction_id: Option<String>,
+    #[serde(flatten)]
+    pub fields: T,
 }
 
 /// A plan for an authoring command judged at scene level: it needs an edited scene (its
@@ -67,12 +179,15 @@ where
 /// its reply with too.
 /// `file`: the file it saves (default: the edited scene), whose pre-state the journal
 /// records when the command may save one.
-pub(crate) fn authoring_plan(
+pub(crate) fn authoring_plan<T>(
     state: Arc<AppState>,
     command: &'static str,
     params: Value,
     file: Option<String>,
-) -> Result<Plan, ToolError> {
+) -> Result<Plan<SceneLevel, Authored<T>>, ToolError>
+where
+    T: DeserializeOwned + Serialize + 'static,
+{
     let effect = persistence::Effect::of_scene_command(command)
         .ok_or_else(|| ToolError::internal(format!("{command} has no scene-level verdict")))?;
     let st = query(&state, cmd::EDITOR_STATE, json!({}), None)?;
@@ -90,17 +205,22 @@ pub(crate) fn authoring_plan(
              the editor first.",
         ));
     }
-    let mut out: Map<String, Value> =
-        match serde_json::to_value(persistence::verdict_of(effect, &file)) {
-            Ok(Value::Object(m)) => m,
-            _ => Map::new(),
-        };
-    out.insert("command".into(), json!(command));
-    out.insert("scene".into(), json!(active));
-    Ok(Plan {
-        effect: out,
-        apply: Box::new(move || run_effect(&state, command, params, Some(file), None)),
-        preview: None,
+    let v = persistence::verdict_of(effect, &file);
+    let effect = SceneLevel {
+        persistence: Persistence {
+            persisted: v.persisted,
+            reason: v.reason,
+            hint: v.hint,
+        },
+        undo: Undo {
+            undoable: v.undoable,
+            undo_hint: None,
+        },
+        command,
+        scene: active,
+    };
+    Plan::new(effect, move || {
+        run_effect_as(&state, command, params, Some(file), None)
     })
 }
 
@@ -165,6 +285,108 @@ pub struct PropertiesArgs {
 #[serde(deny_unknown_fields)]
 pub struct NoArgs {}
 
+reply_fields!(Instanced {
+    node: String,
+    instance: String,
+});
+
+reply_fields!(Grouped {
+    node: String,
+    group: String,
+    groups: Vec<String>,
+});
+
+reply_fields!(EditableSet {
+    node: String,
+    editable: bool,
+});
+
+reply_fields!(SavedAll {
+    scene: String,
+    scenes: Vec<String>,
+});
+
+/// The editor's selection (`editor.select`, `editor.selection`).
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Selection {
+    scene: String,
+    nodes: Vec<SelectedNode>,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct SelectedNode {
+    node: String,
+    #[serde(rename = "type")]
+    class: String,
+}
+
+/// A node's live connections (`node.connections`); an end outside the scene's tree is
+/// named by its class, a missing one is null.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Connections {
+    scene: String,
+    node: String,
+    outgoing: Vec<Outgoing>,
+    incoming: Vec<Incoming>,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Outgoing {
+    signal: String,
+    to: Option<String>,
+    method: Option<String>,
+    flags: i64,
+    persistent: bool,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Incoming {
+    from: Option<String>,
+    signal: Option<String>,
+    method: Option<String>,
+    flags: i64,
+    persistent: bool,
+}
+
+/// A page of a live node's properties (`node.properties`), as values or as the list.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Properties<T> {
+    scene: String,
+    node: String,
+    class: String,
+    total: usize,
+    next_offset: Option<usize>,
+    properties: Vec<T>,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct PropertyValue {
+    name: String,
+    #[serde(rename = "type")]
+    type_name: String,
+    /// The editor's typed value JSON.
+    value: Value,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct PropertyInfo {
+    name: String,
+    #[serde(rename = "type")]
+    type_name: String,
+    class_name: Option<String>,
+    hint: i64,
+    hint_string: String,
+    usage: i64,
+}
+
+/// The scenes open in the editor (from `editor.state`).
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct OpenScenes {
+    active_scene: Option<String>,
+    #[serde(default)]
+    open_scenes: Vec<String>,
+}
+
 fn properties_params(a: &PropertiesArgs, list: bool) -> (Value, Option<String>) {
     let mut p = json!({"node": a.node, "list": list, "offset": a.offset});
     if let Some(l) = a.limit {
@@ -188,7 +410,7 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             |state, a: InstanceArgs| {
                 let p = json!({"parent": a.parent, "scene": a.scene.to_string(), "name": a.name});
-                node_plan(state, cmd::NODE_INSTANCE, "create", a.parent, p)
+                node_edit::<Instanced>(state, cmd::NODE_INSTANCE, "create", a.parent, p)
             },
         ),
         ToolDef::planned(
@@ -201,7 +423,7 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             |state, a: GroupArgs| {
                 let p = json!({"node": a.node, "group": a.group, "add": true});
-                node_plan(state, cmd::NODE_GROUP, "set_property", a.node, p)
+                node_edit::<Grouped>(state, cmd::NODE_GROUP, "set_property", a.node, p)
             },
         ),
         ToolDef::planned(
@@ -214,7 +436,7 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             |state, a: GroupArgs| {
                 let p = json!({"node": a.node, "group": a.group, "add": false});
-                node_plan(state, cmd::NODE_GROUP, "set_property", a.node, p)
+                node_edit::<Grouped>(state, cmd::NODE_GROUP, "set_property", a.node, p)
             },
         ),
         ToolDef::planned(
@@ -228,7 +450,7 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             |state, a: EditableArgs| {
                 let p = json!({"node": a.node, "editable": a.editable});
-                node_plan(
+                node_edit::<EditableSet>(
                     state,
                     cmd::NODE_EDITABLE_CHILDREN,
                     "set_property",
@@ -237,7 +459,7 @@ pub fn tools() -> Vec<ToolDef> {
                 )
             },
         ),
-        editor_read(
+        editor_read::<_, Selection>(
             editor_meta(
                 SceneEdit,
                 ReadOnly,
@@ -248,7 +470,7 @@ pub fn tools() -> Vec<ToolDef> {
             cmd::EDITOR_SELECT,
             |a: &SelectArgs| (json!({"nodes": a.nodes}), None),
         ),
-        editor_read(
+        editor_read::<_, Selection>(
             editor_meta(
                 SceneEdit,
                 ReadOnly,
@@ -259,7 +481,7 @@ pub fn tools() -> Vec<ToolDef> {
             cmd::EDITOR_SELECTION,
             |_a: &NoArgs| (json!({}), None),
         ),
-        editor_read(
+        editor_read::<_, Connections>(
             editor_meta(
                 SceneEdit,
                 ReadOnly,
@@ -271,7 +493,7 @@ pub fn tools() -> Vec<ToolDef> {
             cmd::NODE_CONNECTIONS,
             |a: &NodeArgs| (json!({"node": a.node}), Some(a.node.clone())),
         ),
-        editor_read(
+        editor_read::<_, Properties<PropertyValue>>(
             editor_meta(
                 SceneEdit,
                 ReadOnly,
@@ -283,7 +505,7 @@ pub fn tools() -> Vec<ToolDef> {
             cmd::NODE_PROPERTIES,
             |a: &PropertiesArgs| properties_params(a, false),
         ),
-        editor_read(
+        editor_read::<_, Properties<PropertyInfo>>(
             editor_meta(
                 SceneEdit,
                 ReadOnly,
@@ -303,7 +525,9 @@ pub fn tools() -> Vec<ToolDef> {
                 "Save all scenes",
                 "Save every scene open in the editor that has a file.",
             ),
-            |state, _a: NoArgs| authoring_plan(state, cmd::SCENE_SAVE_ALL, json!({}), None),
+            |state, _a: NoArgs| {
+                authoring_plan::<SavedAll>(state, cmd::SCENE_SAVE_ALL, json!({}), None)
+            },
         ),
         ToolDef::new(
             editor_meta(
@@ -314,12 +538,12 @@ pub fn tools() -> Vec<ToolDef> {
                 "The scenes open in the editor and the edited (active) one.",
             ),
             |state, _a: NoArgs, _f: CallFlags| async move {
-                blocking(move || {
+                blocking_as(move || {
                     let st = query(&state, cmd::EDITOR_STATE, json!({}), None)?;
-                    Ok(json!({
-                        "active_scene": st.get("active_scene").cloned().unwrap_or(Value::Null),
-                        "open_scenes": st.get("open_scenes").cloned().unwrap_or(json!([])),
-                    }))
+                    // Only these two of the editor's state are the result.
+                    serde_json::from_value::<OpenScenes>(st).map_err(|e| {
+                        ToolError::internal(format!("the editor's state is not of its type: {e}"))
+                    })
                 })
                 .await
             },

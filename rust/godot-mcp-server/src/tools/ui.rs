@@ -17,8 +17,7 @@ use crate::error::ToolError;
 use crate::respath::ResPath;
 use crate::safety::{SafetyClass, Toolset};
 use crate::tools::ToolDef;
-use crate::tools::editor::node_plan;
-use crate::tools::scene_more::{authoring_plan, editor_meta};
+use crate::tools::scene_more::{authoring_plan, editor_meta, node_edit, present, reply_fields};
 
 /// A theme item's kind (`Theme.DataType`).
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema)]
@@ -128,6 +127,36 @@ fn wire<T: Serialize>(v: T) -> Value {
     serde_json::to_value(v).unwrap_or(Value::Null)
 }
 
+reply_fields!(ThemeItemSet {
+    path: String,
+    theme_type: String,
+    name: String,
+    /// The item now, as the editor's typed value JSON.
+    #[serde(deserialize_with = "present")]
+    value: Value,
+});
+
+reply_fields!(OverrideSet {
+    node: String,
+    property: String,
+    /// The override now (null: none), as the editor's typed value JSON.
+    #[serde(deserialize_with = "present")]
+    value: Value,
+});
+
+reply_fields!(AnchorsSet {
+    node: String,
+    preset: String,
+    anchors: Vec<f64>,
+    offsets: Vec<f64>,
+});
+
+reply_fields!(ContainerAdded {
+    node: String,
+    #[serde(rename = "type")]
+    container_type: String,
+});
+
 pub fn tools() -> Vec<ToolDef> {
     use SafetyClass::*;
     vec![
@@ -150,7 +179,7 @@ pub fn tools() -> Vec<ToolDef> {
                 let path = a.path.to_string();
                 let p = json!({"path": path, "theme_type": a.theme_type, "kind": wire(a.kind),
                                "name": a.name, "value": a.value});
-                authoring_plan(state, cmd::THEME_SET_ITEM, p, Some(path))
+                authoring_plan::<ThemeItemSet>(state, cmd::THEME_SET_ITEM, p, Some(path))
             },
         ),
         ToolDef::planned(
@@ -165,7 +194,7 @@ pub fn tools() -> Vec<ToolDef> {
             |state, a: OverrideArgs| {
                 let p = json!({"node": a.node, "kind": wire(a.kind), "name": a.name,
                                "value": a.value});
-                node_plan(
+                node_edit::<OverrideSet>(
                     state,
                     cmd::CONTROL_THEME_OVERRIDE,
                     "set_property",
@@ -185,7 +214,7 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             |state, a: AnchorsArgs| {
                 let p = json!({"node": a.node, "preset": wire(a.preset)});
-                node_plan(
+                node_edit::<AnchorsSet>(
                     state,
                     cmd::CONTROL_ANCHORS_PRESET,
                     "set_property",
@@ -207,7 +236,13 @@ pub fn tools() -> Vec<ToolDef> {
                 let p = json!({"parent": a.parent, "type": wire(a.container_type),
                                "name": a.name, "separation": a.separation,
                                "columns": a.columns, "margin": a.margin});
-                node_plan(state, cmd::CONTROL_ADD_CONTAINER, "create", a.parent, p)
+                node_edit::<ContainerAdded>(
+                    state,
+                    cmd::CONTROL_ADD_CONTAINER,
+                    "create",
+                    a.parent,
+                    p,
+                )
             },
         ),
     ]
