@@ -256,6 +256,11 @@ async fn visual_shader_tools_write_the_graph_godot_saves_through_the_journal() {
         ),
         (
             "connect_visual_shader_nodes",
+            json!({"from_node": 3, "from_port": 0, "to_node": 0, "to_port": 24}),
+            "to_port",
+        ),
+        (
+            "connect_visual_shader_nodes",
             json!({"from_node": 3, "from_port": 0, "to_node": 3, "to_port": 0}),
             "to_node",
         ),
@@ -404,6 +409,22 @@ func _init():
 				props.append([p.name, type_string(p.type)])
 		out.append([c, props])
 	print("CLASSES " + JSON.stringify(out))
+	# Per mode and function, how many input ports of the output node accept a
+	# connection from a float, a vec3 or a transform.
+	var ports = []
+	for m in 5:
+		for t in FUNCS.size():
+			var n = 0
+			for p in 48:
+				var vs = VisualShader.new()
+				vs.set_mode(m)
+				vs.add_node(t, VisualShaderNodeFloatConstant.new(), Vector2(), 2)
+				vs.add_node(t, VisualShaderNodeTransformConstant.new(), Vector2(), 3)
+				vs.add_node(t, VisualShaderNodeVec3Constant.new(), Vector2(), 4)
+				if vs.can_connect_nodes(t, 2, 0, 0, p) or vs.can_connect_nodes(t, 3, 0, 0, p) or vs.can_connect_nodes(t, 4, 0, 0, p):
+					n = p + 1
+			ports.append([m, FUNCS[t], n])
+	print("PORTS " + JSON.stringify(ports))
 	quit()
 "#;
 

@@ -124,6 +124,32 @@ pub struct VisualShaderFile {
     pub connections: Vec<Vec<Connection>>,
 }
 
+/// How many input ports each function's output node (id 0) has, per mode: the ports
+/// the engine's `can_connect_nodes` accepts (tests/visual_shader.rs probes the engine).
+pub const OUTPUT_PORTS: [(usize, &str, i64); 13] = [
+    (0, "vertex", 12),
+    (0, "fragment", 24),
+    (0, "light", 3),
+    (1, "vertex", 5),
+    (1, "fragment", 7),
+    (1, "light", 3),
+    (2, "start", 8),
+    (2, "process", 7),
+    (2, "collide", 5),
+    (2, "start_custom", 6),
+    (2, "process_custom", 6),
+    (3, "sky", 4),
+    (4, "fog", 3),
+];
+
+/// The input port count of the output node of `function` in a shader of `mode`.
+pub fn output_port_count(mode: usize, function: &str) -> Option<i64> {
+    OUTPUT_PORTS
+        .iter()
+        .find(|(m, f, _)| *m == mode && *f == function)
+        .map(|(_, _, n)| *n)
+}
+
 /// The class of a function's output node (id 0).
 pub fn output_class(function: &str) -> &'static str {
     match function_index(function) {
@@ -1090,6 +1116,11 @@ mod tests {
         assert!(sky.to_text().ends_with("[resource]\nmode = 3\n"));
         assert_eq!(sky.functions(), ["sky"]);
         assert_eq!(VisualShaderFile::new(2).functions().len(), 5);
+        for mode in 0..MODES.len() {
+            for f in mode_functions(mode) {
+                assert!(output_port_count(mode, f).is_some(), "{mode} {f}");
+            }
+        }
     }
 
     #[test]

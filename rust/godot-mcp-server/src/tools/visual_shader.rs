@@ -786,6 +786,19 @@ fn plan_connect(
                 return Err(node_not_found(shader, param, function, id));
             }
         }
+        if c.to_node == OUTPUT_ID {
+            let ports = vs::output_port_count(shader.mode(), function).unwrap_or(0);
+            if c.to_port >= ports {
+                return Err(ToolError::invalid_params(
+                    "to_port",
+                    format!(
+                        "the {function} output of a {} shader has input ports 0..={}",
+                        MODES[shader.mode()],
+                        ports - 1
+                    ),
+                ));
+            }
+        }
         if c.from_node == OUTPUT_ID {
             return Err(ToolError::invalid_params(
                 "from_node",
