@@ -14,6 +14,7 @@
 //! - [`deps`]: the reference graph (dependencies, dependents, cycles, reach).
 //! - [`animation`], [`audio_bus`], [`theme`], [`tilemap`]: what Godot's
 //!   animation, bus layout, theme and tile resources store, decoded.
+//! - [`visual_shader`]: a VisualShader's graph (nodes, connections), read and written.
 //! - [`ids`]: resource uids and ext_resource ids, encoded as the engine does.
 //! - [`relink`]: rewriting `res://` references when a file moves or is copied.
 //! - [`classdoc`]: the class reference XML `godot --doctool` writes.
@@ -47,6 +48,7 @@ pub mod theme;
 pub mod tilemap;
 pub mod value;
 pub mod variant;
+pub mod visual_shader;
 
 pub use error::{ErrorKind, ParseError, Position};
 pub use project::{Autoload, InputAction, InputEventSummary, ProjectInfo, parse_project};

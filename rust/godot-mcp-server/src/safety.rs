@@ -270,10 +270,12 @@ pub enum Toolset {
     Materials,
     /// Moving, copying and organizing project files and folders.
     Files,
+    /// VisualShader graphs: nodes, connections, node properties.
+    VisualShader,
 }
 
 impl Toolset {
-    pub const ALL: [Toolset; 40] = [
+    pub const ALL: [Toolset; 41] = [
         Toolset::Project,
         Toolset::SceneRead,
         Toolset::ScriptRead,
@@ -314,6 +316,7 @@ impl Toolset {
         Toolset::Scaffold,
         Toolset::Materials,
         Toolset::Files,
+        Toolset::VisualShader,
     ];
 
     /// Enabled when the operator names none: the read-mostly core every session
@@ -371,6 +374,7 @@ impl Toolset {
             Self::Scaffold => "scaffold",
             Self::Materials => "materials",
             Self::Files => "files",
+            Self::VisualShader => "visual_shader",
         }
     }
 
@@ -489,6 +493,10 @@ impl Toolset {
             Self::Files => {
                 "Move or rename files rewriting every res:// reference, duplicate files, create \
                  and delete folders, list resources by type."
+            }
+            Self::VisualShader => {
+                "VisualShader .tres graphs on disk: create, read, add/remove nodes, connect \
+                 ports, set node properties."
             }
         }
     }

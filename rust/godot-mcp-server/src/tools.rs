@@ -60,6 +60,7 @@ pub mod tilemap_edit;
 pub mod toolsets;
 pub mod transactions;
 pub mod ui;
+pub mod visual_shader;
 
 /// What a handler returns: a JSON object for `structuredContent`.
 pub type ToolResult = Result<Value, ToolError>;
@@ -796,6 +797,7 @@ impl Registry {
             .chain(layers::tools())
             .chain(materials::tools())
             .chain(files_more::tools())
+            .chain(visual_shader::tools())
         {
             r.add(def);
         }
