@@ -231,17 +231,6 @@ fn gate_error(e: EditorTxnError) -> ToolError {
     }
 }
 
-/// Apply one editor effect as an `editor_runtime` transaction.
-pub(crate) fn run_effect(
-    state: &AppState,
-    command: &'static str,
-    params: Value,
-    scene: Option<String>,
-    node: Option<&str>,
-) -> Result<Map<String, Value>, ToolError> {
-    run_effect_as(state, command, params, scene, node)
-}
-
 /// An editor reply (or probe answer) in its typed form `R`. A field the reply carries
 /// and `R` does not declare is an internal error, never silently dropped.
 pub(crate) fn from_reply<R: serde::de::DeserializeOwned + serde::Serialize>(
@@ -264,7 +253,8 @@ pub(crate) fn from_reply<R: serde::de::DeserializeOwned + serde::Serialize>(
     Ok(typed)
 }
 
-/// [`run_effect`], with the reply decoded into its typed form `R` (see [`from_reply`]).
+/// Apply one editor effect as an `editor_runtime` transaction, the reply decoded into
+/// its typed form `R` (see [`from_reply`]).
 pub(crate) fn run_effect_as<R: serde::de::DeserializeOwned + serde::Serialize>(
     state: &AppState,
     command: &'static str,
@@ -493,21 +483,6 @@ fn probe(state: &AppState, node: &str, op: &str) -> Result<Map<String, Value>, T
     Ok(out)
 }
 
-/// A plan for a node command. A dry run asks the add-on's persistence probe; a real run
-/// sends the command alone, and the add-on checks the scene and the node and stamps the
-/// verdict by the same rule in the same frame (one round trip, not two; no window
-/// between a check and the edit). `bridge_connected` is checked here, before anything
-/// is recorded.
-pub(crate) fn node_plan(
-    state: Arc<AppState>,
-    command: &'static str,
-    op: &'static str,
-    node: String,
-    params: Value,
-) -> Result<Plan<NodeCommand, Map<String, Value>>, ToolError> {
-    node_plan_as(state, command, op, node, params)
-}
-
 /// What a node command's plan reports before it runs.
 #[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct NodeCommand {
@@ -515,9 +490,12 @@ pub(crate) struct NodeCommand {
     pub node: String,
 }
 
-/// [`node_plan`] with the reply typed as `R`. A dry run's preview (the persistence
-/// probe: `persisted`, `reason`, `hint`, `undoable`, `scene`) decodes into `R` too,
-/// so `R`'s other fields are optional.
+/// A plan for a node command, its reply typed as `R`. A dry run asks the add-on's
+/// persistence probe; a real run sends the command alone, and the add-on checks the
+/// scene and the node and stamps the verdict by the same rule in the same frame (one
+/// round trip, not two; no window between a check and the edit). `bridge_connected` is
+/// checked here, before anything is recorded. The preview (`persisted`, `reason`,
+/// `hint`, `undoable`, `scene`) decodes into `R` too, so `R`'s other fields are optional.
 pub(crate) fn node_plan_as<R>(
     state: Arc<AppState>,
     command: &'static str,

@@ -479,16 +479,28 @@ mod transactions {
                 return answer(r);
             }
             let v = |e: Effect| serde_json::to_value(verdict_of(e, active)).unwrap();
+            // A node command's reply (and the probe's) names the edited scene, as
+            // the add-on's `stamped` does; scene.steps also counts its steps.
+            let node_reply = || {
+                let mut out = serde_json::to_value(verdict(true, active)).unwrap();
+                out["scene"] = json!(active);
+                out
+            };
             Outcome::Ok(match r.cmd.as_str() {
                 c::EDITOR_STATE => json!({"active_scene": active, "open_scenes": [active]}),
                 c::NODE_PERSISTENCE => {
-                    let mut out = serde_json::to_value(verdict(true, active)).unwrap();
+                    let mut out = node_reply();
                     out["exists"] = json!(true);
+                    out
+                }
+                c::STEPS => {
+                    let mut out = node_reply();
+                    out["steps"] = json!(r.params["steps"].as_array().map_or(0, Vec::len));
                     out
                 }
                 cmd => match Effect::of_scene_command(cmd) {
                     Some(e) => v(e),
-                    None => serde_json::to_value(verdict(true, active)).unwrap(),
+                    None => node_reply(),
                 },
             })
         }
