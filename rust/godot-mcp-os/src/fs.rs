@@ -399,17 +399,17 @@ mod tests {
         let (a, b) = (s.0.join("a"), s.0.join("b"));
         fs::write(&a, b"a").unwrap();
         fs::write(&b, b"b").unwrap();
-        match exchange(&a, &b) {
-            Ok(()) => {
-                assert!(cfg!(unix));
-                assert_eq!(fs::read(&a).unwrap(), b"b");
-                assert_eq!(fs::read(&b).unwrap(), b"a");
-            }
-            Err(e) => {
-                assert!(cfg!(windows), "{e}");
-                assert_eq!(e.kind(), io::ErrorKind::Unsupported);
-                assert_eq!(fs::read(&a).unwrap(), b"a");
-            }
+        let swapped = exchange(&a, &b);
+        #[cfg(unix)]
+        {
+            swapped.unwrap();
+            assert_eq!(fs::read(&a).unwrap(), b"b");
+            assert_eq!(fs::read(&b).unwrap(), b"a");
+        }
+        #[cfg(windows)]
+        {
+            assert_eq!(swapped.unwrap_err().kind(), io::ErrorKind::Unsupported);
+            assert_eq!(fs::read(&a).unwrap(), b"a");
         }
     }
 
