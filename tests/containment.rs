@@ -26,7 +26,7 @@ fn hostile_fixture() -> tempfile::TempDir {
     std::fs::create_dir(dir.path().join("outside")).unwrap();
     std::fs::write(dir.path().join("outside/secret.gd"), SECRET).unwrap();
     let link =
-        |target: &Path, name: &str| std::os::unix::fs::symlink(target, project.join(name)).unwrap();
+        |target: &Path, name: &str| godot_mcp_os::fs::symlink(target, project.join(name)).unwrap();
     link(Path::new("/etc"), "etc_link");
     link(&dir.path().join("secret.gd"), "secret_link.gd");
     link(&dir.path().join("outside"), "outside_dir");
@@ -384,7 +384,7 @@ async fn export_targets_are_decided_at_the_schema_boundary() {
     let fixture = hostile_fixture();
     let game = fixture.path().join("game");
     std::fs::create_dir_all(game.join(".godot")).unwrap();
-    std::os::unix::fs::symlink(game.join(".godot"), game.join("cache_link")).unwrap();
+    godot_mcp_os::fs::symlink(game.join(".godot"), game.join("cache_link")).unwrap();
     let log = fixture.path().join("standin.log");
     let client = support::connect_with(
         &game,

@@ -8,6 +8,8 @@
 //! turns on for every test build: the server then honours
 //! `GODOT_MCP_CRASH_AT=<point>`, printing `FAILPOINT_REACHED <point>` on stderr and
 //! SIGKILLing itself the moment the write crosses that exact point.
+// Unix only: it SIGKILLs the server (docs/platforms.md).
+#![cfg(unix)]
 #![cfg(feature = "failpoints")]
 
 mod support;

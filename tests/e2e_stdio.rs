@@ -1,6 +1,8 @@
 //! End to end over stdio: the real `godot-mcp` binary, spawned and driven by rmcp's
 //! own client, reading the checked-in demo project `godot_project/`. Assertions are
 //! about what an agent would see.
+// Unix only: it stops the server with SIGINT/SIGTERM and launches through process groups (docs/platforms.md).
+#![cfg(unix)]
 
 mod support;
 

@@ -320,14 +320,9 @@ async fn a_second_server_refused_by_the_lease_leaves_the_discovery_file_alone() 
         .unwrap();
     assert_eq!(second.status.code(), Some(3));
     assert_eq!(wait_discovery(project.path()), before);
-    let mode = {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::metadata(project.path().join(".godot/godot_mcp/bridge.json"))
-            .unwrap()
-            .permissions()
-            .mode()
-            & 0o777
-    };
+    let mode = godot_mcp_os::fs::mode(
+        &std::fs::metadata(project.path().join(".godot/godot_mcp/bridge.json")).unwrap(),
+    ) & 0o777;
     assert_eq!(mode, 0o600);
     client.cancel().await.unwrap();
 }

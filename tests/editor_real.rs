@@ -13,6 +13,8 @@
 //! the file's unchanged hash; a 21-node batch says undoable:false; a connection lost
 //! mid-batch is reported as may_have_applied, never as success or failure. The dock says
 //! the executor is off while disabled; `real_godot_dock_…` tests the dock itself.
+// Unix only: it signals editor processes (docs/platforms.md).
+#![cfg(unix)]
 
 mod support;
 

@@ -10,6 +10,8 @@
 //! The renderer tier (`GODOT_RENDER_BIN`, a Godot with X11 + OpenGL 3, under Xvfb):
 //! a game started by the server without `--headless` answers game_screenshot with a
 //! real frame of the demo scene.
+// Unix only: launches need the process-group boundary (docs/platforms.md).
+#![cfg(unix)]
 
 mod support;
 

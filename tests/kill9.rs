@@ -14,6 +14,8 @@
 //! Guards against: a write reported done but lost after a crash; a write applied and
 //! then rolled back by reconciliation; a half-written file; a crash leaving the gate
 //! closed or a transaction open. `GODOT_MCP_KILL9_ITERATIONS` raises the count (≥ 200 by default).
+// Unix only: it SIGKILLs the server (docs/platforms.md).
+#![cfg(unix)]
 
 mod support;
 

@@ -10,6 +10,8 @@
 //! - held input is released when the probe loses its server;
 //! - an interrupted export registers nothing and its bytes are retained;
 //! - a normal stop stops every session first.
+// Unix only: launches need the process-group boundary (docs/platforms.md).
+#![cfg(unix)]
 
 mod support;
 

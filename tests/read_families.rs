@@ -499,7 +499,7 @@ async fn paths_outside_the_project_are_refused_and_binary_files_named() {
         outside.path().join("level.tscn"),
     )
     .unwrap();
-    std::os::unix::fs::symlink(
+    godot_mcp_os::fs::symlink(
         outside.path().join("level.tscn"),
         p.path().join("fam/link.tscn"),
     )

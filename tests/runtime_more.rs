@@ -8,6 +8,8 @@
 //!   an operator-allowed folder is read) and get_import_status from disk;
 //! - with a real Godot (`GODOT_BIN`, tests `real_godot_*`): the same against a real
 //!   headless game through the real probe, and rescan/import against a real editor.
+// Unix only: launches need the process-group boundary (docs/platforms.md).
+#![cfg(unix)]
 
 mod support;
 

@@ -5,6 +5,8 @@
 //! capture reference (never base64 inside the JSON), the size cap and its error, the
 //! comparison on real PNGs, saving a capture through the journal, and the honest
 //! no-renderer precondition. The pixels of a real renderer are tests/godot_runtime.rs's.
+// Unix only: launches need the process-group boundary (docs/platforms.md).
+#![cfg(unix)]
 
 mod support;
 

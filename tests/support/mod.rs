@@ -267,7 +267,9 @@ pub fn start_and_read_gate(project: &Path, state: &Path) -> (std::process::Child
 
 /// SIGKILL `pid` and wait until every one of its threads has exited. Only then are its
 /// files closed and its project lease released: a zombie thread-group leader can
-/// outlive its other threads by the length of an fsync they are blocked in.
+/// outlive its other threads by the length of an fsync they are blocked in. Unix only
+/// (the tests that kill -9 a server are).
+#[cfg(unix)]
 pub fn kill9_and_wait(pid: u32) {
     if let Some(p) = rustix::process::Pid::from_raw(pid as i32) {
         let _ = rustix::process::kill_process(p, rustix::process::Signal::KILL);

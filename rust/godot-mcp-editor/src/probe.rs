@@ -23,7 +23,6 @@
 //! `probe_more` (monitors, tree, find_ui, sample, record_start, record_stop).
 
 use std::io::{ErrorKind, Read, Write};
-use std::os::unix::net::UnixStream;
 use std::time::{Duration, Instant};
 
 use godot::classes::{ClassDb, Engine, ISceneTree, Input, InputEvent, Os, SceneTree};
@@ -31,6 +30,7 @@ use godot::prelude::*;
 use serde_json::{Value, json};
 
 use crate::capture::has_renderer;
+use crate::probe_conn::{self, Stream};
 
 /// How long the game runs on after losing its server.
 const QUIT_AFTER_LOSS: Duration = Duration::from_secs(15);
@@ -52,7 +52,7 @@ struct PendingShot {
 #[derive(GodotClass)]
 #[class(init, base = SceneTree)]
 pub struct GodotMcpProbe {
-    stream: Option<UnixStream>,
+    stream: Option<Stream>,
     inbuf: Vec<u8>,
     held: Vec<Held>,
     lost_at: Option<Instant>,
@@ -78,7 +78,7 @@ impl ISceneTree for GodotMcpProbe {
         let endpoint = user_arg(&args, "godot-mcp-endpoint");
         let nonce = user_arg(&args, "godot-mcp-nonce");
         if let (Some(endpoint), Some(nonce)) = (endpoint, nonce) {
-            match UnixStream::connect(&endpoint) {
+            match probe_conn::connect(&endpoint) {
                 Ok(mut s) => {
                     let hello = json!({"hello": {"nonce": nonce, "pid": std::process::id(),
                         "renderer": has_renderer()}});

@@ -4,7 +4,6 @@
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use crate::ids::{FileState, TxnId};
@@ -26,7 +25,7 @@ pub fn parent_dir(path: &Path) -> &Path {
 
 /// Makes the directory entry changes in `dir` durable.
 pub fn fsync_dir(dir: &Path) -> io::Result<()> {
-    File::open(dir)?.sync_all()
+    godot_mcp_os::fs::sync_dir(dir)
 }
 
 /// Reads the state of `path`: absent, or present with its bytes' hash. Anything
@@ -69,7 +68,6 @@ pub fn observe(path: &Path) -> io::Result<Observed> {
 /// [`observe`], also returning the bytes that were hashed (`None`: absent), so
 /// a caller that keeps them (the pre-image) does not read the file again.
 pub fn observe_bytes(path: &Path) -> io::Result<(Observed, Option<Vec<u8>>)> {
-    use std::os::unix::fs::MetadataExt;
     let mut file = match File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
@@ -109,11 +107,14 @@ pub fn observe_bytes(path: &Path) -> io::Result<(Observed, Option<Vec<u8>>)> {
     bytes.truncate(filled);
     let observed = Observed {
         state: FileState::of(&bytes),
-        id: Some(FileId {
-            dev: meta.dev(),
-            ino: meta.ino(),
+        id: Some({
+            let id = godot_mcp_os::fs::file_id(&file, &meta)?;
+            FileId {
+                dev: id.dev,
+                ino: id.ino,
+            }
         }),
-        mode: Some(meta.mode() & 0o7777),
+        mode: Some(godot_mcp_os::fs::mode(&meta)),
     };
     Ok((observed, Some(bytes)))
 }
@@ -140,11 +141,9 @@ pub fn read_bytes(path: &Path) -> io::Result<Option<Vec<u8>>> {
 /// Creates `temp` exclusively (mode `mode`) and writes `bytes` to it, without
 /// syncing. The caller syncs with [`File::sync_all`].
 pub fn create_temp(temp: &Path, bytes: &[u8], mode: u32) -> io::Result<File> {
-    let mut file = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(mode)
-        .open(temp)?;
+    let mut file =
+        godot_mcp_os::fs::create_mode(OpenOptions::new().write(true).create_new(true), mode)
+            .open(temp)?;
     file.write_all(bytes)?;
     Ok(file)
 }

@@ -105,10 +105,7 @@ pub fn arm_sigkill_from_env(var: &str) {
             let name = point.to_owned();
             let _ = fail::cfg_callback(point, move || {
                 eprintln!("FAILPOINT_REACHED {name}");
-                let _ = rustix::process::kill_process(
-                    rustix::process::getpid(),
-                    rustix::process::Signal::KILL,
-                );
+                godot_mcp_os::fs::kill_self();
             });
         }
     }

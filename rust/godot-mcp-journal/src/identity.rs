@@ -9,7 +9,6 @@
 
 use std::fs;
 use std::io;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -70,10 +69,12 @@ impl ProjectIdentity {
             path: path.clone(),
             source,
         };
-        let meta = fs::metadata(canonical_project).map_err(|source| IdentityError::Io {
-            path: canonical_project.to_path_buf(),
-            source,
-        })?;
+        // The path is canonical: no symlink left to follow.
+        let meta =
+            godot_mcp_os::fs::path_id(canonical_project).map_err(|source| IdentityError::Io {
+                path: canonical_project.to_path_buf(),
+                source,
+            })?;
         let previous: Option<Self> =
             match fs::read(&path) {
                 Ok(bytes) => Some(serde_json::from_slice(&bytes).map_err(|source| {
@@ -86,8 +87,8 @@ impl ProjectIdentity {
                 Err(e) => return Err(io_err(e)),
             };
         if let Some(prev) = &previous
-            && prev.dev == meta.dev()
-            && prev.ino == meta.ino()
+            && prev.dev == meta.dev
+            && prev.ino == meta.ino
             && prev.canonical_path == canonical_project
         {
             return Ok(prev.clone());
@@ -96,8 +97,8 @@ impl ProjectIdentity {
             object_id: hex::encode(random_bytes::<16>().map_err(io_err)?),
             generation: previous.as_ref().map_or(1, |p| p.generation + 1),
             canonical_path: canonical_project.to_path_buf(),
-            dev: meta.dev(),
-            ino: meta.ino(),
+            dev: meta.dev,
+            ino: meta.ino,
         };
         let json = serde_json::to_vec_pretty(&fresh).map_err(|e| io_err(io::Error::other(e)))?;
         durable::write_atomic(&path, &json).map_err(io_err)?;

@@ -4,7 +4,6 @@
 
 use std::fs;
 use std::io;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -499,7 +498,7 @@ impl Journal {
         })?;
         let state_dir = state_dir::project_state_dir(state_root, &root);
         fs::create_dir_all(&state_dir)
-            .and_then(|()| fs::set_permissions(&state_dir, fs::Permissions::from_mode(0o700)))
+            .and_then(|()| godot_mcp_os::fs::set_mode(&state_dir, 0o700))
             .map_err(|source| OpenError::StateDir {
                 path: state_dir.clone(),
                 source,

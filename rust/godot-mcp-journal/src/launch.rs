@@ -30,7 +30,6 @@
 
 use std::fs;
 use std::io;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -478,7 +477,7 @@ pub fn match_leader(
     if !procs.carries_nonce(receipt.pid, nonce) {
         mismatched.push("nonce".to_owned());
     }
-    if !fs::symlink_metadata(endpoint).is_ok_and(|m| m.ino() == inode) {
+    if !godot_mcp_os::fs::path_id(Path::new(endpoint)).is_ok_and(|id| id.ino == inode) {
         mismatched.push("control_socket".to_owned());
     }
     if mismatched.is_empty() {

@@ -1,4 +1,4 @@
-//! The per-project writer lease: an exclusive `flock` on `lease.lock` in the
+//! The per-project writer lease: an exclusive lock (`flock` on Unix) on `lease.lock` in the
 //! project's state directory — never on the SQLite file, whose own locking
 //! SQLite owns.
 //!
@@ -9,8 +9,6 @@
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-
-use rustix::fs::{FlockOperation, flock};
 
 /// The lock file's name inside the project state dir.
 pub const FILE_NAME: &str = "lease.lock";
@@ -64,9 +62,10 @@ impl Lease {
             .truncate(false)
             .open(&path)
             .map_err(io_err)?;
-        match flock(&file, FlockOperation::NonBlockingLockExclusive) {
+        // std's lock is `flock(LOCK_EX | LOCK_NB)` on Unix, `LockFileEx` on Windows.
+        match file.try_lock() {
             Ok(()) => {}
-            Err(e) if e == rustix::io::Errno::WOULDBLOCK => {
+            Err(std::fs::TryLockError::WouldBlock) => {
                 let mut text = String::new();
                 let pid = file
                     .read_to_string(&mut text)
@@ -74,7 +73,7 @@ impl Lease {
                     .and_then(|_| text.trim().parse().ok());
                 return Err(LeaseError::Held { pid, path });
             }
-            Err(e) => return Err(io_err(e.into())),
+            Err(std::fs::TryLockError::Error(e)) => return Err(io_err(e)),
         }
         let pid = std::process::id();
         file.set_len(0).map_err(io_err)?;

@@ -296,7 +296,7 @@ impl Journal {
         {
             // One syncfs (per OS: see godot_mcp_os::fs) makes every observed rename/unlink durable before a
             // terminal row claims it, at the cost of one call, not one per row.
-            let dir = fs::File::open(&self.root).map_err(ReconcileError::Sync)?;
+            let dir = godot_mcp_os::fs::open_dir(&self.root).map_err(ReconcileError::Sync)?;
             godot_mcp_os::fs::sync_filesystem(&dir).map_err(ReconcileError::Sync)?;
         }
         cross(fp::RECONCILE_AFTER_CLEANUP);

@@ -13,7 +13,6 @@
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, mpsc};
 
@@ -43,18 +42,11 @@ pub trait Storage: Send + Sync {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RealStorage;
 
-fn renameat2(from: &Path, to: &Path, flags: rustix::fs::RenameFlags) -> io::Result<()> {
-    rustix::fs::renameat_with(rustix::fs::CWD, from, rustix::fs::CWD, to, flags)
-        .map_err(io::Error::from)
-}
-
 impl Storage for RealStorage {
     fn create_temp(&self, path: &Path, bytes: &[u8], mode: u32) -> io::Result<File> {
-        let mut file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(mode)
-            .open(path)?;
+        let mut file =
+            godot_mcp_os::fs::create_mode(OpenOptions::new().write(true).create_new(true), mode)
+                .open(path)?;
         file.write_all(bytes)?;
         Ok(file)
     }
@@ -72,11 +64,11 @@ impl Storage for RealStorage {
     }
 
     fn rename_noreplace(&self, from: &Path, to: &Path) -> io::Result<()> {
-        renameat2(from, to, rustix::fs::RenameFlags::NOREPLACE)
+        godot_mcp_os::fs::rename_noreplace(from, to)
     }
 
     fn exchange(&self, a: &Path, b: &Path) -> io::Result<()> {
-        renameat2(a, b, rustix::fs::RenameFlags::EXCHANGE)
+        godot_mcp_os::fs::exchange(a, b)
     }
 
     fn remove_file(&self, path: &Path) -> io::Result<()> {
@@ -88,7 +80,7 @@ impl Storage for RealStorage {
     }
 
     fn sync_dir(&self, dir: &Path) -> io::Result<()> {
-        File::open(dir)?.sync_all()
+        godot_mcp_os::fs::sync_dir(dir)
     }
 }
 
@@ -142,7 +134,6 @@ mod sim {
     use std::ffi::OsString;
     use std::fs::{self, File};
     use std::io;
-    use std::os::unix::fs::PermissionsExt;
     use std::path::{Path, PathBuf};
     use std::sync::Mutex;
 
@@ -215,7 +206,7 @@ mod sim {
                         Node::File {
                             cached: bytes.clone(),
                             durable: Some(bytes),
-                            mode: meta.permissions().mode() & 0o7777,
+                            mode: godot_mcp_os::fs::mode(&meta),
                         }
                     } else {
                         continue;
@@ -318,7 +309,7 @@ mod sim {
                                 // A fresh inode: nothing cached of the old one survives.
                                 let _ = fs::remove_file(&path);
                                 fs::write(&path, durable.as_deref().unwrap_or_default())?;
-                                fs::set_permissions(&path, fs::Permissions::from_mode(*mode))?;
+                                godot_mcp_os::fs::set_mode(&path, *mode)?;
                             }
                         }
                     }

@@ -395,7 +395,6 @@ fn a_closed_gate_refuses_writes_and_names_the_quarantined_transactions() {
 #[cfg(feature = "failpoints")]
 mod third_party {
     use std::fs;
-    use std::os::unix::fs::MetadataExt;
     use std::path::{Path, PathBuf};
     use std::sync::{Arc, Mutex};
 
@@ -523,10 +522,10 @@ mod third_party {
             write_meddled(Some(BEFORE), failpoints::AFTER_TEMP_FSYNC, |t| {
                 rename_replace(t, BEFORE)
             });
-        let ino = fs::metadata(&target).unwrap().ino();
+        let ino = godot_mcp_os::fs::path_id(&target).unwrap().ino;
         assert_stale_and_kept(&dir, &target, result, &journal, BEFORE);
         assert_eq!(
-            fs::metadata(&target).unwrap().ino(),
+            godot_mcp_os::fs::path_id(&target).unwrap().ino,
             ino,
             "their inode stays"
         );

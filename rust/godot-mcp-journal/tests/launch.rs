@@ -3,6 +3,10 @@
 //! signalled, a partial match is not a match, an exact survivor and everything
 //! in its process group is killed and the group proven empty; 100 recorded
 //! sessions reconcile in well under 2 s.
+//!
+//! Unix only: the boundary here is a process group (Windows' Job Object is
+//! tested in godot-mcp-os).
+#![cfg(unix)]
 
 use std::os::unix::fs::MetadataExt;
 use std::os::unix::process::CommandExt;

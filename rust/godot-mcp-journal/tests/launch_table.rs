@@ -4,8 +4,6 @@
 //! whose processes cannot be observed. `tests/launch.rs` runs the same rules
 //! against real processes through `/proc`.
 
-use std::os::unix::fs::MetadataExt;
-
 use godot_mcp_journal::launch::{Boundary, LaunchEnd, LaunchIntent, LaunchReceipt, NONCE_ENV};
 use godot_mcp_journal::process_table::{FakeTable, ProcessTable, Unobservable};
 use godot_mcp_journal::{Journal, TxnFilter, TxnId, TxnStatus};
@@ -51,7 +49,7 @@ fn record(j: &mut Journal, e: &Env, n: usize, pid: i32, start: u64, boot: &str) 
         args: vec![],
         nonce: nonce.clone(),
         endpoint: endpoint.display().to_string(),
-        socket_inode: std::fs::metadata(&endpoint).unwrap().ino(),
+        socket_inode: godot_mcp_os::fs::path_id(&endpoint).unwrap().ino,
         session_dir: session.display().to_string(),
         receipt: None,
     };

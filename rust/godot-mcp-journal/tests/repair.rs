@@ -555,7 +555,6 @@ fn a_proven_row_s_left_over_pre_image_is_dropped_at_open() {
 #[cfg(feature = "failpoints")]
 mod pre_image_restore {
     use super::*;
-    use std::os::unix::fs::PermissionsExt;
     use std::process::Command;
 
     const CHILD: &str = env!("CARGO_BIN_EXE_journal-test-child");
@@ -568,7 +567,7 @@ mod pre_image_restore {
         let project = dir.path().join("project");
         fs::create_dir_all(&project).unwrap();
         fs::write(project.join("a.txt"), pre).unwrap();
-        fs::set_permissions(project.join("a.txt"), fs::Permissions::from_mode(0o640)).unwrap();
+        godot_mcp_os::fs::set_mode(&project.join("a.txt"), 0o640).unwrap();
         let out = Command::new(CHILD)
             .arg(&state)
             .arg(&project)
@@ -611,10 +610,7 @@ mod pre_image_restore {
             .unwrap();
         assert_eq!(report.to, TxnStatus::Compensated);
         assert_eq!(fs::read(f.project.join("a.txt")).unwrap(), pre);
-        let mode = fs::metadata(f.project.join("a.txt"))
-            .unwrap()
-            .permissions()
-            .mode();
+        let mode = godot_mcp_os::fs::mode(&fs::metadata(f.project.join("a.txt")).unwrap());
         assert_eq!(mode & 0o7777, 0o640);
         assert_eq!(f.status(), "compensated");
         assert_eq!(preimages(&f.state_dir), (0, 0), "released once proven");

@@ -8,7 +8,7 @@
 //!   What an OS cannot observe is reported unobservable, and the journal then
 //!   quarantines instead of guessing (a proof is derived, never assumed).
 //! - `group` (Unix): signalling a process group, the weak-locator boundary.
-//! - `fs` (Unix): one call that makes a file system's metadata durable.
+//! - [`fs`]: durability, file identity, permission bits and atomic renames.
 //! - `job` (Windows): the Job Object, the boundary there.
 //! - [`paths`]: host path rules (drive letters, `\`, UNC and verbatim
 //!   prefixes, case-insensitive file systems) as pure logic, so every OS's
@@ -21,7 +21,6 @@
 pub mod paths;
 pub mod process_table;
 
-#[cfg(unix)]
 pub mod fs;
 #[cfg(unix)]
 pub mod group;

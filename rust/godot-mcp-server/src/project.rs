@@ -163,8 +163,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("project.godot"), "config_version=5\n").unwrap();
         std::fs::create_dir(dir.path().join("a")).unwrap();
-        std::os::unix::fs::symlink("/etc", dir.path().join("etc_link")).unwrap();
-        std::os::unix::fs::symlink("a", dir.path().join("a_link")).unwrap();
+        godot_mcp_os::fs::symlink("/etc", dir.path().join("etc_link")).unwrap();
+        godot_mcp_os::fs::symlink("a", dir.path().join("a_link")).unwrap();
         let p = Project::discover(Some(dir.path()), Path::new("/")).unwrap();
         let out = ResPath::parse("res://etc_link/passwd").unwrap();
         assert_eq!(

@@ -644,9 +644,9 @@ mod tests {
         std::fs::create_dir_all(root.join("a")).unwrap();
         std::fs::create_dir_all(dir.path().join("out")).unwrap();
         std::fs::write(root.join("project.godot"), "config_version=5\n").unwrap();
-        std::os::unix::fs::symlink(dir.path().join("out"), root.join("out_link")).unwrap();
-        std::os::unix::fs::symlink(root.join(".godot"), root.join("cache_link")).unwrap();
-        std::os::unix::fs::symlink("/nonexistent/x", root.join("dangling")).unwrap();
+        godot_mcp_os::fs::symlink(dir.path().join("out"), root.join("out_link")).unwrap();
+        godot_mcp_os::fs::symlink(root.join(".godot"), root.join("cache_link")).unwrap();
+        godot_mcp_os::fs::symlink("/nonexistent/x", root.join("dangling")).unwrap();
         let p = Project::discover(Some(&root), Path::new("/")).unwrap();
         (dir, p)
     }

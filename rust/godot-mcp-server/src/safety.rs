@@ -766,8 +766,7 @@ pub fn find_godot_binary(
 }
 
 fn is_executable_file(p: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    std::fs::metadata(p).is_ok_and(|m| m.is_file() && godot_mcp_os::fs::is_executable(&m))
 }
 
 // ---------------------------------------------------------------------------------

@@ -144,7 +144,18 @@ impl StopSignal {
 /// Resolves at the first SIGINT (Ctrl-C) or SIGTERM. Both are a normal stop, on every
 /// transport: the caller stops and records every supervised session, then exits 0.
 /// The handlers are installed when this is first polled; from then on neither signal
-/// kills the process outright.
+/// kills the process outright. Windows has no SIGTERM: Ctrl-C (and Ctrl-Break) is
+/// the interrupt there.
+#[cfg(windows)]
+pub async fn stop_signal() -> StopSignal {
+    match tokio::signal::ctrl_c().await {
+        Ok(()) => StopSignal::Interrupt,
+        Err(_) => std::future::pending().await,
+    }
+}
+
+/// See the Windows variant above.
+#[cfg(unix)]
 pub async fn stop_signal() -> StopSignal {
     use tokio::signal::unix::{SignalKind, signal};
     match (

@@ -26,6 +26,43 @@
 
 mod debug_game;
 
+/// The OS-specific parts, so the rest has no `cfg`: the stand-in is run by the
+/// Unix process-plane tests; on Windows it only has to compile (the server
+/// refuses launches there, docs/platforms.md).
+mod host {
+    #[cfg(unix)]
+    pub type Stream = tokio::net::UnixStream;
+    #[cfg(windows)]
+    pub type Stream = tokio::net::TcpStream;
+
+    /// Connects to the control endpoint (a socket path; Windows: `tcp:<addr>`).
+    pub async fn connect(endpoint: &str) -> std::io::Result<Stream> {
+        #[cfg(windows)]
+        let endpoint = endpoint.strip_prefix("tcp:").unwrap_or(endpoint);
+        Stream::connect(endpoint).await
+    }
+
+    /// SIGTERM (Windows: Ctrl-Break, its nearest polite stop).
+    #[cfg(unix)]
+    pub struct Term(tokio::signal::unix::Signal);
+    #[cfg(windows)]
+    pub struct Term(tokio::signal::windows::CtrlBreak);
+
+    impl Term {
+        pub fn install() -> Self {
+            #[cfg(unix)]
+            let s = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate());
+            #[cfg(windows)]
+            let s = tokio::signal::windows::ctrl_break();
+            Self(s.expect("SIGTERM handler"))
+        }
+
+        pub async fn recv(&mut self) -> Option<()> {
+            self.0.recv().await
+        }
+    }
+}
+
 use std::io::Write;
 use std::time::Duration;
 
@@ -74,8 +111,7 @@ fn main() {
 async fn run(args: Vec<String>) -> i32 {
     let child_mode = args.first().is_some_and(|a| a == "--standin-child");
     let ignore_term = child_mode || flag("GODOT_STANDIN_IGNORE_TERM");
-    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-        .expect("SIGTERM handler");
+    let mut term = host::Term::install();
     if child_mode {
         loop {
             let _ = term.recv().await; // ignored
@@ -249,7 +285,7 @@ async fn run(args: Vec<String>) -> i32 {
 /// once and quits `GODOT_MCP_PROBE_QUIT_MS` (15 s) later.
 async fn probe(endpoint: String, nonce: String, stopped: tokio::sync::watch::Receiver<bool>) {
     let mut held: Vec<String> = Vec::new();
-    match tokio::net::UnixStream::connect(&endpoint).await {
+    match host::connect(&endpoint).await {
         Ok(stream) => serve_probe(stream, nonce, &mut held, stopped).await,
         Err(e) => eprintln!("godot-mcp probe: cannot connect to {endpoint}: {e}"),
     }
@@ -373,7 +409,7 @@ fn observe(
 }
 
 async fn serve_probe(
-    stream: tokio::net::UnixStream,
+    stream: host::Stream,
     nonce: String,
     held: &mut Vec<String>,
     mut stopped: tokio::sync::watch::Receiver<bool>,

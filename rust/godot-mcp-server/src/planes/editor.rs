@@ -148,16 +148,17 @@ fn token_matches(given: &str, expected: &str) -> bool {
 
 /// Write the discovery file atomically with mode 0600.
 fn write_discovery(path: &Path, d: &Discovery) -> io::Result<()> {
-    use std::os::unix::fs::OpenOptionsExt;
     let dir = path.parent().ok_or_else(|| io::Error::other("no parent"))?;
     std::fs::create_dir_all(dir)?;
     let tmp = dir.join(format!(".bridge.json.{}.tmp", std::process::id()));
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(&tmp)?;
+    let mut f = godot_mcp_os::fs::create_mode(
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true),
+        0o600,
+    )
+    .open(&tmp)?;
     f.write_all(
         serde_json::to_string_pretty(d)
             .map_err(io::Error::other)?

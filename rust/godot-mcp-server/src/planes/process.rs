@@ -24,9 +24,9 @@
 pub mod control;
 pub mod debugger;
 pub mod errors;
+pub mod host;
 
 use std::collections::HashMap;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::Arc;
@@ -40,7 +40,6 @@ use godot_mcp_journal::launch::{
 use godot_mcp_journal::process_table;
 use godot_mcp_journal::proof::Deriver;
 use godot_mcp_journal::{Journal, TxnId, TxnStatus};
-use godot_mcp_os::group::{self, GroupSignal};
 use parking_lot::Mutex;
 use serde::Serialize;
 use tokio::io::AsyncWriteExt;
@@ -55,8 +54,6 @@ pub use control::Control;
 pub const STOP_GRACE: Duration = Duration::from_millis(2000);
 /// How long a boundary may take to empty after SIGKILL before it is quarantined.
 const EMPTY_WAIT: Duration = Duration::from_secs(5);
-/// The longest Unix socket path (sun_path is 108 bytes with its NUL).
-const MAX_SOCKET_PATH: usize = 107;
 
 /// The launches whose game connects to a debugger the server owns (`--remote-debug`).
 /// Not `run_and_capture`: with a debugger attached a script error stops the game in
@@ -146,9 +143,10 @@ impl Session {
         }
     }
 
-    fn signal_group(&self, sig: GroupSignal) {
+    /// SIGKILL (`kill`) or SIGTERM to the boundary.
+    fn signal_group(&self, kill: bool) {
         let Boundary::ProcessGroup { pgid } = self.receipt.boundary;
-        group::signal(pgid, sig);
+        host::signal_group(pgid, kill);
     }
 
     /// Waits for the end at most `limit`; past it, SIGKILLs the boundary (a timeout,
@@ -166,7 +164,7 @@ impl Session {
     pub fn kill_for_timeout(&self) {
         self.timed_out.store(true, Ordering::SeqCst);
         self.server_signalled.store(true, Ordering::SeqCst);
-        self.signal_group(GroupSignal::Kill);
+        self.signal_group(true);
     }
 
     /// SIGTERM, then SIGKILL after `grace`; waits for the end.
@@ -175,11 +173,11 @@ impl Session {
             return Some(e);
         }
         self.server_signalled.store(true, Ordering::SeqCst);
-        self.signal_group(GroupSignal::Term);
+        self.signal_group(false);
         if let Some(e) = self.wait(grace).await {
             return Some(e);
         }
-        self.signal_group(GroupSignal::Kill);
+        self.signal_group(true);
         self.wait(EMPTY_WAIT + Duration::from_secs(1)).await
     }
 
@@ -259,18 +257,11 @@ impl Supervisor {
         let nonce = random_hex(16)?;
         let session_dir = state_dir.join(launch::SESSIONS_DIR).join(&nonce[..12]);
         std::fs::create_dir_all(&session_dir).map_err(internal)?;
-        let endpoint = session_dir.join("c.sock");
-        if endpoint.as_os_str().len() > MAX_SOCKET_PATH {
-            return Err(ToolError::internal(format!(
-                "the control socket path {} is longer than a Unix socket path may be; set \
-                 GODOT_MCP_STATE_DIR to a shorter folder",
-                endpoint.display()
-            )));
-        }
-        let listener = tokio::net::UnixListener::bind(&endpoint).map_err(internal)?;
-        let socket_inode = std::fs::symlink_metadata(&endpoint)
-            .map_err(internal)?
-            .ino();
+        let host::Bound {
+            listener,
+            endpoint,
+            id: socket_inode,
+        } = host::bind(&session_dir)?;
         let session_str = session_dir.display().to_string();
         let mut args: Vec<String> = spec
             .args
@@ -298,7 +289,7 @@ impl Supervisor {
         };
         args.push("--".into());
         if spec.purpose != NO_CONTROL_ARGS_PURPOSE {
-            args.push(format!("--godot-mcp-endpoint={}", endpoint.display()));
+            args.push(format!("--godot-mcp-endpoint={endpoint}"));
             args.push(format!("--godot-mcp-nonce={nonce}"));
         }
         args.extend(
@@ -311,7 +302,7 @@ impl Supervisor {
             program: spec.program.display().to_string(),
             args: args.clone(),
             nonce: nonce.clone(),
-            endpoint: endpoint.display().to_string(),
+            endpoint,
             socket_inode,
             session_dir: session_dir.display().to_string(),
             receipt: None,
@@ -347,23 +338,6 @@ impl Supervisor {
         // 2. The gated process, in its own process group.
         let stdout = std::fs::File::create(session_dir.join("stdout.log")).map_err(internal)?;
         let stderr = std::fs::File::create(session_dir.join("stderr.log")).map_err(internal)?;
-        let mut cmd = tokio::process::Command::new("/bin/sh");
-        cmd.arg("-c")
-            .arg("read -r _ || exit 125; exec \"$@\"")
-            // The nonce in the gate's name keeps it on the command line of a gated
-            // shell whose Godot gets no control arguments (NO_CONTROL_ARGS_PURPOSE).
-            .arg(format!("godot-mcp-gate-{nonce}"))
-            .arg(&spec.program)
-            .args(&args)
-            .current_dir(&root)
-            // Every member of the group inherits this: after the leader is
-            // gone, it is how a member is identified as the launch's.
-            .env(launch::NONCE_ENV, &nonce)
-            .process_group(0)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::from(stdout))
-            .stderr(Stdio::from(stderr))
-            .kill_on_drop(false);
         let failed = |journal: &Mutex<Journal>, e: String| {
             let proof = LaunchProof {
                 receipt: None,
@@ -375,6 +349,14 @@ impl Supervisor {
             let _ = journal.lock().finish_launch(txn, &proof);
             internal(e)
         };
+        let mut cmd = match host::gated_command(&nonce, &spec.program, &args, &root) {
+            Ok(cmd) => cmd,
+            Err(e) => return Err(failed(journal, format!("cannot spawn: {e}"))),
+        };
+        cmd.stdin(Stdio::piped())
+            .stdout(Stdio::from(stdout))
+            .stderr(Stdio::from(stderr))
+            .kill_on_drop(false);
         let mut child = match cmd.spawn() {
             Ok(c) => c,
             Err(e) => return Err(failed(journal, format!("cannot spawn: {e}"))),
@@ -469,12 +451,12 @@ impl Supervisor {
                     std::thread::sleep(Duration::from_millis(5));
                 }
             };
-            s.signal_group(GroupSignal::Term);
+            s.signal_group(false);
             let mut signal = 15;
             let mut empty = empty_within(STOP_GRACE);
             if !empty {
                 signal = 9;
-                s.signal_group(GroupSignal::Kill);
+                s.signal_group(true);
                 empty = empty_within(EMPTY_WAIT);
             }
             let archived_to = s
@@ -514,7 +496,6 @@ async fn reap(
     tx: watch::Sender<Option<Ended>>,
     state: std::sync::Weak<AppState>,
 ) {
-    use std::os::unix::process::ExitStatusExt;
     let status = child.wait().await;
     let ran_ms = session.released_at.elapsed().as_millis() as u64;
     // The leader is gone (reaped). What it left in its group is killed only
@@ -549,7 +530,7 @@ async fn reap(
     .unwrap_or(false);
     let sent = session.server_signalled.load(Ordering::SeqCst);
     let (code, signal) = match &status {
-        Ok(s) => (s.code(), s.signal()),
+        Ok(s) => (s.code(), host::exit_signal(s)),
         Err(_) => (None, None),
     };
     let end = match (code, signal) {
@@ -623,7 +604,7 @@ pub fn boundary_report() -> BoundaryReport {
         (Some(path), true) => {
             let dir = Path::new("/sys/fs/cgroup").join(path.trim_start_matches('/'));
             let kill = dir.join("cgroup.kill").exists();
-            let writable = rustix::fs::access(&dir, rustix::fs::Access::WRITE_OK).is_ok();
+            let writable = host::dir_writable(&dir);
             if kill && writable {
                 format!(
                     "a delegated cgroup v2 is available at {}, but this build supervises through the \

@@ -582,7 +582,7 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(e.code, ErrorCode::PathRefused);
-        std::os::unix::fs::symlink("/tmp", dir.path().join("out")).unwrap();
+        godot_mcp_os::fs::symlink("/tmp", dir.path().join("out")).unwrap();
         let e = write_file(
             &p,
             "test",

@@ -362,13 +362,14 @@ fn a_version_mismatch_surfaces_as_its_precondition() {
     assert_eq!(e.required.as_deref(), Some("godot_version"));
 }
 
+// The execute bit is Unix's; Windows decides by extension.
+#[cfg(unix)]
 #[test]
 fn godot_binary_from_env_or_path() {
-    use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
     let exe = dir.path().join("godot4");
     std::fs::write(&exe, "#!/bin/sh\n").unwrap();
-    std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+    godot_mcp_os::fs::set_mode(&exe, 0o755).unwrap();
     let plain = dir.path().join("not_exec");
     std::fs::write(&plain, "").unwrap();
     // GODOT_BIN wins and must be an executable file.

@@ -1406,18 +1406,14 @@ pub struct ImportAssetArgs {
 /// swapped for a symlink in between is refused, not followed.
 fn read_decided(real: &Path) -> Result<Vec<u8>, ToolError> {
     use std::io::Read;
-    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
     let io = |e: std::io::Error| {
         ToolError::new(ErrorCode::Io, format!("{}: {e}", real.display())).param("source")
     };
-    let mut f = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
-        .open(real)
-        .map_err(io)?;
+    let mut f = godot_mcp_os::fs::open_nofollow(real).map_err(io)?;
     let opened = f.metadata().map_err(io)?;
-    let decided = std::fs::symlink_metadata(real).map_err(io)?;
-    if (opened.dev(), opened.ino()) != (decided.dev(), decided.ino()) || !opened.is_file() {
+    let opened_id = godot_mcp_os::fs::file_id(&f, &opened).map_err(io)?;
+    let decided_id = godot_mcp_os::fs::path_id(real).map_err(io)?;
+    if opened_id != decided_id || !opened.is_file() {
         return Err(ToolError::new(
             ErrorCode::PathRefused,
             format!(
@@ -1676,7 +1672,7 @@ mod tests {
         let secret = tempfile::tempdir().unwrap();
         std::fs::write(secret.path().join("id_ed25519.png"), b"key").unwrap();
         // A symlink inside the project that points out is decided by its target.
-        std::os::unix::fs::symlink(
+        godot_mcp_os::fs::symlink(
             secret.path().join("id_ed25519.png"),
             project.path().join("innocent.png"),
         )

@@ -3,7 +3,6 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::os::unix::fs::PermissionsExt;
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -85,13 +84,15 @@ fn wait_connected(b: &Bridge) {
     panic!("never connected: {:?}", b.status());
 }
 
+// Owner-only is a Unix mode; Windows files inherit their folder's ACL.
+#[cfg(unix)]
 #[test]
 fn discovery_file_is_owner_only_fresh_and_removed_on_stop() {
     let dir = project();
     let b = Bridge::start(dir.path()).unwrap();
     let path = dir.path().join(".godot/godot_mcp/bridge.json");
     assert_eq!(b.discovery_path(), path);
-    let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+    let mode = godot_mcp_os::fs::mode(&std::fs::metadata(&path).unwrap()) & 0o777;
     assert_eq!(mode, 0o600);
     let d = discovery(&b);
     assert!(d.endpoint_is_loopback());

@@ -1,14 +1,14 @@
-//! The control socket of a session: a Unix socket in the session directory that
-//! the runtime probe connects to with the session's nonce, then one JSON line
-//! per request and per answer.
+//! The control socket of a session: the endpoint of [`super::host`] (a Unix
+//! socket in the session directory) that the runtime probe connects to with the
+//! session's nonce, then one JSON line per request and per answer.
 
 use std::time::Duration;
 
 use parking_lot::Mutex;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::net::UnixListener;
-use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
+
+use super::host::{Listener, ReadHalf as OwnedReadHalf, WriteHalf as OwnedWriteHalf};
 use tokio::sync::watch;
 
 struct Conn {
@@ -19,7 +19,7 @@ struct Conn {
 
 /// The server side of a session's control socket.
 pub struct Control {
-    listener: Mutex<Option<UnixListener>>,
+    listener: Mutex<Option<Listener>>,
     nonce: String,
     conn: tokio::sync::Mutex<Option<Conn>>,
     hello: watch::Sender<Option<Value>>,
@@ -43,7 +43,7 @@ pub enum ControlError {
 }
 
 impl Control {
-    pub(crate) fn new(listener: UnixListener, nonce: String) -> Self {
+    pub(crate) fn new(listener: Listener, nonce: String) -> Self {
         Self {
             listener: Mutex::new(Some(listener)),
             nonce,
@@ -116,10 +116,9 @@ pub(crate) async fn accept_loop(control: std::sync::Arc<Control>) {
         return;
     };
     for _ in 0..16 {
-        let Ok((stream, _)) = listener.accept().await else {
+        let Ok((rd, wr)) = listener.accept().await else {
             return;
         };
-        let (rd, wr) = stream.into_split();
         let mut lines = BufReader::new(rd).lines();
         let hello = tokio::time::timeout(Duration::from_secs(10), lines.next_line()).await;
         let Ok(Ok(Some(line))) = hello else {
