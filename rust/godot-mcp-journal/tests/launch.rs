@@ -72,13 +72,32 @@ fn survivor(nonce: &str) -> Child {
 
 fn wait_group(pgid: i32, n: usize) {
     let start = Instant::now();
-    while procs().group_members(pgid).len() < n {
+    while procs().group_members(pgid).len() < n || !all_execd(pgid) {
         assert!(
             start.elapsed() < Duration::from_secs(10),
             "group {pgid} never had {n} members"
         );
         std::thread::sleep(Duration::from_millis(2));
     }
+}
+
+/// Every member but the leader (the shell) runs its own program: a member that is still
+/// the shell's fork has not exec'd yet, so its environment lacks the nonce the test
+/// gave it and it would not be proven (spawning returns before the kernel shows it).
+#[cfg(target_os = "linux")]
+fn all_execd(pgid: i32) -> bool {
+    let exe = |pid: i32| std::fs::read_link(format!("/proc/{pid}/exe")).ok();
+    let leader = exe(pgid);
+    procs()
+        .group_members(pgid)
+        .into_iter()
+        .filter(|m| *m != pgid)
+        .all(|m| exe(m).is_some_and(|e| Some(&e) != leader.as_ref()))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn all_execd(_pgid: i32) -> bool {
+    true
 }
 
 struct Recorded {
