@@ -95,8 +95,7 @@ async fn real_godot_demo_project_is_unchanged_by_opening_and_saving_it_in_the_ed
         let res = format!("res://{file}");
         let read = call_ok(&client, "read_resource", json!({"path": res})).await;
         let value: i64 = read["properties"][property]
-            .as_str()
-            .and_then(|t| t.parse().ok())
+            .as_i64()
             .unwrap_or_else(|| panic!("{file}: no integer {property} in {read}"));
         backdate(&p.join(file));
         call_ok(

@@ -202,21 +202,23 @@ async fn get_scene_tree_reads_nodes_instances_groups_and_connections() {
     );
     assert_eq!(by_path("Enemy")["groups"], json!(["enemies"]));
     assert_eq!(by_path("Enemy/CollisionShape2D")["parent"], "Enemy");
+    // Values in the one model (docs/values.md): a sub-resource reads back as its
+    // class and properties, as the editor reads it.
+    let shape = &by_path("Enemy/CollisionShape2D")["properties"]["shape"];
+    assert_eq!(shape["$type"], "Resource", "{shape}");
+    assert_eq!(shape["class"], "RectangleShape2D", "{shape}");
     assert_eq!(
-        by_path("Enemy/CollisionShape2D")["properties"]["shape"],
-        "SubResource(\"RectangleShape2D_w1a2b\")"
+        shape["properties"]["size"],
+        json!({"$type": "Vector2", "x": 64.0, "y": 64.0})
     );
     assert_eq!(
         by_path("HUD/ScoreLabel")["groups"],
         json!(["hud", "persistent"])
     );
-    assert_eq!(
-        by_path("HUD/ScoreLabel")["properties"]["text"],
-        "\"Score: 0\""
-    );
+    assert_eq!(by_path("HUD/ScoreLabel")["properties"]["text"], "Score: 0");
     assert_eq!(
         by_path("Background")["properties"]["position"],
-        "Vector2(576, 324)"
+        json!({"$type": "Vector2", "x": 576.0, "y": 324.0})
     );
     let conns = v["connections"].as_array().unwrap();
     assert!(conns.iter().any(|c| c["signal"] == "timeout"
@@ -259,11 +261,10 @@ async fn get_scene_tree_reads_3d_transforms() {
         assert!(types.contains(&t), "{t} missing from {types:?}");
     }
     let camera = nodes.iter().find(|n| n["type"] == "Camera3D").unwrap();
-    assert!(
-        camera["properties"]["transform"]
-            .as_str()
-            .unwrap()
-            .starts_with("Transform3D(")
+    assert_eq!(
+        camera["properties"]["transform"]["$type"],
+        "Transform3D",
+        "{camera}"
     );
     client.cancel().await.unwrap();
 }
@@ -280,10 +281,11 @@ async fn read_resource_and_scripts_read() {
     assert_eq!(stats["type"], "Resource");
     assert_eq!(stats["script_class"], "PlayerStats");
     assert_eq!(stats["script"], "res://scripts/player_stats.gd");
-    assert_eq!(stats["properties"]["max_health"], "100");
+    assert_eq!(stats["properties"]["max_health"], 100);
+    // A type the model does not type keeps the file's text, tagged Raw.
     assert_eq!(
         stats["properties"]["abilities"],
-        "PackedStringArray(\"dash\", \"double_jump\")"
+        json!({"$type": "Raw", "text": "PackedStringArray(\"dash\", \"double_jump\")"})
     );
     let theme = call_ok(
         &client,

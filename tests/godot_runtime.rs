@@ -807,3 +807,82 @@ async fn real_godot_render_capture_latency() {
     ok_call(&client, "stop_scene", json!({})).await;
     client.cancel().await.unwrap();
 }
+
+/// The one value model (docs/values.md): a value read from the saved scene
+/// (get_scene_tree) and the same value read from the running game (get_game_property,
+/// through the add-on's probe, which shares the editor's conversion) are the same JSON —
+/// reals as Godot holds them, a built-in sub-resource as its class and properties, a
+/// type the model does not type as the same Godot text.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_godot_a_value_reads_the_same_from_the_file_and_the_running_game() {
+    let Some(godot) = godot() else { return };
+    let p = project_with_addon(&godot);
+    std::fs::write(
+        p.path().join("scenes/values.tscn"),
+        "[gd_scene load_steps=2 format=3]\n\n\
+         [sub_resource type=\"CanvasItemMaterial\" id=\"M\"]\nblend_mode = 1\n\n\
+         [node name=\"Values\" type=\"Node2D\"]\n\
+         material = SubResource(\"M\")\n\
+         modulate = Color(0.784314, 0.392157, 0.196078, 1)\n\
+         position = Vector2(0.1, 576)\n\
+         rotation = 0.5\n\
+         z_index = 3\n\
+         visible = false\n\
+         metadata/tags = PackedStringArray(\"dash\", \"b\")\n",
+    )
+    .unwrap();
+    let (_p, _s, client, _server) = served_on(p, &godot).await;
+    let tree = call(
+        &client,
+        "get_scene_tree",
+        json!({"path": "res://scenes/values.tscn"}),
+    )
+    .await
+    .structured_content
+    .unwrap();
+    let from_file = tree["nodes"][0]["properties"].clone();
+    let r = call(
+        &client,
+        "play_scene",
+        json!({"scene": "res://scenes/values.tscn"}),
+    )
+    .await;
+    assert_ne!(r.is_error, Some(true), "{:?}", r.structured_content);
+    let props = [
+        "material",
+        "modulate",
+        "position",
+        "rotation",
+        "z_index",
+        "visible",
+        "metadata/tags",
+    ];
+    for prop in props {
+        let r = call(
+            &client,
+            "get_game_property",
+            json!({"node": "/root/Values", "property": prop}),
+        )
+        .await;
+        let v = r.structured_content.unwrap();
+        assert_ne!(r.is_error, Some(true), "{prop}: {v}");
+        assert_eq!(
+            v["value"], from_file[prop],
+            "{prop}: the game and the file disagree"
+        );
+    }
+    assert_eq!(
+        from_file["position"],
+        json!({"$type": "Vector2", "x": 0.1, "y": 576.0})
+    );
+    assert_eq!(
+        from_file["metadata/tags"],
+        json!({"$type": "Raw", "text": "PackedStringArray(\"dash\", \"b\")"})
+    );
+    assert_eq!(
+        from_file["material"],
+        json!({"$type": "Resource", "class": "CanvasItemMaterial", "properties": {"blend_mode": 1}})
+    );
+    call(&client, "stop_scene", json!({})).await;
+    client.cancel().await.unwrap();
+}

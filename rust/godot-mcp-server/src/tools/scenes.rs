@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use godot_mcp_formats::variant;
 use godot_mcp_formats::{Autoload, InputAction, ParseError, ResourceLink};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -148,13 +149,21 @@ async fn project_info(
     })
 }
 
-/// Properties by name, each as its Godot text.
-type Props = BTreeMap<String, String>;
+/// Properties by name, each in the one value model (docs/values.md): the JSON the
+/// editor and the running game give for the same value.
+type Props = BTreeMap<String, Value>;
 
-fn props_object(props: &[godot_mcp_formats::Property]) -> Props {
+fn props_object(props: &[godot_mcp_formats::Property], refs: &variant::Refs<'_>) -> Props {
     props
         .iter()
-        .map(|p| (p.name.clone(), p.text.clone()))
+        .map(|p| {
+            let v = match variant::from_text(&p.value, refs) {
+                // Untyped: the file's own text of it, verbatim.
+                variant::Value::Raw(_) => variant::Value::Raw(p.text.trim().to_string()),
+                v => v,
+            };
+            (p.name.clone(), v.to_json())
+        })
         .collect()
 }
 
@@ -420,6 +429,7 @@ async fn get_scene_tree_from_disk(
     let with_props = args.include_properties.unwrap_or(true);
     let text = read_text(&state, "path", &args.path, &real)?;
     let scene = godot_mcp_formats::parse_scene(&text).map_err(|e| parse_error(&args.path, &e))?;
+    let refs = variant::Refs::of_scene(&scene);
     let total = scene.nodes.len();
     let nodes: Vec<DiskNode> = scene
         .nodes
@@ -437,7 +447,7 @@ async fn get_scene_tree_from_disk(
             groups: (!n.groups.is_empty()).then(|| n.groups.clone()),
             owner: n.owner.clone(),
             properties: (with_props && !n.properties.is_empty())
-                .then(|| props_object(&n.properties)),
+                .then(|| props_object(&n.properties, &refs)),
         })
         .collect();
     let returned = nodes.len();
@@ -531,17 +541,18 @@ async fn read_resource(
     }
     let text = read_text(&state, "path", &args.path, &real)?;
     let res = godot_mcp_formats::parse_resource(&text).map_err(|e| parse_error(&args.path, &e))?;
+    let refs = variant::Refs::of_resource(&res);
     Ok(ResourceFile {
         path: args.path.to_string(),
         script: link_path(&res.script),
-        properties: props_object(&res.properties),
+        properties: props_object(&res.properties, &refs),
         sub_resources: res
             .sub_resources
             .iter()
             .map(|s| SubResourceProps {
                 id: s.id.clone(),
                 resource_type: s.resource_type.clone(),
-                properties: props_object(&s.properties),
+                properties: props_object(&s.properties, &refs),
             })
             .collect(),
         ext_resources: res.ext_resources.iter().map(Into::into).collect(),
