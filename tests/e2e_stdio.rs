@@ -262,8 +262,7 @@ async fn get_scene_tree_reads_3d_transforms() {
     }
     let camera = nodes.iter().find(|n| n["type"] == "Camera3D").unwrap();
     assert_eq!(
-        camera["properties"]["transform"]["$type"],
-        "Transform3D",
+        camera["properties"]["transform"]["$type"], "Transform3D",
         "{camera}"
     );
     client.cancel().await.unwrap();

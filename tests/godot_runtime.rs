@@ -848,6 +848,26 @@ async fn real_godot_a_value_reads_the_same_from_the_file_and_the_running_game() 
     )
     .await;
     assert_ne!(r.is_error, Some(true), "{:?}", r.structured_content);
+    // The probe answers from its autoload, before the scene may be in the tree: wait
+    // until the scene's root is there (a readiness check, not a guessed delay).
+    let start = Instant::now();
+    loop {
+        let r = call(
+            &client,
+            "get_game_property",
+            json!({"node": "/root/Values", "property": "name"}),
+        )
+        .await;
+        if r.is_error != Some(true) {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "the scene never entered the game's tree: {:?}",
+            r.structured_content
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     let props = [
         "material",
         "modulate",
