@@ -33,6 +33,12 @@ pub fn fixture() -> tempfile::TempDir {
     )
     .unwrap();
     std::fs::write(p.join("scripts/player.gd"), "extends CharacterBody2D\n").unwrap();
+    // A VisualShader as Godot 4.4.1 saved it (tests/fixtures/visual_shader).
+    std::fs::write(
+        p.join("resources/graph.tres"),
+        include_str!("fixtures/visual_shader/godot_saved.tres"),
+    )
+    .unwrap();
     std::fs::write(p.join("scripts/player.gd.uid"), "uid://b3x2k\n").unwrap();
     std::fs::write(
         p.join("resources/stats.tres"),
@@ -114,6 +120,18 @@ fn valid_args(tool: &str) -> Option<Value> {
         "add_audio_bus_effect" => json!({"bus": "SFX", "effect": "AudioEffectDelay"}),
         "remove_audio_bus_effect" => json!({"bus": "SFX", "index": 0}),
         "create_shader" => json!({"path": "res://scripts/b.gdshader", "shader_type": "sky"}),
+        "create_visual_shader" => {
+            json!({"path": "res://resources/new_graph.tres", "mode": "canvas_item"})
+        }
+        "add_visual_shader_node" => json!({"path": "res://resources/graph.tres",
+            "class": "VisualShaderNodeFloatConstant", "properties": {"constant": 0.25}}),
+        "remove_visual_shader_node" => json!({"path": "res://resources/graph.tres", "id": 3}),
+        "connect_visual_shader_nodes" => json!({"path": "res://resources/graph.tres",
+            "from_node": 3, "from_port": 0, "to_node": 0, "to_port": 3}),
+        "disconnect_visual_shader_nodes" => json!({"path": "res://resources/graph.tres",
+            "from_node": 2, "from_port": 0, "to_node": 0, "to_port": 0}),
+        "set_visual_shader_node_property" => json!({"path": "res://resources/graph.tres",
+            "id": 3, "property": "constant", "value": 0.75}),
         // The hash is of scripts/a.gdshader as fixture() writes it.
         "edit_shader" => {
             json!({"path": "res://scripts/a.gdshader", "code": "shader_type spatial;\n",
