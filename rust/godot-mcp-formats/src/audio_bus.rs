@@ -159,33 +159,8 @@ fn string_name(s: &str) -> String {
     format!("&{}", quoted(s))
 }
 
-/// A string literal with Godot's `c_escape` (the escapes its text saver writes).
-pub fn quoted(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
-/// A float as Godot's text saver writes it (`-6.0`, `0.5`).
-pub fn float_text(f: f64) -> String {
-    let s = format!("{f}");
-    if s.contains(['.', 'e', 'n', 'i']) {
-        s
-    } else {
-        format!("{s}.0")
-    }
-}
+/// Godot's string literal and float text: the value model's one writer.
+pub use crate::variant::{float_text, quote as quoted};
 
 fn reference_text(v: &Value) -> Option<String> {
     match v {

@@ -611,8 +611,9 @@ fn num(f: f64) -> String {
     }
 }
 
-/// A float on its own, as Godot writes it: always a float (`1.0`, not `1`).
-fn float_text(f: f64) -> String {
+/// A float on its own, as Godot writes it: always a float (`1.0`, not `1`), so it
+/// reads back as a float and not an int.
+pub fn float_text(f: f64) -> String {
     if f.is_nan() {
         return "nan".into();
     }
@@ -627,8 +628,9 @@ fn float_text(f: f64) -> String {
     }
 }
 
-/// A Godot string literal.
-fn quote(s: &str) -> String {
+/// A Godot string literal (the escapes Godot's text saver writes; other control
+/// characters as `\\uXXXX`, so a value never spans lines).
+pub fn quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {
@@ -638,6 +640,7 @@ fn quote(s: &str) -> String {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
             c => out.push(c),
         }
     }

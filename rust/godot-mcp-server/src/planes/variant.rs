@@ -90,35 +90,8 @@ fn write_json(value: &Value, param: &str, depth: usize, out: &mut String) -> Res
     Ok(())
 }
 
-/// A float as Godot writes it: always with a decimal point or exponent, so it
-/// reads back as a float and not an int.
-pub fn float_text(f: f64) -> String {
-    let s = format!("{f}");
-    if s.contains(['.', 'e', 'E', 'n', 'i']) {
-        s
-    } else {
-        format!("{s}.0")
-    }
-}
-
-/// A Godot string literal.
-pub fn quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
+/// Godot's float and string-literal text, from the value model's one writer.
+pub use godot_mcp_formats::variant::{float_text, quote};
 
 /// Check Variant text supplied by an agent: one line, balanced brackets, closed
 /// strings. Those are exactly what keeps a `key=value` line from spilling into the
