@@ -223,13 +223,8 @@ async fn real_godot_debugger_breakpoint_stack_step_input_refused_continue() {
         .as_array()
         .unwrap()
         .iter()
-        // The probe answers a property as its text.
-        .map(|s| {
-            s["value"]
-                .as_str()
-                .and_then(|t| t.parse().ok())
-                .unwrap_or_else(|| panic!("{v}"))
-        })
+        // The probe answers a property in the value model: an int is a JSON integer.
+        .map(|s| s["value"].as_i64().unwrap_or_else(|| panic!("{v}")))
         .collect();
     assert!(
         samples.windows(2).all(|w| w[1] > w[0]) && samples[0] > counter,
