@@ -24,9 +24,10 @@ use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::audio::{buses_json, layout_target};
 use crate::tools::editor::NodeCommand;
+use crate::tools::editor::present;
 use crate::tools::files::{FileEffect, plan_write};
 use crate::tools::scene_disk::Doc;
-use crate::tools::scene_more::{Stamped, node_edit, present, reply_fields};
+use crate::tools::scene_more::{Stamped, node_edit, reply_fields};
 use crate::tools::{Also, Committed, Plan, ToolDef, ToolMeta};
 
 fn meta(name: &'static str, title: &'static str, description: &'static str) -> ToolMeta {

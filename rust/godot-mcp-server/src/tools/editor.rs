@@ -569,9 +569,14 @@ pub struct EditorReply<T> {
     pub fields: T,
 }
 
-/// A JSON value that may be `null`, kept as given (`Some(Null)`); absent is `None`.
-fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
-    Value::deserialize(d).map(Some)
+/// For a reply field that may be absent (a dry run's probe lacks it) or present as
+/// null: present, whatever it holds, is `Some`, so a null stays null (`Option` alone
+/// reads a null as absent, and `from_reply` would refuse the reply). Every editor
+/// reply type uses this one.
+pub(crate) fn present<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(
+    d: D,
+) -> Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
 }
 
 /// A reply with no fields of its own.

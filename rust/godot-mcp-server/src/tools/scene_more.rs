@@ -16,7 +16,7 @@ use godot_mcp_protocol::commands as cmd;
 use godot_mcp_protocol::persistence;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::error::ToolError;
@@ -89,14 +89,6 @@ where
             .await
         }
     })
-}
-
-/// For a reply field that may be absent (a dry run's probe lacks it) or present as
-/// null: present, whatever it holds, is `Some`, so a null stays null.
-pub(crate) fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
-    d: D,
-) -> Result<Option<T>, D::Error> {
-    T::deserialize(d).map(Some)
 }
 
 /// A node edit's reply as the add-on stamps it (`with_verdict`), or its dry-run probe's

@@ -141,12 +141,6 @@ pub fn tools() -> Vec<ToolDef> {
     ]
 }
 
-/// A JSON value that is present, null included (`Option<Value>` alone reads a null as
-/// absent, and the reply's null would be dropped).
-fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
-    Value::deserialize(d).map(Some)
-}
-
 /// The add-on's reply to shader.assign_material (its persistence probe on a dry run:
 /// the verdict and `scene` only).
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
@@ -181,14 +175,14 @@ struct SetUniformReply {
     /// The uniform's value now, as a Godot value.
     #[serde(
         default,
-        deserialize_with = "present",
+        deserialize_with = "crate::tools::editor::present",
         skip_serializing_if = "Option::is_none"
     )]
     value: Option<Value>,
     /// Its value before, as a Godot value.
     #[serde(
         default,
-        deserialize_with = "present",
+        deserialize_with = "crate::tools::editor::present",
         skip_serializing_if = "Option::is_none"
     )]
     previous: Option<Value>,
@@ -213,7 +207,7 @@ struct MaterialUniform {
     hint: Option<i64>,
     hint_string: Option<String>,
     /// The material's value, as a Godot value.
-    #[serde(deserialize_with = "present")]
+    #[serde(deserialize_with = "crate::tools::editor::present")]
     value: Option<Value>,
 }
 

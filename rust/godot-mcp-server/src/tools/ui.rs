@@ -17,7 +17,8 @@ use crate::error::ToolError;
 use crate::respath::ResPath;
 use crate::safety::{SafetyClass, Toolset};
 use crate::tools::ToolDef;
-use crate::tools::scene_more::{authoring_plan, editor_meta, node_edit, present, reply_fields};
+use crate::tools::editor::present;
+use crate::tools::scene_more::{authoring_plan, editor_meta, node_edit, reply_fields};
 
 /// A theme item's kind (`Theme.DataType`).
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema)]
