@@ -24,8 +24,8 @@ use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::analysis::{paged, walk_files};
+use crate::tools::editor::blocking_as;
 use crate::tools::project::read_text;
-use crate::tools::scene_more::blocking_as;
 use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {

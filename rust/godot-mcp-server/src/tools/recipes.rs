@@ -18,7 +18,7 @@ use crate::honesty::{Persistence, Undo};
 use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::editor::{connected, from_reply, query, run_effect_as};
+use crate::tools::editor::{connected, query_as, run_effect_as};
 use crate::tools::{CallFlags, NoFields, Plan, ToolDef, ToolMeta};
 
 /// A tool's metadata: editor tools that change the scene have the editor-runtime effect.
@@ -133,19 +133,9 @@ pub(crate) fn plan<X: Serialize + JsonSchema>(
         effect,
         apply: Box::new(move || run_effect_as(&state, cmd::STEPS, params, None, None)),
         preview: Some(Box::new(move || {
-            reply_of(cmd::STEPS, query(&probe_state, cmd::STEPS, check, None)?)
+            query_as(&probe_state, cmd::STEPS, check, None)
         })),
     })
-}
-
-/// A read-only reply in its typed form (see [`from_reply`]).
-fn reply_of<R: DeserializeOwned + Serialize>(command: &str, v: Value) -> Result<R, ToolError> {
-    match v {
-        Value::Object(m) => from_reply(command, m),
-        other => Err(ToolError::internal(format!(
-            "the editor's reply to {command} is not an object: {other}"
-        ))),
-    }
 }
 
 // ---------------------------------------------------------------------------------
@@ -365,7 +355,7 @@ where
         move |state: Arc<AppState>, a: A, _f: CallFlags| async move {
             let (command, params, node) = request(&a);
             tokio::task::spawn_blocking(move || {
-                reply_of::<R>(command, query(&state, command, params, node.as_deref())?)
+                query_as::<R>(&state, command, params, node.as_deref())
             })
             .await
             .map_err(|e| ToolError::internal(format!("editor task failed: {e}")))?

@@ -24,7 +24,9 @@ use crate::honesty::{Persistence, Undo};
 use crate::respath::ResPath;
 use crate::safety::{Precondition, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::editor::{NodeCommand, from_reply, node_plan_as, query, run_effect_as};
+use crate::tools::editor::{
+    NodeCommand, blocking_as, node_plan_as, query, query_as, run_effect_as,
+};
 use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta};
 
 /// The meta of an editor-plane tool (the effect kind follows the class).
@@ -50,25 +52,6 @@ pub(crate) fn editor_meta(
     }
 }
 
-/// Run an editor exchange off the async runtime (the bridge blocks), typed.
-pub(crate) async fn blocking_as<R: Send + 'static>(
-    f: impl FnOnce() -> Result<R, ToolError> + Send + 'static,
-) -> Result<R, ToolError> {
-    tokio::task::spawn_blocking(f)
-        .await
-        .map_err(|e| ToolError::internal(format!("editor task failed: {e}")))?
-}
-
-/// An editor answer as its typed form `R`: every field it carries must be declared.
-fn typed_answer<R: DeserializeOwned + Serialize>(command: &str, v: Value) -> Result<R, ToolError> {
-    match v {
-        Value::Object(m) => from_reply(command, m),
-        other => Err(ToolError::internal(format!(
-            "the editor's answer to {command} is not an object: {other}"
-        ))),
-    }
-}
-
 /// A read-only tool that sends `command` with `params(args)` to the editor; its answer
 /// is the result, typed as `R`.
 pub(crate) fn editor_read<A, R>(
@@ -82,12 +65,7 @@ where
 {
     ToolDef::new(meta, move |state, a: A, _f: CallFlags| {
         let (p, node) = params(&a);
-        async move {
-            blocking_as(move || {
-                typed_answer::<R>(command, query(&state, command, p, node.as_deref())?)
-            })
-            .await
-        }
+        async move { blocking_as(move || query_as::<R>(&state, command, p, node.as_deref())).await }
     })
 }
 
