@@ -495,11 +495,24 @@ pub struct GroupMembers {
     pub proven: Vec<(i32, u64)>,
     /// Live members that carry no proof of belonging to the launch.
     pub unaccounted: Vec<i32>,
+    /// Members inside their exit (killed, say): no longer able to show a
+    /// nonce, running no more code, still in the group until the exit
+    /// finishes. Neither signalled nor held against the boundary: waited for.
+    pub dying: Vec<i32>,
+}
+
+impl GroupMembers {
+    /// Nothing of the group is left but members that are not the launch's.
+    pub fn settled(&self) -> bool {
+        self.proven.is_empty() && self.dying.is_empty()
+    }
 }
 
 /// Enumerates group `pgid` and identifies each member: it is the launch's when
 /// it carries the nonce (environment or command line) and started no earlier
 /// than the recorded leader (a child cannot predate its parent).
+/// A member inside its exit can no longer show a nonce (its memory is
+/// released before it becomes a zombie): it is `dying`, waited for.
 pub fn identify_members(
     procs: &dyn ProcessTable,
     receipt: &LaunchReceipt,
@@ -513,6 +526,8 @@ pub fn identify_members(
         };
         if stat.start_time >= receipt.start_time && procs.carries_nonce(pid, nonce) {
             out.proven.push((pid, stat.start_time));
+        } else if stat.exiting {
+            out.dying.push(pid);
         } else {
             out.unaccounted.push(pid);
         }

@@ -252,6 +252,70 @@ fn a_gone_leader_s_proven_members_alone_empty_the_boundary() {
     assert_eq!(t.signalled(), vec![6001, 6002]);
 }
 
+/// A member inside its exit (a child the leader's SIGKILL reached: its memory,
+/// so its environment, already released, not yet a zombie) carries no nonce any
+/// more. It is dying, not a stranger: waited for, never quarantining the row.
+#[test]
+fn a_member_inside_its_exit_is_waited_for_not_held_against_the_boundary() {
+    use godot_mcp_journal::process_table::{FakeProcess, ProcStat};
+    let e = env();
+    let l = recorded(&e, 1, |_| (6100, 50)).remove(0);
+    let t = FakeTable::new(BOOT);
+    child(&t, &l, 6101, 6100, 60);
+    let dying = |survives_kill| FakeProcess {
+        stat: Some(ProcStat {
+            state: 'R',
+            pgrp: 6100,
+            start_time: 61,
+            exiting: true,
+        }),
+        survives_kill,
+        // Still in the group when reconciliation enumerates it.
+        exit_snapshots: 20,
+        cmdline: Vec::new(),
+        environ: Vec::new(),
+    };
+    t.insert(6102, dying(false));
+    let j = restart(&e, &t);
+    assert_eq!(status_of(&j, l.txn), TxnStatus::Compensated);
+    assert_eq!(
+        end_of(&j, l.txn),
+        (LaunchEnd::TerminatedByReconcile { survivors: 1 }, true)
+    );
+    // Never signalled: it could not be identified, and it was already dying.
+    assert_eq!(t.signalled(), vec![6101]);
+    assert!(!t.alive(6102));
+}
+
+/// A dying member that never finishes its exit keeps the boundary unproven.
+#[test]
+fn a_member_stuck_in_its_exit_keeps_the_boundary_unproven() {
+    use godot_mcp_journal::process_table::{FakeProcess, ProcStat};
+    let e = env();
+    let l = recorded(&e, 1, |_| (6200, 50)).remove(0);
+    let t = FakeTable::new(BOOT);
+    t.insert(
+        6201,
+        FakeProcess {
+            stat: Some(ProcStat {
+                state: 'D',
+                pgrp: 6200,
+                start_time: 61,
+                exiting: true,
+            }),
+            survives_kill: true,
+            ..FakeProcess::default()
+        },
+    );
+    let j = restart(&e, &t);
+    assert_ne!(status_of(&j, l.txn), TxnStatus::Compensated);
+    assert!(
+        !end_of(&j, l.txn).1,
+        "a stuck exit is not an empty boundary"
+    );
+    assert!(t.signalled().is_empty());
+}
+
 #[test]
 fn a_receipt_from_another_boot_signals_nothing() {
     let e = env();
@@ -365,6 +429,7 @@ fn a_zombie_leader_with_an_empty_group_is_gone() {
                 state: 'Z',
                 pgrp: 9100,
                 start_time: 5,
+                exiting: false,
             }),
             cmdline: vec![format!("--godot-mcp-nonce={}", l.nonce)],
             ..FakeProcess::default()

@@ -124,6 +124,7 @@ impl ProcessTable for Libproc {
                 .pbi_start_tvsec
                 .checked_mul(1_000_000)?
                 .checked_add(info.pbi_start_tvusec)?,
+            exiting: false,
         })
     }
 

@@ -36,7 +36,16 @@ pub struct ProcStat {
     pub pgrp: i32,
     /// The start time (Linux field 22), in the OS's own unit.
     pub start_time: u64,
+    /// Dying: past the point of no return in its exit (Linux: `PF_EXITING` in
+    /// the flags, field 9), while not yet a zombie. Its memory, and with it
+    /// its command line and environment, may already be gone, so it can carry
+    /// no nonce; it runs no more code. `false` where the OS does not say.
+    pub exiting: bool,
 }
+
+/// `PF_EXITING` (include/linux/sched.h): set by `exit_signals()` at the start
+/// of `do_exit()`, before the process's memory is released.
+const PF_EXITING: u64 = 0x4;
 
 /// What the journal asks the OS about processes. "Live" means not finished dying:
 /// a zombie whose threads are still exiting is live, one whose threads are gone
@@ -142,6 +151,7 @@ pub fn parse_stat(text: &str) -> Option<ProcStat> {
         state: fields.first()?.chars().next()?,
         pgrp: fields.get(2)?.parse().ok()?,
         start_time: fields.get(19)?.parse().ok()?,
+        exiting: fields.get(6)?.parse::<u64>().ok()? & PF_EXITING != 0,
     })
 }
 
@@ -227,8 +237,12 @@ pub struct FakeProcess {
     pub cmdline: Vec<String>,
     /// Its environment, `NAME=value` entries.
     pub environ: Vec<String>,
-    /// Ignores SIGKILL (a process stuck in uninterruptible sleep, say).
+    /// Ignores SIGKILL (a process stuck in uninterruptible sleep, say). A
+    /// process that is `exiting` and `survives_kill` never finishes its exit.
     pub survives_kill: bool,
+    /// For an `exiting` process: in how many snapshots (at least one) it
+    /// appears before its exit finishes.
+    pub exit_snapshots: u32,
 }
 
 impl FakeTable {
@@ -252,10 +266,12 @@ impl FakeTable {
                     state: 'S',
                     pgrp,
                     start_time,
+                    exiting: false,
                 }),
                 cmdline: cmdline.iter().map(|s| (*s).to_owned()).collect(),
                 environ: environ.iter().map(|s| (*s).to_owned()).collect(),
                 survives_kill: false,
+                exit_snapshots: 0,
             },
         );
     }
@@ -305,15 +321,25 @@ impl ProcessTable for FakeTable {
     fn is_live(&self, _pid: i32, stat: &ProcStat) -> bool {
         stat.state != 'Z' && stat.state != 'X'
     }
+    /// A process that is `exiting` appears in `exit_snapshots` snapshots (at
+    /// least one), then its exit finishes, unless it `survives_kill`.
     fn live(&self) -> Vec<(i32, ProcStat)> {
         let mut inner = self.lock();
         inner.snapshots += 1;
-        inner
+        let out = inner
             .procs
             .iter()
             .filter_map(|(pid, p)| Some((*pid, p.stat?)))
             .filter(|(_, s)| s.state != 'Z' && s.state != 'X')
-            .collect()
+            .collect();
+        inner.procs.retain(|_, p| {
+            if p.survives_kill || !p.stat.is_some_and(|s| s.exiting) {
+                return true;
+            }
+            p.exit_snapshots = p.exit_snapshots.saturating_sub(1);
+            p.exit_snapshots > 0
+        });
+        out
     }
     fn cmdline_contains(&self, pid: i32, needle: &str) -> bool {
         self.lock()
@@ -359,6 +385,10 @@ mod tests {
         assert_eq!(s.state, 'S');
         assert_eq!(s.pgrp, 456);
         assert_eq!(s.start_time, 987654);
+        assert!(!s.exiting);
+        // 4194564 = 0x400004: PF_EXITING set (a process inside do_exit()).
+        let dying = line.replace("4194560", "4194564");
+        assert!(parse_stat(&dying).unwrap().exiting);
     }
 
     /// The layout `sysctl(KERN_PROCARGS2)` documents; the real buffer is read

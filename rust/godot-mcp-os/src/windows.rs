@@ -71,6 +71,7 @@ pub(crate) fn stat_of(pid: u32) -> Option<ProcStat> {
         state: if running { 'R' } else { 'Z' },
         pgrp: 0,
         start_time,
+        exiting: false,
     })
 }
 

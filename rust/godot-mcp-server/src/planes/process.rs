@@ -517,7 +517,7 @@ async fn reap(
                 );
                 return false;
             }
-            if members.proven.is_empty() {
+            if members.settled() {
                 return true;
             }
             if start.elapsed() > EMPTY_WAIT {
