@@ -1,108 +1,54 @@
-//! The one error type every parser in this crate returns.
+//! The one error type every parser in this crate returns ([`ParseError`]), and the
+//! one the text writers return for a value they refuse ([`InputError`]).
 //!
-//! Each variant carries a 1-based `line` and `column` (columns count Unicode
+//! A [`ParseError`] carries a 1-based `line` and `column` (columns count Unicode
 //! scalar values, not bytes) and a human message. A malformed file is always an
 //! error: the parsers never return a partial result.
 
 use serde::Serialize;
 
 /// Why a Godot text file could not be parsed, and where.
+///
+/// Serialized as `{"kind": "syntax", "line": 3, "column": 7, "message": "…"}`;
+/// displayed as `3:7: syntax error: …`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum ParseError {
-    /// The input ended inside a construct (section header, array, dictionary,
-    /// constructor, value). The position is where that construct starts.
-    #[error("{line}:{column}: truncated input: {message}")]
-    Truncated {
-        line: u32,
-        column: u32,
-        message: String,
-    },
-    /// A `"` string with no closing quote. The position is the opening quote.
-    #[error("{line}:{column}: unterminated string: {message}")]
-    UnterminatedString {
-        line: u32,
-        column: u32,
-        message: String,
-    },
-    /// A character or token that the grammar does not allow here (stray or
-    /// single quotes, missing `=`, garbage after a value, bad escape, …).
-    #[error("{line}:{column}: syntax error: {message}")]
-    Syntax {
-        line: u32,
-        column: u32,
-        message: String,
-    },
-    /// A section kind that this file type does not have (e.g. `[node]` in a `.tres`).
-    #[error("{line}:{column}: unknown section: {message}")]
-    UnknownSection {
-        line: u32,
-        column: u32,
-        message: String,
-    },
-    /// Two `[ext_resource]` or two `[sub_resource]` sections with the same id.
-    #[error("{line}:{column}: duplicate resource id: {message}")]
-    DuplicateResourceId {
-        line: u32,
-        column: u32,
-        message: String,
-    },
-    /// `ExtResource("…")` / `SubResource("…")` naming an id not declared before it.
-    #[error("{line}:{column}: unknown resource reference: {message}")]
-    UnknownResourceReference {
-        line: u32,
-        column: u32,
-        message: String,
-    },
-    /// A node whose `parent`, a connection's `from`/`to`, or an `[editable]`
-    /// path, that names no node of the scene.
-    #[error("{line}:{column}: unknown node: {message}")]
-    UnknownNode {
-        line: u32,
-        column: u32,
-        message: String,
-    },
-    /// Two nodes with the same path.
-    #[error("{line}:{column}: duplicate node: {message}")]
-    DuplicateNode {
-        line: u32,
-        column: u32,
-        message: String,
-    },
-    /// The file header is missing, or its `format` / `config_version` is
-    /// missing or not one this crate supports.
-    #[error("{line}:{column}: unsupported format: {message}")]
-    UnsupportedFormat {
-        line: u32,
-        column: u32,
-        message: String,
-    },
-    /// Well-formed text with the wrong shape: a required attribute missing or of
-    /// the wrong type, a second root node, properties where none may be, …
-    #[error("{line}:{column}: invalid structure: {message}")]
-    Structure {
-        line: u32,
-        column: u32,
-        message: String,
-    },
+#[error("{line}:{column}: {}: {message}", .kind.describe())]
+pub struct ParseError {
+    kind: ErrorKind,
+    line: u32,
+    column: u32,
+    message: String,
 }
 
-/// The variant of a [`ParseError`], without its payload (handy for matching
-/// and for stable error codes).
+/// What kind of [`ParseError`] it is (handy for matching and for stable error codes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum ErrorKind {
+    /// The input ended inside a construct (section header, array, dictionary,
+    /// constructor, value). The position is where that construct starts.
     Truncated,
+    /// A `"` string with no closing quote. The position is the opening quote.
     UnterminatedString,
+    /// A character or token that the grammar does not allow here (stray or
+    /// single quotes, missing `=`, garbage after a value, bad escape, …).
     Syntax,
+    /// A section kind that this file type does not have (e.g. `[node]` in a `.tres`).
     UnknownSection,
+    /// Two `[ext_resource]` or two `[sub_resource]` sections with the same id.
     DuplicateResourceId,
+    /// `ExtResource("…")` / `SubResource("…")` naming an id not declared before it.
     UnknownResourceReference,
+    /// A node whose `parent`, a connection's `from`/`to`, or an `[editable]`
+    /// path, that names no node of the scene.
     UnknownNode,
+    /// Two nodes with the same path.
     DuplicateNode,
+    /// The file header is missing, or its `format` / `config_version` is
+    /// missing or not one this crate supports.
     UnsupportedFormat,
+    /// Well-formed text with the wrong shape: a required attribute missing or of
+    /// the wrong type, a second root node, properties where none may be, …
     Structure,
 }
 
@@ -122,149 +68,80 @@ impl ErrorKind {
             Self::Structure => "structure",
         }
     }
+
+    /// The words the error's text uses for the kind, e.g. `"syntax error"`.
+    fn describe(self) -> &'static str {
+        match self {
+            Self::Truncated => "truncated input",
+            Self::UnterminatedString => "unterminated string",
+            Self::Syntax => "syntax error",
+            Self::UnknownSection => "unknown section",
+            Self::DuplicateResourceId => "duplicate resource id",
+            Self::UnknownResourceReference => "unknown resource reference",
+            Self::UnknownNode => "unknown node",
+            Self::DuplicateNode => "duplicate node",
+            Self::UnsupportedFormat => "unsupported format",
+            Self::Structure => "invalid structure",
+        }
+    }
 }
 
 impl ParseError {
     pub(crate) fn new(kind: ErrorKind, pos: Position, message: impl Into<String>) -> Self {
-        let (line, column, message) = (pos.line, pos.column, message.into());
-        match kind {
-            ErrorKind::Truncated => Self::Truncated {
-                line,
-                column,
-                message,
-            },
-            ErrorKind::UnterminatedString => Self::UnterminatedString {
-                line,
-                column,
-                message,
-            },
-            ErrorKind::Syntax => Self::Syntax {
-                line,
-                column,
-                message,
-            },
-            ErrorKind::UnknownSection => Self::UnknownSection {
-                line,
-                column,
-                message,
-            },
-            ErrorKind::DuplicateResourceId => Self::DuplicateResourceId {
-                line,
-                column,
-                message,
-            },
-            ErrorKind::UnknownResourceReference => Self::UnknownResourceReference {
-                line,
-                column,
-                message,
-            },
-            ErrorKind::UnknownNode => Self::UnknownNode {
-                line,
-                column,
-                message,
-            },
-            ErrorKind::DuplicateNode => Self::DuplicateNode {
-                line,
-                column,
-                message,
-            },
-            ErrorKind::UnsupportedFormat => Self::UnsupportedFormat {
-                line,
-                column,
-                message,
-            },
-            ErrorKind::Structure => Self::Structure {
-                line,
-                column,
-                message,
-            },
+        Self {
+            kind,
+            line: pos.line,
+            column: pos.column,
+            message: message.into(),
         }
     }
 
     /// Which kind of error this is.
     pub fn kind(&self) -> ErrorKind {
-        match self {
-            Self::Truncated { .. } => ErrorKind::Truncated,
-            Self::UnterminatedString { .. } => ErrorKind::UnterminatedString,
-            Self::Syntax { .. } => ErrorKind::Syntax,
-            Self::UnknownSection { .. } => ErrorKind::UnknownSection,
-            Self::DuplicateResourceId { .. } => ErrorKind::DuplicateResourceId,
-            Self::UnknownResourceReference { .. } => ErrorKind::UnknownResourceReference,
-            Self::UnknownNode { .. } => ErrorKind::UnknownNode,
-            Self::DuplicateNode { .. } => ErrorKind::DuplicateNode,
-            Self::UnsupportedFormat { .. } => ErrorKind::UnsupportedFormat,
-            Self::Structure { .. } => ErrorKind::Structure,
-        }
-    }
-
-    fn parts(&self) -> (u32, u32, &str) {
-        match self {
-            Self::Truncated {
-                line,
-                column,
-                message,
-            }
-            | Self::UnterminatedString {
-                line,
-                column,
-                message,
-            }
-            | Self::Syntax {
-                line,
-                column,
-                message,
-            }
-            | Self::UnknownSection {
-                line,
-                column,
-                message,
-            }
-            | Self::DuplicateResourceId {
-                line,
-                column,
-                message,
-            }
-            | Self::UnknownResourceReference {
-                line,
-                column,
-                message,
-            }
-            | Self::UnknownNode {
-                line,
-                column,
-                message,
-            }
-            | Self::DuplicateNode {
-                line,
-                column,
-                message,
-            }
-            | Self::UnsupportedFormat {
-                line,
-                column,
-                message,
-            }
-            | Self::Structure {
-                line,
-                column,
-                message,
-            } => (*line, *column, message),
-        }
+        self.kind
     }
 
     /// 1-based line of the error.
     pub fn line(&self) -> u32 {
-        self.parts().0
+        self.line
     }
 
     /// 1-based column of the error, in characters.
     pub fn column(&self) -> u32 {
-        self.parts().1
+        self.column
     }
 
     /// The human-readable message, without the position.
     pub fn message(&self) -> &str {
-        self.parts().2
+        &self.message
+    }
+}
+
+/// A value an agent supplied that cannot be written as Godot text: the parameter
+/// at fault, why, and (where one helps) how to give it instead. The server turns it
+/// into its `INVALID_PARAMS` tool error, naming the same parameter.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct InputError {
+    /// The parameter at fault, as the agent named it (`value`, `events[2]`, …).
+    pub param: String,
+    pub message: String,
+    pub hint: Option<String>,
+}
+
+impl InputError {
+    pub fn new(param: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            param: param.into(),
+            message: message.into(),
+            hint: None,
+        }
+    }
+
+    #[must_use]
+    pub fn hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
     }
 }
 
@@ -304,5 +181,29 @@ impl Mark {
         message: impl Into<String>,
     ) -> ParseError {
         ParseError::new(kind, self.position(src), message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The JSON and the text of an error are what clients match on: one field per
+    /// fact, the kind as its snake_case code, and `line:column: kind words: message`.
+    #[test]
+    fn a_parse_error_keeps_its_json_and_text_forms() {
+        let pos = Position { line: 3, column: 7 };
+        let e = ParseError::new(ErrorKind::UnknownResourceReference, pos, "no \"1_a\"");
+        assert_eq!(
+            serde_json::to_string(&e).unwrap(),
+            r#"{"kind":"unknown_resource_reference","line":3,"column":7,"message":"no \"1_a\""}"#
+        );
+        assert_eq!(e.to_string(), "3:7: unknown resource reference: no \"1_a\"");
+        let e = ParseError::new(ErrorKind::Structure, pos, "m");
+        assert_eq!(e.to_string(), "3:7: invalid structure: m");
+        assert_eq!(
+            (e.kind(), e.line(), e.column(), e.message()),
+            (ErrorKind::Structure, 3, 7, "m")
+        );
     }
 }

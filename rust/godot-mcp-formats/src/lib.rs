@@ -7,7 +7,11 @@
 //!   (sections, `key = value` lines, Variant values), keeping each value's
 //!   original text next to its typed [`Value`].
 //! - [`value`]: the typed [`Value`] view (serializable to JSON).
+//! - [`variant`]: the one Godot value model (its JSON form, its Variant text writer)
+//!   and the checks on Variant text an agent supplies.
 //! - [`project`]: `project.godot` → [`ProjectInfo`].
+//! - [`project_edit`]: a byte-preserving editor of `project.godot`'s `key=value` entries.
+//! - [`input_event`]: the `InputEvent` objects of an input-map action, in Godot's layout.
 //! - [`scene`]: `.tscn` → [`Scene`] (node tree, connections, editable paths).
 //! - [`resource`]: `.tres` → [`Resource`], and the header / ext / sub
 //!   resource tables `.tscn` shares with it.
@@ -19,7 +23,8 @@
 //! - [`relink`]: rewriting `res://` references when a file moves or is copied.
 //! - [`classdoc`]: the class reference XML `godot --doctool` writes.
 //! - [`export_presets`]: `export_presets.cfg` → the export presets.
-//! - [`error`]: the one [`ParseError`] (kind, line, column, message).
+//! - [`error`]: the one [`ParseError`] (kind, line, column, message), and the
+//!   [`InputError`] a writer returns for a value it refuses (parameter, message, hint).
 //! - [`testreport`]: GUT's and gdUnit4's test results (JUnit XML, console log).
 //! - [`testing`]: generators of large realistic inputs for benches and tests.
 //!
@@ -36,7 +41,9 @@ pub mod deps;
 pub mod error;
 pub mod export_presets;
 pub mod ids;
+pub mod input_event;
 pub mod project;
+pub mod project_edit;
 pub mod relink;
 pub mod resource;
 pub mod scene;
@@ -50,7 +57,7 @@ pub mod value;
 pub mod variant;
 pub mod visual_shader;
 
-pub use error::{ErrorKind, ParseError, Position};
+pub use error::{ErrorKind, InputError, ParseError, Position};
 pub use project::{Autoload, InputAction, InputEventSummary, ProjectInfo, parse_project};
 pub use resource::{ExtLink, ExtResource, Resource, ResourceLink, SubResource, parse_resource};
 pub use scene::{Connection, Node, Scene, parse_scene};

@@ -184,6 +184,18 @@ impl fmt::Display for ToolError {
 
 impl std::error::Error for ToolError {}
 
+/// A value the text writers of godot-mcp-formats refuse is the agent's mistake:
+/// `INVALID_PARAMS`, naming the parameter, with the writer's message and hint.
+impl From<godot_mcp_formats::InputError> for ToolError {
+    fn from(e: godot_mcp_formats::InputError) -> Self {
+        let err = Self::invalid_params(e.param, e.message);
+        match e.hint {
+            Some(hint) => err.hint(hint),
+            None => err,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -208,5 +220,28 @@ mod tests {
         let s = r.structured_content.unwrap();
         assert_eq!(s["error"]["code"], "INVALID_PARAMS");
         assert_eq!(s["error"]["param"], "path");
+    }
+
+    /// What an agent sees for a value formats refuses is the server's own
+    /// INVALID_PARAMS error: the same message, parameter and hint.
+    #[test]
+    fn a_refused_value_is_invalid_params_naming_the_parameter() {
+        let refused = godot_mcp_formats::variant::check_text("Vector2(1, 2", "value_text")
+            .expect_err("an open bracket is refused");
+        let e = ToolError::from(refused);
+        assert_eq!(e.code, ErrorCode::InvalidParams);
+        assert_eq!(e.param.as_deref(), Some("value_text"));
+        assert_eq!(
+            e.message,
+            "`value_text` is not usable Variant text: a bracket or string is not closed"
+        );
+        assert!(
+            e.hint
+                .as_deref()
+                .unwrap()
+                .starts_with("Give Variant text on one line")
+        );
+        let e = ToolError::from(godot_mcp_formats::InputError::new("events[0]", "m"));
+        assert_eq!((e.param.as_deref(), e.hint), (Some("events[0]"), None));
     }
 }

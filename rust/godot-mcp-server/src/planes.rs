@@ -4,5 +4,3 @@
 pub mod editor;
 pub mod process;
 pub mod project;
-pub mod project_settings;
-pub mod variant;

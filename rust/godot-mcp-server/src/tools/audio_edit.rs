@@ -15,10 +15,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
+use godot_mcp_formats::variant;
+
 use crate::error::{ErrorCode, ToolError};
 use crate::honesty::Persistence;
 use crate::planes::project::Expect;
-use crate::planes::variant;
 use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
@@ -745,7 +746,7 @@ fn plan_add_effect(
         }
         properties.push((
             key.clone(),
-            variant::from_json(value, &format!("properties.{key}"))?,
+            variant::plain_json_text(value, &format!("properties.{key}"))?,
         ));
     }
     plan_layout_edit(

@@ -15,11 +15,12 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
+use godot_mcp_formats::variant;
+
 use crate::error::{ErrorCode, ToolError};
 use crate::honesty::{Persistence, Undo};
 use crate::planes::project::sha256_hex;
 use crate::planes::project::{self as plane, Expect};
-use crate::planes::variant;
 use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
@@ -318,7 +319,7 @@ fn plan_cross_scene_set(
 ) -> Result<Plan<CrossEffect, Written>, ToolError> {
     check_property(&args.property)?;
     let value = match (&args.value, &args.value_text) {
-        (Some(v), None) => variant::from_json(v, "value")?,
+        (Some(v), None) => variant::plain_json_text(v, "value")?,
         (None, Some(t)) => {
             variant::check_text(t, "value_text")?;
             t.clone()

@@ -13,10 +13,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use godot_mcp_formats::variant;
+
 use crate::error::{ErrorCode, ToolError};
 use crate::honesty::{Persistence, Undo};
 use crate::planes::project::{self as plane, Expect};
-use crate::planes::variant;
 use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
@@ -277,7 +278,7 @@ fn plan_create_resource(
                 format!("{key:?} is not a property name"),
             ));
         }
-        let v = variant::from_json(value, &format!("properties.{key}"))?;
+        let v = variant::plain_json_text(value, &format!("properties.{key}"))?;
         text.push_str(&format!("{key} = {v}\n"));
     }
     let exists = plane::current(&state.project, "path", &args.path)?.is_some();

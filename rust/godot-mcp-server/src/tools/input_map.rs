@@ -9,8 +9,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use godot_mcp_formats::input_event::events_array_span;
+
 use crate::error::ToolError;
-use crate::planes::variant::events_array_span;
 use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;

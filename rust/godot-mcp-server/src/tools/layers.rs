@@ -9,9 +9,10 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use godot_mcp_formats::project_edit::ConfigText;
+use godot_mcp_formats::variant;
+
 use crate::error::{ErrorCode, ToolError};
-use crate::planes::project_settings::ConfigText;
-use crate::planes::variant;
 use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;

@@ -12,10 +12,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use godot_mcp_formats::variant;
+
 use crate::error::ToolError;
 use crate::honesty::Persistence;
 use crate::planes::project::{self as plane, Expect};
-use crate::planes::variant;
 use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
@@ -303,7 +304,7 @@ fn plan_create_material(
                 format!("{key:?} is not a property name, or is already set by an argument"),
             ));
         }
-        let v = variant::from_json(value, &format!("properties.{key}"))?;
+        let v = variant::plain_json_text(value, &format!("properties.{key}"))?;
         props.push((key.clone(), v));
     }
 

@@ -12,12 +12,13 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use godot_mcp_formats::project_edit::ConfigText;
+use godot_mcp_formats::variant::quote;
+
 use crate::error::ToolError;
 use crate::honesty::{Persistence, Undo};
 use crate::planes::project::sha256_hex;
 use crate::planes::project::{self as plane, Expect};
-use crate::planes::project_settings::ConfigText;
-use crate::planes::variant::quote;
 use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;

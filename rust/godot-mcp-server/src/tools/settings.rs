@@ -1,7 +1,7 @@
 //! project.godot edits: settings, autoloads and the input map. All destructive by
 //! the classification rule (ProjectSettings persistence; spec names set_setting and
 //! register_autoload/unregister_autoload). Each is a line-level edit of the file
-//! (`planes::project_settings`) that leaves every other byte as it was, written
+//! (`godot_mcp_formats::project_edit`) that leaves every other byte as it was, written
 //! through the one write seam with the plan's hash of project.godot as the
 //! compare-and-swap expectation.
 
@@ -11,11 +11,13 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use godot_mcp_formats::input_event::{self, InputEventSpec};
+use godot_mcp_formats::project_edit::{ConfigText, split_setting};
+use godot_mcp_formats::variant;
+
 use crate::error::{ErrorCode, ToolError};
 use crate::honesty::Persistence;
 use crate::planes::project::Expect;
-use crate::planes::project_settings::{ConfigText, split_setting};
-use crate::planes::variant::{self, InputEventSpec};
 use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
@@ -198,7 +200,7 @@ fn plan_set_setting(
 ) -> Result<EditPlan<SettingChange>, ToolError> {
     let (section, key) = check_setting_name(&args.name)?;
     let value = match (&args.value, &args.value_text) {
-        (Some(v), None) => variant::from_json(v, "value")?,
+        (Some(v), None) => variant::plain_json_text(v, "value")?,
         (None, Some(t)) => {
             variant::check_text(t, "value_text")?;
             t.clone()
@@ -393,7 +395,7 @@ fn plan_add_input_action(
         .enumerate()
         .map(|(i, e)| e.to_variant(&format!("events[{i}]")))
         .collect::<Result<Vec<_>, _>>()?;
-    let value = variant::input_action_value(deadzone, &events);
+    let value = input_event::input_action_value(deadzone, &events);
     plan_edit(state, move |config| {
         if config.get("input", &args.name).is_some() {
             return Err(ToolError::invalid_params(
@@ -437,7 +439,7 @@ fn plan_add_input_event(
             .param("action")
             .hint("Create it with add_input_action."));
         };
-        let value = variant::append_input_event(previous, &event)
+        let value = input_event::append_input_event(previous, &event)
             .ok_or_else(|| no_events_array(&args.action))?;
         Ok((
             config.set("input", &args.action, &value),

@@ -6,7 +6,7 @@
 //! the file — comments, blank lines, ordering, values the server does not
 //! understand — is preserved. Nothing here re-serializes the file.
 
-use crate::planes::variant::{Scan, scan_balanced};
+use crate::variant::{Scan, scan_balanced};
 
 /// One `key=value` entry and where it lies in the text.
 #[derive(Debug, Clone, PartialEq, Eq)]
