@@ -292,11 +292,7 @@ impl<'a> Parser<'a> {
                 loop {
                     match self.peek() {
                         None => {
-                            return Err(self.err_at(
-                                open,
-                                ErrorKind::Truncated,
-                                "section header is never closed with ']'",
-                            ));
+                            return Err(self.header_unclosed(open));
                         }
                         Some(b'\n') => {
                             return Err(
@@ -321,11 +317,7 @@ impl<'a> Parser<'a> {
                 }
                 if start == self.pos {
                     return Err(match self.peek() {
-                        None => self.err_at(
-                            open,
-                            ErrorKind::Truncated,
-                            "section header is never closed with ']'",
-                        ),
+                        None => self.header_unclosed(open),
                         c => self.err(
                             ErrorKind::Syntax,
                             format!("expected a section name, found {}", describe(c)),
@@ -348,11 +340,7 @@ impl<'a> Parser<'a> {
                 self.skip_inline_ws();
                 match self.peek() {
                     None => {
-                        return Err(self.err_at(
-                            open,
-                            ErrorKind::Truncated,
-                            "section header is never closed with ']'",
-                        ));
+                        return Err(self.header_unclosed(open));
                     }
                     Some(b']') => {
                         self.pos += 1;
@@ -386,11 +374,7 @@ impl<'a> Parser<'a> {
         match self.peek() {
             Some(b'=') => self.pos += 1,
             None => {
-                return Err(self.err_at(
-                    open,
-                    ErrorKind::Truncated,
-                    "section header is never closed with ']'",
-                ));
+                return Err(self.header_unclosed(open));
             }
             c => {
                 return Err(self.err(
@@ -403,12 +387,14 @@ impl<'a> Parser<'a> {
             }
         }
         if self.peek().is_none() {
-            return Err(self.err_at(
-                open,
-                ErrorKind::Truncated,
-                "section header is never closed with ']'",
-            ));
+            return Err(self.header_unclosed(open));
         }
+        self.property_value(name, mark)
+    }
+
+    /// The value of a `name=value` (the cursor on its first character), kept with
+    /// its original text.
+    fn property_value(&mut self, name: String, mark: Mark) -> Result<Property, ParseError> {
         let value_mark = self.mark();
         let vstart = self.pos;
         let value = self.value()?;
@@ -468,23 +454,9 @@ impl<'a> Parser<'a> {
             }
         }
         self.skip_value_ws();
-        let value_mark = self.mark();
-        let vstart = self.pos;
-        let value = self.value()?;
-        let text = self
-            .src
-            .get(vstart..self.pos)
-            .unwrap_or_default()
-            .to_owned();
+        let property = self.property_value(name, mark)?;
         self.expect_line_end("the value")?;
-        Ok(Property {
-            name,
-            text,
-            value,
-            line: mark.line,
-            mark,
-            value_mark,
-        })
+        Ok(property)
     }
 
     fn enter(&mut self) -> Result<(), ParseError> {
@@ -542,11 +514,7 @@ impl<'a> Parser<'a> {
         loop {
             match self.peek() {
                 None => {
-                    return Err(self.err_at(
-                        open,
-                        ErrorKind::UnterminatedString,
-                        "string is never closed with '\"'",
-                    ));
+                    return Err(self.string_unclosed(open));
                 }
                 Some(b'"') => {
                     let s = self.src.get(start..self.pos).unwrap_or_default().to_owned();
@@ -561,11 +529,7 @@ impl<'a> Parser<'a> {
         let mut lead_surrogate: Option<u32> = None;
         loop {
             let Some(c) = self.peek() else {
-                return Err(self.err_at(
-                    open,
-                    ErrorKind::UnterminatedString,
-                    "string is never closed with '\"'",
-                ));
+                return Err(self.string_unclosed(open));
             };
             if c == b'"' {
                 self.pos += 1;
@@ -589,11 +553,7 @@ impl<'a> Parser<'a> {
             let esc = self.mark();
             self.pos += 1;
             let Some(next) = self.src.get(self.pos..).and_then(|s| s.chars().next()) else {
-                return Err(self.err_at(
-                    open,
-                    ErrorKind::UnterminatedString,
-                    "string is never closed with '\"'",
-                ));
+                return Err(self.string_unclosed(open));
             };
             let code: u32 = match next {
                 'b' => 8,
@@ -607,11 +567,7 @@ impl<'a> Parser<'a> {
                     let hex = self.src.get(self.pos..self.pos + len);
                     let Some(hex) = hex.filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit())) else {
                         if self.b.len() < self.pos + len {
-                            return Err(self.err_at(
-                                open,
-                                ErrorKind::UnterminatedString,
-                                "string is never closed with '\"'",
-                            ));
+                            return Err(self.string_unclosed(open));
                         }
                         return Err(self.err_at(
                             esc,
@@ -951,6 +907,22 @@ impl<'a> Parser<'a> {
         self.peek().is_none()
     }
 
+    fn header_unclosed(&self, open: Mark) -> ParseError {
+        self.err_at(
+            open,
+            ErrorKind::Truncated,
+            "section header is never closed with ']'",
+        )
+    }
+
+    fn string_unclosed(&self, open: Mark) -> ParseError {
+        self.err_at(
+            open,
+            ErrorKind::UnterminatedString,
+            "string is never closed with '\"'",
+        )
+    }
+
     fn unclosed(&self, mark: Mark, what: &str) -> ParseError {
         self.err_at(
             mark,
@@ -1002,30 +974,37 @@ impl<'a> Parser<'a> {
                 }
             }
             let name = self.string()?;
-            self.skip_value_ws();
-            match self.peek() {
-                Some(b':') => self.pos += 1,
-                None => return Err(self.unclosed(mark, "Object(")),
-                c => {
-                    return Err(self.err(
-                        ErrorKind::Syntax,
-                        format!(
-                            "expected ':' after \"{name}\" in Object(…), found {}",
-                            describe(c)
-                        ),
-                    ));
-                }
-            }
-            if self.at_eof_after_ws() {
-                return Err(self.unclosed(mark, "Object("));
-            }
+            self.colon(mark, "Object(", format_args!("\"{name}\" in Object(…)"))?;
             let value = self.value()?;
             properties.push(ObjectProperty { name, value });
         }
     }
 
     fn array(&mut self) -> Result<Value, ParseError> {
+        let items = self.list(b']', "array", |p, _| p.value())?;
+        Ok(Value::Array(items))
+    }
+
+    fn dictionary(&mut self) -> Result<Value, ParseError> {
+        let entries = self.list(b'}', "dictionary", |p, mark| {
+            let key = p.value()?;
+            p.colon(mark, "{", format_args!("a dictionary key"))?;
+            let value = p.value()?;
+            Ok(DictEntry { key, value })
+        })?;
+        Ok(Value::Dictionary(entries))
+    }
+
+    /// The comma-separated items of an array or a dictionary (a trailing comma
+    /// allowed, as Godot's parser allows it); the cursor is on the opening bracket.
+    fn list<T>(
+        &mut self,
+        close: u8,
+        what: &str,
+        mut item: impl FnMut(&mut Self, Mark) -> Result<T, ParseError>,
+    ) -> Result<Vec<T>, ParseError> {
         let mark = self.mark();
+        let open = if close == b']' { "[" } else { "{" };
         self.enter()?;
         self.pos += 1;
         let mut items = Vec::new();
@@ -1033,8 +1012,8 @@ impl<'a> Parser<'a> {
         loop {
             self.skip_value_ws();
             match self.peek() {
-                None => return Err(self.unclosed(mark, "[")),
-                Some(b']') => {
+                None => return Err(self.unclosed(mark, open)),
+                Some(c) if c == close => {
                     self.pos += 1;
                     break;
                 }
@@ -1045,70 +1024,46 @@ impl<'a> Parser<'a> {
                 c if need_comma => {
                     return Err(self.err(
                         ErrorKind::Syntax,
-                        format!("expected ',' or ']' in array, found {}", describe(c)),
+                        format!(
+                            "expected ',' or '{}' in {what}, found {}",
+                            char::from(close),
+                            describe(c)
+                        ),
                     ));
                 }
                 _ => {
-                    items.push(self.value()?);
+                    items.push(item(self, mark)?);
                     need_comma = true;
                 }
             }
         }
         self.depth -= 1;
-        Ok(Value::Array(items))
+        Ok(items)
     }
 
-    fn dictionary(&mut self) -> Result<Value, ParseError> {
-        let mark = self.mark();
-        self.enter()?;
-        self.pos += 1;
-        let mut entries = Vec::new();
-        let mut need_comma = false;
-        loop {
-            self.skip_value_ws();
-            match self.peek() {
-                None => return Err(self.unclosed(mark, "{")),
-                Some(b'}') => {
-                    self.pos += 1;
-                    break;
-                }
-                Some(b',') if need_comma => {
-                    self.pos += 1;
-                    need_comma = false;
-                }
-                c if need_comma => {
-                    return Err(self.err(
-                        ErrorKind::Syntax,
-                        format!("expected ',' or '}}' in dictionary, found {}", describe(c)),
-                    ));
-                }
-                _ => {
-                    let key = self.value()?;
-                    self.skip_value_ws();
-                    match self.peek() {
-                        Some(b':') => self.pos += 1,
-                        None => return Err(self.unclosed(mark, "{")),
-                        c => {
-                            return Err(self.err(
-                                ErrorKind::Syntax,
-                                format!(
-                                    "expected ':' after a dictionary key, found {}",
-                                    describe(c)
-                                ),
-                            ));
-                        }
-                    }
-                    if self.at_eof_after_ws() {
-                        return Err(self.unclosed(mark, "{"));
-                    }
-                    let value = self.value()?;
-                    entries.push(DictEntry { key, value });
-                    need_comma = true;
-                }
+    /// The `:` after an Object property name or a dictionary key, and a value after
+    /// it; `opened` is the construct a missing end leaves unclosed.
+    fn colon(
+        &mut self,
+        mark: Mark,
+        opened: &str,
+        after: std::fmt::Arguments<'_>,
+    ) -> Result<(), ParseError> {
+        self.skip_value_ws();
+        match self.peek() {
+            Some(b':') => self.pos += 1,
+            None => return Err(self.unclosed(mark, opened)),
+            c => {
+                return Err(self.err(
+                    ErrorKind::Syntax,
+                    format!("expected ':' after {after}, found {}", describe(c)),
+                ));
             }
         }
-        self.depth -= 1;
-        Ok(Value::Dictionary(entries))
+        if self.at_eof_after_ws() {
+            return Err(self.unclosed(mark, opened));
+        }
+        Ok(())
     }
 }
 

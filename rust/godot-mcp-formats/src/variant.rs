@@ -182,14 +182,7 @@ fn float(json: Option<&Json>, what: &str) -> Result<f64, ValueError> {
 }
 
 fn floats<const N: usize>(json: Option<&Json>, what: &str) -> Result<[f64; N], ValueError> {
-    let Some(items) = json.and_then(Json::as_array).filter(|a| a.len() == N) else {
-        return err(format!("{what} must be an array of {N} numbers"));
-    };
-    let mut out = [0.0; N];
-    for (i, item) in items.iter().enumerate() {
-        out[i] = float(Some(item), &format!("{what}[{i}]"))?;
-    }
-    Ok(out)
+    fixed(json, what, "numbers", float)
 }
 
 fn int(json: Option<&Json>, what: &str) -> Result<i64, ValueError> {
@@ -202,12 +195,22 @@ fn int(json: Option<&Json>, what: &str) -> Result<i64, ValueError> {
 }
 
 fn ints<const N: usize>(json: Option<&Json>, what: &str) -> Result<[i64; N], ValueError> {
+    fixed(json, what, "integers", int)
+}
+
+/// An array of exactly `N` items, each decoded by `one`.
+fn fixed<T: Copy + Default, const N: usize>(
+    json: Option<&Json>,
+    what: &str,
+    items_are: &str,
+    one: fn(Option<&Json>, &str) -> Result<T, ValueError>,
+) -> Result<[T; N], ValueError> {
     let Some(items) = json.and_then(Json::as_array).filter(|a| a.len() == N) else {
-        return err(format!("{what} must be an array of {N} integers"));
+        return err(format!("{what} must be an array of {N} {items_are}"));
     };
-    let mut out = [0; N];
+    let mut out = [T::default(); N];
     for (i, item) in items.iter().enumerate() {
-        out[i] = int(Some(item), &format!("{what}[{i}]"))?;
+        out[i] = one(Some(item), &format!("{what}[{i}]"))?;
     }
     Ok(out)
 }

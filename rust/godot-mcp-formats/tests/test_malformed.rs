@@ -434,3 +434,46 @@ fn nodes_under_an_instanced_scene_need_not_be_declared() {
         ErrorKind::UnknownNode
     );
 }
+
+/// The text of each error the list, colon, header and string scanners share: what
+/// an agent reads in a PARSE_ERROR, so it stays word for word.
+#[test]
+fn shared_scanners_keep_their_messages() {
+    let msg = |src: &str| godot_mcp_formats::parse_value(src).unwrap_err().to_string();
+    for (src, want) in [
+        ("[1 2]", "1:4: syntax error: expected ',' or ']' in array, found '2'"),
+        (
+            "{\"a\": 1 \"b\"}",
+            "1:9: syntax error: expected ',' or '}' in dictionary, found '\"'",
+        ),
+        (
+            "{\"a\" 1}",
+            "1:6: syntax error: expected ':' after a dictionary key, found '1'",
+        ),
+        (
+            "Object(Node,\"a\" 1)",
+            "1:17: syntax error: expected ':' after \"a\" in Object(…), found '1'",
+        ),
+        ("[1,", "1:1: truncated input: '[' opened here is never closed"),
+        ("{\"a\":", "1:1: truncated input: '{' opened here is never closed"),
+        (
+            "Object(Node,\"a\":",
+            "1:1: truncated input: 'Object(' opened here is never closed",
+        ),
+        (
+            "\"abc",
+            "1:1: unterminated string: string is never closed with '\"'",
+        ),
+        (
+            "\"a\\",
+            "1:1: unterminated string: string is never closed with '\"'",
+        ),
+    ] {
+        assert_eq!(msg(src), want, "{src}");
+    }
+    let header = parse_resource("[gd_resource type=\"Resource\" format=3").unwrap_err();
+    assert_eq!(
+        header.to_string(),
+        "1:1: truncated input: section header is never closed with ']'"
+    );
+}
