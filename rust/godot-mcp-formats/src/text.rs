@@ -14,6 +14,7 @@ use serde::Serialize;
 
 use crate::error::{ErrorKind, Mark, ParseError};
 use crate::value::{DictEntry, ObjectProperty, Value};
+use crate::variant::TYPE_NAMES;
 
 /// Deeper nesting than this is refused rather than risking the stack.
 const MAX_DEPTH: u32 = 128;
@@ -1069,40 +1070,7 @@ impl<'a> Parser<'a> {
 
 /// Godot's built-in type names are borrowed, not allocated, per value.
 fn constructor_name(name: &str) -> Cow<'static, str> {
-    const KNOWN: &[&str] = &[
-        "Vector2",
-        "Vector2i",
-        "Vector3",
-        "Vector3i",
-        "Vector4",
-        "Vector4i",
-        "Rect2",
-        "Rect2i",
-        "Transform2D",
-        "Transform3D",
-        "Plane",
-        "Quaternion",
-        "AABB",
-        "Basis",
-        "Projection",
-        "Color",
-        "Resource",
-        "Callable",
-        "Signal",
-        "Array",
-        "Dictionary",
-        "PackedByteArray",
-        "PackedInt32Array",
-        "PackedInt64Array",
-        "PackedFloat32Array",
-        "PackedFloat64Array",
-        "PackedStringArray",
-        "PackedVector2Array",
-        "PackedVector3Array",
-        "PackedVector4Array",
-        "PackedColorArray",
-    ];
-    match KNOWN.iter().find(|k| **k == name) {
+    match TYPE_NAMES.iter().chain(&["Resource"]).find(|k| **k == name) {
         Some(k) => Cow::Borrowed(k),
         None => Cow::Owned(name.to_owned()),
     }

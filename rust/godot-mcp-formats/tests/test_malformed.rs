@@ -441,7 +441,10 @@ fn nodes_under_an_instanced_scene_need_not_be_declared() {
 fn shared_scanners_keep_their_messages() {
     let msg = |src: &str| godot_mcp_formats::parse_value(src).unwrap_err().to_string();
     for (src, want) in [
-        ("[1 2]", "1:4: syntax error: expected ',' or ']' in array, found '2'"),
+        (
+            "[1 2]",
+            "1:4: syntax error: expected ',' or ']' in array, found '2'",
+        ),
         (
             "{\"a\": 1 \"b\"}",
             "1:9: syntax error: expected ',' or '}' in dictionary, found '\"'",
@@ -454,8 +457,14 @@ fn shared_scanners_keep_their_messages() {
             "Object(Node,\"a\" 1)",
             "1:17: syntax error: expected ':' after \"a\" in Object(…), found '1'",
         ),
-        ("[1,", "1:1: truncated input: '[' opened here is never closed"),
-        ("{\"a\":", "1:1: truncated input: '{' opened here is never closed"),
+        (
+            "[1,",
+            "1:1: truncated input: '[' opened here is never closed",
+        ),
+        (
+            "{\"a\":",
+            "1:1: truncated input: '{' opened here is never closed",
+        ),
         (
             "Object(Node,\"a\":",
             "1:1: truncated input: 'Object(' opened here is never closed",

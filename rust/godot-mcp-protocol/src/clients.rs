@@ -4,7 +4,7 @@
 //!
 //! `mcpServers` for Claude Code (typed `stdio`), Claude Desktop and Cursor; `servers`
 //! (typed `stdio`) for VS Code; `[mcp_servers.godot]` in TOML for Codex. JSON goes
-//! through serde_json; the TOML is two keys, written here with TOML's basic-string escapes
+//! through serde_json; the TOML is two keys, written with TOML's basic-string escapes
 //! (the tests parse it with `toml_edit`; `setup-client` edits TOML files with `toml_edit`).
 
 use serde_json::{Map, Value, json};
@@ -129,24 +129,11 @@ args = [{}]
     }
 }
 
-/// A TOML basic string: `"`, `\` and every control character escaped (TOML allows no
-/// raw control character but tab in a basic string; tab is escaped too, for clarity).
+/// A TOML basic string. Godot's string-literal escapes are exactly TOML's basic-string
+/// escapes (`\"`, `\\`, `\n`, `\r`, `\t`, and `\uXXXX` for every other control
+/// character; TOML reads hex digits of either case), so the value model's writer serves.
 fn toml_string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+    godot_mcp_formats::variant::quote(s)
 }
 
 #[cfg(test)]

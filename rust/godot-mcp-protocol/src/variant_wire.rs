@@ -897,48 +897,10 @@ impl Variant {
 
 /// `Variant::get_type_name` for a type number (the debugger sends the number).
 pub fn type_name(t: u32) -> &'static str {
-    const NAMES: [&str; 39] = [
-        "Nil",
-        "bool",
-        "int",
-        "float",
-        "String",
-        "Vector2",
-        "Vector2i",
-        "Rect2",
-        "Rect2i",
-        "Vector3",
-        "Vector3i",
-        "Transform2D",
-        "Vector4",
-        "Vector4i",
-        "Plane",
-        "Quaternion",
-        "AABB",
-        "Basis",
-        "Transform3D",
-        "Projection",
-        "Color",
-        "StringName",
-        "NodePath",
-        "RID",
-        "Object",
-        "Callable",
-        "Signal",
-        "Dictionary",
-        "Array",
-        "PackedByteArray",
-        "PackedInt32Array",
-        "PackedInt64Array",
-        "PackedFloat32Array",
-        "PackedFloat64Array",
-        "PackedStringArray",
-        "PackedVector2Array",
-        "PackedVector3Array",
-        "PackedColorArray",
-        "PackedVector4Array",
-    ];
-    NAMES.get(t as usize).copied().unwrap_or("unknown")
+    godot_mcp_formats::variant::TYPE_NAMES
+        .get(t as usize)
+        .copied()
+        .unwrap_or("unknown")
 }
 
 #[cfg(test)]
