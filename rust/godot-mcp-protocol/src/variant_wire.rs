@@ -907,6 +907,26 @@ pub fn type_name(t: u32) -> &'static str {
 mod tests {
     use super::*;
 
+    /// The shared name table lines up with the type numbers the codec writes.
+    #[test]
+    fn type_numbers_name_their_types() {
+        for (t, name) in [
+            (ty::NIL, "Nil"),
+            (ty::FLOAT, "float"),
+            (ty::VECTOR2I, "Vector2i"),
+            (ty::TRANSFORM3D, "Transform3D"),
+            (ty::STRING_NAME, "StringName"),
+            (ty::OBJECT, "Object"),
+            (ty::DICTIONARY, "Dictionary"),
+            (ty::ARRAY, "Array"),
+            (ty::PACKED_COLOR_ARRAY, "PackedColorArray"),
+            (ty::PACKED_VECTOR4_ARRAY, "PackedVector4Array"),
+        ] {
+            assert_eq!(type_name(t), name);
+        }
+        assert_eq!(type_name(ty::PACKED_VECTOR4_ARRAY + 1), "unknown");
+    }
+
     fn round_trip(v: Variant) {
         let bytes = encode(&v);
         assert_eq!(bytes.len() % 4, 0, "{v:?} is not padded");
