@@ -1130,6 +1130,38 @@ mod tests {
         }
     }
 
+    /// Plain JSON an agent sends to a settings or property write: scalars (any finite
+    /// float, any string), arrays and objects.
+    fn plain_json() -> impl Strategy<Value = Json> {
+        let leaf = prop_oneof![
+            Just(Json::Null),
+            any::<bool>().prop_map(Json::from),
+            any::<i64>().prop_map(Json::from),
+            any::<f64>()
+                .prop_filter("finite", |f| f.is_finite())
+                .prop_map(Json::from),
+            ".{0,8}".prop_map(Json::from),
+        ];
+        leaf.prop_recursive(4, 32, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Json::Array),
+                prop::collection::btree_map(".{0,6}", inner, 0..4)
+                    .prop_map(|m| Json::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        /// Plain JSON → Godot text → value → JSON: what a write stores reads back as
+        /// the JSON the agent sent, through the parser Godot's files go through.
+        #[test]
+        fn plain_json_round_trips_through_godot_text(json in plain_json()) {
+            let text = plain_json_text(&json, "value").unwrap();
+            let parsed = crate::text::parse_value(&text).unwrap();
+            prop_assert_eq!(from_text(&parsed, &Refs::default()).to_json(), json, "{}", text);
+        }
+    }
+
     /// `v` with every 32-bit (`real_t`) component as Godot holds it ([`real`]): what
     /// a value reads back as once it went through a file, the editor or the game.
     fn reals(v: Value) -> Value {
