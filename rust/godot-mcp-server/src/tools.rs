@@ -59,6 +59,7 @@ pub mod tilemap;
 pub mod tilemap_edit;
 pub mod toolsets;
 pub mod transactions;
+pub(crate) mod tres_edit;
 pub mod ui;
 pub mod visual_shader;
 
