@@ -28,7 +28,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ErrorCode, ToolError};
-use crate::planes::process::{Ended, LaunchSpec};
+use crate::planes::process::{Ended, LaunchSpec, Session};
 use crate::safety::{EffectKind, SafetyClass, Toolset, find_godot_binary};
 use crate::state::AppState;
 use crate::tools::{CallFlags, ToolDef, ToolMeta, ToolResult};
@@ -146,6 +146,43 @@ pub(crate) fn godot() -> Result<PathBuf, ToolError> {
     )
 }
 
+/// A launch of `program args…` with no user arguments and no parent that writes no
+/// project file (`purpose` is what the supervisor's control arguments key on).
+pub(crate) fn plain_launch(
+    purpose: &'static str,
+    tool_family: &'static str,
+    operation: &'static str,
+    program: PathBuf,
+    args: Vec<String>,
+) -> LaunchSpec {
+    LaunchSpec {
+        purpose,
+        program,
+        args,
+        user_args: vec![],
+        tool_family,
+        operation,
+        parent: None,
+        writes_disk: false,
+    }
+}
+
+/// Launch `spec` under the supervisor (a journaled process_launch) and wait for it, at
+/// most `limit`; `killed` is the internal error should it outlive its kill.
+pub(crate) async fn launch_and_wait(
+    state: &Arc<AppState>,
+    spec: LaunchSpec,
+    limit: Duration,
+    killed: &'static str,
+) -> Result<(Arc<Session>, Ended), ToolError> {
+    let session = state.process.launch(state, spec).await?;
+    let ended = session
+        .wait_or_kill(limit)
+        .await
+        .ok_or_else(|| ToolError::internal(killed))?;
+    Ok((session, ended))
+}
+
 /// Run `program args…` (purpose = `operation`) under the supervisor (a journaled process_launch) and wait
 /// for it, at most `limit`; returns how it ended, its stdout and its stderr.
 pub(crate) async fn run_supervised(
@@ -155,26 +192,9 @@ pub(crate) async fn run_supervised(
     operation: &'static str,
     limit: Duration,
 ) -> Result<(Ended, String, String), ToolError> {
-    let session = state
-        .process
-        .launch(
-            state,
-            LaunchSpec {
-                purpose: operation,
-                program,
-                args,
-                user_args: vec![],
-                tool_family: "project.scripts",
-                operation,
-                parent: None,
-                writes_disk: false,
-            },
-        )
-        .await?;
-    let ended = session
-        .wait_or_kill(limit)
-        .await
-        .ok_or_else(|| ToolError::internal("the killed Godot process did not end"))?;
+    let spec = plain_launch(operation, "project.scripts", operation, program, args);
+    let (session, ended) =
+        launch_and_wait(state, spec, limit, "the killed Godot process did not end").await?;
     if ended.timed_out {
         return Err(ToolError::new(
             ErrorCode::Timeout,
@@ -404,22 +424,14 @@ async fn editor_descriptions_in(
         a.extend(rest.iter().map(|s| s.to_string()));
         a
     };
-    let session = state
-        .process
-        .launch(
-            state,
-            LaunchSpec {
-                purpose: "editor_docs",
-                program: PathBuf::from("/usr/bin/env"),
-                args: env_args(&["--editor"]),
-                user_args: vec![],
-                tool_family: "project.scripts",
-                operation: "editor_docs",
-                parent: None,
-                writes_disk: false,
-            },
-        )
-        .await?;
+    let spec = plain_launch(
+        "editor_docs",
+        "project.scripts",
+        "editor_docs",
+        PathBuf::from("/usr/bin/env"),
+        env_args(&["--editor"]),
+    );
+    let session = state.process.launch(state, spec).await?;
     // The editor writes the cache once, from a thread, then keeps running: wait until
     // the file exists and its size held still for a second, then stop the editor.
     let cache_dir = xdg.join("cache/godot");
@@ -666,18 +678,6 @@ pub struct ClassOut {
     /// Enum values grouped under their enum.
     #[serde(skip_serializing_if = "Option::is_none")]
     enums: Option<BTreeMap<String, BTreeMap<String, String>>>,
-}
-
-/// [`class_out`] as JSON.
-pub fn class_json(
-    db: &ClassDb,
-    class: &ClassDoc,
-    member: Option<&str>,
-    kinds: &[MemberKind],
-    member_descriptions: bool,
-) -> serde_json::Value {
-    serde_json::to_value(class_out(db, class, member, kinds, member_descriptions))
-        .unwrap_or_default()
 }
 
 /// Render one class for an agent: signatures as one string each (the shortest exact
