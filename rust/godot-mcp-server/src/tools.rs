@@ -41,6 +41,7 @@ pub mod navigation;
 pub mod particles;
 pub mod physics;
 pub mod project;
+pub(crate) mod recipe_tool;
 pub mod recipes;
 pub mod runtime;
 pub mod runtime_more;
