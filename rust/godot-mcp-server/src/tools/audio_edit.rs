@@ -28,7 +28,8 @@ use crate::tools::files::{FileEffect, plan_write};
 use crate::tools::scene_disk::Doc;
 use crate::tools::scene_more::{Stamped, node_edit, reply_fields};
 use crate::tools::tres_edit::{
-    FileEdit, check_expected, edit_args, edit_meta, read_model, require_tres, sub_id,
+    FileEdit, check_expected, edit_args, edit_meta, is_property_name, read_model, require_tres,
+    sub_id,
 };
 use crate::tools::{Also, Committed, Plan, ToolDef, ToolMeta};
 
@@ -626,13 +627,7 @@ fn plan_add_effect(
     }
     let mut properties = Vec::new();
     for (key, value) in &args.properties {
-        let valid = !key.is_empty()
-            && key.len() <= 128
-            && key
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '/')
-            && !key.starts_with('/');
-        if !valid {
+        if key.len() > 128 || !is_property_name(key) {
             return Err(ToolError::invalid_params(
                 format!("properties.{key}"),
                 format!("{key:?} is not a property name"),

@@ -23,13 +23,20 @@ pub(crate) const fn edit_meta(
     description: &'static str,
 ) -> ToolMeta {
     ToolMeta {
-        name,
-        title,
-        description,
         class: SafetyClass::Destructive,
-        toolset,
         effect: EffectKind::File,
+        ..ToolMeta::read_only(toolset, name, title, description)
     }
+}
+
+/// Whether `key` can name a stored property: letters, digits, `_` and `/` (a
+/// sub-property path such as `process_material/spread`), not starting with `/`.
+pub(crate) fn is_property_name(key: &str) -> bool {
+    !key.is_empty()
+        && !key.starts_with('/')
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '/')
 }
 
 /// The file an edit works on (`P`: a path, or an optional one where the family has a
