@@ -31,7 +31,7 @@ use crate::error::{ErrorCode, ToolError};
 use crate::planes::process::{Ended, LaunchSpec, Session};
 use crate::safety::{EffectKind, SafetyClass, Toolset, find_godot_binary};
 use crate::state::AppState;
-use crate::tools::{CallFlags, ToolDef, ToolMeta, ToolResult};
+use crate::tools::{CallFlags, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
@@ -167,20 +167,17 @@ pub(crate) fn plain_launch(
     }
 }
 
-/// Launch `spec` under the supervisor (a journaled process_launch) and wait for it, at
-/// most `limit`; `killed` is the internal error should it outlive its kill.
-pub(crate) async fn launch_and_wait(
-    state: &Arc<AppState>,
-    spec: LaunchSpec,
+/// Wait for a supervised process to end, killing it after `limit`; `killed` is the
+/// internal error should it outlive its kill.
+pub(crate) async fn wait_ended(
+    session: &Session,
     limit: Duration,
     killed: &'static str,
-) -> Result<(Arc<Session>, Ended), ToolError> {
-    let session = state.process.launch(state, spec).await?;
-    let ended = session
+) -> Result<Ended, ToolError> {
+    session
         .wait_or_kill(limit)
         .await
-        .ok_or_else(|| ToolError::internal(killed))?;
-    Ok((session, ended))
+        .ok_or_else(|| ToolError::internal(killed))
 }
 
 /// Run `program args…` (purpose = `operation`) under the supervisor (a journaled process_launch) and wait
@@ -193,8 +190,8 @@ pub(crate) async fn run_supervised(
     limit: Duration,
 ) -> Result<(Ended, String, String), ToolError> {
     let spec = plain_launch(operation, "project.scripts", operation, program, args);
-    let (session, ended) =
-        launch_and_wait(state, spec, limit, "the killed Godot process did not end").await?;
+    let session = state.process.launch(state, spec).await?;
+    let ended = wait_ended(&session, limit, "the killed Godot process did not end").await?;
     if ended.timed_out {
         return Err(ToolError::new(
             ErrorCode::Timeout,
@@ -823,21 +820,6 @@ async fn get_class_reference(
     )
 }
 
-/// [`lookup_class`] as JSON.
-pub fn lookup(
-    db: &ClassDb,
-    class: &str,
-    member: Option<&str>,
-    kinds: &[MemberKind],
-    member_descriptions: bool,
-) -> ToolResult {
-    to_json(lookup_class(db, class, member, kinds, member_descriptions)?)
-}
-
-fn to_json<T: Serialize>(v: T) -> ToolResult {
-    serde_json::to_value(v).map_err(|e| ToolError::internal(e.to_string()))
-}
-
 /// The class reference of one class, or RESOURCE_NOT_FOUND with near names.
 pub fn lookup_class(
     db: &ClassDb,
@@ -944,17 +926,6 @@ pub struct SearchOut {
     returned: usize,
     results: Vec<Hit>,
     next_cursor: Option<String>,
-}
-
-/// [`search_classes`] as JSON.
-pub fn search(
-    db: &ClassDb,
-    query: &str,
-    kind: Option<SearchKind>,
-    cursor: Option<&str>,
-    limit: Option<u32>,
-) -> ToolResult {
-    to_json(search_classes(db, query, kind, cursor, limit)?)
 }
 
 /// Search `db`: exact name matches first, then prefixes, then substrings; within a

@@ -18,7 +18,7 @@ use crate::planes::process::{self, LaunchSpec, errors};
 use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::classref::{launch_and_wait, plain_launch};
+use crate::tools::classref::{plain_launch, wait_ended};
 use crate::tools::runtime::{ended_json, godot, probe_request, session_of};
 use crate::tools::{CallFlags, ToolDef, ToolMeta};
 
@@ -505,8 +505,8 @@ async fn run_tests(
             "--import".into(),
         ];
         let spec = tests_launch("run_tests_import", program.clone(), import_args);
-        let (session, ended) =
-            launch_and_wait(&state, spec, deadline, "the killed import did not end").await?;
+        let session = state.process.launch(&state, spec).await?;
+        let ended = wait_ended(&session, deadline, "the killed import did not end").await?;
         let import = ImportRun {
             transaction_id: session.txn.to_string(),
             end: ended_json(&ended),
@@ -535,10 +535,10 @@ async fn run_tests(
         imported = Some(import);
     }
 
-    let limit = deadline.saturating_sub(started.elapsed());
     let spec = tests_launch("run_tests", program, engine);
-    let (session, ended) =
-        launch_and_wait(&state, spec, limit, "the killed test run did not end").await?;
+    let session = state.process.launch(&state, spec).await?;
+    let limit = deadline.saturating_sub(started.elapsed());
+    let ended = wait_ended(&session, limit, "the killed test run did not end").await?;
 
     let dir = session.output_dir();
     let stdout = std::fs::read(dir.join("stdout.log")).unwrap_or_default();
