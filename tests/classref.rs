@@ -13,10 +13,33 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use godot_mcp_server::error::ToolError;
 use godot_mcp_server::tools::classref::{
-    ClassDb, DumpClass, MemberKind, SearchKind, lookup, merge_descriptions, search,
+    ClassDb, DumpClass, MemberKind, SearchKind, lookup_class, merge_descriptions, search_classes,
 };
 use serde_json::{Value, json};
+
+/// get_class_reference's answer for `class`, as the JSON an agent reads.
+fn lookup(
+    db: &ClassDb,
+    class: &str,
+    member: Option<&str>,
+    kinds: &[MemberKind],
+    descriptions: bool,
+) -> Result<Value, ToolError> {
+    lookup_class(db, class, member, kinds, descriptions).map(|c| serde_json::to_value(c).unwrap())
+}
+
+/// search_class_reference's answer, as the JSON an agent reads.
+fn search(
+    db: &ClassDb,
+    query: &str,
+    kind: Option<SearchKind>,
+    cursor: Option<&str>,
+    limit: Option<u32>,
+) -> Result<Value, ToolError> {
+    search_classes(db, query, kind, cursor, limit).map(|s| serde_json::to_value(s).unwrap())
+}
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/godot-4.4.1/doctool")

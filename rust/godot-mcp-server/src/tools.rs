@@ -41,6 +41,7 @@ pub mod navigation;
 pub mod particles;
 pub mod physics;
 pub mod project;
+pub(crate) mod recipe_tool;
 pub mod recipes;
 pub mod runtime;
 pub mod runtime_more;
@@ -59,6 +60,7 @@ pub mod tilemap;
 pub mod tilemap_edit;
 pub mod toolsets;
 pub mod transactions;
+pub(crate) mod tres_edit;
 pub mod ui;
 pub mod visual_shader;
 

@@ -14,6 +14,7 @@ use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::scene_disk::{Doc, load_doc};
+use crate::tools::tres_edit::require_class;
 use crate::tools::{CallFlags, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
@@ -130,15 +131,7 @@ pub(crate) fn buses_of(path: &ResPath, doc: &Doc) -> Result<Vec<BusOut>, ToolErr
     let Doc::Resource(res) = doc else {
         return Err(ToolError::internal("a .tres parsed as a scene"));
     };
-    if res.resource_type != "AudioBusLayout" {
-        return Err(ToolError::invalid_params(
-            "path",
-            format!(
-                "{path} is a {} resource, not an AudioBusLayout",
-                res.resource_type
-            ),
-        ));
-    }
+    require_class(path, res, "AudioBusLayout")?;
     let buses = parse_bus_layout(&res.properties).map_err(|name| {
         ToolError::new(
             ErrorCode::TooLarge,

@@ -13,11 +13,10 @@ use godot_mcp_formats::audio_bus::{Bus, BusEffect, EffectResource, LayoutFile};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
-use sha2::{Digest, Sha256};
 
 use godot_mcp_formats::variant;
 
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 use crate::honesty::Persistence;
 use crate::planes::project::Expect;
 use crate::respath::ResPath;
@@ -29,17 +28,14 @@ use crate::tools::editor::present;
 use crate::tools::files::{FileEffect, plan_write};
 use crate::tools::scene_disk::Doc;
 use crate::tools::scene_more::{Stamped, node_edit, reply_fields};
+use crate::tools::tres_edit::{
+    FileEdit, check_expected, edit_args, edit_meta, is_property_name, read_model, require_tres,
+    sub_id,
+};
 use crate::tools::{Also, Committed, Plan, ToolDef, ToolMeta};
 
 fn meta(name: &'static str, title: &'static str, description: &'static str) -> ToolMeta {
-    ToolMeta {
-        name,
-        title,
-        description,
-        class: SafetyClass::Destructive,
-        toolset: Toolset::Audio,
-        effect: EffectKind::File,
-    }
+    edit_meta(Toolset::Audio, name, title, description)
 }
 
 pub fn tools() -> Vec<ToolDef> {
@@ -203,13 +199,6 @@ const EFFECT_CLASSES: [&str; 27] = [
     "AudioEffectStereoEnhance",
 ];
 
-/// The layout file and the caller's compare-and-swap expectation (every tool here
-/// takes both as `path` and `expected_sha256`).
-struct LayoutFileArgs {
-    path: Option<ResPath>,
-    expected_sha256: Option<String>,
-}
-
 /// The persistence of a layout write: on disk, but an open editor holds its own copy.
 fn layout_on_disk() -> Persistence {
     Persistence {
@@ -239,43 +228,23 @@ type LayoutPlan<C> = Plan<Also<FileEffect, LayoutChange<C>>, Committed>;
 /// it changed, reported under `change`.
 fn plan_layout_edit<C>(
     state: Arc<AppState>,
-    file: LayoutFileArgs,
+    file: FileEdit<Option<ResPath>>,
     edit: impl FnOnce(&mut LayoutFile) -> Result<C, ToolError>,
 ) -> Result<LayoutPlan<C>, ToolError> {
     let (path, source) = layout_target(&state, file.path)?;
-    if path.extension().as_deref() != Some("tres") {
-        return Err(ToolError::invalid_params(
-            "path",
-            format!("{path} is not a .tres path (a text AudioBusLayout)"),
-        ));
-    }
+    require_tres(&path, "AudioBusLayout")?;
     let real = state.project.resolve("path", &path)?;
     let (mut layout, read_sha) = match std::fs::metadata(&real) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => (LayoutFile::builtin(), None),
         _ => {
-            let text = crate::tools::project::read_text(&state, "path", &path, &real)?;
-            let res = godot_mcp_formats::parse_resource(&text)
-                .map_err(|e| crate::tools::scenes::parse_error(&path, &e))?;
-            if res.resource_type != "AudioBusLayout" {
-                return Err(ToolError::invalid_params(
-                    "path",
-                    format!(
-                        "{path} is a {} resource, not an AudioBusLayout",
-                        res.resource_type
-                    ),
-                ));
-            }
-            let layout = LayoutFile::from_resource(&res).map_err(|why| {
-                ToolError::new(
-                    ErrorCode::ParseError,
-                    format!("{path}: {why}; this server does not rewrite it"),
-                )
-                .param("path")
-            })?;
-            (
-                layout,
-                Some(crate::planes::project::sha256_hex(text.as_bytes())),
-            )
+            let (layout, sha) = read_model(
+                &state,
+                &path,
+                &real,
+                "AudioBusLayout",
+                LayoutFile::from_resource,
+            )?;
+            (layout, Some(sha))
         }
     };
     let change = edit(&mut layout)?;
@@ -284,21 +253,12 @@ fn plan_layout_edit<C>(
     let written = godot_mcp_formats::parse_resource(&text)
         .map_err(|e| ToolError::internal(format!("the layout written does not parse: {e}")))?;
     let buses = buses_json(&path, &Doc::Resource(written))?;
-    // The bytes the edit was computed from are the expectation; a caller's
-    // expected_sha256 must name them.
-    if let Some(e) = &file.expected_sha256
-        && !read_sha
-            .as_deref()
-            .is_some_and(|r| r.eq_ignore_ascii_case(e))
-    {
-        return Err(ToolError::new(
-            ErrorCode::Stale,
-            format!("{path} is not the content expected_sha256 names; nothing was written"),
-        )
-        .param("expected_sha256")
-        .hint("Read the layout again (get_audio_bus_layout, read_resource) and retry.")
-        .details(json!({"expected_sha256": e, "actual_sha256": read_sha})));
-    }
+    check_expected(
+        &path,
+        file.expected_sha256.as_deref(),
+        read_sha.as_deref(),
+        "Read the layout again (get_audio_bus_layout, read_resource) and retry.",
+    )?;
     let expect = read_sha.as_deref().map_or(Expect::Absent, Expect::Sha256);
     let plan = plan_write(
         &state,
@@ -372,32 +332,80 @@ fn check_volume(v: f64) -> Result<(), ToolError> {
     }
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct AddBusArgs {
-    /// An AudioBusLayout .tres (default: the project's).
-    #[serde(default)]
-    path: Option<ResPath>,
-    /// The file's sha256 now; else STALE.
-    #[serde(default)]
-    expected_sha256: Option<String>,
-    /// The new bus's name (unique).
-    name: String,
-    /// Position (default: last; 0 is Master and cannot be taken).
-    #[serde(default)]
-    at_index: Option<usize>,
-    /// Default 0.
-    #[serde(default)]
-    volume_db: Option<f64>,
-    #[serde(default)]
-    mute: Option<bool>,
-    #[serde(default)]
-    solo: Option<bool>,
-    #[serde(default)]
-    bypass_fx: Option<bool>,
-    /// An earlier bus it feeds (default: empty, which is Master).
-    #[serde(default)]
-    send: Option<String>,
+// The arguments of the layout edits.
+edit_args! {
+    path: [
+        /// An AudioBusLayout .tres (default: the project's).
+        #[serde(default)]
+        Option<ResPath>
+    ];
+
+    pub struct AddBusArgs {
+        /// The new bus's name (unique).
+        name: String,
+        /// Position (default: last; 0 is Master and cannot be taken).
+        #[serde(default)]
+        at_index: Option<usize>,
+        /// Default 0.
+        #[serde(default)]
+        volume_db: Option<f64>,
+        #[serde(default)]
+        mute: Option<bool>,
+        #[serde(default)]
+        solo: Option<bool>,
+        #[serde(default)]
+        bypass_fx: Option<bool>,
+        /// An earlier bus it feeds (default: empty, which is Master).
+        #[serde(default)]
+        send: Option<String>,
+    }
+
+    pub struct BusArgs {
+        /// The bus, by name.
+        bus: String,
+    }
+
+    pub struct SetBusArgs {
+        /// The bus, by name.
+        bus: String,
+        /// A new name (not for Master).
+        #[serde(default)]
+        new_name: Option<String>,
+        #[serde(default)]
+        volume_db: Option<f64>,
+        #[serde(default)]
+        mute: Option<bool>,
+        #[serde(default)]
+        solo: Option<bool>,
+        #[serde(default)]
+        bypass_fx: Option<bool>,
+        /// An earlier bus it feeds.
+        #[serde(default)]
+        send: Option<String>,
+    }
+
+    pub struct AddEffectArgs {
+        /// The bus, by name.
+        bus: String,
+        /// AudioEffect class, e.g. AudioEffectReverb.
+        effect: String,
+        /// The effect's properties as JSON, e.g. {"room_size": 0.5}.
+        #[serde(default)]
+        properties: Map<String, Value>,
+        /// Default true.
+        #[serde(default)]
+        enabled: Option<bool>,
+        /// Slot (default: last).
+        #[serde(default)]
+        at_index: Option<usize>,
+    }
+
+    pub struct RemoveEffectArgs {
+        /// The bus, by name.
+        bus: String,
+        /// The effect's slot (get_audio_bus_layout lists them).
+        index: usize,
+    }
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -406,76 +414,53 @@ pub(crate) struct BusAdded {
     index: usize,
 }
 
-fn plan_add_bus(
-    state: Arc<AppState>,
-    mut args: AddBusArgs,
-) -> Result<LayoutPlan<BusAdded>, ToolError> {
+fn plan_add_bus(state: Arc<AppState>, args: AddBusArgs) -> Result<LayoutPlan<BusAdded>, ToolError> {
     check_bus_name("name", &args.name)?;
     if let Some(v) = args.volume_db {
         check_volume(v)?;
     }
-    plan_layout_edit(
-        state,
-        LayoutFileArgs {
-            path: args.path.take(),
-            expected_sha256: args.expected_sha256.take(),
-        },
-        move |layout| {
-            if layout.bus_index(&args.name).is_some() {
-                return Err(ToolError::invalid_params(
-                    "name",
-                    format!("a bus named {:?} already exists", args.name),
-                ));
-            }
-            let at = args.at_index.unwrap_or(layout.buses.len());
-            if at == 0 || at > layout.buses.len() {
-                return Err(ToolError::invalid_params(
-                    "at_index",
-                    format!("at_index must be 1..={} (0 is Master)", layout.buses.len()),
-                ));
-            }
-            // Godot's own add_bus leaves the send empty, which mixes into Master.
-            let send = args.send.clone().unwrap_or_default();
-            layout.buses.insert(
-                at,
-                Bus {
-                    index: at,
-                    name: args.name.clone(),
-                    volume_db: args.volume_db.unwrap_or(0.0),
-                    mute: args.mute.unwrap_or(false),
-                    solo: args.solo.unwrap_or(false),
-                    bypass_fx: args.bypass_fx.unwrap_or(false),
-                    send: send.clone(),
-                    effects: Vec::new(),
-                },
-            );
-            check_send(layout, at, &send)?;
-            reindex(layout);
-            Ok(BusAdded {
-                added: args.name,
+    plan_layout_edit(state, args.file(), move |layout| {
+        if layout.bus_index(&args.name).is_some() {
+            return Err(ToolError::invalid_params(
+                "name",
+                format!("a bus named {:?} already exists", args.name),
+            ));
+        }
+        let at = args.at_index.unwrap_or(layout.buses.len());
+        if at == 0 || at > layout.buses.len() {
+            return Err(ToolError::invalid_params(
+                "at_index",
+                format!("at_index must be 1..={} (0 is Master)", layout.buses.len()),
+            ));
+        }
+        // Godot's own add_bus leaves the send empty, which mixes into Master.
+        let send = args.send.clone().unwrap_or_default();
+        layout.buses.insert(
+            at,
+            Bus {
                 index: at,
-            })
-        },
-    )
+                name: args.name.clone(),
+                volume_db: args.volume_db.unwrap_or(0.0),
+                mute: args.mute.unwrap_or(false),
+                solo: args.solo.unwrap_or(false),
+                bypass_fx: args.bypass_fx.unwrap_or(false),
+                send: send.clone(),
+                effects: Vec::new(),
+            },
+        );
+        check_send(layout, at, &send)?;
+        reindex(layout);
+        Ok(BusAdded {
+            added: args.name,
+            index: at,
+        })
+    })
 }
 
 fn reindex(layout: &mut LayoutFile) {
     for (i, b) in layout.buses.iter_mut().enumerate() {
         b.index = i;
     }
-}
-
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct BusArgs {
-    /// An AudioBusLayout .tres (default: the project's).
-    #[serde(default)]
-    path: Option<ResPath>,
-    /// The file's sha256 now; else STALE.
-    #[serde(default)]
-    expected_sha256: Option<String>,
-    /// The bus, by name.
-    bus: String,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -489,66 +474,32 @@ pub(crate) struct BusRemoved {
 
 fn plan_remove_bus(
     state: Arc<AppState>,
-    mut args: BusArgs,
+    args: BusArgs,
 ) -> Result<LayoutPlan<BusRemoved>, ToolError> {
-    plan_layout_edit(
-        state,
-        LayoutFileArgs {
-            path: args.path.take(),
-            expected_sha256: args.expected_sha256.take(),
-        },
-        move |layout| {
-            let i = find_bus(layout, "bus", &args.bus)?;
-            if i == 0 {
-                return Err(ToolError::invalid_params(
-                    "bus",
-                    "Master (bus 0) cannot be removed",
-                ));
-            }
-            let removed = layout.buses.remove(i);
-            reindex(layout);
-            // Godot routes a send that names no bus to Master; say which buses that is now.
-            let rerouted: Vec<String> = layout
-                .buses
-                .iter()
-                .filter(|b| b.send == removed.name)
-                .map(|b| b.name.clone())
-                .collect();
-            Ok(BusRemoved {
-                effects_removed: removed.effects.len(),
-                removed: removed.name,
-                index: i,
-                sends_now_to_master: rerouted,
-            })
-        },
-    )
-}
-
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SetBusArgs {
-    /// An AudioBusLayout .tres (default: the project's).
-    #[serde(default)]
-    path: Option<ResPath>,
-    /// The file's sha256 now; else STALE.
-    #[serde(default)]
-    expected_sha256: Option<String>,
-    /// The bus, by name.
-    bus: String,
-    /// A new name (not for Master).
-    #[serde(default)]
-    new_name: Option<String>,
-    #[serde(default)]
-    volume_db: Option<f64>,
-    #[serde(default)]
-    mute: Option<bool>,
-    #[serde(default)]
-    solo: Option<bool>,
-    #[serde(default)]
-    bypass_fx: Option<bool>,
-    /// An earlier bus it feeds.
-    #[serde(default)]
-    send: Option<String>,
+    plan_layout_edit(state, args.file(), move |layout| {
+        let i = find_bus(layout, "bus", &args.bus)?;
+        if i == 0 {
+            return Err(ToolError::invalid_params(
+                "bus",
+                "Master (bus 0) cannot be removed",
+            ));
+        }
+        let removed = layout.buses.remove(i);
+        reindex(layout);
+        // Godot routes a send that names no bus to Master; say which buses that is now.
+        let rerouted: Vec<String> = layout
+            .buses
+            .iter()
+            .filter(|b| b.send == removed.name)
+            .map(|b| b.name.clone())
+            .collect();
+        Ok(BusRemoved {
+            effects_removed: removed.effects.len(),
+            removed: removed.name,
+            index: i,
+            sends_now_to_master: rerouted,
+        })
+    })
 }
 
 /// A set field's [before, after], for each field the call set.
@@ -575,10 +526,7 @@ pub(crate) struct BusSet {
     changed: BusChanges,
 }
 
-fn plan_set_bus(
-    state: Arc<AppState>,
-    mut args: SetBusArgs,
-) -> Result<LayoutPlan<BusSet>, ToolError> {
+fn plan_set_bus(state: Arc<AppState>, args: SetBusArgs) -> Result<LayoutPlan<BusSet>, ToolError> {
     if let Some(n) = &args.new_name {
         check_bus_name("new_name", n)?;
     }
@@ -597,115 +545,63 @@ fn plan_set_bus(
             "give at least one of new_name, volume_db, mute, solo, bypass_fx, send",
         ));
     }
-    plan_layout_edit(
-        state,
-        LayoutFileArgs {
-            path: args.path.take(),
-            expected_sha256: args.expected_sha256.take(),
-        },
-        move |layout| {
-            let i = find_bus(layout, "bus", &args.bus)?;
-            let mut changed = BusChanges::default();
-            if let Some(send) = &args.send {
-                if i == 0 {
-                    return Err(ToolError::invalid_params("send", "Master has no send"));
-                }
-                check_send(layout, i, send)?;
+    plan_layout_edit(state, args.file(), move |layout| {
+        let i = find_bus(layout, "bus", &args.bus)?;
+        let mut changed = BusChanges::default();
+        if let Some(send) = &args.send {
+            if i == 0 {
+                return Err(ToolError::invalid_params("send", "Master has no send"));
             }
-            if let Some(n) = &args.new_name {
-                if i == 0 {
-                    return Err(ToolError::invalid_params(
-                        "new_name",
-                        "Master keeps its name (Godot renames bus 0 to Master on load)",
-                    ));
-                }
-                if layout.bus_index(n).is_some_and(|j| j != i) {
-                    return Err(ToolError::invalid_params(
-                        "new_name",
-                        format!("a bus named {n:?} already exists"),
-                    ));
-                }
-            }
-            let old_name = layout.buses[i].name.clone();
-            let bus = &mut layout.buses[i];
-            if let Some(v) = args.volume_db {
-                changed.volume_db = Some([bus.volume_db, v]);
-                bus.volume_db = v;
-            }
-            for (field, arg, slot) in [
-                (&mut changed.mute, args.mute, &mut bus.mute),
-                (&mut changed.solo, args.solo, &mut bus.solo),
-                (&mut changed.bypass_fx, args.bypass_fx, &mut bus.bypass_fx),
-            ] {
-                if let Some(v) = arg {
-                    *field = Some([*slot, v]);
-                    *slot = v;
-                }
-            }
-            if let Some(send) = &args.send {
-                changed.send = Some([bus.send.clone(), send.clone()]);
-                bus.send = send.clone();
-            }
-            if let Some(n) = &args.new_name {
-                changed.name = Some([old_name.clone(), n.clone()]);
-                bus.name = n.clone();
-                // Buses that fed the old name keep feeding this bus.
-                for b in layout.buses.iter_mut().filter(|b| b.send == old_name) {
-                    b.send = n.clone();
-                }
-            }
-            Ok(BusSet {
-                bus: old_name,
-                index: i,
-                changed,
-            })
-        },
-    )
-}
-
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct AddEffectArgs {
-    /// An AudioBusLayout .tres (default: the project's).
-    #[serde(default)]
-    path: Option<ResPath>,
-    /// The file's sha256 now; else STALE.
-    #[serde(default)]
-    expected_sha256: Option<String>,
-    /// The bus, by name.
-    bus: String,
-    /// AudioEffect class, e.g. AudioEffectReverb.
-    effect: String,
-    /// The effect's properties as JSON, e.g. {"room_size": 0.5}.
-    #[serde(default)]
-    properties: Map<String, Value>,
-    /// Default true.
-    #[serde(default)]
-    enabled: Option<bool>,
-    /// Slot (default: last).
-    #[serde(default)]
-    at_index: Option<usize>,
-}
-
-/// A sub-resource id as Godot makes one (`Class_` and five of `[a-z0-9]`), derived from
-/// what is being added, so a dry run and the real run write the same bytes.
-fn sub_id(layout: &LayoutFile, class: &str, seed: &str) -> String {
-    const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
-    let mut n = 0u32;
-    loop {
-        let digest = Sha256::digest(format!("{seed}/{n}").as_bytes());
-        let suffix: String = digest[..5]
-            .iter()
-            .map(|b| ALPHABET[usize::from(*b) % ALPHABET.len()] as char)
-            .collect();
-        let id = format!("{class}_{suffix}");
-        if !layout.sub_resources.iter().any(|s| s.id == id)
-            && !layout.ext_resources.iter().any(|e| e.id == id)
-        {
-            return id;
+            check_send(layout, i, send)?;
         }
-        n += 1;
-    }
+        if let Some(n) = &args.new_name {
+            if i == 0 {
+                return Err(ToolError::invalid_params(
+                    "new_name",
+                    "Master keeps its name (Godot renames bus 0 to Master on load)",
+                ));
+            }
+            if layout.bus_index(n).is_some_and(|j| j != i) {
+                return Err(ToolError::invalid_params(
+                    "new_name",
+                    format!("a bus named {n:?} already exists"),
+                ));
+            }
+        }
+        let old_name = layout.buses[i].name.clone();
+        let bus = &mut layout.buses[i];
+        if let Some(v) = args.volume_db {
+            changed.volume_db = Some([bus.volume_db, v]);
+            bus.volume_db = v;
+        }
+        for (field, arg, slot) in [
+            (&mut changed.mute, args.mute, &mut bus.mute),
+            (&mut changed.solo, args.solo, &mut bus.solo),
+            (&mut changed.bypass_fx, args.bypass_fx, &mut bus.bypass_fx),
+        ] {
+            if let Some(v) = arg {
+                *field = Some([*slot, v]);
+                *slot = v;
+            }
+        }
+        if let Some(send) = &args.send {
+            changed.send = Some([bus.send.clone(), send.clone()]);
+            bus.send = send.clone();
+        }
+        if let Some(n) = &args.new_name {
+            changed.name = Some([old_name.clone(), n.clone()]);
+            bus.name = n.clone();
+            // Buses that fed the old name keep feeding this bus.
+            for b in layout.buses.iter_mut().filter(|b| b.send == old_name) {
+                b.send = n.clone();
+            }
+        }
+        Ok(BusSet {
+            bus: old_name,
+            index: i,
+            changed,
+        })
+    })
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -718,7 +614,7 @@ pub(crate) struct EffectAdded {
 
 fn plan_add_effect(
     state: Arc<AppState>,
-    mut args: AddEffectArgs,
+    args: AddEffectArgs,
 ) -> Result<LayoutPlan<EffectAdded>, ToolError> {
     if !EFFECT_CLASSES.contains(&args.effect.as_str()) {
         return Err(ToolError::invalid_params(
@@ -732,13 +628,7 @@ fn plan_add_effect(
     }
     let mut properties = Vec::new();
     for (key, value) in &args.properties {
-        let valid = !key.is_empty()
-            && key.len() <= 128
-            && key
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '/')
-            && !key.starts_with('/');
-        if !valid {
+        if key.len() > 128 || !is_property_name(key) {
             return Err(ToolError::invalid_params(
                 format!("properties.{key}"),
                 format!("{key:?} is not a property name"),
@@ -749,59 +639,40 @@ fn plan_add_effect(
             variant::plain_json_text(value, &format!("properties.{key}"))?,
         ));
     }
-    plan_layout_edit(
-        state,
-        LayoutFileArgs {
-            path: args.path.take(),
-            expected_sha256: args.expected_sha256.take(),
-        },
-        move |layout| {
-            let i = find_bus(layout, "bus", &args.bus)?;
-            let slots = layout.buses[i].effects.len();
-            let at = args.at_index.unwrap_or(slots);
-            if at > slots {
-                return Err(ToolError::invalid_params(
-                    "at_index",
-                    format!("at_index must be 0..={slots}"),
-                ));
-            }
-            let seed = format!("{}/{}/{}/{:?}", args.bus, at, args.effect, properties);
-            let id = sub_id(layout, &args.effect, &seed);
-            layout.sub_resources.push(EffectResource {
-                id: id.clone(),
-                class: args.effect.clone(),
-                properties,
-            });
-            layout.buses[i].effects.insert(
-                at,
-                BusEffect {
-                    effect: GValue::SubResource(id.clone()),
-                    enabled: args.enabled.unwrap_or(true),
-                },
-            );
-            Ok(EffectAdded {
-                bus: args.bus,
-                effect: args.effect,
-                index: at,
-                sub_resource: id,
-            })
-        },
-    )
-}
-
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct RemoveEffectArgs {
-    /// An AudioBusLayout .tres (default: the project's).
-    #[serde(default)]
-    path: Option<ResPath>,
-    /// The file's sha256 now; else STALE.
-    #[serde(default)]
-    expected_sha256: Option<String>,
-    /// The bus, by name.
-    bus: String,
-    /// The effect's slot (get_audio_bus_layout lists them).
-    index: usize,
+    plan_layout_edit(state, args.file(), move |layout| {
+        let i = find_bus(layout, "bus", &args.bus)?;
+        let slots = layout.buses[i].effects.len();
+        let at = args.at_index.unwrap_or(slots);
+        if at > slots {
+            return Err(ToolError::invalid_params(
+                "at_index",
+                format!("at_index must be 0..={slots}"),
+            ));
+        }
+        let seed = format!("{}/{}/{}/{:?}", args.bus, at, args.effect, properties);
+        let id = sub_id(&args.effect, &seed, |id| {
+            layout.sub_resources.iter().any(|s| s.id == id)
+                || layout.ext_resources.iter().any(|e| e.id == id)
+        });
+        layout.sub_resources.push(EffectResource {
+            id: id.clone(),
+            class: args.effect.clone(),
+            properties,
+        });
+        layout.buses[i].effects.insert(
+            at,
+            BusEffect {
+                effect: GValue::SubResource(id.clone()),
+                enabled: args.enabled.unwrap_or(true),
+            },
+        );
+        Ok(EffectAdded {
+            bus: args.bus,
+            effect: args.effect,
+            index: at,
+            sub_resource: id,
+        })
+    })
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -814,30 +685,23 @@ pub(crate) struct EffectRemoved {
 
 fn plan_remove_effect(
     state: Arc<AppState>,
-    mut args: RemoveEffectArgs,
+    args: RemoveEffectArgs,
 ) -> Result<LayoutPlan<EffectRemoved>, ToolError> {
-    plan_layout_edit(
-        state,
-        LayoutFileArgs {
-            path: args.path.take(),
-            expected_sha256: args.expected_sha256.take(),
-        },
-        move |layout| {
-            let i = find_bus(layout, "bus", &args.bus)?;
-            let slots = layout.buses[i].effects.len();
-            if args.index >= slots {
-                return Err(ToolError::invalid_params(
-                    "index",
-                    format!("bus {:?} has {slots} effect(s)", args.bus),
-                ));
-            }
-            let removed = layout.buses[i].effects.remove(args.index);
-            let class = layout.effect_class(&removed.effect).map(str::to_string);
-            Ok(EffectRemoved {
-                bus: args.bus,
-                index: args.index,
-                effect: class,
-            })
-        },
-    )
+    plan_layout_edit(state, args.file(), move |layout| {
+        let i = find_bus(layout, "bus", &args.bus)?;
+        let slots = layout.buses[i].effects.len();
+        if args.index >= slots {
+            return Err(ToolError::invalid_params(
+                "index",
+                format!("bus {:?} has {slots} effect(s)", args.bus),
+            ));
+        }
+        let removed = layout.buses[i].effects.remove(args.index);
+        let class = layout.effect_class(&removed.effect).map(str::to_string);
+        Ok(EffectRemoved {
+            bus: args.bus,
+            index: args.index,
+            effect: class,
+        })
+    })
 }

@@ -28,10 +28,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ErrorCode, ToolError};
-use crate::planes::process::{Ended, LaunchSpec};
+use crate::planes::process::{Ended, LaunchSpec, Session};
 use crate::safety::{EffectKind, SafetyClass, Toolset, find_godot_binary};
 use crate::state::AppState;
-use crate::tools::{CallFlags, ToolDef, ToolMeta, ToolResult};
+use crate::tools::{CallFlags, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
@@ -146,6 +146,40 @@ pub(crate) fn godot() -> Result<PathBuf, ToolError> {
     )
 }
 
+/// A launch of `program args…` with no user arguments and no parent that writes no
+/// project file (`purpose` is what the supervisor's control arguments key on).
+pub(crate) fn plain_launch(
+    purpose: &'static str,
+    tool_family: &'static str,
+    operation: &'static str,
+    program: PathBuf,
+    args: Vec<String>,
+) -> LaunchSpec {
+    LaunchSpec {
+        purpose,
+        program,
+        args,
+        user_args: vec![],
+        tool_family,
+        operation,
+        parent: None,
+        writes_disk: false,
+    }
+}
+
+/// Wait for a supervised process to end, killing it after `limit`; `killed` is the
+/// internal error should it outlive its kill.
+pub(crate) async fn wait_ended(
+    session: &Session,
+    limit: Duration,
+    killed: &'static str,
+) -> Result<Ended, ToolError> {
+    session
+        .wait_or_kill(limit)
+        .await
+        .ok_or_else(|| ToolError::internal(killed))
+}
+
 /// Run `program args…` (purpose = `operation`) under the supervisor (a journaled process_launch) and wait
 /// for it, at most `limit`; returns how it ended, its stdout and its stderr.
 pub(crate) async fn run_supervised(
@@ -155,26 +189,9 @@ pub(crate) async fn run_supervised(
     operation: &'static str,
     limit: Duration,
 ) -> Result<(Ended, String, String), ToolError> {
-    let session = state
-        .process
-        .launch(
-            state,
-            LaunchSpec {
-                purpose: operation,
-                program,
-                args,
-                user_args: vec![],
-                tool_family: "project.scripts",
-                operation,
-                parent: None,
-                writes_disk: false,
-            },
-        )
-        .await?;
-    let ended = session
-        .wait_or_kill(limit)
-        .await
-        .ok_or_else(|| ToolError::internal("the killed Godot process did not end"))?;
+    let spec = plain_launch(operation, "project.scripts", operation, program, args);
+    let session = state.process.launch(state, spec).await?;
+    let ended = wait_ended(&session, limit, "the killed Godot process did not end").await?;
     if ended.timed_out {
         return Err(ToolError::new(
             ErrorCode::Timeout,
@@ -404,22 +421,14 @@ async fn editor_descriptions_in(
         a.extend(rest.iter().map(|s| s.to_string()));
         a
     };
-    let session = state
-        .process
-        .launch(
-            state,
-            LaunchSpec {
-                purpose: "editor_docs",
-                program: PathBuf::from("/usr/bin/env"),
-                args: env_args(&["--editor"]),
-                user_args: vec![],
-                tool_family: "project.scripts",
-                operation: "editor_docs",
-                parent: None,
-                writes_disk: false,
-            },
-        )
-        .await?;
+    let spec = plain_launch(
+        "editor_docs",
+        "project.scripts",
+        "editor_docs",
+        PathBuf::from("/usr/bin/env"),
+        env_args(&["--editor"]),
+    );
+    let session = state.process.launch(state, spec).await?;
     // The editor writes the cache once, from a thread, then keeps running: wait until
     // the file exists and its size held still for a second, then stop the editor.
     let cache_dir = xdg.join("cache/godot");
@@ -668,18 +677,6 @@ pub struct ClassOut {
     enums: Option<BTreeMap<String, BTreeMap<String, String>>>,
 }
 
-/// [`class_out`] as JSON.
-pub fn class_json(
-    db: &ClassDb,
-    class: &ClassDoc,
-    member: Option<&str>,
-    kinds: &[MemberKind],
-    member_descriptions: bool,
-) -> serde_json::Value {
-    serde_json::to_value(class_out(db, class, member, kinds, member_descriptions))
-        .unwrap_or_default()
-}
-
 /// Render one class for an agent: signatures as one string each (the shortest exact
 /// form), properties and constants as small objects.
 pub fn class_out(
@@ -823,21 +820,6 @@ async fn get_class_reference(
     )
 }
 
-/// [`lookup_class`] as JSON.
-pub fn lookup(
-    db: &ClassDb,
-    class: &str,
-    member: Option<&str>,
-    kinds: &[MemberKind],
-    member_descriptions: bool,
-) -> ToolResult {
-    to_json(lookup_class(db, class, member, kinds, member_descriptions)?)
-}
-
-fn to_json<T: Serialize>(v: T) -> ToolResult {
-    serde_json::to_value(v).map_err(|e| ToolError::internal(e.to_string()))
-}
-
 /// The class reference of one class, or RESOURCE_NOT_FOUND with near names.
 pub fn lookup_class(
     db: &ClassDb,
@@ -944,17 +926,6 @@ pub struct SearchOut {
     returned: usize,
     results: Vec<Hit>,
     next_cursor: Option<String>,
-}
-
-/// [`search_classes`] as JSON.
-pub fn search(
-    db: &ClassDb,
-    query: &str,
-    kind: Option<SearchKind>,
-    cursor: Option<&str>,
-    limit: Option<u32>,
-) -> ToolResult {
-    to_json(search_classes(db, query, kind, cursor, limit)?)
 }
 
 /// Search `db`: exact name matches first, then prefixes, then substrings; within a

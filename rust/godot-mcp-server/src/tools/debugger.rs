@@ -80,7 +80,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Force the running game to stop in the debugger; answers where it stopped \
                  once the game confirms it.",
             ),
-            debug_break,
+            |state, args: WaitArgs, _f| stop_after(state, args, Motion::Break),
         ),
         ToolDef::new(
             meta(
@@ -89,7 +89,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "From a stop, run one line, entering calls; answers the new location once \
                  the game confirms it, else TIMEOUT.",
             ),
-            step_into,
+            |state, args: WaitArgs, _f| stop_after(state, args, Motion::StepInto),
         ),
         ToolDef::new(
             meta(
@@ -98,7 +98,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "From a stop, run one line without entering calls; answers the new location \
                  once the game confirms it, else TIMEOUT.",
             ),
-            step_over,
+            |state, args: WaitArgs, _f| stop_after(state, args, Motion::StepOver),
         ),
         ToolDef::new(
             meta(
@@ -107,7 +107,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "From a stop, run until the current function returns (steps over, as Godot \
                  4.4 has no step-out); answers the caller's line, else TIMEOUT.",
             ),
-            step_out,
+            |state, args: WaitArgs, _f| stop_after(state, args, Motion::StepOut),
         ),
         ToolDef::new(
             meta(
@@ -513,65 +513,46 @@ async fn stop_json(session: &Session, d: &Debugger, stop: &Stop) -> Stopped {
     }
 }
 
-async fn debug_break(
+/// What debug_break and the steps ask of the game; each answers where it stopped.
+#[derive(Debug, Clone, Copy)]
+enum Motion {
+    Break,
+    StepInto,
+    StepOver,
+    StepOut,
+}
+
+impl Motion {
+    /// How a timeout's message names it.
+    fn what(self) -> &'static str {
+        match self {
+            Motion::Break => "break",
+            Motion::StepInto => "step into",
+            Motion::StepOver => "step over",
+            Motion::StepOut => "step out",
+        }
+    }
+}
+
+/// Ask the game for `motion` and answer where it stopped (with the steps a step out
+/// took).
+async fn stop_after(
     state: Arc<AppState>,
     args: WaitArgs,
-    _f: CallFlags,
+    motion: Motion,
 ) -> Result<Stopped, ToolError> {
     let wait = wait_of(args.timeout_ms)?;
     let (session, d) = debugged(&state, args.session_id.as_deref()).await?;
-    let stop = d
-        .force_break(wait)
-        .await
-        .map_err(|e| debug_error(e, "break", wait))?;
-    Ok(stop_json(&session, &d, &stop).await)
-}
-
-async fn step(
-    state: Arc<AppState>,
-    args: WaitArgs,
-    how: &str,
-    what: &str,
-) -> Result<Stopped, ToolError> {
-    let wait = wait_of(args.timeout_ms)?;
-    let (session, d) = debugged(&state, args.session_id.as_deref()).await?;
-    let stop = d
-        .step(how, wait)
-        .await
-        .map_err(|e| debug_error(e, what, wait))?;
-    Ok(stop_json(&session, &d, &stop).await)
-}
-
-async fn step_into(
-    state: Arc<AppState>,
-    args: WaitArgs,
-    _f: CallFlags,
-) -> Result<Stopped, ToolError> {
-    step(state, args, "step", "step into").await
-}
-
-async fn step_over(
-    state: Arc<AppState>,
-    args: WaitArgs,
-    _f: CallFlags,
-) -> Result<Stopped, ToolError> {
-    step(state, args, "next", "step over").await
-}
-
-async fn step_out(
-    state: Arc<AppState>,
-    args: WaitArgs,
-    _f: CallFlags,
-) -> Result<Stopped, ToolError> {
-    let wait = wait_of(args.timeout_ms)?;
-    let (session, d) = debugged(&state, args.session_id.as_deref()).await?;
-    let (stop, steps) = d
-        .step_out(wait)
-        .await
-        .map_err(|e| debug_error(e, "step out", wait))?;
-    let mut v = stop_json(&session, &d, &stop).await;
-    v.steps = Some(steps);
-    Ok(v)
+    let (stop, steps) = match motion {
+        Motion::Break => d.force_break(wait).await.map(|s| (s, None)),
+        Motion::StepInto => d.step("step", wait).await.map(|s| (s, None)),
+        Motion::StepOver => d.step("next", wait).await.map(|s| (s, None)),
+        Motion::StepOut => d.step_out(wait).await.map(|(s, n)| (s, Some(n))),
+    }
+    .map_err(|e| debug_error(e, motion.what(), wait))?;
+    let mut stopped = stop_json(&session, &d, &stop).await;
+    stopped.steps = steps;
+    Ok(stopped)
 }
 
 /// continue_execution's result.

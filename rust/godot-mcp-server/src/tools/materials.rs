@@ -18,24 +18,23 @@ use crate::error::ToolError;
 use crate::honesty::Persistence;
 use crate::planes::project::{self as plane, Expect};
 use crate::respath::ResPath;
-use crate::safety::{EffectKind, SafetyClass, Toolset};
+use crate::safety::Toolset;
 use crate::state::AppState;
 use crate::tools::files::{FileEffect, plan_write};
 use crate::tools::files_more::derived_u64;
 use crate::tools::project::FileKind;
-use crate::tools::{Also, Committed, Plan, ToolDef, ToolMeta};
+use crate::tools::tres_edit::{edit_meta, is_property_name};
+use crate::tools::{Also, Committed, Plan, ToolDef};
 
 pub fn tools() -> Vec<ToolDef> {
     vec![ToolDef::planned(
-        ToolMeta {
-            name: "create_material",
-            title: "Create a material from textures",
-            description: "Write a StandardMaterial3D or ORMMaterial3D .tres from texture files \
+        edit_meta(
+            Toolset::Materials,
+            "create_material",
+            "Create a material from textures",
+            "Write a StandardMaterial3D or ORMMaterial3D .tres from texture files \
                 (albedo, normal, roughness, metallic, ao, emission, orm) and colour/scalar settings.",
-            class: SafetyClass::Destructive,
-            toolset: Toolset::Materials,
-            effect: EffectKind::File,
-        },
+        ),
         plan_create_material,
     )]
 }
@@ -293,12 +292,7 @@ fn plan_create_material(
         set("ao_texture", tex_ref("textures.ao", p)?);
     }
     for (key, value) in &args.properties {
-        let valid = !key.is_empty()
-            && !key.starts_with('/')
-            && key
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '/');
-        if !valid || props.iter().any(|(k, _)| k == key) {
+        if !is_property_name(key) || props.iter().any(|(k, _)| k == key) {
             return Err(ToolError::invalid_params(
                 format!("properties.{key}"),
                 format!("{key:?} is not a property name, or is already set by an argument"),

@@ -9,7 +9,8 @@ use serde_json::json;
 
 use crate::error::ToolError;
 use crate::safety::{SafetyClass, Toolset};
-use crate::tools::recipes::{Dim, LayerRef, Steps, layer_bits, meta, new_resource, plan};
+use crate::tools::recipe_tool::recipe;
+use crate::tools::recipes::{Dim, LayerRef, layer_bits, meta, new_resource};
 use crate::tools::{NoFields, ToolDef};
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -72,7 +73,7 @@ pub struct BakeArgs {
 pub fn tools() -> Vec<ToolDef> {
     use SafetyClass::Mutating;
     vec![
-        ToolDef::planned(
+        recipe(
             meta(
                 Toolset::Navigation,
                 "add_navigation_region",
@@ -81,8 +82,7 @@ pub fn tools() -> Vec<ToolDef> {
                  (with a NavigationMesh) as one undo action.",
                 Mutating,
             ),
-            |state, a: RegionArgs| {
-                let mut steps = Steps::default();
+            |_, a: RegionArgs, steps| {
                 let region = steps.create(&a.parent, &a.dim.class("NavigationRegion"), &a.name);
                 let mut props = serde_json::Map::new();
                 if let Some(r) = a.agent_radius {
@@ -114,10 +114,10 @@ pub fn tools() -> Vec<ToolDef> {
                     Dim::ThreeD => ("navigation_mesh", "NavigationMesh"),
                 };
                 steps.set(&region, prop, new_resource(class, props.into()));
-                plan(state, "add_navigation_region", steps, NoFields {})
+                Ok(NoFields {})
             },
         ),
-        ToolDef::planned(
+        recipe(
             meta(
                 Toolset::Navigation,
                 "add_navigation_agent",
@@ -125,8 +125,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Add a NavigationAgent2D/3D (radius, max speed, target distance) to a node.",
                 Mutating,
             ),
-            |state, a: AgentArgs| {
-                let mut steps = Steps::default();
+            |_, a: AgentArgs, steps| {
                 let name = a.name.as_deref().unwrap_or("NavigationAgent");
                 let agent = steps.create(&a.parent, &a.dim.class("NavigationAgent"), name);
                 steps.set_some(
@@ -140,10 +139,10 @@ pub fn tools() -> Vec<ToolDef> {
                         ),
                     ],
                 );
-                plan(state, "add_navigation_agent", steps, NoFields {})
+                Ok(NoFields {})
             },
         ),
-        ToolDef::planned(
+        recipe(
             meta(
                 Toolset::Navigation,
                 "set_navigation_layers",
@@ -152,18 +151,17 @@ pub fn tools() -> Vec<ToolDef> {
                  their names in project settings (layer_names).",
                 Mutating,
             ),
-            |state, a: NavLayersArgs| {
+            |state, a: NavLayersArgs, steps| {
                 let kind = format!("{}_navigation", a.dim.key());
-                let bits = layer_bits(&state, &kind, &a.layers, "layers")?;
-                let mut steps = Steps::default();
+                let bits = layer_bits(state, &kind, &a.layers, "layers")?;
                 steps.set(&a.node, "navigation_layers", json!(bits));
                 let extra = NavigationBits {
                     navigation_layers: bits,
                 };
-                plan(state, "set_navigation_layers", steps, extra)
+                Ok(extra)
             },
         ),
-        ToolDef::planned(
+        recipe(
             meta(
                 Toolset::Navigation,
                 "bake_navigation_mesh",
@@ -172,10 +170,9 @@ pub fn tools() -> Vec<ToolDef> {
                  undo restores the previous one.",
                 Mutating,
             ),
-            |state, a: BakeArgs| {
-                let mut steps = Steps::default();
+            |_, a: BakeArgs, steps| {
                 steps.push(json!({"op": "bake_navigation", "node": a.node}));
-                plan(state, "bake_navigation_mesh", steps, NoFields {})
+                Ok(NoFields {})
             },
         ),
     ]

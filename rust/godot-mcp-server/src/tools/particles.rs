@@ -8,7 +8,8 @@ use serde_json::{Value, json};
 
 use crate::error::ToolError;
 use crate::safety::{SafetyClass, Toolset};
-use crate::tools::recipes::{Dim, Steps, color, meta, new_resource, plan, vec2, vec3};
+use crate::tools::recipe_tool::recipe;
+use crate::tools::recipes::{Dim, Steps, color, meta, new_resource, vec2, vec3};
 use crate::tools::{NoFields, ToolDef};
 
 /// GPU (GPUParticles, with a ParticleProcessMaterial) or CPU (CPUParticles).
@@ -181,7 +182,7 @@ fn preset_steps(steps: &mut Steps, node: &str, dim: Dim, kind: Kind, preset: Pre
 pub fn tools() -> Vec<ToolDef> {
     use SafetyClass::Mutating;
     vec![
-        ToolDef::planned(
+        recipe(
             meta(
                 Toolset::Particles,
                 "add_particles",
@@ -190,8 +191,7 @@ pub fn tools() -> Vec<ToolDef> {
                  3D, optionally with a preset, as one undo action.",
                 Mutating,
             ),
-            |state, a: AddArgs| {
-                let mut steps = Steps::default();
+            |_, a: AddArgs, steps| {
                 let stem = match a.kind {
                     Kind::Gpu => "GPUParticles",
                     Kind::Cpu => "CPUParticles",
@@ -205,7 +205,7 @@ pub fn tools() -> Vec<ToolDef> {
                     );
                 }
                 if let Some(p) = a.preset {
-                    preset_steps(&mut steps, &node, a.dim, a.kind, p);
+                    preset_steps(steps, &node, a.dim, a.kind, p);
                 }
                 steps.set_some(
                     &node,
@@ -214,10 +214,10 @@ pub fn tools() -> Vec<ToolDef> {
                         ("lifetime", a.lifetime.map(|v| json!(v))),
                     ],
                 );
-                plan(state, "add_particles", steps, NoFields {})
+                Ok(NoFields {})
             },
         ),
-        ToolDef::planned(
+        recipe(
             meta(
                 Toolset::Particles,
                 "set_particles_color_ramp",
@@ -226,7 +226,7 @@ pub fn tools() -> Vec<ToolDef> {
                  process material).",
                 Mutating,
             ),
-            |state, a: RampArgs| {
+            |_, a: RampArgs, steps| {
                 let n = a.colors.len();
                 let offsets = match a.offsets {
                     Some(o) if o.len() != n => {
@@ -249,7 +249,6 @@ pub fn tools() -> Vec<ToolDef> {
                         "colors": {"$type": "PackedColorArray", "values": a.colors},
                     }),
                 );
-                let mut steps = Steps::default();
                 match a.kind {
                     Kind::Gpu => steps.set(
                         &a.node,
@@ -258,10 +257,10 @@ pub fn tools() -> Vec<ToolDef> {
                     ),
                     Kind::Cpu => steps.set(&a.node, "color_ramp", gradient),
                 }
-                plan(state, "set_particles_color_ramp", steps, NoFields {})
+                Ok(NoFields {})
             },
         ),
-        ToolDef::planned(
+        recipe(
             meta(
                 Toolset::Particles,
                 "apply_particles_preset",
@@ -270,10 +269,9 @@ pub fn tools() -> Vec<ToolDef> {
                  scale and colour from a preset: fire, smoke, sparks or rain.",
                 Mutating,
             ),
-            |state, a: PresetArgs| {
-                let mut steps = Steps::default();
-                preset_steps(&mut steps, &a.node, a.dim, a.kind, a.preset);
-                plan(state, "apply_particles_preset", steps, NoFields {})
+            |_, a: PresetArgs, steps| {
+                preset_steps(steps, &a.node, a.dim, a.kind, a.preset);
+                Ok(NoFields {})
             },
         ),
     ]

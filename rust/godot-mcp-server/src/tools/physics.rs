@@ -8,8 +8,9 @@ use serde_json::{Value, json};
 
 use crate::error::ToolError;
 use crate::safety::{SafetyClass, Toolset};
+use crate::tools::recipe_tool::recipe;
 use crate::tools::recipes::{
-    Dim, LayerRef, Steps, layer_bits, meta, new_resource, plan, vec2, vec3, vector,
+    Dim, LayerRef, Steps, layer_bits, meta, new_resource, vec2, vec3, vector,
 };
 use crate::tools::{NoFields, ToolDef};
 
@@ -176,7 +177,7 @@ pub struct RaycastArgs {
 pub fn tools() -> Vec<ToolDef> {
     use SafetyClass::Mutating;
     vec![
-        ToolDef::planned(
+        recipe(
             meta(
                 Toolset::Physics,
                 "add_physics_body",
@@ -185,21 +186,20 @@ pub fn tools() -> Vec<ToolDef> {
                  sized or fitted to a sprite/mesh, as one undo action.",
                 Mutating,
             ),
-            |state, a: BodyArgs| {
+            |_, a: BodyArgs, steps| {
                 let stem = match a.body {
                     BodyKind::Static => "StaticBody",
                     BodyKind::Rigid => "RigidBody",
                     BodyKind::Character => "CharacterBody",
                     BodyKind::Area => "Area",
                 };
-                let mut steps = Steps::default();
                 let body = steps.create(&a.parent, &a.dim.class(stem), &a.name);
                 let shape = steps.create(&body, &a.dim.class("CollisionShape"), "CollisionShape");
-                shape_steps(&mut steps, &shape, a.dim, &a.shape)?;
-                plan(state, "add_physics_body", steps, NoFields {})
+                shape_steps(steps, &shape, a.dim, &a.shape)?;
+                Ok(NoFields {})
             },
         ),
-        ToolDef::planned(
+        recipe(
             meta(
                 Toolset::Physics,
                 "add_collision_shape",
@@ -208,15 +208,14 @@ pub fn tools() -> Vec<ToolDef> {
                  Sprite2D/MeshInstance3D's bounds.",
                 Mutating,
             ),
-            |state, a: ShapeArgs| {
-                let mut steps = Steps::default();
+            |_, a: ShapeArgs, steps| {
                 let name = a.name.as_deref().unwrap_or("CollisionShape");
                 let shape = steps.create(&a.parent, &a.dim.class("CollisionShape"), name);
-                shape_steps(&mut steps, &shape, a.dim, &a.shape)?;
-                plan(state, "add_collision_shape", steps, NoFields {})
+                shape_steps(steps, &shape, a.dim, &a.shape)?;
+                Ok(NoFields {})
             },
         ),
-        ToolDef::planned(
+        recipe(
             meta(
                 Toolset::Physics,
                 "set_collision_layers",
@@ -225,7 +224,7 @@ pub fn tools() -> Vec<ToolDef> {
                  or their names in project settings (layer_names).",
                 Mutating,
             ),
-            |state, a: LayersArgs| {
+            |state, a: LayersArgs, steps| {
                 if a.layer.is_none() && a.mask.is_none() {
                     return Err(ToolError::invalid_params(
                         "layer",
@@ -233,25 +232,24 @@ pub fn tools() -> Vec<ToolDef> {
                     ));
                 }
                 let kind = format!("{}_physics", a.dim.key());
-                let mut steps = Steps::default();
                 let mut extra = CollisionBits {
                     collision_layer: None,
                     collision_mask: None,
                 };
                 if let Some(l) = &a.layer {
-                    let bits = layer_bits(&state, &kind, l, "layer")?;
+                    let bits = layer_bits(state, &kind, l, "layer")?;
                     steps.set(&a.node, "collision_layer", json!(bits));
                     extra.collision_layer = Some(bits);
                 }
                 if let Some(m) = &a.mask {
-                    let bits = layer_bits(&state, &kind, m, "mask")?;
+                    let bits = layer_bits(state, &kind, m, "mask")?;
                     steps.set(&a.node, "collision_mask", json!(bits));
                     extra.collision_mask = Some(bits);
                 }
-                plan(state, "set_collision_layers", steps, extra)
+                Ok(extra)
             },
         ),
-        ToolDef::planned(
+        recipe(
             meta(
                 Toolset::Physics,
                 "add_raycast",
@@ -259,19 +257,18 @@ pub fn tools() -> Vec<ToolDef> {
                 "Add a RayCast2D/3D with a target position and optional collision mask.",
                 Mutating,
             ),
-            |state, a: RaycastArgs| {
-                let mut steps = Steps::default();
+            |state, a: RaycastArgs, steps| {
                 let ray = steps.create(&a.parent, &a.dim.class("RayCast"), &a.name);
                 steps.set(&ray, "target_position", vector(a.dim, &a.target, "target")?);
                 if let Some(m) = &a.mask {
-                    let bits = layer_bits(&state, &format!("{}_physics", a.dim.key()), m, "mask")?;
+                    let bits = layer_bits(state, &format!("{}_physics", a.dim.key()), m, "mask")?;
                     steps.set(&ray, "collision_mask", json!(bits));
                 }
                 steps.set_some(
                     &ray,
                     &[("collide_with_areas", a.collide_with_areas.map(|b| json!(b)))],
                 );
-                plan(state, "add_raycast", steps, NoFields {})
+                Ok(NoFields {})
             },
         ),
     ]

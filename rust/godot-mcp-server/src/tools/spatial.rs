@@ -12,7 +12,8 @@ use godot_mcp_protocol::commands as cmd;
 use crate::error::ToolError;
 use crate::respath::ResPath;
 use crate::safety::{SafetyClass, Toolset};
-use crate::tools::recipes::{Steps, color, meta, new_resource, plan, read_tool, vec2, vec3};
+use crate::tools::recipe_tool::recipe;
+use crate::tools::recipes::{color, meta, new_resource, read_tool, vec2, vec3};
 use crate::tools::{NoFields, ToolDef};
 
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
@@ -275,7 +276,7 @@ fn mesh_resource(kind: MeshKind, size: Option<&[f64]>) -> Result<Value, ToolErro
 pub fn tools() -> Vec<ToolDef> {
     use SafetyClass::*;
     vec![
-        ToolDef::planned(
+        recipe(
             meta(
                 Toolset::Spatial,
                 "add_mesh_instance",
@@ -284,15 +285,14 @@ pub fn tools() -> Vec<ToolDef> {
                  plane, prism, torus, quad) of a given size.",
                 Mutating,
             ),
-            |state, a: MeshArgs| {
-                let mut steps = Steps::default();
+            |_, a: MeshArgs, steps| {
                 let n = steps.create(&a.parent, "MeshInstance3D", &a.name);
                 steps.set(&n, "mesh", mesh_resource(a.mesh, a.size.as_deref())?);
                 steps.set_some(&n, &[("position", a.position.map(vec3))]);
-                plan(state, "add_mesh_instance", steps, NoFields {})
+                Ok(NoFields {})
             },
         ),
-        ToolDef::planned(
+        recipe(
             meta(
                 Toolset::Spatial,
                 "add_camera_3d",
@@ -300,8 +300,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Add a Camera3D (field of view, current, position).",
                 Mutating,
             ),
-            |state, a: CameraArgs| {
-                let mut steps = Steps::default();
+            |_, a: CameraArgs, steps| {
                 let n = steps.create(&a.parent, "Camera3D", &a.name);
                 steps.set_some(
                     &n,
@@ -311,10 +310,10 @@ pub fn tools() -> Vec<ToolDef> {
                         ("position", a.position.map(vec3)),
                     ],
                 );
-                plan(state, "add_camera_3d", steps, NoFields {})
+                Ok(NoFields {})
             },
         ),
-        ToolDef::planned(
+        recipe(
             meta(
                 Toolset::Spatial,
                 "add_light_3d",
@@ -323,7 +322,7 @@ pub fn tools() -> Vec<ToolDef> {
                  shadows, position).",
                 Mutating,
             ),
-            |state, a: LightArgs| {
+            |_, a: LightArgs, steps| {
                 let (class, range) = match a.kind {
                     LightKind::Directional => ("DirectionalLight3D", None),
                     LightKind::Omni => ("OmniLight3D", Some("omni_range")),
@@ -339,7 +338,6 @@ pub fn tools() -> Vec<ToolDef> {
                     (Some(k), Some(r)) => Some((k, json!(r))),
                     _ => None,
                 };
-                let mut steps = Steps::default();
                 let n = steps.create(&a.parent, class, &a.name);
                 steps.set_some(
                     &n,
@@ -353,10 +351,10 @@ pub fn tools() -> Vec<ToolDef> {
                 if let Some((k, v)) = range {
                     steps.set(&n, k, v);
                 }
-                plan(state, "add_light_3d", steps, NoFields {})
+                Ok(NoFields {})
             },
         ),
-        ToolDef::planned(
+        recipe(
             meta(
                 Toolset::Spatial,
                 "set_environment",
@@ -365,7 +363,7 @@ pub fn tools() -> Vec<ToolDef> {
                  background, ambient light, tonemap, glow, fog, SSAO.",
                 Mutating,
             ),
-            |state, a: EnvironmentArgs| {
+            |_, a: EnvironmentArgs, steps| {
                 let props: Vec<(&str, Option<Value>)> = vec![
                     (
                         "background_mode",
@@ -398,7 +396,6 @@ pub fn tools() -> Vec<ToolDef> {
                     ("fog_enabled", a.fog.map(|v| json!(v))),
                     ("ssao_enabled", a.ssao.map(|v| json!(v))),
                 ];
-                let mut steps = Steps::default();
                 match &a.node {
                     Some(node) => {
                         if a.parent.is_some() || a.name.is_some() {
@@ -432,10 +429,10 @@ pub fn tools() -> Vec<ToolDef> {
                         steps.set(&n, "environment", new_resource("Environment", set.into()));
                     }
                 }
-                plan(state, "set_environment", steps, NoFields {})
+                Ok(NoFields {})
             },
         ),
-        ToolDef::planned(
+        recipe(
             meta(
                 Toolset::Spatial,
                 "set_gridmap_cells",
@@ -444,13 +441,12 @@ pub fn tools() -> Vec<ToolDef> {
                  one undo action restores the previous cells.",
                 Mutating,
             ),
-            |state, a: GridSetArgs| {
-                let mut steps = Steps::default();
+            |_, a: GridSetArgs, steps| {
                 steps.push(json!({"op": "grid_cells", "node": a.node, "cells": a.cells}));
-                plan(state, "set_gridmap_cells", steps, NoFields {})
+                Ok(NoFields {})
             },
         ),
-        ToolDef::planned(
+        recipe(
             meta(
                 Toolset::Spatial,
                 "clear_gridmap_cells",
@@ -458,15 +454,14 @@ pub fn tools() -> Vec<ToolDef> {
                 "Erase GridMap cells at the given coordinates (one undo action).",
                 Destructive,
             ),
-            |state, a: GridClearArgs| {
+            |_, a: GridClearArgs, steps| {
                 let cells: Vec<Value> = a
                     .coords
                     .iter()
                     .map(|c| json!({"coords": c, "item": -1}))
                     .collect();
-                let mut steps = Steps::default();
                 steps.push(json!({"op": "grid_cells", "node": a.node, "cells": cells}));
-                plan(state, "clear_gridmap_cells", steps, NoFields {})
+                Ok(NoFields {})
             },
         ),
         read_tool::<_, CellsReply>(

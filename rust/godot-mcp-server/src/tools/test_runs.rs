@@ -4,7 +4,7 @@
 //! to its console log; `assert_node_state` checks a running game's node properties
 //! through the runtime probe.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -18,6 +18,7 @@ use crate::planes::process::{self, LaunchSpec, errors};
 use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
+use crate::tools::classref::{plain_launch, wait_ended};
 use crate::tools::runtime::{ended_json, godot, probe_request, session_of};
 use crate::tools::{CallFlags, ToolDef, ToolMeta};
 
@@ -311,7 +312,7 @@ fn tail(bytes: &[u8], max: usize) -> (String, bool) {
 }
 
 /// The framework's JUnit report in the session folder, if it wrote one.
-fn find_report(f: Framework, dir: &Path) -> Option<std::path::PathBuf> {
+fn find_report(f: Framework, dir: &Path) -> Option<PathBuf> {
     match f {
         Framework::Gut => Some(dir.join("junit.xml")).filter(|p| p.is_file()),
         Framework::Gdunit4 => {
@@ -442,6 +443,17 @@ pub struct TestRun {
     script_errors: Vec<PrintedError>,
 }
 
+/// A Godot run of the `tests` family: no probe or debugger arguments.
+fn tests_launch(operation: &'static str, program: PathBuf, args: Vec<String>) -> LaunchSpec {
+    plain_launch(
+        process::NO_CONTROL_ARGS_PURPOSE,
+        "tests",
+        operation,
+        program,
+        args,
+    )
+}
+
 async fn run_tests(
     state: Arc<AppState>,
     args: RunTestsArgs,
@@ -486,31 +498,15 @@ async fn run_tests(
                  .godot/ and .import files), or open the project in the editor once.",
             ));
         }
-        let session = state
-            .process
-            .launch(
-                &state,
-                LaunchSpec {
-                    purpose: process::NO_CONTROL_ARGS_PURPOSE,
-                    program: program.clone(),
-                    args: vec![
-                        "--headless".into(),
-                        "--path".into(),
-                        root.display().to_string(),
-                        "--import".into(),
-                    ],
-                    user_args: vec![],
-                    tool_family: "tests",
-                    operation: "run_tests_import",
-                    parent: None,
-                    writes_disk: false,
-                },
-            )
-            .await?;
-        let ended = session
-            .wait_or_kill(deadline)
-            .await
-            .ok_or_else(|| ToolError::internal("the killed import did not end"))?;
+        let import_args = vec![
+            "--headless".into(),
+            "--path".into(),
+            root.display().to_string(),
+            "--import".into(),
+        ];
+        let spec = tests_launch("run_tests_import", program.clone(), import_args);
+        let session = state.process.launch(&state, spec).await?;
+        let ended = wait_ended(&session, deadline, "the killed import did not end").await?;
         let import = ImportRun {
             transaction_id: session.txn.to_string(),
             end: ended_json(&ended),
@@ -539,26 +535,10 @@ async fn run_tests(
         imported = Some(import);
     }
 
-    let session = state
-        .process
-        .launch(
-            &state,
-            LaunchSpec {
-                purpose: process::NO_CONTROL_ARGS_PURPOSE,
-                program,
-                args: engine,
-                user_args: vec![],
-                tool_family: "tests",
-                operation: "run_tests",
-                parent: None,
-                writes_disk: false,
-            },
-        )
-        .await?;
-    let ended = session
-        .wait_or_kill(deadline.saturating_sub(started.elapsed()))
-        .await
-        .ok_or_else(|| ToolError::internal("the killed test run did not end"))?;
+    let spec = tests_launch("run_tests", program, engine);
+    let session = state.process.launch(&state, spec).await?;
+    let limit = deadline.saturating_sub(started.elapsed());
+    let ended = wait_ended(&session, limit, "the killed test run did not end").await?;
 
     let dir = session.output_dir();
     let stdout = std::fs::read(dir.join("stdout.log")).unwrap_or_default();

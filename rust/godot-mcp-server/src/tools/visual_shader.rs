@@ -17,28 +17,23 @@ use godot_mcp_formats::visual_shader::{
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 
 use godot_mcp_formats::variant;
 
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 use crate::honesty::Persistence;
 use crate::planes::project::Expect;
 use crate::respath::ResPath;
-use crate::safety::{EffectKind, SafetyClass, Toolset};
+use crate::safety::Toolset;
 use crate::state::AppState;
 use crate::tools::files::{FileEffect, plan_write};
+use crate::tools::tres_edit::{
+    FileEdit, check_expected, edit_args, edit_meta, read_model, require_tres, sub_id,
+};
 use crate::tools::{CallFlags, Committed, Plan, ToolDef, ToolMeta};
 
 fn meta(name: &'static str, title: &'static str, description: &'static str) -> ToolMeta {
-    ToolMeta {
-        name,
-        title,
-        description,
-        class: SafetyClass::Destructive,
-        toolset: Toolset::VisualShader,
-        effect: EffectKind::File,
-    }
+    edit_meta(Toolset::VisualShader, name, title, description)
 }
 
 pub fn tools() -> Vec<ToolDef> {
@@ -143,76 +138,35 @@ fn shader_on_disk() -> Persistence {
     }
 }
 
-fn require_tres(path: &ResPath) -> Result<(), ToolError> {
-    if path.extension().as_deref() == Some("tres") {
-        Ok(())
-    } else {
-        Err(ToolError::invalid_params(
-            "path",
-            format!("{path} is not a .tres path (a text VisualShader)"),
-        ))
-    }
-}
-
 /// Read and model the VisualShader at `path`; returns it with the sha256 of its bytes.
 fn read_shader(state: &AppState, path: &ResPath) -> Result<(VisualShaderFile, String), ToolError> {
-    require_tres(path)?;
+    require_tres(path, "VisualShader")?;
     let real = state.project.resolve("path", path)?;
     if !real.is_file() {
         return Err(ToolError::not_found(format!("{path} does not exist")).param("path"));
     }
-    let text = crate::tools::project::read_text(state, "path", path, &real)?;
-    let res = godot_mcp_formats::parse_resource(&text)
-        .map_err(|e| crate::tools::scenes::parse_error(path, &e))?;
-    if res.resource_type != "VisualShader" {
-        return Err(ToolError::invalid_params(
-            "path",
-            format!(
-                "{path} is a {} resource, not a VisualShader",
-                res.resource_type
-            ),
-        ));
-    }
-    let shader = VisualShaderFile::from_resource(&res).map_err(|why| {
-        ToolError::new(
-            ErrorCode::ParseError,
-            format!("{path}: {why}; this server does not rewrite it"),
-        )
-        .param("path")
-    })?;
-    Ok((shader, crate::planes::project::sha256_hex(text.as_bytes())))
-}
-
-/// The shader file and the caller's compare-and-swap expectation (every edit takes both
-/// as `path` and `expected_sha256`).
-struct ShaderFile {
-    path: ResPath,
-    expected_sha256: Option<String>,
+    read_model(
+        state,
+        path,
+        &real,
+        "VisualShader",
+        VisualShaderFile::from_resource,
+    )
 }
 
 /// Read the shader, apply `edit`, and plan the write of the result.
 fn plan_edit<C: Serialize + JsonSchema>(
     state: Arc<AppState>,
-    file: ShaderFile,
+    file: FileEdit<ResPath>,
     edit: impl FnOnce(&mut VisualShaderFile) -> Result<C, ToolError>,
 ) -> Result<GraphPlan<C>, ToolError> {
     let (mut shader, read_sha) = read_shader(&state, &file.path)?;
-    // The bytes the edit is computed from are the expectation; a caller's
-    // expected_sha256 must name them.
-    if let Some(e) = &file.expected_sha256
-        && !read_sha.eq_ignore_ascii_case(e)
-    {
-        return Err(ToolError::new(
-            ErrorCode::Stale,
-            format!(
-                "{} is not the content expected_sha256 names; nothing was written",
-                file.path
-            ),
-        )
-        .param("expected_sha256")
-        .hint("Read the graph again (get_visual_shader_graph) and retry.")
-        .details(json!({"expected_sha256": e, "actual_sha256": read_sha})));
-    }
+    check_expected(
+        &file.path,
+        file.expected_sha256.as_deref(),
+        Some(&read_sha),
+        "Read the graph again (get_visual_shader_graph) and retry.",
+    )?;
     let change = edit(&mut shader)?;
     let text = shader.to_text();
     // What is written must read back as a VisualShader this model keeps.
@@ -252,7 +206,7 @@ pub struct Created {
 }
 
 fn plan_create(state: Arc<AppState>, args: CreateArgs) -> Result<GraphPlan<Created>, ToolError> {
-    require_tres(&args.path)?;
+    require_tres(&args.path, "VisualShader")?;
     if crate::planes::project::current(&state.project, "path", &args.path)?.is_some() {
         return Err(
             ToolError::invalid_params("path", format!("{} already exists", args.path))
@@ -532,61 +486,67 @@ fn class_property(class: &str, name: &str, param: &str) -> Result<&'static str, 
         })
 }
 
-/// A sub-resource id as Godot makes one (`Class_` and five of `[a-z0-9]`), derived from
-/// what is being added, so a dry run and the real run write the same bytes.
-fn sub_id(shader: &VisualShaderFile, class: &str, seed: &str) -> String {
-    const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
-    let mut n = 0u32;
-    loop {
-        let digest = Sha256::digest(format!("{seed}/{n}").as_bytes());
-        let suffix: String = digest[..5]
-            .iter()
-            .map(|b| ALPHABET[usize::from(*b) % ALPHABET.len()] as char)
-            .collect();
-        let id = format!("{class}_{suffix}");
-        if !shader.id_taken(&id) {
-            return id;
-        }
-        n += 1;
-    }
-}
-
 fn default_function() -> String {
     "fragment".into()
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct AddNodeArgs {
-    /// The VisualShader .tres.
-    path: ResPath,
-    /// The file's sha256 now; else STALE.
-    #[serde(default)]
-    expected_sha256: Option<String>,
-    /// vertex, fragment, light; start, process, collide, start_custom, process_custom
-    /// (particles); sky; fog. Default fragment.
-    #[serde(default = "default_function")]
-    function: String,
-    /// A VisualShaderNode class, e.g. VisualShaderNodeFloatConstant.
-    class: String,
-    /// Graph position [x, y] (default [0, 0]).
-    #[serde(default)]
-    position: Option<[f64; 2]>,
-    /// Stored properties as JSON, e.g. {"constant": [1, 0, 0, 1]} (Color and vectors
-    /// as arrays).
-    #[serde(default)]
-    properties: BTreeMap<String, Value>,
-    /// Node id (default: the next free one, as the editor picks it).
-    #[serde(default)]
-    id: Option<i64>,
-}
+// The arguments of the graph edits.
+edit_args! {
+    path: [
+        /// The VisualShader .tres.
+        ResPath
+    ];
 
-impl AddNodeArgs {
-    fn file(&self) -> ShaderFile {
-        ShaderFile {
-            path: self.path.clone(),
-            expected_sha256: self.expected_sha256.clone(),
-        }
+    pub struct AddNodeArgs {
+        /// vertex, fragment, light; start, process, collide, start_custom, process_custom
+        /// (particles); sky; fog. Default fragment.
+        #[serde(default = "default_function")]
+        function: String,
+        /// A VisualShaderNode class, e.g. VisualShaderNodeFloatConstant.
+        class: String,
+        /// Graph position [x, y] (default [0, 0]).
+        #[serde(default)]
+        position: Option<[f64; 2]>,
+        /// Stored properties as JSON, e.g. {"constant": [1, 0, 0, 1]} (Color and vectors
+        /// as arrays).
+        #[serde(default)]
+        properties: BTreeMap<String, Value>,
+        /// Node id (default: the next free one, as the editor picks it).
+        #[serde(default)]
+        id: Option<i64>,
+    }
+
+    pub struct NodeArgs {
+        /// The node's function (default fragment).
+        #[serde(default = "default_function")]
+        function: String,
+        /// The node id (get_visual_shader_graph lists them).
+        id: i64,
+    }
+
+    pub struct ConnectArgs {
+        /// The nodes' function (default fragment).
+        #[serde(default = "default_function")]
+        function: String,
+        from_node: i64,
+        /// An output port of from_node.
+        from_port: i64,
+        /// Node 0 is the function's output.
+        to_node: i64,
+        /// An input port of to_node.
+        to_port: i64,
+    }
+
+    pub struct SetPropertyArgs {
+        /// The node's function (default fragment).
+        #[serde(default = "default_function")]
+        function: String,
+        /// The node id.
+        id: i64,
+        /// A stored property of the node's class, or `position`.
+        property: String,
+        /// The value as JSON (Color and vectors as arrays, position as [x, y]).
+        value: Value,
     }
 }
 
@@ -637,7 +597,7 @@ fn plan_add_node(state: Arc<AppState>, a: AddNodeArgs) -> Result<GraphPlan<NodeA
             None => shader.next_id(function),
         };
         let seed = format!("{function}/{id}/{}/{props:?}", a.class);
-        let sid = sub_id(shader, &a.class, &seed);
+        let sid = sub_id(&a.class, &seed, |id| shader.id_taken(id));
         shader.add_node(function, id, position, &a.class, sid.clone(), props);
         Ok(NodeAdded {
             function,
@@ -646,30 +606,6 @@ fn plan_add_node(state: Arc<AppState>, a: AddNodeArgs) -> Result<GraphPlan<NodeA
             sub_resource: sid,
         })
     })
-}
-
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct NodeArgs {
-    /// The VisualShader .tres.
-    path: ResPath,
-    /// The file's sha256 now; else STALE.
-    #[serde(default)]
-    expected_sha256: Option<String>,
-    /// The node's function (default fragment).
-    #[serde(default = "default_function")]
-    function: String,
-    /// The node id (get_visual_shader_graph lists them).
-    id: i64,
-}
-
-impl NodeArgs {
-    fn file(&self) -> ShaderFile {
-        ShaderFile {
-            path: self.path.clone(),
-            expected_sha256: self.expected_sha256.clone(),
-        }
-    }
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -709,34 +645,7 @@ fn plan_remove_node(
     })
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ConnectArgs {
-    /// The VisualShader .tres.
-    path: ResPath,
-    /// The file's sha256 now; else STALE.
-    #[serde(default)]
-    expected_sha256: Option<String>,
-    /// The nodes' function (default fragment).
-    #[serde(default = "default_function")]
-    function: String,
-    from_node: i64,
-    /// An output port of from_node.
-    from_port: i64,
-    /// Node 0 is the function's output.
-    to_node: i64,
-    /// An input port of to_node.
-    to_port: i64,
-}
-
 impl ConnectArgs {
-    fn file(&self) -> ShaderFile {
-        ShaderFile {
-            path: self.path.clone(),
-            expected_sha256: self.expected_sha256.clone(),
-        }
-    }
-
     fn connection(&self) -> Connection {
         Connection {
             from_node: self.from_node,
@@ -853,34 +762,6 @@ fn plan_disconnect(
         shader.connections[f].remove(i);
         Ok(connection_out(function, c))
     })
-}
-
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SetPropertyArgs {
-    /// The VisualShader .tres.
-    path: ResPath,
-    /// The file's sha256 now; else STALE.
-    #[serde(default)]
-    expected_sha256: Option<String>,
-    /// The node's function (default fragment).
-    #[serde(default = "default_function")]
-    function: String,
-    /// The node id.
-    id: i64,
-    /// A stored property of the node's class, or `position`.
-    property: String,
-    /// The value as JSON (Color and vectors as arrays, position as [x, y]).
-    value: Value,
-}
-
-impl SetPropertyArgs {
-    fn file(&self) -> ShaderFile {
-        ShaderFile {
-            path: self.path.clone(),
-            expected_sha256: self.expected_sha256.clone(),
-        }
-    }
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
