@@ -406,13 +406,19 @@ async fn the_bridge_requests_the_server_sends_are_the_pinned_wire() {
     let d = wait_discovery(project.path());
     let peer = editor(&d, "none", || Act::Drop);
     let calls = [
-        ("create_node", json!({"parent": ".", "type": "Node2D", "name": "X"})),
+        (
+            "create_node",
+            json!({"parent": ".", "type": "Node2D", "name": "X"}),
+        ),
         ("rename_node", json!({"node": "A", "new_name": "B"})),
         ("move_node", json!({"node": "A", "new_parent": "C"})),
         ("duplicate_node", json!({"node": "A"})),
         ("duplicate_node", json!({"node": "A", "new_name": "A2"})),
         ("delete_node", json!({"node": "A", "confirm": true})),
-        ("get_node_property", json!({"node": "A", "property": "position"})),
+        (
+            "get_node_property",
+            json!({"node": "A", "property": "position"}),
+        ),
         (
             "set_node_property",
             json!({"node": "A", "property": "position",
@@ -425,7 +431,10 @@ async fn the_bridge_requests_the_server_sends_are_the_pinned_wire() {
                 {"node": "B", "property": "modulate",
                  "value": {"$type": "Color", "r": 0.5, "g": 0.25, "b": 1.0, "a": 1.0}}]}),
         ),
-        ("attach_script", json!({"node": "A", "script": "res://scripts/player.gd"})),
+        (
+            "attach_script",
+            json!({"node": "A", "script": "res://scripts/player.gd"}),
+        ),
         ("detach_script", json!({"node": "A"})),
         (
             "connect_signal",
