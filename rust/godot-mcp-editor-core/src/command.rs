@@ -15,7 +15,7 @@ use crate::value::Value;
 
 pub use godot_mcp_protocol::commands::{
     EditorScreenshot as ScreenshotRequest, FitKind, GridCell, PropertySet, ScreenshotView, Terrain,
-    TileCell,
+    TileCell, UndoPolicy,
 };
 
 /// A node a step acts on: a path from the edited scene's root, or the node an earlier
@@ -187,6 +187,8 @@ pub enum Command {
     },
     BatchApply {
         sets: Vec<PropertySet>,
+        /// As the server decided it.
+        undo: UndoPolicy,
     },
     /// Ordered steps applied as ONE undo action named `action`; validated before the
     /// first change, so a failing step leaves the editor unchanged.
@@ -598,11 +600,11 @@ pub fn decode(cmd: &str, p: &Json) -> Result<Command, BridgeError> {
             }
         }
         c::BATCH_APPLY => {
-            let c::BatchApply { sets } = args(p)?;
+            let c::BatchApply { sets, undo } = args(p)?;
             if sets.is_empty() {
                 return Err(invalid("a batch needs at least one set"));
             }
-            Command::BatchApply { sets }
+            Command::BatchApply { sets, undo }
         }
         c::STEPS => steps(args(p)?)?,
         c::CELLS_GET => {
@@ -759,7 +761,8 @@ mod tests {
             ),
             (
                 c::BATCH_APPLY,
-                json!({"sets": [{"node": "S", "property": "visible", "value": false}]}),
+                json!({"sets": [{"node": "S", "property": "visible", "value": false}],
+                       "undo": "one_action"}),
             ),
             (
                 c::STEPS,
@@ -853,15 +856,21 @@ mod tests {
             (c::SCENE_TREE, json!({"limit": 0}), ErrorCode::InvalidParams),
             (
                 c::BATCH_APPLY,
-                json!({"sets": []}),
+                json!({"sets": [], "undo": "one_action"}),
                 ErrorCode::InvalidParams,
             ),
             (
                 c::BATCH_APPLY,
-                json!({"sets": [{"node": "a", "property": "p", "value": {"$type": "Nope"}}]}),
+                json!({"sets": [{"node": "a", "property": "p", "value": {"$type": "Nope"}}],
+                       "undo": "one_action"}),
                 ErrorCode::InvalidParams,
             ),
             (c::PING, json!([1]), ErrorCode::InvalidParams),
+            (
+                c::BATCH_APPLY,
+                json!({"sets": [{"node": "a", "property": "p", "value": 1}]}),
+                ErrorCode::InvalidParams,
+            ),
             (
                 c::STEPS,
                 json!({"action": "a", "steps": []}),

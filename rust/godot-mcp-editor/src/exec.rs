@@ -14,7 +14,7 @@ use godot::classes::{
 };
 use godot::global::Error as GdError;
 use godot::prelude::*;
-use godot_mcp_editor_core::batch::{self, UndoPolicy};
+use godot_mcp_editor_core::batch;
 use godot_mcp_editor_core::command::{Command, PropertySet};
 use godot_mcp_editor_core::persistence::{self, Effect, Verdict};
 use godot_mcp_editor_core::tree::{self, TreeNode};
@@ -590,7 +590,7 @@ pub(crate) fn execute(cmd: Command) -> Res {
                 json!({"path": path, "property": property, "value": from_variant(&res.get(property.as_str())).to_json()}),
             ))
         }
-        Command::BatchApply { sets } => {
+        Command::BatchApply { sets, undo } => {
             let root = scene_root()?;
             // Validate everything first: an error means nothing was applied.
             let mut checked = Vec::with_capacity(sets.len());
@@ -599,11 +599,12 @@ pub(crate) fn execute(cmd: Command) -> Res {
                     .map_err(|e| err(e.code, format!("sets[{i}]: {}", e.message)))?;
                 checked.push((n, s.property.clone(), v));
             }
-            let policy = batch::policy(&sets);
-            match policy {
-                UndoPolicy::OneAction => {
+            // The server decided the undo policy; executed as sent.
+            let run = batch::execution(&sets, undo);
+            match &run.action {
+                Some(action) => {
                     let mut ur = undo_redo()?;
-                    begin(&mut ur, &root, &batch::action_name(&sets));
+                    begin(&mut ur, &root, action);
                     for (n, p, v) in &checked {
                         let old = n.get(p.as_str());
                         ur.add_do_property(&obj(n), p.as_str(), v);
@@ -611,7 +612,7 @@ pub(crate) fn execute(cmd: Command) -> Res {
                     }
                     ur.commit_action();
                 }
-                UndoPolicy::Bypass => {
+                None => {
                     for (n, p, v) in &mut checked {
                         n.set(p.as_str(), &*v);
                     }
@@ -621,13 +622,10 @@ pub(crate) fn execute(cmd: Command) -> Res {
             let mut out = verdict_json(&persistence::verdict(true, &scene_path(&root)));
             out["applied"] = json!(sets.len());
             out["nodes"] = json!(batch::distinct_nodes(&sets));
-            out["undoable"] = json!(policy.undoable());
+            out["undoable"] = json!(run.undoable);
             out["scene"] = json!(scene_path(&root));
-            if !policy.undoable() {
-                out["undo_hint"] = json!(format!(
-                    "More than {} nodes: applied without the editor's undo history.",
-                    batch::UNDO_BATCH_LIMIT
-                ));
+            if let Some(hint) = run.undo_hint {
+                out["undo_hint"] = json!(hint);
             }
             Ok(out)
         }

@@ -218,7 +218,8 @@ pub fn may_save_file(cmd: &str) -> bool {
     )
 }
 
-/// Batch sets above this many nodes bypass the undo stack (`undoable: false`).
+/// Batch sets above this many nodes bypass the undo stack (`undoable: false`); the
+/// server applies the rule and sends its [`UndoPolicy`].
 pub const UNDO_BATCH_LIMIT: usize = 20;
 
 // ---------------------------------------------------------------------------------
@@ -472,11 +473,30 @@ pub struct ResourceSetProperty {
     pub value: Value,
 }
 
-/// `scene.batch.apply`: many property sets.
+/// `scene.batch.apply`: many property sets, applied as `undo` says.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BatchApply {
     pub sets: Vec<PropertySet>,
+    /// Decided by the server (its batch rule, [`UNDO_BATCH_LIMIT`]); the add-on executes
+    /// it and never decides again.
+    pub undo: UndoPolicy,
+}
+
+/// How a batch is applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UndoPolicy {
+    /// All sets in one `EditorUndoRedoManager` action.
+    OneAction,
+    /// Set directly; not on the undo history.
+    Bypass,
+}
+
+impl UndoPolicy {
+    pub fn undoable(self) -> bool {
+        self == UndoPolicy::OneAction
+    }
 }
 
 /// One TileMapLayer cell: `source: -1` erases it.
@@ -810,7 +830,10 @@ mod tests {
                 property: s("hp"),
                 value: Value::Int(3),
             }),
-            round(BatchApply { sets: vec![set] }),
+            round(BatchApply {
+                sets: vec![set],
+                undo: UndoPolicy::Bypass,
+            }),
             round(Steps {
                 action: s("MCP: add"),
                 steps: vec![

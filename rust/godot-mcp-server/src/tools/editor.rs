@@ -780,6 +780,20 @@ pub struct History {
     pub actions: Vec<String>,
 }
 
+/// The undo rule of a batch, decided here and nowhere else, and sent in the command (the
+/// add-on executes it): ONE undo action, unless the batch sets more than
+/// [`cmd::UNDO_BATCH_LIMIT`] distinct nodes (spec: safety-model.md), which bypasses the
+/// history. Also answers the number of distinct nodes.
+pub(crate) fn batch_undo<'a>(nodes: impl Iterator<Item = &'a str>) -> (cmd::UndoPolicy, usize) {
+    let n = nodes.collect::<std::collections::BTreeSet<_>>().len();
+    let policy = if n > cmd::UNDO_BATCH_LIMIT {
+        cmd::UndoPolicy::Bypass
+    } else {
+        cmd::UndoPolicy::OneAction
+    };
+    (policy, n)
+}
+
 /// A node command's plan, typed: [`node_plan_as`] with its reply's own fields `T`.
 type NodePlan<T> = Plan<NodeCommand, EditorReply<T>>;
 
@@ -1174,12 +1188,10 @@ pub fn tools() -> Vec<ToolDef> {
                         "a batch needs at least one set",
                     ));
                 }
-                let nodes: std::collections::BTreeSet<&str> =
-                    a.sets.iter().map(|s| s.node.as_str()).collect();
-                let undoable = nodes.len() <= cmd::UNDO_BATCH_LIMIT;
+                let (policy, nodes) = batch_undo(a.sets.iter().map(|s| s.node.as_str()));
                 let undo = Undo {
-                    undoable,
-                    undo_hint: (!undoable).then(|| {
+                    undoable: policy.undoable(),
+                    undo_hint: (!policy.undoable()).then(|| {
                         format!(
                             "More than {} nodes: applied without the editor's undo history.",
                             cmd::UNDO_BATCH_LIMIT
@@ -1188,7 +1200,7 @@ pub fn tools() -> Vec<ToolDef> {
                 };
                 let size = BatchSize {
                     sets: a.sets.len(),
-                    nodes: nodes.len(),
+                    nodes,
                 };
                 let sets = a
                     .sets
@@ -1204,7 +1216,7 @@ pub fn tools() -> Vec<ToolDef> {
                     .collect::<Result<_, ToolError>>()?;
                 scene_plan::<_, BatchApplied, _>(
                     state,
-                    cmd::BatchApply { sets },
+                    cmd::BatchApply { sets, undo: policy },
                     None,
                     true,
                     Some(undo),
@@ -1513,5 +1525,21 @@ mod tests {
         reply.insert("extra".into(), json!(1));
         let e = from_reply::<EditorReply<PropertySet>>(cmd::NODE_SET_PROPERTY, reply).unwrap_err();
         assert!(e.message.contains("`extra`"), "{}", e.message);
+    }
+
+    /// The server's batch rule: counted in distinct nodes, 20 is one undo action, 21
+    /// bypasses the history; many sets on few nodes stay undoable.
+    #[test]
+    fn the_batch_undo_rule_counts_distinct_nodes() {
+        let names = |n: usize, per: usize| -> Vec<String> {
+            (0..n)
+                .flat_map(|i| std::iter::repeat_n(format!("N{i}"), per))
+                .collect()
+        };
+        let rule = |v: &[String]| batch_undo(v.iter().map(String::as_str));
+        assert_eq!(rule(&names(1, 1)), (cmd::UndoPolicy::OneAction, 1));
+        assert_eq!(rule(&names(20, 3)), (cmd::UndoPolicy::OneAction, 20));
+        assert_eq!(rule(&names(21, 1)), (cmd::UndoPolicy::Bypass, 21));
+        assert_eq!(rule(&names(2, 50)), (cmd::UndoPolicy::OneAction, 2));
     }
 }
