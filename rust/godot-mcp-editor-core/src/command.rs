@@ -109,87 +109,28 @@ pub const MAX_CELLS: usize = 100_000;
 pub enum Command {
     Ping,
     EditorState,
-    SceneTree {
-        offset: usize,
-        limit: usize,
-    },
-    SceneOpen {
-        path: String,
-    },
-    SceneCreate {
-        path: String,
-        root_type: String,
-        root_name: Option<String>,
-    },
+    SceneTree(c::SceneTree),
+    SceneOpen(c::SceneOpen),
+    SceneCreate(c::SceneCreate),
     /// `path: None` saves the edited scene.
-    SceneSave {
-        path: Option<String>,
-    },
-    SceneClose {
-        path: Option<String>,
-    },
-    SceneReload {
-        path: Option<String>,
-    },
-    NodeCreate {
-        parent: String,
-        node_type: String,
-        name: String,
-    },
-    NodeRename {
-        node: String,
-        new_name: String,
-    },
-    NodeMove {
-        node: String,
-        new_parent: String,
-    },
-    NodeDuplicate {
-        node: String,
-        new_name: Option<String>,
-    },
-    NodeDelete {
-        node: String,
-    },
-    NodeGetProperty {
-        node: String,
-        property: String,
-    },
+    SceneSave(c::SceneSave),
+    SceneClose(c::SceneClose),
+    SceneReload(c::SceneReload),
+    NodeCreate(c::NodeCreate),
+    NodeRename(c::NodeRename),
+    NodeMove(c::NodeMove),
+    NodeDuplicate(c::NodeDuplicate),
+    NodeDelete(c::NodeDelete),
+    NodeGetProperty(c::NodeGetProperty),
     NodeSetProperty(PropertySet),
     /// The read-only probe: the persistence verdict `op` would get on `node`.
-    NodePersistence {
-        node: String,
-        op: String,
-    },
-    ScriptAttach {
-        node: String,
-        script: String,
-    },
-    ScriptDetach {
-        node: String,
-    },
-    SignalConnect {
-        from: String,
-        signal: String,
-        to: String,
-        method: String,
-    },
-    SignalDisconnect {
-        from: String,
-        signal: String,
-        to: String,
-        method: String,
-    },
-    ResourceSetProperty {
-        path: String,
-        property: String,
-        value: Value,
-    },
-    BatchApply {
-        sets: Vec<PropertySet>,
-        /// As the server decided it.
-        undo: UndoPolicy,
-    },
+    NodePersistence(c::NodePersistence),
+    ScriptAttach(c::ScriptAttach),
+    ScriptDetach(c::ScriptDetach),
+    SignalConnect(c::Connection),
+    SignalDisconnect(c::Connection),
+    ResourceSetProperty(c::ResourceSetProperty),
+    BatchApply(c::BatchApply),
     /// Ordered steps applied as ONE undo action named `action`; validated before the
     /// first change, so a failing step leaves the editor unchanged.
     Steps {
@@ -200,15 +141,9 @@ pub enum Command {
     },
     /// The used cells of a TileMapLayer (`[x, y, source, ax, ay, alternative]`) or a
     /// GridMap (`[x, y, z, item, orientation]`), paged.
-    Cells {
-        node: String,
-        offset: usize,
-        limit: usize,
-    },
+    Cells(c::Cells),
     /// A MeshLibrary's items: id, name, mesh class.
-    MeshLibraryItems {
-        path: String,
-    },
+    MeshLibraryItems(c::MeshLibraryItems),
     Undo,
     Redo,
     History,
@@ -223,30 +158,13 @@ pub enum Command {
     /// Whether a scan runs, and how far it is.
     FilesystemStatus,
     /// An AudioStreamPlayer (2D/3D) with its properties, added as one undo action.
-    AudioAddPlayer {
-        parent: String,
-        name: String,
-        player_type: String,
-        stream: Option<String>,
-        bus: Option<String>,
-        autoplay: bool,
-        volume_db: Option<f64>,
-    },
+    AudioAddPlayer(c::AudioAddPlayer),
     /// A new ShaderMaterial with `shader` on the node's material slot.
-    ShaderAssignMaterial {
-        node: String,
-        shader: String,
-    },
+    ShaderAssignMaterial(c::ShaderAssignMaterial),
     /// The uniforms of the node's ShaderMaterial, with their values.
-    ShaderUniforms {
-        node: String,
-    },
+    ShaderUniforms(c::ShaderUniforms),
     /// One uniform of the node's ShaderMaterial.
-    ShaderSetUniform {
-        node: String,
-        name: String,
-        value: Value,
-    },
+    ShaderSetUniform(c::ShaderSetUniform),
 }
 
 /// The player classes `audio.add_player` creates.
@@ -296,6 +214,16 @@ pub(crate) fn params<T: DeserializeOwned>(cmd: &str, p: &Json) -> Result<T, Brid
 /// `p` as the parameters of the command `T` names.
 fn args<T: BridgeCommand + DeserializeOwned>(p: &Json) -> Result<T, BridgeError> {
     params(T::METHOD, p)
+}
+
+/// [`args`], then `check`: what serde cannot check.
+fn checked<T: BridgeCommand + DeserializeOwned>(
+    p: &Json,
+    check: impl FnOnce(&T) -> Result<(), BridgeError>,
+) -> Result<T, BridgeError> {
+    let a = args(p)?;
+    check(&a)?;
+    Ok(a)
 }
 
 pub(crate) fn res_path(p: &str) -> Result<(), BridgeError> {
@@ -469,225 +397,100 @@ pub fn decode(cmd: &str, p: &Json) -> Result<Command, BridgeError> {
     Ok(match cmd {
         c::PING => args::<c::Ping>(p).map(|_| Command::Ping)?,
         c::EDITOR_STATE => args::<c::EditorState>(p).map(|_| Command::EditorState)?,
-        c::SCENE_TREE => {
-            let c::SceneTree { offset, limit } = args(p)?;
-            page_ok(limit)?;
-            Command::SceneTree { offset, limit }
-        }
-        c::SCENE_OPEN => {
-            let c::SceneOpen { path } = args(p)?;
-            res_path(&path)?;
-            Command::SceneOpen { path }
-        }
-        c::SCENE_CREATE => {
-            let c::SceneCreate {
-                path,
-                root_type,
-                root_name,
-            } = args(p)?;
-            res_path(&path)?;
-            if !path.ends_with(".tscn") {
+        c::SCENE_TREE => Command::SceneTree(checked(p, |a: &c::SceneTree| page_ok(a.limit))?),
+        c::SCENE_OPEN => Command::SceneOpen(checked(p, |a: &c::SceneOpen| res_path(&a.path))?),
+        c::SCENE_CREATE => Command::SceneCreate(checked(p, |a: &c::SceneCreate| {
+            res_path(&a.path)?;
+            if !a.path.ends_with(".tscn") {
                 return Err(invalid("a new scene's path must end in .tscn"));
             }
-            opt_name_ok(&root_name)?;
-            Command::SceneCreate {
-                path,
-                root_type,
-                root_name,
-            }
-        }
-        c::SCENE_SAVE => {
-            let c::SceneSave { path } = args(p)?;
-            opt_res_path(&path)?;
-            Command::SceneSave { path }
-        }
+            opt_name_ok(&a.root_name)
+        })?),
+        c::SCENE_SAVE => Command::SceneSave(checked(p, |a: &c::SceneSave| opt_res_path(&a.path))?),
         c::SCENE_CLOSE => {
-            let c::SceneClose { path } = args(p)?;
-            opt_res_path(&path)?;
-            Command::SceneClose { path }
+            Command::SceneClose(checked(p, |a: &c::SceneClose| opt_res_path(&a.path))?)
         }
         c::SCENE_RELOAD => {
-            let c::SceneReload { path } = args(p)?;
-            opt_res_path(&path)?;
-            Command::SceneReload { path }
+            Command::SceneReload(checked(p, |a: &c::SceneReload| opt_res_path(&a.path))?)
         }
-        c::NODE_CREATE => {
-            let c::NodeCreate {
-                parent,
-                node_type,
-                name,
-            } = args(p)?;
-            name_ok(&name)?;
-            Command::NodeCreate {
-                parent,
-                node_type,
-                name,
-            }
-        }
+        c::NODE_CREATE => Command::NodeCreate(checked(p, |a: &c::NodeCreate| name_ok(&a.name))?),
         c::NODE_RENAME => {
-            let c::NodeRename { node, new_name } = args(p)?;
-            name_ok(&new_name)?;
-            Command::NodeRename { node, new_name }
+            Command::NodeRename(checked(p, |a: &c::NodeRename| name_ok(&a.new_name))?)
         }
-        c::NODE_MOVE => {
-            let c::NodeMove { node, new_parent } = args(p)?;
-            Command::NodeMove { node, new_parent }
-        }
+        c::NODE_MOVE => Command::NodeMove(args(p)?),
         c::NODE_DUPLICATE => {
-            let c::NodeDuplicate { node, new_name } = args(p)?;
-            opt_name_ok(&new_name)?;
-            Command::NodeDuplicate { node, new_name }
+            Command::NodeDuplicate(checked(p, |a: &c::NodeDuplicate| opt_name_ok(&a.new_name))?)
         }
-        c::NODE_DELETE => Command::NodeDelete {
-            node: args::<c::NodeDelete>(p)?.node,
-        },
-        c::NODE_GET_PROPERTY => {
-            let c::NodeGetProperty { node, property } = args(p)?;
-            Command::NodeGetProperty { node, property }
-        }
+        c::NODE_DELETE => Command::NodeDelete(args(p)?),
+        c::NODE_GET_PROPERTY => Command::NodeGetProperty(args(p)?),
         c::NODE_SET_PROPERTY => Command::NodeSetProperty(args::<c::NodeSetProperty>(p)?.0),
-        c::NODE_PERSISTENCE => {
-            let c::NodePersistence { node, op } = args(p)?;
-            Command::NodePersistence { node, op }
-        }
+        c::NODE_PERSISTENCE => Command::NodePersistence(args(p)?),
         c::SCRIPT_ATTACH => {
-            let c::ScriptAttach { node, script } = args(p)?;
-            res_path(&script)?;
-            Command::ScriptAttach { node, script }
+            Command::ScriptAttach(checked(p, |a: &c::ScriptAttach| res_path(&a.script))?)
         }
-        c::SCRIPT_DETACH => Command::ScriptDetach {
-            node: args::<c::ScriptDetach>(p)?.node,
-        },
-        c::SIGNAL_CONNECT => {
-            let c::Connection {
-                from,
-                signal,
-                to,
-                method,
-            } = args::<c::SignalConnect>(p)?.0;
-            Command::SignalConnect {
-                from,
-                signal,
-                to,
-                method,
-            }
-        }
-        c::SIGNAL_DISCONNECT => {
-            let c::Connection {
-                from,
-                signal,
-                to,
-                method,
-            } = args::<c::SignalDisconnect>(p)?.0;
-            Command::SignalDisconnect {
-                from,
-                signal,
-                to,
-                method,
-            }
-        }
+        c::SCRIPT_DETACH => Command::ScriptDetach(args(p)?),
+        c::SIGNAL_CONNECT => Command::SignalConnect(args::<c::SignalConnect>(p)?.0),
+        c::SIGNAL_DISCONNECT => Command::SignalDisconnect(args::<c::SignalDisconnect>(p)?.0),
         c::RESOURCE_SET_PROPERTY => {
-            let c::ResourceSetProperty {
-                path,
-                property,
-                value,
-            } = args(p)?;
-            res_path(&path)?;
-            Command::ResourceSetProperty {
-                path,
-                property,
-                value,
-            }
+            Command::ResourceSetProperty(checked(p, |a: &c::ResourceSetProperty| {
+                res_path(&a.path)
+            })?)
         }
-        c::BATCH_APPLY => {
-            let c::BatchApply { sets, undo } = args(p)?;
-            if sets.is_empty() {
+        c::BATCH_APPLY => Command::BatchApply(checked(p, |a: &c::BatchApply| {
+            if a.sets.is_empty() {
                 return Err(invalid("a batch needs at least one set"));
             }
-            Command::BatchApply { sets, undo }
-        }
+            Ok(())
+        })?),
         c::STEPS => steps(args(p)?)?,
-        c::CELLS_GET => {
-            let c::Cells {
-                node,
-                offset,
-                limit,
-            } = args(p)?;
-            page_ok(limit)?;
-            Command::Cells {
-                node,
-                offset,
-                limit,
-            }
-        }
+        c::CELLS_GET => Command::Cells(checked(p, |a: &c::Cells| page_ok(a.limit))?),
         c::MESH_LIBRARY_ITEMS => {
-            let c::MeshLibraryItems { path } = args(p)?;
-            res_path(&path)?;
-            Command::MeshLibraryItems { path }
+            Command::MeshLibraryItems(checked(p, |a: &c::MeshLibraryItems| res_path(&a.path))?)
         }
         c::UNDO => args::<c::Undo>(p).map(|_| Command::Undo)?,
         c::REDO => args::<c::Redo>(p).map(|_| Command::Redo)?,
         c::HISTORY => args::<c::History>(p).map(|_| Command::History)?,
-        c::EDITOR_SCREENSHOT => {
-            let a: ScreenshotRequest = args(p)?;
+        c::EDITOR_SCREENSHOT => Command::EditorScreenshot(checked(p, |a: &ScreenshotRequest| {
             if a.max_edge.is_some_and(|m| m < MIN_MAX_EDGE) {
                 return Err(invalid(format!("max_edge must be at least {MIN_MAX_EDGE}")));
             }
             if a.node.is_some() && a.view != ScreenshotView::TwoD {
                 return Err(invalid("node crops the 2d view only"));
             }
-            Command::EditorScreenshot(a)
-        }
+            Ok(())
+        })?),
         c::EDITOR_MONITORS => args::<c::EditorMonitors>(p).map(|_| Command::EditorMonitors)?,
         c::FILESYSTEM_SCAN => args::<c::FilesystemScan>(p).map(|_| Command::FilesystemScan)?,
         c::FILESYSTEM_STATUS => {
             args::<c::FilesystemStatus>(p).map(|_| Command::FilesystemStatus)?
         }
-        c::AUDIO_ADD_PLAYER => {
-            let c::AudioAddPlayer {
-                parent,
-                name,
-                player_type,
-                stream,
-                bus,
-                autoplay,
-                volume_db,
-            } = args(p)?;
-            name_ok(&name)?;
-            if !AUDIO_PLAYER_TYPES.contains(&player_type.as_str()) {
+        c::AUDIO_ADD_PLAYER => Command::AudioAddPlayer(checked(p, |a: &c::AudioAddPlayer| {
+            name_ok(&a.name)?;
+            if !AUDIO_PLAYER_TYPES.contains(&a.player_type.as_str()) {
                 return Err(invalid(format!(
                     "type must be one of {}",
                     AUDIO_PLAYER_TYPES.join(", ")
                 )));
             }
-            opt_res_path(&stream)?;
-            if volume_db.is_some_and(|v| !v.is_finite()) {
+            opt_res_path(&a.stream)?;
+            if a.volume_db.is_some_and(|v| !v.is_finite()) {
                 return Err(invalid("volume_db must be a finite number"));
             }
-            Command::AudioAddPlayer {
-                parent,
-                name,
-                player_type,
-                stream,
-                bus,
-                autoplay,
-                volume_db,
-            }
-        }
+            Ok(())
+        })?),
         c::SHADER_ASSIGN_MATERIAL => {
-            let c::ShaderAssignMaterial { node, shader } = args(p)?;
-            res_path(&shader)?;
-            Command::ShaderAssignMaterial { node, shader }
+            Command::ShaderAssignMaterial(checked(p, |a: &c::ShaderAssignMaterial| {
+                res_path(&a.shader)
+            })?)
         }
-        c::SHADER_UNIFORMS => Command::ShaderUniforms {
-            node: args::<c::ShaderUniforms>(p)?.node,
-        },
+        c::SHADER_UNIFORMS => Command::ShaderUniforms(args(p)?),
         c::SHADER_SET_UNIFORM => {
-            let c::ShaderSetUniform { node, name, value } = args(p)?;
-            if name.is_empty() {
-                return Err(invalid("name is empty"));
-            }
-            Command::ShaderSetUniform { node, name, value }
+            Command::ShaderSetUniform(checked(p, |a: &c::ShaderSetUniform| {
+                if a.name.is_empty() {
+                    return Err(invalid("name is empty"));
+                }
+                Ok(())
+            })?)
         }
         other => match crate::authoring::decode(other, p) {
             Some(a) => Command::Authoring(a?),

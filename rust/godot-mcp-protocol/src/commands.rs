@@ -2,8 +2,9 @@
 //! sends one: whether it changes the editor, and whether it may write a file (a lost
 //! answer to such a command quarantines its transaction).
 //!
-//! Parameters and results are documented in `docs/editor-bridge.md`; their decoding lives
-//! in `godot-mcp-editor-core`, the add-on's pure half.
+//! Each command's parameters are one struct below (the authoring commands' are still
+//! JSON, decoded in `godot_mcp_editor_core::authoring`); results are documented in
+//! `docs/editor-bridge.md`.
 
 /// Answers `{}`; measures the round trip.
 pub const PING: &str = "ping";

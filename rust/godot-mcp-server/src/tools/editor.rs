@@ -117,10 +117,12 @@ fn saved_file(
     scene: Option<&str>,
 ) -> Result<(std::path::PathBuf, FileState), ToolError> {
     let Some(res) = scene.filter(|s| !s.is_empty()) else {
-        return Err(Precondition::ActiveScene.error().hint(
-            "The edited scene has never been saved to a file: save it under a res:// path in \
-             the editor first. Nothing was sent.",
-        ));
+        let e = never_saved();
+        let hint = format!(
+            "{} Nothing was sent.",
+            e.hint.as_deref().unwrap_or_default()
+        );
+        return Err(e.hint(hint));
     };
     let path = ResPath::parse(res)
         .map_err(|r| ToolError::new(ErrorCode::PathRefused, format!("{command}: {r}")))?;
@@ -132,6 +134,23 @@ fn saved_file(
         ))
     })?;
     Ok((abs, pre))
+}
+
+/// The editor's edited scene (`None`: no scene is open).
+pub(crate) fn active_scene(state: &AppState) -> Result<Option<String>, ToolError> {
+    let st = ask(state, &cmd::EditorState {}, None)?;
+    Ok(st
+        .get("active_scene")
+        .and_then(Value::as_str)
+        .map(String::from))
+}
+
+/// The refusal of a command that needs the edited scene's file when it has none.
+pub(crate) fn never_saved() -> ToolError {
+    Precondition::ActiveScene.error().hint(
+        "The edited scene has never been saved to a file: save it under a res:// path in the \
+         editor first.",
+    )
 }
 
 /// A read-only request.
@@ -824,11 +843,7 @@ where
     R: DeserializeOwned + Serialize + 'static,
 {
     let command = P::METHOD;
-    let st = ask(&state, &cmd::EditorState {}, None)?;
-    let active = st
-        .get("active_scene")
-        .and_then(Value::as_str)
-        .map(String::from);
+    let active = active_scene(&state)?;
     if needs_active_scene && active.is_none() {
         return Err(Precondition::ActiveScene.error());
     }
@@ -845,10 +860,7 @@ where
     let scene = scene.or(active);
     if cmd::may_save_file(command) && scene.as_deref().is_none_or(str::is_empty) {
         // Nothing to hash, so nothing could prove an error harmless: refused up front.
-        return Err(Precondition::ActiveScene.error().hint(
-            "The edited scene has never been saved to a file: save it under a res:// path in \
-             the editor first.",
-        ));
+        return Err(never_saved());
     }
     let effect = SceneCommand {
         command,
@@ -1029,17 +1041,18 @@ pub struct NoArgs {}
 // Tools
 // ---------------------------------------------------------------------------------
 
-fn meta(
+/// The meta of an editor-plane tool: a read has no effect, anything else is an
+/// editor-runtime effect (recipes::meta and scene_more::editor_meta are this one).
+pub(crate) const fn meta(
     name: &'static str,
     title: &'static str,
     description: &'static str,
     class: SafetyClass,
     toolset: Toolset,
 ) -> ToolMeta {
-    let effect = if class == SafetyClass::ReadOnly {
-        EffectKind::None
-    } else {
-        EffectKind::EditorRuntime
+    let effect = match class {
+        SafetyClass::ReadOnly => EffectKind::None,
+        _ => EffectKind::EditorRuntime,
     };
     ToolMeta {
         name,

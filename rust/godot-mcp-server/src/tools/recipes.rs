@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use crate::error::ToolError;
 use crate::honesty::{Persistence, Undo};
 use crate::respath::ResPath;
-use crate::safety::{EffectKind, SafetyClass, Toolset};
+use crate::safety::{SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::editor::{connected, godot_value, query_as, query_raw_as, run_effect_as};
 use crate::tools::{CallFlags, NoFields, Plan, ToolDef, ToolMeta};
@@ -29,18 +29,7 @@ pub(crate) const fn meta(
     description: &'static str,
     class: SafetyClass,
 ) -> ToolMeta {
-    let effect = match class {
-        SafetyClass::ReadOnly => EffectKind::None,
-        _ => EffectKind::EditorRuntime,
-    };
-    ToolMeta {
-        name,
-        title,
-        description,
-        class,
-        toolset,
-        effect,
-    }
+    crate::tools::editor::meta(name, title, description, class, toolset)
 }
 
 /// The steps of one recipe, built in order as the protocol's typed steps; `create`

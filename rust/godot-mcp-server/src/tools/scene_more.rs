@@ -25,7 +25,8 @@ use crate::respath::ResPath;
 use crate::safety::{Precondition, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::editor::{
-    NodeCommand, ask, blocking_as, node_plan_raw_as, query_raw_as, run_effect_raw_as,
+    NodeCommand, active_scene, ask, blocking_as, never_saved, node_plan_raw_as, query_raw_as,
+    run_effect_raw_as,
 };
 use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta};
 
@@ -37,19 +38,7 @@ pub(crate) fn editor_meta(
     title: &'static str,
     description: &'static str,
 ) -> ToolMeta {
-    let effect = if class == SafetyClass::ReadOnly {
-        crate::safety::EffectKind::None
-    } else {
-        crate::safety::EffectKind::EditorRuntime
-    };
-    ToolMeta {
-        name,
-        title,
-        description,
-        class,
-        toolset,
-        effect,
-    }
+    crate::tools::editor::meta(name, title, description, class, toolset)
 }
 
 /// A read-only tool that sends `command` with `params(args)` to the editor; its answer
@@ -160,20 +149,12 @@ where
 {
     let effect = persistence::Effect::of_scene_command(command)
         .ok_or_else(|| ToolError::internal(format!("{command} has no scene-level verdict")))?;
-    let st = ask(&state, &cmd::EditorState {}, None)?;
-    let Some(active) = st
-        .get("active_scene")
-        .and_then(Value::as_str)
-        .map(String::from)
-    else {
+    let Some(active) = active_scene(&state)? else {
         return Err(Precondition::ActiveScene.error());
     };
     let file = file.unwrap_or_else(|| active.clone());
     if file.is_empty() {
-        return Err(Precondition::ActiveScene.error().hint(
-            "The edited scene has never been saved to a file: save it under a res:// path in \
-             the editor first.",
-        ));
+        return Err(never_saved());
     }
     let v = persistence::verdict_of(effect, &file);
     let effect = SceneLevel {
