@@ -395,3 +395,73 @@ async fn a_failed_save_is_compensated_only_with_its_pre_state_proven() {
     assert_eq!(std::fs::read(&res).unwrap(), bytes);
     client.cancel().await.unwrap();
 }
+
+/// The bridge requests the server sends for a set of editor tools, as captured from the
+/// server (tests/fixtures/bridge_wire.json; `GODOT_MCP_UPDATE_CONTRACT=1` rewrites it).
+/// The params are the wire contract with the add-on: a change here is a protocol change.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_bridge_requests_the_server_sends_are_the_pinned_wire() {
+    let project = demo_copy();
+    let client = connect(project.path()).await;
+    let d = wait_discovery(project.path());
+    let peer = editor(&d, "none", || Act::Drop);
+    let calls = [
+        (
+            "create_node",
+            json!({"parent": ".", "type": "Node2D", "name": "X"}),
+        ),
+        ("rename_node", json!({"node": "A", "new_name": "B"})),
+        ("move_node", json!({"node": "A", "new_parent": "C"})),
+        ("duplicate_node", json!({"node": "A"})),
+        ("duplicate_node", json!({"node": "A", "new_name": "A2"})),
+        ("delete_node", json!({"node": "A", "confirm": true})),
+        (
+            "get_node_property",
+            json!({"node": "A", "property": "position"}),
+        ),
+        (
+            "set_node_property",
+            json!({"node": "A", "property": "position",
+                   "value": {"$type": "Vector2", "x": 1.5, "y": -2.25}}),
+        ),
+        (
+            "apply_scene_batch",
+            json!({"sets": [
+                {"node": "A", "property": "visible", "value": false},
+                {"node": "B", "property": "modulate",
+                 "value": {"$type": "Color", "r": 0.5, "g": 0.25, "b": 1.0, "a": 1.0}}]}),
+        ),
+        (
+            "attach_script",
+            json!({"node": "A", "script": "res://scripts/player.gd"}),
+        ),
+        ("detach_script", json!({"node": "A"})),
+        (
+            "connect_signal",
+            json!({"from": "A", "signal": "ready", "to": ".", "method": "go"}),
+        ),
+        ("editor_undo", json!({})),
+        ("editor_redo", json!({})),
+        ("editor_history", json!({})),
+        ("reload_scene", json!({"confirm": true})),
+    ];
+    for (tool, args) in calls {
+        // The replies of the stand-in editor do not matter here, only what was sent.
+        let _ = call(&client, tool, args).await;
+    }
+    client.cancel().await.unwrap();
+    let seen = peer.join().unwrap();
+    let sent: Vec<Value> = seen
+        .iter()
+        .filter(|r| r.cmd != "editor.state" && r.cmd != "node.persistence")
+        .map(|r| json!({"cmd": r.cmd, "params": r.params}))
+        .collect();
+    let got = serde_json::to_string_pretty(&sent).unwrap() + "\n";
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/bridge_wire.json");
+    if std::env::var_os("GODOT_MCP_UPDATE_CONTRACT").is_some() {
+        std::fs::write(&path, &got).unwrap();
+    }
+    let want = std::fs::read_to_string(&path).expect("tests/fixtures/bridge_wire.json");
+    assert_eq!(got, want, "the bridge wire changed");
+}

@@ -1,27 +1,13 @@
-//! The undo rule of `scene.batch.apply`: a batch is ONE action on the editor's undo
-//! history, unless it sets more than [`UNDO_BATCH_LIMIT`] nodes, in which case it bypasses
-//! the history for speed and says `undoable: false` (spec: safety-model.md).
+//! Executing `scene.batch.apply` as the server decided it: the server applies the undo
+//! rule (a batch is ONE action on the editor's undo history, unless it sets more than
+//! [`UNDO_BATCH_LIMIT`] nodes; spec: safety-model.md) and sends its [`UndoPolicy`]; the
+//! add-on does what the policy says and reports it, and never decides again.
 
 use std::collections::BTreeSet;
 
-pub use godot_mcp_protocol::commands::UNDO_BATCH_LIMIT;
+pub use godot_mcp_protocol::commands::{UNDO_BATCH_LIMIT, UndoPolicy};
 
 use crate::command::PropertySet;
-
-/// How a batch is applied.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum UndoPolicy {
-    /// All sets in one `EditorUndoRedoManager` action.
-    OneAction,
-    /// Set directly; not on the undo history.
-    Bypass,
-}
-
-impl UndoPolicy {
-    pub fn undoable(self) -> bool {
-        self == UndoPolicy::OneAction
-    }
-}
 
 /// The distinct nodes a batch touches.
 pub fn distinct_nodes(sets: &[PropertySet]) -> usize {
@@ -31,13 +17,32 @@ pub fn distinct_nodes(sets: &[PropertySet]) -> usize {
         .len()
 }
 
-/// The policy for a batch: counted in distinct nodes, as the spec's "batch sets above
-/// 20 nodes" says.
-pub fn policy(sets: &[PropertySet]) -> UndoPolicy {
-    if distinct_nodes(sets) > UNDO_BATCH_LIMIT {
-        UndoPolicy::Bypass
-    } else {
-        UndoPolicy::OneAction
+/// What the add-on does for a batch sent with `undo`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Execution {
+    /// The undo action the sets go into (its name in the History dock), or `None`: set
+    /// directly, not on the undo history.
+    pub action: Option<String>,
+    pub undoable: bool,
+    /// Why the batch cannot be undone, when it cannot.
+    pub undo_hint: Option<String>,
+}
+
+/// The execution of a batch under the policy the server sent.
+pub fn execution(sets: &[PropertySet], undo: UndoPolicy) -> Execution {
+    match undo {
+        UndoPolicy::OneAction => Execution {
+            action: Some(action_name(sets)),
+            undoable: true,
+            undo_hint: None,
+        },
+        UndoPolicy::Bypass => Execution {
+            action: None,
+            undoable: false,
+            undo_hint: Some(format!(
+                "More than {UNDO_BATCH_LIMIT} nodes: applied without the editor's undo history."
+            )),
+        },
     }
 }
 
@@ -67,14 +72,27 @@ mod tests {
             .collect()
     }
 
+    /// The add-on executes the policy it is sent, whatever the batch's size: the rule
+    /// is the server's (tools/editor.rs `batch_undo`).
     #[test]
-    fn twenty_nodes_are_one_action_twenty_one_bypass() {
-        assert_eq!(policy(&sets(1, 1)), UndoPolicy::OneAction);
-        assert_eq!(policy(&sets(20, 3)), UndoPolicy::OneAction);
-        assert_eq!(policy(&sets(21, 1)), UndoPolicy::Bypass);
-        assert!(!policy(&sets(21, 1)).undoable());
-        // Many sets on few nodes stay undoable: the rule counts nodes.
-        assert_eq!(policy(&sets(2, 50)), UndoPolicy::OneAction);
+    fn the_sent_policy_is_executed_not_recomputed() {
+        let big = sets(30, 1);
+        let e = execution(&big, UndoPolicy::OneAction);
+        assert!(e.undoable);
+        assert_eq!(
+            e.action.as_deref(),
+            Some("MCP: batch of 30 set(s) on 30 node(s)")
+        );
+        assert_eq!(e.undo_hint, None);
+        let small = sets(1, 2);
+        let e = execution(&small, UndoPolicy::Bypass);
+        assert!(!e.undoable);
+        assert_eq!(e.action, None, "bypass: no undo action");
+        assert!(
+            e.undo_hint
+                .unwrap()
+                .contains("without the editor's undo history")
+        );
         assert_eq!(
             action_name(&sets(2, 2)),
             "MCP: batch of 4 set(s) on 2 node(s)"

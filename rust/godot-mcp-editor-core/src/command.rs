@@ -1,23 +1,22 @@
 //! A bridge request decoded into a typed [`Command`]: the add-on's executors receive only
 //! well-formed commands, and anything else is answered with a structured error
 //! (`unknown_command`, `invalid_params`), never dropped and never a panic.
+//!
+//! The parameters' shapes are the protocol's (`godot_mcp_protocol::commands`, the structs
+//! the server sends); serde decodes them, and this module adds the checks serde cannot
+//! make: `res://` paths, node names, ranges, and `$N` step references.
 
-use godot_mcp_protocol::commands as c;
+use godot_mcp_protocol::commands::{self as c, BridgeCommand};
 use godot_mcp_protocol::{BridgeError, ErrorCode, ErrorEffect};
-use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value as Json;
 
 use crate::value::Value;
 
-/// One property set of a batch.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PropertySet {
-    /// Node path relative to the edited scene's root (`.` is the root).
-    pub node: String,
-    pub property: String,
-    pub value: Value,
-}
+pub use godot_mcp_protocol::commands::{
+    EditorScreenshot as ScreenshotRequest, FitKind, GridCell, PropertySet, ScreenshotView, Terrain,
+    TileCell, UndoPolicy,
+};
 
 /// A node a step acts on: a path from the edited scene's root, or the node an earlier
 /// `create` step made (`"$2"` on the wire: step 2's node).
@@ -28,9 +27,9 @@ pub enum NodeRef {
 }
 
 impl NodeRef {
-    fn parse(s: &str, index: usize, creates: &[bool], at: &str) -> Result<Self, BridgeError> {
+    fn parse(s: String, index: usize, creates: &[bool], at: &str) -> Result<Self, BridgeError> {
         let Some(n) = s.strip_prefix('$') else {
-            return Ok(NodeRef::Path(s.to_string()));
+            return Ok(NodeRef::Path(s));
         };
         match n.parse::<usize>() {
             Ok(i) if i < index && creates[i] => Ok(NodeRef::Step(i)),
@@ -41,40 +40,7 @@ impl NodeRef {
     }
 }
 
-/// One TileMapLayer cell: `source: -1` erases it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TileCell {
-    pub coords: [i32; 2],
-    pub source: i32,
-    #[serde(default)]
-    pub atlas: [i32; 2],
-    #[serde(default)]
-    pub alternative: i32,
-}
-
-/// One GridMap cell: `item: -1` erases it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct GridCell {
-    pub coords: [i32; 3],
-    pub item: i32,
-    #[serde(default)]
-    pub orientation: i32,
-}
-
-/// The collision shape `fit_shape` sizes to a Sprite2D's rect or a mesh's bounds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum FitKind {
-    Rectangle,
-    Circle,
-    Capsule,
-    Box,
-    Sphere,
-}
-
-/// One step of a `scene.steps` action.
+/// One step of a `scene.steps` action, its node references resolved.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Step {
     /// A new node of `node_type` named `name` under `parent`.
@@ -134,14 +100,6 @@ pub enum Step {
     },
 }
 
-/// One terrain of a terrain set.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Terrain {
-    pub name: String,
-    pub color: [f64; 4],
-}
-
 /// Most steps in one action, and most cells in one step.
 pub const MAX_STEPS: usize = 256;
 pub const MAX_CELLS: usize = 100_000;
@@ -151,85 +109,28 @@ pub const MAX_CELLS: usize = 100_000;
 pub enum Command {
     Ping,
     EditorState,
-    SceneTree {
-        offset: usize,
-        limit: usize,
-    },
-    SceneOpen {
-        path: String,
-    },
-    SceneCreate {
-        path: String,
-        root_type: String,
-        root_name: Option<String>,
-    },
+    SceneTree(c::SceneTree),
+    SceneOpen(c::SceneOpen),
+    SceneCreate(c::SceneCreate),
     /// `path: None` saves the edited scene.
-    SceneSave {
-        path: Option<String>,
-    },
-    SceneClose {
-        path: Option<String>,
-    },
-    SceneReload {
-        path: Option<String>,
-    },
-    NodeCreate {
-        parent: String,
-        node_type: String,
-        name: String,
-    },
-    NodeRename {
-        node: String,
-        new_name: String,
-    },
-    NodeMove {
-        node: String,
-        new_parent: String,
-    },
-    NodeDuplicate {
-        node: String,
-        new_name: Option<String>,
-    },
-    NodeDelete {
-        node: String,
-    },
-    NodeGetProperty {
-        node: String,
-        property: String,
-    },
+    SceneSave(c::SceneSave),
+    SceneClose(c::SceneClose),
+    SceneReload(c::SceneReload),
+    NodeCreate(c::NodeCreate),
+    NodeRename(c::NodeRename),
+    NodeMove(c::NodeMove),
+    NodeDuplicate(c::NodeDuplicate),
+    NodeDelete(c::NodeDelete),
+    NodeGetProperty(c::NodeGetProperty),
     NodeSetProperty(PropertySet),
     /// The read-only probe: the persistence verdict `op` would get on `node`.
-    NodePersistence {
-        node: String,
-        op: String,
-    },
-    ScriptAttach {
-        node: String,
-        script: String,
-    },
-    ScriptDetach {
-        node: String,
-    },
-    SignalConnect {
-        from: String,
-        signal: String,
-        to: String,
-        method: String,
-    },
-    SignalDisconnect {
-        from: String,
-        signal: String,
-        to: String,
-        method: String,
-    },
-    ResourceSetProperty {
-        path: String,
-        property: String,
-        value: Value,
-    },
-    BatchApply {
-        sets: Vec<PropertySet>,
-    },
+    NodePersistence(c::NodePersistence),
+    ScriptAttach(c::ScriptAttach),
+    ScriptDetach(c::ScriptDetach),
+    SignalConnect(c::Connection),
+    SignalDisconnect(c::Connection),
+    ResourceSetProperty(c::ResourceSetProperty),
+    BatchApply(c::BatchApply),
     /// Ordered steps applied as ONE undo action named `action`; validated before the
     /// first change, so a failing step leaves the editor unchanged.
     Steps {
@@ -240,15 +141,9 @@ pub enum Command {
     },
     /// The used cells of a TileMapLayer (`[x, y, source, ax, ay, alternative]`) or a
     /// GridMap (`[x, y, z, item, orientation]`), paged.
-    Cells {
-        node: String,
-        offset: usize,
-        limit: usize,
-    },
+    Cells(c::Cells),
     /// A MeshLibrary's items: id, name, mesh class.
-    MeshLibraryItems {
-        path: String,
-    },
+    MeshLibraryItems(c::MeshLibraryItems),
     Undo,
     Redo,
     History,
@@ -263,30 +158,13 @@ pub enum Command {
     /// Whether a scan runs, and how far it is.
     FilesystemStatus,
     /// An AudioStreamPlayer (2D/3D) with its properties, added as one undo action.
-    AudioAddPlayer {
-        parent: String,
-        name: String,
-        player_type: String,
-        stream: Option<String>,
-        bus: Option<String>,
-        autoplay: bool,
-        volume_db: Option<f64>,
-    },
+    AudioAddPlayer(c::AudioAddPlayer),
     /// A new ShaderMaterial with `shader` on the node's material slot.
-    ShaderAssignMaterial {
-        node: String,
-        shader: String,
-    },
+    ShaderAssignMaterial(c::ShaderAssignMaterial),
     /// The uniforms of the node's ShaderMaterial, with their values.
-    ShaderUniforms {
-        node: String,
-    },
+    ShaderUniforms(c::ShaderUniforms),
     /// One uniform of the node's ShaderMaterial.
-    ShaderSetUniform {
-        node: String,
-        name: String,
-        value: Value,
-    },
+    ShaderSetUniform(c::ShaderSetUniform),
 }
 
 /// The player classes `audio.add_player` creates.
@@ -295,35 +173,6 @@ pub const AUDIO_PLAYER_TYPES: [&str; 3] = [
     "AudioStreamPlayer2D",
     "AudioStreamPlayer3D",
 ];
-
-/// Which part of the editor a screenshot shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ScreenshotView {
-    /// The 2D editor's viewport (the edited scene, no rulers or gizmos).
-    #[serde(rename = "2d")]
-    TwoD,
-    /// The first 3D editor viewport.
-    #[serde(rename = "3d")]
-    ThreeD,
-    /// The whole editor window.
-    Window,
-}
-
-/// `editor.screenshot`'s parameters.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ScreenshotRequest {
-    pub view: ScreenshotView,
-    /// Downscale (keeping the aspect) so that the longer edge is at most this many pixels.
-    #[serde(default)]
-    pub max_edge: Option<u32>,
-    /// Refuse a PNG larger than this (it could not travel or be shown).
-    pub max_bytes: usize,
-    /// 2D only: crop to this node's bounds in the view (a path from the edited scene's root).
-    #[serde(default)]
-    pub node: Option<String>,
-}
 
 /// Smallest `max_edge` a screenshot may ask for.
 pub const MIN_MAX_EDGE: u32 = 16;
@@ -352,17 +201,29 @@ pub(crate) fn invalid(msg: impl Into<String>) -> BridgeError {
     BridgeError::new(ErrorCode::InvalidParams, msg).with_effect(ErrorEffect::Unchanged)
 }
 
+/// `p` as the parameters `T` (`null` reads as `{}`).
 pub(crate) fn params<T: DeserializeOwned>(cmd: &str, p: &Json) -> Result<T, BridgeError> {
-    let p = if p.is_null() {
-        Json::Object(Default::default())
+    let r = if p.is_null() {
+        T::deserialize(&Json::Object(Default::default()))
     } else {
-        p.clone()
+        T::deserialize(p)
     };
-    serde_json::from_value(p).map_err(|e| invalid(format!("{cmd}: {e}")))
+    r.map_err(|e| invalid(format!("{cmd}: {e}")))
 }
 
-fn value(json: &Json, what: &str) -> Result<Value, BridgeError> {
-    Value::from_json(json).map_err(|e| invalid(format!("{what}: {e}")))
+/// `p` as the parameters of the command `T` names.
+fn args<T: BridgeCommand + DeserializeOwned>(p: &Json) -> Result<T, BridgeError> {
+    params(T::METHOD, p)
+}
+
+/// [`args`], then `check`: what serde cannot check.
+fn checked<T: BridgeCommand + DeserializeOwned>(
+    p: &Json,
+    check: impl FnOnce(&T) -> Result<(), BridgeError>,
+) -> Result<T, BridgeError> {
+    let a = args(p)?;
+    check(&a)?;
+    Ok(a)
 }
 
 pub(crate) fn res_path(p: &str) -> Result<(), BridgeError> {
@@ -375,188 +236,22 @@ pub(crate) fn res_path(p: &str) -> Result<(), BridgeError> {
     }
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Empty {}
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Page {
-    #[serde(default)]
-    offset: usize,
-    #[serde(default = "default_limit")]
-    limit: usize,
-}
-fn default_limit() -> usize {
-    1000
-}
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PathArg {
-    path: String,
-}
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct OptPath {
-    #[serde(default)]
-    path: Option<String>,
-}
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Create {
-    path: String,
-    root_type: String,
-    #[serde(default)]
-    root_name: Option<String>,
-}
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct NodeCreate {
-    parent: String,
-    #[serde(rename = "type")]
-    node_type: String,
-    name: String,
-}
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct NodeArg {
-    node: String,
-}
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Rename {
-    node: String,
-    new_name: String,
-}
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Move {
-    node: String,
-    new_parent: String,
-}
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Duplicate {
-    node: String,
-    #[serde(default)]
-    new_name: Option<String>,
-}
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Prop {
-    node: String,
-    property: String,
-}
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct SetProp {
-    node: String,
-    property: String,
-    value: Json,
-}
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Probe {
-    node: String,
-    op: String,
-}
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Attach {
-    node: String,
-    script: String,
-}
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Signal {
-    from: String,
-    signal: String,
-    to: String,
-    method: String,
-}
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ResProp {
-    path: String,
-    property: String,
-    value: Json,
-}
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Batch {
-    sets: Vec<SetProp>,
+fn page_ok(limit: usize) -> Result<(), BridgeError> {
+    if limit == 0 || limit > MAX_TREE_PAGE {
+        return Err(invalid(format!("limit must be 1..={MAX_TREE_PAGE}")));
+    }
+    Ok(())
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct StepsArgs {
-    action: String,
-    steps: Vec<Json>,
-    #[serde(default)]
-    check_only: bool,
-}
-#[derive(Deserialize)]
-#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
-enum WireStep {
-    Create {
-        parent: String,
-        #[serde(rename = "type")]
-        node_type: String,
-        name: String,
-    },
-    Set {
-        node: String,
-        property: String,
-        value: Json,
-    },
-    Group {
-        node: String,
-        group: String,
-    },
-    TileCells {
-        node: String,
-        cells: Vec<TileCell>,
-    },
-    GridCells {
-        node: String,
-        cells: Vec<GridCell>,
-    },
-    FitShape {
-        node: String,
-        to: String,
-        shape: FitKind,
-    },
-    BakeNavigation {
-        node: String,
-    },
-    TilesetAtlas {
-        node: String,
-        texture: String,
-        tile_size: [i32; 2],
-        #[serde(default)]
-        source_id: Option<i32>,
-    },
-    TilesetPhysicsLayer {
-        node: String,
-        collision_layer: u32,
-        collision_mask: u32,
-    },
-    TilesetTerrainSet {
-        node: String,
-        mode: i32,
-        terrains: Vec<Terrain>,
-    },
-}
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct CellsArgs {
-    node: String,
-    #[serde(default)]
-    offset: usize,
-    #[serde(default = "default_limit")]
-    limit: usize,
+fn opt_res_path(p: &Option<String>) -> Result<(), BridgeError> {
+    p.as_deref().map_or(Ok(()), res_path)
 }
 
-fn steps(a: StepsArgs) -> Result<Command, BridgeError> {
+fn opt_name_ok(n: &Option<String>) -> Result<(), BridgeError> {
+    n.as_deref().map_or(Ok(()), name_ok)
+}
+
+fn steps(a: c::Steps) -> Result<Command, BridgeError> {
     if a.steps.is_empty() || a.steps.len() > MAX_STEPS {
         return Err(invalid(format!("steps: 1 to {MAX_STEPS} steps")));
     }
@@ -565,61 +260,60 @@ fn steps(a: StepsArgs) -> Result<Command, BridgeError> {
     }
     let mut creates = Vec::with_capacity(a.steps.len());
     let mut out = Vec::with_capacity(a.steps.len());
-    for (i, raw) in a.steps.into_iter().enumerate() {
+    for (i, w) in a.steps.into_iter().enumerate() {
         let at = format!("steps[{i}]");
-        let w: WireStep = serde_json::from_value(raw).map_err(|e| invalid(format!("{at}: {e}")))?;
-        let r = |s: &str| NodeRef::parse(s, i, &creates, &at);
+        let r = |s: String| NodeRef::parse(s, i, &creates, &at);
         let step = match w {
-            WireStep::Create {
+            c::Step::Create {
                 parent,
                 node_type,
                 name,
             } => {
                 name_ok(&name).map_err(|e| invalid(format!("{at}: {}", e.message)))?;
                 Step::Create {
-                    parent: r(&parent)?,
+                    parent: r(parent)?,
                     node_type,
                     name,
                 }
             }
-            WireStep::Set {
+            c::Step::Set {
                 node,
                 property,
-                value: v,
+                value,
             } => Step::Set {
-                node: r(&node)?,
-                value: value(&v, &format!("{at}.value"))?,
+                node: r(node)?,
+                value,
                 property,
             },
-            WireStep::Group { node, group } => {
+            c::Step::Group { node, group } => {
                 if group.is_empty() {
                     return Err(invalid(format!("{at}: the group name is empty")));
                 }
                 Step::Group {
-                    node: r(&node)?,
+                    node: r(node)?,
                     group,
                 }
             }
-            WireStep::TileCells { node, cells } => {
+            c::Step::TileCells { node, cells } => {
                 cells_ok(cells.len(), &at)?;
                 Step::TileCells {
-                    node: r(&node)?,
+                    node: r(node)?,
                     cells,
                 }
             }
-            WireStep::GridCells { node, cells } => {
+            c::Step::GridCells { node, cells } => {
                 cells_ok(cells.len(), &at)?;
                 Step::GridCells {
-                    node: r(&node)?,
+                    node: r(node)?,
                     cells,
                 }
             }
-            WireStep::FitShape { node, to, shape } => Step::FitShape {
-                node: r(&node)?,
-                to: r(&to)?,
+            c::Step::FitShape { node, to, shape } => Step::FitShape {
+                node: r(node)?,
+                to: r(to)?,
                 shape,
             },
-            WireStep::BakeNavigation { node } => match r(&node)? {
+            c::Step::BakeNavigation { node } => match r(node)? {
                 NodeRef::Step(_) => {
                     return Err(invalid(format!(
                         "{at}: baking needs a region already in the scene (its geometry is \
@@ -628,7 +322,7 @@ fn steps(a: StepsArgs) -> Result<Command, BridgeError> {
                 }
                 n => Step::BakeNavigation { node: n },
             },
-            WireStep::TilesetAtlas {
+            c::Step::TilesetAtlas {
                 node,
                 texture,
                 tile_size,
@@ -641,22 +335,22 @@ fn steps(a: StepsArgs) -> Result<Command, BridgeError> {
                     )));
                 }
                 Step::TilesetAtlas {
-                    node: r(&node)?,
+                    node: r(node)?,
                     texture,
                     tile_size,
                     source_id,
                 }
             }
-            WireStep::TilesetPhysicsLayer {
+            c::Step::TilesetPhysicsLayer {
                 node,
                 collision_layer,
                 collision_mask,
             } => Step::TilesetPhysicsLayer {
-                node: r(&node)?,
+                node: r(node)?,
                 collision_layer,
                 collision_mask,
             },
-            WireStep::TilesetTerrainSet {
+            c::Step::TilesetTerrainSet {
                 node,
                 mode,
                 terrains,
@@ -668,7 +362,7 @@ fn steps(a: StepsArgs) -> Result<Command, BridgeError> {
                     )));
                 }
                 Step::TilesetTerrainSet {
-                    node: r(&node)?,
+                    node: r(node)?,
                     mode,
                     terrains,
                 }
@@ -691,36 +385,6 @@ fn cells_ok(n: usize, at: &str) -> Result<(), BridgeError> {
     Ok(())
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct AddPlayer {
-    parent: String,
-    name: String,
-    #[serde(rename = "type")]
-    player_type: String,
-    #[serde(default)]
-    stream: Option<String>,
-    #[serde(default)]
-    bus: Option<String>,
-    #[serde(default)]
-    autoplay: bool,
-    #[serde(default)]
-    volume_db: Option<f64>,
-}
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct AssignMaterial {
-    node: String,
-    shader: String,
-}
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct SetUniform {
-    node: String,
-    name: String,
-    value: Json,
-}
-
 fn name_ok(name: &str) -> Result<(), BridgeError> {
     if name.is_empty() || name.contains(['/', ':', '@', '%', '.', '"']) {
         return Err(invalid(format!("{name:?} is not a valid node name")));
@@ -728,199 +392,79 @@ fn name_ok(name: &str) -> Result<(), BridgeError> {
     Ok(())
 }
 
-fn set(s: SetProp, at: &str) -> Result<PropertySet, BridgeError> {
-    Ok(PropertySet {
-        value: value(&s.value, &format!("{at}value"))?,
-        node: s.node,
-        property: s.property,
-    })
-}
-
 /// Decode a request's command and parameters.
 pub fn decode(cmd: &str, p: &Json) -> Result<Command, BridgeError> {
     Ok(match cmd {
-        c::PING => params::<Empty>(cmd, p).map(|_| Command::Ping)?,
-        c::EDITOR_STATE => params::<Empty>(cmd, p).map(|_| Command::EditorState)?,
-        c::SCENE_TREE => {
-            let a: Page = params(cmd, p)?;
-            if a.limit == 0 || a.limit > MAX_TREE_PAGE {
-                return Err(invalid(format!("limit must be 1..={MAX_TREE_PAGE}")));
-            }
-            Command::SceneTree {
-                offset: a.offset,
-                limit: a.limit,
-            }
-        }
-        c::SCENE_OPEN => {
-            let a: PathArg = params(cmd, p)?;
-            res_path(&a.path)?;
-            Command::SceneOpen { path: a.path }
-        }
-        c::SCENE_CREATE => {
-            let a: Create = params(cmd, p)?;
+        c::PING => args::<c::Ping>(p).map(|_| Command::Ping)?,
+        c::EDITOR_STATE => args::<c::EditorState>(p).map(|_| Command::EditorState)?,
+        c::SCENE_TREE => Command::SceneTree(checked(p, |a: &c::SceneTree| page_ok(a.limit))?),
+        c::SCENE_OPEN => Command::SceneOpen(checked(p, |a: &c::SceneOpen| res_path(&a.path))?),
+        c::SCENE_CREATE => Command::SceneCreate(checked(p, |a: &c::SceneCreate| {
             res_path(&a.path)?;
             if !a.path.ends_with(".tscn") {
                 return Err(invalid("a new scene's path must end in .tscn"));
             }
-            if let Some(n) = &a.root_name {
-                name_ok(n)?;
-            }
-            Command::SceneCreate {
-                path: a.path,
-                root_type: a.root_type,
-                root_name: a.root_name,
-            }
+            opt_name_ok(&a.root_name)
+        })?),
+        c::SCENE_SAVE => Command::SceneSave(checked(p, |a: &c::SceneSave| opt_res_path(&a.path))?),
+        c::SCENE_CLOSE => {
+            Command::SceneClose(checked(p, |a: &c::SceneClose| opt_res_path(&a.path))?)
         }
-        c::SCENE_SAVE | c::SCENE_CLOSE | c::SCENE_RELOAD => {
-            let a: OptPath = params(cmd, p)?;
-            if let Some(path) = &a.path {
-                res_path(path)?;
-            }
-            match cmd {
-                c::SCENE_SAVE => Command::SceneSave { path: a.path },
-                c::SCENE_CLOSE => Command::SceneClose { path: a.path },
-                _ => Command::SceneReload { path: a.path },
-            }
+        c::SCENE_RELOAD => {
+            Command::SceneReload(checked(p, |a: &c::SceneReload| opt_res_path(&a.path))?)
         }
-        c::NODE_CREATE => {
-            let a: NodeCreate = params(cmd, p)?;
-            name_ok(&a.name)?;
-            Command::NodeCreate {
-                parent: a.parent,
-                node_type: a.node_type,
-                name: a.name,
-            }
-        }
+        c::NODE_CREATE => Command::NodeCreate(checked(p, |a: &c::NodeCreate| name_ok(&a.name))?),
         c::NODE_RENAME => {
-            let a: Rename = params(cmd, p)?;
-            name_ok(&a.new_name)?;
-            Command::NodeRename {
-                node: a.node,
-                new_name: a.new_name,
-            }
+            Command::NodeRename(checked(p, |a: &c::NodeRename| name_ok(&a.new_name))?)
         }
-        c::NODE_MOVE => {
-            let a: Move = params(cmd, p)?;
-            Command::NodeMove {
-                node: a.node,
-                new_parent: a.new_parent,
-            }
-        }
+        c::NODE_MOVE => Command::NodeMove(args(p)?),
         c::NODE_DUPLICATE => {
-            let a: Duplicate = params(cmd, p)?;
-            if let Some(n) = &a.new_name {
-                name_ok(n)?;
-            }
-            Command::NodeDuplicate {
-                node: a.node,
-                new_name: a.new_name,
-            }
+            Command::NodeDuplicate(checked(p, |a: &c::NodeDuplicate| opt_name_ok(&a.new_name))?)
         }
-        c::NODE_DELETE => Command::NodeDelete {
-            node: params::<NodeArg>(cmd, p)?.node,
-        },
-        c::NODE_GET_PROPERTY => {
-            let a: Prop = params(cmd, p)?;
-            Command::NodeGetProperty {
-                node: a.node,
-                property: a.property,
-            }
-        }
-        c::NODE_SET_PROPERTY => Command::NodeSetProperty(set(params(cmd, p)?, "")?),
-        c::NODE_PERSISTENCE => {
-            let a: Probe = params(cmd, p)?;
-            Command::NodePersistence {
-                node: a.node,
-                op: a.op,
-            }
-        }
+        c::NODE_DELETE => Command::NodeDelete(args(p)?),
+        c::NODE_GET_PROPERTY => Command::NodeGetProperty(args(p)?),
+        c::NODE_SET_PROPERTY => Command::NodeSetProperty(args::<c::NodeSetProperty>(p)?.0),
+        c::NODE_PERSISTENCE => Command::NodePersistence(args(p)?),
         c::SCRIPT_ATTACH => {
-            let a: Attach = params(cmd, p)?;
-            res_path(&a.script)?;
-            Command::ScriptAttach {
-                node: a.node,
-                script: a.script,
-            }
+            Command::ScriptAttach(checked(p, |a: &c::ScriptAttach| res_path(&a.script))?)
         }
-        c::SCRIPT_DETACH => Command::ScriptDetach {
-            node: params::<NodeArg>(cmd, p)?.node,
-        },
-        c::SIGNAL_CONNECT | c::SIGNAL_DISCONNECT => {
-            let a: Signal = params(cmd, p)?;
-            let (from, signal, to, method) = (a.from, a.signal, a.to, a.method);
-            if cmd == c::SIGNAL_CONNECT {
-                Command::SignalConnect {
-                    from,
-                    signal,
-                    to,
-                    method,
-                }
-            } else {
-                Command::SignalDisconnect {
-                    from,
-                    signal,
-                    to,
-                    method,
-                }
-            }
-        }
+        c::SCRIPT_DETACH => Command::ScriptDetach(args(p)?),
+        c::SIGNAL_CONNECT => Command::SignalConnect(args::<c::SignalConnect>(p)?.0),
+        c::SIGNAL_DISCONNECT => Command::SignalDisconnect(args::<c::SignalDisconnect>(p)?.0),
         c::RESOURCE_SET_PROPERTY => {
-            let a: ResProp = params(cmd, p)?;
-            res_path(&a.path)?;
-            Command::ResourceSetProperty {
-                value: value(&a.value, "value")?,
-                path: a.path,
-                property: a.property,
-            }
+            Command::ResourceSetProperty(checked(p, |a: &c::ResourceSetProperty| {
+                res_path(&a.path)
+            })?)
         }
-        c::BATCH_APPLY => {
-            let a: Batch = params(cmd, p)?;
+        c::BATCH_APPLY => Command::BatchApply(checked(p, |a: &c::BatchApply| {
             if a.sets.is_empty() {
                 return Err(invalid("a batch needs at least one set"));
             }
-            let sets = a
-                .sets
-                .into_iter()
-                .enumerate()
-                .map(|(i, s)| set(s, &format!("sets[{i}].")))
-                .collect::<Result<_, _>>()?;
-            Command::BatchApply { sets }
-        }
-        c::STEPS => steps(params(cmd, p)?)?,
-        c::CELLS_GET => {
-            let a: CellsArgs = params(cmd, p)?;
-            if a.limit == 0 || a.limit > MAX_TREE_PAGE {
-                return Err(invalid(format!("limit must be 1..={MAX_TREE_PAGE}")));
-            }
-            Command::Cells {
-                node: a.node,
-                offset: a.offset,
-                limit: a.limit,
-            }
-        }
+            Ok(())
+        })?),
+        c::STEPS => steps(args(p)?)?,
+        c::CELLS_GET => Command::Cells(checked(p, |a: &c::Cells| page_ok(a.limit))?),
         c::MESH_LIBRARY_ITEMS => {
-            let a: PathArg = params(cmd, p)?;
-            res_path(&a.path)?;
-            Command::MeshLibraryItems { path: a.path }
+            Command::MeshLibraryItems(checked(p, |a: &c::MeshLibraryItems| res_path(&a.path))?)
         }
-        c::UNDO => params::<Empty>(cmd, p).map(|_| Command::Undo)?,
-        c::REDO => params::<Empty>(cmd, p).map(|_| Command::Redo)?,
-        c::HISTORY => params::<Empty>(cmd, p).map(|_| Command::History)?,
-        c::EDITOR_SCREENSHOT => {
-            let a: ScreenshotRequest = params(cmd, p)?;
+        c::UNDO => args::<c::Undo>(p).map(|_| Command::Undo)?,
+        c::REDO => args::<c::Redo>(p).map(|_| Command::Redo)?,
+        c::HISTORY => args::<c::History>(p).map(|_| Command::History)?,
+        c::EDITOR_SCREENSHOT => Command::EditorScreenshot(checked(p, |a: &ScreenshotRequest| {
             if a.max_edge.is_some_and(|m| m < MIN_MAX_EDGE) {
                 return Err(invalid(format!("max_edge must be at least {MIN_MAX_EDGE}")));
             }
             if a.node.is_some() && a.view != ScreenshotView::TwoD {
                 return Err(invalid("node crops the 2d view only"));
             }
-            Command::EditorScreenshot(a)
+            Ok(())
+        })?),
+        c::EDITOR_MONITORS => args::<c::EditorMonitors>(p).map(|_| Command::EditorMonitors)?,
+        c::FILESYSTEM_SCAN => args::<c::FilesystemScan>(p).map(|_| Command::FilesystemScan)?,
+        c::FILESYSTEM_STATUS => {
+            args::<c::FilesystemStatus>(p).map(|_| Command::FilesystemStatus)?
         }
-        c::EDITOR_MONITORS => params::<Empty>(cmd, p).map(|_| Command::EditorMonitors)?,
-        c::FILESYSTEM_SCAN => params::<Empty>(cmd, p).map(|_| Command::FilesystemScan)?,
-        c::FILESYSTEM_STATUS => params::<Empty>(cmd, p).map(|_| Command::FilesystemStatus)?,
-        c::AUDIO_ADD_PLAYER => {
-            let a: AddPlayer = params(cmd, p)?;
+        c::AUDIO_ADD_PLAYER => Command::AudioAddPlayer(checked(p, |a: &c::AudioAddPlayer| {
             name_ok(&a.name)?;
             if !AUDIO_PLAYER_TYPES.contains(&a.player_type.as_str()) {
                 return Err(invalid(format!(
@@ -928,43 +472,25 @@ pub fn decode(cmd: &str, p: &Json) -> Result<Command, BridgeError> {
                     AUDIO_PLAYER_TYPES.join(", ")
                 )));
             }
-            if let Some(s) = &a.stream {
-                res_path(s)?;
-            }
+            opt_res_path(&a.stream)?;
             if a.volume_db.is_some_and(|v| !v.is_finite()) {
                 return Err(invalid("volume_db must be a finite number"));
             }
-            Command::AudioAddPlayer {
-                parent: a.parent,
-                name: a.name,
-                player_type: a.player_type,
-                stream: a.stream,
-                bus: a.bus,
-                autoplay: a.autoplay,
-                volume_db: a.volume_db,
-            }
-        }
+            Ok(())
+        })?),
         c::SHADER_ASSIGN_MATERIAL => {
-            let a: AssignMaterial = params(cmd, p)?;
-            res_path(&a.shader)?;
-            Command::ShaderAssignMaterial {
-                node: a.node,
-                shader: a.shader,
-            }
+            Command::ShaderAssignMaterial(checked(p, |a: &c::ShaderAssignMaterial| {
+                res_path(&a.shader)
+            })?)
         }
-        c::SHADER_UNIFORMS => Command::ShaderUniforms {
-            node: params::<NodeArg>(cmd, p)?.node,
-        },
+        c::SHADER_UNIFORMS => Command::ShaderUniforms(args(p)?),
         c::SHADER_SET_UNIFORM => {
-            let a: SetUniform = params(cmd, p)?;
-            if a.name.is_empty() {
-                return Err(invalid("name is empty"));
-            }
-            Command::ShaderSetUniform {
-                value: value(&a.value, "value")?,
-                node: a.node,
-                name: a.name,
-            }
+            Command::ShaderSetUniform(checked(p, |a: &c::ShaderSetUniform| {
+                if a.name.is_empty() {
+                    return Err(invalid("name is empty"));
+                }
+                Ok(())
+            })?)
         }
         other => match crate::authoring::decode(other, p) {
             Some(a) => Command::Authoring(a?),
@@ -1038,7 +564,8 @@ mod tests {
             ),
             (
                 c::BATCH_APPLY,
-                json!({"sets": [{"node": "S", "property": "visible", "value": false}]}),
+                json!({"sets": [{"node": "S", "property": "visible", "value": false}],
+                       "undo": "one_action"}),
             ),
             (
                 c::STEPS,
@@ -1132,15 +659,21 @@ mod tests {
             (c::SCENE_TREE, json!({"limit": 0}), ErrorCode::InvalidParams),
             (
                 c::BATCH_APPLY,
-                json!({"sets": []}),
+                json!({"sets": [], "undo": "one_action"}),
                 ErrorCode::InvalidParams,
             ),
             (
                 c::BATCH_APPLY,
-                json!({"sets": [{"node": "a", "property": "p", "value": {"$type": "Nope"}}]}),
+                json!({"sets": [{"node": "a", "property": "p", "value": {"$type": "Nope"}}],
+                       "undo": "one_action"}),
                 ErrorCode::InvalidParams,
             ),
             (c::PING, json!([1]), ErrorCode::InvalidParams),
+            (
+                c::BATCH_APPLY,
+                json!({"sets": [{"node": "a", "property": "p", "value": 1}]}),
+                ErrorCode::InvalidParams,
+            ),
             (
                 c::STEPS,
                 json!({"action": "a", "steps": []}),

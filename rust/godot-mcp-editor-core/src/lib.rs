@@ -10,8 +10,9 @@
 //!   structured error the add-on answers with.
 //! - [`authoring`]: the authoring commands (instance, groups, selection, animation, theme,
 //!   UI) decoded into [`authoring::Authoring`].
-//! - [`batch`]: the undo rule of `scene.batch.apply` (one undo action; above
-//!   [`godot_mcp_protocol::commands::UNDO_BATCH_LIMIT`] sets it bypasses the history).
+//! - [`batch`]: executing `scene.batch.apply` under the undo policy the server decided
+//!   and sent (one undo action, or bypassing the history above
+//!   [`godot_mcp_protocol::commands::UNDO_BATCH_LIMIT`] nodes).
 //! - [`persistence`]: the persistence verdict the probe and the handlers share.
 //! - [`tree`]: the compact form of a scene tree read (pre-order, depth-encoded, paged).
 //! - [`reconnect`]: finding the discovery file and deciding when to (re)connect.

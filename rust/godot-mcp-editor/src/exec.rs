@@ -14,10 +14,11 @@ use godot::classes::{
 };
 use godot::global::Error as GdError;
 use godot::prelude::*;
-use godot_mcp_editor_core::batch::{self, UndoPolicy};
+use godot_mcp_editor_core::batch;
 use godot_mcp_editor_core::command::{Command, PropertySet};
 use godot_mcp_editor_core::persistence::{self, Effect, Verdict};
 use godot_mcp_editor_core::tree::{self, TreeNode};
+use godot_mcp_protocol::commands as wire;
 use godot_mcp_protocol::{BridgeError, ErrorCode, ErrorEffect};
 use serde_json::{Value as Json, json};
 
@@ -166,6 +167,21 @@ pub(crate) fn scene_history(root: &Gd<Node>) -> Result<Gd<UndoRedo>, BridgeError
 }
 
 /// Set owner of `node` and every descendant that `owned_before` says was owned by root.
+/// The undo of taking `n` out of `parent`: back under it, at `index` (a move and a
+/// delete both restore the node where it was).
+fn undo_reinsert(ur: &mut Gd<EditorUndoRedoManager>, parent: &Gd<Node>, n: &Gd<Node>, index: i32) {
+    ur.add_undo_method(
+        &obj(parent),
+        "add_child",
+        &[n.to_variant(), true.to_variant()],
+    );
+    ur.add_undo_method(
+        &obj(parent),
+        "move_child",
+        &[n.to_variant(), index.to_variant()],
+    );
+}
+
 fn owned_subtree(root: &Gd<Node>, node: &Gd<Node>, out: &mut Vec<Gd<Node>>) {
     if owned(root, node) {
         out.push(node.clone());
@@ -185,14 +201,14 @@ pub(crate) fn execute(cmd: Command) -> Res {
                 "open_scenes": editor().get_open_scenes().as_slice().iter().map(|s| s.to_string()).collect::<Vec<_>>(),
             }))
         }
-        Command::SceneTree { offset, limit } => {
+        Command::SceneTree(wire::SceneTree { offset, limit }) => {
             let root = scene_root()?;
             let mut nodes = Vec::new();
             walk(&root, &root, 0, &mut nodes);
             let page = tree::page(&scene_path(&root), &nodes, offset, limit);
             serde_json::to_value(page).map_err(|e| err(ErrorCode::Internal, e.to_string()))
         }
-        Command::SceneOpen { path } => {
+        Command::SceneOpen(wire::SceneOpen { path }) => {
             if !ResourceLoader::singleton().exists(path.as_str()) {
                 return Err(err(ErrorCode::NotFound, format!("{path} does not exist")));
             }
@@ -203,11 +219,11 @@ pub(crate) fn execute(cmd: Command) -> Res {
             }
             Ok(stamped(Effect::SceneOpen, &path, json!({"scene": path})))
         }
-        Command::SceneCreate {
+        Command::SceneCreate(wire::SceneCreate {
             path,
             root_type,
             root_name,
-        } => {
+        }) => {
             if ResourceLoader::singleton().exists(path.as_str()) {
                 return Err(failed(format!("{path} already exists")));
             }
@@ -241,7 +257,7 @@ pub(crate) fn execute(cmd: Command) -> Res {
             editor().open_scene_from_path(path.as_str());
             Ok(stamped(Effect::SceneCreate, &path, json!({"scene": path})))
         }
-        Command::SceneSave { path } => {
+        Command::SceneSave(wire::SceneSave { path }) => {
             let root = scene_root()?;
             let current = scene_path(&root);
             if let Some(p) = &path
@@ -266,13 +282,13 @@ pub(crate) fn execute(cmd: Command) -> Res {
                 json!({"scene": current}),
             ))
         }
-        Command::SceneReload { path } => {
+        Command::SceneReload(wire::SceneReload { path }) => {
             let root = scene_root()?;
             let p = path.unwrap_or_else(|| scene_path(&root));
             editor().reload_scene_from_path(p.as_str());
             Ok(stamped(Effect::SceneReload, &p, json!({"scene": p})))
         }
-        Command::SceneClose { path } => {
+        Command::SceneClose(wire::SceneClose { path }) => {
             let root = scene_root()?;
             let current = scene_path(&root);
             if let Some(p) = &path
@@ -299,11 +315,11 @@ pub(crate) fn execute(cmd: Command) -> Res {
                 json!({"scene": current}),
             ))
         }
-        Command::NodeCreate {
+        Command::NodeCreate(wire::NodeCreate {
             parent,
             node_type,
             name,
-        } => {
+        }) => {
             let root = scene_root()?;
             let parent_node = find(&root, &parent)?;
             let child = new_node(&node_type, &name)?;
@@ -314,7 +330,7 @@ pub(crate) fn execute(cmd: Command) -> Res {
                 json!({"node": rel_path(&root, &child), "type": node_type}),
             ))
         }
-        Command::NodeRename { node, new_name } => {
+        Command::NodeRename(wire::NodeRename { node, new_name }) => {
             let root = scene_root()?;
             let n = find(&root, &node)?;
             let old = n.get_name();
@@ -333,7 +349,7 @@ pub(crate) fn execute(cmd: Command) -> Res {
                 json!({"node": rel_path(&root, &n)}),
             ))
         }
-        Command::NodeMove { node, new_parent } => {
+        Command::NodeMove(wire::NodeMove { node, new_parent }) => {
             let root = scene_root()?;
             let n = find(&root, &node)?;
             if n == root {
@@ -354,16 +370,7 @@ pub(crate) fn execute(cmd: Command) -> Res {
             ur.add_do_method(&obj(&from), "remove_child", &[n.to_variant()]);
             ur.add_do_method(&obj(&to), "add_child", &[n.to_variant(), true.to_variant()]);
             ur.add_undo_method(&obj(&to), "remove_child", &[n.to_variant()]);
-            ur.add_undo_method(
-                &obj(&from),
-                "add_child",
-                &[n.to_variant(), true.to_variant()],
-            );
-            ur.add_undo_method(
-                &obj(&from),
-                "move_child",
-                &[n.to_variant(), index.to_variant()],
-            );
+            undo_reinsert(&mut ur, &from, &n, index);
             for o in &owned_nodes {
                 ur.add_do_property(&obj(o), "owner", &root.to_variant());
                 ur.add_undo_property(&obj(o), "owner", &root.to_variant());
@@ -375,7 +382,7 @@ pub(crate) fn execute(cmd: Command) -> Res {
                 json!({"node": rel_path(&root, &n)}),
             ))
         }
-        Command::NodeDuplicate { node, new_name } => {
+        Command::NodeDuplicate(wire::NodeDuplicate { node, new_name }) => {
             let root = scene_root()?;
             let n = find(&root, &node)?;
             if n == root {
@@ -411,7 +418,7 @@ pub(crate) fn execute(cmd: Command) -> Res {
                 json!({"node": rel_path(&root, &copy)}),
             ))
         }
-        Command::NodeDelete { node } => {
+        Command::NodeDelete(wire::NodeDelete { node }) => {
             let root = scene_root()?;
             let n = find(&root, &node)?;
             if n == root {
@@ -429,16 +436,7 @@ pub(crate) fn execute(cmd: Command) -> Res {
             let mut ur = undo_redo()?;
             begin(&mut ur, &root, &format!("MCP: delete {node}"));
             ur.add_do_method(&obj(&parent), "remove_child", &[n.to_variant()]);
-            ur.add_undo_method(
-                &obj(&parent),
-                "add_child",
-                &[n.to_variant(), true.to_variant()],
-            );
-            ur.add_undo_method(
-                &obj(&parent),
-                "move_child",
-                &[n.to_variant(), index.to_variant()],
-            );
+            undo_reinsert(&mut ur, &parent, &n, index);
             for o in &owned_nodes {
                 ur.add_undo_property(&obj(o), "owner", &root.to_variant());
             }
@@ -449,7 +447,7 @@ pub(crate) fn execute(cmd: Command) -> Res {
             out["scene"] = json!(scene_path(&root));
             Ok(out)
         }
-        Command::NodeGetProperty { node, property } => {
+        Command::NodeGetProperty(wire::NodeGetProperty { node, property }) => {
             let root = scene_root()?;
             let n = find(&root, &node)?;
             if !has_property(&obj(&n), &property) {
@@ -482,7 +480,7 @@ pub(crate) fn execute(cmd: Command) -> Res {
                 json!({"node": set.node, "property": set.property, "value": now}),
             ))
         }
-        Command::NodePersistence { node, op } => {
+        Command::NodePersistence(wire::NodePersistence { node, op }) => {
             let root = scene_root()?;
             let n = find(&root, &node)?;
             // The same rule the handlers stamp: a created node is always owned by the scene
@@ -494,7 +492,7 @@ pub(crate) fn execute(cmd: Command) -> Res {
             out["scene"] = json!(scene_path(&root));
             Ok(out)
         }
-        Command::ScriptAttach { node, script } => {
+        Command::ScriptAttach(wire::ScriptAttach { node, script }) => {
             let root = scene_root()?;
             let n = find(&root, &node)?;
             let s = ResourceLoader::singleton()
@@ -518,7 +516,7 @@ pub(crate) fn execute(cmd: Command) -> Res {
                 json!({"node": node, "script": script}),
             ))
         }
-        Command::ScriptDetach { node } => {
+        Command::ScriptDetach(wire::ScriptDetach { node }) => {
             let root = scene_root()?;
             let n = find(&root, &node)?;
             let old = n.get("script");
@@ -532,23 +530,23 @@ pub(crate) fn execute(cmd: Command) -> Res {
             ur.commit_action();
             Ok(with_verdict(&root, &n, json!({"node": node})))
         }
-        Command::SignalConnect {
+        Command::SignalConnect(wire::Connection {
             from,
             signal,
             to,
             method,
-        } => signal_edit(true, &from, &signal, &to, &method),
-        Command::SignalDisconnect {
+        }) => signal_edit(true, &from, &signal, &to, &method),
+        Command::SignalDisconnect(wire::Connection {
             from,
             signal,
             to,
             method,
-        } => signal_edit(false, &from, &signal, &to, &method),
-        Command::ResourceSetProperty {
+        }) => signal_edit(false, &from, &signal, &to, &method),
+        Command::ResourceSetProperty(wire::ResourceSetProperty {
             path,
             property,
             value,
-        } => {
+        }) => {
             let mut res: Gd<Resource> = ResourceLoader::singleton()
                 .load(path.as_str())
                 .ok_or_else(|| err(ErrorCode::NotFound, format!("{path} does not load")))?;
@@ -590,7 +588,7 @@ pub(crate) fn execute(cmd: Command) -> Res {
                 json!({"path": path, "property": property, "value": from_variant(&res.get(property.as_str())).to_json()}),
             ))
         }
-        Command::BatchApply { sets } => {
+        Command::BatchApply(wire::BatchApply { sets, undo }) => {
             let root = scene_root()?;
             // Validate everything first: an error means nothing was applied.
             let mut checked = Vec::with_capacity(sets.len());
@@ -599,11 +597,12 @@ pub(crate) fn execute(cmd: Command) -> Res {
                     .map_err(|e| err(e.code, format!("sets[{i}]: {}", e.message)))?;
                 checked.push((n, s.property.clone(), v));
             }
-            let policy = batch::policy(&sets);
-            match policy {
-                UndoPolicy::OneAction => {
+            // The server decided the undo policy; executed as sent.
+            let run = batch::execution(&sets, undo);
+            match &run.action {
+                Some(action) => {
                     let mut ur = undo_redo()?;
-                    begin(&mut ur, &root, &batch::action_name(&sets));
+                    begin(&mut ur, &root, action);
                     for (n, p, v) in &checked {
                         let old = n.get(p.as_str());
                         ur.add_do_property(&obj(n), p.as_str(), v);
@@ -611,7 +610,7 @@ pub(crate) fn execute(cmd: Command) -> Res {
                     }
                     ur.commit_action();
                 }
-                UndoPolicy::Bypass => {
+                None => {
                     for (n, p, v) in &mut checked {
                         n.set(p.as_str(), &*v);
                     }
@@ -621,13 +620,10 @@ pub(crate) fn execute(cmd: Command) -> Res {
             let mut out = verdict_json(&persistence::verdict(true, &scene_path(&root)));
             out["applied"] = json!(sets.len());
             out["nodes"] = json!(batch::distinct_nodes(&sets));
-            out["undoable"] = json!(policy.undoable());
+            out["undoable"] = json!(run.undoable);
             out["scene"] = json!(scene_path(&root));
-            if !policy.undoable() {
-                out["undo_hint"] = json!(format!(
-                    "More than {} nodes: applied without the editor's undo history.",
-                    batch::UNDO_BATCH_LIMIT
-                ));
+            if let Some(hint) = run.undo_hint {
+                out["undo_hint"] = json!(hint);
             }
             Ok(out)
         }
@@ -664,20 +660,22 @@ pub(crate) fn execute(cmd: Command) -> Res {
             steps,
             check_only,
         } => crate::steps::steps(&action, &steps, check_only),
-        Command::Cells {
+        Command::Cells(wire::Cells {
             node,
             offset,
             limit,
-        } => crate::steps::cells(&node, offset, limit),
-        Command::MeshLibraryItems { path } => crate::steps::mesh_library_items(&path),
+        }) => crate::steps::cells(&node, offset, limit),
+        Command::MeshLibraryItems(wire::MeshLibraryItems { path }) => {
+            crate::steps::mesh_library_items(&path)
+        }
         Command::Authoring(a) => crate::authoring::execute(a),
         Command::EditorMonitors | Command::FilesystemScan | Command::FilesystemStatus => {
             crate::editor_more::exec(&cmd)
         }
-        c @ (Command::AudioAddPlayer { .. }
-        | Command::ShaderAssignMaterial { .. }
-        | Command::ShaderUniforms { .. }
-        | Command::ShaderSetUniform { .. }) => family_c::execute(c),
+        c @ (Command::AudioAddPlayer(..)
+        | Command::ShaderAssignMaterial(..)
+        | Command::ShaderUniforms(..)
+        | Command::ShaderSetUniform(..)) => family_c::execute(c),
         Command::History => {
             let root = scene_root()?;
             let h = scene_history(&root)?;

@@ -2,8 +2,9 @@
 //! sends one: whether it changes the editor, and whether it may write a file (a lost
 //! answer to such a command quarantines its transaction).
 //!
-//! Parameters and results are documented in `docs/editor-bridge.md`; their decoding lives
-//! in `godot-mcp-editor-core`, the add-on's pure half.
+//! Each command's parameters are one struct below (the authoring commands' are still
+//! JSON, decoded in `godot_mcp_editor_core::authoring`); results are documented in
+//! `docs/editor-bridge.md`.
 
 /// Answers `{}`; measures the round trip.
 pub const PING: &str = "ping";
@@ -218,8 +219,511 @@ pub fn may_save_file(cmd: &str) -> bool {
     )
 }
 
-/// Batch sets above this many nodes bypass the undo stack (`undoable: false`).
+/// Batch sets above this many nodes bypass the undo stack (`undoable: false`); the
+/// server applies the rule and sends its [`UndoPolicy`].
 pub const UNDO_BATCH_LIMIT: usize = 20;
+
+// ---------------------------------------------------------------------------------
+// Parameters: one struct per command, the one definition both ends use. The server
+// serializes them ([`BridgeCommand::params`]); the add-on deserializes them and adds the
+// checks serde cannot make (`res://` paths, node names, step references, ranges).
+// ---------------------------------------------------------------------------------
+
+use godot_mcp_formats::variant::Value;
+use serde::{Deserialize, Serialize};
+
+/// A bridge command's parameters, tied to the command's name.
+pub trait BridgeCommand: Serialize {
+    /// The command name sent as the request's `cmd`.
+    const METHOD: &'static str;
+
+    /// The request's `params`: these parameters as JSON.
+    fn params(&self) -> serde_json::Value {
+        // Plain structs of strings, numbers and values: serialization cannot fail.
+        serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
+    }
+}
+
+/// A Godot value travels in its JSON form (`Value::to_json` / `Value::from_json`).
+pub mod value_json {
+    use godot_mcp_formats::variant::Value;
+    use serde::de::Error as _;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &Value, s: S) -> Result<S::Ok, S::Error> {
+        v.to_json().serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
+        let json = serde_json::Value::deserialize(d)?;
+        Value::from_json(&json).map_err(|e| D::Error::custom(format!("value: {e}")))
+    }
+}
+
+macro_rules! bridge_command {
+    ($($ty:ident => $method:ident),* $(,)?) => {
+        $(impl BridgeCommand for $ty {
+            const METHOD: &'static str = $method;
+        })*
+    };
+}
+
+macro_rules! no_params {
+    ($($(#[$doc:meta])* $ty:ident => $method:ident),* $(,)?) => {
+        $(
+            $(#[$doc])*
+            #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+            #[serde(deny_unknown_fields)]
+            pub struct $ty {}
+            bridge_command!($ty => $method);
+        )*
+    };
+}
+
+no_params! {
+    Ping => PING,
+    EditorState => EDITOR_STATE,
+    Undo => UNDO,
+    Redo => REDO,
+    History => HISTORY,
+    EditorMonitors => EDITOR_MONITORS,
+    FilesystemScan => FILESYSTEM_SCAN,
+    FilesystemStatus => FILESYSTEM_STATUS,
+}
+
+/// The default page of a tree or cell read.
+pub const DEFAULT_PAGE_LIMIT: usize = 1000;
+
+fn default_page_limit() -> usize {
+    DEFAULT_PAGE_LIMIT
+}
+
+/// `scene.tree`: a page of the edited scene's tree.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SceneTree {
+    #[serde(default)]
+    pub offset: usize,
+    #[serde(default = "default_page_limit")]
+    pub limit: usize,
+}
+
+/// `scene.open`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SceneOpen {
+    pub path: String,
+}
+
+/// `scene.create`: a new `.tscn` with a root of `root_type`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SceneCreate {
+    pub path: String,
+    pub root_type: String,
+    #[serde(default)]
+    pub root_name: Option<String>,
+}
+
+macro_rules! opt_path {
+    ($($(#[$doc:meta])* $ty:ident => $method:ident),* $(,)?) => {
+        $(
+            $(#[$doc])*
+            #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+            #[serde(deny_unknown_fields)]
+            pub struct $ty {
+                /// `None`: the edited scene.
+                #[serde(default)]
+                pub path: Option<String>,
+            }
+            bridge_command!($ty => $method);
+        )*
+    };
+}
+
+opt_path! {
+    /// `scene.save`.
+    SceneSave => SCENE_SAVE,
+    /// `scene.close`.
+    SceneClose => SCENE_CLOSE,
+    /// `scene.reload`.
+    SceneReload => SCENE_RELOAD,
+}
+
+/// `node.create`: a node of `node_type` (`type` on the wire) named `name` under `parent`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeCreate {
+    pub parent: String,
+    #[serde(rename = "type")]
+    pub node_type: String,
+    pub name: String,
+}
+
+/// `node.rename`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeRename {
+    pub node: String,
+    pub new_name: String,
+}
+
+/// `node.move`: reparent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeMove {
+    pub node: String,
+    pub new_parent: String,
+}
+
+/// `node.duplicate`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeDuplicate {
+    pub node: String,
+    #[serde(default)]
+    pub new_name: Option<String>,
+}
+
+macro_rules! node_only {
+    ($($(#[$doc:meta])* $ty:ident => $method:ident),* $(,)?) => {
+        $(
+            $(#[$doc])*
+            #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+            #[serde(deny_unknown_fields)]
+            pub struct $ty {
+                /// A path from the edited scene's root (`.` is the root).
+                pub node: String,
+            }
+            bridge_command!($ty => $method);
+        )*
+    };
+}
+
+node_only! {
+    /// `node.delete`.
+    NodeDelete => NODE_DELETE,
+    /// `script.detach`.
+    ScriptDetach => SCRIPT_DETACH,
+    /// `shader.uniforms`.
+    ShaderUniforms => SHADER_UNIFORMS,
+}
+
+/// `node.get_property`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeGetProperty {
+    pub node: String,
+    pub property: String,
+}
+
+/// One property set: `node.set_property`'s parameters, and one entry of a batch.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PropertySet {
+    /// Node path relative to the edited scene's root (`.` is the root).
+    pub node: String,
+    pub property: String,
+    #[serde(with = "value_json")]
+    pub value: Value,
+}
+
+/// `node.persistence`: the verdict `op` would get on `node`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodePersistence {
+    pub node: String,
+    pub op: String,
+}
+
+/// `script.attach`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScriptAttach {
+    pub node: String,
+    pub script: String,
+}
+
+/// A signal connection: `signal.connect` and `signal.disconnect`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Connection {
+    pub from: String,
+    pub signal: String,
+    pub to: String,
+    pub method: String,
+}
+
+/// `signal.connect`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct SignalConnect(pub Connection);
+
+/// `signal.disconnect`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct SignalDisconnect(pub Connection);
+
+/// `resource.set_property`: a `.tres` property, set and saved.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResourceSetProperty {
+    pub path: String,
+    pub property: String,
+    #[serde(with = "value_json")]
+    pub value: Value,
+}
+
+/// `scene.batch.apply`: many property sets, applied as `undo` says.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BatchApply {
+    pub sets: Vec<PropertySet>,
+    /// Decided by the server (its batch rule, [`UNDO_BATCH_LIMIT`]); the add-on executes
+    /// it and never decides again.
+    pub undo: UndoPolicy,
+}
+
+/// How a batch is applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UndoPolicy {
+    /// All sets in one `EditorUndoRedoManager` action.
+    OneAction,
+    /// Set directly; not on the undo history.
+    Bypass,
+}
+
+impl UndoPolicy {
+    pub fn undoable(self) -> bool {
+        self == UndoPolicy::OneAction
+    }
+}
+
+/// One TileMapLayer cell: `source: -1` erases it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TileCell {
+    pub coords: [i32; 2],
+    pub source: i32,
+    #[serde(default)]
+    pub atlas: [i32; 2],
+    #[serde(default)]
+    pub alternative: i32,
+}
+
+/// One GridMap cell: `item: -1` erases it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GridCell {
+    pub coords: [i32; 3],
+    pub item: i32,
+    #[serde(default)]
+    pub orientation: i32,
+}
+
+/// The collision shape `fit_shape` sizes to a Sprite2D's rect or a mesh's bounds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FitKind {
+    Rectangle,
+    Circle,
+    Capsule,
+    Box,
+    Sphere,
+}
+
+/// One terrain of a terrain set.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Terrain {
+    pub name: String,
+    pub color: [f64; 4],
+}
+
+/// One step of `scene.steps` as it travels. A node is a path from the edited scene's
+/// root, or `"$N"`: the node step N (an earlier `create`) made.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Step {
+    Create {
+        parent: String,
+        #[serde(rename = "type")]
+        node_type: String,
+        name: String,
+    },
+    Set {
+        node: String,
+        property: String,
+        #[serde(with = "value_json")]
+        value: Value,
+    },
+    Group {
+        node: String,
+        group: String,
+    },
+    TileCells {
+        node: String,
+        cells: Vec<TileCell>,
+    },
+    GridCells {
+        node: String,
+        cells: Vec<GridCell>,
+    },
+    FitShape {
+        node: String,
+        to: String,
+        shape: FitKind,
+    },
+    BakeNavigation {
+        node: String,
+    },
+    TilesetAtlas {
+        node: String,
+        texture: String,
+        tile_size: [i32; 2],
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        source_id: Option<i32>,
+    },
+    TilesetPhysicsLayer {
+        node: String,
+        collision_layer: u32,
+        collision_mask: u32,
+    },
+    TilesetTerrainSet {
+        node: String,
+        mode: i32,
+        terrains: Vec<Terrain>,
+    },
+}
+
+/// `scene.steps`: ordered steps as ONE undo action named `action`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Steps {
+    pub action: String,
+    pub steps: Vec<Step>,
+    /// Check every step, change nothing, answer the verdict (a dry run).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub check_only: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// `node.cells`: a page of a TileMapLayer's or GridMap's used cells.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Cells {
+    pub node: String,
+    #[serde(default)]
+    pub offset: usize,
+    #[serde(default = "default_page_limit")]
+    pub limit: usize,
+}
+
+/// `mesh_library.items`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MeshLibraryItems {
+    pub path: String,
+}
+
+/// Which part of the editor a screenshot shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ScreenshotView {
+    /// The 2D editor's viewport (the edited scene, no rulers or gizmos).
+    #[serde(rename = "2d")]
+    TwoD,
+    /// The first 3D editor viewport.
+    #[serde(rename = "3d")]
+    ThreeD,
+    /// The whole editor window.
+    #[serde(rename = "window")]
+    Window,
+}
+
+/// `editor.screenshot`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EditorScreenshot {
+    pub view: ScreenshotView,
+    /// Downscale (keeping the aspect) so that the longer edge is at most this many pixels.
+    #[serde(default)]
+    pub max_edge: Option<u32>,
+    /// Refuse a PNG larger than this (it could not travel or be shown).
+    pub max_bytes: usize,
+    /// 2D only: crop to this node's bounds in the view (a path from the edited scene's root).
+    #[serde(default)]
+    pub node: Option<String>,
+}
+
+/// `audio.add_player`: an AudioStreamPlayer (2D/3D) with its properties.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AudioAddPlayer {
+    pub parent: String,
+    pub name: String,
+    #[serde(rename = "type")]
+    pub player_type: String,
+    #[serde(default)]
+    pub stream: Option<String>,
+    #[serde(default)]
+    pub bus: Option<String>,
+    #[serde(default)]
+    pub autoplay: bool,
+    #[serde(default)]
+    pub volume_db: Option<f64>,
+}
+
+/// `shader.assign_material`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShaderAssignMaterial {
+    pub node: String,
+    pub shader: String,
+}
+
+/// `shader.set_uniform`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShaderSetUniform {
+    pub node: String,
+    pub name: String,
+    #[serde(with = "value_json")]
+    pub value: Value,
+}
+
+/// `node.set_property`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct NodeSetProperty(pub PropertySet);
+
+bridge_command! {
+    SceneTree => SCENE_TREE,
+    SceneOpen => SCENE_OPEN,
+    SceneCreate => SCENE_CREATE,
+    NodeCreate => NODE_CREATE,
+    NodeRename => NODE_RENAME,
+    NodeMove => NODE_MOVE,
+    NodeDuplicate => NODE_DUPLICATE,
+    NodeGetProperty => NODE_GET_PROPERTY,
+    NodeSetProperty => NODE_SET_PROPERTY,
+    NodePersistence => NODE_PERSISTENCE,
+    ScriptAttach => SCRIPT_ATTACH,
+    SignalConnect => SIGNAL_CONNECT,
+    SignalDisconnect => SIGNAL_DISCONNECT,
+    ResourceSetProperty => RESOURCE_SET_PROPERTY,
+    BatchApply => BATCH_APPLY,
+    Steps => STEPS,
+    Cells => CELLS_GET,
+    MeshLibraryItems => MESH_LIBRARY_ITEMS,
+    EditorScreenshot => EDITOR_SCREENSHOT,
+    AudioAddPlayer => AUDIO_ADD_PLAYER,
+    ShaderAssignMaterial => SHADER_ASSIGN_MATERIAL,
+    ShaderSetUniform => SHADER_SET_UNIFORM,
+}
 
 #[cfg(test)]
 mod tests {
@@ -234,5 +738,219 @@ mod tests {
         let authoring_savers: Vec<_> = AUTHORING.iter().filter(|c| may_save_file(c)).collect();
         assert_eq!(authoring_savers, [&SCENE_SAVE_ALL, &THEME_SET_ITEM]);
         assert!(AUTHORING.iter().all(|c| !ALL.contains(c)), "one list each");
+    }
+
+    /// Each command's parameters survive serialize → deserialize, carry their command's
+    /// name, and a field the struct does not know is refused.
+    #[test]
+    fn every_command_params_round_trip() {
+        use serde::de::DeserializeOwned;
+        use serde_json::json;
+
+        fn round<T: BridgeCommand + DeserializeOwned + PartialEq + std::fmt::Debug>(
+            v: T,
+        ) -> &'static str {
+            let j = v.params();
+            assert_eq!(serde_json::from_value::<T>(j.clone()).unwrap(), v, "{j}");
+            let mut extra = j.clone();
+            if let Some(m) = extra.as_object_mut() {
+                m.insert("extra".into(), json!(1));
+                assert!(serde_json::from_value::<T>(extra).is_err(), "{}", T::METHOD);
+            }
+            T::METHOD
+        }
+        let s = String::from;
+        let v2 = Value::Vector2([1.0, 2.5]);
+        let set = PropertySet {
+            node: s("A"),
+            property: s("position"),
+            value: v2.clone(),
+        };
+        let conn = Connection {
+            from: s("B"),
+            signal: s("pressed"),
+            to: s("."),
+            method: s("go"),
+        };
+        let seen = [
+            round(Ping {}),
+            round(EditorState {}),
+            round(SceneTree {
+                offset: 3,
+                limit: 10,
+            }),
+            round(SceneOpen {
+                path: s("res://a.tscn"),
+            }),
+            round(SceneCreate {
+                path: s("res://b.tscn"),
+                root_type: s("Node2D"),
+                root_name: None,
+            }),
+            round(SceneSave { path: None }),
+            round(SceneClose {
+                path: Some(s("res://a.tscn")),
+            }),
+            round(SceneReload { path: None }),
+            round(NodeCreate {
+                parent: s("."),
+                node_type: s("Sprite2D"),
+                name: s("S"),
+            }),
+            round(NodeRename {
+                node: s("S"),
+                new_name: s("T"),
+            }),
+            round(NodeMove {
+                node: s("S"),
+                new_parent: s("A"),
+            }),
+            round(NodeDuplicate {
+                node: s("S"),
+                new_name: Some(s("S2")),
+            }),
+            round(NodeDelete { node: s("S") }),
+            round(NodeGetProperty {
+                node: s("S"),
+                property: s("position"),
+            }),
+            round(NodeSetProperty(set.clone())),
+            round(NodePersistence {
+                node: s("S"),
+                op: s("set_property"),
+            }),
+            round(ScriptAttach {
+                node: s("S"),
+                script: s("res://s.gd"),
+            }),
+            round(ScriptDetach { node: s("S") }),
+            round(SignalConnect(conn.clone())),
+            round(SignalDisconnect(conn)),
+            round(ResourceSetProperty {
+                path: s("res://r.tres"),
+                property: s("hp"),
+                value: Value::Int(3),
+            }),
+            round(BatchApply {
+                sets: vec![set],
+                undo: UndoPolicy::Bypass,
+            }),
+            round(Steps {
+                action: s("MCP: add"),
+                steps: vec![
+                    Step::Create {
+                        parent: s("."),
+                        node_type: s("StaticBody2D"),
+                        name: s("Body"),
+                    },
+                    Step::Set {
+                        node: s("$0"),
+                        property: s("position"),
+                        value: v2.clone(),
+                    },
+                    Step::TileCells {
+                        node: s("G"),
+                        cells: vec![TileCell {
+                            coords: [0, 1],
+                            source: 0,
+                            atlas: [1, 0],
+                            alternative: 0,
+                        }],
+                    },
+                    Step::FitShape {
+                        node: s("$0"),
+                        to: s("Sprite"),
+                        shape: FitKind::Capsule,
+                    },
+                    Step::TilesetAtlas {
+                        node: s("G"),
+                        texture: s("res://t.png"),
+                        tile_size: [16, 16],
+                        source_id: Some(2),
+                    },
+                    Step::TilesetTerrainSet {
+                        node: s("G"),
+                        mode: 0,
+                        terrains: vec![Terrain {
+                            name: s("grass"),
+                            color: [0.0, 1.0, 0.0, 1.0],
+                        }],
+                    },
+                ],
+                check_only: true,
+            }),
+            round(Cells {
+                node: s("G"),
+                offset: 0,
+                limit: 5,
+            }),
+            round(MeshLibraryItems {
+                path: s("res://lib.tres"),
+            }),
+            round(Undo {}),
+            round(Redo {}),
+            round(History {}),
+            round(EditorScreenshot {
+                view: ScreenshotView::TwoD,
+                max_edge: Some(640),
+                max_bytes: 1 << 22,
+                node: Some(s("S")),
+            }),
+            round(EditorMonitors {}),
+            round(FilesystemScan {}),
+            round(FilesystemStatus {}),
+            round(AudioAddPlayer {
+                parent: s("."),
+                name: s("Music"),
+                player_type: s("AudioStreamPlayer"),
+                stream: Some(s("res://a.ogg")),
+                bus: None,
+                autoplay: true,
+                volume_db: Some(-3.0),
+            }),
+            round(ShaderAssignMaterial {
+                node: s("S"),
+                shader: s("res://s.gdshader"),
+            }),
+            round(ShaderUniforms { node: s("S") }),
+            round(ShaderSetUniform {
+                node: s("S"),
+                name: s("tint"),
+                value: Value::Color([1.0, 0.0, 0.0, 1.0]),
+            }),
+        ];
+        // One params struct for every command, in documentation order.
+        assert_eq!(seen, ALL);
+    }
+
+    /// The wire names the add-on reads: `type` for a node class, `op` tags, a value in
+    /// its JSON form, optional paths as `null`.
+    #[test]
+    fn params_keep_their_wire_names() {
+        let j = NodeCreate {
+            parent: ".".into(),
+            node_type: "Node2D".into(),
+            name: "N".into(),
+        }
+        .params();
+        assert_eq!(
+            j,
+            serde_json::json!({"parent": ".", "type": "Node2D", "name": "N"})
+        );
+        assert_eq!(
+            SceneSave { path: None }.params(),
+            serde_json::json!({"path": null})
+        );
+        let j = NodeSetProperty(PropertySet {
+            node: "A".into(),
+            property: "position".into(),
+            value: Value::Vector2([1.0, 2.0]),
+        })
+        .params();
+        assert_eq!(
+            j,
+            serde_json::json!({"node": "A", "property": "position",
+                "value": {"$type": "Vector2", "x": 1.0, "y": 2.0}})
+        );
     }
 }

@@ -14,7 +14,8 @@
 //!   the check that refuses a browser's HTTP request on the bridge socket.
 //! - [`clients`]: the MCP clients godot-mcp configures and each one's entry, shared by
 //!   `godot-mcp setup-client` and the add-on's dock.
-//! - [`commands`]: the command names and which of them may write a file.
+//! - [`commands`]: the command names, which of them may write a file, and each
+//!   command's params as a struct ([`commands::BridgeCommand`]) both ends share.
 //! - [`status`]: the server's status frame (write gate, recent journal rows) for the
 //!   add-on's dock.
 //! - [`variant_wire`]: Godot's binary Variant encoding (`marshalls.cpp`), and

@@ -9,7 +9,7 @@ use super::*;
 
 pub(super) fn execute(cmd: Command) -> Res {
     match cmd {
-        Command::AudioAddPlayer {
+        Command::AudioAddPlayer(wire::AudioAddPlayer {
             parent,
             name,
             player_type,
@@ -17,7 +17,7 @@ pub(super) fn execute(cmd: Command) -> Res {
             bus,
             autoplay,
             volume_db,
-        } => add_audio_player(
+        }) => add_audio_player(
             &parent,
             &name,
             &player_type,
@@ -26,9 +26,13 @@ pub(super) fn execute(cmd: Command) -> Res {
             autoplay,
             volume_db,
         ),
-        Command::ShaderAssignMaterial { node, shader } => assign_material(&node, &shader),
-        Command::ShaderUniforms { node } => uniforms(&node),
-        Command::ShaderSetUniform { node, name, value } => set_uniform(&node, &name, &value),
+        Command::ShaderAssignMaterial(wire::ShaderAssignMaterial { node, shader }) => {
+            assign_material(&node, &shader)
+        }
+        Command::ShaderUniforms(wire::ShaderUniforms { node }) => uniforms(&node),
+        Command::ShaderSetUniform(wire::ShaderSetUniform { node, name, value }) => {
+            set_uniform(&node, &name, &value)
+        }
         _ => Err(err(ErrorCode::Internal, "not a family C command")),
     }
 }

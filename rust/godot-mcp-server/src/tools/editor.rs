@@ -25,11 +25,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use godot_mcp_formats::variant::Value as GodotValue;
 use godot_mcp_journal::{
     EditorIntent, EditorLeft, EditorProof, EditorSettle, EditorTxnError, FileState, TxnStatus,
     canonical_request_hash,
 };
-use godot_mcp_protocol::commands as cmd;
+use godot_mcp_protocol::commands::{self as cmd, BridgeCommand};
 use godot_mcp_protocol::persistence;
 use godot_mcp_protocol::{BridgeError, DEFAULT_REQUEST_TIMEOUT_MS, ErrorEffect};
 use schemars::JsonSchema;
@@ -42,7 +43,7 @@ use crate::planes::editor::{Bridge, RequestFailure};
 use crate::respath::ResPath;
 use crate::safety::{BridgeStatus, EffectKind, Precondition, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta, ToolResult};
+use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta};
 use serde::de::DeserializeOwned;
 
 /// How long a tool waits for the editor (`GODOT_MCP_EDITOR_TIMEOUT_MS` overrides).
@@ -116,10 +117,12 @@ fn saved_file(
     scene: Option<&str>,
 ) -> Result<(std::path::PathBuf, FileState), ToolError> {
     let Some(res) = scene.filter(|s| !s.is_empty()) else {
-        return Err(Precondition::ActiveScene.error().hint(
-            "The edited scene has never been saved to a file: save it under a res:// path in \
-             the editor first. Nothing was sent.",
-        ));
+        let e = never_saved();
+        let hint = format!(
+            "{} Nothing was sent.",
+            e.hint.as_deref().unwrap_or_default()
+        );
+        return Err(e.hint(hint));
     };
     let path = ResPath::parse(res)
         .map_err(|r| ToolError::new(ErrorCode::PathRefused, format!("{command}: {r}")))?;
@@ -131,6 +134,23 @@ fn saved_file(
         ))
     })?;
     Ok((abs, pre))
+}
+
+/// The editor's edited scene (`None`: no scene is open).
+pub(crate) fn active_scene(state: &AppState) -> Result<Option<String>, ToolError> {
+    let st = ask(state, &cmd::EditorState {}, None)?;
+    Ok(st
+        .get("active_scene")
+        .and_then(Value::as_str)
+        .map(String::from))
+}
+
+/// The refusal of a command that needs the edited scene's file when it has none.
+pub(crate) fn never_saved() -> ToolError {
+    Precondition::ActiveScene.error().hint(
+        "The edited scene has never been saved to a file: save it under a res:// path in the \
+         editor first.",
+    )
 }
 
 /// A read-only request.
@@ -159,8 +179,33 @@ pub(crate) fn query(
     }
 }
 
-/// [`query`], with the reply decoded into its typed form `R` (see [`from_reply`]).
-pub(crate) fn query_as<R: DeserializeOwned + Serialize>(
+/// [`query`] of the typed command `p`: its params are the protocol's struct.
+pub(crate) fn ask<P: BridgeCommand>(
+    state: &AppState,
+    p: &P,
+    node: Option<&str>,
+) -> Result<Value, ToolError> {
+    query(state, P::METHOD, p.params(), node)
+}
+
+/// [`ask`], with the reply decoded into its typed form `R` (see [`from_reply`]).
+pub(crate) fn query_as<P: BridgeCommand, R: DeserializeOwned + Serialize>(
+    state: &AppState,
+    p: &P,
+    node: Option<&str>,
+) -> Result<R, ToolError> {
+    query_raw_as(state, P::METHOD, p.params(), node)
+}
+
+/// An agent's JSON value as the Godot value the bridge carries. A value the model
+/// refuses is the caller's error, refused before anything is sent.
+pub(crate) fn godot_value(param: &str, v: &Value) -> Result<GodotValue, ToolError> {
+    GodotValue::from_json(v).map_err(|e| ToolError::invalid_params(param, e.to_string()))
+}
+
+/// [`query_as`] for a command whose params are still built as JSON (the authoring
+/// commands, `commands::AUTHORING`, and the read tools of other families).
+pub(crate) fn query_raw_as<R: DeserializeOwned + Serialize>(
     state: &AppState,
     command: &str,
     params: Value,
@@ -253,9 +298,20 @@ pub(crate) fn from_reply<R: serde::de::DeserializeOwned + serde::Serialize>(
     Ok(typed)
 }
 
-/// Apply one editor effect as an `editor_runtime` transaction, the reply decoded into
-/// its typed form `R` (see [`from_reply`]).
-pub(crate) fn run_effect_as<R: serde::de::DeserializeOwned + serde::Serialize>(
+/// Apply the typed command `p` as an `editor_runtime` transaction, the reply decoded
+/// into its typed form `R` (see [`from_reply`]).
+pub(crate) fn run_effect_as<P: BridgeCommand, R: DeserializeOwned + Serialize>(
+    state: &AppState,
+    p: &P,
+    scene: Option<String>,
+    node: Option<&str>,
+) -> Result<R, ToolError> {
+    run_effect_raw_as(state, P::METHOD, p.params(), scene, node)
+}
+
+/// [`run_effect_as`] for a command whose params are still built as JSON (the authoring
+/// commands, `commands::AUTHORING`).
+pub(crate) fn run_effect_raw_as<R: serde::de::DeserializeOwned + serde::Serialize>(
     state: &AppState,
     command: &'static str,
     params: Value,
@@ -468,10 +524,12 @@ pub fn settle_late_replies(state: &Arc<AppState>, bridge: &Bridge) {
 
 /// The add-on's persistence verdict for `op` on `node` (also checks the scene and node).
 fn probe(state: &AppState, node: &str, op: &str) -> Result<Map<String, Value>, ToolError> {
-    let v = query(
+    let v = ask(
         state,
-        cmd::NODE_PERSISTENCE,
-        json!({"node": node, "op": op}),
+        &cmd::NodePersistence {
+            node: node.into(),
+            op: op.into(),
+        },
         Some(node),
     )?;
     let mut out = Map::new();
@@ -496,7 +554,22 @@ pub(crate) struct NodeCommand {
 /// round trip, not two; no window between a check and the edit). `bridge_connected` is
 /// checked here, before anything is recorded. The preview (`persisted`, `reason`,
 /// `hint`, `undoable`, `scene`) decodes into `R` too, so `R`'s other fields are optional.
-pub(crate) fn node_plan_as<R>(
+pub(crate) fn node_plan_as<P, R>(
+    state: Arc<AppState>,
+    op: &'static str,
+    node: String,
+    p: &P,
+) -> Result<Plan<NodeCommand, R>, ToolError>
+where
+    P: BridgeCommand,
+    R: DeserializeOwned + Serialize + 'static,
+{
+    node_plan_raw_as(state, P::METHOD, op, node, p.params())
+}
+
+/// [`node_plan_as`] for a command whose params are still built as JSON (the authoring
+/// commands, `commands::AUTHORING`, and `audio.add_player` from tools/audio_edit.rs).
+pub(crate) fn node_plan_raw_as<R>(
     state: Arc<AppState>,
     command: &'static str,
     op: &'static str,
@@ -514,7 +587,7 @@ where
     let (probe_state, probe_node) = (state.clone(), node.clone());
     Ok(Plan {
         effect,
-        apply: Box::new(move || run_effect_as(&state, command, params, None, Some(&node))),
+        apply: Box::new(move || run_effect_raw_as(&state, command, params, None, Some(&node))),
         preview: Some(Box::new(move || {
             from_reply(command, probe(&probe_state, &probe_node, op)?)
         })),
@@ -726,29 +799,41 @@ pub struct History {
     pub actions: Vec<String>,
 }
 
+/// The undo rule of a batch, decided here and nowhere else, and sent in the command (the
+/// add-on executes it): ONE undo action, unless the batch sets more than
+/// [`cmd::UNDO_BATCH_LIMIT`] distinct nodes (spec: safety-model.md), which bypasses the
+/// history. Also answers the number of distinct nodes.
+pub(crate) fn batch_undo<'a>(nodes: impl Iterator<Item = &'a str>) -> (cmd::UndoPolicy, usize) {
+    let n = nodes.collect::<std::collections::BTreeSet<_>>().len();
+    let policy = if n > cmd::UNDO_BATCH_LIMIT {
+        cmd::UndoPolicy::Bypass
+    } else {
+        cmd::UndoPolicy::OneAction
+    };
+    (policy, n)
+}
+
 /// A node command's plan, typed: [`node_plan_as`] with its reply's own fields `T`.
 type NodePlan<T> = Plan<NodeCommand, EditorReply<T>>;
 
-fn node_edit<T>(
+fn node_edit<T, P: BridgeCommand>(
     state: Arc<AppState>,
-    command: &'static str,
     op: &'static str,
     node: String,
-    params: Value,
+    p: P,
 ) -> Result<NodePlan<T>, ToolError>
 where
     T: DeserializeOwned + Serialize + 'static,
 {
-    node_plan_as(state, command, op, node, params)
+    node_plan_as(state, op, node, &p)
 }
 
 /// A plan for a scene-level command: the editor state is the precondition check, and
 /// the verdict comes from the one rule (`undo` replaces its undo part where the tool
 /// knows better; `fields` adds the tool's own).
-fn scene_plan<T, R>(
+fn scene_plan<T, R, P: BridgeCommand + Send + 'static>(
     state: Arc<AppState>,
-    command: &'static str,
-    params: Value,
+    p: P,
     scene: Option<String>,
     needs_active_scene: bool,
     undo: Option<Undo>,
@@ -757,11 +842,8 @@ fn scene_plan<T, R>(
 where
     R: DeserializeOwned + Serialize + 'static,
 {
-    let st = query(&state, cmd::EDITOR_STATE, json!({}), None)?;
-    let active = st
-        .get("active_scene")
-        .and_then(Value::as_str)
-        .map(String::from);
+    let command = P::METHOD;
+    let active = active_scene(&state)?;
     if needs_active_scene && active.is_none() {
         return Err(Precondition::ActiveScene.error());
     }
@@ -778,10 +860,7 @@ where
     let scene = scene.or(active);
     if cmd::may_save_file(command) && scene.as_deref().is_none_or(str::is_empty) {
         // Nothing to hash, so nothing could prove an error harmless: refused up front.
-        return Err(Precondition::ActiveScene.error().hint(
-            "The edited scene has never been saved to a file: save it under a res:// path in \
-             the editor first.",
-        ));
+        return Err(never_saved());
     }
     let effect = SceneCommand {
         command,
@@ -789,9 +868,7 @@ where
         verdict,
         fields,
     };
-    Plan::new(effect, move || {
-        run_effect_as(&state, command, params, scene, None)
-    })
+    Plan::new(effect, move || run_effect_as(&state, &p, scene, None))
 }
 
 // ---------------------------------------------------------------------------------
@@ -916,6 +993,17 @@ pub struct SignalArgs {
     method: String,
 }
 
+impl From<SignalArgs> for cmd::Connection {
+    fn from(a: SignalArgs) -> Self {
+        Self {
+            from: a.from,
+            signal: a.signal,
+            to: a.to,
+            method: a.method,
+        }
+    }
+}
+
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ResourcePropertyArgs {
@@ -953,17 +1041,18 @@ pub struct NoArgs {}
 // Tools
 // ---------------------------------------------------------------------------------
 
-fn meta(
+/// The meta of an editor-plane tool: a read has no effect, anything else is an
+/// editor-runtime effect (recipes::meta and scene_more::editor_meta are this one).
+pub(crate) const fn meta(
     name: &'static str,
     title: &'static str,
     description: &'static str,
     class: SafetyClass,
     toolset: Toolset,
 ) -> ToolMeta {
-    let effect = if class == SafetyClass::ReadOnly {
-        EffectKind::None
-    } else {
-        EffectKind::EditorRuntime
+    let effect = match class {
+        SafetyClass::ReadOnly => EffectKind::None,
+        _ => EffectKind::EditorRuntime,
     };
     ToolMeta {
         name,
@@ -989,8 +1078,12 @@ pub fn tools() -> Vec<ToolDef> {
                 SceneEdit,
             ),
             |state, a: CreateNodeArgs| {
-                let p = json!({"parent": a.parent, "type": a.node_type, "name": a.name});
-                node_edit::<CreatedNode>(state, cmd::NODE_CREATE, "create", a.parent, p)
+                let p = cmd::NodeCreate {
+                    parent: a.parent.clone(),
+                    node_type: a.node_type,
+                    name: a.name,
+                };
+                node_edit::<CreatedNode, _>(state, "create", a.parent, p)
             },
         ),
         ToolDef::planned(
@@ -1002,8 +1095,11 @@ pub fn tools() -> Vec<ToolDef> {
                 SceneEdit,
             ),
             |state, a: RenameArgs| {
-                let p = json!({"node": a.node, "new_name": a.new_name});
-                node_edit::<NodeField>(state, cmd::NODE_RENAME, "rename", a.node, p)
+                let p = cmd::NodeRename {
+                    node: a.node.clone(),
+                    new_name: a.new_name,
+                };
+                node_edit::<NodeField, _>(state, "rename", a.node, p)
             },
         ),
         ToolDef::planned(
@@ -1015,8 +1111,11 @@ pub fn tools() -> Vec<ToolDef> {
                 SceneEdit,
             ),
             |state, a: MoveArgs| {
-                let p = json!({"node": a.node, "new_parent": a.new_parent});
-                node_edit::<NodeField>(state, cmd::NODE_MOVE, "move", a.node, p)
+                let p = cmd::NodeMove {
+                    node: a.node.clone(),
+                    new_parent: a.new_parent,
+                };
+                node_edit::<NodeField, _>(state, "move", a.node, p)
             },
         ),
         ToolDef::planned(
@@ -1028,8 +1127,11 @@ pub fn tools() -> Vec<ToolDef> {
                 SceneEdit,
             ),
             |state, a: DuplicateArgs| {
-                let p = json!({"node": a.node, "new_name": a.new_name});
-                node_edit::<NodeField>(state, cmd::NODE_DUPLICATE, "duplicate", a.node, p)
+                let p = cmd::NodeDuplicate {
+                    node: a.node.clone(),
+                    new_name: a.new_name,
+                };
+                node_edit::<NodeField, _>(state, "duplicate", a.node, p)
             },
         ),
         ToolDef::planned(
@@ -1041,8 +1143,10 @@ pub fn tools() -> Vec<ToolDef> {
                 SceneEdit,
             ),
             |state, a: NodeArgs| {
-                let p = json!({"node": a.node});
-                node_edit::<NodeField>(state, cmd::NODE_DELETE, "delete", a.node, p)
+                let p = cmd::NodeDelete {
+                    node: a.node.clone(),
+                };
+                node_edit::<NodeField, _>(state, "delete", a.node, p)
             },
         ),
         ToolDef::new(
@@ -1055,12 +1159,11 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             |state, a: GetPropertyArgs, _f: CallFlags| async move {
                 blocking_as(move || {
-                    query_as::<NodeProperty>(
-                        &state,
-                        cmd::NODE_GET_PROPERTY,
-                        json!({"node": a.node, "property": a.property}),
-                        Some(&a.node),
-                    )
+                    let p = cmd::NodeGetProperty {
+                        node: a.node,
+                        property: a.property,
+                    };
+                    query_as::<_, NodeProperty>(&state, &p, Some(&p.node))
                 })
                 .await
             },
@@ -1074,8 +1177,12 @@ pub fn tools() -> Vec<ToolDef> {
                 SceneEdit,
             ),
             |state, a: SetPropertyArgs| {
-                let p = json!({"node": a.node, "property": a.property, "value": a.value});
-                node_edit::<PropertySet>(state, cmd::NODE_SET_PROPERTY, "set_property", a.node, p)
+                let p = cmd::NodeSetProperty(cmd::PropertySet {
+                    value: godot_value("value", &a.value)?,
+                    node: a.node.clone(),
+                    property: a.property,
+                });
+                node_edit::<PropertySet, _>(state, "set_property", a.node, p)
             },
         ),
         ToolDef::planned(
@@ -1094,12 +1201,10 @@ pub fn tools() -> Vec<ToolDef> {
                         "a batch needs at least one set",
                     ));
                 }
-                let nodes: std::collections::BTreeSet<&str> =
-                    a.sets.iter().map(|s| s.node.as_str()).collect();
-                let undoable = nodes.len() <= cmd::UNDO_BATCH_LIMIT;
+                let (policy, nodes) = batch_undo(a.sets.iter().map(|s| s.node.as_str()));
                 let undo = Undo {
-                    undoable,
-                    undo_hint: (!undoable).then(|| {
+                    undoable: policy.undoable(),
+                    undo_hint: (!policy.undoable()).then(|| {
                         format!(
                             "More than {} nodes: applied without the editor's undo history.",
                             cmd::UNDO_BATCH_LIMIT
@@ -1108,13 +1213,23 @@ pub fn tools() -> Vec<ToolDef> {
                 };
                 let size = BatchSize {
                     sets: a.sets.len(),
-                    nodes: nodes.len(),
+                    nodes,
                 };
-                let p = json!({"sets": a.sets.iter().map(|s| json!({"node": s.node, "property": s.property, "value": s.value})).collect::<Vec<_>>()});
-                scene_plan::<_, BatchApplied>(
+                let sets = a
+                    .sets
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, s)| {
+                        Ok(cmd::PropertySet {
+                            value: godot_value(&format!("sets[{i}].value"), &s.value)?,
+                            node: s.node,
+                            property: s.property,
+                        })
+                    })
+                    .collect::<Result<_, ToolError>>()?;
+                scene_plan::<_, BatchApplied, _>(
                     state,
-                    cmd::BATCH_APPLY,
-                    p,
+                    cmd::BatchApply { sets, undo: policy },
                     None,
                     true,
                     Some(undo),
@@ -1131,8 +1246,11 @@ pub fn tools() -> Vec<ToolDef> {
                 ScriptEdit,
             ),
             |state, a: AttachScriptArgs| {
-                let p = json!({"node": a.node, "script": a.script.to_string()});
-                node_edit::<ScriptAttached>(state, cmd::SCRIPT_ATTACH, "attach_script", a.node, p)
+                let p = cmd::ScriptAttach {
+                    node: a.node.clone(),
+                    script: a.script.to_string(),
+                };
+                node_edit::<ScriptAttached, _>(state, "attach_script", a.node, p)
             },
         ),
         ToolDef::planned(
@@ -1144,8 +1262,10 @@ pub fn tools() -> Vec<ToolDef> {
                 ScriptEdit,
             ),
             |state, a: NodeArgs| {
-                let p = json!({"node": a.node});
-                node_edit::<NodeField>(state, cmd::SCRIPT_DETACH, "detach_script", a.node, p)
+                let p = cmd::ScriptDetach {
+                    node: a.node.clone(),
+                };
+                node_edit::<NodeField, _>(state, "detach_script", a.node, p)
             },
         ),
         ToolDef::planned(
@@ -1158,13 +1278,12 @@ pub fn tools() -> Vec<ToolDef> {
                 SceneEdit,
             ),
             |state, a: SignalArgs| {
-                let p = json!({"from": a.from, "signal": a.signal, "to": a.to, "method": a.method});
-                node_edit::<SignalConnection>(
+                let node = a.from.clone();
+                node_edit::<SignalConnection, _>(
                     state,
-                    cmd::SIGNAL_CONNECT,
                     "connect_signal",
-                    a.from,
-                    p,
+                    node,
+                    cmd::SignalConnect(a.into()),
                 )
             },
         ),
@@ -1177,13 +1296,12 @@ pub fn tools() -> Vec<ToolDef> {
                 SceneEdit,
             ),
             |state, a: SignalArgs| {
-                let p = json!({"from": a.from, "signal": a.signal, "to": a.to, "method": a.method});
-                node_edit::<SignalConnection>(
+                let node = a.from.clone();
+                node_edit::<SignalConnection, _>(
                     state,
-                    cmd::SIGNAL_DISCONNECT,
                     "disconnect_signal",
-                    a.from,
-                    p,
+                    node,
+                    cmd::SignalDisconnect(a.into()),
                 )
             },
         ),
@@ -1197,11 +1315,13 @@ pub fn tools() -> Vec<ToolDef> {
                 ResourceEdit,
             ),
             |state, a: ResourcePropertyArgs| {
-                let p =
-                    json!({"path": a.path.to_string(), "property": a.property, "value": a.value});
-                scene_plan::<_, ResourcePropertySet>(
+                let p = cmd::ResourceSetProperty {
+                    path: a.path.to_string(),
+                    property: a.property,
+                    value: godot_value("value", &a.value)?,
+                };
+                scene_plan::<_, ResourcePropertySet, _>(
                     state,
-                    cmd::RESOURCE_SET_PROPERTY,
                     p,
                     Some(a.path.to_string()),
                     false,
@@ -1220,10 +1340,9 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             |state, a: ScenePathArgs| {
                 let path = a.path.to_string();
-                scene_plan::<_, NoReplyFields>(
+                scene_plan::<_, NoReplyFields, _>(
                     state,
-                    cmd::SCENE_OPEN,
-                    json!({"path": path}),
+                    cmd::SceneOpen { path: path.clone() },
                     Some(path),
                     false,
                     None,
@@ -1248,10 +1367,13 @@ pub fn tools() -> Vec<ToolDef> {
                         format!("{path} already exists"),
                     ));
                 }
-                let p = json!({"path": path, "root_type": a.root_type, "root_name": a.root_name});
-                scene_plan::<_, NoReplyFields>(
+                let p = cmd::SceneCreate {
+                    path: path.clone(),
+                    root_type: a.root_type,
+                    root_name: a.root_name,
+                };
+                scene_plan::<_, NoReplyFields, _>(
                     state,
-                    cmd::SCENE_CREATE,
                     p,
                     Some(path),
                     false,
@@ -1277,10 +1399,9 @@ pub fn tools() -> Vec<ToolDef> {
                         "Saving is not on the undo history; the edits before it are.".into(),
                     ),
                 };
-                scene_plan::<_, NoReplyFields>(
+                scene_plan::<_, NoReplyFields, _>(
                     state,
-                    cmd::SCENE_SAVE,
-                    json!({"path": path}),
+                    cmd::SceneSave { path: path.clone() },
                     path,
                     true,
                     Some(undo),
@@ -1298,10 +1419,9 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             |state, a: OptScenePathArgs| {
                 let path = a.path.map(|p| p.to_string());
-                scene_plan::<_, NoReplyFields>(
+                scene_plan::<_, NoReplyFields, _>(
                     state,
-                    cmd::SCENE_CLOSE,
-                    json!({"path": path}),
+                    cmd::SceneClose { path: path.clone() },
                     path,
                     true,
                     None,
@@ -1319,10 +1439,9 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             |state, a: OptScenePathArgs| {
                 let path = a.path.map(|p| p.to_string());
-                scene_plan::<_, NoReplyFields>(
+                scene_plan::<_, NoReplyFields, _>(
                     state,
-                    cmd::SCENE_RELOAD,
-                    json!({"path": path}),
+                    cmd::SceneReload { path: path.clone() },
                     path,
                     true,
                     None,
@@ -1339,10 +1458,9 @@ pub fn tools() -> Vec<ToolDef> {
                 UndoRedo,
             ),
             |state, _a: NoArgs| {
-                scene_plan::<_, UndoStep>(
+                scene_plan::<_, UndoStep, _>(
                     state,
-                    cmd::UNDO,
-                    json!({}),
+                    cmd::Undo {},
                     None,
                     true,
                     None,
@@ -1359,10 +1477,9 @@ pub fn tools() -> Vec<ToolDef> {
                 UndoRedo,
             ),
             |state, _a: NoArgs| {
-                scene_plan::<_, UndoStep>(
+                scene_plan::<_, UndoStep, _>(
                     state,
-                    cmd::REDO,
-                    json!({}),
+                    cmd::Redo {},
                     None,
                     true,
                     None,
@@ -1379,21 +1496,13 @@ pub fn tools() -> Vec<ToolDef> {
                 UndoRedo,
             ),
             |state, _a: NoArgs, _f: CallFlags| async move {
-                blocking_as(move || query_as::<History>(&state, cmd::HISTORY, json!({}), None))
-                    .await
+                blocking_as(move || query_as::<_, History>(&state, &cmd::History {}, None)).await
             },
         ),
     ]
 }
 
 /// Run a blocking bridge call off the async threads.
-pub(crate) async fn blocking(
-    f: impl FnOnce() -> Result<Value, ToolError> + Send + 'static,
-) -> ToolResult {
-    blocking_as(f).await
-}
-
-/// [`blocking`] for a call with a typed result.
 pub(crate) async fn blocking_as<R: Send + 'static>(
     f: impl FnOnce() -> Result<R, ToolError> + Send + 'static,
 ) -> Result<R, ToolError> {
@@ -1429,5 +1538,21 @@ mod tests {
         reply.insert("extra".into(), json!(1));
         let e = from_reply::<EditorReply<PropertySet>>(cmd::NODE_SET_PROPERTY, reply).unwrap_err();
         assert!(e.message.contains("`extra`"), "{}", e.message);
+    }
+
+    /// The server's batch rule: counted in distinct nodes, 20 is one undo action, 21
+    /// bypasses the history; many sets on few nodes stay undoable.
+    #[test]
+    fn the_batch_undo_rule_counts_distinct_nodes() {
+        let names = |n: usize, per: usize| -> Vec<String> {
+            (0..n)
+                .flat_map(|i| std::iter::repeat_n(format!("N{i}"), per))
+                .collect()
+        };
+        let rule = |v: &[String]| batch_undo(v.iter().map(String::as_str));
+        assert_eq!(rule(&names(1, 1)), (cmd::UndoPolicy::OneAction, 1));
+        assert_eq!(rule(&names(20, 3)), (cmd::UndoPolicy::OneAction, 20));
+        assert_eq!(rule(&names(21, 1)), (cmd::UndoPolicy::Bypass, 21));
+        assert_eq!(rule(&names(2, 50)), (cmd::UndoPolicy::OneAction, 2));
     }
 }

@@ -16,9 +16,9 @@ use serde_json::{Value, json};
 use crate::error::ToolError;
 use crate::honesty::{Persistence, Undo};
 use crate::respath::ResPath;
-use crate::safety::{EffectKind, SafetyClass, Toolset};
+use crate::safety::{SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::editor::{connected, query_as, run_effect_as};
+use crate::tools::editor::{connected, godot_value, query_as, query_raw_as, run_effect_as};
 use crate::tools::{CallFlags, NoFields, Plan, ToolDef, ToolMeta};
 
 /// A tool's metadata: editor tools that change the scene have the editor-runtime effect.
@@ -29,35 +29,48 @@ pub(crate) const fn meta(
     description: &'static str,
     class: SafetyClass,
 ) -> ToolMeta {
-    let effect = match class {
-        SafetyClass::ReadOnly => EffectKind::None,
-        _ => EffectKind::EditorRuntime,
-    };
-    ToolMeta {
-        name,
-        title,
-        description,
-        class,
-        toolset,
-        effect,
-    }
+    crate::tools::editor::meta(name, title, description, class, toolset)
 }
 
-/// The steps of one recipe, built in order; `create` answers the `$N` that names the node
-/// it makes, for later steps.
+/// The steps of one recipe, built in order as the protocol's typed steps; `create`
+/// answers the `$N` that names the node it makes, for later steps. A value or step that
+/// does not decode is kept as the first error and refused by [`plan`], before anything
+/// is sent.
 #[derive(Default)]
-pub(crate) struct Steps(Vec<Value>);
+pub(crate) struct Steps {
+    steps: Vec<cmd::Step>,
+    refused: Option<ToolError>,
+}
 
 impl Steps {
     pub(crate) fn create(&mut self, parent: &str, class: &str, name: &str) -> String {
-        self.0
-            .push(json!({"op": "create", "parent": parent, "type": class, "name": name}));
-        format!("${}", self.0.len() - 1)
+        self.step(cmd::Step::Create {
+            parent: parent.into(),
+            node_type: class.into(),
+            name: name.into(),
+        });
+        format!("${}", self.steps.len() - 1)
     }
 
     pub(crate) fn set(&mut self, node: &str, property: &str, value: Value) {
-        self.0
-            .push(json!({"op": "set", "node": node, "property": property, "value": value}));
+        let at = format!("steps[{}].value", self.steps.len());
+        match godot_value(&at, &value) {
+            Ok(value) => self.step(cmd::Step::Set {
+                node: node.into(),
+                property: property.into(),
+                value,
+            }),
+            Err(e) => self.refuse(e),
+        }
+    }
+
+    /// A typed step.
+    pub(crate) fn step(&mut self, step: cmd::Step) {
+        self.steps.push(step);
+    }
+
+    fn refuse(&mut self, e: ToolError) {
+        self.refused.get_or_insert(e);
     }
 
     /// Set each `(property, value)` whose value is given.
@@ -69,12 +82,19 @@ impl Steps {
         }
     }
 
+    /// A step still built as JSON by a family tool: decoded into its typed form here.
     pub(crate) fn push(&mut self, step: Value) {
-        self.0.push(step);
+        match serde_json::from_value(step) {
+            Ok(s) => self.step(s),
+            Err(e) => {
+                let at = format!("steps[{}]", self.steps.len());
+                self.refuse(ToolError::invalid_params(at, e.to_string()));
+            }
+        }
     }
 
     pub(crate) fn len(&self) -> usize {
-        self.0.len()
+        self.steps.len()
     }
 }
 
@@ -117,24 +137,30 @@ pub(crate) fn plan<X: Serialize + JsonSchema>(
     steps: Steps,
     extra: X,
 ) -> Result<Plan<StepsEffect<X>, StepsReply>, ToolError> {
+    if let Some(e) = steps.refused {
+        return Err(e);
+    }
     connected(&state)?;
-    let action = format!("MCP: {tool}");
-    let params = json!({"action": action, "steps": steps.0});
-    let mut check = params.clone();
-    check["check_only"] = json!(true);
     let effect = StepsEffect {
         command: cmd::STEPS,
-        action,
-        steps: steps.len(),
+        action: format!("MCP: {tool}"),
+        steps: steps.steps.len(),
         extra,
+    };
+    let apply = cmd::Steps {
+        action: effect.action.clone(),
+        steps: steps.steps,
+        check_only: false,
+    };
+    let check = cmd::Steps {
+        check_only: true,
+        ..apply.clone()
     };
     let probe_state = state.clone();
     Ok(Plan {
         effect,
-        apply: Box::new(move || run_effect_as(&state, cmd::STEPS, params, None, None)),
-        preview: Some(Box::new(move || {
-            query_as(&probe_state, cmd::STEPS, check, None)
-        })),
+        apply: Box::new(move || run_effect_as(&state, &apply, None, None)),
+        preview: Some(Box::new(move || query_as(&probe_state, &check, None))),
     })
 }
 
@@ -320,21 +346,23 @@ pub fn tools() -> Vec<ToolDef> {
         |state, a: CreateNodesArgs| {
             let mut steps = Steps::default();
             for s in a.steps {
-                steps.push(match s {
+                match s {
                     StepArg::Create {
                         parent,
                         node_type,
                         name,
-                    } => json!({"op": "create", "parent": parent, "type": node_type, "name": name}),
+                    } => steps.step(cmd::Step::Create {
+                        parent,
+                        node_type,
+                        name,
+                    }),
                     StepArg::Set {
                         node,
                         property,
                         value,
-                    } => json!({"op": "set", "node": node, "property": property, "value": value}),
-                    StepArg::Group { node, group } => {
-                        json!({"op": "group", "node": node, "group": group})
-                    }
-                });
+                    } => steps.set(&node, &property, value),
+                    StepArg::Group { node, group } => steps.step(cmd::Step::Group { node, group }),
+                }
             }
             plan(state, "create_nodes", steps, NoFields {})
         },
@@ -355,7 +383,7 @@ where
         move |state: Arc<AppState>, a: A, _f: CallFlags| async move {
             let (command, params, node) = request(&a);
             tokio::task::spawn_blocking(move || {
-                query_as::<R>(&state, command, params, node.as_deref())
+                query_raw_as::<R>(&state, command, params, node.as_deref())
             })
             .await
             .map_err(|e| ToolError::internal(format!("editor task failed: {e}")))?

@@ -25,7 +25,8 @@ use crate::respath::ResPath;
 use crate::safety::{Precondition, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::editor::{
-    NodeCommand, blocking_as, node_plan_as, query, query_as, run_effect_as,
+    NodeCommand, active_scene, ask, blocking_as, never_saved, node_plan_raw_as, query_raw_as,
+    run_effect_raw_as,
 };
 use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta};
 
@@ -37,19 +38,7 @@ pub(crate) fn editor_meta(
     title: &'static str,
     description: &'static str,
 ) -> ToolMeta {
-    let effect = if class == SafetyClass::ReadOnly {
-        crate::safety::EffectKind::None
-    } else {
-        crate::safety::EffectKind::EditorRuntime
-    };
-    ToolMeta {
-        name,
-        title,
-        description,
-        class,
-        toolset,
-        effect,
-    }
+    crate::tools::editor::meta(name, title, description, class, toolset)
 }
 
 /// A read-only tool that sends `command` with `params(args)` to the editor; its answer
@@ -65,7 +54,7 @@ where
 {
     ToolDef::new(meta, move |state, a: A, _f: CallFlags| {
         let (p, node) = params(&a);
-        async move { blocking_as(move || query_as::<R>(&state, command, p, node.as_deref())).await }
+        async move { blocking_as(move || query_raw_as::<R>(&state, command, p, node.as_deref())).await }
     })
 }
 
@@ -97,7 +86,7 @@ pub(crate) fn node_edit<T>(
 where
     T: DeserializeOwned + Serialize + 'static,
 {
-    node_plan_as(state, command, op, node, params)
+    node_plan_raw_as(state, command, op, node, params)
 }
 
 /// The reply fields of a node command: each optional (a dry run's probe lacks them) and
@@ -160,20 +149,12 @@ where
 {
     let effect = persistence::Effect::of_scene_command(command)
         .ok_or_else(|| ToolError::internal(format!("{command} has no scene-level verdict")))?;
-    let st = query(&state, cmd::EDITOR_STATE, json!({}), None)?;
-    let Some(active) = st
-        .get("active_scene")
-        .and_then(Value::as_str)
-        .map(String::from)
-    else {
+    let Some(active) = active_scene(&state)? else {
         return Err(Precondition::ActiveScene.error());
     };
     let file = file.unwrap_or_else(|| active.clone());
     if file.is_empty() {
-        return Err(Precondition::ActiveScene.error().hint(
-            "The edited scene has never been saved to a file: save it under a res:// path in \
-             the editor first.",
-        ));
+        return Err(never_saved());
     }
     let v = persistence::verdict_of(effect, &file);
     let effect = SceneLevel {
@@ -190,7 +171,7 @@ where
         scene: active,
     };
     Plan::new(effect, move || {
-        run_effect_as(&state, command, params, Some(file), None)
+        run_effect_raw_as(&state, command, params, Some(file), None)
     })
 }
 
@@ -509,7 +490,7 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             |state, _a: NoArgs, _f: CallFlags| async move {
                 blocking_as(move || {
-                    let st = query(&state, cmd::EDITOR_STATE, json!({}), None)?;
+                    let st = ask(&state, &cmd::EditorState {}, None)?;
                     // Only these two of the editor's state are the result.
                     serde_json::from_value::<OpenScenes>(st).map_err(|e| {
                         ToolError::internal(format!("the editor's state is not of its type: {e}"))

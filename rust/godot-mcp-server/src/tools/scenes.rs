@@ -335,19 +335,14 @@ fn editor_is_editing(state: &AppState, path: &ResPath) -> bool {
     ) {
         return false;
     }
-    crate::tools::editor::query(
-        state,
-        godot_mcp_protocol::commands::EDITOR_STATE,
-        json!({}),
-        None,
-    )
-    .ok()
-    .and_then(|v| {
-        v.get("active_scene")
-            .and_then(Value::as_str)
-            .map(String::from)
-    })
-    .is_some_and(|active| active == path.to_string())
+    crate::tools::editor::ask(state, &godot_mcp_protocol::commands::EditorState {}, None)
+        .ok()
+        .and_then(|v| {
+            v.get("active_scene")
+                .and_then(Value::as_str)
+                .map(String::from)
+        })
+        .is_some_and(|active| active == path.to_string())
 }
 
 async fn get_scene_tree(
@@ -374,13 +369,11 @@ async fn get_scene_tree(
     };
     if live {
         return crate::tools::editor::blocking_as(move || {
-            let command = godot_mcp_protocol::commands::SCENE_TREE;
-            let reply: LiveReply = crate::tools::editor::query_as(
-                &state,
-                command,
-                json!({"offset": offset, "limit": limit}),
-                None,
-            )?;
+            let page = godot_mcp_protocol::commands::SceneTree {
+                offset: offset as usize,
+                limit: limit as usize,
+            };
+            let reply: LiveReply = crate::tools::editor::query_as(&state, &page, None)?;
             Ok(SceneTree {
                 source: "editor",
                 node_count: reply.node_count,

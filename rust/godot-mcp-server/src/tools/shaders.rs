@@ -29,7 +29,7 @@ use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::classref::{godot, run_supervised};
-use crate::tools::editor::{blocking, from_reply, node_plan_as, query};
+use crate::tools::editor::{blocking_as, godot_value, node_plan_as, query_as};
 use crate::tools::files::plan_write;
 use crate::tools::project::read_text;
 use crate::tools::{CallFlags, ToolDef, ToolMeta};
@@ -83,14 +83,11 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             |state, a: AssignMaterialArgs| {
                 require_ext("shader", &a.shader, &["gdshader"])?;
-                let p = json!({"node": a.node, "shader": a.shader.to_string()});
-                node_plan_as::<AssignReply>(
-                    state,
-                    cmd::SHADER_ASSIGN_MATERIAL,
-                    "set_property",
-                    a.node,
-                    p,
-                )
+                let p = cmd::ShaderAssignMaterial {
+                    node: a.node.clone(),
+                    shader: a.shader.to_string(),
+                };
+                node_plan_as::<_, AssignReply>(state, "set_property", a.node, &p)
             },
         ),
         ToolDef::new(
@@ -102,21 +99,11 @@ pub fn tools() -> Vec<ToolDef> {
                 SafetyClass::ReadOnly,
             ),
             |state, a: UniformNodeArgs, _f: CallFlags| async move {
-                let v = blocking(move || {
-                    query(
-                        &state,
-                        cmd::SHADER_UNIFORMS,
-                        json!({"node": a.node}),
-                        Some(&a.node),
-                    )
+                blocking_as(move || {
+                    let p = cmd::ShaderUniforms { node: a.node };
+                    query_as::<_, UniformsReply>(&state, &p, Some(&p.node))
                 })
-                .await?;
-                match v {
-                    Value::Object(m) => from_reply::<UniformsReply>(cmd::SHADER_UNIFORMS, m),
-                    _ => Err(ToolError::internal(
-                        "the editor's reply to shader.uniforms is not an object",
-                    )),
-                }
+                .await
             },
         ),
         ToolDef::planned(
@@ -128,14 +115,12 @@ pub fn tools() -> Vec<ToolDef> {
                 SafetyClass::Mutating,
             ),
             |state, a: SetUniformArgs| {
-                let p = json!({"node": a.node, "name": a.name, "value": a.value});
-                node_plan_as::<SetUniformReply>(
-                    state,
-                    cmd::SHADER_SET_UNIFORM,
-                    "set_property",
-                    a.node,
-                    p,
-                )
+                let p = cmd::ShaderSetUniform {
+                    value: godot_value("value", &a.value)?,
+                    node: a.node.clone(),
+                    name: a.name,
+                };
+                node_plan_as::<_, SetUniformReply>(state, "set_property", a.node, &p)
             },
         ),
     ]
