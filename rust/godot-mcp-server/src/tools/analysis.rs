@@ -25,6 +25,7 @@ use crate::error::{ErrorCode, ToolError};
 use crate::respath::ResPath;
 use crate::safety::Toolset;
 use crate::state::AppState;
+use crate::tools::common::page_limit;
 use crate::tools::project::FileKind;
 use crate::tools::{Also, CallFlags, ToolDef, ToolMeta};
 
@@ -119,6 +120,25 @@ pub fn tools() -> Vec<ToolDef> {
 // ---------------------------------------------------------------------------
 // Paging
 
+/// Declares a paged tool's argument struct: its own fields, then the `offset` and
+/// `limit` every paged tool takes (one wording, one range).
+macro_rules! paged_args {
+    (pub struct $name:ident { $($(#[$attr:meta])* $field:ident: $ty:ty),* $(,)? }) => {
+        #[derive(Debug, Deserialize, JsonSchema)]
+        #[serde(deny_unknown_fields)]
+        pub struct $name {
+            $($(#[$attr])* $field: $ty,)*
+            /// First item (default 0).
+            #[serde(default)]
+            offset: Option<u32>,
+            /// Most items (default 100).
+            #[serde(default)]
+            #[schemars(range(min = 1, max = 1000))]
+            limit: Option<u32>,
+        }
+    };
+}
+
 /// Page size when the caller gives none.
 const DEFAULT_LIMIT: u32 = 100;
 
@@ -135,18 +155,6 @@ pub(crate) struct Page<T> {
 /// A page with the fields a tool adds beside it.
 pub(crate) type PageWith<T, X> = Also<Page<T>, X>;
 
-/// The page size asked for, checked against the server's limit.
-fn page_limit(state: &AppState, limit: Option<u32>) -> Result<usize, ToolError> {
-    let limit = limit.unwrap_or(DEFAULT_LIMIT) as usize;
-    if limit == 0 || limit > state.limits.max_page {
-        return Err(ToolError::invalid_params(
-            "limit",
-            format!("limit must be between 1 and {}", state.limits.max_page),
-        ));
-    }
-    Ok(limit)
-}
-
 /// `items[offset..offset+limit]` as a typed [`Page`].
 pub(crate) fn page<T>(
     state: &AppState,
@@ -154,7 +162,7 @@ pub(crate) fn page<T>(
     limit: Option<u32>,
     items: Vec<T>,
 ) -> Result<Page<T>, ToolError> {
-    let limit = page_limit(state, limit)?;
+    let limit = page_limit(state, limit, DEFAULT_LIMIT)?;
     let offset = offset.unwrap_or(0) as usize;
     let total = items.len();
     let page: Vec<T> = items.into_iter().skip(offset).take(limit).collect();
@@ -175,7 +183,7 @@ pub(crate) fn paged<T: Serialize>(
     limit: Option<u32>,
     items: &[T],
 ) -> Result<Value, ToolError> {
-    let limit = page_limit(state, limit)?;
+    let limit = page_limit(state, limit, DEFAULT_LIMIT)?;
     let offset = offset.unwrap_or(0) as usize;
     let page: Vec<&T> = items.iter().skip(offset).take(limit).collect();
     let next = offset + page.len();
@@ -789,25 +797,18 @@ enum Direction {
     Both,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct DependencyGraphArgs {
-    /// The scene, resource or script.
-    path: ResPath,
-    /// dependencies (default), dependents or both.
-    #[serde(default)]
-    direction: Option<Direction>,
-    /// Most hops (default: all).
-    #[serde(default)]
-    #[schemars(range(min = 1))]
-    max_depth: Option<u32>,
-    /// First item (default 0).
-    #[serde(default)]
-    offset: Option<u32>,
-    /// Most items (default 100).
-    #[serde(default)]
-    #[schemars(range(min = 1, max = 1000))]
-    limit: Option<u32>,
+paged_args! {
+    pub struct DependencyGraphArgs {
+        /// The scene, resource or script.
+        path: ResPath,
+        /// dependencies (default), dependents or both.
+        #[serde(default)]
+        direction: Option<Direction>,
+        /// Most hops (default: all).
+        #[serde(default)]
+        #[schemars(range(min = 1))]
+        max_depth: Option<u32>,
+    }
 }
 
 /// One file reached from the asked one, and through which direct reference.
@@ -879,22 +880,15 @@ async fn dependency_graph(
 // ---------------------------------------------------------------------------
 // find_references
 
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct FindReferencesArgs {
-    /// The file referred to (or give uid).
-    #[serde(default)]
-    path: Option<ResPath>,
-    /// Its uid:// (or give path).
-    #[serde(default)]
-    uid: Option<String>,
-    /// First item (default 0).
-    #[serde(default)]
-    offset: Option<u32>,
-    /// Most items (default 100).
-    #[serde(default)]
-    #[schemars(range(min = 1, max = 1000))]
-    limit: Option<u32>,
+paged_args! {
+    pub struct FindReferencesArgs {
+        /// The file referred to (or give uid).
+        #[serde(default)]
+        path: Option<ResPath>,
+        /// Its uid:// (or give path).
+        #[serde(default)]
+        uid: Option<String>,
+    }
 }
 
 fn check_uid(param: &str, uid: &str) -> Result<(), ToolError> {
@@ -973,16 +967,8 @@ async fn find_references(
 // ---------------------------------------------------------------------------
 // find_circular_dependencies
 
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct CyclesArgs {
-    /// First item (default 0).
-    #[serde(default)]
-    offset: Option<u32>,
-    /// Most items (default 100).
-    #[serde(default)]
-    #[schemars(range(min = 1, max = 1000))]
-    limit: Option<u32>,
+paged_args! {
+    pub struct CyclesArgs {}
 }
 
 /// One dependency cycle, in loop order.
@@ -1015,19 +1001,12 @@ async fn find_circular_dependencies(
 // ---------------------------------------------------------------------------
 // find_unused_resources
 
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct UnusedArgs {
-    /// Only this kind.
-    #[serde(default)]
-    kind: Option<FileKind>,
-    /// First item (default 0).
-    #[serde(default)]
-    offset: Option<u32>,
-    /// Most items (default 100).
-    #[serde(default)]
-    #[schemars(range(min = 1, max = 1000))]
-    limit: Option<u32>,
+paged_args! {
+    pub struct UnusedArgs {
+        /// Only this kind.
+        #[serde(default)]
+        kind: Option<FileKind>,
+    }
 }
 
 /// Roots listed in an answer at most (`roots_total` counts them all).
@@ -1135,19 +1114,12 @@ async fn find_unused_resources(
 // ---------------------------------------------------------------------------
 // check_scene_integrity
 
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct IntegrityArgs {
-    /// Only this file (default: the whole project).
-    #[serde(default)]
-    path: Option<ResPath>,
-    /// First item (default 0).
-    #[serde(default)]
-    offset: Option<u32>,
-    /// Most items (default 100).
-    #[serde(default)]
-    #[schemars(range(min = 1, max = 1000))]
-    limit: Option<u32>,
+paged_args! {
+    pub struct IntegrityArgs {
+        /// Only this file (default: the whole project).
+        #[serde(default)]
+        path: Option<ResPath>,
+    }
 }
 
 fn integrity_issues(ix: &Index) -> Vec<Issue> {
@@ -1298,22 +1270,15 @@ async fn check_scene_integrity(
 // ---------------------------------------------------------------------------
 // signal_flow
 
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SignalFlowArgs {
-    /// Only this .tscn (default: every scene).
-    #[serde(default)]
-    path: Option<ResPath>,
-    /// Only this signal name.
-    #[serde(default)]
-    signal: Option<String>,
-    /// First item (default 0).
-    #[serde(default)]
-    offset: Option<u32>,
-    /// Most items (default 100).
-    #[serde(default)]
-    #[schemars(range(min = 1, max = 1000))]
-    limit: Option<u32>,
+paged_args! {
+    pub struct SignalFlowArgs {
+        /// Only this .tscn (default: every scene).
+        #[serde(default)]
+        path: Option<ResPath>,
+        /// Only this signal name.
+        #[serde(default)]
+        signal: Option<String>,
+    }
 }
 
 /// A connection's end: the node's type, instanced scene and script, or `missing`.
@@ -1654,25 +1619,18 @@ const MAX_MATCHES: usize = 10_000;
 /// Longest line text returned per match, in characters.
 const MAX_LINE_CHARS: usize = 240;
 
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SearchFilesArgs {
-    /// Text to find (literal, one line).
-    #[schemars(length(min = 1, max = 1000))]
-    query: String,
-    /// File glob: *.gd, scenes/**/*.tscn (default: all text files).
-    #[serde(default)]
-    glob: Option<String>,
-    /// Match case (default false).
-    #[serde(default)]
-    case_sensitive: Option<bool>,
-    /// First item (default 0).
-    #[serde(default)]
-    offset: Option<u32>,
-    /// Most items (default 100).
-    #[serde(default)]
-    #[schemars(range(min = 1, max = 1000))]
-    limit: Option<u32>,
+paged_args! {
+    pub struct SearchFilesArgs {
+        /// Text to find (literal, one line).
+        #[schemars(length(min = 1, max = 1000))]
+        query: String,
+        /// File glob: *.gd, scenes/**/*.tscn (default: all text files).
+        #[serde(default)]
+        glob: Option<String>,
+        /// Match case (default false).
+        #[serde(default)]
+        case_sensitive: Option<bool>,
+    }
 }
 
 /// Whether `path` (relative, `/`-separated) matches `glob`: `*` and `?` stay within

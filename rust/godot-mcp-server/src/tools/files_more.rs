@@ -26,6 +26,7 @@ use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::analysis::{read_small, walk_files};
+use crate::tools::common::page_limit;
 use crate::tools::{Also, CallFlags, NoFields, Plan, ToolDef, ToolMeta};
 
 fn destructive(name: &'static str, title: &'static str, description: &'static str) -> ToolMeta {
@@ -997,13 +998,7 @@ async fn list_resources_by_type(
     args: ByTypeArgs,
     _f: CallFlags,
 ) -> Result<ByTypePage, ToolError> {
-    let limit = args.limit.unwrap_or(100) as usize;
-    if limit == 0 || limit > state.limits.max_page {
-        return Err(ToolError::invalid_params(
-            "limit",
-            format!("limit must be between 1 and {}", state.limits.max_page),
-        ));
-    }
+    let limit = page_limit(&state, args.limit, 100)?;
     tokio::task::spawn_blocking(move || {
         let base = args.under.clone().unwrap_or_else(ResPath::root);
         if base.is_hidden() {

@@ -11,6 +11,7 @@ use crate::error::{ErrorCode, ToolError};
 use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
+use crate::tools::common::page_limit;
 use crate::tools::{CallFlags, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
@@ -130,13 +131,7 @@ async fn list_files(
     _flags: CallFlags,
 ) -> Result<FileList, ToolError> {
     let dir = args.dir.unwrap_or_else(ResPath::root);
-    let limit = args.limit.unwrap_or(200) as usize;
-    if limit == 0 || limit > state.limits.max_page {
-        return Err(ToolError::invalid_params(
-            "limit",
-            format!("limit must be between 1 and {}", state.limits.max_page),
-        ));
-    }
+    let limit = page_limit(&state, args.limit, 200)?;
     let real = state.project.resolve("dir", &dir)?;
     let meta = std::fs::metadata(&real).map_err(|e| ToolError::io(&dir.to_string(), &e))?;
     if !meta.is_dir() {

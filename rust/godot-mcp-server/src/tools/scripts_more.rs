@@ -25,6 +25,7 @@ use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::classref::{godot, run_supervised};
+use crate::tools::common::page_limit;
 use crate::tools::files::plan_write;
 use crate::tools::project::read_text;
 use crate::tools::{CallFlags, ToolDef, ToolMeta};
@@ -423,13 +424,7 @@ async fn list_scripts(
     args: ListScriptsArgs,
     _f: CallFlags,
 ) -> Result<ScriptsPage, ToolError> {
-    let limit = args.limit.unwrap_or(200) as usize;
-    if limit == 0 || limit > state.limits.max_page {
-        return Err(ToolError::invalid_params(
-            "limit",
-            format!("limit must be between 1 and {}", state.limits.max_page),
-        ));
-    }
+    let limit = page_limit(&state, args.limit, 200)?;
     let root = state.project.root().to_path_buf();
     let mut all: Vec<(String, std::path::PathBuf)> = Vec::new();
     let mut visited = 0usize;
