@@ -25,7 +25,7 @@ use crate::error::{ErrorCode, ToolError};
 use crate::respath::ResPath;
 use crate::safety::Toolset;
 use crate::state::AppState;
-use crate::tools::common::page_limit;
+use crate::tools::common::{Walk, page_limit, project_too_large, walk_project};
 use crate::tools::project::FileKind;
 use crate::tools::{Also, CallFlags, ToolDef, ToolMeta};
 
@@ -214,9 +214,6 @@ where
 
 // ---------------------------------------------------------------------------
 // The project index
-
-/// Upper bound on directory entries one scan visits.
-const MAX_WALK_ENTRIES: usize = 200_000;
 
 #[derive(Debug, Clone)]
 struct FileInfo {
@@ -724,8 +721,7 @@ pub(crate) fn read_small(state: &AppState, real: &Path, size: u64) -> Result<Str
     String::from_utf8(bytes).map_err(|_| ToolError::new(ErrorCode::ParseError, "not UTF-8 text"))
 }
 
-/// Every file under `real` (res path, real path, size): skips hidden entries
-/// (`.godot/`), folders holding `.gdignore`, and symlinks that leave the project.
+/// Every file under `real` (res path, real path, size), as [`walk_project`] finds them.
 pub(crate) fn walk_files(
     state: &AppState,
     real: &Path,
@@ -733,44 +729,14 @@ pub(crate) fn walk_files(
     out: &mut Vec<(String, PathBuf, u64)>,
     visited: &mut usize,
 ) -> Result<(), ToolError> {
-    if real.join(".gdignore").exists() {
-        return Ok(());
-    }
-    let entries = std::fs::read_dir(real).map_err(|e| ToolError::io(&res.to_string(), &e))?;
-    for entry in entries.flatten() {
-        *visited += 1;
-        if *visited > MAX_WALK_ENTRIES {
-            return Err(ToolError::new(
-                ErrorCode::TooLarge,
-                format!("the project holds more than {MAX_WALK_ENTRIES} entries"),
-            ));
-        }
-        let Ok(name) = entry.file_name().into_string() else {
-            continue;
-        };
-        if name.starts_with('.') {
-            continue;
-        }
-        let child = res.join(&name);
-        let Ok(ftype) = entry.file_type() else {
-            continue;
-        };
-        if ftype.is_symlink() {
-            // Followed only to a file inside the project; never a folder (no loops).
-            if let Ok(target) = state.project.resolve("path", &child)
-                && let Ok(m) = std::fs::metadata(&target)
-                && m.is_file()
-            {
-                out.push((child.to_string(), target, m.len()));
-            }
-        } else if ftype.is_dir() {
-            walk_files(state, &entry.path(), &child, out, visited)?;
-        } else if ftype.is_file() {
-            let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
-            out.push((child.to_string(), entry.path(), size));
-        }
-    }
-    Ok(())
+    let how = Walk {
+        recursive: true,
+        skip: |_| false,
+        too_many: project_too_large,
+    };
+    walk_project(state, real, res, &how, visited, &mut |child, real, size| {
+        out.push((child.to_string(), real, size))
+    })
 }
 
 async fn indexed<T, F>(state: Arc<AppState>, f: F) -> Result<T, ToolError>

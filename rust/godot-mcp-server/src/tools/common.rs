@@ -1,7 +1,10 @@
 //! Small checks that many file-plane tools share, so that each is written once and
 //! every tool words the same refusal the same way.
 
-use crate::error::ToolError;
+use std::path::{Path, PathBuf};
+
+use crate::error::{ErrorCode, ToolError};
+use crate::respath::ResPath;
 use crate::state::AppState;
 
 /// A count parameter (`limit`, `max_keys`…): `value`, or `default` when absent,
@@ -30,6 +33,79 @@ pub(crate) fn page_limit(
     default: u32,
 ) -> Result<usize, ToolError> {
     count_param("limit", limit, default, state.limits.max_page)
+}
+
+/// Upper bound on directory entries one project walk visits, so a pathological
+/// tree (millions of files) costs a bounded amount.
+pub(crate) const MAX_WALK_ENTRIES: usize = 200_000;
+
+/// How a project walk differs between the tools that walk.
+pub(crate) struct Walk {
+    /// Into sub-folders too.
+    pub recursive: bool,
+    /// Entry names passed over, beside the hidden ones (`.godot/`, dotfiles).
+    pub skip: fn(&str) -> bool,
+    /// The refusal when more than [`MAX_WALK_ENTRIES`] entries are met; it gets the
+    /// folder being read.
+    pub too_many: fn(&ResPath) -> ToolError,
+}
+
+/// Calls `file(res path, real path, size)` for every file under `real` (`res`):
+/// skips hidden entries, folders holding `.gdignore`, and symlinks that leave the
+/// project. A symlink is followed only to a file inside the project, never to a
+/// folder (no loops, no escapes).
+pub(crate) fn walk_project(
+    state: &AppState,
+    real: &Path,
+    res: &ResPath,
+    how: &Walk,
+    visited: &mut usize,
+    file: &mut dyn FnMut(ResPath, PathBuf, u64),
+) -> Result<(), ToolError> {
+    if real.join(".gdignore").exists() {
+        return Ok(());
+    }
+    let entries = std::fs::read_dir(real).map_err(|e| ToolError::io(&res.to_string(), &e))?;
+    for entry in entries.flatten() {
+        *visited += 1;
+        if *visited > MAX_WALK_ENTRIES {
+            return Err((how.too_many)(res));
+        }
+        let Ok(name) = entry.file_name().into_string() else {
+            continue; // not representable as a res:// path
+        };
+        if name.starts_with('.') || (how.skip)(&name) {
+            continue;
+        }
+        let child = res.join(&name);
+        let Ok(ftype) = entry.file_type() else {
+            continue;
+        };
+        if ftype.is_symlink() {
+            if let Ok(target) = state.project.resolve("path", &child)
+                && let Ok(m) = std::fs::metadata(&target)
+                && m.is_file()
+            {
+                file(child, target, m.len());
+            }
+        } else if ftype.is_dir() {
+            if how.recursive {
+                walk_project(state, &entry.path(), &child, how, visited, file)?;
+            }
+        } else if ftype.is_file() {
+            let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
+            file(child, entry.path(), size);
+        }
+    }
+    Ok(())
+}
+
+/// The refusal of a walk that met too many entries, for a whole-project scan.
+pub(crate) fn project_too_large(_: &ResPath) -> ToolError {
+    ToolError::new(
+        ErrorCode::TooLarge,
+        format!("the project holds more than {MAX_WALK_ENTRIES} entries"),
+    )
 }
 
 #[cfg(test)]

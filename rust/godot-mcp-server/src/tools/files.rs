@@ -89,7 +89,7 @@ pub(crate) struct FileEffect {
 
 const SCRIPT_EXTS: [&str; 4] = ["gd", "cs", "gdshader", "gdshaderinc"];
 
-fn require_script_path(path: &ResPath) -> Result<(), ToolError> {
+pub(crate) fn require_script_path(path: &ResPath) -> Result<(), ToolError> {
     match path.extension() {
         Some(ext) if SCRIPT_EXTS.contains(&ext.as_str()) => Ok(()),
         _ => Err(ToolError::invalid_params(

@@ -348,12 +348,11 @@ fn text_ext(path: &ResPath) -> bool {
         .is_some_and(|e| REFERRING_EXTS.contains(&e.as_str()))
 }
 
-fn plan_move(state: Arc<AppState>, args: MoveArgs) -> Result<Plan<MultiEffect, Done>, ToolError> {
-    let (from, to) = (args.from, args.to);
-    refuse_project_godot("from", &from)?;
-    refuse_project_godot("to", &to)?;
-    require_literal_safe("from", &from)?;
-    require_literal_safe("to", &to)?;
+/// The checks move and duplicate share: neither side is project.godot, the paths
+/// differ and the extension stays. `why` ends the extension refusal.
+fn check_from_to(from: &ResPath, to: &ResPath, why: &str) -> Result<(), ToolError> {
+    refuse_project_godot("from", from)?;
+    refuse_project_godot("to", to)?;
     if from == to {
         return Err(ToolError::invalid_params(
             "to",
@@ -363,9 +362,30 @@ fn plan_move(state: Arc<AppState>, args: MoveArgs) -> Result<Plan<MultiEffect, D
     if from.extension() != to.extension() {
         return Err(ToolError::invalid_params(
             "to",
-            format!("{to} changes the extension of {from}; Godot picks the loader by extension"),
+            format!("{to} changes the extension of {from}{why}"),
         ));
     }
+    Ok(())
+}
+
+/// `bytes` of `src` still hash to `sha`, the hash the plan was made from.
+fn unchanged(src: &ResPath, bytes: &[u8], sha: &str, what: &str) -> Result<(), ToolError> {
+    if sha256_hex(bytes) != sha {
+        return Err(ToolError::new(
+            ErrorCode::Stale,
+            format!("{src} changed while the {what} was planned; nothing was written"),
+        ));
+    }
+    Ok(())
+}
+
+fn plan_move(state: Arc<AppState>, args: MoveArgs) -> Result<Plan<MultiEffect, Done>, ToolError> {
+    let (from, to) = (args.from, args.to);
+    // Before check_from_to's checks: a literal-unsafe path is never project.godot,
+    // so the order changes no answer.
+    require_literal_safe("from", &from)?;
+    require_literal_safe("to", &to)?;
+    check_from_to(&from, &to, "; Godot picks the loader by extension")?;
     for suffix in SIDECARS {
         if from.rel().ends_with(suffix) {
             return Err(ToolError::invalid_params(
@@ -409,12 +429,7 @@ fn plan_move(state: Arc<AppState>, args: MoveArgs) -> Result<Plan<MultiEffect, D
     }
     for (src, dst, sha) in &moved {
         let bytes = current_bytes(&state, "from", src)?;
-        if sha256_hex(&bytes) != *sha {
-            return Err(ToolError::new(
-                ErrorCode::Stale,
-                format!("{src} changed while the move was planned; nothing was written"),
-            ));
-        }
+        unchanged(src, &bytes, sha, "move")?;
         let rewritten = if text_ext(src) || src.rel().ends_with(".import") {
             std::str::from_utf8(&bytes)
                 .ok()
@@ -522,20 +537,7 @@ fn plan_duplicate(
     args: DuplicateArgs,
 ) -> Result<Plan<Also<MultiEffect, Duplicated>, Done>, ToolError> {
     let (from, to) = (args.from, args.to);
-    refuse_project_godot("from", &from)?;
-    refuse_project_godot("to", &to)?;
-    if from == to {
-        return Err(ToolError::invalid_params(
-            "to",
-            "`to` is the same path as `from`",
-        ));
-    }
-    if from.extension() != to.extension() {
-        return Err(ToolError::invalid_params(
-            "to",
-            format!("{to} changes the extension of {from}"),
-        ));
-    }
+    check_from_to(&from, &to, "")?;
     let Some((sha, _)) = plane::current(&state.project, "from", &from)? else {
         return Err(ToolError::not_found(format!("{from} does not exist")).param("from"));
     };
@@ -546,12 +548,7 @@ fn plan_duplicate(
         ));
     }
     let bytes = current_bytes(&state, "from", &from)?;
-    if sha256_hex(&bytes) != sha {
-        return Err(ToolError::new(
-            ErrorCode::Stale,
-            format!("{from} changed while the copy was planned; nothing was written"),
-        ));
-    }
+    unchanged(&from, &bytes, &sha, "copy")?;
     let fresh = ids::uid_text(derived_u64(&["duplicate_file", &to.to_string(), &sha]));
     let ext = from.extension().unwrap_or_default();
     let mut steps = Vec::new();

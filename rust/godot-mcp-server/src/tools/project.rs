@@ -11,7 +11,7 @@ use crate::error::{ErrorCode, ToolError};
 use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::common::page_limit;
+use crate::tools::common::{MAX_WALK_ENTRIES, Walk, page_limit, walk_project};
 use crate::tools::{CallFlags, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
@@ -110,10 +110,6 @@ pub struct FileEntry {
     size: u64,
 }
 
-/// Upper bound on directory entries one listing visits, so a pathological tree
-/// (millions of files) costs a bounded amount.
-const MAX_WALK_ENTRIES: usize = 200_000;
-
 /// A page of project files.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct FileList {
@@ -141,16 +137,27 @@ async fn list_files(
         ));
     }
     let mut files = Vec::new();
-    let mut visited = 0usize;
-    walk(
-        &state,
-        &real,
-        &dir,
-        args.recursive.unwrap_or(true),
-        args.kind,
-        &mut files,
-        &mut visited,
-    )?;
+    let how = Walk {
+        recursive: args.recursive.unwrap_or(true),
+        skip: is_sidecar,
+        too_many: |res| {
+            ToolError::new(
+                ErrorCode::TooLarge,
+                format!("{res} holds more than {MAX_WALK_ENTRIES} entries"),
+            )
+            .hint("List a smaller folder (dir) or set recursive=false.")
+        },
+    };
+    walk_project(&state, &real, &dir, &how, &mut 0, &mut |child, _, size| {
+        let kind = FileKind::of(child.extension().as_deref());
+        if args.kind.is_none_or(|k| k == kind) {
+            files.push(FileEntry {
+                path: child.to_string(),
+                kind,
+                size,
+            });
+        }
+    })?;
     files.sort_by(|a, b| a.path.cmp(&b.path));
     let total = files.len();
     let start = match &args.cursor {
@@ -170,73 +177,6 @@ async fn list_files(
         files: page,
         next_cursor,
     })
-}
-
-fn walk(
-    state: &AppState,
-    real: &Path,
-    res: &ResPath,
-    recursive: bool,
-    kind: Option<FileKind>,
-    out: &mut Vec<FileEntry>,
-    visited: &mut usize,
-) -> Result<(), ToolError> {
-    if real.join(".gdignore").exists() {
-        return Ok(());
-    }
-    let entries = std::fs::read_dir(real).map_err(|e| ToolError::io(&res.to_string(), &e))?;
-    for entry in entries.flatten() {
-        *visited += 1;
-        if *visited > MAX_WALK_ENTRIES {
-            return Err(ToolError::new(
-                ErrorCode::TooLarge,
-                format!("{res} holds more than {MAX_WALK_ENTRIES} entries"),
-            )
-            .hint("List a smaller folder (dir) or set recursive=false."));
-        }
-        let Ok(name) = entry.file_name().into_string() else {
-            continue; // not representable as a res:// path
-        };
-        if name.starts_with('.') || is_sidecar(&name) {
-            continue;
-        }
-        let child = res.join(&name);
-        let Ok(ftype) = entry.file_type() else {
-            continue;
-        };
-        let path = entry.path();
-        // A symlink is listed only when it resolves inside the project; directory
-        // symlinks are never followed (no loops, no escapes).
-        let meta = if ftype.is_symlink() {
-            match state.project.resolve("dir", &child) {
-                Ok(target) => match std::fs::metadata(&target) {
-                    Ok(m) if m.is_file() => m,
-                    _ => continue,
-                },
-                Err(_) => continue,
-            }
-        } else {
-            match entry.metadata() {
-                Ok(m) => m,
-                Err(_) => continue,
-            }
-        };
-        if meta.is_dir() {
-            if recursive {
-                walk(state, &path, &child, recursive, kind, out, visited)?;
-            }
-        } else if meta.is_file() {
-            let fk = FileKind::of(child.extension().as_deref());
-            if kind.is_none_or(|k| k == fk) {
-                out.push(FileEntry {
-                    path: child.to_string(),
-                    kind: fk,
-                    size: meta.len(),
-                });
-            }
-        }
-    }
-    Ok(())
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -281,18 +281,35 @@ fn plan_register_autoload(
         ""
     };
     let value = variant::quote(&format!("{star}{}", args.path));
+    plan_add(
+        state,
+        ("autoload", "autoload"),
+        args.name,
+        value,
+        "Unregister it first with unregister_autoload.",
+    )
+}
+
+/// Plan adding `name = value` to `section`, refused when `name` is there already.
+/// `what` names the entry in the refusal; `hint` says what to do instead.
+fn plan_add(
+    state: Arc<AppState>,
+    (section, what): (&'static str, &'static str),
+    name: String,
+    value: String,
+    hint: &'static str,
+) -> Result<EditPlan<SettingChange>, ToolError> {
     plan_edit(state, move |config| {
-        if config.get("autoload", &args.name).is_some() {
-            return Err(ToolError::invalid_params(
-                "name",
-                format!("autoload {} already exists", args.name),
-            )
-            .hint("Unregister it first with unregister_autoload."));
+        if config.get(section, &name).is_some() {
+            return Err(
+                ToolError::invalid_params("name", format!("{what} {name} already exists"))
+                    .hint(hint),
+            );
         }
         Ok((
-            config.set("autoload", &args.name, &value),
+            config.set(section, &name, &value),
             SettingChange {
-                setting: format!("autoload/{}", args.name),
+                setting: format!("{section}/{name}"),
                 previous: None,
                 value: Some(value),
             },
@@ -394,23 +411,13 @@ fn plan_add_input_action(
         .map(|(i, e)| e.to_variant(&format!("events[{i}]")))
         .collect::<Result<Vec<_>, _>>()?;
     let value = variant::input_action_value(deadzone, &events);
-    plan_edit(state, move |config| {
-        if config.get("input", &args.name).is_some() {
-            return Err(ToolError::invalid_params(
-                "name",
-                format!("input action {} already exists", args.name),
-            )
-            .hint("Add events to it with add_input_event, or remove it first."));
-        }
-        Ok((
-            config.set("input", &args.name, &value),
-            SettingChange {
-                setting: format!("input/{}", args.name),
-                previous: None,
-                value: Some(value),
-            },
-        ))
-    })
+    plan_add(
+        state,
+        ("input", "input action"),
+        args.name,
+        value,
+        "Add events to it with add_input_event, or remove it first.",
+    )
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -428,21 +435,38 @@ fn plan_add_input_event(
 ) -> Result<EditPlan<SettingChange>, ToolError> {
     check_action_name(&args.action).map_err(|e| e.param("action"))?;
     let event = args.event.to_variant("event")?;
+    plan_action_edit(
+        state,
+        args.action,
+        |_| "Create it with add_input_action.".to_string(),
+        |previous, action| {
+            variant::append_input_event(previous, &event).ok_or_else(|| no_events_array(action))
+        },
+    )
+}
+
+/// Plan replacing input action `action`'s value with what `edit` makes of it
+/// (`edit` gets the current value and the action's name). A missing action is
+/// NOT_FOUND with the hint `missing` gives for the parsed project.godot.
+pub(crate) fn plan_action_edit(
+    state: Arc<AppState>,
+    action: String,
+    missing: impl FnOnce(&ConfigText) -> String,
+    edit: impl FnOnce(&str, &str) -> Result<String, ToolError>,
+) -> Result<EditPlan<SettingChange>, ToolError> {
     plan_edit(state, move |config| {
-        let Some(previous) = config.get("input", &args.action) else {
-            return Err(ToolError::not_found(format!(
-                "input action {} does not exist",
-                args.action
-            ))
-            .param("action")
-            .hint("Create it with add_input_action."));
+        let Some(previous) = config.get("input", &action) else {
+            return Err(
+                ToolError::not_found(format!("input action {action} does not exist"))
+                    .param("action")
+                    .hint(missing(config)),
+            );
         };
-        let value = variant::append_input_event(previous, &event)
-            .ok_or_else(|| no_events_array(&args.action))?;
+        let value = edit(previous, &action)?;
         Ok((
-            config.set("input", &args.action, &value),
+            config.set("input", &action, &value),
             SettingChange {
-                setting: format!("input/{}", args.action),
+                setting: format!("input/{action}"),
                 previous: Some(previous.to_string()),
                 value: Some(value),
             },
