@@ -25,7 +25,7 @@ use crate::error::{ErrorCode, ToolError};
 use crate::respath::ResPath;
 use crate::safety::Toolset;
 use crate::state::AppState;
-use crate::tools::common::{Walk, page_limit, project_too_large, walk_project};
+use crate::tools::common::{Walk, page_limit, paged_args, project_too_large, walk_project};
 use crate::tools::project::FileKind;
 use crate::tools::{Also, CallFlags, ToolDef, ToolMeta};
 
@@ -119,25 +119,6 @@ pub fn tools() -> Vec<ToolDef> {
 
 // ---------------------------------------------------------------------------
 // Paging
-
-/// Declares a paged tool's argument struct: its own fields, then the `offset` and
-/// `limit` every paged tool takes (one wording, one range).
-macro_rules! paged_args {
-    (pub struct $name:ident { $($(#[$attr:meta])* $field:ident: $ty:ty),* $(,)? }) => {
-        #[derive(Debug, Deserialize, JsonSchema)]
-        #[serde(deny_unknown_fields)]
-        pub struct $name {
-            $($(#[$attr])* $field: $ty,)*
-            /// First item (default 0).
-            #[serde(default)]
-            offset: Option<u32>,
-            /// Most items (default 100).
-            #[serde(default)]
-            #[schemars(range(min = 1, max = 1000))]
-            limit: Option<u32>,
-        }
-    };
-}
 
 /// Page size when the caller gives none.
 const DEFAULT_LIMIT: u32 = 100;
@@ -764,6 +745,7 @@ enum Direction {
 }
 
 paged_args! {
+    offset;
     pub struct DependencyGraphArgs {
         /// The scene, resource or script.
         path: ResPath,
@@ -847,6 +829,7 @@ async fn dependency_graph(
 // find_references
 
 paged_args! {
+    offset;
     pub struct FindReferencesArgs {
         /// The file referred to (or give uid).
         #[serde(default)]
@@ -934,6 +917,7 @@ async fn find_references(
 // find_circular_dependencies
 
 paged_args! {
+    offset;
     pub struct CyclesArgs {}
 }
 
@@ -968,6 +952,7 @@ async fn find_circular_dependencies(
 // find_unused_resources
 
 paged_args! {
+    offset;
     pub struct UnusedArgs {
         /// Only this kind.
         #[serde(default)]
@@ -1081,6 +1066,7 @@ async fn find_unused_resources(
 // check_scene_integrity
 
 paged_args! {
+    offset;
     pub struct IntegrityArgs {
         /// Only this file (default: the whole project).
         #[serde(default)]
@@ -1237,6 +1223,7 @@ async fn check_scene_integrity(
 // signal_flow
 
 paged_args! {
+    offset;
     pub struct SignalFlowArgs {
         /// Only this .tscn (default: every scene).
         #[serde(default)]
@@ -1586,6 +1573,7 @@ const MAX_MATCHES: usize = 10_000;
 const MAX_LINE_CHARS: usize = 240;
 
 paged_args! {
+    offset;
     pub struct SearchFilesArgs {
         /// Text to find (literal, one line).
         #[schemars(length(min = 1, max = 1000))]

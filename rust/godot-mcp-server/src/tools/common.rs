@@ -4,8 +4,92 @@
 use std::path::{Path, PathBuf};
 
 use crate::error::{ErrorCode, ToolError};
+use crate::honesty::{Persistence, Undo};
 use crate::respath::ResPath;
 use crate::state::AppState;
+
+/// Declares a paged tool's argument struct: its own fields, then the paging fields
+/// every tool of that paging takes, in one wording and one range:
+/// `offset` (by position: `offset`, `limit` default 100) or `cursor` (by path:
+/// `cursor`, `limit` default 200).
+macro_rules! paged_args {
+    (offset; $($rest:tt)*) => {
+        paged_args!(@with [
+            /// First item (default 0).
+            #[serde(default)]
+            offset: Option<u32>,
+        ] "Most items (default 100)." $($rest)*);
+    };
+    (cursor; $($rest:tt)*) => {
+        paged_args!(@with [
+            /// next_cursor of the previous page.
+            #[serde(default)]
+            cursor: Option<String>,
+        ] "Page size (default 200)." $($rest)*);
+    };
+    (@with [$($paging:tt)*] $limit:literal pub struct $name:ident { $($fields:tt)* }) => {
+        #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+        #[serde(deny_unknown_fields)]
+        pub struct $name {
+            $($fields)*
+            $($paging)*
+            #[doc = $limit]
+            #[serde(default)]
+            #[schemars(range(min = 1, max = 1000))]
+            limit: Option<u32>,
+        }
+    };
+}
+pub(crate) use paged_args;
+
+/// A GDScript-style identifier: a letter or `_`, then letters, digits and `_`
+/// (class names, autoload names).
+pub(crate) fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// A key of a `properties` argument: letters, digits, `_` and `/` (a sub-property
+/// path such as `shader_parameter/tint`), not starting with `/`.
+pub(crate) fn check_property_key(key: &str) -> Result<(), ToolError> {
+    let valid = !key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '/')
+        && !key.starts_with('/');
+    if !valid {
+        return Err(ToolError::invalid_params(
+            format!("properties.{key}"),
+            format!("{key:?} is not a property name"),
+        ));
+    }
+    Ok(())
+}
+
+/// A file-plane effect, on disk when the call answers: `reason` says how, `hint`
+/// what else to know.
+pub(crate) fn on_disk(reason: &str, hint: Option<&str>) -> Persistence {
+    Persistence {
+        persisted: true,
+        reason: reason.into(),
+        hint: hint.map(Into::into),
+    }
+}
+
+/// An effect the editor's undo stack does not cover; `hint` says how to undo it.
+pub(crate) fn not_undoable(hint: &str) -> Undo {
+    Undo {
+        undoable: false,
+        undo_hint: Some(hint.into()),
+    }
+}
+
+/// How to undo a delete: nothing keeps the bytes.
+pub(crate) const DELETED_UNDO_HINT: &str =
+    "Not on the editor's undo stack and not in a trash folder: restore from version control.";
 
 /// A count parameter (`limit`, `max_keys`…): `value`, or `default` when absent,
 /// when it lies in `1..=max`; otherwise `INVALID_PARAMS` naming the parameter.

@@ -20,6 +20,9 @@ use crate::planes::variant;
 use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
+use crate::tools::common::{
+    DELETED_UNDO_HINT, check_property_key, is_identifier, not_undoable, on_disk,
+};
 use crate::tools::{Plan, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
@@ -237,14 +240,6 @@ pub struct CreateResourceArgs {
     expected_sha256: Option<String>,
 }
 
-fn is_identifier(s: &str) -> bool {
-    let mut chars = s.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-}
-
 fn plan_create_resource(
     state: Arc<AppState>,
     args: CreateResourceArgs,
@@ -266,17 +261,7 @@ fn plan_create_resource(
         args.type_name
     );
     for (key, value) in &args.properties {
-        let valid = !key.is_empty()
-            && key
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '/')
-            && !key.starts_with('/');
-        if !valid {
-            return Err(ToolError::invalid_params(
-                format!("properties.{key}"),
-                format!("{key:?} is not a property name"),
-            ));
-        }
+        check_property_key(key)?;
         let v = variant::from_json(value, &format!("properties.{key}"))?;
         text.push_str(&format!("{key} = {v}\n"));
     }
@@ -366,15 +351,8 @@ fn plan_delete(
         action: "delete",
         delete: main,
         sidecars,
-        persistence: Persistence {
-            persisted: true,
-            reason: "deleted from disk (unlink, fsync of the folder)".into(),
-            hint: None,
-        },
-        undo: Undo {
-            undoable: false,
-            undo_hint: Some("Not on the editor's undo stack and not in a trash folder: restore from version control.".into()),
-        },
+        persistence: on_disk("deleted from disk (unlink, fsync of the folder)", None),
+        undo: not_undoable(DELETED_UNDO_HINT),
     };
     let state = state.clone();
     Plan::new(effect, move || {

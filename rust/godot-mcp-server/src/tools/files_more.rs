@@ -26,7 +26,7 @@ use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::analysis::{read_small, walk_files};
-use crate::tools::common::page_limit;
+use crate::tools::common::{DELETED_UNDO_HINT, not_undoable, on_disk, page_limit};
 use crate::tools::{Also, CallFlags, NoFields, Plan, ToolDef, ToolMeta};
 
 fn destructive(name: &'static str, title: &'static str, description: &'static str) -> ToolMeta {
@@ -279,23 +279,21 @@ struct MultiEffect {
     undo: Undo,
 }
 
-fn not_undoable() -> Undo {
-    Undo {
-        undoable: false,
-        undo_hint: Some(
-            "Not on the editor's undo stack: file writes. Each one is a journal transaction with its before-sha256.".into(),
-        ),
-    }
+fn journaled_writes() -> Undo {
+    not_undoable(
+        "Not on the editor's undo stack: file writes. Each one is a journal transaction with \
+         its before-sha256.",
+    )
 }
 
 fn rescan_hint() -> Persistence {
-    Persistence {
-        persisted: true,
-        reason: "every file written or deleted atomically through the journal".into(),
-        hint: Some(
-            "A running editor picks this up on its next filesystem scan; Godot's uid cache maps uids to the new paths then.".into(),
+    on_disk(
+        "every file written or deleted atomically through the journal",
+        Some(
+            "A running editor picks this up on its next filesystem scan; Godot's uid cache maps \
+             uids to the new paths then.",
         ),
-    }
+    )
 }
 
 // ---------------------------------------------------------------------------
@@ -492,7 +490,7 @@ fn plan_move(state: Arc<AppState>, args: MoveArgs) -> Result<Plan<MultiEffect, D
         action: "move",
         files: views,
         persistence: rescan_hint(),
-        undo: not_undoable(),
+        undo: journaled_writes(),
     };
     let state = state.clone();
     Plan::new(effect, move || apply_steps(&state, "from", &steps))
@@ -627,7 +625,7 @@ fn plan_duplicate(
             action: "duplicate",
             files: views,
             persistence: rescan_hint(),
-            undo: not_undoable(),
+            undo: journaled_writes(),
         },
         more: Duplicated { uid },
     };
@@ -727,15 +725,8 @@ fn plan_create_folder(
         folders: missing,
         files: Vec::new(),
         folders_journaled: false,
-        persistence: Persistence {
-            persisted: true,
-            reason: "created on disk (mkdir)".into(),
-            hint: None,
-        },
-        undo: Undo {
-            undoable: false,
-            undo_hint: Some("Remove it with delete_folder.".into()),
-        },
+        persistence: on_disk("created on disk (mkdir)", None),
+        undo: not_undoable("Remove it with delete_folder."),
     };
     let state = state.clone();
     let path = args.path;
@@ -855,17 +846,11 @@ fn plan_delete_folder(
         folders: folders.iter().map(ToString::to_string).collect(),
         files: files.iter().map(|(p, _)| p.to_string()).collect(),
         folders_journaled: false,
-        persistence: Persistence {
-            persisted: true,
-            reason: "files deleted through the journal, then the empty folders removed (rmdir)".into(),
-            hint: None,
-        },
-        undo: Undo {
-            undoable: false,
-            undo_hint: Some(
-                "Not on the editor's undo stack and not in a trash folder: restore from version control.".into(),
-            ),
-        },
+        persistence: on_disk(
+            "files deleted through the journal, then the empty folders removed (rmdir)",
+            None,
+        ),
+        undo: not_undoable(DELETED_UNDO_HINT),
     };
     let state = state.clone();
     Plan::new(effect, move || {

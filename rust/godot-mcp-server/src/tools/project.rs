@@ -11,7 +11,7 @@ use crate::error::{ErrorCode, ToolError};
 use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::common::{MAX_WALK_ENTRIES, Walk, page_limit, walk_project};
+use crate::tools::common::{MAX_WALK_ENTRIES, Walk, page_limit, paged_args, walk_project};
 use crate::tools::{CallFlags, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
@@ -82,25 +82,19 @@ fn is_sidecar(name: &str) -> bool {
     name.ends_with(".import") || name.ends_with(".uid")
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ListFilesArgs {
-    /// Folder (default res://).
-    #[serde(default)]
-    dir: Option<ResPath>,
-    /// Only this kind.
-    #[serde(default)]
-    kind: Option<FileKind>,
-    /// Include sub-folders (default true).
-    #[serde(default)]
-    recursive: Option<bool>,
-    /// next_cursor of the previous page.
-    #[serde(default)]
-    cursor: Option<String>,
-    /// Page size (default 200).
-    #[serde(default)]
-    #[schemars(range(min = 1, max = 1000))]
-    limit: Option<u32>,
+paged_args! {
+    cursor;
+    pub struct ListFilesArgs {
+        /// Folder (default res://).
+        #[serde(default)]
+        dir: Option<ResPath>,
+        /// Only this kind.
+        #[serde(default)]
+        kind: Option<FileKind>,
+        /// Include sub-folders (default true).
+        #[serde(default)]
+        recursive: Option<bool>,
+    }
 }
 
 #[derive(Debug, Serialize, JsonSchema)]

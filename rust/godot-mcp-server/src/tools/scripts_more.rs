@@ -25,7 +25,7 @@ use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::classref::{godot, run_supervised};
-use crate::tools::common::page_limit;
+use crate::tools::common::{page_limit, paged_args};
 use crate::tools::files::{plan_write, require_script_path};
 use crate::tools::project::read_text;
 use crate::tools::scene_disk::some_node_paths;
@@ -390,16 +390,9 @@ pub fn script_header_cs(text: &str) -> ScriptHeader {
     h
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ListScriptsArgs {
-    /// next_cursor of the previous page.
-    #[serde(default)]
-    cursor: Option<String>,
-    /// Page size (default 200).
-    #[serde(default)]
-    #[schemars(range(min = 1, max = 1000))]
-    limit: Option<u32>,
+paged_args! {
+    cursor;
+    pub struct ListScriptsArgs {}
 }
 
 /// One listed script.

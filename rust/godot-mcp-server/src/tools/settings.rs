@@ -19,6 +19,7 @@ use crate::planes::variant::{self, InputEventSpec};
 use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
+use crate::tools::common::is_identifier;
 use crate::tools::files::{FileEffect, plan_write};
 use crate::tools::{Also, Committed, Plan, ToolDef, ToolMeta};
 
@@ -225,13 +226,7 @@ fn plan_set_setting(
 }
 
 fn check_identifier(param: &str, name: &str) -> Result<(), ToolError> {
-    let mut chars = name.chars();
-    let ok = name.len() <= 128
-        && chars
-            .next()
-            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
-    if ok {
+    if name.len() <= 128 && is_identifier(name) {
         Ok(())
     } else {
         Err(ToolError::invalid_params(
