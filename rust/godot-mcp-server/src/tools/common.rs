@@ -206,4 +206,78 @@ mod tests {
             assert_eq!(e.param.as_deref(), Some("max_keys"));
         }
     }
+
+    /// What a walk lists: hidden entries, `.gdignore`d folders, skipped names and
+    /// symlinks out of the project never; sub-folders only when recursive.
+    #[test]
+    fn a_walk_lists_the_project_files_it_may_and_no_others() {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret.gd"), "x").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(root.join("project.godot"), "config_version=5\n").unwrap();
+        for (path, text) in [
+            ("a.gd", "a"),
+            ("a.gd.uid", "uid://abc"),
+            (".hidden/h.gd", "h"),
+            ("ignored/.gdignore", ""),
+            ("ignored/i.gd", "i"),
+            ("sub/z.tscn", "zz"),
+        ] {
+            let p = root.join(path);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        }
+        godot_mcp_os::fs::symlink(&root.join("sub/z.tscn"), &root.join("link.tscn")).unwrap();
+        godot_mcp_os::fs::symlink(&outside.path().join("secret.gd"), &root.join("out.gd")).unwrap();
+        let p = crate::project::Project::discover(Some(root), Path::new("/")).unwrap();
+        let mut journal = godot_mcp_journal::Journal::open(&root.join(".state"), p.root()).unwrap();
+        journal.reconcile().unwrap();
+        let safety = crate::safety::SafetyState::new(
+            crate::safety::ApprovalConfig::default(),
+            crate::safety::Toolset::ALL.into_iter().collect(),
+        );
+        let state = AppState::new(p, journal, safety);
+        let list = |recursive: bool| {
+            let how = Walk {
+                recursive,
+                skip: |name| name.ends_with(".uid"),
+                too_many: project_too_large,
+            };
+            let mut out = Vec::new();
+            let root_res = ResPath::root();
+            let real = state.project.resolve("path", &root_res).unwrap();
+            walk_project(
+                &state,
+                &real,
+                &root_res,
+                &how,
+                &mut 0,
+                &mut |res, _, size| out.push((res.to_string(), size)),
+            )
+            .unwrap();
+            out.sort();
+            out
+        };
+        let files = |l: &[(&str, u64)]| -> Vec<(String, u64)> {
+            l.iter().map(|(p, s)| (p.to_string(), *s)).collect()
+        };
+        assert_eq!(
+            list(true),
+            files(&[
+                ("res://a.gd", 1),
+                ("res://link.tscn", 2),
+                ("res://project.godot", 17),
+                ("res://sub/z.tscn", 2)
+            ])
+        );
+        assert_eq!(
+            list(false),
+            files(&[
+                ("res://a.gd", 1),
+                ("res://link.tscn", 2),
+                ("res://project.godot", 17)
+            ])
+        );
+    }
 }

@@ -161,7 +161,7 @@ pub struct CreateScriptArgs {
 fn plan_create_script(
     state: Arc<AppState>,
     args: CreateScriptArgs,
-) -> Result<crate::tools::files::WritePlan, ToolError> {
+) -> Result<WritePlan, ToolError> {
     require_script_path(&args.path)?;
     let content = match (args.content, args.extends) {
         (Some(c), _) => c,
@@ -205,10 +205,7 @@ pub struct WriteScriptArgs {
     expected_sha256: Option<String>,
 }
 
-fn plan_write_script(
-    state: Arc<AppState>,
-    args: WriteScriptArgs,
-) -> Result<crate::tools::files::WritePlan, ToolError> {
+fn plan_write_script(state: Arc<AppState>, args: WriteScriptArgs) -> Result<WritePlan, ToolError> {
     require_script_path(&args.path)?;
     plan_write(
         &state,
@@ -243,7 +240,7 @@ pub struct CreateResourceArgs {
 fn plan_create_resource(
     state: Arc<AppState>,
     args: CreateResourceArgs,
-) -> Result<crate::tools::files::WritePlan, ToolError> {
+) -> Result<WritePlan, ToolError> {
     if args.path.extension().as_deref() != Some("tres") {
         return Err(ToolError::invalid_params(
             "path",

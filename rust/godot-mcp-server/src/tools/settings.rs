@@ -193,24 +193,31 @@ pub struct SetSettingArgs {
     value_text: Option<String>,
 }
 
+/// The Variant text of a value given either as JSON (`value`) or as Godot text
+/// (`value_text`): exactly one of the two.
+pub(crate) fn variant_arg(
+    value: &Option<Value>,
+    value_text: &Option<String>,
+) -> Result<String, ToolError> {
+    match (value, value_text) {
+        (Some(v), None) => variant::from_json(v, "value"),
+        (None, Some(t)) => {
+            variant::check_text(t, "value_text")?;
+            Ok(t.clone())
+        }
+        _ => Err(ToolError::invalid_params(
+            "value",
+            "give exactly one of `value` (JSON) or `value_text` (Godot Variant text)",
+        )),
+    }
+}
+
 fn plan_set_setting(
     state: Arc<AppState>,
     args: SetSettingArgs,
 ) -> Result<EditPlan<SettingChange>, ToolError> {
     let (section, key) = check_setting_name(&args.name)?;
-    let value = match (&args.value, &args.value_text) {
-        (Some(v), None) => variant::from_json(v, "value")?,
-        (None, Some(t)) => {
-            variant::check_text(t, "value_text")?;
-            t.clone()
-        }
-        _ => {
-            return Err(ToolError::invalid_params(
-                "value",
-                "give exactly one of `value` (JSON) or `value_text` (Godot Variant text)",
-            ));
-        }
-    };
+    let value = variant_arg(&args.value, &args.value_text)?;
     let (section, key) = (section.to_string(), key.to_string());
     plan_edit(state, move |config| {
         let previous = config.get(&section, &key).map(str::to_string);
