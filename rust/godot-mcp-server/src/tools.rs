@@ -28,6 +28,7 @@ pub mod audio;
 pub mod audio_edit;
 pub mod batch;
 pub mod classref;
+pub mod common;
 pub mod composite;
 pub mod debugger;
 pub mod editor;

@@ -25,6 +25,7 @@ use crate::error::{ErrorCode, ToolError};
 use crate::respath::ResPath;
 use crate::safety::Toolset;
 use crate::state::AppState;
+use crate::tools::common::{Walk, page_limit, paged_args, project_too_large, walk_project};
 use crate::tools::project::FileKind;
 use crate::tools::{Also, CallFlags, ToolDef, ToolMeta};
 
@@ -135,18 +136,6 @@ pub(crate) struct Page<T> {
 /// A page with the fields a tool adds beside it.
 pub(crate) type PageWith<T, X> = Also<Page<T>, X>;
 
-/// The page size asked for, checked against the server's limit.
-fn page_limit(state: &AppState, limit: Option<u32>) -> Result<usize, ToolError> {
-    let limit = limit.unwrap_or(DEFAULT_LIMIT) as usize;
-    if limit == 0 || limit > state.limits.max_page {
-        return Err(ToolError::invalid_params(
-            "limit",
-            format!("limit must be between 1 and {}", state.limits.max_page),
-        ));
-    }
-    Ok(limit)
-}
-
 /// `items[offset..offset+limit]` as a typed [`Page`].
 pub(crate) fn page<T>(
     state: &AppState,
@@ -154,7 +143,7 @@ pub(crate) fn page<T>(
     limit: Option<u32>,
     items: Vec<T>,
 ) -> Result<Page<T>, ToolError> {
-    let limit = page_limit(state, limit)?;
+    let limit = page_limit(state, limit, DEFAULT_LIMIT)?;
     let offset = offset.unwrap_or(0) as usize;
     let total = items.len();
     let page: Vec<T> = items.into_iter().skip(offset).take(limit).collect();
@@ -175,7 +164,7 @@ pub(crate) fn paged<T: Serialize>(
     limit: Option<u32>,
     items: &[T],
 ) -> Result<Value, ToolError> {
-    let limit = page_limit(state, limit)?;
+    let limit = page_limit(state, limit, DEFAULT_LIMIT)?;
     let offset = offset.unwrap_or(0) as usize;
     let page: Vec<&T> = items.iter().skip(offset).take(limit).collect();
     let next = offset + page.len();
@@ -206,9 +195,6 @@ where
 
 // ---------------------------------------------------------------------------
 // The project index
-
-/// Upper bound on directory entries one scan visits.
-const MAX_WALK_ENTRIES: usize = 200_000;
 
 #[derive(Debug, Clone)]
 struct FileInfo {
@@ -716,8 +702,7 @@ pub(crate) fn read_small(state: &AppState, real: &Path, size: u64) -> Result<Str
     String::from_utf8(bytes).map_err(|_| ToolError::new(ErrorCode::ParseError, "not UTF-8 text"))
 }
 
-/// Every file under `real` (res path, real path, size): skips hidden entries
-/// (`.godot/`), folders holding `.gdignore`, and symlinks that leave the project.
+/// Every file under `real` (res path, real path, size), as [`walk_project`] finds them.
 pub(crate) fn walk_files(
     state: &AppState,
     real: &Path,
@@ -725,44 +710,14 @@ pub(crate) fn walk_files(
     out: &mut Vec<(String, PathBuf, u64)>,
     visited: &mut usize,
 ) -> Result<(), ToolError> {
-    if real.join(".gdignore").exists() {
-        return Ok(());
-    }
-    let entries = std::fs::read_dir(real).map_err(|e| ToolError::io(&res.to_string(), &e))?;
-    for entry in entries.flatten() {
-        *visited += 1;
-        if *visited > MAX_WALK_ENTRIES {
-            return Err(ToolError::new(
-                ErrorCode::TooLarge,
-                format!("the project holds more than {MAX_WALK_ENTRIES} entries"),
-            ));
-        }
-        let Ok(name) = entry.file_name().into_string() else {
-            continue;
-        };
-        if name.starts_with('.') {
-            continue;
-        }
-        let child = res.join(&name);
-        let Ok(ftype) = entry.file_type() else {
-            continue;
-        };
-        if ftype.is_symlink() {
-            // Followed only to a file inside the project; never a folder (no loops).
-            if let Ok(target) = state.project.resolve("path", &child)
-                && let Ok(m) = std::fs::metadata(&target)
-                && m.is_file()
-            {
-                out.push((child.to_string(), target, m.len()));
-            }
-        } else if ftype.is_dir() {
-            walk_files(state, &entry.path(), &child, out, visited)?;
-        } else if ftype.is_file() {
-            let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
-            out.push((child.to_string(), entry.path(), size));
-        }
-    }
-    Ok(())
+    let how = Walk {
+        recursive: true,
+        skip: |_| false,
+        too_many: project_too_large,
+    };
+    walk_project(state, real, res, &how, visited, &mut |child, real, size| {
+        out.push((child.to_string(), real, size))
+    })
 }
 
 async fn indexed<T, F>(state: Arc<AppState>, f: F) -> Result<T, ToolError>
@@ -789,25 +744,19 @@ enum Direction {
     Both,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct DependencyGraphArgs {
-    /// The scene, resource or script.
-    path: ResPath,
-    /// dependencies (default), dependents or both.
-    #[serde(default)]
-    direction: Option<Direction>,
-    /// Most hops (default: all).
-    #[serde(default)]
-    #[schemars(range(min = 1))]
-    max_depth: Option<u32>,
-    /// First item (default 0).
-    #[serde(default)]
-    offset: Option<u32>,
-    /// Most items (default 100).
-    #[serde(default)]
-    #[schemars(range(min = 1, max = 1000))]
-    limit: Option<u32>,
+paged_args! {
+    offset;
+    pub struct DependencyGraphArgs {
+        /// The scene, resource or script.
+        path: ResPath,
+        /// dependencies (default), dependents or both.
+        #[serde(default)]
+        direction: Option<Direction>,
+        /// Most hops (default: all).
+        #[serde(default)]
+        #[schemars(range(min = 1))]
+        max_depth: Option<u32>,
+    }
 }
 
 /// One file reached from the asked one, and through which direct reference.
@@ -879,22 +828,16 @@ async fn dependency_graph(
 // ---------------------------------------------------------------------------
 // find_references
 
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct FindReferencesArgs {
-    /// The file referred to (or give uid).
-    #[serde(default)]
-    path: Option<ResPath>,
-    /// Its uid:// (or give path).
-    #[serde(default)]
-    uid: Option<String>,
-    /// First item (default 0).
-    #[serde(default)]
-    offset: Option<u32>,
-    /// Most items (default 100).
-    #[serde(default)]
-    #[schemars(range(min = 1, max = 1000))]
-    limit: Option<u32>,
+paged_args! {
+    offset;
+    pub struct FindReferencesArgs {
+        /// The file referred to (or give uid).
+        #[serde(default)]
+        path: Option<ResPath>,
+        /// Its uid:// (or give path).
+        #[serde(default)]
+        uid: Option<String>,
+    }
 }
 
 fn check_uid(param: &str, uid: &str) -> Result<(), ToolError> {
@@ -973,16 +916,9 @@ async fn find_references(
 // ---------------------------------------------------------------------------
 // find_circular_dependencies
 
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct CyclesArgs {
-    /// First item (default 0).
-    #[serde(default)]
-    offset: Option<u32>,
-    /// Most items (default 100).
-    #[serde(default)]
-    #[schemars(range(min = 1, max = 1000))]
-    limit: Option<u32>,
+paged_args! {
+    offset;
+    pub struct CyclesArgs {}
 }
 
 /// One dependency cycle, in loop order.
@@ -1015,19 +951,13 @@ async fn find_circular_dependencies(
 // ---------------------------------------------------------------------------
 // find_unused_resources
 
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct UnusedArgs {
-    /// Only this kind.
-    #[serde(default)]
-    kind: Option<FileKind>,
-    /// First item (default 0).
-    #[serde(default)]
-    offset: Option<u32>,
-    /// Most items (default 100).
-    #[serde(default)]
-    #[schemars(range(min = 1, max = 1000))]
-    limit: Option<u32>,
+paged_args! {
+    offset;
+    pub struct UnusedArgs {
+        /// Only this kind.
+        #[serde(default)]
+        kind: Option<FileKind>,
+    }
 }
 
 /// Roots listed in an answer at most (`roots_total` counts them all).
@@ -1135,19 +1065,13 @@ async fn find_unused_resources(
 // ---------------------------------------------------------------------------
 // check_scene_integrity
 
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct IntegrityArgs {
-    /// Only this file (default: the whole project).
-    #[serde(default)]
-    path: Option<ResPath>,
-    /// First item (default 0).
-    #[serde(default)]
-    offset: Option<u32>,
-    /// Most items (default 100).
-    #[serde(default)]
-    #[schemars(range(min = 1, max = 1000))]
-    limit: Option<u32>,
+paged_args! {
+    offset;
+    pub struct IntegrityArgs {
+        /// Only this file (default: the whole project).
+        #[serde(default)]
+        path: Option<ResPath>,
+    }
 }
 
 fn integrity_issues(ix: &Index) -> Vec<Issue> {
@@ -1298,22 +1222,16 @@ async fn check_scene_integrity(
 // ---------------------------------------------------------------------------
 // signal_flow
 
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SignalFlowArgs {
-    /// Only this .tscn (default: every scene).
-    #[serde(default)]
-    path: Option<ResPath>,
-    /// Only this signal name.
-    #[serde(default)]
-    signal: Option<String>,
-    /// First item (default 0).
-    #[serde(default)]
-    offset: Option<u32>,
-    /// Most items (default 100).
-    #[serde(default)]
-    #[schemars(range(min = 1, max = 1000))]
-    limit: Option<u32>,
+paged_args! {
+    offset;
+    pub struct SignalFlowArgs {
+        /// Only this .tscn (default: every scene).
+        #[serde(default)]
+        path: Option<ResPath>,
+        /// Only this signal name.
+        #[serde(default)]
+        signal: Option<String>,
+    }
 }
 
 /// A connection's end: the node's type, instanced scene and script, or `missing`.
@@ -1654,25 +1572,19 @@ const MAX_MATCHES: usize = 10_000;
 /// Longest line text returned per match, in characters.
 const MAX_LINE_CHARS: usize = 240;
 
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SearchFilesArgs {
-    /// Text to find (literal, one line).
-    #[schemars(length(min = 1, max = 1000))]
-    query: String,
-    /// File glob: *.gd, scenes/**/*.tscn (default: all text files).
-    #[serde(default)]
-    glob: Option<String>,
-    /// Match case (default false).
-    #[serde(default)]
-    case_sensitive: Option<bool>,
-    /// First item (default 0).
-    #[serde(default)]
-    offset: Option<u32>,
-    /// Most items (default 100).
-    #[serde(default)]
-    #[schemars(range(min = 1, max = 1000))]
-    limit: Option<u32>,
+paged_args! {
+    offset;
+    pub struct SearchFilesArgs {
+        /// Text to find (literal, one line).
+        #[schemars(length(min = 1, max = 1000))]
+        query: String,
+        /// File glob: *.gd, scenes/**/*.tscn (default: all text files).
+        #[serde(default)]
+        glob: Option<String>,
+        /// Match case (default false).
+        #[serde(default)]
+        case_sensitive: Option<bool>,
+    }
 }
 
 /// Whether `path` (relative, `/`-separated) matches `glob`: `*` and `?` stay within

@@ -14,6 +14,7 @@ use crate::error::ToolError;
 use crate::respath::ResPath;
 use crate::safety::Toolset;
 use crate::state::AppState;
+use crate::tools::common::count_param;
 use crate::tools::scene_disk::{Doc, load_doc, typed};
 use crate::tools::{CallFlags, ToolDef, ToolMeta};
 
@@ -305,13 +306,7 @@ async fn get_animation(
     args: GetAnimationArgs,
     _f: CallFlags,
 ) -> Result<AnimationOut, ToolError> {
-    let max_keys = args.max_keys.unwrap_or(100);
-    if !(1..=5000).contains(&max_keys) {
-        return Err(ToolError::invalid_params(
-            "max_keys",
-            "max_keys must be between 1 and 5000",
-        ));
-    }
+    let max_keys = count_param("max_keys", args.max_keys, 100, 5000)?;
     let doc = load_doc(&state, "path", &args.path, &["tscn", "tres"])?;
     let (found, _) = collect(&doc, &args.path, args.node.as_deref())?;
     let matching: Vec<&Found> = found
@@ -368,7 +363,7 @@ async fn get_animation(
             keys: t
                 .keys
                 .iter()
-                .take(max_keys as usize)
+                .take(max_keys)
                 .map(|k| KeyOut {
                     time: k.time,
                     value: typed(&k.value),

@@ -333,6 +333,19 @@ pub fn tools() -> Vec<ToolDef> {
     let meta = |class, name, title, description| {
         editor_meta(Toolset::Animation, class, name, title, description)
     };
+    // One handler for both graphs an AnimationTree holds; only the graph differs.
+    let add_graph_node = |graph: &'static str| {
+        move |state, a: GraphNodeArgs| {
+            let (tree, p) = graph_node(a, graph);
+            node_edit::<GraphNodeAdded>(
+                state,
+                cmd::ANIMATION_TREE_ADD_NODE,
+                "set_property",
+                tree,
+                p,
+            )
+        }
+    };
     vec![
         ToolDef::planned(
             meta(
@@ -454,16 +467,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Add a state (an AnimationNode, e.g. one playing an animation) to an \
                  AnimationTree's state machine (one undo action).",
             ),
-            |state, a: GraphNodeArgs| {
-                let (tree, p) = graph_node(a, "state_machine");
-                node_edit::<GraphNodeAdded>(
-                    state,
-                    cmd::ANIMATION_TREE_ADD_NODE,
-                    "set_property",
-                    tree,
-                    p,
-                )
-            },
+            add_graph_node("state_machine"),
         ),
         ToolDef::planned(
             meta(
@@ -496,16 +500,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Add a node (Animation, Blend2, TimeScale, …) to an AnimationTree's blend \
                  tree (one undo action).",
             ),
-            |state, a: GraphNodeArgs| {
-                let (tree, p) = graph_node(a, "blend_tree");
-                node_edit::<GraphNodeAdded>(
-                    state,
-                    cmd::ANIMATION_TREE_ADD_NODE,
-                    "set_property",
-                    tree,
-                    p,
-                )
-            },
+            add_graph_node("blend_tree"),
         ),
         ToolDef::planned(
             meta(

@@ -21,6 +21,9 @@ use crate::planes::project::{self as plane, Expect};
 use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
+use crate::tools::common::{
+    DELETED_UNDO_HINT, check_property_key, is_identifier, not_undoable, on_disk,
+};
 use crate::tools::{Plan, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
@@ -90,7 +93,7 @@ pub(crate) struct FileEffect {
 
 const SCRIPT_EXTS: [&str; 4] = ["gd", "cs", "gdshader", "gdshaderinc"];
 
-fn require_script_path(path: &ResPath) -> Result<(), ToolError> {
+pub(crate) fn require_script_path(path: &ResPath) -> Result<(), ToolError> {
     match path.extension() {
         Some(ext) if SCRIPT_EXTS.contains(&ext.as_str()) => Ok(()),
         _ => Err(ToolError::invalid_params(
@@ -159,7 +162,7 @@ pub struct CreateScriptArgs {
 fn plan_create_script(
     state: Arc<AppState>,
     args: CreateScriptArgs,
-) -> Result<crate::tools::files::WritePlan, ToolError> {
+) -> Result<WritePlan, ToolError> {
     require_script_path(&args.path)?;
     let content = match (args.content, args.extends) {
         (Some(c), _) => c,
@@ -203,10 +206,7 @@ pub struct WriteScriptArgs {
     expected_sha256: Option<String>,
 }
 
-fn plan_write_script(
-    state: Arc<AppState>,
-    args: WriteScriptArgs,
-) -> Result<crate::tools::files::WritePlan, ToolError> {
+fn plan_write_script(state: Arc<AppState>, args: WriteScriptArgs) -> Result<WritePlan, ToolError> {
     require_script_path(&args.path)?;
     plan_write(
         &state,
@@ -238,18 +238,10 @@ pub struct CreateResourceArgs {
     expected_sha256: Option<String>,
 }
 
-fn is_identifier(s: &str) -> bool {
-    let mut chars = s.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-}
-
 fn plan_create_resource(
     state: Arc<AppState>,
     args: CreateResourceArgs,
-) -> Result<crate::tools::files::WritePlan, ToolError> {
+) -> Result<WritePlan, ToolError> {
     if args.path.extension().as_deref() != Some("tres") {
         return Err(ToolError::invalid_params(
             "path",
@@ -267,17 +259,7 @@ fn plan_create_resource(
         args.type_name
     );
     for (key, value) in &args.properties {
-        let valid = !key.is_empty()
-            && key
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '/')
-            && !key.starts_with('/');
-        if !valid {
-            return Err(ToolError::invalid_params(
-                format!("properties.{key}"),
-                format!("{key:?} is not a property name"),
-            ));
-        }
+        check_property_key(key)?;
         let v = variant::plain_json_text(value, &format!("properties.{key}"))?;
         text.push_str(&format!("{key} = {v}\n"));
     }
@@ -367,15 +349,8 @@ fn plan_delete(
         action: "delete",
         delete: main,
         sidecars,
-        persistence: Persistence {
-            persisted: true,
-            reason: "deleted from disk (unlink, fsync of the folder)".into(),
-            hint: None,
-        },
-        undo: Undo {
-            undoable: false,
-            undo_hint: Some("Not on the editor's undo stack and not in a trash folder: restore from version control.".into()),
-        },
+        persistence: on_disk("deleted from disk (unlink, fsync of the folder)", None),
+        undo: not_undoable(DELETED_UNDO_HINT),
     };
     let state = state.clone();
     Plan::new(effect, move || {

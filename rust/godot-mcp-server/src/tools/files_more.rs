@@ -26,6 +26,7 @@ use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::analysis::{read_small, walk_files};
+use crate::tools::common::{DELETED_UNDO_HINT, not_undoable, on_disk, page_limit};
 use crate::tools::{Also, CallFlags, NoFields, Plan, ToolDef, ToolMeta};
 
 fn destructive(name: &'static str, title: &'static str, description: &'static str) -> ToolMeta {
@@ -278,23 +279,21 @@ struct MultiEffect {
     undo: Undo,
 }
 
-fn not_undoable() -> Undo {
-    Undo {
-        undoable: false,
-        undo_hint: Some(
-            "Not on the editor's undo stack: file writes. Each one is a journal transaction with its before-sha256.".into(),
-        ),
-    }
+fn journaled_writes() -> Undo {
+    not_undoable(
+        "Not on the editor's undo stack: file writes. Each one is a journal transaction with \
+         its before-sha256.",
+    )
 }
 
 fn rescan_hint() -> Persistence {
-    Persistence {
-        persisted: true,
-        reason: "every file written or deleted atomically through the journal".into(),
-        hint: Some(
-            "A running editor picks this up on its next filesystem scan; Godot's uid cache maps uids to the new paths then.".into(),
+    on_disk(
+        "every file written or deleted atomically through the journal",
+        Some(
+            "A running editor picks this up on its next filesystem scan; Godot's uid cache maps \
+             uids to the new paths then.",
         ),
-    }
+    )
 }
 
 // ---------------------------------------------------------------------------
@@ -347,12 +346,11 @@ fn text_ext(path: &ResPath) -> bool {
         .is_some_and(|e| REFERRING_EXTS.contains(&e.as_str()))
 }
 
-fn plan_move(state: Arc<AppState>, args: MoveArgs) -> Result<Plan<MultiEffect, Done>, ToolError> {
-    let (from, to) = (args.from, args.to);
-    refuse_project_godot("from", &from)?;
-    refuse_project_godot("to", &to)?;
-    require_literal_safe("from", &from)?;
-    require_literal_safe("to", &to)?;
+/// The checks move and duplicate share: neither side is project.godot, the paths
+/// differ and the extension stays. `why` ends the extension refusal.
+fn check_from_to(from: &ResPath, to: &ResPath, why: &str) -> Result<(), ToolError> {
+    refuse_project_godot("from", from)?;
+    refuse_project_godot("to", to)?;
     if from == to {
         return Err(ToolError::invalid_params(
             "to",
@@ -362,9 +360,30 @@ fn plan_move(state: Arc<AppState>, args: MoveArgs) -> Result<Plan<MultiEffect, D
     if from.extension() != to.extension() {
         return Err(ToolError::invalid_params(
             "to",
-            format!("{to} changes the extension of {from}; Godot picks the loader by extension"),
+            format!("{to} changes the extension of {from}{why}"),
         ));
     }
+    Ok(())
+}
+
+/// `bytes` of `src` still hash to `sha`, the hash the plan was made from.
+fn unchanged(src: &ResPath, bytes: &[u8], sha: &str, what: &str) -> Result<(), ToolError> {
+    if sha256_hex(bytes) != sha {
+        return Err(ToolError::new(
+            ErrorCode::Stale,
+            format!("{src} changed while the {what} was planned; nothing was written"),
+        ));
+    }
+    Ok(())
+}
+
+fn plan_move(state: Arc<AppState>, args: MoveArgs) -> Result<Plan<MultiEffect, Done>, ToolError> {
+    let (from, to) = (args.from, args.to);
+    // Before check_from_to's checks: a literal-unsafe path is never project.godot,
+    // so the order changes no answer.
+    require_literal_safe("from", &from)?;
+    require_literal_safe("to", &to)?;
+    check_from_to(&from, &to, "; Godot picks the loader by extension")?;
     for suffix in SIDECARS {
         if from.rel().ends_with(suffix) {
             return Err(ToolError::invalid_params(
@@ -408,12 +427,7 @@ fn plan_move(state: Arc<AppState>, args: MoveArgs) -> Result<Plan<MultiEffect, D
     }
     for (src, dst, sha) in &moved {
         let bytes = current_bytes(&state, "from", src)?;
-        if sha256_hex(&bytes) != *sha {
-            return Err(ToolError::new(
-                ErrorCode::Stale,
-                format!("{src} changed while the move was planned; nothing was written"),
-            ));
-        }
+        unchanged(src, &bytes, sha, "move")?;
         let rewritten = if text_ext(src) || src.rel().ends_with(".import") {
             std::str::from_utf8(&bytes)
                 .ok()
@@ -476,7 +490,7 @@ fn plan_move(state: Arc<AppState>, args: MoveArgs) -> Result<Plan<MultiEffect, D
         action: "move",
         files: views,
         persistence: rescan_hint(),
-        undo: not_undoable(),
+        undo: journaled_writes(),
     };
     let state = state.clone();
     Plan::new(effect, move || apply_steps(&state, "from", &steps))
@@ -521,20 +535,7 @@ fn plan_duplicate(
     args: DuplicateArgs,
 ) -> Result<Plan<Also<MultiEffect, Duplicated>, Done>, ToolError> {
     let (from, to) = (args.from, args.to);
-    refuse_project_godot("from", &from)?;
-    refuse_project_godot("to", &to)?;
-    if from == to {
-        return Err(ToolError::invalid_params(
-            "to",
-            "`to` is the same path as `from`",
-        ));
-    }
-    if from.extension() != to.extension() {
-        return Err(ToolError::invalid_params(
-            "to",
-            format!("{to} changes the extension of {from}"),
-        ));
-    }
+    check_from_to(&from, &to, "")?;
     let Some((sha, _)) = plane::current(&state.project, "from", &from)? else {
         return Err(ToolError::not_found(format!("{from} does not exist")).param("from"));
     };
@@ -545,12 +546,7 @@ fn plan_duplicate(
         ));
     }
     let bytes = current_bytes(&state, "from", &from)?;
-    if sha256_hex(&bytes) != sha {
-        return Err(ToolError::new(
-            ErrorCode::Stale,
-            format!("{from} changed while the copy was planned; nothing was written"),
-        ));
-    }
+    unchanged(&from, &bytes, &sha, "copy")?;
     let fresh = ids::uid_text(derived_u64(&["duplicate_file", &to.to_string(), &sha]));
     let ext = from.extension().unwrap_or_default();
     let mut steps = Vec::new();
@@ -629,7 +625,7 @@ fn plan_duplicate(
             action: "duplicate",
             files: views,
             persistence: rescan_hint(),
-            undo: not_undoable(),
+            undo: journaled_writes(),
         },
         more: Duplicated { uid },
     };
@@ -729,15 +725,8 @@ fn plan_create_folder(
         folders: missing,
         files: Vec::new(),
         folders_journaled: false,
-        persistence: Persistence {
-            persisted: true,
-            reason: "created on disk (mkdir)".into(),
-            hint: None,
-        },
-        undo: Undo {
-            undoable: false,
-            undo_hint: Some("Remove it with delete_folder.".into()),
-        },
+        persistence: on_disk("created on disk (mkdir)", None),
+        undo: not_undoable("Remove it with delete_folder."),
     };
     let state = state.clone();
     let path = args.path;
@@ -857,17 +846,11 @@ fn plan_delete_folder(
         folders: folders.iter().map(ToString::to_string).collect(),
         files: files.iter().map(|(p, _)| p.to_string()).collect(),
         folders_journaled: false,
-        persistence: Persistence {
-            persisted: true,
-            reason: "files deleted through the journal, then the empty folders removed (rmdir)".into(),
-            hint: None,
-        },
-        undo: Undo {
-            undoable: false,
-            undo_hint: Some(
-                "Not on the editor's undo stack and not in a trash folder: restore from version control.".into(),
-            ),
-        },
+        persistence: on_disk(
+            "files deleted through the journal, then the empty folders removed (rmdir)",
+            None,
+        ),
+        undo: not_undoable(DELETED_UNDO_HINT),
     };
     let state = state.clone();
     Plan::new(effect, move || {
@@ -997,13 +980,7 @@ async fn list_resources_by_type(
     args: ByTypeArgs,
     _f: CallFlags,
 ) -> Result<ByTypePage, ToolError> {
-    let limit = args.limit.unwrap_or(100) as usize;
-    if limit == 0 || limit > state.limits.max_page {
-        return Err(ToolError::invalid_params(
-            "limit",
-            format!("limit must be between 1 and {}", state.limits.max_page),
-        ));
-    }
+    let limit = page_limit(&state, args.limit, 100)?;
     tokio::task::spawn_blocking(move || {
         let base = args.under.clone().unwrap_or_else(ResPath::root);
         if base.is_hidden() {

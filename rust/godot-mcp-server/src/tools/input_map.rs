@@ -16,7 +16,7 @@ use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::settings::{
-    EditPlan, SettingChange, check_action_name, no_events_array, plan_edit,
+    EditPlan, SettingChange, check_action_name, no_events_array, plan_action_edit,
 };
 use crate::tools::{CallFlags, ToolDef, ToolMeta};
 
@@ -114,26 +114,15 @@ fn plan_clear_input_action_events(
     args: ActionArgs,
 ) -> Result<EditPlan<SettingChange>, ToolError> {
     check_action_name(&args.action).map_err(|e| e.param("action"))?;
-    plan_edit(state, move |config| {
-        let Some(previous) = config.get("input", &args.action) else {
-            return Err(ToolError::not_found(format!(
-                "input action {} does not exist",
-                args.action
-            ))
-            .param("action")
-            .hint(format!("Existing: {}", config.keys("input").join(", "))));
-        };
-        let (open, close) =
-            events_array_span(previous).ok_or_else(|| no_events_array(&args.action))?;
-        // Only the array's contents change; the deadzone and every other byte stay.
-        let value = format!("{}[]{}", &previous[..open], &previous[close + 1..]);
-        Ok((
-            config.set("input", &args.action, &value),
-            SettingChange {
-                setting: format!("input/{}", args.action),
-                previous: Some(previous.to_string()),
-                value: Some(value),
-            },
-        ))
-    })
+    plan_action_edit(
+        state,
+        args.action,
+        |config| format!("Existing: {}", config.keys("input").join(", ")),
+        |previous, action| {
+            let (open, close) =
+                events_array_span(previous).ok_or_else(|| no_events_array(action))?;
+            // Only the array's contents change; the deadzone and every other byte stay.
+            Ok(format!("{}[]{}", &previous[..open], &previous[close + 1..]))
+        },
+    )
 }

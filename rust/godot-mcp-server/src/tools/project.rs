@@ -11,6 +11,7 @@ use crate::error::{ErrorCode, ToolError};
 use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
+use crate::tools::common::{MAX_WALK_ENTRIES, Walk, page_limit, paged_args, walk_project};
 use crate::tools::{CallFlags, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
@@ -81,25 +82,19 @@ fn is_sidecar(name: &str) -> bool {
     name.ends_with(".import") || name.ends_with(".uid")
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ListFilesArgs {
-    /// Folder (default res://).
-    #[serde(default)]
-    dir: Option<ResPath>,
-    /// Only this kind.
-    #[serde(default)]
-    kind: Option<FileKind>,
-    /// Include sub-folders (default true).
-    #[serde(default)]
-    recursive: Option<bool>,
-    /// next_cursor of the previous page.
-    #[serde(default)]
-    cursor: Option<String>,
-    /// Page size (default 200).
-    #[serde(default)]
-    #[schemars(range(min = 1, max = 1000))]
-    limit: Option<u32>,
+paged_args! {
+    cursor;
+    pub struct ListFilesArgs {
+        /// Folder (default res://).
+        #[serde(default)]
+        dir: Option<ResPath>,
+        /// Only this kind.
+        #[serde(default)]
+        kind: Option<FileKind>,
+        /// Include sub-folders (default true).
+        #[serde(default)]
+        recursive: Option<bool>,
+    }
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -108,10 +103,6 @@ pub struct FileEntry {
     kind: FileKind,
     size: u64,
 }
-
-/// Upper bound on directory entries one listing visits, so a pathological tree
-/// (millions of files) costs a bounded amount.
-const MAX_WALK_ENTRIES: usize = 200_000;
 
 /// A page of project files.
 #[derive(Debug, Serialize, JsonSchema)]
@@ -130,13 +121,7 @@ async fn list_files(
     _flags: CallFlags,
 ) -> Result<FileList, ToolError> {
     let dir = args.dir.unwrap_or_else(ResPath::root);
-    let limit = args.limit.unwrap_or(200) as usize;
-    if limit == 0 || limit > state.limits.max_page {
-        return Err(ToolError::invalid_params(
-            "limit",
-            format!("limit must be between 1 and {}", state.limits.max_page),
-        ));
-    }
+    let limit = page_limit(&state, args.limit, 200)?;
     let real = state.project.resolve("dir", &dir)?;
     let meta = std::fs::metadata(&real).map_err(|e| ToolError::io(&dir.to_string(), &e))?;
     if !meta.is_dir() {
@@ -146,16 +131,27 @@ async fn list_files(
         ));
     }
     let mut files = Vec::new();
-    let mut visited = 0usize;
-    walk(
-        &state,
-        &real,
-        &dir,
-        args.recursive.unwrap_or(true),
-        args.kind,
-        &mut files,
-        &mut visited,
-    )?;
+    let how = Walk {
+        recursive: args.recursive.unwrap_or(true),
+        skip: is_sidecar,
+        too_many: |res| {
+            ToolError::new(
+                ErrorCode::TooLarge,
+                format!("{res} holds more than {MAX_WALK_ENTRIES} entries"),
+            )
+            .hint("List a smaller folder (dir) or set recursive=false.")
+        },
+    };
+    walk_project(&state, &real, &dir, &how, &mut 0, &mut |child, _, size| {
+        let kind = FileKind::of(child.extension().as_deref());
+        if args.kind.is_none_or(|k| k == kind) {
+            files.push(FileEntry {
+                path: child.to_string(),
+                kind,
+                size,
+            });
+        }
+    })?;
     files.sort_by(|a, b| a.path.cmp(&b.path));
     let total = files.len();
     let start = match &args.cursor {
@@ -175,73 +171,6 @@ async fn list_files(
         files: page,
         next_cursor,
     })
-}
-
-fn walk(
-    state: &AppState,
-    real: &Path,
-    res: &ResPath,
-    recursive: bool,
-    kind: Option<FileKind>,
-    out: &mut Vec<FileEntry>,
-    visited: &mut usize,
-) -> Result<(), ToolError> {
-    if real.join(".gdignore").exists() {
-        return Ok(());
-    }
-    let entries = std::fs::read_dir(real).map_err(|e| ToolError::io(&res.to_string(), &e))?;
-    for entry in entries.flatten() {
-        *visited += 1;
-        if *visited > MAX_WALK_ENTRIES {
-            return Err(ToolError::new(
-                ErrorCode::TooLarge,
-                format!("{res} holds more than {MAX_WALK_ENTRIES} entries"),
-            )
-            .hint("List a smaller folder (dir) or set recursive=false."));
-        }
-        let Ok(name) = entry.file_name().into_string() else {
-            continue; // not representable as a res:// path
-        };
-        if name.starts_with('.') || is_sidecar(&name) {
-            continue;
-        }
-        let child = res.join(&name);
-        let Ok(ftype) = entry.file_type() else {
-            continue;
-        };
-        let path = entry.path();
-        // A symlink is listed only when it resolves inside the project; directory
-        // symlinks are never followed (no loops, no escapes).
-        let meta = if ftype.is_symlink() {
-            match state.project.resolve("dir", &child) {
-                Ok(target) => match std::fs::metadata(&target) {
-                    Ok(m) if m.is_file() => m,
-                    _ => continue,
-                },
-                Err(_) => continue,
-            }
-        } else {
-            match entry.metadata() {
-                Ok(m) => m,
-                Err(_) => continue,
-            }
-        };
-        if meta.is_dir() {
-            if recursive {
-                walk(state, &path, &child, recursive, kind, out, visited)?;
-            }
-        } else if meta.is_file() {
-            let fk = FileKind::of(child.extension().as_deref());
-            if kind.is_none_or(|k| k == fk) {
-                out.push(FileEntry {
-                    path: child.to_string(),
-                    kind: fk,
-                    size: meta.len(),
-                });
-            }
-        }
-    }
-    Ok(())
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

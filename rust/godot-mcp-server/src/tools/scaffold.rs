@@ -22,6 +22,7 @@ use crate::planes::project::{self as plane, Expect};
 use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
+use crate::tools::common::on_disk;
 use crate::tools::composite::write_each;
 use crate::tools::project::read_text;
 use crate::tools::{Plan, ToolDef, ToolMeta};
@@ -225,15 +226,13 @@ fn plan_scaffold(
         action: "scaffold",
         files: planned,
         main_scene: MAIN_SCENE,
-        persistence: Persistence {
-            persisted: true,
-            reason: "each file written to disk atomically through the journal".into(),
-            hint: Some(
+        persistence: on_disk(
+            "each file written to disk atomically through the journal",
+            Some(
                 "Open the project in Godot (or reload it) to import it; an editor already \
-                 open keeps its own copy of project.godot."
-                    .into(),
+                 open keeps its own copy of project.godot.",
             ),
-        },
+        ),
         undo: Undo::not_undo_tracked(),
     };
     Plan::new(effect, move || {

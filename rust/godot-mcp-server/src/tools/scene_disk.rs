@@ -150,19 +150,24 @@ pub(crate) fn find_node<'a>(
     let key = node.trim_start_matches("./");
     let key = if key.is_empty() { "." } else { key };
     scene.node(key).ok_or_else(|| {
-        let some: Vec<&str> = scene
-            .nodes
-            .iter()
-            .take(20)
-            .map(|n| n.path.as_str())
-            .collect();
         ToolError::not_found(format!("{path} has no node {node:?}"))
             .param("node")
             .hint(format!(
                 "Node paths are relative to the root (\".\" is the root): {}",
-                some.join(", ")
+                some_node_paths(scene)
             ))
     })
+}
+
+/// The first 20 node paths of `scene`, for the hint of a node not found.
+pub(crate) fn some_node_paths(scene: &Scene) -> String {
+    let some: Vec<&str> = scene
+        .nodes
+        .iter()
+        .take(20)
+        .map(|n| n.path.as_str())
+        .collect();
+    some.join(", ")
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

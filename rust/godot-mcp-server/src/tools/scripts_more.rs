@@ -25,8 +25,10 @@ use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::classref::{godot, run_supervised};
-use crate::tools::files::plan_write;
+use crate::tools::common::{page_limit, paged_args};
+use crate::tools::files::{plan_write, require_script_path};
 use crate::tools::project::read_text;
+use crate::tools::scene_disk::some_node_paths;
 use crate::tools::{CallFlags, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
@@ -388,16 +390,9 @@ pub fn script_header_cs(text: &str) -> ScriptHeader {
     h
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ListScriptsArgs {
-    /// next_cursor of the previous page.
-    #[serde(default)]
-    cursor: Option<String>,
-    /// Page size (default 200).
-    #[serde(default)]
-    #[schemars(range(min = 1, max = 1000))]
-    limit: Option<u32>,
+paged_args! {
+    cursor;
+    pub struct ListScriptsArgs {}
 }
 
 /// One listed script.
@@ -423,13 +418,7 @@ async fn list_scripts(
     args: ListScriptsArgs,
     _f: CallFlags,
 ) -> Result<ScriptsPage, ToolError> {
-    let limit = args.limit.unwrap_or(200) as usize;
-    if limit == 0 || limit > state.limits.max_page {
-        return Err(ToolError::invalid_params(
-            "limit",
-            format!("limit must be between 1 and {}", state.limits.max_page),
-        ));
-    }
+    let limit = page_limit(&state, args.limit, 200)?;
     let root = state.project.root().to_path_buf();
     let mut all: Vec<(String, std::path::PathBuf)> = Vec::new();
     let mut visited = 0usize;
@@ -546,18 +535,15 @@ async fn get_node_script(
     })?;
     let node_path = args.node.as_deref().unwrap_or(".");
     let Some(node) = scene.node(node_path) else {
-        let names: Vec<&str> = scene
-            .nodes
-            .iter()
-            .take(20)
-            .map(|n| n.path.as_str())
-            .collect();
         return Err(ToolError::new(
             ErrorCode::ResourceNotFound,
             format!("{} has no node {node_path:?}", args.scene),
         )
         .param("node")
-        .hint(format!("Node paths in this scene: {}.", names.join(", "))));
+        .hint(format!(
+            "Node paths in this scene: {}.",
+            some_node_paths(&scene)
+        )));
     };
     let mut out = NodeScript {
         scene: args.scene.to_string(),
@@ -614,8 +600,6 @@ pub struct PatchScriptArgs {
     expected_sha256: String,
 }
 
-const PATCH_EXTS: [&str; 4] = ["gd", "cs", "gdshader", "gdshaderinc"];
-
 /// `base` with `patch` applied; the hunks must match exactly where they say.
 pub fn apply_patch(base: &str, patch: &str) -> Result<String, ToolError> {
     let text = if patch.starts_with("--- ") || patch.starts_with("diff ") {
@@ -651,19 +635,7 @@ fn plan_patch_script(
     args: PatchScriptArgs,
 ) -> Result<crate::tools::files::WritePlan, ToolError> {
     let real = state.project.resolve("path", &args.path)?;
-    if !args
-        .path
-        .extension()
-        .is_some_and(|e| PATCH_EXTS.contains(&e.as_str()))
-    {
-        return Err(ToolError::invalid_params(
-            "path",
-            format!(
-                "{} is not a script path (.gd, .cs, .gdshader, .gdshaderinc)",
-                args.path
-            ),
-        ));
-    }
+    require_script_path(&args.path)?;
     let base = read_text(&state, "path", &args.path, &real)?;
     // Compare-and-swap first: a stale sha is STALE, whatever the hunks say.
     plane::check_write(

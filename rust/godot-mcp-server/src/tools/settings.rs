@@ -21,6 +21,7 @@ use crate::planes::project::Expect;
 use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
+use crate::tools::common::is_identifier;
 use crate::tools::files::{FileEffect, plan_write};
 use crate::tools::{Also, Committed, Plan, ToolDef, ToolMeta};
 
@@ -194,24 +195,31 @@ pub struct SetSettingArgs {
     value_text: Option<String>,
 }
 
+/// The Variant text of a value given either as JSON (`value`) or as Godot text
+/// (`value_text`): exactly one of the two.
+pub(crate) fn variant_arg(
+    value: &Option<Value>,
+    value_text: &Option<String>,
+) -> Result<String, ToolError> {
+    match (value, value_text) {
+        (Some(v), None) => Ok(variant::plain_json_text(v, "value")?),
+        (None, Some(t)) => {
+            variant::check_text(t, "value_text")?;
+            Ok(t.clone())
+        }
+        _ => Err(ToolError::invalid_params(
+            "value",
+            "give exactly one of `value` (JSON) or `value_text` (Godot Variant text)",
+        )),
+    }
+}
+
 fn plan_set_setting(
     state: Arc<AppState>,
     args: SetSettingArgs,
 ) -> Result<EditPlan<SettingChange>, ToolError> {
     let (section, key) = check_setting_name(&args.name)?;
-    let value = match (&args.value, &args.value_text) {
-        (Some(v), None) => variant::plain_json_text(v, "value")?,
-        (None, Some(t)) => {
-            variant::check_text(t, "value_text")?;
-            t.clone()
-        }
-        _ => {
-            return Err(ToolError::invalid_params(
-                "value",
-                "give exactly one of `value` (JSON) or `value_text` (Godot Variant text)",
-            ));
-        }
-    };
+    let value = variant_arg(&args.value, &args.value_text)?;
     let (section, key) = (section.to_string(), key.to_string());
     plan_edit(state, move |config| {
         let previous = config.get(&section, &key).map(str::to_string);
@@ -227,13 +235,7 @@ fn plan_set_setting(
 }
 
 fn check_identifier(param: &str, name: &str) -> Result<(), ToolError> {
-    let mut chars = name.chars();
-    let ok = name.len() <= 128
-        && chars
-            .next()
-            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
-    if ok {
+    if name.len() <= 128 && is_identifier(name) {
         Ok(())
     } else {
         Err(ToolError::invalid_params(
@@ -283,18 +285,35 @@ fn plan_register_autoload(
         ""
     };
     let value = variant::quote(&format!("{star}{}", args.path));
+    plan_add(
+        state,
+        ("autoload", "autoload"),
+        args.name,
+        value,
+        "Unregister it first with unregister_autoload.",
+    )
+}
+
+/// Plan adding `name = value` to `section`, refused when `name` is there already.
+/// `what` names the entry in the refusal; `hint` says what to do instead.
+fn plan_add(
+    state: Arc<AppState>,
+    (section, what): (&'static str, &'static str),
+    name: String,
+    value: String,
+    hint: &'static str,
+) -> Result<EditPlan<SettingChange>, ToolError> {
     plan_edit(state, move |config| {
-        if config.get("autoload", &args.name).is_some() {
-            return Err(ToolError::invalid_params(
-                "name",
-                format!("autoload {} already exists", args.name),
-            )
-            .hint("Unregister it first with unregister_autoload."));
+        if config.get(section, &name).is_some() {
+            return Err(
+                ToolError::invalid_params("name", format!("{what} {name} already exists"))
+                    .hint(hint),
+            );
         }
         Ok((
-            config.set("autoload", &args.name, &value),
+            config.set(section, &name, &value),
             SettingChange {
-                setting: format!("autoload/{}", args.name),
+                setting: format!("{section}/{name}"),
                 previous: None,
                 value: Some(value),
             },
@@ -396,23 +415,13 @@ fn plan_add_input_action(
         .map(|(i, e)| e.to_variant(&format!("events[{i}]")))
         .collect::<Result<Vec<_>, _>>()?;
     let value = input_event::input_action_value(deadzone, &events);
-    plan_edit(state, move |config| {
-        if config.get("input", &args.name).is_some() {
-            return Err(ToolError::invalid_params(
-                "name",
-                format!("input action {} already exists", args.name),
-            )
-            .hint("Add events to it with add_input_event, or remove it first."));
-        }
-        Ok((
-            config.set("input", &args.name, &value),
-            SettingChange {
-                setting: format!("input/{}", args.name),
-                previous: None,
-                value: Some(value),
-            },
-        ))
-    })
+    plan_add(
+        state,
+        ("input", "input action"),
+        args.name,
+        value,
+        "Add events to it with add_input_event, or remove it first.",
+    )
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -430,21 +439,38 @@ fn plan_add_input_event(
 ) -> Result<EditPlan<SettingChange>, ToolError> {
     check_action_name(&args.action).map_err(|e| e.param("action"))?;
     let event = args.event.to_variant("event")?;
+    plan_action_edit(
+        state,
+        args.action,
+        |_| "Create it with add_input_action.".to_string(),
+        |previous, action| {
+            input_event::append_input_event(previous, &event).ok_or_else(|| no_events_array(action))
+        },
+    )
+}
+
+/// Plan replacing input action `action`'s value with what `edit` makes of it
+/// (`edit` gets the current value and the action's name). A missing action is
+/// NOT_FOUND with the hint `missing` gives for the parsed project.godot.
+pub(crate) fn plan_action_edit(
+    state: Arc<AppState>,
+    action: String,
+    missing: impl FnOnce(&ConfigText) -> String,
+    edit: impl FnOnce(&str, &str) -> Result<String, ToolError>,
+) -> Result<EditPlan<SettingChange>, ToolError> {
     plan_edit(state, move |config| {
-        let Some(previous) = config.get("input", &args.action) else {
-            return Err(ToolError::not_found(format!(
-                "input action {} does not exist",
-                args.action
-            ))
-            .param("action")
-            .hint("Create it with add_input_action."));
+        let Some(previous) = config.get("input", &action) else {
+            return Err(
+                ToolError::not_found(format!("input action {action} does not exist"))
+                    .param("action")
+                    .hint(missing(config)),
+            );
         };
-        let value = input_event::append_input_event(previous, &event)
-            .ok_or_else(|| no_events_array(&args.action))?;
+        let value = edit(previous, &action)?;
         Ok((
-            config.set("input", &args.action, &value),
+            config.set("input", &action, &value),
             SettingChange {
-                setting: format!("input/{}", args.action),
+                setting: format!("input/{action}"),
                 previous: Some(previous.to_string()),
                 value: Some(value),
             },

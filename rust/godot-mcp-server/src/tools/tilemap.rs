@@ -15,6 +15,7 @@ use crate::error::{ErrorCode, ToolError};
 use crate::respath::ResPath;
 use crate::safety::Toolset;
 use crate::state::AppState;
+use crate::tools::common::count_param;
 use crate::tools::scene_disk::{Doc, find_node, load_doc, load_scene};
 use crate::tools::{CallFlags, ToolDef, ToolMeta};
 
@@ -87,13 +88,7 @@ async fn get_tilemap_cells(
     args: CellsArgs,
     _f: CallFlags,
 ) -> Result<CellsOut, ToolError> {
-    let limit = args.limit.unwrap_or(1000) as usize;
-    if !(1..=10_000).contains(&limit) {
-        return Err(ToolError::invalid_params(
-            "limit",
-            "limit must be between 1 and 10000",
-        ));
-    }
+    let limit = count_param("limit", args.limit, 1000, 10_000)?;
     let offset = args.offset.unwrap_or(0) as usize;
     let doc = Doc::Scene(load_scene(&state, &args.path)?);
     let Doc::Scene(scene) = &doc else {

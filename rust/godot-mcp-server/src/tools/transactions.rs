@@ -10,6 +10,7 @@ use crate::error::ToolError;
 use crate::honesty::absent_when_none;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
+use crate::tools::common::count_param;
 use crate::tools::{CallFlags, ToolDef, ToolMeta, ToolResult};
 
 pub fn tools() -> Vec<ToolDef> {
@@ -136,18 +137,12 @@ async fn list_transactions(
     args: ListTransactionsArgs,
     _flags: CallFlags,
 ) -> Result<Transactions, ToolError> {
-    let limit = args.limit.unwrap_or(100);
-    if !(1..=1000).contains(&limit) {
-        return Err(ToolError::invalid_params(
-            "limit",
-            "limit must be between 1 and 1000",
-        ));
-    }
+    let limit = count_param("limit", args.limit, 100, 1000)?;
     let status = args.status.map(|s| match s {
         StatusFilter::Open => TxnStatus::Open,
         StatusFilter::Committed => TxnStatus::Committed,
         StatusFilter::Compensated => TxnStatus::Compensated,
         StatusFilter::Quarantined => TxnStatus::Quarantined,
     });
-    transactions(&state, status, limit as usize)
+    transactions(&state, status, limit)
 }

@@ -1,0 +1,283 @@
+//! Small checks that many file-plane tools share, so that each is written once and
+//! every tool words the same refusal the same way.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::{ErrorCode, ToolError};
+use crate::honesty::{Persistence, Undo};
+use crate::respath::ResPath;
+use crate::state::AppState;
+
+/// Declares a paged tool's argument struct: its own fields, then the paging fields
+/// every tool of that paging takes, in one wording and one range:
+/// `offset` (by position: `offset`, `limit` default 100) or `cursor` (by path:
+/// `cursor`, `limit` default 200).
+macro_rules! paged_args {
+    (offset; $($rest:tt)*) => {
+        paged_args!(@with [
+            /// First item (default 0).
+            #[serde(default)]
+            offset: Option<u32>,
+        ] "Most items (default 100)." $($rest)*);
+    };
+    (cursor; $($rest:tt)*) => {
+        paged_args!(@with [
+            /// next_cursor of the previous page.
+            #[serde(default)]
+            cursor: Option<String>,
+        ] "Page size (default 200)." $($rest)*);
+    };
+    (@with [$($paging:tt)*] $limit:literal pub struct $name:ident { $($fields:tt)* }) => {
+        #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+        #[serde(deny_unknown_fields)]
+        pub struct $name {
+            $($fields)*
+            $($paging)*
+            #[doc = $limit]
+            #[serde(default)]
+            #[schemars(range(min = 1, max = 1000))]
+            limit: Option<u32>,
+        }
+    };
+}
+pub(crate) use paged_args;
+
+/// A GDScript-style identifier: a letter or `_`, then letters, digits and `_`
+/// (class names, autoload names).
+pub(crate) fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// A key of a `properties` argument: letters, digits, `_` and `/` (a sub-property
+/// path such as `shader_parameter/tint`), not starting with `/`.
+pub(crate) fn check_property_key(key: &str) -> Result<(), ToolError> {
+    let valid = !key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '/')
+        && !key.starts_with('/');
+    if !valid {
+        return Err(ToolError::invalid_params(
+            format!("properties.{key}"),
+            format!("{key:?} is not a property name"),
+        ));
+    }
+    Ok(())
+}
+
+/// A file-plane effect, on disk when the call answers: `reason` says how, `hint`
+/// what else to know.
+pub(crate) fn on_disk(reason: &str, hint: Option<&str>) -> Persistence {
+    Persistence {
+        persisted: true,
+        reason: reason.into(),
+        hint: hint.map(Into::into),
+    }
+}
+
+/// An effect the editor's undo stack does not cover; `hint` says how to undo it.
+pub(crate) fn not_undoable(hint: &str) -> Undo {
+    Undo {
+        undoable: false,
+        undo_hint: Some(hint.into()),
+    }
+}
+
+/// How to undo a delete: nothing keeps the bytes.
+pub(crate) const DELETED_UNDO_HINT: &str =
+    "Not on the editor's undo stack and not in a trash folder: restore from version control.";
+
+/// A count parameter (`limit`, `max_keys`…): `value`, or `default` when absent,
+/// when it lies in `1..=max`; otherwise `INVALID_PARAMS` naming the parameter.
+pub(crate) fn count_param(
+    param: &str,
+    value: Option<u32>,
+    default: u32,
+    max: usize,
+) -> Result<usize, ToolError> {
+    let n = value.unwrap_or(default) as usize;
+    if n == 0 || n > max {
+        return Err(ToolError::invalid_params(
+            param,
+            format!("{param} must be between 1 and {max}"),
+        ));
+    }
+    Ok(n)
+}
+
+/// The page size asked for (`limit`, or `default`), checked against the server's
+/// page limit.
+pub(crate) fn page_limit(
+    state: &AppState,
+    limit: Option<u32>,
+    default: u32,
+) -> Result<usize, ToolError> {
+    count_param("limit", limit, default, state.limits.max_page)
+}
+
+/// Upper bound on directory entries one project walk visits, so a pathological
+/// tree (millions of files) costs a bounded amount.
+pub(crate) const MAX_WALK_ENTRIES: usize = 200_000;
+
+/// How a project walk differs between the tools that walk.
+pub(crate) struct Walk {
+    /// Into sub-folders too.
+    pub recursive: bool,
+    /// Entry names passed over, beside the hidden ones (`.godot/`, dotfiles).
+    pub skip: fn(&str) -> bool,
+    /// The refusal when more than [`MAX_WALK_ENTRIES`] entries are met; it gets the
+    /// folder being read.
+    pub too_many: fn(&ResPath) -> ToolError,
+}
+
+/// Calls `file(res path, real path, size)` for every file under `real` (`res`):
+/// skips hidden entries, folders holding `.gdignore`, and symlinks that leave the
+/// project. A symlink is followed only to a file inside the project, never to a
+/// folder (no loops, no escapes).
+pub(crate) fn walk_project(
+    state: &AppState,
+    real: &Path,
+    res: &ResPath,
+    how: &Walk,
+    visited: &mut usize,
+    file: &mut dyn FnMut(ResPath, PathBuf, u64),
+) -> Result<(), ToolError> {
+    if real.join(".gdignore").exists() {
+        return Ok(());
+    }
+    let entries = std::fs::read_dir(real).map_err(|e| ToolError::io(&res.to_string(), &e))?;
+    for entry in entries.flatten() {
+        *visited += 1;
+        if *visited > MAX_WALK_ENTRIES {
+            return Err((how.too_many)(res));
+        }
+        let Ok(name) = entry.file_name().into_string() else {
+            continue; // not representable as a res:// path
+        };
+        if name.starts_with('.') || (how.skip)(&name) {
+            continue;
+        }
+        let child = res.join(&name);
+        let Ok(ftype) = entry.file_type() else {
+            continue;
+        };
+        if ftype.is_symlink() {
+            if let Ok(target) = state.project.resolve("path", &child)
+                && let Ok(m) = std::fs::metadata(&target)
+                && m.is_file()
+            {
+                file(child, target, m.len());
+            }
+        } else if ftype.is_dir() {
+            if how.recursive {
+                walk_project(state, &entry.path(), &child, how, visited, file)?;
+            }
+        } else if ftype.is_file() {
+            let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
+            file(child, entry.path(), size);
+        }
+    }
+    Ok(())
+}
+
+/// The refusal of a walk that met too many entries, for a whole-project scan.
+pub(crate) fn project_too_large(_: &ResPath) -> ToolError {
+    ToolError::new(
+        ErrorCode::TooLarge,
+        format!("the project holds more than {MAX_WALK_ENTRIES} entries"),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_count_outside_its_range_is_refused_with_the_parameter_named() {
+        assert_eq!(count_param("limit", None, 100, 1000).unwrap(), 100);
+        assert_eq!(count_param("limit", Some(1000), 100, 1000).unwrap(), 1000);
+        for bad in [0, 1001] {
+            let e = count_param("max_keys", Some(bad), 100, 1000).unwrap_err();
+            assert_eq!(e.message, "max_keys must be between 1 and 1000");
+            assert_eq!(e.param.as_deref(), Some("max_keys"));
+        }
+    }
+
+    /// What a walk lists: hidden entries, `.gdignore`d folders, skipped names and
+    /// symlinks out of the project never; sub-folders only when recursive.
+    #[test]
+    fn a_walk_lists_the_project_files_it_may_and_no_others() {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret.gd"), "x").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(root.join("project.godot"), "config_version=5\n").unwrap();
+        for (path, text) in [
+            ("a.gd", "a"),
+            ("a.gd.uid", "uid://abc"),
+            (".hidden/h.gd", "h"),
+            ("ignored/.gdignore", ""),
+            ("ignored/i.gd", "i"),
+            ("sub/z.tscn", "zz"),
+        ] {
+            let p = root.join(path);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        }
+        godot_mcp_os::fs::symlink(root.join("sub/z.tscn"), root.join("link.tscn")).unwrap();
+        godot_mcp_os::fs::symlink(outside.path().join("secret.gd"), root.join("out.gd")).unwrap();
+        let p = crate::project::Project::discover(Some(root), Path::new("/")).unwrap();
+        let mut journal = godot_mcp_journal::Journal::open(&root.join(".state"), p.root()).unwrap();
+        journal.reconcile().unwrap();
+        let safety = crate::safety::SafetyState::new(
+            crate::safety::ApprovalConfig::default(),
+            crate::safety::Toolset::ALL.into_iter().collect(),
+        );
+        let state = AppState::new(p, journal, safety);
+        let list = |recursive: bool| {
+            let how = Walk {
+                recursive,
+                skip: |name| name.ends_with(".uid"),
+                too_many: project_too_large,
+            };
+            let mut out = Vec::new();
+            let root_res = ResPath::root();
+            let real = state.project.resolve("path", &root_res).unwrap();
+            walk_project(
+                &state,
+                &real,
+                &root_res,
+                &how,
+                &mut 0,
+                &mut |res, _, size| out.push((res.to_string(), size)),
+            )
+            .unwrap();
+            out.sort();
+            out
+        };
+        let files = |l: &[(&str, u64)]| -> Vec<(String, u64)> {
+            l.iter().map(|(p, s)| (p.to_string(), *s)).collect()
+        };
+        assert_eq!(
+            list(true),
+            files(&[
+                ("res://a.gd", 1),
+                ("res://link.tscn", 2),
+                ("res://project.godot", 17),
+                ("res://sub/z.tscn", 2)
+            ])
+        );
+        assert_eq!(
+            list(false),
+            files(&[
+                ("res://a.gd", 1),
+                ("res://link.tscn", 2),
+                ("res://project.godot", 17)
+            ])
+        );
+    }
+}
