@@ -27,7 +27,7 @@ use rusqlite::params;
 use serde::{Deserialize, Serialize};
 
 use crate::ids::{EffectKind, FileState, TxnId, TxnStatus};
-use crate::journal::{Journal, WriteGate, now_ms};
+use crate::journal::{Journal, NewTxn, WriteGate, insert_txn, now_ms};
 use crate::proof::{Intent, Proof};
 
 /// What an editor transaction intends, durable before the request is sent.
@@ -363,21 +363,21 @@ impl Journal {
         let txn = TxnId::random().map_err(EditorTxnError::Random)?;
         let intent_json = crate::journal::to_json(&Intent::EditorRuntime(intent.clone()))?;
         let _sync = SyncLevel::for_intent(self.conn(), intent)?;
-        self.conn()
-            .prepare_cached(
-                "INSERT INTO transactions (id, project_object_id, generation, effect_kind, operation,
-                     tool_family, state, intent_json, created_at_ms)
-                 VALUES (?1, ?2, ?3, 'editor_runtime', ?4, ?5, 'open', ?6, ?7)",
-            )?
-            .execute(params![
-                txn.to_string(),
-                self.identity.object_id,
-                self.identity.generation as i64,
+        insert_txn(
+            self.conn(),
+            &self.identity,
+            &NewTxn {
+                txn,
+                kind: EffectKind::EditorRuntime,
                 operation,
                 tool_family,
-                intent_json,
-                now_ms(),
-            ])?;
+                state: TxnStatus::Open,
+                intent_json: &intent_json,
+                proof_json: None,
+                parent: None,
+                idem: None,
+            },
+        )?;
         Ok(txn)
     }
 
