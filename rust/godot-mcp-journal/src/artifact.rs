@@ -8,10 +8,8 @@
 
 use std::path::Path;
 
-use rusqlite::params;
-
-use crate::ids::{FileState, TxnId, TxnStatus};
-use crate::journal::{Journal, now_ms, to_json};
+use crate::ids::{EffectKind, FileState, TxnId, TxnStatus};
+use crate::journal::{Journal, NewTxn, insert_txn, to_json};
 use crate::launch::LaunchError;
 use crate::proof::{Deriver, FileIntent, FileProof, Intent, Proof, ProofBasis};
 
@@ -49,24 +47,21 @@ impl Journal {
             temp_removed: false,
             derived_by: Deriver::Live,
         });
-        let now = now_ms();
-        self.conn()
-            .prepare_cached(
-                "INSERT INTO transactions (id, project_object_id, generation, effect_kind, operation,
-                     tool_family, state, intent_json, proof_json, created_at_ms, terminal_at_ms)
-                 VALUES (?1, ?2, ?3, 'file', ?4, ?5, ?6, ?7, ?8, ?9, ?9)",
-            )?
-            .execute(params![
-                txn.to_string(),
-                self.identity.object_id,
-                self.identity.generation as i64,
+        insert_txn(
+            self.conn(),
+            &self.identity,
+            &NewTxn {
+                txn,
+                kind: EffectKind::File,
                 operation,
                 tool_family,
-                TxnStatus::Committed.as_str(),
-                to_json(&intent)?,
-                to_json(&proof)?,
-                now,
-            ])?;
+                state: TxnStatus::Committed,
+                intent_json: &to_json(&intent)?,
+                proof_json: Some(&to_json(&proof)?),
+                parent: None,
+                idem: None,
+            },
+        )?;
         Ok(txn)
     }
 }

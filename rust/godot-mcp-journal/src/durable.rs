@@ -82,13 +82,7 @@ pub fn observe_bytes(path: &Path) -> io::Result<(Observed, Option<Vec<u8>>)> {
         }
         Err(e) => return Err(e),
     };
-    let meta = file.metadata()?;
-    if !meta.is_file() {
-        return Err(io::Error::other(format!(
-            "{} is not a regular file",
-            path.display()
-        )));
-    }
+    let meta = regular_file_metadata(&file, path)?;
     // Read into a buffer sized from the one fstat above (`read_to_end` on a
     // `File` would stat it again).
     let mut bytes = vec![0u8; usize::try_from(meta.len()).unwrap_or(0)];
@@ -119,13 +113,9 @@ pub fn observe_bytes(path: &Path) -> io::Result<(Observed, Option<Vec<u8>>)> {
     Ok((observed, Some(bytes)))
 }
 
-/// The bytes of `path`, or `None` when it does not exist.
-pub fn read_bytes(path: &Path) -> io::Result<Option<Vec<u8>>> {
-    let mut file = match File::open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e),
-    };
+/// The metadata of the open `file`, which must be a regular file (a directory or
+/// device at `path` is an error, never read).
+fn regular_file_metadata(file: &File, path: &Path) -> io::Result<fs::Metadata> {
     let meta = file.metadata()?;
     if !meta.is_file() {
         return Err(io::Error::other(format!(
@@ -133,6 +123,17 @@ pub fn read_bytes(path: &Path) -> io::Result<Option<Vec<u8>>> {
             path.display()
         )));
     }
+    Ok(meta)
+}
+
+/// The bytes of `path`, or `None` when it does not exist.
+pub fn read_bytes(path: &Path) -> io::Result<Option<Vec<u8>>> {
+    let mut file = match File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let meta = regular_file_metadata(&file, path)?;
     let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
     file.read_to_end(&mut bytes)?;
     Ok(Some(bytes))

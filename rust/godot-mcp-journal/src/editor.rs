@@ -27,7 +27,7 @@ use rusqlite::params;
 use serde::{Deserialize, Serialize};
 
 use crate::ids::{EffectKind, FileState, TxnId, TxnStatus};
-use crate::journal::{Journal, WriteGate, now_ms};
+use crate::journal::{Journal, NewTxn, WriteGate, insert_txn, now_ms};
 use crate::proof::{Intent, Proof};
 
 /// What an editor transaction intends, durable before the request is sent.
@@ -363,21 +363,21 @@ impl Journal {
         let txn = TxnId::random().map_err(EditorTxnError::Random)?;
         let intent_json = crate::journal::to_json(&Intent::EditorRuntime(intent.clone()))?;
         let _sync = SyncLevel::for_intent(self.conn(), intent)?;
-        self.conn()
-            .prepare_cached(
-                "INSERT INTO transactions (id, project_object_id, generation, effect_kind, operation,
-                     tool_family, state, intent_json, created_at_ms)
-                 VALUES (?1, ?2, ?3, 'editor_runtime', ?4, ?5, 'open', ?6, ?7)",
-            )?
-            .execute(params![
-                txn.to_string(),
-                self.identity.object_id,
-                self.identity.generation as i64,
+        insert_txn(
+            self.conn(),
+            &self.identity,
+            &NewTxn {
+                txn,
+                kind: EffectKind::EditorRuntime,
                 operation,
                 tool_family,
-                intent_json,
-                now_ms(),
-            ])?;
+                state: TxnStatus::Open,
+                intent_json: &intent_json,
+                proof_json: None,
+                parent: None,
+                idem: None,
+            },
+        )?;
         Ok(txn)
     }
 
@@ -532,6 +532,17 @@ mod tests {
         }
     }
 
+    /// Begins `intent` as `operation` and settles it: the row and its status.
+    fn settled(
+        j: &mut Journal,
+        intent: &EditorIntent,
+        operation: &str,
+        settle: EditorSettle,
+    ) -> (TxnId, TxnStatus) {
+        let t = j.begin_editor(intent, "editor", operation).unwrap();
+        (t, j.settle_editor(t, intent, settle).unwrap())
+    }
+
     fn refused(left: Option<EditorLeft>, post: Option<FileState>) -> EditorProof {
         EditorProof {
             editor_left: left,
@@ -609,17 +620,8 @@ mod tests {
     fn settled_refusals_record_the_states_and_close_the_gate_when_unproven() {
         let (_d, mut j) = journal();
         let save = intent("resource.set_property", true);
-        let t = j.begin_editor(&save, "editor", "set").unwrap();
-        let s = j
-            .settle_editor(
-                t,
-                &save,
-                EditorSettle::Refused(refused(
-                    Some(EditorLeft::RolledBack),
-                    Some(FileState::of(b"before")),
-                )),
-            )
-            .unwrap();
+        let rolled_back = refused(Some(EditorLeft::RolledBack), Some(FileState::of(b"before")));
+        let (t, s) = settled(&mut j, &save, "set", EditorSettle::Refused(rolled_back));
         assert_eq!(s, TxnStatus::Compensated);
         assert_eq!(j.gate(), &WriteGate::Open);
         let rec = j.editor_record(t).unwrap().unwrap();
@@ -629,14 +631,8 @@ mod tests {
         assert_eq!(p.post_state, Some(FileState::of(b"before")));
         assert_eq!(p.editor_left, Some(EditorLeft::RolledBack));
 
-        let t = j.begin_editor(&save, "editor", "set").unwrap();
-        let s = j
-            .settle_editor(
-                t,
-                &save,
-                EditorSettle::Refused(refused(None, Some(FileState::of(b"before")))),
-            )
-            .unwrap();
+        let unreported = refused(None, Some(FileState::of(b"before")));
+        let (_, s) = settled(&mut j, &save, "set", EditorSettle::Refused(unreported));
         assert_eq!(s, TxnStatus::Quarantined);
         assert!(matches!(j.gate(), WriteGate::Closed { .. }));
     }
@@ -667,16 +663,10 @@ mod tests {
         );
 
         let lost = intent("node.set_property", false);
-        let t = j.begin_editor(&lost, "editor", "set").unwrap();
-        let s = j
-            .settle_editor(
-                t,
-                &lost,
-                EditorSettle::Lost {
-                    reason: "timeout".into(),
-                },
-            )
-            .unwrap();
+        let timeout = EditorSettle::Lost {
+            reason: "timeout".into(),
+        };
+        let (_, s) = settled(&mut j, &lost, "set", timeout);
         assert_eq!(s, TxnStatus::Open);
         assert_eq!(
             j.gate(),
@@ -696,16 +686,10 @@ mod tests {
         assert!(open[0].reason.as_deref().unwrap().contains("never resent"));
 
         let save = intent("scene.save", true);
-        let t = j.begin_editor(&save, "editor", "save").unwrap();
-        let s = j
-            .settle_editor(
-                t,
-                &save,
-                EditorSettle::Lost {
-                    reason: "connection lost".into(),
-                },
-            )
-            .unwrap();
+        let connection_lost = EditorSettle::Lost {
+            reason: "connection lost".into(),
+        };
+        let (_, s) = settled(&mut j, &save, "save", connection_lost);
         assert_eq!(s, TxnStatus::Quarantined);
         assert!(matches!(j.gate(), WriteGate::Closed { .. }));
         assert!(matches!(
@@ -750,15 +734,9 @@ mod tests {
             let mut j = Journal::open(&state, &project).unwrap();
             j.reconcile().unwrap();
             let save = intent("scene.save", true);
-            let t = j.begin_editor(&save, "editor", "save").unwrap();
             // The save failed half-way: the file changed.
-            let s = j
-                .settle_editor(
-                    t,
-                    &save,
-                    EditorSettle::Refused(refused(left, Some(FileState::of(b"partial")))),
-                )
-                .unwrap();
+            let partial = refused(left, Some(FileState::of(b"partial")));
+            let (t, s) = settled(&mut j, &save, "save", EditorSettle::Refused(partial));
             assert_eq!(s, TxnStatus::Quarantined);
             let identity = j.identity().clone();
             drop(j);

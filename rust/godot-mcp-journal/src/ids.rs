@@ -6,6 +6,53 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+/// Serde through the type's text form (`Display` / `FromStr`), the form the
+/// journal stores and the CLI prints.
+macro_rules! serde_as_text {
+    ($ty:ty) => {
+        impl Serialize for $ty {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_str(self)
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $ty {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let s = String::deserialize(d)?;
+                s.parse().map_err(serde::de::Error::custom)
+            }
+        }
+    };
+}
+
+/// `as_str`, `parse` and `Display` of a journal enum from one table of its
+/// spellings, so the written and the parsed form cannot drift apart.
+macro_rules! spelled {
+    ($ty:ident { $($variant:ident => $text:literal),+ $(,)? }) => {
+        impl $ty {
+            /// The journal's spelling.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Self::$variant => $text,)+
+                }
+            }
+
+            pub(crate) fn parse(s: &str) -> Option<Self> {
+                match s {
+                    $($text => Some(Self::$variant),)+
+                    _ => None,
+                }
+            }
+        }
+
+        impl fmt::Display for $ty {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+
 /// Fills `buf` with OS randomness. Identity depends on it, so a failing RNG is an
 /// error, never a fallback to something predictable.
 pub(crate) fn random_bytes<const N: usize>() -> std::io::Result<[u8; N]> {
@@ -60,39 +107,37 @@ impl fmt::Debug for TxnId {
     }
 }
 
-/// A string that is not a transaction id.
+/// Text that is not the written form of a transaction id or a content hash.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("not a transaction id (expected 8-4-4-4-12 hex digits): {0:?}")]
-pub struct ParseTxnIdError(pub String);
+#[error("not {expected}: {text:?}")]
+pub struct ParseIdError {
+    /// What the text should have been, e.g. `a transaction id (expected 8-4-4-4-12 hex digits)`.
+    pub expected: &'static str,
+    /// The text.
+    pub text: String,
+}
 
 impl FromStr for TxnId {
-    type Err = ParseTxnIdError;
+    type Err = ParseIdError;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let err = || ParseIdError {
+            expected: "a transaction id (expected 8-4-4-4-12 hex digits)",
+            text: s.to_owned(),
+        };
         let groups: Vec<&str> = s.split('-').collect();
         let lens = [8, 4, 4, 4, 12];
         if groups.len() != 5 || groups.iter().zip(lens).any(|(g, l)| g.len() != l) {
-            return Err(ParseTxnIdError(s.to_owned()));
+            return Err(err());
         }
         let joined: String = groups.concat();
         let mut out = [0u8; 16];
-        hex::decode_to_slice(&joined, &mut out).map_err(|_| ParseTxnIdError(s.to_owned()))?;
+        hex::decode_to_slice(&joined, &mut out).map_err(|_| err())?;
         Ok(Self(out))
     }
 }
 
-impl Serialize for TxnId {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-
-impl<'de> Deserialize<'de> for TxnId {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        s.parse().map_err(serde::de::Error::custom)
-    }
-}
+serde_as_text!(TxnId);
 
 /// A SHA-256 content hash, written as 64 lowercase hex digits.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -125,33 +170,20 @@ impl fmt::Debug for ContentHash {
     }
 }
 
-/// A string that is not a SHA-256 hash in hex.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("not a sha256 hex digest (expected 64 hex digits): {0:?}")]
-pub struct ParseHashError(pub String);
-
 impl FromStr for ContentHash {
-    type Err = ParseHashError;
+    type Err = ParseIdError;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let mut out = [0u8; 32];
-        hex::decode_to_slice(s, &mut out).map_err(|_| ParseHashError(s.to_owned()))?;
+        hex::decode_to_slice(s, &mut out).map_err(|_| ParseIdError {
+            expected: "a sha256 hex digest (expected 64 hex digits)",
+            text: s.to_owned(),
+        })?;
         Ok(Self(out))
     }
 }
 
-impl Serialize for ContentHash {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-
-impl<'de> Deserialize<'de> for ContentHash {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        s.parse().map_err(serde::de::Error::custom)
-    }
-}
+serde_as_text!(ContentHash);
 
 /// The state of one file path: absent, or present with these bytes' hash.
 ///
@@ -201,33 +233,12 @@ pub enum TxnStatus {
     Quarantined,
 }
 
-impl TxnStatus {
-    /// The journal's spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Open => "open",
-            Self::Compensated => "compensated",
-            Self::Committed => "committed",
-            Self::Quarantined => "quarantined",
-        }
-    }
-
-    pub(crate) fn parse(s: &str) -> Option<Self> {
-        Some(match s {
-            "open" => Self::Open,
-            "compensated" => Self::Compensated,
-            "committed" => Self::Committed,
-            "quarantined" => Self::Quarantined,
-            _ => return None,
-        })
-    }
-}
-
-impl fmt::Display for TxnStatus {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+spelled!(TxnStatus {
+    Open => "open",
+    Compensated => "compensated",
+    Committed => "committed",
+    Quarantined => "quarantined",
+});
 
 /// Which kind of effect a transaction made; the proof form follows from it.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
@@ -241,31 +252,11 @@ pub enum EffectKind {
     EditorRuntime,
 }
 
-impl EffectKind {
-    /// The journal's spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::File => "file",
-            Self::ProcessLaunch => "process_launch",
-            Self::EditorRuntime => "editor_runtime",
-        }
-    }
-
-    pub(crate) fn parse(s: &str) -> Option<Self> {
-        Some(match s {
-            "file" => Self::File,
-            "process_launch" => Self::ProcessLaunch,
-            "editor_runtime" => Self::EditorRuntime,
-            _ => return None,
-        })
-    }
-}
-
-impl fmt::Display for EffectKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+spelled!(EffectKind {
+    File => "file",
+    ProcessLaunch => "process_launch",
+    EditorRuntime => "editor_runtime",
+});
 
 #[cfg(test)]
 mod tests {

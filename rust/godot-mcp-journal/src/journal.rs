@@ -167,18 +167,28 @@ pub struct FileWrite {
     pub operation: String,
 }
 
-/// A durable file delete, recorded with a tombstone (post-state `absent`).
+impl FileWrite {
+    /// An unconditional write (no compare-and-swap, no idempotent replay).
+    pub fn new(rel_path: &str, bytes: &[u8], tool_family: &str, operation: &str) -> Self {
+        Self {
+            rel_path: rel_path.into(),
+            bytes: bytes.to_vec(),
+            expected: None,
+            idempotency: None,
+            tool_family: tool_family.into(),
+            operation: operation.into(),
+        }
+    }
+}
+
+/// A durable file delete, recorded with a tombstone (post-state `absent`): a
+/// [`FileWrite`] without bytes, its fields meaning the same.
 #[derive(Clone, Debug)]
 pub struct FileDelete {
-    /// Project-relative path, already validated by the server.
     pub rel_path: PathBuf,
-    /// Compare-and-swap: the state the caller last saw.
     pub expected: Option<FileState>,
-    /// Idempotent replay, when the request carried an identifier.
     pub idempotency: Option<IdempotencyKey>,
-    /// The tool family.
     pub tool_family: String,
-    /// The operation, e.g. `delete`.
     pub operation: String,
 }
 
@@ -593,7 +603,7 @@ impl Journal {
             p.txn,
             TxnStatus::Open,
             TxnStatus::Committed,
-            Some(&p.proof),
+            Some(Proof::File(p.proof)),
             None,
         );
         let restored = self
@@ -978,32 +988,26 @@ impl Journal {
         let intent_json = to_json(&Intent::File(intent.clone()))?;
         // Committed without its own fsync; the caller fsyncs the WAL before
         // the effect (see `run_file_txn`).
-        let (object_id, generation) = (&self.identity.object_id, self.identity.generation);
         // An overwrite or delete keeps its pre-image (crate::preimage) in the same SQLite
         // transaction as the intent, so it is durable before the effect with no extra
         // fsync; a create has none and, with no pending terminal row, stays one
         // autocommit statement.
         let insert = |conn: &Connection| {
-            conn.prepare_cached(
-                "INSERT INTO transactions (id, project_object_id, generation, effect_kind, operation,
-                     tool_family, state, intent_json, idem_id, idem_principal, idem_session,
-                     idem_request_hash, created_at_ms)
-                 VALUES (?1, ?2, ?3, 'file', ?4, ?5, 'open', ?6, ?7, ?8, ?9, ?10, ?11)",
-            )?
-            .execute(params![
-                txn.to_string(),
-                object_id,
-                generation as i64,
-                ctx.operation,
-                ctx.tool_family,
-                intent_json,
-                ctx.idem.map(|k| &k.id),
-                ctx.idem.map(|k| &k.principal),
-                ctx.idem.map(|k| &k.session),
-                ctx.idem.map(|k| k.request_hash.to_string()),
-                now_ms(),
-            ])
-            .map(|_| ())
+            insert_txn(
+                conn,
+                &self.identity,
+                &NewTxn {
+                    txn,
+                    kind: EffectKind::File,
+                    operation: ctx.operation,
+                    tool_family: ctx.tool_family,
+                    state: TxnStatus::Open,
+                    intent_json: &intent_json,
+                    proof_json: None,
+                    parent: None,
+                    idem: ctx.idem,
+                },
+            )
         };
         // The previous write's terminal row, if still pending, goes into this
         // same SQLite transaction: one commit instead of two (group commit).
@@ -1023,7 +1027,7 @@ impl Journal {
                     p.txn,
                     TxnStatus::Open,
                     TxnStatus::Committed,
-                    Some(&p.proof),
+                    Some(Proof::File(p.proof.clone())),
                     None,
                 )?;
             }
@@ -1075,6 +1079,7 @@ impl Journal {
         // One statement: in autocommit it is its own transaction.
         let result = self.flush_pending().and_then(|()| {
             unsynced(&mut self.db, |conn| {
+                let proof = proof.cloned().map(Proof::File);
                 record_terminal(conn, txn, TxnStatus::Open, status, proof, reason)
             })
         });
@@ -1191,35 +1196,72 @@ fn ensure_parent(storage: &dyn Storage, root: &Path, rel: &Path) -> io::Result<(
     Ok(())
 }
 
-/// Moves `txn` from `from` to `to` with its proof and reason; exactly one row
-/// must change, so a transition never applies to a row in another state.
+/// A new `transactions` row. A row born terminal (an artifact recorded after
+/// the fact) gets its terminal time at creation.
+pub(crate) struct NewTxn<'a> {
+    pub txn: TxnId,
+    pub kind: EffectKind,
+    pub operation: &'a str,
+    pub tool_family: &'a str,
+    pub state: TxnStatus,
+    pub intent_json: &'a str,
+    pub proof_json: Option<&'a str>,
+    pub parent: Option<TxnId>,
+    pub idem: Option<&'a IdempotencyKey>,
+}
+
+/// Inserts `row` for the project `identity`: the one statement every effect
+/// kind records its intent with.
+pub(crate) fn insert_txn(
+    conn: &Connection,
+    identity: &ProjectIdentity,
+    row: &NewTxn<'_>,
+) -> rusqlite::Result<()> {
+    let now = now_ms();
+    let terminal_at = (row.state != TxnStatus::Open).then_some(now);
+    conn.prepare_cached(
+        "INSERT INTO transactions (id, project_object_id, generation, effect_kind, operation,
+             tool_family, state, intent_json, proof_json, parent_txn, idem_id, idem_principal,
+             idem_session, idem_request_hash, created_at_ms, terminal_at_ms)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+    )?
+    .execute(params![
+        row.txn.to_string(),
+        identity.object_id,
+        identity.generation as i64,
+        row.kind.as_str(),
+        row.operation,
+        row.tool_family,
+        row.state.as_str(),
+        row.intent_json,
+        row.proof_json,
+        row.parent.map(|p| p.to_string()),
+        row.idem.map(|k| &k.id),
+        row.idem.map(|k| &k.principal),
+        row.idem.map(|k| &k.session),
+        row.idem.map(|k| k.request_hash.to_string()),
+        now,
+        terminal_at,
+    ])
+    .map(|_| ())
+}
+
 /// A journal column's JSON text; a value that cannot be serialized is a SQL error.
 pub(crate) fn to_json<T: serde::Serialize>(v: &T) -> rusqlite::Result<String> {
     serde_json::to_string(v).map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))
 }
 
+/// Moves `txn` from `from` to `to` with its proof and reason; exactly one row
+/// must change, so a transition never applies to a row in another state.
 pub(crate) fn record_terminal(
     conn: &Connection,
     txn: TxnId,
     from: TxnStatus,
     to: TxnStatus,
-    proof: Option<&FileProof>,
+    proof: Option<Proof>,
     reason: Option<&str>,
 ) -> rusqlite::Result<()> {
-    let proof = proof.map(|p| Proof::File(p.clone()));
-    record_terminal_proof(conn, txn, from, to, proof.as_ref(), reason)
-}
-
-/// [`record_terminal`] for a proof of any effect kind.
-pub(crate) fn record_terminal_proof(
-    conn: &Connection,
-    txn: TxnId,
-    from: TxnStatus,
-    to: TxnStatus,
-    proof: Option<&Proof>,
-    reason: Option<&str>,
-) -> rusqlite::Result<()> {
-    let proof_json = proof.map(to_json).transpose()?;
+    let proof_json = proof.as_ref().map(to_json).transpose()?;
     let changed = conn
         .prepare_cached(
             "UPDATE transactions SET state = ?2, proof_json = ?3, reason = ?4, terminal_at_ms = ?5
@@ -1296,31 +1338,30 @@ pub(crate) fn list(conn: &Connection, filter: &TxnFilter) -> Result<Vec<TxnRecor
 mod tests {
     use super::*;
 
-    /// Guards against: the connection left at `synchronous=NORMAL` after a
-    /// write, which would silently drop the fsync of every other commit
-    /// (launches, editor rows, reconciliation, repair).
-    #[test]
-    fn a_write_leaves_the_connection_at_synchronous_full() {
+    /// A journal of a fresh project, reconciled (its temp dir kept alive by the caller).
+    fn reconciled() -> (tempfile::TempDir, Journal) {
         let dir = tempfile::tempdir().unwrap();
         let project = dir.path().join("p");
         fs::create_dir_all(&project).unwrap();
         let mut j = Journal::open(&dir.path().join("s"), &project).unwrap();
         j.reconcile().unwrap();
+        (dir, j)
+    }
+
+    /// Guards against: the connection left at `synchronous=NORMAL` after a
+    /// write, which would silently drop the fsync of every other commit
+    /// (launches, editor rows, reconciliation, repair).
+    #[test]
+    fn a_write_leaves_the_connection_at_synchronous_full() {
+        let (_dir, mut j) = reconciled();
         let full = |j: &Journal| -> i64 {
             j.conn()
                 .pragma_query_value(None, "synchronous", |r| r.get(0))
                 .unwrap()
         };
         assert_eq!(full(&j), 2);
-        j.write_file(FileWrite {
-            rel_path: "a.txt".into(),
-            bytes: b"x".to_vec(),
-            expected: None,
-            idempotency: None,
-            tool_family: "t".into(),
-            operation: "write".into(),
-        })
-        .unwrap();
+        j.write_file(FileWrite::new("a.txt", b"x", "t", "write"))
+            .unwrap();
         assert_eq!(
             full(&j),
             2,
@@ -1333,20 +1374,9 @@ mod tests {
     /// the database alone, without a reconciliation re-deriving it.
     #[test]
     fn a_closed_journal_has_written_the_last_terminal_row() {
-        let dir = tempfile::tempdir().unwrap();
-        let project = dir.path().join("p");
-        fs::create_dir_all(&project).unwrap();
-        let mut j = Journal::open(&dir.path().join("s"), &project).unwrap();
-        j.reconcile().unwrap();
+        let (_dir, mut j) = reconciled();
         let txn = j
-            .write_file(FileWrite {
-                rel_path: "a.txt".into(),
-                bytes: b"x".to_vec(),
-                expected: None,
-                idempotency: None,
-                tool_family: "t".into(),
-                operation: "write".into(),
-            })
+            .write_file(FileWrite::new("a.txt", b"x", "t", "write"))
             .unwrap()
             .transaction_id();
         let db = j.state_dir().join(JOURNAL_FILE);

@@ -36,8 +36,8 @@ use std::time::{Duration, Instant};
 use rusqlite::params;
 use serde::{Deserialize, Serialize};
 
-use crate::ids::{TxnId, TxnStatus};
-use crate::journal::{Journal, QuarantinedTxn, WriteGate, now_ms, record_terminal_proof};
+use crate::ids::{EffectKind, TxnId, TxnStatus};
+use crate::journal::{Journal, NewTxn, QuarantinedTxn, WriteGate, insert_txn, record_terminal};
 use crate::process_table::ProcessTable;
 use crate::proof::{Deriver, Intent, Proof};
 
@@ -274,23 +274,21 @@ impl Journal {
         // (which *is* fsynced, and commits this row with it) releases the gate.
         // A machine crash before that kills the gated process as well.
         self.conn().pragma_update(None, "synchronous", "NORMAL")?;
-        let inserted = self
-            .conn()
-            .prepare_cached(
-                "INSERT INTO transactions (id, project_object_id, generation, effect_kind, operation,
-                     tool_family, state, intent_json, parent_txn, created_at_ms)
-                 VALUES (?1, ?2, ?3, 'process_launch', ?4, ?5, 'open', ?6, ?7, ?8)",
-            )?
-            .execute(params![
-                txn.to_string(),
-                self.identity.object_id,
-                self.identity.generation as i64,
+        let inserted = insert_txn(
+            self.conn(),
+            &self.identity,
+            &NewTxn {
+                txn,
+                kind: EffectKind::ProcessLaunch,
                 operation,
                 tool_family,
-                json,
-                parent.map(|p| p.to_string()),
-                now_ms(),
-            ]);
+                state: TxnStatus::Open,
+                intent_json: &json,
+                proof_json: None,
+                parent,
+                idem: None,
+            },
+        );
         let restored = self.conn().pragma_update(None, "synchronous", "FULL");
         inserted?;
         restored?;
@@ -335,12 +333,12 @@ impl Journal {
                 Some("the launch's boundary could not be proven empty after it ended".to_owned()),
             )
         };
-        record_terminal_proof(
+        record_terminal(
             self.conn(),
             txn,
             TxnStatus::Open,
             status,
-            Some(&Proof::ProcessLaunch(proof.clone())),
+            Some(Proof::ProcessLaunch(proof.clone())),
             reason.as_deref(),
         )?;
         if status == TxnStatus::Quarantined {

@@ -23,7 +23,7 @@ use serde::Serialize;
 use crate::durable;
 use crate::failpoints::{self as fp, cross};
 use crate::ids::{TxnId, TxnStatus};
-use crate::journal::{Journal, QuarantinedTxn, WriteGate, record_terminal, record_terminal_proof};
+use crate::journal::{Journal, QuarantinedTxn, WriteGate, record_terminal};
 use crate::proof::{Deriver, FileIntent, FileProof, Intent, Proof, ProofBasis};
 
 /// What one reconciliation did.
@@ -316,25 +316,18 @@ impl Journal {
                 tracing::error!(id, "journal row with an unparsable id left open");
                 continue;
             };
-            if d.other_proof.is_some() {
-                record_terminal_proof(
-                    &tx,
-                    txn,
-                    TxnStatus::Open,
-                    d.status,
-                    d.other_proof.as_ref(),
-                    d.reason.as_deref(),
-                )?;
-            } else {
-                record_terminal(
-                    &tx,
-                    txn,
-                    TxnStatus::Open,
-                    d.status,
-                    d.proof.as_ref(),
-                    d.reason.as_deref(),
-                )?;
-            }
+            let proof = d
+                .other_proof
+                .clone()
+                .or_else(|| d.proof.clone().map(Proof::File));
+            record_terminal(
+                &tx,
+                txn,
+                TxnStatus::Open,
+                d.status,
+                proof,
+                d.reason.as_deref(),
+            )?;
             match d.status {
                 TxnStatus::Compensated => report.compensated += 1,
                 TxnStatus::Committed => report.committed += 1,

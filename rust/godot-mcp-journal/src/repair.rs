@@ -307,6 +307,37 @@ fn mismatch(field: &'static str, claimed: impl ToString, derived: impl ToString)
     }
 }
 
+/// The state of `target` now, which must be the state the proof claims.
+fn observe_claimed(target: &Path, claim: &FileClaim) -> Result<FileState, RepairRefusal> {
+    let observed = durable::read_state(target).map_err(|source| RepairRefusal::Io {
+        path: target.to_path_buf(),
+        source,
+    })?;
+    if claim.observed != observed {
+        return Err(mismatch("file.observed", claim.observed, observed));
+    }
+    Ok(observed)
+}
+
+/// The report of a repair of the quarantined transaction `req` names.
+fn report(
+    req: &RepairRequest,
+    to: TxnStatus,
+    recorded: bool,
+    proof: Proof,
+    actions: Vec<String>,
+) -> RepairReport {
+    RepairReport {
+        transaction_id: req.transaction_id,
+        operation: req.operation,
+        from: TxnStatus::Quarantined,
+        to,
+        recorded,
+        proof,
+        actions,
+    }
+}
+
 fn repair(
     mut journal: Journal,
     req: &RepairRequest,
@@ -385,10 +416,10 @@ fn repair(
     let intent = match (kind, parsed) {
         (EffectKind::File, Intent::File(intent)) => intent,
         (EffectKind::ProcessLaunch, Intent::ProcessLaunch(intent)) => {
-            return repair_launch(&mut journal, req, txn, status, intent, reason);
+            return repair_launch(&mut journal, req, txn, intent, reason);
         }
         (EffectKind::EditorRuntime, Intent::EditorRuntime(intent)) => {
-            return repair_editor(&mut journal, req, proof, txn, status, intent, reason);
+            return repair_editor(&mut journal, req, proof, txn, intent, reason);
         }
         (other, _) => {
             return Err(RepairRefusal::Unproven(format!(
@@ -433,13 +464,7 @@ fn repair(
 
     let root = journal.root.clone();
     let target = root.join(&intent.path);
-    let observed = durable::read_state(&target).map_err(|source| RepairRefusal::Io {
-        path: target.clone(),
-        source,
-    })?;
-    if claim.observed != observed {
-        return Err(mismatch("file.observed", claim.observed, observed));
-    }
+    let observed = observe_claimed(&target, claim)?;
     let temp = intent.temp.as_ref().map(|t| root.join(t));
     let temp_exists = match &temp {
         Some(t) => match fs::symlink_metadata(t) {
@@ -550,29 +575,24 @@ fn repair(
             req.operation,
             row.reason.as_deref().unwrap_or("no reason recorded")
         );
-        let proof_json = serde_json::to_string(&Proof::File(proof_out.clone()))
-            .map_err(|e| RepairRefusal::Unproven(e.to_string()))?;
-        let tx = journal.conn_mut().transaction()?;
-        record_terminal(
-            &tx,
+        let proof = Proof::File(proof_out.clone());
+        record_repair(
+            &mut journal,
             txn,
-            TxnStatus::Quarantined,
+            req.operation,
             plan.to,
-            Some(&proof_out),
-            Some(&reason),
+            &proof,
+            proof.clone(),
+            &reason,
         )?;
-        log_repair(&tx, txn, req.operation, plan.to, &proof_json)?;
-        tx.commit()?;
     }
-    Ok(RepairReport {
-        transaction_id: txn,
-        operation: req.operation,
-        from: status,
-        to: plan.to,
-        recorded: record,
-        proof: Proof::File(proof_out),
+    Ok(report(
+        req,
+        plan.to,
+        record,
+        Proof::File(proof_out),
         actions,
-    })
+    ))
 }
 
 /// An `editor_runtime` transaction quarantined because a command that may have written
@@ -591,7 +611,6 @@ fn repair_editor(
     req: &RepairRequest,
     proof: &RepairProof,
     txn: TxnId,
-    status: TxnStatus,
     intent: crate::editor::EditorIntent,
     reason: Option<&str>,
 ) -> Result<RepairReport, RepairRefusal> {
@@ -627,14 +646,7 @@ fn repair_editor(
     if claim.path != rel {
         return Err(mismatch("file.path", &claim.path, &rel));
     }
-    let target = journal.root.join(&rel);
-    let observed = durable::read_state(&target).map_err(|source| RepairRefusal::Io {
-        path: target.clone(),
-        source,
-    })?;
-    if claim.observed != observed {
-        return Err(mismatch("file.observed", claim.observed, observed));
-    }
+    let observed = observe_claimed(&journal.root.join(&rel), claim)?;
     // The pre-state is proven when the editor reported its change undone (or never made)
     // and the file is at the pre-state recorded before the request was sent: then the
     // row is compensated by proof. Otherwise the operator's acknowledgment commits it.
@@ -683,29 +695,11 @@ fn repair_editor(
                 format!("repaired; {rel} at {observed}"),
             )
         };
-        let proof_json = serde_json::to_string(&Proof::File(proof_out.clone()))
-            .map_err(|e| RepairRefusal::Unproven(e.to_string()))?;
-        let tx = journal.conn_mut().transaction()?;
-        crate::journal::record_terminal_proof(
-            &tx,
-            txn,
-            TxnStatus::Quarantined,
-            to,
-            Some(&Proof::EditorRuntime(editor_proof)),
-            Some(&why),
-        )?;
-        log_repair(&tx, txn, req.operation, to, &proof_json)?;
-        tx.commit()?;
+        let logged = Proof::File(proof_out.clone());
+        let row_proof = Proof::EditorRuntime(editor_proof);
+        record_repair(journal, txn, req.operation, to, &logged, row_proof, &why)?;
     }
-    Ok(RepairReport {
-        transaction_id: txn,
-        operation: req.operation,
-        from: status,
-        to,
-        recorded: record,
-        proof: Proof::File(proof_out),
-        actions: Vec::new(),
-    })
+    Ok(report(req, to, record, Proof::File(proof_out), Vec::new()))
 }
 
 /// A quarantined `process_launch`: a survivor whose boundary could not be proven empty.
@@ -723,7 +717,6 @@ fn repair_launch(
     journal: &mut Journal,
     req: &RepairRequest,
     txn: TxnId,
-    status: TxnStatus,
     intent: crate::launch::LaunchIntent,
     reason: Option<&str>,
 ) -> Result<RepairReport, RepairRefusal> {
@@ -845,19 +838,7 @@ fn repair_launch(
             req.operation,
             reason.unwrap_or("no reason recorded")
         );
-        let proof_json =
-            serde_json::to_string(&proof).map_err(|e| RepairRefusal::Unproven(e.to_string()))?;
-        let tx = journal.conn_mut().transaction()?;
-        crate::journal::record_terminal_proof(
-            &tx,
-            txn,
-            TxnStatus::Quarantined,
-            to,
-            Some(&proof),
-            Some(&why),
-        )?;
-        log_repair(&tx, txn, req.operation, to, &proof_json)?;
-        tx.commit()?;
+        record_repair(journal, txn, req.operation, to, &proof, proof.clone(), &why)?;
     }
     let actions = if req.operation == RepairOperation::Terminate && !live_members.is_empty() {
         vec![format!(
@@ -867,15 +848,7 @@ fn repair_launch(
     } else {
         Vec::new()
     };
-    Ok(RepairReport {
-        transaction_id: txn,
-        operation: req.operation,
-        from: status,
-        to,
-        recorded: record,
-        proof,
-        actions,
-    })
+    Ok(report(req, to, record, proof, actions))
 }
 
 /// Writes `bytes` back over `target` the durable way (temp file in the same
@@ -895,13 +868,28 @@ fn restore_bytes(target: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
 }
 
 /// The `repairs` log row of a recorded repair (same SQLite transaction as the transition).
-fn log_repair(
-    tx: &rusqlite::Transaction<'_>,
+/// Records a repair in one transaction: the quarantined row's move to `to` with
+/// `row_proof` and `why`, and the `repairs` log entry carrying `logged`.
+fn record_repair(
+    journal: &mut Journal,
     txn: TxnId,
     operation: RepairOperation,
     to: TxnStatus,
-    proof_json: &str,
-) -> rusqlite::Result<usize> {
+    logged: &Proof,
+    row_proof: Proof,
+    why: &str,
+) -> Result<(), RepairRefusal> {
+    let proof_json =
+        serde_json::to_string(logged).map_err(|e| RepairRefusal::Unproven(e.to_string()))?;
+    let tx = journal.conn_mut().transaction()?;
+    record_terminal(
+        &tx,
+        txn,
+        TxnStatus::Quarantined,
+        to,
+        Some(row_proof),
+        Some(why),
+    )?;
     tx.execute(
         "INSERT INTO repairs (txn_id, operation, from_state, to_state, proof_json, at_ms)
          VALUES (?1, ?2, 'quarantined', ?3, ?4, ?5)",
@@ -912,7 +900,9 @@ fn log_repair(
             proof_json,
             now_ms()
         ],
-    )
+    )?;
+    tx.commit()?;
+    Ok(())
 }
 
 struct Plan {

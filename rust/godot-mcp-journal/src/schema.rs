@@ -199,6 +199,11 @@ fn rewrite_checks(tx: &rusqlite::Transaction<'_>) -> Result<(), MigrateError> {
 mod tests {
     use super::*;
 
+    fn user_version(conn: &Connection) -> i64 {
+        conn.pragma_query_value(None, "user_version", |r| r.get(0))
+            .unwrap()
+    }
+
     #[test]
     fn migrations_are_idempotent_and_versioned() {
         let dir = tempfile::tempdir().unwrap();
@@ -206,10 +211,7 @@ mod tests {
         for _ in 0..2 {
             let mut conn = Connection::open(&path).unwrap();
             prepare(&mut conn).unwrap();
-            let v: i64 = conn
-                .pragma_query_value(None, "user_version", |r| r.get(0))
-                .unwrap();
-            assert_eq!(v, CURRENT_VERSION);
+            assert_eq!(user_version(&conn), CURRENT_VERSION);
             let mode: String = conn
                 .pragma_query_value(None, "journal_mode", |r| r.get(0))
                 .unwrap();
@@ -274,10 +276,7 @@ mod tests {
         }
         let mut conn = Connection::open(&path).unwrap();
         prepare(&mut conn).unwrap();
-        let v: i64 = conn
-            .pragma_query_value(None, "user_version", |r| r.get(0))
-            .unwrap();
-        assert_eq!(v, CURRENT_VERSION);
+        assert_eq!(user_version(&conn), CURRENT_VERSION);
         let state: String = conn
             .query_row("SELECT state FROM transactions WHERE id = 't'", [], |r| {
                 r.get(0)

@@ -258,6 +258,23 @@ mod sim {
             f(&mut model)
         }
 
+        /// A rename by `rename` (one of the real renames): the model moves the
+        /// node from `from` to `to` once the real one succeeded.
+        fn moved(
+            &self,
+            from: &Path,
+            to: &Path,
+            rename: impl FnOnce() -> io::Result<()>,
+        ) -> io::Result<()> {
+            self.with(|m| {
+                m.lookup(from)?;
+                m.track(to)?;
+                rename()?;
+                let node = m.unlink(from)?.expect("looked up above");
+                m.link(to, node)
+            })
+        }
+
         /// Tracks `path` as a whole: its current bytes count as durable, and
         /// afterwards only what it holds at a `sync_data` through this seam.
         pub fn track_whole_file(&self, path: &Path) -> io::Result<()> {
@@ -377,23 +394,11 @@ mod sim {
         }
 
         fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
-            self.with(|m| {
-                m.lookup(from)?;
-                m.track(to)?;
-                RealStorage.rename(from, to)?;
-                let node = m.unlink(from)?.expect("looked up above");
-                m.link(to, node)
-            })
+            self.moved(from, to, || RealStorage.rename(from, to))
         }
 
         fn rename_noreplace(&self, from: &Path, to: &Path) -> io::Result<()> {
-            self.with(|m| {
-                m.lookup(from)?;
-                m.track(to)?;
-                RealStorage.rename_noreplace(from, to)?;
-                let node = m.unlink(from)?.expect("looked up above");
-                m.link(to, node)
-            })
+            self.moved(from, to, || RealStorage.rename_noreplace(from, to))
         }
 
         fn exchange(&self, a: &Path, b: &Path) -> io::Result<()> {

@@ -166,40 +166,39 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
             None => Seen::Committed,
         };
 
-        let seen = if is_delete {
-            match journal.delete_file(FileDelete {
-                rel_path: PATHS[path].into(),
-                expected: expected_state,
-                idempotency: key,
-                tool_family: family.into(),
-                operation: "delete".into(),
-            }) {
-                Ok(TxnOutcome::Committed { transaction_id, .. }) => {
-                    (Seen::Committed, Some(transaction_id))
-                }
-                Ok(TxnOutcome::Replayed(p)) => (Seen::Replayed(p.transaction_id, p.status), None),
-                Err(DeleteError::Stale { .. }) => (Seen::Stale, None),
-                Err(DeleteError::Conflict { .. }) => (Seen::Conflict, None),
-                Err(DeleteError::Absent { .. }) => (Seen::Absent, None),
-                Err(e) => return Err(TestCaseError::fail(format!("{op:?}: {e}"))),
-            }
+        // Each refusal as the model names it; any other error fails the case.
+        let result = if is_delete {
+            journal
+                .delete_file(FileDelete {
+                    rel_path: PATHS[path].into(),
+                    expected: expected_state,
+                    idempotency: key,
+                    tool_family: family.into(),
+                    operation: "delete".into(),
+                })
+                .map_err(|e| match e {
+                    DeleteError::Stale { .. } => Ok(Seen::Stale),
+                    DeleteError::Conflict { .. } => Ok(Seen::Conflict),
+                    DeleteError::Absent { .. } => Ok(Seen::Absent),
+                    e => Err(e.to_string()),
+                })
         } else {
-            match journal.write_file(FileWrite {
-                rel_path: PATHS[path].into(),
-                bytes: bytes.clone().unwrap(),
-                expected: expected_state,
-                idempotency: key,
-                tool_family: family.into(),
-                operation: "write".into(),
-            }) {
-                Ok(TxnOutcome::Committed { transaction_id, .. }) => {
-                    (Seen::Committed, Some(transaction_id))
-                }
-                Ok(TxnOutcome::Replayed(p)) => (Seen::Replayed(p.transaction_id, p.status), None),
-                Err(WriteError::Stale { .. }) => (Seen::Stale, None),
-                Err(WriteError::Conflict { .. }) => (Seen::Conflict, None),
-                Err(e) => return Err(TestCaseError::fail(format!("{op:?}: {e}"))),
+            let mut req = FileWrite::new(PATHS[path], bytes.as_deref().unwrap(), family, "write");
+            req.expected = expected_state;
+            req.idempotency = key;
+            journal.write_file(req).map_err(|e| match e {
+                WriteError::Stale { .. } => Ok(Seen::Stale),
+                WriteError::Conflict { .. } => Ok(Seen::Conflict),
+                e => Err(e.to_string()),
+            })
+        };
+        let seen = match result {
+            Ok(TxnOutcome::Committed { transaction_id, .. }) => {
+                (Seen::Committed, Some(transaction_id))
             }
+            Ok(TxnOutcome::Replayed(p)) => (Seen::Replayed(p.transaction_id, p.status), None),
+            Err(Ok(seen)) => (seen, None),
+            Err(Err(e)) => return Err(TestCaseError::fail(format!("{op:?}: {e}"))),
         };
         prop_assert_eq!(&seen.0, &predicted, "{:?}", op);
 
@@ -243,22 +242,21 @@ proptest! {
     }
 }
 
-/// Guards against: writes before startup reconciliation.
-#[test]
-fn writes_are_refused_until_reconciled() {
+/// A temp dir holding an empty project `p` (the dir is also the state root).
+fn project() -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let project = dir.path().join("p");
     fs::create_dir(&project).unwrap();
+    (dir, project)
+}
+
+/// Guards against: writes before startup reconciliation.
+#[test]
+fn writes_are_refused_until_reconciled() {
+    let (dir, project) = project();
     let mut journal = Journal::open(dir.path(), &project).unwrap();
     let err = journal
-        .write_file(FileWrite {
-            rel_path: "a".into(),
-            bytes: b"x".to_vec(),
-            expected: None,
-            idempotency: None,
-            tool_family: "t".into(),
-            operation: "write".into(),
-        })
+        .write_file(FileWrite::new("a", b"x", "t", "write"))
         .unwrap_err();
     assert!(matches!(err, WriteError::NotReconciled), "{err}");
     assert!(!project.join("a").exists());
@@ -268,21 +266,12 @@ fn writes_are_refused_until_reconciled() {
 /// the server should have refused.
 #[test]
 fn absolute_and_parent_paths_are_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    let project = dir.path().join("p");
-    fs::create_dir(&project).unwrap();
+    let (dir, project) = project();
     let mut journal = Journal::open(dir.path(), &project).unwrap();
     journal.reconcile().unwrap();
     for bad in ["/tmp/x", "../x", "a/../../x", ""] {
         let err = journal
-            .write_file(FileWrite {
-                rel_path: bad.into(),
-                bytes: b"x".to_vec(),
-                expected: None,
-                idempotency: None,
-                tool_family: "t".into(),
-                operation: "write".into(),
-            })
+            .write_file(FileWrite::new(bad, b"x", "t", "write"))
             .unwrap_err();
         assert!(matches!(err, WriteError::Path(_)), "{bad}: {err}");
     }
@@ -294,9 +283,7 @@ fn absolute_and_parent_paths_are_refused() {
 /// evidence, never applied, and closes the gate until repair resolves it.
 #[test]
 fn a_different_project_at_the_same_path_gets_a_new_identity() {
-    let dir = tempfile::tempdir().unwrap();
-    let project = dir.path().join("p");
-    fs::create_dir(&project).unwrap();
+    let (dir, project) = project();
     let (first, state_dir) = {
         let mut j = Journal::open(dir.path(), &project).unwrap();
         j.reconcile().unwrap();
@@ -342,9 +329,7 @@ mod support;
 /// refusal does not name the quarantined transaction; reads keep working.
 #[test]
 fn a_closed_gate_refuses_writes_and_names_the_quarantined_transactions() {
-    let dir = tempfile::tempdir().unwrap();
-    let project = dir.path().join("p");
-    fs::create_dir(&project).unwrap();
+    let (dir, project) = project();
     let (identity, state_dir) = support::identity_and_state_dir(dir.path(), &project);
     let ids = support::insert_open_intents(
         &state_dir,
@@ -355,14 +340,7 @@ fn a_closed_gate_refuses_writes_and_names_the_quarantined_transactions() {
     let mut journal = Journal::open(dir.path(), &project).unwrap();
     journal.reconcile().unwrap();
     let err = journal
-        .write_file(FileWrite {
-            rel_path: "b.txt".into(),
-            bytes: b"x".to_vec(),
-            expected: None,
-            idempotency: None,
-            tool_family: "t".into(),
-            operation: "write".into(),
-        })
+        .write_file(FileWrite::new("b.txt", b"x", "t", "write"))
         .unwrap_err();
     match &err {
         WriteError::GateClosed { quarantined } => assert_eq!(quarantined, &ids),
@@ -396,6 +374,7 @@ fn a_closed_gate_refuses_writes_and_names_the_quarantined_transactions() {
 mod third_party {
     use std::fs;
     use std::path::{Path, PathBuf};
+    use std::sync::atomic::{AtomicU64, Ordering};
     use std::sync::{Arc, Mutex};
 
     use godot_mcp_journal::failpoints;
@@ -415,16 +394,9 @@ mod third_party {
         meddle: impl Fn(&Path) + Send + Sync + 'static,
     ) -> (tempfile::TempDir, PathBuf, Result<(), WriteError>, Journal) {
         meddled(pre, point, meddle, |journal, expected| {
-            journal
-                .write_file(FileWrite {
-                    rel_path: "a.txt".into(),
-                    bytes: OURS.to_vec(),
-                    expected: Some(expected),
-                    idempotency: None,
-                    tool_family: "test".into(),
-                    operation: "write".into(),
-                })
-                .map(|_| ())
+            let mut req = FileWrite::new("a.txt", OURS, "test", "write");
+            req.expected = Some(expected);
+            journal.write_file(req).map(|_| ())
         })
     }
 
@@ -468,15 +440,17 @@ mod third_party {
         fs::rename(&tmp, target).unwrap();
     }
 
-    /// The answer is STALE with its compensated transaction, the third party's
-    /// bytes are on disk and no temp file is left.
+    /// A compare-and-swap write over `pre` meddled with at `point`: the
+    /// answer is STALE with its compensated transaction, the third party's
+    /// bytes are on disk and no temp file is left. Returns the target (and
+    /// the dir that holds it).
     fn assert_stale_and_kept(
-        dir: &tempfile::TempDir,
-        target: &Path,
-        result: Result<(), WriteError>,
-        journal: &Journal,
+        pre: Option<&[u8]>,
+        point: &'static str,
+        meddle: impl Fn(&Path) + Send + Sync + 'static,
         theirs: &[u8],
-    ) {
+    ) -> (tempfile::TempDir, PathBuf) {
+        let (dir, target, result, journal) = write_meddled(pre, point, meddle);
         let txn = match result {
             Err(WriteError::Stale {
                 transaction_id: Some(txn),
@@ -488,7 +462,11 @@ mod third_party {
             }
             other => panic!("expected stale, got {other:?}"),
         };
-        assert_eq!(fs::read(target).unwrap(), theirs, "the third party's bytes");
+        assert_eq!(
+            fs::read(&target).unwrap(),
+            theirs,
+            "the third party's bytes"
+        );
         let all = journal.list_transactions(&TxnFilter::default()).unwrap();
         assert_eq!(all.len(), 1);
         assert_eq!(all[0].transaction_id, txn);
@@ -499,6 +477,7 @@ mod third_party {
             .filter(|n| n.to_string_lossy().starts_with(".gmcp-"))
             .collect();
         assert!(leftovers.is_empty(), "{leftovers:?}");
+        (dir, target)
     }
 
     /// Guards against: a change after the first compare-and-swap check (here
@@ -506,11 +485,12 @@ mod third_party {
     /// re-check right before the rename must see it.
     #[test]
     fn a_rename_replace_after_the_check_answers_stale_and_is_kept() {
-        let (dir, target, result, journal) =
-            write_meddled(Some(BEFORE), failpoints::AFTER_TEMP_FSYNC, |t| {
-                rename_replace(t, THEIRS)
-            });
-        assert_stale_and_kept(&dir, &target, result, &journal, THEIRS);
+        assert_stale_and_kept(
+            Some(BEFORE),
+            failpoints::AFTER_TEMP_FSYNC,
+            |t| rename_replace(t, THEIRS),
+            THEIRS,
+        );
     }
 
     /// Guards against: a compare-and-swap on bytes alone. The file was replaced
@@ -518,15 +498,22 @@ mod third_party {
     /// changed, so the write is stale and the other file stays.
     #[test]
     fn a_replaced_file_with_equal_bytes_is_stale_by_identity() {
-        let (dir, target, result, journal) =
-            write_meddled(Some(BEFORE), failpoints::AFTER_TEMP_FSYNC, |t| {
-                rename_replace(t, BEFORE)
-            });
-        let ino = godot_mcp_os::fs::path_id(&target).unwrap().ino;
-        assert_stale_and_kept(&dir, &target, result, &journal, BEFORE);
+        // The inode of the third party's file, taken when it is put in place.
+        let theirs = Arc::new(AtomicU64::new(0));
+        let seen = theirs.clone();
+        let (_dir, target) = assert_stale_and_kept(
+            Some(BEFORE),
+            failpoints::AFTER_TEMP_FSYNC,
+            move |t| {
+                rename_replace(t, BEFORE);
+                let ino = godot_mcp_os::fs::path_id(t).unwrap().ino;
+                seen.store(ino, Ordering::SeqCst);
+            },
+            BEFORE,
+        );
         assert_eq!(
             godot_mcp_os::fs::path_id(&target).unwrap().ino,
-            ino,
+            theirs.load(Ordering::SeqCst),
             "their inode stays"
         );
     }
@@ -537,35 +524,38 @@ mod third_party {
     /// exchange displaced, and put back.
     #[test]
     fn a_write_in_place_after_the_recheck_is_detected_and_put_back() {
-        let (dir, target, result, journal) =
-            write_meddled(Some(BEFORE), failpoints::AFTER_PRE_HASH, |t| {
-                use std::io::Write;
-                let mut f = fs::OpenOptions::new().write(true).open(t).unwrap();
-                f.set_len(0).unwrap();
-                f.write_all(THEIRS).unwrap();
-            });
-        assert_stale_and_kept(&dir, &target, result, &journal, THEIRS);
+        let write_in_place = |t: &Path| {
+            use std::io::Write;
+            let mut f = fs::OpenOptions::new().write(true).open(t).unwrap();
+            f.set_len(0).unwrap();
+            f.write_all(THEIRS).unwrap();
+        };
+        assert_stale_and_kept(
+            Some(BEFORE),
+            failpoints::AFTER_PRE_HASH,
+            write_in_place,
+            THEIRS,
+        );
     }
 
     /// The same window, closed by a rename-replace: the displaced file is not
     /// the one checked (another inode), so it is put back.
     #[test]
     fn a_rename_replace_after_the_recheck_is_detected_and_put_back() {
-        let (dir, target, result, journal) =
-            write_meddled(Some(BEFORE), failpoints::AFTER_PRE_HASH, |t| {
-                rename_replace(t, THEIRS)
-            });
-        assert_stale_and_kept(&dir, &target, result, &journal, THEIRS);
+        assert_stale_and_kept(
+            Some(BEFORE),
+            failpoints::AFTER_PRE_HASH,
+            |t| rename_replace(t, THEIRS),
+            THEIRS,
+        );
     }
 
     /// Guards against: a create-only write replacing a file someone else
     /// created after the last re-check (the rename must not replace).
     #[test]
     fn a_file_created_after_the_recheck_is_never_replaced() {
-        let (dir, target, result, journal) = write_meddled(None, failpoints::AFTER_PRE_HASH, |t| {
-            fs::write(t, THEIRS).unwrap()
-        });
-        assert_stale_and_kept(&dir, &target, result, &journal, THEIRS);
+        let create = |t: &Path| fs::write(t, THEIRS).unwrap();
+        assert_stale_and_kept(None, failpoints::AFTER_PRE_HASH, create, THEIRS);
     }
 
     /// Guards against: a delete that compares bytes alone. The file was

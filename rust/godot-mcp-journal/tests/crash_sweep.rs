@@ -23,7 +23,7 @@
 
 use std::collections::BTreeSet;
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use godot_mcp_journal::failpoints;
@@ -102,6 +102,16 @@ impl Scenario {
         }
     }
 
+    /// A temp dir holding the journal's `state` root and a `project` set up
+    /// for this scenario.
+    fn dirs(self) -> (tempfile::TempDir, PathBuf, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let (state, project) = (dir.path().join("state"), dir.path().join("project"));
+        fs::create_dir_all(&project).unwrap();
+        self.setup(&project);
+        (dir, state, project)
+    }
+
     fn command(self) -> Vec<&'static str> {
         match self {
             Scenario::Delete => vec!["delete", REL],
@@ -116,41 +126,36 @@ impl Scenario {
             Scenario::Delete => failpoints::AFTER_UNLINK,
             _ => failpoints::AFTER_RENAME,
         };
-        let points = self.points();
-        let at = points.iter().position(|p| *p == point).unwrap();
-        let effect_at = points.iter().position(|p| *p == effect).unwrap();
-        if at < effect_at {
+        self.landed_from(point, effect)
+    }
+
+    /// Compensated when `point` comes before `boundary` on this scenario's
+    /// path, committed from it on.
+    fn landed_from(self, point: &str, boundary: &str) -> TxnStatus {
+        if self.before(point, boundary) {
             TxnStatus::Compensated
         } else {
             TxnStatus::Committed
         }
+    }
+
+    /// Whether `point` comes before `boundary` on this scenario's path.
+    fn before(self, point: &str, boundary: &str) -> bool {
+        let points = self.points();
+        let at = |b: &str| points.iter().position(|p| *p == b).unwrap();
+        at(point) < at(boundary)
     }
 
     /// The outcome after a power loss at `point`: the effect survives only
     /// once its directory was fsynced.
     fn expected_after_power_loss(self, point: &str) -> TxnStatus {
-        let points = self.points();
-        let at = points.iter().position(|p| *p == point).unwrap();
-        let durable_at = points
-            .iter()
-            .position(|p| *p == failpoints::AFTER_DIR_FSYNC)
-            .unwrap();
-        if at < durable_at {
-            TxnStatus::Compensated
-        } else {
-            TxnStatus::Committed
-        }
+        self.landed_from(point, failpoints::AFTER_DIR_FSYNC)
     }
 
     /// Whether the intent must have survived a power loss at `point`: its WAL
     /// fsync runs beside the temp file's and is joined before the re-check.
     fn intent_durable_at(self, point: &str) -> bool {
-        let points = self.points();
-        let at = points.iter().position(|p| *p == point).unwrap();
-        at >= points
-            .iter()
-            .position(|p| *p == failpoints::AFTER_PRE_HASH)
-            .unwrap()
+        !self.before(point, failpoints::AFTER_PRE_HASH)
     }
 }
 
@@ -284,15 +289,21 @@ fn check_recovered(
 /// sweep silently stops reaching when the write path is refactored.
 #[test]
 fn a_crash_at_every_boundary_reconciles_to_a_proven_state() {
+    sweep(|scenario, point, state, project| {
+        let reached = crash_at(state, project, &scenario.command(), point);
+        check_after_recovery(scenario, state, project, scenario.expected(point));
+        reached
+    });
+}
+
+/// Runs `crash_and_check` once per scenario and failpoint, each in fresh dirs;
+/// the failpoints it reports reached must be every write/delete failpoint.
+fn sweep(crash_and_check: impl Fn(Scenario, &str, &Path, &Path) -> String) {
     let mut reached = BTreeSet::new();
     for scenario in Scenario::ALL {
         for point in scenario.points() {
-            let dir = tempfile::tempdir().unwrap();
-            let (state, project) = (dir.path().join("state"), dir.path().join("project"));
-            fs::create_dir_all(&project).unwrap();
-            scenario.setup(&project);
-            reached.insert(crash_at(&state, &project, &scenario.command(), point));
-            check_after_recovery(scenario, &state, &project, scenario.expected(point));
+            let (_dir, state, project) = scenario.dirs();
+            reached.insert(crash_and_check(scenario, point, &state, &project));
         }
     }
     let write_and_delete: BTreeSet<String> = failpoints::WRITE_POINTS
@@ -314,35 +325,17 @@ fn a_crash_at_every_boundary_reconciles_to_a_proven_state() {
 /// invisible to a process death; a power loss at each boundary shows it.
 #[test]
 fn a_power_loss_at_every_boundary_keeps_only_what_was_made_durable() {
-    let mut reached = BTreeSet::new();
-    for scenario in Scenario::ALL {
-        for point in scenario.points() {
-            let dir = tempfile::tempdir().unwrap();
-            let (state, project) = (dir.path().join("state"), dir.path().join("project"));
-            fs::create_dir_all(&project).unwrap();
-            scenario.setup(&project);
-            reached.insert(crash_dying(
-                &state,
-                &project,
-                &scenario.command(),
-                point,
-                Death::Power,
-            ));
-            check_recovered(
-                scenario,
-                &state,
-                &project,
-                scenario.expected_after_power_loss(point),
-                scenario.intent_durable_at(point),
-            );
-        }
-    }
-    let write_and_delete: BTreeSet<String> = failpoints::WRITE_POINTS
-        .iter()
-        .chain(failpoints::DELETE_POINTS)
-        .map(|s| s.to_string())
-        .collect();
-    assert_eq!(reached, write_and_delete);
+    sweep(|scenario, point, state, project| {
+        let reached = crash_dying(state, project, &scenario.command(), point, Death::Power);
+        check_recovered(
+            scenario,
+            state,
+            project,
+            scenario.expected_after_power_loss(point),
+            scenario.intent_durable_at(point),
+        );
+        reached
+    });
 }
 
 /// Guards against: reconciliation that is not idempotent — a crash after it

@@ -21,21 +21,29 @@ fn procs() -> &'static dyn ProcessTable {
     godot_mcp_journal::process_table::os()
 }
 
-struct Env {
-    state: tempfile::TempDir,
-    project: tempfile::TempDir,
+mod support;
+use support::{Env, env};
+
+/// The journal of a fresh project, reconciled once.
+fn fresh(e: &Env) -> Journal {
+    let mut j = open(e);
+    j.reconcile().unwrap();
+    j
 }
 
-fn env() -> Env {
-    let project = tempfile::tempdir().unwrap();
-    std::fs::write(project.path().join("project.godot"), "config_version=5\n").unwrap();
-    Env {
-        state: tempfile::Builder::new()
-            .prefix("jl")
-            .tempdir_in("/tmp")
-            .unwrap(),
-        project,
-    }
+/// A fresh project and its reconciled journal.
+fn fresh_env() -> (Env, Journal) {
+    let e = env();
+    let j = fresh(&e);
+    (e, j)
+}
+
+/// Closes `j` and reopens and reconciles the journal, as the next server start does.
+fn restart(e: &Env, j: Journal) -> (Journal, godot_mcp_journal::ReconcileReport) {
+    drop(j);
+    let mut j = open(e);
+    let report = j.reconcile().unwrap();
+    (j, report)
 }
 
 /// Opens the journal. Another test thread's fork may briefly share the lease's
@@ -68,6 +76,33 @@ fn survivor(nonce: &str) -> Child {
         .stdin(Stdio::null())
         .spawn()
         .unwrap()
+}
+
+/// A [`survivor`] whose group holds both the shell and its `sleep`, and its pid.
+fn live_survivor(nonce: &str) -> (Child, i32) {
+    let child = survivor(nonce);
+    let pid = child.id() as i32;
+    wait_group(pid, 2);
+    (child, pid)
+}
+
+/// A group leader running `script` (which ends by reading stdin) with `members`
+/// processes in its group; the leader then exits, leaving its members behind.
+/// Returns the leader's pid (the group id) and the receipt taken while it lived.
+fn gone_leader(script: &str, members: usize) -> (i32, LaunchReceipt) {
+    let mut leader = Command::new("/bin/sh")
+        .arg("-c")
+        .arg(script)
+        .process_group(0)
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = leader.id() as i32;
+    wait_group(pid, members);
+    let receipt = receipt_of(pid);
+    drop(leader.stdin.take());
+    let _ = leader.wait();
+    (pid, receipt)
 }
 
 fn wait_group(pgid: i32, n: usize) {
@@ -113,16 +148,7 @@ fn record(j: &mut Journal, dir: &std::path::Path, nonce: &str, receipt: LaunchRe
     let listener = std::os::unix::net::UnixListener::bind(&endpoint).unwrap();
     let inode = std::fs::symlink_metadata(&endpoint).unwrap().ino();
     std::fs::write(session.join("stdout.log"), b"out\n").unwrap();
-    let intent = LaunchIntent {
-        purpose: "play_scene".into(),
-        program: "/bin/sh".into(),
-        args: vec![],
-        nonce: nonce.into(),
-        endpoint: endpoint.display().to_string(),
-        socket_inode: inode,
-        session_dir: session.display().to_string(),
-        receipt: None,
-    };
+    let intent = support::launch_intent("play_scene", "/bin/sh", nonce, &session, inode);
     let txn = j
         .begin_launch(&intent, "runtime", "play_scene", None, false)
         .unwrap();
@@ -153,6 +179,11 @@ fn row(j: &Journal, txn: godot_mcp_journal::TxnId) -> godot_mcp_journal::TxnReco
         .unwrap()
 }
 
+/// The proof summary of a row, which every terminal row carries.
+fn summary(rec: &godot_mcp_journal::TxnRecord) -> &str {
+    rec.proof_summary.as_deref().unwrap()
+}
+
 /// The recorded launch proof of `txn`, read back from the journal.
 fn launch_proof(j: &Journal, txn: godot_mcp_journal::TxnId) -> launch::LaunchProof {
     j.launch_proof(txn).unwrap().unwrap().1
@@ -171,6 +202,7 @@ fn repair_run(
     op: godot_mcp_journal::repair::RepairOperation,
     kind: godot_mcp_journal::EffectKind,
     file: Option<godot_mcp_journal::repair::FileClaim>,
+    dry_run: bool,
 ) -> Result<godot_mcp_journal::RepairReport, godot_mcp_journal::RepairRefusal> {
     use godot_mcp_journal::repair::{self, PROOF_SCHEMA, RepairProof, RepairRequest};
     let identity = open(e).identity().clone();
@@ -190,8 +222,9 @@ fn repair_run(
         transaction_id: txn,
         operation: op,
         proof_file: path,
-        dry_run: false,
+        dry_run,
     };
+    // As in `open`: another test thread's fork may briefly share the lease.
     let start = Instant::now();
     loop {
         match repair::run(e.state.path(), &req) {
@@ -209,28 +242,18 @@ fn alive(pid: i32) -> bool {
 
 #[test]
 fn an_exact_survivor_and_its_group_are_terminated_and_proven_empty() {
-    let e = env();
-    let mut j = open(&e);
-    j.reconcile().unwrap();
+    let (e, mut j) = fresh_env();
     let nonce = "aaaa1111bbbb2222cccc3333dddd4444";
-    let mut child = survivor(nonce);
-    let pid = child.id() as i32;
-    wait_group(pid, 2);
+    let (mut child, pid) = live_survivor(nonce);
     let _r = record(&mut j, e.state.path(), nonce, receipt_of(pid));
-    drop(j);
-    let mut j = open(&e);
-    let report = j.reconcile().unwrap();
+    let (j, report) = restart(&e, j);
     assert_eq!(report.compensated, 1, "{report:?}");
     assert!(procs().group_members(pid).is_empty());
     let _ = child.wait();
     let rows = j.list_transactions(&TxnFilter::default()).unwrap();
     assert_eq!(rows[0].status, TxnStatus::Compensated);
     assert!(
-        rows[0]
-            .proof_summary
-            .as_deref()
-            .unwrap()
-            .contains("2 survivor(s) terminated"),
+        summary(&rows[0]).contains("2 survivor(s) terminated"),
         "{rows:?}"
     );
     // The output was archived.
@@ -246,13 +269,9 @@ fn an_exact_survivor_and_its_group_are_terminated_and_proven_empty() {
 
 #[test]
 fn a_reused_pid_is_not_signalled() {
-    let e = env();
-    let mut j = open(&e);
-    j.reconcile().unwrap();
+    let (e, mut j) = fresh_env();
     // An unrelated process now holds the recorded pid: its start time differs.
-    let mut unrelated = survivor("unrelated-process-with-another-nonce");
-    let pid = unrelated.id() as i32;
-    wait_group(pid, 2);
+    let (mut unrelated, pid) = live_survivor("unrelated-process-with-another-nonce");
     let mut receipt = receipt_of(pid);
     receipt.start_time -= 1;
     let _r = record(
@@ -261,9 +280,7 @@ fn a_reused_pid_is_not_signalled() {
         "0123456789abcdef0123456789abcdef",
         receipt,
     );
-    drop(j);
-    let mut j = open(&e);
-    let report = j.reconcile().unwrap();
+    let (j, report) = restart(&e, j);
     assert_eq!(report.compensated, 1);
     assert!(alive(pid), "an unrelated process was signalled");
     assert_eq!(
@@ -272,19 +289,10 @@ fn a_reused_pid_is_not_signalled() {
         "its group was signalled"
     );
     let rows = j.list_transactions(&TxnFilter::default()).unwrap();
-    assert!(
-        rows[0]
-            .proof_summary
-            .as_deref()
-            .unwrap()
-            .contains("already gone"),
-        "{rows:?}"
-    );
+    assert!(summary(&rows[0]).contains("already gone"), "{rows:?}");
     let _ = unrelated.kill();
     let _ = unrelated.wait();
-    if let Some(p) = rustix::process::Pid::from_raw(pid) {
-        let _ = rustix::process::kill_process_group(p, rustix::process::Signal::KILL);
-    }
+    kill_group(pid);
 }
 
 /// Item 3: pid + start time identify the process; anything short of the full
@@ -292,14 +300,10 @@ fn a_reused_pid_is_not_signalled() {
 /// closed), never signalled, never recorded "gone, boundary proven empty".
 #[test]
 fn a_partial_match_is_quarantined_never_gone() {
-    let e = env();
-    let mut j = open(&e);
-    j.reconcile().unwrap();
+    let (e, mut j) = fresh_env();
     let dir = e.state.path().to_path_buf();
     // The nonce differs (pid, start time and group match).
-    let a = survivor("some-other-nonce-entirely-000000");
-    let pid_a = a.id() as i32;
-    wait_group(pid_a, 2);
+    let (a, pid_a) = live_survivor("some-other-nonce-entirely-000000");
     let ra = record(
         &mut j,
         &dir,
@@ -308,32 +312,24 @@ fn a_partial_match_is_quarantined_never_gone() {
     );
     // The control socket was replaced: another inode at the recorded endpoint.
     let nonce_b = "1234123412341234abcdabcdabcdabcd";
-    let b = survivor(nonce_b);
-    let pid_b = b.id() as i32;
-    wait_group(pid_b, 2);
+    let (b, pid_b) = live_survivor(nonce_b);
     let rb = record(&mut j, &dir, nonce_b, receipt_of(pid_b));
     std::fs::remove_file(&rb.intent.endpoint).unwrap();
     let _l = std::os::unix::net::UnixListener::bind(&rb.intent.endpoint).unwrap();
     // The control socket was deleted (a temp-file cleaner): the case.
     let nonce_c = "c50cc50cc50cc50cc50cc50cc50cc50c";
-    let c = survivor(nonce_c);
-    let pid_c = c.id() as i32;
-    wait_group(pid_c, 2);
+    let (c, pid_c) = live_survivor(nonce_c);
     let rc = record(&mut j, &dir, nonce_c, receipt_of(pid_c));
     std::fs::remove_file(&rc.intent.endpoint).unwrap();
     // The process group differs (the process moved to another group).
     let nonce_d = "d00dd00dd00dd00dd00dd00dd00dd00d";
-    let d = survivor(nonce_d);
-    let pid_d = d.id() as i32;
-    wait_group(pid_d, 2);
+    let (d, pid_d) = live_survivor(nonce_d);
     let mut receipt_d = receipt_of(pid_d);
     receipt_d.pgid = 999_999_999;
     receipt_d.boundary = Boundary::ProcessGroup { pgid: 999_999_999 };
     let rd = record(&mut j, &dir, nonce_d, receipt_d);
-    drop(j);
 
-    let mut j = open(&e);
-    let report = j.reconcile().unwrap();
+    let (j, report) = restart(&e, j);
     assert_eq!(report.compensated, 0, "{report:?}");
     assert_eq!(report.quarantined.len(), 4, "{report:?}");
     assert!(
@@ -361,10 +357,7 @@ fn a_partial_match_is_quarantined_never_gone() {
             other => panic!("{other:?}"),
         }
         assert!(
-            rec.proof_summary
-                .as_deref()
-                .unwrap()
-                .contains("boundary NOT proven empty"),
+            summary(&rec).contains("boundary NOT proven empty"),
             "{rec:?}"
         );
     }
@@ -387,12 +380,9 @@ fn repair_never_acknowledges_a_partial_match_while_it_runs() {
     use godot_mcp_journal::repair::RepairOperation;
     let e = env();
     let nonce = "a1a1a1a1a1a1a1a1b2b2b2b2b2b2b2b2";
-    let mut child = survivor(nonce);
-    let pid = child.id() as i32;
-    wait_group(pid, 2);
+    let (mut child, pid) = live_survivor(nonce);
     let txn = {
-        let mut j = open(&e);
-        j.reconcile().unwrap();
+        let mut j = fresh(&e);
         let mut receipt = receipt_of(pid);
         // Same pid and start time, another (now empty) process group.
         receipt.pgid = 999_999_998;
@@ -401,16 +391,12 @@ fn repair_never_acknowledges_a_partial_match_while_it_runs() {
         std::mem::forget(r._listener);
         r.txn
     };
-    {
-        let mut j = open(&e);
-        j.reconcile().unwrap();
-        assert_eq!(row(&j, txn).status, TxnStatus::Quarantined);
-    }
+    assert_eq!(row(&fresh(&e), txn).status, TxnStatus::Quarantined);
     for op in [
         RepairOperation::AcknowledgeSafeState,
         RepairOperation::Terminate,
     ] {
-        let err = repair_run(&e, txn, op, EffectKind::ProcessLaunch, None).unwrap_err();
+        let err = repair_run(&e, txn, op, EffectKind::ProcessLaunch, None, false).unwrap_err();
         assert!(err.to_string().contains("partial identity"), "{op}: {err}");
         assert!(alive(pid), "{op} signalled a partial match");
     }
@@ -424,6 +410,7 @@ fn repair_never_acknowledges_a_partial_match_while_it_runs() {
         RepairOperation::AcknowledgeSafeState,
         EffectKind::ProcessLaunch,
         None,
+        false,
     )
     .unwrap();
     assert_eq!(report.to, TxnStatus::Committed);
@@ -433,20 +420,14 @@ fn repair_never_acknowledges_a_partial_match_while_it_runs() {
 /// every other field matches a live process.
 #[test]
 fn a_receipt_from_another_boot_never_kills() {
-    let e = env();
-    let mut j = open(&e);
-    j.reconcile().unwrap();
+    let (e, mut j) = fresh_env();
     let nonce = "b007b007b007b007b007b007b007b007";
-    let mut child = survivor(nonce);
-    let pid = child.id() as i32;
-    wait_group(pid, 2);
+    let (mut child, pid) = live_survivor(nonce);
     let mut receipt = receipt_of(pid);
     assert!(receipt.boot_id.is_some(), "this kernel exposes a boot id");
     receipt.boot_id = Some("00000000-0000-4000-8000-000000000000".into());
     let r = record(&mut j, e.state.path(), nonce, receipt);
-    drop(j);
-    let mut j = open(&e);
-    j.reconcile().unwrap();
+    let (j, _) = restart(&e, j);
     assert!(alive(pid), "a receipt of another boot signalled a process");
     assert_eq!(procs().group_members(pid).len(), 2);
     let rec = row(&j, r.txn);
@@ -474,32 +455,18 @@ fn members_with(pgid: i32, needle: &str) -> Vec<i32> {
 /// is quarantined, its boundary not proven empty.
 #[test]
 fn a_gone_leader_s_group_is_killed_only_where_members_are_proven() {
-    let e = env();
-    let mut j = open(&e);
-    j.reconcile().unwrap();
+    let (e, mut j) = fresh_env();
     let nonce = "9e9e9e9e9e9e9e9e9e9e9e9e9e9e9e9e";
-    let mut leader = Command::new("/bin/sh")
-        .arg("-c")
-        .arg(format!(
-            "{}={nonce} sleep 300 & sleep 301 & read _",
-            launch::NONCE_ENV
-        ))
-        .process_group(0)
-        .stdin(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let pid = leader.id() as i32;
-    wait_group(pid, 3);
-    let receipt = receipt_of(pid);
-    drop(leader.stdin.take());
-    let _ = leader.wait();
+    let script = format!(
+        "{}={nonce} sleep 300 & sleep 301 & read _",
+        launch::NONCE_ENV
+    );
+    let (pid, receipt) = gone_leader(&script, 3);
     let proven = members_with(pid, "300");
     let stranger = members_with(pid, "301");
     assert_eq!((proven.len(), stranger.len()), (1, 1));
     let r = record(&mut j, e.state.path(), nonce, receipt);
-    drop(j);
-    let mut j = open(&e);
-    let report = j.reconcile().unwrap();
+    let (j, report) = restart(&e, j);
     assert!(!alive(proven[0]), "the proven member survived");
     assert!(alive(stranger[0]), "an unidentified member was signalled");
     let rec = row(&j, r.txn);
@@ -524,26 +491,12 @@ fn a_gone_leader_s_group_is_killed_only_where_members_are_proven() {
 /// proven empty after enumerating the group.
 #[test]
 fn a_gone_leader_s_proven_members_are_killed_and_the_group_proven_empty() {
-    let e = env();
-    let mut j = open(&e);
-    j.reconcile().unwrap();
+    let (e, mut j) = fresh_env();
     let nonce = "7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a";
-    let mut leader = Command::new("/bin/sh")
-        .arg("-c")
-        .arg(format!("{}={nonce} sleep 302 & read _", launch::NONCE_ENV))
-        .process_group(0)
-        .stdin(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let pid = leader.id() as i32;
-    wait_group(pid, 2);
-    let receipt = receipt_of(pid);
-    drop(leader.stdin.take());
-    let _ = leader.wait();
+    let script = format!("{}={nonce} sleep 302 & read _", launch::NONCE_ENV);
+    let (pid, receipt) = gone_leader(&script, 2);
     let r = record(&mut j, e.state.path(), nonce, receipt);
-    drop(j);
-    let mut j = open(&e);
-    j.reconcile().unwrap();
+    let (j, _) = restart(&e, j);
     assert!(procs().group_members(pid).is_empty());
     let rec = row(&j, r.txn);
     assert_eq!(rec.status, TxnStatus::Compensated, "{rec:?}");
@@ -557,9 +510,7 @@ fn a_gone_leader_s_proven_members_are_killed_and_the_group_proven_empty() {
 
 #[test]
 fn a_hundred_recorded_sessions_reconcile_in_under_two_seconds() {
-    let e = env();
-    let mut j = open(&e);
-    j.reconcile().unwrap();
+    let (e, mut j) = fresh_env();
     let mut children = Vec::new();
     let mut recorded = Vec::new();
     for i in 0..100 {
@@ -597,16 +548,7 @@ fn helper_launch(
     use godot_mcp_journal::proof::Deriver;
     let session = dir.join(&nonce[..8]);
     std::fs::create_dir_all(&session).unwrap();
-    let intent = LaunchIntent {
-        purpose: "helper".into(),
-        program: "/bin/sh".into(),
-        args: vec![],
-        nonce: nonce.into(),
-        endpoint: session.join("c.sock").display().to_string(),
-        socket_inode: 0,
-        session_dir: session.display().to_string(),
-        receipt: None,
-    };
+    let intent = support::launch_intent("helper", "/bin/sh", nonce, &session, 0);
     let txn = j
         .begin_launch(&intent, "resources", "canonical_write", None, true)
         .unwrap();
@@ -634,21 +576,12 @@ fn helper_launch(
 }
 
 fn write_req(rel: &str, bytes: &[u8]) -> godot_mcp_journal::FileWrite {
-    godot_mcp_journal::FileWrite {
-        rel_path: rel.into(),
-        bytes: bytes.to_vec(),
-        expected: None,
-        idempotency: None,
-        tool_family: "resources".into(),
-        operation: "canonical_write".into(),
-    }
+    godot_mcp_journal::FileWrite::new(rel, bytes, "resources", "canonical_write")
 }
 
 #[test]
 fn a_composite_commits_only_if_both_sub_proofs_hold() {
-    let e = env();
-    let mut j = open(&e);
-    j.reconcile().unwrap();
+    let (e, mut j) = fresh_env();
     let dir = e.state.path().to_path_buf();
     // Clean helper (exit 0, boundary empty): the file write commits, linked.
     let good = helper_launch(&mut j, &dir, "c0ffee00c0ffee00c0ffee00c0ffee00", 0);
@@ -671,9 +604,7 @@ fn a_composite_commits_only_if_both_sub_proofs_hold() {
     assert!(err.to_string().contains("did not end cleanly"), "{err}");
     assert!(!e.project.path().join("b.tres").exists());
     // Reconciliation re-validates the link: still committed, gate open.
-    drop(j);
-    let mut j = open(&e);
-    let report = j.reconcile().unwrap();
+    let (j, report) = restart(&e, j);
     assert_eq!(report.gate, godot_mcp_journal::WriteGate::Open);
     let rows = j.list_transactions(&TxnFilter::default()).unwrap();
     assert!(
@@ -689,31 +620,18 @@ fn a_composite_commits_only_if_both_sub_proofs_hold() {
 #[test]
 fn repair_terminates_a_quarantined_survivor_by_exact_identity() {
     use godot_mcp_journal::EffectKind;
-    use godot_mcp_journal::repair::{
-        self, PROOF_SCHEMA, RepairOperation, RepairProof, RepairRequest,
-    };
+    use godot_mcp_journal::repair::RepairOperation;
     let e = env();
     let nonce = "feedfacefeedfacefeedfacefeedface";
-    let mut leader = survivor(nonce);
-    let pid = leader.id() as i32;
-    wait_group(pid, 2);
-    let (txn, identity) = {
-        let mut j = open(&e);
-        j.reconcile().unwrap();
+    let (mut leader, pid) = live_survivor(nonce);
+    let (txn, state_dir) = {
+        let mut j = fresh(&e);
         let rec = record(&mut j, e.state.path(), nonce, receipt_of(pid));
         std::mem::forget(rec._listener); // keep the socket (and its inode) for the test
-        let rows = j.list_transactions(&TxnFilter::default()).unwrap();
-        let txn = rows[0].transaction_id;
-        (txn, j.identity().clone())
+        (rec.txn, j.state_dir().to_path_buf())
     };
     // Stand in for a reconciliation that could not empty the boundary.
-    let db = std::fs::read_dir(e.state.path())
-        .unwrap()
-        .flatten()
-        .map(|d| d.path().join("journal.sqlite3"))
-        .find(|p| p.exists())
-        .unwrap();
-    rusqlite::Connection::open(&db)
+    rusqlite::Connection::open(state_dir.join("journal.sqlite3"))
         .unwrap()
         .execute(
             "UPDATE transactions SET state = 'quarantined', reason = 'survivor (test)' WHERE id = ?1",
@@ -721,43 +639,9 @@ fn repair_terminates_a_quarantined_survivor_by_exact_identity() {
         )
         .unwrap();
     let run = |op: RepairOperation, dry_run: bool| {
-        let proof = RepairProof {
-            schema: PROOF_SCHEMA.into(),
-            transaction_id: txn,
-            project_object_id: identity.object_id.clone(),
-            generation: identity.generation,
-            operation: op,
-            effect_kind: EffectKind::ProcessLaunch,
-            file: None,
-        };
-        let file = e.state.path().join("proof.json");
-        std::fs::write(&file, serde_json::to_vec(&proof).unwrap()).unwrap();
-        let req = RepairRequest {
-            project: e.project.path().to_path_buf(),
-            transaction_id: txn,
-            operation: op,
-            proof_file: file,
-            dry_run,
-        };
-        // As in `open`: another test thread's fork may briefly share the lease.
-        let start = Instant::now();
-        loop {
-            match repair::run(e.state.path(), &req) {
-                Err(repair::RepairRefusal::Open(_)) if start.elapsed() < Duration::from_secs(5) => {
-                    std::thread::sleep(Duration::from_millis(5));
-                }
-                other => return other,
-            }
-        }
+        repair_run(&e, txn, op, EffectKind::ProcessLaunch, None, dry_run)
     };
-    let status = || {
-        let j = open(&e);
-        let rows = j.list_transactions(&TxnFilter::default()).unwrap();
-        rows.iter()
-            .find(|r| r.transaction_id == txn)
-            .unwrap()
-            .status
-    };
+    let status = || row(&open(&e), txn).status;
 
     assert!(
         run(RepairOperation::AcknowledgeSafeState, false).is_err(),
@@ -784,9 +668,7 @@ fn repair_terminates_a_quarantined_survivor_by_exact_identity() {
         "the group is proven empty"
     );
     assert_eq!(status(), TxnStatus::Compensated);
-    let mut j = open(&e);
-    j.reconcile().unwrap();
-    assert_eq!(*j.gate(), godot_mcp_journal::WriteGate::Open);
+    assert_eq!(*fresh(&e).gate(), godot_mcp_journal::WriteGate::Open);
 }
 
 /// Item 6: repair's composite check is the full linked verdict (committed,
@@ -800,8 +682,7 @@ fn repair_of_a_composite_uses_the_full_linked_verdict() {
     let e = env();
     let dir = e.state.path().to_path_buf();
     let (bad, identity, state_dir) = {
-        let mut j = open(&e);
-        j.reconcile().unwrap();
+        let mut j = fresh(&e);
         let bad = helper_launch(&mut j, &dir, "3e3e3e3e3e3e3e3e3e3e3e3e3e3e3e3e", 3);
         (bad, j.identity().clone(), j.state_dir().to_path_buf())
     };
@@ -827,11 +708,7 @@ fn repair_of_a_composite_uses_the_full_linked_verdict() {
         )
         .unwrap();
     std::fs::write(e.project.path().join("c.tres"), b"[gd_resource]\n").unwrap();
-    {
-        let mut j = open(&e);
-        j.reconcile().unwrap();
-        assert_eq!(row(&j, txn).status, TxnStatus::Quarantined);
-    }
+    assert_eq!(row(&fresh(&e), txn).status, TxnStatus::Quarantined);
     let claim = || {
         Some(FileClaim {
             path: "c.tres".into(),
@@ -844,6 +721,7 @@ fn repair_of_a_composite_uses_the_full_linked_verdict() {
         RepairOperation::AcknowledgeSafeState,
         EffectKind::File,
         claim(),
+        false,
     )
     .unwrap_err();
     assert!(err.to_string().contains("did not end cleanly"), "{err}");
@@ -854,6 +732,7 @@ fn repair_of_a_composite_uses_the_full_linked_verdict() {
         RepairOperation::Compensate,
         EffectKind::File,
         claim(),
+        false,
     )
     .unwrap();
     assert_eq!(report.to, TxnStatus::Compensated);

@@ -4,25 +4,14 @@
 //! whose processes cannot be observed. `tests/launch.rs` runs the same rules
 //! against real processes through `/proc`.
 
-use godot_mcp_journal::launch::{Boundary, LaunchEnd, LaunchIntent, LaunchReceipt, NONCE_ENV};
+use godot_mcp_journal::launch::{Boundary, LaunchEnd, LaunchReceipt, NONCE_ENV};
 use godot_mcp_journal::process_table::{FakeTable, ProcessTable, Unobservable};
 use godot_mcp_journal::{Journal, TxnFilter, TxnId, TxnStatus};
 
 const BOOT: &str = "6f1c0000-0000-4000-8000-000000000001";
 
-struct Env {
-    state: tempfile::TempDir,
-    project: tempfile::TempDir,
-}
-
-fn env() -> Env {
-    let project = tempfile::tempdir().unwrap();
-    std::fs::write(project.path().join("project.godot"), "config_version=5\n").unwrap();
-    Env {
-        state: tempfile::tempdir().unwrap(),
-        project,
-    }
-}
+mod support;
+use support::{Env, env};
 
 fn open(e: &Env) -> Journal {
     Journal::open(e.state.path(), e.project.path()).unwrap()
@@ -43,16 +32,8 @@ fn record(j: &mut Journal, e: &Env, n: usize, pid: i32, start: u64, boot: &str) 
     let endpoint = session.join("c.sock");
     std::fs::write(&endpoint, b"").unwrap();
     std::fs::write(session.join("stdout.log"), b"out\n").unwrap();
-    let intent = LaunchIntent {
-        purpose: "play_scene".into(),
-        program: "godot".into(),
-        args: vec![],
-        nonce: nonce.clone(),
-        endpoint: endpoint.display().to_string(),
-        socket_inode: godot_mcp_os::fs::path_id(&endpoint).unwrap().ino,
-        session_dir: session.display().to_string(),
-        receipt: None,
-    };
+    let inode = godot_mcp_os::fs::path_id(&endpoint).unwrap().ino;
+    let intent = support::launch_intent("play_scene", "godot", &nonce, &session, inode);
     let txn = j
         .begin_launch(&intent, "runtime", "play_scene", None, false)
         .unwrap();
@@ -105,6 +86,18 @@ fn end_of(j: &Journal, txn: TxnId) -> (LaunchEnd, bool) {
     (p.end, p.boundary_empty)
 }
 
+/// One launch (leader `pid`, started at `start`) recorded, and an empty table of this boot.
+fn one_launch(pid: i32, start: u64) -> (Env, Launch, FakeTable) {
+    let e = env();
+    let l = recorded(&e, 1, |_| (pid, start)).remove(0);
+    (e, l, FakeTable::new(BOOT))
+}
+
+/// The row's status and its launch proof's end and boundary verdict.
+fn verdict(j: &Journal, txn: TxnId) -> (TxnStatus, (LaunchEnd, bool)) {
+    (status_of(j, txn), end_of(j, txn))
+}
+
 /// Records launches on an empty table (so the first reconcile finds nothing).
 fn recorded(e: &Env, n: usize, pid_of: impl Fn(usize) -> (i32, u64)) -> Vec<Launch> {
     let mut j = open(e);
@@ -147,22 +140,22 @@ fn a_hundred_exact_survivors_are_killed_and_proven_with_one_snapshot_per_round()
 
 #[test]
 fn a_partial_identity_is_quarantined_and_never_signalled() {
-    let e = env();
-    let l = recorded(&e, 1, |_| (4000, 77)).remove(0);
-    let t = FakeTable::new(BOOT);
+    let (e, l, t) = one_launch(4000, 77);
     // Same pid and start time, but it now leads another process group.
     let arg = format!("--godot-mcp-nonce={}", l.nonce);
     t.spawn(4000, 4100, 77, &["godot", &arg], &[]);
     t.spawn(4001, 4000, 80, &["x"], &[]);
     let j = restart(&e, &t);
-    assert_eq!(status_of(&j, l.txn), TxnStatus::Quarantined);
     assert_eq!(
-        end_of(&j, l.txn),
+        verdict(&j, l.txn),
         (
-            LaunchEnd::PartialIdentity {
-                mismatched: vec!["process_group".into()]
-            },
-            false
+            TxnStatus::Quarantined,
+            (
+                LaunchEnd::PartialIdentity {
+                    mismatched: vec!["process_group".into()]
+                },
+                false
+            )
         )
     );
     assert!(t.signalled().is_empty(), "{:?}", t.signalled());
@@ -178,9 +171,7 @@ fn a_partial_identity_is_quarantined_and_never_signalled() {
 
 #[test]
 fn a_missing_nonce_is_a_partial_match_too() {
-    let e = env();
-    let l = recorded(&e, 1, |_| (4000, 77)).remove(0);
-    let t = FakeTable::new(BOOT);
+    let (e, l, t) = one_launch(4000, 77);
     t.spawn(4000, 4000, 77, &["godot"], &[]);
     let j = restart(&e, &t);
     assert_eq!(
@@ -197,23 +188,24 @@ fn a_missing_nonce_is_a_partial_match_too() {
 
 #[test]
 fn a_reused_pid_leading_its_own_group_is_left_alone_and_ours_is_gone() {
-    let e = env();
-    let l = recorded(&e, 1, |_| (5000, 77)).remove(0);
-    let t = FakeTable::new(BOOT);
+    let (e, l, t) = one_launch(5000, 77);
     // Another process (other start time) holds the pid and leads group 5000.
     t.spawn(5000, 5000, 99, &["vim"], &[]);
     t.spawn(5001, 5000, 100, &["vim-child"], &[]);
     let j = restart(&e, &t);
-    assert_eq!(status_of(&j, l.txn), TxnStatus::Compensated);
-    assert_eq!(end_of(&j, l.txn), (LaunchEnd::GoneBeforeReconcile, true));
+    assert_eq!(
+        verdict(&j, l.txn),
+        (
+            TxnStatus::Compensated,
+            (LaunchEnd::GoneBeforeReconcile, true)
+        )
+    );
     assert!(t.signalled().is_empty(), "{:?}", t.signalled());
 }
 
 #[test]
 fn a_gone_leader_s_proven_members_are_killed_and_unproven_ones_quarantine() {
-    let e = env();
-    let l = recorded(&e, 1, |_| (6000, 50)).remove(0);
-    let t = FakeTable::new(BOOT);
+    let (e, l, t) = one_launch(6000, 50);
     // Leader gone. Group 6000 holds: a child carrying the nonce (proven), a process
     // without it, and one carrying it but older than the leader (a child cannot
     // predate its parent).
@@ -221,15 +213,17 @@ fn a_gone_leader_s_proven_members_are_killed_and_unproven_ones_quarantine() {
     t.spawn(6002, 6000, 61, &["stranger"], &[]);
     child(&t, &l, 6003, 6000, 10);
     let j = restart(&e, &t);
-    assert_eq!(status_of(&j, l.txn), TxnStatus::Quarantined);
     assert_eq!(
-        end_of(&j, l.txn),
+        verdict(&j, l.txn),
         (
-            LaunchEnd::UnaccountedMembers {
-                killed: 1,
-                unaccounted: vec![6002, 6003]
-            },
-            false
+            TxnStatus::Quarantined,
+            (
+                LaunchEnd::UnaccountedMembers {
+                    killed: 1,
+                    unaccounted: vec![6002, 6003]
+                },
+                false
+            )
         )
     );
     assert_eq!(t.signalled(), vec![6001]);
@@ -238,16 +232,16 @@ fn a_gone_leader_s_proven_members_are_killed_and_unproven_ones_quarantine() {
 
 #[test]
 fn a_gone_leader_s_proven_members_alone_empty_the_boundary() {
-    let e = env();
-    let l = recorded(&e, 1, |_| (6000, 50)).remove(0);
-    let t = FakeTable::new(BOOT);
+    let (e, l, t) = one_launch(6000, 50);
     child(&t, &l, 6001, 6000, 60);
     child(&t, &l, 6002, 6000, 61);
     let j = restart(&e, &t);
-    assert_eq!(status_of(&j, l.txn), TxnStatus::Compensated);
     assert_eq!(
-        end_of(&j, l.txn),
-        (LaunchEnd::TerminatedByReconcile { survivors: 2 }, true)
+        verdict(&j, l.txn),
+        (
+            TxnStatus::Compensated,
+            (LaunchEnd::TerminatedByReconcile { survivors: 2 }, true)
+        )
     );
     assert_eq!(t.signalled(), vec![6001, 6002]);
 }
@@ -258,9 +252,7 @@ fn a_gone_leader_s_proven_members_alone_empty_the_boundary() {
 #[test]
 fn a_member_inside_its_exit_is_waited_for_not_held_against_the_boundary() {
     use godot_mcp_journal::process_table::{FakeProcess, ProcStat};
-    let e = env();
-    let l = recorded(&e, 1, |_| (6100, 50)).remove(0);
-    let t = FakeTable::new(BOOT);
+    let (e, l, t) = one_launch(6100, 50);
     child(&t, &l, 6101, 6100, 60);
     let dying = |survives_kill| FakeProcess {
         stat: Some(ProcStat {
@@ -277,10 +269,12 @@ fn a_member_inside_its_exit_is_waited_for_not_held_against_the_boundary() {
     };
     t.insert(6102, dying(false));
     let j = restart(&e, &t);
-    assert_eq!(status_of(&j, l.txn), TxnStatus::Compensated);
     assert_eq!(
-        end_of(&j, l.txn),
-        (LaunchEnd::TerminatedByReconcile { survivors: 1 }, true)
+        verdict(&j, l.txn),
+        (
+            TxnStatus::Compensated,
+            (LaunchEnd::TerminatedByReconcile { survivors: 1 }, true)
+        )
     );
     // Never signalled: it could not be identified, and it was already dying.
     assert_eq!(t.signalled(), vec![6101]);
@@ -291,9 +285,7 @@ fn a_member_inside_its_exit_is_waited_for_not_held_against_the_boundary() {
 #[test]
 fn a_member_stuck_in_its_exit_keeps_the_boundary_unproven() {
     use godot_mcp_journal::process_table::{FakeProcess, ProcStat};
-    let e = env();
-    let l = recorded(&e, 1, |_| (6200, 50)).remove(0);
-    let t = FakeTable::new(BOOT);
+    let (e, l, t) = one_launch(6200, 50);
     t.insert(
         6201,
         FakeProcess {
@@ -318,20 +310,21 @@ fn a_member_stuck_in_its_exit_keeps_the_boundary_unproven() {
 
 #[test]
 fn a_receipt_from_another_boot_signals_nothing() {
-    let e = env();
-    let l = recorded(&e, 1, |_| (7000, 5)).remove(0);
+    let (e, l, _) = one_launch(7000, 5);
     // This boot has an exact look-alike at the pid: it cannot be ours.
     let t = FakeTable::new("another-boot");
     leader(&t, &l, 7000, 5);
     let j = restart(&e, &t);
-    assert_eq!(status_of(&j, l.txn), TxnStatus::Compensated);
     assert_eq!(
-        end_of(&j, l.txn),
+        verdict(&j, l.txn),
         (
-            LaunchEnd::EndedWithBoot {
-                recorded_boot: BOOT.into()
-            },
-            true
+            TxnStatus::Compensated,
+            (
+                LaunchEnd::EndedWithBoot {
+                    recorded_boot: BOOT.into()
+                },
+                true
+            )
         )
     );
     assert!(t.signalled().is_empty());
@@ -339,28 +332,29 @@ fn a_receipt_from_another_boot_signals_nothing() {
 
 #[test]
 fn a_survivor_that_ignores_sigkill_is_quarantined() {
-    let e = env();
-    let l = recorded(&e, 1, |_| (8000, 5)).remove(0);
-    let t = FakeTable::new(BOOT);
+    let (e, l, t) = one_launch(8000, 5);
     leader(&t, &l, 8000, 5);
     child(&t, &l, 8001, 8000, 6);
     t.survive_kill(8001);
     let j = restart(&e, &t);
-    assert_eq!(status_of(&j, l.txn), TxnStatus::Quarantined);
     assert_eq!(
-        end_of(&j, l.txn),
-        (LaunchEnd::TerminatedByReconcile { survivors: 2 }, false)
+        verdict(&j, l.txn),
+        (
+            TxnStatus::Quarantined,
+            (LaunchEnd::TerminatedByReconcile { survivors: 2 }, false)
+        )
     );
     assert!(t.alive(8001));
 }
 
 #[test]
 fn where_processes_cannot_be_observed_every_launch_is_quarantined_untouched() {
-    let e = env();
-    let l = recorded(&e, 1, |_| (9000, 5)).remove(0);
+    let (e, l, _) = one_launch(9000, 5);
     let j = restart(&e, &Unobservable);
-    assert_eq!(status_of(&j, l.txn), TxnStatus::Quarantined);
-    assert_eq!(end_of(&j, l.txn), (LaunchEnd::Unobservable, false));
+    assert_eq!(
+        verdict(&j, l.txn),
+        (TxnStatus::Quarantined, (LaunchEnd::Unobservable, false))
+    );
     assert!(l.session.exists());
 }
 
@@ -400,16 +394,16 @@ impl ProcessTable for IdentityOnly {
 
 #[test]
 fn where_process_groups_cannot_be_observed_an_exact_survivor_is_quarantined_unsignalled() {
-    let e = env();
-    let l = recorded(&e, 1, |_| (9050, 5)).remove(0);
-    let t = FakeTable::new(BOOT);
+    let (e, l, t) = one_launch(9050, 5);
     // The exact leader and its child: an observable table would kill both.
     leader(&t, &l, 9050, 5);
     child(&t, &l, 9051, 9050, 6);
     let table = IdentityOnly(t);
     let j = restart(&e, &table);
-    assert_eq!(status_of(&j, l.txn), TxnStatus::Quarantined);
-    assert_eq!(end_of(&j, l.txn), (LaunchEnd::Unobservable, false));
+    assert_eq!(
+        verdict(&j, l.txn),
+        (TxnStatus::Quarantined, (LaunchEnd::Unobservable, false))
+    );
     assert!(table.0.signalled().is_empty());
     assert!(table.0.alive(9050) && table.0.alive(9051));
     assert!(l.session.exists(), "left where it is, not archived");
@@ -418,9 +412,7 @@ fn where_process_groups_cannot_be_observed_an_exact_survivor_is_quarantined_unsi
 #[test]
 fn a_zombie_leader_with_an_empty_group_is_gone() {
     use godot_mcp_journal::process_table::{FakeProcess, ProcStat};
-    let e = env();
-    let l = recorded(&e, 1, |_| (9100, 5)).remove(0);
-    let t = FakeTable::new(BOOT);
+    let (e, l, t) = one_launch(9100, 5);
     // Exited but not reaped: its entry remains, it is not live.
     t.insert(
         9100,
@@ -436,7 +428,12 @@ fn a_zombie_leader_with_an_empty_group_is_gone() {
         },
     );
     let j = restart(&e, &t);
-    assert_eq!(status_of(&j, l.txn), TxnStatus::Compensated);
-    assert_eq!(end_of(&j, l.txn), (LaunchEnd::GoneBeforeReconcile, true));
+    assert_eq!(
+        verdict(&j, l.txn),
+        (
+            TxnStatus::Compensated,
+            (LaunchEnd::GoneBeforeReconcile, true)
+        )
+    );
     assert!(t.signalled().is_empty());
 }

@@ -26,13 +26,19 @@ struct Fixture {
 const PRE: &[u8] = b"pre";
 const POST: &[u8] = b"post";
 
-/// A project whose `a.txt` transaction is quarantined (the file holds bytes
-/// that are neither its pre- nor its post-state). `pre = None` models a create.
-fn quarantined(pre: Option<&[u8]>) -> Fixture {
+/// A temp dir holding an empty `project` and the journal's `state` root.
+fn dirs() -> (tempfile::TempDir, PathBuf, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("state");
     let project = dir.path().join("project");
     fs::create_dir_all(&project).unwrap();
+    (dir, state, project)
+}
+
+/// A project whose `a.txt` transaction is quarantined (the file holds bytes
+/// that are neither its pre- nor its post-state). `pre = None` models a create.
+fn quarantined(pre: Option<&[u8]>) -> Fixture {
+    let (dir, state, project) = dirs();
     let (identity, state_dir) = support::identity_and_state_dir(&state, &project);
     let pre_state = pre.map_or(FileState::Absent, FileState::of);
     let txn = support::insert_open_intents(
@@ -44,6 +50,26 @@ fn quarantined(pre: Option<&[u8]>) -> Fixture {
     let mut j = Journal::open(&state, &project).unwrap();
     let report = j.reconcile().unwrap();
     assert_eq!(report.quarantined.len(), 1);
+    quarantined_row(dir, state, project, j, txn)
+}
+
+/// [`quarantined`], then `a.txt` holds `now`.
+fn quarantined_holding(pre: Option<&[u8]>, now: &[u8]) -> Fixture {
+    let f = quarantined(pre);
+    fs::write(f.project.join("a.txt"), now).unwrap();
+    f
+}
+
+/// The fixture for `txn`, quarantined by the reconciliation of `j` (closed here).
+fn quarantined_row(
+    dir: tempfile::TempDir,
+    state: PathBuf,
+    project: PathBuf,
+    j: Journal,
+    txn: TxnId,
+) -> Fixture {
+    let identity = j.identity().clone();
+    let state_dir = j.state_dir().to_path_buf();
     drop(j);
     Fixture {
         _dir: dir,
@@ -69,6 +95,16 @@ impl Fixture {
                 observed,
             }),
         }
+    }
+
+    /// Runs `op` with a proof that claims the file is `observed`.
+    fn claim(
+        &self,
+        op: RepairOperation,
+        observed: FileState,
+        dry_run: bool,
+    ) -> Result<repair::RepairReport, RepairRefusal> {
+        self.run_with(op, Some(&self.proof(op, observed)), dry_run)
     }
 
     fn run_with(
@@ -119,12 +155,9 @@ impl Fixture {
 /// repair journaling more (or less) than one transition.
 #[test]
 fn acknowledge_safe_state_records_committed_and_reopens_the_gate() {
-    let f = quarantined(Some(PRE));
-    fs::write(f.project.join("a.txt"), POST).unwrap();
+    let f = quarantined_holding(Some(PRE), POST);
     let op = RepairOperation::AcknowledgeSafeState;
-    let report = f
-        .run_with(op, Some(&f.proof(op, FileState::of(POST))), false)
-        .unwrap();
+    let report = f.claim(op, FileState::of(POST), false).unwrap();
     assert!(report.recorded);
     assert_eq!(
         (report.from, report.to),
@@ -141,12 +174,9 @@ fn acknowledge_safe_state_records_committed_and_reopens_the_gate() {
 /// Guards against: compensate claiming a pre-state that is not on disk.
 #[test]
 fn compensate_records_a_restored_pre_state() {
-    let f = quarantined(Some(PRE));
-    fs::write(f.project.join("a.txt"), PRE).unwrap();
+    let f = quarantined_holding(Some(PRE), PRE);
     let op = RepairOperation::Compensate;
-    let report = f
-        .run_with(op, Some(&f.proof(op, FileState::of(PRE))), false)
-        .unwrap();
+    let report = f.claim(op, FileState::of(PRE), false).unwrap();
     assert_eq!(report.to, TxnStatus::Compensated);
     assert_eq!(f.status(), "compensated");
     assert_eq!(fs::read(f.project.join("a.txt")).unwrap(), PRE);
@@ -156,11 +186,9 @@ fn compensate_records_a_restored_pre_state() {
 /// the created file.
 #[test]
 fn compensate_of_a_create_removes_the_created_file() {
-    let f = quarantined(None);
-    fs::write(f.project.join("a.txt"), POST).unwrap();
+    let f = quarantined_holding(None, POST);
     let op = RepairOperation::Compensate;
-    f.run_with(op, Some(&f.proof(op, FileState::of(POST))), false)
-        .unwrap();
+    f.claim(op, FileState::of(POST), false).unwrap();
     assert!(!f.project.join("a.txt").exists());
     assert_eq!(f.status(), "compensated");
 }
@@ -168,18 +196,13 @@ fn compensate_of_a_create_removes_the_created_file() {
 /// Guards against: `reconcile` or `--dry-run` recording anything.
 #[test]
 fn reconcile_and_dry_run_record_nothing() {
-    let f = quarantined(Some(PRE));
-    fs::write(f.project.join("a.txt"), POST).unwrap();
+    let f = quarantined_holding(Some(PRE), POST);
     let before = f.snapshot();
     let op = RepairOperation::Reconcile;
-    let r = f
-        .run_with(op, Some(&f.proof(op, FileState::of(POST))), false)
-        .unwrap();
+    let r = f.claim(op, FileState::of(POST), false).unwrap();
     assert_eq!((r.to, r.recorded), (TxnStatus::Committed, false));
     let op = RepairOperation::AcknowledgeSafeState;
-    let r = f
-        .run_with(op, Some(&f.proof(op, FileState::of(POST))), true)
-        .unwrap();
+    let r = f.claim(op, FileState::of(POST), true).unwrap();
     assert!(!r.recorded);
     assert_eq!(f.snapshot(), before);
 }
@@ -214,7 +237,7 @@ fn every_refusal_exits_non_zero_and_leaves_the_row_unchanged() {
         (
             "wrong proof (observed)",
             "wrong proof: file.observed",
-            Box::new(move |f| f.run_with(ack, Some(&f.proof(ack, FileState::of(b"nope"))), false)),
+            Box::new(move |f| f.claim(ack, FileState::of(b"nope"), false)),
         ),
         (
             "wrong proof (operation)",
@@ -250,7 +273,7 @@ fn every_refusal_exits_non_zero_and_leaves_the_row_unchanged() {
             "unproven:",
             Box::new(move |f| {
                 fs::write(f.project.join("a.txt"), PRE).unwrap();
-                f.run_with(ack, Some(&f.proof(ack, FileState::of(PRE))), false)
+                f.claim(ack, FileState::of(PRE), false)
             }),
         ),
         (
@@ -258,7 +281,7 @@ fn every_refusal_exits_non_zero_and_leaves_the_row_unchanged() {
             "does not apply",
             Box::new(|f| {
                 let op = RepairOperation::Terminate;
-                f.run_with(op, Some(&f.proof(op, FileState::of(POST))), false)
+                f.claim(op, FileState::of(POST), false)
             }),
         ),
         (
@@ -267,7 +290,7 @@ fn every_refusal_exits_non_zero_and_leaves_the_row_unchanged() {
             Box::new(move |f| {
                 fs::remove_file(f.project.join("a.txt")).unwrap();
                 fs::create_dir(f.project.join("a.txt")).unwrap();
-                f.run_with(ack, Some(&f.proof(ack, FileState::of(POST))), false)
+                f.claim(ack, FileState::of(POST), false)
             }),
         ),
         (
@@ -275,13 +298,12 @@ fn every_refusal_exits_non_zero_and_leaves_the_row_unchanged() {
             "holds the project lease",
             Box::new(move |f| {
                 let _server = Journal::open(&f.state, &f.project).unwrap();
-                f.run_with(ack, Some(&f.proof(ack, FileState::of(POST))), false)
+                f.claim(ack, FileState::of(POST), false)
             }),
         ),
     ];
     for (name, expect, case) in cases {
-        let f = quarantined(Some(PRE));
-        fs::write(f.project.join("a.txt"), POST).unwrap();
+        let f = quarantined_holding(Some(PRE), POST);
         let before = f.snapshot();
         let err = match case(&f) {
             Ok(r) => panic!("{name}: expected a refusal, got {r:?}"),
@@ -297,15 +319,11 @@ fn every_refusal_exits_non_zero_and_leaves_the_row_unchanged() {
 /// re-recorded, or an open one resolved behind reconciliation's back).
 #[test]
 fn a_transaction_that_is_not_quarantined_is_refused() {
-    let f = quarantined(Some(PRE));
-    fs::write(f.project.join("a.txt"), POST).unwrap();
+    let f = quarantined_holding(Some(PRE), POST);
     let op = RepairOperation::AcknowledgeSafeState;
-    f.run_with(op, Some(&f.proof(op, FileState::of(POST))), false)
-        .unwrap();
+    f.claim(op, FileState::of(POST), false).unwrap();
     let before = f.snapshot();
-    let err = f
-        .run_with(op, Some(&f.proof(op, FileState::of(POST))), false)
-        .unwrap_err();
+    let err = f.claim(op, FileState::of(POST), false).unwrap_err();
     assert!(matches!(err, RepairRefusal::NotQuarantined { .. }), "{err}");
     assert_eq!(err.exit_code(), 1);
     assert_eq!(f.snapshot(), before);
@@ -326,9 +344,7 @@ fn a_transaction_of_another_generation_is_refused() {
     fs::write(f.project.join("a.txt"), POST).unwrap();
     let before = f.snapshot();
     let op = RepairOperation::AcknowledgeSafeState;
-    let err = f
-        .run_with(op, Some(&f.proof(op, FileState::of(POST))), false)
-        .unwrap_err();
+    let err = f.claim(op, FileState::of(POST), false).unwrap_err();
     assert!(
         matches!(
             err,
@@ -403,9 +419,11 @@ fn editor_proof(
 fn a_lost_editor_save_is_repaired_by_acknowledging_the_scene_file() {
     let (dir, state, project, identity, txn) = quarantined_editor_save();
     let on_disk = FileState::of(b"[gd_scene format=3]\n");
-    let run = |proof: &RepairProof, op: RepairOperation| {
+    // Runs `op` with a proof that claims the scene file is `observed`.
+    let run = |op: RepairOperation, observed: FileState| {
+        let proof = editor_proof(&identity, txn, op, "scenes/a.tscn", observed);
         let file = dir.path().join("proof.json");
-        fs::write(&file, serde_json::to_vec(proof).unwrap()).unwrap();
+        fs::write(&file, serde_json::to_vec(&proof).unwrap()).unwrap();
         repair::run(
             &state,
             &RepairRequest {
@@ -426,57 +444,23 @@ fn a_lost_editor_save_is_repaired_by_acknowledging_the_scene_file() {
             .status
     };
     // A claim that does not match the disk.
-    let wrong = editor_proof(
-        &identity,
-        txn,
-        RepairOperation::AcknowledgeSafeState,
-        "scenes/a.tscn",
-        FileState::of(b"other"),
-    );
-    let e = run(&wrong, RepairOperation::AcknowledgeSafeState).unwrap_err();
+    let ack = RepairOperation::AcknowledgeSafeState;
+    let e = run(ack, FileState::of(b"other")).unwrap_err();
     assert_ne!(e.exit_code(), 0);
     assert_eq!(status(), TxnStatus::Quarantined);
     // Compensate and terminate are not available for an editor effect.
-    let comp = editor_proof(
-        &identity,
-        txn,
-        RepairOperation::Compensate,
-        "scenes/a.tscn",
-        on_disk,
-    );
-    assert!(run(&comp, RepairOperation::Compensate).is_err());
-    let term = editor_proof(
-        &identity,
-        txn,
-        RepairOperation::Terminate,
-        "scenes/a.tscn",
-        on_disk,
-    );
+    assert!(run(RepairOperation::Compensate, on_disk).is_err());
     assert!(matches!(
-        run(&term, RepairOperation::Terminate),
+        run(RepairOperation::Terminate, on_disk),
         Err(RepairRefusal::NotApplicable { .. })
     ));
     assert_eq!(status(), TxnStatus::Quarantined);
     // Reconcile reports, records nothing.
-    let rec = editor_proof(
-        &identity,
-        txn,
-        RepairOperation::Reconcile,
-        "scenes/a.tscn",
-        on_disk,
-    );
-    let r = run(&rec, RepairOperation::Reconcile).unwrap();
+    let r = run(RepairOperation::Reconcile, on_disk).unwrap();
     assert!(!r.recorded);
     assert_eq!(status(), TxnStatus::Quarantined);
     // The right claim: committed, and the gate opens.
-    let ok = editor_proof(
-        &identity,
-        txn,
-        RepairOperation::AcknowledgeSafeState,
-        "scenes/a.tscn",
-        on_disk,
-    );
-    let r = run(&ok, RepairOperation::AcknowledgeSafeState).unwrap();
+    let r = run(ack, on_disk).unwrap();
     assert!(r.recorded);
     assert_eq!(r.to, TxnStatus::Committed);
     let mut j = Journal::open(&state, &project).unwrap();
@@ -489,25 +473,27 @@ fn preimages(state_dir: &std::path::Path) -> (usize, u64) {
     godot_mcp_journal::preimage::retained_count(&conn).unwrap()
 }
 
+/// A project whose `a.txt` (`PRE`) was overwritten with `POST` through the
+/// journal, and the committed transaction.
+fn overwritten() -> (tempfile::TempDir, PathBuf, PathBuf, Journal, TxnId) {
+    let (dir, state, project) = dirs();
+    fs::write(project.join("a.txt"), PRE).unwrap();
+    let mut j = Journal::open(&state, &project).unwrap();
+    j.reconcile().unwrap();
+    let txn = j
+        .write_file(godot_mcp_journal::FileWrite::new(
+            "a.txt", POST, "t", "write",
+        ))
+        .unwrap()
+        .transaction_id();
+    (dir, state, project, j, txn)
+}
+
 /// Item 6: a committed overwrite releases its pre-image when it records the row
 /// (nothing is retained for proven rows).
 #[test]
 fn a_committed_overwrite_releases_its_pre_image() {
-    let dir = tempfile::tempdir().unwrap();
-    let project = dir.path().join("p");
-    fs::create_dir_all(&project).unwrap();
-    fs::write(project.join("a.txt"), PRE).unwrap();
-    let mut j = Journal::open(&dir.path().join("s"), &project).unwrap();
-    j.reconcile().unwrap();
-    j.write_file(godot_mcp_journal::FileWrite {
-        rel_path: "a.txt".into(),
-        bytes: POST.to_vec(),
-        expected: None,
-        idempotency: None,
-        tool_family: "t".into(),
-        operation: "write".into(),
-    })
-    .unwrap();
+    let (_dir, _, _, j, _) = overwritten();
     assert_eq!(j.retained_preimages().unwrap(), (0, 0));
 }
 
@@ -515,24 +501,7 @@ fn a_committed_overwrite_releases_its_pre_image() {
 /// the pre-image of a committed row behind. The next open drops it.
 #[test]
 fn a_proven_row_s_left_over_pre_image_is_dropped_at_open() {
-    let dir = tempfile::tempdir().unwrap();
-    let project = dir.path().join("p");
-    fs::create_dir_all(&project).unwrap();
-    fs::write(project.join("a.txt"), PRE).unwrap();
-    let state = dir.path().join("s");
-    let mut j = Journal::open(&state, &project).unwrap();
-    j.reconcile().unwrap();
-    let txn = j
-        .write_file(godot_mcp_journal::FileWrite {
-            rel_path: "a.txt".into(),
-            bytes: POST.to_vec(),
-            expected: None,
-            idempotency: None,
-            tool_family: "t".into(),
-            operation: "write".into(),
-        })
-        .unwrap()
-        .transaction_id();
+    let (_dir, state, project, j, txn) = overwritten();
     let state_dir = j.state_dir().to_path_buf();
     drop(j);
     // As a crash between the terminal UPDATE and the release would leave it.
@@ -562,10 +531,7 @@ mod pre_image_restore {
     /// Crashes `args` right after its effect is durable, changes the target
     /// so neither state holds, reconciles: one quarantined row, as a fixture.
     fn crashed_then_changed(pre: &[u8], args: &[&str]) -> Fixture {
-        let dir = tempfile::tempdir().unwrap();
-        let state = dir.path().join("state");
-        let project = dir.path().join("project");
-        fs::create_dir_all(&project).unwrap();
+        let (dir, state, project) = dirs();
         fs::write(project.join("a.txt"), pre).unwrap();
         godot_mcp_os::fs::set_mode(&project.join("a.txt"), 0o640).unwrap();
         let out = Command::new(CHILD)
@@ -584,17 +550,7 @@ mod pre_image_restore {
         let report = j.reconcile().unwrap();
         assert_eq!(report.quarantined.len(), 1, "{report:?}");
         let txn = report.quarantined[0].transaction_id;
-        let identity = j.identity().clone();
-        let state_dir = j.state_dir().to_path_buf();
-        drop(j);
-        Fixture {
-            _dir: dir,
-            state,
-            project,
-            state_dir,
-            identity,
-            txn,
-        }
+        quarantined_row(dir, state, project, j, txn)
     }
 
     #[test]
@@ -605,9 +561,7 @@ mod pre_image_restore {
         // The target back in its post-state (e.g. the third party undid its change).
         fs::write(f.project.join("a.txt"), b"post").unwrap();
         let op = RepairOperation::Compensate;
-        let report = f
-            .run_with(op, Some(&f.proof(op, FileState::of(b"post"))), false)
-            .unwrap();
+        let report = f.claim(op, FileState::of(b"post"), false).unwrap();
         assert_eq!(report.to, TxnStatus::Compensated);
         assert_eq!(fs::read(f.project.join("a.txt")).unwrap(), pre);
         let mode = godot_mcp_os::fs::mode(&fs::metadata(f.project.join("a.txt")).unwrap());
@@ -622,9 +576,7 @@ mod pre_image_restore {
         let f = crashed_then_changed(&pre, &["delete", "a.txt"]);
         fs::remove_file(f.project.join("a.txt")).unwrap();
         let op = RepairOperation::Compensate;
-        let report = f
-            .run_with(op, Some(&f.proof(op, FileState::Absent)), false)
-            .unwrap();
+        let report = f.claim(op, FileState::Absent, false).unwrap();
         assert_eq!(report.to, TxnStatus::Compensated);
         assert_eq!(fs::read(f.project.join("a.txt")).unwrap(), pre);
         assert_eq!(f.status(), "compensated");
@@ -639,9 +591,7 @@ mod pre_image_restore {
         fs::write(f.project.join("a.txt"), b"post").unwrap();
         let before = f.snapshot();
         let op = RepairOperation::Compensate;
-        let err = f
-            .run_with(op, Some(&f.proof(op, FileState::of(b"post"))), false)
-            .unwrap_err();
+        let err = f.claim(op, FileState::of(b"post"), false).unwrap_err();
         assert!(
             err.to_string()
                 .contains(&format!("larger than the {bound} byte bound")),
@@ -659,10 +609,7 @@ mod pre_image_restore {
 #[test]
 fn a_row_of_another_incarnation_closes_the_gate_and_repair_resolves_it() {
     for (what, change) in [("generation", (false, 7u64)), ("object", (true, 0u64))] {
-        let dir = tempfile::tempdir().unwrap();
-        let state = dir.path().join("state");
-        let project = dir.path().join("project");
-        fs::create_dir_all(&project).unwrap();
+        let (dir, state, project) = dirs();
         let (identity, state_dir) = support::identity_and_state_dir(&state, &project);
         let mut foreign = identity.clone();
         if change.0 {
@@ -688,22 +635,12 @@ fn a_row_of_another_incarnation_closes_the_gate_and_repair_resolves_it() {
             }
             other => panic!("{what}: a foreign row must close the gate: {other:?}"),
         }
-        drop(j);
-        let f = Fixture {
-            _dir: dir,
-            state,
-            project,
-            state_dir,
-            identity: identity.clone(),
-            txn,
-        };
+        let f = quarantined_row(dir, state, project, j, txn);
         let op = RepairOperation::AcknowledgeSafeState;
         // A proof naming the current project is refused: the operator must say
         // which incarnation they resolve.
         let before = f.snapshot();
-        let err = f
-            .run_with(op, Some(&f.proof(op, FileState::of(POST))), false)
-            .unwrap_err();
+        let err = f.claim(op, FileState::of(POST), false).unwrap_err();
         assert!(
             err.to_string().contains("wrong project: transaction"),
             "{err}"
@@ -725,10 +662,7 @@ fn a_row_of_another_incarnation_closes_the_gate_and_repair_resolves_it() {
 /// journal aside as evidence.
 #[test]
 fn a_row_with_an_unparsable_id_closes_the_gate_until_the_operator_step() {
-    let dir = tempfile::tempdir().unwrap();
-    let state = dir.path().join("state");
-    let project = dir.path().join("project");
-    fs::create_dir_all(&project).unwrap();
+    let (dir, state, project) = dirs();
     let (identity, state_dir) = support::identity_and_state_dir(&state, &project);
     rusqlite::Connection::open(state_dir.join(JOURNAL_FILE))
         .unwrap()

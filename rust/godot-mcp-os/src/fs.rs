@@ -351,6 +351,14 @@ mod tests {
             fs::create_dir_all(&dir).unwrap();
             Self(dir)
         }
+
+        /// Files `a` and `b` in the scratch dir, holding `a` and `b`.
+        fn a_and_b(&self) -> (PathBuf, PathBuf) {
+            let (a, b) = (self.0.join("a"), self.0.join("b"));
+            fs::write(&a, b"a").unwrap();
+            fs::write(&b, b"b").unwrap();
+            (a, b)
+        }
     }
 
     impl Drop for Scratch {
@@ -362,9 +370,7 @@ mod tests {
     #[test]
     fn file_and_path_identity_agree_and_change_with_the_file() {
         let s = Scratch::new("id");
-        let (a, b) = (s.0.join("a"), s.0.join("b"));
-        fs::write(&a, b"a").unwrap();
-        fs::write(&b, b"b").unwrap();
+        let (a, b) = s.a_and_b();
         let f = File::open(&a).unwrap();
         let by_handle = file_id(&f, &f.metadata().unwrap()).unwrap();
         drop(f);
@@ -381,9 +387,8 @@ mod tests {
     #[test]
     fn rename_noreplace_refuses_an_existing_target_and_changes_nothing() {
         let s = Scratch::new("noreplace");
-        let (a, b, c) = (s.0.join("a"), s.0.join("b"), s.0.join("c"));
-        fs::write(&a, b"a").unwrap();
-        fs::write(&b, b"b").unwrap();
+        let (a, b) = s.a_and_b();
+        let c = s.0.join("c");
         let e = rename_noreplace(&a, &b).unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::AlreadyExists);
         assert_eq!(fs::read(&a).unwrap(), b"a");
@@ -396,9 +401,7 @@ mod tests {
     #[test]
     fn exchange_swaps_two_entries_or_says_unsupported() {
         let s = Scratch::new("exchange");
-        let (a, b) = (s.0.join("a"), s.0.join("b"));
-        fs::write(&a, b"a").unwrap();
-        fs::write(&b, b"b").unwrap();
+        let (a, b) = s.a_and_b();
         let swapped = exchange(&a, &b);
         #[cfg(unix)]
         {

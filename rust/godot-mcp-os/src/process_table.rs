@@ -57,7 +57,13 @@ pub trait ProcessTable: Send + Sync {
         true
     }
     /// The current boot's id; `None` when the OS does not say.
-    fn boot_id(&self) -> Option<String>;
+    ///
+    /// The defaults below are those of an OS that cannot observe or signal
+    /// that much: they see nothing and signal nothing, so they prove nothing
+    /// (a launch stays unproven, never wrongly gone or killed).
+    fn boot_id(&self) -> Option<String> {
+        None
+    }
     /// The process at `pid`, while it has an entry (a zombie not yet reaped too).
     fn stat(&self, pid: i32) -> Option<ProcStat>;
     /// Whether the process at `pid` with `stat` has not finished dying.
@@ -65,17 +71,21 @@ pub trait ProcessTable: Send + Sync {
     /// One snapshot of every live process.
     fn live(&self) -> Vec<(i32, ProcStat)>;
     /// Whether an argument of `pid`'s command line contains `needle`.
-    fn cmdline_contains(&self, pid: i32, needle: &str) -> bool;
+    fn cmdline_contains(&self, _pid: i32, _needle: &str) -> bool {
+        false
+    }
     /// Whether `pid`'s environment holds exactly `entry` (`NAME=value`). An
     /// environment that cannot be read (another user's process) holds nothing.
-    fn environ_contains(&self, pid: i32, entry: &str) -> bool;
+    fn environ_contains(&self, _pid: i32, _entry: &str) -> bool {
+        false
+    }
     /// SIGKILL every process of group `pgid`.
-    fn kill_group(&self, pgid: i32);
+    fn kill_group(&self, _pgid: i32) {}
     /// SIGKILL `pid` only if, with the process pinned (a pidfd on Linux), it still
     /// has `start_time` and carries `nonce`: a pid reused in between is never
     /// signalled. (macOS has no pidfd: there the check and the kill are two
     /// calls, see `Libproc`.)
-    fn kill_pinned(&self, pid: i32, start_time: u64, nonce: &str);
+    fn kill_pinned(&self, _pid: i32, _start_time: u64, _nonce: &str) {}
 }
 
 impl dyn ProcessTable + '_ {
@@ -190,9 +200,6 @@ impl ProcessTable for Unobservable {
     fn observable(&self) -> bool {
         false
     }
-    fn boot_id(&self) -> Option<String> {
-        None
-    }
     fn stat(&self, _pid: i32) -> Option<ProcStat> {
         None
     }
@@ -202,14 +209,6 @@ impl ProcessTable for Unobservable {
     fn live(&self) -> Vec<(i32, ProcStat)> {
         Vec::new()
     }
-    fn cmdline_contains(&self, _pid: i32, _needle: &str) -> bool {
-        false
-    }
-    fn environ_contains(&self, _pid: i32, _entry: &str) -> bool {
-        false
-    }
-    fn kill_group(&self, _pgid: i32) {}
-    fn kill_pinned(&self, _pid: i32, _start_time: u64, _nonce: &str) {}
 }
 
 /// A process table held in memory, for reconciliation tests: processes are

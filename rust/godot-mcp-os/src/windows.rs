@@ -95,16 +95,15 @@ fn all_pids() -> Vec<u32> {
     pids
 }
 
+/// Pids, creation times and handles are all there is: process groups, command
+/// lines (reading another process's needs its PEB) and environments are not
+/// observed, there is no boot id, and the signalling methods keep their
+/// do-nothing defaults (there are no process groups: a Job Object is terminated
+/// instead, and no process is proven the launch's by its nonce, so none is
+/// signalled). A process-group launch is never proven gone or terminated here.
 impl ProcessTable for Win32 {
-    /// Pids, creation times and handles are all there is: process groups,
-    /// command lines and environments are not observed, so a process-group
-    /// launch is never proven gone or terminated here.
     fn observable(&self) -> bool {
         false
-    }
-
-    fn boot_id(&self) -> Option<String> {
-        None
     }
 
     fn stat(&self, pid: i32) -> Option<ProcStat> {
@@ -122,21 +121,4 @@ impl ProcessTable for Win32 {
             .filter(|(pid, s)| self.is_live(*pid, s))
             .collect()
     }
-
-    /// Not observed: reading another process's command line needs its PEB.
-    fn cmdline_contains(&self, _pid: i32, _needle: &str) -> bool {
-        false
-    }
-
-    /// Not observed, as the command line.
-    fn environ_contains(&self, _pid: i32, _entry: &str) -> bool {
-        false
-    }
-
-    /// There are no process groups; a Job Object is terminated instead.
-    fn kill_group(&self, _pgid: i32) {}
-
-    /// Never: a process's nonce cannot be observed here, so no process is
-    /// proven the launch's and none is signalled.
-    fn kill_pinned(&self, _pid: i32, _start_time: u64, _nonce: &str) {}
 }

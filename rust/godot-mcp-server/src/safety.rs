@@ -139,28 +139,34 @@ impl SafetyClass {
     }
 }
 
-/// Which kind of durable effect a tool makes; selects the journal's proof form.
+/// Which kind of durable effect a tool makes: none, or the journal's effect
+/// kind of the same name (see [`godot_mcp_journal::EffectKind`]), which selects
+/// the proof form.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EffectKind {
     /// Reads only; no transaction.
     None,
-    /// On-disk mutation under the project, proven by content hashes or tombstones.
     File,
-    /// A supervised Godot process, proven by its launch receipt and terminal result.
     ProcessLaunch,
-    /// An effect applied through the editor bridge.
     EditorRuntime,
 }
 
 impl EffectKind {
-    pub fn as_str(self) -> &'static str {
+    /// The journal's effect kind; `None` for a read.
+    pub fn journaled(self) -> Option<godot_mcp_journal::EffectKind> {
+        use godot_mcp_journal::EffectKind as J;
         match self {
-            Self::None => "none",
-            Self::File => "file",
-            Self::ProcessLaunch => "process_launch",
-            Self::EditorRuntime => "editor_runtime",
+            Self::None => None,
+            Self::File => Some(J::File),
+            Self::ProcessLaunch => Some(J::ProcessLaunch),
+            Self::EditorRuntime => Some(J::EditorRuntime),
         }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        self.journaled()
+            .map_or("none", godot_mcp_journal::EffectKind::as_str)
     }
 }
 
@@ -322,15 +328,8 @@ impl Toolset {
     /// Enabled when the operator names none: the read-mostly core every session
     /// needs (inspect, read, the journal, undo/redo, discovery), small enough that
     /// the default `tools/list` stays within its token budget (`tests/budget.rs`).
-    pub const DEFAULT: [Toolset; 7] = [
-        Toolset::Project,
-        Toolset::SceneRead,
-        Toolset::ScriptRead,
-        Toolset::ResourceRead,
-        Toolset::Journal,
-        Toolset::UndoRedo,
-        Toolset::Toolsets,
-    ];
+    /// [`Toolset::ALL`] lists them first (Project through Toolsets).
+    pub const DEFAULT: [Toolset; 7] = *Self::ALL.first_chunk().unwrap();
 
     pub fn as_str(self) -> &'static str {
         match self {

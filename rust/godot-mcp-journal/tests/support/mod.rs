@@ -1,5 +1,6 @@
-//! Shared by tests and benches: forge journal rows the way a process that died
-//! right after its intent commit would have left them.
+//! Shared by tests and benches: a project and state dir to launch in, and
+//! journal rows forged the way a process that died right after its intent
+//! commit would have left them.
 #![allow(dead_code)]
 
 use std::path::Path;
@@ -56,4 +57,46 @@ pub fn insert_open_intents(
     }
     tx.commit().unwrap();
     ids
+}
+
+/// A project (with its `project.godot`) and a journal state root.
+pub struct Env {
+    pub state: tempfile::TempDir,
+    pub project: tempfile::TempDir,
+}
+
+pub fn env() -> Env {
+    let project = tempfile::tempdir().unwrap();
+    std::fs::write(project.path().join("project.godot"), "config_version=5\n").unwrap();
+    // A Unix socket path is short (about 100 bytes): keep the state root, where
+    // launches put their control sockets, near the file system root.
+    #[cfg(unix)]
+    let state = tempfile::Builder::new()
+        .prefix("jl")
+        .tempdir_in("/tmp")
+        .unwrap();
+    #[cfg(not(unix))]
+    let state = tempfile::tempdir().unwrap();
+    Env { state, project }
+}
+
+/// A launch intent whose session dir is `session`, its control socket
+/// `session/c.sock` (of inode `socket_inode`).
+pub fn launch_intent(
+    purpose: &str,
+    program: &str,
+    nonce: &str,
+    session: &Path,
+    socket_inode: u64,
+) -> godot_mcp_journal::launch::LaunchIntent {
+    godot_mcp_journal::launch::LaunchIntent {
+        purpose: purpose.into(),
+        program: program.into(),
+        args: vec![],
+        nonce: nonce.into(),
+        endpoint: session.join("c.sock").display().to_string(),
+        socket_inode,
+        session_dir: session.display().to_string(),
+        receipt: None,
+    }
 }

@@ -10,50 +10,55 @@ fn rel(parts: &[&str]) -> Containment {
     Containment::Inside(parts.iter().map(|s| (*s).to_owned()).collect())
 }
 
+/// Asserts that `host` judges each (root, path) as given.
+fn judged(host: Host, cases: &[(&str, &str, Containment)]) {
+    for (root, path, want) in cases {
+        assert_eq!(&inside(host, root, path), want, "{root} / {path}");
+    }
+}
+
 #[test]
 fn windows_drive_paths_are_normalised_before_they_are_judged() {
-    let w = Host::WINDOWS;
     // `..` is applied, `/` and `\` are one separator, the drive letter's case
     // and the names' ASCII case do not matter.
-    assert_eq!(
-        inside(w, r"C:\Proj", r"C:\Proj\..\PROJ\x.pck"),
-        rel(&["x.pck"])
+    judged(
+        Host::WINDOWS,
+        &[
+            (r"C:\Proj", r"C:\Proj\..\PROJ\x.pck", rel(&["x.pck"])),
+            (r"C:\Proj", r"c:/proj/a/./b", rel(&["a", "b"])),
+            (r"C:\Proj", r"C:\Proj", rel(&[])),
+            (r"C:\Proj", r"C:\Proj\..\x.pck", Containment::Outside),
+            (r"C:\Proj", r"C:\Project\x", Containment::Outside),
+            (r"C:\Proj", r"D:\Proj\x", Containment::Outside),
+            // `..` at the root stays there.
+            (r"C:\Proj", r"C:\..\..\Proj\x", rel(&["x"])),
+        ],
     );
-    assert_eq!(inside(w, r"C:\Proj", r"c:/proj/a/./b"), rel(&["a", "b"]));
-    assert_eq!(inside(w, r"C:\Proj", r"C:\Proj"), rel(&[]));
-    assert_eq!(
-        inside(w, r"C:\Proj", r"C:\Proj\..\x.pck"),
-        Containment::Outside
-    );
-    assert_eq!(inside(w, r"C:\Proj", r"C:\Project\x"), Containment::Outside);
-    assert_eq!(inside(w, r"C:\Proj", r"D:\Proj\x"), Containment::Outside);
-    // `..` at the root stays there.
-    assert_eq!(inside(w, r"C:\Proj", r"C:\..\..\Proj\x"), rel(&["x"]));
 }
 
 #[test]
 fn windows_verbatim_and_unc_prefixes_name_the_same_roots() {
-    let w = Host::WINDOWS;
-    assert_eq!(inside(w, r"C:\Proj", r"\\?\C:\proj\x"), rel(&["x"]));
-    assert_eq!(inside(w, r"\\?\c:\Proj", r"C:\PROJ\x"), rel(&["x"]));
-    assert_eq!(
-        inside(w, r"\\Srv\Share\games\p", r"\\?\UNC\srv\SHARE\Games\P\a"),
-        rel(&["a"])
+    judged(
+        Host::WINDOWS,
+        &[
+            (r"C:\Proj", r"\\?\C:\proj\x", rel(&["x"])),
+            (r"\\?\c:\Proj", r"C:\PROJ\x", rel(&["x"])),
+            (
+                r"\\Srv\Share\games\p",
+                r"\\?\UNC\srv\SHARE\Games\P\a",
+                rel(&["a"]),
+            ),
+            (
+                r"\\srv\share\p",
+                r"//srv/share/p/../../x",
+                Containment::Outside,
+            ),
+            // `..` cannot climb above a share.
+            (r"\\srv\share\p", r"\\srv\share\..\..\p\x", rel(&["x"])),
+            (r"\\srv\share\p", r"\\srv\other\p\x", Containment::Outside),
+            (r"\\srv\share\p", r"C:\p\x", Containment::Outside),
+        ],
     );
-    assert_eq!(
-        inside(w, r"\\srv\share\p", r"//srv/share/p/../../x"),
-        Containment::Outside
-    );
-    // `..` cannot climb above a share.
-    assert_eq!(
-        inside(w, r"\\srv\share\p", r"\\srv\share\..\..\p\x"),
-        rel(&["x"])
-    );
-    assert_eq!(
-        inside(w, r"\\srv\share\p", r"\\srv\other\p\x"),
-        Containment::Outside
-    );
-    assert_eq!(inside(w, r"\\srv\share\p", r"C:\p\x"), Containment::Outside);
 }
 
 #[test]
@@ -89,14 +94,13 @@ fn windows_refuses_what_it_would_rewrite_or_cannot_place() {
 #[test]
 fn posix_keeps_backslashes_and_case() {
     let l = Host::LINUX;
-    assert_eq!(inside(l, "/p", r"/p/a\..\..\x"), rel(&[r"a\..\..\x"]));
-    assert_eq!(
-        inside(l, "/home/u/Game", "/home/u/game/x"),
-        Containment::Outside
-    );
-    assert_eq!(
-        inside(l, "/home/u/game", "/home/u/x/../game/y"),
-        rel(&["y"])
+    judged(
+        l,
+        &[
+            ("/p", r"/p/a\..\..\x", rel(&[r"a\..\..\x"])),
+            ("/home/u/Game", "/home/u/game/x", Containment::Outside),
+            ("/home/u/game", "/home/u/x/../game/y", rel(&["y"])),
+        ],
     );
     assert_eq!(parse_absolute(l, r"C:\x"), Err(PathError::NotAbsolute));
     assert_eq!(parse_absolute(l, "game/x"), Err(PathError::NotAbsolute));
@@ -106,31 +110,22 @@ fn posix_keeps_backslashes_and_case() {
 
 #[test]
 fn macos_folds_ascii_case_and_refuses_to_guess_beyond_it() {
-    let m = Host::MACOS;
-    assert_eq!(inside(m, "/Users/u/Game", "/users/U/game/x"), rel(&["x"]));
-    assert_eq!(
-        inside(m, "/Users/u/Game", "/Users/u/Games/x"),
-        Containment::Outside
-    );
     // Precomposed and decomposed é, Ä and ä: the same file on APFS, maybe not
     // elsewhere. Neither inside nor outside is proven.
-    assert_eq!(
-        inside(m, "/Users/u/Caf\u{e9}", "/Users/u/Cafe\u{301}/x"),
-        Containment::Ambiguous
+    let (cafe, cafe_decomposed) = ("/Users/u/Caf\u{e9}", "/Users/u/Cafe\u{301}/x");
+    let (upper_a, lower_a) = ("/Users/u/\u{c4}", "/Users/u/\u{e4}/x");
+    judged(
+        Host::MACOS,
+        &[
+            ("/Users/u/Game", "/users/U/game/x", rel(&["x"])),
+            ("/Users/u/Game", "/Users/u/Games/x", Containment::Outside),
+            (cafe, cafe_decomposed, Containment::Ambiguous),
+            (upper_a, lower_a, Containment::Ambiguous),
+            // A definite difference stays definite.
+            (upper_a, "/Users/u/\u{f6}/x", Containment::Outside),
+        ],
     );
-    assert_eq!(
-        inside(m, "/Users/u/\u{c4}", "/Users/u/\u{e4}/x"),
-        Containment::Ambiguous
-    );
-    assert_eq!(
-        inside(Host::LINUX, "/Users/u/\u{c4}", "/Users/u/\u{e4}/x"),
-        Containment::Outside
-    );
-    // A definite difference stays definite.
-    assert_eq!(
-        inside(m, "/Users/u/\u{c4}", "/Users/u/\u{f6}/x"),
-        Containment::Outside
-    );
+    judged(Host::LINUX, &[(upper_a, lower_a, Containment::Outside)]);
 }
 
 fn name() -> impl Strategy<Value = String> {

@@ -46,6 +46,19 @@ pub async fn run_call(
     outcome
 }
 
+/// [`run_call`] with no client to ask (tests): a call that would ask one panics.
+#[cfg(test)]
+pub(crate) async fn call_detached(state: &Arc<AppState>, tool: &str, args: Value) -> ToolResult {
+    let def = state.registry.get(tool).unwrap();
+    let Value::Object(args) = args else {
+        panic!("args must be an object")
+    };
+    match run_call(state, def, Some(args), &CallContext::detached()).await {
+        CallOutcome::Done(r) => r,
+        CallOutcome::InputRequired(_) => panic!("unexpected input-required"),
+    }
+}
+
 async fn run_call_inner(
     state: &Arc<AppState>,
     def: &ToolDef,
@@ -53,11 +66,11 @@ async fn run_call_inner(
     ctx: &CallContext,
 ) -> Result<CallOutcome, ToolError> {
     state.safety.check_enabled(def)?;
-    if matches!(def.handler, Handler::Batch) {
-        return run_batch(state, def, original, ctx).await;
-    }
     let mut args = original.clone();
     let flags = split_flags(def.meta.class, &mut args)?;
+    if matches!(def.handler, Handler::Batch) {
+        return run_batch(state, def, original, args, flags, ctx).await;
+    }
     let idempotency_key = crate::tools::take_idempotency_key(def, &mut args)?;
     confirm_gate(def.meta.class, flags)?;
     (def.check_args)(&Value::Object(args.clone()))?;
@@ -334,15 +347,16 @@ fn check_entries<'a>(
 
 /// run_commands: per-entry policy for all entries first, one approval as the most
 /// dangerous entry's class, then entries in order; a failure stops the batch and the
-/// result says where, what ran, and what was skipped.
+/// result says where, what ran, and what was skipped. `original` is the call's arguments as sent, `args` the same without the
+/// flags split off into `flags`.
 async fn run_batch(
     state: &Arc<AppState>,
     def: &ToolDef,
     original: JsonObject,
+    args: JsonObject,
+    flags: CallFlags,
     ctx: &CallContext,
 ) -> Result<CallOutcome, ToolError> {
-    let mut args = original.clone();
-    let flags = split_flags(def.meta.class, &mut args)?;
     let batch: BatchArgs = decode_args(Value::Object(args))?;
     if batch.commands.is_empty() || batch.commands.len() > MAX_BATCH {
         return Err(ToolError::invalid_params(

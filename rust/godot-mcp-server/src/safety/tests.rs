@@ -9,11 +9,11 @@ use serde_json::{Map, Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use super::approval::*;
-use super::pipeline::*;
+use super::pipeline::call_detached as call;
 use super::*;
 use crate::project::Project;
 use crate::state::AppState;
-use crate::tools::{CallFlags, Plan, Registry, ToolDef, ToolMeta, ToolResult};
+use crate::tools::{CallFlags, Plan, Registry, ToolDef, ToolMeta};
 
 #[test]
 fn only_destructive_requires_confirm() {
@@ -553,6 +553,15 @@ fn synthetic(effects: &Arc<Effects>) -> Vec<ToolDef> {
             }
         })
     };
+    // A mutating tool whose apply fails with `code`, saying whether it may have applied.
+    let failing = |name, code, message: &'static str, may_have_applied: bool| {
+        ToolDef::planned(meta(name, SafetyClass::Mutating), move |_s, _a: NoArgs| {
+            Plan::<Value, Value>::new(json!({"persisted": false}), move || {
+                Err(ToolError::new(code, message)
+                    .details(json!({"may_have_applied": may_have_applied})))
+            })
+        })
+    };
     vec![
         direct("t_read", SafetyClass::ReadOnly),
         planned("t_mut", SafetyClass::Mutating),
@@ -563,25 +572,9 @@ fn synthetic(effects: &Arc<Effects>) -> Vec<ToolDef> {
             executes_code: true,
         }),
         // Sent, and not answered in time: like an editor command that timed out.
-        ToolDef::planned(
-            meta("t_timeout", SafetyClass::Mutating),
-            |_s, _a: NoArgs| {
-                Plan::<Value, Value>::new(json!({"persisted": false}), || {
-                    Err(ToolError::new(ErrorCode::Timeout, "no answer in time")
-                        .details(json!({"may_have_applied": true})))
-                })
-            },
-        ),
+        failing("t_timeout", ErrorCode::Timeout, "no answer in time", true),
         // Refused by the other side: nothing was applied.
-        ToolDef::planned(
-            meta("t_refused", SafetyClass::Mutating),
-            |_s, _a: NoArgs| {
-                Plan::<Value, Value>::new(json!({"persisted": false}), || {
-                    Err(ToolError::new(ErrorCode::EditorError, "refused")
-                        .details(json!({"may_have_applied": false})))
-                })
-            },
-        ),
+        failing("t_refused", ErrorCode::EditorError, "refused", false),
     ]
 }
 
@@ -605,17 +598,6 @@ fn test_state(approval: ApprovalConfig) -> (tempfile::TempDir, Arc<AppState>, Ar
     }
     state.registry = registry;
     (dir, Arc::new(state), effects)
-}
-
-async fn call(state: &Arc<AppState>, tool: &str, args: Value) -> ToolResult {
-    let def = state.registry.get(tool).unwrap();
-    let Value::Object(args) = args else {
-        panic!("args must be an object")
-    };
-    match run_call(state, def, Some(args), &CallContext::detached()).await {
-        CallOutcome::Done(r) => r,
-        CallOutcome::InputRequired(_) => panic!("unexpected input-required"),
-    }
 }
 
 /// What a call should do.

@@ -13,7 +13,20 @@ use std::path::Path;
 
 use crate::error::ToolError;
 
-pub use imp::{Listener, ReadHalf, WriteHalf};
+pub use imp::{ReadHalf, WriteHalf, gated_command};
+
+/// A session's listening control endpoint: a Unix socket in the session
+/// directory; on Windows a loopback socket, which only loopback peers can reach
+/// and whose accept loop drops any peer whose hello lacks the session nonce.
+pub struct Listener(imp::Socket);
+
+impl Listener {
+    /// The next connection, split.
+    pub async fn accept(&self) -> io::Result<(ReadHalf, WriteHalf)> {
+        let (stream, _) = self.0.accept().await?;
+        Ok(stream.into_split())
+    }
+}
 
 /// A bound control endpoint.
 pub struct Bound {
@@ -29,18 +42,6 @@ pub struct Bound {
 /// Binds the control endpoint of the session whose directory is `session_dir`.
 pub fn bind(session_dir: &Path) -> Result<Bound, ToolError> {
     imp::bind(session_dir)
-}
-
-/// The gated child: it starts `program args` only after a line on its stdin (the
-/// release), in a boundary of its own, with the session nonce in its
-/// environment. `Unsupported` where the OS's boundary is not implemented.
-pub fn gated_command(
-    nonce: &str,
-    program: &Path,
-    args: &[String],
-    cwd: &Path,
-) -> io::Result<tokio::process::Command> {
-    imp::gated_command(nonce, program, args, cwd)
 }
 
 /// Sends `kill` (else a polite stop) to every member of process group `pgid`;
@@ -70,22 +71,12 @@ mod imp {
     use super::Bound;
     use crate::error::ToolError;
 
+    pub type Socket = tokio::net::UnixListener;
     pub type ReadHalf = tokio::net::unix::OwnedReadHalf;
     pub type WriteHalf = tokio::net::unix::OwnedWriteHalf;
 
     /// The longest Unix socket path (sun_path is 108 bytes with its NUL).
     const MAX_SOCKET_PATH: usize = 107;
-
-    /// A session's listening Unix socket.
-    pub struct Listener(tokio::net::UnixListener);
-
-    impl Listener {
-        /// The next connection, split.
-        pub async fn accept(&self) -> io::Result<(ReadHalf, WriteHalf)> {
-            let (stream, _) = self.0.accept().await?;
-            Ok(stream.into_split())
-        }
-    }
 
     pub fn bind(session_dir: &Path) -> Result<Bound, ToolError> {
         use std::os::unix::fs::MetadataExt;
@@ -103,12 +94,15 @@ mod imp {
             .map_err(internal)?
             .ino();
         Ok(Bound {
-            listener: Listener(listener),
+            listener: super::Listener(listener),
             endpoint: endpoint.display().to_string(),
             id,
         })
     }
 
+    /// The gated child: it starts `program args` only after a line on its stdin
+    /// (the release), in a process group of its own, with the session nonce in its
+    /// environment.
     pub fn gated_command(
         nonce: &str,
         program: &Path,
@@ -160,20 +154,9 @@ mod imp {
     use super::Bound;
     use crate::error::ToolError;
 
+    pub type Socket = tokio::net::TcpListener;
     pub type ReadHalf = tokio::net::tcp::OwnedReadHalf;
     pub type WriteHalf = tokio::net::tcp::OwnedWriteHalf;
-
-    /// A session's listening loopback socket. Only loopback peers can reach it,
-    /// and the accept loop drops any whose hello lacks the session nonce.
-    pub struct Listener(tokio::net::TcpListener);
-
-    impl Listener {
-        /// The next connection, split.
-        pub async fn accept(&self) -> io::Result<(ReadHalf, WriteHalf)> {
-            let (stream, _) = self.0.accept().await?;
-            Ok(stream.into_split())
-        }
-    }
 
     pub fn bind(_session_dir: &Path) -> Result<Bound, ToolError> {
         let internal = super::super::internal;
@@ -183,12 +166,13 @@ mod imp {
         let addr = std_listener.local_addr().map_err(internal)?;
         let listener = tokio::net::TcpListener::from_std(std_listener).map_err(internal)?;
         Ok(Bound {
-            listener: Listener(listener),
+            listener: super::Listener(listener),
             endpoint: format!("tcp:{addr}"),
             id: 0,
         })
     }
 
+    /// `Unsupported`: the Job Object boundary is not wired into the plane yet.
     pub fn gated_command(
         _nonce: &str,
         _program: &Path,
