@@ -13,7 +13,7 @@
 
 use std::collections::BTreeMap;
 
-use godot_mcp_formats::variant::Value;
+pub use godot_mcp_formats::variant::Value;
 use serde::de::{DeserializeOwned, Error as _};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value as Json};

@@ -6,7 +6,12 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use godot_mcp_protocol::probe::{
+    HeldReply, ProbeEvent, ReleasedReply, ScreenshotReply, StatusReply, ValueReply,
+};
+use godot_mcp_protocol::{ProbeRefusal, ProbeRequest};
 use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -21,7 +26,7 @@ use crate::safety::{
 };
 use crate::state::AppState;
 use crate::tools::screenshots::Shot;
-use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta, ToolResult};
+use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta};
 
 /// The probe script the add-on ships (`extends GodotMcpProbe`).
 pub const PROBE_SCRIPT: &str = "res://addons/godot_mcp/probe/probe.gd";
@@ -552,7 +557,7 @@ async fn stop_scene(
     for s in targets {
         let _ = s
             .control
-            .request(json!({"cmd": "release_all"}), Duration::from_millis(500))
+            .request::<ReleasedReply>(ProbeRequest::ReleaseAll {}, Duration::from_millis(500))
             .await;
         let ended = s.stop(STOP_GRACE).await;
         out.push(StoppedSession {
@@ -686,38 +691,61 @@ pub(crate) fn probe_error(e: ControlError) -> ToolError {
             "The game's probe connection was lost (the game ended or crashed).",
         )
         .required("probe_connected"),
+        // The probe answered in a shape its protocol does not have (an add-on of
+        // another version, or a bug): said as it is, never guessed around.
+        ControlError::Malformed(why) => ToolError::internal(why).hint(
+            "The game's add-on may be of another godot-mcp version: reinstall the godot_mcp \
+             add-on of this server and restart the game.",
+        ),
     }
 }
 
-/// Sends `msg` to the game's probe (waiting up to 5 s for it to connect); its reply,
-/// refused or not.
-pub(crate) async fn probe_reply(session: &Session, msg: Value) -> Result<Value, ToolError> {
+/// Waits (up to 5 s) for a game that just started to connect its probe.
+pub(crate) async fn await_probe(session: &Session) {
     if session.control.hello().is_none() {
         session.control.wait_connected(Duration::from_secs(5)).await;
     }
+}
+
+/// Sends `request` to the game's probe (waiting up to 5 s for it to connect); its
+/// answer `T`, or its refusal.
+pub(crate) async fn probe_reply<T: DeserializeOwned>(
+    session: &Session,
+    request: ProbeRequest,
+) -> Result<Result<T, ProbeRefusal>, ToolError> {
+    await_probe(session).await;
     session
         .control
-        .request(msg, PROBE_TIMEOUT)
+        .request(request, PROBE_TIMEOUT)
         .await
         .map_err(probe_error)
 }
 
-/// A probe reply that is not `ok`, as the precondition it names.
-pub(crate) fn probe_refusal(v: &Value, fallback: &str) -> ToolError {
-    ToolError::new(
-        ErrorCode::PreconditionFailed,
-        v["message"].as_str().unwrap_or(fallback).to_string(),
-    )
-    .required(v["error"].as_str().unwrap_or("probe").to_string())
+/// A probe refusal, as the precondition it names.
+pub(crate) fn probe_refusal(r: ProbeRefusal) -> ToolError {
+    ToolError::new(ErrorCode::PreconditionFailed, r.message).required(r.error)
 }
 
-pub(crate) async fn probe_request(session: &Session, msg: Value) -> ToolResult {
-    let v = probe_reply(session, msg).await?;
-    if v["ok"] == json!(true) {
-        Ok(v)
-    } else {
-        Err(probe_refusal(&v, "the probe refused the request"))
-    }
+/// Sends `request` to the game's probe; its answer `T`, a refusal as an error.
+pub(crate) async fn probe_request<T: DeserializeOwned>(
+    session: &Session,
+    request: ProbeRequest,
+) -> Result<T, ToolError> {
+    probe_reply(session, request).await?.map_err(probe_refusal)
+}
+
+/// A property of the running game, in the one value model's JSON form.
+pub(crate) async fn game_property(
+    session: &Session,
+    node: &str,
+    property: &str,
+) -> Result<Value, ToolError> {
+    let request = ProbeRequest::GetProperty {
+        node: node.to_string(),
+        property: property.to_string(),
+    };
+    let reply: ValueReply = probe_request(session, request).await?;
+    Ok(reply.value.to_json())
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -743,17 +771,16 @@ async fn simulate_input(
         ));
     }
     ensure_not_breaked(&session).await?;
-    let event = args.event.wire();
-    let v = probe_request(
-        &session,
-        json!({"cmd": "input", "event": event, "hold_ms": hold}),
-    )
-    .await?;
+    let request = ProbeRequest::Input {
+        event: args.event.wire(),
+        hold_ms: hold,
+    };
+    let v: HeldReply = probe_request(&session, request).await?;
     Ok(InputOut {
         session_id: session.txn.to_string(),
         delivered: true,
         hold_ms: hold,
-        held: v["held"].as_u64(),
+        held: Some(v.held),
     })
 }
 
@@ -777,15 +804,14 @@ pub(crate) async fn ensure_not_breaked(session: &Session) -> Result<(), ToolErro
         );
         return Err(e);
     }
-    if session.control.hello().is_none() {
-        session.control.wait_connected(Duration::from_secs(5)).await;
-    }
+    await_probe(session).await;
     match session
         .control
-        .request(json!({"cmd": "status"}), BREAK_TIMEOUT)
+        .request::<StatusReply>(ProbeRequest::Status {}, BREAK_TIMEOUT)
         .await
     {
-        Ok(status) if status["breaked"] == json!(true) => Err(Precondition::GameNotBreaked.error()),
+        Ok(Ok(status)) if status.breaked => Err(Precondition::GameNotBreaked.error()),
+        // Answered (even with a refusal): its main loop runs.
         Ok(_) => Ok(()),
         Err(ControlError::Timeout) => {
             let mut e = Precondition::GameNotBreaked.error();
@@ -802,13 +828,18 @@ pub(crate) async fn ensure_not_breaked(session: &Session) -> Result<(), ToolErro
 
 impl InputEvent {
     /// The probe's wire form of this event.
-    pub(crate) fn wire(&self) -> Value {
+    pub(crate) fn wire(&self) -> ProbeEvent {
         match self {
-            InputEvent::Key { key } => json!({"type": "key", "key": key}),
-            InputEvent::MouseButton { button, x, y } => {
-                json!({"type": "mouse_button", "button": button, "x": x, "y": y})
-            }
-            InputEvent::Action { action } => json!({"type": "action", "action": action}),
+            InputEvent::Key { key } => ProbeEvent::Key { key: key.clone() },
+            // Godot keeps positions as f32: the probe narrows them anyway.
+            InputEvent::MouseButton { button, x, y } => ProbeEvent::MouseButton {
+                button: i64::from(*button),
+                x: x.map(|v| v as f32),
+                y: y.map(|v| v as f32),
+            },
+            InputEvent::Action { action } => ProbeEvent::Action {
+                action: action.clone(),
+            },
         }
     }
 }
@@ -857,22 +888,25 @@ async fn game_screenshot(
             format!("max_edge is {m}; it must be 16–16384"),
         ));
     }
-    let mut msg = json!({"cmd": "screenshot", "frames": frames,
-        "max_bytes": screenshots::max_image_bytes()});
-    if let Some(m) = args.max_edge {
-        msg["max_edge"] = json!(m);
-    }
-    let v = probe_reply(&session, msg).await?;
-    match v["error"].as_str() {
-        _ if v["ok"] == json!(true) => {}
-        Some("no_renderer") => {
+    let request = ProbeRequest::Screenshot {
+        frames: u64::from(frames),
+        max_bytes: Some(screenshots::max_image_bytes() as u64),
+        max_edge: args.max_edge.map(u64::from),
+    };
+    let v: ScreenshotReply = match probe_reply(&session, request).await? {
+        Ok(v) => v,
+        Err(r) if r.error == "no_renderer" => {
             return Err(screenshots::no_renderer("The game's Godot", "headless"));
         }
-        Some("too_large") => return Err(screenshots::producer_too_large(&v)),
-        _ => return Err(probe_refusal(&v, "the probe refused the screenshot")),
-    }
+        Err(r) if r.error == "too_large" => {
+            // The refusal's size fields, in the form the editor's refusals share.
+            let size = serde_json::to_value(&r).unwrap_or_default();
+            return Err(screenshots::producer_too_large(&size));
+        }
+        Err(r) => return Err(probe_refusal(r)),
+    };
     screenshots::shot(
-        v["png_base64"].as_str().unwrap_or(""),
+        &v.png_base64,
         SessionId {
             session_id: session.txn.to_string(),
         },
@@ -904,15 +938,11 @@ async fn get_game_property(
     _f: CallFlags,
 ) -> Result<PropertyOut, ToolError> {
     let session = session_of(&state, args.session_id.as_deref())?;
-    let v = probe_request(
-        &session,
-        json!({"cmd": "get_property", "node": args.node, "property": args.property}),
-    )
-    .await?;
+    let value = game_property(&session, &args.node, &args.property).await?;
     Ok(PropertyOut {
         node: args.node,
         property: args.property,
-        value: v["value"].clone(),
+        value,
     })
 }
 
@@ -995,15 +1025,10 @@ async fn monitor_property(
     let mut stopped: Option<String> = None;
     for _ in 0..samples {
         ticker.tick().await;
-        match probe_request(
-            &session,
-            json!({"cmd": "get_property", "node": args.node, "property": args.property}),
-        )
-        .await
-        {
-            Ok(v) => series.push(TimedValue {
+        match game_property(&session, &args.node, &args.property).await {
+            Ok(value) => series.push(TimedValue {
                 t_ms: start.elapsed().as_millis() as u64,
-                value: v["value"].clone(),
+                value,
             }),
             Err(e) if series.is_empty() => return Err(e),
             Err(e) => {
@@ -1055,13 +1080,12 @@ async fn evaluate_expression(
     _f: CallFlags,
 ) -> Result<EvalOut, ToolError> {
     let session = session_of(&state, args.session_id.as_deref())?;
-    let v = probe_request(
-        &session,
-        json!({"cmd": "evaluate", "expression": args.expression}),
-    )
-    .await?;
+    let request = ProbeRequest::Evaluate {
+        expression: args.expression,
+    };
+    let v: ValueReply = probe_request(&session, request).await?;
     Ok(EvalOut {
-        value: v["value"].clone(),
+        value: v.value.to_json(),
     })
 }
 
