@@ -129,9 +129,8 @@ pub fn handle(
     id: u64,
     request: ProbeRequest,
 ) -> Option<Value> {
-    let no_root = || refuse(id, "no_root", "the game has no root window yet");
-    Some(match request {
-        ProbeRequest::Monitors {} => answer(
+    if let ProbeRequest::Monitors {} = request {
+        return Some(answer(
             id,
             MonitorsReply {
                 monitors: crate::perf::snapshot()
@@ -141,16 +140,22 @@ pub fn handle(
                     .map(|(k, v)| (k.clone(), v.as_f64()))
                     .collect(),
             },
-        ),
+        ));
+    }
+    if let ProbeRequest::RecordStop {} = request {
+        return Some(record_stop(state, id));
+    }
+    // Every other request here works on the game's tree.
+    let Some(mut root) = root else {
+        return Some(refuse(id, "no_root", "the game has no root window yet"));
+    };
+    Some(match request {
         ProbeRequest::Tree {
             root: path,
             max_depth,
             offset,
             limit,
         } => {
-            let Some(root) = root else {
-                return Some(no_root());
-            };
             let Some(start) = find(&root, &path) else {
                 return Some(not_found(id, &path));
             };
@@ -179,9 +184,6 @@ pub fn handle(
             )
         }
         ProbeRequest::FindUi { text, class, limit } => {
-            let Some(root) = root else {
-                return Some(no_root());
-            };
             let text = text.map(|t| t.to_lowercase());
             let ty = class.as_str();
             let mut all = Vec::new();
@@ -239,9 +241,6 @@ pub fn handle(
             property,
             frames,
         } => {
-            let Some(root) = root else {
-                return Some(no_root());
-            };
             if find(&root, &node).is_none() {
                 return Some(not_found(id, &node));
             }
@@ -255,9 +254,6 @@ pub fn handle(
             return None;
         }
         ProbeRequest::RecordStart {} => {
-            let Some(mut root) = root else {
-                return Some(no_root());
-            };
             if let Some(old) = state.recorder.take()
                 && old.is_instance_valid()
             {
@@ -271,36 +267,38 @@ pub fn handle(
             state.recorder = Some(rec);
             answer(id, RecordingReply { recording: true })
         }
-        ProbeRequest::RecordStop {} => {
-            let Some(rec) = state.recorder.take().filter(|r| r.is_instance_valid()) else {
-                return Some(refuse(
-                    id,
-                    "not_recording",
-                    "no input recording is running (start one with record_input)",
-                ));
-            };
-            let (events, skipped, duration_ms) = {
-                let mut b = rec.clone();
-                let mut b = b.bind_mut();
-                (
-                    std::mem::take(&mut b.events),
-                    std::mem::take(&mut b.skipped),
-                    b.started.map_or(0, |s| s.elapsed().as_millis() as u64),
-                )
-            };
-            rec.upcast::<Node>().queue_free();
-            answer(
-                id,
-                RecordedReply {
-                    events,
-                    skipped,
-                    duration_ms,
-                },
-            )
-        }
         // probe.rs answers the rest before asking here.
         other => refuse(id, "unknown_command", other.cmd()),
     })
+}
+
+/// `record_stop`: the recorder's events, and the recorder gone.
+fn record_stop(state: &mut State, id: u64) -> Value {
+    let Some(rec) = state.recorder.take().filter(|r| r.is_instance_valid()) else {
+        return refuse(
+            id,
+            "not_recording",
+            "no input recording is running (start one with record_input)",
+        );
+    };
+    let (events, skipped, duration_ms) = {
+        let mut b = rec.clone();
+        let mut b = b.bind_mut();
+        (
+            std::mem::take(&mut b.events),
+            std::mem::take(&mut b.skipped),
+            b.started.map_or(0, |s| s.elapsed().as_millis() as u64),
+        )
+    };
+    rec.upcast::<Node>().queue_free();
+    answer(
+        id,
+        RecordedReply {
+            events,
+            skipped,
+            duration_ms,
+        },
+    )
 }
 
 /// One frame passed: samples due now, answered.

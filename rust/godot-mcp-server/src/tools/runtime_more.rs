@@ -35,7 +35,7 @@ use crate::safety::{EffectKind, Precondition, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::runtime::{
     InputEvent, await_probe, ensure_not_breaked, meta, probe_error, probe_refusal, probe_request,
-    session_of,
+    sampling_ticker, session_of,
 };
 use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta};
 
@@ -657,25 +657,8 @@ async fn get_performance_monitors(
     _f: CallFlags,
 ) -> Result<MonitorsOut, ToolError> {
     let samples = args.samples.unwrap_or(5);
-    if !(1..=100).contains(&samples) {
-        return Err(ToolError::invalid_params(
-            "samples",
-            "samples must be 1–100",
-        ));
-    }
     let interval_ms = args.interval_ms.unwrap_or(200);
-    if !(10..=5000).contains(&interval_ms) {
-        return Err(ToolError::invalid_params(
-            "interval_ms",
-            "interval_ms must be 10–5000",
-        ));
-    }
-    if u64::from(samples - 1) * interval_ms > 60_000 {
-        return Err(ToolError::invalid_params(
-            "samples",
-            "samples × interval_ms must stay within 60 s",
-        ));
-    }
+    let mut ticker = sampling_ticker(samples, 100, interval_ms)?;
     let session = match args.target {
         MonitorTarget::Game => Some(session_of(&state, args.session_id.as_deref())?),
         MonitorTarget::Editor if args.session_id.is_some() => {
@@ -686,8 +669,6 @@ async fn get_performance_monitors(
         }
         MonitorTarget::Editor => None,
     };
-    let mut ticker = tokio::time::interval(Duration::from_millis(interval_ms));
-    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let start = Instant::now();
     let mut snapshots = Vec::new();
     for _ in 0..samples {
