@@ -17,17 +17,23 @@
 //! their `hold_ms` passes, and — the moment the server is lost — releases
 //! everything it holds and quits 15 s later.
 //!
-//! Requests: `status`, `input {event, hold_ms}`, `release_all`,
-//! `screenshot {frames, max_edge?, max_bytes?}`,
+//! The messages are [`godot_mcp_protocol::probe`]'s: requests `status`,
+//! `input {event, hold_ms}`, `release_all`, `screenshot {frames, max_edge?, max_bytes?}`,
 //! `get_property {node, property}`, `evaluate {expression}`, `quit`; and those of
-//! `probe_more` (monitors, tree, find_ui, sample, record_start, record_stop).
+//! `probe_more` (monitors, tree, find_ui, sample, record_start, record_stop). A line
+//! that is not one of them is answered with a refusal (`bad_request`,
+//! `unknown_command`), never dropped in silence when it has an `id`.
 
 use std::io::{ErrorKind, Read, Write};
 use std::time::{Duration, Instant};
 
 use godot::classes::{ClassDb, Engine, ISceneTree, Input, InputEvent, Os, SceneTree};
 use godot::prelude::*;
-use serde_json::{Value, json};
+use godot_mcp_protocol::probe::{
+    self, Empty, HeldReply, ProbeEvent, ProbeFrame, ProbeHello, ProbeHelloFrame, ProbeRefusal,
+    ProbeReply, ProbeRequest, ReleasedReply, ScreenshotReply, StatusReply, ValueReply,
+};
+use serde_json::Value;
 
 use crate::capture::has_renderer;
 use crate::probe_conn::{self, Stream};
@@ -37,13 +43,13 @@ const QUIT_AFTER_LOSS: Duration = Duration::from_secs(15);
 
 struct Held {
     /// The event as sent, to send released.
-    event: Value,
+    event: ProbeEvent,
     until: Instant,
 }
 
 /// A screenshot request waiting for its frames.
 struct PendingShot {
-    id: Value,
+    id: u64,
     frames_left: u64,
     max_edge: Option<u32>,
     max_bytes: Option<usize>,
@@ -80,8 +86,14 @@ impl ISceneTree for GodotMcpProbe {
         if let (Some(endpoint), Some(nonce)) = (endpoint, nonce) {
             match probe_conn::connect(&endpoint) {
                 Ok(mut s) => {
-                    let hello = json!({"hello": {"nonce": nonce, "pid": std::process::id(),
-                        "renderer": has_renderer()}});
+                    let hello = ProbeHelloFrame {
+                        hello: ProbeHello {
+                            nonce,
+                            pid: std::process::id(),
+                            renderer: has_renderer(),
+                        },
+                    };
+                    let hello = serde_json::to_string(&hello).unwrap_or_default();
                     let ok = s.write_all(format!("{hello}\n").as_bytes()).is_ok()
                         && s.set_nonblocking(true).is_ok();
                     if ok {
@@ -134,38 +146,30 @@ impl ISceneTree for GodotMcpProbe {
 
 /// Builds an InputEvent from the wire form (through ClassDB: the bindings this
 /// add-on is built with carry only a minimal class set).
-fn make_event(event: &Value, pressed: bool) -> Option<Gd<InputEvent>> {
-    let class = match event["type"].as_str()? {
-        "key" => "InputEventKey",
-        "mouse_button" => "InputEventMouseButton",
-        "action" => "InputEventAction",
-        _ => return None,
+fn make_event(event: &ProbeEvent, pressed: bool) -> Option<Gd<InputEvent>> {
+    let class = match event {
+        ProbeEvent::Key { .. } => "InputEventKey",
+        ProbeEvent::MouseButton { .. } => "InputEventMouseButton",
+        ProbeEvent::Action { .. } => "InputEventAction",
     };
     let mut obj = ClassDb::singleton()
         .instantiate(class)
         .try_to::<Gd<InputEvent>>()
         .ok()?;
-    match event["type"].as_str()? {
-        "key" => {
-            let name = event["key"].as_str()?;
-            let key = Os::singleton().find_keycode_from_string(name);
+    match event {
+        ProbeEvent::Key { key } => {
+            let key = Os::singleton().find_keycode_from_string(key.as_str());
             obj.set("keycode", &key.ord().to_variant());
             obj.set("physical_keycode", &key.ord().to_variant());
         }
-        "mouse_button" => {
-            obj.set("button_index", &event["button"].as_i64()?.to_variant());
-            let pos = Vector2::new(
-                event["x"].as_f64().unwrap_or(0.0) as f32,
-                event["y"].as_f64().unwrap_or(0.0) as f32,
-            );
+        ProbeEvent::MouseButton { button, x, y } => {
+            obj.set("button_index", &button.to_variant());
+            let pos = Vector2::new(x.unwrap_or(0.0), y.unwrap_or(0.0));
             obj.set("position", &pos.to_variant());
             obj.set("global_position", &pos.to_variant());
         }
-        _ => {
-            obj.set(
-                "action",
-                &StringName::from(event["action"].as_str()?).to_variant(),
-            );
+        ProbeEvent::Action { action } => {
+            obj.set("action", &StringName::from(action.as_str()).to_variant());
             obj.set("strength", &1.0f64.to_variant());
         }
     }
@@ -234,12 +238,19 @@ impl GodotMcpProbe {
         }
         while let Some(pos) = self.inbuf.iter().position(|b| *b == b'\n') {
             let line: Vec<u8> = self.inbuf.drain(..=pos).collect();
-            let Ok(msg) = serde_json::from_slice::<Value>(&line) else {
-                continue;
+            let reply = match probe::decode_request(&line) {
+                // None: the answer comes later (a screenshot waiting for its frames).
+                Ok(frame) => self.handle(frame),
+                // A line it cannot read is refused under its id (without one, there is
+                // no one to answer).
+                Err((Some(id), refusal)) => {
+                    Some(ProbeReply::<Empty>::refused(id, refusal).to_json())
+                }
+                Err((None, _)) => None,
             };
-            // Null: the answer comes later (a screenshot waiting for its frames).
-            let reply = self.handle(&msg);
-            if !reply.is_null() && !self.send(&reply) {
+            if let Some(reply) = reply
+                && !self.send(&reply)
+            {
                 return;
             }
         }
@@ -283,129 +294,168 @@ impl GodotMcpProbe {
 
     /// The root viewport's current frame, as PNG. Only reachable with a renderer.
     fn capture(&self, shot: &PendingShot) -> Value {
-        let id = shot.id.clone();
         let image = self
             .base()
             .get_root()
             .and_then(|root| root.get_texture())
             .and_then(|texture| texture.get_image());
         let Some(image) = image else {
-            return json!({"id": id, "ok": false, "error": "not_supported",
-                "message": "the root viewport has no image to capture yet"});
+            return refuse(
+                shot.id,
+                "not_supported",
+                "the root viewport has no image to capture yet",
+            );
         };
-        match crate::capture::encode(image, shot.max_edge, shot.max_bytes) {
-            Ok(mut v) => {
-                v["id"] = id;
-                v["ok"] = json!(true);
-                v
-            }
+        let outcome = match crate::capture::encode(image, shot.max_edge, shot.max_bytes) {
+            Ok(v) => serde_json::from_value::<ScreenshotReply>(v)
+                .map_err(|e| ProbeRefusal::new("encode_failed", e.to_string())),
             Err(crate::capture::EncodeError::TooLarge {
                 bytes,
                 width,
                 height,
-            }) => json!({"id": id, "ok": false, "error": "too_large", "bytes": bytes,
-                "width": width, "height": height,
-                "message": format!("the {width}x{height} PNG is {bytes} bytes")}),
+            }) => Err(ProbeRefusal {
+                bytes: Some(bytes as u64),
+                width: Some(i64::from(width)),
+                height: Some(i64::from(height)),
+                ..ProbeRefusal::new(
+                    "too_large",
+                    format!("the {width}x{height} PNG is {bytes} bytes"),
+                )
+            }),
+        };
+        ProbeReply {
+            id: shot.id,
+            outcome,
         }
+        .to_json()
     }
 
-    fn handle(&mut self, msg: &Value) -> Value {
-        let id = msg["id"].clone();
-        match msg["cmd"].as_str().unwrap_or("") {
-            "status" => json!({"id": id, "ok": true, "breaked": false, "held": self.held.len()}),
-            "input" => {
-                let event = msg["event"].clone();
+    /// Answers one request; `None` when the answer comes on a later frame.
+    fn handle(&mut self, frame: ProbeFrame) -> Option<Value> {
+        let id = frame.id;
+        Some(match frame.request {
+            ProbeRequest::Status {} => answer(
+                id,
+                StatusReply {
+                    breaked: false,
+                    held: self.held.len() as u64,
+                },
+            ),
+            ProbeRequest::Input { event, hold_ms } => {
                 let Some(ev) = make_event(&event, true) else {
-                    return json!({"id": id, "ok": false, "error": "bad_event", "message": "unknown input event"});
+                    return Some(refuse(id, "bad_event", "unknown input event"));
                 };
                 Input::singleton().parse_input_event(&ev);
-                let hold = msg["hold_ms"].as_u64().unwrap_or(0);
-                if hold == 0 {
+                if hold_ms == 0 {
                     if let Some(up) = make_event(&event, false) {
                         Input::singleton().parse_input_event(&up);
                     }
                 } else {
                     self.held.push(Held {
                         event,
-                        until: Instant::now() + Duration::from_millis(hold),
+                        until: Instant::now() + Duration::from_millis(hold_ms),
                     });
                 }
-                json!({"id": id, "ok": true, "held": self.held.len()})
+                answer(
+                    id,
+                    HeldReply {
+                        held: self.held.len() as u64,
+                    },
+                )
             }
-            "release_all" => json!({"id": id, "ok": true, "released": self.release_all()}),
-            "screenshot" => {
+            ProbeRequest::ReleaseAll {} => {
+                let released = self.release_all() as u64;
+                answer(id, ReleasedReply { released })
+            }
+            ProbeRequest::Screenshot {
+                frames,
+                max_bytes,
+                max_edge,
+            } => {
                 if !has_renderer() {
-                    return json!({"id": id, "ok": false, "error": "no_renderer",
-                        "message": "this Godot build has no renderer (headless): no screenshot is possible"});
+                    return Some(refuse(
+                        id,
+                        "no_renderer",
+                        "this Godot build has no renderer (headless): no screenshot is possible",
+                    ));
                 }
                 // After `frames` more frames (0: the frame the viewport holds now).
                 let shot = PendingShot {
                     id,
-                    frames_left: msg["frames"].as_u64().unwrap_or(0),
-                    max_edge: msg["max_edge"].as_u64().map(|m| m.clamp(1, 1 << 16) as u32),
-                    max_bytes: msg["max_bytes"].as_u64().map(|m| m as usize),
+                    frames_left: frames,
+                    max_edge: max_edge.map(|m| m.clamp(1, 1 << 16) as u32),
+                    max_bytes: max_bytes.map(|m| m as usize),
                 };
                 if shot.frames_left == 0 {
                     self.capture(&shot)
                 } else {
                     self.pending_shots.push(shot);
-                    Value::Null
+                    return None;
                 }
             }
-            "get_property" => {
+            ProbeRequest::GetProperty { node, property } => {
                 let root = self.base().get_root();
-                let node =
-                    root.and_then(|r| r.get_node_or_null(msg["node"].as_str().unwrap_or("")));
-                match node {
+                match root.and_then(|r| r.get_node_or_null(node.as_str())) {
                     Some(n) => {
-                        let v = n.get(msg["property"].as_str().unwrap_or(""));
+                        let v = n.get(property.as_str());
                         // The one value model: the same JSON the editor and a file read give.
-                        json!({"id": id, "ok": true, "value": crate::variant::from_variant(&v).to_json()})
+                        let value = crate::variant::from_variant(&v);
+                        answer(id, ValueReply { value })
                     }
-                    None => json!({"id": id, "ok": false, "error": "node_not_found",
-                        "message": format!("no node {}", msg["node"])}),
+                    None => refuse(id, "node_not_found", format!("no node {node:?}")),
                 }
             }
-            "evaluate" => {
-                let Ok(mut expr) = ClassDb::singleton()
-                    .instantiate("Expression")
-                    .try_to::<Gd<Object>>()
-                else {
-                    return json!({"id": id, "ok": false, "error": "no_expression", "message": "Expression unavailable"});
-                };
-                let text = msg["expression"].as_str().unwrap_or("").to_variant();
-                let err = expr.call("parse", &[text]);
-                if err.try_to::<i64>().unwrap_or(1) != 0 {
-                    let why = expr.call("get_error_text", &[]).to_string();
-                    return json!({"id": id, "ok": false, "error": "parse_error", "message": why});
-                }
-                let base = self
-                    .base()
-                    .get_current_scene()
-                    .map(|n| n.to_variant())
-                    .unwrap_or_default();
-                let v = expr.call("execute", &[VarArray::new().to_variant(), base]);
-                if expr
-                    .call("has_execute_failed", &[])
-                    .try_to::<bool>()
-                    .unwrap_or(true)
-                {
-                    let why = expr.call("get_error_text", &[]).to_string();
-                    return json!({"id": id, "ok": false, "error": "execute_failed", "message": why});
-                }
-                json!({"id": id, "ok": true, "value": crate::variant::from_variant(&v).to_json()})
-            }
-            "quit" => {
+            ProbeRequest::Evaluate { expression } => self.evaluate(id, &expression),
+            ProbeRequest::Quit {} => {
                 self.release_all();
                 self.base_mut().quit();
-                json!({"id": id, "ok": true})
+                answer(id, Empty {})
             }
             other => {
                 let root = self.base().get_root();
-                crate::probe_more::handle(&mut self.more, root, other, msg).unwrap_or_else(
-                    || json!({"id": id, "ok": false, "error": "unknown_command", "message": other}),
-                )
+                return crate::probe_more::handle(&mut self.more, root, id, other);
             }
-        }
+        })
     }
+
+    /// `evaluate`: a Godot Expression with the current scene as its base.
+    fn evaluate(&self, id: u64, expression: &str) -> Value {
+        let Ok(mut expr) = ClassDb::singleton()
+            .instantiate("Expression")
+            .try_to::<Gd<Object>>()
+        else {
+            return refuse(id, "no_expression", "Expression unavailable");
+        };
+        let err = expr.call("parse", &[expression.to_variant()]);
+        if err.try_to::<i64>().unwrap_or(1) != 0 {
+            let why = expr.call("get_error_text", &[]).to_string();
+            return refuse(id, "parse_error", why);
+        }
+        let base = self
+            .base()
+            .get_current_scene()
+            .map(|n| n.to_variant())
+            .unwrap_or_default();
+        let v = expr.call("execute", &[VarArray::new().to_variant(), base]);
+        if expr
+            .call("has_execute_failed", &[])
+            .try_to::<bool>()
+            .unwrap_or(true)
+        {
+            let why = expr.call("get_error_text", &[]).to_string();
+            return refuse(id, "execute_failed", why);
+        }
+        let value = crate::variant::from_variant(&v);
+        answer(id, ValueReply { value })
+    }
+}
+
+/// The wire form of an answer `body` to request `id`.
+pub(crate) fn answer<T: serde::Serialize>(id: u64, body: T) -> Value {
+    ProbeReply::ok(id, body).to_json()
+}
+
+/// The wire form of a refusal of request `id`.
+pub(crate) fn refuse(id: u64, error: &str, message: impl Into<String>) -> Value {
+    ProbeReply::<Empty>::refused(id, ProbeRefusal::new(error, message)).to_json()
 }

@@ -1,7 +1,8 @@
 //! The probe's observation requests beyond `probe.rs`'s core: performance monitors, the
 //! running game's scene tree, UI search, per-frame property samples, and input recording.
 //!
-//! Requests (one JSON line each, answered with the same `id`):
+//! Requests (one JSON line each, answered with the same `id`; the types are
+//! [`godot_mcp_protocol::probe`]'s):
 //! - `monitors` → `{monitors: {fps, process_time_ms, …}}` (one snapshot, [`crate::perf`]).
 //! - `tree {root, max_depth, offset, limit}` → `{nodes: [{path, name, class, depth,
 //!   children}], total, capped}`: depth-first from `root`, a page of it.
@@ -19,18 +20,24 @@ use std::time::Instant;
 
 use godot::classes::{INode, InputEvent, Node, Os, Window};
 use godot::prelude::*;
-use serde_json::{Value, json};
+use godot_mcp_protocol::probe::{
+    FindUiReply, MonitorsReply, ProbeEvent, ProbeRequest, RecordedEvent, RecordedReply,
+    RecordingReply, SampleReply, TreeNode, TreeReply, UiElement, UiRect,
+};
+use serde_json::Value;
+
+use crate::probe::{answer, refuse};
 
 /// Most nodes one `tree` or `find_ui` request walks: a bound on one frame's work.
 const WALK_CAP: usize = 20_000;
 
 /// A `sample` request collecting its frames.
 struct PendingSample {
-    id: Value,
+    id: u64,
     node: String,
     property: String,
     frames_left: u64,
-    values: Vec<Value>,
+    values: Vec<String>,
 }
 
 /// What the probe keeps between frames for these requests.
@@ -45,7 +52,7 @@ pub struct State {
 #[class(init, base = Node)]
 pub struct GodotMcpRecorder {
     started: Option<Instant>,
-    events: Vec<Value>,
+    events: Vec<RecordedEvent>,
     /// Events not in the replayable form (motion, joypad, echoes …), by class.
     skipped: BTreeMap<String, u64>,
     base: Base<Node>,
@@ -56,9 +63,11 @@ impl INode for GodotMcpRecorder {
     fn input(&mut self, event: Gd<InputEvent>) {
         let t_ms = self.started.map_or(0, |s| s.elapsed().as_millis() as u64);
         match wire_event(&event) {
-            Some((ev, pressed)) => self
-                .events
-                .push(json!({"t_ms": t_ms, "event": ev, "pressed": pressed})),
+            Some((event, pressed)) => self.events.push(RecordedEvent {
+                t_ms,
+                event,
+                pressed,
+            }),
             None => {
                 let class = if event.is_echo() {
                     "echo".to_string()
@@ -73,7 +82,7 @@ impl INode for GodotMcpRecorder {
 
 /// An InputEvent in the wire form `input` accepts, with its pressed state; `None` for
 /// a kind that form does not carry.
-fn wire_event(event: &Gd<InputEvent>) -> Option<(Value, bool)> {
+fn wire_event(event: &Gd<InputEvent>) -> Option<(ProbeEvent, bool)> {
     if event.is_echo() {
         return None;
     }
@@ -91,73 +100,95 @@ fn wire_event(event: &Gd<InputEvent>) -> Option<(Value, bool)> {
             if name.is_empty() {
                 return None;
             }
-            json!({"type": "key", "key": name})
+            ProbeEvent::Key { key: name }
         }
         "InputEventMouseButton" => {
             let pos = event
                 .get("position")
                 .try_to::<Vector2>()
                 .unwrap_or_default();
-            json!({"type": "mouse_button",
-                "button": event.get("button_index").try_to::<i64>().unwrap_or(0),
-                "x": pos.x, "y": pos.y})
+            ProbeEvent::MouseButton {
+                button: event.get("button_index").try_to::<i64>().unwrap_or(0),
+                x: Some(pos.x),
+                y: Some(pos.y),
+            }
         }
-        "InputEventAction" => {
-            json!({"type": "action", "action": event.get("action").to_string()})
-        }
+        "InputEventAction" => ProbeEvent::Action {
+            action: event.get("action").to_string(),
+        },
         _ => return None,
     };
     Some((ev, pressed))
 }
 
-/// Answers `cmd` if it is one of this module's; `None` otherwise. `Value::Null`: the
-/// answer comes from [`tick`] on a later frame.
+/// Answers `request` (one of this module's); `None`: the answer comes from [`tick`]
+/// on a later frame.
 pub fn handle(
     state: &mut State,
     root: Option<Gd<Window>>,
-    cmd: &str,
-    msg: &Value,
+    id: u64,
+    request: ProbeRequest,
 ) -> Option<Value> {
-    let id = msg["id"].clone();
-    let no_root = || json!({"id": id, "ok": false, "error": "no_root", "message": "the game has no root window yet"});
-    Some(match cmd {
-        "monitors" => json!({"id": id, "ok": true, "monitors": crate::perf::snapshot()}),
-        "tree" => {
-            let Some(root) = root else {
-                return Some(no_root());
+    if let ProbeRequest::Monitors {} = request {
+        return Some(answer(
+            id,
+            MonitorsReply {
+                monitors: crate::perf::snapshot()
+                    .as_object()
+                    .into_iter()
+                    .flatten()
+                    .map(|(k, v)| (k.clone(), v.as_f64()))
+                    .collect(),
+            },
+        ));
+    }
+    if let ProbeRequest::RecordStop {} = request {
+        return Some(record_stop(state, id));
+    }
+    // Every other request here works on the game's tree.
+    let Some(mut root) = root else {
+        return Some(refuse(id, "no_root", "the game has no root window yet"));
+    };
+    Some(match request {
+        ProbeRequest::Tree {
+            root: path,
+            max_depth,
+            offset,
+            limit,
+        } => {
+            let Some(start) = find(&root, &path) else {
+                return Some(not_found(id, &path));
             };
-            let path = msg["root"].as_str().unwrap_or("/root");
-            let Some(start) = find(&root, path) else {
-                return Some(not_found(&id, path));
-            };
-            let max_depth = msg["max_depth"].as_u64().unwrap_or(u64::MAX);
-            let offset = msg["offset"].as_u64().unwrap_or(0) as usize;
-            let limit = msg["limit"].as_u64().unwrap_or(200) as usize;
             let mut all = Vec::new();
-            let capped = walk(&start, 0, max_depth, &mut all);
-            let total = all.len();
-            let nodes: Vec<Value> = all
+            let capped = walk(&start, 0, max_depth.unwrap_or(u64::MAX), &mut all);
+            let total = all.len() as u64;
+            let nodes = all
                 .into_iter()
-                .skip(offset)
-                .take(limit)
-                .map(|(n, depth)| {
-                    json!({"path": n.get_path().to_string(), "name": n.get_name().to_string(),
-                        "class": n.get_class().to_string(), "depth": depth,
-                        "children": n.get_child_count()})
+                .skip(offset as usize)
+                .take(limit as usize)
+                .map(|(n, depth)| TreeNode {
+                    path: n.get_path().to_string(),
+                    name: n.get_name().to_string(),
+                    class: n.get_class().to_string(),
+                    depth,
+                    children: n.get_child_count() as u64,
                 })
                 .collect();
-            json!({"id": id, "ok": true, "nodes": nodes, "total": total, "capped": capped})
+            answer(
+                id,
+                TreeReply {
+                    nodes,
+                    total,
+                    capped,
+                },
+            )
         }
-        "find_ui" => {
-            let Some(root) = root else {
-                return Some(no_root());
-            };
-            let text = msg["text"].as_str().map(str::to_lowercase);
-            let ty = msg["type"].as_str().unwrap_or("Control");
-            let limit = msg["limit"].as_u64().unwrap_or(50) as usize;
+        ProbeRequest::FindUi { text, class, limit } => {
+            let text = text.map(|t| t.to_lowercase());
+            let ty = class.as_str();
             let mut all = Vec::new();
             let capped = walk(&root.upcast::<Node>(), 0, u64::MAX, &mut all);
-            let mut matched = 0usize;
+            let mut matched = 0u64;
             let mut elements = Vec::new();
             for (n, _) in all {
                 if !n.is_class("Control") || !n.is_class(ty) {
@@ -176,41 +207,53 @@ pub fn handle(
                     continue;
                 }
                 matched += 1;
-                if elements.len() >= limit {
+                if elements.len() as u64 >= limit {
                     continue;
                 }
                 let Ok(c) = n.clone().try_cast::<godot::classes::Control>() else {
                     continue;
                 };
                 let r = c.get_global_rect();
-                elements.push(json!({"path": n.get_path().to_string(),
-                    "class": n.get_class().to_string(), "text": shown,
-                    "rect": {"x": r.position.x, "y": r.position.y, "w": r.size.x, "h": r.size.y},
-                    "visible": c.is_visible_in_tree()}));
+                elements.push(UiElement {
+                    path: n.get_path().to_string(),
+                    class: n.get_class().to_string(),
+                    text: shown,
+                    rect: UiRect {
+                        x: r.position.x,
+                        y: r.position.y,
+                        w: r.size.x,
+                        h: r.size.y,
+                    },
+                    visible: c.is_visible_in_tree(),
+                });
             }
-            json!({"id": id, "ok": true, "elements": elements, "matched": matched, "capped": capped})
+            answer(
+                id,
+                FindUiReply {
+                    elements,
+                    matched,
+                    capped,
+                },
+            )
         }
-        "sample" => {
-            let Some(root) = root else {
-                return Some(no_root());
-            };
-            let node = msg["node"].as_str().unwrap_or("").to_string();
+        ProbeRequest::Sample {
+            node,
+            property,
+            frames,
+        } => {
             if find(&root, &node).is_none() {
-                return Some(not_found(&id, &node));
+                return Some(not_found(id, &node));
             }
             state.samples.push(PendingSample {
                 id,
                 node,
-                property: msg["property"].as_str().unwrap_or("").to_string(),
-                frames_left: msg["frames"].as_u64().unwrap_or(1).max(1),
+                property,
+                frames_left: frames.max(1),
                 values: Vec::new(),
             });
-            Value::Null
+            return None;
         }
-        "record_start" => {
-            let Some(mut root) = root else {
-                return Some(no_root());
-            };
+        ProbeRequest::RecordStart {} => {
             if let Some(old) = state.recorder.take()
                 && old.is_instance_valid()
             {
@@ -222,27 +265,40 @@ pub fn handle(
             root.add_child(&rec);
             rec.set_process_input(true);
             state.recorder = Some(rec);
-            json!({"id": id, "ok": true, "recording": true})
+            answer(id, RecordingReply { recording: true })
         }
-        "record_stop" => {
-            let Some(rec) = state.recorder.take().filter(|r| r.is_instance_valid()) else {
-                return Some(json!({"id": id, "ok": false, "error": "not_recording",
-                    "message": "no input recording is running (start one with record_input)"}));
-            };
-            let (events, skipped, ms) = {
-                let mut b = rec.clone();
-                let mut b = b.bind_mut();
-                (
-                    std::mem::take(&mut b.events),
-                    std::mem::take(&mut b.skipped),
-                    b.started.map_or(0, |s| s.elapsed().as_millis() as u64),
-                )
-            };
-            rec.upcast::<Node>().queue_free();
-            json!({"id": id, "ok": true, "events": events, "skipped": skipped, "duration_ms": ms})
-        }
-        _ => return None,
+        // probe.rs answers the rest before asking here.
+        other => refuse(id, "unknown_command", other.cmd()),
     })
+}
+
+/// `record_stop`: the recorder's events, and the recorder gone.
+fn record_stop(state: &mut State, id: u64) -> Value {
+    let Some(rec) = state.recorder.take().filter(|r| r.is_instance_valid()) else {
+        return refuse(
+            id,
+            "not_recording",
+            "no input recording is running (start one with record_input)",
+        );
+    };
+    let (events, skipped, duration_ms) = {
+        let mut b = rec.clone();
+        let mut b = b.bind_mut();
+        (
+            std::mem::take(&mut b.events),
+            std::mem::take(&mut b.skipped),
+            b.started.map_or(0, |s| s.elapsed().as_millis() as u64),
+        )
+    };
+    rec.upcast::<Node>().queue_free();
+    answer(
+        id,
+        RecordedReply {
+            events,
+            skipped,
+            duration_ms,
+        },
+    )
 }
 
 /// One frame passed: samples due now, answered.
@@ -254,7 +310,7 @@ pub fn tick(state: &mut State, root: Option<Gd<Window>>) -> Vec<Value> {
     for s in &mut state.samples {
         let node = root.as_ref().and_then(|r| find(r, &s.node));
         match node {
-            Some(n) => s.values.push(json!(n.get(s.property.as_str()).to_string())),
+            Some(n) => s.values.push(n.get(s.property.as_str()).to_string()),
             None => {
                 // Freed while sampling: what was sampled stands, and the answer says so.
                 s.frames_left = 0;
@@ -268,13 +324,13 @@ pub fn tick(state: &mut State, root: Option<Gd<Window>>) -> Vec<Value> {
         .partition(|s| s.frames_left == 0);
     state.samples = wait;
     for s in due {
-        done.push(json!({"id": s.id, "ok": true, "values": s.values}));
+        done.push(answer(s.id, SampleReply { values: s.values }));
     }
     done
 }
 
-fn not_found(id: &Value, path: &str) -> Value {
-    json!({"id": id, "ok": false, "error": "node_not_found", "message": format!("no node {path}")})
+fn not_found(id: u64, path: &str) -> Value {
+    refuse(id, "node_not_found", format!("no node {path}"))
 }
 
 fn find(root: &Gd<Window>, path: &str) -> Option<Gd<Node>> {

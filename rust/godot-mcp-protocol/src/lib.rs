@@ -21,6 +21,9 @@
 //! - [`variant_wire`]: Godot's binary Variant encoding (`marshalls.cpp`), and
 //!   [`remote_debug`]: the engine's remote-debug protocol built on it (length-prefixed
 //!   `[message, thread_id, data]` packets), which the server's debugger speaks to games.
+//! - [`probe`]: the game probe's control socket: its hello, the server's
+//!   [`ProbeRequest`]s (tagged by `cmd`) and the probe's [`ProbeReply`]s, values in the
+//!   one value model's JSON form.
 //! - [`persistence`]: the persistence verdict (`persisted`, `reason`, `hint`) of every
 //!   editor command, the one rule the add-on's replies and the server's dry runs share.
 //!
@@ -32,6 +35,7 @@ pub mod commands;
 pub mod discovery;
 pub mod message;
 pub mod persistence;
+pub mod probe;
 pub mod remote_debug;
 pub mod status;
 pub mod variant_wire;
@@ -42,6 +46,7 @@ pub use message::{
     AddonMessage, BridgeError, ErrorCode, ErrorEffect, Hello, HelloReply, Outcome, Reply, Request,
     RequestId, ServerMessage,
 };
+pub use probe::{ProbeFrame, ProbeHello, ProbeHelloFrame, ProbeRefusal, ProbeReply, ProbeRequest};
 pub use status::{GateState, QuarantinedRow, RecentAction, STATUS_RECENT_LIMIT, ServerStatus};
 pub use version::{
     BRIDGE_PROTOCOL_VERSION, DEFAULT_REQUEST_TIMEOUT_MS, GodotVersion, MIN_GODOT_VERSION,

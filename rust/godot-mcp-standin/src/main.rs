@@ -66,32 +66,39 @@ mod host {
 use std::io::Write;
 use std::time::Duration;
 
+use godot_mcp_protocol::probe::{
+    self, Empty, FindUiReply, HeldReply, MonitorsReply, ProbeHello, ProbeHelloFrame, ProbeRefusal,
+    ProbeReply, ProbeRequest, RecordedEvent, RecordedReply, RecordingReply, ReleasedReply,
+    SampleReply, ScreenshotReply, StatusReply, TreeNode, TreeReply, UiElement, UiRect, ValueReply,
+};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 /// The stand-in's frame, as the probe answers `screenshot`.
-fn screenshot(id: serde_json::Value, msg: &serde_json::Value) -> serde_json::Value {
+fn screenshot(max_bytes: Option<u64>) -> Result<ScreenshotReply, ProbeRefusal> {
     use base64::Engine as _;
     const ONE_PIXEL: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
     let png = match std::env::var_os("GODOT_STANDIN_SCREENSHOT") {
-        Some(file) => match std::fs::read(&file) {
-            Ok(b) => b,
-            Err(e) => {
-                return serde_json::json!({"id": id, "ok": false, "error": "not_supported",
-                    "message": format!("GODOT_STANDIN_SCREENSHOT: {e}")});
-            }
-        },
+        Some(file) => std::fs::read(&file).map_err(|e| {
+            ProbeRefusal::new("not_supported", format!("GODOT_STANDIN_SCREENSHOT: {e}"))
+        })?,
         None => base64::engine::general_purpose::STANDARD
             .decode(ONE_PIXEL)
             .unwrap_or_default(),
     };
-    if let Some(max) = msg["max_bytes"].as_u64()
+    if let Some(max) = max_bytes
         && png.len() as u64 > max
     {
-        return serde_json::json!({"id": id, "ok": false, "error": "too_large",
-            "bytes": png.len(), "message": format!("the PNG is {} bytes", png.len())});
+        return Err(ProbeRefusal {
+            bytes: Some(png.len() as u64),
+            ..ProbeRefusal::new("too_large", format!("the PNG is {} bytes", png.len()))
+        });
     }
-    serde_json::json!({"id": id, "ok": true,
-        "png_base64": base64::engine::general_purpose::STANDARD.encode(&png)})
+    Ok(ScreenshotReply {
+        png_base64: base64::engine::general_purpose::STANDARD.encode(&png),
+        width: None,
+        height: None,
+        bytes: None,
+    })
 }
 
 fn flag(name: &str) -> bool {
@@ -323,89 +330,124 @@ fn is_class(class: &str, ty: &str) -> bool {
     chain.contains(&ty) && (class != "Node2D" || ty != "CharacterBody2D")
 }
 
-/// The probe's `tree`, `find_ui` and `monitors` answers, from [`TREE`].
-fn observe(
-    id: &serde_json::Value,
-    msg: &serde_json::Value,
-    connected_at: std::time::Instant,
-) -> Option<serde_json::Value> {
-    use serde_json::json;
-    match msg["cmd"].as_str()? {
-        "monitors" => {
-            // Like a running game: fps near 60, the frame counter moving the times.
-            let t = connected_at.elapsed().as_millis() as f64;
-            Some(json!({"id": id, "ok": true, "monitors": {
-                "fps": 60.0, "process_time_ms": 1.0 + (t % 7.0) / 10.0, "physics_time_ms": 0.5,
-                "navigation_time_ms": 0.0, "memory_static_bytes": 4.0e6,
-                "memory_static_max_bytes": 5.0e6, "objects": 900.0, "resources": 40.0,
-                "nodes": TREE.len() as f64, "orphan_nodes": 0.0, "draw_calls": 0.0,
-                "objects_drawn": 0.0, "primitives_drawn": 0.0, "video_memory_bytes": 0.0,
-                "physics_2d_active_objects": 1.0, "physics_2d_collision_pairs": 0.0,
-                "physics_3d_active_objects": 0.0, "physics_3d_collision_pairs": 0.0}}))
-        }
-        "tree" => {
-            let root = msg["root"].as_str().unwrap_or("/root");
-            if !TREE.iter().any(|(p, _, _)| *p == root) {
-                return Some(json!({"id": id, "ok": false, "error": "node_not_found",
-                    "message": format!("no node {root}")}));
-            }
-            let base_depth = root.matches('/').count();
-            let max_depth = msg["max_depth"].as_u64().unwrap_or(u64::MAX);
-            let all: Vec<_> = TREE
-                .iter()
-                .filter(|(p, _, _)| *p == root || p.starts_with(&format!("{root}/")))
-                .map(|(p, c, _)| (p, c, (p.matches('/').count() - base_depth) as u64))
-                .filter(|(_, _, d)| *d <= max_depth)
-                .collect();
-            let total = all.len();
-            let nodes: Vec<_> = all
-                .into_iter()
-                .skip(msg["offset"].as_u64().unwrap_or(0) as usize)
-                .take(msg["limit"].as_u64().unwrap_or(200) as usize)
-                .map(|(p, c, d)| {
-                    let children = TREE
-                        .iter()
-                        .filter(|(q, _, _)| {
-                            q.strip_prefix(*p)
-                                .and_then(|r| r.strip_prefix('/'))
-                                .is_some_and(|r| !r.contains('/'))
-                        })
-                        .count();
-                    json!({"path": p, "name": p.rsplit('/').next().unwrap_or(""), "class": c,
-                        "depth": d, "children": children})
-                })
-                .collect();
-            Some(json!({"id": id, "ok": true, "nodes": nodes, "total": total, "capped": false}))
-        }
-        "find_ui" => {
-            let text = msg["text"].as_str().map(str::to_lowercase);
-            let ty = msg["type"].as_str().unwrap_or("Control");
-            let limit = msg["limit"].as_u64().unwrap_or(50) as usize;
-            let hits: Vec<_> = TREE
-                .iter()
-                .enumerate()
-                .filter(|(_, (_, c, t))| {
-                    is_class(c, "Control")
-                        && is_class(c, ty)
-                        && text.as_ref().is_none_or(|x| t.to_lowercase().contains(x))
-                })
-                .collect();
-            let elements: Vec<_> = hits
-                .iter()
-                .take(limit)
-                .map(|(i, (p, c, t))| {
-                    json!({
-                "path": p, "class": c, "text": t,
-                "rect": {"x": 10.0, "y": 10.0 + 40.0 * *i as f64, "w": 120.0, "h": 32.0},
-                "visible": true})
-                })
-                .collect();
-            Some(
-                json!({"id": id, "ok": true, "elements": elements, "matched": hits.len(), "capped": false}),
-            )
-        }
-        _ => None,
+/// One answer of the stand-in probe: the body of its request's reply type, or a refusal.
+type Answer = Result<serde_json::Value, ProbeRefusal>;
+
+/// The body `T` of an answer, in its wire form.
+fn body<T: serde::Serialize>(t: T) -> Answer {
+    serde_json::to_value(t).map_err(|e| ProbeRefusal::new("encode_failed", e.to_string()))
+}
+
+fn no_node(path: &str) -> ProbeRefusal {
+    ProbeRefusal::new("node_not_found", format!("no node {path}"))
+}
+
+/// The probe's `tree` answer, from [`TREE`].
+fn tree(root: &str, max_depth: Option<u64>, offset: u64, limit: u64) -> Answer {
+    if !TREE.iter().any(|(p, _, _)| *p == root) {
+        return Err(no_node(root));
     }
+    let base_depth = root.matches('/').count();
+    let max_depth = max_depth.unwrap_or(u64::MAX);
+    let all: Vec<_> = TREE
+        .iter()
+        .filter(|(p, _, _)| *p == root || p.starts_with(&format!("{root}/")))
+        .map(|(p, c, _)| (p, c, (p.matches('/').count() - base_depth) as u64))
+        .filter(|(_, _, d)| *d <= max_depth)
+        .collect();
+    let total = all.len() as u64;
+    let nodes = all
+        .into_iter()
+        .skip(offset as usize)
+        .take(limit as usize)
+        .map(|(p, c, d)| {
+            let children = TREE
+                .iter()
+                .filter(|(q, _, _)| {
+                    q.strip_prefix(*p)
+                        .and_then(|r| r.strip_prefix('/'))
+                        .is_some_and(|r| !r.contains('/'))
+                })
+                .count() as u64;
+            TreeNode {
+                path: p.to_string(),
+                name: p.rsplit('/').next().unwrap_or("").to_string(),
+                class: c.to_string(),
+                depth: d,
+                children,
+            }
+        })
+        .collect();
+    body(TreeReply {
+        nodes,
+        total,
+        capped: false,
+    })
+}
+
+/// The probe's `find_ui` answer, from [`TREE`].
+fn find_ui(text: Option<&str>, ty: &str, limit: u64) -> Answer {
+    let text = text.map(str::to_lowercase);
+    let hits: Vec<_> = TREE
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, c, t))| {
+            is_class(c, "Control")
+                && is_class(c, ty)
+                && text.as_ref().is_none_or(|x| t.to_lowercase().contains(x))
+        })
+        .collect();
+    let elements = hits
+        .iter()
+        .take(limit as usize)
+        .map(|(i, (p, c, t))| UiElement {
+            path: p.to_string(),
+            class: c.to_string(),
+            text: t.to_string(),
+            rect: UiRect {
+                x: 10.0,
+                y: 10.0 + 40.0 * *i as f32,
+                w: 120.0,
+                h: 32.0,
+            },
+            visible: true,
+        })
+        .collect();
+    body(FindUiReply {
+        elements,
+        matched: hits.len() as u64,
+        capped: false,
+    })
+}
+
+/// The probe's `monitors` answer: like a running game, fps near 60, the frame counter
+/// moving the times.
+fn monitors(connected_at: std::time::Instant) -> Answer {
+    let t = connected_at.elapsed().as_millis() as f64;
+    let monitors = [
+        ("fps", 60.0),
+        ("process_time_ms", 1.0 + (t % 7.0) / 10.0),
+        ("physics_time_ms", 0.5),
+        ("navigation_time_ms", 0.0),
+        ("memory_static_bytes", 4.0e6),
+        ("memory_static_max_bytes", 5.0e6),
+        ("objects", 900.0),
+        ("resources", 40.0),
+        ("nodes", TREE.len() as f64),
+        ("orphan_nodes", 0.0),
+        ("draw_calls", 0.0),
+        ("objects_drawn", 0.0),
+        ("primitives_drawn", 0.0),
+        ("video_memory_bytes", 0.0),
+        ("physics_2d_active_objects", 1.0),
+        ("physics_2d_collision_pairs", 0.0),
+        ("physics_3d_active_objects", 0.0),
+        ("physics_3d_collision_pairs", 0.0),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), Some(v)))
+    .collect();
+    body(MonitorsReply { monitors })
 }
 
 async fn serve_probe(
@@ -419,126 +461,170 @@ async fn serve_probe(
     // record_input: the input requests received since record_start, timed like the
     // probe's recorder node sees them (a tap's release in the same frame, a hold's when
     // it ends).
-    let mut recording: Option<(std::time::Instant, Vec<serde_json::Value>)> = None;
-    let hello = serde_json::json!({"hello": {"nonce": nonce, "pid": std::process::id(), "renderer": false}});
+    let mut recording: Option<(std::time::Instant, Vec<RecordedEvent>)> = None;
+    let hello = ProbeHelloFrame {
+        hello: ProbeHello {
+            nonce,
+            pid: std::process::id(),
+            renderer: false,
+        },
+    };
+    let hello = serde_json::to_string(&hello).unwrap_or_default();
     let _ = wr.write_all(format!("{hello}\n").as_bytes()).await;
     let mut lines = BufReader::new(rd).lines();
     while let Ok(Some(line)) = lines.next_line().await {
-        let Ok(msg) = serde_json::from_str::<serde_json::Value>(&line) else {
-            continue;
-        };
-        let id = msg["id"].clone();
         // Stopped in the debugger: the main loop, where the probe answers, waits.
         if stopped.wait_for(|s| !*s).await.is_err() {
             return;
         }
+        let decoded = probe::decode_request(line.as_bytes());
         // GODOT_STANDIN_BREAK=1: like a game stopped at a breakpoint — its main loop
         // (where the real probe answers) does not run, so nothing is answered.
         if std::env::var_os("GODOT_STANDIN_BREAK").is_some() {
-            println!("standin: at a breakpoint, not answering {}", msg["cmd"]);
+            let cmd = decoded.as_ref().map_or("?", |f| f.request.cmd());
+            println!("standin: at a breakpoint, not answering {cmd:?}");
             continue;
         }
-        if let Some(reply) = observe(&id, &msg, connected_at) {
-            if wr.write_all(format!("{reply}\n").as_bytes()).await.is_err() {
-                break;
-            }
-            continue;
-        }
-        let reply = match msg["cmd"].as_str().unwrap_or("") {
-            "input" => {
-                let what = msg["event"].to_string();
-                if let Some((start, events)) = &mut recording {
-                    let t = start.elapsed().as_millis() as u64;
-                    let hold = msg["hold_ms"].as_u64().unwrap_or(0);
-                    events.push(
-                        serde_json::json!({"t_ms": t, "event": msg["event"], "pressed": true}),
-                    );
-                    events.push(serde_json::json!({"t_ms": t + hold, "event": msg["event"], "pressed": false}));
-                }
-                if msg["hold_ms"].as_u64().unwrap_or(0) > 0 {
-                    held.push(what.clone());
-                }
-                println!("standin: input {what}");
-                serde_json::json!({"id": id, "ok": true, "held": held.len()})
-            }
-            "record_start" => {
-                recording = Some((std::time::Instant::now(), Vec::new()));
-                serde_json::json!({"id": id, "ok": true, "recording": true})
-            }
-            "record_stop" => match recording.take() {
-                Some((start, mut events)) => {
-                    events.sort_by_key(|e| e["t_ms"].as_u64());
-                    serde_json::json!({"id": id, "ok": true, "events": events, "skipped": {},
-                        "duration_ms": start.elapsed().as_millis() as u64})
-                }
-                None => serde_json::json!({"id": id, "ok": false, "error": "not_recording",
-                    "message": "no input recording is running (start one with record_input)"}),
-            },
-            // One value a frame (~16 ms), rendered as the probe renders values (strings).
-            "sample" => {
-                let node = msg["node"].as_str().unwrap_or("");
-                if !TREE.iter().any(|(p, _, _)| *p == node) {
-                    serde_json::json!({"id": id, "ok": false, "error": "node_not_found",
-                        "message": format!("no node {node}")})
-                } else {
-                    let frames = msg["frames"].as_u64().unwrap_or(1).clamp(1, 600);
-                    let mut values = Vec::new();
-                    for _ in 0..frames {
-                        tokio::time::sleep(Duration::from_millis(16)).await;
-                        values.push(serde_json::json!(if msg["property"] == "ticks" {
-                            connected_at.elapsed().as_millis().to_string()
-                        } else {
-                            format!("standin:{node}:{}", msg["property"].as_str().unwrap_or(""))
-                        }));
+        let (id, answer) = match decoded {
+            Ok(frame) => {
+                let answer = match frame.request {
+                    ProbeRequest::Quit {} => {
+                        let bye = ProbeReply::ok(frame.id, Empty {}).to_json();
+                        let _ = wr.write_all(format!("{bye}\n").as_bytes()).await;
+                        std::process::exit(0);
                     }
-                    serde_json::json!({"id": id, "ok": true, "values": values})
-                }
+                    request => answer(request, held, &mut recording, connected_at).await,
+                };
+                (Some(frame.id), answer)
             }
-            "release_all" => {
-                let n = held.len();
-                held.clear();
-                serde_json::json!({"id": id, "ok": true, "released": n})
-            }
-            // Like a Godot build with a renderer when GODOT_STANDIN_RENDERER=1: a real
-            // PNG of "the frame" (the file GODOT_STANDIN_SCREENSHOT names, else a 1×1
-            // one), after `frames` frames (a frame is ~16 ms), refused like the probe
-            // refuses one above the request's `max_bytes`; otherwise like the headless
-            // build. It does not downscale (`max_edge` is the real probe's).
-            "screenshot" if std::env::var_os("GODOT_STANDIN_RENDERER").is_some() => {
-                let frames = msg["frames"].as_u64().unwrap_or(0).min(120);
-                std::thread::sleep(std::time::Duration::from_millis(16 * frames));
-                screenshot(id, &msg)
-            }
-            "screenshot" => serde_json::json!({"id": id, "ok": false,
-                "error": "no_renderer", "message": "this Godot build has no renderer (headless)"}),
-            // `ticks` changes like a game's frame counter does (milliseconds since the
-            // probe connected); any other property is a fixed string naming itself.
-            "get_property" if msg["property"] == "ticks" => {
-                serde_json::json!({"id": id, "ok": true,
-                "value": connected_at.elapsed().as_millis() as u64})
-            }
-            "get_property" => serde_json::json!({"id": id, "ok": true,
-                "value": format!("standin:{}:{}", msg["node"].as_str().unwrap_or(""), msg["property"].as_str().unwrap_or(""))}),
-            "evaluate" => {
-                serde_json::json!({"id": id, "ok": true, "value": msg["expression"].clone()})
-            }
-            "status" => {
-                serde_json::json!({"id": id, "ok": true, "breaked": false, "held": held.len()})
-            }
-            "quit" => {
-                let _ = wr
-                    .write_all(
-                        format!("{}\n", serde_json::json!({"id": id, "ok": true})).as_bytes(),
-                    )
-                    .await;
-                std::process::exit(0);
-            }
-            other => {
-                serde_json::json!({"id": id, "ok": false, "error": "unknown_command", "message": other})
-            }
+            // The real probe answers a request it cannot read with the same refusal.
+            Err((id, refusal)) => (id, Err(refusal)),
         };
+        let Some(id) = id else { continue };
+        let reply = ProbeReply {
+            id,
+            outcome: answer,
+        }
+        .to_json();
         if wr.write_all(format!("{reply}\n").as_bytes()).await.is_err() {
             break;
         }
+    }
+}
+
+/// The stand-in probe's answer to one request (all but `quit`).
+async fn answer(
+    request: ProbeRequest,
+    held: &mut Vec<String>,
+    recording: &mut Option<(std::time::Instant, Vec<RecordedEvent>)>,
+    connected_at: std::time::Instant,
+) -> Answer {
+    match request {
+        ProbeRequest::Monitors {} => monitors(connected_at),
+        ProbeRequest::Tree {
+            root,
+            max_depth,
+            offset,
+            limit,
+        } => tree(&root, max_depth, offset, limit),
+        ProbeRequest::FindUi { text, class, limit } => find_ui(text.as_deref(), &class, limit),
+        ProbeRequest::Input { event, hold_ms } => {
+            let what = serde_json::to_string(&event).unwrap_or_default();
+            if let Some((start, events)) = recording {
+                let t = start.elapsed().as_millis() as u64;
+                events.push(RecordedEvent {
+                    t_ms: t,
+                    event: event.clone(),
+                    pressed: true,
+                });
+                events.push(RecordedEvent {
+                    t_ms: t + hold_ms,
+                    event,
+                    pressed: false,
+                });
+            }
+            if hold_ms > 0 {
+                held.push(what.clone());
+            }
+            println!("standin: input {what}");
+            body(HeldReply {
+                held: held.len() as u64,
+            })
+        }
+        ProbeRequest::RecordStart {} => {
+            *recording = Some((std::time::Instant::now(), Vec::new()));
+            body(RecordingReply { recording: true })
+        }
+        ProbeRequest::RecordStop {} => match recording.take() {
+            Some((start, mut events)) => {
+                events.sort_by_key(|e| e.t_ms);
+                body(RecordedReply {
+                    events,
+                    skipped: Default::default(),
+                    duration_ms: start.elapsed().as_millis() as u64,
+                })
+            }
+            None => Err(ProbeRefusal::new(
+                "not_recording",
+                "no input recording is running (start one with record_input)",
+            )),
+        },
+        // One value a frame (~16 ms), rendered as the probe renders values (strings).
+        ProbeRequest::Sample {
+            node,
+            property,
+            frames,
+        } => {
+            if !TREE.iter().any(|(p, _, _)| *p == node) {
+                return Err(no_node(&node));
+            }
+            let mut values = Vec::new();
+            for _ in 0..frames.clamp(1, 600) {
+                tokio::time::sleep(Duration::from_millis(16)).await;
+                values.push(if property == "ticks" {
+                    connected_at.elapsed().as_millis().to_string()
+                } else {
+                    format!("standin:{node}:{property}")
+                });
+            }
+            body(SampleReply { values })
+        }
+        ProbeRequest::ReleaseAll {} => {
+            let n = held.len() as u64;
+            held.clear();
+            body(ReleasedReply { released: n })
+        }
+        // Like a Godot build with a renderer when GODOT_STANDIN_RENDERER=1: a real
+        // PNG of "the frame" (the file GODOT_STANDIN_SCREENSHOT names, else a 1×1
+        // one), after `frames` frames (a frame is ~16 ms), refused like the probe
+        // refuses one above the request's `max_bytes`; otherwise like the headless
+        // build. It does not downscale (`max_edge` is the real probe's).
+        ProbeRequest::Screenshot {
+            frames, max_bytes, ..
+        } if std::env::var_os("GODOT_STANDIN_RENDERER").is_some() => {
+            std::thread::sleep(std::time::Duration::from_millis(16 * frames.min(120)));
+            screenshot(max_bytes).and_then(body)
+        }
+        ProbeRequest::Screenshot { .. } => Err(ProbeRefusal::new(
+            "no_renderer",
+            "this Godot build has no renderer (headless)",
+        )),
+        // `ticks` changes like a game's frame counter does (milliseconds since the
+        // probe connected); any other property is a fixed string naming itself.
+        ProbeRequest::GetProperty { node, property } => body(ValueReply {
+            value: if property == "ticks" {
+                probe::Value::Int(connected_at.elapsed().as_millis() as i64)
+            } else {
+                probe::Value::String(format!("standin:{node}:{property}"))
+            },
+        }),
+        ProbeRequest::Evaluate { expression } => body(ValueReply {
+            value: probe::Value::String(expression),
+        }),
+        ProbeRequest::Status {} => body(StatusReply {
+            breaked: false,
+            held: held.len() as u64,
+        }),
+        ProbeRequest::Quit {} => body(Empty {}),
     }
 }

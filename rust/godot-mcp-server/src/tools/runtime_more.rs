@@ -13,7 +13,12 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
+use godot_mcp_protocol::ProbeRequest;
 use godot_mcp_protocol::commands as cmd;
+use godot_mcp_protocol::probe::{
+    FindUiReply, HeldReply, MonitorsReply, ProbeEvent, RecordedEvent, RecordedReply,
+    RecordingReply, ReleasedReply, SampleReply, StatusReply, TreeReply,
+};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -29,7 +34,8 @@ use crate::respath::ResPath;
 use crate::safety::{EffectKind, Precondition, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::runtime::{
-    InputEvent, ensure_not_breaked, meta, probe_error, probe_request, session_of,
+    InputEvent, await_probe, ensure_not_breaked, meta, probe_error, probe_refusal, probe_request,
+    sampling_ticker, session_of,
 };
 use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta};
 
@@ -234,10 +240,11 @@ impl Drop for ReleaseOnDrop {
 async fn release_all(session: &Session) -> Option<u64> {
     session
         .control
-        .request(json!({"cmd": "release_all"}), RELEASE_TIMEOUT)
+        .request::<ReleasedReply>(ProbeRequest::ReleaseAll {}, RELEASE_TIMEOUT)
         .await
         .ok()
-        .and_then(|v| v["released"].as_u64())
+        .and_then(Result::ok)
+        .map(|r| r.released)
 }
 
 fn check_steps(steps: &[Step]) -> Result<(), ToolError> {
@@ -319,9 +326,12 @@ async fn play_input_sequence(
             }
         };
         if let Some(event) = &step.event {
-            let msg = json!({"cmd": "input", "event": event.wire(), "hold_ms": step.hold_ms.unwrap_or(0)});
+            let request = ProbeRequest::Input {
+                event: event.wire(),
+                hold_ms: step.hold_ms.unwrap_or(0),
+            };
             let v = tokio::select! {
-                v = probe_request(&session, msg) => v,
+                v = probe_request::<HeldReply>(&session, request) => v,
                 () = cancel.cancelled() => {
                     guard.session = None;
                     return Err(cancelled(i).await);
@@ -333,7 +343,7 @@ async fn play_input_sequence(
                 e
             })?;
             sent += 1;
-            held = v["held"].as_u64();
+            held = Some(v.held);
         }
         if let Some(ms) = step.wait_ms.filter(|ms| *ms > 0) {
             tokio::select! {
@@ -375,7 +385,7 @@ async fn record_input(
     _f: CallFlags,
 ) -> Result<RecordingOut, ToolError> {
     let session = session_of(&state, args.session_id.as_deref())?;
-    probe_request(&session, json!({"cmd": "record_start"})).await?;
+    let _: RecordingReply = probe_request(&session, ProbeRequest::RecordStart {}).await?;
     Ok(RecordingOut {
         session_id: session.txn.to_string(),
         recording: true,
@@ -410,32 +420,25 @@ async fn stop_recording(
     _f: CallFlags,
 ) -> Result<RecordedOut, ToolError> {
     let session = session_of(&state, args.session_id.as_deref())?;
-    let v = probe_request(&session, json!({"cmd": "record_stop"})).await?;
-    let events = v["events"].as_array().cloned().unwrap_or_default();
-    let duration = v["duration_ms"].as_u64().unwrap_or(0);
-    let (steps, unpaired) = to_steps(&events, duration);
-    let skipped = serde_json::from_value(v["skipped"].clone()).map_err(|e| {
-        ToolError::internal(format!("the probe's skipped counts are malformed: {e}"))
-    })?;
+    let v: RecordedReply = probe_request(&session, ProbeRequest::RecordStop {}).await?;
+    let (steps, unpaired) = to_steps(&v.events, v.duration_ms);
     Ok(RecordedOut {
         session_id: session.txn.to_string(),
-        duration_ms: duration,
-        events_recorded: events.len(),
+        duration_ms: v.duration_ms,
+        events_recorded: v.events.len(),
         steps,
         releases_without_press: unpaired,
-        skipped,
+        skipped: Some(v.skipped),
     })
 }
 
 /// What makes two events the same key, button or action (a release pairs with its press).
-fn event_identity(ev: &Value) -> (String, String) {
-    let ty = ev["type"].as_str().unwrap_or("").to_string();
-    let which = match ty.as_str() {
-        "key" => ev["key"].to_string(),
-        "mouse_button" => ev["button"].to_string(),
-        _ => ev["action"].to_string(),
-    };
-    (ty, which)
+fn event_identity(ev: &ProbeEvent) -> (&'static str, String) {
+    match ev {
+        ProbeEvent::Key { key } => ("key", key.clone()),
+        ProbeEvent::MouseButton { button, .. } => ("mouse_button", button.to_string()),
+        ProbeEvent::Action { action } => ("action", action.clone()),
+    }
 }
 
 /// Recorded `{t_ms, event, pressed}` events as play_input_sequence steps: each press is
@@ -444,17 +447,17 @@ fn event_identity(ev: &Value) -> (String, String) {
 /// has ended, so the replay returns with nothing held. Waits over 60 s are split into
 /// pauses. Returns the steps and how many releases had no press (it came before the
 /// recording started).
-fn to_steps(events: &[Value], duration_ms: u64) -> (Vec<RecordedStep>, usize) {
-    let mut sorted: Vec<&Value> = events.iter().collect();
-    sorted.sort_by_key(|e| e["t_ms"].as_u64().unwrap_or(0));
+fn to_steps(events: &[RecordedEvent], duration_ms: u64) -> (Vec<RecordedStep>, usize) {
+    let mut sorted: Vec<&RecordedEvent> = events.iter().collect();
+    sorted.sort_by_key(|e| e.t_ms);
     // (t, event, hold) per press, in time order.
-    let mut presses: Vec<(u64, Value, Option<u64>)> = Vec::new();
+    let mut presses: Vec<(u64, &ProbeEvent, Option<u64>)> = Vec::new();
     let mut unpaired = 0;
     for e in sorted {
-        let t = e["t_ms"].as_u64().unwrap_or(0);
-        let id = event_identity(&e["event"]);
-        if e["pressed"] == json!(true) {
-            presses.push((t, e["event"].clone(), None));
+        let t = e.t_ms;
+        let id = event_identity(&e.event);
+        if e.pressed {
+            presses.push((t, &e.event, None));
         } else if let Some(p) = presses
             .iter_mut()
             .find(|(_, ev, hold)| hold.is_none() && event_identity(ev) == id)
@@ -477,7 +480,7 @@ fn to_steps(events: &[Value], duration_ms: u64) -> (Vec<RecordedStep>, usize) {
         let next = presses.get(i + 1).map_or(end.max(*t + hold), |n| n.0);
         let mut wait = next.saturating_sub(*t);
         steps.push(RecordedStep {
-            event: Some(ev.clone()),
+            event: serde_json::to_value(ev).ok(),
             hold_ms: Some(hold),
             wait_ms: wait.min(MAX_STEP_MS),
         });
@@ -530,13 +533,11 @@ async fn is_playing(
             ..PlayingOut::default()
         });
     }
-    if session.control.hello().is_none() {
-        // A game that just started: its probe connects within moments.
-        session.control.wait_connected(Duration::from_secs(5)).await;
-    }
+    // A game that just started: its probe connects within moments.
+    await_probe(&session).await;
     let status = session
         .control
-        .request(json!({"cmd": "status"}), Duration::from_millis(1000))
+        .request::<StatusReply>(ProbeRequest::Status {}, Duration::from_millis(1000))
         .await;
     let playing = PlayingOut {
         playing: true,
@@ -544,10 +545,17 @@ async fn is_playing(
         ..PlayingOut::default()
     };
     Ok(match status {
-        Ok(v) => PlayingOut {
+        Ok(Ok(v)) => PlayingOut {
             probe: Some("answering"),
-            breaked: Some(v["breaked"].as_bool()),
-            held_inputs: Some(v["held"].as_u64()),
+            breaked: Some(Some(v.breaked)),
+            held_inputs: Some(Some(v.held)),
+            ..playing
+        },
+        // It answered, though not with a status: it runs, its state unknown.
+        Ok(Err(_)) => PlayingOut {
+            probe: Some("answering"),
+            breaked: Some(None),
+            held_inputs: Some(None),
             ..playing
         },
         Err(ControlError::Timeout) => PlayingOut {
@@ -649,25 +657,8 @@ async fn get_performance_monitors(
     _f: CallFlags,
 ) -> Result<MonitorsOut, ToolError> {
     let samples = args.samples.unwrap_or(5);
-    if !(1..=100).contains(&samples) {
-        return Err(ToolError::invalid_params(
-            "samples",
-            "samples must be 1–100",
-        ));
-    }
     let interval_ms = args.interval_ms.unwrap_or(200);
-    if !(10..=5000).contains(&interval_ms) {
-        return Err(ToolError::invalid_params(
-            "interval_ms",
-            "interval_ms must be 10–5000",
-        ));
-    }
-    if u64::from(samples - 1) * interval_ms > 60_000 {
-        return Err(ToolError::invalid_params(
-            "samples",
-            "samples × interval_ms must stay within 60 s",
-        ));
-    }
+    let mut ticker = sampling_ticker(samples, 100, interval_ms)?;
     let session = match args.target {
         MonitorTarget::Game => Some(session_of(&state, args.session_id.as_deref())?),
         MonitorTarget::Editor if args.session_id.is_some() => {
@@ -678,14 +669,15 @@ async fn get_performance_monitors(
         }
         MonitorTarget::Editor => None,
     };
-    let mut ticker = tokio::time::interval(Duration::from_millis(interval_ms));
-    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let start = Instant::now();
     let mut snapshots = Vec::new();
     for _ in 0..samples {
         ticker.tick().await;
         let v = match &session {
-            Some(s) => probe_request(s, json!({"cmd": "monitors"})).await?,
+            Some(s) => {
+                let m: MonitorsReply = probe_request(s, ProbeRequest::Monitors {}).await?;
+                json!({"monitors": m.monitors})
+            }
             None => {
                 let st = state.clone();
                 tokio::task::spawn_blocking(move || {
@@ -753,6 +745,18 @@ pub struct GameNode {
     pub children: u64,
 }
 
+impl From<godot_mcp_protocol::probe::TreeNode> for GameNode {
+    fn from(n: godot_mcp_protocol::probe::TreeNode) -> Self {
+        Self {
+            path: n.path,
+            name: n.name,
+            class: n.class,
+            depth: n.depth,
+            children: n.children,
+        }
+    }
+}
+
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct GameTreeOut {
     pub session_id: String,
@@ -762,13 +766,6 @@ pub struct GameTreeOut {
     pub offset: u32,
     pub next_offset: Option<u64>,
     pub capped: bool,
-}
-
-/// A list the probe's reply holds under `key`, typed (a reply that does not match is a
-/// server/probe mismatch, not the caller's error).
-fn probe_list<T: serde::de::DeserializeOwned>(v: &Value, key: &str) -> Result<Vec<T>, ToolError> {
-    serde_json::from_value(v[key].clone())
-        .map_err(|e| ToolError::internal(format!("the probe's {key} are malformed: {e}")))
 }
 
 async fn get_game_scene_tree(
@@ -790,13 +787,15 @@ async fn get_game_scene_tree(
     }
     let offset = args.offset.unwrap_or(0);
     let session = session_of(&state, args.session_id.as_deref())?;
-    let mut msg = json!({"cmd": "tree", "root": root, "offset": offset, "limit": limit});
-    if let Some(d) = args.max_depth {
-        msg["max_depth"] = json!(d);
-    }
-    let v = probe_request(&session, msg).await?;
-    let total = v["total"].as_u64().unwrap_or(0);
-    let nodes: Vec<GameNode> = probe_list(&v, "nodes")?;
+    let request = ProbeRequest::Tree {
+        root: root.clone(),
+        max_depth: args.max_depth.map(u64::from),
+        offset: u64::from(offset),
+        limit: u64::from(limit),
+    };
+    let v: TreeReply = probe_request(&session, request).await?;
+    let total = v.total;
+    let nodes: Vec<GameNode> = v.nodes.into_iter().map(GameNode::from).collect();
     let next = u64::from(offset) + nodes.len() as u64;
     Ok(GameTreeOut {
         session_id: session.txn.to_string(),
@@ -805,7 +804,7 @@ async fn get_game_scene_tree(
         total,
         offset,
         next_offset: (next < total).then_some(next),
-        capped: v["capped"].as_bool().unwrap_or(false),
+        capped: v.capped,
     })
 }
 
@@ -847,6 +846,24 @@ pub struct UiRect {
     pub h: f32,
 }
 
+impl From<godot_mcp_protocol::probe::UiElement> for UiElement {
+    fn from(e: godot_mcp_protocol::probe::UiElement) -> Self {
+        let r = e.rect;
+        Self {
+            path: e.path,
+            class: e.class,
+            text: e.text,
+            rect: UiRect {
+                x: r.x,
+                y: r.y,
+                w: r.w,
+                h: r.h,
+            },
+            visible: e.visible,
+        }
+    }
+}
+
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct UiOut {
     pub session_id: String,
@@ -872,16 +889,17 @@ async fn find_ui_elements(
         return Err(ToolError::invalid_params("limit", "limit must be 1–200"));
     }
     let session = session_of(&state, args.session_id.as_deref())?;
-    let mut msg = json!({"cmd": "find_ui", "type": class, "limit": limit});
-    if let Some(t) = &args.text {
-        msg["text"] = json!(t);
-    }
-    let v = probe_request(&session, msg).await?;
+    let request = ProbeRequest::FindUi {
+        text: args.text,
+        class,
+        limit: u64::from(limit),
+    };
+    let v: FindUiReply = probe_request(&session, request).await?;
     Ok(UiOut {
         session_id: session.txn.to_string(),
-        elements: probe_list(&v, "elements")?,
-        matched: v["matched"].as_u64().unwrap_or(0),
-        capped: v["capped"].as_bool().unwrap_or(false),
+        elements: v.elements.into_iter().map(UiElement::from).collect(),
+        matched: v.matched,
+        capped: v.capped,
     })
 }
 
@@ -924,25 +942,21 @@ async fn sample_game_property(
         return Err(ToolError::invalid_params("frames", "frames must be 1–600"));
     }
     let session = session_of(&state, args.session_id.as_deref())?;
-    if session.control.hello().is_none() {
-        session.control.wait_connected(Duration::from_secs(5)).await;
-    }
+    await_probe(&session).await;
     // A frame of a slow game (10 fps) per frame asked, and the usual margin.
     let limit = Duration::from_millis(u64::from(frames) * 100) + Duration::from_secs(5);
-    let msg =
-        json!({"cmd": "sample", "node": args.node, "property": args.property, "frames": frames});
-    let v = session
+    let request = ProbeRequest::Sample {
+        node: args.node.clone(),
+        property: args.property.clone(),
+        frames: u64::from(frames),
+    };
+    let v: SampleReply = session
         .control
-        .request(msg, limit)
+        .request(request, limit)
         .await
-        .map_err(probe_error)?;
-    if v["ok"] != json!(true) {
-        return Err(crate::tools::runtime::probe_refusal(
-            &v,
-            "the probe refused the sample",
-        ));
-    }
-    let values = v["values"].as_array().cloned().unwrap_or_default();
+        .map_err(probe_error)?
+        .map_err(probe_refusal)?;
+    let values: Vec<Value> = v.values.into_iter().map(Value::String).collect();
     let mut distinct: Vec<&Value> = Vec::new();
     for x in &values {
         if !distinct.contains(&x) {
@@ -1587,8 +1601,12 @@ fn wait_for_import(state: &AppState, dest: &ResPath, limit: Duration) -> ImportO
 mod tests {
     use super::*;
 
-    fn ev(t: u64, key: &str, pressed: bool) -> Value {
-        json!({"t_ms": t, "event": {"type": "key", "key": key}, "pressed": pressed})
+    fn ev(t: u64, key: &str, pressed: bool) -> RecordedEvent {
+        RecordedEvent {
+            t_ms: t,
+            event: ProbeEvent::Key { key: key.into() },
+            pressed,
+        }
     }
 
     #[test]

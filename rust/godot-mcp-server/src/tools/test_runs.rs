@@ -19,7 +19,7 @@ use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::classref::{plain_launch, wait_ended};
-use crate::tools::runtime::{ended_json, godot, probe_request, session_of};
+use crate::tools::runtime::{ended_json, game_property, godot, session_of};
 use crate::tools::{CallFlags, ToolDef, ToolMeta};
 
 /// Default and longest time a test run may take.
@@ -750,17 +750,13 @@ async fn assert_node_state(
     let mut results = Vec::with_capacity(args.expected.len());
     let mut all = true;
     for (property, expected) in &args.expected {
-        let v = probe_request(
-            &session,
-            json!({"cmd": "get_property", "node": args.node, "property": property}),
-        )
-        .await?;
-        let pass = matches(expected, &v["value"], tol);
+        let actual = game_property(&session, &args.node, property).await?;
+        let pass = matches(expected, &actual, tol);
         all &= pass;
         results.push(PropertyCheck {
             property: property.clone(),
             expected: expected.clone(),
-            actual: v["value"].clone(),
+            actual,
             pass,
         });
     }

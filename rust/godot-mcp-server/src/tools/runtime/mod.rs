@@ -1,0 +1,250 @@
+//! Runtime tools: supervised Godot processes (the process plane). Every launch
+//! is a `process_launch` transaction whose receipt is durable before the tool
+//! answers; see `planes::process`.
+//!
+//! - [`sessions`]: run_and_capture, play/stop/list sessions, the managed editor, and
+//!   how a process ended.
+//! - [`probe`]: the running game through its probe (input, screenshots, properties,
+//!   expressions).
+//! - [`export`]: export_project and export_status.
+//! - [`canonical`]: canonicalize_resource, through the add-on's helper script.
+//!
+//! This file holds what they share: the tool list, tool metadata and the Godot binary.
+
+mod canonical;
+mod export;
+mod probe;
+mod sessions;
+
+pub use canonical::*;
+pub(crate) use export::*;
+pub use probe::*;
+pub use sessions::*;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use godot_mcp_protocol::probe::{
+    HeldReply, ProbeEvent, ReleasedReply, ScreenshotReply, StatusReply, ValueReply,
+};
+use godot_mcp_protocol::{ProbeRefusal, ProbeRequest};
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::error::{ErrorCode, ToolError};
+use crate::honesty::ProcessEnd;
+use crate::planes::process::{
+    self, Ended, LaunchSpec, STOP_GRACE, Session, control::ControlError, errors,
+};
+use crate::respath::{ExportDest, ExportTarget, ResPath, decide_export_target};
+use crate::safety::{
+    EffectKind, Precondition, RuntimeFlags, SafetyClass, Toolset, find_godot_binary,
+};
+use crate::state::AppState;
+use crate::tools::screenshots::Shot;
+use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta};
+
+/// The probe script the add-on ships (`extends GodotMcpProbe`).
+pub const PROBE_SCRIPT: &str = "res://addons/godot_mcp/probe/probe.gd";
+/// Most output returned per stream.
+const MAX_OUTPUT: usize = 256 * 1024;
+/// How long a probe request may take.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
+
+pub(crate) fn meta(
+    name: &'static str,
+    title: &'static str,
+    description: &'static str,
+    effect: EffectKind,
+) -> ToolMeta {
+    ToolMeta {
+        name,
+        title,
+        description,
+        class: SafetyClass::Runtime,
+        toolset: Toolset::Runtime,
+        effect,
+    }
+}
+
+trait ReadOnly {
+    fn read_only(self) -> Self;
+    fn in_toolset(self, toolset: Toolset) -> Self;
+}
+
+impl ReadOnly for ToolMeta {
+    /// A pure read of the server's own state (no process is touched).
+    fn read_only(mut self) -> Self {
+        self.class = SafetyClass::ReadOnly;
+        self
+    }
+
+    /// A process-plane tool outside the game `runtime` toolset (editor, export).
+    fn in_toolset(mut self, toolset: Toolset) -> Self {
+        self.toolset = toolset;
+        self
+    }
+}
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![
+        ToolDef::new(
+            meta(
+                "run_and_capture",
+                "Run a scene and capture its output",
+                "Run a scene headless for a bounded time or frame count; return stdout, \
+                 stderr, parsed script errors (file, line, message) and how it ended (exit, \
+                 timeout, crash).",
+                EffectKind::ProcessLaunch,
+            ),
+            run_and_capture,
+        ),
+        ToolDef::new(
+            meta(
+                "play_scene",
+                "Play a scene (managed game session)",
+                "Play the game (or a scene) as a supervised session with the runtime probe \
+                 (nothing written to the project); returns its session_id. Stop with stop_scene.",
+                EffectKind::ProcessLaunch,
+            ),
+            play_scene,
+        ),
+        ToolDef::new(
+            meta(
+                "stop_scene",
+                "Stop a managed game session",
+                "Stop a play_scene session (default: all): SIGTERM, SIGKILL after 2 s; \
+                 reports how it ended.",
+                EffectKind::ProcessLaunch,
+            ),
+            stop_scene,
+        ),
+        ToolDef::new(
+            meta(
+                "start_editor",
+                "Start a managed Godot editor",
+                "Start a supervised headless Godot editor on the project; its godot_mcp \
+                 add-on connects the editor tools. One at a time.",
+                EffectKind::ProcessLaunch,
+            )
+            .in_toolset(Toolset::EditorProcess),
+            start_editor,
+        ),
+        ToolDef::new(
+            meta(
+                "stop_editor",
+                "Stop the managed Godot editor",
+                "Stop the editor started by start_editor or serve --editor.",
+                EffectKind::ProcessLaunch,
+            )
+            .in_toolset(Toolset::EditorProcess),
+            stop_editor,
+        ),
+        ToolDef::new(
+            meta(
+                "list_sessions",
+                "List managed sessions",
+                "List supervised processes (games, editor, exports): purpose, pid, probe \
+                 connected, how each ended.",
+                EffectKind::None,
+            )
+            .read_only(),
+            list_sessions,
+        ),
+        ToolDef::new(
+            meta(
+                "simulate_input",
+                "Inject input into the running game",
+                "Send a key, mouse button or input action to a running game, optionally \
+                 held for hold_ms. Refused while it is stopped at a breakpoint.",
+                EffectKind::None,
+            ),
+            simulate_input,
+        ),
+        ToolDef::new(
+            meta(
+                "game_screenshot",
+                "Screenshot the running game",
+                "Capture the running game's viewport through its probe, after `frames` frames. \
+                 A Godot build without a renderer (a headless build) cannot take one: that is a \
+                 structured error, never an empty image.",
+                EffectKind::None,
+            ),
+            game_screenshot,
+        ),
+        ToolDef::new(
+            meta(
+                "get_game_property",
+                "Read a property of the running game",
+                "Read a node property in a running game.",
+                EffectKind::None,
+            ),
+            get_game_property,
+        ),
+        ToolDef::new(
+            meta(
+                "monitor_property",
+                "Sample a property of the running game",
+                "Sample a node property in a running game `samples` times every \
+                 `interval_ms` (at most 60 s); returns the timed series.",
+                EffectKind::None,
+            ),
+            monitor_property,
+        ),
+        ToolDef::new(
+            meta(
+                "evaluate_expression",
+                "Evaluate an expression in the running game",
+                "Evaluate a Godot Expression in a running game (executes code; \
+                 approval-gated).",
+                EffectKind::None,
+            ),
+            evaluate_expression,
+        )
+        .with_runtime_flags(RuntimeFlags {
+            writes_disk: false,
+            executes_code: true,
+        }),
+        ToolDef::new(
+            meta(
+                "export_project",
+                "Export the project",
+                "Export a build with a preset (godot --export-release), supervised; the \
+                 file lands at output_path only if Godot exits 0. Outside the project or over \
+                 a file needs confirm=true. Approval-gated.",
+                EffectKind::ProcessLaunch,
+            )
+            .in_toolset(Toolset::Export),
+            export_project,
+        )
+        .with_runtime_flags(RuntimeFlags {
+            writes_disk: true,
+            executes_code: false,
+        }),
+        ToolDef::new(
+            meta(
+                "export_status",
+                "Export status (project.export.status)",
+                "Running exports, and bytes interrupted exports left as evidence.",
+                EffectKind::None,
+            )
+            .read_only()
+            .in_toolset(Toolset::Export),
+            export_status,
+        ),
+    ]
+}
+
+pub(crate) fn godot() -> Result<PathBuf, ToolError> {
+    find_godot_binary(
+        std::env::var_os("GODOT_BIN").as_deref(),
+        std::env::var_os("PATH").as_deref(),
+    )
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NoArgs {}
