@@ -54,12 +54,19 @@ pub const DEFAULT_THRESHOLD: f64 = 0.001;
 const VIEW_TRIES: u32 = 40;
 const VIEW_RETRY: std::time::Duration = std::time::Duration::from_millis(50);
 
+/// The operator's image cap (`Config::max_image_bytes`), set once by `serve`.
+static MAX_IMAGE_BYTES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+
+/// Sets the size cap of one image (serve, from its [`Config`](crate::config::Config)).
+pub fn set_max_image_bytes(bytes: usize) {
+    let _ = MAX_IMAGE_BYTES.set(bytes);
+}
+
 /// The size cap of one image, in bytes of PNG.
 pub fn max_image_bytes() -> usize {
-    std::env::var("GODOT_MCP_MAX_IMAGE_BYTES")
-        .ok()
-        .and_then(|v| v.trim().parse::<usize>().ok())
-        .filter(|n| *n > 0)
+    MAX_IMAGE_BYTES
+        .get()
+        .copied()
         .unwrap_or(DEFAULT_MAX_IMAGE_BYTES)
 }
 
