@@ -1,12 +1,13 @@
 //! The tool contract: every tool's name, safety class, toolset, effect kind,
-//! annotations and input schema, as a real MCP client sees them in tools/list,
-//! pinned in `tests/contract/tools.json`.
+//! annotations, input and output schemas, as a real MCP client sees them in
+//! tools/list, pinned as an insta snapshot in `tests/snapshots/contract__tools.snap`.
 //!
 //! Any change — a tool added, removed, reclassified, or a schema edited — fails this
-//! test until the snapshot is regenerated on purpose:
-//! `GODOT_MCP_UPDATE_CONTRACT=1 cargo test -p godot-mcp-server --test contract`
-//! and the diff reviewed. A missing snapshot fails too (it is never created silently
-//! in CI).
+//! test until the snapshot is regenerated on purpose and the diff reviewed:
+//! `cargo insta test -p godot-mcp-server --test contract --all-features` then
+//! `cargo insta review` (or `INSTA_UPDATE=always cargo test ...` without cargo-insta).
+//! A missing snapshot fails too: scripts/test.sh sets `INSTA_UPDATE=no`, and insta
+//! never writes one under CI.
 //!
 //! It also holds the context budget: what the default `tools/list` costs a client
 //! on every turn, measured on the bytes the real server sends.
@@ -19,8 +20,10 @@ use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
-fn snapshot_path() -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/contract/tools.json")
+/// tests/snapshots, beside this file (it is compiled from the server crate's folder,
+/// so the path is spelled from there rather than left to insta's default).
+fn snapshot_dir() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/snapshots")
 }
 
 #[tokio::test]
@@ -62,38 +65,10 @@ async fn tools_list_matches_the_committed_contract() {
         })
         .collect();
     entries.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
-    let actual = serde_json::to_string_pretty(&Value::Array(entries)).unwrap() + "\n";
-
-    let path = snapshot_path();
-    if std::env::var_os("GODOT_MCP_UPDATE_CONTRACT").is_some() {
-        std::fs::write(&path, &actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(&path).unwrap_or_else(|_| {
-        panic!(
-            "the contract snapshot {} is missing; create it with \
-             GODOT_MCP_UPDATE_CONTRACT=1 cargo test -p godot-mcp-server --test contract",
-            path.display()
-        )
-    });
-    if expected != actual {
-        let diff: Vec<String> = expected
-            .lines()
-            .zip(actual.lines())
-            .enumerate()
-            .filter(|(_, (a, b))| a != b)
-            .take(10)
-            .map(|(i, (a, b))| format!("line {}:\n  committed: {a}\n  now:       {b}", i + 1))
-            .collect();
-        panic!(
-            "tools/list no longer matches tests/contract/tools.json ({} vs {} lines). \
-             If the change is intended, regenerate with GODOT_MCP_UPDATE_CONTRACT=1 and review \
-             the diff.\n{}",
-            expected.lines().count(),
-            actual.lines().count(),
-            diff.join("\n")
-        );
-    }
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(snapshot_dir());
+    settings.set_omit_expression(true);
+    settings.bind(|| insta::assert_json_snapshot!("tools", Value::Array(entries)));
 }
 
 /// The most a `tools/list` may cost with no operator configuration, in tokens

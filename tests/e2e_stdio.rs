@@ -382,11 +382,9 @@ async fn a_malformed_scene_is_a_parse_error_with_line_and_column() {
 #[test]
 fn help_lists_every_environment_variable() {
     const NOT_FOR_USERS: &[&str] = &[
-        "GODOT_MCP_CRASH_AT",        // failpoint builds only (tests)
-        "GODOT_MCP_TEST_COUNTERS",   // the HTTP debug counters route (tests)
-        "GODOT_MCP_UPDATE_DOCS",     // regenerates docs/tools.md (tests)
-        "GODOT_MCP_SESSION_NONCE",   // set by the server for the games it launches
-        "GODOT_MCP_UPDATE_CONTRACT", // regenerates the contract snapshot (tests)
+        "GODOT_MCP_CRASH_AT",      // failpoint builds only (tests)
+        "GODOT_MCP_TEST_COUNTERS", // the HTTP debug counters route (tests)
+        "GODOT_MCP_SESSION_NONCE", // set by the server for the games it launches
     ];
     let out = std::process::Command::new(support::bin())
         .args(["serve", "--help"])

@@ -163,11 +163,13 @@ fn repair_is_not_reachable_over_mcp() {
     // No tool or resource of the registry names repair.
     let out = Command::new(bin()).arg("--help").output().unwrap();
     assert!(String::from_utf8_lossy(&out.stdout).contains("transaction"));
-    let contract = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/contract/tools.json"),
+    let contract = insta::Snapshot::from_file(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/snapshots/contract__tools.snap"),
     )
     .unwrap();
-    let tools: serde_json::Value = serde_json::from_str(&contract).unwrap();
+    let tools: serde_json::Value =
+        serde_json::from_str(&contract.contents().as_text().unwrap().to_string()).unwrap();
     for t in tools.as_array().unwrap() {
         let name = t["name"].as_str().unwrap();
         assert!(!name.contains("repair"), "{name} exposes repair over MCP");

@@ -11,8 +11,9 @@ use std::sync::Arc;
 use clap::{Parser, Subcommand};
 use rmcp::ServiceExt;
 
+use crate::config::Config;
 use crate::project::Project;
-use crate::safety::{ApprovalConfig, SafetyState, ToolsetSelection};
+use crate::safety::{SafetyState, ToolsetSelection};
 use crate::server::McpServer;
 use crate::state::AppState;
 
@@ -212,6 +213,10 @@ pub struct ServeArgs {
         value_delimiter = ':'
     )]
     pub import_dirs: Vec<PathBuf>,
+
+    /// The approval gate, the editor bridge, the image cap and the HTTP token.
+    #[command(flatten)]
+    pub config: Config,
 }
 
 /// Entry point of the binary.
@@ -351,12 +356,10 @@ fn serve(args: ServeArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let safety = match (
-        ToolsetSelection::from_operator(args.toolsets.as_deref()),
-        ApprovalConfig::from_env(),
-    ) {
-        (Ok(toolsets), Ok(approval)) => SafetyState::with_selection(approval, toolsets),
-        (Err(e), _) | (_, Err(e)) => {
+    crate::tools::screenshots::set_max_image_bytes(args.config.max_image_bytes);
+    let safety = match ToolsetSelection::from_operator(args.toolsets.as_deref()) {
+        Ok(toolsets) => SafetyState::with_selection(args.config.approval(), toolsets),
+        Err(e) => {
             crate::say!("godot-mcp serve: error: {e}");
             return ExitCode::from(2);
         }
@@ -389,7 +392,7 @@ fn serve(args: ServeArgs) -> ExitCode {
     // the lease is ours (a refused second server must not replace the discovery file) and
     // before the gate line, which tests and scripts read as "startup is over". A server
     // without it still serves every file tool; editor tools then say bridge_connected.
-    let bridge = if std::env::var("GODOT_MCP_EDITOR_BRIDGE").is_ok_and(|v| v.trim() == "off") {
+    let bridge = if !args.config.editor_bridge {
         crate::say!("godot-mcp serve: editor bridge off (GODOT_MCP_EDITOR_BRIDGE=off)");
         None
     } else {
@@ -419,7 +422,8 @@ fn serve(args: ServeArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     }
-    let state = Arc::new(AppState::new(project, journal, safety));
+    let token = args.config.token();
+    let state = Arc::new(AppState::new(project, journal, safety).with_config(args.config));
     for line in crate::planes::process::startup_lines(&state) {
         crate::say!("{line}");
     }
@@ -435,6 +439,7 @@ fn serve(args: ServeArgs) -> ExitCode {
         args.http,
         args.allowed_hosts,
         args.allowed_origins,
+        token,
         args.editor,
     );
     // Clean shutdown: the discovery file goes, so the add-on stops trying this server.
@@ -447,6 +452,7 @@ fn serve_transport(
     http: Option<std::net::SocketAddr>,
     allowed_hosts: Vec<String>,
     allowed_origins: Vec<String>,
+    token: Option<String>,
     start_editor: bool,
 ) -> ExitCode {
     let state = state.clone();
@@ -456,7 +462,7 @@ fn serve_transport(
             addr,
             allowed_hosts,
             allowed_origins,
-            token: crate::transport::http::HttpOptions::token_from_env(),
+            token,
         };
         let code = crate::transport::http::serve(state.clone(), options);
         // A normal stop stops every session first (the HTTP runtime has ended).

@@ -29,6 +29,7 @@ macro_rules! say {
 }
 
 pub mod cli;
+pub mod config;
 pub mod error;
 pub mod honesty;
 #[cfg(feature = "output-check")]

@@ -14,6 +14,7 @@ use serde_json::json;
 
 use crate::safety::{CallContext, CallOutcome, run_call};
 use crate::state::AppState;
+use crate::tools::ToolDef;
 use crate::transport::counters::Counters;
 use crate::transport::{Principal, TransportKind};
 
@@ -70,12 +71,16 @@ impl McpServer {
     }
 }
 
-/// A successful tool result. A result that names a capture (a typed
-/// [`ImageRef`](crate::tools::screenshots::ImageRef) under `image`) also carries that
-/// capture's bytes as MCP image content, so clients show it as a picture; the structured
-/// content keeps the reference, never the bytes.
-fn tool_result(value: serde_json::Value) -> CallToolResult {
-    let Some((data, mime)) = crate::tools::screenshots::image_content(&value) else {
+/// A successful tool result. A tool whose result type carries an image (registered
+/// with [`ToolDef::imaging`]) also sends that capture's bytes as MCP image content, so
+/// clients show it as a picture; the structured content keeps the reference, never the
+/// bytes. Any other tool's result is sent as it is, whatever keys it holds.
+fn tool_result(def: &ToolDef, value: serde_json::Value) -> CallToolResult {
+    let image = def.image_of.and_then(|image_of| image_of(&value));
+    let Some((data, mime)) = image
+        .as_ref()
+        .and_then(crate::tools::screenshots::image_content)
+    else {
         return CallToolResult::structured(value);
     };
     let mut result = CallToolResult::success(vec![
@@ -232,12 +237,89 @@ impl ServerHandler for McpServer {
         }
         let result = match outcome {
             CallOutcome::InputRequired(input) => return Ok(input.into()),
-            CallOutcome::Done(Ok(value)) => tool_result(value),
+            CallOutcome::Done(Ok(value)) => tool_result(def, value),
             CallOutcome::Done(Err(err)) => {
                 tracing::debug!(tool = def.meta.name, error = %err, "tool error");
                 err.into_call_result()
             }
         };
         Ok(result.into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use serde_json::{Value, json};
+
+    use super::tool_result;
+    use crate::safety::{EffectKind, SafetyClass, Toolset};
+    use crate::tools::screenshots::{self, Capture, ImageRef, Shot};
+    use crate::tools::{ToolDef, ToolMeta};
+
+    fn meta(name: &'static str) -> ToolMeta {
+        ToolMeta {
+            name,
+            title: name,
+            description: name,
+            class: SafetyClass::ReadOnly,
+            toolset: Toolset::Runtime,
+            effect: EffectKind::None,
+        }
+    }
+
+    /// A stored capture and the reference a result would carry for it.
+    fn stored() -> ImageRef {
+        let png = vec![0x89, b'P', b'N', b'G'];
+        let bytes = png.len();
+        let capture_id = screenshots::store(Capture {
+            png: Arc::new(png),
+            width: 1,
+            height: 1,
+        });
+        ImageRef {
+            capture_id,
+            mime_type: "image/png".into(),
+            width: 1,
+            height: 1,
+            bytes,
+        }
+    }
+
+    fn image_blocks(r: &rmcp::model::CallToolResult) -> usize {
+        r.content
+            .iter()
+            .filter(|c| serde_json::to_value(c).unwrap()["type"] == "image")
+            .count()
+    }
+
+    /// A tool whose result type declares an image sends it as MCP image content.
+    #[test]
+    fn an_imaging_tool_result_carries_its_capture_as_image_content() {
+        let def = ToolDef::imaging(meta("shoots"), |_, _: Value, _| async move {
+            Err::<Shot<()>, _>(crate::error::ToolError::internal(
+                "never called".to_string(),
+            ))
+        });
+        let image = stored();
+        let value =
+            json!({"image": image, "capture_id": image.capture_id, "width": 1, "height": 1});
+        let r = tool_result(&def, value.clone());
+        assert_eq!(image_blocks(&r), 1, "{r:?}");
+        assert_eq!(r.structured_content, Some(value));
+    }
+
+    /// A tool whose result type declares no image is never searched for one, even when
+    /// its JSON holds an `image` key naming a real capture.
+    #[test]
+    fn a_result_with_an_image_key_is_not_an_image_unless_its_type_says_so() {
+        let def = ToolDef::new(meta("echoes"), |_, v: Value, _| async move {
+            Ok::<Value, crate::error::ToolError>(v)
+        });
+        let value = json!({"image": stored(), "note": "a field that happens to be called image"});
+        let r = tool_result(&def, value.clone());
+        assert_eq!(image_blocks(&r), 0, "{r:?}");
+        assert_eq!(r.structured_content, Some(value));
     }
 }

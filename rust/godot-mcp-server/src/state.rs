@@ -3,6 +3,7 @@
 use godot_mcp_journal::Journal;
 use parking_lot::Mutex;
 
+use crate::config::Config;
 use crate::planes::editor::EditorPlane;
 use crate::project::Project;
 use crate::safety::SafetyState;
@@ -43,6 +44,9 @@ pub struct AppState {
     /// The bridge to the editor add-on; started by `serve`, absent in tests that do not
     /// start it (every editor tool then fails `bridge_connected`).
     pub editor: EditorPlane,
+    /// The operator's configuration, read once at start (`serve`); the documented
+    /// defaults for a state built without one (tests).
+    pub config: Config,
 }
 
 impl AppState {
@@ -58,6 +62,12 @@ impl AppState {
             safety,
             process: Default::default(),
             editor: EditorPlane::default(),
+            config: Config::default(),
         }
+    }
+
+    /// The same state with the operator's configuration.
+    pub fn with_config(self, config: Config) -> Self {
+        Self { config, ..self }
     }
 }

@@ -20,6 +20,7 @@ use crate::error::{ErrorCode, ToolError};
 use crate::respath::PATH_REFUSED_TAG;
 use crate::safety::{EffectKind, RuntimeFlags, SafetyClass, Toolset};
 use crate::state::AppState;
+use crate::tools::screenshots::{ImageRef, ImageResult};
 
 pub mod analysis;
 pub mod animation;
@@ -250,6 +251,10 @@ pub struct ToolDef {
     pub(crate) check_args: CheckFn,
     /// For runtime tools: whether they write disk or execute code (approval-gated).
     pub runtime: RuntimeFlags,
+    /// Set only by [`ToolDef::imaging`], from a result type that declares an image
+    /// ([`ImageResult`]): the image a result names, which `server.rs` sends as MCP
+    /// image content. Any other tool's result is never searched for one.
+    pub image_of: Option<fn(&Value) -> Option<ImageRef>>,
 }
 
 impl std::fmt::Debug for ToolDef {
@@ -294,6 +299,22 @@ impl ToolDef {
             handler: Handler::Direct(handler),
             check_args: check_fn::<A>(),
             runtime: RuntimeFlags::default(),
+            image_of: None,
+        }
+    }
+
+    /// Define a tool like [`ToolDef::new`] whose result type carries an image: the
+    /// capture it names reaches the client as MCP image content.
+    pub fn imaging<A, R, F, Fut>(meta: ToolMeta, handler: F) -> Self
+    where
+        A: DeserializeOwned + JsonSchema + Send + 'static,
+        R: serde::Serialize + JsonSchema + ImageResult + 'static,
+        F: Fn(Arc<AppState>, A, CallFlags) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<R, ToolError>> + Send + 'static,
+    {
+        Self {
+            image_of: Some(R::image_of),
+            ..Self::new(meta, handler)
         }
     }
 
@@ -332,6 +353,7 @@ impl ToolDef {
             handler: Handler::Planned(planner),
             check_args: check_fn::<A>(),
             runtime: RuntimeFlags::default(),
+            image_of: None,
         }
     }
 
@@ -346,6 +368,7 @@ impl ToolDef {
             handler: Handler::Batch,
             check_args: check_fn::<A>(),
             runtime: RuntimeFlags::default(),
+            image_of: None,
         }
     }
 
@@ -828,7 +851,7 @@ impl Registry {
 
 /// Markers around the generated table in docs/safety-model.md.
 pub const DOCS_TABLE_BEGIN: &str =
-    "<!-- BEGIN GENERATED TOOL TABLE (cargo test; GODOT_MCP_UPDATE_DOCS=1 to regenerate) -->";
+    "<!-- BEGIN GENERATED TOOL TABLE (cargo test; INSTA_UPDATE=always to regenerate) -->";
 pub const DOCS_TABLE_END: &str = "<!-- END GENERATED TOOL TABLE -->";
 
 impl Registry {
@@ -870,7 +893,7 @@ pub fn reference_markdown(registry: &Registry) -> String {
     let tools: Vec<&ToolDef> = registry.iter().collect();
     let mut out = String::from(
         "# Tools\n\n<!-- Generated from the tool registry by \
-         `GODOT_MCP_UPDATE_DOCS=1 cargo test -p godot-mcp-server --lib`; do not edit by hand. -->\n\n\
+         `INSTA_UPDATE=always cargo test -p godot-mcp-server --lib docs_`; do not edit by hand. -->\n\n\
          Every tool carries `_meta.safety_class` in `tools/list`. `mutating` tools take \
          `dry_run`; `destructive` tools take `dry_run` and need `confirm=true`.\n\n\
          ## Toolsets\n\n\
@@ -972,25 +995,45 @@ pub fn reference_markdown(registry: &Registry) -> String {
 mod tests {
     use super::*;
 
+    /// Whether a stale generated doc is rewritten follows the switch of the contract's
+    /// insta snapshot: `INSTA_UPDATE=always` (or `force`) rewrites it in place, any
+    /// other value (scripts/test.sh sets `no`) fails the test. The docs are not insta
+    /// snapshots themselves: a `.snap` file has insta's name and a YAML header, and
+    /// docs/tools.md is a page people read and link to.
+    fn regenerate_or_fail(path: &std::path::Path, current: &str, fresh: &str) {
+        if current == fresh {
+            return;
+        }
+        if matches!(
+            std::env::var("INSTA_UPDATE").as_deref(),
+            Ok("always" | "force")
+        ) {
+            std::fs::write(path, fresh).unwrap();
+            return;
+        }
+        let line = current
+            .lines()
+            .zip(fresh.lines())
+            .position(|(a, b)| a != b)
+            .map_or(current.lines().count().min(fresh.lines().count()), |i| i)
+            + 1;
+        panic!(
+            "{} is out of date (first difference at line {line}); regenerate it with \
+             INSTA_UPDATE=always cargo test -p godot-mcp-server --all-features --lib docs_",
+            path.display()
+        );
+    }
+
     /// docs/tools.md is the registry, rendered; a tool change without a docs change fails.
     #[test]
     fn docs_tools_md_is_current() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/tools.md");
-        let actual = reference_markdown(&Registry::builtin());
-        if std::env::var_os("GODOT_MCP_UPDATE_DOCS").is_some() {
-            std::fs::write(&path, &actual).unwrap();
-            return;
-        }
         let committed = std::fs::read_to_string(&path).unwrap_or_default();
-        assert!(
-            committed == actual,
-            "docs/tools.md is out of date; regenerate with \
-             GODOT_MCP_UPDATE_DOCS=1 cargo test -p godot-mcp-server --lib"
-        );
+        regenerate_or_fail(&path, &committed, &reference_markdown(&Registry::builtin()));
     }
 
-    /// docs/safety-model.md carries the table generated from the registry; this fails
-    /// when they differ. Regenerate with `GODOT_MCP_UPDATE_DOCS=1 cargo test`.
+    /// docs/safety-model.md carries the table generated from the registry, between
+    /// markers; this fails when they differ.
     #[test]
     fn docs_tool_table_is_current() {
         let path =
@@ -1000,19 +1043,9 @@ mod tests {
             panic!("docs/safety-model.md lacks the generated-table markers");
         };
         let start = b + DOCS_TABLE_BEGIN.len();
-        let current = &doc[start..e];
         let fresh = format!("\n{}", Registry::builtin().safety_table_markdown());
-        if current != fresh {
-            if std::env::var_os("GODOT_MCP_UPDATE_DOCS").is_some() {
-                let updated = format!("{}{}{}", &doc[..start], fresh, &doc[e..]);
-                std::fs::write(&path, updated).unwrap();
-            } else {
-                panic!(
-                    "docs/safety-model.md's tool table is out of date; regenerate it with \
-                     GODOT_MCP_UPDATE_DOCS=1 cargo test -p godot-mcp-server docs_tool_table_is_current"
-                );
-            }
-        }
+        let updated = format!("{}{}{}", &doc[..start], fresh, &doc[e..]);
+        regenerate_or_fail(&path, &doc, &updated);
     }
 
     /// Every tool's result is a typed struct whose schema is its outputSchema: an

@@ -4,8 +4,9 @@
 //!
 //! Every image a tool answers with is a *capture*: PNG bytes kept in a bounded in-memory
 //! store (the newest [`MAX_CAPTURES`], at most [`MAX_STORE_BYTES`] in all) under an id the
-//! tool returns. A result names its image with a typed [`ImageRef`]; `server.rs` sends the
-//! stored bytes as MCP image content, so they are never base64 inside the JSON as well.
+//! tool returns. A result type that carries an image implements [`ImageResult`] and is
+//! registered with `ToolDef::imaging`; `server.rs` sends the stored bytes of the
+//! [`ImageRef`] it names as MCP image content, so they are never base64 inside the JSON as well.
 //! Images above the size cap ([`max_image_bytes`]) are refused with `TOO_LARGE` naming
 //! `max_edge`, since a client could not take them.
 //!
@@ -53,12 +54,19 @@ pub const DEFAULT_THRESHOLD: f64 = 0.001;
 const VIEW_TRIES: u32 = 40;
 const VIEW_RETRY: std::time::Duration = std::time::Duration::from_millis(50);
 
+/// The operator's image cap (`Config::max_image_bytes`), set once by `serve`.
+static MAX_IMAGE_BYTES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+
+/// Sets the size cap of one image (serve, from its [`Config`](crate::config::Config)).
+pub fn set_max_image_bytes(bytes: usize) {
+    let _ = MAX_IMAGE_BYTES.set(bytes);
+}
+
 /// The size cap of one image, in bytes of PNG.
 pub fn max_image_bytes() -> usize {
-    std::env::var("GODOT_MCP_MAX_IMAGE_BYTES")
-        .ok()
-        .and_then(|v| v.trim().parse::<usize>().ok())
-        .filter(|n| *n > 0)
+    MAX_IMAGE_BYTES
+        .get()
+        .copied()
         .unwrap_or(DEFAULT_MAX_IMAGE_BYTES)
 }
 
@@ -70,7 +78,7 @@ pub struct Capture {
     pub height: u32,
 }
 
-/// The typed reference a tool result carries for its image (key [`IMAGE_KEY`]).
+/// The typed reference a tool result carries for its image (see [`ImageResult`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ImageRef {
@@ -81,8 +89,31 @@ pub struct ImageRef {
     pub bytes: usize,
 }
 
-/// Where a result carries its [`ImageRef`].
-pub const IMAGE_KEY: &str = "image";
+/// A tool result type that carries an image (registered with
+/// [`ToolDef::imaging`](crate::tools::ToolDef::imaging)). The call pipeline carries
+/// results as JSON; the type, not a key found in the JSON, decides that there is an
+/// image and where it is, so no other tool's result is searched for one.
+pub trait ImageResult {
+    /// The image a serialized result of this type names, if it has one.
+    fn image_of(result: &Value) -> Option<ImageRef>;
+}
+
+/// The `image` field of a serialized [`Shot`] or [`Compared`] (both name it so).
+fn image_field(result: &Value) -> Option<ImageRef> {
+    ImageRef::deserialize(result.get("image")?).ok()
+}
+
+impl<T> ImageResult for Shot<T> {
+    fn image_of(result: &Value) -> Option<ImageRef> {
+        image_field(result)
+    }
+}
+
+impl ImageResult for Compared {
+    fn image_of(result: &Value) -> Option<ImageRef> {
+        image_field(result)
+    }
+}
 
 struct Store {
     /// Per server process: an id from an earlier server never names a new capture.
@@ -129,12 +160,11 @@ pub fn fetch(id: &str) -> Option<Capture> {
     Some(cap)
 }
 
-/// The MCP image content of a tool result: `(base64, mime type)` of the capture its
-/// [`ImageRef`] names, if it has one.
-pub fn image_content(result: &Value) -> Option<(String, String)> {
-    let r: ImageRef = serde_json::from_value(result.get(IMAGE_KEY)?.clone()).ok()?;
-    let cap = fetch(&r.capture_id)?;
-    Some((B64.encode(cap.png.as_slice()), r.mime_type))
+/// The MCP image content for `image`: `(base64, mime type)` of the capture it names,
+/// if the store still holds it.
+pub fn image_content(image: &ImageRef) -> Option<(String, String)> {
+    let cap = fetch(&image.capture_id)?;
+    Some((B64.encode(cap.png.as_slice()), image.mime_type.clone()))
 }
 
 fn too_large(bytes: usize, width: u32, height: u32, cap: usize) -> ToolError {
@@ -156,8 +186,8 @@ fn too_large(bytes: usize, width: u32, height: u32, cap: usize) -> ToolError {
     .details(json!({"bytes": bytes, "width": width, "height": height, "max_image_bytes": cap}))
 }
 
-/// A result with an image: the capture's typed reference (under [`IMAGE_KEY`], which
-/// `server.rs` sends as MCP image content), its id and size, and the tool's own fields.
+/// A result with an image: the capture's typed reference (which `server.rs` sends as
+/// MCP image content, see [`ImageResult`]), its id and size, and the tool's own fields.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct Shot<T> {
     pub image: ImageRef,
@@ -247,7 +277,7 @@ pub fn tools() -> Vec<ToolDef> {
         effect,
     };
     vec![
-        ToolDef::new(
+        ToolDef::imaging(
             meta(
                 "capture_editor_screenshot",
                 "Screenshot the editor",
@@ -258,7 +288,7 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             capture_editor,
         ),
-        ToolDef::new(
+        ToolDef::imaging(
             meta(
                 "compare_screenshots",
                 "Compare two screenshots",

@@ -164,7 +164,7 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             simulate_input,
         ),
-        ToolDef::new(
+        ToolDef::imaging(
             meta(
                 "game_screenshot",
                 "Screenshot the running game",

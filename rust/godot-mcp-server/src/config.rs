@@ -1,0 +1,349 @@
+//! The server's operator configuration: every `GODOT_MCP_*` setting `serve` takes from
+//! its environment (or the matching option), read once by clap into one [`Config`]
+//! and passed down in [`AppState`](crate::state::AppState).
+//!
+//! Names, defaults and accepted spellings are the documented ones (docs/*.md and the
+//! safety-model spec). A value that does not parse is an error naming the variable;
+//! the server does not start. Test hooks (`GODOT_MCP_TEST_*`, `GODOT_MCP_CRASH_AT`) are
+//! not configuration and stay out of it.
+
+use std::ffi::OsStr;
+use std::time::Duration;
+
+use clap::builder::TypedValueParser;
+
+use crate::safety::webhook::WebhookUrl;
+use crate::safety::{
+    ApprovalConfig, ENV_FAIL_OPEN, ENV_REQUIRE, ENV_WEBHOOK, ENV_WEBHOOK_TIMEOUT_MS,
+};
+
+/// The default wait for the approval webhook's answer.
+pub const DEFAULT_APPROVAL_TIMEOUT_MS: u64 = 10_000;
+/// Turns the editor bridge off (its only value that does).
+pub const ENV_EDITOR_BRIDGE: &str = "GODOT_MCP_EDITOR_BRIDGE";
+/// The bearer token HTTP clients must send.
+pub const ENV_AUTH_TOKEN: &str = "GODOT_MCP_AUTH_TOKEN";
+/// The size cap of one image, bytes of PNG.
+pub const ENV_MAX_IMAGE_BYTES: &str = "GODOT_MCP_MAX_IMAGE_BYTES";
+
+/// What `serve` is configured with, besides the project and its transport.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Config {
+    /// http:// URL asked to approve each mutating/destructive call (the approval gate).
+    #[arg(long, env = ENV_WEBHOOK, value_name = "URL", value_parser = Parsed(parse_webhook))]
+    pub approval_webhook: Option<Webhook>,
+
+    /// Allow calls when the webhook cannot be reached or fails (default: deny; never
+    /// when it answers no). true/false, 1/0, yes/no, on/off.
+    #[arg(long, env = ENV_FAIL_OPEN, value_name = "BOOL", default_value = "false",
+          value_parser = Parsed(parse_flag), action = clap::ArgAction::Set)]
+    pub approval_fail_open: bool,
+
+    /// How long the webhook may take, in milliseconds.
+    #[arg(long, env = ENV_WEBHOOK_TIMEOUT_MS, value_name = "MS",
+          default_value_t = DEFAULT_APPROVAL_TIMEOUT_MS, value_parser = Parsed(parse_u64))]
+    pub approval_timeout_ms: u64,
+
+    /// Ask the human through the MCP client (elicitation) before each gated call.
+    /// true/false, 1/0, yes/no, on/off.
+    #[arg(long, env = ENV_REQUIRE, value_name = "BOOL", default_value = "false",
+          value_parser = Parsed(parse_flag), action = clap::ArgAction::Set)]
+    pub approval_require: bool,
+
+    /// `off`: do not start the editor bridge (no discovery file); any other value
+    /// leaves it on.
+    #[arg(long, env = ENV_EDITOR_BRIDGE, value_name = "on|off", default_value = "on",
+          value_parser = Parsed(parse_bridge), action = clap::ArgAction::Set)]
+    pub editor_bridge: bool,
+
+    /// Largest screenshot a tool returns, in bytes of PNG.
+    #[arg(long, env = ENV_MAX_IMAGE_BYTES, value_name = "BYTES",
+          default_value_t = crate::tools::screenshots::DEFAULT_MAX_IMAGE_BYTES,
+          value_parser = Parsed(parse_positive))]
+    pub max_image_bytes: usize,
+
+    /// Bearer token HTTP clients must send (Authorization: Bearer ...); required to
+    /// listen on a non-loopback address, enforced whenever set. Prefer the variable: an
+    /// option is visible to other local users.
+    #[arg(long, env = ENV_AUTH_TOKEN, value_name = "TOKEN", hide_env_values = true,
+          value_parser = Parsed(parse_token))]
+    pub auth_token: Option<Token>,
+}
+
+impl Default for Config {
+    /// The documented defaults (nothing set).
+    fn default() -> Self {
+        Self {
+            approval_webhook: None,
+            approval_fail_open: false,
+            approval_timeout_ms: DEFAULT_APPROVAL_TIMEOUT_MS,
+            approval_require: false,
+            editor_bridge: true,
+            max_image_bytes: crate::tools::screenshots::DEFAULT_MAX_IMAGE_BYTES,
+            auth_token: None,
+        }
+    }
+}
+
+impl Config {
+    /// The approval gate's configuration.
+    pub fn approval(&self) -> ApprovalConfig {
+        ApprovalConfig {
+            webhook: self.approval_webhook.clone().and_then(|w| w.0),
+            fail_open: self.approval_fail_open,
+            webhook_timeout: Duration::from_millis(self.approval_timeout_ms),
+            require_elicitation: self.approval_require,
+        }
+    }
+
+    /// The HTTP bearer token; blank counts as unset.
+    pub fn token(&self) -> Option<String> {
+        self.auth_token.as_ref().and_then(|t| t.0.clone())
+    }
+}
+
+/// A webhook URL as given; blank (or whitespace) is `None`, i.e. unset.
+#[derive(Debug, Clone)]
+pub struct Webhook(Option<WebhookUrl>);
+
+/// A token value as given; blank (or whitespace) is `None`, i.e. unset.
+#[derive(Clone)]
+pub struct Token(Option<String>);
+
+impl std::fmt::Debug for Token {
+    // Never printed: a token is a secret.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Token(set)"
+        } else {
+            "Token(blank)"
+        })
+    }
+}
+
+fn parse_flag(v: &str) -> Result<bool, String> {
+    match v.trim().to_ascii_lowercase().as_str() {
+        "" | "0" | "false" | "no" | "off" => Ok(false),
+        "1" | "true" | "yes" | "on" => Ok(true),
+        _ => Err(format!("{v:?} is not a boolean (use true or false)")),
+    }
+}
+
+fn parse_u64(v: &str) -> Result<u64, String> {
+    v.trim()
+        .parse()
+        .map_err(|_| format!("{v:?} is not a number of milliseconds"))
+}
+
+fn parse_positive(v: &str) -> Result<usize, String> {
+    match v.trim().parse::<usize>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(format!("{v:?} is not a positive number of bytes")),
+    }
+}
+
+fn parse_bridge(v: &str) -> Result<bool, String> {
+    Ok(v.trim() != "off")
+}
+
+fn parse_webhook(v: &str) -> Result<Webhook, String> {
+    match v.trim() {
+        "" => Ok(Webhook(None)),
+        url => WebhookUrl::parse(url).map(|u| Webhook(Some(u))),
+    }
+}
+
+fn parse_token(v: &str) -> Result<Token, String> {
+    Ok(Token((!v.trim().is_empty()).then(|| v.to_string())))
+}
+
+/// A value parser from a plain function whose error names the environment variable
+/// the value belongs to (clap's own message names only the option).
+#[derive(Clone, Copy)]
+struct Parsed<T>(fn(&str) -> Result<T, String>);
+
+impl<T: Clone + Send + Sync + 'static> TypedValueParser for Parsed<T> {
+    type Value = T;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &OsStr,
+    ) -> Result<T, clap::Error> {
+        let text = value.to_str().ok_or_else(|| {
+            clap::Error::raw(
+                clap::error::ErrorKind::InvalidUtf8,
+                "a value is not UTF-8\n",
+            )
+            .with_cmd(cmd)
+        })?;
+        (self.0)(text).map_err(|why| {
+            let name = arg.and_then(clap::Arg::get_env).map_or_else(
+                || arg.map_or_else(String::new, |a| a.get_id().to_string()),
+                |e| e.to_string_lossy().into_owned(),
+            );
+            clap::Error::raw(
+                clap::error::ErrorKind::ValueValidation,
+                format!("{name}: {why}\n"),
+            )
+            .with_cmd(cmd)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[derive(Debug, Parser)]
+    struct Probe {
+        #[command(flatten)]
+        config: Config,
+    }
+
+    /// Parse `args` as options (the same value parsers the variables go through).
+    /// Only runs where the test's environment sets none of the variables.
+    fn parse(args: &[&str]) -> Result<Config, String> {
+        let argv = std::iter::once("probe").chain(args.iter().copied());
+        Probe::try_parse_from(argv)
+            .map(|p| p.config)
+            .map_err(|e| e.to_string())
+    }
+
+    fn env_is_clean() -> bool {
+        [
+            ENV_WEBHOOK,
+            ENV_FAIL_OPEN,
+            ENV_WEBHOOK_TIMEOUT_MS,
+            ENV_REQUIRE,
+            ENV_EDITOR_BRIDGE,
+            ENV_MAX_IMAGE_BYTES,
+            ENV_AUTH_TOKEN,
+        ]
+        .iter()
+        .all(|k| std::env::var_os(k).is_none())
+    }
+
+    #[test]
+    fn nothing_set_is_the_documented_defaults() {
+        if !env_is_clean() {
+            return;
+        }
+        let c = parse(&[]).unwrap();
+        assert!(c.approval().webhook.is_none());
+        assert!(!c.approval_fail_open && !c.approval_require);
+        assert_eq!(c.approval().webhook_timeout, Duration::from_secs(10));
+        assert!(c.editor_bridge);
+        assert_eq!(c.max_image_bytes, 4 * 1024 * 1024);
+        assert_eq!(c.token(), None);
+    }
+
+    /// Every spelling the old hand parser took: case-insensitive, trimmed, blank false.
+    #[test]
+    fn booleans_take_every_documented_spelling() {
+        for (v, want) in [
+            ("true", true),
+            ("TRUE", true),
+            (" yes ", true),
+            ("1", true),
+            ("On", true),
+            ("false", false),
+            ("0", false),
+            ("no", false),
+            ("OFF", false),
+            ("", false),
+            (" ", false),
+        ] {
+            let c = parse(&["--approval-fail-open", v, "--approval-require", v]).unwrap();
+            assert_eq!(
+                (c.approval_fail_open, c.approval_require),
+                (want, want),
+                "{v:?}"
+            );
+        }
+    }
+
+    /// A bad value is an error naming the variable, not a silent default.
+    #[test]
+    fn a_bad_value_is_an_error_naming_the_variable() {
+        for (opt, v, var) in [
+            ("--approval-fail-open", "maybe", ENV_FAIL_OPEN),
+            ("--approval-require", "2", ENV_REQUIRE),
+            ("--approval-timeout-ms", "ten", ENV_WEBHOOK_TIMEOUT_MS),
+            ("--approval-webhook", "https://x/", ENV_WEBHOOK),
+            ("--max-image-bytes", "0", ENV_MAX_IMAGE_BYTES),
+            ("--max-image-bytes", "4MB", ENV_MAX_IMAGE_BYTES),
+        ] {
+            let e = parse(&[opt, v]).unwrap_err();
+            assert!(e.contains(var), "{opt} {v}: {e}");
+        }
+    }
+
+    #[test]
+    fn numbers_are_trimmed() {
+        let c = parse(&[
+            "--approval-timeout-ms",
+            " 250 ",
+            "--max-image-bytes",
+            "4000",
+        ])
+        .unwrap();
+        assert_eq!(c.approval().webhook_timeout, Duration::from_millis(250));
+        assert_eq!(c.max_image_bytes, 4000);
+    }
+
+    #[test]
+    fn a_blank_webhook_is_unset() {
+        assert!(
+            parse(&["--approval-webhook", " "])
+                .unwrap()
+                .approval()
+                .webhook
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn the_webhook_url_is_parsed_at_start() {
+        let c = parse(&["--approval-webhook", " http://127.0.0.1:9/approve "]).unwrap();
+        let url = c.approval().webhook.unwrap();
+        assert_eq!(
+            (url.host.as_str(), url.port, url.path.as_str()),
+            ("127.0.0.1", 9, "/approve")
+        );
+    }
+
+    /// Only `off` (trimmed) turns the bridge off; the old check took anything else as on.
+    #[test]
+    fn only_off_turns_the_editor_bridge_off() {
+        for (v, on) in [
+            ("off", false),
+            (" off ", false),
+            ("on", true),
+            ("OFF", true),
+            ("no", true),
+        ] {
+            assert_eq!(
+                parse(&["--editor-bridge", v]).unwrap().editor_bridge,
+                on,
+                "{v:?}"
+            );
+        }
+    }
+
+    /// A blank token is no token (an empty variable must not demand an empty bearer).
+    #[test]
+    fn a_blank_token_is_unset() {
+        assert_eq!(parse(&["--auth-token", "  "]).unwrap().token(), None);
+        assert_eq!(
+            parse(&["--auth-token", "s3cret"])
+                .unwrap()
+                .token()
+                .as_deref(),
+            Some("s3cret")
+        );
+    }
+}
