@@ -397,7 +397,7 @@ async fn a_failed_save_is_compensated_only_with_its_pre_state_proven() {
 }
 
 /// The bridge requests the server sends for a set of editor tools, as captured from the
-/// server (tests/fixtures/bridge_wire.json; `GODOT_MCP_UPDATE_CONTRACT=1` rewrites it).
+/// server (the insta snapshot tests/snapshots/editor_bridge__bridge_wire.snap).
 /// The params are the wire contract with the add-on: a change here is a protocol change.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_bridge_requests_the_server_sends_are_the_pinned_wire() {
@@ -456,12 +456,12 @@ async fn the_bridge_requests_the_server_sends_are_the_pinned_wire() {
         .filter(|r| r.cmd != "editor.state" && r.cmd != "node.persistence")
         .map(|r| json!({"cmd": r.cmd, "params": r.params}))
         .collect();
-    let got = serde_json::to_string_pretty(&sent).unwrap() + "\n";
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures/bridge_wire.json");
-    if std::env::var_os("GODOT_MCP_UPDATE_CONTRACT").is_some() {
-        std::fs::write(&path, &got).unwrap();
-    }
-    let want = std::fs::read_to_string(&path).expect("tests/fixtures/bridge_wire.json");
-    assert_eq!(got, want, "the bridge wire changed");
+    // One snapshot mechanism for the whole contract (insta, like tests/contract.rs):
+    // scripts/test.sh sets INSTA_UPDATE=no, so a change or a missing snapshot fails.
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/snapshots"),
+    );
+    settings.set_omit_expression(true);
+    settings.bind(|| insta::assert_json_snapshot!("bridge_wire", Value::Array(sent)));
 }
