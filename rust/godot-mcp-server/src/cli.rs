@@ -479,15 +479,10 @@ fn serve_transport(
              press Ctrl-D or Ctrl-C to quit"
         );
     }
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            crate::say!("godot-mcp serve: error: cannot start the async runtime: {e}");
-            return ExitCode::FAILURE;
-        }
+    let Some(runtime) =
+        crate::transport::start_runtime(tokio::runtime::Builder::new_current_thread())
+    else {
+        return ExitCode::FAILURE;
     };
     let result = runtime.block_on(async move {
         if start_editor {

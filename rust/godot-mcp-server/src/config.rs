@@ -22,7 +22,9 @@ pub const DEFAULT_APPROVAL_TIMEOUT_MS: u64 = 10_000;
 /// Turns the editor bridge off (its only value that does).
 pub const ENV_EDITOR_BRIDGE: &str = "GODOT_MCP_EDITOR_BRIDGE";
 /// The bearer token HTTP clients must send.
-pub const ENV_AUTH_TOKEN: &str = "GODOT_MCP_AUTH_TOKEN";
+pub const ENV_AUTH_TOKEN: &str = crate::transport::guard::AUTH_TOKEN_ENV;
+/// How long a tool waits for the editor's answer.
+pub const ENV_EDITOR_TIMEOUT_MS: &str = "GODOT_MCP_EDITOR_TIMEOUT_MS";
 /// The size cap of one image, bytes of PNG.
 pub const ENV_MAX_IMAGE_BYTES: &str = "GODOT_MCP_MAX_IMAGE_BYTES";
 
@@ -56,6 +58,12 @@ pub struct Config {
           value_parser = Parsed(parse_bridge), action = clap::ArgAction::Set)]
     pub editor_bridge: bool,
 
+    /// How long a tool waits for the editor's answer, in milliseconds.
+    #[arg(long, env = ENV_EDITOR_TIMEOUT_MS, value_name = "MS",
+          default_value_t = godot_mcp_protocol::DEFAULT_REQUEST_TIMEOUT_MS,
+          value_parser = Parsed(parse_positive_u64))]
+    pub editor_timeout_ms: u64,
+
     /// Largest screenshot a tool returns, in bytes of PNG.
     #[arg(long, env = ENV_MAX_IMAGE_BYTES, value_name = "BYTES",
           default_value_t = crate::tools::screenshots::DEFAULT_MAX_IMAGE_BYTES,
@@ -79,6 +87,7 @@ impl Default for Config {
             approval_timeout_ms: DEFAULT_APPROVAL_TIMEOUT_MS,
             approval_require: false,
             editor_bridge: true,
+            editor_timeout_ms: godot_mcp_protocol::DEFAULT_REQUEST_TIMEOUT_MS,
             max_image_bytes: crate::tools::screenshots::DEFAULT_MAX_IMAGE_BYTES,
             auth_token: None,
         }
@@ -133,6 +142,13 @@ fn parse_u64(v: &str) -> Result<u64, String> {
     v.trim()
         .parse()
         .map_err(|_| format!("{v:?} is not a number of milliseconds"))
+}
+
+fn parse_positive_u64(v: &str) -> Result<u64, String> {
+    match v.trim().parse::<u64>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(format!("{v:?} is not a positive number of milliseconds")),
+    }
 }
 
 fn parse_positive(v: &str) -> Result<usize, String> {
@@ -220,6 +236,7 @@ mod tests {
             ENV_WEBHOOK_TIMEOUT_MS,
             ENV_REQUIRE,
             ENV_EDITOR_BRIDGE,
+            ENV_EDITOR_TIMEOUT_MS,
             ENV_MAX_IMAGE_BYTES,
             ENV_AUTH_TOKEN,
         ]
@@ -237,6 +254,7 @@ mod tests {
         assert!(!c.approval_fail_open && !c.approval_require);
         assert_eq!(c.approval().webhook_timeout, Duration::from_secs(10));
         assert!(c.editor_bridge);
+        assert_eq!(c.editor_timeout_ms, 10_000);
         assert_eq!(c.max_image_bytes, 4 * 1024 * 1024);
         assert_eq!(c.token(), None);
     }
@@ -289,10 +307,15 @@ mod tests {
             " 250 ",
             "--max-image-bytes",
             "4000",
+            "--editor-timeout-ms",
+            " 300",
         ])
         .unwrap();
         assert_eq!(c.approval().webhook_timeout, Duration::from_millis(250));
         assert_eq!(c.max_image_bytes, 4000);
+        assert_eq!(c.editor_timeout_ms, 300);
+        // No wait at all would refuse every editor call: a clear error instead.
+        assert!(parse(&["--editor-timeout-ms", "0"]).is_err());
     }
 
     #[test]

@@ -15,6 +15,20 @@ use std::fmt;
 use rmcp::RoleServer;
 use rmcp::service::RequestContext;
 
+/// Builds the async runtime a transport serves on (`builder` says which kind), or says
+/// on stderr why it cannot be started; `None` then (serve exits with a failure).
+pub(crate) fn start_runtime(
+    mut builder: tokio::runtime::Builder,
+) -> Option<tokio::runtime::Runtime> {
+    match builder.enable_all().build() {
+        Ok(rt) => Some(rt),
+        Err(e) => {
+            crate::say!("godot-mcp serve: error: cannot start the async runtime: {e}");
+            None
+        }
+    }
+}
+
 pub mod counters;
 pub mod guard;
 pub mod http;

@@ -47,50 +47,6 @@ pub struct ApprovalConfig {
 }
 
 impl ApprovalConfig {
-    /// Read the spec's environment variables. An unusable webhook URL is an error:
-    /// the server refuses to start rather than run ungated.
-    pub fn from_env() -> Result<Self, String> {
-        Self::from_vars(|k| std::env::var(k).ok())
-    }
-
-    pub fn from_vars(get: impl Fn(&str) -> Option<String>) -> Result<Self, String> {
-        let flag = |name: &str| -> Result<bool, String> {
-            match get(name).as_deref().map(str::trim) {
-                None | Some("") => Ok(false),
-                Some(v)
-                    if ["1", "true", "yes", "on"].contains(&v.to_ascii_lowercase().as_str()) =>
-                {
-                    Ok(true)
-                }
-                Some(v)
-                    if ["0", "false", "no", "off"].contains(&v.to_ascii_lowercase().as_str()) =>
-                {
-                    Ok(false)
-                }
-                Some(v) => Err(format!("{name}={v:?} is not a boolean (use true or false)")),
-            }
-        };
-        let webhook = match get(ENV_WEBHOOK).filter(|v| !v.trim().is_empty()) {
-            Some(url) => Some(
-                webhook::WebhookUrl::parse(url.trim())
-                    .map_err(|e| format!("{ENV_WEBHOOK}: {e}"))?,
-            ),
-            None => None,
-        };
-        let webhook_timeout = match get(ENV_WEBHOOK_TIMEOUT_MS) {
-            Some(ms) => Duration::from_millis(ms.trim().parse::<u64>().map_err(|_| {
-                format!("{ENV_WEBHOOK_TIMEOUT_MS}={ms:?} is not a number of milliseconds")
-            })?),
-            None => Duration::from_secs(10),
-        };
-        Ok(Self {
-            webhook,
-            fail_open: flag(ENV_FAIL_OPEN)?,
-            webhook_timeout,
-            require_elicitation: flag(ENV_REQUIRE)?,
-        })
-    }
-
     pub fn is_active(&self) -> bool {
         self.webhook.is_some() || self.require_elicitation
     }

@@ -453,31 +453,6 @@ fn the_operator_sets_the_ceiling_and_the_start_set() {
 }
 
 #[test]
-fn approval_config_from_vars() {
-    let vars = |pairs: &'static [(&'static str, &'static str)]| {
-        move |k: &str| {
-            pairs
-                .iter()
-                .find(|(n, _)| *n == k)
-                .map(|(_, v)| v.to_string())
-        }
-    };
-    let c = ApprovalConfig::from_vars(vars(&[])).unwrap();
-    assert!(!c.is_active() && !c.fail_open);
-    let c = ApprovalConfig::from_vars(vars(&[
-        (ENV_WEBHOOK, "http://127.0.0.1:9/a"),
-        (ENV_FAIL_OPEN, "true"),
-        (ENV_REQUIRE, "1"),
-        (ENV_WEBHOOK_TIMEOUT_MS, "250"),
-    ]))
-    .unwrap();
-    assert!(c.fail_open && c.require_elicitation && c.webhook.is_some());
-    assert_eq!(c.webhook_timeout, Duration::from_millis(250));
-    assert!(ApprovalConfig::from_vars(vars(&[(ENV_WEBHOOK, "https://x/")])).is_err());
-    assert!(ApprovalConfig::from_vars(vars(&[(ENV_FAIL_OPEN, "maybe")])).is_err());
-}
-
-#[test]
 fn webhook_verdicts() {
     let ok = |s: u16, b: &str| webhook_verdict(Ok((s, b.as_bytes().to_vec())));
     assert_eq!(ok(200, r#"{"approved": true}"#), WebhookVerdict::Approve);

@@ -32,7 +32,7 @@ use godot_mcp_journal::{
 };
 use godot_mcp_protocol::commands::{self as cmd, BridgeCommand};
 use godot_mcp_protocol::persistence;
-use godot_mcp_protocol::{BridgeError, DEFAULT_REQUEST_TIMEOUT_MS, ErrorEffect};
+use godot_mcp_protocol::{BridgeError, ErrorEffect};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -46,13 +46,10 @@ use crate::state::AppState;
 use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta};
 use serde::de::DeserializeOwned;
 
-/// How long a tool waits for the editor (`GODOT_MCP_EDITOR_TIMEOUT_MS` overrides).
-pub fn editor_timeout() -> Duration {
-    let ms = std::env::var("GODOT_MCP_EDITOR_TIMEOUT_MS")
-        .ok()
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        .unwrap_or(DEFAULT_REQUEST_TIMEOUT_MS);
-    Duration::from_millis(ms)
+/// How long a tool waits for the editor (`GODOT_MCP_EDITOR_TIMEOUT_MS`, read into
+/// the server's `Config` at start).
+pub fn editor_timeout(state: &AppState) -> Duration {
+    Duration::from_millis(state.config.editor_timeout_ms)
 }
 
 /// The connected bridge, or the precondition that says why there is none.
@@ -161,7 +158,7 @@ pub(crate) fn query(
     node: Option<&str>,
 ) -> Result<Value, ToolError> {
     let bridge = connected(state)?;
-    match bridge.request(command, params, editor_timeout()) {
+    match bridge.request(command, params, editor_timeout(state)) {
         Ok(v) => Ok(v),
         Err(RequestFailure::Editor(e)) => Err(editor_error(&e, node)),
         Err(RequestFailure::NotSent(_)) => Err(Precondition::BridgeConnected.error()),
@@ -344,7 +341,7 @@ pub(crate) fn run_effect_raw_as<R: serde::de::DeserializeOwned + serde::Serializ
         .lock()
         .begin_editor(&intent, "editor", command)
         .map_err(gate_error)?;
-    let outcome = bridge.request_with_id(id, command, params, editor_timeout());
+    let outcome = bridge.request_with_id(id, command, params, editor_timeout(state));
     let settle = |s: EditorSettle| -> Result<TxnStatus, ToolError> {
         state
             .journal

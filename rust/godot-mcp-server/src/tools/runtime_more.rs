@@ -991,7 +991,11 @@ pub struct RescanArgs {
 /// may have started it.
 fn editor_act(state: &AppState, command: &str) -> Result<Value, ToolError> {
     let bridge = crate::tools::editor::connected(state)?;
-    match bridge.request(command, json!({}), crate::tools::editor::editor_timeout()) {
+    match bridge.request(
+        command,
+        json!({}),
+        crate::tools::editor::editor_timeout(state),
+    ) {
         Ok(v) => Ok(v),
         Err(RequestFailure::Editor(e)) => Err(ToolError::new(ErrorCode::EditorError, e.message)),
         Err(RequestFailure::NotSent(_)) => Err(Precondition::BridgeConnected.error()),

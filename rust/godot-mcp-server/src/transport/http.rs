@@ -23,7 +23,7 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
 use super::counters::{self, Counters};
-use super::guard::{self, AUTH_TOKEN_ENV, BearerToken, GuardConfigError, GuardPolicy, GuardState};
+use super::guard::{self, BearerToken, GuardConfigError, GuardPolicy, GuardState};
 use crate::server::McpServer;
 use crate::state::AppState;
 
@@ -44,15 +44,6 @@ pub struct HttpOptions {
     pub allowed_origins: Vec<String>,
     /// The bearer token (from `GODOT_MCP_AUTH_TOKEN`); required off loopback.
     pub token: Option<String>,
-}
-
-impl HttpOptions {
-    /// The token from the environment; an empty value counts as unset.
-    pub fn token_from_env() -> Option<String> {
-        std::env::var(AUTH_TOKEN_ENV)
-            .ok()
-            .filter(|t| !t.trim().is_empty())
-    }
 }
 
 /// A listener that is bound and ready: the address to print, the app to serve.
@@ -191,15 +182,8 @@ async fn show_counters(State(counters): State<Arc<Counters>>) -> Response {
 /// Run `serve --http` to completion: bind, print the address, serve until Ctrl-C or
 /// SIGTERM.
 pub fn serve(state: Arc<AppState>, options: HttpOptions) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            crate::say!("godot-mcp serve: error: cannot start the async runtime: {e}");
-            return ExitCode::FAILURE;
-        }
+    let Some(runtime) = super::start_runtime(tokio::runtime::Builder::new_multi_thread()) else {
+        return ExitCode::FAILURE;
     };
     runtime.block_on(serve_async(state, options))
 }

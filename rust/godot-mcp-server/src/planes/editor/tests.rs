@@ -413,11 +413,8 @@ mod transactions {
 
     use super::*;
     use crate::project::Project;
-    use crate::safety::{
-        ApprovalConfig, CallContext, CallOutcome, EffectKind, SafetyState, Toolset, run_call,
-    };
+    use crate::safety::{ApprovalConfig, EffectKind, SafetyState, Toolset};
     use crate::state::AppState;
-    use crate::tools::ToolResult;
 
     const SCENE: &str = "res://main.tscn";
     const RES: &str = "res://stats.tres";
@@ -507,15 +504,19 @@ mod transactions {
         }
     }
 
-    async fn call(state: &Arc<AppState>, tool: &str, args: Value) -> ToolResult {
-        let def = state.registry.get(tool).unwrap();
-        let Value::Object(args) = args else {
-            panic!("args must be an object")
-        };
-        match run_call(state, def, Some(args), &CallContext::detached()).await {
-            CallOutcome::Done(r) => r,
-            CallOutcome::InputRequired(_) => panic!("unexpected input-required"),
-        }
+    use crate::safety::pipeline::call_detached as call;
+
+    /// The editor transaction a failed call's error names.
+    fn record_of(
+        state: &Arc<AppState>,
+        e: &crate::error::ToolError,
+    ) -> godot_mcp_journal::EditorRecord {
+        state
+            .journal
+            .lock()
+            .editor_record(txn_of(e))
+            .unwrap()
+            .unwrap()
     }
 
     fn txn_of(e: &crate::error::ToolError) -> TxnId {
@@ -564,12 +565,7 @@ mod transactions {
                 .starts_with("Nothing was changed"),
             "{e:?}"
         );
-        let rec = state
-            .journal
-            .lock()
-            .editor_record(txn_of(&e))
-            .unwrap()
-            .unwrap();
+        let rec = record_of(&state, &e);
         assert_eq!(rec.status, TxnStatus::Compensated);
         let before = FileState::of(RES_BYTES);
         assert_eq!(
@@ -610,12 +606,7 @@ mod transactions {
             assert!(!hint.contains("Nothing was changed"), "{hint}");
             assert!(hint.contains("not proven"), "{hint}");
             assert!(hint.contains("stats.tres is unchanged"), "{hint}");
-            let rec = state
-                .journal
-                .lock()
-                .editor_record(txn_of(&e))
-                .unwrap()
-                .unwrap();
+            let rec = record_of(&state, &e);
             assert_eq!(rec.status, TxnStatus::Quarantined);
             let proof = rec.proof.unwrap();
             assert_eq!(proof.post_state, Some(FileState::of(RES_BYTES)));
@@ -654,12 +645,7 @@ mod transactions {
             .unwrap_err();
         assert_eq!(e.details.as_ref().unwrap()["status"], "quarantined");
         assert!(e.hint.as_deref().unwrap().contains("changed from"), "{e:?}");
-        let rec = state
-            .journal
-            .lock()
-            .editor_record(txn_of(&e))
-            .unwrap()
-            .unwrap();
+        let rec = record_of(&state, &e);
         assert_eq!(rec.status, TxnStatus::Quarantined);
         let proof = rec.proof.unwrap();
         assert_eq!(proof.pre_state, Some(FileState::of(RES_BYTES)));
@@ -700,12 +686,7 @@ mod transactions {
             .await
             .unwrap_err();
         assert_eq!(e.details.as_ref().unwrap()["status"], "compensated");
-        let rec = state
-            .journal
-            .lock()
-            .editor_record(txn_of(&e))
-            .unwrap()
-            .unwrap();
+        let rec = record_of(&state, &e);
         assert_eq!(
             rec.proof.unwrap().post_state,
             Some(FileState::of(b"[gd_scene format=3]\n"))
