@@ -345,8 +345,15 @@ pub struct MonitorsReply {
     pub monitors: BTreeMap<String, Option<f64>>,
 }
 
-/// One node of the game's tree.
+/// One node of the game's tree (also get_game_tree's result rows, hence the schema
+/// and the strict decoding: an undeclared field is a malformed answer).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(
+    feature = "schema",
+    derive(schemars::JsonSchema),
+    schemars(rename = "GameNode")
+)]
+#[serde(deny_unknown_fields)]
 pub struct TreeNode {
     pub path: String,
     pub name: String,
@@ -366,6 +373,8 @@ pub struct TreeReply {
 
 /// A screen rectangle (Godot's `f32`s, kept digit for digit).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
 pub struct UiRect {
     pub x: f32,
     pub y: f32,
@@ -373,8 +382,10 @@ pub struct UiRect {
     pub h: f32,
 }
 
-/// One Control found by `find_ui`.
+/// One Control found by `find_ui` (also find_ui_elements' result rows).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
 pub struct UiElement {
     pub path: String,
     pub class: String,

@@ -541,3 +541,21 @@ fn a_reply_body_of_the_wrong_shape_is_malformed_not_a_panic() {
             .contains("refusal of request 5")
     );
 }
+
+/// The rows the server hands an agent as they are (get_game_tree, find_ui_elements)
+/// carry only their declared fields: an undeclared one is a malformed answer, never
+/// passed through into a result whose outputSchema does not name it.
+#[test]
+fn an_answer_row_with_an_undeclared_field_is_refused() {
+    let node = json!({"path": "/root/Main", "name": "Main", "class": "Node2D",
+                      "depth": 1, "children": 0});
+    assert!(serde_json::from_value::<TreeNode>(node.clone()).is_ok());
+    let mut extra = node;
+    extra["secret"] = json!(1);
+    assert!(serde_json::from_value::<TreeNode>(extra).is_err());
+    let rect = json!({"x": 0.0, "y": 0.0, "w": 1.0, "h": 1.0, "z": 0.0});
+    assert!(serde_json::from_value::<UiRect>(rect).is_err());
+    let el = json!({"path": "/root/B", "class": "Button", "text": "Go", "visible": true,
+                    "rect": {"x": 0.0, "y": 0.0, "w": 1.0, "h": 1.0}, "theme": "x"});
+    assert!(serde_json::from_value::<UiElement>(el).is_err());
+}

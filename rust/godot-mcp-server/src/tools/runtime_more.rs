@@ -734,28 +734,8 @@ pub struct GameTreeArgs {
     limit: Option<u32>,
 }
 
-/// One node of the running game's tree, as the probe lists it.
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct GameNode {
-    pub path: String,
-    pub name: String,
-    pub class: String,
-    pub depth: u64,
-    pub children: u64,
-}
-
-impl From<godot_mcp_protocol::probe::TreeNode> for GameNode {
-    fn from(n: godot_mcp_protocol::probe::TreeNode) -> Self {
-        Self {
-            path: n.path,
-            name: n.name,
-            class: n.class,
-            depth: n.depth,
-            children: n.children,
-        }
-    }
-}
+/// One node of the running game's tree: the probe's answer row, as it is.
+pub use godot_mcp_protocol::probe::TreeNode as GameNode;
 
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct GameTreeOut {
@@ -795,7 +775,7 @@ async fn get_game_scene_tree(
     };
     let v: TreeReply = probe_request(&session, request).await?;
     let total = v.total;
-    let nodes: Vec<GameNode> = v.nodes.into_iter().map(GameNode::from).collect();
+    let nodes: Vec<GameNode> = v.nodes;
     let next = u64::from(offset) + nodes.len() as u64;
     Ok(GameTreeOut {
         session_id: session.txn.to_string(),
@@ -825,44 +805,9 @@ pub struct FindUiArgs {
     limit: Option<u32>,
 }
 
-/// A Control of the running game: its text, screen rect and visibility.
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct UiElement {
-    pub path: String,
-    pub class: String,
-    pub text: String,
-    pub rect: UiRect,
-    pub visible: bool,
-}
-
-/// A screen rectangle (Godot's f32 numbers, kept digit for digit).
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct UiRect {
-    pub x: f32,
-    pub y: f32,
-    pub w: f32,
-    pub h: f32,
-}
-
-impl From<godot_mcp_protocol::probe::UiElement> for UiElement {
-    fn from(e: godot_mcp_protocol::probe::UiElement) -> Self {
-        let r = e.rect;
-        Self {
-            path: e.path,
-            class: e.class,
-            text: e.text,
-            rect: UiRect {
-                x: r.x,
-                y: r.y,
-                w: r.w,
-                h: r.h,
-            },
-            visible: e.visible,
-        }
-    }
-}
+/// A Control of the running game (its text, screen rect and visibility): the probe's
+/// answer rows, as they are.
+pub use godot_mcp_protocol::probe::{UiElement, UiRect};
 
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct UiOut {
@@ -897,7 +842,7 @@ async fn find_ui_elements(
     let v: FindUiReply = probe_request(&session, request).await?;
     Ok(UiOut {
         session_id: session.txn.to_string(),
-        elements: v.elements.into_iter().map(UiElement::from).collect(),
+        elements: v.elements,
         matched: v.matched,
         capped: v.capped,
     })
