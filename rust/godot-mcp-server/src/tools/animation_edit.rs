@@ -217,73 +217,91 @@ pub struct BlendConnectArgs {
     from: String,
 }
 
-reply_fields!(AnimationAdded {
-    player: String,
-    animation: String,
-    length: f64,
-    loop_mode: String,
-});
+reply_fields!(
+    pub(crate) struct AnimationAdded {
+        player: String,
+        animation: String,
+        length: f64,
+        loop_mode: String,
+    }
+);
 
-reply_fields!(AnimationRemoved {
-    player: String,
-    animation: String,
-});
+reply_fields!(
+    pub(crate) struct AnimationRemoved {
+        player: String,
+        animation: String,
+    }
+);
 
-reply_fields!(TrackAdded {
-    player: String,
-    animation: String,
-    track: i64,
-    track_type: String,
-    path: String,
-    track_count: i64,
-});
+reply_fields!(
+    pub(crate) struct TrackAdded {
+        player: String,
+        animation: String,
+        track: i64,
+        track_type: String,
+        path: String,
+        track_count: i64,
+    }
+);
 
-reply_fields!(TrackRemoved {
-    player: String,
-    animation: String,
-    track: i64,
-    track_count: i64,
-});
+reply_fields!(
+    pub(crate) struct TrackRemoved {
+        player: String,
+        animation: String,
+        track: i64,
+        track_count: i64,
+    }
+);
 
-reply_fields!(KeyInserted {
-    player: String,
-    animation: String,
-    track: i64,
-    key: i64,
-    time: f64,
-    track_count: i64,
-});
+reply_fields!(
+    pub(crate) struct KeyInserted {
+        player: String,
+        animation: String,
+        track: i64,
+        key: i64,
+        time: f64,
+        track_count: i64,
+    }
+);
 
-reply_fields!(KeyRemoved {
-    player: String,
-    animation: String,
-    track: i64,
-    time: f64,
-    track_count: i64,
-});
+reply_fields!(
+    pub(crate) struct KeyRemoved {
+        player: String,
+        animation: String,
+        track: i64,
+        time: f64,
+        track_count: i64,
+    }
+);
 
-reply_fields!(GraphNodeAdded {
-    tree: String,
-    graph: String,
-    name: String,
-    node_type: String,
-});
+reply_fields!(
+    pub(crate) struct GraphNodeAdded {
+        tree: String,
+        graph: String,
+        name: String,
+        node_type: String,
+    }
+);
 
-reply_fields!(TransitionAdded {
-    tree: String,
-    state_machine: String,
-    from: String,
-    to: String,
-    transition_count: i64,
-});
+reply_fields!(
+    pub(crate) struct TransitionAdded {
+        tree: String,
+        state_machine: String,
+        from: String,
+        to: String,
+        transition_count: i64,
+    }
+);
 
-reply_fields!(BlendConnected {
-    tree: String,
-    blend_tree: String,
-    to: String,
-    port: i64,
-    from: String,
-});
+reply_fields!(
+    pub(crate) struct BlendConnected {
+        tree: String,
+        blend_tree: String,
+        to: String,
+        port: i64,
+        from: String,
+    }
+);
 
 /// A live animation (`animation.get`).
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]

@@ -127,17 +127,19 @@ pub struct AddPlayerArgs {
     volume_db: Option<f64>,
 }
 
-reply_fields!(PlayerAdded {
-    node: String,
-    #[serde(rename = "type")]
-    player_type: String,
-    /// The stream's file (null: none).
-    #[serde(deserialize_with = "present")]
-    stream: Option<String>,
-    bus: String,
-    autoplay: bool,
-    volume_db: f64,
-});
+reply_fields!(
+    pub(crate) struct PlayerAdded {
+        node: String,
+        #[serde(rename = "type")]
+        player_type: String,
+        /// The stream's file (null: none).
+        #[serde(deserialize_with = "present")]
+        stream: Option<String>,
+        bus: String,
+        autoplay: bool,
+        volume_db: f64,
+    }
+);
 
 fn plan_add_player(
     state: Arc<AppState>,

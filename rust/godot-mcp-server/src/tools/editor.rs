@@ -46,6 +46,28 @@ use crate::state::AppState;
 use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta};
 use serde::de::DeserializeOwned;
 
+/// The reply fields of an editor command: each optional (a dry run's probe lacks
+/// them), left out when absent, and so never `null` in the published schema. A field
+/// the add-on may send as null also takes `#[serde(deserialize_with = "present")]`, so
+/// that null stays null.
+macro_rules! reply_fields {
+    ($(#[$sm:meta])* $vis:vis struct $name:ident {
+        $($(#[$fm:meta])* $field:ident : $ty:ty),* $(,)?
+    }) => {
+        $(#[$sm])*
+        #[derive(Debug, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+        $vis struct $name {
+            $(
+                #[serde(default, skip_serializing_if = "Option::is_none")]
+                #[schemars(transform = $crate::honesty::absent_when_none)]
+                $(#[$fm])*
+                pub $field: Option<$ty>,
+            )*
+        }
+    };
+}
+pub(crate) use reply_fields;
+
 /// How long a tool waits for the editor (`GODOT_MCP_EDITOR_TIMEOUT_MS`, read into
 /// the server's `Config` at start).
 pub fn editor_timeout(state: &AppState) -> Duration {
@@ -653,107 +675,72 @@ pub(crate) fn present<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(
 #[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
 pub struct NoReplyFields {}
 
-/// The node a node command acted on (a created or duplicated node's own path).
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct NodeField {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(transform = absent_when_none)]
-    pub node: Option<String>,
-}
+reply_fields!(
+    /// The node a node command acted on (a created or duplicated node's own path).
+    pub struct NodeField {
+        node: String,
+    }
+);
 
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct CreatedNode {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(transform = absent_when_none)]
-    pub node: Option<String>,
-    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
-    #[schemars(transform = absent_when_none)]
-    pub node_type: Option<String>,
-}
+reply_fields!(
+    pub struct CreatedNode {
+        node: String,
+        #[serde(rename = "type")]
+        node_type: String,
+    }
+);
 
-/// A property as the editor reads it back after setting it (typed value JSON).
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct PropertySet {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(transform = absent_when_none)]
-    pub node: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(transform = absent_when_none)]
-    pub property: Option<String>,
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
-    #[schemars(transform = absent_when_none)]
-    pub value: Option<Value>,
-}
+reply_fields!(
+    /// A property as the editor reads it back after setting it (typed value JSON).
+    pub struct PropertySet {
+        node: String,
+        property: String,
+        #[serde(deserialize_with = "present")]
+        value: Value,
+    }
+);
 
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct ScriptAttached {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(transform = absent_when_none)]
-    pub node: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(transform = absent_when_none)]
-    pub script: Option<String>,
-}
+reply_fields!(
+    pub struct ScriptAttached {
+        node: String,
+        script: String,
+    }
+);
 
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct SignalConnection {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(transform = absent_when_none)]
-    pub from: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(transform = absent_when_none)]
-    pub signal: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(transform = absent_when_none)]
-    pub to: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(transform = absent_when_none)]
-    pub method: Option<String>,
-}
+reply_fields!(
+    pub struct SignalConnection {
+        from: String,
+        signal: String,
+        to: String,
+        method: String,
+    }
+);
 
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct ResourcePropertySet {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(transform = absent_when_none)]
-    pub path: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(transform = absent_when_none)]
-    pub property: Option<String>,
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
-    #[schemars(transform = absent_when_none)]
-    pub value: Option<Value>,
-}
+reply_fields!(
+    pub struct ResourcePropertySet {
+        path: String,
+        property: String,
+        #[serde(deserialize_with = "present")]
+        value: Value,
+    }
+);
 
-/// What the add-on's batch reply adds. Its `applied` (how many sets ran) is replaced in
-/// the tool's result by the policy's `applied: true`.
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct BatchApplied {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(transform = absent_when_none)]
-    pub applied: Option<usize>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(transform = absent_when_none)]
-    pub nodes: Option<usize>,
-}
+reply_fields!(
+    /// What the add-on's batch reply adds. Its `applied` (how many sets ran) is replaced in
+    /// the tool's result by the policy's `applied: true`.
+    pub struct BatchApplied {
+        applied: usize,
+        nodes: usize,
+    }
+);
 
-/// The action undone or redone and the history's version after it.
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct UndoStep {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(transform = absent_when_none)]
-    pub action: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(transform = absent_when_none)]
-    pub version: Option<u64>,
-}
+reply_fields!(
+    /// The action undone or redone and the history's version after it.
+    pub struct UndoStep {
+        action: String,
+        version: u64,
+    }
+);
 
 /// What a scene-level command's plan reports before it runs: the verdict from the one
 /// rule, and the tool's own fields `T`.

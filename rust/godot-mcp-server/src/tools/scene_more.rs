@@ -89,22 +89,7 @@ where
     node_plan_raw_as(state, command, op, node, params)
 }
 
-/// The reply fields of a node command: each optional (a dry run's probe lacks them) and
-/// left out when absent. A field the add-on may send as null also takes
-/// `#[serde(deserialize_with = "present")]`, so that null stays null.
-macro_rules! reply_fields {
-    ($name:ident { $($(#[$fm:meta])* $field:ident : $ty:ty),* $(,)? }) => {
-        #[derive(Debug, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
-        pub(crate) struct $name {
-            $(
-                #[serde(default, skip_serializing_if = "Option::is_none")]
-                $(#[$fm])*
-                pub $field: Option<$ty>,
-            )*
-        }
-    };
-}
-pub(crate) use reply_fields;
+pub(crate) use crate::tools::editor::reply_fields;
 
 /// What an authoring command judged at scene level reports before it runs: the verdict
 /// of the one rule, the command, the edited scene.
@@ -236,26 +221,34 @@ pub struct PropertiesArgs {
 #[serde(deny_unknown_fields)]
 pub struct NoArgs {}
 
-reply_fields!(Instanced {
-    node: String,
-    instance: String,
-});
+reply_fields!(
+    pub(crate) struct Instanced {
+        node: String,
+        instance: String,
+    }
+);
 
-reply_fields!(Grouped {
-    node: String,
-    group: String,
-    groups: Vec<String>,
-});
+reply_fields!(
+    pub(crate) struct Grouped {
+        node: String,
+        group: String,
+        groups: Vec<String>,
+    }
+);
 
-reply_fields!(EditableSet {
-    node: String,
-    editable: bool,
-});
+reply_fields!(
+    pub(crate) struct EditableSet {
+        node: String,
+        editable: bool,
+    }
+);
 
-reply_fields!(SavedAll {
-    scene: String,
-    scenes: Vec<String>,
-});
+reply_fields!(
+    pub(crate) struct SavedAll {
+        scene: String,
+        scenes: Vec<String>,
+    }
+);
 
 /// The editor's selection (`editor.select`, `editor.selection`).
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]

@@ -128,35 +128,43 @@ fn wire<T: Serialize>(v: T) -> Value {
     serde_json::to_value(v).unwrap_or(Value::Null)
 }
 
-reply_fields!(ThemeItemSet {
-    path: String,
-    theme_type: String,
-    name: String,
-    /// The item now, as the editor's typed value JSON.
-    #[serde(deserialize_with = "present")]
-    value: Value,
-});
+reply_fields!(
+    pub(crate) struct ThemeItemSet {
+        path: String,
+        theme_type: String,
+        name: String,
+        /// The item now, as the editor's typed value JSON.
+        #[serde(deserialize_with = "present")]
+        value: Value,
+    }
+);
 
-reply_fields!(OverrideSet {
-    node: String,
-    property: String,
-    /// The override now (null: none), as the editor's typed value JSON.
-    #[serde(deserialize_with = "present")]
-    value: Value,
-});
+reply_fields!(
+    pub(crate) struct OverrideSet {
+        node: String,
+        property: String,
+        /// The override now (null: none), as the editor's typed value JSON.
+        #[serde(deserialize_with = "present")]
+        value: Value,
+    }
+);
 
-reply_fields!(AnchorsSet {
-    node: String,
-    preset: String,
-    anchors: Vec<f64>,
-    offsets: Vec<f64>,
-});
+reply_fields!(
+    pub(crate) struct AnchorsSet {
+        node: String,
+        preset: String,
+        anchors: Vec<f64>,
+        offsets: Vec<f64>,
+    }
+);
 
-reply_fields!(ContainerAdded {
-    node: String,
-    #[serde(rename = "type")]
-    container_type: String,
-});
+reply_fields!(
+    pub(crate) struct ContainerAdded {
+        node: String,
+        #[serde(rename = "type")]
+        container_type: String,
+    }
+);
 
 pub fn tools() -> Vec<ToolDef> {
     use SafetyClass::*;
