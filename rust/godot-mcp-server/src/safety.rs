@@ -593,6 +593,9 @@ pub enum Precondition {
     GameNotBreaked,
     /// The connected add-on speaks this server's bridge protocol.
     AddonVersion { required: String, found: String },
+    /// An export that writes outside the project, or over an existing file inside it,
+    /// was confirmed (`confirm=true`): `target` is what it would write.
+    ExportConfirmed { target: String, outside: bool },
 }
 
 impl Precondition {
@@ -607,6 +610,7 @@ impl Precondition {
             Self::GodotVersion { .. } => Some("godot_version"),
             Self::GameNotBreaked => Some("game_not_breaked"),
             Self::AddonVersion { .. } => Some("addon_version"),
+            Self::ExportConfirmed { .. } => Some("confirm"),
         }
     }
 
@@ -632,6 +636,7 @@ impl Precondition {
             Self::AddonVersion { .. } => {
                 "Install the add-on that matches this server (scripts/install-addon.sh) and restart the editor."
             }
+            Self::ExportConfirmed { .. } => "Check the target, then call again with confirm=true.",
         }
     }
 
@@ -655,6 +660,16 @@ impl Precondition {
             Self::AddonVersion { required, found } => {
                 format!("The editor's add-on is {found}; this server needs {required}.")
             }
+            Self::ExportConfirmed {
+                target,
+                outside: true,
+            } => format!("{target} is outside the project; set confirm=True to export there."),
+            Self::ExportConfirmed {
+                target,
+                outside: false,
+            } => format!(
+                "{target} exists: exporting there overwrites it. Set confirm=True to proceed."
+            ),
         };
         let code = match self {
             Self::NodeExists { .. } => ErrorCode::ResourceNotFound,
@@ -663,6 +678,9 @@ impl Precondition {
         let mut e = ToolError::new(code, message).hint(self.hint());
         if let Some(token) = self.token() {
             e = e.required(token);
+        }
+        if let Self::ExportConfirmed { .. } = self {
+            e = e.param("confirm");
         }
         e
     }

@@ -979,6 +979,10 @@ fn every_precondition() -> Vec<Precondition> {
             required: "1".into(),
             found: "0".into(),
         },
+        Precondition::ExportConfirmed {
+            target: "/elsewhere/game.x86_64".into(),
+            outside: true,
+        },
     ];
     for p in &all {
         match p {
@@ -988,7 +992,8 @@ fn every_precondition() -> Vec<Precondition> {
             | Precondition::GodotBinary
             | Precondition::GodotVersion { .. }
             | Precondition::GameNotBreaked
-            | Precondition::AddonVersion { .. } => {}
+            | Precondition::AddonVersion { .. }
+            | Precondition::ExportConfirmed { .. } => {}
         }
     }
     all

@@ -60,27 +60,23 @@ pub(super) async fn export_project(
         ExportDest::Inside { real, .. } | ExportDest::Outside { real } => real.clone(),
     };
     let pre = file_state(&real)?;
-    if !args.confirm {
-        let refuse = |message: String| {
-            Err(ToolError::new(ErrorCode::PreconditionFailed, message)
-                .param("confirm")
-                .required("confirm")
-                .hint("Check the target, then call again with confirm=true."))
-        };
-        match (&dest, &pre) {
-            (ExportDest::Outside { real }, _) => {
-                return refuse(format!(
-                    "{} is outside the project; set confirm=True to export there.",
-                    real.display()
-                ));
-            }
-            (ExportDest::Inside { res, .. }, FileState::Present { .. }) => {
-                return refuse(format!(
-                    "{res} exists: exporting there overwrites it. Set confirm=True to proceed."
-                ));
-            }
-            (ExportDest::Inside { .. }, FileState::Absent) => {}
+    // The spec's confirm rule for an export, as a precondition: a target outside the
+    // project, or an existing file inside it, needs confirm=true.
+    let unconfirmed = match (&dest, &pre) {
+        (ExportDest::Outside { real }, _) => Some(Precondition::ExportConfirmed {
+            target: real.display().to_string(),
+            outside: true,
+        }),
+        (ExportDest::Inside { res, .. }, FileState::Present { .. }) => {
+            Some(Precondition::ExportConfirmed {
+                target: res.to_string(),
+                outside: false,
+            })
         }
+        (ExportDest::Inside { .. }, FileState::Absent) => None,
+    };
+    if let Some(p) = unconfirmed.filter(|_| !args.confirm) {
+        return Err(p.error());
     }
     let program = godot()?;
     let timeout_ms = args.timeout_ms.unwrap_or(600_000).clamp(1, 3_600_000);
