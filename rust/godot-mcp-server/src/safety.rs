@@ -139,35 +139,15 @@ impl SafetyClass {
     }
 }
 
-/// Which kind of durable effect a tool makes: none, or the journal's effect
-/// kind of the same name (see [`godot_mcp_journal::EffectKind`]), which selects
-/// the proof form.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum EffectKind {
-    /// Reads only; no transaction.
-    None,
-    File,
-    ProcessLaunch,
-    EditorRuntime,
-}
+/// Which kind of durable effect a tool makes: the journal's effect kind (which selects
+/// the proof form), or `None` for a tool that only reads. One enum for the server and
+/// the journal.
+pub use godot_mcp_journal::EffectKind;
 
-impl EffectKind {
-    /// The journal's effect kind; `None` for a read.
-    pub fn journaled(self) -> Option<godot_mcp_journal::EffectKind> {
-        use godot_mcp_journal::EffectKind as J;
-        match self {
-            Self::None => None,
-            Self::File => Some(J::File),
-            Self::ProcessLaunch => Some(J::ProcessLaunch),
-            Self::EditorRuntime => Some(J::EditorRuntime),
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        self.journaled()
-            .map_or("none", godot_mcp_journal::EffectKind::as_str)
-    }
+/// How tools/list and the docs spell a tool's effect kind: the journal's name, or
+/// `none` for a read.
+pub fn effect_str(effect: Option<EffectKind>) -> &'static str {
+    effect.map_or("none", EffectKind::as_str)
 }
 
 /// What a runtime tool does beyond running the game; either flag routes it to the

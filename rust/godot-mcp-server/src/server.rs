@@ -254,7 +254,7 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::tool_result;
-    use crate::safety::{EffectKind, SafetyClass, Toolset};
+    use crate::safety::{SafetyClass, Toolset};
     use crate::tools::screenshots::{self, Capture, ImageRef, Shot};
     use crate::tools::{ToolDef, ToolMeta};
 
@@ -265,7 +265,7 @@ mod tests {
             description: name,
             class: SafetyClass::ReadOnly,
             toolset: Toolset::Runtime,
-            effect: EffectKind::None,
+            effect: None,
         }
     }
 

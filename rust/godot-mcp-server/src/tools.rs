@@ -215,7 +215,7 @@ pub struct ToolMeta {
     pub description: &'static str,
     pub class: SafetyClass,
     pub toolset: Toolset,
-    pub effect: EffectKind,
+    pub effect: Option<EffectKind>,
 }
 
 impl ToolMeta {
@@ -232,7 +232,7 @@ impl ToolMeta {
             description,
             class: SafetyClass::ReadOnly,
             toolset,
-            effect: EffectKind::None,
+            effect: None,
         }
     }
 }
@@ -328,7 +328,7 @@ impl ToolDef {
         F: Fn(Arc<AppState>, A) -> Result<Plan<E, X>, ToolError> + Send + Sync + 'static,
     {
         let mut schema = input_schema_for::<A>(meta.class);
-        if meta.effect == EffectKind::File
+        if meta.effect == Some(EffectKind::File)
             && let Some(Value::Object(props)) = schema.get_mut("properties")
         {
             props.insert(
@@ -347,7 +347,7 @@ impl ToolDef {
             input_schema,
             output_schema: planned_output_schema::<E, X>(
                 meta.class,
-                meta.effect == EffectKind::File,
+                meta.effect == Some(EffectKind::File),
             )
             .map(Arc::new),
             handler: Handler::Planned(planner),
@@ -383,7 +383,10 @@ impl ToolDef {
         let mut meta = rmcp::model::JsonObject::new();
         meta.insert("safety_class".into(), json!(self.meta.class.as_str()));
         meta.insert("toolset".into(), json!(self.meta.toolset.as_str()));
-        meta.insert("effect_kind".into(), json!(self.meta.effect.as_str()));
+        meta.insert(
+            "effect_kind".into(),
+            json!(crate::safety::effect_str(self.meta.effect)),
+        );
         let tool = Tool::new(
             self.meta.name,
             self.meta.description,
@@ -413,7 +416,8 @@ pub(crate) fn take_idempotency_key(
     def: &ToolDef,
     args: &mut Map<String, Value>,
 ) -> Result<Option<String>, ToolError> {
-    let accepts = def.meta.effect == EffectKind::File && matches!(def.handler, Handler::Planned(_));
+    let accepts =
+        def.meta.effect == Some(EffectKind::File) && matches!(def.handler, Handler::Planned(_));
     match args.remove(IDEMPOTENCY_KEY) {
         None | Some(Value::Null) => Ok(None),
         Some(_) if !accepts => Err(ToolError::invalid_params(
@@ -870,7 +874,7 @@ impl Registry {
                 m.class.as_str(),
                 m.toolset.as_str(),
                 yes(Toolset::DEFAULT.contains(&m.toolset)),
-                m.effect.as_str(),
+                crate::safety::effect_str(m.effect),
                 yes(m.class.takes_dry_run()),
                 if m.class.requires_confirm() {
                     "required"
@@ -929,7 +933,7 @@ pub fn reference_markdown(registry: &Registry) -> String {
             t.meta.name,
             t.meta.class.as_str(),
             t.meta.toolset.as_str(),
-            t.meta.effect.as_str()
+            crate::safety::effect_str(t.meta.effect)
         ));
     }
     for t in &tools {
@@ -939,7 +943,7 @@ pub fn reference_markdown(registry: &Registry) -> String {
             t.meta.title,
             t.meta.class.as_str(),
             t.meta.toolset.as_str(),
-            t.meta.effect.as_str(),
+            crate::safety::effect_str(t.meta.effect),
             t.meta
                 .description
                 .split_whitespace()
@@ -1081,7 +1085,7 @@ mod tests {
             description: "t",
             class: SafetyClass::Mutating,
             toolset: Toolset::Project,
-            effect: EffectKind::File,
+            effect: Some(EffectKind::File),
         };
         let _ = ToolDef::new(meta, |_s, _a: Args, _f| async { Ok(NoFields {}) });
     }

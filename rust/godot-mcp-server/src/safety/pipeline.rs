@@ -404,7 +404,7 @@ async fn run_batch(
         match outcome {
             Ok(v) => {
                 touched_editor |=
-                    entry.def.meta.effect == EffectKind::EditorRuntime && !flags.dry_run;
+                    entry.def.meta.effect == Some(EffectKind::EditorRuntime) && !flags.dry_run;
                 results.push(BatchEntryResult {
                     index: i,
                     tool: entry.def.meta.name.into(),

@@ -506,7 +506,7 @@ fn synthetic(effects: &Arc<Effects>) -> Vec<ToolDef> {
         description: "test",
         class,
         toolset: Toolset::Project,
-        effect: EffectKind::File,
+        effect: Some(EffectKind::File),
     };
     let planned = |name, class| {
         let fx = effects.clone();

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::error::{ErrorCode, ToolError};
 use crate::respath::ResPath;
-use crate::safety::{EffectKind, SafetyClass, Toolset};
+use crate::safety::{SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::scene_disk::{Doc, load_doc};
 use crate::tools::tres_edit::require_class;
@@ -26,7 +26,7 @@ pub fn tools() -> Vec<ToolDef> {
                 mute, solo, bypass, send and effects. Default: the project's layout file.",
             class: SafetyClass::ReadOnly,
             toolset: Toolset::Audio,
-            effect: EffectKind::None,
+            effect: None,
         },
         get_audio_bus_layout,
     )]

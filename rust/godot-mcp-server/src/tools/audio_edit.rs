@@ -90,7 +90,7 @@ pub fn tools() -> Vec<ToolDef> {
                     autoplay and volume to the edited scene (one undo action).",
                 class: SafetyClass::Mutating,
                 toolset: Toolset::Audio,
-                effect: EffectKind::EditorRuntime,
+                effect: Some(EffectKind::EditorRuntime),
             },
             plan_add_player,
         ),

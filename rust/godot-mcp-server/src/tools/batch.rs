@@ -13,6 +13,6 @@ pub fn tools() -> Vec<ToolDef> {
             aborted_at and skipped_count.",
         class: SafetyClass::Mutating,
         toolset: Toolset::Batch,
-        effect: EffectKind::File,
+        effect: Some(EffectKind::File),
     })]
 }

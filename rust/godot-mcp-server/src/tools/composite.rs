@@ -50,7 +50,7 @@ pub fn tools() -> Vec<ToolDef> {
                     journal only if all plan.",
                 class: SafetyClass::Destructive,
                 toolset: Toolset::Composite,
-                effect: EffectKind::File,
+                effect: Some(EffectKind::File),
             },
             plan_cross_scene_set,
         ),

@@ -19,7 +19,7 @@ use crate::error::{ErrorCode, ToolError};
 use crate::planes::process::Session;
 use crate::planes::process::debugger::{DebugError, Debugger, Delivery, Stop};
 use crate::respath::ResPath;
-use crate::safety::{EffectKind, RuntimeFlags, SafetyClass, Toolset};
+use crate::safety::{RuntimeFlags, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::runtime::session_of;
 use crate::tools::{CallFlags, ToolDef, ToolMeta};
@@ -42,7 +42,7 @@ fn meta(name: &'static str, title: &'static str, description: &'static str) -> T
         description,
         class: SafetyClass::Runtime,
         toolset: Toolset::Debugger,
-        effect: EffectKind::None,
+        effect: None,
     }
 }
 

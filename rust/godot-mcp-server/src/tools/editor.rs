@@ -1035,8 +1035,8 @@ pub(crate) const fn meta(
     toolset: Toolset,
 ) -> ToolMeta {
     let effect = match class {
-        SafetyClass::ReadOnly => EffectKind::None,
-        _ => EffectKind::EditorRuntime,
+        SafetyClass::ReadOnly => None,
+        _ => Some(EffectKind::EditorRuntime),
     };
     ToolMeta {
         name,

@@ -36,7 +36,7 @@ fn destructive(name: &'static str, title: &'static str, description: &'static st
         description,
         class: SafetyClass::Destructive,
         toolset: Toolset::Files,
-        effect: EffectKind::File,
+        effect: Some(EffectKind::File),
     }
 }
 

@@ -39,7 +39,7 @@ pub fn tools() -> Vec<ToolDef> {
                     project.godot [layer_names]; other bytes kept.",
                 class: SafetyClass::Destructive,
                 toolset: Toolset::Settings,
-                effect: EffectKind::File,
+                effect: Some(EffectKind::File),
             },
             plan_set_layer_names,
         ),

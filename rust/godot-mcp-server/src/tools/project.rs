@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{ErrorCode, ToolError};
 use crate::respath::ResPath;
-use crate::safety::{EffectKind, SafetyClass, Toolset};
+use crate::safety::{SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::common::{MAX_WALK_ENTRIES, Walk, page_limit, paged_args, walk_project};
 use crate::tools::{CallFlags, ToolDef, ToolMeta};
@@ -25,7 +25,7 @@ pub fn tools() -> Vec<ToolDef> {
                     .gdignore folders and .import/.uid files.",
                 class: SafetyClass::ReadOnly,
                 toolset: Toolset::Project,
-                effect: EffectKind::None,
+                effect: None,
             },
             list_files,
         ),
@@ -37,7 +37,7 @@ pub fn tools() -> Vec<ToolDef> {
                     sha256 (a later write's expected_sha256).",
                 class: SafetyClass::ReadOnly,
                 toolset: Toolset::ScriptRead,
-                effect: EffectKind::None,
+                effect: None,
             },
             scripts_read,
         ),

@@ -62,7 +62,7 @@ fn in_set(mut m: ToolMeta, toolset: Toolset) -> ToolMeta {
 }
 
 pub fn tools() -> Vec<ToolDef> {
-    let rt = |name, title, description| meta(name, title, description, EffectKind::None);
+    let rt = |name, title, description| meta(name, title, description, None);
     vec![
         ToolDef::new(
             rt(
@@ -177,7 +177,7 @@ pub fn tools() -> Vec<ToolDef> {
                     operator-allowed folders (--import-dir).",
                 class: SafetyClass::Destructive,
                 toolset: Toolset::Filesystem,
-                effect: EffectKind::File,
+                effect: Some(EffectKind::File),
             },
             plan_import_asset,
         ),

@@ -37,7 +37,7 @@ pub fn tools() -> Vec<ToolDef> {
                 Refuses existing files unless overwrite.",
             class: SafetyClass::Destructive,
             toolset: Toolset::Scaffold,
-            effect: EffectKind::File,
+            effect: Some(EffectKind::File),
         },
         plan_scaffold,
     )]

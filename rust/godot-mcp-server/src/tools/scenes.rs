@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use crate::error::{ErrorCode, ToolError};
 use crate::honesty::absent_when_none;
 use crate::respath::ResPath;
-use crate::safety::{EffectKind, SafetyClass, Toolset};
+use crate::safety::{SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::project::read_text;
 use crate::tools::{CallFlags, ToolDef, ToolMeta};
@@ -28,7 +28,7 @@ pub fn tools() -> Vec<ToolDef> {
                     actions and events, plugins.",
                 class: SafetyClass::ReadOnly,
                 toolset: Toolset::Project,
-                effect: EffectKind::None,
+                effect: None,
             },
             project_info,
         ),
@@ -42,7 +42,7 @@ pub fn tools() -> Vec<ToolDef> {
                     included (compact). Paged.",
                 class: SafetyClass::ReadOnly,
                 toolset: Toolset::SceneRead,
-                effect: EffectKind::None,
+                effect: None,
             },
             get_scene_tree,
         ),
@@ -54,7 +54,7 @@ pub fn tools() -> Vec<ToolDef> {
                     sub-resources, dependencies.",
                 class: SafetyClass::ReadOnly,
                 toolset: Toolset::ResourceRead,
-                effect: EffectKind::None,
+                effect: None,
             },
             read_resource,
         ),

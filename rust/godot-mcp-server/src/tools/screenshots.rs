@@ -284,7 +284,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Capture the editor's 2D or 3D viewport (2D: optionally cropped to a node), or \
                  its whole window, as an image (kept as capture_id).",
                 SafetyClass::ReadOnly,
-                EffectKind::None,
+                None,
             ),
             capture_editor,
         ),
@@ -295,7 +295,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Compare two PNGs (capture ids or res:// files): the share of visibly \
                  different pixels, equal within a threshold, and a difference image.",
                 SafetyClass::ReadOnly,
-                EffectKind::None,
+                None,
             ),
             compare,
         ),
@@ -305,7 +305,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Save a screenshot into the project",
                 "Write a capture to a res:// .png file (a journaled file write).",
                 SafetyClass::Destructive,
-                EffectKind::File,
+                Some(EffectKind::File),
             ),
             plan_save,
         ),

@@ -37,7 +37,7 @@ fn meta(
         description,
         class: SafetyClass::Destructive,
         toolset,
-        effect: EffectKind::File,
+        effect: Some(EffectKind::File),
     }
 }
 

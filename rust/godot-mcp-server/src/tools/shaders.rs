@@ -45,7 +45,7 @@ pub fn tools() -> Vec<ToolDef> {
                     (canvas_item, spatial, particles, sky, fog) or given code.",
                 class: SafetyClass::Destructive,
                 toolset: Toolset::Shaders,
-                effect: EffectKind::File,
+                effect: Some(EffectKind::File),
             },
             plan_create_shader,
         ),
@@ -57,7 +57,7 @@ pub fn tools() -> Vec<ToolDef> {
                     unchanged unless expected_sha256 is the file's sha256 now.",
                 class: SafetyClass::Destructive,
                 toolset: Toolset::Shaders,
-                effect: EffectKind::File,
+                effect: Some(EffectKind::File),
             },
             plan_edit_shader,
         ),
@@ -69,7 +69,7 @@ pub fn tools() -> Vec<ToolDef> {
                     compiler: errors with line numbers, and its uniforms. Needs a Godot binary.",
                 class: SafetyClass::ReadOnly,
                 toolset: Toolset::Shaders,
-                effect: EffectKind::ProcessLaunch,
+                effect: Some(EffectKind::ProcessLaunch),
             },
             shader_validate,
         ),
@@ -220,9 +220,9 @@ fn editor_meta(
         class,
         toolset: Toolset::Shaders,
         effect: if class == SafetyClass::ReadOnly {
-            EffectKind::None
+            None
         } else {
-            EffectKind::EditorRuntime
+            Some(EffectKind::EditorRuntime)
         },
     }
 }

@@ -40,7 +40,7 @@ pub fn tools() -> Vec<ToolDef> {
                     log tail. A run past timeout_ms is reported as a timeout.",
                 class: SafetyClass::Runtime,
                 toolset: Toolset::Tests,
-                effect: EffectKind::ProcessLaunch,
+                effect: Some(EffectKind::ProcessLaunch),
             },
             run_tests,
         ),

@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 
 use crate::error::ToolError;
 use crate::respath::ResPath;
-use crate::safety::{EffectKind, SafetyClass, Toolset};
+use crate::safety::{SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::scene_disk::{Doc, load_doc, typed};
 use crate::tools::{CallFlags, ToolDef, ToolMeta};
@@ -26,7 +26,7 @@ pub fn tools() -> Vec<ToolDef> {
                 constants, fonts, font sizes, icons, styleboxes and base type.",
             class: SafetyClass::ReadOnly,
             toolset: Toolset::Theme,
-            effect: EffectKind::None,
+            effect: None,
         },
         get_theme,
     )]

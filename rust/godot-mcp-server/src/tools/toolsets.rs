@@ -17,7 +17,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::ToolError;
-use crate::safety::{EffectKind, SafetyClass, Toolset};
+use crate::safety::{SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta};
 
@@ -31,7 +31,7 @@ pub fn tools() -> Vec<ToolDef> {
                     it is enabled and whether the operator allows enabling it.",
                 class: SafetyClass::ReadOnly,
                 toolset: Toolset::Toolsets,
-                effect: EffectKind::None,
+                effect: None,
             },
             list_toolsets,
         ),
@@ -43,7 +43,7 @@ pub fn tools() -> Vec<ToolDef> {
                     remove their tools; changes tools/list.",
                 class: SafetyClass::Mutating,
                 toolset: Toolset::Toolsets,
-                effect: EffectKind::None,
+                effect: None,
             },
             plan_manage_toolsets,
         ),

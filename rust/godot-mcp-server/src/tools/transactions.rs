@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::ToolError;
 use crate::honesty::absent_when_none;
-use crate::safety::{EffectKind, SafetyClass, Toolset};
+use crate::safety::{SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::common::count_param;
 use crate::tools::{CallFlags, ToolDef, ToolMeta, ToolResult};
@@ -23,7 +23,7 @@ pub fn tools() -> Vec<ToolDef> {
                 `godot-mcp transaction repair`.",
             class: SafetyClass::ReadOnly,
             toolset: Toolset::Journal,
-            effect: EffectKind::None,
+            effect: None,
         },
         list_transactions,
     )]

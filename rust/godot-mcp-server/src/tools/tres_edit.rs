@@ -24,7 +24,7 @@ pub(crate) const fn edit_meta(
 ) -> ToolMeta {
     ToolMeta {
         class: SafetyClass::Destructive,
-        effect: EffectKind::File,
+        effect: Some(EffectKind::File),
         ..ToolMeta::read_only(toolset, name, title, description)
     }
 }

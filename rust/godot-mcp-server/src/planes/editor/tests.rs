@@ -955,7 +955,7 @@ mod transactions {
                 .registry
                 .iter()
                 .filter(|t| {
-                    t.meta.effect == EffectKind::EditorRuntime && t.meta.class.takes_dry_run()
+                    t.meta.effect == Some(EffectKind::EditorRuntime) && t.meta.class.takes_dry_run()
                 })
                 .map(|t| t.meta.name)
                 .collect();

@@ -14,7 +14,7 @@ pub fn helper_tools() -> Vec<ToolDef> {
                 supervised Godot helper (ResourceSaver); journaled.",
             class: SafetyClass::Destructive,
             toolset: Toolset::ResourceEdit,
-            effect: EffectKind::File,
+            effect: Some(EffectKind::File),
         },
         plan_canonicalize,
     )]

@@ -58,7 +58,7 @@ pub(crate) fn meta(
     name: &'static str,
     title: &'static str,
     description: &'static str,
-    effect: EffectKind,
+    effect: Option<EffectKind>,
 ) -> ToolMeta {
     ToolMeta {
         name,
@@ -98,7 +98,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Run a scene headless for a bounded time or frame count; return stdout, \
                  stderr, parsed script errors (file, line, message) and how it ended (exit, \
                  timeout, crash).",
-                EffectKind::ProcessLaunch,
+                Some(EffectKind::ProcessLaunch),
             ),
             run_and_capture,
         ),
@@ -108,7 +108,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Play a scene (managed game session)",
                 "Play the game (or a scene) as a supervised session with the runtime probe \
                  (nothing written to the project); returns its session_id. Stop with stop_scene.",
-                EffectKind::ProcessLaunch,
+                Some(EffectKind::ProcessLaunch),
             ),
             play_scene,
         ),
@@ -118,7 +118,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Stop a managed game session",
                 "Stop a play_scene session (default: all): SIGTERM, SIGKILL after 2 s; \
                  reports how it ended.",
-                EffectKind::ProcessLaunch,
+                Some(EffectKind::ProcessLaunch),
             ),
             stop_scene,
         ),
@@ -128,7 +128,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Start a managed Godot editor",
                 "Start a supervised headless Godot editor on the project; its godot_mcp \
                  add-on connects the editor tools. One at a time.",
-                EffectKind::ProcessLaunch,
+                Some(EffectKind::ProcessLaunch),
             )
             .in_toolset(Toolset::EditorProcess),
             start_editor,
@@ -138,7 +138,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "stop_editor",
                 "Stop the managed Godot editor",
                 "Stop the editor started by start_editor or serve --editor.",
-                EffectKind::ProcessLaunch,
+                Some(EffectKind::ProcessLaunch),
             )
             .in_toolset(Toolset::EditorProcess),
             stop_editor,
@@ -149,7 +149,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "List managed sessions",
                 "List supervised processes (games, editor, exports): purpose, pid, probe \
                  connected, how each ended.",
-                EffectKind::None,
+                None,
             )
             .read_only(),
             list_sessions,
@@ -160,7 +160,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Inject input into the running game",
                 "Send a key, mouse button or input action to a running game, optionally \
                  held for hold_ms. Refused while it is stopped at a breakpoint.",
-                EffectKind::None,
+                None,
             ),
             simulate_input,
         ),
@@ -171,7 +171,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Capture the running game's viewport through its probe, after `frames` frames. \
                  A Godot build without a renderer (a headless build) cannot take one: that is a \
                  structured error, never an empty image.",
-                EffectKind::None,
+                None,
             ),
             game_screenshot,
         ),
@@ -180,7 +180,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "get_game_property",
                 "Read a property of the running game",
                 "Read a node property in a running game.",
-                EffectKind::None,
+                None,
             ),
             get_game_property,
         ),
@@ -190,7 +190,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Sample a property of the running game",
                 "Sample a node property in a running game `samples` times every \
                  `interval_ms` (at most 60 s); returns the timed series.",
-                EffectKind::None,
+                None,
             ),
             monitor_property,
         ),
@@ -200,7 +200,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Evaluate an expression in the running game",
                 "Evaluate a Godot Expression in a running game (executes code; \
                  approval-gated).",
-                EffectKind::None,
+                None,
             ),
             evaluate_expression,
         )
@@ -215,7 +215,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Export a build with a preset (godot --export-release), supervised; the \
                  file lands at output_path only if Godot exits 0. Outside the project or over \
                  a file needs confirm=true. Approval-gated.",
-                EffectKind::ProcessLaunch,
+                Some(EffectKind::ProcessLaunch),
             )
             .in_toolset(Toolset::Export),
             export_project,
@@ -229,7 +229,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "export_status",
                 "Export status (project.export.status)",
                 "Running exports, and bytes interrupted exports left as evidence.",
-                EffectKind::None,
+                None,
             )
             .read_only()
             .in_toolset(Toolset::Export),
