@@ -34,7 +34,8 @@ pub mod guard;
 pub mod http;
 
 /// Which transport a call arrived on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum TransportKind {
     Stdio,
     Http,
@@ -51,7 +52,8 @@ impl TransportKind {
 
 /// How the HTTP guard admitted a request. Inserted into the request's extensions by
 /// the guard, so a request that carries it has passed the Host/Origin/token checks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Admission {
     /// Loopback listener, no token configured: the local user, by design.
     Loopback,
@@ -70,7 +72,7 @@ impl Admission {
 
 /// Who is making a call. The approval gate shows it to the human and the idempotency
 /// store scopes keys by it, so two agents can never replay each other's results.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Principal {
     /// Stable for the lifetime of the agent's session: `local` on stdio,
     /// `http:<session id>` for a 2025-11-25 session, `http:stateless` for a

@@ -310,18 +310,29 @@ impl SafetyState {
 // The approval gate
 // ---------------------------------------------------------------------------------
 
-/// Who is calling, as far as the server knows; sent to the webhook and used by
-/// idempotency. `id` and `session_id` come from the transport (`local` on stdio,
-/// `http:<session>` on HTTP; see `transport::Principal`); the client fields are what
-/// the client said about itself at initialize (informative, not authenticated).
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct Principal {
-    pub id: String,
-    pub session_id: Option<String>,
-    pub transport: Option<String>,
+/// Who is calling: the transport's [`Principal`](crate::transport::Principal) (its
+/// `id`, `session_id`, `transport` and `admission`, which idempotency scopes keys by),
+/// and what the client said about itself at initialize (informative, not
+/// authenticated). Sent to the webhook as `principal`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Caller {
+    #[serde(flatten)]
+    pub principal: crate::transport::Principal,
     pub client_name: Option<String>,
     pub client_version: Option<String>,
     pub protocol_version: Option<String>,
+}
+
+impl Caller {
+    /// A call made by the server itself, with no client (tests, detached work).
+    pub fn detached() -> Self {
+        Self {
+            principal: crate::transport::Principal::local(),
+            client_name: None,
+            client_version: None,
+            protocol_version: None,
+        }
+    }
 }
 
 /// How the elicitation guard can reach the human behind this call.
@@ -365,7 +376,7 @@ impl std::fmt::Debug for ElicitChannel {
 /// Everything about the caller the policy needs.
 #[derive(Debug, Clone)]
 pub struct CallContext {
-    pub principal: Principal,
+    pub principal: Caller,
     pub elicit: ElicitChannel,
 }
 
@@ -373,7 +384,7 @@ impl CallContext {
     /// No client to ask (unit tests, internal calls).
     pub fn detached() -> Self {
         Self {
-            principal: Principal::default(),
+            principal: Caller::detached(),
             elicit: ElicitChannel::None,
         }
     }
@@ -386,10 +397,8 @@ impl CallContext {
     ) -> Self {
         let version = ctx.protocol_version();
         let client = ctx.client_info();
-        let principal = Principal {
-            id: caller.id.clone(),
-            session_id: caller.session_id.clone(),
-            transport: Some(caller.transport.as_str().to_string()),
+        let principal = Caller {
+            principal: caller.clone(),
             client_name: client.as_ref().map(|c| c.name.clone()),
             client_version: client.as_ref().map(|c| c.version.clone()),
             protocol_version: version.as_ref().map(|v| v.as_str().to_string()),
@@ -433,7 +442,7 @@ pub struct ApprovalRequest {
     pub arguments: JsonObject,
     /// The entries of a run_commands batch; `null` for a single call.
     pub batch: Option<Vec<BatchEntryView>>,
-    pub principal: Principal,
+    pub principal: Caller,
 }
 
 /// The gate's answer when it does not deny.

@@ -81,8 +81,13 @@ async fn run_call_inner(
         Some(id) if !flags.dry_run => {
             let key = godot_mcp_journal::IdempotencyKey {
                 id,
-                principal: ctx.principal.id.clone(),
-                session: ctx.principal.session_id.clone().unwrap_or_default(),
+                principal: ctx.principal.principal.id.clone(),
+                session: ctx
+                    .principal
+                    .principal
+                    .session_id
+                    .clone()
+                    .unwrap_or_default(),
                 request_hash: godot_mcp_journal::canonical_request_hash(
                     &json!({ "tool": def.meta.name, "arguments": args }),
                 ),
