@@ -224,6 +224,9 @@ async fn webhook_approves_or_denies_calls_of_the_real_server() {
         assert_eq!(sent["class"], "destructive");
         assert_eq!(sent["arguments"]["path"], "res://x.gd");
         assert_eq!(sent["principal"]["client_name"], "rmcp");
+        // The transport's principal itself, the one idempotency is scoped by.
+        assert_eq!(sent["principal"]["id"], "local", "{sent}");
+        assert_eq!(sent["principal"]["transport"], "stdio", "{sent}");
         client.cancel().await.unwrap();
     }
 }
