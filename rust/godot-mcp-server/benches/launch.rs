@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use godot_mcp_server::planes::process::LaunchSpec;
-use godot_mcp_server::project::Project;
+use godot_mcp_server::project_root::Project;
 use godot_mcp_server::safety::{ApprovalConfig, SafetyState, Toolset};
 use godot_mcp_server::state::AppState;
 

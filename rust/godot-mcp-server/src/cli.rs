@@ -12,7 +12,7 @@ use clap::{Parser, Subcommand};
 use rmcp::ServiceExt;
 
 use crate::config::Config;
-use crate::project::Project;
+use crate::project_root::Project;
 use crate::safety::{SafetyState, ToolsetSelection};
 use crate::server::McpServer;
 use crate::state::AppState;

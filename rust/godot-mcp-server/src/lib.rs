@@ -35,7 +35,7 @@ pub mod honesty;
 #[cfg(feature = "output-check")]
 pub mod output_check;
 pub mod planes;
-pub mod project;
+pub mod project_root;
 pub mod respath;
 pub mod safety;
 pub mod server;

@@ -5,7 +5,7 @@
 //! that escapes the project, backslashes, NUL and control characters, percent-encoded
 //! sequences, drive letters and over-long paths; `..` and `.` segments that stay inside
 //! are normalized away. The second half of containment — symlinks that resolve outside
-//! the project — needs the file system and is done by [`crate::project::Project::resolve`],
+//! the project — needs the file system and is done by [`crate::project_root::Project::resolve`],
 //! still before the target is opened.
 //!
 //! Node paths (`Player/Gun`) are not `ResPath`s.
@@ -31,7 +31,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use crate::error::{ErrorCode, ToolError};
-use crate::project::Project;
+use crate::project_root::Project;
 
 /// Longest `res://` path accepted, in bytes.
 pub const MAX_RES_PATH_LEN: usize = 4096;

@@ -26,7 +26,7 @@ use godot_mcp_protocol::clients::{McpClient, json_entry};
 use serde_json::Value;
 
 use crate::error::ErrorCode;
-use crate::project::Project;
+use crate::project_root::Project;
 
 const SETUP_HELP: &str = "\
 Where each client's file is (HOME, XDG_CONFIG_HOME, APPDATA and CODEX_HOME are honoured):

@@ -5,7 +5,7 @@ use parking_lot::Mutex;
 
 use crate::config::Config;
 use crate::planes::editor::EditorPlane;
-use crate::project::Project;
+use crate::project_root::Project;
 use crate::safety::SafetyState;
 use crate::tools::Registry;
 

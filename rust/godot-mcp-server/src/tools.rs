@@ -42,7 +42,7 @@ pub mod materials;
 pub mod navigation;
 pub mod particles;
 pub mod physics;
-pub mod project;
+pub mod project_read;
 pub(crate) mod recipe_tool;
 pub mod recipes;
 pub mod runtime;
@@ -776,7 +776,7 @@ impl Registry {
     /// Every built-in tool.
     pub fn builtin() -> Self {
         let mut r = Self::default();
-        for def in project::tools()
+        for def in project_read::tools()
             .into_iter()
             .chain(scenes::tools())
             .chain(editor::tools())

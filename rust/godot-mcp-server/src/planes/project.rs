@@ -25,7 +25,7 @@ use serde::Serialize;
 use serde_json::json;
 
 use crate::error::{ErrorCode, ToolError};
-use crate::project::Project;
+use crate::project_root::Project;
 use crate::respath::ResPath;
 use crate::state::AppState;
 

@@ -11,7 +11,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use super::approval::*;
 use super::pipeline::call_detached as call;
 use super::*;
-use crate::project::Project;
+use crate::project_root::Project;
 use crate::state::AppState;
 use crate::tools::{CallFlags, Plan, Registry, ToolDef, ToolMeta};
 

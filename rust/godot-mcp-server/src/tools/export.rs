@@ -11,7 +11,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ErrorCode, ToolError};
-use crate::project::Project;
+use crate::project_root::Project;
 use crate::respath::{ExportDest, decide_export_target};
 use crate::safety::Toolset;
 use crate::state::AppState;

@@ -1058,7 +1058,7 @@ mod tests {
     fn project() -> (tempfile::TempDir, AppState) {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("project.godot"), "config_version=5\n").unwrap();
-        let p = crate::project::Project::discover(Some(dir.path()), Path::new("/")).unwrap();
+        let p = crate::project_root::Project::discover(Some(dir.path()), Path::new("/")).unwrap();
         let mut journal =
             godot_mcp_journal::Journal::open(&dir.path().join(".state"), p.root()).unwrap();
         journal.reconcile().unwrap();

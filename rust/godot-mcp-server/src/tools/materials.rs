@@ -22,7 +22,7 @@ use crate::safety::Toolset;
 use crate::state::AppState;
 use crate::tools::files::{FileEffect, plan_write};
 use crate::tools::files_more::derived_u64;
-use crate::tools::project::FileKind;
+use crate::tools::project_read::FileKind;
 use crate::tools::tres_edit::{edit_meta, is_property_name};
 use crate::tools::{Also, Committed, Plan, ToolDef};
 

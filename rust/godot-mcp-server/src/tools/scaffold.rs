@@ -24,7 +24,7 @@ use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::common::on_disk;
 use crate::tools::composite::write_each;
-use crate::tools::project::read_text;
+use crate::tools::project_read::read_text;
 use crate::tools::{Plan, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {

@@ -14,7 +14,7 @@ use crate::error::ToolError;
 use crate::respath::ResPath;
 use crate::safety::Toolset;
 use crate::state::AppState;
-use crate::tools::project::read_text;
+use crate::tools::project_read::read_text;
 use crate::tools::scenes::parse_error;
 use crate::tools::{CallFlags, ToolDef, ToolMeta};
 

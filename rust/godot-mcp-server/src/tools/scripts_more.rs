@@ -27,7 +27,7 @@ use crate::state::AppState;
 use crate::tools::classref::{godot, run_supervised};
 use crate::tools::common::{page_limit, paged_args};
 use crate::tools::files::{plan_write, require_script_path};
-use crate::tools::project::read_text;
+use crate::tools::project_read::read_text;
 use crate::tools::scene_disk::some_node_paths;
 use crate::tools::{CallFlags, ToolDef, ToolMeta};
 

@@ -31,7 +31,7 @@ use crate::state::AppState;
 use crate::tools::classref::{godot, run_supervised};
 use crate::tools::editor::{blocking_as, godot_value, node_plan_as, query_as};
 use crate::tools::files::plan_write;
-use crate::tools::project::read_text;
+use crate::tools::project_read::read_text;
 use crate::tools::{CallFlags, ToolDef, ToolMeta};
 use godot_mcp_protocol::commands as cmd;
 

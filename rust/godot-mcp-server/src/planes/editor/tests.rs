@@ -412,7 +412,7 @@ mod transactions {
     use serde_json::{Value, json};
 
     use super::*;
-    use crate::project::Project;
+    use crate::project_root::Project;
     use crate::safety::{ApprovalConfig, EffectKind, SafetyState, Toolset};
     use crate::state::AppState;
 
