@@ -22,6 +22,25 @@ pub fn absent_when_none(schema: &mut schemars::Schema) {
     }
 }
 
+/// Schema transform for a reply field that, when present, may be `null` (read with
+/// `present`: the editor said "none"): put after [`absent_when_none`], it admits
+/// `null` again.
+pub fn nullable(schema: &mut schemars::Schema) {
+    let Some(obj) = schema.as_object_mut() else {
+        return;
+    };
+    match obj.get_mut("type") {
+        Some(serde_json::Value::String(t)) => {
+            let t = std::mem::take(t);
+            obj.insert("type".into(), serde_json::json!([t, "null"]));
+        }
+        Some(serde_json::Value::Array(types)) if !types.iter().any(|t| t == "null") => {
+            types.push("null".into());
+        }
+        _ => {}
+    }
+}
+
 /// Whether an effect is on disk, why, and what to do about it. Flattened into a
 /// result as `persisted`, `reason`, `hint`. (Deserialize: the editor's replies carry it.)
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -135,6 +154,20 @@ pub struct RescanPending {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A reply field read with `present` keeps `null` in its schema even though the
+    /// reply macro drops it for every absent-when-none field (add_audio_player's
+    /// `stream`: the real editor answers null for a player without one).
+    #[test]
+    fn nullable_after_absent_when_none_admits_null_again() {
+        let mut s: schemars::Schema = serde_json::json!({"type": ["string", "null"]})
+            .try_into()
+            .unwrap();
+        absent_when_none(&mut s);
+        assert_eq!(s.get("type"), Some(&serde_json::json!("string")));
+        nullable(&mut s);
+        assert_eq!(s.get("type"), Some(&serde_json::json!(["string", "null"])));
+    }
 
     #[test]
     fn field_names_are_the_contract() {

@@ -134,6 +134,7 @@ reply_fields!(
         player_type: String,
         /// The stream's file (null: none).
         #[serde(deserialize_with = "present")]
+        #[schemars(transform = crate::honesty::nullable)]
         stream: Option<String>,
         bus: String,
         autoplay: bool,
