@@ -17,6 +17,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
 use crate::error::{ErrorCode, ToolError};
+use crate::planes::project::JournalCall;
 use crate::respath::PATH_REFUSED_TAG;
 use crate::safety::{EffectKind, RuntimeFlags, SafetyClass, Toolset};
 use crate::state::AppState;
@@ -94,8 +95,9 @@ pub(crate) enum Handler {
 pub struct Plan<E = Map<String, Value>, X = Map<String, Value>> {
     /// The effect, exactly as the real run reports it (persistence verdict included).
     pub effect: E,
-    /// Make the effect happen. Runs only after every gate passed.
-    pub apply: Box<dyn FnOnce() -> Result<X, ToolError> + Send>,
+    /// Make the effect happen. Runs only after every gate passed, with the journal
+    /// identity of the call (its writes are recorded under it).
+    pub apply: Box<dyn FnOnce(&mut JournalCall) -> Result<X, ToolError> + Send>,
     /// Completes `effect` for a dry run only, when computing it costs a round trip the
     /// real run does not need: an editor command's reply carries the same verdict its
     /// probe would, so a real run sends one request (one editor frame), not two.
@@ -106,7 +108,7 @@ impl<E, X> Plan<E, X> {
     /// A plan with no preview step.
     pub fn new(
         effect: E,
-        apply: impl FnOnce() -> Result<X, ToolError> + Send + 'static,
+        apply: impl FnOnce(&mut JournalCall) -> Result<X, ToolError> + Send + 'static,
     ) -> Result<Self, ToolError> {
         Ok(Self {
             effect,
@@ -126,13 +128,16 @@ pub struct Committed {
 #[derive(Debug, Default, serde::Serialize, JsonSchema)]
 pub struct NoFields {}
 
-/// One step of an erased plan: what it adds to the result, as a JSON object.
+/// What an erased plan's apply adds to the result, as a JSON object.
+pub(crate) type ErasedApply =
+    Box<dyn FnOnce(&mut JournalCall) -> Result<Map<String, Value>, ToolError> + Send>;
+/// What an erased plan's preview adds to a dry run's result, as a JSON object.
 pub(crate) type ErasedStep = Box<dyn FnOnce() -> Result<Map<String, Value>, ToolError> + Send>;
 
 /// A [`Plan`] with its types erased into JSON objects: what the policy runs.
 pub(crate) struct ErasedPlan {
     pub effect: Map<String, Value>,
-    pub apply: ErasedStep,
+    pub apply: ErasedApply,
     pub preview: Option<ErasedStep>,
 }
 
@@ -176,7 +181,7 @@ impl<E, X: 'static> Plan<E, X> {
         let apply = self.apply;
         Plan {
             effect: self.effect,
-            apply: Box::new(move || apply().map(|x| f(x))),
+            apply: Box::new(move |call| apply(call).map(|x| f(x))),
             preview: self
                 .preview
                 .map(|p| Box::new(move || p().map(|x| g(x))) as Box<_>),
@@ -189,7 +194,7 @@ impl<E: serde::Serialize, X: serde::Serialize + 'static> Plan<E, X> {
         let apply = self.apply;
         Ok(ErasedPlan {
             effect: object_of("a plan's effect", self.effect)?,
-            apply: Box::new(move || object_of("what a plan applies", apply()?)),
+            apply: Box::new(move |call| object_of("what a plan applies", apply(call)?)),
             preview: self
                 .preview
                 .map(|p| Box::new(move || object_of("a plan's preview", p()?)) as ErasedStep),

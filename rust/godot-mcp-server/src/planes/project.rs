@@ -14,7 +14,6 @@
 //! project lease). [`check_write`] and [`check_delete`] run the server-side checks
 //! without touching anything, so a dry run reports exactly what the real call would do.
 
-use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
 use godot_mcp_journal::{
@@ -48,40 +47,25 @@ pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
     godot_mcp_journal::ContentHash::of(bytes).to_string()
 }
 
-thread_local! {
-    /// The call being applied on this thread. Plans apply on a blocking thread, and
-    /// this keeps the journal identity out of every tool's apply closure.
-    static CURRENT_CALL: RefCell<Option<JournalCall>> = const { RefCell::new(None) };
-}
-
-/// Run `f` (a plan's apply) with `call` as the journal identity of its writes.
-/// The identity is cleared when `f` returns or unwinds: blocking threads are reused,
-/// and a panicking apply must not lend its identity to the next call's writes.
-pub fn with_call<R>(call: JournalCall, f: impl FnOnce() -> R) -> R {
-    struct Clear;
-    impl Drop for Clear {
-        fn drop(&mut self) {
-            CURRENT_CALL.with(|c| *c.borrow_mut() = None);
+impl JournalCall {
+    /// A call with no idempotency key.
+    pub fn new(toolset: &'static str, tool: &'static str) -> Self {
+        Self {
+            toolset,
+            tool,
+            idempotency: None,
         }
     }
-    CURRENT_CALL.with(|c| *c.borrow_mut() = Some(call));
-    let _clear = Clear;
-    f()
-}
 
-/// (tool family, operation, idempotency key) for the next journaled write.
-pub(crate) fn journal_identity(
-    default_family: &str,
-    default_op: &str,
-) -> (String, String, Option<IdempotencyKey>) {
-    CURRENT_CALL.with(|c| match c.borrow_mut().as_mut() {
-        Some(call) => (
-            call.toolset.to_string(),
-            call.tool.to_string(),
-            call.idempotency.take(),
-        ),
-        None => (default_family.to_string(), default_op.to_string(), None),
-    })
+    /// (tool family, operation, idempotency key) for this call's next journaled
+    /// write: the key goes to the first write only.
+    pub(crate) fn next_write(&mut self) -> (String, String, Option<IdempotencyKey>) {
+        (
+            self.toolset.to_string(),
+            self.tool.to_string(),
+            self.idempotency.take(),
+        )
+    }
 }
 
 /// What the caller expects to find at the target before the write (compare-and-swap).
@@ -275,7 +259,7 @@ fn expected_state(expected: Expect<'_>) -> Result<Option<FileState>, ToolError> 
 /// parent folders, committed only with a proof re-derived from disk.
 pub fn write_file(
     state: &AppState,
-    tool: &str,
+    call: &mut JournalCall,
     param: &str,
     path: &ResPath,
     bytes: &[u8],
@@ -283,7 +267,7 @@ pub fn write_file(
 ) -> Result<WriteOutcome, ToolError> {
     let mut journal = state.journal.lock();
     let mut outcome = check_write(&state.project, param, path, bytes, expected)?;
-    let (tool_family, operation, idempotency) = journal_identity(tool, "write");
+    let (tool_family, operation, idempotency) = call.next_write();
     let request = FileWrite {
         rel_path: PathBuf::from(path.rel()),
         bytes: bytes.to_vec(),
@@ -393,14 +377,14 @@ pub fn check_delete(
 /// Delete the file at `path` as a journaled transaction (tombstone, unlink, fsync).
 pub fn delete_file(
     state: &AppState,
-    tool: &str,
+    call: &mut JournalCall,
     param: &str,
     path: &ResPath,
     expected: Expect<'_>,
 ) -> Result<DeleteOutcome, ToolError> {
     let mut journal = state.journal.lock();
     let mut outcome = check_delete(&state.project, param, path, expected)?;
-    let (tool_family, operation, idempotency) = journal_identity(tool, "delete");
+    let (tool_family, operation, idempotency) = call.next_write();
     let request = FileDelete {
         rel_path: PathBuf::from(path.rel()),
         expected: expected_state(expected)?,
@@ -461,24 +445,50 @@ mod tests {
         ResPath::parse(s).unwrap()
     }
 
+    fn call() -> JournalCall {
+        JournalCall::new("test", "write")
+    }
+
     #[test]
-    fn a_panicking_apply_leaves_no_journal_identity_behind() {
-        let call = || JournalCall {
+    fn a_call_names_its_writes_and_its_key_goes_to_the_first_only() {
+        let (_dir, p) = project();
+        let key = IdempotencyKey {
+            id: "k-1".into(),
+            principal: "local".into(),
+            session: "s".into(),
+            request_hash: ContentHash::of(b"request"),
+        };
+        let mut call = JournalCall {
             toolset: "scripts",
             tool: "write_script",
-            idempotency: None,
+            idempotency: Some(key.clone()),
         };
-        let unwound = std::panic::catch_unwind(|| with_call(call(), || panic!("apply failed")));
-        assert!(unwound.is_err());
-        // The next write on this thread is not attributed to the call that panicked.
-        let (family, op, _) = journal_identity("default_family", "default_op");
+        let a = res("res://a.gd");
+        let first = write_file(&p, &mut call, "path", &a, b"a", Expect::Absent).unwrap();
+        let b = res("res://b.gd");
+        let second = write_file(&p, &mut call, "path", &b, b"b", Expect::Absent).unwrap();
+        let journal = p.journal.lock();
+        let rows = journal
+            .list_transactions(&godot_mcp_journal::TxnFilter::default())
+            .unwrap();
+        assert_eq!(rows.len(), 2);
+        for row in &rows {
+            assert_eq!(
+                (row.tool_family.as_str(), row.operation.as_str()),
+                ("scripts", "write_script"),
+                "every write is recorded under the call's identity"
+            );
+        }
+        let replay = journal
+            .lookup_replay(&key, "scripts", "write_script")
+            .unwrap()
+            .expect("the key was recorded");
         assert_eq!(
-            (family.as_str(), op.as_str()),
-            ("default_family", "default_op")
+            Some(replay.transaction_id.to_string()),
+            first.transaction_id,
+            "the key goes to the call's first write"
         );
-        // And a normal call still lends its identity while it runs.
-        let (family, op, _) = with_call(call(), || journal_identity("x", "y"));
-        assert_eq!((family.as_str(), op.as_str()), ("scripts", "write_script"));
+        assert_ne!(first.transaction_id, second.transaction_id);
     }
 
     #[test]
@@ -486,7 +496,7 @@ mod tests {
         let (dir, p) = project();
         let out = write_file(
             &p,
-            "test",
+            &mut call(),
             "path",
             &res("res://a/b/c.gd"),
             b"extends Node\n",
@@ -509,10 +519,10 @@ mod tests {
     fn compare_and_swap_refuses_stale_bytes() {
         let (dir, p) = project();
         let path = res("res://x.gd");
-        let first = write_file(&p, "test", "path", &path, b"one", Expect::Absent).unwrap();
+        let first = write_file(&p, &mut call(), "path", &path, b"one", Expect::Absent).unwrap();
         let e = write_file(
             &p,
-            "test",
+            &mut call(),
             "path",
             &path,
             b"two",
@@ -523,7 +533,7 @@ mod tests {
         assert_eq!(std::fs::read(dir.path().join("x.gd")).unwrap(), b"one");
         let second = write_file(
             &p,
-            "test",
+            &mut call(),
             "path",
             &path,
             b"two",
@@ -534,7 +544,15 @@ mod tests {
             second.sha256_before.as_deref(),
             Some(first.sha256_after.as_str())
         );
-        let e = write_file(&p, "test", "path", &path, b"x", Expect::Sha256("nothex")).unwrap_err();
+        let e = write_file(
+            &p,
+            &mut call(),
+            "path",
+            &path,
+            b"x",
+            Expect::Sha256("nothex"),
+        )
+        .unwrap_err();
         assert_eq!(e.code, ErrorCode::InvalidParams);
     }
 
@@ -542,16 +560,22 @@ mod tests {
     fn delete_checks_then_removes() {
         let (dir, p) = project();
         let path = res("res://r.tres");
-        let e = delete_file(&p, "test", "path", &path, Expect::Anything).unwrap_err();
+        let e = delete_file(&p, &mut call(), "path", &path, Expect::Anything).unwrap_err();
         assert_eq!(e.code, ErrorCode::ResourceNotFound);
-        write_file(&p, "test", "path", &path, b"data", Expect::Absent).unwrap();
-        let e =
-            delete_file(&p, "test", "path", &path, Expect::Sha256(&"a".repeat(64))).unwrap_err();
+        write_file(&p, &mut call(), "path", &path, b"data", Expect::Absent).unwrap();
+        let e = delete_file(
+            &p,
+            &mut call(),
+            "path",
+            &path,
+            Expect::Sha256(&"a".repeat(64)),
+        )
+        .unwrap_err();
         assert_eq!(e.code, ErrorCode::Stale);
         assert!(dir.path().join("r.tres").exists());
         let out = delete_file(
             &p,
-            "test",
+            &mut call(),
             "path",
             &path,
             Expect::Sha256(&sha256_hex(b"data")),
@@ -568,13 +592,28 @@ mod tests {
     #[test]
     fn hidden_and_escaping_targets_are_refused() {
         let (dir, p) = project();
-        write_file(&p, "test", "path", &path_absent(), b"x", Expect::Absent).unwrap();
-        let e =
-            write_file(&p, "test", "path", &path_absent(), b"again", Expect::Absent).unwrap_err();
+        write_file(
+            &p,
+            &mut call(),
+            "path",
+            &path_absent(),
+            b"x",
+            Expect::Absent,
+        )
+        .unwrap();
+        let e = write_file(
+            &p,
+            &mut call(),
+            "path",
+            &path_absent(),
+            b"again",
+            Expect::Absent,
+        )
+        .unwrap_err();
         assert_eq!(e.code, ErrorCode::Stale);
         let e = write_file(
             &p,
-            "test",
+            &mut call(),
             "path",
             &res("res://.godot/x.cfg"),
             b"x",
@@ -585,7 +624,7 @@ mod tests {
         godot_mcp_os::fs::symlink("/tmp", dir.path().join("out")).unwrap();
         let e = write_file(
             &p,
-            "test",
+            &mut call(),
             "path",
             &res("res://out/evil.gd"),
             b"x",

@@ -154,9 +154,7 @@ async fn run_call_inner(
             if gated && let Approval::InputRequired(r) = approve(state, ctx, &request()).await? {
                 return Ok(CallOutcome::InputRequired(r));
             }
-            Ok(CallOutcome::Done(
-                apply_blocking(plan, Some(journal_call)).await,
-            ))
+            Ok(CallOutcome::Done(apply_blocking(plan, journal_call).await))
         }
         Handler::Batch => Err(ToolError::internal(
             "batch handler reached the single-call path",
@@ -204,19 +202,19 @@ async fn plan_blocking(
 /// journal (toolset, tool, idempotency key) for the writes the plan makes.
 async fn apply_blocking(
     plan: crate::tools::ErasedPlan,
-    call: Option<crate::planes::project::JournalCall>,
+    mut call: crate::planes::project::JournalCall,
 ) -> ToolResult {
-    tokio::task::spawn_blocking(move || match call {
-        Some(call) => crate::planes::project::with_call(call, || apply(plan)),
-        None => apply(plan),
-    })
-    .await
-    .map_err(|e| ToolError::internal(format!("apply task failed: {e}")))?
+    tokio::task::spawn_blocking(move || apply(plan, &mut call))
+        .await
+        .map_err(|e| ToolError::internal(format!("apply task failed: {e}")))?
 }
 
-fn apply(plan: crate::tools::ErasedPlan) -> ToolResult {
+fn apply(
+    plan: crate::tools::ErasedPlan,
+    call: &mut crate::planes::project::JournalCall,
+) -> ToolResult {
     let mut out = plan.effect;
-    let applied = (plan.apply)()?;
+    let applied = (plan.apply)(call)?;
     out.extend(applied);
     out.insert("dry_run".into(), json!(false));
     out.insert("applied".into(), json!(true));
@@ -542,7 +540,7 @@ async fn run_entry(
                     tool: def.meta.name,
                     idempotency: None,
                 };
-                apply_blocking(plan, Some(call)).await
+                apply_blocking(plan, call).await
             }
         }
         Handler::Direct(handler) => {

@@ -512,7 +512,7 @@ fn synthetic(effects: &Arc<Effects>) -> Vec<ToolDef> {
         let fx = effects.clone();
         ToolDef::planned(meta(name, class), move |_s, _a: NoArgs| {
             let fx = fx.clone();
-            Plan::new(json!({"would": name, "persisted": true}), move || {
+            Plan::new(json!({"would": name, "persisted": true}), move |_| {
                 fx.applied.fetch_add(1, Ordering::SeqCst);
                 Ok(Map::new())
             })
@@ -531,7 +531,7 @@ fn synthetic(effects: &Arc<Effects>) -> Vec<ToolDef> {
     // A mutating tool whose apply fails with `code`, saying whether it may have applied.
     let failing = |name, code, message: &'static str, may_have_applied: bool| {
         ToolDef::planned(meta(name, SafetyClass::Mutating), move |_s, _a: NoArgs| {
-            Plan::<Value, Value>::new(json!({"persisted": false}), move || {
+            Plan::<Value, Value>::new(json!({"persisted": false}), move |_| {
                 Err(ToolError::new(code, message)
                     .details(json!({"may_have_applied": may_have_applied})))
             })

@@ -265,7 +265,6 @@ fn plan_layout_edit<C>(
     let expect = read_sha.as_deref().map_or(Expect::Absent, Expect::Sha256);
     let plan = plan_write(
         &state,
-        "audio.bus_layout",
         "path",
         path,
         text.into_bytes(),

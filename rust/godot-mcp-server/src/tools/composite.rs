@@ -20,7 +20,7 @@ use godot_mcp_formats::variant;
 use crate::error::{ErrorCode, ToolError};
 use crate::honesty::{Persistence, Undo};
 use crate::planes::project::sha256_hex;
-use crate::planes::project::{self as plane, Expect};
+use crate::planes::project::{self as plane, Expect, JournalCall};
 use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
@@ -458,8 +458,8 @@ fn plan_cross_scene_set(
         .map(|(p, b, before)| (p, b, Some(before)))
         .collect();
     let state = state.clone();
-    Plan::new(effect, move || {
-        write_each_as(&state, "project.scenes", "scenes", &writes)
+    Plan::new(effect, move |call| {
+        write_each_as(&state, call, "scenes", &writes)
     })
 }
 
@@ -474,17 +474,17 @@ pub struct Written {
 /// after others were written, the error says which were written and which were not.
 pub(crate) fn write_each(
     state: &AppState,
-    family: &'static str,
+    call: &mut JournalCall,
     param: &'static str,
     writes: &[(ResPath, Vec<u8>, Option<String>)],
 ) -> Result<Map<String, Value>, ToolError> {
-    crate::tools::untyped(write_each_as(state, family, param, writes)?)
+    crate::tools::untyped(write_each_as(state, call, param, writes)?)
 }
 
 /// [`write_each`], typed.
 pub(crate) fn write_each_as(
     state: &AppState,
-    family: &'static str,
+    call: &mut JournalCall,
     param: &'static str,
     writes: &[(ResPath, Vec<u8>, Option<String>)],
 ) -> Result<Written, ToolError> {
@@ -492,7 +492,7 @@ pub(crate) fn write_each_as(
     let mut ids: Vec<Option<String>> = Vec::new();
     for (path, bytes, before) in writes {
         let expect = before.as_deref().map_or(Expect::Absent, Expect::Sha256);
-        match plane::write_file(state, family, param, path, bytes, expect) {
+        match plane::write_file(state, call, param, path, bytes, expect) {
             Ok(done) => {
                 ids.push(done.transaction_id);
                 written.push(path.to_string());

@@ -606,7 +606,7 @@ where
     let (probe_state, probe_node) = (state.clone(), node.clone());
     Ok(Plan {
         effect,
-        apply: Box::new(move || run_effect_raw_as(&state, command, params, None, Some(&node))),
+        apply: Box::new(move |_| run_effect_raw_as(&state, command, params, None, Some(&node))),
         preview: Some(Box::new(move || {
             from_reply(command, probe(&probe_state, &probe_node, op)?)
         })),
@@ -852,7 +852,7 @@ where
         verdict,
         fields,
     };
-    Plan::new(effect, move || run_effect_as(&state, &p, scene, None))
+    Plan::new(effect, move |_| run_effect_as(&state, &p, scene, None))
 }
 
 // ---------------------------------------------------------------------------------

@@ -115,7 +115,6 @@ struct Deleted {
 /// Plan a write of `bytes` to `path`, applied with the plan's view of the target.
 pub(crate) fn plan_write(
     state: &Arc<AppState>,
-    family: &'static str,
     param: &'static str,
     path: ResPath,
     bytes: Vec<u8>,
@@ -135,11 +134,11 @@ pub(crate) fn plan_write(
         undo: Undo::not_undo_tracked(),
     };
     let state = state.clone();
-    Plan::new(effect, move || {
+    Plan::new(effect, move |call| {
         let expect = expect_at_apply
             .as_deref()
             .map_or(Expect::Absent, Expect::Sha256);
-        let done = plane::write_file(&state, family, param, &path, &bytes, expect)?;
+        let done = plane::write_file(&state, call, param, &path, &bytes, expect)?;
         Ok(crate::tools::Committed {
             transaction_id: done.transaction_id.unwrap_or_default(),
         })
@@ -185,7 +184,6 @@ fn plan_create_script(
     }
     plan_write(
         &state,
-        "project.files",
         "path",
         args.path,
         content.into_bytes(),
@@ -210,7 +208,6 @@ fn plan_write_script(state: Arc<AppState>, args: WriteScriptArgs) -> Result<Writ
     require_script_path(&args.path)?;
     plan_write(
         &state,
-        "project.files",
         "path",
         args.path,
         args.content.into_bytes(),
@@ -277,7 +274,6 @@ fn plan_create_resource(
     };
     plan_write(
         &state,
-        "project.files",
         "path",
         args.path,
         text.into_bytes(),
@@ -353,15 +349,14 @@ fn plan_delete(
         undo: not_undoable(DELETED_UNDO_HINT),
     };
     let state = state.clone();
-    Plan::new(effect, move || {
+    Plan::new(effect, move |call| {
         // The file first, then its sidecars (Godot regenerates those). Should a sidecar
         // fail after the file is gone, the error says exactly what was deleted.
         let mut deleted: Vec<String> = Vec::new();
         let mut transaction_ids: Vec<Option<String>> = Vec::new();
         for (path, sha) in &expected {
             let res = ResPath::parse(path).map_err(|e| ToolError::internal(e.to_string()))?;
-            let outcome =
-                plane::delete_file(&state, "project.files", "path", &res, Expect::Sha256(sha));
+            let outcome = plane::delete_file(&state, call, "path", &res, Expect::Sha256(sha));
             if let Ok(done) = &outcome {
                 transaction_ids.push(done.transaction_id.clone());
             }

@@ -21,7 +21,7 @@ use serde_json::json;
 use crate::error::{ErrorCode, ToolError};
 use crate::honesty::{Persistence, Undo};
 use crate::planes::project::sha256_hex;
-use crate::planes::project::{self as plane, Expect};
+use crate::planes::project::{self as plane, Expect, JournalCall};
 use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
@@ -178,21 +178,19 @@ impl Step {
         }
     }
 
-    fn apply(&self, state: &AppState, param: &str) -> Result<Option<String>, ToolError> {
+    fn apply(
+        &self,
+        state: &AppState,
+        call: &mut JournalCall,
+        param: &str,
+    ) -> Result<Option<String>, ToolError> {
         match &self.op {
-            Op::Write { bytes, .. } => plane::write_file(
-                state,
-                "project.files",
-                param,
-                &self.path,
-                bytes,
-                self.expect(),
-            )
-            .map(|o| o.transaction_id),
-            Op::Delete { .. } => {
-                plane::delete_file(state, "project.files", param, &self.path, self.expect())
+            Op::Write { bytes, .. } => {
+                plane::write_file(state, call, param, &self.path, bytes, self.expect())
                     .map(|o| o.transaction_id)
             }
+            Op::Delete { .. } => plane::delete_file(state, call, param, &self.path, self.expect())
+                .map(|o| o.transaction_id),
         }
     }
 
@@ -222,13 +220,18 @@ struct Done {
 /// Run `steps` in order, each one journaled write or delete. Every step is checked
 /// again first, so a file that changed since the plan stops the call before
 /// anything is written; a failure after the first write says exactly what was done.
-fn apply_steps(state: &AppState, param: &str, steps: &[Step]) -> Result<Done, ToolError> {
+fn apply_steps(
+    state: &AppState,
+    call: &mut JournalCall,
+    param: &str,
+    steps: &[Step],
+) -> Result<Done, ToolError> {
     for s in steps {
         s.check(state, param)?;
     }
     let mut done: Vec<DoneStep> = Vec::new();
     for (i, s) in steps.iter().enumerate() {
-        match s.apply(state, param) {
+        match s.apply(state, call, param) {
             Ok(txn) => done.push(DoneStep {
                 path: s.path.to_string(),
                 action: s.action(),
@@ -493,7 +496,9 @@ fn plan_move(state: Arc<AppState>, args: MoveArgs) -> Result<Plan<MultiEffect, D
         undo: journaled_writes(),
     };
     let state = state.clone();
-    Plan::new(effect, move || apply_steps(&state, "from", &steps))
+    Plan::new(effect, move |call| {
+        apply_steps(&state, call, "from", &steps)
+    })
 }
 
 // ---------------------------------------------------------------------------
@@ -630,7 +635,7 @@ fn plan_duplicate(
         more: Duplicated { uid },
     };
     let state = state.clone();
-    Plan::new(effect, move || apply_steps(&state, "to", &steps))
+    Plan::new(effect, move |call| apply_steps(&state, call, "to", &steps))
 }
 
 // ---------------------------------------------------------------------------
@@ -730,7 +735,7 @@ fn plan_create_folder(
     };
     let state = state.clone();
     let path = args.path;
-    Plan::new(effect, move || {
+    Plan::new(effect, move |_| {
         // Resolved again: a symlink planted since the plan is refused here.
         let real = folder_target(&state, &path)?;
         std::fs::create_dir_all(&real).map_err(|e| ToolError::io(&path.to_string(), &e))?;
@@ -853,8 +858,8 @@ fn plan_delete_folder(
         undo: not_undoable(DELETED_UNDO_HINT),
     };
     let state = state.clone();
-    Plan::new(effect, move || {
-        let out = apply_steps(&state, "path", &steps)?;
+    Plan::new(effect, move |call| {
+        let out = apply_steps(&state, call, "path", &steps)?;
         // Deepest first; a folder that gained a file since the plan is left, and said so.
         let mut kept = Vec::new();
         for f in folders.iter().rev() {
@@ -1090,7 +1095,8 @@ mod tests {
             write("res://x", b"two"),
             write("res://c.gd", b"three"),
         ];
-        let e = apply_steps(&state, "from", &steps).unwrap_err();
+        let call = &mut JournalCall::new("files", "move_file");
+        let e = apply_steps(&state, call, "from", &steps).unwrap_err();
         assert!(
             e.message
                 .contains("stopped midway: 1 file(s) were changed, 2 were not"),
@@ -1107,6 +1113,7 @@ mod tests {
         // Refused before the first write: nothing is done, the seam's own error.
         let e = apply_steps(
             &state,
+            call,
             "from",
             &[write("res://d.gd", b"4"), write("res://c.gd/..x", b"")],
         );

@@ -350,7 +350,6 @@ fn plan_create_material(
     let textures: Vec<String> = ext_ids.into_keys().collect();
     let plan = plan_write(
         &state,
-        "project.materials",
         "path",
         args.path,
         text.into_bytes(),

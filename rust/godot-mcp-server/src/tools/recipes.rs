@@ -159,7 +159,7 @@ pub(crate) fn plan<X: Serialize + JsonSchema>(
     let probe_state = state.clone();
     Ok(Plan {
         effect,
-        apply: Box::new(move || run_effect_as(&state, &apply, None, None)),
+        apply: Box::new(move |_| run_effect_as(&state, &apply, None, None)),
         preview: Some(Box::new(move || query_as(&probe_state, &check, None))),
     })
 }

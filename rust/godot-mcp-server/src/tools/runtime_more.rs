@@ -1493,7 +1493,6 @@ fn plan_import_asset(state: Arc<AppState>, args: ImportAssetArgs) -> Result<Impo
     let st = state.clone();
     Ok(crate::tools::files::plan_write(
         &state,
-        "project.import",
         "dest",
         args.dest,
         bytes,

@@ -235,8 +235,8 @@ fn plan_scaffold(
         ),
         undo: Undo::not_undo_tracked(),
     };
-    Plan::new(effect, move || {
-        let done = write_each(&state, "project.scaffold", "path", &writes)?;
+    Plan::new(effect, move |call| {
+        let done = write_each(&state, call, "path", &writes)?;
         serde_json::from_value(done.into()).map_err(|e| ToolError::internal(e.to_string()))
     })
 }

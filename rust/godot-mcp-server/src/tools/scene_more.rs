@@ -155,7 +155,7 @@ where
         command,
         scene: active,
     };
-    Plan::new(effect, move || {
+    Plan::new(effect, move |_| {
         run_effect_raw_as(&state, command, params, Some(file), None)
     })
 }

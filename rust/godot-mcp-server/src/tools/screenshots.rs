@@ -715,7 +715,6 @@ fn plan_save(
     };
     crate::tools::files::plan_write(
         &state,
-        "runtime",
         "path",
         args.path,
         cap.png.to_vec(),

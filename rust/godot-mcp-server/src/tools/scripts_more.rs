@@ -648,7 +648,6 @@ fn plan_patch_script(
     let patched = apply_patch(&base, &args.patch)?;
     plan_write(
         &state,
-        "project.files",
         "path",
         args.path,
         patched.into_bytes(),

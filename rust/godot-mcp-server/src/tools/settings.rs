@@ -146,7 +146,6 @@ pub(crate) fn plan_edit<C: Serialize + JsonSchema>(
     let before = godot_mcp_journal::ContentHash::of(text.as_bytes()).to_string();
     let plan = plan_write(
         &state,
-        "project.settings",
         "path",
         path,
         new_text.into_bytes(),

@@ -351,7 +351,6 @@ fn plan_create_shader(
     }
     plan_write(
         &state,
-        "project.shaders",
         "path",
         args.path,
         code.into_bytes(),
@@ -385,7 +384,6 @@ fn plan_edit_shader(
     }
     plan_write(
         &state,
-        "project.shaders",
         "path",
         args.path,
         args.code.into_bytes(),

@@ -155,7 +155,7 @@ fn plan_manage_toolsets(
         changed: after != before,
         enabled: names(&after),
     };
-    Plan::new(effect, move || {
+    Plan::new(effect, move |_| {
         let changed = state.safety.set_toolsets(&enable, &disable)?;
         Ok(ToolsetChange {
             changed,

@@ -179,7 +179,6 @@ fn plan_edit<C: Serialize + JsonSchema>(
     let mode = MODES[shader.mode()];
     Ok(plan_write(
         &state,
-        "visual_shader",
         "path",
         file.path,
         text.into_bytes(),
@@ -220,7 +219,6 @@ fn plan_create(state: Arc<AppState>, args: CreateArgs) -> Result<GraphPlan<Creat
     };
     Ok(plan_write(
         &state,
-        "visual_shader",
         "path",
         args.path,
         shader.to_text().into_bytes(),

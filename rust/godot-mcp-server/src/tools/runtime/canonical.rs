@@ -97,7 +97,7 @@ pub(super) fn plan_canonicalize(
         composite: "file + process_launch",
     };
     let path = args.path.clone();
-    Plan::new(effect, move || {
+    Plan::new(effect, move |call| {
         let handle = tokio::runtime::Handle::current();
         let st = state.clone();
         let root = st.project.root().display().to_string();
@@ -167,8 +167,7 @@ pub(super) fn plan_canonicalize(
             FileState::Present { sha256 } => sha256.to_string(),
             FileState::Absent => String::new(),
         };
-        let (tool_family, operation, idempotency) =
-            crate::planes::project::journal_identity("resources", "canonicalize_resource");
+        let (tool_family, operation, idempotency) = call.next_write();
         let req = FileWrite {
             rel_path: PathBuf::from(path.rel()),
             bytes,

@@ -161,8 +161,10 @@ pub(super) fn register_artifact(
         FileState::Present { sha256 } => sha256.to_string(),
         FileState::Absent => String::new(),
     };
+    // A direct handler: the export's own identity, with no idempotency key (export
+    // does not take one).
     let (tool_family, operation, idempotency) =
-        crate::planes::project::journal_identity("runtime", "export_project");
+        crate::planes::project::JournalCall::new("runtime", "export_project").next_write();
     let out = match dest {
         ExportDest::Inside { res, .. } => {
             let req = FileWrite {
