@@ -97,7 +97,7 @@ pub struct Plan<E = Map<String, Value>, X = Map<String, Value>> {
     pub effect: E,
     /// Make the effect happen. Runs only after every gate passed, with the journal
     /// identity of the call (its writes are recorded under it).
-    pub apply: Box<dyn FnOnce(&mut JournalCall) -> Result<X, ToolError> + Send>,
+    pub apply: ApplyFn<X>,
     /// Completes `effect` for a dry run only, when computing it costs a round trip the
     /// real run does not need: an editor command's reply carries the same verdict its
     /// probe would, so a real run sends one request (one editor frame), not two.
@@ -128,9 +128,11 @@ pub struct Committed {
 #[derive(Debug, Default, serde::Serialize, JsonSchema)]
 pub struct NoFields {}
 
+/// A plan's apply: it runs with the call's journal identity and returns what it adds.
+pub type ApplyFn<X> = Box<dyn FnOnce(&mut JournalCall) -> Result<X, ToolError> + Send>;
+
 /// What an erased plan's apply adds to the result, as a JSON object.
-pub(crate) type ErasedApply =
-    Box<dyn FnOnce(&mut JournalCall) -> Result<Map<String, Value>, ToolError> + Send>;
+pub(crate) type ErasedApply = ApplyFn<Map<String, Value>>;
 /// What an erased plan's preview adds to a dry run's result, as a JSON object.
 pub(crate) type ErasedStep = Box<dyn FnOnce() -> Result<Map<String, Value>, ToolError> + Send>;
 
