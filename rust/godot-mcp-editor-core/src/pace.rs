@@ -9,8 +9,11 @@
 
 use std::time::{Duration, Instant};
 
-/// The frame sleep while requests are flowing.
-pub const BUSY_SLEEP_USEC: i32 = 1_000;
+/// The frame sleep while requests are flowing. Measured with the editor_set_property
+/// bench (release, idle 2-core machine, three runs each): 1,000 µs gave p50 1.96–1.99 ms,
+/// 100 µs gave 1.15–1.46 ms, and the editor's CPU over the busiest second was the same
+/// (~140 % of one core: the requests' own work dominates).
+pub const BUSY_SLEEP_USEC: i32 = 100;
 /// How long after the last request the editor keeps the short sleep.
 pub const BUSY_WINDOW: Duration = Duration::from_secs(1);
 
