@@ -288,6 +288,124 @@ impl ErrorReport {
     }
 }
 
+/// `servers:function_signature`: the scripts profiler names a function once per
+/// profiling run, before the first frame that counts it
+/// (`ServersDebugger::ScriptFunctionSignature::serialize`: `[signature, id]`). Ids
+/// start at 0 again each time the profiler is turned on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FunctionSignature {
+    pub id: i64,
+    /// The script (`res://…`; a built-in script's path has its own `::`).
+    pub file: String,
+    /// The line GDScript names: the first line of the function's body (0 for implicit
+    /// ones such as `@implicit_new`).
+    pub line: i64,
+    pub function: String,
+}
+
+impl FunctionSignature {
+    pub fn parse(m: &Message) -> Option<Self> {
+        if m.name != "servers:function_signature" || m.data.len() != 2 {
+            return None;
+        }
+        let (file, line, function) = split_signature(m.data[0].as_str()?)?;
+        Some(Self {
+            id: m.data[1].as_int()?,
+            file,
+            line,
+            function,
+        })
+    }
+}
+
+/// GDScript's profile signature `file::line::name` (`GDScriptCompiler`). The editor
+/// takes the last two parts as line and name and the rest as the file, which keeps a
+/// built-in script's `scene.tscn::GDScript_x` whole.
+fn split_signature(sig: &str) -> Option<(String, i64, String)> {
+    let mut parts = sig.rsplitn(3, "::");
+    let function = parts.next()?.to_string();
+    let line = parts.next()?.parse().ok()?;
+    let file = parts.next()?.to_string();
+    Some((file, line, function))
+}
+
+/// One script function's numbers in one profile frame
+/// (`ServersDebugger::ScriptFunctionInfo`). Times are in seconds, as the engine sends
+/// them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FunctionTime {
+    /// The id of a [`FunctionSignature`] of the same profiling run.
+    pub signature: i64,
+    pub calls: i64,
+    /// Time in the function itself, callees excluded.
+    pub self_s: f64,
+    /// Time in the function and what it called.
+    pub total_s: f64,
+    /// Time in native calls (counted only when native profiling was asked for).
+    pub internal_s: f64,
+}
+
+/// `servers:profile_frame` (one frame) and `servers:profile_total` (everything since
+/// the profiler was turned on, sent when it is turned off): in 4.4
+/// `ServersProfilerFrame::serialize` is `[frame_number, frame_time, process_time,
+/// physics_time, physics_frame_time, script_time, server count, (name, 2 × n, (name,
+/// time) × n) × count, 5 × m, (signature id, calls, self, total, internal) × m]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProfileFrame {
+    /// `Engine::get_process_frames()` when it was sent.
+    pub frame: i64,
+    /// True for `servers:profile_total`.
+    pub total: bool,
+    /// The script functions the engine counted, most total time first, at most the
+    /// per-frame limit the profiler was turned on with.
+    pub functions: Vec<FunctionTime>,
+}
+
+impl ProfileFrame {
+    pub fn parse(m: &Message) -> Option<Self> {
+        let total = match m.name.as_str() {
+            "servers:profile_frame" => false,
+            "servers:profile_total" => true,
+            _ => return None,
+        };
+        let d = &m.data;
+        let frame = d.first()?.as_int()?;
+        let float = |i: usize| match d.get(i)? {
+            Variant::Float(x) => Some(*x),
+            _ => None,
+        };
+        let servers = usize::try_from(d.get(6)?.as_int()?).ok()?;
+        let mut idx = 7;
+        for _ in 0..servers {
+            d.get(idx)?.as_str()?;
+            let n = usize::try_from(d.get(idx + 1)?.as_int()?).ok()?;
+            idx = idx.checked_add(2 + n)?;
+        }
+        let n = usize::try_from(d.get(idx)?.as_int()?).ok()?;
+        idx += 1;
+        if n % 5 != 0 || d.len() != idx.checked_add(n)? {
+            return None;
+        }
+        let functions = (idx..d.len())
+            .step_by(5)
+            .map(|i| {
+                Some(FunctionTime {
+                    signature: d[i].as_int()?,
+                    calls: d[i + 1].as_int()?,
+                    self_s: float(i + 2)?,
+                    total_s: float(i + 3)?,
+                    internal_s: float(i + 4)?,
+                })
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(Self {
+            frame,
+            total,
+            functions,
+        })
+    }
+}
+
 /// The server's commands (`RemoteDebugger::debug` and the `core` capture).
 pub mod command {
     use super::{Message, Variant};
@@ -324,6 +442,21 @@ pub mod command {
             thread,
             data: vec![Variant::Int(frame)],
         }
+    }
+
+    /// Turns one of the game's `EngineDebugger` profilers on or off
+    /// (`RemoteDebugger::_profiler_capture`: `profiler:<name> [enable, options?]`). For
+    /// `servers` (the scripts and servers profiler) the options are
+    /// `[max functions per frame, include native calls]`, as the editor sends them.
+    pub fn profiler(name: &str, enable: bool, options: Option<(i64, bool)>) -> Message {
+        let mut data = vec![Variant::Bool(enable)];
+        if let Some((max_functions, native)) = options {
+            data.push(Variant::array(vec![
+                Variant::Int(max_functions),
+                Variant::Bool(native),
+            ]));
+        }
+        Message::to_main(&format!("profiler:{name}"), data)
     }
 
     pub fn evaluate(expression: &str, frame: i64, thread: i64) -> Message {

@@ -448,7 +448,8 @@ impl Toolset {
             }
             Self::Profiling => {
                 "Performance monitors (FPS, frame times, draw calls, memory, objects, physics) \
-                 of a running game or the editor, sampled over a window."
+                 of a running game or the editor, sampled over a window; per-function GDScript \
+                 profile of a running game."
             }
             Self::GameInspect => {
                 "A running game's scene tree, UI elements by text or type, property samples \

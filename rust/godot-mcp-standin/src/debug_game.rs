@@ -17,14 +17,25 @@
 //! - values are the engine's: locals and members by name with their Variant types,
 //!   `self` as an object id, a stack dump as the element count then file/line/function.
 //!
+//! The scripts profiler (`profiler:servers [true, [max, native]]` / `[false]`, served
+//! running or stopped, as the engine's `profiler` capture is): while on, each frame
+//! ends with a `servers:function_signature [\"file::line::name\", id]` for each function
+//! not named yet in this run (ids from 0, the line being the body's first, as
+//! GDScript's) and a `servers:profile_frame` in 4.4's layout (`ServersProfilerFrame`:
+//! frame number, four times, script time, one server entry, then `5 × m` and per
+//! function id, calls, self, total and internal seconds, most total time first, at most
+//! `max`), with the times the stand-in measured; off sends `servers:profile_total`, the
+//! sums since on. `GODOT_STANDIN_QUIT_WHEN_PROFILED=1` makes the script quit at the
+//! first frame the profiler is on (a game that ends mid-window).
+//!
 //! Its evaluator knows a bare name (a local or a member); anything else gets what the
 //! engine gives an expression it cannot run: a nil `evaluation_return`, then an
 //! `error`. `GODOT_STANDIN_LINE_MS=N` makes every line take N ms (a slow line), so a
 //! step can outlast its caller's patience; `GODOT_STANDIN_DEBUG_CONNECT_MS=N` delays
 //! the connection N ms (a game slow to start).
 
-use std::collections::BTreeSet;
-use std::time::Duration;
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::{Duration, Instant};
 
 use godot_mcp_protocol::remote_debug::{Message, PacketReader};
 use godot_mcp_protocol::variant_wire::Variant;
@@ -56,6 +67,32 @@ struct Game {
     /// Whether the game is stopped (the probe does not answer meanwhile, as the real
     /// probe, on the stopped main loop, cannot).
     stopped: watch::Sender<bool>,
+    /// Frames run so far (`Engine::get_process_frames`).
+    frames: i64,
+    /// The scripts profiler, while on.
+    profiler: Option<Profiler>,
+    /// The function calls of the running frame: name → (calls, self, total).
+    frame_calls: BTreeMap<&'static str, (i64, Duration, Duration)>,
+    /// Entered and not returned: name, when, time spent in callees.
+    call_stack: Vec<(&'static str, Instant, Duration)>,
+}
+
+/// The scripts profiler of one run (`ServersDebugger::ScriptsProfiler`).
+struct Profiler {
+    /// Functions named this run, by id.
+    signatures: Vec<&'static str>,
+    /// The per-frame function limit.
+    max: usize,
+    /// Sums since on: name → (calls, self, total).
+    sums: BTreeMap<&'static str, (i64, Duration, Duration)>,
+}
+
+/// The first line of each function's body (GDScript's profile signature line).
+fn body_line(function: &str) -> i64 {
+    match function {
+        "_process" => 8,
+        _ => 20,
+    }
 }
 
 /// Connects to `uri` and runs the game until the connection ends.
@@ -119,6 +156,10 @@ pub async fn run(uri: String, breakpoints: Option<String>, stopped: watch::Sende
                 .unwrap_or(0),
         ),
         stopped,
+        frames: 0,
+        profiler: None,
+        frame_calls: BTreeMap::new(),
+        call_stack: Vec::new(),
     };
     while game.frame().await.is_some() {
         tokio::time::sleep(Duration::from_millis(2)).await;
@@ -149,10 +190,126 @@ impl Game {
                     // Stopped outside any script: no stack.
                     self.stop("", false).await?;
                 }
+                "profiler:servers" => self.toggle_profiler(&m).await?,
                 _ => {}
             }
         }
-        self.process().await
+        if self.profiler.is_some() && std::env::var_os("GODOT_STANDIN_QUIT_WHEN_PROFILED").is_some()
+        {
+            std::process::exit(0);
+        }
+        self.frame_calls.clear();
+        let start = Instant::now();
+        self.process().await?;
+        self.frames += 1;
+        self.send_profile_frame(start.elapsed()).await
+    }
+
+    /// `profiler:servers [enable, options?]`; off sends the run's sums.
+    async fn toggle_profiler(&mut self, m: &Message) -> Option<()> {
+        let Some(enable) = m.data.first().and_then(Variant::as_bool) else {
+            return Some(());
+        };
+        if enable {
+            let max = m
+                .data
+                .get(1)
+                .and_then(Variant::as_array)
+                .and_then(|o| o.first())
+                .and_then(Variant::as_int)
+                .map_or(16, |n| usize::try_from(n).unwrap_or(0));
+            self.profiler = Some(Profiler {
+                signatures: Vec::new(),
+                max,
+                sums: BTreeMap::new(),
+            });
+            return Some(());
+        }
+        let Some(p) = self.profiler.take() else {
+            return Some(());
+        };
+        let data = self.profile_data(&p.sums, &p.signatures, Duration::ZERO, false);
+        self.send("servers:profile_total", data).await
+    }
+
+    /// The frame's `servers:function_signature`s and `servers:profile_frame`.
+    async fn send_profile_frame(&mut self, frame_time: Duration) -> Option<()> {
+        let Some(mut p) = self.profiler.take() else {
+            return Some(());
+        };
+        let mut order: Vec<_> = self.frame_calls.iter().map(|(n, c)| (*n, *c)).collect();
+        order.sort_by_key(|c| std::cmp::Reverse(c.1.2));
+        order.truncate(p.max);
+        let mut new = Vec::new();
+        for (name, (calls, own, total)) in &order {
+            let e = p.sums.entry(name).or_default();
+            e.0 += calls;
+            e.1 += *own;
+            e.2 += *total;
+            if !p.signatures.contains(name) {
+                p.signatures.push(name);
+                new.push(*name);
+            }
+        }
+        for name in new {
+            let id = p.signatures.iter().position(|n| *n == name).unwrap_or(0);
+            let sig = format!("{}::{}::{name}", self.script, body_line(name));
+            self.send(
+                "servers:function_signature",
+                vec![Variant::StringName(sig), Variant::Int(id as i64)],
+            )
+            .await?;
+        }
+        let frame: BTreeMap<_, _> = order.into_iter().collect();
+        let data = self.profile_data(&frame, &p.signatures, frame_time, true);
+        self.profiler = Some(p);
+        self.send("servers:profile_frame", data).await
+    }
+
+    /// `ServersProfilerFrame::serialize` of `calls` (most total time first).
+    fn profile_data(
+        &self,
+        calls: &BTreeMap<&'static str, (i64, Duration, Duration)>,
+        signatures: &[&'static str],
+        frame_time: Duration,
+        with_servers: bool,
+    ) -> Vec<Variant> {
+        let mut rows: Vec<_> = calls.iter().collect();
+        rows.sort_by_key(|c| std::cmp::Reverse(c.1.2));
+        let script_time: Duration = rows.iter().map(|(_, c)| c.1).sum();
+        let mut data = vec![
+            Variant::Int(self.frames),
+            Variant::Float(frame_time.as_secs_f64()),
+            Variant::Float(frame_time.as_secs_f64()),
+            Variant::Float(0.0),
+            Variant::Float(1.0 / 60.0),
+            Variant::Float(script_time.as_secs_f64()),
+        ];
+        if with_servers {
+            data.extend([
+                Variant::Int(1),
+                Variant::StringName("audio_thread".into()),
+                Variant::Int(4),
+                Variant::StringName("audio_server".into()),
+                Variant::Float(0.0),
+                Variant::StringName("audio_driver".into()),
+                Variant::Float(0.0),
+            ]);
+        } else {
+            data.push(Variant::Int(0));
+        }
+        data.push(Variant::Int(rows.len() as i64 * 5));
+        for (name, (n, own, total)) in rows {
+            let id = signatures.iter().position(|x| x == name).unwrap_or(0);
+            data.extend([
+                Variant::Int(id as i64),
+                Variant::Int(*n),
+                Variant::Float(own.as_secs_f64()),
+                Variant::Float(total.as_secs_f64()),
+                Variant::Float(0.0),
+            ]);
+        }
+        data
     }
 
     fn breakpoint(&mut self, m: &Message) {
@@ -225,6 +382,8 @@ impl Game {
         if self.lines_left > 0 && self.depth >= 0 {
             self.depth += 1;
         }
+        self.call_stack
+            .push((function, Instant::now(), Duration::ZERO));
         self.stack.push(Frame {
             function,
             line: 0,
@@ -235,6 +394,16 @@ impl Game {
     fn exit(&mut self) {
         if self.lines_left > 0 && self.depth >= 0 {
             self.depth -= 1;
+        }
+        if let Some((function, start, in_callees)) = self.call_stack.pop() {
+            let total = start.elapsed();
+            if let Some(caller) = self.call_stack.last_mut() {
+                caller.2 += total;
+            }
+            let e = self.frame_calls.entry(function).or_default();
+            e.0 += 1;
+            e.1 += total.saturating_sub(in_callees);
+            e.2 += total;
         }
         self.stack.pop();
     }
@@ -297,6 +466,7 @@ impl Game {
                     break;
                 }
                 "breakpoint" => self.breakpoint(&m),
+                "profiler:servers" => self.toggle_profiler(&m).await?,
                 "get_stack_dump" => {
                     let frames: Vec<Variant> = if has_stack {
                         self.stack

@@ -175,6 +175,7 @@ fn every_tool_has_its_pinned_class() {
         ("patch_script", Destructive),
         ("play_input_sequence", Runtime),
         ("play_scene", Runtime),
+        ("profile_game_functions", Runtime),
         ("project_info", ReadOnly),
         ("project_stats", ReadOnly),
         ("read_resource", ReadOnly),

@@ -4,8 +4,9 @@
 //! (rescan, import status from disk, importing an external asset through the journal).
 //!
 //! Per-function profiler data is not here: Godot collects it only inside its debugger
-//! (`EngineDebugger` profilers, fed over the remote-debug protocol), which the debugger
-//! toolset drives; a game without a debugger attached has no such data to give.
+//! (the `servers` `EngineDebugger` profiler, turned on and read over the remote-debug
+//! protocol), so `profile_game_functions` (toolset `profiling`) lives with the debugger
+//! tools in `tools/debugger.rs`.
 
 use std::collections::BTreeMap;
 use std::future::Future;

@@ -11,8 +11,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use godot_mcp_protocol::remote_debug::{
-    DebugEnter, ErrorReport, Message, PacketReader, StackFrame, StackVar, command,
-    parse_frame_var_count, parse_stack_dump,
+    DebugEnter, ErrorReport, FunctionSignature, Message, PacketReader, ProfileFrame, StackFrame,
+    StackVar, command, parse_frame_var_count, parse_stack_dump,
 };
 use parking_lot::Mutex;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -65,6 +65,11 @@ pub enum DebugError {
     Resumed,
     /// Step out from the outermost script frame: there is no caller to return to.
     NoCaller,
+    /// The request needs the game running, and it is stopped in the debugger.
+    Breaked,
+    /// The server fell behind the game's messages and lost some (a profile would miss
+    /// frames or function names).
+    Lagged,
 }
 
 /// What became of a breakpoint sent to a game.
@@ -88,6 +93,9 @@ pub struct Debugger {
     messages: broadcast::Sender<Arc<Message>>,
     /// One conversation with the stop loop at a time: replies carry no request id.
     conversation: tokio::sync::Mutex<()>,
+    /// One profiling window at a time: turning the profiler on restarts the engine's
+    /// signature ids, which would mix two windows' functions.
+    profiling: tokio::sync::Mutex<()>,
 }
 
 impl std::fmt::Debug for Debugger {
@@ -112,6 +120,7 @@ impl Debugger {
             state: watch::channel(DebugState::default()).0,
             messages: broadcast::channel(4096).0,
             conversation: tokio::sync::Mutex::new(()),
+            profiling: tokio::sync::Mutex::new(()),
         })
     }
 
@@ -392,6 +401,147 @@ impl Debugger {
     }
 }
 
+/// The per-frame function limit the profiler is turned on with: the most the editor
+/// asks for (`ScriptEditorDebugger::_profiler_activate` clamps it to 16..=512).
+const PROFILE_FRAME_FUNCTIONS: i64 = 512;
+
+/// One script function's numbers summed over a profiling window.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FunctionTotal {
+    pub file: String,
+    pub line: i64,
+    pub function: String,
+    pub calls: i64,
+    pub self_s: f64,
+    pub total_s: f64,
+}
+
+/// What the scripts profiler counted over a window.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ScriptProfile {
+    /// The profile frames summed.
+    pub frames: u64,
+    /// Their first and last engine frame numbers.
+    pub first_frame: Option<i64>,
+    pub last_frame: Option<i64>,
+    /// Each function seen, in no order.
+    pub functions: Vec<FunctionTotal>,
+    /// The game stopped in the debugger during the window (no frames meanwhile).
+    pub stopped_in_window: bool,
+}
+
+impl Debugger {
+    /// Runs the engine's scripts profiler (`profiler:servers`) for `window`, turns it
+    /// off, and sums the per-frame function numbers the game sent meanwhile. The frame
+    /// the profiler started in is not counted: the toggle can land mid-frame (the
+    /// engine polls the debugger between script lines too), and a call already running
+    /// then reports a time measured from before profiling began. Off is confirmed by
+    /// the game's `servers:profile_total`, at most `limit` after the window; the
+    /// profiler is turned off on every way out, an error included.
+    pub async fn profile_scripts(
+        &self,
+        window: Duration,
+        limit: Duration,
+    ) -> Result<ScriptProfile, DebugError> {
+        let _p = self.profiling.lock().await;
+        match self.stopped() {
+            Err(DebugError::NotStopped) => {}
+            Ok(_) => return Err(DebugError::Breaked),
+            Err(e) => return Err(e),
+        }
+        let mut rx = self.messages.subscribe();
+        self.send(&command::profiler(
+            "servers",
+            true,
+            Some((PROFILE_FRAME_FUNCTIONS, false)),
+        ))
+        .await?;
+        let collected = collect_profile(&mut rx, self.state.subscribe(), window).await;
+        let off = self.send(&command::profiler("servers", false, None)).await;
+        let profile = collected?;
+        off?;
+        let mut state = self.state.subscribe();
+        let confirmed = tokio::time::timeout(limit, async {
+            loop {
+                tokio::select! {
+                    r = rx.recv() => match r {
+                        Ok(m) if m.name == "servers:profile_total" => return Ok(()),
+                        Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
+                        Err(broadcast::error::RecvError::Closed) => return Err(DebugError::Closed),
+                    },
+                    _ = state.wait_for(|s| s.closed) => return Err(DebugError::Closed),
+                }
+            }
+        })
+        .await;
+        match confirmed {
+            Ok(Ok(())) => Ok(profile),
+            Ok(Err(e)) => Err(e),
+            Err(_) if self.state().closed => Err(DebugError::Closed),
+            Err(_) => Err(DebugError::Timeout { left_stop: false }),
+        }
+    }
+}
+
+/// Sums the profile frames `rx` brings for `window` (see [`Debugger::profile_scripts`]);
+/// the connection ending (`state`) ends it at once.
+async fn collect_profile(
+    rx: &mut broadcast::Receiver<Arc<Message>>,
+    mut state: watch::Receiver<DebugState>,
+    window: Duration,
+) -> Result<ScriptProfile, DebugError> {
+    let mut names: std::collections::HashMap<i64, FunctionSignature> = Default::default();
+    let mut sums: std::collections::HashMap<i64, (i64, f64, f64)> = Default::default();
+    let mut profile = ScriptProfile::default();
+    let mut started = false;
+    let deadline = tokio::time::Instant::now() + window;
+    loop {
+        let m = tokio::select! {
+            r = tokio::time::timeout_at(deadline, rx.recv()) => match r {
+                Err(_) => break,
+                Ok(Ok(m)) => m,
+                Ok(Err(broadcast::error::RecvError::Lagged(_))) => return Err(DebugError::Lagged),
+                Ok(Err(broadcast::error::RecvError::Closed)) => return Err(DebugError::Closed),
+            },
+            _ = state.wait_for(|s| s.closed) => return Err(DebugError::Closed),
+        };
+        if let Some(sig) = FunctionSignature::parse(&m) {
+            names.insert(sig.id, sig);
+        } else if let Some(frame) = ProfileFrame::parse(&m).filter(|f| !f.total) {
+            if !std::mem::replace(&mut started, true) {
+                continue;
+            }
+            profile.frames += 1;
+            profile.first_frame.get_or_insert(frame.frame);
+            profile.last_frame = Some(frame.frame);
+            for f in frame.functions {
+                let e = sums.entry(f.signature).or_default();
+                e.0 += f.calls;
+                e.1 += f.self_s;
+                e.2 += f.total_s;
+            }
+        } else if m.name == "debug_enter" {
+            profile.stopped_in_window = true;
+        }
+    }
+    profile.functions = sums
+        .into_iter()
+        .map(|(id, (calls, self_s, total_s))| {
+            // The engine names a function before the first frame that counts it.
+            let sig = names.get(&id);
+            FunctionTotal {
+                file: sig.map(|s| s.file.clone()).unwrap_or_default(),
+                line: sig.map_or(0, |s| s.line),
+                function: sig.map_or_else(|| format!("<signature {id}>"), |s| s.function.clone()),
+                calls,
+                self_s,
+                total_s,
+            }
+        })
+        .collect();
+    Ok(profile)
+}
+
 /// Accepts the game's connection (one, from loopback) and reads it until it ends.
 pub(crate) async fn serve(debugger: Arc<Debugger>) {
     let Some(listener) = debugger.listener.lock().take() else {
@@ -472,4 +622,90 @@ pub(crate) async fn serve(debugger: Arc<Debugger>) {
         s.closed = true;
         s.stopped = None;
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The packets a real Godot 4.4.1 game sent while its profiler ran
+    /// (`tests/fixtures/godot-4.4.1/remote_debug_profiler/`, see its README): the first
+    /// frame (117) is the one the toggle landed in, where `crunch` reports a second
+    /// of self time measured from before profiling began; frames 118–124 follow, each
+    /// with 20 `crunch` calls and one `_process`.
+    fn captured() -> Vec<Message> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/fixtures/godot-4.4.1/remote_debug_profiler");
+        let mut files: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "bin"))
+            .collect();
+        files.sort();
+        files
+            .iter()
+            .map(|p| {
+                let mut r = PacketReader::default();
+                r.push(&std::fs::read(p).unwrap());
+                Message::from_body(&r.next_body().unwrap().unwrap()).unwrap()
+            })
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn a_window_sums_the_real_frames_after_the_one_the_profiler_started_in() {
+        let (tx, mut rx) = broadcast::channel(64);
+        for m in captured() {
+            tx.send(Arc::new(m)).unwrap();
+        }
+        // Kept: a dropped sender reads as the connection gone.
+        let (_state_tx, state) = watch::channel(DebugState::default());
+        let p = collect_profile(&mut rx, state, Duration::from_millis(50))
+            .await
+            .unwrap();
+        assert_eq!(p.frames, 7, "{p:?}");
+        assert_eq!((p.first_frame, p.last_frame), (Some(118), Some(124)));
+        assert!(!p.stopped_in_window);
+        let by_name = |name: &str| {
+            p.functions
+                .iter()
+                .find(|f| f.function == name)
+                .unwrap_or_else(|| panic!("no {name}: {p:?}"))
+                .clone()
+        };
+        let crunch = by_name("crunch");
+        assert_eq!(
+            (crunch.file.as_str(), crunch.line, crunch.calls),
+            ("res://profile_game.gd", 12, 140)
+        );
+        // Without the first frame's time from before the profiler: well under a ms a
+        // frame.
+        assert!(crunch.self_s < 0.007, "{crunch:?}");
+        let process = by_name("_process");
+        assert_eq!((process.line, process.calls), (7, 7));
+        assert!(process.total_s >= crunch.total_s);
+        // `@implicit_new` is named only for the total, which is not a frame.
+        assert_eq!(p.functions.len(), 2, "{p:?}");
+    }
+
+    #[tokio::test]
+    async fn the_connection_ending_ends_the_window_with_an_error() {
+        let (_tx, mut rx) = broadcast::channel::<Arc<Message>>(4);
+        let (state_tx, state) = watch::channel(DebugState::default());
+        state_tx.send_modify(|s| s.closed = true);
+        let r = collect_profile(&mut rx, state, Duration::from_secs(600)).await;
+        assert_eq!(r, Err(DebugError::Closed));
+    }
+
+    #[tokio::test]
+    async fn lost_messages_are_an_error_not_a_profile_with_holes() {
+        let (tx, mut rx) = broadcast::channel(2);
+        for m in captured().into_iter().take(5) {
+            tx.send(Arc::new(m)).unwrap();
+        }
+        // Kept: a dropped sender reads as the connection gone.
+        let (_state_tx, state) = watch::channel(DebugState::default());
+        let r = collect_profile(&mut rx, state, Duration::from_millis(50)).await;
+        assert_eq!(r, Err(DebugError::Lagged));
+    }
 }
