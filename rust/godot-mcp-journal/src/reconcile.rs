@@ -191,6 +191,20 @@ pub(crate) fn derive_file_linked(
     }
 }
 
+/// The directories holding the targets of the file rows about to be recorded
+/// terminal (a temp lives beside its target), each once.
+fn claimed_dirs(root: &Path, derived: &[(String, Derived)]) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = derived
+        .iter()
+        .filter(|(_, d)| d.status != TxnStatus::Quarantined)
+        .filter_map(|(_, d)| d.proof.as_ref())
+        .map(|p| durable::parent_dir(&root.join(&p.path)).to_path_buf())
+        .collect();
+    dirs.sort();
+    dirs.dedup();
+    dirs
+}
+
 struct OpenRow {
     id: String,
     object_id: String,
@@ -297,7 +311,18 @@ impl Journal {
             // One syncfs (per OS: see godot_mcp_os::fs) makes every observed rename/unlink durable before a
             // terminal row claims it, at the cost of one call, not one per row.
             let dir = godot_mcp_os::fs::open_dir(&self.root).map_err(ReconcileError::Sync)?;
-            godot_mcp_os::fs::sync_filesystem(&dir).map_err(ReconcileError::Sync)?;
+            match godot_mcp_os::fs::sync_filesystem(&dir) {
+                Ok(()) => {}
+                // Windows flushes a volume only with an administrator's handle:
+                // flush instead each directory whose entries (the target's
+                // rename, the temp's unlink) a terminal file row claims.
+                Err(e) if e.kind() == std::io::ErrorKind::Unsupported => {
+                    for dir in claimed_dirs(&self.root, &derived) {
+                        godot_mcp_os::fs::sync_dir(&dir).map_err(ReconcileError::Sync)?;
+                    }
+                }
+                Err(e) => return Err(ReconcileError::Sync(e)),
+            }
         }
         cross(fp::RECONCILE_AFTER_CLEANUP);
 
@@ -498,6 +523,37 @@ mod tests {
             lines[1].starts_with("godot-mcp serve: write gate closed: 1 quarantined transaction(s): 00000000-0000-0000-0000-000000000301 ("),
             "{}",
             lines[1]
+        );
+    }
+
+    /// Where the whole file system cannot be synced (Windows), these are the
+    /// directories flushed instead: each terminal file row's, once; never a
+    /// quarantined row's (nothing is claimed of it).
+    #[test]
+    fn the_claimed_directories_are_those_of_terminal_file_rows_once_each() {
+        let root = Path::new("proj");
+        let row = |path: &str, status| {
+            let mut d = Derived::quarantined(String::new());
+            d.status = status;
+            d.proof = Some(FileProof {
+                path: path.into(),
+                observed: FileState::Absent,
+                basis: ProofBasis::PreState,
+                temp_removed: false,
+                derived_by: Deriver::Reconcile,
+            });
+            (String::new(), d)
+        };
+        let derived = [
+            row("a/x.tscn", TxnStatus::Committed),
+            row("a/y.tscn", TxnStatus::Compensated),
+            row("top.txt", TxnStatus::Committed),
+            row("q/z.tscn", TxnStatus::Quarantined),
+            (String::new(), Derived::quarantined("launch".into())),
+        ];
+        assert_eq!(
+            claimed_dirs(root, &derived),
+            [root.to_path_buf(), root.join("a")]
         );
     }
 
