@@ -99,6 +99,10 @@ pub(crate) struct Derived {
     pub reason: Option<String>,
     /// A leftover temp file to remove before recording the outcome.
     pub remove_temp: Option<PathBuf>,
+    /// The displaced file a Windows exchange cut short between its two steps
+    /// left beside the temp (`godot_mcp_os::fs::exchange_backup`), to remove
+    /// with it. Never present on Unix, whose exchange is one step.
+    pub remove_displaced: Option<PathBuf>,
 }
 
 impl Derived {
@@ -109,6 +113,7 @@ impl Derived {
             other_proof: None,
             reason: Some(reason),
             remove_temp: None,
+            remove_displaced: None,
         }
     }
 }
@@ -187,6 +192,10 @@ pub(crate) fn derive_file_linked(
         }),
         other_proof: None,
         reason: None,
+        remove_displaced: temp
+            .as_deref()
+            .map(godot_mcp_os::fs::exchange_backup)
+            .filter(|d| fs::symlink_metadata(d).is_ok()),
         remove_temp: temp.filter(|_| temp_exists),
     }
 }
@@ -278,6 +287,7 @@ impl Journal {
                             other_proof: proof.map(Proof::ProcessLaunch),
                             reason,
                             remove_temp: None,
+                            remove_displaced: None,
                         },
                     )
                 })
@@ -294,10 +304,10 @@ impl Journal {
         cross(fp::RECONCILE_AFTER_DERIVE);
 
         for (_, d) in &derived {
-            if let Some(temp) = &d.remove_temp {
+            for leftover in [&d.remove_temp, &d.remove_displaced].into_iter().flatten() {
                 // A temp that vanished meanwhile is fine; any other failure is
                 // not, since the proof claims it is gone.
-                if let Err(e) = fs::remove_file(temp)
+                if let Err(e) = fs::remove_file(leftover)
                     && e.kind() != std::io::ErrorKind::NotFound
                 {
                     return Err(ReconcileError::Sync(e));
@@ -573,6 +583,16 @@ mod tests {
         fs::write(root.join("f"), b"post").unwrap();
         let d = derive_file(root, &intent(pre, post), Deriver::Reconcile);
         assert_eq!(d.status, TxnStatus::Committed);
+        assert!(d.remove_displaced.is_none());
+        // A Windows exchange cut short after its ReplaceFileW: the target holds
+        // the post-state, the displaced file is beside the temp's name.
+        fs::write(root.join(".gmcp-t.tmp.displaced"), b"pre").unwrap();
+        let d = derive_file(root, &intent(pre, post), Deriver::Reconcile);
+        assert_eq!(d.status, TxnStatus::Committed);
+        assert_eq!(
+            d.remove_displaced.as_deref(),
+            Some(root.join(".gmcp-t.tmp.displaced").as_path())
+        );
         fs::write(root.join("f"), b"pre").unwrap();
         fs::write(root.join(".gmcp-t.tmp"), b"post").unwrap();
         let d = derive_file(root, &intent(pre, post), Deriver::Reconcile);
@@ -582,8 +602,8 @@ mod tests {
         let d = derive_file(root, &intent(pre, post), Deriver::Reconcile);
         assert_eq!(d.status, TxnStatus::Quarantined);
         assert!(
-            d.remove_temp.is_none(),
-            "quarantine keeps the temp as evidence"
+            d.remove_temp.is_none() && d.remove_displaced.is_none(),
+            "quarantine keeps the temp and the displaced file as evidence"
         );
         fs::remove_file(root.join("f")).unwrap();
         let d = derive_file(root, &intent(FileState::Absent, post), Deriver::Reconcile);
