@@ -1101,8 +1101,10 @@ impl Journal {
 /// (`RENAME_EXCHANGE`) and then verifies that the file it displaced is the very
 /// file (device, inode, bytes) it checked; if not, it exchanges them back. So a
 /// write that lands between the re-check and the rename is detected and kept,
-/// not overwritten and committed. A delete has no conditional form: the
-/// re-check runs immediately before the unlink (see docs/recovery.md).
+/// not overwritten and committed. (Windows has no atomic exchange: there it
+/// is two steps, `godot_mcp_os::fs::exchange`; the checks are the same.) A
+/// delete has no conditional form: the re-check runs immediately before the
+/// unlink (see docs/recovery.md).
 fn apply_effect(
     storage: &dyn Storage,
     target: &Path,

@@ -27,6 +27,10 @@
 //! The boundary is then proven empty (or not); the session's output is
 //! archived; the row becomes `compensated` (nothing of the launch runs any
 //! more) or `quarantined`.
+//!
+//! On Windows the boundary is a named Job Object ([`Boundary::JobObject`], named
+//! by [`job_name`] from the nonce); see [`derive_launches`] for how it is
+//! reconciled.
 
 use std::fs;
 use std::io;
@@ -38,7 +42,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::ids::{EffectKind, TxnId, TxnStatus};
 use crate::journal::{Journal, NewTxn, QuarantinedTxn, WriteGate, insert_txn, record_terminal};
-use crate::process_table::ProcessTable;
+use crate::process_table::{JobState, ProcessTable};
 use crate::proof::{Deriver, Intent, Proof};
 
 /// Where sessions keep their output while they run, inside the project state dir.
@@ -52,7 +56,10 @@ pub const EXPORT_PARTIAL: &str = "export.partial";
 /// How long reconciliation waits for a killed boundary to empty.
 const EMPTY_WAIT: Duration = Duration::from_secs(5);
 
-/// The boundary that contains a launch.
+/// The boundary that contains a launch. Serialized with its kind in `type`:
+/// `{"type":"process_group","pgid":4242}` (Unix; the only form older builds
+/// wrote, and still read as it was) or
+/// `{"type":"job_object","name":"godot-mcp-launch-<nonce>"}` (Windows).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Boundary {
@@ -61,6 +68,18 @@ pub enum Boundary {
         /// The process group id.
         pgid: i32,
     },
+    /// A named Job Object (Windows) that the gated child joined before it ran
+    /// any code; every process it starts joins it too.
+    JobObject {
+        /// The job's name in the session namespace (see [`job_name`]).
+        name: String,
+    },
+}
+
+/// The name of a launch's Job Object: derived from its nonce, so it is known
+/// from the intent alone, and unguessable by other processes.
+pub fn job_name(nonce: &str) -> String {
+    format!("godot-mcp-launch-{nonce}")
 }
 
 /// The durable launch receipt: who the launched process is, exactly.
@@ -70,9 +89,9 @@ pub struct LaunchReceipt {
     pub pid: i32,
     /// The leader's start time in its OS's unit (Linux: field 22 of
     /// `/proc/<pid>/stat`, clock ticks since boot; macOS: microseconds since the
-    /// epoch), see `godot_mcp_os::ProcStat`.
+    /// epoch; Windows: the creation `FILETIME`), see `godot_mcp_os::ProcStat`.
     pub start_time: u64,
-    /// The leader's process group id.
+    /// The leader's process group id (0 on Windows, which has none).
     pub pgid: i32,
     /// The boundary in use.
     pub boundary: Boundary,
@@ -164,6 +183,12 @@ pub enum LaunchEnd {
     /// This build cannot observe process identity on the OS it runs on: nothing
     /// was signalled, nothing is claimed gone; the row is quarantined.
     Unobservable,
+    /// The recorded Job Object exists but could not be opened or listed:
+    /// nothing was signalled, nothing is claimed gone; the row is quarantined.
+    BoundaryUnreadable {
+        /// The OS's error.
+        error: String,
+    },
 }
 
 /// The proof of a `process_launch` transaction's terminal state.
@@ -213,6 +238,9 @@ impl LaunchProof {
             ),
             LaunchEnd::Unobservable => {
                 "process identity not observable on this OS, left as it was".into()
+            }
+            LaunchEnd::BoundaryUnreadable { error } => {
+                format!("its Job Object could not be read ({error}), left as it was")
             }
         };
         let empty = if self.boundary_empty {
@@ -511,12 +539,27 @@ impl GroupMembers {
 /// than the recorded leader (a child cannot predate its parent).
 /// A member inside its exit can no longer show a nonce (its memory is
 /// released before it becomes a zombie): it is `dying`, waited for.
+/// For a Job Object see [`identify_job_members`].
 pub fn identify_members(
     procs: &dyn ProcessTable,
     receipt: &LaunchReceipt,
     nonce: &str,
 ) -> GroupMembers {
-    let Boundary::ProcessGroup { pgid } = receipt.boundary;
+    let pgid = match &receipt.boundary {
+        Boundary::ProcessGroup { pgid } => *pgid,
+        Boundary::JobObject { name } => {
+            return match identify_job_members(procs, receipt, name) {
+                JobView::Gone => GroupMembers::default(),
+                JobView::Members(m) => m,
+                // Nothing can be said of its members: one unaccounted entry,
+                // the leader's pid, keeps the boundary from being proven empty.
+                JobView::Unreadable(_) => GroupMembers {
+                    unaccounted: vec![receipt.pid],
+                    ..GroupMembers::default()
+                },
+            };
+        }
+    };
     let mut out = GroupMembers::default();
     for pid in procs.group_members(pgid) {
         let Some(stat) = procs.stat(pid) else {
@@ -534,17 +577,91 @@ pub fn identify_members(
 }
 
 /// Kills every proven member of the receipt's group and returns what the
-/// group holds now (the unaccounted members were not signalled).
+/// group holds now (the unaccounted members were not signalled). A Job
+/// Object is terminated as a whole, so only when every member is proven.
 pub fn kill_proven_members(
     procs: &dyn ProcessTable,
     receipt: &LaunchReceipt,
     nonce: &str,
 ) -> GroupMembers {
     let members = identify_members(procs, receipt, nonce);
+    if let Boundary::JobObject { name } = &receipt.boundary {
+        if members.unaccounted.is_empty() && !members.proven.is_empty() {
+            procs.terminate_job(name);
+        }
+        return members;
+    }
     for (pid, start) in &members.proven {
         procs.kill_pinned(*pid, *start, nonce);
     }
     members
+}
+
+/// What a launch's Job Object holds, its members identified.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum JobView {
+    /// No job of that name exists (`ERROR_FILE_NOT_FOUND`): its last handle
+    /// closed, which killed every process it held. No member is left.
+    Gone,
+    /// The job's live members: `proven` (created no earlier than the recorded
+    /// leader) and `unaccounted` (created earlier, or whose creation time
+    /// cannot be read while it is still listed).
+    Members(GroupMembers),
+    /// The job could not be opened or listed.
+    Unreadable(String),
+}
+
+/// Lists job `name` and identifies each member by pid and creation time
+/// against the receipt. The job exists only from just before the leader was
+/// created, and nothing but the launch's own processes joins it (a child joins
+/// its parent's job), so a member created no earlier than the leader is the
+/// launch's; one created earlier was put there by someone else and is never
+/// terminated. A member whose identity cannot be read is unaccounted unless a
+/// second listing shows it gone (it exited in between).
+pub fn identify_job_members(
+    procs: &dyn ProcessTable,
+    receipt: &LaunchReceipt,
+    name: &str,
+) -> JobView {
+    let pids = match procs.job_members(name) {
+        JobState::Gone => return JobView::Gone,
+        JobState::Unreadable(e) => return JobView::Unreadable(e),
+        JobState::Members(pids) => pids,
+    };
+    let mut out = GroupMembers::default();
+    let mut unread = Vec::new();
+    for pid in pids {
+        match procs.stat(pid) {
+            Some(s) if !procs.is_live(pid, &s) => {}
+            Some(s) if s.start_time >= receipt.start_time => out.proven.push((pid, s.start_time)),
+            Some(_) => out.unaccounted.push(pid),
+            None => unread.push(pid),
+        }
+    }
+    if !unread.is_empty() {
+        match procs.job_members(name) {
+            JobState::Members(now) => {
+                out.unaccounted
+                    .extend(unread.into_iter().filter(|p| now.contains(p)));
+            }
+            JobState::Gone => {}
+            JobState::Unreadable(e) => return JobView::Unreadable(e),
+        }
+    }
+    JobView::Members(out)
+}
+
+/// Whether the receipt's boundary has no live member now (the server's own
+/// stop waits on this). An unreadable job is not empty.
+pub fn boundary_is_empty(procs: &dyn ProcessTable, receipt: &LaunchReceipt) -> bool {
+    match &receipt.boundary {
+        Boundary::ProcessGroup { pgid } => procs.group_members(*pgid).is_empty(),
+        Boundary::JobObject { name } => match procs.job_members(name) {
+            JobState::Gone => true,
+            JobState::Members(pids) => pids.is_empty(),
+            JobState::Unreadable(_) => false,
+        },
+    }
 }
 
 /// Moves a session directory into the archive; returns the new path.
@@ -580,6 +697,41 @@ enum Plan {
     /// This OS's process table cannot observe identity: nothing is signalled and
     /// nothing is claimed gone.
     Unobservable,
+    /// Every member of the Job Object was proven the launch's and the job was
+    /// terminated; waiting for it to empty.
+    KilledJob(String, usize),
+    /// The Job Object holds members not proven the launch's: nothing was
+    /// terminated (a job is terminated as a whole).
+    JobUnaccounted(Vec<i32>),
+    /// The Job Object could not be opened or listed.
+    JobUnreadable(String),
+}
+
+/// The plan for a launch bounded by the Job Object `name` (Windows).
+fn plan_job(
+    procs: &dyn ProcessTable,
+    this_boot: Option<&String>,
+    r: &LaunchReceipt,
+    name: &str,
+) -> Plan {
+    if !procs.observes_jobs() {
+        return Plan::Unobservable;
+    }
+    if let Some(recorded) = &r.boot_id
+        && this_boot != Some(recorded)
+    {
+        return Plan::OtherBoot(recorded.clone());
+    }
+    match identify_job_members(procs, r, name) {
+        JobView::Gone => Plan::Gone,
+        JobView::Unreadable(e) => Plan::JobUnreadable(e),
+        JobView::Members(m) if !m.unaccounted.is_empty() => Plan::JobUnaccounted(m.unaccounted),
+        JobView::Members(m) if m.proven.is_empty() => Plan::Gone,
+        JobView::Members(m) => {
+            procs.terminate_job(name);
+            Plan::KilledJob(name.to_owned(), m.proven.len())
+        }
+    }
 }
 
 /// Re-derives every open launch at startup, together: terminate survivors by
@@ -596,6 +748,13 @@ enum Plan {
 ///   enumerated, members carrying the nonce and started after the leader are
 ///   killed one by one through a pidfd, and any other member is left running
 ///   and quarantines the row. Emptiness is asserted only after enumerating.
+/// - A Job Object (Windows) is opened by its recorded name. No such job
+///   (`ERROR_FILE_NOT_FOUND`, and only that) means no member is left: the job
+///   killed its processes when its last handle closed. Otherwise its members are
+///   identified by pid and creation time ([`identify_job_members`]); only when
+///   every one is proven the launch's is the job terminated, then listed again
+///   until empty. A member not proven, or a job that cannot be opened or
+///   listed, quarantines the row with nothing terminated.
 pub(crate) fn derive_launches(
     procs: &dyn ProcessTable,
     state_dir: &Path,
@@ -606,18 +765,29 @@ pub(crate) fn derive_launches(
     let plans: Vec<Plan> = rows
         .iter()
         .map(|(_, intent)| {
+            let Some(r) = &intent.receipt else {
+                // A gated child without a receipt is identified by the nonce
+                // on its command line, which only an observable table reads.
+                return if procs.observable() {
+                    Plan::NoReceipt
+                } else {
+                    Plan::Unobservable
+                };
+            };
+            let pgid = match &r.boundary {
+                Boundary::JobObject { name } => {
+                    return plan_job(procs, this_boot.as_ref(), r, name);
+                }
+                Boundary::ProcessGroup { pgid } => *pgid,
+            };
             if !procs.observable() {
                 return Plan::Unobservable;
             }
-            let Some(r) = &intent.receipt else {
-                return Plan::NoReceipt;
-            };
             if let Some(recorded) = &r.boot_id
                 && this_boot.as_ref() != Some(recorded)
             {
                 return Plan::OtherBoot(recorded.clone());
             }
-            let Boundary::ProcessGroup { pgid } = r.boundary;
             let members = groups.get(&pgid).map_or(0, Vec::len);
             match match_leader(
                 procs,
@@ -669,7 +839,16 @@ pub(crate) fn derive_launches(
             }
             let (is_empty, done) = match plan {
                 Plan::Gone | Plan::OtherBoot(_) => (true, true),
-                Plan::Partial(_) | Plan::Unobservable => (false, true),
+                Plan::Partial(_)
+                | Plan::Unobservable
+                | Plan::JobUnaccounted(_)
+                | Plan::JobUnreadable(_) => (false, true),
+                Plan::KilledJob(name, _) => match procs.job_members(name) {
+                    JobState::Gone => (true, true),
+                    JobState::Members(pids) if pids.is_empty() => (true, true),
+                    JobState::Members(_) => (false, false),
+                    JobState::Unreadable(_) => (false, true),
+                },
                 Plan::KilledGroup(pgid, _) => {
                     let e = !groups.contains_key(pgid);
                     (e, e)
@@ -678,7 +857,9 @@ pub(crate) fn derive_launches(
                     let Some(r) = &rows[i].1.receipt else {
                         continue;
                     };
-                    let Boundary::ProcessGroup { pgid } = r.boundary;
+                    let Boundary::ProcessGroup { pgid } = r.boundary else {
+                        continue;
+                    };
                     if groups.contains_key(&pgid) {
                         // Re-identify: a proven member may have forked before
                         // its SIGKILL landed; its child is proven the same way.
@@ -717,8 +898,13 @@ pub(crate) fn derive_launches(
             // A partial match may still be running from its session directory:
             // leave it where it is.
             let archived_to = if session.exists()
-                && !matches!(plan, Plan::Partial(_) | Plan::Unobservable)
-            {
+                && !matches!(
+                    plan,
+                    Plan::Partial(_)
+                        | Plan::Unobservable
+                        | Plan::JobUnaccounted(_)
+                        | Plan::JobUnreadable(_)
+                ) {
                 archive_session(state_dir, &session, *txn)
                     .ok()
                     .map(|p| p.display().to_string())
@@ -746,6 +932,20 @@ pub(crate) fn derive_launches(
                 Plan::Unobservable => "this build cannot observe process identity on this \
                     operating system: the launch was not signalled and may still be running"
                     .into(),
+                Plan::JobUnaccounted(pids) => format!(
+                    "the launch's Job Object holds {} member(s) created before its leader (pid \
+                     {pid}), so not proven the launch's (pids {pids:?}); the job was not \
+                     terminated and may still be running",
+                    pids.len()
+                ),
+                Plan::JobUnreadable(e) => format!(
+                    "the launch's Job Object could not be read ({e}); it was not terminated and \
+                     may still be running"
+                ),
+                Plan::KilledJob(name, _) => format!(
+                    "survivor: the Job Object {name} of pid {pid} could not be proven empty after \
+                     it was terminated"
+                ),
                 _ => format!(
                     "survivor: the process group of pid {pid} could not be proven empty after SIGKILL"
                 ),
@@ -764,6 +964,12 @@ pub(crate) fn derive_launches(
                     }
                 }
                 Plan::KilledMembers(n) => LaunchEnd::TerminatedByReconcile { survivors: n },
+                Plan::KilledJob(_, n) => LaunchEnd::TerminatedByReconcile { survivors: n },
+                Plan::JobUnaccounted(unaccounted) => LaunchEnd::UnaccountedMembers {
+                    killed: 0,
+                    unaccounted,
+                },
+                Plan::JobUnreadable(error) => LaunchEnd::BoundaryUnreadable { error },
             };
             let proof = LaunchProof {
                 receipt: intent.receipt.clone(),

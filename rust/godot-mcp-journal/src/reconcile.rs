@@ -99,6 +99,10 @@ pub(crate) struct Derived {
     pub reason: Option<String>,
     /// A leftover temp file to remove before recording the outcome.
     pub remove_temp: Option<PathBuf>,
+    /// The displaced file a Windows exchange cut short between its two steps
+    /// left beside the temp (`godot_mcp_os::fs::exchange_backup`), to remove
+    /// with it. Never present on Unix, whose exchange is one step.
+    pub remove_displaced: Option<PathBuf>,
 }
 
 impl Derived {
@@ -109,6 +113,7 @@ impl Derived {
             other_proof: None,
             reason: Some(reason),
             remove_temp: None,
+            remove_displaced: None,
         }
     }
 }
@@ -187,8 +192,26 @@ pub(crate) fn derive_file_linked(
         }),
         other_proof: None,
         reason: None,
+        remove_displaced: temp
+            .as_deref()
+            .map(godot_mcp_os::fs::exchange_backup)
+            .filter(|d| fs::symlink_metadata(d).is_ok()),
         remove_temp: temp.filter(|_| temp_exists),
     }
+}
+
+/// The directories holding the targets of the file rows about to be recorded
+/// terminal (a temp lives beside its target), each once.
+fn claimed_dirs(root: &Path, derived: &[(String, Derived)]) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = derived
+        .iter()
+        .filter(|(_, d)| d.status != TxnStatus::Quarantined)
+        .filter_map(|(_, d)| d.proof.as_ref())
+        .map(|p| durable::parent_dir(&root.join(&p.path)).to_path_buf())
+        .collect();
+    dirs.sort();
+    dirs.dedup();
+    dirs
 }
 
 struct OpenRow {
@@ -264,6 +287,7 @@ impl Journal {
                             other_proof: proof.map(Proof::ProcessLaunch),
                             reason,
                             remove_temp: None,
+                            remove_displaced: None,
                         },
                     )
                 })
@@ -280,10 +304,10 @@ impl Journal {
         cross(fp::RECONCILE_AFTER_DERIVE);
 
         for (_, d) in &derived {
-            if let Some(temp) = &d.remove_temp {
+            for leftover in [&d.remove_temp, &d.remove_displaced].into_iter().flatten() {
                 // A temp that vanished meanwhile is fine; any other failure is
                 // not, since the proof claims it is gone.
-                if let Err(e) = fs::remove_file(temp)
+                if let Err(e) = fs::remove_file(leftover)
                     && e.kind() != std::io::ErrorKind::NotFound
                 {
                     return Err(ReconcileError::Sync(e));
@@ -297,7 +321,18 @@ impl Journal {
             // One syncfs (per OS: see godot_mcp_os::fs) makes every observed rename/unlink durable before a
             // terminal row claims it, at the cost of one call, not one per row.
             let dir = godot_mcp_os::fs::open_dir(&self.root).map_err(ReconcileError::Sync)?;
-            godot_mcp_os::fs::sync_filesystem(&dir).map_err(ReconcileError::Sync)?;
+            match godot_mcp_os::fs::sync_filesystem(&dir) {
+                Ok(()) => {}
+                // Windows flushes a volume only with an administrator's handle:
+                // flush instead each directory whose entries (the target's
+                // rename, the temp's unlink) a terminal file row claims.
+                Err(e) if e.kind() == std::io::ErrorKind::Unsupported => {
+                    for dir in claimed_dirs(&self.root, &derived) {
+                        godot_mcp_os::fs::sync_dir(&dir).map_err(ReconcileError::Sync)?;
+                    }
+                }
+                Err(e) => return Err(ReconcileError::Sync(e)),
+            }
         }
         cross(fp::RECONCILE_AFTER_CLEANUP);
 
@@ -501,6 +536,37 @@ mod tests {
         );
     }
 
+    /// Where the whole file system cannot be synced (Windows), these are the
+    /// directories flushed instead: each terminal file row's, once; never a
+    /// quarantined row's (nothing is claimed of it).
+    #[test]
+    fn the_claimed_directories_are_those_of_terminal_file_rows_once_each() {
+        let root = Path::new("proj");
+        let row = |path: &str, status| {
+            let mut d = Derived::quarantined(String::new());
+            d.status = status;
+            d.proof = Some(FileProof {
+                path: path.into(),
+                observed: FileState::Absent,
+                basis: ProofBasis::PreState,
+                temp_removed: false,
+                derived_by: Deriver::Reconcile,
+            });
+            (String::new(), d)
+        };
+        let derived = [
+            row("a/x.tscn", TxnStatus::Committed),
+            row("a/y.tscn", TxnStatus::Compensated),
+            row("top.txt", TxnStatus::Committed),
+            row("q/z.tscn", TxnStatus::Quarantined),
+            (String::new(), Derived::quarantined("launch".into())),
+        ];
+        assert_eq!(
+            claimed_dirs(root, &derived),
+            [root.to_path_buf(), root.join("a")]
+        );
+    }
+
     #[test]
     fn derive_follows_the_table() {
         let dir = tempfile::tempdir().unwrap();
@@ -517,6 +583,16 @@ mod tests {
         fs::write(root.join("f"), b"post").unwrap();
         let d = derive_file(root, &intent(pre, post), Deriver::Reconcile);
         assert_eq!(d.status, TxnStatus::Committed);
+        assert!(d.remove_displaced.is_none());
+        // A Windows exchange cut short after its ReplaceFileW: the target holds
+        // the post-state, the displaced file is beside the temp's name.
+        fs::write(root.join(".gmcp-t.tmp.displaced"), b"pre").unwrap();
+        let d = derive_file(root, &intent(pre, post), Deriver::Reconcile);
+        assert_eq!(d.status, TxnStatus::Committed);
+        assert_eq!(
+            d.remove_displaced.as_deref(),
+            Some(root.join(".gmcp-t.tmp.displaced").as_path())
+        );
         fs::write(root.join("f"), b"pre").unwrap();
         fs::write(root.join(".gmcp-t.tmp"), b"post").unwrap();
         let d = derive_file(root, &intent(pre, post), Deriver::Reconcile);
@@ -526,8 +602,8 @@ mod tests {
         let d = derive_file(root, &intent(pre, post), Deriver::Reconcile);
         assert_eq!(d.status, TxnStatus::Quarantined);
         assert!(
-            d.remove_temp.is_none(),
-            "quarantine keeps the temp as evidence"
+            d.remove_temp.is_none() && d.remove_displaced.is_none(),
+            "quarantine keeps the temp and the displaced file as evidence"
         );
         fs::remove_file(root.join("f")).unwrap();
         let d = derive_file(root, &intent(FileState::Absent, post), Deriver::Reconcile);

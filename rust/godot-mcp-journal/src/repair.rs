@@ -728,6 +728,18 @@ fn repair_launch(
         });
     }
     let procs = crate::process_table::os();
+    // Only the weak locator keeps its members in a form this command can
+    // enumerate on its own (docs/recovery.md): a Job Object is reconciled by the
+    // next server through the job itself, never approximated here.
+    if let Some(r) = &intent.receipt
+        && let launch::Boundary::JobObject { name } = &r.boundary
+    {
+        return Err(RepairRefusal::Unproven(format!(
+            "the launch's boundary is the Windows Job Object {name}, which this command does \
+             not enumerate on its own; the next server for the project reconciles it at its \
+             start, through the job itself"
+        )));
+    }
     if !procs.observable() {
         return Err(RepairRefusal::Unproven(
             "this build cannot observe process identity on this operating system, so no \
@@ -748,9 +760,10 @@ fn repair_launch(
             // Another boot: every process of the receipt's boot has ended.
             Vec::new()
         }
-        Some(r) => {
-            let launch::Boundary::ProcessGroup { pgid } = r.boundary;
-            match launch::match_leader(
+        Some(r) => match &r.boundary {
+            // Refused above.
+            launch::Boundary::JobObject { .. } => Vec::new(),
+            &launch::Boundary::ProcessGroup { pgid } => match launch::match_leader(
                 procs,
                 r,
                 &intent.nonce,
@@ -775,8 +788,8 @@ fn repair_launch(
                 // Every live member counts, identified or not: the boundary
                 // is empty only when the group has no member at all.
                 _ => procs.group_members(pgid),
-            }
-        }
+            },
+        },
         None => procs.nonce_holders(&intent.nonce),
     };
     let record = !(req.dry_run || req.operation == RepairOperation::Reconcile);

@@ -738,3 +738,42 @@ fn repair_of_a_composite_uses_the_full_linked_verdict() {
     assert_eq!(report.to, TxnStatus::Compensated);
     assert!(!e.project.path().join("c.tres").exists());
 }
+
+/// docs/recovery.md: repair enumerates only the weak locator on its own; a
+/// launch bounded by a Windows Job Object is refused, never approximated (its
+/// next server reconciles it through the job). Linux's table does not observe
+/// jobs, so the row is quarantined first.
+#[test]
+fn repair_refuses_a_job_object_launch() {
+    use godot_mcp_journal::EffectKind;
+    use godot_mcp_journal::repair::RepairOperation;
+    let e = env();
+    let nonce = "c3c3c3c3c3c3c3c3d4d4d4d4d4d4d4d4";
+    let txn = {
+        let mut j = fresh(&e);
+        let receipt = LaunchReceipt {
+            pid: 999_999_997,
+            start_time: 1,
+            pgid: 0,
+            boundary: Boundary::JobObject {
+                name: launch::job_name(nonce),
+            },
+            boot_id: None,
+        };
+        record(&mut j, e.state.path(), nonce, receipt).txn
+    };
+    assert_eq!(row(&fresh(&e), txn).status, TxnStatus::Quarantined);
+    for op in [
+        RepairOperation::Reconcile,
+        RepairOperation::AcknowledgeSafeState,
+        RepairOperation::Terminate,
+    ] {
+        let err = repair_run(&e, txn, op, EffectKind::ProcessLaunch, None, false).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains(&format!("Windows Job Object {}", launch::job_name(nonce))),
+            "{op}: {err}"
+        );
+    }
+    assert_eq!(row(&open(&e), txn).status, TxnStatus::Quarantined);
+}

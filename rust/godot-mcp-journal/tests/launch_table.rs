@@ -4,8 +4,8 @@
 //! whose processes cannot be observed. `tests/launch.rs` runs the same rules
 //! against real processes through `/proc`.
 
-use godot_mcp_journal::launch::{Boundary, LaunchEnd, LaunchReceipt, NONCE_ENV};
-use godot_mcp_journal::process_table::{FakeTable, ProcessTable, Unobservable};
+use godot_mcp_journal::launch::{self, Boundary, LaunchEnd, LaunchReceipt, NONCE_ENV};
+use godot_mcp_journal::process_table::{FakeTable, JobState, ProcessTable, Unobservable};
 use godot_mcp_journal::{Journal, TxnFilter, TxnId, TxnStatus};
 
 const BOOT: &str = "6f1c0000-0000-4000-8000-000000000001";
@@ -25,6 +25,21 @@ struct Launch {
 }
 
 fn record(j: &mut Journal, e: &Env, n: usize, pid: i32, start: u64, boot: &str) -> Launch {
+    record_in(j, e, n, pid, start, Some(boot), |_| {
+        Boundary::ProcessGroup { pgid: pid }
+    })
+}
+
+/// Records a launch whose receipt names the boundary `boundary(nonce)`.
+fn record_in(
+    j: &mut Journal,
+    e: &Env,
+    n: usize,
+    pid: i32,
+    start: u64,
+    boot: Option<&str>,
+    boundary: impl Fn(&str) -> Boundary,
+) -> Launch {
     let nonce = format!("{n:08x}aaaabbbbccccddddeeeeffff0000");
     let session = e.state.path().join(format!("s{n}"));
     std::fs::create_dir_all(&session).unwrap();
@@ -40,9 +55,13 @@ fn record(j: &mut Journal, e: &Env, n: usize, pid: i32, start: u64, boot: &str) 
     let receipt = LaunchReceipt {
         pid,
         start_time: start,
-        pgid: pid,
-        boundary: Boundary::ProcessGroup { pgid: pid },
-        boot_id: Some(boot.into()),
+        pgid: if matches!(boundary(&nonce), Boundary::ProcessGroup { .. }) {
+            pid
+        } else {
+            0
+        },
+        boundary: boundary(&nonce),
+        boot_id: boot.map(Into::into),
     };
     j.record_receipt(txn, &intent, &receipt).unwrap();
     Launch {
@@ -390,6 +409,15 @@ impl ProcessTable for IdentityOnly {
     fn kill_pinned(&self, pid: i32, start_time: u64, nonce: &str) {
         self.0.kill_pinned(pid, start_time, nonce);
     }
+    fn observes_jobs(&self) -> bool {
+        self.0.observes_jobs()
+    }
+    fn job_members(&self, name: &str) -> JobState {
+        self.0.job_members(name)
+    }
+    fn terminate_job(&self, name: &str) -> bool {
+        self.0.terminate_job(name)
+    }
 }
 
 #[test]
@@ -436,4 +464,237 @@ fn a_zombie_leader_with_an_empty_group_is_gone() {
         )
     );
     assert!(t.signalled().is_empty());
+}
+
+// ---------------------------------------------------------------------------------
+// Job Objects (the Windows boundary), through the same seam
+// ---------------------------------------------------------------------------------
+
+/// One launch bounded by its Job Object, recorded as the Windows process plane
+/// records it (pgid 0, no boot id), and an empty table.
+fn one_job_launch(pid: i32, start: u64) -> (Env, Launch, FakeTable, String) {
+    let e = env();
+    let mut j = open(&e);
+    j.reconcile_with(&FakeTable::new(BOOT)).unwrap();
+    let l = record_in(&mut j, &e, 1, pid, start, None, |nonce| {
+        Boundary::JobObject {
+            name: launch::job_name(nonce),
+        }
+    });
+    let name = launch::job_name(&l.nonce);
+    (e, l, FakeTable::new(BOOT), name)
+}
+
+/// A process of the job: no process group, no nonce anywhere (Windows'
+/// table reads neither), only pid and creation time.
+fn member(t: &FakeTable, pid: i32, start: u64) {
+    t.spawn(pid, 0, start, &["godot"], &[]);
+}
+
+#[test]
+fn a_job_that_no_longer_exists_has_no_member_left() {
+    let (e, l, t, name) = one_job_launch(9300, 50);
+    // The server died: its last handle closed, which killed the job's tree.
+    member(&t, 9300, 50);
+    t.create_job(&name, &[9300]);
+    t.close_job(&name);
+    let j = restart(&e, &IdentityOnly(t));
+    assert_eq!(
+        verdict(&j, l.txn),
+        (
+            TxnStatus::Compensated,
+            (LaunchEnd::GoneBeforeReconcile, true)
+        )
+    );
+    assert!(!l.session.exists(), "the session was archived");
+}
+
+#[test]
+fn a_job_of_proven_members_is_terminated_and_proven_empty() {
+    let (e, l, t, name) = one_job_launch(9310, 50);
+    member(&t, 9310, 50);
+    member(&t, 9311, 60);
+    t.create_job(&name, &[9310, 9311]);
+    // Windows' table: no process groups, no nonces; jobs are observed.
+    let table = IdentityOnly(t);
+    let j = restart(&e, &table);
+    assert_eq!(
+        verdict(&j, l.txn),
+        (
+            TxnStatus::Compensated,
+            (LaunchEnd::TerminatedByReconcile { survivors: 2 }, true)
+        )
+    );
+    assert_eq!(table.0.signalled(), [9310, 9311]);
+}
+
+#[test]
+fn a_job_with_the_leader_gone_still_terminates_its_proven_children() {
+    let (e, l, t, name) = one_job_launch(9320, 50);
+    // The leader's pid was reused outside the job; its child is in the job.
+    member(&t, 9320, 99);
+    member(&t, 9321, 70);
+    t.create_job(&name, &[9321]);
+    let table = IdentityOnly(t);
+    let j = restart(&e, &table);
+    assert_eq!(
+        verdict(&j, l.txn),
+        (
+            TxnStatus::Compensated,
+            (LaunchEnd::TerminatedByReconcile { survivors: 1 }, true)
+        )
+    );
+    assert_eq!(table.0.signalled(), [9321], "the reused pid is not touched");
+}
+
+#[test]
+fn a_job_member_older_than_the_leader_quarantines_and_nothing_is_terminated() {
+    let (e, l, t, name) = one_job_launch(9330, 50);
+    member(&t, 9330, 50);
+    // Put into the job by someone else: created before the leader.
+    member(&t, 9331, 40);
+    t.create_job(&name, &[9330, 9331]);
+    let table = IdentityOnly(t);
+    let j = restart(&e, &table);
+    assert_eq!(
+        verdict(&j, l.txn),
+        (
+            TxnStatus::Quarantined,
+            (
+                LaunchEnd::UnaccountedMembers {
+                    killed: 0,
+                    unaccounted: vec![9331]
+                },
+                false
+            )
+        )
+    );
+    assert!(table.0.signalled().is_empty());
+    assert!(l.session.exists(), "left where it is, not archived");
+}
+
+#[test]
+fn a_job_member_whose_identity_is_unreadable_quarantines_while_it_is_listed() {
+    use godot_mcp_journal::process_table::FakeProcess;
+    let (e, l, t, name) = one_job_launch(9340, 50);
+    member(&t, 9340, 50);
+    // Listed in the job, but its creation time cannot be read.
+    t.insert(9341, FakeProcess::default());
+    t.create_job(&name, &[9340, 9341]);
+    let table = IdentityOnly(t);
+    let j = restart(&e, &table);
+    assert_eq!(
+        verdict(&j, l.txn),
+        (
+            TxnStatus::Quarantined,
+            (
+                LaunchEnd::UnaccountedMembers {
+                    killed: 0,
+                    unaccounted: vec![9341]
+                },
+                false
+            )
+        )
+    );
+    assert!(table.0.signalled().is_empty());
+}
+
+#[test]
+fn a_job_that_cannot_be_opened_quarantines_untouched() {
+    let (e, l, t, name) = one_job_launch(9350, 50);
+    member(&t, 9350, 50);
+    // Any error but "no such job" (here: access denied) proves nothing.
+    t.job_open_error(&name, "Access is denied. (os error 5)");
+    let table = IdentityOnly(t);
+    let j = restart(&e, &table);
+    assert_eq!(
+        verdict(&j, l.txn),
+        (
+            TxnStatus::Quarantined,
+            (
+                LaunchEnd::BoundaryUnreadable {
+                    error: "Access is denied. (os error 5)".into()
+                },
+                false
+            )
+        )
+    );
+    assert!(table.0.signalled().is_empty());
+    assert!(table.0.alive(9350));
+    assert!(l.session.exists(), "left where it is, not archived");
+}
+
+#[test]
+fn a_job_member_that_survives_termination_quarantines() {
+    let (e, l, t, name) = one_job_launch(9360, 50);
+    member(&t, 9360, 50);
+    member(&t, 9361, 60);
+    t.survive_kill(9361);
+    t.create_job(&name, &[9360, 9361]);
+    let j = restart(&e, &IdentityOnly(t));
+    assert_eq!(
+        verdict(&j, l.txn),
+        (
+            TxnStatus::Quarantined,
+            (LaunchEnd::TerminatedByReconcile { survivors: 2 }, false)
+        )
+    );
+}
+
+#[test]
+fn where_jobs_cannot_be_observed_a_job_launch_is_quarantined_untouched() {
+    let (e, l, _, _) = one_job_launch(9370, 50);
+    let j = restart(&e, &Unobservable);
+    assert_eq!(
+        verdict(&j, l.txn),
+        (TxnStatus::Quarantined, (LaunchEnd::Unobservable, false))
+    );
+    assert!(l.session.exists());
+}
+
+#[test]
+fn where_only_jobs_are_observed_a_launch_without_receipt_is_quarantined() {
+    let e = env();
+    let mut j = open(&e);
+    j.reconcile_with(&FakeTable::new(BOOT)).unwrap();
+    let session = e.state.path().join("s0");
+    std::fs::create_dir_all(&session).unwrap();
+    let intent = support::launch_intent(
+        "play_scene",
+        "godot",
+        "00112233445566778899aabbccddeeff",
+        &session,
+        0,
+    );
+    let txn = j
+        .begin_launch(&intent, "runtime", "play_scene", None, false)
+        .unwrap();
+    drop(j);
+    // No receipt: the gated child is found by the nonce on its command line,
+    // which a table that observes only jobs cannot read.
+    let j = restart(&e, &IdentityOnly(FakeTable::new(BOOT)));
+    assert_eq!(
+        verdict(&j, txn),
+        (TxnStatus::Quarantined, (LaunchEnd::Unobservable, false))
+    );
+}
+
+#[test]
+fn boundaries_serialize_with_their_kind_and_old_receipts_still_parse() {
+    let old =
+        r#"{"pid":42,"start_time":7,"pgid":42,"boundary":{"type":"process_group","pgid":42}}"#;
+    let r: LaunchReceipt = serde_json::from_str(old).unwrap();
+    assert_eq!(r.boundary, Boundary::ProcessGroup { pgid: 42 });
+    assert_eq!(r.boot_id, None);
+    let job = Boundary::JobObject {
+        name: launch::job_name("ab12"),
+    };
+    assert_eq!(
+        serde_json::to_string(&job).unwrap(),
+        r#"{"type":"job_object","name":"godot-mcp-launch-ab12"}"#
+    );
+    assert_eq!(
+        serde_json::from_str::<Boundary>(&serde_json::to_string(&job).unwrap()).unwrap(),
+        job
+    );
 }

@@ -6,7 +6,7 @@
 
 use std::fs::{File, Metadata, OpenOptions};
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Makes every rename, unlink and write already done on the file system
 /// holding `dir` durable, in one call rather than one per file.
@@ -243,9 +243,20 @@ pub fn rename_noreplace(from: &Path, to: &Path) -> io::Result<()> {
     }
 }
 
-/// Atomically exchanges the entries `a` and `b` (both must exist). Linux:
-/// `renameat2(RENAME_EXCHANGE)`; macOS: `renamex_np(RENAME_SWAP)`; Windows
-/// has no atomic exchange: `Unsupported`.
+/// Exchanges the entries `a` and `b` (both must exist): afterwards `b` is the
+/// file that was `a` and `a` the file that was `b` (each keeps its identity).
+///
+/// Linux: `renameat2(RENAME_EXCHANGE)`; macOS: `renamex_np(RENAME_SWAP)`: one
+/// atomic step. Windows has no atomic exchange: `ReplaceFileW(b, a, backup,
+/// REPLACEFILE_WRITE_THROUGH)` puts `a` at `b` and moves the displaced `b` to
+/// [`exchange_backup`]`(a)`, then `MoveFileExW(backup, a,
+/// MOVEFILE_WRITE_THROUGH)` brings it to `a`. What Windows cannot give is the
+/// single step: inside `ReplaceFileW` the name `b` is briefly absent (a reader
+/// may miss it, and a crash there leaves `b` absent and the displaced file at
+/// the backup name), and a crash between the two calls leaves the displaced
+/// file at the backup name instead of `a`. A failure of either call is an
+/// error, with the displaced file put back at `b` where `ReplaceFileW` left
+/// it at the backup name.
 pub fn exchange(a: &Path, b: &Path) -> io::Result<()> {
     #[cfg(unix)]
     {
@@ -260,9 +271,17 @@ pub fn exchange(a: &Path, b: &Path) -> io::Result<()> {
     }
     #[cfg(windows)]
     {
-        let _ = (a, b);
-        Err(unsupported("an atomic exchange of two directory entries"))
+        windows::exchange(a, b, &exchange_backup(a))
     }
+}
+
+/// Where a Windows [`exchange`]`(a, b)` parks the displaced `b` between its two
+/// steps: `a`'s name with `.displaced` appended, in `a`'s directory (the same
+/// volume). Unused on Unix, whose exchange is one step.
+pub fn exchange_backup(a: &Path) -> PathBuf {
+    let mut name = a.file_name().unwrap_or_default().to_os_string();
+    name.push(".displaced");
+    a.with_file_name(name)
 }
 
 /// Ends this process at once, as `kill -9` would: no destructor, no flush,
@@ -299,8 +318,12 @@ mod windows {
     use std::os::windows::io::AsRawHandle;
     use std::path::Path;
 
+    use windows_sys::Win32::Foundation::{
+        ERROR_FILE_NOT_FOUND, ERROR_UNABLE_TO_MOVE_REPLACEMENT_2,
+    };
     use windows_sys::Win32::Storage::FileSystem::{
-        BY_HANDLE_FILE_INFORMATION, GetFileInformationByHandle, MOVE_FILE_FLAGS, MoveFileExW,
+        BY_HANDLE_FILE_INFORMATION, GetFileInformationByHandle, MOVE_FILE_FLAGS,
+        MOVEFILE_WRITE_THROUGH, MoveFileExW, REPLACEFILE_WRITE_THROUGH, ReplaceFileW,
     };
 
     use super::FileId;
@@ -321,6 +344,40 @@ mod windows {
 
     fn wide(p: &Path) -> Vec<u16> {
         p.as_os_str().encode_wide().chain(Some(0)).collect()
+    }
+
+    /// See [`super::exchange`].
+    pub(super) fn exchange(a: &Path, b: &Path, backup: &Path) -> io::Result<()> {
+        // A backup left by an exchange cut short earlier is not ours to keep
+        // under this name: ReplaceFileW would fail on it.
+        match std::fs::remove_file(backup) {
+            Err(e) if e.raw_os_error() != Some(ERROR_FILE_NOT_FOUND as i32) => return Err(e),
+            _ => {}
+        }
+        let (wa, wb, wbackup) = (wide(a), wide(b), wide(backup));
+        // SAFETY: three NUL-terminated wide strings that outlive the call; the
+        // two reserved pointers are null.
+        let ok = unsafe {
+            ReplaceFileW(
+                wb.as_ptr(),
+                wa.as_ptr(),
+                wbackup.as_ptr(),
+                REPLACEFILE_WRITE_THROUGH,
+                std::ptr::null(),
+                std::ptr::null(),
+            )
+        };
+        if ok == 0 {
+            let e = io::Error::last_os_error();
+            // `b` was moved to the backup name but `a` could not take its
+            // place: put `b` back. (Every other failure leaves both names.)
+            if e.raw_os_error() == Some(ERROR_UNABLE_TO_MOVE_REPLACEMENT_2 as i32) {
+                move_file(backup, b, MOVEFILE_WRITE_THROUGH)?;
+            }
+            return Err(e);
+        }
+        // `a` is `b` now, so its name is free for the displaced file.
+        move_file(backup, a, MOVEFILE_WRITE_THROUGH)
     }
 
     pub(super) fn move_file(from: &Path, to: &Path, flags: MOVE_FILE_FLAGS) -> io::Result<()> {
@@ -398,22 +455,45 @@ mod tests {
         assert_eq!(fs::read(&c).unwrap(), b"a");
     }
 
+    /// What the journal's compare-and-swap relies on: each name ends up with
+    /// the other's file, identity included, nothing is left at the backup
+    /// name, and a second exchange puts everything back.
     #[test]
-    fn exchange_swaps_two_entries_or_says_unsupported() {
+    fn exchange_swaps_two_entries_with_their_identities() {
         let s = Scratch::new("exchange");
         let (a, b) = s.a_and_b();
-        let swapped = exchange(&a, &b);
-        #[cfg(unix)]
-        {
-            swapped.unwrap();
-            assert_eq!(fs::read(&a).unwrap(), b"b");
-            assert_eq!(fs::read(&b).unwrap(), b"a");
-        }
-        #[cfg(windows)]
-        {
-            assert_eq!(swapped.unwrap_err().kind(), io::ErrorKind::Unsupported);
-            assert_eq!(fs::read(&a).unwrap(), b"a");
-        }
+        let (id_a, id_b) = (path_id(&a).unwrap(), path_id(&b).unwrap());
+        exchange(&a, &b).unwrap();
+        assert_eq!(fs::read(&a).unwrap(), b"b");
+        assert_eq!(fs::read(&b).unwrap(), b"a");
+        assert_eq!(path_id(&a).unwrap(), id_b);
+        assert_eq!(path_id(&b).unwrap(), id_a);
+        assert!(!exchange_backup(&a).exists());
+        exchange(&a, &b).unwrap();
+        assert_eq!(fs::read(&a).unwrap(), b"a");
+        assert_eq!(fs::read(&b).unwrap(), b"b");
+        assert_eq!(path_id(&b).unwrap(), id_b);
+    }
+
+    #[test]
+    fn exchange_with_a_missing_entry_fails_and_changes_nothing() {
+        let s = Scratch::new("exchange-missing");
+        let (a, _) = s.a_and_b();
+        let missing = s.0.join("missing");
+        assert!(exchange(&a, &missing).is_err());
+        assert!(exchange(&missing, &a).is_err());
+        assert_eq!(fs::read(&a).unwrap(), b"a");
+        assert!(!missing.exists());
+        assert!(!exchange_backup(&a).exists() && !exchange_backup(&missing).exists());
+    }
+
+    #[test]
+    fn the_exchange_backup_is_a_sibling_of_its_entry() {
+        let a = Path::new("dir").join(".gmcp-1.tmp");
+        assert_eq!(
+            exchange_backup(&a),
+            Path::new("dir").join(".gmcp-1.tmp.displaced")
+        );
     }
 
     #[test]

@@ -35,4 +35,6 @@ mod macos;
 #[cfg(windows)]
 mod windows;
 
-pub use process_table::{FakeProcess, FakeTable, NONCE_ENV, ProcStat, ProcessTable, Unobservable};
+pub use process_table::{
+    FakeProcess, FakeTable, JobState, NONCE_ENV, ProcStat, ProcessTable, Unobservable,
+};

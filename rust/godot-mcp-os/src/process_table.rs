@@ -18,7 +18,9 @@
 //!
 //! A table whose [`ProcessTable::observable`] is `false` (Windows, where the
 //! process-group boundary does not exist, and any other OS) makes reconciliation
-//! quarantine every open process-group launch rather than guess it gone.
+//! quarantine every open process-group launch rather than guess it gone. Job
+//! Objects are observed apart ([`ProcessTable::observes_jobs`]): the Windows
+//! table observes them, so a job-bounded launch is reconciled there.
 
 use std::collections::HashMap;
 
@@ -41,6 +43,21 @@ pub struct ProcStat {
     /// its command line and environment, may already be gone, so it can carry
     /// no nonce; it runs no more code. `false` where the OS does not say.
     pub exiting: bool,
+}
+
+/// What a named Job Object (the Windows boundary) holds now.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum JobState {
+    /// No job has that name any more. The launch's job kills its processes
+    /// when its last handle closes (`JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE`), and
+    /// a named object loses its name only then, so no member is left. Only
+    /// `ERROR_FILE_NOT_FOUND` from `OpenJobObjectW` means this.
+    Gone,
+    /// The job exists; the pids of its processes now.
+    Members(Vec<i32>),
+    /// The job could not be opened or listed (any other error): nothing can
+    /// be said of its members.
+    Unreadable(String),
 }
 
 /// `PF_EXITING` (include/linux/sched.h): set by `exit_signals()` at the start
@@ -81,6 +98,20 @@ pub trait ProcessTable: Send + Sync {
     }
     /// SIGKILL every process of group `pgid`.
     fn kill_group(&self, _pgid: i32) {}
+    /// Whether this table can observe named Job Objects (Windows). `false`
+    /// makes reconciliation quarantine every open job-bounded launch.
+    fn observes_jobs(&self) -> bool {
+        false
+    }
+    /// What the Job Object named `name` holds now.
+    fn job_members(&self, _name: &str) -> JobState {
+        JobState::Unreadable("this OS has no Job Objects".into())
+    }
+    /// Terminates every process of the Job Object named `name`; `false` when
+    /// it could not be opened or terminated.
+    fn terminate_job(&self, _name: &str) -> bool {
+        false
+    }
     /// SIGKILL `pid` only if, with the process pinned (a pidfd on Linux), it still
     /// has `start_time` and carries `nonce`: a pid reused in between is never
     /// signalled. (macOS has no pidfd: there the check and the kill are two
@@ -223,6 +254,8 @@ pub struct FakeTable {
 struct FakeInner {
     boot_id: Option<String>,
     procs: std::collections::BTreeMap<i32, FakeProcess>,
+    /// Job name → its processes, or the error opening it answers.
+    jobs: std::collections::BTreeMap<String, Result<Vec<i32>, String>>,
     signalled: Vec<i32>,
     snapshots: usize,
 }
@@ -278,6 +311,30 @@ impl FakeTable {
     /// Adds (or replaces) a process.
     pub fn insert(&self, pid: i32, p: FakeProcess) {
         self.lock().procs.insert(pid, p);
+    }
+
+    /// Creates (or replaces) the Job Object `name` holding `pids`.
+    pub fn create_job(&self, name: &str, pids: &[i32]) {
+        self.lock().jobs.insert(name.to_owned(), Ok(pids.to_vec()));
+    }
+
+    /// Makes opening the Job Object `name` fail with `error`.
+    pub fn job_open_error(&self, name: &str, error: &str) {
+        self.lock()
+            .jobs
+            .insert(name.to_owned(), Err(error.to_owned()));
+    }
+
+    /// Closes the last handle of the Job Object `name`, as a dying server
+    /// does: its processes are killed (those that survive a kill stay) and
+    /// its name is gone.
+    pub fn close_job(&self, name: &str) {
+        let mut inner = self.lock();
+        if let Some(Ok(pids)) = inner.jobs.remove(name) {
+            for pid in pids {
+                Self::signal(&mut inner, pid);
+            }
+        }
     }
 
     /// Marks `pid` as ignoring SIGKILL.
@@ -363,6 +420,41 @@ impl ProcessTable for FakeTable {
         for pid in members {
             Self::signal(&mut inner, pid);
         }
+    }
+    fn observes_jobs(&self) -> bool {
+        true
+    }
+    /// A job lists the processes it was given that still have an entry and
+    /// have not exited (as `JobObjectBasicProcessIdList` lists active ones);
+    /// an entry without stat fields is listed (its identity is unreadable).
+    fn job_members(&self, name: &str) -> JobState {
+        let inner = self.lock();
+        match inner.jobs.get(name) {
+            None => JobState::Gone,
+            Some(Err(e)) => JobState::Unreadable(e.clone()),
+            Some(Ok(pids)) => JobState::Members(
+                pids.iter()
+                    .copied()
+                    .filter(|pid| {
+                        inner.procs.get(pid).is_some_and(|p| {
+                            p.stat.is_none_or(|s| s.state != 'Z' && s.state != 'X')
+                        })
+                    })
+                    .collect(),
+            ),
+        }
+    }
+    fn terminate_job(&self, name: &str) -> bool {
+        let mut inner = self.lock();
+        let Some(Ok(pids)) = inner.jobs.get(name).cloned() else {
+            return false;
+        };
+        for pid in pids {
+            if inner.procs.contains_key(&pid) {
+                Self::signal(&mut inner, pid);
+            }
+        }
+        true
     }
     fn kill_pinned(&self, pid: i32, start_time: u64, nonce: &str) {
         let same = self.stat(pid).is_some_and(|s| s.start_time == start_time)

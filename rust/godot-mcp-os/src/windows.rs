@@ -3,7 +3,8 @@
 //! read here, so the process-group reconciliation cannot run:
 //! [`ProcessTable::observable`] is `false` and the journal quarantines every
 //! open process-group launch instead of guessing. The boundary on Windows is a
-//! Job Object (`crate::job`).
+//! Job Object (`crate::job`), which this table observes by name
+//! ([`ProcessTable::observes_jobs`]): a job-bounded launch is reconciled.
 
 use windows_sys::Win32::Foundation::{CloseHandle, FILETIME, HANDLE, WAIT_TIMEOUT};
 use windows_sys::Win32::System::Diagnostics::ToolHelp::{
@@ -14,7 +15,8 @@ use windows_sys::Win32::System::Threading::{
     WaitForSingleObject,
 };
 
-use crate::process_table::{ProcStat, ProcessTable};
+use crate::job::JobObject;
+use crate::process_table::{JobState, ProcStat, ProcessTable};
 
 /// Windows: process handles.
 pub struct Win32;
@@ -100,10 +102,34 @@ fn all_pids() -> Vec<u32> {
 /// observed, there is no boot id, and the signalling methods keep their
 /// do-nothing defaults (there are no process groups: a Job Object is terminated
 /// instead, and no process is proven the launch's by its nonce, so none is
-/// signalled). A process-group launch is never proven gone or terminated here.
+/// signalled). A process-group launch is never proven gone or terminated here;
+/// a job-bounded one is, through its job.
 impl ProcessTable for Win32 {
     fn observable(&self) -> bool {
         false
+    }
+
+    fn observes_jobs(&self) -> bool {
+        true
+    }
+
+    fn job_members(&self, name: &str) -> JobState {
+        match JobObject::open(name) {
+            Ok(None) => JobState::Gone,
+            Ok(Some(job)) => match job.members() {
+                Ok(pids) => JobState::Members(
+                    pids.into_iter()
+                        .filter_map(|p| i32::try_from(p).ok())
+                        .collect(),
+                ),
+                Err(e) => JobState::Unreadable(format!("listing job {name}: {e}")),
+            },
+            Err(e) => JobState::Unreadable(format!("opening job {name}: {e}")),
+        }
+    }
+
+    fn terminate_job(&self, name: &str) -> bool {
+        matches!(JobObject::open(name), Ok(Some(job)) if job.terminate(1).is_ok())
     }
 
     fn stat(&self, pid: i32) -> Option<ProcStat> {

@@ -131,7 +131,7 @@ mod windows {
     use std::time::{Duration, Instant};
 
     use godot_mcp_os::job::{self, JobObject};
-    use godot_mcp_os::process_table;
+    use godot_mcp_os::process_table::{self, JobState};
 
     fn until(what: &str, mut cond: impl FnMut() -> bool) {
         let start = Instant::now();
@@ -159,6 +159,7 @@ mod windows {
             !t.observable(),
             "no process groups: reconciliation quarantines"
         );
+        assert!(t.observes_jobs(), "job-bounded launches are reconciled");
         let me = std::process::id() as i32;
         let s = t.stat(me).unwrap();
         assert!(s.start_time > 0);
@@ -204,5 +205,62 @@ mod windows {
         until("the job is gone with its tree", || {
             JobObject::open(&name).unwrap().is_none()
         });
+    }
+
+    /// The process plane's gate on Windows: created suspended, put in a new
+    /// named job, resumed. Until the resume nothing of the child runs (its
+    /// `ping` does not exist); afterwards its child is in the job too, and the
+    /// table finds, terminates and proves the job empty by its name alone.
+    #[test]
+    fn a_suspended_child_joins_its_job_before_it_runs_and_the_table_reads_the_job_by_name() {
+        use std::os::windows::process::CommandExt;
+        let t = process_table::os();
+        let name = format!("godot-mcp-test-gate-{}", std::process::id());
+        let job = JobObject::create(Some(&name)).unwrap();
+        let mut child = Command::new("cmd.exe")
+            .args(["/d", "/c", "ping -n 60 127.0.0.1 >NUL"])
+            .creation_flags(job::CREATE_SUSPENDED)
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap();
+        let pid = child.id();
+        job.assign_pid(pid).unwrap();
+        assert_eq!(t.job_members(&name), JobState::Members(vec![pid as i32]));
+        // Suspended: it has run nothing, so it has started no child.
+        assert_eq!(job.members().unwrap(), [pid]);
+
+        job::resume(pid).unwrap();
+        until("ping joined the job", || job.members().unwrap().len() >= 2);
+        let JobState::Members(members) = t.job_members(&name) else {
+            panic!("the job is readable by name");
+        };
+        let created = t.stat(pid as i32).unwrap().start_time;
+        for m in &members {
+            assert!(
+                t.stat(*m).unwrap().start_time >= created,
+                "a child is not older than its parent"
+            );
+        }
+
+        assert!(t.terminate_job(&name));
+        child.wait().unwrap();
+        until("the job is empty", || {
+            t.job_members(&name) == JobState::Members(Vec::new())
+        });
+        drop(job);
+        until("the job's name is gone", || {
+            t.job_members(&name) == JobState::Gone
+        });
+        assert!(!t.terminate_job(&name), "no job, nothing terminated");
+    }
+
+    #[test]
+    fn a_job_name_in_use_is_refused() {
+        let name = format!("godot-mcp-test-taken-{}", std::process::id());
+        let first = JobObject::create(Some(&name)).unwrap();
+        let e = JobObject::create(Some(&name)).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::AlreadyExists);
+        drop(first);
+        JobObject::create(Some(&name)).unwrap();
     }
 }

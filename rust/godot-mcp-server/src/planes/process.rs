@@ -6,20 +6,24 @@
 //!
 //! 1. a session directory, a control socket (its inode) and a nonce; the intent
 //!    is recorded durably;
-//! 2. a *gated* process is spawned in a new process group: `/bin/sh` blocked on
-//!    reading one line from a pipe only the supervisor holds, then `exec`ing
-//!    Godot. Its stdout and stderr go to files in the session directory, so a
-//!    dead server never blocks or kills it by a broken pipe;
-//! 3. the receipt (pid, start time from `/proc`, process group) is recorded
-//!    durably;
+//! 2. a *gated* process is spawned inside its boundary (see `host`): on Unix,
+//!    in a new process group, `/bin/sh` blocked on reading one line from a
+//!    pipe only the supervisor holds, then `exec`ing Godot; on Windows, Godot
+//!    created suspended and put in a new named Job Object. Its stdout and
+//!    stderr go to files in the session directory, so a dead server never
+//!    blocks or kills it by a broken pipe;
+//! 3. the receipt (pid, start time, boundary) is recorded durably;
 //! 4. the gate is released: Godot runs;
 //! 5. the start call answers.
 //!
 //! A server killed between 1 and 4 leaves a gated shell that reads EOF from its
-//! pipe and exits without running Godot, so an unrecorded Godot cannot exist.
+//! pipe and exits without running Godot (Unix), or a suspended process that
+//! never runs, killed with its job if it had joined it (Windows), so an
+//! unrecorded Godot cannot run.
 //!
-//! The boundary is the process group (the weak locator). A delegated cgroup v2
-//! is detected (see [`boundary_report`]) but not used by this build.
+//! The boundary is the process group (the weak locator) on Unix, a Job Object
+//! on Windows. A delegated cgroup v2 is detected (see [`boundary_report`]) but
+//! not used by this build.
 
 pub mod control;
 pub mod debugger;
@@ -34,15 +38,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use godot_mcp_journal::failpoints::{self as fp, cross_pub as cross};
-use godot_mcp_journal::launch::{
-    self, Boundary, LaunchEnd, LaunchIntent, LaunchProof, LaunchReceipt,
-};
+use godot_mcp_journal::launch::{self, LaunchEnd, LaunchIntent, LaunchProof, LaunchReceipt};
 use godot_mcp_journal::process_table;
 use godot_mcp_journal::proof::Deriver;
 use godot_mcp_journal::{Journal, TxnId, TxnStatus};
 use parking_lot::Mutex;
 use serde::Serialize;
-use tokio::io::AsyncWriteExt;
 use tokio::sync::watch;
 
 use crate::error::{ErrorCode, ToolError};
@@ -125,6 +126,9 @@ pub struct Session {
     pub control: Arc<Control>,
     /// The debugger the game connects to (games only; see [`DEBUGGED_PURPOSES`]).
     pub debugger: Option<Arc<debugger::Debugger>>,
+    /// What must live as long as the session: the Job Object's handle on
+    /// Windows (closing it kills the job's processes), nothing on Unix.
+    _boundary: host::Held,
 }
 
 impl Session {
@@ -143,10 +147,9 @@ impl Session {
         }
     }
 
-    /// SIGKILL (`kill`) or SIGTERM to the boundary.
+    /// SIGKILL (`kill`) or SIGTERM to the boundary (a Job Object is terminated).
     fn signal_group(&self, kill: bool) {
-        let Boundary::ProcessGroup { pgid } = self.receipt.boundary;
-        host::signal_group(pgid, kill);
+        host::signal_boundary(&self.receipt.boundary, kill);
     }
 
     /// Waits for the end at most `limit`; past it, SIGKILLs the boundary (a timeout,
@@ -349,45 +352,46 @@ impl Supervisor {
             let _ = journal.lock().finish_launch(txn, &proof);
             internal(e)
         };
-        let mut cmd = match host::gated_command(&nonce, &spec.program, &args, &root) {
-            Ok(cmd) => cmd,
+        let mut gated = match host::spawn_gated(
+            &nonce,
+            &spec.program,
+            &args,
+            &root,
+            Stdio::from(stdout),
+            Stdio::from(stderr),
+        ) {
+            Ok(g) => g,
             Err(e) => return Err(failed(journal, format!("cannot spawn: {e}"))),
         };
-        cmd.stdin(Stdio::piped())
-            .stdout(Stdio::from(stdout))
-            .stderr(Stdio::from(stderr))
-            .kill_on_drop(false);
-        let mut child = match cmd.spawn() {
-            Ok(c) => c,
-            Err(e) => return Err(failed(journal, format!("cannot spawn: {e}"))),
-        };
-        let Some(pid) = child.id().and_then(|p| i32::try_from(p).ok()) else {
+        let Some(pid) = gated.child.id().and_then(|p| i32::try_from(p).ok()) else {
             return Err(failed(journal, "the spawned process has no pid".into()));
         };
         cross(fp::LAUNCH_AFTER_SPAWN);
 
         // 3. The receipt, durable.
         let procs = process_table::os();
-        let Some(stat) = procs.stat(pid).filter(|_| procs.observable()) else {
-            // Also where the OS's process table is unobservable (it may still read a
-            // start time, as on Windows, but cannot reconcile): no receipt, no release.
+        let Some(stat) = procs.stat(pid).filter(|_| host::boundary_observable(procs)) else {
+            // Also where the OS's process table cannot reconcile this boundary (it
+            // may still read a start time): no receipt, no release.
+            let _ = gated.child.start_kill();
+            let _ = gated.child.wait().await;
             return Err(failed(
                 journal,
-                format!("the identity of pid {pid} (start time, process group) is unreadable"),
+                format!("the identity of pid {pid} (start time, boundary) is unreadable"),
             ));
         };
         let receipt = LaunchReceipt {
             pid,
             start_time: stat.start_time,
             pgid: stat.pgrp,
-            boundary: Boundary::ProcessGroup { pgid: stat.pgrp },
+            boundary: gated.boundary(&stat),
             boot_id: procs.boot_id(),
         };
         let recorded = journal.lock().record_receipt(txn, &intent, &receipt);
         if let Err(e) = recorded {
             // Never release an unrecorded process: kill the gate.
-            let _ = child.start_kill();
-            let _ = child.wait().await;
+            let _ = gated.child.start_kill();
+            let _ = gated.child.wait().await;
             return Err(failed(
                 journal,
                 format!("the receipt could not be recorded: {e}"),
@@ -397,12 +401,13 @@ impl Supervisor {
         let mut intent = intent;
         intent.receipt = Some(receipt.clone());
 
-        // 4. Release.
-        if let Some(mut stdin) = child.stdin.take() {
-            let _ = stdin.write_all(b"go\n").await;
-            let _ = stdin.flush().await;
-            drop(stdin);
+        // 4. Release. A gate that cannot be opened is killed: the receipt is
+        // durable, so the reaper records how it ended.
+        if let Err(e) = gated.release().await {
+            tracing::warn!(pid, error = %e, "the gate could not be released; killing it");
+            let _ = gated.child.start_kill();
         }
+        let (child, held) = gated.into_parts();
         let released_at = Instant::now();
         cross(fp::LAUNCH_AFTER_RELEASE);
 
@@ -419,6 +424,7 @@ impl Supervisor {
             timed_out: AtomicBool::new(false),
             control: Arc::new(Control::new(listener, nonce)),
             debugger,
+            _boundary: held,
         });
         self.sessions.lock().insert(txn, session.clone());
         tokio::spawn(control::accept_loop(session.control.clone()));
@@ -438,11 +444,10 @@ impl Supervisor {
                 continue;
             }
             s.server_signalled.store(true, Ordering::SeqCst);
-            let Boundary::ProcessGroup { pgid } = s.receipt.boundary;
             let empty_within = |limit: Duration| {
                 let start = Instant::now();
                 loop {
-                    if process_table::os().group_members(pgid).is_empty() {
+                    if launch::boundary_is_empty(process_table::os(), &s.receipt) {
                         return true;
                     }
                     if start.elapsed() > limit {
@@ -498,10 +503,11 @@ async fn reap(
 ) {
     let status = child.wait().await;
     let ran_ms = session.released_at.elapsed().as_millis() as u64;
-    // The leader is gone (reaped). What it left in its group is killed only
-    // where proven the launch's (the nonce in its environment or command line,
-    // started after the leader); a member that cannot be identified is never
-    // signalled and keeps the boundary from being proven empty.
+    // The leader is gone (reaped). What it left in its boundary is killed only
+    // where proven the launch's (process group: the nonce in its environment or
+    // command line, started after the leader; Job Object: started after the
+    // leader, the job terminated whole); a member that cannot be identified is
+    // never signalled and keeps the boundary from being proven empty.
     let receipt = session.receipt.clone();
     let nonce = session.intent.nonce.clone();
     let empty = tokio::task::spawn_blocking(move || {
@@ -510,9 +516,9 @@ async fn reap(
             let members = launch::kill_proven_members(process_table::os(), &receipt, &nonce);
             if !members.unaccounted.is_empty() {
                 tracing::warn!(
-                    pgid = receipt.pgid,
+                    boundary = ?receipt.boundary,
                     unaccounted = ?members.unaccounted,
-                    "a session's process group holds members that are not the launch's; \
+                    "a session's boundary holds members that are not the launch's; \
                      not signalled, boundary not proven empty"
                 );
                 return false;
@@ -581,7 +587,7 @@ async fn reap(
 /// Which boundary this machine offers, and why.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct BoundaryReport {
-    /// `process_group` or `cgroup_v2`.
+    /// `process_group` (Unix) or `job_object` (Windows).
     pub in_use: &'static str,
     pub why: String,
 }
@@ -589,6 +595,12 @@ pub struct BoundaryReport {
 /// Detects a delegated cgroup v2 (a unified hierarchy whose cgroup of this
 /// process is writable and offers `cgroup.kill`).
 pub fn boundary_report() -> BoundaryReport {
+    if let Some((in_use, why)) = host::native_boundary() {
+        return BoundaryReport {
+            in_use,
+            why: why.into(),
+        };
+    }
     let cgroup = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
     let unified = cgroup.lines().find_map(|l| l.strip_prefix("0::"));
     let v2_mounted = Path::new("/sys/fs/cgroup/cgroup.controllers").exists();

@@ -1,19 +1,81 @@
 //! What the process plane does differently per OS, in one place: the control
-//! endpoint's transport, the gated child, the boundary's signals and how an exit
-//! status names a signal. The plane's logic above it has no `cfg`.
+//! endpoint's transport, the gated child and its boundary, the boundary's
+//! signals and how an exit status names a signal. The plane's logic above it
+//! has no `cfg`.
 //!
-//! Unix (tested): a Unix socket in the session directory, a `/bin/sh` gate in
-//! its own process group. Windows (compile-checked only): loopback TCP, whose
-//! connection is authenticated by the same session nonce in the hello as on Unix;
-//! a launch is refused before anything is spawned, because the Job Object
-//! boundary is not wired into the plane yet (docs/platforms.md).
+//! Unix (tested here): a Unix socket in the session directory, a `/bin/sh` gate
+//! in its own process group, released by a line on its stdin. Windows
+//! (compile-checked here, run in the workflow's Windows job): loopback TCP, whose
+//! connection is authenticated by the same session nonce in the hello as on
+//! Unix; the child is created suspended (`CREATE_SUSPENDED`: it runs no code),
+//! put in a new named Job Object (`godot_mcp_journal::launch::job_name`), and
+//! resumed only after its receipt is durable. The server holds the job's only
+//! handle, and the job kills its processes when that handle closes, so a dead
+//! server leaves nothing of the launch running.
 
 use std::io;
 use std::path::Path;
+use std::process::Stdio;
+
+use godot_mcp_journal::launch::Boundary;
+use godot_mcp_journal::process_table::{ProcStat, ProcessTable};
 
 use crate::error::ToolError;
 
-pub use imp::{ReadHalf, WriteHalf, gated_command};
+pub use imp::{Held, ReadHalf, WriteHalf};
+
+/// A spawned child held at its gate, already inside its boundary: it runs
+/// nothing of the program until [`Gated::release`].
+pub struct Gated {
+    /// The gated child.
+    pub child: tokio::process::Child,
+    gate: imp::Gate,
+}
+
+impl Gated {
+    /// The boundary the receipt records, given the child's identity.
+    pub fn boundary(&self, stat: &ProcStat) -> Boundary {
+        self.gate.boundary(stat)
+    }
+
+    /// Releases the child: it runs the program.
+    pub async fn release(&mut self) -> io::Result<()> {
+        self.gate.release(&mut self.child).await
+    }
+
+    /// The child, and what must live as long as its session (the job's
+    /// handle on Windows: closing it kills the job's processes).
+    pub fn into_parts(self) -> (tokio::process::Child, Held) {
+        (self.child, self.gate.into_held())
+    }
+}
+
+/// Spawns `program args` in `cwd`, gated and inside a boundary of its own,
+/// with the session nonce in its environment (every process it starts
+/// inherits it) and its output going to `stdout` and `stderr`.
+pub fn spawn_gated(
+    nonce: &str,
+    program: &Path,
+    args: &[String],
+    cwd: &Path,
+    stdout: Stdio,
+    stderr: Stdio,
+) -> io::Result<Gated> {
+    imp::spawn_gated(nonce, program, args, cwd, stdout, stderr)
+}
+
+/// Whether `procs` can reconcile the boundary this OS's launches use (a
+/// launch whose boundary could not be reconciled is refused: no receipt, no
+/// release).
+pub fn boundary_observable(procs: &dyn ProcessTable) -> bool {
+    imp::boundary_observable(procs)
+}
+
+/// The boundary this OS's launches use, and why, when it is not the process
+/// group (see `boundary_report`).
+pub fn native_boundary() -> Option<(&'static str, &'static str)> {
+    imp::NATIVE_BOUNDARY
+}
 
 /// A session's listening control endpoint: a Unix socket in the session
 /// directory; on Windows a loopback socket, which only loopback peers can reach
@@ -44,10 +106,11 @@ pub fn bind(session_dir: &Path) -> Result<Bound, ToolError> {
     imp::bind(session_dir)
 }
 
-/// Sends `kill` (else a polite stop) to every member of process group `pgid`;
-/// `false` when the group does not exist or may not be signalled.
-pub fn signal_group(pgid: i32, kill: bool) -> bool {
-    imp::signal_group(pgid, kill)
+/// Sends `kill` (else a polite stop) to every member of `boundary`; `false`
+/// when it does not exist or may not be signalled. A Job Object has no polite
+/// stop: both terminate it.
+pub fn signal_boundary(boundary: &Boundary, kill: bool) -> bool {
+    imp::signal_boundary(boundary, kill)
 }
 
 /// The signal that ended a process, if one did.
@@ -65,11 +128,63 @@ mod imp {
     use std::io;
     use std::path::Path;
 
-    use godot_mcp_journal::launch;
-    use godot_mcp_os::group::{self, GroupSignal};
+    use std::process::Stdio;
 
-    use super::Bound;
+    use godot_mcp_journal::launch::{self, Boundary};
+    use godot_mcp_journal::process_table::{ProcStat, ProcessTable};
+    use godot_mcp_os::group::{self, GroupSignal};
+    use tokio::io::AsyncWriteExt;
+
+    use super::{Bound, Gated};
     use crate::error::ToolError;
+
+    /// Nothing outlives the spawn on Unix: the group is the leader's.
+    pub type Held = ();
+
+    pub const NATIVE_BOUNDARY: Option<(&str, &str)> = None;
+
+    /// The gate is the child's stdin.
+    pub struct Gate;
+
+    impl Gate {
+        pub fn boundary(&self, stat: &ProcStat) -> Boundary {
+            Boundary::ProcessGroup { pgid: stat.pgrp }
+        }
+
+        pub async fn release(&mut self, child: &mut tokio::process::Child) -> io::Result<()> {
+            let mut stdin = child
+                .stdin
+                .take()
+                .ok_or_else(|| io::Error::other("the gate's stdin is gone"))?;
+            stdin.write_all(b"go\n").await?;
+            stdin.flush().await
+        }
+
+        pub fn into_held(self) -> Held {}
+    }
+
+    pub fn boundary_observable(procs: &dyn ProcessTable) -> bool {
+        procs.observable()
+    }
+
+    pub fn spawn_gated(
+        nonce: &str,
+        program: &Path,
+        args: &[String],
+        cwd: &Path,
+        stdout: Stdio,
+        stderr: Stdio,
+    ) -> io::Result<Gated> {
+        let mut cmd = gated_command(nonce, program, args, cwd);
+        cmd.stdin(Stdio::piped())
+            .stdout(stdout)
+            .stderr(stderr)
+            .kill_on_drop(false);
+        Ok(Gated {
+            child: cmd.spawn()?,
+            gate: Gate,
+        })
+    }
 
     pub type Socket = tokio::net::UnixListener;
     pub type ReadHalf = tokio::net::unix::OwnedReadHalf;
@@ -103,12 +218,12 @@ mod imp {
     /// The gated child: it starts `program args` only after a line on its stdin
     /// (the release), in a process group of its own, with the session nonce in its
     /// environment.
-    pub fn gated_command(
+    fn gated_command(
         nonce: &str,
         program: &Path,
         args: &[String],
         cwd: &Path,
-    ) -> io::Result<tokio::process::Command> {
+    ) -> tokio::process::Command {
         let mut cmd = tokio::process::Command::new("/bin/sh");
         cmd.arg("-c")
             .arg("read -r _ || exit 125; exec \"$@\"")
@@ -122,12 +237,15 @@ mod imp {
             // gone, it is how a member is identified as the launch's.
             .env(launch::NONCE_ENV, nonce)
             .process_group(0);
-        Ok(cmd)
+        cmd
     }
 
-    pub fn signal_group(pgid: i32, kill: bool) -> bool {
+    pub fn signal_boundary(boundary: &Boundary, kill: bool) -> bool {
+        let Boundary::ProcessGroup { pgid } = boundary else {
+            return false;
+        };
         group::signal(
-            pgid,
+            *pgid,
             if kill {
                 GroupSignal::Kill
             } else {
@@ -150,9 +268,99 @@ mod imp {
 mod imp {
     use std::io;
     use std::path::Path;
+    use std::process::Stdio;
 
-    use super::Bound;
+    use godot_mcp_journal::launch::{self, Boundary};
+    use godot_mcp_journal::process_table::{self, ProcStat, ProcessTable};
+    use godot_mcp_os::job::{self, JobObject};
+
+    use super::{Bound, Gated};
     use crate::error::ToolError;
+
+    /// The job's handle: held for the session's life (the server's, since
+    /// sessions are never dropped before it exits), so the job lives while
+    /// the server does and kills what is left of the launch when it dies.
+    pub type Held = JobObject;
+
+    pub const NATIVE_BOUNDARY: Option<(&str, &str)> = Some((
+        "job_object",
+        "every launch runs in a Job Object of its own, named from its nonce: the child joins \
+         it while suspended, its processes cannot leave it, and it is terminated whole",
+    ));
+
+    /// The job the suspended child is in.
+    pub struct Gate {
+        job: JobObject,
+        name: String,
+    }
+
+    impl Gate {
+        pub fn boundary(&self, _stat: &ProcStat) -> Boundary {
+            Boundary::JobObject {
+                name: self.name.clone(),
+            }
+        }
+
+        pub async fn release(&mut self, child: &mut tokio::process::Child) -> io::Result<()> {
+            let pid = child
+                .id()
+                .ok_or_else(|| io::Error::other("the gated child has exited"))?;
+            job::resume(pid)
+        }
+
+        pub fn into_held(self) -> Held {
+            self.job
+        }
+    }
+
+    pub fn boundary_observable(procs: &dyn ProcessTable) -> bool {
+        procs.observes_jobs()
+    }
+
+    pub fn spawn_gated(
+        nonce: &str,
+        program: &Path,
+        args: &[String],
+        cwd: &Path,
+        stdout: Stdio,
+        stderr: Stdio,
+    ) -> io::Result<Gated> {
+        // The job first: a name taken already is refused (never someone
+        // else's job as ours).
+        let name = launch::job_name(nonce);
+        let job = JobObject::create(Some(&name))?;
+        let mut cmd = tokio::process::Command::new(program);
+        cmd.args(args)
+            .current_dir(cwd)
+            .env(launch::NONCE_ENV, nonce)
+            .creation_flags(job::CREATE_SUSPENDED)
+            .stdin(Stdio::null())
+            .stdout(stdout)
+            .stderr(stderr)
+            .kill_on_drop(false);
+        let mut child = cmd.spawn()?;
+        // `child` holds its process open (not waited for): the pid is its.
+        let assigned = match child.id() {
+            Some(pid) => job.assign_pid(pid),
+            None => Err(io::Error::other("the suspended child has exited")),
+        };
+        if let Err(e) = assigned {
+            // Suspended, it ran nothing; it must not run outside a job.
+            let _ = child.start_kill();
+            return Err(e);
+        }
+        Ok(Gated {
+            child,
+            gate: Gate { job, name },
+        })
+    }
+
+    pub fn signal_boundary(boundary: &Boundary, _kill: bool) -> bool {
+        let Boundary::JobObject { name } = boundary else {
+            return false;
+        };
+        process_table::os().terminate_job(name)
+    }
 
     pub type Socket = tokio::net::TcpListener;
     pub type ReadHalf = tokio::net::tcp::OwnedReadHalf;
@@ -170,24 +378,6 @@ mod imp {
             endpoint: format!("tcp:{addr}"),
             id: 0,
         })
-    }
-
-    /// `Unsupported`: the Job Object boundary is not wired into the plane yet.
-    pub fn gated_command(
-        _nonce: &str,
-        _program: &Path,
-        _args: &[String],
-        _cwd: &Path,
-    ) -> io::Result<tokio::process::Command> {
-        Err(io::Error::new(
-            io::ErrorKind::Unsupported,
-            "launching is not supported on Windows yet: the process plane does not assign the \
-             child to a Job Object (docs/platforms.md)",
-        ))
-    }
-
-    pub fn signal_group(_pgid: i32, _kill: bool) -> bool {
-        false
     }
 
     pub fn exit_signal(_status: &std::process::ExitStatus) -> Option<i32> {
