@@ -553,7 +553,10 @@ async fn the_bridge_requests_the_server_sends_are_the_pinned_wire() {
             "set_theme_override",
             json!({"node": "L", "kind": "color", "name": "font_color", "value": null}),
         ),
-        ("set_anchors_preset", json!({"node": "L", "preset": "full_rect"})),
+        (
+            "set_anchors_preset",
+            json!({"node": "L", "preset": "full_rect"}),
+        ),
         (
             "add_container",
             json!({"parent": ".", "type": "GridContainer", "name": "G", "columns": 3,
@@ -598,10 +601,7 @@ async fn the_bridge_requests_the_server_sends_are_the_pinned_wire() {
             "capture_editor_screenshot",
             json!({"view": "2d", "max_edge": 256, "node": "A"}),
         ),
-        (
-            "capture_editor_screenshot",
-            json!({"view": "window"}),
-        ),
+        ("capture_editor_screenshot", json!({"view": "window"})),
     ];
     for (tool, args) in calls {
         // The replies of the stand-in editor do not matter here, only what was sent.

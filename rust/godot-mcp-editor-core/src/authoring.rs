@@ -325,7 +325,9 @@ fn decode_known(cmd: &str, p: &Json) -> Result<Authoring, BridgeError> {
         c::EDITOR_SELECT => Authoring::Select {
             nodes: params::<c::EditorSelect>(cmd, p)?.nodes,
         },
-        c::EDITOR_SELECTION => params::<c::EditorSelection>(cmd, p).map(|_| Authoring::Selection)?,
+        c::EDITOR_SELECTION => {
+            params::<c::EditorSelection>(cmd, p).map(|_| Authoring::Selection)?
+        }
         c::SCENE_SAVE_ALL => params::<c::SceneSaveAll>(cmd, p).map(|_| Authoring::SaveAll)?,
         c::NODE_CONNECTIONS => Authoring::Connections {
             node: params::<c::NodeConnections>(cmd, p)?.node,
