@@ -631,18 +631,32 @@ pub struct MeshLibraryItems {
     pub path: String,
 }
 
-/// Which part of the editor a screenshot shows.
+/// Which part of the editor a screenshot shows (also capture_editor_screenshot's `view`
+/// argument, hence the schema; its variants' notes are plain comments so that the
+/// schema stays a plain `enum` of names).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum ScreenshotView {
-    /// The 2D editor's viewport (the edited scene, no rulers or gizmos).
+    // The 2D editor's viewport (the edited scene, no rulers or gizmos).
     #[serde(rename = "2d")]
     TwoD,
-    /// The first 3D editor viewport.
+    // The first 3D editor viewport.
     #[serde(rename = "3d")]
     ThreeD,
-    /// The whole editor window.
+    // The whole editor window.
     #[serde(rename = "window")]
     Window,
+}
+
+impl ScreenshotView {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::TwoD => "2d",
+            Self::ThreeD => "3d",
+            Self::Window => "window",
+        }
+    }
 }
 
 /// `editor.screenshot`.

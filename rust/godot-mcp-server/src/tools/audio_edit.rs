@@ -12,7 +12,7 @@ use godot_mcp_formats::Value as GValue;
 use godot_mcp_formats::audio_bus::{Bus, BusEffect, EffectResource, LayoutFile};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use godot_mcp_formats::variant;
 
@@ -157,18 +157,16 @@ fn plan_add_player(
         PlayerType::AudioStreamPlayer2D => "AudioStreamPlayer2D",
         PlayerType::AudioStreamPlayer3D => "AudioStreamPlayer3D",
     };
-    let p = json!({
-        "parent": a.parent, "name": a.name, "type": ty,
-        "stream": a.stream.map(|s| s.to_string()), "bus": a.bus,
-        "autoplay": a.autoplay, "volume_db": a.volume_db,
-    });
-    node_edit(
-        state,
-        godot_mcp_protocol::commands::AUDIO_ADD_PLAYER,
-        "create",
-        a.parent,
-        p,
-    )
+    let p = godot_mcp_protocol::commands::AudioAddPlayer {
+        parent: a.parent.clone(),
+        name: a.name,
+        player_type: ty.into(),
+        stream: a.stream.map(|s| s.to_string()),
+        bus: a.bus,
+        autoplay: a.autoplay,
+        volume_db: a.volume_db,
+    };
+    node_edit(state, "create", a.parent, p)
 }
 
 /// The AudioEffect classes Godot 4.4 can instance (`ClassDB`, not abstract).

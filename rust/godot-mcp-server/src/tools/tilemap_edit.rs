@@ -9,9 +9,8 @@ use serde_json::{Value, json};
 use crate::error::ToolError;
 use crate::respath::ResPath;
 use crate::safety::{SafetyClass, Toolset};
-use crate::tools::recipes::{
-    LayerRef, Steps, StepsEffect, StepsReply, layer_bits, meta, plan, read_tool,
-};
+use crate::tools::recipes::{LayerRef, Steps, StepsEffect, StepsReply, layer_bits, meta, plan};
+use crate::tools::scene_more::editor_read;
 use crate::tools::spatial::{CellsReply, cells_request};
 use crate::tools::{NoFields, Plan, ToolDef};
 
@@ -266,7 +265,7 @@ pub fn tools() -> Vec<ToolDef> {
                 plan(state, "set_tileset_terrain_set", steps, NoFields {})
             },
         ),
-        read_tool::<_, CellsReply>(
+        editor_read::<_, _, CellsReply>(
             meta(
                 Toolset::Tilemap,
                 "get_used_tile_cells",
