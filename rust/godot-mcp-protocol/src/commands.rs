@@ -501,24 +501,34 @@ impl UndoPolicy {
     }
 }
 
-/// One TileMapLayer cell: `source: -1` erases it.
+// The cells and terrains below are also the family tools' arguments (one type each,
+// hence the schema; their doc comments are the agent's descriptions).
+
+/// One cell: source -1 erases.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct TileCell {
     pub coords: [i32; 2],
+    /// TileSet source id.
     pub source: i32,
+    /// Atlas coords of the tile (default [0,0]).
     #[serde(default)]
     pub atlas: [i32; 2],
+    /// Alternative tile (default 0).
     #[serde(default)]
     pub alternative: i32,
 }
 
-/// One GridMap cell: `item: -1` erases it.
+/// One GridMap cell: item -1 erases.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct GridCell {
     pub coords: [i32; 3],
+    /// MeshLibrary item id.
     pub item: i32,
+    /// Orthogonal orientation index 0-23.
     #[serde(default)]
     pub orientation: i32,
 }
@@ -534,11 +544,13 @@ pub enum FitKind {
     Sphere,
 }
 
-/// One terrain of a terrain set.
+// One terrain of a terrain set (no doc comment: the agent's schema has no description).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Terrain {
     pub name: String,
+    /// [r,g,b,a] 0-1.
     pub color: [f64; 4],
 }
 

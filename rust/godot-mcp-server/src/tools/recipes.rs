@@ -81,17 +81,6 @@ impl Steps {
         }
     }
 
-    /// A step still built as JSON by a family tool: decoded into its typed form here.
-    pub(crate) fn push(&mut self, step: Value) {
-        match serde_json::from_value(step) {
-            Ok(s) => self.step(s),
-            Err(e) => {
-                let at = format!("steps[{}]", self.steps.len());
-                self.refuse(ToolError::invalid_params(at, e.to_string()));
-            }
-        }
-    }
-
     pub(crate) fn len(&self) -> usize {
         self.steps.len()
     }

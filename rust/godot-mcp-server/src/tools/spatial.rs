@@ -141,17 +141,7 @@ pub struct EnvironmentArgs {
     ssao: Option<bool>,
 }
 
-/// One GridMap cell: item -1 erases.
-#[derive(Debug, Deserialize, JsonSchema, serde::Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct GridCellArg {
-    coords: [i32; 3],
-    /// MeshLibrary item id.
-    item: i32,
-    /// Orthogonal orientation index 0-23.
-    #[serde(default)]
-    orientation: i32,
-}
+use cmd::GridCell as GridCellArg;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -444,7 +434,10 @@ pub fn tools() -> Vec<ToolDef> {
                 Mutating,
             ),
             |_, a: GridSetArgs, steps| {
-                steps.push(json!({"op": "grid_cells", "node": a.node, "cells": a.cells}));
+                steps.step(cmd::Step::GridCells {
+                    node: a.node,
+                    cells: a.cells,
+                });
                 Ok(NoFields {})
             },
         ),
@@ -457,12 +450,19 @@ pub fn tools() -> Vec<ToolDef> {
                 Destructive,
             ),
             |_, a: GridClearArgs, steps| {
-                let cells: Vec<Value> = a
+                let cells = a
                     .coords
                     .iter()
-                    .map(|c| json!({"coords": c, "item": -1}))
+                    .map(|&coords| GridCellArg {
+                        coords,
+                        item: -1,
+                        orientation: 0,
+                    })
                     .collect();
-                steps.push(json!({"op": "grid_cells", "node": a.node, "cells": cells}));
+                steps.step(cmd::Step::GridCells {
+                    node: a.node,
+                    cells,
+                });
                 Ok(NoFields {})
             },
         ),
