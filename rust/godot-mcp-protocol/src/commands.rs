@@ -338,6 +338,12 @@ macro_rules! opt_path {
                 pub path: Option<String>,
             }
             bridge_command!($ty => $method);
+
+            impl From<Option<String>> for $ty {
+                fn from(path: Option<String>) -> Self {
+                    Self { path }
+                }
+            }
         )*
     };
 }

@@ -811,6 +811,20 @@ where
     Plan::new(effect, move || run_effect_as(&state, &p, scene, None))
 }
 
+/// The plan of a scene command that takes only an optional path (the edited scene when
+/// absent) and needs an edited scene: close, reload.
+fn path_scene_plan<P>(
+    state: Arc<AppState>,
+    a: OptScenePathArgs,
+) -> Result<Plan<SceneCommand<NoReplyFields>, EditorReply<NoReplyFields>>, ToolError>
+where
+    P: BridgeCommand + From<Option<String>> + Send + 'static,
+{
+    let path = a.path.map(|p| p.to_string());
+    let p = P::from(path.clone());
+    scene_plan(state, p, path, true, None, NoReplyFields {})
+}
+
 // ---------------------------------------------------------------------------------
 // Arguments
 // ---------------------------------------------------------------------------------
@@ -831,7 +845,7 @@ pub struct CreateNodeArgs {
 #[serde(deny_unknown_fields)]
 pub struct NodeArgs {
     /// Node path from the scene root ("." is the root).
-    node: String,
+    pub(crate) node: String,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -1357,17 +1371,7 @@ pub fn tools() -> Vec<ToolDef> {
                 Destructive,
                 SceneFiles,
             ),
-            |state, a: OptScenePathArgs| {
-                let path = a.path.map(|p| p.to_string());
-                scene_plan::<_, NoReplyFields, _>(
-                    state,
-                    cmd::SceneClose { path: path.clone() },
-                    path,
-                    true,
-                    None,
-                    NoReplyFields {},
-                )
-            },
+            path_scene_plan::<cmd::SceneClose>,
         ),
         ToolDef::planned(
             meta(
@@ -1377,17 +1381,7 @@ pub fn tools() -> Vec<ToolDef> {
                 Destructive,
                 SceneFiles,
             ),
-            |state, a: OptScenePathArgs| {
-                let path = a.path.map(|p| p.to_string());
-                scene_plan::<_, NoReplyFields, _>(
-                    state,
-                    cmd::SceneReload { path: path.clone() },
-                    path,
-                    true,
-                    None,
-                    NoReplyFields {},
-                )
-            },
+            path_scene_plan::<cmd::SceneReload>,
         ),
         ToolDef::planned(
             meta(

@@ -26,7 +26,8 @@ use crate::respath::ResPath;
 use crate::safety::{Precondition, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::editor::{
-    NodeCommand, active_scene, ask, blocking_as, never_saved, node_plan_as, query_as, run_effect_as,
+    NoArgs, NodeArgs, NodeCommand, active_scene, ask, blocking_as, never_saved, node_plan_as,
+    query_as, run_effect_as,
 };
 use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta};
 
@@ -207,13 +208,6 @@ pub struct SelectArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct NodeArgs {
-    /// Node path from the scene root ("." is the root).
-    node: String,
-}
-
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct PropertiesArgs {
     /// Node path from the scene root ("." is the root).
     node: String,
@@ -224,10 +218,6 @@ pub struct PropertiesArgs {
     #[serde(default)]
     limit: Option<usize>,
 }
-
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct NoArgs {}
 
 reply_fields!(
     pub(crate) struct Instanced {
