@@ -444,6 +444,164 @@ async fn the_bridge_requests_the_server_sends_are_the_pinned_wire() {
         ("editor_redo", json!({})),
         ("editor_history", json!({})),
         ("reload_scene", json!({"confirm": true})),
+        // One call of every authoring command (`commands::AUTHORING`), optional fields
+        // both absent and given where the server sends them differently.
+        (
+            "instance_scene",
+            json!({"parent": ".", "scene": "res://scenes/player.tscn"}),
+        ),
+        (
+            "instance_scene",
+            json!({"parent": "A", "scene": "res://scenes/player.tscn", "name": "P2"}),
+        ),
+        ("add_to_group", json!({"node": "A", "group": "enemies"})),
+        (
+            "remove_from_group",
+            json!({"node": "A", "group": "enemies", "confirm": true}),
+        ),
+        (
+            "set_editable_children",
+            json!({"node": "A", "editable": true, "confirm": true}),
+        ),
+        ("select_nodes", json!({"nodes": ["A", "B"]})),
+        ("get_selected_nodes", json!({})),
+        ("save_all_scenes", json!({"confirm": true})),
+        ("list_editor_signal_connections", json!({"node": "A"})),
+        ("get_editor_node_properties", json!({"node": "A"})),
+        (
+            "get_editor_property_list",
+            json!({"node": "A", "offset": 2, "limit": 10}),
+        ),
+        (
+            "add_animation",
+            json!({"player": "AP", "name": "walk", "length": 1.5, "loop_mode": "pingpong"}),
+        ),
+        (
+            "add_animation",
+            json!({"player": "AP", "name": "run", "library": "moves", "length": 2}),
+        ),
+        (
+            "remove_animation",
+            json!({"player": "AP", "animation": "walk", "confirm": true}),
+        ),
+        (
+            "add_animation_track",
+            json!({"player": "AP", "animation": "walk", "track_type": "position_3d",
+                   "path": "Mesh"}),
+        ),
+        (
+            "remove_animation_track",
+            json!({"player": "AP", "animation": "walk", "track": 1, "confirm": true}),
+        ),
+        (
+            "insert_animation_key",
+            json!({"player": "AP", "animation": "walk", "track": 0, "time": 0.5,
+                   "value": {"$type": "Vector2", "x": 1, "y": 2.5}}),
+        ),
+        (
+            "insert_animation_key",
+            json!({"player": "AP", "animation": "walk", "track": 2, "time": 1,
+                   "value": 3, "transition": 0.5}),
+        ),
+        (
+            "remove_animation_key",
+            json!({"player": "AP", "animation": "walk", "track": 0, "time": 0.5,
+                   "confirm": true}),
+        ),
+        (
+            "get_editor_animation",
+            json!({"player": "AP", "animation": "walk"}),
+        ),
+        (
+            "get_editor_animation",
+            json!({"player": "AP", "animation": "moves/run", "max_keys": 5}),
+        ),
+        (
+            "add_state_machine_state",
+            json!({"tree": "AT", "name": "Idle", "animation": "idle"}),
+        ),
+        (
+            "add_blend_tree_node",
+            json!({"tree": "AT", "graph": "Mixer", "name": "Blend",
+                   "node_type": "AnimationNodeBlend2", "position": [10, 20.5]}),
+        ),
+        (
+            "connect_state_machine_states",
+            json!({"tree": "AT", "from": "Start", "to": "Idle"}),
+        ),
+        (
+            "connect_state_machine_states",
+            json!({"tree": "AT", "state_machine": "Sub", "from": "Idle", "to": "End",
+                   "switch_mode": "at_end", "advance_mode": "auto",
+                   "advance_condition": "done", "xfade_time": 0.25}),
+        ),
+        (
+            "connect_blend_tree_nodes",
+            json!({"tree": "AT", "to": "output", "port": 0, "from": "Blend"}),
+        ),
+        (
+            "set_theme_item",
+            json!({"path": "res://resources/ui_theme.tres", "theme_type": "Button",
+                   "kind": "stylebox", "name": "normal",
+                   "value": {"bg_color": {"$type": "Color", "r": 1, "g": 0, "b": 0, "a": 1}}}),
+        ),
+        (
+            "set_theme_override",
+            json!({"node": "L", "kind": "font_size", "name": "font_size", "value": 20}),
+        ),
+        (
+            "set_theme_override",
+            json!({"node": "L", "kind": "color", "name": "font_color", "value": null}),
+        ),
+        (
+            "set_anchors_preset",
+            json!({"node": "L", "preset": "full_rect"}),
+        ),
+        (
+            "add_container",
+            json!({"parent": ".", "type": "GridContainer", "name": "G", "columns": 3,
+                   "separation": 4}),
+        ),
+        (
+            "add_container",
+            json!({"parent": ".", "type": "MarginContainer", "name": "M", "margin": 8}),
+        ),
+        // The other commands still built as JSON: audio, the live reads of the
+        // family tools, a recipe's `scene.steps`, the editor screenshot.
+        ("add_audio_player", json!({"parent": ".", "name": "Music"})),
+        (
+            "add_audio_player",
+            json!({"parent": ".", "name": "Sfx", "type": "AudioStreamPlayer2D",
+                   "stream": "res://icon.svg", "bus": "Fx", "autoplay": true,
+                   "volume_db": -6}),
+        ),
+        ("get_used_tile_cells", json!({"node": "T"})),
+        (
+            "get_gridmap_cells",
+            json!({"node": "G", "offset": 5, "limit": 20}),
+        ),
+        (
+            "list_mesh_library_items",
+            json!({"path": "res://resources/lib.tres"}),
+        ),
+        (
+            "create_nodes",
+            json!({"steps": [
+                {"op": "create", "parent": ".", "type": "Sprite2D", "name": "S"},
+                {"op": "set", "node": "$0", "property": "position",
+                 "value": {"$type": "Vector2", "x": 3, "y": 4}},
+                {"op": "group", "node": "$0", "group": "props"}]}),
+        ),
+        (
+            "set_gridmap_cells",
+            json!({"node": "G", "cells": [{"coords": [1, 2, 3], "item": 4}]}),
+        ),
+        ("capture_editor_screenshot", json!({})),
+        (
+            "capture_editor_screenshot",
+            json!({"view": "2d", "max_edge": 256, "node": "A"}),
+        ),
+        ("capture_editor_screenshot", json!({"view": "window"})),
     ];
     for (tool, args) in calls {
         // The replies of the stand-in editor do not matter here, only what was sent.
@@ -456,6 +614,9 @@ async fn the_bridge_requests_the_server_sends_are_the_pinned_wire() {
         .filter(|r| r.cmd != "editor.state" && r.cmd != "node.persistence")
         .map(|r| json!({"cmd": r.cmd, "params": r.params}))
         .collect();
+    for c in godot_mcp_protocol::commands::AUTHORING {
+        assert!(sent.iter().any(|r| r["cmd"] == c), "{c} was not sent");
+    }
     // One snapshot mechanism for the whole contract (insta, like tests/contract.rs):
     // scripts/test.sh sets INSTA_UPDATE=no, so a change or a missing snapshot fails.
     let mut settings = insta::Settings::clone_current();

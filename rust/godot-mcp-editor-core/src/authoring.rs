@@ -1,131 +1,20 @@
 //! The authoring commands (`godot_mcp_protocol::commands::AUTHORING`): scene editing beyond
-//! nodes and properties, animation, theme and UI. Decoded here, before anything runs, so
-//! that the add-on's executors (`godot-mcp-editor/src/authoring.rs`) receive only
+//! nodes and properties, animation, theme and UI. Their parameters are the protocol's
+//! structs (`godot_mcp_protocol::commands`); decoded and checked here, before anything
+//! runs, so that the add-on's executors (`godot-mcp-editor/src/authoring.rs`) receive only
 //! well-formed requests: a bad one is `invalid_params` with `effect: unchanged`.
 
 use godot_mcp_protocol::BridgeError;
 use godot_mcp_protocol::commands as c;
-use serde::Deserialize;
 use serde_json::Value as Json;
 
 use crate::command::{invalid, params, res_path};
 use crate::value::Value;
 
-/// An animation track's kind, as Godot's `Animation.TrackType` numbers it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TrackKind {
-    Value,
-    #[serde(rename = "position_3d")]
-    Position3d,
-    #[serde(rename = "rotation_3d")]
-    Rotation3d,
-    #[serde(rename = "scale_3d")]
-    Scale3d,
-    BlendShape,
-    Method,
-    Bezier,
-    Audio,
-    Animation,
-}
-
-impl TrackKind {
-    /// `Animation.TrackType`'s ordinal.
-    pub fn ord(self) -> i32 {
-        self as i32
-    }
-
-    /// The name for an ordinal (a track read back).
-    pub fn name_of(ord: i32) -> &'static str {
-        match ord {
-            0 => "value",
-            1 => "position_3d",
-            2 => "rotation_3d",
-            3 => "scale_3d",
-            4 => "blend_shape",
-            5 => "method",
-            6 => "bezier",
-            7 => "audio",
-            8 => "animation",
-            _ => "unknown",
-        }
-    }
-}
-
-/// `Animation.LoopMode`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum LoopMode {
-    #[default]
-    None,
-    Linear,
-    Pingpong,
-}
-
-impl LoopMode {
-    pub fn ord(self) -> i32 {
-        self as i32
-    }
-
-    pub fn name_of(ord: i32) -> &'static str {
-        match ord {
-            1 => "linear",
-            2 => "pingpong",
-            _ => "none",
-        }
-    }
-}
-
-/// Which graph of an AnimationTree a node is added to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Graph {
-    StateMachine,
-    BlendTree,
-}
-
-impl Graph {
-    /// The graph's Godot class.
-    pub fn class(self) -> &'static str {
-        match self {
-            Graph::StateMachine => "AnimationNodeStateMachine",
-            Graph::BlendTree => "AnimationNodeBlendTree",
-        }
-    }
-}
-
-/// A theme item's kind, as `Theme.DataType` numbers it, with the prefix of a Control's
-/// override property (`theme_override_colors/font_color`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ThemeKind {
-    Color,
-    Constant,
-    Font,
-    FontSize,
-    Icon,
-    Stylebox,
-}
-
-impl ThemeKind {
-    /// `Theme.DataType`'s ordinal.
-    pub fn ord(self) -> i32 {
-        self as i32
-    }
-
-    /// The Control property an override of this kind is stored under.
-    pub fn override_property(self, name: &str) -> String {
-        let group = match self {
-            ThemeKind::Color => "colors",
-            ThemeKind::Constant => "constants",
-            ThemeKind::Font => "fonts",
-            ThemeKind::FontSize => "font_sizes",
-            ThemeKind::Icon => "icons",
-            ThemeKind::Stylebox => "styles",
-        };
-        format!("theme_override_{group}/{name}")
-    }
-}
+/// The wire's enums, with Godot's ordinals (the add-on's executors use these names).
+pub use godot_mcp_protocol::commands::{
+    ADVANCE_MODES, Graph, LoopMode, SWITCH_MODES, ThemeKind, TrackType as TrackKind,
+};
 
 /// A theme item's value, checked against its kind.
 #[derive(Debug, Clone, PartialEq)]
@@ -376,217 +265,14 @@ pub fn theme_value(kind: ThemeKind, v: &Json, removable: bool) -> Result<ThemeVa
     }
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Instance {
-    parent: String,
-    scene: String,
-    #[serde(default)]
-    name: Option<String>,
-}
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Group {
-    node: String,
-    group: String,
-    add: bool,
-}
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Editable {
-    node: String,
-    editable: bool,
-}
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Select {
-    nodes: Vec<String>,
-}
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Empty {}
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct NodeArg {
-    node: String,
-}
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Props {
-    node: String,
-    #[serde(default)]
-    list: bool,
-    #[serde(default)]
-    offset: usize,
-    #[serde(default = "default_limit")]
-    limit: usize,
-}
-fn default_limit() -> usize {
-    500
-}
 /// Largest page of a property read.
 pub const MAX_PROPERTY_PAGE: usize = 2000;
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct AnimAdd {
-    player: String,
-    #[serde(default)]
-    library: String,
-    name: String,
-    length: f64,
-    #[serde(default)]
-    loop_mode: LoopMode,
-}
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct AnimRef {
-    player: String,
-    animation: String,
-}
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct AnimGet {
-    player: String,
-    animation: String,
-    #[serde(default = "default_max_keys")]
-    max_keys: usize,
-}
-fn default_max_keys() -> usize {
-    1000
-}
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct TrackAdd {
-    player: String,
-    animation: String,
-    track_type: TrackKind,
-    path: String,
-}
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct TrackRef {
-    player: String,
-    animation: String,
-    track: i32,
-}
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct KeyInsert {
-    player: String,
-    animation: String,
-    track: i32,
-    time: f64,
-    value: Json,
-    #[serde(default = "one")]
-    transition: f64,
-}
-fn one() -> f64 {
-    1.0
-}
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct KeyRef {
-    player: String,
-    animation: String,
-    track: i32,
-    time: f64,
-}
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct TreeNode {
-    tree: String,
-    #[serde(default)]
-    parent: String,
-    graph: Graph,
-    name: String,
-    node_type: String,
-    #[serde(default)]
-    animation: Option<String>,
-    #[serde(default)]
-    position: [f64; 2],
-}
-/// Switch modes by name, as `AnimationNodeStateMachineTransition.SwitchMode` numbers them.
-pub const SWITCH_MODES: [&str; 3] = ["immediate", "sync", "at_end"];
-/// Advance modes by name (`AnimationNodeStateMachineTransition.AdvanceMode`).
-pub const ADVANCE_MODES: [&str; 3] = ["disabled", "enabled", "auto"];
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct TreeConnect {
-    tree: String,
-    #[serde(default)]
-    state_machine: String,
-    from: String,
-    to: String,
-    #[serde(default = "default_switch")]
-    switch_mode: String,
-    #[serde(default = "default_advance")]
-    advance_mode: String,
-    #[serde(default)]
-    advance_condition: Option<String>,
-    #[serde(default)]
-    xfade_time: f64,
-}
-fn default_switch() -> String {
-    "immediate".into()
-}
-fn default_advance() -> String {
-    "enabled".into()
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct BlendConnect {
-    tree: String,
-    #[serde(default)]
-    blend_tree: String,
-    to: String,
-    port: i32,
-    from: String,
-}
 
 fn named(what: &str, list: &[&str], v: &str) -> Result<i32, BridgeError> {
     list.iter()
         .position(|n| *n == v)
         .map(|i| i as i32)
         .ok_or_else(|| invalid(format!("{what} {v:?}: one of {}", list.join(", "))))
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ThemeItem {
-    path: String,
-    theme_type: String,
-    kind: ThemeKind,
-    name: String,
-    value: Json,
-}
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Override {
-    node: String,
-    kind: ThemeKind,
-    name: String,
-    value: Json,
-}
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Anchors {
-    node: String,
-    preset: String,
-}
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Container {
-    parent: String,
-    #[serde(rename = "type")]
-    container_type: String,
-    name: String,
-    #[serde(default)]
-    separation: Option<i64>,
-    #[serde(default)]
-    columns: Option<i64>,
-    #[serde(default)]
-    margin: Option<i64>,
 }
 
 fn track_index(t: i32) -> Result<i32, BridgeError> {
@@ -607,7 +293,7 @@ pub fn decode(cmd: &str, p: &Json) -> Option<Result<Authoring, BridgeError>> {
 fn decode_known(cmd: &str, p: &Json) -> Result<Authoring, BridgeError> {
     Ok(match cmd {
         c::NODE_INSTANCE => {
-            let a: Instance = params(cmd, p)?;
+            let a: c::NodeInstance = params(cmd, p)?;
             res_path(&a.scene)?;
             if let Some(n) = &a.name {
                 name_ok("node", n)?;
@@ -619,7 +305,7 @@ fn decode_known(cmd: &str, p: &Json) -> Result<Authoring, BridgeError> {
             }
         }
         c::NODE_GROUP => {
-            let a: Group = params(cmd, p)?;
+            let a: c::NodeGroup = params(cmd, p)?;
             if a.group.trim().is_empty() {
                 return Err(invalid("group must not be empty"));
             }
@@ -630,34 +316,37 @@ fn decode_known(cmd: &str, p: &Json) -> Result<Authoring, BridgeError> {
             }
         }
         c::NODE_EDITABLE_CHILDREN => {
-            let a: Editable = params(cmd, p)?;
+            let a: c::NodeEditableChildren = params(cmd, p)?;
             Authoring::EditableChildren {
                 node: a.node,
                 editable: a.editable,
             }
         }
         c::EDITOR_SELECT => Authoring::Select {
-            nodes: params::<Select>(cmd, p)?.nodes,
+            nodes: params::<c::EditorSelect>(cmd, p)?.nodes,
         },
-        c::EDITOR_SELECTION => params::<Empty>(cmd, p).map(|_| Authoring::Selection)?,
-        c::SCENE_SAVE_ALL => params::<Empty>(cmd, p).map(|_| Authoring::SaveAll)?,
+        c::EDITOR_SELECTION => {
+            params::<c::EditorSelection>(cmd, p).map(|_| Authoring::Selection)?
+        }
+        c::SCENE_SAVE_ALL => params::<c::SceneSaveAll>(cmd, p).map(|_| Authoring::SaveAll)?,
         c::NODE_CONNECTIONS => Authoring::Connections {
-            node: params::<NodeArg>(cmd, p)?.node,
+            node: params::<c::NodeConnections>(cmd, p)?.node,
         },
         c::NODE_PROPERTIES => {
-            let a: Props = params(cmd, p)?;
-            if a.limit == 0 || a.limit > MAX_PROPERTY_PAGE {
+            let a: c::NodeProperties = params(cmd, p)?;
+            let limit = a.limit.unwrap_or(c::DEFAULT_PROPERTY_PAGE);
+            if limit == 0 || limit > MAX_PROPERTY_PAGE {
                 return Err(invalid(format!("limit must be 1..={MAX_PROPERTY_PAGE}")));
             }
             Authoring::Properties {
                 node: a.node,
                 list: a.list,
                 offset: a.offset,
-                limit: a.limit,
+                limit,
             }
         }
         c::ANIMATION_ADD => {
-            let a: AnimAdd = params(cmd, p)?;
+            let a: c::AnimationAdd = params(cmd, p)?;
             name_ok("animation", &a.name)?;
             if !a.library.is_empty() {
                 name_ok("library", &a.library)?;
@@ -674,14 +363,14 @@ fn decode_known(cmd: &str, p: &Json) -> Result<Authoring, BridgeError> {
             }
         }
         c::ANIMATION_REMOVE => {
-            let a: AnimRef = params(cmd, p)?;
+            let a: c::AnimationRemove = params(cmd, p)?;
             Authoring::AnimationRemove {
                 player: a.player,
                 animation: a.animation,
             }
         }
         c::ANIMATION_TRACK_ADD => {
-            let a: TrackAdd = params(cmd, p)?;
+            let a: c::AnimationTrackAdd = params(cmd, p)?;
             if a.path.is_empty() {
                 return Err(invalid(
                     "path must name a node (and property), e.g. Sprite2D:modulate",
@@ -695,7 +384,7 @@ fn decode_known(cmd: &str, p: &Json) -> Result<Authoring, BridgeError> {
             }
         }
         c::ANIMATION_TRACK_REMOVE => {
-            let a: TrackRef = params(cmd, p)?;
+            let a: c::AnimationTrackRemove = params(cmd, p)?;
             Authoring::TrackRemove {
                 player: a.player,
                 animation: a.animation,
@@ -703,7 +392,7 @@ fn decode_known(cmd: &str, p: &Json) -> Result<Authoring, BridgeError> {
             }
         }
         c::ANIMATION_KEY_INSERT => {
-            let a: KeyInsert = params(cmd, p)?;
+            let a: c::AnimationKeyInsert = params(cmd, p)?;
             if finite("time", a.time)? < 0.0 {
                 return Err(invalid("time must be 0 or more"));
             }
@@ -717,7 +406,7 @@ fn decode_known(cmd: &str, p: &Json) -> Result<Authoring, BridgeError> {
             }
         }
         c::ANIMATION_KEY_REMOVE => {
-            let a: KeyRef = params(cmd, p)?;
+            let a: c::AnimationKeyRemove = params(cmd, p)?;
             Authoring::KeyRemove {
                 player: a.player,
                 animation: a.animation,
@@ -726,15 +415,15 @@ fn decode_known(cmd: &str, p: &Json) -> Result<Authoring, BridgeError> {
             }
         }
         c::ANIMATION_GET => {
-            let a: AnimGet = params(cmd, p)?;
+            let a: c::AnimationGet = params(cmd, p)?;
             Authoring::AnimationGet {
                 player: a.player,
                 animation: a.animation,
-                max_keys: a.max_keys,
+                max_keys: a.max_keys.unwrap_or(c::DEFAULT_MAX_KEYS),
             }
         }
         c::ANIMATION_TREE_ADD_NODE => {
-            let a: TreeNode = params(cmd, p)?;
+            let a: c::AnimationTreeAddNode = params(cmd, p)?;
             name_ok("graph node", &a.name)?;
             if !a.node_type.starts_with("AnimationNode") {
                 return Err(invalid(format!(
@@ -755,7 +444,7 @@ fn decode_known(cmd: &str, p: &Json) -> Result<Authoring, BridgeError> {
             }
         }
         c::ANIMATION_TREE_CONNECT => {
-            let a: TreeConnect = params(cmd, p)?;
+            let a: c::AnimationTreeConnect = params(cmd, p)?;
             if finite("xfade_time", a.xfade_time)? < 0.0 {
                 return Err(invalid("xfade_time must be 0 or more"));
             }
@@ -771,7 +460,7 @@ fn decode_known(cmd: &str, p: &Json) -> Result<Authoring, BridgeError> {
             }
         }
         c::ANIMATION_TREE_BLEND_CONNECT => {
-            let a: BlendConnect = params(cmd, p)?;
+            let a: c::AnimationTreeBlendConnect = params(cmd, p)?;
             if a.port < 0 {
                 return Err(invalid("port must be 0 or more"));
             }
@@ -787,7 +476,7 @@ fn decode_known(cmd: &str, p: &Json) -> Result<Authoring, BridgeError> {
             }
         }
         c::THEME_SET_ITEM => {
-            let a: ThemeItem = params(cmd, p)?;
+            let a: c::ThemeSetItem = params(cmd, p)?;
             res_path(&a.path)?;
             name_ok("theme type", &a.theme_type)?;
             name_ok("theme item", &a.name)?;
@@ -800,7 +489,7 @@ fn decode_known(cmd: &str, p: &Json) -> Result<Authoring, BridgeError> {
             }
         }
         c::CONTROL_THEME_OVERRIDE => {
-            let a: Override = params(cmd, p)?;
+            let a: c::ControlThemeOverride = params(cmd, p)?;
             name_ok("theme item", &a.name)?;
             Authoring::ThemeOverride {
                 value: theme_value(a.kind, &a.value, true)?,
@@ -810,7 +499,7 @@ fn decode_known(cmd: &str, p: &Json) -> Result<Authoring, BridgeError> {
             }
         }
         c::CONTROL_ANCHORS_PRESET => {
-            let a: Anchors = params(cmd, p)?;
+            let a: c::ControlAnchorsPreset = params(cmd, p)?;
             let preset = LAYOUT_PRESETS
                 .iter()
                 .position(|n| *n == a.preset)
@@ -827,7 +516,7 @@ fn decode_known(cmd: &str, p: &Json) -> Result<Authoring, BridgeError> {
             }
         }
         c::CONTROL_ADD_CONTAINER => {
-            let a: Container = params(cmd, p)?;
+            let a: c::ControlAddContainer = params(cmd, p)?;
             name_ok("node", &a.name)?;
             if !CONTAINER_TYPES.contains(&a.container_type.as_str()) {
                 return Err(invalid(format!(

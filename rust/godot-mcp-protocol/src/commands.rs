@@ -2,8 +2,8 @@
 //! sends one: whether it changes the editor, and whether it may write a file (a lost
 //! answer to such a command quarantines its transaction).
 //!
-//! Each command's parameters are one struct below (the authoring commands' are still
-//! JSON, decoded in `godot_mcp_editor_core::authoring`); results are documented in
+//! Each command's parameters are one struct below (the authoring commands' in
+//! commands_authoring.rs, re-exported here); results are documented in
 //! `docs/editor-bridge.md`.
 
 /// Answers `{}`; measures the round trip.
@@ -110,7 +110,8 @@ pub const ALL: [&str; 36] = [
 ];
 
 /// The authoring commands (scene editing, the rest; animation; theme and UI). Parameters
-/// and results are in `docs/editor-bridge.md`; decoding in `godot_mcp_editor_core::authoring`.
+/// are the structs of commands_authoring.rs; results are in `docs/editor-bridge.md`; the
+/// add-on's checks in `godot_mcp_editor_core::authoring`.
 /// `{parent, scene, name?}`: instance a PackedScene under `parent` (undo action).
 pub const NODE_INSTANCE: &str = "node.instance";
 /// `{node, group, add}`: add to (or remove from) a persistent group (undo action).
@@ -337,6 +338,12 @@ macro_rules! opt_path {
                 pub path: Option<String>,
             }
             bridge_command!($ty => $method);
+
+            impl From<Option<String>> for $ty {
+                fn from(path: Option<String>) -> Self {
+                    Self { path }
+                }
+            }
         )*
     };
 }
@@ -500,24 +507,34 @@ impl UndoPolicy {
     }
 }
 
-/// One TileMapLayer cell: `source: -1` erases it.
+// The cells and terrains below are also the family tools' arguments (one type each,
+// hence the schema; their doc comments are the agent's descriptions).
+
+/// One cell: source -1 erases.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct TileCell {
     pub coords: [i32; 2],
+    /// TileSet source id.
     pub source: i32,
+    /// Atlas coords of the tile (default [0,0]).
     #[serde(default)]
     pub atlas: [i32; 2],
+    /// Alternative tile (default 0).
     #[serde(default)]
     pub alternative: i32,
 }
 
-/// One GridMap cell: `item: -1` erases it.
+/// One GridMap cell: item -1 erases.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct GridCell {
     pub coords: [i32; 3],
+    /// MeshLibrary item id.
     pub item: i32,
+    /// Orthogonal orientation index 0-23.
     #[serde(default)]
     pub orientation: i32,
 }
@@ -533,11 +550,13 @@ pub enum FitKind {
     Sphere,
 }
 
-/// One terrain of a terrain set.
+// One terrain of a terrain set (no doc comment: the agent's schema has no description).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Terrain {
     pub name: String,
+    /// [r,g,b,a] 0-1.
     pub color: [f64; 4],
 }
 
@@ -630,18 +649,32 @@ pub struct MeshLibraryItems {
     pub path: String,
 }
 
-/// Which part of the editor a screenshot shows.
+/// Which part of the editor a screenshot shows (also capture_editor_screenshot's `view`
+/// argument, hence the schema; its variants' notes are plain comments so that the
+/// schema stays a plain `enum` of names).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum ScreenshotView {
-    /// The 2D editor's viewport (the edited scene, no rulers or gizmos).
+    // The 2D editor's viewport (the edited scene, no rulers or gizmos).
     #[serde(rename = "2d")]
     TwoD,
-    /// The first 3D editor viewport.
+    // The first 3D editor viewport.
     #[serde(rename = "3d")]
     ThreeD,
-    /// The whole editor window.
+    // The whole editor window.
     #[serde(rename = "window")]
     Window,
+}
+
+impl ScreenshotView {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::TwoD => "2d",
+            Self::ThreeD => "3d",
+            Self::Window => "window",
+        }
+    }
 }
 
 /// `editor.screenshot`.
@@ -650,12 +683,12 @@ pub enum ScreenshotView {
 pub struct EditorScreenshot {
     pub view: ScreenshotView,
     /// Downscale (keeping the aspect) so that the longer edge is at most this many pixels.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_edge: Option<u32>,
     /// Refuse a PNG larger than this (it could not travel or be shown).
     pub max_bytes: usize,
     /// 2D only: crop to this node's bounds in the view (a path from the edited scene's root).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub node: Option<String>,
 }
 
@@ -699,6 +732,12 @@ pub struct ShaderSetUniform {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct NodeSetProperty(pub PropertySet);
+
+// The authoring commands' parameters, in a file of their own (this one would pass
+// 1,300 lines); declared after the macros above, which they use.
+#[path = "commands_authoring.rs"]
+mod authoring;
+pub use authoring::*;
 
 bridge_command! {
     SceneTree => SCENE_TREE,
@@ -921,6 +960,129 @@ mod tests {
         ];
         // One params struct for every command, in documentation order.
         assert_eq!(seen, ALL);
+
+        let authoring = [
+            round(NodeInstance {
+                parent: s("."),
+                scene: s("res://p.tscn"),
+                name: Some(s("P")),
+            }),
+            round(NodeGroup {
+                node: s("A"),
+                group: s("g"),
+                add: false,
+            }),
+            round(NodeEditableChildren {
+                node: s("P"),
+                editable: true,
+            }),
+            round(EditorSelect {
+                nodes: vec![s("A"), s("B")],
+            }),
+            round(EditorSelection {}),
+            round(SceneSaveAll {}),
+            round(NodeConnections { node: s("A") }),
+            round(NodeProperties {
+                node: s("A"),
+                list: true,
+                offset: 4,
+                limit: Some(20),
+            }),
+            round(AnimationAdd {
+                player: s("AP"),
+                library: s("moves"),
+                name: s("walk"),
+                length: 1.5,
+                loop_mode: LoopMode::Pingpong,
+            }),
+            round(AnimationRemove {
+                player: s("AP"),
+                animation: s("walk"),
+            }),
+            round(AnimationTrackAdd {
+                player: s("AP"),
+                animation: s("walk"),
+                track_type: TrackType::Rotation3d,
+                path: s("Mesh"),
+            }),
+            round(AnimationTrackRemove {
+                player: s("AP"),
+                animation: s("walk"),
+                track: 2,
+            }),
+            round(AnimationKeyInsert {
+                player: s("AP"),
+                animation: s("walk"),
+                track: 0,
+                time: 0.5,
+                value: json!({"$type": "Vector2", "x": 1, "y": 2}),
+                transition: 0.5,
+            }),
+            round(AnimationKeyRemove {
+                player: s("AP"),
+                animation: s("walk"),
+                track: 0,
+                time: 0.5,
+            }),
+            round(AnimationGet {
+                player: s("AP"),
+                animation: s("walk"),
+                max_keys: Some(10),
+            }),
+            round(AnimationTreeAddNode {
+                tree: s("AT"),
+                parent: s("Sub"),
+                graph: Graph::BlendTree,
+                name: s("Blend"),
+                node_type: s("AnimationNodeBlend2"),
+                animation: None,
+                position: [1.0, 2.0],
+            }),
+            round(AnimationTreeConnect {
+                tree: s("AT"),
+                state_machine: String::new(),
+                from: s("Start"),
+                to: s("Idle"),
+                switch_mode: s("at_end"),
+                advance_mode: s("auto"),
+                advance_condition: Some(s("ready")),
+                xfade_time: 0.25,
+            }),
+            round(AnimationTreeBlendConnect {
+                tree: s("AT"),
+                blend_tree: String::new(),
+                to: s("output"),
+                port: 0,
+                from: s("Blend"),
+            }),
+            round(ThemeSetItem {
+                path: s("res://t.tres"),
+                theme_type: s("Button"),
+                kind: ThemeKind::Stylebox,
+                name: s("normal"),
+                value: json!({"bg_color": {"$type": "Color", "r": 1, "g": 0, "b": 0, "a": 1}}),
+            }),
+            round(ControlThemeOverride {
+                node: s("L"),
+                kind: ThemeKind::Color,
+                name: s("font_color"),
+                value: serde_json::Value::Null,
+            }),
+            round(ControlAnchorsPreset {
+                node: s("L"),
+                preset: s("full_rect"),
+            }),
+            round(ControlAddContainer {
+                parent: s("."),
+                container_type: s("GridContainer"),
+                name: s("G"),
+                separation: Some(4),
+                columns: Some(3),
+                margin: None,
+            }),
+        ];
+        // One params struct for every authoring command too, in documentation order.
+        assert_eq!(authoring, AUTHORING);
     }
 
     /// The wire names the add-on reads: `type` for a node class, `op` tags, a value in
@@ -952,5 +1114,77 @@ mod tests {
             serde_json::json!({"node": "A", "property": "position",
                 "value": {"$type": "Vector2", "x": 1.0, "y": 2.0}})
         );
+        // Authoring: `type` for a container class, an absent name as `null`, an unset
+        // page or key limit left out (the add-on's default applies), enums by name.
+        let j = ControlAddContainer {
+            parent: ".".into(),
+            container_type: "VBoxContainer".into(),
+            name: "V".into(),
+            separation: None,
+            columns: None,
+            margin: Some(2),
+        }
+        .params();
+        assert_eq!(
+            j,
+            serde_json::json!({"parent": ".", "type": "VBoxContainer", "name": "V",
+                "separation": null, "columns": null, "margin": 2})
+        );
+        assert_eq!(
+            NodeInstance {
+                parent: ".".into(),
+                scene: "res://p.tscn".into(),
+                name: None
+            }
+            .params(),
+            serde_json::json!({"parent": ".", "scene": "res://p.tscn", "name": null})
+        );
+        assert_eq!(
+            NodeProperties {
+                node: "A".into(),
+                list: false,
+                offset: 0,
+                limit: None
+            }
+            .params(),
+            serde_json::json!({"node": "A", "list": false, "offset": 0})
+        );
+        assert_eq!(
+            AnimationGet {
+                player: "AP".into(),
+                animation: "walk".into(),
+                max_keys: None
+            }
+            .params(),
+            serde_json::json!({"player": "AP", "animation": "walk"})
+        );
+        let j = AnimationTrackAdd {
+            player: "AP".into(),
+            animation: "walk".into(),
+            track_type: TrackType::Position3d,
+            path: "Mesh".into(),
+        }
+        .params();
+        assert_eq!(j["track_type"], "position_3d");
+        assert_eq!(
+            AnimationAdd {
+                player: "AP".into(),
+                library: String::new(),
+                name: "walk".into(),
+                length: 1.0,
+                loop_mode: LoopMode::default(),
+            }
+            .params()["loop_mode"],
+            "none"
+        );
+        assert_eq!(SceneSaveAll {}.params(), serde_json::json!({}));
+        let shot = EditorScreenshot {
+            view: ScreenshotView::ThreeD,
+            max_edge: None,
+            max_bytes: 10,
+            node: None,
+        }
+        .params();
+        assert_eq!(shot, serde_json::json!({"view": "3d", "max_bytes": 10}));
     }
 }

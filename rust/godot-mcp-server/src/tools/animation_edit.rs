@@ -8,39 +8,17 @@
 use godot_mcp_protocol::commands as cmd;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
+
+use crate::error::ToolError;
 
 use crate::safety::{SafetyClass, Toolset};
 use crate::tools::ToolDef;
-use crate::tools::scene_more::{editor_meta, editor_read, node_edit, reply_fields};
+use crate::tools::scene_more::{editor_meta, editor_read, node_edit, reply_fields, wire_name};
 
-/// Godot's `Animation.TrackType`, by name.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum TrackType {
-    Value,
-    #[serde(rename = "position_3d")]
-    Position3d,
-    #[serde(rename = "rotation_3d")]
-    Rotation3d,
-    #[serde(rename = "scale_3d")]
-    Scale3d,
-    BlendShape,
-    Method,
-    Bezier,
-    Audio,
-    Animation,
-}
-
-/// `Animation.LoopMode`.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum LoopMode {
-    #[default]
-    None,
-    Linear,
-    Pingpong,
-}
+// The track type and loop mode an agent names are the wire's (`commands::TrackType`,
+// `commands::LoopMode`): one type each, its schema the agent's.
+use cmd::{LoopMode, TrackType};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -335,15 +313,25 @@ pub struct LiveKey {
     value: Value,
 }
 
-fn graph_node(a: GraphNodeArgs, graph: &str) -> (String, Value) {
-    let p = json!({"tree": a.tree, "parent": a.graph, "graph": graph, "name": a.name,
-                   "node_type": a.node_type.unwrap_or_else(|| "AnimationNodeAnimation".into()),
-                   "animation": a.animation, "position": a.position.unwrap_or([0.0, 0.0])});
+fn graph_node(a: GraphNodeArgs, graph: cmd::Graph) -> (String, cmd::AnimationTreeAddNode) {
+    let p = cmd::AnimationTreeAddNode {
+        tree: a.tree.clone(),
+        parent: a.graph,
+        graph,
+        name: a.name,
+        node_type: a
+            .node_type
+            .unwrap_or_else(|| "AnimationNodeAnimation".into()),
+        animation: a.animation,
+        position: a.position.unwrap_or([0.0, 0.0]),
+    };
     (a.tree, p)
 }
 
-fn wire<T: serde::Serialize>(v: T) -> Value {
-    serde_json::to_value(v).unwrap_or(Value::Null)
+/// A track index or port as the wire's `int`.
+fn int(param: &str, v: u32) -> Result<i32, ToolError> {
+    i32::try_from(v)
+        .map_err(|_| ToolError::invalid_params(param, format!("{param} {v} is too large")))
 }
 
 pub fn tools() -> Vec<ToolDef> {
@@ -352,16 +340,10 @@ pub fn tools() -> Vec<ToolDef> {
         editor_meta(Toolset::Animation, class, name, title, description)
     };
     // One handler for both graphs an AnimationTree holds; only the graph differs.
-    let add_graph_node = |graph: &'static str| {
+    let add_graph_node = |graph: cmd::Graph| {
         move |state, a: GraphNodeArgs| {
             let (tree, p) = graph_node(a, graph);
-            node_edit::<GraphNodeAdded>(
-                state,
-                cmd::ANIMATION_TREE_ADD_NODE,
-                "set_property",
-                tree,
-                p,
-            )
+            node_edit::<_, GraphNodeAdded>(state, "set_property", tree, p)
         }
     };
     vec![
@@ -374,9 +356,14 @@ pub fn tools() -> Vec<ToolDef> {
                  the edited scene (one undo action).",
             ),
             |state, a: AddAnimationArgs| {
-                let p = json!({"player": a.player, "library": a.library, "name": a.name,
-                               "length": a.length, "loop_mode": wire(a.loop_mode)});
-                node_edit::<AnimationAdded>(state, cmd::ANIMATION_ADD, "set_property", a.player, p)
+                let p = cmd::AnimationAdd {
+                    player: a.player.clone(),
+                    library: a.library,
+                    name: a.name,
+                    length: a.length,
+                    loop_mode: a.loop_mode,
+                };
+                node_edit::<_, AnimationAdded>(state, "set_property", a.player, p)
             },
         ),
         ToolDef::planned(
@@ -388,14 +375,11 @@ pub fn tools() -> Vec<ToolDef> {
                  action).",
             ),
             |state, a: AnimationArgs| {
-                let p = json!({"player": a.player, "animation": a.animation});
-                node_edit::<AnimationRemoved>(
-                    state,
-                    cmd::ANIMATION_REMOVE,
-                    "set_property",
-                    a.player,
-                    p,
-                )
+                let p = cmd::AnimationRemove {
+                    player: a.player.clone(),
+                    animation: a.animation,
+                };
+                node_edit::<_, AnimationRemoved>(state, "set_property", a.player, p)
             },
         ),
         ToolDef::planned(
@@ -407,15 +391,13 @@ pub fn tools() -> Vec<ToolDef> {
                  to an animation in the edited scene (one undo action).",
             ),
             |state, a: AddTrackArgs| {
-                let p = json!({"player": a.player, "animation": a.animation,
-                               "track_type": wire(a.track_type), "path": a.path});
-                node_edit::<TrackAdded>(
-                    state,
-                    cmd::ANIMATION_TRACK_ADD,
-                    "set_property",
-                    a.player,
-                    p,
-                )
+                let p = cmd::AnimationTrackAdd {
+                    player: a.player.clone(),
+                    animation: a.animation,
+                    track_type: a.track_type,
+                    path: a.path,
+                };
+                node_edit::<_, TrackAdded>(state, "set_property", a.player, p)
             },
         ),
         ToolDef::planned(
@@ -427,14 +409,12 @@ pub fn tools() -> Vec<ToolDef> {
                  undo action).",
             ),
             |state, a: TrackArgs| {
-                let p = json!({"player": a.player, "animation": a.animation, "track": a.track});
-                node_edit::<TrackRemoved>(
-                    state,
-                    cmd::ANIMATION_TRACK_REMOVE,
-                    "set_property",
-                    a.player,
-                    p,
-                )
+                let p = cmd::AnimationTrackRemove {
+                    track: int("track", a.track)?,
+                    player: a.player.clone(),
+                    animation: a.animation,
+                };
+                node_edit::<_, TrackRemoved>(state, "set_property", a.player, p)
             },
         ),
         ToolDef::planned(
@@ -446,16 +426,15 @@ pub fn tools() -> Vec<ToolDef> {
                  where a key exists (one undo action).",
             ),
             |state, a: InsertKeyArgs| {
-                let p = json!({"player": a.player, "animation": a.animation, "track": a.track,
-                               "time": a.time, "value": a.value,
-                               "transition": a.transition.unwrap_or(1.0)});
-                node_edit::<KeyInserted>(
-                    state,
-                    cmd::ANIMATION_KEY_INSERT,
-                    "set_property",
-                    a.player,
-                    p,
-                )
+                let p = cmd::AnimationKeyInsert {
+                    track: int("track", a.track)?,
+                    player: a.player.clone(),
+                    animation: a.animation,
+                    time: a.time,
+                    value: a.value,
+                    transition: a.transition.unwrap_or(1.0),
+                };
+                node_edit::<_, KeyInserted>(state, "set_property", a.player, p)
             },
         ),
         ToolDef::planned(
@@ -466,15 +445,13 @@ pub fn tools() -> Vec<ToolDef> {
                 "Remove the keyframe at a time from a track (one undo action).",
             ),
             |state, a: KeyArgs| {
-                let p = json!({"player": a.player, "animation": a.animation, "track": a.track,
-                               "time": a.time});
-                node_edit::<KeyRemoved>(
-                    state,
-                    cmd::ANIMATION_KEY_REMOVE,
-                    "set_property",
-                    a.player,
-                    p,
-                )
+                let p = cmd::AnimationKeyRemove {
+                    track: int("track", a.track)?,
+                    player: a.player.clone(),
+                    animation: a.animation,
+                    time: a.time,
+                };
+                node_edit::<_, KeyRemoved>(state, "set_property", a.player, p)
             },
         ),
         ToolDef::planned(
@@ -485,7 +462,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Add a state (an AnimationNode, e.g. one playing an animation) to an \
                  AnimationTree's state machine (one undo action).",
             ),
-            add_graph_node("state_machine"),
+            add_graph_node(cmd::Graph::StateMachine),
         ),
         ToolDef::planned(
             meta(
@@ -496,18 +473,17 @@ pub fn tools() -> Vec<ToolDef> {
                  switch/advance mode, condition, cross-fade (one undo action).",
             ),
             |state, a: TransitionArgs| {
-                let p = json!({"tree": a.tree, "state_machine": a.state_machine, "from": a.from,
-                               "to": a.to, "switch_mode": wire(a.switch_mode),
-                               "advance_mode": wire(a.advance_mode),
-                               "advance_condition": a.advance_condition,
-                               "xfade_time": a.xfade_time.unwrap_or(0.0)});
-                node_edit::<TransitionAdded>(
-                    state,
-                    cmd::ANIMATION_TREE_CONNECT,
-                    "set_property",
-                    a.tree,
-                    p,
-                )
+                let p = cmd::AnimationTreeConnect {
+                    tree: a.tree.clone(),
+                    state_machine: a.state_machine,
+                    from: a.from,
+                    to: a.to,
+                    switch_mode: wire_name(a.switch_mode),
+                    advance_mode: wire_name(a.advance_mode),
+                    advance_condition: a.advance_condition,
+                    xfade_time: a.xfade_time.unwrap_or(0.0),
+                };
+                node_edit::<_, TransitionAdded>(state, "set_property", a.tree, p)
             },
         ),
         ToolDef::planned(
@@ -518,7 +494,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Add a node (Animation, Blend2, TimeScale, …) to an AnimationTree's blend \
                  tree (one undo action).",
             ),
-            add_graph_node("blend_tree"),
+            add_graph_node(cmd::Graph::BlendTree),
         ),
         ToolDef::planned(
             meta(
@@ -529,18 +505,17 @@ pub fn tools() -> Vec<ToolDef> {
                  the result); an occupied port is refused (one undo action).",
             ),
             |state, a: BlendConnectArgs| {
-                let p = json!({"tree": a.tree, "blend_tree": a.blend_tree, "to": a.to,
-                               "port": a.port, "from": a.from});
-                node_edit::<BlendConnected>(
-                    state,
-                    cmd::ANIMATION_TREE_BLEND_CONNECT,
-                    "set_property",
-                    a.tree,
-                    p,
-                )
+                let p = cmd::AnimationTreeBlendConnect {
+                    port: int("port", a.port)?,
+                    tree: a.tree.clone(),
+                    blend_tree: a.blend_tree,
+                    to: a.to,
+                    from: a.from,
+                };
+                node_edit::<_, BlendConnected>(state, "set_property", a.tree, p)
             },
         ),
-        editor_read::<_, LiveAnimation>(
+        editor_read::<_, _, LiveAnimation>(
             meta(
                 ReadOnly,
                 "get_editor_animation",
@@ -548,12 +523,12 @@ pub fn tools() -> Vec<ToolDef> {
                 "Read an animation as the editor holds it now (unsaved edits included): \
                  length, loop mode, tracks and keys.",
             ),
-            cmd::ANIMATION_GET,
             |a: &GetAnimationArgs| {
-                let mut p = json!({"player": a.player, "animation": a.animation});
-                if let Some(m) = a.max_keys {
-                    p["max_keys"] = json!(m);
-                }
+                let p = cmd::AnimationGet {
+                    player: a.player.clone(),
+                    animation: a.animation.clone(),
+                    max_keys: a.max_keys,
+                };
                 (p, Some(a.player.clone()))
             },
         ),

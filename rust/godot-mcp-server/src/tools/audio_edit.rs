@@ -12,7 +12,7 @@ use godot_mcp_formats::Value as GValue;
 use godot_mcp_formats::audio_bus::{Bus, BusEffect, EffectResource, LayoutFile};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use godot_mcp_formats::variant;
 
@@ -157,18 +157,16 @@ fn plan_add_player(
         PlayerType::AudioStreamPlayer2D => "AudioStreamPlayer2D",
         PlayerType::AudioStreamPlayer3D => "AudioStreamPlayer3D",
     };
-    let p = json!({
-        "parent": a.parent, "name": a.name, "type": ty,
-        "stream": a.stream.map(|s| s.to_string()), "bus": a.bus,
-        "autoplay": a.autoplay, "volume_db": a.volume_db,
-    });
-    node_edit(
-        state,
-        godot_mcp_protocol::commands::AUDIO_ADD_PLAYER,
-        "create",
-        a.parent,
-        p,
-    )
+    let p = godot_mcp_protocol::commands::AudioAddPlayer {
+        parent: a.parent.clone(),
+        name: a.name,
+        player_type: ty.into(),
+        stream: a.stream.map(|s| s.to_string()),
+        bus: a.bus,
+        autoplay: a.autoplay,
+        volume_db: a.volume_db,
+    };
+    node_edit(state, "create", a.parent, p)
 }
 
 /// The AudioEffect classes Godot 4.4 can instance (`ClassDB`, not abstract).
@@ -334,6 +332,69 @@ fn check_volume(v: f64) -> Result<(), ToolError> {
     }
 }
 
+// The settings a bus is created with and changed by: add_audio_bus and set_audio_bus
+// take the same fields after their own (one declaration; `#[serde(flatten)]` would
+// lose deny_unknown_fields' error text). Each tool keeps its own notes on `volume_db`
+// and `send` (their defaults differ).
+macro_rules! bus_args {
+    ($(
+        $(#[$sm:meta])* pub struct $name:ident { $($own:tt)* }
+        volume_db: $(#[$vd:meta])*;
+        send: $(#[$sd:meta])*;
+    )*) => {
+        edit_args! {
+            path: [
+                /// An AudioBusLayout .tres (default: the project's).
+                #[serde(default)]
+                Option<ResPath>
+            ];
+            $(
+                $(#[$sm])*
+                pub struct $name {
+                    $($own)*
+                    $(#[$vd])*
+                    #[serde(default)]
+                    volume_db: Option<f64>,
+                    #[serde(default)]
+                    mute: Option<bool>,
+                    #[serde(default)]
+                    solo: Option<bool>,
+                    #[serde(default)]
+                    bypass_fx: Option<bool>,
+                    $(#[$sd])*
+                    #[serde(default)]
+                    send: Option<String>,
+                }
+            )*
+        }
+    };
+}
+
+bus_args! {
+    pub struct AddBusArgs {
+        /// The new bus's name (unique).
+        name: String,
+        /// Position (default: last; 0 is Master and cannot be taken).
+        #[serde(default)]
+        at_index: Option<usize>,
+    }
+    volume_db: /// Default 0.
+    ;
+    send: /// An earlier bus it feeds (default: empty, which is Master).
+    ;
+
+    pub struct SetBusArgs {
+        /// The bus, by name.
+        bus: String,
+        /// A new name (not for Master).
+        #[serde(default)]
+        new_name: Option<String>,
+    }
+    volume_db: ;
+    send: /// An earlier bus it feeds.
+    ;
+}
+
 // The arguments of the layout edits.
 edit_args! {
     path: [
@@ -342,48 +403,9 @@ edit_args! {
         Option<ResPath>
     ];
 
-    pub struct AddBusArgs {
-        /// The new bus's name (unique).
-        name: String,
-        /// Position (default: last; 0 is Master and cannot be taken).
-        #[serde(default)]
-        at_index: Option<usize>,
-        /// Default 0.
-        #[serde(default)]
-        volume_db: Option<f64>,
-        #[serde(default)]
-        mute: Option<bool>,
-        #[serde(default)]
-        solo: Option<bool>,
-        #[serde(default)]
-        bypass_fx: Option<bool>,
-        /// An earlier bus it feeds (default: empty, which is Master).
-        #[serde(default)]
-        send: Option<String>,
-    }
-
     pub struct BusArgs {
         /// The bus, by name.
         bus: String,
-    }
-
-    pub struct SetBusArgs {
-        /// The bus, by name.
-        bus: String,
-        /// A new name (not for Master).
-        #[serde(default)]
-        new_name: Option<String>,
-        #[serde(default)]
-        volume_db: Option<f64>,
-        #[serde(default)]
-        mute: Option<bool>,
-        #[serde(default)]
-        solo: Option<bool>,
-        #[serde(default)]
-        bypass_fx: Option<bool>,
-        /// An earlier bus it feeds.
-        #[serde(default)]
-        send: Option<String>,
     }
 
     pub struct AddEffectArgs {

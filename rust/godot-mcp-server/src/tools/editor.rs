@@ -172,15 +172,15 @@ pub(crate) fn never_saved() -> ToolError {
     )
 }
 
-/// A read-only request.
-pub(crate) fn query(
+/// A read-only request: the typed command `p` (its params are the protocol's struct).
+/// `node`: the node an error names.
+pub(crate) fn ask<P: BridgeCommand>(
     state: &AppState,
-    command: &str,
-    params: Value,
+    p: &P,
     node: Option<&str>,
 ) -> Result<Value, ToolError> {
-    let bridge = connected(state)?;
-    match bridge.request(command, params, editor_timeout(state)) {
+    let (command, bridge) = (P::METHOD, connected(state)?);
+    match bridge.request(command, p.params(), editor_timeout(state)) {
         Ok(v) => Ok(v),
         Err(RequestFailure::Editor(e)) => Err(editor_error(&e, node)),
         Err(RequestFailure::NotSent(_)) => Err(Precondition::BridgeConnected.error()),
@@ -198,44 +198,25 @@ pub(crate) fn query(
     }
 }
 
-/// [`query`] of the typed command `p`: its params are the protocol's struct.
-pub(crate) fn ask<P: BridgeCommand>(
-    state: &AppState,
-    p: &P,
-    node: Option<&str>,
-) -> Result<Value, ToolError> {
-    query(state, P::METHOD, p.params(), node)
-}
-
 /// [`ask`], with the reply decoded into its typed form `R` (see [`from_reply`]).
 pub(crate) fn query_as<P: BridgeCommand, R: DeserializeOwned + Serialize>(
     state: &AppState,
     p: &P,
     node: Option<&str>,
 ) -> Result<R, ToolError> {
-    query_raw_as(state, P::METHOD, p.params(), node)
+    match ask(state, p, node)? {
+        Value::Object(reply) => from_reply(P::METHOD, reply),
+        other => Err(ToolError::internal(format!(
+            "the editor's reply to {} is not an object: {other}",
+            P::METHOD
+        ))),
+    }
 }
 
 /// An agent's JSON value as the Godot value the bridge carries. A value the model
 /// refuses is the caller's error, refused before anything is sent.
 pub(crate) fn godot_value(param: &str, v: &Value) -> Result<GodotValue, ToolError> {
     GodotValue::from_json(v).map_err(|e| ToolError::invalid_params(param, e.to_string()))
-}
-
-/// [`query_as`] for a command whose params are still built as JSON (the authoring
-/// commands, `commands::AUTHORING`, and the read tools of other families).
-pub(crate) fn query_raw_as<R: DeserializeOwned + Serialize>(
-    state: &AppState,
-    command: &str,
-    params: Value,
-    node: Option<&str>,
-) -> Result<R, ToolError> {
-    match query(state, command, params, node)? {
-        Value::Object(reply) => from_reply(command, reply),
-        other => Err(ToolError::internal(format!(
-            "the editor's reply to {command} is not an object: {other}"
-        ))),
-    }
 }
 
 /// The details of a read that got no answer.
@@ -325,18 +306,7 @@ pub(crate) fn run_effect_as<P: BridgeCommand, R: DeserializeOwned + Serialize>(
     scene: Option<String>,
     node: Option<&str>,
 ) -> Result<R, ToolError> {
-    run_effect_raw_as(state, P::METHOD, p.params(), scene, node)
-}
-
-/// [`run_effect_as`] for a command whose params are still built as JSON (the authoring
-/// commands, `commands::AUTHORING`).
-pub(crate) fn run_effect_raw_as<R: serde::de::DeserializeOwned + serde::Serialize>(
-    state: &AppState,
-    command: &'static str,
-    params: Value,
-    scene: Option<String>,
-    node: Option<&str>,
-) -> Result<R, ToolError> {
+    let (command, params) = (P::METHOD, p.params());
     let bridge = connected(state)?;
     let may_save_file = cmd::may_save_file(command);
     let file = if may_save_file {
@@ -580,25 +550,11 @@ pub(crate) fn node_plan_as<P, R>(
     p: &P,
 ) -> Result<Plan<NodeCommand, R>, ToolError>
 where
-    P: BridgeCommand,
+    P: BridgeCommand + Clone + Send + 'static,
     R: DeserializeOwned + Serialize + 'static,
 {
-    node_plan_raw_as(state, P::METHOD, op, node, p.params())
-}
-
-/// [`node_plan_as`] for a command whose params are still built as JSON (the authoring
-/// commands, `commands::AUTHORING`, and `audio.add_player` from tools/audio_edit.rs).
-pub(crate) fn node_plan_raw_as<R>(
-    state: Arc<AppState>,
-    command: &'static str,
-    op: &'static str,
-    node: String,
-    params: Value,
-) -> Result<Plan<NodeCommand, R>, ToolError>
-where
-    R: serde::de::DeserializeOwned + Serialize + 'static,
-{
     connected(&state)?;
+    let (command, p) = (P::METHOD, p.clone());
     let effect = NodeCommand {
         command,
         node: node.clone(),
@@ -606,7 +562,7 @@ where
     let (probe_state, probe_node) = (state.clone(), node.clone());
     Ok(Plan {
         effect,
-        apply: Box::new(move |_| run_effect_raw_as(&state, command, params, None, Some(&node))),
+        apply: Box::new(move |_| run_effect_as(&state, &p, None, Some(&node))),
         preview: Some(Box::new(move || {
             from_reply(command, probe(&probe_state, &probe_node, op)?)
         })),
@@ -800,7 +756,7 @@ pub(crate) fn batch_undo<'a>(nodes: impl Iterator<Item = &'a str>) -> (cmd::Undo
 /// A node command's plan, typed: [`node_plan_as`] with its reply's own fields `T`.
 type NodePlan<T> = Plan<NodeCommand, EditorReply<T>>;
 
-fn node_edit<T, P: BridgeCommand>(
+fn node_edit<T, P: BridgeCommand + Clone + Send + 'static>(
     state: Arc<AppState>,
     op: &'static str,
     node: String,
@@ -855,6 +811,20 @@ where
     Plan::new(effect, move |_| run_effect_as(&state, &p, scene, None))
 }
 
+/// The plan of a scene command that takes only an optional path (the edited scene when
+/// absent) and needs an edited scene: close, reload.
+fn path_scene_plan<P>(
+    state: Arc<AppState>,
+    a: OptScenePathArgs,
+) -> Result<Plan<SceneCommand<NoReplyFields>, EditorReply<NoReplyFields>>, ToolError>
+where
+    P: BridgeCommand + From<Option<String>> + Send + 'static,
+{
+    let path = a.path.map(|p| p.to_string());
+    let p = P::from(path.clone());
+    scene_plan(state, p, path, true, None, NoReplyFields {})
+}
+
 // ---------------------------------------------------------------------------------
 // Arguments
 // ---------------------------------------------------------------------------------
@@ -875,7 +845,7 @@ pub struct CreateNodeArgs {
 #[serde(deny_unknown_fields)]
 pub struct NodeArgs {
     /// Node path from the scene root ("." is the root).
-    node: String,
+    pub(crate) node: String,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -1401,17 +1371,7 @@ pub fn tools() -> Vec<ToolDef> {
                 Destructive,
                 SceneFiles,
             ),
-            |state, a: OptScenePathArgs| {
-                let path = a.path.map(|p| p.to_string());
-                scene_plan::<_, NoReplyFields, _>(
-                    state,
-                    cmd::SceneClose { path: path.clone() },
-                    path,
-                    true,
-                    None,
-                    NoReplyFields {},
-                )
-            },
+            path_scene_plan::<cmd::SceneClose>,
         ),
         ToolDef::planned(
             meta(
@@ -1421,17 +1381,7 @@ pub fn tools() -> Vec<ToolDef> {
                 Destructive,
                 SceneFiles,
             ),
-            |state, a: OptScenePathArgs| {
-                let path = a.path.map(|p| p.to_string());
-                scene_plan::<_, NoReplyFields, _>(
-                    state,
-                    cmd::SceneReload { path: path.clone() },
-                    path,
-                    true,
-                    None,
-                    NoReplyFields {},
-                )
-            },
+            path_scene_plan::<cmd::SceneReload>,
         ),
         ToolDef::planned(
             meta(

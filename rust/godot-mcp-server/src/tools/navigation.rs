@@ -171,7 +171,7 @@ pub fn tools() -> Vec<ToolDef> {
                 Mutating,
             ),
             |_, a: BakeArgs, steps| {
-                steps.push(json!({"op": "bake_navigation", "node": a.node}));
+                steps.step(godot_mcp_protocol::commands::Step::BakeNavigation { node: a.node });
                 Ok(NoFields {})
             },
         ),

@@ -2,9 +2,10 @@
 //! or a mesh's bounds by the add-on), collision layers and masks by their project-settings
 //! names, raycasts. Each tool is one `scene.steps` recipe: one undo action.
 
+use godot_mcp_protocol::commands::{self as cmd, FitKind};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::error::ToolError;
 use crate::safety::{SafetyClass, Toolset};
@@ -60,14 +61,24 @@ fn shape_steps(steps: &mut Steps, node: &str, dim: Dim, s: &ShapeArg) -> Result<
                 "give size or fit_to, not both",
             ));
         }
-        if s.kind == Cylinder {
-            return Err(ToolError::invalid_params(
-                "shape.fit_to",
-                "fit_to makes a box, sphere or capsule in 3D",
-            ));
-        }
-        let kind = serde_json::to_value(s.kind).unwrap_or(Value::Null);
-        steps.push(json!({"op": "fit_shape", "node": node, "to": to, "shape": kind}));
+        let shape = match s.kind {
+            Rectangle => FitKind::Rectangle,
+            Circle => FitKind::Circle,
+            Capsule => FitKind::Capsule,
+            Box => FitKind::Box,
+            Sphere => FitKind::Sphere,
+            Cylinder => {
+                return Err(ToolError::invalid_params(
+                    "shape.fit_to",
+                    "fit_to makes a box, sphere or capsule in 3D",
+                ));
+            }
+        };
+        steps.step(cmd::Step::FitShape {
+            node: node.into(),
+            to: to.clone(),
+            shape,
+        });
         return Ok(());
     }
     let size = s.size.clone().unwrap_or_else(|| match s.kind {

@@ -9,7 +9,6 @@ use std::sync::Arc;
 
 use godot_mcp_protocol::commands as cmd;
 use schemars::JsonSchema;
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -18,8 +17,8 @@ use crate::honesty::{Persistence, Undo};
 use crate::respath::ResPath;
 use crate::safety::{SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::editor::{connected, godot_value, query_as, query_raw_as, run_effect_as};
-use crate::tools::{CallFlags, NoFields, Plan, ToolDef, ToolMeta};
+use crate::tools::editor::{connected, godot_value, query_as, run_effect_as};
+use crate::tools::{NoFields, Plan, ToolDef, ToolMeta};
 
 /// A tool's metadata: editor tools that change the scene have the editor-runtime effect.
 pub(crate) const fn meta(
@@ -78,17 +77,6 @@ impl Steps {
         for (k, v) in props {
             if let Some(v) = v {
                 self.set(node, k, v.clone());
-            }
-        }
-    }
-
-    /// A step still built as JSON by a family tool: decoded into its typed form here.
-    pub(crate) fn push(&mut self, step: Value) {
-        match serde_json::from_value(step) {
-            Ok(s) => self.step(s),
-            Err(e) => {
-                let at = format!("steps[{}]", self.steps.len());
-                self.refuse(ToolError::invalid_params(at, e.to_string()));
             }
         }
     }
@@ -367,26 +355,4 @@ pub fn tools() -> Vec<ToolDef> {
             plan(state, "create_nodes", steps, NoFields {})
         },
     )]
-}
-
-/// A read of the live editor as a tool; its reply typed as `R`.
-pub(crate) fn read_tool<A, R>(
-    m: ToolMeta,
-    request: fn(&A) -> (&'static str, Value, Option<String>),
-) -> ToolDef
-where
-    A: DeserializeOwned + JsonSchema + Send + 'static,
-    R: DeserializeOwned + Serialize + JsonSchema + Send + 'static,
-{
-    ToolDef::new(
-        m,
-        move |state: Arc<AppState>, a: A, _f: CallFlags| async move {
-            let (command, params, node) = request(&a);
-            tokio::task::spawn_blocking(move || {
-                query_raw_as::<R>(&state, command, params, node.as_deref())
-            })
-            .await
-            .map_err(|e| ToolError::internal(format!("editor task failed: {e}")))?
-        },
-    )
 }

@@ -15,7 +15,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use godot_mcp_protocol::ProbeRequest;
-use godot_mcp_protocol::commands as cmd;
+use godot_mcp_protocol::commands::{self as cmd, BridgeCommand};
 use godot_mcp_protocol::probe::{
     FindUiReply, HeldReply, MonitorsReply, ProbeEvent, RecordedEvent, RecordedReply,
     RecordingReply, ReleasedReply, SampleReply, StatusReply, TreeReply,
@@ -682,7 +682,7 @@ async fn get_performance_monitors(
             None => {
                 let st = state.clone();
                 tokio::task::spawn_blocking(move || {
-                    crate::tools::editor::query(&st, cmd::EDITOR_MONITORS, json!({}), None)
+                    crate::tools::editor::ask(&st, &cmd::EditorMonitors {}, None)
                 })
                 .await
                 .map_err(|e| ToolError::internal(format!("editor request task failed: {e}")))??
@@ -933,13 +933,13 @@ pub struct RescanArgs {
     timeout_ms: Option<u64>,
 }
 
-/// Sends a bridge command that acts (a scan): like `editor::query`, but a lost answer
+/// Sends a bridge command that acts (a scan): like `editor::ask`, but a lost answer
 /// may have started it.
-fn editor_act(state: &AppState, command: &str) -> Result<Value, ToolError> {
-    let bridge = crate::tools::editor::connected(state)?;
+fn editor_act<P: BridgeCommand>(state: &AppState, p: &P) -> Result<Value, ToolError> {
+    let (command, bridge) = (P::METHOD, crate::tools::editor::connected(state)?);
     match bridge.request(
         command,
-        json!({}),
+        p.params(),
         crate::tools::editor::editor_timeout(state),
     ) {
         Ok(v) => Ok(v),
@@ -969,10 +969,10 @@ pub struct Scanned {
 /// `filesystem.status`) or `limit` passed. Blocking: call from a blocking task.
 fn scan_and_wait(state: &AppState, limit: Duration) -> Result<Scanned, ToolError> {
     let start = Instant::now();
-    let v = editor_act(state, cmd::FILESYSTEM_SCAN)?;
+    let v = editor_act(state, &cmd::FilesystemScan {})?;
     let before = v["scans_finished"].as_u64().unwrap_or(0);
     loop {
-        let s = crate::tools::editor::query(state, cmd::FILESYSTEM_STATUS, json!({}), None)?;
+        let s = crate::tools::editor::ask(state, &cmd::FilesystemStatus {}, None)?;
         let waited = start.elapsed().as_millis() as u64;
         if s["scanning"] == json!(false) && s["scans_finished"].as_u64().unwrap_or(0) > before {
             return Ok(Scanned {

@@ -13,11 +13,12 @@
 use std::sync::Arc;
 
 use godot_mcp_protocol::commands as cmd;
+use godot_mcp_protocol::commands::BridgeCommand;
 use godot_mcp_protocol::persistence;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::error::ToolError;
 use crate::honesty::{Persistence, Undo};
@@ -25,8 +26,8 @@ use crate::respath::ResPath;
 use crate::safety::{Precondition, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::editor::{
-    NodeCommand, active_scene, ask, blocking_as, never_saved, node_plan_raw_as, query_raw_as,
-    run_effect_raw_as,
+    NoArgs, NodeArgs, NodeCommand, active_scene, ask, blocking_as, never_saved, node_plan_as,
+    query_as, run_effect_as,
 };
 use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta};
 
@@ -41,20 +42,20 @@ pub(crate) fn editor_meta(
     crate::tools::editor::meta(name, title, description, class, toolset)
 }
 
-/// A read-only tool that sends `command` with `params(args)` to the editor; its answer
-/// is the result, typed as `R`.
-pub(crate) fn editor_read<A, R>(
+/// A read-only tool that sends the command `request(args)` builds to the editor (with
+/// the node an error names); its answer is the result, typed as `R`.
+pub(crate) fn editor_read<A, P, R>(
     meta: ToolMeta,
-    command: &'static str,
-    params: fn(&A) -> (Value, Option<String>),
+    request: fn(&A) -> (P, Option<String>),
 ) -> ToolDef
 where
-    A: serde::de::DeserializeOwned + JsonSchema + Send + 'static,
+    A: DeserializeOwned + JsonSchema + Send + 'static,
+    P: BridgeCommand + Send + 'static,
     R: DeserializeOwned + Serialize + JsonSchema + Send + 'static,
 {
     ToolDef::new(meta, move |state, a: A, _f: CallFlags| {
-        let (p, node) = params(&a);
-        async move { blocking_as(move || query_raw_as::<R>(&state, command, p, node.as_deref())).await }
+        let (p, node) = request(&a);
+        async move { blocking_as(move || query_as::<P, R>(&state, &p, node.as_deref())).await }
     })
 }
 
@@ -76,20 +77,29 @@ pub(crate) struct Stamped<T> {
 }
 
 /// A node command's plan with its reply typed (see [`Stamped`]).
-pub(crate) fn node_edit<T>(
+pub(crate) fn node_edit<P, T>(
     state: Arc<AppState>,
-    command: &'static str,
     op: &'static str,
     node: String,
-    params: Value,
+    p: P,
 ) -> Result<Plan<NodeCommand, Stamped<T>>, ToolError>
 where
+    P: BridgeCommand + Clone + Send + 'static,
     T: DeserializeOwned + Serialize + 'static,
 {
-    node_plan_raw_as(state, command, op, node, params)
+    node_plan_as(state, op, node, &p)
 }
 
 pub(crate) use crate::tools::editor::reply_fields;
+
+/// An argument enum's name on the wire, for a command that takes it as a string (the
+/// add-on names the valid ones when it is not): its serde name.
+pub(crate) fn wire_name<T: Serialize>(v: T) -> String {
+    match serde_json::to_value(v) {
+        Ok(Value::String(s)) => s,
+        _ => String::new(),
+    }
+}
 
 /// What an authoring command judged at scene level reports before it runs: the verdict
 /// of the one rule, the command, the edited scene.
@@ -123,15 +133,16 @@ pub(crate) struct Authored<T> {
 /// its reply with too.
 /// `file`: the file it saves (default: the edited scene), whose pre-state the journal
 /// records when the command may save one.
-pub(crate) fn authoring_plan<T>(
+pub(crate) fn authoring_plan<P, T>(
     state: Arc<AppState>,
-    command: &'static str,
-    params: Value,
+    p: P,
     file: Option<String>,
 ) -> Result<Plan<SceneLevel, Authored<T>>, ToolError>
 where
+    P: BridgeCommand + Send + 'static,
     T: DeserializeOwned + Serialize + 'static,
 {
+    let command = P::METHOD;
     let effect = persistence::Effect::of_scene_command(command)
         .ok_or_else(|| ToolError::internal(format!("{command} has no scene-level verdict")))?;
     let Some(active) = active_scene(&state)? else {
@@ -155,9 +166,7 @@ where
         command,
         scene: active,
     };
-    Plan::new(effect, move |_| {
-        run_effect_raw_as(&state, command, params, Some(file), None)
-    })
+    Plan::new(effect, move |_| run_effect_as(&state, &p, Some(file), None))
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -199,13 +208,6 @@ pub struct SelectArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct NodeArgs {
-    /// Node path from the scene root ("." is the root).
-    node: String,
-}
-
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct PropertiesArgs {
     /// Node path from the scene root ("." is the root).
     node: String,
@@ -216,10 +218,6 @@ pub struct PropertiesArgs {
     #[serde(default)]
     limit: Option<usize>,
 }
-
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct NoArgs {}
 
 reply_fields!(
     pub(crate) struct Instanced {
@@ -331,12 +329,28 @@ pub struct OpenScenes {
     open_scenes: Vec<String>,
 }
 
-fn properties_params(a: &PropertiesArgs, list: bool) -> (Value, Option<String>) {
-    let mut p = json!({"node": a.node, "list": list, "offset": a.offset});
-    if let Some(l) = a.limit {
-        p["limit"] = json!(l);
-    }
+fn properties(a: &PropertiesArgs, list: bool) -> (cmd::NodeProperties, Option<String>) {
+    let p = cmd::NodeProperties {
+        node: a.node.clone(),
+        list,
+        offset: a.offset,
+        limit: a.limit,
+    };
     (p, Some(a.node.clone()))
+}
+
+/// `add_to_group` (`add`) and `remove_from_group`.
+fn group(
+    state: Arc<AppState>,
+    a: GroupArgs,
+    add: bool,
+) -> Result<Plan<NodeCommand, Stamped<Grouped>>, ToolError> {
+    let p = cmd::NodeGroup {
+        node: a.node.clone(),
+        group: a.group,
+        add,
+    };
+    node_edit(state, "set_property", a.node, p)
 }
 
 pub fn tools() -> Vec<ToolDef> {
@@ -353,8 +367,12 @@ pub fn tools() -> Vec<ToolDef> {
                  (one undo action).",
             ),
             |state, a: InstanceArgs| {
-                let p = json!({"parent": a.parent, "scene": a.scene.to_string(), "name": a.name});
-                node_edit::<Instanced>(state, cmd::NODE_INSTANCE, "create", a.parent, p)
+                let p = cmd::NodeInstance {
+                    parent: a.parent.clone(),
+                    scene: a.scene.to_string(),
+                    name: a.name,
+                };
+                node_edit::<_, Instanced>(state, "create", a.parent, p)
             },
         ),
         ToolDef::planned(
@@ -365,10 +383,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Add a node to a group",
                 "Add a node to a persistent group, saved with the scene (one undo action).",
             ),
-            |state, a: GroupArgs| {
-                let p = json!({"node": a.node, "group": a.group, "add": true});
-                node_edit::<Grouped>(state, cmd::NODE_GROUP, "set_property", a.node, p)
-            },
+            |state, a: GroupArgs| group(state, a, true),
         ),
         ToolDef::planned(
             editor_meta(
@@ -378,10 +393,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Remove a node from a group",
                 "Remove a node from a group in the edited scene (one undo action).",
             ),
-            |state, a: GroupArgs| {
-                let p = json!({"node": a.node, "group": a.group, "add": false});
-                node_edit::<Grouped>(state, cmd::NODE_GROUP, "set_property", a.node, p)
-            },
+            |state, a: GroupArgs| group(state, a, false),
         ),
         ToolDef::planned(
             editor_meta(
@@ -393,17 +405,14 @@ pub fn tools() -> Vec<ToolDef> {
                  overrides on save); one undo action.",
             ),
             |state, a: EditableArgs| {
-                let p = json!({"node": a.node, "editable": a.editable});
-                node_edit::<EditableSet>(
-                    state,
-                    cmd::NODE_EDITABLE_CHILDREN,
-                    "set_property",
-                    a.node,
-                    p,
-                )
+                let p = cmd::NodeEditableChildren {
+                    node: a.node.clone(),
+                    editable: a.editable,
+                };
+                node_edit::<_, EditableSet>(state, "set_property", a.node, p)
             },
         ),
-        editor_read::<_, Selection>(
+        editor_read::<_, _, Selection>(
             editor_meta(
                 SceneEdit,
                 ReadOnly,
@@ -411,10 +420,14 @@ pub fn tools() -> Vec<ToolDef> {
                 "Select nodes",
                 "Set the editor's node selection (no project change); returns the selection.",
             ),
-            cmd::EDITOR_SELECT,
-            |a: &SelectArgs| (json!({"nodes": a.nodes}), None),
+            |a: &SelectArgs| {
+                let p = cmd::EditorSelect {
+                    nodes: a.nodes.clone(),
+                };
+                (p, None)
+            },
         ),
-        editor_read::<_, Selection>(
+        editor_read::<_, _, Selection>(
             editor_meta(
                 SceneEdit,
                 ReadOnly,
@@ -422,10 +435,9 @@ pub fn tools() -> Vec<ToolDef> {
                 "Get the selected nodes",
                 "The nodes selected in the editor: paths and classes.",
             ),
-            cmd::EDITOR_SELECTION,
-            |_a: &NoArgs| (json!({}), None),
+            |_a: &NoArgs| (cmd::EditorSelection {}, None),
         ),
-        editor_read::<_, Connections>(
+        editor_read::<_, _, Connections>(
             editor_meta(
                 SceneEdit,
                 ReadOnly,
@@ -434,10 +446,14 @@ pub fn tools() -> Vec<ToolDef> {
                 "A node's live signal connections in the editor (unsaved included), outgoing \
                  and incoming, persistent (saved) ones marked.",
             ),
-            cmd::NODE_CONNECTIONS,
-            |a: &NodeArgs| (json!({"node": a.node}), Some(a.node.clone())),
+            |a: &NodeArgs| {
+                let p = cmd::NodeConnections {
+                    node: a.node.clone(),
+                };
+                (p, Some(a.node.clone()))
+            },
         ),
-        editor_read::<_, Properties<PropertyValue>>(
+        editor_read::<_, _, Properties<PropertyValue>>(
             editor_meta(
                 SceneEdit,
                 ReadOnly,
@@ -446,10 +462,9 @@ pub fn tools() -> Vec<ToolDef> {
                 "Every stored or editor-visible property of a node in the live edited scene, \
                  with type and typed value (paged).",
             ),
-            cmd::NODE_PROPERTIES,
-            |a: &PropertiesArgs| properties_params(a, false),
+            |a: &PropertiesArgs| properties(a, false),
         ),
-        editor_read::<_, Properties<PropertyInfo>>(
+        editor_read::<_, _, Properties<PropertyInfo>>(
             editor_meta(
                 SceneEdit,
                 ReadOnly,
@@ -458,8 +473,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "A live node's property list: names, types, class names, hints, hint \
                  strings, usage flags (paged).",
             ),
-            cmd::NODE_PROPERTIES,
-            |a: &PropertiesArgs| properties_params(a, true),
+            |a: &PropertiesArgs| properties(a, true),
         ),
         ToolDef::planned(
             editor_meta(
@@ -469,9 +483,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Save all scenes",
                 "Save every scene open in the editor that has a file.",
             ),
-            |state, _a: NoArgs| {
-                authoring_plan::<SavedAll>(state, cmd::SCENE_SAVE_ALL, json!({}), None)
-            },
+            |state, _a: NoArgs| authoring_plan::<_, SavedAll>(state, cmd::SceneSaveAll {}, None),
         ),
         ToolDef::new(
             editor_meta(

@@ -312,26 +312,8 @@ pub fn tools() -> Vec<ToolDef> {
     ]
 }
 
-/// Which part of the editor to capture.
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
-pub enum EditorView {
-    #[serde(rename = "2d")]
-    TwoD,
-    #[serde(rename = "3d")]
-    ThreeD,
-    #[serde(rename = "window")]
-    Window,
-}
-
-impl EditorView {
-    fn as_str(self) -> &'static str {
-        match self {
-            Self::TwoD => "2d",
-            Self::ThreeD => "3d",
-            Self::Window => "window",
-        }
-    }
-}
+// Which part of the editor to capture: the wire's own type, one for both.
+use cmd::ScreenshotView as EditorView;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -387,26 +369,25 @@ async fn capture_editor(
 ) -> Result<Shot<EditorShot>, ToolError> {
     check_max_edge(args.max_edge)?;
     let view = args.view.unwrap_or(EditorView::TwoD);
-    let mut params = json!({"view": view.as_str(), "max_bytes": max_image_bytes()});
-    if let Some(m) = args.max_edge {
-        params["max_edge"] = json!(m);
+    if args.node.is_some() && !matches!(view, EditorView::TwoD) {
+        return Err(ToolError::invalid_params(
+            "node",
+            "node crops the 2d view only",
+        ));
     }
-    if let Some(node) = &args.node {
-        if !matches!(view, EditorView::TwoD) {
-            return Err(ToolError::invalid_params(
-                "node",
-                "node crops the 2d view only",
-            ));
-        }
-        params["node"] = json!(node);
-    }
+    let request = cmd::EditorScreenshot {
+        view,
+        max_edge: args.max_edge,
+        max_bytes: max_image_bytes(),
+        node: args.node.clone(),
+    };
     // A 2D or 3D view that is not on screen is switched to by the add-on and drawn on a
     // later editor frame: ask again, a bounded number of times.
     let mut tries = 0;
     let v = loop {
-        let (st, p, node) = (state.clone(), params.clone(), args.node.clone());
+        let (st, p) = (state.clone(), request.clone());
         let v = tokio::task::spawn_blocking(move || {
-            crate::tools::editor::query(&st, cmd::EDITOR_SCREENSHOT, p, node.as_deref())
+            crate::tools::editor::ask(&st, &p, p.node.as_deref())
         })
         .await
         .map_err(|e| ToolError::internal(format!("editor request task failed: {e}")))??;

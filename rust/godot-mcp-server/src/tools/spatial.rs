@@ -13,7 +13,8 @@ use crate::error::ToolError;
 use crate::respath::ResPath;
 use crate::safety::{SafetyClass, Toolset};
 use crate::tools::recipe_tool::recipe;
-use crate::tools::recipes::{color, meta, new_resource, read_tool, vec2, vec3};
+use crate::tools::recipes::{color, meta, new_resource, vec2, vec3};
+use crate::tools::scene_more::editor_read;
 use crate::tools::{NoFields, ToolDef};
 
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
@@ -140,17 +141,7 @@ pub struct EnvironmentArgs {
     ssao: Option<bool>,
 }
 
-/// One GridMap cell: item -1 erases.
-#[derive(Debug, Deserialize, JsonSchema, serde::Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct GridCellArg {
-    coords: [i32; 3],
-    /// MeshLibrary item id.
-    item: i32,
-    /// Orthogonal orientation index 0-23.
-    #[serde(default)]
-    orientation: i32,
-}
+use cmd::GridCell as GridCellArg;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -186,12 +177,13 @@ pub struct CellsArgs {
     pub limit: Option<u32>,
 }
 
-pub(crate) fn cells_request(a: &CellsArgs) -> (&'static str, Value, Option<String>) {
-    (
-        cmd::CELLS_GET,
-        json!({"node": a.node, "offset": a.offset.unwrap_or(0), "limit": a.limit.unwrap_or(1000)}),
-        Some(a.node.clone()),
-    )
+pub(crate) fn cells_request(a: &CellsArgs) -> (cmd::Cells, Option<String>) {
+    let p = cmd::Cells {
+        node: a.node.clone(),
+        offset: a.offset.unwrap_or(0) as usize,
+        limit: a.limit.map_or(cmd::DEFAULT_PAGE_LIMIT, |l| l as usize),
+    };
+    (p, Some(a.node.clone()))
 }
 
 /// The add-on's `cells.get` reply (steps.rs `cells`): one page of rows, `columns`
@@ -442,7 +434,10 @@ pub fn tools() -> Vec<ToolDef> {
                 Mutating,
             ),
             |_, a: GridSetArgs, steps| {
-                steps.push(json!({"op": "grid_cells", "node": a.node, "cells": a.cells}));
+                steps.step(cmd::Step::GridCells {
+                    node: a.node,
+                    cells: a.cells,
+                });
                 Ok(NoFields {})
             },
         ),
@@ -455,16 +450,23 @@ pub fn tools() -> Vec<ToolDef> {
                 Destructive,
             ),
             |_, a: GridClearArgs, steps| {
-                let cells: Vec<Value> = a
+                let cells = a
                     .coords
                     .iter()
-                    .map(|c| json!({"coords": c, "item": -1}))
+                    .map(|&coords| GridCellArg {
+                        coords,
+                        item: -1,
+                        orientation: 0,
+                    })
                     .collect();
-                steps.push(json!({"op": "grid_cells", "node": a.node, "cells": cells}));
+                steps.step(cmd::Step::GridCells {
+                    node: a.node,
+                    cells,
+                });
                 Ok(NoFields {})
             },
         ),
-        read_tool::<_, CellsReply>(
+        editor_read::<_, _, CellsReply>(
             meta(
                 Toolset::Spatial,
                 "get_gridmap_cells",
@@ -475,7 +477,7 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             cells_request,
         ),
-        read_tool::<_, LibraryItems>(
+        editor_read::<_, _, LibraryItems>(
             meta(
                 Toolset::Spatial,
                 "list_mesh_library_items",
@@ -484,11 +486,10 @@ pub fn tools() -> Vec<ToolDef> {
                 ReadOnly,
             ),
             |a: &LibraryArgs| {
-                (
-                    cmd::MESH_LIBRARY_ITEMS,
-                    json!({"path": a.path.to_string()}),
-                    None,
-                )
+                let p = cmd::MeshLibraryItems {
+                    path: a.path.to_string(),
+                };
+                (p, None)
             },
         ),
     ]

@@ -2,36 +2,22 @@
 //! cells. Each edit is one `scene.steps` recipe whose undo restores the previous cells
 //! (the add-on records them before the first change).
 
+use godot_mcp_protocol::commands as cmd;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
 
 use crate::error::ToolError;
 use crate::respath::ResPath;
 use crate::safety::{SafetyClass, Toolset};
-use crate::tools::recipes::{
-    LayerRef, Steps, StepsEffect, StepsReply, layer_bits, meta, plan, read_tool,
-};
+use crate::tools::recipes::{LayerRef, Steps, StepsEffect, StepsReply, layer_bits, meta, plan};
+use crate::tools::scene_more::editor_read;
 use crate::tools::spatial::{CellsReply, cells_request};
 use crate::tools::{NoFields, Plan, ToolDef};
 
 /// Most cells one edit may touch.
 const MAX_CELLS: i64 = 100_000;
 
-/// One cell: source -1 erases.
-#[derive(Debug, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct TileCellArg {
-    coords: [i32; 2],
-    /// TileSet source id.
-    source: i32,
-    /// Atlas coords of the tile (default [0,0]).
-    #[serde(default)]
-    atlas: [i32; 2],
-    /// Alternative tile (default 0).
-    #[serde(default)]
-    alternative: i32,
-}
+use cmd::{Terrain as TerrainArg, TileCell as TileCellArg};
 
 /// The bits set_tileset_physics_layer gives the new physics layer.
 #[derive(Debug, Serialize, JsonSchema)]
@@ -110,14 +96,6 @@ pub enum TerrainMode {
     Sides,
 }
 
-#[derive(Debug, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct TerrainArg {
-    name: String,
-    /// [r,g,b,a] 0-1.
-    color: [f64; 4],
-}
-
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TerrainSetArgs {
@@ -128,14 +106,23 @@ pub struct TerrainSetArgs {
     terrains: Vec<TerrainArg>,
 }
 
+/// Layer bits as the wire's 32-bit mask.
+fn bits32(param: &str, bits: i64) -> Result<u32, ToolError> {
+    u32::try_from(bits)
+        .map_err(|_| ToolError::invalid_params(param, format!("{bits} is not a 32-bit mask")))
+}
+
 fn cells_plan(
     state: std::sync::Arc<crate::state::AppState>,
     tool: &str,
     node: &str,
-    cells: Value,
+    cells: Vec<cmd::TileCell>,
 ) -> Result<Plan<StepsEffect<NoFields>, StepsReply>, ToolError> {
     let mut steps = Steps::default();
-    steps.push(json!({"op": "tile_cells", "node": node, "cells": cells}));
+    steps.step(cmd::Step::TileCells {
+        node: node.into(),
+        cells,
+    });
     plan(state, tool, steps, NoFields {})
 }
 
@@ -151,7 +138,7 @@ pub fn tools() -> Vec<ToolDef> {
                  the live editor; one undo action restores the previous cells.",
                 Mutating,
             ),
-            |state, a: SetArgs| cells_plan(state, "set_tile_cells", &a.node, json!(a.cells)),
+            |state, a: SetArgs| cells_plan(state, "set_tile_cells", &a.node, a.cells),
         ),
         ToolDef::planned(
             meta(
@@ -173,14 +160,16 @@ pub fn tools() -> Vec<ToolDef> {
                         format!("{count} cells; one fill takes at most {MAX_CELLS}"),
                     ));
                 }
-                let cells: Vec<Value> = (y0..=y1)
+                let cells = (y0..=y1)
                     .flat_map(|y| (x0..=x1).map(move |x| [x, y]))
-                    .map(|c| {
-                        json!({"coords": c, "source": a.source, "atlas": a.atlas,
-                               "alternative": a.alternative})
+                    .map(|coords| cmd::TileCell {
+                        coords,
+                        source: a.source,
+                        atlas: a.atlas,
+                        alternative: a.alternative,
                     })
                     .collect();
-                cells_plan(state, "fill_tile_rect", &a.node, json!(cells))
+                cells_plan(state, "fill_tile_rect", &a.node, cells)
             },
         ),
         ToolDef::planned(
@@ -193,12 +182,17 @@ pub fn tools() -> Vec<ToolDef> {
                 Destructive,
             ),
             |state, a: ClearArgs| {
-                let cells: Vec<Value> = a
+                let cells = a
                     .coords
                     .iter()
-                    .map(|c| json!({"coords": c, "source": -1}))
+                    .map(|&coords| cmd::TileCell {
+                        coords,
+                        source: -1,
+                        atlas: [0, 0],
+                        alternative: 0,
+                    })
                     .collect();
-                cells_plan(state, "clear_tile_cells", &a.node, json!(cells))
+                cells_plan(state, "clear_tile_cells", &a.node, cells)
             },
         ),
         ToolDef::planned(
@@ -211,13 +205,13 @@ pub fn tools() -> Vec<ToolDef> {
                 Mutating,
             ),
             |state, a: AtlasArgs| {
-                let mut step = json!({"op": "tileset_atlas", "node": a.node,
-                    "texture": a.texture.to_string(), "tile_size": a.tile_size});
-                if let Some(id) = a.source_id {
-                    step["source_id"] = json!(id);
-                }
                 let mut steps = Steps::default();
-                steps.push(step);
+                steps.step(cmd::Step::TilesetAtlas {
+                    node: a.node,
+                    texture: a.texture.to_string(),
+                    tile_size: a.tile_size,
+                    source_id: a.source_id,
+                });
                 plan(state, "add_tileset_atlas_source", steps, NoFields {})
             },
         ),
@@ -234,8 +228,11 @@ pub fn tools() -> Vec<ToolDef> {
                 let layer = layer_bits(&state, "2d_physics", &a.layer, "layer")?;
                 let mask = layer_bits(&state, "2d_physics", &a.mask, "mask")?;
                 let mut steps = Steps::default();
-                steps.push(json!({"op": "tileset_physics_layer", "node": a.node,
-                    "collision_layer": layer, "collision_mask": mask}));
+                steps.step(cmd::Step::TilesetPhysicsLayer {
+                    node: a.node,
+                    collision_layer: bits32("layer", layer)?,
+                    collision_mask: bits32("mask", mask)?,
+                });
                 let extra = PhysicsLayerBits {
                     collision_layer: layer,
                     collision_mask: mask,
@@ -259,14 +256,15 @@ pub fn tools() -> Vec<ToolDef> {
                     TerrainMode::Sides => 2,
                 };
                 let mut steps = Steps::default();
-                steps.push(
-                    json!({"op": "tileset_terrain_set", "node": a.node, "mode": mode,
-                    "terrains": a.terrains}),
-                );
+                steps.step(cmd::Step::TilesetTerrainSet {
+                    node: a.node,
+                    mode,
+                    terrains: a.terrains,
+                });
                 plan(state, "set_tileset_terrain_set", steps, NoFields {})
             },
         ),
-        read_tool::<_, CellsReply>(
+        editor_read::<_, _, CellsReply>(
             meta(
                 Toolset::Tilemap,
                 "get_used_tile_cells",

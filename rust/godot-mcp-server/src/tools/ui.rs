@@ -11,26 +11,18 @@
 use godot_mcp_protocol::commands as cmd;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::error::ToolError;
 use crate::respath::ResPath;
 use crate::safety::{SafetyClass, Toolset};
 use crate::tools::ToolDef;
 use crate::tools::editor::present;
-use crate::tools::scene_more::{authoring_plan, editor_meta, node_edit, reply_fields};
+use crate::tools::scene_more::{authoring_plan, editor_meta, node_edit, reply_fields, wire_name};
 
-/// A theme item's kind (`Theme.DataType`).
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum ThemeKind {
-    Color,
-    Constant,
-    Font,
-    FontSize,
-    Icon,
-    Stylebox,
-}
+// The theme item kind an agent names is the wire's (`commands::ThemeKind`): one type,
+// its schema the agent's.
+use cmd::ThemeKind;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -124,10 +116,6 @@ pub struct ContainerArgs {
     margin: Option<i64>,
 }
 
-fn wire<T: Serialize>(v: T) -> Value {
-    serde_json::to_value(v).unwrap_or(Value::Null)
-}
-
 reply_fields!(
     pub(crate) struct ThemeItemSet {
         path: String,
@@ -186,9 +174,14 @@ pub fn tools() -> Vec<ToolDef> {
                     ));
                 }
                 let path = a.path.to_string();
-                let p = json!({"path": path, "theme_type": a.theme_type, "kind": wire(a.kind),
-                               "name": a.name, "value": a.value});
-                authoring_plan::<ThemeItemSet>(state, cmd::THEME_SET_ITEM, p, Some(path))
+                let p = cmd::ThemeSetItem {
+                    path: path.clone(),
+                    theme_type: a.theme_type,
+                    kind: a.kind,
+                    name: a.name,
+                    value: a.value,
+                };
+                authoring_plan::<_, ThemeItemSet>(state, p, Some(path))
             },
         ),
         ToolDef::planned(
@@ -201,15 +194,13 @@ pub fn tools() -> Vec<ToolDef> {
                  font, font size, icon, stylebox (one undo action).",
             ),
             |state, a: OverrideArgs| {
-                let p = json!({"node": a.node, "kind": wire(a.kind), "name": a.name,
-                               "value": a.value});
-                node_edit::<OverrideSet>(
-                    state,
-                    cmd::CONTROL_THEME_OVERRIDE,
-                    "set_property",
-                    a.node,
-                    p,
-                )
+                let p = cmd::ControlThemeOverride {
+                    node: a.node.clone(),
+                    kind: a.kind,
+                    name: a.name,
+                    value: a.value,
+                };
+                node_edit::<_, OverrideSet>(state, "set_property", a.node, p)
             },
         ),
         ToolDef::planned(
@@ -222,14 +213,11 @@ pub fn tools() -> Vec<ToolDef> {
                  them, grow direction (one undo action).",
             ),
             |state, a: AnchorsArgs| {
-                let p = json!({"node": a.node, "preset": wire(a.preset)});
-                node_edit::<AnchorsSet>(
-                    state,
-                    cmd::CONTROL_ANCHORS_PRESET,
-                    "set_property",
-                    a.node,
-                    p,
-                )
+                let p = cmd::ControlAnchorsPreset {
+                    node: a.node.clone(),
+                    preset: wire_name(a.preset),
+                };
+                node_edit::<_, AnchorsSet>(state, "set_property", a.node, p)
             },
         ),
         ToolDef::planned(
@@ -242,16 +230,15 @@ pub fn tools() -> Vec<ToolDef> {
                  separation, columns or margin (one undo action).",
             ),
             |state, a: ContainerArgs| {
-                let p = json!({"parent": a.parent, "type": wire(a.container_type),
-                               "name": a.name, "separation": a.separation,
-                               "columns": a.columns, "margin": a.margin});
-                node_edit::<ContainerAdded>(
-                    state,
-                    cmd::CONTROL_ADD_CONTAINER,
-                    "create",
-                    a.parent,
-                    p,
-                )
+                let p = cmd::ControlAddContainer {
+                    parent: a.parent.clone(),
+                    container_type: wire_name(a.container_type),
+                    name: a.name,
+                    separation: a.separation,
+                    columns: a.columns.map(i64::from),
+                    margin: a.margin,
+                };
+                node_edit::<_, ContainerAdded>(state, "create", a.parent, p)
             },
         ),
     ]
