@@ -626,3 +626,43 @@ async fn the_bridge_requests_the_server_sends_are_the_pinned_wire() {
     settings.set_omit_expression(true);
     settings.bind(|| insta::assert_json_snapshot!("bridge_wire", Value::Array(sent)));
 }
+
+/// create_nodes takes the wire's step type, whose schema offers only the node steps
+/// (create, set, group): a family tool's step is refused as the agent's error before
+/// anything is sent, and so is a value the value model refuses.
+#[tokio::test(flavor = "multi_thread")]
+async fn create_nodes_refuses_a_family_step_and_a_bad_value_before_sending() {
+    let project = demo_copy();
+    let client = connect(project.path()).await;
+    let d = wait_discovery(project.path());
+    let peer = editor(&d, "none", || Act::Drop);
+    let e = call_err(
+        &client,
+        "create_nodes",
+        json!({"steps": [
+            {"op": "create", "parent": ".", "type": "Node2D", "name": "N"},
+            {"op": "bake_navigation", "node": "$0"}]}),
+    )
+    .await;
+    assert_eq!(e["code"], "INVALID_PARAMS", "{e}");
+    assert_eq!(e["param"], "steps[1].op", "{e}");
+    let e = call_err(
+        &client,
+        "create_nodes",
+        json!({"steps": [{"op": "set", "node": "A", "property": "position",
+                          "value": {"$type": "Vector2", "x": 1}}]}),
+    )
+    .await;
+    assert_eq!(e["code"], "INVALID_PARAMS", "{e}");
+    assert!(
+        e["param"].as_str().unwrap_or("").starts_with("steps[0]"),
+        "{e}"
+    );
+    client.cancel().await.unwrap();
+    let seen = peer.join().unwrap();
+    assert!(
+        seen.iter().all(|r| r.cmd != "scene.steps"),
+        "sent: {:?}",
+        seen.iter().map(|r| &r.cmd).collect::<Vec<_>>()
+    );
+}

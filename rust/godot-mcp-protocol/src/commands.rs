@@ -562,41 +562,50 @@ pub struct Terrain {
 
 /// One step of `scene.steps` as it travels. A node is a path from the edited scene's
 /// root, or `"$N"`: the node step N (an earlier `create`) made.
+///
+/// Also create_nodes' step argument (one type for both, hence the schema): an agent's
+/// schema offers the node steps (create, set, group) and skips the family tools' own;
+/// the server refuses those in create_nodes ([`Step::is_node_step`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(
+    feature = "schema",
+    derive(schemars::JsonSchema),
+    schemars(description = "One step of create_nodes.")
+)]
 #[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Step {
+    /// A new node; parent is a path or "$N" (the node step N created).
     Create {
         parent: String,
+        /// Godot class, e.g. Sprite2D.
         #[serde(rename = "type")]
         node_type: String,
         name: String,
     },
+    /// Set a property (or "resource:sub_property") of a path or "$N".
     Set {
         node: String,
         property: String,
+        /// As in set_node_property.
         #[serde(with = "value_json")]
+        #[cfg_attr(feature = "schema", schemars(with = "serde_json::Value"))]
         value: Value,
     },
-    Group {
-        node: String,
-        group: String,
-    },
-    TileCells {
-        node: String,
-        cells: Vec<TileCell>,
-    },
-    GridCells {
-        node: String,
-        cells: Vec<GridCell>,
-    },
+    /// Add a path or "$N" to a group (saved with the scene).
+    Group { node: String, group: String },
+    #[cfg_attr(feature = "schema", schemars(skip))]
+    TileCells { node: String, cells: Vec<TileCell> },
+    #[cfg_attr(feature = "schema", schemars(skip))]
+    GridCells { node: String, cells: Vec<GridCell> },
+    #[cfg_attr(feature = "schema", schemars(skip))]
     FitShape {
         node: String,
         to: String,
         shape: FitKind,
     },
-    BakeNavigation {
-        node: String,
-    },
+    #[cfg_attr(feature = "schema", schemars(skip))]
+    BakeNavigation { node: String },
+    #[cfg_attr(feature = "schema", schemars(skip))]
     TilesetAtlas {
         node: String,
         texture: String,
@@ -604,16 +613,28 @@ pub enum Step {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         source_id: Option<i32>,
     },
+    #[cfg_attr(feature = "schema", schemars(skip))]
     TilesetPhysicsLayer {
         node: String,
         collision_layer: u32,
         collision_mask: u32,
     },
+    #[cfg_attr(feature = "schema", schemars(skip))]
     TilesetTerrainSet {
         node: String,
         mode: i32,
         terrains: Vec<Terrain>,
     },
+}
+
+impl Step {
+    /// Whether this is a node step (create, set, group), the ones create_nodes takes.
+    pub fn is_node_step(&self) -> bool {
+        matches!(
+            self,
+            Step::Create { .. } | Step::Set { .. } | Step::Group { .. }
+        )
+    }
 }
 
 /// `scene.steps`: ordered steps as ONE undo action named `action`.

@@ -23,13 +23,13 @@
 //! 3. A destructive call that is not a dry run needs `confirm=true`, else exactly
 //!    `PRECONDITION_FAILED: This call discards unsaved changes. Set confirm=True to
 //!    proceed. [required=confirm]`.
-//! 4. Arguments are decoded: wrong types, unknown fields and path escapes are refused,
-//!    naming the field. Every res:// path the arguments carry — each `ResPath`
-//!    parameter wherever it is nested, and each res:// string inside a typed value
-//!    (`{"$type": "Resource", "path": …}`) — is then resolved, symlinks included, and
-//!    refused as `PATH_REFUSED` unless it lies inside the project
-//!    ([`crate::respath::check_arg_paths`]). This is before every precondition, so a
-//!    hostile path is refused even when no editor is connected.
+//! 4. Every res:// path the arguments carry — each `ResPath` parameter wherever it is
+//!    nested, and each res:// string inside a typed value (`{"$type": "Resource",
+//!    "path": …}`) — is resolved, symlinks included, and refused as `PATH_REFUSED`
+//!    unless it lies inside the project ([`crate::respath::check_arg_paths`]). Then the
+//!    arguments are decoded: wrong types and unknown fields are refused, naming the
+//!    field. Both are before every precondition, so a hostile path is refused even
+//!    when no editor is connected.
 //! 5. The tool plans: every precondition ([`Precondition`]) and every check of the
 //!    write seam runs, nothing is changed. A dry run stops here and returns the plan,
 //!    which is by construction what the real run reports.

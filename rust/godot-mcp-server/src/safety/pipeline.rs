@@ -73,8 +73,10 @@ async fn run_call_inner(
     }
     let idempotency_key = crate::tools::take_idempotency_key(def, &mut args)?;
     confirm_gate(def.meta.class, flags)?;
-    (def.check_args)(&Value::Object(args.clone()))?;
+    // Paths first, on the JSON as sent: a hostile res:// path is PATH_REFUSED even
+    // where it sits in a value the typed decode would refuse for another reason.
     crate::respath::check_arg_paths(&state.project, &def.input_schema, &args)?;
+    (def.check_args)(&Value::Object(args.clone()))?;
     // An exact replay answers from the journal before anything is planned: its
     // preconditions (a compare-and-swap hash, say) held for the first run, not now.
     let idempotency = match idempotency_key {
@@ -341,8 +343,8 @@ fn check_entries<'a>(
             ..flags
         };
         confirm_gate(def.meta.class, as_run).map_err(fail)?;
-        (def.check_args)(&Value::Object(args.clone())).map_err(fail)?;
         crate::respath::check_arg_paths(&state.project, &def.input_schema, &args).map_err(fail)?;
+        (def.check_args)(&Value::Object(args.clone())).map_err(fail)?;
         checked.push(CheckedEntry { def, args, flags });
     }
     Ok(checked)

@@ -290,35 +290,12 @@ fn layer_names(state: &AppState, kind: &str) -> Result<Vec<(u32, String)>, ToolE
 // create_nodes
 // ---------------------------------------------------------------------------------
 
-/// One step of create_nodes.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
-pub enum StepArg {
-    /// A new node; parent is a path or "$N" (the node step N created).
-    Create {
-        parent: String,
-        /// Godot class, e.g. Sprite2D.
-        #[serde(rename = "type")]
-        node_type: String,
-        name: String,
-    },
-    /// Set a property (or "resource:sub_property") of a path or "$N".
-    Set {
-        node: String,
-        property: String,
-        /// As in set_node_property.
-        value: Value,
-    },
-    /// Add a path or "$N" to a group (saved with the scene).
-    Group { node: String, group: String },
-}
-
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateNodesArgs {
     /// Ordered steps; all are checked before the first change.
     #[schemars(length(min = 1, max = 256))]
-    steps: Vec<StepArg>,
+    steps: Vec<cmd::Step>,
 }
 
 pub fn tools() -> Vec<ToolDef> {
@@ -333,24 +310,16 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         |state, a: CreateNodesArgs| {
             let mut steps = Steps::default();
-            for s in a.steps {
-                match s {
-                    StepArg::Create {
-                        parent,
-                        node_type,
-                        name,
-                    } => steps.step(cmd::Step::Create {
-                        parent,
-                        node_type,
-                        name,
-                    }),
-                    StepArg::Set {
-                        node,
-                        property,
-                        value,
-                    } => steps.set(&node, &property, value),
-                    StepArg::Group { node, group } => steps.step(cmd::Step::Group { node, group }),
+            for (i, s) in a.steps.into_iter().enumerate() {
+                // The agent's schema offers only the node steps; the family tools'
+                // steps are theirs.
+                if !s.is_node_step() {
+                    return Err(ToolError::invalid_params(
+                        format!("steps[{i}].op"),
+                        "create_nodes takes create, set and group steps",
+                    ));
                 }
+                steps.step(s);
             }
             plan(state, "create_nodes", steps, NoFields {})
         },
