@@ -26,8 +26,8 @@ use crate::respath::ResPath;
 use crate::safety::{Precondition, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::editor::{
-    NoArgs, NodeArgs, NodeCommand, active_scene, ask, blocking_as, never_saved, node_plan_as,
-    query_as, run_effect_as,
+    EditVerdict, NoArgs, NodeArgs, NodeCommand, active_scene, ask, blocking_as, never_saved,
+    node_plan_as, query_as, run_effect_as,
 };
 use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta};
 
@@ -106,9 +106,7 @@ pub(crate) fn wire_name<T: Serialize>(v: T) -> String {
 #[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct SceneLevel {
     #[serde(flatten)]
-    pub persistence: Persistence,
-    #[serde(flatten)]
-    pub undo: Undo,
+    pub verdict: EditVerdict,
     pub command: &'static str,
     pub scene: String,
 }
@@ -152,17 +150,8 @@ where
     if file.is_empty() {
         return Err(never_saved());
     }
-    let v = persistence::verdict_of(effect, &file);
     let effect = SceneLevel {
-        persistence: Persistence {
-            persisted: v.persisted,
-            reason: v.reason,
-            hint: v.hint,
-        },
-        undo: Undo {
-            undoable: v.undoable,
-            undo_hint: None,
-        },
+        verdict: persistence::verdict_of(effect, &file).into(),
         command,
         scene: active,
     };

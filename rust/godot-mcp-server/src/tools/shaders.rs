@@ -23,13 +23,15 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::error::{ErrorCode, ToolError};
-use crate::honesty::{Persistence, Undo};
+use crate::honesty::{Persistence, absent_when_none};
 use crate::planes::project::{self as plane, Expect};
 use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::classref::{godot, run_supervised};
-use crate::tools::editor::{blocking_as, godot_value, node_plan_as, query_as};
+use crate::tools::editor::{
+    EditorReply, blocking_as, godot_value, node_plan_as, query_as, reply_fields,
+};
 use crate::tools::files::plan_write;
 use crate::tools::project_read::read_text;
 use crate::tools::{CallFlags, ToolDef, ToolMeta};
@@ -126,36 +128,28 @@ pub fn tools() -> Vec<ToolDef> {
     ]
 }
 
+reply_fields!(
+    /// shader.assign_material's own reply fields (a dry run's probe has none).
+    struct AssignFields {
+        node: String,
+        property: String,
+        shader: String,
+        replaced: bool,
+    }
+);
+
 /// The add-on's reply to shader.assign_material (its persistence probe on a dry run:
 /// the verdict and `scene` only).
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
-struct AssignReply {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    node: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    property: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    shader: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    replaced: Option<bool>,
-    #[serde(flatten)]
-    persistence: Persistence,
-    #[serde(flatten)]
-    undo: Undo,
-    /// The add-on always names the edited scene; optional so a bridge peer that
-    /// answers with the verdict alone still decodes.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    scene: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    transaction_id: Option<String>,
-}
+type AssignReply = EditorReply<AssignFields>;
 
-/// The add-on's reply to shader.set_uniform (a dry run: the probe's verdict and `scene`).
+/// shader.set_uniform's own reply fields (a dry run's probe has none).
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
-struct SetUniformReply {
+struct UniformFields {
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = absent_when_none)]
     node: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = absent_when_none)]
     uniform: Option<String>,
     /// The uniform's value now, as a Godot value.
     #[serde(
@@ -171,17 +165,10 @@ struct SetUniformReply {
         skip_serializing_if = "Option::is_none"
     )]
     previous: Option<Value>,
-    #[serde(flatten)]
-    persistence: Persistence,
-    #[serde(flatten)]
-    undo: Undo,
-    /// The add-on always names the edited scene; optional so a bridge peer that
-    /// answers with the verdict alone still decodes.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    scene: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    transaction_id: Option<String>,
 }
+
+/// The add-on's reply to shader.set_uniform (a dry run: the probe's verdict and `scene`).
+type SetUniformReply = EditorReply<UniformFields>;
 
 /// One uniform of a node's ShaderMaterial, with its value.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
