@@ -25,38 +25,22 @@ use support::{call, call_err, call_ok};
 
 type Client = rmcp::service::RunningService<rmcp::RoleClient, ()>;
 
-/// The game's script (the same one the protocol's captured samples come from); line
-/// 14 calls `tick`, line 15 follows it.
-const SCRIPT: &str = include_str!("../rust/godot-mcp-protocol/tests/samples/debug_game.gd");
+/// The game's script: line 14 calls `tick`, line 15 follows it.
+const SCRIPT: &str = support::DEBUG_GAME;
 const SCRIPT_PATH: &str = "res://scripts/debug_game.gd";
 
 fn project_with_game(godot: &Path) -> tempfile::TempDir {
     let dir = support::demo_copy();
     support::install_addon(dir.path());
     std::fs::write(dir.path().join("scripts/debug_game.gd"), SCRIPT).unwrap();
-    std::fs::write(
-        dir.path().join("scenes/debug_game.tscn"),
-        "[gd_scene load_steps=2 format=3]\n\n[ext_resource type=\"Script\" path=\"res://scripts/debug_game.gd\" id=\"1\"]\n\n[node name=\"DebugGame\" type=\"Node\"]\nscript = ExtResource(\"1\")\n",
-    )
-    .unwrap();
+    support::write_script_scene(dir.path(), "debug_game", "DebugGame");
     std::fs::write(
         dir.path().join("scripts/debug_broken.gd"),
         "extends Node\n\nfunc _ready():\n\tvar n = null\n\tn.explode()\n\tprint(\"after the error\")\n",
     )
     .unwrap();
-    std::fs::write(
-        dir.path().join("scenes/debug_broken.tscn"),
-        "[gd_scene load_steps=2 format=3]\n\n[ext_resource type=\"Script\" path=\"res://scripts/debug_broken.gd\" id=\"1\"]\n\n[node name=\"DebugBroken\" type=\"Node\"]\nscript = ExtResource(\"1\")\n",
-    )
-    .unwrap();
-    let out = std::process::Command::new(godot)
-        .args(["--headless", "--path"])
-        .arg(dir.path())
-        .arg("--import")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "godot --import failed: {out:?}");
+    support::write_script_scene(dir.path(), "debug_broken", "DebugBroken");
+    support::run_godot(godot, dir.path(), &["--import"]);
     dir
 }
 
@@ -91,21 +75,8 @@ async fn real_godot_debugger_breakpoint_stack_step_input_refused_continue() {
     };
     let project = project_with_game(&godot);
     let state = support::short_state_dir("dbg");
-    let (client, _pid) = {
-        let mut cmd = tokio::process::Command::new(support::bin());
-        cmd.arg("serve")
-            .arg("--project")
-            .arg(project.path())
-            .env("GODOT_BIN", &godot)
-            .env("GODOT_MCP_TOOLSETS", "all")
-            .env("GODOT_MCP_STATE_DIR", state.path());
-        let (t, _) = rmcp::transport::TokioChildProcess::builder(cmd)
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let pid = t.id().unwrap();
-        (rmcp::ServiceExt::serve((), t).await.unwrap(), pid)
-    };
+    let (client, _) =
+        support::serve_godot(&godot, project.path(), state.path(), &[], Stdio::null()).await;
 
     // Set before the launch: the game gets it on its command line.
     let v = call_ok(
@@ -285,13 +256,7 @@ async fn real_godot_debugger_breakpoint_stack_step_input_refused_continue() {
 
 /// A project with the sample script, served with the stand-in as Godot.
 async fn standin_served(env: &[(&str, &str)]) -> (tempfile::TempDir, tempfile::TempDir, Client) {
-    let project = support::tiny_project("debugger");
-    std::fs::create_dir_all(project.path().join("scripts")).unwrap();
-    std::fs::write(project.path().join("scripts/debug_game.gd"), SCRIPT).unwrap();
-    let state = support::short_state_dir("dbs");
-    let (client, _) =
-        support::serve_standin(project.path(), state.path(), env, Stdio::null()).await;
-    (project, state, client)
+    support::standin_debug_game("debugger", "dbs", env).await
 }
 
 fn location(v: &Value) -> (i64, String) {

@@ -40,27 +40,10 @@ fn project_with_addon(godot: &Path) -> tempfile::TempDir {
         "extends Node\n\nfunc _ready():\n\tvar n = null\n\tn.explode()\n",
     )
     .unwrap();
-    std::fs::write(
-        dir.path().join("scenes/broken.tscn"),
-        "[gd_scene load_steps=2 format=3]\n\n[ext_resource type=\"Script\" path=\"res://scripts/broken.gd\" id=\"1\"]\n\n[node name=\"Broken\" type=\"Node\"]\nscript = ExtResource(\"1\")\n",
-    )
-    .unwrap();
+    support::write_script_scene(dir.path(), "broken", "Broken");
     // One import run creates .godot/ (extension_list.cfg, the class cache). It must
     // succeed: a failed import (a broken add-on library, say) leaves nothing to test.
-    let out = std::process::Command::new(godot)
-        .args(["--headless", "--path"])
-        .arg(dir.path())
-        .args(["--import"])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "godot --import failed ({}):\n{}{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    support::run_godot(godot, dir.path(), &["--import"]);
     assert!(
         dir.path().join(".godot/extension_list.cfg").is_file(),
         "godot --import did not register the add-on's GDExtension"

@@ -19,7 +19,6 @@ use support::{call, call_err, call_ok};
 
 type Client = rmcp::service::RunningService<rmcp::RoleClient, ()>;
 
-const DEBUG_SCRIPT: &str = include_str!("../rust/godot-mcp-protocol/tests/samples/debug_game.gd");
 const PROFILE_SCRIPT: &str =
     include_str!("../rust/godot-mcp-protocol/tests/samples/profile_game.gd");
 
@@ -45,13 +44,7 @@ fn assert_sorted(v: &Value) {
 }
 
 async fn standin_served(env: &[(&str, &str)]) -> (tempfile::TempDir, tempfile::TempDir, Client) {
-    let project = support::tiny_project("profiler");
-    std::fs::create_dir_all(project.path().join("scripts")).unwrap();
-    std::fs::write(project.path().join("scripts/debug_game.gd"), DEBUG_SCRIPT).unwrap();
-    let state = support::short_state_dir("prf");
-    let (client, _) =
-        support::serve_standin(project.path(), state.path(), env, Stdio::null()).await;
-    (project, state, client)
+    support::standin_debug_game("profiler", "prf", env).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -152,20 +145,9 @@ fn project_with_games(godot: &Path) -> tempfile::TempDir {
     )
     .unwrap();
     for name in ["profile_game", "profile_quit"] {
-        std::fs::write(
-            dir.path().join(format!("scenes/{name}.tscn")),
-            format!("[gd_scene load_steps=2 format=3]\n\n[ext_resource type=\"Script\" path=\"res://scripts/{name}.gd\" id=\"1\"]\n\n[node name=\"Game\" type=\"Node\"]\nscript = ExtResource(\"1\")\n"),
-        )
-        .unwrap();
+        support::write_script_scene(dir.path(), name, "Game");
     }
-    let out = std::process::Command::new(godot)
-        .args(["--headless", "--path"])
-        .arg(dir.path())
-        .arg("--import")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "godot --import failed: {out:?}");
+    support::run_godot(godot, dir.path(), &["--import"]);
     dir
 }
 
@@ -177,18 +159,8 @@ async fn real_godot_profile_game_functions_names_the_hot_function() {
     };
     let project = project_with_games(&godot);
     let state = support::short_state_dir("prof");
-    let mut cmd = tokio::process::Command::new(support::bin());
-    cmd.arg("serve")
-        .arg("--project")
-        .arg(project.path())
-        .env("GODOT_BIN", &godot)
-        .env("GODOT_MCP_TOOLSETS", "all")
-        .env("GODOT_MCP_STATE_DIR", state.path());
-    let (t, _) = rmcp::transport::TokioChildProcess::builder(cmd)
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let client: Client = rmcp::ServiceExt::serve((), t).await.unwrap();
+    let (client, _) =
+        support::serve_godot(&godot, project.path(), state.path(), &[], Stdio::null()).await;
 
     call_ok(
         &client,

@@ -185,6 +185,42 @@ pub fn tiny_project(name: &str) -> tempfile::TempDir {
     dir
 }
 
+/// The debugger's sample game (the script the protocol's captured samples come from):
+/// `_process` calls `tick` once a frame, line 14 calls it.
+pub const DEBUG_GAME: &str =
+    include_str!("../../rust/godot-mcp-protocol/tests/samples/debug_game.gd");
+
+/// A tiny project holding [`DEBUG_GAME`] as `res://scripts/debug_game.gd`, served with
+/// the stand-in as Godot and `env`: (project, state dir, client).
+pub async fn standin_debug_game(
+    name: &str,
+    state_prefix: &str,
+    env: &[(&str, &str)],
+) -> (
+    tempfile::TempDir,
+    tempfile::TempDir,
+    RunningService<RoleClient, ()>,
+) {
+    let project = tiny_project(name);
+    std::fs::create_dir_all(project.path().join("scripts")).unwrap();
+    std::fs::write(project.path().join("scripts/debug_game.gd"), DEBUG_GAME).unwrap();
+    let state = short_state_dir(state_prefix);
+    let (client, _) = serve_standin(project.path(), state.path(), env, Stdio::null()).await;
+    (project, state, client)
+}
+
+/// Writes `res://scenes/<name>.tscn`: one `node`-named Node running
+/// `res://scripts/<name>.gd`, as the editor writes such a scene.
+pub fn write_script_scene(project: &Path, name: &str, node: &str) {
+    std::fs::write(
+        project.join(format!("scenes/{name}.tscn")),
+        format!(
+            "[gd_scene load_steps=2 format=3]\n\n[ext_resource type=\"Script\" path=\"res://scripts/{name}.gd\" id=\"1\"]\n\n[node name=\"{node}\" type=\"Node\"]\nscript = ExtResource(\"1\")\n"
+        ),
+    )
+    .unwrap();
+}
+
 /// A short state dir under /tmp (Unix socket paths are limited to 107 bytes).
 pub fn short_state_dir(prefix: &str) -> tempfile::TempDir {
     tempfile::Builder::new()
@@ -201,13 +237,25 @@ pub async fn serve_standin(
     env: &[(&str, &str)],
     stderr: Stdio,
 ) -> (RunningService<RoleClient, ()>, i32) {
+    serve_godot(&standin(), project, state, env, stderr).await
+}
+
+/// `serve` on `project` with every toolset, `godot` as its Godot (`GODOT_BIN`) and
+/// `env`; the client and the server's pid.
+pub async fn serve_godot(
+    godot: &Path,
+    project: &Path,
+    state: &Path,
+    env: &[(&str, &str)],
+    stderr: Stdio,
+) -> (RunningService<RoleClient, ()>, i32) {
     let mut cmd = tokio::process::Command::new(bin());
     cmd.arg("serve")
         .arg("--project")
         .arg(project)
         .env("GODOT_MCP_STATE_DIR", state)
         .env("GODOT_MCP_TOOLSETS", "all")
-        .env("GODOT_BIN", standin());
+        .env("GODOT_BIN", godot);
     for (k, v) in env {
         cmd.env(k, v);
     }
