@@ -116,9 +116,7 @@ pub(crate) struct SceneLevel {
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub(crate) struct Authored<T> {
     #[serde(flatten)]
-    pub persistence: Persistence,
-    #[serde(flatten)]
-    pub undo: Undo,
+    pub verdict: EditVerdict,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transaction_id: Option<String>,
     #[serde(flatten)]
