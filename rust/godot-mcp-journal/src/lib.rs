@@ -30,6 +30,7 @@ pub mod editor;
 pub mod failpoints;
 pub mod identity;
 pub mod ids;
+pub mod intent_log;
 pub mod journal;
 pub mod launch;
 pub mod lease;

@@ -3,9 +3,11 @@
 //!
 //! # Lifecycle and bound
 //!
-//! - Captured in the same SQLite transaction as the intent (so it is durable
-//!   before the effect, by the same WAL fsync, at no extra fsync), for every
-//!   overwrite and delete whose target exists.
+//! - Captured in the intent's own record (so it is durable before the effect,
+//!   by the same fsync, at no extra fsync), for every overwrite and delete
+//!   whose target exists: in the intent log first, moved here when the log is
+//!   folded with the transaction still unresolved (see `intent_log`; a
+//!   transaction folded already proven never needs it here).
 //! - Bounded: a target of at most [`MAX_PREIMAGE_BYTES`] (4 MiB) is retained
 //!   whole; a larger one is recorded by size only, and compensating that
 //!   transaction is refused with that reason (the bytes must come from
@@ -16,7 +18,7 @@
 //!   transaction `committed` or `compensated` — terminal and proven. A
 //!   `quarantined` transaction keeps its pre-image until repair resolves it.
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, OptionalExtension};
 
 use crate::ids::{ContentHash, FileState, TxnId, TxnStatus};
 
@@ -43,34 +45,6 @@ pub enum Retained {
         /// The permission bits (`st_mode & 0o7777`).
         mode: u32,
     },
-}
-
-/// Captures the pre-image of `txn` (inside the intent's SQLite transaction):
-/// `bytes` and `mode` are what the transaction's one read of the target saw,
-/// the read its pre-state hash `pre` was computed from (so they always match).
-pub(crate) fn retain(
-    conn: &Connection,
-    txn: TxnId,
-    bytes: &[u8],
-    mode: u32,
-    pre: FileState,
-) -> rusqlite::Result<()> {
-    let FileState::Present { sha256 } = pre else {
-        return Ok(());
-    };
-    let size = bytes.len() as u64;
-    let kept = (size <= MAX_PREIMAGE_BYTES).then_some(bytes);
-    conn.prepare_cached(
-        "INSERT INTO preimages (txn_id, size, mode, sha256, bytes) VALUES (?1, ?2, ?3, ?4, ?5)",
-    )?
-    .execute(params![
-        txn.to_string(),
-        size as i64,
-        mode & 0o7777,
-        sha256.to_string(),
-        kept
-    ])?;
-    Ok(())
 }
 
 /// Releases `txn`'s pre-image once it is recorded terminal and proven

@@ -98,6 +98,8 @@ const MIGRATIONS: &[Migration] = &[
     ),
     // 2 -> 3: the same constraints, as comparisons (see CHECKS_AS_COMPARISONS).
     Migration::ChecksAsComparisons,
+    // 3 -> 4: the intent log's fold marker (see `intent_log`).
+    Migration::Sql(crate::intent_log::CREATE),
 ];
 
 /// The schema version this build writes.

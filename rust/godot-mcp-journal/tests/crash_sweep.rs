@@ -17,8 +17,8 @@
 //! if their directory was fsynced, the WAL only up to its last fsync — and the
 //! same invariants must hold, with the outcome pinned by what was durable.
 //! Removing any fsync of the write path (the temp file's, the directory's after
-//! the rename or unlink, a created parent directory's, the intent's WAL fsync)
-//! fails it.
+//! the rename or unlink, a created parent directory's, the intent log's fsync,
+//! a restart fold's WAL fsync) fails it.
 #![cfg(feature = "failpoints")]
 
 use std::collections::BTreeSet;
@@ -321,7 +321,7 @@ fn sweep(crash_and_check: impl Fn(Scenario, &str, &Path, &Path) -> String) {
 /// file's `sync_all` (a committed target would be empty), the directory fsync
 /// after the rename or unlink (the effect would vanish under a committed row),
 /// a created parent directory's fsync (the nested create would vanish), and the
-/// intent's WAL fsync (an effect would land with no durable intent). Each is
+/// intent log's fsync (an effect would land with no durable intent). Each is
 /// invisible to a process death; a power loss at each boundary shows it.
 #[test]
 fn a_power_loss_at_every_boundary_keeps_only_what_was_made_durable() {
@@ -336,6 +336,54 @@ fn a_power_loss_at_every_boundary_keeps_only_what_was_made_durable() {
         );
         reached
     });
+}
+
+/// Guards against: the intent log restarting — overwriting its records from
+/// its start — before the fold that put those records into the database is
+/// durable (the fold's WAL fsync through the storage seam). A power loss after
+/// a few restarts must keep every earlier write's transaction, committed; the
+/// last write, whose intent was never fsynced, left nothing.
+#[test]
+fn a_power_loss_after_the_log_restarts_keeps_every_earlier_write() {
+    const WRITES: usize = 150; // folds every 32 writes: four restarts
+    let (_dir, state, project) = Scenario::Overwrite.dirs();
+    let mut cmd = Command::new(CHILD);
+    cmd.arg(&state)
+        .arg(&project)
+        .args(["write-many", REL, &WRITES.to_string()])
+        .env("JOURNAL_POWER_LOSS", "1")
+        .env("JOURNAL_CRASH_AT", failpoints::AFTER_INTENT)
+        .env("JOURNAL_CRASH_SKIP", (WRITES - 1).to_string());
+    let out = cmd.output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(77),
+        "stdout={} stderr={}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut journal = Journal::open(&state, &project).unwrap();
+    let report = journal.reconcile().unwrap();
+    assert!(report.quarantined.is_empty(), "{report:?}");
+    let all = journal
+        .list_transactions(&TxnFilter {
+            status: None,
+            limit: 1000,
+        })
+        .unwrap();
+    let committed = all
+        .iter()
+        .filter(|t| t.status == TxnStatus::Committed)
+        .count();
+    assert_eq!(
+        (committed, all.len()),
+        (WRITES - 1, WRITES - 1),
+        "every write before the last, committed"
+    );
+    assert_eq!(
+        fs::read_to_string(project.join(REL)).unwrap(),
+        format!("version {}\n", WRITES - 2)
+    );
 }
 
 /// Guards against: reconciliation that is not idempotent — a crash after it

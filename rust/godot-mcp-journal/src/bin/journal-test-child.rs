@@ -2,9 +2,10 @@
 //! performs one command — dying at a named failpoint when asked.
 //!
 //! `journal-test-child STATE_ROOT PROJECT COMMAND [ARGS]`, COMMAND one of
-//! `write REL TEXT`, `delete REL`, `reconcile`, `hold`. With
-//! `JOURNAL_CRASH_AT=<failpoint>` the process prints `FAILPOINT_REACHED <name>`
-//! on stdout and exits with status 77 the moment it crosses that point — a
+//! `write REL TEXT`, `write-many REL N` (N writes of `version i`), `delete REL`,
+//! `reconcile`, `hold`. With `JOURNAL_CRASH_AT=<failpoint>` the process prints
+//! `FAILPOINT_REACHED <name>` on stdout and exits with status 77 the moment it
+//! crosses that point (with `JOURNAL_CRASH_SKIP=n`, its (n+1)-th crossing) — a
 //! process exit, not a panic, so no destructor or unwinding tidies up.
 //!
 //! With `JOURNAL_POWER_LOSS=1` as well, the write's file effects go through the
@@ -31,7 +32,16 @@ fn main() -> ExitCode {
     if let Ok(point) = std::env::var("JOURNAL_CRASH_AT") {
         let name = point.clone();
         let sim = sim.clone();
+        // JOURNAL_CRASH_SKIP=n: die at the (n+1)-th crossing, not the first.
+        let skip: usize = std::env::var("JOURNAL_CRASH_SKIP")
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0);
+        let crossed = std::sync::atomic::AtomicUsize::new(0);
         let armed = fail::cfg_callback(point, move || {
+            if crossed.fetch_add(1, std::sync::atomic::Ordering::SeqCst) < skip {
+                return;
+            }
             if let Some(sim) = &sim
                 && let Err(e) = sim.power_loss()
             {
@@ -73,6 +83,12 @@ fn run(args: &[String], sim: Option<Arc<PowerLossSim>>) -> Result<(), Box<dyn st
         // (synchronous=FULL): durable. From here on only what this seam
         // fsyncs of the WAL survives the simulated power loss.
         sim.track_whole_file(&journal.state_dir().join("journal.sqlite3-wal"))?;
+        // And of the intent log, only what this seam fsyncs.
+        sim.track_whole_file(
+            &journal
+                .state_dir()
+                .join(godot_mcp_journal::intent_log::LOG_FILE),
+        )?;
     }
     for line in report.stderr_lines() {
         eprintln!("{line}");
@@ -89,6 +105,19 @@ fn run(args: &[String], sim: Option<Arc<PowerLossSim>>) -> Result<(), Box<dyn st
                 operation: "write".into(),
             })?;
             println!("OK {}", outcome.transaction_id());
+        }
+        ("write-many", [rel, n]) => {
+            for i in 0..n.parse::<usize>()? {
+                journal.write_file(FileWrite {
+                    rel_path: rel.into(),
+                    bytes: format!("version {i}\n").into_bytes(),
+                    expected: None,
+                    idempotency: None,
+                    tool_family: "test".into(),
+                    operation: "write".into(),
+                })?;
+            }
+            println!("OK");
         }
         ("delete", [rel]) => {
             let outcome = journal.delete_file(FileDelete {

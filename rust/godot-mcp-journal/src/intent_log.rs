@@ -1,0 +1,896 @@
+//! The intent log: where a `file` transaction's intent and its live terminal
+//! state are first recorded, and how they are folded into `transactions`.
+//!
+//! A journaled write must make its intent (with the pre-image of an
+//! overwrite) durable before its effect. Recording it in SQLite on the
+//! critical path — a row in `transactions` with its indexes, a pre-image in
+//! `preimages`, a commit — was, profiled, the largest part of what the
+//! journal added to a bare durable write. So the hot path appends a record
+//! (the intent, and the previous write's terminal row) to `intents.log`, a
+//! preallocated file in the project's state directory, with one write; the
+//! journal's helper thread `fdatasync`s it while the temp file is written and
+//! fsynced, and the effect waits for both. The file is preallocated and
+//! zero-filled when created, so that `fdatasync` writes data only.
+//!
+//! Records are folded into `transactions` (and `preimages`) in one SQLite
+//! transaction, together with `log_state.folded_seq`, the last sequence number
+//! folded: every [`FOLD_AT`] records and whenever the next ones would not fit
+//! (then durably, `synchronous=FULL`, and the log restarts at offset 0), before
+//! any other use of the database (`Journal::conn`), and when the journal is
+//! opened, before reconciliation.
+//!
+//! # Record format and recovery
+//!
+//! `b"GMJL"`, the sequence number (u64 LE), the payload length (u32 LE), the
+//! first 16 bytes of the SHA-256 of the database's salt ([`LogState`]), those 12
+//! bytes and the payload, then the
+//! payload: a JSON head's length (u32 LE), the head ([`Head`]), and the
+//! pre-image bytes when the head says so. Sequence numbers increase by one
+//! from record to record. At open the file is read from offset 0 while each
+//! record is whole (magic, length, hash) and numbered one more than the one
+//! before; the records numbered above `folded_seq` are folded. A torn record
+//! (a power loss during its write) ends the scan, and so does what is left of
+//! the records before a restart (numbered at or below `folded_seq`, and never
+//! one more than a newer record): the log restarts only after a durable fold,
+//! so everything before the restart is already in `transactions`. A record
+//! that is not whole never had its effect: the effect waits for its fsync.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, OptionalExtension, params};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::identity::ProjectIdentity;
+use crate::ids::{EffectKind, FileState, TxnId, TxnStatus};
+use crate::journal::{IdempotencyKey, now_ms};
+
+/// The log's file name inside the project state dir.
+pub const LOG_FILE: &str = "intents.log";
+
+/// Records folded at once on the hot path: a bound on the work one write does
+/// for the others and on what a reader waits for.
+pub(crate) const FOLD_AT: usize = 64;
+
+/// The preallocated size of a new log (it grows when one write's records
+/// need more).
+const INITIAL_CAPACITY: u64 = 1 << 20;
+
+const MAGIC: &[u8; 4] = b"GMJL";
+const HEADER: usize = 32;
+
+/// The schema step that adds the fold marker (see [`crate::schema`]).
+pub(crate) const CREATE: &str = r#"
+    CREATE TABLE log_state (
+        id          INTEGER PRIMARY KEY CHECK (id = 1),
+        folded_seq  INTEGER NOT NULL,
+        -- hashed into every record: a log is read only with its own database
+        salt        BLOB NOT NULL CHECK (length(salt) = 16)
+    ) STRICT;
+    INSERT INTO log_state (id, folded_seq, salt) VALUES (1, 0, randomblob(16));
+"#;
+
+/// A record's head: what the row needs, without the pre-image's bytes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "entry", rename_all = "snake_case")]
+pub(crate) enum Head {
+    /// A `file` intent, as its `transactions` row is written.
+    Intent {
+        txn: String,
+        object_id: String,
+        generation: i64,
+        operation: String,
+        tool_family: String,
+        intent_json: String,
+        idem: Option<[String; 4]>,
+        created_at_ms: i64,
+        /// The pre-image: size, mode, sha256, and whether its bytes follow.
+        pre: Option<PreHead>,
+    },
+    /// The live terminal state of an earlier intent (never `open`).
+    Terminal {
+        txn: String,
+        state: String,
+        proof_json: Option<String>,
+        reason: Option<String>,
+        at_ms: i64,
+    },
+}
+
+/// A pre-image's metadata (see [`crate::preimage`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct PreHead {
+    size: i64,
+    mode: i64,
+    sha256: String,
+    /// Within the bound: the bytes follow the head.
+    kept: bool,
+}
+
+/// A record read back: its head and, for a kept pre-image, its bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Record {
+    pub seq: u64,
+    pub head: Head,
+    pub pre_bytes: Option<Vec<u8>>,
+}
+
+/// A `file` intent as the hot path appends it.
+pub(crate) struct LoggedIntent<'a> {
+    pub txn: TxnId,
+    pub operation: &'a str,
+    pub tool_family: &'a str,
+    pub intent_json: &'a str,
+    pub idem: Option<&'a IdempotencyKey>,
+    /// The bytes and mode of the read the pre-state `pre` was hashed from.
+    pub pre_image: Option<(&'a [u8], u32)>,
+    pub pre: FileState,
+}
+
+impl<'a> LoggedIntent<'a> {
+    /// The head and the pre-image bytes to append.
+    pub(crate) fn head(&self, identity: &ProjectIdentity) -> (Head, Option<&'a [u8]>) {
+        let (pre, bytes) = match (self.pre_image, self.pre) {
+            (Some((bytes, mode)), FileState::Present { sha256 }) => {
+                let kept = bytes.len() as u64 <= crate::preimage::MAX_PREIMAGE_BYTES;
+                (
+                    Some(PreHead {
+                        size: bytes.len() as i64,
+                        mode: i64::from(mode & 0o7777),
+                        sha256: sha256.to_string(),
+                        kept,
+                    }),
+                    kept.then_some(bytes),
+                )
+            }
+            _ => (None, None),
+        };
+        let head = Head::Intent {
+            txn: self.txn.to_string(),
+            object_id: identity.object_id.clone(),
+            generation: identity.generation as i64,
+            operation: self.operation.to_owned(),
+            tool_family: self.tool_family.to_owned(),
+            intent_json: self.intent_json.to_owned(),
+            idem: self.idem.map(|k| {
+                [
+                    k.id.clone(),
+                    k.principal.clone(),
+                    k.session.clone(),
+                    k.request_hash.to_string(),
+                ]
+            }),
+            created_at_ms: now_ms(),
+            pre,
+        };
+        (head, bytes)
+    }
+}
+
+/// The head of a live terminal row.
+pub(crate) fn terminal(txn: TxnId, to: TxnStatus, proof_json: Option<String>) -> Head {
+    Head::Terminal {
+        txn: txn.to_string(),
+        state: to.as_str().to_owned(),
+        proof_json,
+        reason: None,
+        at_ms: now_ms(),
+    }
+}
+
+/// The open log file and where the next record goes.
+#[derive(Debug)]
+pub(crate) struct IntentLog {
+    path: PathBuf,
+    file: File,
+    capacity: u64,
+    /// Where the next record is written.
+    tail: u64,
+    /// The records appended and not yet folded, kept so a fold need not read
+    /// them back (only the pre-images it keeps are read, from the file).
+    pending: Vec<Pending>,
+    /// The sequence number of the next record.
+    next_seq: u64,
+    /// The database's salt (see [`LogState`]).
+    salt: [u8; 16],
+}
+
+/// An appended record not yet folded: its head, and where its pre-image's
+/// bytes are in the file.
+#[derive(Debug)]
+struct Pending {
+    seq: u64,
+    head: Head,
+    pre_at: Option<(u64, usize)>,
+}
+
+/// Records encoded for one write (see [`IntentLog::batch`]).
+pub(crate) struct Batch {
+    buf: Vec<u8>,
+    first_seq: u64,
+    /// As [`Pending`], with offsets into `buf`.
+    entries: Vec<Pending>,
+}
+
+impl IntentLog {
+    /// Opens (creating, preallocated, if missing) the log in `state_dir` and
+    /// returns it with the records numbered above `folded_seq`, oldest first.
+    /// The caller folds them, durably, and then calls [`IntentLog::restart`].
+    pub(crate) fn open(state_dir: &Path, state: LogState) -> io::Result<(Self, Vec<Record>)> {
+        let LogState { folded_seq, salt } = state;
+        let path = state_dir.join(LOG_FILE);
+        let mut file = match OpenOptions::new().read(true).write(true).open(&path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => create(&path)?,
+            Err(e) => return Err(e),
+        };
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes)?;
+        let mut records = Vec::new();
+        let mut next_seq = folded_seq + 1;
+        for record in scan(&bytes, &salt) {
+            next_seq = next_seq.max(record.seq + 1);
+            if record.seq > folded_seq {
+                records.push(record);
+            }
+        }
+        let log = Self {
+            path,
+            file,
+            capacity: bytes.len() as u64,
+            tail: 0,
+            pending: Vec::new(),
+            next_seq,
+            salt,
+        };
+        Ok((log, records))
+    }
+
+    /// The log file's path (the helper thread syncs it).
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Records appended and not yet folded.
+    pub(crate) fn unfolded(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Encodes `heads` (with their pre-image bytes) as the next records.
+    pub(crate) fn batch(&self, heads: &[(Head, Option<&[u8]>)]) -> io::Result<Batch> {
+        let mut buf = Vec::new();
+        let mut entries = Vec::with_capacity(heads.len());
+        for (i, (head, bytes)) in heads.iter().enumerate() {
+            let seq = self.next_seq + i as u64;
+            let pre_at = encode(&mut buf, &self.salt, seq, head, *bytes)?;
+            entries.push(Pending {
+                seq,
+                head: head.clone(),
+                pre_at: pre_at.map(|at| (at as u64, bytes.map_or(0, <[u8]>::len))),
+            });
+        }
+        Ok(Batch {
+            buf,
+            first_seq: self.next_seq,
+            entries,
+        })
+    }
+
+    /// Whether `batch` fits after the tail without a restart.
+    pub(crate) fn fits(&self, batch: &Batch) -> bool {
+        self.tail + batch.buf.len() as u64 <= self.capacity
+    }
+
+    /// Appends `batch` in one write, not synced. The caller has made room
+    /// ([`IntentLog::fits`], else a durable fold and [`IntentLog::restart`]);
+    /// a batch larger than the whole log grows it.
+    pub(crate) fn append(&mut self, batch: Batch) -> io::Result<()> {
+        if batch.first_seq != self.next_seq {
+            return Err(io::Error::other("intent log: a batch out of sequence"));
+        }
+        let end = self.tail + batch.buf.len() as u64;
+        if end > self.capacity {
+            // Extended to a power of two, so later writes stay in place.
+            let capacity = end.next_power_of_two();
+            self.file.set_len(capacity)?;
+            self.capacity = capacity;
+        }
+        self.file.seek(SeekFrom::Start(self.tail))?;
+        self.file.write_all(&batch.buf)?;
+        let at = self.tail;
+        self.next_seq = batch.first_seq + batch.entries.len() as u64;
+        self.pending.extend(batch.entries.into_iter().map(|mut e| {
+            e.pre_at = e.pre_at.map(|(off, len)| (at + off, len));
+            e
+        }));
+        self.tail = end;
+        Ok(())
+    }
+
+    /// [`IntentLog::batch`] and [`IntentLog::append`].
+    pub(crate) fn append_heads(&mut self, heads: &[(Head, Option<&[u8]>)]) -> io::Result<()> {
+        let batch = self.batch(heads)?;
+        self.append(batch)
+    }
+
+    /// The records appended and not yet folded. A pre-image's bytes are read
+    /// back from the file only for an intent whose terminal record is not
+    /// among them (the fold keeps only those).
+    pub(crate) fn unfolded_records(&mut self) -> io::Result<Vec<Record>> {
+        let terminals: std::collections::HashSet<&str> = self
+            .pending
+            .iter()
+            .filter_map(|p| match &p.head {
+                Head::Terminal { txn, .. } => Some(txn.as_str()),
+                Head::Intent { .. } => None,
+            })
+            .collect();
+        let mut wanted = Vec::new();
+        for (i, p) in self.pending.iter().enumerate() {
+            if let (Head::Intent { txn, .. }, Some(at)) = (&p.head, p.pre_at)
+                && !terminals.contains(txn.as_str())
+            {
+                wanted.push((i, at));
+            }
+        }
+        let mut bytes = std::collections::HashMap::new();
+        for (i, (off, len)) in wanted {
+            let mut b = vec![0u8; len];
+            self.file.seek(SeekFrom::Start(off))?;
+            self.file.read_exact(&mut b)?;
+            bytes.insert(i, b);
+        }
+        Ok(self
+            .pending
+            .iter()
+            .enumerate()
+            .map(|(i, p)| Record {
+                seq: p.seq,
+                head: p.head.clone(),
+                pre_bytes: bytes.remove(&i),
+            })
+            .collect())
+    }
+
+    /// Everything appended is folded (not necessarily durably): the next fold
+    /// starts at the tail.
+    pub(crate) fn folded(&mut self) {
+        self.pending.clear();
+    }
+
+    /// Everything appended is folded durably: the next record overwrites the
+    /// log from its start.
+    pub(crate) fn restart(&mut self) {
+        self.tail = 0;
+        self.pending.clear();
+    }
+
+    /// The sequence number of the last record appended (0: none yet).
+    pub(crate) fn last_seq(&self) -> u64 {
+        self.next_seq - 1
+    }
+}
+
+/// Creates the log zero-filled to [`INITIAL_CAPACITY`], durably (the file,
+/// then its directory entry).
+fn create(path: &Path) -> io::Result<File> {
+    let mut file = godot_mcp_os::fs::create_mode(
+        OpenOptions::new().read(true).write(true).create_new(true),
+        0o600,
+    )
+    .open(path)?;
+    file.write_all(&vec![0u8; INITIAL_CAPACITY as usize])?;
+    file.sync_all()?;
+    godot_mcp_os::fs::sync_dir(crate::durable::parent_dir(path))?;
+    file.seek(SeekFrom::Start(0))?;
+    Ok(file)
+}
+
+/// Appends one record to `buf`; returns where its pre-image bytes start in
+/// `buf`, if it has any.
+fn encode(
+    buf: &mut Vec<u8>,
+    salt: &[u8; 16],
+    seq: u64,
+    head: &Head,
+    bytes: Option<&[u8]>,
+) -> io::Result<Option<usize>> {
+    let json = serde_json::to_vec(head).map_err(io::Error::other)?;
+    let payload_len = 4 + json.len() + bytes.map_or(0, <[u8]>::len);
+    let payload_len =
+        u32::try_from(payload_len).map_err(|_| io::Error::other("intent log record over 4 GiB"))?;
+    let start = buf.len();
+    buf.extend_from_slice(MAGIC);
+    buf.extend_from_slice(&seq.to_le_bytes());
+    buf.extend_from_slice(&payload_len.to_le_bytes());
+    buf.extend_from_slice(&[0u8; 16]);
+    buf.extend_from_slice(&(json.len() as u32).to_le_bytes());
+    buf.extend_from_slice(&json);
+    let pre_at = bytes.map(|bytes| {
+        let at = buf.len();
+        buf.extend_from_slice(bytes);
+        at
+    });
+    let hash = record_hash(salt, &buf[start + 4..start + 16], &buf[start + HEADER..]);
+    buf[start + 16..start + HEADER].copy_from_slice(&hash);
+    Ok(pre_at)
+}
+
+fn record_hash(salt: &[u8; 16], seq_and_len: &[u8], payload: &[u8]) -> [u8; 16] {
+    let mut h = Sha256::new();
+    h.update(salt);
+    h.update(seq_and_len);
+    h.update(payload);
+    let digest = h.finalize();
+    let mut out = [0u8; 16];
+    out.copy_from_slice(&digest[..16]);
+    out
+}
+
+/// The whole records at the start of `bytes`, each numbered one more than the
+/// one before (see the module documentation).
+fn scan<'b>(bytes: &'b [u8], salt: &'b [u8; 16]) -> impl Iterator<Item = Record> + 'b {
+    let mut at = 0usize;
+    let mut expect: Option<u64> = None;
+    std::iter::from_fn(move || {
+        let record = decode(bytes.get(at..)?, salt)?;
+        if expect.is_some_and(|e| e != record.0.seq) {
+            return None;
+        }
+        expect = Some(record.0.seq + 1);
+        at += record.1;
+        Some(record.0)
+    })
+}
+
+/// One whole record at the start of `bytes`, and its length.
+fn decode(bytes: &[u8], salt: &[u8; 16]) -> Option<(Record, usize)> {
+    if bytes.len() < HEADER || &bytes[..4] != MAGIC {
+        return None;
+    }
+    let seq = u64::from_le_bytes(bytes[4..12].try_into().ok()?);
+    let len = u32::from_le_bytes(bytes[12..16].try_into().ok()?) as usize;
+    let payload = bytes.get(HEADER..HEADER.checked_add(len)?)?;
+    if record_hash(salt, &bytes[4..16], payload) != bytes[16..HEADER] {
+        return None;
+    }
+    let json_len = u32::from_le_bytes(payload.get(..4)?.try_into().ok()?) as usize;
+    let json = payload.get(4..4usize.checked_add(json_len)?)?;
+    let head: Head = serde_json::from_slice(json).ok()?;
+    let rest = &payload[4 + json_len..];
+    let pre_bytes = match &head {
+        Head::Intent {
+            pre: Some(PreHead { kept: true, .. }),
+            ..
+        } => Some(rest.to_vec()),
+        _ if rest.is_empty() => None,
+        _ => return None,
+    };
+    Some((
+        Record {
+            seq,
+            head,
+            pre_bytes,
+        },
+        HEADER + len,
+    ))
+}
+
+/// What the database knows of its log.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct LogState {
+    /// The last sequence number folded.
+    pub folded_seq: u64,
+    /// Random, drawn with the database and hashed into every record, so a
+    /// log is never read with another database (an operator who moves the
+    /// database aside and starts afresh leaves the old log unreadable, not
+    /// folded into the new journal).
+    pub salt: [u8; 16],
+}
+
+/// The database's [`LogState`].
+pub(crate) fn log_state(conn: &Connection) -> rusqlite::Result<LogState> {
+    conn.query_row(
+        "SELECT folded_seq, salt FROM log_state WHERE id = 1",
+        [],
+        |r| {
+            let salt: Vec<u8> = r.get(1)?;
+            Ok(LogState {
+                folded_seq: u64::try_from(r.get::<_, i64>(0)?).unwrap_or(0),
+                salt: salt.try_into().map_err(|_| rusqlite::Error::InvalidQuery)?,
+            })
+        },
+    )
+}
+
+/// Folds `records` into `transactions` (and `preimages`) inside the caller's
+/// SQLite transaction and records `last_seq` as folded.
+///
+/// - An intent with a terminal record among `records` becomes one terminal
+///   `transactions` row; its pre-image is retained only if that state is not
+///   proven (`quarantined`), as `record_terminal` would have left it.
+/// - An intent without one becomes an `open` row with its pre-image retained.
+/// - A terminal record whose intent was folded earlier (an `open` row) is
+///   recorded on that row, releasing its pre-image when proven.
+pub(crate) fn fold(conn: &Connection, records: &[Record], last_seq: u64) -> rusqlite::Result<()> {
+    let mut terminals: std::collections::HashMap<&str, &Head> = Default::default();
+    for r in records {
+        if let Head::Terminal { txn, .. } = &r.head {
+            terminals.insert(txn.as_str(), &r.head);
+        }
+    }
+    for r in records {
+        let Head::Intent {
+            txn,
+            object_id,
+            generation,
+            operation,
+            tool_family,
+            intent_json,
+            idem,
+            created_at_ms,
+            pre,
+        } = &r.head
+        else {
+            continue;
+        };
+        let (state, proof_json, reason, at_ms) = match terminals.remove(txn.as_str()) {
+            Some(Head::Terminal {
+                state,
+                proof_json,
+                reason,
+                at_ms,
+                ..
+            }) => (
+                state.as_str(),
+                proof_json.as_deref(),
+                reason.as_deref(),
+                Some(*at_ms),
+            ),
+            _ => (TxnStatus::Open.as_str(), None, None, None),
+        };
+        let idem = idem.as_ref();
+        conn.prepare_cached(
+            "INSERT INTO transactions (id, project_object_id, generation, effect_kind,
+                 operation, tool_family, state, intent_json, proof_json, reason, parent_txn,
+                 idem_id, idem_principal, idem_session, idem_request_hash, created_at_ms,
+                 terminal_at_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, NULL, ?11, ?12, ?13, ?14, ?15, ?16)",
+        )?
+        .execute(params![
+            txn,
+            object_id,
+            generation,
+            EffectKind::File.as_str(),
+            operation,
+            tool_family,
+            state,
+            intent_json,
+            proof_json,
+            reason,
+            idem.map(|k| &k[0]),
+            idem.map(|k| &k[1]),
+            idem.map(|k| &k[2]),
+            idem.map(|k| &k[3]),
+            created_at_ms,
+            at_ms,
+        ])?;
+        let proven = matches!(
+            TxnStatus::parse(state),
+            Some(TxnStatus::Committed | TxnStatus::Compensated)
+        );
+        if let (false, Some(pre)) = (proven, pre) {
+            conn.prepare_cached(
+                "INSERT INTO preimages (txn_id, size, mode, sha256, bytes)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?
+            .execute(params![txn, pre.size, pre.mode, pre.sha256, r.pre_bytes])?;
+        }
+    }
+    // Terminal records of intents folded by an earlier fold.
+    for (txn, head) in terminals {
+        let Head::Terminal {
+            state,
+            proof_json,
+            reason,
+            at_ms,
+            ..
+        } = head
+        else {
+            continue;
+        };
+        let (Ok(id), Some(to)) = (txn.parse::<TxnId>(), TxnStatus::parse(state)) else {
+            return Err(rusqlite::Error::InvalidQuery);
+        };
+        let changed = conn
+            .prepare_cached(
+                "UPDATE transactions SET state = ?2, proof_json = ?3, reason = ?4,
+                     terminal_at_ms = ?5
+                 WHERE id = ?1 AND state = 'open'",
+            )?
+            .execute(params![txn, state, proof_json, reason, at_ms])?;
+        if changed != 1 {
+            return Err(rusqlite::Error::QueryReturnedNoRows);
+        }
+        crate::preimage::release_if_proven(conn, id, to)?;
+    }
+    conn.prepare_cached("UPDATE log_state SET folded_seq = ?1 WHERE id = 1")?
+        .execute([i64::try_from(last_seq).unwrap_or(i64::MAX)])?;
+    Ok(())
+}
+
+/// Whether `txn` has an `open` row (tests).
+#[allow(dead_code)]
+pub(crate) fn is_open(conn: &Connection, txn: TxnId) -> rusqlite::Result<bool> {
+    conn.query_row(
+        "SELECT 1 FROM transactions WHERE id = ?1 AND state = 'open'",
+        [txn.to_string()],
+        |_| Ok(()),
+    )
+    .optional()
+    .map(|r| r.is_some())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::ContentHash;
+
+    fn identity(dir: &Path) -> ProjectIdentity {
+        ProjectIdentity {
+            object_id: "obj".into(),
+            generation: 3,
+            canonical_path: dir.to_path_buf(),
+            dev: 0,
+            ino: 0,
+        }
+    }
+
+    fn intent<'a>(txn: TxnId, pre: &'a [u8]) -> LoggedIntent<'a> {
+        LoggedIntent {
+            txn,
+            operation: "write",
+            tool_family: "test",
+            intent_json: r#"{"kind":"file"}"#,
+            idem: None,
+            pre_image: Some((pre, 0o640)),
+            pre: FileState::of(pre),
+        }
+    }
+
+    fn txns<const N: usize>() -> [TxnId; N] {
+        [(); N].map(|()| TxnId::random().unwrap())
+    }
+
+    const SALT: [u8; 16] = [5; 16];
+
+    fn at(folded_seq: u64) -> LogState {
+        LogState {
+            folded_seq,
+            salt: SALT,
+        }
+    }
+
+    fn reopen(dir: &Path, folded: u64) -> Vec<Record> {
+        IntentLog::open(dir, at(folded)).unwrap().1
+    }
+
+    /// Guards against: a record that does not read back as written (head,
+    /// pre-image bytes, sequence), or a log that forgets its records at open.
+    #[test]
+    fn records_read_back_as_appended_after_a_reopen() {
+        let dir = tempfile::tempdir().unwrap();
+        let id = identity(dir.path());
+        let [a, b] = txns();
+        let (mut log, none) = IntentLog::open(dir.path(), at(0)).unwrap();
+        assert!(none.is_empty());
+        let first = intent(a, b"old bytes").head(&id);
+        let second = (terminal(a, TxnStatus::Committed, Some("{}".into())), None);
+        let third = intent(b, b"").head(&id);
+        log.append_heads(std::slice::from_ref(&first)).unwrap();
+        log.append_heads(&[second.clone(), third.clone()]).unwrap();
+        assert_eq!(log.unfolded(), 3);
+        assert_eq!(log.last_seq(), 3);
+        let read = log.unfolded_records().unwrap();
+        drop(log);
+        let reopened = reopen(dir.path(), 0);
+        let seq_heads = |rs: &[Record]| -> Vec<(u64, Head)> {
+            rs.iter().map(|r| (r.seq, r.head.clone())).collect()
+        };
+        assert_eq!(seq_heads(&read), seq_heads(&reopened));
+        // Read back for a fold: a pre-image only where the fold keeps it
+        // (the intent without its terminal record).
+        assert_eq!(read[0].pre_bytes, None);
+        assert_eq!(read[2].pre_bytes.as_deref(), Some(&b""[..]));
+        let heads = seq_heads(&reopened);
+        assert_eq!(heads, [(1, first.0), (2, second.0), (3, third.0)]);
+        assert_eq!(reopened[0].pre_bytes.as_deref(), Some(&b"old bytes"[..]));
+        assert_eq!(reopened[1].pre_bytes, None);
+        assert_eq!(
+            reopen(dir.path(), 2).len(),
+            1,
+            "only those above folded_seq"
+        );
+        let other = LogState {
+            folded_seq: 0,
+            salt: [6; 16],
+        };
+        assert!(
+            IntentLog::open(dir.path(), other).unwrap().1.is_empty(),
+            "never read with another database"
+        );
+    }
+
+    /// Guards against: a torn record (a power loss mid-write) read as whole,
+    /// or the records after it read at all.
+    #[test]
+    fn a_torn_record_ends_the_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let id = identity(dir.path());
+        let [a, b] = txns();
+        let (mut log, _) = IntentLog::open(dir.path(), at(0)).unwrap();
+        log.append_heads(&[intent(a, b"pre a").head(&id)]).unwrap();
+        let second_at = log.tail;
+        log.append_heads(&[intent(b, b"pre b").head(&id)]).unwrap();
+        log.append_heads(&[(terminal(b, TxnStatus::Committed, None), None)])
+            .unwrap();
+        drop(log);
+        let path = dir.path().join(LOG_FILE);
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes[second_at as usize + HEADER + 6] ^= 0xff;
+        std::fs::write(&path, &bytes).unwrap();
+        let read = reopen(dir.path(), 0);
+        assert_eq!(read.len(), 1, "the first record only");
+        assert_eq!(read[0].seq, 1);
+    }
+
+    /// Guards against: what is left of the records before a restart read as
+    /// new ones — the log restarts at offset 0 and numbering goes on.
+    #[test]
+    fn records_before_a_restart_are_not_read_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let id = identity(dir.path());
+        let [a, b, c] = txns();
+        let (mut log, _) = IntentLog::open(dir.path(), at(0)).unwrap();
+        // Long first records, a short one after the restart: the old ones'
+        // bytes stay behind it.
+        log.append_heads(&[intent(a, &[7u8; 3000]).head(&id)])
+            .unwrap();
+        log.append_heads(&[intent(b, &[8u8; 3000]).head(&id)])
+            .unwrap();
+        log.restart();
+        log.append_heads(&[(terminal(b, TxnStatus::Committed, None), None)])
+            .unwrap();
+        assert_eq!(log.last_seq(), 3);
+        drop(log);
+        let read = reopen(dir.path(), 2);
+        assert_eq!(read.len(), 1);
+        assert_eq!(read[0].seq, 3);
+        // Numbering continues from the highest record seen, not from 1.
+        let (mut log, _) = IntentLog::open(dir.path(), at(3)).unwrap();
+        log.restart();
+        log.append_heads(&[intent(c, b"").head(&id)]).unwrap();
+        assert_eq!(log.last_seq(), 4);
+    }
+
+    fn db() -> (tempfile::TempDir, Connection) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut conn = Connection::open(dir.path().join("j.sqlite3")).unwrap();
+        crate::schema::prepare(&mut conn).unwrap();
+        (dir, conn)
+    }
+
+    fn row(conn: &Connection, txn: TxnId) -> (String, Option<String>, Option<i64>) {
+        conn.query_row(
+            "SELECT state, proof_json, terminal_at_ms FROM transactions WHERE id = ?1",
+            [txn.to_string()],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .unwrap()
+    }
+
+    fn preimage(conn: &Connection, txn: TxnId) -> Option<Vec<u8>> {
+        conn.query_row(
+            "SELECT bytes FROM preimages WHERE txn_id = ?1",
+            [txn.to_string()],
+            |r| r.get(0),
+        )
+        .optional()
+        .unwrap()
+    }
+
+    fn record(seq: u64, (head, bytes): (Head, Option<&[u8]>)) -> Record {
+        Record {
+            seq,
+            head,
+            pre_bytes: bytes.map(<[u8]>::to_vec),
+        }
+    }
+
+    /// Guards against: a fold that loses or mislabels any of its three
+    /// kinds of entry — an intent with its terminal record (one proven row, no
+    /// pre-image kept), an intent alone (an `open` row with its pre-image,
+    /// what reconciliation and compensate read), a terminal record whose
+    /// intent an earlier fold left `open` (recorded on that row, pre-image
+    /// released) — or that does not advance `folded_seq`.
+    #[test]
+    fn a_fold_moves_each_kind_of_record() {
+        let (dir, conn) = db();
+        let id = identity(dir.path());
+        let [paired, alone, earlier] = txns();
+        fold(
+            &conn,
+            &[record(1, intent(earlier, b"earlier pre").head(&id))],
+            1,
+        )
+        .unwrap();
+        assert!(is_open(&conn, earlier).unwrap());
+        assert_eq!(
+            preimage(&conn, earlier).as_deref(),
+            Some(&b"earlier pre"[..])
+        );
+        assert_eq!(log_state(&conn).unwrap().folded_seq, 1);
+
+        let records = [
+            record(2, intent(paired, b"paired pre").head(&id)),
+            record(
+                3,
+                (
+                    terminal(paired, TxnStatus::Committed, Some("{\"p\":1}".into())),
+                    None,
+                ),
+            ),
+            record(4, intent(alone, b"alone pre").head(&id)),
+            record(
+                5,
+                (
+                    terminal(earlier, TxnStatus::Committed, Some("{\"p\":2}".into())),
+                    None,
+                ),
+            ),
+        ];
+        fold(&conn, &records, 5).unwrap();
+        assert_eq!(log_state(&conn).unwrap().folded_seq, 5);
+
+        let (state, proof, at) = row(&conn, paired);
+        assert_eq!(
+            (state.as_str(), proof.as_deref()),
+            ("committed", Some("{\"p\":1}"))
+        );
+        assert!(at.is_some());
+        assert_eq!(preimage(&conn, paired), None, "proven: never retained");
+        assert!(is_open(&conn, alone).unwrap());
+        assert_eq!(preimage(&conn, alone).as_deref(), Some(&b"alone pre"[..]));
+        let (state, proof, _) = row(&conn, earlier);
+        assert_eq!(
+            (state.as_str(), proof.as_deref()),
+            ("committed", Some("{\"p\":2}"))
+        );
+        assert_eq!(preimage(&conn, earlier), None, "released once proven");
+        let (object, generation, mode, sha): (String, i64, i64, String) = conn
+            .query_row(
+                "SELECT t.project_object_id, t.generation, p.mode, p.sha256
+                 FROM transactions t JOIN preimages p ON p.txn_id = t.id WHERE t.id = ?1",
+                [alone.to_string()],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+            )
+            .unwrap();
+        assert_eq!((object.as_str(), generation, mode), ("obj", 3, 0o640));
+        assert_eq!(sha, ContentHash::of(b"alone pre").to_string());
+    }
+
+    /// Guards against: a terminal record for an intent that is nowhere
+    /// (neither among the records nor `open`) folded as if it were recorded.
+    #[test]
+    fn a_terminal_record_without_its_intent_fails_the_fold() {
+        let (_dir, conn) = db();
+        let [txn] = txns();
+        let orphan = record(
+            1,
+            (terminal(txn, TxnStatus::Committed, Some("{}".into())), None),
+        );
+        assert!(fold(&conn, &[orphan], 1).is_err());
+    }
+}
