@@ -117,10 +117,12 @@ mod unix {
         assert!(group::signal(pid, GroupSignal::Kill));
         child.wait().unwrap();
         until("the group is empty", || t.group_members(pid).is_empty());
-        assert!(
-            !group::signal(pid, GroupSignal::Term),
-            "no such group any more"
-        );
+        // A killed member can stay a zombie (not a member) until its new
+        // parent reaps it, and a group of zombies still takes a signal: the
+        // group is gone once that ends (a flake under load otherwise).
+        until("no such group any more", || {
+            !group::signal(pid, GroupSignal::Term)
+        });
     }
 }
 
