@@ -685,19 +685,25 @@ impl Journal {
         in_txn(&self.db, |conn| {
             crate::intent_log::fold(conn, &records, log.last_seq())
         })?;
+        // Folded: never folded again, even if the sync below fails (the log
+        // then goes on after its tail instead of restarting).
+        log.folded();
         if restart {
             let wal_path = self.state_dir.join(format!("{JOURNAL_FILE}-wal"));
             let synced = match self.wal.get() {
                 Some(wal) => self.storage.sync_data(&wal_path, wal),
-                None => fs::File::open(&wal_path).and_then(|wal| {
-                    let wal = self.wal.get_or_init(|| wal);
-                    self.storage.sync_data(&wal_path, wal)
-                }),
+                // Writable: Windows flushes only a handle opened for writing.
+                None => fs::OpenOptions::new()
+                    .read(true)
+                    .write(true)
+                    .open(&wal_path)
+                    .and_then(|wal| {
+                        let wal = self.wal.get_or_init(|| wal);
+                        self.storage.sync_data(&wal_path, wal)
+                    }),
             };
             synced.map_err(|e| io_error(&wal_path, e))?;
             log.restart();
-        } else {
-            log.folded();
         }
         Ok(())
     }

@@ -99,7 +99,8 @@ impl BackgroundSync {
     /// Starts the thread that syncs `path` through `storage` on each request,
     /// through one handle opened here (not an open and a close per sync).
     pub(crate) fn start(storage: Arc<dyn Storage>, path: PathBuf) -> io::Result<Self> {
-        let file = File::open(&path)?;
+        // Writable: Windows flushes only a handle opened for writing.
+        let file = OpenOptions::new().read(true).write(true).open(&path)?;
         let (request, requests) = mpsc::channel::<()>();
         let (finished, done) = mpsc::channel();
         std::thread::Builder::new()
