@@ -39,7 +39,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, params};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -621,22 +621,11 @@ pub(crate) fn fold(conn: &Connection, records: &[Record], last_seq: u64) -> rusq
     Ok(())
 }
 
-/// Whether `txn` has an `open` row (tests).
-#[allow(dead_code)]
-pub(crate) fn is_open(conn: &Connection, txn: TxnId) -> rusqlite::Result<bool> {
-    conn.query_row(
-        "SELECT 1 FROM transactions WHERE id = ?1 AND state = 'open'",
-        [txn.to_string()],
-        |_| Ok(()),
-    )
-    .optional()
-    .map(|r| r.is_some())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::ids::ContentHash;
+    use rusqlite::OptionalExtension;
 
     fn identity(dir: &Path) -> ProjectIdentity {
         ProjectIdentity {
@@ -773,6 +762,17 @@ mod tests {
         log.restart();
         log.append_heads(&[intent(c, b"").head(&id)]).unwrap();
         assert_eq!(log.last_seq(), 4);
+    }
+
+    /// Whether `txn` has an `open` row (tests).
+    fn is_open(conn: &Connection, txn: TxnId) -> rusqlite::Result<bool> {
+        conn.query_row(
+            "SELECT 1 FROM transactions WHERE id = ?1 AND state = 'open'",
+            [txn.to_string()],
+            |_| Ok(()),
+        )
+        .optional()
+        .map(|r| r.is_some())
     }
 
     fn db() -> (tempfile::TempDir, Connection) {

@@ -60,7 +60,7 @@ pub struct Journal {
     pub(crate) storage: Arc<dyn Storage>,
     /// The intent log's fsync, overlapped with the temp file's (started on
     /// the first write).
-    wal_sync: Option<BackgroundSync>,
+    log_sync: Option<BackgroundSync>,
     /// Held for the journal's lifetime: one project, one writer.
     _lease: Lease,
 }
@@ -559,7 +559,7 @@ impl Journal {
             state_dir,
             gate: WriteGate::Unreconciled,
             storage,
-            wal_sync: None,
+            log_sync: None,
             _lease: lease,
         })
     }
@@ -627,8 +627,9 @@ impl Journal {
     }
 
     /// Puts the connection at `synchronous=NORMAL` (`true`: a commit writes its
-    /// WAL frames without an fsync; the write fsyncs the WAL itself, off its
-    /// critical path) or back at `FULL`, running the `PRAGMA` only on a change.
+    /// WAL frames without an fsync; a fold before the intent log restarts
+    /// fsyncs the WAL itself) or back at `FULL`, running the `PRAGMA` only on a
+    /// change.
     fn set_unsynced(&self, unsynced: bool) -> rusqlite::Result<()> {
         use std::sync::atomic::Ordering;
         if self.sync_normal.load(Ordering::SeqCst) == unsynced {
@@ -676,9 +677,9 @@ impl Journal {
     }
 
     /// Folds the log's unfolded records into `transactions` in one unsynced
-    /// SQLite transaction. `restart`: and makes that durable (the WAL fsynced
-    /// through the storage seam), after which the log is overwritten from its
-    /// start.
+    /// SQLite transaction. With `restart`, the fold is then made durable (the
+    /// WAL fsynced through the storage seam) and the log is overwritten from
+    /// its start.
     fn fold_log(&self, log: &mut IntentLog, restart: bool) -> rusqlite::Result<()> {
         let records = log.unfolded_records().map_err(|e| log_error(log, e))?;
         self.set_unsynced(true)?;
@@ -939,7 +940,7 @@ impl Journal {
         // this one writes and fsyncs the temp file. Both are joined before the
         // effect: the intent is durable before it, and the journal costs one
         // fsync less on the critical path.
-        if self.wal_sync.is_none() {
+        if self.log_sync.is_none() {
             let log = self
                 .log
                 .lock()
@@ -947,14 +948,14 @@ impl Journal {
                 .path()
                 .to_path_buf();
             match BackgroundSync::start(self.storage.clone(), log) {
-                Ok(sync) => self.wal_sync = Some(sync),
+                Ok(sync) => self.log_sync = Some(sync),
                 Err(e) => return Err(self.settle(txn, &intent, e)),
             }
         }
         let storage = &*self.storage;
         let effect_result = (|| -> io::Result<Option<FileState>> {
-            let wal_sync = self.wal_sync.as_ref().expect("started above");
-            wal_sync.begin()?;
+            let log_sync = self.log_sync.as_ref().expect("started above");
+            log_sync.begin()?;
             let prepared = (|| -> io::Result<()> {
                 if let (Effect::Write { bytes }, Some(temp)) = (effect, temp.as_deref()) {
                     let file = storage.create_temp(temp, bytes, mode)?;
@@ -964,7 +965,7 @@ impl Journal {
                 }
                 Ok(())
             })();
-            let synced = wal_sync.wait();
+            let synced = log_sync.wait();
             prepared?;
             synced?;
             apply_effect(storage, &target, temp.as_deref(), effect, &seen)

@@ -104,7 +104,7 @@ impl BackgroundSync {
         let (request, requests) = mpsc::channel::<()>();
         let (finished, done) = mpsc::channel();
         std::thread::Builder::new()
-            .name("journal-wal-sync".into())
+            .name("journal-log-sync".into())
             .spawn(move || {
                 // Ends when the journal (the sender) is dropped.
                 for () in requests {
@@ -120,7 +120,7 @@ impl BackgroundSync {
     pub(crate) fn begin(&self) -> io::Result<()> {
         self.request
             .send(())
-            .map_err(|_| io::Error::other("the WAL sync thread is gone"))
+            .map_err(|_| io::Error::other("the journal's sync thread is gone"))
     }
 
     /// Waits for the sync started by [`BackgroundSync::begin`].
@@ -138,7 +138,7 @@ impl BackgroundSync {
         }
         self.done
             .recv()
-            .unwrap_or_else(|_| Err(io::Error::other("the WAL sync thread is gone")))
+            .unwrap_or_else(|_| Err(io::Error::other("the journal's sync thread is gone")))
     }
 }
 
