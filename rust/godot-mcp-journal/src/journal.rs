@@ -663,17 +663,27 @@ impl Journal {
                 crate::intent_log::terminal(p.txn, TxnStatus::Committed, Some(proof)),
                 None,
             )];
-            let batch = log.batch(&heads).map_err(|e| log_error(&log, e))?;
-            if !log.fits(&batch) {
-                self.fold_log(&mut log, true)?;
-            }
-            log.append(batch).map_err(|e| log_error(&log, e))?;
+            self.append_to_log(&mut log, &heads)?;
         }
         self.fold_log(&mut log, false)?;
         if taken.is_some() {
             cross(fp::AFTER_TERMINAL);
         }
         Ok(())
+    }
+
+    /// Appends `heads` to the log, restarting it first (a durable fold) when
+    /// they do not fit after its tail.
+    fn append_to_log(
+        &self,
+        log: &mut IntentLog,
+        heads: &[(crate::intent_log::Head, Option<&[u8]>)],
+    ) -> rusqlite::Result<()> {
+        let batch = log.batch(heads).map_err(|e| log_error(log, e))?;
+        if !log.fits(&batch) {
+            self.fold_log(log, true)?;
+        }
+        log.append(batch).map_err(|e| log_error(log, e))
     }
 
     /// Folds the log's unfolded records into `transactions` in one unsynced
@@ -1123,13 +1133,7 @@ impl Journal {
             // folded proven (its pre-image never copied to `preimages`).
             if heads.len() == 2 {
                 let terminal = heads.remove(0);
-                let one = log
-                    .batch(std::slice::from_ref(&terminal))
-                    .map_err(|e| log_error(&log, e))?;
-                if !log.fits(&one) {
-                    self.fold_log(&mut log, true)?;
-                }
-                log.append(one).map_err(|e| log_error(&log, e))?;
+                self.append_to_log(&mut log, std::slice::from_ref(&terminal))?;
             }
             self.fold_log(&mut log, true)?;
             log.append_heads(&heads).map_err(|e| log_error(&log, e))
