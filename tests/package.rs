@@ -1,17 +1,24 @@
-//! scripts/package.sh: the zip for this machine, unpacked into a fresh, empty Godot project
-//! and served from there, as a user installs it.
+//! scripts/package.sh: the per-platform zip, unpacked into a fresh, empty Godot project as a
+//! user unpacks it by hand, and the Asset Library package (`--asset-library`), installed by
+//! the Godot editor's own installer rule (`package/asset_installer.rs`, written from the
+//! engine's source) into another, and served from there.
 //!
 //! It packs this test run's own debug build (`--profile dev --no-build`: scripts/test.sh has
 //! built it, so nothing is built twice); `GODOT_MCP_TEST_PACKAGE=1` builds and packs a
 //! release build instead (minutes). The zip is unpacked with `unzip` (which, like the tools
-//! users unpack with, restores the mode bits) and its Asset Library layout checked. With
-//! `GODOT_BIN`, the headless editor then opens a project that held nothing but
-//! project.godot, with the plugin enabled, and an MCP client talks to the server BUNDLED in
-//! the zip: it creates a scene, creates a node and undoes it, and the saved scene is
-//! checked before and after. No cargo runs after packaging. Without `GODOT_BIN` the layout
-//! is still checked, and the real-editor part prints SKIPPED.
+//! users unpack with, restores the mode bits) and its layout checked. The Asset Library
+//! package is made from that zip (`--partial`: only this machine's platform can be built
+//! here) and checked against the installer's rule with "Ignore asset root" on and off. With
+//! `GODOT_BIN`, the headless editor then opens the project the rule installed it into (which
+//! held nothing but project.godot), with the plugin enabled, and an MCP client talks to the
+//! server BUNDLED in the package: it creates a scene, creates a node and undoes it, and the
+//! saved scene is checked before and after. No cargo runs after packaging. Without
+//! `GODOT_BIN` the layouts are still checked, and the real-editor parts print SKIPPED.
 
 mod support;
+
+#[path = "package/asset_installer.rs"]
+mod asset_installer;
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -64,6 +71,86 @@ fn package(out: &Path) -> PathBuf {
     ));
     assert!(zip.is_file(), "{} missing", zip.display());
     zip
+}
+
+/// Runs `scripts/package.sh --asset-library --partial` on the per-platform `zip` into `out`
+/// and returns the Asset Library package it wrote.
+fn asset_library_package(out: &Path, zip: &Path) -> PathBuf {
+    let mut cmd = Command::new("bash");
+    cmd.arg(repo().join("scripts/package.sh"))
+        .args(["--asset-library", "--partial", "--out"])
+        .arg(out);
+    if std::env::var("GODOT_MCP_TEST_PACKAGE").as_deref() != Ok("1") {
+        cmd.args(["--profile", "dev"]); // deflate the debug binaries at level 1
+    }
+    let status = cmd.arg(zip).status().unwrap();
+    assert!(status.success(), "scripts/package.sh --asset-library failed");
+    let package = out.join(format!(
+        "godot_mcp-{}-asset-library.zip",
+        env!("CARGO_PKG_VERSION")
+    ));
+    assert!(package.is_file(), "{} missing", package.display());
+    package
+}
+
+/// The zip's entries in central-directory order (the order Godot's unzip walks them).
+fn zip_entries(zip: &Path) -> Vec<String> {
+    let listing = Command::new("unzip").arg("-Z1").arg(zip).output().unwrap();
+    assert!(listing.status.success(), "unzip -Z1 {}", zip.display());
+    String::from_utf8(listing.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The zip's `.gdextension` (under whatever root folder it has).
+fn zip_manifest(zip: &Path) -> String {
+    let entry = zip_entries(zip)
+        .into_iter()
+        .find(|e| e.ends_with("addons/godot_mcp/godot_mcp.gdextension"))
+        .expect("a .gdextension in the zip");
+    let out = Command::new("unzip")
+        .arg("-p")
+        .arg(zip)
+        .arg(&entry)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Installs `zip` into `project` as the editor's asset installer does (see
+/// `asset_installer`): fails unless the install passes [`asset_installer::check`], then
+/// writes it ([`write_install`]). Returns the `res://` paths written.
+fn install_by_rule(zip: &Path, project: &Path, skip_toplevel: bool) -> Vec<String> {
+    let install = asset_installer::install(&zip_entries(zip), skip_toplevel);
+    asset_installer::check(&install, &zip_manifest(zip))
+        .unwrap_or_else(|e| panic!("{}: {e}", zip.display()));
+    write_install(zip, project, &install)
+}
+
+/// Writes every file of `install` (from `zip`) to the path its `res://` target resolves to
+/// in `project`, with its bytes only: no mode bits, as `FileAccess` writes it.
+fn write_install(zip: &Path, project: &Path, install: &asset_installer::Install) -> Vec<String> {
+    let stage = tempfile::tempdir().unwrap();
+    let status = Command::new("unzip")
+        .arg("-q")
+        .arg(zip)
+        .arg("-d")
+        .arg(stage.path())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let mut landed = Vec::new();
+    for (entry, target) in &install.files {
+        let res = asset_installer::resolve(target).expect(target);
+        let dest = project.join(res.strip_prefix("res://").unwrap());
+        fs::create_dir_all(dest.parent().unwrap()).unwrap();
+        fs::write(&dest, fs::read(stage.path().join(entry)).unwrap()).unwrap();
+        landed.push(res);
+    }
+    landed
 }
 
 /// Checks the unpacked add-on in `project` against the zip's listing `entries`.
@@ -132,54 +219,143 @@ fn bundled_server(project: &Path) -> PathBuf {
         .join("godot-mcp")
 }
 
+/// An empty Godot project: nothing but project.godot.
+fn empty_project() -> tempfile::TempDir {
+    let project = tempfile::tempdir().unwrap();
+    fs::write(
+        project.path().join("project.godot"),
+        "config_version=5\n\n[application]\n\nconfig/name=\"zip\"\n",
+    )
+    .unwrap();
+    project
+}
+
+/// Enables the plugin as Project Settings > Plugins does.
+fn enable_plugin(project: &Path) {
+    let mut settings = fs::read_to_string(project.join("project.godot")).unwrap();
+    settings.push_str(
+        "\n[editor_plugins]\n\nenabled=PackedStringArray(\"res://addons/godot_mcp/plugin.cfg\")\n",
+    );
+    fs::write(project.join("project.godot"), settings).unwrap();
+}
+
+/// The Asset Library package, put through the editor installer's rule (see
+/// `package/asset_installer.rs`) with "Ignore asset root" on (the Asset Library's download)
+/// and off (AssetLib > Import): both times every file lands in res://addons/godot_mcp/, the
+/// same files at the same paths as the per-platform zip's, with the library and server the
+/// .gdextension names. Today's per-platform zip (entries starting `addons/`) is the negative
+/// case: with the root skipped its files land in res://godot_mcp/.
+#[test]
+fn the_asset_library_package_lands_in_the_addon_folder_by_the_installers_rule() {
+    let out = tempfile::tempdir().unwrap();
+    let zip = package(out.path());
+    let package = asset_library_package(out.path(), &zip);
+    let manifest = zip_manifest(&package);
+    assert_eq!(
+        manifest,
+        fs::read_to_string(repo().join(".gdextension")).unwrap()
+    );
+    let mut expected: Vec<String> = zip_entries(&zip)
+        .iter()
+        .map(|e| format!("res://{e}"))
+        .collect();
+    expected.sort();
+    for skip in [true, false] {
+        let install = asset_installer::install(&zip_entries(&package), skip);
+        assert_eq!(install.toplevel.as_deref(), Some("./"), "{install:?}");
+        let mut landed = asset_installer::check(&install, &manifest)
+            .unwrap_or_else(|e| panic!("ignore asset root {skip}: {e}"));
+        landed.sort();
+        assert_eq!(landed, expected, "ignore asset root {skip}");
+        eprintln!(
+            "asset-library package, ignore asset root {skip}: {} files in res://addons/godot_mcp/",
+            landed.len()
+        );
+    }
+
+    // The per-platform zip (for unpacking by hand) is not an Asset Library package: its one
+    // root is addons/, which the Asset Library's install strips.
+    let install = asset_installer::install(&zip_entries(&zip), true);
+    assert_eq!(install.toplevel.as_deref(), Some("addons/"));
+    let err = asset_installer::check(&install, &manifest).unwrap_err();
+    assert!(
+        err.contains("lands at res://godot_mcp/"),
+        "per-platform zip, ignore asset root on: {err}"
+    );
+    eprintln!("per-platform zip, ignore asset root true: {err}");
+    asset_installer::check(&asset_installer::install(&zip_entries(&zip), false), &manifest)
+        .expect("per-platform zip, ignore asset root off");
+
+    // A release's package carries every platform: without --partial one zip is refused.
+    let refused = Command::new("bash")
+        .arg(repo().join("scripts/package.sh"))
+        .args(["--asset-library", "--out"])
+        .arg(out.path().join("refused"))
+        .arg(&zip)
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("no zip for linux-arm64, windows-x86_64, macos-universal"),
+        "{stderr}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn real_godot_package_zip_installs_into_an_empty_project_and_serves_it() {
     let started = Instant::now();
     let out = tempfile::tempdir().unwrap();
     let zip = package(out.path());
     let packaged = started.elapsed();
+    let entries = zip_entries(&zip);
 
-    let listing = Command::new("unzip").arg("-Z1").arg(&zip).output().unwrap();
-    assert!(listing.status.success());
-    let entries: Vec<String> = String::from_utf8(listing.stdout)
-        .unwrap()
-        .lines()
-        .map(str::to_owned)
-        .collect();
-
-    // A fresh, empty Godot project: nothing but project.godot. The zip unpacks into it.
-    let project = tempfile::tempdir().unwrap();
-    let p = project.path();
-    fs::write(
-        p.join("project.godot"),
-        "config_version=5\n\n[application]\n\nconfig/name=\"zip\"\n",
-    )
-    .unwrap();
+    // By hand: the per-platform zip unpacked into an empty project.
+    let by_hand = empty_project();
     let status = Command::new("unzip")
         .args(["-q"])
         .arg(&zip)
         .arg("-d")
-        .arg(p)
+        .arg(by_hand.path())
         .status()
         .unwrap();
     assert!(status.success());
-    check_layout(p, &entries);
+    check_layout(by_hand.path(), &entries);
+    drop(by_hand);
+
+    // From the Asset Library: the package, installed by the editor's rule with the root
+    // skipped (as the Asset Library's download is) into another empty project.
+    let package = asset_library_package(out.path(), &zip);
+    let project = empty_project();
+    let p = project.path();
+    let landed = install_by_rule(&package, p, true);
+    drop(out);
+    assert!(
+        landed.contains(&format!(
+            "res://addons/godot_mcp/bin/{}/godot-mcp",
+            host_platform()
+        )),
+        "{landed:?}"
+    );
     eprintln!(
-        "zip layout checked ({:.1} s, of which package.sh {:.1} s)",
+        "zip layout checked, package installed by the installer's rule ({:.1} s, of which package.sh {:.1} s)",
         started.elapsed().as_secs_f64(),
         packaged.as_secs_f64()
     );
 
-    let Some(godot) = godot_bin("the unpacked zip in a real editor") else {
+    let Some(godot) = godot_bin("the installed package in a real editor") else {
         return;
     };
-    // Enabled as Project Settings > Plugins does it.
-    let mut settings = fs::read_to_string(p.join("project.godot")).unwrap();
-    settings.push_str(
-        "\n[editor_plugins]\n\nenabled=PackedStringArray(\"res://addons/godot_mcp/plugin.cfg\")\n",
+    enable_plugin(p);
+    // The installer wrote the server without its mode bits; the plugin sets them.
+    let import = run_godot(&godot, p, &["--import"]);
+    assert!(
+        import.contains(&format!(
+            "godot-mcp: made res://addons/godot_mcp/bin/{}/godot-mcp executable",
+            host_platform()
+        )),
+        "{import}"
     );
-    fs::write(p.join("project.godot"), settings).unwrap();
-    run_godot(&godot, p, &["--import"]);
 
     // The server the zip bundles, started from inside the unpacked add-on.
     let client = connect_bin(&bundled_server(p), p, tempfile::tempdir().unwrap(), &[]).await;
@@ -250,8 +426,9 @@ async fn real_godot_package_zip_installs_into_an_empty_project_and_serves_it() {
         );
     }
     assert!(!log_text.to_lowercase().contains("panic"), "{log_text}");
+    assert!(!log_text.contains("library for this platform is missing"), "{log_text}");
     eprintln!(
-        "PASSED: the zip in an empty project, served by its bundled server ({:.1} s in all)",
+        "PASSED: the package installed by the installer's rule, served by its bundled server ({:.1} s in all)",
         started.elapsed().as_secs_f64()
     );
 }
@@ -296,4 +473,68 @@ fn a_repository_download_holds_only_the_addon() {
         kept.len(),
         files.len()
     );
+}
+
+/// What an Asset Library entry pointing at a commit would serve: the repository's archive
+/// (GitHub's: one `<repo>-<sha>/` root; `.gitattributes` keeps only addons/), made here with
+/// `git archive` of the working tree's tracked files. The installer's rule puts its files in
+/// res://addons/godot_mcp/, but it holds no library, so the check fails; with `GODOT_BIN`
+/// the installed add-on, enabled in the real editor, names the missing file in the Output
+/// (plugin.gd) rather than loading nothing silently.
+#[test]
+fn real_godot_a_repository_download_names_the_missing_library() {
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .arg("-C")
+            .arg(repo())
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8(o.stdout).unwrap().trim().to_string())
+    };
+    let Some(head) = git(&["rev-parse", "HEAD"]) else {
+        eprintln!("SKIPPED: not a git checkout");
+        return;
+    };
+    // `git stash create`: a commit of the working tree's tracked changes (empty if none),
+    // touching nothing.
+    let tree = git(&["stash", "create"])
+        .filter(|t| !t.is_empty())
+        .unwrap_or(head.clone());
+    let out = tempfile::tempdir().unwrap();
+    let zip = out.path().join("repository.zip");
+    let prefix = format!("--prefix=godot-mcp-{head}/");
+    git(&["archive", "--format=zip", &prefix, "-o", zip.to_str().unwrap(), &tree])
+        .expect("git archive");
+
+    let install = asset_installer::install(&zip_entries(&zip), true);
+    assert_eq!(
+        install.toplevel.as_deref(),
+        Some(format!("godot-mcp-{head}/").as_str())
+    );
+    let err = asset_installer::check(&install, &zip_manifest(&zip)).unwrap_err();
+    assert!(
+        err.contains("no library named by the .gdextension is installed"),
+        "{err}"
+    );
+    let project = empty_project();
+    let p = project.path();
+    let landed = write_install(&zip, p, &install);
+    assert!(
+        landed.iter().all(|l| l.starts_with("res://addons/godot_mcp/")),
+        "{landed:?}"
+    );
+
+    let Some(godot) = godot_bin("the library-less add-on in a real editor") else {
+        return;
+    };
+    enable_plugin(p);
+    let output = run_godot(&godot, p, &["--import"]);
+    let expected = format!(
+        "godot-mcp: the add-on's library for this platform is missing: res://addons/godot_mcp/bin/{}/libgodot_mcp_editor.so",
+        host_platform()
+    );
+    assert!(output.contains(&expected), "no {expected:?} in:\n{output}");
+    eprintln!("PASSED: the editor's Output names the missing library: {expected}");
 }

@@ -138,7 +138,9 @@ pub fn check(install: &Install, manifest: &str) -> Result<Vec<String>, String> {
     }
     for target in &install.dirs {
         let path = resolve(target).ok_or_else(|| format!("{target} leaves res://"))?;
-        if !format!("{path}/").starts_with(ADDON) {
+        // The add-on's folder, one inside it, or one of its parents (res://addons).
+        let dir = format!("{path}/");
+        if !dir.starts_with(ADDON) && !ADDON.starts_with(&dir) {
             return Err(format!("folder {path} is outside {ADDON}"));
         }
     }
