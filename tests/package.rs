@@ -84,7 +84,10 @@ fn asset_library_package(out: &Path, zip: &Path) -> PathBuf {
         cmd.args(["--profile", "dev"]); // deflate the debug binaries at level 1
     }
     let status = cmd.arg(zip).status().unwrap();
-    assert!(status.success(), "scripts/package.sh --asset-library failed");
+    assert!(
+        status.success(),
+        "scripts/package.sh --asset-library failed"
+    );
     let package = out.join(format!(
         "godot_mcp-{}-asset-library.zip",
         env!("CARGO_PKG_VERSION")
@@ -285,8 +288,11 @@ fn the_asset_library_package_lands_in_the_addon_folder_by_the_installers_rule() 
         "per-platform zip, ignore asset root on: {err}"
     );
     eprintln!("per-platform zip, ignore asset root true: {err}");
-    asset_installer::check(&asset_installer::install(&zip_entries(&zip), false), &manifest)
-        .expect("per-platform zip, ignore asset root off");
+    asset_installer::check(
+        &asset_installer::install(&zip_entries(&zip), false),
+        &manifest,
+    )
+    .expect("per-platform zip, ignore asset root off");
 
     // A release's package carries every platform: without --partial one zip is refused.
     let refused = Command::new("bash")
@@ -428,7 +434,10 @@ async fn real_godot_package_zip_installs_into_an_empty_project_and_serves_it() {
         );
     }
     assert!(!log_text.to_lowercase().contains("panic"), "{log_text}");
-    assert!(!log_text.contains("library for this platform is missing"), "{log_text}");
+    assert!(
+        !log_text.contains("library for this platform is missing"),
+        "{log_text}"
+    );
     eprintln!(
         "PASSED: the package installed by the installer's rule, served by its bundled server ({:.1} s in all)",
         started.elapsed().as_secs_f64()
@@ -507,8 +516,15 @@ fn real_godot_a_repository_download_names_the_missing_library() {
     let out = tempfile::tempdir().unwrap();
     let zip = out.path().join("repository.zip");
     let prefix = format!("--prefix=godot-mcp-{head}/");
-    git(&["archive", "--format=zip", &prefix, "-o", zip.to_str().unwrap(), &tree])
-        .expect("git archive");
+    git(&[
+        "archive",
+        "--format=zip",
+        &prefix,
+        "-o",
+        zip.to_str().unwrap(),
+        &tree,
+    ])
+    .expect("git archive");
 
     let install = asset_installer::install(&zip_entries(&zip), true);
     assert_eq!(
@@ -524,7 +540,9 @@ fn real_godot_a_repository_download_names_the_missing_library() {
     let p = project.path();
     let landed = write_install(&zip, p, &install);
     assert!(
-        landed.iter().all(|l| l.starts_with("res://addons/godot_mcp/")),
+        landed
+            .iter()
+            .all(|l| l.starts_with("res://addons/godot_mcp/")),
         "{landed:?}"
     );
 
