@@ -331,6 +331,27 @@ async fn real_godot_package_zip_installs_into_an_empty_project_and_serves_it() {
     check_layout(by_hand.path(), &entries);
     drop(by_hand);
 
+    // Today's per-platform zip through AssetLib > Import with the root ignored lands in
+    // res://godot_mcp/; enabled there, the plugin says where the add-on must be.
+    let stripped = empty_project();
+    let install = asset_installer::install(&entries, true);
+    assert!(asset_installer::check(&install, &zip_manifest(&zip)).is_err());
+    write_install(&zip, stripped.path(), &install);
+    let misplaced = godot_bin("a misplaced add-on in a real editor").map(|godot| {
+        let settings = stripped.path().join("project.godot");
+        let mut text = fs::read_to_string(&settings).unwrap();
+        text.push_str(
+            "\n[editor_plugins]\n\nenabled=PackedStringArray(\"res://godot_mcp/plugin.cfg\")\n",
+        );
+        fs::write(&settings, text).unwrap();
+        run_godot(&godot, stripped.path(), &["--import"])
+    });
+    if let Some(output) = misplaced {
+        let expected = "godot-mcp: res://addons/godot_mcp/godot_mcp.gdextension is missing: the add-on must be in res://addons/godot_mcp/, not res://godot_mcp/";
+        assert!(output.contains(expected), "no {expected:?} in:\n{output}");
+    }
+    drop(stripped);
+
     // From the Asset Library: the package, installed by the editor's rule with the root
     // skipped (as the Asset Library's download is) into another empty project.
     let package = asset_library_package(out.path(), &zip);

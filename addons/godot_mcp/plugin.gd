@@ -21,6 +21,10 @@ func _enter_tree() -> void:
 	if ClassDB.class_exists(API_CLASS):
 		_switch_on()
 		return
+	if not FileAccess.file_exists(MANIFEST):
+		push_error("godot-mcp: %s is missing: the add-on must be in res://addons/godot_mcp/, not %s/ (a per-platform zip installed with \"Ignore asset root\" ticked lands there; use the Asset Library package)." % [
+			MANIFEST, get_script().resource_path.get_base_dir()])
+		return
 	if library.is_empty():
 		push_error("godot-mcp: %s names no library for this platform (%s %s); the add-on ships linux-x86_64, linux-arm64, windows-x86_64 and macos-universal." % [
 			MANIFEST, OS.get_name(), Engine.get_architecture_name()])
