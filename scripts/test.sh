@@ -58,12 +58,19 @@ frameworks_for_engine() {
     local dir minor
     dir=$(cd "$GODOT_MCP_TEST_ADDONS" && pwd)
     minor=$("$GODOT_BIN" --headless --version 2>/dev/null | tail -n 1 | cut -d. -f2)
+    no_gdunit4=""
     if [[ "$minor" =~ ^[0-9]+$ ]] && ((minor <= 4)); then
         export GUT_DIR="$dir/gut-9.4.0" GDUNIT4_DIR="$dir/gdunit4-5.1.1"
-    else
+    elif ((minor == 5)); then
         export GUT_DIR="$dir/gut-9.6.0" GDUNIT4_DIR="$dir/gdunit4-6.0.3"
+    else
+        # gdUnit4 6.0.3 does not parse on 4.6+: it calls FileAccess.get_as_text(true),
+        # and 4.6 dropped that argument. No gdUnit4 for 4.6 is in the folder yet.
+        export GUT_DIR="$dir/gut-9.6.0"
+        unset GDUNIT4_DIR
+        no_gdunit4="no gdUnit4 release for Godot 4.6+ in $dir (6.0.3 calls FileAccess.get_as_text(true), which 4.6 removed)"
     fi
-    echo "==> run_tests frameworks: $GUT_DIR, $GDUNIT4_DIR"
+    echo "==> run_tests frameworks: $GUT_DIR, ${GDUNIT4_DIR:-$no_gdunit4}"
 }
 frameworks_for_engine
 bash tests/godot/run_editor_tests.sh --load-checks-only
@@ -82,7 +89,7 @@ require_ran "$(passed_since "$((before + 1))")" "with GODOT_BIN"
 # (The file-format and canonicalisation tests are engine-independent once one engine
 # agrees; the renderer tier has one build.) engine_exits already ran every engine.
 cross_engine=(
-    --test editor_real --test editor_families_a --test godot_runtime --test runtime_more
+    --test editor_real --test godot_runtime --test runtime_more
     --test debugger --test classref --test scripts_more --test package --test run_tests
 )
 if [[ -n "${GODOT_MCP_ENGINES:-}" && -n "${GODOT_BIN:-}" ]]; then
@@ -102,7 +109,10 @@ if [[ -n "${GODOT_MCP_ENGINES:-}" && -n "${GODOT_BIN:-}" ]]; then
             export GODOT_BIN="$engine"
             unset GODOT_RENDER_BIN
             frameworks_for_engine
-            cargo test "${cargo_flags[@]}" "${cross_engine[@]}" -- real_godot_ --test-threads=1 --nocapture
+            skip=(--skip real_godot_render_)
+            [[ -z "${no_gdunit4:-}" ]] || skip+=(--skip real_godot_run_tests_gdunit4)
+            cargo test "${cargo_flags[@]}" "${cross_engine[@]}" -- real_godot_ "${skip[@]}" \
+                --test-threads=1 --nocapture
         ) 2>&1 | tee -a "$results"
         require_ran "$(passed_since "$((before + 1))")" "on $engine"
     done

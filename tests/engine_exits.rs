@@ -23,7 +23,11 @@ fn engines() -> Vec<PathBuf> {
     if let Some(list) = std::env::var_os("GODOT_MCP_ENGINES").filter(|v| !v.is_empty()) {
         let list: Vec<PathBuf> = std::env::split_paths(&list).collect();
         for p in &list {
-            assert!(p.is_file(), "GODOT_MCP_ENGINES names {}, not a file", p.display());
+            assert!(
+                p.is_file(),
+                "GODOT_MCP_ENGINES names {}, not a file",
+                p.display()
+            );
         }
         return list;
     }
@@ -72,9 +76,21 @@ fn real_godot_import_and_quit_exit_0_with_the_addon_on_every_engine() {
         let import_first = fresh_project();
         let quit_first = fresh_project();
         let runs: [(&str, &Path, &[&str]); 3] = [
-            ("--import (first session)", import_first.path(), &["--import"]),
-            ("--editor --quit (after the import)", import_first.path(), &["--editor", "--quit"]),
-            ("--editor --quit (first session)", quit_first.path(), &["--editor", "--quit"]),
+            (
+                "--import (first session)",
+                import_first.path(),
+                &["--import"],
+            ),
+            (
+                "--editor --quit (after the import)",
+                import_first.path(),
+                &["--editor", "--quit"],
+            ),
+            (
+                "--editor --quit (first session)",
+                quit_first.path(),
+                &["--editor", "--quit"],
+            ),
         ];
         for (what, project, args) in runs {
             let (status, log) = session(godot, project, args);
