@@ -408,8 +408,10 @@ async fn real_godot_package_zip_installs_into_an_empty_project_and_serves_it() {
     let scene = p.join("main.tscn");
     call_ok(&client, "save_scene", json!({"confirm": true})).await;
     let before = fs::read_to_string(&scene).unwrap();
+    // Godot 4.6+ writes `unique_id=<n>` on every node header; 4.4 and 4.5 end it there.
     assert!(
-        before.contains("[node name=\"Main\" type=\"Node2D\"]"),
+        before.contains("[node name=\"Main\" type=\"Node2D\"]")
+            || before.contains("[node name=\"Main\" type=\"Node2D\" unique_id="),
         "{before}"
     );
 
@@ -422,7 +424,8 @@ async fn real_godot_package_zip_installs_into_an_empty_project_and_serves_it() {
     call_ok(&client, "save_scene", json!({"confirm": true})).await;
     let edited = fs::read_to_string(&scene).unwrap();
     assert!(
-        edited.contains("[node name=\"McpNode\" type=\"Node2D\" parent=\".\"]"),
+        edited.contains("[node name=\"McpNode\" type=\"Node2D\" parent=\".\"]")
+            || edited.contains("[node name=\"McpNode\" type=\"Node2D\" parent=\".\" unique_id="),
         "{edited}"
     );
     let undone = call_ok(&client, "editor_undo", json!({})).await;

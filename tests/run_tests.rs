@@ -94,8 +94,8 @@ fn result<'a>(v: &'a Value, name: &str) -> &'a Value {
 fn assert_sample(v: &Value, framework: &str, suite: &str, file: &str) {
     assert_eq!(v["framework"], framework, "{v:#}");
     assert_eq!(v["outcome"], "failed", "{v:#}");
-    assert_eq!(v["timed_out"], false);
-    assert_eq!(v["complete"], true);
+    assert_eq!(v["timed_out"], false, "{v:#}");
+    assert_eq!(v["complete"], true, "{v:#}");
     assert_eq!(v["results_from"], "junit_xml", "{v:#}");
     assert_eq!(
         v["summary"],

@@ -436,6 +436,7 @@ fn real_binary(var: &str, what: &str) -> Option<PathBuf> {
                 "{var}={} is not a file (the real-Godot tier needs a Godot 4.4+ binary)",
                 p.display()
             );
+            announce_engine(&p);
             Some(p)
         }
         None => {
@@ -450,6 +451,28 @@ fn skip_or_fail(why: &str) {
         panic!("GODOT_MCP_REQUIRE_GODOT=1 and a real-Godot test cannot run: {why}");
     }
     eprintln!("SKIPPED: {why}");
+}
+
+/// The version `godot --headless --version` prints (its last line), e.g.
+/// `4.6.stable.custom_build`; empty if the binary prints none.
+pub fn engine_version(godot: &Path) -> String {
+    let out = std::process::Command::new(godot)
+        .args(["--headless", "--version"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run godot --version");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .rfind(|l| !l.trim().is_empty())
+        .unwrap_or_default()
+        .trim()
+        .to_owned()
+}
+
+/// Prints which engine a real-Godot test runs against: one `engine: <version> (<path>)`
+/// line per test, so a log of the tier run on several engines says which ran where.
+pub fn announce_engine(godot: &Path) {
+    eprintln!("engine: {} ({})", engine_version(godot), godot.display());
 }
 
 /// Installs the add-on (addons/godot_mcp with the GDExtension library this test run

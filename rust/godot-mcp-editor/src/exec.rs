@@ -301,9 +301,11 @@ pub(crate) fn execute(cmd: Command) -> Res {
             let mut ei = editor();
             // EditorInterface.close_scene exists from Godot 4.5; on 4.4 say so.
             if !ei.has_method("close_scene") {
-                return Err(failed(
-                    "closing a scene needs Godot 4.5 or newer (EditorInterface.close_scene)",
-                ));
+                return Err(failed(format!(
+                    "closing a scene needs Godot 4.5 or newer (EditorInterface.close_scene); \
+                     this editor is Godot {}",
+                    crate::engine_version::get()
+                )));
             }
             let e = ei.call("close_scene", &[]);
             if e.try_to::<i64>().unwrap_or(0) != 0 {

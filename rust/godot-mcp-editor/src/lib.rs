@@ -20,6 +20,8 @@
 //!   extension `SceneTree` the game gets on the command line (`--script probe.gd`).
 //! - [`capture`]: screenshots of the editor's views, and the PNG encoding the probe shares.
 //! - [`engine_version`]: the running Godot's version, read once when the extension loads.
+//! - [`docs_settle`]: keeps a short headless session that found the add-on from crashing at
+//!   exit on Godot 4.5+ (an engine bug, godotengine/godot#111048).
 //!
 //! # Why a GDScript plugin flips the switch
 //!
@@ -37,6 +39,7 @@ mod api;
 mod authoring;
 mod capture;
 mod dock;
+mod docs_settle;
 mod editor_more;
 mod engine_version;
 mod exec;
@@ -65,6 +68,7 @@ unsafe impl ExtensionLibrary for GodotMcpExtension {
         // `Engine` is available from the Scene level on, before any editor plugin exists.
         if stage == InitStage::Scene {
             let version = engine_version::capture();
+            docs_settle::note_load();
             godot_print!(
                 "godot-mcp: extension loaded (add-on {ADDON_VERSION}, Godot {version}, bridge protocol {})",
                 godot_mcp_protocol::BRIDGE_PROTOCOL_VERSION

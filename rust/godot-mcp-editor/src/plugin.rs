@@ -24,7 +24,7 @@ use godot_mcp_editor_core::pace::{BUSY_SLEEP_USEC, Pace, PaceAction};
 use godot_mcp_protocol::{BridgeError, ErrorCode, ErrorEffect, Outcome, Reply};
 
 use crate::dock::Dock;
-use crate::{ADDON_VERSION, engine_version, exec, switch};
+use crate::{ADDON_VERSION, docs_settle, engine_version, exec, switch};
 
 /// Most time one frame spends executing requests; the rest wait for the next frame, so
 /// the editor stays responsive under a burst.
@@ -58,6 +58,12 @@ impl IEditorPlugin for GodotMcpEditorPlugin {
             "godot-mcp: editor plugin entered the tree (add-on {ADDON_VERSION}, Godot {})",
             engine_version::get()
         );
+        if let Some(waited) = docs_settle::settle() {
+            godot_print!(
+                "godot-mcp: loaded by a running editor; waited {} ms for its class reference (godotengine/godot#111048)",
+                waited.as_millis()
+            );
+        }
         // The GDScript plugin may have flipped the switch before we existed.
         self.apply_switch(switch::requested());
         let ctx = dock_context();
