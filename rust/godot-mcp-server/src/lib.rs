@@ -14,6 +14,7 @@
 //! - [`setup_client`]: `godot-mcp setup-client`, which writes an MCP client's config entry.
 //! - [`error`]: `ToolError`, the one structured shape of every user-facing failure.
 //! - [`state`]: what request handlers share.
+//! - [`logging`]: log lines as MCP `notifications/message`, at each session's level.
 //! - [`transport`]: stdio and streamable HTTP, the Host/Origin/token guard, and the
 //!   [`transport::Principal`] of every call (passed to the call pipeline in its `CallContext`).
 #![forbid(unsafe_code)]
@@ -32,6 +33,7 @@ pub mod cli;
 pub mod config;
 pub mod error;
 pub mod honesty;
+pub mod logging;
 #[cfg(feature = "output-check")]
 pub mod output_check;
 pub mod planes;

@@ -1,4 +1,6 @@
 //! The MCP face of the server: an rmcp `ServerHandler` over the tool registry.
+// logging/setLevel is deprecated in rmcp (SEP-2577); clients' protocol versions carry it.
+#![allow(deprecated)]
 
 use std::sync::Arc;
 
@@ -6,7 +8,7 @@ use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
     Implementation, ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
     ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
-    ResourceContents, ServerCapabilities, ServerConfig, Tool,
+    ResourceContents, ServerCapabilities, ServerConfig, SetLevelRequestParams, Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -112,6 +114,7 @@ impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
             ServerCapabilities::builder()
+                .enable_logging()
                 .enable_tools()
                 .enable_resources()
                 .enable_tool_list_changed()
@@ -127,6 +130,18 @@ impl ServerHandler for McpServer {
     /// toolset changes other sessions make.
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         self.state.safety.listen(self.session, context.peer);
+    }
+
+    /// From now on this session gets the server's log lines at `level` and above.
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.state
+            .log
+            .set_level(self.session, request.level, context.peer);
+        Ok(())
     }
 
     async fn list_tools(

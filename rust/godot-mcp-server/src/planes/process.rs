@@ -410,6 +410,7 @@ impl Supervisor {
         let (child, held) = gated.into_parts();
         let released_at = Instant::now();
         cross(fp::LAUNCH_AFTER_RELEASE);
+        tracing::info!(%txn, pid, purpose = spec.purpose, "launch: started");
 
         let (tx, rx) = watch::channel(None);
         let session = Arc::new(Session {
@@ -572,6 +573,16 @@ async fn reap(
         .upgrade()
         .and_then(|st| st.journal.lock().finish_launch(session.txn, &proof).ok())
         .unwrap_or(TxnStatus::Open);
+    tracing::info!(
+        txn = %session.txn,
+        purpose = session.purpose,
+        ?code,
+        ?signal,
+        sent_by_server = sent,
+        boundary_empty = empty,
+        status = status.as_str(),
+        "launch: ended"
+    );
     let _ = tx.send(Some(Ended {
         code,
         signal,
