@@ -14,11 +14,11 @@ use std::path::Path;
 use std::time::Duration;
 
 use rmcp::model::{
-    ArgumentInfo, CallToolRequestParams, ClientRequest, CompleteRequestParams, LoggingLevel,
-    LoggingMessageNotificationParam, ProgressNotificationParam, Reference, Request,
-    ResourceUpdatedNotificationParam, ServerResult, SetLevelRequestParams, SubscribeRequestParams,
+    ArgumentInfo, CallToolRequestParams, CompleteRequestParams, CompletionContext, LoggingLevel,
+    LoggingMessageNotificationParam, ProgressNotificationParam, Reference,
+    ResourceUpdatedNotificationParam, SetLevelRequestParams, SubscribeRequestParams,
 };
-use rmcp::service::{NotificationContext, PeerRequestOptions, RunningService};
+use rmcp::service::{NotificationContext, RunningService};
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
@@ -199,5 +199,139 @@ async fn log_lines_reach_a_client_at_its_level_and_above_only() {
         .and_then(|h| log_text(&h))
         .expect("the launch's end as a log line");
     assert!(ended.contains("committed"), "{ended}");
+    served.client.cancel().await.unwrap();
+}
+
+async fn complete(client: &Client, name: &str, value: &str, context: &[(&str, &str)]) -> Vec<String> {
+    let mut params = CompleteRequestParams::new(
+        Reference::for_prompt("any_prompt"),
+        ArgumentInfo::new(name, value),
+    );
+    if !context.is_empty() {
+        params = params.with_context(CompletionContext::with_arguments(
+            context
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        ));
+    }
+    client
+        .complete(params)
+        .await
+        .unwrap_or_else(|e| panic!("completion/complete {name}: {e}"))
+        .completion
+        .values
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn completions_offer_the_projects_own_values_by_argument() {
+    let s = support::short_state_dir("compl");
+    let served = serve(&support::demo_project(), s.path(), &[]).await;
+    let c = &served.client;
+    // Scenes: the .tscn files only, under the prefix.
+    assert_eq!(
+        complete(c, "scene", "res://scenes/", &[]).await,
+        [
+            "res://scenes/level_3d.tscn",
+            "res://scenes/main_2d.tscn",
+            "res://scenes/player.tscn"
+        ]
+    );
+    // Scripts: .gd, never their .uid sidecars.
+    let scripts = complete(c, "script", "res://scripts/p", &[]).await;
+    assert_eq!(
+        scripts,
+        ["res://scripts/player.gd", "res://scripts/player_stats.gd"]
+    );
+    // Node paths of the scene the context names.
+    assert_eq!(
+        complete(c, "node", "C", &[("scene", "res://scenes/player.tscn")]).await,
+        ["Camera2D", "CollisionShape2D"]
+    );
+    // Input actions from project.godot; toolsets by name.
+    assert_eq!(
+        complete(c, "action", "move_", &[]).await,
+        ["move_down", "move_left", "move_right", "move_up"]
+    );
+    assert_eq!(complete(c, "toolset", "scene_r", &[]).await, ["scene_read"]);
+    // An argument no tool has: no values, not an error.
+    assert!(complete(c, "arg1", "test", &[]).await.is_empty());
+    served.client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn export_presets_complete_from_export_presets_cfg() {
+    let p = support::tiny_project("presets");
+    std::fs::write(
+        p.path().join("export_presets.cfg"),
+        "[preset.0]\n\nname=\"Linux\"\nplatform=\"Linux\"\nrunnable=true\nexport_path=\"build/game.x86_64\"\n\n\
+         [preset.1]\n\nname=\"Web\"\nplatform=\"Web\"\nrunnable=false\nexport_path=\"build/index.html\"\n",
+    )
+    .unwrap();
+    let s = support::short_state_dir("presets");
+    let served = serve(p.path(), s.path(), &[]).await;
+    assert_eq!(complete(&served.client, "preset", "", &[]).await, ["Linux", "Web"]);
+    assert_eq!(complete(&served.client, "preset", "W", &[]).await, ["Web"]);
+    served.client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_subscribed_transaction_resource_is_updated_when_its_transaction_ends() {
+    let p = support::tiny_project("subs");
+    let s = support::short_state_dir("subs");
+    let _c = Cleanup(s.path().display().to_string());
+    let mut served = serve(p.path(), s.path(), &[]).await;
+    served
+        .client
+        .subscribe(SubscribeRequestParams::new("godot-mcp://transactions"))
+        .await
+        .expect("resources/subscribe");
+    // A journaled write ends its transaction within the call.
+    let w = call_ok(
+        &served.client,
+        "create_script",
+        json!({"path": "res://a.gd", "confirm": true}),
+    )
+    .await;
+    let txn = w["transaction_id"].as_str().expect("a transaction id").to_owned();
+    let updated = served
+        .until(|h| matches!(h, Heard::Updated(_)))
+        .await
+        .expect("an update after the write");
+    assert!(matches!(&updated, Heard::Updated(u) if u == "godot-mcp://transactions"));
+    // The per-transaction resource reads that row.
+    let uri = format!("godot-mcp://transactions/{txn}");
+    let read = served
+        .client
+        .read_resource(rmcp::model::ReadResourceRequestParams::new(uri.clone()))
+        .await
+        .expect("the transaction's resource");
+    let text = serde_json::to_value(&read.contents[0]).unwrap()["text"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let row: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(row["transaction_id"], txn.as_str());
+    assert_eq!(row["status"], "committed");
+
+    // A launch's transaction ends when the process is reaped, after the call.
+    served
+        .client
+        .subscribe(SubscribeRequestParams::new("test://not-ours"))
+        .await
+        .expect("any uri may be subscribed to");
+    let v = call_ok(&served.client, "play_scene", json!({})).await;
+    let session = v["session_id"].as_str().unwrap().to_owned();
+    let session_uri = format!("godot-mcp://transactions/{session}");
+    served
+        .client
+        .subscribe(SubscribeRequestParams::new(session_uri.clone()))
+        .await
+        .unwrap();
+    call_ok(&served.client, "stop_scene", json!({})).await;
+    let got = served
+        .until(|h| matches!(h, Heard::Updated(u) if *u == session_uri))
+        .await;
+    assert!(got.is_some(), "no update for {session_uri}");
     served.client.cancel().await.unwrap();
 }

@@ -14,6 +14,8 @@
 //! - [`setup_client`]: `godot-mcp setup-client`, which writes an MCP client's config entry.
 //! - [`error`]: `ToolError`, the one structured shape of every user-facing failure.
 //! - [`state`]: what request handlers share.
+//! - [`completion`]: `completion/complete` values, by argument name, from the project.
+//! - [`subscriptions`]: `resources/subscribe`; a resource update when a transaction ends.
 //! - [`logging`]: log lines as MCP `notifications/message`, at each session's level.
 //! - [`transport`]: stdio and streamable HTTP, the Host/Origin/token guard, and the
 //!   [`transport::Principal`] of every call (passed to the call pipeline in its `CallContext`).
@@ -30,6 +32,7 @@ macro_rules! say {
 }
 
 pub mod cli;
+pub mod completion;
 pub mod config;
 pub mod error;
 pub mod honesty;
@@ -43,5 +46,6 @@ pub mod safety;
 pub mod server;
 pub mod setup_client;
 pub mod state;
+pub mod subscriptions;
 pub mod tools;
 pub mod transport;

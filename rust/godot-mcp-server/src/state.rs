@@ -49,6 +49,8 @@ pub struct AppState {
     pub config: Config,
     /// Where log lines go to the clients that asked for them (`logging/setLevel`).
     pub log: std::sync::Arc<crate::logging::LogHub>,
+    /// The sessions watching the journal's resources (`resources/subscribe`).
+    pub subscriptions: crate::subscriptions::Subscriptions,
 }
 
 impl AppState {
@@ -66,6 +68,7 @@ impl AppState {
             editor: EditorPlane::default(),
             config: Config::default(),
             log: Default::default(),
+            subscriptions: Default::default(),
         }
     }
 

@@ -583,6 +583,9 @@ async fn reap(
         status = status.as_str(),
         "launch: ended"
     );
+    if let Some(state) = state.upgrade() {
+        state.subscriptions.journal_changed(&state);
+    }
     let _ = tx.send(Some(Ended {
         code,
         signal,
