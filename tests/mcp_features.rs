@@ -63,6 +63,8 @@ type Client = RunningService<RoleClient, Recorder>;
 
 struct Served {
     client: Client,
+    /// The server's own pid (its command line names the project).
+    pid: i32,
     heard: mpsc::UnboundedReceiver<Heard>,
 }
 
@@ -110,9 +112,10 @@ async fn serve(project: &Path, state: &Path, env: &[(&str, &str)]) -> Served {
         .stderr(support::server_stderr())
         .spawn()
         .unwrap();
+    let pid = transport.id().expect("server pid") as i32;
     let (tx, heard) = mpsc::unbounded_channel();
     let client = Recorder(tx).serve(transport).await.expect("handshake");
-    Served { client, heard }
+    Served { client, pid, heard }
 }
 
 fn log_text(h: &Heard) -> Option<String> {
@@ -333,5 +336,127 @@ async fn a_subscribed_transaction_resource_is_updated_when_its_transaction_ends(
         .until(|h| matches!(h, Heard::Updated(u) if *u == session_uri))
         .await;
     assert!(got.is_some(), "no update for {session_uri}");
+    served.client.cancel().await.unwrap();
+}
+
+fn progress_message(h: &Heard) -> Option<(f64, String)> {
+    match h {
+        Heard::Progress(p) => Some((p.progress, p.message.clone().unwrap_or_default())),
+        _ => None,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_launching_call_reports_its_real_steps_as_progress() {
+    let p = support::tiny_project("progress");
+    let s = support::short_state_dir("progress");
+    let _c = Cleanup(s.path().display().to_string());
+    let mut served = serve(p.path(), s.path(), &[]).await;
+    // rmcp's client puts a progressToken on every request.
+    call_ok(
+        &served.client,
+        "run_and_capture",
+        json!({"frames": 5, "timeout_ms": 20000}),
+    )
+    .await;
+    let mut steps = Vec::new();
+    for needle in ["run_and_capture launched", "run_and_capture ended (exit code 0)", "output read"] {
+        let got = served
+            .until(|h| progress_message(h).is_some_and(|(_, m)| m.contains(needle)))
+            .await
+            .and_then(|h| progress_message(&h))
+            .unwrap_or_else(|| panic!("no progress step {needle:?}"));
+        steps.push(got.0);
+    }
+    assert!(
+        steps.windows(2).all(|w| w[0] < w[1]),
+        "progress must increase: {steps:?}"
+    );
+    served.client.cancel().await.unwrap();
+}
+
+/// A project whose run_tests finds GUT installed and imported, and a tests folder:
+/// with the stand-in as Godot (told to hang) the run never ends by itself.
+fn gut_project() -> tempfile::TempDir {
+    let p = support::tiny_project("cancel");
+    std::fs::create_dir_all(p.path().join("addons/gut")).unwrap();
+    std::fs::write(p.path().join("addons/gut/gut_cmdln.gd"), "extends SceneTree\n").unwrap();
+    std::fs::create_dir_all(p.path().join("test")).unwrap();
+    std::fs::write(p.path().join("test/test_a.gd"), "extends GutTest\n").unwrap();
+    std::fs::create_dir_all(p.path().join(".godot")).unwrap();
+    std::fs::write(
+        p.path().join(".godot/global_script_class_cache.cfg"),
+        "list=[{\"class\": &\"GutTest\"}]\n",
+    )
+    .unwrap();
+    p
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_run_tests_leaves_no_process_and_a_journal_row_that_says_so() {
+    let p = gut_project();
+    let s = support::short_state_dir("cancel");
+    let needles = [s.path().display().to_string(), p.path().display().to_string()];
+    let _c = Cleanup(needles[0].clone());
+    let _c2 = Cleanup(needles[1].clone());
+    let mut served = serve(
+        p.path(),
+        s.path(),
+        &[
+            ("GODOT_STANDIN_HANG", "1"),
+            ("GODOT_STANDIN_FORK", "1"),
+            ("GODOT_STANDIN_IGNORE_TERM", "1"),
+        ],
+    )
+    .await;
+    set_level(&served.client, LoggingLevel::Info).await;
+    let args = json!({"timeout_ms": 600000});
+    let request = rmcp::model::ClientRequest::CallToolRequest(rmcp::model::Request::new(
+        CallToolRequestParams::new("run_tests").with_arguments(args.as_object().unwrap().clone()),
+    ));
+    let handle = served
+        .client
+        .send_cancellable_request(request, rmcp::service::PeerRequestOptions::no_options())
+        .await
+        .expect("tools/call sent");
+    // The run is under way once its launch is reported.
+    served
+        .until(|h| progress_message(h).is_some_and(|(_, m)| m.contains("run_tests launched")))
+        .await
+        .expect("run_tests launched");
+    let server = served.pid;
+    let launched = move |needle: &str| -> Vec<i32> {
+        support::processes_with(needle)
+            .into_iter()
+            .filter(|pid| *pid != server)
+            .collect()
+    };
+    assert!(!launched(&needles[1]).is_empty(), "the stand-in should be running");
+    handle.cancel(Some("test".into())).await.expect("notifications/cancelled");
+    // The launch's end, as the server logs it when the reaper has recorded it.
+    let ended = served
+        .until(|h| log_text(h).is_some_and(|t| t.contains("launch: ended") && t.contains("run_tests")))
+        .await
+        .and_then(|h| log_text(&h))
+        .expect("the cancelled launch ended");
+    assert!(ended.contains("\"cancelled\":true"), "{ended}");
+    for needle in &needles {
+        assert!(launched(needle).is_empty(), "left running: {:?}", launched(needle));
+    }
+    let t = call_ok(&served.client, "list_transactions", json!({})).await;
+    let row = t["transactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["operation"] == "run_tests")
+        .expect("the run's row")
+        .clone();
+    assert_ne!(row["status"], "open", "{row}");
+    let summary = row["proof_summary"].as_str().unwrap_or_default();
+    assert!(
+        summary.contains("stopped by the server (signal 9)")
+            && summary.contains("boundary proven empty"),
+        "{row}"
+    );
     served.client.cancel().await.unwrap();
 }

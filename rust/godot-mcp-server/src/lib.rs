@@ -14,6 +14,7 @@
 //! - [`setup_client`]: `godot-mcp setup-client`, which writes an MCP client's config entry.
 //! - [`error`]: `ToolError`, the one structured shape of every user-facing failure.
 //! - [`state`]: what request handlers share.
+//! - [`call_scope`]: the running call's cancellation and `notifications/progress` steps.
 //! - [`completion`]: `completion/complete` values, by argument name, from the project.
 //! - [`subscriptions`]: `resources/subscribe`; a resource update when a transaction ends.
 //! - [`logging`]: log lines as MCP `notifications/message`, at each session's level.
@@ -31,6 +32,7 @@ macro_rules! say {
     }};
 }
 
+pub mod call_scope;
 pub mod cli;
 pub mod completion;
 pub mod config;

@@ -312,9 +312,15 @@ impl ServerHandler for McpServer {
         let ctx = CallContext::from_request(&request, &context, &principal);
         let generation = self.state.safety.generation();
         let call = run_call(&self.state, def, request.arguments, &ctx);
-        // A long tool that holds something (play_input_sequence) watches the request's
-        // cancellation to release it at once.
-        let outcome = crate::tools::runtime_more::with_cancellation(context.ct.clone(), call).await;
+        // The call's scope: its cancellation (a launch is killed, held input released)
+        // and, when the request asked for it, its progress steps.
+        let outcome = crate::call_scope::run(
+            context.ct.clone(),
+            context.meta.get_progress_token(),
+            context.peer.clone(),
+            call,
+        )
+        .await;
         if self.state.safety.generation() != generation {
             self.announce_tool_list_changed(&context.peer).await;
         }
