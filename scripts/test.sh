@@ -34,6 +34,11 @@ cargo build "${cargo_flags[@]}"
 echo "==> cargo test"
 counted cargo test "${cargo_flags[@]}" -- --skip real_godot_
 
+# The official MCP conformance suite (pinned in tests/conformance/, installed there
+# with npm ci) against the HTTP server built above.
+echo "==> MCP conformance suite"
+tests/conformance/run.sh "$CARGO_TARGET_DIR/debug/godot-mcp"
+
 echo "==> real-Godot tier"
 export GODOT_MCP_TEST_PREBUILT=1
 bash tests/godot/run_editor_tests.sh --load-checks-only
