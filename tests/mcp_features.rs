@@ -317,7 +317,8 @@ async fn a_subscribed_transaction_resource_is_updated_when_its_transaction_ends(
     assert_eq!(row["transaction_id"], txn.as_str());
     assert_eq!(row["status"], "committed");
 
-    // A launch's transaction ends when the process is reaped, after the call.
+    // A launch's transaction ends when the process is reaped, after the call and
+    // with no call under way: here the game dies by itself (killed from outside).
     served
         .client
         .subscribe(SubscribeRequestParams::new("test://not-ours"))
@@ -325,13 +326,15 @@ async fn a_subscribed_transaction_resource_is_updated_when_its_transaction_ends(
         .expect("any uri may be subscribed to");
     let v = call_ok(&served.client, "play_scene", json!({})).await;
     let session = v["session_id"].as_str().unwrap().to_owned();
+    let pid = v["pid"].as_i64().expect("the game's pid") as i32;
     let session_uri = format!("godot-mcp://transactions/{session}");
     served
         .client
         .subscribe(SubscribeRequestParams::new(session_uri.clone()))
         .await
         .unwrap();
-    call_ok(&served.client, "stop_scene", json!({})).await;
+    let game = rustix::process::Pid::from_raw(pid).unwrap();
+    rustix::process::kill_process(game, rustix::process::Signal::KILL).unwrap();
     let got = served
         .until(|h| matches!(h, Heard::Updated(u) if *u == session_uri))
         .await;
