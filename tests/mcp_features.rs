@@ -205,7 +205,12 @@ async fn log_lines_reach_a_client_at_its_level_and_above_only() {
     served.client.cancel().await.unwrap();
 }
 
-async fn complete(client: &Client, name: &str, value: &str, context: &[(&str, &str)]) -> Vec<String> {
+async fn complete(
+    client: &Client,
+    name: &str,
+    value: &str,
+    context: &[(&str, &str)],
+) -> Vec<String> {
     let mut params = CompleteRequestParams::new(
         Reference::for_prompt("any_prompt"),
         ArgumentInfo::new(name, value),
@@ -273,7 +278,10 @@ async fn export_presets_complete_from_export_presets_cfg() {
     .unwrap();
     let s = support::short_state_dir("presets");
     let served = serve(p.path(), s.path(), &[]).await;
-    assert_eq!(complete(&served.client, "preset", "", &[]).await, ["Linux", "Web"]);
+    assert_eq!(
+        complete(&served.client, "preset", "", &[]).await,
+        ["Linux", "Web"]
+    );
     assert_eq!(complete(&served.client, "preset", "W", &[]).await, ["Web"]);
     served.client.cancel().await.unwrap();
 }
@@ -296,7 +304,10 @@ async fn a_subscribed_transaction_resource_is_updated_when_its_transaction_ends(
         json!({"path": "res://a.gd", "confirm": true}),
     )
     .await;
-    let txn = w["transaction_id"].as_str().expect("a transaction id").to_owned();
+    let txn = w["transaction_id"]
+        .as_str()
+        .expect("a transaction id")
+        .to_owned();
     let updated = served
         .until(|h| matches!(h, Heard::Updated(_)))
         .await
@@ -363,7 +374,11 @@ async fn a_launching_call_reports_its_real_steps_as_progress() {
     )
     .await;
     let mut steps = Vec::new();
-    for needle in ["run_and_capture launched", "run_and_capture ended (exit code 0)", "output read"] {
+    for needle in [
+        "run_and_capture launched",
+        "run_and_capture ended (exit code 0)",
+        "output read",
+    ] {
         let got = served
             .until(|h| progress_message(h).is_some_and(|(_, m)| m.contains(needle)))
             .await
@@ -383,7 +398,11 @@ async fn a_launching_call_reports_its_real_steps_as_progress() {
 fn gut_project() -> tempfile::TempDir {
     let p = support::tiny_project("cancel");
     std::fs::create_dir_all(p.path().join("addons/gut")).unwrap();
-    std::fs::write(p.path().join("addons/gut/gut_cmdln.gd"), "extends SceneTree\n").unwrap();
+    std::fs::write(
+        p.path().join("addons/gut/gut_cmdln.gd"),
+        "extends SceneTree\n",
+    )
+    .unwrap();
     std::fs::create_dir_all(p.path().join("test")).unwrap();
     std::fs::write(p.path().join("test/test_a.gd"), "extends GutTest\n").unwrap();
     std::fs::create_dir_all(p.path().join(".godot")).unwrap();
@@ -399,7 +418,10 @@ fn gut_project() -> tempfile::TempDir {
 async fn a_cancelled_run_tests_leaves_no_process_and_a_journal_row_that_says_so() {
     let p = gut_project();
     let s = support::short_state_dir("cancel");
-    let needles = [s.path().display().to_string(), p.path().display().to_string()];
+    let needles = [
+        s.path().display().to_string(),
+        p.path().display().to_string(),
+    ];
     let _c = Cleanup(needles[0].clone());
     let _c2 = Cleanup(needles[1].clone());
     let mut served = serve(
@@ -434,17 +456,29 @@ async fn a_cancelled_run_tests_leaves_no_process_and_a_journal_row_that_says_so(
             .filter(|pid| *pid != server)
             .collect()
     };
-    assert!(!launched(&needles[1]).is_empty(), "the stand-in should be running");
-    handle.cancel(Some("test".into())).await.expect("notifications/cancelled");
+    assert!(
+        !launched(&needles[1]).is_empty(),
+        "the stand-in should be running"
+    );
+    handle
+        .cancel(Some("test".into()))
+        .await
+        .expect("notifications/cancelled");
     // The launch's end, as the server logs it when the reaper has recorded it.
     let ended = served
-        .until(|h| log_text(h).is_some_and(|t| t.contains("launch: ended") && t.contains("run_tests")))
+        .until(|h| {
+            log_text(h).is_some_and(|t| t.contains("launch: ended") && t.contains("run_tests"))
+        })
         .await
         .and_then(|h| log_text(&h))
         .expect("the cancelled launch ended");
     assert!(ended.contains("\"cancelled\":true"), "{ended}");
     for needle in &needles {
-        assert!(launched(needle).is_empty(), "left running: {:?}", launched(needle));
+        assert!(
+            launched(needle).is_empty(),
+            "left running: {:?}",
+            launched(needle)
+        );
     }
     let t = call_ok(&served.client, "list_transactions", json!({})).await;
     let row = t["transactions"]

@@ -93,8 +93,8 @@ pub fn step(message: impl Into<String>) {
             return;
         };
         let done = c.done.fetch_add(1, Ordering::SeqCst) + 1;
-        let mut p = ProgressNotificationParam::new(token.clone(), done as f64)
-            .with_message(message.into());
+        let mut p =
+            ProgressNotificationParam::new(token.clone(), done as f64).with_message(message.into());
         let total = c.total.load(Ordering::SeqCst);
         if total >= done {
             p = p.with_total(total as f64);

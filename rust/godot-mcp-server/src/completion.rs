@@ -54,8 +54,7 @@ fn bounded(mut values: Vec<String>, prefix: &str) -> CompletionInfo {
     let total = values.len();
     values.truncate(CompletionInfo::MAX_VALUES);
     let has_more = total > values.len();
-    CompletionInfo::with_pagination(values, u32::try_from(total).ok(), has_more)
-        .unwrap_or_default()
+    CompletionInfo::with_pagination(values, u32::try_from(total).ok(), has_more).unwrap_or_default()
 }
 
 /// Every project file whose kind passes `keep`, as `res://` paths.

@@ -6,11 +6,11 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams,
-    CompleteResult, ContentBlock, Implementation, ListResourceTemplatesResult,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
-    Resource, ResourceContents, ResourceTemplate, ServerCapabilities, ServerConfig,
-    SetLevelRequestParams, SubscribeRequestParams, Tool, UnsubscribeRequestParams,
+    CompleteResult, ContentBlock, Implementation, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
+    ServerCapabilities, ServerConfig, SetLevelRequestParams, SubscribeRequestParams, Tool,
+    UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -219,7 +219,9 @@ impl ServerHandler for McpServer {
         let not_found = || {
             McpError::resource_not_found(
                 format!("no resource {}", request.uri),
-                Some(json!({ "uri": request.uri, "hint": "resources/list and resources/templates/list name every resource" })),
+                Some(
+                    json!({ "uri": request.uri, "hint": "resources/list and resources/templates/list name every resource" }),
+                ),
             )
         };
         let value = if request.uri == TRANSACTIONS_URI {
@@ -245,12 +247,9 @@ impl ServerHandler for McpServer {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        self.state.subscriptions.subscribe(
-            &self.state,
-            self.session,
-            request.uri,
-            context.peer,
-        );
+        self.state
+            .subscriptions
+            .subscribe(&self.state, self.session, request.uri, context.peer);
         Ok(())
     }
 

@@ -345,7 +345,11 @@ async fn play_input_sequence(
                 }
             }
         }
-        crate::call_scope::step(format!("input step {} of {} played", i + 1, args.steps.len()));
+        crate::call_scope::step(format!(
+            "input step {} of {} played",
+            i + 1,
+            args.steps.len()
+        ));
     }
     guard.session = None;
     Ok(SequenceOut {
