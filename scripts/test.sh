@@ -38,6 +38,11 @@ cargo build "${cargo_flags[@]}"
 echo "==> cargo test"
 counted cargo test "${cargo_flags[@]}" -- --skip real_godot_
 
+# The official MCP conformance suite (pinned in tests/conformance/, installed there
+# with npm ci) against the HTTP server built above.
+echo "==> MCP conformance suite"
+tests/conformance/run.sh "$CARGO_TARGET_DIR/debug/godot-mcp"
+
 echo "==> real-Godot tier"
 export GODOT_MCP_TEST_PREBUILT=1
 # Each step's passed count, for GODOT_MCP_REQUIRE_GODOT=1: a step that ran nothing fails.

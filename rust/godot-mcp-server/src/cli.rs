@@ -10,6 +10,8 @@ use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
 use rmcp::ServiceExt;
+#[allow(deprecated)] // MCP logging (SEP-2577); see logging.rs
+use rmcp::model::LoggingLevel;
 
 use crate::config::Config;
 use crate::project_root::Project;
@@ -275,7 +277,9 @@ fn repair(args: RepairArgs) -> ExitCode {
     }
 }
 
-fn init_logging(level: &str) {
+/// Stderr gets the operator's level; the MCP log hub gets every event of this
+/// workspace's crates, and sends each session the ones at its own level.
+fn init_logging(level: &str, hub: &Arc<crate::logging::LogHub>) {
     use tracing_subscriber::prelude::*;
     let level: tracing::Level = level.parse().unwrap_or(tracing::Level::INFO);
     // rmcp logs every message at info; keep it at warn unless debugging.
@@ -287,14 +291,18 @@ fn init_logging(level: &str) {
     let filter = tracing_subscriber::filter::Targets::new()
         .with_default(level)
         .with_target("rmcp", rmcp_level);
+    let ours = tracing_subscriber::filter::Targets::new()
+        .with_target("godot_mcp_server", tracing::Level::DEBUG)
+        .with_target("godot_mcp_journal", tracing::Level::DEBUG);
     tracing_subscriber::registry()
         .with(
             tracing_subscriber::fmt::layer()
                 .with_writer(std::io::stderr)
                 .with_ansi(std::io::stderr().is_terminal())
-                .with_target(false),
+                .with_target(false)
+                .with_filter(filter),
         )
-        .with(filter)
+        .with(hub.layer().with_filter(ours))
         .init();
 }
 
@@ -343,8 +351,10 @@ fn doctor(args: DoctorArgs) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+#[allow(deprecated)] // LoggingLevel: see logging.rs
 fn serve(args: ServeArgs) -> ExitCode {
-    init_logging(&args.log_level);
+    let log = Arc::new(crate::logging::LogHub::default());
+    init_logging(&args.log_level, &log);
     crate::tools::runtime_more::set_import_dirs(args.import_dirs.clone());
     // Test builds only (the journal's `failpoints` feature): crash points.
     godot_mcp_journal::failpoints::arm_sigkill_from_env("GODOT_MCP_CRASH_AT");
@@ -413,8 +423,14 @@ fn serve(args: ServeArgs) -> ExitCode {
     };
     match journal.reconcile() {
         Ok(report) => {
+            // A closed gate, and what closed it, is a warning; the rest is news.
+            let level = if matches!(report.gate, godot_mcp_journal::WriteGate::Open) {
+                LoggingLevel::Info
+            } else {
+                LoggingLevel::Warning
+            };
             for line in report.stderr_lines() {
-                crate::say!("{line}");
+                log.startup(level, &line);
             }
         }
         Err(e) => {
@@ -423,9 +439,13 @@ fn serve(args: ServeArgs) -> ExitCode {
         }
     }
     let token = args.config.token();
-    let state = Arc::new(AppState::new(project, journal, safety).with_config(args.config));
+    let state = Arc::new(
+        AppState::new(project, journal, safety)
+            .with_config(args.config)
+            .with_log(log),
+    );
     for line in crate::planes::process::startup_lines(&state) {
-        crate::say!("{line}");
+        state.log.startup(LoggingLevel::Info, &line);
     }
     if let Some(bridge) = bridge {
         crate::tools::editor::settle_late_replies(&state, &bridge);

@@ -14,6 +14,10 @@
 //! - [`setup_client`]: `godot-mcp setup-client`, which writes an MCP client's config entry.
 //! - [`error`]: `ToolError`, the one structured shape of every user-facing failure.
 //! - [`state`]: what request handlers share.
+//! - [`call_scope`]: the running call's cancellation and `notifications/progress` steps.
+//! - [`completion`]: `completion/complete` values, by argument name, from the project.
+//! - [`subscriptions`]: `resources/subscribe`; a resource update when a transaction ends.
+//! - [`logging`]: log lines as MCP `notifications/message`, at each session's level.
 //! - [`transport`]: stdio and streamable HTTP, the Host/Origin/token guard, and the
 //!   [`transport::Principal`] of every call (passed to the call pipeline in its `CallContext`).
 #![forbid(unsafe_code)]
@@ -28,10 +32,13 @@ macro_rules! say {
     }};
 }
 
+pub mod call_scope;
 pub mod cli;
+pub mod completion;
 pub mod config;
 pub mod error;
 pub mod honesty;
+pub mod logging;
 #[cfg(feature = "output-check")]
 pub mod output_check;
 pub mod planes;
@@ -41,5 +48,6 @@ pub mod safety;
 pub mod server;
 pub mod setup_client;
 pub mod state;
+pub mod subscriptions;
 pub mod tools;
 pub mod transport;

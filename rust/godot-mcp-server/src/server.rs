@@ -1,12 +1,16 @@
 //! The MCP face of the server: an rmcp `ServerHandler` over the tool registry.
+// logging/setLevel is deprecated in rmcp (SEP-2577); clients' protocol versions carry it.
+#![allow(deprecated)]
 
 use std::sync::Arc;
 
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
-    Implementation, ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
-    ResourceContents, ServerCapabilities, ServerConfig, Tool,
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams,
+    CompleteResult, ContentBlock, Implementation, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
+    ServerCapabilities, ServerConfig, SetLevelRequestParams, SubscribeRequestParams, Tool,
+    UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -91,8 +95,7 @@ fn tool_result(def: &ToolDef, value: serde_json::Value) -> CallToolResult {
     result
 }
 
-/// The journal's transactions as an MCP resource.
-pub const TRANSACTIONS_URI: &str = "godot-mcp://transactions";
+pub use crate::subscriptions::{TRANSACTION_TEMPLATE, TRANSACTIONS_URI};
 
 const INSTRUCTIONS: &str = "godot-mcp reads and edits one Godot 4 project. File paths are \
 res:// paths inside the project. Every tool carries _meta.safety_class: read_only tools change \
@@ -112,8 +115,11 @@ impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
             ServerCapabilities::builder()
+                .enable_logging()
+                .enable_completions()
                 .enable_tools()
                 .enable_resources()
+                .enable_resources_subscribe()
                 .enable_tool_list_changed()
                 .build(),
         )
@@ -127,6 +133,18 @@ impl ServerHandler for McpServer {
     /// toolset changes other sessions make.
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         self.state.safety.listen(self.session, context.peer);
+    }
+
+    /// From now on this session gets the server's log lines at `level` and above.
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.state
+            .log
+            .set_level(self.session, request.level, context.peer);
+        Ok(())
     }
 
     async fn list_tools(
@@ -180,26 +198,90 @@ impl ServerHandler for McpServer {
         ]))
     }
 
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        Ok(ListResourceTemplatesResult::with_all_items(vec![
+            ResourceTemplate::new(TRANSACTION_TEMPLATE, "transaction")
+                .with_title("One journal transaction")
+                .with_description("One transaction's row: state, operation, path, proof, reason.")
+                .with_mime_type("application/json"),
+        ]))
+    }
+
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
-        if request.uri != TRANSACTIONS_URI {
-            return Err(McpError::resource_not_found(
+        let not_found = || {
+            McpError::resource_not_found(
                 format!("no resource {}", request.uri),
-                Some(json!({ "uri": request.uri, "hint": "resources/list names every resource" })),
-            ));
-        }
-        let value = crate::tools::transactions::transactions_json(&self.state, None, 100)
-            .map_err(|e| McpError::internal_error(e.text(), None))?;
+                Some(
+                    json!({ "uri": request.uri, "hint": "resources/list and resources/templates/list name every resource" }),
+                ),
+            )
+        };
+        let value = if request.uri == TRANSACTIONS_URI {
+            crate::tools::transactions::transactions_json(&self.state, None, 100)
+                .map_err(|e| McpError::internal_error(e.text(), None))?
+        } else if let Some(id) = request.uri.strip_prefix(&format!("{TRANSACTIONS_URI}/")) {
+            let row = crate::subscriptions::transaction(&self.state, id).ok_or_else(not_found)?;
+            serde_json::to_value(row).map_err(|e| McpError::internal_error(e.to_string(), None))?
+        } else {
+            return Err(not_found());
+        };
         let contents = ResourceContents::TextResourceContents {
-            uri: TRANSACTIONS_URI.into(),
+            uri: request.uri.clone(),
             mime_type: Some("application/json".into()),
             text: value.to_string(),
             meta: None,
         };
         Ok(ReadResourceResult::new(vec![contents]).into())
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.state
+            .subscriptions
+            .subscribe(&self.state, self.session, request.uri, context.peer);
+        Ok(())
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.state
+            .subscriptions
+            .unsubscribe(self.session, &request.uri);
+        Ok(())
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, McpError> {
+        let context = request
+            .context
+            .and_then(|c| c.arguments)
+            .unwrap_or_default();
+        let state = self.state.clone();
+        let (name, value) = (request.argument.name, request.argument.value);
+        // A walk of the project is file-system work: off the async threads.
+        let completion = tokio::task::spawn_blocking(move || {
+            crate::completion::complete(&state, &name, &value, &context)
+        })
+        .await
+        .map_err(|e| McpError::internal_error(e.to_string(), None))?;
+        Ok(CompleteResult::new(completion))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
@@ -229,12 +311,19 @@ impl ServerHandler for McpServer {
         let ctx = CallContext::from_request(&request, &context, &principal);
         let generation = self.state.safety.generation();
         let call = run_call(&self.state, def, request.arguments, &ctx);
-        // A long tool that holds something (play_input_sequence) watches the request's
-        // cancellation to release it at once.
-        let outcome = crate::tools::runtime_more::with_cancellation(context.ct.clone(), call).await;
+        // The call's scope: its cancellation (a launch is killed, held input released)
+        // and, when the request asked for it, its progress steps.
+        let outcome = crate::call_scope::run(
+            context.ct.clone(),
+            context.meta.get_progress_token(),
+            context.peer.clone(),
+            call,
+        )
+        .await;
         if self.state.safety.generation() != generation {
             self.announce_tool_list_changed(&context.peer).await;
         }
+        self.state.subscriptions.journal_changed(&self.state);
         let result = match outcome {
             CallOutcome::InputRequired(input) => return Ok(input.into()),
             CallOutcome::Done(Ok(value)) => tool_result(def, value),

@@ -47,6 +47,10 @@ pub struct AppState {
     /// The operator's configuration, read once at start (`serve`); the documented
     /// defaults for a state built without one (tests).
     pub config: Config,
+    /// Where log lines go to the clients that asked for them (`logging/setLevel`).
+    pub log: std::sync::Arc<crate::logging::LogHub>,
+    /// The sessions watching the journal's resources (`resources/subscribe`).
+    pub subscriptions: crate::subscriptions::Subscriptions,
 }
 
 impl AppState {
@@ -63,11 +67,18 @@ impl AppState {
             process: Default::default(),
             editor: EditorPlane::default(),
             config: Config::default(),
+            log: Default::default(),
+            subscriptions: Default::default(),
         }
     }
 
     /// The same state with the operator's configuration.
     pub fn with_config(self, config: Config) -> Self {
         Self { config, ..self }
+    }
+
+    /// The same state with the log hub `serve`'s tracing layer feeds.
+    pub fn with_log(self, log: std::sync::Arc<crate::logging::LogHub>) -> Self {
+        Self { log, ..self }
     }
 }

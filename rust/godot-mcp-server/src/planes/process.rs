@@ -101,6 +101,9 @@ pub struct Ended {
     pub sent_by_server: bool,
     /// The server killed it for running past its time limit.
     pub timed_out: bool,
+    /// The server killed it because the call that launched it was cancelled.
+    #[serde(skip)]
+    pub cancelled: bool,
     /// Its boundary was proven empty afterwards.
     pub boundary_empty: bool,
     /// The journal's terminal state for it.
@@ -123,6 +126,7 @@ pub struct Session {
     ended: watch::Receiver<Option<Ended>>,
     server_signalled: AtomicBool,
     timed_out: AtomicBool,
+    cancelled: AtomicBool,
     pub control: Arc<Control>,
     /// The debugger the game connects to (games only; see [`DEBUGGED_PURPOSES`]).
     pub debugger: Option<Arc<debugger::Debugger>>,
@@ -153,14 +157,45 @@ impl Session {
     }
 
     /// Waits for the end at most `limit`; past it, SIGKILLs the boundary (a timeout,
-    /// recorded as such) and waits for that end. `None` only if even the kill did not
-    /// end the process within 10 s.
+    /// recorded as such) and waits for that end. A cancelled call
+    /// ([`crate::call_scope::cancellation`]) SIGKILLs the boundary at once, the same
+    /// way. `None` only if even the kill did not end the process within 10 s.
     pub async fn wait_or_kill(&self, limit: Duration) -> Option<Ended> {
-        if let Some(e) = self.wait(limit).await {
-            return Some(e);
+        let cancel = crate::call_scope::cancellation();
+        let ended = tokio::select! {
+            e = self.wait(limit) => e,
+            () = cancel.cancelled() => None,
+        };
+        let ended = match ended {
+            Some(e) => Some(e),
+            None => {
+                if cancel.is_cancelled() {
+                    self.kill_for_cancel();
+                } else {
+                    self.kill_for_timeout();
+                }
+                self.wait(Duration::from_secs(10)).await
+            }
+        };
+        if let Some(e) = &ended {
+            crate::call_scope::step(format!(
+                "{} ended ({})",
+                self.purpose,
+                match (e.code, e.signal) {
+                    (Some(code), _) => format!("exit code {code}"),
+                    (None, Some(signal)) => format!("signal {signal}"),
+                    _ => "no status".to_owned(),
+                }
+            ));
         }
-        self.kill_for_timeout();
-        self.wait(Duration::from_secs(10)).await
+        ended
+    }
+
+    /// SIGKILLs the boundary because the call that launched it was cancelled.
+    pub fn kill_for_cancel(&self) {
+        self.cancelled.store(true, Ordering::SeqCst);
+        self.server_signalled.store(true, Ordering::SeqCst);
+        self.signal_group(true);
     }
 
     /// SIGKILLs the boundary because the time limit passed.
@@ -410,6 +445,8 @@ impl Supervisor {
         let (child, held) = gated.into_parts();
         let released_at = Instant::now();
         cross(fp::LAUNCH_AFTER_RELEASE);
+        tracing::info!(%txn, pid, purpose = spec.purpose, "launch: started");
+        crate::call_scope::step(format!("{} launched (pid {pid})", spec.purpose));
 
         let (tx, rx) = watch::channel(None);
         let session = Arc::new(Session {
@@ -422,6 +459,7 @@ impl Supervisor {
             ended: rx,
             server_signalled: AtomicBool::new(false),
             timed_out: AtomicBool::new(false),
+            cancelled: AtomicBool::new(false),
             control: Arc::new(Control::new(listener, nonce)),
             debugger,
             _boundary: held,
@@ -572,11 +610,27 @@ async fn reap(
         .upgrade()
         .and_then(|st| st.journal.lock().finish_launch(session.txn, &proof).ok())
         .unwrap_or(TxnStatus::Open);
+    tracing::info!(
+        txn = %session.txn,
+        purpose = session.purpose,
+        ?code,
+        ?signal,
+        sent_by_server = sent,
+        timed_out = session.timed_out.load(Ordering::SeqCst),
+        cancelled = session.cancelled.load(Ordering::SeqCst),
+        boundary_empty = empty,
+        status = status.as_str(),
+        "launch: ended"
+    );
+    if let Some(state) = state.upgrade() {
+        state.subscriptions.journal_changed(&state);
+    }
     let _ = tx.send(Some(Ended {
         code,
         signal,
         sent_by_server: sent,
         timed_out: session.timed_out.load(Ordering::SeqCst),
+        cancelled: session.cancelled.load(Ordering::SeqCst),
         boundary_empty: empty,
         status,
         archived_to,

@@ -340,6 +340,7 @@ pub(crate) fn write_error(path: &ResPath, param: &str, e: WriteError) -> ToolErr
 
 fn gate_closed(quarantined: &[godot_mcp_journal::TxnId]) -> ToolError {
     let ids: Vec<String> = quarantined.iter().map(ToString::to_string).collect();
+    tracing::warn!(quarantined = %ids.join(", "), "write gate closed: a write was refused");
     ToolError::new(
         ErrorCode::WriteGateClosed,
         format!(

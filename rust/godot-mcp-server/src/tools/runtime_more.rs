@@ -9,7 +9,6 @@
 //! tools in `tools/debugger.rs`.
 
 use std::collections::BTreeMap;
-use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
@@ -40,21 +39,11 @@ use crate::tools::runtime::{
 };
 use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta};
 
-tokio::task_local! {
-    /// The MCP request's cancellation (`notifications/cancelled`, or the session ending).
-    static CALL_CANCEL: CancellationToken;
-}
-
-/// Runs `call` with `ct` as the cancellation a long tool (play_input_sequence) watches.
-/// The MCP handler wraps every call in this; rmcp cancels the token and drops the answer
-/// but keeps polling the call, so a tool that holds something must watch it.
-pub async fn with_cancellation<F: Future>(ct: CancellationToken, call: F) -> F::Output {
-    CALL_CANCEL.scope(ct, call).await
-}
-
-/// The running call's cancellation; never cancelled outside an MCP request.
+/// The running call's cancellation (see [`crate::call_scope`]); a long tool that holds
+/// something (play_input_sequence) watches it: rmcp drops a cancelled call's answer but
+/// keeps polling the call.
 fn call_cancellation() -> CancellationToken {
-    CALL_CANCEL.try_with(Clone::clone).unwrap_or_default()
+    crate::call_scope::cancellation()
 }
 
 fn in_set(mut m: ToolMeta, toolset: Toolset) -> ToolMeta {
@@ -307,6 +296,7 @@ async fn play_input_sequence(
     let start = Instant::now();
     let mut sent = 0usize;
     let mut held = None;
+    crate::call_scope::expect_steps(args.steps.len() as u64);
     for (i, step) in args.steps.iter().enumerate() {
         let cancelled = |at: usize| {
             let session = session.clone();
@@ -355,6 +345,11 @@ async fn play_input_sequence(
                 }
             }
         }
+        crate::call_scope::step(format!(
+            "input step {} of {} played",
+            i + 1,
+            args.steps.len()
+        ));
     }
     guard.session = None;
     Ok(SequenceOut {

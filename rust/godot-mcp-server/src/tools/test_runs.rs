@@ -577,6 +577,10 @@ async fn run_tests(
         }
     }
     let summary = testreport::summarize(&results);
+    crate::call_scope::step(format!(
+        "results parsed from {source}: {} test(s)",
+        results.len()
+    ));
     let outcome = if ended.timed_out {
         "timeout"
     } else if summary.failed + summary.errors > 0 {

@@ -169,6 +169,7 @@ pub(super) fn capture(session: &Session, ended: &Ended) -> Captured {
     let (stderr, err_trunc) = read_capped(&dir.join("stderr.log"));
     let mut errs = errors::parse(&stderr);
     errs.extend(errors::parse(&stdout));
+    crate::call_scope::step(format!("output read: {} script error(s)", errs.len()));
     Captured {
         transaction_id: session.txn.to_string(),
         pid: session.receipt.pid,
@@ -495,6 +496,7 @@ mod tests {
             signal,
             sent_by_server: by_server,
             timed_out,
+            cancelled: false,
             boundary_empty: true,
             status: TxnStatus::Committed,
             archived_to: None,
