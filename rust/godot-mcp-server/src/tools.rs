@@ -465,6 +465,7 @@ fn input_schema_for<A: JsonSchema>(class: SafetyClass) -> JsonObject {
     obj.remove("title");
     strip_nullables(&mut obj);
     strip_formats(&mut obj);
+    objects_only(&mut obj);
     obj.entry("type").or_insert(json!("object"));
     let props = obj
         .entry("properties")
@@ -583,7 +584,80 @@ pub(crate) fn output_schema_for<R: JsonSchema>() -> Option<JsonObject> {
     }
     strip_annotations(&mut obj);
     strip_formats(&mut obj);
+    objects_only(&mut obj);
     Some(obj)
+}
+
+/// The schema of "any value" (any JSON, so any Godot value in the one JSON form of
+/// docs/values.md): where schemars writes the boolean schema `true` (a
+/// `serde_json::Value`, an open map's values), the published schema says `{}`.
+pub(crate) fn any_value() -> Value {
+    json!({})
+}
+
+/// Keywords whose value is one subschema, and those whose value is an array or a map
+/// of subschemas (JSON Schema 2020-12, and the older `additionalItems`/`definitions`).
+const SCHEMA_KEYWORDS: [&str; 11] = [
+    "additionalProperties",
+    "unevaluatedProperties",
+    "items",
+    "additionalItems",
+    "unevaluatedItems",
+    "contains",
+    "propertyNames",
+    "not",
+    "if",
+    "then",
+    "else",
+];
+const SCHEMA_ARRAY_KEYWORDS: [&str; 4] = ["allOf", "anyOf", "oneOf", "prefixItems"];
+const SCHEMA_MAP_KEYWORDS: [&str; 5] = [
+    "properties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    "dependentSchemas",
+];
+
+/// Every subschema an object, never a boolean schema: the official TypeScript SDK
+/// (and every client built on it: the MCP Inspector, Claude Code, Cursor, VS Code)
+/// refuses a whole tools/list when one `properties` entry is not an object. `true`
+/// becomes [`any_value`]; `false` as `additionalProperties` (schemars' mark of
+/// `deny_unknown_fields`) is left out, as the decoder refuses an unknown argument with
+/// a structured `INVALID_PARAMS` anyway and `{"not": {}}` would cost bytes in every
+/// tools/list and break strict-mode converters; `false` elsewhere is `{"not": {}}`.
+/// Every schema is built through here, so no tool can publish a boolean subschema.
+fn objects_only(obj: &mut Map<String, Value>) {
+    fn fix(v: &mut Value) {
+        match v {
+            Value::Bool(true) => *v = any_value(),
+            Value::Bool(false) => *v = json!({"not": {}}),
+            Value::Object(o) => objects_only(o),
+            _ => {}
+        }
+    }
+    for key in ["additionalProperties", "unevaluatedProperties"] {
+        if obj.get(key) == Some(&Value::Bool(false)) {
+            obj.remove(key);
+        }
+    }
+    for (key, v) in obj.iter_mut() {
+        let key = key.as_str();
+        if SCHEMA_KEYWORDS.contains(&key) {
+            match v {
+                Value::Array(items) => items.iter_mut().for_each(fix),
+                _ => fix(v),
+            }
+        } else if SCHEMA_ARRAY_KEYWORDS.contains(&key) {
+            if let Value::Array(items) = v {
+                items.iter_mut().for_each(fix);
+            }
+        } else if SCHEMA_MAP_KEYWORDS.contains(&key)
+            && let Value::Object(map) = v
+        {
+            map.values_mut().for_each(fix);
+        }
+    }
 }
 
 /// Drop `title` and `description` from every (sub)schema; a `properties` map keeps
@@ -1079,6 +1153,140 @@ mod tests {
                 assert!(s.get("properties").is_some(), "{}", def.meta.name);
             }
         }
+    }
+
+    /// Every input and output schema of every tool (all toolsets), as tools/list sends
+    /// them, with the path of each place (`<tool>.<in|out>/<json pointer>`).
+    fn published_schemas() -> Vec<(String, Value)> {
+        let mut out = Vec::new();
+        for def in Registry::builtin().iter() {
+            let tool = def.to_mcp();
+            out.push((
+                format!("{}.in", tool.name),
+                Value::Object((*tool.input_schema).clone()),
+            ));
+            if let Some(s) = &tool.output_schema {
+                out.push((format!("{}.out", tool.name), Value::Object((**s).clone())));
+            }
+        }
+        assert!(out.len() > 200, "the registry lists every tool");
+        out
+    }
+
+    /// Walk a schema without trusting `objects_only`'s keyword lists: every value is
+    /// searched except the data keywords' (`default`, `const`, `enum`, `examples`) and
+    /// the boolean-valued annotations; a boolean anywhere else, or a non-object where
+    /// a subschema sits (a `properties` entry, an `anyOf` member), is reported.
+    fn non_object_subschemas(schema: &Value, at: &str, found: &mut Vec<String>) {
+        const DATA: [&str; 4] = ["default", "const", "enum", "examples"];
+        const BOOLEAN_VALUED: [&str; 4] = ["uniqueItems", "readOnly", "writeOnly", "deprecated"];
+        const MAPS: [&str; 5] = [
+            "properties",
+            "patternProperties",
+            "$defs",
+            "definitions",
+            "dependentSchemas",
+        ];
+        let Value::Object(obj) = schema else {
+            found.push(format!("{at}: {schema}"));
+            return;
+        };
+        for (k, v) in obj {
+            let here = format!("{at}/{k}");
+            if DATA.contains(&k.as_str()) || BOOLEAN_VALUED.contains(&k.as_str()) {
+                continue;
+            }
+            match v {
+                Value::Object(map) if MAPS.contains(&k.as_str()) => {
+                    for (name, sub) in map {
+                        non_object_subschemas(sub, &format!("{here}/{name}"), found);
+                    }
+                }
+                Value::Object(_) | Value::Bool(_) => non_object_subschemas(v, &here, found),
+                Value::Array(items) => {
+                    for (i, item) in items.iter().enumerate() {
+                        if matches!(item, Value::Object(_) | Value::Bool(_)) {
+                            non_object_subschemas(item, &format!("{here}/{i}"), found);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The official TypeScript SDK refuses a whole tools/list when one schema's
+    /// `properties` entry is not an object; no published subschema is a boolean.
+    #[test]
+    fn every_published_subschema_is_an_object() {
+        let mut found = Vec::new();
+        for (at, schema) in published_schemas() {
+            non_object_subschemas(&schema, &at, &mut found);
+        }
+        assert!(found.is_empty(), "boolean or non-object subschemas: {found:#?}");
+        // The walk finds one where schemars writes it (a `serde_json::Value` field).
+        let mut canary = Vec::new();
+        non_object_subschemas(
+            &json!({"type": "object", "properties": {"v": true},
+                    "anyOf": [{"items": false}], "default": true, "uniqueItems": true}),
+            "canary",
+            &mut canary,
+        );
+        assert_eq!(canary, ["canary/anyOf/0/items: false", "canary/properties/v: true"]);
+    }
+
+    /// Every published schema is a valid JSON Schema 2020-12 document (checked
+    /// against the meta-schema, as a validating client would before using it).
+    #[test]
+    fn every_published_schema_is_valid_json_schema_2020_12() {
+        let invalid: Vec<String> = published_schemas()
+            .into_iter()
+            .filter_map(|(at, schema)| {
+                jsonschema::draft202012::meta::validate(&schema)
+                    .err()
+                    .map(|e| format!("{at}: {e} at {}", e.instance_path()))
+            })
+            .collect();
+        assert!(invalid.is_empty(), "{invalid:#?}");
+        assert!(
+            jsonschema::draft202012::meta::validate(&json!({"properties": {"a": {"type": "nul"}}}))
+                .is_err(),
+            "the meta-schema check refuses a bad type"
+        );
+    }
+
+    /// The transform itself: `true` is `{}`, `additionalProperties: false` is left
+    /// out, any other `false` is `{"not": {}}`, and data keywords keep their booleans.
+    #[test]
+    fn objects_only_rewrites_boolean_subschemas() {
+        let mut s = json!({
+            "type": "object",
+            "additionalProperties": false,
+            "properties": {
+                "v": true,
+                "list": {"type": "array", "items": true, "uniqueItems": true},
+                "never": false,
+                "open": {"type": "object", "additionalProperties": true},
+                "flag": {"type": "boolean", "default": false, "enum": [true]},
+                "either": {"anyOf": [true, {"type": "string"}]}
+            }
+        });
+        let Value::Object(obj) = &mut s else { unreachable!() };
+        objects_only(obj);
+        assert_eq!(
+            s,
+            json!({
+                "type": "object",
+                "properties": {
+                    "v": {},
+                    "list": {"type": "array", "items": {}, "uniqueItems": true},
+                    "never": {"not": {}},
+                    "open": {"type": "object", "additionalProperties": {}},
+                    "flag": {"type": "boolean", "default": false, "enum": [true]},
+                    "either": {"anyOf": [{}, {"type": "string"}]}
+                }
+            })
+        );
     }
 
     /// A mutating tool written as a direct handler would skip its dry run: refused
