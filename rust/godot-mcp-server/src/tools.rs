@@ -302,7 +302,7 @@ impl ToolDef {
         Self {
             meta,
             input_schema,
-            output_schema: output_schema_for::<R>().map(Arc::new),
+            output_schema: output_schema_for::<R>().map(or_error).map(Arc::new),
             handler: Handler::Direct(handler),
             check_args: check_fn::<A>(),
             runtime: RuntimeFlags::default(),
@@ -356,6 +356,7 @@ impl ToolDef {
                 meta.class,
                 meta.effect == Some(EffectKind::File),
             )
+            .map(or_error)
             .map(Arc::new),
             handler: Handler::Planned(planner),
             check_args: check_fn::<A>(),
@@ -371,7 +372,7 @@ impl ToolDef {
         Self {
             meta,
             input_schema: Arc::new(input_schema_for::<A>(meta.class)),
-            output_schema: output_schema_for::<R>().map(Arc::new),
+            output_schema: output_schema_for::<R>().map(or_error).map(Arc::new),
             handler: Handler::Batch,
             check_args: check_fn::<A>(),
             runtime: RuntimeFlags::default(),
@@ -658,6 +659,45 @@ fn objects_only(obj: &mut Map<String, Value>) {
             map.values_mut().for_each(fix);
         }
     }
+}
+
+/// A tool's published `outputSchema`, which also accepts a refused call's result.
+///
+/// A refusal is `isError: true` with `structuredContent: {"error": {code, message, …}}`
+/// (error.rs). The TypeScript SDK's client (1.x, under the Inspector, Claude Code,
+/// Cursor, VS Code) validates `structuredContent` against the outputSchema even when
+/// `isError` is set (modelcontextprotocol/typescript-sdk#1943), so a schema that
+/// requires the success fields turns every refusal into a protocol error that hides
+/// the code and the hint. The required fields become one alternative and
+/// `{"required": ["error"]}` the other; an existing `anyOf` (a journaled tool's replay,
+/// a flattened enum) takes the required fields into each member and the error as one
+/// more member, so each member keeps its own properties.
+fn or_error(mut schema: JsonObject) -> JsonObject {
+    let error = json!({"required": ["error"]});
+    let required = match schema.remove("required") {
+        Some(Value::Array(r)) => r,
+        _ => Vec::new(),
+    };
+    if let Some(Value::Array(members)) = schema.get_mut("anyOf") {
+        for member in members.iter_mut() {
+            if let Value::Object(m) = member {
+                let own = m
+                    .entry("required")
+                    .or_insert_with(|| Value::Array(Vec::new()));
+                if let Value::Array(own) = own {
+                    for r in &required {
+                        if !own.contains(r) {
+                            own.push(r.clone());
+                        }
+                    }
+                }
+            }
+        }
+        members.push(error);
+    } else if !required.is_empty() {
+        schema.insert("anyOf".into(), json!([{ "required": required }, error]));
+    }
+    schema
 }
 
 /// Drop `title` and `description` from every (sub)schema; a `properties` map keeps
@@ -1253,6 +1293,35 @@ mod tests {
                 .is_err(),
             "the meta-schema check refuses a bad type"
         );
+    }
+
+    /// A refusal's `structuredContent` matches the outputSchema of every tool (clients
+    /// on the TypeScript SDK validate it even on `isError`), and the success fields stay
+    /// required: an empty result, which is neither, is refused.
+    #[test]
+    fn every_output_schema_accepts_a_refusal_and_requires_its_fields() {
+        let error = serde_json::to_value(
+            ToolError::invalid_params("path", "refused").hint("a hint"),
+        )
+        .unwrap();
+        let refusal = json!({ "error": error });
+        for def in Registry::builtin().iter() {
+            let Some(schema) = &def.output_schema else { continue };
+            let schema = Value::Object((**schema).clone());
+            let v = jsonschema::draft202012::new(&schema).unwrap();
+            assert!(v.is_valid(&refusal), "{}: a refusal does not match", def.meta.name);
+            let requires = schema["anyOf"].as_array().is_some_and(|members| {
+                members
+                    .iter()
+                    .all(|m| m["required"].as_array().is_some_and(|r| !r.is_empty()))
+            });
+            assert_eq!(
+                v.is_valid(&json!({})),
+                !requires,
+                "{}: an empty result",
+                def.meta.name
+            );
+        }
     }
 
     /// The transform itself: `true` is `{}`, `additionalProperties: false` is left
