@@ -1263,7 +1263,10 @@ mod tests {
         for (at, schema) in published_schemas() {
             non_object_subschemas(&schema, &at, &mut found);
         }
-        assert!(found.is_empty(), "boolean or non-object subschemas: {found:#?}");
+        assert!(
+            found.is_empty(),
+            "boolean or non-object subschemas: {found:#?}"
+        );
         // The walk finds one where schemars writes it (a `serde_json::Value` field).
         let mut canary = Vec::new();
         non_object_subschemas(
@@ -1272,7 +1275,10 @@ mod tests {
             "canary",
             &mut canary,
         );
-        assert_eq!(canary, ["canary/anyOf/0/items: false", "canary/properties/v: true"]);
+        assert_eq!(
+            canary,
+            ["canary/anyOf/0/items: false", "canary/properties/v: true"]
+        );
     }
 
     /// Every published schema is a valid JSON Schema 2020-12 document (checked
@@ -1300,16 +1306,21 @@ mod tests {
     /// required: an empty result, which is neither, is refused.
     #[test]
     fn every_output_schema_accepts_a_refusal_and_requires_its_fields() {
-        let error = serde_json::to_value(
-            ToolError::invalid_params("path", "refused").hint("a hint"),
-        )
-        .unwrap();
+        let error =
+            serde_json::to_value(ToolError::invalid_params("path", "refused").hint("a hint"))
+                .unwrap();
         let refusal = json!({ "error": error });
         for def in Registry::builtin().iter() {
-            let Some(schema) = &def.output_schema else { continue };
+            let Some(schema) = &def.output_schema else {
+                continue;
+            };
             let schema = Value::Object((**schema).clone());
             let v = jsonschema::draft202012::new(&schema).unwrap();
-            assert!(v.is_valid(&refusal), "{}: a refusal does not match", def.meta.name);
+            assert!(
+                v.is_valid(&refusal),
+                "{}: a refusal does not match",
+                def.meta.name
+            );
             let requires = schema["anyOf"].as_array().is_some_and(|members| {
                 members
                     .iter()
@@ -1340,7 +1351,9 @@ mod tests {
                 "either": {"anyOf": [true, {"type": "string"}]}
             }
         });
-        let Value::Object(obj) = &mut s else { unreachable!() };
+        let Value::Object(obj) = &mut s else {
+            unreachable!()
+        };
         objects_only(obj);
         assert_eq!(
             s,
