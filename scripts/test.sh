@@ -5,7 +5,10 @@
 #   2. every Rust test but the real-Godot ones: unit, crate integration, end-to-end (the
 #      real `godot-mcp` binary driven over stdio and HTTP by real MCP clients), crash and
 #      fault tests (journal failpoints on);
-#   3. the real-Godot tier: the add-on's load checks in a real editor
+#   3. the client matrix (tests/clients/run.sh): the debug binary built above, driven by
+#      the official TypeScript SDK client, the MCP Inspector CLI and the official Python
+#      SDK (pinned; installed there with npm ci and a venv; needs Node.js 20+, npm, python3);
+#   4. the real-Godot tier: the add-on's load checks in a real editor
 #      (tests/godot/run_editor_tests.sh), then every Rust test named `real_godot_*`, one
 #      at a time, with its output shown. They run when GODOT_BIN names a Godot 4.4+ editor
 #      binary (GODOT_RENDER_BIN adds the renderer tier, under Xvfb) and print SKIPPED
@@ -42,6 +45,9 @@ counted cargo test "${cargo_flags[@]}" -- --skip real_godot_
 # with npm ci) against the HTTP server built above.
 echo "==> MCP conformance suite"
 tests/conformance/run.sh "$CARGO_TARGET_DIR/debug/godot-mcp"
+
+echo "==> client matrix (tests/clients/run.sh)"
+counted tests/clients/run.sh
 
 echo "==> real-Godot tier"
 export GODOT_MCP_TEST_PREBUILT=1
@@ -123,6 +129,8 @@ if [[ -n "${GODOT_MCP_ENGINES:-}" && -n "${GODOT_BIN:-}" ]]; then
     done
 fi
 
-# One closing line for the whole run (every step above stops the script on a failure).
-grep '^test result:' "$results" | awk '{ for (i = 1; i < NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
-     END { printf "total: %d passed, %d failed\n", p, f }'
+# One closing line for the whole run (every step above stops the script on a failure):
+# cargo's `test result:` lines and node --test's closing `ℹ pass N` / `ℹ fail N`.
+awk '/^test result:/ { for (i = 1; i < NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
+     /^ℹ pass [0-9]+$/ { p += $3 } /^ℹ fail [0-9]+$/ { f += $3 }
+     END { printf "total: %d passed, %d failed\n", p, f }' "$results"

@@ -302,7 +302,7 @@ impl ToolDef {
         Self {
             meta,
             input_schema,
-            output_schema: output_schema_for::<R>().map(Arc::new),
+            output_schema: output_schema_for::<R>().map(or_error).map(Arc::new),
             handler: Handler::Direct(handler),
             check_args: check_fn::<A>(),
             runtime: RuntimeFlags::default(),
@@ -356,6 +356,7 @@ impl ToolDef {
                 meta.class,
                 meta.effect == Some(EffectKind::File),
             )
+            .map(or_error)
             .map(Arc::new),
             handler: Handler::Planned(planner),
             check_args: check_fn::<A>(),
@@ -371,7 +372,7 @@ impl ToolDef {
         Self {
             meta,
             input_schema: Arc::new(input_schema_for::<A>(meta.class)),
-            output_schema: output_schema_for::<R>().map(Arc::new),
+            output_schema: output_schema_for::<R>().map(or_error).map(Arc::new),
             handler: Handler::Batch,
             check_args: check_fn::<A>(),
             runtime: RuntimeFlags::default(),
@@ -465,6 +466,7 @@ fn input_schema_for<A: JsonSchema>(class: SafetyClass) -> JsonObject {
     obj.remove("title");
     strip_nullables(&mut obj);
     strip_formats(&mut obj);
+    objects_only(&mut obj);
     obj.entry("type").or_insert(json!("object"));
     let props = obj
         .entry("properties")
@@ -583,7 +585,119 @@ pub(crate) fn output_schema_for<R: JsonSchema>() -> Option<JsonObject> {
     }
     strip_annotations(&mut obj);
     strip_formats(&mut obj);
+    objects_only(&mut obj);
     Some(obj)
+}
+
+/// The schema of "any value" (any JSON, so any Godot value in the one JSON form of
+/// docs/values.md): where schemars writes the boolean schema `true` (a
+/// `serde_json::Value`, an open map's values), the published schema says `{}`.
+pub(crate) fn any_value() -> Value {
+    json!({})
+}
+
+/// Keywords whose value is one subschema, and those whose value is an array or a map
+/// of subschemas (JSON Schema 2020-12, and the older `additionalItems`/`definitions`).
+const SCHEMA_KEYWORDS: [&str; 11] = [
+    "additionalProperties",
+    "unevaluatedProperties",
+    "items",
+    "additionalItems",
+    "unevaluatedItems",
+    "contains",
+    "propertyNames",
+    "not",
+    "if",
+    "then",
+    "else",
+];
+const SCHEMA_ARRAY_KEYWORDS: [&str; 4] = ["allOf", "anyOf", "oneOf", "prefixItems"];
+const SCHEMA_MAP_KEYWORDS: [&str; 5] = [
+    "properties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    "dependentSchemas",
+];
+
+/// Every subschema an object, never a boolean schema: the official TypeScript SDK
+/// (and every client built on it: the MCP Inspector, Claude Code, Cursor, VS Code)
+/// refuses a whole tools/list when one `properties` entry is not an object. `true`
+/// becomes [`any_value`]; `false` as `additionalProperties` (schemars' mark of
+/// `deny_unknown_fields`) is left out, as the decoder refuses an unknown argument with
+/// a structured `INVALID_PARAMS` anyway and `{"not": {}}` would cost bytes in every
+/// tools/list and break strict-mode converters; `false` elsewhere is `{"not": {}}`.
+/// Every schema is built through here, so no tool can publish a boolean subschema.
+fn objects_only(obj: &mut Map<String, Value>) {
+    fn fix(v: &mut Value) {
+        match v {
+            Value::Bool(true) => *v = any_value(),
+            Value::Bool(false) => *v = json!({"not": {}}),
+            Value::Object(o) => objects_only(o),
+            _ => {}
+        }
+    }
+    for key in ["additionalProperties", "unevaluatedProperties"] {
+        if obj.get(key) == Some(&Value::Bool(false)) {
+            obj.remove(key);
+        }
+    }
+    for (key, v) in obj.iter_mut() {
+        let key = key.as_str();
+        if SCHEMA_KEYWORDS.contains(&key) {
+            match v {
+                Value::Array(items) => items.iter_mut().for_each(fix),
+                _ => fix(v),
+            }
+        } else if SCHEMA_ARRAY_KEYWORDS.contains(&key) {
+            if let Value::Array(items) = v {
+                items.iter_mut().for_each(fix);
+            }
+        } else if SCHEMA_MAP_KEYWORDS.contains(&key)
+            && let Value::Object(map) = v
+        {
+            map.values_mut().for_each(fix);
+        }
+    }
+}
+
+/// A tool's published `outputSchema`, which also accepts a refused call's result.
+///
+/// A refusal is `isError: true` with `structuredContent: {"error": {code, message, …}}`
+/// (error.rs). The TypeScript SDK's client (1.x, under the Inspector, Claude Code,
+/// Cursor, VS Code) validates `structuredContent` against the outputSchema even when
+/// `isError` is set (modelcontextprotocol/typescript-sdk#1943), so a schema that
+/// requires the success fields turns every refusal into a protocol error that hides
+/// the code and the hint. The required fields become one alternative and
+/// `{"required": ["error"]}` the other; an existing `anyOf` (a journaled tool's replay,
+/// a flattened enum) takes the required fields into each member and the error as one
+/// more member, so each member keeps its own properties.
+fn or_error(mut schema: JsonObject) -> JsonObject {
+    let error = json!({"required": ["error"]});
+    let required = match schema.remove("required") {
+        Some(Value::Array(r)) => r,
+        _ => Vec::new(),
+    };
+    if let Some(Value::Array(members)) = schema.get_mut("anyOf") {
+        for member in members.iter_mut() {
+            if let Value::Object(m) = member {
+                let own = m
+                    .entry("required")
+                    .or_insert_with(|| Value::Array(Vec::new()));
+                if let Value::Array(own) = own {
+                    for r in &required {
+                        if !own.contains(r) {
+                            own.push(r.clone());
+                        }
+                    }
+                }
+            }
+        }
+        members.push(error);
+    } else if !required.is_empty() {
+        schema.insert("anyOf".into(), json!([{ "required": required }, error]));
+    }
+    schema
 }
 
 /// Drop `title` and `description` from every (sub)schema; a `properties` map keeps
@@ -1079,6 +1193,182 @@ mod tests {
                 assert!(s.get("properties").is_some(), "{}", def.meta.name);
             }
         }
+    }
+
+    /// Every input and output schema of every tool (all toolsets), as tools/list sends
+    /// them, with the path of each place (`<tool>.<in|out>/<json pointer>`).
+    fn published_schemas() -> Vec<(String, Value)> {
+        let mut out = Vec::new();
+        for def in Registry::builtin().iter() {
+            let tool = def.to_mcp();
+            out.push((
+                format!("{}.in", tool.name),
+                Value::Object((*tool.input_schema).clone()),
+            ));
+            if let Some(s) = &tool.output_schema {
+                out.push((format!("{}.out", tool.name), Value::Object((**s).clone())));
+            }
+        }
+        assert!(out.len() > 200, "the registry lists every tool");
+        out
+    }
+
+    /// Walk a schema without trusting `objects_only`'s keyword lists: every value is
+    /// searched except the data keywords' (`default`, `const`, `enum`, `examples`) and
+    /// the boolean-valued annotations; a boolean anywhere else, or a non-object where
+    /// a subschema sits (a `properties` entry, an `anyOf` member), is reported.
+    fn non_object_subschemas(schema: &Value, at: &str, found: &mut Vec<String>) {
+        const DATA: [&str; 4] = ["default", "const", "enum", "examples"];
+        const BOOLEAN_VALUED: [&str; 4] = ["uniqueItems", "readOnly", "writeOnly", "deprecated"];
+        const MAPS: [&str; 5] = [
+            "properties",
+            "patternProperties",
+            "$defs",
+            "definitions",
+            "dependentSchemas",
+        ];
+        let Value::Object(obj) = schema else {
+            found.push(format!("{at}: {schema}"));
+            return;
+        };
+        for (k, v) in obj {
+            let here = format!("{at}/{k}");
+            if DATA.contains(&k.as_str()) || BOOLEAN_VALUED.contains(&k.as_str()) {
+                continue;
+            }
+            match v {
+                Value::Object(map) if MAPS.contains(&k.as_str()) => {
+                    for (name, sub) in map {
+                        non_object_subschemas(sub, &format!("{here}/{name}"), found);
+                    }
+                }
+                Value::Object(_) | Value::Bool(_) => non_object_subschemas(v, &here, found),
+                Value::Array(items) => {
+                    for (i, item) in items.iter().enumerate() {
+                        if matches!(item, Value::Object(_) | Value::Bool(_)) {
+                            non_object_subschemas(item, &format!("{here}/{i}"), found);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The official TypeScript SDK refuses a whole tools/list when one schema's
+    /// `properties` entry is not an object; no published subschema is a boolean.
+    #[test]
+    fn every_published_subschema_is_an_object() {
+        let mut found = Vec::new();
+        for (at, schema) in published_schemas() {
+            non_object_subschemas(&schema, &at, &mut found);
+        }
+        assert!(
+            found.is_empty(),
+            "boolean or non-object subschemas: {found:#?}"
+        );
+        // The walk finds one where schemars writes it (a `serde_json::Value` field).
+        let mut canary = Vec::new();
+        non_object_subschemas(
+            &json!({"type": "object", "properties": {"v": true},
+                    "anyOf": [{"items": false}], "default": true, "uniqueItems": true}),
+            "canary",
+            &mut canary,
+        );
+        assert_eq!(
+            canary,
+            ["canary/anyOf/0/items: false", "canary/properties/v: true"]
+        );
+    }
+
+    /// Every published schema is a valid JSON Schema 2020-12 document (checked
+    /// against the meta-schema, as a validating client would before using it).
+    #[test]
+    fn every_published_schema_is_valid_json_schema_2020_12() {
+        let invalid: Vec<String> = published_schemas()
+            .into_iter()
+            .filter_map(|(at, schema)| {
+                jsonschema::draft202012::meta::validate(&schema)
+                    .err()
+                    .map(|e| format!("{at}: {e} at {}", e.instance_path()))
+            })
+            .collect();
+        assert!(invalid.is_empty(), "{invalid:#?}");
+        assert!(
+            jsonschema::draft202012::meta::validate(&json!({"properties": {"a": {"type": "nul"}}}))
+                .is_err(),
+            "the meta-schema check refuses a bad type"
+        );
+    }
+
+    /// A refusal's `structuredContent` matches the outputSchema of every tool (clients
+    /// on the TypeScript SDK validate it even on `isError`), and the success fields stay
+    /// required: an empty result, which is neither, is refused.
+    #[test]
+    fn every_output_schema_accepts_a_refusal_and_requires_its_fields() {
+        let error =
+            serde_json::to_value(ToolError::invalid_params("path", "refused").hint("a hint"))
+                .unwrap();
+        let refusal = json!({ "error": error });
+        for def in Registry::builtin().iter() {
+            let Some(schema) = &def.output_schema else {
+                continue;
+            };
+            let schema = Value::Object((**schema).clone());
+            let v = jsonschema::draft202012::new(&schema).unwrap();
+            assert!(
+                v.is_valid(&refusal),
+                "{}: a refusal does not match",
+                def.meta.name
+            );
+            let requires = schema["anyOf"].as_array().is_some_and(|members| {
+                members
+                    .iter()
+                    .all(|m| m["required"].as_array().is_some_and(|r| !r.is_empty()))
+            });
+            assert_eq!(
+                v.is_valid(&json!({})),
+                !requires,
+                "{}: an empty result",
+                def.meta.name
+            );
+        }
+    }
+
+    /// The transform itself: `true` is `{}`, `additionalProperties: false` is left
+    /// out, any other `false` is `{"not": {}}`, and data keywords keep their booleans.
+    #[test]
+    fn objects_only_rewrites_boolean_subschemas() {
+        let mut s = json!({
+            "type": "object",
+            "additionalProperties": false,
+            "properties": {
+                "v": true,
+                "list": {"type": "array", "items": true, "uniqueItems": true},
+                "never": false,
+                "open": {"type": "object", "additionalProperties": true},
+                "flag": {"type": "boolean", "default": false, "enum": [true]},
+                "either": {"anyOf": [true, {"type": "string"}]}
+            }
+        });
+        let Value::Object(obj) = &mut s else {
+            unreachable!()
+        };
+        objects_only(obj);
+        assert_eq!(
+            s,
+            json!({
+                "type": "object",
+                "properties": {
+                    "v": {},
+                    "list": {"type": "array", "items": {}, "uniqueItems": true},
+                    "never": {"not": {}},
+                    "open": {"type": "object", "additionalProperties": {}},
+                    "flag": {"type": "boolean", "default": false, "enum": [true]},
+                    "either": {"anyOf": [{}, {"type": "string"}]}
+                }
+            })
+        );
     }
 
     /// A mutating tool written as a direct handler would skip its dry run: refused
