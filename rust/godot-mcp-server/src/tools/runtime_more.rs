@@ -330,6 +330,8 @@ async fn play_input_sequence(
             let request = ProbeRequest::Input {
                 event: event.wire(),
                 hold_ms: step.hold_ms.unwrap_or(0),
+                at_frame: None,
+                hold_frames: None,
             };
             let v = tokio::select! {
                 v = probe_request::<HeldReply>(&session, request) => v,
@@ -1553,6 +1555,7 @@ mod tests {
     fn ev(t: u64, key: &str, pressed: bool) -> RecordedEvent {
         RecordedEvent {
             t_ms: t,
+            frame: None,
             event: ProbeEvent::Key { key: key.into() },
             pressed,
         }

@@ -12,6 +12,7 @@
 //! This file holds what they share: the tool list, tool metadata and the Godot binary.
 
 mod canonical;
+mod clock;
 mod export;
 mod probe;
 mod sessions;
@@ -90,6 +91,12 @@ impl ReadOnly for ToolMeta {
 }
 
 pub fn tools() -> Vec<ToolDef> {
+    let mut all = base_tools();
+    all.extend(clock::tools());
+    all
+}
+
+fn base_tools() -> Vec<ToolDef> {
     vec![
         ToolDef::new(
             meta(
