@@ -202,6 +202,15 @@ pub struct Step {
     #[serde(default)]
     #[schemars(range(max = 60000))]
     wait_ms: Option<u64>,
+    /// Press on this frame after the sequence starts (1: the next), in place of ms:
+    /// the clock is held and advanced through the sequence.
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 10000))]
+    at_frame: Option<u64>,
+    /// Frames it stays pressed (default 1).
+    #[serde(default)]
+    #[schemars(range(max = 10000))]
+    hold_frames: Option<u64>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -255,6 +264,9 @@ fn check_steps(steps: &[Step]) -> Result<(), ToolError> {
             format!("steps must hold 1 to {MAX_STEPS} steps"),
         ));
     }
+    if steps.iter().any(|s| s.at_frame.is_some() || s.hold_frames.is_some()) {
+        return check_framed(steps);
+    }
     let mut total = 0u64;
     for (i, s) in steps.iter().enumerate() {
         for (name, v) in [("hold_ms", s.hold_ms), ("wait_ms", s.wait_ms)] {
@@ -282,6 +294,32 @@ fn check_steps(steps: &[Step]) -> Result<(), ToolError> {
     Ok(())
 }
 
+/// A sequence on frames: every step an event with `at_frame`, no milliseconds.
+fn check_framed(steps: &[Step]) -> Result<(), ToolError> {
+    for (i, s) in steps.iter().enumerate() {
+        let bad = |field: &str, why: &str| {
+            Err(ToolError::invalid_params(format!("steps[{i}].{field}"), why.to_string()))
+        };
+        if s.hold_ms.is_some() {
+            return bad("hold_ms", "a sequence on frames holds by hold_frames, not hold_ms");
+        }
+        if s.wait_ms.is_some() {
+            return bad("wait_ms", "a sequence on frames is timed by at_frame, not wait_ms");
+        }
+        if s.event.is_none() {
+            return bad("event", "a step on a frame needs an event");
+        }
+        match s.at_frame {
+            Some(f) if (1..=crate::tools::runtime::MAX_FRAMES).contains(&f) => {}
+            _ => return bad("at_frame", "at_frame must be 1–10000 in every step of a sequence on frames"),
+        }
+        if s.hold_frames.is_some_and(|h| h > crate::tools::runtime::MAX_FRAMES) {
+            return bad("hold_frames", "hold_frames must be 0–10000");
+        }
+    }
+    Ok(())
+}
+
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct SequenceOut {
     pub session_id: String,
@@ -290,6 +328,9 @@ pub struct SequenceOut {
     /// Inputs the game held after the last step (null if no event was sent).
     pub held_at_end: Option<u64>,
     pub duration_ms: u64,
+    /// A sequence on frames: the frame the held clock stands at after it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frame: Option<u64>,
 }
 
 async fn play_input_sequence(
@@ -305,6 +346,37 @@ async fn play_input_sequence(
         session: Some(session.clone()),
     };
     let start = Instant::now();
+    if args.steps[0].at_frame.is_some() {
+        let plan: Vec<(ProbeEvent, u64, u64)> = args
+            .steps
+            .iter()
+            .filter_map(|s| {
+                Some((s.event.as_ref()?.wire(), s.at_frame?, s.hold_frames.unwrap_or(1)))
+            })
+            .collect();
+        let played = tokio::select! {
+            v = crate::tools::runtime::play_on_frames(&session, &plan) => v?,
+            () = cancel.cancelled() => {
+                guard.session = None;
+                let released = release_all(&session).await;
+                return Err(ToolError::new(
+                    ErrorCode::PreconditionFailed,
+                    "The input sequence was cancelled; every held input was released.",
+                )
+                .required("not_cancelled")
+                .details(json!({"released": released})));
+            }
+        };
+        guard.session = None;
+        return Ok(SequenceOut {
+            session_id: session.txn.to_string(),
+            steps_played: plan.len(),
+            events_sent: plan.len(),
+            held_at_end: Some(played.1),
+            duration_ms: start.elapsed().as_millis() as u64,
+            frame: Some(played.0),
+        });
+    }
     let mut sent = 0usize;
     let mut held = None;
     for (i, step) in args.steps.iter().enumerate() {
@@ -365,6 +437,7 @@ async fn play_input_sequence(
         events_sent: sent,
         held_at_end: held,
         duration_ms: start.elapsed().as_millis() as u64,
+        frame: None,
     })
 }
 

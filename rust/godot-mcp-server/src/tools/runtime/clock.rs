@@ -379,6 +379,38 @@ pub(super) async fn game_run_until(
     })
 }
 
+/// Plays `(event, at_frame, hold_frames)` inputs on frames counted from now: holds the
+/// clock, schedules every press and release, and steps until the last release.
+/// Returns the frame it ends on and the inputs still held (0 when all went well).
+pub(crate) async fn play_on_frames(
+    session: &Session,
+    plan: &[(ProbeEvent, u64, u64)],
+) -> Result<(u64, u64), ToolError> {
+    let held: ClockReply = probe_request(session, ProbeRequest::ClockPause {}).await?;
+    let base = held.frame;
+    for (event, at, hold) in plan {
+        let request = ProbeRequest::Input {
+            event: event.clone(),
+            hold_ms: 0,
+            at_frame: Some(base + at),
+            hold_frames: Some(*hold),
+        };
+        let _: HeldReply = probe_request(session, request).await?;
+    }
+    let end = plan.iter().map(|(_, at, hold)| at + hold).max().unwrap_or(0);
+    let (reply, _) = step(
+        session,
+        end,
+        ClockUnit::Physics,
+        None,
+        &Sampling::default(),
+        DEFAULT_PRECISION,
+    )
+    .await?;
+    let status: StatusReply = probe_request(session, ProbeRequest::Status {}).await?;
+    Ok((reply.frame, status.held))
+}
+
 /// A probe row with its digest.
 pub(crate) fn row(r: &WatchRow, precision: u32) -> Row {
     Row {
