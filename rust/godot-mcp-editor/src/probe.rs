@@ -147,7 +147,11 @@ impl ISceneTree for GodotMcpProbe {
         let replies = self.clock.hook(crate::probe_clock::Hook::Process, &mut tree);
         self.send_all(replies);
         self.end_expired_holds();
-        self.poll();
+        // The scene change the probe asked for lands at the end of the first
+        // iteration's process: requests wait for it, so frame 0 has the scene.
+        if Engine::singleton().get_process_frames() > 0 {
+            self.poll();
+        }
         self.take_due_screenshots();
         let root = self.base().get_root();
         for reply in crate::probe_more::tick(&mut self.more, root) {
