@@ -302,12 +302,14 @@ async fn real_godot_input_on_frames_drives_a_character() {
         ]}),
     )
     .await;
-    assert_eq!(s["frame"], 60, "{s}");
+    // The clock was at 30; the last release is on frame 1 + 30 after it.
+    assert_eq!(s["frame"], 61, "{s}");
     assert_eq!(s["held_at_end"], 0, "{s}");
     let x1 = ok(&client, "get_game_property", hero("position")).await["value"]["x"].clone();
     // 30 frames at 200 px/s, one 60th of a second each.
     let moved = x1.as_f64().unwrap() - x0.as_f64().unwrap();
-    assert!((moved - 100.0).abs() < 0.01, "moved {moved}");
+    // (29 frames would be 96.7 px, 31 frames 103.3 px; the rest is the body's safe margin.)
+    assert!((moved - 100.0).abs() < 0.5, "moved {moved}");
     let jumps = ok(&client, "get_game_property", hero("jumps")).await;
     assert_eq!(jumps["value"], 1, "{jumps}");
 }
@@ -328,7 +330,13 @@ async fn real_godot_playtests_give_the_same_digests_run_after_run() {
         )
         .await;
         assert_eq!(v["deterministic"], true, "{file}: {}", v["divergence"]);
-        assert_eq!(v["passed"], true, "{file}: {}", v["expectations"]);
+        assert_eq!(
+            v["passed"],
+            true,
+            "{file}: {} rows 36-45: {:?}",
+            v["expectations"],
+            &v["rows"].as_array().unwrap()[35..45]
+        );
         assert_eq!(v["stats"].as_array().unwrap().len(), runs as usize);
         let rows = v["rows"].as_array().unwrap();
         assert_eq!(rows.len() as u64, v["frames"].as_u64().unwrap(), "{file}");
@@ -347,3 +355,4 @@ async fn real_godot_playtests_give_the_same_digests_run_after_run() {
     assert_eq!((d["frame"].as_u64(), d["watch"].as_u64()), (Some(30), Some(2)), "{d}");
     assert_eq!(v["passed"], true, "{}", v["expectations"]);
 }
+

@@ -15,12 +15,17 @@
 //! also makes every iteration exactly one tick. See docs/playtesting.md.
 //!
 //! A step is answered once its last frame is complete: at the first hook of the
-//! next iteration (or the next tick). Watches are read and `until` is evaluated
-//! there, after each tick. Input due on a frame is given to `Input` and flushed at
-//! the start of that frame's tick, so `_input` and `is_action_just_pressed` in
-//! `_physics_process` see it on that frame.
+//! next iteration. Watches are read and `until` is evaluated right after each tick
+//! (at the next hook: the iteration's `process`, before any node's `_process`).
+//! Input due on frame N is given to `Input` and flushed just before tick N: Godot
+//! stamps an action pressed during tick N-1 or between ticks as just pressed on tick
+//! N (`Input` sets `pressed_physics_frame` to the physics frame count + 1), so it is
+//! delivered after tick N-1 once the clock knows tick N runs (or when a step starts,
+//! the tree un-paused for the moment of delivery so `_input` sees it). When two ticks
+//! share one iteration (a game not launched with `--fixed-fps`) input due on the
+//! second lands one frame late.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use godot::classes::{ClassDb, Engine, Input, SceneTree};
 use godot::prelude::*;
@@ -31,17 +36,11 @@ use crate::probe::{answer, make_event, refuse};
 
 /// The clock frame, for the input recorder (`probe_more`).
 pub static FRAME: AtomicU64 = AtomicU64::new(0);
-/// True while the clock itself delivers input (it lands on the current frame).
-pub static DELIVERING: AtomicBool = AtomicBool::new(false);
 
-/// The frame an input received now reaches the game's `_physics_process` on.
+/// The frame an input received now is first seen on by `_physics_process` (Godot
+/// stamps it for the next physics tick).
 pub fn frame_of_input() -> u64 {
-    let f = FRAME.load(Ordering::Relaxed);
-    if DELIVERING.load(Ordering::Relaxed) {
-        f
-    } else {
-        f + 1
-    }
+    FRAME.load(Ordering::Relaxed) + 1
 }
 
 /// Which hook runs.
@@ -116,7 +115,9 @@ impl Clock {
                 ),
             ));
         }
-        make_event(&event, true)?;
+        if make_event(&event, true).is_none() {
+            return Some(refuse(id, "bad_event", "unknown input event"));
+        }
         self.scheduled.push(Scheduled {
             frame: at,
             event: event.clone(),
@@ -242,6 +243,9 @@ impl Clock {
             return Some(step_answer(&p, self.frame));
         }
         self.pending = Some(p);
+        // The first tick of the step runs next: its input goes in now, the tree
+        // un-paused for the moment so `_input` sees it.
+        self.deliver(self.frame + 1, tree, true);
         None
     }
 
@@ -252,7 +256,7 @@ impl Clock {
         let iteration = Engine::singleton().get_process_frames();
         let new_iteration = iteration != self.last_iteration;
         self.last_iteration = iteration;
-        if self.tick_open && (new_iteration || hook == Hook::Physics) {
+        if self.tick_open {
             self.close_tick(tree);
         }
         if self.iter_open && new_iteration {
@@ -291,7 +295,9 @@ impl Clock {
                     if let Some(p) = self.pending.as_mut() {
                         p.ticks += 1;
                     }
-                    self.deliver();
+                    // Input for this frame not delivered before its tick (a second
+                    // tick in one iteration): now, seen one frame late.
+                    self.deliver(self.frame, tree, false);
                 }
             }
             Hook::Process => {
@@ -303,23 +309,30 @@ impl Clock {
                 } else if self.held {
                     tree.set_pause(true);
                 }
+                // The next tick runs: its input goes in now, between the ticks.
+                let free = !self.held && self.pending.is_none() && !tree.is_paused();
+                if stepping || free {
+                    self.deliver(self.frame + 1, tree, false);
+                }
             }
         }
         out
     }
 
-    /// The input due on this frame, delivered now (flushed, so it is not left for
-    /// the next iteration's event flush).
-    fn deliver(&mut self) {
-        if self.scheduled.is_empty() {
+    /// The input due on or before `frame`, delivered now (flushed, so it is not left
+    /// for the next iteration's event flush); `unpause`: with the tree un-paused for
+    /// the moment.
+    fn deliver(&mut self, frame: u64, tree: &mut Gd<SceneTree>, unpause: bool) {
+        if !self.scheduled.iter().any(|s| s.frame <= frame) {
             return;
         }
-        let frame = self.frame;
         let (due, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.scheduled)
             .into_iter()
             .partition(|s| s.frame <= frame);
         self.scheduled = later;
-        DELIVERING.store(true, Ordering::Relaxed);
+        if unpause {
+            tree.set_pause(false);
+        }
         let mut input = Input::singleton();
         // Presses before releases, so a 0-frame hold is a press then a release.
         for pressed in [true, false] {
@@ -330,7 +343,9 @@ impl Clock {
                 }
             }
         }
-        DELIVERING.store(false, Ordering::Relaxed);
+        if unpause {
+            tree.set_pause(true);
+        }
     }
 
     /// After a tick: watches sampled, `until` evaluated, the frame budget counted.
