@@ -477,6 +477,53 @@ pub struct RecordedOut {
     pub releases_without_press: usize,
     /// Events the recorder does not replay, counted by class.
     pub skipped: Option<BTreeMap<String, u64>>,
+    /// The same presses on the frames they reached the game (frame 1: the first
+    /// press's), for a frame-exact replay on a held game; absent when the probe does
+    /// not count frames.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frame_steps: Option<Vec<FrameStep>>,
+}
+
+/// A play_input_sequence step on a frame, made from a recording.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct FrameStep {
+    pub event: Value,
+    pub at_frame: u64,
+    pub hold_frames: u64,
+}
+
+/// Recorded events as steps on frames, when every event has its frame: each press
+/// held until its release (a press still down at the stop: until the last event).
+fn to_frame_steps(events: &[RecordedEvent]) -> Option<Vec<FrameStep>> {
+    let mut sorted: Vec<(u64, &RecordedEvent)> = events
+        .iter()
+        .map(|e| e.frame.map(|f| (f, e)))
+        .collect::<Option<_>>()?;
+    sorted.sort_by_key(|(f, _)| *f);
+    let first = sorted.iter().find(|(_, e)| e.pressed)?.0;
+    let last = sorted.last()?.0;
+    let mut presses: Vec<(u64, &ProbeEvent, Option<u64>)> = Vec::new();
+    for (f, e) in &sorted {
+        let id = event_identity(&e.event);
+        if e.pressed {
+            presses.push((*f, &e.event, None));
+        } else if let Some(p) = presses
+            .iter_mut()
+            .find(|(_, ev, hold)| hold.is_none() && event_identity(ev) == id)
+        {
+            p.2 = Some(f - p.0);
+        }
+    }
+    Some(
+        presses
+            .into_iter()
+            .map(|(f, ev, hold)| FrameStep {
+                event: serde_json::to_value(ev).unwrap_or_default(),
+                at_frame: f - first + 1,
+                hold_frames: hold.unwrap_or(last + 1 - f),
+            })
+            .collect(),
+    )
 }
 
 /// A play_input_sequence step made from a recording (a pause has only `wait_ms`).
@@ -505,6 +552,7 @@ async fn stop_recording(
         steps,
         releases_without_press: unpaired,
         skipped: Some(v.skipped),
+        frame_steps: to_frame_steps(&v.events),
     })
 }
 
@@ -1625,6 +1673,25 @@ fn wait_for_import(state: &AppState, dest: &ResPath, limit: Duration) -> ImportO
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_recording_with_frames_replays_on_its_frames() {
+        let at = |f: u64, key: &str, pressed: bool| RecordedEvent {
+            frame: Some(f),
+            ..ev(f * 16, key, pressed)
+        };
+        let events = [
+            at(12, "A", true),
+            at(15, "B", true),
+            at(20, "A", false),
+            at(30, "B", false),
+            at(31, "C", true),
+        ];
+        let steps = to_frame_steps(&events).unwrap();
+        let got: Vec<(u64, u64)> = steps.iter().map(|s| (s.at_frame, s.hold_frames)).collect();
+        assert_eq!(got, [(1, 8), (4, 15), (20, 1)]);
+        assert_eq!(steps[1].event, json!({"type": "key", "key": "B"}));
+    }
+
     fn ev(t: u64, key: &str, pressed: bool) -> RecordedEvent {
         RecordedEvent {
             t_ms: t,
@@ -1646,6 +1713,8 @@ mod tests {
             ev(900, "C", true),
         ];
         let (steps, unpaired) = to_steps(&events, 1000);
+        // Without frames there is no frame-exact replay.
+        assert_eq!(to_frame_steps(&events), None);
         assert_eq!(unpaired, 0);
         let steps = serde_json::to_value(&steps).unwrap();
         assert_eq!(
