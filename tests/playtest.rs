@@ -69,7 +69,12 @@ async fn a_held_clock_steps_runs_until_and_samples_watches() {
     let (_p, _s, _c, client) = standin_project().await;
     ok(&client, "play_scene", json!({"paused": true})).await;
     // Held from frame 0: reads do not move.
-    let a = ok(&client, "get_game_property", json!({"node": "/root/Main", "property": "frame"})).await;
+    let a = ok(
+        &client,
+        "get_game_property",
+        json!({"node": "/root/Main", "property": "frame"}),
+    )
+    .await;
     assert_eq!(a["value"], 0, "{a}");
     let st = ok(
         &client,
@@ -77,13 +82,22 @@ async fn a_held_clock_steps_runs_until_and_samples_watches() {
         json!({"frames": 10, "watch": [{"node": "/root/Main", "property": "y"}, {"expression": "frame >= 5"}], "every": 5, "at": [3]}),
     )
     .await;
-    assert_eq!((st["frame"].as_u64(), st["advanced"].as_u64()), (Some(10), Some(10)), "{st}");
+    assert_eq!(
+        (st["frame"].as_u64(), st["advanced"].as_u64()),
+        (Some(10), Some(10)),
+        "{st}"
+    );
     let rows = st["rows"].as_array().unwrap();
     let frames: Vec<u64> = rows.iter().map(|r| r["frame"].as_u64().unwrap()).collect();
     assert_eq!(frames, [3, 5, 10], "{st}");
     assert_eq!(rows[1]["values"], json!([1.25, true]), "{st}");
     assert_eq!(rows[0]["digest"].as_str().unwrap().len(), 16, "{st}");
-    let b = ok(&client, "get_game_property", json!({"node": "/root/Main", "property": "frame"})).await;
+    let b = ok(
+        &client,
+        "get_game_property",
+        json!({"node": "/root/Main", "property": "frame"}),
+    )
+    .await;
     assert_eq!(b["value"], 10, "{b}");
 
     let u = ok(
@@ -92,14 +106,22 @@ async fn a_held_clock_steps_runs_until_and_samples_watches() {
         json!({"expression": "frame >= 37", "max_frames": 100}),
     )
     .await;
-    assert_eq!((u["met"].as_bool(), u["frame"].as_u64()), (Some(true), Some(37)), "{u}");
+    assert_eq!(
+        (u["met"].as_bool(), u["frame"].as_u64()),
+        (Some(true), Some(37)),
+        "{u}"
+    );
     let capped = ok(
         &client,
         "game_run_until",
         json!({"expression": "frame == 1", "max_frames": 5}),
     )
     .await;
-    assert_eq!((capped["met"].as_bool(), capped["advanced"].as_u64()), (Some(false), Some(5)), "{capped}");
+    assert_eq!(
+        (capped["met"].as_bool(), capped["advanced"].as_u64()),
+        (Some(false), Some(5)),
+        "{capped}"
+    );
 
     // Input on a frame: scheduled, held until its release frame, and recorded on it.
     ok(&client, "record_input", json!({})).await;
@@ -132,7 +154,12 @@ async fn bad_clock_and_playtest_input_is_refused() {
     assert_eq!(e["param"], "frames", "{e}");
     let e = err(&client, "game_step", json!({"frames": 10001})).await;
     assert_eq!(e["param"], "frames", "{e}");
-    let e = err(&client, "game_step", json!({"every": 0, "watch": [{"expression": "1"}]})).await;
+    let e = err(
+        &client,
+        "game_step",
+        json!({"every": 0, "watch": [{"expression": "1"}]}),
+    )
+    .await;
     assert_eq!(e["param"], "every", "{e}");
     let e = err(&client, "game_run_until", json!({"expression": " "})).await;
     assert_eq!(e["param"], "expression", "{e}");
@@ -144,15 +171,28 @@ async fn bad_clock_and_playtest_input_is_refused() {
     )
     .await;
     assert_eq!(e["param"], "steps[0].hold_ms", "{e}");
-    let e = err(&client, "run_playtest", json!({"path": "res://playtest/fall.tscn"})).await;
+    let e = err(
+        &client,
+        "run_playtest",
+        json!({"path": "res://playtest/fall.tscn"}),
+    )
+    .await;
     assert_eq!(e["param"], "path", "{e}");
     std::fs::write(
         p.path().join("playtest/bad.playtest.json"),
         r#"{"scene": "res://playtest/fall.tscn", "frames": 10, "input": [{"at_frame": 11, "event": {"type": "key", "key": "A"}}]}"#,
     )
     .unwrap();
-    let e = err(&client, "run_playtest", json!({"path": "res://playtest/bad.playtest.json"})).await;
-    assert!(e["message"].as_str().unwrap().contains("input[0].at_frame"), "{e}");
+    let e = err(
+        &client,
+        "run_playtest",
+        json!({"path": "res://playtest/bad.playtest.json"}),
+    )
+    .await;
+    assert!(
+        e["message"].as_str().unwrap().contains("input[0].at_frame"),
+        "{e}"
+    );
     // Nothing ran: the clock is where it was.
     let f = ok(&client, "game_pause", json!({})).await;
     assert_eq!(f["frame"], 0, "{f}");
@@ -180,7 +220,12 @@ async fn a_playtest_names_the_first_diverging_frame() {
     assert_eq!(v["expectations"][1]["passed"], false, "{v}");
     assert_eq!(v["expectations"][1]["failed_runs"], json!([0, 1, 2]), "{v}");
     assert_eq!(v["passed"], false, "{v}");
-    let frames: Vec<u64> = v["rows"].as_array().unwrap().iter().map(|r| r["frame"].as_u64().unwrap()).collect();
+    let frames: Vec<u64> = v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["frame"].as_u64().unwrap())
+        .collect();
     assert_eq!(frames, [2, 5, 10, 15, 20], "{v}");
     assert_eq!(v["stats"].as_array().unwrap().len(), 3, "{v}");
 
@@ -191,14 +236,27 @@ async fn a_playtest_names_the_first_diverging_frame() {
             "watch": [{"node": "/root/Main", "property": "frame"}, {"node": "/root/Main", "property": "ticks"}]}"#,
     )
     .unwrap();
-    let v = ok(&client, "run_playtest", json!({"path": "res://playtest/wall.playtest.json"})).await;
+    let v = ok(
+        &client,
+        "run_playtest",
+        json!({"path": "res://playtest/wall.playtest.json"}),
+    )
+    .await;
     assert_eq!(v["deterministic"], false, "{v}");
     let d = &v["divergence"];
-    assert_eq!((d["run"].as_u64(), d["frame"].as_u64(), d["watch"].as_u64()), (Some(1), Some(2), Some(1)), "{v}");
+    assert_eq!(
+        (d["run"].as_u64(), d["frame"].as_u64(), d["watch"].as_u64()),
+        (Some(1), Some(2), Some(1)),
+        "{v}"
+    );
     // Every playtest game is stopped.
     let l = ok(&client, "list_sessions", json!({})).await;
     assert!(
-        l["sessions"].as_array().unwrap().iter().all(|s| s["running"] == false),
+        l["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|s| s["running"] == false),
         "{l}"
     );
 }
@@ -228,7 +286,13 @@ async fn real_served(godot: &Path) -> (tempfile::TempDir, tempfile::TempDir, Cle
 }
 
 async fn n_of(client: &Client) -> Value {
-    ok(client, "get_game_property", json!({"node": "/root/Fall", "property": "n"})).await["value"].clone()
+    ok(
+        client,
+        "get_game_property",
+        json!({"node": "/root/Fall", "property": "n"}),
+    )
+    .await["value"]
+        .clone()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -262,12 +326,21 @@ async fn real_godot_the_clock_steps_a_counter_exactly() {
         json!({"expression": "n >= 37", "max_frames": 600, "watch": [{"expression": "n"}], "every": 1}),
     )
     .await;
-    assert_eq!((u["met"].as_bool(), u["frame"].as_u64()), (Some(true), Some(37)), "{u}");
+    assert_eq!(
+        (u["met"].as_bool(), u["frame"].as_u64()),
+        (Some(true), Some(37)),
+        "{u}"
+    );
     assert_eq!(n_of(&client).await, 37);
     let rows = u["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 27, "{u}");
     assert!(rows.iter().all(|r| r["values"][0] == r["frame"]), "{u}");
-    let p = ok(&client, "game_step", json!({"frames": 5, "unit": "process"})).await;
+    let p = ok(
+        &client,
+        "game_step",
+        json!({"frames": 5, "unit": "process"}),
+    )
+    .await;
     assert_eq!(p["frame"], 42, "{p}");
     assert_eq!(n_of(&client).await, 42);
 
@@ -284,7 +357,10 @@ async fn real_godot_the_clock_steps_a_counter_exactly() {
     assert!(n > 60, "the game did not run after game_resume: n = {n}");
     let paused = ok(&client, "game_pause", json!({})).await;
     assert_eq!(n_of(&client).await, paused["frame"]);
-    eprintln!("PASSED: the clock against a real Godot ({})", godot.display());
+    eprintln!(
+        "PASSED: the clock against a real Godot ({})",
+        godot.display()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -331,7 +407,12 @@ async fn real_godot_input_on_frames_drives_a_character() {
     assert_eq!(got, [(json!(1), json!(30)), (json!(5), json!(1))], "{rec}");
     // Landed again (a jump lasts ~49 frames), the replay jumps once more.
     ok(&client, "game_step", json!({"frames": 60})).await;
-    let replay = ok(&client, "play_input_sequence", json!({"steps": rec["frame_steps"]})).await;
+    let replay = ok(
+        &client,
+        "play_input_sequence",
+        json!({"steps": rec["frame_steps"]}),
+    )
+    .await;
     assert_eq!(replay["frame"], 121 + 31, "{replay}");
     let jumps = ok(&client, "get_game_property", hero("jumps")).await;
     assert_eq!(jumps["value"], 2, "{jumps}");
@@ -363,8 +444,16 @@ async fn real_godot_playtests_give_the_same_digests_run_after_run() {
         assert_eq!(v["stats"].as_array().unwrap().len(), runs as usize);
         let rows = v["rows"].as_array().unwrap();
         assert_eq!(rows.len() as u64, v["frames"].as_u64().unwrap(), "{file}");
-        let fps: Vec<f64> = v["stats"].as_array().unwrap().iter().map(|s| s["frames_per_second"].as_f64().unwrap()).collect();
-        eprintln!("{file}: {runs} runs, identical digests on {} frames; stepped fps {fps:?}", rows.len());
+        let fps: Vec<f64> = v["stats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["frames_per_second"].as_f64().unwrap())
+            .collect();
+        eprintln!(
+            "{file}: {runs} runs, identical digests on {} frames; stepped fps {fps:?}",
+            rows.len()
+        );
     }
     // Wall-clock reads from frame 30 on: named at frame 30, its third watch.
     let v = ok(
@@ -375,10 +464,13 @@ async fn real_godot_playtests_give_the_same_digests_run_after_run() {
     .await;
     assert_eq!(v["deterministic"], false, "{v}");
     let d = &v["divergence"];
-    assert_eq!((d["frame"].as_u64(), d["watch"].as_u64()), (Some(30), Some(2)), "{d}");
+    assert_eq!(
+        (d["frame"].as_u64(), d["watch"].as_u64()),
+        (Some(30), Some(2)),
+        "{d}"
+    );
     assert_eq!(v["passed"], true, "{}", v["expectations"]);
 }
-
 
 /// Not a test: the numbers docs/playtesting.md reports. Run with
 /// `GODOT_BIN=… cargo test -p godot-mcp-server --all-features --locked --test playtest
@@ -388,7 +480,12 @@ async fn real_godot_playtests_give_the_same_digests_run_after_run() {
 async fn bench_clock() {
     let Some(godot) = godot() else { return };
     let (_p, _s, _c, client) = real_served(&godot).await;
-    ok(&client, "play_scene", json!({"scene": "res://playtest/fall.tscn", "paused": true})).await;
+    ok(
+        &client,
+        "play_scene",
+        json!({"scene": "res://playtest/fall.tscn", "paused": true}),
+    )
+    .await;
     let mut ms = Vec::new();
     for _ in 0..300 {
         let t = std::time::Instant::now();
@@ -397,21 +494,52 @@ async fn bench_clock() {
     }
     ms.sort_by(f64::total_cmp);
     let q = |p: f64| ms[((ms.len() - 1) as f64 * p) as usize];
-    eprintln!("BENCH game_step(1) over MCP, 300 calls: p50 {:.2} ms, p90 {:.2} ms, max {:.2} ms", q(0.5), q(0.9), q(1.0));
+    eprintln!(
+        "BENCH game_step(1) over MCP, 300 calls: p50 {:.2} ms, p90 {:.2} ms, max {:.2} ms",
+        q(0.5),
+        q(0.9),
+        q(1.0)
+    );
     let t = std::time::Instant::now();
     let st = ok(&client, "game_step", json!({"frames": 6000})).await;
     let s = t.elapsed().as_secs_f64();
-    eprintln!("BENCH game_step(6000) held, --fixed-fps, headless: {:.0} frames/s ({:.2} s) {}", 6000.0 / s, s, st["frame"]);
+    eprintln!(
+        "BENCH game_step(6000) held, --fixed-fps, headless: {:.0} frames/s ({:.2} s) {}",
+        6000.0 / s,
+        s,
+        st["frame"]
+    );
     ok(&client, "stop_scene", json!({})).await;
     // The same scene running free (no held clock, no --fixed-fps): real time.
-    ok(&client, "play_scene", json!({"scene": "res://playtest/fall.tscn"})).await;
-    let a = ok(&client, "game_pause", json!({})).await["frame"].as_u64().unwrap();
+    ok(
+        &client,
+        "play_scene",
+        json!({"scene": "res://playtest/fall.tscn"}),
+    )
+    .await;
+    let a = ok(&client, "game_pause", json!({})).await["frame"]
+        .as_u64()
+        .unwrap();
     ok(&client, "game_resume", json!({})).await;
     let t = std::time::Instant::now();
     tokio::time::sleep(std::time::Duration::from_secs(3)).await;
-    let b = ok(&client, "game_pause", json!({})).await["frame"].as_u64().unwrap();
-    eprintln!("BENCH free run: {:.1} frames/s", (b - a) as f64 / t.elapsed().as_secs_f64());
+    let b = ok(&client, "game_pause", json!({})).await["frame"]
+        .as_u64()
+        .unwrap();
+    eprintln!(
+        "BENCH free run: {:.1} frames/s",
+        (b - a) as f64 / t.elapsed().as_secs_f64()
+    );
     let t = std::time::Instant::now();
-    let v = ok(&client, "run_playtest", json!({"path": "res://playtest/fall.playtest.json", "runs": 5})).await;
-    eprintln!("BENCH run_playtest fall x5: {:.2} s in all; stats {}", t.elapsed().as_secs_f64(), v["stats"]);
+    let v = ok(
+        &client,
+        "run_playtest",
+        json!({"path": "res://playtest/fall.playtest.json", "runs": 5}),
+    )
+    .await;
+    eprintln!(
+        "BENCH run_playtest fall x5: {:.2} s in all; stats {}",
+        t.elapsed().as_secs_f64(),
+        v["stats"]
+    );
 }

@@ -114,7 +114,11 @@ impl ISceneTree for GodotMcpProbe {
         if let Some(seed) = user_arg(&args, "godot-mcp-seed").and_then(|s| s.parse::<i64>().ok()) {
             godot::global::seed(seed);
         }
-        if args.as_slice().iter().any(|a| a.to_string() == "--godot-mcp-paused") {
+        if args
+            .as_slice()
+            .iter()
+            .any(|a| a.to_string() == "--godot-mcp-paused")
+        {
             let mut tree = self.tree();
             self.clock.start_held(&mut tree);
         }
@@ -137,14 +141,18 @@ impl ISceneTree for GodotMcpProbe {
 
     fn physics_process(&mut self, _delta: f64) -> bool {
         let mut tree = self.tree();
-        let replies = self.clock.hook(crate::probe_clock::Hook::Physics, &mut tree);
+        let replies = self
+            .clock
+            .hook(crate::probe_clock::Hook::Physics, &mut tree);
         self.send_all(replies);
         false
     }
 
     fn process(&mut self, _delta: f64) -> bool {
         let mut tree = self.tree();
-        let replies = self.clock.hook(crate::probe_clock::Hook::Process, &mut tree);
+        let replies = self
+            .clock
+            .hook(crate::probe_clock::Hook::Process, &mut tree);
         self.send_all(replies);
         self.end_expired_holds();
         // The scene change the probe asked for lands at the end of the first
@@ -392,7 +400,8 @@ impl GodotMcpProbe {
                 hold_frames,
                 ..
             } => {
-                if let Some(refusal) = self.clock.schedule(id, event, at, hold_frames.unwrap_or(1)) {
+                if let Some(refusal) = self.clock.schedule(id, event, at, hold_frames.unwrap_or(1))
+                {
                     return Some(refusal);
                 }
                 answer(

@@ -86,12 +86,7 @@ impl Clock {
         probe::Value::String(expression.to_string())
     }
 
-    pub fn schedule(
-        &mut self,
-        event: ProbeEvent,
-        at: u64,
-        hold: u64,
-    ) -> Result<(), ProbeRefusal> {
+    pub fn schedule(&mut self, event: ProbeEvent, at: u64, hold: u64) -> Result<(), ProbeRefusal> {
         let frame = self.frame();
         if at <= frame {
             return Err(ProbeRefusal::new(
@@ -145,8 +140,7 @@ impl Clock {
                 println!("standin: input {what} pressed={pressed} at frame {f}");
             }
             self.scheduled.retain(|s| s.0 > frame);
-            if (at.contains(&frame) || every.is_some_and(|e| frame % e == 0)) && !watch.is_empty()
-            {
+            if (at.contains(&frame) || every.is_some_and(|e| frame % e == 0)) && !watch.is_empty() {
                 let values = watch
                     .iter()
                     .map(|w| match w {

@@ -264,7 +264,10 @@ fn check_steps(steps: &[Step]) -> Result<(), ToolError> {
             format!("steps must hold 1 to {MAX_STEPS} steps"),
         ));
     }
-    if steps.iter().any(|s| s.at_frame.is_some() || s.hold_frames.is_some()) {
+    if steps
+        .iter()
+        .any(|s| s.at_frame.is_some() || s.hold_frames.is_some())
+    {
         return check_framed(steps);
     }
     let mut total = 0u64;
@@ -298,22 +301,38 @@ fn check_steps(steps: &[Step]) -> Result<(), ToolError> {
 fn check_framed(steps: &[Step]) -> Result<(), ToolError> {
     for (i, s) in steps.iter().enumerate() {
         let bad = |field: &str, why: &str| {
-            Err(ToolError::invalid_params(format!("steps[{i}].{field}"), why.to_string()))
+            Err(ToolError::invalid_params(
+                format!("steps[{i}].{field}"),
+                why.to_string(),
+            ))
         };
         if s.hold_ms.is_some() {
-            return bad("hold_ms", "a sequence on frames holds by hold_frames, not hold_ms");
+            return bad(
+                "hold_ms",
+                "a sequence on frames holds by hold_frames, not hold_ms",
+            );
         }
         if s.wait_ms.is_some() {
-            return bad("wait_ms", "a sequence on frames is timed by at_frame, not wait_ms");
+            return bad(
+                "wait_ms",
+                "a sequence on frames is timed by at_frame, not wait_ms",
+            );
         }
         if s.event.is_none() {
             return bad("event", "a step on a frame needs an event");
         }
         match s.at_frame {
             Some(f) if (1..=crate::tools::runtime::MAX_FRAMES).contains(&f) => {}
-            _ => return bad("at_frame", "at_frame must be 1–10000 in every step of a sequence on frames"),
+            _ => {
+                return bad(
+                    "at_frame",
+                    "at_frame must be 1–10000 in every step of a sequence on frames",
+                );
+            }
         }
-        if s.hold_frames.is_some_and(|h| h > crate::tools::runtime::MAX_FRAMES) {
+        if s.hold_frames
+            .is_some_and(|h| h > crate::tools::runtime::MAX_FRAMES)
+        {
             return bad("hold_frames", "hold_frames must be 0–10000");
         }
     }
@@ -351,7 +370,11 @@ async fn play_input_sequence(
             .steps
             .iter()
             .filter_map(|s| {
-                Some((s.event.as_ref()?.wire(), s.at_frame?, s.hold_frames.unwrap_or(1)))
+                Some((
+                    s.event.as_ref()?.wire(),
+                    s.at_frame?,
+                    s.hold_frames.unwrap_or(1),
+                ))
             })
             .collect();
         let played = tokio::select! {

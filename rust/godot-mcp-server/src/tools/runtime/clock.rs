@@ -115,7 +115,12 @@ pub(super) async fn game_pause(
     args: SessionArg,
     _f: CallFlags,
 ) -> Result<ClockOut, ToolError> {
-    clock_call(&state, args.session_id.as_deref(), ProbeRequest::ClockPause {}).await
+    clock_call(
+        &state,
+        args.session_id.as_deref(),
+        ProbeRequest::ClockPause {},
+    )
+    .await
 }
 
 pub(super) async fn game_resume(
@@ -123,7 +128,12 @@ pub(super) async fn game_resume(
     args: SessionArg,
     _f: CallFlags,
 ) -> Result<ClockOut, ToolError> {
-    clock_call(&state, args.session_id.as_deref(), ProbeRequest::ClockResume {}).await
+    clock_call(
+        &state,
+        args.session_id.as_deref(),
+        ProbeRequest::ClockResume {},
+    )
+    .await
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -212,7 +222,10 @@ impl Sampling {
             ));
         }
         if self.every == Some(0) {
-            return Err(ToolError::invalid_params("every", "every must be at least 1"));
+            return Err(ToolError::invalid_params(
+                "every",
+                "every must be at least 1",
+            ));
         }
         if self.at.len() > MAX_FRAMES as usize {
             return Err(ToolError::invalid_params(
@@ -397,7 +410,11 @@ pub(crate) async fn play_on_frames(
         };
         let _: HeldReply = probe_request(session, request).await?;
     }
-    let end = plan.iter().map(|(_, at, hold)| at + hold).max().unwrap_or(0);
+    let end = plan
+        .iter()
+        .map(|(_, at, hold)| at + hold)
+        .max()
+        .unwrap_or(0);
     let (reply, _) = step(
         session,
         end,
@@ -435,7 +452,10 @@ pub(crate) fn rounded(v: &Value, precision: u32) -> Value {
         Value::Number(n) if n.is_f64() => {
             let f = n.as_f64().unwrap_or(0.0);
             let s = format!("{:.*}", precision as usize, f);
-            let zero = s.trim_start_matches('-').chars().all(|c| c == '0' || c == '.');
+            let zero = s
+                .trim_start_matches('-')
+                .chars()
+                .all(|c| c == '0' || c == '.');
             Value::String(if zero {
                 s.trim_start_matches('-').to_string()
             } else {
@@ -458,8 +478,14 @@ mod tests {
 
     #[test]
     fn a_digest_rounds_floats_to_its_precision() {
-        let a = [json!(1.000_04), json!({"$type": "Vector2", "x": 0.5, "y": -0.000_01})];
-        let b = [json!(1.000_01), json!({"$type": "Vector2", "x": 0.5, "y": 0.000_02})];
+        let a = [
+            json!(1.000_04),
+            json!({"$type": "Vector2", "x": 0.5, "y": -0.000_01}),
+        ];
+        let b = [
+            json!(1.000_01),
+            json!({"$type": "Vector2", "x": 0.5, "y": 0.000_02}),
+        ];
         assert_eq!(digest(&a, 4), digest(&b, 4));
         assert_ne!(digest(&a, 5), digest(&b, 5));
         // Integers are kept as they are; a different value is a different digest.

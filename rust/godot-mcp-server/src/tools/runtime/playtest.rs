@@ -136,17 +136,24 @@ fn load(state: &AppState, path: &ResPath) -> Result<Playtest, ToolError> {
     }
     let real = state.project.resolve("path", path)?;
     let text = std::fs::read_to_string(&real).map_err(|e| {
-        ToolError::new(ErrorCode::ResourceNotFound, format!("cannot read {path}: {e}"))
-            .param("path")
+        ToolError::new(
+            ErrorCode::ResourceNotFound,
+            format!("cannot read {path}: {e}"),
+        )
+        .param("path")
     })?;
     let p: Playtest = serde_json::from_str(&text)
         .map_err(|e| bad_file(format!("{path} is not a playtest: {e}")))?;
     if !(1..=MAX_FRAMES).contains(&p.frames) {
         return Err(bad_file(format!("frames must be 1–{MAX_FRAMES}")));
     }
-    if ResPath::parse(&p.scene).is_err() || !p.scene.ends_with(".tscn") && !p.scene.ends_with(".scn")
+    if ResPath::parse(&p.scene).is_err()
+        || !p.scene.ends_with(".tscn") && !p.scene.ends_with(".scn")
     {
-        return Err(bad_file(format!("scene {:?} is not a res:// scene", p.scene)));
+        return Err(bad_file(format!(
+            "scene {:?} is not a res:// scene",
+            p.scene
+        )));
     }
     for (i, inp) in p.input.iter().enumerate() {
         if inp.at_frame == 0 || inp.at_frame > p.frames {
@@ -378,9 +385,15 @@ async fn drive(
     let start = std::time::Instant::now();
     for stop in stops {
         if stop > frame {
-            let (reply, got) =
-                clock::step(session, stop - frame, ClockUnit::Physics, None, sampling, precision)
-                    .await?;
+            let (reply, got) = clock::step(
+                session,
+                stop - frame,
+                ClockUnit::Physics,
+                None,
+                sampling,
+                precision,
+            )
+            .await?;
             rows.extend(got);
             frame = reply.frame;
         }
@@ -423,7 +436,9 @@ mod tests {
         RunOut {
             rows: rows
                 .into_iter()
-                .map(|(frame, values)| clock::row(&godot_mcp_protocol::probe::WatchRow { frame, values }, 3))
+                .map(|(frame, values)| {
+                    clock::row(&godot_mcp_protocol::probe::WatchRow { frame, values }, 3)
+                })
                 .collect(),
             values: vec![],
             stats: RunStats {
@@ -437,11 +452,23 @@ mod tests {
 
     #[test]
     fn the_first_diverging_frame_and_value_are_named() {
-        let a = out(vec![(1, vec![json!(1), json!(0.5)]), (2, vec![json!(2), json!(0.75)])]);
-        let same = out(vec![(1, vec![json!(1), json!(0.5001)]), (2, vec![json!(2), json!(0.75)])]);
-        let other = out(vec![(1, vec![json!(1), json!(0.5)]), (2, vec![json!(2), json!(0.9)])]);
+        let a = out(vec![
+            (1, vec![json!(1), json!(0.5)]),
+            (2, vec![json!(2), json!(0.75)]),
+        ]);
+        let same = out(vec![
+            (1, vec![json!(1), json!(0.5001)]),
+            (2, vec![json!(2), json!(0.75)]),
+        ]);
+        let other = out(vec![
+            (1, vec![json!(1), json!(0.5)]),
+            (2, vec![json!(2), json!(0.9)]),
+        ]);
         assert!(first_divergence(&[out(vec![]), out(vec![])], 3).is_none());
-        let a2 = out(vec![(1, vec![json!(1), json!(0.5)]), (2, vec![json!(2), json!(0.75)])]);
+        let a2 = out(vec![
+            (1, vec![json!(1), json!(0.5)]),
+            (2, vec![json!(2), json!(0.75)]),
+        ]);
         assert!(first_divergence(&[a2, same], 3).is_none());
         let d = first_divergence(&[a, other], 3).unwrap();
         assert_eq!((d.run, d.frame, d.watch), (1, 2, 1));
