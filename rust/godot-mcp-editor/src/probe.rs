@@ -114,11 +114,7 @@ impl ISceneTree for GodotMcpProbe {
         if let Some(seed) = user_arg(&args, "godot-mcp-seed").and_then(|s| s.parse::<i64>().ok()) {
             godot::global::seed(seed);
         }
-        if args
-            .as_slice()
-            .iter()
-            .any(|a| a.to_string() == "--godot-mcp-paused")
-        {
+        if args.as_slice().iter().any(|a| *a == "--godot-mcp-paused") {
             let mut tree = self.tree();
             self.clock.start_held(&mut tree);
         }

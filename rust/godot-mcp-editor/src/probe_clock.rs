@@ -355,7 +355,7 @@ impl Clock {
         let Some(p) = self.pending.as_mut() else {
             return;
         };
-        let due = p.at.contains(&frame) || p.every.is_some_and(|e| frame % e == 0);
+        let due = p.at.contains(&frame) || p.every.is_some_and(|e| frame.is_multiple_of(e));
         if due && !p.watch.is_empty() {
             let values = p.watch.iter().map(|w| read_watch(tree, w)).collect();
             p.rows.push(WatchRow { frame, values });

@@ -140,7 +140,9 @@ impl Clock {
                 println!("standin: input {what} pressed={pressed} at frame {f}");
             }
             self.scheduled.retain(|s| s.0 > frame);
-            if (at.contains(&frame) || every.is_some_and(|e| frame % e == 0)) && !watch.is_empty() {
+            if (at.contains(&frame) || every.is_some_and(|e| frame.is_multiple_of(e)))
+                && !watch.is_empty()
+            {
                 let values = watch
                     .iter()
                     .map(|w| match w {
