@@ -229,11 +229,11 @@ async fn a_playtest_names_the_first_diverging_frame() {
     assert_eq!(frames, [2, 5, 10, 15, 20], "{v}");
     assert_eq!(v["stats"].as_array().unwrap().len(), 3, "{v}");
 
-    // `ticks` is wall time: the runs differ, first on the first sampled frame.
+    // `wall_ns` is the wall clock: the runs differ, first on the first sampled frame.
     std::fs::write(
         p.path().join("playtest/wall.playtest.json"),
         r#"{"scene": "res://playtest/fall.tscn", "frames": 10, "every": 2,
-            "watch": [{"node": "/root/Main", "property": "frame"}, {"node": "/root/Main", "property": "ticks"}]}"#,
+            "watch": [{"node": "/root/Main", "property": "frame"}, {"node": "/root/Main", "property": "wall_ns"}]}"#,
     )
     .unwrap();
     let v = ok(

@@ -2,8 +2,8 @@
 //! `input` on a frame in the real probe's form (`probe_clock` in the add-on). Its game
 //! runs at 60 frames a second of wall time while free; held, it stands still; a step
 //! advances it at once. Its values per frame: `frame` (the clock frame), `y` (a
-//! falling body: `frame * 0.25`, deterministic) and `ticks` (milliseconds since the
-//! probe connected: wall time, so not deterministic).
+//! falling body: `frame * 0.25`, deterministic), `ticks` (milliseconds since the
+//! probe connected) and `wall_ns` (the wall clock in ns): wall time, not deterministic.
 
 use std::time::Instant;
 
@@ -65,6 +65,12 @@ impl Clock {
             "frame" => probe::Value::Int(frame as i64),
             "y" => probe::Value::Float(frame as f64 * 0.25),
             "ticks" => probe::Value::Int(self.connected_at.elapsed().as_millis() as i64),
+            // The wall clock in ns: a value no two runs share.
+            "wall_ns" => probe::Value::Int(
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_nanos() as i64),
+            ),
             _ => probe::Value::String(format!("standin:{node}:{property}")),
         }
     }
