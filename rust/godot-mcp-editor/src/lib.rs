@@ -46,6 +46,7 @@ mod exec;
 mod perf;
 mod plugin;
 mod probe;
+mod probe_clock;
 mod probe_conn;
 mod probe_more;
 mod steps;

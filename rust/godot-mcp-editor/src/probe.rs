@@ -67,6 +67,8 @@ pub struct GodotMcpProbe {
     pending_shots: Vec<PendingShot>,
     /// Monitors, tree, UI search, samples and recording (`probe_more`).
     more: crate::probe_more::State,
+    /// The game's clock, when the agent holds it (`probe_clock`).
+    clock: crate::probe_clock::Clock,
     base: Base<SceneTree>,
 }
 
@@ -108,6 +110,14 @@ impl ISceneTree for GodotMcpProbe {
                 }
             }
         }
+        // A playtest's seed, before any game code runs.
+        if let Some(seed) = user_arg(&args, "godot-mcp-seed").and_then(|s| s.parse::<i64>().ok()) {
+            godot::global::seed(seed);
+        }
+        if args.as_slice().iter().any(|a| *a == "--godot-mcp-paused") {
+            let mut tree = self.tree();
+            self.clock.start_held(&mut tree);
+        }
         // With --script Godot loads no main scene: load the requested one, or
         // the project's main scene.
         let scene = user_arg(&args, "godot-mcp-scene").or_else(|| {
@@ -125,9 +135,27 @@ impl ISceneTree for GodotMcpProbe {
         }
     }
 
+    fn physics_process(&mut self, _delta: f64) -> bool {
+        let mut tree = self.tree();
+        let replies = self
+            .clock
+            .hook(crate::probe_clock::Hook::Physics, &mut tree);
+        self.send_all(replies);
+        false
+    }
+
     fn process(&mut self, _delta: f64) -> bool {
+        let mut tree = self.tree();
+        let replies = self
+            .clock
+            .hook(crate::probe_clock::Hook::Process, &mut tree);
+        self.send_all(replies);
         self.end_expired_holds();
-        self.poll();
+        // The scene change the probe asked for lands at the end of the first
+        // iteration's process: requests wait for it, so frame 0 has the scene.
+        if Engine::singleton().get_process_frames() > 0 {
+            self.poll();
+        }
         self.take_due_screenshots();
         let root = self.base().get_root();
         for reply in crate::probe_more::tick(&mut self.more, root) {
@@ -146,7 +174,7 @@ impl ISceneTree for GodotMcpProbe {
 
 /// Builds an InputEvent from the wire form (through ClassDB: the bindings this
 /// add-on is built with carry only a minimal class set).
-fn make_event(event: &ProbeEvent, pressed: bool) -> Option<Gd<InputEvent>> {
+pub(crate) fn make_event(event: &ProbeEvent, pressed: bool) -> Option<Gd<InputEvent>> {
     let class = match event {
         ProbeEvent::Key { .. } => "InputEventKey",
         ProbeEvent::MouseButton { .. } => "InputEventMouseButton",
@@ -178,13 +206,29 @@ fn make_event(event: &ProbeEvent, pressed: bool) -> Option<Gd<InputEvent>> {
 }
 
 impl GodotMcpProbe {
+    /// The game's tree (this object, as its engine class).
+    fn tree(&self) -> Gd<SceneTree> {
+        self.base().clone()
+    }
+
+    fn send_all(&mut self, replies: Vec<Value>) {
+        for reply in replies {
+            if !self.send(&reply) {
+                break;
+            }
+        }
+    }
+
     fn lose(&mut self) {
         if self.lost_at.is_some() {
             return;
         }
         self.stream = None;
-        let n = self.held.len();
+        let n = self.held.len() + self.clock.held_inputs() as usize;
         self.release_all();
+        // Nobody holds the clock any more: the game runs free until it quits.
+        let mut tree = self.tree();
+        self.clock.let_go(&mut tree);
         self.lost_at = Some(Instant::now());
         godot_print!(
             "godot-mcp probe: server lost; released {n} held input(s); quitting in {} ms",
@@ -199,7 +243,12 @@ impl GodotMcpProbe {
                 Input::singleton().parse_input_event(&ev);
             }
         }
-        held.len()
+        held.len() + self.clock.release_all()
+    }
+
+    /// Inputs held now: by time, and by frame.
+    fn held_count(&self) -> u64 {
+        self.held.len() as u64 + self.clock.held_inputs()
     }
 
     fn end_expired_holds(&mut self) {
@@ -338,10 +387,27 @@ impl GodotMcpProbe {
                 id,
                 StatusReply {
                     breaked: false,
-                    held: self.held.len() as u64,
+                    held: self.held_count(),
                 },
             ),
-            ProbeRequest::Input { event, hold_ms } => {
+            ProbeRequest::Input {
+                event,
+                at_frame: Some(at),
+                hold_frames,
+                ..
+            } => {
+                if let Some(refusal) = self.clock.schedule(id, event, at, hold_frames.unwrap_or(1))
+                {
+                    return Some(refusal);
+                }
+                answer(
+                    id,
+                    HeldReply {
+                        held: self.held_count(),
+                    },
+                )
+            }
+            ProbeRequest::Input { event, hold_ms, .. } => {
                 let Some(ev) = make_event(&event, true) else {
                     return Some(refuse(id, "bad_event", "unknown input event"));
                 };
@@ -359,9 +425,32 @@ impl GodotMcpProbe {
                 answer(
                     id,
                     HeldReply {
-                        held: self.held.len() as u64,
+                        held: self.held_count(),
                     },
                 )
+            }
+            ProbeRequest::ClockPause {} => {
+                let mut tree = self.tree();
+                let replies = self.clock.pause(id, &mut tree);
+                return self.last_of(replies);
+            }
+            ProbeRequest::ClockResume {} => {
+                let mut tree = self.tree();
+                let replies = self.clock.resume(id, &mut tree);
+                return self.last_of(replies);
+            }
+            ProbeRequest::ClockStep {
+                frames,
+                unit,
+                until,
+                watch,
+                every,
+                at,
+            } => {
+                let mut tree = self.tree();
+                return self
+                    .clock
+                    .step(id, &mut tree, frames, unit, until, watch, every, at);
             }
             ProbeRequest::ReleaseAll {} => {
                 let released = self.release_all() as u64;
@@ -420,33 +509,23 @@ impl GodotMcpProbe {
 
     /// `evaluate`: a Godot Expression with the current scene as its base.
     fn evaluate(&self, id: u64, expression: &str) -> Value {
-        let Ok(mut expr) = ClassDb::singleton()
-            .instantiate("Expression")
-            .try_to::<Gd<Object>>()
-        else {
-            return refuse(id, "no_expression", "Expression unavailable");
-        };
-        let err = expr.call("parse", &[expression.to_variant()]);
-        if err.try_to::<i64>().unwrap_or(1) != 0 {
-            let why = expr.call("get_error_text", &[]).to_string();
-            return refuse(id, "parse_error", why);
+        match crate::probe_clock::evaluate(&self.tree(), expression) {
+            Ok(v) => answer(
+                id,
+                ValueReply {
+                    value: crate::variant::from_variant(&v),
+                },
+            ),
+            Err((error, why)) => refuse(id, error, why),
         }
-        let base = self
-            .base()
-            .get_current_scene()
-            .map(|n| n.to_variant())
-            .unwrap_or_default();
-        let v = expr.call("execute", &[VarArray::new().to_variant(), base]);
-        if expr
-            .call("has_execute_failed", &[])
-            .try_to::<bool>()
-            .unwrap_or(true)
-        {
-            let why = expr.call("get_error_text", &[]).to_string();
-            return refuse(id, "execute_failed", why);
-        }
-        let value = crate::variant::from_variant(&v);
-        answer(id, ValueReply { value })
+    }
+
+    /// Sends all but the last reply, and returns the last (a step a pause answered
+    /// early goes before the pause's own answer).
+    fn last_of(&mut self, mut replies: Vec<Value>) -> Option<Value> {
+        let last = replies.pop();
+        self.send_all(replies);
+        last
     }
 }
 

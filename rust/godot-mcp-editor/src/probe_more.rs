@@ -65,6 +65,7 @@ impl INode for GodotMcpRecorder {
         match wire_event(&event) {
             Some((event, pressed)) => self.events.push(RecordedEvent {
                 t_ms,
+                frame: Some(crate::probe_clock::frame_of_input()),
                 event,
                 pressed,
             }),

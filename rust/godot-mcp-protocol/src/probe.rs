@@ -65,8 +65,17 @@ pub enum ProbeEvent {
 pub enum ProbeRequest {
     /// → [`StatusReply`].
     Status {},
-    /// Press `event`, release it after `hold_ms` (0: at once). → [`HeldReply`].
-    Input { event: ProbeEvent, hold_ms: u64 },
+    /// Press `event`, release it after `hold_ms` (0: at once). With `at_frame`, on
+    /// that clock frame instead (see [`ClockReply::frame`]), held for `hold_frames`
+    /// frames (0: released on the same frame); `hold_ms` is then ignored. → [`HeldReply`].
+    Input {
+        event: ProbeEvent,
+        hold_ms: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        at_frame: Option<u64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        hold_frames: Option<u64>,
+    },
     /// Release every held input. → [`ReleasedReply`].
     ReleaseAll {},
     /// The root viewport as PNG after `frames` frames. → [`ScreenshotReply`].
@@ -111,6 +120,50 @@ pub enum ProbeRequest {
     RecordStart {},
     /// Stop recording. → [`RecordedReply`].
     RecordStop {},
+    /// The agent holds the clock: the game stops advancing. → [`ClockReply`].
+    ClockPause {},
+    /// The game runs free again. → [`ClockReply`].
+    ClockResume {},
+    /// Advance `frames` frames of `unit`, then hold the clock; with `until`, stop
+    /// early after the first physics frame on which that Expression is truthy.
+    /// `watch` is sampled after each frame in `at` and every `every`-th frame (a
+    /// frame number divisible by it). Answered once the frames have run. → [`StepReply`].
+    ClockStep {
+        frames: u64,
+        #[serde(default)]
+        unit: ClockUnit,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        until: Option<String>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        watch: Vec<Watch>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        every: Option<u64>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        at: Vec<u64>,
+    },
+}
+
+/// What one step of the clock counts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum ClockUnit {
+    /// Physics frames (each advances physics by 1/physics_ticks_per_second).
+    #[default]
+    Physics,
+    /// Main-loop iterations (process frames: the physics frames due in it, then `_process`).
+    Process,
+}
+
+/// One watched value: a node's property, or an Expression on the current scene.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(untagged)]
+pub enum Watch {
+    /// A node's property (`node`: a path from the root, e.g. /root/Main/Ball).
+    Property { node: String, property: String },
+    /// A Godot Expression whose base is the current scene.
+    Expression { expression: String },
 }
 
 impl ProbeRequest {
@@ -130,12 +183,15 @@ impl ProbeRequest {
             Self::Sample { .. } => "sample",
             Self::RecordStart {} => "record_start",
             Self::RecordStop {} => "record_stop",
+            Self::ClockPause {} => "clock_pause",
+            Self::ClockResume {} => "clock_resume",
+            Self::ClockStep { .. } => "clock_step",
         }
     }
 }
 
 /// Every `cmd` the probe knows, in [`ProbeRequest`]'s order.
-pub const PROBE_COMMANDS: [&str; 13] = [
+pub const PROBE_COMMANDS: [&str; 16] = [
     "status",
     "input",
     "release_all",
@@ -149,6 +205,9 @@ pub const PROBE_COMMANDS: [&str; 13] = [
     "sample",
     "record_start",
     "record_stop",
+    "clock_pause",
+    "clock_resume",
+    "clock_step",
 ];
 
 /// Why the probe did not do what was asked: a stable `error` code and a sentence.
@@ -414,10 +473,13 @@ pub struct RecordingReply {
     pub recording: bool,
 }
 
-/// One recorded input: when (ms since the start), what, and pressed or released.
+/// One recorded input: when (ms since the start, and the clock frame it reached the
+/// game on, from a probe that counts frames), what, and pressed or released.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RecordedEvent {
     pub t_ms: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frame: Option<u64>,
     pub event: ProbeEvent,
     pub pressed: bool,
 }
@@ -429,6 +491,35 @@ pub struct RecordedReply {
     pub events: Vec<RecordedEvent>,
     pub skipped: BTreeMap<String, u64>,
     pub duration_ms: u64,
+}
+
+/// `clock_pause` / `clock_resume`: the clock frame (physics frames the game has
+/// advanced while the probe ran), and whether the agent holds the clock now.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClockReply {
+    pub frame: u64,
+    pub paused: bool,
+}
+
+/// One sampled frame: its clock frame and the watched values in `watch` order, each
+/// in the value model's JSON form (`null`: the node or property is not there, or the
+/// expression failed).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct WatchRow {
+    pub frame: u64,
+    pub values: Vec<Json>,
+}
+
+/// `clock_step`: the frame the clock stands at (held), the frames it advanced, whether
+/// `until` became true (absent without one), and the sampled rows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StepReply {
+    pub frame: u64,
+    pub advanced: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub met: Option<bool>,
+    pub rows: Vec<WatchRow>,
 }
 
 /// A [`Value`] as its JSON form (`serde(with)`): the one value model has its own

@@ -24,6 +24,7 @@
 //! sample game script under it (see `debug_game`).
 #![forbid(unsafe_code)]
 
+mod clock;
 mod debug_game;
 
 /// The OS-specific parts, so the rest has no `cfg`: the stand-in is run by the
@@ -249,7 +250,10 @@ async fn run(args: Vec<String>) -> i32 {
         user_value("godot-mcp-endpoint"),
         user_value("godot-mcp-nonce"),
     ) {
-        (Some(endpoint), Some(nonce)) => Some(tokio::spawn(probe(endpoint, nonce, stopped))),
+        (Some(endpoint), Some(nonce)) => {
+            let held = user.iter().any(|a| a.as_str() == "--godot-mcp-paused");
+            Some(tokio::spawn(probe(endpoint, nonce, stopped, held)))
+        }
         _ => None,
     };
     let _ = std::io::stdout().flush();
@@ -290,10 +294,16 @@ async fn run(args: Vec<String>) -> i32 {
 /// Connects to the control socket, says hello with the nonce, answers commands
 /// one JSON line at a time. When the server goes away: releases held input at
 /// once and quits `GODOT_MCP_PROBE_QUIT_MS` (15 s) later.
-async fn probe(endpoint: String, nonce: String, stopped: tokio::sync::watch::Receiver<bool>) {
+async fn probe(
+    endpoint: String,
+    nonce: String,
+    stopped: tokio::sync::watch::Receiver<bool>,
+    clock_held: bool,
+) {
     let mut held: Vec<String> = Vec::new();
+    let mut clock = clock::Clock::new(clock_held);
     match host::connect(&endpoint).await {
-        Ok(stream) => serve_probe(stream, nonce, &mut held, stopped).await,
+        Ok(stream) => serve_probe(stream, nonce, &mut held, &mut clock, stopped).await,
         Err(e) => eprintln!("godot-mcp probe: cannot connect to {endpoint}: {e}"),
     }
     let quit_ms: u64 = std::env::var("GODOT_MCP_PROBE_QUIT_MS")
@@ -454,6 +464,7 @@ async fn serve_probe(
     stream: host::Stream,
     nonce: String,
     held: &mut Vec<String>,
+    clock: &mut clock::Clock,
     mut stopped: tokio::sync::watch::Receiver<bool>,
 ) {
     let (rd, mut wr) = stream.into_split();
@@ -493,7 +504,7 @@ async fn serve_probe(
                         let _ = wr.write_all(format!("{bye}\n").as_bytes()).await;
                         std::process::exit(0);
                     }
-                    request => answer(request, held, &mut recording, connected_at).await,
+                    request => answer(request, held, clock, &mut recording, connected_at).await,
                 };
                 (Some(frame.id), answer)
             }
@@ -516,6 +527,7 @@ async fn serve_probe(
 async fn answer(
     request: ProbeRequest,
     held: &mut Vec<String>,
+    clock: &mut clock::Clock,
     recording: &mut Option<(std::time::Instant, Vec<RecordedEvent>)>,
     connected_at: std::time::Instant,
 ) -> Answer {
@@ -528,17 +540,43 @@ async fn answer(
             limit,
         } => tree(&root, max_depth, offset, limit),
         ProbeRequest::FindUi { text, class, limit } => find_ui(text.as_deref(), &class, limit),
-        ProbeRequest::Input { event, hold_ms } => {
+        ProbeRequest::Input {
+            event,
+            at_frame: Some(at),
+            hold_frames,
+            ..
+        } => {
+            let hold = hold_frames.unwrap_or(1);
+            clock.schedule(event.clone(), at, hold)?;
+            if let Some((start, events)) = recording {
+                let t = start.elapsed().as_millis() as u64;
+                for (frame, pressed) in [(at, true), (at + hold, false)] {
+                    events.push(RecordedEvent {
+                        t_ms: t + (frame - at) * 16,
+                        frame: Some(frame),
+                        event: event.clone(),
+                        pressed,
+                    });
+                }
+            }
+            body(HeldReply {
+                held: held.len() as u64 + clock.held_inputs(),
+            })
+        }
+        ProbeRequest::Input { event, hold_ms, .. } => {
             let what = serde_json::to_string(&event).unwrap_or_default();
             if let Some((start, events)) = recording {
                 let t = start.elapsed().as_millis() as u64;
+                let frame = clock.frame() + 1;
                 events.push(RecordedEvent {
                     t_ms: t,
+                    frame: Some(frame),
                     event: event.clone(),
                     pressed: true,
                 });
                 events.push(RecordedEvent {
                     t_ms: t + hold_ms,
+                    frame: Some(frame + hold_ms / 16),
                     event,
                     pressed: false,
                 });
@@ -548,7 +586,7 @@ async fn answer(
             }
             println!("standin: input {what}");
             body(HeldReply {
-                held: held.len() as u64,
+                held: held.len() as u64 + clock.held_inputs(),
             })
         }
         ProbeRequest::RecordStart {} => {
@@ -590,7 +628,7 @@ async fn answer(
             body(SampleReply { values })
         }
         ProbeRequest::ReleaseAll {} => {
-            let n = held.len() as u64;
+            let n = held.len() as u64 + clock.release_all();
             held.clear();
             body(ReleasedReply { released: n })
         }
@@ -609,22 +647,28 @@ async fn answer(
             "no_renderer",
             "this Godot build has no renderer (headless)",
         )),
-        // `ticks` changes like a game's frame counter does (milliseconds since the
-        // probe connected); any other property is a fixed string naming itself.
+        // `ticks` is wall time (ms since the probe connected), `frame` and `y` follow
+        // the clock (`clock.rs`); any other property is a fixed string naming itself.
         ProbeRequest::GetProperty { node, property } => body(ValueReply {
-            value: if property == "ticks" {
-                probe::Value::Int(connected_at.elapsed().as_millis() as i64)
-            } else {
-                probe::Value::String(format!("standin:{node}:{property}"))
-            },
+            value: clock.property(&node, &property),
         }),
         ProbeRequest::Evaluate { expression } => body(ValueReply {
-            value: probe::Value::String(expression),
+            value: clock.evaluate(&expression),
         }),
         ProbeRequest::Status {} => body(StatusReply {
             breaked: false,
-            held: held.len() as u64,
+            held: held.len() as u64 + clock.held_inputs(),
         }),
+        ProbeRequest::ClockPause {} => body(clock.pause()),
+        ProbeRequest::ClockResume {} => body(clock.resume()),
+        ProbeRequest::ClockStep {
+            frames,
+            unit,
+            until,
+            watch,
+            every,
+            at,
+        } => body(clock.step(frames, unit, until.as_deref(), &watch, every, &at)),
         ProbeRequest::Quit {} => body(Empty {}),
     }
 }

@@ -27,6 +27,8 @@ fn requests() -> Vec<(&'static str, &'static str, ProbeFrame)> {
                         key: "Space".into(),
                     },
                     hold_ms: 0,
+                    at_frame: None,
+                    hold_frames: None,
                 },
             ),
         ),
@@ -43,6 +45,8 @@ fn requests() -> Vec<(&'static str, &'static str, ProbeFrame)> {
                         y: None,
                     },
                     hold_ms: 250,
+                    at_frame: None,
+                    hold_frames: None,
                 },
             ),
         ),
@@ -58,6 +62,8 @@ fn requests() -> Vec<(&'static str, &'static str, ProbeFrame)> {
                         y: Some(20.0),
                     },
                     hold_ms: 0,
+                    at_frame: None,
+                    hold_frames: None,
                 },
             ),
         ),
@@ -71,6 +77,8 @@ fn requests() -> Vec<(&'static str, &'static str, ProbeFrame)> {
                         action: "jump".into(),
                     },
                     hold_ms: 0,
+                    at_frame: None,
+                    hold_frames: None,
                 },
             ),
         ),
@@ -209,6 +217,70 @@ fn requests() -> Vec<(&'static str, &'static str, ProbeFrame)> {
             "record_stop",
             r#"{"cmd":"record_stop","id":19}"#,
             f(19, ProbeRequest::RecordStop {}),
+        ),
+        // The clock (new with this wire: no older form).
+        (
+            "input on a frame",
+            r#"{"cmd":"input","event":{"action":"jump","type":"action"},"hold_ms":0,"at_frame":12,"hold_frames":3,"id":20}"#,
+            f(
+                20,
+                ProbeRequest::Input {
+                    event: ProbeEvent::Action {
+                        action: "jump".into(),
+                    },
+                    hold_ms: 0,
+                    at_frame: Some(12),
+                    hold_frames: Some(3),
+                },
+            ),
+        ),
+        (
+            "clock_pause",
+            r#"{"cmd":"clock_pause","id":21}"#,
+            f(21, ProbeRequest::ClockPause {}),
+        ),
+        (
+            "clock_resume",
+            r#"{"cmd":"clock_resume","id":22}"#,
+            f(22, ProbeRequest::ClockResume {}),
+        ),
+        (
+            "clock_step",
+            r#"{"cmd":"clock_step","frames":5,"unit":"physics","id":23}"#,
+            f(
+                23,
+                ProbeRequest::ClockStep {
+                    frames: 5,
+                    unit: ClockUnit::Physics,
+                    until: None,
+                    watch: vec![],
+                    every: None,
+                    at: vec![],
+                },
+            ),
+        ),
+        (
+            "clock_step until, watching",
+            r#"{"cmd":"clock_step","frames":600,"unit":"process","until":"n >= 3","watch":[{"node":"/root/Main","property":"n"},{"expression":"n * 2"}],"every":2,"at":[1],"id":24}"#,
+            f(
+                24,
+                ProbeRequest::ClockStep {
+                    frames: 600,
+                    unit: ClockUnit::Process,
+                    until: Some("n >= 3".into()),
+                    watch: vec![
+                        Watch::Property {
+                            node: "/root/Main".into(),
+                            property: "n".into(),
+                        },
+                        Watch::Expression {
+                            expression: "n * 2".into(),
+                        },
+                    ],
+                    every: Some(2),
+                    at: vec![1],
+                },
+            ),
         ),
     ]
 }
@@ -430,6 +502,7 @@ fn every_reply_round_trips_in_its_old_wire_form() {
                 events: vec![
                     RecordedEvent {
                         t_ms: 100,
+                        frame: None,
                         event: ProbeEvent::Key {
                             key: "Space".into(),
                         },
@@ -437,6 +510,7 @@ fn every_reply_round_trips_in_its_old_wire_form() {
                     },
                     RecordedEvent {
                         t_ms: 150,
+                        frame: None,
                         event: ProbeEvent::MouseButton {
                             button: 1,
                             x: Some(3.5),
@@ -447,6 +521,33 @@ fn every_reply_round_trips_in_its_old_wire_form() {
                 ],
                 skipped: BTreeMap::from([("InputEventMouseMotion".into(), 3)]),
                 duration_ms: 900,
+            },
+        ),
+    );
+    reply_case(
+        "clock_pause",
+        r#"{"frame":42,"id":30,"ok":true,"paused":true}"#,
+        ProbeReply::ok(
+            30,
+            ClockReply {
+                frame: 42,
+                paused: true,
+            },
+        ),
+    );
+    reply_case(
+        "clock_step",
+        r#"{"advanced":3,"frame":45,"id":31,"met":true,"ok":true,"rows":[{"frame":44,"values":[1.5,null]}]}"#,
+        ProbeReply::ok(
+            31,
+            StepReply {
+                frame: 45,
+                advanced: 3,
+                met: Some(true),
+                rows: vec![WatchRow {
+                    frame: 44,
+                    values: vec![json!(1.5), Json::Null],
+                }],
             },
         ),
     );

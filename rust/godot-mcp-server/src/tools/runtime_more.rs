@@ -191,6 +191,15 @@ pub struct Step {
     #[serde(default)]
     #[schemars(range(max = 60000))]
     wait_ms: Option<u64>,
+    /// Press on this frame after the sequence starts (1: the next), in place of ms:
+    /// the clock is held and advanced through the sequence.
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 10000))]
+    at_frame: Option<u64>,
+    /// Frames it stays pressed (default 1).
+    #[serde(default)]
+    #[schemars(range(max = 10000))]
+    hold_frames: Option<u64>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -244,6 +253,12 @@ fn check_steps(steps: &[Step]) -> Result<(), ToolError> {
             format!("steps must hold 1 to {MAX_STEPS} steps"),
         ));
     }
+    if steps
+        .iter()
+        .any(|s| s.at_frame.is_some() || s.hold_frames.is_some())
+    {
+        return check_framed(steps);
+    }
     let mut total = 0u64;
     for (i, s) in steps.iter().enumerate() {
         for (name, v) in [("hold_ms", s.hold_ms), ("wait_ms", s.wait_ms)] {
@@ -271,6 +286,48 @@ fn check_steps(steps: &[Step]) -> Result<(), ToolError> {
     Ok(())
 }
 
+/// A sequence on frames: every step an event with `at_frame`, no milliseconds.
+fn check_framed(steps: &[Step]) -> Result<(), ToolError> {
+    for (i, s) in steps.iter().enumerate() {
+        let bad = |field: &str, why: &str| {
+            Err(ToolError::invalid_params(
+                format!("steps[{i}].{field}"),
+                why.to_string(),
+            ))
+        };
+        if s.hold_ms.is_some() {
+            return bad(
+                "hold_ms",
+                "a sequence on frames holds by hold_frames, not hold_ms",
+            );
+        }
+        if s.wait_ms.is_some() {
+            return bad(
+                "wait_ms",
+                "a sequence on frames is timed by at_frame, not wait_ms",
+            );
+        }
+        if s.event.is_none() {
+            return bad("event", "a step on a frame needs an event");
+        }
+        match s.at_frame {
+            Some(f) if (1..=crate::tools::runtime::MAX_FRAMES).contains(&f) => {}
+            _ => {
+                return bad(
+                    "at_frame",
+                    "at_frame must be 1–10000 in every step of a sequence on frames",
+                );
+            }
+        }
+        if s.hold_frames
+            .is_some_and(|h| h > crate::tools::runtime::MAX_FRAMES)
+        {
+            return bad("hold_frames", "hold_frames must be 0–10000");
+        }
+    }
+    Ok(())
+}
+
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct SequenceOut {
     pub session_id: String,
@@ -279,6 +336,9 @@ pub struct SequenceOut {
     /// Inputs the game held after the last step (null if no event was sent).
     pub held_at_end: Option<u64>,
     pub duration_ms: u64,
+    /// A sequence on frames: the frame the held clock stands at after it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frame: Option<u64>,
 }
 
 async fn play_input_sequence(
@@ -294,6 +354,41 @@ async fn play_input_sequence(
         session: Some(session.clone()),
     };
     let start = Instant::now();
+    if args.steps[0].at_frame.is_some() {
+        let plan: Vec<(ProbeEvent, u64, u64)> = args
+            .steps
+            .iter()
+            .filter_map(|s| {
+                Some((
+                    s.event.as_ref()?.wire(),
+                    s.at_frame?,
+                    s.hold_frames.unwrap_or(1),
+                ))
+            })
+            .collect();
+        let played = tokio::select! {
+            v = crate::tools::runtime::play_on_frames(&session, &plan) => v?,
+            () = cancel.cancelled() => {
+                guard.session = None;
+                let released = release_all(&session).await;
+                return Err(ToolError::new(
+                    ErrorCode::PreconditionFailed,
+                    "The input sequence was cancelled; every held input was released.",
+                )
+                .required("not_cancelled")
+                .details(json!({"released": released})));
+            }
+        };
+        guard.session = None;
+        return Ok(SequenceOut {
+            session_id: session.txn.to_string(),
+            steps_played: plan.len(),
+            events_sent: plan.len(),
+            held_at_end: Some(played.1),
+            duration_ms: start.elapsed().as_millis() as u64,
+            frame: Some(played.0),
+        });
+    }
     let mut sent = 0usize;
     let mut held = None;
     crate::call_scope::expect_steps(args.steps.len() as u64);
@@ -320,6 +415,8 @@ async fn play_input_sequence(
             let request = ProbeRequest::Input {
                 event: event.wire(),
                 hold_ms: step.hold_ms.unwrap_or(0),
+                at_frame: None,
+                hold_frames: None,
             };
             let v = tokio::select! {
                 v = probe_request::<HeldReply>(&session, request) => v,
@@ -358,6 +455,7 @@ async fn play_input_sequence(
         events_sent: sent,
         held_at_end: held,
         duration_ms: start.elapsed().as_millis() as u64,
+        frame: None,
     })
 }
 
@@ -397,6 +495,53 @@ pub struct RecordedOut {
     pub releases_without_press: usize,
     /// Events the recorder does not replay, counted by class.
     pub skipped: Option<BTreeMap<String, u64>>,
+    /// The same presses on the frames they reached the game (frame 1: the first
+    /// press's), for a frame-exact replay on a held game; absent when the probe does
+    /// not count frames.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frame_steps: Option<Vec<FrameStep>>,
+}
+
+/// A play_input_sequence step on a frame, made from a recording.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct FrameStep {
+    pub event: Value,
+    pub at_frame: u64,
+    pub hold_frames: u64,
+}
+
+/// Recorded events as steps on frames, when every event has its frame: each press
+/// held until its release (a press still down at the stop: until the last event).
+fn to_frame_steps(events: &[RecordedEvent]) -> Option<Vec<FrameStep>> {
+    let mut sorted: Vec<(u64, &RecordedEvent)> = events
+        .iter()
+        .map(|e| e.frame.map(|f| (f, e)))
+        .collect::<Option<_>>()?;
+    sorted.sort_by_key(|(f, _)| *f);
+    let first = sorted.iter().find(|(_, e)| e.pressed)?.0;
+    let last = sorted.last()?.0;
+    let mut presses: Vec<(u64, &ProbeEvent, Option<u64>)> = Vec::new();
+    for (f, e) in &sorted {
+        let id = event_identity(&e.event);
+        if e.pressed {
+            presses.push((*f, &e.event, None));
+        } else if let Some(p) = presses
+            .iter_mut()
+            .find(|(_, ev, hold)| hold.is_none() && event_identity(ev) == id)
+        {
+            p.2 = Some(f - p.0);
+        }
+    }
+    Some(
+        presses
+            .into_iter()
+            .map(|(f, ev, hold)| FrameStep {
+                event: serde_json::to_value(ev).unwrap_or_default(),
+                at_frame: f - first + 1,
+                hold_frames: hold.unwrap_or(last + 1 - f),
+            })
+            .collect(),
+    )
 }
 
 /// A play_input_sequence step made from a recording (a pause has only `wait_ms`).
@@ -425,6 +570,7 @@ async fn stop_recording(
         steps,
         releases_without_press: unpaired,
         skipped: Some(v.skipped),
+        frame_steps: to_frame_steps(&v.events),
     })
 }
 
@@ -1545,9 +1691,29 @@ fn wait_for_import(state: &AppState, dest: &ResPath, limit: Duration) -> ImportO
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_recording_with_frames_replays_on_its_frames() {
+        let at = |f: u64, key: &str, pressed: bool| RecordedEvent {
+            frame: Some(f),
+            ..ev(f * 16, key, pressed)
+        };
+        let events = [
+            at(12, "A", true),
+            at(15, "B", true),
+            at(20, "A", false),
+            at(30, "B", false),
+            at(31, "C", true),
+        ];
+        let steps = to_frame_steps(&events).unwrap();
+        let got: Vec<(u64, u64)> = steps.iter().map(|s| (s.at_frame, s.hold_frames)).collect();
+        assert_eq!(got, [(1, 8), (4, 15), (20, 1)]);
+        assert_eq!(steps[1].event, json!({"type": "key", "key": "B"}));
+    }
+
     fn ev(t: u64, key: &str, pressed: bool) -> RecordedEvent {
         RecordedEvent {
             t_ms: t,
+            frame: None,
             event: ProbeEvent::Key { key: key.into() },
             pressed,
         }
@@ -1565,6 +1731,8 @@ mod tests {
             ev(900, "C", true),
         ];
         let (steps, unpaired) = to_steps(&events, 1000);
+        // Without frames there is no frame-exact replay.
+        assert_eq!(to_frame_steps(&events), None);
         assert_eq!(unpaired, 0);
         let steps = serde_json::to_value(&steps).unwrap();
         assert_eq!(

@@ -212,6 +212,8 @@ mod tests {
         let input = || ProbeRequest::Input {
             event: ProbeEvent::Key { key: "A".into() },
             hold_ms: 0,
+            at_frame: None,
+            hold_frames: None,
         };
         let limit = Duration::from_secs(10);
         let err = control

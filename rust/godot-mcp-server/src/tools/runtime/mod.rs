@@ -8,15 +8,21 @@
 //!   expressions).
 //! - [`export`]: export_project and export_status.
 //! - [`canonical`]: canonicalize_resource, through the add-on's helper script.
+//! - [`clock`]: the game's clock held by the agent (game_pause, game_resume,
+//!   game_step, game_run_until), watches and digests.
+//! - [`playtest`]: run_playtest, a playtest file run from a cold start.
 //!
 //! This file holds what they share: the tool list, tool metadata and the Godot binary.
 
 mod canonical;
+mod clock;
 mod export;
+mod playtest;
 mod probe;
 mod sessions;
 
 pub use canonical::*;
+pub(crate) use clock::{MAX_FRAMES, play_on_frames};
 pub(crate) use export::*;
 pub use probe::*;
 pub use sessions::*;
@@ -90,6 +96,13 @@ impl ReadOnly for ToolMeta {
 }
 
 pub fn tools() -> Vec<ToolDef> {
+    let mut all = base_tools();
+    all.extend(clock::tools());
+    all.extend(playtest::tools());
+    all
+}
+
+fn base_tools() -> Vec<ToolDef> {
     vec![
         ToolDef::new(
             meta(

@@ -148,6 +148,8 @@ pub(super) async fn simulate_input(
     let request = ProbeRequest::Input {
         event: args.event.wire(),
         hold_ms: hold,
+        at_frame: None,
+        hold_frames: None,
     };
     let v: HeldReply = probe_request(&session, request).await?;
     Ok(InputOut {

@@ -192,6 +192,10 @@ pub struct PlayArgs {
     /// Run headless (default true).
     #[serde(default)]
     headless: Option<bool>,
+    /// Start with the clock held at frame 0 and fixed frame timing; advance it with
+    /// game_step (default false).
+    #[serde(default)]
+    paused: Option<bool>,
 }
 
 /// A supervised process just launched (play_scene, start_editor).
@@ -222,14 +226,25 @@ pub(super) fn launched(s: &Session) -> Launched {
     }
 }
 
-pub(super) async fn play_scene(
-    state: Arc<AppState>,
-    args: PlayArgs,
-    _f: CallFlags,
-) -> Result<PlayOut, ToolError> {
+/// How to start a game with the probe (play_scene, run_playtest).
+pub(crate) struct GameLaunch<'a> {
+    pub purpose: &'static str,
+    pub scene: Option<&'a ResPath>,
+    pub headless: bool,
+    /// The clock held from frame 0, with `--fixed-fps` at the physics tick rate.
+    pub held: bool,
+    /// The global RNG's seed, set before the scene loads.
+    pub seed: Option<i64>,
+}
+
+/// Starts a supervised game; whether the probe was passed to it (it needs the add-on).
+pub(crate) async fn launch_game(
+    state: &Arc<AppState>,
+    how: GameLaunch<'_>,
+) -> Result<(Arc<Session>, bool), ToolError> {
     let program = godot()?;
     let mut engine = Vec::new();
-    if args.headless.unwrap_or(true) {
+    if how.headless {
         engine.push("--headless".to_string());
     }
     engine.push("--path".into());
@@ -239,32 +254,67 @@ pub(super) async fn play_scene(
         .root()
         .join("addons/godot_mcp/probe/probe.gd")
         .is_file();
+    if (how.held || how.seed.is_some()) && !probe_installed {
+        return Err(ToolError::new(
+            ErrorCode::PreconditionFailed,
+            "A held clock and a seed need the runtime probe, which is not installed.",
+        )
+        .required("probe_installed")
+        .hint("Install the godot_mcp add-on (it ships addons/godot_mcp/probe/probe.gd)."));
+    }
     let mut user = Vec::new();
+    if how.held {
+        engine.push("--fixed-fps".into());
+        engine.push(super::clock::physics_ticks(state).to_string());
+        user.push("--godot-mcp-paused".to_string());
+    }
+    if let Some(seed) = how.seed {
+        user.push(format!("--godot-mcp-seed={seed}"));
+    }
     if probe_installed {
         engine.push("--script".into());
         engine.push(PROBE_SCRIPT.into());
-        if let Some(scene) = &args.scene {
+        if let Some(scene) = how.scene {
             user.push(format!("--godot-mcp-scene={scene}"));
         }
-    } else if let Some(scene) = &args.scene {
+    } else if let Some(scene) = how.scene {
         engine.push(scene.to_string());
     }
     let session = state
         .process
         .launch(
-            &state,
+            state,
             LaunchSpec {
-                purpose: "play_scene",
+                purpose: how.purpose,
                 program,
                 args: engine,
                 user_args: user,
                 tool_family: "runtime",
-                operation: "play_scene",
+                operation: how.purpose,
                 parent: None,
                 writes_disk: false,
             },
         )
         .await?;
+    Ok((session, probe_installed))
+}
+
+pub(super) async fn play_scene(
+    state: Arc<AppState>,
+    args: PlayArgs,
+    _f: CallFlags,
+) -> Result<PlayOut, ToolError> {
+    let (session, probe_installed) = launch_game(
+        &state,
+        GameLaunch {
+            purpose: "play_scene",
+            scene: args.scene.as_ref(),
+            headless: args.headless.unwrap_or(true),
+            held: args.paused.unwrap_or(false),
+            seed: None,
+        },
+    )
+    .await?;
     Ok(PlayOut {
         launched: launched(&session),
         start_time: session.receipt.start_time,

@@ -1,0 +1,436 @@
+//! The game's clock, held by the agent (`clock_pause`, `clock_resume`, `clock_step`,
+//! and `input` on a frame; the types are [`godot_mcp_protocol::probe`]'s).
+//!
+//! The probe is the game's `SceneTree`, so its `physics_process` and `process` run
+//! first in every physics tick and every main-loop iteration, before any node's.
+//! There it decides whether the tick runs: holding the clock is `SceneTree.paused`
+//! (nodes with the default process mode stop, and Godot deactivates the physics
+//! servers), and a step un-pauses the tree for exactly the ticks it asks for. The
+//! clock frame counts the physics ticks the game has run while the probe watched:
+//! frame N is the state after the N-th tick and the `_process` of its iteration.
+//!
+//! A tick's delta is always `1 / physics_ticks_per_second` (times
+//! `Engine.time_scale`); the process delta is fixed too when the game runs with
+//! `--fixed-fps` equal to the tick rate (the server's deterministic launch), which
+//! also makes every iteration exactly one tick. See docs/playtesting.md.
+//!
+//! A step is answered once its last frame is complete: at the first hook of the
+//! next iteration. Watches are read and `until` is evaluated right after each tick
+//! (at the next hook: the iteration's `process`, before any node's `_process`).
+//! Input due on frame N is given to `Input` and flushed just before tick N: Godot
+//! stamps an action pressed during tick N-1 or between ticks as just pressed on tick
+//! N (`Input` sets `pressed_physics_frame` to the physics frame count + 1), so it is
+//! delivered after tick N-1 once the clock knows tick N runs (or when a step starts,
+//! the tree un-paused for the moment of delivery so `_input` sees it). When two ticks
+//! share one iteration (a game not launched with `--fixed-fps`) input due on the
+//! second lands one frame late.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use godot::classes::{ClassDb, Engine, Input, SceneTree};
+use godot::prelude::*;
+use godot_mcp_protocol::probe::{ClockReply, ClockUnit, ProbeEvent, StepReply, Watch, WatchRow};
+use serde_json::Value;
+
+use crate::probe::{answer, make_event, refuse};
+
+/// The clock frame, for the input recorder (`probe_more`).
+pub static FRAME: AtomicU64 = AtomicU64::new(0);
+
+/// The frame an input received now is first seen on by `_physics_process` (Godot
+/// stamps it for the next physics tick).
+pub fn frame_of_input() -> u64 {
+    FRAME.load(Ordering::Relaxed) + 1
+}
+
+/// Which hook runs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Hook {
+    Physics,
+    Process,
+}
+
+struct Scheduled {
+    frame: u64,
+    event: ProbeEvent,
+    pressed: bool,
+}
+
+struct Pending {
+    id: u64,
+    frames: u64,
+    unit: ClockUnit,
+    until: Option<String>,
+    watch: Vec<Watch>,
+    every: Option<u64>,
+    at: Vec<u64>,
+    start: u64,
+    ticks: u64,
+    iterations: u64,
+    met: Option<bool>,
+    stop: bool,
+    rows: Vec<WatchRow>,
+}
+
+/// The clock's state between frames.
+#[derive(Default)]
+pub struct Clock {
+    /// The agent holds the clock.
+    held: bool,
+    /// Physics ticks run while the probe watched.
+    frame: u64,
+    /// The tree's own pause state when the agent took the clock (restored on resume).
+    game_paused: bool,
+    pending: Option<Pending>,
+    /// A tick ran and has not been looked at yet.
+    tick_open: bool,
+    /// This iteration advanced the game and is not complete yet.
+    iter_open: bool,
+    last_iteration: u64,
+    scheduled: Vec<Scheduled>,
+}
+
+impl Clock {
+    /// Held from the first frame (`--godot-mcp-paused`): frame 0 is the scene loaded.
+    pub fn start_held(&mut self, tree: &mut Gd<SceneTree>) {
+        self.held = true;
+        tree.set_pause(true);
+    }
+
+    /// Inputs scheduled whose release has not been delivered.
+    pub fn held_inputs(&self) -> u64 {
+        self.scheduled.iter().filter(|s| !s.pressed).count() as u64
+    }
+
+    /// `input` with `at_frame`: the press on that frame, the release `hold` frames later.
+    pub fn schedule(&mut self, id: u64, event: ProbeEvent, at: u64, hold: u64) -> Option<Value> {
+        if at <= self.frame {
+            return Some(refuse(
+                id,
+                "frame_passed",
+                format!(
+                    "frame {at} has passed: the clock is at frame {}; the next frame is {}",
+                    self.frame,
+                    self.frame + 1
+                ),
+            ));
+        }
+        if make_event(&event, true).is_none() {
+            return Some(refuse(id, "bad_event", "unknown input event"));
+        }
+        self.scheduled.push(Scheduled {
+            frame: at,
+            event: event.clone(),
+            pressed: true,
+        });
+        self.scheduled.push(Scheduled {
+            frame: at + hold,
+            event,
+            pressed: false,
+        });
+        None
+    }
+
+    /// Releases what scheduled input pressed, and forgets the rest; how many.
+    pub fn release_all(&mut self) -> usize {
+        let all = std::mem::take(&mut self.scheduled);
+        let pressed: Vec<_> = all
+            .iter()
+            .filter(|s| !s.pressed)
+            .filter(|r| {
+                !all.iter()
+                    .any(|p| p.pressed && p.event == r.event && p.frame <= r.frame)
+            })
+            .collect();
+        for r in &pressed {
+            if let Some(ev) = make_event(&r.event, false) {
+                Input::singleton().parse_input_event(&ev);
+            }
+        }
+        pressed.len()
+    }
+
+    pub fn pause(&mut self, id: u64, tree: &mut Gd<SceneTree>) -> Vec<Value> {
+        let mut out = self.finish(tree);
+        if !self.held {
+            self.game_paused = tree.is_paused();
+            self.held = true;
+        }
+        tree.set_pause(true);
+        out.push(answer(
+            id,
+            ClockReply {
+                frame: self.frame,
+                paused: true,
+            },
+        ));
+        out
+    }
+
+    pub fn resume(&mut self, id: u64, tree: &mut Gd<SceneTree>) -> Vec<Value> {
+        let mut out = self.finish(tree);
+        self.let_go(tree);
+        out.push(answer(
+            id,
+            ClockReply {
+                frame: self.frame,
+                paused: false,
+            },
+        ));
+        out
+    }
+
+    /// The agent lets go of the clock (resume, or the server is lost).
+    pub fn let_go(&mut self, tree: &mut Gd<SceneTree>) {
+        if self.held {
+            self.held = false;
+            tree.set_pause(self.game_paused);
+        }
+        self.pending = None;
+    }
+
+    /// Answers a pending step with what it did so far (a pause or resume came).
+    fn finish(&mut self, tree: &Gd<SceneTree>) -> Vec<Value> {
+        if self.tick_open {
+            self.close_tick(tree);
+        }
+        match self.pending.take() {
+            Some(p) => vec![step_answer(&p, self.frame)],
+            None => Vec::new(),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub fn step(
+        &mut self,
+        id: u64,
+        tree: &mut Gd<SceneTree>,
+        frames: u64,
+        unit: ClockUnit,
+        until: Option<String>,
+        watch: Vec<Watch>,
+        every: Option<u64>,
+        at: Vec<u64>,
+    ) -> Option<Value> {
+        if self.pending.is_some() {
+            return Some(refuse(
+                id,
+                "clock_busy",
+                "a step is already running; wait for its answer",
+            ));
+        }
+        if !self.held {
+            self.game_paused = tree.is_paused();
+            self.held = true;
+        }
+        tree.set_pause(true);
+        let p = Pending {
+            id,
+            frames,
+            unit,
+            until,
+            watch,
+            every: every.filter(|e| *e > 0),
+            at,
+            start: self.frame,
+            ticks: 0,
+            iterations: 0,
+            met: None,
+            stop: frames == 0,
+            rows: Vec::new(),
+        };
+        if p.stop {
+            return Some(step_answer(&p, self.frame));
+        }
+        self.pending = Some(p);
+        // The first tick of the step runs next: its input goes in now, the tree
+        // un-paused for the moment so `_input` sees it.
+        self.deliver(self.frame + 1, tree, true);
+        None
+    }
+
+    /// One hook: closes what the last tick or iteration finished (answers due now),
+    /// then decides whether this tick or iteration runs.
+    pub fn hook(&mut self, hook: Hook, tree: &mut Gd<SceneTree>) -> Vec<Value> {
+        let mut out = Vec::new();
+        let iteration = Engine::singleton().get_process_frames();
+        let new_iteration = iteration != self.last_iteration;
+        self.last_iteration = iteration;
+        if self.tick_open {
+            self.close_tick(tree);
+        }
+        if self.iter_open && new_iteration {
+            self.iter_open = false;
+            if let Some(p) = self.pending.as_mut() {
+                p.iterations += 1;
+                if p.unit == ClockUnit::Process && p.iterations >= p.frames {
+                    p.stop = true;
+                }
+                if p.stop {
+                    let p = self.pending.take().expect("pending");
+                    out.push(step_answer(&p, self.frame));
+                }
+            }
+        }
+        let stepping = self.pending.as_ref().is_some_and(|p| !p.stop);
+        match hook {
+            Hook::Physics => {
+                let runs = if stepping {
+                    true
+                } else if self.held {
+                    false
+                } else {
+                    !tree.is_paused()
+                };
+                if stepping {
+                    tree.set_pause(false);
+                } else if self.held {
+                    tree.set_pause(true);
+                }
+                if runs {
+                    self.frame += 1;
+                    FRAME.store(self.frame, Ordering::Relaxed);
+                    self.tick_open = true;
+                    self.iter_open = true;
+                    if let Some(p) = self.pending.as_mut() {
+                        p.ticks += 1;
+                    }
+                    // Input for this frame not delivered before its tick (a second
+                    // tick in one iteration): now, seen one frame late.
+                    self.deliver(self.frame, tree, false);
+                }
+            }
+            Hook::Process => {
+                if self.iter_open {
+                    // The iteration's ticks ran: its _process runs too.
+                } else if stepping {
+                    tree.set_pause(false);
+                    self.iter_open = true;
+                } else if self.held {
+                    tree.set_pause(true);
+                }
+                // The next tick runs: its input goes in now, between the ticks.
+                let free = !self.held && self.pending.is_none() && !tree.is_paused();
+                if stepping || free {
+                    self.deliver(self.frame + 1, tree, false);
+                }
+            }
+        }
+        out
+    }
+
+    /// The input due on or before `frame`, delivered now (flushed, so it is not left
+    /// for the next iteration's event flush); `unpause`: with the tree un-paused for
+    /// the moment.
+    fn deliver(&mut self, frame: u64, tree: &mut Gd<SceneTree>, unpause: bool) {
+        if !self.scheduled.iter().any(|s| s.frame <= frame) {
+            return;
+        }
+        let (due, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.scheduled)
+            .into_iter()
+            .partition(|s| s.frame <= frame);
+        self.scheduled = later;
+        if unpause {
+            tree.set_pause(false);
+        }
+        let mut input = Input::singleton();
+        // Presses before releases, so a 0-frame hold is a press then a release.
+        for pressed in [true, false] {
+            for s in due.iter().filter(|s| s.pressed == pressed) {
+                if let Some(ev) = make_event(&s.event, s.pressed) {
+                    input.parse_input_event(&ev);
+                    input.flush_buffered_events();
+                }
+            }
+        }
+        if unpause {
+            tree.set_pause(true);
+        }
+    }
+
+    /// After a tick: watches sampled, `until` evaluated, the frame budget counted.
+    fn close_tick(&mut self, tree: &Gd<SceneTree>) {
+        self.tick_open = false;
+        let frame = self.frame;
+        let Some(p) = self.pending.as_mut() else {
+            return;
+        };
+        let due = p.at.contains(&frame) || p.every.is_some_and(|e| frame.is_multiple_of(e));
+        if due && !p.watch.is_empty() {
+            let values = p.watch.iter().map(|w| read_watch(tree, w)).collect();
+            p.rows.push(WatchRow { frame, values });
+        }
+        if let Some(expr) = &p.until {
+            let truthy = evaluate(tree, expr).is_ok_and(|v| v.booleanize());
+            p.met = Some(truthy);
+            if truthy {
+                p.stop = true;
+            }
+        }
+        if p.unit == ClockUnit::Physics && p.ticks >= p.frames {
+            p.stop = true;
+        }
+    }
+}
+
+fn step_answer(p: &Pending, frame: u64) -> Value {
+    answer(
+        p.id,
+        StepReply {
+            frame,
+            advanced: frame - p.start,
+            met: p.until.as_ref().map(|_| p.met.unwrap_or(false)),
+            rows: p.rows.clone(),
+        },
+    )
+}
+
+/// One watched value in the value model's JSON form; `null` when unreadable.
+fn read_watch(tree: &Gd<SceneTree>, w: &Watch) -> serde_json::Value {
+    let v = match w {
+        Watch::Property { node, property } => {
+            let Some(n) = tree
+                .get_root()
+                .and_then(|r| r.get_node_or_null(node.as_str()))
+            else {
+                return serde_json::Value::Null;
+            };
+            n.get(property.as_str())
+        }
+        Watch::Expression { expression } => match evaluate(tree, expression) {
+            Ok(v) => v,
+            Err(_) => return serde_json::Value::Null,
+        },
+    };
+    crate::variant::from_variant(&v).to_json()
+}
+
+/// A Godot Expression with the current scene as its base: its value, or why not
+/// (`parse_error`/`execute_failed`, the Expression's own text).
+pub fn evaluate(tree: &Gd<SceneTree>, expression: &str) -> Result<Variant, (&'static str, String)> {
+    let Ok(mut expr) = ClassDb::singleton()
+        .instantiate("Expression")
+        .try_to::<Gd<Object>>()
+    else {
+        return Err(("no_expression", "Expression unavailable".into()));
+    };
+    let err = expr.call("parse", &[expression.to_variant()]);
+    if err.try_to::<i64>().unwrap_or(1) != 0 {
+        let why = expr.call("get_error_text", &[]).to_string();
+        return Err(("parse_error", why));
+    }
+    let base = tree
+        .get_current_scene()
+        .map(|n| n.to_variant())
+        .unwrap_or_default();
+    let v = expr.call("execute", &[VarArray::new().to_variant(), base]);
+    if expr
+        .call("has_execute_failed", &[])
+        .try_to::<bool>()
+        .unwrap_or(true)
+    {
+        let why = expr.call("get_error_text", &[]).to_string();
+        return Err(("execute_failed", why));
+    }
+    Ok(v)
+}
