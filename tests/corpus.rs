@@ -18,9 +18,8 @@ const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/
 /// Extensions of the files the text-only slice leaves out (images, audio, models,
 /// fonts): a reference to one is the only error check_scene_integrity may report.
 const LEFT_OUT: &[&str] = &[
-    "png", "svg", "jpg", "jpeg", "webp", "ogg", "wav", "mp3", "glb", "gltf", "ttf", "otf",
-    "woff", "woff2", "exr", "hdr", "obj", "blend", "fbx", "dae", "bmp", "tga", "ktx", "res",
-    "scn", "mesh",
+    "png", "svg", "jpg", "jpeg", "webp", "ogg", "wav", "mp3", "glb", "gltf", "ttf", "otf", "woff",
+    "woff2", "exr", "hdr", "obj", "blend", "fbx", "dae", "bmp", "tga", "ktx", "res", "scn", "mesh",
 ];
 
 /// Whether a broken_reference message names a file the slice left out: a binary
@@ -65,7 +64,11 @@ fn projects() -> Vec<(String, PathBuf)> {
         .filter(|f| f.file_name().is_some_and(|n| n == "project.godot"))
         .map(|f| {
             let dir = f.parent().unwrap().to_path_buf();
-            let rel = dir.strip_prefix(root).unwrap().to_string_lossy().into_owned();
+            let rel = dir
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
             (rel, dir)
         })
         .collect();
@@ -97,8 +100,10 @@ impl Counts {
         *self.calls.entry(tool).or_default() += 1;
         let r = call(client, tool, args.clone()).await;
         if r.is_error == Some(true) {
-            self.failures
-                .push(format!("{label}: {tool}({args}) failed: {:?}", r.structured_content));
+            self.failures.push(format!(
+                "{label}: {tool}({args}) failed: {:?}",
+                r.structured_content
+            ));
             return None;
         }
         r.structured_content
@@ -146,18 +151,27 @@ async fn read_project(label: &str, src: &Path, counts: &mut Counts) {
     let mut files = Vec::new();
     walk(project, &mut files);
 
-    let info = counts.check(&client, label, "project_info", json!({})).await;
-    let actions = info.as_ref().and_then(|i| i["input_actions"].as_array().cloned());
+    let info = counts
+        .check(&client, label, "project_info", json!({}))
+        .await;
+    let actions = info
+        .as_ref()
+        .and_then(|i| i["input_actions"].as_array().cloned());
     for action in actions.unwrap_or_default() {
         let args = json!({"action": action["name"]});
         let got = counts.check(&client, label, "get_input_action", args).await;
         // The engine-written project: `null` kept as a null event, not an error.
         if label == "engine/input-null" && action["name"] == "jump" {
             let events = got.map(|g| g["events"].clone()).unwrap_or_default();
-            assert!(events[1].is_null() && events[0]["kind"] == "key", "{events}");
+            assert!(
+                events[1].is_null() && events[0]["kind"] == "key",
+                "{events}"
+            );
         }
     }
-    counts.check(&client, label, "project_stats", json!({})).await;
+    counts
+        .check(&client, label, "project_stats", json!({}))
+        .await;
     all_items(counts, &client, label, "find_unused_resources", json!({})).await;
     let issues = all_items(counts, &client, label, "check_scene_integrity", json!({})).await;
     let imports: String = files
@@ -188,7 +202,9 @@ async fn read_project(label: &str, src: &Path, counts: &mut Counts) {
             for node in tree["nodes"].as_array().into_iter().flatten() {
                 if node["type"] == "TileMapLayer" {
                     let args = json!({"path": path, "node": node["path"], "limit": 10000});
-                    counts.check(&client, label, "get_tilemap_cells", args).await;
+                    counts
+                        .check(&client, label, "get_tilemap_cells", args)
+                        .await;
                 }
             }
         } else if name.ends_with(".tres") {
@@ -258,14 +274,19 @@ fn scene_state_path(p: &str) -> String {
 fn same_value(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => {
-            let (x, y) = (x.as_f64().unwrap_or(f64::NAN), y.as_f64().unwrap_or(f64::NAN));
+            let (x, y) = (
+                x.as_f64().unwrap_or(f64::NAN),
+                y.as_f64().unwrap_or(f64::NAN),
+            );
             x == y || (x - y).abs() <= 1e-5 * x.abs().max(y.abs()).max(1e-30)
         }
         (Value::Array(x), Value::Array(y)) => {
             x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_value(x, y))
         }
         (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same_value(v, w)))
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| same_value(v, w)))
         }
         _ => a == b,
     }
@@ -279,12 +300,16 @@ fn compare_scene(project: &Path, file: &str, text: &str, godot: &Value, out: &mu
     let scene = match godot_mcp_formats::parse_scene(text) {
         Ok(s) => s,
         Err(e) => {
-            out.push(format!("{file}: Godot loads it, the reader refuses it: {e}"));
+            out.push(format!(
+                "{file}: Godot loads it, the reader refuses it: {e}"
+            ));
             return;
         }
     };
     let Some(nodes) = godot.as_array() else {
-        out.push(format!("{file}: Godot refuses to load it, the reader reads it"));
+        out.push(format!(
+            "{file}: Godot refuses to load it, the reader reads it"
+        ));
         return;
     };
     if nodes.len() != scene.nodes.len() {
@@ -311,10 +336,14 @@ fn compare_scene(project: &Path, file: &str, text: &str, godot: &Value, out: &mu
         {
             out.push(format!("{at}: owner {} vs {owner}", g["owner"]));
         }
-        let instance = ours.instance.as_ref().map(|l| l.path.as_str()).unwrap_or_default();
+        let instance = ours
+            .instance
+            .as_ref()
+            .map(|l| l.path.as_str())
+            .unwrap_or_default();
         // The root of an inherited scene: SceneState keeps its base apart from the nodes.
-        let left_out = !instance.is_empty()
-            && !project.join(instance.trim_start_matches("res://")).exists();
+        let left_out =
+            !instance.is_empty() && !project.join(instance.trim_start_matches("res://")).exists();
         if g["instance"] != instance && !(i == 0 && g["instance"] == "") && !left_out {
             out.push(format!("{at}: instance {} vs {instance}", g["instance"]));
         }
@@ -375,7 +404,8 @@ async fn real_godot_the_engine_and_the_reader_agree_on_every_corpus_scene() {
         .unwrap_or_default();
     let engine = feature_version(&version);
     for (rel, src) in projects() {
-        let project_features = std::fs::read_to_string(src.join("project.godot")).unwrap_or_default();
+        let project_features =
+            std::fs::read_to_string(src.join("project.godot")).unwrap_or_default();
         let project_version = project_features
             .lines()
             .find(|l| l.starts_with("config/features="))

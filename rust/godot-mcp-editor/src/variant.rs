@@ -365,9 +365,9 @@ fn value_at(v: &Variant, depth: usize) -> Value {
         let d = v.to::<AnyDictionary>();
         d.key_element_type().is_typed()
             || d.value_element_type().is_typed()
-            || d.keys_array().iter_shared().any(|k| {
-                !matches!(k.get_type(), VariantType::STRING | VariantType::STRING_NAME)
-            })
+            || d.keys_array()
+                .iter_shared()
+                .any(|k| !matches!(k.get_type(), VariantType::STRING | VariantType::STRING_NAME))
     } {
         from_godot_text(v)
     } else if t == VariantType::DICTIONARY {

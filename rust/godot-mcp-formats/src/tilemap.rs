@@ -50,7 +50,9 @@ impl std::fmt::Display for TileDataError {
 pub fn packed_bytes(v: &Value) -> Result<Vec<u8>, TileDataError> {
     match v {
         Value::Constructor { name, args } if name == "PackedByteArray" => match args.as_slice() {
-            [Value::String(b64)] => crate::variant::base64_decode(b64).ok_or(TileDataError::NotBytes),
+            [Value::String(b64)] => {
+                crate::variant::base64_decode(b64).ok_or(TileDataError::NotBytes)
+            }
             _ => args
                 .iter()
                 .map(|a| {

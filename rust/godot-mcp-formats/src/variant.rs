@@ -239,7 +239,9 @@ impl Value {
             Value::PackedFloat32Array(v) => json!({"$type": "PackedFloat32Array", "values": v}),
             Value::PackedInt32Array(v) => json!({"$type": "PackedInt32Array", "values": v}),
             Value::PackedColorArray(v) => json!({"$type": "PackedColorArray", "values": v}),
-            Value::Vector4([x, y, z, w]) => json!({"$type": "Vector4", "x": x, "y": y, "z": z, "w": w}),
+            Value::Vector4([x, y, z, w]) => {
+                json!({"$type": "Vector4", "x": x, "y": y, "z": z, "w": w})
+            }
             Value::Vector4i([x, y, z, w]) => {
                 json!({"$type": "Vector4i", "x": x, "y": y, "z": z, "w": w})
             }
@@ -625,13 +627,13 @@ fn typed(ty: &str, m: &Map<String, Json>, depth: usize) -> Result<Value, ValueEr
             u8::try_from(int(Some(j), at)?).or_else(|_| err(format!("{at} must be 0-255")))
         })?),
         "PackedInt64Array" => Value::PackedInt64Array(packed(m, ty, |j, at| int(Some(j), at))?),
-        "PackedFloat64Array" => Value::PackedFloat64Array(packed(m, ty, |j, at| {
-            match decode(j, depth + 1)? {
+        "PackedFloat64Array" => {
+            Value::PackedFloat64Array(packed(m, ty, |j, at| match decode(j, depth + 1)? {
                 Value::Float(f) => Ok(f),
                 Value::Int(i) => Ok(i as f64),
                 _ => err(format!("{at} must be a number")),
-            }
-        })?),
+            })?)
+        }
         "PackedVector4Array" => {
             Value::PackedVector4Array(packed(m, ty, |j, at| floats(Some(j), at))?)
         }
@@ -658,7 +660,9 @@ fn typed(ty: &str, m: &Map<String, Json>, depth: usize) -> Result<Value, ValueEr
                 match m.get(name) {
                     None => Ok(None),
                     Some(Json::String(t)) if type_param_ok(t) => Ok(Some(t.clone())),
-                    _ => err(format!("Dictionary.{name} must be a type name, like String")),
+                    _ => err(format!(
+                        "Dictionary.{name} must be a type name, like String"
+                    )),
                 }
             };
             let (key, value) = (param("key")?, param("value")?);
@@ -1154,9 +1158,10 @@ pub fn to_text(v: &Value) -> Option<String> {
         Value::Vector4(a) => call("Vector4", fs(a)),
         Value::Vector4i(a) => call("Vector4i", is(a)),
         Value::Plane { normal: n, d } => call("Plane", fs(&[n[0], n[1], n[2], *d])),
-        Value::Aabb { position: p, size: z } => {
-            call("AABB", fs(&[p[0], p[1], p[2], z[0], z[1], z[2]]))
-        }
+        Value::Aabb {
+            position: p,
+            size: z,
+        } => call("AABB", fs(&[p[0], p[1], p[2], z[0], z[1], z[2]])),
         Value::Basis(b) => call(
             "Basis",
             fs(&[
@@ -1164,15 +1169,21 @@ pub fn to_text(v: &Value) -> Option<String> {
             ]),
         ),
         Value::Projection(c) => call("Projection", c.iter().flat_map(|col| fs(col))),
-        Value::PackedStringArray(items) => call("PackedStringArray", items.iter().map(|s| quote(s))),
-        // The list form: every Godot 4.x reads it, in a file of any format=.
-        Value::PackedByteArray(items) => {
-            call("PackedByteArray", items.iter().map(u8::to_string))
+        Value::PackedStringArray(items) => {
+            call("PackedStringArray", items.iter().map(|s| quote(s)))
         }
+        // The list form: every Godot 4.x reads it, in a file of any format=.
+        Value::PackedByteArray(items) => call("PackedByteArray", items.iter().map(u8::to_string)),
         Value::PackedInt64Array(items) => call("PackedInt64Array", is(items)),
         Value::PackedFloat64Array(items) => call(
             "PackedFloat64Array",
-            items.iter().map(|f| if f.is_finite() { num(*f) } else { float_text(*f) }),
+            items.iter().map(|f| {
+                if f.is_finite() {
+                    num(*f)
+                } else {
+                    float_text(*f)
+                }
+            }),
         ),
         Value::PackedVector4Array(items) => {
             call("PackedVector4Array", items.iter().flat_map(|p| fs(p)))

@@ -9,7 +9,10 @@ fn corpus_dir() -> PathBuf {
 }
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     entries.sort();
     for path in entries {
         if path.is_dir() {
@@ -47,7 +50,12 @@ fn every_corpus_file_parses() {
         }
     }
     println!("corpus: {scenes} scenes, {resources} resources, {projects} projects");
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 fn read(rel: &str) -> String {
@@ -58,15 +66,28 @@ fn read(rel: &str) -> String {
 /// `SubResource( 1 )` / `ExtResource( 1 )`, which Godot 4's loader takes as "1".
 #[test]
 fn format_2_integer_ids() {
-    let res = parse_resource(&read("demo-3x/2d/platformer/assets/theme/user_interface.tres")).unwrap();
+    let res = parse_resource(&read(
+        "demo-3x/2d/platformer/assets/theme/user_interface.tres",
+    ))
+    .unwrap();
     assert_eq!(res.format, 2);
     assert_eq!(res.ext_resources[0].id, "1");
     let ids: Vec<_> = res.sub_resources.iter().map(|s| s.id.as_str()).collect();
     assert_eq!(ids, ["1", "2", "3", "4", "5", "6"]);
-    let font = res.properties.iter().find(|p| p.name == "default_font").unwrap();
-    assert_eq!(font.value, godot_mcp_formats::Value::SubResource("6".into()));
+    let font = res
+        .properties
+        .iter()
+        .find(|p| p.name == "default_font")
+        .unwrap();
+    assert_eq!(
+        font.value,
+        godot_mcp_formats::Value::SubResource("6".into())
+    );
     let data = &res.sub_resources[5].properties[1];
-    assert_eq!(data.value, godot_mcp_formats::Value::ExtResource("1".into()));
+    assert_eq!(
+        data.value,
+        godot_mcp_formats::Value::ExtResource("1".into())
+    );
 }
 
 /// `index="2"`: Godot writes the index quoted; its loader converts it to an int.
@@ -98,7 +119,11 @@ fn godot_4_6_scene_with_unique_ids_and_base64_tiles() {
         );
     }
     let ground = scene.node("Ground").unwrap();
-    let data = ground.properties.iter().find(|p| p.name == "tile_map_data").unwrap();
+    let data = ground
+        .properties
+        .iter()
+        .find(|p| p.name == "tile_map_data")
+        .unwrap();
     let bytes = godot_mcp_formats::tilemap::packed_bytes(&data.value).unwrap();
     let cells = godot_mcp_formats::tilemap::decode_tile_map_data(&bytes).unwrap();
     assert_eq!(cells.len(), 30);
