@@ -1371,6 +1371,12 @@ pub fn scan_balanced(text: &str) -> Scan {
     }
 }
 
+/// The bytes of a base64 `PackedByteArray("…")` (Godot's standard alphabet, padded).
+pub fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.decode(text).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;
@@ -1870,16 +1876,4 @@ mod tests {
         }
         assert!(Value::from_json(&deep).is_err());
     }
-}
-
-/// The bytes of a base64 `PackedByteArray("…")` (Godot's standard alphabet, padded).
-pub fn base64_decode(text: &str) -> Option<Vec<u8>> {
-    use base64::Engine as _;
-    base64::engine::general_purpose::STANDARD.decode(text).ok()
-}
-
-/// The base64 text Godot 4.3+ writes inside `PackedByteArray("…")`.
-pub fn base64_encode(bytes: &[u8]) -> String {
-    use base64::Engine as _;
-    base64::engine::general_purpose::STANDARD.encode(bytes)
 }
