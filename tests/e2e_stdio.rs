@@ -281,10 +281,10 @@ async fn read_resource_and_scripts_read() {
     assert_eq!(stats["script_class"], "PlayerStats");
     assert_eq!(stats["script"], "res://scripts/player_stats.gd");
     assert_eq!(stats["properties"]["max_health"], 100);
-    // A type the model does not type keeps the file's text, tagged Raw.
+    // PackedStringArray in the value model (docs/values.md), not Raw.
     assert_eq!(
         stats["properties"]["abilities"],
-        json!({"$type": "Raw", "text": "PackedStringArray(\"dash\", \"double_jump\")"})
+        json!({"$type": "PackedStringArray", "values": ["dash", "double_jump"]})
     );
     let theme = call_ok(
         &client,

@@ -4,7 +4,7 @@
 
 use godot::classes::{ClassDb, Resource, ResourceLoader};
 use godot::prelude::*;
-use godot_mcp_editor_core::value::{MAX_RESOURCE_DEPTH, Value, real};
+use godot_mcp_editor_core::value::{self, MAX_RESOURCE_DEPTH, Value, real};
 
 /// A Godot value for `v`; a resource path that does not load is an error.
 pub(crate) fn to_variant(v: &Value) -> Result<Variant, String> {
@@ -87,14 +87,30 @@ pub(crate) fn to_variant(v: &Value) -> Result<Variant, String> {
         }
         // Godot's own Variant parser reads the text; text it cannot read is refused,
         // not set as null.
-        Value::Raw(text) => {
-            let v = godot::global::str_to_var(text.as_str());
-            if v.is_nil() && text.trim() != "null" {
-                return Err(format!("{text:?} is not a Godot Variant text"));
-            }
-            v
+        Value::Raw(text) => parse_variant_text(text)?,
+        // The types the model holds in the same layout as Godot's Variant text
+        // (Vector4, AABB, Basis, packed arrays, typed collections, …): through that text.
+        other => {
+            let text = value::to_text(other)
+                .ok_or_else(|| "this value has no Godot Variant text".to_string())?;
+            parse_variant_text(&text)?
         }
     })
+}
+
+fn parse_variant_text(text: &str) -> Result<Variant, String> {
+    let v = godot::global::str_to_var(text);
+    if v.is_nil() && text.trim() != "null" {
+        return Err(format!("{text:?} is not a Godot Variant text"));
+    }
+    Ok(v)
+}
+
+/// Godot's Variant text of `v` read as the disk plane reads a file's value: the same
+/// typed form for the same value (`AABB(…)`, `PackedStringArray(…)`, `Array[int]([…])`),
+/// `Raw` only for what the model does not type.
+fn from_godot_text(v: &Variant) -> Value {
+    value::from_variant_text(&godot::global::var_to_str(v).to_string())
 }
 
 fn i32v(i: i64) -> Result<i32, String> {
@@ -335,6 +351,8 @@ fn value_at(v: &Variant, depth: usize) -> Value {
                 .map(|c| rgba(*c))
                 .collect(),
         )
+    } else if t == VariantType::ARRAY && v.to::<AnyArray>().element_type().is_typed() {
+        from_godot_text(v)
     } else if t == VariantType::ARRAY {
         Value::Array(
             // AnyArray: typed arrays (Array[PackedVector2Array]) read as arrays too.
@@ -343,6 +361,15 @@ fn value_at(v: &Variant, depth: usize) -> Value {
                 .map(|i| value_at(&i, depth + 1))
                 .collect(),
         )
+    } else if t == VariantType::DICTIONARY && {
+        let d = v.to::<AnyDictionary>();
+        d.key_element_type().is_typed()
+            || d.value_element_type().is_typed()
+            || d.keys_array()
+                .iter_shared()
+                .any(|k| !matches!(k.get_type(), VariantType::STRING | VariantType::STRING_NAME))
+    } {
+        from_godot_text(v)
     } else if t == VariantType::DICTIONARY {
         Value::Dictionary(
             v.to::<AnyDictionary>()
@@ -351,9 +378,10 @@ fn value_at(v: &Variant, depth: usize) -> Value {
                 .collect(),
         )
     } else {
-        // A type the model does not type: Godot's own Variant text of it, the same
-        // text a saved scene holds (`PackedStringArray("a")`, `AABB(…)`).
-        Value::Raw(godot::global::var_to_str(v).to_string())
+        // Vector4, AABB, Plane, Basis, Projection, the other packed arrays: read from
+        // Godot's own Variant text of it, the text a saved scene holds; Raw for what
+        // the model does not type.
+        from_godot_text(v)
     }
 }
 

@@ -307,7 +307,10 @@ impl LayoutFile {
                 quoted(&x.id)
             ));
             for (name, text) in &x.properties {
-                out.push_str(&format!("{name} = {text}\n"));
+                out.push_str(&format!(
+                    "{} = {text}\n",
+                    crate::scene_edit::property_key(name)
+                ));
             }
             out.push('\n');
         }

@@ -56,8 +56,10 @@ pub struct InputAction {
     pub name: String,
     /// `"deadzone"`, when written.
     pub deadzone: Option<f64>,
-    /// The bound events, summarized, in file order.
-    pub events: Vec<InputEventSummary>,
+    /// The bound events, summarized, in file order; `None` for an entry that is
+    /// not an `Object(InputEvent…)` (the `null` the editor leaves behind), which
+    /// Godot skips.
+    pub events: Vec<Option<InputEventSummary>>,
 }
 
 /// The gist of one `Object(InputEvent…, …)` of an input action.
@@ -190,7 +192,7 @@ pub fn parse_project(src: &str) -> Result<ProjectInfo, ParseError> {
                     info.autoloads.push(autoload);
                 }
                 ("input", _) => {
-                    let action = input_action(src, prop)?;
+                    let action = input_action(prop);
                     info.input_actions.retain(|a| a.name != action.name);
                     info.input_actions.push(action);
                 }
@@ -250,35 +252,22 @@ fn autoload(src: &str, prop: &Property) -> Result<Autoload, ParseError> {
     })
 }
 
-fn input_action(src: &str, prop: &Property) -> Result<InputAction, ParseError> {
-    let bad = |what: &str| structure(src, prop, format!("input action {}: {what}", prop.name));
-    if !matches!(prop.value, Value::Dictionary(_)) {
-        return Err(bad(
-            "expected a dictionary with \"deadzone\" and \"events\"",
-        ));
-    }
-    let deadzone = match prop.value.dict_get("deadzone") {
-        None => None,
-        Some(v) => Some(
-            v.as_f64()
-                .ok_or_else(|| bad("\"deadzone\" must be a number"))?,
-        ),
-    };
+/// One action, read as Godot's `InputMap::load_from_project_settings` reads it:
+/// a value that is not a dictionary is an action with no events, a `deadzone`
+/// that is not a number is absent, and an entry of `events` that is not an
+/// `Object(InputEvent…)` (the `null` the editor leaves after a removed event)
+/// is kept as `None`, never an error.
+fn input_action(prop: &Property) -> InputAction {
+    let deadzone = prop.value.dict_get("deadzone").and_then(Value::as_f64);
     let events = match prop.value.dict_get("events") {
-        None => Vec::new(),
-        Some(Value::Array(items)) => items
-            .iter()
-            .map(|e| {
-                summarize_event(e).ok_or_else(|| bad("every event must be an Object(InputEvent…)"))
-            })
-            .collect::<Result<_, _>>()?,
-        Some(_) => return Err(bad("\"events\" must be an array")),
+        Some(Value::Array(items)) => items.iter().map(summarize_event).collect(),
+        _ => Vec::new(),
     };
-    Ok(InputAction {
+    InputAction {
         name: prop.name.clone(),
         deadzone,
         events,
-    })
+    }
 }
 
 fn summarize_event(event: &Value) -> Option<InputEventSummary> {

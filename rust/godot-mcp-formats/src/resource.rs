@@ -9,8 +9,14 @@ use crate::text::{HeaderMode, Property, RefSite, Section, parse_document};
 use crate::value::Value;
 use rustc_hash::FxHashMap as FastMap;
 
-/// The `format=` versions this crate reads (Godot 4.x writes `format=3`).
-pub const SUPPORTED_FORMATS: &[i64] = &[3];
+/// The `format=` versions this crate reads: every version Godot 4's text loader
+/// reads (it refuses only a format above its own): 3 is Godot 4.0–4.2's and
+/// every file without a base64 `PackedByteArray`, 4 is Godot 4.3+'s when the
+/// file holds one, 1 and 2 are Godot 3's.
+pub const SUPPORTED_FORMATS: &[i64] = &[1, 2, 3, 4];
+
+/// The format Godot assumes when a header has no `format=`.
+pub const DEFAULT_FORMAT: i64 = 4;
 
 /// An `[ext_resource type=… uid=… path=… id=…]`: a file this one depends on.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -220,22 +226,17 @@ impl<'s> FileHeader<'s> {
             ));
         }
         let mark = section.mark;
+        // Godot's loader: no format= means its own version; a higher one is refused.
         let format = match section.attribute("format") {
-            None => {
-                return Err(mark.error(
-                    src,
-                    ErrorKind::UnsupportedFormat,
-                    format!("the [{tag}] header has no format="),
-                ));
-            }
-            Some(p) => match p.value.as_int() {
+            None => DEFAULT_FORMAT,
+            Some(p) => match variant_int(&p.value) {
                 Some(f) if SUPPORTED_FORMATS.contains(&f) => f,
                 _ => {
                     return Err(p.value_mark.error(
                         src,
                         ErrorKind::UnsupportedFormat,
                         format!(
-                            "format={} is not supported (this reader supports format=3, Godot 4)",
+                            "format={} is not supported (this reader supports format=1 to 4, Godot 4.x)",
                             p.text
                         ),
                     ));
@@ -264,8 +265,9 @@ impl<'s> FileHeader<'s> {
     }
 }
 
-/// A string attribute, moved out of the section (each attribute is read once);
-/// present with another type is an error.
+/// A string attribute, moved out of the section (each attribute is read once).
+/// As Godot's loader converts the field to a String, a number is taken as its
+/// decimal text (`id=1` of format=2 files); any other type is an error.
 pub(crate) fn string_attr(
     src: &str,
     section: &mut Section,
@@ -274,7 +276,8 @@ pub(crate) fn string_attr(
     match section.attributes.iter_mut().find(|p| p.name == name) {
         None => Ok(None),
         Some(p) => match &mut p.value {
-            Value::String(s) => Ok(Some(std::mem::take(s))),
+            Value::String(s) | Value::StringName(s) => Ok(Some(std::mem::take(s))),
+            Value::Int(i) => Ok(Some(i.to_string())),
             _ => Err(p.value_mark.error(
                 src,
                 ErrorKind::Structure,
@@ -282,6 +285,37 @@ pub(crate) fn string_attr(
             )),
         },
     }
+}
+
+/// A Variant converted to an int the way Godot converts a header field
+/// (`int index = fields["index"]`): ints as they are, floats truncated, bools
+/// 0/1, strings by `String::to_int` (Godot writes `index="2"`). `None` for
+/// the types Godot cannot convert.
+pub fn variant_int(value: &Value) -> Option<i64> {
+    match value {
+        Value::Int(i) => Some(*i),
+        #[allow(clippy::cast_possible_truncation)]
+        Value::Float(f) if f.is_finite() => Some(*f as i64),
+        Value::Bool(b) => Some(i64::from(*b)),
+        Value::String(s) | Value::StringName(s) => Some(godot_to_int(s)),
+        _ => None,
+    }
+}
+
+/// Godot's `String::to_int`: the digits before the first `.`, in order, a `-`
+/// while nothing but zeros was read negating it, everything else skipped;
+/// saturating at 64 bits as Godot does.
+fn godot_to_int(s: &str) -> i64 {
+    let mut n: i64 = 0;
+    let mut negative = false;
+    for c in s.chars().take_while(|&c| c != '.') {
+        if let Some(d) = c.to_digit(10) {
+            n = n.saturating_mul(10).saturating_add(i64::from(d));
+        } else if c == '-' && n == 0 {
+            negative = !negative;
+        }
+    }
+    if negative { -n } else { n }
 }
 
 pub(crate) fn required_string_attr(
@@ -305,9 +339,9 @@ pub(crate) fn int_attr(
 ) -> Result<Option<i64>, ParseError> {
     match section.attribute(name) {
         None => Ok(None),
-        Some(p) => match p.value {
-            Value::Int(i) => Ok(Some(i)),
-            _ => Err(p.value_mark.error(
+        Some(p) => match variant_int(&p.value) {
+            Some(i) => Ok(Some(i)),
+            None => Err(p.value_mark.error(
                 src,
                 ErrorKind::Structure,
                 format!("{name}= must be an integer, found {}", p.text),

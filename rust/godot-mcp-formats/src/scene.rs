@@ -191,15 +191,9 @@ pub fn parse_scene(src: &str) -> Result<Scene, ParseError> {
     let mut editable = Vec::with_capacity(pending_editable.len());
     for mut section in pending_editable {
         no_properties(src, &section)?;
+        // Godot records the path as it is (add_editable_instance), whatever node
+        // it names: in an inherited scene it names a node of the base scene.
         let path = required_string_attr(src, &mut section, "path")?;
-        if !tree.declared.contains_key(path.as_str()) {
-            let mark = value_mark(&section, "path");
-            return Err(mark.error(
-                src,
-                ErrorKind::UnknownNode,
-                format!("[editable] path \"{path}\" names no node of this scene"),
-            ));
-        }
         editable.push(path);
     }
 

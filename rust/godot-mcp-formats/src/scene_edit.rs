@@ -15,6 +15,20 @@ pub struct PropertyEdit {
     pub previous: Option<String>,
 }
 
+/// A property name as Godot's text saver writes it (`_valprop`): bare, or quoted
+/// and escaped when it holds `=`, `"`, `;`, `[`, `]`, a space, a control or a
+/// non-ASCII character (`"parameters/Animation 2/current_length" = 0.8`).
+pub fn property_key(name: &str) -> String {
+    if name
+        .chars()
+        .any(|c| matches!(c, '=' | '"' | ';' | '[' | ']') || !('!'..='~').contains(&c))
+    {
+        crate::variant::quote(name)
+    } else {
+        name.to_string()
+    }
+}
+
 /// Set `property` of the node at `node_path` (`"."` is the root) to `value_text` in
 /// `src`, which `scene` was parsed from. `Err` says why not (no such node).
 pub fn set_node_property(
@@ -27,7 +41,7 @@ pub fn set_node_property(
     let node = scene
         .node(node_path)
         .ok_or_else(|| format!("no node {node_path:?}"))?;
-    let new_line = format!("{property} = {value_text}\n");
+    let new_line = format!("{} = {value_text}\n", property_key(property));
     let mut lines: Vec<&str> = src.split_inclusive('\n').collect();
     // Ensure the last line ends with a newline before anything is put after it.
     let owned_last;

@@ -753,16 +753,35 @@ impl<'a> Parser<'a> {
         if matches!(full_name, "ExtResource" | "SubResource") {
             let external = full_name == "ExtResource";
             self.skip_value_ws();
-            if self.peek() != Some(b'"') {
-                return Err(self.err_at(
-                    mark,
-                    ErrorKind::Syntax,
-                    format!("{full_name}(…) takes exactly one string argument"),
-                ));
-            }
-            let start = self.pos + 1;
-            let id = self.string()?;
-            let end = self.pos.saturating_sub(1);
+            // Godot's loader takes a string id, or a number (the integer ids of
+            // format=2 files: `SubResource( 1 )`), used as its decimal text.
+            let (id, start, end) = match self.peek() {
+                Some(b'"') => {
+                    let start = self.pos + 1;
+                    let id = self.string()?;
+                    (id, start, self.pos.saturating_sub(1))
+                }
+                Some(c) if c.is_ascii_digit() => {
+                    let start = self.pos;
+                    match self.number()? {
+                        Value::Int(i) => (i.to_string(), start, self.pos),
+                        _ => {
+                            return Err(self.err_at(
+                                mark,
+                                ErrorKind::Syntax,
+                                format!("{full_name}(…) takes one string or integer id"),
+                            ));
+                        }
+                    }
+                }
+                _ => {
+                    return Err(self.err_at(
+                        mark,
+                        ErrorKind::Syntax,
+                        format!("{full_name}(…) takes one string or integer id"),
+                    ));
+                }
+            };
             self.skip_value_ws();
             match self.peek() {
                 Some(b')') => self.pos += 1,
@@ -771,7 +790,7 @@ impl<'a> Parser<'a> {
                     return Err(self.err_at(
                         mark,
                         ErrorKind::Syntax,
-                        format!("{full_name}(…) takes exactly one string argument"),
+                        format!("{full_name}(…) takes one string or integer id"),
                     ));
                 }
             }

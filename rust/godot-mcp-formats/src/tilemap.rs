@@ -45,17 +45,23 @@ impl std::fmt::Display for TileDataError {
     }
 }
 
-/// The bytes of `PackedByteArray(1, 2, …)`.
+/// The bytes of `PackedByteArray(1, 2, …)` or of its base64 form
+/// `PackedByteArray("AAAB…")` (what Godot 4.3+ writes, with `format=4`).
 pub fn packed_bytes(v: &Value) -> Result<Vec<u8>, TileDataError> {
     match v {
-        Value::Constructor { name, args } if name == "PackedByteArray" => args
-            .iter()
-            .map(|a| {
-                a.as_int()
-                    .and_then(|i| u8::try_from(i).ok())
-                    .ok_or(TileDataError::NotBytes)
-            })
-            .collect(),
+        Value::Constructor { name, args } if name == "PackedByteArray" => match args.as_slice() {
+            [Value::String(b64)] => {
+                crate::variant::base64_decode(b64).ok_or(TileDataError::NotBytes)
+            }
+            _ => args
+                .iter()
+                .map(|a| {
+                    a.as_int()
+                        .and_then(|i| u8::try_from(i).ok())
+                        .ok_or(TileDataError::NotBytes)
+                })
+                .collect(),
+        },
         _ => Err(TileDataError::NotBytes),
     }
 }

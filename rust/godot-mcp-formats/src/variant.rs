@@ -136,6 +136,37 @@ pub enum Value {
     PackedFloat32Array(Vec<f64>),
     PackedInt32Array(Vec<i64>),
     PackedColorArray(Vec<[f64; 4]>),
+    Vector4([f64; 4]),
+    Vector4i([i64; 4]),
+    Plane {
+        normal: [f64; 3],
+        d: f64,
+    },
+    Aabb {
+        position: [f64; 3],
+        size: [f64; 3],
+    },
+    /// Columns x, y, z.
+    Basis([[f64; 3]; 3]),
+    /// Columns x, y, z, w.
+    Projection([[f64; 4]; 4]),
+    PackedStringArray(Vec<String>),
+    PackedByteArray(Vec<u8>),
+    PackedInt64Array(Vec<i64>),
+    PackedFloat64Array(Vec<f64>),
+    PackedVector4Array(Vec<[f64; 4]>),
+    /// `Array[int]([…])`: the element type as written (`int`, `Node`, `ExtResource("1_x")`).
+    TypedArray {
+        of: String,
+        items: Vec<Value>,
+    },
+    /// A dictionary with keys other than strings, or typed (`Dictionary[String, int]({…})`):
+    /// key and value types as written, entries in order.
+    Map {
+        key: Option<String>,
+        value: Option<String>,
+        entries: Vec<(Value, Value)>,
+    },
     Array(Vec<Value>),
     Dictionary(Vec<(String, Value)>),
     /// A value of a type this model does not type, as Godot's Variant text.
@@ -168,7 +199,10 @@ impl Value {
             Value::Nil => Json::Null,
             Value::Bool(b) => json!(b),
             Value::Int(i) => json!(i),
-            Value::Float(f) => Number::from_f64(*f).map_or(Json::Null, Json::Number),
+            Value::Float(f) => Number::from_f64(*f).map_or_else(
+                || json!({"$type": "float", "value": non_finite_name(*f)}),
+                Json::Number,
+            ),
             Value::String(s) => json!(s),
             Value::Vector2([x, y]) => json!({"$type": "Vector2", "x": x, "y": y}),
             Value::Vector3([x, y, z]) => json!({"$type": "Vector3", "x": x, "y": y, "z": z}),
@@ -205,6 +239,57 @@ impl Value {
             Value::PackedFloat32Array(v) => json!({"$type": "PackedFloat32Array", "values": v}),
             Value::PackedInt32Array(v) => json!({"$type": "PackedInt32Array", "values": v}),
             Value::PackedColorArray(v) => json!({"$type": "PackedColorArray", "values": v}),
+            Value::Vector4([x, y, z, w]) => {
+                json!({"$type": "Vector4", "x": x, "y": y, "z": z, "w": w})
+            }
+            Value::Vector4i([x, y, z, w]) => {
+                json!({"$type": "Vector4i", "x": x, "y": y, "z": z, "w": w})
+            }
+            Value::Plane { normal, d } => json!({"$type": "Plane", "normal": normal, "d": d}),
+            Value::Aabb { position, size } => {
+                json!({"$type": "AABB", "position": position, "size": size})
+            }
+            Value::Basis([x, y, z]) => json!({"$type": "Basis", "x": x, "y": y, "z": z}),
+            Value::Projection([x, y, z, w]) => {
+                json!({"$type": "Projection", "x": x, "y": y, "z": z, "w": w})
+            }
+            Value::PackedStringArray(v) => json!({"$type": "PackedStringArray", "values": v}),
+            Value::PackedByteArray(v) => json!({"$type": "PackedByteArray", "values": v}),
+            Value::PackedInt64Array(v) => json!({"$type": "PackedInt64Array", "values": v}),
+            Value::PackedFloat64Array(v) => json!({
+                "$type": "PackedFloat64Array",
+                "values": v.iter().map(|f| Value::Float(*f).to_json()).collect::<Vec<_>>(),
+            }),
+            Value::PackedVector4Array(v) => json!({"$type": "PackedVector4Array", "values": v}),
+            Value::TypedArray { of, items } => json!({
+                "$type": "Array",
+                "of": of,
+                "values": items.iter().map(Value::to_json).collect::<Vec<_>>(),
+            }),
+            Value::Map {
+                key,
+                value,
+                entries,
+            } => {
+                let mut m = Map::new();
+                m.insert("$type".into(), json!("Dictionary"));
+                if let Some(k) = key {
+                    m.insert("key".into(), json!(k));
+                }
+                if let Some(v) = value {
+                    m.insert("value".into(), json!(v));
+                }
+                m.insert(
+                    "entries".into(),
+                    Json::Array(
+                        entries
+                            .iter()
+                            .map(|(k, v)| json!([k.to_json(), v.to_json()]))
+                            .collect(),
+                    ),
+                );
+                Json::Object(m)
+            }
             Value::Array(items) => Json::Array(items.iter().map(Value::to_json).collect()),
             Value::Dictionary(entries) => Json::Object(
                 entries
@@ -274,6 +359,26 @@ fn packed<T>(
         .enumerate()
         .map(|(i, item)| one(item, &format!("values[{i}]")))
         .collect()
+}
+
+/// `"inf"`, `"-inf"` or `"nan"`: a non-finite float's JSON name.
+fn non_finite_name(f: f64) -> &'static str {
+    if f.is_nan() {
+        "nan"
+    } else if f > 0.0 {
+        "inf"
+    } else {
+        "-inf"
+    }
+}
+
+/// A typed collection's type parameter: a type or class name, or a script's
+/// `ExtResource("id")` as the file writes it; one line, balanced.
+fn type_param_ok(t: &str) -> bool {
+    is_class_name(t)
+        || (t.starts_with("ExtResource(")
+            && !t.contains(['\n', '\r', ']', '['])
+            && scan_balanced(t) == Scan::Balanced)
 }
 
 /// A Godot class name: an identifier (letters, digits, `_`), not starting with a digit.
@@ -456,6 +561,130 @@ fn typed(ty: &str, m: &Map<String, Json>, depth: usize) -> Result<Value, ValueEr
             Ok(i)
         })?),
         "PackedColorArray" => Value::PackedColorArray(packed(m, ty, |j, at| floats(Some(j), at))?),
+        "float" => {
+            only_fields(m, ty, &["value"])?;
+            match m.get("value").and_then(Json::as_str) {
+                Some("inf") => Value::Float(f64::INFINITY),
+                Some("-inf") => Value::Float(f64::NEG_INFINITY),
+                Some("nan") => Value::Float(f64::NAN),
+                _ => return err("float.value must be \"inf\", \"-inf\" or \"nan\""),
+            }
+        }
+        "Vector4" => {
+            only_fields(m, ty, &["x", "y", "z", "w"])?;
+            Value::Vector4([
+                float(m.get("x"), "x")?,
+                float(m.get("y"), "y")?,
+                float(m.get("z"), "z")?,
+                float(m.get("w"), "w")?,
+            ])
+        }
+        "Vector4i" => {
+            only_fields(m, ty, &["x", "y", "z", "w"])?;
+            Value::Vector4i([
+                int(m.get("x"), "x")?,
+                int(m.get("y"), "y")?,
+                int(m.get("z"), "z")?,
+                int(m.get("w"), "w")?,
+            ])
+        }
+        "Plane" => {
+            only_fields(m, ty, &["normal", "d"])?;
+            Value::Plane {
+                normal: floats(m.get("normal"), "normal")?,
+                d: float(m.get("d"), "d")?,
+            }
+        }
+        "AABB" => {
+            only_fields(m, ty, &["position", "size"])?;
+            Value::Aabb {
+                position: floats(m.get("position"), "position")?,
+                size: floats(m.get("size"), "size")?,
+            }
+        }
+        "Basis" => {
+            only_fields(m, ty, &["x", "y", "z"])?;
+            Value::Basis([
+                floats(m.get("x"), "x")?,
+                floats(m.get("y"), "y")?,
+                floats(m.get("z"), "z")?,
+            ])
+        }
+        "Projection" => {
+            only_fields(m, ty, &["x", "y", "z", "w"])?;
+            Value::Projection([
+                floats(m.get("x"), "x")?,
+                floats(m.get("y"), "y")?,
+                floats(m.get("z"), "z")?,
+                floats(m.get("w"), "w")?,
+            ])
+        }
+        "PackedStringArray" => Value::PackedStringArray(packed(m, ty, |j, at| match j {
+            Json::String(s) => Ok(s.clone()),
+            _ => err(format!("{at} must be a string")),
+        })?),
+        "PackedByteArray" => Value::PackedByteArray(packed(m, ty, |j, at| {
+            u8::try_from(int(Some(j), at)?).or_else(|_| err(format!("{at} must be 0-255")))
+        })?),
+        "PackedInt64Array" => Value::PackedInt64Array(packed(m, ty, |j, at| int(Some(j), at))?),
+        "PackedFloat64Array" => {
+            Value::PackedFloat64Array(packed(m, ty, |j, at| match decode(j, depth + 1)? {
+                Value::Float(f) => Ok(f),
+                Value::Int(i) => Ok(i as f64),
+                _ => err(format!("{at} must be a number")),
+            })?)
+        }
+        "PackedVector4Array" => {
+            Value::PackedVector4Array(packed(m, ty, |j, at| floats(Some(j), at))?)
+        }
+        "Array" => {
+            only_fields(m, ty, &["of", "values"])?;
+            let of = match m.get("of") {
+                Some(Json::String(t)) if type_param_ok(t) => t.clone(),
+                _ => return err("Array.of must be a type name, like int or Node"),
+            };
+            let Some(items) = m.get("values").and_then(Json::as_array) else {
+                return err("Array.values must be an array");
+            };
+            Value::TypedArray {
+                of,
+                items: items
+                    .iter()
+                    .map(|i| decode(i, depth + 1))
+                    .collect::<Result<_, _>>()?,
+            }
+        }
+        "Dictionary" => {
+            only_fields(m, ty, &["key", "value", "entries"])?;
+            let param = |name: &str| -> Result<Option<String>, ValueError> {
+                match m.get(name) {
+                    None => Ok(None),
+                    Some(Json::String(t)) if type_param_ok(t) => Ok(Some(t.clone())),
+                    _ => err(format!(
+                        "Dictionary.{name} must be a type name, like String"
+                    )),
+                }
+            };
+            let (key, value) = (param("key")?, param("value")?);
+            if key.is_some() != value.is_some() {
+                return err("Dictionary.key and Dictionary.value are given together");
+            }
+            let Some(items) = m.get("entries").and_then(Json::as_array) else {
+                return err("Dictionary.entries must be an array of [key, value] pairs");
+            };
+            let entries = items
+                .iter()
+                .map(|e| match e.as_array().map(Vec::as_slice) {
+                    Some([k, v]) => Ok((decode(k, depth + 1)?, decode(v, depth + 1)?)),
+                    _ => err("Dictionary.entries must be an array of [key, value] pairs"),
+                })
+                .collect::<Result<_, _>>()?;
+            Value::Map {
+                key,
+                value,
+                entries,
+            }
+        }
         "Raw" => {
             only_fields(m, ty, &["text"])?;
             match m.get("text") {
@@ -477,7 +706,9 @@ fn typed(ty: &str, m: &Map<String, Json>, depth: usize) -> Result<Value, ValueEr
                 "unsupported $type {other:?} (supported: Vector2, Vector2i, Vector3, Vector3i, \
                  Rect2, Rect2i, Quaternion, Color, NodePath, Transform2D, Transform3D, Resource, \
                  PackedVector2Array, PackedVector3Array, PackedFloat32Array, PackedInt32Array, \
-                 PackedColorArray, Raw)"
+                 PackedColorArray, Vector4, Vector4i, Plane, AABB, Basis, Projection, \
+                 PackedStringArray, PackedByteArray, PackedInt64Array, PackedFloat64Array, \
+                 PackedVector4Array, Array, Dictionary, float, Raw)"
             ));
         }
     })
@@ -539,8 +770,7 @@ fn text_at(v: &Text, refs: &Refs<'_>, depth: usize) -> Value {
         Text::Nil => Value::Nil,
         Text::Bool(b) => Value::Bool(*b),
         Text::Int(i) => Value::Int(*i),
-        Text::Float(f) if f.is_finite() => Value::Float(*f),
-        Text::Float(_) => raw(),
+        Text::Float(f) => Value::Float(*f),
         Text::String(s) | Text::StringName(s) => Value::String(s.clone()),
         Text::NodePath(p) => Value::NodePath(p.clone()),
         Text::Array(items) => {
@@ -549,10 +779,18 @@ fn text_at(v: &Text, refs: &Refs<'_>, depth: usize) -> Value {
         Text::Dictionary(entries) => {
             let mut out = Vec::with_capacity(entries.len());
             for e in entries {
-                let Some(key) = e.key.as_str() else {
-                    return raw();
+                let key = match &e.key {
+                    Text::String(k) | Text::StringName(k) => k,
+                    _ => {
+                        // Keys other than strings: the [key, value] pairs form.
+                        return Value::Map {
+                            key: None,
+                            value: None,
+                            entries: map_entries(entries, refs, depth),
+                        };
+                    }
                 };
-                out.push((key.to_string(), text_at(&e.value, refs, depth + 1)));
+                out.push((key.clone(), text_at(&e.value, refs, depth + 1)));
             }
             Value::Dictionary(out)
         }
@@ -573,12 +811,95 @@ fn text_at(v: &Text, refs: &Refs<'_>, depth: usize) -> Value {
             None => raw(),
         },
         Text::Object { .. } => raw(),
-        Text::Constructor { name, args } => constructor(name, args).unwrap_or_else(raw),
+        Text::Constructor { name, args } => match (typed_collection(name), args.as_slice()) {
+            (Some((of, None)), [Text::Array(items)]) if name.starts_with("Array[") => {
+                Value::TypedArray {
+                    of: of.to_string(),
+                    items: items.iter().map(|i| text_at(i, refs, depth + 1)).collect(),
+                }
+            }
+            (Some((k, Some(v))), [Text::Dictionary(entries)]) => Value::Map {
+                key: Some(k.to_string()),
+                value: Some(v.to_string()),
+                entries: map_entries(entries, refs, depth),
+            },
+            _ => constructor(name, args).unwrap_or_else(raw),
+        },
     }
 }
 
-/// A typed constructor, when every argument is a number and the count is right.
+fn map_entries(
+    entries: &[crate::value::DictEntry],
+    refs: &Refs<'_>,
+    depth: usize,
+) -> Vec<(Value, Value)> {
+    entries
+        .iter()
+        .map(|e| {
+            (
+                text_at(&e.key, refs, depth + 1),
+                text_at(&e.value, refs, depth + 1),
+            )
+        })
+        .collect()
+}
+
+/// `Array[T]` → `(T, None)`, `Dictionary[K, V]` → `(K, Some(V))`: the type
+/// parameters of a typed collection's constructor name, split at the top-level comma.
+fn typed_collection(name: &str) -> Option<(&str, Option<&str>)> {
+    let (base, rest) = name.split_once('[')?;
+    let params = rest.strip_suffix(']')?.trim();
+    match base.trim() {
+        "Array" => Some((params, None)),
+        "Dictionary" => {
+            let mut depth = 0i32;
+            let mut in_string = false;
+            for (i, c) in params.char_indices() {
+                match c {
+                    '"' => in_string = !in_string,
+                    '(' if !in_string => depth += 1,
+                    ')' if !in_string => depth -= 1,
+                    ',' if !in_string && depth == 0 => {
+                        return Some((params[..i].trim(), Some(params[i + 1..].trim())));
+                    }
+                    _ => {}
+                }
+            }
+            None
+        }
+        _ => None,
+    }
+}
+
+/// Godot's Variant text of one value (what `var_to_str` gives) in the model: the
+/// form a file's same value reads as; `Raw` with the text when it does not parse.
+pub fn from_variant_text(text: &str) -> Value {
+    match crate::parse_value(text) {
+        Ok(parsed) => from_text(&parsed, &Refs::default()),
+        Err(_) => Value::Raw(text.to_string()),
+    }
+}
+
+/// A typed constructor, when every argument is a number and the count is right
+/// (or, for `PackedStringArray`, every argument a string; for `PackedByteArray`,
+/// one base64 string, the form Godot 4.3+ writes).
 fn constructor(name: &str, args: &[Text]) -> Option<Value> {
+    match (name, args) {
+        ("PackedStringArray", _) => {
+            return args
+                .iter()
+                .map(|a| match a {
+                    Text::String(s) => Some(s.clone()),
+                    _ => None,
+                })
+                .collect::<Option<_>>()
+                .map(Value::PackedStringArray);
+        }
+        ("PackedByteArray", [Text::String(b64)]) => {
+            return base64_decode(b64).map(Value::PackedByteArray);
+        }
+        _ => {}
+    }
     let nums: Vec<f64> = args
         .iter()
         .map(|a| match a {
@@ -646,6 +967,42 @@ fn constructor(name: &str, args: &[Text]) -> Option<Value> {
             }
             Value::PackedInt32Array(i)
         }
+        ("Vector4", 4) => Value::Vector4([r(0), r(1), r(2), r(3)]),
+        ("Vector4i", 4) => {
+            let i = ints()?;
+            Value::Vector4i([i[0], i[1], i[2], i[3]])
+        }
+        ("Plane", 4) => Value::Plane {
+            normal: [r(0), r(1), r(2)],
+            d: r(3),
+        },
+        ("AABB", 6) => Value::Aabb {
+            position: [r(0), r(1), r(2)],
+            size: [r(3), r(4), r(5)],
+        },
+        // Written row by row, like Transform3D's basis.
+        ("Basis", 9) => Value::Basis([[r(0), r(3), r(6)], [r(1), r(4), r(7)], [r(2), r(5), r(8)]]),
+        // Written column by column.
+        ("Projection", 16) => Value::Projection([
+            [r(0), r(1), r(2), r(3)],
+            [r(4), r(5), r(6), r(7)],
+            [r(8), r(9), r(10), r(11)],
+            [r(12), r(13), r(14), r(15)],
+        ]),
+        ("PackedByteArray", _) => Value::PackedByteArray(
+            ints()?
+                .into_iter()
+                .map(|i| u8::try_from(i).ok())
+                .collect::<Option<_>>()?,
+        ),
+        ("PackedInt64Array", _) => Value::PackedInt64Array(ints()?),
+        // 64-bit: kept as written, not rounded to a 32-bit real.
+        ("PackedFloat64Array", _) => Value::PackedFloat64Array(nums),
+        ("PackedVector4Array", n) if n % 4 == 0 => Value::PackedVector4Array(
+            (0..n / 4)
+                .map(|k| [r(4 * k), r(4 * k + 1), r(4 * k + 2), r(4 * k + 3)])
+                .collect(),
+        ),
         _ => return None,
     })
 }
@@ -798,6 +1155,69 @@ pub fn to_text(v: &Value) -> Option<String> {
         }
         Value::PackedFloat32Array(items) => call("PackedFloat32Array", fs(items)),
         Value::PackedInt32Array(items) => call("PackedInt32Array", is(items)),
+        Value::Vector4(a) => call("Vector4", fs(a)),
+        Value::Vector4i(a) => call("Vector4i", is(a)),
+        Value::Plane { normal: n, d } => call("Plane", fs(&[n[0], n[1], n[2], *d])),
+        Value::Aabb {
+            position: p,
+            size: z,
+        } => call("AABB", fs(&[p[0], p[1], p[2], z[0], z[1], z[2]])),
+        Value::Basis(b) => call(
+            "Basis",
+            fs(&[
+                b[0][0], b[1][0], b[2][0], b[0][1], b[1][1], b[2][1], b[0][2], b[1][2], b[2][2],
+            ]),
+        ),
+        Value::Projection(c) => call("Projection", c.iter().flat_map(|col| fs(col))),
+        Value::PackedStringArray(items) => {
+            call("PackedStringArray", items.iter().map(|s| quote(s)))
+        }
+        // The list form: every Godot 4.x reads it, in a file of any format=.
+        Value::PackedByteArray(items) => call("PackedByteArray", items.iter().map(u8::to_string)),
+        Value::PackedInt64Array(items) => call("PackedInt64Array", is(items)),
+        Value::PackedFloat64Array(items) => call(
+            "PackedFloat64Array",
+            items.iter().map(|f| {
+                if f.is_finite() {
+                    num(*f)
+                } else {
+                    float_text(*f)
+                }
+            }),
+        ),
+        Value::PackedVector4Array(items) => {
+            call("PackedVector4Array", items.iter().flat_map(|p| fs(p)))
+        }
+        Value::TypedArray { of, items } => format!(
+            "Array[{of}]([{}])",
+            items
+                .iter()
+                .map(to_text)
+                .collect::<Option<Vec<_>>>()?
+                .join(", ")
+        ),
+        Value::Map {
+            key,
+            value,
+            entries,
+        } => {
+            let body = if entries.is_empty() {
+                "{}".to_string()
+            } else {
+                format!(
+                    "{{\n{}\n}}",
+                    entries
+                        .iter()
+                        .map(|(k, v)| Some(format!("{}: {}", to_text(k)?, to_text(v)?)))
+                        .collect::<Option<Vec<_>>>()?
+                        .join(",\n")
+                )
+            };
+            match (key, value) {
+                (Some(k), Some(v)) => format!("Dictionary[{k}, {v}]({body})"),
+                _ => body,
+            }
+        }
         Value::Array(items) => format!(
             "[{}]",
             items
@@ -951,6 +1371,12 @@ pub fn scan_balanced(text: &str) -> Scan {
     }
 }
 
+/// The bytes of a base64 `PackedByteArray("…")` (Godot's standard alphabet, padded).
+pub fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.decode(text).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;
@@ -977,6 +1403,66 @@ mod tests {
         );
         let e = plain_json_text(&json!(u64::MAX), "value").unwrap_err();
         assert_eq!(e.param, "value");
+    }
+
+    /// Every type docs/values.md types: Godot's text → the model (never Raw) →
+    /// the same text, and the model → JSON → the same model.
+    #[test]
+    fn typed_values_round_trip_through_text_and_json() {
+        for text in [
+            "PackedStringArray(\"dash\", \"double_jump\")",
+            "PackedStringArray()",
+            "PackedByteArray(0, 1, 255)",
+            "PackedInt64Array(1, -9007199254740993)",
+            "PackedFloat64Array(0.1, 2, -3.25)",
+            "PackedVector4Array(1, 2, 3, 4, 5, 6, 7, 8)",
+            "Vector4(1, 2.5, 3, 4)",
+            "Vector4i(1, -2, 3, 4)",
+            "Plane(0, 1, 0, 2.5)",
+            "AABB(0, 0, 0, 1, 2, 3)",
+            "Basis(1, 2, 3, 4, 5, 6, 7, 8, 9)",
+            "Projection(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)",
+            "Array[int]([1, 2, 3])",
+            "Array[StringName]([])",
+            "Array[ExtResource(\"1_ab\")]([])",
+            "Dictionary[String, int]({\n\"a\": 1\n})",
+            "{\n1: \"one\",\nVector2(1, 2): null\n}",
+            "inf",
+            "inf_neg",
+            "nan",
+        ] {
+            let parsed = crate::parse_value(text).unwrap();
+            let v = from_text(&parsed, &Refs::default());
+            assert!(!matches!(v, Value::Raw(_)), "{text}: Raw");
+            assert_eq!(to_text(&v).as_deref(), Some(text), "{text}");
+            let back = Value::from_json(&v.to_json()).unwrap();
+            assert_eq!(to_text(&back), to_text(&v), "{text}: {}", v.to_json());
+        }
+        // Godot 4.3+'s base64 form is the same value as the list form.
+        let b64 = crate::parse_value("PackedByteArray(\"AAH/\")").unwrap();
+        assert_eq!(
+            from_text(&b64, &Refs::default()),
+            Value::PackedByteArray(vec![0, 1, 255])
+        );
+        // Basis is written row by row; the model holds columns.
+        let basis = crate::parse_value("Basis(1, 2, 3, 4, 5, 6, 7, 8, 9)").unwrap();
+        assert_eq!(
+            from_text(&basis, &Refs::default()).to_json()["x"],
+            json!([1.0, 4.0, 7.0])
+        );
+        assert_eq!(
+            Value::Float(f64::NEG_INFINITY).to_json(),
+            json!({"$type": "float", "value": "-inf"})
+        );
+        assert_eq!(
+            Value::from_json(&json!({"$type": "Dictionary", "entries": [[1, "one"]]})).unwrap(),
+            Value::Map {
+                key: None,
+                value: None,
+                entries: vec![(Value::Int(1), Value::String("one".into()))],
+            }
+        );
+        assert!(Value::from_json(&json!({"$type": "Array", "of": "in t", "values": []})).is_err());
     }
 
     #[test]
@@ -1252,7 +1738,7 @@ mod tests {
         );
         assert_eq!(
             read("PackedStringArray(\"dash\", \"b\")"),
-            Value::Raw("PackedStringArray(\"dash\", \"b\")".into())
+            Value::PackedStringArray(vec!["dash".into(), "b".into()])
         );
         assert_eq!(
             read("{\n\"a\": 1,\n\"b\": [1, 2.5]\n}"),
@@ -1335,7 +1821,8 @@ mod tests {
                 json!({"$type": "Vector2", "x": 1, "y": 2, "z": 3}),
                 "no field \"z\"",
             ),
-            (json!({"$type": "Basis"}), "unsupported $type"),
+            (json!({"$type": "Basis2"}), "unsupported $type"),
+            (json!({"$type": "Basis"}), "x must be an array of 3 numbers"),
             (
                 json!({"$type": "Vector2i", "x": 1.5, "y": 2}),
                 "x must be an integer",

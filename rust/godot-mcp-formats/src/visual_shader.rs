@@ -617,13 +617,21 @@ impl VisualShaderFile {
                 q(&x.id)
             ));
             for p in &x.properties {
-                out.push_str(&format!("{} = {}\n", p.name, p.text));
+                out.push_str(&format!(
+                    "{} = {}\n",
+                    crate::scene_edit::property_key(&p.name),
+                    p.text
+                ));
             }
             out.push('\n');
         }
         out.push_str("[resource]\n");
         for p in &self.properties {
-            out.push_str(&format!("{} = {}\n", p.name, p.text));
+            out.push_str(&format!(
+                "{} = {}\n",
+                crate::scene_edit::property_key(&p.name),
+                p.text
+            ));
         }
         for (name, text) in graph {
             out.push_str(&format!("{name} = {text}\n"));

@@ -1078,14 +1078,17 @@ fn integrity_issues(ix: &Index) -> Vec<Issue> {
     let mut issues: Vec<Issue> = ix.problems.clone();
     for r in &ix.refs {
         let what = r.written.as_deref().or(r.uid.as_deref()).unwrap_or("?");
-        // A script string may be a pattern completed at run time, and a plugin may
-        // be installed later: those are warnings; a scene's or a setting's is an error.
+        // A script string may be a pattern completed at run time, a plugin may be
+        // installed later, and Godot opens a project whose icon or other setting
+        // names no file (it says so when the value is used): those are warnings.
+        // A scene's or resource's reference is an error (Godot refuses to load
+        // it), and so are the main scene's and an autoload's (the game cannot start).
         let severity = match r.kind {
             RefKind::ScriptLiteral => "warning",
             RefKind::ProjectSetting
-                if r.setting
-                    .as_deref()
-                    .is_some_and(|k| k.starts_with("editor_plugins/")) =>
+                if !r.setting.as_deref().is_some_and(|k| {
+                    k == "application/run/main_scene" || k.starts_with("autoload/")
+                }) =>
             {
                 "warning"
             }

@@ -113,7 +113,9 @@ struct AutoloadSchema {
 struct InputActionSchema {
     name: String,
     deadzone: Option<f64>,
-    events: Vec<InputEventSchema>,
+    /// null for an entry that is no InputEvent (the editor leaves one after a
+    /// removed event; Godot skips it).
+    events: Vec<Option<InputEventSchema>>,
 }
 
 /// An input event summary: its `kind` (key, mouse_button, joypad_button,
