@@ -376,7 +376,13 @@ impl Journal {
         tx.commit()?;
         cross(fp::RECONCILE_AFTER_TERMINAL);
 
-        self.gate = self.compute_gate()?;
+        self.gate = if self.sync_failed() {
+            // Nothing written since a failed sync is proven durable; only the
+            // next open folds the intent log afresh (see `Journal::sync_failed`).
+            WriteGate::Unreconciled
+        } else {
+            self.compute_gate()?
+        };
         report.gate = self.gate.clone();
         for line in report.stderr_lines() {
             // The server prints these lines itself (exactly, on stderr); this is for logs.
