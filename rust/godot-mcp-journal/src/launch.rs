@@ -183,8 +183,10 @@ pub enum LaunchEnd {
     /// This build cannot observe process identity on the OS it runs on: nothing
     /// was signalled, nothing is claimed gone; the row is quarantined.
     Unobservable,
-    /// The recorded Job Object exists but could not be opened or listed:
-    /// nothing was signalled, nothing is claimed gone; the row is quarantined.
+    /// The boundary could not be observed — the recorded Job Object exists
+    /// but could not be opened or listed, the live processes could not be
+    /// listed, or this boot's id could not be read: nothing was signalled,
+    /// nothing is claimed gone; the row is quarantined.
     BoundaryUnreadable {
         /// The OS's error.
         error: String,
@@ -561,7 +563,13 @@ pub fn identify_members(
         }
     };
     let mut out = GroupMembers::default();
-    for pid in procs.group_members(pgid) {
+    let Some(listed) = procs.group_members(pgid) else {
+        // Nothing can be said of its members: the leader's pid, unaccounted,
+        // keeps the boundary from being proven empty.
+        out.unaccounted.push(receipt.pid);
+        return out;
+    };
+    for pid in listed {
         let Some(stat) = procs.stat(pid) else {
             continue;
         };
@@ -655,7 +663,9 @@ pub fn identify_job_members(
 /// stop waits on this). An unreadable job is not empty.
 pub fn boundary_is_empty(procs: &dyn ProcessTable, receipt: &LaunchReceipt) -> bool {
     match &receipt.boundary {
-        Boundary::ProcessGroup { pgid } => procs.group_members(*pgid).is_empty(),
+        Boundary::ProcessGroup { pgid } => procs
+            .group_members(*pgid)
+            .is_some_and(|members| members.is_empty()),
         Boundary::JobObject { name } => match procs.job_members(name) {
             JobState::Gone => true,
             JobState::Members(pids) => pids.is_empty(),
@@ -703,8 +713,23 @@ enum Plan {
     /// The Job Object holds members not proven the launch's: nothing was
     /// terminated (a job is terminated as a whole).
     JobUnaccounted(Vec<i32>),
-    /// The Job Object could not be opened or listed.
-    JobUnreadable(String),
+    /// The Job Object could not be opened or listed, or the live processes,
+    /// or this boot's id: nothing was signalled.
+    Unreadable(String),
+}
+
+/// The plan for a receipt that recorded `recorded` as its boot: `None` when
+/// this is that boot. A boot id this process cannot read proves no other boot.
+fn plan_boot(this_boot: Option<&String>, recorded: Option<&String>) -> Option<Plan> {
+    let recorded = recorded?;
+    match this_boot {
+        Some(this) if this == recorded => None,
+        Some(_) => Some(Plan::OtherBoot(recorded.clone())),
+        None => Some(Plan::Unreadable(format!(
+            "this boot's id cannot be read, so the receipt's boot {recorded} cannot be told \
+             apart from this one"
+        ))),
+    }
 }
 
 /// The plan for a launch bounded by the Job Object `name` (Windows).
@@ -717,14 +742,12 @@ fn plan_job(
     if !procs.observes_jobs() {
         return Plan::Unobservable;
     }
-    if let Some(recorded) = &r.boot_id
-        && this_boot != Some(recorded)
-    {
-        return Plan::OtherBoot(recorded.clone());
+    if let Some(plan) = plan_boot(this_boot, r.boot_id.as_ref()) {
+        return plan;
     }
     match identify_job_members(procs, r, name) {
         JobView::Gone => Plan::Gone,
-        JobView::Unreadable(e) => Plan::JobUnreadable(e),
+        JobView::Unreadable(e) => Plan::Unreadable(e),
         JobView::Members(m) if !m.unaccounted.is_empty() => Plan::JobUnaccounted(m.unaccounted),
         JobView::Members(m) if m.proven.is_empty() => Plan::Gone,
         JobView::Members(m) => {
@@ -783,11 +806,12 @@ pub(crate) fn derive_launches(
             if !procs.observable() {
                 return Plan::Unobservable;
             }
-            if let Some(recorded) = &r.boot_id
-                && this_boot.as_ref() != Some(recorded)
-            {
-                return Plan::OtherBoot(recorded.clone());
+            if let Some(plan) = plan_boot(this_boot.as_ref(), r.boot_id.as_ref()) {
+                return plan;
             }
+            let Some(groups) = &groups else {
+                return Plan::Unreadable("the live processes cannot be listed".into());
+            };
             let members = groups.get(&pgid).map_or(0, Vec::len);
             match match_leader(
                 procs,
@@ -823,15 +847,17 @@ pub(crate) fn derive_launches(
     let mut settled = vec![false; rows.len()];
     let mut unaccounted: Vec<Vec<i32>> = vec![Vec::new(); rows.len()];
     loop {
+        // `None`: the processes cannot be listed; no boundary is proven
+        // empty from that.
         let groups = procs.groups();
         let need_nonces = plans
             .iter()
             .zip(&settled)
             .any(|(p, s)| matches!(p, Plan::NoReceipt) && !s);
-        let holders: Vec<i32> = if need_nonces {
-            groups.values().flatten().copied().collect()
-        } else {
-            Vec::new()
+        let holders: Option<Vec<i32>> = match &groups {
+            Some(g) if need_nonces => Some(g.values().flatten().copied().collect()),
+            Some(_) => Some(Vec::new()),
+            None => None,
         };
         for (i, plan) in plans.iter().enumerate() {
             if settled[i] {
@@ -842,22 +868,30 @@ pub(crate) fn derive_launches(
                 Plan::Partial(_)
                 | Plan::Unobservable
                 | Plan::JobUnaccounted(_)
-                | Plan::JobUnreadable(_) => (false, true),
+                | Plan::Unreadable(_) => (false, true),
                 Plan::KilledJob(name, _) => match procs.job_members(name) {
                     JobState::Gone => (true, true),
                     JobState::Members(pids) if pids.is_empty() => (true, true),
                     JobState::Members(_) => (false, false),
                     JobState::Unreadable(_) => (false, true),
                 },
-                Plan::KilledGroup(pgid, _) => {
-                    let e = !groups.contains_key(pgid);
-                    (e, e)
-                }
+                Plan::KilledGroup(pgid, _) => match &groups {
+                    Some(g) => {
+                        let e = !g.contains_key(pgid);
+                        (e, e)
+                    }
+                    None => (false, true),
+                },
                 Plan::KilledMembers(_) => {
                     let Some(r) = &rows[i].1.receipt else {
                         continue;
                     };
                     let Boundary::ProcessGroup { pgid } = r.boundary else {
+                        continue;
+                    };
+                    let Some(groups) = &groups else {
+                        empty[i] = false;
+                        settled[i] = true;
                         continue;
                     };
                     if groups.contains_key(&pgid) {
@@ -874,12 +908,15 @@ pub(crate) fn derive_launches(
                         (true, true)
                     }
                 }
-                Plan::NoReceipt => {
-                    let e = !holders
-                        .iter()
-                        .any(|pid| procs.cmdline_contains(*pid, &rows[i].1.nonce));
-                    (e, e)
-                }
+                Plan::NoReceipt => match &holders {
+                    Some(holders) => {
+                        let e = !holders
+                            .iter()
+                            .any(|pid| procs.cmdline_contains(*pid, &rows[i].1.nonce));
+                        (e, e)
+                    }
+                    None => (false, true),
+                },
             };
             empty[i] = is_empty;
             settled[i] = done;
@@ -903,7 +940,7 @@ pub(crate) fn derive_launches(
                     Plan::Partial(_)
                         | Plan::Unobservable
                         | Plan::JobUnaccounted(_)
-                        | Plan::JobUnreadable(_)
+                        | Plan::Unreadable(_)
                 ) {
                 archive_session(state_dir, &session, *txn)
                     .ok()
@@ -938,9 +975,9 @@ pub(crate) fn derive_launches(
                      terminated and may still be running",
                     pids.len()
                 ),
-                Plan::JobUnreadable(e) => format!(
-                    "the launch's Job Object could not be read ({e}); it was not terminated and \
-                     may still be running"
+                Plan::Unreadable(e) => format!(
+                    "the launch's boundary could not be observed ({e}); nothing was signalled \
+                     and it may still be running"
                 ),
                 Plan::KilledJob(name, _) => format!(
                     "survivor: the Job Object {name} of pid {pid} could not be proven empty after \
@@ -969,7 +1006,7 @@ pub(crate) fn derive_launches(
                     killed: 0,
                     unaccounted,
                 },
-                Plan::JobUnreadable(error) => LaunchEnd::BoundaryUnreadable { error },
+                Plan::Unreadable(error) => LaunchEnd::BoundaryUnreadable { error },
             };
             let proof = LaunchProof {
                 receipt: intent.receipt.clone(),

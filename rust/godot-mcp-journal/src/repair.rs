@@ -751,11 +751,28 @@ fn repair_launch(
     // as reconciliation: a partial match (same pid and start time, another field
     // differs) is the launched process alive, never "gone", and nothing here can
     // prove it safe or kill it.
+    let unlisted = || {
+        RepairRefusal::Unproven(
+            "the live processes cannot be listed, so the launch's boundary cannot be proven \
+             empty or its members identified"
+                .into(),
+        )
+    };
+    let this_boot = procs.boot_id();
     let live_members: Vec<i32> = match &intent.receipt {
+        Some(launch::LaunchReceipt {
+            boot_id: Some(recorded),
+            ..
+        }) if this_boot.is_none() => {
+            return Err(RepairRefusal::Unproven(format!(
+                "this boot's id cannot be read, so the receipt's boot {recorded} cannot be told \
+                 apart from this one"
+            )));
+        }
         Some(r)
             if r.boot_id
                 .as_ref()
-                .is_some_and(|b| procs.boot_id().as_ref() != Some(b)) =>
+                .is_some_and(|b| this_boot.as_ref() != Some(b)) =>
         {
             // Another boot: every process of the receipt's boot has ended.
             Vec::new()
@@ -787,10 +804,10 @@ fn repair_launch(
                 } => Vec::new(),
                 // Every live member counts, identified or not: the boundary
                 // is empty only when the group has no member at all.
-                _ => procs.group_members(pgid),
+                _ => procs.group_members(pgid).ok_or_else(unlisted)?,
             },
         },
-        None => procs.nonce_holders(&intent.nonce),
+        None => procs.nonce_holders(&intent.nonce).ok_or_else(unlisted)?,
     };
     let record = !(req.dry_run || req.operation == RepairOperation::Reconcile);
     let (to, proof) = match req.operation {
