@@ -47,6 +47,9 @@ pub struct Journal {
     /// the log is never restarted over records whose fold is unproven: it
     /// grows instead.
     sync_failed: std::sync::atomic::AtomicBool,
+    /// The largest request id any editor row recorded when this process first
+    /// asked, and the ids recorded since (see [`Journal::last_editor_request_id`]).
+    pub(crate) editor_ids: Option<(u64, std::collections::HashSet<u64>)>,
     /// The intent log (see [`crate::intent_log`]): its records not yet
     /// folded into `transactions` are folded before any other use of the
     /// database.
@@ -560,6 +563,7 @@ impl Journal {
             pending: std::sync::Mutex::new(None),
             pending_failed: std::sync::atomic::AtomicBool::new(false),
             sync_failed: std::sync::atomic::AtomicBool::new(false),
+            editor_ids: None,
             log: std::sync::Mutex::new(log),
             wal: std::sync::OnceLock::new(),
             sync_normal: std::sync::atomic::AtomicBool::new(false),
