@@ -809,11 +809,18 @@ mod tests {
                 RepairOperation::AcknowledgeSafeState,
                 Some(TxnStatus::Compensated),
             ),
-            (None, RepairOperation::Compensate, None),
+            // Without the editor's report the restored file still proves the
+            // pre-state on disk; nothing ever proves a post-state (issue 26,
+            // item 7).
+            (
+                None,
+                RepairOperation::Compensate,
+                Some(TxnStatus::Compensated),
+            ),
             (
                 None,
                 RepairOperation::AcknowledgeSafeState,
-                Some(TxnStatus::Committed),
+                Some(TxnStatus::Compensated),
             ),
         ] {
             let dir = tempfile::tempdir().unwrap();

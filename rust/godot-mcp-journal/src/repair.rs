@@ -601,11 +601,10 @@ fn repair(
 /// reply, the editor's report of what it left. What can be proven is the file's state now:
 /// `reconcile` reports it. When the editor reported its change undone (or never made) and
 /// the file is back at the recorded pre-state (`crate::editor::pre_state_proven`),
-/// `compensate` and `acknowledge-safe-state` record `compensated` with a pre-state proof.
-/// Otherwise `acknowledge-safe-state` records the committed outcome once the operator's
-/// claim matches what this command re-derives from disk (the operator has looked at the
-/// file and accepts it), and `compensate` is refused (no bytes to restore). `terminate`
-/// is refused.
+/// `compensate` and `acknowledge-safe-state` record `compensated` with a pre-state proof,
+/// and so they do once the operator has restored the file to its recorded pre-state.
+/// Otherwise both are refused: an editor command records no post-state, so nothing
+/// proves `committed`, and no bytes are kept to restore. `terminate` is refused.
 fn repair_editor(
     journal: &mut Journal,
     req: &RepairRequest,
@@ -655,13 +654,22 @@ fn repair_editor(
         .map_err(|e| RepairRefusal::Unproven(e.to_string()))?
         .and_then(|r| r.proof)
         .and_then(|p| p.editor_left);
-    let (to, basis) = if crate::editor::pre_state_proven(&intent, left, &observed) {
+    // An editor command records no post-state, so nothing on disk can prove
+    // one: `committed` is never recorded here. What the disk can prove is the
+    // recorded pre-state — the editor reported its change undone, or the
+    // operator restored the file — and that is recorded `compensated`.
+    let at_pre = crate::editor::pre_state_proven(&intent, left, &observed)
+        || intent.pre_state == Some(observed);
+    let (to, basis) = if at_pre {
         (TxnStatus::Compensated, ProofBasis::PreState)
-    } else if req.operation == RepairOperation::Compensate {
+    } else if req.operation == RepairOperation::Reconcile {
+        (TxnStatus::Quarantined, ProofBasis::PostState)
+    } else {
         return Err(RepairRefusal::Unproven(format!(
-            "{} was an editor command: its pre-state is not proven ({}; the editor's report: \
-             {}), and no pre-image bytes are kept; restore the file yourself (e.g. from \
-             version control), then run acknowledge-safe-state",
+            "{} was an editor command: it records no post-state, so nothing proves what it \
+             wrote, and its pre-state is not on disk ({}; the editor's report: {}); no \
+             pre-image bytes are kept: restore the file yourself (e.g. from version \
+             control), then run acknowledge-safe-state",
             intent.cmd,
             match intent.pre_state {
                 Some(pre) => format!("{rel} is {observed}, recorded before as {pre}"),
@@ -669,8 +677,6 @@ fn repair_editor(
             },
             left.map_or("none".into(), |l| format!("{l:?}"))
         )));
-    } else {
-        (TxnStatus::Committed, ProofBasis::PostState)
     };
     let proof_out = FileProof {
         path: rel.clone(),

@@ -373,7 +373,7 @@ fn quarantined_editor_save() -> (tempfile::TempDir, PathBuf, PathBuf, ProjectIde
         may_save_file: true,
         scene: Some("res://scenes/a.tscn".into()),
         params_sha256: "0".repeat(64),
-        pre_state: None,
+        pre_state: Some(FileState::of(b"[gd_scene format=3]\n")),
     };
     let txn = j.begin_editor(&intent, "editor", "scene.save").unwrap();
     let st = j
@@ -448,8 +448,7 @@ fn a_lost_editor_save_is_repaired_by_acknowledging_the_scene_file() {
     let e = run(ack, FileState::of(b"other")).unwrap_err();
     assert_ne!(e.exit_code(), 0);
     assert_eq!(status(), TxnStatus::Quarantined);
-    // Compensate and terminate are not available for an editor effect.
-    assert!(run(RepairOperation::Compensate, on_disk).is_err());
+    // Terminate is not available for an editor effect.
     assert!(matches!(
         run(RepairOperation::Terminate, on_disk),
         Err(RepairRefusal::NotApplicable { .. })
@@ -459,13 +458,62 @@ fn a_lost_editor_save_is_repaired_by_acknowledging_the_scene_file() {
     let r = run(RepairOperation::Reconcile, on_disk).unwrap();
     assert!(!r.recorded);
     assert_eq!(status(), TxnStatus::Quarantined);
-    // The right claim: committed, and the gate opens.
+    // The right claim: the file is at its recorded pre-state, which is what
+    // is recorded (never `committed`: nothing proves a post-state), and the
+    // gate opens.
     let r = run(ack, on_disk).unwrap();
     assert!(r.recorded);
-    assert_eq!(r.to, TxnStatus::Committed);
+    assert_eq!(r.to, TxnStatus::Compensated);
     let mut j = Journal::open(&state, &project).unwrap();
     j.reconcile().unwrap();
     assert_eq!(*j.gate(), WriteGate::Open);
+}
+
+/// Guards against (issue 26, item 7): acknowledge-safe-state recording an
+/// editor row `committed` when nothing proves a post-state — an editor command
+/// records no post-state, so the file the editor may have saved proves
+/// nothing. Refused, the row as it was; once the disk shows the recorded
+/// pre-state, that is what is recorded (`compensated`, basis `pre_state`).
+#[test]
+fn acknowledging_an_editor_row_records_only_what_the_disk_proves() {
+    let (dir, state, project, identity, txn) = quarantined_editor_save();
+    let before = b"[gd_scene format=3]\n";
+    let scene = project.join("scenes/a.tscn");
+    // The editor may have saved: the file is no longer its pre-state.
+    fs::write(&scene, b"[gd_scene format=3]\n[node name=\"Saved\"]\n").unwrap();
+    let run = |observed: FileState| {
+        let op = RepairOperation::AcknowledgeSafeState;
+        let proof = editor_proof(&identity, txn, op, "scenes/a.tscn", observed);
+        let file = dir.path().join("proof.json");
+        fs::write(&file, serde_json::to_vec(&proof).unwrap()).unwrap();
+        repair::run(
+            &state,
+            &RepairRequest {
+                project: project.clone(),
+                transaction_id: txn,
+                operation: op,
+                proof_file: file,
+                dry_run: false,
+            },
+        )
+    };
+    let status = || {
+        let j = Journal::open(&state, &project).unwrap();
+        let rows = j.list_transactions(&Default::default()).unwrap();
+        rows.iter()
+            .find(|r| r.transaction_id == txn)
+            .unwrap()
+            .status
+    };
+    let saved = FileState::of(&fs::read(&scene).unwrap());
+    let refused = run(saved);
+    assert!(refused.is_err(), "committed without a proven post-state: {refused:?}");
+    assert_eq!(status(), TxnStatus::Quarantined);
+    // The operator restores the file: the disk proves the pre-state.
+    fs::write(&scene, before).unwrap();
+    let r = run(FileState::of(before)).unwrap();
+    assert_eq!((r.recorded, r.to), (true, TxnStatus::Compensated));
+    assert_eq!(status(), TxnStatus::Compensated);
 }
 
 fn preimages(state_dir: &std::path::Path) -> (usize, u64) {
