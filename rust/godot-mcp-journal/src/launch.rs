@@ -562,14 +562,27 @@ pub fn identify_members(
             };
         }
     };
-    let mut out = GroupMembers::default();
-    let Some(listed) = procs.group_members(pgid) else {
+    match procs.group_members(pgid) {
+        Some(listed) => identify_listed(procs, receipt, nonce, &listed),
         // Nothing can be said of its members: the leader's pid, unaccounted,
         // keeps the boundary from being proven empty.
-        out.unaccounted.push(receipt.pid);
-        return out;
-    };
-    for pid in listed {
+        None => GroupMembers {
+            unaccounted: vec![receipt.pid],
+            ..GroupMembers::default()
+        },
+    }
+}
+
+/// [`identify_members`] of a process group whose members `listed` were
+/// enumerated by the caller (one snapshot for many launches).
+fn identify_listed(
+    procs: &dyn ProcessTable,
+    receipt: &LaunchReceipt,
+    nonce: &str,
+    listed: &[i32],
+) -> GroupMembers {
+    let mut out = GroupMembers::default();
+    for &pid in listed {
         let Some(stat) = procs.stat(pid) else {
             continue;
         };
@@ -593,6 +606,16 @@ pub fn kill_proven_members(
     nonce: &str,
 ) -> GroupMembers {
     let members = identify_members(procs, receipt, nonce);
+    kill_identified(procs, receipt, nonce, members)
+}
+
+/// Kills the proven ones of `members` (see [`kill_proven_members`]).
+fn kill_identified(
+    procs: &dyn ProcessTable,
+    receipt: &LaunchReceipt,
+    nonce: &str,
+    members: GroupMembers,
+) -> GroupMembers {
     if let Boundary::JobObject { name } = &receipt.boundary {
         if members.unaccounted.is_empty() && !members.proven.is_empty() {
             procs.terminate_job(name);
@@ -699,9 +722,7 @@ enum Plan {
     Gone,
     /// The leader is the launched process but not by full identity: untouched.
     Partial(Vec<String>),
-    /// The exact leader lives: its group was killed; waiting for it to empty.
-    KilledGroup(i32, usize),
-    /// The leader is gone: proven members were killed, waiting; unaccounted
+    /// Proven members (the exact leader among them) were killed, waiting; unaccounted
     /// members are never signalled and keep the boundary from being empty.
     KilledMembers(usize),
     /// This OS's process table cannot observe identity: nothing is signalled and
@@ -766,11 +787,11 @@ fn plan_job(
 ///   launched one. If it is, every other recorded field (process group, nonce,
 ///   control-socket inode) must match too; anything less is a partial match:
 ///   quarantined, never signalled, never "gone".
-/// - The exact leader alive: its process group is killed and waited for.
-/// - The leader gone (or its pid reused outside the group): the group is
-///   enumerated, members carrying the nonce and started after the leader are
-///   killed one by one through a pidfd, and any other member is left running
-///   and quarantines the row. Emptiness is asserted only after enumerating.
+/// - Whether the exact leader is alive or gone (or its pid reused outside the
+///   group): the group is enumerated, members carrying the nonce and started
+///   no earlier than the leader are killed one by one through a pidfd, and any
+///   other member is left running and quarantines the row. The group is never
+///   signalled as a whole. Emptiness is asserted only after enumerating.
 /// - A Job Object (Windows) is opened by its recorded name. No such job
 ///   (`ERROR_FILE_NOT_FOUND`, and only that) means no member is left: the job
 ///   killed its processes when its last handle closed. Otherwise its members are
@@ -828,12 +849,13 @@ pub(crate) fn derive_launches(
                     leads_recorded_group: true,
                 } => Plan::Gone,
                 _ if members == 0 => Plan::Gone,
-                LeaderMatch::Exact => {
-                    procs.kill_group(pgid);
-                    Plan::KilledGroup(pgid, members)
-                }
-                LeaderMatch::Gone | LeaderMatch::Other { .. } => {
-                    Plan::KilledMembers(kill_proven_members(procs, r, &intent.nonce).proven.len())
+                // One rule whether the leader lives or not: only members
+                // proven the launch's are signalled (the exact leader is one);
+                // the group is never signalled as a whole.
+                LeaderMatch::Exact | LeaderMatch::Gone | LeaderMatch::Other { .. } => {
+                    let listed = groups.get(&pgid).map_or(&[][..], Vec::as_slice);
+                    let members = identify_listed(procs, r, &intent.nonce, listed);
+                    Plan::KilledMembers(kill_identified(procs, r, &intent.nonce, members).proven.len())
                 }
             }
         })
@@ -875,13 +897,6 @@ pub(crate) fn derive_launches(
                     JobState::Members(_) => (false, false),
                     JobState::Unreadable(_) => (false, true),
                 },
-                Plan::KilledGroup(pgid, _) => match &groups {
-                    Some(g) => {
-                        let e = !g.contains_key(pgid);
-                        (e, e)
-                    }
-                    None => (false, true),
-                },
                 Plan::KilledMembers(_) => {
                     let Some(r) = &rows[i].1.receipt else {
                         continue;
@@ -894,10 +909,11 @@ pub(crate) fn derive_launches(
                         settled[i] = true;
                         continue;
                     };
-                    if groups.contains_key(&pgid) {
+                    if let Some(listed) = groups.get(&pgid) {
                         // Re-identify: a proven member may have forked before
                         // its SIGKILL landed; its child is proven the same way.
-                        let now = kill_proven_members(procs, r, &rows[i].1.nonce);
+                        let members = identify_listed(procs, r, &rows[i].1.nonce, listed);
+                        let now = kill_identified(procs, r, &rows[i].1.nonce, members);
                         if now.unaccounted.is_empty() {
                             (false, false)
                         } else {
@@ -957,8 +973,8 @@ pub(crate) fn derive_launches(
                     m.join(", ")
                 ),
                 Plan::KilledMembers(_) if !unaccounted.is_empty() => format!(
-                    "the leader (pid {pid}) is gone and its process group holds {} member(s) \
-                     that cannot be identified as the launch's (pids {:?}); they were not \
+                    "the process group of the leader (pid {pid}) holds {} member(s) that \
+                     cannot be identified as the launch's (pids {:?}); they were not \
                      signalled",
                     unaccounted.len(),
                     unaccounted
@@ -993,7 +1009,6 @@ pub(crate) fn derive_launches(
                 Plan::OtherBoot(recorded_boot) => LaunchEnd::EndedWithBoot { recorded_boot },
                 Plan::Partial(mismatched) => LaunchEnd::PartialIdentity { mismatched },
                 Plan::Unobservable => LaunchEnd::Unobservable,
-                Plan::KilledGroup(_, n) => LaunchEnd::TerminatedByReconcile { survivors: n },
                 Plan::KilledMembers(killed) if !unaccounted.is_empty() => {
                     LaunchEnd::UnaccountedMembers {
                         killed,

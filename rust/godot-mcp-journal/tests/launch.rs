@@ -65,13 +65,15 @@ fn open(e: &Env) -> Journal {
 }
 
 /// A process group leader `sh` carrying `nonce` in its command line, with a
-/// `sleep` child in its group.
+/// `sleep` child in its group; both carry it in their environment, as a
+/// supervised launch's processes do.
 fn survivor(nonce: &str) -> Child {
     Command::new("/bin/sh")
         .arg("-c")
         .arg("sleep 30 & wait")
         .arg("gate")
         .arg(format!("--godot-mcp-nonce={nonce}"))
+        .env(godot_mcp_journal::launch::NONCE_ENV, nonce)
         .process_group(0)
         .stdin(Stdio::null())
         .spawn()

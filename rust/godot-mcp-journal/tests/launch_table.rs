@@ -760,3 +760,21 @@ fn an_unlistable_process_table_is_quarantined_never_gone() {
     assert!(table.0.signalled().is_empty());
     assert!(table.0.alive(7200));
 }
+
+/// Guards against (issue 26, item 3): an exact leader's whole group killed
+/// without identifying its members. One rule for both paths: only proven
+/// members are signalled; a member that is not proven the launch's is left
+/// running and keeps the row quarantined, as on the gone-leader path.
+#[test]
+fn an_exact_leader_s_unproven_member_is_never_signalled() {
+    let (e, l, t) = one_launch(7300, 5);
+    leader(&t, &l, 7300, 5);
+    // In the group, without the nonce: not proven the launch's.
+    t.spawn(7301, 7300, 6, &["other"], &[]);
+    let j = restart(&e, &t);
+    let (status, (_, empty)) = verdict(&j, l.txn);
+    assert_eq!((status, empty), (TxnStatus::Quarantined, false));
+    assert!(t.alive(7301), "an unproven member was signalled");
+    assert!(!t.signalled().contains(&7301));
+    assert!(!t.alive(7300), "the proven leader is killed");
+}
