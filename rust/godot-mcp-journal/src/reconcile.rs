@@ -178,15 +178,19 @@ pub(crate) fn derive_file_linked(
             intent.path
         ));
     }
-    // A leftover at the temp path (or, on Windows, the displaced path) is
-    // ours to remove only when it holds our bytes or the pre-state the
-    // exchange displaced. Anything else is a file someone wrote between the
-    // re-check and the exchange, which a crash left there: kept as evidence.
+    // Once the target holds our bytes, a leftover at the temp path (or, on
+    // Windows, the displaced path) is what the exchange displaced: ours to
+    // remove only when it holds the pre-state (or our bytes). Anything else is
+    // a file someone wrote between the re-check and the exchange, which a
+    // crash left there: kept as evidence. (With the target in its pre-state
+    // nothing was exchanged: the temp is our own, perhaps torn by the crash.)
     let displaced = temp
         .as_deref()
         .map(godot_mcp_os::fs::exchange_backup)
         .filter(|d| fs::symlink_metadata(d).is_ok());
-    for leftover in temp.iter().filter(|_| temp_exists).chain(displaced.iter()) {
+    let exchanged = basis == ProofBasis::PostState;
+    let leftovers = temp.iter().filter(|_| temp_exists).chain(displaced.iter());
+    for leftover in leftovers.filter(|_| exchanged) {
         match durable::read_state(leftover) {
             Ok(held) if held == intent.pre || held == intent.post => {}
             Ok(held) => {
@@ -546,6 +550,13 @@ mod tests {
             assert_eq!(d.status, TxnStatus::Committed);
             assert!(d.remove_temp.is_some());
         }
+        // Target still in its pre-state: nothing was exchanged, the temp is
+        // our own, torn by the crash (the kill loop's case).
+        std::fs::write(dir.path().join("a.txt"), b"before").unwrap();
+        std::fs::write(dir.path().join(".gmcp-x.tmp"), b"").unwrap();
+        let d = derive_file_linked(dir.path(), &intent, Deriver::Reconcile, None);
+        assert_eq!(d.status, TxnStatus::Compensated);
+        assert!(d.remove_temp.is_some());
     }
 
     fn report(c: usize, k: usize, gate: WriteGate) -> ReconcileReport {
