@@ -480,6 +480,27 @@ fn repair(
         None => false,
     };
 
+    // Once the target holds the post-state, a leftover temp is what the
+    // exchange displaced: removable only when it holds the pre-state (or our
+    // bytes). Anything else is someone else's file, kept as evidence; refused
+    // here, before anything on disk is touched (see `reconcile`).
+    if let (true, Some(t)) = (temp_exists && observed == intent.post, &temp) {
+        let held = durable::read_state(t).map_err(|source| RepairRefusal::Io {
+            path: t.clone(),
+            source,
+        })?;
+        if held != intent.pre && held != intent.post {
+            return Err(RepairRefusal::Unproven(format!(
+                "{} holds {held}, neither the pre-state {} nor the post-state {} of {}: a file \
+                 someone wrote during the exchange, kept there as evidence; move it aside \
+                 once you have looked at it, then retry",
+                intent.temp.as_deref().unwrap_or(""),
+                intent.pre,
+                intent.post,
+                intent.path
+            )));
+        }
+    }
     let plan = plan(req.operation, &intent, observed)?;
     let restore = if plan.restore {
         match crate::preimage::load(journal.conn(), txn, intent.pre)? {
@@ -541,6 +562,14 @@ fn repair(
             let path = path.to_path_buf();
             move |source| RepairRefusal::Io { path, source }
         };
+        // The last check before acting: the target is still what was proven.
+        let now = durable::read_state(&target).map_err(io_err(&target))?;
+        if now != observed {
+            return Err(RepairRefusal::Unproven(format!(
+                "{} changed while repairing: now {now}, nothing was done",
+                intent.path
+            )));
+        }
         if let (true, Some(t)) = (temp_exists, &temp) {
             fs::remove_file(t).map_err(io_err(t))?;
         }

@@ -752,3 +752,26 @@ fn a_row_with_an_unparsable_id_closes_the_gate_until_the_operator_step() {
     assert_eq!(j.reconcile().unwrap().gate, WriteGate::Open);
     assert_eq!(j.identity(), &identity, "the project identity is kept");
 }
+
+/// Guards against (issue 26, item 9): repair acting on disk before its proof
+/// is complete. A leftover at the temp path that holds neither the pre- nor
+/// the post-state is someone else's file (the exchange displaced it): repair
+/// removed it and then recorded `committed`. Now it refuses first, and the
+/// refusal leaves the disk and the journal exactly as they were.
+#[test]
+fn a_refused_repair_leaves_a_foreign_temp_and_the_row_as_they_were() {
+    let f = quarantined_holding(Some(PRE), POST);
+    let temp = f.project.join(format!(".gmcp-{}.tmp", f.txn));
+    fs::write(&temp, b"theirs").unwrap();
+    let before = f.snapshot();
+    for op in [
+        RepairOperation::AcknowledgeSafeState,
+        RepairOperation::Compensate,
+    ] {
+        let got = f.claim(op, FileState::of(POST), false);
+        assert!(got.is_err(), "{op:?}: {got:?}");
+        assert_eq!(fs::read(&temp).unwrap(), b"theirs", "{op:?}: evidence removed");
+        assert_eq!(fs::read(f.project.join("a.txt")).unwrap(), POST);
+        assert_eq!(f.snapshot(), before, "{op:?}");
+    }
+}
