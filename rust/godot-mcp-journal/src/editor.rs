@@ -373,7 +373,10 @@ impl Journal {
         // A request id names one row across servers: a late reply is matched
         // by it (`unresolved_editor_txn`).
         let last = self.earlier_editor_request_id()?;
-        let used = self.editor_ids.as_ref().is_some_and(|(_, since)| since.contains(&intent.request_id));
+        let used = self
+            .editor_ids
+            .as_ref()
+            .is_some_and(|(_, since)| since.contains(&intent.request_id));
         if intent.request_id <= last || used {
             return Err(EditorTxnError::RequestIdUsed {
                 request_id: intent.request_id,
@@ -412,7 +415,10 @@ impl Journal {
     /// [`Journal::begin_editor`] refuses an id recorded before.
     pub fn last_editor_request_id(&mut self) -> Result<u64, EditorTxnError> {
         let earlier = self.earlier_editor_request_id()?;
-        let since = self.editor_ids.as_ref().and_then(|(_, s)| s.iter().max().copied());
+        let since = self
+            .editor_ids
+            .as_ref()
+            .and_then(|(_, s)| s.iter().max().copied());
         Ok(since.map_or(earlier, |s| s.max(earlier)))
     }
 
@@ -638,7 +644,10 @@ mod tests {
         };
         let second = j.begin_editor(&b, "editor", "rename_node");
         assert!(second.is_err(), "request id 5 recorded twice: {second:?}");
-        assert_eq!(j.unresolved_editor_txn(5).unwrap().map(|r| r.0), Some(row_a));
+        assert_eq!(
+            j.unresolved_editor_txn(5).unwrap().map(|r| r.0),
+            Some(row_a)
+        );
     }
 
     /// The rule, case by case: compensated only with the editor's report of its

@@ -240,7 +240,11 @@ impl IntentLog {
         // record then — or before it; each takes at least `HEADER` bytes.
         // The caller's fold records `last_seq()`, durably, before appending.
         // A log created just now holds none.
-        let room = if created { 0 } else { bytes.len() as u64 / HEADER as u64 };
+        let room = if created {
+            0
+        } else {
+            bytes.len() as u64 / HEADER as u64
+        };
         let bound = folded_seq.saturating_add(room);
         let mut next_seq = bound.saturating_add(1);
         for record in scan(&bytes, &salt) {
@@ -789,11 +793,14 @@ mod tests {
         let id = identity(dir.path());
         let [a, b, c, d] = txns();
         let (mut log, _) = IntentLog::open(dir.path(), at(0)).unwrap();
-        log.append_heads(&[intent(a, &[1u8; 100]).head(&id)]).unwrap();
+        log.append_heads(&[intent(a, &[1u8; 100]).head(&id)])
+            .unwrap();
         let second_at = log.tail;
-        log.append_heads(&[intent(b, &[2u8; 100]).head(&id)]).unwrap();
+        log.append_heads(&[intent(b, &[2u8; 100]).head(&id)])
+            .unwrap();
         let third_at = log.tail;
-        log.append_heads(&[intent(c, &[3u8; 100]).head(&id)]).unwrap();
+        log.append_heads(&[intent(c, &[3u8; 100]).head(&id)])
+            .unwrap();
         drop(log);
         let path = dir.path().join(LOG_FILE);
         let mut bytes = std::fs::read(&path).unwrap();

@@ -1635,7 +1635,11 @@ mod tests {
         }
         fn sync_data(&self, path: &Path, file: &fs::File) -> io::Result<()> {
             let wal = path.to_string_lossy().ends_with("-wal");
-            if wal && self.fail_next.swap(false, std::sync::atomic::Ordering::SeqCst) {
+            if wal
+                && self
+                    .fail_next
+                    .swap(false, std::sync::atomic::Ordering::SeqCst)
+            {
                 return Err(io::Error::other("injected WAL sync failure"));
             }
             crate::storage::RealStorage.sync_data(path, file)

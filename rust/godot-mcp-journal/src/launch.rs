@@ -855,7 +855,11 @@ pub(crate) fn derive_launches(
                 LeaderMatch::Exact | LeaderMatch::Gone | LeaderMatch::Other { .. } => {
                     let listed = groups.get(&pgid).map_or(&[][..], Vec::as_slice);
                     let members = identify_listed(procs, r, &intent.nonce, listed);
-                    Plan::KilledMembers(kill_identified(procs, r, &intent.nonce, members).proven.len())
+                    Plan::KilledMembers(
+                        kill_identified(procs, r, &intent.nonce, members)
+                            .proven
+                            .len(),
+                    )
                 }
             }
         })

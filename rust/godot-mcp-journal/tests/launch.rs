@@ -126,7 +126,8 @@ fn all_execd(pgid: i32) -> bool {
     let exe = |pid: i32| std::fs::read_link(format!("/proc/{pid}/exe")).ok();
     let leader = exe(pgid);
     procs()
-        .group_members(pgid).unwrap()
+        .group_members(pgid)
+        .unwrap()
         .into_iter()
         .filter(|m| *m != pgid)
         .all(|m| exe(m).is_some_and(|e| Some(&e) != leader.as_ref()))
@@ -445,7 +446,8 @@ fn a_receipt_from_another_boot_never_kills() {
 /// The pids in group `pgid` whose command line contains `needle`.
 fn members_with(pgid: i32, needle: &str) -> Vec<i32> {
     procs()
-        .group_members(pgid).unwrap()
+        .group_members(pgid)
+        .unwrap()
         .into_iter()
         .filter(|p| procs().cmdline_contains(*p, needle))
         .collect()

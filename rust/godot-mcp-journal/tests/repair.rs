@@ -507,7 +507,10 @@ fn acknowledging_an_editor_row_records_only_what_the_disk_proves() {
     };
     let saved = FileState::of(&fs::read(&scene).unwrap());
     let refused = run(saved);
-    assert!(refused.is_err(), "committed without a proven post-state: {refused:?}");
+    assert!(
+        refused.is_err(),
+        "committed without a proven post-state: {refused:?}"
+    );
     assert_eq!(status(), TxnStatus::Quarantined);
     // The operator restores the file: the disk proves the pre-state.
     fs::write(&scene, before).unwrap();
@@ -770,7 +773,11 @@ fn a_refused_repair_leaves_a_foreign_temp_and_the_row_as_they_were() {
     ] {
         let got = f.claim(op, FileState::of(POST), false);
         assert!(got.is_err(), "{op:?}: {got:?}");
-        assert_eq!(fs::read(&temp).unwrap(), b"theirs", "{op:?}: evidence removed");
+        assert_eq!(
+            fs::read(&temp).unwrap(),
+            b"theirs",
+            "{op:?}: evidence removed"
+        );
         assert_eq!(fs::read(f.project.join("a.txt")).unwrap(), POST);
         assert_eq!(f.snapshot(), before, "{op:?}");
     }

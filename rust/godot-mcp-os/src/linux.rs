@@ -41,7 +41,11 @@ impl ProcessTable for Procfs {
             // An entry that cannot be read may be a process: the list is not
             // whole, and a partial list is never read as the whole one.
             let entry = entry.ok()?;
-            if let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) {
+            if let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<i32>().ok())
+            {
                 pids.push(pid);
             }
         }

@@ -95,7 +95,12 @@ mod unix {
         until("the sleep child joined the group", || {
             t.group_members(pid).unwrap().len() == 2
         });
-        let kid = *t.group_members(pid).unwrap().iter().find(|p| **p != pid).unwrap();
+        let kid = *t
+            .group_members(pid)
+            .unwrap()
+            .iter()
+            .find(|p| **p != pid)
+            .unwrap();
         let kid_stat = t.stat(kid).unwrap();
         assert_eq!(kid_stat.pgrp, pid);
         assert!(kid_stat.start_time >= stat.start_time);
@@ -116,7 +121,9 @@ mod unix {
 
         assert!(group::signal(pid, GroupSignal::Kill));
         child.wait().unwrap();
-        until("the group is empty", || t.group_members(pid).unwrap().is_empty());
+        until("the group is empty", || {
+            t.group_members(pid).unwrap().is_empty()
+        });
         // A killed member can stay a zombie (not a member) until its new
         // parent reaps it, and a group of zombies still takes a signal: the
         // group is gone once that ends (a flake under load otherwise).

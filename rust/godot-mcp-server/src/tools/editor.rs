@@ -490,7 +490,9 @@ pub fn settle_late_replies(state: &Arc<AppState>, bridge: &Bridge) {
     match state.journal.lock().last_editor_request_id() {
         Ok(last) => bridge.number_above(last),
         // Then the journal refuses every editor transaction: none is sent.
-        Err(e) => tracing::error!(error = %e, "the journal's last editor request id could not be read"),
+        Err(e) => {
+            tracing::error!(error = %e, "the journal's last editor request id could not be read")
+        }
     }
     let weak = Arc::downgrade(state);
     bridge.on_late_reply(Arc::new(move |id, outcome| {
