@@ -154,6 +154,16 @@ pub enum EditorTxnError {
     /// The journal database failed.
     #[error("journal: {0}")]
     Journal(#[from] rusqlite::Error),
+    /// The request id was recorded before (by this server, or at or below the
+    /// last one an earlier server recorded): a late reply to it could settle
+    /// the wrong row.
+    #[error("editor request id {request_id} was used before; the bridge must number above {last}")]
+    RequestIdUsed {
+        /// The id refused.
+        request_id: u64,
+        /// The largest id an earlier server recorded.
+        last: u64,
+    },
 }
 
 /// The state an error reply settles `intent` in, and why, from the evidence alone:
@@ -360,25 +370,74 @@ impl Journal {
                 });
             }
         }
+        // A request id names one row across servers: a late reply is matched
+        // by it (`unresolved_editor_txn`).
+        let last = self.earlier_editor_request_id()?;
+        let used = self
+            .editor_ids
+            .as_ref()
+            .is_some_and(|(_, since)| since.contains(&intent.request_id));
+        if intent.request_id <= last || used {
+            return Err(EditorTxnError::RequestIdUsed {
+                request_id: intent.request_id,
+                last,
+            });
+        }
         let txn = TxnId::random().map_err(EditorTxnError::Random)?;
         let intent_json = crate::journal::to_json(&Intent::EditorRuntime(intent.clone()))?;
-        let _sync = SyncLevel::for_intent(self.conn(), intent)?;
-        insert_txn(
-            self.conn(),
-            &self.identity,
-            &NewTxn {
-                txn,
-                kind: EffectKind::EditorRuntime,
-                operation,
-                tool_family,
-                state: TxnStatus::Open,
-                intent_json: &intent_json,
-                proof_json: None,
-                parent: None,
-                idem: None,
-            },
-        )?;
+        {
+            let _sync = SyncLevel::for_intent(self.conn(), intent)?;
+            insert_txn(
+                self.conn(),
+                &self.identity,
+                &NewTxn {
+                    txn,
+                    kind: EffectKind::EditorRuntime,
+                    operation,
+                    tool_family,
+                    state: TxnStatus::Open,
+                    intent_json: &intent_json,
+                    proof_json: None,
+                    parent: None,
+                    idem: None,
+                },
+            )?;
+        }
+        if let Some((_, since)) = &mut self.editor_ids {
+            since.insert(intent.request_id);
+        }
         Ok(txn)
+    }
+
+    /// The largest request id any editor row recorded (of any project object
+    /// or generation); 0 when none. A server's bridge numbers its requests
+    /// above it, so a request id names one row across servers, and
+    /// [`Journal::begin_editor`] refuses an id recorded before.
+    pub fn last_editor_request_id(&mut self) -> Result<u64, EditorTxnError> {
+        let earlier = self.earlier_editor_request_id()?;
+        let since = self
+            .editor_ids
+            .as_ref()
+            .and_then(|(_, s)| s.iter().max().copied());
+        Ok(since.map_or(earlier, |s| s.max(earlier)))
+    }
+
+    /// The largest request id recorded when this process first asked: every id
+    /// at or below it may be an earlier server's (this one's are recorded in
+    /// `editor_ids` since; they may arrive out of order).
+    fn earlier_editor_request_id(&mut self) -> Result<u64, EditorTxnError> {
+        if let Some((last, _)) = &self.editor_ids {
+            return Ok(*last);
+        }
+        let last: Option<i64> = self.conn().query_row(
+            "SELECT MAX(json_extract(intent_json, '$.request_id')) FROM transactions
+             WHERE effect_kind = 'editor_runtime'",
+            [],
+            |r| r.get(0),
+        )?;
+        let last = last.map_or(0, |l| u64::try_from(l).unwrap_or(0));
+        self.editor_ids = Some((last, Default::default()));
+        Ok(last)
     }
 
     /// The unresolved (open) editor transaction that sent `request_id`, if any: a reply
@@ -521,10 +580,17 @@ mod tests {
         (dir, j)
     }
 
+    /// A request id unique per row, as the bridge numbers them (a reused id
+    /// is refused).
+    fn next_id() -> u64 {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(100);
+        NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+    }
+
     fn intent(cmd: &str, may_save_file: bool) -> EditorIntent {
         EditorIntent {
             cmd: cmd.into(),
-            request_id: 1,
+            request_id: next_id(),
             may_save_file,
             scene: Some("res://main.tscn".into()),
             params_sha256: "00".into(),
@@ -539,6 +605,10 @@ mod tests {
         operation: &str,
         settle: EditorSettle,
     ) -> (TxnId, TxnStatus) {
+        let intent = &EditorIntent {
+            request_id: next_id(),
+            ..intent.clone()
+        };
         let t = j.begin_editor(intent, "editor", operation).unwrap();
         (t, j.settle_editor(t, intent, settle).unwrap())
     }
@@ -549,6 +619,35 @@ mod tests {
             post_state: post,
             ..EditorProof::reply(1, "failed")
         }
+    }
+
+    /// Guards against (issue 26, item 1): a late reply settling the wrong row.
+    /// Server 1 sends request 5 and loses its answer (row A stays open); after a
+    /// restart, server 2's bridge numbers from 1 again and sends request 5 for
+    /// another command (row B). A late `ok` to 5 must never settle A with B's
+    /// reply: a request id recorded once is never recorded again, so the
+    /// journal refuses B's, and the id a new server starts from is above A's.
+    #[test]
+    fn a_request_id_is_never_recorded_twice_across_servers() {
+        let (dir, mut j) = journal();
+        let a = EditorIntent {
+            request_id: 5,
+            ..intent("node.set_property", false)
+        };
+        let row_a = j.begin_editor(&a, "editor", "set_node_property").unwrap();
+        drop(j);
+        let mut j = Journal::open(&dir.path().join("state"), &dir.path().join("p")).unwrap();
+        j.reconcile().unwrap();
+        let b = EditorIntent {
+            cmd: "node.rename".into(),
+            ..a.clone()
+        };
+        let second = j.begin_editor(&b, "editor", "rename_node");
+        assert!(second.is_err(), "request id 5 recorded twice: {second:?}");
+        assert_eq!(
+            j.unresolved_editor_txn(5).unwrap().map(|r| r.0),
+            Some(row_a)
+        );
     }
 
     /// The rule, case by case: compensated only with the editor's report of its
@@ -719,11 +818,18 @@ mod tests {
                 RepairOperation::AcknowledgeSafeState,
                 Some(TxnStatus::Compensated),
             ),
-            (None, RepairOperation::Compensate, None),
+            // Without the editor's report the restored file still proves the
+            // pre-state on disk; nothing ever proves a post-state (issue 26,
+            // item 7).
+            (
+                None,
+                RepairOperation::Compensate,
+                Some(TxnStatus::Compensated),
+            ),
             (
                 None,
                 RepairOperation::AcknowledgeSafeState,
-                Some(TxnStatus::Committed),
+                Some(TxnStatus::Compensated),
             ),
         ] {
             let dir = tempfile::tempdir().unwrap();

@@ -32,7 +32,9 @@
 //! (a power loss during its write) ends the scan, and so does what is left of
 //! the records before a restart (numbered at or below `folded_seq`, and never
 //! one more than a newer record): the log restarts only after a durable fold,
-//! so everything before the restart is already in `transactions`. A record
+//! so everything before the restart is already in `transactions`. Numbering
+//! at open goes on above every record the file could hold, so a torn record
+//! that hides whole ones never lets a new record share a stale one's number. A record
 //! that is not whole never had its effect: the effect waits for its fsync.
 
 use std::fs::{File, OpenOptions};
@@ -221,15 +223,30 @@ impl IntentLog {
     pub(crate) fn open(state_dir: &Path, state: LogState) -> io::Result<(Self, Vec<Record>)> {
         let LogState { folded_seq, salt } = state;
         let path = state_dir.join(LOG_FILE);
-        let mut file = match OpenOptions::new().read(true).write(true).open(&path) {
-            Ok(f) => f,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => create(&path)?,
+        let (mut file, created) = match OpenOptions::new().read(true).write(true).open(&path) {
+            Ok(f) => (f, false),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => (create(&path)?, true),
             Err(e) => return Err(e),
         };
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes)?;
         let mut records = Vec::new();
-        let mut next_seq = folded_seq + 1;
+        // Numbering goes on above every record the file can hold, not only
+        // above the scanned prefix: a torn record may hide whole ones after
+        // it, and a new record must never be numbered like one of them (a
+        // stale record after it would then read as its successor). Every
+        // record in the file was appended since the last durable fold —
+        // which recorded `folded_seq` at least as high as the log's last
+        // record then — or before it; each takes at least `HEADER` bytes.
+        // The caller's fold records `last_seq()`, durably, before appending.
+        // A log created just now holds none.
+        let room = if created {
+            0
+        } else {
+            bytes.len() as u64 / HEADER as u64
+        };
+        let bound = folded_seq.saturating_add(room);
+        let mut next_seq = bound.saturating_add(1);
         for record in scan(&bytes, &salt) {
             next_seq = next_seq.max(record.seq + 1);
             if record.seq > folded_seq {
@@ -757,11 +774,68 @@ mod tests {
         let read = reopen(dir.path(), 2);
         assert_eq!(read.len(), 1);
         assert_eq!(read[0].seq, 3);
-        // Numbering continues from the highest record seen, not from 1.
+        // Numbering continues above anything the file could hold, never
+        // from 1.
         let (mut log, _) = IntentLog::open(dir.path(), at(3)).unwrap();
         log.restart();
         log.append_heads(&[intent(c, b"").head(&id)]).unwrap();
-        assert_eq!(log.last_seq(), 4);
+        assert_eq!(log.last_seq(), 3 + INITIAL_CAPACITY / HEADER as u64 + 1);
+    }
+
+    /// Guards against: a sequence number used again after a torn record hid
+    /// the records after it (issue 26, item 4). Records 1, 2, 3; record 2
+    /// torn; the open's scan stops at 1 and the log restarts; a new record
+    /// whose length ends exactly where record 3 starts must not make the stale
+    /// record 3 read as the next one — it would be folded as a live intent.
+    #[test]
+    fn a_torn_record_never_lets_a_stale_one_read_as_current() {
+        let dir = tempfile::tempdir().unwrap();
+        let id = identity(dir.path());
+        let [a, b, c, d] = txns();
+        let (mut log, _) = IntentLog::open(dir.path(), at(0)).unwrap();
+        log.append_heads(&[intent(a, &[1u8; 100]).head(&id)])
+            .unwrap();
+        let second_at = log.tail;
+        log.append_heads(&[intent(b, &[2u8; 100]).head(&id)])
+            .unwrap();
+        let third_at = log.tail;
+        log.append_heads(&[intent(c, &[3u8; 100]).head(&id)])
+            .unwrap();
+        drop(log);
+        let path = dir.path().join(LOG_FILE);
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes[second_at as usize + HEADER + 6] ^= 0xff;
+        std::fs::write(&path, &bytes).unwrap();
+
+        // The open: the scan stops at record 1, the open's fold records the
+        // last sequence number as folded, the log restarts.
+        let (mut log, read) = IntentLog::open(dir.path(), at(0)).unwrap();
+        assert_eq!(read.iter().map(|r| r.seq).collect::<Vec<_>>(), [1]);
+        let folded = log.last_seq();
+        log.restart();
+        // One record whose length ends exactly at record 3's offset.
+        let len_with = |n: usize| {
+            let pre = vec![4u8; n];
+            log.batch(&[intent(d, &pre).head(&id)]).unwrap().buf.len()
+        };
+        let mut n = third_at as usize - len_with(0);
+        while len_with(n) as u64 != third_at {
+            n = n + third_at as usize - len_with(n);
+        }
+        let pre = vec![4u8; n];
+        let batch = log.batch(&[intent(d, &pre).head(&id)]).unwrap();
+        assert_eq!(batch.buf.len() as u64, third_at);
+        log.append(batch).unwrap();
+        drop(log);
+
+        let read = reopen(dir.path(), folded);
+        let txns: Vec<String> = read
+            .iter()
+            .map(|r| match &r.head {
+                Head::Intent { txn, .. } | Head::Terminal { txn, .. } => txn.clone(),
+            })
+            .collect();
+        assert_eq!(txns, [d.to_string()], "only the record after the restart");
     }
 
     /// Whether `txn` has an `open` row (tests).

@@ -39,6 +39,17 @@ pub struct Journal {
     /// Writing a pending terminal row failed outside a write: the gate is
     /// `Unreconciled` from then on.
     pending_failed: std::sync::atomic::AtomicBool,
+    /// A sync of the journal's own files (the WAL before a log restart, the
+    /// intent log before an effect) failed: nothing this process wrote since
+    /// is proven durable — a later fsync that succeeds does not prove pages an
+    /// earlier failed one dropped. The gate stays `Unreconciled` until the
+    /// journal is opened again (its open folds the log afresh, durably), and
+    /// the log is never restarted over records whose fold is unproven: it
+    /// grows instead.
+    sync_failed: std::sync::atomic::AtomicBool,
+    /// The largest request id any editor row recorded when this process first
+    /// asked, and the ids recorded since (see [`Journal::last_editor_request_id`]).
+    pub(crate) editor_ids: Option<(u64, std::collections::HashSet<u64>)>,
     /// The intent log (see [`crate::intent_log`]): its records not yet
     /// folded into `transactions` are folded before any other use of the
     /// database.
@@ -551,6 +562,8 @@ impl Journal {
             db: conn,
             pending: std::sync::Mutex::new(None),
             pending_failed: std::sync::atomic::AtomicBool::new(false),
+            sync_failed: std::sync::atomic::AtomicBool::new(false),
+            editor_ids: None,
             log: std::sync::Mutex::new(log),
             wal: std::sync::OnceLock::new(),
             sync_normal: std::sync::atomic::AtomicBool::new(false),
@@ -699,7 +712,9 @@ impl Journal {
         // Folded: never folded again, even if the sync below fails (the log
         // then goes on after its tail instead of restarting).
         log.folded();
-        if restart {
+        // After a failed sync nothing proves this fold durable: the log keeps
+        // its records (and grows) until the journal is opened again.
+        if restart && !self.sync_failed() {
             let wal_path = self.state_dir.join(format!("{JOURNAL_FILE}-wal"));
             let synced = match self.wal.get() {
                 Some(wal) => self.storage.sync_data(&wal_path, wal),
@@ -713,7 +728,11 @@ impl Journal {
                         self.storage.sync_data(&wal_path, wal)
                     }),
             };
-            synced.map_err(|e| io_error(&wal_path, e))?;
+            if let Err(e) = synced {
+                self.sync_failed
+                    .store(true, std::sync::atomic::Ordering::SeqCst);
+                return Err(io_error(&wal_path, e));
+            }
             log.restart();
         }
         Ok(())
@@ -779,10 +798,17 @@ impl Journal {
         self.conn().total_changes()
     }
 
+    /// Whether a sync of the journal's own files failed in this process
+    /// (see the field `sync_failed`).
+    pub(crate) fn sync_failed(&self) -> bool {
+        self.sync_failed.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
     fn check_gate(&self) -> Result<(), TxnFailure> {
-        if self
-            .pending_failed
-            .load(std::sync::atomic::Ordering::SeqCst)
+        if self.sync_failed()
+            || self
+                .pending_failed
+                .load(std::sync::atomic::Ordering::SeqCst)
         {
             return Err(TxnFailure::NotReconciled);
         }
@@ -976,6 +1002,10 @@ impl Journal {
                 Ok(())
             })();
             let synced = log_sync.wait();
+            if synced.is_err() {
+                self.sync_failed
+                    .store(true, std::sync::atomic::Ordering::SeqCst);
+            }
             prepared?;
             synced?;
             apply_effect(storage, &target, temp.as_deref(), effect, &seen)
@@ -1589,6 +1619,95 @@ mod tests {
             )
             .unwrap();
         assert_eq!(state, "committed");
+    }
+
+    /// A storage whose next `sync_data` of the WAL fails, once, when armed.
+    struct FlakyWal {
+        fail_next: std::sync::atomic::AtomicBool,
+    }
+
+    impl Storage for FlakyWal {
+        fn create_temp(&self, path: &Path, bytes: &[u8], mode: u32) -> io::Result<fs::File> {
+            crate::storage::RealStorage.create_temp(path, bytes, mode)
+        }
+        fn sync_file(&self, path: &Path, file: &fs::File) -> io::Result<()> {
+            crate::storage::RealStorage.sync_file(path, file)
+        }
+        fn sync_data(&self, path: &Path, file: &fs::File) -> io::Result<()> {
+            let wal = path.to_string_lossy().ends_with("-wal");
+            if wal
+                && self
+                    .fail_next
+                    .swap(false, std::sync::atomic::Ordering::SeqCst)
+            {
+                return Err(io::Error::other("injected WAL sync failure"));
+            }
+            crate::storage::RealStorage.sync_data(path, file)
+        }
+        fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+            crate::storage::RealStorage.rename(from, to)
+        }
+        fn rename_noreplace(&self, from: &Path, to: &Path) -> io::Result<()> {
+            crate::storage::RealStorage.rename_noreplace(from, to)
+        }
+        fn exchange(&self, a: &Path, b: &Path) -> io::Result<()> {
+            crate::storage::RealStorage.exchange(a, b)
+        }
+        fn remove_file(&self, path: &Path) -> io::Result<()> {
+            crate::storage::RealStorage.remove_file(path)
+        }
+        fn create_dir(&self, path: &Path) -> io::Result<()> {
+            crate::storage::RealStorage.create_dir(path)
+        }
+        fn sync_dir(&self, dir: &Path) -> io::Result<()> {
+            crate::storage::RealStorage.sync_dir(dir)
+        }
+    }
+
+    /// Guards against (issue 26, item 5): a failed WAL sync during a log
+    /// restart that leaves the gate open when no terminal row was pending —
+    /// the next write would restart the log over records whose fold was
+    /// never proven durable (a later successful fsync does not prove pages an
+    /// earlier failed one dropped). Any failed sync closes the gate, and
+    /// reconciling again in this process does not reopen it.
+    #[test]
+    fn a_failed_wal_sync_closes_the_gate_and_keeps_the_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("p");
+        fs::create_dir_all(&project).unwrap();
+        let storage = Arc::new(FlakyWal {
+            fail_next: false.into(),
+        });
+        let mut j =
+            Journal::open_with_storage(&dir.path().join("s"), &project, storage.clone()).unwrap();
+        j.reconcile().unwrap();
+        // Overwrites carry their pre-images: the log fills up.
+        for i in 0..3u8 {
+            j.write_file(FileWrite::new("big.bin", &vec![i; 400_000], "t", "write"))
+                .unwrap();
+        }
+        // No terminal row pending: a read flushes it.
+        j.list_transactions(&TxnFilter {
+            status: None,
+            limit: 1,
+        })
+        .unwrap();
+        let log_path = j.state_dir().join(crate::intent_log::LOG_FILE);
+        let head = |p: &Path| fs::read(p).unwrap()[..4096].to_vec();
+        let before = head(&log_path);
+        storage
+            .fail_next
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        let failed = j.write_file(FileWrite::new("big.bin", &vec![9; 500_000], "t", "write"));
+        assert!(matches!(failed, Err(WriteError::Journal(_))), "{failed:?}");
+        assert!(!storage.fail_next.load(std::sync::atomic::Ordering::SeqCst));
+        let next = j.write_file(FileWrite::new("c.txt", b"c", "t", "write"));
+        assert!(matches!(next, Err(WriteError::NotReconciled)), "{next:?}");
+        j.reconcile().unwrap();
+        let again = j.write_file(FileWrite::new("c.txt", &vec![1; 600_000], "t", "write"));
+        assert!(matches!(again, Err(WriteError::NotReconciled)), "{again:?}");
+        assert_eq!(head(&log_path), before, "the log was not restarted");
+        assert!(!project.join("c.txt").exists());
     }
 
     #[test]

@@ -183,8 +183,10 @@ pub enum LaunchEnd {
     /// This build cannot observe process identity on the OS it runs on: nothing
     /// was signalled, nothing is claimed gone; the row is quarantined.
     Unobservable,
-    /// The recorded Job Object exists but could not be opened or listed:
-    /// nothing was signalled, nothing is claimed gone; the row is quarantined.
+    /// The boundary could not be observed — the recorded Job Object exists
+    /// but could not be opened or listed, the live processes could not be
+    /// listed, or this boot's id could not be read: nothing was signalled,
+    /// nothing is claimed gone; the row is quarantined.
     BoundaryUnreadable {
         /// The OS's error.
         error: String,
@@ -560,8 +562,27 @@ pub fn identify_members(
             };
         }
     };
+    match procs.group_members(pgid) {
+        Some(listed) => identify_listed(procs, receipt, nonce, &listed),
+        // Nothing can be said of its members: the leader's pid, unaccounted,
+        // keeps the boundary from being proven empty.
+        None => GroupMembers {
+            unaccounted: vec![receipt.pid],
+            ..GroupMembers::default()
+        },
+    }
+}
+
+/// [`identify_members`] of a process group whose members `listed` were
+/// enumerated by the caller (one snapshot for many launches).
+fn identify_listed(
+    procs: &dyn ProcessTable,
+    receipt: &LaunchReceipt,
+    nonce: &str,
+    listed: &[i32],
+) -> GroupMembers {
     let mut out = GroupMembers::default();
-    for pid in procs.group_members(pgid) {
+    for &pid in listed {
         let Some(stat) = procs.stat(pid) else {
             continue;
         };
@@ -585,6 +606,16 @@ pub fn kill_proven_members(
     nonce: &str,
 ) -> GroupMembers {
     let members = identify_members(procs, receipt, nonce);
+    kill_identified(procs, receipt, nonce, members)
+}
+
+/// Kills the proven ones of `members` (see [`kill_proven_members`]).
+fn kill_identified(
+    procs: &dyn ProcessTable,
+    receipt: &LaunchReceipt,
+    nonce: &str,
+    members: GroupMembers,
+) -> GroupMembers {
     if let Boundary::JobObject { name } = &receipt.boundary {
         if members.unaccounted.is_empty() && !members.proven.is_empty() {
             procs.terminate_job(name);
@@ -655,7 +686,9 @@ pub fn identify_job_members(
 /// stop waits on this). An unreadable job is not empty.
 pub fn boundary_is_empty(procs: &dyn ProcessTable, receipt: &LaunchReceipt) -> bool {
     match &receipt.boundary {
-        Boundary::ProcessGroup { pgid } => procs.group_members(*pgid).is_empty(),
+        Boundary::ProcessGroup { pgid } => procs
+            .group_members(*pgid)
+            .is_some_and(|members| members.is_empty()),
         Boundary::JobObject { name } => match procs.job_members(name) {
             JobState::Gone => true,
             JobState::Members(pids) => pids.is_empty(),
@@ -689,9 +722,7 @@ enum Plan {
     Gone,
     /// The leader is the launched process but not by full identity: untouched.
     Partial(Vec<String>),
-    /// The exact leader lives: its group was killed; waiting for it to empty.
-    KilledGroup(i32, usize),
-    /// The leader is gone: proven members were killed, waiting; unaccounted
+    /// Proven members (the exact leader among them) were killed, waiting; unaccounted
     /// members are never signalled and keep the boundary from being empty.
     KilledMembers(usize),
     /// This OS's process table cannot observe identity: nothing is signalled and
@@ -703,8 +734,23 @@ enum Plan {
     /// The Job Object holds members not proven the launch's: nothing was
     /// terminated (a job is terminated as a whole).
     JobUnaccounted(Vec<i32>),
-    /// The Job Object could not be opened or listed.
-    JobUnreadable(String),
+    /// The Job Object could not be opened or listed, or the live processes,
+    /// or this boot's id: nothing was signalled.
+    Unreadable(String),
+}
+
+/// The plan for a receipt that recorded `recorded` as its boot: `None` when
+/// this is that boot. A boot id this process cannot read proves no other boot.
+fn plan_boot(this_boot: Option<&String>, recorded: Option<&String>) -> Option<Plan> {
+    let recorded = recorded?;
+    match this_boot {
+        Some(this) if this == recorded => None,
+        Some(_) => Some(Plan::OtherBoot(recorded.clone())),
+        None => Some(Plan::Unreadable(format!(
+            "this boot's id cannot be read, so the receipt's boot {recorded} cannot be told \
+             apart from this one"
+        ))),
+    }
 }
 
 /// The plan for a launch bounded by the Job Object `name` (Windows).
@@ -717,14 +763,12 @@ fn plan_job(
     if !procs.observes_jobs() {
         return Plan::Unobservable;
     }
-    if let Some(recorded) = &r.boot_id
-        && this_boot != Some(recorded)
-    {
-        return Plan::OtherBoot(recorded.clone());
+    if let Some(plan) = plan_boot(this_boot, r.boot_id.as_ref()) {
+        return plan;
     }
     match identify_job_members(procs, r, name) {
         JobView::Gone => Plan::Gone,
-        JobView::Unreadable(e) => Plan::JobUnreadable(e),
+        JobView::Unreadable(e) => Plan::Unreadable(e),
         JobView::Members(m) if !m.unaccounted.is_empty() => Plan::JobUnaccounted(m.unaccounted),
         JobView::Members(m) if m.proven.is_empty() => Plan::Gone,
         JobView::Members(m) => {
@@ -743,11 +787,11 @@ fn plan_job(
 ///   launched one. If it is, every other recorded field (process group, nonce,
 ///   control-socket inode) must match too; anything less is a partial match:
 ///   quarantined, never signalled, never "gone".
-/// - The exact leader alive: its process group is killed and waited for.
-/// - The leader gone (or its pid reused outside the group): the group is
-///   enumerated, members carrying the nonce and started after the leader are
-///   killed one by one through a pidfd, and any other member is left running
-///   and quarantines the row. Emptiness is asserted only after enumerating.
+/// - Whether the exact leader is alive or gone (or its pid reused outside the
+///   group): the group is enumerated, members carrying the nonce and started
+///   no earlier than the leader are killed one by one through a pidfd, and any
+///   other member is left running and quarantines the row. The group is never
+///   signalled as a whole. Emptiness is asserted only after enumerating.
 /// - A Job Object (Windows) is opened by its recorded name. No such job
 ///   (`ERROR_FILE_NOT_FOUND`, and only that) means no member is left: the job
 ///   killed its processes when its last handle closed. Otherwise its members are
@@ -783,11 +827,12 @@ pub(crate) fn derive_launches(
             if !procs.observable() {
                 return Plan::Unobservable;
             }
-            if let Some(recorded) = &r.boot_id
-                && this_boot.as_ref() != Some(recorded)
-            {
-                return Plan::OtherBoot(recorded.clone());
+            if let Some(plan) = plan_boot(this_boot.as_ref(), r.boot_id.as_ref()) {
+                return plan;
             }
+            let Some(groups) = &groups else {
+                return Plan::Unreadable("the live processes cannot be listed".into());
+            };
             let members = groups.get(&pgid).map_or(0, Vec::len);
             match match_leader(
                 procs,
@@ -804,12 +849,17 @@ pub(crate) fn derive_launches(
                     leads_recorded_group: true,
                 } => Plan::Gone,
                 _ if members == 0 => Plan::Gone,
-                LeaderMatch::Exact => {
-                    procs.kill_group(pgid);
-                    Plan::KilledGroup(pgid, members)
-                }
-                LeaderMatch::Gone | LeaderMatch::Other { .. } => {
-                    Plan::KilledMembers(kill_proven_members(procs, r, &intent.nonce).proven.len())
+                // One rule whether the leader lives or not: only members
+                // proven the launch's are signalled (the exact leader is one);
+                // the group is never signalled as a whole.
+                LeaderMatch::Exact | LeaderMatch::Gone | LeaderMatch::Other { .. } => {
+                    let listed = groups.get(&pgid).map_or(&[][..], Vec::as_slice);
+                    let members = identify_listed(procs, r, &intent.nonce, listed);
+                    Plan::KilledMembers(
+                        kill_identified(procs, r, &intent.nonce, members)
+                            .proven
+                            .len(),
+                    )
                 }
             }
         })
@@ -823,15 +873,17 @@ pub(crate) fn derive_launches(
     let mut settled = vec![false; rows.len()];
     let mut unaccounted: Vec<Vec<i32>> = vec![Vec::new(); rows.len()];
     loop {
+        // `None`: the processes cannot be listed; no boundary is proven
+        // empty from that.
         let groups = procs.groups();
         let need_nonces = plans
             .iter()
             .zip(&settled)
             .any(|(p, s)| matches!(p, Plan::NoReceipt) && !s);
-        let holders: Vec<i32> = if need_nonces {
-            groups.values().flatten().copied().collect()
-        } else {
-            Vec::new()
+        let holders: Option<Vec<i32>> = match &groups {
+            Some(g) if need_nonces => Some(g.values().flatten().copied().collect()),
+            Some(_) => Some(Vec::new()),
+            None => None,
         };
         for (i, plan) in plans.iter().enumerate() {
             if settled[i] {
@@ -842,17 +894,13 @@ pub(crate) fn derive_launches(
                 Plan::Partial(_)
                 | Plan::Unobservable
                 | Plan::JobUnaccounted(_)
-                | Plan::JobUnreadable(_) => (false, true),
+                | Plan::Unreadable(_) => (false, true),
                 Plan::KilledJob(name, _) => match procs.job_members(name) {
                     JobState::Gone => (true, true),
                     JobState::Members(pids) if pids.is_empty() => (true, true),
                     JobState::Members(_) => (false, false),
                     JobState::Unreadable(_) => (false, true),
                 },
-                Plan::KilledGroup(pgid, _) => {
-                    let e = !groups.contains_key(pgid);
-                    (e, e)
-                }
                 Plan::KilledMembers(_) => {
                     let Some(r) = &rows[i].1.receipt else {
                         continue;
@@ -860,10 +908,16 @@ pub(crate) fn derive_launches(
                     let Boundary::ProcessGroup { pgid } = r.boundary else {
                         continue;
                     };
-                    if groups.contains_key(&pgid) {
+                    let Some(groups) = &groups else {
+                        empty[i] = false;
+                        settled[i] = true;
+                        continue;
+                    };
+                    if let Some(listed) = groups.get(&pgid) {
                         // Re-identify: a proven member may have forked before
                         // its SIGKILL landed; its child is proven the same way.
-                        let now = kill_proven_members(procs, r, &rows[i].1.nonce);
+                        let members = identify_listed(procs, r, &rows[i].1.nonce, listed);
+                        let now = kill_identified(procs, r, &rows[i].1.nonce, members);
                         if now.unaccounted.is_empty() {
                             (false, false)
                         } else {
@@ -874,12 +928,15 @@ pub(crate) fn derive_launches(
                         (true, true)
                     }
                 }
-                Plan::NoReceipt => {
-                    let e = !holders
-                        .iter()
-                        .any(|pid| procs.cmdline_contains(*pid, &rows[i].1.nonce));
-                    (e, e)
-                }
+                Plan::NoReceipt => match &holders {
+                    Some(holders) => {
+                        let e = !holders
+                            .iter()
+                            .any(|pid| procs.cmdline_contains(*pid, &rows[i].1.nonce));
+                        (e, e)
+                    }
+                    None => (false, true),
+                },
             };
             empty[i] = is_empty;
             settled[i] = done;
@@ -903,7 +960,7 @@ pub(crate) fn derive_launches(
                     Plan::Partial(_)
                         | Plan::Unobservable
                         | Plan::JobUnaccounted(_)
-                        | Plan::JobUnreadable(_)
+                        | Plan::Unreadable(_)
                 ) {
                 archive_session(state_dir, &session, *txn)
                     .ok()
@@ -920,8 +977,8 @@ pub(crate) fn derive_launches(
                     m.join(", ")
                 ),
                 Plan::KilledMembers(_) if !unaccounted.is_empty() => format!(
-                    "the leader (pid {pid}) is gone and its process group holds {} member(s) \
-                     that cannot be identified as the launch's (pids {:?}); they were not \
+                    "the process group of the leader (pid {pid}) holds {} member(s) that \
+                     cannot be identified as the launch's (pids {:?}); they were not \
                      signalled",
                     unaccounted.len(),
                     unaccounted
@@ -938,9 +995,9 @@ pub(crate) fn derive_launches(
                      terminated and may still be running",
                     pids.len()
                 ),
-                Plan::JobUnreadable(e) => format!(
-                    "the launch's Job Object could not be read ({e}); it was not terminated and \
-                     may still be running"
+                Plan::Unreadable(e) => format!(
+                    "the launch's boundary could not be observed ({e}); nothing was signalled \
+                     and it may still be running"
                 ),
                 Plan::KilledJob(name, _) => format!(
                     "survivor: the Job Object {name} of pid {pid} could not be proven empty after \
@@ -956,7 +1013,6 @@ pub(crate) fn derive_launches(
                 Plan::OtherBoot(recorded_boot) => LaunchEnd::EndedWithBoot { recorded_boot },
                 Plan::Partial(mismatched) => LaunchEnd::PartialIdentity { mismatched },
                 Plan::Unobservable => LaunchEnd::Unobservable,
-                Plan::KilledGroup(_, n) => LaunchEnd::TerminatedByReconcile { survivors: n },
                 Plan::KilledMembers(killed) if !unaccounted.is_empty() => {
                     LaunchEnd::UnaccountedMembers {
                         killed,
@@ -969,7 +1025,7 @@ pub(crate) fn derive_launches(
                     killed: 0,
                     unaccounted,
                 },
-                Plan::JobUnreadable(error) => LaunchEnd::BoundaryUnreadable { error },
+                Plan::Unreadable(error) => LaunchEnd::BoundaryUnreadable { error },
             };
             let proof = LaunchProof {
                 receipt: intent.receipt.clone(),

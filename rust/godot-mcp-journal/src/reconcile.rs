@@ -178,6 +178,41 @@ pub(crate) fn derive_file_linked(
             intent.path
         ));
     }
+    // Once the target holds our bytes, a leftover at the temp path (or, on
+    // Windows, the displaced path) is what the exchange displaced: ours to
+    // remove only when it holds the pre-state (or our bytes). Anything else is
+    // a file someone wrote between the re-check and the exchange, which a
+    // crash left there: kept as evidence. (With the target in its pre-state
+    // nothing was exchanged: the temp is our own, perhaps torn by the crash.)
+    let displaced = temp
+        .as_deref()
+        .map(godot_mcp_os::fs::exchange_backup)
+        .filter(|d| fs::symlink_metadata(d).is_ok());
+    let exchanged = basis == ProofBasis::PostState;
+    let leftovers = temp.iter().filter(|_| temp_exists).chain(displaced.iter());
+    for leftover in leftovers.filter(|_| exchanged) {
+        match durable::read_state(leftover) {
+            Ok(held) if held == intent.pre || held == intent.post => {}
+            Ok(held) => {
+                return Derived::quarantined(format!(
+                    "{} is {observed}, but {} holds {held}, neither its pre-state {} nor its \
+                     post-state {}: a file someone wrote during the exchange, kept there as \
+                     evidence",
+                    intent.path,
+                    leftover.strip_prefix(root).unwrap_or(leftover).display(),
+                    intent.pre,
+                    intent.post
+                ));
+            }
+            Err(e) => {
+                return Derived::quarantined(format!(
+                    "{}: cannot re-derive the state of {}: {e}",
+                    intent.path,
+                    leftover.display()
+                ));
+            }
+        }
+    }
     Derived {
         status: match basis {
             ProofBasis::PostState => TxnStatus::Committed,
@@ -192,10 +227,7 @@ pub(crate) fn derive_file_linked(
         }),
         other_proof: None,
         reason: None,
-        remove_displaced: temp
-            .as_deref()
-            .map(godot_mcp_os::fs::exchange_backup)
-            .filter(|d| fs::symlink_metadata(d).is_ok()),
+        remove_displaced: displaced,
         remove_temp: temp.filter(|_| temp_exists),
     }
 }
@@ -376,7 +408,13 @@ impl Journal {
         tx.commit()?;
         cross(fp::RECONCILE_AFTER_TERMINAL);
 
-        self.gate = self.compute_gate()?;
+        self.gate = if self.sync_failed() {
+            // Nothing written since a failed sync is proven durable; only the
+            // next open folds the intent log afresh (see `Journal::sync_failed`).
+            WriteGate::Unreconciled
+        } else {
+            self.compute_gate()?
+        };
         report.gate = self.gate.clone();
         for line in report.stderr_lines() {
             // The server prints these lines itself (exactly, on stderr); this is for logs.
@@ -483,6 +521,43 @@ impl Journal {
 mod tests {
     use super::*;
     use crate::ids::FileState;
+
+    /// Guards against (issue 26, item 8): a crash inside the exchange
+    /// removing a concurrent writer's file. Someone wrote the target between
+    /// the re-check and the exchange; the exchange put our bytes in place and
+    /// their file at the temp path; the process died there. The target holds
+    /// the post-state, but the file at the temp path is neither the pre-state
+    /// nor ours: quarantined, and it is kept as evidence.
+    #[test]
+    fn a_temp_holding_someone_else_s_bytes_is_kept_and_quarantines() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.txt"), b"ours").unwrap();
+        std::fs::write(dir.path().join(".gmcp-x.tmp"), b"theirs").unwrap();
+        let intent = FileIntent {
+            path: "a.txt".into(),
+            pre: FileState::of(b"before"),
+            post: FileState::of(b"ours"),
+            temp: Some(".gmcp-x.tmp".into()),
+            linked_launch: None,
+        };
+        let d = derive_file_linked(dir.path(), &intent, Deriver::Reconcile, None);
+        assert_eq!(d.status, TxnStatus::Quarantined, "{:?}", d.reason);
+        assert!(d.remove_temp.is_none(), "their file would be removed");
+        // The pre-state or our own bytes at the temp path are ours to remove.
+        for at_temp in [&b"before"[..], b"ours"] {
+            std::fs::write(dir.path().join(".gmcp-x.tmp"), at_temp).unwrap();
+            let d = derive_file_linked(dir.path(), &intent, Deriver::Reconcile, None);
+            assert_eq!(d.status, TxnStatus::Committed);
+            assert!(d.remove_temp.is_some());
+        }
+        // Target still in its pre-state: nothing was exchanged, the temp is
+        // our own, torn by the crash (the kill loop's case).
+        std::fs::write(dir.path().join("a.txt"), b"before").unwrap();
+        std::fs::write(dir.path().join(".gmcp-x.tmp"), b"").unwrap();
+        let d = derive_file_linked(dir.path(), &intent, Deriver::Reconcile, None);
+        assert_eq!(d.status, TxnStatus::Compensated);
+        assert!(d.remove_temp.is_some());
+    }
 
     fn report(c: usize, k: usize, gate: WriteGate) -> ReconcileReport {
         ReconcileReport {
@@ -606,6 +681,8 @@ mod tests {
             "quarantine keeps the temp and the displaced file as evidence"
         );
         fs::remove_file(root.join("f")).unwrap();
+        // A create exchanges nothing: a displaced file beside it is not ours.
+        fs::remove_file(root.join(".gmcp-t.tmp.displaced")).unwrap();
         let d = derive_file(root, &intent(FileState::Absent, post), Deriver::Reconcile);
         assert_eq!(d.status, TxnStatus::Compensated);
     }

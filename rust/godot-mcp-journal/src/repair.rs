@@ -480,6 +480,27 @@ fn repair(
         None => false,
     };
 
+    // Once the target holds the post-state, a leftover temp is what the
+    // exchange displaced: removable only when it holds the pre-state (or our
+    // bytes). Anything else is someone else's file, kept as evidence; refused
+    // here, before anything on disk is touched (see `reconcile`).
+    if let (true, Some(t)) = (temp_exists && observed == intent.post, &temp) {
+        let held = durable::read_state(t).map_err(|source| RepairRefusal::Io {
+            path: t.clone(),
+            source,
+        })?;
+        if held != intent.pre && held != intent.post {
+            return Err(RepairRefusal::Unproven(format!(
+                "{} holds {held}, neither the pre-state {} nor the post-state {} of {}: a file \
+                 someone wrote during the exchange, kept there as evidence; move it aside \
+                 once you have looked at it, then retry",
+                intent.temp.as_deref().unwrap_or(""),
+                intent.pre,
+                intent.post,
+                intent.path
+            )));
+        }
+    }
     let plan = plan(req.operation, &intent, observed)?;
     let restore = if plan.restore {
         match crate::preimage::load(journal.conn(), txn, intent.pre)? {
@@ -541,6 +562,14 @@ fn repair(
             let path = path.to_path_buf();
             move |source| RepairRefusal::Io { path, source }
         };
+        // The last check before acting: the target is still what was proven.
+        let now = durable::read_state(&target).map_err(io_err(&target))?;
+        if now != observed {
+            return Err(RepairRefusal::Unproven(format!(
+                "{} changed while repairing: now {now}, nothing was done",
+                intent.path
+            )));
+        }
         if let (true, Some(t)) = (temp_exists, &temp) {
             fs::remove_file(t).map_err(io_err(t))?;
         }
@@ -601,11 +630,10 @@ fn repair(
 /// reply, the editor's report of what it left. What can be proven is the file's state now:
 /// `reconcile` reports it. When the editor reported its change undone (or never made) and
 /// the file is back at the recorded pre-state (`crate::editor::pre_state_proven`),
-/// `compensate` and `acknowledge-safe-state` record `compensated` with a pre-state proof.
-/// Otherwise `acknowledge-safe-state` records the committed outcome once the operator's
-/// claim matches what this command re-derives from disk (the operator has looked at the
-/// file and accepts it), and `compensate` is refused (no bytes to restore). `terminate`
-/// is refused.
+/// `compensate` and `acknowledge-safe-state` record `compensated` with a pre-state proof,
+/// and so they do once the operator has restored the file to its recorded pre-state.
+/// Otherwise both are refused: an editor command records no post-state, so nothing
+/// proves `committed`, and no bytes are kept to restore. `terminate` is refused.
 fn repair_editor(
     journal: &mut Journal,
     req: &RepairRequest,
@@ -655,13 +683,22 @@ fn repair_editor(
         .map_err(|e| RepairRefusal::Unproven(e.to_string()))?
         .and_then(|r| r.proof)
         .and_then(|p| p.editor_left);
-    let (to, basis) = if crate::editor::pre_state_proven(&intent, left, &observed) {
+    // An editor command records no post-state, so nothing on disk can prove
+    // one: `committed` is never recorded here. What the disk can prove is the
+    // recorded pre-state — the editor reported its change undone, or the
+    // operator restored the file — and that is recorded `compensated`.
+    let at_pre = crate::editor::pre_state_proven(&intent, left, &observed)
+        || intent.pre_state == Some(observed);
+    let (to, basis) = if at_pre {
         (TxnStatus::Compensated, ProofBasis::PreState)
-    } else if req.operation == RepairOperation::Compensate {
+    } else if req.operation == RepairOperation::Reconcile {
+        (TxnStatus::Quarantined, ProofBasis::PostState)
+    } else {
         return Err(RepairRefusal::Unproven(format!(
-            "{} was an editor command: its pre-state is not proven ({}; the editor's report: \
-             {}), and no pre-image bytes are kept; restore the file yourself (e.g. from \
-             version control), then run acknowledge-safe-state",
+            "{} was an editor command: it records no post-state, so nothing proves what it \
+             wrote, and its pre-state is not on disk ({}; the editor's report: {}); no \
+             pre-image bytes are kept: restore the file yourself (e.g. from version \
+             control), then run acknowledge-safe-state",
             intent.cmd,
             match intent.pre_state {
                 Some(pre) => format!("{rel} is {observed}, recorded before as {pre}"),
@@ -669,8 +706,6 @@ fn repair_editor(
             },
             left.map_or("none".into(), |l| format!("{l:?}"))
         )));
-    } else {
-        (TxnStatus::Committed, ProofBasis::PostState)
     };
     let proof_out = FileProof {
         path: rel.clone(),
@@ -751,11 +786,28 @@ fn repair_launch(
     // as reconciliation: a partial match (same pid and start time, another field
     // differs) is the launched process alive, never "gone", and nothing here can
     // prove it safe or kill it.
+    let unlisted = || {
+        RepairRefusal::Unproven(
+            "the live processes cannot be listed, so the launch's boundary cannot be proven \
+             empty or its members identified"
+                .into(),
+        )
+    };
+    let this_boot = procs.boot_id();
     let live_members: Vec<i32> = match &intent.receipt {
+        Some(launch::LaunchReceipt {
+            boot_id: Some(recorded),
+            ..
+        }) if this_boot.is_none() => {
+            return Err(RepairRefusal::Unproven(format!(
+                "this boot's id cannot be read, so the receipt's boot {recorded} cannot be told \
+                 apart from this one"
+            )));
+        }
         Some(r)
             if r.boot_id
                 .as_ref()
-                .is_some_and(|b| procs.boot_id().as_ref() != Some(b)) =>
+                .is_some_and(|b| this_boot.as_ref() != Some(b)) =>
         {
             // Another boot: every process of the receipt's boot has ended.
             Vec::new()
@@ -787,10 +839,10 @@ fn repair_launch(
                 } => Vec::new(),
                 // Every live member counts, identified or not: the boundary
                 // is empty only when the group has no member at all.
-                _ => procs.group_members(pgid),
+                _ => procs.group_members(pgid).ok_or_else(unlisted)?,
             },
         },
-        None => procs.nonce_holders(&intent.nonce),
+        None => procs.nonce_holders(&intent.nonce).ok_or_else(unlisted)?,
     };
     let record = !(req.dry_run || req.operation == RepairOperation::Reconcile);
     let (to, proof) = match req.operation {

@@ -65,13 +65,15 @@ fn open(e: &Env) -> Journal {
 }
 
 /// A process group leader `sh` carrying `nonce` in its command line, with a
-/// `sleep` child in its group.
+/// `sleep` child in its group; both carry it in their environment, as a
+/// supervised launch's processes do.
 fn survivor(nonce: &str) -> Child {
     Command::new("/bin/sh")
         .arg("-c")
         .arg("sleep 30 & wait")
         .arg("gate")
         .arg(format!("--godot-mcp-nonce={nonce}"))
+        .env(godot_mcp_journal::launch::NONCE_ENV, nonce)
         .process_group(0)
         .stdin(Stdio::null())
         .spawn()
@@ -107,7 +109,7 @@ fn gone_leader(script: &str, members: usize) -> (i32, LaunchReceipt) {
 
 fn wait_group(pgid: i32, n: usize) {
     let start = Instant::now();
-    while procs().group_members(pgid).len() < n || !all_execd(pgid) {
+    while procs().group_members(pgid).unwrap().len() < n || !all_execd(pgid) {
         assert!(
             start.elapsed() < Duration::from_secs(10),
             "group {pgid} never had {n} members"
@@ -125,6 +127,7 @@ fn all_execd(pgid: i32) -> bool {
     let leader = exe(pgid);
     procs()
         .group_members(pgid)
+        .unwrap()
         .into_iter()
         .filter(|m| *m != pgid)
         .all(|m| exe(m).is_some_and(|e| Some(&e) != leader.as_ref()))
@@ -248,7 +251,7 @@ fn an_exact_survivor_and_its_group_are_terminated_and_proven_empty() {
     let _r = record(&mut j, e.state.path(), nonce, receipt_of(pid));
     let (j, report) = restart(&e, j);
     assert_eq!(report.compensated, 1, "{report:?}");
-    assert!(procs().group_members(pid).is_empty());
+    assert!(procs().group_members(pid).unwrap().is_empty());
     let _ = child.wait();
     let rows = j.list_transactions(&TxnFilter::default()).unwrap();
     assert_eq!(rows[0].status, TxnStatus::Compensated);
@@ -284,7 +287,7 @@ fn a_reused_pid_is_not_signalled() {
     assert_eq!(report.compensated, 1);
     assert!(alive(pid), "an unrelated process was signalled");
     assert_eq!(
-        procs().group_members(pid).len(),
+        procs().group_members(pid).unwrap().len(),
         2,
         "its group was signalled"
     );
@@ -363,7 +366,7 @@ fn a_partial_match_is_quarantined_never_gone() {
     }
     for pid in [pid_a, pid_b, pid_c, pid_d] {
         assert!(alive(pid), "a partial match was signalled");
-        assert_eq!(procs().group_members(pid).len(), 2);
+        assert_eq!(procs().group_members(pid).unwrap().len(), 2);
     }
     for (mut ch, p) in [(a, pid_a), (b, pid_b), (c, pid_c), (d, pid_d)] {
         kill_group(p);
@@ -429,7 +432,7 @@ fn a_receipt_from_another_boot_never_kills() {
     let r = record(&mut j, e.state.path(), nonce, receipt);
     let (j, _) = restart(&e, j);
     assert!(alive(pid), "a receipt of another boot signalled a process");
-    assert_eq!(procs().group_members(pid).len(), 2);
+    assert_eq!(procs().group_members(pid).unwrap().len(), 2);
     let rec = row(&j, r.txn);
     assert_eq!(rec.status, TxnStatus::Compensated, "{rec:?}");
     assert!(matches!(
@@ -444,6 +447,7 @@ fn a_receipt_from_another_boot_never_kills() {
 fn members_with(pgid: i32, needle: &str) -> Vec<i32> {
     procs()
         .group_members(pgid)
+        .unwrap()
         .into_iter()
         .filter(|p| procs().cmdline_contains(*p, needle))
         .collect()
@@ -497,7 +501,7 @@ fn a_gone_leader_s_proven_members_are_killed_and_the_group_proven_empty() {
     let (pid, receipt) = gone_leader(&script, 2);
     let r = record(&mut j, e.state.path(), nonce, receipt);
     let (j, _) = restart(&e, j);
-    assert!(procs().group_members(pid).is_empty());
+    assert!(procs().group_members(pid).unwrap().is_empty());
     let rec = row(&j, r.txn);
     assert_eq!(rec.status, TxnStatus::Compensated, "{rec:?}");
     let proof = launch_proof(&j, r.txn);
@@ -529,7 +533,7 @@ fn a_hundred_recorded_sessions_reconcile_in_under_two_seconds() {
     println!("reconciled 100 recorded sessions (100+ live processes) in {took:?}");
     assert_eq!(report.compensated, 100, "{report:?}");
     for (_, pid) in &children {
-        assert!(procs().group_members(*pid).is_empty());
+        assert!(procs().group_members(*pid).unwrap().is_empty());
     }
     for (mut c, _) in children {
         let _ = c.wait();
@@ -567,7 +571,7 @@ fn helper_launch(
         end: LaunchEnd::Exit {
             code: status.code().unwrap(),
         },
-        boundary_empty: procs().group_members(receipt.pgid).is_empty(),
+        boundary_empty: procs().group_members(receipt.pgid).unwrap().is_empty(),
         archived_to: None,
         derived_by: Deriver::Live,
     };
@@ -664,7 +668,7 @@ fn repair_terminates_a_quarantined_survivor_by_exact_identity() {
     assert_eq!(report.to, TxnStatus::Compensated);
     let _ = leader.wait();
     assert!(
-        procs().group_members(pid).is_empty(),
+        procs().group_members(pid).unwrap().is_empty(),
         "the group is proven empty"
     );
     assert_eq!(status(), TxnStatus::Compensated);

@@ -394,7 +394,7 @@ impl ProcessTable for IdentityOnly {
     fn is_live(&self, pid: i32, stat: &godot_mcp_journal::process_table::ProcStat) -> bool {
         self.0.is_live(pid, stat)
     }
-    fn live(&self) -> Vec<(i32, godot_mcp_journal::process_table::ProcStat)> {
+    fn live(&self) -> Option<Vec<(i32, godot_mcp_journal::process_table::ProcStat)>> {
         self.0.live()
     }
     fn cmdline_contains(&self, pid: i32, needle: &str) -> bool {
@@ -697,4 +697,84 @@ fn boundaries_serialize_with_their_kind_and_old_receipts_still_parse() {
         serde_json::from_str::<Boundary>(&serde_json::to_string(&job).unwrap()).unwrap(),
         job
     );
+}
+
+/// Guards against (issue 26, item 2): a boot id that cannot be read taken as
+/// "another boot" — the launch recorded compensated with its boundary
+/// "empty", nothing signalled, while the game runs on.
+#[test]
+fn an_unreadable_boot_id_is_quarantined_never_another_boot() {
+    let (e, l, _) = one_launch(7100, 5);
+    // A table that answers no boot id, with the exact leader alive.
+    let t = FakeTable::default();
+    leader(&t, &l, 7100, 5);
+    let j = restart(&e, &t);
+    let (status, (_, empty)) = verdict(&j, l.txn);
+    assert_eq!((status, empty), (TxnStatus::Quarantined, false));
+    assert!(t.signalled().is_empty());
+    assert!(t.alive(7100));
+}
+
+/// A table whose live processes cannot be listed (an unreadable `/proc`):
+/// everything else reads.
+struct Unlistable(FakeTable);
+
+impl ProcessTable for Unlistable {
+    fn boot_id(&self) -> Option<String> {
+        self.0.boot_id()
+    }
+    fn stat(&self, pid: i32) -> Option<godot_mcp_journal::process_table::ProcStat> {
+        self.0.stat(pid)
+    }
+    fn is_live(&self, pid: i32, stat: &godot_mcp_journal::process_table::ProcStat) -> bool {
+        self.0.is_live(pid, stat)
+    }
+    fn live(&self) -> Option<Vec<(i32, godot_mcp_journal::process_table::ProcStat)>> {
+        None
+    }
+    fn cmdline_contains(&self, pid: i32, needle: &str) -> bool {
+        self.0.cmdline_contains(pid, needle)
+    }
+    fn environ_contains(&self, pid: i32, entry: &str) -> bool {
+        self.0.environ_contains(pid, entry)
+    }
+    fn kill_group(&self, pgid: i32) {
+        self.0.kill_group(pgid);
+    }
+    fn kill_pinned(&self, pid: i32, start_time: u64, nonce: &str) {
+        self.0.kill_pinned(pid, start_time, nonce);
+    }
+}
+
+/// Guards against (issue 26, item 2): a process list that cannot be read
+/// taken as an empty one — an exact live leader with zero listed members
+/// recorded `Gone`.
+#[test]
+fn an_unlistable_process_table_is_quarantined_never_gone() {
+    let (e, l, t) = one_launch(7200, 5);
+    leader(&t, &l, 7200, 5);
+    let table = Unlistable(t);
+    let j = restart(&e, &table);
+    let (status, (_, empty)) = verdict(&j, l.txn);
+    assert_eq!((status, empty), (TxnStatus::Quarantined, false));
+    assert!(table.0.signalled().is_empty());
+    assert!(table.0.alive(7200));
+}
+
+/// Guards against (issue 26, item 3): an exact leader's whole group killed
+/// without identifying its members. One rule for both paths: only proven
+/// members are signalled; a member that is not proven the launch's is left
+/// running and keeps the row quarantined, as on the gone-leader path.
+#[test]
+fn an_exact_leader_s_unproven_member_is_never_signalled() {
+    let (e, l, t) = one_launch(7300, 5);
+    leader(&t, &l, 7300, 5);
+    // In the group, without the nonce: not proven the launch's.
+    t.spawn(7301, 7300, 6, &["other"], &[]);
+    let j = restart(&e, &t);
+    let (status, (_, empty)) = verdict(&j, l.txn);
+    assert_eq!((status, empty), (TxnStatus::Quarantined, false));
+    assert!(t.alive(7301), "an unproven member was signalled");
+    assert!(!t.signalled().contains(&7301));
+    assert!(!t.alive(7300), "the proven leader is killed");
 }

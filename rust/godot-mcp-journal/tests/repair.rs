@@ -373,7 +373,7 @@ fn quarantined_editor_save() -> (tempfile::TempDir, PathBuf, PathBuf, ProjectIde
         may_save_file: true,
         scene: Some("res://scenes/a.tscn".into()),
         params_sha256: "0".repeat(64),
-        pre_state: None,
+        pre_state: Some(FileState::of(b"[gd_scene format=3]\n")),
     };
     let txn = j.begin_editor(&intent, "editor", "scene.save").unwrap();
     let st = j
@@ -448,8 +448,7 @@ fn a_lost_editor_save_is_repaired_by_acknowledging_the_scene_file() {
     let e = run(ack, FileState::of(b"other")).unwrap_err();
     assert_ne!(e.exit_code(), 0);
     assert_eq!(status(), TxnStatus::Quarantined);
-    // Compensate and terminate are not available for an editor effect.
-    assert!(run(RepairOperation::Compensate, on_disk).is_err());
+    // Terminate is not available for an editor effect.
     assert!(matches!(
         run(RepairOperation::Terminate, on_disk),
         Err(RepairRefusal::NotApplicable { .. })
@@ -459,13 +458,65 @@ fn a_lost_editor_save_is_repaired_by_acknowledging_the_scene_file() {
     let r = run(RepairOperation::Reconcile, on_disk).unwrap();
     assert!(!r.recorded);
     assert_eq!(status(), TxnStatus::Quarantined);
-    // The right claim: committed, and the gate opens.
+    // The right claim: the file is at its recorded pre-state, which is what
+    // is recorded (never `committed`: nothing proves a post-state), and the
+    // gate opens.
     let r = run(ack, on_disk).unwrap();
     assert!(r.recorded);
-    assert_eq!(r.to, TxnStatus::Committed);
+    assert_eq!(r.to, TxnStatus::Compensated);
     let mut j = Journal::open(&state, &project).unwrap();
     j.reconcile().unwrap();
     assert_eq!(*j.gate(), WriteGate::Open);
+}
+
+/// Guards against (issue 26, item 7): acknowledge-safe-state recording an
+/// editor row `committed` when nothing proves a post-state — an editor command
+/// records no post-state, so the file the editor may have saved proves
+/// nothing. Refused, the row as it was; once the disk shows the recorded
+/// pre-state, that is what is recorded (`compensated`, basis `pre_state`).
+#[test]
+fn acknowledging_an_editor_row_records_only_what_the_disk_proves() {
+    let (dir, state, project, identity, txn) = quarantined_editor_save();
+    let before = b"[gd_scene format=3]\n";
+    let scene = project.join("scenes/a.tscn");
+    // The editor may have saved: the file is no longer its pre-state.
+    fs::write(&scene, b"[gd_scene format=3]\n[node name=\"Saved\"]\n").unwrap();
+    let run = |observed: FileState| {
+        let op = RepairOperation::AcknowledgeSafeState;
+        let proof = editor_proof(&identity, txn, op, "scenes/a.tscn", observed);
+        let file = dir.path().join("proof.json");
+        fs::write(&file, serde_json::to_vec(&proof).unwrap()).unwrap();
+        repair::run(
+            &state,
+            &RepairRequest {
+                project: project.clone(),
+                transaction_id: txn,
+                operation: op,
+                proof_file: file,
+                dry_run: false,
+            },
+        )
+    };
+    let status = || {
+        let j = Journal::open(&state, &project).unwrap();
+        let rows = j.list_transactions(&Default::default()).unwrap();
+        rows.iter()
+            .find(|r| r.transaction_id == txn)
+            .unwrap()
+            .status
+    };
+    let saved = FileState::of(&fs::read(&scene).unwrap());
+    let refused = run(saved);
+    assert!(
+        refused.is_err(),
+        "committed without a proven post-state: {refused:?}"
+    );
+    assert_eq!(status(), TxnStatus::Quarantined);
+    // The operator restores the file: the disk proves the pre-state.
+    fs::write(&scene, before).unwrap();
+    let r = run(FileState::of(before)).unwrap();
+    assert_eq!((r.recorded, r.to), (true, TxnStatus::Compensated));
+    assert_eq!(status(), TxnStatus::Compensated);
 }
 
 fn preimages(state_dir: &std::path::Path) -> (usize, u64) {
@@ -703,4 +754,31 @@ fn a_row_with_an_unparsable_id_closes_the_gate_until_the_operator_step() {
     let mut j = Journal::open(&state, &project).unwrap();
     assert_eq!(j.reconcile().unwrap().gate, WriteGate::Open);
     assert_eq!(j.identity(), &identity, "the project identity is kept");
+}
+
+/// Guards against (issue 26, item 9): repair acting on disk before its proof
+/// is complete. A leftover at the temp path that holds neither the pre- nor
+/// the post-state is someone else's file (the exchange displaced it): repair
+/// removed it and then recorded `committed`. Now it refuses first, and the
+/// refusal leaves the disk and the journal exactly as they were.
+#[test]
+fn a_refused_repair_leaves_a_foreign_temp_and_the_row_as_they_were() {
+    let f = quarantined_holding(Some(PRE), POST);
+    let temp = f.project.join(format!(".gmcp-{}.tmp", f.txn));
+    fs::write(&temp, b"theirs").unwrap();
+    let before = f.snapshot();
+    for op in [
+        RepairOperation::AcknowledgeSafeState,
+        RepairOperation::Compensate,
+    ] {
+        let got = f.claim(op, FileState::of(POST), false);
+        assert!(got.is_err(), "{op:?}: {got:?}");
+        assert_eq!(
+            fs::read(&temp).unwrap(),
+            b"theirs",
+            "{op:?}: evidence removed"
+        );
+        assert_eq!(fs::read(f.project.join("a.txt")).unwrap(), POST);
+        assert_eq!(f.snapshot(), before, "{op:?}");
+    }
 }

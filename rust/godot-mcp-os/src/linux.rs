@@ -34,14 +34,27 @@ impl ProcessTable for Procfs {
         std::fs::read_dir(format!("/proc/{pid}/task")).is_ok_and(|d| d.count() > 1)
     }
 
-    fn live(&self) -> Vec<(i32, ProcStat)> {
-        let Ok(dir) = std::fs::read_dir("/proc") else {
-            return Vec::new();
-        };
-        dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
-            .filter_map(|pid| Some((pid, Self::raw_stat(pid)?)))
-            .filter(|(pid, s)| self.is_live(*pid, s))
-            .collect()
+    fn live(&self) -> Option<Vec<(i32, ProcStat)>> {
+        let dir = std::fs::read_dir("/proc").ok()?;
+        let mut pids = Vec::new();
+        for entry in dir {
+            // An entry that cannot be read may be a process: the list is not
+            // whole, and a partial list is never read as the whole one.
+            let entry = entry.ok()?;
+            if let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<i32>().ok())
+            {
+                pids.push(pid);
+            }
+        }
+        Some(
+            pids.into_iter()
+                .filter_map(|pid| Some((pid, Self::raw_stat(pid)?)))
+                .filter(|(pid, s)| self.is_live(*pid, s))
+                .collect(),
+        )
     }
 
     fn cmdline_contains(&self, pid: i32, needle: &str) -> bool {

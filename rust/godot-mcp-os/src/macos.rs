@@ -132,11 +132,11 @@ impl ProcessTable for Libproc {
         stat.state != 'Z'
     }
 
-    fn live(&self) -> Vec<(i32, ProcStat)> {
+    fn live(&self) -> Option<Vec<(i32, ProcStat)>> {
         // SAFETY: a null buffer asks for the count only.
         let n = unsafe { libc::proc_listallpids(std::ptr::null_mut(), 0) };
         if n <= 0 {
-            return Vec::new();
+            return None;
         }
         // Room for processes started since the count was taken.
         let mut pids = vec![0 as libc::pid_t; n as usize + 64];
@@ -144,14 +144,16 @@ impl ProcessTable for Libproc {
         // SAFETY: the buffer holds `bytes` bytes; the answer is a pid count.
         let got = unsafe { libc::proc_listallpids(pids.as_mut_ptr().cast::<c_void>(), bytes) };
         if got <= 0 {
-            return Vec::new();
+            return None;
         }
         pids.truncate((got as usize).min(pids.len()));
-        pids.into_iter()
-            .filter(|pid| *pid > 0)
-            .filter_map(|pid| Some((pid, self.stat(pid)?)))
-            .filter(|(pid, s)| self.is_live(*pid, s))
-            .collect()
+        Some(
+            pids.into_iter()
+                .filter(|pid| *pid > 0)
+                .filter_map(|pid| Some((pid, self.stat(pid)?)))
+                .filter(|(pid, s)| self.is_live(*pid, s))
+                .collect(),
+        )
     }
 
     fn cmdline_contains(&self, pid: i32, needle: &str) -> bool {

@@ -85,8 +85,9 @@ pub trait ProcessTable: Send + Sync {
     fn stat(&self, pid: i32) -> Option<ProcStat>;
     /// Whether the process at `pid` with `stat` has not finished dying.
     fn is_live(&self, pid: i32, stat: &ProcStat) -> bool;
-    /// One snapshot of every live process.
-    fn live(&self) -> Vec<(i32, ProcStat)>;
+    /// One snapshot of every live process; `None` when the processes cannot
+    /// be listed (an unreadable `/proc`, say) — never read as "none live".
+    fn live(&self) -> Option<Vec<(i32, ProcStat)>>;
     /// Whether an argument of `pid`'s command line contains `needle`.
     fn cmdline_contains(&self, _pid: i32, _needle: &str) -> bool {
         false
@@ -120,22 +121,28 @@ pub trait ProcessTable: Send + Sync {
 }
 
 impl dyn ProcessTable + '_ {
-    /// Every live process whose process group is `pgid`.
-    pub fn group_members(&self, pgid: i32) -> Vec<i32> {
-        self.live()
-            .into_iter()
-            .filter(|(_, s)| s.pgrp == pgid)
-            .map(|(pid, _)| pid)
-            .collect()
+    /// Every live process whose process group is `pgid`; `None` when the
+    /// processes cannot be listed.
+    pub fn group_members(&self, pgid: i32) -> Option<Vec<i32>> {
+        Some(
+            self.live()?
+                .into_iter()
+                .filter(|(_, s)| s.pgrp == pgid)
+                .map(|(pid, _)| pid)
+                .collect(),
+        )
     }
 
-    /// Every live process with `nonce` on its command line.
-    pub fn nonce_holders(&self, nonce: &str) -> Vec<i32> {
-        self.live()
-            .into_iter()
-            .map(|(pid, _)| pid)
-            .filter(|pid| self.cmdline_contains(*pid, nonce))
-            .collect()
+    /// Every live process with `nonce` on its command line; `None` when the
+    /// processes cannot be listed.
+    pub fn nonce_holders(&self, nonce: &str) -> Option<Vec<i32>> {
+        Some(
+            self.live()?
+                .into_iter()
+                .map(|(pid, _)| pid)
+                .filter(|pid| self.cmdline_contains(*pid, nonce))
+                .collect(),
+        )
     }
 
     /// Whether `pid` carries `nonce`: on its command line (the leader, after
@@ -146,13 +153,14 @@ impl dyn ProcessTable + '_ {
             || self.environ_contains(pid, &format!("{}={nonce}", NONCE_ENV))
     }
 
-    /// One snapshot of every live process: process group → members.
-    pub fn groups(&self) -> HashMap<i32, Vec<i32>> {
+    /// One snapshot of every live process: process group → members; `None`
+    /// when the processes cannot be listed.
+    pub fn groups(&self) -> Option<HashMap<i32, Vec<i32>>> {
         let mut map: HashMap<i32, Vec<i32>> = HashMap::new();
-        for (pid, s) in self.live() {
+        for (pid, s) in self.live()? {
             map.entry(s.pgrp).or_default().push(pid);
         }
-        map
+        Some(map)
     }
 }
 
@@ -237,8 +245,8 @@ impl ProcessTable for Unobservable {
     fn is_live(&self, _pid: i32, _stat: &ProcStat) -> bool {
         false
     }
-    fn live(&self) -> Vec<(i32, ProcStat)> {
-        Vec::new()
+    fn live(&self) -> Option<Vec<(i32, ProcStat)>> {
+        None
     }
 }
 
@@ -379,7 +387,7 @@ impl ProcessTable for FakeTable {
     }
     /// A process that is `exiting` appears in `exit_snapshots` snapshots (at
     /// least one), then its exit finishes, unless it `survives_kill`.
-    fn live(&self) -> Vec<(i32, ProcStat)> {
+    fn live(&self) -> Option<Vec<(i32, ProcStat)>> {
         let mut inner = self.lock();
         inner.snapshots += 1;
         let out = inner
@@ -395,7 +403,7 @@ impl ProcessTable for FakeTable {
             p.exit_snapshots = p.exit_snapshots.saturating_sub(1);
             p.exit_snapshots > 0
         });
-        out
+        Some(out)
     }
     fn cmdline_contains(&self, pid: i32, needle: &str) -> bool {
         self.lock()

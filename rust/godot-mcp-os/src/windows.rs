@@ -77,12 +77,10 @@ pub(crate) fn stat_of(pid: u32) -> Option<ProcStat> {
     })
 }
 
-/// Every pid in a Toolhelp snapshot.
-fn all_pids() -> Vec<u32> {
+/// Every pid in a Toolhelp snapshot; `None` when none can be taken.
+fn all_pids() -> Option<Vec<u32>> {
     // SAFETY: plain call; the result is owned below.
-    let Some(snap) = Owned::new(unsafe { CreateToolhelp32Snapshot(TH32CS_SNAPPROCESS, 0) }) else {
-        return Vec::new();
-    };
+    let snap = Owned::new(unsafe { CreateToolhelp32Snapshot(TH32CS_SNAPPROCESS, 0) })?;
     // SAFETY: PROCESSENTRY32W is plain old data; dwSize must be set first.
     let mut entry: PROCESSENTRY32W = unsafe { std::mem::zeroed() };
     entry.dwSize = std::mem::size_of::<PROCESSENTRY32W>() as u32;
@@ -94,7 +92,7 @@ fn all_pids() -> Vec<u32> {
         // SAFETY: as above.
         more = unsafe { Process32NextW(snap.0, &mut entry) } != 0;
     }
-    pids
+    Some(pids)
 }
 
 /// Pids, creation times and handles are all there is: process groups, command
@@ -140,11 +138,13 @@ impl ProcessTable for Win32 {
         stat.state != 'Z'
     }
 
-    fn live(&self) -> Vec<(i32, ProcStat)> {
-        all_pids()
-            .into_iter()
-            .filter_map(|pid| Some((i32::try_from(pid).ok()?, stat_of(pid)?)))
-            .filter(|(pid, s)| self.is_live(*pid, s))
-            .collect()
+    fn live(&self) -> Option<Vec<(i32, ProcStat)>> {
+        Some(
+            all_pids()?
+                .into_iter()
+                .filter_map(|pid| Some((i32::try_from(pid).ok()?, stat_of(pid)?)))
+                .filter(|(pid, s)| self.is_live(*pid, s))
+                .collect(),
+        )
     }
 }

@@ -229,6 +229,15 @@ impl Bridge {
         self.inner.next_id.fetch_add(1, Ordering::SeqCst)
     }
 
+    /// Numbers this bridge's requests above `last`, the largest request id the
+    /// journal recorded: a request id then names one journal row across
+    /// servers, and a late reply settles only the row that sent it.
+    pub fn number_above(&self, last: u64) {
+        self.inner
+            .next_id
+            .fetch_max(last.saturating_add(1), Ordering::SeqCst);
+    }
+
     /// Send `cmd` and wait for its answer. Blocking; call it off the async threads.
     pub fn request(
         &self,

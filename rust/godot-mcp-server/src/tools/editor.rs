@@ -483,7 +483,17 @@ fn refusal_error(
 /// A reply that arrives after its request gave up settles the unresolved transaction from
 /// it (`ok` → committed, an error → compensated). Only open rows are touched: a quarantined
 /// one (the command may have written a file) stays for the operator, and nothing is resent.
+///
+/// A late reply is matched by its request id, so the bridge first numbers its requests
+/// above every id the journal recorded (an earlier server's rows may still be open).
 pub fn settle_late_replies(state: &Arc<AppState>, bridge: &Bridge) {
+    match state.journal.lock().last_editor_request_id() {
+        Ok(last) => bridge.number_above(last),
+        // Then the journal refuses every editor transaction: none is sent.
+        Err(e) => {
+            tracing::error!(error = %e, "the journal's last editor request id could not be read")
+        }
+    }
     let weak = Arc::downgrade(state);
     bridge.on_late_reply(Arc::new(move |id, outcome| {
         let Some(state) = weak.upgrade() else { return };

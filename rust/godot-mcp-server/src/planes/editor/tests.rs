@@ -445,6 +445,32 @@ mod transactions {
         (dir, state, d)
     }
 
+    /// Guards against (issue 26, item 1): a new server's bridge numbering its
+    /// requests from 1 again, so a late reply to an earlier server's request 5
+    /// (its row still open) is taken for this server's request 5. The startup
+    /// wiring numbers above every id the journal recorded.
+    #[test]
+    fn a_new_server_numbers_its_requests_above_every_recorded_one() {
+        let (_dir, state, _d) = server();
+        let earlier = godot_mcp_journal::EditorIntent {
+            cmd: "node.set_property".into(),
+            request_id: 5,
+            may_save_file: false,
+            scene: None,
+            params_sha256: "00".into(),
+            pre_state: None,
+        };
+        state
+            .journal
+            .lock()
+            .begin_editor(&earlier, "editor", "set_node_property")
+            .unwrap();
+        let bridge = state.editor.bridge().unwrap().clone();
+        crate::tools::editor::settle_late_replies(&state, &bridge);
+        let id = bridge.allocate_id();
+        assert!(id > 5, "request id {id} may name an earlier server's row");
+    }
+
     /// The add-on's side: every request is answered by `answer` until the server closes.
     fn fake_editor(
         state: &AppState,
