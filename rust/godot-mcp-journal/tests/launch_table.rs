@@ -698,3 +698,21 @@ fn boundaries_serialize_with_their_kind_and_old_receipts_still_parse() {
         job
     );
 }
+
+#[test]
+fn no_open_launch_reads_no_process_table() {
+    // A start with nothing launched must not snapshot every process on the machine.
+    let e = env();
+    let t = FakeTable::new(BOOT);
+    t.spawn(4242, 4242, 1, &["godot"], &[]);
+    let mut j = open(&e);
+    j.reconcile_with(&t).unwrap();
+    drop(j);
+    // Reopened with closed rows only: still no snapshot.
+    restart(&e, &t);
+    assert_eq!(t.snapshots(), 0);
+    // An open launch is what makes reconciliation ask.
+    let (e, _l, t) = one_launch(5000, 7);
+    restart(&e, &t);
+    assert!(t.snapshots() >= 1);
+}
