@@ -47,6 +47,9 @@ pub struct AppState {
     /// The operator's configuration, read once at start (`serve`); the documented
     /// defaults for a state built without one (tests).
     pub config: Config,
+    /// The registry as MCP tools, built by the first session and shared by every later
+    /// one (HTTP opens a session per agent).
+    pub mcp_tools: std::sync::OnceLock<std::sync::Arc<Vec<rmcp::model::Tool>>>,
 }
 
 impl AppState {
@@ -63,6 +66,7 @@ impl AppState {
             process: Default::default(),
             editor: EditorPlane::default(),
             config: Config::default(),
+            mcp_tools: std::sync::OnceLock::new(),
         }
     }
 
