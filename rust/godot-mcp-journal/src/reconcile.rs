@@ -306,24 +306,30 @@ impl Journal {
                 _ => None,
             })
             .collect();
-        let mut launches: std::collections::HashMap<String, Derived> =
+        // No open launch, nothing to ask the process table: a snapshot reads
+        // /proc/<pid>/stat of every process on the machine, most of a start-up.
+        let derived_launches = if launch_rows.is_empty() {
+            Vec::new()
+        } else {
             crate::launch::derive_launches(procs, &self.state_dir, &launch_rows)
-                .into_iter()
-                .zip(&launch_rows)
-                .map(|((status, proof, reason), (txn, _))| {
-                    (
-                        txn.to_string(),
-                        Derived {
-                            status,
-                            proof: None,
-                            other_proof: proof.map(Proof::ProcessLaunch),
-                            reason,
-                            remove_temp: None,
-                            remove_displaced: None,
-                        },
-                    )
-                })
-                .collect();
+        };
+        let mut launches: std::collections::HashMap<String, Derived> = derived_launches
+            .into_iter()
+            .zip(&launch_rows)
+            .map(|((status, proof, reason), (txn, _))| {
+                (
+                    txn.to_string(),
+                    Derived {
+                        status,
+                        proof: None,
+                        other_proof: proof.map(Proof::ProcessLaunch),
+                        reason,
+                        remove_temp: None,
+                        remove_displaced: None,
+                    },
+                )
+            })
+            .collect();
         let derived: Vec<(String, Derived)> = rows
             .into_iter()
             .map(|row| {

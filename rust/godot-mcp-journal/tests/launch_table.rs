@@ -778,3 +778,21 @@ fn an_exact_leader_s_unproven_member_is_never_signalled() {
     assert!(!t.signalled().contains(&7301));
     assert!(!t.alive(7300), "the proven leader is killed");
 }
+
+#[test]
+fn no_open_launch_reads_no_process_table() {
+    // A start with nothing launched must not snapshot every process on the machine.
+    let e = env();
+    let t = FakeTable::new(BOOT);
+    t.spawn(4242, 4242, 1, &["godot"], &[]);
+    let mut j = open(&e);
+    j.reconcile_with(&t).unwrap();
+    drop(j);
+    // Reopened with closed rows only: still no snapshot.
+    restart(&e, &t);
+    assert_eq!(t.snapshots(), 0);
+    // An open launch is what makes reconciliation ask.
+    let (e, _l, t) = one_launch(5000, 7);
+    restart(&e, &t);
+    assert!(t.snapshots() >= 1);
+}

@@ -297,7 +297,7 @@ fn init_logging(level: &str, hub: &Arc<crate::logging::LogHub>) {
     tracing_subscriber::registry()
         .with(
             tracing_subscriber::fmt::layer()
-                .with_writer(std::io::stderr)
+                .with_writer(crate::StderrLines::default)
                 .with_ansi(std::io::stderr().is_terminal())
                 .with_target(false)
                 .with_filter(filter),

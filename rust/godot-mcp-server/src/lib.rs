@@ -27,9 +27,45 @@
 #[macro_export]
 macro_rules! say {
     ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), $($arg)*);
+        $crate::stderr_line(format_args!($($arg)*));
     }};
+}
+
+/// Writes one whole line to stderr in one system call (stderr is unbuffered: a
+/// formatted `writeln!` costs a write per piece). Errors are ignored, as in [`say!`].
+pub fn stderr_line(args: std::fmt::Arguments<'_>) {
+    use std::io::Write as _;
+    let mut line = Vec::with_capacity(128);
+    let _ = line.write_fmt(args);
+    line.push(b'\n');
+    let _ = std::io::stderr().lock().write_all(&line);
+}
+
+/// The tracing writer: each event is gathered whole and written to stderr in one
+/// system call when the event ends, so log lines and [`say!`] lines stay whole and in
+/// the order they happened, and each is on stderr as soon as it is complete.
+#[derive(Debug, Default)]
+pub struct StderrLines(Vec<u8>);
+
+impl std::io::Write for StderrLines {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        if !self.0.is_empty() {
+            let r = std::io::stderr().lock().write_all(&self.0);
+            self.0.clear();
+            r?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for StderrLines {
+    fn drop(&mut self) {
+        let _ = std::io::Write::flush(self);
+    }
 }
 
 pub mod call_scope;

@@ -26,7 +26,7 @@ use crate::transport::{Principal, TransportKind};
 #[derive(Debug, Clone)]
 pub struct McpServer {
     state: Arc<AppState>,
-    /// tools/list is the hottest read-only request; it is built once.
+    /// tools/list is the hottest read-only request; it is built once per process.
     tools: Arc<Vec<Tool>>,
     /// Where calls come from; decides how each call's [`Principal`] is found.
     transport: TransportKind,
@@ -42,7 +42,10 @@ static NEXT_SESSION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64
 impl McpServer {
     /// The handler for the stdio client (principal `local`).
     pub fn new(state: Arc<AppState>) -> Self {
-        let tools = Arc::new(state.registry.iter().map(|t| t.to_mcp()).collect());
+        let tools = state
+            .mcp_tools
+            .get_or_init(|| Arc::new(state.registry.iter().map(|t| t.to_mcp()).collect()))
+            .clone();
         Self {
             state,
             tools,
@@ -410,5 +413,25 @@ mod tests {
         let r = tool_result(&def, value.clone());
         assert_eq!(image_blocks(&r), 0, "{r:?}");
         assert_eq!(r.structured_content, Some(value));
+    }
+
+    /// The MCP tool list is built once per process: every session shares it.
+    #[test]
+    fn sessions_share_one_tool_list() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("project.godot"), "config_version=5\n").unwrap();
+        let p = crate::project_root::Project::discover(Some(dir.path()), std::path::Path::new("/"))
+            .unwrap();
+        let journal =
+            godot_mcp_journal::Journal::open(&dir.path().join(".state"), p.root()).unwrap();
+        let safety = crate::safety::SafetyState::new(
+            crate::safety::ApprovalConfig::default(),
+            Toolset::ALL.into_iter().collect(),
+        );
+        let state = Arc::new(crate::state::AppState::new(p, journal, safety));
+        let first = super::McpServer::new(state.clone());
+        let second = super::McpServer::new(state.clone());
+        assert!(Arc::ptr_eq(&first.tools, &second.tools));
+        assert_eq!(first.tools.len(), state.registry.iter().count());
     }
 }
