@@ -880,7 +880,7 @@ async fn real_godot_a_value_reads_the_same_from_the_file_and_the_running_game() 
     );
     assert_eq!(
         from_file["metadata/tags"],
-        json!({"$type": "Raw", "text": "PackedStringArray(\"dash\", \"b\")"})
+        json!({"$type": "PackedStringArray", "values": ["dash", "b"]})
     );
     assert_eq!(
         from_file["material"],
