@@ -543,3 +543,81 @@ async fn bench_clock() {
         v["stats"]
     );
 }
+
+/// Issue 29 (renderer tier): a screenshot of a held game at frame N is the same picture
+/// in two cold runs, and the picture follows the clock. `drawn.tscn` is the falling
+/// ball with a visible square on the ball and on the floor: held at frame 0, stepped to
+/// frame 30 and captured, stepped once more and captured again. Frame 30's pixels agree
+/// between the runs; frames 30 and 31 differ (the ball fell), so the capture is the
+/// held frame, not whatever was drawn last.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_godot_render_a_held_frame_is_the_same_picture_run_after_run() {
+    let Some(godot) = support::godot_render_bin(
+        "the held-frame screenshot needs a Godot 4.4+ build with a renderer, under Xvfb",
+    ) else {
+        return;
+    };
+    let mut frame30 = Vec::new();
+    for run in 0..2 {
+        let (_p, _s, _c, client) = real_served(&godot).await;
+        ok(
+            &client,
+            "play_scene",
+            json!({"scene": "res://playtest/drawn.tscn", "headless": false, "paused": true}),
+        )
+        .await;
+        let st = ok(&client, "game_step", json!({"frames": 30})).await;
+        assert_eq!(st["frame"], 30, "{st}");
+        let at30 = held_picture(&client).await;
+        ok(&client, "game_step", json!({"frames": 1})).await;
+        let at31 = held_picture(&client).await;
+        assert_eq!(ok(&client, "game_pause", json!({})).await["frame"], 31);
+        assert_ne!(
+            at30, at31,
+            "run {run}: frames 30 and 31 are the same picture"
+        );
+        ok(&client, "stop_scene", json!({})).await;
+        client.cancel().await.unwrap();
+        frame30.push(at30);
+    }
+    let (a, b) = (&frame30[0], &frame30[1]);
+    assert_eq!((a.0, a.1), (b.0, b.1));
+    let differing = a.2.iter().zip(&b.2).filter(|(x, y)| x != y).count();
+    assert_eq!(
+        differing, 0,
+        "{differing} bytes of frame 30 differ between two runs"
+    );
+    eprintln!(
+        "PASSED: frame 30 of a held game is the same {}x{} picture in two runs, and frame 31 another ({})",
+        a.0,
+        a.1,
+        godot.display()
+    );
+}
+
+/// A capture of the held game: width, height and the decoded pixels.
+async fn held_picture(client: &Client) -> (u32, u32, Vec<u8>) {
+    let r = support::call_ok_result(client, "game_screenshot", json!({"frames": 2})).await;
+    let wire = serde_json::to_value(&r.content[0]).unwrap();
+    assert_eq!(wire["type"], "image", "{wire}");
+    let bytes = base64::Engine::decode(
+        &base64::engine::general_purpose::STANDARD,
+        wire["data"].as_str().unwrap(),
+    )
+    .expect("base64 image data");
+    let mut reader = png::Decoder::new(std::io::Cursor::new(bytes))
+        .read_info()
+        .expect("a PNG");
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).expect("a PNG frame");
+    buf.truncate(info.buffer_size());
+    let colours = buf
+        .chunks(info.color_type.samples())
+        .collect::<std::collections::HashSet<_>>()
+        .len();
+    assert!(
+        colours >= 3,
+        "only {colours} colours: the ball and floor are not drawn"
+    );
+    (info.width, info.height, buf)
+}
