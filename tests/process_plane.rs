@@ -956,3 +956,69 @@ async fn a_gone_leader_s_child_is_identified_by_its_inherited_nonce_and_killed()
     );
     client.cancel().await.unwrap();
 }
+
+/// Whether `pid` is a live process (not a zombie).
+fn alive(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        !matches!(
+            stat.rsplit(')')
+                .next()
+                .and_then(|r| r.split_whitespace().next()),
+            Some("Z" | "X")
+        )
+    })
+}
+
+/// Guards against (issue 26, item 3): a session's stop (SIGTERM, then SIGKILL)
+/// and its timeout kill signalled the recorded process group as a whole
+/// (`killpg`), reaching a member not proven the launch's, and — once the
+/// leader was reaped and the group emptied — whatever group holds that id by
+/// then. One rule with reconciliation's: only members proven the launch's are
+/// signalled, one by one through a pinned handle; the stranger is left running
+/// and the boundary is not proven empty.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stop_and_a_timeout_signal_only_proven_members() {
+    let p = project();
+    let s = state_dir();
+    let _c = Cleanup(s.path().display().to_string());
+    // A hung game that spawns, into its group, a child without the nonce.
+    let env = [("GODOT_STANDIN_HANG", "1"), ("GODOT_STANDIN_STRANGER", "1")];
+    let (client, _) = start(p.path(), s.path(), &env).await;
+    let stranger_of = |pgid: i32| {
+        assert!(wait_until(Duration::from_secs(10), || {
+            support::group_members(pgid).len() >= 2
+        }));
+        support::group_members(pgid)
+            .into_iter()
+            .find(|pid| *pid != pgid)
+            .unwrap()
+    };
+
+    // A stop.
+    let v = ok(&client, "play_scene", json!({})).await;
+    let pgid = v["pgid"].as_i64().unwrap() as i32;
+    let _k = KillGroup(pgid);
+    let txn = v["session_id"].as_str().unwrap().to_string();
+    let stranger = stranger_of(pgid);
+    let stop = ok(&client, "stop_scene", json!({"session_id": txn})).await;
+    let end = &stop["stopped"][0]["end"];
+    assert_eq!(end["boundary_empty"], false, "{stop}");
+    assert!(!alive(pgid), "the proven leader was stopped");
+    assert!(alive(stranger), "the stop signalled a member not proven ours");
+    kill9(stranger);
+
+    // A timeout (long enough for the stranger to be spawned first).
+    let v = ok(&client, "run_and_capture", json!({"timeout_ms": 3000})).await;
+    assert_eq!(v["timed_out"], true, "{v}");
+    assert_eq!(v["end"]["boundary_empty"], false, "{v}");
+    let pgid = v["pid"].as_i64().unwrap() as i32;
+    let _k = KillGroup(pgid);
+    let stranger = support::group_members(pgid);
+    assert_eq!(stranger.len(), 1, "{stranger:?}");
+    assert!(
+        alive(stranger[0]),
+        "the timeout kill signalled a member not proven ours"
+    );
+    kill9(stranger[0]);
+    client.cancel().await.unwrap();
+}

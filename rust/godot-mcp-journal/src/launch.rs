@@ -42,7 +42,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::ids::{EffectKind, TxnId, TxnStatus};
 use crate::journal::{Journal, NewTxn, QuarantinedTxn, WriteGate, insert_txn, record_terminal};
-use crate::process_table::{JobState, ProcessTable};
+use crate::process_table::{JobState, PinnedSignal, ProcessTable};
 use crate::proof::{Deriver, Intent, Proof};
 
 /// Where sessions keep their output while they run, inside the project state dir.
@@ -605,16 +605,35 @@ pub fn kill_proven_members(
     receipt: &LaunchReceipt,
     nonce: &str,
 ) -> GroupMembers {
-    let members = identify_members(procs, receipt, nonce);
-    kill_identified(procs, receipt, nonce, members)
+    signal_proven_members(procs, receipt, nonce, PinnedSignal::Kill)
 }
 
-/// Kills the proven ones of `members` (see [`kill_proven_members`]).
-fn kill_identified(
+/// The one rule by which anything of a launch is ever signalled — by the
+/// server's own stop, timeout and cancel as by reconciliation and repair:
+/// the boundary is enumerated, each member identified ([`identify_members`]),
+/// and only the proven ones are sent `signal`, each through a pinned handle
+/// after re-checking its identity. The process group is never signalled as a
+/// whole: once the leader is reaped and the group empties, its id can name
+/// someone else's group. A Job Object (held open by its handle, so never
+/// someone else's) is terminated whole, only when every member is proven,
+/// whatever the signal. Returns what the boundary held, identified.
+pub fn signal_proven_members(
+    procs: &dyn ProcessTable,
+    receipt: &LaunchReceipt,
+    nonce: &str,
+    signal: PinnedSignal,
+) -> GroupMembers {
+    let members = identify_members(procs, receipt, nonce);
+    signal_identified(procs, receipt, nonce, members, signal)
+}
+
+/// Signals the proven ones of `members` (see [`signal_proven_members`]).
+fn signal_identified(
     procs: &dyn ProcessTable,
     receipt: &LaunchReceipt,
     nonce: &str,
     members: GroupMembers,
+    signal: PinnedSignal,
 ) -> GroupMembers {
     if let Boundary::JobObject { name } = &receipt.boundary {
         if members.unaccounted.is_empty() && !members.proven.is_empty() {
@@ -623,7 +642,7 @@ fn kill_identified(
         return members;
     }
     for (pid, start) in &members.proven {
-        procs.kill_pinned(*pid, *start, nonce);
+        procs.signal_pinned(*pid, *start, nonce, signal);
     }
     members
 }
@@ -856,7 +875,7 @@ pub(crate) fn derive_launches(
                     let listed = groups.get(&pgid).map_or(&[][..], Vec::as_slice);
                     let members = identify_listed(procs, r, &intent.nonce, listed);
                     Plan::KilledMembers(
-                        kill_identified(procs, r, &intent.nonce, members)
+                        signal_identified(procs, r, &intent.nonce, members, PinnedSignal::Kill)
                             .proven
                             .len(),
                     )
@@ -917,7 +936,13 @@ pub(crate) fn derive_launches(
                         // Re-identify: a proven member may have forked before
                         // its SIGKILL landed; its child is proven the same way.
                         let members = identify_listed(procs, r, &rows[i].1.nonce, listed);
-                        let now = kill_identified(procs, r, &rows[i].1.nonce, members);
+                        let now = signal_identified(
+                            procs,
+                            r,
+                            &rows[i].1.nonce,
+                            members,
+                            PinnedSignal::Kill,
+                        );
                         if now.unaccounted.is_empty() {
                             (false, false)
                         } else {

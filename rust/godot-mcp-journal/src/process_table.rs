@@ -10,6 +10,7 @@
 //! every open launch instead of guessing it gone.
 
 pub use godot_mcp_os::process_table::{
-    ArgsAndEnv, FakeProcess, FakeTable, JobState, ProcStat, ProcessTable, Unobservable, os,
+    ArgsAndEnv, FakeProcess, FakeTable, JobState, PinnedSignal, ProcStat, ProcessTable,
+    Unobservable, os,
     parse_procargs2, parse_stat,
 };

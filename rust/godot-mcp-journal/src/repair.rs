@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use crate::durable;
 use crate::ids::{EffectKind, FileState, TxnId, TxnStatus};
 use crate::journal::{Journal, OpenError, now_ms, record_terminal};
+use crate::process_table::ProcessTable;
 use crate::proof::{Deriver, FileIntent, FileProof, Intent, Proof, ProofBasis};
 
 /// The `schema` value of a repair-proof file this build accepts.
@@ -275,9 +276,21 @@ struct Row {
 
 /// Runs one repair of `req.project`'s journal under the state root `state_root`.
 pub fn run(state_root: &Path, req: &RepairRequest) -> Result<RepairReport, RepairRefusal> {
+    run_with(state_root, req, crate::process_table::os())
+}
+
+/// [`run`], asking `procs` every question about processes (a launch's
+/// identity, its boundary's members, the boot id, the signals): the seam
+/// reconciliation has too ([`Journal::reconcile_with`]), so the rules are
+/// tested against an in-memory table.
+pub fn run_with(
+    state_root: &Path,
+    req: &RepairRequest,
+    procs: &dyn ProcessTable,
+) -> Result<RepairReport, RepairRefusal> {
     let proof = read_proof(&req.proof_file)?;
     let journal = Journal::open(state_root, &req.project)?;
-    repair(journal, req, &proof)
+    repair(journal, req, &proof, procs)
 }
 
 fn read_proof(path: &Path) -> Result<RepairProof, RepairRefusal> {
@@ -342,6 +355,7 @@ fn repair(
     mut journal: Journal,
     req: &RepairRequest,
     proof: &RepairProof,
+    procs: &dyn ProcessTable,
 ) -> Result<RepairReport, RepairRefusal> {
     let txn = req.transaction_id;
     let identity = journal.identity.clone();
@@ -373,23 +387,30 @@ fn repair(
         current: identity.object_id.clone(),
         current_generation: identity.generation,
     };
-    let row_generation = u64::try_from(row.generation).unwrap_or(u64::MAX);
-    let foreign = row.object_id != identity.object_id || row_generation != identity.generation;
-    if foreign {
-        // A row recorded for another incarnation of the project (the directory
-        // at this path was replaced since). It closes the gate like any other
-        // quarantine. It is repaired only by a proof that names the row's own
-        // recorded object and generation — the operator says, explicitly, that
-        // they resolve a foreign row — and every proof field is then re-derived
-        // against the directory at this path now, as for any other row.
-        if proof.project_object_id != row.object_id || proof.generation != row_generation {
-            return Err(wrong("transaction", &row.object_id, row_generation));
-        }
-    } else if proof.project_object_id != identity.object_id
-        || proof.generation != identity.generation
-    {
+    // The proof names the project as it is now (`project.json`), whatever
+    // incarnation the row was recorded for: every field is re-derived against
+    // the current object and generation — the directory at the path now —
+    // never against an identity the operator copied from the row. A row of
+    // another incarnation (the directory was replaced since) is resolved the
+    // same way; its recorded identity goes into the recorded reason.
+    if proof.project_object_id != identity.object_id || proof.generation != identity.generation {
         return Err(wrong("proof", &proof.project_object_id, proof.generation));
     }
+    let row_generation = u64::try_from(row.generation).unwrap_or(u64::MAX);
+    let foreign = row.object_id != identity.object_id || row_generation != identity.generation;
+    let recorded_for = foreign
+        .then(|| {
+            format!(
+                "; recorded for project object {} generation {row_generation}, re-derived \
+                 against object {} generation {}",
+                row.object_id, identity.object_id, identity.generation
+            )
+        })
+        .unwrap_or_default();
+    let reason_with_identity = format!(
+        "{}{recorded_for}",
+        row.reason.as_deref().unwrap_or("no reason recorded")
+    );
     if proof.transaction_id != txn {
         return Err(mismatch("transaction_id", proof.transaction_id, txn));
     }
@@ -412,11 +433,11 @@ fn repair(
     // The intent, parsed once; each effect kind re-derives its own proof form.
     let parsed = serde_json::from_str::<Intent>(&row.intent_json)
         .map_err(|e| RepairRefusal::Unproven(format!("intent unreadable: {e}")))?;
-    let reason = row.reason.as_deref();
+    let reason = Some(reason_with_identity.as_str());
     let intent = match (kind, parsed) {
         (EffectKind::File, Intent::File(intent)) => intent,
         (EffectKind::ProcessLaunch, Intent::ProcessLaunch(intent)) => {
-            return repair_launch(&mut journal, req, txn, intent, reason);
+            return repair_launch(&mut journal, req, txn, intent, reason, procs);
         }
         (EffectKind::EditorRuntime, Intent::EditorRuntime(intent)) => {
             return repair_editor(&mut journal, req, proof, txn, intent, reason);
@@ -484,11 +505,14 @@ fn repair(
     // exchange displaced: removable only when it holds the pre-state (or our
     // bytes). Anything else is someone else's file, kept as evidence; refused
     // here, before anything on disk is touched (see `reconcile`).
-    if let (true, Some(t)) = (temp_exists && observed == intent.post, &temp) {
-        let held = durable::read_state(t).map_err(|source| RepairRefusal::Io {
+    let temp_held = match (temp_exists, &temp) {
+        (true, Some(t)) => Some(durable::read_state(t).map_err(|source| RepairRefusal::Io {
             path: t.clone(),
             source,
-        })?;
+        })?),
+        _ => None,
+    };
+    if let Some(held) = temp_held.filter(|_| observed == intent.post) {
         if held != intent.pre && held != intent.post {
             return Err(RepairRefusal::Unproven(format!(
                 "{} holds {held}, neither the pre-state {} nor the post-state {} of {}: a file \
@@ -502,6 +526,28 @@ fn repair(
         }
     }
     let plan = plan(req.operation, &intent, observed)?;
+    // A row of another incarnation is resolved by what the disk shows now, but
+    // its bytes, its pre-image and its temp belong to a directory that is no
+    // longer at the path: they are never applied to this one.
+    if foreign && (temp_exists || plan.unlink_target || plan.restore) {
+        return Err(RepairRefusal::Unproven(format!(
+            "{} is {observed}, and {} would change it ({}), but the transaction was \
+             recorded for another incarnation of the project{recorded_for}: nothing of it is \
+             applied to this one; bring the file to a state you want yourself, then \
+             acknowledge-safe-state (post-state {}) or compensate (pre-state {})",
+            intent.path,
+            req.operation,
+            if temp_exists {
+                "remove its leftover temp"
+            } else if plan.unlink_target {
+                "remove the created file"
+            } else {
+                "write its pre-image back"
+            },
+            intent.post,
+            intent.pre
+        )));
+    }
     let restore = if plan.restore {
         match crate::preimage::load(journal.conn(), txn, intent.pre)? {
             crate::preimage::Retained::Bytes { bytes, mode } => Some((bytes, mode)),
@@ -570,6 +616,15 @@ fn repair(
                 intent.path
             )));
         }
+        if let (Some(held), Some(t)) = (temp_held, &temp) {
+            let now = durable::read_state(t).map_err(io_err(t))?;
+            if now != held {
+                return Err(RepairRefusal::Unproven(format!(
+                    "{} changed while repairing: now {now}, nothing was done",
+                    intent.temp.as_deref().unwrap_or("")
+                )));
+            }
+        }
         if let (true, Some(t)) = (temp_exists, &temp) {
             fs::remove_file(t).map_err(io_err(t))?;
         }
@@ -600,9 +655,8 @@ fn repair(
         }
         proof_out.observed = after;
         let reason = format!(
-            "repaired by {} (was quarantined: {})",
+            "repaired by {} (was quarantined: {reason_with_identity})",
             req.operation,
-            row.reason.as_deref().unwrap_or("no reason recorded")
         );
         let proof = Proof::File(proof_out.clone());
         record_repair(
@@ -754,6 +808,7 @@ fn repair_launch(
     txn: TxnId,
     intent: crate::launch::LaunchIntent,
     reason: Option<&str>,
+    procs: &dyn ProcessTable,
 ) -> Result<RepairReport, RepairRefusal> {
     use crate::launch::{self, LaunchEnd, LaunchProof, LeaderMatch};
     if req.operation == RepairOperation::Compensate {
@@ -762,7 +817,6 @@ fn repair_launch(
             kind: EffectKind::ProcessLaunch,
         });
     }
-    let procs = crate::process_table::os();
     // Only the weak locator keeps its members in a form this command can
     // enumerate on its own (docs/recovery.md): a Job Object is reconciled by the
     // next server through the job itself, never approximated here.

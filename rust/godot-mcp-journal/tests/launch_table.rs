@@ -5,8 +5,11 @@
 //! against real processes through `/proc`.
 
 use godot_mcp_journal::launch::{self, Boundary, LaunchEnd, LaunchReceipt, NONCE_ENV};
-use godot_mcp_journal::process_table::{FakeTable, JobState, ProcessTable, Unobservable};
-use godot_mcp_journal::{Journal, TxnFilter, TxnId, TxnStatus};
+use godot_mcp_journal::process_table::{
+    FakeTable, JobState, PinnedSignal, ProcessTable, Unobservable,
+};
+use godot_mcp_journal::repair::{self, PROOF_SCHEMA, RepairOperation, RepairProof, RepairRequest};
+use godot_mcp_journal::{EffectKind, Journal, TxnFilter, TxnId, TxnStatus};
 
 const BOOT: &str = "6f1c0000-0000-4000-8000-000000000001";
 
@@ -403,11 +406,8 @@ impl ProcessTable for IdentityOnly {
     fn environ_contains(&self, pid: i32, entry: &str) -> bool {
         self.0.environ_contains(pid, entry)
     }
-    fn kill_group(&self, pgid: i32) {
-        self.0.kill_group(pgid);
-    }
-    fn kill_pinned(&self, pid: i32, start_time: u64, nonce: &str) {
-        self.0.kill_pinned(pid, start_time, nonce);
+    fn signal_pinned(&self, pid: i32, start_time: u64, nonce: &str, signal: PinnedSignal) {
+        self.0.signal_pinned(pid, start_time, nonce, signal);
     }
     fn observes_jobs(&self) -> bool {
         self.0.observes_jobs()
@@ -699,6 +699,42 @@ fn boundaries_serialize_with_their_kind_and_old_receipts_still_parse() {
     );
 }
 
+/// Repair of the quarantined launch `l`, asking `procs`: every operation is
+/// refused with `why`, and the row is left as it was (item 2's repair side:
+/// what cannot be observed is never proven gone, nor acknowledged).
+fn repair_refuses_untouched(e: &Env, l: &Launch, procs: &dyn ProcessTable, why: &str) {
+    let identity = open(e).identity().clone();
+    let row = |j: &Journal| verdict(j, l.txn);
+    let before = row(&open(e));
+    for op in [
+        RepairOperation::Reconcile,
+        RepairOperation::Terminate,
+        RepairOperation::AcknowledgeSafeState,
+    ] {
+        let proof = RepairProof {
+            schema: PROOF_SCHEMA.into(),
+            transaction_id: l.txn,
+            project_object_id: identity.object_id.clone(),
+            generation: identity.generation,
+            operation: op,
+            effect_kind: EffectKind::ProcessLaunch,
+            file: None,
+        };
+        let proof_file = e.state.path().join("proof.json");
+        std::fs::write(&proof_file, serde_json::to_vec(&proof).unwrap()).unwrap();
+        let request = RepairRequest {
+            project: e.project.path().to_path_buf(),
+            transaction_id: l.txn,
+            operation: op,
+            proof_file,
+            dry_run: false,
+        };
+        let err = repair::run_with(e.state.path(), &request, procs).unwrap_err();
+        assert!(err.to_string().contains(why), "{op}: {err}");
+        assert_eq!(row(&open(e)), before, "{op}");
+    }
+}
+
 /// Guards against (issue 26, item 2): a boot id that cannot be read taken as
 /// "another boot" — the launch recorded compensated with its boundary
 /// "empty", nothing signalled, while the game runs on.
@@ -711,6 +747,8 @@ fn an_unreadable_boot_id_is_quarantined_never_another_boot() {
     let j = restart(&e, &t);
     let (status, (_, empty)) = verdict(&j, l.txn);
     assert_eq!((status, empty), (TxnStatus::Quarantined, false));
+    drop(j);
+    repair_refuses_untouched(&e, &l, &t, "this boot's id cannot be read");
     assert!(t.signalled().is_empty());
     assert!(t.alive(7100));
 }
@@ -738,11 +776,8 @@ impl ProcessTable for Unlistable {
     fn environ_contains(&self, pid: i32, entry: &str) -> bool {
         self.0.environ_contains(pid, entry)
     }
-    fn kill_group(&self, pgid: i32) {
-        self.0.kill_group(pgid);
-    }
-    fn kill_pinned(&self, pid: i32, start_time: u64, nonce: &str) {
-        self.0.kill_pinned(pid, start_time, nonce);
+    fn signal_pinned(&self, pid: i32, start_time: u64, nonce: &str, signal: PinnedSignal) {
+        self.0.signal_pinned(pid, start_time, nonce, signal);
     }
 }
 
@@ -757,6 +792,8 @@ fn an_unlistable_process_table_is_quarantined_never_gone() {
     let j = restart(&e, &table);
     let (status, (_, empty)) = verdict(&j, l.txn);
     assert_eq!((status, empty), (TxnStatus::Quarantined, false));
+    drop(j);
+    repair_refuses_untouched(&e, &l, &table, "the live processes cannot be listed");
     assert!(table.0.signalled().is_empty());
     assert!(table.0.alive(7200));
 }
@@ -777,6 +814,42 @@ fn an_exact_leader_s_unproven_member_is_never_signalled() {
     assert!(t.alive(7301), "an unproven member was signalled");
     assert!(!t.signalled().contains(&7301));
     assert!(!t.alive(7300), "the proven leader is killed");
+}
+
+/// Guards against (issue 26, item 3) on the server's own path: a session's
+/// stop, timeout and cancel signalled the recorded process group as a whole,
+/// also after the leader was reaped — when the group id can lead someone
+/// else's group. They use the rule reconciliation uses: the group is
+/// enumerated, each member identified, and only proven ones are signalled.
+#[test]
+fn a_stop_signals_proven_members_only_and_never_a_reused_group() {
+    let (_e, l, t) = one_launch(7400, 5);
+    let receipt = LaunchReceipt {
+        pid: 7400,
+        start_time: 5,
+        pgid: 7400,
+        boundary: Boundary::ProcessGroup { pgid: 7400 },
+        boot_id: Some(BOOT.into()),
+    };
+    // Running: the leader, its child, and a member not proven the launch's.
+    leader(&t, &l, 7400, 5);
+    child(&t, &l, 7401, 7400, 6);
+    t.spawn(7402, 7400, 7, &["other"], &[]);
+    let m = launch::signal_proven_members(&t, &receipt, &l.nonce, PinnedSignal::Term);
+    assert_eq!((m.proven.len(), m.unaccounted), (2, vec![7402]));
+    assert_eq!(t.signalled(), [7400, 7401]);
+    assert!(t.alive(7402));
+
+    // The leader was reaped and its group emptied; the id now leads another
+    // group, whose processes carry no nonce of ours.
+    let t = FakeTable::new(BOOT);
+    t.spawn(7400, 7400, 90, &["someone-else"], &[]);
+    t.spawn(7403, 7400, 91, &["its-child"], &[]);
+    for signal in [PinnedSignal::Term, PinnedSignal::Kill] {
+        let m = launch::signal_proven_members(&t, &receipt, &l.nonce, signal);
+        assert_eq!((m.proven.len(), m.unaccounted), (0, vec![7400, 7403]));
+    }
+    assert!(t.signalled().is_empty(), "a reused group was signalled");
 }
 
 #[test]

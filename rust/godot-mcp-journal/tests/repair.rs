@@ -149,6 +149,20 @@ impl Fixture {
     fn status(&self) -> String {
         self.snapshot().0
     }
+
+    /// Every file of the project and its bytes, to prove a refusal touched nothing.
+    fn disk(&self) -> Vec<(String, Vec<u8>)> {
+        let mut files: Vec<_> = fs::read_dir(&self.project)
+            .unwrap()
+            .flatten()
+            .map(|e| {
+                let bytes = fs::read(e.path()).unwrap_or_default();
+                (e.file_name().to_string_lossy().into_owned(), bytes)
+            })
+            .collect();
+        files.sort();
+        files
+    }
 }
 
 /// Guards against: an acknowledged post-state not reopening the gate, or a
@@ -330,9 +344,12 @@ fn a_transaction_that_is_not_quarantined_is_refused() {
 }
 
 /// Guards against: a row recorded for an older generation of the project
-/// being resolved against the current one.
+/// being applied to the current one — its retained pre-image written over a
+/// file of this incarnation. (Before issue 26 item 9 this refused every proof
+/// naming the current project; now the proof names the current project, and
+/// what the row would do to the disk is refused.)
 #[test]
-fn a_transaction_of_another_generation_is_refused() {
+fn a_transaction_of_another_generation_is_never_applied_here() {
     let f = quarantined(Some(PRE));
     let conn = rusqlite::Connection::open(f.state_dir.join(JOURNAL_FILE)).unwrap();
     conn.execute(
@@ -342,20 +359,15 @@ fn a_transaction_of_another_generation_is_refused() {
     .unwrap();
     drop(conn);
     fs::write(f.project.join("a.txt"), POST).unwrap();
-    let before = f.snapshot();
-    let op = RepairOperation::AcknowledgeSafeState;
+    let before = (f.snapshot(), f.disk());
+    let op = RepairOperation::Compensate;
     let err = f.claim(op, FileState::of(POST), false).unwrap_err();
     assert!(
-        matches!(
-            err,
-            RepairRefusal::WrongProject {
-                what: "transaction",
-                ..
-            }
-        ),
+        err.to_string().contains("write its pre-image back")
+            && err.to_string().contains("another incarnation"),
         "{err}"
     );
-    assert_eq!(f.snapshot(), before);
+    assert_eq!((f.snapshot(), f.disk()), before);
 }
 
 /// An editor save whose answer was lost: quarantined (it may have written the scene).
@@ -653,12 +665,15 @@ mod pre_image_restore {
     }
 }
 
-/// Item 7: a row recorded for another project object or generation closes the
-/// gate (it was never proven harmless here), and repair resolves it with a
-/// proof that names the row's own recorded identity, re-derived against the
-/// directory at the path now.
+/// A row recorded for another project object or generation closes the gate
+/// (it was never proven harmless here), and repair resolves it against the
+/// project as it is now. Guards against (issue 26, item 9, which replaces the
+/// older rule of issue 10 item 7): repair accepted a foreign row with a proof
+/// naming the row's old identity. A proof names the current object and
+/// generation; one naming the row's is refused, leaving disk and journal as
+/// they were.
 #[test]
-fn a_row_of_another_incarnation_closes_the_gate_and_repair_resolves_it() {
+fn a_row_of_another_incarnation_is_repaired_against_the_current_project() {
     for (what, change) in [("generation", (false, 7u64)), ("object", (true, 0u64))] {
         let (dir, state, project) = dirs();
         let (identity, state_dir) = support::identity_and_state_dir(&state, &project);
@@ -687,21 +702,32 @@ fn a_row_of_another_incarnation_closes_the_gate_and_repair_resolves_it() {
             other => panic!("{what}: a foreign row must close the gate: {other:?}"),
         }
         let f = quarantined_row(dir, state, project, j, txn);
-        let op = RepairOperation::AcknowledgeSafeState;
-        // A proof naming the current project is refused: the operator must say
-        // which incarnation they resolve.
-        let before = f.snapshot();
-        let err = f.claim(op, FileState::of(POST), false).unwrap_err();
-        assert!(
-            err.to_string().contains("wrong project: transaction"),
-            "{err}"
-        );
-        assert_eq!(f.snapshot(), before);
+        // A compensate would remove the created file: refused, nothing touched.
+        let op = RepairOperation::Compensate;
+        let before = (f.snapshot(), f.disk());
         let mut proof = f.proof(op, FileState::of(POST));
         proof.project_object_id = foreign.object_id.clone();
         proof.generation = foreign.generation;
-        let report = f.run_with(op, Some(&proof), false).unwrap();
+        let err = f.run_with(op, Some(&proof), false).unwrap_err();
+        assert!(err.to_string().contains("wrong project: proof"), "{err}");
+        assert_eq!((f.snapshot(), f.disk()), before, "{what}");
+        // Named as it is now, but the file it would remove is this
+        // incarnation's: never applied here.
+        let err = f.claim(op, FileState::of(POST), false).unwrap_err();
+        assert!(err.to_string().contains("nothing of it is applied"), "{err}");
+        assert_eq!((f.snapshot(), f.disk()), before, "{what}");
+        // Named as it is now: re-derived against the directory at the path.
+        let op = RepairOperation::AcknowledgeSafeState;
+        let report = f.claim(op, FileState::of(POST), false).unwrap();
         assert_eq!(report.to, TxnStatus::Committed, "{what}");
+        let (_, _, reason, _, _) = f.snapshot();
+        assert!(
+            reason.unwrap().contains(&format!(
+                "recorded for project object {} generation {}",
+                foreign.object_id, foreign.generation
+            )),
+            "{what}"
+        );
         let mut j = Journal::open(&f.state, &f.project).unwrap();
         assert_eq!(j.reconcile().unwrap().gate, WriteGate::Open, "{what}");
     }

@@ -36,5 +36,6 @@ mod macos;
 mod windows;
 
 pub use process_table::{
-    FakeProcess, FakeTable, JobState, NONCE_ENV, ProcStat, ProcessTable, Unobservable,
+    FakeProcess, FakeTable, JobState, NONCE_ENV, PinnedSignal, ProcStat, ProcessTable,
+    Unobservable,
 };

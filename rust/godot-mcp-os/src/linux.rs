@@ -1,6 +1,6 @@
 //! Linux: `/proc`, process groups, pidfds.
 
-use crate::process_table::{ProcStat, ProcessTable, parse_stat};
+use crate::process_table::{PinnedSignal, ProcStat, ProcessTable, parse_stat};
 
 /// Linux: `/proc`, process groups, pidfds.
 pub struct Procfs;
@@ -67,14 +67,7 @@ impl ProcessTable for Procfs {
         Self::nul_separated(format!("/proc/{pid}/environ"), |e| e == entry.as_bytes())
     }
 
-    fn kill_group(&self, pgid: i32) {
-        use rustix::process::{Pid, Signal, kill_process_group};
-        if let Some(p) = Pid::from_raw(pgid) {
-            let _ = kill_process_group(p, Signal::KILL);
-        }
-    }
-
-    fn kill_pinned(&self, pid: i32, start_time: u64, nonce: &str) {
+    fn signal_pinned(&self, pid: i32, start_time: u64, nonce: &str, signal: PinnedSignal) {
         use rustix::process::{Pid, PidfdFlags, Signal, pidfd_open, pidfd_send_signal};
         let Some(p) = Pid::from_raw(pid) else {
             return;
@@ -88,7 +81,11 @@ impl ProcessTable for Procfs {
         if Self::raw_stat(pid).is_some_and(|s| s.start_time == start_time)
             && table.carries_nonce(pid, nonce)
         {
-            let _ = pidfd_send_signal(&fd, Signal::KILL);
+            let signal = match signal {
+                PinnedSignal::Term => Signal::TERM,
+                PinnedSignal::Kill => Signal::KILL,
+            };
+            let _ = pidfd_send_signal(&fd, signal);
         }
     }
 }

@@ -172,16 +172,22 @@ impl ProcessTable for Libproc {
         })
     }
 
-    fn kill_group(&self, pgid: i32) {
-        crate::group::signal(pgid, crate::group::GroupSignal::Kill);
-    }
-
-    fn kill_pinned(&self, pid: i32, start_time: u64, nonce: &str) {
+    fn signal_pinned(
+        &self,
+        pid: i32,
+        start_time: u64,
+        nonce: &str,
+        signal: crate::process_table::PinnedSignal,
+    ) {
         let table: &dyn ProcessTable = self;
         let same = self.stat(pid).is_some_and(|s| s.start_time == start_time)
             && table.carries_nonce(pid, nonce);
         if same && let Some(p) = rustix::process::Pid::from_raw(pid) {
-            let _ = rustix::process::kill_process(p, rustix::process::Signal::KILL);
+            let signal = match signal {
+                crate::process_table::PinnedSignal::Term => rustix::process::Signal::TERM,
+                crate::process_table::PinnedSignal::Kill => rustix::process::Signal::KILL,
+            };
+            let _ = rustix::process::kill_process(p, signal);
         }
     }
 }

@@ -97,8 +97,6 @@ pub trait ProcessTable: Send + Sync {
     fn environ_contains(&self, _pid: i32, _entry: &str) -> bool {
         false
     }
-    /// SIGKILL every process of group `pgid`.
-    fn kill_group(&self, _pgid: i32) {}
     /// Whether this table can observe named Job Objects (Windows). `false`
     /// makes reconciliation quarantine every open job-bounded launch.
     fn observes_jobs(&self) -> bool {
@@ -113,14 +111,31 @@ pub trait ProcessTable: Send + Sync {
     fn terminate_job(&self, _name: &str) -> bool {
         false
     }
-    /// SIGKILL `pid` only if, with the process pinned (a pidfd on Linux), it still
-    /// has `start_time` and carries `nonce`: a pid reused in between is never
-    /// signalled. (macOS has no pidfd: there the check and the kill are two
-    /// calls, see `Libproc`.)
-    fn kill_pinned(&self, _pid: i32, _start_time: u64, _nonce: &str) {}
+    /// Sends `signal` to `pid` only if, with the process pinned (a pidfd on
+    /// Linux), it still has `start_time` and carries `nonce`: a pid reused in
+    /// between is never signalled. (macOS has no pidfd: there the check and the
+    /// signal are two calls, see `Libproc`.) There is no group signal: a process
+    /// group's id can name another group once its leader is reaped, so only
+    /// members identified one by one are ever signalled.
+    fn signal_pinned(&self, _pid: i32, _start_time: u64, _nonce: &str, _signal: PinnedSignal) {}
+}
+
+/// The signals the supervisor and reconciliation send one identified process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PinnedSignal {
+    /// SIGTERM: asks it to stop (a session's stop, before its grace ends).
+    Term,
+    /// SIGKILL.
+    Kill,
 }
 
 impl dyn ProcessTable + '_ {
+    /// SIGKILL `pid` if it is still the pinned process (see
+    /// [`ProcessTable::signal_pinned`]).
+    pub fn kill_pinned(&self, pid: i32, start_time: u64, nonce: &str) {
+        self.signal_pinned(pid, start_time, nonce, PinnedSignal::Kill);
+    }
+
     /// Every live process whose process group is `pgid`; `None` when the
     /// processes cannot be listed.
     pub fn group_members(&self, pgid: i32) -> Option<Vec<i32>> {
@@ -417,18 +432,6 @@ impl ProcessTable for FakeTable {
             .get(&pid)
             .is_some_and(|p| p.environ.iter().any(|e| e == entry))
     }
-    fn kill_group(&self, pgid: i32) {
-        let mut inner = self.lock();
-        let members: Vec<i32> = inner
-            .procs
-            .iter()
-            .filter(|(_, p)| p.stat.is_some_and(|s| s.pgrp == pgid))
-            .map(|(pid, _)| *pid)
-            .collect();
-        for pid in members {
-            Self::signal(&mut inner, pid);
-        }
-    }
     fn observes_jobs(&self) -> bool {
         true
     }
@@ -464,7 +467,8 @@ impl ProcessTable for FakeTable {
         }
         true
     }
-    fn kill_pinned(&self, pid: i32, start_time: u64, nonce: &str) {
+    /// SIGTERM ends a fake process as SIGKILL does (unless it survives kills).
+    fn signal_pinned(&self, pid: i32, start_time: u64, nonce: &str, _signal: PinnedSignal) {
         let same = self.stat(pid).is_some_and(|s| s.start_time == start_time)
             && (self as &dyn ProcessTable).carries_nonce(pid, nonce);
         if same {

@@ -7,6 +7,10 @@
 //! Behaviour switches (environment, inherited through the server):
 //! - `GODOT_STANDIN_FORK=1`: spawn a child into the same process group that
 //!   ignores SIGTERM and runs until killed.
+//! - `GODOT_STANDIN_STRANGER=1`: spawn a child into the same process group
+//!   without the session's nonce (not on its command line, removed from its
+//!   environment), with SIGTERM's default action: a process in the boundary
+//!   that is not proven the launch's.
 //! - `GODOT_STANDIN_IGNORE_TERM=1`: ignore SIGTERM.
 //! - `GODOT_STANDIN_HANG=1`: never quit by itself (ignores `--quit-after`).
 //! - `GODOT_STANDIN_SCRIPT_ERROR=1`: print a GDScript runtime error (Godot 4.4's
@@ -117,6 +121,12 @@ fn main() {
 }
 
 async fn run(args: Vec<String>) -> i32 {
+    if args.first().is_some_and(|a| a == "--standin-stranger") {
+        // No signal handler installed: SIGTERM and SIGKILL end it.
+        loop {
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+        }
+    }
     let child_mode = args.first().is_some_and(|a| a == "--standin-child");
     let ignore_term = child_mode || flag("GODOT_STANDIN_IGNORE_TERM");
     let mut term = host::Term::install();
@@ -165,6 +175,14 @@ async fn run(args: Vec<String>) -> i32 {
         // helper process would.
         let _ = std::process::Command::new(me)
             .arg("--standin-child")
+            .stdin(std::process::Stdio::null())
+            .spawn();
+    }
+    if flag("GODOT_STANDIN_STRANGER") {
+        let me = std::env::current_exe().expect("current exe");
+        let _ = std::process::Command::new(me)
+            .arg("--standin-stranger")
+            .env_remove("GODOT_MCP_SESSION_NONCE")
             .stdin(std::process::Stdio::null())
             .spawn();
     }

@@ -39,7 +39,7 @@ use std::time::{Duration, Instant};
 
 use godot_mcp_journal::failpoints::{self as fp, cross_pub as cross};
 use godot_mcp_journal::launch::{self, LaunchEnd, LaunchIntent, LaunchProof, LaunchReceipt};
-use godot_mcp_journal::process_table;
+use godot_mcp_journal::process_table::{self, PinnedSignal};
 use godot_mcp_journal::proof::Deriver;
 use godot_mcp_journal::{Journal, TxnId, TxnStatus};
 use parking_lot::Mutex;
@@ -151,9 +151,20 @@ impl Session {
         }
     }
 
-    /// SIGKILL (`kill`) or SIGTERM to the boundary (a Job Object is terminated).
-    fn signal_group(&self, kill: bool) {
-        host::signal_boundary(&self.receipt.boundary, kill);
+    /// Sends `signal` to the members of the boundary proven the launch's, by
+    /// the one rule reconciliation and repair use
+    /// ([`launch::signal_proven_members`]): each identified and signalled
+    /// through a pinned handle, never the process group as a whole (once the
+    /// leader is reaped its group id can name someone else's group). A member
+    /// not proven the launch's is left running and keeps the boundary from
+    /// being proven empty. Returns what the boundary held.
+    fn signal_members(&self, signal: PinnedSignal) -> launch::GroupMembers {
+        launch::signal_proven_members(
+            process_table::os(),
+            &self.receipt,
+            &self.intent.nonce,
+            signal,
+        )
     }
 
     /// Waits for the end at most `limit`; past it, SIGKILLs the boundary (a timeout,
@@ -195,14 +206,14 @@ impl Session {
     pub fn kill_for_cancel(&self) {
         self.cancelled.store(true, Ordering::SeqCst);
         self.server_signalled.store(true, Ordering::SeqCst);
-        self.signal_group(true);
+        self.signal_members(PinnedSignal::Kill);
     }
 
     /// SIGKILLs the boundary because the time limit passed.
     pub fn kill_for_timeout(&self) {
         self.timed_out.store(true, Ordering::SeqCst);
         self.server_signalled.store(true, Ordering::SeqCst);
-        self.signal_group(true);
+        self.signal_members(PinnedSignal::Kill);
     }
 
     /// SIGTERM, then SIGKILL after `grace`; waits for the end.
@@ -211,11 +222,11 @@ impl Session {
             return Some(e);
         }
         self.server_signalled.store(true, Ordering::SeqCst);
-        self.signal_group(false);
+        self.signal_members(PinnedSignal::Term);
         if let Some(e) = self.wait(grace).await {
             return Some(e);
         }
-        self.signal_group(true);
+        self.signal_members(PinnedSignal::Kill);
         self.wait(EMPTY_WAIT + Duration::from_secs(1)).await
     }
 
@@ -482,11 +493,20 @@ impl Supervisor {
                 continue;
             }
             s.server_signalled.store(true, Ordering::SeqCst);
-            let empty_within = |limit: Duration| {
+            // Settled: nothing proven the launch's is left (members not
+            // proven are never signalled, and keep the boundary unproven).
+            // SIGTERM once; SIGKILL every round (a proven member may have
+            // forked before it landed: its child is proven the same way).
+            let settled_within = |kill: bool, limit: Duration| {
                 let start = Instant::now();
                 loop {
-                    if launch::boundary_is_empty(process_table::os(), &s.receipt) {
-                        return true;
+                    let members = if kill {
+                        s.signal_members(PinnedSignal::Kill)
+                    } else {
+                        launch::identify_members(process_table::os(), &s.receipt, &s.intent.nonce)
+                    };
+                    if members.settled() || !members.unaccounted.is_empty() {
+                        return members.settled() && members.unaccounted.is_empty();
                     }
                     if start.elapsed() > limit {
                         return false;
@@ -494,13 +514,12 @@ impl Supervisor {
                     std::thread::sleep(Duration::from_millis(5));
                 }
             };
-            s.signal_group(false);
+            s.signal_members(PinnedSignal::Term);
             let mut signal = 15;
-            let mut empty = empty_within(STOP_GRACE);
+            let mut empty = settled_within(false, STOP_GRACE);
             if !empty {
                 signal = 9;
-                s.signal_group(true);
-                empty = empty_within(EMPTY_WAIT);
+                empty = settled_within(true, EMPTY_WAIT);
             }
             let archived_to = s
                 .session_dir

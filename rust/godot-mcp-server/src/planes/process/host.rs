@@ -106,13 +106,6 @@ pub fn bind(session_dir: &Path) -> Result<Bound, ToolError> {
     imp::bind(session_dir)
 }
 
-/// Sends `kill` (else a polite stop) to every member of `boundary`; `false`
-/// when it does not exist or may not be signalled. A Job Object has no polite
-/// stop: both terminate it.
-pub fn signal_boundary(boundary: &Boundary, kill: bool) -> bool {
-    imp::signal_boundary(boundary, kill)
-}
-
 /// The signal that ended a process, if one did.
 pub fn exit_signal(status: &std::process::ExitStatus) -> Option<i32> {
     imp::exit_signal(status)
@@ -132,7 +125,6 @@ mod imp {
 
     use godot_mcp_journal::launch::{self, Boundary};
     use godot_mcp_journal::process_table::{ProcStat, ProcessTable};
-    use godot_mcp_os::group::{self, GroupSignal};
     use tokio::io::AsyncWriteExt;
 
     use super::{Bound, Gated};
@@ -240,20 +232,6 @@ mod imp {
         cmd
     }
 
-    pub fn signal_boundary(boundary: &Boundary, kill: bool) -> bool {
-        let Boundary::ProcessGroup { pgid } = boundary else {
-            return false;
-        };
-        group::signal(
-            *pgid,
-            if kill {
-                GroupSignal::Kill
-            } else {
-                GroupSignal::Term
-            },
-        )
-    }
-
     pub fn exit_signal(status: &std::process::ExitStatus) -> Option<i32> {
         use std::os::unix::process::ExitStatusExt;
         status.signal()
@@ -271,7 +249,7 @@ mod imp {
     use std::process::Stdio;
 
     use godot_mcp_journal::launch::{self, Boundary};
-    use godot_mcp_journal::process_table::{self, ProcStat, ProcessTable};
+    use godot_mcp_journal::process_table::{ProcStat, ProcessTable};
     use godot_mcp_os::job::{self, JobObject};
 
     use super::{Bound, Gated};
@@ -353,13 +331,6 @@ mod imp {
             child,
             gate: Gate { job, name },
         })
-    }
-
-    pub fn signal_boundary(boundary: &Boundary, _kill: bool) -> bool {
-        let Boundary::JobObject { name } = boundary else {
-            return false;
-        };
-        process_table::os().terminate_job(name)
     }
 
     pub type Socket = tokio::net::TcpListener;
