@@ -375,6 +375,44 @@ async fn a_contained_resource_value_reaches_the_bridge_precondition() {
     client.cancel().await.unwrap();
 }
 
+/// Guards against (issue 26, item 10): a `Raw` value bypassed the embedded-path
+/// check. Its text reaches Godot's `str_to_var` in the add-on, where
+/// `Resource("…")` loads the file it names, so the server reads the text with the
+/// formats crate's reader and checks every path in it, at any depth; text it
+/// cannot read cannot be checked and is refused. A contained one goes on to the
+/// bridge precondition.
+#[tokio::test]
+async fn a_raw_value_is_read_and_every_path_in_it_checked() {
+    let fixture = hostile_fixture();
+    let client = connect(&fixture.path().join("game")).await;
+    let raw = |text: &str| {
+        json!({"node": "A", "property": "texture", "value": {"$type": "Raw", "text": text}})
+    };
+    for text in [
+        r#"Resource("res://../../x.tres")"#,
+        r#"Resource("/etc/passwd")"#,
+        r#"Resource("user://save.tres")"#,
+        r#"Resource("res://secret_link.gd")"#,
+        r#"[1, {"k": Resource("res://outside_dir/secret.gd")}]"#,
+        r#"Object(Node, "script": Resource("/tmp/x.gd"))"#,
+        r#"Resource(1)"#,
+        // Unreadable: cannot be checked.
+        r#"Resource("res://scripts/ok.gd""#,
+        "Resource(\"res://scripts/ok.gd\") trailing",
+    ] {
+        let r = call(&client, "set_node_property", raw(text)).await;
+        assert_refused(&r, text, "value.text");
+    }
+    for text in [
+        r#"Resource("res://scripts/ok.gd")"#,
+        r#"PackedStringArray("res://scripts/ok.gd", "a")"#,
+    ] {
+        let e = support::call_err(&client, "set_node_property", raw(text)).await;
+        assert_eq!(e["required"], "bridge_connected", "{text}: {e}");
+    }
+    client.cancel().await.unwrap();
+}
+
 /// export_project's output_path: res:// targets are contained ResPaths (a symlink out
 /// or into .godot/ is refused), and an absolute path is resolved before it is judged:
 /// `<project>/../x` and a path through a symlink out of the project are outside and

@@ -683,15 +683,29 @@ mod tests {
         IntentLog::open(dir, at(folded)).unwrap().1
     }
 
+    /// Flips a byte of the record at `offset` in the log of `dir`: torn.
+    fn tear(dir: &Path, offset: u64) {
+        let path = dir.join(LOG_FILE);
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes[offset as usize + HEADER + 6] ^= 0xff;
+        std::fs::write(&path, &bytes).unwrap();
+    }
+
+    /// A new, empty log in a temp dir, and the identity its intents are for.
+    fn new_log() -> (tempfile::TempDir, ProjectIdentity, IntentLog) {
+        let dir = tempfile::tempdir().unwrap();
+        let id = identity(dir.path());
+        let (log, none) = IntentLog::open(dir.path(), at(0)).unwrap();
+        assert!(none.is_empty());
+        (dir, id, log)
+    }
+
     /// Guards against: a record that does not read back as written (head,
     /// pre-image bytes, sequence), or a log that forgets its records at open.
     #[test]
     fn records_read_back_as_appended_after_a_reopen() {
-        let dir = tempfile::tempdir().unwrap();
-        let id = identity(dir.path());
+        let (dir, id, mut log) = new_log();
         let [a, b] = txns();
-        let (mut log, none) = IntentLog::open(dir.path(), at(0)).unwrap();
-        assert!(none.is_empty());
         let first = intent(a, b"old bytes").head(&id);
         let second = (terminal(a, TxnStatus::Committed, Some("{}".into())), None);
         let third = intent(b, b"").head(&id);
@@ -733,20 +747,15 @@ mod tests {
     /// or the records after it read at all.
     #[test]
     fn a_torn_record_ends_the_log() {
-        let dir = tempfile::tempdir().unwrap();
-        let id = identity(dir.path());
+        let (dir, id, mut log) = new_log();
         let [a, b] = txns();
-        let (mut log, _) = IntentLog::open(dir.path(), at(0)).unwrap();
         log.append_heads(&[intent(a, b"pre a").head(&id)]).unwrap();
         let second_at = log.tail;
         log.append_heads(&[intent(b, b"pre b").head(&id)]).unwrap();
         log.append_heads(&[(terminal(b, TxnStatus::Committed, None), None)])
             .unwrap();
         drop(log);
-        let path = dir.path().join(LOG_FILE);
-        let mut bytes = std::fs::read(&path).unwrap();
-        bytes[second_at as usize + HEADER + 6] ^= 0xff;
-        std::fs::write(&path, &bytes).unwrap();
+        tear(dir.path(), second_at);
         let read = reopen(dir.path(), 0);
         assert_eq!(read.len(), 1, "the first record only");
         assert_eq!(read[0].seq, 1);
@@ -756,10 +765,8 @@ mod tests {
     /// new ones — the log restarts at offset 0 and numbering goes on.
     #[test]
     fn records_before_a_restart_are_not_read_again() {
-        let dir = tempfile::tempdir().unwrap();
-        let id = identity(dir.path());
+        let (dir, id, mut log) = new_log();
         let [a, b, c] = txns();
-        let (mut log, _) = IntentLog::open(dir.path(), at(0)).unwrap();
         // Long first records, a short one after the restart: the old ones'
         // bytes stay behind it.
         log.append_heads(&[intent(a, &[7u8; 3000]).head(&id)])
@@ -789,10 +796,8 @@ mod tests {
     /// record 3 read as the next one — it would be folded as a live intent.
     #[test]
     fn a_torn_record_never_lets_a_stale_one_read_as_current() {
-        let dir = tempfile::tempdir().unwrap();
-        let id = identity(dir.path());
+        let (dir, id, mut log) = new_log();
         let [a, b, c, d] = txns();
-        let (mut log, _) = IntentLog::open(dir.path(), at(0)).unwrap();
         log.append_heads(&[intent(a, &[1u8; 100]).head(&id)])
             .unwrap();
         let second_at = log.tail;
@@ -802,10 +807,7 @@ mod tests {
         log.append_heads(&[intent(c, &[3u8; 100]).head(&id)])
             .unwrap();
         drop(log);
-        let path = dir.path().join(LOG_FILE);
-        let mut bytes = std::fs::read(&path).unwrap();
-        bytes[second_at as usize + HEADER + 6] ^= 0xff;
-        std::fs::write(&path, &bytes).unwrap();
+        tear(dir.path(), second_at);
 
         // The open: the scan stops at record 1, the open's fold records the
         // last sequence number as folded, the log restarts.

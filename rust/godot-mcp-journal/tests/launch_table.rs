@@ -115,8 +115,11 @@ fn one_launch(pid: i32, start: u64) -> (Env, Launch, FakeTable) {
     (e, l, FakeTable::new(BOOT))
 }
 
+/// A row's status, and its launch proof's end and whether the boundary was proven empty.
+type Verdict = (TxnStatus, (LaunchEnd, bool));
+
 /// The row's status and its launch proof's end and boundary verdict.
-fn verdict(j: &Journal, txn: TxnId) -> (TxnStatus, (LaunchEnd, bool)) {
+fn verdict(j: &Journal, txn: TxnId) -> Verdict {
     (status_of(j, txn), end_of(j, txn))
 }
 
@@ -380,13 +383,39 @@ fn where_processes_cannot_be_observed_every_launch_is_quarantined_untouched() {
     assert!(l.session.exists());
 }
 
-/// Windows' table in miniature: pids and start (creation) times are
-/// observable, process groups and nonces are not.
-struct IdentityOnly(FakeTable);
+/// A table that observes less than [`FakeTable`]: what it cannot see, it
+/// answers as an OS that cannot see it does.
+struct Limited(FakeTable, Limits);
 
-impl ProcessTable for IdentityOnly {
+#[derive(Clone, Copy)]
+struct Limits {
+    /// Process groups and nonces ([`ProcessTable::observable`]).
+    groups: bool,
+    /// The live processes can be listed.
+    listable: bool,
+    /// Named Job Objects.
+    jobs: bool,
+}
+
+/// Windows' table in miniature: pids and start (creation) times are
+/// observable, process groups and nonces are not; jobs are.
+const IDENTITY_ONLY: Limits = Limits {
+    groups: false,
+    listable: true,
+    jobs: true,
+};
+
+/// A table whose live processes cannot be listed (an unreadable `/proc`):
+/// everything else reads.
+const UNLISTABLE: Limits = Limits {
+    groups: true,
+    listable: false,
+    jobs: false,
+};
+
+impl ProcessTable for Limited {
     fn observable(&self) -> bool {
-        false
+        self.1.groups
     }
     fn boot_id(&self) -> Option<String> {
         self.0.boot_id()
@@ -398,7 +427,7 @@ impl ProcessTable for IdentityOnly {
         self.0.is_live(pid, stat)
     }
     fn live(&self) -> Option<Vec<(i32, godot_mcp_journal::process_table::ProcStat)>> {
-        self.0.live()
+        self.0.live().filter(|_| self.1.listable)
     }
     fn cmdline_contains(&self, pid: i32, needle: &str) -> bool {
         self.0.cmdline_contains(pid, needle)
@@ -410,7 +439,7 @@ impl ProcessTable for IdentityOnly {
         self.0.signal_pinned(pid, start_time, nonce, signal);
     }
     fn observes_jobs(&self) -> bool {
-        self.0.observes_jobs()
+        self.1.jobs && self.0.observes_jobs()
     }
     fn job_members(&self, name: &str) -> JobState {
         self.0.job_members(name)
@@ -426,7 +455,7 @@ fn where_process_groups_cannot_be_observed_an_exact_survivor_is_quarantined_unsi
     // The exact leader and its child: an observable table would kill both.
     leader(&t, &l, 9050, 5);
     child(&t, &l, 9051, 9050, 6);
-    let table = IdentityOnly(t);
+    let table = Limited(t, IDENTITY_ONLY);
     let j = restart(&e, &table);
     assert_eq!(
         verdict(&j, l.txn),
@@ -491,6 +520,32 @@ fn member(t: &FakeTable, pid: i32, start: u64) {
     t.spawn(pid, 0, start, &["godot"], &[]);
 }
 
+/// Reconciles the job launch `l` with Windows' table in miniature over `t`;
+/// the table (what was signalled, what lives) and the row's verdict.
+fn reconcile_job(e: &Env, l: &Launch, t: FakeTable) -> (Limited, Verdict) {
+    let table = Limited(t, IDENTITY_ONLY);
+    let v = verdict(&restart(e, &table), l.txn);
+    (table, v)
+}
+
+/// A row recorded `compensated`, its boundary proven empty, ended by `end`.
+fn proven(end: LaunchEnd) -> Verdict {
+    (TxnStatus::Compensated, (end, true))
+}
+
+/// A row quarantined, its boundary not proven empty, for `end`.
+fn unproven(end: LaunchEnd) -> Verdict {
+    (TxnStatus::Quarantined, (end, false))
+}
+
+/// Members not proven the launch's, none terminated.
+fn unaccounted(pids: &[i32]) -> LaunchEnd {
+    LaunchEnd::UnaccountedMembers {
+        killed: 0,
+        unaccounted: pids.to_vec(),
+    }
+}
+
 #[test]
 fn a_job_that_no_longer_exists_has_no_member_left() {
     let (e, l, t, name) = one_job_launch(9300, 50);
@@ -498,14 +553,8 @@ fn a_job_that_no_longer_exists_has_no_member_left() {
     member(&t, 9300, 50);
     t.create_job(&name, &[9300]);
     t.close_job(&name);
-    let j = restart(&e, &IdentityOnly(t));
-    assert_eq!(
-        verdict(&j, l.txn),
-        (
-            TxnStatus::Compensated,
-            (LaunchEnd::GoneBeforeReconcile, true)
-        )
-    );
+    let (_, v) = reconcile_job(&e, &l, t);
+    assert_eq!(v, proven(LaunchEnd::GoneBeforeReconcile));
     assert!(!l.session.exists(), "the session was archived");
 }
 
@@ -516,14 +565,10 @@ fn a_job_of_proven_members_is_terminated_and_proven_empty() {
     member(&t, 9311, 60);
     t.create_job(&name, &[9310, 9311]);
     // Windows' table: no process groups, no nonces; jobs are observed.
-    let table = IdentityOnly(t);
-    let j = restart(&e, &table);
+    let (table, v) = reconcile_job(&e, &l, t);
     assert_eq!(
-        verdict(&j, l.txn),
-        (
-            TxnStatus::Compensated,
-            (LaunchEnd::TerminatedByReconcile { survivors: 2 }, true)
-        )
+        v,
+        proven(LaunchEnd::TerminatedByReconcile { survivors: 2 })
     );
     assert_eq!(table.0.signalled(), [9310, 9311]);
 }
@@ -535,14 +580,10 @@ fn a_job_with_the_leader_gone_still_terminates_its_proven_children() {
     member(&t, 9320, 99);
     member(&t, 9321, 70);
     t.create_job(&name, &[9321]);
-    let table = IdentityOnly(t);
-    let j = restart(&e, &table);
+    let (table, v) = reconcile_job(&e, &l, t);
     assert_eq!(
-        verdict(&j, l.txn),
-        (
-            TxnStatus::Compensated,
-            (LaunchEnd::TerminatedByReconcile { survivors: 1 }, true)
-        )
+        v,
+        proven(LaunchEnd::TerminatedByReconcile { survivors: 1 })
     );
     assert_eq!(table.0.signalled(), [9321], "the reused pid is not touched");
 }
@@ -554,21 +595,8 @@ fn a_job_member_older_than_the_leader_quarantines_and_nothing_is_terminated() {
     // Put into the job by someone else: created before the leader.
     member(&t, 9331, 40);
     t.create_job(&name, &[9330, 9331]);
-    let table = IdentityOnly(t);
-    let j = restart(&e, &table);
-    assert_eq!(
-        verdict(&j, l.txn),
-        (
-            TxnStatus::Quarantined,
-            (
-                LaunchEnd::UnaccountedMembers {
-                    killed: 0,
-                    unaccounted: vec![9331]
-                },
-                false
-            )
-        )
-    );
+    let (table, v) = reconcile_job(&e, &l, t);
+    assert_eq!(v, unproven(unaccounted(&[9331])));
     assert!(table.0.signalled().is_empty());
     assert!(l.session.exists(), "left where it is, not archived");
 }
@@ -581,21 +609,8 @@ fn a_job_member_whose_identity_is_unreadable_quarantines_while_it_is_listed() {
     // Listed in the job, but its creation time cannot be read.
     t.insert(9341, FakeProcess::default());
     t.create_job(&name, &[9340, 9341]);
-    let table = IdentityOnly(t);
-    let j = restart(&e, &table);
-    assert_eq!(
-        verdict(&j, l.txn),
-        (
-            TxnStatus::Quarantined,
-            (
-                LaunchEnd::UnaccountedMembers {
-                    killed: 0,
-                    unaccounted: vec![9341]
-                },
-                false
-            )
-        )
-    );
+    let (table, v) = reconcile_job(&e, &l, t);
+    assert_eq!(v, unproven(unaccounted(&[9341])));
     assert!(table.0.signalled().is_empty());
 }
 
@@ -605,20 +620,9 @@ fn a_job_that_cannot_be_opened_quarantines_untouched() {
     member(&t, 9350, 50);
     // Any error but "no such job" (here: access denied) proves nothing.
     t.job_open_error(&name, "Access is denied. (os error 5)");
-    let table = IdentityOnly(t);
-    let j = restart(&e, &table);
-    assert_eq!(
-        verdict(&j, l.txn),
-        (
-            TxnStatus::Quarantined,
-            (
-                LaunchEnd::BoundaryUnreadable {
-                    error: "Access is denied. (os error 5)".into()
-                },
-                false
-            )
-        )
-    );
+    let (table, v) = reconcile_job(&e, &l, t);
+    let error = "Access is denied. (os error 5)".into();
+    assert_eq!(v, unproven(LaunchEnd::BoundaryUnreadable { error }));
     assert!(table.0.signalled().is_empty());
     assert!(table.0.alive(9350));
     assert!(l.session.exists(), "left where it is, not archived");
@@ -631,13 +635,10 @@ fn a_job_member_that_survives_termination_quarantines() {
     member(&t, 9361, 60);
     t.survive_kill(9361);
     t.create_job(&name, &[9360, 9361]);
-    let j = restart(&e, &IdentityOnly(t));
+    let (_, v) = reconcile_job(&e, &l, t);
     assert_eq!(
-        verdict(&j, l.txn),
-        (
-            TxnStatus::Quarantined,
-            (LaunchEnd::TerminatedByReconcile { survivors: 2 }, false)
-        )
+        v,
+        unproven(LaunchEnd::TerminatedByReconcile { survivors: 2 })
     );
 }
 
@@ -672,7 +673,7 @@ fn where_only_jobs_are_observed_a_launch_without_receipt_is_quarantined() {
     drop(j);
     // No receipt: the gated child is found by the nonce on its command line,
     // which a table that observes only jobs cannot read.
-    let j = restart(&e, &IdentityOnly(FakeTable::new(BOOT)));
+    let j = restart(&e, &Limited(FakeTable::new(BOOT), IDENTITY_ONLY));
     assert_eq!(
         verdict(&j, txn),
         (TxnStatus::Quarantined, (LaunchEnd::Unobservable, false))
@@ -753,34 +754,6 @@ fn an_unreadable_boot_id_is_quarantined_never_another_boot() {
     assert!(t.alive(7100));
 }
 
-/// A table whose live processes cannot be listed (an unreadable `/proc`):
-/// everything else reads.
-struct Unlistable(FakeTable);
-
-impl ProcessTable for Unlistable {
-    fn boot_id(&self) -> Option<String> {
-        self.0.boot_id()
-    }
-    fn stat(&self, pid: i32) -> Option<godot_mcp_journal::process_table::ProcStat> {
-        self.0.stat(pid)
-    }
-    fn is_live(&self, pid: i32, stat: &godot_mcp_journal::process_table::ProcStat) -> bool {
-        self.0.is_live(pid, stat)
-    }
-    fn live(&self) -> Option<Vec<(i32, godot_mcp_journal::process_table::ProcStat)>> {
-        None
-    }
-    fn cmdline_contains(&self, pid: i32, needle: &str) -> bool {
-        self.0.cmdline_contains(pid, needle)
-    }
-    fn environ_contains(&self, pid: i32, entry: &str) -> bool {
-        self.0.environ_contains(pid, entry)
-    }
-    fn signal_pinned(&self, pid: i32, start_time: u64, nonce: &str, signal: PinnedSignal) {
-        self.0.signal_pinned(pid, start_time, nonce, signal);
-    }
-}
-
 /// Guards against (issue 26, item 2): a process list that cannot be read
 /// taken as an empty one — an exact live leader with zero listed members
 /// recorded `Gone`.
@@ -788,7 +761,7 @@ impl ProcessTable for Unlistable {
 fn an_unlistable_process_table_is_quarantined_never_gone() {
     let (e, l, t) = one_launch(7200, 5);
     leader(&t, &l, 7200, 5);
-    let table = Unlistable(t);
+    let table = Limited(t, UNLISTABLE);
     let j = restart(&e, &table);
     let (status, (_, empty)) = verdict(&j, l.txn);
     assert_eq!((status, empty), (TxnStatus::Quarantined, false));

@@ -371,10 +371,10 @@ fn a_transaction_of_another_generation_is_never_applied_here() {
 }
 
 /// An editor save whose answer was lost: quarantined (it may have written the scene).
-fn quarantined_editor_save() -> (tempfile::TempDir, PathBuf, PathBuf, ProjectIdentity, TxnId) {
-    let dir = tempfile::tempdir().unwrap();
-    let state = dir.path().join("state");
-    let project = dir.path().join("project");
+/// A lost `scene.save` of `scenes/a.tscn` (recorded pre-state: its bytes now),
+/// quarantined.
+fn quarantined_editor_save() -> Fixture {
+    let (dir, state, project) = dirs();
     fs::create_dir_all(project.join("scenes")).unwrap();
     fs::write(project.join("scenes/a.tscn"), b"[gd_scene format=3]\n").unwrap();
     let mut j = Journal::open(&state, &project).unwrap();
@@ -398,29 +398,21 @@ fn quarantined_editor_save() -> (tempfile::TempDir, PathBuf, PathBuf, ProjectIde
         )
         .unwrap();
     assert_eq!(st, TxnStatus::Quarantined);
-    let identity = j.identity().clone();
-    drop(j);
-    (dir, state, project, identity, txn)
+    quarantined_row(dir, state, project, j, txn)
 }
 
-fn editor_proof(
-    identity: &ProjectIdentity,
-    txn: TxnId,
-    op: RepairOperation,
-    path: &str,
-    observed: FileState,
-) -> RepairProof {
-    RepairProof {
-        schema: PROOF_SCHEMA.into(),
-        transaction_id: txn,
-        project_object_id: identity.object_id.clone(),
-        generation: identity.generation,
-        operation: op,
-        effect_kind: EffectKind::EditorRuntime,
-        file: Some(FileClaim {
-            path: path.into(),
-            observed,
-        }),
+impl Fixture {
+    /// Runs `op` on the editor row with a proof that claims the scene file is
+    /// `observed`.
+    fn editor_claim(
+        &self,
+        op: RepairOperation,
+        observed: FileState,
+    ) -> Result<repair::RepairReport, RepairRefusal> {
+        let mut proof = self.proof(op, observed);
+        proof.effect_kind = EffectKind::EditorRuntime;
+        proof.file.as_mut().unwrap().path = "scenes/a.tscn".into();
+        self.run_with(op, Some(&proof), false)
     }
 }
 
@@ -429,54 +421,30 @@ fn editor_proof(
 /// pre-state was recorded) or a terminate are refused and change nothing.
 #[test]
 fn a_lost_editor_save_is_repaired_by_acknowledging_the_scene_file() {
-    let (dir, state, project, identity, txn) = quarantined_editor_save();
+    let f = quarantined_editor_save();
     let on_disk = FileState::of(b"[gd_scene format=3]\n");
-    // Runs `op` with a proof that claims the scene file is `observed`.
-    let run = |op: RepairOperation, observed: FileState| {
-        let proof = editor_proof(&identity, txn, op, "scenes/a.tscn", observed);
-        let file = dir.path().join("proof.json");
-        fs::write(&file, serde_json::to_vec(&proof).unwrap()).unwrap();
-        repair::run(
-            &state,
-            &RepairRequest {
-                project: project.clone(),
-                transaction_id: txn,
-                operation: op,
-                proof_file: file,
-                dry_run: false,
-            },
-        )
-    };
-    let status = || {
-        let j = Journal::open(&state, &project).unwrap();
-        let rows = j.list_transactions(&Default::default()).unwrap();
-        rows.iter()
-            .find(|r| r.transaction_id == txn)
-            .unwrap()
-            .status
-    };
     // A claim that does not match the disk.
     let ack = RepairOperation::AcknowledgeSafeState;
-    let e = run(ack, FileState::of(b"other")).unwrap_err();
+    let e = f.editor_claim(ack, FileState::of(b"other")).unwrap_err();
     assert_ne!(e.exit_code(), 0);
-    assert_eq!(status(), TxnStatus::Quarantined);
+    assert_eq!(f.status(), "quarantined");
     // Terminate is not available for an editor effect.
     assert!(matches!(
-        run(RepairOperation::Terminate, on_disk),
+        f.editor_claim(RepairOperation::Terminate, on_disk),
         Err(RepairRefusal::NotApplicable { .. })
     ));
-    assert_eq!(status(), TxnStatus::Quarantined);
+    assert_eq!(f.status(), "quarantined");
     // Reconcile reports, records nothing.
-    let r = run(RepairOperation::Reconcile, on_disk).unwrap();
+    let r = f.editor_claim(RepairOperation::Reconcile, on_disk).unwrap();
     assert!(!r.recorded);
-    assert_eq!(status(), TxnStatus::Quarantined);
+    assert_eq!(f.status(), "quarantined");
     // The right claim: the file is at its recorded pre-state, which is what
     // is recorded (never `committed`: nothing proves a post-state), and the
     // gate opens.
-    let r = run(ack, on_disk).unwrap();
+    let r = f.editor_claim(ack, on_disk).unwrap();
     assert!(r.recorded);
     assert_eq!(r.to, TxnStatus::Compensated);
-    let mut j = Journal::open(&state, &project).unwrap();
+    let mut j = Journal::open(&f.state, &f.project).unwrap();
     j.reconcile().unwrap();
     assert_eq!(*j.gate(), WriteGate::Open);
 }
@@ -488,47 +456,24 @@ fn a_lost_editor_save_is_repaired_by_acknowledging_the_scene_file() {
 /// pre-state, that is what is recorded (`compensated`, basis `pre_state`).
 #[test]
 fn acknowledging_an_editor_row_records_only_what_the_disk_proves() {
-    let (dir, state, project, identity, txn) = quarantined_editor_save();
+    let f = quarantined_editor_save();
     let before = b"[gd_scene format=3]\n";
-    let scene = project.join("scenes/a.tscn");
+    let scene = f.project.join("scenes/a.tscn");
     // The editor may have saved: the file is no longer its pre-state.
     fs::write(&scene, b"[gd_scene format=3]\n[node name=\"Saved\"]\n").unwrap();
-    let run = |observed: FileState| {
-        let op = RepairOperation::AcknowledgeSafeState;
-        let proof = editor_proof(&identity, txn, op, "scenes/a.tscn", observed);
-        let file = dir.path().join("proof.json");
-        fs::write(&file, serde_json::to_vec(&proof).unwrap()).unwrap();
-        repair::run(
-            &state,
-            &RepairRequest {
-                project: project.clone(),
-                transaction_id: txn,
-                operation: op,
-                proof_file: file,
-                dry_run: false,
-            },
-        )
-    };
-    let status = || {
-        let j = Journal::open(&state, &project).unwrap();
-        let rows = j.list_transactions(&Default::default()).unwrap();
-        rows.iter()
-            .find(|r| r.transaction_id == txn)
-            .unwrap()
-            .status
-    };
+    let ack = RepairOperation::AcknowledgeSafeState;
     let saved = FileState::of(&fs::read(&scene).unwrap());
-    let refused = run(saved);
+    let refused = f.editor_claim(ack, saved);
     assert!(
         refused.is_err(),
         "committed without a proven post-state: {refused:?}"
     );
-    assert_eq!(status(), TxnStatus::Quarantined);
+    assert_eq!(f.status(), "quarantined");
     // The operator restores the file: the disk proves the pre-state.
     fs::write(&scene, before).unwrap();
-    let r = run(FileState::of(before)).unwrap();
+    let r = f.editor_claim(ack, FileState::of(before)).unwrap();
     assert_eq!((r.recorded, r.to), (true, TxnStatus::Compensated));
-    assert_eq!(status(), TxnStatus::Compensated);
+    assert_eq!(f.status(), "compensated");
 }
 
 fn preimages(state_dir: &std::path::Path) -> (usize, u64) {

@@ -356,6 +356,7 @@ fn check_typed(
                     "Resource.path must be a res:// path inside the project",
                 ));
             }
+            ("Raw", "text", Value::String(text)) => check_raw(project, text, &at)?,
             (_, _, v) => check_carried(project, v, &at)?,
         }
     }
@@ -379,6 +380,67 @@ fn check_carried(project: &Project, value: &Value, at: &str) -> Result<(), ToolE
         Value::Array(items) => {
             for (i, v) in items.iter().enumerate() {
                 check_carried(project, v, &format!("{at}[{i}]"))?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// A `Raw` value's Variant text reaches Godot's `str_to_var`, where `Resource("…")`
+/// loads the file it names. The text is read with the reader the server reads
+/// Godot's files with, and every path in it is checked: a `Resource(…)`'s argument
+/// must be a contained res:// path (an absolute or `user://` one included), and a
+/// res:// string anywhere is checked as in JSON. Text the reader cannot read cannot
+/// be checked, and is refused.
+fn check_raw(project: &Project, text: &str, at: &str) -> Result<(), ToolError> {
+    let parsed = godot_mcp_formats::parse_value(text).map_err(|e| {
+        path_refused(
+            at,
+            &format!("Raw text that cannot be read cannot be checked for paths ({e})"),
+        )
+    })?;
+    check_text_paths(project, &parsed, at)
+}
+
+/// Every path in a value read from Variant text (see [`check_raw`]).
+fn check_text_paths(
+    project: &Project,
+    value: &godot_mcp_formats::Value,
+    at: &str,
+) -> Result<(), ToolError> {
+    use godot_mcp_formats::Value as V;
+    match value {
+        V::String(s) | V::StringName(s)
+            if s.get(..6).is_some_and(|p| p.eq_ignore_ascii_case("res://")) =>
+        {
+            check_res(project, s, at)?;
+        }
+        V::Constructor { name, args } if name == "Resource" => {
+            for arg in args {
+                let V::String(s) = arg else {
+                    return Err(path_refused(
+                        at,
+                        "Resource(…) in Raw text must name a res:// path inside the project",
+                    ));
+                };
+                check_res(project, s, at)?;
+            }
+        }
+        V::Constructor { args: items, .. } | V::Array(items) => {
+            for v in items {
+                check_text_paths(project, v, at)?;
+            }
+        }
+        V::Dictionary(entries) => {
+            for e in entries {
+                check_text_paths(project, &e.key, at)?;
+                check_text_paths(project, &e.value, at)?;
+            }
+        }
+        V::Object { properties, .. } => {
+            for p in properties {
+                check_text_paths(project, &p.value, at)?;
             }
         }
         _ => {}
