@@ -385,9 +385,7 @@ async fn a_contained_resource_value_reaches_the_bridge_precondition() {
 async fn a_raw_value_is_read_and_every_path_in_it_checked() {
     let fixture = hostile_fixture();
     let client = connect(&fixture.path().join("game")).await;
-    let raw = |text: &str| {
-        json!({"node": "A", "property": "texture", "value": {"$type": "Raw", "text": text}})
-    };
+    let raw = |text: &str| json!({"node": "A", "property": "texture", "value": {"$type": "Raw", "text": text}});
     for text in [
         r#"Resource("res://../../x.tres")"#,
         r#"Resource("/etc/passwd")"#,

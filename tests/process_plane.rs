@@ -1004,7 +1004,10 @@ async fn a_stop_and_a_timeout_signal_only_proven_members() {
     let end = &stop["stopped"][0]["end"];
     assert_eq!(end["boundary_empty"], false, "{stop}");
     assert!(!alive(pgid), "the proven leader was stopped");
-    assert!(alive(stranger), "the stop signalled a member not proven ours");
+    assert!(
+        alive(stranger),
+        "the stop signalled a member not proven ours"
+    );
     kill9(stranger);
 
     // A timeout (long enough for the stranger to be spawned first).

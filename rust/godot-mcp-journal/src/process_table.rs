@@ -11,6 +11,5 @@
 
 pub use godot_mcp_os::process_table::{
     ArgsAndEnv, FakeProcess, FakeTable, JobState, PinnedSignal, ProcStat, ProcessTable,
-    Unobservable, os,
-    parse_procargs2, parse_stat,
+    Unobservable, os, parse_procargs2, parse_stat,
 };

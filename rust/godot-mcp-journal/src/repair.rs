@@ -398,15 +398,15 @@ fn repair(
     }
     let row_generation = u64::try_from(row.generation).unwrap_or(u64::MAX);
     let foreign = row.object_id != identity.object_id || row_generation != identity.generation;
-    let recorded_for = foreign
-        .then(|| {
-            format!(
-                "; recorded for project object {} generation {row_generation}, re-derived \
-                 against object {} generation {}",
-                row.object_id, identity.object_id, identity.generation
-            )
-        })
-        .unwrap_or_default();
+    let recorded_for = if foreign {
+        format!(
+            "; recorded for project object {} generation {row_generation}, re-derived \
+             against object {} generation {}",
+            row.object_id, identity.object_id, identity.generation
+        )
+    } else {
+        String::new()
+    };
     let reason_with_identity = format!(
         "{}{recorded_for}",
         row.reason.as_deref().unwrap_or("no reason recorded")
@@ -512,18 +512,19 @@ fn repair(
         })?),
         _ => None,
     };
-    if let Some(held) = temp_held.filter(|_| observed == intent.post) {
-        if held != intent.pre && held != intent.post {
-            return Err(RepairRefusal::Unproven(format!(
-                "{} holds {held}, neither the pre-state {} nor the post-state {} of {}: a file \
-                 someone wrote during the exchange, kept there as evidence; move it aside \
-                 once you have looked at it, then retry",
-                intent.temp.as_deref().unwrap_or(""),
-                intent.pre,
-                intent.post,
-                intent.path
-            )));
-        }
+    if let Some(held) = temp_held.filter(|_| observed == intent.post)
+        && held != intent.pre
+        && held != intent.post
+    {
+        return Err(RepairRefusal::Unproven(format!(
+            "{} holds {held}, neither the pre-state {} nor the post-state {} of {}: a file \
+             someone wrote during the exchange, kept there as evidence; move it aside once \
+             you have looked at it, then retry",
+            intent.temp.as_deref().unwrap_or(""),
+            intent.pre,
+            intent.post,
+            intent.path
+        )));
     }
     let plan = plan(req.operation, &intent, observed)?;
     // A row of another incarnation is resolved by what the disk shows now, but

@@ -566,10 +566,7 @@ fn a_job_of_proven_members_is_terminated_and_proven_empty() {
     t.create_job(&name, &[9310, 9311]);
     // Windows' table: no process groups, no nonces; jobs are observed.
     let (table, v) = reconcile_job(&e, &l, t);
-    assert_eq!(
-        v,
-        proven(LaunchEnd::TerminatedByReconcile { survivors: 2 })
-    );
+    assert_eq!(v, proven(LaunchEnd::TerminatedByReconcile { survivors: 2 }));
     assert_eq!(table.0.signalled(), [9310, 9311]);
 }
 
@@ -581,10 +578,7 @@ fn a_job_with_the_leader_gone_still_terminates_its_proven_children() {
     member(&t, 9321, 70);
     t.create_job(&name, &[9321]);
     let (table, v) = reconcile_job(&e, &l, t);
-    assert_eq!(
-        v,
-        proven(LaunchEnd::TerminatedByReconcile { survivors: 1 })
-    );
+    assert_eq!(v, proven(LaunchEnd::TerminatedByReconcile { survivors: 1 }));
     assert_eq!(table.0.signalled(), [9321], "the reused pid is not touched");
 }
 

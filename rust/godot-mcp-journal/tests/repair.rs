@@ -659,7 +659,10 @@ fn a_row_of_another_incarnation_is_repaired_against_the_current_project() {
         // Named as it is now, but the file it would remove is this
         // incarnation's: never applied here.
         let err = f.claim(op, FileState::of(POST), false).unwrap_err();
-        assert!(err.to_string().contains("nothing of it is applied"), "{err}");
+        assert!(
+            err.to_string().contains("nothing of it is applied"),
+            "{err}"
+        );
         assert_eq!((f.snapshot(), f.disk()), before, "{what}");
         // Named as it is now: re-derived against the directory at the path.
         let op = RepairOperation::AcknowledgeSafeState;

@@ -36,6 +36,5 @@ mod macos;
 mod windows;
 
 pub use process_table::{
-    FakeProcess, FakeTable, JobState, NONCE_ENV, PinnedSignal, ProcStat, ProcessTable,
-    Unobservable,
+    FakeProcess, FakeTable, JobState, NONCE_ENV, PinnedSignal, ProcStat, ProcessTable, Unobservable,
 };
