@@ -519,8 +519,8 @@ async fn paths_outside_the_project_are_refused_and_binary_files_named() {
 /// Regenerate the fixtures with the real engine (make.gd) and read the fresh output:
 /// the decoders follow what Godot writes today, not a copy taken once.
 #[tokio::test]
-async fn real_godot_read_families_follow_what_the_engine_writes() {
-    let Some(godot) = support::godot_bin("read_families") else {
+async fn real_godot_disk_reads_follow_what_the_engine_writes() {
+    let Some(godot) = support::godot_bin("disk_reads") else {
         return;
     };
     let made = tempfile::tempdir().unwrap();

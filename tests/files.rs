@@ -562,7 +562,7 @@ async fn resources_are_listed_by_type_script_class_and_root() {
     let dir = support::demo_copy();
     // A binary resource Godot 4.4.1 saved (ResourceSaver.save(Curve.new(), …)).
     std::fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/files_more/curve.res"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/files/curve.res"),
         dir.path().join("resources/curve.res"),
     )
     .unwrap();

@@ -1,4 +1,4 @@
-//! The developer's-loop tools of `tools/runtime_more.rs`, end to end through the real
+//! The developer's-loop tools of `tools/runtime/game.rs`, end to end through the real
 //! `godot-mcp` binary:
 //!
 //! - with the stand-in `godot` (no Godot needed): performance monitors, the game's scene

@@ -1,8 +1,8 @@
 //! The tool registry: every tool's name, description, input schema, safety class,
 //! toolset, effect kind and handler, in one table.
 //!
-//! Tools are defined in one file per family under `tools/`; [`Registry::builtin`]
-//! collects them. Argument decoding lives here so that every tool refuses bad input
+//! Tools are defined in one folder per Godot domain under `tools/`;
+//! [`Registry::builtin`] collects them. Argument decoding lives here so that every tool refuses bad input
 //! the same way: unknown fields, wrong types and path escapes become a structured
 //! `INVALID_PARAMS` / `PATH_REFUSED` error naming the parameter, before the handler runs.
 
@@ -21,51 +21,9 @@ use crate::planes::project::JournalCall;
 use crate::respath::PATH_REFUSED_TAG;
 use crate::safety::{EffectKind, RuntimeFlags, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::screenshots::{ImageRef, ImageResult};
+use crate::tools::runtime::screenshots::{ImageRef, ImageResult};
+use crate::tools::*;
 
-pub mod analysis;
-pub mod animation;
-pub mod animation_edit;
-pub mod audio;
-pub mod audio_edit;
-pub mod batch;
-pub mod classref;
-pub mod common;
-pub mod composite;
-pub mod debugger;
-pub mod editor;
-pub mod export;
-pub mod files;
-pub mod files_more;
-pub mod input_map;
-pub mod layers;
-pub mod materials;
-pub mod navigation;
-pub mod particles;
-pub mod physics;
-pub mod project_read;
-pub(crate) mod recipe_tool;
-pub mod recipes;
-pub mod runtime;
-pub mod runtime_more;
-pub mod scaffold;
-pub mod scene_disk;
-pub mod scene_more;
-pub mod scenes;
-pub mod screenshots;
-pub mod scripts_more;
-pub mod settings;
-pub mod shaders;
-pub mod spatial;
-pub mod test_runs;
-pub mod theme;
-pub mod tilemap;
-pub mod tilemap_edit;
-pub mod toolsets;
-pub mod transactions;
-pub(crate) mod tres_edit;
-pub mod ui;
-pub mod visual_shader;
 
 /// What a handler returns: a JSON object for `structuredContent`.
 pub type ToolResult = Result<Value, ToolError>;
@@ -897,47 +855,47 @@ impl Registry {
     /// Every built-in tool.
     pub fn builtin() -> Self {
         let mut r = Self::default();
-        for def in project_read::tools()
+        for def in project::read::tools()
             .into_iter()
-            .chain(scenes::tools())
+            .chain(scene::read::tools())
             .chain(editor::tools())
             .chain(transactions::tools())
             .chain(runtime::tools())
             .chain(runtime::helper_tools())
-            .chain(screenshots::tools())
-            .chain(files::tools())
+            .chain(runtime::screenshots::tools())
+            .chain(files::write::tools())
             .chain(settings::tools())
             .chain(batch::tools())
             .chain(toolsets::tools())
             .chain(analysis::tools())
-            .chain(scene_disk::tools())
-            .chain(animation::tools())
-            .chain(audio::tools())
-            .chain(audio_edit::tools())
-            .chain(shaders::tools())
-            .chain(composite::tools())
-            .chain(scaffold::tools())
-            .chain(theme::tools())
-            .chain(tilemap::tools())
-            .chain(input_map::tools())
+            .chain(scene::nodes::tools())
+            .chain(animation::read::tools())
+            .chain(audio::read::tools())
+            .chain(audio::edit::tools())
+            .chain(shader::tools())
+            .chain(scene::composite::tools())
+            .chain(project::scaffold::tools())
+            .chain(ui::read::tools())
+            .chain(tilemap::read::tools())
+            .chain(input::map::tools())
             .chain(classref::tools())
-            .chain(scripts_more::tools())
-            .chain(test_runs::tools())
+            .chain(script::tools())
+            .chain(super::tests::tools())
             .chain(export::tools())
             .chain(recipes::tools())
             .chain(physics::tools())
             .chain(navigation::tools())
             .chain(particles::tools())
             .chain(spatial::tools())
-            .chain(tilemap_edit::tools())
-            .chain(scene_more::tools())
-            .chain(animation_edit::tools())
-            .chain(ui::tools())
+            .chain(tilemap::edit::tools())
+            .chain(scene::edit::tools())
+            .chain(animation::edit::tools())
+            .chain(ui::edit::tools())
             .chain(debugger::tools())
-            .chain(runtime_more::tools())
-            .chain(layers::tools())
-            .chain(materials::tools())
-            .chain(files_more::tools())
+            .chain(runtime::game::tools())
+            .chain(settings::layers::tools())
+            .chain(resource::material::tools())
+            .chain(files::organize::tools())
             .chain(visual_shader::tools())
         {
             r.add(def);

@@ -3,7 +3,7 @@
 //! ONE undo action on the edited scene's history (the add-on records the animation's whole
 //! state before and after), judged for persistence on the player node like any node edit.
 //! Animations saved in a file of their own are refused (edit that file). Reading a saved
-//! .tscn or .tres from disk is `get_animation` (tools/animation.rs).
+//! .tscn or .tres from disk is `get_animation` (tools/animation/read.rs).
 
 use godot_mcp_protocol::commands as cmd;
 use schemars::JsonSchema;
@@ -14,7 +14,7 @@ use crate::error::ToolError;
 
 use crate::safety::{SafetyClass, Toolset};
 use crate::tools::ToolDef;
-use crate::tools::scene_more::{editor_meta, editor_read, node_edit, reply_fields, wire_name};
+use crate::tools::scene::edit::{editor_meta, editor_read, node_edit, reply_fields, wire_name};
 
 // The track type and loop mode an agent names are the wire's (`commands::TrackType`,
 // `commands::LoopMode`): one type each, its schema the agent's.

@@ -15,7 +15,7 @@ use crate::respath::ResPath;
 use crate::safety::Toolset;
 use crate::state::AppState;
 use crate::tools::common::count_param;
-use crate::tools::scene_disk::{Doc, load_doc, typed};
+use crate::tools::scene::nodes::{Doc, load_doc, typed};
 use crate::tools::{CallFlags, ToolDef, ToolMeta};
 
 fn meta(name: &'static str, title: &'static str, description: &'static str) -> ToolMeta {
@@ -144,7 +144,7 @@ fn collect(
         }
         Doc::Scene(scene) => {
             let nodes: Vec<&godot_mcp_formats::Node> = match node {
-                Some(n) => vec![crate::tools::scene_disk::find_node(scene, path, n)?],
+                Some(n) => vec![crate::tools::scene::nodes::find_node(scene, path, n)?],
                 None => scene.nodes.iter().collect(),
             };
             for n in nodes {

@@ -22,13 +22,13 @@ use crate::planes::project::Expect;
 use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::audio::{buses_json, layout_target};
+use crate::tools::audio::read::{buses_json, layout_target};
 use crate::tools::editor::NodeCommand;
 use crate::tools::editor::present;
-use crate::tools::files::{FileEffect, plan_write};
-use crate::tools::scene_disk::Doc;
-use crate::tools::scene_more::{Stamped, node_edit, reply_fields};
-use crate::tools::tres_edit::{
+use crate::tools::files::write::{FileEffect, plan_write};
+use crate::tools::scene::nodes::Doc;
+use crate::tools::scene::edit::{Stamped, node_edit, reply_fields};
+use crate::tools::resource::tres_edit::{
     FileEdit, check_expected, edit_args, edit_meta, is_property_name, read_model, require_tres,
     sub_id,
 };

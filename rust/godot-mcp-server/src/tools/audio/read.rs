@@ -13,8 +13,8 @@ use crate::error::{ErrorCode, ToolError};
 use crate::respath::ResPath;
 use crate::safety::{SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::scene_disk::{Doc, load_doc};
-use crate::tools::tres_edit::require_class;
+use crate::tools::scene::nodes::{Doc, load_doc};
+use crate::tools::resource::tres_edit::require_class;
 use crate::tools::{CallFlags, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
@@ -46,9 +46,9 @@ pub struct BusLayoutArgs {
 fn project_layout(state: &AppState) -> Result<(String, &'static str), ToolError> {
     let pg = ResPath::parse("res://project.godot").map_err(|e| ToolError::internal(e.0))?;
     let real = state.project.resolve("path", &pg)?;
-    let text = crate::tools::project_read::read_text(state, "path", &pg, &real)?;
+    let text = crate::tools::project::read::read_text(state, "path", &pg, &real)?;
     let info = godot_mcp_formats::parse_project(&text)
-        .map_err(|e| crate::tools::scenes::parse_error(&pg, &e))?;
+        .map_err(|e| crate::tools::scene::read::parse_error(&pg, &e))?;
     let set = info
         .sections
         .iter()
@@ -118,7 +118,7 @@ fn bus_out(b: &godot_mcp_formats::audio_bus::Bus, doc: Option<&Doc>) -> BusOut {
             .map(|e| BusEffectOut {
                 effect: match doc {
                     Some(doc) => doc.reference(&e.effect),
-                    None => crate::tools::scene_disk::typed(&e.effect),
+                    None => crate::tools::scene::nodes::typed(&e.effect),
                 },
                 enabled: e.enabled,
             })

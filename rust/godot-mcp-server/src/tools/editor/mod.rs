@@ -1006,7 +1006,7 @@ pub struct NoArgs {}
 // ---------------------------------------------------------------------------------
 
 /// The meta of an editor-plane tool: a read has no effect, anything else is an
-/// editor-runtime effect (recipes::meta and scene_more::editor_meta are this one).
+/// editor-runtime effect (recipes::meta and scene::edit::editor_meta are this one).
 pub(crate) const fn meta(
     name: &'static str,
     title: &'static str,

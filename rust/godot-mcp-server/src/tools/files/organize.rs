@@ -1135,7 +1135,7 @@ mod tests {
     #[test]
     fn binary_header_gives_the_class() {
         // Saved by Godot 4.4.1: `ResourceSaver.save(Curve.new(), "res://curve.res")`.
-        let real = include_bytes!("../../../../tests/fixtures/files_more/curve.res");
+        let real = include_bytes!("../../../../../tests/fixtures/files/curve.res");
         assert_eq!(binary_type(real).as_deref(), Some("Curve"));
         assert_eq!(binary_type(&real[..20]), None);
         assert_eq!(binary_type(b"GDSC"), None);

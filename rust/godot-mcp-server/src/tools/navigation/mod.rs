@@ -9,7 +9,7 @@ use serde_json::json;
 
 use crate::error::ToolError;
 use crate::safety::{SafetyClass, Toolset};
-use crate::tools::recipe_tool::recipe;
+use crate::tools::recipes::tool::recipe;
 use crate::tools::recipes::{Dim, LayerRef, layer_bits, meta, new_resource};
 use crate::tools::{NoFields, ToolDef};
 

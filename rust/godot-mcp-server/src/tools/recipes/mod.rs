@@ -5,6 +5,8 @@
 //! failing recipe leaves the editor unchanged; a dry run sends the same steps with
 //! `check_only` and gets the verdict the real run stamps, from the same rule.
 
+pub(crate) mod tool;
+
 use std::sync::Arc;
 
 use godot_mcp_protocol::commands as cmd;
@@ -275,9 +277,9 @@ pub(crate) fn layer_bits(
 fn layer_names(state: &AppState, kind: &str) -> Result<Vec<(u32, String)>, ToolError> {
     let pg = ResPath::parse("res://project.godot").map_err(|e| ToolError::internal(e.0))?;
     let real = state.project.resolve("path", &pg)?;
-    let text = crate::tools::project_read::read_text(state, "path", &pg, &real)?;
+    let text = crate::tools::project::read::read_text(state, "path", &pg, &real)?;
     let info = godot_mcp_formats::parse_project(&text)
-        .map_err(|e| crate::tools::scenes::parse_error(&pg, &e))?;
+        .map_err(|e| crate::tools::scene::read::parse_error(&pg, &e))?;
     Ok((1..=32)
         .filter_map(|i| {
             info.setting("layer_names", &format!("{kind}/layer_{i}"))

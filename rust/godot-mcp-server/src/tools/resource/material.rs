@@ -20,10 +20,10 @@ use crate::planes::project::{self as plane, Expect};
 use crate::respath::ResPath;
 use crate::safety::Toolset;
 use crate::state::AppState;
-use crate::tools::files::{FileEffect, plan_write};
-use crate::tools::files_more::derived_u64;
-use crate::tools::project_read::FileKind;
-use crate::tools::tres_edit::{edit_meta, is_property_name};
+use crate::tools::files::write::{FileEffect, plan_write};
+use crate::tools::files::organize::derived_u64;
+use crate::tools::project::read::FileKind;
+use crate::tools::resource::tres_edit::{edit_meta, is_property_name};
 use crate::tools::{Also, Committed, Plan, ToolDef};
 
 pub fn tools() -> Vec<ToolDef> {

@@ -6,7 +6,7 @@
 //! Per-function profiler data is not here: Godot collects it only inside its debugger
 //! (the `servers` `EngineDebugger` profiler, turned on and read over the remote-debug
 //! protocol), so `profile_game_functions` (toolset `profiling`) lives with the debugger
-//! tools in `tools/debugger.rs`.
+//! tools in `tools/debugger/`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -1571,7 +1571,7 @@ pub struct ImportOutcome {
 }
 
 type ImportPlan = Plan<
-    crate::tools::Also<crate::tools::files::FileEffect, ImportSource>,
+    crate::tools::Also<crate::tools::files::write::FileEffect, ImportSource>,
     crate::tools::Also<crate::tools::Committed, Imported>,
 >;
 
@@ -1633,7 +1633,7 @@ fn plan_import_asset(state: Arc<AppState>, args: ImportAssetArgs) -> Result<Impo
         source: real.display().to_string(),
     };
     let st = state.clone();
-    Ok(crate::tools::files::plan_write(
+    Ok(crate::tools::files::write::plan_write(
         &state,
         "dest",
         args.dest,

@@ -675,7 +675,7 @@ pub struct SaveArgs {
 fn plan_save(
     state: Arc<AppState>,
     args: SaveArgs,
-) -> Result<crate::tools::files::WritePlan, ToolError> {
+) -> Result<crate::tools::files::write::WritePlan, ToolError> {
     if args.path.extension().as_deref() != Some("png") {
         return Err(ToolError::invalid_params(
             "path",
@@ -694,7 +694,7 @@ fn plan_save(
     } else {
         Expect::Absent
     };
-    crate::tools::files::plan_write(
+    crate::tools::files::write::plan_write(
         &state,
         "path",
         args.path,

@@ -26,7 +26,7 @@ use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::analysis::{paged, walk_files};
 use crate::tools::editor::blocking_as;
-use crate::tools::project_read::read_text;
+use crate::tools::project::read::read_text;
 use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
@@ -137,7 +137,7 @@ fn read_scene(
     }
     let text = read_text(state, param, path, &real)?;
     let scene = godot_mcp_formats::parse_scene(&text)
-        .map_err(|e| crate::tools::scenes::parse_error(path, &e).param(param))?;
+        .map_err(|e| crate::tools::scene::read::parse_error(path, &e).param(param))?;
     Ok((text, scene))
 }
 

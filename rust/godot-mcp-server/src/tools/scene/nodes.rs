@@ -14,8 +14,8 @@ use crate::error::ToolError;
 use crate::respath::ResPath;
 use crate::safety::Toolset;
 use crate::state::AppState;
-use crate::tools::project_read::read_text;
-use crate::tools::scenes::parse_error;
+use crate::tools::project::read::read_text;
+use crate::tools::scene::read::parse_error;
 use crate::tools::{CallFlags, ToolDef, ToolMeta};
 
 fn meta(name: &'static str, title: &'static str, description: &'static str) -> ToolMeta {

@@ -15,7 +15,7 @@ use crate::honesty::absent_when_none;
 use crate::respath::ResPath;
 use crate::safety::{SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::project_read::read_text;
+use crate::tools::project::read::read_text;
 use crate::tools::{CallFlags, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {

@@ -26,9 +26,9 @@ use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::classref::{godot, run_supervised};
 use crate::tools::common::{page_limit, paged_args};
-use crate::tools::files::{plan_write, require_script_path};
-use crate::tools::project_read::read_text;
-use crate::tools::scene_disk::some_node_paths;
+use crate::tools::files::write::{plan_write, require_script_path};
+use crate::tools::project::read::read_text;
+use crate::tools::scene::nodes::some_node_paths;
 use crate::tools::{CallFlags, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
@@ -633,7 +633,7 @@ pub fn apply_patch(base: &str, patch: &str) -> Result<String, ToolError> {
 fn plan_patch_script(
     state: Arc<AppState>,
     args: PatchScriptArgs,
-) -> Result<crate::tools::files::WritePlan, ToolError> {
+) -> Result<crate::tools::files::write::WritePlan, ToolError> {
     let real = state.project.resolve("path", &args.path)?;
     require_script_path(&args.path)?;
     let base = read_text(&state, "path", &args.path, &real)?;
@@ -662,11 +662,11 @@ mod tests {
 
     /// Captured: tests/fixtures/godot-4.4.1/check_only (README there).
     const BAD_STDERR: &str =
-        include_str!("../../../../tests/fixtures/godot-4.4.1/check_only/bad.stderr");
+        include_str!("../../../../../tests/fixtures/godot-4.4.1/check_only/bad.stderr");
     const BAD2_STDERR: &str =
-        include_str!("../../../../tests/fixtures/godot-4.4.1/check_only/bad2.stderr");
+        include_str!("../../../../../tests/fixtures/godot-4.4.1/check_only/bad2.stderr");
     const GOOD_STDERR: &str =
-        include_str!("../../../../tests/fixtures/godot-4.4.1/check_only/good.stderr");
+        include_str!("../../../../../tests/fixtures/godot-4.4.1/check_only/good.stderr");
 
     #[test]
     fn captured_check_only_output() {

@@ -5,6 +5,8 @@
 //! through the one write seam with the plan's hash of project.godot as the
 //! compare-and-swap expectation.
 
+pub mod layers;
+
 use std::sync::Arc;
 
 use schemars::JsonSchema;
@@ -22,7 +24,7 @@ use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::common::is_identifier;
-use crate::tools::files::{FileEffect, plan_write};
+use crate::tools::files::write::{FileEffect, plan_write};
 use crate::tools::{Also, Committed, Plan, ToolDef, ToolMeta};
 
 fn meta(

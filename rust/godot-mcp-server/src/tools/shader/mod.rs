@@ -32,8 +32,8 @@ use crate::tools::classref::{godot, run_supervised};
 use crate::tools::editor::{
     EditorReply, blocking_as, godot_value, node_plan_as, query_as, reply_fields,
 };
-use crate::tools::files::plan_write;
-use crate::tools::project_read::read_text;
+use crate::tools::files::write::plan_write;
+use crate::tools::project::read::read_text;
 use crate::tools::{CallFlags, ToolDef, ToolMeta};
 use godot_mcp_protocol::commands as cmd;
 
@@ -318,7 +318,7 @@ pub struct CreateShaderArgs {
 fn plan_create_shader(
     state: Arc<AppState>,
     args: CreateShaderArgs,
-) -> Result<crate::tools::files::WritePlan, ToolError> {
+) -> Result<crate::tools::files::write::WritePlan, ToolError> {
     require_ext("path", &args.path, &["gdshader"])?;
     let code = match (args.code, args.shader_type) {
         (Some(_), Some(_)) => {
@@ -360,7 +360,7 @@ pub struct EditShaderArgs {
 fn plan_edit_shader(
     state: Arc<AppState>,
     args: EditShaderArgs,
-) -> Result<crate::tools::files::WritePlan, ToolError> {
+) -> Result<crate::tools::files::write::WritePlan, ToolError> {
     require_ext("path", &args.path, &["gdshader", "gdshaderinc"])?;
     if plane::current(&state.project, "path", &args.path)?.is_none() {
         return Err(
@@ -393,7 +393,7 @@ const MAX_CODE: usize = 512 * 1024;
 /// The loader the private project runs: loads the shader (compiling it) and prints its
 /// uniforms as one marked JSON line. Also in tests/fixtures/godot-4.4.1/shader_validate.
 const VALIDATE_GD: &str =
-    include_str!("../../../../tests/fixtures/godot-4.4.1/shader_validate/validate.gd");
+    include_str!("../../../../../tests/fixtures/godot-4.4.1/shader_validate/validate.gd");
 const MARKER: &str = "SHADER_CHECK ";
 
 /// One compile error, as the engine reported it.

@@ -10,7 +10,7 @@ use crate::error::ToolError;
 use crate::respath::ResPath;
 use crate::safety::{SafetyClass, Toolset};
 use crate::tools::recipes::{LayerRef, Steps, StepsEffect, StepsReply, layer_bits, meta, plan};
-use crate::tools::scene_more::editor_read;
+use crate::tools::scene::edit::editor_read;
 use crate::tools::spatial::{CellsReply, cells_request};
 use crate::tools::{NoFields, Plan, ToolDef};
 

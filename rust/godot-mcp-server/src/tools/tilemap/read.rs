@@ -16,7 +16,7 @@ use crate::respath::ResPath;
 use crate::safety::Toolset;
 use crate::state::AppState;
 use crate::tools::common::count_param;
-use crate::tools::scene_disk::{Doc, find_node, load_doc, load_scene};
+use crate::tools::scene::nodes::{Doc, find_node, load_doc, load_scene};
 use crate::tools::{CallFlags, ToolDef, ToolMeta};
 
 fn meta(name: &'static str, title: &'static str, description: &'static str) -> ToolMeta {

@@ -14,7 +14,7 @@ use crate::error::ToolError;
 use crate::respath::ResPath;
 use crate::safety::{SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::scene_disk::{Doc, load_doc, typed};
+use crate::tools::scene::nodes::{Doc, load_doc, typed};
 use crate::tools::{CallFlags, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {

@@ -26,8 +26,8 @@ use crate::planes::project::Expect;
 use crate::respath::ResPath;
 use crate::safety::Toolset;
 use crate::state::AppState;
-use crate::tools::files::{FileEffect, plan_write};
-use crate::tools::tres_edit::{
+use crate::tools::files::write::{FileEffect, plan_write};
+use crate::tools::resource::tres_edit::{
     FileEdit, check_expected, edit_args, edit_meta, read_model, require_tres, sub_id,
 };
 use crate::tools::{CallFlags, Committed, Plan, ToolDef, ToolMeta};
