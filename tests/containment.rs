@@ -411,6 +411,39 @@ async fn a_raw_value_is_read_and_every_path_in_it_checked() {
     client.cancel().await.unwrap();
 }
 
+/// Guards against (issue 26, item 11): the project was walked four ways, so
+/// list_files and list_scripts disagreed about what is inside it (list_scripts
+/// never followed a symlink, list_files follows one to a file inside). One walker:
+/// they list the same scripts — a link to a file inside the project, never one
+/// leading out, never a `.gdignore`d folder's.
+#[tokio::test]
+async fn list_files_and_list_scripts_walk_the_project_the_same_way() {
+    let fixture = hostile_fixture();
+    let game = fixture.path().join("game");
+    godot_mcp_os::fs::symlink(game.join("scripts/ok.gd"), game.join("inner_link.gd")).unwrap();
+    std::fs::create_dir_all(game.join("ignored")).unwrap();
+    std::fs::write(game.join("ignored/.gdignore"), "").unwrap();
+    std::fs::write(game.join("ignored/skip.gd"), "extends Node\n").unwrap();
+    let client = connect(&game).await;
+    let paths = |v: &Value, list: &str| -> Vec<String> {
+        v[list]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["path"].as_str().unwrap().to_owned())
+            .filter(|p| p.ends_with(".gd"))
+            .collect()
+    };
+    let files = support::call_ok(&client, "list_files", json!({})).await;
+    let scripts = support::call_ok(&client, "list_scripts", json!({})).await;
+    assert_eq!(paths(&scripts, "scripts"), paths(&files, "files"));
+    assert_eq!(
+        paths(&scripts, "scripts"),
+        ["res://inner_link.gd", "res://scripts/ok.gd"]
+    );
+    client.cancel().await.unwrap();
+}
+
 /// export_project's output_path: res:// targets are contained ResPaths (a symlink out
 /// or into .godot/ is refused), and an absolute path is resolved before it is judged:
 /// `<project>/../x` and a path through a symlink out of the project are outside and

@@ -1025,3 +1025,26 @@ async fn a_stop_and_a_timeout_signal_only_proven_members() {
     kill9(stranger[0]);
     client.cancel().await.unwrap();
 }
+
+/// Guards against (issue 26, item 11): an output log that could not be read was
+/// read as empty output — a parse check then reports "no errors". The stand-in
+/// turns its stdout.log into a folder: export_info's `--version` run is an I/O
+/// error, never "printed no version".
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unreadable_log_is_an_error_not_empty_output() {
+    let p = project();
+    let s = state_dir();
+    let _c = Cleanup(s.path().display().to_string());
+    let (client, _) = start(p.path(), s.path(), &[("GODOT_STANDIN_LOSE_OUTPUT", "1")]).await;
+    let e = err(&client, "export_info", json!({})).await;
+    assert_eq!(e["code"], "IO", "{e}");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("stdout.log cannot be read"),
+        "{e}"
+    );
+    client.cancel().await.unwrap();
+}

@@ -12,6 +12,8 @@
 //!   environment), with SIGTERM's default action: a process in the boundary
 //!   that is not proven the launch's.
 //! - `GODOT_STANDIN_IGNORE_TERM=1`: ignore SIGTERM.
+//! - `GODOT_STANDIN_LOSE_OUTPUT=1` (Linux): replace the file its stdout goes to by a
+//!   folder of the same name, so that its output cannot be read back.
 //! - `GODOT_STANDIN_HANG=1`: never quit by itself (ignores `--quit-after`).
 //! - `GODOT_STANDIN_SCRIPT_ERROR=1`: print a GDScript runtime error (Godot 4.4's
 //!   format) and keep running.
@@ -134,6 +136,12 @@ async fn run(args: Vec<String>) -> i32 {
         loop {
             let _ = term.recv().await; // ignored
         }
+    }
+    if flag("GODOT_STANDIN_LOSE_OUTPUT")
+        && let Ok(path) = std::fs::read_link("/proc/self/fd/1")
+    {
+        let _ = std::fs::remove_file(&path);
+        let _ = std::fs::create_dir(&path);
     }
     if let Ok(log) = std::env::var("GODOT_STANDIN_LOG")
         && let Ok(mut f) = std::fs::OpenOptions::new()

@@ -134,10 +134,15 @@ pub(crate) struct Walk {
     pub too_many: fn(&ResPath) -> ToolError,
 }
 
-/// Calls `file(res path, real path, size)` for every file under `real` (`res`):
-/// skips hidden entries, folders holding `.gdignore`, and symlinks that leave the
-/// project. A symlink is followed only to a file inside the project, never to a
-/// folder (no loops, no escapes).
+/// The project walker: every tool that walks the project's folders walks them
+/// here, so they all agree on what is inside it (`list_files`, `list_scripts`,
+/// `search_files`, the reference index, `get_import_status`).
+///
+/// Calls `file(res path, real path, size)` for every file under `real` (`res`),
+/// in name order: skips hidden entries, folders holding `.gdignore`, and symlinks
+/// that leave the project. A symlink is followed only to a file inside the
+/// project, never to a folder (no loops, no escapes). More than
+/// [`MAX_WALK_ENTRIES`] entries end the walk with `how.too_many`.
 pub(crate) fn walk_project(
     state: &AppState,
     real: &Path,
@@ -150,7 +155,14 @@ pub(crate) fn walk_project(
         return Ok(());
     }
     let entries = std::fs::read_dir(real).map_err(|e| ToolError::io(&res.to_string(), &e))?;
-    for entry in entries.flatten() {
+    // In name order, so that a walk cut short (a cap) is the same walk each time.
+    let remaining = MAX_WALK_ENTRIES.saturating_sub(*visited);
+    let mut entries: Vec<_> = entries.flatten().take(remaining + 1).collect();
+    if entries.len() > remaining {
+        return Err((how.too_many)(res));
+    }
+    entries.sort_by_key(std::fs::DirEntry::file_name);
+    for entry in entries {
         *visited += 1;
         if *visited > MAX_WALK_ENTRIES {
             return Err((how.too_many)(res));

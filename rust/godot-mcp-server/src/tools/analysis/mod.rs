@@ -1590,33 +1590,37 @@ paged_args! {
     }
 }
 
-/// Whether `path` (relative, `/`-separated) matches `glob`: `*` and `?` stay within
-/// one folder, `**` spans folders. A glob without `/` matches the file name alone.
-fn glob_match(glob: &str, path: &str) -> bool {
-    if !glob.contains('/') {
-        return wild(
-            glob.as_bytes(),
-            path.rsplit('/').next().unwrap_or(path).as_bytes(),
-        );
-    }
-    wild(glob.as_bytes(), path.as_bytes())
+/// A `search_files` glob: `*` and `?` stay within one folder, `**` spans folders;
+/// a glob without `/` matches the file name alone. Compiled by `globset` into an
+/// automaton, so matching is linear in the path whatever the pattern (a hand-written
+/// backtracking matcher was exponential in the number of `*`).
+struct FileGlob {
+    matcher: globset::GlobMatcher,
+    name_only: bool,
 }
 
-fn wild(p: &[u8], s: &[u8]) -> bool {
-    match p.first() {
-        None => s.is_empty(),
-        Some(b'*') if p.get(1) == Some(&b'*') => {
-            // `**/` also matches zero folders.
-            let rest = &p[2..];
-            let rest_no_slash = rest.strip_prefix(b"/").unwrap_or(rest);
-            (0..=s.len()).any(|i| wild(rest, &s[i..]))
-                || (rest.first() == Some(&b'/') && wild(rest_no_slash, s))
+impl FileGlob {
+    fn new(glob: &str) -> Result<Self, ToolError> {
+        let matcher = globset::GlobBuilder::new(glob)
+            .literal_separator(true)
+            .backslash_escape(true)
+            .build()
+            .map_err(|e| ToolError::invalid_params("glob", format!("glob is not valid: {e}")))?
+            .compile_matcher();
+        Ok(Self {
+            matcher,
+            name_only: !glob.contains('/'),
+        })
+    }
+
+    /// Whether `path` (relative, `/`-separated) matches.
+    fn matches(&self, path: &str) -> bool {
+        if self.name_only {
+            return self
+                .matcher
+                .is_match(path.rsplit('/').next().unwrap_or(path));
         }
-        Some(b'*') => (0..=s.len())
-            .take_while(|&i| i == 0 || s[i - 1] != b'/')
-            .any(|i| wild(&p[1..], &s[i..])),
-        Some(b'?') => s.first().is_some_and(|&c| c != b'/') && wild(&p[1..], &s[1..]),
-        Some(&c) => s.first() == Some(&c) && wild(&p[1..], &s[1..]),
+        self.matcher.is_match(path)
     }
 }
 
@@ -1655,6 +1659,7 @@ async fn search_files(
             "glob must be 1 to 500 bytes",
         ));
     }
+    let glob = args.glob.as_deref().map(FileGlob::new).transpose()?;
     blocking(move || {
         let root = ResPath::root();
         let real = state.project.resolve("path", &root)?;
@@ -1672,7 +1677,7 @@ async fn search_files(
         let (mut searched, mut skipped) = (0usize, 0usize);
         'files: for (path, real, size) in &files {
             let rel = path.strip_prefix("res://").unwrap_or(path);
-            if args.glob.as_ref().is_some_and(|g| !glob_match(g, rel)) {
+            if glob.as_ref().is_some_and(|g| !g.matches(rel)) {
                 continue;
             }
             // Binary and oversized files are skipped, and counted.
@@ -1721,6 +1726,30 @@ async fn search_files(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn glob_match(glob: &str, path: &str) -> bool {
+        FileGlob::new(glob).unwrap().matches(path)
+    }
+
+    /// Guards against (issue 26, item 11): the glob matcher backtracked without
+    /// memoisation, exponential in the number of `*` on a pattern an agent may
+    /// send (500 bytes): this one did not end. The automaton's answer comes in
+    /// time linear in the path.
+    #[test]
+    fn a_pattern_of_many_stars_is_matched_in_linear_time() {
+        let stars = "*a".repeat(120) + "b";
+        let path = "a".repeat(400);
+        assert!(!glob_match(&stars, &path));
+        assert!(glob_match(&stars, &(path + "b")));
+        let deep = "**/".repeat(60) + "*.gd";
+        assert!(glob_match(&deep, &format!("{}x.gd", "d/".repeat(200))));
+    }
+
+    #[test]
+    fn a_glob_that_does_not_parse_is_refused_with_its_parameter() {
+        let e = FileGlob::new("scenes/[a.tscn").err().unwrap();
+        assert_eq!(e.param.as_deref(), Some("glob"));
+    }
 
     #[test]
     fn globs_match_names_and_paths() {

@@ -201,11 +201,25 @@ pub(crate) async fn run_supervised(
             ),
         ));
     }
+    // A log that cannot be read is an error, never empty output: a parse check
+    // reading nothing would report "no errors".
     let dir = session.output_dir();
     let read = |n: &str| {
-        String::from_utf8_lossy(&std::fs::read(dir.join(n)).unwrap_or_default()).into_owned()
+        let path = dir.join(n);
+        std::fs::read(&path)
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .map_err(|e| {
+                ToolError::new(
+                    ErrorCode::Io,
+                    format!(
+                        "Godot ({operation}) ran, but its {n} cannot be read ({}); its output \
+                         is unknown, not empty",
+                        e.kind()
+                    ),
+                )
+            })
     };
-    Ok((ended, read("stdout.log"), read("stderr.log")))
+    Ok((ended, read("stdout.log")?, read("stderr.log")?))
 }
 
 /// The engine's version line, from `godot --version`.

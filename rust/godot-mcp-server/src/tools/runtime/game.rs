@@ -33,6 +33,7 @@ use crate::planes::project::Expect;
 use crate::respath::ResPath;
 use crate::safety::{EffectKind, Precondition, SafetyClass, Toolset};
 use crate::state::AppState;
+use crate::tools::common::{Walk, project_too_large, walk_project};
 use crate::tools::runtime::{
     InputEvent, await_probe, ensure_not_breaked, meta, probe_error, probe_refusal, probe_request,
     sampling_ticker, session_of,
@@ -1330,8 +1331,9 @@ async fn get_import_status(
     }
     let root = state.project.root().to_path_buf();
     tokio::task::spawn_blocking(move || {
-        let mut files = Vec::new();
-        let capped = walk_importable(&root, &real, &mut files);
+        let mut files = walk_importable(&state, &start, &real)?;
+        let capped = files.len() > IMPORT_WALK_CAP;
+        files.truncate(IMPORT_WALK_CAP);
         files.sort();
         let mut counts: BTreeMap<&'static str, u64> = BTreeMap::new();
         let mut listed = Vec::new();
@@ -1372,44 +1374,40 @@ async fn get_import_status(
     .map_err(|e| ToolError::internal(format!("import status task failed: {e}")))?
 }
 
-/// The importable files under `dir` (or `dir` itself), as Godot's scan sees them: no
-/// hidden entries, no `.godot`, no folder with a `.gdignore`; symlinks not followed.
-fn walk_importable(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> bool {
-    let ext_ok = |p: &Path| {
-        p.extension()
-            .and_then(|e| e.to_str())
+/// The importable files under `start` (or `start` itself), as the project walker
+/// ([`walk_project`]) finds them — the files `list_files` lists: no hidden entries
+/// (`.godot` among them), no folder with a `.gdignore`, a symlink only to a file
+/// inside the project. Each as its path in the project (a link's own path: its
+/// `.import` sits beside it).
+fn walk_importable(
+    state: &AppState,
+    start: &ResPath,
+    real: &Path,
+) -> Result<Vec<PathBuf>, ToolError> {
+    let root = state.project.root();
+    let importable = |res: &ResPath| {
+        res.extension()
             .is_some_and(|e| is_importable(&e.to_ascii_lowercase()))
     };
-    if dir.is_file() {
-        if ext_ok(dir) {
-            out.push(dir.to_path_buf());
-        }
-        return false;
+    if real.is_file() {
+        return Ok(if importable(start) {
+            vec![root.join(start.rel())]
+        } else {
+            Vec::new()
+        });
     }
-    if dir.join(".gdignore").exists() || dir == root.join(".godot") {
-        return false;
-    }
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return false;
+    let how = Walk {
+        recursive: true,
+        skip: |_| false,
+        too_many: project_too_large,
     };
-    for e in entries.flatten() {
-        if out.len() >= IMPORT_WALK_CAP {
-            return true;
+    let mut out = Vec::new();
+    walk_project(state, real, start, &how, &mut 0, &mut |res, _, _| {
+        if importable(&res) {
+            out.push(root.join(res.rel()));
         }
-        if e.file_name().to_string_lossy().starts_with('.') {
-            continue;
-        }
-        let Ok(ty) = e.file_type() else { continue };
-        let p = e.path();
-        if ty.is_dir() {
-            if walk_importable(root, &p, out) {
-                return true;
-            }
-        } else if ty.is_file() && ext_ok(&p) {
-            out.push(p);
-        }
-    }
-    false
+    })?;
+    Ok(out)
 }
 
 /// The operator's `--import-dir` folders, set once by `serve`.

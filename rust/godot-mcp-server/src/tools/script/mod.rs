@@ -25,7 +25,7 @@ use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::classref::{godot, run_supervised};
-use crate::tools::common::{page_limit, paged_args};
+use crate::tools::common::{Walk, page_limit, paged_args, project_too_large, walk_project};
 use crate::tools::files::write::{plan_write, require_script_path};
 use crate::tools::project::read::read_text;
 use crate::tools::scene::nodes::some_node_paths;
@@ -184,7 +184,7 @@ async fn get_parse_errors(
     let root = state.project.root().display().to_string();
     // Before the check: a class cache older than a script means the engine's view
     // of global class names may lag the files the check reads.
-    let pending_before = rescan_pending(state.project.root());
+    let pending_before = rescan_pending(&state);
     let mut files = Vec::new();
     let mut error_count = 0;
     for p in &args.paths {
@@ -217,7 +217,7 @@ async fn get_parse_errors(
             output_tail: unexplained.then(|| tail_lines(&stderr, 10)),
         });
     }
-    let pending = pending_before || rescan_pending(state.project.root());
+    let pending = pending_before || rescan_pending(&state);
     Ok(ParseErrors {
         files,
         error_count,
@@ -241,74 +241,56 @@ fn tail_lines(s: &str, n: usize) -> String {
 /// Whether the engine's class-name cache lags the scripts: it is missing while a
 /// script declares a class_name, or a script is newer than it. The check then raced
 /// (or precedes) an import scan, and its answer about global names may be out of date.
-fn rescan_pending(root: &Path) -> bool {
-    let cache = std::fs::metadata(root.join(".godot/global_script_class_cache.cfg"))
-        .and_then(|m| m.modified())
-        .ok();
+fn rescan_pending(state: &AppState) -> bool {
+    let cache = std::fs::metadata(
+        state
+            .project
+            .root()
+            .join(".godot/global_script_class_cache.cfg"),
+    )
+    .and_then(|m| m.modified())
+    .ok();
     let mut pending = false;
-    let mut visited = 0usize;
-    walk_scripts(root, "res://", &mut visited, &mut |real, _res, meta| {
+    let walked = walk_scripts(state, &mut |_, real| {
         if pending || real.extension().is_none_or(|e| e != "gd") {
             return;
         }
         pending = match cache {
-            Some(t) => meta.modified().is_ok_and(|m| m > t),
-            None => head(real).is_some_and(|h| script_header_gd(&h).class_name.is_some()),
+            Some(t) => std::fs::metadata(real)
+                .and_then(|m| m.modified())
+                .is_ok_and(|m| m > t),
+            None => head(&real).is_some_and(|h| script_header_gd(&h).class_name.is_some()),
         };
     });
-    pending
+    // A project too large to walk is not known to be in step.
+    pending || walked.is_err()
 }
 
 // ---------------------------------------------------------------------------------
 // list_scripts
 // ---------------------------------------------------------------------------------
 
-/// Directory entries one walk visits at most.
-const MAX_WALK: usize = 200_000;
 /// Bytes of a script read for its header (class_name and extends come first).
 const HEAD_BYTES: usize = 16 * 1024;
 
-/// Walk `dir` (as `res`) for .gd/.cs files, skipping dot folders, .gdignore'd folders
-/// and symlinks (never followed: no loops, no escapes).
+/// Calls `f(res path, real path)` for every .gd/.cs file of the project, as the
+/// project walker ([`walk_project`]) finds them — the same files `list_files` lists.
 fn walk_scripts(
-    dir: &Path,
-    res: &str,
-    visited: &mut usize,
-    f: &mut dyn FnMut(&Path, &str, &std::fs::Metadata),
-) {
-    if dir.join(".gdignore").exists() {
-        return;
-    }
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
+    state: &AppState,
+    f: &mut dyn FnMut(ResPath, std::path::PathBuf),
+) -> Result<(), ToolError> {
+    let root = ResPath::root();
+    let real = state.project.resolve("path", &root)?;
+    let how = Walk {
+        recursive: true,
+        skip: |_| false,
+        too_many: project_too_large,
     };
-    let mut entries: Vec<_> = entries.flatten().collect();
-    entries.sort_by_key(std::fs::DirEntry::file_name);
-    for entry in entries {
-        *visited += 1;
-        if *visited > MAX_WALK {
-            return;
+    walk_project(state, &real, &root, &how, &mut 0, &mut |res, real, _| {
+        if matches!(res.extension().as_deref(), Some("gd" | "cs")) {
+            f(res, real);
         }
-        let Ok(name) = entry.file_name().into_string() else {
-            continue;
-        };
-        if name.starts_with('.') {
-            continue;
-        }
-        let Ok(meta) = std::fs::symlink_metadata(entry.path()) else {
-            continue;
-        };
-        let child = if res.ends_with('/') {
-            format!("{res}{name}")
-        } else {
-            format!("{res}/{name}")
-        };
-        if meta.is_dir() {
-            walk_scripts(&entry.path(), &child, visited, f);
-        } else if meta.is_file() && (name.ends_with(".gd") || name.ends_with(".cs")) {
-            f(&entry.path(), &child, &meta);
-        }
-    }
+    })
 }
 
 fn head(path: &Path) -> Option<String> {
@@ -419,18 +401,8 @@ async fn list_scripts(
     _f: CallFlags,
 ) -> Result<ScriptsPage, ToolError> {
     let limit = page_limit(&state, args.limit, 200)?;
-    let root = state.project.root().to_path_buf();
     let mut all: Vec<(String, std::path::PathBuf)> = Vec::new();
-    let mut visited = 0usize;
-    walk_scripts(&root, "res://", &mut visited, &mut |real, res, _| {
-        all.push((res.to_string(), real.to_path_buf()));
-    });
-    if visited > MAX_WALK {
-        return Err(ToolError::new(
-            ErrorCode::TooLarge,
-            format!("the project holds more than {MAX_WALK} entries"),
-        ));
-    }
+    walk_scripts(&state, &mut |res, real| all.push((res.to_string(), real)))?;
     all.sort();
     let total = all.len();
     let start = match &args.cursor {
