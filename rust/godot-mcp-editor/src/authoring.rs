@@ -404,11 +404,14 @@ fn selection() -> Res {
     Ok(json!({"scene": scene_path(&root), "nodes": nodes}))
 }
 
+/// Saves every open scene the editor saves, and names them (`scenes`): Godot 4.4 writes
+/// every open scene that has a file; an editor with `get_unsaved_scenes` only those with
+/// unsaved changes. Godot's save_all_scenes reports nothing: the server proves each named
+/// file from disk.
 fn save_all() -> Res {
     let root = scene_root()?;
     let active = scene_path(&root);
     let mut ei = editor();
-    ei.save_all_scenes();
     let open: Vec<String> = ei
         .get_open_scenes()
         .as_slice()
@@ -416,10 +419,21 @@ fn save_all() -> Res {
         .map(|s| s.to_string())
         .filter(|s| !s.is_empty())
         .collect();
+    let scenes: Vec<String> = if ei.has_method("get_unsaved_scenes") {
+        let unsaved = ei
+            .call("get_unsaved_scenes", &[])
+            .try_to::<PackedStringArray>()
+            .map_err(|e| err(ErrorCode::Internal, format!("get_unsaved_scenes: {e}")))?;
+        let unsaved: Vec<String> = unsaved.as_slice().iter().map(|s| s.to_string()).collect();
+        open.into_iter().filter(|s| unsaved.contains(s)).collect()
+    } else {
+        open
+    };
+    ei.save_all_scenes();
     Ok(stamped(
         Effect::SceneSave,
         &active,
-        json!({"scene": active, "scenes": open}),
+        json!({"scene": active, "scenes": scenes}),
     ))
 }
 

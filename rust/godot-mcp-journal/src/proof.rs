@@ -94,7 +94,7 @@ impl Proof {
     pub fn summary(&self) -> String {
         match self {
             Proof::EditorRuntime(p) => format!(
-                "editor replied {} to request {}{}{}{}",
+                "editor replied {} to request {}{}{}{}{}",
                 p.reply,
                 p.request_id,
                 match p.undoable {
@@ -117,7 +117,19 @@ impl Proof {
                     (Some(pre), None) => format!("; file {pre} before, unreadable after"),
                     (None, Some(post)) => format!("; file {post} after"),
                     (None, None) => String::new(),
-                }
+                },
+                p.files
+                    .iter()
+                    .map(|f| match &f.post_state {
+                        Some(post) => format!(
+                            "; {} {} ({} before, {post} after)",
+                            f.path,
+                            if f.written { "written" } else { "not written" },
+                            f.pre_state
+                        ),
+                        None => format!("; {} unreadable after ({} before)", f.path, f.pre_state),
+                    })
+                    .collect::<String>()
             ),
             Proof::File(p) => {
                 let basis = match p.basis {

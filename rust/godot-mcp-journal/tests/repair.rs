@@ -374,6 +374,7 @@ fn quarantined_editor_save() -> (tempfile::TempDir, PathBuf, PathBuf, ProjectIde
         scene: Some("res://scenes/a.tscn".into()),
         params_sha256: "0".repeat(64),
         pre_state: Some(FileState::of(b"[gd_scene format=3]\n")),
+        files: Vec::new(),
     };
     let txn = j.begin_editor(&intent, "editor", "scene.save").unwrap();
     let st = j
