@@ -37,15 +37,10 @@ pub fn read_state(path: &Path) -> io::Result<FileState> {
     }
 }
 
-/// Which file a path named when it was read: device and inode, so a file
-/// replaced by another (a rename over it) is told apart even with equal bytes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct FileId {
-    /// The device.
-    pub dev: u64,
-    /// The inode.
-    pub ino: u64,
-}
+/// Which file a path named when it was read (device and inode, or volume and
+/// file index), so a file replaced by another (a rename over it) is told apart
+/// even with equal bytes: the OS layer's one type.
+pub use godot_mcp_os::fs::FileId;
 
 /// Which file a path names and when it was last modified: a write changes one of them
 /// (a rename over the path its identity, a write in place its modification time), even
@@ -137,13 +132,7 @@ pub fn observe_bytes(path: &Path) -> io::Result<(Observed, Option<Vec<u8>>)> {
     bytes.truncate(filled);
     let observed = Observed {
         state: FileState::of(&bytes),
-        id: Some({
-            let id = godot_mcp_os::fs::file_id(&file, &meta)?;
-            FileId {
-                dev: id.dev,
-                ino: id.ino,
-            }
-        }),
+        id: Some(godot_mcp_os::fs::file_id(&file, &meta)?),
         mode: Some(godot_mcp_os::fs::mode(&meta)),
     };
     Ok((observed, Some(bytes)))
