@@ -26,7 +26,7 @@ use crate::variant::{
     checked_value, from_variant, has_property, instantiable_node_class, to_variant,
 };
 
-mod family_c;
+mod audio;
 
 pub(crate) type Res = Result<Json, BridgeError>;
 
@@ -670,14 +670,14 @@ pub(crate) fn execute(cmd: Command) -> Res {
         Command::MeshLibraryItems(wire::MeshLibraryItems { path }) => {
             crate::steps::mesh_library_items(&path)
         }
-        Command::Authoring(a) => crate::authoring::execute(a),
+        Command::Authoring(a) => crate::animation::execute(a),
         Command::EditorMonitors | Command::FilesystemScan | Command::FilesystemStatus => {
-            crate::editor_more::exec(&cmd)
+            crate::files::exec(&cmd)
         }
         c @ (Command::AudioAddPlayer(..)
         | Command::ShaderAssignMaterial(..)
         | Command::ShaderUniforms(..)
-        | Command::ShaderSetUniform(..)) => family_c::execute(c),
+        | Command::ShaderSetUniform(..)) => audio::execute(c),
         Command::History => {
             let root = scene_root()?;
             let h = scene_history(&root)?;

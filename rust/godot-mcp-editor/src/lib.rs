@@ -35,14 +35,14 @@
 //! No panic may cross into Godot: callbacks report problems with `godot_error!` and return.
 //! The one `unsafe` item is the entry point below.
 
+mod animation;
 mod api;
-mod authoring;
 mod capture;
 mod dock;
 mod docs_settle;
-mod editor_more;
 mod engine_version;
 mod exec;
+mod files;
 mod perf;
 mod plugin;
 mod probe;
