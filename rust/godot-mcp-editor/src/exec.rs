@@ -670,7 +670,7 @@ pub(crate) fn execute(cmd: Command) -> Res {
         Command::MeshLibraryItems(wire::MeshLibraryItems { path }) => {
             crate::steps::mesh_library_items(&path)
         }
-        Command::Authoring(a) => crate::animation::execute(a),
+        Command::Authoring(a) => crate::editor::execute(a),
         Command::EditorMonitors | Command::FilesystemScan | Command::FilesystemStatus => {
             crate::files::exec(&cmd)
         }

@@ -40,6 +40,7 @@ mod api;
 mod capture;
 mod dock;
 mod docs_settle;
+mod editor;
 mod engine_version;
 mod exec;
 mod files;
@@ -49,8 +50,10 @@ mod probe;
 mod probe_clock;
 mod probe_conn;
 mod probe_more;
+mod scene;
 mod steps;
 mod switch;
+mod ui;
 mod variant;
 
 use godot::prelude::*;
