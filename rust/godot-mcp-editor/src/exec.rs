@@ -666,9 +666,9 @@ pub(crate) fn execute(cmd: Command) -> Res {
             node,
             offset,
             limit,
-        }) => crate::steps::cells(&node, offset, limit),
+        }) => crate::tilemap::cells(&node, offset, limit),
         Command::MeshLibraryItems(wire::MeshLibraryItems { path }) => {
-            crate::steps::mesh_library_items(&path)
+            crate::tilemap::mesh_library_items(&path)
         }
         Command::Authoring(a) => crate::editor::execute(a),
         Command::EditorMonitors | Command::FilesystemScan | Command::FilesystemStatus => {

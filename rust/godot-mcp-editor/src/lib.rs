@@ -45,6 +45,7 @@ mod engine_version;
 mod exec;
 mod files;
 mod perf;
+mod physics;
 mod plugin;
 mod probe;
 mod probe_clock;
@@ -53,6 +54,7 @@ mod probe_more;
 mod scene;
 mod steps;
 mod switch;
+mod tilemap;
 mod ui;
 mod variant;
 
