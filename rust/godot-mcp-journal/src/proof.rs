@@ -76,6 +76,19 @@ pub struct FileProof {
     pub derived_by: Deriver,
 }
 
+impl FileProof {
+    /// A proof that repair re-derived: `path` at `observed`, matching `basis`.
+    pub fn repaired(path: String, observed: FileState, basis: ProofBasis) -> Self {
+        Self {
+            path,
+            observed,
+            basis,
+            temp_removed: false,
+            derived_by: Deriver::Repair,
+        }
+    }
+}
+
 /// A stored proof, tagged by effect kind.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]

@@ -710,29 +710,46 @@ fn repair_editor(
             left.map_or("none".into(), |l| format!("{l:?}"))
         )));
     };
-    let proof_out = FileProof {
-        path: rel.clone(),
-        observed,
-        basis,
-        temp_removed: false,
-        derived_by: Deriver::Repair,
-    };
+    finish_editor(
+        journal,
+        req,
+        txn,
+        to,
+        FileProof::repaired(rel.clone(), observed, basis),
+        || {
+            let why = format!(
+                "repaired by {}: {rel} acknowledged at {observed} (was quarantined: {})",
+                req.operation,
+                reason.unwrap_or("no reason recorded")
+            );
+            let editor_proof = crate::editor::EditorProof {
+                editor_left: left,
+                pre_state: intent.pre_state,
+                post_state: Some(observed),
+                ..crate::editor::EditorProof::reply(
+                    intent.request_id,
+                    format!("repaired; {rel} at {observed}"),
+                )
+            };
+            (editor_proof, why)
+        },
+    )
+}
+
+/// Records an editor row's repair as `to` (unless a dry run or `reconcile`), with the
+/// file proof `proof_out` logged and the row's editor proof and reason from `row`; and
+/// reports it.
+fn finish_editor(
+    journal: &mut Journal,
+    req: &RepairRequest,
+    txn: TxnId,
+    to: TxnStatus,
+    proof_out: FileProof,
+    row: impl FnOnce() -> (crate::editor::EditorProof, String),
+) -> Result<RepairReport, RepairRefusal> {
     let record = !(req.dry_run || req.operation == RepairOperation::Reconcile);
     if record {
-        let why = format!(
-            "repaired by {}: {rel} acknowledged at {observed} (was quarantined: {})",
-            req.operation,
-            reason.unwrap_or("no reason recorded")
-        );
-        let editor_proof = crate::editor::EditorProof {
-            editor_left: left,
-            pre_state: intent.pre_state,
-            post_state: Some(observed),
-            ..crate::editor::EditorProof::reply(
-                intent.request_id,
-                format!("repaired; {rel} at {observed}"),
-            )
-        };
+        let (editor_proof, why) = row();
         let logged = Proof::File(proof_out.clone());
         let row_proof = Proof::EditorRuntime(editor_proof);
         record_repair(journal, txn, req.operation, to, &logged, row_proof, &why)?;
@@ -820,15 +837,8 @@ fn repair_editor_files(
         )));
     };
     let observed = claimed.unwrap_or(claim.observed);
-    let proof_out = FileProof {
-        path: claim.path.clone(),
-        observed,
-        basis,
-        temp_removed: false,
-        derived_by: Deriver::Repair,
-    };
-    let record = !(req.dry_run || req.operation == RepairOperation::Reconcile);
-    if record {
+    let proof_out = FileProof::repaired(claim.path.clone(), observed, basis);
+    finish_editor(journal, req, txn, to, proof_out, || {
         let state_of = |n: &(String, FileState, FileState, bool, bool)| format!("{} {}", n.0, n.2);
         let why = format!(
             "repaired by {}: {} (was quarantined: {})",
@@ -836,11 +846,9 @@ fn repair_editor_files(
             now.iter().map(state_of).collect::<Vec<_>>().join(", "),
             reason.unwrap_or("no reason recorded")
         );
+        let files = intent.files.iter().zip(&now);
         let editor_proof = crate::editor::EditorProof {
-            files: intent
-                .files
-                .iter()
-                .zip(&now)
+            files: files
                 .map(|(f, n)| crate::editor::SavedFile {
                     path: f.path.clone(),
                     pre_state: f.pre_state,
@@ -851,11 +859,8 @@ fn repair_editor_files(
                 .collect(),
             ..crate::editor::EditorProof::reply(intent.request_id, "repaired")
         };
-        let logged = Proof::File(proof_out.clone());
-        let row_proof = Proof::EditorRuntime(editor_proof);
-        record_repair(journal, txn, req.operation, to, &logged, row_proof, &why)?;
-    }
-    Ok(report(req, to, record, Proof::File(proof_out), Vec::new()))
+        (editor_proof, why)
+    })
 }
 
 /// A quarantined `process_launch`: a survivor whose boundary could not be proven empty.
