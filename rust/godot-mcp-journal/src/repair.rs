@@ -654,7 +654,7 @@ fn repair_editor(
         }
     }
     if !intent.files.is_empty() {
-        return repair_editor_files(journal, req, proof, txn, intent, reason);
+        return repair_editor_files(journal, proof.file.as_ref(), req, txn, intent, reason);
     }
     let rel = intent
         .scene
@@ -767,18 +767,16 @@ fn finish_editor(
 /// file's `file` claim names one of the files, as the disk shows it.
 fn repair_editor_files(
     journal: &mut Journal,
+    claim: Option<&FileClaim>,
     req: &RepairRequest,
-    proof: &RepairProof,
     txn: TxnId,
     intent: crate::editor::EditorIntent,
     reason: Option<&str>,
 ) -> Result<RepairReport, RepairRefusal> {
     let rel_of = |p: &str| p.strip_prefix("res://").unwrap_or(p).to_string();
     let names: Vec<String> = intent.files.iter().map(|f| rel_of(&f.path)).collect();
-    let claim = proof
-        .file
-        .as_ref()
-        .ok_or_else(|| mismatch("file", "missing", format!("one of {}", names.join(", "))))?;
+    let claim =
+        claim.ok_or_else(|| mismatch("file", "missing", format!("one of {}", names.join(", "))))?;
     if !names.contains(&claim.path) {
         return Err(mismatch("file.path", &claim.path, names.join(" | ")));
     }
