@@ -518,18 +518,8 @@ pub(crate) fn execute(cmd: Command) -> Res {
             ur.commit_action();
             Ok(with_verdict(&root, &n, json!({"node": node})))
         }
-        Command::SignalConnect(wire::Connection {
-            from,
-            signal,
-            to,
-            method,
-        }) => signal_edit(true, &from, &signal, &to, &method),
-        Command::SignalDisconnect(wire::Connection {
-            from,
-            signal,
-            to,
-            method,
-        }) => signal_edit(false, &from, &signal, &to, &method),
+        Command::SignalConnect(c) => signal_edit(true, &c),
+        Command::SignalDisconnect(c) => signal_edit(false, &c),
         Command::ResourceSetProperty(wire::ResourceSetProperty {
             path,
             property,
@@ -744,7 +734,8 @@ fn check_set(root: &Gd<Node>, s: &PropertySet) -> Result<(Gd<Node>, Variant), Br
     Ok((n, v))
 }
 
-fn signal_edit(connect: bool, from: &str, signal: &str, to: &str, method: &str) -> Res {
+fn signal_edit(connect: bool, c: &wire::Connection) -> Res {
+    let (from, signal, to, method) = (&c.from, c.signal.as_str(), &c.to, c.method.as_str());
     let root = scene_root()?;
     let f = find(&root, from)?;
     let t = find(&root, to)?;

@@ -756,9 +756,8 @@ pub struct NodeSetProperty(pub PropertySet);
 
 // The authoring commands' parameters, in a file of their own (this one would pass
 // 1,300 lines); declared after the macros above, which they use.
-#[path = "commands_authoring.rs"]
-mod authoring;
-pub use authoring::*;
+mod animation;
+pub use animation::*;
 
 bridge_command! {
     SceneTree => SCENE_TREE,
