@@ -27,6 +27,7 @@ use crate::variant::{
 };
 
 mod audio;
+mod shader;
 
 pub(crate) type Res = Result<Json, BridgeError>;
 
