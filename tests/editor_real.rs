@@ -1027,3 +1027,131 @@ async fn real_godot_dock_shows_connection_gate_quarantine_and_client_setup() {
         "PASSED: the dock showed waiting, then the connected server, the closed gate, the repair command for {txn} and the quarantined row; all five snippets parse"
     );
 }
+
+/// Makes a file unwritable for the editor until dropped: immutable (`chattr +i`) when the
+/// tests run as root, whom permission bits do not stop; otherwise its folder read-only, so
+/// that Godot's save (a temp file renamed over the target) cannot create its temp file.
+struct Unwritable {
+    file: std::path::PathBuf,
+    root: bool,
+}
+
+impl Unwritable {
+    fn new(file: &Path) -> Self {
+        use std::os::unix::fs::PermissionsExt;
+        let root = rustix::process::geteuid().is_root();
+        if root {
+            let st = std::process::Command::new("chattr")
+                .arg("+i")
+                .arg(file)
+                .status()
+                .expect("run chattr (e2fsprogs)");
+            assert!(st.success(), "chattr +i {} failed", file.display());
+        } else {
+            let dir = file.parent().unwrap();
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o555)).unwrap();
+        }
+        Self {
+            file: file.to_path_buf(),
+            root,
+        }
+    }
+}
+
+impl Drop for Unwritable {
+    fn drop(&mut self) {
+        use std::os::unix::fs::PermissionsExt;
+        if self.root {
+            let _ = std::process::Command::new("chattr")
+                .arg("-i")
+                .arg(&self.file)
+                .status();
+        } else if let Some(dir) = self.file.parent() {
+            let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755));
+        }
+    }
+}
+
+/// `save_all_scenes` names every open scene's file in its intent and proves each one from
+/// disk afterwards. Two modified open scenes: both written, the row is committed and its
+/// proof covers both files; again with the second scene's file unwritable, the editor
+/// still answers (Godot's save_all_scenes returns nothing), but the row is not committed:
+/// the first file was written, the second was not, so it is quarantined naming it.
+#[tokio::test(flavor = "multi_thread")]
+async fn real_godot_save_all_scenes_proves_every_scene_file_from_disk() {
+    let Some(godot) = godot_bin("save_all_scenes' real-editor test needs a Godot 4.4+ editor")
+    else {
+        return;
+    };
+    announce_engine(&godot);
+    const B: &str = "res://scenes/player.tscn";
+    let project = demo_copy();
+    let p = project.path();
+    install_addon(p);
+    run_godot(&godot, p, &["--import"]);
+    let client = connect(p).await;
+    let logs = tempfile::tempdir().unwrap();
+    let log = logs.path().join("editor.log");
+    let mut ed = start_godot_editor(&godot, p, &log);
+    let r = call_once_connected(&client, &mut ed, &log, "open_scene", json!({"path": SCENE})).await;
+    assert_ne!(r.is_error, Some(true), "{:?}", r.structured_content);
+    let edit_both = |x: f64| {
+        let client = &client;
+        async move {
+            call_ok(client, "open_scene", json!({"path": SCENE})).await;
+            call_ok(
+                client,
+                "set_node_property",
+                json!({"node": "Background", "property": "position",
+                       "value": {"$type": "Vector2", "x": x, "y": 1.0}}),
+            )
+            .await;
+            call_ok(client, "open_scene", json!({"path": B})).await;
+            call_ok(
+                client,
+                "set_node_property",
+                json!({"node": "Sprite2D", "property": "position",
+                       "value": {"$type": "Vector2", "x": x, "y": 2.0}}),
+            )
+            .await;
+        }
+    };
+
+    // Both files writable: both land, and the proof names both.
+    edit_both(31.0).await;
+    let saved = call_ok(&client, "save_all_scenes", json!({"confirm": true})).await;
+    assert!(read(p, SCENE).await.contains("position = Vector2(31, 1)"));
+    assert!(read(p, B).await.contains("position = Vector2(31, 2)"));
+    let row = transaction(&client, saved["transaction_id"].as_str().unwrap()).await;
+    assert_eq!(row["status"], "committed", "{row}");
+    let summary = row["proof_summary"].as_str().unwrap();
+    for f in [SCENE, B] {
+        assert!(summary.contains(f), "the proof covers {f}: {row}");
+    }
+
+    // B's file unwritable: A lands, B does not; not committed, B named.
+    edit_both(47.0).await;
+    let (a0, b0) = (read(p, SCENE).await, read(p, B).await);
+    let lock = Unwritable::new(&p.join("scenes/player.tscn"));
+    let r = call(&client, "save_all_scenes", json!({"confirm": true})).await;
+    drop(lock);
+    let out = r.structured_content.clone().unwrap();
+    assert_eq!(
+        r.is_error,
+        Some(true),
+        "a save that did not land answered ok: {out}"
+    );
+    assert_ne!(read(p, SCENE).await, a0, "the writable scene was saved");
+    assert_eq!(read(p, B).await, b0, "the unwritable scene is as it was");
+    let details = &out["error"]["details"];
+    assert_eq!(details["status"], "quarantined", "{out}");
+    assert!(
+        details["reason"].as_str().unwrap().contains(B),
+        "the reason names the scene that did not land: {out}"
+    );
+    let row = transaction(&client, details["transaction_id"].as_str().unwrap()).await;
+    assert_eq!(row["status"], "quarantined", "{row}");
+    assert!(row["reason"].as_str().unwrap().contains(B), "{row}");
+    kill_godot_editor(&mut ed);
+    let _ = client.cancel().await;
+}

@@ -26,7 +26,8 @@ use crate::variant::{
     checked_value, from_variant, has_property, instantiable_node_class, to_variant,
 };
 
-mod family_c;
+mod audio;
+mod shader;
 
 pub(crate) type Res = Result<Json, BridgeError>;
 
@@ -153,6 +154,23 @@ pub(crate) fn with_verdict(root: &Gd<Node>, node: &Gd<Node>, mut out: Json) -> J
     out
 }
 
+/// The edited scene's path, refused when `path` names another scene.
+fn edited_path(path: Option<&str>) -> Result<String, BridgeError> {
+    let current = scene_path(&scene_root()?);
+    match path {
+        Some(p) if p != current => Err(failed(format!(
+            "{p} is not the edited scene ({current}); open it first"
+        ))),
+        _ => Ok(current),
+    }
+}
+
+/// Commits the action `ur` holds and answers with `n`'s path and its verdict.
+fn committed(mut ur: Gd<EditorUndoRedoManager>, root: &Gd<Node>, n: &Gd<Node>) -> Res {
+    ur.commit_action();
+    Ok(with_verdict(root, n, json!({"node": rel_path(root, n)})))
+}
+
 /// Begin an undo action on the edited scene's history.
 pub(crate) fn begin(ur: &mut Gd<EditorUndoRedoManager>, root: &Gd<Node>, name: &str) {
     ur.create_action_ex(name).custom_context(&obj(root)).done();
@@ -258,15 +276,7 @@ pub(crate) fn execute(cmd: Command) -> Res {
             Ok(stamped(Effect::SceneCreate, &path, json!({"scene": path})))
         }
         Command::SceneSave(wire::SceneSave { path }) => {
-            let root = scene_root()?;
-            let current = scene_path(&root);
-            if let Some(p) = &path
-                && *p != current
-            {
-                return Err(failed(format!(
-                    "{p} is not the edited scene ({current}); open it first"
-                )));
-            }
+            let current = edited_path(path.as_deref())?;
             if current.is_empty() {
                 return Err(failed("the edited scene has no file yet"));
             }
@@ -289,15 +299,7 @@ pub(crate) fn execute(cmd: Command) -> Res {
             Ok(stamped(Effect::SceneReload, &p, json!({"scene": p})))
         }
         Command::SceneClose(wire::SceneClose { path }) => {
-            let root = scene_root()?;
-            let current = scene_path(&root);
-            if let Some(p) = &path
-                && *p != current
-            {
-                return Err(failed(format!(
-                    "{p} is not the edited scene ({current}); open it first"
-                )));
-            }
+            let current = edited_path(path.as_deref())?;
             let mut ei = editor();
             // EditorInterface.close_scene exists from Godot 4.5; on 4.4 say so.
             if !ei.has_method("close_scene") {
@@ -344,12 +346,7 @@ pub(crate) fn execute(cmd: Command) -> Res {
                 &GString::from(new_name.as_str()).to_variant(),
             );
             ur.add_undo_property(&obj(&n), "name", &old.to_variant());
-            ur.commit_action();
-            Ok(with_verdict(
-                &root,
-                &n,
-                json!({"node": rel_path(&root, &n)}),
-            ))
+            committed(ur, &root, &n)
         }
         Command::NodeMove(wire::NodeMove { node, new_parent }) => {
             let root = scene_root()?;
@@ -377,12 +374,7 @@ pub(crate) fn execute(cmd: Command) -> Res {
                 ur.add_do_property(&obj(o), "owner", &root.to_variant());
                 ur.add_undo_property(&obj(o), "owner", &root.to_variant());
             }
-            ur.commit_action();
-            Ok(with_verdict(
-                &root,
-                &n,
-                json!({"node": rel_path(&root, &n)}),
-            ))
+            committed(ur, &root, &n)
         }
         Command::NodeDuplicate(wire::NodeDuplicate { node, new_name }) => {
             let root = scene_root()?;
@@ -413,12 +405,7 @@ pub(crate) fn execute(cmd: Command) -> Res {
             }
             ur.add_do_reference(&obj(&copy));
             ur.add_undo_method(&obj(&parent), "remove_child", &[copy.to_variant()]);
-            ur.commit_action();
-            Ok(with_verdict(
-                &root,
-                &copy,
-                json!({"node": rel_path(&root, &copy)}),
-            ))
+            committed(ur, &root, &copy)
         }
         Command::NodeDelete(wire::NodeDelete { node }) => {
             let root = scene_root()?;
@@ -532,18 +519,8 @@ pub(crate) fn execute(cmd: Command) -> Res {
             ur.commit_action();
             Ok(with_verdict(&root, &n, json!({"node": node})))
         }
-        Command::SignalConnect(wire::Connection {
-            from,
-            signal,
-            to,
-            method,
-        }) => signal_edit(true, &from, &signal, &to, &method),
-        Command::SignalDisconnect(wire::Connection {
-            from,
-            signal,
-            to,
-            method,
-        }) => signal_edit(false, &from, &signal, &to, &method),
+        Command::SignalConnect(c) => signal_edit(true, &c),
+        Command::SignalDisconnect(c) => signal_edit(false, &c),
         Command::ResourceSetProperty(wire::ResourceSetProperty {
             path,
             property,
@@ -666,18 +643,18 @@ pub(crate) fn execute(cmd: Command) -> Res {
             node,
             offset,
             limit,
-        }) => crate::steps::cells(&node, offset, limit),
+        }) => crate::tilemap::cells(&node, offset, limit),
         Command::MeshLibraryItems(wire::MeshLibraryItems { path }) => {
-            crate::steps::mesh_library_items(&path)
+            crate::tilemap::mesh_library_items(&path)
         }
-        Command::Authoring(a) => crate::authoring::execute(a),
+        Command::Authoring(a) => crate::editor::execute(a),
         Command::EditorMonitors | Command::FilesystemScan | Command::FilesystemStatus => {
-            crate::editor_more::exec(&cmd)
+            crate::files::exec(&cmd)
         }
         c @ (Command::AudioAddPlayer(..)
         | Command::ShaderAssignMaterial(..)
         | Command::ShaderUniforms(..)
-        | Command::ShaderSetUniform(..)) => family_c::execute(c),
+        | Command::ShaderSetUniform(..)) => audio::execute(c),
         Command::History => {
             let root = scene_root()?;
             let h = scene_history(&root)?;
@@ -758,7 +735,8 @@ fn check_set(root: &Gd<Node>, s: &PropertySet) -> Result<(Gd<Node>, Variant), Br
     Ok((n, v))
 }
 
-fn signal_edit(connect: bool, from: &str, signal: &str, to: &str, method: &str) -> Res {
+fn signal_edit(connect: bool, c: &wire::Connection) -> Res {
+    let (from, signal, to, method) = (&c.from, c.signal.as_str(), &c.to, c.method.as_str());
     let root = scene_root()?;
     let f = find(&root, from)?;
     let t = find(&root, to)?;

@@ -439,18 +439,9 @@ impl GodotMcpProbe {
                 let replies = self.clock.resume(id, &mut tree);
                 return self.last_of(replies);
             }
-            ProbeRequest::ClockStep {
-                frames,
-                unit,
-                until,
-                watch,
-                every,
-                at,
-            } => {
+            ProbeRequest::ClockStep(step) => {
                 let mut tree = self.tree();
-                return self
-                    .clock
-                    .step(id, &mut tree, frames, unit, until, watch, every, at);
+                return self.clock.step(id, &mut tree, step);
             }
             ProbeRequest::ReleaseAll {} => {
                 let released = self.release_all() as u64;

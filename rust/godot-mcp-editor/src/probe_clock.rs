@@ -29,7 +29,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use godot::classes::{ClassDb, Engine, Input, SceneTree};
 use godot::prelude::*;
-use godot_mcp_protocol::probe::{ClockReply, ClockUnit, ProbeEvent, StepReply, Watch, WatchRow};
+use godot_mcp_protocol::probe::{
+    ClockReply, ClockStep, ClockUnit, ProbeEvent, StepReply, Watch, WatchRow,
+};
 use serde_json::Value;
 
 use crate::probe::{answer, make_event, refuse};
@@ -58,12 +60,8 @@ struct Scheduled {
 
 struct Pending {
     id: u64,
-    frames: u64,
-    unit: ClockUnit,
-    until: Option<String>,
-    watch: Vec<Watch>,
-    every: Option<u64>,
-    at: Vec<u64>,
+    /// What was asked (`every` of 0 dropped).
+    step: ClockStep,
     start: u64,
     ticks: u64,
     iterations: u64,
@@ -200,18 +198,7 @@ impl Clock {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
-    pub fn step(
-        &mut self,
-        id: u64,
-        tree: &mut Gd<SceneTree>,
-        frames: u64,
-        unit: ClockUnit,
-        until: Option<String>,
-        watch: Vec<Watch>,
-        every: Option<u64>,
-        at: Vec<u64>,
-    ) -> Option<Value> {
+    pub fn step(&mut self, id: u64, tree: &mut Gd<SceneTree>, step: ClockStep) -> Option<Value> {
         if self.pending.is_some() {
             return Some(refuse(
                 id,
@@ -226,17 +213,15 @@ impl Clock {
         tree.set_pause(true);
         let p = Pending {
             id,
-            frames,
-            unit,
-            until,
-            watch,
-            every: every.filter(|e| *e > 0),
-            at,
+            stop: step.frames == 0,
+            step: ClockStep {
+                every: step.every.filter(|e| *e > 0),
+                ..step
+            },
             start: self.frame,
             ticks: 0,
             iterations: 0,
             met: None,
-            stop: frames == 0,
             rows: Vec::new(),
         };
         if p.stop {
@@ -263,7 +248,7 @@ impl Clock {
             self.iter_open = false;
             if let Some(p) = self.pending.as_mut() {
                 p.iterations += 1;
-                if p.unit == ClockUnit::Process && p.iterations >= p.frames {
+                if p.step.unit == ClockUnit::Process && p.iterations >= p.step.frames {
                     p.stop = true;
                 }
                 if p.stop {
@@ -355,19 +340,20 @@ impl Clock {
         let Some(p) = self.pending.as_mut() else {
             return;
         };
-        let due = p.at.contains(&frame) || p.every.is_some_and(|e| frame.is_multiple_of(e));
-        if due && !p.watch.is_empty() {
-            let values = p.watch.iter().map(|w| read_watch(tree, w)).collect();
+        let due =
+            p.step.at.contains(&frame) || p.step.every.is_some_and(|e| frame.is_multiple_of(e));
+        if due && !p.step.watch.is_empty() {
+            let values = p.step.watch.iter().map(|w| read_watch(tree, w)).collect();
             p.rows.push(WatchRow { frame, values });
         }
-        if let Some(expr) = &p.until {
+        if let Some(expr) = &p.step.until {
             let truthy = evaluate(tree, expr).is_ok_and(|v| v.booleanize());
             p.met = Some(truthy);
             if truthy {
                 p.stop = true;
             }
         }
-        if p.unit == ClockUnit::Physics && p.ticks >= p.frames {
+        if p.step.unit == ClockUnit::Physics && p.ticks >= p.step.frames {
             p.stop = true;
         }
     }
@@ -379,7 +365,7 @@ fn step_answer(p: &Pending, frame: u64) -> Value {
         StepReply {
             frame,
             advanced: frame - p.start,
-            met: p.until.as_ref().map(|_| p.met.unwrap_or(false)),
+            met: p.step.until.as_ref().map(|_| p.met.unwrap_or(false)),
             rows: p.rows.clone(),
         },
     )

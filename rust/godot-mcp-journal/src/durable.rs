@@ -37,14 +37,45 @@ pub fn read_state(path: &Path) -> io::Result<FileState> {
     }
 }
 
-/// Which file a path named when it was read: device and inode, so a file
-/// replaced by another (a rename over it) is told apart even with equal bytes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct FileId {
+/// Which file a path named when it was read (device and inode, or volume and
+/// file index), so a file replaced by another (a rename over it) is told apart
+/// even with equal bytes: the OS layer's one type.
+pub use godot_mcp_os::fs::FileId;
+
+/// Which file a path names and when it was last modified: a write changes one of them
+/// (a rename over the path its identity, a write in place its modification time), even
+/// when the bytes stay the same. An editor command that may write several files records
+/// each one's stamp before the request and compares it after the reply.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct FileStamp {
     /// The device.
     pub dev: u64,
     /// The inode.
     pub ino: u64,
+    /// The modification time, nanoseconds since the Unix epoch.
+    pub mtime_ns: u64,
+}
+
+impl FileStamp {
+    /// The stamp of the file `path` names (following symlinks); `None` when absent.
+    pub fn read(path: &Path) -> io::Result<Option<Self>> {
+        let file = match File::open(path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let meta = regular_file_metadata(&file, path)?;
+        let id = godot_mcp_os::fs::file_id(&file, &meta)?;
+        let mtime_ns = meta
+            .modified()?
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX));
+        Ok(Some(Self {
+            dev: id.dev,
+            ino: id.ino,
+            mtime_ns,
+        }))
+    }
 }
 
 /// What one read of `path` observed: its state, and for a present file its
@@ -101,13 +132,7 @@ pub fn observe_bytes(path: &Path) -> io::Result<(Observed, Option<Vec<u8>>)> {
     bytes.truncate(filled);
     let observed = Observed {
         state: FileState::of(&bytes),
-        id: Some({
-            let id = godot_mcp_os::fs::file_id(&file, &meta)?;
-            FileId {
-                dev: id.dev,
-                ino: id.ino,
-            }
-        }),
+        id: Some(godot_mcp_os::fs::file_id(&file, &meta)?),
         mode: Some(godot_mcp_os::fs::mode(&meta)),
     };
     Ok((observed, Some(bytes)))

@@ -49,6 +49,40 @@ pub struct EditorIntent {
     /// was sent. Without it an error reply cannot prove the pre-state.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pre_state: Option<FileState>,
+    /// For a command that may write several files (`scene.save_all`): every one of them,
+    /// each with its state before the request was sent. Each is proven from disk
+    /// afterwards ([`derive_files`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<NamedFile>,
+}
+
+/// A file an editor command may write, named in its intent before the request is sent.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NamedFile {
+    /// The file, `res://…`.
+    pub path: String,
+    /// Its state before the request was sent.
+    pub pre_state: FileState,
+    /// Which file the path named then, and its modification time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pre_stamp: Option<crate::durable::FileStamp>,
+}
+
+/// One file named in the intent, as the disk shows it after the reply.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SavedFile {
+    /// The file, `res://…`.
+    pub path: String,
+    /// Its recorded pre-state (copied from the intent).
+    pub pre_state: FileState,
+    /// Its state read after the reply; `None` when it could not be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub post_state: Option<FileState>,
+    /// The disk shows it written since the intent: its bytes, its identity (a rename
+    /// over it) or its modification time changed.
+    pub written: bool,
+    /// The editor reported it among the files it writes.
+    pub expected: bool,
 }
 
 /// What the add-on reported an error reply left in the editor.
@@ -102,6 +136,10 @@ pub struct EditorProof {
     /// `None` when it could not be read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub post_state: Option<FileState>,
+    /// For a command that names several files: each one as the disk shows it after the
+    /// reply.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<SavedFile>,
 }
 
 impl EditorProof {
@@ -114,8 +152,97 @@ impl EditorProof {
             editor_left: None,
             pre_state: None,
             post_state: None,
+            files: Vec::new(),
         }
     }
+}
+
+/// The paths of `files`, for a reason.
+fn paths<'a>(files: impl Iterator<Item = &'a SavedFile>) -> String {
+    files
+        .map(|f| f.path.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The state a reply settles a command that names several files in (`intent.files`), and
+/// why, from the disk alone: `committed` when every file the editor said it writes was
+/// written and every file reads back; `compensated` when none was written and each is at
+/// its recorded pre-state (the editor's report, `left`, must not say it still holds a
+/// change for an error reply); otherwise `quarantined`, naming the files that did not
+/// land. `None` for the reason of a committed row.
+pub fn derive_files(
+    intent: &EditorIntent,
+    proof: &EditorProof,
+    left: Option<EditorLeft>,
+) -> (TxnStatus, Option<String>) {
+    let answered = format!("the editor answered {}", proof.reply);
+    let unread: Vec<&SavedFile> = proof
+        .files
+        .iter()
+        .filter(|f| f.post_state.is_none())
+        .collect();
+    if !unread.is_empty() {
+        return (
+            TxnStatus::Quarantined,
+            Some(format!(
+                "{}: {answered}, but {} could not be read after it: the state on disk is \
+                 not proven — re-read it, then resolve with `godot-mcp transaction repair`",
+                intent.cmd,
+                paths(unread.into_iter())
+            )),
+        );
+    }
+    let missing: Vec<&SavedFile> = proof
+        .files
+        .iter()
+        .filter(|f| f.expected && !f.written)
+        .collect();
+    let written: Vec<&SavedFile> = proof.files.iter().filter(|f| f.written).collect();
+    let unchanged = left.is_none_or(EditorLeft::is_pre_state)
+        && proof
+            .files
+            .iter()
+            .all(|f| !f.written && f.post_state == Some(f.pre_state));
+    if left.is_none() && missing.is_empty() {
+        return (TxnStatus::Committed, None);
+    }
+    if unchanged {
+        let which = if missing.is_empty() {
+            paths(proof.files.iter())
+        } else {
+            paths(missing.into_iter())
+        };
+        return (
+            TxnStatus::Compensated,
+            Some(format!(
+                "not applied: {answered}, but {which} not written; every file is at its \
+                 recorded pre-state"
+            )),
+        );
+    }
+    let landed = if written.is_empty() {
+        "none was written".to_string()
+    } else {
+        format!("{} written", paths(written.into_iter()))
+    };
+    let not_landed = if missing.is_empty() {
+        String::new()
+    } else {
+        format!(
+            ", {} not written (still at its pre-state)",
+            paths(missing.into_iter())
+        )
+    };
+    (
+        TxnStatus::Quarantined,
+        Some(format!(
+            "{}: {answered}; {landed}{not_landed}: the save did not land whole — the editor \
+             still holds the unsaved changes; check the files (restore or save them again), \
+             then resolve with `godot-mcp transaction repair`",
+            intent.cmd
+        )),
+    )
 }
 
 /// How a sent editor request ended, from the server's side.
@@ -476,6 +603,15 @@ impl Journal {
         settle: EditorSettle,
     ) -> Result<TxnStatus, EditorTxnError> {
         let (to, proof, reason) = match settle {
+            EditorSettle::Applied(p) if !intent.files.is_empty() => {
+                let (to, why) = derive_files(intent, &p, None);
+                (to, Some(p), why)
+            }
+            EditorSettle::Refused(p) if !intent.files.is_empty() => {
+                let left = Some(p.editor_left.unwrap_or(EditorLeft::Unreported));
+                let (to, why) = derive_files(intent, &p, left);
+                (to, Some(p), why)
+            }
             EditorSettle::Applied(mut p) if intent.may_save_file => {
                 p.pre_state = intent.pre_state;
                 if p.post_state.is_some() {
@@ -516,7 +652,19 @@ impl Journal {
                     "{}: {reason}; never resent; it may have written {} — re-read the file, then \
                      resolve with `godot-mcp transaction repair`",
                     intent.cmd,
-                    intent.scene.as_deref().unwrap_or("a project file")
+                    if intent.files.is_empty() {
+                        intent
+                            .scene
+                            .clone()
+                            .unwrap_or_else(|| "a project file".into())
+                    } else {
+                        intent
+                            .files
+                            .iter()
+                            .map(|f| f.path.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    }
                 )),
             ),
             EditorSettle::Lost { reason } => {
@@ -595,7 +743,119 @@ mod tests {
             scene: Some("res://main.tscn".into()),
             params_sha256: "00".into(),
             pre_state: may_save_file.then(|| FileState::of(b"before")),
+            files: Vec::new(),
         }
+    }
+
+    /// A `scene.save_all` intent naming `a.tscn` and `b.tscn`.
+    fn save_all() -> EditorIntent {
+        EditorIntent {
+            scene: Some("res://a.tscn".into()),
+            pre_state: None,
+            files: ["res://a.tscn", "res://b.tscn"]
+                .map(|p| NamedFile {
+                    path: p.into(),
+                    pre_state: FileState::of(b"before"),
+                    pre_stamp: None,
+                })
+                .into(),
+            ..intent("scene.save_all", true)
+        }
+    }
+
+    /// `a.tscn` and `b.tscn` after the reply: written (`w`) or not, each expected.
+    fn after(a_written: bool, b_written: bool) -> Vec<SavedFile> {
+        [("res://a.tscn", a_written), ("res://b.tscn", b_written)]
+            .map(|(p, w)| SavedFile {
+                path: p.into(),
+                pre_state: FileState::of(b"before"),
+                post_state: Some(FileState::of(if w { b"after" } else { b"before" })),
+                written: w,
+                expected: true,
+            })
+            .into()
+    }
+
+    /// Guards against (issue 26, item 6): an editor command that writes several files
+    /// committed on the editor's `ok`. Every file named in the intent is proven from
+    /// disk: an `ok` whose second file was not written is quarantined naming it; one that
+    /// wrote none is compensated; only all written is committed.
+    #[test]
+    fn an_ok_commits_only_when_every_named_file_was_written() {
+        let (_d, mut j) = journal();
+        let ok = |files| {
+            EditorSettle::Applied(EditorProof {
+                files,
+                ..EditorProof::reply(1, "ok")
+            })
+        };
+        let (t, s) = settled(&mut j, &save_all(), "scene.save_all", ok(after(true, true)));
+        assert_eq!(s, TxnStatus::Committed);
+        let proof = j.editor_record(t).unwrap().unwrap().proof.unwrap();
+        assert_eq!(proof.files.len(), 2, "the proof covers both files");
+
+        let (t, s) = settled(
+            &mut j,
+            &save_all(),
+            "scene.save_all",
+            ok(after(false, false)),
+        );
+        assert_eq!(s, TxnStatus::Compensated);
+        let why = j.editor_record(t).unwrap().unwrap().reason.unwrap();
+        assert!(
+            why.contains("res://a.tscn, res://b.tscn not written"),
+            "{why}"
+        );
+
+        let (t, s) = settled(
+            &mut j,
+            &save_all(),
+            "scene.save_all",
+            ok(after(true, false)),
+        );
+        assert_eq!(s, TxnStatus::Quarantined);
+        let why = j.editor_record(t).unwrap().unwrap().reason.unwrap();
+        assert!(
+            why.contains("res://a.tscn written, res://b.tscn not written"),
+            "{why}"
+        );
+        assert!(matches!(j.gate(), WriteGate::Closed { .. }));
+    }
+
+    /// A file the editor did not say it writes (a clean scene) may stay as it was; one
+    /// that cannot be read afterwards proves nothing.
+    #[test]
+    fn an_unexpected_file_may_stay_and_an_unreadable_one_quarantines() {
+        let intent = save_all();
+        let mut files = after(true, false);
+        files[1].expected = false;
+        let proof = EditorProof {
+            files,
+            ..EditorProof::reply(1, "ok")
+        };
+        assert_eq!(derive_files(&intent, &proof, None).0, TxnStatus::Committed);
+        let mut files = after(true, true);
+        files[1].post_state = None;
+        let proof = EditorProof {
+            files,
+            ..EditorProof::reply(1, "ok")
+        };
+        let (s, why) = derive_files(&intent, &proof, None);
+        assert_eq!(s, TxnStatus::Quarantined);
+        assert!(why.unwrap().contains("res://b.tscn could not be read"));
+        // An error reply that left the editor changed never compensates.
+        let proof = EditorProof {
+            files: after(false, false),
+            ..EditorProof::reply(1, "failed")
+        };
+        assert_eq!(
+            derive_files(&intent, &proof, Some(EditorLeft::Changed)).0,
+            TxnStatus::Quarantined
+        );
+        assert_eq!(
+            derive_files(&intent, &proof, Some(EditorLeft::Unchanged)).0,
+            TxnStatus::Compensated
+        );
     }
 
     /// Begins `intent` as `operation` and settles it: the row and its status.

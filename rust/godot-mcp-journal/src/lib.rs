@@ -44,8 +44,8 @@ pub mod state_dir;
 pub mod storage;
 
 pub use editor::{
-    EditorIntent, EditorLeft, EditorProof, EditorRecord, EditorSettle, EditorTxnError,
-    derive_refusal, pre_state_proven,
+    EditorIntent, EditorLeft, EditorProof, EditorRecord, EditorSettle, EditorTxnError, NamedFile,
+    SavedFile, derive_files, derive_refusal, pre_state_proven,
 };
 pub use identity::ProjectIdentity;
 pub use ids::{ContentHash, EffectKind, FileState, TxnId, TxnStatus};

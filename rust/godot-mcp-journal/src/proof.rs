@@ -76,6 +76,19 @@ pub struct FileProof {
     pub derived_by: Deriver,
 }
 
+impl FileProof {
+    /// A proof that repair re-derived: `path` at `observed`, matching `basis`.
+    pub fn repaired(path: String, observed: FileState, basis: ProofBasis) -> Self {
+        Self {
+            path,
+            observed,
+            basis,
+            temp_removed: false,
+            derived_by: Deriver::Repair,
+        }
+    }
+}
+
 /// A stored proof, tagged by effect kind.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -94,7 +107,7 @@ impl Proof {
     pub fn summary(&self) -> String {
         match self {
             Proof::EditorRuntime(p) => format!(
-                "editor replied {} to request {}{}{}{}",
+                "editor replied {} to request {}{}{}{}{}",
                 p.reply,
                 p.request_id,
                 match p.undoable {
@@ -117,7 +130,19 @@ impl Proof {
                     (Some(pre), None) => format!("; file {pre} before, unreadable after"),
                     (None, Some(post)) => format!("; file {post} after"),
                     (None, None) => String::new(),
-                }
+                },
+                p.files
+                    .iter()
+                    .map(|f| match &f.post_state {
+                        Some(post) => format!(
+                            "; {} {} ({} before, {post} after)",
+                            f.path,
+                            if f.written { "written" } else { "not written" },
+                            f.pre_state
+                        ),
+                        None => format!("; {} unreadable after ({} before)", f.path, f.pre_state),
+                    })
+                    .collect::<String>()
             ),
             Proof::File(p) => {
                 let basis = match p.basis {

@@ -386,6 +386,7 @@ fn quarantined_editor_save() -> Fixture {
         scene: Some("res://scenes/a.tscn".into()),
         params_sha256: "0".repeat(64),
         pre_state: Some(FileState::of(b"[gd_scene format=3]\n")),
+        files: Vec::new(),
     };
     let txn = j.begin_editor(&intent, "editor", "scene.save").unwrap();
     let st = j
@@ -755,4 +756,93 @@ fn a_refused_repair_leaves_a_foreign_temp_and_the_row_as_they_were() {
         assert_eq!(fs::read(f.project.join("a.txt")).unwrap(), POST);
         assert_eq!(f.snapshot(), before, "{op:?}");
     }
+}
+
+/// Guards against a save-all row that did not land whole closing the gate for good, or
+/// being acknowledged with nothing to prove it: every named file is re-derived from disk.
+/// `a.tscn` was written, `b.tscn` not: acknowledging is refused (and changes nothing)
+/// until `b.tscn` is written too (saved again), then the row is recorded `committed`.
+#[test]
+fn a_save_all_row_is_acknowledged_only_once_every_file_is_written() {
+    use godot_mcp_journal::durable::{FileStamp, read_state};
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let project = dir.path().join("project");
+    fs::create_dir_all(project.join("scenes")).unwrap();
+    let (a, b) = (project.join("scenes/a.tscn"), project.join("scenes/b.tscn"));
+    fs::write(&a, b"[gd_scene format=3]\n").unwrap();
+    fs::write(&b, b"[gd_scene format=3]\n").unwrap();
+    let mut j = Journal::open(&state, &project).unwrap();
+    j.reconcile().unwrap();
+    let named = |p: &std::path::Path, res: &str| godot_mcp_journal::NamedFile {
+        path: res.into(),
+        pre_state: read_state(p).unwrap(),
+        pre_stamp: FileStamp::read(p).unwrap(),
+    };
+    let intent = godot_mcp_journal::EditorIntent {
+        cmd: "scene.save_all".into(),
+        request_id: 9,
+        may_save_file: true,
+        scene: Some("res://scenes/a.tscn".into()),
+        params_sha256: "0".repeat(64),
+        pre_state: None,
+        files: vec![
+            named(&a, "res://scenes/a.tscn"),
+            named(&b, "res://scenes/b.tscn"),
+        ],
+    };
+    let txn = j.begin_editor(&intent, "editor", "scene.save_all").unwrap();
+    fs::write(&a, b"[gd_scene format=3]\n[node name=\"A\"]\n").unwrap();
+    let after = |p: &std::path::Path, f: &godot_mcp_journal::NamedFile| {
+        let post = read_state(p).unwrap();
+        godot_mcp_journal::SavedFile {
+            path: f.path.clone(),
+            pre_state: f.pre_state,
+            post_state: Some(post),
+            written: post != f.pre_state,
+            expected: true,
+        }
+    };
+    let proof = godot_mcp_journal::EditorProof {
+        files: vec![after(&a, &intent.files[0]), after(&b, &intent.files[1])],
+        ..godot_mcp_journal::EditorProof::reply(9, "ok")
+    };
+    let st = j
+        .settle_editor(
+            txn,
+            &intent,
+            godot_mcp_journal::EditorSettle::Applied(proof),
+        )
+        .unwrap();
+    assert_eq!(st, TxnStatus::Quarantined);
+    let identity = j.identity().clone();
+    drop(j);
+    let run = |op: RepairOperation| {
+        let observed = read_state(&a).unwrap();
+        let proof = editor_proof(&identity, txn, op, "scenes/a.tscn", observed);
+        let file = dir.path().join("proof.json");
+        fs::write(&file, serde_json::to_vec(&proof).unwrap()).unwrap();
+        repair::run(
+            &state,
+            &RepairRequest {
+                project: project.clone(),
+                transaction_id: txn,
+                operation: op,
+                proof_file: file,
+                dry_run: false,
+            },
+        )
+    };
+    let ack = RepairOperation::AcknowledgeSafeState;
+    let e = run(ack).unwrap_err();
+    assert!(e.to_string().contains("scenes/b.tscn"), "{e}");
+    assert!(run(RepairOperation::Compensate).is_err());
+    // Saved again: b.tscn written since the intent.
+    fs::write(&b, b"[gd_scene format=3]\n[node name=\"B\"]\n").unwrap();
+    let r = run(ack).unwrap();
+    assert!(r.recorded);
+    assert_eq!(r.to, TxnStatus::Committed);
+    let mut j = Journal::open(&state, &project).unwrap();
+    j.reconcile().unwrap();
+    assert_eq!(*j.gate(), WriteGate::Open);
 }

@@ -128,19 +128,29 @@ pub enum ProbeRequest {
     /// early after the first physics frame on which that Expression is truthy.
     /// `watch` is sampled after each frame in `at` and every `every`-th frame (a
     /// frame number divisible by it). Answered once the frames have run. → [`StepReply`].
-    ClockStep {
-        frames: u64,
-        #[serde(default)]
-        unit: ClockUnit,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        until: Option<String>,
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        watch: Vec<Watch>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        every: Option<u64>,
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        at: Vec<u64>,
-    },
+    ClockStep(ClockStep),
+}
+
+/// `clock_step`'s parameters ([`ProbeRequest::ClockStep`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClockStep {
+    /// How many frames of `unit` to run.
+    pub frames: u64,
+    /// What a frame counts.
+    #[serde(default)]
+    pub unit: ClockUnit,
+    /// An Expression: stop after the first physics frame on which it is truthy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<String>,
+    /// What is sampled after the frames in `at` and every `every`-th frame.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub watch: Vec<Watch>,
+    /// Sample on every frame number divisible by it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub every: Option<u64>,
+    /// Sample after these frame numbers.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub at: Vec<u64>,
 }
 
 /// What one step of the clock counts.
@@ -185,7 +195,7 @@ impl ProbeRequest {
             Self::RecordStop {} => "record_stop",
             Self::ClockPause {} => "clock_pause",
             Self::ClockResume {} => "clock_resume",
-            Self::ClockStep { .. } => "clock_step",
+            Self::ClockStep(_) => "clock_step",
         }
     }
 }

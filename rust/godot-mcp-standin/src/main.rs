@@ -687,14 +687,14 @@ async fn answer(
         }),
         ProbeRequest::ClockPause {} => body(clock.pause()),
         ProbeRequest::ClockResume {} => body(clock.resume()),
-        ProbeRequest::ClockStep {
-            frames,
-            unit,
-            until,
-            watch,
-            every,
-            at,
-        } => body(clock.step(frames, unit, until.as_deref(), &watch, every, &at)),
+        ProbeRequest::ClockStep(s) => body(clock.step(
+            s.frames,
+            s.unit,
+            s.until.as_deref(),
+            &s.watch,
+            s.every,
+            &s.at,
+        )),
         ProbeRequest::Quit {} => body(Empty {}),
     }
 }

@@ -249,14 +249,14 @@ fn requests() -> Vec<(&'static str, &'static str, ProbeFrame)> {
             r#"{"cmd":"clock_step","frames":5,"unit":"physics","id":23}"#,
             f(
                 23,
-                ProbeRequest::ClockStep {
+                ProbeRequest::ClockStep(ClockStep {
                     frames: 5,
                     unit: ClockUnit::Physics,
                     until: None,
                     watch: vec![],
                     every: None,
                     at: vec![],
-                },
+                }),
             ),
         ),
         (
@@ -264,7 +264,7 @@ fn requests() -> Vec<(&'static str, &'static str, ProbeFrame)> {
             r#"{"cmd":"clock_step","frames":600,"unit":"process","until":"n >= 3","watch":[{"node":"/root/Main","property":"n"},{"expression":"n * 2"}],"every":2,"at":[1],"id":24}"#,
             f(
                 24,
-                ProbeRequest::ClockStep {
+                ProbeRequest::ClockStep(ClockStep {
                     frames: 600,
                     unit: ClockUnit::Process,
                     until: Some("n >= 3".into()),
@@ -279,7 +279,7 @@ fn requests() -> Vec<(&'static str, &'static str, ProbeFrame)> {
                     ],
                     every: Some(2),
                     at: vec![1],
-                },
+                }),
             ),
         ),
     ]

@@ -459,6 +459,7 @@ mod transactions {
             scene: None,
             params_sha256: "00".into(),
             pre_state: None,
+            files: Vec::new(),
         };
         state
             .journal

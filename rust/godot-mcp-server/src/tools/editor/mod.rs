@@ -26,9 +26,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use godot_mcp_formats::variant::Value as GodotValue;
+use godot_mcp_journal::durable::FileStamp;
 use godot_mcp_journal::{
-    EditorIntent, EditorLeft, EditorProof, EditorSettle, EditorTxnError, FileState, TxnStatus,
-    canonical_request_hash,
+    EditorIntent, EditorLeft, EditorProof, EditorSettle, EditorTxnError, FileState, NamedFile,
+    SavedFile, TxnStatus, canonical_request_hash,
 };
 use godot_mcp_protocol::commands::{self as cmd, BridgeCommand};
 use godot_mcp_protocol::persistence;
@@ -306,10 +307,109 @@ pub(crate) fn run_effect_as<P: BridgeCommand, R: DeserializeOwned + Serialize>(
     scene: Option<String>,
     node: Option<&str>,
 ) -> Result<R, ToolError> {
+    run_effect_files_as(state, p, scene, node, &[])
+}
+
+/// A file named in the intent of a command that may write several: where it is on disk,
+/// and what was read before the request was sent.
+struct Named {
+    abs: std::path::PathBuf,
+    file: NamedFile,
+}
+
+/// Every file in `files` (`res://…`), resolved inside the project and read (state and
+/// stamp) before anything is recorded or sent: refused when one cannot be read.
+fn named_files(state: &AppState, command: &str, files: &[String]) -> Result<Vec<Named>, ToolError> {
+    files
+        .iter()
+        .map(|res| {
+            let path = ResPath::parse(res)
+                .map_err(|r| ToolError::new(ErrorCode::PathRefused, format!("{command}: {r}")))?;
+            let abs = state.project.resolve("path", &path)?;
+            let read = || -> std::io::Result<_> {
+                let stamp = FileStamp::read(&abs)?;
+                let pre = godot_mcp_journal::durable::read_state(&abs)?;
+                Ok((pre, stamp))
+            };
+            let (pre_state, pre_stamp) = read().map_err(|e| {
+                ToolError::io(res, &e).hint(format!(
+                    "{command} may write {res}; its current state must be read first (to \
+                     prove afterwards what was written). Nothing was sent."
+                ))
+            })?;
+            Ok(Named {
+                abs,
+                file: NamedFile {
+                    path: res.clone(),
+                    pre_state,
+                    pre_stamp,
+                },
+            })
+        })
+        .collect()
+}
+
+/// Each named file as the disk shows it now; `expected`: the files the editor's reply
+/// says it writes.
+fn saved_files(named: &[Named], expected: &[String]) -> Vec<SavedFile> {
+    named
+        .iter()
+        .map(|n| {
+            let now = (|| -> std::io::Result<_> {
+                let stamp = FileStamp::read(&n.abs)?;
+                let post = godot_mcp_journal::durable::read_state(&n.abs)?;
+                // Read the stamp again: a write between the two reads is not hidden.
+                let again = FileStamp::read(&n.abs)?;
+                Ok((post, stamp, again))
+            })();
+            let (post_state, written) = match now {
+                Ok((post, stamp, again)) => (
+                    Some(post),
+                    post != n.file.pre_state
+                        || stamp != n.file.pre_stamp
+                        || again != n.file.pre_stamp,
+                ),
+                Err(_) => (None, true),
+            };
+            SavedFile {
+                path: n.file.path.clone(),
+                pre_state: n.file.pre_state,
+                post_state,
+                written,
+                expected: expected.contains(&n.file.path),
+            }
+        })
+        .collect()
+}
+
+/// The `scenes` of an editor reply: the files it says it writes.
+fn reply_scenes(v: &Value) -> Vec<String> {
+    v.get("scenes")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|s| s.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// [`run_effect_as`] for a command that may write every file in `files` (`res://…`, may
+/// be empty): each is named in the intent with its pre-state and proven from disk after
+/// the reply ([`godot_mcp_journal::derive_files`]); an `ok` whose files did not all land
+/// is an error, compensated or quarantined as the disk shows.
+pub(crate) fn run_effect_files_as<P: BridgeCommand, R: DeserializeOwned + Serialize>(
+    state: &AppState,
+    p: &P,
+    scene: Option<String>,
+    node: Option<&str>,
+    files: &[String],
+) -> Result<R, ToolError> {
     let (command, params) = (P::METHOD, p.params());
     let bridge = connected(state)?;
     let may_save_file = cmd::may_save_file(command);
-    let file = if may_save_file {
+    let named = named_files(state, command, files)?;
+    let file = if may_save_file && named.is_empty() {
         Some(saved_file(state, command, scene.as_deref())?)
     } else {
         None
@@ -322,6 +422,7 @@ pub(crate) fn run_effect_as<P: BridgeCommand, R: DeserializeOwned + Serialize>(
         scene,
         params_sha256: canonical_request_hash(&params).to_string(),
         pre_state: file.as_ref().map(|(_, pre)| *pre),
+        files: named.iter().map(|n| n.file.clone()).collect(),
     };
     // The file's state once the reply is in (`None`: unreadable, so nothing is proven).
     let post_state = || {
@@ -343,11 +444,40 @@ pub(crate) fn run_effect_as<P: BridgeCommand, R: DeserializeOwned + Serialize>(
     };
     match outcome {
         Ok(v) => {
-            let status = settle(EditorSettle::Applied(EditorProof {
+            let proof = EditorProof {
                 undoable: v.get("undoable").and_then(Value::as_bool),
                 post_state: post_state(),
+                files: saved_files(&named, &reply_scenes(&v)),
                 ..EditorProof::reply(id, "ok")
-            }))?;
+            };
+            let (derived, why) = godot_mcp_journal::derive_files(&intent, &proof, None);
+            let status = settle(EditorSettle::Applied(proof))?;
+            if !named.is_empty() && status != TxnStatus::Committed {
+                debug_assert_eq!(derived, status);
+                let why = why.unwrap_or_default();
+                let e = ToolError::new(
+                    ErrorCode::EditorError,
+                    format!("the editor answered {command} ok, but not every file landed: {why}"),
+                );
+                let e = if status == TxnStatus::Compensated {
+                    e.hint(
+                        "Nothing was written. Check that the files are writable, then save again.",
+                    )
+                } else {
+                    e.hint(
+                        "Writes are blocked until the files are checked and the transaction \
+                         resolved with `godot-mcp transaction repair` (list_transactions shows it).",
+                    )
+                };
+                return Err(e.details(details_json(&RefusedDetails {
+                    transaction_id: txn.to_string(),
+                    status: status.as_str(),
+                    reason: Some(&why),
+                    honesty: MayHaveApplied {
+                        may_have_applied: status != TxnStatus::Compensated,
+                    },
+                })));
+            }
             if status == TxnStatus::Quarantined {
                 return Err(ToolError::new(
                     ErrorCode::Io,
@@ -381,15 +511,21 @@ pub(crate) fn run_effect_as<P: BridgeCommand, R: DeserializeOwned + Serialize>(
             let proof = EditorProof {
                 editor_left: Some(editor_left(&e)),
                 post_state: post_state(),
+                files: saved_files(&named, &[]),
                 ..EditorProof::reply(id, reply_code(&e))
             };
-            let (status, why) = godot_mcp_journal::derive_refusal(
-                &intent,
-                &EditorProof {
-                    pre_state: intent.pre_state,
-                    ..proof.clone()
-                },
-            );
+            let (status, why) = if named.is_empty() {
+                godot_mcp_journal::derive_refusal(
+                    &intent,
+                    &EditorProof {
+                        pre_state: intent.pre_state,
+                        ..proof.clone()
+                    },
+                )
+            } else {
+                let (s, why) = godot_mcp_journal::derive_files(&intent, &proof, proof.editor_left);
+                (s, why.unwrap_or_default())
+            };
             let settled = settle(EditorSettle::Refused(proof))?;
             debug_assert_eq!(settled, status);
             Err(refusal_error(&e, node, txn, settled, &why))

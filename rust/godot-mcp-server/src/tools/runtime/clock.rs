@@ -4,7 +4,7 @@
 //! `godot_mcp_protocol::probe`); this file checks the arguments and digests the rows.
 
 use super::*;
-use godot_mcp_protocol::probe::{ClockReply, ClockUnit, StepReply, Watch, WatchRow};
+use godot_mcp_protocol::probe::{ClockReply, ClockStep, ClockUnit, StepReply, Watch, WatchRow};
 use sha2::{Digest, Sha256};
 
 /// Most frames one step may run.
@@ -295,14 +295,14 @@ pub(crate) async fn step(
     precision: u32,
 ) -> Result<(StepReply, Vec<Row>), ToolError> {
     await_probe(session).await;
-    let request = ProbeRequest::ClockStep {
+    let request = ProbeRequest::ClockStep(ClockStep {
         frames,
         unit,
         until,
         watch: sampling.watch.clone(),
         every: sampling.every,
         at: sampling.at.clone(),
-    };
+    });
     let reply: StepReply = session
         .control
         .request(request, step_timeout(frames))

@@ -27,7 +27,7 @@ use crate::safety::{Precondition, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::editor::{
     EditVerdict, NoArgs, NodeArgs, NodeCommand, active_scene, ask, blocking_as, never_saved,
-    node_plan_as, query_as, run_effect_as,
+    node_plan_as, query_as, run_effect_as, run_effect_files_as,
 };
 use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta};
 
@@ -154,6 +154,34 @@ where
         scene: active,
     };
     Plan::new(effect, move |_| run_effect_as(&state, &p, Some(file), None))
+}
+
+/// `save_all_scenes`: every open scene that has a file may be written, so each is named
+/// in the intent with its pre-state and proven from disk after the reply.
+fn save_all_plan(state: Arc<AppState>) -> Result<Plan<SceneLevel, Authored<SavedAll>>, ToolError> {
+    let command = cmd::SceneSaveAll::METHOD;
+    let st = ask(&state, &cmd::EditorState {}, None)?;
+    let open: OpenScenes = serde_json::from_value(st)
+        .map_err(|e| ToolError::internal(format!("the editor's state is not of its type: {e}")))?;
+    let Some(active) = open.active_scene.clone() else {
+        return Err(Precondition::ActiveScene.error());
+    };
+    if active.is_empty() {
+        return Err(never_saved());
+    }
+    let files: Vec<String> = open
+        .open_scenes
+        .into_iter()
+        .filter(|s| !s.is_empty())
+        .collect();
+    let effect = SceneLevel {
+        verdict: persistence::verdict_of(persistence::Effect::SceneSave, &active).into(),
+        command,
+        scene: active.clone(),
+    };
+    Plan::new(effect, move |_| {
+        run_effect_files_as(&state, &cmd::SceneSaveAll {}, Some(active), None, &files)
+    })
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -470,7 +498,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Save all scenes",
                 "Save every scene open in the editor that has a file.",
             ),
-            |state, _a: NoArgs| authoring_plan::<_, SavedAll>(state, cmd::SceneSaveAll {}, None),
+            |state, _a: NoArgs| save_all_plan(state),
         ),
         ToolDef::new(
             editor_meta(

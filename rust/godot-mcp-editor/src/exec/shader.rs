@@ -1,121 +1,12 @@
-//! Family C executors: an audio player and shader materials in the edited scene. Each
+//! Shader executors: a ShaderMaterial assigned to a node, its uniforms read and set. Each
 //! edit is one `EditorUndoRedoManager` action on the edited scene's history, validated
-//! before the first change (so an error is `effect: unchanged`), and stamped with the
-//! same persistence verdict as every node edit.
+//! before the first change, and stamped with the same persistence verdict as every node
+//! edit.
 
-use godot::classes::{AudioServer, AudioStream, ResourceLoader, Shader, ShaderMaterial};
+use godot::classes::{Shader, ShaderMaterial};
 
+use super::audio::load_as;
 use super::*;
-
-pub(super) fn execute(cmd: Command) -> Res {
-    match cmd {
-        Command::AudioAddPlayer(wire::AudioAddPlayer {
-            parent,
-            name,
-            player_type,
-            stream,
-            bus,
-            autoplay,
-            volume_db,
-        }) => add_audio_player(
-            &parent,
-            &name,
-            &player_type,
-            stream.as_deref(),
-            bus.as_deref(),
-            autoplay,
-            volume_db,
-        ),
-        Command::ShaderAssignMaterial(wire::ShaderAssignMaterial { node, shader }) => {
-            assign_material(&node, &shader)
-        }
-        Command::ShaderUniforms(wire::ShaderUniforms { node }) => uniforms(&node),
-        Command::ShaderSetUniform(wire::ShaderSetUniform { node, name, value }) => {
-            set_uniform(&node, &name, &value)
-        }
-        _ => Err(err(ErrorCode::Internal, "not a family C command")),
-    }
-}
-
-fn load_as<T: GodotClass + Inherits<Resource>>(
-    path: &str,
-    what: &str,
-) -> Result<Gd<T>, BridgeError> {
-    ResourceLoader::singleton()
-        .load(path)
-        .and_then(|r| r.try_cast::<T>().ok())
-        .ok_or_else(|| {
-            err(
-                ErrorCode::NotFound,
-                format!("{path} is not {what} that loads"),
-            )
-        })
-}
-
-fn add_audio_player(
-    parent: &str,
-    name: &str,
-    player_type: &str,
-    stream: Option<&str>,
-    bus: Option<&str>,
-    autoplay: bool,
-    volume_db: Option<f64>,
-) -> Res {
-    let root = scene_root()?;
-    let parent_node = find(&root, parent)?;
-    let stream = stream
-        .map(|s| load_as::<AudioStream>(s, "an AudioStream"))
-        .transpose()?;
-    // A player on a bus the editor's layout lacks plays on Master and saves no bus: refuse
-    // rather than report a bus that will not be there.
-    if let Some(b) = bus {
-        let server = AudioServer::singleton();
-        if server.get_bus_index(b) < 0 {
-            let names: Vec<String> = (0..server.get_bus_count())
-                .map(|i| server.get_bus_name(i).to_string())
-                .collect();
-            return Err(err(
-                ErrorCode::InvalidParams,
-                format!(
-                    "the editor's audio bus layout has no bus {b:?} (buses: {})",
-                    names.join(", ")
-                ),
-            ));
-        }
-    }
-    let mut child = super::new_node(player_type, name)?;
-    // Properties go on the new node before the action: undo removes the node, redo adds
-    // it back as it was.
-    if let Some(s) = &stream {
-        child.set("stream", &s.to_variant());
-    }
-    if let Some(b) = bus {
-        child.set("bus", &StringName::from(b).to_variant());
-    }
-    if autoplay {
-        child.set("autoplay", &true.to_variant());
-    }
-    if let Some(v) = volume_db {
-        child.set("volume_db", &(v as f32).to_variant());
-    }
-    super::add_child_action(
-        &root,
-        &parent_node,
-        &child,
-        &format!("MCP: add {player_type} {name}"),
-    )?;
-    Ok(with_verdict(
-        &root,
-        &child,
-        json!({
-            "node": rel_path(&root, &child), "type": player_type,
-            "stream": stream.map(|s| s.get_path().to_string()),
-            "bus": child.get("bus").to_string(),
-            "autoplay": child.get("autoplay").to::<bool>(),
-            "volume_db": child.get("volume_db").to::<f64>(),
-        }),
-    ))
-}
 
 /// The node's material property: `material_override` on a GeometryInstance3D,
 /// `material` on a CanvasItem.
@@ -133,7 +24,7 @@ fn material_slot(n: &Gd<Node>) -> Result<&'static str, BridgeError> {
     )))
 }
 
-fn assign_material(node: &str, shader: &str) -> Res {
+pub(super) fn assign_material(node: &str, shader: &str) -> Res {
     let root = scene_root()?;
     let n = find(&root, node)?;
     let slot = material_slot(&n)?;
@@ -188,7 +79,7 @@ fn uniform_list(shader: &Gd<Shader>) -> Vec<(String, Json)> {
         .collect()
 }
 
-fn uniforms(node: &str) -> Res {
+pub(super) fn uniforms(node: &str) -> Res {
     let root = scene_root()?;
     let n = find(&root, node)?;
     let material = shader_material(&n, node)?;
@@ -210,7 +101,11 @@ fn uniforms(node: &str) -> Res {
     }))
 }
 
-fn set_uniform(node: &str, name: &str, value: &godot_mcp_editor_core::value::Value) -> Res {
+pub(super) fn set_uniform(
+    node: &str,
+    name: &str,
+    value: &godot_mcp_editor_core::value::Value,
+) -> Res {
     let root = scene_root()?;
     let n = find(&root, node)?;
     let material = shader_material(&n, node)?;

@@ -1,8 +1,7 @@
-//! The parameters of the authoring commands ([`AUTHORING`]): scene editing beyond
-//! nodes and properties, animation, theme and UI. One struct per command, the one
-//! definition both ends use, like the other commands'. The add-on
+//! Animation parameters: animations, tracks, keys, animation trees. One struct per
+//! command, the one definition both ends use, like the other commands'. The add-on
 //! (`godot_mcp_editor_core::authoring`) adds the checks serde cannot make (names, ranges,
-//! `res://` paths, a theme value against its kind) and keeps their error texts.
+//! `res://` paths) and keeps their error texts.
 //!
 //! A field the server sends as `null` when it has no value (`name`, `animation`,
 //! `advance_condition`, a container's `separation`…) is a plain `Option`; a field it
@@ -10,8 +9,6 @@
 //! the pinned snapshot holds (tests/snapshots/editor_bridge__bridge_wire.snap).
 
 use serde::{Deserialize, Serialize};
-
-use super::*;
 
 /// Godot's `Animation.TrackType`, by name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -100,106 +97,8 @@ impl Graph {
     }
 }
 
-/// A theme item's kind (`Theme.DataType`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum ThemeKind {
-    Color,
-    Constant,
-    Font,
-    FontSize,
-    Icon,
-    Stylebox,
-}
-
-impl ThemeKind {
-    /// `Theme.DataType`'s ordinal (the variants are in Godot's order).
-    pub fn ord(self) -> i32 {
-        self as i32
-    }
-
-    /// The Control property an override of this kind is stored under
-    /// (`theme_override_colors/font_color`).
-    pub fn override_property(self, name: &str) -> String {
-        let group = match self {
-            ThemeKind::Color => "colors",
-            ThemeKind::Constant => "constants",
-            ThemeKind::Font => "fonts",
-            ThemeKind::FontSize => "font_sizes",
-            ThemeKind::Icon => "icons",
-            ThemeKind::Stylebox => "styles",
-        };
-        format!("theme_override_{group}/{name}")
-    }
-}
-
-/// `node.instance`: a PackedScene instanced under `parent` (`name: None`: the scene's
-/// root name).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NodeInstance {
-    pub parent: String,
-    pub scene: String,
-    #[serde(default)]
-    pub name: Option<String>,
-}
-
-/// `node.group`: add `node` to (`add`) or remove it from a persistent group.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NodeGroup {
-    pub node: String,
-    pub group: String,
-    pub add: bool,
-}
-
-/// `node.editable_children`: an instanced sub-scene's editable children.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NodeEditableChildren {
-    pub node: String,
-    pub editable: bool,
-}
-
-/// `editor.select`: the editor's selection (`[]` clears it).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct EditorSelect {
-    pub nodes: Vec<String>,
-}
-
-no_params! {
-    /// `editor.selection`.
-    EditorSelection => EDITOR_SELECTION,
-    /// `scene.save_all`.
-    SceneSaveAll => SCENE_SAVE_ALL,
-}
-
-/// `node.connections`: a node's live signal connections.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NodeConnections {
-    pub node: String,
-}
-
 /// The page of a property read when the request names none.
 pub const DEFAULT_PROPERTY_PAGE: usize = 500;
-
-/// `node.properties`: a page of a live node's properties with values, or (`list`) its
-/// property list.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NodeProperties {
-    pub node: String,
-    #[serde(default)]
-    pub list: bool,
-    #[serde(default)]
-    pub offset: usize,
-    /// `None`: [`DEFAULT_PROPERTY_PAGE`].
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub limit: Option<usize>,
-}
 
 /// `animation.add`: a new animation in `library` ("" the default one).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -346,74 +245,4 @@ pub struct AnimationTreeBlendConnect {
     pub port: i32,
     /// The producing node.
     pub from: String,
-}
-
-/// `theme.set_item`: an item of a Theme file. `value` is the agent's JSON as given; the
-/// add-on checks it against `kind` (a color, an integer, a `res://` file, StyleBoxFlat
-/// properties).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ThemeSetItem {
-    pub path: String,
-    pub theme_type: String,
-    pub kind: ThemeKind,
-    pub name: String,
-    pub value: serde_json::Value,
-}
-
-/// `control.theme_override`: as [`ThemeSetItem`], on a Control; `null` removes it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ControlThemeOverride {
-    pub node: String,
-    pub kind: ThemeKind,
-    pub name: String,
-    pub value: serde_json::Value,
-}
-
-/// `control.anchors_preset`: a preset by name (`Control.LayoutPreset`, snake_case).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ControlAnchorsPreset {
-    pub node: String,
-    pub preset: String,
-}
-
-/// `control.add_container`: a Container class by name, with the fields that apply to it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ControlAddContainer {
-    pub parent: String,
-    #[serde(rename = "type")]
-    pub container_type: String,
-    pub name: String,
-    #[serde(default)]
-    pub separation: Option<i64>,
-    #[serde(default)]
-    pub columns: Option<i64>,
-    #[serde(default)]
-    pub margin: Option<i64>,
-}
-
-bridge_command! {
-    NodeInstance => NODE_INSTANCE,
-    NodeGroup => NODE_GROUP,
-    NodeEditableChildren => NODE_EDITABLE_CHILDREN,
-    EditorSelect => EDITOR_SELECT,
-    NodeConnections => NODE_CONNECTIONS,
-    NodeProperties => NODE_PROPERTIES,
-    AnimationAdd => ANIMATION_ADD,
-    AnimationRemove => ANIMATION_REMOVE,
-    AnimationTrackAdd => ANIMATION_TRACK_ADD,
-    AnimationTrackRemove => ANIMATION_TRACK_REMOVE,
-    AnimationKeyInsert => ANIMATION_KEY_INSERT,
-    AnimationKeyRemove => ANIMATION_KEY_REMOVE,
-    AnimationGet => ANIMATION_GET,
-    AnimationTreeAddNode => ANIMATION_TREE_ADD_NODE,
-    AnimationTreeConnect => ANIMATION_TREE_CONNECT,
-    AnimationTreeBlendConnect => ANIMATION_TREE_BLEND_CONNECT,
-    ThemeSetItem => THEME_SET_ITEM,
-    ControlThemeOverride => CONTROL_THEME_OVERRIDE,
-    ControlAnchorsPreset => CONTROL_ANCHORS_PRESET,
-    ControlAddContainer => CONTROL_ADD_CONTAINER,
 }

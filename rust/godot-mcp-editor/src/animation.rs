@@ -1,0 +1,714 @@
+//! Animation executors: animations, tracks, keys, and animation trees.
+//!
+//! Undo records whole states, not inverse steps: an animation edit is applied to a copy
+//! and undone by restoring a snapshot through one call ([`GodotMcpAnimationState`]). One
+//! call per direction cannot be split or reordered by the undo history.
+
+use godot::classes::{Animation, AnimationLibrary, ClassDb, Node, Resource};
+use godot::prelude::*;
+use godot_mcp_editor_core::authoring::{Graph, LoopMode, TrackKind};
+use godot_mcp_protocol::{BridgeError, ErrorCode, ErrorEffect};
+use serde_json::{Value as Json, json};
+
+use crate::exec::{
+    Res, begin, err, failed, find, obj, scene_history, scene_root, undo_redo, with_verdict,
+};
+use crate::scene::{USAGE_MARKERS, USAGE_STORAGE};
+use crate::variant::{from_variant, has_property, to_variant};
+
+/// `Animation.FIND_MODE_APPROX`.
+const FIND_APPROX: i64 = 1;
+
+/// The full stored state of an animation, restored onto the animation being edited in one
+/// call: the undo history's do and undo of every animation edit.
+#[derive(GodotClass)]
+#[class(tool, no_init, base = RefCounted)]
+pub struct GodotMcpAnimationState {
+    state: Gd<Animation>,
+}
+
+#[godot_api]
+impl GodotMcpAnimationState {
+    /// Make `target` what the snapshot holds: cleared, then every stored property set in
+    /// the order the property list gives (the order Godot loads an animation in).
+    #[func]
+    fn restore(&self, mut target: Gd<Animation>) {
+        target.clear();
+        for d in self.state.get_property_list().iter_shared() {
+            let usage = d.get("usage").map(|u| u.to::<i64>()).unwrap_or(0);
+            if usage & USAGE_STORAGE == 0 || usage & USAGE_MARKERS != 0 {
+                continue;
+            }
+            let name = d.get("name").unwrap_or_default().to_string();
+            if name == "resource_path" || name == "resource_scene_unique_id" || name == "script" {
+                continue;
+            }
+            target.set(name.as_str(), &self.state.get(name.as_str()));
+        }
+    }
+}
+
+pub(crate) fn snapshot(anim: &Gd<Animation>) -> Result<Gd<Animation>, BridgeError> {
+    Ok(anim.duplicate_resource())
+}
+
+/// Whether `res` is stored inside a scene or resource file (not in a file of its own).
+pub(crate) fn embedded(res: &Gd<impl Inherits<Resource>>) -> bool {
+    let path = res.clone().upcast::<Resource>().get_path().to_string();
+    path.is_empty() || path.contains("::")
+}
+
+pub(crate) struct FoundAnimation {
+    pub(crate) library: Gd<AnimationLibrary>,
+    pub(crate) name: String,
+    pub(crate) animation: Gd<Animation>,
+}
+
+/// `lib/name` or `name` (the default library).
+pub(crate) fn split_name(animation: &str) -> (&str, &str) {
+    animation.split_once('/').unwrap_or(("", animation))
+}
+
+pub(crate) fn player_node(root: &Gd<Node>, player: &str) -> Result<Gd<Node>, BridgeError> {
+    let p = find(root, player)?;
+    if !p.is_class("AnimationMixer") {
+        return Err(failed(format!(
+            "{player} is a {}, not an AnimationPlayer or AnimationTree",
+            p.get_class()
+        )));
+    }
+    Ok(p)
+}
+
+pub(crate) fn library_of(p: &Gd<Node>, lib: &str) -> Option<Gd<AnimationLibrary>> {
+    if !p
+        .clone()
+        .call(
+            "has_animation_library",
+            &[StringName::from(lib).to_variant()],
+        )
+        .to::<bool>()
+    {
+        return None;
+    }
+    p.clone()
+        .call(
+            "get_animation_library",
+            &[StringName::from(lib).to_variant()],
+        )
+        .try_to::<Gd<AnimationLibrary>>()
+        .ok()
+}
+
+pub(crate) fn resolve(
+    root: &Gd<Node>,
+    player: &str,
+    animation: &str,
+) -> Result<(Gd<Node>, FoundAnimation), BridgeError> {
+    let p = player_node(root, player)?;
+    let (lib, name) = split_name(animation);
+    let library = library_of(&p, lib).ok_or_else(|| {
+        err(
+            ErrorCode::NotFound,
+            format!("{player} has no animation library {lib:?}"),
+        )
+    })?;
+    let anim = library.get_animation(name).ok_or_else(|| {
+        err(
+            ErrorCode::NotFound,
+            format!("{player} has no animation {animation:?}"),
+        )
+    })?;
+    Ok((
+        p,
+        FoundAnimation {
+            library,
+            name: name.into(),
+            animation: anim,
+        },
+    ))
+}
+
+pub(crate) fn file_refusal(what: &str, res: &Gd<impl Inherits<Resource>>) -> BridgeError {
+    failed(format!(
+        "the {what} is saved in its own file ({}): open and edit that file; this edits \
+         animations stored in the scene",
+        res.clone().upcast::<Resource>().get_path()
+    ))
+}
+
+/// Apply `edit` to a copy of the animation and make the copy's state the new one, as ONE
+/// undo action whose undo restores the old state.
+pub(crate) fn animation_edit(
+    player: &str,
+    animation: &str,
+    what: &str,
+    edit: impl FnOnce(&mut Gd<Animation>) -> Result<Json, BridgeError>,
+) -> Res {
+    let root = scene_root()?;
+    let (p, found) = resolve(&root, player, animation)?;
+    if !embedded(&found.library) {
+        return Err(file_refusal("animation library", &found.library));
+    }
+    if !embedded(&found.animation) {
+        return Err(file_refusal("animation", &found.animation));
+    }
+    let before = snapshot(&found.animation)?;
+    let mut after = snapshot(&found.animation)?;
+    let mut out = edit(&mut after)?;
+    let undo_state = Gd::from_object(GodotMcpAnimationState { state: before });
+    let do_state = Gd::from_object(GodotMcpAnimationState { state: after });
+    let target = found.animation.to_variant();
+    let mut ur = undo_redo()?;
+    begin(&mut ur, &root, &format!("MCP: {what} in {animation}"));
+    ur.add_do_method(&obj(&do_state), "restore", std::slice::from_ref(&target));
+    ur.add_undo_method(&obj(&undo_state), "restore", std::slice::from_ref(&target));
+    ur.add_do_reference(&obj(&do_state));
+    ur.add_undo_reference(&obj(&undo_state));
+    ur.commit_action();
+    out["player"] = json!(player);
+    out["animation"] = json!(animation);
+    out["track_count"] = json!(found.animation.get_track_count());
+    Ok(with_verdict(&root, &p, out))
+}
+
+pub(crate) fn check_track(anim: &Gd<Animation>, track: i32) -> Result<i32, BridgeError> {
+    let count = anim.get_track_count();
+    if track >= count {
+        return Err(err(
+            ErrorCode::NotFound,
+            format!("the animation has {count} track(s); there is no track {track}"),
+        ));
+    }
+    Ok(anim
+        .clone()
+        .call("track_get_type", &[track.to_variant()])
+        .to::<i32>())
+}
+
+pub(crate) fn find_key(anim: &Gd<Animation>, track: i32, time: f64) -> i64 {
+    anim.clone()
+        .call(
+            "track_find_key",
+            &[
+                track.to_variant(),
+                time.to_variant(),
+                FIND_APPROX.to_variant(),
+            ],
+        )
+        .to::<i64>()
+}
+
+/// A key's value in the form its track kind stores: a rotation is given as Euler angles
+/// (radians, a Vector3) and stored as a Quaternion; an audio key is its stream's file.
+pub(crate) fn key_value(
+    kind: i32,
+    value: &godot_mcp_editor_core::value::Value,
+) -> Result<Variant, BridgeError> {
+    use godot_mcp_editor_core::value::Value as V;
+    let v = to_variant(value).map_err(failed)?;
+    let want = |ok: bool, what: &str| {
+        if ok {
+            Ok(())
+        } else {
+            Err(failed(format!(
+                "a {} key's value is {what}",
+                TrackKind::name_of(kind)
+            )))
+        }
+    };
+    Ok(match kind {
+        1 | 3 => {
+            want(matches!(value, V::Vector3(_)), "a Vector3")?;
+            v
+        }
+        2 => {
+            want(
+                matches!(value, V::Vector3(_)),
+                "a Vector3 of Euler angles (radians)",
+            )?;
+            Quaternion::from_euler(v.to::<Vector3>()).to_variant()
+        }
+        4 | 6 => {
+            want(matches!(value, V::Float(_) | V::Int(_)), "a number")?;
+            (v.try_to::<f64>().unwrap_or_default()).to_variant()
+        }
+        5 => {
+            want(
+                matches!(value, V::Dictionary(d) if d.iter().any(|(k, _)| k == "method")),
+                "{\"method\": name, \"args\": [..]}",
+            )?;
+            let mut d = v.to::<VarDictionary>();
+            if d.get("args").is_none() {
+                d.set("args", &VarArray::new());
+            }
+            d.to_variant()
+        }
+        7 => {
+            want(
+                matches!(value, V::Resource(_)),
+                "an AudioStream's res:// file",
+            )?;
+            v
+        }
+        8 => {
+            want(matches!(value, V::String(_)), "an animation name")?;
+            StringName::from(v.to::<GString>().to_string().as_str()).to_variant()
+        }
+        _ => v,
+    })
+}
+
+/// The live animation: length, loop mode, step, tracks and their keys.
+pub(crate) fn describe(anim: &Gd<Animation>, max_keys: usize) -> Json {
+    let mut a = anim.clone();
+    let tracks: Vec<Json> = (0..anim.get_track_count())
+        .map(|t| {
+            let kind = a.call("track_get_type", &[t.to_variant()]).to::<i32>();
+            let count = anim.track_get_key_count(t);
+            let keys: Vec<Json> = (0..count)
+                .take(max_keys)
+                .map(|k| {
+                    let value = if kind == 6 {
+                        a.call("bezier_track_get_key_value", &[t.to_variant(), k.to_variant()])
+                    } else if kind == 7 {
+                        a.call("audio_track_get_key_stream", &[t.to_variant(), k.to_variant()])
+                    } else {
+                        anim.track_get_key_value(t, k)
+                    };
+                    json!({
+                        "time": anim.track_get_key_time(t, k),
+                        "transition": anim.track_get_key_transition(t, k),
+                        "value": from_variant(&value).to_json(),
+                    })
+                })
+                .collect();
+            json!({
+                "index": t,
+                "type": TrackKind::name_of(kind),
+                "path": anim.track_get_path(t).to_string(),
+                "interpolation": a.call("track_get_interpolation_type", &[t.to_variant()]).to::<i64>(),
+                "key_count": count,
+                "keys": keys,
+                "truncated": count as usize > max_keys,
+            })
+        })
+        .collect();
+    json!({
+        "length": anim.get_length(),
+        "loop_mode": LoopMode::name_of(a.call("get_loop_mode", &[]).to::<i32>()),
+        "step": a.call("get_step", &[]).to::<f64>(),
+        "tracks": tracks,
+    })
+}
+
+pub(crate) fn animation_add(
+    player: &str,
+    library: &str,
+    name: &str,
+    length: f64,
+    loop_mode: LoopMode,
+) -> Res {
+    let root = scene_root()?;
+    let mut p = player_node(&root, player)?;
+    let id = if library.is_empty() {
+        name.to_string()
+    } else {
+        format!("{library}/{name}")
+    };
+    let existing = library_of(&p, library);
+    if let Some(lib) = &existing {
+        if !embedded(lib) {
+            return Err(file_refusal("animation library", lib));
+        }
+        if lib.has_animation(name) {
+            return Err(failed(format!("{player} already has an animation {id:?}")));
+        }
+    }
+    let mut anim = Animation::new_gd();
+    anim.set_length(length as f32);
+    anim.call("set_loop_mode", &[loop_mode.ord().to_variant()]);
+    let mut ur = undo_redo()?;
+    begin(&mut ur, &root, &format!("MCP: add animation {id}"));
+    let args = [StringName::from(name).to_variant(), anim.to_variant()];
+    match existing {
+        Some(lib) => {
+            ur.add_do_method(&obj(&lib), "add_animation", &args);
+            ur.add_undo_method(
+                &obj(&lib),
+                "remove_animation",
+                &[StringName::from(name).to_variant()],
+            );
+        }
+        None => {
+            // A new library holding the animation, added to the player in one call.
+            let mut lib = AnimationLibrary::new_gd();
+            lib.add_animation(name, &anim);
+            let lib_args = [StringName::from(library).to_variant(), lib.to_variant()];
+            ur.add_do_method(&obj(&p), "add_animation_library", &lib_args);
+            ur.add_undo_method(
+                &obj(&p),
+                "remove_animation_library",
+                &[StringName::from(library).to_variant()],
+            );
+            ur.add_do_reference(&obj(&lib));
+        }
+    }
+    ur.add_do_reference(&obj(&anim));
+    ur.commit_action();
+    let _ = &mut p;
+    Ok(with_verdict(
+        &root,
+        &p,
+        json!({"player": player, "animation": id, "length": anim.get_length(),
+               "loop_mode": LoopMode::name_of(loop_mode.ord())}),
+    ))
+}
+
+pub(crate) fn animation_remove(player: &str, animation: &str) -> Res {
+    let root = scene_root()?;
+    let (p, found) = resolve(&root, player, animation)?;
+    if !embedded(&found.library) {
+        return Err(file_refusal("animation library", &found.library));
+    }
+    let name = StringName::from(found.name.as_str()).to_variant();
+    let mut ur = undo_redo()?;
+    begin(
+        &mut ur,
+        &root,
+        &format!("MCP: remove animation {animation}"),
+    );
+    ur.add_do_method(
+        &obj(&found.library),
+        "remove_animation",
+        std::slice::from_ref(&name),
+    );
+    ur.add_undo_method(
+        &obj(&found.library),
+        "add_animation",
+        &[name.clone(), found.animation.to_variant()],
+    );
+    ur.add_undo_reference(&obj(&found.animation));
+    ur.commit_action();
+    Ok(with_verdict(
+        &root,
+        &p,
+        json!({"player": player, "animation": animation}),
+    ))
+}
+
+// ---------------------------------------------------------------------------------
+// AnimationTree graphs
+// ---------------------------------------------------------------------------------
+
+pub(crate) fn animation_tree(root: &Gd<Node>, tree: &str) -> Result<Gd<Node>, BridgeError> {
+    let t = find(root, tree)?;
+    if !t.is_class("AnimationTree") {
+        return Err(failed(format!(
+            "{tree} is a {}, not an AnimationTree",
+            t.get_class()
+        )));
+    }
+    Ok(t)
+}
+
+/// The graph at `path` ("a/b": nested graph nodes; "" the tree's root), which must be a
+/// `class` stored in the scene. `Ok(None)`: the tree has no root yet (`path` is "").
+pub(crate) fn graph_at(
+    t: &Gd<Node>,
+    path: &str,
+    class: &str,
+) -> Result<Option<Gd<Resource>>, BridgeError> {
+    let Ok(mut g) = t.get("tree_root").try_to::<Gd<Resource>>() else {
+        if path.is_empty() {
+            return Ok(None);
+        }
+        return Err(err(
+            ErrorCode::NotFound,
+            "the AnimationTree has no tree_root",
+        ));
+    };
+    for seg in path.split('/').filter(|s| !s.is_empty()) {
+        let has = g.has_method("has_node")
+            && g.call("has_node", &[StringName::from(seg).to_variant()])
+                .to::<bool>();
+        if !has {
+            return Err(err(
+                ErrorCode::NotFound,
+                format!("no graph node {seg:?} on {path:?}"),
+            ));
+        }
+        g = g
+            .call("get_node", &[StringName::from(seg).to_variant()])
+            .try_to::<Gd<Resource>>()
+            .map_err(|_| err(ErrorCode::NotFound, format!("{seg:?} is not a graph node")))?;
+    }
+    if !g.is_class(class) {
+        return Err(failed(format!(
+            "{} is a {}, not a {class}",
+            if path.is_empty() { "tree_root" } else { path },
+            g.get_class()
+        )));
+    }
+    if !embedded(&g) {
+        return Err(file_refusal("graph", &g));
+    }
+    Ok(Some(g))
+}
+
+pub(crate) fn tree_add_node(
+    tree: &str,
+    parent: &str,
+    graph: Graph,
+    name: &str,
+    node_type: &str,
+    animation: Option<&str>,
+    position: [f64; 2],
+) -> Res {
+    let root = scene_root()?;
+    let t = animation_tree(&root, tree)?;
+    let existing = graph_at(&t, parent, graph.class())?;
+    let db = ClassDb::singleton();
+    let class = StringName::from(node_type);
+    if !(db.class_exists(&class)
+        && db.can_instantiate(&class)
+        && db.is_parent_class(&class, "AnimationNode"))
+    {
+        return Err(failed(format!(
+            "{node_type} is not an AnimationNode class this Godot can create"
+        )));
+    }
+    let mut node = db
+        .instantiate(&class)
+        .try_to::<Gd<Resource>>()
+        .map_err(|_| failed(format!("could not create a {node_type}")))?;
+    if let Some(a) = animation {
+        if !has_property(&obj(&node), "animation") {
+            return Err(failed(format!("a {node_type} plays no animation")));
+        }
+        node.set("animation", &StringName::from(a).to_variant());
+    }
+    if let Some(g) = &existing
+        && g.clone()
+            .call("has_node", &[StringName::from(name).to_variant()])
+            .to::<bool>()
+    {
+        return Err(failed(format!("the graph already has a node {name:?}")));
+    }
+    let pos = Vector2::new(position[0] as f32, position[1] as f32).to_variant();
+    let args = [StringName::from(name).to_variant(), node.to_variant(), pos];
+    let mut ur = undo_redo()?;
+    begin(&mut ur, &root, &format!("MCP: add {name} to {tree}"));
+    match &existing {
+        Some(g) => {
+            ur.add_do_method(&obj(g), "add_node", &args);
+            ur.add_undo_method(
+                &obj(g),
+                "remove_node",
+                &[StringName::from(name).to_variant()],
+            );
+        }
+        None => {
+            // No root yet: a new one holding the node becomes the tree's root.
+            let mut g = db
+                .instantiate(graph.class())
+                .try_to::<Gd<Resource>>()
+                .map_err(|_| failed(format!("could not create a {}", graph.class())))?;
+            g.call("add_node", &args);
+            ur.add_do_property(&obj(&t), "tree_root", &g.to_variant());
+            ur.add_undo_property(&obj(&t), "tree_root", &Variant::nil());
+            ur.add_do_reference(&obj(&g));
+        }
+    }
+    ur.add_do_reference(&obj(&node));
+    ur.commit_action();
+    Ok(with_verdict(
+        &root,
+        &t,
+        json!({"tree": tree, "graph": parent, "name": name, "node_type": node_type}),
+    ))
+}
+
+pub(crate) fn tree_connect(
+    tree: &str,
+    state_machine: &str,
+    (from, to): (&str, &str),
+    (switch_mode, advance_mode): (i32, i32),
+    advance_condition: Option<&str>,
+    xfade_time: f64,
+) -> Res {
+    let root = scene_root()?;
+    let t = animation_tree(&root, tree)?;
+    let mut sm = graph_at(&t, state_machine, Graph::StateMachine.class())?
+        .ok_or_else(|| err(ErrorCode::NotFound, "the AnimationTree has no tree_root"))?;
+    for state in [from, to] {
+        if !sm
+            .call("has_node", &[StringName::from(state).to_variant()])
+            .to::<bool>()
+        {
+            return Err(err(
+                ErrorCode::NotFound,
+                format!("the state machine has no state {state:?}"),
+            ));
+        }
+    }
+    let ends = [
+        StringName::from(from).to_variant(),
+        StringName::from(to).to_variant(),
+    ];
+    if sm.call("has_transition", &ends).to::<bool>() {
+        return Err(failed(format!("{from} -> {to} is already a transition")));
+    }
+    let mut tr = ClassDb::singleton()
+        .instantiate("AnimationNodeStateMachineTransition")
+        .try_to::<Gd<Resource>>()
+        .map_err(|_| failed("could not create a transition"))?;
+    tr.set("switch_mode", &switch_mode.to_variant());
+    tr.set("advance_mode", &advance_mode.to_variant());
+    tr.set("xfade_time", &xfade_time.to_variant());
+    if let Some(c) = advance_condition {
+        tr.set("advance_condition", &StringName::from(c).to_variant());
+    }
+    let mut ur = undo_redo()?;
+    begin(
+        &mut ur,
+        &root,
+        &format!("MCP: transition {from} -> {to} in {tree}"),
+    );
+    ur.add_do_method(
+        &obj(&sm),
+        "add_transition",
+        &[ends[0].clone(), ends[1].clone(), tr.to_variant()],
+    );
+    ur.add_undo_method(&obj(&sm), "remove_transition", &ends);
+    ur.add_do_reference(&obj(&tr));
+    ur.commit_action();
+    Ok(with_verdict(
+        &root,
+        &t,
+        json!({"tree": tree, "state_machine": state_machine, "from": from, "to": to,
+               "transition_count": sm.call("get_transition_count", &[]).to::<i64>()}),
+    ))
+}
+
+/// A blend tree's connections as (to, port, from), from its stored `node_connections`.
+pub(crate) fn blend_connections(bt: &Gd<Resource>) -> Vec<(String, i64, String)> {
+    let flat: Vec<Variant> = bt
+        .get("node_connections")
+        .try_to::<VarArray>()
+        .map(|a| a.iter_shared().collect())
+        .unwrap_or_default();
+    flat.chunks_exact(3)
+        .map(|c| {
+            (
+                c[0].to_string(),
+                c[1].try_to::<i64>().unwrap_or(-1),
+                c[2].to_string(),
+            )
+        })
+        .collect()
+}
+
+pub(crate) fn tree_blend_connect(
+    tree: &str,
+    blend_tree: &str,
+    to: &str,
+    port: i32,
+    from: &str,
+) -> Res {
+    let root = scene_root()?;
+    let t = animation_tree(&root, tree)?;
+    let mut bt = graph_at(&t, blend_tree, Graph::BlendTree.class())?
+        .ok_or_else(|| err(ErrorCode::NotFound, "the AnimationTree has no tree_root"))?;
+    for n in [to, from] {
+        if !bt
+            .call("has_node", &[StringName::from(n).to_variant()])
+            .to::<bool>()
+        {
+            return Err(err(
+                ErrorCode::NotFound,
+                format!("the blend tree has no node {n:?}"),
+            ));
+        }
+    }
+    let inputs = bt
+        .call("get_node", &[StringName::from(to).to_variant()])
+        .try_to::<Gd<Resource>>()
+        .map(|mut n| n.call("get_input_count", &[]).to::<i64>())
+        .unwrap_or(0);
+    if i64::from(port) >= inputs {
+        return Err(failed(format!(
+            "{to} has {inputs} input port(s); there is no port {port}"
+        )));
+    }
+    if let Some((_, _, by)) = blend_connections(&bt)
+        .into_iter()
+        .find(|(n, p, _)| n == to && *p == i64::from(port))
+    {
+        return Err(failed(format!(
+            "{to}'s port {port} is already fed by {by}: overwriting a connection is refused"
+        )));
+    }
+    // A loop (`from` already fed, however indirectly, by `to`) is refused: Godot's own
+    // connect_node does not check for one (its editor does, before calling it).
+    let edges = blend_connections(&bt);
+    let mut stack = vec![from.to_string()];
+    let mut seen = std::collections::BTreeSet::new();
+    while let Some(n) = stack.pop() {
+        if n == to {
+            return Err(failed(format!(
+                "{from} is already fed by {to}: connecting it into {to} would make a loop"
+            )));
+        }
+        if seen.insert(n.clone()) {
+            stack.extend(
+                edges
+                    .iter()
+                    .filter(|(c, _, _)| *c == n)
+                    .map(|(_, _, f)| f.clone()),
+            );
+        }
+    }
+    let action = format!("MCP: connect {from} -> {to}:{port} in {tree}");
+    let mut ur = undo_redo()?;
+    begin(&mut ur, &root, &action);
+    ur.add_do_method(
+        &obj(&bt),
+        "connect_node",
+        &[
+            StringName::from(to).to_variant(),
+            port.to_variant(),
+            StringName::from(from).to_variant(),
+        ],
+    );
+    ur.add_undo_method(
+        &obj(&bt),
+        "disconnect_node",
+        &[StringName::from(to).to_variant(), port.to_variant()],
+    );
+    ur.commit_action();
+    let made = blend_connections(&bt)
+        .into_iter()
+        .any(|(n, p, f)| n == to && p == i64::from(port) && f == from);
+    if !made {
+        // Godot refused the connection (a loop, say) after the action was recorded: take
+        // the action back off the history, and say what that left.
+        let mut h = scene_history(&root)?;
+        let effect = if h.get_current_action_name().to_string() == action && h.undo() {
+            ErrorEffect::RolledBack
+        } else {
+            ErrorEffect::Changed
+        };
+        return Err(BridgeError::new(
+            ErrorCode::Failed,
+            format!("Godot refused to connect {from} into {to}:{port}"),
+        )
+        .with_effect(effect));
+    }
+    let _ = &mut bt;
+    Ok(with_verdict(
+        &root,
+        &t,
+        json!({"tree": tree, "blend_tree": blend_tree, "to": to, "port": port, "from": from}),
+    ))
+}

@@ -1,0 +1,290 @@
+//! Tile maps and grid maps in `scene.steps`: a TileMapLayer's TileSet as the earlier
+//! steps leave it, tile and grid cell edits (undone by restoring the layer's whole stored
+//! cells), and the two reads the tile-map tools need (used cells, a MeshLibrary's items).
+
+use crate::exec::{Res, err, failed, find, obj, scene_path, scene_root};
+use crate::steps::*;
+use godot::classes::{MeshLibrary, Node, ResourceLoader, TileMapLayer, TileSet};
+use godot::prelude::*;
+use godot_mcp_editor_core::command::{GridCell, TileCell};
+use godot_mcp_protocol::{BridgeError, ErrorCode};
+use serde_json::{Value as Json, json};
+
+impl Prepared {
+    /// How many `kind` layers earlier steps of this action add to `ts` (not there yet).
+    pub(crate) fn added(&mut self, ts: &Gd<TileSet>, kind: &'static str) -> i32 {
+        let n = self.layers.entry((ts.instance_id(), kind)).or_insert(0);
+        *n += 1;
+        *n - 1
+    }
+}
+
+/// The built-in TileSet of the TileMapLayer `n` as the earlier steps leave it, and whether
+/// this action made it; with `create`, a layer without one gets a new TileSet of that
+/// tile size. A TileSet saved in its own file is refused: saving the scene would not save
+/// the edit, so it could not be reported as one.
+pub(crate) fn tile_set_of(
+    p: &mut Prepared,
+    n: &Gd<Node>,
+    is_new: bool,
+    create: Option<Vector2i>,
+) -> Result<(Gd<TileSet>, bool), BridgeError> {
+    if !n.is_class("TileMapLayer") {
+        return Err(failed(format!(
+            "{} ({}) is not a TileMapLayer",
+            n.get_name(),
+            n.get_class()
+        )));
+    }
+    let current = p
+        .props
+        .get(&(n.instance_id(), "tile_set".to_string()))
+        .cloned()
+        .unwrap_or_else(|| n.get("tile_set"));
+    if let Ok(ts) = current.try_to::<Gd<TileSet>>() {
+        let fresh = p.fresh.contains(&ts.instance_id());
+        let path = ts.get_path().to_string();
+        if !fresh && !path.is_empty() && !path.contains("::") {
+            return Err(failed(format!(
+                "{}'s TileSet is saved in its own file ({path}): edit that resource, not the \
+                 scene",
+                n.get_name()
+            )));
+        }
+        return Ok((ts, fresh));
+    }
+    let Some(size) = create else {
+        return Err(failed(format!(
+            "{} has no TileSet: add an atlas source first",
+            n.get_name()
+        )));
+    };
+    let mut ts = TileSet::new_gd();
+    ts.set_tile_size(size);
+    p.fresh.insert(ts.instance_id());
+    p.set(n, is_new, "tile_set", ts.to_variant());
+    Ok((ts, true))
+}
+
+pub(crate) fn tile_cells(
+    p: &mut Prepared,
+    n: Gd<Node>,
+    is_new: bool,
+    cells: &[TileCell],
+) -> Result<(), BridgeError> {
+    let Ok(mut layer) = n.clone().try_cast::<TileMapLayer>() else {
+        return Err(failed(format!(
+            "{} ({}) is not a TileMapLayer",
+            n.get_name(),
+            n.get_class()
+        )));
+    };
+    let tile_set = layer.get_tile_set();
+    for c in cells {
+        if c.source < 0 {
+            continue;
+        }
+        let at = Vector2i::new(c.atlas[0], c.atlas[1]);
+        let ok = tile_set
+            .as_ref()
+            .and_then(|ts| ts.get_source(c.source))
+            .is_some_and(|s| s.has_tile(at) && s.has_alternative_tile(at, c.alternative));
+        if !ok {
+            return Err(failed(format!(
+                "the layer's TileSet has no tile source {} atlas {:?} alternative {}",
+                c.source, c.atlas, c.alternative
+            )));
+        }
+    }
+    if !is_new && p.restored.insert(n.instance_id()) {
+        // Added before the writes, so (undo running backwards) after undoing them: empty
+        // the layer, let it drop the erased cells from its map (they linger there until
+        // its next update), then load the old cells, which so keep their saved order.
+        p.ops.push(Op::Restore {
+            target: obj(&layer),
+            property: "tile_map_data",
+            old: layer.get("tile_map_data"),
+        });
+        p.ops.push(Op::UndoCall {
+            target: obj(&layer),
+            method: "update_internals",
+            args: vec![],
+        });
+        p.ops.push(Op::UndoCall {
+            target: obj(&layer),
+            method: "set",
+            args: vec![
+                StringName::from("tile_map_data").to_variant(),
+                PackedByteArray::new().to_variant(),
+            ],
+        });
+    }
+    for c in cells {
+        let coords = Vector2i::new(c.coords[0], c.coords[1]);
+        let atlas = if c.source < 0 {
+            Vector2i::new(-1, -1)
+        } else {
+            Vector2i::new(c.atlas[0], c.atlas[1])
+        };
+        let alt = if c.source < 0 { -1 } else { c.alternative };
+        if is_new {
+            layer
+                .set_cell_ex(coords)
+                .source_id(c.source)
+                .atlas_coords(atlas)
+                .alternative_tile(alt)
+                .done();
+        } else {
+            p.ops.push(Op::Do {
+                target: obj(&layer),
+                method: "set_cell",
+                args: vec![
+                    coords.to_variant(),
+                    c.source.to_variant(),
+                    atlas.to_variant(),
+                    alt.to_variant(),
+                ],
+            });
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn grid_cells(
+    p: &mut Prepared,
+    n: Gd<Node>,
+    is_new: bool,
+    cells: &[GridCell],
+) -> Result<(), BridgeError> {
+    if !n.is_class("GridMap") {
+        return Err(failed(format!(
+            "{} ({}) is not a GridMap",
+            n.get_name(),
+            n.get_class()
+        )));
+    }
+    let mut grid = n.clone();
+    let items: Vec<i32> = grid
+        .get("mesh_library")
+        .try_to::<Gd<MeshLibrary>>()
+        .map(|l| l.get_item_list().as_slice().to_vec())
+        .unwrap_or_default();
+    for c in cells {
+        if c.item >= 0 && !items.contains(&c.item) {
+            return Err(failed(format!(
+                "the GridMap's MeshLibrary has no item {} (items: {items:?})",
+                c.item
+            )));
+        }
+        if !(0..24).contains(&c.orientation) {
+            return Err(failed("orientation is 0..=23 (an orthogonal basis index)"));
+        }
+    }
+    if !is_new && p.restored.insert(n.instance_id()) {
+        p.ops.push(Op::Restore {
+            target: obj(&grid),
+            property: "data",
+            old: grid.get("data"),
+        });
+    }
+    for c in cells {
+        let pos = Vector3i::new(c.coords[0], c.coords[1], c.coords[2]);
+        let args = vec![
+            pos.to_variant(),
+            c.item.to_variant(),
+            c.orientation.to_variant(),
+        ];
+        if is_new {
+            grid.call("set_cell_item", &args);
+        } else {
+            p.ops.push(Op::Do {
+                target: obj(&grid),
+                method: "set_cell_item",
+                args,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The used cells of a TileMapLayer or GridMap, in a stable order (y, then x, then z).
+pub(crate) fn cells(node: &str, offset: usize, limit: usize) -> Res {
+    let root = scene_root()?;
+    let n = find(&root, node)?;
+    let (kind, mut rows): (&str, Vec<Vec<i64>>) =
+        if let Ok(layer) = n.clone().try_cast::<TileMapLayer>() {
+            let rows = layer
+                .get_used_cells()
+                .iter_shared()
+                .map(|c| {
+                    let a = layer.get_cell_atlas_coords(c);
+                    vec![
+                        c.x.into(),
+                        c.y.into(),
+                        layer.get_cell_source_id(c).into(),
+                        a.x.into(),
+                        a.y.into(),
+                        layer.get_cell_alternative_tile(c).into(),
+                    ]
+                })
+                .collect();
+            ("tile_map_layer", rows)
+        } else if n.is_class("GridMap") {
+            let mut g = n.clone();
+            let used = g.call("get_used_cells", &[]).to::<Array<Vector3i>>();
+            let rows = used
+                .iter_shared()
+                .map(|c| {
+                    let item = g.call("get_cell_item", &[c.to_variant()]).to::<i64>();
+                    let o = g
+                        .call("get_cell_item_orientation", &[c.to_variant()])
+                        .to::<i64>();
+                    vec![c.x.into(), c.y.into(), c.z.into(), item, o]
+                })
+                .collect();
+            ("grid_map", rows)
+        } else {
+            return Err(failed(format!(
+                "{node} ({}) is not a TileMapLayer or GridMap",
+                n.get_class()
+            )));
+        };
+    rows.sort_by(|a, b| (a[1], a[0], a[2]).cmp(&(b[1], b[0], b[2])));
+    let total = rows.len();
+    let page: Vec<_> = rows.into_iter().skip(offset).take(limit).collect();
+    let columns = if kind == "grid_map" {
+        json!(["x", "y", "z", "item", "orientation"])
+    } else {
+        json!(["x", "y", "source", "atlas_x", "atlas_y", "alternative"])
+    };
+    Ok(json!({
+        "node": node, "kind": kind, "total": total, "offset": offset,
+        "columns": columns, "cells": page, "scene": scene_path(&root),
+    }))
+}
+
+/// A MeshLibrary's items.
+pub(crate) fn mesh_library_items(path: &str) -> Res {
+    let lib = ResourceLoader::singleton()
+        .load(path)
+        .and_then(|r| r.try_cast::<MeshLibrary>().ok())
+        .ok_or_else(|| {
+            err(
+                ErrorCode::NotFound,
+                format!("{path} is not a MeshLibrary that loads"),
+            )
+        })?;
+    let items: Vec<Json> = lib
+        .get_item_list()
+        .as_slice()
+        .iter()
+        .map(|id| {
+            json!({
+                "id": id,
+                "name": lib.get_item_name(*id).to_string(),
+                "mesh": lib.get_item_mesh(*id).map(|m| m.get_class().to_string()),
+            })
+        })
+        .collect();
+    Ok(json!({"path": path, "items": items}))
+}

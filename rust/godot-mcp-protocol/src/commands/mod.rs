@@ -1,0 +1,525 @@
+//! The command names of the bridge and what the server must know about each before it
+//! sends one: whether it changes the editor, and whether it may write a file (a lost
+//! answer to such a command quarantines its transaction).
+//!
+//! Each command's parameters are one struct, in the file of its domain (`scene.rs`,
+//! `animation.rs`, `tilemap.rs`, `ui.rs`, …, all re-exported here); results are
+//! documented in `docs/editor-bridge.md`.
+
+/// Answers `{}`; measures the round trip.
+pub const PING: &str = "ping";
+/// `{}` → `{active_scene, open_scenes, dirty}`.
+pub const EDITOR_STATE: &str = "editor.state";
+pub const SCENE_TREE: &str = "scene.tree";
+pub const SCENE_OPEN: &str = "scene.open";
+pub const SCENE_CREATE: &str = "scene.create";
+pub const SCENE_SAVE: &str = "scene.save";
+pub const SCENE_CLOSE: &str = "scene.close";
+pub const SCENE_RELOAD: &str = "scene.reload";
+pub const NODE_CREATE: &str = "node.create";
+pub const NODE_RENAME: &str = "node.rename";
+pub const NODE_MOVE: &str = "node.move";
+pub const NODE_DUPLICATE: &str = "node.duplicate";
+pub const NODE_DELETE: &str = "node.delete";
+pub const NODE_GET_PROPERTY: &str = "node.get_property";
+pub const NODE_SET_PROPERTY: &str = "node.set_property";
+/// The read-only persistence probe (`cmd_node_persistence`): answers with the verdict the
+/// real handler would stamp, so a dry run and the real run agree.
+pub const NODE_PERSISTENCE: &str = "node.persistence";
+pub const SCRIPT_ATTACH: &str = "script.attach";
+pub const SCRIPT_DETACH: &str = "script.detach";
+pub const SIGNAL_CONNECT: &str = "signal.connect";
+pub const SIGNAL_DISCONNECT: &str = "signal.disconnect";
+pub const RESOURCE_SET_PROPERTY: &str = "resource.set_property";
+pub const BATCH_APPLY: &str = "scene.batch.apply";
+/// `{action, steps: [{op: create|set|group|tile_cells|grid_cells|fit_shape|bake_navigation,
+/// …}]}` → `{nodes: [created paths], steps, undoable, persisted…}`: ordered steps as ONE
+/// undo action, all validated before the first change.
+pub const STEPS: &str = "scene.steps";
+/// `{node, offset?, limit?}` → the used cells of a TileMapLayer or GridMap, paged.
+pub const CELLS_GET: &str = "node.cells";
+/// `{path}` → a MeshLibrary's items (id, name, mesh class).
+pub const MESH_LIBRARY_ITEMS: &str = "mesh_library.items";
+pub const UNDO: &str = "editor.undo";
+pub const REDO: &str = "editor.redo";
+pub const HISTORY: &str = "editor.history";
+/// `{view: "2d"|"3d"|"window", max_edge?, max_bytes, node?}` → `{captured: true,
+/// png_base64, width, height, view, scale, canvas_transform?, crop?}`, or `{captured: false,
+/// reason, …}` when there is nothing to read (no renderer, a view not on screen yet, a PNG
+/// above `max_bytes`, a node outside the view): a read, so not an error reply.
+pub const EDITOR_SCREENSHOT: &str = "editor.screenshot";
+/// `{}` → `{monitors: {fps, process_time_ms, …}}`: the editor's performance monitors now.
+pub const EDITOR_MONITORS: &str = "editor.monitors";
+/// `{}` → `{started, scanning, scans_finished}`: starts `EditorFileSystem.scan()` (which reimports what
+/// changed on disk); `filesystem.status` tells when it is done.
+pub const FILESYSTEM_SCAN: &str = "filesystem.scan";
+/// `{}` → `{scanning, progress, scans_finished}`; a scan started at `scans_finished = n`
+/// is applied (reimports included) once not scanning and `scans_finished > n`.
+pub const FILESYSTEM_STATUS: &str = "filesystem.status";
+/// `{parent, name, type: AudioStreamPlayer|AudioStreamPlayer2D|AudioStreamPlayer3D,
+/// stream?, bus?, autoplay?, volume_db?}` → the player, its properties set, added as one
+/// undo action.
+pub const AUDIO_ADD_PLAYER: &str = "audio.add_player";
+/// `{node, shader}` → a new ShaderMaterial with that shader on the node's `material`
+/// (CanvasItem) or `material_override` (GeometryInstance3D); one undo action.
+pub const SHADER_ASSIGN_MATERIAL: &str = "shader.assign_material";
+/// `{node}` → `{uniforms: [{name, type, hint, hint_string, value}]}` of the node's
+/// ShaderMaterial.
+pub const SHADER_UNIFORMS: &str = "shader.uniforms";
+/// `{node, name, value}` → the uniform set on the node's ShaderMaterial; one undo action.
+pub const SHADER_SET_UNIFORM: &str = "shader.set_uniform";
+
+/// Every command, in documentation order.
+pub const ALL: [&str; 36] = [
+    PING,
+    EDITOR_STATE,
+    SCENE_TREE,
+    SCENE_OPEN,
+    SCENE_CREATE,
+    SCENE_SAVE,
+    SCENE_CLOSE,
+    SCENE_RELOAD,
+    NODE_CREATE,
+    NODE_RENAME,
+    NODE_MOVE,
+    NODE_DUPLICATE,
+    NODE_DELETE,
+    NODE_GET_PROPERTY,
+    NODE_SET_PROPERTY,
+    NODE_PERSISTENCE,
+    SCRIPT_ATTACH,
+    SCRIPT_DETACH,
+    SIGNAL_CONNECT,
+    SIGNAL_DISCONNECT,
+    RESOURCE_SET_PROPERTY,
+    BATCH_APPLY,
+    STEPS,
+    CELLS_GET,
+    MESH_LIBRARY_ITEMS,
+    UNDO,
+    REDO,
+    HISTORY,
+    EDITOR_SCREENSHOT,
+    EDITOR_MONITORS,
+    FILESYSTEM_SCAN,
+    FILESYSTEM_STATUS,
+    AUDIO_ADD_PLAYER,
+    SHADER_ASSIGN_MATERIAL,
+    SHADER_UNIFORMS,
+    SHADER_SET_UNIFORM,
+];
+
+/// The authoring commands (scene editing, the rest; animation; theme and UI). Parameters
+/// are in the domain files; results are in `docs/editor-bridge.md`; the
+/// add-on's checks in `godot_mcp_editor_core::authoring`.
+/// `{parent, scene, name?}`: instance a PackedScene under `parent` (undo action).
+pub const NODE_INSTANCE: &str = "node.instance";
+/// `{node, group, add}`: add to (or remove from) a persistent group (undo action).
+pub const NODE_GROUP: &str = "node.group";
+/// `{node, editable}`: an instanced sub-scene's editable children (undo action).
+pub const NODE_EDITABLE_CHILDREN: &str = "node.editable_children";
+/// `{nodes}`: the editor's selection (not project state; no undo action).
+pub const EDITOR_SELECT: &str = "editor.select";
+/// `{}` → `{scene, nodes}`: the editor's selection.
+pub const EDITOR_SELECTION: &str = "editor.selection";
+/// `{}`: save every open scene that has a file.
+pub const SCENE_SAVE_ALL: &str = "scene.save_all";
+/// `{node}` → outgoing and incoming signal connections, persistent ones marked.
+pub const NODE_CONNECTIONS: &str = "node.connections";
+/// `{node, list, offset, limit}` → stored/editor properties with values, or (`list`) the
+/// property list with types, hints, hint strings and usage.
+pub const NODE_PROPERTIES: &str = "node.properties";
+/// `{player, library, name, length, loop_mode}`: a new animation (undo action).
+pub const ANIMATION_ADD: &str = "animation.add";
+/// `{player, animation}`: remove an animation (undo action).
+pub const ANIMATION_REMOVE: &str = "animation.remove";
+/// `{player, animation, track_type, path}` → `{track}`: a new track (undo action).
+pub const ANIMATION_TRACK_ADD: &str = "animation.track_add";
+/// `{player, animation, track}`: remove a track and its keys (undo action).
+pub const ANIMATION_TRACK_REMOVE: &str = "animation.track_remove";
+/// `{player, animation, track, time, value, transition}`: a new key (undo action).
+pub const ANIMATION_KEY_INSERT: &str = "animation.key_insert";
+/// `{player, animation, track, time}`: remove the key at `time` (undo action).
+pub const ANIMATION_KEY_REMOVE: &str = "animation.key_remove";
+/// `{player, animation}` → the live animation: length, loop mode, tracks and keys.
+pub const ANIMATION_GET: &str = "animation.get";
+/// `{tree, parent, graph, name, node_type, animation?, position}`: a node in an
+/// AnimationTree's state machine or blend tree (`parent`: the nested graph's path, "" the
+/// root; a missing root is created); undo action.
+pub const ANIMATION_TREE_ADD_NODE: &str = "animation_tree.add_node";
+/// `{tree, state_machine, from, to, switch_mode, advance_mode, advance_condition?,
+/// xfade_time}`: a state machine transition (undo action).
+pub const ANIMATION_TREE_CONNECT: &str = "animation_tree.connect";
+/// `{tree, blend_tree, to, port, from}`: `from`'s output into `to`'s input `port` in a
+/// blend tree (an occupied port is refused; undo action).
+pub const ANIMATION_TREE_BLEND_CONNECT: &str = "animation_tree.blend_connect";
+/// `{path, theme_type, kind, name, value}`: a Theme .tres item, set under the edited
+/// scene's undo history, then the file saved (its undo saves it again).
+pub const THEME_SET_ITEM: &str = "theme.set_item";
+/// `{node, kind, name, value}`: a Control's theme override (`null` removes it; undo action).
+pub const CONTROL_THEME_OVERRIDE: &str = "control.theme_override";
+/// `{node, preset}`: anchors and offsets of a layout preset (undo action).
+pub const CONTROL_ANCHORS_PRESET: &str = "control.anchors_preset";
+/// `{parent, type, name, separation?, columns?, margin?}`: a new Container (undo action).
+pub const CONTROL_ADD_CONTAINER: &str = "control.add_container";
+
+/// Every authoring command, in documentation order.
+pub const AUTHORING: [&str; 22] = [
+    NODE_INSTANCE,
+    NODE_GROUP,
+    NODE_EDITABLE_CHILDREN,
+    EDITOR_SELECT,
+    EDITOR_SELECTION,
+    SCENE_SAVE_ALL,
+    NODE_CONNECTIONS,
+    NODE_PROPERTIES,
+    ANIMATION_ADD,
+    ANIMATION_REMOVE,
+    ANIMATION_TRACK_ADD,
+    ANIMATION_TRACK_REMOVE,
+    ANIMATION_KEY_INSERT,
+    ANIMATION_KEY_REMOVE,
+    ANIMATION_GET,
+    ANIMATION_TREE_ADD_NODE,
+    ANIMATION_TREE_CONNECT,
+    ANIMATION_TREE_BLEND_CONNECT,
+    THEME_SET_ITEM,
+    CONTROL_THEME_OVERRIDE,
+    CONTROL_ANCHORS_PRESET,
+    CONTROL_ADD_CONTAINER,
+];
+
+/// Whether the command only reads.
+pub fn is_read_only(cmd: &str) -> bool {
+    matches!(
+        cmd,
+        PING | EDITOR_STATE
+            | SCENE_TREE
+            | NODE_GET_PROPERTY
+            | NODE_PERSISTENCE
+            | HISTORY
+            | EDITOR_SCREENSHOT
+            | CELLS_GET
+            | MESH_LIBRARY_ITEMS
+            | EDITOR_SELECTION
+            | NODE_CONNECTIONS
+            | NODE_PROPERTIES
+            | ANIMATION_GET
+            | EDITOR_MONITORS
+            | FILESYSTEM_STATUS
+            | SHADER_UNIFORMS
+    )
+}
+
+/// Whether the command may write a file in the project: a lost answer to it leaves the
+/// disk in an unknown state, so its transaction is quarantined (writes blocked).
+pub fn may_save_file(cmd: &str) -> bool {
+    matches!(
+        cmd,
+        SCENE_SAVE | SCENE_CREATE | RESOURCE_SET_PROPERTY | SCENE_SAVE_ALL | THEME_SET_ITEM
+    )
+}
+
+/// Batch sets above this many nodes bypass the undo stack (`undoable: false`); the
+/// server applies the rule and sends its [`UndoPolicy`].
+pub const UNDO_BATCH_LIMIT: usize = 20;
+
+// ---------------------------------------------------------------------------------
+// Parameters: one struct per command, the one definition both ends use. The server
+// serializes them ([`BridgeCommand::params`]); the add-on deserializes them and adds the
+// checks serde cannot make (`res://` paths, node names, step references, ranges).
+// ---------------------------------------------------------------------------------
+
+use godot_mcp_formats::variant::Value;
+use serde::{Deserialize, Serialize};
+
+/// A bridge command's parameters, tied to the command's name.
+pub trait BridgeCommand: Serialize {
+    /// The command name sent as the request's `cmd`.
+    const METHOD: &'static str;
+
+    /// The request's `params`: these parameters as JSON.
+    fn params(&self) -> serde_json::Value {
+        // Plain structs of strings, numbers and values: serialization cannot fail.
+        serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
+    }
+}
+
+/// A Godot value travels in its JSON form (`Value::to_json` / `Value::from_json`).
+pub mod value_json {
+    use godot_mcp_formats::variant::Value;
+    use serde::de::Error as _;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &Value, s: S) -> Result<S::Ok, S::Error> {
+        v.to_json().serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
+        let json = serde_json::Value::deserialize(d)?;
+        Value::from_json(&json).map_err(|e| D::Error::custom(format!("value: {e}")))
+    }
+}
+
+macro_rules! bridge_command {
+    ($($ty:ident => $method:ident),* $(,)?) => {
+        $(impl BridgeCommand for $ty {
+            const METHOD: &'static str = $method;
+        })*
+    };
+}
+
+macro_rules! no_params {
+    ($($(#[$doc:meta])* $ty:ident => $method:ident),* $(,)?) => {
+        $(
+            $(#[$doc])*
+            #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+            #[serde(deny_unknown_fields)]
+            pub struct $ty {}
+            bridge_command!($ty => $method);
+        )*
+    };
+}
+
+no_params! {
+    Ping => PING,
+    EditorState => EDITOR_STATE,
+    Undo => UNDO,
+    Redo => REDO,
+    History => HISTORY,
+    EditorMonitors => EDITOR_MONITORS,
+    FilesystemScan => FILESYSTEM_SCAN,
+    FilesystemStatus => FILESYSTEM_STATUS,
+}
+
+/// The default page of a tree or cell read.
+pub const DEFAULT_PAGE_LIMIT: usize = 1000;
+
+fn default_page_limit() -> usize {
+    DEFAULT_PAGE_LIMIT
+}
+
+macro_rules! opt_path {
+    ($($(#[$doc:meta])* $ty:ident => $method:ident),* $(,)?) => {
+        $(
+            $(#[$doc])*
+            #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+            #[serde(deny_unknown_fields)]
+            pub struct $ty {
+                /// `None`: the edited scene.
+                #[serde(default)]
+                pub path: Option<String>,
+            }
+            bridge_command!($ty => $method);
+
+            impl From<Option<String>> for $ty {
+                fn from(path: Option<String>) -> Self {
+                    Self { path }
+                }
+            }
+        )*
+    };
+}
+
+opt_path! {
+    /// `scene.save`.
+    SceneSave => SCENE_SAVE,
+    /// `scene.close`.
+    SceneClose => SCENE_CLOSE,
+    /// `scene.reload`.
+    SceneReload => SCENE_RELOAD,
+}
+
+macro_rules! node_only {
+    ($($(#[$doc:meta])* $ty:ident => $method:ident),* $(,)?) => {
+        $(
+            $(#[$doc])*
+            #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+            #[serde(deny_unknown_fields)]
+            pub struct $ty {
+                /// A path from the edited scene's root (`.` is the root).
+                pub node: String,
+            }
+            bridge_command!($ty => $method);
+        )*
+    };
+}
+
+node_only! {
+    /// `node.delete`.
+    NodeDelete => NODE_DELETE,
+    /// `script.detach`.
+    ScriptDetach => SCRIPT_DETACH,
+    /// `shader.uniforms`.
+    ShaderUniforms => SHADER_UNIFORMS,
+}
+
+// The cells and terrains below are also the family tools' arguments (one type each,
+// hence the schema; their doc comments are the agent's descriptions).
+
+// One terrain of a terrain set (no doc comment: the agent's schema has no description).
+
+/// One step of `scene.steps` as it travels. A node is a path from the edited scene's
+/// root, or `"$N"`: the node step N (an earlier `create`) made.
+///
+/// Also create_nodes' step argument (one type for both, hence the schema): an agent's
+/// schema offers the node steps (create, set, group) and skips the family tools' own;
+/// the server refuses those in create_nodes ([`Step::is_node_step`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(
+    feature = "schema",
+    derive(schemars::JsonSchema),
+    schemars(description = "One step of create_nodes.")
+)]
+#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Step {
+    /// A new node; parent is a path or "$N" (the node step N created).
+    Create {
+        parent: String,
+        /// Godot class, e.g. Sprite2D.
+        #[serde(rename = "type")]
+        node_type: String,
+        name: String,
+    },
+    /// Set a property (or "resource:sub_property") of a path or "$N".
+    Set {
+        node: String,
+        property: String,
+        /// As in set_node_property.
+        #[serde(with = "value_json")]
+        #[cfg_attr(feature = "schema", schemars(with = "serde_json::Value"))]
+        value: Value,
+    },
+    /// Add a path or "$N" to a group (saved with the scene).
+    Group { node: String, group: String },
+    #[cfg_attr(feature = "schema", schemars(skip))]
+    TileCells { node: String, cells: Vec<TileCell> },
+    #[cfg_attr(feature = "schema", schemars(skip))]
+    GridCells { node: String, cells: Vec<GridCell> },
+    #[cfg_attr(feature = "schema", schemars(skip))]
+    FitShape {
+        node: String,
+        to: String,
+        shape: FitKind,
+    },
+    #[cfg_attr(feature = "schema", schemars(skip))]
+    BakeNavigation { node: String },
+    #[cfg_attr(feature = "schema", schemars(skip))]
+    TilesetAtlas {
+        node: String,
+        texture: String,
+        tile_size: [i32; 2],
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        source_id: Option<i32>,
+    },
+    #[cfg_attr(feature = "schema", schemars(skip))]
+    TilesetPhysicsLayer {
+        node: String,
+        collision_layer: u32,
+        collision_mask: u32,
+    },
+    #[cfg_attr(feature = "schema", schemars(skip))]
+    TilesetTerrainSet {
+        node: String,
+        mode: i32,
+        terrains: Vec<Terrain>,
+    },
+}
+
+impl Step {
+    /// Whether this is a node step (create, set, group), the ones create_nodes takes.
+    pub fn is_node_step(&self) -> bool {
+        matches!(
+            self,
+            Step::Create { .. } | Step::Set { .. } | Step::Group { .. }
+        )
+    }
+}
+
+/// `scene.steps`: ordered steps as ONE undo action named `action`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Steps {
+    pub action: String,
+    pub steps: Vec<Step>,
+    /// Check every step, change nothing, answer the verdict (a dry run).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub check_only: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+// The parameters, one file per domain; declared after the macros above, which they use.
+mod animation;
+mod audio;
+mod editor;
+mod physics;
+mod resource;
+mod scene;
+mod script;
+mod shader;
+mod tilemap;
+mod ui;
+pub use animation::*;
+pub use audio::*;
+pub use editor::*;
+pub use physics::*;
+pub use resource::*;
+pub use scene::*;
+pub use script::*;
+pub use shader::*;
+pub use tilemap::*;
+pub use ui::*;
+
+bridge_command! {
+    SceneTree => SCENE_TREE,
+    SceneOpen => SCENE_OPEN,
+    SceneCreate => SCENE_CREATE,
+    NodeCreate => NODE_CREATE,
+    NodeRename => NODE_RENAME,
+    NodeMove => NODE_MOVE,
+    NodeDuplicate => NODE_DUPLICATE,
+    NodeGetProperty => NODE_GET_PROPERTY,
+    NodeSetProperty => NODE_SET_PROPERTY,
+    NodePersistence => NODE_PERSISTENCE,
+    ScriptAttach => SCRIPT_ATTACH,
+    SignalConnect => SIGNAL_CONNECT,
+    SignalDisconnect => SIGNAL_DISCONNECT,
+    ResourceSetProperty => RESOURCE_SET_PROPERTY,
+    BatchApply => BATCH_APPLY,
+    Steps => STEPS,
+    Cells => CELLS_GET,
+    MeshLibraryItems => MESH_LIBRARY_ITEMS,
+    EditorScreenshot => EDITOR_SCREENSHOT,
+    AudioAddPlayer => AUDIO_ADD_PLAYER,
+    ShaderAssignMaterial => SHADER_ASSIGN_MATERIAL,
+    ShaderSetUniform => SHADER_SET_UNIFORM,
+}
+
+bridge_command! {
+    NodeInstance => NODE_INSTANCE,
+    NodeGroup => NODE_GROUP,
+    NodeEditableChildren => NODE_EDITABLE_CHILDREN,
+    EditorSelect => EDITOR_SELECT,
+    NodeConnections => NODE_CONNECTIONS,
+    NodeProperties => NODE_PROPERTIES,
+    AnimationAdd => ANIMATION_ADD,
+    AnimationRemove => ANIMATION_REMOVE,
+    AnimationTrackAdd => ANIMATION_TRACK_ADD,
+    AnimationTrackRemove => ANIMATION_TRACK_REMOVE,
+    AnimationKeyInsert => ANIMATION_KEY_INSERT,
+    AnimationKeyRemove => ANIMATION_KEY_REMOVE,
+    AnimationGet => ANIMATION_GET,
+    AnimationTreeAddNode => ANIMATION_TREE_ADD_NODE,
+    AnimationTreeConnect => ANIMATION_TREE_CONNECT,
+    AnimationTreeBlendConnect => ANIMATION_TREE_BLEND_CONNECT,
+    ThemeSetItem => THEME_SET_ITEM,
+    ControlThemeOverride => CONTROL_THEME_OVERRIDE,
+    ControlAnchorsPreset => CONTROL_ANCHORS_PRESET,
+    ControlAddContainer => CONTROL_ADD_CONTAINER,
+}
+
+#[cfg(test)]
+mod tests;
