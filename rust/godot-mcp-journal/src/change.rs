@@ -561,6 +561,13 @@ impl Journal {
             }
             rels.push(rel);
         }
+        for a in &rels {
+            if let Some(b) = rels.iter().find(|b| b.starts_with(&format!("{a}/"))) {
+                return Err(ChangeError::Invalid(format!(
+                    "{a} is a file of the change and the folder of {b}"
+                )));
+            }
+        }
         self.check_gate()?;
         if let Some(key) = &req.idempotency
             && let Some(replay) = self.replay_lookup(key, &req.tool_family, &req.operation)?

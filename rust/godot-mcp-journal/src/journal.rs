@@ -387,7 +387,7 @@ pub struct TxnRecord {
     pub operation: String,
     /// The tool family.
     pub tool_family: String,
-    /// The target path for `file` effects.
+    /// The target path for `file` effects (a change lists `files` instead).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
     /// One line describing the proof, when there is one.
@@ -1469,7 +1469,7 @@ pub(crate) fn list(conn: &Connection, filter: &TxnFilter) -> Result<Vec<TxnRecor
                     Ok(Intent::File(f)) => Some(f.path),
                     Ok(Intent::ProcessLaunch(l)) => Some(l.purpose),
                     Ok(Intent::EditorRuntime(e)) => e.scene,
-                    Ok(Intent::Change(c)) => Some(format!("{} files", c.files.len())),
+                    Ok(Intent::Change(_)) => None,
                     Err(_) => None,
                 },
                 proof_summary: proof.as_ref().map(Proof::summary),
