@@ -85,6 +85,25 @@ impl<'a> From<Option<&'a str>> for Expect<'a> {
     }
 }
 
+/// Deserializes `expected_sha256` so that `null` is kept apart from a left-out
+/// field: `None` (left out: no check), `Some(None)` (`null`: the file must not
+/// exist), `Some(Some(hash))`. Read it with [`expect_of`].
+pub fn expected_or_null<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Option<String>>, D::Error> {
+    <Option<String> as serde::Deserialize>::deserialize(d).map(Some)
+}
+
+/// The compare-and-swap expectation of an `expected_sha256` read by
+/// [`expected_or_null`].
+pub fn expect_of(expected: &Option<Option<String>>) -> Expect<'_> {
+    match expected {
+        None => Expect::Anything,
+        Some(None) => Expect::Absent,
+        Some(Some(sha)) => Expect::Sha256(sha),
+    }
+}
+
 /// What a write did (or, from [`check_write`], would do).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct WriteOutcome {

@@ -1094,6 +1094,32 @@ mod tests {
         assert!(!dir.path().join("d.gd").exists());
     }
 
+    /// Guards against (issue 28): two agents creating the same file, the last writer
+    /// silently winning. `expected_sha256: null` says "must not exist": the first
+    /// create lands, the second answers STALE and leaves the first's bytes.
+    #[tokio::test]
+    async fn two_creates_of_one_file_cannot_both_succeed() {
+        let (dir, state) = project();
+        let state = Arc::new(state);
+        let args = |text: &str| json!({"path": "res://a.gd", "content": text, "expected_sha256": null, "confirm": true});
+        let call = crate::safety::pipeline::call_detached;
+        call(&state, "write_script", args("extends Node # first\n"))
+            .await
+            .unwrap();
+        let second = call(&state, "write_script", args("extends Node # second\n"))
+            .await
+            .unwrap_err();
+        assert_eq!(second.code, ErrorCode::Stale, "{}", second.message);
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("a.gd")).unwrap(),
+            "extends Node # first\n"
+        );
+        // Left out, the field still means "whatever is there".
+        let mut any = args("extends Node # third\n");
+        any.as_object_mut().unwrap().remove("expected_sha256");
+        call(&state, "write_script", any).await.unwrap();
+    }
+
     /// Real storage whose first unlink of a project file (not a temp) fails, once.
     struct FirstUnlinkFails(std::sync::atomic::AtomicBool);
 

@@ -4,8 +4,8 @@
 //! writes no undo stack covers). The server only serves a folder that already holds a
 //! project.godot, so that file is edited in place (its other settings and bytes kept);
 //! every other file must be absent unless `overwrite`. Everything is planned (and
-//! CAS-checked) before the first write; each file is then its own journaled write
-//! (`composite::write_each`), reported per file.
+//! CAS-checked) before the first write; the files are then written as one journaled
+//! change (`composite::write_each`): all of them or none.
 
 use std::sync::Arc;
 
@@ -23,8 +23,8 @@ use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::common::on_disk;
-use crate::tools::scene::composite::write_each;
 use crate::tools::project::read::read_text;
+use crate::tools::scene::composite::write_each;
 use crate::tools::{Plan, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
