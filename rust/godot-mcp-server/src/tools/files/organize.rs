@@ -267,8 +267,8 @@ struct MultiEffect {
 
 fn journaled_writes() -> Undo {
     not_undoable(
-        "Not on the editor's undo stack: file writes. Each one is a journal transaction with \
-         its before-sha256.",
+        "Not on the editor's undo stack: file writes, applied as one journal change that \
+         records every file's before-sha256.",
     )
 }
 
