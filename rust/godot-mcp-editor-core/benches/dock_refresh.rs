@@ -31,6 +31,7 @@ fn main() {
                     class: "editor_runtime".into(),
                     status: "committed".into(),
                     undoable: Some(true),
+                    files: Vec::new(),
                 })
                 .collect(),
         });

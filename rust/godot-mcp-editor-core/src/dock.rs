@@ -210,7 +210,7 @@ pub fn view(data: &FeedData, ctx: &DockContext) -> DockView {
         s.recent
             .iter()
             .map(|a| {
-                format!(
+                let mut line = format!(
                     "{}  {}  {}  undoable: {}  {}",
                     a.status,
                     a.tool,
@@ -221,7 +221,12 @@ pub fn view(data: &FeedData, ctx: &DockContext) -> DockView {
                         None => "-",
                     },
                     a.transaction_id
-                )
+                );
+                // A change is one line with its files.
+                if !a.files.is_empty() {
+                    line.push_str(&format!("  files: {}", a.files.join(", ")));
+                }
+                line
             })
             .collect()
     });
@@ -433,13 +438,15 @@ mod tests {
                         class: "editor_runtime".into(),
                         status: "committed".into(),
                         undoable: Some(true),
+                        files: Vec::new(),
                     },
                     RecentAction {
                         transaction_id: "t1".into(),
-                        tool: "create_script".into(),
+                        tool: "move_file".into(),
                         class: "destructive".into(),
                         status: "committed".into(),
                         undoable: None,
+                        files: vec!["actors/e.tscn".into(), "enemies/e.tscn".into()],
                     },
                 ],
             )),
@@ -452,7 +459,7 @@ mod tests {
             v.actions,
             [
                 "committed  node.create  editor_runtime  undoable: yes  t2",
-                "committed  create_script  destructive  undoable: -  t1"
+                "committed  move_file  destructive  undoable: -  t1  files: actors/e.tscn, enemies/e.tscn"
             ]
         );
     }

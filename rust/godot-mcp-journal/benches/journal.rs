@@ -8,6 +8,9 @@
 //!   inserting intent rows directly as a killed process would leave them. Budget:
 //!   under 1 s.
 //!
+//! - `change_5x4k` (printed, interleaved like the ratio above): one change of five
+//!   4 KiB overwrites (issue 28) against five bare durable writes.
+//!
 //! Every directory is a temp dir under `$TMPDIR`, so `TMPDIR` picks the disk;
 //! `cargo bench -p godot-mcp-journal --bench journal -- nomatch` runs only the
 //! interleaved-medians ratio (no criterion group matches).
@@ -18,7 +21,9 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use criterion::{BatchSize, Criterion, criterion_group};
-use godot_mcp_journal::{FileState, FileWrite, Journal, durable};
+use godot_mcp_journal::{
+    ChangeEffect, ChangeOp, FileChange, FileState, FileWrite, Journal, durable,
+};
 
 #[path = "../tests/support/mod.rs"]
 mod support;
@@ -155,10 +160,69 @@ fn interleaved_ratio() {
     );
 }
 
+/// A change of five 4 KiB overwrites against five bare durable writes of the
+/// same files, interleaved in one loop; prints the medians, the means and their
+/// ratios.
+fn interleaved_change_ratio() {
+    const PAIRS: usize = 100;
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("project");
+    fs::create_dir_all(&project).unwrap();
+    let mut journal = Journal::open(&dir.path().join("state"), &project).unwrap();
+    journal.reconcile().unwrap();
+    let (mut bare, mut changed) = (Vec::new(), Vec::new());
+    for i in 0..PAIRS {
+        let bytes = |f: usize| {
+            let mut b = vec![0u8; 4096];
+            b[..8].copy_from_slice(&((i * 8 + f) as u64).to_le_bytes());
+            b
+        };
+        let t = Instant::now();
+        for f in 0..5 {
+            durable::write_atomic(&project.join(format!("bare{f}.bin")), &bytes(f)).unwrap();
+        }
+        bare.push(t.elapsed());
+        let effects = (0..5)
+            .map(|f| ChangeEffect {
+                rel_path: PathBuf::from(format!("change{f}.bin")),
+                op: ChangeOp::Write(bytes(f)),
+                expected: None,
+            })
+            .collect();
+        let t = Instant::now();
+        journal
+            .apply_change(FileChange {
+                effects,
+                idempotency: None,
+                tool_family: "bench".into(),
+                operation: "change".into(),
+            })
+            .unwrap();
+        changed.push(t.elapsed());
+    }
+    let mean = |v: &[Duration]| v.iter().sum::<Duration>() / v.len() as u32;
+    let median = |v: &mut Vec<Duration>| {
+        v.sort();
+        v[v.len() / 2]
+    };
+    let (bm, cm) = (mean(&bare), mean(&changed));
+    let (b, c) = (median(&mut bare), median(&mut changed));
+    println!(
+        "change_5x4k interleaved ({PAIRS} pairs): 5 bare writes median {:.3} ms, one 5-file change median {:.3} ms, ratio {:.2}x; means {:.3} / {:.3} ms, ratio {:.2}x",
+        b.as_secs_f64() * 1e3,
+        c.as_secs_f64() * 1e3,
+        c.as_secs_f64() / b.as_secs_f64(),
+        bm.as_secs_f64() * 1e3,
+        cm.as_secs_f64() * 1e3,
+        cm.as_secs_f64() / bm.as_secs_f64()
+    );
+}
+
 criterion_group!(benches, durable_write_4k, reconcile_10k);
 
 fn main() {
     interleaved_ratio();
+    interleaved_change_ratio();
     benches();
     Criterion::default().configure_from_args().final_summary();
 }

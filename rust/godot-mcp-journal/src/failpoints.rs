@@ -25,6 +25,30 @@ pub const AFTER_POST_HASH: &str = "journal::after_post_hash";
 /// the journal, or when it closes; not fsynced on its own).
 pub const AFTER_TERMINAL: &str = "journal::after_terminal";
 
+/// A change's intent (every file's pre- and post-state, and the pre-images)
+/// is durable; nothing else happened yet.
+pub const CHANGE_AFTER_INTENT: &str = "journal::change::after_intent";
+/// One file of a change is at its post-state, durably (crossed once per file;
+/// inside, each file crosses the write or delete boundaries above).
+pub const CHANGE_AFTER_EFFECT: &str = "journal::change::after_effect";
+/// Every file of a change was re-derived from disk at its post-state.
+pub const CHANGE_AFTER_POST_HASH: &str = "journal::change::after_post_hash";
+/// A change's terminal row (and its files') is recorded.
+pub const CHANGE_AFTER_TERMINAL: &str = "journal::change::after_terminal";
+/// One file of a change was put back at its pre-state, durably (compensation,
+/// live or at reconciliation; crossed once per file put back).
+pub const CHANGE_AFTER_UNDO: &str = "journal::change::after_undo";
+
+/// Boundaries only a change crosses (besides the write and delete ones of
+/// each of its files). Not in [`ALL`]: the single-file sweeps reach none of them.
+pub const CHANGE_POINTS: &[&str] = &[
+    CHANGE_AFTER_INTENT,
+    CHANGE_AFTER_EFFECT,
+    CHANGE_AFTER_POST_HASH,
+    CHANGE_AFTER_TERMINAL,
+    CHANGE_AFTER_UNDO,
+];
+
 /// Reconciliation derived every outcome; nothing cleaned or recorded yet.
 pub const RECONCILE_AFTER_DERIVE: &str = "journal::reconcile::after_derive";
 /// Reconciliation removed leftover temp files; terminal rows not yet recorded.
@@ -96,14 +120,24 @@ pub const ALL: &[&str] = &[
 
 /// Arms every failpoint named in the environment variable `var` (comma
 /// separated) to SIGKILL this process the moment it is crossed, printing
-/// `FAILPOINT_REACHED <name>` on stderr first. Only with the `failpoints`
-/// feature (test builds); a no-op otherwise.
+/// `FAILPOINT_REACHED <name>` on stderr first. `name@n` waits for the n-th
+/// crossing (1-based; a change crosses a file boundary once per file) and
+/// prints `FAILPOINT_REACHED name@n`. Only with the `failpoints` feature (test
+/// builds); a no-op otherwise.
 pub fn arm_sigkill_from_env(var: &str) {
     #[cfg(feature = "failpoints")]
     if let Ok(list) = std::env::var(var) {
-        for point in list.split(',').filter(|p| !p.is_empty()) {
-            let name = point.to_owned();
+        for entry in list.split(',').filter(|p| !p.is_empty()) {
+            let (point, nth) = match entry.split_once('@') {
+                Some((p, n)) => (p, n.parse::<usize>().unwrap_or(1).max(1)),
+                None => (entry, 1),
+            };
+            let name = entry.to_owned();
+            let crossed = std::sync::atomic::AtomicUsize::new(0);
             let _ = fail::cfg_callback(point, move || {
+                if crossed.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1 < nth {
+                    return;
+                }
                 eprintln!("FAILPOINT_REACHED {name}");
                 godot_mcp_os::fs::kill_self();
             });

@@ -387,7 +387,7 @@ pub struct TxnRecord {
     pub operation: String,
     /// The tool family.
     pub tool_family: String,
-    /// The target path for `file` effects.
+    /// The target path for `file` effects (a change lists `files` instead).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
     /// One line describing the proof, when there is one.
@@ -396,9 +396,12 @@ pub struct TxnRecord {
     /// Why, for quarantine (and some compensations).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
-    /// The composite this transaction belongs to.
+    /// The change (or composite) this transaction belongs to.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parent_txn: Option<TxnId>,
+    /// A change's files, in the order it applies them (see [`crate::change`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<String>,
     /// Milliseconds since the Unix epoch.
     pub created_at_ms: i64,
     /// Milliseconds since the Unix epoch, once terminal.
@@ -456,13 +459,13 @@ pub(crate) fn now_ms() -> i64 {
 
 /// The effect half of a file transaction.
 #[derive(Clone, Copy)]
-enum Effect<'a> {
+pub(crate) enum Effect<'a> {
     Write { bytes: &'a [u8] },
     Delete,
 }
 
 /// Internal failure of a file transaction, mapped onto each operation's enum.
-enum TxnFailure {
+pub(crate) enum TxnFailure {
     Path(PathError),
     NotReconciled,
     GateClosed(Vec<TxnId>),
@@ -643,7 +646,7 @@ impl Journal {
     /// WAL frames without an fsync; a fold before the intent log restarts
     /// fsyncs the WAL itself) or back at `FULL`, running the `PRAGMA` only on a
     /// change.
-    fn set_unsynced(&self, unsynced: bool) -> rusqlite::Result<()> {
+    pub(crate) fn set_unsynced(&self, unsynced: bool) -> rusqlite::Result<()> {
         use std::sync::atomic::Ordering;
         if self.sync_normal.load(Ordering::SeqCst) == unsynced {
             return Ok(());
@@ -804,7 +807,7 @@ impl Journal {
         self.sync_failed.load(std::sync::atomic::Ordering::SeqCst)
     }
 
-    fn check_gate(&self) -> Result<(), TxnFailure> {
+    pub(crate) fn check_gate(&self) -> Result<(), TxnFailure> {
         if self.sync_failed()
             || self
                 .pending_failed
@@ -841,7 +844,7 @@ impl Journal {
 
     /// Looks the idempotency id up: `Some(projection)` for an exact replay,
     /// `Err(Conflict)` for any other context, `None` when unused.
-    fn replay_lookup(
+    pub(crate) fn replay_lookup(
         &self,
         key: &IdempotencyKey,
         tool_family: &str,
@@ -1235,7 +1238,7 @@ impl Journal {
 /// is two steps, `godot_mcp_os::fs::exchange`; the checks are the same.) A
 /// delete has no conditional form: the re-check runs immediately before the
 /// unlink (see docs/recovery.md).
-fn apply_effect(
+pub(crate) fn apply_effect(
     storage: &dyn Storage,
     target: &Path,
     temp: Option<&Path>,
@@ -1296,7 +1299,7 @@ fn io_error(path: &Path, e: io::Error) -> rusqlite::Error {
 
 /// Runs `f` in one SQLite transaction (cached `BEGIN`/`COMMIT` statements: this
 /// runs on every write), rolled back if `f` fails.
-fn in_txn<T>(
+pub(crate) fn in_txn<T>(
     conn: &Connection,
     f: impl FnOnce(&Connection) -> rusqlite::Result<T>,
 ) -> rusqlite::Result<T> {
@@ -1324,7 +1327,7 @@ struct Ctx<'a> {
 /// Creates missing parent directories of `rel` under `root`, each made durable
 /// in its own parent. Created directories are not journaled: an empty directory
 /// left behind by a compensated create is not project content.
-fn ensure_parent(storage: &dyn Storage, root: &Path, rel: &Path) -> io::Result<()> {
+pub(crate) fn ensure_parent(storage: &dyn Storage, root: &Path, rel: &Path) -> io::Result<()> {
     let Some(parent) = rel.parent() else {
         return Ok(());
     };
@@ -1458,10 +1461,15 @@ pub(crate) fn list(conn: &Connection, filter: &TxnFilter) -> Result<Vec<TxnRecor
                 effect_kind: EffectKind::parse(&kind).ok_or_else(|| bad("effect kind"))?,
                 operation: r.get(3)?,
                 tool_family: r.get(4)?,
+                files: match serde_json::from_str::<Intent>(&intent) {
+                    Ok(Intent::Change(c)) => c.files.into_iter().map(|f| f.path).collect(),
+                    _ => Vec::new(),
+                },
                 path: match serde_json::from_str::<Intent>(&intent) {
                     Ok(Intent::File(f)) => Some(f.path),
                     Ok(Intent::ProcessLaunch(l)) => Some(l.purpose),
                     Ok(Intent::EditorRuntime(e)) => e.scene,
+                    Ok(Intent::Change(_)) => None,
                     Err(_) => None,
                 },
                 proof_summary: proof.as_ref().map(Proof::summary),

@@ -14,6 +14,7 @@
 //!   (feature `failpoints`) the power-loss simulation the crash sweep runs on.
 //! - [`journal`]: [`Journal`]: open, write gate, file write/delete transactions,
 //!   compare-and-swap, idempotency, listing.
+//! - [`change`]: a change — many file effects, one transaction, one terminal state.
 //! - [`editor`]: `editor_runtime` transactions (intent before the bridge request, the
 //!   terminal state from the reply; a lost answer never resent).
 //! - [`preimage`]: the bounded pre-images of overwrites and deletes, for repair.
@@ -25,6 +26,7 @@
 #![forbid(unsafe_code)]
 
 pub mod artifact;
+pub mod change;
 pub mod durable;
 pub mod editor;
 pub mod failpoints;
@@ -43,6 +45,10 @@ pub mod schema;
 pub mod state_dir;
 pub mod storage;
 
+pub use change::{
+    ChangeEffect, ChangeError, ChangeFile, ChangeIntent, ChangeOp, ChangeOutcome, ChangeProof,
+    FileChange,
+};
 pub use editor::{
     EditorIntent, EditorLeft, EditorProof, EditorRecord, EditorSettle, EditorTxnError, NamedFile,
     SavedFile, derive_files, derive_refusal, pre_state_proven,

@@ -34,6 +34,8 @@ pub enum Intent {
     ProcessLaunch(crate::launch::LaunchIntent),
     /// An effect applied through the editor bridge.
     EditorRuntime(crate::editor::EditorIntent),
+    /// A change: many file effects, one terminal state (see [`crate::change`]).
+    Change(crate::change::ChangeIntent),
 }
 
 /// What the re-derived on-disk state proved.
@@ -100,6 +102,9 @@ pub enum Proof {
     ProcessLaunch(crate::launch::LaunchProof),
     /// The editor's reply to an editor effect.
     EditorRuntime(crate::editor::EditorProof),
+    /// Every file of a change, proven at its post-state (committed) or its
+    /// pre-state (compensated).
+    Change(crate::change::ChangeProof),
 }
 
 impl Proof {
@@ -158,6 +163,7 @@ impl Proof {
                 format!("{basis} {} on disk ({derived})", p.observed)
             }
             Proof::ProcessLaunch(p) => p.summary(),
+            Proof::Change(p) => p.summary(),
         }
     }
 }

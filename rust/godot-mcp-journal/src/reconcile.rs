@@ -293,6 +293,11 @@ impl Journal {
             .into_iter()
             .filter(|r| !crate::editor::stays_unresolved(&r.kind, &r.intent_json))
             .collect();
+        // Changes (many files, one state) are settled first, each on its own
+        // (see `change`); one of another project incarnation stays below and
+        // is quarantined like any foreign row.
+        let (rows, changes) = self.split_changes(rows);
+        let settled_changes = self.reconcile_changes(&changes)?;
 
         // Launches are derived together (one /proc snapshot per round, one
         // bounded wait for all their boundaries). Those of another project
@@ -380,6 +385,16 @@ impl Journal {
             quarantined: Vec::new(),
             gate: WriteGate::Unreconciled,
         };
+        for (txn, status, reason) in settled_changes {
+            match status {
+                TxnStatus::Compensated => report.compensated += 1,
+                TxnStatus::Committed => report.committed += 1,
+                _ => report.quarantined.push(QuarantinedTxn {
+                    transaction_id: txn,
+                    reason: reason.unwrap_or_default(),
+                }),
+            }
+        }
         let tx = self.conn_mut().transaction()?;
         for (id, d) in &derived {
             let Ok(txn) = id.parse::<TxnId>() else {
@@ -427,6 +442,32 @@ impl Journal {
             tracing::debug!("{line}");
         }
         Ok(report)
+    }
+
+    /// Splits the open change rows of this project incarnation off `rows`.
+    fn split_changes(
+        &self,
+        rows: Vec<OpenRow>,
+    ) -> (Vec<OpenRow>, Vec<(TxnId, crate::change::ChangeIntent)>) {
+        let mut changes = Vec::new();
+        let mut rest = Vec::with_capacity(rows.len());
+        for row in rows {
+            let ours = row.kind == "file"
+                && row.object_id == self.identity.object_id
+                && row.generation == self.identity.generation as i64;
+            let change = ours
+                .then(|| serde_json::from_str::<Intent>(&row.intent_json).ok())
+                .flatten()
+                .and_then(|i| match i {
+                    Intent::Change(c) => Some(c),
+                    _ => None,
+                });
+            match (change, row.id.parse::<TxnId>()) {
+                (Some(c), Ok(txn)) => changes.push((txn, c)),
+                _ => rest.push(row),
+            }
+        }
+        (rest, changes)
     }
 
     fn derive_row(&self, row: &OpenRow) -> Derived {

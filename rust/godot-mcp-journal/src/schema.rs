@@ -100,6 +100,8 @@ const MIGRATIONS: &[Migration] = &[
     Migration::ChecksAsComparisons,
     // 3 -> 4: the intent log's fold marker (see `intent_log`).
     Migration::Sql(crate::intent_log::CREATE),
+    // 4 -> 5: the pre-images of a change's files (see `change`).
+    Migration::Sql(crate::change::CREATE),
 ];
 
 /// The schema version this build writes.

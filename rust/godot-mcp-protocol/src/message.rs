@@ -342,6 +342,7 @@ mod tests {
                     class: "mutating".into(),
                     status: "quarantined".into(),
                     undoable: None,
+                    files: Vec::new(),
                 }],
             }),
             json!({

@@ -58,4 +58,7 @@ pub struct RecentAction {
     /// or the reply did not say.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub undoable: Option<bool>,
+    /// A change's files (many files, one transaction), in order; empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<String>,
 }

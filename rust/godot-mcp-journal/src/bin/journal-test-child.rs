@@ -3,6 +3,7 @@
 //!
 //! `journal-test-child STATE_ROOT PROJECT COMMAND [ARGS]`, COMMAND one of
 //! `write REL TEXT`, `write-many REL N` (N writes of `version i`), `delete REL`,
+//! `change SPEC…` (one change: each `w=REL=TEXT` a write, `d=REL` a delete),
 //! `reconcile`, `hold`. With `JOURNAL_CRASH_AT=<failpoint>` the process prints
 //! `FAILPOINT_REACHED <name>` on stdout and exits with status 77 the moment it
 //! crosses that point (with `JOURNAL_CRASH_SKIP=n`, its (n+1)-th crossing) — a
@@ -21,7 +22,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use godot_mcp_journal::storage::{PowerLossSim, RealStorage, Storage};
-use godot_mcp_journal::{FileDelete, FileWrite, Journal};
+use godot_mcp_journal::{ChangeEffect, ChangeOp, FileChange, FileDelete, FileWrite, Journal};
 
 /// The exit status of a process that died at its failpoint.
 const CRASHED: i32 = 77;
@@ -126,6 +127,32 @@ fn run(args: &[String], sim: Option<Arc<PowerLossSim>>) -> Result<(), Box<dyn st
                 idempotency: None,
                 tool_family: "test".into(),
                 operation: "delete".into(),
+            })?;
+            println!("OK {}", outcome.transaction_id());
+        }
+        ("change", specs) if !specs.is_empty() => {
+            // Each spec `w=REL=TEXT` (write) or `d=REL` (delete), applied as one change.
+            let mut effects = Vec::new();
+            for spec in specs {
+                let op = match spec.split_once('=') {
+                    Some(("w", rest)) => {
+                        let (rel, text) = rest.split_once('=').ok_or("w=REL=TEXT")?;
+                        (rel, ChangeOp::Write(text.as_bytes().to_vec()))
+                    }
+                    Some(("d", rel)) => (rel, ChangeOp::Delete),
+                    _ => return Err(format!("bad change spec {spec:?}").into()),
+                };
+                effects.push(ChangeEffect {
+                    rel_path: op.0.into(),
+                    op: op.1,
+                    expected: None,
+                });
+            }
+            let outcome = journal.apply_change(FileChange {
+                effects,
+                idempotency: None,
+                tool_family: "test".into(),
+                operation: "change".into(),
             })?;
             println!("OK {}", outcome.transaction_id());
         }

@@ -692,6 +692,7 @@ pub fn read_status(state: &AppState) -> Option<ServerStatus> {
             tool: r.operation,
             status: r.status.as_str().to_owned(),
             undoable: r.undoable,
+            files: r.files,
         })
         .collect();
     Some(ServerStatus {

@@ -85,6 +85,25 @@ impl<'a> From<Option<&'a str>> for Expect<'a> {
     }
 }
 
+/// Deserializes `expected_sha256` so that `null` is kept apart from a left-out
+/// field: `None` (left out: no check), `Some(None)` (`null`: the file must not
+/// exist), `Some(Some(hash))`. Read it with [`expect_of`].
+pub fn expected_or_null<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Option<String>>, D::Error> {
+    <Option<String> as serde::Deserialize>::deserialize(d).map(Some)
+}
+
+/// The compare-and-swap expectation of an `expected_sha256` read by
+/// [`expected_or_null`].
+pub fn expect_of(expected: &Option<Option<String>>) -> Expect<'_> {
+    match expected {
+        None => Expect::Anything,
+        Some(None) => Expect::Absent,
+        Some(Some(sha)) => Expect::Sha256(sha),
+    }
+}
+
 /// What a write did (or, from [`check_write`], would do).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct WriteOutcome {
@@ -422,6 +441,144 @@ pub fn delete_file(
     })?;
     outcome.transaction_id = Some(txn_id(&done));
     Ok(outcome)
+}
+
+/// One file of a change: write `bytes` (`Some`) or delete (`None`), with the
+/// compare-and-swap expectation of the file there now.
+#[derive(Debug, Clone, Copy)]
+pub struct ChangeStep<'a> {
+    pub path: &'a ResPath,
+    pub bytes: Option<&'a [u8]>,
+    pub expected: Expect<'a>,
+}
+
+/// Applies `steps` as one journaled change (`godot_mcp_journal::change`): every
+/// file at its new state, or — when one fails midway — every file put back before
+/// this returns, and the error says so. The call's idempotency key covers the whole
+/// change. Returns the change's transaction id.
+pub fn apply_change(
+    state: &AppState,
+    call: &mut JournalCall,
+    param: &str,
+    steps: &[ChangeStep<'_>],
+) -> Result<String, ToolError> {
+    let mut journal = state.journal.lock();
+    let mut effects = Vec::with_capacity(steps.len());
+    for s in steps {
+        let op = match s.bytes {
+            Some(bytes) => {
+                check_write(&state.project, param, s.path, bytes, s.expected)?;
+                godot_mcp_journal::ChangeOp::Write(bytes.to_vec())
+            }
+            None => {
+                check_delete(&state.project, param, s.path, s.expected)?;
+                godot_mcp_journal::ChangeOp::Delete
+            }
+        };
+        effects.push(godot_mcp_journal::ChangeEffect {
+            rel_path: PathBuf::from(s.path.rel()),
+            op,
+            expected: expected_state(s.expected)?,
+        });
+    }
+    let (tool_family, operation, idempotency) = call.next_write();
+    let files: Vec<String> = steps.iter().map(|s| s.path.to_string()).collect();
+    let res = |rel: &Path| format!("res://{}", rel.display());
+    let done = journal
+        .apply_change(godot_mcp_journal::FileChange {
+            effects,
+            idempotency,
+            tool_family,
+            operation,
+        })
+        .map_err(|e| change_error(e, param, &files, &res))?;
+    Ok(done.transaction_id().to_string())
+}
+
+/// A change's refusal or failure as the agent sees it.
+fn change_error(
+    e: godot_mcp_journal::ChangeError,
+    param: &str,
+    files: &[String],
+    res: &dyn Fn(&Path) -> String,
+) -> ToolError {
+    use godot_mcp_journal::ChangeError as E;
+    match e {
+        E::Stale { path, current, .. } => ToolError::new(
+            ErrorCode::Stale,
+            format!(
+                "{} changed since it was read; nothing was written",
+                res(&path)
+            ),
+        )
+        .param(param)
+        .hint("Read the files again and re-plan from their current state.")
+        .details(json!({ "path": res(&path), "current": current.to_string() })),
+        E::Absent { path } => {
+            ToolError::not_found(format!("{} does not exist", res(&path))).param(param)
+        }
+        E::GateClosed { quarantined } => gate_closed(&quarantined),
+        E::NotReconciled => ToolError::new(
+            ErrorCode::WriteGateClosed,
+            "writes are refused: the journal must be reconciled; restart the server",
+        ),
+        E::Conflict { id } => ToolError::new(
+            ErrorCode::Conflict,
+            format!(
+                "idempotency id {id:?} was already used in a different context; nothing was written"
+            ),
+        ),
+        E::Path(e) => ToolError::new(ErrorCode::PathRefused, format!("refused: {e}")).param(param),
+        E::Invalid(why) => ToolError::invalid_params(param, format!("{why}; nothing was written")),
+        E::Io { path, source } => ToolError::io(&res(&path), &source),
+        E::Failed {
+            transaction_id,
+            status,
+            path,
+            changed_to,
+            source,
+            reason,
+        } => {
+            let (code, cause) = match changed_to {
+                Some(now) => (
+                    ErrorCode::Stale,
+                    format!("it changed under the call (now {now})"),
+                ),
+                None => (ErrorCode::Io, source.to_string()),
+            };
+            let outcome = match status {
+                godot_mcp_journal::TxnStatus::Compensated => {
+                    "every file was put back; nothing of the change remains".to_owned()
+                }
+                godot_mcp_journal::TxnStatus::Quarantined => format!(
+                    "the files could not all be put back; the change is quarantined and writes \
+                     are refused until an operator resolves it ({})",
+                    reason.unwrap_or_default()
+                ),
+                other => format!("the change is {}", other.as_str()),
+            };
+            ToolError::new(
+                code,
+                format!(
+                    "the change stopped at res://{path} ({cause}); {outcome} (transaction \
+                     {transaction_id} {})",
+                    status.as_str()
+                ),
+            )
+            .hint(
+                "list_transactions shows the change and its files; re-plan from the current state.",
+            )
+            .details(json!({
+                "transaction_id": transaction_id.to_string(),
+                "status": status.as_str(),
+                "files": files,
+            }))
+        }
+        other => {
+            tracing::error!(error = %other, "journal change failed");
+            ToolError::internal("the journal failed while applying the change")
+        }
+    }
 }
 
 #[cfg(test)]

@@ -97,6 +97,8 @@ struct TxnSchema {
     #[schemars(transform = absent_when_none)]
     proof_summary: Option<String>,
     #[schemars(transform = absent_when_none)]
+    files: Option<Vec<String>>,
+    #[schemars(transform = absent_when_none)]
     reason: Option<String>,
     #[schemars(transform = absent_when_none)]
     parent_txn: Option<String>,

@@ -2,10 +2,11 @@
 //! create and delete folders, and find resources by type.
 //!
 //! Every byte written or deleted goes through the one write seam
-//! (`planes::project`), one journaled transaction per file. A move is several
-//! files (the file, its sidecars, every file that names it), so it plans all of
-//! them first, re-checks them all just before the first write, and — should one
-//! fail midway anyway — says exactly which were written and which were not.
+//! (`planes::project`). A move is several files (the file, its sidecars, every
+//! file that names it), so it plans all of them first and applies them as one
+//! journaled change: all of them land or none does — should one fail midway,
+//! every file is put back before the answer, which says so; after a crash,
+//! reconciliation does the same.
 //! Folders are not files: creating or removing an empty one is a plain `mkdir` /
 //! `rmdir` inside the project (containment-checked), which the result says is not
 //! journaled.
@@ -72,8 +73,8 @@ pub fn tools() -> Vec<ToolDef> {
             destructive(
                 "delete_folder",
                 "Delete a folder",
-                "Delete a folder; refuses a non-empty one unless recursive (each file a \
-                 journaled delete).",
+                "Delete a folder; refuses a non-empty one unless recursive (its files \
+                 deleted as one journaled change).",
             ),
             plan_delete_folder,
         ),
@@ -178,22 +179,6 @@ impl Step {
         }
     }
 
-    fn apply(
-        &self,
-        state: &AppState,
-        call: &mut JournalCall,
-        param: &str,
-    ) -> Result<Option<String>, ToolError> {
-        match &self.op {
-            Op::Write { bytes, .. } => {
-                plane::write_file(state, call, param, &self.path, bytes, self.expect())
-                    .map(|o| o.transaction_id)
-            }
-            Op::Delete { .. } => plane::delete_file(state, call, param, &self.path, self.expect())
-                .map(|o| o.transaction_id),
-        }
-    }
-
     fn action(&self) -> &'static str {
         match &self.op {
             Op::Write { before: None, .. } => "create",
@@ -203,7 +188,8 @@ impl Step {
     }
 }
 
-/// One step applied: its file, what was done, and the transaction.
+/// One step applied: its file, what was done, and the change's transaction (the
+/// same for every file of the call).
 #[derive(Debug, Serialize, JsonSchema)]
 struct DoneStep {
     path: String,
@@ -217,44 +203,41 @@ struct Done {
     done: Vec<DoneStep>,
 }
 
-/// Run `steps` in order, each one journaled write or delete. Every step is checked
-/// again first, so a file that changed since the plan stops the call before
-/// anything is written; a failure after the first write says exactly what was done.
+/// Apply `steps` as one journaled change: every file written or deleted, or none.
+/// Every step is checked again first, so a file that changed since the plan stops
+/// the call before anything is written; a failure midway puts every file back
+/// before the answer, which says so (see `planes::project::apply_change`).
 fn apply_steps(
     state: &AppState,
     call: &mut JournalCall,
     param: &str,
     steps: &[Step],
 ) -> Result<Done, ToolError> {
-    for s in steps {
-        s.check(state, param)?;
+    let change: Vec<plane::ChangeStep<'_>> = steps
+        .iter()
+        .map(|s| plane::ChangeStep {
+            path: &s.path,
+            bytes: match &s.op {
+                Op::Write { bytes, .. } => Some(bytes.as_slice()),
+                Op::Delete { .. } => None,
+            },
+            expected: s.expect(),
+        })
+        .collect();
+    if change.is_empty() {
+        return Ok(Done { done: Vec::new() });
     }
-    let mut done: Vec<DoneStep> = Vec::new();
-    for (i, s) in steps.iter().enumerate() {
-        match s.apply(state, call, param) {
-            Ok(txn) => done.push(DoneStep {
+    let txn = plane::apply_change(state, call, param, &change)?;
+    Ok(Done {
+        done: steps
+            .iter()
+            .map(|s| DoneStep {
                 path: s.path.to_string(),
                 action: s.action(),
-                transaction_id: txn,
-            }),
-            Err(e) if done.is_empty() => return Err(e),
-            Err(mut e) => {
-                let not_done: Vec<String> = steps[i..].iter().map(|s| s.path.to_string()).collect();
-                e.message = format!(
-                    "the call stopped midway: {} file(s) were changed, {} were not ({} failed: {})",
-                    done.len(),
-                    not_done.len(),
-                    s.path,
-                    e.message
-                );
-                e.details = Some(Box::new(json!({ "done": done, "not_done": not_done })));
-                return Err(e.hint(
-                    "The done files are on disk (list_transactions shows them); re-plan from the current state.",
-                ));
-            }
-        }
-    }
-    Ok(Done { done })
+                transaction_id: Some(txn.clone()),
+            })
+            .collect(),
+    })
 }
 
 fn current_bytes(state: &AppState, param: &str, path: &ResPath) -> Result<Vec<u8>, ToolError> {
@@ -284,8 +267,8 @@ struct MultiEffect {
 
 fn journaled_writes() -> Undo {
     not_undoable(
-        "Not on the editor's undo stack: file writes. Each one is a journal transaction with \
-         its before-sha256.",
+        "Not on the editor's undo stack: file writes, applied as one journal change that \
+         records every file's before-sha256.",
     )
 }
 
@@ -1084,11 +1067,10 @@ mod tests {
         }
     }
 
-    /// A step that passed every check but fails when applied (here: the first step
-    /// made its path a folder) stops the call with the exact split of done and not
-    /// done, each done step a committed transaction.
+    /// A change whose files cannot all exist (one is the folder of another) is
+    /// refused before anything is written; a path the seam refuses likewise.
     #[test]
-    fn a_failure_midway_names_what_was_done_and_what_was_not() {
+    fn a_change_that_cannot_be_whole_writes_nothing() {
         let (dir, state) = project();
         let steps = [
             write("res://x/a.gd", b"one"),
@@ -1097,20 +1079,11 @@ mod tests {
         ];
         let call = &mut JournalCall::new("files", "move_file");
         let e = apply_steps(&state, call, "from", &steps).unwrap_err();
-        assert!(
-            e.message
-                .contains("stopped midway: 1 file(s) were changed, 2 were not"),
-            "{}",
-            e.message
-        );
-        let details = serde_json::to_value(e.details.as_deref().unwrap()).unwrap();
-        assert_eq!(details["done"][0]["path"], "res://x/a.gd");
-        assert_eq!(details["not_done"], json!(["res://x", "res://c.gd"]));
-        assert!(details["done"][0]["transaction_id"].is_string());
-        assert_eq!(std::fs::read(dir.path().join("x/a.gd")).unwrap(), b"one");
+        assert_eq!(e.code, ErrorCode::InvalidParams, "{}", e.message);
+        assert!(e.message.contains("nothing was written"), "{}", e.message);
+        assert!(!dir.path().join("x").exists());
         assert!(!dir.path().join("c.gd").exists());
 
-        // Refused before the first write: nothing is done, the seam's own error.
         let e = apply_steps(
             &state,
             call,
@@ -1119,6 +1092,136 @@ mod tests {
         );
         assert!(e.is_err());
         assert!(!dir.path().join("d.gd").exists());
+    }
+
+    /// Guards against (issue 28): two agents creating the same file, the last writer
+    /// silently winning. `expected_sha256: null` says "must not exist": the first
+    /// create lands, the second answers STALE and leaves the first's bytes.
+    #[tokio::test]
+    async fn two_creates_of_one_file_cannot_both_succeed() {
+        let (dir, state) = project();
+        let state = Arc::new(state);
+        let args = |text: &str| json!({"path": "res://a.gd", "content": text, "expected_sha256": null, "confirm": true});
+        let call = crate::safety::pipeline::call_detached;
+        call(&state, "write_script", args("extends Node # first\n"))
+            .await
+            .unwrap();
+        let second = call(&state, "write_script", args("extends Node # second\n"))
+            .await
+            .unwrap_err();
+        assert_eq!(second.code, ErrorCode::Stale, "{}", second.message);
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("a.gd")).unwrap(),
+            "extends Node # first\n"
+        );
+        // Left out, the field still means "whatever is there".
+        let mut any = args("extends Node # third\n");
+        any.as_object_mut().unwrap().remove("expected_sha256");
+        call(&state, "write_script", any).await.unwrap();
+    }
+
+    /// Real storage whose first unlink of a project file (not a temp) fails, once.
+    struct FirstUnlinkFails(std::sync::atomic::AtomicBool);
+
+    impl godot_mcp_journal::storage::Storage for FirstUnlinkFails {
+        fn create_temp(
+            &self,
+            path: &Path,
+            bytes: &[u8],
+            mode: u32,
+        ) -> std::io::Result<std::fs::File> {
+            godot_mcp_journal::storage::RealStorage.create_temp(path, bytes, mode)
+        }
+        fn sync_file(&self, path: &Path, file: &std::fs::File) -> std::io::Result<()> {
+            godot_mcp_journal::storage::RealStorage.sync_file(path, file)
+        }
+        fn sync_data(&self, path: &Path, file: &std::fs::File) -> std::io::Result<()> {
+            godot_mcp_journal::storage::RealStorage.sync_data(path, file)
+        }
+        fn rename(&self, from: &Path, to: &Path) -> std::io::Result<()> {
+            godot_mcp_journal::storage::RealStorage.rename(from, to)
+        }
+        fn rename_noreplace(&self, from: &Path, to: &Path) -> std::io::Result<()> {
+            godot_mcp_journal::storage::RealStorage.rename_noreplace(from, to)
+        }
+        fn exchange(&self, a: &Path, b: &Path) -> std::io::Result<()> {
+            godot_mcp_journal::storage::RealStorage.exchange(a, b)
+        }
+        fn remove_file(&self, path: &Path) -> std::io::Result<()> {
+            let temp = path
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with(".gmcp-"));
+            if !temp && self.0.swap(false, std::sync::atomic::Ordering::SeqCst) {
+                return Err(std::io::Error::other("injected unlink failure"));
+            }
+            godot_mcp_journal::storage::RealStorage.remove_file(path)
+        }
+        fn create_dir(&self, path: &Path) -> std::io::Result<()> {
+            godot_mcp_journal::storage::RealStorage.create_dir(path)
+        }
+        fn sync_dir(&self, dir: &Path) -> std::io::Result<()> {
+            godot_mcp_journal::storage::RealStorage.sync_dir(dir)
+        }
+    }
+
+    /// Guards against (issue 28): the idempotency key riding on a move's first file
+    /// only. The move stops midway (the delete of the old file fails after the new
+    /// file, its .uid and the rewritten scene landed); a retry with the same key then
+    /// replayed `{"status":"committed"}` and did nothing while the old file was still
+    /// there. Now the failure puts every file back before the answer, which says so,
+    /// and the retry reports that compensated change: never a bare "committed" with
+    /// the move half done.
+    #[tokio::test]
+    async fn a_retry_after_a_move_stopped_midway_is_never_a_bare_committed() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(root.join("project.godot"), "config_version=5\n").unwrap();
+        std::fs::create_dir_all(root.join("enemies")).unwrap();
+        std::fs::write(
+            root.join("enemies/enemy.tscn"),
+            "[gd_scene format=3 uid=\"uid://cold1\"]\n\n[node name=\"E\" type=\"Node2D\"]\n",
+        )
+        .unwrap();
+        std::fs::write(root.join("enemies/enemy.tscn.uid"), "uid://cold1\n").unwrap();
+        std::fs::write(
+            root.join("main.tscn"),
+            "[gd_scene format=3]\n\n[ext_resource type=\"PackedScene\" path=\"res://enemies/enemy.tscn\" id=\"1\"]\n",
+        )
+        .unwrap();
+        let before = std::fs::read(root.join("main.tscn")).unwrap();
+        let p = crate::project_root::Project::discover(Some(root), Path::new("/")).unwrap();
+        let storage = std::sync::Arc::new(FirstUnlinkFails(true.into()));
+        let mut journal =
+            godot_mcp_journal::Journal::open_with_storage(&root.join(".state"), p.root(), storage)
+                .unwrap();
+        journal.reconcile().unwrap();
+        let safety = crate::safety::SafetyState::new(
+            crate::safety::ApprovalConfig::default(),
+            Toolset::ALL.into_iter().collect(),
+        );
+        let state = Arc::new(AppState::new(p, journal, safety));
+        let args = json!({
+            "from": "res://enemies/enemy.tscn", "to": "res://actors/enemy.tscn",
+            "confirm": true, "idempotency_key": "move-1",
+        });
+        let call = crate::safety::pipeline::call_detached;
+        let failed = call(&state, "move_file", args.clone()).await.unwrap_err();
+        assert!(
+            failed.message.contains("every file was put back"),
+            "{}",
+            failed.message
+        );
+        let retry = call(&state, "move_file", args).await.unwrap();
+        let old_there = root.join("enemies/enemy.tscn").exists();
+        assert!(
+            retry["status"] != "committed" || !old_there,
+            "replayed committed with the old file still there: {retry}"
+        );
+        assert_eq!(retry["status"], "compensated", "{retry}");
+        assert!(old_there && root.join("enemies/enemy.tscn.uid").exists());
+        assert!(!root.join("actors/enemy.tscn").exists());
+        assert!(!root.join("actors/enemy.tscn.uid").exists());
+        assert_eq!(std::fs::read(root.join("main.tscn")).unwrap(), before);
     }
 
     #[test]

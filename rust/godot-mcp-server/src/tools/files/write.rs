@@ -199,9 +199,10 @@ pub struct WriteScriptArgs {
     path: ResPath,
     /// The full new text.
     content: String,
-    /// The file's sha256 now (from scripts_read); else STALE.
-    #[serde(default)]
-    expected_sha256: Option<String>,
+    /// The file's sha256 now (from scripts_read), null: must not exist; else STALE.
+    #[serde(default, deserialize_with = "plane::expected_or_null")]
+    #[schemars(with = "Option<String>")]
+    expected_sha256: Option<Option<String>>,
 }
 
 fn plan_write_script(state: Arc<AppState>, args: WriteScriptArgs) -> Result<WritePlan, ToolError> {
@@ -211,7 +212,7 @@ fn plan_write_script(state: Arc<AppState>, args: WriteScriptArgs) -> Result<Writ
         "path",
         args.path,
         args.content.into_bytes(),
-        args.expected_sha256.as_deref().into(),
+        plane::expect_of(&args.expected_sha256),
         Persistence::written_to_disk(),
     )
 }

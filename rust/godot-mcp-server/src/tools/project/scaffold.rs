@@ -4,8 +4,8 @@
 //! writes no undo stack covers). The server only serves a folder that already holds a
 //! project.godot, so that file is edited in place (its other settings and bytes kept);
 //! every other file must be absent unless `overwrite`. Everything is planned (and
-//! CAS-checked) before the first write; each file is then its own journaled write
-//! (`composite::write_each`), reported per file.
+//! CAS-checked) before the first write; the files are then written as one journaled
+//! change (`composite::write_each`): all of them or none.
 
 use std::sync::Arc;
 

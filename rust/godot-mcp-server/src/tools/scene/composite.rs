@@ -444,7 +444,7 @@ fn plan_cross_scene_set(
         unmatched,
         persistence: Persistence {
             persisted: true,
-            reason: "each scene written to disk atomically through the journal".into(),
+            reason: "every scene written to disk as one journaled change".into(),
             hint: Some(
                 "A scene open in the Godot editor keeps its loaded copy: reload it there \
                  (reload_scene) before editing it, or its next save overwrites this change."
@@ -469,9 +469,10 @@ pub struct Written {
     transaction_ids: Vec<Option<String>>,
 }
 
-/// Apply planned writes one journaled transaction each, in order, each with the pre-state
-/// its bytes were computed from (`None`: the file must still be absent). Should one fail
-/// after others were written, the error says which were written and which were not.
+/// Apply planned writes as one journaled change, each with the pre-state its bytes
+/// were computed from (`None`: the file must still be absent): every file is written,
+/// or — should one fail midway — every file is put back before the answer, which says
+/// so (`planes::project::apply_change`). Every file reports the change's transaction.
 pub(crate) fn write_each(
     state: &AppState,
     call: &mut JournalCall,
@@ -488,36 +489,21 @@ pub(crate) fn write_each_as(
     param: &'static str,
     writes: &[(ResPath, Vec<u8>, Option<String>)],
 ) -> Result<Written, ToolError> {
-    let mut written: Vec<String> = Vec::new();
-    let mut ids: Vec<Option<String>> = Vec::new();
-    for (path, bytes, before) in writes {
-        let expect = before.as_deref().map_or(Expect::Absent, Expect::Sha256);
-        match plane::write_file(state, call, param, path, bytes, expect) {
-            Ok(done) => {
-                ids.push(done.transaction_id);
-                written.push(path.to_string());
-            }
-            Err(mut e) if !written.is_empty() => {
-                let not_written: Vec<String> = writes
-                    .iter()
-                    .skip(written.len())
-                    .map(|(p, _, _)| p.to_string())
-                    .collect();
-                e.message = format!(
-                    "{} of {} files were written ({}); {path} was not: {}",
-                    written.len(),
-                    writes.len(),
-                    written.join(", "),
-                    e.message
-                );
-                e.details = Some(Box::new(
-                    json!({"written": written, "not_written": not_written}),
-                ));
-                return Err(e);
-            }
-            Err(e) => return Err(e),
-        }
+    if writes.is_empty() {
+        return Ok(Written {
+            transaction_ids: Vec::new(),
+        });
     }
+    let steps: Vec<plane::ChangeStep<'_>> = writes
+        .iter()
+        .map(|(path, bytes, before)| plane::ChangeStep {
+            path,
+            bytes: Some(bytes.as_slice()),
+            expected: before.as_deref().map_or(Expect::Absent, Expect::Sha256),
+        })
+        .collect();
+    let txn = plane::apply_change(state, call, param, &steps)?;
+    let ids = vec![Some(txn); writes.len()];
     Ok(Written {
         transaction_ids: ids,
     })

@@ -1,0 +1,1133 @@
+//! A change: one intent with many file effects and one terminal state for the
+//! whole (issue 28). A `move_file` is five files — the new file, its `.uid`,
+//! the scene that names it, the old file and its `.uid` deleted — and either all
+//! five are in the project or none is.
+//!
+//! # Lifecycle
+//!
+//! 1. Every file is read once (its pre-state, the compare-and-swap against its
+//!    expected state, and the bytes kept as its pre-image); nothing is recorded
+//!    when one is stale.
+//! 2. The intent — every file's path, pre-state, post-state and temp path — and
+//!    the pre-image of every file that exists are committed in one SQLite
+//!    transaction at `synchronous=FULL`: durable before any effect.
+//! 3. Every write's temp file is written and fsynced; then each effect is
+//!    applied in order, with the single-file re-check (identity and bytes) right
+//!    before it ([`crate::journal::apply_effect`]).
+//! 4. Every file is re-derived from disk. All at their post-state: `committed`,
+//!    with one proof per file.
+//! 5. Anything failing in 3 or 4 (an I/O error, a file someone changed under the
+//!    change) compensates before the answer: every file at its post-state is put
+//!    back (a created file removed, an overwritten or deleted one restored from
+//!    its pre-image through a temp file and a rename, durably), and the change is
+//!    `compensated` when every file is then proven at its pre-state.
+//!
+//! Anything else is `quarantined`, every file named and left as it is.
+//! Reconciliation after a crash anywhere runs step 5 on the recorded intent and
+//! the retained pre-images ([`Journal::reconcile_changes`]), so it derives one of
+//! the three states too. A change is recorded as a `file` transaction (the
+//! effect kind: the spec has three and no fourth) whose intent and proof list
+//! its files.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use rusqlite::params;
+use serde::{Deserialize, Serialize};
+
+use crate::durable;
+use crate::failpoints::{self as fp, cross};
+use crate::ids::{EffectKind, FileState, TxnId, TxnStatus};
+use crate::journal::{
+    Effect, IdempotencyKey, Journal, NewTxn, QuarantinedTxn, ReplayProjection, TxnFailure,
+    WriteGate, apply_effect, ensure_parent, in_txn, insert_txn, record_terminal, to_json,
+};
+use crate::proof::{Deriver, FileProof, Intent, Proof, ProofBasis};
+use crate::state_dir::{self, PathError};
+use crate::storage::Storage;
+
+/// The table of a change's pre-images (one row per file that existed), created
+/// by the schema migration 4 -> 5. Released with the change once it is
+/// terminal and proven; kept while it is open or quarantined.
+pub(crate) const CREATE: &str = r#"
+    CREATE TABLE change_preimages (
+        txn_id  TEXT NOT NULL REFERENCES transactions(id),
+        idx     INTEGER NOT NULL,
+        mode    INTEGER NOT NULL,
+        sha256  TEXT NOT NULL,
+        bytes   BLOB NOT NULL,
+        PRIMARY KEY (txn_id, idx)
+    ) STRICT;
+"#;
+
+/// A change to make: its files in the order they are applied.
+#[derive(Clone, Debug)]
+pub struct FileChange {
+    /// Every file effect, in order (each path at most once).
+    pub effects: Vec<ChangeEffect>,
+    /// Idempotent replay of the whole change.
+    pub idempotency: Option<IdempotencyKey>,
+    /// The tool family, e.g. `files`.
+    pub tool_family: String,
+    /// The operation, e.g. `move_file`.
+    pub operation: String,
+}
+
+/// One file of a change.
+#[derive(Clone, Debug)]
+pub struct ChangeEffect {
+    /// Project-relative path, already validated by the server.
+    pub rel_path: PathBuf,
+    /// Write these bytes, or delete.
+    pub op: ChangeOp,
+    /// Compare-and-swap: the state the caller last saw (`Absent` = create only).
+    pub expected: Option<FileState>,
+}
+
+/// What a change does to one file.
+#[derive(Clone, Debug)]
+pub enum ChangeOp {
+    /// Write these bytes (create or overwrite).
+    Write(Vec<u8>),
+    /// Delete the file (its post-state `absent` is the tombstone).
+    Delete,
+}
+
+/// A change's intent, as stored: every file with its pre- and post-state.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChangeIntent {
+    /// Every file, in the order the change applies them.
+    pub files: Vec<ChangeFile>,
+}
+
+/// One file of a change's intent.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChangeFile {
+    /// Project-relative path of the target.
+    pub path: String,
+    /// Its state before the change (`absent`: the change creates it).
+    pub pre: FileState,
+    /// Its state after the change (`absent`: the change deletes it).
+    pub post: FileState,
+    /// Project-relative path of the temp file beside it: a write's new bytes
+    /// go there before the rename; `<temp>.undo` holds restored bytes while a
+    /// compensation puts the file back.
+    pub temp: String,
+}
+
+/// A change's proof: every file as re-derived from disk.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChangeProof {
+    /// One proof per file, in the intent's order; every basis is the post-state
+    /// (committed) or every one the pre-state (compensated).
+    pub files: Vec<FileProof>,
+}
+
+impl ChangeProof {
+    /// One human line, for listings.
+    pub fn summary(&self) -> String {
+        let basis = match self.files.first().map(|f| f.basis) {
+            Some(ProofBasis::PostState) => "post-state",
+            Some(ProofBasis::PreState) => "pre-state",
+            _ => "no file",
+        };
+        let derived = match self.files.first().map(|f| f.derived_by) {
+            Some(Deriver::Reconcile) => "reconcile",
+            Some(Deriver::Repair) => "repair",
+            _ => "live",
+        };
+        format!(
+            "all {} files at their {basis} on disk ({derived})",
+            self.files.len()
+        )
+    }
+}
+
+/// The result of a successful change.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ChangeOutcome {
+    /// Every file is proven at its post-state.
+    Committed {
+        /// The change's transaction.
+        transaction_id: TxnId,
+        /// Every file's proof.
+        proof: ChangeProof,
+    },
+    /// An exact same-context replay: nothing was executed. Its status is the
+    /// whole change's (`compensated` when an earlier attempt was put back).
+    Replayed(ReplayProjection),
+}
+
+impl ChangeOutcome {
+    /// The change's transaction.
+    pub fn transaction_id(&self) -> TxnId {
+        match self {
+            Self::Committed { transaction_id, .. } => *transaction_id,
+            Self::Replayed(p) => p.transaction_id,
+        }
+    }
+}
+
+/// A change failed. Unless it names a transaction, nothing was written.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ChangeError {
+    /// A path is not a plain project-relative path.
+    #[error(transparent)]
+    Path(#[from] PathError),
+    /// The change names no file, or one file twice.
+    #[error("invalid change: {0}")]
+    Invalid(String),
+    /// Startup reconciliation has not run (or must run again).
+    #[error("write refused: the journal is not reconciled; restart the server")]
+    NotReconciled,
+    /// Quarantined transactions close the write gate.
+    #[error("write gate closed: quarantined transaction(s) must be resolved first")]
+    GateClosed {
+        /// The quarantined transactions.
+        quarantined: Vec<TxnId>,
+    },
+    /// Compare-and-swap: a file is not in the expected state; nothing was written.
+    #[error("stale: {path} is {current}, not the expected {expected}; nothing was written")]
+    Stale {
+        /// The file.
+        path: PathBuf,
+        /// What the caller expected.
+        expected: FileState,
+        /// What is on disk.
+        current: FileState,
+    },
+    /// A delete of a file that does not exist; nothing was written.
+    #[error("{path} does not exist; nothing to delete")]
+    Absent {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The idempotency id was used in a different context; nothing was executed.
+    #[error(
+        "conflict: idempotency id {id:?} was already used in a different context; nothing was written"
+    )]
+    Conflict {
+        /// The identifier.
+        id: String,
+    },
+    /// Reading a file or creating its parent failed before the intent; nothing
+    /// was written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The path involved.
+        path: PathBuf,
+        /// The cause.
+        source: io::Error,
+    },
+    /// A file failed after the intent was recorded; the whole change was settled
+    /// before this answer: `compensated` (every file back at its pre-state),
+    /// `quarantined` (every file kept as it is), or `open` if even recording
+    /// that failed.
+    #[error("change {transaction_id} failed at {path} ({source}); settled as {status}")]
+    Failed {
+        /// The change's transaction.
+        transaction_id: TxnId,
+        /// The whole change's recorded state.
+        status: TxnStatus,
+        /// The file that failed.
+        path: String,
+        /// What that file holds now, when someone changed it under the change.
+        changed_to: Option<FileState>,
+        /// Why it failed.
+        source: io::Error,
+        /// Why the change is quarantined, when it is.
+        reason: Option<String>,
+    },
+    /// The journal database failed; writes stay refused until reconciled.
+    #[error("journal: {0}")]
+    Journal(#[from] rusqlite::Error),
+}
+
+impl From<TxnFailure> for ChangeError {
+    fn from(f: TxnFailure) -> Self {
+        match f {
+            TxnFailure::Path(e) => Self::Path(e),
+            TxnFailure::NotReconciled => Self::NotReconciled,
+            TxnFailure::GateClosed(quarantined) => Self::GateClosed { quarantined },
+            TxnFailure::Conflict(id) => Self::Conflict { id },
+            TxnFailure::Journal(e) => Self::Journal(e),
+            TxnFailure::Io(path, source) => Self::Io { path, source },
+            TxnFailure::Absent(path) => Self::Absent { path },
+            TxnFailure::Stale {
+                path,
+                expected,
+                current,
+                ..
+            } => Self::Stale {
+                path,
+                expected,
+                current,
+            },
+            TxnFailure::EffectFailed(_, _, source) => Self::Io {
+                path: PathBuf::new(),
+                source,
+            },
+        }
+    }
+}
+
+/// A retained pre-image: the bytes and permission bits of one file.
+#[derive(Clone, Debug)]
+pub(crate) struct PreImage {
+    pub bytes: Vec<u8>,
+    pub mode: u32,
+}
+
+/// The outcome [`settle`] derived (and, for a compensation, made true).
+#[derive(Debug)]
+pub(crate) struct Settled {
+    pub status: TxnStatus,
+    pub proof: Option<ChangeProof>,
+    pub reason: Option<String>,
+}
+
+/// One file as found on disk.
+enum Found {
+    Post,
+    Pre,
+    Other,
+}
+
+fn undo_temp(temp: &Path) -> PathBuf {
+    let mut s = temp.as_os_str().to_owned();
+    s.push(".undo");
+    PathBuf::from(s)
+}
+
+fn exists(path: &Path) -> io::Result<bool> {
+    match fs::symlink_metadata(path) {
+        Ok(_) => Ok(true),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// Removes `path` if it exists, durably (its directory fsynced).
+fn remove_durably(storage: &dyn Storage, path: &Path) -> io::Result<()> {
+    match storage.remove_file(path) {
+        Ok(()) => storage.sync_dir(durable::parent_dir(path)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// Settles a change from disk: `committed` when every file is at its post-state
+/// (leftover temps removed); otherwise compensates — every file at its
+/// post-state put back from `preimages` (indexed like `files`), durably — and
+/// `compensated` when every file is then proven at its pre-state. A file in
+/// neither state, a temp holding bytes that are neither (someone else's, left
+/// by an exchange cut short), or a pre-image missing: `quarantined`, every file
+/// named and nothing more touched. `prefer_compensate`: a live failure puts the
+/// change back even when every file reached its post-state.
+///
+/// Safe to run again after a crash anywhere inside it: each restore goes
+/// through `<temp>.undo` and a rename, so every file is at all times at its
+/// pre- or post-state, and the temps are the change's own.
+pub(crate) fn settle(
+    root: &Path,
+    storage: &dyn Storage,
+    files: &[ChangeFile],
+    preimages: &[Option<PreImage>],
+    by: Deriver,
+    prefer_compensate: bool,
+) -> Settled {
+    let quarantine = |reason: String| Settled {
+        status: TxnStatus::Quarantined,
+        proof: None,
+        reason: Some(reason),
+    };
+    let found = match find(root, files) {
+        Ok(found) => found,
+        Err(reason) => return quarantine(reason),
+    };
+    if let Err(reason) = check_temps(root, files, &found) {
+        return quarantine(reason);
+    }
+    let all_post = found.iter().all(|f| matches!(f, Found::Post));
+    if all_post && !prefer_compensate {
+        if let Err(e) = remove_temps(root, storage, files) {
+            return quarantine(format!("cannot remove the change's temp files: {e}"));
+        }
+        return Settled {
+            status: TxnStatus::Committed,
+            proof: Some(proof(files, ProofBasis::PostState, by)),
+            reason: None,
+        };
+    }
+    // Compensate, last file first.
+    for (i, (file, found)) in files.iter().zip(&found).enumerate().rev() {
+        if !matches!(found, Found::Post) || file.pre == file.post {
+            continue;
+        }
+        let target = root.join(&file.path);
+        let temp = root.join(&file.temp);
+        let restored = match file.pre {
+            FileState::Absent => remove_durably(storage, &target),
+            FileState::Present { .. } => {
+                let Some(Some(image)) = preimages.get(i) else {
+                    return quarantine(format!(
+                        "{} is at its post-state and its pre-image is missing; the change \
+                         cannot be put back: {}",
+                        file.path,
+                        names(files)
+                    ));
+                };
+                restore(storage, &target, &temp, image)
+            }
+        };
+        if let Err(e) = restored {
+            return quarantine(format!(
+                "putting {} back failed ({e}); files: {}",
+                file.path,
+                names(files)
+            ));
+        }
+        cross(fp::CHANGE_AFTER_UNDO);
+    }
+    if let Err(e) = remove_temps(root, storage, files) {
+        return quarantine(format!("cannot remove the change's temp files: {e}"));
+    }
+    match find(root, files) {
+        Ok(found) if found.iter().all(|f| matches!(f, Found::Pre)) => Settled {
+            status: TxnStatus::Compensated,
+            proof: Some(proof(files, ProofBasis::PreState, by)),
+            reason: None,
+        },
+        Ok(_) => quarantine(format!(
+            "after compensation not every file is at its pre-state: {}",
+            names(files)
+        )),
+        Err(reason) => quarantine(reason),
+    }
+}
+
+/// Every file's path, for a reason.
+fn names(files: &[ChangeFile]) -> String {
+    files
+        .iter()
+        .map(|f| f.path.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Each file's state: at its post-state (checked first: a file the change does
+/// not alter is both), at its pre-state, or the reason it is neither.
+fn find(root: &Path, files: &[ChangeFile]) -> Result<Vec<Found>, String> {
+    let mut found = Vec::with_capacity(files.len());
+    let mut problems = Vec::new();
+    for file in files {
+        match durable::read_state(&root.join(&file.path)) {
+            Ok(s) if s == file.post => found.push(Found::Post),
+            Ok(s) if s == file.pre => found.push(Found::Pre),
+            Ok(s) => {
+                problems.push(format!(
+                    "{} is {s}, neither its pre-state {} nor its post-state {}",
+                    file.path, file.pre, file.post
+                ));
+                found.push(Found::Other);
+            }
+            Err(e) => {
+                problems.push(format!("{}: cannot re-derive state: {e}", file.path));
+                found.push(Found::Other);
+            }
+        }
+    }
+    if problems.is_empty() {
+        Ok(found)
+    } else {
+        Err(format!(
+            "change of {} file(s) ({}): {}",
+            files.len(),
+            names(files),
+            problems.join("; ")
+        ))
+    }
+}
+
+/// A leftover temp beside a file at its post-state holds what an exchange
+/// displaced: ours when it is the pre- or post-state, someone else's otherwise
+/// (kept as evidence, the change quarantined). Beside a file at its pre-state
+/// nothing was exchanged: the temp is our own.
+fn check_temps(root: &Path, files: &[ChangeFile], found: &[Found]) -> Result<(), String> {
+    for (file, found) in files.iter().zip(found) {
+        if !matches!(found, Found::Post) {
+            continue;
+        }
+        let temp = root.join(&file.temp);
+        match durable::read_state(&temp) {
+            Ok(FileState::Absent) => {}
+            Ok(held) if held == file.pre || held == file.post => {}
+            Ok(held) => {
+                return Err(format!(
+                    "{} is at its post-state, but {} holds {held}, neither its pre-state nor its \
+                     post-state: a file someone wrote during the exchange, kept there as evidence",
+                    file.path, file.temp
+                ));
+            }
+            Err(e) => return Err(format!("{}: cannot inspect its temp: {e}", file.path)),
+        }
+    }
+    Ok(())
+}
+
+/// Removes every temp of the change (and its `.undo`), durably.
+fn remove_temps(root: &Path, storage: &dyn Storage, files: &[ChangeFile]) -> io::Result<()> {
+    for file in files {
+        let temp = root.join(&file.temp);
+        for path in [undo_temp(&temp), temp] {
+            if exists(&path)? {
+                remove_durably(storage, &path)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Puts `image` back at `target` through `<temp>.undo`: written, fsynced,
+/// renamed over the target, the directory fsynced.
+fn restore(storage: &dyn Storage, target: &Path, temp: &Path, image: &PreImage) -> io::Result<()> {
+    let undo = undo_temp(temp);
+    if exists(&undo)? {
+        storage.remove_file(&undo)?;
+    }
+    if let Some(dir) = target.parent() {
+        fs::create_dir_all(dir)?;
+    }
+    let file = storage.create_temp(&undo, &image.bytes, image.mode)?;
+    storage.sync_file(&undo, &file)?;
+    drop(file);
+    storage.rename(&undo, target)?;
+    storage.sync_dir(durable::parent_dir(target))
+}
+
+fn proof(files: &[ChangeFile], basis: ProofBasis, by: Deriver) -> ChangeProof {
+    ChangeProof {
+        files: files
+            .iter()
+            .map(|f| FileProof {
+                path: f.path.clone(),
+                observed: match basis {
+                    ProofBasis::PostState => f.post,
+                    _ => f.pre,
+                },
+                basis,
+                temp_removed: false,
+                derived_by: by,
+            })
+            .collect(),
+    }
+}
+
+/// A file of a change, read and checked before the intent.
+struct Planned<'a> {
+    target: PathBuf,
+    rel: String,
+    effect: Effect<'a>,
+    seen: durable::Observed,
+    pre_bytes: Option<Vec<u8>>,
+    post: FileState,
+    temp: PathBuf,
+}
+
+impl Journal {
+    /// Applies `req` as one change: every file at its post-state (committed),
+    /// or, when anything fails after the intent, every file put back before
+    /// this returns (see the module docs).
+    pub fn apply_change(&mut self, req: FileChange) -> Result<ChangeOutcome, ChangeError> {
+        if req.effects.is_empty() {
+            return Err(ChangeError::Invalid(
+                "a change names at least one file".into(),
+            ));
+        }
+        let mut rels = Vec::with_capacity(req.effects.len());
+        for e in &req.effects {
+            state_dir::validate_relative(&e.rel_path)?;
+            let rel = e
+                .rel_path
+                .to_str()
+                .ok_or_else(|| PathError::NotRelative {
+                    path: e.rel_path.clone(),
+                })?
+                .to_owned();
+            if rels.contains(&rel) {
+                return Err(ChangeError::Invalid(format!("{rel} is named twice")));
+            }
+            rels.push(rel);
+        }
+        for a in &rels {
+            if let Some(b) = rels.iter().find(|b| b.starts_with(&format!("{a}/"))) {
+                return Err(ChangeError::Invalid(format!(
+                    "{a} is a file of the change and the folder of {b}"
+                )));
+            }
+        }
+        self.check_gate()?;
+        if let Some(key) = &req.idempotency
+            && let Some(replay) = self.replay_lookup(key, &req.tool_family, &req.operation)?
+        {
+            return Ok(ChangeOutcome::Replayed(replay));
+        }
+        let txn = TxnId::random().map_err(|source| ChangeError::Io {
+            path: PathBuf::new(),
+            source,
+        })?;
+
+        // 1. Every file read once: pre-state, compare-and-swap, pre-image.
+        let mut planned = Vec::with_capacity(req.effects.len());
+        for (e, rel) in req.effects.iter().zip(rels) {
+            let target = self.root.join(&e.rel_path);
+            let io = |source| ChangeError::Io {
+                path: e.rel_path.clone(),
+                source,
+            };
+            let (seen, pre_bytes) = durable::observe_bytes(&target).map_err(io)?;
+            if let Some(expected) = e.expected
+                && expected != seen.state
+            {
+                return Err(ChangeError::Stale {
+                    path: e.rel_path.clone(),
+                    expected,
+                    current: seen.state,
+                });
+            }
+            let (effect, post) = match &e.op {
+                ChangeOp::Write(bytes) => (Effect::Write { bytes }, FileState::of(bytes)),
+                ChangeOp::Delete if seen.state == FileState::Absent => {
+                    return Err(ChangeError::Absent {
+                        path: e.rel_path.clone(),
+                    });
+                }
+                ChangeOp::Delete => (Effect::Delete, FileState::Absent),
+            };
+            let temp = durable::temp_path_for(&target, TxnId::random().map_err(io)?);
+            planned.push(Planned {
+                target,
+                rel,
+                effect,
+                seen,
+                pre_bytes,
+                post,
+                temp,
+            });
+        }
+        for (p, e) in planned.iter().zip(&req.effects) {
+            if let Effect::Write { .. } = p.effect {
+                ensure_parent(&*self.storage, &self.root, &e.rel_path).map_err(|source| {
+                    ChangeError::Io {
+                        path: e.rel_path.clone(),
+                        source,
+                    }
+                })?;
+            }
+        }
+        let files: Vec<ChangeFile> = planned
+            .iter()
+            .map(|p| ChangeFile {
+                path: p.rel.clone(),
+                pre: p.seen.state,
+                post: p.post,
+                temp: p
+                    .temp
+                    .strip_prefix(&self.root)
+                    .ok()
+                    .and_then(Path::to_str)
+                    .unwrap_or_default()
+                    .to_owned(),
+            })
+            .collect();
+        let preimages: Vec<Option<PreImage>> = planned
+            .iter_mut()
+            .map(|p| {
+                p.pre_bytes.take().map(|bytes| PreImage {
+                    bytes,
+                    mode: p.seen.mode.unwrap_or(0o644),
+                })
+            })
+            .collect();
+
+        // 2. The intent and the pre-images, durable before any effect.
+        let intent = ChangeIntent { files };
+        self.insert_change(txn, &intent, &preimages, &req)?;
+        cross(fp::CHANGE_AFTER_INTENT);
+
+        // 3. Temps written and fsynced, then each effect in order.
+        let storage = self.storage.clone();
+        let mut failed: Option<(usize, Option<FileState>, io::Error)> = None;
+        for (i, p) in planned.iter().enumerate() {
+            if let Effect::Write { bytes } = p.effect {
+                let mode = p.seen.mode.unwrap_or(0o644);
+                let made = storage.create_temp(&p.temp, bytes, mode).and_then(|f| {
+                    cross(fp::AFTER_TEMP_WRITE);
+                    storage.sync_file(&p.temp, &f)
+                });
+                if let Err(e) = made {
+                    failed = Some((i, None, e));
+                    break;
+                }
+                cross(fp::AFTER_TEMP_FSYNC);
+            }
+        }
+        if failed.is_none() {
+            for (i, p) in planned.iter().enumerate() {
+                let temp = matches!(p.effect, Effect::Write { .. }).then_some(p.temp.as_path());
+                match apply_effect(&*storage, &p.target, temp, p.effect, &p.seen) {
+                    Ok(None) => cross(fp::CHANGE_AFTER_EFFECT),
+                    Ok(Some(now)) => {
+                        failed = Some((
+                            i,
+                            Some(now),
+                            io::Error::other(format!(
+                                "{} changed under the change (now {now})",
+                                p.rel
+                            )),
+                        ));
+                        break;
+                    }
+                    Err(e) => {
+                        failed = Some((i, None, e));
+                        break;
+                    }
+                }
+            }
+        }
+
+        // 4. Every file re-derived from disk.
+        let settled = match &failed {
+            None => {
+                let s = settle(
+                    &self.root,
+                    &*storage,
+                    &intent.files,
+                    &preimages,
+                    Deriver::Live,
+                    false,
+                );
+                cross(fp::CHANGE_AFTER_POST_HASH);
+                s
+            }
+            // 5. A failure puts every file back.
+            Some(_) => settle(
+                &self.root,
+                &*storage,
+                &intent.files,
+                &preimages,
+                Deriver::Live,
+                true,
+            ),
+        };
+        let mut settled = settled;
+        if let (Some((i, _, cause)), TxnStatus::Compensated) = (&failed, settled.status) {
+            settled.reason = Some(format!(
+                "{} failed ({cause}); every file was put back",
+                intent.files[*i].path
+            ));
+        }
+        let recorded = self.record_change(txn, &settled);
+        cross(fp::CHANGE_AFTER_TERMINAL);
+        if settled.status == TxnStatus::Quarantined {
+            self.close_gate(txn, settled.reason.clone().unwrap_or_default());
+        }
+        match (failed, settled.status) {
+            (None, TxnStatus::Committed) => {
+                recorded?;
+                Ok(ChangeOutcome::Committed {
+                    transaction_id: txn,
+                    proof: settled.proof.expect("a committed settle has its proof"),
+                })
+            }
+            (failed, status) => {
+                let (i, changed_to, source) = failed.unwrap_or_else(|| {
+                    (
+                        0,
+                        None,
+                        io::Error::other(
+                            settled
+                                .reason
+                                .clone()
+                                .unwrap_or_else(|| "not every file reached its post-state".into()),
+                        ),
+                    )
+                });
+                Err(ChangeError::Failed {
+                    transaction_id: txn,
+                    status: if recorded.is_ok() {
+                        status
+                    } else {
+                        TxnStatus::Open
+                    },
+                    path: intent.files[i].path.clone(),
+                    changed_to,
+                    source,
+                    reason: settled.reason,
+                })
+            }
+        }
+    }
+
+    /// Records the change's intent row and its pre-images in one SQLite
+    /// transaction at `synchronous=FULL` (after any pending terminal row).
+    fn insert_change(
+        &mut self,
+        txn: TxnId,
+        intent: &ChangeIntent,
+        preimages: &[Option<PreImage>],
+        req: &FileChange,
+    ) -> Result<(), ChangeError> {
+        let intent_json = to_json(&Intent::Change(intent.clone()))?;
+        let identity = self.identity.clone();
+        let conn = self.conn_mut();
+        let result = in_txn(conn, |conn| {
+            insert_txn(
+                conn,
+                &identity,
+                &NewTxn {
+                    txn,
+                    kind: EffectKind::File,
+                    operation: &req.operation,
+                    tool_family: &req.tool_family,
+                    state: TxnStatus::Open,
+                    intent_json: &intent_json,
+                    proof_json: None,
+                    parent: None,
+                    idem: req.idempotency.as_ref(),
+                },
+            )?;
+            let mut st = conn.prepare_cached(
+                "INSERT INTO change_preimages (txn_id, idx, mode, sha256, bytes)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?;
+            for (i, (image, file)) in preimages.iter().zip(&intent.files).enumerate() {
+                if let (Some(image), FileState::Present { sha256 }) = (image, file.pre) {
+                    st.execute(params![
+                        txn.to_string(),
+                        i as i64,
+                        i64::from(image.mode),
+                        sha256.to_string(),
+                        image.bytes,
+                    ])?;
+                }
+            }
+            Ok(())
+        });
+        result.map_err(|e| {
+            self.gate = WriteGate::Unreconciled;
+            ChangeError::Journal(e)
+        })
+    }
+
+    /// Records a settled change terminal (its pre-images released when proven);
+    /// on failure the gate falls back to `Unreconciled`.
+    fn record_change(&mut self, txn: TxnId, settled: &Settled) -> rusqlite::Result<()> {
+        let result = in_txn(self.conn(), |conn| {
+            record_change_terminal(conn, txn, settled)
+        });
+        if result.is_err() {
+            self.gate = WriteGate::Unreconciled;
+        }
+        result
+    }
+
+    /// How many pre-images of changes the journal retains (open or
+    /// quarantined changes keep theirs).
+    pub fn retained_change_preimages(&self) -> rusqlite::Result<usize> {
+        self.conn()
+            .query_row("SELECT COUNT(*) FROM change_preimages", [], |r| {
+                r.get::<_, i64>(0)
+            })
+            .map(|n| usize::try_from(n).unwrap_or(0))
+    }
+
+    fn close_gate(&mut self, txn: TxnId, reason: String) {
+        let q = QuarantinedTxn {
+            transaction_id: txn,
+            reason,
+        };
+        match &mut self.gate {
+            WriteGate::Closed { quarantined } => quarantined.push(q),
+            gate => {
+                *gate = WriteGate::Closed {
+                    quarantined: vec![q],
+                }
+            }
+        }
+    }
+
+    /// Settles every change a previous process left open (of this project
+    /// object and generation; others are quarantined like any foreign row):
+    /// committed, compensated (put back from the retained pre-images) or
+    /// quarantined. Each is recorded in its own SQLite transaction after its
+    /// files are durable, so a crash in here leaves the rest open for the next
+    /// run, which derives the same outcome. Returns what it recorded.
+    pub(crate) fn reconcile_changes(
+        &mut self,
+        rows: &[(TxnId, ChangeIntent)],
+    ) -> rusqlite::Result<Vec<(TxnId, TxnStatus, Option<String>)>> {
+        let mut out = Vec::with_capacity(rows.len());
+        for (txn, intent) in rows {
+            let preimages = load_preimages(self.conn(), *txn, &intent.files)?;
+            let mut settled = settle(
+                &self.root,
+                &*self.storage,
+                &intent.files,
+                &preimages,
+                Deriver::Reconcile,
+                false,
+            );
+            if settled.status == TxnStatus::Compensated {
+                settled.reason = Some(
+                    "the server stopped before the change completed; every file was put back"
+                        .into(),
+                );
+            }
+            in_txn(self.conn(), |conn| {
+                record_change_terminal(conn, *txn, &settled)
+            })?;
+            out.push((*txn, settled.status, settled.reason));
+        }
+        Ok(out)
+    }
+}
+
+/// Moves the change from `open` to its settled state; its pre-images go with a
+/// proven state.
+fn record_change_terminal(
+    conn: &rusqlite::Connection,
+    txn: TxnId,
+    settled: &Settled,
+) -> rusqlite::Result<()> {
+    record_terminal(
+        conn,
+        txn,
+        TxnStatus::Open,
+        settled.status,
+        settled.proof.clone().map(Proof::Change),
+        settled.reason.as_deref(),
+    )?;
+    if matches!(
+        settled.status,
+        TxnStatus::Committed | TxnStatus::Compensated
+    ) {
+        conn.prepare_cached("DELETE FROM change_preimages WHERE txn_id = ?1")?
+            .execute([txn.to_string()])?;
+    }
+    Ok(())
+}
+
+/// The retained pre-images of `txn`, indexed like `files`; a row whose bytes do
+/// not hash to the recorded pre-state is no pre-image.
+pub(crate) fn load_preimages(
+    conn: &rusqlite::Connection,
+    txn: TxnId,
+    files: &[ChangeFile],
+) -> rusqlite::Result<Vec<Option<PreImage>>> {
+    let mut out: Vec<Option<PreImage>> = vec![None; files.len()];
+    let mut st =
+        conn.prepare_cached("SELECT idx, mode, bytes FROM change_preimages WHERE txn_id = ?1")?;
+    let rows = st.query_map([txn.to_string()], |r| {
+        Ok((
+            r.get::<_, i64>(0)?,
+            r.get::<_, i64>(1)?,
+            r.get::<_, Vec<u8>>(2)?,
+        ))
+    })?;
+    for row in rows {
+        let (idx, mode, bytes) = row?;
+        let Some(file) = usize::try_from(idx).ok().and_then(|i| files.get(i)) else {
+            continue;
+        };
+        if FileState::of(&bytes) == file.pre {
+            out[idx as usize] = Some(PreImage {
+                bytes,
+                mode: u32::try_from(mode).unwrap_or(0o644) & 0o7777,
+            });
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::journal::{IdempotencyKey, TxnFilter};
+    use crate::storage::RealStorage;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// Real storage whose `remove_file` of a project file (not a temp) fails
+    /// at its `fail_at`-th call, once.
+    struct FailingUnlink {
+        calls: AtomicUsize,
+        fail_at: usize,
+    }
+
+    impl Storage for FailingUnlink {
+        fn create_temp(&self, path: &Path, bytes: &[u8], mode: u32) -> io::Result<fs::File> {
+            RealStorage.create_temp(path, bytes, mode)
+        }
+        fn sync_file(&self, path: &Path, file: &fs::File) -> io::Result<()> {
+            RealStorage.sync_file(path, file)
+        }
+        fn sync_data(&self, path: &Path, file: &fs::File) -> io::Result<()> {
+            RealStorage.sync_data(path, file)
+        }
+        fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+            RealStorage.rename(from, to)
+        }
+        fn rename_noreplace(&self, from: &Path, to: &Path) -> io::Result<()> {
+            RealStorage.rename_noreplace(from, to)
+        }
+        fn exchange(&self, a: &Path, b: &Path) -> io::Result<()> {
+            RealStorage.exchange(a, b)
+        }
+        fn remove_file(&self, path: &Path) -> io::Result<()> {
+            let temp = path
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with(".gmcp-"));
+            if !temp && self.calls.fetch_add(1, Ordering::SeqCst) + 1 == self.fail_at {
+                return Err(io::Error::other("injected unlink failure"));
+            }
+            RealStorage.remove_file(path)
+        }
+        fn create_dir(&self, path: &Path) -> io::Result<()> {
+            RealStorage.create_dir(path)
+        }
+        fn sync_dir(&self, dir: &Path) -> io::Result<()> {
+            RealStorage.sync_dir(dir)
+        }
+    }
+
+    fn move_like(key: Option<IdempotencyKey>) -> FileChange {
+        let w = |p: &str, b: &[u8]| ChangeEffect {
+            rel_path: p.into(),
+            op: ChangeOp::Write(b.to_vec()),
+            expected: Some(FileState::Absent),
+        };
+        let mut main = w("main.tscn", b"new ref");
+        main.expected = Some(FileState::of(b"old ref"));
+        let d = |p: &str| ChangeEffect {
+            rel_path: p.into(),
+            op: ChangeOp::Delete,
+            expected: None,
+        };
+        FileChange {
+            effects: vec![
+                w("b/new.tscn", b"scene"),
+                w("b/new.tscn.uid", b"uid"),
+                main,
+                d("old.tscn"),
+                d("old.tscn.uid"),
+            ],
+            idempotency: key,
+            tool_family: "files".into(),
+            operation: "move_file".into(),
+        }
+    }
+
+    fn project(storage: Arc<dyn Storage>) -> (tempfile::TempDir, PathBuf, Journal) {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("p");
+        fs::create_dir_all(&project).unwrap();
+        for (p, b) in [
+            ("old.tscn", "scene"),
+            ("old.tscn.uid", "uid"),
+            ("main.tscn", "old ref"),
+        ] {
+            fs::write(project.join(p), b).unwrap();
+        }
+        let mut j = Journal::open_with_storage(&dir.path().join("s"), &project, storage).unwrap();
+        j.reconcile().unwrap();
+        (dir, project, j)
+    }
+
+    /// Guards against (issue 28): a change that fails midway answering with
+    /// the files before the failure still changed. The second delete fails:
+    /// the answer says the change was compensated, every file is back at its
+    /// pre-state, one row (compensated) and no pre-image remain, and a retry
+    /// with the same idempotency key reports the compensated change — never a
+    /// bare "committed".
+    #[test]
+    fn a_failure_midway_puts_every_file_back_before_the_answer() {
+        let storage = Arc::new(FailingUnlink {
+            calls: AtomicUsize::new(0),
+            fail_at: 2,
+        });
+        let (_dir, project, mut j) = project(storage);
+        let key = IdempotencyKey {
+            id: "k".into(),
+            principal: "p".into(),
+            session: "s".into(),
+            request_hash: crate::ids::ContentHash::of(b"move"),
+        };
+        let err = j.apply_change(move_like(Some(key.clone()))).unwrap_err();
+        let ChangeError::Failed {
+            status,
+            path,
+            transaction_id,
+            ..
+        } = &err
+        else {
+            panic!("{err:?}")
+        };
+        assert_eq!(*status, TxnStatus::Compensated, "{err}");
+        assert_eq!(path, "old.tscn.uid");
+        assert_eq!(fs::read(project.join("old.tscn")).unwrap(), b"scene");
+        assert_eq!(fs::read(project.join("old.tscn.uid")).unwrap(), b"uid");
+        assert_eq!(fs::read(project.join("main.tscn")).unwrap(), b"old ref");
+        assert!(!project.join("b/new.tscn").exists());
+        assert!(!project.join("b/new.tscn.uid").exists());
+        let rows = j.list_transactions(&TxnFilter::default()).unwrap();
+        assert_eq!(rows.len(), 1, "{rows:?}");
+        assert_eq!(rows[0].status, TxnStatus::Compensated);
+        assert_eq!(rows[0].files.len(), 5);
+        assert_eq!(j.retained_change_preimages().unwrap(), 0);
+        assert_eq!(j.gate(), &WriteGate::Open);
+        match j.apply_change(move_like(Some(key))).unwrap() {
+            ChangeOutcome::Replayed(r) => {
+                assert_eq!(r.status, TxnStatus::Compensated);
+                assert_eq!(r.transaction_id, *transaction_id);
+                assert!(r.reason.unwrap().contains("put back"));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// Guards against: a stale file caught before the intent recording
+    /// anything, and the happy path: all five files at their post-state, one
+    /// committed row naming them, no pre-image kept.
+    #[test]
+    fn a_change_commits_whole_and_a_stale_one_writes_nothing() {
+        let (_dir, project, mut j) = project(Arc::new(RealStorage));
+        let mut stale = move_like(None);
+        stale.effects[2].expected = Some(FileState::of(b"something else"));
+        assert!(matches!(
+            j.apply_change(stale),
+            Err(ChangeError::Stale { .. })
+        ));
+        assert!(
+            j.list_transactions(&TxnFilter::default())
+                .unwrap()
+                .is_empty()
+        );
+        assert!(!project.join("b/new.tscn").exists());
+        let done = j.apply_change(move_like(None)).unwrap();
+        let ChangeOutcome::Committed { proof, .. } = done else {
+            panic!("{done:?}")
+        };
+        assert_eq!(proof.files.len(), 5);
+        assert_eq!(fs::read(project.join("b/new.tscn")).unwrap(), b"scene");
+        assert_eq!(fs::read(project.join("main.tscn")).unwrap(), b"new ref");
+        assert!(!project.join("old.tscn").exists());
+        assert!(!project.join("old.tscn.uid").exists());
+        let rows = j.list_transactions(&TxnFilter::default()).unwrap();
+        assert_eq!(rows.len(), 1);
+        assert_eq!(rows[0].status, TxnStatus::Committed);
+        assert_eq!(j.retained_change_preimages().unwrap(), 0);
+    }
+}
