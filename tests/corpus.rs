@@ -598,3 +598,48 @@ async fn real_godot_the_engine_and_the_reader_agree_on_every_corpus_scene() {
         mismatches.join("\n")
     );
 }
+
+/// A value the model does not type (an `Object(…)` inside a dictionary, a sub-resource's
+/// `Callable()`) reads as Raw with a warning naming the file, the line and the property,
+/// from get_scene_tree and from read_resource; typed values give none.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_raw_value_comes_with_a_warning_naming_its_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path();
+    std::fs::write(project.join("project.godot"), "config_version=5\n").unwrap();
+    std::fs::write(
+        project.join("main.tscn"),
+        "[gd_scene format=3]\n\n[node name=\"Main\" type=\"Node\"]\nposition = Vector2(1, 2)\n\
+         metadata/keys = {\n\"jump\": Object(InputEventKey,\"keycode\":32)\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        project.join("data.tres"),
+        "[gd_resource type=\"Resource\" format=3]\n\n[sub_resource type=\"Resource\" id=\"a\"]\n\
+         metadata/call = Callable()\n\n[resource]\nmetadata/n = 1\nmetadata/sub = SubResource(\"a\")\n",
+    )
+    .unwrap();
+    let client = connect(project).await;
+    let tree = call(&client, "get_scene_tree", json!({"path": "res://main.tscn"})).await;
+    let tree = tree.structured_content.unwrap();
+    assert_eq!(
+        tree["warnings"],
+        json!([
+            "res://main.tscn:5 metadata/keys: not in the value model, kept as Raw: \
+             Object(InputEventKey,\"keycode\":32)"
+        ]),
+        "{tree}"
+    );
+    let res = call(&client, "read_resource", json!({"path": "res://data.tres"})).await;
+    let res = res.structured_content.unwrap();
+    // The sub-resource's own line, and the [resource] property that holds it.
+    assert_eq!(
+        res["warnings"],
+        json!([
+            "res://data.tres:4 metadata/call: not in the value model, kept as Raw: Callable()",
+            "res://data.tres:8 metadata/sub: not in the value model, kept as Raw: Callable()"
+        ]),
+        "{res}"
+    );
+    client.cancel().await.unwrap();
+}

@@ -177,6 +177,27 @@ pub enum Value {
     Raw(String),
 }
 
+impl Value {
+    /// The first [`Value::Raw`] text inside this value (itself, an item, an entry, a
+    /// sub-resource's property), depth first: what the model did not type.
+    pub fn first_raw(&self) -> Option<&str> {
+        match self {
+            Value::Raw(text) => Some(text),
+            Value::Array(items) | Value::TypedArray { items, .. } => {
+                items.iter().find_map(Value::first_raw)
+            }
+            Value::Dictionary(entries) => entries.iter().find_map(|(_, v)| v.first_raw()),
+            Value::NewResource { properties, .. } => {
+                properties.iter().find_map(|(_, v)| v.first_raw())
+            }
+            Value::Map { entries, .. } => entries
+                .iter()
+                .find_map(|(k, v)| k.first_raw().or_else(|| v.first_raw())),
+            _ => None,
+        }
+    }
+}
+
 /// Why a JSON value is not a Godot value.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ValueError(pub String);
@@ -1492,6 +1513,20 @@ mod tests {
             }
         );
         assert!(Value::from_json(&json!({"$type": "Array", "of": "in t", "values": []})).is_err());
+    }
+
+    #[test]
+    fn first_raw_finds_an_untyped_value_at_any_depth() {
+        let read = |t: &str| from_text(&crate::parse_value(t).unwrap(), &Refs::default());
+        assert_eq!(read("Vector2(1, 2)").first_raw(), None);
+        assert_eq!(
+            read("[1, {\n\"k\": Object(InputEventKey,\"keycode\":4)\n}]").first_raw(),
+            Some("Object(InputEventKey,\"keycode\":4)")
+        );
+        assert_eq!(
+            read("{\n1: Callable()\n}").first_raw(),
+            Some("Callable()")
+        );
     }
 
     #[test]
