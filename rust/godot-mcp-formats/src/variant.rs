@@ -1523,10 +1523,7 @@ mod tests {
             read("[1, {\n\"k\": Object(InputEventKey,\"keycode\":4)\n}]").first_raw(),
             Some("Object(InputEventKey,\"keycode\":4)")
         );
-        assert_eq!(
-            read("{\n1: Callable()\n}").first_raw(),
-            Some("Callable()")
-        );
+        assert_eq!(read("{\n1: Callable()\n}").first_raw(), Some("Callable()"));
     }
 
     #[test]
