@@ -66,6 +66,14 @@ pub fn packed_bytes(v: &Value) -> Result<Vec<u8>, TileDataError> {
     }
 }
 
+/// The cells of a scene node's `tile_map_data` (none when it has no such property).
+pub fn node_cells(node: &crate::Node) -> Result<Vec<Cell>, TileDataError> {
+    match node.property("tile_map_data") {
+        Some(p) => decode_tile_map_data(&packed_bytes(&p.value)?),
+        None => Ok(Vec::new()),
+    }
+}
+
 /// Decode `tile_map_data` bytes into cells, in stored order. Empty data is no cells.
 pub fn decode_tile_map_data(bytes: &[u8]) -> Result<Vec<Cell>, TileDataError> {
     if bytes.is_empty() {
@@ -244,13 +252,7 @@ mod tests {
     #[test]
     fn decodes_the_cells_godot_wrote() {
         let scene = crate::parse_scene(LEVEL).unwrap();
-        let ground = scene.node("Ground").unwrap();
-        let data = ground
-            .properties
-            .iter()
-            .find(|p| p.name == "tile_map_data")
-            .unwrap();
-        let cells = decode_tile_map_data(&packed_bytes(&data.value).unwrap()).unwrap();
+        let cells = node_cells(scene.node("Ground").unwrap()).unwrap();
         let cell = |coords, source_id, atlas_coords, alternative| Cell {
             coords,
             source_id,

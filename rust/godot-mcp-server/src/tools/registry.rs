@@ -24,7 +24,6 @@ use crate::state::AppState;
 use crate::tools::runtime::screenshots::{ImageRef, ImageResult};
 use crate::tools::*;
 
-
 /// What a handler returns: a JSON object for `structuredContent`.
 pub type ToolResult = Result<Value, ToolError>;
 type HandlerFuture = Pin<Box<dyn Future<Output = ToolResult> + Send>>;
