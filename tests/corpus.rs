@@ -395,8 +395,8 @@ fn compare_scene(
 }
 
 /// The `ExtResource` ids a parsed value names, at any depth.
-fn ext_ids(v: &godot_mcp_formats::Value, out: &mut Vec<String>) {
-    use godot_mcp_formats::Value as T;
+fn ext_ids(v: &godot_mcp_formats::Literal, out: &mut Vec<String>) {
+    use godot_mcp_formats::Literal as T;
     match v {
         T::ExtResource(id) => out.push(id.clone()),
         T::Array(items) | T::Constructor { args: items, .. } => {

@@ -751,8 +751,8 @@ fn typed(ty: &str, m: &Map<String, Json>, depth: usize) -> Result<Value, ValueEr
 // Godot's Variant text: a file's value in this model, and this model as text
 // ---------------------------------------------------------------------------------
 
+use crate::literal::Literal as Text;
 use crate::resource::{ExtResource, SubResource};
-use crate::value::Value as Text;
 
 /// What a file's references mean: `ExtResource("id")` names one of its
 /// `[ext_resource]`s, `SubResource("id")` one of its `[sub_resource]`s.
@@ -863,7 +863,7 @@ fn text_at(v: &Text, refs: &Refs<'_>, depth: usize) -> Value {
 }
 
 fn map_entries(
-    entries: &[crate::value::DictEntry],
+    entries: &[crate::literal::DictEntry],
     refs: &Refs<'_>,
     depth: usize,
 ) -> Vec<(Value, Value)> {

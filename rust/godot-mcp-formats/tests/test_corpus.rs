@@ -64,12 +64,12 @@ fn format_2_integer_ids() {
         .unwrap();
     assert_eq!(
         font.value,
-        godot_mcp_formats::Value::SubResource("6".into())
+        godot_mcp_formats::Literal::SubResource("6".into())
     );
     let data = &res.sub_resources[5].properties[1];
     assert_eq!(
         data.value,
-        godot_mcp_formats::Value::ExtResource("1".into())
+        godot_mcp_formats::Literal::ExtResource("1".into())
     );
 }
 
