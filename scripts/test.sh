@@ -96,12 +96,15 @@ require_ran "$(passed_since "$((before + 1))")" "with GODOT_BIN"
 
 # The other engines: what touches the engine's own behaviour — the add-on's load and
 # switch, the editor plane's edits and undo to the byte, the probe and runtime tools, the
-# debugger, --doctool, --check-only and parse errors, --import and export, run_tests.
-# (The file-format and canonicalisation tests are engine-independent once one engine
-# agrees; the renderer tier has one build.) engine_exits already ran every engine.
+# debugger, --doctool, --check-only and parse errors, --import and export, run_tests,
+# and the corpus oracle (each engine's own loader against the reader; 4.6+ names the
+# files it cannot load for what the text-only slice left out).
+# (The canonicalisation tests are engine-independent once one engine agrees; the
+# renderer tier has one build.) engine_exits already ran every engine.
 cross_engine=(
     --test editor_real --test godot_runtime --test runtime_game
     --test debugger --test classref --test scripts --test package --test run_tests
+    --test corpus
 )
 if [[ -n "${GODOT_MCP_ENGINES:-}" && -n "${GODOT_BIN:-}" ]]; then
     primary=$GODOT_BIN

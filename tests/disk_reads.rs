@@ -92,17 +92,17 @@ async fn animations_are_listed_and_read_back_from_scenes_and_libraries() {
     assert_eq!(value["keys"][1]["time"], 1.5);
     assert_eq!(value["keys"][1]["transition"], 0.5);
     // Key values are typed values, never Godot text.
+    // (docs/values.md's one form, as every other plane gives them.)
     assert_eq!(
         value["keys"][1]["value"],
-        json!({"type": "constructor", "value": {"name": "Vector2", "args": [
-            {"type": "int", "value": 100}, {"type": "int", "value": 20}]}})
+        json!({"$type": "Vector2", "x": 100.0, "y": 20.0})
     );
-    assert_eq!(tracks[1]["keys"][0]["value"]["type"], "dictionary");
     assert_eq!(
-        tracks[2]["keys"][0]["value"]["value"][0]["value"],
-        json!({"type": "float", "value": 0.5})
+        tracks[1]["keys"][0]["value"],
+        json!({"method": {"$type": "StringName", "value": "jump"}, "args": [3, "high"]})
     );
-    assert_eq!(tracks[3]["keys"][0]["value"]["value"]["name"], "Vector3");
+    assert_eq!(tracks[2]["keys"][0]["value"]["value"], json!(0.5));
+    assert_eq!(tracks[3]["keys"][0]["value"]["$type"], "Vector3");
     let a = call_ok(
         &client,
         "get_animation",
@@ -186,26 +186,17 @@ async fn themes_read_by_type_with_resources_resolved() {
     .await;
     assert_eq!(r["default_font_size"], 18);
     let t = &r["types"];
-    assert_eq!(
-        t["Button"]["constants"]["h_separation"],
-        json!({"type": "int", "value": 7})
-    );
+    assert_eq!(t["Button"]["constants"]["h_separation"], json!(7));
     assert_eq!(t["Button"]["styles"]["normal"]["type"], "StyleBoxFlat");
     assert_eq!(
-        t["Button"]["styles"]["normal"]["properties"]["bg_color"]["value"]["args"][3],
-        json!({"type": "float", "value": 0.5})
+        t["Button"]["styles"]["normal"]["properties"]["bg_color"]["a"],
+        json!(0.5)
     );
     assert_eq!(t["Label"]["fonts"]["font"]["type"], "SystemFont");
-    assert_eq!(
-        t["Label"]["font_sizes"]["font_size"],
-        json!({"type": "int", "value": 22})
-    );
+    assert_eq!(t["Label"]["font_sizes"]["font_size"], json!(22));
     assert_eq!(t["CheckBox"]["icons"]["checked"]["path"], "res://icon.svg");
     assert_eq!(t["DangerButton"]["base_type"], "Button");
-    assert_eq!(
-        t["Button"]["colors"]["font_color"]["value"]["name"],
-        "Color"
-    );
+    assert_eq!(t["Button"]["colors"]["font_color"]["$type"], "Color");
     let r = call_ok(
         &client,
         "get_theme",
@@ -440,18 +431,18 @@ async fn groups_connections_and_node_properties_read_from_the_scene_file() {
     assert_eq!(n["type"], "Sprite2D");
     assert_eq!(
         n["properties"]["position"],
-        json!({"type": "constructor", "value": {"name": "Vector2", "args": [
-            {"type": "int", "value": 4}, {"type": "int", "value": 5}]}})
+        json!({"$type": "Vector2", "x": 4.0, "y": 5.0})
     );
-    assert_eq!(n["properties"]["modulate"]["value"]["name"], "Color");
+    assert_eq!(n["properties"]["modulate"]["$type"], "Color");
     let n = call_ok(
         &client,
         "get_node_properties",
         json!({"path": scene, "node": "Ground"}),
     )
     .await;
-    let ts = n["properties"]["tile_set"]["value"].as_str().unwrap();
-    assert_eq!(n["resources"][ts]["type"], "TileSet");
+    assert_eq!(n["properties"]["tile_set"]["class"], "TileSet");
+    let listed = n["resources"].as_object().unwrap();
+    assert!(listed.values().any(|r| r["type"] == "TileSet"), "{n}");
     let e = call_err(
         &client,
         "get_node_properties",

@@ -261,8 +261,10 @@ fn value_at(v: &Variant, depth: usize) -> Value {
         Value::Int(v.to::<i64>())
     } else if t == VariantType::FLOAT {
         Value::Float(v.to::<f64>())
-    } else if t == VariantType::STRING || t == VariantType::STRING_NAME {
+    } else if t == VariantType::STRING {
         Value::String(v.to_string())
+    } else if t == VariantType::STRING_NAME {
+        Value::StringName(v.to_string())
     } else if t == VariantType::VECTOR2 {
         Value::Vector2(f2(v.to::<Vector2>()))
     } else if t == VariantType::VECTOR3 {
@@ -367,7 +369,7 @@ fn value_at(v: &Variant, depth: usize) -> Value {
             || d.value_element_type().is_typed()
             || d.keys_array()
                 .iter_shared()
-                .any(|k| !matches!(k.get_type(), VariantType::STRING | VariantType::STRING_NAME))
+                .any(|k| k.get_type() != VariantType::STRING)
     } {
         from_godot_text(v)
     } else if t == VariantType::DICTIONARY {

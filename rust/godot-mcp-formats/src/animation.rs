@@ -11,8 +11,8 @@ use std::borrow::Cow;
 
 use serde::Serialize;
 
+use crate::literal::{DictEntry, Literal};
 use crate::text::Property;
-use crate::value::{DictEntry, Value};
 
 /// One animation, decoded.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -37,7 +37,7 @@ pub struct Track {
     pub interpolation: &'static str,
     pub enabled: bool,
     pub loop_wrap: bool,
-    /// Value tracks only: `continuous`, `discrete` or `capture`.
+    /// Literal tracks only: `continuous`, `discrete` or `capture`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub update_mode: Option<&'static str>,
     /// False when the key layout is not one this module knows (keys is then empty).
@@ -52,15 +52,17 @@ pub struct Key {
     /// The easing exponent (1 linear); absent for bezier, audio and animation keys.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub transition: Option<f64>,
-    pub value: Value,
+    /// (The parsed text: no JSON form; the value model is `variant::Value`.)
+    #[serde(skip)]
+    pub value: Literal,
 }
 
 const LOOP_MODES: [&str; 3] = ["none", "linear", "pingpong"];
 const INTERPOLATIONS: [&str; 5] = ["nearest", "linear", "cubic", "linear_angle", "cubic_angle"];
 const UPDATE_MODES: [&str; 3] = ["continuous", "discrete", "capture"];
 
-fn name_of(table: &'static [&'static str], v: Option<&Value>, default: usize) -> &'static str {
-    let i = v.and_then(Value::as_int).map_or(default as i64, |i| i);
+fn name_of(table: &'static [&'static str], v: Option<&Literal>, default: usize) -> &'static str {
+    let i = v.and_then(Literal::as_int).map_or(default as i64, |i| i);
     usize::try_from(i)
         .ok()
         .and_then(|i| table.get(i).copied())
@@ -69,21 +71,21 @@ fn name_of(table: &'static [&'static str], v: Option<&Value>, default: usize) ->
 
 /// The numbers of a `PackedFloat32Array(…)`, `PackedFloat64Array(…)`,
 /// `PackedInt32Array(…)` (or a plain array of numbers).
-pub fn packed_numbers(v: &Value) -> Option<Vec<f64>> {
+pub fn packed_numbers(v: &Literal) -> Option<Vec<f64>> {
     let items = match v {
-        Value::Constructor { name, args } if name.starts_with("Packed") => args.as_slice(),
-        Value::Array(items) => items.as_slice(),
+        Literal::Constructor { name, args } if name.starts_with("Packed") => args.as_slice(),
+        Literal::Array(items) => items.as_slice(),
         _ => return None,
     };
-    items.iter().map(Value::as_f64).collect()
+    items.iter().map(Literal::as_f64).collect()
 }
 
-fn float(x: f64) -> Value {
-    Value::Float(x)
+fn float(x: f64) -> Literal {
+    Literal::Float(x)
 }
 
-fn ctor(name: &'static str, args: &[f64]) -> Value {
-    Value::Constructor {
+fn ctor(name: &'static str, args: &[f64]) -> Literal {
+    Literal::Constructor {
         name: Cow::Borrowed(name),
         args: args.iter().copied().map(float).collect(),
     }
@@ -92,7 +94,7 @@ fn ctor(name: &'static str, args: &[f64]) -> Value {
 /// Decode an `Animation` resource from its properties.
 pub fn parse_animation(props: &[Property]) -> Animation {
     let get = |n: &str| props.iter().find(|p| p.name == n).map(|p| &p.value);
-    let mut tracks: Vec<(usize, Vec<(&str, &Value)>)> = Vec::new();
+    let mut tracks: Vec<(usize, Vec<(&str, &Literal)>)> = Vec::new();
     for p in props {
         let Some(rest) = p.name.strip_prefix("tracks/") else {
             continue;
@@ -110,7 +112,7 @@ pub fn parse_animation(props: &[Property]) -> Animation {
     }
     tracks.sort_by_key(|(i, _)| *i);
     Animation {
-        length: get("length").and_then(Value::as_f64).unwrap_or(1.0),
+        length: get("length").and_then(Literal::as_f64).unwrap_or(1.0),
         loop_mode: name_of(&LOOP_MODES, get("loop_mode"), 0),
         tracks: tracks
             .into_iter()
@@ -119,10 +121,10 @@ pub fn parse_animation(props: &[Property]) -> Animation {
     }
 }
 
-fn track(index: usize, fields: &[(&str, &Value)]) -> Track {
+fn track(index: usize, fields: &[(&str, &Literal)]) -> Track {
     let get = |n: &str| fields.iter().find(|(f, _)| *f == n).map(|(_, v)| *v);
     let kind = get("type")
-        .and_then(Value::as_str)
+        .and_then(Literal::as_str)
         .unwrap_or("")
         .to_string();
     let keys_value = get("keys");
@@ -131,12 +133,12 @@ fn track(index: usize, fields: &[(&str, &Value)]) -> Track {
     Track {
         index,
         path: get("path")
-            .and_then(Value::as_str)
+            .and_then(Literal::as_str)
             .unwrap_or("")
             .to_string(),
         interpolation: name_of(&INTERPOLATIONS, get("interp"), 1),
-        enabled: get("enabled").and_then(Value::as_bool).unwrap_or(true),
-        loop_wrap: get("loop_wrap").and_then(Value::as_bool).unwrap_or(true),
+        enabled: get("enabled").and_then(Literal::as_bool).unwrap_or(true),
+        loop_wrap: get("loop_wrap").and_then(Literal::as_bool).unwrap_or(true),
         update_mode: (kind == "value").then(|| name_of(&UPDATE_MODES, update, 0)),
         decoded: keys.is_some(),
         keys: keys.unwrap_or_default(),
@@ -144,7 +146,7 @@ fn track(index: usize, fields: &[(&str, &Value)]) -> Track {
     }
 }
 
-fn decode_keys(kind: &str, keys: &Value) -> Option<Vec<Key>> {
+fn decode_keys(kind: &str, keys: &Literal) -> Option<Vec<Key>> {
     // The 3D tracks: one flat array, [time, transition, components…] per key.
     let stride = match kind {
         "position_3d" | "scale_3d" => Some(5),
@@ -174,7 +176,7 @@ fn decode_keys(kind: &str, keys: &Value) -> Option<Vec<Key>> {
     let times = packed_numbers(keys.dict_get("times")?)?;
     let transitions = keys.dict_get("transitions").and_then(packed_numbers);
     let transition = |i: usize| transitions.as_ref().and_then(|t| t.get(i).copied());
-    let values: Vec<Value> = match kind {
+    let values: Vec<Literal> = match kind {
         "value" | "method" => keys.dict_get("values")?.as_array()?.to_vec(),
         "bezier" => {
             let points = packed_numbers(keys.dict_get("points")?)?;
@@ -187,19 +189,19 @@ fn decode_keys(kind: &str, keys: &Value) -> Option<Vec<Key>> {
                 .enumerate()
                 .map(|(i, p)| {
                     let mode = modes.as_ref().and_then(|m| m.get(i)).copied();
-                    Value::Dictionary(vec![
+                    Literal::Dictionary(vec![
                         entry("value", float(p[0])),
                         entry("in_handle", ctor("Vector2", &p[1..3])),
                         entry("out_handle", ctor("Vector2", &p[3..5])),
-                        entry("handle_mode", Value::Int(mode.unwrap_or(0.0) as i64)),
+                        entry("handle_mode", Literal::Int(mode.unwrap_or(0.0) as i64)),
                     ])
                 })
                 .collect()
         }
         "audio" => keys.dict_get("clips")?.as_array()?.to_vec(),
         "animation" => match keys.dict_get("clips")? {
-            Value::Constructor { args, .. } => args.clone(),
-            Value::Array(a) => a.clone(),
+            Literal::Constructor { args, .. } => args.clone(),
+            Literal::Array(a) => a.clone(),
             _ => return None,
         },
         _ => return None,
@@ -222,9 +224,9 @@ fn decode_keys(kind: &str, keys: &Value) -> Option<Vec<Key>> {
     )
 }
 
-fn entry(key: &str, value: Value) -> DictEntry {
+fn entry(key: &str, value: Literal) -> DictEntry {
     DictEntry {
-        key: Value::String(key.to_string()),
+        key: Literal::String(key.to_string()),
         value,
     }
 }
@@ -232,9 +234,9 @@ fn entry(key: &str, value: Value) -> DictEntry {
 /// The `(name, resource)` pairs of a `{ &"name": SubResource("…"), … }` dictionary:
 /// `AnimationLibrary._data` and `AnimationPlayer.libraries`. Names as written (the
 /// default library is `""`); non-string keys are skipped.
-pub fn named_resources(dict: &Value) -> Vec<(String, Value)> {
+pub fn named_resources(dict: &Literal) -> Vec<(String, Literal)> {
     match dict {
-        Value::Dictionary(entries) => entries
+        Literal::Dictionary(entries) => entries
             .iter()
             .filter_map(|e| Some((e.key.as_str()?.to_string(), e.value.clone())))
             .collect(),
@@ -254,7 +256,7 @@ mod tests {
         let names = named_resources(&data.value);
         assert_eq!(names[0].0, "idle");
         assert_eq!(names[1].0, "walk");
-        let Value::SubResource(id) = &names[1].1 else {
+        let Literal::SubResource(id) = &names[1].1 else {
             panic!("{:?}", names[1].1)
         };
         let sub = res.sub_resources.iter().find(|s| &s.id == id).unwrap();
@@ -283,12 +285,15 @@ mod tests {
         );
         let m = &a.tracks[1];
         assert_eq!(
-            m.keys[0].value.dict_get("method").and_then(Value::as_str),
+            m.keys[0].value.dict_get("method").and_then(Literal::as_str),
             Some("jump")
         );
         let b = &a.tracks[2];
         assert_eq!(b.keys[0].time, 0.25);
-        assert_eq!(b.keys[0].value.dict_get("value"), Some(&Value::Float(0.5)));
+        assert_eq!(
+            b.keys[0].value.dict_get("value"),
+            Some(&Literal::Float(0.5))
+        );
         assert_eq!(
             b.keys[0].value.dict_get("out_handle"),
             Some(&ctor("Vector2", &[0.1, 0.2]))
@@ -315,16 +320,16 @@ mod tests {
         assert_eq!(decode_keys("position_3d", &v), None);
     }
 
-    impl Value {
+    impl Literal {
         /// Vector2(100, 20) as Godot writes it: integer-looking arguments.
-        fn with_int_args(self) -> Value {
+        fn with_int_args(self) -> Literal {
             match self {
-                Value::Constructor { name, args } => Value::Constructor {
+                Literal::Constructor { name, args } => Literal::Constructor {
                     name,
                     args: args
                         .into_iter()
                         .map(|a| match a {
-                            Value::Float(f) if f.fract() == 0.0 => Value::Int(f as i64),
+                            Literal::Float(f) if f.fract() == 0.0 => Literal::Int(f as i64),
                             o => o,
                         })
                         .collect(),

@@ -9,8 +9,8 @@
 
 use serde::Serialize;
 
+use crate::literal::Literal;
 use crate::text::Property;
-use crate::value::Value;
 
 /// One bus, as the audio server will have it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -30,7 +30,9 @@ pub struct Bus {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BusEffect {
     /// The effect resource reference (`SubResource`/`ExtResource`).
-    pub effect: Value,
+    /// (The parsed text: no JSON form; the value model is `variant::Value`.)
+    #[serde(skip)]
+    pub effect: Literal,
     pub enabled: bool,
 }
 
@@ -56,7 +58,7 @@ fn default_bus(index: usize) -> Bus {
 pub fn parse_bus_layout(props: &[Property]) -> Result<Vec<Bus>, String> {
     let mut buses = vec![default_bus(0)];
     // Per bus, the effect slots as stored (before dropping empty ones).
-    let mut effects: Vec<Vec<(Option<Value>, bool)>> = vec![Vec::new()];
+    let mut effects: Vec<Vec<(Option<Literal>, bool)>> = vec![Vec::new()];
     for p in props {
         let Some(rest) = p.name.strip_prefix("bus/") else {
             continue;
@@ -99,7 +101,7 @@ pub fn parse_bus_layout(props: &[Property]) -> Result<Vec<Bus>, String> {
                     slots.push((None, false));
                 }
                 match efield {
-                    "effect" if *v != Value::Nil => slots[j].0 = Some(v.clone()),
+                    "effect" if *v != Literal::Nil => slots[j].0 = Some(v.clone()),
                     "enabled" => slots[j].1 = v.as_bool().unwrap_or(false),
                     _ => {}
                 }
@@ -162,10 +164,10 @@ fn string_name(s: &str) -> String {
 /// Godot's string literal and float text: the value model's one writer.
 pub use crate::variant::{float_text, quote as quoted};
 
-fn reference_text(v: &Value) -> Option<String> {
+fn reference_text(v: &Literal) -> Option<String> {
     match v {
-        Value::SubResource(id) => Some(format!("SubResource({})", quoted(id))),
-        Value::ExtResource(id) => Some(format!("ExtResource({})", quoted(id))),
+        Literal::SubResource(id) => Some(format!("SubResource({})", quoted(id))),
+        Literal::ExtResource(id) => Some(format!("ExtResource({})", quoted(id))),
         _ => None,
     }
 }
@@ -232,14 +234,14 @@ impl LayoutFile {
     }
 
     /// The class of the resource an effect reference names.
-    pub fn effect_class(&self, effect: &Value) -> Option<&str> {
+    pub fn effect_class(&self, effect: &Literal) -> Option<&str> {
         match effect {
-            Value::SubResource(id) => self
+            Literal::SubResource(id) => self
                 .sub_resources
                 .iter()
                 .find(|s| &s.id == id)
                 .map(|s| s.class.as_str()),
-            Value::ExtResource(id) => self
+            Literal::ExtResource(id) => self
                 .ext_resources
                 .iter()
                 .find(|e| &e.id == id)
@@ -257,14 +259,14 @@ impl LayoutFile {
         let mut used_sub: Vec<&EffectResource> = Vec::new();
         for e in self.buses.iter().flat_map(|b| &b.effects) {
             match &e.effect {
-                Value::ExtResource(id) => {
+                Literal::ExtResource(id) => {
                     if let Some(x) = self.ext_resources.iter().find(|x| &x.id == id)
                         && !used_ext.iter().any(|u| u.id == x.id)
                     {
                         used_ext.push(x);
                     }
                 }
-                Value::SubResource(id) => {
+                Literal::SubResource(id) => {
                     if let Some(x) = self.sub_resources.iter().find(|x| &x.id == id)
                         && !used_sub.iter().any(|u| u.id == x.id)
                     {

@@ -5,8 +5,8 @@
 //!
 //! - [`text`]: the tokenizer/parser of the format the three files share
 //!   (sections, `key = value` lines, Variant values), keeping each value's
-//!   original text next to its typed [`Value`].
-//! - [`value`]: the typed [`Value`] view (serializable to JSON).
+//!   original text next to its syntax tree, a [`Literal`].
+//! - [`literal`]: that syntax tree (references unresolved; no JSON form of its own).
 //! - [`variant`]: the one Godot value model (its JSON form, its Variant text writer)
 //!   and the checks on Variant text an agent supplies.
 //! - [`project`]: `project.godot` → [`ProjectInfo`].
@@ -42,6 +42,7 @@ pub mod error;
 pub mod export_presets;
 pub mod ids;
 pub mod input_event;
+pub mod literal;
 pub mod project;
 pub mod project_edit;
 pub mod relink;
@@ -53,13 +54,12 @@ pub mod testreport;
 pub mod text;
 pub mod theme;
 pub mod tilemap;
-pub mod value;
 pub mod variant;
 pub mod visual_shader;
 
 pub use error::{ErrorKind, InputError, ParseError, Position};
+pub use literal::{DictEntry, Literal, ObjectProperty};
 pub use project::{Autoload, InputAction, InputEventSummary, ProjectInfo, parse_project};
 pub use resource::{ExtLink, ExtResource, Resource, ResourceLink, SubResource, parse_resource};
 pub use scene::{Connection, Node, Scene, parse_scene};
 pub use text::{Property, Section, parse_value};
-pub use value::{DictEntry, ObjectProperty, Value};

@@ -5,8 +5,8 @@
 use serde::Serialize;
 
 use crate::error::{ErrorKind, ParseError, Position};
+use crate::literal::Literal;
 use crate::text::{HeaderMode, Property, Section, parse_document};
-use crate::value::Value;
 
 /// The `config_version` Godot 4 writes.
 pub const SUPPORTED_CONFIG_VERSION: i64 = 5;
@@ -149,7 +149,7 @@ pub fn parse_project(src: &str) -> Result<ProjectInfo, ParseError> {
             ));
         }
         Some(p) => match p.value {
-            Value::Int(v) if v == SUPPORTED_CONFIG_VERSION => v,
+            Literal::Int(v) if v == SUPPORTED_CONFIG_VERSION => v,
             _ => {
                 return Err(p.value_mark.error(
                     src,
@@ -210,7 +210,7 @@ fn structure(src: &str, prop: &Property, message: String) -> ParseError {
 
 fn string(src: &str, prop: &Property) -> Result<String, ParseError> {
     match &prop.value {
-        Value::String(s) => Ok(s.clone()),
+        Literal::String(s) => Ok(s.clone()),
         _ => Err(structure(
             src,
             prop,
@@ -258,9 +258,9 @@ fn autoload(src: &str, prop: &Property) -> Result<Autoload, ParseError> {
 /// `Object(InputEvent…)` (the `null` the editor leaves after a removed event)
 /// is kept as `None`, never an error.
 fn input_action(prop: &Property) -> InputAction {
-    let deadzone = prop.value.dict_get("deadzone").and_then(Value::as_f64);
+    let deadzone = prop.value.dict_get("deadzone").and_then(Literal::as_f64);
     let events = match prop.value.dict_get("events") {
-        Some(Value::Array(items)) => items.iter().map(summarize_event).collect(),
+        Some(Literal::Array(items)) => items.iter().map(summarize_event).collect(),
         _ => Vec::new(),
     };
     InputAction {
@@ -270,15 +270,20 @@ fn input_action(prop: &Property) -> InputAction {
     }
 }
 
-fn summarize_event(event: &Value) -> Option<InputEventSummary> {
-    let Value::Object { class, .. } = event else {
+fn summarize_event(event: &Literal) -> Option<InputEventSummary> {
+    let Literal::Object { class, .. } = event else {
         return None;
     };
-    let int = |name: &str| event.object_get(name).and_then(Value::as_int).unwrap_or(0);
+    let int = |name: &str| {
+        event
+            .object_get(name)
+            .and_then(Literal::as_int)
+            .unwrap_or(0)
+    };
     let flag = |name: &str| {
         event
             .object_get(name)
-            .and_then(Value::as_bool)
+            .and_then(Literal::as_bool)
             .unwrap_or(false)
     };
     Some(match class.as_str() {
@@ -319,7 +324,7 @@ fn summarize_event(event: &Value) -> Option<InputEventSummary> {
             axis: int("axis"),
             axis_value: event
                 .object_get("axis_value")
-                .and_then(Value::as_f64)
+                .and_then(Literal::as_f64)
                 .unwrap_or(0.0),
             device: int("device"),
         },

@@ -5,8 +5,8 @@
 use serde::Serialize;
 
 use crate::error::{ErrorKind, Mark, ParseError};
+use crate::literal::Literal;
 use crate::text::{HeaderMode, Property, RefSite, Section, parse_document};
-use crate::value::Value;
 use rustc_hash::FxHashMap as FastMap;
 
 /// The `format=` versions this crate reads: every version Godot 4's text loader
@@ -276,8 +276,8 @@ pub(crate) fn string_attr(
     match section.attributes.iter_mut().find(|p| p.name == name) {
         None => Ok(None),
         Some(p) => match &mut p.value {
-            Value::String(s) | Value::StringName(s) => Ok(Some(std::mem::take(s))),
-            Value::Int(i) => Ok(Some(i.to_string())),
+            Literal::String(s) | Literal::StringName(s) => Ok(Some(std::mem::take(s))),
+            Literal::Int(i) => Ok(Some(i.to_string())),
             _ => Err(p.value_mark.error(
                 src,
                 ErrorKind::Structure,
@@ -291,13 +291,13 @@ pub(crate) fn string_attr(
 /// (`int index = fields["index"]`): ints as they are, floats truncated, bools
 /// 0/1, strings by `String::to_int` (Godot writes `index="2"`). `None` for
 /// the types Godot cannot convert.
-pub fn variant_int(value: &Value) -> Option<i64> {
+pub fn variant_int(value: &Literal) -> Option<i64> {
     match value {
-        Value::Int(i) => Some(*i),
+        Literal::Int(i) => Some(*i),
         #[allow(clippy::cast_possible_truncation)]
-        Value::Float(f) if f.is_finite() => Some(*f as i64),
-        Value::Bool(b) => Some(i64::from(*b)),
-        Value::String(s) | Value::StringName(s) => Some(godot_to_int(s)),
+        Literal::Float(f) if f.is_finite() => Some(*f as i64),
+        Literal::Bool(b) => Some(i64::from(*b)),
+        Literal::String(s) | Literal::StringName(s) => Some(godot_to_int(s)),
         _ => None,
     }
 }
@@ -447,10 +447,10 @@ impl ResourceTables {
     }
 
     /// Resolves `ExtResource`/`SubResource` values; anything else is `None`.
-    pub fn link(&self, value: &Value) -> Option<ResourceLink> {
+    pub fn link(&self, value: &Literal) -> Option<ResourceLink> {
         match value {
-            Value::ExtResource(id) => self.ext_link(id).map(ResourceLink::External),
-            Value::SubResource(id) => self
+            Literal::ExtResource(id) => self.ext_link(id).map(ResourceLink::External),
+            Literal::SubResource(id) => self
                 .sub_index
                 .contains_key(id)
                 .then(|| ResourceLink::Internal { id: id.clone() }),

@@ -4,12 +4,12 @@
 use serde::Serialize;
 
 use crate::error::{ErrorKind, Mark, ParseError};
+use crate::literal::Literal;
 use crate::resource::{
     ExtLink, ExtResource, FileHeader, ResourceLink, ResourceTables, SubResource, int_attr,
     required_string_attr, string_attr, unknown_section,
 };
 use crate::text::{HeaderMode, Property, Section, parse_document};
-use crate::value::Value;
 use rustc_hash::{FxHashMap as FastMap, FxHashSet as FastSet};
 
 /// A parsed `.tscn` file.
@@ -83,7 +83,9 @@ pub struct Connection {
     /// `unbinds=`, when written.
     pub unbinds: Option<i64>,
     /// `binds=[…]`, empty when not written.
-    pub binds: Vec<Value>,
+    /// (The parsed text: no JSON form; the value model is `variant::Value`.)
+    #[serde(skip)]
+    pub binds: Vec<Literal>,
     /// 1-based line of the section.
     pub line: u32,
 }
@@ -291,7 +293,7 @@ fn build_node(
         None => None,
         Some(p) => {
             let link = match &p.value {
-                Value::ExtResource(id) => tables
+                Literal::ExtResource(id) => tables
                     .ext_link(id)
                     .filter(|_| tables.ext_type(id) == Some("PackedScene")),
                 _ => None,
@@ -316,10 +318,10 @@ fn build_node(
         None => Vec::new(),
         Some(p) => {
             let groups = match &mut p.value {
-                Value::Array(items) => std::mem::take(items)
+                Literal::Array(items) => std::mem::take(items)
                     .into_iter()
                     .map(|v| match v {
-                        Value::String(s) | Value::StringName(s) => Some(s),
+                        Literal::String(s) | Literal::StringName(s) => Some(s),
                         _ => None,
                     })
                     .collect::<Option<Vec<_>>>(),
@@ -437,7 +439,7 @@ fn build_connection(
     let binds = match section.attribute("binds") {
         None => Vec::new(),
         Some(p) => match &p.value {
-            Value::Array(items) => items.clone(),
+            Literal::Array(items) => items.clone(),
             _ => {
                 return Err(p.value_mark.error(
                     src,

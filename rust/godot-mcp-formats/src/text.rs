@@ -13,7 +13,7 @@ use std::borrow::Cow;
 use serde::Serialize;
 
 use crate::error::{ErrorKind, Mark, ParseError};
-use crate::value::{DictEntry, ObjectProperty, Value};
+use crate::literal::{DictEntry, Literal, ObjectProperty};
 use crate::variant::TYPE_NAMES;
 
 /// Deeper nesting than this is refused rather than risking the stack.
@@ -57,7 +57,9 @@ pub struct Property {
     /// The value exactly as written in the file (may span several lines).
     pub text: String,
     /// The typed view of the value.
-    pub value: Value,
+    /// (The parsed text: no JSON form; the value model is `variant::Value`.)
+    #[serde(skip)]
+    pub value: Literal,
     /// 1-based line of the key.
     pub line: u32,
     #[serde(skip)]
@@ -149,7 +151,7 @@ pub(crate) fn parse_document(src: &str, mode: HeaderMode) -> Result<Document, Pa
 /// Parses a single value written in Godot's Variant text syntax
 /// (e.g. `Vector2(1, 2)`), which must be the whole input apart from
 /// surrounding whitespace.
-pub fn parse_value(src: &str) -> Result<Value, ParseError> {
+pub fn parse_value(src: &str) -> Result<Literal, ParseError> {
     let mut p = Parser::new(src);
     let v = p.value()?;
     p.skip_value_ws();
@@ -471,24 +473,24 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    fn value(&mut self) -> Result<Value, ParseError> {
+    fn value(&mut self) -> Result<Literal, ParseError> {
         self.skip_value_ws();
         match self.peek() {
             None => Err(self.err(ErrorKind::Truncated, "expected a value, found end of input")),
-            Some(b'"') => Ok(Value::String(self.string()?)),
+            Some(b'"') => Ok(Literal::String(self.string()?)),
             Some(b'&') => {
                 self.pos += 1;
                 if self.peek() != Some(b'"') {
                     return Err(self.err(ErrorKind::Syntax, "expected '\"' after '&'"));
                 }
-                Ok(Value::StringName(self.string()?))
+                Ok(Literal::StringName(self.string()?))
             }
             Some(b'^') => {
                 self.pos += 1;
                 if self.peek() != Some(b'"') {
                     return Err(self.err(ErrorKind::Syntax, "expected '\"' after '^'"));
                 }
-                Ok(Value::NodePath(self.string()?))
+                Ok(Literal::NodePath(self.string()?))
             }
             Some(b'[') => self.array(),
             Some(b'{') => self.dictionary(),
@@ -631,7 +633,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn number(&mut self) -> Result<Value, ParseError> {
+    fn number(&mut self) -> Result<Literal, ParseError> {
         let mark = self.mark();
         let start = self.pos;
         if self.peek() == Some(b'-') {
@@ -642,7 +644,7 @@ impl<'a> Parser<'a> {
                     self.pos += 1;
                 }
                 if self.src.get(istart..self.pos) == Some("inf") {
-                    return Ok(Value::Float(f64::NEG_INFINITY));
+                    return Ok(Literal::Float(f64::NEG_INFINITY));
                 }
                 return Err(self.err_at(mark, ErrorKind::Syntax, "expected a number after '-'"));
             }
@@ -679,11 +681,11 @@ impl<'a> Parser<'a> {
         }
         let text = self.src.get(start..self.pos).unwrap_or_default();
         if is_float {
-            text.parse::<f64>().map(Value::Float).map_err(|_| {
+            text.parse::<f64>().map(Literal::Float).map_err(|_| {
                 self.err_at(mark, ErrorKind::Syntax, format!("invalid number '{text}'"))
             })
         } else {
-            text.parse::<i64>().map(Value::Int).map_err(|_| {
+            text.parse::<i64>().map(Literal::Int).map_err(|_| {
                 self.err_at(
                     mark,
                     ErrorKind::Syntax,
@@ -701,16 +703,16 @@ impl<'a> Parser<'a> {
         self.src.get(start..self.pos).unwrap_or_default()
     }
 
-    fn identifier_value(&mut self) -> Result<Value, ParseError> {
+    fn identifier_value(&mut self) -> Result<Literal, ParseError> {
         let mark = self.mark();
         let name = self.ident();
         match name {
-            "true" => return Ok(Value::Bool(true)),
-            "false" => return Ok(Value::Bool(false)),
-            "null" | "nil" => return Ok(Value::Nil),
-            "inf" => return Ok(Value::Float(f64::INFINITY)),
-            "inf_neg" => return Ok(Value::Float(f64::NEG_INFINITY)),
-            "nan" => return Ok(Value::Float(f64::NAN)),
+            "true" => return Ok(Literal::Bool(true)),
+            "false" => return Ok(Literal::Bool(false)),
+            "null" | "nil" => return Ok(Literal::Nil),
+            "inf" => return Ok(Literal::Float(f64::INFINITY)),
+            "inf_neg" => return Ok(Literal::Float(f64::NEG_INFINITY)),
+            "nan" => return Ok(Literal::Float(f64::NAN)),
             _ => {}
         }
         self.enter()?;
@@ -719,7 +721,7 @@ impl<'a> Parser<'a> {
         result
     }
 
-    fn constructor(&mut self, name: &'a str, mark: Mark) -> Result<Value, ParseError> {
+    fn constructor(&mut self, name: &'a str, mark: Mark) -> Result<Literal, ParseError> {
         let mut full_name = name;
         if matches!(name, "Array" | "Dictionary") && self.peek() == Some(b'[') {
             let start = mark.offset;
@@ -764,7 +766,7 @@ impl<'a> Parser<'a> {
                 Some(c) if c.is_ascii_digit() => {
                     let start = self.pos;
                     match self.number()? {
-                        Value::Int(i) => (i.to_string(), start, self.pos),
+                        Literal::Int(i) => (i.to_string(), start, self.pos),
                         _ => {
                             return Err(self.err_at(
                                 mark,
@@ -802,15 +804,15 @@ impl<'a> Parser<'a> {
                 mark,
             });
             return Ok(if external {
-                Value::ExtResource(id)
+                Literal::ExtResource(id)
             } else {
-                Value::SubResource(id)
+                Literal::SubResource(id)
             });
         }
         let args = self.arguments(mark, full_name)?;
-        let single_string = |args: Vec<Value>, what: &str| -> Result<String, ParseError> {
-            match <[Value; 1]>::try_from(args) {
-                Ok([Value::String(s)]) => Ok(s),
+        let single_string = |args: Vec<Literal>, what: &str| -> Result<String, ParseError> {
+            match <[Literal; 1]>::try_from(args) {
+                Ok([Literal::String(s)]) => Ok(s),
                 _ => Err(self.err_at(
                     mark,
                     ErrorKind::Syntax,
@@ -819,7 +821,7 @@ impl<'a> Parser<'a> {
             }
         };
         match full_name {
-            "NodePath" => Ok(Value::NodePath(single_string(args, "NodePath")?)),
+            "NodePath" => Ok(Literal::NodePath(single_string(args, "NodePath")?)),
             _ => {
                 if let Some(expected) = fixed_arity(full_name)
                     && !expected.contains(&args.len())
@@ -838,7 +840,7 @@ impl<'a> Parser<'a> {
                         ),
                     ));
                 }
-                Ok(Value::Constructor {
+                Ok(Literal::Constructor {
                     name: constructor_name(full_name),
                     args,
                 })
@@ -892,7 +894,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Comma-separated values up to `)`; the cursor is after `(`.
-    fn arguments(&mut self, mark: Mark, name: &str) -> Result<Vec<Value>, ParseError> {
+    fn arguments(&mut self, mark: Mark, name: &str) -> Result<Vec<Literal>, ParseError> {
         let mut args = Vec::new();
         self.skip_value_ws();
         if self.peek() == Some(b')') {
@@ -952,7 +954,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `Object(Class, "prop": value, …)`; the cursor is after `(`.
-    fn object(&mut self, mark: Mark) -> Result<Value, ParseError> {
+    fn object(&mut self, mark: Mark) -> Result<Literal, ParseError> {
         self.skip_value_ws();
         if self.peek().is_none() {
             return Err(self.unclosed(mark, "Object("));
@@ -968,7 +970,7 @@ impl<'a> Parser<'a> {
                 None => return Err(self.unclosed(mark, "Object(")),
                 Some(b')') => {
                     self.pos += 1;
-                    return Ok(Value::Object { class, properties });
+                    return Ok(Literal::Object { class, properties });
                 }
                 Some(b',') => self.pos += 1,
                 c => {
@@ -1000,19 +1002,19 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn array(&mut self) -> Result<Value, ParseError> {
+    fn array(&mut self) -> Result<Literal, ParseError> {
         let items = self.list(b']', "array", |p, _| p.value())?;
-        Ok(Value::Array(items))
+        Ok(Literal::Array(items))
     }
 
-    fn dictionary(&mut self) -> Result<Value, ParseError> {
+    fn dictionary(&mut self) -> Result<Literal, ParseError> {
         let entries = self.list(b'}', "dictionary", |p, mark| {
             let key = p.value()?;
             p.colon(mark, "{", format_args!("a dictionary key"))?;
             let value = p.value()?;
             Ok(DictEntry { key, value })
         })?;
-        Ok(Value::Dictionary(entries))
+        Ok(Literal::Dictionary(entries))
     }
 
     /// The comma-separated items of an array or a dictionary (a trailing comma
@@ -1116,37 +1118,37 @@ mod tests {
 
     #[test]
     fn values_parse_to_their_typed_view() {
-        assert_eq!(parse_value("42").unwrap(), Value::Int(42));
-        assert_eq!(parse_value("-1.5e3").unwrap(), Value::Float(-1500.0));
+        assert_eq!(parse_value("42").unwrap(), Literal::Int(42));
+        assert_eq!(parse_value("-1.5e3").unwrap(), Literal::Float(-1500.0));
         assert_eq!(
             parse_value("-inf").unwrap(),
-            Value::Float(f64::NEG_INFINITY)
+            Literal::Float(f64::NEG_INFINITY)
         );
-        assert!(matches!(parse_value("nan").unwrap(), Value::Float(f) if f.is_nan()));
+        assert!(matches!(parse_value("nan").unwrap(), Literal::Float(f) if f.is_nan()));
         assert_eq!(
             parse_value(r#""a\"b\n\u00e9\uD83D\uDE00""#).unwrap(),
-            Value::String("a\"b\né😀".into())
+            Literal::String("a\"b\né😀".into())
         );
         assert_eq!(
             parse_value(r#"&"idle""#).unwrap(),
-            Value::StringName("idle".into())
+            Literal::StringName("idle".into())
         );
         assert_eq!(
             parse_value(r#"NodePath("A/B")"#).unwrap(),
-            Value::NodePath("A/B".into())
+            Literal::NodePath("A/B".into())
         );
         assert_eq!(
             parse_value("Vector2(1, -2.5)").unwrap(),
-            Value::Constructor {
+            Literal::Constructor {
                 name: "Vector2".into(),
-                args: vec![Value::Int(1), Value::Float(-2.5)]
+                args: vec![Literal::Int(1), Literal::Float(-2.5)]
             }
         );
         assert_eq!(
             parse_value("Array[int]([1, 2,])").unwrap(),
-            Value::Constructor {
+            Literal::Constructor {
                 name: "Array[int]".into(),
-                args: vec![Value::Array(vec![Value::Int(1), Value::Int(2)])]
+                args: vec![Literal::Array(vec![Literal::Int(1), Literal::Int(2)])]
             }
         );
         let d = parse_value("{\n\"a\": [1, {}],\n2: null\n}").unwrap();
@@ -1170,8 +1172,11 @@ mod tests {
     }
 
     #[test]
-    fn json_of_non_finite_floats_is_a_string() {
-        let json = serde_json::to_string(&Value::Float(f64::INFINITY)).unwrap();
-        assert_eq!(json, r#"{"type":"float","value":"inf"}"#);
+    fn json_of_non_finite_floats_is_the_value_models() {
+        let v = crate::variant::from_variant_text("inf");
+        assert_eq!(
+            v.to_json(),
+            serde_json::json!({"$type": "float", "value": "inf"})
+        );
     }
 }

@@ -6,14 +6,16 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::literal::Literal;
 use crate::text::Property;
-use crate::value::Value;
 
 /// A theme, decoded.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Theme {
     pub default_base_scale: Option<f64>,
-    pub default_font: Option<Value>,
+    /// (The parsed text: no JSON form; the value model is `variant::Value`.)
+    #[serde(skip)]
+    pub default_font: Option<Literal>,
     pub default_font_size: Option<i64>,
     /// By theme type name, sorted.
     pub types: BTreeMap<String, ThemeType>,
@@ -25,18 +27,18 @@ pub struct ThemeType {
     /// For a type variation: the type it extends.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub base_type: Option<String>,
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub colors: BTreeMap<String, Value>,
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub constants: BTreeMap<String, Value>,
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub fonts: BTreeMap<String, Value>,
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub font_sizes: BTreeMap<String, Value>,
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub icons: BTreeMap<String, Value>,
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub styles: BTreeMap<String, Value>,
+    #[serde(skip)]
+    pub colors: BTreeMap<String, Literal>,
+    #[serde(skip)]
+    pub constants: BTreeMap<String, Literal>,
+    #[serde(skip)]
+    pub fonts: BTreeMap<String, Literal>,
+    #[serde(skip)]
+    pub font_sizes: BTreeMap<String, Literal>,
+    #[serde(skip)]
+    pub icons: BTreeMap<String, Literal>,
+    #[serde(skip)]
+    pub styles: BTreeMap<String, Literal>,
 }
 
 /// Decode a `Theme` from its `[resource]` properties.
@@ -71,9 +73,9 @@ pub fn parse_theme(props: &[Property]) -> Theme {
         }
     }
     Theme {
-        default_base_scale: get("default_base_scale").and_then(Value::as_f64),
+        default_base_scale: get("default_base_scale").and_then(Literal::as_f64),
         default_font: get("default_font").cloned(),
-        default_font_size: get("default_font_size").and_then(Value::as_int),
+        default_font_size: get("default_font_size").and_then(Literal::as_int),
         types,
     }
 }
@@ -91,16 +93,16 @@ mod tests {
         let names: Vec<_> = t.types.keys().map(String::as_str).collect();
         assert_eq!(names, ["Button", "CheckBox", "DangerButton", "Label"]);
         let button = &t.types["Button"];
-        assert_eq!(button.constants["h_separation"], Value::Int(7));
-        assert!(matches!(button.styles["normal"], Value::SubResource(_)));
+        assert_eq!(button.constants["h_separation"], Literal::Int(7));
+        assert!(matches!(button.styles["normal"], Literal::SubResource(_)));
         assert!(button.colors.contains_key("font_color"));
         assert_eq!(t.types["DangerButton"].base_type.as_deref(), Some("Button"));
         let label = &t.types["Label"];
-        assert_eq!(label.font_sizes["font_size"], Value::Int(22));
-        assert!(matches!(label.fonts["font"], Value::SubResource(_)));
+        assert_eq!(label.font_sizes["font_size"], Literal::Int(22));
+        assert!(matches!(label.fonts["font"], Literal::SubResource(_)));
         assert!(matches!(
             t.types["CheckBox"].icons["checked"],
-            Value::ExtResource(_)
+            Literal::ExtResource(_)
         ));
     }
 }

@@ -9,8 +9,8 @@
 
 use serde::Serialize;
 
+use crate::literal::Literal;
 use crate::text::Property;
-use crate::value::Value;
 
 /// One used cell of a `TileMapLayer`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -47,10 +47,10 @@ impl std::fmt::Display for TileDataError {
 
 /// The bytes of `PackedByteArray(1, 2, …)` or of its base64 form
 /// `PackedByteArray("AAAB…")` (what Godot 4.3+ writes, with `format=4`).
-pub fn packed_bytes(v: &Value) -> Result<Vec<u8>, TileDataError> {
+pub fn packed_bytes(v: &Literal) -> Result<Vec<u8>, TileDataError> {
     match v {
-        Value::Constructor { name, args } if name == "PackedByteArray" => match args.as_slice() {
-            [Value::String(b64)] => {
+        Literal::Constructor { name, args } if name == "PackedByteArray" => match args.as_slice() {
+            [Literal::String(b64)] => {
                 crate::variant::base64_decode(b64).ok_or(TileDataError::NotBytes)
             }
             _ => args
@@ -63,6 +63,14 @@ pub fn packed_bytes(v: &Value) -> Result<Vec<u8>, TileDataError> {
                 .collect(),
         },
         _ => Err(TileDataError::NotBytes),
+    }
+}
+
+/// The cells of a scene node's `tile_map_data` (none when it has no such property).
+pub fn node_cells(node: &crate::Node) -> Result<Vec<Cell>, TileDataError> {
+    match node.property("tile_map_data") {
+        Some(p) => decode_tile_map_data(&packed_bytes(&p.value)?),
+        None => Ok(Vec::new()),
     }
 }
 
@@ -108,12 +116,14 @@ pub struct TileSetInfo {
     /// Custom data layer names, by index.
     pub custom_data_layers: Vec<String>,
     /// `(source id, the resource reference)`, by id.
-    pub sources: Vec<(i64, Value)>,
+    /// (The parsed text: no JSON form; the value model is `variant::Value`.)
+    #[serde(skip)]
+    pub sources: Vec<(i64, Literal)>,
 }
 
-fn vec2i(v: Option<&Value>, default: [i64; 2]) -> [i64; 2] {
+fn vec2i(v: Option<&Literal>, default: [i64; 2]) -> [i64; 2] {
     match v {
-        Some(Value::Constructor { name, args }) if name == "Vector2i" && args.len() == 2 => {
+        Some(Literal::Constructor { name, args }) if name == "Vector2i" && args.len() == 2 => {
             [args[0].as_int(), args[1].as_int()].map(Option::unwrap_or_default)
         }
         _ => default,
@@ -133,7 +143,7 @@ fn layer_count(props: &[Property], prefix: &str) -> usize {
 /// Decode a `TileSet` from its properties.
 pub fn parse_tile_set(props: &[Property]) -> TileSetInfo {
     let get = |n: &str| props.iter().find(|p| p.name == n).map(|p| &p.value);
-    let mut sources: Vec<(i64, Value)> = props
+    let mut sources: Vec<(i64, Literal)> = props
         .iter()
         .filter_map(|p| {
             Some((
@@ -147,14 +157,14 @@ pub fn parse_tile_set(props: &[Property]) -> TileSetInfo {
     let custom_data_layers = (0..n_custom)
         .map(|i| {
             get(&format!("custom_data_layer_{i}/name"))
-                .and_then(Value::as_str)
+                .and_then(Literal::as_str)
                 .unwrap_or("")
                 .to_string()
         })
         .collect();
     TileSetInfo {
         tile_size: vec2i(get("tile_size"), [16, 16]),
-        tile_shape: match get("tile_shape").and_then(Value::as_int).unwrap_or(0) {
+        tile_shape: match get("tile_shape").and_then(Literal::as_int).unwrap_or(0) {
             0 => "square",
             1 => "isometric",
             2 => "half_offset_square",
@@ -174,7 +184,9 @@ pub fn parse_tile_set(props: &[Property]) -> TileSetInfo {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct AtlasSource {
     /// The texture reference, if any.
-    pub texture: Option<Value>,
+    /// (The parsed text: no JSON form; the value model is `variant::Value`.)
+    #[serde(skip)]
+    pub texture: Option<Literal>,
     /// Godot's default 16×16 when not written.
     pub texture_region_size: [i64; 2],
     pub margins: [i64; 2],
@@ -244,13 +256,7 @@ mod tests {
     #[test]
     fn decodes_the_cells_godot_wrote() {
         let scene = crate::parse_scene(LEVEL).unwrap();
-        let ground = scene.node("Ground").unwrap();
-        let data = ground
-            .properties
-            .iter()
-            .find(|p| p.name == "tile_map_data")
-            .unwrap();
-        let cells = decode_tile_map_data(&packed_bytes(&data.value).unwrap()).unwrap();
+        let cells = node_cells(scene.node("Ground").unwrap()).unwrap();
         let cell = |coords, source_id, atlas_coords, alternative| Cell {
             coords,
             source_id,

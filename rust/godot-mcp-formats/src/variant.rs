@@ -10,6 +10,7 @@
 //! | `Vector2` | `x`, `y` |
 //! | `Vector3` | `x`, `y`, `z` |
 //! | `Color` | `r`, `g`, `b`, `a` (default 1) |
+//! | `StringName` | `value`: the name (`&"idle"` in Godot's text) |
 //! | `NodePath` | `path` |
 //! | `Transform2D` | `x`, `y`, `origin` (each `[x, y]`) |
 //! | `Transform3D` | `basis` (three `[x, y, z]` columns), `origin` (`[x, y, z]`) |
@@ -100,6 +101,9 @@ pub enum Value {
     Int(i64),
     Float(f64),
     String(String),
+    /// `&"name"`: a StringName, kept apart from a String (Godot holds them as two
+    /// types, and a Dictionary key of one is not a key of the other).
+    StringName(String),
     Vector2([f64; 2]),
     Vector3([f64; 3]),
     Color([f64; 4]),
@@ -173,6 +177,27 @@ pub enum Value {
     Raw(String),
 }
 
+impl Value {
+    /// The first [`Value::Raw`] text inside this value (itself, an item, an entry, a
+    /// sub-resource's property), depth first: what the model did not type.
+    pub fn first_raw(&self) -> Option<&str> {
+        match self {
+            Value::Raw(text) => Some(text),
+            Value::Array(items) | Value::TypedArray { items, .. } => {
+                items.iter().find_map(Value::first_raw)
+            }
+            Value::Dictionary(entries) => entries.iter().find_map(|(_, v)| v.first_raw()),
+            Value::NewResource { properties, .. } => {
+                properties.iter().find_map(|(_, v)| v.first_raw())
+            }
+            Value::Map { entries, .. } => entries
+                .iter()
+                .find_map(|(k, v)| k.first_raw().or_else(|| v.first_raw())),
+            _ => None,
+        }
+    }
+}
+
 /// Why a JSON value is not a Godot value.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ValueError(pub String);
@@ -204,6 +229,7 @@ impl Value {
                 Json::Number,
             ),
             Value::String(s) => json!(s),
+            Value::StringName(s) => json!({"$type": "StringName", "value": s}),
             Value::Vector2([x, y]) => json!({"$type": "Vector2", "x": x, "y": y}),
             Value::Vector3([x, y, z]) => json!({"$type": "Vector3", "x": x, "y": y, "z": z}),
             Value::Color([r, g, b, a]) => json!({"$type": "Color", "r": r, "g": g, "b": b, "a": a}),
@@ -460,6 +486,13 @@ fn typed(ty: &str, m: &Map<String, Json>, depth: usize) -> Result<Value, ValueEr
                 a,
             ])
         }
+        "StringName" => {
+            only_fields(m, ty, &["value"])?;
+            match m.get("value") {
+                Some(Json::String(s)) => Value::StringName(s.clone()),
+                _ => return err("StringName.value must be a string"),
+            }
+        }
         "NodePath" => {
             only_fields(m, ty, &["path"])?;
             match m.get("path") {
@@ -704,7 +737,7 @@ fn typed(ty: &str, m: &Map<String, Json>, depth: usize) -> Result<Value, ValueEr
         other => {
             return err(format!(
                 "unsupported $type {other:?} (supported: Vector2, Vector2i, Vector3, Vector3i, \
-                 Rect2, Rect2i, Quaternion, Color, NodePath, Transform2D, Transform3D, Resource, \
+                 Rect2, Rect2i, Quaternion, Color, StringName, NodePath, Transform2D, Transform3D, Resource, \
                  PackedVector2Array, PackedVector3Array, PackedFloat32Array, PackedInt32Array, \
                  PackedColorArray, Vector4, Vector4i, Plane, AABB, Basis, Projection, \
                  PackedStringArray, PackedByteArray, PackedInt64Array, PackedFloat64Array, \
@@ -718,8 +751,8 @@ fn typed(ty: &str, m: &Map<String, Json>, depth: usize) -> Result<Value, ValueEr
 // Godot's Variant text: a file's value in this model, and this model as text
 // ---------------------------------------------------------------------------------
 
+use crate::literal::Literal as Text;
 use crate::resource::{ExtResource, SubResource};
-use crate::value::Value as Text;
 
 /// What a file's references mean: `ExtResource("id")` names one of its
 /// `[ext_resource]`s, `SubResource("id")` one of its `[sub_resource]`s.
@@ -771,7 +804,8 @@ fn text_at(v: &Text, refs: &Refs<'_>, depth: usize) -> Value {
         Text::Bool(b) => Value::Bool(*b),
         Text::Int(i) => Value::Int(*i),
         Text::Float(f) => Value::Float(*f),
-        Text::String(s) | Text::StringName(s) => Value::String(s.clone()),
+        Text::String(s) => Value::String(s.clone()),
+        Text::StringName(s) => Value::StringName(s.clone()),
         Text::NodePath(p) => Value::NodePath(p.clone()),
         Text::Array(items) => {
             Value::Array(items.iter().map(|i| text_at(i, refs, depth + 1)).collect())
@@ -780,7 +814,7 @@ fn text_at(v: &Text, refs: &Refs<'_>, depth: usize) -> Value {
             let mut out = Vec::with_capacity(entries.len());
             for e in entries {
                 let key = match &e.key {
-                    Text::String(k) | Text::StringName(k) => k,
+                    Text::String(k) => k,
                     _ => {
                         // Keys other than strings: the [key, value] pairs form.
                         return Value::Map {
@@ -829,7 +863,7 @@ fn text_at(v: &Text, refs: &Refs<'_>, depth: usize) -> Value {
 }
 
 fn map_entries(
-    entries: &[crate::value::DictEntry],
+    entries: &[crate::literal::DictEntry],
     refs: &Refs<'_>,
     depth: usize,
 ) -> Vec<(Value, Value)> {
@@ -1117,6 +1151,7 @@ pub fn to_text(v: &Value) -> Option<String> {
         Value::Int(i) => i.to_string(),
         Value::Float(f) => float_text(*f),
         Value::String(s) => quote(s),
+        Value::StringName(s) => format!("&{}", quote(s)),
         Value::NodePath(p) => format!("NodePath({})", quote(p)),
         Value::Vector2(a) => call("Vector2", fs(a)),
         Value::Vector3(a) => call("Vector3", fs(a)),
@@ -1424,6 +1459,9 @@ mod tests {
             "Projection(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)",
             "Array[int]([1, 2, 3])",
             "Array[StringName]([])",
+            "&\"idle\"",
+            "Array[StringName]([&\"a\", &\"b\"])",
+            "{\n&\"\": 1\n}",
             "Array[ExtResource(\"1_ab\")]([])",
             "Dictionary[String, int]({\n\"a\": 1\n})",
             "{\n1: \"one\",\nVector2(1, 2): null\n}",
@@ -1450,6 +1488,18 @@ mod tests {
             from_text(&basis, &Refs::default()).to_json()["x"],
             json!([1.0, 4.0, 7.0])
         );
+        // A StringName is typed, apart from a String; a key of one is a non-string key.
+        let name = crate::parse_value("&\"idle\"").unwrap();
+        assert_eq!(
+            from_text(&name, &Refs::default()).to_json(),
+            json!({"$type": "StringName", "value": "idle"})
+        );
+        let keyed = crate::parse_value("{\n&\"run\": 1\n}").unwrap();
+        assert_eq!(
+            from_text(&keyed, &Refs::default()).to_json(),
+            json!({"$type": "Dictionary", "entries": [[{"$type": "StringName", "value": "run"}, 1]]})
+        );
+        assert!(Value::from_json(&json!({"$type": "StringName", "value": 3})).is_err());
         assert_eq!(
             Value::Float(f64::NEG_INFINITY).to_json(),
             json!({"$type": "float", "value": "-inf"})
@@ -1463,6 +1513,17 @@ mod tests {
             }
         );
         assert!(Value::from_json(&json!({"$type": "Array", "of": "in t", "values": []})).is_err());
+    }
+
+    #[test]
+    fn first_raw_finds_an_untyped_value_at_any_depth() {
+        let read = |t: &str| from_text(&crate::parse_value(t).unwrap(), &Refs::default());
+        assert_eq!(read("Vector2(1, 2)").first_raw(), None);
+        assert_eq!(
+            read("[1, {\n\"k\": Object(InputEventKey,\"keycode\":4)\n}]").first_raw(),
+            Some("Object(InputEventKey,\"keycode\":4)")
+        );
+        assert_eq!(read("{\n1: Callable()\n}").first_raw(), Some("Callable()"));
     }
 
     #[test]
@@ -1560,6 +1621,7 @@ mod tests {
             any::<i64>().prop_map(Value::Int),
             finite().prop_map(Value::Float),
             "[a-z]{0,8}".prop_map(Value::String),
+            "[a-z]{0,8}".prop_map(Value::StringName),
             [finite(), finite()].prop_map(Value::Vector2),
             [any::<i64>(), any::<i64>()].prop_map(Value::Vector2i),
             [any::<i64>(), any::<i64>(), any::<i64>()].prop_map(Value::Vector3i),
@@ -1726,7 +1788,7 @@ mod tests {
         );
         assert_eq!(read("0.1"), Value::Float(0.1));
         assert_eq!(read("1.0"), Value::Float(1.0));
-        assert_eq!(read("&\"sn\""), Value::String("sn".into()));
+        assert_eq!(read("&\"sn\""), Value::StringName("sn".into()));
         assert_eq!(read("NodePath(\"A/B\")"), Value::NodePath("A/B".into()));
         assert_eq!(
             read("PackedVector2Array(1, 2, 3.5, 4)"),

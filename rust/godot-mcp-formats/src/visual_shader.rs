@@ -14,7 +14,7 @@ use std::sync::LazyLock;
 
 use serde::Serialize;
 
-use crate::value::Value;
+use crate::literal::Literal;
 
 /// The shader functions, indexed as `VisualShader::Type`.
 pub const FUNCTIONS: [&str; 10] = [
@@ -55,7 +55,7 @@ pub const MAX_NODE_ID: i64 = 1_000_000;
 pub struct Prop {
     pub name: String,
     pub text: String,
-    pub value: Value,
+    pub value: Literal,
 }
 
 impl Prop {
@@ -94,7 +94,7 @@ pub struct GraphNode {
     pub id: i64,
     pub position: [f64; 2],
     /// The node resource (`SubResource`/`ExtResource`); `None` for the output node.
-    pub node: Option<Value>,
+    pub node: Option<Literal>,
     /// Other `nodes/<function>/<id>/<field>` lines (`size`, `expression`,
     /// `input_ports`…), kept as written.
     pub extra: Vec<(String, String)>,
@@ -183,35 +183,35 @@ pub fn vector2_text(p: [f64; 2]) -> String {
     )
 }
 
-fn number(v: &Value) -> Option<f64> {
+fn number(v: &Literal) -> Option<f64> {
     match v {
-        Value::Int(i) => Some(*i as f64),
-        Value::Float(f) => Some(*f),
+        Literal::Int(i) => Some(*i as f64),
+        Literal::Float(f) => Some(*f),
         _ => None,
     }
 }
 
-fn reference_text(v: &Value) -> Option<String> {
+fn reference_text(v: &Literal) -> Option<String> {
     match v {
-        Value::SubResource(id) => Some(format!("SubResource({})", crate::audio_bus::quoted(id))),
-        Value::ExtResource(id) => Some(format!("ExtResource({})", crate::audio_bus::quoted(id))),
+        Literal::SubResource(id) => Some(format!("SubResource({})", crate::audio_bus::quoted(id))),
+        Literal::ExtResource(id) => Some(format!("ExtResource({})", crate::audio_bus::quoted(id))),
         _ => None,
     }
 }
 
 /// Every resource reference inside a value, in order.
-fn references<'a>(v: &'a Value, out: &mut Vec<&'a Value>) {
+fn references<'a>(v: &'a Literal, out: &mut Vec<&'a Literal>) {
     match v {
-        Value::SubResource(_) | Value::ExtResource(_) => out.push(v),
-        Value::Array(items) => items.iter().for_each(|i| references(i, out)),
-        Value::Dictionary(entries) => entries.iter().for_each(|e| {
+        Literal::SubResource(_) | Literal::ExtResource(_) => out.push(v),
+        Literal::Array(items) => items.iter().for_each(|i| references(i, out)),
+        Literal::Dictionary(entries) => entries.iter().for_each(|e| {
             references(&e.key, out);
             references(&e.value, out);
         }),
-        Value::Object { properties, .. } => {
+        Literal::Object { properties, .. } => {
             properties.iter().for_each(|p| references(&p.value, out))
         }
-        Value::Constructor { args, .. } => args.iter().for_each(|a| references(a, out)),
+        Literal::Constructor { args, .. } => args.iter().for_each(|a| references(a, out)),
         _ => {}
     }
 }
@@ -224,7 +224,7 @@ impl VisualShaderFile {
             properties.push(Prop {
                 name: "mode".into(),
                 text: mode.to_string(),
-                value: Value::Int(mode as i64),
+                value: Literal::Int(mode as i64),
             });
         }
         Self {
@@ -297,7 +297,7 @@ impl VisualShaderFile {
             let f = function_index(function)
                 .ok_or_else(|| format!("{}: no shader function {function:?}", p.name))?;
             if rest == "connections" {
-                let Value::Constructor { name, args } = &p.value else {
+                let Literal::Constructor { name, args } = &p.value else {
                     return Err(format!("{}: not a PackedInt32Array", p.name));
                 };
                 if name != "PackedInt32Array" || args.len() % 4 != 0 {
@@ -306,7 +306,7 @@ impl VisualShaderFile {
                 let mut ints = Vec::with_capacity(args.len());
                 for a in args {
                     match a {
-                        Value::Int(i) => ints.push(*i),
+                        Literal::Int(i) => ints.push(*i),
                         _ => return Err(format!("{}: not whole quadruples of ints", p.name)),
                     }
                 }
@@ -338,7 +338,7 @@ impl VisualShaderFile {
                     node.node = Some(p.value.clone());
                 }
                 "position" => match &p.value {
-                    Value::Constructor { name, args } if name == "Vector2" && args.len() == 2 => {
+                    Literal::Constructor { name, args } if name == "Vector2" && args.len() == 2 => {
                         let (Some(x), Some(y)) = (number(&args[0]), number(&args[1])) else {
                             return Err(format!("{}: not a Vector2", p.name));
                         };
@@ -401,7 +401,7 @@ impl VisualShaderFile {
             .iter()
             .find(|p| p.name == "mode")
             .and_then(|p| match p.value {
-                Value::Int(m) => Some(m),
+                Literal::Int(m) => Some(m),
                 _ => None,
             })
             .and_then(|m| usize::try_from(m).ok())
@@ -433,12 +433,12 @@ impl VisualShaderFile {
     pub fn node_class(&self, node: &GraphNode) -> Option<&str> {
         match &node.node {
             None => Some(output_class(&node.function)),
-            Some(Value::SubResource(id)) => self
+            Some(Literal::SubResource(id)) => self
                 .sub_resources
                 .iter()
                 .find(|s| &s.id == id)
                 .map(|s| s.class.as_str()),
-            Some(Value::ExtResource(id)) => self
+            Some(Literal::ExtResource(id)) => self
                 .ext_resources
                 .iter()
                 .find(|e| &e.id == id)
@@ -450,7 +450,7 @@ impl VisualShaderFile {
     /// The embedded resource of a node, if it is a `SubResource`.
     pub fn node_resource_mut(&mut self, node: &GraphNode) -> Option<&mut SubRes> {
         match &node.node {
-            Some(Value::SubResource(id)) => self.sub_resources.iter_mut().find(|s| &s.id == id),
+            Some(Literal::SubResource(id)) => self.sub_resources.iter_mut().find(|s| &s.id == id),
             _ => None,
         }
     }
@@ -512,7 +512,7 @@ impl VisualShaderFile {
         });
         let node = self.node_entry(function, id);
         node.position = position;
-        node.node = Some(Value::SubResource(sub_id));
+        node.node = Some(Literal::SubResource(sub_id));
     }
 
     /// Move a node (the output node too).
@@ -574,7 +574,7 @@ impl VisualShaderFile {
         // after what it references, as the loader needs.
         let mut ext_ids: Vec<&str> = Vec::new();
         let mut sub_ids: Vec<&str> = Vec::new();
-        let mut top: Vec<&Value> = self.properties.iter().map(|p| &p.value).collect();
+        let mut top: Vec<&Literal> = self.properties.iter().map(|p| &p.value).collect();
         top.extend(self.nodes.iter().filter_map(|n| n.node.as_ref()));
         for v in top {
             self.visit(v, &mut ext_ids, &mut sub_ids, 0);
@@ -642,7 +642,7 @@ impl VisualShaderFile {
     /// Collect the ids of the resources `v` reaches.
     fn visit<'a>(
         &'a self,
-        v: &Value,
+        v: &Literal,
         ext: &mut Vec<&'a str>,
         sub: &mut Vec<&'a str>,
         depth: usize,
@@ -651,14 +651,14 @@ impl VisualShaderFile {
         references(v, &mut refs);
         for r in refs {
             match r {
-                Value::ExtResource(id) => {
+                Literal::ExtResource(id) => {
                     if let Some(x) = self.ext_resources.iter().find(|x| &x.id == id)
                         && !ext.contains(&x.id.as_str())
                     {
                         ext.push(&x.id);
                     }
                 }
-                Value::SubResource(id) => {
+                Literal::SubResource(id) => {
                     if let Some(x) = self.sub_resources.iter().find(|x| &x.id == id)
                         && !sub.contains(&x.id.as_str())
                         && depth < 64

@@ -1,27 +1,10 @@
 //! Every file of tests/fixtures/corpus (Godot files no one here wrote) parses.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::{corpus_dir, walk};
 
 use godot_mcp_formats::{parse_project, parse_resource, parse_scene};
-
-fn corpus_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/corpus")
-}
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            walk(&path, out);
-        } else {
-            out.push(path);
-        }
-    }
-}
 
 #[test]
 fn every_corpus_file_parses() {
@@ -81,12 +64,12 @@ fn format_2_integer_ids() {
         .unwrap();
     assert_eq!(
         font.value,
-        godot_mcp_formats::Value::SubResource("6".into())
+        godot_mcp_formats::Literal::SubResource("6".into())
     );
     let data = &res.sub_resources[5].properties[1];
     assert_eq!(
         data.value,
-        godot_mcp_formats::Value::ExtResource("1".into())
+        godot_mcp_formats::Literal::ExtResource("1".into())
     );
 }
 
@@ -118,14 +101,7 @@ fn godot_4_6_scene_with_unique_ids_and_base64_tiles() {
             node.path
         );
     }
-    let ground = scene.node("Ground").unwrap();
-    let data = ground
-        .properties
-        .iter()
-        .find(|p| p.name == "tile_map_data")
-        .unwrap();
-    let bytes = godot_mcp_formats::tilemap::packed_bytes(&data.value).unwrap();
-    let cells = godot_mcp_formats::tilemap::decode_tile_map_data(&bytes).unwrap();
+    let cells = godot_mcp_formats::tilemap::node_cells(scene.node("Ground").unwrap()).unwrap();
     assert_eq!(cells.len(), 30);
 }
 

@@ -2,30 +2,15 @@
 //! value back unchanged gives the same bytes, and one edit changes only its own lines
 //! (a 4.6 scene's `unique_id=` headers included).
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::PathBuf;
+
+use common::{corpus_dir, walk};
 
 use godot_mcp_formats::project_edit::ConfigText;
 use godot_mcp_formats::scene_edit::set_node_property;
 use godot_mcp_formats::{parse_project, parse_scene};
-
-fn corpus_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/corpus")
-}
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            walk(&path, out);
-        } else {
-            out.push(path);
-        }
-    }
-}
 
 fn files(name_ends: &str) -> Vec<(PathBuf, String)> {
     let mut all = Vec::new();
@@ -147,4 +132,29 @@ fn scene_properties_write_back_byte_identical_and_one_edit_touches_its_lines() {
     }
     println!("scene properties written back: {props}");
     assert!(props > 1000, "{props}");
+}
+
+/// Every AudioBusLayout of the corpus, read into the bus-layout writer and written
+/// back with no change: Godot's own bytes (the writer is ResourceFormatSaverText's
+/// layout). Printed per file when a newer editor's layout differs.
+#[test]
+fn bus_layouts_write_back_byte_identical() {
+    use godot_mcp_formats::audio_bus::LayoutFile;
+    let mut layouts = 0;
+    let mut differ = Vec::new();
+    for (path, text) in files(".tres") {
+        let res = godot_mcp_formats::parse_resource(&text).unwrap();
+        if res.resource_type != "AudioBusLayout" {
+            continue;
+        }
+        layouts += 1;
+        let written = LayoutFile::from_resource(&res).unwrap().to_text();
+        if written != text {
+            let (before, after) = changed_block(&text, &written);
+            differ.push(format!("{}: {before:?} -> {after:?}", path.display()));
+        }
+    }
+    println!("bus layouts written back: {layouts}");
+    assert!(layouts >= 4, "{layouts}");
+    assert!(differ.is_empty(), "{}", differ.join("\n"));
 }

@@ -521,7 +521,7 @@ impl Index {
         // Autoload values carry a leading `*` inside the string ("*res://…").
         for section in project.sections.iter().filter(|s| s.tag == "autoload") {
             for prop in &section.properties {
-                if let godot_mcp_formats::Value::String(s) = &prop.value
+                if let godot_mcp_formats::Literal::String(s) = &prop.value
                     && let Some(p) = s.strip_prefix('*')
                 {
                     let mut r = literal_ref(PROJECT, prop.line, p, RefKind::ProjectSetting);

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use godot_mcp_formats::Value as GValue;
+use godot_mcp_formats::Literal as GValue;
 use godot_mcp_formats::animation::{Animation, named_resources, parse_animation};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

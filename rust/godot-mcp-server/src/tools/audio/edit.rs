@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use godot_mcp_formats::Value as GValue;
+use godot_mcp_formats::Literal as GValue;
 use godot_mcp_formats::audio_bus::{Bus, BusEffect, EffectResource, LayoutFile};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

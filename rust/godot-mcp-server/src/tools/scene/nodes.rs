@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use godot_mcp_formats::{ExtResource, Resource, Scene, SubResource, Value as GValue};
+use godot_mcp_formats::{ExtResource, Literal as GValue, Resource, Scene, SubResource};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -54,9 +54,11 @@ pub fn tools() -> Vec<ToolDef> {
     ]
 }
 
-/// A value in the one JSON form of a Godot value: `{"type": …, "value": …}`.
+/// A parsed value in the one JSON form of a Godot value (docs/values.md); a
+/// `SubResource("id")`/`ExtResource("id")` reference stays Godot's text of it (Raw),
+/// its id the key under which the tool lists what it points at.
 pub(crate) fn typed(v: &GValue) -> Value {
-    serde_json::to_value(v).unwrap_or(Value::Null)
+    godot_mcp_formats::variant::from_text(v, &godot_mcp_formats::variant::Refs::default()).to_json()
 }
 
 /// A parsed .tscn or .tres: what resource references resolve against.
@@ -304,8 +306,11 @@ async fn get_node_properties(
     };
     let n = find_node(scene, &args.path, &args.node)?;
     let mut props = Map::new();
+    // References resolved through the file, as get_scene_tree gives them.
+    let file_refs = godot_mcp_formats::variant::Refs::of_scene(scene);
     for p in &n.properties {
-        props.insert(p.name.clone(), typed(&p.value));
+        let v = godot_mcp_formats::variant::from_text(&p.value, &file_refs);
+        props.insert(p.name.clone(), v.to_json());
     }
     // References are listed once, resolved, so a property's `sub_resource` or
     // `ext_resource` value says what it points at without a second read.

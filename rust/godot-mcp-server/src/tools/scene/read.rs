@@ -36,10 +36,9 @@ pub fn tools() -> Vec<ToolDef> {
             ToolMeta {
                 name: "get_scene_tree",
                 title: "Scene tree",
-                description: "Read a scene's node tree. From the saved .tscn: nodes with type, \
-                    script, instance, groups, properties; signal connections; dependencies. \
-                    Without path, or for the edited scene: the live editor tree, unsaved edits \
-                    included (compact). Paged.",
+                description: "Read a scene's node tree. Saved .tscn: nodes (type, script, \
+                    instance, groups, properties), connections, dependencies. No path, or the \
+                    edited scene: the live editor tree, unsaved edits too. Paged.",
                 class: SafetyClass::ReadOnly,
                 toolset: Toolset::SceneRead,
                 effect: None,
@@ -155,7 +154,12 @@ async fn project_info(
 /// editor and the running game give for the same value.
 type Props = BTreeMap<String, Value>;
 
-fn props_object(props: &[godot_mcp_formats::Property], refs: &variant::Refs<'_>) -> Props {
+fn props_object(
+    props: &[godot_mcp_formats::Property],
+    refs: &variant::Refs<'_>,
+    file: &ResPath,
+    warnings: &mut Vec<String>,
+) -> Props {
     props
         .iter()
         .map(|p| {
@@ -164,6 +168,18 @@ fn props_object(props: &[godot_mcp_formats::Property], refs: &variant::Refs<'_>)
                 variant::Value::Raw(_) => variant::Value::Raw(p.text.trim().to_string()),
                 v => v,
             };
+            if let Some(raw) = v.first_raw() {
+                let mut text: String = raw.chars().take(80).collect();
+                if text.len() < raw.len() {
+                    text.push('…');
+                }
+                // A value the model does not type: where it is, so an agent knows
+                // which value it was not given in typed form.
+                warnings.push(format!(
+                    "{file}:{} {}: not in the value model, kept as Raw: {text}",
+                    p.line, p.name
+                ));
+            }
             (p.name.clone(), v.to_json())
         })
         .collect()
@@ -211,6 +227,10 @@ struct DiskTree {
     ext_resources: Vec<ExtResourceRow>,
     sub_resources: Vec<SubResourceRow>,
     editable: Vec<String>,
+    /// `res://file:line property: …` of each value of this page the value model
+    /// does not type (read as `Raw`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    warnings: Vec<String>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -426,6 +446,7 @@ async fn get_scene_tree_from_disk(
     let scene = godot_mcp_formats::parse_scene(&text).map_err(|e| parse_error(&args.path, &e))?;
     let refs = variant::Refs::of_scene(&scene);
     let total = scene.nodes.len();
+    let mut warnings = Vec::new();
     let nodes: Vec<DiskNode> = scene
         .nodes
         .iter()
@@ -442,7 +463,7 @@ async fn get_scene_tree_from_disk(
             groups: (!n.groups.is_empty()).then(|| n.groups.clone()),
             owner: n.owner.clone(),
             properties: (with_props && !n.properties.is_empty())
-                .then(|| props_object(&n.properties, &refs)),
+                .then(|| props_object(&n.properties, &refs, &args.path, &mut warnings)),
         })
         .collect();
     let returned = nodes.len();
@@ -482,6 +503,7 @@ async fn get_scene_tree_from_disk(
                 .collect(),
             uid: scene.uid,
             editable: scene.editable,
+            warnings,
         }),
     })
 }
@@ -512,6 +534,10 @@ pub struct ResourceFile {
     properties: Props,
     sub_resources: Vec<SubResourceProps>,
     ext_resources: Vec<ExtResourceRow>,
+    /// `res://file:line property: …` of each value the value model does not type
+    /// (read as `Raw`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    warnings: Vec<String>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -537,19 +563,22 @@ async fn read_resource(
     let text = read_text(&state, "path", &args.path, &real)?;
     let res = godot_mcp_formats::parse_resource(&text).map_err(|e| parse_error(&args.path, &e))?;
     let refs = variant::Refs::of_resource(&res);
+    let mut warnings = Vec::new();
+    let sub_resources = res
+        .sub_resources
+        .iter()
+        .map(|s| SubResourceProps {
+            id: s.id.clone(),
+            resource_type: s.resource_type.clone(),
+            properties: props_object(&s.properties, &refs, &args.path, &mut warnings),
+        })
+        .collect();
     Ok(ResourceFile {
         path: args.path.to_string(),
         script: link_path(&res.script),
-        properties: props_object(&res.properties, &refs),
-        sub_resources: res
-            .sub_resources
-            .iter()
-            .map(|s| SubResourceProps {
-                id: s.id.clone(),
-                resource_type: s.resource_type.clone(),
-                properties: props_object(&s.properties, &refs),
-            })
-            .collect(),
+        properties: props_object(&res.properties, &refs, &args.path, &mut warnings),
+        sub_resources,
+        warnings,
         ext_resources: res.ext_resources.iter().map(Into::into).collect(),
         resource_type: res.resource_type,
         script_class: res.script_class,

@@ -183,7 +183,7 @@ async fn get_layer_names(
         let mut named = Vec::new();
         for layer in 1..=kind.count() {
             if let Some(p) = project.setting(SECTION, &format!("{}/layer_{layer}", kind.as_str()))
-                && let godot_mcp_formats::Value::String(name) = &p.value
+                && let godot_mcp_formats::Literal::String(name) = &p.value
                 && !name.is_empty()
             {
                 named.push(NamedLayer {

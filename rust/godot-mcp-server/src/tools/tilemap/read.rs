@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use godot_mcp_formats::Value as GValue;
+use godot_mcp_formats::Literal as GValue;
 use godot_mcp_formats::tilemap::{
     decode_tile_map_data, packed_bytes, parse_atlas_source, parse_tile_set,
 };

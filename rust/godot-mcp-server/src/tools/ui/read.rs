@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use godot_mcp_formats::Value as GValue;
+use godot_mcp_formats::Literal as GValue;
 use godot_mcp_formats::theme::parse_theme;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -298,7 +298,7 @@ async fn get_graph(
                 continue;
             };
             let properties = match &n.node {
-                Some(godot_mcp_formats::Value::SubResource(sid)) => shader
+                Some(godot_mcp_formats::Literal::SubResource(sid)) => shader
                     .sub_resources
                     .iter()
                     .find(|s| &s.id == sid)

@@ -1,22 +1,16 @@
-//! The typed view of a Godot Variant written in text (`Vector2(1, 2)`,
-//! `ExtResource("1_x")`, `{ "a": [1, 2] }`, …).
-//!
-//! A [`Value`] is what a parsed value *means*; the original text is kept next
-//! to it in [`crate::text::Property::text`] so tools can show it verbatim.
+//! The syntax tree of a Godot Variant written in text (`Vector2(1, 2)`,
+//! `ExtResource("1_x")`, `{ "a": [1, 2] }`, …), as the parsers read it: references
+//! unresolved, constructors by name. It has no JSON form: what an agent sees is the
+//! one value model, [`crate::variant::Value`] ([`crate::variant::from_text`] reads a
+//! [`Literal`] into it). The original text is kept next to it in
+//! [`crate::text::Property::text`] so tools can show it verbatim.
 
 use std::borrow::Cow;
 
-use serde::{Serialize, Serializer};
-
-/// A Godot Variant value, as written in Godot's text formats.
-///
-/// Serialized to JSON adjacently tagged: `{"type": "int", "value": 3}`.
-/// Non-finite floats (`inf`, `-inf`, `nan`), which JSON cannot carry as
-/// numbers, are serialized as the strings `"inf"`, `"-inf"`, `"nan"`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "type", content = "value", rename_all = "snake_case")]
+/// A Godot Variant value as written in Godot's text formats, parsed.
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
-pub enum Value {
+pub enum Literal {
     /// `null` (or the legacy `nil`).
     Nil,
     /// `true` / `false`.
@@ -24,7 +18,7 @@ pub enum Value {
     /// An integer literal (no `.` and no exponent).
     Int(i64),
     /// A float literal, or `inf`, `-inf`, `inf_neg`, `nan`.
-    Float(#[serde(serialize_with = "serialize_float")] f64),
+    Float(f64),
     /// `"text"`, with escapes resolved.
     String(String),
     /// `&"name"`.
@@ -32,7 +26,7 @@ pub enum Value {
     /// `NodePath("A/B")` or `^"A/B"`.
     NodePath(String),
     /// `[a, b, …]`.
-    Array(Vec<Value>),
+    Array(Vec<Literal>),
     /// `{ key: value, … }`, in file order.
     Dictionary(Vec<DictEntry>),
     /// `ExtResource("id")`: a reference to an `[ext_resource]` of the same file.
@@ -54,37 +48,25 @@ pub enum Value {
         /// (Borrowed for Godot's built-in types, to save an allocation per value.)
         name: Cow<'static, str>,
         /// The arguments in order.
-        args: Vec<Value>,
+        args: Vec<Literal>,
     },
 }
 
-/// One `key: value` pair of a [`Value::Dictionary`].
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// One `key: value` pair of a [`Literal::Dictionary`].
+#[derive(Debug, Clone, PartialEq)]
 pub struct DictEntry {
-    pub key: Value,
-    pub value: Value,
+    pub key: Literal,
+    pub value: Literal,
 }
 
-/// One `"name": value` pair of a [`Value::Object`].
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// One `"name": value` pair of a [`Literal::Object`].
+#[derive(Debug, Clone, PartialEq)]
 pub struct ObjectProperty {
     pub name: String,
-    pub value: Value,
+    pub value: Literal,
 }
 
-fn serialize_float<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
-    if v.is_finite() {
-        s.serialize_f64(*v)
-    } else if v.is_nan() {
-        s.serialize_str("nan")
-    } else if *v > 0.0 {
-        s.serialize_str("inf")
-    } else {
-        s.serialize_str("-inf")
-    }
-}
-
-impl Value {
+impl Literal {
     /// The string inside a `String`, `StringName` or `NodePath`.
     pub fn as_str(&self) -> Option<&str> {
         match self {
@@ -119,7 +101,7 @@ impl Value {
     }
 
     /// The elements of an `Array`.
-    pub fn as_array(&self) -> Option<&[Value]> {
+    pub fn as_array(&self) -> Option<&[Literal]> {
         match self {
             Self::Array(a) => Some(a),
             _ => None,
@@ -127,7 +109,7 @@ impl Value {
     }
 
     /// Looks up a key in a `Dictionary` whose keys are strings.
-    pub fn dict_get(&self, key: &str) -> Option<&Value> {
+    pub fn dict_get(&self, key: &str) -> Option<&Literal> {
         match self {
             Self::Dictionary(entries) => entries
                 .iter()
@@ -138,7 +120,7 @@ impl Value {
     }
 
     /// Looks up a property of an `Object`.
-    pub fn object_get(&self, name: &str) -> Option<&Value> {
+    pub fn object_get(&self, name: &str) -> Option<&Literal> {
         match self {
             Self::Object { properties, .. } => {
                 properties.iter().find(|p| p.name == name).map(|p| &p.value)
