@@ -406,10 +406,10 @@ fn check_raw(project: &Project, text: &str, at: &str) -> Result<(), ToolError> {
 /// Every path in a value read from Variant text (see [`check_raw`]).
 fn check_text_paths(
     project: &Project,
-    value: &godot_mcp_formats::Value,
+    value: &godot_mcp_formats::Literal,
     at: &str,
 ) -> Result<(), ToolError> {
-    use godot_mcp_formats::Value as V;
+    use godot_mcp_formats::Literal as V;
     match value {
         V::String(s) | V::StringName(s)
             if s.get(..6).is_some_and(|p| p.eq_ignore_ascii_case("res://")) =>
