@@ -846,3 +846,25 @@ fn a_save_all_row_is_acknowledged_only_once_every_file_is_written() {
     j.reconcile().unwrap();
     assert_eq!(*j.gate(), WriteGate::Open);
 }
+
+/// A proof for an editor row's file at `path`, claiming it is `observed`.
+fn editor_proof(
+    identity: &ProjectIdentity,
+    txn: TxnId,
+    op: RepairOperation,
+    path: &str,
+    observed: FileState,
+) -> RepairProof {
+    RepairProof {
+        schema: PROOF_SCHEMA.into(),
+        transaction_id: txn,
+        project_object_id: identity.object_id.clone(),
+        generation: identity.generation,
+        operation: op,
+        effect_kind: EffectKind::EditorRuntime,
+        file: Some(FileClaim {
+            path: path.into(),
+            observed,
+        }),
+    }
+}
