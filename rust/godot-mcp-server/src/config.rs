@@ -66,7 +66,7 @@ pub struct Config {
 
     /// Largest screenshot a tool returns, in bytes of PNG.
     #[arg(long, env = ENV_MAX_IMAGE_BYTES, value_name = "BYTES",
-          default_value_t = crate::tools::screenshots::DEFAULT_MAX_IMAGE_BYTES,
+          default_value_t = crate::tools::runtime::screenshots::DEFAULT_MAX_IMAGE_BYTES,
           value_parser = Parsed(parse_positive))]
     pub max_image_bytes: usize,
 
@@ -88,7 +88,7 @@ impl Default for Config {
             approval_require: false,
             editor_bridge: true,
             editor_timeout_ms: godot_mcp_protocol::DEFAULT_REQUEST_TIMEOUT_MS,
-            max_image_bytes: crate::tools::screenshots::DEFAULT_MAX_IMAGE_BYTES,
+            max_image_bytes: crate::tools::runtime::screenshots::DEFAULT_MAX_IMAGE_BYTES,
             auth_token: None,
         }
     }
