@@ -132,6 +132,7 @@ impl<W: AsyncWrite + Unpin> AsyncWrite for ToolsWriter<W> {
                 this.written += n;
                 continue;
             }
+            this.out.clear();
             this.written = 0;
             let Some(last) = this.taken.iter().rposition(|b| *b == b'\n') else {
                 break;
@@ -143,6 +144,9 @@ impl<W: AsyncWrite + Unpin> AsyncWrite for ToolsWriter<W> {
         // A tools/list answer's buffer is not kept for the whole session.
         if this.out.capacity() > 64 * 1024 {
             this.out = Vec::new();
+        }
+        if this.taken.capacity() > 64 * 1024 {
+            this.taken.shrink_to(4096);
         }
         Pin::new(&mut this.inner).poll_flush(cx)
     }
@@ -168,21 +172,36 @@ pub(crate) fn transport(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rmcp::model::{ListToolsResult, NumberOrString, ServerJsonRpcMessage, ServerResult};
     use tokio::io::AsyncWriteExt;
 
+    /// A tools/list answer holding `tool`, as rmcp writes it on stdio.
     fn line_of(tool: &Tool) -> Vec<u8> {
-        let msg = serde_json::json!({"jsonrpc": "2.0", "id": 2,
-            "result": {"tools": [tool], "ttlMs": 5}});
+        let mut result = ListToolsResult::with_all_items(vec![tool.clone()]);
+        result.ttl_ms = Some(5);
+        let msg = ServerJsonRpcMessage::response(
+            ServerResult::ListToolsResult(result),
+            NumberOrString::Number(2),
+        );
         let mut line = serde_json::to_vec(&msg).unwrap();
         line.push(b'\n');
         line
+    }
+
+    /// `line` with `tool`'s own text replaced by `members`.
+    fn replaced(line: &[u8], tool: &Tool, members: &str) -> String {
+        let text = String::from_utf8(line.to_vec()).unwrap();
+        let own = serde_json::to_string(tool).unwrap();
+        assert_eq!(text.matches(&own).count(), 1, "{text}");
+        text.trim_end().replace(&own, members)
     }
 
     /// The stand-in becomes the registered members, once; other lines pass as they are.
     #[tokio::test]
     async fn the_stand_in_becomes_its_list() {
         let lists = Arc::new(RawToolLists::default());
-        let stand_in = lists.stand_in(r#"{"name":"a"},{"name":"b"}"#.into());
+        let members = r#"{"name":"a","inputSchema":{}},{"name":"b","inputSchema":{}}"#;
+        let stand_in = lists.stand_in(members.into());
         let line = line_of(&stand_in);
         let mut out = Vec::new();
         let mut w = ToolsWriter::new(&mut out, lists.clone());
@@ -197,11 +216,12 @@ mod tests {
         let text = String::from_utf8(out).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], r#"{"jsonrpc":"2.0","method":"x"}"#);
-        assert_eq!(
-            lines[1],
-            r#"{"id":2,"jsonrpc":"2.0","result":{"tools":[{"name":"a"},{"name":"b"}],"ttlMs":5}}"#
-        );
+        assert_eq!(lines[1], replaced(&line, &stand_in, members));
+        let answer: serde_json::Value = serde_json::from_str(lines[1]).unwrap();
+        assert_eq!(answer["result"]["tools"][1]["name"], "b");
         assert_eq!(lines[2].as_bytes(), &line[..line.len() - 1]);
+        // Each line once: what was written is not written again at the next flush.
+        assert_eq!(lines.len(), 3, "{text}");
         assert!(lists.pending.lock().is_empty());
     }
 
@@ -223,10 +243,9 @@ mod tests {
         w.flush().await.unwrap();
         let text = String::from_utf8(out).unwrap();
         let lines: Vec<&str> = text.lines().collect();
-        assert!(lines[0].contains("godot-mcp-tools-"), "{}", lines[0]);
-        assert_eq!(
-            lines[1],
-            r#"{"id":2,"jsonrpc":"2.0","result":{"tools":[],"ttlMs":5}}"#
-        );
+        assert_eq!(lines[0].as_bytes(), line_of(&forged).trim_ascii_end());
+        assert_eq!(lines[1], replaced(&line_of(&stand_in), &stand_in, ""));
+        assert!(lines[1].contains(r#""tools":[]"#), "{}", lines[1]);
+        assert_eq!(lines.len(), 2, "{text}");
     }
 }
