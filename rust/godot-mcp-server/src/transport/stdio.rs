@@ -52,11 +52,20 @@ impl RawToolLists {
         Tool::new_with_raw(name, None, Arc::new(Default::default()))
     }
 
-    /// `line` (one outgoing message) with a stand-in, if it holds one, replaced.
-    fn splice(&self, line: Vec<u8>) -> Vec<u8> {
+    /// `lines` (whole outgoing messages) with each registered stand-in replaced.
+    fn splice(&self, lines: Vec<u8>) -> Vec<u8> {
         if self.pending.lock().is_empty() {
-            return line;
+            return lines;
         }
+        let mut out = Vec::with_capacity(lines.len());
+        for line in lines.split_inclusive(|b| *b == b'\n') {
+            out.extend_from_slice(&self.splice_line(line.to_vec()));
+        }
+        out
+    }
+
+    /// One message with its stand-in, if it holds a registered one, replaced.
+    fn splice_line(&self, line: Vec<u8>) -> Vec<u8> {
         let prefix = self.prefix();
         let Some(at) = find(&line, prefix.as_bytes()) else {
             return line;
