@@ -73,7 +73,10 @@ async fn main() {
 
     let server = std::env::var_os("GODOT_MCP_BENCH_SERVER")
         .filter(|v| !v.is_empty())
-        .map_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_godot-mcp")), PathBuf::from);
+        .map_or_else(
+            || PathBuf::from(env!("CARGO_BIN_EXE_godot-mcp")),
+            PathBuf::from,
+        );
     let mut cmd = tokio::process::Command::new(&server);
     cmd.args(["serve", "--log-level", "error", "--project"])
         .arg(&project)

@@ -87,7 +87,11 @@ mod tests {
     fn docs_tool_list_json_is_current() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/tool_list.json");
         let committed = std::fs::read_to_string(&path).unwrap_or_default();
-        crate::tools::registry::tests::regenerate_or_fail(&path, &committed, &render(&Registry::builtin()));
+        crate::tools::registry::tests::regenerate_or_fail(
+            &path,
+            &committed,
+            &render(&Registry::builtin()),
+        );
     }
 
     /// The embedded list is the committed file, every registered tool has its entry

@@ -24,7 +24,6 @@ use crate::state::AppState;
 use crate::tools::runtime::screenshots::{ImageRef, ImageResult};
 use crate::tools::*;
 
-
 /// What a handler returns: a JSON object for `structuredContent`.
 pub type ToolResult = Result<Value, ToolError>;
 type HandlerFuture = Pin<Box<dyn Future<Output = ToolResult> + Send>>;
@@ -402,7 +401,11 @@ impl ToolDef {
             "effect_kind".into(),
             json!(crate::safety::effect_str(self.meta.effect)),
         );
-        let tool = Tool::new(self.meta.name, self.meta.description, Arc::new(input_schema))
+        let tool = Tool::new(
+            self.meta.name,
+            self.meta.description,
+            Arc::new(input_schema),
+        )
         .with_title(self.meta.title)
         .with_annotations(self.meta.class.annotations(self.meta.title))
         .with_meta(rmcp::model::MetaObject(meta));

@@ -134,7 +134,8 @@ impl<W: AsyncWrite + Unpin> AsyncWrite for ToolsWriter<W> {
         let this = &mut *self;
         loop {
             if this.written < this.out.len() {
-                let n = ready!(Pin::new(&mut this.inner).poll_write(cx, &this.out[this.written..]))?;
+                let n =
+                    ready!(Pin::new(&mut this.inner).poll_write(cx, &this.out[this.written..]))?;
                 if n == 0 {
                     return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
                 }
@@ -214,7 +215,9 @@ mod tests {
         let line = line_of(&stand_in);
         let mut out = Vec::new();
         let mut w = ToolsWriter::new(&mut out, lists.clone());
-        w.write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"x\"}\n").await.unwrap();
+        w.write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"x\"}\n")
+            .await
+            .unwrap();
         // In two pieces, as a framed writer may pass them.
         w.write_all(&line[..10]).await.unwrap();
         w.write_all(&line[10..]).await.unwrap();
