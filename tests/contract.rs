@@ -3,8 +3,11 @@
 //! tools/list, pinned as an insta snapshot in `tests/snapshots/contract__tools.snap`.
 //!
 //! Any change — a tool added, removed, reclassified, or a schema edited — fails this
-//! test until the snapshot is regenerated on purpose and the diff reviewed:
-//! `cargo insta test -p godot-mcp-server --test contract --all-features` then
+//! test until the snapshot is regenerated on purpose and the diff reviewed. The server
+//! publishes the committed tool list (`src/tool_list.json`), so regenerate that first
+//! (`INSTA_UPDATE=always cargo test -p godot-mcp-server --all-features --lib docs_`,
+//! which also rewrites docs/tools.md), then
+//! `cargo insta test -p godot-mcp-server --test contract --all-features` and
 //! `cargo insta review` (or `INSTA_UPDATE=always cargo test ...` without cargo-insta).
 //! A missing snapshot fails too: scripts/test.sh sets `INSTA_UPDATE=no`, and insta
 //! never writes one under CI.

@@ -8,6 +8,8 @@
 //!
 //! Prints SKIPPED without GODOT_BIN. The add-on is the one `scripts/install-addon.sh`
 //! builds (pass `GODOT_MCP_ADDON_RELEASE=1` to install a release build first).
+//! `GODOT_MCP_BENCH_SERVER=/path/to/godot-mcp` times another server binary (an older
+//! build, to alternate runs of two versions on a loaded machine).
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -69,7 +71,13 @@ async fn main() {
         .unwrap();
     assert!(st.success(), "godot --import failed");
 
-    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_godot-mcp"));
+    let server = std::env::var_os("GODOT_MCP_BENCH_SERVER")
+        .filter(|v| !v.is_empty())
+        .map_or_else(
+            || PathBuf::from(env!("CARGO_BIN_EXE_godot-mcp")),
+            PathBuf::from,
+        );
+    let mut cmd = tokio::process::Command::new(&server);
     cmd.args(["serve", "--log-level", "error", "--project"])
         .arg(&project)
         // set_node_property is in scene_edit, outside the default core.

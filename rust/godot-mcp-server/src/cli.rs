@@ -516,8 +516,10 @@ fn serve_transport(
             }
         }
         let serve = async {
+            let lists = Arc::new(crate::transport::stdio::RawToolLists::default());
             let service = McpServer::new(state.clone())
-                .serve(rmcp::transport::stdio())
+                .with_raw_tools(lists.clone())
+                .serve(crate::transport::stdio::transport(lists))
                 .await;
             match service {
                 Ok(service) => service.waiting().await.map(|_| ()).map_err(Into::into),

@@ -25,7 +25,7 @@ fn cache() -> &'static Cache {
 
 /// Check `result` against `def`'s output schema (a tool without one passes).
 pub fn check(def: &ToolDef, result: &Value) -> Result<(), ToolError> {
-    let Some(schema) = &def.output_schema else {
+    let Some(schema) = def.output_schema() else {
         return Ok(());
     };
     let validator = {

@@ -26,8 +26,9 @@ use crate::transport::{Principal, TransportKind};
 #[derive(Debug, Clone)]
 pub struct McpServer {
     state: Arc<AppState>,
-    /// tools/list is the hottest read-only request; it is built once per process.
-    tools: Arc<Vec<Tool>>,
+    /// Set on stdio: tools/list is written from the published list's entries as they
+    /// are (`transport::stdio`), never built as JSON values.
+    raw_tools: Option<Arc<crate::transport::stdio::RawToolLists>>,
     /// Where calls come from; decides how each call's [`Principal`] is found.
     transport: TransportKind,
     /// HTTP only: what the transport's tests read to prove what reached a handler.
@@ -42,16 +43,21 @@ static NEXT_SESSION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64
 impl McpServer {
     /// The handler for the stdio client (principal `local`).
     pub fn new(state: Arc<AppState>) -> Self {
-        let tools = state
-            .mcp_tools
-            .get_or_init(|| Arc::new(state.registry.iter().map(|t| t.to_mcp()).collect()))
-            .clone();
         Self {
             state,
-            tools,
+            raw_tools: None,
             transport: TransportKind::Stdio,
             counters: None,
             session: NEXT_SESSION.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+        }
+    }
+
+    /// The stdio handler whose tools/list the transport's writer completes from the
+    /// published list (`transport::stdio::serve_stdio`).
+    pub(crate) fn with_raw_tools(self, lists: Arc<crate::transport::stdio::RawToolLists>) -> Self {
+        Self {
+            raw_tools: Some(lists),
+            ..self
         }
     }
 
@@ -160,17 +166,17 @@ impl ServerHandler for McpServer {
         }
         // Tools of disabled toolsets are not offered.
         let enabled = self.state.safety.enabled();
-        let tools = self
-            .tools
+        let defs = self
+            .state
+            .registry
             .iter()
-            .filter(|t| {
-                self.state
-                    .registry
-                    .get(&t.name)
-                    .is_some_and(|d| enabled.contains(&d.meta.toolset))
-            })
-            .cloned()
-            .collect();
+            .filter(|d| enabled.contains(&d.meta.toolset));
+        let tools = match &self.raw_tools {
+            // One stand-in the writer replaces with the published entries.
+            Some(lists) => vec![lists.stand_in(crate::tool_list::raw_members(defs))],
+            // Each tool parsed once per process, shared by every session.
+            None => defs.map(ToolDef::to_mcp).collect(),
+        };
         let result = ListToolsResult::with_all_items(tools);
         // Caching hints exist from 2026-07-28 on; older clients would only carry the
         // unknown fields. Private: the list follows this server's toolset state.
@@ -288,7 +294,7 @@ impl ServerHandler for McpServer {
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.tools.iter().find(|t| t.name == name).cloned()
+        self.state.registry.get(name).map(ToolDef::to_mcp)
     }
 
     async fn call_tool(
@@ -415,23 +421,13 @@ mod tests {
         assert_eq!(r.structured_content, Some(value));
     }
 
-    /// The MCP tool list is built once per process: every session shares it.
+    /// A tool's MCP description is parsed once per process: every session (an HTTP
+    /// session each) shares its schemas.
     #[test]
     fn sessions_share_one_tool_list() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("project.godot"), "config_version=5\n").unwrap();
-        let p = crate::project_root::Project::discover(Some(dir.path()), std::path::Path::new("/"))
-            .unwrap();
-        let journal =
-            godot_mcp_journal::Journal::open(&dir.path().join(".state"), p.root()).unwrap();
-        let safety = crate::safety::SafetyState::new(
-            crate::safety::ApprovalConfig::default(),
-            Toolset::ALL.into_iter().collect(),
-        );
-        let state = Arc::new(crate::state::AppState::new(p, journal, safety));
-        let first = super::McpServer::new(state.clone());
-        let second = super::McpServer::new(state.clone());
-        assert!(Arc::ptr_eq(&first.tools, &second.tools));
-        assert_eq!(first.tools.len(), state.registry.iter().count());
+        let registry = crate::tools::Registry::builtin();
+        let def = registry.get("add_animation").unwrap();
+        let (first, second) = (def.to_mcp(), def.to_mcp());
+        assert!(Arc::ptr_eq(&first.input_schema, &second.input_schema));
     }
 }

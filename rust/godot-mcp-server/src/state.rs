@@ -51,9 +51,6 @@ pub struct AppState {
     pub log: std::sync::Arc<crate::logging::LogHub>,
     /// The sessions watching the journal's resources (`resources/subscribe`).
     pub subscriptions: crate::subscriptions::Subscriptions,
-    /// The registry as MCP tools, built by the first session and shared by every later
-    /// one (HTTP opens a session per agent).
-    pub mcp_tools: std::sync::OnceLock<std::sync::Arc<Vec<rmcp::model::Tool>>>,
 }
 
 impl AppState {
@@ -72,7 +69,6 @@ impl AppState {
             config: Config::default(),
             log: Default::default(),
             subscriptions: Default::default(),
-            mcp_tools: std::sync::OnceLock::new(),
         }
     }
 

@@ -32,6 +32,7 @@ pub(crate) fn start_runtime(
 pub mod counters;
 pub mod guard;
 pub mod http;
+pub(crate) mod stdio;
 
 /// Which transport a call arrived on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]

@@ -147,6 +147,14 @@ fn token_matches(given: &str, expected: &str) -> bool {
 }
 
 /// Write the discovery file atomically with mode 0600.
+///
+/// Atomic (a temporary file renamed over it), not durable: no `fsync`. The file
+/// describes this process's listener (a fresh port and token at every start, so its
+/// bytes never repeat) and means nothing once the process is gone; only a power loss
+/// could tear it, after which no server listens anyway and the add-on reads a torn or
+/// empty file as no server (`read_discovery`: not JSON is `None`). Another process
+/// never sees a torn file: a rename replaces the name in one step. It was the only
+/// `fsync` of a warm start.
 fn write_discovery(path: &Path, d: &Discovery) -> io::Result<()> {
     let dir = path.parent().ok_or_else(|| io::Error::other("no parent"))?;
     std::fs::create_dir_all(dir)?;
@@ -164,7 +172,7 @@ fn write_discovery(path: &Path, d: &Discovery) -> io::Result<()> {
             .map_err(io::Error::other)?
             .as_bytes(),
     )?;
-    f.sync_all()?;
+    drop(f);
     std::fs::rename(&tmp, path)
 }
 

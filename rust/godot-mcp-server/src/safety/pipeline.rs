@@ -75,7 +75,7 @@ async fn run_call_inner(
     confirm_gate(def.meta.class, flags)?;
     // Paths first, on the JSON as sent: a hostile res:// path is PATH_REFUSED even
     // where it sits in a value the typed decode would refuse for another reason.
-    crate::respath::check_arg_paths(&state.project, &def.input_schema, &args)?;
+    crate::respath::check_arg_paths(&state.project, def.input_schema(), &args)?;
     (def.check_args)(&Value::Object(args.clone()))?;
     // An exact replay answers from the journal before anything is planned: its
     // preconditions (a compare-and-swap hash, say) held for the first run, not now.
@@ -147,6 +147,9 @@ async fn run_call_inner(
                 handler(state.clone(), Value::Object(args), flags).await,
             ))
         }
+        Handler::Planned(planner) if !flags.dry_run && !gated => Ok(CallOutcome::Done(
+            plan_and_apply_blocking(planner, state, args, journal_call).await,
+        )),
         Handler::Planned(planner) => {
             let plan = plan_blocking(planner, state, args).await?;
             if flags.dry_run {
@@ -198,6 +201,22 @@ async fn plan_blocking(
     tokio::task::spawn_blocking(move || planner(state, Value::Object(args)))
         .await
         .map_err(|e| ToolError::internal(format!("planning task failed: {e}")))?
+}
+
+/// A real run that asks nobody between its plan and its apply: both in one blocking
+/// task, one hand-off to the blocking pool and back instead of two (the edit round
+/// trip, docs/performance.md). The plan still completes, every precondition checked,
+/// before anything is applied.
+async fn plan_and_apply_blocking(
+    planner: &crate::tools::PlanFn,
+    state: &Arc<AppState>,
+    args: JsonObject,
+    mut call: crate::planes::project::JournalCall,
+) -> ToolResult {
+    let (planner, state) = (planner.clone(), state.clone());
+    tokio::task::spawn_blocking(move || apply(planner(state, Value::Object(args))?, &mut call))
+        .await
+        .map_err(|e| ToolError::internal(format!("apply task failed: {e}")))?
 }
 
 /// Applying fsyncs; run it off the async threads too. `call` names the call to the
@@ -343,7 +362,7 @@ fn check_entries<'a>(
             ..flags
         };
         confirm_gate(def.meta.class, as_run).map_err(fail)?;
-        crate::respath::check_arg_paths(&state.project, &def.input_schema, &args).map_err(fail)?;
+        crate::respath::check_arg_paths(&state.project, def.input_schema(), &args).map_err(fail)?;
         (def.check_args)(&Value::Object(args.clone())).map_err(fail)?;
         checked.push(CheckedEntry { def, args, flags });
     }
@@ -532,18 +551,17 @@ async fn run_entry(
 ) -> ToolResult {
     let flags = CallFlags { dry_run, ..flags };
     match &def.handler {
-        Handler::Planned(planner) => {
+        Handler::Planned(planner) if dry_run => {
             let plan = plan_blocking(planner, state, args).await?;
-            if dry_run {
-                Ok(preview(def, flags, preview_effect(plan).await?))
-            } else {
-                let call = crate::planes::project::JournalCall {
-                    toolset: def.meta.toolset.as_str(),
-                    tool: def.meta.name,
-                    idempotency: None,
-                };
-                apply_blocking(plan, call).await
-            }
+            Ok(preview(def, flags, preview_effect(plan).await?))
+        }
+        Handler::Planned(planner) => {
+            let call = crate::planes::project::JournalCall {
+                toolset: def.meta.toolset.as_str(),
+                tool: def.meta.name,
+                idempotency: None,
+            };
+            plan_and_apply_blocking(planner, state, args, call).await
         }
         Handler::Direct(handler) => {
             if dry_run && def.meta.class != SafetyClass::ReadOnly {

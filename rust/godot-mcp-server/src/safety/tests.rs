@@ -1153,7 +1153,7 @@ fn every_hint_names_only_tools_that_exist() {
         .collect();
     let mut not_tools: BTreeSet<String> = BTreeSet::new();
     for def in registry.iter() {
-        if let Some(Value::Object(props)) = def.input_schema.get("properties") {
+        if let Some(Value::Object(props)) = def.input_schema().get("properties") {
             not_tools.extend(props.keys().cloned());
         }
     }

@@ -204,11 +204,15 @@ impl ToolMeta {
 /// A registered tool.
 pub struct ToolDef {
     pub meta: ToolMeta,
-    /// JSON schema of the arguments, class flags included.
-    pub input_schema: Arc<JsonObject>,
-    /// JSON schema of a successful result (`structuredContent`), published as the
-    /// tool's `outputSchema`; `None` for a tool whose result type is untyped JSON.
-    pub output_schema: Option<Arc<JsonObject>>,
+    /// Generates this tool's input schema (class flags included) and output schema
+    /// with schemars. Run only by the published list's freshness test
+    /// (`crate::tool_list`) and for a tool outside the registry (tests): the server
+    /// reads every built-in tool's schemas from the published list.
+    pub(crate) schemas: SchemaFn,
+    /// This tool's entry in the published list (`tool_list.json`), set by the registry.
+    pub(crate) published: Option<&'static str>,
+    /// The MCP description, parsed from `published` the first time it is needed.
+    pub(crate) mcp: std::sync::OnceLock<Tool>,
     pub(crate) handler: Handler,
     /// Decode the arguments without running anything: the path preflight and type
     /// checks, applied to run_commands entries before any entry runs.
@@ -225,6 +229,39 @@ impl std::fmt::Debug for ToolDef {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ToolDef").field("meta", &self.meta).finish()
     }
+}
+
+/// A tool's schemas as schemars generates them: the input schema (class flags
+/// included) and the `outputSchema` (`None` for an untyped result).
+pub(crate) type SchemaFn = fn(&ToolMeta) -> (JsonObject, Option<JsonObject>);
+
+fn direct_schemas<A: JsonSchema, R: JsonSchema>(
+    meta: &ToolMeta,
+) -> (JsonObject, Option<JsonObject>) {
+    (
+        input_schema_for::<A>(meta.class),
+        output_schema_for::<R>().map(or_error),
+    )
+}
+
+fn planned_schemas<A: JsonSchema, E: JsonSchema, X: JsonSchema>(
+    meta: &ToolMeta,
+) -> (JsonObject, Option<JsonObject>) {
+    let mut schema = input_schema_for::<A>(meta.class);
+    let journaled = meta.effect == Some(EffectKind::File);
+    if journaled && let Some(Value::Object(props)) = schema.get_mut("properties") {
+        props.insert(
+            IDEMPOTENCY_KEY.into(),
+            json!({
+                "type": "string", "minLength": 1, "maxLength": MAX_IDEMPOTENCY_KEY,
+                "description": "Retry key: the same key and arguments replay the first result."
+            }),
+        );
+    }
+    (
+        schema,
+        planned_output_schema::<E, X>(meta.class, journaled).map(or_error),
+    )
 }
 
 impl ToolDef {
@@ -246,7 +283,6 @@ impl ToolDef {
             meta.name,
             meta.class.as_str()
         );
-        let input_schema = Arc::new(input_schema_for::<A>(meta.class));
         let handler = Arc::new(handler);
         let handler: DirectFn = Arc::new(move |state, args, flags| {
             let handler = handler.clone();
@@ -258,8 +294,9 @@ impl ToolDef {
         });
         Self {
             meta,
-            input_schema,
-            output_schema: output_schema_for::<R>().map(or_error).map(Arc::new),
+            schemas: direct_schemas::<A, R>,
+            published: None,
+            mcp: Default::default(),
             handler: Handler::Direct(handler),
             check_args: check_fn::<A>(),
             runtime: RuntimeFlags::default(),
@@ -291,30 +328,13 @@ impl ToolDef {
         X: serde::Serialize + JsonSchema + 'static,
         F: Fn(Arc<AppState>, A) -> Result<Plan<E, X>, ToolError> + Send + Sync + 'static,
     {
-        let mut schema = input_schema_for::<A>(meta.class);
-        if meta.effect == Some(EffectKind::File)
-            && let Some(Value::Object(props)) = schema.get_mut("properties")
-        {
-            props.insert(
-                IDEMPOTENCY_KEY.into(),
-                json!({
-                    "type": "string", "minLength": 1, "maxLength": MAX_IDEMPOTENCY_KEY,
-                    "description": "Retry key: the same key and arguments replay the first result."
-                }),
-            );
-        }
-        let input_schema = Arc::new(schema);
         let planner: PlanFn =
             Arc::new(move |state, args| planner(state, decode_args::<A>(args)?)?.erase());
         Self {
             meta,
-            input_schema,
-            output_schema: planned_output_schema::<E, X>(
-                meta.class,
-                meta.effect == Some(EffectKind::File),
-            )
-            .map(or_error)
-            .map(Arc::new),
+            schemas: planned_schemas::<A, E, X>,
+            published: None,
+            mcp: Default::default(),
             handler: Handler::Planned(planner),
             check_args: check_fn::<A>(),
             runtime: RuntimeFlags::default(),
@@ -328,8 +348,9 @@ impl ToolDef {
     ) -> Self {
         Self {
             meta,
-            input_schema: Arc::new(input_schema_for::<A>(meta.class)),
-            output_schema: output_schema_for::<R>().map(or_error).map(Arc::new),
+            schemas: direct_schemas::<A, R>,
+            published: None,
+            mcp: Default::default(),
             handler: Handler::Batch,
             check_args: check_fn::<A>(),
             runtime: RuntimeFlags::default(),
@@ -343,8 +364,36 @@ impl ToolDef {
         self
     }
 
-    /// The MCP description of this tool, with `_meta.safety_class` and annotations.
+    /// The MCP description of this tool, with `_meta.safety_class` and annotations,
+    /// as tools/list publishes it: a built-in tool's is read from the published list
+    /// (no schema is generated at run time), any other's generated.
     pub fn to_mcp(&self) -> Tool {
+        self.mcp().clone()
+    }
+
+    /// [`ToolDef::to_mcp`], parsed (or generated) once.
+    pub(crate) fn mcp(&self) -> &Tool {
+        self.mcp.get_or_init(|| match self.published {
+            Some(entry) => crate::tool_list::parse(entry),
+            None => self.generated_mcp(),
+        })
+    }
+
+    /// JSON schema of the arguments, class flags included.
+    pub fn input_schema(&self) -> &Arc<JsonObject> {
+        &self.mcp().input_schema
+    }
+
+    /// JSON schema of a successful result (`structuredContent`), published as the
+    /// tool's `outputSchema`; `None` for a tool whose result type is untyped JSON.
+    pub fn output_schema(&self) -> Option<&Arc<JsonObject>> {
+        self.mcp().output_schema.as_ref()
+    }
+
+    /// The MCP description with schemas generated by schemars now: what the
+    /// published list must hold (`crate::tool_list`'s freshness test).
+    pub(crate) fn generated_mcp(&self) -> Tool {
+        let (input_schema, output_schema) = (self.schemas)(&self.meta);
         let mut meta = rmcp::model::JsonObject::new();
         meta.insert("safety_class".into(), json!(self.meta.class.as_str()));
         meta.insert("toolset".into(), json!(self.meta.toolset.as_str()));
@@ -355,13 +404,13 @@ impl ToolDef {
         let tool = Tool::new(
             self.meta.name,
             self.meta.description,
-            self.input_schema.clone(),
+            Arc::new(input_schema),
         )
         .with_title(self.meta.title)
         .with_annotations(self.meta.class.annotations(self.meta.title))
         .with_meta(rmcp::model::MetaObject(meta));
-        match &self.output_schema {
-            Some(schema) => tool.with_raw_output_schema(schema.clone()),
+        match output_schema {
+            Some(schema) => tool.with_raw_output_schema(Arc::new(schema)),
             None => tool,
         }
     }
@@ -899,6 +948,7 @@ impl Registry {
         {
             r.add(def);
         }
+        crate::tool_list::attach(&mut r.tools);
         r
     }
 
@@ -1028,9 +1078,11 @@ pub fn reference_markdown(registry: &Registry) -> String {
                 .collect::<Vec<_>>()
                 .join(" ")
         ));
-        let props = t.input_schema.get("properties").and_then(Value::as_object);
-        let required: Vec<&str> = t
-            .input_schema
+        // Generated now, not read from the published list: one regeneration run
+        // brings this page and the list up to date together.
+        let input_schema = (t.schemas)(&t.meta).0;
+        let props = input_schema.get("properties").and_then(Value::as_object);
+        let required: Vec<&str> = input_schema
             .get("required")
             .and_then(Value::as_array)
             .map(|r| r.iter().filter_map(Value::as_str).collect())
@@ -1074,7 +1126,7 @@ pub fn reference_markdown(registry: &Registry) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// Whether a stale generated doc is rewritten follows the switch of the contract's
@@ -1082,7 +1134,7 @@ mod tests {
     /// other value (scripts/test.sh sets `no`) fails the test. The docs are not insta
     /// snapshots themselves: a `.snap` file has insta's name and a YAML header, and
     /// docs/tools.md is a page people read and link to.
-    fn regenerate_or_fail(path: &std::path::Path, current: &str, fresh: &str) {
+    pub(crate) fn regenerate_or_fail(path: &std::path::Path, current: &str, fresh: &str) {
         if current == fresh {
             return;
         }
@@ -1137,7 +1189,7 @@ mod tests {
         let registry = Registry::builtin();
         let untyped: Vec<&str> = registry
             .iter()
-            .filter(|d| d.output_schema.is_none())
+            .filter(|d| d.output_schema().is_none())
             .map(|d| d.meta.name)
             .collect();
         assert!(
@@ -1145,7 +1197,7 @@ mod tests {
             "tools without an outputSchema: {untyped:?}"
         );
         for def in registry.iter() {
-            if let Some(s) = &def.output_schema {
+            if let Some(s) = def.output_schema() {
                 assert_eq!(s.get("type"), Some(&json!("object")), "{}", def.meta.name);
                 assert!(s.get("properties").is_some(), "{}", def.meta.name);
             }
@@ -1268,7 +1320,7 @@ mod tests {
                 .unwrap();
         let refusal = json!({ "error": error });
         for def in Registry::builtin().iter() {
-            let Some(schema) = &def.output_schema else {
+            let Some(schema) = def.output_schema() else {
                 continue;
             };
             let schema = Value::Object((**schema).clone());
