@@ -25,32 +25,9 @@ use crate::tools::ToolDef;
 // Safety state: configuration, enabled toolsets, pending approvals
 // ---------------------------------------------------------------------------------
 
-/// Environment variable names (spec).
-pub const ENV_WEBHOOK: &str = "GODOT_MCP_APPROVAL_WEBHOOK";
-pub const ENV_FAIL_OPEN: &str = "GODOT_MCP_APPROVAL_FAIL_OPEN";
-pub const ENV_REQUIRE: &str = "GODOT_MCP_APPROVAL_REQUIRE";
-/// How long the webhook may take to answer, in milliseconds (default 10000).
-pub const ENV_WEBHOOK_TIMEOUT_MS: &str = "GODOT_MCP_APPROVAL_TIMEOUT_MS";
-/// Enabled toolsets (same as `serve --toolsets`).
-pub const ENV_TOOLSETS: &str = "GODOT_MCP_TOOLSETS";
-
-/// The approval gate's configuration; fixed for the life of the server.
-#[derive(Debug, Clone, Default)]
-pub struct ApprovalConfig {
-    /// Where to POST each gated call for a decision.
-    pub webhook: Option<webhook::WebhookUrl>,
-    /// Allow the call when the webhook cannot be reached or fails (never when it denies).
-    pub fail_open: bool,
-    pub webhook_timeout: Duration,
-    /// Ask the human through the MCP client (elicitation) before each gated call.
-    pub require_elicitation: bool,
-}
-
-impl ApprovalConfig {
-    pub fn is_active(&self) -> bool {
-        self.webhook.is_some() || self.require_elicitation
-    }
-}
+pub use crate::config::{
+    ApprovalConfig, ENV_FAIL_OPEN, ENV_REQUIRE, ENV_TOOLSETS, ENV_WEBHOOK, ENV_WEBHOOK_TIMEOUT_MS,
+};
 
 /// A gated call waiting for the client's answer (protocol 2026-07-28 and later). The
 /// call is kept here; the `requestState` the client echoes is only an opaque handle
