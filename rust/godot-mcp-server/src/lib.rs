@@ -69,9 +69,11 @@ impl Drop for StderrLines {
 }
 
 pub mod call_scope;
+pub mod caller;
 pub mod cli;
 pub mod completion;
 pub mod config;
+pub mod counters;
 pub mod error;
 pub mod honesty;
 pub mod logging;

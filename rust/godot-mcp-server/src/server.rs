@@ -19,8 +19,8 @@ use serde_json::json;
 use crate::safety::{CallContext, CallOutcome, run_call};
 use crate::state::AppState;
 use crate::tools::ToolDef;
-use crate::transport::counters::Counters;
-use crate::transport::{Principal, TransportKind};
+use crate::counters::Counters;
+use crate::caller::{Principal, TransportKind};
 
 /// One MCP session's handler. Cheap to clone; all state is shared.
 #[derive(Debug, Clone)]

@@ -287,14 +287,14 @@ impl SafetyState {
 // The approval gate
 // ---------------------------------------------------------------------------------
 
-/// Who is calling: the transport's [`Principal`](crate::transport::Principal) (its
+/// Who is calling: the transport's [`Principal`](crate::caller::Principal) (its
 /// `id`, `session_id`, `transport` and `admission`, which idempotency scopes keys by),
 /// and what the client said about itself at initialize (informative, not
 /// authenticated). Sent to the webhook as `principal`.
 #[derive(Debug, Clone, Serialize)]
 pub struct Caller {
     #[serde(flatten)]
-    pub principal: crate::transport::Principal,
+    pub principal: crate::caller::Principal,
     pub client_name: Option<String>,
     pub client_version: Option<String>,
     pub protocol_version: Option<String>,
@@ -304,7 +304,7 @@ impl Caller {
     /// A call made by the server itself, with no client (tests, detached work).
     pub fn detached() -> Self {
         Self {
-            principal: crate::transport::Principal::local(),
+            principal: crate::caller::Principal::local(),
             client_name: None,
             client_version: None,
             protocol_version: None,
@@ -370,7 +370,7 @@ impl CallContext {
     pub fn from_request(
         request: &CallToolRequestParams,
         ctx: &RequestContext<RoleServer>,
-        caller: &crate::transport::Principal,
+        caller: &crate::caller::Principal,
     ) -> Self {
         let version = ctx.protocol_version();
         let client = ctx.client_info();

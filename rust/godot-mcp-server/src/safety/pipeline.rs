@@ -75,7 +75,7 @@ async fn run_call_inner(
     confirm_gate(def.meta.class, flags)?;
     // Paths first, on the JSON as sent: a hostile res:// path is PATH_REFUSED even
     // where it sits in a value the typed decode would refuse for another reason.
-    crate::respath::check_arg_paths(&state.project, &def.input_schema, &args)?;
+    crate::project_root::check_arg_paths(&state.project, &def.input_schema, &args)?;
     (def.check_args)(&Value::Object(args.clone()))?;
     // An exact replay answers from the journal before anything is planned: its
     // preconditions (a compare-and-swap hash, say) held for the first run, not now.
@@ -343,7 +343,7 @@ fn check_entries<'a>(
             ..flags
         };
         confirm_gate(def.meta.class, as_run).map_err(fail)?;
-        crate::respath::check_arg_paths(&state.project, &def.input_schema, &args).map_err(fail)?;
+        crate::project_root::check_arg_paths(&state.project, &def.input_schema, &args).map_err(fail)?;
         (def.check_args)(&Value::Object(args.clone())).map_err(fail)?;
         checked.push(CheckedEntry { def, args, flags });
     }

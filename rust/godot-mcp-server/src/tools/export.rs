@@ -12,7 +12,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{ErrorCode, ToolError};
 use crate::project_root::Project;
-use crate::respath::{ExportDest, decide_export_target};
+use crate::project_root::decide_export_target;
+use crate::respath::ExportDest;
 use crate::safety::Toolset;
 use crate::state::AppState;
 use crate::tools::classref::engine_version;

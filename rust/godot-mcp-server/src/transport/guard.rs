@@ -29,7 +29,7 @@ use axum::response::{IntoResponse, Response};
 use sha2::{Digest, Sha256};
 
 use super::Admission;
-use super::counters::Counters;
+use crate::counters::Counters;
 
 /// The env var holding the bearer token; required for a non-loopback bind.
 pub use crate::config::ENV_AUTH_TOKEN as AUTH_TOKEN_ENV;

@@ -45,7 +45,8 @@ use crate::honesty::ProcessEnd;
 use crate::planes::process::{
     self, Ended, LaunchSpec, STOP_GRACE, Session, control::ControlError, errors,
 };
-use crate::respath::{ExportDest, ExportTarget, ResPath, decide_export_target};
+use crate::project_root::decide_export_target;
+use crate::respath::{ExportDest, ExportTarget, ResPath};
 use crate::safety::{
     EffectKind, Precondition, RuntimeFlags, SafetyClass, Toolset, find_godot_binary,
 };
