@@ -15,7 +15,7 @@ use rmcp::model::LoggingLevel;
 
 use crate::config::Config;
 use crate::project_root::Project;
-use crate::safety::{SafetyState, ToolsetSelection};
+use crate::rules::{SafetyState, ToolsetSelection};
 use crate::server::McpServer;
 use crate::state::AppState;
 
@@ -309,7 +309,7 @@ fn init_logging(level: &str, hub: &Arc<crate::logging::LogHub>) {
 fn doctor(args: DoctorArgs) -> ExitCode {
     let boundary = crate::planes::process::boundary_report();
     println!("process boundary: {} ({})", boundary.in_use, boundary.why);
-    match crate::safety::find_godot_binary(
+    match crate::rules::find_godot_binary(
         std::env::var_os("GODOT_BIN").as_deref(),
         std::env::var_os("PATH").as_deref(),
     ) {
@@ -476,7 +476,7 @@ fn serve_transport(
     start_editor: bool,
 ) -> ExitCode {
     let state = state.clone();
-    crate::say!("godot-mcp serve: {}", state.safety.summary(&state.registry));
+    crate::say!("godot-mcp serve: {}", state.safety.summary(state.registry.iter().map(|d| d.meta.toolset)));
     if let Some(addr) = http {
         let options = crate::transport::http::HttpOptions {
             addr,

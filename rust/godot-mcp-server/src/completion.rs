@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use rmcp::model::CompletionInfo;
 
 use crate::respath::ResPath;
-use crate::safety::Toolset;
+use crate::rules::Toolset;
 use crate::state::AppState;
 use crate::tools::common::{MAX_WALK_ENTRIES, Walk, walk_project};
 use crate::tools::project_read::{FileKind, read_text};

@@ -82,6 +82,7 @@ pub mod output_check;
 pub mod planes;
 pub mod project_root;
 pub mod respath;
+pub mod rules;
 pub mod safety;
 pub mod server;
 pub mod setup_client;

@@ -346,7 +346,7 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::tool_result;
-    use crate::safety::{SafetyClass, Toolset};
+    use crate::rules::{SafetyClass, Toolset};
     use crate::tools::screenshots::{self, Capture, ImageRef, Shot};
     use crate::tools::{ToolDef, ToolMeta};
 
@@ -424,8 +424,8 @@ mod tests {
             .unwrap();
         let journal =
             godot_mcp_journal::Journal::open(&dir.path().join(".state"), p.root()).unwrap();
-        let safety = crate::safety::SafetyState::new(
-            crate::safety::ApprovalConfig::default(),
+        let safety = crate::rules::SafetyState::new(
+            crate::rules::ApprovalConfig::default(),
             Toolset::ALL.into_iter().collect(),
         );
         let state = Arc::new(crate::state::AppState::new(p, journal, safety));

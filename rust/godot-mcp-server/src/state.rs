@@ -6,7 +6,7 @@ use parking_lot::Mutex;
 use crate::config::Config;
 use crate::planes::editor::EditorPlane;
 use crate::project_root::Project;
-use crate::safety::SafetyState;
+use crate::rules::SafetyState;
 use crate::tools::Registry;
 
 /// Limits on what a single call may ask for or return. Bounded so that a huge or

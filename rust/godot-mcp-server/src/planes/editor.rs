@@ -745,7 +745,7 @@ impl EditorPlane {
 #[cfg(test)]
 mod tests;
 
-impl crate::safety::BridgeStatus {
+impl crate::rules::BridgeStatus {
     /// The bridge's status as the safety rules read it.
     pub fn current(state: &crate::state::AppState) -> Self {
         use self::{Rejection, Status};

@@ -435,9 +435,9 @@ mod tests {
         let state_dir = dir.path().join(".state");
         let mut journal = godot_mcp_journal::Journal::open(&state_dir, p.root()).unwrap();
         journal.reconcile().unwrap();
-        let safety = crate::safety::SafetyState::new(
-            crate::safety::ApprovalConfig::default(),
-            crate::safety::Toolset::DEFAULT.into_iter().collect(),
+        let safety = crate::rules::SafetyState::new(
+            crate::rules::ApprovalConfig::default(),
+            crate::rules::Toolset::DEFAULT.into_iter().collect(),
         );
         (dir, AppState::new(p, journal, safety))
     }

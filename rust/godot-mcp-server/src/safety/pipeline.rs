@@ -1,7 +1,8 @@
 //! The call pipeline: [`run_call`] drives one tool call through every gate in the
 //! order the module docs of `safety` give; [`run_batch`] does it for run_commands.
 
-use super::*;
+use super::approval::{Approval, ApprovalRequest, BatchEntryView, CallContext, approve};
+use crate::rules::*;
 
 use std::sync::Arc;
 
@@ -65,7 +66,7 @@ async fn run_call_inner(
     original: JsonObject,
     ctx: &CallContext,
 ) -> Result<CallOutcome, ToolError> {
-    state.safety.check_enabled(def)?;
+    state.safety.check_enabled(def.meta.name, def.meta.toolset)?;
     let mut args = original.clone();
     let flags = split_flags(def.meta.class, &mut args)?;
     if matches!(def.handler, Handler::Batch) {
@@ -322,7 +323,7 @@ fn check_entries<'a>(
                 format!("commands[{i}]: run_commands cannot be nested; nothing was run"),
             ));
         }
-        state.safety.check_enabled(def).map_err(|mut e| {
+        state.safety.check_enabled(def.meta.name, def.meta.toolset).map_err(|mut e| {
             e.param = Some(format!("commands[{i}].tool"));
             e.details = Some(Box::new(
                 json!({"index": i, "tool": def.meta.name, "applied_count": 0}),

@@ -1,6 +1,8 @@
 //! Table tests of the policy, against synthetic tools of every class whose effects
 //! are counted, so "changes nothing" is observed rather than assumed.
 
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -11,6 +13,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use super::approval::*;
 use super::pipeline::call_detached as call;
 use super::*;
+use crate::error::{ErrorCode, ToolError};
 use crate::project_root::Project;
 use crate::state::AppState;
 use crate::tools::{CallFlags, Plan, Registry, ToolDef, ToolMeta};

@@ -413,7 +413,7 @@ mod transactions {
 
     use super::*;
     use crate::project_root::Project;
-    use crate::safety::{ApprovalConfig, EffectKind, SafetyState, Toolset};
+    use crate::rules::{ApprovalConfig, EffectKind, SafetyState, Toolset};
     use crate::state::AppState;
 
     const SCENE: &str = "res://main.tscn";
