@@ -115,4 +115,3 @@ impl fmt::Display for Principal {
         f.write_str(&self.id)
     }
 }
-

@@ -444,12 +444,20 @@ fn serve(args: ServeArgs) -> ExitCode {
             .with_config(args.config)
             .with_log(log),
     );
-    for line in crate::planes::process::startup_lines(&state) {
+    for line in crate::planes::process::startup_lines() {
         state.log.startup(LoggingLevel::Info, &line);
     }
     if let Some(bridge) = bridge {
         crate::tools::editor::settle_late_replies(&state, &bridge);
-        if let Err(e) = bridge.publish_status(crate::planes::editor::status_feed(&state)) {
+        let class_of: crate::planes::editor::ClassOf = {
+            let state = Arc::downgrade(&state);
+            Arc::new(move |tool: &str| {
+                let state = state.upgrade()?;
+                state.registry.get(tool).map(|d| d.meta.class.as_str())
+            })
+        };
+        if let Err(e) = bridge.publish_status(crate::planes::editor::status_feed(&state, class_of))
+        {
             crate::say!("godot-mcp serve: warning: the dock's status feed did not start: {e}");
         }
         state.editor.install(bridge);
@@ -476,7 +484,12 @@ fn serve_transport(
     start_editor: bool,
 ) -> ExitCode {
     let state = state.clone();
-    crate::say!("godot-mcp serve: {}", state.safety.summary(state.registry.iter().map(|d| d.meta.toolset)));
+    crate::say!(
+        "godot-mcp serve: {}",
+        state
+            .safety
+            .summary(state.registry.iter().map(|d| d.meta.toolset))
+    );
     if let Some(addr) = http {
         let options = crate::transport::http::HttpOptions {
             addr,
@@ -486,7 +499,7 @@ fn serve_transport(
         };
         let code = crate::transport::http::serve(state.clone(), options);
         // A normal stop stops every session first (the HTTP runtime has ended).
-        state.process.stop_all_blocking(&state);
+        state.process.stop_all_blocking(&*state);
         return code;
     }
     crate::say!(

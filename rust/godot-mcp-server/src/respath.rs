@@ -29,7 +29,6 @@ use godot_mcp_os::paths::{self, Containment, Host, Style};
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-
 /// Longest `res://` path accepted, in bytes.
 pub const MAX_RES_PATH_LEN: usize = 4096;
 

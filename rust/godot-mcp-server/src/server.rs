@@ -16,11 +16,11 @@ use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::json;
 
+use crate::caller::{Principal, TransportKind};
+use crate::counters::Counters;
 use crate::safety::{CallContext, CallOutcome, run_call};
 use crate::state::AppState;
 use crate::tools::ToolDef;
-use crate::counters::Counters;
-use crate::caller::{Principal, TransportKind};
 
 /// One MCP session's handler. Cheap to clone; all state is shared.
 #[derive(Debug, Clone)]
@@ -231,7 +231,8 @@ impl ServerHandler for McpServer {
             crate::tools::transactions::transactions_json(&self.state, None, 100)
                 .map_err(|e| McpError::internal_error(e.text(), None))?
         } else if let Some(id) = request.uri.strip_prefix(&format!("{TRANSACTIONS_URI}/")) {
-            let row = crate::subscriptions::transaction(&self.state, id).ok_or_else(not_found)?;
+            let row =
+                crate::subscriptions::transaction(&self.state.journal, id).ok_or_else(not_found)?;
             serde_json::to_value(row).map_err(|e| McpError::internal_error(e.to_string(), None))?
         } else {
             return Err(not_found());
@@ -250,9 +251,12 @@ impl ServerHandler for McpServer {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        self.state
-            .subscriptions
-            .subscribe(&self.state, self.session, request.uri, context.peer);
+        self.state.subscriptions.subscribe(
+            &self.state.journal,
+            self.session,
+            request.uri,
+            context.peer,
+        );
         Ok(())
     }
 
@@ -326,7 +330,9 @@ impl ServerHandler for McpServer {
         if self.state.safety.generation() != generation {
             self.announce_tool_list_changed(&context.peer).await;
         }
-        self.state.subscriptions.journal_changed(&self.state);
+        self.state
+            .subscriptions
+            .journal_changed(&self.state.journal);
         let result = match outcome {
             CallOutcome::InputRequired(input) => return Ok(input.into()),
             CallOutcome::Done(Ok(value)) => tool_result(def, value),

@@ -56,6 +56,24 @@ pub struct AppState {
     pub mcp_tools: std::sync::OnceLock<std::sync::Arc<Vec<rmcp::model::Tool>>>,
 }
 
+impl crate::planes::project::Store for AppState {
+    fn project(&self) -> &Project {
+        &self.project
+    }
+    fn journal(&self) -> &Mutex<Journal> {
+        &self.journal
+    }
+}
+
+impl crate::planes::process::Records for AppState {
+    fn journal(&self) -> &Mutex<Journal> {
+        &self.journal
+    }
+    fn journal_changed(&self) {
+        self.subscriptions.journal_changed(&self.journal);
+    }
+}
+
 impl AppState {
     /// Every transport builds its state here, with the operator's safety
     /// configuration: there is deliberately no constructor without one, so no

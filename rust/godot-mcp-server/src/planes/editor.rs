@@ -39,7 +39,7 @@ use godot_mcp_protocol::{
 use parking_lot::Mutex;
 use serde_json::Value;
 
-use crate::state::AppState;
+use crate::planes::project::Store;
 
 /// How long a connecting peer has to send its hello.
 const HELLO_TIMEOUT: Duration = Duration::from_secs(5);
@@ -634,15 +634,22 @@ fn status_loop(inner: &Inner, feed: &StatusFeed, nudge: &mpsc::Receiver<()>) {
     }
 }
 
+/// The class of a tool by its name (`read_only`, `mutating`, ...), as the registry
+/// above the planes knows it; the dock shows it beside each recent action.
+pub type ClassOf = Arc<dyn Fn(&str) -> Option<&'static str> + Send + Sync>;
+
 /// The status feed of a serving server: its journal's change stamp, gate and newest rows.
 /// Holds the state weakly, so it never keeps a stopped server alive.
-pub fn status_feed(state: &Arc<AppState>) -> StatusFeed {
-    let weak: Weak<AppState> = Arc::downgrade(state);
+pub fn status_feed<S: Store + Send + Sync + 'static>(
+    state: &Arc<S>,
+    class_of: ClassOf,
+) -> StatusFeed {
+    let weak: Weak<S> = Arc::downgrade(state);
     let w2 = weak.clone();
     StatusFeed {
         stamp: Box::new(move || {
             let state = weak.upgrade()?;
-            let journal = state.journal.lock();
+            let journal = state.journal().lock();
             let gate = match journal.gate() {
                 WriteGate::Open => GateStamp::Open,
                 WriteGate::Unreconciled => GateStamp::Unreconciled,
@@ -650,13 +657,16 @@ pub fn status_feed(state: &Arc<AppState>) -> StatusFeed {
             };
             Some((journal.change_stamp(), gate))
         }),
-        read: Box::new(move || w2.upgrade().and_then(|s| read_status(&s))),
+        read: Box::new(move || w2.upgrade().and_then(|s| read_status(&*s, &*class_of))),
     }
 }
 
 /// The status as it is now (`None` if the journal cannot be read; logged).
-pub fn read_status(state: &AppState) -> Option<ServerStatus> {
-    let journal = state.journal.lock();
+pub fn read_status(
+    state: &impl Store,
+    class_of: &(dyn Fn(&str) -> Option<&'static str> + Send + Sync),
+) -> Option<ServerStatus> {
+    let journal = state.journal().lock();
     let write_gate = match journal.gate() {
         WriteGate::Open => GateState::Open,
         WriteGate::Unreconciled => GateState::Unreconciled,
@@ -684,10 +694,8 @@ pub fn read_status(state: &AppState) -> Option<ServerStatus> {
         .into_iter()
         .map(|r| RecentAction {
             transaction_id: r.transaction_id.to_string(),
-            class: state
-                .registry
-                .get(&r.operation)
-                .map_or(r.effect_kind.as_str(), |t| t.meta.class.as_str())
+            class: class_of(&r.operation)
+                .unwrap_or(r.effect_kind.as_str())
                 .to_owned(),
             tool: r.operation,
             status: r.status.as_str().to_owned(),
@@ -696,7 +704,7 @@ pub fn read_status(state: &AppState) -> Option<ServerStatus> {
         .collect();
     Some(ServerStatus {
         server_version: env!("CARGO_PKG_VERSION").into(),
-        project_root: state.project.root().display().to_string(),
+        project_root: state.project().root().display().to_string(),
         write_gate,
         recent,
     })

@@ -17,16 +17,32 @@
 use std::path::{Path, PathBuf};
 
 use godot_mcp_journal::{
-    ContentHash, DeleteError, FileDelete, FileState, FileWrite, IdempotencyKey, TxnOutcome,
-    WriteError,
+    ContentHash, DeleteError, FileDelete, FileState, FileWrite, IdempotencyKey, Journal,
+    TxnOutcome, WriteError,
 };
+use parking_lot::Mutex;
 use serde::Serialize;
 use serde_json::json;
 
 use crate::error::{ErrorCode, ToolError};
 use crate::project_root::Project;
 use crate::respath::ResPath;
-use crate::state::AppState;
+
+/// What the write seam needs of the server: the project and its journal (the server's
+/// `AppState` gives both; the plane never sees the rest of it).
+pub trait Store {
+    fn project(&self) -> &Project;
+    fn journal(&self) -> &Mutex<Journal>;
+}
+
+impl<T: Store + ?Sized> Store for std::sync::Arc<T> {
+    fn project(&self) -> &Project {
+        (**self).project()
+    }
+    fn journal(&self) -> &Mutex<Journal> {
+        (**self).journal()
+    }
+}
 
 /// Largest file the write seam writes, in bytes.
 pub const MAX_WRITE_BYTES: usize = 16 * 1024 * 1024;
@@ -258,15 +274,15 @@ fn expected_state(expected: Expect<'_>) -> Result<Option<FileState>, ToolError> 
 /// Write `bytes` to `path` as a journaled transaction: atomic and durable, creating
 /// parent folders, committed only with a proof re-derived from disk.
 pub fn write_file(
-    state: &AppState,
+    state: &impl Store,
     call: &mut JournalCall,
     param: &str,
     path: &ResPath,
     bytes: &[u8],
     expected: Expect<'_>,
 ) -> Result<WriteOutcome, ToolError> {
-    let mut journal = state.journal.lock();
-    let mut outcome = check_write(&state.project, param, path, bytes, expected)?;
+    let mut journal = state.journal().lock();
+    let mut outcome = check_write(state.project(), param, path, bytes, expected)?;
     let (tool_family, operation, idempotency) = call.next_write();
     let request = FileWrite {
         rel_path: PathBuf::from(path.rel()),
@@ -377,14 +393,14 @@ pub fn check_delete(
 
 /// Delete the file at `path` as a journaled transaction (tombstone, unlink, fsync).
 pub fn delete_file(
-    state: &AppState,
+    state: &impl Store,
     call: &mut JournalCall,
     param: &str,
     path: &ResPath,
     expected: Expect<'_>,
 ) -> Result<DeleteOutcome, ToolError> {
-    let mut journal = state.journal.lock();
-    let mut outcome = check_delete(&state.project, param, path, expected)?;
+    let mut journal = state.journal().lock();
+    let mut outcome = check_delete(state.project(), param, path, expected)?;
     let (tool_family, operation, idempotency) = call.next_write();
     let request = FileDelete {
         rel_path: PathBuf::from(path.rel()),
@@ -427,6 +443,7 @@ pub fn delete_file(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::state::AppState;
 
     fn project() -> (tempfile::TempDir, AppState) {
         let dir = tempfile::tempdir().unwrap();

@@ -66,7 +66,9 @@ async fn run_call_inner(
     original: JsonObject,
     ctx: &CallContext,
 ) -> Result<CallOutcome, ToolError> {
-    state.safety.check_enabled(def.meta.name, def.meta.toolset)?;
+    state
+        .safety
+        .check_enabled(def.meta.name, def.meta.toolset)?;
     let mut args = original.clone();
     let flags = split_flags(def.meta.class, &mut args)?;
     if matches!(def.handler, Handler::Batch) {
@@ -323,13 +325,16 @@ fn check_entries<'a>(
                 format!("commands[{i}]: run_commands cannot be nested; nothing was run"),
             ));
         }
-        state.safety.check_enabled(def.meta.name, def.meta.toolset).map_err(|mut e| {
-            e.param = Some(format!("commands[{i}].tool"));
-            e.details = Some(Box::new(
-                json!({"index": i, "tool": def.meta.name, "applied_count": 0}),
-            ));
-            e
-        })?;
+        state
+            .safety
+            .check_enabled(def.meta.name, def.meta.toolset)
+            .map_err(|mut e| {
+                e.param = Some(format!("commands[{i}].tool"));
+                e.details = Some(Box::new(
+                    json!({"index": i, "tool": def.meta.name, "applied_count": 0}),
+                ));
+                e
+            })?;
         let mut args = entry.arguments.clone();
         if args.contains_key("dry_run") {
             return Err(fail(ToolError::invalid_params(
@@ -344,7 +349,8 @@ fn check_entries<'a>(
             ..flags
         };
         confirm_gate(def.meta.class, as_run).map_err(fail)?;
-        crate::project_root::check_arg_paths(&state.project, &def.input_schema, &args).map_err(fail)?;
+        crate::project_root::check_arg_paths(&state.project, &def.input_schema, &args)
+            .map_err(fail)?;
         (def.check_args)(&Value::Object(args.clone())).map_err(fail)?;
         checked.push(CheckedEntry { def, args, flags });
     }

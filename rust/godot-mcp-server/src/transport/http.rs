@@ -22,8 +22,8 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
-use crate::counters::{self, Counters};
 use super::guard::{self, BearerToken, GuardConfigError, GuardPolicy, GuardState};
+use crate::counters::{self, Counters};
 use crate::server::McpServer;
 use crate::state::AppState;
 

@@ -1025,7 +1025,7 @@ mod transactions {
         use godot_mcp_protocol::{GateState, ServerStatus};
         let (_dir, state, d) = server();
         let (polled_tx, polled) = std::sync::mpsc::channel::<()>();
-        let inner = status_feed(&state);
+        let inner = status_feed(&state, builtin_classes());
         let polled_tx = std::sync::Mutex::new(polled_tx);
         let feed = StatusFeed {
             stamp: Box::new(move || {
@@ -1088,7 +1088,9 @@ mod transactions {
         use godot_mcp_protocol::GateState;
         let (dir, state, _d) = server();
         let bridge = state.editor.bridge().unwrap();
-        bridge.publish_status(status_feed(&state)).unwrap();
+        bridge
+            .publish_status(status_feed(&state, builtin_classes()))
+            .unwrap();
         let feed = Arc::new(Feed::default());
         let _client = BridgeClient::start(
             dir.path().to_path_buf(),
@@ -1168,4 +1170,15 @@ mod transactions {
         }
         panic!("the add-on never connected: {:?}", feed.get());
     }
+}
+
+/// The class of each built-in tool, as `serve` gives the status feed.
+fn builtin_classes() -> ClassOf {
+    static REGISTRY: std::sync::OnceLock<crate::tools::Registry> = std::sync::OnceLock::new();
+    Arc::new(|tool: &str| {
+        REGISTRY
+            .get_or_init(crate::tools::Registry::builtin)
+            .get(tool)
+            .map(|d| d.meta.class.as_str())
+    })
 }
