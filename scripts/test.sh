@@ -104,8 +104,8 @@ require_ran "$(passed_since "$((before + 1))")" "with GODOT_BIN"
 # (The file-format and canonicalisation tests are engine-independent once one engine
 # agrees; the renderer tier has one build.) engine_exits already ran every engine.
 cross_engine=(
-    --test editor_real --test godot_runtime --test runtime_more
-    --test debugger --test classref --test scripts_more --test package --test run_tests
+    --test editor_real --test godot_runtime --test runtime_game
+    --test debugger --test classref --test scripts --test package --test run_tests
 )
 if [[ -n "${GODOT_MCP_ENGINES:-}" && -n "${GODOT_BIN:-}" ]]; then
     primary=$GODOT_BIN

@@ -618,7 +618,7 @@ async fn previews_match_real_runs(client: &Client, engine: &str) {
             let meta = &t.meta.as_ref().unwrap().0;
             meta["effect_kind"] == "editor_runtime" && meta["safety_class"] != "read_only"
                 // The scene.steps families are compared in their own file
-                // (tests/editor_families_a.rs, which checks it covers them all).
+                // (tests/recipes.rs, which checks it covers them all).
                 && ![
                     "batch",
                     "physics",
@@ -629,7 +629,7 @@ async fn previews_match_real_runs(client: &Client, engine: &str) {
                 ]
                 .contains(&meta["toolset"].as_str().unwrap_or(""))
         })
-        // Family C's editor tools are compared in tests/families_c.rs.
+        // Family C's editor tools are compared in tests/disk_edits.rs.
         .filter(|t| {
             ![
                 "add_audio_player",
@@ -638,7 +638,7 @@ async fn previews_match_real_runs(client: &Client, engine: &str) {
             ]
             .contains(&t.name.as_ref())
         })
-        // The authoring tools are compared in tests/editor_families_b.rs.
+        // The authoring tools are compared in tests/authoring.rs.
         .filter(|t| {
             let meta = &t.meta.as_ref().unwrap().0;
             !["animation", "theme", "ui"].contains(&meta["toolset"].as_str().unwrap_or(""))

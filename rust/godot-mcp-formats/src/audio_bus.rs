@@ -144,7 +144,7 @@ pub struct ExtEffect {
 /// A whole `AudioBusLayout` file as an edit sees it: the buses as Godot loads them and
 /// the resources their effects name. [`LayoutFile::to_text`] writes it the way Godot's
 /// text saver does, so a file edited here and one Godot saved from the same layout are
-/// the same bytes (`tests/families_c.rs` has Godot re-save what this writes).
+/// the same bytes (`tests/disk_edits.rs` has Godot re-save what this writes).
 #[derive(Debug, Clone, PartialEq)]
 pub struct LayoutFile {
     /// The header's `uid=`, kept.

@@ -86,7 +86,7 @@ fn tool_result(def: &ToolDef, value: serde_json::Value) -> CallToolResult {
     let image = def.image_of.and_then(|image_of| image_of(&value));
     let Some((data, mime)) = image
         .as_ref()
-        .and_then(crate::tools::screenshots::image_content)
+        .and_then(crate::tools::runtime::screenshots::image_content)
     else {
         return CallToolResult::structured(value);
     };
@@ -353,7 +353,7 @@ mod tests {
 
     use super::tool_result;
     use crate::rules::{SafetyClass, Toolset};
-    use crate::tools::screenshots::{self, Capture, ImageRef, Shot};
+    use crate::tools::runtime::screenshots::{self, Capture, ImageRef, Shot};
     use crate::tools::{ToolDef, ToolMeta};
 
     fn meta(name: &'static str) -> ToolMeta {

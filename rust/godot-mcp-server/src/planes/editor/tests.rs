@@ -788,7 +788,7 @@ mod transactions {
             ("reload_scene", json!({"confirm": true})),
             ("editor_undo", json!({})),
             ("editor_redo", json!({})),
-            // The scene.steps recipes (tools/recipes.rs and the families over it).
+            // The scene.steps recipes (tools/recipes/ and the domain tools over it).
             (
                 "create_nodes",
                 json!({"steps": [{"op": "create", "parent": ".", "type": "Node2D", "name": "X"}]}),

@@ -17,8 +17,10 @@
 mod canonical;
 mod clock;
 mod export;
+pub mod game;
 mod playtest;
 mod probe;
+pub mod screenshots;
 mod sessions;
 
 pub use canonical::*;
@@ -51,7 +53,7 @@ use crate::safety::{
     EffectKind, Precondition, RuntimeFlags, SafetyClass, Toolset, find_godot_binary,
 };
 use crate::state::AppState;
-use crate::tools::screenshots::Shot;
+use crate::tools::runtime::screenshots::Shot;
 use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta};
 
 /// The probe script the add-on ships (`extends GodotMcpProbe`).

@@ -1,6 +1,6 @@
 //! The running game through its probe (the control socket, typed by
 //! `godot_mcp_protocol::probe`): input, screenshots, properties, expressions, and the
-//! request helpers runtime_more and test_runs share.
+//! request helpers runtime::game and the tests toolset share.
 
 use super::*;
 
@@ -247,7 +247,7 @@ pub(super) async fn game_screenshot(
     args: ScreenshotArgs,
     _f: CallFlags,
 ) -> Result<Shot<SessionId>, ToolError> {
-    use crate::tools::screenshots;
+    use crate::tools::runtime::screenshots;
     let session = session_of(&state, args.session_id.as_deref())?;
     let frames = args.frames.unwrap_or(3);
     if frames > 120 {

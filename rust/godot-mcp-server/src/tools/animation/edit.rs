@@ -1,0 +1,536 @@
+//! Animation editing in the live editor: an AnimationPlayer's (or AnimationTree's)
+//! animations, tracks and keys in the edited scene, and the live read-back. Each edit is
+//! ONE undo action on the edited scene's history (the add-on records the animation's whole
+//! state before and after), judged for persistence on the player node like any node edit.
+//! Animations saved in a file of their own are refused (edit that file). Reading a saved
+//! .tscn or .tres from disk is `get_animation` (tools/animation/read.rs).
+
+use godot_mcp_protocol::commands as cmd;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::error::ToolError;
+
+use crate::safety::{SafetyClass, Toolset};
+use crate::tools::ToolDef;
+use crate::tools::scene::edit::{editor_meta, editor_read, node_edit, reply_fields, wire_name};
+
+// The track type and loop mode an agent names are the wire's (`commands::TrackType`,
+// `commands::LoopMode`): one type each, its schema the agent's.
+use cmd::{LoopMode, TrackType};
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AddAnimationArgs {
+    /// AnimationPlayer/AnimationTree node path.
+    player: String,
+    /// Animation name.
+    name: String,
+    /// Library ("" is the default one; created when missing).
+    #[serde(default)]
+    library: String,
+    /// Length in seconds.
+    length: f64,
+    #[serde(default)]
+    loop_mode: LoopMode,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AnimationArgs {
+    /// AnimationPlayer/AnimationTree node path.
+    player: String,
+    /// Animation: name, or library/name.
+    animation: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GetAnimationArgs {
+    /// AnimationPlayer/AnimationTree node path.
+    player: String,
+    /// Animation: name, or library/name.
+    animation: String,
+    /// Most keys returned per track (default 1000).
+    #[serde(default)]
+    max_keys: Option<usize>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AddTrackArgs {
+    /// AnimationPlayer/AnimationTree node path.
+    player: String,
+    /// Animation: name, or library/name.
+    animation: String,
+    track_type: TrackType,
+    /// Node path from the player's root node, with :property for value/bezier tracks
+    /// (e.g. Sprite2D:modulate).
+    path: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TrackArgs {
+    /// AnimationPlayer/AnimationTree node path.
+    player: String,
+    /// Animation: name, or library/name.
+    animation: String,
+    /// Track index.
+    track: u32,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InsertKeyArgs {
+    /// AnimationPlayer/AnimationTree node path.
+    player: String,
+    /// Animation: name, or library/name.
+    animation: String,
+    /// Track index.
+    track: u32,
+    /// Key time in seconds.
+    time: f64,
+    /// Typed value as in set_node_property. position/scale: Vector3; rotation: Vector3 of
+    /// Euler radians; bezier: number; method: {"method", "args"}; audio: res:// stream.
+    value: Value,
+    /// Easing (1 linear; <1 ease out; >1 ease in).
+    #[serde(default)]
+    transition: Option<f64>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct KeyArgs {
+    /// AnimationPlayer/AnimationTree node path.
+    player: String,
+    /// Animation: name, or library/name.
+    animation: String,
+    /// Track index.
+    track: u32,
+    /// Time of the key, in seconds.
+    time: f64,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GraphNodeArgs {
+    /// AnimationTree node path.
+    tree: String,
+    /// Nested graph path (graph node names joined by /); default: the tree's root,
+    /// created when missing.
+    #[serde(default)]
+    graph: String,
+    /// Graph node name.
+    name: String,
+    /// AnimationNode class (default AnimationNodeAnimation).
+    #[serde(default)]
+    node_type: Option<String>,
+    /// AnimationNodeAnimation: the animation it plays.
+    #[serde(default)]
+    animation: Option<String>,
+    /// Position in the graph editor [x, y].
+    #[serde(default)]
+    position: Option<[f64; 2]>,
+}
+
+/// `AnimationNodeStateMachineTransition.SwitchMode`.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum SwitchMode {
+    #[default]
+    Immediate,
+    Sync,
+    AtEnd,
+}
+
+/// `AnimationNodeStateMachineTransition.AdvanceMode`.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum AdvanceMode {
+    Disabled,
+    #[default]
+    Enabled,
+    Auto,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TransitionArgs {
+    /// AnimationTree node path.
+    tree: String,
+    /// Nested state machine path; default: the tree's root.
+    #[serde(default)]
+    state_machine: String,
+    /// From state (Start included).
+    from: String,
+    /// To state (End included).
+    to: String,
+    #[serde(default)]
+    switch_mode: SwitchMode,
+    #[serde(default)]
+    advance_mode: AdvanceMode,
+    /// Condition parameter name that triggers it.
+    #[serde(default)]
+    advance_condition: Option<String>,
+    /// Cross-fade seconds.
+    #[serde(default)]
+    xfade_time: Option<f64>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BlendConnectArgs {
+    /// AnimationTree node path.
+    tree: String,
+    /// Nested blend tree path; default: the tree's root.
+    #[serde(default)]
+    blend_tree: String,
+    /// Node whose input is fed ("output" is the result).
+    to: String,
+    /// Input port of `to`.
+    port: u32,
+    /// Node whose output feeds it.
+    from: String,
+}
+
+reply_fields!(
+    pub(crate) struct AnimationAdded {
+        player: String,
+        animation: String,
+        length: f64,
+        loop_mode: String,
+    }
+);
+
+reply_fields!(
+    pub(crate) struct AnimationRemoved {
+        player: String,
+        animation: String,
+    }
+);
+
+reply_fields!(
+    pub(crate) struct TrackAdded {
+        player: String,
+        animation: String,
+        track: i64,
+        track_type: String,
+        path: String,
+        track_count: i64,
+    }
+);
+
+reply_fields!(
+    pub(crate) struct TrackRemoved {
+        player: String,
+        animation: String,
+        track: i64,
+        track_count: i64,
+    }
+);
+
+reply_fields!(
+    pub(crate) struct KeyInserted {
+        player: String,
+        animation: String,
+        track: i64,
+        key: i64,
+        time: f64,
+        track_count: i64,
+    }
+);
+
+reply_fields!(
+    pub(crate) struct KeyRemoved {
+        player: String,
+        animation: String,
+        track: i64,
+        time: f64,
+        track_count: i64,
+    }
+);
+
+reply_fields!(
+    pub(crate) struct GraphNodeAdded {
+        tree: String,
+        graph: String,
+        name: String,
+        node_type: String,
+    }
+);
+
+reply_fields!(
+    pub(crate) struct TransitionAdded {
+        tree: String,
+        state_machine: String,
+        from: String,
+        to: String,
+        transition_count: i64,
+    }
+);
+
+reply_fields!(
+    pub(crate) struct BlendConnected {
+        tree: String,
+        blend_tree: String,
+        to: String,
+        port: i64,
+        from: String,
+    }
+);
+
+/// A live animation (`animation.get`).
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct LiveAnimation {
+    scene: String,
+    player: String,
+    animation: String,
+    length: f64,
+    loop_mode: String,
+    step: f64,
+    tracks: Vec<LiveTrack>,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct LiveTrack {
+    index: i64,
+    #[serde(rename = "type")]
+    track_type: String,
+    path: String,
+    interpolation: i64,
+    key_count: i64,
+    keys: Vec<LiveKey>,
+    truncated: bool,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct LiveKey {
+    time: f64,
+    transition: f64,
+    /// The editor's typed value JSON.
+    value: Value,
+}
+
+fn graph_node(a: GraphNodeArgs, graph: cmd::Graph) -> (String, cmd::AnimationTreeAddNode) {
+    let p = cmd::AnimationTreeAddNode {
+        tree: a.tree.clone(),
+        parent: a.graph,
+        graph,
+        name: a.name,
+        node_type: a
+            .node_type
+            .unwrap_or_else(|| "AnimationNodeAnimation".into()),
+        animation: a.animation,
+        position: a.position.unwrap_or([0.0, 0.0]),
+    };
+    (a.tree, p)
+}
+
+/// A track index or port as the wire's `int`.
+fn int(param: &str, v: u32) -> Result<i32, ToolError> {
+    i32::try_from(v)
+        .map_err(|_| ToolError::invalid_params(param, format!("{param} {v} is too large")))
+}
+
+pub fn tools() -> Vec<ToolDef> {
+    use SafetyClass::*;
+    let meta = |class, name, title, description| {
+        editor_meta(Toolset::Animation, class, name, title, description)
+    };
+    // One handler for both graphs an AnimationTree holds; only the graph differs.
+    let add_graph_node = |graph: cmd::Graph| {
+        move |state, a: GraphNodeArgs| {
+            let (tree, p) = graph_node(a, graph);
+            node_edit::<_, GraphNodeAdded>(state, "set_property", tree, p)
+        }
+    };
+    vec![
+        ToolDef::planned(
+            meta(
+                Mutating,
+                "add_animation",
+                "Add an animation",
+                "Add an animation (length, loop mode) to an AnimationPlayer's library in \
+                 the edited scene (one undo action).",
+            ),
+            |state, a: AddAnimationArgs| {
+                let p = cmd::AnimationAdd {
+                    player: a.player.clone(),
+                    library: a.library,
+                    name: a.name,
+                    length: a.length,
+                    loop_mode: a.loop_mode,
+                };
+                node_edit::<_, AnimationAdded>(state, "set_property", a.player, p)
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                Destructive,
+                "remove_animation",
+                "Remove an animation",
+                "Remove an animation from an AnimationPlayer in the edited scene (one undo \
+                 action).",
+            ),
+            |state, a: AnimationArgs| {
+                let p = cmd::AnimationRemove {
+                    player: a.player.clone(),
+                    animation: a.animation,
+                };
+                node_edit::<_, AnimationRemoved>(state, "set_property", a.player, p)
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                Mutating,
+                "add_animation_track",
+                "Add an animation track",
+                "Add a track (value, position/rotation/scale 3D, bezier, method, audio…) \
+                 to an animation in the edited scene (one undo action).",
+            ),
+            |state, a: AddTrackArgs| {
+                let p = cmd::AnimationTrackAdd {
+                    player: a.player.clone(),
+                    animation: a.animation,
+                    track_type: a.track_type,
+                    path: a.path,
+                };
+                node_edit::<_, TrackAdded>(state, "set_property", a.player, p)
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                Destructive,
+                "remove_animation_track",
+                "Remove an animation track",
+                "Remove a track and its keys from an animation in the edited scene (one \
+                 undo action).",
+            ),
+            |state, a: TrackArgs| {
+                let p = cmd::AnimationTrackRemove {
+                    track: int("track", a.track)?,
+                    player: a.player.clone(),
+                    animation: a.animation,
+                };
+                node_edit::<_, TrackRemoved>(state, "set_property", a.player, p)
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                Mutating,
+                "insert_animation_key",
+                "Insert an animation key",
+                "Insert a keyframe (time, typed value, transition) into a track; refused \
+                 where a key exists (one undo action).",
+            ),
+            |state, a: InsertKeyArgs| {
+                let p = cmd::AnimationKeyInsert {
+                    track: int("track", a.track)?,
+                    player: a.player.clone(),
+                    animation: a.animation,
+                    time: a.time,
+                    value: a.value,
+                    transition: a.transition.unwrap_or(1.0),
+                };
+                node_edit::<_, KeyInserted>(state, "set_property", a.player, p)
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                Destructive,
+                "remove_animation_key",
+                "Remove an animation key",
+                "Remove the keyframe at a time from a track (one undo action).",
+            ),
+            |state, a: KeyArgs| {
+                let p = cmd::AnimationKeyRemove {
+                    track: int("track", a.track)?,
+                    player: a.player.clone(),
+                    animation: a.animation,
+                    time: a.time,
+                };
+                node_edit::<_, KeyRemoved>(state, "set_property", a.player, p)
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                Mutating,
+                "add_state_machine_state",
+                "Add a state machine state",
+                "Add a state (an AnimationNode, e.g. one playing an animation) to an \
+                 AnimationTree's state machine (one undo action).",
+            ),
+            add_graph_node(cmd::Graph::StateMachine),
+        ),
+        ToolDef::planned(
+            meta(
+                Mutating,
+                "connect_state_machine_states",
+                "Connect state machine states",
+                "Add a transition between two states of an AnimationTree's state machine: \
+                 switch/advance mode, condition, cross-fade (one undo action).",
+            ),
+            |state, a: TransitionArgs| {
+                let p = cmd::AnimationTreeConnect {
+                    tree: a.tree.clone(),
+                    state_machine: a.state_machine,
+                    from: a.from,
+                    to: a.to,
+                    switch_mode: wire_name(a.switch_mode),
+                    advance_mode: wire_name(a.advance_mode),
+                    advance_condition: a.advance_condition,
+                    xfade_time: a.xfade_time.unwrap_or(0.0),
+                };
+                node_edit::<_, TransitionAdded>(state, "set_property", a.tree, p)
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                Mutating,
+                "add_blend_tree_node",
+                "Add a blend tree node",
+                "Add a node (Animation, Blend2, TimeScale, …) to an AnimationTree's blend \
+                 tree (one undo action).",
+            ),
+            add_graph_node(cmd::Graph::BlendTree),
+        ),
+        ToolDef::planned(
+            meta(
+                Mutating,
+                "connect_blend_tree_nodes",
+                "Connect blend tree nodes",
+                "Feed one blend tree node's output into another's input port (\"output\" is \
+                 the result); an occupied port is refused (one undo action).",
+            ),
+            |state, a: BlendConnectArgs| {
+                let p = cmd::AnimationTreeBlendConnect {
+                    port: int("port", a.port)?,
+                    tree: a.tree.clone(),
+                    blend_tree: a.blend_tree,
+                    to: a.to,
+                    from: a.from,
+                };
+                node_edit::<_, BlendConnected>(state, "set_property", a.tree, p)
+            },
+        ),
+        editor_read::<_, _, LiveAnimation>(
+            meta(
+                ReadOnly,
+                "get_editor_animation",
+                "Get a live animation",
+                "Read an animation as the editor holds it now (unsaved edits included): \
+                 length, loop mode, tracks and keys.",
+            ),
+            |a: &GetAnimationArgs| {
+                let p = cmd::AnimationGet {
+                    player: a.player.clone(),
+                    animation: a.animation.clone(),
+                    max_keys: a.max_keys,
+                };
+                (p, Some(a.player.clone()))
+            },
+        ),
+    ]
+}

@@ -1,0 +1,3 @@
+//! The input map: actions and their events.
+
+pub mod map;

@@ -1,0 +1,5 @@
+//! The project as a whole: its files and reads on disk ([`read`]) and a new
+//! project's skeleton ([`scaffold`]).
+
+pub mod read;
+pub mod scaffold;

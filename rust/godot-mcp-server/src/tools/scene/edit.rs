@@ -1,0 +1,495 @@
+//! Scene editing, the rest, in the live editor: instancing a scene, persistent groups,
+//! editable children, the editor's selection, saving every open scene, the open scenes,
+//! and live reads of a node's signal connections, properties and property list.
+//!
+//! Edits plan like every node edit (`editor::node_plan_as`: the add-on's persistence probe
+//! for a dry run, one request for the real run); reads are plain bridge queries. Selection
+//! changes no project state and nothing an undo could restore, so it is read_only by the
+//! class rule (the effect, not the verb). [`authoring_plan`] is the plan of an authoring
+//! command judged at scene level (save all, a theme file), shared with `tools/ui/edit.rs`.
+//! Every reply and answer decodes into its declared type (`editor::from_reply`): the
+//! tool's outputSchema, where a field the add-on adds undeclared is an internal error.
+
+use std::sync::Arc;
+
+use godot_mcp_protocol::commands as cmd;
+use godot_mcp_protocol::commands::BridgeCommand;
+use godot_mcp_protocol::persistence;
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::error::ToolError;
+use crate::honesty::{Persistence, Undo};
+use crate::respath::ResPath;
+use crate::safety::{Precondition, SafetyClass, Toolset};
+use crate::state::AppState;
+use crate::tools::editor::{
+    EditVerdict, NoArgs, NodeArgs, NodeCommand, active_scene, ask, blocking_as, never_saved,
+    node_plan_as, query_as, run_effect_as,
+};
+use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta};
+
+/// The meta of an editor-plane tool (the effect kind follows the class).
+pub(crate) fn editor_meta(
+    toolset: Toolset,
+    class: SafetyClass,
+    name: &'static str,
+    title: &'static str,
+    description: &'static str,
+) -> ToolMeta {
+    crate::tools::editor::meta(name, title, description, class, toolset)
+}
+
+/// A read-only tool that sends the command `request(args)` builds to the editor (with
+/// the node an error names); its answer is the result, typed as `R`.
+pub(crate) fn editor_read<A, P, R>(
+    meta: ToolMeta,
+    request: fn(&A) -> (P, Option<String>),
+) -> ToolDef
+where
+    A: DeserializeOwned + JsonSchema + Send + 'static,
+    P: BridgeCommand + Send + 'static,
+    R: DeserializeOwned + Serialize + JsonSchema + Send + 'static,
+{
+    ToolDef::new(meta, move |state, a: A, _f: CallFlags| {
+        let (p, node) = request(&a);
+        async move { blocking_as(move || query_as::<P, R>(&state, &p, node.as_deref())).await }
+    })
+}
+
+/// A node edit's reply as the add-on stamps it (`with_verdict`), or its dry-run probe's
+/// answer: the verdict, the edited scene, and the command's own fields `T` (absent from
+/// a probe, so `T`'s fields are optional). `transaction_id`: the real run's.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub(crate) struct Stamped<T> {
+    #[serde(flatten)]
+    pub persistence: Persistence,
+    #[serde(flatten)]
+    pub undo: Undo,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scene: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transaction_id: Option<String>,
+    #[serde(flatten)]
+    pub fields: T,
+}
+
+/// A node command's plan with its reply typed (see [`Stamped`]).
+pub(crate) fn node_edit<P, T>(
+    state: Arc<AppState>,
+    op: &'static str,
+    node: String,
+    p: P,
+) -> Result<Plan<NodeCommand, Stamped<T>>, ToolError>
+where
+    P: BridgeCommand + Clone + Send + 'static,
+    T: DeserializeOwned + Serialize + 'static,
+{
+    node_plan_as(state, op, node, &p)
+}
+
+pub(crate) use crate::tools::editor::reply_fields;
+
+/// An argument enum's name on the wire, for a command that takes it as a string (the
+/// add-on names the valid ones when it is not): its serde name.
+pub(crate) fn wire_name<T: Serialize>(v: T) -> String {
+    match serde_json::to_value(v) {
+        Ok(Value::String(s)) => s,
+        _ => String::new(),
+    }
+}
+
+/// What an authoring command judged at scene level reports before it runs: the verdict
+/// of the one rule, the command, the edited scene.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct SceneLevel {
+    #[serde(flatten)]
+    pub verdict: EditVerdict,
+    pub command: &'static str,
+    pub scene: String,
+}
+
+/// An authoring command's reply as the add-on stamps it (`stamped`): the verdict, the
+/// transaction, and the command's own fields `T`.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub(crate) struct Authored<T> {
+    #[serde(flatten)]
+    pub verdict: EditVerdict,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transaction_id: Option<String>,
+    #[serde(flatten)]
+    pub fields: T,
+}
+
+/// A plan for an authoring command judged at scene level: it needs an edited scene (its
+/// undo history holds the action), and its verdict comes from the one rule
+/// (`godot_mcp_protocol::persistence::Effect::of_scene_command`), which the add-on stamps
+/// its reply with too.
+/// `file`: the file it saves (default: the edited scene), whose pre-state the journal
+/// records when the command may save one.
+pub(crate) fn authoring_plan<P, T>(
+    state: Arc<AppState>,
+    p: P,
+    file: Option<String>,
+) -> Result<Plan<SceneLevel, Authored<T>>, ToolError>
+where
+    P: BridgeCommand + Send + 'static,
+    T: DeserializeOwned + Serialize + 'static,
+{
+    let command = P::METHOD;
+    let effect = persistence::Effect::of_scene_command(command)
+        .ok_or_else(|| ToolError::internal(format!("{command} has no scene-level verdict")))?;
+    let Some(active) = active_scene(&state)? else {
+        return Err(Precondition::ActiveScene.error());
+    };
+    let file = file.unwrap_or_else(|| active.clone());
+    if file.is_empty() {
+        return Err(never_saved());
+    }
+    let effect = SceneLevel {
+        verdict: persistence::verdict_of(effect, &file).into(),
+        command,
+        scene: active,
+    };
+    Plan::new(effect, move |_| run_effect_as(&state, &p, Some(file), None))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InstanceArgs {
+    /// Parent node path ("." is the root).
+    parent: String,
+    /// The .tscn to instance.
+    scene: ResPath,
+    /// Instance name (default: the scene's root name).
+    #[serde(default)]
+    name: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GroupArgs {
+    /// Node path from the scene root ("." is the root).
+    node: String,
+    /// Group name.
+    group: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EditableArgs {
+    /// Path of an instanced scene's node.
+    node: String,
+    /// true: its children are editable (and saved as overrides); false drops them.
+    editable: bool,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SelectArgs {
+    /// Node paths from the scene root; [] clears the selection.
+    nodes: Vec<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PropertiesArgs {
+    /// Node path from the scene root ("." is the root).
+    node: String,
+    /// First property of the page.
+    #[serde(default)]
+    offset: usize,
+    /// Page size (1 to 2000).
+    #[serde(default)]
+    limit: Option<usize>,
+}
+
+reply_fields!(
+    pub(crate) struct Instanced {
+        node: String,
+        instance: String,
+    }
+);
+
+reply_fields!(
+    pub(crate) struct Grouped {
+        node: String,
+        group: String,
+        groups: Vec<String>,
+    }
+);
+
+reply_fields!(
+    pub(crate) struct EditableSet {
+        node: String,
+        editable: bool,
+    }
+);
+
+reply_fields!(
+    pub(crate) struct SavedAll {
+        scene: String,
+        scenes: Vec<String>,
+    }
+);
+
+/// The editor's selection (`editor.select`, `editor.selection`).
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Selection {
+    scene: String,
+    nodes: Vec<SelectedNode>,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct SelectedNode {
+    node: String,
+    #[serde(rename = "type")]
+    class: String,
+}
+
+/// A node's live connections (`node.connections`); an end outside the scene's tree is
+/// named by its class, a missing one is null.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Connections {
+    scene: String,
+    node: String,
+    outgoing: Vec<Outgoing>,
+    incoming: Vec<Incoming>,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Outgoing {
+    signal: String,
+    to: Option<String>,
+    method: Option<String>,
+    flags: i64,
+    persistent: bool,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Incoming {
+    from: Option<String>,
+    signal: Option<String>,
+    method: Option<String>,
+    flags: i64,
+    persistent: bool,
+}
+
+/// A page of a live node's properties (`node.properties`), as values or as the list.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Properties<T> {
+    scene: String,
+    node: String,
+    class: String,
+    total: usize,
+    next_offset: Option<usize>,
+    properties: Vec<T>,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct PropertyValue {
+    name: String,
+    #[serde(rename = "type")]
+    type_name: String,
+    /// The editor's typed value JSON.
+    value: Value,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct PropertyInfo {
+    name: String,
+    #[serde(rename = "type")]
+    type_name: String,
+    class_name: Option<String>,
+    hint: i64,
+    hint_string: String,
+    usage: i64,
+}
+
+/// The scenes open in the editor (from `editor.state`).
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct OpenScenes {
+    active_scene: Option<String>,
+    #[serde(default)]
+    open_scenes: Vec<String>,
+}
+
+fn properties(a: &PropertiesArgs, list: bool) -> (cmd::NodeProperties, Option<String>) {
+    let p = cmd::NodeProperties {
+        node: a.node.clone(),
+        list,
+        offset: a.offset,
+        limit: a.limit,
+    };
+    (p, Some(a.node.clone()))
+}
+
+/// `add_to_group` (`add`) and `remove_from_group`.
+fn group(
+    state: Arc<AppState>,
+    a: GroupArgs,
+    add: bool,
+) -> Result<Plan<NodeCommand, Stamped<Grouped>>, ToolError> {
+    let p = cmd::NodeGroup {
+        node: a.node.clone(),
+        group: a.group,
+        add,
+    };
+    node_edit(state, "set_property", a.node, p)
+}
+
+pub fn tools() -> Vec<ToolDef> {
+    use SafetyClass::*;
+    use Toolset::*;
+    vec![
+        ToolDef::planned(
+            editor_meta(
+                SceneEdit,
+                Mutating,
+                "instance_scene",
+                "Instance a scene",
+                "Instance a PackedScene (.tscn) under a parent node in the edited scene \
+                 (one undo action).",
+            ),
+            |state, a: InstanceArgs| {
+                let p = cmd::NodeInstance {
+                    parent: a.parent.clone(),
+                    scene: a.scene.to_string(),
+                    name: a.name,
+                };
+                node_edit::<_, Instanced>(state, "create", a.parent, p)
+            },
+        ),
+        ToolDef::planned(
+            editor_meta(
+                SceneEdit,
+                Mutating,
+                "add_to_group",
+                "Add a node to a group",
+                "Add a node to a persistent group, saved with the scene (one undo action).",
+            ),
+            |state, a: GroupArgs| group(state, a, true),
+        ),
+        ToolDef::planned(
+            editor_meta(
+                SceneEdit,
+                Destructive,
+                "remove_from_group",
+                "Remove a node from a group",
+                "Remove a node from a group in the edited scene (one undo action).",
+            ),
+            |state, a: GroupArgs| group(state, a, false),
+        ),
+        ToolDef::planned(
+            editor_meta(
+                SceneEdit,
+                Destructive,
+                "set_editable_children",
+                "Set editable children",
+                "Make an instanced scene's children editable, or not (dropping their \
+                 overrides on save); one undo action.",
+            ),
+            |state, a: EditableArgs| {
+                let p = cmd::NodeEditableChildren {
+                    node: a.node.clone(),
+                    editable: a.editable,
+                };
+                node_edit::<_, EditableSet>(state, "set_property", a.node, p)
+            },
+        ),
+        editor_read::<_, _, Selection>(
+            editor_meta(
+                SceneEdit,
+                ReadOnly,
+                "select_nodes",
+                "Select nodes",
+                "Set the editor's node selection (no project change); returns the selection.",
+            ),
+            |a: &SelectArgs| {
+                let p = cmd::EditorSelect {
+                    nodes: a.nodes.clone(),
+                };
+                (p, None)
+            },
+        ),
+        editor_read::<_, _, Selection>(
+            editor_meta(
+                SceneEdit,
+                ReadOnly,
+                "get_selected_nodes",
+                "Get the selected nodes",
+                "The nodes selected in the editor: paths and classes.",
+            ),
+            |_a: &NoArgs| (cmd::EditorSelection {}, None),
+        ),
+        editor_read::<_, _, Connections>(
+            editor_meta(
+                SceneEdit,
+                ReadOnly,
+                "list_editor_signal_connections",
+                "List a node's live signal connections",
+                "A node's live signal connections in the editor (unsaved included), outgoing \
+                 and incoming, persistent (saved) ones marked.",
+            ),
+            |a: &NodeArgs| {
+                let p = cmd::NodeConnections {
+                    node: a.node.clone(),
+                };
+                (p, Some(a.node.clone()))
+            },
+        ),
+        editor_read::<_, _, Properties<PropertyValue>>(
+            editor_meta(
+                SceneEdit,
+                ReadOnly,
+                "get_editor_node_properties",
+                "Get all live node properties",
+                "Every stored or editor-visible property of a node in the live edited scene, \
+                 with type and typed value (paged).",
+            ),
+            |a: &PropertiesArgs| properties(a, false),
+        ),
+        editor_read::<_, _, Properties<PropertyInfo>>(
+            editor_meta(
+                SceneEdit,
+                ReadOnly,
+                "get_editor_property_list",
+                "Get a node's property list",
+                "A live node's property list: names, types, class names, hints, hint \
+                 strings, usage flags (paged).",
+            ),
+            |a: &PropertiesArgs| properties(a, true),
+        ),
+        ToolDef::planned(
+            editor_meta(
+                SceneFiles,
+                Destructive,
+                "save_all_scenes",
+                "Save all scenes",
+                "Save every scene open in the editor that has a file.",
+            ),
+            |state, _a: NoArgs| authoring_plan::<_, SavedAll>(state, cmd::SceneSaveAll {}, None),
+        ),
+        ToolDef::new(
+            editor_meta(
+                SceneFiles,
+                ReadOnly,
+                "list_open_scenes",
+                "List open scenes",
+                "The scenes open in the editor and the edited (active) one.",
+            ),
+            |state, _a: NoArgs, _f: CallFlags| async move {
+                blocking_as(move || {
+                    let st = ask(&state, &cmd::EditorState {}, None)?;
+                    // Only these two of the editor's state are the result.
+                    serde_json::from_value::<OpenScenes>(st).map_err(|e| {
+                        ToolError::internal(format!("the editor's state is not of its type: {e}"))
+                    })
+                })
+                .await
+            },
+        ),
+    ]
+}

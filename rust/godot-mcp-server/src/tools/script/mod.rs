@@ -1,0 +1,725 @@
+//! Scripts, the rest: the engine's own parse check, the script listing, the script of
+//! a node in a scene file, and patching a script with unified-diff hunks.
+//!
+//! `get_parse_errors` runs `godot --headless --path <project> --check-only --script
+//! res://x.gd` under the supervisor: Godot's GDScript parser and analyzer, not a
+//! re-implementation. Godot 4.4 prints the first error of a file as
+//! `SCRIPT ERROR: Parse Error: <message>` / `at: GDScript::reload (res://x.gd:<line>)`
+//! (captured in tests/fixtures/godot-4.4.1/check_only); it prints no column.
+//!
+//! `patch_script` is a file write like write_script: compare-and-swap on the file's
+//! sha256 and the journal's one write seam (`files::plan_write`).
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{ErrorCode, ToolError};
+use crate::honesty::{Persistence, RescanPending};
+use crate::planes::process::errors;
+use crate::planes::project::{self as plane, Expect};
+use crate::respath::ResPath;
+use crate::safety::{EffectKind, SafetyClass, Toolset};
+use crate::state::AppState;
+use crate::tools::classref::{godot, run_supervised};
+use crate::tools::common::{page_limit, paged_args};
+use crate::tools::files::write::{plan_write, require_script_path};
+use crate::tools::project::read::read_text;
+use crate::tools::scene::nodes::some_node_paths;
+use crate::tools::{CallFlags, ToolDef, ToolMeta};
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![
+        ToolDef::new(
+            ToolMeta {
+                name: "get_parse_errors",
+                title: "GDScript parse errors",
+                description: "Check .gd scripts with Godot's own parser (--check-only): each \
+                    file's first error with line and message. Needs a Godot binary.",
+                class: SafetyClass::ReadOnly,
+                toolset: Toolset::ScriptCheck,
+                effect: Some(EffectKind::ProcessLaunch),
+            },
+            get_parse_errors,
+        ),
+        ToolDef::new(
+            ToolMeta {
+                name: "list_scripts",
+                title: "List scripts",
+                description: "Every .gd and .cs script with its class_name, extends and @tool, \
+                    from disk, paged.",
+                class: SafetyClass::ReadOnly,
+                toolset: Toolset::ScriptCheck,
+                effect: None,
+            },
+            list_scripts,
+        ),
+        ToolDef::new(
+            ToolMeta {
+                name: "get_node_script",
+                title: "Script of a node",
+                description: "The script attached to a node of a scene file (.tscn, from \
+                    disk): its path, or a built-in script's source.",
+                class: SafetyClass::ReadOnly,
+                toolset: Toolset::ScriptCheck,
+                effect: None,
+            },
+            get_node_script,
+        ),
+        ToolDef::planned(
+            ToolMeta {
+                name: "patch_script",
+                title: "Patch a script",
+                description: "Apply unified-diff hunks (@@ -a,b +c,d @@) to a script or \
+                    shader; refused unchanged if expected_sha256 is stale or a hunk does not \
+                    apply.",
+                class: SafetyClass::Destructive,
+                toolset: Toolset::ScriptEdit,
+                effect: Some(EffectKind::File),
+            },
+            plan_patch_script,
+        ),
+    ]
+}
+
+// ---------------------------------------------------------------------------------
+// get_parse_errors
+// ---------------------------------------------------------------------------------
+
+/// Files one call checks: each is one Godot start (~2 s).
+const MAX_CHECK: usize = 10;
+const CHECK_TIMEOUT: Duration = Duration::from_secs(60);
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ParseErrorsArgs {
+    /// The .gd scripts to check (1-10).
+    #[schemars(length(min = 1, max = 10))]
+    paths: Vec<ResPath>,
+}
+
+/// One parse error, as Godot reported it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct ParseErrorItem {
+    pub file: String,
+    pub line: Option<u32>,
+    pub message: String,
+}
+
+/// The parse errors in Godot's `--check-only` output for `path`: `SCRIPT ERROR: Parse
+/// Error:` headlines, and script errors located in that file. Engine `ERROR:` lines
+/// (the C++ "Failed to load script" echo, "No renderers available") are not the
+/// script's errors and are left out.
+pub fn parse_check_output(path: &str, output: &str) -> Vec<ParseErrorItem> {
+    errors::parse(output)
+        .into_iter()
+        .filter(|e| {
+            e.kind == "parse_error" || (e.kind == "script_error" && e.file.as_deref() == Some(path))
+        })
+        .map(|e| ParseErrorItem {
+            file: e.file.unwrap_or_else(|| path.to_string()),
+            line: e.line,
+            message: e.message,
+        })
+        .collect()
+}
+
+/// One checked file: its errors, and when Godot failed without one, its exit and output.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CheckedFile {
+    path: String,
+    ok: bool,
+    errors: Vec<ParseErrorItem>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    exit_code: Option<Option<i32>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    output_tail: Option<String>,
+}
+
+/// get_parse_errors' result.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ParseErrors {
+    files: Vec<CheckedFile>,
+    error_count: usize,
+    column_reported: bool,
+    #[serde(flatten)]
+    rescan: RescanPending,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hint: Option<&'static str>,
+}
+
+async fn get_parse_errors(
+    state: Arc<AppState>,
+    args: ParseErrorsArgs,
+    _flags: CallFlags,
+) -> Result<ParseErrors, ToolError> {
+    if args.paths.is_empty() || args.paths.len() > MAX_CHECK {
+        return Err(ToolError::invalid_params(
+            "paths",
+            format!("paths must name 1 to {MAX_CHECK} scripts"),
+        ));
+    }
+    for (i, p) in args.paths.iter().enumerate() {
+        let param = format!("paths[{i}]");
+        let real = state.project.resolve(&param, p)?;
+        if p.extension().as_deref() != Some("gd") {
+            return Err(ToolError::invalid_params(
+                &param,
+                format!(
+                    "{p} is not a GDScript file (.gd); Godot's --check-only parses only GDScript"
+                ),
+            ));
+        }
+        if !real.is_file() {
+            return Err(
+                ToolError::new(ErrorCode::ResourceNotFound, format!("{p} does not exist"))
+                    .param(param),
+            );
+        }
+    }
+    let program = godot()?;
+    let root = state.project.root().display().to_string();
+    // Before the check: a class cache older than a script means the engine's view
+    // of global class names may lag the files the check reads.
+    let pending_before = rescan_pending(state.project.root());
+    let mut files = Vec::new();
+    let mut error_count = 0;
+    for p in &args.paths {
+        let (ended, stdout, stderr) = run_supervised(
+            &state,
+            program.clone(),
+            vec![
+                "--headless".into(),
+                "--path".into(),
+                root.clone(),
+                "--check-only".into(),
+                "--script".into(),
+                p.to_string(),
+            ],
+            "check_only",
+            CHECK_TIMEOUT,
+        )
+        .await?;
+        let path = p.to_string();
+        let mut errs = parse_check_output(&path, &stderr);
+        errs.extend(parse_check_output(&path, &stdout));
+        // Failed without an error we can parse: say so, with the output's tail.
+        let unexplained = ended.code != Some(0) && errs.is_empty();
+        error_count += errs.len();
+        files.push(CheckedFile {
+            path,
+            ok: ended.code == Some(0) && errs.is_empty(),
+            errors: errs,
+            exit_code: unexplained.then_some(ended.code),
+            output_tail: unexplained.then(|| tail_lines(&stderr, 10)),
+        });
+    }
+    let pending = pending_before || rescan_pending(state.project.root());
+    Ok(ParseErrors {
+        files,
+        error_count,
+        column_reported: false,
+        rescan: RescanPending {
+            rescan_pending: pending,
+        },
+        hint: pending.then_some(
+            "The project's global class cache (.godot/global_script_class_cache.cfg) is \
+             missing or older than a script, so errors about unknown class names may be \
+             stale: let the editor finish its scan (or run godot --import), then check again.",
+        ),
+    })
+}
+
+fn tail_lines(s: &str, n: usize) -> String {
+    let lines: Vec<&str> = s.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+/// Whether the engine's class-name cache lags the scripts: it is missing while a
+/// script declares a class_name, or a script is newer than it. The check then raced
+/// (or precedes) an import scan, and its answer about global names may be out of date.
+fn rescan_pending(root: &Path) -> bool {
+    let cache = std::fs::metadata(root.join(".godot/global_script_class_cache.cfg"))
+        .and_then(|m| m.modified())
+        .ok();
+    let mut pending = false;
+    let mut visited = 0usize;
+    walk_scripts(root, "res://", &mut visited, &mut |real, _res, meta| {
+        if pending || real.extension().is_none_or(|e| e != "gd") {
+            return;
+        }
+        pending = match cache {
+            Some(t) => meta.modified().is_ok_and(|m| m > t),
+            None => head(real).is_some_and(|h| script_header_gd(&h).class_name.is_some()),
+        };
+    });
+    pending
+}
+
+// ---------------------------------------------------------------------------------
+// list_scripts
+// ---------------------------------------------------------------------------------
+
+/// Directory entries one walk visits at most.
+const MAX_WALK: usize = 200_000;
+/// Bytes of a script read for its header (class_name and extends come first).
+const HEAD_BYTES: usize = 16 * 1024;
+
+/// Walk `dir` (as `res`) for .gd/.cs files, skipping dot folders, .gdignore'd folders
+/// and symlinks (never followed: no loops, no escapes).
+fn walk_scripts(
+    dir: &Path,
+    res: &str,
+    visited: &mut usize,
+    f: &mut dyn FnMut(&Path, &str, &std::fs::Metadata),
+) {
+    if dir.join(".gdignore").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<_> = entries.flatten().collect();
+    entries.sort_by_key(std::fs::DirEntry::file_name);
+    for entry in entries {
+        *visited += 1;
+        if *visited > MAX_WALK {
+            return;
+        }
+        let Ok(name) = entry.file_name().into_string() else {
+            continue;
+        };
+        if name.starts_with('.') {
+            continue;
+        }
+        let Ok(meta) = std::fs::symlink_metadata(entry.path()) else {
+            continue;
+        };
+        let child = if res.ends_with('/') {
+            format!("{res}{name}")
+        } else {
+            format!("{res}/{name}")
+        };
+        if meta.is_dir() {
+            walk_scripts(&entry.path(), &child, visited, f);
+        } else if meta.is_file() && (name.ends_with(".gd") || name.ends_with(".cs")) {
+            f(&entry.path(), &child, &meta);
+        }
+    }
+}
+
+fn head(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let mut buf = Vec::with_capacity(HEAD_BYTES);
+    std::fs::File::open(path)
+        .ok()?
+        .take(HEAD_BYTES as u64)
+        .read_to_end(&mut buf)
+        .ok()?;
+    Some(String::from_utf8_lossy(&buf).into_owned())
+}
+
+/// What a script declares about itself.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct ScriptHeader {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub class_name: Option<String>,
+    /// A class name, or a quoted `res://` path for `extends "res://base.gd"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub extends: Option<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub tool: bool,
+}
+
+/// class_name, extends and @tool of a GDScript: top-level (unindented) lines only,
+/// comments ignored; `@tool`, `class_name X extends Y` and `@icon(…)` may share a line.
+pub fn script_header_gd(text: &str) -> ScriptHeader {
+    let mut h = ScriptHeader::default();
+    for line in text.lines() {
+        if line.starts_with([' ', '\t']) {
+            continue;
+        }
+        let code = line.split('#').next().unwrap_or("");
+        let mut tokens = code.split_whitespace();
+        while let Some(t) = tokens.next() {
+            match t {
+                "@tool" => h.tool = true,
+                "class_name" if h.class_name.is_none() => {
+                    h.class_name = tokens.next().map(|n| n.trim_end_matches(':').to_string());
+                }
+                "extends" if h.extends.is_none() => {
+                    h.extends = tokens
+                        .next()
+                        .map(|n| n.trim_end_matches(':').trim_matches('"').to_string());
+                }
+                _ => {}
+            }
+        }
+        if code.trim_start().starts_with("func ") {
+            break; // the header is over
+        }
+    }
+    h
+}
+
+/// The first class of a C# file and its base: `partial class Player : CharacterBody2D`.
+pub fn script_header_cs(text: &str) -> ScriptHeader {
+    let mut h = ScriptHeader::default();
+    let tokens: Vec<&str> = text
+        .split(|c: char| c.is_whitespace() || c == '{')
+        .filter(|t| !t.is_empty())
+        .collect();
+    if let Some(i) = tokens.iter().position(|t| *t == "class") {
+        h.class_name = tokens
+            .get(i + 1)
+            .map(|n| n.trim_end_matches(':').to_string());
+        let after = tokens.get(i + 1).is_some_and(|n| n.ends_with(':'));
+        let base = if after {
+            tokens.get(i + 2)
+        } else if tokens.get(i + 2) == Some(&":") {
+            tokens.get(i + 3)
+        } else {
+            None
+        };
+        h.extends = base.map(|b| b.trim_end_matches(',').to_string());
+    }
+    h.tool = text.contains("[Tool]");
+    h
+}
+
+paged_args! {
+    cursor;
+    pub struct ListScriptsArgs {}
+}
+
+/// One listed script.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ScriptEntry {
+    path: String,
+    language: &'static str,
+    #[serde(flatten)]
+    header: ScriptHeader,
+}
+
+/// list_scripts' page.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ScriptsPage {
+    total: usize,
+    returned: usize,
+    scripts: Vec<ScriptEntry>,
+    next_cursor: Option<String>,
+}
+
+async fn list_scripts(
+    state: Arc<AppState>,
+    args: ListScriptsArgs,
+    _f: CallFlags,
+) -> Result<ScriptsPage, ToolError> {
+    let limit = page_limit(&state, args.limit, 200)?;
+    let root = state.project.root().to_path_buf();
+    let mut all: Vec<(String, std::path::PathBuf)> = Vec::new();
+    let mut visited = 0usize;
+    walk_scripts(&root, "res://", &mut visited, &mut |real, res, _| {
+        all.push((res.to_string(), real.to_path_buf()));
+    });
+    if visited > MAX_WALK {
+        return Err(ToolError::new(
+            ErrorCode::TooLarge,
+            format!("the project holds more than {MAX_WALK} entries"),
+        ));
+    }
+    all.sort();
+    let total = all.len();
+    let start = match &args.cursor {
+        Some(c) => all.partition_point(|(p, _)| p.as_str() <= c.as_str()),
+        None => 0,
+    };
+    let page: Vec<ScriptEntry> = all[start..]
+        .iter()
+        .take(limit)
+        .map(|(res, real)| {
+            let text = head(real).unwrap_or_default();
+            let (language, header) = if res.ends_with(".cs") {
+                ("csharp", script_header_cs(&text))
+            } else {
+                ("gdscript", script_header_gd(&text))
+            };
+            ScriptEntry {
+                path: res.clone(),
+                language,
+                header,
+            }
+        })
+        .collect();
+    let end = start + page.len();
+    Ok(ScriptsPage {
+        total,
+        returned: page.len(),
+        scripts: page,
+        next_cursor: (end < total).then(|| all[end - 1].0.clone()),
+    })
+}
+
+// ---------------------------------------------------------------------------------
+// get_node_script
+// ---------------------------------------------------------------------------------
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NodeScriptArgs {
+    /// The scene file (.tscn).
+    scene: ResPath,
+    /// Node path from the root: "." (default) or "Player/Sprite".
+    #[serde(default)]
+    node: Option<String>,
+}
+
+/// A node's script: a file, or a built-in script's sub-resource and source.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum NodeScriptRef {
+    File {
+        path: String,
+        uid: Option<String>,
+        built_in: bool,
+    },
+    BuiltIn {
+        built_in: bool,
+        sub_resource: String,
+        source: Option<String>,
+    },
+}
+
+/// get_node_script's result.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct NodeScript {
+    scene: String,
+    node: String,
+    #[serde(rename = "type")]
+    node_type: Option<String>,
+    script: Option<NodeScriptRef>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    instance: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hint: Option<&'static str>,
+}
+
+async fn get_node_script(
+    state: Arc<AppState>,
+    args: NodeScriptArgs,
+    _f: CallFlags,
+) -> Result<NodeScript, ToolError> {
+    let real = state.project.resolve("scene", &args.scene)?;
+    if args.scene.extension().as_deref() != Some("tscn") {
+        return Err(ToolError::invalid_params(
+            "scene",
+            format!("{} is not a text scene (.tscn)", args.scene),
+        ));
+    }
+    let text = read_text(&state, "scene", &args.scene, &real)?;
+    let scene = godot_mcp_formats::parse_scene(&text).map_err(|e| {
+        ToolError::new(
+            ErrorCode::ParseError,
+            format!(
+                "{}:{}:{}: {}",
+                args.scene,
+                e.line(),
+                e.column(),
+                e.message()
+            ),
+        )
+        .param("scene")
+    })?;
+    let node_path = args.node.as_deref().unwrap_or(".");
+    let Some(node) = scene.node(node_path) else {
+        return Err(ToolError::new(
+            ErrorCode::ResourceNotFound,
+            format!("{} has no node {node_path:?}", args.scene),
+        )
+        .param("node")
+        .hint(format!(
+            "Node paths in this scene: {}.",
+            some_node_paths(&scene)
+        )));
+    };
+    let mut out = NodeScript {
+        scene: args.scene.to_string(),
+        node: node.path.clone(),
+        node_type: node.node_type.clone(),
+        script: None,
+        instance: None,
+        hint: None,
+    };
+    match &node.script {
+        Some(godot_mcp_formats::ResourceLink::External(link)) => {
+            out.script = Some(NodeScriptRef::File {
+                path: link.path.clone(),
+                uid: link.uid.clone(),
+                built_in: false,
+            });
+        }
+        Some(godot_mcp_formats::ResourceLink::Internal { id }) => {
+            let sub = scene.sub_resources.iter().find(|s| &s.id == id);
+            let source = sub
+                .and_then(|s| s.properties.iter().find(|p| p.name == "script/source"))
+                .and_then(|p| p.value.as_str().map(str::to_string));
+            out.script = Some(NodeScriptRef::BuiltIn {
+                built_in: true,
+                sub_resource: id.clone(),
+                source,
+            });
+        }
+        None => {
+            if let Some(inst) = &node.instance {
+                out.instance = Some(inst.path.clone());
+                out.hint = Some(
+                    "No script is set here; the instanced scene's root may have one: \
+                     call get_node_script on that scene.",
+                );
+            }
+        }
+    }
+    Ok(out)
+}
+
+// ---------------------------------------------------------------------------------
+// patch_script
+// ---------------------------------------------------------------------------------
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PatchScriptArgs {
+    /// The script or shader.
+    path: ResPath,
+    /// Unified diff: one or more @@ hunks (---/+++ headers optional).
+    patch: String,
+    /// The file's sha256 now (from scripts_read).
+    expected_sha256: String,
+}
+
+/// `base` with `patch` applied; the hunks must match exactly where they say.
+pub fn apply_patch(base: &str, patch: &str) -> Result<String, ToolError> {
+    let text = if patch.starts_with("--- ") || patch.starts_with("diff ") {
+        patch.to_string()
+    } else {
+        // diffy parses a patch with its file headers; hunks alone get neutral ones.
+        format!("--- a\n+++ b\n{patch}")
+    };
+    let text = if text.ends_with('\n') {
+        text
+    } else {
+        format!("{text}\n")
+    };
+    let parsed = diffy::Patch::from_str(&text).map_err(|e| {
+        ToolError::invalid_params("patch", format!("not a unified diff: {e}"))
+            .hint("Send hunks like \"@@ -3,2 +3,2 @@\\n context\\n-old\\n+new\\n\".")
+    })?;
+    if parsed.hunks().is_empty() {
+        return Err(ToolError::invalid_params("patch", "the patch has no hunks"));
+    }
+    diffy::apply(base, &parsed).map_err(|e| {
+        ToolError::new(
+            ErrorCode::Conflict,
+            format!("the patch does not apply: {e}; nothing was written"),
+        )
+        .param("patch")
+        .hint("Read the script again (scripts_read) and make the hunks' context and - lines match it exactly.")
+    })
+}
+
+fn plan_patch_script(
+    state: Arc<AppState>,
+    args: PatchScriptArgs,
+) -> Result<crate::tools::files::write::WritePlan, ToolError> {
+    let real = state.project.resolve("path", &args.path)?;
+    require_script_path(&args.path)?;
+    let base = read_text(&state, "path", &args.path, &real)?;
+    // Compare-and-swap first: a stale sha is STALE, whatever the hunks say.
+    plane::check_write(
+        &state.project,
+        "path",
+        &args.path,
+        base.as_bytes(),
+        Expect::Sha256(&args.expected_sha256),
+    )?;
+    let patched = apply_patch(&base, &args.patch)?;
+    plan_write(
+        &state,
+        "path",
+        args.path,
+        patched.into_bytes(),
+        Expect::Sha256(&args.expected_sha256),
+        Persistence::written_to_disk(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Captured: tests/fixtures/godot-4.4.1/check_only (README there).
+    const BAD_STDERR: &str =
+        include_str!("../../../../../tests/fixtures/godot-4.4.1/check_only/bad.stderr");
+    const BAD2_STDERR: &str =
+        include_str!("../../../../../tests/fixtures/godot-4.4.1/check_only/bad2.stderr");
+    const GOOD_STDERR: &str =
+        include_str!("../../../../../tests/fixtures/godot-4.4.1/check_only/good.stderr");
+
+    #[test]
+    fn captured_check_only_output() {
+        let e = parse_check_output("res://bad.gd", BAD_STDERR);
+        assert_eq!(
+            e,
+            vec![ParseErrorItem {
+                file: "res://bad.gd".into(),
+                line: Some(5),
+                message: "Expected \":\" after \"if\" condition.".into(),
+            }]
+        );
+        let e = parse_check_output("res://bad2.gd", BAD2_STDERR);
+        assert_eq!(e.len(), 1);
+        assert_eq!(e[0].line, Some(4));
+        assert!(e[0].message.contains("undefined_thing"), "{e:?}");
+        // "No renderers available" is an engine ERROR, not the script's.
+        assert!(parse_check_output("res://good.gd", GOOD_STDERR).is_empty());
+    }
+
+    #[test]
+    fn headers() {
+        let h = script_header_gd(
+            "@tool\nclass_name Player extends CharacterBody2D # hi\n\nfunc f():\n\tpass\n",
+        );
+        assert_eq!(h.class_name.as_deref(), Some("Player"));
+        assert_eq!(h.extends.as_deref(), Some("CharacterBody2D"));
+        assert!(h.tool);
+        let h = script_header_gd("extends \"res://base.gd\"\n");
+        assert_eq!(h.extends.as_deref(), Some("res://base.gd"));
+        assert_eq!(h.class_name, None);
+        let h =
+            script_header_cs("using Godot;\npublic partial class Player : CharacterBody2D\n{\n}");
+        assert_eq!(h.class_name.as_deref(), Some("Player"));
+        assert_eq!(h.extends.as_deref(), Some("CharacterBody2D"));
+    }
+
+    #[test]
+    fn patch_applies_and_refuses() {
+        let base = "extends Node\n\nfunc _ready():\n\tprint(1)\n";
+        let out = apply_patch(
+            base,
+            "@@ -3,2 +3,2 @@\n func _ready():\n-\tprint(1)\n+\tprint(2)\n",
+        )
+        .unwrap();
+        assert_eq!(out, "extends Node\n\nfunc _ready():\n\tprint(2)\n");
+        let e = apply_patch(
+            base,
+            "@@ -3,2 +3,2 @@\n func _ready():\n-\tprint(9)\n+\tprint(2)\n",
+        )
+        .unwrap_err();
+        assert_eq!(e.code, ErrorCode::Conflict);
+        let e = apply_patch(base, "hello").unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidParams);
+    }
+}

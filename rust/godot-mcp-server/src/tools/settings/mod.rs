@@ -1,0 +1,489 @@
+//! project.godot edits: settings, autoloads and the input map. All destructive by
+//! the classification rule (ProjectSettings persistence; spec names set_setting and
+//! register_autoload/unregister_autoload). Each is a line-level edit of the file
+//! (`godot_mcp_formats::project_edit`) that leaves every other byte as it was, written
+//! through the one write seam with the plan's hash of project.godot as the
+//! compare-and-swap expectation.
+
+pub mod layers;
+
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use godot_mcp_formats::input_event::{self, InputEventSpec};
+use godot_mcp_formats::project_edit::{ConfigText, split_setting};
+use godot_mcp_formats::variant;
+
+use crate::error::{ErrorCode, ToolError};
+use crate::honesty::Persistence;
+use crate::planes::project::Expect;
+use crate::respath::ResPath;
+use crate::safety::{EffectKind, SafetyClass, Toolset};
+use crate::state::AppState;
+use crate::tools::common::is_identifier;
+use crate::tools::files::write::{FileEffect, plan_write};
+use crate::tools::{Also, Committed, Plan, ToolDef, ToolMeta};
+
+fn meta(
+    name: &'static str,
+    title: &'static str,
+    description: &'static str,
+    toolset: Toolset,
+) -> ToolMeta {
+    ToolMeta {
+        name,
+        title,
+        description,
+        class: SafetyClass::Destructive,
+        toolset,
+        effect: Some(EffectKind::File),
+    }
+}
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![
+        ToolDef::planned(
+            meta(
+                "set_setting",
+                "Set a project setting",
+                "Set a project setting in project.godot from JSON `value` or Godot text \
+                 `value_text`; other bytes kept. An open editor must reload the project.",
+                Toolset::Settings,
+            ),
+            plan_set_setting,
+        ),
+        ToolDef::planned(
+            meta(
+                "register_autoload",
+                "Register an autoload",
+                "Add an autoload (singleton) script or scene to project.godot under a \
+                 global name.",
+                Toolset::Settings,
+            ),
+            plan_register_autoload,
+        ),
+        ToolDef::planned(
+            meta(
+                "unregister_autoload",
+                "Unregister an autoload",
+                "Remove an autoload from project.godot (its file is kept).",
+                Toolset::Settings,
+            ),
+            plan_unregister_autoload,
+        ),
+        ToolDef::planned(
+            meta(
+                "add_input_action",
+                "Add an input action",
+                "Add an input-map action to project.godot with a deadzone and key, mouse \
+                 or joypad events.",
+                Toolset::InputMap,
+            ),
+            plan_add_input_action,
+        ),
+        ToolDef::planned(
+            meta(
+                "remove_input_action",
+                "Remove an input action",
+                "Remove an input-map action from project.godot.",
+                Toolset::InputMap,
+            ),
+            plan_remove_input_action,
+        ),
+        ToolDef::planned(
+            meta(
+                "add_input_event",
+                "Add an event to an input action",
+                "Append a key, mouse or joypad event to an input-map action in \
+                 project.godot.",
+                Toolset::InputMap,
+            ),
+            plan_add_input_event,
+        ),
+    ]
+}
+
+/// What a project.godot edit changes, on top of the file write itself.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct SettingChange {
+    pub(crate) setting: String,
+    /// Variant text before; `None` when the setting was absent.
+    pub(crate) previous: Option<String>,
+    /// Variant text after; `None` when the setting is removed.
+    pub(crate) value: Option<String>,
+}
+
+const PROJECT_GODOT: &str = "res://project.godot";
+const MAX_PROJECT_GODOT: u64 = 4 * 1024 * 1024;
+
+fn read_project_godot(state: &AppState) -> Result<(ResPath, String), ToolError> {
+    let path = ResPath::parse(PROJECT_GODOT).map_err(|e| ToolError::internal(e.to_string()))?;
+    let real = state.project.resolve("path", &path)?;
+    let meta = std::fs::metadata(&real).map_err(|e| ToolError::io(PROJECT_GODOT, &e))?;
+    if meta.len() > MAX_PROJECT_GODOT {
+        return Err(ToolError::new(
+            ErrorCode::TooLarge,
+            "project.godot is larger than 4 MiB",
+        ));
+    }
+    let text = std::fs::read_to_string(&real).map_err(|e| ToolError::io(PROJECT_GODOT, &e))?;
+    Ok((path, text))
+}
+
+/// A project.godot edit: the file write's effect joined with the change it makes.
+pub(crate) type EditPlan<C> = Plan<Also<FileEffect, C>, Committed>;
+
+/// Plan an edit of project.godot: `edit` gets the parsed file and returns the new
+/// text and the change it makes.
+pub(crate) fn plan_edit<C: Serialize + JsonSchema>(
+    state: Arc<AppState>,
+    edit: impl FnOnce(&ConfigText) -> Result<(String, C), ToolError>,
+) -> Result<EditPlan<C>, ToolError> {
+    let (path, text) = read_project_godot(&state)?;
+    let config = ConfigText::parse(&text);
+    let (new_text, change) = edit(&config)?;
+    let before = godot_mcp_journal::ContentHash::of(text.as_bytes()).to_string();
+    let plan = plan_write(
+        &state,
+        "path",
+        path,
+        new_text.into_bytes(),
+        Expect::Sha256(&before),
+        Persistence::project_settings_on_disk(),
+    )?;
+    Ok(plan.map_effect(|base| Also { base, more: change }))
+}
+
+fn check_setting_name(name: &str) -> Result<(&str, &str), ToolError> {
+    let ok = !name.is_empty()
+        && name.len() <= 256
+        && name.split('/').all(|seg| !seg.is_empty())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '/' | '.' | '-'));
+    let parts = split_setting(name).filter(|_| ok).ok_or_else(|| {
+        ToolError::invalid_params(
+            "name",
+            format!("{name:?} is not a setting name like application/config/name"),
+        )
+    })?;
+    match parts.0 {
+        "autoload" => Err(ToolError::invalid_params(
+            "name",
+            "autoloads are set with register_autoload",
+        )),
+        "input" => Err(ToolError::invalid_params(
+            "name",
+            "input actions are set with add_input_action",
+        )),
+        _ => Ok(parts),
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SetSettingArgs {
+    /// Setting path, e.g. application/config/name.
+    name: String,
+    /// The value as JSON.
+    #[serde(default)]
+    value: Option<Value>,
+    /// The value as Godot text, e.g. Vector2i(1280, 720).
+    #[serde(default)]
+    value_text: Option<String>,
+}
+
+/// The Variant text of a value given either as JSON (`value`) or as Godot text
+/// (`value_text`): exactly one of the two.
+pub(crate) fn variant_arg(
+    value: &Option<Value>,
+    value_text: &Option<String>,
+) -> Result<String, ToolError> {
+    match (value, value_text) {
+        (Some(v), None) => Ok(variant::plain_json_text(v, "value")?),
+        (None, Some(t)) => {
+            variant::check_text(t, "value_text")?;
+            Ok(t.clone())
+        }
+        _ => Err(ToolError::invalid_params(
+            "value",
+            "give exactly one of `value` (JSON) or `value_text` (Godot Variant text)",
+        )),
+    }
+}
+
+fn plan_set_setting(
+    state: Arc<AppState>,
+    args: SetSettingArgs,
+) -> Result<EditPlan<SettingChange>, ToolError> {
+    let (section, key) = check_setting_name(&args.name)?;
+    let value = variant_arg(&args.value, &args.value_text)?;
+    let (section, key) = (section.to_string(), key.to_string());
+    plan_edit(state, move |config| {
+        let previous = config.get(&section, &key).map(str::to_string);
+        Ok((
+            config.set(&section, &key, &value),
+            SettingChange {
+                setting: args.name.clone(),
+                previous,
+                value: Some(value),
+            },
+        ))
+    })
+}
+
+fn check_identifier(param: &str, name: &str) -> Result<(), ToolError> {
+    if name.len() <= 128 && is_identifier(name) {
+        Ok(())
+    } else {
+        Err(ToolError::invalid_params(
+            param,
+            format!("{name:?} is not a valid name (letters, digits, _)"),
+        ))
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RegisterAutoloadArgs {
+    /// Global name, e.g. GameState.
+    name: String,
+    /// The script or scene.
+    path: ResPath,
+    /// Reachable by name as a global (default true).
+    #[serde(default)]
+    singleton: Option<bool>,
+}
+
+fn plan_register_autoload(
+    state: Arc<AppState>,
+    args: RegisterAutoloadArgs,
+) -> Result<EditPlan<SettingChange>, ToolError> {
+    check_identifier("name", &args.name)?;
+    if !matches!(
+        args.path.extension().as_deref(),
+        Some("gd" | "cs" | "tscn" | "scn")
+    ) {
+        return Err(ToolError::invalid_params(
+            "path",
+            "an autoload is a script (.gd, .cs) or a scene (.tscn, .scn)",
+        ));
+    }
+    let real = state.project.resolve("path", &args.path)?;
+    if !real.is_file() {
+        return Err(
+            ToolError::not_found(format!("{} does not exist", args.path))
+                .param("path")
+                .hint("Create the script first (create_script), or list files with list_files."),
+        );
+    }
+    let star = if args.singleton.unwrap_or(true) {
+        "*"
+    } else {
+        ""
+    };
+    let value = variant::quote(&format!("{star}{}", args.path));
+    plan_add(
+        state,
+        ("autoload", "autoload"),
+        args.name,
+        value,
+        "Unregister it first with unregister_autoload.",
+    )
+}
+
+/// Plan adding `name = value` to `section`, refused when `name` is there already.
+/// `what` names the entry in the refusal; `hint` says what to do instead.
+fn plan_add(
+    state: Arc<AppState>,
+    (section, what): (&'static str, &'static str),
+    name: String,
+    value: String,
+    hint: &'static str,
+) -> Result<EditPlan<SettingChange>, ToolError> {
+    plan_edit(state, move |config| {
+        if config.get(section, &name).is_some() {
+            return Err(
+                ToolError::invalid_params("name", format!("{what} {name} already exists"))
+                    .hint(hint),
+            );
+        }
+        Ok((
+            config.set(section, &name, &value),
+            SettingChange {
+                setting: format!("{section}/{name}"),
+                previous: None,
+                value: Some(value),
+            },
+        ))
+    })
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NameArgs {
+    /// The autoload or input action name.
+    name: String,
+}
+
+fn plan_unregister_autoload(
+    state: Arc<AppState>,
+    args: NameArgs,
+) -> Result<EditPlan<SettingChange>, ToolError> {
+    plan_remove(state, "autoload", args.name, "autoload")
+}
+
+fn plan_remove_input_action(
+    state: Arc<AppState>,
+    args: NameArgs,
+) -> Result<EditPlan<SettingChange>, ToolError> {
+    check_action_name(&args.name)?;
+    plan_remove(state, "input", args.name, "input action")
+}
+
+fn plan_remove(
+    state: Arc<AppState>,
+    section: &'static str,
+    name: String,
+    what: &'static str,
+) -> Result<EditPlan<SettingChange>, ToolError> {
+    plan_edit(state, move |config| {
+        let previous = config.get(section, &name).map(str::to_string);
+        let text = config.remove(section, &name).ok_or_else(|| {
+            ToolError::not_found(format!("{what} {name} does not exist in project.godot"))
+                .param("name")
+                .hint(format!("Existing: {}", config.keys(section).join(", ")))
+        })?;
+        Ok((
+            text,
+            SettingChange {
+                setting: format!("{section}/{name}"),
+                previous,
+                value: None,
+            },
+        ))
+    })
+}
+
+pub(crate) fn check_action_name(name: &str) -> Result<(), ToolError> {
+    let ok = !name.is_empty()
+        && name.len() <= 128
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'));
+    if ok {
+        Ok(())
+    } else {
+        Err(ToolError::invalid_params(
+            "name",
+            format!("{name:?} is not an action name (letters, digits, _ . -)"),
+        ))
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AddInputActionArgs {
+    /// Action name, e.g. move_left.
+    name: String,
+    /// Analog deadzone 0-1 (default 0.5).
+    #[serde(default)]
+    deadzone: Option<f64>,
+    /// Events that trigger it.
+    #[serde(default)]
+    events: Vec<InputEventSpec>,
+}
+
+fn plan_add_input_action(
+    state: Arc<AppState>,
+    args: AddInputActionArgs,
+) -> Result<EditPlan<SettingChange>, ToolError> {
+    check_action_name(&args.name)?;
+    let deadzone = args.deadzone.unwrap_or(0.5);
+    if !(0.0..=1.0).contains(&deadzone) {
+        return Err(ToolError::invalid_params(
+            "deadzone",
+            "deadzone must be between 0.0 and 1.0",
+        ));
+    }
+    let events = args
+        .events
+        .iter()
+        .enumerate()
+        .map(|(i, e)| e.to_variant(&format!("events[{i}]")))
+        .collect::<Result<Vec<_>, _>>()?;
+    let value = input_event::input_action_value(deadzone, &events);
+    plan_add(
+        state,
+        ("input", "input action"),
+        args.name,
+        value,
+        "Add events to it with add_input_event, or remove it first.",
+    )
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AddInputEventArgs {
+    /// The action.
+    action: String,
+    /// The event to append.
+    event: InputEventSpec,
+}
+
+fn plan_add_input_event(
+    state: Arc<AppState>,
+    args: AddInputEventArgs,
+) -> Result<EditPlan<SettingChange>, ToolError> {
+    check_action_name(&args.action).map_err(|e| e.param("action"))?;
+    let event = args.event.to_variant("event")?;
+    plan_action_edit(
+        state,
+        args.action,
+        |_| "Create it with add_input_action.".to_string(),
+        |previous, action| {
+            input_event::append_input_event(previous, &event).ok_or_else(|| no_events_array(action))
+        },
+    )
+}
+
+/// Plan replacing input action `action`'s value with what `edit` makes of it
+/// (`edit` gets the current value and the action's name). A missing action is
+/// NOT_FOUND with the hint `missing` gives for the parsed project.godot.
+pub(crate) fn plan_action_edit(
+    state: Arc<AppState>,
+    action: String,
+    missing: impl FnOnce(&ConfigText) -> String,
+    edit: impl FnOnce(&str, &str) -> Result<String, ToolError>,
+) -> Result<EditPlan<SettingChange>, ToolError> {
+    plan_edit(state, move |config| {
+        let Some(previous) = config.get("input", &action) else {
+            return Err(
+                ToolError::not_found(format!("input action {action} does not exist"))
+                    .param("action")
+                    .hint(missing(config)),
+            );
+        };
+        let value = edit(previous, &action)?;
+        Ok((
+            config.set("input", &action, &value),
+            SettingChange {
+                setting: format!("input/{action}"),
+                previous: Some(previous.to_string()),
+                value: Some(value),
+            },
+        ))
+    })
+}
+
+/// An input action whose value has no `events` array this server can edit.
+pub(crate) fn no_events_array(action: &str) -> ToolError {
+    ToolError::new(
+        ErrorCode::ParseError,
+        format!("input action {action} has no \"events\" array this server can edit"),
+    )
+    .param("action")
+}
