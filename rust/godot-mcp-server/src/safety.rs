@@ -38,8 +38,6 @@ pub mod webhook;
 
 pub use approval::*;
 pub use pipeline::*;
-// TEMP(layers): until the tools import crate::rules themselves.
-pub use crate::rules::*;
 
 #[cfg(test)]
 mod tests;

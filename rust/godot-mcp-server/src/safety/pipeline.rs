@@ -3,11 +3,11 @@
 
 use super::approval::{Approval, ApprovalRequest, BatchEntryView, CallContext, approve};
 use crate::rules::*;
+use crate::tools::batch::{BatchArgs, BatchEntry, BatchEntryResult, BatchResult, MAX_BATCH};
 
 use std::sync::Arc;
 
 use rmcp::model::{InputRequiredResult, JsonObject};
-use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::error::{ErrorCode, ToolError};
@@ -224,52 +224,6 @@ fn apply(
     out.insert("dry_run".into(), json!(false));
     out.insert("applied".into(), json!(true));
     Ok(Value::Object(out))
-}
-
-/// Largest batch accepted.
-pub const MAX_BATCH: usize = 100;
-
-#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct BatchArgs {
-    /// Tool calls, in order (destructive ones carry their own confirm=true).
-    pub commands: Vec<BatchEntry>,
-}
-
-#[derive(Debug, Clone, serde::Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct BatchEntry {
-    /// Tool name.
-    pub tool: String,
-    /// Its arguments.
-    #[serde(default)]
-    pub arguments: JsonObject,
-}
-
-/// run_commands' result (and, on a failure, its error's `details`).
-#[derive(Debug, Serialize, schemars::JsonSchema)]
-pub struct BatchResult {
-    #[serde(flatten)]
-    pub report: crate::honesty::BatchReport,
-    /// The most dangerous entry's class: the batch's.
-    pub class: SafetyClass,
-    pub dry_run: bool,
-    pub may_have_applied: bool,
-    pub results: Vec<BatchEntryResult>,
-}
-
-/// One entry's outcome in a batch result.
-#[derive(Debug, Serialize, schemars::JsonSchema)]
-pub struct BatchEntryResult {
-    pub index: usize,
-    pub tool: String,
-    pub ok: bool,
-    /// The entry's own result (its tool's outputSchema).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub result: Option<Value>,
-    /// The entry's error, when `ok` is false.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<Value>,
 }
 
 /// An entry that passed its tool's policy, ready to plan and run.

@@ -13,6 +13,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use super::approval::*;
 use super::pipeline::call_detached as call;
 use super::*;
+use crate::rules::*;
 use crate::error::{ErrorCode, ToolError};
 use crate::project_root::Project;
 use crate::state::AppState;

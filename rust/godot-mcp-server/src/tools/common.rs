@@ -233,9 +233,9 @@ mod tests {
         let p = crate::project_root::Project::discover(Some(root), Path::new("/")).unwrap();
         let mut journal = godot_mcp_journal::Journal::open(&root.join(".state"), p.root()).unwrap();
         journal.reconcile().unwrap();
-        let safety = crate::safety::SafetyState::new(
-            crate::safety::ApprovalConfig::default(),
-            crate::safety::Toolset::ALL.into_iter().collect(),
+        let safety = crate::rules::SafetyState::new(
+            crate::rules::ApprovalConfig::default(),
+            crate::rules::Toolset::ALL.into_iter().collect(),
         );
         let state = AppState::new(p, journal, safety);
         let list = |recursive: bool| {

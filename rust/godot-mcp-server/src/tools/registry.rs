@@ -19,7 +19,7 @@ use serde_json::{Map, Value, json};
 use crate::error::{ErrorCode, ToolError};
 use crate::planes::project::JournalCall;
 use crate::respath::PATH_REFUSED_TAG;
-use crate::safety::{EffectKind, RuntimeFlags, SafetyClass, Toolset};
+use crate::rules::{EffectKind, RuntimeFlags, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::runtime::screenshots::{ImageRef, ImageResult};
 use crate::tools::*;
@@ -351,7 +351,7 @@ impl ToolDef {
         meta.insert("toolset".into(), json!(self.meta.toolset.as_str()));
         meta.insert(
             "effect_kind".into(),
-            json!(crate::safety::effect_str(self.meta.effect)),
+            json!(crate::rules::effect_str(self.meta.effect)),
         );
         let tool = Tool::new(
             self.meta.name,
@@ -953,7 +953,7 @@ impl Registry {
                 m.class.as_str(),
                 m.toolset.as_str(),
                 yes(Toolset::DEFAULT.contains(&m.toolset)),
-                crate::safety::effect_str(m.effect),
+                crate::rules::effect_str(m.effect),
                 yes(m.class.takes_dry_run()),
                 if m.class.requires_confirm() {
                     "required"
@@ -963,7 +963,7 @@ impl Registry {
                 if matches!(def.handler, Handler::Batch) {
                     "as its most dangerous entry".to_string()
                 } else {
-                    yes(crate::safety::is_gated(m.class, def.runtime)).to_string()
+                    yes(crate::rules::is_gated(m.class, def.runtime)).to_string()
                 },
             ));
         }
@@ -1012,7 +1012,7 @@ pub fn reference_markdown(registry: &Registry) -> String {
             t.meta.name,
             t.meta.class.as_str(),
             t.meta.toolset.as_str(),
-            crate::safety::effect_str(t.meta.effect)
+            crate::rules::effect_str(t.meta.effect)
         ));
     }
     for t in &tools {
@@ -1022,7 +1022,7 @@ pub fn reference_markdown(registry: &Registry) -> String {
             t.meta.title,
             t.meta.class.as_str(),
             t.meta.toolset.as_str(),
-            crate::safety::effect_str(t.meta.effect),
+            crate::rules::effect_str(t.meta.effect),
             t.meta
                 .description
                 .split_whitespace()

@@ -23,7 +23,7 @@ use serde_json::{Value, json};
 
 use crate::error::{ErrorCode, ToolError};
 use crate::respath::ResPath;
-use crate::safety::Toolset;
+use crate::rules::Toolset;
 use crate::state::AppState;
 use crate::tools::common::{Walk, page_limit, paged_args, project_too_large, walk_project};
 use crate::tools::project::read::FileKind;

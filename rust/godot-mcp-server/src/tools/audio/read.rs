@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::error::{ErrorCode, ToolError};
 use crate::respath::ResPath;
-use crate::safety::{SafetyClass, Toolset};
+use crate::rules::{SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::scene::nodes::{Doc, load_doc};
 use crate::tools::resource::tres_edit::require_class;

@@ -41,7 +41,7 @@ use crate::error::{ErrorCode, ToolError};
 use crate::honesty::{MayHaveApplied, Persistence, TimedOut, Undo, absent_when_none};
 use crate::planes::editor::{Bridge, RequestFailure};
 use crate::respath::ResPath;
-use crate::safety::{BridgeStatus, EffectKind, Precondition, SafetyClass, Toolset};
+use crate::rules::{BridgeStatus, EffectKind, Precondition, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta};
 use serde::de::DeserializeOwned;

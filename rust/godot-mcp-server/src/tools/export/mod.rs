@@ -14,7 +14,7 @@ use crate::error::{ErrorCode, ToolError};
 use crate::project_root::Project;
 use crate::project_root::decide_export_target;
 use crate::respath::ExportDest;
-use crate::safety::Toolset;
+use crate::rules::Toolset;
 use crate::state::AppState;
 use crate::tools::classref::engine_version;
 use crate::tools::runtime::godot;

@@ -13,7 +13,7 @@ use godot_mcp_formats::input_event::events_array_span;
 
 use crate::error::ToolError;
 use crate::respath::ResPath;
-use crate::safety::{EffectKind, SafetyClass, Toolset};
+use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::settings::{
     EditPlan, SettingChange, check_action_name, no_events_array, plan_action_edit,

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{ErrorCode, ToolError};
 use crate::respath::ResPath;
-use crate::safety::{SafetyClass, Toolset};
+use crate::rules::{SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::common::{MAX_WALK_ENTRIES, Walk, page_limit, paged_args, walk_project};
 use crate::tools::{CallFlags, ToolDef, ToolMeta};

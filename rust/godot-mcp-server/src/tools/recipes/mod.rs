@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use crate::error::ToolError;
 use crate::honesty::{Persistence, Undo};
 use crate::respath::ResPath;
-use crate::safety::{SafetyClass, Toolset};
+use crate::rules::{SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::editor::{connected, godot_value, query_as, run_effect_as};
 use crate::tools::{NoFields, Plan, ToolDef, ToolMeta};

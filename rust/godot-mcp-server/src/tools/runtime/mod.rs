@@ -49,7 +49,7 @@ use crate::planes::process::{
 };
 use crate::project_root::decide_export_target;
 use crate::respath::{ExportDest, ExportTarget, ResPath};
-use crate::safety::{
+use crate::rules::{
     EffectKind, Precondition, RuntimeFlags, SafetyClass, Toolset, find_godot_binary,
 };
 use crate::state::AppState;

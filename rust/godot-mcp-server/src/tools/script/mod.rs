@@ -22,7 +22,7 @@ use crate::honesty::{Persistence, RescanPending};
 use crate::planes::process::errors;
 use crate::planes::project::{self as plane, Expect};
 use crate::respath::ResPath;
-use crate::safety::{EffectKind, SafetyClass, Toolset};
+use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::classref::{godot, run_supervised};
 use crate::tools::common::{page_limit, paged_args};

@@ -26,7 +26,7 @@ use crate::error::{ErrorCode, ToolError};
 use crate::honesty::{Persistence, absent_when_none};
 use crate::planes::project::{self as plane, Expect};
 use crate::respath::ResPath;
-use crate::safety::{EffectKind, SafetyClass, Toolset};
+use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::classref::{godot, run_supervised};
 use crate::tools::editor::{
