@@ -444,16 +444,21 @@ fn serve(args: ServeArgs) -> ExitCode {
             .with_config(args.config)
             .with_log(log),
     );
+    // The registry lives above the state the tools see: the transport hands both down.
+    let served = Arc::new(crate::safety::Served::new(
+        state.clone(),
+        Arc::new(crate::tools::Registry::builtin()),
+    ));
     for line in crate::planes::process::startup_lines() {
         state.log.startup(LoggingLevel::Info, &line);
     }
     if let Some(bridge) = bridge {
         crate::tools::editor::settle_late_replies(&state, &bridge);
         let class_of: crate::planes::editor::ClassOf = {
-            let state = Arc::downgrade(&state);
+            let served = Arc::downgrade(&served);
             Arc::new(move |tool: &str| {
-                let state = state.upgrade()?;
-                state.registry.get(tool).map(|d| d.meta.class.as_str())
+                let served = served.upgrade()?;
+                served.registry.get(tool).map(|d| d.meta.class.as_str())
             })
         };
         if let Err(e) = bridge.publish_status(crate::planes::editor::status_feed(&state, class_of))
@@ -463,7 +468,7 @@ fn serve(args: ServeArgs) -> ExitCode {
         state.editor.install(bridge);
     }
     let code = serve_transport(
-        &state,
+        &served,
         args.http,
         args.allowed_hosts,
         args.allowed_origins,
@@ -476,7 +481,7 @@ fn serve(args: ServeArgs) -> ExitCode {
 }
 
 fn serve_transport(
-    state: &Arc<AppState>,
+    state: &Arc<crate::safety::Served>,
     http: Option<std::net::SocketAddr>,
     allowed_hosts: Vec<String>,
     allowed_origins: Vec<String>,
@@ -499,7 +504,7 @@ fn serve_transport(
         };
         let code = crate::transport::http::serve(state.clone(), options);
         // A normal stop stops every session first (the HTTP runtime has ended).
-        state.process.stop_all_blocking(&*state);
+        state.process.stop_all_blocking(&*state.state);
         return code;
     }
     crate::say!(
@@ -519,7 +524,7 @@ fn serve_transport(
     };
     let result = runtime.block_on(async move {
         if start_editor {
-            match crate::tools::runtime::launch_editor(&state).await {
+            match crate::tools::runtime::launch_editor(&state.state).await {
                 Ok(s) => crate::say!(
                     "godot-mcp serve: managed editor started (session {}, pid {})",
                     s.txn,

@@ -29,7 +29,6 @@ use serde::Serialize;
 use serde_json::json;
 
 use crate::error::{ErrorCode, ToolError};
-use crate::tools::CallFlags;
 
 // ---------------------------------------------------------------------------------
 // Classes, effects, toolsets
@@ -741,6 +740,16 @@ fn is_executable_file(p: &Path) -> bool {
 // ---------------------------------------------------------------------------------
 // The confirm gate
 // ---------------------------------------------------------------------------------
+
+/// The class-derived flags of one call, taken out of the arguments by the registry
+/// so that every mutating and destructive tool accepts them identically.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CallFlags {
+    /// Run preconditions and report what would happen; change nothing.
+    pub dry_run: bool,
+    /// The caller's deliberate opt-in to a destructive effect.
+    pub confirm: bool,
+}
 
 /// The exact text of a destructive call made without confirm (spec).
 pub const CONFIRM_MESSAGE: &str =

@@ -18,14 +18,14 @@ use serde_json::json;
 
 use crate::caller::{Principal, TransportKind};
 use crate::counters::Counters;
-use crate::safety::{CallContext, CallOutcome, run_call};
-use crate::state::AppState;
+use crate::safety::{CallContext, CallOutcome, Served, run_call};
 use crate::tools::ToolDef;
 
 /// One MCP session's handler. Cheap to clone; all state is shared.
 #[derive(Debug, Clone)]
 pub struct McpServer {
-    state: Arc<AppState>,
+    /// The server's state and its tools (shared by every session).
+    state: Arc<Served>,
     /// tools/list is the hottest read-only request; it is built once per process.
     tools: Arc<Vec<Tool>>,
     /// Where calls come from; decides how each call's [`Principal`] is found.
@@ -41,11 +41,8 @@ static NEXT_SESSION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64
 
 impl McpServer {
     /// The handler for the stdio client (principal `local`).
-    pub fn new(state: Arc<AppState>) -> Self {
-        let tools = state
-            .mcp_tools
-            .get_or_init(|| Arc::new(state.registry.iter().map(|t| t.to_mcp()).collect()))
-            .clone();
+    pub fn new(state: Arc<Served>) -> Self {
+        let tools = state.listed();
         Self {
             state,
             tools,
@@ -56,7 +53,7 @@ impl McpServer {
     }
 
     /// A handler for one HTTP session (or one stateless request).
-    pub fn for_http(state: Arc<AppState>, counters: Arc<Counters>) -> Self {
+    pub fn for_http(state: Arc<Served>, counters: Arc<Counters>) -> Self {
         Self {
             transport: TransportKind::Http,
             counters: Some(counters),
@@ -228,7 +225,7 @@ impl ServerHandler for McpServer {
             )
         };
         let value = if request.uri == TRANSACTIONS_URI {
-            crate::tools::transactions::transactions_json(&self.state, None, 100)
+            crate::tools::transactions::transactions_json(&self.state.state, None, 100)
                 .map_err(|e| McpError::internal_error(e.text(), None))?
         } else if let Some(id) = request.uri.strip_prefix(&format!("{TRANSACTIONS_URI}/")) {
             let row =
@@ -280,7 +277,7 @@ impl ServerHandler for McpServer {
             .context
             .and_then(|c| c.arguments)
             .unwrap_or_default();
-        let state = self.state.clone();
+        let state = self.state.state.clone();
         let (name, value) = (request.argument.name, request.argument.value);
         // A walk of the project is file-system work: off the async threads.
         let completion = tokio::task::spawn_blocking(move || {
@@ -435,6 +432,10 @@ mod tests {
             Toolset::ALL.into_iter().collect(),
         );
         let state = Arc::new(crate::state::AppState::new(p, journal, safety));
+        let state = Arc::new(crate::safety::Served::new(
+            state,
+            Arc::new(crate::tools::Registry::builtin()),
+        ));
         let first = super::McpServer::new(state.clone());
         let second = super::McpServer::new(state.clone());
         assert!(Arc::ptr_eq(&first.tools, &second.tools));

@@ -7,7 +7,6 @@ use crate::config::Config;
 use crate::planes::editor::EditorPlane;
 use crate::project_root::Project;
 use crate::rules::SafetyState;
-use crate::tools::Registry;
 
 /// Limits on what a single call may ask for or return. Bounded so that a huge or
 /// hostile request gets a structured error instead of exhausting memory.
@@ -32,7 +31,6 @@ impl Default for Limits {
 #[derive(Debug)]
 pub struct AppState {
     pub project: Project,
-    pub registry: Registry,
     pub limits: Limits,
     /// The project's journal. The mutex is the per-project write serialization: one
     /// durable mutation at a time, whichever agent or transport asks.
@@ -51,9 +49,6 @@ pub struct AppState {
     pub log: std::sync::Arc<crate::logging::LogHub>,
     /// The sessions watching the journal's resources (`resources/subscribe`).
     pub subscriptions: crate::subscriptions::Subscriptions,
-    /// The registry as MCP tools, built by the first session and shared by every later
-    /// one (HTTP opens a session per agent).
-    pub mcp_tools: std::sync::OnceLock<std::sync::Arc<Vec<rmcp::model::Tool>>>,
 }
 
 impl crate::planes::project::Store for AppState {
@@ -81,7 +76,6 @@ impl AppState {
     pub fn new(project: Project, journal: Journal, safety: SafetyState) -> Self {
         Self {
             project,
-            registry: Registry::builtin(),
             limits: Limits::default(),
             journal: Mutex::new(journal),
             safety,
@@ -90,7 +84,6 @@ impl AppState {
             config: Config::default(),
             log: Default::default(),
             subscriptions: Default::default(),
-            mcp_tools: std::sync::OnceLock::new(),
         }
     }
 

@@ -13,7 +13,7 @@ use serde_json::{Map, Value, json};
 use crate::error::{ErrorCode, ToolError};
 use crate::honesty::BatchReport;
 use crate::state::AppState;
-use crate::tools::{CallFlags, Handler, ToolDef, ToolResult, decode_args, split_flags};
+use crate::tools::{CallFlags, Handler, Registry, ToolDef, ToolResult, decode_args, split_flags};
 
 // ---------------------------------------------------------------------------------
 // The call pipeline
@@ -26,14 +26,55 @@ pub enum CallOutcome {
     InputRequired(InputRequiredResult),
 }
 
+/// What the transport hands down to the server and the pipeline: the server's state
+/// and the tools it serves (the registry lives here, above the tools, never in the
+/// state the tools see). Every session of a server shares one.
+pub struct Served {
+    pub state: Arc<AppState>,
+    pub registry: Arc<Registry>,
+    /// The registry as MCP tools, built by the first session and shared by every later
+    /// one (HTTP opens a session per agent).
+    listed: std::sync::OnceLock<Arc<Vec<rmcp::model::Tool>>>,
+}
+
+impl Served {
+    pub fn new(state: Arc<AppState>, registry: Arc<Registry>) -> Self {
+        Self {
+            state,
+            registry,
+            listed: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Every tool as MCP describes it (built once).
+    pub fn listed(&self) -> Arc<Vec<rmcp::model::Tool>> {
+        self.listed
+            .get_or_init(|| Arc::new(self.registry.iter().map(|t| t.to_mcp()).collect()))
+            .clone()
+    }
+}
+
+impl std::ops::Deref for Served {
+    type Target = AppState;
+    fn deref(&self) -> &AppState {
+        &self.state
+    }
+}
+
+impl std::fmt::Debug for Served {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Served").field("state", &self.state).finish()
+    }
+}
+
 /// Run one tool call through every gate, in the order the module docs give.
 pub async fn run_call(
-    state: &Arc<AppState>,
+    served: &Served,
     def: &ToolDef,
     args: Option<JsonObject>,
     ctx: &CallContext,
 ) -> CallOutcome {
-    let outcome = match run_call_inner(state, def, args.unwrap_or_default(), ctx).await {
+    let outcome = match run_call_inner(served, def, args.unwrap_or_default(), ctx).await {
         Ok(outcome) => outcome,
         Err(e) => CallOutcome::Done(Err(e)),
     };
@@ -49,30 +90,31 @@ pub async fn run_call(
 
 /// [`run_call`] with no client to ask (tests): a call that would ask one panics.
 #[cfg(test)]
-pub(crate) async fn call_detached(state: &Arc<AppState>, tool: &str, args: Value) -> ToolResult {
-    let def = state.registry.get(tool).unwrap();
+pub(crate) async fn call_detached(served: &Served, tool: &str, args: Value) -> ToolResult {
+    let def = served.registry.get(tool).unwrap();
     let Value::Object(args) = args else {
         panic!("args must be an object")
     };
-    match run_call(state, def, Some(args), &CallContext::detached()).await {
+    match run_call(served, def, Some(args), &CallContext::detached()).await {
         CallOutcome::Done(r) => r,
         CallOutcome::InputRequired(_) => panic!("unexpected input-required"),
     }
 }
 
 async fn run_call_inner(
-    state: &Arc<AppState>,
+    served: &Served,
     def: &ToolDef,
     original: JsonObject,
     ctx: &CallContext,
 ) -> Result<CallOutcome, ToolError> {
+    let state = &served.state;
     state
         .safety
         .check_enabled(def.meta.name, def.meta.toolset)?;
     let mut args = original.clone();
     let flags = split_flags(def.meta.class, &mut args)?;
     if matches!(def.handler, Handler::Batch) {
-        return run_batch(state, def, original, args, flags, ctx).await;
+        return run_batch(served, def, original, args, flags, ctx).await;
     }
     let idempotency_key = crate::tools::take_idempotency_key(def, &mut args)?;
     confirm_gate(def.meta.class, flags)?;
@@ -255,14 +297,15 @@ fn entry_error(index: usize, tool: &str, e: ToolError) -> ToolError {
 /// toolset is enabled, its flags are valid, a destructive entry carries confirm,
 /// its arguments decode (path preflight included).
 fn check_entries<'a>(
-    state: &'a AppState,
+    served: &'a Served,
     entries: &[BatchEntry],
     batch_dry_run: bool,
 ) -> Result<Vec<CheckedEntry<'a>>, ToolError> {
     let mut checked = Vec::with_capacity(entries.len());
     for (i, entry) in entries.iter().enumerate() {
         let tool = entry.tool.strip_prefix("cmd_").unwrap_or(&entry.tool);
-        let Some(def) = state.registry.get(tool) else {
+        let state = &served.state;
+        let Some(def) = served.registry.get(tool) else {
             return Err(ToolError::invalid_params(
                 format!("commands[{i}].tool"),
                 format!(
@@ -316,7 +359,7 @@ fn check_entries<'a>(
 /// result says where, what ran, and what was skipped. `original` is the call's arguments as sent, `args` the same without the
 /// flags split off into `flags`.
 async fn run_batch(
-    state: &Arc<AppState>,
+    served: &Served,
     def: &ToolDef,
     original: JsonObject,
     args: JsonObject,
@@ -330,7 +373,8 @@ async fn run_batch(
             format!("commands must hold 1 to {MAX_BATCH} entries"),
         ));
     }
-    let entries = check_entries(state, &batch.commands, flags.dry_run)?;
+    let state = &served.state;
+    let entries = check_entries(served, &batch.commands, flags.dry_run)?;
     let n = entries.len();
     let class = entries
         .iter()

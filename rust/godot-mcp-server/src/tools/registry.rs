@@ -22,7 +22,6 @@ use crate::respath::PATH_REFUSED_TAG;
 use crate::rules::{EffectKind, RuntimeFlags, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::runtime::screenshots::{ImageRef, ImageResult};
-use crate::tools::*;
 
 
 /// What a handler returns: a JSON object for `structuredContent`.
@@ -162,15 +161,7 @@ impl<E: serde::Serialize, X: serde::Serialize + 'static> Plan<E, X> {
     }
 }
 
-/// The class-derived flags of one call, taken out of the arguments by the registry
-/// so that every mutating and destructive tool accepts them identically.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct CallFlags {
-    /// Run preconditions and report what would happen; change nothing.
-    pub dry_run: bool,
-    /// The caller's deliberate opt-in to a destructive effect.
-    pub confirm: bool,
-}
+pub use crate::rules::CallFlags;
 
 /// The static description of a tool.
 #[derive(Debug, Clone, Copy)]
@@ -852,58 +843,7 @@ pub struct Registry {
 }
 
 impl Registry {
-    /// Every built-in tool.
-    pub fn builtin() -> Self {
-        let mut r = Self::default();
-        for def in project::read::tools()
-            .into_iter()
-            .chain(scene::read::tools())
-            .chain(editor::tools())
-            .chain(transactions::tools())
-            .chain(runtime::tools())
-            .chain(runtime::helper_tools())
-            .chain(runtime::screenshots::tools())
-            .chain(files::write::tools())
-            .chain(settings::tools())
-            .chain(batch::tools())
-            .chain(toolsets::tools())
-            .chain(analysis::tools())
-            .chain(scene::nodes::tools())
-            .chain(animation::read::tools())
-            .chain(audio::read::tools())
-            .chain(audio::edit::tools())
-            .chain(shader::tools())
-            .chain(scene::composite::tools())
-            .chain(project::scaffold::tools())
-            .chain(ui::read::tools())
-            .chain(tilemap::read::tools())
-            .chain(input::map::tools())
-            .chain(classref::tools())
-            .chain(script::tools())
-            .chain(super::tests::tools())
-            .chain(export::tools())
-            .chain(recipes::tools())
-            .chain(physics::tools())
-            .chain(navigation::tools())
-            .chain(particles::tools())
-            .chain(spatial::tools())
-            .chain(tilemap::edit::tools())
-            .chain(scene::edit::tools())
-            .chain(animation::edit::tools())
-            .chain(ui::edit::tools())
-            .chain(debugger::tools())
-            .chain(runtime::game::tools())
-            .chain(settings::layers::tools())
-            .chain(resource::material::tools())
-            .chain(files::organize::tools())
-            .chain(visual_shader::tools())
-        {
-            r.add(def);
-        }
-        r
-    }
-
-    fn add(&mut self, def: ToolDef) {
+    pub(crate) fn add(&mut self, def: ToolDef) {
         let name = def.meta.name;
         let previous = self.tools.insert(name, def);
         assert!(previous.is_none(), "tool {name} registered twice");

@@ -530,7 +530,15 @@ mod transactions {
         }
     }
 
-    use crate::safety::pipeline::call_detached as call;
+    /// A call through the whole pipeline, with the built-in tools.
+    async fn call(
+        state: &Arc<AppState>,
+        tool: &str,
+        args: serde_json::Value,
+    ) -> crate::tools::ToolResult {
+        let served = crate::safety::Served::new(state.clone(), crate::tools::builtin_for_tests());
+        crate::safety::pipeline::call_detached(&served, tool, args).await
+    }
 
     /// The editor transaction a failed call's error names.
     fn record_of(
@@ -977,8 +985,7 @@ mod transactions {
                 &d,
                 editor_answers(active, "none", |_| unreachable!()),
             );
-            let registered: BTreeSet<&str> = state
-                .registry
+            let registered: BTreeSet<&str> = crate::tools::builtin_for_tests()
                 .iter()
                 .filter(|t| {
                     t.meta.effect == Some(EffectKind::EditorRuntime) && t.meta.class.takes_dry_run()
@@ -1174,11 +1181,6 @@ mod transactions {
 
 /// The class of each built-in tool, as `serve` gives the status feed.
 fn builtin_classes() -> ClassOf {
-    static REGISTRY: std::sync::OnceLock<crate::tools::Registry> = std::sync::OnceLock::new();
-    Arc::new(|tool: &str| {
-        REGISTRY
-            .get_or_init(crate::tools::Registry::builtin)
-            .get(tool)
-            .map(|d| d.meta.class.as_str())
-    })
+    let registry = crate::tools::builtin_for_tests();
+    Arc::new(move |tool: &str| registry.get(tool).map(|d| d.meta.class.as_str()))
 }
