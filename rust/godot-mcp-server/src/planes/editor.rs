@@ -755,9 +755,9 @@ mod tests;
 
 impl crate::rules::BridgeStatus {
     /// The bridge's status as the safety rules read it.
-    pub fn current(state: &crate::state::AppState) -> Self {
+    pub fn current(editor: &EditorPlane) -> Self {
         use self::{Rejection, Status};
-        match state.editor.status() {
+        match editor.status() {
             Status::Connected(peer) => Self::Connected {
                 godot_version: peer.godot_version.to_string(),
             },

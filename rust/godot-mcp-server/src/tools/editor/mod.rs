@@ -76,7 +76,7 @@ pub fn editor_timeout(state: &AppState) -> Duration {
 
 /// The connected bridge, or the precondition that says why there is none.
 pub(crate) fn connected(state: &AppState) -> Result<Arc<Bridge>, ToolError> {
-    BridgeStatus::current(state).require(&Precondition::BridgeConnected)?;
+    BridgeStatus::current(&state.editor).require(&Precondition::BridgeConnected)?;
     state
         .editor
         .bridge()

@@ -332,7 +332,7 @@ pub struct SceneTreeArgs {
 /// Whether the connected editor is editing `path` (false when no editor is connected).
 fn editor_is_editing(state: &AppState, path: &ResPath) -> bool {
     if !matches!(
-        crate::rules::BridgeStatus::current(state),
+        crate::rules::BridgeStatus::current(&state.editor),
         crate::rules::BridgeStatus::Connected { .. }
     ) {
         return false;
