@@ -638,7 +638,7 @@ impl Precondition {
 }
 
 /// What the server knows about the editor bridge (`planes::editor` reports it:
-/// `BridgeStatus::current`); the rules here only read it.
+/// `EditorPlane::bridge_status`); the rules here only read it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BridgeStatus {
     /// Nobody is connected (and the last hello, if any, was not a version mismatch).

@@ -40,6 +40,7 @@ use parking_lot::Mutex;
 use serde_json::Value;
 
 use crate::planes::project::Store;
+use crate::rules::BridgeStatus;
 
 /// How long a connecting peer has to send its hello.
 const HELLO_TIMEOUT: Duration = Duration::from_secs(5);
@@ -753,12 +754,12 @@ impl EditorPlane {
 #[cfg(test)]
 mod tests;
 
-impl crate::rules::BridgeStatus {
+impl EditorPlane {
     /// The bridge's status as the safety rules read it.
-    pub fn current(editor: &EditorPlane) -> Self {
+    pub fn bridge_status(&self) -> BridgeStatus {
         use self::{Rejection, Status};
-        match editor.status() {
-            Status::Connected(peer) => Self::Connected {
+        match self.status() {
+            Status::Connected(peer) => BridgeStatus::Connected {
                 godot_version: peer.godot_version.to_string(),
             },
             Status::Disconnected {
@@ -767,15 +768,15 @@ impl crate::rules::BridgeStatus {
                         addon,
                         addon_version,
                     }),
-            } => Self::AddonMismatch {
+            } => BridgeStatus::AddonMismatch {
                 found: format!("add-on {addon_version} (bridge protocol {addon})"),
             },
             Status::Disconnected {
                 last_rejection: Some(Rejection::UnsupportedGodot(v)),
-            } => Self::GodotUnsupported {
+            } => BridgeStatus::GodotUnsupported {
                 found: v.to_string(),
             },
-            Status::Disconnected { .. } | Status::NotListening => Self::Disconnected,
+            Status::Disconnected { .. } | Status::NotListening => BridgeStatus::Disconnected,
         }
     }
 }

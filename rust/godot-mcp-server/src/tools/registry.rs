@@ -21,7 +21,6 @@ use crate::planes::project::JournalCall;
 use crate::respath::PATH_REFUSED_TAG;
 use crate::rules::{EffectKind, RuntimeFlags, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::runtime::screenshots::{ImageRef, ImageResult};
 
 
 /// What a handler returns: a JSON object for `structuredContent`.
@@ -191,6 +190,26 @@ impl ToolMeta {
             effect: None,
         }
     }
+}
+
+/// The typed reference a tool result carries for its image (see [`ImageResult`]).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ImageRef {
+    pub capture_id: String,
+    pub mime_type: String,
+    pub width: u32,
+    pub height: u32,
+    pub bytes: usize,
+}
+
+/// A tool result type that carries an image (registered with
+/// [`ToolDef::imaging`](crate::tools::ToolDef::imaging)). The call pipeline carries
+/// results as JSON; the type, not a key found in the JSON, decides that there is an
+/// image and where it is, so no other tool's result is searched for one.
+pub trait ImageResult {
+    /// The image a serialized result of this type names, if it has one.
+    fn image_of(result: &Value) -> Option<ImageRef>;
 }
 
 /// A registered tool.

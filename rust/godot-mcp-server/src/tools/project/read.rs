@@ -1,7 +1,7 @@
 //! Project-plane reads: they need neither an editor nor a Godot binary, only the
 //! project's files in Godot's own text formats.
 
-use std::path::Path;
+use crate::tools::common::read_text;
 use std::sync::Arc;
 
 use schemars::JsonSchema;
@@ -223,33 +223,3 @@ async fn scripts_read(
     })
 }
 
-/// Read a project text file at `real` (already resolved from `path`), bounded.
-pub(crate) fn read_text(
-    state: &AppState,
-    param: &str,
-    path: &ResPath,
-    real: &Path,
-) -> Result<String, ToolError> {
-    let meta = std::fs::metadata(real).map_err(|e| ToolError::io(&path.to_string(), &e))?;
-    if meta.is_dir() {
-        return Err(ToolError::invalid_params(
-            param,
-            format!("{path} is a folder"),
-        ));
-    }
-    if meta.len() > state.limits.max_read_bytes {
-        return Err(ToolError::new(
-            ErrorCode::TooLarge,
-            format!(
-                "{path} is {} bytes; this server reads at most {} bytes",
-                meta.len(),
-                state.limits.max_read_bytes
-            ),
-        )
-        .param(param));
-    }
-    let bytes = std::fs::read(real).map_err(|e| ToolError::io(&path.to_string(), &e))?;
-    String::from_utf8(bytes).map_err(|_| {
-        ToolError::new(ErrorCode::ParseError, format!("{path} is not UTF-8 text")).param(param)
-    })
-}

@@ -24,7 +24,7 @@ use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::common::on_disk;
 use crate::tools::scene::composite::write_each;
-use crate::tools::project::read::read_text;
+use crate::tools::common::read_text;
 use crate::tools::{Plan, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {

@@ -26,7 +26,7 @@ use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::analysis::{paged, walk_files};
 use crate::tools::editor::blocking_as;
-use crate::tools::project::read::read_text;
+use crate::tools::common::read_text;
 use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {

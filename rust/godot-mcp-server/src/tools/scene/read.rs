@@ -15,7 +15,7 @@ use crate::honesty::absent_when_none;
 use crate::respath::ResPath;
 use crate::rules::{SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::project::read::read_text;
+use crate::tools::common::read_text;
 use crate::tools::{CallFlags, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
@@ -332,7 +332,7 @@ pub struct SceneTreeArgs {
 /// Whether the connected editor is editing `path` (false when no editor is connected).
 fn editor_is_editing(state: &AppState, path: &ResPath) -> bool {
     if !matches!(
-        crate::rules::BridgeStatus::current(&state.editor),
+        state.editor.bridge_status(),
         crate::rules::BridgeStatus::Connected { .. }
     ) {
         return false;

@@ -33,7 +33,7 @@ use crate::tools::editor::{
     EditorReply, blocking_as, godot_value, node_plan_as, query_as, reply_fields,
 };
 use crate::tools::files::write::plan_write;
-use crate::tools::project::read::read_text;
+use crate::tools::common::read_text;
 use crate::tools::{CallFlags, ToolDef, ToolMeta};
 use godot_mcp_protocol::commands as cmd;
 
