@@ -21,7 +21,7 @@ use crate::rules::Toolset;
 use crate::state::AppState;
 use crate::tools::common::{MAX_WALK_ENTRIES, Walk, walk_project};
 use crate::tools::common::read_text;
-use crate::tools::project::read::FileKind;
+use crate::tools::common::FileKind;
 
 /// The values for `argument` starting with `prefix`; `context` holds the other
 /// arguments already chosen. Nothing the project cannot give (a missing or broken

@@ -223,6 +223,41 @@ pub(crate) fn read_text(
     })
 }
 
+/// What kind of file a path is, by extension.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum FileKind {
+    Scene,
+    Script,
+    Resource,
+    Shader,
+    Image,
+    Audio,
+    Model,
+    Font,
+    Other,
+}
+
+impl FileKind {
+    pub fn of(ext: Option<&str>) -> Self {
+        match ext.unwrap_or("") {
+            "tscn" | "scn" => Self::Scene,
+            "gd" | "cs" => Self::Script,
+            "tres" | "res" => Self::Resource,
+            "gdshader" | "gdshaderinc" | "shader" => Self::Shader,
+            "png" | "jpg" | "jpeg" | "webp" | "svg" | "bmp" | "tga" | "exr" | "hdr" | "ktx" => {
+                Self::Image
+            }
+            "wav" | "ogg" | "mp3" => Self::Audio,
+            "gltf" | "glb" | "fbx" | "obj" | "blend" | "dae" => Self::Model,
+            "ttf" | "otf" | "woff" | "woff2" | "fnt" | "font" => Self::Font,
+            _ => Self::Other,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

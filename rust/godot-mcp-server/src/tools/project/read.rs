@@ -44,38 +44,8 @@ pub fn tools() -> Vec<ToolDef> {
     ]
 }
 
-/// What kind of file a path is, by extension.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum FileKind {
-    Scene,
-    Script,
-    Resource,
-    Shader,
-    Image,
-    Audio,
-    Model,
-    Font,
-    Other,
-}
+pub use crate::tools::common::FileKind;
 
-impl FileKind {
-    pub fn of(ext: Option<&str>) -> Self {
-        match ext.unwrap_or("") {
-            "tscn" | "scn" => Self::Scene,
-            "gd" | "cs" => Self::Script,
-            "tres" | "res" => Self::Resource,
-            "gdshader" | "gdshaderinc" | "shader" => Self::Shader,
-            "png" | "jpg" | "jpeg" | "webp" | "svg" | "bmp" | "tga" | "exr" | "hdr" | "ktx" => {
-                Self::Image
-            }
-            "wav" | "ogg" | "mp3" => Self::Audio,
-            "gltf" | "glb" | "fbx" | "obj" | "blend" | "dae" => Self::Model,
-            "ttf" | "otf" | "woff" | "woff2" | "fnt" | "font" => Self::Font,
-            _ => Self::Other,
-        }
-    }
-}
 
 /// Sidecar files Godot writes next to assets; metadata, not project content.
 fn is_sidecar(name: &str) -> bool {

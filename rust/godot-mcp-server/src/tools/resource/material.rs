@@ -22,7 +22,7 @@ use crate::rules::Toolset;
 use crate::state::AppState;
 use crate::tools::files::write::{FileEffect, plan_write};
 use crate::tools::files::organize::derived_u64;
-use crate::tools::project::read::FileKind;
+use crate::tools::common::FileKind;
 use crate::tools::resource::tres_edit::{edit_meta, is_property_name};
 use crate::tools::{Also, Committed, Plan, ToolDef};
 
