@@ -63,7 +63,9 @@ impl std::ops::Deref for Served {
 
 impl std::fmt::Debug for Served {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Served").field("state", &self.state).finish()
+        f.debug_struct("Served")
+            .field("state", &self.state)
+            .finish()
     }
 }
 

@@ -13,9 +13,9 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use super::approval::*;
 use super::pipeline::call_detached as call;
 use super::*;
-use crate::rules::*;
 use crate::error::{ErrorCode, ToolError};
 use crate::project_root::Project;
+use crate::rules::*;
 use crate::state::AppState;
 use crate::tools::{CallFlags, Plan, Registry, ToolDef, ToolMeta};
 

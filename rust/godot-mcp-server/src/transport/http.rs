@@ -24,8 +24,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::guard::{self, BearerToken, GuardConfigError, GuardPolicy, GuardState};
 use crate::counters::{self, Counters};
-use crate::server::McpServer;
 use crate::safety::Served;
+use crate::server::McpServer;
 
 /// The MCP endpoint's path.
 pub const MCP_PATH: &str = "/mcp";

@@ -76,7 +76,10 @@ pub fn editor_timeout(state: &AppState) -> Duration {
 
 /// The connected bridge, or the precondition that says why there is none.
 pub(crate) fn connected(state: &AppState) -> Result<Arc<Bridge>, ToolError> {
-    state.editor.bridge_status().require(&Precondition::BridgeConnected)?;
+    state
+        .editor
+        .bridge_status()
+        .require(&Precondition::BridgeConnected)?;
     state
         .editor
         .bridge()

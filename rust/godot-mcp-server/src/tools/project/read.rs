@@ -46,7 +46,6 @@ pub fn tools() -> Vec<ToolDef> {
 
 pub use crate::tools::common::FileKind;
 
-
 /// Sidecar files Godot writes next to assets; metadata, not project content.
 fn is_sidecar(name: &str) -> bool {
     name.ends_with(".import") || name.ends_with(".uid")
@@ -192,4 +191,3 @@ async fn scripts_read(
         content: text,
     })
 }
-

@@ -20,9 +20,9 @@ use crate::planes::project::{self as plane, Expect};
 use crate::respath::ResPath;
 use crate::rules::Toolset;
 use crate::state::AppState;
-use crate::tools::files::write::{FileEffect, plan_write};
-use crate::tools::files::organize::derived_u64;
 use crate::tools::common::FileKind;
+use crate::tools::files::organize::derived_u64;
+use crate::tools::files::write::{FileEffect, plan_write};
 use crate::tools::resource::tres_edit::{edit_meta, is_property_name};
 use crate::tools::{Also, Committed, Plan, ToolDef};
 

@@ -1,31 +1,18 @@
 //! canonicalize_resource: a text resource re-saved by a supervised Godot helper.
 
-use super::{MAX_OUTPUT, NoArgs, PROBE_SCRIPT, PROBE_TIMEOUT, base_tools, godot, meta, tools};
+use super::godot;
 use super::sessions::{process_end, read_capped};
+use crate::error::{ErrorCode, ToolError};
+use crate::planes::process::{self, LaunchSpec};
+use crate::respath::ResPath;
+use crate::rules::{EffectKind, SafetyClass, Toolset};
+use crate::state::AppState;
+use crate::tools::{Plan, ToolDef, ToolMeta};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
-use godot_mcp_protocol::probe::{
-    HeldReply, ProbeEvent, ReleasedReply, ScreenshotReply, StatusReply, ValueReply,
-};
-use godot_mcp_protocol::{ProbeRefusal, ProbeRequest};
-use schemars::JsonSchema;
-use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
-use crate::error::{ErrorCode, ToolError};
-use crate::honesty::ProcessEnd;
-use crate::planes::process::{
-    self, Ended, LaunchSpec, STOP_GRACE, Session, control::ControlError, errors,
-};
-use crate::project_root::decide_export_target;
-use crate::respath::{ExportDest, ExportTarget, ResPath};
-use crate::rules::{
-    EffectKind, Precondition, RuntimeFlags, SafetyClass, Toolset, find_godot_binary,
-};
-use crate::state::AppState;
-use crate::tools::runtime::screenshots::Shot;
-use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta};
 
 /// The canonical-write helper the add-on ships (`extends SceneTree`).
 pub const HELPER_SCRIPT: &str = "res://addons/godot_mcp/probe/canonical.gd";

@@ -3,35 +3,23 @@
 //! the frame work (`clock_pause`, `clock_resume`, `clock_step` of
 //! `godot_mcp_protocol::probe`); this file checks the arguments and digests the rows.
 
-use super::{MAX_OUTPUT, NoArgs, PROBE_SCRIPT, PROBE_TIMEOUT, base_tools, godot, meta};
+use super::meta;
 use super::probe::{await_probe, ensure_not_breaked, probe_error, probe_refusal, probe_request};
 use super::sessions::session_of;
-use std::path::PathBuf;
+use crate::error::ToolError;
+use crate::planes::process::Session;
+use crate::rules::RuntimeFlags;
+use crate::state::AppState;
+use crate::tools::{CallFlags, ToolDef};
+use godot_mcp_protocol::ProbeRequest;
+use godot_mcp_protocol::probe::{ClockReply, ClockUnit, StepReply, Watch, WatchRow};
+use godot_mcp_protocol::probe::{HeldReply, ProbeEvent, StatusReply};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
 use std::sync::Arc;
 use std::time::Duration;
-use godot_mcp_protocol::probe::{
-    HeldReply, ProbeEvent, ReleasedReply, ScreenshotReply, StatusReply, ValueReply,
-};
-use godot_mcp_protocol::{ProbeRefusal, ProbeRequest};
-use schemars::JsonSchema;
-use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
-use crate::error::{ErrorCode, ToolError};
-use crate::honesty::ProcessEnd;
-use crate::planes::process::{
-    self, Ended, LaunchSpec, STOP_GRACE, Session, control::ControlError, errors,
-};
-use crate::project_root::decide_export_target;
-use crate::respath::{ExportDest, ExportTarget, ResPath};
-use crate::rules::{
-    EffectKind, Precondition, RuntimeFlags, SafetyClass, Toolset, find_godot_binary,
-};
-use crate::state::AppState;
-use crate::tools::runtime::screenshots::Shot;
-use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta};
-use godot_mcp_protocol::probe::{ClockReply, ClockUnit, StepReply, Watch, WatchRow};
-use sha2::{Digest, Sha256};
 
 /// Most frames one step may run.
 pub(crate) const MAX_FRAMES: u64 = 10_000;
@@ -501,6 +489,7 @@ pub(crate) fn rounded(v: &Value, precision: u32) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn a_digest_rounds_floats_to_its_precision() {

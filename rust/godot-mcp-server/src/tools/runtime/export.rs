@@ -1,31 +1,19 @@
 //! export_project and export_status: a supervised Godot export, its artifact journaled.
 
-use super::{MAX_OUTPUT, NoArgs, PROBE_SCRIPT, PROBE_TIMEOUT, base_tools, godot, meta, tools};
 use super::sessions::{Captured, capture};
+use super::{NoArgs, godot};
+use crate::error::{ErrorCode, ToolError};
+use crate::planes::process::{self, LaunchSpec};
+use crate::project_root::decide_export_target;
+use crate::respath::{ExportDest, ExportTarget};
+use crate::rules::Precondition;
+use crate::state::AppState;
+use crate::tools::CallFlags;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
-use godot_mcp_protocol::probe::{
-    HeldReply, ProbeEvent, ReleasedReply, ScreenshotReply, StatusReply, ValueReply,
-};
-use godot_mcp_protocol::{ProbeRefusal, ProbeRequest};
-use schemars::JsonSchema;
-use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
-use crate::error::{ErrorCode, ToolError};
-use crate::honesty::ProcessEnd;
-use crate::planes::process::{
-    self, Ended, LaunchSpec, STOP_GRACE, Session, control::ControlError, errors,
-};
-use crate::project_root::decide_export_target;
-use crate::respath::{ExportDest, ExportTarget, ResPath};
-use crate::rules::{
-    EffectKind, Precondition, RuntimeFlags, SafetyClass, Toolset, find_godot_binary,
-};
-use crate::state::AppState;
-use crate::tools::runtime::screenshots::Shot;
-use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -4,34 +4,23 @@
 //! frame and value that diverged (docs/playtesting.md).
 
 use super::clock::{self, MAX_FRAMES, Row, Sampling};
-use super::{MAX_OUTPUT, NoArgs, PROBE_SCRIPT, PROBE_TIMEOUT, base_tools, godot, meta};
+use super::meta;
 use super::probe::{InputEvent, await_probe, probe_error, probe_reply, probe_request};
 use super::sessions;
-use std::path::PathBuf;
-use std::sync::Arc;
-use std::time::Duration;
-use godot_mcp_protocol::probe::{
-    HeldReply, ProbeEvent, ReleasedReply, ScreenshotReply, StatusReply, ValueReply,
-};
-use godot_mcp_protocol::{ProbeRefusal, ProbeRequest};
+use crate::error::{ErrorCode, ToolError};
+use crate::planes::process::{STOP_GRACE, Session, control::ControlError};
+use crate::respath::ResPath;
+use crate::rules::{EffectKind, RuntimeFlags};
+use crate::state::AppState;
+use crate::tools::{CallFlags, ToolDef};
+use godot_mcp_protocol::ProbeRequest;
+use godot_mcp_protocol::probe::{ClockUnit, Watch};
+use godot_mcp_protocol::probe::{HeldReply, ReleasedReply, ValueReply};
 use schemars::JsonSchema;
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use crate::error::{ErrorCode, ToolError};
-use crate::honesty::ProcessEnd;
-use crate::planes::process::{
-    self, Ended, LaunchSpec, STOP_GRACE, Session, control::ControlError, errors,
-};
-use crate::project_root::decide_export_target;
-use crate::respath::{ExportDest, ExportTarget, ResPath};
-use crate::rules::{
-    EffectKind, Precondition, RuntimeFlags, SafetyClass, Toolset, find_godot_binary,
-};
-use crate::state::AppState;
-use crate::tools::runtime::screenshots::Shot;
-use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta};
-use godot_mcp_protocol::probe::{ClockUnit, Watch};
+use std::sync::Arc;
+use std::time::Duration;
 
 /// Most runs of one call.
 const MAX_RUNS: u32 = 20;

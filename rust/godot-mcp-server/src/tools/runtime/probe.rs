@@ -2,32 +2,22 @@
 //! `godot_mcp_protocol::probe`): input, screenshots, properties, expressions, and the
 //! request helpers runtime::game and the tests toolset share.
 
-use super::{MAX_OUTPUT, NoArgs, PROBE_SCRIPT, PROBE_TIMEOUT, base_tools, godot, meta, tools};
+use super::PROBE_TIMEOUT;
 use super::sessions::session_of;
-use std::path::PathBuf;
-use std::sync::Arc;
-use std::time::Duration;
-use godot_mcp_protocol::probe::{
-    HeldReply, ProbeEvent, ReleasedReply, ScreenshotReply, StatusReply, ValueReply,
-};
+use crate::error::{ErrorCode, ToolError};
+use crate::planes::process::{Session, control::ControlError};
+use crate::rules::Precondition;
+use crate::state::AppState;
+use crate::tools::CallFlags;
+use crate::tools::runtime::screenshots::Shot;
+use godot_mcp_protocol::probe::{HeldReply, ProbeEvent, ScreenshotReply, StatusReply, ValueReply};
 use godot_mcp_protocol::{ProbeRefusal, ProbeRequest};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
-use crate::error::{ErrorCode, ToolError};
-use crate::honesty::ProcessEnd;
-use crate::planes::process::{
-    self, Ended, LaunchSpec, STOP_GRACE, Session, control::ControlError, errors,
-};
-use crate::project_root::decide_export_target;
-use crate::respath::{ExportDest, ExportTarget, ResPath};
-use crate::rules::{
-    EffectKind, Precondition, RuntimeFlags, SafetyClass, Toolset, find_godot_binary,
-};
-use crate::state::AppState;
-use crate::tools::runtime::screenshots::Shot;
-use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta};
+use serde_json::Value;
+use std::sync::Arc;
+use std::time::Duration;
 
 /// One synthetic input event.
 #[derive(Debug, Deserialize, JsonSchema)]

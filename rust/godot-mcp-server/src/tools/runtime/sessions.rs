@@ -1,31 +1,20 @@
 //! Managed sessions: run_and_capture, play_scene, stop_scene, list_sessions, and the
 //! managed editor (start_editor, stop_editor); how a process ended, as reported.
 
-use super::{MAX_OUTPUT, NoArgs, PROBE_SCRIPT, PROBE_TIMEOUT, base_tools, godot, meta, tools};
-use std::path::PathBuf;
-use std::sync::Arc;
-use std::time::Duration;
-use godot_mcp_protocol::probe::{
-    HeldReply, ProbeEvent, ReleasedReply, ScreenshotReply, StatusReply, ValueReply,
-};
-use godot_mcp_protocol::{ProbeRefusal, ProbeRequest};
-use schemars::JsonSchema;
-use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use super::{MAX_OUTPUT, NoArgs, PROBE_SCRIPT, godot};
 use crate::error::{ErrorCode, ToolError};
 use crate::honesty::ProcessEnd;
-use crate::planes::process::{
-    self, Ended, LaunchSpec, STOP_GRACE, Session, control::ControlError, errors,
-};
-use crate::project_root::decide_export_target;
-use crate::respath::{ExportDest, ExportTarget, ResPath};
-use crate::rules::{
-    EffectKind, Precondition, RuntimeFlags, SafetyClass, Toolset, find_godot_binary,
-};
+use crate::planes::process::{self, Ended, LaunchSpec, STOP_GRACE, Session, errors};
+use crate::respath::ResPath;
 use crate::state::AppState;
-use crate::tools::runtime::screenshots::Shot;
-use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta};
+use crate::tools::CallFlags;
+use godot_mcp_protocol::ProbeRequest;
+use godot_mcp_protocol::probe::ReleasedReply;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::time::Duration;
 
 pub(super) fn read_capped(path: &std::path::Path) -> (String, bool) {
     let bytes = std::fs::read(path).unwrap_or_default();

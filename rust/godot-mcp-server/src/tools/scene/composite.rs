@@ -25,8 +25,8 @@ use crate::respath::ResPath;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::analysis::{paged, walk_files};
-use crate::tools::editor::blocking_as;
 use crate::tools::common::read_text;
+use crate::tools::editor::blocking_as;
 use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {

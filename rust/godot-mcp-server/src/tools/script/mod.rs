@@ -25,9 +25,9 @@ use crate::respath::ResPath;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::classref::{godot, run_supervised};
+use crate::tools::common::read_text;
 use crate::tools::common::{page_limit, paged_args};
 use crate::tools::files::write::{plan_write, require_script_path};
-use crate::tools::common::read_text;
 use crate::tools::scene::nodes::some_node_paths;
 use crate::tools::{CallFlags, ToolDef, ToolMeta};
 
