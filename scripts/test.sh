@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite, as README.md states it and .ci/run runs it.
 #
-#   1. formatting and lints (rustfmt, clippy -D warnings) over every crate;
+#   1. formatting and lints (rustfmt, clippy -D warnings) over every crate, and the
+#      server's layers (scripts/check-layers.sh: no cycle between its modules; needs
+#      cargo-modules 0.27.0, which .ci/run installs);
 #   2. every Rust test but the real-Godot ones: unit, crate integration, end-to-end (the
 #      real `godot-mcp` binary driven over stdio and HTTP by real MCP clients), crash and
 #      fault tests (journal failpoints on);
@@ -36,6 +38,8 @@ echo "==> cargo fmt --check"
 cargo fmt --all -- --check
 echo "==> cargo clippy"
 cargo clippy "${cargo_flags[@]}" --all-targets -- -D warnings
+echo "==> layers (scripts/check-layers.sh: no cycle between the server's modules)"
+scripts/check-layers.sh
 echo "==> cargo build (the add-on library and the stand-in godot, used by the tests)"
 cargo build "${cargo_flags[@]}"
 echo "==> cargo test"

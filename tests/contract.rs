@@ -147,7 +147,7 @@ fn default_tools_list_fits_the_context_budget() {
         .iter()
         .map(|t| {
             let toolset = t["_meta"]["toolset"].as_str().unwrap();
-            let rank = godot_mcp_server::safety::Toolset::ALL
+            let rank = godot_mcp_server::rules::Toolset::ALL
                 .iter()
                 .position(|ts| ts.as_str() == toolset)
                 .unwrap();

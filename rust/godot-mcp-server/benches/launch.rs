@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use godot_mcp_server::planes::process::LaunchSpec;
 use godot_mcp_server::project_root::Project;
-use godot_mcp_server::safety::{ApprovalConfig, SafetyState, Toolset};
+use godot_mcp_server::rules::{ApprovalConfig, SafetyState, Toolset};
 use godot_mcp_server::state::AppState;
 
 const RUNS: usize = 60;

@@ -15,7 +15,7 @@ use rmcp::model::LoggingLevel;
 
 use crate::config::Config;
 use crate::project_root::Project;
-use crate::safety::{SafetyState, ToolsetSelection};
+use crate::rules::{SafetyState, ToolsetSelection};
 use crate::server::McpServer;
 use crate::state::AppState;
 
@@ -309,7 +309,7 @@ fn init_logging(level: &str, hub: &Arc<crate::logging::LogHub>) {
 fn doctor(args: DoctorArgs) -> ExitCode {
     let boundary = crate::planes::process::boundary_report();
     println!("process boundary: {} ({})", boundary.in_use, boundary.why);
-    match crate::safety::find_godot_binary(
+    match crate::rules::find_godot_binary(
         std::env::var_os("GODOT_BIN").as_deref(),
         std::env::var_os("PATH").as_deref(),
     ) {
@@ -444,18 +444,31 @@ fn serve(args: ServeArgs) -> ExitCode {
             .with_config(args.config)
             .with_log(log),
     );
-    for line in crate::planes::process::startup_lines(&state) {
+    // The registry lives above the state the tools see: the transport hands both down.
+    let served = Arc::new(crate::safety::Served::new(
+        state.clone(),
+        Arc::new(crate::tools::Registry::builtin()),
+    ));
+    for line in crate::planes::process::startup_lines() {
         state.log.startup(LoggingLevel::Info, &line);
     }
     if let Some(bridge) = bridge {
         crate::tools::editor::settle_late_replies(&state, &bridge);
-        if let Err(e) = bridge.publish_status(crate::planes::editor::status_feed(&state)) {
+        let class_of: crate::planes::editor::ClassOf = {
+            let served = Arc::downgrade(&served);
+            Arc::new(move |tool: &str| {
+                let served = served.upgrade()?;
+                served.registry.get(tool).map(|d| d.meta.class.as_str())
+            })
+        };
+        if let Err(e) = bridge.publish_status(crate::planes::editor::status_feed(&state, class_of))
+        {
             crate::say!("godot-mcp serve: warning: the dock's status feed did not start: {e}");
         }
         state.editor.install(bridge);
     }
     let code = serve_transport(
-        &state,
+        &served,
         args.http,
         args.allowed_hosts,
         args.allowed_origins,
@@ -468,7 +481,7 @@ fn serve(args: ServeArgs) -> ExitCode {
 }
 
 fn serve_transport(
-    state: &Arc<AppState>,
+    state: &Arc<crate::safety::Served>,
     http: Option<std::net::SocketAddr>,
     allowed_hosts: Vec<String>,
     allowed_origins: Vec<String>,
@@ -476,7 +489,12 @@ fn serve_transport(
     start_editor: bool,
 ) -> ExitCode {
     let state = state.clone();
-    crate::say!("godot-mcp serve: {}", state.safety.summary(&state.registry));
+    crate::say!(
+        "godot-mcp serve: {}",
+        state
+            .safety
+            .summary(state.registry.iter().map(|d| d.meta.toolset))
+    );
     if let Some(addr) = http {
         let options = crate::transport::http::HttpOptions {
             addr,
@@ -486,7 +504,7 @@ fn serve_transport(
         };
         let code = crate::transport::http::serve(state.clone(), options);
         // A normal stop stops every session first (the HTTP runtime has ended).
-        state.process.stop_all_blocking(&state);
+        state.process.stop_all_blocking(&*state.state);
         return code;
     }
     crate::say!(
@@ -506,7 +524,7 @@ fn serve_transport(
     };
     let result = runtime.block_on(async move {
         if start_editor {
-            match crate::tools::runtime::launch_editor(&state).await {
+            match crate::tools::runtime::launch_editor(&state.state).await {
                 Ok(s) => crate::say!(
                     "godot-mcp serve: managed editor started (session {}, pid {})",
                     s.txn,

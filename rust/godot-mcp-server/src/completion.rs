@@ -17,10 +17,11 @@ use std::collections::HashMap;
 use rmcp::model::CompletionInfo;
 
 use crate::respath::ResPath;
-use crate::safety::Toolset;
+use crate::rules::Toolset;
 use crate::state::AppState;
+use crate::tools::common::FileKind;
+use crate::tools::common::read_text;
 use crate::tools::common::{MAX_WALK_ENTRIES, Walk, walk_project};
-use crate::tools::project::read::{FileKind, read_text};
 
 /// The values for `argument` starting with `prefix`; `context` holds the other
 /// arguments already chosen. Nothing the project cannot give (a missing or broken

@@ -12,21 +12,113 @@ use std::time::Duration;
 
 use clap::builder::TypedValueParser;
 
-use crate::safety::webhook::WebhookUrl;
-use crate::safety::{
-    ApprovalConfig, ENV_FAIL_OPEN, ENV_REQUIRE, ENV_WEBHOOK, ENV_WEBHOOK_TIMEOUT_MS,
-};
-
 /// The default wait for the approval webhook's answer.
 pub const DEFAULT_APPROVAL_TIMEOUT_MS: u64 = 10_000;
 /// Turns the editor bridge off (its only value that does).
 pub const ENV_EDITOR_BRIDGE: &str = "GODOT_MCP_EDITOR_BRIDGE";
 /// The bearer token HTTP clients must send.
-pub const ENV_AUTH_TOKEN: &str = crate::transport::guard::AUTH_TOKEN_ENV;
+pub const ENV_AUTH_TOKEN: &str = "GODOT_MCP_AUTH_TOKEN";
 /// How long a tool waits for the editor's answer.
 pub const ENV_EDITOR_TIMEOUT_MS: &str = "GODOT_MCP_EDITOR_TIMEOUT_MS";
 /// The size cap of one image, bytes of PNG.
 pub const ENV_MAX_IMAGE_BYTES: &str = "GODOT_MCP_MAX_IMAGE_BYTES";
+
+/// The default size cap of one image: 4 MiB of PNG.
+pub const DEFAULT_MAX_IMAGE_BYTES: usize = 4 * 1024 * 1024;
+
+/// Environment variable names (spec).
+pub const ENV_WEBHOOK: &str = "GODOT_MCP_APPROVAL_WEBHOOK";
+pub const ENV_FAIL_OPEN: &str = "GODOT_MCP_APPROVAL_FAIL_OPEN";
+pub const ENV_REQUIRE: &str = "GODOT_MCP_APPROVAL_REQUIRE";
+/// How long the webhook may take to answer, in milliseconds (default 10000).
+pub const ENV_WEBHOOK_TIMEOUT_MS: &str = "GODOT_MCP_APPROVAL_TIMEOUT_MS";
+/// Enabled toolsets (same as `serve --toolsets`).
+pub const ENV_TOOLSETS: &str = "GODOT_MCP_TOOLSETS";
+
+/// The approval gate's configuration; fixed for the life of the server.
+#[derive(Debug, Clone, Default)]
+pub struct ApprovalConfig {
+    /// Where to POST each gated call for a decision.
+    pub webhook: Option<WebhookUrl>,
+    /// Allow the call when the webhook cannot be reached or fails (never when it denies).
+    pub fail_open: bool,
+    pub webhook_timeout: Duration,
+    /// Ask the human through the MCP client (elicitation) before each gated call.
+    pub require_elicitation: bool,
+}
+
+impl ApprovalConfig {
+    pub fn is_active(&self) -> bool {
+        self.webhook.is_some() || self.require_elicitation
+    }
+}
+
+/// A parsed `http://host[:port][/path]` URL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WebhookUrl {
+    pub host: String,
+    pub port: u16,
+    pub path: String,
+}
+
+impl WebhookUrl {
+    pub fn parse(url: &str) -> Result<Self, String> {
+        if url.starts_with("https://") {
+            return Err(format!(
+                "{url:?}: https webhooks are not supported by this build (no TLS stack); \
+                 use an http:// URL, e.g. a local relay"
+            ));
+        }
+        let rest = url
+            .strip_prefix("http://")
+            .ok_or_else(|| format!("{url:?} is not an http:// URL"))?;
+        let (authority, path) = match rest.find('/') {
+            Some(i) => (&rest[..i], &rest[i..]),
+            None => (rest, "/"),
+        };
+        if authority.is_empty() || authority.contains('@') {
+            return Err(format!("{url:?} has no usable host"));
+        }
+        let (host, port) = if let Some(h) = authority.strip_prefix('[') {
+            let (h, p) = h
+                .split_once(']')
+                .ok_or_else(|| format!("{url:?}: bad IPv6 host"))?;
+            (h.to_string(), p.strip_prefix(':'))
+        } else {
+            match authority.rsplit_once(':') {
+                Some((h, p)) => (h.to_string(), Some(p)),
+                None => (authority.to_string(), None),
+            }
+        };
+        let port = match port {
+            Some(p) => p.parse().map_err(|_| format!("{url:?}: bad port"))?,
+            None => 80,
+        };
+        if path.chars().any(|c| c.is_control() || c == ' ') {
+            return Err(format!(
+                "{url:?}: the path has spaces or control characters"
+            ));
+        }
+        Ok(Self {
+            host,
+            port,
+            path: path.to_string(),
+        })
+    }
+
+    pub(crate) fn host_header(&self) -> String {
+        let host = if self.host.contains(':') {
+            format!("[{}]", self.host)
+        } else {
+            self.host.clone()
+        };
+        if self.port == 80 {
+            host
+        } else {
+            format!("{host}:{}", self.port)
+        }
+    }
+}
 
 /// What `serve` is configured with, besides the project and its transport.
 #[derive(Debug, Clone, clap::Args)]
@@ -66,7 +158,7 @@ pub struct Config {
 
     /// Largest screenshot a tool returns, in bytes of PNG.
     #[arg(long, env = ENV_MAX_IMAGE_BYTES, value_name = "BYTES",
-          default_value_t = crate::tools::runtime::screenshots::DEFAULT_MAX_IMAGE_BYTES,
+          default_value_t = DEFAULT_MAX_IMAGE_BYTES,
           value_parser = Parsed(parse_positive))]
     pub max_image_bytes: usize,
 
@@ -88,7 +180,7 @@ impl Default for Config {
             approval_require: false,
             editor_bridge: true,
             editor_timeout_ms: godot_mcp_protocol::DEFAULT_REQUEST_TIMEOUT_MS,
-            max_image_bytes: crate::tools::runtime::screenshots::DEFAULT_MAX_IMAGE_BYTES,
+            max_image_bytes: DEFAULT_MAX_IMAGE_BYTES,
             auth_token: None,
         }
     }

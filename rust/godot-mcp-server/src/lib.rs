@@ -69,9 +69,11 @@ impl Drop for StderrLines {
 }
 
 pub mod call_scope;
+pub mod caller;
 pub mod cli;
 pub mod completion;
 pub mod config;
+pub mod counters;
 pub mod error;
 pub mod honesty;
 pub mod logging;
@@ -80,6 +82,7 @@ pub mod output_check;
 pub mod planes;
 pub mod project_root;
 pub mod respath;
+pub mod rules;
 pub mod safety;
 pub mod server;
 pub mod setup_client;

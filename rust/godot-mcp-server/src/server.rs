@@ -16,16 +16,16 @@ use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::json;
 
-use crate::safety::{CallContext, CallOutcome, run_call};
-use crate::state::AppState;
+use crate::caller::{Principal, TransportKind};
+use crate::counters::Counters;
+use crate::safety::{CallContext, CallOutcome, Served, run_call};
 use crate::tools::ToolDef;
-use crate::transport::counters::Counters;
-use crate::transport::{Principal, TransportKind};
 
 /// One MCP session's handler. Cheap to clone; all state is shared.
 #[derive(Debug, Clone)]
 pub struct McpServer {
-    state: Arc<AppState>,
+    /// The server's state and its tools (shared by every session).
+    state: Arc<Served>,
     /// Set on stdio: tools/list is written from the published list's entries as they
     /// are (`transport::stdio`), never built as JSON values.
     raw_tools: Option<Arc<crate::transport::stdio::RawToolLists>>,
@@ -42,7 +42,7 @@ static NEXT_SESSION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64
 
 impl McpServer {
     /// The handler for the stdio client (principal `local`).
-    pub fn new(state: Arc<AppState>) -> Self {
+    pub fn new(state: Arc<Served>) -> Self {
         Self {
             state,
             raw_tools: None,
@@ -62,7 +62,7 @@ impl McpServer {
     }
 
     /// A handler for one HTTP session (or one stateless request).
-    pub fn for_http(state: Arc<AppState>, counters: Arc<Counters>) -> Self {
+    pub fn for_http(state: Arc<Served>, counters: Arc<Counters>) -> Self {
         Self {
             transport: TransportKind::Http,
             counters: Some(counters),
@@ -234,10 +234,11 @@ impl ServerHandler for McpServer {
             )
         };
         let value = if request.uri == TRANSACTIONS_URI {
-            crate::tools::transactions::transactions_json(&self.state, None, 100)
+            crate::tools::transactions::transactions_json(&self.state.state, None, 100)
                 .map_err(|e| McpError::internal_error(e.text(), None))?
         } else if let Some(id) = request.uri.strip_prefix(&format!("{TRANSACTIONS_URI}/")) {
-            let row = crate::subscriptions::transaction(&self.state, id).ok_or_else(not_found)?;
+            let row =
+                crate::subscriptions::transaction(&self.state.journal, id).ok_or_else(not_found)?;
             serde_json::to_value(row).map_err(|e| McpError::internal_error(e.to_string(), None))?
         } else {
             return Err(not_found());
@@ -256,9 +257,12 @@ impl ServerHandler for McpServer {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        self.state
-            .subscriptions
-            .subscribe(&self.state, self.session, request.uri, context.peer);
+        self.state.subscriptions.subscribe(
+            &self.state.journal,
+            self.session,
+            request.uri,
+            context.peer,
+        );
         Ok(())
     }
 
@@ -282,7 +286,7 @@ impl ServerHandler for McpServer {
             .context
             .and_then(|c| c.arguments)
             .unwrap_or_default();
-        let state = self.state.clone();
+        let state = self.state.state.clone();
         let (name, value) = (request.argument.name, request.argument.value);
         // A walk of the project is file-system work: off the async threads.
         let completion = tokio::task::spawn_blocking(move || {
@@ -332,7 +336,9 @@ impl ServerHandler for McpServer {
         if self.state.safety.generation() != generation {
             self.announce_tool_list_changed(&context.peer).await;
         }
-        self.state.subscriptions.journal_changed(&self.state);
+        self.state
+            .subscriptions
+            .journal_changed(&self.state.journal);
         let result = match outcome {
             CallOutcome::InputRequired(input) => return Ok(input.into()),
             CallOutcome::Done(Ok(value)) => tool_result(def, value),
@@ -352,7 +358,7 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::tool_result;
-    use crate::safety::{SafetyClass, Toolset};
+    use crate::rules::{SafetyClass, Toolset};
     use crate::tools::runtime::screenshots::{self, Capture, ImageRef, Shot};
     use crate::tools::{ToolDef, ToolMeta};
 

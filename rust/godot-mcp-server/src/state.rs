@@ -6,8 +6,7 @@ use parking_lot::Mutex;
 use crate::config::Config;
 use crate::planes::editor::EditorPlane;
 use crate::project_root::Project;
-use crate::safety::SafetyState;
-use crate::tools::Registry;
+use crate::rules::SafetyState;
 
 /// Limits on what a single call may ask for or return. Bounded so that a huge or
 /// hostile request gets a structured error instead of exhausting memory.
@@ -32,7 +31,6 @@ impl Default for Limits {
 #[derive(Debug)]
 pub struct AppState {
     pub project: Project,
-    pub registry: Registry,
     pub limits: Limits,
     /// The project's journal. The mutex is the per-project write serialization: one
     /// durable mutation at a time, whichever agent or transport asks.
@@ -53,6 +51,24 @@ pub struct AppState {
     pub subscriptions: crate::subscriptions::Subscriptions,
 }
 
+impl crate::planes::project::Store for AppState {
+    fn project(&self) -> &Project {
+        &self.project
+    }
+    fn journal(&self) -> &Mutex<Journal> {
+        &self.journal
+    }
+}
+
+impl crate::planes::process::Records for AppState {
+    fn journal(&self) -> &Mutex<Journal> {
+        &self.journal
+    }
+    fn journal_changed(&self) {
+        self.subscriptions.journal_changed(&self.journal);
+    }
+}
+
 impl AppState {
     /// Every transport builds its state here, with the operator's safety
     /// configuration: there is deliberately no constructor without one, so no
@@ -60,7 +76,6 @@ impl AppState {
     pub fn new(project: Project, journal: Journal, safety: SafetyState) -> Self {
         Self {
             project,
-            registry: Registry::builtin(),
             limits: Limits::default(),
             journal: Mutex::new(journal),
             safety,

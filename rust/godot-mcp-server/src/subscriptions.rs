@@ -12,13 +12,11 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
-use godot_mcp_journal::{TxnFilter, TxnRecord, TxnStatus};
+use godot_mcp_journal::{Journal, TxnFilter, TxnRecord, TxnStatus};
 use parking_lot::Mutex;
 use rmcp::RoleServer;
 use rmcp::model::ResourceUpdatedNotificationParam;
 use rmcp::service::Peer;
-
-use crate::state::AppState;
 
 /// The journal's transactions as an MCP resource.
 pub const TRANSACTIONS_URI: &str = "godot-mcp://transactions";
@@ -48,9 +46,8 @@ struct Inner {
     ended: Option<HashSet<String>>,
 }
 
-fn terminal_ids(state: &AppState) -> Option<HashSet<String>> {
-    let rows = state
-        .journal
+fn terminal_ids(journal: &Mutex<Journal>) -> Option<HashSet<String>> {
+    let rows = journal
         .lock()
         .list_transactions(&TxnFilter {
             status: None,
@@ -67,9 +64,15 @@ fn terminal_ids(state: &AppState) -> Option<HashSet<String>> {
 
 impl Subscriptions {
     /// `session` watches `uri` from now on.
-    pub fn subscribe(&self, state: &AppState, session: u64, uri: String, peer: Peer<RoleServer>) {
+    pub fn subscribe(
+        &self,
+        journal: &Mutex<Journal>,
+        session: u64,
+        uri: String,
+        peer: Peer<RoleServer>,
+    ) {
         // Read before the lock: the journal's lock is never taken under this one.
-        let seen = terminal_ids(state);
+        let seen = terminal_ids(journal);
         let mut inner = self.inner.lock();
         if inner.ended.is_none() {
             inner.ended = seen;
@@ -89,11 +92,11 @@ impl Subscriptions {
 
     /// The journal may have changed: every transaction that ended since the last look
     /// updates its own resource and the list, for whoever watches them.
-    pub fn journal_changed(&self, state: &AppState) {
+    pub fn journal_changed(&self, journal: &Mutex<Journal>) {
         if self.inner.lock().watchers.values().all(Vec::is_empty) {
             return;
         }
-        let Some(now) = terminal_ids(state) else {
+        let Some(now) = terminal_ids(journal) else {
             return;
         };
         let mut inner = self.inner.lock();
@@ -129,9 +132,8 @@ impl Subscriptions {
 }
 
 /// One transaction's row, when it is among the newest [`WATCHED_ROWS`].
-pub fn transaction(state: &AppState, id: &str) -> Option<TxnRecord> {
-    state
-        .journal
+pub fn transaction(journal: &Mutex<Journal>, id: &str) -> Option<TxnRecord> {
+    journal
         .lock()
         .list_transactions(&TxnFilter {
             status: None,

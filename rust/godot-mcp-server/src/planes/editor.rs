@@ -39,7 +39,8 @@ use godot_mcp_protocol::{
 use parking_lot::Mutex;
 use serde_json::Value;
 
-use crate::state::AppState;
+use crate::planes::project::Store;
+use crate::rules::BridgeStatus;
 
 /// How long a connecting peer has to send its hello.
 const HELLO_TIMEOUT: Duration = Duration::from_secs(5);
@@ -642,15 +643,22 @@ fn status_loop(inner: &Inner, feed: &StatusFeed, nudge: &mpsc::Receiver<()>) {
     }
 }
 
+/// The class of a tool by its name (`read_only`, `mutating`, ...), as the registry
+/// above the planes knows it; the dock shows it beside each recent action.
+pub type ClassOf = Arc<dyn Fn(&str) -> Option<&'static str> + Send + Sync>;
+
 /// The status feed of a serving server: its journal's change stamp, gate and newest rows.
 /// Holds the state weakly, so it never keeps a stopped server alive.
-pub fn status_feed(state: &Arc<AppState>) -> StatusFeed {
-    let weak: Weak<AppState> = Arc::downgrade(state);
+pub fn status_feed<S: Store + Send + Sync + 'static>(
+    state: &Arc<S>,
+    class_of: ClassOf,
+) -> StatusFeed {
+    let weak: Weak<S> = Arc::downgrade(state);
     let w2 = weak.clone();
     StatusFeed {
         stamp: Box::new(move || {
             let state = weak.upgrade()?;
-            let journal = state.journal.lock();
+            let journal = state.journal().lock();
             let gate = match journal.gate() {
                 WriteGate::Open => GateStamp::Open,
                 WriteGate::Unreconciled => GateStamp::Unreconciled,
@@ -658,13 +666,16 @@ pub fn status_feed(state: &Arc<AppState>) -> StatusFeed {
             };
             Some((journal.change_stamp(), gate))
         }),
-        read: Box::new(move || w2.upgrade().and_then(|s| read_status(&s))),
+        read: Box::new(move || w2.upgrade().and_then(|s| read_status(&*s, &*class_of))),
     }
 }
 
 /// The status as it is now (`None` if the journal cannot be read; logged).
-pub fn read_status(state: &AppState) -> Option<ServerStatus> {
-    let journal = state.journal.lock();
+pub fn read_status(
+    state: &impl Store,
+    class_of: &(dyn Fn(&str) -> Option<&'static str> + Send + Sync),
+) -> Option<ServerStatus> {
+    let journal = state.journal().lock();
     let write_gate = match journal.gate() {
         WriteGate::Open => GateState::Open,
         WriteGate::Unreconciled => GateState::Unreconciled,
@@ -692,10 +703,8 @@ pub fn read_status(state: &AppState) -> Option<ServerStatus> {
         .into_iter()
         .map(|r| RecentAction {
             transaction_id: r.transaction_id.to_string(),
-            class: state
-                .registry
-                .get(&r.operation)
-                .map_or(r.effect_kind.as_str(), |t| t.meta.class.as_str())
+            class: class_of(&r.operation)
+                .unwrap_or(r.effect_kind.as_str())
                 .to_owned(),
             tool: r.operation,
             status: r.status.as_str().to_owned(),
@@ -705,7 +714,7 @@ pub fn read_status(state: &AppState) -> Option<ServerStatus> {
         .collect();
     Some(ServerStatus {
         server_version: env!("CARGO_PKG_VERSION").into(),
-        project_root: state.project.root().display().to_string(),
+        project_root: state.project().root().display().to_string(),
         write_gate,
         recent,
     })
@@ -754,12 +763,12 @@ impl EditorPlane {
 #[cfg(test)]
 mod tests;
 
-impl crate::safety::BridgeStatus {
+impl EditorPlane {
     /// The bridge's status as the safety rules read it.
-    pub fn current(state: &crate::state::AppState) -> Self {
+    pub fn bridge_status(&self) -> BridgeStatus {
         use self::{Rejection, Status};
-        match state.editor.status() {
-            Status::Connected(peer) => Self::Connected {
+        match self.status() {
+            Status::Connected(peer) => BridgeStatus::Connected {
                 godot_version: peer.godot_version.to_string(),
             },
             Status::Disconnected {
@@ -768,15 +777,15 @@ impl crate::safety::BridgeStatus {
                         addon,
                         addon_version,
                     }),
-            } => Self::AddonMismatch {
+            } => BridgeStatus::AddonMismatch {
                 found: format!("add-on {addon_version} (bridge protocol {addon})"),
             },
             Status::Disconnected {
                 last_rejection: Some(Rejection::UnsupportedGodot(v)),
-            } => Self::GodotUnsupported {
+            } => BridgeStatus::GodotUnsupported {
                 found: v.to_string(),
             },
-            Status::Disconnected { .. } | Status::NotListening => Self::Disconnected,
+            Status::Disconnected { .. } | Status::NotListening => BridgeStatus::Disconnected,
         }
     }
 }

@@ -47,9 +47,17 @@ use serde::Serialize;
 use tokio::sync::watch;
 
 use crate::error::{ErrorCode, ToolError};
-use crate::state::AppState;
 
 pub use control::Control;
+
+/// What the process plane needs of the server: the journal its launches are recorded
+/// in, and a way to say a launch has ended (resource subscribers are told). The
+/// server's `AppState` gives both; the plane never sees the rest of it.
+pub trait Records: Send + Sync + 'static {
+    fn journal(&self) -> &Mutex<Journal>;
+    /// A transaction of this plane ended.
+    fn journal_changed(&self);
+}
 
 /// How long a stop waits after SIGTERM before SIGKILL.
 pub const STOP_GRACE: Duration = Duration::from_millis(2000);
@@ -293,12 +301,12 @@ impl Supervisor {
     }
 
     /// Launches under supervision; the receipt is durable when this returns.
-    pub async fn launch(
+    pub async fn launch<S: Records>(
         &self,
-        state: &Arc<AppState>,
+        state: &Arc<S>,
         spec: LaunchSpec,
     ) -> Result<Arc<Session>, ToolError> {
-        let journal = &state.journal;
+        let journal = state.journal();
         let (state_dir, root) = {
             let j = journal.lock();
             (j.state_dir().to_path_buf(), j.project_root().to_path_buf())
@@ -487,7 +495,7 @@ impl Supervisor {
     /// Stops every session without an async runtime (after a transport's own
     /// runtime has ended): SIGTERM, SIGKILL after the grace, prove each boundary
     /// empty, record the terminal state, archive the output.
-    pub fn stop_all_blocking(&self, state: &AppState) {
+    pub fn stop_all_blocking(&self, state: &impl Records) {
         for s in self.sessions() {
             if s.ended().is_some() {
                 continue;
@@ -536,7 +544,7 @@ impl Supervisor {
                 archived_to: archived_to.map(|p| p.display().to_string()),
                 derived_by: Deriver::Live,
             };
-            let _ = state.journal.lock().finish_launch(s.txn, &proof);
+            let _ = state.journal().lock().finish_launch(s.txn, &proof);
         }
     }
 
@@ -552,11 +560,11 @@ impl Supervisor {
 
 /// Waits for the leader, empties the boundary, records the terminal state,
 /// archives the output.
-async fn reap(
+async fn reap<S: Records>(
     mut child: tokio::process::Child,
     session: Arc<Session>,
     tx: watch::Sender<Option<Ended>>,
-    state: std::sync::Weak<AppState>,
+    state: std::sync::Weak<S>,
 ) {
     let status = child.wait().await;
     let ran_ms = session.released_at.elapsed().as_millis() as u64;
@@ -627,7 +635,7 @@ async fn reap(
     };
     let status = state
         .upgrade()
-        .and_then(|st| st.journal.lock().finish_launch(session.txn, &proof).ok())
+        .and_then(|st| st.journal().lock().finish_launch(session.txn, &proof).ok())
         .unwrap_or(TxnStatus::Open);
     tracing::info!(
         txn = %session.txn,
@@ -642,7 +650,7 @@ async fn reap(
         "launch: ended"
     );
     if let Some(state) = state.upgrade() {
-        state.subscriptions.journal_changed(&state);
+        state.journal_changed();
     }
     let _ = tx.send(Some(Ended {
         code,
@@ -712,7 +720,7 @@ pub fn boundary_report() -> BoundaryReport {
 }
 
 /// Lines `serve` prints at startup about the process plane.
-pub fn startup_lines(_state: &AppState) -> Vec<String> {
+pub fn startup_lines() -> Vec<String> {
     let b = boundary_report();
     vec![format!(
         "godot-mcp serve: process boundary {}: {}",

@@ -17,16 +17,32 @@
 use std::path::{Path, PathBuf};
 
 use godot_mcp_journal::{
-    ContentHash, DeleteError, FileDelete, FileState, FileWrite, IdempotencyKey, TxnOutcome,
-    WriteError,
+    ContentHash, DeleteError, FileDelete, FileState, FileWrite, IdempotencyKey, Journal,
+    TxnOutcome, WriteError,
 };
+use parking_lot::Mutex;
 use serde::Serialize;
 use serde_json::json;
 
 use crate::error::{ErrorCode, ToolError};
 use crate::project_root::Project;
 use crate::respath::ResPath;
-use crate::state::AppState;
+
+/// What the write seam needs of the server: the project and its journal (the server's
+/// `AppState` gives both; the plane never sees the rest of it).
+pub trait Store {
+    fn project(&self) -> &Project;
+    fn journal(&self) -> &Mutex<Journal>;
+}
+
+impl<T: Store + ?Sized> Store for std::sync::Arc<T> {
+    fn project(&self) -> &Project {
+        (**self).project()
+    }
+    fn journal(&self) -> &Mutex<Journal> {
+        (**self).journal()
+    }
+}
 
 /// Largest file the write seam writes, in bytes.
 pub const MAX_WRITE_BYTES: usize = 16 * 1024 * 1024;
@@ -277,15 +293,15 @@ fn expected_state(expected: Expect<'_>) -> Result<Option<FileState>, ToolError> 
 /// Write `bytes` to `path` as a journaled transaction: atomic and durable, creating
 /// parent folders, committed only with a proof re-derived from disk.
 pub fn write_file(
-    state: &AppState,
+    state: &impl Store,
     call: &mut JournalCall,
     param: &str,
     path: &ResPath,
     bytes: &[u8],
     expected: Expect<'_>,
 ) -> Result<WriteOutcome, ToolError> {
-    let mut journal = state.journal.lock();
-    let mut outcome = check_write(&state.project, param, path, bytes, expected)?;
+    let mut journal = state.journal().lock();
+    let mut outcome = check_write(state.project(), param, path, bytes, expected)?;
     let (tool_family, operation, idempotency) = call.next_write();
     let request = FileWrite {
         rel_path: PathBuf::from(path.rel()),
@@ -396,14 +412,14 @@ pub fn check_delete(
 
 /// Delete the file at `path` as a journaled transaction (tombstone, unlink, fsync).
 pub fn delete_file(
-    state: &AppState,
+    state: &impl Store,
     call: &mut JournalCall,
     param: &str,
     path: &ResPath,
     expected: Expect<'_>,
 ) -> Result<DeleteOutcome, ToolError> {
-    let mut journal = state.journal.lock();
-    let mut outcome = check_delete(&state.project, param, path, expected)?;
+    let mut journal = state.journal().lock();
+    let mut outcome = check_delete(state.project(), param, path, expected)?;
     let (tool_family, operation, idempotency) = call.next_write();
     let request = FileDelete {
         rel_path: PathBuf::from(path.rel()),
@@ -457,21 +473,21 @@ pub struct ChangeStep<'a> {
 /// this returns, and the error says so. The call's idempotency key covers the whole
 /// change. Returns the change's transaction id.
 pub fn apply_change(
-    state: &AppState,
+    state: &impl Store,
     call: &mut JournalCall,
     param: &str,
     steps: &[ChangeStep<'_>],
 ) -> Result<String, ToolError> {
-    let mut journal = state.journal.lock();
+    let mut journal = state.journal().lock();
     let mut effects = Vec::with_capacity(steps.len());
     for s in steps {
         let op = match s.bytes {
             Some(bytes) => {
-                check_write(&state.project, param, s.path, bytes, s.expected)?;
+                check_write(state.project(), param, s.path, bytes, s.expected)?;
                 godot_mcp_journal::ChangeOp::Write(bytes.to_vec())
             }
             None => {
-                check_delete(&state.project, param, s.path, s.expected)?;
+                check_delete(state.project(), param, s.path, s.expected)?;
                 godot_mcp_journal::ChangeOp::Delete
             }
         };
@@ -584,6 +600,7 @@ fn change_error(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::state::AppState;
 
     fn project() -> (tempfile::TempDir, AppState) {
         let dir = tempfile::tempdir().unwrap();
@@ -592,9 +609,9 @@ mod tests {
         let state_dir = dir.path().join(".state");
         let mut journal = godot_mcp_journal::Journal::open(&state_dir, p.root()).unwrap();
         journal.reconcile().unwrap();
-        let safety = crate::safety::SafetyState::new(
-            crate::safety::ApprovalConfig::default(),
-            crate::safety::Toolset::DEFAULT.into_iter().collect(),
+        let safety = crate::rules::SafetyState::new(
+            crate::rules::ApprovalConfig::default(),
+            crate::rules::Toolset::DEFAULT.into_iter().collect(),
         );
         (dir, AppState::new(p, journal, safety))
     }

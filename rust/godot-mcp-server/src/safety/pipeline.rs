@@ -1,18 +1,19 @@
 //! The call pipeline: [`run_call`] drives one tool call through every gate in the
 //! order the module docs of `safety` give; [`run_batch`] does it for run_commands.
 
-use super::*;
+use super::approval::{Approval, ApprovalRequest, BatchEntryView, CallContext, approve};
+use crate::rules::*;
+use crate::tools::batch::{BatchArgs, BatchEntry, BatchEntryResult, BatchResult, MAX_BATCH};
 
 use std::sync::Arc;
 
 use rmcp::model::{InputRequiredResult, JsonObject};
-use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::error::{ErrorCode, ToolError};
 use crate::honesty::BatchReport;
 use crate::state::AppState;
-use crate::tools::{CallFlags, Handler, ToolDef, ToolResult, decode_args, split_flags};
+use crate::tools::{CallFlags, Handler, Registry, ToolDef, ToolResult, decode_args, split_flags};
 
 // ---------------------------------------------------------------------------------
 // The call pipeline
@@ -25,14 +26,43 @@ pub enum CallOutcome {
     InputRequired(InputRequiredResult),
 }
 
+/// What the transport hands down to the server and the pipeline: the server's state
+/// and the tools it serves (the registry lives here, above the tools, never in the
+/// state the tools see). Every session of a server shares one.
+pub struct Served {
+    pub state: Arc<AppState>,
+    pub registry: Arc<Registry>,
+}
+
+impl Served {
+    pub fn new(state: Arc<AppState>, registry: Arc<Registry>) -> Self {
+        Self { state, registry }
+    }
+}
+
+impl std::ops::Deref for Served {
+    type Target = AppState;
+    fn deref(&self) -> &AppState {
+        &self.state
+    }
+}
+
+impl std::fmt::Debug for Served {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Served")
+            .field("state", &self.state)
+            .finish()
+    }
+}
+
 /// Run one tool call through every gate, in the order the module docs give.
 pub async fn run_call(
-    state: &Arc<AppState>,
+    served: &Served,
     def: &ToolDef,
     args: Option<JsonObject>,
     ctx: &CallContext,
 ) -> CallOutcome {
-    let outcome = match run_call_inner(state, def, args.unwrap_or_default(), ctx).await {
+    let outcome = match run_call_inner(served, def, args.unwrap_or_default(), ctx).await {
         Ok(outcome) => outcome,
         Err(e) => CallOutcome::Done(Err(e)),
     };
@@ -48,34 +78,37 @@ pub async fn run_call(
 
 /// [`run_call`] with no client to ask (tests): a call that would ask one panics.
 #[cfg(test)]
-pub(crate) async fn call_detached(state: &Arc<AppState>, tool: &str, args: Value) -> ToolResult {
-    let def = state.registry.get(tool).unwrap();
+pub(crate) async fn call_detached(served: &Served, tool: &str, args: Value) -> ToolResult {
+    let def = served.registry.get(tool).unwrap();
     let Value::Object(args) = args else {
         panic!("args must be an object")
     };
-    match run_call(state, def, Some(args), &CallContext::detached()).await {
+    match run_call(served, def, Some(args), &CallContext::detached()).await {
         CallOutcome::Done(r) => r,
         CallOutcome::InputRequired(_) => panic!("unexpected input-required"),
     }
 }
 
 async fn run_call_inner(
-    state: &Arc<AppState>,
+    served: &Served,
     def: &ToolDef,
     original: JsonObject,
     ctx: &CallContext,
 ) -> Result<CallOutcome, ToolError> {
-    state.safety.check_enabled(def)?;
+    let state = &served.state;
+    state
+        .safety
+        .check_enabled(def.meta.name, def.meta.toolset)?;
     let mut args = original.clone();
     let flags = split_flags(def.meta.class, &mut args)?;
     if matches!(def.handler, Handler::Batch) {
-        return run_batch(state, def, original, args, flags, ctx).await;
+        return run_batch(served, def, original, args, flags, ctx).await;
     }
     let idempotency_key = crate::tools::take_idempotency_key(def, &mut args)?;
     confirm_gate(def.meta.class, flags)?;
     // Paths first, on the JSON as sent: a hostile res:// path is PATH_REFUSED even
     // where it sits in a value the typed decode would refuse for another reason.
-    crate::respath::check_arg_paths(&state.project, def.input_schema(), &args)?;
+    crate::project_root::check_arg_paths(&state.project, def.input_schema(), &args)?;
     (def.check_args)(&Value::Object(args.clone()))?;
     // An exact replay answers from the journal before anything is planned: its
     // preconditions (a compare-and-swap hash, say) held for the first run, not now.
@@ -242,52 +275,6 @@ fn apply(
     Ok(Value::Object(out))
 }
 
-/// Largest batch accepted.
-pub const MAX_BATCH: usize = 100;
-
-#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct BatchArgs {
-    /// Tool calls, in order (destructive ones carry their own confirm=true).
-    pub commands: Vec<BatchEntry>,
-}
-
-#[derive(Debug, Clone, serde::Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct BatchEntry {
-    /// Tool name.
-    pub tool: String,
-    /// Its arguments.
-    #[serde(default)]
-    pub arguments: JsonObject,
-}
-
-/// run_commands' result (and, on a failure, its error's `details`).
-#[derive(Debug, Serialize, schemars::JsonSchema)]
-pub struct BatchResult {
-    #[serde(flatten)]
-    pub report: crate::honesty::BatchReport,
-    /// The most dangerous entry's class: the batch's.
-    pub class: SafetyClass,
-    pub dry_run: bool,
-    pub may_have_applied: bool,
-    pub results: Vec<BatchEntryResult>,
-}
-
-/// One entry's outcome in a batch result.
-#[derive(Debug, Serialize, schemars::JsonSchema)]
-pub struct BatchEntryResult {
-    pub index: usize,
-    pub tool: String,
-    pub ok: bool,
-    /// The entry's own result (its tool's outputSchema).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub result: Option<Value>,
-    /// The entry's error, when `ok` is false.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<Value>,
-}
-
 /// An entry that passed its tool's policy, ready to plan and run.
 struct CheckedEntry<'a> {
     def: &'a ToolDef,
@@ -317,14 +304,15 @@ fn entry_error(index: usize, tool: &str, e: ToolError) -> ToolError {
 /// toolset is enabled, its flags are valid, a destructive entry carries confirm,
 /// its arguments decode (path preflight included).
 fn check_entries<'a>(
-    state: &'a AppState,
+    served: &'a Served,
     entries: &[BatchEntry],
     batch_dry_run: bool,
 ) -> Result<Vec<CheckedEntry<'a>>, ToolError> {
     let mut checked = Vec::with_capacity(entries.len());
     for (i, entry) in entries.iter().enumerate() {
         let tool = entry.tool.strip_prefix("cmd_").unwrap_or(&entry.tool);
-        let Some(def) = state.registry.get(tool) else {
+        let state = &served.state;
+        let Some(def) = served.registry.get(tool) else {
             return Err(ToolError::invalid_params(
                 format!("commands[{i}].tool"),
                 format!(
@@ -341,13 +329,16 @@ fn check_entries<'a>(
                 format!("commands[{i}]: run_commands cannot be nested; nothing was run"),
             ));
         }
-        state.safety.check_enabled(def).map_err(|mut e| {
-            e.param = Some(format!("commands[{i}].tool"));
-            e.details = Some(Box::new(
-                json!({"index": i, "tool": def.meta.name, "applied_count": 0}),
-            ));
-            e
-        })?;
+        state
+            .safety
+            .check_enabled(def.meta.name, def.meta.toolset)
+            .map_err(|mut e| {
+                e.param = Some(format!("commands[{i}].tool"));
+                e.details = Some(Box::new(
+                    json!({"index": i, "tool": def.meta.name, "applied_count": 0}),
+                ));
+                e
+            })?;
         let mut args = entry.arguments.clone();
         if args.contains_key("dry_run") {
             return Err(fail(ToolError::invalid_params(
@@ -362,7 +353,7 @@ fn check_entries<'a>(
             ..flags
         };
         confirm_gate(def.meta.class, as_run).map_err(fail)?;
-        crate::respath::check_arg_paths(&state.project, def.input_schema(), &args).map_err(fail)?;
+        crate::project_root::check_arg_paths(&state.project, def.input_schema(), &args).map_err(fail)?;
         (def.check_args)(&Value::Object(args.clone())).map_err(fail)?;
         checked.push(CheckedEntry { def, args, flags });
     }
@@ -374,7 +365,7 @@ fn check_entries<'a>(
 /// result says where, what ran, and what was skipped. `original` is the call's arguments as sent, `args` the same without the
 /// flags split off into `flags`.
 async fn run_batch(
-    state: &Arc<AppState>,
+    served: &Served,
     def: &ToolDef,
     original: JsonObject,
     args: JsonObject,
@@ -388,7 +379,8 @@ async fn run_batch(
             format!("commands must hold 1 to {MAX_BATCH} entries"),
         ));
     }
-    let entries = check_entries(state, &batch.commands, flags.dry_run)?;
+    let state = &served.state;
+    let entries = check_entries(served, &batch.commands, flags.dry_run)?;
     let n = entries.len();
     let class = entries
         .iter()

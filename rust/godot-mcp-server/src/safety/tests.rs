@@ -1,6 +1,8 @@
 //! Table tests of the policy, against synthetic tools of every class whose effects
 //! are counted, so "changes nothing" is observed rather than assumed.
 
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -11,7 +13,9 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use super::approval::*;
 use super::pipeline::call_detached as call;
 use super::*;
+use crate::error::{ErrorCode, ToolError};
 use crate::project_root::Project;
+use crate::rules::*;
 use crate::state::AppState;
 use crate::tools::{CallFlags, Plan, Registry, ToolDef, ToolMeta};
 
@@ -559,7 +563,7 @@ fn synthetic(effects: &Arc<Effects>) -> Vec<ToolDef> {
     ]
 }
 
-fn test_state(approval: ApprovalConfig) -> (tempfile::TempDir, Arc<AppState>, Arc<Effects>) {
+fn test_state(approval: ApprovalConfig) -> (tempfile::TempDir, Arc<Served>, Arc<Effects>) {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("project.godot"), "config_version=5\n").unwrap();
     let project = Project::discover(Some(dir.path()), Path::new("/")).unwrap();
@@ -567,7 +571,7 @@ fn test_state(approval: ApprovalConfig) -> (tempfile::TempDir, Arc<AppState>, Ar
     let mut journal =
         godot_mcp_journal::Journal::open(&dir.path().join(".state"), project.root()).unwrap();
     journal.reconcile().unwrap();
-    let mut state = AppState::new(
+    let state = AppState::new(
         project,
         journal,
         // Every toolset: batches here mix tools of several toolsets.
@@ -577,8 +581,8 @@ fn test_state(approval: ApprovalConfig) -> (tempfile::TempDir, Arc<AppState>, Ar
     for def in synthetic(&effects) {
         registry.insert_for_tests(def);
     }
-    state.registry = registry;
-    (dir, Arc::new(state), effects)
+    let served = Served::new(Arc::new(state), Arc::new(registry));
+    (dir, Arc::new(served), effects)
 }
 
 /// What a call should do.

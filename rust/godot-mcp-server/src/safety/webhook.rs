@@ -21,72 +21,7 @@ use tokio::net::TcpStream;
 /// Largest webhook answer read.
 const MAX_ANSWER: usize = 64 * 1024;
 
-/// A parsed `http://host[:port][/path]` URL.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WebhookUrl {
-    pub host: String,
-    pub port: u16,
-    pub path: String,
-}
-
-impl WebhookUrl {
-    pub fn parse(url: &str) -> Result<Self, String> {
-        if url.starts_with("https://") {
-            return Err(format!(
-                "{url:?}: https webhooks are not supported by this build (no TLS stack); \
-                 use an http:// URL, e.g. a local relay"
-            ));
-        }
-        let rest = url
-            .strip_prefix("http://")
-            .ok_or_else(|| format!("{url:?} is not an http:// URL"))?;
-        let (authority, path) = match rest.find('/') {
-            Some(i) => (&rest[..i], &rest[i..]),
-            None => (rest, "/"),
-        };
-        if authority.is_empty() || authority.contains('@') {
-            return Err(format!("{url:?} has no usable host"));
-        }
-        let (host, port) = if let Some(h) = authority.strip_prefix('[') {
-            let (h, p) = h
-                .split_once(']')
-                .ok_or_else(|| format!("{url:?}: bad IPv6 host"))?;
-            (h.to_string(), p.strip_prefix(':'))
-        } else {
-            match authority.rsplit_once(':') {
-                Some((h, p)) => (h.to_string(), Some(p)),
-                None => (authority.to_string(), None),
-            }
-        };
-        let port = match port {
-            Some(p) => p.parse().map_err(|_| format!("{url:?}: bad port"))?,
-            None => 80,
-        };
-        if path.chars().any(|c| c.is_control() || c == ' ') {
-            return Err(format!(
-                "{url:?}: the path has spaces or control characters"
-            ));
-        }
-        Ok(Self {
-            host,
-            port,
-            path: path.to_string(),
-        })
-    }
-
-    fn host_header(&self) -> String {
-        let host = if self.host.contains(':') {
-            format!("[{}]", self.host)
-        } else {
-            self.host.clone()
-        };
-        if self.port == 80 {
-            host
-        } else {
-            format!("{host}:{}", self.port)
-        }
-    }
-}
+pub use crate::config::WebhookUrl;
 
 /// POST `body` as JSON; the status and body of the answer, or why there is none.
 pub async fn post_json(

@@ -1,7 +1,11 @@
 //! run_commands: several tool calls as one batch. The policy lives in
 //! `safety::run_batch`; this file only declares the tool.
 
-use crate::safety::{BatchArgs, BatchResult, EffectKind, SafetyClass, Toolset};
+use rmcp::model::JsonObject;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::tools::{ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
@@ -15,4 +19,50 @@ pub fn tools() -> Vec<ToolDef> {
         toolset: Toolset::Batch,
         effect: Some(EffectKind::File),
     })]
+}
+
+/// Largest batch accepted.
+pub const MAX_BATCH: usize = 100;
+
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BatchArgs {
+    /// Tool calls, in order (destructive ones carry their own confirm=true).
+    pub commands: Vec<BatchEntry>,
+}
+
+#[derive(Debug, Clone, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BatchEntry {
+    /// Tool name.
+    pub tool: String,
+    /// Its arguments.
+    #[serde(default)]
+    pub arguments: JsonObject,
+}
+
+/// run_commands' result (and, on a failure, its error's `details`).
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct BatchResult {
+    #[serde(flatten)]
+    pub report: crate::honesty::BatchReport,
+    /// The most dangerous entry's class: the batch's.
+    pub class: SafetyClass,
+    pub dry_run: bool,
+    pub may_have_applied: bool,
+    pub results: Vec<BatchEntryResult>,
+}
+
+/// One entry's outcome in a batch result.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct BatchEntryResult {
+    pub index: usize,
+    pub tool: String,
+    pub ok: bool,
+    /// The entry's own result (its tool's outputSchema).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result: Option<Value>,
+    /// The entry's error, when `ok` is false.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<Value>,
 }

@@ -204,6 +204,72 @@ pub(crate) fn project_too_large(_: &ResPath) -> ToolError {
     )
 }
 
+/// Read a project text file at `real` (already resolved from `path`), bounded.
+pub(crate) fn read_text(
+    state: &AppState,
+    param: &str,
+    path: &ResPath,
+    real: &Path,
+) -> Result<String, ToolError> {
+    let meta = std::fs::metadata(real).map_err(|e| ToolError::io(&path.to_string(), &e))?;
+    if meta.is_dir() {
+        return Err(ToolError::invalid_params(
+            param,
+            format!("{path} is a folder"),
+        ));
+    }
+    if meta.len() > state.limits.max_read_bytes {
+        return Err(ToolError::new(
+            ErrorCode::TooLarge,
+            format!(
+                "{path} is {} bytes; this server reads at most {} bytes",
+                meta.len(),
+                state.limits.max_read_bytes
+            ),
+        )
+        .param(param));
+    }
+    let bytes = std::fs::read(real).map_err(|e| ToolError::io(&path.to_string(), &e))?;
+    String::from_utf8(bytes).map_err(|_| {
+        ToolError::new(ErrorCode::ParseError, format!("{path} is not UTF-8 text")).param(param)
+    })
+}
+
+/// What kind of file a path is, by extension.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum FileKind {
+    Scene,
+    Script,
+    Resource,
+    Shader,
+    Image,
+    Audio,
+    Model,
+    Font,
+    Other,
+}
+
+impl FileKind {
+    pub fn of(ext: Option<&str>) -> Self {
+        match ext.unwrap_or("") {
+            "tscn" | "scn" => Self::Scene,
+            "gd" | "cs" => Self::Script,
+            "tres" | "res" => Self::Resource,
+            "gdshader" | "gdshaderinc" | "shader" => Self::Shader,
+            "png" | "jpg" | "jpeg" | "webp" | "svg" | "bmp" | "tga" | "exr" | "hdr" | "ktx" => {
+                Self::Image
+            }
+            "wav" | "ogg" | "mp3" => Self::Audio,
+            "gltf" | "glb" | "fbx" | "obj" | "blend" | "dae" => Self::Model,
+            "ttf" | "otf" | "woff" | "woff2" | "fnt" | "font" => Self::Font,
+            _ => Self::Other,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -245,9 +311,9 @@ mod tests {
         let p = crate::project_root::Project::discover(Some(root), Path::new("/")).unwrap();
         let mut journal = godot_mcp_journal::Journal::open(&root.join(".state"), p.root()).unwrap();
         journal.reconcile().unwrap();
-        let safety = crate::safety::SafetyState::new(
-            crate::safety::ApprovalConfig::default(),
-            crate::safety::Toolset::ALL.into_iter().collect(),
+        let safety = crate::rules::SafetyState::new(
+            crate::rules::ApprovalConfig::default(),
+            crate::rules::Toolset::ALL.into_iter().collect(),
         );
         let state = AppState::new(p, journal, safety);
         let list = |recursive: bool| {

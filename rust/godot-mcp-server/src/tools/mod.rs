@@ -36,3 +36,68 @@ pub mod ui;
 pub mod visual_shader;
 
 pub use registry::*;
+
+impl Registry {
+    /// Every built-in tool.
+    pub fn builtin() -> Self {
+        let mut r = Self::default();
+        let catalog = toolsets::Catalog::default();
+        for def in project::read::tools()
+            .into_iter()
+            .chain(scene::read::tools())
+            .chain(editor::tools())
+            .chain(transactions::tools())
+            .chain(runtime::tools())
+            .chain(runtime::helper_tools())
+            .chain(runtime::screenshots::tools())
+            .chain(files::write::tools())
+            .chain(settings::tools())
+            .chain(batch::tools())
+            .chain(toolsets::tools(catalog.clone()))
+            .chain(analysis::tools())
+            .chain(scene::nodes::tools())
+            .chain(animation::read::tools())
+            .chain(audio::read::tools())
+            .chain(audio::edit::tools())
+            .chain(shader::tools())
+            .chain(scene::composite::tools())
+            .chain(project::scaffold::tools())
+            .chain(ui::read::tools())
+            .chain(tilemap::read::tools())
+            .chain(input::map::tools())
+            .chain(classref::tools())
+            .chain(script::tools())
+            .chain(tests::tools())
+            .chain(export::tools())
+            .chain(recipes::tools())
+            .chain(physics::tools())
+            .chain(navigation::tools())
+            .chain(particles::tools())
+            .chain(spatial::tools())
+            .chain(tilemap::edit::tools())
+            .chain(scene::edit::tools())
+            .chain(animation::edit::tools())
+            .chain(ui::edit::tools())
+            .chain(debugger::tools())
+            .chain(runtime::game::tools())
+            .chain(settings::layers::tools())
+            .chain(resource::material::tools())
+            .chain(files::organize::tools())
+            .chain(visual_shader::tools())
+        {
+            r.add(def);
+        }
+        r.attach_published();
+        let _ = catalog.set(r.iter().map(|d| d.meta).collect());
+        r
+    }
+}
+
+/// The built-in registry, built once for the tests that need one.
+#[cfg(test)]
+pub(crate) fn builtin_for_tests() -> std::sync::Arc<Registry> {
+    static REGISTRY: std::sync::OnceLock<std::sync::Arc<Registry>> = std::sync::OnceLock::new();
+    REGISTRY
+        .get_or_init(|| std::sync::Arc::new(Registry::builtin()))
+        .clone()
+}

@@ -19,10 +19,8 @@ use serde_json::{Map, Value, json};
 use crate::error::{ErrorCode, ToolError};
 use crate::planes::project::JournalCall;
 use crate::respath::PATH_REFUSED_TAG;
-use crate::safety::{EffectKind, RuntimeFlags, SafetyClass, Toolset};
+use crate::rules::{EffectKind, RuntimeFlags, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::runtime::screenshots::{ImageRef, ImageResult};
-use crate::tools::*;
 
 /// What a handler returns: a JSON object for `structuredContent`.
 pub type ToolResult = Result<Value, ToolError>;
@@ -161,15 +159,7 @@ impl<E: serde::Serialize, X: serde::Serialize + 'static> Plan<E, X> {
     }
 }
 
-/// The class-derived flags of one call, taken out of the arguments by the registry
-/// so that every mutating and destructive tool accepts them identically.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct CallFlags {
-    /// Run preconditions and report what would happen; change nothing.
-    pub dry_run: bool,
-    /// The caller's deliberate opt-in to a destructive effect.
-    pub confirm: bool,
-}
+pub use crate::rules::CallFlags;
 
 /// The static description of a tool.
 #[derive(Debug, Clone, Copy)]
@@ -199,6 +189,26 @@ impl ToolMeta {
             effect: None,
         }
     }
+}
+
+/// The typed reference a tool result carries for its image (see [`ImageResult`]).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ImageRef {
+    pub capture_id: String,
+    pub mime_type: String,
+    pub width: u32,
+    pub height: u32,
+    pub bytes: usize,
+}
+
+/// A tool result type that carries an image (registered with
+/// [`ToolDef::imaging`](crate::tools::ToolDef::imaging)). The call pipeline carries
+/// results as JSON; the type, not a key found in the JSON, decides that there is an
+/// image and where it is, so no other tool's result is searched for one.
+pub trait ImageResult {
+    /// The image a serialized result of this type names, if it has one.
+    fn image_of(result: &Value) -> Option<ImageRef>;
 }
 
 /// A registered tool.
@@ -399,7 +409,7 @@ impl ToolDef {
         meta.insert("toolset".into(), json!(self.meta.toolset.as_str()));
         meta.insert(
             "effect_kind".into(),
-            json!(crate::safety::effect_str(self.meta.effect)),
+            json!(crate::rules::effect_str(self.meta.effect)),
         );
         let tool = Tool::new(
             self.meta.name,
@@ -900,59 +910,12 @@ pub struct Registry {
 }
 
 impl Registry {
-    /// Every built-in tool.
-    pub fn builtin() -> Self {
-        let mut r = Self::default();
-        for def in project::read::tools()
-            .into_iter()
-            .chain(scene::read::tools())
-            .chain(editor::tools())
-            .chain(transactions::tools())
-            .chain(runtime::tools())
-            .chain(runtime::helper_tools())
-            .chain(runtime::screenshots::tools())
-            .chain(files::write::tools())
-            .chain(settings::tools())
-            .chain(batch::tools())
-            .chain(toolsets::tools())
-            .chain(analysis::tools())
-            .chain(scene::nodes::tools())
-            .chain(animation::read::tools())
-            .chain(audio::read::tools())
-            .chain(audio::edit::tools())
-            .chain(shader::tools())
-            .chain(scene::composite::tools())
-            .chain(project::scaffold::tools())
-            .chain(ui::read::tools())
-            .chain(tilemap::read::tools())
-            .chain(input::map::tools())
-            .chain(classref::tools())
-            .chain(script::tools())
-            .chain(super::tests::tools())
-            .chain(export::tools())
-            .chain(recipes::tools())
-            .chain(physics::tools())
-            .chain(navigation::tools())
-            .chain(particles::tools())
-            .chain(spatial::tools())
-            .chain(tilemap::edit::tools())
-            .chain(scene::edit::tools())
-            .chain(animation::edit::tools())
-            .chain(ui::edit::tools())
-            .chain(debugger::tools())
-            .chain(runtime::game::tools())
-            .chain(settings::layers::tools())
-            .chain(resource::material::tools())
-            .chain(files::organize::tools())
-            .chain(visual_shader::tools())
-        {
-            r.add(def);
-        }
-        crate::tool_list::attach(&mut r.tools);
-        r
+    /// Each tool reads its entry of the published list (`crate::tool_list`).
+    pub(crate) fn attach_published(&mut self) {
+        crate::tool_list::attach(&mut self.tools);
     }
 
-    fn add(&mut self, def: ToolDef) {
+    pub(crate) fn add(&mut self, def: ToolDef) {
         let name = def.meta.name;
         let previous = self.tools.insert(name, def);
         assert!(previous.is_none(), "tool {name} registered twice");
@@ -1002,7 +965,7 @@ impl Registry {
                 m.class.as_str(),
                 m.toolset.as_str(),
                 yes(Toolset::DEFAULT.contains(&m.toolset)),
-                crate::safety::effect_str(m.effect),
+                crate::rules::effect_str(m.effect),
                 yes(m.class.takes_dry_run()),
                 if m.class.requires_confirm() {
                     "required"
@@ -1012,7 +975,7 @@ impl Registry {
                 if matches!(def.handler, Handler::Batch) {
                     "as its most dangerous entry".to_string()
                 } else {
-                    yes(crate::safety::is_gated(m.class, def.runtime)).to_string()
+                    yes(crate::rules::is_gated(m.class, def.runtime)).to_string()
                 },
             ));
         }
@@ -1061,7 +1024,7 @@ pub fn reference_markdown(registry: &Registry) -> String {
             t.meta.name,
             t.meta.class.as_str(),
             t.meta.toolset.as_str(),
-            crate::safety::effect_str(t.meta.effect)
+            crate::rules::effect_str(t.meta.effect)
         ));
     }
     for t in &tools {
@@ -1071,7 +1034,7 @@ pub fn reference_markdown(registry: &Registry) -> String {
             t.meta.title,
             t.meta.class.as_str(),
             t.meta.toolset.as_str(),
-            crate::safety::effect_str(t.meta.effect),
+            crate::rules::effect_str(t.meta.effect),
             t.meta
                 .description
                 .split_whitespace()

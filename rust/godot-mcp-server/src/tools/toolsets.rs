@@ -17,11 +17,15 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::ToolError;
-use crate::safety::{SafetyClass, Toolset};
+use crate::rules::{SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta};
 
-pub fn tools() -> Vec<ToolDef> {
+/// Every registered tool's description, filled in by `Registry::builtin` once every
+/// tool is registered (list_toolsets is one of them).
+pub type Catalog = Arc<std::sync::OnceLock<Vec<ToolMeta>>>;
+
+pub fn tools(catalog: Catalog) -> Vec<ToolDef> {
     vec![
         ToolDef::new(
             ToolMeta {
@@ -33,7 +37,7 @@ pub fn tools() -> Vec<ToolDef> {
                 toolset: Toolset::Toolsets,
                 effect: None,
             },
-            list_toolsets,
+            move |state, args, flags| list_toolsets(state, args, flags, catalog.clone()),
         ),
         ToolDef::planned(
             ToolMeta {
@@ -76,17 +80,15 @@ async fn list_toolsets(
     state: Arc<AppState>,
     _args: ListToolsetsArgs,
     _f: CallFlags,
+    catalog: Catalog,
 ) -> Result<ToolsetList, ToolError> {
+    let catalog = catalog.get().map(Vec::as_slice).unwrap_or_default();
     let enabled = state.safety.enabled();
     let toolsets: Vec<ToolsetInfo> = Toolset::ALL
         .iter()
         .map(|t| {
-            let tools: Vec<_> = state
-                .registry
-                .iter()
-                .filter(|d| d.meta.toolset == *t)
-                .collect();
-            let classes: BTreeSet<SafetyClass> = tools.iter().map(|d| d.meta.class).collect();
+            let tools: Vec<_> = catalog.iter().filter(|m| m.toolset == *t).collect();
+            let classes: BTreeSet<SafetyClass> = tools.iter().map(|m| m.class).collect();
             ToolsetInfo {
                 name: t.as_str(),
                 purpose: t.purpose(),
@@ -94,7 +96,7 @@ async fn list_toolsets(
                 allowed: state.safety.allows(*t),
                 tool_count: tools.len(),
                 classes: classes.iter().map(|c| c.as_str()).collect(),
-                tools: tools.iter().map(|d| d.meta.name).collect(),
+                tools: tools.iter().map(|m| m.name).collect(),
             }
         })
         .collect();

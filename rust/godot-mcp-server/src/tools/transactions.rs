@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::ToolError;
 use crate::honesty::absent_when_none;
-use crate::safety::{SafetyClass, Toolset};
+use crate::rules::{SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::common::count_param;
 use crate::tools::{CallFlags, ToolDef, ToolMeta, ToolResult};

@@ -29,10 +29,10 @@ use axum::response::{IntoResponse, Response};
 use sha2::{Digest, Sha256};
 
 use super::Admission;
-use super::counters::Counters;
+use crate::counters::Counters;
 
 /// The env var holding the bearer token; required for a non-loopback bind.
-pub const AUTH_TOKEN_ENV: &str = "GODOT_MCP_AUTH_TOKEN";
+pub use crate::config::ENV_AUTH_TOKEN as AUTH_TOKEN_ENV;
 
 /// Shortest token accepted: a guessable token on a network listener is no gate.
 pub const MIN_TOKEN_LEN: usize = 16;

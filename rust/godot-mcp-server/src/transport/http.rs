@@ -22,10 +22,10 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
-use super::counters::{self, Counters};
 use super::guard::{self, BearerToken, GuardConfigError, GuardPolicy, GuardState};
+use crate::counters::{self, Counters};
+use crate::safety::Served;
 use crate::server::McpServer;
-use crate::state::AppState;
 
 /// The MCP endpoint's path.
 pub const MCP_PATH: &str = "/mcp";
@@ -71,7 +71,7 @@ pub enum HttpStartError {
 /// Check the options, bind, and build the app. Nothing is bound when the options are
 /// refused (a non-loopback address without a token never opens a socket).
 pub async fn bind(
-    state: Arc<AppState>,
+    state: Arc<Served>,
     options: &HttpOptions,
     shutdown: CancellationToken,
 ) -> Result<Bound, HttpStartError> {
@@ -115,7 +115,7 @@ pub async fn bind(
 /// The router: `/mcp` (rmcp's streamable HTTP service), the debug counters route when
 /// enabled, all behind the guard.
 fn app(
-    state: Arc<AppState>,
+    state: Arc<Served>,
     policy: &GuardPolicy,
     counters: Arc<Counters>,
     shutdown: CancellationToken,
@@ -181,14 +181,14 @@ async fn show_counters(State(counters): State<Arc<Counters>>) -> Response {
 
 /// Run `serve --http` to completion: bind, print the address, serve until Ctrl-C or
 /// SIGTERM.
-pub fn serve(state: Arc<AppState>, options: HttpOptions) -> ExitCode {
+pub fn serve(state: Arc<Served>, options: HttpOptions) -> ExitCode {
     let Some(runtime) = super::start_runtime(tokio::runtime::Builder::new_multi_thread()) else {
         return ExitCode::FAILURE;
     };
     runtime.block_on(serve_async(state, options))
 }
 
-async fn serve_async(state: Arc<AppState>, options: HttpOptions) -> ExitCode {
+async fn serve_async(state: Arc<Served>, options: HttpOptions) -> ExitCode {
     let shutdown = CancellationToken::new();
     let tools = state.registry.iter().count();
     let bound = match bind(state, &options, shutdown.clone()).await {

@@ -413,7 +413,7 @@ mod transactions {
 
     use super::*;
     use crate::project_root::Project;
-    use crate::safety::{ApprovalConfig, EffectKind, SafetyState, Toolset};
+    use crate::rules::{ApprovalConfig, EffectKind, SafetyState, Toolset};
     use crate::state::AppState;
 
     const SCENE: &str = "res://main.tscn";
@@ -531,7 +531,15 @@ mod transactions {
         }
     }
 
-    use crate::safety::pipeline::call_detached as call;
+    /// A call through the whole pipeline, with the built-in tools.
+    async fn call(
+        state: &Arc<AppState>,
+        tool: &str,
+        args: serde_json::Value,
+    ) -> crate::tools::ToolResult {
+        let served = crate::safety::Served::new(state.clone(), crate::tools::builtin_for_tests());
+        crate::safety::pipeline::call_detached(&served, tool, args).await
+    }
 
     /// The editor transaction a failed call's error names.
     fn record_of(
@@ -978,8 +986,7 @@ mod transactions {
                 &d,
                 editor_answers(active, "none", |_| unreachable!()),
             );
-            let registered: BTreeSet<&str> = state
-                .registry
+            let registered: BTreeSet<&str> = crate::tools::builtin_for_tests()
                 .iter()
                 .filter(|t| {
                     t.meta.effect == Some(EffectKind::EditorRuntime) && t.meta.class.takes_dry_run()
@@ -1026,7 +1033,7 @@ mod transactions {
         use godot_mcp_protocol::{GateState, ServerStatus};
         let (_dir, state, d) = server();
         let (polled_tx, polled) = std::sync::mpsc::channel::<()>();
-        let inner = status_feed(&state);
+        let inner = status_feed(&state, builtin_classes());
         let polled_tx = std::sync::Mutex::new(polled_tx);
         let feed = StatusFeed {
             stamp: Box::new(move || {
@@ -1089,7 +1096,9 @@ mod transactions {
         use godot_mcp_protocol::GateState;
         let (dir, state, _d) = server();
         let bridge = state.editor.bridge().unwrap();
-        bridge.publish_status(status_feed(&state)).unwrap();
+        bridge
+            .publish_status(status_feed(&state, builtin_classes()))
+            .unwrap();
         let feed = Arc::new(Feed::default());
         let _client = BridgeClient::start(
             dir.path().to_path_buf(),
@@ -1169,4 +1178,10 @@ mod transactions {
         }
         panic!("the add-on never connected: {:?}", feed.get());
     }
+}
+
+/// The class of each built-in tool, as `serve` gives the status feed.
+fn builtin_classes() -> ClassOf {
+    let registry = crate::tools::builtin_for_tests();
+    Arc::new(move |tool: &str| registry.get(tool).map(|d| d.meta.class.as_str()))
 }

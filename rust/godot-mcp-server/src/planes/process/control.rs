@@ -9,11 +9,13 @@ use godot_mcp_protocol::probe::{ProbeFrame, ProbeHello, ProbeHelloFrame, ProbeRe
 use godot_mcp_protocol::{ProbeRefusal, ProbeRequest};
 use parking_lot::Mutex;
 use serde::de::DeserializeOwned;
-use serde_json::Value;
+use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 use super::host::{Listener, ReadHalf as OwnedReadHalf, WriteHalf as OwnedWriteHalf};
 use tokio::sync::watch;
+
+use crate::error::{ErrorCode, ToolError};
 
 struct Conn {
     lines: tokio::io::Lines<BufReader<OwnedReadHalf>>,
@@ -171,6 +173,44 @@ fn decode<T: DeserializeOwned>(v: Value) -> Result<ProbeReply<T>, ControlError> 
         .map_err(|why| ControlError::Malformed(format!("the probe's answer is malformed: {why}")))
 }
 
+/// A probe failure as the tool error a caller sees.
+pub fn probe_error(e: ControlError) -> ToolError {
+    match e {
+        ControlError::NotConnected => ToolError::new(
+            ErrorCode::PreconditionFailed,
+            "The game's runtime probe is not connected.",
+        )
+        .required("probe_connected")
+        .hint(
+            "Install the godot_mcp add-on in the project (it ships addons/godot_mcp/probe/probe.gd) \
+             and start the game with play_scene.",
+        ),
+        // Not a server bug: the game did not answer (busy, frozen, or stopped at a
+        // breakpoint). The request was delivered, so a command with an effect
+        // (evaluate_expression, input) may still run when the game resumes.
+        ControlError::Timeout => ToolError::new(
+            ErrorCode::Timeout,
+            "The game's probe did not answer in time; the request was sent and may still run.",
+        )
+        .hint(
+            "The game may be busy, frozen or stopped at a breakpoint; list_sessions shows whether \
+             it runs. Re-read what the request would change before retrying it.",
+        )
+        .details(json!({"may_have_applied": true})),
+        ControlError::Lost => ToolError::new(
+            ErrorCode::PreconditionFailed,
+            "The game's probe connection was lost (the game ended or crashed).",
+        )
+        .required("probe_connected"),
+        // The probe answered in a shape its protocol does not have (an add-on of
+        // another version, or a bug): said as it is, never guessed around.
+        ControlError::Malformed(why) => ToolError::internal(why).hint(
+            "The game's add-on may be of another godot-mcp version: reinstall the godot_mcp \
+             add-on of this server and restart the game.",
+        ),
+    }
+}
+
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
@@ -224,7 +264,7 @@ mod tests {
             panic!("{err:?}");
         };
         assert!(why.contains("invalid type"), "{why}");
-        let tool_error = crate::tools::runtime::probe_error(err);
+        let tool_error = probe_error(err);
         assert_eq!(tool_error.code, crate::error::ErrorCode::Internal);
         // The next request on the same connection is answered and decoded.
         let ok = control.request::<HeldReply>(input(), limit).await.unwrap();

@@ -23,10 +23,10 @@ use serde_json::{Value, json};
 
 use crate::error::{ErrorCode, ToolError};
 use crate::respath::ResPath;
-use crate::safety::Toolset;
+use crate::rules::Toolset;
 use crate::state::AppState;
+use crate::tools::common::FileKind;
 use crate::tools::common::{Walk, page_limit, paged_args, project_too_large, walk_project};
-use crate::tools::project::read::FileKind;
 use crate::tools::{Also, CallFlags, ToolDef, ToolMeta};
 
 fn meta(name: &'static str, title: &'static str, description: &'static str) -> ToolMeta {

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use crate::error::ToolError;
 
-use crate::safety::{SafetyClass, Toolset};
+use crate::rules::{SafetyClass, Toolset};
 use crate::tools::ToolDef;
 use crate::tools::scene::edit::{editor_meta, editor_read, node_edit, reply_fields, wire_name};
 

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use crate::error::ToolError;
 use crate::respath::ResPath;
-use crate::safety::Toolset;
+use crate::rules::Toolset;
 use crate::state::AppState;
 use crate::tools::common::count_param;
 use crate::tools::scene::nodes::{Doc, load_doc, typed};

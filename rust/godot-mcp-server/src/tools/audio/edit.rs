@@ -20,7 +20,7 @@ use crate::error::ToolError;
 use crate::honesty::Persistence;
 use crate::planes::project::Expect;
 use crate::respath::ResPath;
-use crate::safety::{EffectKind, SafetyClass, Toolset};
+use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::audio::read::{buses_json, layout_target};
 use crate::tools::editor::NodeCommand;

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::error::{ErrorCode, ToolError};
 use crate::respath::ResPath;
-use crate::safety::{SafetyClass, Toolset};
+use crate::rules::{SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::resource::tres_edit::require_class;
 use crate::tools::scene::nodes::{Doc, load_doc};
@@ -46,7 +46,7 @@ pub struct BusLayoutArgs {
 fn project_layout(state: &AppState) -> Result<(String, &'static str), ToolError> {
     let pg = ResPath::parse("res://project.godot").map_err(|e| ToolError::internal(e.0))?;
     let real = state.project.resolve("path", &pg)?;
-    let text = crate::tools::project::read::read_text(state, "path", &pg, &real)?;
+    let text = crate::tools::common::read_text(state, "path", &pg, &real)?;
     let info = godot_mcp_formats::parse_project(&text)
         .map_err(|e| crate::tools::scene::read::parse_error(&pg, &e))?;
     let set = info

@@ -29,7 +29,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{ErrorCode, ToolError};
 use crate::planes::process::{Ended, LaunchSpec, Session};
-use crate::safety::{EffectKind, SafetyClass, Toolset, find_godot_binary};
+use crate::rules::{EffectKind, SafetyClass, Toolset, find_godot_binary};
 use crate::state::AppState;
 use crate::tools::{CallFlags, ToolDef, ToolMeta};
 

@@ -22,7 +22,7 @@ use crate::error::{ErrorCode, ToolError};
 use crate::planes::process::Session;
 use crate::planes::process::debugger::{DebugError, Debugger, Delivery, Stop};
 use crate::respath::ResPath;
-use crate::safety::{Precondition, RuntimeFlags, SafetyClass, Toolset};
+use crate::rules::{Precondition, RuntimeFlags, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::runtime::session_of;
 use crate::tools::{CallFlags, ToolDef, ToolMeta};

@@ -42,7 +42,7 @@ use crate::error::{ErrorCode, ToolError};
 use crate::honesty::{MayHaveApplied, Persistence, TimedOut, Undo, absent_when_none};
 use crate::planes::editor::{Bridge, RequestFailure};
 use crate::respath::ResPath;
-use crate::safety::{BridgeStatus, EffectKind, Precondition, SafetyClass, Toolset};
+use crate::rules::{EffectKind, Precondition, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta};
 use serde::de::DeserializeOwned;
@@ -77,7 +77,10 @@ pub fn editor_timeout(state: &AppState) -> Duration {
 
 /// The connected bridge, or the precondition that says why there is none.
 pub(crate) fn connected(state: &AppState) -> Result<Arc<Bridge>, ToolError> {
-    BridgeStatus::current(state).require(&Precondition::BridgeConnected)?;
+    state
+        .editor
+        .bridge_status()
+        .require(&Precondition::BridgeConnected)?;
     state
         .editor
         .bridge()

@@ -12,8 +12,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{ErrorCode, ToolError};
 use crate::project_root::Project;
-use crate::respath::{ExportDest, decide_export_target};
-use crate::safety::Toolset;
+use crate::project_root::decide_export_target;
+use crate::respath::ExportDest;
+use crate::rules::Toolset;
 use crate::state::AppState;
 use crate::tools::classref::engine_version;
 use crate::tools::runtime::godot;

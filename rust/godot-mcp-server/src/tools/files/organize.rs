@@ -24,7 +24,7 @@ use crate::honesty::{Persistence, Undo};
 use crate::planes::project::sha256_hex;
 use crate::planes::project::{self as plane, Expect, JournalCall};
 use crate::respath::ResPath;
-use crate::safety::{EffectKind, SafetyClass, Toolset};
+use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::analysis::{read_small, walk_files};
 use crate::tools::common::{DELETED_UNDO_HINT, not_undoable, on_disk, page_limit};
@@ -1050,8 +1050,8 @@ mod tests {
         let mut journal =
             godot_mcp_journal::Journal::open(&dir.path().join(".state"), p.root()).unwrap();
         journal.reconcile().unwrap();
-        let safety = crate::safety::SafetyState::new(
-            crate::safety::ApprovalConfig::default(),
+        let safety = crate::rules::SafetyState::new(
+            crate::rules::ApprovalConfig::default(),
             Toolset::ALL.into_iter().collect(),
         );
         (dir, AppState::new(p, journal, safety))

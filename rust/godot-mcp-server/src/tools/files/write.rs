@@ -19,7 +19,7 @@ use crate::error::{ErrorCode, ToolError};
 use crate::honesty::{Persistence, Undo};
 use crate::planes::project::{self as plane, Expect};
 use crate::respath::ResPath;
-use crate::safety::{EffectKind, SafetyClass, Toolset};
+use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::common::{
     DELETED_UNDO_HINT, check_property_key, is_identifier, not_undoable, on_disk,

@@ -13,7 +13,7 @@ use godot_mcp_formats::input_event::events_array_span;
 
 use crate::error::ToolError;
 use crate::respath::ResPath;
-use crate::safety::{EffectKind, SafetyClass, Toolset};
+use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::settings::{
     EditPlan, SettingChange, check_action_name, no_events_array, plan_action_edit,
@@ -75,7 +75,7 @@ async fn get_input_action(
     check_action_name(&args.action).map_err(|e| e.param("action"))?;
     let pg = ResPath::parse("res://project.godot").map_err(|e| ToolError::internal(e.0))?;
     let real = state.project.resolve("path", &pg)?;
-    let text = crate::tools::project::read::read_text(&state, "path", &pg, &real)?;
+    let text = crate::tools::common::read_text(&state, "path", &pg, &real)?;
     let info = godot_mcp_formats::parse_project(&text)
         .map_err(|e| crate::tools::scene::read::parse_error(&pg, &e))?;
     let Some(action) = info.input_actions.iter().find(|a| a.name == args.action) else {

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::error::ToolError;
-use crate::safety::{SafetyClass, Toolset};
+use crate::rules::{SafetyClass, Toolset};
 use crate::tools::recipes::tool::recipe;
 use crate::tools::recipes::{Dim, LayerRef, layer_bits, meta, new_resource};
 use crate::tools::{NoFields, ToolDef};

@@ -7,7 +7,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::error::ToolError;
-use crate::safety::{SafetyClass, Toolset};
+use crate::rules::{SafetyClass, Toolset};
 use crate::tools::recipes::tool::recipe;
 use crate::tools::recipes::{Dim, Steps, color, meta, new_resource, vec2, vec3};
 use crate::tools::{NoFields, ToolDef};

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::error::ToolError;
-use crate::safety::{SafetyClass, Toolset};
+use crate::rules::{SafetyClass, Toolset};
 use crate::tools::recipes::tool::recipe;
 use crate::tools::recipes::{
     Dim, LayerRef, Steps, layer_bits, meta, new_resource, vec2, vec3, vector,

@@ -1,7 +1,7 @@
 //! Project-plane reads: they need neither an editor nor a Godot binary, only the
 //! project's files in Godot's own text formats.
 
-use std::path::Path;
+use crate::tools::common::read_text;
 use std::sync::Arc;
 
 use schemars::JsonSchema;
@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{ErrorCode, ToolError};
 use crate::respath::ResPath;
-use crate::safety::{SafetyClass, Toolset};
+use crate::rules::{SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::common::{MAX_WALK_ENTRIES, Walk, page_limit, paged_args, walk_project};
 use crate::tools::{CallFlags, ToolDef, ToolMeta};
@@ -44,38 +44,7 @@ pub fn tools() -> Vec<ToolDef> {
     ]
 }
 
-/// What kind of file a path is, by extension.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum FileKind {
-    Scene,
-    Script,
-    Resource,
-    Shader,
-    Image,
-    Audio,
-    Model,
-    Font,
-    Other,
-}
-
-impl FileKind {
-    pub fn of(ext: Option<&str>) -> Self {
-        match ext.unwrap_or("") {
-            "tscn" | "scn" => Self::Scene,
-            "gd" | "cs" => Self::Script,
-            "tres" | "res" => Self::Resource,
-            "gdshader" | "gdshaderinc" | "shader" => Self::Shader,
-            "png" | "jpg" | "jpeg" | "webp" | "svg" | "bmp" | "tga" | "exr" | "hdr" | "ktx" => {
-                Self::Image
-            }
-            "wav" | "ogg" | "mp3" => Self::Audio,
-            "gltf" | "glb" | "fbx" | "obj" | "blend" | "dae" => Self::Model,
-            "ttf" | "otf" | "woff" | "woff2" | "fnt" | "font" => Self::Font,
-            _ => Self::Other,
-        }
-    }
-}
+pub use crate::tools::common::FileKind;
 
 /// Sidecar files Godot writes next to assets; metadata, not project content.
 fn is_sidecar(name: &str) -> bool {
@@ -220,36 +189,5 @@ async fn scripts_read(
         line_count: text.lines().count(),
         sha256: godot_mcp_journal::ContentHash::of(text.as_bytes()).to_string(),
         content: text,
-    })
-}
-
-/// Read a project text file at `real` (already resolved from `path`), bounded.
-pub(crate) fn read_text(
-    state: &AppState,
-    param: &str,
-    path: &ResPath,
-    real: &Path,
-) -> Result<String, ToolError> {
-    let meta = std::fs::metadata(real).map_err(|e| ToolError::io(&path.to_string(), &e))?;
-    if meta.is_dir() {
-        return Err(ToolError::invalid_params(
-            param,
-            format!("{path} is a folder"),
-        ));
-    }
-    if meta.len() > state.limits.max_read_bytes {
-        return Err(ToolError::new(
-            ErrorCode::TooLarge,
-            format!(
-                "{path} is {} bytes; this server reads at most {} bytes",
-                meta.len(),
-                state.limits.max_read_bytes
-            ),
-        )
-        .param(param));
-    }
-    let bytes = std::fs::read(real).map_err(|e| ToolError::io(&path.to_string(), &e))?;
-    String::from_utf8(bytes).map_err(|_| {
-        ToolError::new(ErrorCode::ParseError, format!("{path} is not UTF-8 text")).param(param)
     })
 }

@@ -20,10 +20,10 @@ use crate::honesty::{Persistence, Undo};
 use crate::planes::project::sha256_hex;
 use crate::planes::project::{self as plane, Expect};
 use crate::respath::ResPath;
-use crate::safety::{EffectKind, SafetyClass, Toolset};
+use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::common::on_disk;
-use crate::tools::project::read::read_text;
+use crate::tools::common::read_text;
 use crate::tools::scene::composite::write_each;
 use crate::tools::{Plan, ToolDef, ToolMeta};
 

@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use crate::error::ToolError;
 use crate::honesty::{Persistence, Undo};
 use crate::respath::ResPath;
-use crate::safety::{SafetyClass, Toolset};
+use crate::rules::{SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::editor::{connected, godot_value, query_as, run_effect_as};
 use crate::tools::{NoFields, Plan, ToolDef, ToolMeta};
@@ -277,7 +277,7 @@ pub(crate) fn layer_bits(
 fn layer_names(state: &AppState, kind: &str) -> Result<Vec<(u32, String)>, ToolError> {
     let pg = ResPath::parse("res://project.godot").map_err(|e| ToolError::internal(e.0))?;
     let real = state.project.resolve("path", &pg)?;
-    let text = crate::tools::project::read::read_text(state, "path", &pg, &real)?;
+    let text = crate::tools::common::read_text(state, "path", &pg, &real)?;
     let info = godot_mcp_formats::parse_project(&text)
         .map_err(|e| crate::tools::scene::read::parse_error(&pg, &e))?;
     Ok((1..=32)

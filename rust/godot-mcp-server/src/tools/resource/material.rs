@@ -18,11 +18,11 @@ use crate::error::ToolError;
 use crate::honesty::Persistence;
 use crate::planes::project::{self as plane, Expect};
 use crate::respath::ResPath;
-use crate::safety::Toolset;
+use crate::rules::Toolset;
 use crate::state::AppState;
+use crate::tools::common::FileKind;
 use crate::tools::files::organize::derived_u64;
 use crate::tools::files::write::{FileEffect, plan_write};
-use crate::tools::project::read::FileKind;
 use crate::tools::resource::tres_edit::{edit_meta, is_property_name};
 use crate::tools::{Also, Committed, Plan, ToolDef};
 

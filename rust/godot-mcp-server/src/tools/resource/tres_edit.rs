@@ -10,7 +10,7 @@ use sha2::{Digest, Sha256};
 
 use crate::error::{ErrorCode, ToolError};
 use crate::respath::ResPath;
-use crate::safety::{EffectKind, SafetyClass, Toolset};
+use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::ToolMeta;
 
@@ -125,7 +125,7 @@ pub(crate) fn read_model<T>(
     class: &str,
     model: impl FnOnce(&Resource) -> Result<T, String>,
 ) -> Result<(T, String), ToolError> {
-    let text = crate::tools::project::read::read_text(state, "path", path, real)?;
+    let text = crate::tools::common::read_text(state, "path", path, real)?;
     let res = godot_mcp_formats::parse_resource(&text)
         .map_err(|e| crate::tools::scene::read::parse_error(path, &e))?;
     require_class(path, &res, class)?;

@@ -1,6 +1,18 @@
 //! canonicalize_resource: a text resource re-saved by a supervised Godot helper.
 
-use super::*;
+use super::godot;
+use super::sessions::{process_end, read_capped};
+use crate::error::{ErrorCode, ToolError};
+use crate::planes::process::{self, LaunchSpec};
+use crate::respath::ResPath;
+use crate::rules::{EffectKind, SafetyClass, Toolset};
+use crate::state::AppState;
+use crate::tools::{Plan, ToolDef, ToolMeta};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
 
 /// The canonical-write helper the add-on ships (`extends SceneTree`).
 pub const HELPER_SCRIPT: &str = "res://addons/godot_mcp/probe/canonical.gd";

@@ -3,9 +3,23 @@
 //! the frame work (`clock_pause`, `clock_resume`, `clock_step` of
 //! `godot_mcp_protocol::probe`); this file checks the arguments and digests the rows.
 
-use super::*;
+use super::meta;
+use super::probe::{await_probe, ensure_not_breaked, probe_error, probe_refusal, probe_request};
+use super::sessions::session_of;
+use crate::error::ToolError;
+use crate::planes::process::Session;
+use crate::rules::RuntimeFlags;
+use crate::state::AppState;
+use crate::tools::{CallFlags, ToolDef};
+use godot_mcp_protocol::ProbeRequest;
 use godot_mcp_protocol::probe::{ClockReply, ClockStep, ClockUnit, StepReply, Watch, WatchRow};
+use godot_mcp_protocol::probe::{HeldReply, ProbeEvent, StatusReply};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use sha2::{Digest, Sha256};
+use std::sync::Arc;
+use std::time::Duration;
 
 /// Most frames one step may run.
 pub(crate) const MAX_FRAMES: u64 = 10_000;
@@ -475,6 +489,7 @@ pub(crate) fn rounded(v: &Value, precision: u32) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn a_digest_rounds_floats_to_its_precision() {

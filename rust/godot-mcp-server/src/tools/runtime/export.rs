@@ -1,6 +1,19 @@
 //! export_project and export_status: a supervised Godot export, its artifact journaled.
 
-use super::*;
+use super::sessions::{Captured, capture};
+use super::{NoArgs, godot};
+use crate::error::{ErrorCode, ToolError};
+use crate::planes::process::{self, LaunchSpec};
+use crate::project_root::decide_export_target;
+use crate::respath::{ExportDest, ExportTarget};
+use crate::rules::Precondition;
+use crate::state::AppState;
+use crate::tools::CallFlags;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

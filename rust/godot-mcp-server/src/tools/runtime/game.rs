@@ -31,7 +31,7 @@ use crate::planes::process::Session;
 use crate::planes::process::control::ControlError;
 use crate::planes::project::Expect;
 use crate::respath::ResPath;
-use crate::safety::{EffectKind, Precondition, SafetyClass, Toolset};
+use crate::rules::{EffectKind, Precondition, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::common::{Walk, project_too_large, walk_project};
 use crate::tools::runtime::{

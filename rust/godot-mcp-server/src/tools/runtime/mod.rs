@@ -30,30 +30,14 @@ pub use probe::*;
 pub use sessions::*;
 
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Duration;
 
-use godot_mcp_protocol::probe::{
-    HeldReply, ProbeEvent, ReleasedReply, ScreenshotReply, StatusReply, ValueReply,
-};
-use godot_mcp_protocol::{ProbeRefusal, ProbeRequest};
 use schemars::JsonSchema;
-use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde::Deserialize;
 
-use crate::error::{ErrorCode, ToolError};
-use crate::honesty::ProcessEnd;
-use crate::planes::process::{
-    self, Ended, LaunchSpec, STOP_GRACE, Session, control::ControlError, errors,
-};
-use crate::respath::{ExportDest, ExportTarget, ResPath, decide_export_target};
-use crate::safety::{
-    EffectKind, Precondition, RuntimeFlags, SafetyClass, Toolset, find_godot_binary,
-};
-use crate::state::AppState;
-use crate::tools::runtime::screenshots::Shot;
-use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta};
+use crate::error::ToolError;
+use crate::rules::{EffectKind, RuntimeFlags, SafetyClass, Toolset, find_godot_binary};
+use crate::tools::{ToolDef, ToolMeta};
 
 /// The probe script the add-on ships (`extends GodotMcpProbe`).
 pub const PROBE_SCRIPT: &str = "res://addons/godot_mcp/probe/probe.gd";

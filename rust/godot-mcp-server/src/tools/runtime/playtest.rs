@@ -4,8 +4,23 @@
 //! frame and value that diverged (docs/playtesting.md).
 
 use super::clock::{self, MAX_FRAMES, Row, Sampling};
-use super::*;
+use super::meta;
+use super::probe::{InputEvent, await_probe, probe_error, probe_reply, probe_request};
+use super::sessions;
+use crate::error::{ErrorCode, ToolError};
+use crate::planes::process::{STOP_GRACE, Session, control::ControlError};
+use crate::respath::ResPath;
+use crate::rules::{EffectKind, RuntimeFlags};
+use crate::state::AppState;
+use crate::tools::{CallFlags, ToolDef};
+use godot_mcp_protocol::ProbeRequest;
 use godot_mcp_protocol::probe::{ClockUnit, Watch};
+use godot_mcp_protocol::probe::{HeldReply, ReleasedReply, ValueReply};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::time::Duration;
 
 /// Most runs of one call.
 const MAX_RUNS: u32 = 20;

@@ -2,7 +2,22 @@
 //! `godot_mcp_protocol::probe`): input, screenshots, properties, expressions, and the
 //! request helpers runtime::game and the tests toolset share.
 
-use super::*;
+use super::PROBE_TIMEOUT;
+use super::sessions::session_of;
+use crate::error::{ErrorCode, ToolError};
+use crate::planes::process::{Session, control::ControlError};
+use crate::rules::Precondition;
+use crate::state::AppState;
+use crate::tools::CallFlags;
+use crate::tools::runtime::screenshots::Shot;
+use godot_mcp_protocol::probe::{HeldReply, ProbeEvent, ScreenshotReply, StatusReply, ValueReply};
+use godot_mcp_protocol::{ProbeRefusal, ProbeRequest};
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::sync::Arc;
+use std::time::Duration;
 
 /// One synthetic input event.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -37,42 +52,7 @@ pub struct InputArgs {
 /// How long a running game may take to answer `status` before it counts as stopped.
 pub(super) const BREAK_TIMEOUT: Duration = Duration::from_millis(1000);
 
-pub(crate) fn probe_error(e: ControlError) -> ToolError {
-    match e {
-        ControlError::NotConnected => ToolError::new(
-            ErrorCode::PreconditionFailed,
-            "The game's runtime probe is not connected.",
-        )
-        .required("probe_connected")
-        .hint(
-            "Install the godot_mcp add-on in the project (it ships addons/godot_mcp/probe/probe.gd) \
-             and start the game with play_scene.",
-        ),
-        // Not a server bug: the game did not answer (busy, frozen, or stopped at a
-        // breakpoint). The request was delivered, so a command with an effect
-        // (evaluate_expression, input) may still run when the game resumes.
-        ControlError::Timeout => ToolError::new(
-            ErrorCode::Timeout,
-            "The game's probe did not answer in time; the request was sent and may still run.",
-        )
-        .hint(
-            "The game may be busy, frozen or stopped at a breakpoint; list_sessions shows whether \
-             it runs. Re-read what the request would change before retrying it.",
-        )
-        .details(json!({"may_have_applied": true})),
-        ControlError::Lost => ToolError::new(
-            ErrorCode::PreconditionFailed,
-            "The game's probe connection was lost (the game ended or crashed).",
-        )
-        .required("probe_connected"),
-        // The probe answered in a shape its protocol does not have (an add-on of
-        // another version, or a bug): said as it is, never guessed around.
-        ControlError::Malformed(why) => ToolError::internal(why).hint(
-            "The game's add-on may be of another godot-mcp version: reinstall the godot_mcp \
-             add-on of this server and restart the game.",
-        ),
-    }
-}
+pub(crate) use crate::planes::process::control::probe_error;
 
 /// Waits (up to 5 s) for a game that just started to connect its probe.
 pub(crate) async fn await_probe(session: &Session) {

@@ -30,7 +30,7 @@ use crate::error::{ErrorCode, ToolError};
 use crate::honesty::Persistence;
 use crate::planes::project::Expect;
 use crate::respath::ResPath;
-use crate::safety::{EffectKind, SafetyClass, Toolset};
+use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::{CallFlags, ToolDef, ToolMeta};
 
@@ -78,25 +78,7 @@ pub struct Capture {
     pub height: u32,
 }
 
-/// The typed reference a tool result carries for its image (see [`ImageResult`]).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ImageRef {
-    pub capture_id: String,
-    pub mime_type: String,
-    pub width: u32,
-    pub height: u32,
-    pub bytes: usize,
-}
-
-/// A tool result type that carries an image (registered with
-/// [`ToolDef::imaging`](crate::tools::ToolDef::imaging)). The call pipeline carries
-/// results as JSON; the type, not a key found in the JSON, decides that there is an
-/// image and where it is, so no other tool's result is searched for one.
-pub trait ImageResult {
-    /// The image a serialized result of this type names, if it has one.
-    fn image_of(result: &Value) -> Option<ImageRef>;
-}
+pub use crate::tools::registry::{ImageRef, ImageResult};
 
 /// The `image` field of a serialized [`Shot`] or [`Compared`] (both name it so).
 fn image_field(result: &Value) -> Option<ImageRef> {

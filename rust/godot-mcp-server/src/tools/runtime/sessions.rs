@@ -1,7 +1,20 @@
 //! Managed sessions: run_and_capture, play_scene, stop_scene, list_sessions, and the
 //! managed editor (start_editor, stop_editor); how a process ended, as reported.
 
-use super::*;
+use super::{MAX_OUTPUT, NoArgs, PROBE_SCRIPT, godot};
+use crate::error::{ErrorCode, ToolError};
+use crate::honesty::ProcessEnd;
+use crate::planes::process::{self, Ended, LaunchSpec, STOP_GRACE, Session, errors};
+use crate::respath::ResPath;
+use crate::state::AppState;
+use crate::tools::CallFlags;
+use godot_mcp_protocol::ProbeRequest;
+use godot_mcp_protocol::probe::ReleasedReply;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::time::Duration;
 
 pub(super) fn read_capped(path: &std::path::Path) -> (String, bool) {
     let bytes = std::fs::read(path).unwrap_or_default();

@@ -22,11 +22,11 @@ use crate::honesty::{Persistence, Undo};
 use crate::planes::project::sha256_hex;
 use crate::planes::project::{self as plane, Expect, JournalCall};
 use crate::respath::ResPath;
-use crate::safety::{EffectKind, SafetyClass, Toolset};
+use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::analysis::{paged, walk_files};
+use crate::tools::common::read_text;
 use crate::tools::editor::blocking_as;
-use crate::tools::project::read::read_text;
 use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {

@@ -23,7 +23,7 @@ use serde_json::Value;
 use crate::error::ToolError;
 use crate::honesty::{Persistence, Undo};
 use crate::respath::ResPath;
-use crate::safety::{Precondition, SafetyClass, Toolset};
+use crate::rules::{Precondition, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::editor::{
     EditVerdict, NoArgs, NodeArgs, NodeCommand, active_scene, ask, blocking_as, never_saved,

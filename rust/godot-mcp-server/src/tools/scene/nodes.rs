@@ -12,9 +12,9 @@ use serde_json::{Map, Value, json};
 
 use crate::error::ToolError;
 use crate::respath::ResPath;
-use crate::safety::Toolset;
+use crate::rules::Toolset;
 use crate::state::AppState;
-use crate::tools::project::read::read_text;
+use crate::tools::common::read_text;
 use crate::tools::scene::read::parse_error;
 use crate::tools::{CallFlags, ToolDef, ToolMeta};
 

@@ -13,9 +13,9 @@ use serde_json::{Value, json};
 use crate::error::{ErrorCode, ToolError};
 use crate::honesty::absent_when_none;
 use crate::respath::ResPath;
-use crate::safety::{SafetyClass, Toolset};
+use crate::rules::{SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::project::read::read_text;
+use crate::tools::common::read_text;
 use crate::tools::{CallFlags, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
@@ -352,8 +352,8 @@ pub struct SceneTreeArgs {
 /// Whether the connected editor is editing `path` (false when no editor is connected).
 fn editor_is_editing(state: &AppState, path: &ResPath) -> bool {
     if !matches!(
-        crate::safety::BridgeStatus::current(state),
-        crate::safety::BridgeStatus::Connected { .. }
+        state.editor.bridge_status(),
+        crate::rules::BridgeStatus::Connected { .. }
     ) {
         return false;
     }
@@ -406,7 +406,7 @@ async fn get_scene_tree(
         .await;
     }
     let Some(path) = args.path else {
-        return Err(crate::safety::Precondition::BridgeConnected.error());
+        return Err(crate::rules::Precondition::BridgeConnected.error());
     };
     let args = SceneTreeArgs {
         path: Some(path.clone()),

@@ -14,7 +14,7 @@ use godot_mcp_formats::variant;
 
 use crate::error::{ErrorCode, ToolError};
 use crate::respath::ResPath;
-use crate::safety::{EffectKind, SafetyClass, Toolset};
+use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::settings::{EditPlan, plan_edit};
 use crate::tools::{CallFlags, ToolDef, ToolMeta};

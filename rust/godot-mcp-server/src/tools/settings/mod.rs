@@ -21,7 +21,7 @@ use crate::error::{ErrorCode, ToolError};
 use crate::honesty::Persistence;
 use crate::planes::project::Expect;
 use crate::respath::ResPath;
-use crate::safety::{EffectKind, SafetyClass, Toolset};
+use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::common::is_identifier;
 use crate::tools::files::write::{FileEffect, plan_write};

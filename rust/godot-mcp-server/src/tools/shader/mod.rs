@@ -26,14 +26,14 @@ use crate::error::{ErrorCode, ToolError};
 use crate::honesty::{Persistence, absent_when_none};
 use crate::planes::project::{self as plane, Expect};
 use crate::respath::ResPath;
-use crate::safety::{EffectKind, SafetyClass, Toolset};
+use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::classref::{godot, run_supervised};
+use crate::tools::common::read_text;
 use crate::tools::editor::{
     EditorReply, blocking_as, godot_value, node_plan_as, query_as, reply_fields,
 };
 use crate::tools::files::write::plan_write;
-use crate::tools::project::read::read_text;
 use crate::tools::{CallFlags, ToolDef, ToolMeta};
 use godot_mcp_protocol::commands as cmd;
 

@@ -11,7 +11,7 @@ use godot_mcp_protocol::commands as cmd;
 
 use crate::error::ToolError;
 use crate::respath::ResPath;
-use crate::safety::{SafetyClass, Toolset};
+use crate::rules::{SafetyClass, Toolset};
 use crate::tools::recipes::tool::recipe;
 use crate::tools::recipes::{color, meta, new_resource, vec2, vec3};
 use crate::tools::scene::edit::editor_read;

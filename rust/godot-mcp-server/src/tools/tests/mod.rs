@@ -16,7 +16,7 @@ use serde_json::{Map, Value, json};
 use crate::error::{ErrorCode, ToolError};
 use crate::planes::process::{self, LaunchSpec, errors};
 use crate::respath::ResPath;
-use crate::safety::{EffectKind, SafetyClass, Toolset};
+use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::classref::{plain_launch, wait_ended};
 use crate::tools::runtime::{ended_json, game_property, godot, session_of};

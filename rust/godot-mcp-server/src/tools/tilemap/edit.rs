@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::ToolError;
 use crate::respath::ResPath;
-use crate::safety::{SafetyClass, Toolset};
+use crate::rules::{SafetyClass, Toolset};
 use crate::tools::recipes::{LayerRef, Steps, StepsEffect, StepsReply, layer_bits, meta, plan};
 use crate::tools::scene::edit::editor_read;
 use crate::tools::spatial::{CellsReply, cells_request};

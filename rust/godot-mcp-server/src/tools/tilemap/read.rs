@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use crate::error::{ErrorCode, ToolError};
 use crate::respath::ResPath;
-use crate::safety::Toolset;
+use crate::rules::Toolset;
 use crate::state::AppState;
 use crate::tools::common::count_param;
 use crate::tools::scene::nodes::{Doc, find_node, load_doc, load_scene};

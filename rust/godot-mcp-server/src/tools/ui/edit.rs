@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use crate::error::ToolError;
 use crate::respath::ResPath;
-use crate::safety::{SafetyClass, Toolset};
+use crate::rules::{SafetyClass, Toolset};
 use crate::tools::ToolDef;
 use crate::tools::editor::present;
 use crate::tools::scene::edit::{authoring_plan, editor_meta, node_edit, reply_fields, wire_name};

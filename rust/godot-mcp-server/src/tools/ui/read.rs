@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 
 use crate::error::ToolError;
 use crate::respath::ResPath;
-use crate::safety::{SafetyClass, Toolset};
+use crate::rules::{SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::scene::nodes::{Doc, load_doc, typed};
 use crate::tools::{CallFlags, ToolDef, ToolMeta};

@@ -24,7 +24,7 @@ use crate::error::ToolError;
 use crate::honesty::Persistence;
 use crate::planes::project::Expect;
 use crate::respath::ResPath;
-use crate::safety::Toolset;
+use crate::rules::Toolset;
 use crate::state::AppState;
 use crate::tools::files::write::{FileEffect, plan_write};
 use crate::tools::resource::tres_edit::{

@@ -4,7 +4,7 @@
 //! counts what it refused and what it let through to rmcp, and the MCP handler counts
 //! the calls it ran and who made them. Counting is always on (a relaxed atomic add);
 //! *reading* the counts over HTTP is a debug-build-only route that exists only when
-//! `GODOT_MCP_TEST_COUNTERS=1` (see [`super::http`]), sits behind the same guard as
+//! `GODOT_MCP_TEST_COUNTERS=1` (see `crate::transport::http`), sits behind the same guard as
 //! `/mcp`, and reveals numbers and session-derived principal ids, nothing else.
 
 use std::collections::BTreeMap;

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The server crate's modules import one way: no cycle between its modules, at any depth
+# (docs/architecture.md, "Layers"). scripts/test.sh runs this; a cycle fails the suite.
+#
+#   scripts/check-layers.sh              check rust/godot-mcp-server
+#   scripts/check-layers.sh --print      also print the module graph's layers
+#
+# The graph is cargo-modules' (0.27.0, pinned: `cargo install --locked cargo-modules
+# --version 0.27.0`; .ci/run installs it). It resolves every `use`, re-export and
+# signature through rust-analyzer; its items are folded into their modules
+# (--no-fns --no-types --no-traits). scripts/module_cycles.py adds the `crate::` paths
+# written out in function bodies, which cargo-modules does not see, and looks for cycles.
+#
+# Why not `cargo modules dependencies --acyclic` itself: that flag looks for cycles among
+# items, and a type and its own constructor (`fn new() -> Self`, or clap's derived
+# `from_arg_matches`) are one — it fails on any crate with a constructor.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+version=0.27.0
+if ! have=$(cargo modules --version 2>/dev/null); then
+    echo "check-layers: cargo-modules is not installed; install it with" >&2
+    echo "    cargo install --locked cargo-modules --version $version" >&2
+    exit 1
+fi
+if [[ "$have" != "cargo-modules $version" ]]; then
+    echo "check-layers: $have found, $version wanted (cargo install --locked cargo-modules --version $version)" >&2
+    exit 1
+fi
+
+graph=$(mktemp)
+trap 'rm -f "$graph"' EXIT
+cargo modules dependencies -p godot-mcp-server --lib --all-features \
+    --no-externs --no-sysroot --no-fns --no-types --no-traits --layout dot >"$graph"
+python3 scripts/module_cycles.py "$graph" rust/godot-mcp-server/src godot_mcp_server "$@"
