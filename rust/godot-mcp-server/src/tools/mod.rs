@@ -18,6 +18,7 @@ pub mod input;
 pub mod navigation;
 pub mod particles;
 pub mod physics;
+pub mod profiler;
 pub mod project;
 pub mod recipes;
 pub mod registry;

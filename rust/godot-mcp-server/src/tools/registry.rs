@@ -24,7 +24,6 @@ use crate::state::AppState;
 use crate::tools::runtime::screenshots::{ImageRef, ImageResult};
 use crate::tools::*;
 
-
 /// What a handler returns: a JSON object for `structuredContent`.
 pub type ToolResult = Result<Value, ToolError>;
 type HandlerFuture = Pin<Box<dyn Future<Output = ToolResult> + Send>>;
@@ -893,6 +892,9 @@ impl Registry {
             .chain(ui::edit::tools())
             .chain(debugger::tools())
             .chain(runtime::game::tools())
+            .chain(input::play::tools())
+            .chain(profiler::monitors::tools())
+            .chain(files::import::tools())
             .chain(settings::layers::tools())
             .chain(resource::material::tools())
             .chain(files::organize::tools())

@@ -26,12 +26,12 @@ use crate::tools::audio::read::{buses_json, layout_target};
 use crate::tools::editor::NodeCommand;
 use crate::tools::editor::present;
 use crate::tools::files::write::{FileEffect, plan_write};
-use crate::tools::scene::nodes::Doc;
-use crate::tools::scene::edit::{Stamped, node_edit, reply_fields};
 use crate::tools::resource::tres_edit::{
     FileEdit, check_expected, edit_args, edit_meta, is_property_name, read_model, require_tres,
     sub_id,
 };
+use crate::tools::scene::edit::{Stamped, node_edit, reply_fields};
+use crate::tools::scene::nodes::Doc;
 use crate::tools::{Also, Committed, Plan, ToolDef, ToolMeta};
 
 fn meta(name: &'static str, title: &'static str, description: &'static str) -> ToolMeta {

@@ -13,8 +13,8 @@ use crate::error::{ErrorCode, ToolError};
 use crate::respath::ResPath;
 use crate::safety::{SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::scene::nodes::{Doc, load_doc};
 use crate::tools::resource::tres_edit::require_class;
+use crate::tools::scene::nodes::{Doc, load_doc};
 use crate::tools::{CallFlags, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {

@@ -23,8 +23,8 @@ use crate::respath::ResPath;
 use crate::safety::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::common::on_disk;
-use crate::tools::scene::composite::write_each;
 use crate::tools::project::read::read_text;
+use crate::tools::scene::composite::write_each;
 use crate::tools::{Plan, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
