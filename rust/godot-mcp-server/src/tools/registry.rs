@@ -894,6 +894,7 @@ impl Registry {
             .chain(runtime::game::tools())
             .chain(input::play::tools())
             .chain(profiler::monitors::tools())
+            .chain(profiler::functions::tools())
             .chain(files::import::tools())
             .chain(settings::layers::tools())
             .chain(resource::material::tools())

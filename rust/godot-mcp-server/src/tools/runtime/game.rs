@@ -1,12 +1,8 @@
 //! The running game beyond `runtime/mod.rs`: whether a game plays, its live scene tree,
 //! UI search and per-frame samples (through the game's probe). Input sequences and
-//! recording are in `tools/input/play.rs`, performance monitors in `tools/profiler/`,
-//! the editor's file system and imports in `tools/files/import.rs`.
-//!
-//! Per-function profiler data is not here: Godot collects it only inside its debugger
-//! (the `servers` `EngineDebugger` profiler, turned on and read over the remote-debug
-//! protocol), so `profile_game_functions` (toolset `profiling`) lives with the debugger
-//! tools in `tools/debugger/`.
+//! recording are in `tools/input/play.rs`, performance monitors and per-function
+//! profiles (read over the debugger connection) in `tools/profiler/`, the editor's file
+//! system and imports in `tools/files/import.rs`.
 
 use std::sync::Arc;
 use std::time::Duration;
