@@ -76,7 +76,7 @@ pub fn tools() -> Vec<ToolDef> {
     ]
 }
 
-// ---- input: sequences, recording, is_playing ------------------------------------
+// ---- is_playing ------------------------------------------------------------------------
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -160,7 +160,6 @@ async fn is_playing(
     })
 }
 
-// ---- profiling ----------------------------------------------------------------------
 // ---- the running game: tree, UI, samples ----------------------------------------
 
 /// A node path in the running game (`/root/Main/Player`).
@@ -379,10 +378,4 @@ async fn sample_game_property(
         distinct_values,
         values,
     })
-}
-
-// ---- the editor's file system ------------------------------------------------------
-#[cfg(test)]
-mod tests {
-    use super::*;
 }
