@@ -355,7 +355,7 @@ fn doctor(args: DoctorArgs) -> ExitCode {
 fn serve(args: ServeArgs) -> ExitCode {
     let log = Arc::new(crate::logging::LogHub::default());
     init_logging(&args.log_level, &log);
-    crate::tools::runtime::game::set_import_dirs(args.import_dirs.clone());
+    crate::tools::files::import::set_import_dirs(args.import_dirs.clone());
     // Test builds only (the journal's `failpoints` feature): crash points.
     godot_mcp_journal::failpoints::arm_sigkill_from_env("GODOT_MCP_CRASH_AT");
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));

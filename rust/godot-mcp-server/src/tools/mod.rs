@@ -18,6 +18,7 @@ pub mod input;
 pub mod navigation;
 pub mod particles;
 pub mod physics;
+pub mod profiler;
 pub mod project;
 pub mod recipes;
 pub mod registry;
@@ -80,6 +81,10 @@ impl Registry {
             .chain(ui::edit::tools())
             .chain(debugger::tools())
             .chain(runtime::game::tools())
+            .chain(input::play::tools())
+            .chain(profiler::monitors::tools())
+            .chain(profiler::functions::tools())
+            .chain(files::import::tools())
             .chain(settings::layers::tools())
             .chain(resource::material::tools())
             .chain(files::organize::tools())

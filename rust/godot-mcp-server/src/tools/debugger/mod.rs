@@ -4,8 +4,8 @@
 //! (`planes::process::debugger`); breakpoints set before a launch are passed to it on
 //! the command line.
 //!
-//! Also `profile_game_functions` (toolset `profiling`): the engine's scripts profiler,
-//! turned on over the same connection for a window.
+//! `profile_game_functions` (toolset `profiling`) uses the same connection; it is in
+//! `tools/profiler/functions.rs`.
 //!
 //! All runtime class: they control the game's execution. `evaluate_in_frame` executes
 //! code, so it is approval-gated like `evaluate_expression`.
@@ -32,13 +32,13 @@ const DEFAULT_WAIT: Duration = Duration::from_secs(5);
 /// The longest wait a caller may ask for.
 const MAX_WAIT_MS: u64 = 60_000;
 /// How long a stopped game may take to answer a question (stack, variables).
-const ANSWER_WAIT: Duration = Duration::from_secs(5);
+pub(crate) const ANSWER_WAIT: Duration = Duration::from_secs(5);
 /// The longest expression accepted, in bytes.
 const MAX_EXPRESSION: usize = 16 * 1024;
 /// How long a just-launched game may take to connect to its debugger.
 const CONNECT_WAIT: Duration = Duration::from_secs(5);
 
-fn meta(name: &'static str, title: &'static str, description: &'static str) -> ToolMeta {
+pub(crate) fn meta(name: &'static str, title: &'static str, description: &'static str) -> ToolMeta {
     ToolMeta {
         name,
         title,
@@ -151,19 +151,6 @@ pub fn tools() -> Vec<ToolDef> {
             writes_disk: false,
             executes_code: true,
         }),
-        ToolDef::new(
-            ToolMeta {
-                toolset: Toolset::Profiling,
-                ..meta(
-                    "profile_game_functions",
-                    "Per-function script profile of the running game",
-                    "Run the engine's script profiler on a running game for a window: per \
-                     GDScript function calls, self and total ms, file and line, most self \
-                     time first.",
-                )
-            },
-            profile_game_functions,
-        ),
     ]
 }
 
@@ -392,7 +379,7 @@ async fn clear_breakpoints(
 }
 
 /// The game session and its debugger, connected.
-async fn debugged(
+pub(crate) async fn debugged(
     state: &AppState,
     session_id: Option<&str>,
 ) -> Result<(Arc<Session>, Arc<Debugger>), ToolError> {
@@ -427,7 +414,7 @@ fn wait_of(timeout_ms: Option<u64>) -> Result<Duration, ToolError> {
 
 /// A debugger failure as the tool error an agent can act on. `what` names the request
 /// in a timeout's message.
-fn debug_error(e: DebugError, what: &str, waited: Duration) -> ToolError {
+pub(crate) fn debug_error(e: DebugError, what: &str, waited: Duration) -> ToolError {
     match e {
         DebugError::NotConnected => ToolError::new(
             ErrorCode::PreconditionFailed,
@@ -771,120 +758,3 @@ async fn evaluate_in_frame(
 }
 
 // ---- profile_game_functions ----------------------------------------------------
-
-/// The shortest and longest profiling window, ms.
-const PROFILE_WINDOW_MS: std::ops::RangeInclusive<u64> = 100..=10_000;
-/// The most rows one answer holds.
-const MAX_PROFILE_ROWS: u32 = 500;
-
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ProfileArgs {
-    /// The session (default: the newest running game).
-    #[serde(default)]
-    session_id: Option<String>,
-    /// How long to profile, 100-10000 ms (default 1000).
-    #[serde(default)]
-    #[schemars(range(min = 100, max = 10000))]
-    window_ms: Option<u64>,
-    /// Rows returned, 1-500 (default 50).
-    #[serde(default)]
-    #[schemars(range(min = 1, max = 500))]
-    limit: Option<u32>,
-}
-
-/// One script function over the window.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct FunctionRow {
-    function: String,
-    /// The script (res://…).
-    file: String,
-    /// The first line of the function's body, as GDScript reports it (0: implicit).
-    line: i64,
-    calls: i64,
-    /// Time in the function itself, callees excluded.
-    self_ms: f64,
-    /// Time in the function and its callees.
-    total_ms: f64,
-}
-
-/// profile_game_functions' result.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct FunctionProfile {
-    session_id: String,
-    window_ms: u64,
-    /// Frames summed (the frame the profiler started in is left out: it is partial).
-    frames_sampled: u64,
-    /// Functions seen in the window; `functions` holds the first `limit` of them.
-    functions_seen: usize,
-    functions: Vec<FunctionRow>,
-    truncated: bool,
-    /// The game stopped in the debugger during the window (it ran no frames meanwhile).
-    stopped_in_window: bool,
-}
-
-fn ms(seconds: f64) -> f64 {
-    (seconds * 1_000_000.0).round() / 1_000.0
-}
-
-async fn profile_game_functions(
-    state: Arc<AppState>,
-    args: ProfileArgs,
-    _f: CallFlags,
-) -> Result<FunctionProfile, ToolError> {
-    let window_ms = args.window_ms.unwrap_or(1000);
-    if !PROFILE_WINDOW_MS.contains(&window_ms) {
-        return Err(ToolError::invalid_params(
-            "window_ms",
-            "window_ms must be 100–10000",
-        ));
-    }
-    let limit = args.limit.unwrap_or(50);
-    if !(1..=MAX_PROFILE_ROWS).contains(&limit) {
-        return Err(ToolError::invalid_params("limit", "limit must be 1–500"));
-    }
-    let (session, d) = debugged(&state, args.session_id.as_deref()).await?;
-    let already_closed = d.state().closed;
-    let profile = d
-        .profile_scripts(Duration::from_millis(window_ms), ANSWER_WAIT)
-        .await
-        .map_err(|e| match e {
-            DebugError::Closed if !already_closed => ToolError::new(
-                ErrorCode::PreconditionFailed,
-                "The game's debugger connection ended during the profiling window (the game \
-                 ended or crashed); no profile is reported.",
-            )
-            .required("debugger_connected")
-            .hint("list_sessions shows how it ended; start it again with play_scene.")
-            .details(json!({"during_window": true})),
-            e => debug_error(e, "profiler stop", ANSWER_WAIT),
-        })?;
-    let mut functions = profile.functions;
-    functions.sort_by(|a, b| {
-        b.self_s
-            .total_cmp(&a.self_s)
-            .then_with(|| b.total_s.total_cmp(&a.total_s))
-            .then_with(|| (&a.file, a.line, &a.function).cmp(&(&b.file, b.line, &b.function)))
-    });
-    let functions_seen = functions.len();
-    functions.truncate(limit as usize);
-    Ok(FunctionProfile {
-        session_id: session.txn.to_string(),
-        window_ms,
-        frames_sampled: profile.frames,
-        functions_seen,
-        truncated: functions_seen > functions.len(),
-        functions: functions
-            .into_iter()
-            .map(|f| FunctionRow {
-                function: f.function,
-                file: f.file,
-                line: f.line,
-                calls: f.calls,
-                self_ms: ms(f.self_s),
-                total_ms: ms(f.total_s),
-            })
-            .collect(),
-        stopped_in_window: profile.stopped_in_window,
-    })
-}

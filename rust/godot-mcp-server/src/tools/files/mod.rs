@@ -1,5 +1,7 @@
 //! Project files: the file-plane writes of scripts and resources ([`write`]) and
-//! organizing files and folders with every reference rewritten ([`organize`]).
+//! organizing files and folders with every reference rewritten ([`organize`]), the
+//! editor's file system and asset imports ([`import`]).
 
+pub mod import;
 pub mod organize;
 pub mod write;

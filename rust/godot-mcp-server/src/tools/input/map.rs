@@ -1,7 +1,7 @@
-//! The input map, the rest: read one action (deadzone and decoded events) and clear
-//! an action's events. The clear is a line-level edit of project.godot through the
-//! journal, like the other input-map tools (destructive by the classification rule:
-//! ProjectSettings persistence, and it removes data).
+//! The input map in project.godot: add and remove actions, add an event, read one action
+//! (deadzone and decoded events) and clear an action's events. Each edit is a line-level
+//! edit of project.godot through the journal, like every settings edit (destructive by
+//! the classification rule: ProjectSettings persistence).
 
 use std::sync::Arc;
 
@@ -15,8 +15,12 @@ use crate::error::ToolError;
 use crate::respath::ResPath;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
+use godot_mcp_formats::input_event::{self, InputEventSpec};
+use godot_mcp_formats::project_edit::ConfigText;
+
+use crate::error::ErrorCode;
 use crate::tools::settings::{
-    EditPlan, SettingChange, check_action_name, no_events_array, plan_action_edit,
+    EditPlan, NameArgs, SettingChange, meta, plan_add, plan_edit, plan_remove,
 };
 use crate::tools::{CallFlags, ToolDef, ToolMeta};
 
@@ -45,6 +49,35 @@ pub fn tools() -> Vec<ToolDef> {
                 effect: Some(EffectKind::File),
             },
             plan_clear_input_action_events,
+        ),
+        ToolDef::planned(
+            meta(
+                "add_input_action",
+                "Add an input action",
+                "Add an input-map action to project.godot with a deadzone and key, mouse \
+                 or joypad events.",
+                Toolset::InputMap,
+            ),
+            plan_add_input_action,
+        ),
+        ToolDef::planned(
+            meta(
+                "remove_input_action",
+                "Remove an input action",
+                "Remove an input-map action from project.godot.",
+                Toolset::InputMap,
+            ),
+            plan_remove_input_action,
+        ),
+        ToolDef::planned(
+            meta(
+                "add_input_event",
+                "Add an event to an input action",
+                "Append a key, mouse or joypad event to an input-map action in \
+                 project.godot.",
+                Toolset::InputMap,
+            ),
+            plan_add_input_event,
         ),
     ]
 }
@@ -125,4 +158,132 @@ fn plan_clear_input_action_events(
             Ok(format!("{}[]{}", &previous[..open], &previous[close + 1..]))
         },
     )
+}
+
+fn plan_remove_input_action(
+    state: Arc<AppState>,
+    args: NameArgs,
+) -> Result<EditPlan<SettingChange>, ToolError> {
+    check_action_name(&args.name)?;
+    plan_remove(state, "input", args.name, "input action")
+}
+
+pub(crate) fn check_action_name(name: &str) -> Result<(), ToolError> {
+    let ok = !name.is_empty()
+        && name.len() <= 128
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'));
+    if ok {
+        Ok(())
+    } else {
+        Err(ToolError::invalid_params(
+            "name",
+            format!("{name:?} is not an action name (letters, digits, _ . -)"),
+        ))
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AddInputActionArgs {
+    /// Action name, e.g. move_left.
+    name: String,
+    /// Analog deadzone 0-1 (default 0.5).
+    #[serde(default)]
+    deadzone: Option<f64>,
+    /// Events that trigger it.
+    #[serde(default)]
+    events: Vec<InputEventSpec>,
+}
+
+fn plan_add_input_action(
+    state: Arc<AppState>,
+    args: AddInputActionArgs,
+) -> Result<EditPlan<SettingChange>, ToolError> {
+    check_action_name(&args.name)?;
+    let deadzone = args.deadzone.unwrap_or(0.5);
+    if !(0.0..=1.0).contains(&deadzone) {
+        return Err(ToolError::invalid_params(
+            "deadzone",
+            "deadzone must be between 0.0 and 1.0",
+        ));
+    }
+    let events = args
+        .events
+        .iter()
+        .enumerate()
+        .map(|(i, e)| e.to_variant(&format!("events[{i}]")))
+        .collect::<Result<Vec<_>, _>>()?;
+    let value = input_event::input_action_value(deadzone, &events);
+    plan_add(
+        state,
+        ("input", "input action"),
+        args.name,
+        value,
+        "Add events to it with add_input_event, or remove it first.",
+    )
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AddInputEventArgs {
+    /// The action.
+    action: String,
+    /// The event to append.
+    event: InputEventSpec,
+}
+
+fn plan_add_input_event(
+    state: Arc<AppState>,
+    args: AddInputEventArgs,
+) -> Result<EditPlan<SettingChange>, ToolError> {
+    check_action_name(&args.action).map_err(|e| e.param("action"))?;
+    let event = args.event.to_variant("event")?;
+    plan_action_edit(
+        state,
+        args.action,
+        |_| "Create it with add_input_action.".to_string(),
+        |previous, action| {
+            input_event::append_input_event(previous, &event).ok_or_else(|| no_events_array(action))
+        },
+    )
+}
+
+/// Plan replacing input action `action`'s value with what `edit` makes of it
+/// (`edit` gets the current value and the action's name). A missing action is
+/// NOT_FOUND with the hint `missing` gives for the parsed project.godot.
+pub(crate) fn plan_action_edit(
+    state: Arc<AppState>,
+    action: String,
+    missing: impl FnOnce(&ConfigText) -> String,
+    edit: impl FnOnce(&str, &str) -> Result<String, ToolError>,
+) -> Result<EditPlan<SettingChange>, ToolError> {
+    plan_edit(state, move |config| {
+        let Some(previous) = config.get("input", &action) else {
+            return Err(
+                ToolError::not_found(format!("input action {action} does not exist"))
+                    .param("action")
+                    .hint(missing(config)),
+            );
+        };
+        let value = edit(previous, &action)?;
+        Ok((
+            config.set("input", &action, &value),
+            SettingChange {
+                setting: format!("input/{action}"),
+                previous: Some(previous.to_string()),
+                value: Some(value),
+            },
+        ))
+    })
+}
+
+/// An input action whose value has no `events` array this server can edit.
+pub(crate) fn no_events_array(action: &str) -> ToolError {
+    ToolError::new(
+        ErrorCode::ParseError,
+        format!("input action {action} has no \"events\" array this server can edit"),
+    )
+    .param("action")
 }

@@ -1,3 +1,5 @@
-//! The input map: actions and their events.
+//! Input: the project's input map, its actions and their events ([`map`]), and input
+//! played into and recorded from a running game ([`play`]).
 
 pub mod map;
+pub mod play;

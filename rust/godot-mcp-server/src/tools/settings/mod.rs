@@ -1,5 +1,6 @@
-//! project.godot edits: settings, autoloads and the input map. All destructive by
-//! the classification rule (ProjectSettings persistence; spec names set_setting and
+//! project.godot edits: settings and autoloads (the input map's are in
+//! `tools/input/map.rs`), and layer names ([`layers`]). All destructive by the
+//! classification rule (ProjectSettings persistence; spec names set_setting and
 //! register_autoload/unregister_autoload). Each is a line-level edit of the file
 //! (`godot_mcp_formats::project_edit`) that leaves every other byte as it was, written
 //! through the one write seam with the plan's hash of project.godot as the
@@ -13,7 +14,6 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use godot_mcp_formats::input_event::{self, InputEventSpec};
 use godot_mcp_formats::project_edit::{ConfigText, split_setting};
 use godot_mcp_formats::variant;
 
@@ -27,7 +27,7 @@ use crate::tools::common::is_identifier;
 use crate::tools::files::write::{FileEffect, plan_write};
 use crate::tools::{Also, Committed, Plan, ToolDef, ToolMeta};
 
-fn meta(
+pub(crate) fn meta(
     name: &'static str,
     title: &'static str,
     description: &'static str,
@@ -74,35 +74,6 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             plan_unregister_autoload,
         ),
-        ToolDef::planned(
-            meta(
-                "add_input_action",
-                "Add an input action",
-                "Add an input-map action to project.godot with a deadzone and key, mouse \
-                 or joypad events.",
-                Toolset::InputMap,
-            ),
-            plan_add_input_action,
-        ),
-        ToolDef::planned(
-            meta(
-                "remove_input_action",
-                "Remove an input action",
-                "Remove an input-map action from project.godot.",
-                Toolset::InputMap,
-            ),
-            plan_remove_input_action,
-        ),
-        ToolDef::planned(
-            meta(
-                "add_input_event",
-                "Add an event to an input action",
-                "Append a key, mouse or joypad event to an input-map action in \
-                 project.godot.",
-                Toolset::InputMap,
-            ),
-            plan_add_input_event,
-        ),
     ]
 }
 
@@ -119,7 +90,7 @@ pub(crate) struct SettingChange {
 const PROJECT_GODOT: &str = "res://project.godot";
 const MAX_PROJECT_GODOT: u64 = 4 * 1024 * 1024;
 
-fn read_project_godot(state: &AppState) -> Result<(ResPath, String), ToolError> {
+pub(crate) fn read_project_godot(state: &AppState) -> Result<(ResPath, String), ToolError> {
     let path = ResPath::parse(PROJECT_GODOT).map_err(|e| ToolError::internal(e.to_string()))?;
     let real = state.project.resolve("path", &path)?;
     let meta = std::fs::metadata(&real).map_err(|e| ToolError::io(PROJECT_GODOT, &e))?;
@@ -297,7 +268,7 @@ fn plan_register_autoload(
 
 /// Plan adding `name = value` to `section`, refused when `name` is there already.
 /// `what` names the entry in the refusal; `hint` says what to do instead.
-fn plan_add(
+pub(crate) fn plan_add(
     state: Arc<AppState>,
     (section, what): (&'static str, &'static str),
     name: String,
@@ -326,7 +297,7 @@ fn plan_add(
 #[serde(deny_unknown_fields)]
 pub struct NameArgs {
     /// The autoload or input action name.
-    name: String,
+    pub(crate) name: String,
 }
 
 fn plan_unregister_autoload(
@@ -336,15 +307,7 @@ fn plan_unregister_autoload(
     plan_remove(state, "autoload", args.name, "autoload")
 }
 
-fn plan_remove_input_action(
-    state: Arc<AppState>,
-    args: NameArgs,
-) -> Result<EditPlan<SettingChange>, ToolError> {
-    check_action_name(&args.name)?;
-    plan_remove(state, "input", args.name, "input action")
-}
-
-fn plan_remove(
+pub(crate) fn plan_remove(
     state: Arc<AppState>,
     section: &'static str,
     name: String,
@@ -366,124 +329,4 @@ fn plan_remove(
             },
         ))
     })
-}
-
-pub(crate) fn check_action_name(name: &str) -> Result<(), ToolError> {
-    let ok = !name.is_empty()
-        && name.len() <= 128
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'));
-    if ok {
-        Ok(())
-    } else {
-        Err(ToolError::invalid_params(
-            "name",
-            format!("{name:?} is not an action name (letters, digits, _ . -)"),
-        ))
-    }
-}
-
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct AddInputActionArgs {
-    /// Action name, e.g. move_left.
-    name: String,
-    /// Analog deadzone 0-1 (default 0.5).
-    #[serde(default)]
-    deadzone: Option<f64>,
-    /// Events that trigger it.
-    #[serde(default)]
-    events: Vec<InputEventSpec>,
-}
-
-fn plan_add_input_action(
-    state: Arc<AppState>,
-    args: AddInputActionArgs,
-) -> Result<EditPlan<SettingChange>, ToolError> {
-    check_action_name(&args.name)?;
-    let deadzone = args.deadzone.unwrap_or(0.5);
-    if !(0.0..=1.0).contains(&deadzone) {
-        return Err(ToolError::invalid_params(
-            "deadzone",
-            "deadzone must be between 0.0 and 1.0",
-        ));
-    }
-    let events = args
-        .events
-        .iter()
-        .enumerate()
-        .map(|(i, e)| e.to_variant(&format!("events[{i}]")))
-        .collect::<Result<Vec<_>, _>>()?;
-    let value = input_event::input_action_value(deadzone, &events);
-    plan_add(
-        state,
-        ("input", "input action"),
-        args.name,
-        value,
-        "Add events to it with add_input_event, or remove it first.",
-    )
-}
-
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct AddInputEventArgs {
-    /// The action.
-    action: String,
-    /// The event to append.
-    event: InputEventSpec,
-}
-
-fn plan_add_input_event(
-    state: Arc<AppState>,
-    args: AddInputEventArgs,
-) -> Result<EditPlan<SettingChange>, ToolError> {
-    check_action_name(&args.action).map_err(|e| e.param("action"))?;
-    let event = args.event.to_variant("event")?;
-    plan_action_edit(
-        state,
-        args.action,
-        |_| "Create it with add_input_action.".to_string(),
-        |previous, action| {
-            input_event::append_input_event(previous, &event).ok_or_else(|| no_events_array(action))
-        },
-    )
-}
-
-/// Plan replacing input action `action`'s value with what `edit` makes of it
-/// (`edit` gets the current value and the action's name). A missing action is
-/// NOT_FOUND with the hint `missing` gives for the parsed project.godot.
-pub(crate) fn plan_action_edit(
-    state: Arc<AppState>,
-    action: String,
-    missing: impl FnOnce(&ConfigText) -> String,
-    edit: impl FnOnce(&str, &str) -> Result<String, ToolError>,
-) -> Result<EditPlan<SettingChange>, ToolError> {
-    plan_edit(state, move |config| {
-        let Some(previous) = config.get("input", &action) else {
-            return Err(
-                ToolError::not_found(format!("input action {action} does not exist"))
-                    .param("action")
-                    .hint(missing(config)),
-            );
-        };
-        let value = edit(previous, &action)?;
-        Ok((
-            config.set("input", &action, &value),
-            SettingChange {
-                setting: format!("input/{action}"),
-                previous: Some(previous.to_string()),
-                value: Some(value),
-            },
-        ))
-    })
-}
-
-/// An input action whose value has no `events` array this server can edit.
-pub(crate) fn no_events_array(action: &str) -> ToolError {
-    ToolError::new(
-        ErrorCode::ParseError,
-        format!("input action {action} has no \"events\" array this server can edit"),
-    )
-    .param("action")
 }

@@ -1,0 +1,625 @@
+//! The editor-plane tools themselves: node edits, scene files, resource properties,
+//! scene batches and the editor's undo history, each planned and applied through the
+//! plumbing in `mod.rs`.
+
+use super::*;
+
+// ---------------------------------------------------------------------------------
+// Arguments
+// ---------------------------------------------------------------------------------
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateNodeArgs {
+    /// Parent node path ("." is the root).
+    parent: String,
+    /// Godot class, e.g. Sprite2D.
+    #[serde(rename = "type")]
+    node_type: String,
+    /// Node name.
+    name: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NodeArgs {
+    /// Node path from the scene root ("." is the root).
+    pub(crate) node: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RenameArgs {
+    /// Node path from the scene root ("." is the root).
+    node: String,
+    /// The new name.
+    new_name: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MoveArgs {
+    /// Node path from the scene root ("." is the root).
+    node: String,
+    /// New parent's path.
+    new_parent: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DuplicateArgs {
+    /// Node path from the scene root ("." is the root).
+    node: String,
+    /// Name of the copy (default: Godot's).
+    #[serde(default)]
+    new_name: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GetPropertyArgs {
+    /// Node path from the scene root ("." is the root).
+    node: String,
+    /// Property name, e.g. position.
+    property: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SetPropertyArgs {
+    /// Node path from the scene root ("." is the root).
+    node: String,
+    /// Property name, e.g. position.
+    property: String,
+    /// JSON, or a Godot type: {"$type": "Vector2", "x": 1, "y": 2} (Vector2/3(i), Color,
+    /// Rect2(i), NodePath, Transform2D/3D, Packed*Array; Resource by res:// path, or new:
+    /// {"$type": "Resource", "class": "CircleShape2D", "properties": {…}}).
+    value: Value,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ScenePathArgs {
+    /// The .tscn.
+    path: ResPath,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OptScenePathArgs {
+    /// The open scene (default: the edited one).
+    #[serde(default)]
+    pub(super) path: Option<ResPath>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateSceneArgs {
+    /// The new .tscn.
+    path: ResPath,
+    /// Root node's Godot class, e.g. Node2D.
+    root_type: String,
+    /// Root node's name (default: from the file name).
+    #[serde(default)]
+    root_name: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AttachScriptArgs {
+    /// Node path from the scene root ("." is the root).
+    node: String,
+    /// The script file.
+    script: ResPath,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SignalArgs {
+    /// Emitting node's path.
+    from: String,
+    /// The signal, e.g. pressed.
+    signal: String,
+    /// Receiving node's path.
+    to: String,
+    /// Receiver's method.
+    method: String,
+}
+
+impl From<SignalArgs> for cmd::Connection {
+    fn from(a: SignalArgs) -> Self {
+        Self {
+            from: a.from,
+            signal: a.signal,
+            to: a.to,
+            method: a.method,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ResourcePropertyArgs {
+    /// The .tres file.
+    path: ResPath,
+    /// Property name.
+    property: String,
+    /// JSON, or a Godot type as in set_node_property.
+    value: Value,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BatchSet {
+    /// Node path from the scene root ("." is the root).
+    node: String,
+    /// Property name.
+    property: String,
+    /// JSON, or a Godot type as in set_node_property.
+    value: Value,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BatchArgs {
+    /// The property sets.
+    sets: Vec<BatchSet>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NoArgs {}
+
+// ---------------------------------------------------------------------------------
+// Tools
+// ---------------------------------------------------------------------------------
+
+/// The meta of an editor-plane tool: a read has no effect, anything else is an
+/// editor-runtime effect (recipes::meta and scene::edit::editor_meta are this one).
+pub(crate) const fn meta(
+    name: &'static str,
+    title: &'static str,
+    description: &'static str,
+    class: SafetyClass,
+    toolset: Toolset,
+) -> ToolMeta {
+    let effect = match class {
+        SafetyClass::ReadOnly => None,
+        _ => Some(EffectKind::EditorRuntime),
+    };
+    ToolMeta {
+        name,
+        title,
+        description,
+        class,
+        toolset,
+        effect,
+    }
+}
+
+pub fn tools() -> Vec<ToolDef> {
+    use SafetyClass::*;
+    use Toolset::*;
+    vec![
+        ToolDef::planned(
+            meta(
+                "create_node",
+                "Create a node",
+                "Add a node of a Godot class to the edited scene (one undo action; \
+                  unsaved until save_scene).",
+                Mutating,
+                SceneEdit,
+            ),
+            |state, a: CreateNodeArgs| {
+                let p = cmd::NodeCreate {
+                    parent: a.parent.clone(),
+                    node_type: a.node_type,
+                    name: a.name,
+                };
+                node_edit::<CreatedNode, _>(state, "create", a.parent, p)
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                "rename_node",
+                "Rename a node",
+                "Rename a node in the edited scene (one undo action).",
+                Mutating,
+                SceneEdit,
+            ),
+            |state, a: RenameArgs| {
+                let p = cmd::NodeRename {
+                    node: a.node.clone(),
+                    new_name: a.new_name,
+                };
+                node_edit::<NodeField, _>(state, "rename", a.node, p)
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                "move_node",
+                "Move a node",
+                "Reparent a node in the edited scene (one undo action).",
+                Mutating,
+                SceneEdit,
+            ),
+            |state, a: MoveArgs| {
+                let p = cmd::NodeMove {
+                    node: a.node.clone(),
+                    new_parent: a.new_parent,
+                };
+                node_edit::<NodeField, _>(state, "move", a.node, p)
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                "duplicate_node",
+                "Duplicate a node",
+                "Duplicate a node (and its children) beside it (one undo action).",
+                Mutating,
+                SceneEdit,
+            ),
+            |state, a: DuplicateArgs| {
+                let p = cmd::NodeDuplicate {
+                    node: a.node.clone(),
+                    new_name: a.new_name,
+                };
+                node_edit::<NodeField, _>(state, "duplicate", a.node, p)
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                "delete_node",
+                "Delete a node",
+                "Delete a node and its children from the edited scene (one undo action).",
+                Destructive,
+                SceneEdit,
+            ),
+            |state, a: NodeArgs| {
+                let p = cmd::NodeDelete {
+                    node: a.node.clone(),
+                };
+                node_edit::<NodeField, _>(state, "delete", a.node, p)
+            },
+        ),
+        ToolDef::new(
+            meta(
+                "get_node_property",
+                "Get a node property",
+                "Read a node property in the edited scene (live editor) as typed JSON.",
+                ReadOnly,
+                SceneRead,
+            ),
+            |state, a: GetPropertyArgs, _f: CallFlags| async move {
+                blocking_as(move || {
+                    let p = cmd::NodeGetProperty {
+                        node: a.node,
+                        property: a.property,
+                    };
+                    query_as::<_, NodeProperty>(&state, &p, Some(&p.node))
+                })
+                .await
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                "set_node_property",
+                "Set a node property",
+                "Set a node property in the edited scene (one undo action).",
+                Mutating,
+                SceneEdit,
+            ),
+            |state, a: SetPropertyArgs| {
+                let p = cmd::NodeSetProperty(cmd::PropertySet {
+                    value: godot_value("value", &a.value)?,
+                    node: a.node.clone(),
+                    property: a.property,
+                });
+                node_edit::<PropertySet, _>(state, "set_property", a.node, p)
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                "apply_scene_batch",
+                "Apply a batch of property sets",
+                "Set many node properties in the edited scene as one undo action \
+                  (over 20 nodes: no undo, undoable: false).",
+                Mutating,
+                SceneEdit,
+            ),
+            |state, a: BatchArgs| {
+                if a.sets.is_empty() {
+                    return Err(ToolError::invalid_params(
+                        "sets",
+                        "a batch needs at least one set",
+                    ));
+                }
+                let (policy, nodes) = batch_undo(a.sets.iter().map(|s| s.node.as_str()));
+                let undo = Undo {
+                    undoable: policy.undoable(),
+                    undo_hint: (!policy.undoable()).then(|| {
+                        format!(
+                            "More than {} nodes: applied without the editor's undo history.",
+                            cmd::UNDO_BATCH_LIMIT
+                        )
+                    }),
+                };
+                let size = BatchSize {
+                    sets: a.sets.len(),
+                    nodes,
+                };
+                let sets = a
+                    .sets
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, s)| {
+                        Ok(cmd::PropertySet {
+                            value: godot_value(&format!("sets[{i}].value"), &s.value)?,
+                            node: s.node,
+                            property: s.property,
+                        })
+                    })
+                    .collect::<Result<_, ToolError>>()?;
+                scene_plan::<_, BatchApplied, _>(
+                    state,
+                    cmd::BatchApply { sets, undo: policy },
+                    None,
+                    true,
+                    Some(undo),
+                    size,
+                )
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                "attach_script",
+                "Attach a script",
+                "Attach a script file to a node in the edited scene (one undo action).",
+                Mutating,
+                ScriptEdit,
+            ),
+            |state, a: AttachScriptArgs| {
+                let p = cmd::ScriptAttach {
+                    node: a.node.clone(),
+                    script: a.script.to_string(),
+                };
+                node_edit::<ScriptAttached, _>(state, "attach_script", a.node, p)
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                "detach_script",
+                "Detach a script",
+                "Remove a node's script in the edited scene (one undo action).",
+                Destructive,
+                ScriptEdit,
+            ),
+            |state, a: NodeArgs| {
+                let p = cmd::ScriptDetach {
+                    node: a.node.clone(),
+                };
+                node_edit::<NodeField, _>(state, "detach_script", a.node, p)
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                "connect_signal",
+                "Connect a signal",
+                "Connect a node's signal to a method of another node in the edited \
+                  scene, saved with the scene (one undo action).",
+                Mutating,
+                SceneEdit,
+            ),
+            |state, a: SignalArgs| {
+                let node = a.from.clone();
+                node_edit::<SignalConnection, _>(
+                    state,
+                    "connect_signal",
+                    node,
+                    cmd::SignalConnect(a.into()),
+                )
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                "disconnect_signal",
+                "Disconnect a signal",
+                "Disconnect a signal connection in the edited scene (one undo action).",
+                Destructive,
+                SceneEdit,
+            ),
+            |state, a: SignalArgs| {
+                let node = a.from.clone();
+                node_edit::<SignalConnection, _>(
+                    state,
+                    "disconnect_signal",
+                    node,
+                    cmd::SignalDisconnect(a.into()),
+                )
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                "set_resource_property",
+                "Set a resource property",
+                "Set a property of a .tres resource through the editor (undo-tracked) \
+                  and save it.",
+                Mutating,
+                ResourceEdit,
+            ),
+            |state, a: ResourcePropertyArgs| {
+                let p = cmd::ResourceSetProperty {
+                    path: a.path.to_string(),
+                    property: a.property,
+                    value: godot_value("value", &a.value)?,
+                };
+                scene_plan::<_, ResourcePropertySet, _>(
+                    state,
+                    p,
+                    Some(a.path.to_string()),
+                    false,
+                    None,
+                    NoReplyFields {},
+                )
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                "open_scene",
+                "Open a scene",
+                "Open a .tscn in the editor as the edited scene.",
+                Mutating,
+                SceneFiles,
+            ),
+            |state, a: ScenePathArgs| {
+                let path = a.path.to_string();
+                scene_plan::<_, NoReplyFields, _>(
+                    state,
+                    cmd::SceneOpen { path: path.clone() },
+                    Some(path),
+                    false,
+                    None,
+                    NoReplyFields {},
+                )
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                "create_scene",
+                "Create a scene",
+                "Create a .tscn with a root node of a Godot class, save it and open it \
+                  in the editor.",
+                Destructive,
+                SceneFiles,
+            ),
+            |state, a: CreateSceneArgs| {
+                let path = a.path.to_string();
+                if state.project.resolve("path", &a.path)?.exists() {
+                    return Err(ToolError::invalid_params(
+                        "path",
+                        format!("{path} already exists"),
+                    ));
+                }
+                let p = cmd::SceneCreate {
+                    path: path.clone(),
+                    root_type: a.root_type,
+                    root_name: a.root_name,
+                };
+                scene_plan::<_, NoReplyFields, _>(
+                    state,
+                    p,
+                    Some(path),
+                    false,
+                    None,
+                    NoReplyFields {},
+                )
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                "save_scene",
+                "Save the scene",
+                "Save the edited scene (or the open scene at path) to its .tscn.",
+                Destructive,
+                SceneFiles,
+            ),
+            |state, a: OptScenePathArgs| {
+                let path = a.path.map(|p| p.to_string());
+                // The rule's undo verdict for a save, with what to do about it.
+                let undo = Undo {
+                    undoable: persistence::verdict_of(persistence::Effect::SceneSave, "").undoable,
+                    undo_hint: Some(
+                        "Saving is not on the undo history; the edits before it are.".into(),
+                    ),
+                };
+                scene_plan::<_, NoReplyFields, _>(
+                    state,
+                    cmd::SceneSave { path: path.clone() },
+                    path,
+                    true,
+                    Some(undo),
+                    NoReplyFields {},
+                )
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                "close_scene",
+                "Close a scene",
+                "Close the edited scene (or the open scene at path) without saving.",
+                Destructive,
+                SceneFiles,
+            ),
+            path_scene_plan::<cmd::SceneClose>,
+        ),
+        ToolDef::planned(
+            meta(
+                "reload_scene",
+                "Reload a scene",
+                "Reload the edited scene from its .tscn, discarding unsaved changes.",
+                Destructive,
+                SceneFiles,
+            ),
+            path_scene_plan::<cmd::SceneReload>,
+        ),
+        ToolDef::planned(
+            meta(
+                "editor_undo",
+                "Undo in the editor",
+                "Undo the edited scene's last action (agent's or human's), like Ctrl+Z.",
+                Mutating,
+                UndoRedo,
+            ),
+            |state, _a: NoArgs| {
+                scene_plan::<_, UndoStep, _>(
+                    state,
+                    cmd::Undo {},
+                    None,
+                    true,
+                    None,
+                    NoReplyFields {},
+                )
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                "editor_redo",
+                "Redo in the editor",
+                "Redo the edited scene's last undone action.",
+                Mutating,
+                UndoRedo,
+            ),
+            |state, _a: NoArgs| {
+                scene_plan::<_, UndoStep, _>(
+                    state,
+                    cmd::Redo {},
+                    None,
+                    true,
+                    None,
+                    NoReplyFields {},
+                )
+            },
+        ),
+        ToolDef::new(
+            meta(
+                "editor_history",
+                "Editor undo history",
+                "The edited scene's undo history: version, can undo/redo, action names.",
+                ReadOnly,
+                UndoRedo,
+            ),
+            |state, _a: NoArgs, _f: CallFlags| async move {
+                blocking_as(move || query_as::<_, History>(&state, &cmd::History {}, None)).await
+            },
+        ),
+    ]
+}
+
+/// Run a blocking bridge call off the async threads.
+pub(crate) async fn blocking_as<R: Send + 'static>(
+    f: impl FnOnce() -> Result<R, ToolError> + Send + 'static,
+) -> Result<R, ToolError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| ToolError::internal(format!("editor task failed: {e}")))?
+}
