@@ -353,7 +353,8 @@ fn check_entries<'a>(
             ..flags
         };
         confirm_gate(def.meta.class, as_run).map_err(fail)?;
-        crate::project_root::check_arg_paths(&state.project, def.input_schema(), &args).map_err(fail)?;
+        crate::project_root::check_arg_paths(&state.project, def.input_schema(), &args)
+            .map_err(fail)?;
         (def.check_args)(&Value::Object(args.clone())).map_err(fail)?;
         checked.push(CheckedEntry { def, args, flags });
     }

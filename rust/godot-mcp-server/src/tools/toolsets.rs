@@ -31,8 +31,8 @@ pub fn tools(catalog: Catalog) -> Vec<ToolDef> {
             ToolMeta {
                 name: "list_toolsets",
                 title: "List toolsets",
-                description: "List every toolset: purpose, tools, their safety classes, whether \
-                    it is enabled and whether the operator allows enabling it.",
+                description: "Every toolset: purpose, tools, safety classes, whether enabled, \
+                    whether the operator allows enabling it.",
                 class: SafetyClass::ReadOnly,
                 toolset: Toolset::Toolsets,
                 effect: None,
@@ -43,8 +43,8 @@ pub fn tools(catalog: Catalog) -> Vec<ToolDef> {
             ToolMeta {
                 name: "manage_toolsets",
                 title: "Enable or disable toolsets",
-                description: "Enable or disable toolsets by name (see list_toolsets) to add or \
-                    remove their tools; changes tools/list.",
+                description: "Enable or disable toolsets by name (see list_toolsets): adds or \
+                    removes their tools from tools/list.",
                 class: SafetyClass::Mutating,
                 toolset: Toolset::Toolsets,
                 effect: None,

@@ -18,9 +18,9 @@ pub fn tools() -> Vec<ToolDef> {
         ToolMeta {
             name: "list_transactions",
             title: "List journal transactions",
-            description: "List journal transactions, newest first: state, operation, path, \
-                proof, reason; and the write gate. A quarantined one blocks writes until \
-                `godot-mcp transaction repair`.",
+            description: "Journal transactions, newest first: state, operation, path, proof, \
+                reason; and the write gate (a quarantined one blocks writes until \
+                `godot-mcp transaction repair`).",
             class: SafetyClass::ReadOnly,
             toolset: Toolset::Journal,
             effect: None,

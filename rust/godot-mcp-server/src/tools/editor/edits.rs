@@ -286,7 +286,7 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "get_node_property",
                 "Get a node property",
-                "Read a node property in the edited scene (live editor) as typed JSON.",
+                "A node property of the edited scene (live editor), as typed JSON.",
                 ReadOnly,
                 SceneRead,
             ),
@@ -566,7 +566,7 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "editor_undo",
                 "Undo in the editor",
-                "Undo the edited scene's last action (agent's or human's), like Ctrl+Z.",
+                "Undo the edited scene's last action (agent's or human's).",
                 Mutating,
                 UndoRedo,
             ),

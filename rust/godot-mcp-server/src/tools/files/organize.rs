@@ -1102,6 +1102,7 @@ mod tests {
         let (dir, state) = project();
         let state = Arc::new(state);
         let args = |text: &str| json!({"path": "res://a.gd", "content": text, "expected_sha256": null, "confirm": true});
+        let state = crate::safety::Served::new(state, crate::tools::builtin_for_tests());
         let call = crate::safety::pipeline::call_detached;
         call(&state, "write_script", args("extends Node # first\n"))
             .await
@@ -1195,11 +1196,12 @@ mod tests {
             godot_mcp_journal::Journal::open_with_storage(&root.join(".state"), p.root(), storage)
                 .unwrap();
         journal.reconcile().unwrap();
-        let safety = crate::safety::SafetyState::new(
-            crate::safety::ApprovalConfig::default(),
+        let safety = crate::rules::SafetyState::new(
+            crate::rules::ApprovalConfig::default(),
             Toolset::ALL.into_iter().collect(),
         );
         let state = Arc::new(AppState::new(p, journal, safety));
+        let state = crate::safety::Served::new(state, crate::tools::builtin_for_tests());
         let args = json!({
             "from": "res://enemies/enemy.tscn", "to": "res://actors/enemy.tscn",
             "confirm": true, "idempotency_key": "move-1",

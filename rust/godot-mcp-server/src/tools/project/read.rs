@@ -20,9 +20,9 @@ pub fn tools() -> Vec<ToolDef> {
             ToolMeta {
                 name: "list_files",
                 title: "List project files",
-                description: "List project files under a res:// folder, by kind (scene, \
-                    script, resource, shader, image, audio, model, font), paged. Skips .godot/, \
-                    .gdignore folders and .import/.uid files.",
+                description: "Project files under a res:// folder by kind (scene, script, \
+                    resource, shader, image, audio, model, font), paged; skips .godot/, \
+                    .gdignore folders, .import/.uid files.",
                 class: SafetyClass::ReadOnly,
                 toolset: Toolset::Project,
                 effect: None,
@@ -33,7 +33,7 @@ pub fn tools() -> Vec<ToolDef> {
             ToolMeta {
                 name: "scripts_read",
                 title: "Read a script",
-                description: "Read a script or shader (.gd, .cs, .gdshader): text, line count, \
+                description: "A script or shader (.gd, .cs, .gdshader): text, line count, \
                     sha256 (a later write's expected_sha256).",
                 class: SafetyClass::ReadOnly,
                 toolset: Toolset::ScriptRead,

@@ -24,7 +24,7 @@ pub fn tools() -> Vec<ToolDef> {
             ToolMeta {
                 name: "project_info",
                 title: "Project info",
-                description: "Read project.godot: name, main scene, features, autoloads, input \
+                description: "project.godot: name, main scene, features, autoloads, input \
                     actions and events, plugins.",
                 class: SafetyClass::ReadOnly,
                 toolset: Toolset::Project,
@@ -36,7 +36,7 @@ pub fn tools() -> Vec<ToolDef> {
             ToolMeta {
                 name: "get_scene_tree",
                 title: "Scene tree",
-                description: "Read a scene's node tree. Saved .tscn: nodes (type, script, \
+                description: "A scene's node tree. Saved .tscn: nodes (type, script, \
                     instance, groups, properties), connections, dependencies. No path, or the \
                     edited scene: the live editor tree, unsaved edits too. Paged.",
                 class: SafetyClass::ReadOnly,
@@ -49,7 +49,7 @@ pub fn tools() -> Vec<ToolDef> {
             ToolMeta {
                 name: "read_resource",
                 title: "Read a resource",
-                description: "Read a .tres resource: type, script class, properties, \
+                description: "A .tres resource: type, script class, properties, \
                     sub-resources, dependencies.",
                 class: SafetyClass::ReadOnly,
                 toolset: Toolset::ResourceRead,
