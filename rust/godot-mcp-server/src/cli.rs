@@ -534,7 +534,7 @@ fn serve_transport(
             }
         }
         let serve = async {
-            let lists = Arc::new(crate::transport::stdio::RawToolLists::default());
+            let lists = Arc::new(crate::server::raw_tools::RawToolLists::default());
             let service = McpServer::new(state.clone())
                 .with_raw_tools(lists.clone())
                 .serve(crate::transport::stdio::transport(lists))

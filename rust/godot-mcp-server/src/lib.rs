@@ -88,6 +88,5 @@ pub mod server;
 pub mod setup_client;
 pub mod state;
 pub mod subscriptions;
-pub(crate) mod tool_list;
 pub mod tools;
 pub mod transport;

@@ -2,6 +2,8 @@
 // logging/setLevel is deprecated in rmcp (SEP-2577); clients' protocol versions carry it.
 #![allow(deprecated)]
 
+pub(crate) mod raw_tools;
+
 use std::sync::Arc;
 
 use rmcp::model::{
@@ -28,7 +30,7 @@ pub struct McpServer {
     state: Arc<Served>,
     /// Set on stdio: tools/list is written from the published list's entries as they
     /// are (`transport::stdio`), never built as JSON values.
-    raw_tools: Option<Arc<crate::transport::stdio::RawToolLists>>,
+    raw_tools: Option<Arc<raw_tools::RawToolLists>>,
     /// Where calls come from; decides how each call's [`Principal`] is found.
     transport: TransportKind,
     /// HTTP only: what the transport's tests read to prove what reached a handler.
@@ -54,7 +56,7 @@ impl McpServer {
 
     /// The stdio handler whose tools/list the transport's writer completes from the
     /// published list (`transport::stdio::serve_stdio`).
-    pub(crate) fn with_raw_tools(self, lists: Arc<crate::transport::stdio::RawToolLists>) -> Self {
+    pub(crate) fn with_raw_tools(self, lists: Arc<raw_tools::RawToolLists>) -> Self {
         Self {
             raw_tools: Some(lists),
             ..self
@@ -173,7 +175,9 @@ impl ServerHandler for McpServer {
             .filter(|d| enabled.contains(&d.meta.toolset));
         let tools = match &self.raw_tools {
             // One stand-in the writer replaces with the published entries.
-            Some(lists) => vec![lists.stand_in(crate::tool_list::raw_members(defs))],
+            Some(lists) => {
+                vec![lists.stand_in(crate::tools::registry::tool_list::raw_members(defs))]
+            }
             // Each tool parsed once per process, shared by every session.
             None => defs.map(ToolDef::to_mcp).collect(),
         };

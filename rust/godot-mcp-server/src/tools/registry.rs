@@ -6,6 +6,8 @@
 //! the same way: unknown fields, wrong types and path escapes become a structured
 //! `INVALID_PARAMS` / `PATH_REFUSED` error naming the parameter, before the handler runs.
 
+pub(crate) mod tool_list;
+
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
@@ -384,7 +386,7 @@ impl ToolDef {
     /// [`ToolDef::to_mcp`], parsed (or generated) once.
     pub(crate) fn mcp(&self) -> &Tool {
         self.mcp.get_or_init(|| match self.published {
-            Some(entry) => crate::tool_list::parse(entry),
+            Some(entry) => crate::tools::registry::tool_list::parse(entry),
             None => self.generated_mcp(),
         })
     }
@@ -912,7 +914,7 @@ pub struct Registry {
 impl Registry {
     /// Each tool reads its entry of the published list (`crate::tool_list`).
     pub(crate) fn attach_published(&mut self) {
-        crate::tool_list::attach(&mut self.tools);
+        crate::tools::registry::tool_list::attach(&mut self.tools);
     }
 
     pub(crate) fn add(&mut self, def: ToolDef) {

@@ -1,7 +1,19 @@
 //! The reference graph's questions: dependency_graph, find_references,
 //! find_circular_dependencies and find_unused_resources.
 
-use super::*;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::error::ToolError;
+use crate::respath::ResPath;
+use crate::state::AppState;
+use crate::tools::CallFlags;
+use crate::tools::common::{FileKind, paged_args};
+
+use super::{Page, PageWith, RefSite, indexed, normalize, page, with};
 
 // dependency_graph
 

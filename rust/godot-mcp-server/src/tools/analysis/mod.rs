@@ -15,10 +15,6 @@ mod graph;
 mod scenes;
 mod search;
 
-use graph::*;
-use scenes::*;
-use search::*;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -50,7 +46,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "What a file depends on, or what depends on it (direction), transitively, \
                  with depth. Paged.",
             ),
-            dependency_graph,
+            graph::dependency_graph,
         ),
         ToolDef::new(
             meta(
@@ -59,7 +55,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Every reference to a res:// path or uid:// in scenes, resources, scripts and \
                  project.godot, with file and line. Paged.",
             ),
-            find_references,
+            graph::find_references,
         ),
         ToolDef::new(
             meta(
@@ -67,7 +63,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Find circular dependencies",
                 "Reference cycles between scenes, resources and scripts. Paged.",
             ),
-            find_circular_dependencies,
+            graph::find_circular_dependencies,
         ),
         ToolDef::new(
             meta(
@@ -76,7 +72,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Files no root (main scene, autoloads, project settings, plugins) reaches, \
                  and orphaned .uid/.import files. Paged.",
             ),
-            find_unused_resources,
+            graph::find_unused_resources,
         ),
         ToolDef::new(
             meta(
@@ -85,7 +81,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Broken references, unknown, missing or duplicate uids, undeclared resource ids \
                  and parse errors in scenes and resources. Paged.",
             ),
-            check_scene_integrity,
+            scenes::check_scene_integrity,
         ),
         ToolDef::new(
             meta(
@@ -94,7 +90,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Signal connections in saved scenes: from node and signal to node and method, \
                  with node types and instanced scenes. Paged.",
             ),
-            signal_flow,
+            scenes::signal_flow,
         ),
         ToolDef::new(
             meta(
@@ -103,7 +99,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Counts and sizes by file kind and top folder; scenes, nodes, node types, \
                  scripts, resources.",
             ),
-            project_stats,
+            search::project_stats,
         ),
         ToolDef::new(
             meta(
@@ -111,7 +107,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Resolve a uid",
                 "uid:// to res:// path or back, from .uid, .import and scene/resource headers.",
             ),
-            resolve_uid,
+            search::resolve_uid,
         ),
         ToolDef::new(
             meta(
@@ -120,7 +116,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Search project text files for a string: matches with line and column, \
                  filtered by glob. Paged.",
             ),
-            search_files,
+            search::search_files,
         ),
     ]
 }

@@ -1,7 +1,20 @@
 //! Saved scenes checked from disk: check_scene_integrity (broken references, missing
 //! resources, bad node paths) and signal_flow (every connection, its emitter and target).
 
-use super::*;
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use godot_mcp_formats::Scene;
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use crate::error::ToolError;
+use crate::respath::ResPath;
+use crate::state::AppState;
+use crate::tools::CallFlags;
+use crate::tools::common::{FileKind, paged_args};
+
+use super::{Index, Issue, Page, PageWith, RefKind, indexed, normalize, page, with};
 
 // check_scene_integrity
 

@@ -1,5 +1,6 @@
 //! project_stats, resolve_uid and search_files (text search with a glob filter).
 
+use super::graph::one_of;
 use super::*;
 
 // project_stats

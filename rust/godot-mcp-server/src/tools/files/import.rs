@@ -9,8 +9,6 @@ use crate::respath::ResPath;
 use crate::rules::{EffectKind, Precondition, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::common::{Walk, project_too_large, walk_project};
-use crate::tools::runtime::game::in_set;
-use crate::tools::runtime::meta;
 use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta};
 use godot_mcp_protocol::commands::{self as cmd, BridgeCommand};
 use schemars::JsonSchema;
@@ -22,18 +20,17 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 pub fn tools() -> Vec<ToolDef> {
-    let rt = |name, title, description| meta(name, title, description, None);
     vec![
         ToolDef::new(
-            in_set(
-                rt(
-                    "rescan_filesystem",
-                    "Rescan the editor's file system",
-                    "Make the connected editor rescan the project and import what changed; \
-                     waits until it finished (TIMEOUT if not within timeout_ms).",
-                ),
-                Toolset::Filesystem,
-            ),
+            ToolMeta {
+                name: "rescan_filesystem",
+                title: "Rescan the editor's file system",
+                description: "Make the connected editor rescan the project and import what \
+                    changed; waits until it finished (TIMEOUT if not within timeout_ms).",
+                class: SafetyClass::Runtime,
+                toolset: Toolset::Filesystem,
+                effect: None,
+            },
             rescan_filesystem,
         ),
         ToolDef::new(

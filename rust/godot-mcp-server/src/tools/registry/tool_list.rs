@@ -21,7 +21,7 @@ use rmcp::model::Tool;
 use crate::tools::ToolDef;
 
 /// The committed list (see the module documentation).
-const PUBLISHED: &str = include_str!("tool_list.json");
+const PUBLISHED: &str = include_str!("../../tool_list.json");
 
 /// Every `(name, entry)` of a published list, in its order.
 fn entries(list: &'static str) -> impl Iterator<Item = (&'static str, &'static str)> {
