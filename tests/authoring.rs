@@ -297,7 +297,7 @@ fn cases() -> Vec<Case> {
         )
         .file(THEME)
         .read("get_theme", json!({"path": THEME, "type": "Button"}), |v| {
-            v["types"]["Button"]["styles"]["normal"]["properties"]["corner_radius_top_left"]["value"] == 4
+            v["types"]["Button"]["styles"]["normal"]["properties"]["corner_radius_top_left"] == 4
         })
         .disk("Button/styles/normal = SubResource("),
         case(
@@ -306,7 +306,7 @@ fn cases() -> Vec<Case> {
         )
         .file(THEME)
         .read("get_theme", json!({"path": THEME, "type": "Label"}), |v| {
-            v["types"]["Label"]["font_sizes"]["font_size"]["value"] == 26
+            v["types"]["Label"]["font_sizes"]["font_size"] == 26
         })
         .disk("Label/font_sizes/font_size = 26"),
     ]
