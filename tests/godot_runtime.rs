@@ -137,7 +137,12 @@ async fn real_godot_run_capture_probe_input_and_release() {
     let v = r.structured_content.unwrap();
     assert_ne!(r.is_error, Some(true), "monitor: {v}");
     assert_eq!(v["returned"], 3, "{v}");
-    assert_eq!(v["samples"][0]["value"], "root", "{v}");
+    // Node.name is a StringName, typed as such (docs/values.md).
+    assert_eq!(
+        v["samples"][0]["value"],
+        json!({"$type": "StringName", "value": "root"}),
+        "{v}"
+    );
 
     // The server dies holding input: the probe releases it and quits 15 s later.
     if let Some(pid) = rustix::process::Pid::from_raw(server) {
