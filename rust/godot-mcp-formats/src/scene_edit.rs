@@ -1,11 +1,13 @@
-//! Line-level edits of a `.tscn` that keep every other byte: set one property of one
-//! node. The parsed [`Scene`] says where the node's section and its properties are
-//! (1-based lines; a value may span several lines), so the edit replaces exactly the
-//! lines of that property, or inserts one line after the node's last property (after
-//! its header when it has none). Godot loads the result as it loads any property line;
+//! Line-level edits of a `.tscn` or `.tres` that keep every other byte: set one property
+//! of one node or one `[sub_resource]`. The parse says where the section and its
+//! properties are (1-based lines; a value may span several lines), so the edit replaces
+//! exactly the lines of that property, or inserts one line after the section's last
+//! property (after its header when it has none). Godot loads the result as it loads any property line;
 //! it writes a new property in its own order when it next saves the scene.
 
+use crate::resource::SubResource;
 use crate::scene::Scene;
+use crate::text::Property;
 
 /// What [`set_node_property`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,6 +43,38 @@ pub fn set_node_property(
     let node = scene
         .node(node_path)
         .ok_or_else(|| format!("no node {node_path:?}"))?;
+    set_section_property(src, node.line, &node.properties, property, value_text)
+}
+
+/// Set `property` of the `[sub_resource]` whose id is `id` (of a scene's or a
+/// resource's `sub_resources`, parsed from `src`) to `value_text`: an Animation's
+/// `length` or one of its `tracks/N/keys`, a TileSet source's tile. Same rules as
+/// [`set_node_property`].
+pub fn set_sub_resource_property(
+    src: &str,
+    sub_resources: &[SubResource],
+    id: &str,
+    property: &str,
+    value_text: &str,
+) -> Result<PropertyEdit, String> {
+    let sub = sub_resources
+        .iter()
+        .find(|s| s.id == id)
+        .ok_or_else(|| format!("no sub_resource {id:?}"))?;
+    set_section_property(src, sub.line, &sub.properties, property, value_text)
+}
+
+/// Set `property` of the section whose header is at 1-based `header_line` and whose
+/// parsed properties are `properties` to `value_text`: its lines replaced when the
+/// section stores it, else one line after the section's last property (after the
+/// header when it has none).
+pub fn set_section_property(
+    src: &str,
+    header_line: u32,
+    properties: &[Property],
+    property: &str,
+    value_text: &str,
+) -> Result<PropertyEdit, String> {
     let new_line = format!("{} = {value_text}\n", property_key(property));
     let mut lines: Vec<&str> = src.split_inclusive('\n').collect();
     // Ensure the last line ends with a newline before anything is put after it.
@@ -55,15 +89,15 @@ pub fn set_node_property(
         let first = line as usize - 1;
         (first, first + text.split('\n').count())
     };
-    let (at, remove, previous) = match node.property(property) {
+    let (at, remove, previous) = match properties.iter().find(|p| p.name == property) {
         Some(p) => {
             let (first, end) = span(p.line, &p.text);
             (first, end - first, Some(p.text.clone()))
         }
         None => {
-            let after = match node.properties.last() {
+            let after = match properties.last() {
                 Some(p) => span(p.line, &p.text).1,
-                None => node.line as usize,
+                None => header_line as usize,
             };
             (after, 0, None)
         }

@@ -102,6 +102,82 @@ pub fn decode_tile_map_data(bytes: &[u8]) -> Result<Vec<Cell>, TileDataError> {
         .collect())
 }
 
+/// `tile_map_data` bytes for `cells`, in the order given: format 0, then 12 bytes
+/// per cell (what `TileMapLayer::get_tile_map_data_as_array` writes).
+pub fn encode_tile_map_data(cells: &[Cell]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(2 + 12 * cells.len());
+    out.extend_from_slice(&0u16.to_le_bytes());
+    for c in cells {
+        for v in [
+            c.coords[0],
+            c.coords[1],
+            c.source_id,
+            c.atlas_coords[0],
+            c.atlas_coords[1],
+            c.alternative,
+        ] {
+            // i16 coordinates and u16 ids: the low 16 bits, as the engine stores them.
+            out.extend_from_slice(&(v as u16).to_le_bytes());
+        }
+    }
+    out
+}
+
+/// Bytes as a `PackedByteArray` in Godot's text: the base64 form Godot 4.3+ saves
+/// (`PackedByteArray("…")`, in a `format=4` file) or the list form every 4.x reads.
+pub fn packed_bytes_text(bytes: &[u8], base64: bool) -> String {
+    use base64::Engine as _;
+    if base64 {
+        format!(
+            "PackedByteArray(\"{}\")",
+            base64::engine::general_purpose::STANDARD.encode(bytes)
+        )
+    } else {
+        let items: Vec<String> = bytes.iter().map(u8::to_string).collect();
+        format!("PackedByteArray({})", items.join(", "))
+    }
+}
+
+/// Whether a `PackedByteArray` value is written in the base64 form.
+pub fn is_base64_bytes(v: &Literal) -> bool {
+    matches!(v, Literal::Constructor { name, args } if name == "PackedByteArray"
+        && matches!(args.as_slice(), [Literal::String(_)]))
+}
+
+/// `cells` with `edits` applied as `TileMapLayer::set_cell` does: a cell already
+/// there keeps its place and takes the new tile, a new one goes last, and source -1
+/// erases.
+pub fn set_cells(cells: &[Cell], edits: &[Cell]) -> Vec<Cell> {
+    let mut out = cells.to_vec();
+    for e in edits {
+        let at = out.iter().position(|c| c.coords == e.coords);
+        match (at, e.source_id) {
+            (Some(i), -1) => {
+                out.remove(i);
+            }
+            (None, -1) => {}
+            (Some(i), _) => out[i] = *e,
+            (None, _) => out.push(*e),
+        }
+    }
+    out
+}
+
+/// The text of a `tile_map_data` value with `edits` applied ([`set_cells`]), in the
+/// form the value was written in (base64 stays base64, a list stays a list): unchanged
+/// cells keep their bytes and their order, so no edit gives the value's own text back.
+pub fn set_cells_text(value: &Literal, edits: &[Cell]) -> Result<String, TileDataError> {
+    let before = packed_bytes(value)?;
+    let cells = set_cells(&decode_tile_map_data(&before)?, edits);
+    // Empty data (no header) stays empty while no cell is set.
+    let bytes = if before.is_empty() && cells.is_empty() {
+        Vec::new()
+    } else {
+        encode_tile_map_data(&cells)
+    };
+    Ok(packed_bytes_text(&bytes, is_base64_bytes(value)))
+}
+
 /// A `TileSet`'s shape and its sources.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TileSetInfo {

@@ -158,3 +158,270 @@ fn bus_layouts_write_back_byte_identical() {
     assert!(layouts >= 4, "{layouts}");
     assert!(differ.is_empty(), "{}", differ.join("\n"));
 }
+
+/// Every input action of every project.godot in the corpus (the `null` events of
+/// engine/input-null included), through the input-map tools' writers
+/// (tools/input/map.rs): written back unchanged it is the same bytes; add_input_event,
+/// clear_input_action_events, remove_input_action and add_input_action each change
+/// only the action's own lines, and the file reads back with that one change.
+#[test]
+fn input_map_edits_touch_only_their_action() {
+    use godot_mcp_formats::input_event::{
+        InputEventSpec, append_input_event, events_array_span, input_action_value,
+    };
+    let event = InputEventSpec::JoypadButton { button_index: 7 }
+        .to_variant("event")
+        .unwrap();
+    let mut actions = 0;
+    for (path, text) in files("project.godot") {
+        let config = ConfigText::parse(&text);
+        let info = parse_project(&text).unwrap();
+        let other_keys = |edited: &str, except: &str| {
+            let reparsed = ConfigText::parse(edited);
+            for section in &info.sections {
+                for prop in &section.properties {
+                    if section.tag == "input" && prop.name == except {
+                        continue;
+                    }
+                    assert_eq!(
+                        reparsed.get(&section.tag, &prop.name),
+                        config.get(&section.tag, &prop.name),
+                        "{}: [{}] {} moved after editing {except}",
+                        path.display(),
+                        section.tag,
+                        prop.name
+                    );
+                }
+            }
+        };
+        for action in &info.input_actions {
+            let at = format!("{}: {}", path.display(), action.name);
+            let value = config.get("input", &action.name).unwrap();
+            let lines = value.split('\n').count();
+            assert!(config.set("input", &action.name, value) == text, "{at}");
+
+            // add_input_event: the array's closing lines change, nothing else.
+            let appended = append_input_event(value, &event).unwrap();
+            let edited = config.set("input", &action.name, &appended);
+            let (before, after) = changed_block(&text, &edited);
+            assert!(before.len() <= lines && !after.is_empty(), "{at}");
+            let reread = parse_project(&edited).unwrap();
+            let got = reread
+                .input_actions
+                .iter()
+                .find(|a| a.name == action.name)
+                .unwrap();
+            assert_eq!(got.events.len(), action.events.len() + 1, "{at}");
+            assert_eq!(&got.events[..action.events.len()], &action.events[..], "{at}");
+            assert_eq!(got.deadzone, action.deadzone, "{at}");
+            other_keys(&edited, &action.name);
+
+            // clear_input_action_events: only the array's contents go.
+            let (open, close) = events_array_span(value).unwrap();
+            let cleared = format!("{}[]{}", &value[..open], &value[close + 1..]);
+            let edited = config.set("input", &action.name, &cleared);
+            let (before, _) = changed_block(&text, &edited);
+            assert!(before.len() <= lines, "{at}");
+            let reread = parse_project(&edited).unwrap();
+            let got = reread
+                .input_actions
+                .iter()
+                .find(|a| a.name == action.name)
+                .unwrap();
+            assert!(got.events.is_empty(), "{at}");
+            assert_eq!(got.deadzone, action.deadzone, "{at}");
+            other_keys(&edited, &action.name);
+
+            // remove_input_action: exactly the action's lines, nothing put in their place.
+            let edited = config.remove("input", &action.name).unwrap();
+            let (before, after) = changed_block(&text, &edited);
+            assert!(after.is_empty(), "{at}: {after:?}");
+            assert_eq!(before.len(), lines, "{at}");
+            assert!(before[0].starts_with(&format!("{}=", action.name)), "{at}");
+            other_keys(&edited, &action.name);
+            actions += 1;
+        }
+        // add_input_action: the new action's lines inserted, nothing else changes.
+        if !info.input_actions.is_empty() {
+            let value = input_action_value(0.5, std::slice::from_ref(&event));
+            let edited = config.set("input", "roundtrip_new", &value);
+            let (before, after) = changed_block(&text, &edited);
+            assert!(before.is_empty(), "{}: {before:?}", path.display());
+            assert_eq!(after.concat(), format!("roundtrip_new={value}\n"));
+            other_keys(&edited, "roundtrip_new");
+        }
+    }
+    println!("input actions edited: {actions}");
+    assert!(actions > 60, "{actions}");
+}
+
+/// Every TileMapLayer's `tile_map_data` in the corpus (Godot 4.3+'s format=4 base64
+/// form, 4.4 to 4.7 and 4.6's engine-written scene) through the tile-map writer
+/// (`tilemap::set_cells_text`, written with the scene writer `set_node_property`, the
+/// code path of cross_scene_set_property): with no edit it is the same bytes; one
+/// changed cell and one new cell change only that property's line, in the same form,
+/// and the scene reads back with exactly those cells.
+#[test]
+fn tile_map_data_writes_back_byte_identical_and_one_edit_touches_its_line() {
+    use godot_mcp_formats::tilemap::{Cell, is_base64_bytes, node_cells, set_cells, set_cells_text};
+    let mut layers = 0;
+    for (path, text) in files(".tscn") {
+        let scene = parse_scene(&text).unwrap();
+        for node in &scene.nodes {
+            let Some(prop) = node.property("tile_map_data") else {
+                continue;
+            };
+            let at = format!("{}: {}", path.display(), node.path);
+            let same = set_cells_text(&prop.value, &[]).unwrap();
+            assert!(same == prop.text, "{at}: {same:.80} vs {:.80}", prop.text);
+            let written =
+                set_node_property(&text, &scene, &node.path, "tile_map_data", &same).unwrap();
+            assert!(written.text == text, "{at}");
+
+            let cells = node_cells(node).unwrap();
+            let first = cells[0];
+            let edits = [
+                Cell {
+                    alternative: first.alternative + 1,
+                    ..first
+                },
+                Cell {
+                    coords: [-32000, 31000],
+                    source_id: first.source_id,
+                    atlas_coords: [0, 0],
+                    alternative: 0,
+                },
+            ];
+            let value = set_cells_text(&prop.value, &edits).unwrap();
+            let edited =
+                set_node_property(&text, &scene, &node.path, "tile_map_data", &value).unwrap();
+            let (before, after) = changed_block(&text, &edited.text);
+            assert_eq!(before, [format!("tile_map_data = {}\n", prop.text)], "{at}");
+            assert_eq!(after, [format!("tile_map_data = {value}\n")], "{at}");
+            let reread = parse_scene(&edited.text).unwrap();
+            let got = reread.node(&node.path).unwrap();
+            assert_eq!(
+                is_base64_bytes(&got.property("tile_map_data").unwrap().value),
+                is_base64_bytes(&prop.value),
+                "{at}"
+            );
+            let expected = set_cells(&cells, &edits);
+            assert_eq!(node_cells(got).unwrap(), expected, "{at}");
+            assert_eq!(expected.len(), cells.len() + 1, "{at}");
+            layers += 1;
+        }
+    }
+    println!("tile map layers written back: {layers}");
+    assert!(layers >= 18, "{layers}");
+}
+
+/// Every Animation of the corpus (each a `[sub_resource]` of a scene or a library)
+/// through the sub-resource writer `set_sub_resource_property`: every property written
+/// back unchanged is the same bytes; a new `length` changes that one line (or inserts
+/// it) and the animation reads back with that length and the same tracks and keys.
+#[test]
+fn animations_write_back_byte_identical_and_one_edit_touches_its_line() {
+    use godot_mcp_formats::animation::parse_animation;
+    use godot_mcp_formats::scene_edit::set_sub_resource_property;
+    let (mut animations, mut props) = (0, 0);
+    let mut all = files(".tscn");
+    all.extend(files(".tres"));
+    for (path, text) in all {
+        let subs = if path.extension().is_some_and(|e| e == "tscn") {
+            parse_scene(&text).unwrap().sub_resources
+        } else {
+            godot_mcp_formats::parse_resource(&text)
+                .unwrap()
+                .sub_resources
+        };
+        for sub in subs.iter().filter(|s| s.resource_type == "Animation") {
+            let at = format!("{}: {}", path.display(), sub.id);
+            for prop in &sub.properties {
+                let same =
+                    set_sub_resource_property(&text, &subs, &sub.id, &prop.name, &prop.text)
+                        .unwrap();
+                assert!(same.text == text, "{at}: {}", prop.name);
+                props += 1;
+            }
+            let old = parse_animation(&sub.properties);
+            let edited = set_sub_resource_property(&text, &subs, &sub.id, "length", "12.5").unwrap();
+            let (before, after) = changed_block(&text, &edited.text);
+            assert_eq!(after, ["length = 12.5\n"], "{at}");
+            match &edited.previous {
+                Some(p) => assert_eq!(before, [format!("length = {p}\n")], "{at}"),
+                None => assert!(before.is_empty(), "{at}"),
+            }
+            let reparsed = if path.extension().is_some_and(|e| e == "tscn") {
+                parse_scene(&edited.text).unwrap().sub_resources
+            } else {
+                godot_mcp_formats::parse_resource(&edited.text)
+                    .unwrap()
+                    .sub_resources
+            };
+            let new = parse_animation(&reparsed.iter().find(|s| s.id == sub.id).unwrap().properties);
+            assert_eq!(new.length, 12.5, "{at}");
+            assert_eq!(new.tracks, old.tracks, "{at}");
+            assert_eq!(new.loop_mode, old.loop_mode, "{at}");
+            animations += 1;
+        }
+    }
+    println!("animations: {animations}, their properties written back: {props}");
+    assert!(animations >= 100, "{animations}");
+}
+
+/// move_file's reference rewriting (`relink::rewrite_path_literals`) over every scene,
+/// resource and project.godot of the corpus, for every path each one references: the
+/// lines it reports are exactly the lines that change, each only where the old literal
+/// was, and the file reads back with only that reference moved. Naming no path it
+/// holds changes nothing.
+#[test]
+fn reference_rewriting_touches_only_the_lines_naming_the_path() {
+    use godot_mcp_formats::relink::{literal_safe, rewrite_path_literals};
+    let (mut rewrites, mut changed_lines) = (0, 0);
+    let mut all = files(".tscn");
+    all.extend(files(".tres"));
+    for (path, text) in all {
+        let exts = if path.extension().is_some_and(|e| e == "tscn") {
+            parse_scene(&text).unwrap().ext_resources
+        } else {
+            godot_mcp_formats::parse_resource(&text)
+                .unwrap()
+                .ext_resources
+        };
+        assert!(
+            rewrite_path_literals(&text, "res://no/such/file.tscn", "res://x.tscn").is_none(),
+            "{}",
+            path.display()
+        );
+        let mut seen = std::collections::BTreeSet::new();
+        for ext in exts.iter().filter(|e| literal_safe(&e.path)) {
+            if !seen.insert(ext.path.clone()) {
+                continue;
+            }
+            let at = format!("{}: {}", path.display(), ext.path);
+            let new = format!("res://moved/{}", ext.path.trim_start_matches("res://"));
+            let (out, lines) = rewrite_path_literals(&text, &ext.path, &new).unwrap();
+            let (old_lines, new_lines): (Vec<_>, Vec<_>) = (
+                text.split_inclusive('\n').collect(),
+                out.split_inclusive('\n').collect(),
+            );
+            assert_eq!(old_lines.len(), new_lines.len(), "{at}");
+            for (i, (a, b)) in old_lines.iter().zip(&new_lines).enumerate() {
+                let reported = lines.contains(&(i as u32 + 1));
+                assert_eq!(a != b, reported, "{at}: line {}", i + 1);
+                if reported {
+                    assert_eq!(
+                        a.replace(&format!("\"{}\"", ext.path), &format!("\"{new}\"")),
+                        **b,
+                        "{at}: line {}",
+                        i + 1
+                    );
+                }
+            }
+            changed_lines += lines.len();
+            rewrites += 1;
+        }
+    }
+    println!("references rewritten: {rewrites} ({changed_lines} lines)");
+    assert!(rewrites > 500, "{rewrites}");
+}
