@@ -720,3 +720,290 @@ async fn real_godot_after_move_file_godot_loads_every_corpus_scene_as_before() {
         moves.len()
     );
 }
+
+// ---------------------------------------------------------------------------------
+// Our writers' edits, read by the engine
+
+/// Godot 4.4's version and whether a project's `config/features` is newer than it.
+fn engine_version(godot: &Path) -> (String, (u32, u32)) {
+    let version = std::process::Command::new(godot)
+        .arg("--version")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).to_string())
+        .unwrap_or_default();
+    let engine = feature_version(&version);
+    (version.trim().to_string(), engine)
+}
+
+fn project_version(dir: &Path) -> (u32, u32) {
+    std::fs::read_to_string(dir.join("project.godot"))
+        .unwrap_or_default()
+        .lines()
+        .find(|l| l.starts_with("config/features="))
+        .map(|l| feature_version(l.trim_start_matches("config/features=PackedStringArray(\"")))
+        .unwrap_or((0, 0))
+}
+
+/// Every corpus project copied to its own temp dir (demo-3x given a project.godot).
+fn project_copies() -> Vec<(String, tempfile::TempDir)> {
+    projects()
+        .into_iter()
+        .map(|(rel, src)| {
+            let dir = tempfile::tempdir().unwrap();
+            support::copy_dir(&src, dir.path());
+            if !dir.path().join("project.godot").exists() {
+                std::fs::write(dir.path().join("project.godot"), "config_version=5\n").unwrap();
+            }
+            (rel, dir)
+        })
+        .collect()
+}
+
+/// The tile-map writer's edit (tilemap::set_cells_text written by the scene writer,
+/// the code path of cross_scene_set_property) on every TileMapLayer of the corpus: one
+/// cell changed, one new cell far away. Then the real Godot loads every edited scene;
+/// its SceneState and our reader of the written file must agree node by node and
+/// property by property, and the cells Godot holds are the edited ones.
+#[tokio::test]
+async fn real_godot_loads_our_tile_map_edits_as_our_reader_reads_them() {
+    use godot_mcp_formats::tilemap::{Cell, decode_tile_map_data, node_cells, set_cells, set_cells_text};
+    use godot_mcp_formats::variant::{Value as V, from_variant_text};
+    let Some(godot) = support::godot_bin("real_godot_loads_our_tile_map_edits") else {
+        return;
+    };
+    let started = Instant::now();
+    let (version, engine) = engine_version(&godot);
+    let (mut layers, mut scenes, mut newer) = (0, 0, Vec::new());
+    let mut mismatches = Vec::new();
+    for (rel, dir) in project_copies() {
+        let mut files = Vec::new();
+        walk(dir.path(), &mut files);
+        // (res path, the cells each edited layer must hold)
+        let mut edited: Vec<(String, Vec<(String, Vec<Cell>)>)> = Vec::new();
+        for f in files.iter().filter(|f| f.extension().is_some_and(|e| e == "tscn")) {
+            let mut text = std::fs::read_to_string(f).unwrap();
+            let mut expected = Vec::new();
+            let paths: Vec<String> = godot_mcp_formats::parse_scene(&text)
+                .unwrap()
+                .nodes
+                .iter()
+                .filter(|n| n.property("tile_map_data").is_some())
+                .map(|n| n.path.clone())
+                .collect();
+            for path in paths {
+                let scene = godot_mcp_formats::parse_scene(&text).unwrap();
+                let node = scene.node(&path).unwrap();
+                let cells = node_cells(node).unwrap();
+                let edits = [
+                    Cell {
+                        alternative: cells[0].alternative + 1,
+                        ..cells[0]
+                    },
+                    Cell {
+                        coords: [-32000, 31000],
+                        source_id: cells[0].source_id,
+                        atlas_coords: [0, 0],
+                        alternative: 0,
+                    },
+                ];
+                let value =
+                    set_cells_text(&node.property("tile_map_data").unwrap().value, &edits).unwrap();
+                text = godot_mcp_formats::scene_edit::set_node_property(
+                    &text,
+                    &scene,
+                    &path,
+                    "tile_map_data",
+                    &value,
+                )
+                .unwrap()
+                .text;
+                expected.push((path, set_cells(&cells, &edits)));
+                layers += 1;
+            }
+            if !expected.is_empty() {
+                std::fs::write(f, &text).unwrap();
+                edited.push((res_path(dir.path(), f), expected));
+            }
+        }
+        if edited.is_empty() {
+            continue;
+        }
+        let dump = godot_dump(&godot, dir.path(), &rel);
+        for (res, expected) in edited {
+            let name = format!("{rel}/{}", res.trim_start_matches("res://"));
+            let nodes = &dump[&res];
+            if nodes.is_null() && project_version(dir.path()) > engine {
+                newer.push(name);
+                continue;
+            }
+            let text =
+                std::fs::read_to_string(dir.path().join(res.trim_start_matches("res://"))).unwrap();
+            compare_scene(dir.path(), &Default::default(), &name, &text, nodes, &mut mismatches);
+            for (path, cells) in expected {
+                let g = nodes
+                    .as_array()
+                    .and_then(|n| n.iter().find(|n| scene_state_path(n["path"].as_str().unwrap_or_default()) == path));
+                let godot_cells = g
+                    .and_then(|g| g["properties"]["tile_map_data"].as_str())
+                    .map(from_variant_text)
+                    .and_then(|v| match v {
+                        V::PackedByteArray(bytes) => decode_tile_map_data(&bytes).ok(),
+                        _ => None,
+                    });
+                if godot_cells.as_ref() != Some(&cells) {
+                    mismatches.push(format!("{name} node {path}: Godot does not hold the edited cells"));
+                }
+            }
+            scenes += 1;
+        }
+    }
+    println!(
+        "tile map edits ({version}): {layers} layers in {scenes} scenes loaded by Godot, {} mismatches, {:.1}s; newer than the engine: {newer:?}",
+        mismatches.len(),
+        started.elapsed().as_secs_f64()
+    );
+    assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+    assert!(layers >= 16 && scenes >= 8, "{layers} layers, {scenes} scenes");
+}
+
+const DUMP_ANIMATIONS: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../tests/fixtures/oracle/dump_animations.gd"
+);
+
+/// Godot's track types, by `Animation.TrackType`.
+const TRACK_TYPES: [&str; 9] = [
+    "value",
+    "position_3d",
+    "rotation_3d",
+    "scale_3d",
+    "blend_shape",
+    "method",
+    "bezier",
+    "audio",
+    "animation",
+];
+
+/// The animation writer's edit (scene_edit::set_sub_resource_property) on every
+/// Animation of the corpus: a new `length`. Then the real Godot (dump_animations.gd)
+/// loads every edited file; for every animation it holds, its length, loop mode and
+/// tracks (type, path, key times) must be what our reader reads from the written file,
+/// and its length the edited one.
+#[tokio::test]
+async fn real_godot_loads_our_animation_edits_as_our_reader_reads_them() {
+    use godot_mcp_formats::animation::parse_animation;
+    use godot_mcp_formats::scene_edit::set_sub_resource_property;
+    let Some(godot) = support::godot_bin("real_godot_loads_our_animation_edits") else {
+        return;
+    };
+    let started = Instant::now();
+    let (version, engine) = engine_version(&godot);
+    let (mut animations, mut compared, mut newer) = (0, 0, Vec::new());
+    let mut mismatches = Vec::new();
+    let subs_of = |path: &Path, text: &str| {
+        if path.extension().is_some_and(|e| e == "tscn") {
+            godot_mcp_formats::parse_scene(text).unwrap().sub_resources
+        } else {
+            godot_mcp_formats::parse_resource(text).unwrap().sub_resources
+        }
+    };
+    for (rel, dir) in project_copies() {
+        let mut files = Vec::new();
+        walk(dir.path(), &mut files);
+        // (res path, the file as written, the edited ids and their new lengths)
+        let mut edited: Vec<(String, PathBuf, Vec<(String, f64)>)> = Vec::new();
+        for f in files
+            .iter()
+            .filter(|f| f.extension().is_some_and(|e| e == "tscn" || e == "tres"))
+        {
+            let mut text = std::fs::read_to_string(f).unwrap();
+            let ids: Vec<String> = subs_of(f, &text)
+                .iter()
+                .filter(|s| s.resource_type == "Animation")
+                .map(|s| s.id.clone())
+                .collect();
+            let mut lengths = Vec::new();
+            for (i, id) in ids.iter().enumerate() {
+                let length = 20.0 + i as f64 * 0.25;
+                let subs = subs_of(f, &text);
+                text = set_sub_resource_property(&text, &subs, id, "length", &format!("{length}"))
+                    .unwrap()
+                    .text;
+                lengths.push((id.clone(), length));
+                animations += 1;
+            }
+            if !lengths.is_empty() {
+                std::fs::write(f, &text).unwrap();
+                edited.push((res_path(dir.path(), f), f.clone(), lengths));
+            }
+        }
+        if edited.is_empty() {
+            continue;
+        }
+        let out = dir.path().join("animations.json");
+        let status = std::process::Command::new(&godot)
+            .args(["--headless", "--path"])
+            .arg(dir.path())
+            .args(["--script", DUMP_ANIMATIONS, "--"])
+            .arg(&out)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success(), "{rel}: godot exited {status}");
+        let dump: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+        for (res, file, lengths) in edited {
+            let name = format!("{rel}/{}", res.trim_start_matches("res://"));
+            let held = &dump[&res];
+            if held.is_null() {
+                if project_version(dir.path()) > engine {
+                    newer.push(name);
+                } else {
+                    mismatches.push(format!("{name}: Godot refuses to load it, or holds no animation"));
+                }
+                continue;
+            }
+            let text = std::fs::read_to_string(&file).unwrap();
+            let subs = subs_of(&file, &text);
+            for (id, g) in held.as_object().unwrap() {
+                let at = format!("{name} {id}");
+                let Some(sub) = subs.iter().find(|s| &s.id == id) else {
+                    mismatches.push(format!("{at}: Godot holds it, the reader has no such sub-resource"));
+                    continue;
+                };
+                let ours = parse_animation(&sub.properties);
+                let mine = json!({
+                    "length": ours.length,
+                    "loop_mode": (["none", "linear", "pingpong"].iter().position(|m| *m == ours.loop_mode)),
+                    "tracks": ours.tracks.iter().map(|t| json!({
+                        "type": (TRACK_TYPES.iter().position(|k| *k == t.kind)),
+                        "path": t.path,
+                        "times": (if t.decoded { t.keys.iter().map(|k| k.time).collect::<Vec<_>>() } else { Vec::new() }),
+                    })).collect::<Vec<_>>(),
+                });
+                let mut theirs = g.clone();
+                // A track whose keys the reader does not decode: compared without them.
+                for (i, t) in ours.tracks.iter().enumerate() {
+                    if !t.decoded {
+                        theirs["tracks"][i]["times"] = json!([]);
+                    }
+                }
+                if !same_value(&theirs, &mine) {
+                    mismatches.push(format!("{at}: Godot {theirs} vs ours {mine}"));
+                }
+                match lengths.iter().find(|(i, _)| i == id) {
+                    Some((_, length)) if g["length"].as_f64() == Some(*length) => {}
+                    _ => mismatches.push(format!("{at}: Godot's length {} is not the edited one", g["length"])),
+                }
+                compared += 1;
+            }
+        }
+    }
+    println!(
+        "animation edits ({version}): {animations} animations edited, {compared} loaded by Godot and compared, {} mismatches, {:.1}s; newer than the engine: {newer:?}",
+        mismatches.len(),
+        started.elapsed().as_secs_f64()
+    );
+    assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+    assert!(compared >= 100, "{compared}");
+}
