@@ -212,7 +212,11 @@ fn input_map_edits_touch_only_their_action() {
                 .find(|a| a.name == action.name)
                 .unwrap();
             assert_eq!(got.events.len(), action.events.len() + 1, "{at}");
-            assert_eq!(&got.events[..action.events.len()], &action.events[..], "{at}");
+            assert_eq!(
+                &got.events[..action.events.len()],
+                &action.events[..],
+                "{at}"
+            );
             assert_eq!(got.deadzone, action.deadzone, "{at}");
             other_keys(&edited, &action.name);
 
@@ -263,7 +267,9 @@ fn input_map_edits_touch_only_their_action() {
 /// and the scene reads back with exactly those cells.
 #[test]
 fn tile_map_data_writes_back_byte_identical_and_one_edit_touches_its_line() {
-    use godot_mcp_formats::tilemap::{Cell, is_base64_bytes, node_cells, set_cells, set_cells_text};
+    use godot_mcp_formats::tilemap::{
+        Cell, is_base64_bytes, node_cells, set_cells, set_cells_text,
+    };
     let mut layers = 0;
     for (path, text) in files(".tscn") {
         let scene = parse_scene(&text).unwrap();
@@ -337,14 +343,14 @@ fn animations_write_back_byte_identical_and_one_edit_touches_its_line() {
         for sub in subs.iter().filter(|s| s.resource_type == "Animation") {
             let at = format!("{}: {}", path.display(), sub.id);
             for prop in &sub.properties {
-                let same =
-                    set_sub_resource_property(&text, &subs, &sub.id, &prop.name, &prop.text)
-                        .unwrap();
+                let same = set_sub_resource_property(&text, &subs, &sub.id, &prop.name, &prop.text)
+                    .unwrap();
                 assert!(same.text == text, "{at}: {}", prop.name);
                 props += 1;
             }
             let old = parse_animation(&sub.properties);
-            let edited = set_sub_resource_property(&text, &subs, &sub.id, "length", "12.5").unwrap();
+            let edited =
+                set_sub_resource_property(&text, &subs, &sub.id, "length", "12.5").unwrap();
             let (before, after) = changed_block(&text, &edited.text);
             assert_eq!(after, ["length = 12.5\n"], "{at}");
             match &edited.previous {
@@ -358,7 +364,8 @@ fn animations_write_back_byte_identical_and_one_edit_touches_its_line() {
                     .unwrap()
                     .sub_resources
             };
-            let new = parse_animation(&reparsed.iter().find(|s| s.id == sub.id).unwrap().properties);
+            let new =
+                parse_animation(&reparsed.iter().find(|s| s.id == sub.id).unwrap().properties);
             assert_eq!(new.length, 12.5, "{at}");
             assert_eq!(new.tracks, old.tracks, "{at}");
             assert_eq!(new.loop_mode, old.loop_mode, "{at}");
