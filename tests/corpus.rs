@@ -810,7 +810,9 @@ async fn real_godot_loads_our_tile_map_edits_as_our_reader_reads_them() {
         let mut files = Vec::new();
         walk(dir.path(), &mut files);
         // (res path, the cells each edited layer must hold)
-        let mut edited: Vec<(String, Vec<(String, Vec<Cell>)>)> = Vec::new();
+        // (node path, the cells it must hold), per scene
+        type Layers = Vec<(String, Vec<Cell>)>;
+        let mut edited: Vec<(String, Layers)> = Vec::new();
         for f in files
             .iter()
             .filter(|f| f.extension().is_some_and(|e| e == "tscn"))
@@ -976,7 +978,8 @@ async fn real_godot_loads_our_animation_edits_as_our_reader_reads_them() {
         let mut files = Vec::new();
         walk(dir.path(), &mut files);
         // (res path, the file as written, the edited ids and their new lengths)
-        let mut edited: Vec<(String, PathBuf, Vec<(String, f64)>)> = Vec::new();
+        type Lengths = Vec<(String, f64)>;
+        let mut edited: Vec<(String, PathBuf, Lengths)> = Vec::new();
         for f in files
             .iter()
             .filter(|f| f.extension().is_some_and(|e| e == "tscn" || e == "tres"))
