@@ -8,6 +8,8 @@
 //! `startup reconciliation compensated=1`, or its post-state with `committed=1`, and
 //! the gate is open. (The retry after a failure midway is pinned in the tools'
 //! unit tests: `a_retry_after_a_move_stopped_midway_is_never_a_bare_committed`.)
+//! The second test does the same for an agent's own change (`begin_change`, two
+//! writes, `commit_change`).
 //!
 //! Needs the `failpoints` feature (on in every test build of this package): the server
 //! honours `GODOT_MCP_CRASH_AT=<point>[@n]`, printing `FAILPOINT_REACHED <point>[@n]`
@@ -20,11 +22,9 @@ mod support;
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Stdio;
 
 use godot_mcp_journal::failpoints as fp;
 use serde_json::{Value, json};
-use tokio::io::AsyncBufReadExt;
 
 const OLD: &str =
     "[gd_scene format=3 uid=\"uid://cold1\"]\n\n[node name=\"Enemy\" type=\"Node2D\"]\n";
@@ -78,46 +78,6 @@ fn boundaries() -> Vec<String> {
     out
 }
 
-/// Starts a server that dies at `point`, sends `move_file`, waits for the server to
-/// say it reached the point, and SIGKILLs it.
-async fn die_during_move(project: &Path, state: &Path, point: &str, args: Value) {
-    let mut cmd = tokio::process::Command::new(support::bin());
-    cmd.arg("serve")
-        .arg("--project")
-        .arg(project)
-        .env("GODOT_MCP_STATE_DIR", state)
-        .env("GODOT_MCP_TOOLSETS", "all")
-        .env("GODOT_MCP_CRASH_AT", point);
-    let (transport, stderr) = rmcp::transport::TokioChildProcess::builder(cmd)
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let pid = transport.id().unwrap();
-    let client = rmcp::ServiceExt::serve((), transport).await.unwrap();
-    let call = tokio::spawn(async move {
-        let _ = client
-            .call_tool(
-                rmcp::model::CallToolRequestParams::new("move_file")
-                    .with_arguments(args.as_object().unwrap().clone()),
-            )
-            .await;
-        client
-    });
-    // The server says which point it died at; nothing else counts as reaching it.
-    let needle = format!("FAILPOINT_REACHED {point}");
-    let mut lines = tokio::io::BufReader::new(stderr.expect("stderr piped")).lines();
-    let mut seen = Vec::new();
-    loop {
-        match lines.next_line().await.unwrap() {
-            Some(line) if line == needle => break,
-            Some(line) => seen.push(line),
-            None => panic!("the server ended without reaching {point}: {seen:?}"),
-        }
-    }
-    support::kill9_and_wait(pid);
-    drop(call.await);
-}
-
 /// Guards against: a move that a crash leaves half done (the file in both places, or
 /// a scene naming a file that is gone) and a verdict that does not match the disk.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -138,7 +98,8 @@ async fn a_move_killed_at_every_boundary_is_whole_or_not_at_all() {
     for point in boundaries() {
         let p = project();
         let state = p.path().join(".state");
-        die_during_move(p.path(), &state, &point, move_args()).await;
+        support::call_until_failpoint(p.path(), &state, &point, vec![("move_file", move_args())])
+            .await;
         let (mut child, lines) = support::start_and_read_gate(p.path(), &state);
         drop(child.stdin.take());
         child.wait().unwrap();
@@ -177,6 +138,134 @@ async fn a_move_killed_at_every_boundary_is_whole_or_not_at_all() {
     let landed = format!("{}@2", fp::AFTER_UNLINK);
     let mut after = false;
     for point in boundaries() {
+        after |= point == landed;
+        let want = if after { "committed" } else { "compensated" };
+        assert_eq!(verdicts[&point], want, "at {point}");
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// An agent's own change: begin_change, two file writes (a create and an overwrite),
+// commit_change. Killed at every boundary inside the commit, it is whole or not at
+// all. (Before the commit nothing is on disk: `tools::change::tests`.) Editor edits
+// are refused inside a change today (docs/recovery.md), so this change is files only.
+// ---------------------------------------------------------------------------------
+
+const B_OLD: &str = "extends Node\n# old\n";
+
+fn agent_project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    std::fs::write(p.join("project.godot"), "config_version=5\n").unwrap();
+    std::fs::create_dir_all(p.join("scripts")).unwrap();
+    std::fs::write(p.join("scripts/b.gd"), B_OLD).unwrap();
+    dir
+}
+
+fn script(path: &str, text: &str) -> Value {
+    json!({"path": path, "content": text, "confirm": true})
+}
+
+/// The agent's calls: begin, two writes, commit.
+fn agent_calls() -> Vec<(&'static str, Value)> {
+    vec![
+        ("begin_change", json!({})),
+        (
+            "write_script",
+            script("res://scripts/a.gd", "extends Node\n# a\n"),
+        ),
+        (
+            "write_script",
+            script("res://scripts/b.gd", "extends Node\n# new\n"),
+        ),
+        ("commit_change", json!({})),
+    ]
+}
+
+/// Every boundary inside the commit of the 2-file change, in order.
+fn agent_boundaries() -> Vec<String> {
+    let mut out = vec![format!("{}@1", fp::CHANGE_AFTER_INTENT)];
+    for n in 1..=2 {
+        out.push(format!("{}@{n}", fp::AFTER_TEMP_WRITE));
+        out.push(format!("{}@{n}", fp::AFTER_TEMP_FSYNC));
+    }
+    for n in 1..=2 {
+        out.push(format!("{}@{n}", fp::AFTER_PRE_HASH));
+        out.push(format!("{}@{n}", fp::AFTER_RENAME));
+        out.push(format!("{}@{n}", fp::AFTER_DIR_FSYNC));
+        out.push(format!("{}@{n}", fp::CHANGE_AFTER_EFFECT));
+    }
+    out.push(format!("{}@1", fp::CHANGE_AFTER_POST_HASH));
+    out.push(format!("{}@1", fp::CHANGE_AFTER_TERMINAL));
+    out
+}
+
+/// Guards against: an agent's change that a crash leaves half made, and a verdict
+/// that does not match the disk.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_change_killed_at_every_boundary_is_whole_or_not_at_all() {
+    let post = {
+        let p = agent_project();
+        let state = p.path().join(".state");
+        let client = support::connect_path(p.path(), &state).await;
+        let mut id = String::new();
+        for (tool, args) in agent_calls() {
+            let out = support::call_ok(&client, tool, args).await;
+            id = out["change_id"].as_str().unwrap().to_owned();
+        }
+        let listed = support::call_ok(&client, "list_transactions", json!({})).await;
+        assert_eq!(
+            support::transaction_row(&listed, &id)["status"],
+            "committed",
+            "{listed}"
+        );
+        client.cancel().await.unwrap();
+        snapshot(p.path())
+    };
+    let pre = snapshot(agent_project().path());
+    assert_ne!(pre, post);
+    let mut verdicts = BTreeMap::new();
+    for point in agent_boundaries() {
+        let p = agent_project();
+        let state = p.path().join(".state");
+        support::call_until_failpoint(p.path(), &state, &point, agent_calls()).await;
+        let (mut child, lines) = support::start_and_read_gate(p.path(), &state);
+        drop(child.stdin.take());
+        child.wait().unwrap();
+        let now = snapshot(p.path());
+        let verdict = if now == pre {
+            "compensated"
+        } else if now == post {
+            "committed"
+        } else {
+            panic!("at {point}: neither pre- nor post-state: {:?}", now.keys())
+        };
+        let reconciled = lines
+            .iter()
+            .filter(|l| l.contains("startup reconciliation"))
+            .collect::<Vec<_>>();
+        if point.starts_with(fp::CHANGE_AFTER_TERMINAL) {
+            assert!(reconciled.is_empty(), "at {point}: {lines:?}");
+        } else {
+            assert_eq!(
+                reconciled,
+                [&format!(
+                    "godot-mcp serve: startup reconciliation {verdict}=1"
+                )],
+                "at {point}: {lines:?}"
+            );
+        }
+        assert_eq!(
+            lines.last().map(String::as_str),
+            Some("godot-mcp serve: write gate open"),
+            "at {point}: {lines:?}"
+        );
+        verdicts.insert(point, verdict);
+    }
+    // Whole from the last file's rename on, nothing before it.
+    let landed = format!("{}@2", fp::AFTER_RENAME);
+    let mut after = false;
+    for point in agent_boundaries() {
         after |= point == landed;
         let want = if after { "committed" } else { "compensated" };
         assert_eq!(verdicts[&point], want, "at {point}");

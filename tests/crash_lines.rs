@@ -15,10 +15,8 @@
 mod support;
 
 use std::path::Path;
-use std::process::Stdio;
 
 use serde_json::json;
-use tokio::io::AsyncBufReadExt;
 
 const BEFORE: &str = "extends Node\n# before\n";
 const AFTER: &str = "extends Node\n# after\n";
@@ -42,42 +40,9 @@ async fn crash_at_then(
     std::fs::write(project.path().join("scripts/a.gd"), BEFORE).unwrap();
     let state = project.path().join(".state");
 
-    let mut cmd = tokio::process::Command::new(support::bin());
-    cmd.arg("serve")
-        .arg("--project")
-        .arg(project.path())
-        .env("GODOT_MCP_STATE_DIR", &state)
-        .env("GODOT_MCP_TOOLSETS", "all")
-        .env("GODOT_MCP_CRASH_AT", point);
-    let (transport, stderr) = rmcp::transport::TokioChildProcess::builder(cmd)
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let pid = transport.id().unwrap();
-    let client = rmcp::ServiceExt::serve((), transport).await.unwrap();
-    let write = tokio::spawn(async move {
-        let args = json!({"path": "res://scripts/a.gd", "content": AFTER, "confirm": true});
-        let _ = client
-            .call_tool(
-                rmcp::model::CallToolRequestParams::new("write_script")
-                    .with_arguments(args.as_object().unwrap().clone()),
-            )
-            .await;
-        client
-    });
-    // The server says which point it died at; nothing else counts as reaching it.
-    let needle = format!("FAILPOINT_REACHED {point}");
-    let mut lines = tokio::io::BufReader::new(stderr.expect("stderr piped")).lines();
-    let mut seen = Vec::new();
-    loop {
-        match lines.next_line().await.unwrap() {
-            Some(line) if line == needle => break,
-            Some(line) => seen.push(line),
-            None => panic!("the server ended without reaching {point}: {seen:?}"),
-        }
-    }
-    support::kill9_and_wait(pid);
-    drop(write.await);
+    let args = json!({"path": "res://scripts/a.gd", "content": AFTER, "confirm": true});
+    support::call_until_failpoint(project.path(), &state, point, vec![("write_script", args)])
+        .await;
     let on_disk = std::fs::read_to_string(project.path().join("scripts/a.gd")).unwrap();
     assert_eq!(on_disk == AFTER, landed, "at {point}: {on_disk:?}");
     meddle(project.path());

@@ -346,6 +346,55 @@ pub fn kill9_and_wait(pid: u32) {
     panic!("process {pid} did not exit within 30 s of SIGKILL");
 }
 
+/// Starts a server over stdio that dies at the failpoint `point` (`GODOT_MCP_CRASH_AT`,
+/// `point@n` for its n-th crossing), sends `calls` (tool, arguments) in order on its
+/// one session, waits for the server to print `FAILPOINT_REACHED <point>` (nothing
+/// else counts as reaching it), and SIGKILLs it. Unix only.
+#[cfg(unix)]
+pub async fn call_until_failpoint(
+    project: &Path,
+    state: &Path,
+    point: &str,
+    calls: Vec<(&'static str, Value)>,
+) {
+    use tokio::io::AsyncBufReadExt;
+    let mut cmd = tokio::process::Command::new(bin());
+    cmd.arg("serve")
+        .arg("--project")
+        .arg(project)
+        .env("GODOT_MCP_STATE_DIR", state)
+        .env("GODOT_MCP_TOOLSETS", "all")
+        .env("GODOT_MCP_CRASH_AT", point);
+    let (transport, stderr) = TokioChildProcess::builder(cmd)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = transport.id().unwrap();
+    let client = ().serve(transport).await.unwrap();
+    let sent = tokio::spawn(async move {
+        for (tool, args) in calls {
+            let request = CallToolRequestParams::new(tool)
+                .with_arguments(args.as_object().cloned().unwrap_or_default());
+            if client.call_tool(request).await.is_err() {
+                break;
+            }
+        }
+        client
+    });
+    let needle = format!("FAILPOINT_REACHED {point}");
+    let mut lines = tokio::io::BufReader::new(stderr.expect("stderr piped")).lines();
+    let mut seen = Vec::new();
+    loop {
+        match lines.next_line().await.unwrap() {
+            Some(line) if line == needle => break,
+            Some(line) => seen.push(line),
+            None => panic!("the server ended without reaching {point}: {seen:?}"),
+        }
+    }
+    kill9_and_wait(pid);
+    drop(sent.await);
+}
+
 /// The stand-in `godot` executable (crate `godot-mcp-standin`), built once per
 /// test binary into the same target dir as `godot-mcp`.
 pub fn standin() -> PathBuf {

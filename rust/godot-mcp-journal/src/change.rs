@@ -541,6 +541,18 @@ impl Journal {
     /// or, when anything fails after the intent, every file put back before
     /// this returns (see the module docs).
     pub fn apply_change(&mut self, req: FileChange) -> Result<ChangeOutcome, ChangeError> {
+        self.apply_change_as(req, None)
+    }
+
+    /// [`Journal::apply_change`] recorded under `id` when given (an agent's change
+    /// draws its id when it begins, so every answer inside it names the transaction
+    /// its commit will be); a fresh id otherwise. The server draws `id` at random
+    /// and uses it for one commit only.
+    pub fn apply_change_as(
+        &mut self,
+        req: FileChange,
+        id: Option<TxnId>,
+    ) -> Result<ChangeOutcome, ChangeError> {
         if req.effects.is_empty() {
             return Err(ChangeError::Invalid(
                 "a change names at least one file".into(),
@@ -574,10 +586,13 @@ impl Journal {
         {
             return Ok(ChangeOutcome::Replayed(replay));
         }
-        let txn = TxnId::random().map_err(|source| ChangeError::Io {
-            path: PathBuf::new(),
-            source,
-        })?;
+        let txn = match id {
+            Some(id) => id,
+            None => TxnId::random().map_err(|source| ChangeError::Io {
+                path: PathBuf::new(),
+                source,
+            })?,
+        };
 
         // 1. Every file read once: pre-state, compare-and-swap, pre-image.
         let mut planned = Vec::with_capacity(req.effects.len());

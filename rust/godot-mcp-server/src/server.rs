@@ -37,6 +37,8 @@ pub struct McpServer {
     counters: Option<Arc<Counters>>,
     /// This session, among the sessions told of a toolset change.
     session: u64,
+    /// Dropped with the session's last handler: its open change is abandoned.
+    _ends: Arc<crate::tools::change::SessionEnd>,
 }
 
 /// Keys for [`McpServer::session`].
@@ -45,12 +47,17 @@ static NEXT_SESSION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64
 impl McpServer {
     /// The handler for the stdio client (principal `local`).
     pub fn new(state: Arc<Served>) -> Self {
+        let session = NEXT_SESSION.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Self {
+            _ends: Arc::new(crate::tools::change::SessionEnd::new(
+                state.state.clone(),
+                session,
+            )),
             state,
             raw_tools: None,
             transport: TransportKind::Stdio,
             counters: None,
-            session: NEXT_SESSION.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            session,
         }
     }
 
@@ -325,7 +332,8 @@ impl ServerHandler for McpServer {
             ));
         };
         // Every call passes the safety policy; see safety.rs for the order of gates.
-        let ctx = CallContext::from_request(&request, &context, &principal);
+        let ctx =
+            CallContext::from_request(&request, &context, &principal).in_session(self.session);
         let generation = self.state.safety.generation();
         let call = run_call(&self.state, def, request.arguments, &ctx);
         // The call's scope: its cancellation (a launch is killed, held input released)

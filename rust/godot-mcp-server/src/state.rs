@@ -49,6 +49,8 @@ pub struct AppState {
     pub log: std::sync::Arc<crate::logging::LogHub>,
     /// The sessions watching the journal's resources (`resources/subscribe`).
     pub subscriptions: crate::subscriptions::Subscriptions,
+    /// The agents' open changes (begin_change … commit_change), by session.
+    pub changes: crate::planes::project::Changes,
 }
 
 impl crate::planes::project::Store for AppState {
@@ -84,6 +86,7 @@ impl AppState {
             config: Config::default(),
             log: Default::default(),
             subscriptions: Default::default(),
+            changes: Default::default(),
         }
     }
 

@@ -56,6 +56,8 @@ pub struct JournalCall {
     /// Taken by the call's first journaled write (further writes of the same call,
     /// like a deleted resource's sidecars, are recorded without one).
     pub idempotency: Option<IdempotencyKey>,
+    /// Inside an agent's change: the writes are staged there, not made (see [`Stage`]).
+    pub stage: Option<StageHandle>,
 }
 
 /// The lowercase hex SHA-256 of `bytes`, as results and the journal spell hashes.
@@ -70,6 +72,7 @@ impl JournalCall {
             toolset,
             tool,
             idempotency: None,
+            stage: None,
         }
     }
 
@@ -300,6 +303,12 @@ pub fn write_file(
     bytes: &[u8],
     expected: Expect<'_>,
 ) -> Result<WriteOutcome, ToolError> {
+    if let Some(stage) = &call.stage {
+        return stage
+            .lock()
+            .stage(state.project(), param, &[(path, Some(bytes), expected)])
+            .map(|mut v| v.remove(0).0);
+    }
     let mut journal = state.journal().lock();
     let mut outcome = check_write(state.project(), param, path, bytes, expected)?;
     let (tool_family, operation, idempotency) = call.next_write();
@@ -418,6 +427,18 @@ pub fn delete_file(
     path: &ResPath,
     expected: Expect<'_>,
 ) -> Result<DeleteOutcome, ToolError> {
+    if let Some(stage) = &call.stage {
+        let (w, len) = stage
+            .lock()
+            .stage(state.project(), param, &[(path, None, expected)])?
+            .remove(0);
+        return Ok(DeleteOutcome {
+            path: w.path,
+            sha256_before: w.sha256_before.unwrap_or_default(),
+            bytes: len,
+            transaction_id: w.transaction_id,
+        });
+    }
     let mut journal = state.journal().lock();
     let mut outcome = check_delete(state.project(), param, path, expected)?;
     let (tool_family, operation, idempotency) = call.next_write();
@@ -478,6 +499,26 @@ pub fn apply_change(
     param: &str,
     steps: &[ChangeStep<'_>],
 ) -> Result<String, ToolError> {
+    if let Some(stage) = &call.stage {
+        let steps: Vec<_> = steps
+            .iter()
+            .map(|s| (s.path, s.bytes, s.expected))
+            .collect();
+        let mut stage = stage.lock();
+        stage.stage(state.project(), param, &steps)?;
+        return Ok(stage.id.to_string());
+    }
+    apply_change_as(state, call, param, steps, None)
+}
+
+/// [`apply_change`] recorded under `id` (an agent's change) or a fresh id.
+fn apply_change_as(
+    state: &impl Store,
+    call: &mut JournalCall,
+    param: &str,
+    steps: &[ChangeStep<'_>],
+    id: Option<godot_mcp_journal::TxnId>,
+) -> Result<String, ToolError> {
     let mut journal = state.journal().lock();
     let mut effects = Vec::with_capacity(steps.len());
     for s in steps {
@@ -501,12 +542,15 @@ pub fn apply_change(
     let files: Vec<String> = steps.iter().map(|s| s.path.to_string()).collect();
     let res = |rel: &Path| format!("res://{}", rel.display());
     let done = journal
-        .apply_change(godot_mcp_journal::FileChange {
-            effects,
-            idempotency,
-            tool_family,
-            operation,
-        })
+        .apply_change_as(
+            godot_mcp_journal::FileChange {
+                effects,
+                idempotency,
+                tool_family,
+                operation,
+            },
+            id,
+        )
         .map_err(|e| change_error(e, param, &files, &res))?;
     Ok(done.transaction_id().to_string())
 }
@@ -597,6 +641,240 @@ fn change_error(
     }
 }
 
+/// A staged change shared by the calls inside it.
+pub type StageHandle = std::sync::Arc<Mutex<Stage>>;
+
+/// An agent's open change (`begin_change` … `commit_change`, or one `run_commands`
+/// with `atomic: true`): the file writes of the calls inside it are checked and kept
+/// here, not made, and [`commit_stage`] applies them as ONE journaled change. Tools
+/// read the disk, not the staged bytes, so a change writes each file once: a second
+/// write to a staged file answers `STALE` (it was built on the bytes on disk).
+#[derive(Debug)]
+pub struct Stage {
+    /// The transaction the commit records the change under.
+    pub id: godot_mcp_journal::TxnId,
+    files: Vec<Staged>,
+    /// Committed or abandoned: nothing more is staged.
+    closed: bool,
+}
+
+#[derive(Debug)]
+struct Staged {
+    path: ResPath,
+    /// The sha256 on disk when the change first touched the file (`None`: absent):
+    /// the commit's compare-and-swap.
+    disk: Option<String>,
+    /// What the commit leaves: these bytes, or (`None`) no file.
+    bytes: Option<Vec<u8>>,
+}
+
+/// One staged file as answers show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct StagedFile {
+    pub path: String,
+    /// `create`, `write` or `delete` (on the disk as it was when first staged).
+    pub action: &'static str,
+}
+
+/// One file a call stages: path, new bytes (`None`: delete), expectation.
+pub type StageStep<'a, 'b> = (&'a ResPath, Option<&'b [u8]>, Expect<'b>);
+
+impl Stage {
+    /// A new, empty change with a fresh id.
+    pub fn new() -> Result<Self, ToolError> {
+        let id = godot_mcp_journal::TxnId::random()
+            .map_err(|e| ToolError::internal(format!("no random id: {e}")))?;
+        Ok(Self {
+            id,
+            files: Vec::new(),
+            closed: false,
+        })
+    }
+
+    fn find(&self, path: &ResPath) -> Option<usize> {
+        self.files.iter().position(|f| &f.path == path)
+    }
+
+    /// Stage one call's files, all checked (against the change as staged so far)
+    /// before any is kept. Returns each file's outcome and its size before.
+    pub fn stage(
+        &mut self,
+        project: &Project,
+        param: &str,
+        steps: &[StageStep<'_, '_>],
+    ) -> Result<Vec<(WriteOutcome, u64)>, ToolError> {
+        if self.closed {
+            return Err(ToolError::new(
+                ErrorCode::PreconditionFailed,
+                format!("change {} has ended; nothing was staged", self.id),
+            )
+            .hint("begin_change again, or call the tool outside a change."));
+        }
+        let mut out = Vec::with_capacity(steps.len());
+        let mut disk = Vec::with_capacity(steps.len());
+        for &(path, bytes, expected) in steps {
+            let real = resolve_writable(project, param, path)?;
+            if let Some(bytes) = bytes
+                && bytes.len() > MAX_WRITE_BYTES
+            {
+                return Err(check_write(project, param, path, bytes, expected).unwrap_err());
+            }
+            let (before, on_disk) = match self.find(path) {
+                Some(i) => {
+                    let f = &self.files[i];
+                    if expected == Expect::Anything {
+                        return Err(ToolError::new(
+                            ErrorCode::Stale,
+                            format!(
+                                "{path} is already staged in change {}; tools read the disk, \
+                                 not staged bytes, so this edit would build on the old \
+                                 content; nothing was staged",
+                                self.id
+                            ),
+                        )
+                        .param(param)
+                        .hint("commit_change first, then edit the file again."));
+                    }
+                    let now = f.bytes.as_deref().map(|b| (sha256_hex(b), b.len() as u64));
+                    (now, f.disk.clone())
+                }
+                None => {
+                    let now = read_current(&real, path, param)?;
+                    let hash = now.as_ref().map(|(h, _)| h.clone());
+                    (now, hash)
+                }
+            };
+            check_expected(path, expected, before.as_ref().map(|(h, _)| h.as_str()))?;
+            if bytes.is_none() && before.is_none() {
+                return Err(ToolError::not_found(format!("{path} does not exist"))
+                    .param(param)
+                    .hint(
+                        "List what exists with list_files; paths are case-sensitive res:// paths.",
+                    ));
+            }
+            let len_before = before.as_ref().map_or(0, |(_, l)| *l);
+            out.push((
+                WriteOutcome {
+                    path: path.to_string(),
+                    created: before.is_none(),
+                    sha256_before: before.map(|(h, _)| h),
+                    sha256_after: bytes.map(sha256_hex).unwrap_or_default(),
+                    bytes: bytes.map_or(0, <[u8]>::len),
+                    transaction_id: Some(self.id.to_string()),
+                },
+                len_before,
+            ));
+            disk.push(on_disk);
+        }
+        for (&(path, bytes, _), on_disk) in steps.iter().zip(disk) {
+            let bytes = bytes.map(<[u8]>::to_vec);
+            match self.find(path) {
+                Some(i) => self.files[i].bytes = bytes,
+                None => self.files.push(Staged {
+                    path: path.clone(),
+                    disk: on_disk,
+                    bytes,
+                }),
+            }
+        }
+        Ok(out)
+    }
+
+    /// The files the commit changes, in the order first staged (a file put back to
+    /// what the disk held is left out).
+    pub fn files(&self) -> Vec<StagedFile> {
+        self.effective()
+            .map(|f| StagedFile {
+                path: f.path.to_string(),
+                action: match (&f.disk, &f.bytes) {
+                    (None, _) => "create",
+                    (Some(_), Some(_)) => "write",
+                    (Some(_), None) => "delete",
+                },
+            })
+            .collect()
+    }
+
+    /// Commit or abandon: from now on nothing more is staged.
+    pub fn close(&mut self) {
+        self.closed = true;
+    }
+
+    fn effective(&self) -> impl Iterator<Item = &Staged> {
+        self.files
+            .iter()
+            .filter(|f| f.disk.as_deref() != f.bytes.as_deref().map(sha256_hex).as_deref())
+    }
+}
+
+/// Apply a staged change as ONE journaled change under its id (every file at its
+/// staged state, or every file put back before this returns and the error says so).
+/// Each file must still be what it was when the change first touched it (else
+/// `STALE`, nothing written). `Ok(None)`: nothing to write.
+pub fn commit_stage(
+    state: &impl Store,
+    call: &mut JournalCall,
+    param: &str,
+    stage: &Stage,
+) -> Result<Option<String>, ToolError> {
+    let files: Vec<&Staged> = stage.effective().collect();
+    if files.is_empty() {
+        return Ok(None);
+    }
+    let steps: Vec<ChangeStep<'_>> = files
+        .iter()
+        .map(|f| ChangeStep {
+            path: &f.path,
+            bytes: f.bytes.as_deref(),
+            expected: f.disk.as_deref().map_or(Expect::Absent, Expect::Sha256),
+        })
+        .collect();
+    call.stage = None;
+    apply_change_as(state, call, param, &steps, Some(stage.id)).map(Some)
+}
+
+/// The open agent changes of this server, by session (an MCP session holds at most
+/// one; a session that ends drops its change, which wrote nothing).
+#[derive(Debug, Default)]
+pub struct Changes {
+    open: Mutex<std::collections::HashMap<u64, StageHandle>>,
+}
+
+impl Changes {
+    /// `session`'s open change.
+    pub fn of(&self, session: u64) -> Option<StageHandle> {
+        self.open.lock().get(&session).cloned()
+    }
+
+    /// Open `stage` for `session`; `Err(id)` when one is open already.
+    pub fn begin(&self, session: u64, stage: Stage) -> Result<StageHandle, String> {
+        let mut open = self.open.lock();
+        if let Some(s) = open.get(&session) {
+            return Err(s.lock().id.to_string());
+        }
+        let handle = std::sync::Arc::new(Mutex::new(stage));
+        open.insert(session, handle.clone());
+        Ok(handle)
+    }
+
+    /// Close `session`'s change (commit, abandon, or the session ended).
+    pub fn end(&self, session: u64) -> Option<StageHandle> {
+        self.open.lock().remove(&session)
+    }
+
+    /// Every open change: id and files.
+    pub fn list(&self) -> Vec<(String, Vec<StagedFile>)> {
+        let handles: Vec<StageHandle> = self.open.lock().values().cloned().collect();
+        handles
+            .iter()
+            .map(|h| {
+                let s = h.lock();
+                (s.id.to_string(), s.files())
+            })
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -637,6 +915,7 @@ mod tests {
             toolset: "scripts",
             tool: "write_script",
             idempotency: Some(key.clone()),
+            stage: None,
         };
         let a = res("res://a.gd");
         let first = write_file(&p, &mut call, "path", &a, b"a", Expect::Absent).unwrap();

@@ -92,6 +92,8 @@ impl std::fmt::Debug for ElicitChannel {
 pub struct CallContext {
     pub principal: Caller,
     pub elicit: ElicitChannel,
+    /// The MCP session the call came in (keys its open change, `begin_change`).
+    pub session: u64,
 }
 
 impl CallContext {
@@ -100,7 +102,13 @@ impl CallContext {
         Self {
             principal: Caller::detached(),
             elicit: ElicitChannel::None,
+            session: DETACHED_SESSION,
         }
+    }
+
+    /// The same context in MCP session `session`.
+    pub fn in_session(self, session: u64) -> Self {
+        Self { session, ..self }
     }
 
     /// From an MCP request, on behalf of the transport's principal.
@@ -135,9 +143,16 @@ impl CallContext {
                     .contains(&ElicitationMode::Form),
             }
         };
-        Self { principal, elicit }
+        Self {
+            principal,
+            elicit,
+            session: DETACHED_SESSION,
+        }
     }
 }
+
+/// The session of a call with no MCP session (unit tests, internal calls).
+pub const DETACHED_SESSION: u64 = u64::MAX;
 
 /// One entry of a batch, as the approval gate sees it.
 #[derive(Debug, Clone, Serialize)]

@@ -4,6 +4,7 @@
 use super::approval::{Approval, ApprovalRequest, BatchEntryView, CallContext, approve};
 use crate::rules::*;
 use crate::tools::batch::{BatchArgs, BatchEntry, BatchEntryResult, BatchResult, MAX_BATCH};
+use crate::tools::change::{self, ChangeTool};
 
 use std::sync::Arc;
 
@@ -62,6 +63,10 @@ pub async fn run_call(
     args: Option<JsonObject>,
     ctx: &CallContext,
 ) -> CallOutcome {
+    let change = served
+        .changes
+        .of(ctx.session)
+        .map(|h| h.lock().id.to_string());
     let outcome = match run_call_inner(served, def, args.unwrap_or_default(), ctx).await {
         Ok(outcome) => outcome,
         Err(e) => CallOutcome::Done(Err(e)),
@@ -73,7 +78,17 @@ pub async fn run_call(
     {
         return CallOutcome::Done(Err(e));
     }
-    outcome
+    // Every answer inside an agent's change names it (docs/recovery.md).
+    match (outcome, change) {
+        (CallOutcome::Done(Ok(Value::Object(mut out))), Some(id)) => {
+            out.insert("change_id".into(), json!(id));
+            CallOutcome::Done(Ok(Value::Object(out)))
+        }
+        (CallOutcome::Done(Err(e)), Some(id)) => {
+            CallOutcome::Done(Err(crate::tools::change::with_change_id(e, &id)))
+        }
+        (outcome, _) => outcome,
+    }
 }
 
 /// [`run_call`] with no client to ask (tests): a call that would ask one panics.
@@ -102,9 +117,24 @@ async fn run_call_inner(
     let mut args = original.clone();
     let flags = split_flags(def.meta.class, &mut args)?;
     if matches!(def.handler, Handler::Batch) {
+        if let Some(tool) = ChangeTool::of(def.meta.name) {
+            let out = change::run(state, tool, ctx.session, Value::Object(args), flags).await;
+            return Ok(CallOutcome::Done(out));
+        }
         return run_batch(served, def, original, args, flags, ctx).await;
     }
+    // Inside an agent's change: only what can be staged (or changes nothing) runs.
+    let stage = state.changes.of(ctx.session);
+    if let Some(stage) = &stage {
+        change::admit(def, flags.dry_run, &stage.lock().id.to_string())?;
+    }
     let idempotency_key = crate::tools::take_idempotency_key(def, &mut args)?;
+    if stage.is_some() && idempotency_key.is_some() {
+        return Err(ToolError::invalid_params(
+            crate::tools::IDEMPOTENCY_KEY,
+            "idempotency_key is not taken inside a change (its writes are staged); nothing was run",
+        ));
+    }
     confirm_gate(def.meta.class, flags)?;
     // Paths first, on the JSON as sent: a hostile res:// path is PATH_REFUSED even
     // where it sits in a value the typed decode would refuse for another reason.
@@ -162,6 +192,7 @@ async fn run_call_inner(
         toolset: def.meta.toolset.as_str(),
         tool: def.meta.name,
         idempotency,
+        stage,
     };
     let gated = is_gated(def.meta.class, def.runtime) && !flags.dry_run;
     let request = || ApprovalRequest {
@@ -307,6 +338,7 @@ fn check_entries<'a>(
     served: &'a Served,
     entries: &[BatchEntry],
     batch_dry_run: bool,
+    change: Option<&str>,
 ) -> Result<Vec<CheckedEntry<'a>>, ToolError> {
     let mut checked = Vec::with_capacity(entries.len());
     for (i, entry) in entries.iter().enumerate() {
@@ -326,7 +358,10 @@ fn check_entries<'a>(
         if matches!(def.handler, Handler::Batch) {
             return Err(ToolError::invalid_params(
                 format!("commands[{i}].tool"),
-                format!("commands[{i}]: run_commands cannot be nested; nothing was run"),
+                format!(
+                    "commands[{i}]: {} cannot be an entry of run_commands; nothing was run",
+                    def.meta.name
+                ),
             ));
         }
         state
@@ -347,6 +382,15 @@ fn check_entries<'a>(
             )));
         }
         let flags = split_flags(def.meta.class, &mut args).map_err(fail)?;
+        if let Some(id) = change {
+            change::admit(def, batch_dry_run, id).map_err(fail)?;
+        }
+        if change.is_some() && args.contains_key(crate::tools::IDEMPOTENCY_KEY) {
+            return Err(fail(ToolError::invalid_params(
+                crate::tools::IDEMPOTENCY_KEY,
+                "idempotency_key is not taken inside a change (its writes are staged); nothing was run",
+            )));
+        }
         // As for a single call, a preview needs no confirm (it reports confirm_required).
         let as_run = CallFlags {
             dry_run: batch_dry_run,
@@ -381,7 +425,29 @@ async fn run_batch(
         ));
     }
     let state = &served.state;
-    let entries = check_entries(served, &batch.commands, flags.dry_run)?;
+    let session_stage = state.changes.of(ctx.session);
+    if batch.atomic && session_stage.is_some() {
+        return Err(ToolError::invalid_params(
+            "atomic",
+            "a change is open in this session: its writes are staged already; drop atomic \
+             (or commit_change first); nothing was run",
+        ));
+    }
+    // atomic: the entries' writes are staged and applied at the end as one change.
+    let own_stage = if batch.atomic && !flags.dry_run {
+        Some(change::atomic_stage()?)
+    } else {
+        None
+    };
+    let stage = own_stage.clone().or(session_stage);
+    let change_id = stage.as_ref().map(|s| s.lock().id.to_string());
+    let atomic_id = change_id.clone().filter(|_| batch.atomic);
+    let admit_as = if batch.atomic {
+        Some(atomic_id.as_deref().unwrap_or("run_commands atomic"))
+    } else {
+        change_id.as_deref()
+    };
+    let entries = check_entries(served, &batch.commands, flags.dry_run, admit_as)?;
     let n = entries.len();
     let class = entries
         .iter()
@@ -417,7 +483,15 @@ async fn run_batch(
     let mut failure: Option<(usize, ToolError)> = None;
     let mut touched_editor = false;
     for (i, entry) in entries.into_iter().enumerate() {
-        let outcome = run_entry(state, entry.def, entry.args, entry.flags, flags.dry_run).await;
+        let outcome = run_entry(
+            state,
+            entry.def,
+            entry.args,
+            entry.flags,
+            flags.dry_run,
+            stage.clone(),
+        )
+        .await;
         match outcome {
             Ok(v) => {
                 touched_editor |=
@@ -444,6 +518,23 @@ async fn run_batch(
         }
     }
     let completed = failure.as_ref().map_or(n, |(i, _)| *i);
+    // atomic and every entry ran: the staged writes become one change now.
+    let mut transaction_id = None;
+    if let Some(own) = own_stage {
+        if failure.is_none() {
+            let (id, files) =
+                change::commit(state, own, "run_commands")
+                    .await
+                    .map_err(|mut e| {
+                        e.message =
+                            format!("run_commands (atomic) ran every entry, but {}", e.message);
+                        e
+                    })?;
+            transaction_id = (!files.is_empty()).then_some(id);
+        } else {
+            own.lock().close();
+        }
+    }
     let mut hints = Vec::new();
     // An entry that timed out was sent and may still apply (the editor drains its
     // commands serially; a game resumes): the batch must not read as "stopped
@@ -464,7 +555,11 @@ async fn run_batch(
         ));
     }
     if let Some((i, _)) = &failure {
-        if completed > 0 && !flags.dry_run {
+        if batch.atomic && !flags.dry_run {
+            hints.push(format!(
+                "atomic: nothing was written; what commands[0..{i}] staged was dropped."
+            ));
+        } else if completed > 0 && !flags.dry_run && stage.is_none() {
             hints.push(format!(
                 "commands[0..{i}] were applied and are not rolled back; re-read what they touched before retrying."
             ));
@@ -492,6 +587,7 @@ async fn run_batch(
         class,
         dry_run: flags.dry_run,
         may_have_applied,
+        transaction_id,
         results,
     };
     let out = serde_json::to_value(&out).map_err(|e| ToolError::internal(e.to_string()))?;
@@ -541,6 +637,7 @@ async fn run_entry(
     args: JsonObject,
     flags: CallFlags,
     dry_run: bool,
+    stage: Option<crate::planes::project::StageHandle>,
 ) -> ToolResult {
     let flags = CallFlags { dry_run, ..flags };
     match &def.handler {
@@ -553,6 +650,7 @@ async fn run_entry(
                 toolset: def.meta.toolset.as_str(),
                 tool: def.meta.name,
                 idempotency: None,
+                stage,
             };
             plan_and_apply_blocking(planner, state, args, call).await
         }

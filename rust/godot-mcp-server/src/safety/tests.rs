@@ -48,6 +48,7 @@ fn annotations_follow_class() {
 fn every_tool_has_its_pinned_class() {
     use SafetyClass::*;
     let expected: &[(&str, SafetyClass)] = &[
+        ("abandon_change", Mutating),
         ("add_animation", Mutating),
         ("add_animation_track", Mutating),
         ("add_audio_bus", Destructive),
@@ -76,6 +77,7 @@ fn every_tool_has_its_pinned_class() {
         ("assign_shader_material", Mutating),
         ("attach_script", Mutating),
         ("bake_navigation_mesh", Mutating),
+        ("begin_change", Mutating),
         ("canonicalize_resource", Destructive),
         ("capture_editor_screenshot", ReadOnly),
         ("check_scene_integrity", ReadOnly),
@@ -84,6 +86,7 @@ fn every_tool_has_its_pinned_class() {
         ("clear_input_action_events", Destructive),
         ("clear_tile_cells", Destructive),
         ("close_scene", Destructive),
+        ("commit_change", Mutating),
         ("compare_screenshots", ReadOnly),
         ("connect_blend_tree_nodes", Mutating),
         ("connect_signal", Mutating),

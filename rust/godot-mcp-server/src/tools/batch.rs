@@ -29,6 +29,10 @@ pub const MAX_BATCH: usize = 100;
 pub struct BatchArgs {
     /// Tool calls, in order (destructive ones carry their own confirm=true).
     pub commands: Vec<BatchEntry>,
+    /// Stage the entries' file writes and apply them as one transaction at the end:
+    /// all land, or none (editor edits and launches are refused).
+    #[serde(default)]
+    pub atomic: bool,
 }
 
 #[derive(Debug, Clone, serde::Deserialize, schemars::JsonSchema)]
@@ -50,6 +54,10 @@ pub struct BatchResult {
     pub class: SafetyClass,
     pub dry_run: bool,
     pub may_have_applied: bool,
+    /// atomic: the one transaction of every file the batch wrote.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = crate::honesty::absent_when_none)]
+    pub transaction_id: Option<String>,
     pub results: Vec<BatchEntryResult>,
 }
 

@@ -8,6 +8,7 @@ pub mod analysis;
 pub mod animation;
 pub mod audio;
 pub mod batch;
+pub mod change;
 pub mod classref;
 pub mod common;
 pub mod debugger;
@@ -54,6 +55,7 @@ impl Registry {
             .chain(files::write::tools())
             .chain(settings::tools())
             .chain(batch::tools())
+            .chain(change::tools())
             .chain(toolsets::tools(catalog.clone()))
             .chain(analysis::tools())
             .chain(scene::nodes::tools())

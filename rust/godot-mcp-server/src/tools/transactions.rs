@@ -5,6 +5,7 @@ use std::sync::Arc;
 use godot_mcp_journal::{TxnFilter, TxnRecord, TxnStatus, WriteGate};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
 
 use crate::error::ToolError;
 use crate::honesty::absent_when_none;
@@ -61,6 +62,13 @@ pub struct Transactions {
     returned: usize,
     #[schemars(with = "Vec<TxnSchema>")]
     transactions: Vec<TxnRecord>,
+}
+
+/// An agent's open change (begin_change), as `godot-mcp://transactions` lists it.
+#[derive(Debug, Serialize)]
+struct OpenChange {
+    change_id: String,
+    files: Vec<crate::planes::project::StagedFile>,
 }
 
 // The journal's own types serialize these fields; the journal does not depend on
@@ -128,10 +136,24 @@ pub fn transactions(
     })
 }
 
-/// [`transactions`] as JSON (the `godot-mcp://transactions` resource).
+/// [`transactions`] as JSON (the `godot-mcp://transactions` resource), with the
+/// agents' open changes (`open_changes`: id and staged files; left out when none).
+/// list_transactions leaves them out: its schema is in the default tools/list.
 pub fn transactions_json(state: &AppState, status: Option<TxnStatus>, limit: usize) -> ToolResult {
-    serde_json::to_value(transactions(state, status, limit)?)
-        .map_err(|e| ToolError::internal(e.to_string()))
+    let open: Vec<OpenChange> = state
+        .changes
+        .list()
+        .into_iter()
+        .map(|(change_id, files)| OpenChange { change_id, files })
+        .collect();
+    let mut out = serde_json::to_value(transactions(state, status, limit)?)
+        .map_err(|e| ToolError::internal(e.to_string()))?;
+    if !open.is_empty()
+        && let Value::Object(o) = &mut out
+    {
+        o.insert("open_changes".into(), json!(open));
+    }
+    Ok(out)
 }
 
 async fn list_transactions(

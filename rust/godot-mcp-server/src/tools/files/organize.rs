@@ -1040,7 +1040,7 @@ async fn list_resources_by_type(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     fn project() -> (tempfile::TempDir, AppState) {
@@ -1122,7 +1122,7 @@ mod tests {
     }
 
     /// Real storage whose first unlink of a project file (not a temp) fails, once.
-    struct FirstUnlinkFails(std::sync::atomic::AtomicBool);
+    pub(crate) struct FirstUnlinkFails(pub(crate) std::sync::atomic::AtomicBool);
 
     impl godot_mcp_journal::storage::Storage for FirstUnlinkFails {
         fn create_temp(

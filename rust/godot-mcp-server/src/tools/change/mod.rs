@@ -1,0 +1,250 @@
+//! An agent's own change: `begin_change`, `commit_change`, `abandon_change`. Between
+//! begin and commit the session's file writes are staged (`planes::project::Stage`),
+//! not written, and the commit applies them as ONE journaled change: every file at
+//! its new state, or every file put back before the answer. The policy side (which
+//! calls a change admits, the change id on every answer) is `safety::pipeline`'s.
+
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::error::{ErrorCode, ToolError};
+use crate::planes::project::{JournalCall, Stage, StageHandle, StagedFile, commit_stage};
+use crate::rules::{EffectKind, SafetyClass, Toolset};
+use crate::state::AppState;
+use crate::tools::{CallFlags, Handler, ToolDef, ToolMeta, ToolResult, decode_args};
+
+/// The three tools, by name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChangeTool {
+    Begin,
+    Commit,
+    Abandon,
+}
+
+impl ChangeTool {
+    /// The change tool called `name`, if it is one.
+    pub fn of(name: &str) -> Option<Self> {
+        match name {
+            "begin_change" => Some(Self::Begin),
+            "commit_change" => Some(Self::Commit),
+            "abandon_change" => Some(Self::Abandon),
+            _ => None,
+        }
+    }
+}
+
+pub fn tools() -> Vec<ToolDef> {
+    let meta = |name, title, description| ToolMeta {
+        name,
+        title,
+        description,
+        class: SafetyClass::Mutating,
+        toolset: Toolset::Batch,
+        effect: Some(EffectKind::File),
+    };
+    vec![
+        ToolDef::batch::<NoArgs, ChangeReply>(meta(
+            "begin_change",
+            "Begin a change",
+            "Open a change in this session: file writes of later calls are staged, not \
+             written, until commit_change applies them as one transaction. Editor edits \
+             and launches are refused inside it.",
+        )),
+        ToolDef::batch::<NoArgs, ChangeReply>(meta(
+            "commit_change",
+            "Commit the change",
+            "Apply the session's staged writes as one transaction: all files land, or all \
+             are put back and the error says so.",
+        )),
+        ToolDef::batch::<NoArgs, ChangeReply>(meta(
+            "abandon_change",
+            "Abandon the change",
+            "Drop the session's staged writes; nothing was written.",
+        )),
+    ]
+}
+
+/// No arguments.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NoArgs {}
+
+/// What a change tool answers.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct ChangeReply {
+    /// The change; its commit is the journal transaction of this id.
+    pub change_id: String,
+    /// `open`, `committed`, `abandoned`.
+    pub status: &'static str,
+    /// The files the commit writes (wrote, or dropped), in the order first staged.
+    pub files: Vec<StagedFile>,
+    pub dry_run: bool,
+}
+
+/// Abandons its session's open change when the session's last handler is dropped
+/// (the MCP session ended): the staged writes are dropped, nothing was written.
+#[derive(Debug)]
+pub struct SessionEnd {
+    state: Arc<AppState>,
+    session: u64,
+}
+
+impl SessionEnd {
+    pub fn new(state: Arc<AppState>, session: u64) -> Self {
+        Self { state, session }
+    }
+}
+
+impl Drop for SessionEnd {
+    fn drop(&mut self) {
+        if let Some(h) = self.state.changes.end(self.session) {
+            let mut stage = h.lock();
+            stage.close();
+            tracing::info!(change = %stage.id, "session ended: its open change was abandoned");
+        }
+    }
+}
+
+fn no_change() -> ToolError {
+    ToolError::new(
+        ErrorCode::PreconditionFailed,
+        "no change is open in this session; nothing was done",
+    )
+    .hint("begin_change opens one.")
+}
+
+/// Run a change tool for `session`.
+pub async fn run(
+    state: &Arc<AppState>,
+    tool: ChangeTool,
+    session: u64,
+    args: Value,
+    flags: CallFlags,
+) -> ToolResult {
+    let NoArgs {} = decode_args(args)?;
+    let reply = |id: String, status, files, dry_run| {
+        serde_json::to_value(ChangeReply {
+            change_id: id,
+            status,
+            files,
+            dry_run,
+        })
+        .map_err(|e| ToolError::internal(e.to_string()))
+    };
+    match tool {
+        ChangeTool::Begin => {
+            if flags.dry_run {
+                return Err(ToolError::invalid_params(
+                    "dry_run",
+                    "begin_change writes nothing; call it without dry_run",
+                ));
+            }
+            let id = state
+                .changes
+                .begin(session, Stage::new()?)
+                .map_err(|open| {
+                    ToolError::new(
+                        ErrorCode::Conflict,
+                        format!("change {open} is already open in this session; nothing was done"),
+                    )
+                    .hint("commit_change or abandon_change it first.")
+                    .details(json!({ "change_id": open }))
+                })?;
+            let id = id.lock().id.to_string();
+            reply(id, "open", Vec::new(), false)
+        }
+        ChangeTool::Abandon => {
+            if flags.dry_run {
+                let h = state.changes.of(session).ok_or_else(no_change)?;
+                let s = h.lock();
+                return reply(s.id.to_string(), "open", s.files(), true);
+            }
+            let h = state.changes.end(session).ok_or_else(no_change)?;
+            let mut s = h.lock();
+            s.close();
+            reply(s.id.to_string(), "abandoned", s.files(), false)
+        }
+        ChangeTool::Commit => {
+            if flags.dry_run {
+                let h = state.changes.of(session).ok_or_else(no_change)?;
+                let s = h.lock();
+                return reply(s.id.to_string(), "open", s.files(), true);
+            }
+            let h = state.changes.end(session).ok_or_else(no_change)?;
+            let (id, files) = commit(state, h, "commit_change").await?;
+            reply(id, "committed", files, false)
+        }
+    }
+}
+
+/// Close `stage` and apply it as one journaled change (off the async threads: it
+/// fsyncs). Returns its id and files; an error carries `details.change_id`.
+pub async fn commit(
+    state: &Arc<AppState>,
+    stage: StageHandle,
+    operation: &'static str,
+) -> Result<(String, Vec<StagedFile>), ToolError> {
+    let state = state.clone();
+    tokio::task::spawn_blocking(move || {
+        let mut s = stage.lock();
+        s.close();
+        let id = s.id.to_string();
+        let mut call = JournalCall::new(Toolset::Batch.as_str(), operation);
+        commit_stage(&state, &mut call, operation, &s)
+            .map(|_| (id.clone(), s.files()))
+            .map_err(|e| with_change_id(e, &id))
+    })
+    .await
+    .map_err(|e| ToolError::internal(format!("commit task failed: {e}")))?
+}
+
+/// A new stage for one `run_commands` with `atomic: true`.
+pub fn atomic_stage() -> Result<StageHandle, ToolError> {
+    Ok(Arc::new(Mutex::new(Stage::new()?)))
+}
+
+/// `e` with `details.change_id`.
+pub fn with_change_id(mut e: ToolError, id: &str) -> ToolError {
+    let mut details = e.details.take().map(|d| *d).unwrap_or_else(|| json!({}));
+    if let Value::Object(d) = &mut details {
+        d.insert("change_id".into(), json!(id));
+    }
+    e.details = Some(Box::new(details));
+    e
+}
+
+/// Whether `def` may run inside a change (`change` is its id): reads and dry runs
+/// do, file writes are staged (planned tools only: their writes go through the
+/// staging seam); editor edits and launches are refused.
+pub(crate) fn admit(def: &ToolDef, dry_run: bool, change: &str) -> Result<(), ToolError> {
+    let m = &def.meta;
+    if m.class == SafetyClass::ReadOnly || dry_run {
+        return Ok(());
+    }
+    let planned = matches!(def.handler, Handler::Planned(_));
+    let why = match m.effect {
+        _ if m.class == SafetyClass::Runtime || m.effect == Some(EffectKind::ProcessLaunch) => {
+            "a launch or a running game cannot be part of a change (a process cannot be un-run)"
+        }
+        Some(EffectKind::EditorRuntime) => {
+            "editor edits are not staged inside a change (the editor applies them at once)"
+        }
+        Some(EffectKind::File) if !planned => "this tool's writes cannot be staged",
+        _ => return Ok(()),
+    };
+    Err(ToolError::new(
+        ErrorCode::PreconditionFailed,
+        format!(
+            "{} is refused inside change {change}: {why}; nothing was run",
+            m.name
+        ),
+    )
+    .hint("commit_change or abandon_change first, then call it.")
+    .details(json!({ "change_id": change })))
+}
+
+#[cfg(test)]
+mod tests;
