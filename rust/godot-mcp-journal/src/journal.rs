@@ -550,6 +550,10 @@ impl Journal {
         // reconciliation included — reads `transactions`. Durably even when
         // there are none: the log restarts at its start next, and what it
         // held must be in the database for good before it is overwritten.
+        // A missing log (no write ever made one) holds nothing, and its
+        // numbering starts right above `folded_seq` (`last_seq()` is
+        // `folded_seq`): the fold changes no row, and SQLite writes no page
+        // for an unchanged row, so the open writes nothing (no WAL, no fsync).
         let state = crate::intent_log::log_state(&conn).map_err(MigrateError::from)?;
         let (mut log, records) =
             IntentLog::open(&state_dir, state).map_err(|source| OpenError::StateDir {
@@ -1520,6 +1524,51 @@ mod tests {
             full(&j),
             2,
             "FULL (2) again after the write's unsynced commits"
+        );
+    }
+
+    /// Guards against: a start that creates the intent log (a 1 MiB
+    /// preallocation and two fsyncs) or commits an empty fold although no
+    /// write ever made a log: a journal that never wrote has no log, and
+    /// opening it again writes nothing to the database (no WAL frame). The
+    /// first write creates the log, and the next open folds what it holds.
+    #[test]
+    fn a_journal_that_never_wrote_has_no_log_and_its_open_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("p");
+        fs::create_dir_all(&project).unwrap();
+        let state = dir.path().join("s");
+        let open = || {
+            let mut j = Journal::open(&state, &project).unwrap();
+            j.reconcile().unwrap();
+            j
+        };
+        let log_of = |j: &Journal| j.state_dir().join(crate::intent_log::LOG_FILE);
+        let j = open();
+        let (log, wal) = (
+            log_of(&j),
+            j.state_dir().join(format!("{JOURNAL_FILE}-wal")),
+        );
+        assert!(!log.exists(), "no write, no intent log");
+        drop(j);
+        let mut j = open();
+        let frames = fs::metadata(&wal).map_or(0, |m| m.len());
+        assert_eq!(
+            frames, 0,
+            "the open of a journal without a log wrote to the WAL"
+        );
+        assert!(!log.exists());
+        j.write_file(FileWrite::new("a.txt", b"x", "t", "write"))
+            .unwrap();
+        assert_eq!(fs::metadata(&log).unwrap().len(), 1 << 20, "preallocated");
+        drop(j);
+        let j = open();
+        assert_eq!(
+            count(
+                &j,
+                "SELECT COUNT(*) FROM transactions WHERE state = 'committed'"
+            ),
+            1
         );
     }
 

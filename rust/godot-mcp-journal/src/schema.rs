@@ -130,8 +130,8 @@ pub enum MigrateError {
     },
 }
 
-/// Sets the durability pragmas and applies pending migrations, each in its own
-/// transaction together with its `user_version` bump.
+/// Sets the durability pragmas and applies the pending migrations, all in one
+/// transaction together with the `user_version` bump.
 pub fn prepare(conn: &mut Connection) -> Result<(), MigrateError> {
     conn.pragma_update(None, "journal_mode", "WAL")?;
     conn.pragma_update(None, "synchronous", "FULL")?;
@@ -144,15 +144,21 @@ pub fn prepare(conn: &mut Connection) -> Result<(), MigrateError> {
             supported: CURRENT_VERSION,
         });
     }
-    for (version, step) in MIGRATIONS.iter().enumerate().skip(found.max(0) as usize) {
-        let tx = conn.transaction()?;
+    if found == CURRENT_VERSION {
+        return Ok(());
+    }
+    // The pending steps in one transaction: a new journal is created with one
+    // commit (one WAL sync) instead of one per step, and an upgrade is all or
+    // nothing.
+    let tx = conn.transaction()?;
+    for step in MIGRATIONS.iter().skip(found.max(0) as usize) {
         match step {
             Migration::Sql(sql) => tx.execute_batch(sql)?,
             Migration::ChecksAsComparisons => rewrite_checks(&tx)?,
         }
-        tx.pragma_update(None, "user_version", version as i64 + 1)?;
-        tx.commit()?;
     }
+    tx.pragma_update(None, "user_version", CURRENT_VERSION)?;
+    tx.commit()?;
     Ok(())
 }
 
