@@ -130,7 +130,7 @@ def main() -> None:
         warm_state = work / "warm-state"
         env = {"GODOT_MCP_LOG": "info"}
         cmd_ours = [str(ours), "serve", "--project", str(project), "--toolsets", "all"]
-        # One run to create the warm state dir (journal, lease file; no intent log: nothing is written).
+        # One run to create the warm state dir (journal, lease file; no intent log).
         anyio.run(one_run, cmd_ours, env | {"GODOT_MCP_STATE_DIR": str(warm_state)})
 
         runs = {"floor": [], "fresh": [], "warm": []}
