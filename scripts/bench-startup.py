@@ -14,7 +14,7 @@ Not a test: nothing is asserted. The MCP client (`mcp` from PyPI, pinned below) 
 installed into a venv on first use, like scripts/lint-workflows.sh does for zizmor.
 
   cargo build --release -p godot-mcp-server --bin godot-mcp --example floor
-  scripts/bench-startup.py [--rounds 9] [--profile release]
+  scripts/bench-startup.py [--rounds 9] [--profile release] [--server path/to/godot-mcp]
 
 Environment: GODOT_MCP_BENCH_DIR  where the venv lives (default:
              $CARGO_TARGET_DIR/bench, else target/bench in the repository).
@@ -111,9 +111,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rounds", type=int, default=9)
     ap.add_argument("--profile", default="release", help="cargo profile folder (release, debug)")
+    ap.add_argument("--server", help="the godot-mcp binary to time (default: the profile's; "
+                    "pass an older build to alternate runs of two versions)")
     args = ap.parse_args()
     target = Path(os.environ.get("CARGO_TARGET_DIR") or REPO / "target") / args.profile
     ours, floor = target / "godot-mcp", target / "examples" / "floor"
+    if args.server:
+        ours = Path(args.server).resolve()
     for exe in (ours, floor):
         if not exe.exists():
             sys.exit(f"{exe} is missing: cargo build --{args.profile} -p godot-mcp-server "
@@ -126,7 +130,7 @@ def main() -> None:
         warm_state = work / "warm-state"
         env = {"GODOT_MCP_LOG": "info"}
         cmd_ours = [str(ours), "serve", "--project", str(project), "--toolsets", "all"]
-        # One run to create the warm state dir (journal, intent log, lease file).
+        # One run to create the warm state dir (journal, lease file; no intent log).
         anyio.run(one_run, cmd_ours, env | {"GODOT_MCP_STATE_DIR": str(warm_state)})
 
         runs = {"floor": [], "fresh": [], "warm": []}

@@ -7,7 +7,8 @@
 //! `preimages`, a commit — was, profiled, the largest part of what the
 //! journal added to a bare durable write. So the hot path appends a record
 //! (the intent, and the previous write's terminal row) to `intents.log`, a
-//! preallocated file in the project's state directory, with one write; the
+//! preallocated file in the project's state directory (created by the first
+//! write, never by a start), with one write; the
 //! journal's helper thread `fdatasync`s it while the temp file is written and
 //! fsynced, and the effect waits for both. The file is preallocated and
 //! zero-filled when created, so that `fdatasync` writes data only.
@@ -186,7 +187,9 @@ pub(crate) fn terminal(txn: TxnId, to: TxnStatus, proof_json: Option<String>) ->
 #[derive(Debug)]
 pub(crate) struct IntentLog {
     path: PathBuf,
-    file: File,
+    /// `None` until the first append creates it.
+    file: Option<File>,
+    /// The file's size (what a missing file will be created with).
     capacity: u64,
     /// Where the next record is written.
     tail: u64,
@@ -217,19 +220,29 @@ pub(crate) struct Batch {
 }
 
 impl IntentLog {
-    /// Opens (creating, preallocated, if missing) the log in `state_dir` and
-    /// returns it with the records numbered above `folded_seq`, oldest first.
-    /// The caller folds them, durably, and then calls [`IntentLog::restart`].
+    /// Opens the log in `state_dir` and returns it with the records numbered
+    /// above `folded_seq`, oldest first. The caller folds them, durably, and
+    /// then calls [`IntentLog::restart`]. A missing log is not created here:
+    /// it holds no record, and it is created (preallocated, durably) by the
+    /// first [`IntentLog::append`] — so a server that never writes never
+    /// creates it. The file is read record by record, not whole: a scan ends
+    /// at the first bytes that are not the next whole record (the zeros of
+    /// the preallocation, usually at once).
     pub(crate) fn open(state_dir: &Path, state: LogState) -> io::Result<(Self, Vec<Record>)> {
         let LogState { folded_seq, salt } = state;
         let path = state_dir.join(LOG_FILE);
-        let (mut file, created) = match OpenOptions::new().read(true).write(true).open(&path) {
-            Ok(f) => (f, false),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => (create(&path)?, true),
+        let file = match OpenOptions::new().read(true).write(true).open(&path) {
+            Ok(f) => Some(f),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
             Err(e) => return Err(e),
         };
-        let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes)?;
+        let (len, scanned) = match &file {
+            Some(f) => {
+                let len = f.metadata()?.len();
+                (len, read_records(f, len, &salt)?)
+            }
+            None => (0, Vec::new()),
+        };
         let mut records = Vec::new();
         // Numbering goes on above every record the file can hold, not only
         // above the scanned prefix: a torn record may hide whole ones after
@@ -239,15 +252,11 @@ impl IntentLog {
         // which recorded `folded_seq` at least as high as the log's last
         // record then — or before it; each takes at least `HEADER` bytes.
         // The caller's fold records `last_seq()`, durably, before appending.
-        // A log created just now holds none.
-        let room = if created {
-            0
-        } else {
-            bytes.len() as u64 / HEADER as u64
-        };
+        // A missing log holds none.
+        let room = len / HEADER as u64;
         let bound = folded_seq.saturating_add(room);
         let mut next_seq = bound.saturating_add(1);
-        for record in scan(&bytes, &salt) {
+        for record in scanned {
             next_seq = next_seq.max(record.seq + 1);
             if record.seq > folded_seq {
                 records.push(record);
@@ -255,14 +264,27 @@ impl IntentLog {
         }
         let log = Self {
             path,
+            capacity: if file.is_some() {
+                len
+            } else {
+                INITIAL_CAPACITY
+            },
             file,
-            capacity: bytes.len() as u64,
             tail: 0,
             pending: Vec::new(),
             next_seq,
             salt,
         };
         Ok((log, records))
+    }
+
+    /// The log file, created (preallocated, durably) if it does not exist yet.
+    fn file(&mut self) -> io::Result<&mut File> {
+        if self.file.is_none() {
+            self.file = Some(create(&self.path)?);
+            self.capacity = self.capacity.max(INITIAL_CAPACITY);
+        }
+        Ok(self.file.as_mut().expect("created above"))
     }
 
     /// The log file's path (the helper thread syncs it).
@@ -311,11 +333,13 @@ impl IntentLog {
         if end > self.capacity {
             // Extended to a power of two, so later writes stay in place.
             let capacity = end.next_power_of_two();
-            self.file.set_len(capacity)?;
+            self.file()?.set_len(capacity)?;
             self.capacity = capacity;
         }
-        self.file.seek(SeekFrom::Start(self.tail))?;
-        self.file.write_all(&batch.buf)?;
+        let tail = self.tail;
+        let file = self.file()?;
+        file.seek(SeekFrom::Start(tail))?;
+        file.write_all(&batch.buf)?;
         let at = self.tail;
         self.next_seq = batch.first_seq + batch.entries.len() as u64;
         self.pending.extend(batch.entries.into_iter().map(|mut e| {
@@ -355,8 +379,9 @@ impl IntentLog {
         let mut bytes = std::collections::HashMap::new();
         for (i, (off, len)) in wanted {
             let mut b = vec![0u8; len];
-            self.file.seek(SeekFrom::Start(off))?;
-            self.file.read_exact(&mut b)?;
+            let file = self.file()?;
+            file.seek(SeekFrom::Start(off))?;
+            file.read_exact(&mut b)?;
             bytes.insert(i, b);
         }
         Ok(self
@@ -448,18 +473,41 @@ fn record_hash(salt: &[u8; 16], seq_and_len: &[u8], payload: &[u8]) -> [u8; 16] 
 
 /// The whole records at the start of `bytes`, each numbered one more than the
 /// one before (see the module documentation).
-fn scan<'b>(bytes: &'b [u8], salt: &'b [u8; 16]) -> impl Iterator<Item = Record> + 'b {
-    let mut at = 0usize;
+/// The whole records at the start of `file` (`len` bytes), each numbered one
+/// more than the one before, read one at a time: the scan stops at the first
+/// one that is not whole, without reading what follows it.
+fn read_records(mut file: &File, len: u64, salt: &[u8; 16]) -> io::Result<Vec<Record>> {
+    file.seek(SeekFrom::Start(0))?;
+    let mut records = Vec::new();
+    let mut at = 0u64;
     let mut expect: Option<u64> = None;
-    std::iter::from_fn(move || {
-        let record = decode(bytes.get(at..)?, salt)?;
-        if expect.is_some_and(|e| e != record.0.seq) {
-            return None;
+    let mut buf = vec![0u8; HEADER];
+    loop {
+        if len.saturating_sub(at) < HEADER as u64 {
+            break;
         }
-        expect = Some(record.0.seq + 1);
-        at += record.1;
-        Some(record.0)
-    })
+        buf.resize(HEADER, 0);
+        file.read_exact(&mut buf)?;
+        if &buf[..4] != MAGIC {
+            break;
+        }
+        let payload = u64::from(u32::from_le_bytes(buf[12..16].try_into().expect("4 bytes")));
+        if payload > len - at - HEADER as u64 {
+            break;
+        }
+        buf.resize(HEADER + payload as usize, 0);
+        file.read_exact(&mut buf[HEADER..])?;
+        let Some((record, used)) = decode(&buf, salt) else {
+            break;
+        };
+        if expect.is_some_and(|e| e != record.seq) {
+            break;
+        }
+        expect = Some(record.seq + 1);
+        at += used as u64;
+        records.push(record);
+    }
+    Ok(records)
 }
 
 /// One whole record at the start of `bytes`, and its length.

@@ -122,6 +122,9 @@ pub enum MigrateError {
     /// SQLite failed.
     #[error("journal migration failed: {0}")]
     Sqlite(#[from] rusqlite::Error),
+    /// Creating the journal's file failed.
+    #[error("journal creation failed: {0}")]
+    Io(std::io::Error),
     /// The journal's schema is not the one this build's migrations expect.
     #[error("journal migration failed: unexpected schema: {detail}")]
     UnexpectedSchema {
@@ -130,8 +133,8 @@ pub enum MigrateError {
     },
 }
 
-/// Sets the durability pragmas and applies pending migrations, each in its own
-/// transaction together with its `user_version` bump.
+/// Sets the durability pragmas and applies the pending migrations, all in one
+/// transaction together with the `user_version` bump.
 pub fn prepare(conn: &mut Connection) -> Result<(), MigrateError> {
     conn.pragma_update(None, "journal_mode", "WAL")?;
     conn.pragma_update(None, "synchronous", "FULL")?;
@@ -144,16 +147,63 @@ pub fn prepare(conn: &mut Connection) -> Result<(), MigrateError> {
             supported: CURRENT_VERSION,
         });
     }
-    for (version, step) in MIGRATIONS.iter().enumerate().skip(found.max(0) as usize) {
-        let tx = conn.transaction()?;
+    migrate(conn, found)
+}
+
+/// Applies the migrations after version `found`, all in one transaction
+/// together with the `user_version` bump: an upgrade is all or nothing.
+fn migrate(conn: &mut Connection, found: i64) -> Result<(), MigrateError> {
+    if found == CURRENT_VERSION {
+        return Ok(());
+    }
+    let tx = conn.transaction()?;
+    for step in MIGRATIONS.iter().skip(found.max(0) as usize) {
         match step {
             Migration::Sql(sql) => tx.execute_batch(sql)?,
             Migration::ChecksAsComparisons => rewrite_checks(&tx)?,
         }
-        tx.pragma_update(None, "user_version", version as i64 + 1)?;
-        tx.commit()?;
     }
+    tx.pragma_update(None, "user_version", CURRENT_VERSION)?;
+    tx.commit()?;
     Ok(())
+}
+
+/// Builds a new journal at `path` (which must not exist): WAL mode, every
+/// migration, no SQLite sync (`synchronous=OFF`, no rollback journal), then
+/// closed, so the whole database is in the one file (no WAL left). The
+/// caller makes that file durable and renames it into place, so a journal
+/// is either absent or whole — one `fsync` of the file and one of its folder
+/// instead of SQLite's dozen for a created database (its rollback journal
+/// for the switch to WAL, the WAL's header, its folder, one per commit).
+pub fn create(path: &std::path::Path) -> Result<(), MigrateError> {
+    let mut conn = Connection::open(path)?;
+    conn.pragma_update(None, "synchronous", "OFF")?;
+    conn.pragma_update(None, "journal_mode", "OFF")?;
+    migrate(&mut conn, 0)?;
+    // Last: the header's WAL flag, written in place (no journal).
+    let mode: String = conn.pragma_query_value(None, "journal_mode", |r| r.get(0))?;
+    debug_assert_eq!(mode, "off");
+    conn.pragma_update_and_check(None, "journal_mode", "WAL", |r| {
+        let mode: String = r.get(0)?;
+        if mode == "wal" {
+            Ok(())
+        } else {
+            Err(rusqlite::Error::InvalidQuery)
+        }
+    })?;
+    conn.close().map_err(|(_, e)| e)?;
+    let wal = path.with_file_name(format!(
+        "{}-wal",
+        path.file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default()
+    ));
+    match std::fs::metadata(&wal) {
+        Ok(m) if m.len() > 0 => Err(MigrateError::UnexpectedSchema {
+            detail: format!("{} left after the journal was built", wal.display()),
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// Replaces each `CHECK … IN (…)` of `transactions` by its comparison chain in
@@ -310,6 +360,39 @@ mod tests {
             )
             .unwrap();
         assert!(!sql.contains(" IN ("), "{sql}");
+    }
+
+    /// Guards against: a journal built by `create` (the new-journal path)
+    /// differing from one migrated step by step: same schema, same version,
+    /// WAL mode, its `log_state` row there.
+    #[test]
+    fn a_created_journal_is_the_migrated_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let schema_of = |conn: &Connection| -> Vec<String> {
+            let mut st = conn
+                .prepare("SELECT sql FROM sqlite_schema WHERE sql IS NOT NULL ORDER BY name")
+                .unwrap();
+            st.query_map([], |r| r.get(0))
+                .unwrap()
+                .map(Result::unwrap)
+                .collect()
+        };
+        let mut migrated = Connection::open(dir.path().join("m.sqlite3")).unwrap();
+        prepare(&mut migrated).unwrap();
+        let path = dir.path().join("c.sqlite3");
+        create(&path).unwrap();
+        // Opened as it was left: no `prepare`, which would migrate it.
+        let created = Connection::open(&path).unwrap();
+        assert_eq!(schema_of(&created), schema_of(&migrated));
+        assert_eq!(user_version(&created), CURRENT_VERSION);
+        let mode: String = created
+            .pragma_query_value(None, "journal_mode", |r| r.get(0))
+            .unwrap();
+        assert_eq!(mode, "wal");
+        let rows: i64 = created
+            .query_row("SELECT COUNT(*) FROM log_state", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(rows, 1);
     }
 
     #[test]
