@@ -129,6 +129,23 @@ impl ToolError {
         Self::new(ErrorCode::InvalidParams, message).param(param)
     }
 
+    /// An optional numeric argument `param`: its value, or `default` when it is absent;
+    /// a value outside `range` is refused (INVALID_PARAMS) with `message`.
+    pub fn arg_in<T: PartialOrd>(
+        param: &str,
+        value: Option<T>,
+        default: T,
+        range: std::ops::RangeInclusive<T>,
+        message: impl Into<String>,
+    ) -> Result<T, Self> {
+        let v = value.unwrap_or(default);
+        if range.contains(&v) {
+            Ok(v)
+        } else {
+            Err(Self::invalid_params(param, message))
+        }
+    }
+
     pub fn not_found(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::ResourceNotFound, message)
     }

@@ -372,13 +372,13 @@ async fn get_scene_tree(
     args: SceneTreeArgs,
     _f: CallFlags,
 ) -> Result<SceneTree, ToolError> {
-    let limit = args.limit.unwrap_or(1000);
-    if limit == 0 || limit > 5000 {
-        return Err(ToolError::invalid_params(
-            "limit",
-            "limit must be between 1 and 5000",
-        ));
-    }
+    let limit = ToolError::arg_in(
+        "limit",
+        args.limit,
+        1000,
+        1..=5000,
+        "limit must be between 1 and 5000",
+    )?;
     let offset = args.offset.unwrap_or(0);
     let live = {
         let (state, path) = (state.clone(), args.path.clone());
@@ -433,13 +433,13 @@ async fn get_scene_tree_from_disk(
             format!("{} is not a text scene (.tscn)", args.path),
         ));
     }
-    let limit = args.limit.unwrap_or(1000) as usize;
-    if limit == 0 || limit > 5000 {
-        return Err(ToolError::invalid_params(
-            "limit",
-            "limit must be between 1 and 5000",
-        ));
-    }
+    let limit = ToolError::arg_in(
+        "limit",
+        args.limit,
+        1000,
+        1..=5000,
+        "limit must be between 1 and 5000",
+    )? as usize;
     let offset = args.offset.unwrap_or(0) as usize;
     let with_props = args.include_properties.unwrap_or(true);
     let text = read_text(&state, "path", &args.path, &real)?;
