@@ -83,7 +83,7 @@ fn quarantined_row(
 
 impl Fixture {
     fn proof(&self, op: RepairOperation, observed: FileState) -> RepairProof {
-        proof(
+        file_proof(
             &self.identity,
             self.txn,
             op,
@@ -815,7 +815,7 @@ fn a_save_all_row_is_acknowledged_only_once_every_file_is_written() {
     drop(j);
     let run = |op: RepairOperation| {
         let observed = read_state(&a).unwrap();
-        let proof = proof(
+        let proof = file_proof(
             &identity,
             txn,
             op,
@@ -851,7 +851,7 @@ fn a_save_all_row_is_acknowledged_only_once_every_file_is_written() {
 }
 
 /// A proof for the row `txn` of effect `kind`, claiming its file at `path` is `observed`.
-fn proof(
+fn file_proof(
     identity: &ProjectIdentity,
     txn: TxnId,
     op: RepairOperation,

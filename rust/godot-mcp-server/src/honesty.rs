@@ -154,8 +154,8 @@ pub struct InScene {
     pub transaction_id: Option<String>,
 }
 
-/// [`InScene`] as the node tools of the audio and group families publish it: the
-/// same fields, their schema admitting `null` (pinned in the tool contract).
+/// [`InScene`] as the domain node tools (animation, audio, groups, UI) publish it:
+/// the same fields, their schema admitting `null` (pinned in the tool contract).
 #[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
 pub struct InSceneOrNull {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -277,5 +277,25 @@ mod tests {
             .unwrap()["rescan_pending"],
             true
         );
+    }
+
+    /// The envelope passes a reply through as the add-on sent it: the verdict, where it
+    /// happened and the command's own fields, an absent field left absent.
+    #[test]
+    fn an_edit_reply_round_trips_as_sent() {
+        #[derive(Debug, Serialize, Deserialize, JsonSchema)]
+        struct Fields {
+            node: String,
+        }
+        let sent = serde_json::json!({
+            "persisted": false, "reason": "unsaved", "undoable": true,
+            "scene": "res://a.tscn", "node": "A",
+        });
+        let r: EditReply<Fields> = serde_json::from_value(sent.clone()).unwrap();
+        assert_eq!(r.at.scene.as_deref(), Some("res://a.tscn"));
+        assert_eq!(r.at.transaction_id, None);
+        assert_eq!(serde_json::to_value(&r).unwrap(), sent);
+        let r: EditReply<Fields, InTransaction> = serde_json::from_value(sent).unwrap();
+        assert!(serde_json::to_value(&r).unwrap().get("scene").is_none());
     }
 }
