@@ -3,7 +3,26 @@
 //! may save named with their pre-state, the reply (or its loss) deciding the terminal
 //! state, and late replies settling what a timeout left open.
 
-use super::*;
+use std::sync::Arc;
+
+use godot_mcp_journal::durable::FileStamp;
+use godot_mcp_journal::{
+    EditorIntent, EditorLeft, EditorProof, EditorSettle, EditorTxnError, FileState, NamedFile,
+    SavedFile, TxnStatus, canonical_request_hash,
+};
+use godot_mcp_protocol::commands::{self as cmd, BridgeCommand};
+use godot_mcp_protocol::{BridgeError, ErrorEffect};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+
+use super::{connected, details_json, editor_error, editor_timeout, from_reply, never_saved};
+use crate::error::{ErrorCode, ToolError};
+use crate::honesty::{MayHaveApplied, TimedOut};
+use crate::planes::editor::{Bridge, RequestFailure};
+use crate::respath::ResPath;
+use crate::rules::Precondition;
+use crate::state::AppState;
 
 /// The bridge error's code as the journal spells it.
 fn reply_code(e: &BridgeError) -> String {

@@ -33,21 +33,16 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use godot_mcp_formats::variant::Value as GodotValue;
-use godot_mcp_journal::durable::FileStamp;
-use godot_mcp_journal::{
-    EditorIntent, EditorLeft, EditorProof, EditorSettle, EditorTxnError, FileState, NamedFile,
-    SavedFile, TxnStatus, canonical_request_hash,
-};
+use godot_mcp_protocol::BridgeError;
 use godot_mcp_protocol::commands::{self as cmd, BridgeCommand};
 use godot_mcp_protocol::persistence;
-use godot_mcp_protocol::{BridgeError, ErrorEffect};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::error::{ErrorCode, ToolError};
 pub use crate::honesty::{EditReply, EditVerdict, InScene};
-use crate::honesty::{MayHaveApplied, TimedOut, Undo, absent_when_none};
+use crate::honesty::{MayHaveApplied, Undo, absent_when_none};
 use crate::planes::editor::{Bridge, RequestFailure};
 use crate::respath::ResPath;
 use crate::rules::{EffectKind, Precondition, SafetyClass, Toolset};
@@ -492,6 +487,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn verdict() -> Map<String, Value> {
         let v = persistence::verdict(true, "res://main.tscn");
