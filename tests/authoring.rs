@@ -633,11 +633,7 @@ async fn real_godot_authoring_tools_edit_undo_and_preview_in_the_editor() {
 
     kill_godot_editor(&mut editor);
     client.cancel().await.unwrap();
-    let log_text = std::fs::read_to_string(&log).unwrap_or_default();
-    assert!(
-        !log_text.to_lowercase().contains("panic"),
-        "a panic was logged:\n{log_text}"
-    );
+    support::assert_no_panic_logged(&log);
     eprintln!(
         "PASSED: authoring tools against the real editor ({})",
         godot.display()

@@ -8,31 +8,9 @@ mod support;
 use std::path::Path;
 
 use serde_json::{Value, json};
-use support::{call_err, call_ok, connect};
+use support::{call_err, call_ok, connect, normalize_sub_ids, sha256_hex};
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures");
-
-/// `text` with its sub-resource ids replaced by their order (`S0`, `S1`, …): Godot draws
-/// them at random, so two files of one layout differ only there.
-fn normalize_sub_ids(text: &str) -> String {
-    let mut out = text.to_string();
-    let mut n = 0;
-    for line in text.lines() {
-        if line.starts_with("[sub_resource ")
-            && let Some(start) = line.find(" id=\"")
-        {
-            let id = &line[start + 5..line.len() - 2];
-            out = out.replace(&format!("\"{id}\""), &format!("\"S{n}\""));
-            n += 1;
-        }
-    }
-    out
-}
-
-fn sha256_hex(bytes: &[u8]) -> String {
-    use sha2::Digest;
-    hex::encode(sha2::Sha256::digest(bytes))
-}
 
 /// Build, through the tools, the layout tests/fixtures/readfam/make.gd built through
 /// Godot's AudioServer: Master at -1.5 dB; SFX muted at -6 dB with a Reverb and a

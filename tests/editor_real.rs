@@ -540,11 +540,7 @@ async fn real_godot_editor_executes_through_the_bridge() {
     signal(&ed, rustix::process::Signal::KILL);
     let _ = ed.wait();
     client.cancel().await.unwrap();
-    let log_text = std::fs::read_to_string(&log).unwrap_or_default();
-    assert!(
-        !log_text.to_lowercase().contains("panic"),
-        "a panic was logged:\n{log_text}"
-    );
+    support::assert_no_panic_logged(&log);
     eprintln!(
         "PASSED: editor plane against the real editor ({})",
         godot.display()

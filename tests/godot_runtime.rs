@@ -197,36 +197,25 @@ async fn real_godot_render_game_screenshot_is_a_real_frame() {
     let r = call(&client, "game_screenshot", json!({"frames": 10})).await;
     let structured = r.structured_content.clone().unwrap();
     assert_ne!(r.is_error, Some(true), "{structured}");
-    let wire = serde_json::to_value(&r.content[0]).unwrap();
-    assert_eq!(wire["type"], "image", "{wire}");
-    assert_eq!(wire["mimeType"], "image/png", "{wire}");
-    let bytes = base64::Engine::decode(
-        &base64::engine::general_purpose::STANDARD,
-        wire["data"].as_str().unwrap(),
-    )
-    .expect("base64 image data");
-    let mut reader = png::Decoder::new(std::io::Cursor::new(bytes))
-        .read_info()
-        .expect("a PNG");
-    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
-    let info = reader.next_frame(&mut buf).expect("a PNG frame");
-    let colours = buf[..info.buffer_size()]
-        .chunks(info.color_type.samples())
-        .collect::<std::collections::HashSet<_>>()
-        .len();
+    let support::Picture {
+        width,
+        height,
+        colours,
+        ..
+    } = support::png_picture(&r);
     assert!(
         colours >= 10,
         "only {colours} distinct colours after 10 frames: not a rendered scene"
     );
-    assert_eq!(structured["width"], info.width, "{structured}");
-    assert_eq!(structured["height"], info.height, "{structured}");
-    assert!(info.width >= 64 && info.height >= 64, "{info:?}");
+    assert_eq!(structured["width"], width, "{structured}");
+    assert_eq!(structured["height"], height, "{structured}");
+    assert!(width >= 64 && height >= 64, "{width}x{height}");
     call(&client, "stop_scene", json!({})).await;
     client.cancel().await.unwrap();
     eprintln!(
         "PASSED: game_screenshot from a real renderer: {}x{} PNG, {} colours ({})",
-        info.width,
-        info.height,
+        width,
+        height,
         colours,
         godot.display()
     );

@@ -598,26 +598,15 @@ async fn real_godot_render_a_held_frame_is_the_same_picture_run_after_run() {
 /// A capture of the held game: width, height and the decoded pixels.
 async fn held_picture(client: &Client) -> (u32, u32, Vec<u8>) {
     let r = support::call_ok_result(client, "game_screenshot", json!({"frames": 2})).await;
-    let wire = serde_json::to_value(&r.content[0]).unwrap();
-    assert_eq!(wire["type"], "image", "{wire}");
-    let bytes = base64::Engine::decode(
-        &base64::engine::general_purpose::STANDARD,
-        wire["data"].as_str().unwrap(),
-    )
-    .expect("base64 image data");
-    let mut reader = png::Decoder::new(std::io::Cursor::new(bytes))
-        .read_info()
-        .expect("a PNG");
-    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
-    let info = reader.next_frame(&mut buf).expect("a PNG frame");
-    buf.truncate(info.buffer_size());
-    let colours = buf
-        .chunks(info.color_type.samples())
-        .collect::<std::collections::HashSet<_>>()
-        .len();
+    let support::Picture {
+        width,
+        height,
+        pixels,
+        colours,
+    } = support::png_picture(&r);
     assert!(
         colours >= 3,
         "only {colours} colours: the ball and floor are not drawn"
     );
-    (info.width, info.height, buf)
+    (width, height, pixels)
 }

@@ -653,48 +653,17 @@ async fn real_godot_editor_rescan_import_status_and_monitors() {
     );
 }
 
-/// Plays the add-on over the bridge protocol with an editor whose file-system scan never
-/// ends (a fault a real editor cannot be made to produce on demand).
-fn hung_scan_editor(d: &godot_mcp_protocol::Discovery) -> std::thread::JoinHandle<Vec<String>> {
-    use godot_mcp_protocol::{AddonMessage, Outcome, Reply, ServerMessage};
-    use std::io::{BufRead, Write};
-    let (mut writer, mut reader, line) = support::bridge_hello(d, &d.token);
-    assert!(line.contains("accepted"), "{line}");
-    std::thread::spawn(move || {
-        let mut seen = Vec::new();
-        loop {
-            let mut line = String::new();
-            if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                return seen;
-            }
-            let Ok(ServerMessage::Request(r)) = serde_json::from_str(&line) else {
-                continue;
-            };
-            seen.push(r.cmd.clone());
-            let v = match r.cmd.as_str() {
-                "filesystem.scan" => {
-                    json!({"started": true, "scanning": true, "scans_finished": 0})
-                }
-                _ => json!({"scanning": true, "progress": 0.5, "scans_finished": 0}),
-            };
-            let reply = AddonMessage::Reply(Reply {
-                id: r.id,
-                outcome: Outcome::Ok(v),
-            });
-            let text = format!("{}\n", serde_json::to_string(&reply).unwrap());
-            if writer.write_all(text.as_bytes()).is_err() {
-                return seen;
-            }
-        }
-    })
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_scan_that_does_not_finish_is_a_timeout_not_a_success() {
     let project = support::tiny_project("scan");
     let client = support::connect(project.path()).await;
     let d = support::wait_discovery(project.path());
-    let peer = hung_scan_editor(&d);
+    // The add-on of an editor whose file-system scan never ends (a fault a real editor
+    // cannot be made to produce on demand).
+    let peer = support::addon_peer(&d, |r| match r.cmd.as_str() {
+        "filesystem.scan" => json!({"started": true, "scanning": true, "scans_finished": 0}),
+        _ => json!({"scanning": true, "progress": 0.5, "scans_finished": 0}),
+    });
     let r = support::call(&client, "rescan_filesystem", json!({"timeout_ms": 1000})).await;
     assert_eq!(r.is_error, Some(true), "{:?}", r.structured_content);
     let e = r.structured_content.unwrap()["error"].clone();
@@ -702,7 +671,7 @@ async fn a_scan_that_does_not_finish_is_a_timeout_not_a_success() {
     assert_eq!(e["details"]["finished"], false, "{e}");
     assert_eq!(e["details"]["progress"], 0.5, "{e}");
     drop(client);
-    let seen = peer.join().unwrap();
+    let seen: Vec<String> = peer.join().unwrap().into_iter().map(|r| r.cmd).collect();
     assert_eq!(seen[0], "filesystem.scan", "{seen:?}");
     assert!(
         seen[1..].iter().all(|c| c == "filesystem.status"),

@@ -10,11 +10,9 @@
 
 mod support;
 
-use std::io::{BufRead, Write};
 use std::path::Path;
 
 use base64::Engine as _;
-use godot_mcp_protocol::{AddonMessage, Discovery, Outcome, Reply, Request, ServerMessage};
 use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
 
@@ -345,39 +343,6 @@ async fn a_headless_game_has_no_renderer_and_says_so() {
     client.cancel().await.unwrap();
 }
 
-/// Connects as the add-on and answers every request with `answer`; returns the requests
-/// seen once the server closes the connection.
-fn peer(
-    d: &Discovery,
-    answer: impl Fn(&Request) -> Value + Send + 'static,
-) -> std::thread::JoinHandle<Vec<Request>> {
-    let (mut writer, mut reader, line) = support::bridge_hello(d, &d.token);
-    assert!(line.contains("accepted"), "{line}");
-    std::thread::spawn(move || {
-        let mut seen = Vec::new();
-        loop {
-            let mut line = String::new();
-            if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                return seen;
-            }
-            let Ok(ServerMessage::Request(r)) = serde_json::from_str(&line) else {
-                continue;
-            };
-            let reply = AddonMessage::Reply(Reply {
-                id: r.id,
-                outcome: Outcome::Ok(answer(&r)),
-            });
-            seen.push(r);
-            if writer
-                .write_all(format!("{}\n", serde_json::to_string(&reply).unwrap()).as_bytes())
-                .is_err()
-            {
-                return seen;
-            }
-        }
-    })
-}
-
 /// Calls `name` until the bridge counts as connected (the peer's hello was accepted a
 /// moment before the server records the connection).
 async fn once_connected(client: &Client, name: &'static str, args: Value) -> CallToolResult {
@@ -405,7 +370,7 @@ async fn editor_captures_travel_as_images_and_a_headless_editor_says_no_renderer
 
     // A headless editor answers that it cannot render.
     let d = support::wait_discovery(p.path());
-    let headless = peer(&d, |r| match r.cmd.as_str() {
+    let headless = support::addon_peer(&d, |r| match r.cmd.as_str() {
         "editor.screenshot" => {
             json!({"captured": false, "reason": "no_renderer", "display_server": "headless"})
         }
@@ -437,7 +402,7 @@ async fn editor_captures_travel_as_images_and_a_headless_editor_says_no_renderer
     let d = support::wait_discovery(p.path());
     let not_ready = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
     let counter = not_ready.clone();
-    let _rendering = peer(&d, move |r| {
+    let _rendering = support::addon_peer(&d, move |r| {
         if r.params["node"] == "Far/Away" {
             return json!({"captured": false, "reason": "outside_view", "node": "Far/Away"});
         }

@@ -748,3 +748,107 @@ pub fn bridge_hello(
     reader.read_line(&mut line).unwrap();
     (writer, reader, line)
 }
+
+/// The sha256 of `bytes`, as lowercase hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    hex::encode(sha2::Sha256::digest(bytes))
+}
+
+/// `text` with its sub-resource ids replaced by their order (`S0`, `S1`, …): Godot draws
+/// them at random, so two files of one layout or graph differ only there.
+pub fn normalize_sub_ids(text: &str) -> String {
+    let mut out = text.to_string();
+    let mut n = 0;
+    for line in text.lines() {
+        if line.starts_with("[sub_resource ")
+            && let Some(start) = line.find(" id=\"")
+        {
+            let id = &line[start + 5..line.len() - 2];
+            out = out.replace(&format!("\"{id}\""), &format!("\"S{n}\""));
+            n += 1;
+        }
+    }
+    out
+}
+
+/// A PNG image a tool answered with, decoded.
+pub struct Picture {
+    pub width: u32,
+    pub height: u32,
+    pub pixels: Vec<u8>,
+    /// How many distinct colours its pixels hold.
+    pub colours: usize,
+}
+
+/// The first content of `r`, which must be a PNG image, decoded.
+pub fn png_picture(r: &CallToolResult) -> Picture {
+    let wire = serde_json::to_value(&r.content[0]).unwrap();
+    assert_eq!(wire["type"], "image", "{wire}");
+    assert_eq!(wire["mimeType"], "image/png", "{wire}");
+    let bytes = base64::Engine::decode(
+        &base64::engine::general_purpose::STANDARD,
+        wire["data"].as_str().unwrap(),
+    )
+    .expect("base64 image data");
+    let mut reader = png::Decoder::new(std::io::Cursor::new(bytes))
+        .read_info()
+        .expect("a PNG");
+    let mut pixels = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut pixels).expect("a PNG frame");
+    pixels.truncate(info.buffer_size());
+    let colours = pixels
+        .chunks(info.color_type.samples())
+        .collect::<std::collections::HashSet<_>>()
+        .len();
+    Picture {
+        width: info.width,
+        height: info.height,
+        pixels,
+        colours,
+    }
+}
+
+/// Fails when the editor's log at `log` records a panic.
+pub fn assert_no_panic_logged(log: &Path) {
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    assert!(
+        !text.to_lowercase().contains("panic"),
+        "a panic was logged:\n{text}"
+    );
+}
+
+/// Connects as the add-on and answers every request with `answer`; returns the requests
+/// seen once the server closes the connection.
+pub fn addon_peer(
+    d: &godot_mcp_protocol::Discovery,
+    answer: impl Fn(&godot_mcp_protocol::Request) -> Value + Send + 'static,
+) -> std::thread::JoinHandle<Vec<godot_mcp_protocol::Request>> {
+    use godot_mcp_protocol::{AddonMessage, Outcome, Reply, ServerMessage};
+    use std::io::{BufRead, Write};
+    let (mut writer, mut reader, line) = bridge_hello(d, &d.token);
+    assert!(line.contains("accepted"), "{line}");
+    std::thread::spawn(move || {
+        let mut seen = Vec::new();
+        loop {
+            let mut line = String::new();
+            if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                return seen;
+            }
+            let Ok(ServerMessage::Request(r)) = serde_json::from_str(&line) else {
+                continue;
+            };
+            let reply = AddonMessage::Reply(Reply {
+                id: r.id,
+                outcome: Outcome::Ok(answer(&r)),
+            });
+            seen.push(r);
+            if writer
+                .write_all(format!("{}\n", serde_json::to_string(&reply).unwrap()).as_bytes())
+                .is_err()
+            {
+                return seen;
+            }
+        }
+    })
+}

@@ -207,17 +207,9 @@ fn repair_run(
     file: Option<godot_mcp_journal::repair::FileClaim>,
     dry_run: bool,
 ) -> Result<godot_mcp_journal::RepairReport, godot_mcp_journal::RepairRefusal> {
-    use godot_mcp_journal::repair::{self, PROOF_SCHEMA, RepairProof, RepairRequest};
+    use godot_mcp_journal::repair::{self, RepairRequest};
     let identity = open(e).identity().clone();
-    let proof = RepairProof {
-        schema: PROOF_SCHEMA.into(),
-        transaction_id: txn,
-        project_object_id: identity.object_id.clone(),
-        generation: identity.generation,
-        operation: op,
-        effect_kind: kind,
-        file,
-    };
+    let proof = support::repair_proof(&identity, txn, op, kind, file);
     let path = e.state.path().join("proof.json");
     std::fs::write(&path, serde_json::to_vec(&proof).unwrap()).unwrap();
     let req = RepairRequest {

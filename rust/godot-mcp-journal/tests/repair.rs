@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use godot_mcp_journal::journal::JOURNAL_FILE;
 use godot_mcp_journal::repair::{
-    self, FileClaim, PROOF_SCHEMA, RepairOperation, RepairProof, RepairRefusal, RepairRequest,
+    self, FileClaim, RepairOperation, RepairProof, RepairRefusal, RepairRequest,
 };
 use godot_mcp_journal::{
     EffectKind, FileState, Journal, ProjectIdentity, TxnId, TxnStatus, WriteGate,
@@ -83,18 +83,14 @@ fn quarantined_row(
 
 impl Fixture {
     fn proof(&self, op: RepairOperation, observed: FileState) -> RepairProof {
-        RepairProof {
-            schema: PROOF_SCHEMA.into(),
-            transaction_id: self.txn,
-            project_object_id: self.identity.object_id.clone(),
-            generation: self.identity.generation,
-            operation: op,
-            effect_kind: EffectKind::File,
-            file: Some(FileClaim {
-                path: "a.txt".into(),
-                observed,
-            }),
-        }
+        file_proof(
+            &self.identity,
+            self.txn,
+            op,
+            EffectKind::File,
+            "a.txt",
+            observed,
+        )
     }
 
     /// Runs `op` with a proof that claims the file is `observed`.
@@ -819,7 +815,14 @@ fn a_save_all_row_is_acknowledged_only_once_every_file_is_written() {
     drop(j);
     let run = |op: RepairOperation| {
         let observed = read_state(&a).unwrap();
-        let proof = editor_proof(&identity, txn, op, "scenes/a.tscn", observed);
+        let proof = file_proof(
+            &identity,
+            txn,
+            op,
+            EffectKind::EditorRuntime,
+            "scenes/a.tscn",
+            observed,
+        );
         let file = dir.path().join("proof.json");
         fs::write(&file, serde_json::to_vec(&proof).unwrap()).unwrap();
         repair::run(
@@ -847,24 +850,23 @@ fn a_save_all_row_is_acknowledged_only_once_every_file_is_written() {
     assert_eq!(*j.gate(), WriteGate::Open);
 }
 
-/// A proof for an editor row's file at `path`, claiming it is `observed`.
-fn editor_proof(
+/// A proof for the row `txn` of effect `kind`, claiming its file at `path` is `observed`.
+fn file_proof(
     identity: &ProjectIdentity,
     txn: TxnId,
     op: RepairOperation,
+    kind: EffectKind,
     path: &str,
     observed: FileState,
 ) -> RepairProof {
-    RepairProof {
-        schema: PROOF_SCHEMA.into(),
-        transaction_id: txn,
-        project_object_id: identity.object_id.clone(),
-        generation: identity.generation,
-        operation: op,
-        effect_kind: EffectKind::EditorRuntime,
-        file: Some(FileClaim {
+    support::repair_proof(
+        identity,
+        txn,
+        op,
+        kind,
+        Some(FileClaim {
             path: path.into(),
             observed,
         }),
-    }
+    )
 }

@@ -129,6 +129,23 @@ impl ToolError {
         Self::new(ErrorCode::InvalidParams, message).param(param)
     }
 
+    /// An optional numeric argument `param`: its value, or `default` when it is absent;
+    /// a value outside `range` is refused (INVALID_PARAMS) with `message`.
+    pub fn arg_in<T: PartialOrd>(
+        param: &str,
+        value: Option<T>,
+        default: T,
+        range: std::ops::RangeInclusive<T>,
+        message: impl Into<String>,
+    ) -> Result<T, Self> {
+        let v = value.unwrap_or(default);
+        if range.contains(&v) {
+            Ok(v)
+        } else {
+            Err(Self::invalid_params(param, message))
+        }
+    }
+
     pub fn not_found(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::ResourceNotFound, message)
     }
@@ -243,5 +260,21 @@ mod tests {
         );
         let e = ToolError::from(godot_mcp_formats::InputError::new("events[0]", "m"));
         assert_eq!((e.param.as_deref(), e.hint), (Some("events[0]"), None));
+    }
+
+    /// An optional bounded argument: its default when absent, itself when in range
+    /// (both ends included), and INVALID_PARAMS naming it when outside.
+    #[test]
+    fn a_bounded_argument_defaults_and_refuses_outside_its_range() {
+        let arg = |v| ToolError::arg_in("limit", v, 50, 1..=200, "limit must be 1–200");
+        assert_eq!(arg(None).unwrap(), 50);
+        assert_eq!(arg(Some(1)).unwrap(), 1);
+        assert_eq!(arg(Some(200)).unwrap(), 200);
+        for bad in [0, 201] {
+            let e = arg(Some(bad)).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidParams);
+            assert_eq!(e.param.as_deref(), Some("limit"));
+            assert_eq!(e.message, "limit must be 1–200");
+        }
     }
 }

@@ -102,6 +102,76 @@ impl Undo {
     }
 }
 
+/// The verdict an edit carries: whether it is on disk (`persisted`, `reason`, `hint`)
+/// and whether the editor's undo history holds it (`undoable`, `undo_hint`).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct EditVerdict {
+    #[serde(flatten)]
+    pub persistence: Persistence,
+    #[serde(flatten)]
+    pub undo: Undo,
+}
+
+impl From<godot_mcp_protocol::persistence::Verdict> for EditVerdict {
+    fn from(v: godot_mcp_protocol::persistence::Verdict) -> Self {
+        Self {
+            persistence: Persistence {
+                persisted: v.persisted,
+                reason: v.reason,
+                hint: v.hint,
+            },
+            undo: Undo {
+                undoable: v.undoable,
+                undo_hint: None,
+            },
+        }
+    }
+}
+
+/// The one reply envelope of an edit: the verdict (the protocol's, as the add-on stamps
+/// it), where the edit happened (`S`: the scene and the transaction a real run made),
+/// and the command's own fields `T` (a dry run's preview decodes into it too, so `T`'s
+/// fields are optional where a preview lacks them).
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct EditReply<T, S = InScene> {
+    #[serde(flatten)]
+    pub verdict: EditVerdict,
+    #[serde(flatten)]
+    pub at: S,
+    #[serde(flatten)]
+    pub fields: T,
+}
+
+/// Where an edit happened: the edited scene and the transaction, each left out when
+/// absent (never `null` in the schema).
+#[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
+pub struct InScene {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = absent_when_none)]
+    pub scene: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = absent_when_none)]
+    pub transaction_id: Option<String>,
+}
+
+/// [`InScene`] as the domain node tools (animation, audio, groups, UI) publish it:
+/// the same fields, their schema admitting `null` (pinned in the tool contract).
+#[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
+pub struct InSceneOrNull {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scene: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transaction_id: Option<String>,
+}
+
+/// Where a scene-level edit happened: its transaction only (the scene, where the
+/// reply has one, is among the command's own fields).
+#[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
+pub struct InTransaction {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transaction_id: Option<String>,
+}
+
 /// How a batch ended: where it stopped and how much it did not run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct BatchReport {
@@ -207,5 +277,25 @@ mod tests {
             .unwrap()["rescan_pending"],
             true
         );
+    }
+
+    /// The envelope passes a reply through as the add-on sent it: the verdict, where it
+    /// happened and the command's own fields, an absent field left absent.
+    #[test]
+    fn an_edit_reply_round_trips_as_sent() {
+        #[derive(Debug, Serialize, Deserialize, JsonSchema)]
+        struct Fields {
+            node: String,
+        }
+        let sent = serde_json::json!({
+            "persisted": false, "reason": "unsaved", "undoable": true,
+            "scene": "res://a.tscn", "node": "A",
+        });
+        let r: EditReply<Fields> = serde_json::from_value(sent.clone()).unwrap();
+        assert_eq!(r.at.scene.as_deref(), Some("res://a.tscn"));
+        assert_eq!(r.at.transaction_id, None);
+        assert_eq!(serde_json::to_value(&r).unwrap(), sent);
+        let r: EditReply<Fields, InTransaction> = serde_json::from_value(sent).unwrap();
+        assert!(serde_json::to_value(&r).unwrap().get("scene").is_none());
     }
 }

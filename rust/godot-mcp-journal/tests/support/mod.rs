@@ -100,3 +100,23 @@ pub fn launch_intent(
         receipt: None,
     }
 }
+
+/// A repair proof for the row `txn` of effect `kind` in the project `identity` names,
+/// with the file it claims (if any).
+pub fn repair_proof(
+    identity: &ProjectIdentity,
+    txn: TxnId,
+    op: godot_mcp_journal::repair::RepairOperation,
+    kind: godot_mcp_journal::EffectKind,
+    file: Option<godot_mcp_journal::repair::FileClaim>,
+) -> godot_mcp_journal::repair::RepairProof {
+    godot_mcp_journal::repair::RepairProof {
+        schema: godot_mcp_journal::repair::PROOF_SCHEMA.into(),
+        transaction_id: txn,
+        project_object_id: identity.object_id.clone(),
+        generation: identity.generation,
+        operation: op,
+        effect_kind: kind,
+        file,
+    }
+}

@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use crate::error::ToolError;
 
+use crate::honesty::InSceneOrNull;
 use crate::rules::{SafetyClass, Toolset};
 use crate::tools::ToolDef;
 use crate::tools::scene::edit::{editor_meta, editor_read, node_edit, reply_fields, wire_name};
@@ -343,7 +344,7 @@ pub fn tools() -> Vec<ToolDef> {
     let add_graph_node = |graph: cmd::Graph| {
         move |state, a: GraphNodeArgs| {
             let (tree, p) = graph_node(a, graph);
-            node_edit::<_, GraphNodeAdded>(state, "set_property", tree, p)
+            node_edit::<_, GraphNodeAdded, InSceneOrNull>(state, "set_property", tree, p)
         }
     };
     vec![
@@ -363,7 +364,7 @@ pub fn tools() -> Vec<ToolDef> {
                     length: a.length,
                     loop_mode: a.loop_mode,
                 };
-                node_edit::<_, AnimationAdded>(state, "set_property", a.player, p)
+                node_edit::<_, AnimationAdded, InSceneOrNull>(state, "set_property", a.player, p)
             },
         ),
         ToolDef::planned(
@@ -379,7 +380,7 @@ pub fn tools() -> Vec<ToolDef> {
                     player: a.player.clone(),
                     animation: a.animation,
                 };
-                node_edit::<_, AnimationRemoved>(state, "set_property", a.player, p)
+                node_edit::<_, AnimationRemoved, InSceneOrNull>(state, "set_property", a.player, p)
             },
         ),
         ToolDef::planned(
@@ -397,7 +398,7 @@ pub fn tools() -> Vec<ToolDef> {
                     track_type: a.track_type,
                     path: a.path,
                 };
-                node_edit::<_, TrackAdded>(state, "set_property", a.player, p)
+                node_edit::<_, TrackAdded, InSceneOrNull>(state, "set_property", a.player, p)
             },
         ),
         ToolDef::planned(
@@ -414,7 +415,7 @@ pub fn tools() -> Vec<ToolDef> {
                     player: a.player.clone(),
                     animation: a.animation,
                 };
-                node_edit::<_, TrackRemoved>(state, "set_property", a.player, p)
+                node_edit::<_, TrackRemoved, InSceneOrNull>(state, "set_property", a.player, p)
             },
         ),
         ToolDef::planned(
@@ -434,7 +435,7 @@ pub fn tools() -> Vec<ToolDef> {
                     value: a.value,
                     transition: a.transition.unwrap_or(1.0),
                 };
-                node_edit::<_, KeyInserted>(state, "set_property", a.player, p)
+                node_edit::<_, KeyInserted, InSceneOrNull>(state, "set_property", a.player, p)
             },
         ),
         ToolDef::planned(
@@ -451,7 +452,7 @@ pub fn tools() -> Vec<ToolDef> {
                     animation: a.animation,
                     time: a.time,
                 };
-                node_edit::<_, KeyRemoved>(state, "set_property", a.player, p)
+                node_edit::<_, KeyRemoved, InSceneOrNull>(state, "set_property", a.player, p)
             },
         ),
         ToolDef::planned(
@@ -483,7 +484,7 @@ pub fn tools() -> Vec<ToolDef> {
                     advance_condition: a.advance_condition,
                     xfade_time: a.xfade_time.unwrap_or(0.0),
                 };
-                node_edit::<_, TransitionAdded>(state, "set_property", a.tree, p)
+                node_edit::<_, TransitionAdded, InSceneOrNull>(state, "set_property", a.tree, p)
             },
         ),
         ToolDef::planned(
@@ -512,7 +513,7 @@ pub fn tools() -> Vec<ToolDef> {
                     to: a.to,
                     from: a.from,
                 };
-                node_edit::<_, BlendConnected>(state, "set_property", a.tree, p)
+                node_edit::<_, BlendConnected, InSceneOrNull>(state, "set_property", a.tree, p)
             },
         ),
         editor_read::<_, _, LiveAnimation>(

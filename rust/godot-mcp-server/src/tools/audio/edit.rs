@@ -18,6 +18,7 @@ use godot_mcp_formats::variant;
 
 use crate::error::ToolError;
 use crate::honesty::Persistence;
+use crate::honesty::{EditReply, InSceneOrNull};
 use crate::planes::project::Expect;
 use crate::respath::ResPath;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
@@ -30,7 +31,7 @@ use crate::tools::resource::tres_edit::{
     FileEdit, check_expected, edit_args, edit_meta, is_property_name, read_model, require_tres,
     sub_id,
 };
-use crate::tools::scene::edit::{Stamped, node_edit, reply_fields};
+use crate::tools::scene::edit::{node_edit, reply_fields};
 use crate::tools::scene::nodes::Doc;
 use crate::tools::{Also, Committed, Plan, ToolDef, ToolMeta};
 
@@ -145,7 +146,7 @@ reply_fields!(
 fn plan_add_player(
     state: Arc<AppState>,
     a: AddPlayerArgs,
-) -> Result<Plan<NodeCommand, Stamped<PlayerAdded>>, ToolError> {
+) -> Result<Plan<NodeCommand, EditReply<PlayerAdded, InSceneOrNull>>, ToolError> {
     if let Some(b) = &a.bus {
         check_bus_name("bus", b)?;
     }

@@ -197,11 +197,29 @@ pub(crate) const fn meta(
     }
 }
 
+/// A node edit tool: `build` turns its arguments into the node it acts on and the
+/// command; the reply's own fields are `T` (see [`node_edit`]).
+fn node_tool<A, T, P>(
+    meta: ToolMeta,
+    op: &'static str,
+    build: fn(A) -> Result<(String, P), ToolError>,
+) -> ToolDef
+where
+    A: DeserializeOwned + JsonSchema + Send + 'static,
+    T: DeserializeOwned + Serialize + JsonSchema + 'static,
+    P: BridgeCommand + Clone + Send + 'static,
+{
+    ToolDef::planned(meta, move |state, a: A| {
+        let (node, p) = build(a)?;
+        node_edit::<P, T, InScene>(state, op, node, p)
+    })
+}
+
 pub fn tools() -> Vec<ToolDef> {
     use SafetyClass::*;
     use Toolset::*;
     vec![
-        ToolDef::planned(
+        node_tool::<_, CreatedNode, _>(
             meta(
                 "create_node",
                 "Create a node",
@@ -210,16 +228,17 @@ pub fn tools() -> Vec<ToolDef> {
                 Mutating,
                 SceneEdit,
             ),
-            |state, a: CreateNodeArgs| {
+            "create",
+            |a: CreateNodeArgs| {
                 let p = cmd::NodeCreate {
                     parent: a.parent.clone(),
                     node_type: a.node_type,
                     name: a.name,
                 };
-                node_edit::<CreatedNode, _>(state, "create", a.parent, p)
+                Ok((a.parent, p))
             },
         ),
-        ToolDef::planned(
+        node_tool::<_, NodeField, _>(
             meta(
                 "rename_node",
                 "Rename a node",
@@ -227,15 +246,16 @@ pub fn tools() -> Vec<ToolDef> {
                 Mutating,
                 SceneEdit,
             ),
-            |state, a: RenameArgs| {
+            "rename",
+            |a: RenameArgs| {
                 let p = cmd::NodeRename {
                     node: a.node.clone(),
                     new_name: a.new_name,
                 };
-                node_edit::<NodeField, _>(state, "rename", a.node, p)
+                Ok((a.node, p))
             },
         ),
-        ToolDef::planned(
+        node_tool::<_, NodeField, _>(
             meta(
                 "move_node",
                 "Move a node",
@@ -243,15 +263,16 @@ pub fn tools() -> Vec<ToolDef> {
                 Mutating,
                 SceneEdit,
             ),
-            |state, a: MoveArgs| {
+            "move",
+            |a: MoveArgs| {
                 let p = cmd::NodeMove {
                     node: a.node.clone(),
                     new_parent: a.new_parent,
                 };
-                node_edit::<NodeField, _>(state, "move", a.node, p)
+                Ok((a.node, p))
             },
         ),
-        ToolDef::planned(
+        node_tool::<_, NodeField, _>(
             meta(
                 "duplicate_node",
                 "Duplicate a node",
@@ -259,15 +280,16 @@ pub fn tools() -> Vec<ToolDef> {
                 Mutating,
                 SceneEdit,
             ),
-            |state, a: DuplicateArgs| {
+            "duplicate",
+            |a: DuplicateArgs| {
                 let p = cmd::NodeDuplicate {
                     node: a.node.clone(),
                     new_name: a.new_name,
                 };
-                node_edit::<NodeField, _>(state, "duplicate", a.node, p)
+                Ok((a.node, p))
             },
         ),
-        ToolDef::planned(
+        node_tool::<_, NodeField, _>(
             meta(
                 "delete_node",
                 "Delete a node",
@@ -275,11 +297,12 @@ pub fn tools() -> Vec<ToolDef> {
                 Destructive,
                 SceneEdit,
             ),
-            |state, a: NodeArgs| {
+            "delete",
+            |a: NodeArgs| {
                 let p = cmd::NodeDelete {
                     node: a.node.clone(),
                 };
-                node_edit::<NodeField, _>(state, "delete", a.node, p)
+                Ok((a.node, p))
             },
         ),
         ToolDef::new(
@@ -301,7 +324,7 @@ pub fn tools() -> Vec<ToolDef> {
                 .await
             },
         ),
-        ToolDef::planned(
+        node_tool::<_, PropertySet, _>(
             meta(
                 "set_node_property",
                 "Set a node property",
@@ -309,13 +332,14 @@ pub fn tools() -> Vec<ToolDef> {
                 Mutating,
                 SceneEdit,
             ),
-            |state, a: SetPropertyArgs| {
+            "set_property",
+            |a: SetPropertyArgs| {
                 let p = cmd::NodeSetProperty(cmd::PropertySet {
                     value: godot_value("value", &a.value)?,
                     node: a.node.clone(),
                     property: a.property,
                 });
-                node_edit::<PropertySet, _>(state, "set_property", a.node, p)
+                Ok((a.node, p))
             },
         ),
         ToolDef::planned(
@@ -370,7 +394,7 @@ pub fn tools() -> Vec<ToolDef> {
                 )
             },
         ),
-        ToolDef::planned(
+        node_tool::<_, ScriptAttached, _>(
             meta(
                 "attach_script",
                 "Attach a script",
@@ -378,15 +402,16 @@ pub fn tools() -> Vec<ToolDef> {
                 Mutating,
                 ScriptEdit,
             ),
-            |state, a: AttachScriptArgs| {
+            "attach_script",
+            |a: AttachScriptArgs| {
                 let p = cmd::ScriptAttach {
                     node: a.node.clone(),
                     script: a.script.to_string(),
                 };
-                node_edit::<ScriptAttached, _>(state, "attach_script", a.node, p)
+                Ok((a.node, p))
             },
         ),
-        ToolDef::planned(
+        node_tool::<_, NodeField, _>(
             meta(
                 "detach_script",
                 "Detach a script",
@@ -394,14 +419,15 @@ pub fn tools() -> Vec<ToolDef> {
                 Destructive,
                 ScriptEdit,
             ),
-            |state, a: NodeArgs| {
+            "detach_script",
+            |a: NodeArgs| {
                 let p = cmd::ScriptDetach {
                     node: a.node.clone(),
                 };
-                node_edit::<NodeField, _>(state, "detach_script", a.node, p)
+                Ok((a.node, p))
             },
         ),
-        ToolDef::planned(
+        node_tool::<_, SignalConnection, _>(
             meta(
                 "connect_signal",
                 "Connect a signal",
@@ -410,17 +436,13 @@ pub fn tools() -> Vec<ToolDef> {
                 Mutating,
                 SceneEdit,
             ),
-            |state, a: SignalArgs| {
+            "connect_signal",
+            |a: SignalArgs| {
                 let node = a.from.clone();
-                node_edit::<SignalConnection, _>(
-                    state,
-                    "connect_signal",
-                    node,
-                    cmd::SignalConnect(a.into()),
-                )
+                Ok((node, cmd::SignalConnect(a.into())))
             },
         ),
-        ToolDef::planned(
+        node_tool::<_, SignalConnection, _>(
             meta(
                 "disconnect_signal",
                 "Disconnect a signal",
@@ -428,14 +450,10 @@ pub fn tools() -> Vec<ToolDef> {
                 Destructive,
                 SceneEdit,
             ),
-            |state, a: SignalArgs| {
+            "disconnect_signal",
+            |a: SignalArgs| {
                 let node = a.from.clone();
-                node_edit::<SignalConnection, _>(
-                    state,
-                    "disconnect_signal",
-                    node,
-                    cmd::SignalDisconnect(a.into()),
-                )
+                Ok((node, cmd::SignalDisconnect(a.into())))
             },
         ),
         ToolDef::planned(

@@ -90,17 +90,20 @@ async fn profile_game_functions(
     args: ProfileArgs,
     _f: CallFlags,
 ) -> Result<FunctionProfile, ToolError> {
-    let window_ms = args.window_ms.unwrap_or(1000);
-    if !PROFILE_WINDOW_MS.contains(&window_ms) {
-        return Err(ToolError::invalid_params(
-            "window_ms",
-            "window_ms must be 100–10000",
-        ));
-    }
-    let limit = args.limit.unwrap_or(50);
-    if !(1..=MAX_PROFILE_ROWS).contains(&limit) {
-        return Err(ToolError::invalid_params("limit", "limit must be 1–500"));
-    }
+    let window_ms = ToolError::arg_in(
+        "window_ms",
+        args.window_ms,
+        1000,
+        PROFILE_WINDOW_MS,
+        "window_ms must be 100–10000",
+    )?;
+    let limit = ToolError::arg_in(
+        "limit",
+        args.limit,
+        50,
+        1..=MAX_PROFILE_ROWS,
+        "limit must be 1–500",
+    )?;
     let (session, d) = debugged(&state, args.session_id.as_deref()).await?;
     let already_closed = d.state().closed;
     let profile = d

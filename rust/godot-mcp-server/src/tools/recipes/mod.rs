@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::error::ToolError;
-use crate::honesty::{Persistence, Undo};
+use crate::honesty::{EditReply, InTransaction};
 use crate::respath::ResPath;
 use crate::rules::{SafetyClass, Toolset};
 use crate::state::AppState;
@@ -99,15 +99,15 @@ pub(crate) struct StepsEffect<X> {
     extra: X,
 }
 
-/// The add-on's reply to `scene.steps` (steps.rs): the persistence verdict, and for a
-/// real run the action, the created nodes and the transaction. A dry run's
+/// The add-on's reply to `scene.steps` (steps.rs), in the one envelope: the
+/// persistence verdict, the transaction of a real run, and [`StepsDone`]. A dry run's
 /// `check_only` reply decodes into it too (no action, nodes or transaction).
+pub(crate) type StepsReply = EditReply<StepsDone, InTransaction>;
+
+/// What `scene.steps` did: the scene, the steps, and for a real run the action and the
+/// created nodes.
 #[derive(Debug, Deserialize, Serialize, JsonSchema)]
-pub(crate) struct StepsReply {
-    #[serde(flatten)]
-    persistence: Persistence,
-    #[serde(flatten)]
-    undo: Undo,
+pub(crate) struct StepsDone {
     scene: String,
     steps: usize,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -115,8 +115,6 @@ pub(crate) struct StepsReply {
     /// The created nodes' paths, relative to the scene root.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     nodes: Option<Vec<String>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    transaction_id: Option<String>,
 }
 
 /// The plan of a recipe: one `scene.steps` request, named after the tool. A dry run

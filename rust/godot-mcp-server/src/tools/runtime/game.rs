@@ -214,10 +214,7 @@ async fn get_game_scene_tree(
 ) -> Result<GameTreeOut, ToolError> {
     let root = args.root.unwrap_or_else(|| "/root".into());
     check_node_path("root", &root)?;
-    let limit = args.limit.unwrap_or(100);
-    if !(1..=500).contains(&limit) {
-        return Err(ToolError::invalid_params("limit", "limit must be 1–500"));
-    }
+    let limit = ToolError::arg_in("limit", args.limit, 100, 1..=500, "limit must be 1–500")?;
     if args.max_depth.is_some_and(|d| d > 64) {
         return Err(ToolError::invalid_params(
             "max_depth",
@@ -288,10 +285,7 @@ async fn find_ui_elements(
             "type must be a class name like Button",
         ));
     }
-    let limit = args.limit.unwrap_or(50);
-    if !(1..=200).contains(&limit) {
-        return Err(ToolError::invalid_params("limit", "limit must be 1–200"));
-    }
+    let limit = ToolError::arg_in("limit", args.limit, 50, 1..=200, "limit must be 1–200")?;
     let session = session_of(&state, args.session_id.as_deref())?;
     let request = ProbeRequest::FindUi {
         text: args.text,
@@ -341,10 +335,7 @@ async fn sample_game_property(
     _f: CallFlags,
 ) -> Result<SampledOut, ToolError> {
     check_node_path("node", &args.node)?;
-    let frames = args.frames.unwrap_or(30);
-    if !(1..=600).contains(&frames) {
-        return Err(ToolError::invalid_params("frames", "frames must be 1–600"));
-    }
+    let frames = ToolError::arg_in("frames", args.frames, 30, 1..=600, "frames must be 1–600")?;
     let session = session_of(&state, args.session_id.as_deref())?;
     await_probe(&session).await;
     // A frame of a slow game (10 fps) per frame asked, and the usual margin.

@@ -226,13 +226,13 @@ async fn run_playtest(
     args: PlaytestArgs,
     _f: CallFlags,
 ) -> Result<PlaytestOut, ToolError> {
-    let runs = args.runs.unwrap_or(2);
-    if !(1..=MAX_RUNS).contains(&runs) {
-        return Err(ToolError::invalid_params(
-            "runs",
-            format!("runs must be 1–{MAX_RUNS}"),
-        ));
-    }
+    let runs = ToolError::arg_in(
+        "runs",
+        args.runs,
+        2,
+        1..=MAX_RUNS,
+        format!("runs must be 1–{MAX_RUNS}"),
+    )?;
     let p = load(&state, &args.path)?;
     let sampling = Sampling {
         watch: p.watch.clone(),

@@ -119,13 +119,13 @@ pub(super) async fn run_and_capture(
     _f: CallFlags,
 ) -> Result<Captured, ToolError> {
     let program = godot()?;
-    let timeout_ms = args.timeout_ms.unwrap_or(10_000);
-    if !(1..=600_000).contains(&timeout_ms) {
-        return Err(ToolError::invalid_params(
-            "timeout_ms",
-            "timeout_ms must be 1–600000",
-        ));
-    }
+    let timeout_ms = ToolError::arg_in(
+        "timeout_ms",
+        args.timeout_ms,
+        10_000,
+        1..=600_000,
+        "timeout_ms must be 1–600000",
+    )?;
     let mut engine = vec![
         "--headless".to_string(),
         "--path".into(),

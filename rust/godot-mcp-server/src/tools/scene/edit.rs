@@ -21,13 +21,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::ToolError;
-use crate::honesty::{Persistence, Undo};
+use crate::honesty::{EditReply, EditVerdict, InSceneOrNull, InTransaction};
 use crate::respath::ResPath;
 use crate::rules::{Precondition, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::editor::{
-    EditVerdict, NoArgs, NodeArgs, NodeCommand, active_scene, ask, blocking_as, never_saved,
-    node_plan_as, query_as, run_effect_as, run_effect_files_as,
+    NoArgs, NodeArgs, NodeCommand, active_scene, ask, blocking_as, never_saved, query_as,
+    run_effect_as, run_effect_files_as,
 };
 use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta};
 
@@ -59,37 +59,7 @@ where
     })
 }
 
-/// A node edit's reply as the add-on stamps it (`with_verdict`), or its dry-run probe's
-/// answer: the verdict, the edited scene, and the command's own fields `T` (absent from
-/// a probe, so `T`'s fields are optional). `transaction_id`: the real run's.
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub(crate) struct Stamped<T> {
-    #[serde(flatten)]
-    pub persistence: Persistence,
-    #[serde(flatten)]
-    pub undo: Undo,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub scene: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub transaction_id: Option<String>,
-    #[serde(flatten)]
-    pub fields: T,
-}
-
-/// A node command's plan with its reply typed (see [`Stamped`]).
-pub(crate) fn node_edit<P, T>(
-    state: Arc<AppState>,
-    op: &'static str,
-    node: String,
-    p: P,
-) -> Result<Plan<NodeCommand, Stamped<T>>, ToolError>
-where
-    P: BridgeCommand + Clone + Send + 'static,
-    T: DeserializeOwned + Serialize + 'static,
-{
-    node_plan_as(state, op, node, &p)
-}
-
+pub(crate) use crate::tools::editor::node_edit;
 pub(crate) use crate::tools::editor::reply_fields;
 
 /// An argument enum's name on the wire, for a command that takes it as a string (the
@@ -111,18 +81,6 @@ pub(crate) struct SceneLevel {
     pub scene: String,
 }
 
-/// An authoring command's reply as the add-on stamps it (`stamped`): the verdict, the
-/// transaction, and the command's own fields `T`.
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub(crate) struct Authored<T> {
-    #[serde(flatten)]
-    pub verdict: EditVerdict,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub transaction_id: Option<String>,
-    #[serde(flatten)]
-    pub fields: T,
-}
-
 /// A plan for an authoring command judged at scene level: it needs an edited scene (its
 /// undo history holds the action), and its verdict comes from the one rule
 /// (`godot_mcp_protocol::persistence::Effect::of_scene_command`), which the add-on stamps
@@ -133,7 +91,7 @@ pub(crate) fn authoring_plan<P, T>(
     state: Arc<AppState>,
     p: P,
     file: Option<String>,
-) -> Result<Plan<SceneLevel, Authored<T>>, ToolError>
+) -> Result<Plan<SceneLevel, EditReply<T, InTransaction>>, ToolError>
 where
     P: BridgeCommand + Send + 'static,
     T: DeserializeOwned + Serialize + 'static,
@@ -158,7 +116,9 @@ where
 
 /// `save_all_scenes`: every open scene that has a file may be written, so each is named
 /// in the intent with its pre-state and proven from disk after the reply.
-fn save_all_plan(state: Arc<AppState>) -> Result<Plan<SceneLevel, Authored<SavedAll>>, ToolError> {
+fn save_all_plan(
+    state: Arc<AppState>,
+) -> Result<Plan<SceneLevel, EditReply<SavedAll, InTransaction>>, ToolError> {
     let command = cmd::SceneSaveAll::METHOD;
     let st = ask(&state, &cmd::EditorState {}, None)?;
     let open: OpenScenes = serde_json::from_value(st)
@@ -359,7 +319,7 @@ fn group(
     state: Arc<AppState>,
     a: GroupArgs,
     add: bool,
-) -> Result<Plan<NodeCommand, Stamped<Grouped>>, ToolError> {
+) -> Result<Plan<NodeCommand, EditReply<Grouped, InSceneOrNull>>, ToolError> {
     let p = cmd::NodeGroup {
         node: a.node.clone(),
         group: a.group,
@@ -387,7 +347,7 @@ pub fn tools() -> Vec<ToolDef> {
                     scene: a.scene.to_string(),
                     name: a.name,
                 };
-                node_edit::<_, Instanced>(state, "create", a.parent, p)
+                node_edit::<_, Instanced, InSceneOrNull>(state, "create", a.parent, p)
             },
         ),
         ToolDef::planned(
@@ -424,7 +384,7 @@ pub fn tools() -> Vec<ToolDef> {
                     node: a.node.clone(),
                     editable: a.editable,
                 };
-                node_edit::<_, EditableSet>(state, "set_property", a.node, p)
+                node_edit::<_, EditableSet, InSceneOrNull>(state, "set_property", a.node, p)
             },
         ),
         editor_read::<_, _, Selection>(

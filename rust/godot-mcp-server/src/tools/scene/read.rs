@@ -367,18 +367,23 @@ fn editor_is_editing(state: &AppState, path: &ResPath) -> bool {
         .is_some_and(|active| active == path.to_string())
 }
 
+/// A scene read's page size: 1000 when absent, 1 to 5000.
+fn page_limit(limit: Option<u32>) -> Result<u32, ToolError> {
+    ToolError::arg_in(
+        "limit",
+        limit,
+        1000,
+        1..=5000,
+        "limit must be between 1 and 5000",
+    )
+}
+
 async fn get_scene_tree(
     state: Arc<AppState>,
     args: SceneTreeArgs,
     _f: CallFlags,
 ) -> Result<SceneTree, ToolError> {
-    let limit = args.limit.unwrap_or(1000);
-    if limit == 0 || limit > 5000 {
-        return Err(ToolError::invalid_params(
-            "limit",
-            "limit must be between 1 and 5000",
-        ));
-    }
+    let limit = page_limit(args.limit)?;
     let offset = args.offset.unwrap_or(0);
     let live = {
         let (state, path) = (state.clone(), args.path.clone());
@@ -433,13 +438,7 @@ async fn get_scene_tree_from_disk(
             format!("{} is not a text scene (.tscn)", args.path),
         ));
     }
-    let limit = args.limit.unwrap_or(1000) as usize;
-    if limit == 0 || limit > 5000 {
-        return Err(ToolError::invalid_params(
-            "limit",
-            "limit must be between 1 and 5000",
-        ));
-    }
+    let limit = page_limit(args.limit)? as usize;
     let offset = args.offset.unwrap_or(0) as usize;
     let with_props = args.include_properties.unwrap_or(true);
     let text = read_text(&state, "path", &args.path, &real)?;

@@ -31,7 +31,7 @@ use crate::state::AppState;
 use crate::tools::classref::{godot, run_supervised};
 use crate::tools::common::read_text;
 use crate::tools::editor::{
-    EditorReply, blocking_as, godot_value, node_plan_as, query_as, reply_fields,
+    EditReply, blocking_as, godot_value, node_plan_as, query_as, reply_fields,
 };
 use crate::tools::files::write::plan_write;
 use crate::tools::{CallFlags, ToolDef, ToolMeta};
@@ -140,7 +140,7 @@ reply_fields!(
 
 /// The add-on's reply to shader.assign_material (its persistence probe on a dry run:
 /// the verdict and `scene` only).
-type AssignReply = EditorReply<AssignFields>;
+type AssignReply = EditReply<AssignFields>;
 
 /// shader.set_uniform's own reply fields (a dry run's probe has none).
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
@@ -168,7 +168,7 @@ struct UniformFields {
 }
 
 /// The add-on's reply to shader.set_uniform (a dry run: the probe's verdict and `scene`).
-type SetUniformReply = EditorReply<UniformFields>;
+type SetUniformReply = EditReply<UniformFields>;
 
 /// One uniform of a node's ShaderMaterial, with its value.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]

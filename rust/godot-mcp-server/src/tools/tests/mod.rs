@@ -459,13 +459,13 @@ async fn run_tests(
     args: RunTestsArgs,
     _f: CallFlags,
 ) -> Result<TestRun, ToolError> {
-    let timeout_ms = args.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);
-    if !(1..=MAX_TIMEOUT_MS).contains(&timeout_ms) {
-        return Err(ToolError::invalid_params(
-            "timeout_ms",
-            "timeout_ms must be 1–600000",
-        ));
-    }
+    let timeout_ms = ToolError::arg_in(
+        "timeout_ms",
+        args.timeout_ms,
+        DEFAULT_TIMEOUT_MS,
+        1..=MAX_TIMEOUT_MS,
+        "timeout_ms must be 1–600000",
+    )?;
     let max_log = args.max_log_bytes.unwrap_or(DEFAULT_LOG_BYTES);
     if max_log > MAX_LOG_BYTES {
         return Err(ToolError::invalid_params(

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::ToolError;
+use crate::honesty::InSceneOrNull;
 use crate::respath::ResPath;
 use crate::rules::{SafetyClass, Toolset};
 use crate::tools::ToolDef;
@@ -200,7 +201,7 @@ pub fn tools() -> Vec<ToolDef> {
                     name: a.name,
                     value: a.value,
                 };
-                node_edit::<_, OverrideSet>(state, "set_property", a.node, p)
+                node_edit::<_, OverrideSet, InSceneOrNull>(state, "set_property", a.node, p)
             },
         ),
         ToolDef::planned(
@@ -217,7 +218,7 @@ pub fn tools() -> Vec<ToolDef> {
                     node: a.node.clone(),
                     preset: wire_name(a.preset),
                 };
-                node_edit::<_, AnchorsSet>(state, "set_property", a.node, p)
+                node_edit::<_, AnchorsSet, InSceneOrNull>(state, "set_property", a.node, p)
             },
         ),
         ToolDef::planned(
@@ -238,7 +239,7 @@ pub fn tools() -> Vec<ToolDef> {
                     columns: a.columns.map(i64::from),
                     margin: a.margin,
                 };
-                node_edit::<_, ContainerAdded>(state, "create", a.parent, p)
+                node_edit::<_, ContainerAdded, InSceneOrNull>(state, "create", a.parent, p)
             },
         ),
     ]
