@@ -126,3 +126,43 @@ pub(crate) async fn engine_version(
             )
         })
 }
+
+/// A fresh private folder under `base` (created if missing), named `<prefix><random>`,
+/// removed when the guard is dropped: on every return and when the call's future is
+/// dropped mid-await (a cancelled call), so no run of Godot leaves one behind.
+pub(crate) fn temp_folder(base: &Path, prefix: &str) -> Result<tempfile::TempDir, ToolError> {
+    std::fs::create_dir_all(base).map_err(|e| ToolError::internal(e.to_string()))?;
+    tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir_in(base)
+        .map_err(|e| ToolError::internal(format!("a work folder in {}: {e}", base.display())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A call dropped while it awaits (a cancelled tools/call) leaves no work folder.
+    #[tokio::test]
+    async fn a_cancelled_call_leaves_no_work_folder() {
+        let base = tempfile::tempdir().unwrap();
+        let (made, seen) = tokio::sync::oneshot::channel();
+        let root = base.path().to_path_buf();
+        let call = async move {
+            let work = temp_folder(&root, "doctool-").unwrap();
+            made.send(work.path().to_path_buf()).unwrap();
+            std::future::pending::<()>().await;
+            drop(work);
+        };
+        let handle = tokio::spawn(async move {
+            tokio::pin!(call);
+            call.await
+        });
+        let folder = seen.await.unwrap();
+        assert!(folder.is_dir());
+        handle.abort();
+        assert!(handle.await.unwrap_err().is_cancelled());
+        assert!(!folder.exists(), "{} outlived its call", folder.display());
+        assert_eq!(std::fs::read_dir(base.path()).unwrap().count(), 0);
+    }
+}

@@ -9,10 +9,10 @@ use std::time::Duration;
 use godot_mcp_formats::classdoc::clean_text;
 use serde::Deserialize;
 
-use super::{ClassDb, DOCTOOL_TIMEOUT, EDITOR_DOCS_TIMEOUT, rand_bytes, tail};
+use super::{ClassDb, DOCTOOL_TIMEOUT, EDITOR_DOCS_TIMEOUT, tail};
 use crate::error::{ErrorCode, ToolError};
 use crate::state::AppState;
-use crate::tools::godot_process::{plain_launch, run_supervised};
+use crate::tools::godot_process::{plain_launch, run_supervised, temp_folder};
 
 /// The compiled-in descriptions, from the headless editor's doc cache (module doc).
 pub(super) async fn editor_descriptions(
@@ -20,10 +20,8 @@ pub(super) async fn editor_descriptions(
     program: &Path,
     dir: &Path,
 ) -> Result<Vec<DumpClass>, ToolError> {
-    let work = dir.join(format!("editor-{}", hex::encode(rand_bytes::<8>()?)));
-    let result = editor_descriptions_in(state, program, &work).await;
-    let _ = std::fs::remove_dir_all(&work);
-    result
+    let work = temp_folder(dir, "editor-")?;
+    editor_descriptions_in(state, program, work.path()).await
 }
 
 /// GDScript run with `--script`: the doc cache's `classes` meta, as JSON, next to the

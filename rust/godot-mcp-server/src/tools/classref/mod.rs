@@ -35,7 +35,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{ErrorCode, ToolError};
 use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::godot_process::{engine_version, godot, run_supervised};
+use crate::tools::godot_process::{engine_version, godot, run_supervised, temp_folder};
 use crate::tools::{ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
@@ -198,9 +198,8 @@ async fn build_cache(
     cache: &Path,
 ) -> Result<ClassDb, ToolError> {
     // A fresh private folder: --doctool erases the doc folders of its target.
-    let nonce: [u8; 8] = rand_bytes()?;
-    let work = dir.join(format!("doctool-{}", hex::encode(nonce)));
-    std::fs::create_dir(&work).map_err(|e| ToolError::internal(e.to_string()))?;
+    let guard = temp_folder(dir, "doctool-")?;
+    let work = guard.path();
     let work_s = work.display().to_string();
     // --path to the empty folder: no project is loaded (nothing of the user's runs).
     let run = run_supervised(
@@ -228,10 +227,10 @@ async fn build_cache(
                 ),
             ));
         }
-        ClassDb::from_doctool_dir(version, &work)
+        ClassDb::from_doctool_dir(version, work)
             .map_err(|e| ToolError::new(ErrorCode::ParseError, e))
     });
-    let _ = std::fs::remove_dir_all(&work);
+    drop(guard);
     let mut db = parsed?;
     match editor_descriptions(state, program, dir).await {
         Ok(dump) => {
