@@ -82,6 +82,25 @@ impl ToolMeta {
             effect: None,
         }
     }
+
+    /// A runtime tool of `toolset` (it runs or talks to a process): the shape of the
+    /// process-plane families, and of a runtime tool in another domain's toolset.
+    pub const fn runtime(
+        toolset: Toolset,
+        name: &'static str,
+        title: &'static str,
+        description: &'static str,
+        effect: Option<EffectKind>,
+    ) -> Self {
+        Self {
+            name,
+            title,
+            description,
+            class: SafetyClass::Runtime,
+            toolset,
+            effect,
+        }
+    }
 }
 
 /// The typed reference a tool result carries for its image (see [`ImageResult`]).
