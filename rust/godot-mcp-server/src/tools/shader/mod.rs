@@ -567,7 +567,7 @@ async fn shader_validate(
         write("project.godot", "config_version=5\n")?;
         write("validate.gd", VALIDATE_GD)?;
         write("shader.gdshader", &code)?;
-        let included = copy_includes(&state, &code, &dir)?;
+        let included = copy_includes(&state, &code, dir)?;
         let (ended, stdout, stderr) = run_supervised(
             &state,
             program,
