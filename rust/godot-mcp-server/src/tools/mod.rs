@@ -15,6 +15,7 @@ pub mod debugger;
 pub mod editor;
 pub mod export;
 pub mod files;
+pub mod godot_process;
 pub mod input;
 pub mod navigation;
 pub mod particles;

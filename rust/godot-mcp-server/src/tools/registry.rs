@@ -6,7 +6,16 @@
 //! the same way: unknown fields, wrong types and path escapes become a structured
 //! `INVALID_PARAMS` / `PATH_REFUSED` error naming the parameter, before the handler runs.
 
+mod args;
+mod plan;
+mod reference;
+mod schema;
 pub(crate) mod tool_list;
+
+pub use args::*;
+pub use plan::*;
+pub use reference::*;
+pub(crate) use schema::*;
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -16,11 +25,9 @@ use std::sync::Arc;
 use rmcp::model::{JsonObject, Tool};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
-use crate::error::{ErrorCode, ToolError};
-use crate::planes::project::JournalCall;
-use crate::respath::PATH_REFUSED_TAG;
+use crate::error::ToolError;
 use crate::rules::{EffectKind, RuntimeFlags, SafetyClass, Toolset};
 use crate::state::AppState;
 
@@ -43,122 +50,6 @@ pub(crate) enum Handler {
     Planned(PlanFn),
     /// run_commands: expanded entry by entry by the policy.
     Batch,
-}
-
-/// What a planned tool will do, decided before anything changes. `E` is the effect
-/// (reported by both the dry run and the real run), `X` what applying adds (and what
-/// a preview adds to a dry run). Both are typed: their schemas make the tool's
-/// `outputSchema` (see [`planned_output_schema`]).
-pub struct Plan<E = Map<String, Value>, X = Map<String, Value>> {
-    /// The effect, exactly as the real run reports it (persistence verdict included).
-    pub effect: E,
-    /// Make the effect happen. Runs only after every gate passed, with the journal
-    /// identity of the call (its writes are recorded under it).
-    pub apply: ApplyFn<X>,
-    /// Completes `effect` for a dry run only, when computing it costs a round trip the
-    /// real run does not need: an editor command's reply carries the same verdict its
-    /// probe would, so a real run sends one request (one editor frame), not two.
-    pub preview: Option<Box<dyn FnOnce() -> Result<X, ToolError> + Send>>,
-}
-
-impl<E, X> Plan<E, X> {
-    /// A plan with no preview step.
-    pub fn new(
-        effect: E,
-        apply: impl FnOnce(&mut JournalCall) -> Result<X, ToolError> + Send + 'static,
-    ) -> Result<Self, ToolError> {
-        Ok(Self {
-            effect,
-            apply: Box::new(apply),
-            preview: None,
-        })
-    }
-}
-
-/// What a journaled write adds when applied: the transaction that made it.
-#[derive(Debug, serde::Serialize, JsonSchema)]
-pub struct Committed {
-    pub transaction_id: String,
-}
-
-/// What a tool's typed result adds to nothing: a plan whose apply reports no fields.
-#[derive(Debug, Default, serde::Serialize, JsonSchema)]
-pub struct NoFields {}
-
-/// A plan's apply: it runs with the call's journal identity and returns what it adds.
-pub type ApplyFn<X> = Box<dyn FnOnce(&mut JournalCall) -> Result<X, ToolError> + Send>;
-
-/// What an erased plan's apply adds to the result, as a JSON object.
-pub(crate) type ErasedApply = ApplyFn<Map<String, Value>>;
-/// What an erased plan's preview adds to a dry run's result, as a JSON object.
-pub(crate) type ErasedStep = Box<dyn FnOnce() -> Result<Map<String, Value>, ToolError> + Send>;
-
-/// A [`Plan`] with its types erased into JSON objects: what the policy runs.
-pub(crate) struct ErasedPlan {
-    pub effect: Map<String, Value>,
-    pub apply: ErasedApply,
-    pub preview: Option<ErasedStep>,
-}
-
-/// A serializable value as an untyped JSON object (a plan part not yet typed).
-pub(crate) fn untyped<T: serde::Serialize>(v: T) -> Result<Map<String, Value>, ToolError> {
-    object_of("a plan part", v)
-}
-
-/// Serialize a typed result part into a JSON object.
-fn object_of<T: serde::Serialize>(what: &str, v: T) -> Result<Map<String, Value>, ToolError> {
-    match serde_json::to_value(v) {
-        Ok(Value::Object(m)) => Ok(m),
-        Ok(_) => Err(ToolError::internal(format!("{what} must be a JSON object"))),
-        Err(e) => Err(ToolError::internal(e.to_string())),
-    }
-}
-
-/// Two typed result parts as one object (`base`'s fields, then `more`'s).
-#[derive(Debug, serde::Serialize, JsonSchema)]
-pub struct Also<A, B> {
-    #[serde(flatten)]
-    pub base: A,
-    #[serde(flatten)]
-    pub more: B,
-}
-
-impl<E, X: 'static> Plan<E, X> {
-    /// The same plan with its effect extended (or replaced) by `f`.
-    pub fn map_effect<M>(self, f: impl FnOnce(E) -> M) -> Plan<M, X> {
-        Plan {
-            effect: f(self.effect),
-            apply: self.apply,
-            preview: self.preview,
-        }
-    }
-
-    /// The same plan with what applying (and a preview) adds mapped by `f`.
-    pub fn map_applied<Y>(self, f: impl Fn(X) -> Y + Send + Sync + 'static) -> Plan<E, Y> {
-        let f = Arc::new(f);
-        let g = f.clone();
-        let apply = self.apply;
-        Plan {
-            effect: self.effect,
-            apply: Box::new(move |call| apply(call).map(|x| f(x))),
-            preview: self
-                .preview
-                .map(|p| Box::new(move || p().map(|x| g(x))) as Box<_>),
-        }
-    }
-}
-
-impl<E: serde::Serialize, X: serde::Serialize + 'static> Plan<E, X> {
-    fn erase(self) -> Result<ErasedPlan, ToolError> {
-        let apply = self.apply;
-        Ok(ErasedPlan {
-            effect: object_of("a plan's effect", self.effect)?,
-            apply: Box::new(move |call| object_of("what a plan applies", apply(call)?)),
-            preview: self
-                .preview
-                .map(|p| Box::new(move || object_of("a plan's preview", p()?)) as ErasedStep),
-        })
-    }
 }
 
 pub use crate::rules::CallFlags;
@@ -189,6 +80,25 @@ impl ToolMeta {
             class: SafetyClass::ReadOnly,
             toolset,
             effect: None,
+        }
+    }
+
+    /// A runtime tool of `toolset` (it runs or talks to a process): the shape of the
+    /// process-plane families, and of a runtime tool in another domain's toolset.
+    pub const fn runtime(
+        toolset: Toolset,
+        name: &'static str,
+        title: &'static str,
+        description: &'static str,
+        effect: Option<EffectKind>,
+    ) -> Self {
+        Self {
+            name,
+            title,
+            description,
+            class: SafetyClass::Runtime,
+            toolset,
+            effect,
         }
     }
 }
@@ -241,39 +151,6 @@ impl std::fmt::Debug for ToolDef {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ToolDef").field("meta", &self.meta).finish()
     }
-}
-
-/// A tool's schemas as schemars generates them: the input schema (class flags
-/// included) and the `outputSchema` (`None` for an untyped result).
-pub(crate) type SchemaFn = fn(&ToolMeta) -> (JsonObject, Option<JsonObject>);
-
-fn direct_schemas<A: JsonSchema, R: JsonSchema>(
-    meta: &ToolMeta,
-) -> (JsonObject, Option<JsonObject>) {
-    (
-        input_schema_for::<A>(meta.class),
-        output_schema_for::<R>().map(or_error),
-    )
-}
-
-fn planned_schemas<A: JsonSchema, E: JsonSchema, X: JsonSchema>(
-    meta: &ToolMeta,
-) -> (JsonObject, Option<JsonObject>) {
-    let mut schema = input_schema_for::<A>(meta.class);
-    let journaled = meta.effect == Some(EffectKind::File);
-    if journaled && let Some(Value::Object(props)) = schema.get_mut("properties") {
-        props.insert(
-            IDEMPOTENCY_KEY.into(),
-            json!({
-                "type": "string", "minLength": 1, "maxLength": MAX_IDEMPOTENCY_KEY,
-                "description": "Retry key: the same key and arguments replay the first result."
-            }),
-        );
-    }
-    (
-        schema,
-        planned_output_schema::<E, X>(meta.class, journaled).map(or_error),
-    )
 }
 
 impl ToolDef {
@@ -428,483 +305,6 @@ impl ToolDef {
     }
 }
 
-fn check_fn<A: DeserializeOwned + 'static>() -> CheckFn {
-    Arc::new(|args: &Value| decode_args::<A>(args.clone()).map(|_| ()))
-}
-
-/// The argument that makes a journaled (file-effect) call idempotent.
-pub const IDEMPOTENCY_KEY: &str = "idempotency_key";
-/// Longest idempotency key accepted, in bytes.
-pub const MAX_IDEMPOTENCY_KEY: usize = 200;
-
-/// Take `idempotency_key` out of the arguments of a tool that accepts it.
-pub(crate) fn take_idempotency_key(
-    def: &ToolDef,
-    args: &mut Map<String, Value>,
-) -> Result<Option<String>, ToolError> {
-    let accepts =
-        def.meta.effect == Some(EffectKind::File) && matches!(def.handler, Handler::Planned(_));
-    match args.remove(IDEMPOTENCY_KEY) {
-        None | Some(Value::Null) => Ok(None),
-        Some(_) if !accepts => Err(ToolError::invalid_params(
-            IDEMPOTENCY_KEY,
-            format!(
-                "unknown field `{IDEMPOTENCY_KEY}`: {} does not take it",
-                def.meta.name
-            ),
-        )),
-        Some(Value::String(k)) if !k.is_empty() && k.len() <= MAX_IDEMPOTENCY_KEY => Ok(Some(k)),
-        Some(_) => Err(ToolError::invalid_params(
-            IDEMPOTENCY_KEY,
-            format!("`{IDEMPOTENCY_KEY}` must be a string of 1 to {MAX_IDEMPOTENCY_KEY} bytes"),
-        )),
-    }
-}
-
-/// The JSON schema of `A`, inlined, with the class flags added.
-///
-/// Why inlined, not `$defs`: each tool's `inputSchema` in tools/list is its own JSON
-/// Schema document, and `$ref` cannot point into another tool's, so a definition shared
-/// by many tools is sent once per tool either way. Sharing happens here, at the source:
-/// one concept is one Rust type (`ResPath`, `InputEventSpec`) or one function (the class
-/// flags below) and so one schema fragment, kept short. `$defs` would only save bytes
-/// where a type repeats inside one schema, and no tool's does (every subschema over 60
-/// bytes is unique within its tool); inline schemas also keep the path walk
-/// (`respath::check_arg_paths`) free of reference resolution.
-fn input_schema_for<A: JsonSchema>(class: SafetyClass) -> JsonObject {
-    let settings = schemars::generate::SchemaSettings::draft2020_12().with(|s| {
-        s.inline_subschemas = true;
-        s.meta_schema = None;
-    });
-    let schema = settings.into_generator().into_root_schema_for::<A>();
-    let mut obj = match schema.to_value() {
-        Value::Object(o) => o,
-        _ => Map::new(),
-    };
-    obj.remove("title");
-    strip_nullables(&mut obj);
-    strip_formats(&mut obj);
-    objects_only(&mut obj);
-    obj.entry("type").or_insert(json!("object"));
-    let props = obj
-        .entry("properties")
-        .or_insert_with(|| Value::Object(Map::new()));
-    if let Value::Object(props) = props {
-        // The class flags are the same on every tool of a class; their descriptions
-        // are short because tools/list repeats them once per tool (the server's
-        // instructions say the rest).
-        if class.takes_dry_run() {
-            props.insert(
-                "dry_run".into(),
-                json!({"type": "boolean", "default": false,
-                       "description": "Preview: check preconditions, change nothing."}),
-            );
-        }
-        if class.requires_confirm() {
-            props.insert(
-                "confirm".into(),
-                json!({"type": "boolean", "default": false,
-                       "description": "Must be true to apply (removes or overwrites data)."}),
-            );
-        }
-    }
-    obj
-}
-
-/// Optional arguments are simply omitted; the schema says so by leaving them out of
-/// `required`. schemars also marks them nullable with `default: null`, which only adds
-/// noise for a model reading the schema, so that is removed (an explicit null is still
-/// accepted by the decoder).
-fn strip_nullables(obj: &mut Map<String, Value>) {
-    if obj.get("default") == Some(&Value::Null) {
-        obj.remove("default");
-    }
-    if let Some(Value::Array(types)) = obj.get_mut("type") {
-        types.retain(|t| t != "null");
-        if types.len() == 1 {
-            let only = types.remove(0);
-            obj.insert("type".into(), only);
-        }
-    }
-    if let Some(Value::Array(values)) = obj.get_mut("enum") {
-        values.retain(|v| !v.is_null());
-    }
-    for (_, v) in obj.iter_mut() {
-        match v {
-            Value::Object(child) => strip_nullables(child),
-            Value::Array(items) => {
-                for item in items {
-                    if let Value::Object(child) = item {
-                        strip_nullables(child);
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
-/// schemars adds OpenAPI's numeric `format` (`uint32`, `double`) to every number;
-/// JSON Schema validators ignore it and the range is already in `minimum`/`maximum`,
-/// so it is only bytes in every tools/list. A string `format` is kept (it has meaning).
-fn strip_formats(obj: &mut Map<String, Value>) {
-    let numeric = match obj.get("type") {
-        Some(Value::String(t)) => matches!(t.as_str(), "integer" | "number"),
-        // A nullable number: `["integer", "null"]`.
-        Some(Value::Array(ts)) => ts.iter().any(|t| t == "integer" || t == "number"),
-        _ => false,
-    };
-    if numeric {
-        obj.remove("format");
-    }
-    // A `properties` map is walked like a schema: its `type` entry, if an argument
-    // is called that, is an object, never the string "integer".
-    for v in obj.values_mut() {
-        match v {
-            Value::Object(child) => strip_formats(child),
-            Value::Array(items) => {
-                for item in items {
-                    if let Value::Object(child) = item {
-                        strip_formats(child);
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
-/// The JSON schema of a result type `R`, or `None` when `R` is untyped JSON (a
-/// `serde_json::Value` or an open map: no declared fields).
-///
-/// Unlike an input schema, descriptions are left out (a result's field names say what
-/// they hold, and tools/list repeats every schema on every turn), and `null` stays in
-/// the types: an absent optional field is skipped, a present one may be null.
-pub(crate) fn output_schema_for<R: JsonSchema>() -> Option<JsonObject> {
-    let settings = schemars::generate::SchemaSettings::draft2020_12().with(|s| {
-        s.inline_subschemas = true;
-        s.meta_schema = None;
-    });
-    let mut obj = match settings
-        .into_generator()
-        .into_root_schema_for::<R>()
-        .to_value()
-    {
-        Value::Object(o) => o,
-        _ => return None,
-    };
-    let typed = obj.get("type") == Some(&json!("object"))
-        && !matches!(
-            obj.get("additionalProperties"),
-            Some(Value::Bool(true) | Value::Object(_))
-        );
-    if !typed {
-        return None;
-    }
-    strip_annotations(&mut obj);
-    strip_formats(&mut obj);
-    objects_only(&mut obj);
-    Some(obj)
-}
-
-/// The schema of "any value" (any JSON, so any Godot value in the one JSON form of
-/// docs/values.md): where schemars writes the boolean schema `true` (a
-/// `serde_json::Value`, an open map's values), the published schema says `{}`.
-pub(crate) fn any_value() -> Value {
-    json!({})
-}
-
-/// Keywords whose value is one subschema, and those whose value is an array or a map
-/// of subschemas (JSON Schema 2020-12, and the older `additionalItems`/`definitions`).
-const SCHEMA_KEYWORDS: [&str; 11] = [
-    "additionalProperties",
-    "unevaluatedProperties",
-    "items",
-    "additionalItems",
-    "unevaluatedItems",
-    "contains",
-    "propertyNames",
-    "not",
-    "if",
-    "then",
-    "else",
-];
-const SCHEMA_ARRAY_KEYWORDS: [&str; 4] = ["allOf", "anyOf", "oneOf", "prefixItems"];
-const SCHEMA_MAP_KEYWORDS: [&str; 5] = [
-    "properties",
-    "patternProperties",
-    "$defs",
-    "definitions",
-    "dependentSchemas",
-];
-
-/// Every subschema an object, never a boolean schema: the official TypeScript SDK
-/// (and every client built on it: the MCP Inspector, Claude Code, Cursor, VS Code)
-/// refuses a whole tools/list when one `properties` entry is not an object. `true`
-/// becomes [`any_value`]; `false` as `additionalProperties` (schemars' mark of
-/// `deny_unknown_fields`) is left out, as the decoder refuses an unknown argument with
-/// a structured `INVALID_PARAMS` anyway and `{"not": {}}` would cost bytes in every
-/// tools/list and break strict-mode converters; `false` elsewhere is `{"not": {}}`.
-/// Every schema is built through here, so no tool can publish a boolean subschema.
-fn objects_only(obj: &mut Map<String, Value>) {
-    fn fix(v: &mut Value) {
-        match v {
-            Value::Bool(true) => *v = any_value(),
-            Value::Bool(false) => *v = json!({"not": {}}),
-            Value::Object(o) => objects_only(o),
-            _ => {}
-        }
-    }
-    for key in ["additionalProperties", "unevaluatedProperties"] {
-        if obj.get(key) == Some(&Value::Bool(false)) {
-            obj.remove(key);
-        }
-    }
-    for (key, v) in obj.iter_mut() {
-        let key = key.as_str();
-        if SCHEMA_KEYWORDS.contains(&key) {
-            match v {
-                Value::Array(items) => items.iter_mut().for_each(fix),
-                _ => fix(v),
-            }
-        } else if SCHEMA_ARRAY_KEYWORDS.contains(&key) {
-            if let Value::Array(items) = v {
-                items.iter_mut().for_each(fix);
-            }
-        } else if SCHEMA_MAP_KEYWORDS.contains(&key)
-            && let Value::Object(map) = v
-        {
-            map.values_mut().for_each(fix);
-        }
-    }
-}
-
-/// A tool's published `outputSchema`, which also accepts a refused call's result.
-///
-/// A refusal is `isError: true` with `structuredContent: {"error": {code, message, …}}`
-/// (error.rs). The TypeScript SDK's client (1.x, under the Inspector, Claude Code,
-/// Cursor, VS Code) validates `structuredContent` against the outputSchema even when
-/// `isError` is set (modelcontextprotocol/typescript-sdk#1943), so a schema that
-/// requires the success fields turns every refusal into a protocol error that hides
-/// the code and the hint. The required fields become one alternative and
-/// `{"required": ["error"]}` the other; an existing `anyOf` (a journaled tool's replay,
-/// a flattened enum) takes the required fields into each member and the error as one
-/// more member, so each member keeps its own properties.
-fn or_error(mut schema: JsonObject) -> JsonObject {
-    let error = json!({"required": ["error"]});
-    let required = match schema.remove("required") {
-        Some(Value::Array(r)) => r,
-        _ => Vec::new(),
-    };
-    if let Some(Value::Array(members)) = schema.get_mut("anyOf") {
-        for member in members.iter_mut() {
-            if let Value::Object(m) = member {
-                let own = m
-                    .entry("required")
-                    .or_insert_with(|| Value::Array(Vec::new()));
-                if let Value::Array(own) = own {
-                    for r in &required {
-                        if !own.contains(r) {
-                            own.push(r.clone());
-                        }
-                    }
-                }
-            }
-        }
-        members.push(error);
-    } else if !required.is_empty() {
-        schema.insert("anyOf".into(), json!([{ "required": required }, error]));
-    }
-    schema
-}
-
-/// Drop `title` and `description` from every (sub)schema; a `properties` map keeps
-/// its entries whatever they are called.
-fn strip_annotations(obj: &mut Map<String, Value>) {
-    obj.remove("title");
-    obj.remove("description");
-    for (key, v) in obj.iter_mut() {
-        match v {
-            Value::Object(child) if key == "properties" || key == "$defs" => {
-                for s in child.values_mut() {
-                    if let Value::Object(s) = s {
-                        strip_annotations(s);
-                    }
-                }
-            }
-            Value::Object(child) => strip_annotations(child),
-            Value::Array(items) => {
-                for item in items {
-                    if let Value::Object(child) = item {
-                        strip_annotations(child);
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
-/// The output schema of a planned tool: the effect's fields (required as the effect
-/// declares them), what applying adds (optional: a dry run has them only where a
-/// preview supplies them), and the policy's `dry_run`, `applied` and, on a dry run,
-/// `confirm_required`. A journaled tool (`replays`) may instead answer an
-/// idempotent retry with the recorded transaction (`status`, `transaction_id`,
-/// `reason`), so its schema accepts either shape.
-pub(crate) fn planned_output_schema<E: JsonSchema, X: JsonSchema>(
-    class: SafetyClass,
-    replays: bool,
-) -> Option<JsonObject> {
-    let effect = output_schema_for::<E>()?;
-    let applied = output_schema_for::<X>()?;
-    let mut props = Map::new();
-    let mut required: Vec<Value> = Vec::new();
-    for (schema, keep_required) in [(&effect, true), (&applied, false)] {
-        if let Some(Value::Object(p)) = schema.get("properties") {
-            for (k, v) in p {
-                props.entry(k.clone()).or_insert_with(|| v.clone());
-            }
-        }
-        if keep_required && let Some(Value::Array(r)) = schema.get("required") {
-            required.extend(r.iter().cloned());
-        }
-    }
-    props.insert("dry_run".into(), json!({"type": "boolean"}));
-    props.insert("applied".into(), json!({"type": "boolean"}));
-    if class.takes_dry_run() {
-        props.insert("confirm_required".into(), json!({"type": "boolean"}));
-    }
-    required.extend([json!("dry_run"), json!("applied")]);
-    let mut out = Map::new();
-    out.insert("type".into(), json!("object"));
-    if replays {
-        props
-            .entry("transaction_id")
-            .or_insert_with(|| json!({"type": "string"}));
-        props
-            .entry("reason")
-            .or_insert_with(|| json!({"type": "string"}));
-        props.insert("status".into(), json!({"type": "string"}));
-        out.insert("properties".into(), Value::Object(props));
-        out.insert(
-            "anyOf".into(),
-            json!([{"required": required}, {"required": ["status", "transaction_id"]}]),
-        );
-    } else {
-        out.insert("properties".into(), Value::Object(props));
-        out.insert("required".into(), Value::Array(required));
-    }
-    for defs in [effect.get("$defs"), applied.get("$defs")]
-        .into_iter()
-        .flatten()
-    {
-        if let Value::Object(d) = defs {
-            let all = out
-                .entry("$defs")
-                .or_insert_with(|| Value::Object(Map::new()));
-            if let Value::Object(all) = all {
-                for (k, v) in d {
-                    all.entry(k.clone()).or_insert_with(|| v.clone());
-                }
-            }
-        }
-    }
-    Some(out)
-}
-
-/// Take the class flags out of the arguments, refusing them where the class has none.
-pub(crate) fn split_flags(
-    class: SafetyClass,
-    args: &mut Map<String, Value>,
-) -> Result<CallFlags, ToolError> {
-    let mut flags = CallFlags::default();
-    for (name, allowed, slot) in [
-        ("dry_run", class.takes_dry_run(), &mut flags.dry_run),
-        ("confirm", class.requires_confirm(), &mut flags.confirm),
-    ] {
-        // A runtime tool that takes `confirm` (export_project: a path outside the
-        // project) declares it in its own schema; its decoder refuses it elsewhere.
-        if name == "confirm" && class == SafetyClass::Runtime {
-            continue;
-        }
-        if let Some(v) = args.remove(name) {
-            if !allowed {
-                return Err(ToolError::invalid_params(
-                    name,
-                    format!(
-                        "unknown field `{name}`: {} tools do not take it",
-                        class.as_str()
-                    ),
-                ));
-            }
-            *slot = match v {
-                Value::Bool(b) => b,
-                other => {
-                    return Err(ToolError::invalid_params(
-                        name,
-                        format!(
-                            "`{name}` must be a boolean (true or false), got {}",
-                            kind_of(&other)
-                        ),
-                    ));
-                }
-            };
-        }
-    }
-    Ok(flags)
-}
-
-fn kind_of(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
-/// Decode arguments into `A`, naming the offending field on failure.
-pub(crate) fn decode_args<A: DeserializeOwned>(args: Value) -> Result<A, ToolError> {
-    serde_path_to_error::deserialize::<_, A>(args).map_err(|err| {
-        let path = err.path().to_string();
-        let inner = err.into_inner().to_string();
-        if let Some(pos) = inner.find(PATH_REFUSED_TAG) {
-            let msg = &inner[pos + PATH_REFUSED_TAG.len()..];
-            let msg = msg.split(" at line ").next().unwrap_or(msg);
-            return ToolError::new(
-                ErrorCode::PathRefused,
-                format!("`{path}` is refused: {msg}"),
-            )
-            .param(path)
-            .hint("File paths are res:// paths inside the project, like res://scenes/main.tscn.");
-        }
-        let inner = inner
-            .split(" at line ")
-            .next()
-            .unwrap_or(&inner)
-            .to_string();
-        let param = if path == "." {
-            // serde reports missing/unknown fields at the root; recover the field name.
-            field_in_message(&inner).unwrap_or_else(|| ".".into())
-        } else {
-            path
-        };
-        ToolError::invalid_params(
-            param.clone(),
-            format!("invalid argument `{param}`: {inner}"),
-        )
-        .hint("Check the tool's input schema (tools/list) for the expected fields and types.")
-    })
-}
-
-fn field_in_message(msg: &str) -> Option<String> {
-    let start = msg.find('`')? + 1;
-    let end = msg[start..].find('`')? + start;
-    Some(msg[start..end].to_string())
-}
-
 /// All tools this server offers, by name.
 #[derive(Debug, Default)]
 pub struct Registry {
@@ -946,153 +346,12 @@ impl Registry {
     // `safety::run_call`, so no path runs a tool around the gates.
 }
 
-/// Markers around the generated table in docs/safety-model.md.
-pub const DOCS_TABLE_BEGIN: &str =
-    "<!-- BEGIN GENERATED TOOL TABLE (cargo test; INSTA_UPDATE=always to regenerate) -->";
-pub const DOCS_TABLE_END: &str = "<!-- END GENERATED TOOL TABLE -->";
-
-impl Registry {
-    /// The table of every tool and its class, toolset and gates, as Markdown.
-    pub fn safety_table_markdown(&self) -> String {
-        let yes = |b: bool| if b { "yes" } else { "—" };
-        let mut out = String::from(
-            "| tool | class | toolset | on by default | effect | dry_run | confirm | approval gate |\n\
-             |---|---|---|---|---|---|---|---|\n",
-        );
-        for def in self.iter() {
-            let m = &def.meta;
-            out.push_str(&format!(
-                "| `{}` | {} | {} | {} | {} | {} | {} | {} |\n",
-                m.name,
-                m.class.as_str(),
-                m.toolset.as_str(),
-                yes(Toolset::DEFAULT.contains(&m.toolset)),
-                crate::rules::effect_str(m.effect),
-                yes(m.class.takes_dry_run()),
-                if m.class.requires_confirm() {
-                    "required"
-                } else {
-                    "—"
-                },
-                if matches!(def.handler, Handler::Batch) {
-                    "as its most dangerous entry".to_string()
-                } else {
-                    yes(crate::rules::is_gated(m.class, def.runtime)).to_string()
-                },
-            ));
-        }
-        out
-    }
-}
-
-/// The tool reference (docs/tools.md), generated from the registry so it cannot drift.
-pub fn reference_markdown(registry: &Registry) -> String {
-    let tools: Vec<&ToolDef> = registry.iter().collect();
-    let mut out = String::from(
-        "# Tools\n\n<!-- Generated from the tool registry by \
-         `INSTA_UPDATE=always cargo test -p godot-mcp-server --lib docs_`; do not edit by hand. -->\n\n\
-         Every tool carries `_meta.safety_class` in `tools/list`. `mutating` tools take \
-         `dry_run`; `destructive` tools take `dry_run` and need `confirm=true`.\n\n\
-         ## Toolsets\n\n\
-         `tools/list` holds the tools of the enabled toolsets, in this order. With no \
-         `--toolsets` / `GODOT_MCP_TOOLSETS`, the default ones are enabled and an agent \
-         enables the others with `manage_toolsets` (`list_toolsets` describes them); a \
-         named list is the ceiling and what is enabled at start (`all`: every tool, for \
-         clients that search tools themselves).\n\n\
-         | toolset | default | purpose | tools |\n|---|---|---|---|\n",
-    );
-    for t in Toolset::ALL {
-        let names: Vec<String> = tools
-            .iter()
-            .filter(|d| d.meta.toolset == t)
-            .map(|d| format!("`{}`", d.meta.name))
-            .collect();
-        out.push_str(&format!(
-            "| `{}` | {} | {} | {} |\n",
-            t.as_str(),
-            if Toolset::DEFAULT.contains(&t) {
-                "on"
-            } else {
-                "off"
-            },
-            t.purpose(),
-            names.join(", ")
-        ));
-    }
-    out.push_str("\n## Every tool\n\n| tool | class | toolset | effect |\n|---|---|---|---|\n");
-    for t in &tools {
-        out.push_str(&format!(
-            "| [`{0}`](#{0}) | {1} | {2} | {3} |\n",
-            t.meta.name,
-            t.meta.class.as_str(),
-            t.meta.toolset.as_str(),
-            crate::rules::effect_str(t.meta.effect)
-        ));
-    }
-    for t in &tools {
-        out.push_str(&format!(
-            "\n### {}\n\n{} — class `{}`, toolset `{}`, effect `{}`.\n\n{}\n",
-            t.meta.name,
-            t.meta.title,
-            t.meta.class.as_str(),
-            t.meta.toolset.as_str(),
-            crate::rules::effect_str(t.meta.effect),
-            t.meta
-                .description
-                .split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" ")
-        ));
-        // Generated now, not read from the published list: one regeneration run
-        // brings this page and the list up to date together.
-        let input_schema = (t.schemas)(&t.meta).0;
-        let props = input_schema.get("properties").and_then(Value::as_object);
-        let required: Vec<&str> = input_schema
-            .get("required")
-            .and_then(Value::as_array)
-            .map(|r| r.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
-        match props {
-            Some(props) if !props.is_empty() => {
-                out.push_str("\n| argument | type | required | description |\n|---|---|---|---|\n");
-                for (name, schema) in props {
-                    let ty = match schema.get("type") {
-                        Some(Value::String(s)) => s.clone(),
-                        Some(other) => other.to_string(),
-                        None => "any".into(),
-                    };
-                    let ty = match schema.get("enum").and_then(Value::as_array) {
-                        Some(values) => values
-                            .iter()
-                            .map(|v| format!("`{}`", v.as_str().unwrap_or("?")))
-                            .collect::<Vec<_>>()
-                            .join(" \\| "),
-                        None => ty,
-                    };
-                    let desc = schema
-                        .get("description")
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                        .replace('\n', " ");
-                    out.push_str(&format!(
-                        "| `{name}` | {ty} | {} | {desc} |\n",
-                        if required.contains(&name.as_str()) {
-                            "yes"
-                        } else {
-                            "no"
-                        }
-                    ));
-                }
-            }
-            _ => out.push_str("\nNo arguments.\n"),
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 pub(crate) mod tests {
+    use serde_json::Map;
+
     use super::*;
+    use crate::error::ErrorCode;
 
     /// Whether a stale generated doc is rewritten follows the switch of the contract's
     /// insta snapshot: `INSTA_UPDATE=always` (or `force`) rewrites it in place, any

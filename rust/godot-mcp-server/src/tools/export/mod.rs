@@ -16,7 +16,7 @@ use crate::project_root::decide_export_target;
 use crate::respath::ExportDest;
 use crate::rules::Toolset;
 use crate::state::AppState;
-use crate::tools::classref::engine_version;
+use crate::tools::godot_process::engine_version;
 use crate::tools::runtime::godot;
 use crate::tools::{CallFlags, ToolDef, ToolMeta};
 

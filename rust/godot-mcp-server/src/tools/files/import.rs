@@ -22,15 +22,14 @@ use std::time::{Duration, Instant};
 pub fn tools() -> Vec<ToolDef> {
     vec![
         ToolDef::new(
-            ToolMeta {
-                name: "rescan_filesystem",
-                title: "Rescan the editor's file system",
-                description: "Make the connected editor rescan the project and import what \
+            ToolMeta::runtime(
+                Toolset::Filesystem,
+                "rescan_filesystem",
+                "Rescan the editor's file system",
+                "Make the connected editor rescan the project and import what \
                     changed; waits until it finished (TIMEOUT if not within timeout_ms).",
-                class: SafetyClass::Runtime,
-                toolset: Toolset::Filesystem,
-                effect: None,
-            },
+                None,
+            ),
             rescan_filesystem,
         ),
         ToolDef::new(

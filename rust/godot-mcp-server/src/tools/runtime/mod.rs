@@ -52,14 +52,7 @@ pub(crate) fn meta(
     description: &'static str,
     effect: Option<EffectKind>,
 ) -> ToolMeta {
-    ToolMeta {
-        name,
-        title,
-        description,
-        class: SafetyClass::Runtime,
-        toolset: Toolset::Runtime,
-        effect,
-    }
+    ToolMeta::runtime(Toolset::Runtime, name, title, description, effect)
 }
 
 trait ReadOnly {

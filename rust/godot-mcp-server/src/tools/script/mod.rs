@@ -24,11 +24,11 @@ use crate::planes::project::{self as plane, Expect};
 use crate::respath::ResPath;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::classref::{godot, run_supervised};
 use crate::tools::common::{
     Walk, page_limit, paged_args, project_too_large, read_text, walk_project,
 };
 use crate::tools::files::write::{plan_write, require_script_path};
+use crate::tools::godot_process::{godot, run_supervised};
 use crate::tools::scene::nodes::some_node_paths;
 use crate::tools::{CallFlags, ToolDef, ToolMeta};
 

@@ -28,12 +28,12 @@ use crate::planes::project::{self as plane, Expect};
 use crate::respath::ResPath;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::classref::{godot, run_supervised};
 use crate::tools::common::read_text;
 use crate::tools::editor::{
     EditReply, blocking_as, godot_value, node_plan_as, query_as, reply_fields,
 };
 use crate::tools::files::write::plan_write;
+use crate::tools::godot_process::{godot, run_supervised, temp_folder};
 use crate::tools::{CallFlags, ToolDef, ToolMeta};
 use godot_mcp_protocol::commands as cmd;
 
@@ -558,8 +558,8 @@ async fn shader_validate(
     let program = godot()?;
     // A private project: the shader, its includes and the loader, nothing of the user's.
     let base = state.journal.lock().state_dir().join("shader_validate");
-    std::fs::create_dir_all(&base).map_err(|e| ToolError::internal(e.to_string()))?;
-    let dir = tempfile_dir(&base)?;
+    let work = temp_folder(&base, "")?;
+    let dir = work.path();
     let write = |name: &str, text: &str| {
         std::fs::write(dir.join(name), text).map_err(|e| ToolError::internal(e.to_string()))
     };
@@ -567,7 +567,7 @@ async fn shader_validate(
         write("project.godot", "config_version=5\n")?;
         write("validate.gd", VALIDATE_GD)?;
         write("shader.gdshader", &code)?;
-        let included = copy_includes(&state, &code, &dir)?;
+        let included = copy_includes(&state, &code, dir)?;
         let (ended, stdout, stderr) = run_supervised(
             &state,
             program,
@@ -616,17 +616,8 @@ async fn shader_validate(
         })
     }
     .await;
-    let _ = std::fs::remove_dir_all(&dir);
+    drop(work);
     result
-}
-
-/// A fresh folder under `base`, named at random.
-fn tempfile_dir(base: &Path) -> Result<std::path::PathBuf, ToolError> {
-    let mut b = [0u8; 8];
-    getrandom::fill(&mut b).map_err(|e| ToolError::internal(e.to_string()))?;
-    let dir = base.join(hex::encode(b));
-    std::fs::create_dir(&dir).map_err(|e| ToolError::internal(e.to_string()))?;
-    Ok(dir)
 }
 
 fn tail(s: &str, n: usize) -> String {

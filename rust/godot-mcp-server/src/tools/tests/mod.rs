@@ -18,7 +18,7 @@ use crate::planes::process::{self, LaunchSpec, errors};
 use crate::respath::ResPath;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::classref::{plain_launch, wait_ended};
+use crate::tools::godot_process::{plain_launch, wait_ended};
 use crate::tools::runtime::{ended_json, game_property, godot, session_of};
 use crate::tools::{CallFlags, ToolDef, ToolMeta};
 

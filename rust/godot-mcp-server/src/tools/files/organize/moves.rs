@@ -1,0 +1,367 @@
+//! move_file (every reference rewritten, one journaled change) and duplicate_file
+//! (a fresh uid for the copy).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use godot_mcp_formats::{ids, relink};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{
+    Done, MultiEffect, Op, REFERRING_EXTS, SIDECARS, Step, StepView, apply_steps, current_bytes,
+    journaled_writes, refuse_project_godot, require_literal_safe, rescan_hint, sidecar,
+};
+use crate::error::{ErrorCode, ToolError};
+use crate::planes::project::sha256_hex;
+use crate::planes::project::{self as plane};
+use crate::respath::ResPath;
+use crate::state::AppState;
+use crate::tools::analysis::{read_small, walk_files};
+use crate::tools::{Also, Plan};
+
+// move_file
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MoveArgs {
+    /// The file now.
+    from: ResPath,
+    /// Its new path (same extension; must not exist).
+    to: ResPath,
+    /// `from`'s sha256 now; else STALE.
+    #[serde(default)]
+    expected_sha256: Option<String>,
+}
+
+/// Every project file that may name another by a res:// literal, but `skip`.
+pub(super) fn referring_files(
+    state: &AppState,
+    skip: &[String],
+) -> Result<Vec<(ResPath, PathBuf, u64)>, ToolError> {
+    let root = ResPath::root();
+    let real = state.project.resolve("path", &root)?;
+    let mut found = Vec::new();
+    let mut visited = 0;
+    walk_files(state, &real, &root, &mut found, &mut visited)?;
+    // In path order, so a plan lists its files the same way on every run.
+    found.sort();
+    let mut out = Vec::new();
+    for (path, real, size) in found {
+        if skip.contains(&path) {
+            continue;
+        }
+        let Ok(p) = ResPath::parse(&path) else {
+            continue;
+        };
+        let referring = p
+            .extension()
+            .is_some_and(|e| REFERRING_EXTS.contains(&e.as_str()));
+        if referring {
+            out.push((p, real, size));
+        }
+    }
+    Ok(out)
+}
+
+pub(super) fn text_ext(path: &ResPath) -> bool {
+    path.extension()
+        .is_some_and(|e| REFERRING_EXTS.contains(&e.as_str()))
+}
+
+/// The checks move and duplicate share: neither side is project.godot, the paths
+/// differ and the extension stays. `why` ends the extension refusal.
+pub(super) fn check_from_to(from: &ResPath, to: &ResPath, why: &str) -> Result<(), ToolError> {
+    refuse_project_godot("from", from)?;
+    refuse_project_godot("to", to)?;
+    if from == to {
+        return Err(ToolError::invalid_params(
+            "to",
+            "`to` is the same path as `from`",
+        ));
+    }
+    if from.extension() != to.extension() {
+        return Err(ToolError::invalid_params(
+            "to",
+            format!("{to} changes the extension of {from}{why}"),
+        ));
+    }
+    Ok(())
+}
+
+/// `bytes` of `src` still hash to `sha`, the hash the plan was made from.
+pub(super) fn unchanged(
+    src: &ResPath,
+    bytes: &[u8],
+    sha: &str,
+    what: &str,
+) -> Result<(), ToolError> {
+    if sha256_hex(bytes) != sha {
+        return Err(ToolError::new(
+            ErrorCode::Stale,
+            format!("{src} changed while the {what} was planned; nothing was written"),
+        ));
+    }
+    Ok(())
+}
+
+pub(super) fn plan_move(
+    state: Arc<AppState>,
+    args: MoveArgs,
+) -> Result<Plan<MultiEffect, Done>, ToolError> {
+    let (from, to) = (args.from, args.to);
+    // Before check_from_to's checks: a literal-unsafe path is never project.godot,
+    // so the order changes no answer.
+    require_literal_safe("from", &from)?;
+    require_literal_safe("to", &to)?;
+    check_from_to(&from, &to, "; Godot picks the loader by extension")?;
+    for suffix in SIDECARS {
+        if from.rel().ends_with(suffix) {
+            return Err(ToolError::invalid_params(
+                "from",
+                format!("{from} is a sidecar; move the file it describes"),
+            ));
+        }
+    }
+    let main = plane::check_delete(
+        &state.project,
+        "from",
+        &from,
+        args.expected_sha256.as_deref().into(),
+    )?;
+    if plane::current(&state.project, "to", &to)?.is_some() {
+        return Err(
+            ToolError::invalid_params("to", format!("{to} already exists"))
+                .hint("Pick a free path, or delete the file there first (delete_resource_file)."),
+        );
+    }
+    let (old, new) = (from.to_string(), to.to_string());
+
+    // The new copies first (the file and its sidecars), with references to itself
+    // and the .import's source_file rewritten; then every referrer; then the deletes.
+    let mut steps: Vec<Step> = Vec::new();
+    let mut views: Vec<StepView> = Vec::new();
+    let mut deletes: Vec<Step> = Vec::new();
+    let mut moved = vec![(from.clone(), to.clone(), main.sha256_before.clone())];
+    for suffix in SIDECARS {
+        let side = sidecar(&from, suffix)?;
+        if let Some((sha, _)) = plane::current(&state.project, "from", &side)? {
+            let target = sidecar(&to, suffix)?;
+            if plane::current(&state.project, "to", &target)?.is_some() {
+                return Err(ToolError::invalid_params(
+                    "to",
+                    format!("{target} already exists"),
+                ));
+            }
+            moved.push((side, target, sha));
+        }
+    }
+    for (src, dst, sha) in &moved {
+        let bytes = current_bytes(&state, "from", src)?;
+        unchanged(src, &bytes, sha, "move")?;
+        let rewritten = if text_ext(src) || src.rel().ends_with(".import") {
+            std::str::from_utf8(&bytes)
+                .ok()
+                .and_then(|t| relink::rewrite_path_literals(t, &old, &new))
+        } else {
+            None
+        };
+        let (bytes, lines) = match rewritten {
+            Some((t, lines)) => (t.into_bytes(), lines),
+            None => (bytes, Vec::new()),
+        };
+        views.push(StepView {
+            path: dst.to_string(),
+            action: "create",
+            lines,
+        });
+        steps.push(Step {
+            path: dst.clone(),
+            op: Op::Write {
+                bytes,
+                before: None,
+            },
+        });
+        deletes.push(Step {
+            path: src.clone(),
+            op: Op::Delete {
+                before: sha.clone(),
+            },
+        });
+    }
+    let skip: Vec<String> = moved.iter().map(|(s, _, _)| s.to_string()).collect();
+    for (path, real, size) in referring_files(&state, &skip)? {
+        let Ok(text) = read_small(&state, &real, size) else {
+            continue;
+        };
+        if let Some((new_text, lines)) = relink::rewrite_path_literals(&text, &old, &new) {
+            views.push(StepView {
+                path: path.to_string(),
+                action: "overwrite",
+                lines,
+            });
+            steps.push(Step {
+                path,
+                op: Op::Write {
+                    bytes: new_text.into_bytes(),
+                    before: Some(sha256_hex(text.as_bytes())),
+                },
+            });
+        }
+    }
+    for d in &deletes {
+        views.push(StepView {
+            path: d.path.to_string(),
+            action: "delete",
+            lines: Vec::new(),
+        });
+    }
+    steps.extend(deletes);
+    let effect = MultiEffect {
+        action: "move",
+        files: views,
+        persistence: rescan_hint(),
+        undo: journaled_writes(),
+    };
+    let state = state.clone();
+    Plan::new(effect, move |call| {
+        apply_steps(&state, call, "from", &steps)
+    })
+}
+
+// ---------------------------------------------------------------------------
+// duplicate_file
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DuplicateArgs {
+    /// The file to copy.
+    from: ResPath,
+    /// The copy's path (same extension; must not exist).
+    to: ResPath,
+}
+
+/// 64 bits derived from `parts` (sha256), standing in for the engine's random uid
+/// and id bits. Derived, not drawn, so a dry run reports the exact bytes the real
+/// run writes; the target path is always a part, so distinct files get distinct ids.
+pub(crate) fn derived_u64(parts: &[&str]) -> u64 {
+    let joined = parts.join("\0");
+    let hex = sha256_hex(joined.as_bytes());
+    u64::from_str_radix(&hex[..16], 16).unwrap_or(0)
+}
+
+/// The uid a duplicate gets, and how.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(super) struct CopyUid {
+    uid: Option<String>,
+    how: &'static str,
+}
+
+/// What a duplicate reports beyond its files: the copy's uid.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(super) struct Duplicated {
+    uid: CopyUid,
+}
+
+pub(super) fn plan_duplicate(
+    state: Arc<AppState>,
+    args: DuplicateArgs,
+) -> Result<Plan<Also<MultiEffect, Duplicated>, Done>, ToolError> {
+    let (from, to) = (args.from, args.to);
+    check_from_to(&from, &to, "")?;
+    let Some((sha, _)) = plane::current(&state.project, "from", &from)? else {
+        return Err(ToolError::not_found(format!("{from} does not exist")).param("from"));
+    };
+    if plane::current(&state.project, "to", &to)?.is_some() {
+        return Err(ToolError::invalid_params(
+            "to",
+            format!("{to} already exists"),
+        ));
+    }
+    let bytes = current_bytes(&state, "from", &from)?;
+    unchanged(&from, &bytes, &sha, "copy")?;
+    let fresh = ids::uid_text(derived_u64(&["duplicate_file", &to.to_string(), &sha]));
+    let ext = from.extension().unwrap_or_default();
+    let mut steps = Vec::new();
+    // How the copy gets a uid of its own: two files with one uid make Godot resolve
+    // references to either one to the same file.
+    let uid = if ext == "tscn" || ext == "tres" {
+        let text = String::from_utf8(bytes).map_err(|_| {
+            ToolError::new(ErrorCode::ParseError, format!("{from} is not UTF-8 text"))
+        })?;
+        let copy = relink::set_header_uid(&text, &fresh).ok_or_else(|| {
+            ToolError::new(
+                ErrorCode::ParseError,
+                format!("{from} does not start with a [gd_scene] or [gd_resource] header"),
+            )
+        })?;
+        steps.push(Step {
+            path: to.clone(),
+            op: Op::Write {
+                bytes: copy.into_bytes(),
+                before: None,
+            },
+        });
+        CopyUid {
+            uid: Some(fresh),
+            how: "a fresh uid in the copy's header",
+        }
+    } else {
+        steps.push(Step {
+            path: to.clone(),
+            op: Op::Write {
+                bytes,
+                before: None,
+            },
+        });
+        let had_uid_file =
+            plane::current(&state.project, "from", &sidecar(&from, ".uid")?)?.is_some();
+        let imported =
+            plane::current(&state.project, "from", &sidecar(&from, ".import")?)?.is_some();
+        if had_uid_file {
+            steps.push(Step {
+                path: sidecar(&to, ".uid")?,
+                op: Op::Write {
+                    bytes: format!("{fresh}\n").into_bytes(),
+                    before: None,
+                },
+            });
+            CopyUid {
+                uid: Some(fresh),
+                how: "a fresh .uid file",
+            }
+        } else if imported {
+            CopyUid {
+                uid: None,
+                how: "the .import is not copied: Godot imports the copy and assigns it a uid on its next scan",
+            }
+        } else {
+            CopyUid {
+                uid: None,
+                how: "the original has no uid",
+            }
+        }
+    };
+    for s in &steps {
+        s.check(&state, "to")?;
+    }
+    let views = steps
+        .iter()
+        .map(|s| StepView {
+            path: s.path.to_string(),
+            action: s.action(),
+            lines: Vec::new(),
+        })
+        .collect();
+    let effect = Also {
+        base: MultiEffect {
+            action: "duplicate",
+            files: views,
+            persistence: rescan_hint(),
+            undo: journaled_writes(),
+        },
+        more: Duplicated { uid },
+    };
+    let state = state.clone();
+    Plan::new(effect, move |call| apply_steps(&state, call, "to", &steps))
+}

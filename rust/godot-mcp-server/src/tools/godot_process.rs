@@ -1,0 +1,168 @@
+//! Godot as a child process: locate the binary, run it under the process plane's
+//! supervisor and wait for it, read its version. Every tool that runs Godot
+//! (class reference, shaders, scripts, tests, export, runtime) goes through here.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::error::{ErrorCode, ToolError};
+use crate::planes::process::{Ended, LaunchSpec, Session};
+use crate::rules::find_godot_binary;
+use crate::state::AppState;
+
+/// Longest `godot --version` may take.
+pub(crate) const VERSION_TIMEOUT: Duration = Duration::from_secs(30);
+
+pub(crate) fn godot() -> Result<PathBuf, ToolError> {
+    find_godot_binary(
+        std::env::var_os("GODOT_BIN").as_deref(),
+        std::env::var_os("PATH").as_deref(),
+    )
+}
+
+/// A launch of `program args…` with no user arguments and no parent that writes no
+/// project file (`purpose` is what the supervisor's control arguments key on).
+pub(crate) fn plain_launch(
+    purpose: &'static str,
+    tool_family: &'static str,
+    operation: &'static str,
+    program: PathBuf,
+    args: Vec<String>,
+) -> LaunchSpec {
+    LaunchSpec {
+        purpose,
+        program,
+        args,
+        user_args: vec![],
+        tool_family,
+        operation,
+        parent: None,
+        writes_disk: false,
+    }
+}
+
+/// Wait for a supervised process to end, killing it after `limit`; `killed` is the
+/// internal error should it outlive its kill.
+pub(crate) async fn wait_ended(
+    session: &Session,
+    limit: Duration,
+    killed: &'static str,
+) -> Result<Ended, ToolError> {
+    session
+        .wait_or_kill(limit)
+        .await
+        .ok_or_else(|| ToolError::internal(killed))
+}
+
+/// Run `program args…` (purpose = `operation`) under the supervisor (a journaled process_launch) and wait
+/// for it, at most `limit`; returns how it ended, its stdout and its stderr.
+pub(crate) async fn run_supervised(
+    state: &Arc<AppState>,
+    program: PathBuf,
+    args: Vec<String>,
+    operation: &'static str,
+    limit: Duration,
+) -> Result<(Ended, String, String), ToolError> {
+    let spec = plain_launch(operation, "project.scripts", operation, program, args);
+    let session = state.process.launch(state, spec).await?;
+    let ended = wait_ended(&session, limit, "the killed Godot process did not end").await?;
+    if ended.timed_out {
+        return Err(ToolError::new(
+            ErrorCode::Timeout,
+            format!(
+                "Godot ({operation}) did not finish within {} s",
+                limit.as_secs()
+            ),
+        ));
+    }
+    // A log that cannot be read is an error, never empty output: a parse check
+    // reading nothing would report "no errors".
+    let dir = session.output_dir();
+    let read = |n: &str| {
+        let path = dir.join(n);
+        std::fs::read(&path)
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .map_err(|e| {
+                ToolError::new(
+                    ErrorCode::Io,
+                    format!(
+                        "Godot ({operation}) ran, but its {n} cannot be read ({}); its output \
+                         is unknown, not empty",
+                        e.kind()
+                    ),
+                )
+            })
+    };
+    Ok((ended, read("stdout.log")?, read("stderr.log")?))
+}
+
+/// The engine's version line, from `godot --version`.
+pub(crate) async fn engine_version(
+    state: &Arc<AppState>,
+    program: &Path,
+) -> Result<String, ToolError> {
+    let (_, stdout, stderr) = run_supervised(
+        state,
+        program.to_path_buf(),
+        vec!["--version".into()],
+        "engine_version",
+        VERSION_TIMEOUT,
+    )
+    .await?;
+    stdout
+        .lines()
+        .map(str::trim)
+        .rfind(|l| l.starts_with(|c: char| c.is_ascii_digit()))
+        .map(str::to_string)
+        .ok_or_else(|| {
+            ToolError::new(
+                ErrorCode::PreconditionFailed,
+                format!(
+                    "{} --version printed no version: {}",
+                    program.display(),
+                    stderr.trim()
+                ),
+            )
+        })
+}
+
+/// A fresh private folder under `base` (created if missing), named `<prefix><random>`,
+/// removed when the guard is dropped: on every return and when the call's future is
+/// dropped mid-await (a cancelled call), so no run of Godot leaves one behind.
+pub(crate) fn temp_folder(base: &Path, prefix: &str) -> Result<tempfile::TempDir, ToolError> {
+    std::fs::create_dir_all(base).map_err(|e| ToolError::internal(e.to_string()))?;
+    tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir_in(base)
+        .map_err(|e| ToolError::internal(format!("a work folder in {}: {e}", base.display())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A call dropped while it awaits (a cancelled tools/call) leaves no work folder.
+    #[tokio::test]
+    async fn a_cancelled_call_leaves_no_work_folder() {
+        let base = tempfile::tempdir().unwrap();
+        let (made, seen) = tokio::sync::oneshot::channel();
+        let root = base.path().to_path_buf();
+        let call = async move {
+            let work = temp_folder(&root, "doctool-").unwrap();
+            made.send(work.path().to_path_buf()).unwrap();
+            std::future::pending::<()>().await;
+            drop(work);
+        };
+        let handle = tokio::spawn(async move {
+            tokio::pin!(call);
+            call.await
+        });
+        let folder = seen.await.unwrap();
+        assert!(folder.is_dir());
+        handle.abort();
+        assert!(handle.await.unwrap_err().is_cancelled());
+        assert!(!folder.exists(), "{} outlived its call", folder.display());
+        assert_eq!(std::fs::read_dir(base.path()).unwrap().count(), 0);
+    }
+}
