@@ -507,20 +507,23 @@ fn serve_connection(stream: TcpStream, inner: Arc<Inner>) {
         return;
     };
     let generation = inner.generations.fetch_add(1, Ordering::SeqCst) + 1;
-    send_frame(
-        &stream,
-        &ServerMessage::HelloReply(HelloReply::Accepted {
-            protocol_version: BRIDGE_PROTOCOL_VERSION,
-            server_version: env!("CARGO_PKG_VERSION").into(),
-        }),
-    );
     let peer = Peer {
         godot_version: hello.godot_version,
         addon_version: hello.addon_version,
     };
     tracing::info!(godot = %peer.godot_version, addon = %peer.addon_version, "editor bridge: add-on connected");
     {
+        // "Accepted" is sent under the connection's lock and the connection is in place
+        // before the lock is let go: a peer that has read "accepted" is reachable by the
+        // very next request, and no request can overtake the reply on the wire.
         let mut conn = inner.conn.lock();
+        send_frame(
+            &stream,
+            &ServerMessage::HelloReply(HelloReply::Accepted {
+                protocol_version: BRIDGE_PROTOCOL_VERSION,
+                server_version: env!("CARGO_PKG_VERSION").into(),
+            }),
+        );
         if let Some(old) = conn.take() {
             // One editor per project: the newer connection wins; the old one's pending
             // requests are answered "lost" when its reader ends.
