@@ -194,12 +194,27 @@ impl Serialize for ResPath {
 impl<'de> Deserialize<'de> for ResPath {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s = String::deserialize(d)?;
-        ResPath::parse(&s).map_err(|e| serde::de::Error::custom(format!("{PATH_REFUSED_TAG}{e}")))
+        ResPath::parse(&s).map_err(|e| refusal_error(e.to_string()))
     }
 }
 
-/// Prefix that lets the argument decoder tell a path refusal from a type error.
-pub(crate) const PATH_REFUSED_TAG: &str = "\u{1}path-refused:";
+thread_local! {
+    /// The last path refusal made while decoding on this thread: the argument decoder
+    /// (`registry::args::decode_args`) clears it, deserializes, and takes it, so a
+    /// refusal reaches the tool error as a value, not as a tag inside serde's text.
+    static REFUSAL: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// A path refusal as a serde error, remembered for the argument decoder.
+fn refusal_error<E: serde::de::Error>(msg: String) -> E {
+    REFUSAL.with(|r| *r.borrow_mut() = Some(msg.clone()));
+    E::custom(msg)
+}
+
+/// Takes (and clears) the path refusal last made on this thread.
+pub(crate) fn take_refusal() -> Option<String> {
+    REFUSAL.with(|r| r.borrow_mut().take())
+}
 
 impl JsonSchema for ResPath {
     fn schema_name() -> std::borrow::Cow<'static, str> {
@@ -255,7 +270,7 @@ impl ExportTarget {
 impl<'de> Deserialize<'de> for ExportTarget {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s = String::deserialize(d)?;
-        let tag = |m: &str| serde::de::Error::custom(format!("{PATH_REFUSED_TAG}{m}"));
+        let tag = |m: &str| refusal_error::<D::Error>(m.to_string());
         if s.starts_with("res://") {
             ResPath::parse(&s).map_err(|e| tag(&e.0))?;
         } else if !looks_absolute(&s) {

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use super::{CallFlags, CheckFn, Handler, ToolDef};
 use crate::error::{ErrorCode, ToolError};
-use crate::respath::PATH_REFUSED_TAG;
+use crate::respath::take_refusal;
 use crate::rules::{EffectKind, SafetyClass};
 
 pub(super) fn check_fn<A: DeserializeOwned + 'static>() -> CheckFn {
@@ -99,12 +99,19 @@ pub(super) fn kind_of(v: &Value) -> &'static str {
 
 /// Decode arguments into `A`, naming the offending field on failure.
 pub(crate) fn decode_args<A: DeserializeOwned>(args: Value) -> Result<A, ToolError> {
-    serde_path_to_error::deserialize::<_, A>(args).map_err(|err| {
+    take_refusal();
+    let decoded = serde_path_to_error::deserialize::<_, A>(args);
+    let refused = take_refusal();
+    decoded.map_err(|err| {
         let path = err.path().to_string();
-        let inner = err.into_inner().to_string();
-        if let Some(pos) = inner.find(PATH_REFUSED_TAG) {
-            let msg = &inner[pos + PATH_REFUSED_TAG.len()..];
-            let msg = msg.split(" at line ").next().unwrap_or(msg);
+        let inner = err.into_inner();
+        // Decoded from a `Value`, an error carries no position (line 0), so its text
+        // is the message alone: nothing to cut off.
+        debug_assert_eq!(inner.line(), 0);
+        let inner = inner.to_string();
+        // A refused path is the error only when it is the very error serde gave back
+        // (an untagged enum may refuse one variant and fail on another).
+        if let Some(msg) = refused.filter(|m| *m == inner) {
             return ToolError::new(
                 ErrorCode::PathRefused,
                 format!("`{path}` is refused: {msg}"),
@@ -112,13 +119,9 @@ pub(crate) fn decode_args<A: DeserializeOwned>(args: Value) -> Result<A, ToolErr
             .param(path)
             .hint("File paths are res:// paths inside the project, like res://scenes/main.tscn.");
         }
-        let inner = inner
-            .split(" at line ")
-            .next()
-            .unwrap_or(&inner)
-            .to_string();
         let param = if path == "." {
-            // serde reports missing/unknown fields at the root; recover the field name.
+            // serde reports missing/unknown fields at the root; its `missing field `x``
+            // and `unknown field `x`` messages name the field.
             field_in_message(&inner).unwrap_or_else(|| ".".into())
         } else {
             path
@@ -135,4 +138,32 @@ pub(super) fn field_in_message(msg: &str) -> Option<String> {
     let start = msg.find('`')? + 1;
     let end = msg[start..].find('`')? + start;
     Some(msg[start..end].to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::respath::ResPath;
+    use serde_json::json;
+
+    #[derive(Debug, serde::Deserialize)]
+    #[serde(untagged)]
+    #[allow(dead_code)]
+    enum PathOrCount {
+        Path(ResPath),
+        Count(u32),
+    }
+
+    /// A refusal is the tool error only when it is the error serde gave back: an
+    /// untagged enum that refuses the path variant and then fails on the other is a
+    /// type error, not PATH_REFUSED; a plain refusal is PATH_REFUSED with no tag left
+    /// in its text.
+    #[test]
+    fn a_refusal_is_the_error_only_when_serde_gave_it_back() {
+        let e = decode_args::<PathOrCount>(json!("res://../up")).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidParams, "{e:?}");
+        let e = decode_args::<ResPath>(json!("res://../up")).unwrap_err();
+        assert_eq!(e.code, ErrorCode::PathRefused, "{e:?}");
+        assert!(!e.message.contains('\u{1}'), "{e:?}");
+    }
 }
