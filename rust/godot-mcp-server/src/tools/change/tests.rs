@@ -363,3 +363,42 @@ async fn atomic_run_commands_with_a_failing_second_entry_writes_nothing() {
     );
     assert!(root.join("a.gd").exists() && root.join("b.gd").exists());
 }
+
+/// The previews of commit_change and abandon_change report the open change as it
+/// stands (its files, still "open") and end nothing; begin_change takes no preview.
+/// (tests/safety.rs' generic preview-vs-run check leaves these session tools to here.)
+#[tokio::test]
+async fn previews_report_the_open_change_and_end_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let served = served_with(root, None);
+    let e = call(&served, "begin_change", json!({"dry_run": true}))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidParams);
+    call(&served, "begin_change", json!({})).await.unwrap();
+    call(
+        &served,
+        "write_script",
+        script("res://a.gd", "extends Node\n"),
+    )
+    .await
+    .unwrap();
+    for tool in ["commit_change", "abandon_change"] {
+        let args = json!({"dry_run": true});
+        let p = call(&served, tool, args).await.unwrap();
+        assert_eq!(p["status"], "open", "{tool}: {p}");
+        assert_eq!(p["dry_run"], true);
+        assert_eq!(
+            p["files"],
+            json!([{"path": "res://a.gd", "action": "create"}])
+        );
+        assert!(!root.join("a.gd").exists(), "{tool}'s preview wrote");
+    }
+    let done = call(&served, "commit_change", json!({})).await.unwrap();
+    assert_eq!(
+        done["status"], "committed",
+        "the previews ended nothing: {done}"
+    );
+    assert!(root.join("a.gd").exists());
+}
