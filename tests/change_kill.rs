@@ -94,54 +94,15 @@ async fn a_move_killed_at_every_boundary_is_whole_or_not_at_all() {
     };
     let pre = snapshot(project().path());
     assert_ne!(pre, post);
-    let mut verdicts = BTreeMap::new();
-    for point in boundaries() {
-        let p = project();
-        let state = p.path().join(".state");
-        support::call_until_failpoint(p.path(), &state, &point, vec![("move_file", move_args())])
-            .await;
-        let (mut child, lines) = support::start_and_read_gate(p.path(), &state);
-        drop(child.stdin.take());
-        child.wait().unwrap();
-        let now = snapshot(p.path());
-        let verdict = if now == pre {
-            "compensated"
-        } else if now == post {
-            "committed"
-        } else {
-            panic!("at {point}: neither pre- nor post-state: {:?}", now.keys())
-        };
-        // Once the terminal row is recorded there is nothing left to reconcile.
-        let reconciled = lines
-            .iter()
-            .filter(|l| l.contains("startup reconciliation"))
-            .collect::<Vec<_>>();
-        if point.starts_with(fp::CHANGE_AFTER_TERMINAL) {
-            assert!(reconciled.is_empty(), "at {point}: {lines:?}");
-        } else {
-            assert_eq!(
-                reconciled,
-                [&format!(
-                    "godot-mcp serve: startup reconciliation {verdict}=1"
-                )],
-                "at {point}: {lines:?}"
-            );
-        }
-        assert_eq!(
-            lines.last().map(String::as_str),
-            Some("godot-mcp serve: write gate open"),
-            "at {point}: {lines:?}"
-        );
-        verdicts.insert(point, verdict);
-    }
-    // Whole from the last file's unlink on, nothing before it.
-    let landed = format!("{}@2", fp::AFTER_UNLINK);
-    let mut after = false;
-    for point in boundaries() {
-        after |= point == landed;
-        let want = if after { "committed" } else { "compensated" };
-        assert_eq!(verdicts[&point], want, "at {point}");
-    }
+    whole_at_every_boundary(
+        boundaries(),
+        project,
+        || vec![("move_file", move_args())],
+        (pre, post),
+        // Whole from the last file's unlink on, nothing before it.
+        &format!("{}@2", fp::AFTER_UNLINK),
+    )
+    .await;
 }
 
 // ---------------------------------------------------------------------------------
@@ -224,11 +185,36 @@ async fn an_agent_change_killed_at_every_boundary_is_whole_or_not_at_all() {
     };
     let pre = snapshot(agent_project().path());
     assert_ne!(pre, post);
+    whole_at_every_boundary(
+        agent_boundaries(),
+        agent_project,
+        agent_calls,
+        (pre, post),
+        // Whole from the last file's rename on, nothing before it.
+        &format!("{}@2", fp::AFTER_RENAME),
+    )
+    .await;
+}
+
+type Snapshot = BTreeMap<String, Vec<u8>>;
+
+/// Kills the server at each of `points` inside `calls` on a fresh `project()`,
+/// restarts it, and derives the verdict from disk: the pre-state is compensated, the
+/// post-state committed, anything else a failure. The startup lines must name that
+/// verdict (nothing to reconcile once the terminal row is recorded) and open the write
+/// gate; every point before `landed` is compensated, `landed` and after committed.
+async fn whole_at_every_boundary(
+    points: Vec<String>,
+    project: fn() -> tempfile::TempDir,
+    calls: fn() -> Vec<(&'static str, Value)>,
+    (pre, post): (Snapshot, Snapshot),
+    landed: &str,
+) {
     let mut verdicts = BTreeMap::new();
-    for point in agent_boundaries() {
-        let p = agent_project();
+    for point in &points {
+        let p = project();
         let state = p.path().join(".state");
-        support::call_until_failpoint(p.path(), &state, &point, agent_calls()).await;
+        support::call_until_failpoint(p.path(), &state, point, calls()).await;
         let (mut child, lines) = support::start_and_read_gate(p.path(), &state);
         drop(child.stdin.take());
         child.wait().unwrap();
@@ -240,6 +226,7 @@ async fn an_agent_change_killed_at_every_boundary_is_whole_or_not_at_all() {
         } else {
             panic!("at {point}: neither pre- nor post-state: {:?}", now.keys())
         };
+        // Once the terminal row is recorded there is nothing left to reconcile.
         let reconciled = lines
             .iter()
             .filter(|l| l.contains("startup reconciliation"))
@@ -260,14 +247,12 @@ async fn an_agent_change_killed_at_every_boundary_is_whole_or_not_at_all() {
             Some("godot-mcp serve: write gate open"),
             "at {point}: {lines:?}"
         );
-        verdicts.insert(point, verdict);
+        verdicts.insert(point.clone(), verdict);
     }
-    // Whole from the last file's rename on, nothing before it.
-    let landed = format!("{}@2", fp::AFTER_RENAME);
     let mut after = false;
-    for point in agent_boundaries() {
+    for point in &points {
         after |= point == landed;
         let want = if after { "committed" } else { "compensated" };
-        assert_eq!(verdicts[&point], want, "at {point}");
+        assert_eq!(verdicts[point], want, "at {point}");
     }
 }
