@@ -691,39 +691,17 @@ async fn nested_resource_paths_are_refused_before_the_editor() {
 fn peer(
     d: &godot_mcp_protocol::Discovery,
 ) -> std::thread::JoinHandle<Vec<godot_mcp_protocol::Request>> {
-    use std::io::{BufRead, Write};
-    let (mut writer, mut reader, line) = bridge_hello(d, &d.token);
-    assert!(line.contains("accepted"), "{line}");
-    std::thread::spawn(move || {
-        let mut seen = Vec::new();
-        loop {
-            let mut line = String::new();
-            if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                return seen;
-            }
-            let Ok(godot_mcp_protocol::ServerMessage::Request(r)) = serde_json::from_str(&line)
-            else {
-                continue;
-            };
-            seen.push(r.clone());
-            let scene = "res://scenes/main.tscn";
-            let mut v = serde_json::to_value(godot_mcp_protocol::persistence::verdict(true, scene))
-                .unwrap();
-            v["scene"] = json!(scene);
-            v["steps"] = json!(r.params["steps"].as_array().map_or(0, Vec::len));
-            if r.params["check_only"] != json!(true) {
-                v["action"] = r.params["action"].clone();
-                v["nodes"] = json!([]);
-            }
-            let reply = godot_mcp_protocol::AddonMessage::Reply(godot_mcp_protocol::Reply {
-                id: r.id,
-                outcome: godot_mcp_protocol::Outcome::Ok(v),
-            });
-            let text = format!("{}\n", serde_json::to_string(&reply).unwrap());
-            if writer.write_all(text.as_bytes()).is_err() {
-                return seen;
-            }
+    support::addon_peer(d, |r| {
+        let scene = "res://scenes/main.tscn";
+        let mut v =
+            serde_json::to_value(godot_mcp_protocol::persistence::verdict(true, scene)).unwrap();
+        v["scene"] = json!(scene);
+        v["steps"] = json!(r.params["steps"].as_array().map_or(0, Vec::len));
+        if r.params["check_only"] != json!(true) {
+            v["action"] = r.params["action"].clone();
+            v["nodes"] = json!([]);
         }
+        v
     })
 }
 
