@@ -86,6 +86,29 @@ impl Served {
             .flatten()
     }
 
+    /// For each picker, the first notification it takes, in any arrival order (rmcp's
+    /// client runs every notification's handler as its own task, so two sent in order
+    /// can reach the recorder swapped); `None` for a picker still unmatched when the
+    /// server closed or 60 s passed.
+    async fn all_of<const N: usize>(
+        &mut self,
+        picks: [&dyn Fn(&Heard) -> bool; N],
+    ) -> [Option<Heard>; N] {
+        let mut got: [Option<Heard>; N] = std::array::from_fn(|_| None);
+        let wait = async {
+            while got.iter().any(Option::is_none) {
+                let Some(h) = self.heard.recv().await else {
+                    break;
+                };
+                if let Some(i) = (0..N).find(|&i| got[i].is_none() && picks[i](&h)) {
+                    got[i] = Some(h);
+                }
+            }
+        };
+        let _ = tokio::time::timeout(Duration::from_secs(60), wait).await;
+        got
+    }
+
     /// Every notification heard so far, without waiting.
     fn drain(&mut self) -> Vec<Heard> {
         let mut all = Vec::new();
@@ -190,15 +213,12 @@ async fn log_lines_reach_a_client_at_its_level_and_above_only() {
         json!({"frames": 5, "timeout_ms": 20000}),
     )
     .await;
-    assert!(
-        served
-            .until(|h| log_text(h).is_some_and(|t| t.contains("launch: started")))
-            .await
-            .is_some()
-    );
-    let ended = served
-        .until(|h| log_text(h).is_some_and(|t| t.contains("launch: ended")))
-        .await
+    let logged =
+        |needle: &'static str| move |h: &Heard| log_text(h).is_some_and(|t| t.contains(needle));
+    let (started, ended) = (logged("launch: started"), logged("launch: ended"));
+    let [started, ended] = served.all_of([&started, &ended]).await;
+    assert!(started.is_some(), "no log line for the launch's start");
+    let ended = ended
         .and_then(|h| log_text(&h))
         .expect("the launch's end as a log line");
     assert!(ended.contains("committed"), "{ended}");
@@ -373,19 +393,27 @@ async fn a_launching_call_reports_its_real_steps_as_progress() {
         json!({"frames": 5, "timeout_ms": 20000}),
     )
     .await;
-    let mut steps = Vec::new();
-    for needle in [
+    let needles = [
         "run_and_capture launched",
         "run_and_capture ended (exit code 0)",
         "output read",
-    ] {
-        let got = served
-            .until(|h| progress_message(h).is_some_and(|(_, m)| m.contains(needle)))
-            .await
-            .and_then(|h| progress_message(&h))
-            .unwrap_or_else(|| panic!("no progress step {needle:?}"));
-        steps.push(got.0);
-    }
+    ];
+    let step = |needle: &'static str| {
+        move |h: &Heard| progress_message(h).is_some_and(|(_, m)| m.contains(needle))
+    };
+    let (a, b, c) = (step(needles[0]), step(needles[1]), step(needles[2]));
+    let heard = served.all_of([&a, &b, &c]).await;
+    // The steps' order is the progress numbers the server gave them, not arrival order.
+    let steps: Vec<f64> = heard
+        .iter()
+        .zip(needles)
+        .map(|(h, needle)| {
+            h.as_ref()
+                .and_then(progress_message)
+                .unwrap_or_else(|| panic!("no progress step {needle:?}"))
+                .0
+        })
+        .collect();
     assert!(
         steps.windows(2).all(|w| w[0] < w[1]),
         "progress must increase: {steps:?}"
