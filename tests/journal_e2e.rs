@@ -175,3 +175,97 @@ fn repair_is_not_reachable_over_mcp() {
         assert!(!name.contains("repair"), "{name} exposes repair over MCP");
     }
 }
+
+/// Guards against (issue 28): the CLI refusing a quarantined change, or acknowledging
+/// one while a file is not at its post-state. A change (transaction 301) creates
+/// `a.txt` and deletes `b.txt`; reconciliation finds `a.txt` holding other bytes and
+/// quarantines it. Through the real binary: acknowledging is refused (exit 1) while
+/// `a.txt` is neither state, compensating is refused while `b.txt` is deleted and no
+/// pre-image of it was kept; once `a.txt` holds its post-state, a dry run records
+/// nothing and `acknowledge-safe-state` records `committed` (exit 0), the gate open.
+#[test]
+fn repair_resolves_a_quarantined_change_only_when_every_file_is_proven() {
+    use godot_mcp_journal::journal::JOURNAL_FILE;
+    use godot_mcp_journal::{ChangeFile, ChangeIntent, FileState, Journal, WriteGate, proof};
+    let project = tiny_project();
+    let state = tempfile::tempdir().unwrap();
+    let (identity, state_dir) = {
+        let mut j = Journal::open(state.path(), project.path()).unwrap();
+        j.reconcile().unwrap();
+        (j.identity().clone(), j.state_dir().to_path_buf())
+    };
+    let file = |path: &str, pre: FileState, post: FileState| ChangeFile {
+        path: path.into(),
+        pre,
+        post,
+        temp: format!(".gmcp-{path}.tmp"),
+    };
+    let intent = proof::Intent::Change(ChangeIntent {
+        files: vec![
+            file("a.txt", FileState::Absent, FileState::of(b"new")),
+            file("b.txt", FileState::of(b"old"), FileState::Absent),
+        ],
+    });
+    let txn = "00000000-0000-0000-0000-000000000301";
+    rusqlite::Connection::open(state_dir.join(JOURNAL_FILE))
+        .unwrap()
+        .execute(
+            "INSERT INTO transactions (id, project_object_id, generation, effect_kind,
+                 operation, tool_family, state, intent_json, created_at_ms)
+             VALUES (?1, ?2, ?3, 'file', 'move_file', 'files', 'open', ?4, 0)",
+            rusqlite::params![
+                txn,
+                identity.object_id,
+                identity.generation as i64,
+                serde_json::to_string(&intent).unwrap()
+            ],
+        )
+        .unwrap();
+    let a = project.path().join("a.txt");
+    std::fs::write(&a, b"someone's").unwrap();
+    {
+        let mut j = Journal::open(state.path(), project.path()).unwrap();
+        assert_eq!(j.reconcile().unwrap().quarantined.len(), 1);
+    }
+    let proof = state.path().join("proof.json");
+    let run = |op: &str, observed: FileState, extra: &[&str]| {
+        let claim = json!({
+            "schema": "godot-mcp.repair-proof/1", "transaction_id": txn,
+            "project_object_id": identity.object_id, "generation": identity.generation,
+            "operation": op, "effect_kind": "file",
+            "file": {"path": "a.txt", "observed": observed},
+        });
+        std::fs::write(&proof, claim.to_string()).unwrap();
+        let out = repair(project.path(), state.path(), op, &proof, extra);
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (out.status.code(), text)
+    };
+    let ack = "acknowledge-safe-state";
+    let (code, text) = run(ack, FileState::of(b"someone's"), &[]);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains("a.txt is sha256:"), "{text}");
+    std::fs::write(&a, b"new").unwrap();
+    let (code, text) = run("compensate", FileState::of(b"new"), &[]);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains("b.txt at its post-state and no pre-image"),
+        "{text}"
+    );
+    assert!(a.exists(), "a refused compensate removed a.txt");
+    let (code, text) = run(ack, FileState::of(b"new"), &["--dry-run"]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains("would record quarantined -> committed"),
+        "{text}"
+    );
+    let (code, text) = run(ack, FileState::of(b"new"), &[]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("recorded quarantined -> committed"), "{text}");
+    assert!(text.contains("all 2 files at their post-state"), "{text}");
+    let mut j = Journal::open(state.path(), project.path()).unwrap();
+    assert_eq!(j.reconcile().unwrap().gate, WriteGate::Open);
+}

@@ -295,7 +295,7 @@ enum Found {
     Other,
 }
 
-fn undo_temp(temp: &Path) -> PathBuf {
+pub(crate) fn undo_temp(temp: &Path) -> PathBuf {
     let mut s = temp.as_os_str().to_owned();
     s.push(".undo");
     PathBuf::from(s)
@@ -310,7 +310,7 @@ fn exists(path: &Path) -> io::Result<bool> {
 }
 
 /// Removes `path` if it exists, durably (its directory fsynced).
-fn remove_durably(storage: &dyn Storage, path: &Path) -> io::Result<()> {
+pub(crate) fn remove_durably(storage: &dyn Storage, path: &Path) -> io::Result<()> {
     match storage.remove_file(path) {
         Ok(()) => storage.sync_dir(durable::parent_dir(path)),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
@@ -492,7 +492,12 @@ fn remove_temps(root: &Path, storage: &dyn Storage, files: &[ChangeFile]) -> io:
 
 /// Puts `image` back at `target` through `<temp>.undo`: written, fsynced,
 /// renamed over the target, the directory fsynced.
-fn restore(storage: &dyn Storage, target: &Path, temp: &Path, image: &PreImage) -> io::Result<()> {
+pub(crate) fn restore(
+    storage: &dyn Storage,
+    target: &Path,
+    temp: &Path,
+    image: &PreImage,
+) -> io::Result<()> {
     let undo = undo_temp(temp);
     if exists(&undo)? {
         storage.remove_file(&undo)?;

@@ -442,6 +442,16 @@ fn repair(
         (EffectKind::EditorRuntime, Intent::EditorRuntime(intent)) => {
             return repair_editor(&mut journal, req, proof, txn, intent, reason);
         }
+        (EffectKind::File, Intent::Change(intent)) => {
+            let ctx = ChangeCtx {
+                req,
+                txn,
+                foreign,
+                recorded_for: &recorded_for,
+                reason: &reason_with_identity,
+            };
+            return repair_change(&mut journal, &ctx, proof, &intent);
+        }
         (other, _) => {
             return Err(RepairRefusal::Unproven(format!(
                 "the recorded intent is not a {other} intent"
@@ -1095,6 +1105,376 @@ fn repair_launch(
     Ok(report(req, to, record, proof, actions))
 }
 
+/// What a change's repair needs from the row beyond its intent.
+struct ChangeCtx<'a> {
+    req: &'a RepairRequest,
+    txn: TxnId,
+    /// The row was recorded for another incarnation of the project.
+    foreign: bool,
+    recorded_for: &'a str,
+    reason: &'a str,
+}
+
+/// One file of a change, as its repair re-derived it.
+struct ChangeNow {
+    state: FileState,
+    /// Its leftover temp and `.undo` files (the change's own) and what each holds.
+    temps: Vec<(PathBuf, FileState)>,
+    /// What a compensation does to it.
+    step: Option<ChangeStep>,
+}
+
+enum ChangeStep {
+    /// A created file: removed.
+    Unlink,
+    /// An overwritten or deleted file: its pre-image written back.
+    Restore(crate::change::PreImage),
+}
+
+/// A quarantined change: many files, one state (`crate::change`). Every file is
+/// re-derived from disk and must be at its pre- or post-state, a leftover temp
+/// beside a file at its post-state holding one of the two (else it is someone
+/// else's, kept as evidence):
+///
+/// - `acknowledge-safe-state` records `committed` when EVERY file is at its
+///   post-state (the change's leftover temps removed);
+/// - `compensate` puts every file at its post-state back — a created file
+///   removed, an overwritten or deleted one written back from the change's
+///   pre-image (`change_preimages`) — and records `compensated` once every file
+///   is proven at its pre-state;
+/// - `reconcile` and `--dry-run` report that and record nothing; `terminate` is
+///   refused.
+///
+/// Anything not provable for every file (a file in neither state, a pre-image
+/// missing, someone's temp, a row of another incarnation that would need the
+/// disk changed) is refused before anything is touched. An I/O error while
+/// acting puts back what was done (each file to the bytes it held) and records
+/// nothing. The proof file's `file` claim names one of the change's files as
+/// the disk shows it.
+fn repair_change(
+    journal: &mut Journal,
+    ctx: &ChangeCtx<'_>,
+    proof: &RepairProof,
+    intent: &crate::change::ChangeIntent,
+) -> Result<RepairReport, RepairRefusal> {
+    let (req, txn) = (ctx.req, ctx.txn);
+    if req.operation == RepairOperation::Terminate {
+        return Err(RepairRefusal::NotApplicable {
+            operation: req.operation,
+            kind: EffectKind::File,
+        });
+    }
+    let files = &intent.files;
+    let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    let claim = proof
+        .file
+        .as_ref()
+        .ok_or_else(|| mismatch("file", "missing", format!("one of {}", paths.join(", "))))?;
+    if !paths.contains(&claim.path.as_str()) {
+        return Err(mismatch("file.path", &claim.path, paths.join(" | ")));
+    }
+    let root = journal.root.clone();
+    let io_err = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| RepairRefusal::Io { path, source }
+    };
+
+    // Every file re-derived, and every temp of the change.
+    let mut now = Vec::with_capacity(files.len());
+    let mut problems = Vec::new();
+    for f in files {
+        crate::state_dir::validate_relative(Path::new(&f.path))
+            .map_err(|e| RepairRefusal::Unproven(format!("recorded path refused: {e}")))?;
+        // A temp is the change's own only beside its file, named as the journal names it.
+        let (temp_rel, path_rel) = (Path::new(&f.temp), Path::new(&f.path));
+        if temp_rel.parent() != path_rel.parent()
+            || !temp_rel
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with(".gmcp-"))
+        {
+            return Err(RepairRefusal::Unproven(format!(
+                "recorded temp path {} is not a journal temp beside {}",
+                f.temp, f.path
+            )));
+        }
+        let target = root.join(&f.path);
+        let state = durable::read_state(&target).map_err(io_err(&target))?;
+        if state != f.post && state != f.pre {
+            problems.push(format!(
+                "{} is {state}, neither its pre-state {} nor its post-state {}",
+                f.path, f.pre, f.post
+            ));
+        }
+        let temp = root.join(&f.temp);
+        let mut temps = Vec::new();
+        for (t, undo) in [(crate::change::undo_temp(&temp), true), (temp, false)] {
+            let held = durable::read_state(&t).map_err(io_err(&t))?;
+            if held == FileState::Absent {
+                continue;
+            }
+            // Beside a file at its post-state a temp is what the exchange
+            // displaced; beside one at its pre-state nothing was exchanged.
+            // An `.undo` holds a compensation's bytes, cut short.
+            if state == f.post && held != f.pre && held != f.post && !undo {
+                problems.push(format!(
+                    "{} holds {held}, neither the pre-state nor the post-state of {}: a file \
+                     someone wrote during the exchange, kept there as evidence; move it aside \
+                     once you have looked at it",
+                    f.temp, f.path
+                ));
+            }
+            temps.push((t, held));
+        }
+        now.push(ChangeNow {
+            state,
+            temps,
+            step: None,
+        });
+    }
+    if let Some(i) = paths.iter().position(|p| *p == claim.path)
+        && now[i].state != claim.observed
+    {
+        return Err(mismatch("file.observed", claim.observed, now[i].state));
+    }
+    if !problems.is_empty() {
+        return Err(RepairRefusal::Unproven(format!(
+            "change of {} file(s) ({}): {}; nothing was done",
+            files.len(),
+            paths.join(", "),
+            problems.join("; ")
+        )));
+    }
+    let all_post = now.iter().zip(files).all(|(n, f)| n.state == f.post);
+    let (to, basis) = match req.operation {
+        RepairOperation::AcknowledgeSafeState | RepairOperation::Reconcile if all_post => {
+            (TxnStatus::Committed, ProofBasis::PostState)
+        }
+        RepairOperation::AcknowledgeSafeState => {
+            let behind: Vec<String> = now
+                .iter()
+                .zip(files)
+                .filter(|(n, f)| n.state != f.post)
+                .map(|(n, f)| format!("{} is {} (post-state {})", f.path, n.state, f.post))
+                .collect();
+            return Err(RepairRefusal::Unproven(format!(
+                "acknowledge-safe-state needs every file of the change at its post-state: {}; \
+                 compensate puts every file back instead",
+                behind.join(", ")
+            )));
+        }
+        _ => (TxnStatus::Compensated, ProofBasis::PreState),
+    };
+    if to == TxnStatus::Compensated {
+        let preimages = crate::change::load_preimages(journal.conn(), txn, files)?;
+        let mut missing = Vec::new();
+        for ((n, f), image) in now.iter_mut().zip(files).zip(preimages) {
+            if n.state != f.post || f.pre == f.post {
+                continue;
+            }
+            n.step = match (f.pre, image) {
+                (FileState::Absent, _) => Some(ChangeStep::Unlink),
+                (_, Some(image)) => Some(ChangeStep::Restore(image)),
+                (_, None) => {
+                    missing.push(f.path.as_str());
+                    None
+                }
+            };
+        }
+        if !missing.is_empty() {
+            return Err(RepairRefusal::Unproven(format!(
+                "{} at its post-state and no pre-image of it was retained, so the change \
+                 cannot be put back by proof: restore the pre-state yourself (e.g. from version \
+                 control) and retry; nothing was done",
+                missing.join(", ")
+            )));
+        }
+    }
+    let acts = now.iter().any(|n| n.step.is_some() || !n.temps.is_empty());
+    if ctx.foreign && acts {
+        return Err(RepairRefusal::Unproven(format!(
+            "{} would change files of the change ({}), but it was recorded for another \
+             incarnation of the project{}: nothing of it is applied to this one; bring every \
+             file to the state you want yourself, then acknowledge-safe-state or compensate",
+            req.operation,
+            paths.join(", "),
+            ctx.recorded_for
+        )));
+    }
+    let mut actions = Vec::new();
+    for (n, f) in now.iter().zip(files) {
+        for (t, _) in &n.temps {
+            let rel = t.strip_prefix(&root).unwrap_or(t);
+            actions.push(format!("remove leftover temp {}", rel.display()));
+        }
+        match &n.step {
+            Some(ChangeStep::Unlink) => {
+                actions.push(format!("remove {} (created by this change)", f.path));
+            }
+            Some(ChangeStep::Restore(image)) => actions.push(format!(
+                "restore {} to its pre-state {} from the change's pre-image ({} bytes)",
+                f.path,
+                f.pre,
+                image.bytes.len()
+            )),
+            None => {}
+        }
+    }
+    let change_proof = crate::change::ChangeProof {
+        files: files
+            .iter()
+            .zip(&now)
+            .map(|(f, n)| FileProof {
+                path: f.path.clone(),
+                observed: if to == TxnStatus::Committed {
+                    f.post
+                } else {
+                    f.pre
+                },
+                basis,
+                temp_removed: !n.temps.is_empty(),
+                derived_by: Deriver::Repair,
+            })
+            .collect(),
+    };
+    let proof_out = Proof::Change(change_proof);
+    let record = !(req.dry_run || req.operation == RepairOperation::Reconcile);
+    if record {
+        act_on_change(journal, files, &now)?;
+        // Re-derive once more: the recorded proof is what is on disk now.
+        for f in files {
+            let target = root.join(&f.path);
+            let after = durable::read_state(&target).map_err(io_err(&target))?;
+            let want = if to == TxnStatus::Committed {
+                f.post
+            } else {
+                f.pre
+            };
+            if after != want {
+                return Err(RepairRefusal::Unproven(format!(
+                    "{} changed while repairing: now {after}",
+                    f.path
+                )));
+            }
+        }
+        let why = format!(
+            "repaired by {}: every file of the change at its {} (was quarantined: {})",
+            req.operation,
+            if to == TxnStatus::Committed {
+                "post-state"
+            } else {
+                "pre-state"
+            },
+            ctx.reason
+        );
+        record_repair(
+            journal,
+            txn,
+            req.operation,
+            to,
+            &proof_out,
+            proof_out.clone(),
+            &why,
+        )?;
+    }
+    Ok(report(req, to, record, proof_out, actions))
+}
+
+/// Carries out a change's repair: the last check (every file and temp still as
+/// re-derived), then each file put back, last first, then the leftover temps
+/// removed. An I/O error returns every file already put back to the bytes it
+/// held (captured by the last check) and refuses.
+fn act_on_change(
+    journal: &Journal,
+    files: &[crate::change::ChangeFile],
+    now: &[ChangeNow],
+) -> Result<(), RepairRefusal> {
+    use crate::change::{PreImage, remove_durably, restore};
+    let root = &journal.root;
+    let storage = journal.storage.clone();
+    let mut held: Vec<Option<PreImage>> = Vec::with_capacity(files.len());
+    for (f, n) in files.iter().zip(now) {
+        let target = root.join(&f.path);
+        let (seen, bytes) =
+            durable::observe_bytes(&target).map_err(|source| RepairRefusal::Io {
+                path: target.clone(),
+                source,
+            })?;
+        let temps_moved = n
+            .temps
+            .iter()
+            .any(|(t, h)| durable::read_state(t).map_or(true, |s| s != *h));
+        if seen.state != n.state || temps_moved {
+            return Err(RepairRefusal::Unproven(format!(
+                "{} changed while repairing, nothing was done",
+                f.path
+            )));
+        }
+        held.push(bytes.map(|bytes| PreImage {
+            bytes,
+            mode: seen.mode.unwrap_or(0o644),
+        }));
+    }
+    let mut done: Vec<usize> = Vec::new();
+    let mut failure = None;
+    for (i, (f, n)) in files.iter().zip(now).enumerate().rev() {
+        let target = root.join(&f.path);
+        let result = match &n.step {
+            Some(ChangeStep::Unlink) => remove_durably(&*storage, &target),
+            Some(ChangeStep::Restore(image)) => {
+                restore(&*storage, &target, &root.join(&f.temp), image)
+            }
+            None => continue,
+        };
+        match result {
+            Ok(()) => done.push(i),
+            Err(e) => {
+                failure = Some(format!("putting {} back failed ({e})", f.path));
+                // A restore cut short may leave its `.undo`; one the change left stays.
+                let undo = crate::change::undo_temp(&root.join(&f.temp));
+                if !n.temps.iter().any(|(t, _)| *t == undo) {
+                    let _ = remove_durably(&*storage, &undo);
+                }
+                break;
+            }
+        }
+    }
+    if failure.is_none() {
+        'temps: for n in now {
+            for (t, _) in &n.temps {
+                if let Err(e) = remove_durably(&*storage, t) {
+                    failure = Some(format!("removing {} failed ({e})", t.display()));
+                    break 'temps;
+                }
+            }
+        }
+    }
+    let Some(failure) = failure else {
+        return Ok(());
+    };
+    // Every file already put back returns to the bytes it held.
+    let mut undone = Vec::new();
+    for i in done {
+        let f = &files[i];
+        let target = root.join(&f.path);
+        let back = match &held[i] {
+            Some(image) => restore(&*storage, &target, &root.join(&f.temp), image),
+            None => remove_durably(&*storage, &target),
+        };
+        if let Err(e) = back {
+            undone.push(format!("returning {} failed ({e})", f.path));
+        }
+    }
+    Err(RepairRefusal::Unproven(if undone.is_empty() {
+        format!("{failure}; every file was returned to what it held, nothing was recorded")
+    } else {
+        format!(
+            "{failure}; {}: each file is at its pre- or post-state, nothing was recorded; \
+             run the repair again",
+            undone.join(", ")
+        )
+    }))
+}
+
 /// Writes `bytes` back over `target` the durable way (temp file in the same
 /// directory, fsync, rename); the caller fsyncs the directory.
 fn restore_bytes(target: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
@@ -1134,6 +1514,13 @@ fn record_repair(
         Some(row_proof),
         Some(why),
     )?;
+    // A change's pre-images go with its proven state (none for other rows).
+    if matches!(to, TxnStatus::Committed | TxnStatus::Compensated) {
+        tx.execute(
+            "DELETE FROM change_preimages WHERE txn_id = ?1",
+            [txn.to_string()],
+        )?;
+    }
     tx.execute(
         "INSERT INTO repairs (txn_id, operation, from_state, to_state, proof_json, at_ms)
          VALUES (?1, ?2, 'quarantined', ?3, ?4, ?5)",
@@ -1230,6 +1617,115 @@ mod tests {
         }
         assert!("force".parse::<RepairOperation>().is_err());
         assert!("--force".parse::<RepairOperation>().is_err());
+    }
+
+    /// Guards against: an I/O error in the middle of a change's repair leaving
+    /// some files put back and others not. The second step (the restore of
+    /// `a.txt`) fails at its rename: `b.txt`, already removed, is written back,
+    /// the restore's `.undo` is removed, and every file holds what it held.
+    #[test]
+    fn a_change_repair_cut_short_returns_every_file_to_what_it_held() {
+        use crate::change::{ChangeFile, PreImage};
+        use crate::storage::{RealStorage, Storage};
+        use std::sync::atomic::{AtomicU8, Ordering};
+
+        /// Once armed (1), its next rename fails.
+        struct FailFirstRename(AtomicU8);
+        impl Storage for FailFirstRename {
+            fn create_temp(&self, path: &Path, bytes: &[u8], mode: u32) -> io::Result<fs::File> {
+                RealStorage.create_temp(path, bytes, mode)
+            }
+            fn sync_file(&self, path: &Path, file: &fs::File) -> io::Result<()> {
+                RealStorage.sync_file(path, file)
+            }
+            fn sync_data(&self, path: &Path, file: &fs::File) -> io::Result<()> {
+                RealStorage.sync_data(path, file)
+            }
+            fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+                if self
+                    .0
+                    .compare_exchange(1, 2, Ordering::SeqCst, Ordering::SeqCst)
+                    .is_ok()
+                {
+                    return Err(io::Error::other("injected rename failure"));
+                }
+                RealStorage.rename(from, to)
+            }
+            fn rename_noreplace(&self, from: &Path, to: &Path) -> io::Result<()> {
+                RealStorage.rename_noreplace(from, to)
+            }
+            fn exchange(&self, a: &Path, b: &Path) -> io::Result<()> {
+                RealStorage.exchange(a, b)
+            }
+            fn remove_file(&self, path: &Path) -> io::Result<()> {
+                RealStorage.remove_file(path)
+            }
+            fn create_dir(&self, path: &Path) -> io::Result<()> {
+                RealStorage.create_dir(path)
+            }
+            fn sync_dir(&self, dir: &Path) -> io::Result<()> {
+                RealStorage.sync_dir(dir)
+            }
+        }
+
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("p");
+        fs::create_dir_all(&project).unwrap();
+        fs::write(project.join("a.txt"), b"post a").unwrap();
+        fs::write(project.join("b.txt"), b"post b").unwrap();
+        let storage = std::sync::Arc::new(FailFirstRename(AtomicU8::new(0)));
+        let journal =
+            Journal::open_with_storage(&dir.path().join("s"), &project, storage.clone()).unwrap();
+        storage.0.store(1, Ordering::SeqCst);
+        let file = |path: &str, pre: FileState, post: &[u8]| ChangeFile {
+            path: path.into(),
+            pre,
+            post: FileState::of(post),
+            temp: format!(".gmcp-{path}.tmp"),
+        };
+        let files = [
+            file("a.txt", FileState::of(b"pre a"), b"post a"),
+            file("b.txt", FileState::Absent, b"post b"),
+        ];
+        let now = [
+            ChangeNow {
+                state: FileState::of(b"post a"),
+                temps: Vec::new(),
+                step: Some(ChangeStep::Restore(PreImage {
+                    bytes: b"pre a".to_vec(),
+                    mode: 0o644,
+                })),
+            },
+            ChangeNow {
+                state: FileState::of(b"post b"),
+                temps: Vec::new(),
+                step: Some(ChangeStep::Unlink),
+            },
+        ];
+        let err = act_on_change(&journal, &files, &now).unwrap_err();
+        assert!(
+            err.to_string().contains("putting a.txt back failed")
+                && err.to_string().contains("every file was returned"),
+            "{err}"
+        );
+        let mut left: Vec<_> = fs::read_dir(&project)
+            .unwrap()
+            .flatten()
+            .map(|e| {
+                (
+                    e.file_name().into_string().unwrap(),
+                    fs::read(e.path()).unwrap(),
+                )
+            })
+            .collect();
+        left.sort();
+        assert_eq!(
+            left,
+            [
+                ("a.txt".to_string(), b"post a".to_vec()),
+                ("b.txt".to_string(), b"post b".to_vec())
+            ]
+        );
     }
 
     #[test]

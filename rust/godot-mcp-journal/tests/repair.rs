@@ -870,3 +870,346 @@ fn file_proof(
         }),
     )
 }
+
+/// A quarantined change (issue 28): repaired whole — every file proven at its
+/// post-state, or every file put back from the change's pre-images — or refused
+/// with disk and journal exactly as they were.
+mod change {
+    use super::*;
+    use std::io;
+    use std::path::Path;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use godot_mcp_journal::proof::Intent;
+    use godot_mcp_journal::storage::{RealStorage, Storage};
+    use godot_mcp_journal::{ChangeEffect, ChangeError, ChangeOp, FileChange};
+
+    const MAIN_PRE: &[u8] = b"[ext_resource path=\"res://old.tscn\"]\n";
+    const MAIN_POST: &[u8] = b"[ext_resource path=\"res://b/new.tscn\"]\n";
+    const SCENE: &[u8] = b"[gd_scene format=3]\n";
+    const UID: &[u8] = b"uid://old\n";
+
+    /// Real storage whose second unlink of a project file fails, and whose
+    /// every `.undo` write (a compensation's restore) fails: the change stops
+    /// midway and cannot be put back, so it is quarantined with files on both
+    /// sides.
+    struct Stuck {
+        unlinks: AtomicUsize,
+    }
+
+    impl Storage for Stuck {
+        fn create_temp(&self, path: &Path, bytes: &[u8], mode: u32) -> io::Result<fs::File> {
+            if path.to_string_lossy().ends_with(".undo") {
+                return Err(io::Error::other("injected restore failure"));
+            }
+            RealStorage.create_temp(path, bytes, mode)
+        }
+        fn sync_file(&self, path: &Path, file: &fs::File) -> io::Result<()> {
+            RealStorage.sync_file(path, file)
+        }
+        fn sync_data(&self, path: &Path, file: &fs::File) -> io::Result<()> {
+            RealStorage.sync_data(path, file)
+        }
+        fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+            RealStorage.rename(from, to)
+        }
+        fn rename_noreplace(&self, from: &Path, to: &Path) -> io::Result<()> {
+            RealStorage.rename_noreplace(from, to)
+        }
+        fn exchange(&self, a: &Path, b: &Path) -> io::Result<()> {
+            RealStorage.exchange(a, b)
+        }
+        fn remove_file(&self, path: &Path) -> io::Result<()> {
+            let temp = path
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with(".gmcp-"));
+            if !temp && self.unlinks.fetch_add(1, Ordering::SeqCst) == 1 {
+                return Err(io::Error::other("injected unlink failure"));
+            }
+            RealStorage.remove_file(path)
+        }
+        fn create_dir(&self, path: &Path) -> io::Result<()> {
+            RealStorage.create_dir(path)
+        }
+        fn sync_dir(&self, dir: &Path) -> io::Result<()> {
+            RealStorage.sync_dir(dir)
+        }
+    }
+
+    /// A `move_file`-shaped change of five files, quarantined: `b/new.tscn`,
+    /// `b/new.tscn.uid` and `main.tscn` at their post-state, `old.tscn` deleted
+    /// (post), `old.tscn.uid` still there (pre).
+    fn stuck() -> Fixture {
+        let (dir, state, project) = dirs();
+        for (p, b) in [
+            ("old.tscn", SCENE),
+            ("old.tscn.uid", UID),
+            ("main.tscn", MAIN_PRE),
+        ] {
+            fs::write(project.join(p), b).unwrap();
+        }
+        let storage = Arc::new(Stuck {
+            unlinks: AtomicUsize::new(0),
+        });
+        let mut j = Journal::open_with_storage(&state, &project, storage).unwrap();
+        j.reconcile().unwrap();
+        let w = |p: &str, b: &[u8], pre: FileState| ChangeEffect {
+            rel_path: p.into(),
+            op: ChangeOp::Write(b.to_vec()),
+            expected: Some(pre),
+        };
+        let d = |p: &str| ChangeEffect {
+            rel_path: p.into(),
+            op: ChangeOp::Delete,
+            expected: None,
+        };
+        let err = j
+            .apply_change(FileChange {
+                effects: vec![
+                    w("b/new.tscn", SCENE, FileState::Absent),
+                    w("b/new.tscn.uid", UID, FileState::Absent),
+                    w("main.tscn", MAIN_POST, FileState::of(MAIN_PRE)),
+                    d("old.tscn"),
+                    d("old.tscn.uid"),
+                ],
+                idempotency: None,
+                tool_family: "files".into(),
+                operation: "move_file".into(),
+            })
+            .unwrap_err();
+        let ChangeError::Failed {
+            transaction_id,
+            status: TxnStatus::Quarantined,
+            ..
+        } = err
+        else {
+            panic!("{err:?}")
+        };
+        quarantined_row(dir, state, project, j, transaction_id)
+    }
+
+    /// Every file under `root` (recursively) and its bytes.
+    fn tree(root: &Path) -> Vec<(String, Vec<u8>)> {
+        let mut out = Vec::new();
+        let mut dirs = vec![root.to_path_buf()];
+        while let Some(d) = dirs.pop() {
+            for e in fs::read_dir(&d).unwrap().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    dirs.push(p);
+                } else {
+                    let rel = p.strip_prefix(root).unwrap().to_string_lossy().into_owned();
+                    out.push((rel, fs::read(&p).unwrap()));
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    fn pre_tree() -> Vec<(String, Vec<u8>)> {
+        let mut t = vec![
+            ("main.tscn".to_string(), MAIN_PRE.to_vec()),
+            ("old.tscn".to_string(), SCENE.to_vec()),
+            ("old.tscn.uid".to_string(), UID.to_vec()),
+        ];
+        t.sort();
+        t
+    }
+
+    fn retained(f: &Fixture) -> i64 {
+        let conn = rusqlite::Connection::open(f.state_dir.join(JOURNAL_FILE)).unwrap();
+        conn.query_row("SELECT count(*) FROM change_preimages", [], |r| r.get(0))
+            .unwrap()
+    }
+
+    /// The change's files as its intent recorded them.
+    fn recorded_files(f: &Fixture) -> Vec<godot_mcp_journal::ChangeFile> {
+        let conn = rusqlite::Connection::open(f.state_dir.join(JOURNAL_FILE)).unwrap();
+        let json: String = conn
+            .query_row(
+                "SELECT intent_json FROM transactions WHERE id = ?1",
+                [f.txn.to_string()],
+                |r| r.get(0),
+            )
+            .unwrap();
+        match serde_json::from_str::<Intent>(&json).unwrap() {
+            Intent::Change(c) => c.files,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    impl Fixture {
+        /// Runs `op` with a proof claiming `main.tscn` (a file of the change) is `main`.
+        fn change_claim(
+            &self,
+            op: RepairOperation,
+            main: &[u8],
+            dry_run: bool,
+        ) -> Result<repair::RepairReport, RepairRefusal> {
+            let p = file_proof(
+                &self.identity,
+                self.txn,
+                op,
+                EffectKind::File,
+                "main.tscn",
+                FileState::of(main),
+            );
+            self.run_with(op, Some(&p), dry_run)
+        }
+
+        fn journal_and_disk(&self) -> impl PartialEq + std::fmt::Debug {
+            (self.snapshot(), retained(self), tree(&self.project))
+        }
+    }
+
+    /// Guards against (issue 28): repair refusing a quarantined change, or
+    /// putting back only some of its files. `--dry-run` reports the four
+    /// actions and changes nothing; `compensate` removes both created files and
+    /// writes `main.tscn` and `old.tscn` back from the change's pre-images,
+    /// proves every file at its pre-state, records one `compensated` transition
+    /// with five file proofs, releases the pre-images and reopens the gate.
+    #[test]
+    fn a_quarantined_change_is_compensated_whole_from_its_pre_images() {
+        let f = stuck();
+        assert_eq!(f.status(), "quarantined");
+        assert_eq!(retained(&f), 3);
+        let before = f.journal_and_disk();
+        let op = RepairOperation::Compensate;
+        let r = f.change_claim(op, MAIN_POST, true).unwrap();
+        assert_eq!((r.to, r.recorded), (TxnStatus::Compensated, false));
+        assert_eq!(r.actions.len(), 4, "{:?}", r.actions);
+        assert_eq!(f.journal_and_disk(), before);
+
+        let r = f.change_claim(op, MAIN_POST, false).unwrap();
+        assert!(r.recorded, "{r:?}");
+        assert_eq!(tree(&f.project), pre_tree());
+        let (state, proof, reason, _, repairs) = f.snapshot();
+        assert_eq!((state.as_str(), repairs), ("compensated", 1));
+        let proof = proof.unwrap();
+        assert_eq!(
+            proof.matches(r#""basis":"pre_state""#).count(),
+            5,
+            "{proof}"
+        );
+        assert_eq!(proof.matches(r#""derived_by":"repair""#).count(), 5);
+        assert!(reason.unwrap().contains("putting old.tscn back failed"));
+        assert_eq!(retained(&f), 0);
+        let mut j = Journal::open(&f.state, &f.project).unwrap();
+        assert_eq!(j.reconcile().unwrap().gate, WriteGate::Open);
+    }
+
+    /// Guards against: a change acknowledged `committed` while one of its
+    /// files is not at its post-state. Refused with disk and journal as they
+    /// were; once the operator finishes the move (deletes `old.tscn.uid`),
+    /// `acknowledge-safe-state` records `committed` with every file's proof.
+    #[test]
+    fn a_change_is_acknowledged_only_with_every_file_at_its_post_state() {
+        let f = stuck();
+        let before = f.journal_and_disk();
+        let op = RepairOperation::AcknowledgeSafeState;
+        let e = f.change_claim(op, MAIN_POST, false).unwrap_err();
+        assert!(e.to_string().contains("old.tscn.uid is sha256:"), "{e}");
+        assert_eq!(e.exit_code(), 1);
+        assert_eq!(f.journal_and_disk(), before);
+
+        fs::remove_file(f.project.join("old.tscn.uid")).unwrap();
+        let r = f.change_claim(op, MAIN_POST, false).unwrap();
+        assert_eq!((r.to, r.recorded), (TxnStatus::Committed, true));
+        let (state, proof, ..) = f.snapshot();
+        assert_eq!(state, "committed");
+        assert_eq!(proof.unwrap().matches(r#""basis":"post_state""#).count(), 5);
+        assert_eq!(retained(&f), 0);
+        assert!(f.project.join("b/new.tscn").exists());
+    }
+
+    /// Guards against: a change repaired (or partly acted on) when one of its
+    /// files cannot be proven — each refusal exits non-zero and leaves every
+    /// file, the row, the repair log and the pre-images exactly as they were.
+    #[test]
+    fn a_change_repair_that_cannot_prove_every_file_changes_nothing() {
+        type Case = (
+            &'static str,
+            Box<dyn Fn(&Fixture)>,
+            Box<dyn Fn(&Fixture) -> Result<repair::RepairReport, RepairRefusal>>,
+        );
+        let comp = RepairOperation::Compensate;
+        let nothing = || -> Box<dyn Fn(&Fixture)> { Box::new(|_| {}) };
+        let cases: Vec<Case> = vec![
+            (
+                "main.tscn is sha256:",
+                Box::new(|f| fs::write(f.project.join("main.tscn"), b"edited").unwrap()),
+                Box::new(move |f| f.change_claim(comp, b"edited", false)),
+            ),
+            (
+                "old.tscn at its post-state and no pre-image",
+                Box::new(|f| {
+                    let conn = rusqlite::Connection::open(f.state_dir.join(JOURNAL_FILE)).unwrap();
+                    conn.execute("DELETE FROM change_preimages WHERE idx = 3", [])
+                        .unwrap();
+                }),
+                Box::new(move |f| f.change_claim(comp, MAIN_POST, false)),
+            ),
+            (
+                "someone wrote during the exchange",
+                Box::new(|f| {
+                    let temp = recorded_files(f)[0].temp.clone();
+                    fs::write(f.project.join(temp), b"theirs").unwrap();
+                }),
+                Box::new(move |f| f.change_claim(comp, MAIN_POST, false)),
+            ),
+            (
+                "wrong proof: file.path",
+                nothing(),
+                Box::new(move |f| {
+                    let p = file_proof(
+                        &f.identity,
+                        f.txn,
+                        comp,
+                        EffectKind::File,
+                        "a.txt",
+                        FileState::Absent,
+                    );
+                    f.run_with(comp, Some(&p), false)
+                }),
+            ),
+            (
+                "wrong proof: file.observed",
+                nothing(),
+                Box::new(move |f| f.change_claim(comp, MAIN_PRE, false)),
+            ),
+            (
+                "wrong project",
+                nothing(),
+                Box::new(move |f| {
+                    let mut p = file_proof(
+                        &f.identity,
+                        f.txn,
+                        comp,
+                        EffectKind::File,
+                        "main.tscn",
+                        FileState::of(MAIN_POST),
+                    );
+                    p.generation += 1;
+                    f.run_with(comp, Some(&p), false)
+                }),
+            ),
+            (
+                "terminate does not apply",
+                nothing(),
+                Box::new(|f| f.change_claim(RepairOperation::Terminate, MAIN_POST, false)),
+            ),
+        ];
+        for (want, setup, run) in cases {
+            let f = stuck();
+            setup(&f);
+            let before = f.journal_and_disk();
+            let e = run(&f).unwrap_err();
+            assert!(e.to_string().contains(want), "{want}: {e}");
+            assert_eq!(e.exit_code(), 1, "{want}");
+            assert_eq!(f.journal_and_disk(), before, "{want}");
+            assert_eq!(f.status(), "quarantined", "{want}");
+        }
+    }
+}

@@ -113,6 +113,32 @@ pub fn expected_or_null<'de, D: serde::Deserializer<'de>>(
     <Option<String> as serde::Deserialize>::deserialize(d).map(Some)
 }
 
+/// The schema keyword that keeps `null` in a published type (the registry strips
+/// every other `null`, and this keyword with it).
+pub const KEEP_NULL: &str = "x-keep-null";
+
+/// The published schema of an `expected_sha256` read by [`expected_or_null`]: a
+/// sha256, or `null` (must not exist), which the registry keeps ([`KEEP_NULL`]).
+/// Use it as `#[schemars(with = "plane::ShaOrNull")]`.
+pub struct ShaOrNull;
+
+impl schemars::JsonSchema for ShaOrNull {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ShaOrNull".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let mut schema = serde_json::Map::new();
+        schema.insert("type".into(), json!(["string", "null"]));
+        schema.insert(KEEP_NULL.into(), json!(true));
+        schema.into()
+    }
+}
+
 /// The compare-and-swap expectation of an `expected_sha256` read by
 /// [`expected_or_null`].
 pub fn expect_of(expected: &Option<Option<String>>) -> Expect<'_> {
@@ -120,6 +146,15 @@ pub fn expect_of(expected: &Option<Option<String>>) -> Expect<'_> {
         None => Expect::Anything,
         Some(None) => Expect::Absent,
         Some(Some(sha)) => Expect::Sha256(sha),
+    }
+}
+
+/// [`expect_of`] for a writer that creates the file when it is not there: no
+/// expectation is "must not exist" when nothing is there (`exists` false).
+pub fn expect_or_create(expected: &Option<Option<String>>, exists: bool) -> Expect<'_> {
+    match expect_of(expected) {
+        Expect::Anything if !exists => Expect::Absent,
+        e => e,
     }
 }
 

@@ -382,6 +382,78 @@ pub(crate) mod tests {
         );
     }
 
+    /// Guards against (issue 28): `expected_sha256: null` ("must not exist") published
+    /// as a plain string — the registry strips `null` from every other optional field —
+    /// so a client checking its arguments against tools/list cannot send it; and a create
+    /// with it replacing a file someone else created. Every writer that creates a file
+    /// publishes `["string", "null"]` (and not the marker that keeps it); with `null`
+    /// each refuses an existing file (STALE) and leaves it as it was, and creates a
+    /// missing one.
+    #[tokio::test]
+    async fn expected_sha256_null_is_published_and_refuses_an_existing_file() {
+        let registry = Registry::builtin();
+        let creates = [
+            (
+                "write_script",
+                json!({"path": "res://a.gd", "content": "extends Node\n"}),
+            ),
+            (
+                "create_resource",
+                json!({"path": "res://a.tres", "type": "Curve", "overwrite": true}),
+            ),
+            (
+                "create_material",
+                json!({"path": "res://a_mat.tres", "overwrite": true}),
+            ),
+        ];
+        for (name, _) in &creates {
+            let def = registry.get(name).unwrap();
+            // What tools/list sends (the published list) and what schemars makes now.
+            for schema in [def.input_schema(), &def.generated_mcp().input_schema] {
+                let schema = Value::Object((**schema).clone());
+                let field = &schema["properties"]["expected_sha256"];
+                assert_eq!(field["type"], json!(["string", "null"]), "{name}: {field}");
+                assert!(
+                    !schema
+                        .to_string()
+                        .contains(crate::planes::project::KEEP_NULL),
+                    "{name}"
+                );
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("project.godot"), "config_version=5\n").unwrap();
+        let p = crate::project_root::Project::discover(Some(dir.path()), std::path::Path::new("/"))
+            .unwrap();
+        let mut journal =
+            godot_mcp_journal::Journal::open(&dir.path().join(".state"), p.root()).unwrap();
+        journal.reconcile().unwrap();
+        let safety = crate::rules::SafetyState::new(
+            crate::rules::ApprovalConfig::default(),
+            crate::rules::Toolset::ALL.into_iter().collect(),
+        );
+        let state = crate::safety::Served::new(
+            std::sync::Arc::new(crate::state::AppState::new(p, journal, safety)),
+            crate::tools::builtin_for_tests(),
+        );
+        let call = crate::safety::pipeline::call_detached;
+        for (name, args) in creates {
+            let mut args = args;
+            let obj = args.as_object_mut().unwrap();
+            obj.insert("expected_sha256".into(), Value::Null);
+            obj.insert("confirm".into(), json!(true));
+            let rel = obj["path"].as_str().unwrap().trim_start_matches("res://");
+            let file = dir.path().join(rel);
+            call(&state, name, args.clone()).await.unwrap();
+            let first = std::fs::read(&file).unwrap();
+            std::fs::write(&file, b"someone else's\n").unwrap();
+            let e = call(&state, name, args).await.unwrap_err();
+            assert_eq!(e.code, ErrorCode::Stale, "{name}: {}", e.message);
+            assert_eq!(std::fs::read(&file).unwrap(), b"someone else's\n", "{name}");
+            assert!(!first.is_empty());
+        }
+    }
+
     /// docs/tools.md is the registry, rendered; a tool change without a docs change fails.
     #[test]
     fn docs_tools_md_is_current() {

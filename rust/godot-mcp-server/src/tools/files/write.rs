@@ -201,7 +201,7 @@ pub struct WriteScriptArgs {
     content: String,
     /// The file's sha256 now (from scripts_read), null: must not exist; else STALE.
     #[serde(default, deserialize_with = "plane::expected_or_null")]
-    #[schemars(with = "Option<String>")]
+    #[schemars(with = "plane::ShaOrNull")]
     expected_sha256: Option<Option<String>>,
 }
 
@@ -231,9 +231,10 @@ pub struct CreateResourceArgs {
     /// Replace an existing file (default false).
     #[serde(default)]
     overwrite: bool,
-    /// With overwrite: the file's sha256 now; else STALE.
-    #[serde(default)]
-    expected_sha256: Option<String>,
+    /// With overwrite: the file's sha256 now, null: must not exist; else STALE.
+    #[serde(default, deserialize_with = "plane::expected_or_null")]
+    #[schemars(with = "plane::ShaOrNull")]
+    expected_sha256: Option<Option<String>>,
 }
 
 fn plan_create_resource(
@@ -268,11 +269,7 @@ fn plan_create_resource(
                 .hint("Pass overwrite=true (and expected_sha256) to replace it."),
         );
     }
-    let expect = match (&args.expected_sha256, exists) {
-        (Some(s), _) => Expect::Sha256(s),
-        (None, true) => Expect::Anything,
-        (None, false) => Expect::Absent,
-    };
+    let expect = plane::expect_or_create(&args.expected_sha256, exists);
     plan_write(
         &state,
         "path",

@@ -117,6 +117,12 @@ pub fn reference_markdown(registry: &Registry) -> String {
                 for (name, schema) in props {
                     let ty = match schema.get("type") {
                         Some(Value::String(s)) => s.clone(),
+                        // `["string", "null"]`: string or null.
+                        Some(Value::Array(ts)) => ts
+                            .iter()
+                            .map(|t| t.as_str().unwrap_or("?"))
+                            .collect::<Vec<_>>()
+                            .join(" or "),
                         Some(other) => other.to_string(),
                         None => "any".into(),
                     };

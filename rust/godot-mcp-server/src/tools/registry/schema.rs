@@ -8,6 +8,7 @@ use serde_json::{Map, Value, json};
 
 use super::ToolMeta;
 use super::args::{IDEMPOTENCY_KEY, MAX_IDEMPOTENCY_KEY};
+use crate::planes::project::KEEP_NULL;
 use crate::rules::{EffectKind, SafetyClass};
 
 /// A tool's schemas as schemars generates them: the input schema (class flags
@@ -101,7 +102,12 @@ pub(super) fn strip_nullables(obj: &mut Map<String, Value>) {
     if obj.get("default") == Some(&Value::Null) {
         obj.remove("default");
     }
-    if let Some(Value::Array(types)) = obj.get_mut("type") {
+    // Where `null` means something (`expected_sha256: null`, must not exist), it is
+    // published (`plane::ShaOrNull`).
+    let keep_null = obj.remove(KEEP_NULL).is_some();
+    if let Some(Value::Array(types)) = obj.get_mut("type")
+        && !keep_null
+    {
         types.retain(|t| t != "null");
         if types.len() == 1 {
             let only = types.remove(0);

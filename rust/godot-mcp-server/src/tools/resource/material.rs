@@ -16,7 +16,7 @@ use godot_mcp_formats::variant;
 
 use crate::error::ToolError;
 use crate::honesty::Persistence;
-use crate::planes::project::{self as plane, Expect};
+use crate::planes::project::{self as plane};
 use crate::respath::ResPath;
 use crate::rules::Toolset;
 use crate::state::AppState;
@@ -109,9 +109,10 @@ pub struct CreateMaterialArgs {
     /// Replace an existing file (keeps its uid).
     #[serde(default)]
     overwrite: bool,
-    /// With overwrite: the file's sha256 now; else STALE.
-    #[serde(default)]
-    expected_sha256: Option<String>,
+    /// With overwrite: the file's sha256 now, null: must not exist; else STALE.
+    #[serde(default, deserialize_with = "plane::expected_or_null")]
+    #[schemars(with = "plane::ShaOrNull")]
+    expected_sha256: Option<Option<String>>,
 }
 
 /// Godot's text form of a colour: `Color(r, g, b, a)` with the shortest numbers.
@@ -342,11 +343,7 @@ fn plan_create_material(
     for (k, v) in &props {
         text.push_str(&format!("{k} = {v}\n"));
     }
-    let expect = match (&args.expected_sha256, existing.is_some()) {
-        (Some(s), _) => Expect::Sha256(s),
-        (None, true) => Expect::Anything,
-        (None, false) => Expect::Absent,
-    };
+    let expect = plane::expect_or_create(&args.expected_sha256, existing.is_some());
     let textures: Vec<String> = ext_ids.into_keys().collect();
     let plan = plan_write(
         &state,
