@@ -116,7 +116,7 @@ fn cache_name(version: &str) -> String {
 /// The class table for the project's Godot binary: memory, else the disk cache,
 /// else one doctool run.
 pub(crate) async fn class_db(state: &Arc<AppState>) -> Result<Arc<ClassDb>, ToolError> {
-    let program = godot(&state)?;
+    let program = godot(state)?;
     let meta = std::fs::metadata(&program).map_err(|e| ToolError::io("GODOT_BIN", &e))?;
     let key = (program.clone(), meta.len(), meta.modified().ok());
     let mut loaded = state.class_reference.lock().await;

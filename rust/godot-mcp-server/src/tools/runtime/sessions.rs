@@ -256,7 +256,7 @@ pub(crate) async fn launch_game(
     state: &Arc<AppState>,
     how: GameLaunch<'_>,
 ) -> Result<(Arc<Session>, bool), ToolError> {
-    let program = godot(&state)?;
+    let program = godot(state)?;
     let mut engine = Vec::new();
     if how.headless {
         engine.push("--headless".to_string());
@@ -482,7 +482,7 @@ pub async fn launch_editor(state: &Arc<AppState>) -> Result<Arc<Session>, ToolEr
         )
         .hint("Stop it with stop_editor first."));
     }
-    let program = godot(&state)?;
+    let program = godot(state)?;
     state
         .process
         .launch(
