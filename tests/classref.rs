@@ -15,7 +15,8 @@ use std::time::Instant;
 
 use godot_mcp_server::error::ToolError;
 use godot_mcp_server::tools::classref::{
-    ClassDb, DumpClass, MemberKind, SearchKind, lookup_class, merge_descriptions, search_classes,
+    ClassDb, DumpClass, MemberKind, SearchKind, lookup_class, merge_descriptions, read_doctool_dir,
+    search_classes,
 };
 use serde_json::{Value, json};
 
@@ -46,7 +47,7 @@ fn fixtures() -> PathBuf {
 }
 
 fn captured() -> ClassDb {
-    ClassDb::from_doctool_dir("4.4.1.stable".into(), &fixtures()).unwrap()
+    read_doctool_dir("4.4.1.stable".into(), &fixtures()).unwrap()
 }
 
 fn strings(v: &Value) -> Vec<String> {

@@ -541,6 +541,65 @@ fn not_compared(
     instance_fails.then_some(NotCompared::Garbled)
 }
 
+/// One edited file of a project copy that Godot's dump is compared with.
+struct Edited<'a, T> {
+    /// `<project>/<file>`, for messages.
+    name: String,
+    file: PathBuf,
+    text: String,
+    /// What Godot's dump holds for it (null: nothing).
+    held: &'a Value,
+    /// The test's own record of what it edited.
+    edit: T,
+}
+
+/// The files a test edited in the project copy `dir` (`rel`), each with what Godot's
+/// `dump` holds for it, that are to be compared; every other one goes to `skipped` with
+/// why ([`not_compared`]). Also the files Godot 4.6+ cannot load (for `compare_scene`).
+fn comparable<'a, T>(
+    engine: (u32, u32),
+    rel: &str,
+    dir: &Path,
+    dump: &'a Value,
+    edited: Vec<(String, T)>,
+    skipped: &mut Vec<String>,
+) -> (std::collections::BTreeSet<String>, Vec<Edited<'a, T>>) {
+    let unloadable = if engine >= (4, 6) {
+        unloadable_on_4_6(dir)
+    } else {
+        Default::default()
+    };
+    let version = project_version(dir);
+    let mut out = Vec::new();
+    for (res, edit) in edited {
+        let name = format!("{rel}/{}", res.trim_start_matches("res://"));
+        let file = dir.join(res.trim_start_matches("res://"));
+        let held = &dump[&res];
+        let text = std::fs::read_to_string(&file).unwrap();
+        let why = not_compared(
+            engine,
+            version,
+            &unloadable,
+            dir,
+            &res,
+            &text,
+            !held.is_null(),
+        );
+        if let Some(why) = why {
+            skipped.push(format!("{name} ({why:?})"));
+            continue;
+        }
+        out.push(Edited {
+            name,
+            file,
+            text,
+            held,
+            edit,
+        });
+    }
+    (unloadable, out)
+}
+
 /// `4.4` of `4.4.1.stable…` or of `4.7", "GL Compatibility")`.
 fn feature_version(text: &str) -> (u32, u32) {
     let mut parts = text.split(|c: char| !c.is_ascii_digit());
@@ -865,30 +924,15 @@ async fn real_godot_loads_our_tile_map_edits_as_our_reader_reads_them() {
             continue;
         }
         let dump = godot_dump(&godot, dir.path(), &rel);
-        let unloadable = if engine >= (4, 6) {
-            unloadable_on_4_6(dir.path())
-        } else {
-            Default::default()
-        };
-        for (res, expected) in edited {
-            let name = format!("{rel}/{}", res.trim_start_matches("res://"));
-            let nodes = &dump[&res];
-            let text =
-                std::fs::read_to_string(dir.path().join(res.trim_start_matches("res://"))).unwrap();
-            let version = project_version(dir.path());
-            let why = not_compared(
-                engine,
-                version,
-                &unloadable,
-                dir.path(),
-                &res,
-                &text,
-                !nodes.is_null(),
-            );
-            if let Some(why) = why {
-                skipped.push(format!("{name} ({why:?})"));
-                continue;
-            }
+        let (unloadable, files) = comparable(engine, &rel, dir.path(), &dump, edited, &mut skipped);
+        for Edited {
+            name,
+            text,
+            held: nodes,
+            edit: expected,
+            ..
+        } in files
+        {
             compare_scene(
                 dir.path(),
                 &unloadable,
@@ -977,9 +1021,8 @@ async fn real_godot_loads_our_animation_edits_as_our_reader_reads_them() {
     for (rel, dir) in project_copies() {
         let mut files = Vec::new();
         walk(dir.path(), &mut files);
-        // (res path, the file as written, the edited ids and their new lengths)
-        type Lengths = Vec<(String, f64)>;
-        let mut edited: Vec<(String, PathBuf, Lengths)> = Vec::new();
+        // (res path, the edited ids and their new lengths)
+        let mut edited: Vec<(String, Vec<(String, f64)>)> = Vec::new();
         for f in files
             .iter()
             .filter(|f| f.extension().is_some_and(|e| e == "tscn" || e == "tres"))
@@ -1002,7 +1045,7 @@ async fn real_godot_loads_our_animation_edits_as_our_reader_reads_them() {
             }
             if !lengths.is_empty() {
                 std::fs::write(f, &text).unwrap();
-                edited.push((res_path(dir.path(), f), f.clone(), lengths));
+                edited.push((res_path(dir.path(), f), lengths));
             }
         }
         if edited.is_empty() {
@@ -1020,29 +1063,16 @@ async fn real_godot_loads_our_animation_edits_as_our_reader_reads_them() {
             .unwrap();
         assert!(status.success(), "{rel}: godot exited {status}");
         let dump: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
-        let unloadable = if engine >= (4, 6) {
-            unloadable_on_4_6(dir.path())
-        } else {
-            Default::default()
-        };
-        for (res, file, lengths) in edited {
-            let name = format!("{rel}/{}", res.trim_start_matches("res://"));
-            let held = &dump[&res];
-            let text = std::fs::read_to_string(&file).unwrap();
-            let version = project_version(dir.path());
-            let why = not_compared(
-                engine,
-                version,
-                &unloadable,
-                dir.path(),
-                &res,
-                &text,
-                !held.is_null(),
-            );
-            if let Some(why) = why {
-                skipped.push(format!("{name} ({why:?})"));
-                continue;
-            }
+        let (_, files) = comparable(engine, &rel, dir.path(), &dump, edited, &mut skipped);
+        for Edited {
+            name,
+            file,
+            text,
+            held,
+            edit: lengths,
+            ..
+        } in files
+        {
             if held.is_null() {
                 mismatches.push(format!(
                     "{name}: Godot refuses to load it, or holds no animation"

@@ -93,21 +93,32 @@ pub async fn connect_bin(
     state_dir: tempfile::TempDir,
     env: &[(&str, &str)],
 ) -> Client {
-    let mut cmd = tokio::process::Command::new(server);
-    cmd.arg("serve").arg("--project").arg(project);
-    cmd.env("GODOT_MCP_STATE_DIR", state_dir.path());
-    // Every toolset unless the test says otherwise: most tests drive tools outside the
-    // default core. A test of the real default passes `(GODOT_MCP_TOOLSETS, "")`.
-    cmd.env("GODOT_MCP_TOOLSETS", "all");
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
+    let cmd = serve_command(server, project, state_dir.path(), env);
     let (transport, _stderr) = TokioChildProcess::builder(cmd)
         .stderr(server_stderr())
         .spawn()
         .expect("spawn godot-mcp");
     let service = ().serve(transport).await.expect("MCP handshake");
     Client { service, state_dir }
+}
+
+/// `server serve --project <project>` with `state` as its state dir, every toolset, and
+/// `env` on top. Every toolset unless the test says otherwise: most tests drive tools
+/// outside the default core; a test of the real default passes `(GODOT_MCP_TOOLSETS, "")`.
+pub fn serve_command(
+    server: &Path,
+    project: &Path,
+    state: &Path,
+    env: &[(&str, &str)],
+) -> tokio::process::Command {
+    let mut cmd = tokio::process::Command::new(server);
+    cmd.arg("serve").arg("--project").arg(project);
+    cmd.env("GODOT_MCP_STATE_DIR", state);
+    cmd.env("GODOT_MCP_TOOLSETS", "all");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd
 }
 
 /// The server's stderr: discarded, or shown with `GODOT_MCP_TEST_SERVER_STDERR=1`
@@ -122,10 +133,7 @@ pub fn server_stderr() -> Stdio {
 
 /// Connect to a server on a state dir the caller owns (to restart on one journal).
 pub async fn connect_path(project: &Path, state_dir: &Path) -> RunningService<RoleClient, ()> {
-    let mut cmd = tokio::process::Command::new(bin());
-    cmd.arg("serve").arg("--project").arg(project);
-    cmd.env("GODOT_MCP_STATE_DIR", state_dir);
-    cmd.env("GODOT_MCP_TOOLSETS", "all");
+    let cmd = serve_command(&bin(), project, state_dir, &[]);
     let (transport, _stderr) = TokioChildProcess::builder(cmd)
         .stderr(Stdio::null())
         .spawn()
@@ -249,16 +257,11 @@ pub async fn serve_godot(
     env: &[(&str, &str)],
     stderr: Stdio,
 ) -> (RunningService<RoleClient, ()>, i32) {
-    let mut cmd = tokio::process::Command::new(bin());
-    cmd.arg("serve")
-        .arg("--project")
-        .arg(project)
-        .env("GODOT_MCP_STATE_DIR", state)
-        .env("GODOT_MCP_TOOLSETS", "all")
-        .env("GODOT_BIN", godot);
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
+    let godot = godot.to_str().expect("a UTF-8 path of godot");
+    let env: Vec<_> = std::iter::once(("GODOT_BIN", godot))
+        .chain(env.iter().copied())
+        .collect();
+    let cmd = serve_command(&bin(), project, state, &env);
     let (transport, _) = rmcp::transport::TokioChildProcess::builder(cmd)
         .stderr(stderr)
         .spawn()
@@ -358,13 +361,7 @@ pub async fn call_until_failpoint(
     calls: Vec<(&'static str, Value)>,
 ) {
     use tokio::io::AsyncBufReadExt;
-    let mut cmd = tokio::process::Command::new(bin());
-    cmd.arg("serve")
-        .arg("--project")
-        .arg(project)
-        .env("GODOT_MCP_STATE_DIR", state)
-        .env("GODOT_MCP_TOOLSETS", "all")
-        .env("GODOT_MCP_CRASH_AT", point);
+    let cmd = serve_command(&bin(), project, state, &[("GODOT_MCP_CRASH_AT", point)]);
     let (transport, stderr) = TokioChildProcess::builder(cmd)
         .stderr(Stdio::piped())
         .spawn()

@@ -7,7 +7,55 @@
 //! qualifiers, enums, descriptions); setters, getters and the XML layout are
 //! not. Empty descriptions (a bare `--doctool` writes them empty) are dropped.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
+
+/// Every class of one engine version: the reference the server caches as JSON.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct ClassDb {
+    format: u32,
+    /// `godot --version`, e.g. `4.4.1.stable.official.49a5bc7b6`.
+    pub version: String,
+    pub classes: BTreeMap<String, ClassDoc>,
+    /// Why descriptions are absent, when they are.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub descriptions_note: Option<String>,
+}
+
+impl ClassDb {
+    /// Bumped when the cache's shape changes, so an old cache is rebuilt, not misread.
+    pub const FORMAT: u32 = 2;
+
+    /// The reference of engine `version`, in the current cache format.
+    pub fn new(version: String, classes: BTreeMap<String, ClassDoc>) -> Self {
+        Self {
+            format: Self::FORMAT,
+            version,
+            classes,
+            descriptions_note: None,
+        }
+    }
+
+    /// Whether a cache read back is of this format and of engine `version`.
+    pub fn is_current(&self, version: &str) -> bool {
+        self.format == Self::FORMAT && self.version == version
+    }
+
+    /// `class` and its bases, nearest first.
+    pub fn chain(&self, class: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut next = self.classes.get(class).and_then(|c| c.inherits.clone());
+        while let Some(name) = next {
+            if out.contains(&name) || out.len() > 64 {
+                break; // a cycle would be a broken cache; never loop on it
+            }
+            next = self.classes.get(&name).and_then(|c| c.inherits.clone());
+            out.push(name);
+        }
+        out
+    }
+}
 
 /// One class (or built-in type) of the reference.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]

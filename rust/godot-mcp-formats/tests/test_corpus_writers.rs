@@ -4,13 +4,13 @@
 
 mod common;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use common::{corpus_dir, walk};
 
 use godot_mcp_formats::project_edit::ConfigText;
 use godot_mcp_formats::scene_edit::set_node_property;
-use godot_mcp_formats::{parse_project, parse_scene};
+use godot_mcp_formats::{SubResource, parse_project, parse_scene};
 
 fn files(name_ends: &str) -> Vec<(PathBuf, String)> {
     let mut all = Vec::new();
@@ -22,6 +22,18 @@ fn files(name_ends: &str) -> Vec<(PathBuf, String)> {
             (p, text)
         })
         .collect()
+}
+
+/// The `[sub_resource]`s of `text`, a scene (`.tscn`) or a resource (`.tres`) by
+/// `path`'s extension.
+fn sub_resources(path: &Path, text: &str) -> Vec<SubResource> {
+    if path.extension().is_some_and(|e| e == "tscn") {
+        parse_scene(text).unwrap().sub_resources
+    } else {
+        godot_mcp_formats::parse_resource(text)
+            .unwrap()
+            .sub_resources
+    }
 }
 
 /// The lines of `a` and `b` that differ, as (line in a, line in b) ranges around
@@ -333,13 +345,7 @@ fn animations_write_back_byte_identical_and_one_edit_touches_its_line() {
     let mut all = files(".tscn");
     all.extend(files(".tres"));
     for (path, text) in all {
-        let subs = if path.extension().is_some_and(|e| e == "tscn") {
-            parse_scene(&text).unwrap().sub_resources
-        } else {
-            godot_mcp_formats::parse_resource(&text)
-                .unwrap()
-                .sub_resources
-        };
+        let subs = sub_resources(&path, &text);
         for sub in subs.iter().filter(|s| s.resource_type == "Animation") {
             let at = format!("{}: {}", path.display(), sub.id);
             for prop in &sub.properties {
@@ -357,13 +363,7 @@ fn animations_write_back_byte_identical_and_one_edit_touches_its_line() {
                 Some(p) => assert_eq!(before, [format!("length = {p}\n")], "{at}"),
                 None => assert!(before.is_empty(), "{at}"),
             }
-            let reparsed = if path.extension().is_some_and(|e| e == "tscn") {
-                parse_scene(&edited.text).unwrap().sub_resources
-            } else {
-                godot_mcp_formats::parse_resource(&edited.text)
-                    .unwrap()
-                    .sub_resources
-            };
+            let reparsed = sub_resources(&path, &edited.text);
             let new =
                 parse_animation(&reparsed.iter().find(|s| s.id == sub.id).unwrap().properties);
             assert_eq!(new.length, 12.5, "{at}");

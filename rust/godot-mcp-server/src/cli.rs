@@ -67,6 +67,8 @@ pub struct Cli {
     pub command: Command,
 }
 
+// Parsed once per run: the size of `serve`'s options costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Serve one Godot project to an MCP client over stdio (or to many over HTTP).
@@ -205,18 +207,8 @@ pub struct ServeArgs {
     )]
     pub allowed_origins: Vec<String>,
 
-    /// A folder outside the project that import_asset may copy assets from (symlinks
-    /// resolved). Repeatable; none by default, so a source outside the project is
-    /// refused (PATH_REFUSED). GODOT_MCP_IMPORT_DIRS: `:`-separated.
-    #[arg(
-        long = "import-dir",
-        env = "GODOT_MCP_IMPORT_DIRS",
-        value_name = "DIR",
-        value_delimiter = ':'
-    )]
-    pub import_dirs: Vec<PathBuf>,
-
-    /// The approval gate, the editor bridge, the image cap and the HTTP token.
+    /// The import folders, the approval gate, the editor bridge, the image cap, the HTTP
+    /// token and the Godot binary.
     #[command(flatten)]
     pub config: Config,
 }
@@ -309,10 +301,7 @@ fn init_logging(level: &str, hub: &Arc<crate::logging::LogHub>) {
 fn doctor(args: DoctorArgs) -> ExitCode {
     let boundary = crate::planes::process::boundary_report();
     println!("process boundary: {} ({})", boundary.in_use, boundary.why);
-    match crate::rules::find_godot_binary(
-        std::env::var_os("GODOT_BIN").as_deref(),
-        std::env::var_os("PATH").as_deref(),
-    ) {
+    match crate::tools::godot_process::locate(&crate::config::GodotLookup::from_env()) {
         Ok(p) => println!("godot binary: {}", p.display()),
         Err(e) => println!("godot binary: not found ({})", e.message),
     }
@@ -355,7 +344,6 @@ fn doctor(args: DoctorArgs) -> ExitCode {
 fn serve(args: ServeArgs) -> ExitCode {
     let log = Arc::new(crate::logging::LogHub::default());
     init_logging(&args.log_level, &log);
-    crate::tools::files::import::set_import_dirs(args.import_dirs.clone());
     // Test builds only (the journal's `failpoints` feature): crash points.
     godot_mcp_journal::failpoints::arm_sigkill_from_env("GODOT_MCP_CRASH_AT");
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
@@ -366,7 +354,6 @@ fn serve(args: ServeArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    crate::tools::runtime::screenshots::set_max_image_bytes(args.config.max_image_bytes);
     let safety = match ToolsetSelection::from_operator(args.toolsets.as_deref()) {
         Ok(toolsets) => SafetyState::with_selection(args.config.approval(), toolsets),
         Err(e) => {

@@ -7,7 +7,8 @@
 //! the server does not start. Test hooks (`GODOT_MCP_TEST_*`, `GODOT_MCP_CRASH_AT`) are
 //! not configuration and stay out of it.
 
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::builder::TypedValueParser;
@@ -34,6 +35,39 @@ pub const ENV_REQUIRE: &str = "GODOT_MCP_APPROVAL_REQUIRE";
 pub const ENV_WEBHOOK_TIMEOUT_MS: &str = "GODOT_MCP_APPROVAL_TIMEOUT_MS";
 /// Enabled toolsets (same as `serve --toolsets`).
 pub const ENV_TOOLSETS: &str = "GODOT_MCP_TOOLSETS";
+/// The folders outside the project import_asset may read from (`:`-separated).
+pub const ENV_IMPORT_DIRS: &str = "GODOT_MCP_IMPORT_DIRS";
+/// The Godot executable tools launch (else `godot`/`godot4` on `PATH`).
+pub const ENV_GODOT_BIN: &str = "GODOT_BIN";
+
+/// Where the Godot binary is looked for: `GODOT_BIN` and `PATH` as the server found them
+/// at start, read once. `godot_process::godot` resolves it on each launch (the file must
+/// still be an executable then), so every launch uses the same lookup.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GodotLookup {
+    /// `GODOT_BIN`, if set.
+    pub bin: Option<OsString>,
+    /// `PATH`, searched for `godot` and `godot4` when `GODOT_BIN` is unset or empty.
+    pub path: Option<OsString>,
+}
+
+impl GodotLookup {
+    /// The lookup of this process's environment.
+    pub fn from_env() -> Self {
+        Self {
+            bin: std::env::var_os(ENV_GODOT_BIN),
+            path: std::env::var_os("PATH"),
+        }
+    }
+
+    /// Exactly this binary (tests, and a server that was given one).
+    pub fn binary(bin: impl Into<OsString>) -> Self {
+        Self {
+            bin: Some(bin.into()),
+            path: None,
+        }
+    }
+}
 
 /// The approval gate's configuration; fixed for the life of the server.
 #[derive(Debug, Clone, Default)]
@@ -123,6 +157,17 @@ impl WebhookUrl {
 /// What `serve` is configured with, besides the project and its transport.
 #[derive(Debug, Clone, clap::Args)]
 pub struct Config {
+    /// A folder outside the project that import_asset may copy assets from (symlinks
+    /// resolved). Repeatable; none by default, so a source outside the project is
+    /// refused (PATH_REFUSED). GODOT_MCP_IMPORT_DIRS: `:`-separated.
+    #[arg(
+        long = "import-dir",
+        env = ENV_IMPORT_DIRS,
+        value_name = "DIR",
+        value_delimiter = ':'
+    )]
+    pub import_dirs: Vec<PathBuf>,
+
     /// http:// URL asked to approve each mutating/destructive call (the approval gate).
     #[arg(long, env = ENV_WEBHOOK, value_name = "URL", value_parser = Parsed(parse_webhook))]
     pub approval_webhook: Option<Webhook>,
@@ -168,12 +213,19 @@ pub struct Config {
     #[arg(long, env = ENV_AUTH_TOKEN, value_name = "TOKEN", hide_env_values = true,
           value_parser = Parsed(parse_token))]
     pub auth_token: Option<Token>,
+
+    /// Where tools that launch Godot find it: `GODOT_BIN` and `PATH`, read once when the
+    /// configuration is built (not an option: the variable is the documented way).
+    #[arg(skip = GodotLookup::from_env())]
+    pub godot: GodotLookup,
 }
 
 impl Default for Config {
-    /// The documented defaults (nothing set).
+    /// The documented defaults (nothing set); Godot is looked for where this process's
+    /// environment says.
     fn default() -> Self {
         Self {
+            import_dirs: Vec::new(),
             approval_webhook: None,
             approval_fail_open: false,
             approval_timeout_ms: DEFAULT_APPROVAL_TIMEOUT_MS,
@@ -182,6 +234,7 @@ impl Default for Config {
             editor_timeout_ms: godot_mcp_protocol::DEFAULT_REQUEST_TIMEOUT_MS,
             max_image_bytes: DEFAULT_MAX_IMAGE_BYTES,
             auth_token: None,
+            godot: GodotLookup::from_env(),
         }
     }
 }

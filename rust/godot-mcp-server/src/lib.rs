@@ -17,6 +17,7 @@
 //! - [`call_scope`]: the running call's cancellation and `notifications/progress` steps.
 //! - [`completion`]: `completion/complete` values, by argument name, from the project.
 //! - [`subscriptions`]: `resources/subscribe`; a resource update when a transaction ends.
+//! - [`captures`]: the images a server's tools answered with, kept by capture id.
 //! - [`logging`]: log lines as MCP `notifications/message`, at each session's level.
 //! - [`transport`]: stdio and streamable HTTP, the Host/Origin/token guard, and the
 //!   [`transport::Principal`] of every call (passed to the call pipeline in its `CallContext`).
@@ -70,6 +71,7 @@ impl Drop for StderrLines {
 
 pub mod call_scope;
 pub mod caller;
+pub mod captures;
 pub mod cli;
 pub mod completion;
 pub mod config;

@@ -97,11 +97,15 @@ impl McpServer {
 /// with [`ToolDef::imaging`]) also sends that capture's bytes as MCP image content, so
 /// clients show it as a picture; the structured content keeps the reference, never the
 /// bytes. Any other tool's result is sent as it is, whatever keys it holds.
-fn tool_result(def: &ToolDef, value: serde_json::Value) -> CallToolResult {
+fn tool_result(
+    captures: &crate::captures::Captures,
+    def: &ToolDef,
+    value: serde_json::Value,
+) -> CallToolResult {
     let image = def.image_of.and_then(|image_of| image_of(&value));
     let Some((data, mime)) = image
         .as_ref()
-        .and_then(crate::tools::runtime::screenshots::image_content)
+        .and_then(|i| crate::tools::runtime::screenshots::image_content(captures, i))
     else {
         return CallToolResult::structured(value);
     };
@@ -353,7 +357,7 @@ impl ServerHandler for McpServer {
             .journal_changed(&self.state.journal);
         let result = match outcome {
             CallOutcome::InputRequired(input) => return Ok(input.into()),
-            CallOutcome::Done(Ok(value)) => tool_result(def, value),
+            CallOutcome::Done(Ok(value)) => tool_result(&self.state.captures, def, value),
             CallOutcome::Done(Err(err)) => {
                 tracing::debug!(tool = def.meta.name, error = %err, "tool error");
                 err.into_call_result()
@@ -370,8 +374,9 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::tool_result;
+    use crate::captures::{Capture, Captures};
     use crate::rules::{SafetyClass, Toolset};
-    use crate::tools::runtime::screenshots::{self, Capture, ImageRef, Shot};
+    use crate::tools::runtime::screenshots::{ImageRef, Shot};
     use crate::tools::{ToolDef, ToolMeta};
 
     fn meta(name: &'static str) -> ToolMeta {
@@ -386,10 +391,10 @@ mod tests {
     }
 
     /// A stored capture and the reference a result would carry for it.
-    fn stored() -> ImageRef {
+    fn stored(captures: &Captures) -> ImageRef {
         let png = vec![0x89, b'P', b'N', b'G'];
         let bytes = png.len();
-        let capture_id = screenshots::store(Capture {
+        let capture_id = captures.store(Capture {
             png: Arc::new(png),
             width: 1,
             height: 1,
@@ -418,10 +423,11 @@ mod tests {
                 "never called".to_string(),
             ))
         });
-        let image = stored();
+        let captures = Captures::default();
+        let image = stored(&captures);
         let value =
             json!({"image": image, "capture_id": image.capture_id, "width": 1, "height": 1});
-        let r = tool_result(&def, value.clone());
+        let r = tool_result(&captures, &def, value.clone());
         assert_eq!(image_blocks(&r), 1, "{r:?}");
         assert_eq!(r.structured_content, Some(value));
     }
@@ -433,8 +439,10 @@ mod tests {
         let def = ToolDef::new(meta("echoes"), |_, v: Value, _| async move {
             Ok::<Value, crate::error::ToolError>(v)
         });
-        let value = json!({"image": stored(), "note": "a field that happens to be called image"});
-        let r = tool_result(&def, value.clone());
+        let captures = Captures::default();
+        let value =
+            json!({"image": stored(&captures), "note": "a field that happens to be called image"});
+        let r = tool_result(&captures, &def, value.clone());
         assert_eq!(image_blocks(&r), 0, "{r:?}");
         assert_eq!(r.structured_content, Some(value));
     }

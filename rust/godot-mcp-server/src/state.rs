@@ -51,6 +51,19 @@ pub struct AppState {
     pub subscriptions: crate::subscriptions::Subscriptions,
     /// The agents' open changes (begin_change … commit_change), by session.
     pub changes: crate::planes::project::Changes,
+    /// The images this server's tools answered with, by capture id.
+    pub captures: crate::captures::Captures,
+    /// The class reference of the Godot binary, once loaded. A lock held across the
+    /// load: a second caller waits for the first doctool run, not a second one.
+    pub class_reference: tokio::sync::Mutex<Option<LoadedClassDb>>,
+}
+
+/// The class reference in memory, with the binary it came from (path, size, modified
+/// time): a different binary reloads.
+#[derive(Debug)]
+pub struct LoadedClassDb {
+    pub binary: (std::path::PathBuf, u64, Option<std::time::SystemTime>),
+    pub db: std::sync::Arc<godot_mcp_formats::classdoc::ClassDb>,
 }
 
 impl crate::planes::project::Store for AppState {
@@ -87,6 +100,8 @@ impl AppState {
             log: Default::default(),
             subscriptions: Default::default(),
             changes: Default::default(),
+            captures: Default::default(),
+            class_reference: Default::default(),
         }
     }
 

@@ -1,24 +1,30 @@
-//! Godot as a child process: locate the binary, run it under the process plane's
-//! supervisor and wait for it, read its version. Every tool that runs Godot
-//! (class reference, shaders, scripts, tests, export, runtime) goes through here.
+//! Godot as a child process: locate the binary (from `Config`), run it under the process
+//! plane's supervisor and wait for it, and the runs every domain shares: `--version`,
+//! `--doctool`, `--check-only`, `--import`. Every tool that runs Godot (class reference,
+//! shaders, scripts, tests, export, runtime) goes through here.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::config::GodotLookup;
 use crate::error::{ErrorCode, ToolError};
-use crate::planes::process::{Ended, LaunchSpec, Session};
+use crate::planes::process::{Ended, LaunchSpec, NO_CONTROL_ARGS_PURPOSE, Session};
 use crate::rules::find_godot_binary;
 use crate::state::AppState;
 
 /// Longest `godot --version` may take.
 pub(crate) const VERSION_TIMEOUT: Duration = Duration::from_secs(30);
 
-pub(crate) fn godot() -> Result<PathBuf, ToolError> {
-    find_godot_binary(
-        std::env::var_os("GODOT_BIN").as_deref(),
-        std::env::var_os("PATH").as_deref(),
-    )
+/// The Godot binary this server launches: its [`GodotLookup`] from `Config`, resolved
+/// now (the godot_binary precondition: an executable file).
+pub(crate) fn godot(state: &AppState) -> Result<PathBuf, ToolError> {
+    locate(&state.config.godot)
+}
+
+/// The one resolver of a [`GodotLookup`] (`serve`'s tools and `doctor`).
+pub(crate) fn locate(lookup: &GodotLookup) -> Result<PathBuf, ToolError> {
+    find_godot_binary(lookup.bin.as_deref(), lookup.path.as_deref())
 }
 
 /// A launch of `program args…` with no user arguments and no parent that writes no
@@ -125,6 +131,74 @@ pub(crate) async fn engine_version(
                 ),
             )
         })
+}
+
+/// `godot --headless --path <dir> --doctool <dir>`: the class reference's XML pages
+/// written into `dir`, an empty private folder (doctool erases the doc folders of its
+/// target, and with `--path` to it no project is loaded); at most `limit`.
+pub(crate) async fn doctool(
+    state: &Arc<AppState>,
+    program: &Path,
+    dir: &Path,
+    limit: Duration,
+) -> Result<(Ended, String, String), ToolError> {
+    let dir = dir.display().to_string();
+    let args = vec![
+        "--headless".into(),
+        "--path".into(),
+        dir.clone(),
+        "--doctool".into(),
+        dir,
+    ];
+    run_supervised(state, program.to_path_buf(), args, "doctool", limit).await
+}
+
+/// `godot --headless --path <project> --check-only --script <script>`: Godot parses one
+/// script and reports its errors on stdout/stderr; at most `limit`.
+pub(crate) async fn check_only(
+    state: &Arc<AppState>,
+    program: &Path,
+    script: &str,
+    limit: Duration,
+) -> Result<(Ended, String, String), ToolError> {
+    let args = vec![
+        "--headless".into(),
+        "--path".into(),
+        state.project.root().display().to_string(),
+        "--check-only".into(),
+        "--script".into(),
+        script.to_string(),
+    ];
+    run_supervised(state, program.to_path_buf(), args, "check_only", limit).await
+}
+
+/// `godot --headless --path <project> --import`: Godot imports the project (writes
+/// `.godot/` and `.import` files) and quits. A launch of `tool_family`'s `operation`
+/// without control arguments (no probe), waited for at most `limit`; the session names
+/// its journaled launch.
+pub(crate) async fn import(
+    state: &Arc<AppState>,
+    program: &Path,
+    tool_family: &'static str,
+    operation: &'static str,
+    limit: Duration,
+) -> Result<(Arc<Session>, Ended), ToolError> {
+    let args = vec![
+        "--headless".into(),
+        "--path".into(),
+        state.project.root().display().to_string(),
+        "--import".into(),
+    ];
+    let spec = plain_launch(
+        NO_CONTROL_ARGS_PURPOSE,
+        tool_family,
+        operation,
+        program.to_path_buf(),
+        args,
+    );
+    let session = state.process.launch(state, spec).await?;
+    let ended = wait_ended(&session, limit, "the killed import did not end").await?;
+    Ok((session, ended))
 }
 
 /// A fresh private folder under `base` (created if missing), named `<prefix><random>`,

@@ -5,8 +5,8 @@
 //! engine version, under the supervisor, into a fresh private folder of its state dir
 //! (doctool erases the doc folders of its target, so never anywhere else), parses the
 //! pages (`godot_mcp_formats::classdoc`) into one compact JSON cache
-//! `classref/<version>.json`, and keeps the parsed table in memory: a lookup after the
-//! first is a map access.
+//! `classref/<version>.json`, and keeps the parsed table in memory (the server's
+//! `AppState::class_reference`): a lookup after the first is a map access.
 //!
 //! Descriptions: a bare `--doctool` writes every `<description>` empty (Godot merges
 //! descriptions only from XML already in its target). The compiled-in descriptions
@@ -25,17 +25,17 @@ pub use descriptions::*;
 pub use lookup::*;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use godot_mcp_formats::classdoc::{ClassDoc, parse_class_xml};
-use serde::{Deserialize, Serialize};
+pub use godot_mcp_formats::classdoc::ClassDb;
+use godot_mcp_formats::classdoc::parse_class_xml;
 
 use crate::error::{ErrorCode, ToolError};
 use crate::rules::{EffectKind, SafetyClass, Toolset};
-use crate::state::AppState;
-use crate::tools::godot_process::{engine_version, godot, run_supervised, temp_folder};
+use crate::state::{AppState, LoadedClassDb};
+use crate::tools::godot_process::{doctool, engine_version, godot, temp_folder};
 use crate::tools::{ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
@@ -68,80 +68,35 @@ pub fn tools() -> Vec<ToolDef> {
     ]
 }
 
-/// Bumped when the cache's shape changes, so an old cache is rebuilt, not misread.
-const CACHE_FORMAT: u32 = 2;
 /// Longest the headless editor may take to write its doc cache (~10 s measured).
 const EDITOR_DOCS_TIMEOUT: Duration = Duration::from_secs(120);
 /// Longest a doctool run may take (it takes ~3 s).
 const DOCTOOL_TIMEOUT: Duration = Duration::from_secs(120);
 
-/// Every class of one engine version.
-#[derive(Debug, Serialize, Deserialize)]
-pub struct ClassDb {
-    format: u32,
-    /// `godot --version`, e.g. `4.4.1.stable.official.49a5bc7b6`.
-    pub version: String,
-    pub classes: BTreeMap<String, ClassDoc>,
-    /// Why descriptions are absent, when they are.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub descriptions_note: Option<String>,
-}
-
-impl ClassDb {
-    /// Parse every class page under `dir` (recursively: doc/classes, modules/*/doc_classes,
-    /// platform/*/doc_classes).
-    pub fn from_doctool_dir(version: String, dir: &Path) -> Result<Self, String> {
-        let mut classes = BTreeMap::new();
-        let mut stack = vec![dir.to_path_buf()];
-        while let Some(d) = stack.pop() {
-            let entries = std::fs::read_dir(&d).map_err(|e| format!("{}: {e}", d.display()))?;
-            for entry in entries.flatten() {
-                let p = entry.path();
-                if p.is_dir() {
-                    stack.push(p);
-                } else if p.extension().is_some_and(|e| e == "xml") {
-                    let text =
-                        std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
-                    let class =
-                        parse_class_xml(&text).map_err(|e| format!("{}: {e}", p.display()))?;
-                    classes.insert(class.name.clone(), class);
-                }
+/// Parse every class page under `dir` (recursively: doc/classes, modules/*/doc_classes,
+/// platform/*/doc_classes) into the reference of engine `version`.
+pub fn read_doctool_dir(version: String, dir: &Path) -> Result<ClassDb, String> {
+    let mut classes = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let entries = std::fs::read_dir(&d).map_err(|e| format!("{}: {e}", d.display()))?;
+        for entry in entries.flatten() {
+            let p = entry.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|e| e == "xml") {
+                let text =
+                    std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+                let class = parse_class_xml(&text).map_err(|e| format!("{}: {e}", p.display()))?;
+                classes.insert(class.name.clone(), class);
             }
         }
-        if classes.is_empty() {
-            return Err(format!("no class pages under {}", dir.display()));
-        }
-        Ok(Self {
-            format: CACHE_FORMAT,
-            version,
-            classes,
-            descriptions_note: None,
-        })
     }
-
-    /// `class` and its bases, nearest first.
-    pub fn chain(&self, class: &str) -> Vec<String> {
-        let mut out = Vec::new();
-        let mut next = self.classes.get(class).and_then(|c| c.inherits.clone());
-        while let Some(name) = next {
-            if out.contains(&name) || out.len() > 64 {
-                break; // a cycle would be a broken cache; never loop on it
-            }
-            next = self.classes.get(&name).and_then(|c| c.inherits.clone());
-            out.push(name);
-        }
-        out
+    if classes.is_empty() {
+        return Err(format!("no class pages under {}", dir.display()));
     }
+    Ok(ClassDb::new(version, classes))
 }
-
-/// The loaded table, with the binary it came from (a different binary reloads).
-struct Loaded {
-    binary: (PathBuf, u64, Option<std::time::SystemTime>),
-    db: Arc<ClassDb>,
-}
-
-/// One at a time: a second caller waits for the first doctool run, not a second one.
-static LOADED: tokio::sync::Mutex<Option<Loaded>> = tokio::sync::Mutex::const_new(None);
 
 /// A version string made safe for a file name.
 fn cache_name(version: &str) -> String {
@@ -161,10 +116,10 @@ fn cache_name(version: &str) -> String {
 /// The class table for the project's Godot binary: memory, else the disk cache,
 /// else one doctool run.
 pub(crate) async fn class_db(state: &Arc<AppState>) -> Result<Arc<ClassDb>, ToolError> {
-    let program = godot()?;
+    let program = godot(state)?;
     let meta = std::fs::metadata(&program).map_err(|e| ToolError::io("GODOT_BIN", &e))?;
     let key = (program.clone(), meta.len(), meta.modified().ok());
-    let mut loaded = LOADED.lock().await;
+    let mut loaded = state.class_reference.lock().await;
     if let Some(l) = loaded.as_ref()
         && l.binary == key
     {
@@ -177,13 +132,13 @@ pub(crate) async fn class_db(state: &Arc<AppState>) -> Result<Arc<ClassDb>, Tool
     let cached = std::fs::read(&cache)
         .ok()
         .and_then(|b| serde_json::from_slice::<ClassDb>(&b).ok())
-        .filter(|db| db.format == CACHE_FORMAT && db.version == version);
+        .filter(|db| db.is_current(&version));
     let db = match cached {
         Some(db) => db,
         None => build_cache(state, &program, version, &dir, &cache).await?,
     };
     let db = Arc::new(db);
-    *loaded = Some(Loaded {
+    *loaded = Some(LoadedClassDb {
         binary: key,
         db: db.clone(),
     });
@@ -200,22 +155,7 @@ async fn build_cache(
     // A fresh private folder: --doctool erases the doc folders of its target.
     let guard = temp_folder(dir, "doctool-")?;
     let work = guard.path();
-    let work_s = work.display().to_string();
-    // --path to the empty folder: no project is loaded (nothing of the user's runs).
-    let run = run_supervised(
-        state,
-        program.to_path_buf(),
-        vec![
-            "--headless".into(),
-            "--path".into(),
-            work_s.clone(),
-            "--doctool".into(),
-            work_s,
-        ],
-        "doctool",
-        DOCTOOL_TIMEOUT,
-    )
-    .await;
+    let run = doctool(state, program, work, DOCTOOL_TIMEOUT).await;
     let parsed = run.and_then(|(ended, _, stderr)| {
         if ended.code != Some(0) {
             return Err(ToolError::new(
@@ -227,8 +167,7 @@ async fn build_cache(
                 ),
             ));
         }
-        ClassDb::from_doctool_dir(version, work)
-            .map_err(|e| ToolError::new(ErrorCode::ParseError, e))
+        read_doctool_dir(version, work).map_err(|e| ToolError::new(ErrorCode::ParseError, e))
     });
     drop(guard);
     let mut db = parsed?;

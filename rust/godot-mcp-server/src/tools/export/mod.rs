@@ -16,8 +16,7 @@ use crate::project_root::decide_export_target;
 use crate::respath::ExportDest;
 use crate::rules::Toolset;
 use crate::state::AppState;
-use crate::tools::godot_process::engine_version;
-use crate::tools::runtime::godot;
+use crate::tools::godot_process::{engine_version, godot};
 use crate::tools::{CallFlags, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
@@ -227,7 +226,7 @@ async fn export_info(
     _f: CallFlags,
 ) -> Result<ExportInfoOut, ToolError> {
     let (exists, presets) = presets(&state)?;
-    let program = godot()?;
+    let program = godot(&state)?;
     let version_line = engine_version(&state, &program).await?;
     let version = templates_version(&version_line);
     let data = editor_data_dir(&program);

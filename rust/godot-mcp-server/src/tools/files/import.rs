@@ -1,6 +1,7 @@
 //! The editor's file system: rescan (and wait for the import), the import status of
 //! assets read from disk, and importing an external asset through the journal.
 
+use crate::config::ENV_IMPORT_DIRS;
 use crate::error::{ErrorCode, ToolError};
 use crate::honesty::Persistence;
 use crate::planes::editor::RequestFailure;
@@ -16,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 pub fn tools() -> Vec<ToolDef> {
@@ -402,34 +403,22 @@ fn walk_importable(
     Ok(out)
 }
 
-/// The operator's `--import-dir` folders, set once by `serve`.
-static IMPORT_DIRS: OnceLock<Vec<PathBuf>> = OnceLock::new();
-
-/// The environment variable naming the folders import_asset may read from (`:`-separated).
-pub const IMPORT_DIRS_ENV: &str = "GODOT_MCP_IMPORT_DIRS";
-
-/// Sets the folders outside the project that import_asset may read (serve's
-/// `--import-dir`, which also reads [`IMPORT_DIRS_ENV`]).
-pub fn set_import_dirs(dirs: Vec<PathBuf>) {
-    let _ = IMPORT_DIRS.set(dirs);
-}
-
-/// The allowed folders, symlinks resolved (a folder that does not exist allows nothing).
-fn import_dirs() -> Vec<PathBuf> {
-    let dirs = IMPORT_DIRS.get().cloned().unwrap_or_else(|| {
-        std::env::var_os(IMPORT_DIRS_ENV)
-            .map(|v| std::env::split_paths(&v).collect())
-            .unwrap_or_default()
-    });
-    dirs.into_iter()
+/// The operator's allowed folders (`Config::import_dirs`), symlinks resolved (a folder
+/// that does not exist allows nothing).
+fn import_dirs(dirs: &[PathBuf]) -> Vec<PathBuf> {
+    dirs.iter()
         .filter(|d| d.is_absolute())
         .filter_map(|d| d.canonicalize().ok())
         .collect()
 }
 
 /// Where import_asset may read `source` from: symlinks resolved first, then it must lie
-/// in the project or in an operator-allowed folder. Returns the resolved path.
-pub(crate) fn decide_source(project_root: &Path, source: &str) -> Result<PathBuf, ToolError> {
+/// in the project or in one of the operator's `allowed` folders. Returns the resolved path.
+pub(crate) fn decide_source(
+    project_root: &Path,
+    allowed_dirs: &[PathBuf],
+    source: &str,
+) -> Result<PathBuf, ToolError> {
     let path = Path::new(source);
     if !path.is_absolute() {
         return Err(ToolError::invalid_params(
@@ -440,7 +429,7 @@ pub(crate) fn decide_source(project_root: &Path, source: &str) -> Result<PathBuf
     let root = project_root
         .canonicalize()
         .unwrap_or_else(|_| project_root.to_path_buf());
-    let dirs = import_dirs();
+    let dirs = import_dirs(allowed_dirs);
     let allowed = |p: &Path| p.starts_with(&root) || dirs.iter().any(|d| p.starts_with(d));
     let refused = || {
         ToolError::new(
@@ -452,7 +441,7 @@ pub(crate) fn decide_source(project_root: &Path, source: &str) -> Result<PathBuf
         )
         .param("source")
         .hint(format!(
-            "The operator allows a folder with serve --import-dir DIR or {IMPORT_DIRS_ENV}."
+            "The operator allows a folder with serve --import-dir DIR or {ENV_IMPORT_DIRS}."
         ))
     };
     if path
@@ -604,7 +593,11 @@ fn plan_import_asset(state: Arc<AppState>, args: ImportAssetArgs) -> Result<Impo
         }
         real
     } else {
-        decide_source(state.project.root(), &args.source)?
+        decide_source(
+            state.project.root(),
+            &state.config.import_dirs,
+            &args.source,
+        )?
     };
     let src_ext = real
         .extension()
@@ -710,19 +703,26 @@ mod tests {
             secret.path().join("id_ed25519.png"),
             project.path().join("innocent.png"),
         ] {
-            let e = decide_source(project.path(), source.to_str().unwrap()).unwrap_err();
+            let e = decide_source(project.path(), &[], source.to_str().unwrap()).unwrap_err();
             assert_eq!(e.code, ErrorCode::PathRefused, "{source:?}");
         }
         std::fs::write(project.path().join("in.png"), b"png").unwrap();
         let inside = project.path().join("in.png");
-        assert!(decide_source(project.path(), inside.to_str().unwrap()).is_ok());
+        assert!(decide_source(project.path(), &[], inside.to_str().unwrap()).is_ok());
         assert_eq!(
-            decide_source(project.path(), "in.png").unwrap_err().code,
+            decide_source(project.path(), &[], "in.png")
+                .unwrap_err()
+                .code,
             ErrorCode::InvalidParams
         );
         // A missing file outside is refused like a present one: no existence oracle.
         let missing = secret.path().join("nope.png");
-        let e = decide_source(project.path(), missing.to_str().unwrap()).unwrap_err();
+        let e = decide_source(project.path(), &[], missing.to_str().unwrap()).unwrap_err();
         assert_eq!(e.code, ErrorCode::PathRefused);
+        // The operator's folders (`Config::import_dirs`) allow what lies in them.
+        let allowed = [secret.path().to_path_buf()];
+        let key = secret.path().join("id_ed25519.png");
+        let real = decide_source(project.path(), &allowed, key.to_str().unwrap()).unwrap();
+        assert_eq!(real, key.canonicalize().unwrap());
     }
 }

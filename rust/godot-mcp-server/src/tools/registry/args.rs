@@ -3,7 +3,8 @@
 
 use std::sync::Arc;
 
-use serde::de::DeserializeOwned;
+use serde::de::value::StringDeserializer;
+use serde::de::{self, DeserializeOwned, DeserializeSeed, Deserializer, MapAccess, Visitor};
 use serde_json::{Map, Value};
 
 use super::{CallFlags, CheckFn, Handler, ToolDef};
@@ -100,15 +101,24 @@ pub(super) fn kind_of(v: &Value) -> &'static str {
 /// Decode arguments into `A`, naming the offending field on failure.
 pub(crate) fn decode_args<A: DeserializeOwned>(args: Value) -> Result<A, ToolError> {
     take_refusal();
-    let decoded = serde_path_to_error::deserialize::<_, A>(args);
+    let decoded = match args {
+        Value::Object(map) => serde_path_to_error::deserialize::<_, A>(ArgsObject(map)),
+        other => serde_path_to_error::deserialize::<_, A>(other).map_err(|e| {
+            let path = e.path().clone();
+            serde_path_to_error::Error::new(path, DecodeError::Serde(e.into_inner()))
+        }),
+    };
     let refused = take_refusal();
     decoded.map_err(|err| {
         let path = err.path().to_string();
         let inner = err.into_inner();
         // Decoded from a `Value`, an error carries no position (line 0), so its text
         // is the message alone: nothing to cut off.
-        debug_assert_eq!(inner.line(), 0);
-        let inner = inner.to_string();
+        debug_assert_eq!(inner.serde().line(), 0);
+        let (field, inner) = match inner {
+            DecodeError::Serde(e) => (None, e.to_string()),
+            DecodeError::Field { field, error } => (Some(field), error.to_string()),
+        };
         // A refused path is the error only when it is the very error serde gave back
         // (an untagged enum may refuse one variant and fail on another).
         if let Some(msg) = refused.filter(|m| *m == inner) {
@@ -119,12 +129,11 @@ pub(crate) fn decode_args<A: DeserializeOwned>(args: Value) -> Result<A, ToolErr
             .param(path)
             .hint("File paths are res:// paths inside the project, like res://scenes/main.tscn.");
         }
-        let param = if path == "." {
-            // serde reports missing/unknown fields at the root; its `missing field `x``
-            // and `unknown field `x`` messages name the field.
-            field_in_message(&inner).unwrap_or_else(|| ".".into())
-        } else {
-            path
+        // serde reports a missing or undeclared field at the root ("."); the decoder
+        // of the arguments object kept its name.
+        let param = match field {
+            Some(field) if path == "." => field,
+            _ => path,
         };
         ToolError::invalid_params(
             param.clone(),
@@ -134,10 +143,149 @@ pub(crate) fn decode_args<A: DeserializeOwned>(args: Value) -> Result<A, ToolErr
     })
 }
 
-pub(super) fn field_in_message(msg: &str) -> Option<String> {
-    let start = msg.find('`')? + 1;
-    let end = msg[start..].find('`')? + start;
-    Some(msg[start..end].to_string())
+/// Why the arguments did not decode: serde_json's error, or a field of the object that
+/// is missing or not declared, by name. The text is serde_json's own either way.
+#[derive(Debug)]
+enum DecodeError {
+    Serde(serde_json::Error),
+    Field {
+        field: String,
+        error: serde_json::Error,
+    },
+}
+
+impl DecodeError {
+    fn serde(&self) -> &serde_json::Error {
+        match self {
+            Self::Serde(error) | Self::Field { error, .. } => error,
+        }
+    }
+}
+
+impl std::fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.serde().fmt(f)
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+impl de::Error for DecodeError {
+    fn custom<T: std::fmt::Display>(msg: T) -> Self {
+        Self::Serde(<serde_json::Error as de::Error>::custom(msg))
+    }
+
+    fn missing_field(field: &'static str) -> Self {
+        Self::Field {
+            field: field.to_string(),
+            error: <serde_json::Error as de::Error>::missing_field(field),
+        }
+    }
+
+    fn unknown_field(field: &str, expected: &'static [&'static str]) -> Self {
+        Self::Field {
+            field: field.to_string(),
+            error: <serde_json::Error as de::Error>::unknown_field(field, expected),
+        }
+    }
+}
+
+/// The arguments object as a deserializer that behaves as serde_json's `Value` does
+/// for an object, except that its errors are [`DecodeError`]s: the struct decoding it
+/// reports a missing or unknown field through `de::Error` with the field's name, so
+/// the name is kept as a value instead of being read back from the message. Each
+/// field's value is decoded by serde_json itself.
+struct ArgsObject(Map<String, Value>);
+
+impl<'de> Deserializer<'de> for ArgsObject {
+    type Error = DecodeError;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DecodeError> {
+        let len = self.0.len();
+        let mut entries = Entries {
+            iter: self.0.into_iter(),
+            value: None,
+        };
+        let out = visitor.visit_map(&mut entries)?;
+        if entries.iter.len() == 0 {
+            Ok(out)
+        } else {
+            Err(de::Error::invalid_length(len, &"fewer elements in map"))
+        }
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DecodeError> {
+        visitor.visit_some(self)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, DecodeError> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, DecodeError> {
+        self.0
+            .deserialize_enum(name, variants, visitor)
+            .map_err(DecodeError::Serde)
+    }
+
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DecodeError> {
+        visitor.visit_unit()
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf unit unit_struct seq tuple tuple_struct map struct identifier
+    }
+}
+
+/// The entries of [`ArgsObject`]: keys decoded with [`DecodeError`] (an unknown one is
+/// named there), values by serde_json.
+struct Entries {
+    iter: serde_json::map::IntoIter,
+    value: Option<Value>,
+}
+
+impl<'de> MapAccess<'de> for Entries {
+    type Error = DecodeError;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, DecodeError> {
+        let Some((key, value)) = self.iter.next() else {
+            return Ok(None);
+        };
+        self.value = Some(value);
+        seed.deserialize(StringDeserializer::<DecodeError>::new(key))
+            .map(Some)
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(
+        &mut self,
+        seed: V,
+    ) -> Result<V::Value, DecodeError> {
+        let value = self
+            .value
+            .take()
+            .ok_or_else(|| de::Error::custom("value is missing"))?;
+        seed.deserialize(value).map_err(DecodeError::Serde)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        match self.iter.size_hint() {
+            (lower, Some(upper)) if lower == upper => Some(upper),
+            _ => None,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -165,5 +313,49 @@ mod tests {
         let e = decode_args::<ResPath>(json!("res://../up")).unwrap_err();
         assert_eq!(e.code, ErrorCode::PathRefused, "{e:?}");
         assert!(!e.message.contains('\u{1}'), "{e:?}");
+    }
+
+    #[derive(Debug, serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Root {
+        path: String,
+        #[serde(default)]
+        limit: Option<u32>,
+    }
+
+    /// Arguments whose own check fails at the root with a message that quotes a word.
+    #[derive(Debug)]
+    struct Quoting;
+
+    impl<'de> serde::Deserialize<'de> for Quoting {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            let _ = Map::<String, Value>::deserialize(d)?;
+            Err(de::Error::custom("`from` must come before `to`"))
+        }
+    }
+
+    /// A missing or unknown field of the arguments object is named by the decoder's
+    /// own report, with serde's text unchanged; a root error that merely quotes a word
+    /// names no field.
+    #[test]
+    fn root_fields_are_named_by_type_not_by_their_message() {
+        let e = decode_args::<Root>(json!({})).unwrap_err();
+        assert_eq!(e.param.as_deref(), Some("path"), "{e:?}");
+        assert_eq!(e.message, "invalid argument `path`: missing field `path`");
+        let e = decode_args::<Root>(json!({"path": "x", "extra": 1})).unwrap_err();
+        assert_eq!(e.param.as_deref(), Some("extra"), "{e:?}");
+        assert_eq!(
+            e.message,
+            "invalid argument `extra`: unknown field `extra`, expected `path` or `limit`"
+        );
+        let e = decode_args::<Root>(json!({"path": "x", "limit": "ten"})).unwrap_err();
+        assert_eq!(e.param.as_deref(), Some("limit"), "{e:?}");
+        let e = decode_args::<Quoting>(json!({"to": 1})).unwrap_err();
+        assert_eq!(e.param.as_deref(), Some("."), "{e:?}");
+        assert_eq!(
+            e.message,
+            "invalid argument `.`: `from` must come before `to`"
+        );
     }
 }

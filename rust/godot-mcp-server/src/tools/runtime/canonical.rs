@@ -1,12 +1,12 @@
 //! canonicalize_resource: a text resource re-saved by a supervised Godot helper.
 
-use super::godot;
 use super::sessions::{process_end, read_capped};
 use crate::error::{ErrorCode, ToolError};
 use crate::planes::process::{self, LaunchSpec};
 use crate::respath::ResPath;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
+use crate::tools::godot_process::godot;
 use crate::tools::{Plan, ToolDef, ToolMeta};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -81,7 +81,7 @@ pub(super) fn plan_canonicalize(
             ));
         }
     };
-    let program = godot()?;
+    let program = godot(&state)?;
     let target = state.project.resolve("path", &args.path)?;
     let before = std::fs::read(&target)
         .map_err(|e| ToolError::new(ErrorCode::ResourceNotFound, format!("{}: {e}", args.path)))?;

@@ -1,7 +1,7 @@
 //! export_project and export_status: a supervised Godot export, its artifact journaled.
 
+use super::NoArgs;
 use super::sessions::{Captured, capture};
-use super::{NoArgs, godot};
 use crate::error::{ErrorCode, ToolError};
 use crate::planes::process::{self, LaunchSpec};
 use crate::project_root::decide_export_target;
@@ -9,6 +9,7 @@ use crate::respath::{ExportDest, ExportTarget};
 use crate::rules::Precondition;
 use crate::state::AppState;
 use crate::tools::CallFlags;
+use crate::tools::godot_process::godot;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -91,7 +92,7 @@ pub(super) async fn export_project(
     if let Some(p) = unconfirmed.filter(|_| !args.confirm) {
         return Err(p.error());
     }
-    let program = godot()?;
+    let program = godot(&state)?;
     let timeout_ms = args.timeout_ms.unwrap_or(600_000).clamp(1, 3_600_000);
     let session = state
         .process

@@ -29,14 +29,12 @@ pub(crate) use export::*;
 pub use probe::*;
 pub use sessions::*;
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::error::ToolError;
-use crate::rules::{EffectKind, RuntimeFlags, SafetyClass, Toolset, find_godot_binary};
+use crate::rules::{EffectKind, RuntimeFlags, SafetyClass, Toolset};
 use crate::tools::{ToolDef, ToolMeta};
 
 /// The probe script the add-on ships (`extends GodotMcpProbe`).
@@ -228,13 +226,6 @@ fn base_tools() -> Vec<ToolDef> {
             export_status,
         ),
     ]
-}
-
-pub(crate) fn godot() -> Result<PathBuf, ToolError> {
-    find_godot_binary(
-        std::env::var_os("GODOT_BIN").as_deref(),
-        std::env::var_os("PATH").as_deref(),
-    )
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

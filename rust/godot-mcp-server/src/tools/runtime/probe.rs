@@ -246,7 +246,7 @@ pub(super) async fn game_screenshot(
     }
     let request = ProbeRequest::Screenshot {
         frames: u64::from(frames),
-        max_bytes: Some(screenshots::max_image_bytes() as u64),
+        max_bytes: Some(screenshots::max_image_bytes(&state) as u64),
         max_edge: args.max_edge.map(u64::from),
     };
     let v: ScreenshotReply = match probe_reply(&session, request).await? {
@@ -257,11 +257,12 @@ pub(super) async fn game_screenshot(
         Err(r) if r.error == "too_large" => {
             // The refusal's size fields, in the form the editor's refusals share.
             let size = serde_json::to_value(&r).unwrap_or_default();
-            return Err(screenshots::producer_too_large(&size));
+            return Err(screenshots::producer_too_large(&state, &size));
         }
         Err(r) => return Err(probe_refusal(r)),
     };
     screenshots::shot(
+        &state,
         &v.png_base64,
         SessionId {
             session_id: session.txn.to_string(),

@@ -2,12 +2,11 @@
 //! (`game_screenshot`, in runtime.rs, stores its capture here), `compare_screenshots`
 //! and `save_screenshot`.
 //!
-//! Every image a tool answers with is a *capture*: PNG bytes kept in a bounded in-memory
-//! store (the newest [`MAX_CAPTURES`], at most [`MAX_STORE_BYTES`] in all) under an id the
-//! tool returns. A result type that carries an image implements [`ImageResult`] and is
+//! Every image a tool answers with is a *capture*: PNG bytes kept in the server's bounded
+//! in-memory store ([`Captures`], a field of `AppState`) under an id the tool returns. A result type that carries an image implements [`ImageResult`] and is
 //! registered with `ToolDef::imaging`; `server.rs` sends the stored bytes of the
 //! [`ImageRef`] it names as MCP image content, so they are never base64 inside the JSON as well.
-//! Images above the size cap ([`max_image_bytes`]) are refused with `TOO_LARGE` naming
+//! Images above the size cap (`Config::max_image_bytes`) are refused with `TOO_LARGE` naming
 //! `max_edge`, since a client could not take them.
 //!
 //! The capture tools are read-only: they change nothing in the project. Keeping a capture
@@ -15,17 +14,16 @@
 //! destructive by the classification rule like every file write, and journaled through
 //! the one write seam (`files::plan_write`).
 
-use std::collections::VecDeque;
-use std::sync::{Arc, LazyLock};
+use std::sync::Arc;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as B64;
 use godot_mcp_protocol::commands as cmd;
-use parking_lot::Mutex;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+pub use crate::captures::{Capture, Captures, MAX_CAPTURES};
 use crate::error::{ErrorCode, ToolError};
 use crate::honesty::Persistence;
 use crate::planes::project::Expect;
@@ -34,12 +32,6 @@ use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::{CallFlags, ToolDef, ToolMeta};
 
-/// How many captures are kept (the oldest goes first).
-pub const MAX_CAPTURES: usize = 32;
-/// Most PNG bytes kept in all.
-pub const MAX_STORE_BYTES: usize = 256 * 1024 * 1024;
-/// The default size cap of one image (`GODOT_MCP_MAX_IMAGE_BYTES` overrides).
-pub const DEFAULT_MAX_IMAGE_BYTES: usize = 4 * 1024 * 1024;
 /// Largest PNG file compare_screenshots reads from the project.
 const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 /// CIE76 ΔE above which a pixel counts as visibly different (about one just-noticeable
@@ -54,28 +46,9 @@ pub const DEFAULT_THRESHOLD: f64 = 0.001;
 const VIEW_TRIES: u32 = 40;
 const VIEW_RETRY: std::time::Duration = std::time::Duration::from_millis(50);
 
-/// The operator's image cap (`Config::max_image_bytes`), set once by `serve`.
-static MAX_IMAGE_BYTES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-
-/// Sets the size cap of one image (serve, from its [`Config`](crate::config::Config)).
-pub fn set_max_image_bytes(bytes: usize) {
-    let _ = MAX_IMAGE_BYTES.set(bytes);
-}
-
-/// The size cap of one image, in bytes of PNG.
-pub fn max_image_bytes() -> usize {
-    MAX_IMAGE_BYTES
-        .get()
-        .copied()
-        .unwrap_or(DEFAULT_MAX_IMAGE_BYTES)
-}
-
-/// One stored image.
-#[derive(Debug, Clone)]
-pub struct Capture {
-    pub png: Arc<Vec<u8>>,
-    pub width: u32,
-    pub height: u32,
+/// The size cap of one image, in bytes of PNG (`Config::max_image_bytes`).
+pub fn max_image_bytes(state: &AppState) -> usize {
+    state.config.max_image_bytes
 }
 
 pub use crate::tools::registry::{ImageRef, ImageResult};
@@ -97,55 +70,10 @@ impl ImageResult for Compared {
     }
 }
 
-struct Store {
-    /// Per server process: an id from an earlier server never names a new capture.
-    prefix: String,
-    next: u64,
-    items: VecDeque<(String, Capture)>,
-    bytes: usize,
-}
-
-// One server process serves one project; captures live as long as the process.
-static STORE: LazyLock<Mutex<Store>> = LazyLock::new(|| {
-    let mut r = [0u8; 3];
-    let _ = getrandom::fill(&mut r);
-    Mutex::new(Store {
-        prefix: hex::encode(r),
-        next: 1,
-        items: VecDeque::new(),
-        bytes: 0,
-    })
-});
-
-/// Keep `capture`; returns its id.
-pub fn store(capture: Capture) -> String {
-    let mut s = STORE.lock();
-    let id = format!("cap-{}-{}", s.prefix, s.next);
-    s.next += 1;
-    s.bytes += capture.png.len();
-    s.items.push_back((id.clone(), capture));
-    while s.items.len() > MAX_CAPTURES || (s.bytes > MAX_STORE_BYTES && s.items.len() > 1) {
-        if let Some((_, old)) = s.items.pop_front() {
-            s.bytes -= old.png.len();
-        }
-    }
-    id
-}
-
-/// A stored capture by id (and marks it the most recently used).
-pub fn fetch(id: &str) -> Option<Capture> {
-    let mut s = STORE.lock();
-    let i = s.items.iter().position(|(k, _)| k == id)?;
-    let item = s.items.remove(i)?;
-    let cap = item.1.clone();
-    s.items.push_back(item);
-    Some(cap)
-}
-
 /// The MCP image content for `image`: `(base64, mime type)` of the capture it names,
 /// if the store still holds it.
-pub fn image_content(image: &ImageRef) -> Option<(String, String)> {
-    let cap = fetch(&image.capture_id)?;
+pub fn image_content(captures: &Captures, image: &ImageRef) -> Option<(String, String)> {
+    let cap = captures.fetch(&image.capture_id)?;
     Some((B64.encode(cap.png.as_slice()), image.mime_type.clone()))
 }
 
@@ -182,18 +110,18 @@ pub struct Shot<T> {
 
 /// Decode a producer's base64 PNG, check it against the cap, store it and build the
 /// result: `{image: ImageRef, capture_id, width, height, ...more}`.
-pub(crate) fn shot<T>(png_base64: &str, more: T) -> Result<Shot<T>, ToolError> {
+pub(crate) fn shot<T>(state: &AppState, png_base64: &str, more: T) -> Result<Shot<T>, ToolError> {
     let png = B64
         .decode(png_base64)
         .map_err(|e| ToolError::internal(format!("the capture is not base64: {e}")))?;
     let (width, height) = png_size(&png)
         .ok_or_else(|| ToolError::internal("the capture is not a PNG image".to_string()))?;
-    let cap = max_image_bytes();
+    let cap = max_image_bytes(state);
     if png.len() > cap {
         return Err(too_large(png.len(), width, height, cap));
     }
     let bytes = png.len();
-    let id = store(Capture {
+    let id = state.captures.store(Capture {
         png: Arc::new(png),
         width,
         height,
@@ -223,13 +151,13 @@ fn png_size(png: &[u8]) -> Option<(u32, u32)> {
 
 /// A producer's "too large" answer (the add-on's or the probe's own check against the
 /// cap it was given), as the same error.
-pub(crate) fn producer_too_large(v: &Value) -> ToolError {
+pub(crate) fn producer_too_large(state: &AppState, v: &Value) -> ToolError {
     let n = |k: &str| v[k].as_u64().unwrap_or(0);
     too_large(
         n("bytes") as usize,
         n("width") as u32,
         n("height") as u32,
-        max_image_bytes(),
+        max_image_bytes(state),
     )
 }
 
@@ -360,7 +288,7 @@ async fn capture_editor(
     let request = cmd::EditorScreenshot {
         view,
         max_edge: args.max_edge,
-        max_bytes: max_image_bytes(),
+        max_bytes: max_image_bytes(&state),
         node: args.node.clone(),
     };
     // A 2D or 3D view that is not on screen is switched to by the add-on and drawn on a
@@ -389,7 +317,7 @@ async fn capture_editor(
     };
     if v["captured"] != json!(true) {
         return Err(match v["reason"].as_str() {
-            Some("too_large") => producer_too_large(&v),
+            Some("too_large") => producer_too_large(&state, &v),
             Some("outside_view") => ToolError::new(
                 ErrorCode::PreconditionFailed,
                 format!(
@@ -417,7 +345,7 @@ async fn capture_editor(
             .map_err(|_| field("canvas_transform"))?,
         crop: serde_json::from_value(v["crop"].clone()).map_err(|_| field("crop"))?,
     };
-    shot(v["png_base64"].as_str().unwrap_or(""), more)
+    shot(&state, v["png_base64"].as_str().unwrap_or(""), more)
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -453,14 +381,18 @@ fn load(state: &AppState, param: &str, name: &str) -> Result<Vec<u8>, ToolError>
         }
         return std::fs::read(&real).map_err(|e| ToolError::io(name, &e).param(param));
     }
-    fetch(name).map(|c| c.png.to_vec()).ok_or_else(|| {
-        ToolError::not_found(format!("no capture {name}"))
-            .param(param)
-            .hint(format!(
-                "Captures are kept in memory (the newest {MAX_CAPTURES}) until the server \
+    state
+        .captures
+        .fetch(name)
+        .map(|c| c.png.to_vec())
+        .ok_or_else(|| {
+            ToolError::not_found(format!("no capture {name}"))
+                .param(param)
+                .hint(format!(
+                    "Captures are kept in memory (the newest {MAX_CAPTURES}) until the server \
                  stops; take a new one, or pass a res:// PNG path."
-            ))
-    })
+                ))
+        })
 }
 
 fn decode(param: &str, name: &str, png: &[u8]) -> Result<image::RgbaImage, ToolError> {
@@ -622,7 +554,7 @@ async fn compare(
             image_omitted: None,
         };
         let b64 = B64.encode(&png);
-        match shot(&b64, ()) {
+        match shot(&state, &b64, ()) {
             Ok(s) => {
                 out.image = Some(s.image);
                 out.capture_id = Some(s.capture_id);
@@ -664,7 +596,7 @@ fn plan_save(
             format!("{} is not a .png path", args.path),
         ));
     }
-    let cap = fetch(&args.capture_id).ok_or_else(|| {
+    let cap = state.captures.fetch(&args.capture_id).ok_or_else(|| {
         ToolError::not_found(format!("no capture {}", args.capture_id))
             .param("capture_id")
             .hint(format!(
@@ -736,18 +668,41 @@ mod tests {
         assert_eq!(lab(&image::Rgba([0, 0, 0, 255]))[0], 0.0);
     }
 
+    /// A state of its own: a project, a journal, and `max_image_bytes` as its cap.
+    fn server(max_image_bytes: usize) -> (tempfile::TempDir, AppState) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("project.godot"), "config_version=5\n").unwrap();
+        let p = crate::project_root::Project::discover(Some(dir.path()), std::path::Path::new("/"))
+            .unwrap();
+        let mut journal =
+            godot_mcp_journal::Journal::open(&dir.path().join(".state"), p.root()).unwrap();
+        journal.reconcile().unwrap();
+        let safety = crate::rules::SafetyState::new(
+            crate::rules::ApprovalConfig::default(),
+            Toolset::ALL.into_iter().collect(),
+        );
+        let config = crate::config::Config {
+            max_image_bytes,
+            ..Default::default()
+        };
+        (dir, AppState::new(p, journal, safety).with_config(config))
+    }
+
+    /// Two servers in one process share neither their captures nor their image cap:
+    /// each is its own state's.
     #[test]
-    fn the_store_forgets_the_oldest_first() {
-        let ids: Vec<String> = (0..=MAX_CAPTURES)
-            .map(|_| {
-                store(Capture {
-                    png: Arc::new(vec![0; 8]),
-                    width: 1,
-                    height: 1,
-                })
-            })
-            .collect();
-        assert!(fetch(&ids[0]).is_none(), "the oldest was evicted");
-        assert!(fetch(&ids[MAX_CAPTURES]).is_some());
+    fn two_servers_share_neither_captures_nor_the_image_cap() {
+        let mut png = Vec::new();
+        solid(8, 8, [200, 10, 10, 255])
+            .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+            .unwrap();
+        let b64 = B64.encode(&png);
+        let (_a_dir, small) = server(png.len() - 1);
+        let (_b_dir, large) = server(png.len());
+        let e = shot(&small, &b64, ()).unwrap_err();
+        assert_eq!(e.code, ErrorCode::TooLarge, "{e:?}");
+        let kept = shot(&large, &b64, ()).unwrap();
+        assert!(large.captures.fetch(&kept.capture_id).is_some());
+        assert!(small.captures.fetch(&kept.capture_id).is_none());
     }
 }

@@ -1,13 +1,14 @@
 //! Managed sessions: run_and_capture, play_scene, stop_scene, list_sessions, and the
 //! managed editor (start_editor, stop_editor); how a process ended, as reported.
 
-use super::{MAX_OUTPUT, NoArgs, PROBE_SCRIPT, godot};
+use super::{MAX_OUTPUT, NoArgs, PROBE_SCRIPT};
 use crate::error::{ErrorCode, ToolError};
 use crate::honesty::ProcessEnd;
 use crate::planes::process::{self, Ended, LaunchSpec, STOP_GRACE, Session, errors};
 use crate::respath::ResPath;
 use crate::state::AppState;
 use crate::tools::CallFlags;
+use crate::tools::godot_process::godot;
 use godot_mcp_protocol::ProbeRequest;
 use godot_mcp_protocol::probe::ReleasedReply;
 use schemars::JsonSchema;
@@ -118,7 +119,7 @@ pub(super) async fn run_and_capture(
     args: RunArgs,
     _f: CallFlags,
 ) -> Result<Captured, ToolError> {
-    let program = godot()?;
+    let program = godot(&state)?;
     let timeout_ms = ToolError::arg_in(
         "timeout_ms",
         args.timeout_ms,
@@ -255,7 +256,7 @@ pub(crate) async fn launch_game(
     state: &Arc<AppState>,
     how: GameLaunch<'_>,
 ) -> Result<(Arc<Session>, bool), ToolError> {
-    let program = godot()?;
+    let program = godot(state)?;
     let mut engine = Vec::new();
     if how.headless {
         engine.push("--headless".to_string());
@@ -481,7 +482,7 @@ pub async fn launch_editor(state: &Arc<AppState>) -> Result<Arc<Session>, ToolEr
         )
         .hint("Stop it with stop_editor first."));
     }
-    let program = godot()?;
+    let program = godot(state)?;
     state
         .process
         .launch(

@@ -28,7 +28,7 @@ use crate::tools::common::{
     Walk, page_limit, paged_args, project_too_large, read_text, walk_project,
 };
 use crate::tools::files::write::{plan_write, require_script_path};
-use crate::tools::godot_process::{godot, run_supervised};
+use crate::tools::godot_process::{check_only, godot};
 use crate::tools::scene::nodes::some_node_paths;
 use crate::tools::{CallFlags, ToolDef, ToolMeta};
 
@@ -181,29 +181,15 @@ async fn get_parse_errors(
             );
         }
     }
-    let program = godot()?;
-    let root = state.project.root().display().to_string();
+    let program = godot(&state)?;
     // Before the check: a class cache older than a script means the engine's view
     // of global class names may lag the files the check reads.
     let pending_before = rescan_pending(&state);
     let mut files = Vec::new();
     let mut error_count = 0;
     for p in &args.paths {
-        let (ended, stdout, stderr) = run_supervised(
-            &state,
-            program.clone(),
-            vec![
-                "--headless".into(),
-                "--path".into(),
-                root.clone(),
-                "--check-only".into(),
-                "--script".into(),
-                p.to_string(),
-            ],
-            "check_only",
-            CHECK_TIMEOUT,
-        )
-        .await?;
+        let (ended, stdout, stderr) =
+            check_only(&state, &program, &p.to_string(), CHECK_TIMEOUT).await?;
         let path = p.to_string();
         let mut errs = parse_check_output(&path, &stderr);
         errs.extend(parse_check_output(&path, &stdout));

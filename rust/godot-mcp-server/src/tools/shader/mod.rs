@@ -555,7 +555,7 @@ async fn shader_validate(
             ToolError::new(ErrorCode::TooLarge, "the shader is larger than 512 KiB").param("code"),
         );
     }
-    let program = godot()?;
+    let program = godot(&state)?;
     // A private project: the shader, its includes and the loader, nothing of the user's.
     let base = state.journal.lock().state_dir().join("shader_validate");
     let work = temp_folder(&base, "")?;

@@ -18,8 +18,8 @@ use crate::planes::process::{self, LaunchSpec, errors};
 use crate::respath::ResPath;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::godot_process::{plain_launch, wait_ended};
-use crate::tools::runtime::{ended_json, game_property, godot, session_of};
+use crate::tools::godot_process::{self, godot, plain_launch, wait_ended};
+use crate::tools::runtime::{ended_json, game_property, session_of};
 use crate::tools::{CallFlags, ToolDef, ToolMeta};
 
 /// Default and longest time a test run may take.
@@ -476,7 +476,7 @@ async fn run_tests(
     let root = state.project.root().to_path_buf();
     let framework = detect(&root, args.framework)?;
     let (engine, filters) = engine_args(framework, &root, &args)?;
-    let program = godot()?;
+    let program = godot(&state)?;
     let started = Instant::now();
     let deadline = Duration::from_millis(timeout_ms);
 
@@ -498,15 +498,8 @@ async fn run_tests(
                  .godot/ and .import files), or open the project in the editor once.",
             ));
         }
-        let import_args = vec![
-            "--headless".into(),
-            "--path".into(),
-            root.display().to_string(),
-            "--import".into(),
-        ];
-        let spec = tests_launch("run_tests_import", program.clone(), import_args);
-        let session = state.process.launch(&state, spec).await?;
-        let ended = wait_ended(&session, deadline, "the killed import did not end").await?;
+        let (session, ended) =
+            godot_process::import(&state, &program, "tests", "run_tests_import", deadline).await?;
         let import = ImportRun {
             transaction_id: session.txn.to_string(),
             end: ended_json(&ended),
