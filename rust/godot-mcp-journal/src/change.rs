@@ -94,11 +94,65 @@ pub enum ChangeOp {
     Delete,
 }
 
-/// A change's intent, as stored: every file with its pre- and post-state.
+/// A change's intent, as stored: every file with its pre- and post-state, and
+/// the editor part when the change has one.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChangeIntent {
     /// Every file, in the order the change applies them.
     pub files: Vec<ChangeFile>,
+    /// Edits of the scene open in the editor, sent as ONE request (one undo action)
+    /// after this intent is durable and before any file is written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub editor: Option<ChangeEditorPart>,
+}
+
+/// The editor part of a change: its staged node steps, sent as one `scene.steps`
+/// request whose undo action is named `action`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChangeEditorPart {
+    /// The undo action's name in the editor, `godot-mcp change <id>`.
+    pub action: String,
+    /// The scene the edits act on (`res://…`).
+    pub scene: String,
+    /// The bridge request id it is sent with; never reused, never resent.
+    pub request_id: u64,
+    /// SHA-256 of the canonical request parameters.
+    pub params_sha256: String,
+    /// How many steps the request carries.
+    pub steps: usize,
+}
+
+/// What became of a change's editor part, as its proof records it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EditorPartOutcome {
+    /// The editor applied the edits as one undo action (and it stays).
+    Applied,
+    /// The editor did not apply them (it said so, or its history never had the action).
+    NotApplied,
+    /// Applied, then undone by its own action name.
+    Undone,
+}
+
+/// How the editor answered the editor part's request ([`EditorHook::apply`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EditorSent {
+    /// Applied, one undo action.
+    Applied,
+    /// Refused, and the editor reports itself unchanged or rolled back.
+    NotApplied(String),
+    /// Anything else: an error that may have left an edit, or no answer.
+    Unknown(String),
+}
+
+/// Where the server sends a change's editor part, and takes it back.
+pub trait EditorHook {
+    /// Send the editor part's request (once).
+    fn apply(&mut self) -> EditorSent;
+    /// Take the editor part back: undo it when the editor's current action is the
+    /// change's own (`Ok(Undone)`), or find it never applied (`Ok(NotApplied)`: the
+    /// history does not name it). `Err`: neither is known; nothing was guessed.
+    fn undo(&mut self) -> Result<EditorPartOutcome, String>;
 }
 
 /// One file of a change's intent.
@@ -122,6 +176,9 @@ pub struct ChangeProof {
     /// One proof per file, in the intent's order; every basis is the post-state
     /// (committed) or every one the pre-state (compensated).
     pub files: Vec<FileProof>,
+    /// The editor part's outcome, when the change has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub editor: Option<EditorPartOutcome>,
 }
 
 impl ChangeProof {
@@ -137,8 +194,14 @@ impl ChangeProof {
             Some(Deriver::Repair) => "repair",
             _ => "live",
         };
+        let editor = match self.editor {
+            Some(EditorPartOutcome::Applied) => "; the editor part applied",
+            Some(EditorPartOutcome::NotApplied) => "; the editor part not applied",
+            Some(EditorPartOutcome::Undone) => "; the editor part undone",
+            None => "",
+        };
         format!(
-            "all {} files at their {basis} on disk ({derived})",
+            "all {} files at their {basis} on disk ({derived}){editor}",
             self.files.len()
         )
     }
@@ -239,6 +302,18 @@ pub enum ChangeError {
         source: io::Error,
         /// Why the change is quarantined, when it is.
         reason: Option<String>,
+    },
+    /// The change's editor part failed or could not be taken back; the change was
+    /// settled before this answer (`compensated`: no file written and nothing left
+    /// in the editor; `quarantined`: the reason names the editor part).
+    #[error("change {transaction_id}: {reason}; settled as {status}")]
+    Editor {
+        /// The change's transaction.
+        transaction_id: TxnId,
+        /// The whole change's recorded state.
+        status: TxnStatus,
+        /// What happened.
+        reason: String,
     },
     /// The journal database failed; writes stay refused until reconciled.
     #[error("journal: {0}")]
@@ -509,6 +584,7 @@ fn restore(storage: &dyn Storage, target: &Path, temp: &Path, image: &PreImage) 
 
 fn proof(files: &[ChangeFile], basis: ProofBasis, by: Deriver) -> ChangeProof {
     ChangeProof {
+        editor: None,
         files: files
             .iter()
             .map(|f| FileProof {
@@ -553,7 +629,19 @@ impl Journal {
         req: FileChange,
         id: Option<TxnId>,
     ) -> Result<ChangeOutcome, ChangeError> {
-        if req.effects.is_empty() {
+        self.apply_change_with(req, id, None)
+    }
+
+    /// [`Journal::apply_change_as`] with an editor part: recorded in the intent,
+    /// sent through `hook` after the intent is durable and before any file, and
+    /// taken back through `hook` when the files fail and are put back.
+    pub fn apply_change_with(
+        &mut self,
+        req: FileChange,
+        id: Option<TxnId>,
+        mut editor: Option<(ChangeEditorPart, &mut dyn EditorHook)>,
+    ) -> Result<ChangeOutcome, ChangeError> {
+        if req.effects.is_empty() && editor.is_none() {
             return Err(ChangeError::Invalid(
                 "a change names at least one file".into(),
             ));
@@ -668,12 +756,76 @@ impl Journal {
             .collect();
 
         // 2. The intent and the pre-images, durable before any effect.
-        let intent = ChangeIntent { files };
+        let intent = ChangeIntent {
+            files,
+            editor: editor.as_ref().map(|(part, _)| part.clone()),
+        };
         self.insert_change(txn, &intent, &preimages, &req)?;
         cross(fp::CHANGE_AFTER_INTENT);
 
-        // 3. Temps written and fsynced, then each effect in order.
+        // 2b. The editor part, before any file: one request, one undo action.
         let storage = self.storage.clone();
+        let mut editor_outcome = None;
+        if let Some((part, hook)) = editor.as_mut() {
+            let refused = match hook.apply() {
+                EditorSent::Applied => {
+                    cross(fp::CHANGE_AFTER_EDITOR);
+                    editor_outcome = Some(EditorPartOutcome::Applied);
+                    None
+                }
+                EditorSent::NotApplied(why) => Some((Ok(EditorPartOutcome::NotApplied), why)),
+                EditorSent::Unknown(why) => Some((hook.undo(), why)),
+            };
+            if let Some((taken_back, why)) = refused {
+                // No file was written: every one is proven at its pre-state.
+                let mut settled = settle(
+                    &self.root,
+                    &*storage,
+                    &intent.files,
+                    &preimages,
+                    Deriver::Live,
+                    true,
+                );
+                let reason = match taken_back {
+                    Ok(outcome) if settled.status == TxnStatus::Compensated => {
+                        if let Some(p) = settled.proof.as_mut() {
+                            p.editor = Some(outcome);
+                        }
+                        format!(
+                            "the editor did not apply the change's edits ({why}); no file was \
+                             written"
+                        )
+                    }
+                    Ok(_) => settled.reason.clone().unwrap_or_default(),
+                    Err(e) => {
+                        settled.status = TxnStatus::Quarantined;
+                        settled.proof = None;
+                        format!(
+                            "the editor part ({} on {}) may be applied and could not be undone \
+                             ({why}; {e}); no file was written",
+                            part.action, part.scene
+                        )
+                    }
+                };
+                settled.reason = Some(reason.clone());
+                let recorded = self.record_change(txn, &settled);
+                cross(fp::CHANGE_AFTER_TERMINAL);
+                if settled.status == TxnStatus::Quarantined {
+                    self.close_gate(txn, reason.clone());
+                }
+                return Err(ChangeError::Editor {
+                    transaction_id: txn,
+                    status: if recorded.is_ok() {
+                        settled.status
+                    } else {
+                        TxnStatus::Open
+                    },
+                    reason,
+                });
+            }
+        }
+
+        // 3. Temps written and fsynced, then each effect in order.
         let mut failed: Option<(usize, Option<FileState>, io::Error)> = None;
         for (i, p) in planned.iter().enumerate() {
             if let Effect::Write { bytes } = p.effect {
@@ -743,6 +895,40 @@ impl Journal {
                 "{} failed ({cause}); every file was put back",
                 intent.files[*i].path
             ));
+        }
+        // The files did not all land: the editor part is taken back too.
+        if let (Some((part, hook)), Some(_)) = (editor.as_mut(), editor_outcome) {
+            if settled.status == TxnStatus::Committed {
+                if let Some(p) = settled.proof.as_mut() {
+                    p.editor = editor_outcome;
+                }
+            } else if settled.status == TxnStatus::Compensated {
+                match hook.undo() {
+                    Ok(outcome) => {
+                        if let Some(p) = settled.proof.as_mut() {
+                            p.editor = Some(outcome);
+                        }
+                        if let Some(r) = settled.reason.as_mut() {
+                            r.push_str(" and the editor's action undone");
+                        }
+                    }
+                    Err(e) => {
+                        settled.status = TxnStatus::Quarantined;
+                        settled.proof = None;
+                        settled.reason = Some(format!(
+                            "every file was put back, but the editor part ({} on {}) could not \
+                             be undone ({e})",
+                            part.action, part.scene
+                        ));
+                    }
+                }
+            } else {
+                let r = settled.reason.get_or_insert_with(String::new);
+                r.push_str(&format!(
+                    "; the editor part ({} on {}) is left applied",
+                    part.action, part.scene
+                ));
+            }
         }
         let recorded = self.record_change(txn, &settled);
         cross(fp::CHANGE_AFTER_TERMINAL);

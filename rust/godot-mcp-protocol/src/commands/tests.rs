@@ -158,7 +158,10 @@ fn every_command_params_round_trip() {
         round(MeshLibraryItems {
             path: s("res://lib.tres"),
         }),
-        round(Undo {}),
+        round(Undo::default()),
+        round(Undo {
+            action: Some("godot-mcp change x".into()),
+        }),
         round(Redo {}),
         round(History {}),
         round(EditorScreenshot {
