@@ -1035,6 +1035,111 @@ impl Journal {
         result
     }
 
+    /// The changes whose editor part is owed an undo: open, with an editor part, as a
+    /// previous process left them (reconciliation put their files back). A change in
+    /// flight holds the journal's lock for its whole commit, so none is seen here.
+    pub fn owed_editor_parts(&self) -> rusqlite::Result<Vec<(TxnId, ChangeEditorPart)>> {
+        let mut st = self.conn().prepare_cached(
+            "SELECT id, intent_json FROM transactions
+             WHERE state = 'open' AND effect_kind = 'file' ORDER BY rowid",
+        )?;
+        let rows = st
+            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|(id, intent)| {
+                let Ok(Intent::Change(ChangeIntent {
+                    editor: Some(part), ..
+                })) = serde_json::from_str::<Intent>(&intent)
+                else {
+                    return None;
+                };
+                Some((id.parse().ok()?, part))
+            })
+            .collect())
+    }
+
+    /// Settles an owed editor part ([`Journal::owed_editor_parts`]): `Ok(outcome)`
+    /// (undone, or never applied) with every file proven at its pre-state →
+    /// `compensated`; `Err(reason)` (the editor's history shows the action under
+    /// later ones: it cannot be taken back) → `quarantined`. Returns the state
+    /// recorded (`open`: the row was no longer owed).
+    pub fn settle_owed_editor(
+        &mut self,
+        txn: TxnId,
+        outcome: Result<EditorPartOutcome, String>,
+    ) -> rusqlite::Result<TxnStatus> {
+        let Some(part) = self
+            .owed_editor_parts()?
+            .into_iter()
+            .find(|(t, _)| *t == txn)
+            .map(|(_, p)| p)
+        else {
+            return Ok(TxnStatus::Open);
+        };
+        let intent: Option<ChangeIntent> = self
+            .conn()
+            .query_row(
+                "SELECT intent_json FROM transactions WHERE id = ?1",
+                [txn.to_string()],
+                |r| r.get::<_, String>(0),
+            )
+            .ok()
+            .and_then(|j| match serde_json::from_str::<Intent>(&j) {
+                Ok(Intent::Change(c)) => Some(c),
+                _ => None,
+            });
+        let Some(intent) = intent else {
+            return Ok(TxnStatus::Open);
+        };
+        let preimages = load_preimages(self.conn(), txn, &intent.files)?;
+        let mut settled = settle(
+            &self.root,
+            &*self.storage,
+            &intent.files,
+            &preimages,
+            Deriver::Reconcile,
+            true,
+        );
+        match outcome {
+            Ok(outcome) if settled.status == TxnStatus::Compensated => {
+                if let Some(p) = settled.proof.as_mut() {
+                    p.editor = Some(outcome);
+                }
+                settled.reason = Some(format!(
+                    "the server stopped before the change completed; every file was put back \
+                     and its editor part ({}) {}",
+                    part.action,
+                    match outcome {
+                        EditorPartOutcome::NotApplied => "was never applied",
+                        _ => "undone",
+                    }
+                ));
+            }
+            Ok(_) => {}
+            Err(why) => {
+                settled.status = TxnStatus::Quarantined;
+                settled.proof = None;
+                settled.reason = Some(format!(
+                    "its editor part ({} on {}) cannot be taken back: {why}",
+                    part.action, part.scene
+                ));
+            }
+        }
+        let recorded = in_txn(self.conn(), |conn| {
+            record_change_terminal(conn, txn, &settled)
+        });
+        if recorded.is_err() {
+            self.gate = WriteGate::Unreconciled;
+        }
+        recorded?;
+        if settled.status == TxnStatus::Quarantined {
+            self.close_gate(txn, settled.reason.clone().unwrap_or_default());
+        }
+        Ok(settled.status)
+    }
+
     /// How many pre-images of changes the journal retains (open or
     /// quarantined changes keep theirs).
     pub fn retained_change_preimages(&self) -> rusqlite::Result<usize> {
@@ -1086,6 +1191,38 @@ impl Journal {
                     "the server stopped before the change completed; every file was put back"
                         .into(),
                 );
+            }
+            if let Some(part) = &intent.editor {
+                match settled.status {
+                    // A file is written only after the editor applied its part.
+                    TxnStatus::Committed if !intent.files.is_empty() => {
+                        if let Some(p) = settled.proof.as_mut() {
+                            p.editor = Some(EditorPartOutcome::Applied);
+                        }
+                    }
+                    TxnStatus::Quarantined => {
+                        let r = settled.reason.get_or_insert_with(String::new);
+                        r.push_str(&format!(
+                            "; its editor part ({} on {}) may be applied",
+                            part.action, part.scene
+                        ));
+                    }
+                    // Files back at their pre-state (or none): the editor part may have
+                    // been applied; it is owed an undo, settled when an editor connects
+                    // ([`Journal::owed_editor_parts`]). The row stays open.
+                    _ => {
+                        out.push((
+                            *txn,
+                            TxnStatus::Open,
+                            Some(format!(
+                                "every file was put back; its editor part ({} on {}) waits \
+                                 for the editor to connect",
+                                part.action, part.scene
+                            )),
+                        ));
+                        continue;
+                    }
+                }
             }
             in_txn(self.conn(), |conn| {
                 record_change_terminal(conn, *txn, &settled)
@@ -1231,6 +1368,10 @@ mod tests {
         }
     }
 
+    fn project_with(storage: Arc<dyn Storage>) -> (tempfile::TempDir, PathBuf, Journal) {
+        project(storage)
+    }
+
     fn project(storage: Arc<dyn Storage>) -> (tempfile::TempDir, PathBuf, Journal) {
         let dir = tempfile::tempdir().unwrap();
         let project = dir.path().join("p");
@@ -1297,6 +1438,145 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    /// A stand-in editor: what `apply` answers, what `undo` answers, and what was called.
+    struct FakeEditor {
+        sent: EditorSent,
+        undo: Result<EditorPartOutcome, String>,
+        calls: Vec<&'static str>,
+    }
+
+    impl EditorHook for FakeEditor {
+        fn apply(&mut self) -> EditorSent {
+            self.calls.push("apply");
+            self.sent.clone()
+        }
+        fn undo(&mut self) -> Result<EditorPartOutcome, String> {
+            self.calls.push("undo");
+            self.undo.clone()
+        }
+    }
+
+    fn part() -> ChangeEditorPart {
+        ChangeEditorPart {
+            action: "godot-mcp change x".into(),
+            scene: "res://main.tscn".into(),
+            request_id: 7,
+            params_sha256: "0".into(),
+            steps: 1,
+        }
+    }
+
+    fn editor(sent: EditorSent, undo: Result<EditorPartOutcome, String>) -> FakeEditor {
+        FakeEditor {
+            sent,
+            undo,
+            calls: Vec::new(),
+        }
+    }
+
+    fn status_of(j: &Journal) -> (TxnStatus, Option<String>) {
+        let rows = j.list_transactions(&TxnFilter::default()).unwrap();
+        assert_eq!(rows.len(), 1, "{rows:?}");
+        (rows[0].status, rows[0].reason.clone())
+    }
+
+    /// Guards against (issue 28): an editor part that survives its change's files
+    /// being put back, or files written after the editor refused its part. Applied
+    /// and the files land: committed, no undo. Applied and a file fails: every file
+    /// put back AND the editor's action undone, compensated; a refused undo:
+    /// quarantined, the reason naming the editor part. Refused by the editor: no
+    /// file written, compensated.
+    #[test]
+    fn a_change_with_an_editor_part_is_whole_in_the_editor_too() {
+        let (_dir, project, mut j) = project(Arc::new(RealStorage));
+        let mut ed = editor(EditorSent::Applied, Ok(EditorPartOutcome::Undone));
+        j.apply_change_with(move_like(None), None, Some((part(), &mut ed)))
+            .unwrap();
+        assert_eq!(ed.calls, ["apply"]);
+        assert_eq!(status_of(&j).0, TxnStatus::Committed);
+
+        for (undo, want) in [
+            (Ok(EditorPartOutcome::Undone), TxnStatus::Compensated),
+            (Err("someone else's action".to_owned()), TxnStatus::Quarantined),
+        ] {
+            let storage = Arc::new(FailingUnlink {
+                calls: AtomicUsize::new(0),
+                fail_at: 2,
+            });
+            let (_dir, project, mut j) = project_with(storage);
+            let mut ed = editor(EditorSent::Applied, undo);
+            let err = j
+                .apply_change_with(move_like(None), None, Some((part(), &mut ed)))
+                .unwrap_err();
+            assert_eq!(ed.calls, ["apply", "undo"], "{err}");
+            let (status, reason) = status_of(&j);
+            assert_eq!(status, want, "{err}");
+            assert_eq!(fs::read(project.join("main.tscn")).unwrap(), b"old ref");
+            if want == TxnStatus::Quarantined {
+                assert!(reason.unwrap().contains("godot-mcp change x"));
+            }
+        }
+
+        let (_dir, project, mut j) = project_with(Arc::new(RealStorage));
+        let mut ed = editor(
+            EditorSent::NotApplied("refused".into()),
+            Ok(EditorPartOutcome::Undone),
+        );
+        let err = j
+            .apply_change_with(move_like(None), None, Some((part(), &mut ed)))
+            .unwrap_err();
+        assert!(matches!(err, ChangeError::Editor { status: TxnStatus::Compensated, .. }), "{err}");
+        assert_eq!(ed.calls, ["apply"]);
+        assert!(!project.join("b/new.tscn").exists());
+        assert_eq!(status_of(&j).0, TxnStatus::Compensated);
+        let _ = project;
+    }
+
+    /// Guards against: a change killed after its editor part may have applied being
+    /// recorded compensated before the editor took it back. Reconciliation puts the
+    /// files back and leaves the row open (owed); the editor's answer settles it.
+    #[test]
+    fn an_owed_editor_part_waits_for_the_editor_then_settles() {
+        let (dir, project, mut j) = project_with(Arc::new(RealStorage));
+        let mut ed = editor(EditorSent::Applied, Ok(EditorPartOutcome::Undone));
+        // The server "dies" between the editor's answer and the first file: simulate
+        // with the intent left open (the apply hook panics past the editor part).
+        let req = move_like(None);
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            struct Dies;
+            impl EditorHook for Dies {
+                fn apply(&mut self) -> EditorSent {
+                    panic!("killed")
+                }
+                fn undo(&mut self) -> Result<EditorPartOutcome, String> {
+                    unreachable!()
+                }
+            }
+            let _ = j.apply_change_with(req, None, Some((part(), &mut Dies)));
+        }));
+        assert!(outcome.is_err());
+        drop(j);
+        let mut j = Journal::open_with_storage(
+            &dir.path().join("s"),
+            &project,
+            Arc::new(RealStorage),
+        )
+        .unwrap();
+        let report = j.reconcile().unwrap();
+        assert_eq!(report.editor_waiting.len(), 1, "{report:?}");
+        assert_eq!(report.compensated, 0);
+        assert_eq!(j.gate(), &WriteGate::Open);
+        let owed = j.owed_editor_parts().unwrap();
+        assert_eq!(owed.len(), 1);
+        assert_eq!(status_of(&j).0, TxnStatus::Open);
+        let status = j
+            .settle_owed_editor(owed[0].0, ed.undo())
+            .unwrap();
+        assert_eq!(status, TxnStatus::Compensated);
+        assert_eq!(status_of(&j).0, TxnStatus::Compensated);
+        assert!(j.owed_editor_parts().unwrap().is_empty());
     }
 
     /// Guards against: a stale file caught before the intent recording

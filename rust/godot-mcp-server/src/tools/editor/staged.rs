@@ -317,7 +317,54 @@ impl EditorHook for BridgeHook {
     }
 
     fn undo(&mut self) -> Result<EditorPartOutcome, String> {
-        take_back(&self.bridge, &self.action, editor_timeout(&self.state))
+        take_back(&self.bridge, &self.action, editor_timeout(&self.state)).map_err(|e| e.to_string())
+    }
+}
+
+/// Settle what the server owes the editor that just connected: every change a
+/// previous process left with its files put back and its editor part possibly
+/// applied ([`godot_mcp_journal::Journal::owed_editor_parts`]). Undone by its action
+/// name, or found never applied → `compensated`; found under later actions →
+/// `quarantined`; anything unknown (no answer) → stays open for the next connection.
+pub(crate) fn settle_owed(state: &Arc<AppState>, bridge: &Bridge) {
+    let owed = match state.journal.lock().owed_editor_parts() {
+        Ok(owed) => owed,
+        Err(e) => {
+            tracing::error!(error = %e, "the journal's owed editor parts could not be read");
+            return;
+        }
+    };
+    for (txn, part) in owed {
+        let outcome = match take_back(bridge, &part.action, editor_timeout(state)) {
+            Ok(outcome) => Ok(outcome),
+            Err(TakeBack::Unknown(why)) => {
+                tracing::warn!(%txn, action = %part.action, "the change's editor part stays unresolved: {why}");
+                continue;
+            }
+            Err(TakeBack::Refused(why)) => Err(why),
+        };
+        match state.journal.lock().settle_owed_editor(txn, outcome) {
+            Ok(status) => tracing::info!(%txn, status = status.as_str(), "a change's editor part was settled by the editor"),
+            Err(e) => tracing::warn!(%txn, error = %e, "a change's editor part could not be recorded"),
+        }
+    }
+}
+
+/// Why an editor part was not taken back.
+#[derive(Debug)]
+pub(crate) enum TakeBack {
+    /// The editor's history shows it under later actions, or refused the undo: it
+    /// cannot be taken back without undoing someone else's edits.
+    Refused(String),
+    /// No answer, or no editor: nothing is known.
+    Unknown(String),
+}
+
+impl std::fmt::Display for TakeBack {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Refused(w) | Self::Unknown(w) => f.write_str(w),
+        }
     }
 }
 
@@ -328,10 +375,10 @@ pub(crate) fn take_back(
     bridge: &Bridge,
     action: &str,
     timeout: std::time::Duration,
-) -> Result<EditorPartOutcome, String> {
+) -> Result<EditorPartOutcome, TakeBack> {
     let history = bridge
         .request(cmd::HISTORY, cmd::History {}.params(), timeout)
-        .map_err(|f| format!("editor.history failed: {}", failure_text(&f)))?;
+        .map_err(|f| TakeBack::Unknown(format!("editor.history failed: {}", failure_text(&f))))?;
     let actions: Vec<&str> = history
         .get("actions")
         .and_then(Value::as_array)
@@ -349,9 +396,9 @@ pub(crate) fn take_back(
         return Ok(EditorPartOutcome::Undone);
     }
     if at < current {
-        return Err(format!(
+        return Err(TakeBack::Refused(format!(
             "{action} is in the editor's history under later actions; it was not undone"
-        ));
+        )));
     }
     let undo = cmd::Undo {
         action: Some(action.to_owned()),
@@ -359,7 +406,13 @@ pub(crate) fn take_back(
     bridge
         .request(cmd::UNDO, undo.params(), timeout)
         .map(|_| EditorPartOutcome::Undone)
-        .map_err(|f| format!("editor.undo refused: {}", failure_text(&f)))
+        .map_err(|f| {
+            let why = format!("editor.undo: {}", failure_text(&f));
+            match f {
+                RequestFailure::Editor(_) => TakeBack::Refused(why),
+                _ => TakeBack::Unknown(why),
+            }
+        })
 }
 
 fn failure_text(f: &RequestFailure) -> String {
