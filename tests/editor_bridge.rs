@@ -5,10 +5,9 @@
 
 mod support;
 
-use std::io::{BufRead, Write};
 use std::time::Duration;
 
-use godot_mcp_protocol::{AddonMessage, Discovery, Outcome, Reply, Request, ServerMessage};
+use godot_mcp_protocol::{Discovery, Request};
 use serde_json::{Value, json};
 use support::*;
 

@@ -1490,7 +1490,7 @@ mod tests {
     /// file written, compensated.
     #[test]
     fn a_change_with_an_editor_part_is_whole_in_the_editor_too() {
-        let (_dir, project, mut j) = project(Arc::new(RealStorage));
+        let (_dir, _project, mut j) = project(Arc::new(RealStorage));
         let mut ed = editor(EditorSent::Applied, Ok(EditorPartOutcome::Undone));
         j.apply_change_with(move_like(None), None, Some((part(), &mut ed)))
             .unwrap();
