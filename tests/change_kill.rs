@@ -244,7 +244,12 @@ async fn a_change_mixing_files_and_an_editor_edit_killed_at_every_boundary_is_wh
         sim.stop();
         post
     };
-    assert_eq!(editor_post.1.len(), 1, "the edit is in the editor: {:?}", editor_post.1);
+    assert_eq!(
+        editor_post.1.len(),
+        1,
+        "the edit is in the editor: {:?}",
+        editor_post.1
+    );
     let pre = (snapshot(agent_project().path()), Scene::new());
     assert_ne!(pre.0, editor_post.0);
     let mut points = vec![
@@ -376,8 +381,15 @@ async fn whole_at_every_boundary(
         if let (Some(sim), Some((scene_pre, scene_post))) = (sim, &editor) {
             let scene = sim.scene();
             sim.stop();
-            let want = if verdict == "committed" { scene_post } else { scene_pre };
-            assert_eq!(&scene, want, "at {point}: the editor's scene is not {verdict}");
+            let want = if verdict == "committed" {
+                scene_post
+            } else {
+                scene_pre
+            };
+            assert_eq!(
+                &scene, want,
+                "at {point}: the editor's scene is not {verdict}"
+            );
             assert_eq!(
                 row.flatten().as_deref(),
                 Some(verdict),

@@ -1190,8 +1190,10 @@ async fn real_godot_change_with_an_editor_edit_is_one_undo_action() {
         let client = &client;
         async move { call_ok(client, "editor_history", json!({})).await }
     };
-    let set = |x: f64| json!({"node": "Background", "property": "position",
-                              "value": {"$type": "Vector2", "x": x, "y": 7.0}});
+    let set = |x: f64| {
+        json!({"node": "Background", "property": "position",
+                              "value": {"$type": "Vector2", "x": x, "y": 7.0}})
+    };
     std::fs::create_dir_all(p.join("notes")).unwrap();
 
     // 1. One file and one edit: one history entry, one undo reverts the edit.
@@ -1210,7 +1212,11 @@ async fn real_godot_change_with_an_editor_edit_is_one_undo_action() {
     let staged = call_ok(&client, "set_node_property", set(42.0)).await;
     assert_eq!(staged["applied"], false, "{staged}");
     assert_eq!(staged["change_id"], id.as_str(), "{staged}");
-    assert_eq!(position().await, before, "a staged edit is not in the editor");
+    assert_eq!(
+        position().await,
+        before,
+        "a staged edit is not in the editor"
+    );
     let done = call_ok(&client, "commit_change", json!({})).await;
     assert_eq!(done["status"], "committed", "{done}");
     assert!(p.join("notes/a.gd").exists());
@@ -1231,7 +1237,11 @@ async fn real_godot_change_with_an_editor_edit_is_one_undo_action() {
     let row = transaction(&client, &id).await;
     assert_eq!(row["status"], "committed", "{row}");
     undo(&client, 1).await;
-    assert_eq!(position().await, before, "one undo reverts the change's edit");
+    assert_eq!(
+        position().await,
+        before,
+        "one undo reverts the change's edit"
+    );
 
     // 2. The file changed under the change: STALE, nothing sent, the edit not made.
     let h2 = history().await;
@@ -1246,8 +1256,16 @@ async fn real_godot_change_with_an_editor_edit_is_one_undo_action() {
     std::fs::write(p.join("notes/a.gd"), "extends Node\n# someone\n").unwrap();
     let r = call(&client, "commit_change", json!({})).await;
     assert_eq!(r.is_error, Some(true), "{:?}", r.structured_content);
-    assert_eq!(position().await, before, "the refused change left the edit out");
-    assert_eq!(actions(&history().await), actions(&h2), "nothing reached the history");
+    assert_eq!(
+        position().await,
+        before,
+        "the refused change left the edit out"
+    );
+    assert_eq!(
+        actions(&history().await),
+        actions(&h2),
+        "nothing reached the history"
+    );
 
     // 3. The file write fails after the editor applied its part: the editor's action
     //    is undone by its name, and the change is compensated.

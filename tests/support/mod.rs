@@ -934,11 +934,12 @@ impl SimEditor {
     /// The answer to one request.
     pub fn answer(&mut self, r: &godot_mcp_protocol::Request) -> Act {
         use serde_json::json;
-        let fail = |m: String| {
-            Act::Fail(json!({"code": "failed", "message": m, "effect": "unchanged"}))
-        };
+        let fail =
+            |m: String| Act::Fail(json!({"code": "failed", "message": m, "effect": "unchanged"}));
         match r.cmd.as_str() {
-            "editor.state" => Act::Answer(json!({"active_scene": SIM_SCENE, "open_scenes": [SIM_SCENE]})),
+            "editor.state" => {
+                Act::Answer(json!({"active_scene": SIM_SCENE, "open_scenes": [SIM_SCENE]}))
+            }
             "scene.steps" => {
                 let p = &r.params;
                 let steps = p["steps"].as_array().cloned().unwrap_or_default();
@@ -947,7 +948,11 @@ impl SimEditor {
                     if step["op"] != "set" {
                         return fail(format!("steps[{i}]: the stand-in editor sets only"));
                     }
-                    let key = format!("{}:{}", step["node"].as_str().unwrap(), step["property"].as_str().unwrap());
+                    let key = format!(
+                        "{}:{}",
+                        step["node"].as_str().unwrap(),
+                        step["property"].as_str().unwrap()
+                    );
                     let old = self.props.get(&key).cloned().unwrap_or(Value::Null);
                     sets.push((key, old, step["value"].clone()));
                 }

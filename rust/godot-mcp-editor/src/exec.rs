@@ -620,9 +620,7 @@ pub(crate) fn execute(cmd: Command) -> Res {
             }
             let name = h.get_current_action_name().to_string();
             // "Undo only if the current action is this one": never someone else's.
-            if let Command::Undo {
-                action: Some(only),
-            } = &cmd
+            if let Command::Undo { action: Some(only) } = &cmd
                 && *only != name
             {
                 let mut e = failed(format!(

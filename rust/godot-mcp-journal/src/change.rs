@@ -1499,7 +1499,10 @@ mod tests {
 
         for (undo, want) in [
             (Ok(EditorPartOutcome::Undone), TxnStatus::Compensated),
-            (Err("someone else's action".to_owned()), TxnStatus::Quarantined),
+            (
+                Err("someone else's action".to_owned()),
+                TxnStatus::Quarantined,
+            ),
         ] {
             let storage = Arc::new(FailingUnlink {
                 calls: AtomicUsize::new(0),
@@ -1527,7 +1530,16 @@ mod tests {
         let err = j
             .apply_change_with(move_like(None), None, Some((part(), &mut ed)))
             .unwrap_err();
-        assert!(matches!(err, ChangeError::Editor { status: TxnStatus::Compensated, .. }), "{err}");
+        assert!(
+            matches!(
+                err,
+                ChangeError::Editor {
+                    status: TxnStatus::Compensated,
+                    ..
+                }
+            ),
+            "{err}"
+        );
         assert_eq!(ed.calls, ["apply"]);
         assert!(!project.join("b/new.tscn").exists());
         assert_eq!(status_of(&j).0, TxnStatus::Compensated);
@@ -1558,12 +1570,9 @@ mod tests {
         }));
         assert!(outcome.is_err());
         drop(j);
-        let mut j = Journal::open_with_storage(
-            &dir.path().join("s"),
-            &project,
-            Arc::new(RealStorage),
-        )
-        .unwrap();
+        let mut j =
+            Journal::open_with_storage(&dir.path().join("s"), &project, Arc::new(RealStorage))
+                .unwrap();
         let report = j.reconcile().unwrap();
         assert_eq!(report.editor_waiting.len(), 1, "{report:?}");
         assert_eq!(report.compensated, 0);
@@ -1571,9 +1580,7 @@ mod tests {
         let owed = j.owed_editor_parts().unwrap();
         assert_eq!(owed.len(), 1);
         assert_eq!(status_of(&j).0, TxnStatus::Open);
-        let status = j
-            .settle_owed_editor(owed[0].0, ed.undo())
-            .unwrap();
+        let status = j.settle_owed_editor(owed[0].0, ed.undo()).unwrap();
         assert_eq!(status, TxnStatus::Compensated);
         assert_eq!(status_of(&j).0, TxnStatus::Compensated);
         assert!(j.owed_editor_parts().unwrap().is_empty());

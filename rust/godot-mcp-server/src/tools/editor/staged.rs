@@ -97,9 +97,7 @@ fn steps_of(tool: &str, args: Value) -> Result<(Vec<Step>, Map<String, Value>), 
             a.steps
         }
         other => {
-            return Err(ToolError::internal(format!(
-                "{other} has no staged form"
-            )));
+            return Err(ToolError::internal(format!("{other} has no staged form")));
         }
     };
     Ok((steps, out))
@@ -291,12 +289,10 @@ pub(crate) fn editor_part(
 impl EditorHook for BridgeHook {
     fn apply(&mut self) -> EditorSent {
         let params = std::mem::take(&mut self.params);
-        match self.bridge.request_with_id(
-            self.id,
-            cmd::STEPS,
-            params,
-            editor_timeout(&self.state),
-        ) {
+        match self
+            .bridge
+            .request_with_id(self.id, cmd::STEPS, params, editor_timeout(&self.state))
+        {
             Ok(_) => EditorSent::Applied,
             Err(RequestFailure::Editor(e))
                 if matches!(
@@ -317,7 +313,8 @@ impl EditorHook for BridgeHook {
     }
 
     fn undo(&mut self) -> Result<EditorPartOutcome, String> {
-        take_back(&self.bridge, &self.action, editor_timeout(&self.state)).map_err(|e| e.to_string())
+        take_back(&self.bridge, &self.action, editor_timeout(&self.state))
+            .map_err(|e| e.to_string())
     }
 }
 
@@ -344,8 +341,12 @@ pub(crate) fn settle_owed(state: &Arc<AppState>, bridge: &Bridge) {
             Err(TakeBack::Refused(why)) => Err(why),
         };
         match state.journal.lock().settle_owed_editor(txn, outcome) {
-            Ok(status) => tracing::info!(%txn, status = status.as_str(), "a change's editor part was settled by the editor"),
-            Err(e) => tracing::warn!(%txn, error = %e, "a change's editor part could not be recorded"),
+            Ok(status) => {
+                tracing::info!(%txn, status = status.as_str(), "a change's editor part was settled by the editor")
+            }
+            Err(e) => {
+                tracing::warn!(%txn, error = %e, "a change's editor part could not be recorded")
+            }
         }
     }
 }
