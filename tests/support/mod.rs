@@ -916,11 +916,14 @@ pub struct SimEditor {
     /// `node:property` → value.
     pub props: std::collections::BTreeMap<String, Value>,
     /// Actions: name and each set's (key, old, new).
-    pub actions: Vec<(String, Vec<(String, Value, Value)>)>,
+    pub actions: Vec<(String, Vec<SimSet>)>,
     /// How many actions are applied (the current one is `done - 1`).
     pub done: usize,
     pub version: u64,
 }
+
+/// One set of a [`SimEditor`] action: `node:property`, old value, new value.
+pub type SimSet = (String, Value, Value);
 
 /// The scene a [`SimEditor`] has open.
 pub const SIM_SCENE: &str = "res://main.tscn";
