@@ -22,6 +22,7 @@ mod support;
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 
 use godot_mcp_journal::failpoints as fp;
 use serde_json::{Value, json};
@@ -101,6 +102,7 @@ async fn a_move_killed_at_every_boundary_is_whole_or_not_at_all() {
         (pre, post),
         // Whole from the last file's unlink on, nothing before it.
         &format!("{}@2", fp::AFTER_UNLINK),
+        None,
     )
     .await;
 }
@@ -108,8 +110,8 @@ async fn a_move_killed_at_every_boundary_is_whole_or_not_at_all() {
 // ---------------------------------------------------------------------------------
 // An agent's own change: begin_change, two file writes (a create and an overwrite),
 // commit_change. Killed at every boundary inside the commit, it is whole or not at
-// all. (Before the commit nothing is on disk: `tools::change::tests`.) Editor edits
-// are refused inside a change today (docs/recovery.md), so this change is files only.
+// all. (Before the commit nothing is on disk: `tools::change::tests`.) The mixed
+// change with an editor edit is below.
 // ---------------------------------------------------------------------------------
 
 const B_OLD: &str = "extends Node\n# old\n";
@@ -192,8 +194,140 @@ async fn an_agent_change_killed_at_every_boundary_is_whole_or_not_at_all() {
         (pre, post),
         // Whole from the last file's rename on, nothing before it.
         &format!("{}@2", fp::AFTER_RENAME),
+        None,
     )
     .await;
+}
+
+// ---------------------------------------------------------------------------------
+// An agent's change mixing two file writes and an editor edit: the edit is sent as ONE
+// scene.steps request after the intent and before any file. Killed at every boundary
+// (before the editor request, after the editor applied it, each file boundary), then
+// restarted with the stand-in editor reconnecting as the add-on does: the files and
+// the editor's scene are both exactly pre or post, and the journal's verdict matches.
+// ---------------------------------------------------------------------------------
+
+fn mixed_calls() -> Vec<(&'static str, Value)> {
+    let mut calls = agent_calls();
+    let commit = calls.pop().unwrap();
+    calls.push((
+        "set_node_property",
+        json!({"node": "Player", "property": "speed", "value": 5}),
+    ));
+    calls.push(commit);
+    calls
+}
+
+/// Guards against: an agent's change whose editor edit survives a crash that put its
+/// files back (or the reverse), and a verdict that does not match.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_change_mixing_files_and_an_editor_edit_killed_at_every_boundary_is_whole() {
+    let editor_post = {
+        let p = agent_project();
+        let state = p.path().join(".state");
+        let sim = Editor::start(p.path());
+        let client = support::connect_path(p.path(), &state).await;
+        sim.connected();
+        let mut id = String::new();
+        for (tool, args) in mixed_calls() {
+            let out = support::call_ok(&client, tool, args).await;
+            id = out["change_id"].as_str().unwrap().to_owned();
+        }
+        let listed = support::call_ok(&client, "list_transactions", json!({})).await;
+        assert_eq!(
+            support::transaction_row(&listed, &id)["status"],
+            "committed",
+            "{listed}"
+        );
+        client.cancel().await.unwrap();
+        let post = (snapshot(p.path()), sim.scene());
+        sim.stop();
+        post
+    };
+    assert_eq!(
+        editor_post.1.len(),
+        1,
+        "the edit is in the editor: {:?}",
+        editor_post.1
+    );
+    let pre = (snapshot(agent_project().path()), Scene::new());
+    assert_ne!(pre.0, editor_post.0);
+    let mut points = vec![
+        format!("{}@1", fp::CHANGE_AFTER_INTENT),
+        format!("{}@1", fp::CHANGE_AFTER_EDITOR),
+    ];
+    points.extend(agent_boundaries().into_iter().skip(1));
+    whole_at_every_boundary(
+        points,
+        agent_project,
+        mixed_calls,
+        (pre.0, editor_post.0),
+        &format!("{}@2", fp::AFTER_RENAME),
+        Some((pre.1, editor_post.1)),
+    )
+    .await;
+}
+
+type Scene = BTreeMap<String, Value>;
+
+/// The stand-in editor of one run: its scene, its thread, and what it saw.
+struct Editor {
+    sim: Arc<Mutex<support::SimEditor>>,
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    events: Arc<Mutex<std::sync::mpsc::Receiver<support::PeerEvent>>>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl Editor {
+    fn start(project: &Path) -> Self {
+        let sim = Arc::new(Mutex::new(support::SimEditor::default()));
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let thread = support::sim_editor_peer(project, sim.clone(), stop.clone(), tx);
+        Self {
+            sim,
+            stop,
+            events: Arc::new(Mutex::new(rx)),
+            thread,
+        }
+    }
+
+    /// Waits until the stand-in is connected to a server.
+    fn connected(&self) {
+        wait_connected(&self.events);
+    }
+
+    /// Waits for a status frame in which no journal row is open (the server owes the
+    /// editor nothing) and returns it.
+    fn settled(&self) -> godot_mcp_protocol::ServerStatus {
+        let rx = self.events.lock().unwrap();
+        loop {
+            match rx.recv().expect("the stand-in editor ended") {
+                support::PeerEvent::Status(s) if s.recent.iter().all(|r| r.status != "open") => {
+                    return s;
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn scene(&self) -> Scene {
+        self.sim.lock().unwrap().props.clone()
+    }
+
+    fn stop(self) {
+        self.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        self.thread.join().unwrap();
+    }
+}
+
+fn wait_connected(events: &Mutex<std::sync::mpsc::Receiver<support::PeerEvent>>) {
+    let rx = events.lock().unwrap();
+    loop {
+        if let support::PeerEvent::Connected = rx.recv().expect("the stand-in editor ended") {
+            return;
+        }
+    }
 }
 
 type Snapshot = BTreeMap<String, Vec<u8>>;
@@ -203,19 +337,37 @@ type Snapshot = BTreeMap<String, Vec<u8>>;
 /// post-state committed, anything else a failure. The startup lines must name that
 /// verdict (nothing to reconcile once the terminal row is recorded) and open the write
 /// gate; every point before `landed` is compensated, `landed` and after committed.
+///
+/// With `editor` (the scene before and after), a stand-in editor serves each run and
+/// reconnects to the restarted server as the add-on does: its scene must match the
+/// files' verdict, and so must the change's row once the server owes it nothing (a
+/// change whose files were put back waits for the editor to take its edit back).
 async fn whole_at_every_boundary(
     points: Vec<String>,
     project: fn() -> tempfile::TempDir,
     calls: fn() -> Vec<(&'static str, Value)>,
     (pre, post): (Snapshot, Snapshot),
     landed: &str,
+    editor: Option<(Scene, Scene)>,
 ) {
     let mut verdicts = BTreeMap::new();
     for point in &points {
         let p = project();
         let state = p.path().join(".state");
-        support::call_until_failpoint(p.path(), &state, point, calls()).await;
+        let sim = editor.as_ref().map(|_| Editor::start(p.path()));
+        let events = sim.as_ref().map(|s| s.events.clone());
+        support::call_until_failpoint_after(p.path(), &state, point, calls(), move || {
+            if let Some(events) = events {
+                wait_connected(&events);
+            }
+        })
+        .await;
         let (mut child, lines) = support::start_and_read_gate(p.path(), &state);
+        let row = sim.as_ref().map(|s| {
+            s.connected();
+            let status = s.settled();
+            status.recent.first().map(|r| r.status.clone())
+        });
         drop(child.stdin.take());
         child.wait().unwrap();
         let now = snapshot(p.path());
@@ -226,13 +378,34 @@ async fn whole_at_every_boundary(
         } else {
             panic!("at {point}: neither pre- nor post-state: {:?}", now.keys())
         };
+        if let (Some(sim), Some((scene_pre, scene_post))) = (sim, &editor) {
+            let scene = sim.scene();
+            sim.stop();
+            let want = if verdict == "committed" {
+                scene_post
+            } else {
+                scene_pre
+            };
+            assert_eq!(
+                &scene, want,
+                "at {point}: the editor's scene is not {verdict}"
+            );
+            assert_eq!(
+                row.flatten().as_deref(),
+                Some(verdict),
+                "at {point}: the change's row"
+            );
+        }
         // Once the terminal row is recorded there is nothing left to reconcile.
         let reconciled = lines
             .iter()
             .filter(|l| l.contains("startup reconciliation"))
             .collect::<Vec<_>>();
+        let waits = reconciled.len() == 1 && reconciled[0].contains("waits for the editor");
         if point.starts_with(fp::CHANGE_AFTER_TERMINAL) {
             assert!(reconciled.is_empty(), "at {point}: {lines:?}");
+        } else if editor.is_some() && verdict == "compensated" && waits {
+            // Its files put back; the editor part settled once the editor connected.
         } else {
             assert_eq!(
                 reconciled,

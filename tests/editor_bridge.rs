@@ -5,61 +5,11 @@
 
 mod support;
 
-use std::io::{BufRead, Write};
 use std::time::Duration;
 
-use godot_mcp_protocol::{AddonMessage, Discovery, Outcome, Reply, Request, ServerMessage};
+use godot_mcp_protocol::{Discovery, Request};
 use serde_json::{Value, json};
 use support::*;
-
-/// What the peer does with one request.
-enum Act {
-    Answer(Value),
-    /// Answer with this error (`{code, message, effect?}`).
-    Fail(Value),
-    Late(Duration, Value),
-    Drop,
-}
-
-/// Connect as the add-on and serve requests with `act` until told to drop. Returns
-/// the requests seen.
-fn peer(
-    d: &Discovery,
-    act: impl Fn(&Request) -> Act + Send + 'static,
-) -> std::thread::JoinHandle<Vec<Request>> {
-    let (mut writer, mut reader, line) = support::bridge_hello(d, &d.token);
-    assert!(line.contains("accepted"), "{line}");
-    std::thread::spawn(move || {
-        let mut seen = Vec::new();
-        loop {
-            let mut line = String::new();
-            if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                return seen;
-            }
-            let Ok(ServerMessage::Request(r)) = serde_json::from_str(&line) else {
-                continue;
-            };
-            seen.push(r.clone());
-            let (delay, outcome) = match act(&r) {
-                Act::Answer(v) => (Duration::ZERO, Outcome::Ok(v)),
-                Act::Late(d, v) => (d, Outcome::Ok(v)),
-                Act::Fail(e) => (
-                    Duration::ZERO,
-                    Outcome::Error(serde_json::from_value(e).unwrap()),
-                ),
-                Act::Drop => return seen,
-            };
-            std::thread::sleep(delay);
-            let reply = AddonMessage::Reply(Reply { id: r.id, outcome });
-            if writer
-                .write_all(format!("{}\n", serde_json::to_string(&reply).unwrap()).as_bytes())
-                .is_err()
-            {
-                return seen;
-            }
-        }
-    })
-}
 
 /// A peer that plays a healthy editor with main_2d.tscn open, and `special` for one command.
 fn editor(
@@ -67,7 +17,7 @@ fn editor(
     special: &'static str,
     act: fn() -> Act,
 ) -> std::thread::JoinHandle<Vec<Request>> {
-    peer(d, move |r| {
+    addon_peer_with(d, move |r| {
         if r.cmd == special {
             return act();
         }

@@ -1151,3 +1151,146 @@ async fn real_godot_save_all_scenes_proves_every_scene_file_from_disk() {
     kill_godot_editor(&mut ed);
     let _ = client.cancel().await;
 }
+
+/// An agent's change mixing a file write and a node edit (docs/recovery.md): the edit
+/// is staged (the editor unchanged until the commit), the commit applies it as ONE
+/// action of the editor's history named after the change, and one undo reverts it. A
+/// change whose file cannot be written leaves the property as it was: a
+/// compare-and-swap refusal before anything is sent, and a write that fails after the
+/// editor applied its part takes that part back with `editor.undo` by its name.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_godot_change_with_an_editor_edit_is_one_undo_action() {
+    let Some(godot) = godot_bin("the change test needs a Godot 4.4+ editor") else {
+        return;
+    };
+    announce_engine(&godot);
+    let project = demo_copy();
+    let p = project.path();
+    install_addon(p);
+    run_godot(&godot, p, &["--import"]);
+    let client = connect(p).await;
+    let logs = tempfile::tempdir().unwrap();
+    let log = logs.path().join("editor.log");
+    let mut ed = start_godot_editor(&godot, p, &log);
+    let r = call_once_connected(&client, &mut ed, &log, "open_scene", json!({"path": SCENE})).await;
+    assert_ne!(r.is_error, Some(true), "{:?}", r.structured_content);
+    let position = || {
+        let client = &client;
+        async move {
+            call_ok(
+                client,
+                "get_node_property",
+                json!({"node": "Background", "property": "position"}),
+            )
+            .await["value"]
+                .clone()
+        }
+    };
+    let history = || {
+        let client = &client;
+        async move { call_ok(client, "editor_history", json!({})).await }
+    };
+    let set = |x: f64| {
+        json!({"node": "Background", "property": "position",
+                              "value": {"$type": "Vector2", "x": x, "y": 7.0}})
+    };
+    std::fs::create_dir_all(p.join("notes")).unwrap();
+
+    // 1. One file and one edit: one history entry, one undo reverts the edit.
+    let before = position().await;
+    let h0 = history().await;
+    let id = call_ok(&client, "begin_change", json!({})).await["change_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    call_ok(
+        &client,
+        "write_script",
+        json!({"path": "res://notes/a.gd", "content": "extends Node\n", "confirm": true}),
+    )
+    .await;
+    let staged = call_ok(&client, "set_node_property", set(42.0)).await;
+    assert_eq!(staged["applied"], false, "{staged}");
+    assert_eq!(staged["change_id"], id.as_str(), "{staged}");
+    assert_eq!(
+        position().await,
+        before,
+        "a staged edit is not in the editor"
+    );
+    let done = call_ok(&client, "commit_change", json!({})).await;
+    assert_eq!(done["status"], "committed", "{done}");
+    assert!(p.join("notes/a.gd").exists());
+    assert_eq!(position().await["x"], 42.0);
+    let h1 = history().await;
+    let actions = |h: &serde_json::Value| h["actions"].as_array().unwrap().clone();
+    assert_eq!(
+        actions(&h1).len(),
+        actions(&h0).len() + 1,
+        "the change is ONE history entry: {h0} -> {h1}"
+    );
+    let action = format!("godot-mcp change {id}");
+    assert_eq!(
+        actions(&h1)[h1["current_action"].as_i64().unwrap() as usize],
+        action.as_str(),
+        "{h1}"
+    );
+    let row = transaction(&client, &id).await;
+    assert_eq!(row["status"], "committed", "{row}");
+    undo(&client, 1).await;
+    assert_eq!(
+        position().await,
+        before,
+        "one undo reverts the change's edit"
+    );
+
+    // 2. The file changed under the change: STALE, nothing sent, the edit not made.
+    let h2 = history().await;
+    call_ok(&client, "begin_change", json!({})).await;
+    call_ok(
+        &client,
+        "write_script",
+        json!({"path": "res://notes/a.gd", "content": "extends Node\n# 2\n", "confirm": true}),
+    )
+    .await;
+    call_ok(&client, "set_node_property", set(43.0)).await;
+    std::fs::write(p.join("notes/a.gd"), "extends Node\n# someone\n").unwrap();
+    let r = call(&client, "commit_change", json!({})).await;
+    assert_eq!(r.is_error, Some(true), "{:?}", r.structured_content);
+    assert_eq!(
+        position().await,
+        before,
+        "the refused change left the edit out"
+    );
+    assert_eq!(
+        actions(&history().await),
+        actions(&h2),
+        "nothing reached the history"
+    );
+
+    // 3. The file write fails after the editor applied its part: the editor's action
+    //    is undone by its name, and the change is compensated.
+    let id = call_ok(&client, "begin_change", json!({})).await["change_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    call_ok(
+        &client,
+        "write_script",
+        json!({"path": "res://notes/a.gd", "content": "extends Node\n# 3\n", "confirm": true}),
+    )
+    .await;
+    call_ok(&client, "set_node_property", set(44.0)).await;
+    let file0 = read(p, "res://notes/a.gd").await;
+    let lock = Unwritable::new(&p.join("notes/a.gd"));
+    let r = call(&client, "commit_change", json!({})).await;
+    drop(lock);
+    let out = r.structured_content.clone().unwrap();
+    assert_eq!(r.is_error, Some(true), "{out}");
+    assert_eq!(out["error"]["details"]["status"], "compensated", "{out}");
+    assert_eq!(read(p, "res://notes/a.gd").await, file0);
+    assert_eq!(position().await, before, "the editor's part was undone");
+    let row = transaction(&client, &id).await;
+    assert_eq!(row["status"], "compensated", "{row}");
+    kill_godot_editor(&mut ed);
+    let _ = client.cancel().await;
+}

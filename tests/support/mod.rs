@@ -360,6 +360,18 @@ pub async fn call_until_failpoint(
     point: &str,
     calls: Vec<(&'static str, Value)>,
 ) {
+    call_until_failpoint_after(project, state, point, calls, || {}).await
+}
+
+/// [`call_until_failpoint`], the calls sent once `ready` returns (it runs on a thread
+/// of its own once the server is started: waiting for an editor peer to connect, say).
+pub async fn call_until_failpoint_after(
+    project: &Path,
+    state: &Path,
+    point: &str,
+    calls: Vec<(&'static str, Value)>,
+    ready: impl FnOnce() + Send + 'static,
+) {
     use tokio::io::AsyncBufReadExt;
     let cmd = serve_command(&bin(), project, state, &[("GODOT_MCP_CRASH_AT", point)]);
     let (transport, stderr) = TokioChildProcess::builder(cmd)
@@ -369,6 +381,7 @@ pub async fn call_until_failpoint(
     let pid = transport.id().unwrap();
     let client = ().serve(transport).await.unwrap();
     let sent = tokio::spawn(async move {
+        tokio::task::spawn_blocking(ready).await.unwrap();
         for (tool, args) in calls {
             let request = CallToolRequestParams::new(tool)
                 .with_arguments(args.as_object().cloned().unwrap_or_default());
@@ -821,31 +834,235 @@ pub fn addon_peer(
     d: &godot_mcp_protocol::Discovery,
     answer: impl Fn(&godot_mcp_protocol::Request) -> Value + Send + 'static,
 ) -> std::thread::JoinHandle<Vec<godot_mcp_protocol::Request>> {
+    addon_peer_with(d, move |r| Act::Answer(answer(r)))
+}
+
+/// What a stand-in add-on does with one request.
+pub enum Act {
+    Answer(Value),
+    /// Answer with this error (`{code, message, effect?}`).
+    Fail(Value),
+    /// Answer after this long (a slow editor; the delay is the fault under test).
+    Late(std::time::Duration, Value),
+    /// Close the connection without answering.
+    Drop,
+}
+
+/// Connects as the add-on and serves requests with `act` until told to drop or the
+/// server closes the connection; returns the requests seen.
+pub fn addon_peer_with(
+    d: &godot_mcp_protocol::Discovery,
+    act: impl Fn(&godot_mcp_protocol::Request) -> Act + Send + 'static,
+) -> std::thread::JoinHandle<Vec<godot_mcp_protocol::Request>> {
+    let (writer, reader, line) = bridge_hello(d, &d.token);
+    assert!(line.contains("accepted"), "{line}");
+    std::thread::spawn(move || serve_peer(writer, reader, &act, &mut |_| {}))
+}
+
+/// The request loop of a stand-in add-on: each request answered as `act` says, each
+/// status frame handed to `status`. Returns the requests seen when the connection ends.
+fn serve_peer(
+    mut writer: std::net::TcpStream,
+    mut reader: std::io::BufReader<std::net::TcpStream>,
+    act: &dyn Fn(&godot_mcp_protocol::Request) -> Act,
+    status: &mut dyn FnMut(godot_mcp_protocol::ServerStatus),
+) -> Vec<godot_mcp_protocol::Request> {
     use godot_mcp_protocol::{AddonMessage, Outcome, Reply, ServerMessage};
     use std::io::{BufRead, Write};
-    let (mut writer, mut reader, line) = bridge_hello(d, &d.token);
-    assert!(line.contains("accepted"), "{line}");
-    std::thread::spawn(move || {
-        let mut seen = Vec::new();
-        loop {
-            let mut line = String::new();
-            if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                return seen;
+    let mut seen = Vec::new();
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+            return seen;
+        }
+        let r = match serde_json::from_str(&line) {
+            Ok(ServerMessage::Request(r)) => r,
+            Ok(ServerMessage::Status(s)) => {
+                status(s);
+                continue;
             }
-            let Ok(ServerMessage::Request(r)) = serde_json::from_str(&line) else {
+            _ => continue,
+        };
+        seen.push(r.clone());
+        let (delay, outcome) = match act(&r) {
+            Act::Answer(v) => (std::time::Duration::ZERO, Outcome::Ok(v)),
+            Act::Late(d, v) => (d, Outcome::Ok(v)),
+            Act::Fail(e) => (
+                std::time::Duration::ZERO,
+                Outcome::Error(serde_json::from_value(e).unwrap()),
+            ),
+            Act::Drop => return seen,
+        };
+        std::thread::sleep(delay);
+        let reply = AddonMessage::Reply(Reply { id: r.id, outcome });
+        if writer
+            .write_all(format!("{}\n", serde_json::to_string(&reply).unwrap()).as_bytes())
+            .is_err()
+        {
+            return seen;
+        }
+    }
+}
+
+/// A stand-in editor's scene and named undo history, answering `editor.state`,
+/// `scene.steps` (set steps; `check_only` checks only), `editor.history` and
+/// `editor.undo` (with `action`: only when it is the current one) with the add-on's
+/// message forms (rust/godot-mcp-editor/src/exec.rs, steps.rs).
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct SimEditor {
+    /// `node:property` → value.
+    pub props: std::collections::BTreeMap<String, Value>,
+    /// Actions: name and each set's (key, old, new).
+    pub actions: Vec<(String, Vec<SimSet>)>,
+    /// How many actions are applied (the current one is `done - 1`).
+    pub done: usize,
+    pub version: u64,
+}
+
+/// One set of a [`SimEditor`] action: `node:property`, old value, new value.
+pub type SimSet = (String, Value, Value);
+
+/// The scene a [`SimEditor`] has open.
+pub const SIM_SCENE: &str = "res://main.tscn";
+
+impl SimEditor {
+    fn verdict() -> Value {
+        serde_json::json!({"persisted": false, "reason": "unsaved", "undoable": true,
+                           "undo_hint": "editor_undo", "scene": SIM_SCENE})
+    }
+
+    /// The answer to one request.
+    pub fn answer(&mut self, r: &godot_mcp_protocol::Request) -> Act {
+        use serde_json::json;
+        let fail =
+            |m: String| Act::Fail(json!({"code": "failed", "message": m, "effect": "unchanged"}));
+        match r.cmd.as_str() {
+            "editor.state" => {
+                Act::Answer(json!({"active_scene": SIM_SCENE, "open_scenes": [SIM_SCENE]}))
+            }
+            "scene.steps" => {
+                let p = &r.params;
+                let steps = p["steps"].as_array().cloned().unwrap_or_default();
+                let mut sets = Vec::new();
+                for (i, step) in steps.iter().enumerate() {
+                    if step["op"] != "set" {
+                        return fail(format!("steps[{i}]: the stand-in editor sets only"));
+                    }
+                    let key = format!(
+                        "{}:{}",
+                        step["node"].as_str().unwrap(),
+                        step["property"].as_str().unwrap()
+                    );
+                    let old = self.props.get(&key).cloned().unwrap_or(Value::Null);
+                    sets.push((key, old, step["value"].clone()));
+                }
+                let mut out = Self::verdict();
+                out["steps"] = json!(steps.len());
+                if p["check_only"] == true {
+                    return Act::Answer(out);
+                }
+                for (k, _, new) in &sets {
+                    self.props.insert(k.clone(), new.clone());
+                }
+                self.actions.truncate(self.done);
+                let action = p["action"].as_str().unwrap().to_owned();
+                self.actions.push((action.clone(), sets));
+                self.done = self.actions.len();
+                self.version += 1;
+                out["action"] = json!(action);
+                out["nodes"] = json!([]);
+                Act::Answer(out)
+            }
+            "editor.history" => Act::Answer(json!({
+                "scene": SIM_SCENE,
+                "version": self.version,
+                "has_undo": self.done > 0,
+                "has_redo": self.done < self.actions.len(),
+                "current_action": self.done as i64 - 1,
+                "actions": self.actions.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>(),
+            })),
+            "editor.undo" => {
+                if self.done == 0 {
+                    return fail("nothing to undo".into());
+                }
+                let name = self.actions[self.done - 1].0.clone();
+                if let Some(only) = r.params.get("action").and_then(Value::as_str)
+                    && only != name
+                {
+                    return fail(format!(
+                        "the current action is {name:?}, not {only:?}; nothing was undone"
+                    ));
+                }
+                self.done -= 1;
+                for (k, old, _) in self.actions[self.done].1.clone().into_iter().rev() {
+                    if old.is_null() {
+                        self.props.remove(&k);
+                    } else {
+                        self.props.insert(k, old);
+                    }
+                }
+                self.version += 1;
+                let mut out = Self::verdict();
+                out["action"] = json!(name);
+                out["version"] = json!(self.version);
+                Act::Answer(out)
+            }
+            other => fail(format!("the stand-in editor does not run {other}")),
+        }
+    }
+}
+
+/// A stand-in editor that finds its server the way the add-on does (the project's
+/// bridge.json) and, when the connection ends, reads it again and reconnects to the
+/// next server (a new token) until `stop` is set. Each connection and each status
+/// frame are reported on `events`.
+pub fn sim_editor_peer(
+    project: &Path,
+    editor: std::sync::Arc<std::sync::Mutex<SimEditor>>,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    events: std::sync::mpsc::Sender<PeerEvent>,
+) -> std::thread::JoinHandle<()> {
+    use std::sync::atomic::Ordering;
+    let path = project.join(godot_mcp_protocol::DISCOVERY_RELATIVE_PATH);
+    std::thread::spawn(move || {
+        let mut last_token = String::new();
+        while !stop.load(Ordering::SeqCst) {
+            let found = std::fs::read_to_string(&path)
+                .ok()
+                .and_then(|t| serde_json::from_str::<godot_mcp_protocol::Discovery>(&t).ok())
+                .filter(|d| d.token != last_token);
+            let Some(d) = found else {
+                // The add-on polls for its server the same way.
+                std::thread::sleep(std::time::Duration::from_millis(20));
                 continue;
             };
-            let reply = AddonMessage::Reply(Reply {
-                id: r.id,
-                outcome: Outcome::Ok(answer(&r)),
-            });
-            seen.push(r);
-            if writer
-                .write_all(format!("{}\n", serde_json::to_string(&reply).unwrap()).as_bytes())
-                .is_err()
-            {
-                return seen;
+            if std::net::TcpStream::connect(&d.endpoint).is_err() {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+                continue;
             }
+            last_token = d.token.clone();
+            let (writer, reader, line) = bridge_hello(&d, &d.token);
+            if !line.contains("accepted") {
+                continue;
+            }
+            let _ = events.send(PeerEvent::Connected);
+            let ed = editor.clone();
+            let tx = events.clone();
+            serve_peer(
+                writer,
+                reader,
+                &move |r| ed.lock().unwrap().answer(r),
+                &mut |s| {
+                    let _ = tx.send(PeerEvent::Status(s));
+                },
+            );
         }
     })
+}
+
+/// What [`sim_editor_peer`] saw.
+#[derive(Debug)]
+pub enum PeerEvent {
+    Connected,
+    Status(godot_mcp_protocol::ServerStatus),
 }

@@ -144,7 +144,10 @@ pub enum Command {
     Cells(c::Cells),
     /// A MeshLibrary's items: id, name, mesh class.
     MeshLibraryItems(c::MeshLibraryItems),
-    Undo,
+    /// Undo the current action; with `action`, only when it is the current one.
+    Undo {
+        action: Option<String>,
+    },
     Redo,
     History,
     /// A picture of an editor view, as PNG.
@@ -447,7 +450,7 @@ pub fn decode(cmd: &str, p: &Json) -> Result<Command, BridgeError> {
         c::MESH_LIBRARY_ITEMS => {
             Command::MeshLibraryItems(checked(p, |a: &c::MeshLibraryItems| res_path(&a.path))?)
         }
-        c::UNDO => args::<c::Undo>(p).map(|_| Command::Undo)?,
+        c::UNDO => args::<c::Undo>(p).map(|a| Command::Undo { action: a.action })?,
         c::REDO => args::<c::Redo>(p).map(|_| Command::Redo)?,
         c::HISTORY => args::<c::History>(p).map(|_| Command::History)?,
         c::EDITOR_SCREENSHOT => Command::EditorScreenshot(checked(p, |a: &ScreenshotRequest| {

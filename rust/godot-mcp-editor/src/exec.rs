@@ -606,8 +606,8 @@ pub(crate) fn execute(cmd: Command) -> Res {
             }
             Ok(out)
         }
-        Command::Undo | Command::Redo => {
-            let undo = matches!(cmd, Command::Undo);
+        Command::Undo { .. } | Command::Redo => {
+            let undo = matches!(cmd, Command::Undo { .. });
             let root = scene_root()?;
             let mut h = scene_history(&root)?;
             let possible = if undo { h.has_undo() } else { h.has_redo() };
@@ -619,6 +619,16 @@ pub(crate) fn execute(cmd: Command) -> Res {
                 }));
             }
             let name = h.get_current_action_name().to_string();
+            // "Undo only if the current action is this one": never someone else's.
+            if let Command::Undo { action: Some(only) } = &cmd
+                && *only != name
+            {
+                let mut e = failed(format!(
+                    "the current action is {name:?}, not {only:?}; nothing was undone"
+                ));
+                e.effect = Some(godot_mcp_protocol::ErrorEffect::Unchanged);
+                return Err(e);
+            }
             let done = if undo { h.undo() } else { h.redo() };
             if !done {
                 return Err(failed("the editor refused the undo/redo"));

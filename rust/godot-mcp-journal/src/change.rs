@@ -94,11 +94,65 @@ pub enum ChangeOp {
     Delete,
 }
 
-/// A change's intent, as stored: every file with its pre- and post-state.
+/// A change's intent, as stored: every file with its pre- and post-state, and
+/// the editor part when the change has one.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChangeIntent {
     /// Every file, in the order the change applies them.
     pub files: Vec<ChangeFile>,
+    /// Edits of the scene open in the editor, sent as ONE request (one undo action)
+    /// after this intent is durable and before any file is written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub editor: Option<ChangeEditorPart>,
+}
+
+/// The editor part of a change: its staged node steps, sent as one `scene.steps`
+/// request whose undo action is named `action`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChangeEditorPart {
+    /// The undo action's name in the editor, `godot-mcp change <id>`.
+    pub action: String,
+    /// The scene the edits act on (`res://…`).
+    pub scene: String,
+    /// The bridge request id it is sent with; never reused, never resent.
+    pub request_id: u64,
+    /// SHA-256 of the canonical request parameters.
+    pub params_sha256: String,
+    /// How many steps the request carries.
+    pub steps: usize,
+}
+
+/// What became of a change's editor part, as its proof records it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EditorPartOutcome {
+    /// The editor applied the edits as one undo action (and it stays).
+    Applied,
+    /// The editor did not apply them (it said so, or its history never had the action).
+    NotApplied,
+    /// Applied, then undone by its own action name.
+    Undone,
+}
+
+/// How the editor answered the editor part's request ([`EditorHook::apply`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EditorSent {
+    /// Applied, one undo action.
+    Applied,
+    /// Refused, and the editor reports itself unchanged or rolled back.
+    NotApplied(String),
+    /// Anything else: an error that may have left an edit, or no answer.
+    Unknown(String),
+}
+
+/// Where the server sends a change's editor part, and takes it back.
+pub trait EditorHook {
+    /// Send the editor part's request (once).
+    fn apply(&mut self) -> EditorSent;
+    /// Take the editor part back: undo it when the editor's current action is the
+    /// change's own (`Ok(Undone)`), or find it never applied (`Ok(NotApplied)`: the
+    /// history does not name it). `Err`: neither is known; nothing was guessed.
+    fn undo(&mut self) -> Result<EditorPartOutcome, String>;
 }
 
 /// One file of a change's intent.
@@ -122,6 +176,9 @@ pub struct ChangeProof {
     /// One proof per file, in the intent's order; every basis is the post-state
     /// (committed) or every one the pre-state (compensated).
     pub files: Vec<FileProof>,
+    /// The editor part's outcome, when the change has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub editor: Option<EditorPartOutcome>,
 }
 
 impl ChangeProof {
@@ -137,8 +194,14 @@ impl ChangeProof {
             Some(Deriver::Repair) => "repair",
             _ => "live",
         };
+        let editor = match self.editor {
+            Some(EditorPartOutcome::Applied) => "; the editor part applied",
+            Some(EditorPartOutcome::NotApplied) => "; the editor part not applied",
+            Some(EditorPartOutcome::Undone) => "; the editor part undone",
+            None => "",
+        };
         format!(
-            "all {} files at their {basis} on disk ({derived})",
+            "all {} files at their {basis} on disk ({derived}){editor}",
             self.files.len()
         )
     }
@@ -239,6 +302,18 @@ pub enum ChangeError {
         source: io::Error,
         /// Why the change is quarantined, when it is.
         reason: Option<String>,
+    },
+    /// The change's editor part failed or could not be taken back; the change was
+    /// settled before this answer (`compensated`: no file written and nothing left
+    /// in the editor; `quarantined`: the reason names the editor part).
+    #[error("change {transaction_id}: {reason}; settled as {status}")]
+    Editor {
+        /// The change's transaction.
+        transaction_id: TxnId,
+        /// The whole change's recorded state.
+        status: TxnStatus,
+        /// What happened.
+        reason: String,
     },
     /// The journal database failed; writes stay refused until reconciled.
     #[error("journal: {0}")]
@@ -514,6 +589,7 @@ pub(crate) fn restore(
 
 fn proof(files: &[ChangeFile], basis: ProofBasis, by: Deriver) -> ChangeProof {
     ChangeProof {
+        editor: None,
         files: files
             .iter()
             .map(|f| FileProof {
@@ -558,7 +634,19 @@ impl Journal {
         req: FileChange,
         id: Option<TxnId>,
     ) -> Result<ChangeOutcome, ChangeError> {
-        if req.effects.is_empty() {
+        self.apply_change_with(req, id, None)
+    }
+
+    /// [`Journal::apply_change_as`] with an editor part: recorded in the intent,
+    /// sent through `hook` after the intent is durable and before any file, and
+    /// taken back through `hook` when the files fail and are put back.
+    pub fn apply_change_with(
+        &mut self,
+        req: FileChange,
+        id: Option<TxnId>,
+        mut editor: Option<(ChangeEditorPart, &mut dyn EditorHook)>,
+    ) -> Result<ChangeOutcome, ChangeError> {
+        if req.effects.is_empty() && editor.is_none() {
             return Err(ChangeError::Invalid(
                 "a change names at least one file".into(),
             ));
@@ -673,12 +761,76 @@ impl Journal {
             .collect();
 
         // 2. The intent and the pre-images, durable before any effect.
-        let intent = ChangeIntent { files };
+        let intent = ChangeIntent {
+            files,
+            editor: editor.as_ref().map(|(part, _)| part.clone()),
+        };
         self.insert_change(txn, &intent, &preimages, &req)?;
         cross(fp::CHANGE_AFTER_INTENT);
 
-        // 3. Temps written and fsynced, then each effect in order.
+        // 2b. The editor part, before any file: one request, one undo action.
         let storage = self.storage.clone();
+        let mut editor_outcome = None;
+        if let Some((part, hook)) = editor.as_mut() {
+            let refused = match hook.apply() {
+                EditorSent::Applied => {
+                    cross(fp::CHANGE_AFTER_EDITOR);
+                    editor_outcome = Some(EditorPartOutcome::Applied);
+                    None
+                }
+                EditorSent::NotApplied(why) => Some((Ok(EditorPartOutcome::NotApplied), why)),
+                EditorSent::Unknown(why) => Some((hook.undo(), why)),
+            };
+            if let Some((taken_back, why)) = refused {
+                // No file was written: every one is proven at its pre-state.
+                let mut settled = settle(
+                    &self.root,
+                    &*storage,
+                    &intent.files,
+                    &preimages,
+                    Deriver::Live,
+                    true,
+                );
+                let reason = match taken_back {
+                    Ok(outcome) if settled.status == TxnStatus::Compensated => {
+                        if let Some(p) = settled.proof.as_mut() {
+                            p.editor = Some(outcome);
+                        }
+                        format!(
+                            "the editor did not apply the change's edits ({why}); no file was \
+                             written"
+                        )
+                    }
+                    Ok(_) => settled.reason.clone().unwrap_or_default(),
+                    Err(e) => {
+                        settled.status = TxnStatus::Quarantined;
+                        settled.proof = None;
+                        format!(
+                            "the editor part ({} on {}) may be applied and could not be undone \
+                             ({why}; {e}); no file was written",
+                            part.action, part.scene
+                        )
+                    }
+                };
+                settled.reason = Some(reason.clone());
+                let recorded = self.record_change(txn, &settled);
+                cross(fp::CHANGE_AFTER_TERMINAL);
+                if settled.status == TxnStatus::Quarantined {
+                    self.close_gate(txn, reason.clone());
+                }
+                return Err(ChangeError::Editor {
+                    transaction_id: txn,
+                    status: if recorded.is_ok() {
+                        settled.status
+                    } else {
+                        TxnStatus::Open
+                    },
+                    reason,
+                });
+            }
+        }
+
+        // 3. Temps written and fsynced, then each effect in order.
         let mut failed: Option<(usize, Option<FileState>, io::Error)> = None;
         for (i, p) in planned.iter().enumerate() {
             if let Effect::Write { bytes } = p.effect {
@@ -748,6 +900,40 @@ impl Journal {
                 "{} failed ({cause}); every file was put back",
                 intent.files[*i].path
             ));
+        }
+        // The files did not all land: the editor part is taken back too.
+        if let (Some((part, hook)), Some(_)) = (editor.as_mut(), editor_outcome) {
+            if settled.status == TxnStatus::Committed {
+                if let Some(p) = settled.proof.as_mut() {
+                    p.editor = editor_outcome;
+                }
+            } else if settled.status == TxnStatus::Compensated {
+                match hook.undo() {
+                    Ok(outcome) => {
+                        if let Some(p) = settled.proof.as_mut() {
+                            p.editor = Some(outcome);
+                        }
+                        if let Some(r) = settled.reason.as_mut() {
+                            r.push_str(" and the editor's action undone");
+                        }
+                    }
+                    Err(e) => {
+                        settled.status = TxnStatus::Quarantined;
+                        settled.proof = None;
+                        settled.reason = Some(format!(
+                            "every file was put back, but the editor part ({} on {}) could not \
+                             be undone ({e})",
+                            part.action, part.scene
+                        ));
+                    }
+                }
+            } else {
+                let r = settled.reason.get_or_insert_with(String::new);
+                r.push_str(&format!(
+                    "; the editor part ({} on {}) is left applied",
+                    part.action, part.scene
+                ));
+            }
         }
         let recorded = self.record_change(txn, &settled);
         cross(fp::CHANGE_AFTER_TERMINAL);
@@ -854,6 +1040,111 @@ impl Journal {
         result
     }
 
+    /// The changes whose editor part is owed an undo: open, with an editor part, as a
+    /// previous process left them (reconciliation put their files back). A change in
+    /// flight holds the journal's lock for its whole commit, so none is seen here.
+    pub fn owed_editor_parts(&self) -> rusqlite::Result<Vec<(TxnId, ChangeEditorPart)>> {
+        let mut st = self.conn().prepare_cached(
+            "SELECT id, intent_json FROM transactions
+             WHERE state = 'open' AND effect_kind = 'file' ORDER BY rowid",
+        )?;
+        let rows = st
+            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|(id, intent)| {
+                let Ok(Intent::Change(ChangeIntent {
+                    editor: Some(part), ..
+                })) = serde_json::from_str::<Intent>(&intent)
+                else {
+                    return None;
+                };
+                Some((id.parse().ok()?, part))
+            })
+            .collect())
+    }
+
+    /// Settles an owed editor part ([`Journal::owed_editor_parts`]): `Ok(outcome)`
+    /// (undone, or never applied) with every file proven at its pre-state →
+    /// `compensated`; `Err(reason)` (the editor's history shows the action under
+    /// later ones: it cannot be taken back) → `quarantined`. Returns the state
+    /// recorded (`open`: the row was no longer owed).
+    pub fn settle_owed_editor(
+        &mut self,
+        txn: TxnId,
+        outcome: Result<EditorPartOutcome, String>,
+    ) -> rusqlite::Result<TxnStatus> {
+        let Some(part) = self
+            .owed_editor_parts()?
+            .into_iter()
+            .find(|(t, _)| *t == txn)
+            .map(|(_, p)| p)
+        else {
+            return Ok(TxnStatus::Open);
+        };
+        let intent: Option<ChangeIntent> = self
+            .conn()
+            .query_row(
+                "SELECT intent_json FROM transactions WHERE id = ?1",
+                [txn.to_string()],
+                |r| r.get::<_, String>(0),
+            )
+            .ok()
+            .and_then(|j| match serde_json::from_str::<Intent>(&j) {
+                Ok(Intent::Change(c)) => Some(c),
+                _ => None,
+            });
+        let Some(intent) = intent else {
+            return Ok(TxnStatus::Open);
+        };
+        let preimages = load_preimages(self.conn(), txn, &intent.files)?;
+        let mut settled = settle(
+            &self.root,
+            &*self.storage,
+            &intent.files,
+            &preimages,
+            Deriver::Reconcile,
+            true,
+        );
+        match outcome {
+            Ok(outcome) if settled.status == TxnStatus::Compensated => {
+                if let Some(p) = settled.proof.as_mut() {
+                    p.editor = Some(outcome);
+                }
+                settled.reason = Some(format!(
+                    "the server stopped before the change completed; every file was put back \
+                     and its editor part ({}) {}",
+                    part.action,
+                    match outcome {
+                        EditorPartOutcome::NotApplied => "was never applied",
+                        _ => "undone",
+                    }
+                ));
+            }
+            Ok(_) => {}
+            Err(why) => {
+                settled.status = TxnStatus::Quarantined;
+                settled.proof = None;
+                settled.reason = Some(format!(
+                    "its editor part ({} on {}) cannot be taken back: {why}",
+                    part.action, part.scene
+                ));
+            }
+        }
+        let recorded = in_txn(self.conn(), |conn| {
+            record_change_terminal(conn, txn, &settled)
+        });
+        if recorded.is_err() {
+            self.gate = WriteGate::Unreconciled;
+        }
+        recorded?;
+        if settled.status == TxnStatus::Quarantined {
+            self.close_gate(txn, settled.reason.clone().unwrap_or_default());
+        }
+        Ok(settled.status)
+    }
+
     /// How many pre-images of changes the journal retains (open or
     /// quarantined changes keep theirs).
     pub fn retained_change_preimages(&self) -> rusqlite::Result<usize> {
@@ -905,6 +1196,38 @@ impl Journal {
                     "the server stopped before the change completed; every file was put back"
                         .into(),
                 );
+            }
+            if let Some(part) = &intent.editor {
+                match settled.status {
+                    // A file is written only after the editor applied its part.
+                    TxnStatus::Committed if !intent.files.is_empty() => {
+                        if let Some(p) = settled.proof.as_mut() {
+                            p.editor = Some(EditorPartOutcome::Applied);
+                        }
+                    }
+                    TxnStatus::Quarantined => {
+                        let r = settled.reason.get_or_insert_with(String::new);
+                        r.push_str(&format!(
+                            "; its editor part ({} on {}) may be applied",
+                            part.action, part.scene
+                        ));
+                    }
+                    // Files back at their pre-state (or none): the editor part may have
+                    // been applied; it is owed an undo, settled when an editor connects
+                    // ([`Journal::owed_editor_parts`]). The row stays open.
+                    _ => {
+                        out.push((
+                            *txn,
+                            TxnStatus::Open,
+                            Some(format!(
+                                "every file was put back; its editor part ({} on {}) waits \
+                                 for the editor to connect",
+                                part.action, part.scene
+                            )),
+                        ));
+                        continue;
+                    }
+                }
             }
             in_txn(self.conn(), |conn| {
                 record_change_terminal(conn, *txn, &settled)
@@ -1050,6 +1373,10 @@ mod tests {
         }
     }
 
+    fn project_with(storage: Arc<dyn Storage>) -> (tempfile::TempDir, PathBuf, Journal) {
+        project(storage)
+    }
+
     fn project(storage: Arc<dyn Storage>) -> (tempfile::TempDir, PathBuf, Journal) {
         let dir = tempfile::tempdir().unwrap();
         let project = dir.path().join("p");
@@ -1116,6 +1443,152 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    /// A stand-in editor: what `apply` answers, what `undo` answers, and what was called.
+    struct FakeEditor {
+        sent: EditorSent,
+        undo: Result<EditorPartOutcome, String>,
+        calls: Vec<&'static str>,
+    }
+
+    impl EditorHook for FakeEditor {
+        fn apply(&mut self) -> EditorSent {
+            self.calls.push("apply");
+            self.sent.clone()
+        }
+        fn undo(&mut self) -> Result<EditorPartOutcome, String> {
+            self.calls.push("undo");
+            self.undo.clone()
+        }
+    }
+
+    fn part() -> ChangeEditorPart {
+        ChangeEditorPart {
+            action: "godot-mcp change x".into(),
+            scene: "res://main.tscn".into(),
+            request_id: 7,
+            params_sha256: "0".into(),
+            steps: 1,
+        }
+    }
+
+    fn editor(sent: EditorSent, undo: Result<EditorPartOutcome, String>) -> FakeEditor {
+        FakeEditor {
+            sent,
+            undo,
+            calls: Vec::new(),
+        }
+    }
+
+    fn status_of(j: &Journal) -> (TxnStatus, Option<String>) {
+        let rows = j.list_transactions(&TxnFilter::default()).unwrap();
+        assert_eq!(rows.len(), 1, "{rows:?}");
+        (rows[0].status, rows[0].reason.clone())
+    }
+
+    /// Guards against (issue 28): an editor part that survives its change's files
+    /// being put back, or files written after the editor refused its part. Applied
+    /// and the files land: committed, no undo. Applied and a file fails: every file
+    /// put back AND the editor's action undone, compensated; a refused undo:
+    /// quarantined, the reason naming the editor part. Refused by the editor: no
+    /// file written, compensated.
+    #[test]
+    fn a_change_with_an_editor_part_is_whole_in_the_editor_too() {
+        let (_dir, _project, mut j) = project(Arc::new(RealStorage));
+        let mut ed = editor(EditorSent::Applied, Ok(EditorPartOutcome::Undone));
+        j.apply_change_with(move_like(None), None, Some((part(), &mut ed)))
+            .unwrap();
+        assert_eq!(ed.calls, ["apply"]);
+        assert_eq!(status_of(&j).0, TxnStatus::Committed);
+
+        for (undo, want) in [
+            (Ok(EditorPartOutcome::Undone), TxnStatus::Compensated),
+            (
+                Err("someone else's action".to_owned()),
+                TxnStatus::Quarantined,
+            ),
+        ] {
+            let storage = Arc::new(FailingUnlink {
+                calls: AtomicUsize::new(0),
+                fail_at: 2,
+            });
+            let (_dir, project, mut j) = project_with(storage);
+            let mut ed = editor(EditorSent::Applied, undo);
+            let err = j
+                .apply_change_with(move_like(None), None, Some((part(), &mut ed)))
+                .unwrap_err();
+            assert_eq!(ed.calls, ["apply", "undo"], "{err}");
+            let (status, reason) = status_of(&j);
+            assert_eq!(status, want, "{err}");
+            assert_eq!(fs::read(project.join("main.tscn")).unwrap(), b"old ref");
+            if want == TxnStatus::Quarantined {
+                assert!(reason.unwrap().contains("godot-mcp change x"));
+            }
+        }
+
+        let (_dir, project, mut j) = project_with(Arc::new(RealStorage));
+        let mut ed = editor(
+            EditorSent::NotApplied("refused".into()),
+            Ok(EditorPartOutcome::Undone),
+        );
+        let err = j
+            .apply_change_with(move_like(None), None, Some((part(), &mut ed)))
+            .unwrap_err();
+        assert!(
+            matches!(
+                err,
+                ChangeError::Editor {
+                    status: TxnStatus::Compensated,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        assert_eq!(ed.calls, ["apply"]);
+        assert!(!project.join("b/new.tscn").exists());
+        assert_eq!(status_of(&j).0, TxnStatus::Compensated);
+        let _ = project;
+    }
+
+    /// Guards against: a change killed after its editor part may have applied being
+    /// recorded compensated before the editor took it back. Reconciliation puts the
+    /// files back and leaves the row open (owed); the editor's answer settles it.
+    #[test]
+    fn an_owed_editor_part_waits_for_the_editor_then_settles() {
+        let (dir, project, mut j) = project_with(Arc::new(RealStorage));
+        let mut ed = editor(EditorSent::Applied, Ok(EditorPartOutcome::Undone));
+        // The server "dies" between the editor's answer and the first file: simulate
+        // with the intent left open (the apply hook panics past the editor part).
+        let req = move_like(None);
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            struct Dies;
+            impl EditorHook for Dies {
+                fn apply(&mut self) -> EditorSent {
+                    panic!("killed")
+                }
+                fn undo(&mut self) -> Result<EditorPartOutcome, String> {
+                    unreachable!()
+                }
+            }
+            let _ = j.apply_change_with(req, None, Some((part(), &mut Dies)));
+        }));
+        assert!(outcome.is_err());
+        drop(j);
+        let mut j =
+            Journal::open_with_storage(&dir.path().join("s"), &project, Arc::new(RealStorage))
+                .unwrap();
+        let report = j.reconcile().unwrap();
+        assert_eq!(report.editor_waiting.len(), 1, "{report:?}");
+        assert_eq!(report.compensated, 0);
+        assert_eq!(j.gate(), &WriteGate::Open);
+        let owed = j.owed_editor_parts().unwrap();
+        assert_eq!(owed.len(), 1);
+        assert_eq!(status_of(&j).0, TxnStatus::Open);
+        let status = j.settle_owed_editor(owed[0].0, ed.undo()).unwrap();
+        assert_eq!(status, TxnStatus::Compensated);
+        assert_eq!(status_of(&j).0, TxnStatus::Compensated);
+        assert!(j.owed_editor_parts().unwrap().is_empty());
     }
 
     /// Guards against: a stale file caught before the intent recording

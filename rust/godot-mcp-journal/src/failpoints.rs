@@ -28,6 +28,9 @@ pub const AFTER_TERMINAL: &str = "journal::after_terminal";
 /// A change's intent (every file's pre- and post-state, and the pre-images)
 /// is durable; nothing else happened yet.
 pub const CHANGE_AFTER_INTENT: &str = "journal::change::after_intent";
+/// A change's editor part was applied by the editor (its answer is in); no file
+/// was written yet.
+pub const CHANGE_AFTER_EDITOR: &str = "journal::change::after_editor";
 /// One file of a change is at its post-state, durably (crossed once per file;
 /// inside, each file crosses the write or delete boundaries above).
 pub const CHANGE_AFTER_EFFECT: &str = "journal::change::after_effect";

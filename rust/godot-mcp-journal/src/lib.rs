@@ -46,8 +46,8 @@ pub mod state_dir;
 pub mod storage;
 
 pub use change::{
-    ChangeEffect, ChangeError, ChangeFile, ChangeIntent, ChangeOp, ChangeOutcome, ChangeProof,
-    FileChange,
+    ChangeEditorPart, ChangeEffect, ChangeError, ChangeFile, ChangeIntent, ChangeOp, ChangeOutcome,
+    ChangeProof, EditorHook, EditorPartOutcome, EditorSent, FileChange,
 };
 pub use editor::{
     EditorIntent, EditorLeft, EditorProof, EditorRecord, EditorSettle, EditorTxnError, NamedFile,

@@ -37,6 +37,9 @@ pub struct ReconcileReport {
     pub quarantined: Vec<QuarantinedTxn>,
     /// The gate after this run (it also counts older quarantines).
     pub gate: WriteGate,
+    /// Changes whose files were put back and whose editor part waits for an editor
+    /// to connect (it is owed an undo), with why.
+    pub editor_waiting: Vec<QuarantinedTxn>,
 }
 
 impl ReconcileReport {
@@ -55,6 +58,12 @@ impl ReconcileReport {
                     "godot-mcp serve: startup reconciliation {name}={n}"
                 ));
             }
+        }
+        for w in &self.editor_waiting {
+            lines.push(format!(
+                "godot-mcp serve: startup reconciliation change {}: {}",
+                w.transaction_id, w.reason
+            ));
         }
         lines.push(match &self.gate {
             WriteGate::Open => "godot-mcp serve: write gate open".to_owned(),
@@ -384,11 +393,16 @@ impl Journal {
             committed: 0,
             quarantined: Vec::new(),
             gate: WriteGate::Unreconciled,
+            editor_waiting: Vec::new(),
         };
         for (txn, status, reason) in settled_changes {
             match status {
                 TxnStatus::Compensated => report.compensated += 1,
                 TxnStatus::Committed => report.committed += 1,
+                TxnStatus::Open => report.editor_waiting.push(QuarantinedTxn {
+                    transaction_id: txn,
+                    reason: reason.unwrap_or_default(),
+                }),
                 _ => report.quarantined.push(QuarantinedTxn {
                     transaction_id: txn,
                     reason: reason.unwrap_or_default(),
@@ -612,6 +626,7 @@ mod tests {
             committed: k,
             quarantined: vec![],
             gate,
+            editor_waiting: vec![],
         }
     }
 
@@ -645,6 +660,7 @@ mod tests {
             gate: WriteGate::Closed {
                 quarantined: vec![q],
             },
+            editor_waiting: vec![],
         };
         let lines = r.stderr_lines();
         assert_eq!(

@@ -284,13 +284,23 @@ macro_rules! no_params {
 no_params! {
     Ping => PING,
     EditorState => EDITOR_STATE,
-    Undo => UNDO,
     Redo => REDO,
     History => HISTORY,
     EditorMonitors => EDITOR_MONITORS,
     FilesystemScan => FILESYSTEM_SCAN,
     FilesystemStatus => FILESYSTEM_STATUS,
 }
+
+/// `editor.undo`: undo the edited scene's current action. With `action`, only when
+/// the current action is the one of that name (an agent's change undoing its own
+/// action, never someone else's); otherwise refused, nothing undone.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Undo {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action: Option<String>,
+}
+bridge_command!(Undo => UNDO);
 
 /// The default page of a tree or cell read.
 pub const DEFAULT_PAGE_LIMIT: usize = 1000;

@@ -158,7 +158,9 @@ fn every_command_params_round_trip() {
         round(MeshLibraryItems {
             path: s("res://lib.tres"),
         }),
-        round(Undo {}),
+        round(Undo {
+            action: Some("godot-mcp change x".into()),
+        }),
         round(Redo {}),
         round(History {}),
         round(EditorScreenshot {
@@ -192,6 +194,8 @@ fn every_command_params_round_trip() {
     ];
     // One params struct for every command, in documentation order.
     assert_eq!(seen, ALL);
+    // An undo without `action` is the wire it always was.
+    assert_eq!(Undo::default().params(), serde_json::json!({}));
 
     let authoring = [
         round(NodeInstance {

@@ -111,6 +111,9 @@ struct Inner {
     late: Mutex<Vec<(RequestId, Outcome)>>,
     /// Told about each late reply (the server settles the unresolved transaction).
     on_late: Mutex<Option<LateHandler>>,
+    /// Called (on a thread of its own) after each accepted hello: the server settles
+    /// what it owes the editor (an agent's change whose editor part awaits its undo).
+    on_connect: Mutex<Option<ConnectHandler>>,
     /// Wakes the status publisher when a connection is accepted, so the dock gets its
     /// first status right after the hello.
     status_nudge: Mutex<Option<mpsc::Sender<()>>>,
@@ -118,6 +121,9 @@ struct Inner {
 
 /// What to do with a reply that arrived after its request gave up.
 pub type LateHandler = Arc<dyn Fn(RequestId, &Outcome) + Send + Sync>;
+
+/// What to do once an add-on's hello is accepted.
+pub type ConnectHandler = Arc<dyn Fn() + Send + Sync>;
 
 /// The running bridge.
 pub struct Bridge {
@@ -192,6 +198,7 @@ impl Bridge {
             shutdown: AtomicBool::new(false),
             late: Mutex::new(Vec::new()),
             on_late: Mutex::new(None),
+            on_connect: Mutex::new(None),
             status_nudge: Mutex::new(None),
         });
         let discovery_path = project_root.join(DISCOVERY_RELATIVE_PATH);
@@ -320,6 +327,12 @@ impl Bridge {
     /// Call `handler` for every reply that arrives after its request gave up.
     pub fn on_late_reply(&self, handler: LateHandler) {
         *self.inner.on_late.lock() = Some(handler);
+    }
+
+    /// Call `handler` after each accepted hello, on a thread of its own (it may send
+    /// requests: the connection's reader keeps reading their replies).
+    pub fn on_connect(&self, handler: ConnectHandler) {
+        *self.inner.on_connect.lock() = Some(handler);
     }
 
     /// Replies that arrived after their request had given up (newest last).
@@ -538,6 +551,11 @@ fn serve_connection(stream: TcpStream, inner: Arc<Inner>) {
     }
     if let Some(tx) = inner.status_nudge.lock().as_ref() {
         let _ = tx.send(());
+    }
+    if let Some(handler) = inner.on_connect.lock().clone() {
+        let _ = std::thread::Builder::new()
+            .name("bridge-connected".into())
+            .spawn(move || handler());
     }
     let _ = stream.set_read_timeout(None);
     while let Ok(Some(line)) = read_line(&mut reader, MAX_FRAME_BYTES) {

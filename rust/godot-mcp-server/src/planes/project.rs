@@ -543,7 +543,7 @@ pub fn apply_change(
         stage.stage(state.project(), param, &steps)?;
         return Ok(stage.id.to_string());
     }
-    apply_change_as(state, call, param, steps, None)
+    apply_change_as(state, call, param, steps, None, None)
 }
 
 /// [`apply_change`] recorded under `id` (an agent's change) or a fresh id.
@@ -553,6 +553,10 @@ fn apply_change_as(
     param: &str,
     steps: &[ChangeStep<'_>],
     id: Option<godot_mcp_journal::TxnId>,
+    editor: Option<(
+        godot_mcp_journal::ChangeEditorPart,
+        &mut dyn godot_mcp_journal::EditorHook,
+    )>,
 ) -> Result<String, ToolError> {
     let mut journal = state.journal().lock();
     let mut effects = Vec::with_capacity(steps.len());
@@ -577,7 +581,7 @@ fn apply_change_as(
     let files: Vec<String> = steps.iter().map(|s| s.path.to_string()).collect();
     let res = |rel: &Path| format!("res://{}", rel.display());
     let done = journal
-        .apply_change_as(
+        .apply_change_with(
             godot_mcp_journal::FileChange {
                 effects,
                 idempotency,
@@ -585,6 +589,7 @@ fn apply_change_as(
                 operation,
             },
             id,
+            editor,
         )
         .map_err(|e| change_error(e, param, &files, &res))?;
     Ok(done.transaction_id().to_string())
@@ -624,6 +629,37 @@ fn change_error(
             ),
         ),
         E::Path(e) => ToolError::new(ErrorCode::PathRefused, format!("refused: {e}")).param(param),
+        E::Editor {
+            transaction_id,
+            status,
+            reason,
+        } => {
+            let outcome = match status {
+                godot_mcp_journal::TxnStatus::Compensated => {
+                    "nothing of the change remains".to_owned()
+                }
+                godot_mcp_journal::TxnStatus::Quarantined => {
+                    "the change is quarantined and writes are refused until an operator \
+                     resolves it"
+                        .to_owned()
+                }
+                other => format!("the change is {}", other.as_str()),
+            };
+            ToolError::new(
+                ErrorCode::EditorError,
+                format!(
+                    "{reason}; {outcome} (transaction {transaction_id} {})",
+                    status.as_str()
+                ),
+            )
+            .hint("list_transactions shows the change; re-plan from the editor's current state.")
+            .details(json!({
+                "transaction_id": transaction_id.to_string(),
+                "status": status.as_str(),
+                "files": files,
+                "may_have_applied": status != godot_mcp_journal::TxnStatus::Compensated,
+            }))
+        }
         E::Invalid(why) => ToolError::invalid_params(param, format!("{why}; nothing was written")),
         E::Io { path, source } => ToolError::io(&res(&path), &source),
         E::Failed {
@@ -689,8 +725,57 @@ pub struct Stage {
     /// The transaction the commit records the change under.
     pub id: godot_mcp_journal::TxnId,
     files: Vec<Staged>,
+    /// Editor node edits, sent at commit as ONE `scene.steps` request (one undo action).
+    pub editor: Option<StagedEditor>,
     /// Committed or abandoned: nothing more is staged.
     closed: bool,
+}
+
+/// The editor part of a change: node steps on the scene open in the editor when the
+/// first was staged. A `"$N"` names the node step N of this list made.
+#[derive(Debug, Clone)]
+pub struct StagedEditor {
+    /// The edited scene (`res://…`).
+    pub scene: String,
+    /// Every staged step, in order.
+    pub steps: Vec<godot_mcp_protocol::commands::Step>,
+    /// The scene-root path of the node each staged `create` makes, by step index.
+    pub created: Vec<(String, usize)>,
+}
+
+impl StagedEditor {
+    /// `node` as a staged step names it: the `"$N"` of a node a staged create makes
+    /// (a path to it, or a `"$N"` of the call's own steps shifted by `base`).
+    pub fn rebase(&self, node: &str, base: usize, own: &[(String, usize)]) -> String {
+        if let Some(n) = node.strip_prefix('$').and_then(|n| n.parse::<usize>().ok()) {
+            return format!("${}", n + base);
+        }
+        let trimmed = node.trim_start_matches("./");
+        self.created
+            .iter()
+            .chain(own)
+            .find(|(path, _)| path == trimmed)
+            .map_or_else(|| node.to_owned(), |(_, i)| format!("${i}"))
+    }
+
+    /// The scene-root path of a node created under `parent` (as rebased) named `name`.
+    pub fn path_of(&self, parent: &str, name: &str, own: &[(String, usize)]) -> String {
+        let parent = match parent.strip_prefix('$') {
+            Some(n) => self
+                .created
+                .iter()
+                .chain(own)
+                .find(|(_, i)| n.parse::<usize>().ok() == Some(*i))
+                .map(|(p, _)| p.clone())
+                .unwrap_or_else(|| parent.to_owned()),
+            None => parent.trim_start_matches("./").to_owned(),
+        };
+        if parent == "." || parent.is_empty() {
+            name.to_owned()
+        } else {
+            format!("{parent}/{name}")
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -722,6 +807,7 @@ impl Stage {
         Ok(Self {
             id,
             files: Vec::new(),
+            editor: None,
             closed: false,
         })
     }
@@ -835,6 +921,23 @@ impl Stage {
         self.closed = true;
     }
 
+    /// Refused once the change has ended.
+    pub fn check_open(&self) -> Result<(), ToolError> {
+        if self.closed {
+            return Err(ToolError::new(
+                ErrorCode::PreconditionFailed,
+                format!("change {} has ended; nothing was staged", self.id),
+            )
+            .hint("begin_change again, or call the tool outside a change."));
+        }
+        Ok(())
+    }
+
+    /// The undo action the editor part is applied as.
+    pub fn action(&self) -> String {
+        format!("godot-mcp change {}", self.id)
+    }
+
     fn effective(&self) -> impl Iterator<Item = &Staged> {
         self.files
             .iter()
@@ -851,9 +954,13 @@ pub fn commit_stage(
     call: &mut JournalCall,
     param: &str,
     stage: &Stage,
+    editor: Option<(
+        godot_mcp_journal::ChangeEditorPart,
+        &mut dyn godot_mcp_journal::EditorHook,
+    )>,
 ) -> Result<Option<String>, ToolError> {
     let files: Vec<&Staged> = stage.effective().collect();
-    if files.is_empty() {
+    if files.is_empty() && editor.is_none() {
         return Ok(None);
     }
     let steps: Vec<ChangeStep<'_>> = files
@@ -865,7 +972,7 @@ pub fn commit_stage(
         })
         .collect();
     call.stage = None;
-    apply_change_as(state, call, param, &steps, Some(stage.id)).map(Some)
+    apply_change_as(state, call, param, &steps, Some(stage.id), editor).map(Some)
 }
 
 /// The open agent changes of this server, by session (an MCP session holds at most

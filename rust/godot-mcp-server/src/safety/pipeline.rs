@@ -202,6 +202,14 @@ async fn run_call_inner(
         batch: None,
         principal: ctx.principal.clone(),
     };
+    // Inside a change, a node edit is checked and staged, not sent (tools::editor).
+    if let Some(stage) = journal_call.stage.clone()
+        && change::staged_editor(def, flags.dry_run)
+    {
+        return Ok(CallOutcome::Done(
+            crate::tools::editor::stage_edit(state.clone(), def.meta.name, args, stage).await,
+        ));
+    }
     match &def.handler {
         Handler::Direct(handler) => {
             if gated && let Approval::InputRequired(r) = approve(state, ctx, &request()).await? {
@@ -640,6 +648,11 @@ async fn run_entry(
     stage: Option<crate::planes::project::StageHandle>,
 ) -> ToolResult {
     let flags = CallFlags { dry_run, ..flags };
+    if let Some(stage) = stage.clone()
+        && change::staged_editor(def, dry_run)
+    {
+        return crate::tools::editor::stage_edit(state.clone(), def.meta.name, args, stage).await;
+    }
     match &def.handler {
         Handler::Planned(planner) if dry_run => {
             let plan = plan_blocking(planner, state, args).await?;

@@ -49,9 +49,10 @@ pub fn tools() -> Vec<ToolDef> {
         ToolDef::batch::<NoArgs, ChangeReply>(meta(
             "begin_change",
             "Begin a change",
-            "Open a change in this session: file writes of later calls are staged, not \
-             written, until commit_change applies them as one transaction. Editor edits \
-             and launches are refused inside it.",
+            "Open a change in this session: file writes and node edits (set_node_property, \
+             create_node, add_to_group, create_nodes) of later calls are staged until \
+             commit_change applies them as one transaction, the edits as one undo action. \
+             Other editor edits and launches are refused inside it.",
         )),
         ToolDef::batch::<NoArgs, ChangeReply>(meta(
             "commit_change",
@@ -193,7 +194,12 @@ pub async fn commit(
         s.close();
         let id = s.id.to_string();
         let mut call = JournalCall::new(Toolset::Batch.as_str(), operation);
-        commit_stage(&state, &mut call, operation, &s)
+        let mut editor =
+            crate::tools::editor::editor_part(&state, &s).map_err(|e| with_change_id(e, &id))?;
+        let editor = editor
+            .as_mut()
+            .map(|(part, hook)| (part.clone(), hook as &mut dyn godot_mcp_journal::EditorHook));
+        commit_stage(&state, &mut call, operation, &s, editor)
             .map(|_| (id.clone(), s.files()))
             .map_err(|e| with_change_id(e, &id))
     })
@@ -218,7 +224,8 @@ pub fn with_change_id(mut e: ToolError, id: &str) -> ToolError {
 
 /// Whether `def` may run inside a change (`change` is its id): reads and dry runs
 /// do, file writes are staged (planned tools only: their writes go through the
-/// staging seam); editor edits and launches are refused.
+/// staging seam), node edits are staged ([`staged_editor`]); other editor edits and
+/// launches are refused.
 pub(crate) fn admit(def: &ToolDef, dry_run: bool, change: &str) -> Result<(), ToolError> {
     let m = &def.meta;
     if m.class == SafetyClass::ReadOnly || dry_run {
@@ -229,8 +236,10 @@ pub(crate) fn admit(def: &ToolDef, dry_run: bool, change: &str) -> Result<(), To
         _ if m.class == SafetyClass::Runtime || m.effect == Some(EffectKind::ProcessLaunch) => {
             "a launch or a running game cannot be part of a change (a process cannot be un-run)"
         }
+        Some(EffectKind::EditorRuntime) if staged_editor(def, dry_run) => return Ok(()),
         Some(EffectKind::EditorRuntime) => {
-            "editor edits are not staged inside a change (the editor applies them at once)"
+            "only node edits (set_node_property, create_node, add_to_group, create_nodes) \
+             are staged inside a change; the editor applies this one at once"
         }
         Some(EffectKind::File) if !planned => "this tool's writes cannot be staged",
         _ => return Ok(()),
@@ -244,6 +253,13 @@ pub(crate) fn admit(def: &ToolDef, dry_run: bool, change: &str) -> Result<(), To
     )
     .hint("commit_change or abandon_change first, then call it.")
     .details(json!({ "change_id": change })))
+}
+
+/// Whether a call of `def` inside a change is an editor node edit to stage (not run).
+pub(crate) fn staged_editor(def: &ToolDef, dry_run: bool) -> bool {
+    !dry_run
+        && def.meta.effect == Some(EffectKind::EditorRuntime)
+        && crate::tools::editor::stageable(def.meta.name)
 }
 
 #[cfg(test)]

@@ -245,13 +245,24 @@ async fn a_session_that_ends_abandons_its_change() {
 }
 
 #[tokio::test]
-async fn launches_and_editor_edits_are_refused_inside_a_change() {
+async fn launches_and_editor_edits_but_node_steps_are_refused_inside_a_change() {
     let dir = tempfile::tempdir().unwrap();
     let served = served_with(dir.path(), None);
     call(&served, "begin_change", json!({})).await.unwrap();
     let e = call(&served, "play_scene", json!({})).await.unwrap_err();
     assert_eq!(e.code, ErrorCode::PreconditionFailed, "{}", e.message);
     assert!(e.message.contains("cannot be un-run"), "{}", e.message);
+    // An editor edit that is not a node step is refused, with the reason.
+    let e = call(
+        &served,
+        "rename_node",
+        json!({"node": "A", "new_name": "B"}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(e.code, ErrorCode::PreconditionFailed, "{}", e.message);
+    assert!(e.message.contains("only node edits"), "{}", e.message);
+    // A node edit is staged, which takes an editor to check it against.
     let e = call(
         &served,
         "create_node",
@@ -259,8 +270,8 @@ async fn launches_and_editor_edits_are_refused_inside_a_change() {
     )
     .await
     .unwrap_err();
-    assert_eq!(e.code, ErrorCode::PreconditionFailed, "{}", e.message);
-    assert!(e.message.contains("editor edits"), "{}", e.message);
+    assert_ne!(e.code, ErrorCode::Internal, "{}", e.message);
+    assert!(!e.message.contains("only node edits"), "{}", e.message);
     let again = call(&served, "begin_change", json!({})).await.unwrap_err();
     assert_eq!(again.code, ErrorCode::Conflict);
 }

@@ -12,12 +12,12 @@ use super::*;
 #[serde(deny_unknown_fields)]
 pub struct CreateNodeArgs {
     /// Parent node path ("." is the root).
-    parent: String,
+    pub(crate) parent: String,
     /// Godot class, e.g. Sprite2D.
     #[serde(rename = "type")]
-    node_type: String,
+    pub(crate) node_type: String,
     /// Node name.
-    name: String,
+    pub(crate) name: String,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -68,13 +68,13 @@ pub struct GetPropertyArgs {
 #[serde(deny_unknown_fields)]
 pub struct SetPropertyArgs {
     /// Node path from the scene root ("." is the root).
-    node: String,
+    pub(crate) node: String,
     /// Property name, e.g. position.
-    property: String,
+    pub(crate) property: String,
     /// JSON, or a Godot type: {"$type": "Vector2", "x": 1, "y": 2} (Vector2/3(i), Color,
     /// Rect2(i), NodePath, Transform2D/3D, Packed*Array; Resource by res:// path, or new:
     /// {"$type": "Resource", "class": "CircleShape2D", "properties": {…}}).
-    value: Value,
+    pub(crate) value: Value,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -591,7 +591,7 @@ pub fn tools() -> Vec<ToolDef> {
             |state, _a: NoArgs| {
                 scene_plan::<_, UndoStep, _>(
                     state,
-                    cmd::Undo {},
+                    cmd::Undo::default(),
                     None,
                     true,
                     None,

@@ -438,13 +438,27 @@ fn refusal_error(
 ///
 /// A late reply is matched by its request id, so the bridge first numbers its requests
 /// above every id the journal recorded (an earlier server's rows may still be open).
-pub fn settle_late_replies(state: &Arc<AppState>, bridge: &Bridge) {
+pub fn settle_late_replies(state: &Arc<AppState>, bridge: &Arc<Bridge>) {
     match state.journal.lock().last_editor_request_id() {
         Ok(last) => bridge.number_above(last),
         // Then the journal refuses every editor transaction: none is sent.
         Err(e) => {
             tracing::error!(error = %e, "the journal's last editor request id could not be read")
         }
+    }
+    let (weak, bridge_weak) = (Arc::downgrade(state), Arc::downgrade(bridge));
+    let owed: crate::planes::editor::ConnectHandler = Arc::new(move || {
+        if let (Some(state), Some(bridge)) = (weak.upgrade(), bridge_weak.upgrade()) {
+            super::staged::settle_owed(&state, &bridge);
+        }
+    });
+    bridge.on_connect(owed.clone());
+    // An add-on that connected before the handler was in place (the bridge listens
+    // from the start, reconciliation runs after) is owed the same.
+    if matches!(bridge.status(), crate::planes::editor::Status::Connected(_)) {
+        let _ = std::thread::Builder::new()
+            .name("bridge-connected".into())
+            .spawn(move || owed());
     }
     let weak = Arc::downgrade(state);
     bridge.on_late_reply(Arc::new(move |id, outcome| {
