@@ -25,7 +25,7 @@ use crate::respath::ResPath;
 use crate::rules::{Precondition, RuntimeFlags, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::runtime::session_of;
-use crate::tools::{CallFlags, ToolDef, ToolMeta};
+use crate::tools::{Call, CallFlags, Out, ToolDef, ToolMeta};
 
 /// How long a step, a break or a continue may take to be confirmed, by default.
 const DEFAULT_WAIT: Duration = Duration::from_secs(5);
@@ -83,7 +83,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Force the running game to stop in the debugger; answers where it stopped \
                  once the game confirms it.",
             ),
-            |state, args: WaitArgs, _f| stop_after(state, args, Motion::Break),
+            |call| stop_after(call, Motion::Break),
         ),
         ToolDef::new(
             meta(
@@ -92,7 +92,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "From a stop, run one line, entering calls; answers the new location once \
                  the game confirms it, else TIMEOUT.",
             ),
-            |state, args: WaitArgs, _f| stop_after(state, args, Motion::StepInto),
+            |call| stop_after(call, Motion::StepInto),
         ),
         ToolDef::new(
             meta(
@@ -101,7 +101,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "From a stop, run one line without entering calls; answers the new location \
                  once the game confirms it, else TIMEOUT.",
             ),
-            |state, args: WaitArgs, _f| stop_after(state, args, Motion::StepOver),
+            |call| stop_after(call, Motion::StepOver),
         ),
         ToolDef::new(
             meta(
@@ -110,7 +110,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "From a stop, run until the current function returns (steps over, as Godot \
                  4.4 has no step-out); answers the caller's line, else TIMEOUT.",
             ),
-            |state, args: WaitArgs, _f| stop_after(state, args, Motion::StepOut),
+            |call| stop_after(call, Motion::StepOut),
         ),
         ToolDef::new(
             meta(
@@ -553,10 +553,9 @@ impl Motion {
 /// Ask the game for `motion` and answer where it stopped (with the steps a step out
 /// took).
 async fn stop_after(
-    state: Arc<AppState>,
-    args: WaitArgs,
+    Call { state, args, .. }: Call<WaitArgs>,
     motion: Motion,
-) -> Result<Stopped, ToolError> {
+) -> Out<Stopped> {
     let wait = wait_of(args.timeout_ms)?;
     let (session, d) = debugged(&state, args.session_id.as_deref()).await?;
     let (stop, steps) = match motion {
