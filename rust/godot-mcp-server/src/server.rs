@@ -430,9 +430,10 @@ mod tests {
     /// its JSON holds an `image` key naming a real capture.
     #[test]
     fn a_result_with_an_image_key_is_not_an_image_unless_its_type_says_so() {
-        let def = ToolDef::new(meta("echoes"), |Call { args: v, .. }: Call<Value>| async move {
-            Ok::<Value, crate::error::ToolError>(v)
-        });
+        let def = ToolDef::new(
+            meta("echoes"),
+            |Call { args: v, .. }: Call<Value>| async move { Ok::<Value, crate::error::ToolError>(v) },
+        );
         let value = json!({"image": stored(), "note": "a field that happens to be called image"});
         let r = tool_result(&def, value.clone());
         assert_eq!(image_blocks(&r), 0, "{r:?}");

@@ -25,7 +25,7 @@ use crate::respath::ResPath;
 use crate::rules::{Precondition, RuntimeFlags, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::runtime::session_of;
-use crate::tools::{Call, CallFlags, Out, ToolDef, ToolMeta};
+use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
 /// How long a step, a break or a continue may take to be confirmed, by default.
 const DEFAULT_WAIT: Duration = Duration::from_secs(5);
@@ -298,11 +298,7 @@ pub struct BreakpointChange {
     breakpoints: Vec<BreakpointAt>,
 }
 
-async fn set_breakpoint(
-    state: Arc<AppState>,
-    args: BreakpointArgs,
-    _f: CallFlags,
-) -> Result<BreakpointChange, ToolError> {
+async fn set_breakpoint(Call { state, args, .. }: Call<BreakpointArgs>) -> Out<BreakpointChange> {
     let path = checked_breakpoint(&args)?;
     if !state.project.resolve("path", &args.path)?.is_file() {
         return Err(ToolError::not_found(format!("{path} does not exist")));
@@ -320,10 +316,8 @@ async fn set_breakpoint(
 }
 
 async fn remove_breakpoint(
-    state: Arc<AppState>,
-    args: BreakpointArgs,
-    _f: CallFlags,
-) -> Result<BreakpointChange, ToolError> {
+    Call { state, args, .. }: Call<BreakpointArgs>,
+) -> Out<BreakpointChange> {
     let path = checked_breakpoint(&args)?;
     let removed = state.process.set_breakpoint(&path, args.line, false);
     if !removed {
@@ -352,11 +346,7 @@ pub struct Cleared {
     breakpoints: Vec<BreakpointAt>,
 }
 
-async fn clear_breakpoints(
-    state: Arc<AppState>,
-    _a: NoArgs,
-    _f: CallFlags,
-) -> Result<Cleared, ToolError> {
+async fn clear_breakpoints(Call { state, .. }: Call<NoArgs>) -> Out<Cleared> {
     let removed = state.process.clear_breakpoints();
     // Each running game gets every removal; it counts as delivered only if all were.
     let mut games: Vec<GameDelivery> = Vec::new();
@@ -552,10 +542,7 @@ impl Motion {
 
 /// Ask the game for `motion` and answer where it stopped (with the steps a step out
 /// took).
-async fn stop_after(
-    Call { state, args, .. }: Call<WaitArgs>,
-    motion: Motion,
-) -> Out<Stopped> {
+async fn stop_after(Call { state, args, .. }: Call<WaitArgs>, motion: Motion) -> Out<Stopped> {
     let wait = wait_of(args.timeout_ms)?;
     let (session, d) = debugged(&state, args.session_id.as_deref()).await?;
     let (stop, steps) = match motion {
@@ -577,11 +564,7 @@ pub struct Resumed {
     resumed: bool,
 }
 
-async fn continue_execution(
-    state: Arc<AppState>,
-    args: WaitArgs,
-    _f: CallFlags,
-) -> Result<Resumed, ToolError> {
+async fn continue_execution(Call { state, args, .. }: Call<WaitArgs>) -> Out<Resumed> {
     let wait = wait_of(args.timeout_ms)?;
     let (session, d) = debugged(&state, args.session_id.as_deref()).await?;
     d.resume(wait)
@@ -601,11 +584,7 @@ pub struct Frames {
     frames: Vec<Frame>,
 }
 
-async fn get_stack_frames(
-    state: Arc<AppState>,
-    args: SessionArgs,
-    _f: CallFlags,
-) -> Result<Frames, ToolError> {
+async fn get_stack_frames(Call { state, args, .. }: Call<SessionArgs>) -> Out<Frames> {
     let (session, d) = debugged(&state, args.session_id.as_deref()).await?;
     let reason = d.state().stopped.map(|s| s.reason);
     let frames = d
@@ -671,11 +650,7 @@ pub struct FrameVars {
     globals: Option<Vec<Var>>,
 }
 
-async fn get_frame_variables(
-    state: Arc<AppState>,
-    args: FrameArgs,
-    _f: CallFlags,
-) -> Result<FrameVars, ToolError> {
+async fn get_frame_variables(Call { state, args, .. }: Call<FrameArgs>) -> Out<FrameVars> {
     let frame = args.frame.unwrap_or(0);
     let (session, d) = debugged(&state, args.session_id.as_deref()).await?;
     check_frame(&d, frame).await?;
@@ -712,11 +687,7 @@ pub struct Evaluated {
     value: Value,
 }
 
-async fn evaluate_in_frame(
-    state: Arc<AppState>,
-    args: EvaluateArgs,
-    _f: CallFlags,
-) -> Result<Evaluated, ToolError> {
+async fn evaluate_in_frame(Call { state, args, .. }: Call<EvaluateArgs>) -> Out<Evaluated> {
     let frame = args.frame.unwrap_or(0);
     if args.expression.trim().is_empty() {
         return Err(ToolError::invalid_params(

@@ -7,7 +7,7 @@ use crate::honesty::ProcessEnd;
 use crate::planes::process::{self, Ended, LaunchSpec, STOP_GRACE, Session, errors};
 use crate::respath::ResPath;
 use crate::state::AppState;
-use crate::tools::CallFlags;
+use crate::tools::{Call, Out};
 use godot_mcp_protocol::ProbeRequest;
 use godot_mcp_protocol::probe::ReleasedReply;
 use schemars::JsonSchema;
@@ -113,11 +113,7 @@ pub struct RunArgs {
     frames: Option<u64>,
 }
 
-pub(super) async fn run_and_capture(
-    state: Arc<AppState>,
-    args: RunArgs,
-    _f: CallFlags,
-) -> Result<Captured, ToolError> {
+pub(super) async fn run_and_capture(Call { state, args, .. }: Call<RunArgs>) -> Out<Captured> {
     let program = godot()?;
     let timeout_ms = ToolError::arg_in(
         "timeout_ms",
@@ -312,11 +308,7 @@ pub(crate) async fn launch_game(
     Ok((session, probe_installed))
 }
 
-pub(super) async fn play_scene(
-    state: Arc<AppState>,
-    args: PlayArgs,
-    _f: CallFlags,
-) -> Result<PlayOut, ToolError> {
+pub(super) async fn play_scene(Call { state, args, .. }: Call<PlayArgs>) -> Out<PlayOut> {
     let (session, probe_installed) = launch_game(
         &state,
         GameLaunch {
@@ -380,11 +372,7 @@ pub struct StopOut {
     pub stopped: Vec<StoppedSession>,
 }
 
-pub(super) async fn stop_scene(
-    state: Arc<AppState>,
-    args: StopArgs,
-    _f: CallFlags,
-) -> Result<StopOut, ToolError> {
+pub(super) async fn stop_scene(Call { state, args, .. }: Call<StopArgs>) -> Out<StopOut> {
     let targets: Vec<Arc<Session>> = match &args.session_id {
         Some(id) => vec![session_of(&state, Some(id))?],
         None => state
@@ -434,11 +422,7 @@ pub struct DebuggerRow {
     pub reason: Option<String>,
 }
 
-pub(super) async fn list_sessions(
-    state: Arc<AppState>,
-    _a: NoArgs,
-    _f: CallFlags,
-) -> Result<SessionsOut, ToolError> {
+pub(super) async fn list_sessions(Call { state, .. }: Call<NoArgs>) -> Out<SessionsOut> {
     let sessions = state
         .process
         .sessions()
@@ -512,11 +496,7 @@ pub struct EditorStarted {
     pub receipt_durable: bool,
 }
 
-pub(super) async fn start_editor(
-    state: Arc<AppState>,
-    _a: NoArgs,
-    _f: CallFlags,
-) -> Result<EditorStarted, ToolError> {
+pub(super) async fn start_editor(Call { state, .. }: Call<NoArgs>) -> Out<EditorStarted> {
     let s = launch_editor(&state).await?;
     Ok(EditorStarted {
         launched: launched(&s),
@@ -524,11 +504,7 @@ pub(super) async fn start_editor(
     })
 }
 
-pub(super) async fn stop_editor(
-    state: Arc<AppState>,
-    _a: NoArgs,
-    _f: CallFlags,
-) -> Result<StoppedSession, ToolError> {
+pub(super) async fn stop_editor(Call { state, .. }: Call<NoArgs>) -> Out<StoppedSession> {
     let Some(s) = state
         .process
         .sessions()
