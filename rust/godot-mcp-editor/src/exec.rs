@@ -200,6 +200,37 @@ fn undo_reinsert(ur: &mut Gd<EditorUndoRedoManager>, parent: &Gd<Node>, n: &Gd<N
     );
 }
 
+/// The scene root and the node at `node`, refused (`refusal`) when it is the root.
+fn non_root(node: &str, refusal: &str) -> Result<(Gd<Node>, Gd<Node>), BridgeError> {
+    let root = scene_root()?;
+    let n = find(&root, node)?;
+    if n == root {
+        return Err(failed(refusal));
+    }
+    Ok((root, n))
+}
+
+/// A node about to be taken out of its parent (a move or a delete): the parent, its
+/// index there, and the nodes of its subtree the scene owns.
+struct Leaving {
+    parent: Gd<Node>,
+    index: i32,
+    owned: Vec<Gd<Node>>,
+}
+
+fn leaving(root: &Gd<Node>, n: &Gd<Node>) -> Result<Leaving, BridgeError> {
+    let parent = n
+        .get_parent()
+        .ok_or_else(|| failed("the node has no parent"))?;
+    let mut owned = Vec::new();
+    owned_subtree(root, n, &mut owned);
+    Ok(Leaving {
+        parent,
+        index: n.get_index(),
+        owned,
+    })
+}
+
 fn owned_subtree(root: &Gd<Node>, node: &Gd<Node>, out: &mut Vec<Gd<Node>>) {
     if owned(root, node) {
         out.push(node.clone());
@@ -349,21 +380,16 @@ pub(crate) fn execute(cmd: Command) -> Res {
             committed(ur, &root, &n)
         }
         Command::NodeMove(wire::NodeMove { node, new_parent }) => {
-            let root = scene_root()?;
-            let n = find(&root, &node)?;
-            if n == root {
-                return Err(failed("the scene root cannot be moved"));
-            }
+            let (root, n) = non_root(&node, "the scene root cannot be moved")?;
             let to = find(&root, &new_parent)?;
             if n.is_ancestor_of(&to) || n == to {
                 return Err(failed("a node cannot move under itself"));
             }
-            let from = n
-                .get_parent()
-                .ok_or_else(|| failed("the node has no parent"))?;
-            let index = n.get_index();
-            let mut owned_nodes = Vec::new();
-            owned_subtree(&root, &n, &mut owned_nodes);
+            let Leaving {
+                parent: from,
+                index,
+                owned: owned_nodes,
+            } = leaving(&root, &n)?;
             let mut ur = undo_redo()?;
             begin(&mut ur, &root, &format!("MCP: move {node}"));
             ur.add_do_method(&obj(&from), "remove_child", &[n.to_variant()]);
@@ -377,11 +403,7 @@ pub(crate) fn execute(cmd: Command) -> Res {
             committed(ur, &root, &n)
         }
         Command::NodeDuplicate(wire::NodeDuplicate { node, new_name }) => {
-            let root = scene_root()?;
-            let n = find(&root, &node)?;
-            if n == root {
-                return Err(failed("the scene root cannot be duplicated"));
-            }
+            let (root, n) = non_root(&node, "the scene root cannot be duplicated")?;
             let parent = n
                 .get_parent()
                 .ok_or_else(|| failed("the node has no parent"))?;
@@ -408,20 +430,16 @@ pub(crate) fn execute(cmd: Command) -> Res {
             committed(ur, &root, &copy)
         }
         Command::NodeDelete(wire::NodeDelete { node }) => {
-            let root = scene_root()?;
-            let n = find(&root, &node)?;
-            if n == root {
-                return Err(failed(
-                    "the scene root cannot be deleted (close the scene instead)",
-                ));
-            }
+            let (root, n) = non_root(
+                &node,
+                "the scene root cannot be deleted (close the scene instead)",
+            )?;
             let verdict = persistence::verdict(owned(&root, &n), &scene_path(&root));
-            let parent = n
-                .get_parent()
-                .ok_or_else(|| failed("the node has no parent"))?;
-            let index = n.get_index();
-            let mut owned_nodes = Vec::new();
-            owned_subtree(&root, &n, &mut owned_nodes);
+            let Leaving {
+                parent,
+                index,
+                owned: owned_nodes,
+            } = leaving(&root, &n)?;
             let mut ur = undo_redo()?;
             begin(&mut ur, &root, &format!("MCP: delete {node}"));
             ur.add_do_method(&obj(&parent), "remove_child", &[n.to_variant()]);

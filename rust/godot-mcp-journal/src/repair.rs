@@ -1319,7 +1319,17 @@ fn repair_change(
             None => {}
         }
     }
+    // An editor part lives in the editor's undo history, not on disk: repair proves the
+    // files only, records no outcome for it, and says so.
+    if let Some(part) = &intent.editor {
+        actions.push(format!(
+            "leave the editor part ({} on {}) as the editor holds it: repair proves files \
+             only; undo that action in the editor if it is still applied",
+            part.action, part.scene
+        ));
+    }
     let change_proof = crate::change::ChangeProof {
+        editor: None,
         files: files
             .iter()
             .zip(&now)

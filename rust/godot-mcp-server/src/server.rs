@@ -377,7 +377,7 @@ mod tests {
     use crate::captures::{Capture, Captures};
     use crate::rules::{SafetyClass, Toolset};
     use crate::tools::runtime::screenshots::{ImageRef, Shot};
-    use crate::tools::{ToolDef, ToolMeta};
+    use crate::tools::{Call, ToolDef, ToolMeta};
 
     fn meta(name: &'static str) -> ToolMeta {
         ToolMeta {
@@ -418,7 +418,7 @@ mod tests {
     /// A tool whose result type declares an image sends it as MCP image content.
     #[test]
     fn an_imaging_tool_result_carries_its_capture_as_image_content() {
-        let def = ToolDef::imaging(meta("shoots"), |_, _: Value, _| async move {
+        let def = ToolDef::imaging(meta("shoots"), |_: Call<Value>| async move {
             Err::<Shot<()>, _>(crate::error::ToolError::internal(
                 "never called".to_string(),
             ))
@@ -436,9 +436,10 @@ mod tests {
     /// its JSON holds an `image` key naming a real capture.
     #[test]
     fn a_result_with_an_image_key_is_not_an_image_unless_its_type_says_so() {
-        let def = ToolDef::new(meta("echoes"), |_, v: Value, _| async move {
-            Ok::<Value, crate::error::ToolError>(v)
-        });
+        let def = ToolDef::new(
+            meta("echoes"),
+            |Call { args: v, .. }: Call<Value>| async move { Ok::<Value, crate::error::ToolError>(v) },
+        );
         let captures = Captures::default();
         let value =
             json!({"image": stored(&captures), "note": "a field that happens to be called image"});

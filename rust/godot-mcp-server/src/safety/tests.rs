@@ -17,7 +17,7 @@ use crate::error::{ErrorCode, ToolError};
 use crate::project_root::Project;
 use crate::rules::*;
 use crate::state::AppState;
-use crate::tools::{CallFlags, Plan, Registry, ToolDef, ToolMeta};
+use crate::tools::{Call, Plan, Registry, ToolDef, ToolMeta};
 
 #[test]
 fn only_destructive_requires_confirm() {
@@ -533,7 +533,7 @@ fn synthetic(effects: &Arc<Effects>) -> Vec<ToolDef> {
     };
     let direct = |name, class| {
         let fx = effects.clone();
-        ToolDef::new(meta(name, class), move |_s, _a: NoArgs, _f: CallFlags| {
+        ToolDef::new(meta(name, class), move |_: Call<NoArgs>| {
             let fx = fx.clone();
             async move {
                 fx.ran.fetch_add(1, Ordering::SeqCst);

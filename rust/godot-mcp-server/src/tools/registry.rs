@@ -54,6 +54,18 @@ pub(crate) enum Handler {
 
 pub use crate::rules::CallFlags;
 
+/// One call of a direct handler: the server state, the decoded arguments and the
+/// call's flags. A handler takes it apart in its signature,
+/// `async fn x(Call { state, args, .. }: Call<XArgs>) -> Out<XOut>`.
+pub struct Call<A> {
+    pub state: Arc<AppState>,
+    pub args: A,
+    pub flags: CallFlags,
+}
+
+/// What a direct handler returns: its typed result or a structured error.
+pub type Out<R> = Result<R, ToolError>;
+
 /// The static description of a tool.
 #[derive(Debug, Clone, Copy)]
 pub struct ToolMeta {
@@ -160,8 +172,8 @@ impl ToolDef {
     where
         A: DeserializeOwned + JsonSchema + Send + 'static,
         R: serde::Serialize + JsonSchema + 'static,
-        F: Fn(Arc<AppState>, A, CallFlags) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<R, ToolError>> + Send + 'static,
+        F: Fn(Call<A>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Out<R>> + Send + 'static,
     {
         // A direct handler runs in one step: it has no plan for a dry run to report
         // and nothing the confirm gate could stop before it. Only a class without
@@ -177,7 +189,7 @@ impl ToolDef {
             let handler = handler.clone();
             Box::pin(async move {
                 let args: A = decode_args(args)?;
-                let out = handler(state, args, flags).await?;
+                let out = handler(Call { state, args, flags }).await?;
                 serde_json::to_value(out).map_err(|e| ToolError::internal(e.to_string()))
             })
         });
@@ -199,8 +211,8 @@ impl ToolDef {
     where
         A: DeserializeOwned + JsonSchema + Send + 'static,
         R: serde::Serialize + JsonSchema + ImageResult + 'static,
-        F: Fn(Arc<AppState>, A, CallFlags) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<R, ToolError>> + Send + 'static,
+        F: Fn(Call<A>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Out<R>> + Send + 'static,
     {
         Self {
             image_of: Some(R::image_of),
@@ -689,7 +701,7 @@ pub(crate) mod tests {
             toolset: Toolset::Project,
             effect: Some(EffectKind::File),
         };
-        let _ = ToolDef::new(meta, |_s, _a: Args, _f| async { Ok(NoFields {}) });
+        let _ = ToolDef::new(meta, |_: Call<Args>| async { Ok(NoFields {}) });
     }
 
     #[derive(Debug, serde::Deserialize, JsonSchema)]

@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::ToolError;
 use crate::rules::{SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta};
+use crate::tools::{Call, Out, Plan, ToolDef, ToolMeta};
 
 /// Every registered tool's description, filled in by `Registry::builtin` once every
 /// tool is registered (list_toolsets is one of them).
@@ -37,7 +37,7 @@ pub fn tools(catalog: Catalog) -> Vec<ToolDef> {
                 toolset: Toolset::Toolsets,
                 effect: None,
             },
-            move |state, args, flags| list_toolsets(state, args, flags, catalog.clone()),
+            move |call| list_toolsets(call, catalog.clone()),
         ),
         ToolDef::planned(
             ToolMeta {
@@ -77,11 +77,9 @@ pub struct ToolsetInfo {
 }
 
 async fn list_toolsets(
-    state: Arc<AppState>,
-    _args: ListToolsetsArgs,
-    _f: CallFlags,
+    Call { state, .. }: Call<ListToolsetsArgs>,
     catalog: Catalog,
-) -> Result<ToolsetList, ToolError> {
+) -> Out<ToolsetList> {
     let catalog = catalog.get().map(Vec::as_slice).unwrap_or_default();
     let enabled = state.safety.enabled();
     let toolsets: Vec<ToolsetInfo> = Toolset::ALL

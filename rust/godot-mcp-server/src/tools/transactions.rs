@@ -1,7 +1,5 @@
 //! The journal, read-only: what happened to the project, transaction by transaction.
 
-use std::sync::Arc;
-
 use godot_mcp_journal::{TxnFilter, TxnRecord, TxnStatus, WriteGate};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -12,7 +10,7 @@ use crate::honesty::absent_when_none;
 use crate::rules::{SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::common::count_param;
-use crate::tools::{CallFlags, ToolDef, ToolMeta, ToolResult};
+use crate::tools::{Call, Out, ToolDef, ToolMeta, ToolResult};
 
 pub fn tools() -> Vec<ToolDef> {
     vec![ToolDef::new(
@@ -157,10 +155,8 @@ pub fn transactions_json(state: &AppState, status: Option<TxnStatus>, limit: usi
 }
 
 async fn list_transactions(
-    state: Arc<AppState>,
-    args: ListTransactionsArgs,
-    _flags: CallFlags,
-) -> Result<Transactions, ToolError> {
+    Call { state, args, .. }: Call<ListTransactionsArgs>,
+) -> Out<Transactions> {
     let limit = count_param("limit", args.limit, 100, 1000)?;
     let status = args.status.map(|s| match s {
         StatusFilter::Open => TxnStatus::Open,

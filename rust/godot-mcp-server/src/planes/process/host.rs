@@ -14,13 +14,9 @@
 //! server leaves nothing of the launch running.
 
 use std::io;
-use std::path::Path;
-use std::process::Stdio;
 
 use godot_mcp_journal::launch::Boundary;
-use godot_mcp_journal::process_table::{ProcStat, ProcessTable};
-
-use crate::error::ToolError;
+use godot_mcp_journal::process_table::ProcStat;
 
 pub use imp::{Held, ReadHalf, WriteHalf};
 
@@ -53,23 +49,12 @@ impl Gated {
 /// Spawns `program args` in `cwd`, gated and inside a boundary of its own,
 /// with the session nonce in its environment (every process it starts
 /// inherits it) and its output going to `stdout` and `stderr`.
-pub fn spawn_gated(
-    nonce: &str,
-    program: &Path,
-    args: &[String],
-    cwd: &Path,
-    stdout: Stdio,
-    stderr: Stdio,
-) -> io::Result<Gated> {
-    imp::spawn_gated(nonce, program, args, cwd, stdout, stderr)
-}
+pub use imp::spawn_gated;
 
 /// Whether `procs` can reconcile the boundary this OS's launches use (a
 /// launch whose boundary could not be reconciled is refused: no receipt, no
 /// release).
-pub fn boundary_observable(procs: &dyn ProcessTable) -> bool {
-    imp::boundary_observable(procs)
-}
+pub use imp::boundary_observable;
 
 /// The boundary this OS's launches use, and why, when it is not the process
 /// group (see `boundary_report`).
@@ -102,19 +87,13 @@ pub struct Bound {
 }
 
 /// Binds the control endpoint of the session whose directory is `session_dir`.
-pub fn bind(session_dir: &Path) -> Result<Bound, ToolError> {
-    imp::bind(session_dir)
-}
+pub use imp::bind;
 
 /// The signal that ended a process, if one did.
-pub fn exit_signal(status: &std::process::ExitStatus) -> Option<i32> {
-    imp::exit_signal(status)
-}
+pub use imp::exit_signal;
 
 /// Whether this process may write into `dir` (the cgroup delegation check).
-pub fn dir_writable(dir: &Path) -> bool {
-    imp::dir_writable(dir)
-}
+pub use imp::dir_writable;
 
 #[cfg(unix)]
 mod imp {

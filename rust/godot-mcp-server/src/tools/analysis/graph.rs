@@ -2,18 +2,16 @@
 //! find_circular_dependencies and find_unused_resources.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::ToolError;
 use crate::respath::ResPath;
-use crate::state::AppState;
-use crate::tools::CallFlags;
 use crate::tools::common::{FileKind, paged_args};
 
 use super::{Page, PageWith, RefSite, indexed, normalize, page, with};
+use crate::tools::{Call, Out};
 
 // dependency_graph
 
@@ -57,10 +55,8 @@ pub(crate) struct GraphExtra {
 }
 
 pub(super) async fn dependency_graph(
-    state: Arc<AppState>,
-    args: DependencyGraphArgs,
-    _f: CallFlags,
-) -> Result<PageWith<GraphItem, GraphExtra>, ToolError> {
+    Call { state, args, .. }: Call<DependencyGraphArgs>,
+) -> Out<PageWith<GraphItem, GraphExtra>> {
     indexed(state, move |state, ix| {
         let path = ix.require("path", &args.path)?;
         let depth = args.max_depth.unwrap_or(u32::MAX).max(1);
@@ -151,10 +147,8 @@ pub(crate) struct RefsExtra {
 }
 
 pub(super) async fn find_references(
-    state: Arc<AppState>,
-    args: FindReferencesArgs,
-    _f: CallFlags,
-) -> Result<PageWith<RefSite, RefsExtra>, ToolError> {
+    Call { state, args, .. }: Call<FindReferencesArgs>,
+) -> Out<PageWith<RefSite, RefsExtra>> {
     one_of(&args.path, &args.uid)?;
     indexed(state, move |state, ix| {
         let (path, uids): (Option<String>, BTreeSet<String>) = match (&args.path, &args.uid) {
@@ -209,10 +203,8 @@ pub(crate) struct Cycle {
 }
 
 pub(super) async fn find_circular_dependencies(
-    state: Arc<AppState>,
-    args: CyclesArgs,
-    _f: CallFlags,
-) -> Result<Page<Cycle>, ToolError> {
+    Call { state, args, .. }: Call<CyclesArgs>,
+) -> Out<Page<Cycle>> {
     indexed(state, move |state, ix| {
         let cycles: Vec<Cycle> = ix
             .graph
@@ -274,10 +266,8 @@ pub(crate) struct UnusedExtra {
 }
 
 pub(super) async fn find_unused_resources(
-    state: Arc<AppState>,
-    args: UnusedArgs,
-    _f: CallFlags,
-) -> Result<PageWith<UnusedFile, UnusedExtra>, ToolError> {
+    Call { state, args, .. }: Call<UnusedArgs>,
+) -> Out<PageWith<UnusedFile, UnusedExtra>> {
     indexed(state, move |state, ix| {
         let roots = ix.resolved_roots();
         let reached = ix.graph.reachable(roots.iter().map(|(p, _)| p.as_str()));

@@ -31,7 +31,7 @@ use crate::rules::Toolset;
 use crate::state::AppState;
 use crate::tools::common::FileKind;
 use crate::tools::common::{Walk, page_limit, paged_args, project_too_large, walk_project};
-use crate::tools::{Also, CallFlags, ToolDef, ToolMeta};
+use crate::tools::{Also, ToolDef, ToolMeta};
 
 fn meta(name: &'static str, title: &'static str, description: &'static str) -> ToolMeta {
     ToolMeta::read_only(Toolset::Analysis, name, title, description)

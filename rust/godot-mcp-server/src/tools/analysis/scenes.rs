@@ -2,7 +2,6 @@
 //! resources, bad node paths) and signal_flow (every connection, its emitter and target).
 
 use std::collections::BTreeSet;
-use std::sync::Arc;
 
 use godot_mcp_formats::Scene;
 use schemars::JsonSchema;
@@ -10,11 +9,10 @@ use serde::Serialize;
 
 use crate::error::ToolError;
 use crate::respath::ResPath;
-use crate::state::AppState;
-use crate::tools::CallFlags;
 use crate::tools::common::{FileKind, paged_args};
 
 use super::{Index, Issue, Page, PageWith, RefKind, indexed, normalize, page, with};
+use crate::tools::{Call, Out};
 
 // check_scene_integrity
 
@@ -134,10 +132,8 @@ pub(crate) struct IntegrityExtra {
 }
 
 pub(super) async fn check_scene_integrity(
-    state: Arc<AppState>,
-    args: IntegrityArgs,
-    _f: CallFlags,
-) -> Result<PageWith<Issue, IntegrityExtra>, ToolError> {
+    Call { state, args, .. }: Call<IntegrityArgs>,
+) -> Out<PageWith<Issue, IntegrityExtra>> {
     indexed(state, move |state, ix| {
         let only = match &args.path {
             Some(p) => Some(ix.require("path", p)?),
@@ -234,11 +230,7 @@ pub(crate) struct Flow {
     flags: Option<i64>,
 }
 
-pub(super) async fn signal_flow(
-    state: Arc<AppState>,
-    args: SignalFlowArgs,
-    _f: CallFlags,
-) -> Result<Page<Flow>, ToolError> {
+pub(super) async fn signal_flow(Call { state, args, .. }: Call<SignalFlowArgs>) -> Out<Page<Flow>> {
     indexed(state, move |state, ix| {
         let only = match &args.path {
             Some(p) => {

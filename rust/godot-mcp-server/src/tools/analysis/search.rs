@@ -2,6 +2,7 @@
 
 use super::graph::one_of;
 use super::*;
+use crate::tools::{Call, Out};
 
 // project_stats
 
@@ -73,11 +74,7 @@ pub(crate) struct StatsOut {
     unparsed: usize,
 }
 
-pub(super) async fn project_stats(
-    state: Arc<AppState>,
-    _args: StatsArgs,
-    _f: CallFlags,
-) -> Result<StatsOut, ToolError> {
+pub(super) async fn project_stats(Call { state, .. }: Call<StatsArgs>) -> Out<StatsOut> {
     indexed(state, move |_state, ix| {
         let mut by_kind: BTreeMap<String, (u64, u64)> = BTreeMap::new();
         let mut bytes = 0u64;
@@ -191,11 +188,7 @@ pub(crate) struct UidOut {
     declarations: Vec<UidDecl>,
 }
 
-pub(super) async fn resolve_uid(
-    state: Arc<AppState>,
-    args: ResolveUidArgs,
-    _f: CallFlags,
-) -> Result<UidOut, ToolError> {
+pub(super) async fn resolve_uid(Call { state, args, .. }: Call<ResolveUidArgs>) -> Out<UidOut> {
     one_of(&args.path, &args.uid)?;
     indexed(state, move |_state, ix| {
         let decls: Vec<&UidDecl> = match (&args.uid, &args.path) {
@@ -315,10 +308,8 @@ pub(crate) struct SearchExtra {
 }
 
 pub(super) async fn search_files(
-    state: Arc<AppState>,
-    args: SearchFilesArgs,
-    _f: CallFlags,
-) -> Result<PageWith<FileMatch, SearchExtra>, ToolError> {
+    Call { state, args, .. }: Call<SearchFilesArgs>,
+) -> Out<PageWith<FileMatch, SearchExtra>> {
     if args.query.is_empty() || args.query.len() > 1000 || args.query.contains('\n') {
         return Err(ToolError::invalid_params(
             "query",

@@ -2,8 +2,6 @@
 //! saved .tscn, or an AnimationLibrary / Animation .tres, decoded by
 //! `godot_mcp_formats::animation`. Key values are typed values.
 
-use std::sync::Arc;
-
 use godot_mcp_formats::Literal as GValue;
 use godot_mcp_formats::animation::{Animation, named_resources, parse_animation};
 use schemars::JsonSchema;
@@ -13,10 +11,9 @@ use serde_json::Value;
 use crate::error::ToolError;
 use crate::respath::ResPath;
 use crate::rules::Toolset;
-use crate::state::AppState;
 use crate::tools::common::count_param;
 use crate::tools::scene::nodes::{Doc, load_doc, typed};
-use crate::tools::{CallFlags, ToolDef, ToolMeta};
+use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
 fn meta(name: &'static str, title: &'static str, description: &'static str) -> ToolMeta {
     ToolMeta::read_only(Toolset::Animation, name, title, description)
@@ -215,11 +212,7 @@ pub struct AnimationsOut {
     external_libraries: Vec<ExternalLibrary>,
 }
 
-async fn list_animations(
-    state: Arc<AppState>,
-    args: ListAnimationsArgs,
-    _f: CallFlags,
-) -> Result<AnimationsOut, ToolError> {
+async fn list_animations(Call { state, args, .. }: Call<ListAnimationsArgs>) -> Out<AnimationsOut> {
     let doc = load_doc(&state, "path", &args.path, &["tscn", "tres"])?;
     let node = args.node.as_deref();
     let (found, external) = collect(&doc, &args.path, node)?;
@@ -301,11 +294,7 @@ pub struct AnimationOut {
     tracks: Vec<TrackOut>,
 }
 
-async fn get_animation(
-    state: Arc<AppState>,
-    args: GetAnimationArgs,
-    _f: CallFlags,
-) -> Result<AnimationOut, ToolError> {
+async fn get_animation(Call { state, args, .. }: Call<GetAnimationArgs>) -> Out<AnimationOut> {
     let max_keys = count_param("max_keys", args.max_keys, 100, 5000)?;
     let doc = load_doc(&state, "path", &args.path, &["tscn", "tres"])?;
     let (found, _) = collect(&doc, &args.path, args.node.as_deref())?;

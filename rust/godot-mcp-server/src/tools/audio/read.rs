@@ -2,8 +2,6 @@
 //! (`godot_mcp_formats::audio_bus`): the project's `audio/buses/default_bus_layout`
 //! setting names the file (default `res://default_bus_layout.tres`).
 
-use std::sync::Arc;
-
 use godot_mcp_formats::audio_bus::parse_bus_layout;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -15,7 +13,7 @@ use crate::rules::{SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::resource::tres_edit::require_class;
 use crate::tools::scene::nodes::{Doc, load_doc};
-use crate::tools::{CallFlags, ToolDef, ToolMeta};
+use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
     vec![ToolDef::new(
@@ -158,11 +156,7 @@ pub struct BusLayoutOut {
     buses: Vec<BusOut>,
 }
 
-async fn get_audio_bus_layout(
-    state: Arc<AppState>,
-    args: BusLayoutArgs,
-    _f: CallFlags,
-) -> Result<BusLayoutOut, ToolError> {
+async fn get_audio_bus_layout(Call { state, args, .. }: Call<BusLayoutArgs>) -> Out<BusLayoutOut> {
     let (path, source) = layout_target(&state, args.path)?;
     let real = state.project.resolve("path", &path)?;
     if source != "argument" && !real.exists() {

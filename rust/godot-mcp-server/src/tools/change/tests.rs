@@ -49,6 +49,13 @@ async fn call(served: &Served, tool: &str, args: Value) -> Result<Value, ToolErr
     }
 }
 
+/// write_script of `text` at `path`, which must succeed: its answer.
+async fn write(served: &Served, path: &str, text: &str) -> Value {
+    call(served, "write_script", script(path, text))
+        .await
+        .unwrap()
+}
+
 fn script(path: &str, text: &str) -> Value {
     json!({"path": path, "content": text, "confirm": true})
 }
@@ -69,22 +76,10 @@ async fn staged_writes_are_invisible_until_commit_and_then_one_transaction() {
     let served = served_with(root, None);
     let begun = call(&served, "begin_change", json!({})).await.unwrap();
     let id = begun["change_id"].as_str().unwrap().to_owned();
-    let a = call(
-        &served,
-        "write_script",
-        script("res://a.gd", "extends Node # a\n"),
-    )
-    .await
-    .unwrap();
+    let a = write(&served, "res://a.gd", "extends Node # a\n").await;
     assert_eq!(a["change_id"], json!(id), "{a}");
     assert_eq!(a["transaction_id"], json!(id), "{a}");
-    call(
-        &served,
-        "write_script",
-        script("res://b.gd", "extends Node # b\n"),
-    )
-    .await
-    .unwrap();
+    write(&served, "res://b.gd", "extends Node # b\n").await;
     assert!(
         !root.join("a.gd").exists(),
         "a staged create is not on disk"
@@ -122,13 +117,7 @@ async fn staged_writes_are_invisible_until_commit_and_then_one_transaction() {
     assert_eq!(rows[0].transaction_id.to_string(), id);
     assert_eq!(rows[0].status, godot_mcp_journal::TxnStatus::Committed);
     // The change is closed: the next write goes to disk at once.
-    let after = call(
-        &served,
-        "write_script",
-        script("res://c.gd", "extends Node\n"),
-    )
-    .await
-    .unwrap();
+    let after = write(&served, "res://c.gd", "extends Node\n").await;
     assert!(after.get("change_id").is_none());
     assert!(root.join("c.gd").exists());
 }
@@ -140,20 +129,8 @@ async fn abandon_leaves_the_disk_untouched() {
     std::fs::write(root.join("b.gd"), "extends Node # old\n").unwrap();
     let served = served_with(root, None);
     call(&served, "begin_change", json!({})).await.unwrap();
-    call(
-        &served,
-        "write_script",
-        script("res://a.gd", "extends Node\n"),
-    )
-    .await
-    .unwrap();
-    call(
-        &served,
-        "write_script",
-        script("res://b.gd", "extends Node # new\n"),
-    )
-    .await
-    .unwrap();
+    write(&served, "res://a.gd", "extends Node\n").await;
+    write(&served, "res://b.gd", "extends Node # new\n").await;
     let out = call(&served, "abandon_change", json!({})).await.unwrap();
     assert_eq!(out["status"], "abandoned");
     assert!(!root.join("a.gd").exists());
@@ -180,13 +157,7 @@ async fn a_commit_that_fails_midway_puts_every_file_back() {
     ));
     let served = served_with(root, Some(storage));
     call(&served, "begin_change", json!({})).await.unwrap();
-    call(
-        &served,
-        "write_script",
-        script("res://a.gd", "extends Node\n"),
-    )
-    .await
-    .unwrap();
+    write(&served, "res://a.gd", "extends Node\n").await;
     call(
         &served,
         "delete_resource_file",
@@ -222,25 +193,13 @@ async fn a_session_that_ends_abandons_its_change() {
     let served = served_with(root, None);
     let end = super::SessionEnd::new(served.state.clone(), SESSION);
     call(&served, "begin_change", json!({})).await.unwrap();
-    call(
-        &served,
-        "write_script",
-        script("res://a.gd", "extends Node\n"),
-    )
-    .await
-    .unwrap();
+    write(&served, "res://a.gd", "extends Node\n").await;
     drop(end);
     assert!(served.changes.of(SESSION).is_none());
     assert!(!root.join("a.gd").exists());
     assert!(rows(&served).is_empty());
     // Outside a change again: a write lands at once.
-    call(
-        &served,
-        "write_script",
-        script("res://b.gd", "extends Node\n"),
-    )
-    .await
-    .unwrap();
+    write(&served, "res://b.gd", "extends Node\n").await;
     assert!(root.join("b.gd").exists());
 }
 
@@ -388,13 +347,7 @@ async fn previews_report_the_open_change_and_end_nothing() {
         .unwrap_err();
     assert_eq!(e.code, ErrorCode::InvalidParams);
     call(&served, "begin_change", json!({})).await.unwrap();
-    call(
-        &served,
-        "write_script",
-        script("res://a.gd", "extends Node\n"),
-    )
-    .await
-    .unwrap();
+    write(&served, "res://a.gd", "extends Node\n").await;
     for tool in ["commit_change", "abandon_change"] {
         let args = json!({"dry_run": true});
         let p = call(&served, tool, args).await.unwrap();

@@ -2,7 +2,6 @@
 //! and a name search (`search_class_reference`).
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 use godot_mcp_formats::classdoc::ClassDoc;
 use schemars::JsonSchema;
@@ -10,8 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{ClassDb, class_db};
 use crate::error::{ErrorCode, ToolError};
-use crate::state::AppState;
-use crate::tools::CallFlags;
+use crate::tools::{Call, Out};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -232,10 +230,8 @@ pub fn class_out(
 }
 
 pub(super) async fn get_class_reference(
-    state: Arc<AppState>,
-    args: GetClassArgs,
-    _flags: CallFlags,
-) -> Result<ClassOut, ToolError> {
+    Call { state, args, .. }: Call<GetClassArgs>,
+) -> Out<ClassOut> {
     let db = class_db(&state).await?;
     let descriptions = args.descriptions.unwrap_or(args.member.is_some());
     lookup_class(
@@ -330,10 +326,8 @@ pub(super) struct Hit {
 }
 
 pub(super) async fn search_class_reference(
-    state: Arc<AppState>,
-    args: SearchArgs,
-    _flags: CallFlags,
-) -> Result<SearchOut, ToolError> {
+    Call { state, args, .. }: Call<SearchArgs>,
+) -> Out<SearchOut> {
     let db = class_db(&state).await?;
     search_classes(
         &db,

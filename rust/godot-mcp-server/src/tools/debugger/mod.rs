@@ -25,7 +25,7 @@ use crate::respath::ResPath;
 use crate::rules::{Precondition, RuntimeFlags, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::runtime::session_of;
-use crate::tools::{CallFlags, ToolDef, ToolMeta};
+use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
 /// How long a step, a break or a continue may take to be confirmed, by default.
 const DEFAULT_WAIT: Duration = Duration::from_secs(5);
@@ -83,7 +83,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Force the running game to stop in the debugger; answers where it stopped \
                  once the game confirms it.",
             ),
-            |state, args: WaitArgs, _f| stop_after(state, args, Motion::Break),
+            |call| stop_after(call, Motion::Break),
         ),
         ToolDef::new(
             meta(
@@ -92,7 +92,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "From a stop, run one line, entering calls; answers the new location once \
                  the game confirms it, else TIMEOUT.",
             ),
-            |state, args: WaitArgs, _f| stop_after(state, args, Motion::StepInto),
+            |call| stop_after(call, Motion::StepInto),
         ),
         ToolDef::new(
             meta(
@@ -101,7 +101,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "From a stop, run one line without entering calls; answers the new location \
                  once the game confirms it, else TIMEOUT.",
             ),
-            |state, args: WaitArgs, _f| stop_after(state, args, Motion::StepOver),
+            |call| stop_after(call, Motion::StepOver),
         ),
         ToolDef::new(
             meta(
@@ -110,7 +110,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "From a stop, run until the current function returns (steps over, as Godot \
                  4.4 has no step-out); answers the caller's line, else TIMEOUT.",
             ),
-            |state, args: WaitArgs, _f| stop_after(state, args, Motion::StepOut),
+            |call| stop_after(call, Motion::StepOut),
         ),
         ToolDef::new(
             meta(
@@ -298,11 +298,7 @@ pub struct BreakpointChange {
     breakpoints: Vec<BreakpointAt>,
 }
 
-async fn set_breakpoint(
-    state: Arc<AppState>,
-    args: BreakpointArgs,
-    _f: CallFlags,
-) -> Result<BreakpointChange, ToolError> {
+async fn set_breakpoint(Call { state, args, .. }: Call<BreakpointArgs>) -> Out<BreakpointChange> {
     let path = checked_breakpoint(&args)?;
     if !state.project.resolve("path", &args.path)?.is_file() {
         return Err(ToolError::not_found(format!("{path} does not exist")));
@@ -320,10 +316,8 @@ async fn set_breakpoint(
 }
 
 async fn remove_breakpoint(
-    state: Arc<AppState>,
-    args: BreakpointArgs,
-    _f: CallFlags,
-) -> Result<BreakpointChange, ToolError> {
+    Call { state, args, .. }: Call<BreakpointArgs>,
+) -> Out<BreakpointChange> {
     let path = checked_breakpoint(&args)?;
     let removed = state.process.set_breakpoint(&path, args.line, false);
     if !removed {
@@ -352,11 +346,7 @@ pub struct Cleared {
     breakpoints: Vec<BreakpointAt>,
 }
 
-async fn clear_breakpoints(
-    state: Arc<AppState>,
-    _a: NoArgs,
-    _f: CallFlags,
-) -> Result<Cleared, ToolError> {
+async fn clear_breakpoints(Call { state, .. }: Call<NoArgs>) -> Out<Cleared> {
     let removed = state.process.clear_breakpoints();
     // Each running game gets every removal; it counts as delivered only if all were.
     let mut games: Vec<GameDelivery> = Vec::new();
@@ -552,11 +542,7 @@ impl Motion {
 
 /// Ask the game for `motion` and answer where it stopped (with the steps a step out
 /// took).
-async fn stop_after(
-    state: Arc<AppState>,
-    args: WaitArgs,
-    motion: Motion,
-) -> Result<Stopped, ToolError> {
+async fn stop_after(Call { state, args, .. }: Call<WaitArgs>, motion: Motion) -> Out<Stopped> {
     let wait = wait_of(args.timeout_ms)?;
     let (session, d) = debugged(&state, args.session_id.as_deref()).await?;
     let (stop, steps) = match motion {
@@ -578,11 +564,7 @@ pub struct Resumed {
     resumed: bool,
 }
 
-async fn continue_execution(
-    state: Arc<AppState>,
-    args: WaitArgs,
-    _f: CallFlags,
-) -> Result<Resumed, ToolError> {
+async fn continue_execution(Call { state, args, .. }: Call<WaitArgs>) -> Out<Resumed> {
     let wait = wait_of(args.timeout_ms)?;
     let (session, d) = debugged(&state, args.session_id.as_deref()).await?;
     d.resume(wait)
@@ -602,11 +584,7 @@ pub struct Frames {
     frames: Vec<Frame>,
 }
 
-async fn get_stack_frames(
-    state: Arc<AppState>,
-    args: SessionArgs,
-    _f: CallFlags,
-) -> Result<Frames, ToolError> {
+async fn get_stack_frames(Call { state, args, .. }: Call<SessionArgs>) -> Out<Frames> {
     let (session, d) = debugged(&state, args.session_id.as_deref()).await?;
     let reason = d.state().stopped.map(|s| s.reason);
     let frames = d
@@ -672,11 +650,7 @@ pub struct FrameVars {
     globals: Option<Vec<Var>>,
 }
 
-async fn get_frame_variables(
-    state: Arc<AppState>,
-    args: FrameArgs,
-    _f: CallFlags,
-) -> Result<FrameVars, ToolError> {
+async fn get_frame_variables(Call { state, args, .. }: Call<FrameArgs>) -> Out<FrameVars> {
     let frame = args.frame.unwrap_or(0);
     let (session, d) = debugged(&state, args.session_id.as_deref()).await?;
     check_frame(&d, frame).await?;
@@ -713,11 +687,7 @@ pub struct Evaluated {
     value: Value,
 }
 
-async fn evaluate_in_frame(
-    state: Arc<AppState>,
-    args: EvaluateArgs,
-    _f: CallFlags,
-) -> Result<Evaluated, ToolError> {
+async fn evaluate_in_frame(Call { state, args, .. }: Call<EvaluateArgs>) -> Out<Evaluated> {
     let frame = args.frame.unwrap_or(0);
     if args.expression.trim().is_empty() {
         return Err(ToolError::invalid_params(

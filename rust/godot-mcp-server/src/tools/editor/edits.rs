@@ -3,6 +3,7 @@
 //! plumbing in `mod.rs`.
 
 use super::*;
+use crate::tools::Call;
 
 // ---------------------------------------------------------------------------------
 // Arguments
@@ -313,7 +314,7 @@ pub fn tools() -> Vec<ToolDef> {
                 ReadOnly,
                 SceneRead,
             ),
-            |state, a: GetPropertyArgs, _f: CallFlags| async move {
+            |Call { state, args: a, .. }: Call<GetPropertyArgs>| async move {
                 blocking_as(move || {
                     let p = cmd::NodeGetProperty {
                         node: a.node,
@@ -626,7 +627,7 @@ pub fn tools() -> Vec<ToolDef> {
                 ReadOnly,
                 UndoRedo,
             ),
-            |state, _a: NoArgs, _f: CallFlags| async move {
+            |Call { state, .. }: Call<NoArgs>| async move {
                 blocking_as(move || query_as::<_, History>(&state, &cmd::History {}, None)).await
             },
         ),

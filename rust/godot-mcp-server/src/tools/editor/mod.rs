@@ -49,7 +49,7 @@ use crate::planes::editor::{Bridge, RequestFailure};
 use crate::respath::ResPath;
 use crate::rules::{EffectKind, Precondition, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta};
+use crate::tools::{Plan, ToolDef, ToolMeta};
 use serde::de::DeserializeOwned;
 
 /// The reply fields of an editor command: each optional (a dry run's probe lacks

@@ -4,7 +4,6 @@
 //! them on this OS, and each preset's output path.
 
 use std::path::{Component, Path, PathBuf};
-use std::sync::Arc;
 
 use godot_mcp_formats::export_presets::{ExportPreset, parse_export_presets};
 use schemars::JsonSchema;
@@ -17,7 +16,7 @@ use crate::respath::ExportDest;
 use crate::rules::Toolset;
 use crate::state::AppState;
 use crate::tools::godot_process::{engine_version, godot};
-use crate::tools::{CallFlags, ToolDef, ToolMeta};
+use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
@@ -93,11 +92,7 @@ pub struct PresetsOut {
     presets: Vec<PresetOut>,
 }
 
-async fn list_export_presets(
-    state: Arc<AppState>,
-    _a: NoArgs,
-    _f: CallFlags,
-) -> Result<PresetsOut, ToolError> {
+async fn list_export_presets(Call { state, .. }: Call<NoArgs>) -> Out<PresetsOut> {
     let (exists, presets) = presets(&state)?;
     Ok(PresetsOut {
         file_exists: exists,
@@ -220,11 +215,7 @@ pub struct ExportInfoOut {
     presets: Vec<PresetExport>,
 }
 
-async fn export_info(
-    state: Arc<AppState>,
-    _a: NoArgs,
-    _f: CallFlags,
-) -> Result<ExportInfoOut, ToolError> {
+async fn export_info(Call { state, .. }: Call<NoArgs>) -> Out<ExportInfoOut> {
     let (exists, presets) = presets(&state)?;
     let program = godot(&state)?;
     let version_line = engine_version(&state, &program).await?;

@@ -10,7 +10,7 @@ use crate::respath::ResPath;
 use crate::rules::{EffectKind, Precondition, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::common::{Walk, project_too_large, walk_project};
-use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta};
+use crate::tools::{Call, Out, Plan, ToolDef, ToolMeta};
 use godot_mcp_protocol::commands::{self as cmd, BridgeCommand};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -133,11 +133,7 @@ fn scan_and_wait(state: &AppState, limit: Duration) -> Result<Scanned, ToolError
     }
 }
 
-async fn rescan_filesystem(
-    state: Arc<AppState>,
-    args: RescanArgs,
-    _f: CallFlags,
-) -> Result<Scanned, ToolError> {
+async fn rescan_filesystem(Call { state, args, .. }: Call<RescanArgs>) -> Out<Scanned> {
     let timeout = args.timeout_ms.unwrap_or(60_000);
     if !(1000..=600_000).contains(&timeout) {
         return Err(ToolError::invalid_params(
@@ -305,10 +301,8 @@ pub struct ImportStatusOut {
 }
 
 async fn get_import_status(
-    state: Arc<AppState>,
-    args: ImportStatusArgs,
-    _f: CallFlags,
-) -> Result<ImportStatusOut, ToolError> {
+    Call { state, args, .. }: Call<ImportStatusArgs>,
+) -> Out<ImportStatusOut> {
     let limit = args.limit.unwrap_or(200);
     if !(1..=1000).contains(&limit) {
         return Err(ToolError::invalid_params("limit", "limit must be 1–1000"));

@@ -22,7 +22,7 @@ use crate::error::ErrorCode;
 use crate::tools::settings::{
     EditPlan, NameArgs, SettingChange, meta, plan_add, plan_edit, plan_remove,
 };
-use crate::tools::{CallFlags, ToolDef, ToolMeta};
+use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
@@ -100,11 +100,7 @@ pub struct InputActionOut {
     events: Vec<Value>,
 }
 
-async fn get_input_action(
-    state: Arc<AppState>,
-    args: ActionArgs,
-    _f: CallFlags,
-) -> Result<InputActionOut, ToolError> {
+async fn get_input_action(Call { state, args, .. }: Call<ActionArgs>) -> Out<InputActionOut> {
     check_action_name(&args.action).map_err(|e| e.param("action"))?;
     let pg = ResPath::parse("res://project.godot").map_err(|e| ToolError::internal(e.0))?;
     let real = state.project.resolve("path", &pg)?;

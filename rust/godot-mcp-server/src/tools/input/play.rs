@@ -4,10 +4,9 @@
 
 use crate::error::{ErrorCode, ToolError};
 use crate::planes::process::Session;
-use crate::state::AppState;
 use crate::tools::runtime::game::SessionArgs;
 use crate::tools::runtime::{InputEvent, ensure_not_breaked, meta, probe_request, session_of};
-use crate::tools::{CallFlags, ToolDef};
+use crate::tools::{Call, Out, ToolDef};
 use godot_mcp_protocol::ProbeRequest;
 use godot_mcp_protocol::probe::{
     HeldReply, ProbeEvent, RecordedEvent, RecordedReply, RecordingReply, ReleasedReply,
@@ -224,11 +223,7 @@ pub struct SequenceOut {
     pub frame: Option<u64>,
 }
 
-async fn play_input_sequence(
-    state: Arc<AppState>,
-    args: SequenceArgs,
-    _f: CallFlags,
-) -> Result<SequenceOut, ToolError> {
+async fn play_input_sequence(Call { state, args, .. }: Call<SequenceArgs>) -> Out<SequenceOut> {
     check_steps(&args.steps)?;
     let session = session_of(&state, args.session_id.as_deref())?;
     ensure_not_breaked(&session).await?;
@@ -348,11 +343,7 @@ pub struct RecordingOut {
     pub recording: bool,
 }
 
-async fn record_input(
-    state: Arc<AppState>,
-    args: SessionArgs,
-    _f: CallFlags,
-) -> Result<RecordingOut, ToolError> {
+async fn record_input(Call { state, args, .. }: Call<SessionArgs>) -> Out<RecordingOut> {
     let session = session_of(&state, args.session_id.as_deref())?;
     let _: RecordingReply = probe_request(&session, ProbeRequest::RecordStart {}).await?;
     Ok(RecordingOut {
@@ -430,11 +421,7 @@ pub struct RecordedStep {
     pub wait_ms: u64,
 }
 
-async fn stop_recording(
-    state: Arc<AppState>,
-    args: SessionArgs,
-    _f: CallFlags,
-) -> Result<RecordedOut, ToolError> {
+async fn stop_recording(Call { state, args, .. }: Call<SessionArgs>) -> Out<RecordedOut> {
     let session = session_of(&state, args.session_id.as_deref())?;
     let v: RecordedReply = probe_request(&session, ProbeRequest::RecordStop {}).await?;
     let (steps, unpaired) = to_steps(&v.events, v.duration_ms);

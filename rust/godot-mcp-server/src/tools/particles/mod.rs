@@ -84,49 +84,17 @@ struct Numbers {
     color: [f64; 4],
 }
 
+/// The presets' numbers, one row each: amount, lifetime, direction, spread, gravity,
+/// velocity (min, max), scale (min, max), colour.
+#[rustfmt::skip]
 fn numbers(p: Preset) -> Numbers {
-    match p {
-        Preset::Fire => Numbers {
-            amount: 60,
-            lifetime: 1.0,
-            direction: [0.0, 1.0, 0.0],
-            spread: 20.0,
-            gravity: [0.0, 40.0, 0.0],
-            velocity: (20.0, 60.0),
-            scale: (0.5, 1.5),
-            color: [1.0, 0.5, 0.1, 1.0],
-        },
-        Preset::Smoke => Numbers {
-            amount: 30,
-            lifetime: 3.0,
-            direction: [0.0, 1.0, 0.0],
-            spread: 30.0,
-            gravity: [0.0, 10.0, 0.0],
-            velocity: (10.0, 25.0),
-            scale: (1.0, 3.0),
-            color: [0.5, 0.5, 0.5, 0.6],
-        },
-        Preset::Sparks => Numbers {
-            amount: 40,
-            lifetime: 0.6,
-            direction: [0.0, 1.0, 0.0],
-            spread: 180.0,
-            gravity: [0.0, -98.0, 0.0],
-            velocity: (80.0, 160.0),
-            scale: (0.2, 0.5),
-            color: [1.0, 0.9, 0.4, 1.0],
-        },
-        Preset::Rain => Numbers {
-            amount: 200,
-            lifetime: 1.5,
-            direction: [0.0, -1.0, 0.0],
-            spread: 5.0,
-            gravity: [0.0, -400.0, 0.0],
-            velocity: (200.0, 300.0),
-            scale: (0.3, 0.6),
-            color: [0.6, 0.7, 1.0, 0.8],
-        },
-    }
+    let (amount, lifetime, direction, spread, gravity, velocity, scale, color) = match p {
+        Preset::Fire =>   (60,  1.0, [0.0, 1.0, 0.0],  20.0,  [0.0, 40.0, 0.0],   (20.0, 60.0),   (0.5, 1.5), [1.0, 0.5, 0.1, 1.0]),
+        Preset::Smoke =>  (30,  3.0, [0.0, 1.0, 0.0],  30.0,  [0.0, 10.0, 0.0],   (10.0, 25.0),   (1.0, 3.0), [0.5, 0.5, 0.5, 0.6]),
+        Preset::Sparks => (40,  0.6, [0.0, 1.0, 0.0],  180.0, [0.0, -98.0, 0.0],  (80.0, 160.0),  (0.2, 0.5), [1.0, 0.9, 0.4, 1.0]),
+        Preset::Rain =>   (200, 1.5, [0.0, -1.0, 0.0], 5.0,   [0.0, -400.0, 0.0], (200.0, 300.0), (0.3, 0.6), [0.6, 0.7, 1.0, 0.8]),
+    };
+    Numbers { amount, lifetime, direction, spread, gravity, velocity, scale, color }
 }
 
 /// The property sets of `preset` on `node`: a GPU node's on its process material

@@ -5,13 +5,11 @@
 use crate::error::{ErrorCode, ToolError};
 use crate::planes::process::debugger::DebugError;
 use crate::rules::Toolset;
-use crate::state::AppState;
 use crate::tools::debugger::{ANSWER_WAIT, debug_error, debugged, meta};
-use crate::tools::{CallFlags, ToolDef, ToolMeta};
+use crate::tools::{Call, Out, ToolDef, ToolMeta};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use std::sync::Arc;
 use std::time::Duration;
 
 pub fn tools() -> Vec<ToolDef> {
@@ -86,10 +84,8 @@ fn ms(seconds: f64) -> f64 {
 }
 
 async fn profile_game_functions(
-    state: Arc<AppState>,
-    args: ProfileArgs,
-    _f: CallFlags,
-) -> Result<FunctionProfile, ToolError> {
+    Call { state, args, .. }: Call<ProfileArgs>,
+) -> Out<FunctionProfile> {
     let window_ms = ToolError::arg_in(
         "window_ms",
         args.window_ms,

@@ -3,10 +3,9 @@
 
 use crate::error::ToolError;
 use crate::rules::Toolset;
-use crate::state::AppState;
 use crate::tools::runtime::game::in_set;
 use crate::tools::runtime::{meta, probe_request, sampling_ticker, session_of};
-use crate::tools::{CallFlags, ToolDef};
+use crate::tools::{Call, Out, ToolDef};
 use godot_mcp_protocol::ProbeRequest;
 use godot_mcp_protocol::commands::{self as cmd};
 use godot_mcp_protocol::probe::MonitorsReply;
@@ -14,7 +13,6 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
-use std::sync::Arc;
 use std::time::Instant;
 
 pub fn tools() -> Vec<ToolDef> {
@@ -112,10 +110,8 @@ pub struct MonitorsOut {
 }
 
 async fn get_performance_monitors(
-    state: Arc<AppState>,
-    args: MonitorsArgs,
-    _f: CallFlags,
-) -> Result<MonitorsOut, ToolError> {
+    Call { state, args, .. }: Call<MonitorsArgs>,
+) -> Out<MonitorsOut> {
     let samples = args.samples.unwrap_or(5);
     let interval_ms = args.interval_ms.unwrap_or(200);
     let mut ticker = sampling_ticker(samples, 100, interval_ms)?;

@@ -2,7 +2,6 @@
 //! project's files in Godot's own text formats.
 
 use crate::tools::common::read_text;
-use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -10,9 +9,8 @@ use serde::{Deserialize, Serialize};
 use crate::error::{ErrorCode, ToolError};
 use crate::respath::ResPath;
 use crate::rules::{SafetyClass, Toolset};
-use crate::state::AppState;
 use crate::tools::common::{MAX_WALK_ENTRIES, Walk, page_limit, paged_args, walk_project};
-use crate::tools::{CallFlags, ToolDef, ToolMeta};
+use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
@@ -84,11 +82,7 @@ pub struct FileList {
     next_cursor: Option<String>,
 }
 
-async fn list_files(
-    state: Arc<AppState>,
-    args: ListFilesArgs,
-    _flags: CallFlags,
-) -> Result<FileList, ToolError> {
+async fn list_files(Call { state, args, .. }: Call<ListFilesArgs>) -> Out<FileList> {
     let dir = args.dir.unwrap_or_else(ResPath::root);
     let limit = page_limit(&state, args.limit, 200)?;
     let real = state.project.resolve("dir", &dir)?;
@@ -160,11 +154,7 @@ pub struct ScriptText {
     content: String,
 }
 
-async fn scripts_read(
-    state: Arc<AppState>,
-    args: ScriptsReadArgs,
-    _flags: CallFlags,
-) -> Result<ScriptText, ToolError> {
+async fn scripts_read(Call { state, args, .. }: Call<ScriptsReadArgs>) -> Out<ScriptText> {
     // Containment first, so an escaping path is always reported as such.
     let real = state.project.resolve("path", &args.path)?;
     let language = match args.path.extension().as_deref() {

@@ -10,7 +10,7 @@ use crate::error::ToolError;
 use crate::planes::process::Session;
 use crate::rules::RuntimeFlags;
 use crate::state::AppState;
-use crate::tools::{CallFlags, ToolDef};
+use crate::tools::{Call, Out, ToolDef};
 use godot_mcp_protocol::ProbeRequest;
 use godot_mcp_protocol::probe::{ClockReply, ClockStep, ClockUnit, StepReply, Watch, WatchRow};
 use godot_mcp_protocol::probe::{HeldReply, ProbeEvent, StatusReply};
@@ -18,7 +18,6 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-use std::sync::Arc;
 use std::time::Duration;
 
 /// Most frames one step may run.
@@ -124,11 +123,7 @@ async fn clock_call(
     })
 }
 
-pub(super) async fn game_pause(
-    state: Arc<AppState>,
-    args: SessionArg,
-    _f: CallFlags,
-) -> Result<ClockOut, ToolError> {
+pub(super) async fn game_pause(Call { state, args, .. }: Call<SessionArg>) -> Out<ClockOut> {
     clock_call(
         &state,
         args.session_id.as_deref(),
@@ -137,11 +132,7 @@ pub(super) async fn game_pause(
     .await
 }
 
-pub(super) async fn game_resume(
-    state: Arc<AppState>,
-    args: SessionArg,
-    _f: CallFlags,
-) -> Result<ClockOut, ToolError> {
+pub(super) async fn game_resume(Call { state, args, .. }: Call<SessionArg>) -> Out<ClockOut> {
     clock_call(
         &state,
         args.session_id.as_deref(),
@@ -337,11 +328,7 @@ fn check_frames(param: &str, frames: u64) -> Result<(), ToolError> {
     Ok(())
 }
 
-pub(super) async fn game_step(
-    state: Arc<AppState>,
-    args: StepArgs,
-    _f: CallFlags,
-) -> Result<StepOut, ToolError> {
+pub(super) async fn game_step(Call { state, args, .. }: Call<StepArgs>) -> Out<StepOut> {
     let frames = args.frames.unwrap_or(1);
     check_frames("frames", frames)?;
     let sampling = Sampling {
@@ -365,11 +352,7 @@ pub(super) async fn game_step(
     })
 }
 
-pub(super) async fn game_run_until(
-    state: Arc<AppState>,
-    args: UntilArgs,
-    _f: CallFlags,
-) -> Result<StepOut, ToolError> {
+pub(super) async fn game_run_until(Call { state, args, .. }: Call<UntilArgs>) -> Out<StepOut> {
     let frames = args.max_frames.unwrap_or(600);
     check_frames("max_frames", frames)?;
     if args.expression.trim().is_empty() {

@@ -8,12 +8,11 @@ use crate::project_root::decide_export_target;
 use crate::respath::{ExportDest, ExportTarget};
 use crate::rules::Precondition;
 use crate::state::AppState;
-use crate::tools::CallFlags;
 use crate::tools::godot_process::godot;
+use crate::tools::{Call, Out};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Duration;
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -61,11 +60,7 @@ pub struct Artifact {
     pub linked_launch: String,
 }
 
-pub(super) async fn export_project(
-    state: Arc<AppState>,
-    args: ExportArgs,
-    _f: CallFlags,
-) -> Result<ExportOut, ToolError> {
+pub(super) async fn export_project(Call { state, args, .. }: Call<ExportArgs>) -> Out<ExportOut> {
     use godot_mcp_journal::FileState;
     // Decided before anything runs (the pipeline's path walk already refused a
     // hostile one); decided again here against the file system as it is now.
@@ -250,11 +245,7 @@ pub struct ExportStatusOut {
     pub retained_bytes_served: bool,
 }
 
-pub(super) async fn export_status(
-    state: Arc<AppState>,
-    _a: NoArgs,
-    _f: CallFlags,
-) -> Result<ExportStatusOut, ToolError> {
+pub(super) async fn export_status(Call { state, .. }: Call<NoArgs>) -> Out<ExportStatusOut> {
     let state_dir = state.journal.lock().state_dir().to_path_buf();
     let (count, bytes) = godot_mcp_journal::launch::retained_export_bytes(&state_dir);
     let running: Vec<String> = state

@@ -4,7 +4,6 @@
 //! profiles (read over the debugger connection) in `tools/profiler/`, the editor's file
 //! system and imports in `tools/files/import.rs`.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use godot_mcp_protocol::ProbeRequest;
@@ -16,11 +15,10 @@ use serde_json::Value;
 use crate::error::ToolError;
 use crate::planes::process::control::ControlError;
 use crate::rules::Toolset;
-use crate::state::AppState;
 use crate::tools::runtime::{
     await_probe, meta, probe_error, probe_refusal, probe_request, session_of,
 };
-use crate::tools::{CallFlags, ToolDef, ToolMeta};
+use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
 pub(crate) fn in_set(mut m: ToolMeta, toolset: Toolset) -> ToolMeta {
     m.toolset = toolset;
@@ -101,11 +99,7 @@ pub struct PlayingOut {
     pub reason: Option<&'static str>,
 }
 
-async fn is_playing(
-    state: Arc<AppState>,
-    args: SessionArgs,
-    _f: CallFlags,
-) -> Result<PlayingOut, ToolError> {
+async fn is_playing(Call { state, args, .. }: Call<SessionArgs>) -> Out<PlayingOut> {
     let session = match (
         &args.session_id,
         session_of(&state, args.session_id.as_deref()),
@@ -207,11 +201,7 @@ pub struct GameTreeOut {
     pub capped: bool,
 }
 
-async fn get_game_scene_tree(
-    state: Arc<AppState>,
-    args: GameTreeArgs,
-    _f: CallFlags,
-) -> Result<GameTreeOut, ToolError> {
+async fn get_game_scene_tree(Call { state, args, .. }: Call<GameTreeArgs>) -> Out<GameTreeOut> {
     let root = args.root.unwrap_or_else(|| "/root".into());
     check_node_path("root", &root)?;
     let limit = ToolError::arg_in("limit", args.limit, 100, 1..=500, "limit must be 1–500")?;
@@ -273,11 +263,7 @@ pub struct UiOut {
     pub capped: bool,
 }
 
-async fn find_ui_elements(
-    state: Arc<AppState>,
-    args: FindUiArgs,
-    _f: CallFlags,
-) -> Result<UiOut, ToolError> {
+async fn find_ui_elements(Call { state, args, .. }: Call<FindUiArgs>) -> Out<UiOut> {
     let class = args.class.unwrap_or_else(|| "Control".into());
     if class.is_empty() || !class.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
         return Err(ToolError::invalid_params(
@@ -329,11 +315,7 @@ pub struct SampledOut {
     pub values: Vec<Value>,
 }
 
-async fn sample_game_property(
-    state: Arc<AppState>,
-    args: SampleArgs,
-    _f: CallFlags,
-) -> Result<SampledOut, ToolError> {
+async fn sample_game_property(Call { state, args, .. }: Call<SampleArgs>) -> Out<SampledOut> {
     check_node_path("node", &args.node)?;
     let frames = ToolError::arg_in("frames", args.frames, 30, 1..=600, "frames must be 1–600")?;
     let session = session_of(&state, args.session_id.as_deref())?;

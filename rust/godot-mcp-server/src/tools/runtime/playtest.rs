@@ -12,7 +12,7 @@ use crate::planes::process::{STOP_GRACE, Session, control::ControlError};
 use crate::respath::ResPath;
 use crate::rules::{EffectKind, RuntimeFlags};
 use crate::state::AppState;
-use crate::tools::{CallFlags, ToolDef};
+use crate::tools::{Call, Out, ToolDef};
 use godot_mcp_protocol::ProbeRequest;
 use godot_mcp_protocol::probe::{ClockUnit, Watch};
 use godot_mcp_protocol::probe::{HeldReply, ReleasedReply, ValueReply};
@@ -221,11 +221,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
     ]
 }
 
-async fn run_playtest(
-    state: Arc<AppState>,
-    args: PlaytestArgs,
-    _f: CallFlags,
-) -> Result<PlaytestOut, ToolError> {
+async fn run_playtest(Call { state, args, .. }: Call<PlaytestArgs>) -> Out<PlaytestOut> {
     let runs = ToolError::arg_in(
         "runs",
         args.runs,

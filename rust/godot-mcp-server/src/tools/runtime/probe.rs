@@ -7,8 +7,6 @@ use super::sessions::session_of;
 use crate::error::{ErrorCode, ToolError};
 use crate::planes::process::{Session, control::ControlError};
 use crate::rules::Precondition;
-use crate::state::AppState;
-use crate::tools::CallFlags;
 use crate::tools::runtime::screenshots::Shot;
 use godot_mcp_protocol::probe::{HeldReply, ProbeEvent, ScreenshotReply, StatusReply, ValueReply};
 use godot_mcp_protocol::{ProbeRefusal, ProbeRequest};
@@ -16,7 +14,6 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::sync::Arc;
 use std::time::Duration;
 
 /// One synthetic input event.
@@ -53,6 +50,7 @@ pub struct InputArgs {
 pub(super) const BREAK_TIMEOUT: Duration = Duration::from_millis(1000);
 
 pub(crate) use crate::planes::process::control::probe_error;
+use crate::tools::{Call, Out};
 
 /// Waits (up to 5 s) for a game that just started to connect its probe.
 pub(crate) async fn await_probe(session: &Session) {
@@ -111,11 +109,7 @@ pub struct InputOut {
     pub held: Option<u64>,
 }
 
-pub(super) async fn simulate_input(
-    state: Arc<AppState>,
-    args: InputArgs,
-    _f: CallFlags,
-) -> Result<InputOut, ToolError> {
+pub(super) async fn simulate_input(Call { state, args, .. }: Call<InputArgs>) -> Out<InputOut> {
     let session = session_of(&state, args.session_id.as_deref())?;
     let hold = args.hold_ms.unwrap_or(0);
     if hold > 60_000 {
@@ -223,10 +217,8 @@ pub struct SessionId {
 }
 
 pub(super) async fn game_screenshot(
-    state: Arc<AppState>,
-    args: ScreenshotArgs,
-    _f: CallFlags,
-) -> Result<Shot<SessionId>, ToolError> {
+    Call { state, args, .. }: Call<ScreenshotArgs>,
+) -> Out<Shot<SessionId>> {
     use crate::tools::runtime::screenshots;
     let session = session_of(&state, args.session_id.as_deref())?;
     let frames = args.frames.unwrap_or(3);
@@ -290,10 +282,8 @@ pub struct PropertyOut {
 }
 
 pub(super) async fn get_game_property(
-    state: Arc<AppState>,
-    args: PropertyArgs,
-    _f: CallFlags,
-) -> Result<PropertyOut, ToolError> {
+    Call { state, args, .. }: Call<PropertyArgs>,
+) -> Out<PropertyOut> {
     let session = session_of(&state, args.session_id.as_deref())?;
     let value = game_property(&session, &args.node, &args.property).await?;
     Ok(PropertyOut {
@@ -381,10 +371,8 @@ pub struct TimedValue {
 }
 
 pub(super) async fn monitor_property(
-    state: Arc<AppState>,
-    args: MonitorArgs,
-    _f: CallFlags,
-) -> Result<MonitorOut, ToolError> {
+    Call { state, args, .. }: Call<MonitorArgs>,
+) -> Out<MonitorOut> {
     let samples = args.samples.unwrap_or(10);
     let interval_ms = args.interval_ms.unwrap_or(100);
     let mut ticker = sampling_ticker(samples, 200, interval_ms)?;
@@ -443,11 +431,7 @@ pub struct EvalOut {
     pub value: Value,
 }
 
-pub(super) async fn evaluate_expression(
-    state: Arc<AppState>,
-    args: EvalArgs,
-    _f: CallFlags,
-) -> Result<EvalOut, ToolError> {
+pub(super) async fn evaluate_expression(Call { state, args, .. }: Call<EvalArgs>) -> Out<EvalOut> {
     let session = session_of(&state, args.session_id.as_deref())?;
     let request = ProbeRequest::Evaluate {
         expression: args.expression,

@@ -30,7 +30,7 @@ use crate::planes::project::Expect;
 use crate::respath::ResPath;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::{CallFlags, ToolDef, ToolMeta};
+use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
 /// Largest PNG file compare_screenshots reads from the project.
 const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
@@ -272,11 +272,7 @@ pub struct CanvasTransform {
     pub origin: [f32; 2],
 }
 
-async fn capture_editor(
-    state: Arc<AppState>,
-    args: EditorShotArgs,
-    _f: CallFlags,
-) -> Result<Shot<EditorShot>, ToolError> {
+async fn capture_editor(Call { state, args, .. }: Call<EditorShotArgs>) -> Out<Shot<EditorShot>> {
     check_max_edge(args.max_edge)?;
     let view = args.view.unwrap_or(EditorView::TwoD);
     if args.node.is_some() && !matches!(view, EditorView::TwoD) {
@@ -507,11 +503,7 @@ pub struct Compared {
     pub image_omitted: Option<String>,
 }
 
-async fn compare(
-    state: Arc<AppState>,
-    args: CompareArgs,
-    _f: CallFlags,
-) -> Result<Compared, ToolError> {
+async fn compare(Call { state, args, .. }: Call<CompareArgs>) -> Out<Compared> {
     let threshold = args.threshold.unwrap_or(DEFAULT_THRESHOLD);
     if !(0.0..=1.0).contains(&threshold) {
         return Err(ToolError::invalid_params(

@@ -7,8 +7,8 @@ use crate::honesty::ProcessEnd;
 use crate::planes::process::{self, Ended, LaunchSpec, STOP_GRACE, Session, errors};
 use crate::respath::ResPath;
 use crate::state::AppState;
-use crate::tools::CallFlags;
 use crate::tools::godot_process::godot;
+use crate::tools::{Call, Out};
 use godot_mcp_protocol::ProbeRequest;
 use godot_mcp_protocol::probe::ReleasedReply;
 use schemars::JsonSchema;
@@ -114,11 +114,7 @@ pub struct RunArgs {
     frames: Option<u64>,
 }
 
-pub(super) async fn run_and_capture(
-    state: Arc<AppState>,
-    args: RunArgs,
-    _f: CallFlags,
-) -> Result<Captured, ToolError> {
+pub(super) async fn run_and_capture(Call { state, args, .. }: Call<RunArgs>) -> Out<Captured> {
     let program = godot(&state)?;
     let timeout_ms = ToolError::arg_in(
         "timeout_ms",
@@ -313,11 +309,7 @@ pub(crate) async fn launch_game(
     Ok((session, probe_installed))
 }
 
-pub(super) async fn play_scene(
-    state: Arc<AppState>,
-    args: PlayArgs,
-    _f: CallFlags,
-) -> Result<PlayOut, ToolError> {
+pub(super) async fn play_scene(Call { state, args, .. }: Call<PlayArgs>) -> Out<PlayOut> {
     let (session, probe_installed) = launch_game(
         &state,
         GameLaunch {
@@ -381,11 +373,7 @@ pub struct StopOut {
     pub stopped: Vec<StoppedSession>,
 }
 
-pub(super) async fn stop_scene(
-    state: Arc<AppState>,
-    args: StopArgs,
-    _f: CallFlags,
-) -> Result<StopOut, ToolError> {
+pub(super) async fn stop_scene(Call { state, args, .. }: Call<StopArgs>) -> Out<StopOut> {
     let targets: Vec<Arc<Session>> = match &args.session_id {
         Some(id) => vec![session_of(&state, Some(id))?],
         None => state
@@ -435,11 +423,7 @@ pub struct DebuggerRow {
     pub reason: Option<String>,
 }
 
-pub(super) async fn list_sessions(
-    state: Arc<AppState>,
-    _a: NoArgs,
-    _f: CallFlags,
-) -> Result<SessionsOut, ToolError> {
+pub(super) async fn list_sessions(Call { state, .. }: Call<NoArgs>) -> Out<SessionsOut> {
     let sessions = state
         .process
         .sessions()
@@ -513,11 +497,7 @@ pub struct EditorStarted {
     pub receipt_durable: bool,
 }
 
-pub(super) async fn start_editor(
-    state: Arc<AppState>,
-    _a: NoArgs,
-    _f: CallFlags,
-) -> Result<EditorStarted, ToolError> {
+pub(super) async fn start_editor(Call { state, .. }: Call<NoArgs>) -> Out<EditorStarted> {
     let s = launch_editor(&state).await?;
     Ok(EditorStarted {
         launched: launched(&s),
@@ -525,11 +505,7 @@ pub(super) async fn start_editor(
     })
 }
 
-pub(super) async fn stop_editor(
-    state: Arc<AppState>,
-    _a: NoArgs,
-    _f: CallFlags,
-) -> Result<StoppedSession, ToolError> {
+pub(super) async fn stop_editor(Call { state, .. }: Call<NoArgs>) -> Out<StoppedSession> {
     let Some(s) = state
         .process
         .sessions()

@@ -27,7 +27,7 @@ use crate::state::AppState;
 use crate::tools::analysis::{paged, walk_files};
 use crate::tools::common::read_text;
 use crate::tools::editor::blocking_as;
-use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta};
+use crate::tools::{Call, Out, Plan, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
@@ -194,11 +194,7 @@ pub struct FoundNodes {
     unreadable: Vec<Unreadable>,
 }
 
-async fn find_nodes_by_type(
-    state: Arc<AppState>,
-    args: FindByTypeArgs,
-    _f: CallFlags,
-) -> Result<FoundNodes, ToolError> {
+async fn find_nodes_by_type(Call { state, args, .. }: Call<FindByTypeArgs>) -> Out<FoundNodes> {
     check_class("type", &args.node_type)?;
     blocking_as(move || {
         let scenes = scene_list(&state, args.scenes)?;

@@ -29,7 +29,7 @@ use crate::tools::editor::{
     NoArgs, NodeArgs, NodeCommand, active_scene, ask, blocking_as, never_saved, query_as,
     run_effect_as, run_effect_files_as,
 };
-use crate::tools::{CallFlags, Plan, ToolDef, ToolMeta};
+use crate::tools::{Call, Plan, ToolDef, ToolMeta};
 
 /// The meta of an editor-plane tool (the effect kind follows the class).
 pub(crate) fn editor_meta(
@@ -53,7 +53,7 @@ where
     P: BridgeCommand + Send + 'static,
     R: DeserializeOwned + Serialize + JsonSchema + Send + 'static,
 {
-    ToolDef::new(meta, move |state, a: A, _f: CallFlags| {
+    ToolDef::new(meta, move |Call { state, args: a, .. }: Call<A>| {
         let (p, node) = request(&a);
         async move { blocking_as(move || query_as::<P, R>(&state, &p, node.as_deref())).await }
     })
@@ -468,7 +468,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "List open scenes",
                 "The scenes open in the editor and the edited (active) one.",
             ),
-            |state, _a: NoArgs, _f: CallFlags| async move {
+            |Call { state, .. }: Call<NoArgs>| async move {
                 blocking_as(move || {
                     let st = ask(&state, &cmd::EditorState {}, None)?;
                     // Only these two of the editor's state are the result.

@@ -3,7 +3,6 @@
 //! (animation, audio, theme, tilemap) use: one bounded read, one parse, typed values.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 use godot_mcp_formats::{ExtResource, Literal as GValue, Resource, Scene, SubResource};
 use schemars::JsonSchema;
@@ -16,7 +15,7 @@ use crate::rules::Toolset;
 use crate::state::AppState;
 use crate::tools::common::read_text;
 use crate::tools::scene::read::parse_error;
-use crate::tools::{CallFlags, ToolDef, ToolMeta};
+use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
 fn meta(name: &'static str, title: &'static str, description: &'static str) -> ToolMeta {
     ToolMeta::read_only(Toolset::SceneInspect, name, title, description)
@@ -199,11 +198,7 @@ enum Groups {
     All(BTreeMap<String, Vec<String>>),
 }
 
-async fn list_node_groups(
-    state: Arc<AppState>,
-    args: NodeFilterArgs,
-    _f: CallFlags,
-) -> Result<NodeGroupsOut, ToolError> {
+async fn list_node_groups(Call { state, args, .. }: Call<NodeFilterArgs>) -> Out<NodeGroupsOut> {
     let scene = load_scene(&state, &args.path)?;
     if let Some(node) = &args.node {
         let n = find_node(&scene, &args.path, node)?;
@@ -246,10 +241,8 @@ pub struct ConnectionsOut {
 }
 
 async fn list_signal_connections(
-    state: Arc<AppState>,
-    args: NodeFilterArgs,
-    _f: CallFlags,
-) -> Result<ConnectionsOut, ToolError> {
+    Call { state, args, .. }: Call<NodeFilterArgs>,
+) -> Out<ConnectionsOut> {
     let scene = load_scene(&state, &args.path)?;
     let node = match &args.node {
         Some(n) => Some(find_node(&scene, &args.path, n)?.path.clone()),
@@ -295,11 +288,7 @@ pub struct NodePropertiesOut {
     resources: Map<String, Value>,
 }
 
-async fn get_node_properties(
-    state: Arc<AppState>,
-    args: NodeArgs,
-    _f: CallFlags,
-) -> Result<NodePropertiesOut, ToolError> {
+async fn get_node_properties(Call { state, args, .. }: Call<NodeArgs>) -> Out<NodePropertiesOut> {
     let doc = Doc::Scene(load_scene(&state, &args.path)?);
     let Doc::Scene(scene) = &doc else {
         return Err(ToolError::internal("a scene document is not a scene"));

@@ -16,7 +16,7 @@ use crate::respath::ResPath;
 use crate::rules::{SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::common::read_text;
-use crate::tools::{CallFlags, ToolDef, ToolMeta};
+use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
@@ -127,11 +127,7 @@ struct InputEventSchema {
     kind: String,
 }
 
-async fn project_info(
-    state: Arc<AppState>,
-    _args: ProjectInfoArgs,
-    _f: CallFlags,
-) -> Result<ProjectInfo, ToolError> {
+async fn project_info(Call { state, .. }: Call<ProjectInfoArgs>) -> Out<ProjectInfo> {
     let path = ResPath::parse("res://project.godot").map_err(|e| ToolError::internal(e.0))?;
     let real = state.project.resolve("path", &path)?;
     let text = read_text(&state, "path", &path, &real)?;
@@ -378,11 +374,7 @@ fn page_limit(limit: Option<u32>) -> Result<u32, ToolError> {
     )
 }
 
-async fn get_scene_tree(
-    state: Arc<AppState>,
-    args: SceneTreeArgs,
-    _f: CallFlags,
-) -> Result<SceneTree, ToolError> {
+async fn get_scene_tree(Call { state, args, .. }: Call<SceneTreeArgs>) -> Out<SceneTree> {
     let limit = page_limit(args.limit)?;
     let offset = args.offset.unwrap_or(0);
     let live = {
@@ -547,11 +539,7 @@ struct SubResourceProps {
     properties: Props,
 }
 
-async fn read_resource(
-    state: Arc<AppState>,
-    args: ReadResourceArgs,
-    _f: CallFlags,
-) -> Result<ResourceFile, ToolError> {
+async fn read_resource(Call { state, args, .. }: Call<ReadResourceArgs>) -> Out<ResourceFile> {
     let real = state.project.resolve("path", &args.path)?;
     if !matches!(args.path.extension().as_deref(), Some("tres")) {
         return Err(ToolError::invalid_params(

@@ -30,7 +30,7 @@ use crate::tools::common::{
 use crate::tools::files::write::{plan_write, require_script_path};
 use crate::tools::godot_process::{check_only, godot};
 use crate::tools::scene::nodes::some_node_paths;
-use crate::tools::{CallFlags, ToolDef, ToolMeta};
+use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
@@ -152,11 +152,7 @@ pub struct ParseErrors {
     hint: Option<&'static str>,
 }
 
-async fn get_parse_errors(
-    state: Arc<AppState>,
-    args: ParseErrorsArgs,
-    _flags: CallFlags,
-) -> Result<ParseErrors, ToolError> {
+async fn get_parse_errors(Call { state, args, .. }: Call<ParseErrorsArgs>) -> Out<ParseErrors> {
     if args.paths.is_empty() || args.paths.len() > MAX_CHECK {
         return Err(ToolError::invalid_params(
             "paths",
@@ -382,11 +378,7 @@ pub struct ScriptsPage {
     next_cursor: Option<String>,
 }
 
-async fn list_scripts(
-    state: Arc<AppState>,
-    args: ListScriptsArgs,
-    _f: CallFlags,
-) -> Result<ScriptsPage, ToolError> {
+async fn list_scripts(Call { state, args, .. }: Call<ListScriptsArgs>) -> Out<ScriptsPage> {
     let limit = page_limit(&state, args.limit, 200)?;
     let mut all: Vec<(String, std::path::PathBuf)> = Vec::new();
     walk_scripts(&state, &mut |res, real| all.push((res.to_string(), real)))?;
@@ -466,11 +458,7 @@ pub struct NodeScript {
     hint: Option<&'static str>,
 }
 
-async fn get_node_script(
-    state: Arc<AppState>,
-    args: NodeScriptArgs,
-    _f: CallFlags,
-) -> Result<NodeScript, ToolError> {
+async fn get_node_script(Call { state, args, .. }: Call<NodeScriptArgs>) -> Out<NodeScript> {
     let real = state.project.resolve("scene", &args.scene)?;
     if args.scene.extension().as_deref() != Some("tscn") {
         return Err(ToolError::invalid_params(

@@ -17,7 +17,7 @@ use crate::respath::ResPath;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::settings::{EditPlan, plan_edit};
-use crate::tools::{CallFlags, ToolDef, ToolMeta};
+use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
@@ -169,11 +169,7 @@ impl LayerNamesOut {
     }
 }
 
-async fn get_layer_names(
-    state: Arc<AppState>,
-    args: GetLayerNamesArgs,
-    _f: CallFlags,
-) -> Result<LayerNamesOut, ToolError> {
+async fn get_layer_names(Call { state, args, .. }: Call<GetLayerNamesArgs>) -> Out<LayerNamesOut> {
     let project = read_project(&state)?;
     let mut out = LayerNamesOut::default();
     for kind in LayerKind::ALL

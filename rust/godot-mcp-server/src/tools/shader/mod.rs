@@ -34,7 +34,7 @@ use crate::tools::editor::{
 };
 use crate::tools::files::write::plan_write;
 use crate::tools::godot_process::{godot, run_supervised, temp_folder};
-use crate::tools::{CallFlags, ToolDef, ToolMeta};
+use crate::tools::{Call, Out, ToolDef, ToolMeta};
 use godot_mcp_protocol::commands as cmd;
 
 pub fn tools() -> Vec<ToolDef> {
@@ -100,7 +100,7 @@ pub fn tools() -> Vec<ToolDef> {
                  hint and current value.",
                 SafetyClass::ReadOnly,
             ),
-            |state, a: UniformNodeArgs, _f: CallFlags| async move {
+            |Call { state, args: a, .. }: Call<UniformNodeArgs>| async move {
                 blocking_as(move || {
                     let p = cmd::ShaderUniforms { node: a.node };
                     query_as::<_, UniformsReply>(&state, &p, Some(&p.node))
@@ -528,11 +528,7 @@ pub struct ShaderCheck {
     compiler: &'static str,
 }
 
-async fn shader_validate(
-    state: Arc<AppState>,
-    args: ValidateArgs,
-    _f: CallFlags,
-) -> Result<ShaderCheck, ToolError> {
+async fn shader_validate(Call { state, args, .. }: Call<ValidateArgs>) -> Out<ShaderCheck> {
     let (code, checked) = match (&args.path, args.code) {
         (Some(p), None) => {
             require_ext("path", p, &["gdshader"])?;

@@ -5,7 +5,6 @@
 //! through the runtime probe.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use godot_mcp_formats::testreport::{self, TestResult, TestStatus};
@@ -17,10 +16,9 @@ use crate::error::{ErrorCode, ToolError};
 use crate::planes::process::{self, LaunchSpec, errors};
 use crate::respath::ResPath;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
-use crate::state::AppState;
 use crate::tools::godot_process::{self, godot, plain_launch, wait_ended};
 use crate::tools::runtime::{ended_json, game_property, session_of};
-use crate::tools::{CallFlags, ToolDef, ToolMeta};
+use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
 /// Default and longest time a test run may take.
 const DEFAULT_TIMEOUT_MS: u64 = 120_000;
@@ -454,11 +452,7 @@ fn tests_launch(operation: &'static str, program: PathBuf, args: Vec<String>) ->
     )
 }
 
-async fn run_tests(
-    state: Arc<AppState>,
-    args: RunTestsArgs,
-    _f: CallFlags,
-) -> Result<TestRun, ToolError> {
+async fn run_tests(Call { state, args, .. }: Call<RunTestsArgs>) -> Out<TestRun> {
     let timeout_ms = ToolError::arg_in(
         "timeout_ms",
         args.timeout_ms,
@@ -725,11 +719,7 @@ pub struct NodeAssertion {
     results: Vec<PropertyCheck>,
 }
 
-async fn assert_node_state(
-    state: Arc<AppState>,
-    args: AssertNodeArgs,
-    _f: CallFlags,
-) -> Result<NodeAssertion, ToolError> {
+async fn assert_node_state(Call { state, args, .. }: Call<AssertNodeArgs>) -> Out<NodeAssertion> {
     if args.expected.is_empty() {
         return Err(ToolError::invalid_params(
             "expected",

@@ -1,8 +1,6 @@
 //! Tile map reads from disk: a TileMapLayer's cells decoded from a saved .tscn's
 //! `tile_map_data`, and a TileSet's sources and atlas tiles (`godot_mcp_formats::tilemap`).
 
-use std::sync::Arc;
-
 use godot_mcp_formats::Literal as GValue;
 use godot_mcp_formats::tilemap::{
     decode_tile_map_data, packed_bytes, parse_atlas_source, parse_tile_set,
@@ -14,10 +12,9 @@ use serde_json::Value;
 use crate::error::{ErrorCode, ToolError};
 use crate::respath::ResPath;
 use crate::rules::Toolset;
-use crate::state::AppState;
 use crate::tools::common::count_param;
 use crate::tools::scene::nodes::{Doc, find_node, load_doc, load_scene};
-use crate::tools::{CallFlags, ToolDef, ToolMeta};
+use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
 fn meta(name: &'static str, title: &'static str, description: &'static str) -> ToolMeta {
     ToolMeta::read_only(Toolset::Tilemap, name, title, description)
@@ -83,11 +80,7 @@ pub struct CellsOut {
     cells: Vec<CellOut>,
 }
 
-async fn get_tilemap_cells(
-    state: Arc<AppState>,
-    args: CellsArgs,
-    _f: CallFlags,
-) -> Result<CellsOut, ToolError> {
+async fn get_tilemap_cells(Call { state, args, .. }: Call<CellsArgs>) -> Out<CellsOut> {
     let limit = count_param("limit", args.limit, 1000, 10_000)?;
     let offset = args.offset.unwrap_or(0) as usize;
     let doc = Doc::Scene(load_scene(&state, &args.path)?);
@@ -234,11 +227,7 @@ pub struct TileSetOut {
     sources: Vec<SourceOut>,
 }
 
-async fn get_tileset(
-    state: Arc<AppState>,
-    args: TileSetArgs,
-    _f: CallFlags,
-) -> Result<TileSetOut, ToolError> {
+async fn get_tileset(Call { state, args, .. }: Call<TileSetArgs>) -> Out<TileSetOut> {
     let first = load_doc(&state, "path", &args.path, &["tscn", "tres"])?;
     // A layer whose tile set is saved in its own file: read that file (inside the
     // project, checked like any path argument).

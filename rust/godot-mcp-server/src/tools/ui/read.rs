@@ -2,7 +2,6 @@
 //! (`godot_mcp_formats::theme`), with resource references resolved.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 use godot_mcp_formats::Literal as GValue;
 use godot_mcp_formats::theme::parse_theme;
@@ -13,9 +12,8 @@ use serde_json::{Map, Value};
 use crate::error::ToolError;
 use crate::respath::ResPath;
 use crate::rules::{SafetyClass, Toolset};
-use crate::state::AppState;
 use crate::tools::scene::nodes::{Doc, load_doc, typed};
-use crate::tools::{CallFlags, ToolDef, ToolMeta};
+use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
     vec![ToolDef::new(
@@ -75,11 +73,7 @@ pub struct ThemeOut {
     types: BTreeMap<String, ThemeTypeOut>,
 }
 
-async fn get_theme(
-    state: Arc<AppState>,
-    args: ThemeArgs,
-    _f: CallFlags,
-) -> Result<ThemeOut, ToolError> {
+async fn get_theme(Call { state, args, .. }: Call<ThemeArgs>) -> Out<ThemeOut> {
     let doc = load_doc(&state, "path", &args.path, &["tres"])?;
     let Doc::Resource(res) = &doc else {
         return Err(ToolError::internal("a .tres parsed as a scene"));

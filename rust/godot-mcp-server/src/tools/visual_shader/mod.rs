@@ -30,7 +30,7 @@ use crate::tools::files::write::{FileEffect, plan_write};
 use crate::tools::resource::tres_edit::{
     FileEdit, check_expected, edit_args, edit_meta, read_model, require_tres, sub_id,
 };
-use crate::tools::{CallFlags, Committed, Plan, ToolDef, ToolMeta};
+use crate::tools::{Call, Committed, Out, Plan, ToolDef, ToolMeta};
 
 fn meta(name: &'static str, title: &'static str, description: &'static str) -> ToolMeta {
     edit_meta(Toolset::VisualShader, name, title, description)
@@ -280,11 +280,7 @@ pub struct GraphOut {
     connections: Vec<ConnectionOut>,
 }
 
-async fn get_graph(
-    state: Arc<AppState>,
-    args: GraphArgs,
-    _f: CallFlags,
-) -> Result<GraphOut, ToolError> {
+async fn get_graph(Call { state, args, .. }: Call<GraphArgs>) -> Out<GraphOut> {
     let (shader, sha256) = read_shader(&state, &args.path)?;
     let functions = shader.functions();
     let mut nodes = Vec::new();

@@ -1,16 +1,13 @@
 //! list_resources_by_type: the project's resources of one Godot type, paged.
 
-use std::sync::Arc;
-
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ErrorCode, ToolError};
 use crate::respath::ResPath;
-use crate::state::AppState;
-use crate::tools::CallFlags;
 use crate::tools::analysis::{read_small, walk_files};
 use crate::tools::common::page_limit;
+use crate::tools::{Call, Out};
 
 // list_resources_by_type
 
@@ -110,10 +107,8 @@ pub(super) struct ByTypePage {
 }
 
 pub(super) async fn list_resources_by_type(
-    state: Arc<AppState>,
-    args: ByTypeArgs,
-    _f: CallFlags,
-) -> Result<ByTypePage, ToolError> {
+    Call { state, args, .. }: Call<ByTypeArgs>,
+) -> Out<ByTypePage> {
     let limit = page_limit(&state, args.limit, 100)?;
     tokio::task::spawn_blocking(move || {
         let base = args.under.clone().unwrap_or_else(ResPath::root);
