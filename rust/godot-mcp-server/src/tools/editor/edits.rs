@@ -13,12 +13,12 @@ use crate::tools::Call;
 #[serde(deny_unknown_fields)]
 pub struct CreateNodeArgs {
     /// Parent node path ("." is the root).
-    pub(crate) parent: String,
+    parent: String,
     /// Godot class, e.g. Sprite2D.
     #[serde(rename = "type")]
-    pub(crate) node_type: String,
+    node_type: String,
     /// Node name.
-    pub(crate) name: String,
+    name: String,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -69,13 +69,13 @@ pub struct GetPropertyArgs {
 #[serde(deny_unknown_fields)]
 pub struct SetPropertyArgs {
     /// Node path from the scene root ("." is the root).
-    pub(crate) node: String,
+    node: String,
     /// Property name, e.g. position.
-    pub(crate) property: String,
+    property: String,
     /// JSON, or a Godot type: {"$type": "Vector2", "x": 1, "y": 2} (Vector2/3(i), Color,
     /// Rect2(i), NodePath, Transform2D/3D, Packed*Array; Resource by res:// path, or new:
     /// {"$type": "Resource", "class": "CircleShape2D", "properties": {…}}).
-    pub(crate) value: Value,
+    value: Value,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -17,10 +17,7 @@ use godot_mcp_protocol::commands::{self as cmd, BridgeCommand, Step};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::{
-    CreateNodeArgs, SetPropertyArgs, active_scene, blocking_as, connected, editor_error,
-    editor_timeout, godot_value,
-};
+use super::{active_scene, connected, editor_error, editor_timeout, godot_value};
 use crate::error::{ErrorCode, ToolError};
 use crate::planes::editor::{Bridge, RequestFailure};
 use crate::planes::project::{Stage, StageHandle, StagedEditor};
@@ -33,6 +30,25 @@ pub(crate) fn stageable(tool: &str) -> bool {
         tool,
         "set_node_property" | "create_node" | "add_to_group" | "create_nodes"
     )
+}
+
+// The arguments of the staged tools, as their published schemas give them (checked
+// against those before a call gets here).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SetPropertyArgs {
+    node: String,
+    property: String,
+    value: Value,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CreateNodeArgs {
+    parent: String,
+    #[serde(rename = "type")]
+    node_type: String,
+    name: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -152,7 +168,7 @@ pub(crate) async fn stage_edit(
     args: Map<String, Value>,
     stage: StageHandle,
 ) -> ToolResult {
-    blocking_as(move || {
+    let staged = tokio::task::spawn_blocking(move || {
         let (steps, mut out) = steps_of(tool, Value::Object(args))?;
         let scene = active_scene(&state)?
             .filter(|s| !s.is_empty())
@@ -229,8 +245,10 @@ pub(crate) async fn stage_edit(
             )),
         );
         Ok(Value::Object(out))
-    })
-    .await
+    });
+    staged
+        .await
+        .map_err(|e| ToolError::internal(format!("editor task failed: {e}")))?
 }
 
 /// The bridge side of a change's editor part: the request its commit sends, and the
