@@ -365,6 +365,7 @@ pub async fn call_until_failpoint(
 
 /// [`call_until_failpoint`], the calls sent once `ready` returns (it runs on a thread
 /// of its own once the server is started: waiting for an editor peer to connect, say).
+#[cfg(unix)]
 pub async fn call_until_failpoint_after(
     project: &Path,
     state: &Path,

@@ -770,6 +770,18 @@ impl Journal {
 
         // 2b. The editor part, before any file: one request, one undo action.
         let storage = self.storage.clone();
+        // Every file re-derived from disk; `put_back`: compensating what is not at its
+        // pre-state.
+        let settle_live = |put_back: bool| {
+            settle(
+                &self.root,
+                &*storage,
+                &intent.files,
+                &preimages,
+                Deriver::Live,
+                put_back,
+            )
+        };
         let mut editor_outcome = None;
         if let Some((part, hook)) = editor.as_mut() {
             let refused = match hook.apply() {
@@ -783,14 +795,7 @@ impl Journal {
             };
             if let Some((taken_back, why)) = refused {
                 // No file was written: every one is proven at its pre-state.
-                let mut settled = settle(
-                    &self.root,
-                    &*storage,
-                    &intent.files,
-                    &preimages,
-                    Deriver::Live,
-                    true,
-                );
+                let mut settled = settle_live(true);
                 let reason = match taken_back {
                     Ok(outcome) if settled.status == TxnStatus::Compensated => {
                         if let Some(p) = settled.proof.as_mut() {
@@ -873,26 +878,12 @@ impl Journal {
         // 4. Every file re-derived from disk.
         let settled = match &failed {
             None => {
-                let s = settle(
-                    &self.root,
-                    &*storage,
-                    &intent.files,
-                    &preimages,
-                    Deriver::Live,
-                    false,
-                );
+                let s = settle_live(false);
                 cross(fp::CHANGE_AFTER_POST_HASH);
                 s
             }
             // 5. A failure puts every file back.
-            Some(_) => settle(
-                &self.root,
-                &*storage,
-                &intent.files,
-                &preimages,
-                Deriver::Live,
-                true,
-            ),
+            Some(_) => settle_live(true),
         };
         let mut settled = settled;
         if let (Some((i, _, cause)), TxnStatus::Compensated) = (&failed, settled.status) {
@@ -1299,51 +1290,24 @@ pub(crate) fn load_preimages(
 mod tests {
     use super::*;
     use crate::journal::{IdempotencyKey, TxnFilter};
-    use crate::storage::RealStorage;
+    use crate::storage::{Injected, RealStorage, StorageOp, is_journal_temp};
     use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
-    /// Real storage whose `remove_file` of a project file (not a temp) fails
-    /// at its `fail_at`-th call, once.
-    struct FailingUnlink {
-        calls: AtomicUsize,
-        fail_at: usize,
-    }
-
-    impl Storage for FailingUnlink {
-        fn create_temp(&self, path: &Path, bytes: &[u8], mode: u32) -> io::Result<fs::File> {
-            RealStorage.create_temp(path, bytes, mode)
-        }
-        fn sync_file(&self, path: &Path, file: &fs::File) -> io::Result<()> {
-            RealStorage.sync_file(path, file)
-        }
-        fn sync_data(&self, path: &Path, file: &fs::File) -> io::Result<()> {
-            RealStorage.sync_data(path, file)
-        }
-        fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
-            RealStorage.rename(from, to)
-        }
-        fn rename_noreplace(&self, from: &Path, to: &Path) -> io::Result<()> {
-            RealStorage.rename_noreplace(from, to)
-        }
-        fn exchange(&self, a: &Path, b: &Path) -> io::Result<()> {
-            RealStorage.exchange(a, b)
-        }
-        fn remove_file(&self, path: &Path) -> io::Result<()> {
-            let temp = path
-                .file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with(".gmcp-"));
-            if !temp && self.calls.fetch_add(1, Ordering::SeqCst) + 1 == self.fail_at {
-                return Err(io::Error::other("injected unlink failure"));
-            }
-            RealStorage.remove_file(path)
-        }
-        fn create_dir(&self, path: &Path) -> io::Result<()> {
-            RealStorage.create_dir(path)
-        }
-        fn sync_dir(&self, dir: &Path) -> io::Result<()> {
-            RealStorage.sync_dir(dir)
-        }
+    /// Real storage whose second `remove_file` of a project file (not a temp) fails,
+    /// once.
+    fn failing_unlink() -> Arc<Injected<AtomicUsize>> {
+        Arc::new(Injected {
+            state: AtomicUsize::new(0),
+            hook: |calls, op| match op {
+                StorageOp::RemoveFile(path)
+                    if !is_journal_temp(path) && calls.fetch_add(1, Ordering::SeqCst) + 1 == 2 =>
+                {
+                    Err(io::Error::other("injected unlink failure"))
+                }
+                _ => Ok(()),
+            },
+        })
     }
 
     fn move_like(key: Option<IdempotencyKey>) -> FileChange {
@@ -1401,10 +1365,7 @@ mod tests {
     /// bare "committed".
     #[test]
     fn a_failure_midway_puts_every_file_back_before_the_answer() {
-        let storage = Arc::new(FailingUnlink {
-            calls: AtomicUsize::new(0),
-            fail_at: 2,
-        });
+        let storage = failing_unlink();
         let (_dir, project, mut j) = project(storage);
         let key = IdempotencyKey {
             id: "k".into(),
@@ -1509,10 +1470,7 @@ mod tests {
                 TxnStatus::Quarantined,
             ),
         ] {
-            let storage = Arc::new(FailingUnlink {
-                calls: AtomicUsize::new(0),
-                fail_at: 2,
-            });
+            let storage = failing_unlink();
             let (_dir, project, mut j) = project_with(storage);
             let mut ed = editor(EditorSent::Applied, undo);
             let err = j

@@ -1731,46 +1731,19 @@ mod tests {
     }
 
     /// A storage whose next `sync_data` of the WAL fails, once, when armed.
-    struct FlakyWal {
-        fail_next: std::sync::atomic::AtomicBool,
-    }
-
-    impl Storage for FlakyWal {
-        fn create_temp(&self, path: &Path, bytes: &[u8], mode: u32) -> io::Result<fs::File> {
-            crate::storage::RealStorage.create_temp(path, bytes, mode)
-        }
-        fn sync_file(&self, path: &Path, file: &fs::File) -> io::Result<()> {
-            crate::storage::RealStorage.sync_file(path, file)
-        }
-        fn sync_data(&self, path: &Path, file: &fs::File) -> io::Result<()> {
-            let wal = path.to_string_lossy().ends_with("-wal");
-            if wal
-                && self
-                    .fail_next
-                    .swap(false, std::sync::atomic::Ordering::SeqCst)
-            {
-                return Err(io::Error::other("injected WAL sync failure"));
-            }
-            crate::storage::RealStorage.sync_data(path, file)
-        }
-        fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
-            crate::storage::RealStorage.rename(from, to)
-        }
-        fn rename_noreplace(&self, from: &Path, to: &Path) -> io::Result<()> {
-            crate::storage::RealStorage.rename_noreplace(from, to)
-        }
-        fn exchange(&self, a: &Path, b: &Path) -> io::Result<()> {
-            crate::storage::RealStorage.exchange(a, b)
-        }
-        fn remove_file(&self, path: &Path) -> io::Result<()> {
-            crate::storage::RealStorage.remove_file(path)
-        }
-        fn create_dir(&self, path: &Path) -> io::Result<()> {
-            crate::storage::RealStorage.create_dir(path)
-        }
-        fn sync_dir(&self, dir: &Path) -> io::Result<()> {
-            crate::storage::RealStorage.sync_dir(dir)
-        }
+    fn flaky_wal() -> Arc<crate::storage::Injected<std::sync::atomic::AtomicBool>> {
+        Arc::new(crate::storage::Injected {
+            state: false.into(),
+            hook: |fail_next, op| match op {
+                crate::storage::StorageOp::SyncData(path)
+                    if path.to_string_lossy().ends_with("-wal")
+                        && fail_next.swap(false, std::sync::atomic::Ordering::SeqCst) =>
+                {
+                    Err(io::Error::other("injected WAL sync failure"))
+                }
+                _ => Ok(()),
+            },
+        })
     }
 
     /// Guards against (issue 26, item 5): a failed WAL sync during a log
@@ -1784,9 +1757,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let project = dir.path().join("p");
         fs::create_dir_all(&project).unwrap();
-        let storage = Arc::new(FlakyWal {
-            fail_next: false.into(),
-        });
+        let storage = flaky_wal();
         let mut j =
             Journal::open_with_storage(&dir.path().join("s"), &project, storage.clone()).unwrap();
         j.reconcile().unwrap();
@@ -1805,11 +1776,11 @@ mod tests {
         let head = |p: &Path| fs::read(p).unwrap()[..4096].to_vec();
         let before = head(&log_path);
         storage
-            .fail_next
+            .state
             .store(true, std::sync::atomic::Ordering::SeqCst);
         let failed = j.write_file(FileWrite::new("big.bin", &vec![9; 500_000], "t", "write"));
         assert!(matches!(failed, Err(WriteError::Journal(_))), "{failed:?}");
-        assert!(!storage.fail_next.load(std::sync::atomic::Ordering::SeqCst));
+        assert!(!storage.state.load(std::sync::atomic::Ordering::SeqCst));
         let next = j.write_file(FileWrite::new("c.txt", b"c", "t", "write"));
         assert!(matches!(next, Err(WriteError::NotReconciled)), "{next:?}");
         j.reconcile().unwrap();

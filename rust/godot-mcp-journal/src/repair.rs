@@ -1636,57 +1636,31 @@ mod tests {
     #[test]
     fn a_change_repair_cut_short_returns_every_file_to_what_it_held() {
         use crate::change::{ChangeFile, PreImage};
-        use crate::storage::{RealStorage, Storage};
+        use crate::storage::{Injected, StorageOp};
         use std::sync::atomic::{AtomicU8, Ordering};
 
-        /// Once armed (1), its next rename fails.
-        struct FailFirstRename(AtomicU8);
-        impl Storage for FailFirstRename {
-            fn create_temp(&self, path: &Path, bytes: &[u8], mode: u32) -> io::Result<fs::File> {
-                RealStorage.create_temp(path, bytes, mode)
-            }
-            fn sync_file(&self, path: &Path, file: &fs::File) -> io::Result<()> {
-                RealStorage.sync_file(path, file)
-            }
-            fn sync_data(&self, path: &Path, file: &fs::File) -> io::Result<()> {
-                RealStorage.sync_data(path, file)
-            }
-            fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
-                if self
-                    .0
-                    .compare_exchange(1, 2, Ordering::SeqCst, Ordering::SeqCst)
-                    .is_ok()
+        // Once armed (1), its next rename fails.
+        let storage = std::sync::Arc::new(Injected {
+            state: AtomicU8::new(0),
+            hook: |armed, op| match op {
+                StorageOp::Rename(..)
+                    if armed
+                        .compare_exchange(1, 2, Ordering::SeqCst, Ordering::SeqCst)
+                        .is_ok() =>
                 {
-                    return Err(io::Error::other("injected rename failure"));
+                    Err(io::Error::other("injected rename failure"))
                 }
-                RealStorage.rename(from, to)
-            }
-            fn rename_noreplace(&self, from: &Path, to: &Path) -> io::Result<()> {
-                RealStorage.rename_noreplace(from, to)
-            }
-            fn exchange(&self, a: &Path, b: &Path) -> io::Result<()> {
-                RealStorage.exchange(a, b)
-            }
-            fn remove_file(&self, path: &Path) -> io::Result<()> {
-                RealStorage.remove_file(path)
-            }
-            fn create_dir(&self, path: &Path) -> io::Result<()> {
-                RealStorage.create_dir(path)
-            }
-            fn sync_dir(&self, dir: &Path) -> io::Result<()> {
-                RealStorage.sync_dir(dir)
-            }
-        }
-
+                _ => Ok(()),
+            },
+        });
         let dir = tempfile::tempdir().unwrap();
         let project = dir.path().join("p");
         fs::create_dir_all(&project).unwrap();
         fs::write(project.join("a.txt"), b"post a").unwrap();
         fs::write(project.join("b.txt"), b"post b").unwrap();
-        let storage = std::sync::Arc::new(FailFirstRename(AtomicU8::new(0)));
         let journal =
             Journal::open_with_storage(&dir.path().join("s"), &project, storage.clone()).unwrap();
-        storage.0.store(1, Ordering::SeqCst);
+        storage.state.store(1, Ordering::SeqCst);
         let file = |path: &str, pre: FileState, post: &[u8]| ChangeFile {
             path: path.into(),
             pre,

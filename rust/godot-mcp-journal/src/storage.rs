@@ -38,6 +38,73 @@ pub trait Storage: Send + Sync {
     fn sync_dir(&self, dir: &Path) -> io::Result<()>;
 }
 
+/// One storage operation, as [`Injected`]'s hook sees it before it runs.
+#[derive(Clone, Copy, Debug)]
+pub enum StorageOp<'a> {
+    CreateTemp(&'a Path),
+    SyncFile(&'a Path),
+    SyncData(&'a Path),
+    Rename(&'a Path, &'a Path),
+    RenameNoreplace(&'a Path, &'a Path),
+    Exchange(&'a Path, &'a Path),
+    RemoveFile(&'a Path),
+    CreateDir(&'a Path),
+    SyncDir(&'a Path),
+}
+
+/// The file system ([`RealStorage`]) with a hook run before every operation: fault
+/// injection for tests. The hook fails the operation it picks by returning an error;
+/// `state` is its own (counters, switches), which a test reads through its `Arc`.
+pub struct Injected<S> {
+    pub state: S,
+    pub hook: fn(&S, StorageOp<'_>) -> io::Result<()>,
+}
+
+impl<S: Send + Sync> Storage for Injected<S> {
+    fn create_temp(&self, path: &Path, bytes: &[u8], mode: u32) -> io::Result<File> {
+        (self.hook)(&self.state, StorageOp::CreateTemp(path))?;
+        RealStorage.create_temp(path, bytes, mode)
+    }
+    fn sync_file(&self, path: &Path, file: &File) -> io::Result<()> {
+        (self.hook)(&self.state, StorageOp::SyncFile(path))?;
+        RealStorage.sync_file(path, file)
+    }
+    fn sync_data(&self, path: &Path, file: &File) -> io::Result<()> {
+        (self.hook)(&self.state, StorageOp::SyncData(path))?;
+        RealStorage.sync_data(path, file)
+    }
+    fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+        (self.hook)(&self.state, StorageOp::Rename(from, to))?;
+        RealStorage.rename(from, to)
+    }
+    fn rename_noreplace(&self, from: &Path, to: &Path) -> io::Result<()> {
+        (self.hook)(&self.state, StorageOp::RenameNoreplace(from, to))?;
+        RealStorage.rename_noreplace(from, to)
+    }
+    fn exchange(&self, a: &Path, b: &Path) -> io::Result<()> {
+        (self.hook)(&self.state, StorageOp::Exchange(a, b))?;
+        RealStorage.exchange(a, b)
+    }
+    fn remove_file(&self, path: &Path) -> io::Result<()> {
+        (self.hook)(&self.state, StorageOp::RemoveFile(path))?;
+        RealStorage.remove_file(path)
+    }
+    fn create_dir(&self, path: &Path) -> io::Result<()> {
+        (self.hook)(&self.state, StorageOp::CreateDir(path))?;
+        RealStorage.create_dir(path)
+    }
+    fn sync_dir(&self, dir: &Path) -> io::Result<()> {
+        (self.hook)(&self.state, StorageOp::SyncDir(dir))?;
+        RealStorage.sync_dir(dir)
+    }
+}
+
+/// Whether `path` names one of the journal's own temporaries (`.gmcp-…`).
+pub fn is_journal_temp(path: &Path) -> bool {
+    path.file_name()
+        .is_some_and(|n| n.to_string_lossy().starts_with(".gmcp-"))
+}
+
 /// The storage the journal uses outside tests: the file system itself.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RealStorage;

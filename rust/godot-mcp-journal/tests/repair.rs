@@ -882,7 +882,7 @@ mod change {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     use godot_mcp_journal::proof::Intent;
-    use godot_mcp_journal::storage::{RealStorage, Storage};
+    use godot_mcp_journal::storage::{Injected, StorageOp, is_journal_temp};
     use godot_mcp_journal::{ChangeEffect, ChangeError, ChangeOp, FileChange};
 
     const MAIN_PRE: &[u8] = b"[ext_resource path=\"res://old.tscn\"]\n";
@@ -894,47 +894,21 @@ mod change {
     /// every `.undo` write (a compensation's restore) fails: the change stops
     /// midway and cannot be put back, so it is quarantined with files on both
     /// sides.
-    struct Stuck {
-        unlinks: AtomicUsize,
-    }
-
-    impl Storage for Stuck {
-        fn create_temp(&self, path: &Path, bytes: &[u8], mode: u32) -> io::Result<fs::File> {
-            if path.to_string_lossy().ends_with(".undo") {
-                return Err(io::Error::other("injected restore failure"));
-            }
-            RealStorage.create_temp(path, bytes, mode)
-        }
-        fn sync_file(&self, path: &Path, file: &fs::File) -> io::Result<()> {
-            RealStorage.sync_file(path, file)
-        }
-        fn sync_data(&self, path: &Path, file: &fs::File) -> io::Result<()> {
-            RealStorage.sync_data(path, file)
-        }
-        fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
-            RealStorage.rename(from, to)
-        }
-        fn rename_noreplace(&self, from: &Path, to: &Path) -> io::Result<()> {
-            RealStorage.rename_noreplace(from, to)
-        }
-        fn exchange(&self, a: &Path, b: &Path) -> io::Result<()> {
-            RealStorage.exchange(a, b)
-        }
-        fn remove_file(&self, path: &Path) -> io::Result<()> {
-            let temp = path
-                .file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with(".gmcp-"));
-            if !temp && self.unlinks.fetch_add(1, Ordering::SeqCst) == 1 {
-                return Err(io::Error::other("injected unlink failure"));
-            }
-            RealStorage.remove_file(path)
-        }
-        fn create_dir(&self, path: &Path) -> io::Result<()> {
-            RealStorage.create_dir(path)
-        }
-        fn sync_dir(&self, dir: &Path) -> io::Result<()> {
-            RealStorage.sync_dir(dir)
-        }
+    fn stuck_storage() -> Arc<Injected<AtomicUsize>> {
+        Arc::new(Injected {
+            state: AtomicUsize::new(0),
+            hook: |unlinks, op| match op {
+                StorageOp::CreateTemp(path) if path.to_string_lossy().ends_with(".undo") => {
+                    Err(io::Error::other("injected restore failure"))
+                }
+                StorageOp::RemoveFile(path)
+                    if !is_journal_temp(path) && unlinks.fetch_add(1, Ordering::SeqCst) == 1 =>
+                {
+                    Err(io::Error::other("injected unlink failure"))
+                }
+                _ => Ok(()),
+            },
+        })
     }
 
     /// A `move_file`-shaped change of five files, quarantined: `b/new.tscn`,
@@ -949,9 +923,7 @@ mod change {
         ] {
             fs::write(project.join(p), b).unwrap();
         }
-        let storage = Arc::new(Stuck {
-            unlinks: AtomicUsize::new(0),
-        });
+        let storage = stuck_storage();
         let mut j = Journal::open_with_storage(&state, &project, storage).unwrap();
         j.reconcile().unwrap();
         let w = |p: &str, b: &[u8], pre: FileState| ChangeEffect {

@@ -84,6 +84,22 @@ impl crate::planes::process::Records for AppState {
     }
 }
 
+#[cfg(test)]
+impl AppState {
+    /// A state for unit tests: the project at `root` (its project.godot must exist), a
+    /// reconciled journal in `root/.state`, every toolset enabled.
+    pub(crate) fn for_tests(root: &std::path::Path) -> Self {
+        let p = Project::discover(Some(root), std::path::Path::new("/")).unwrap();
+        let mut journal = Journal::open(&root.join(".state"), p.root()).unwrap();
+        journal.reconcile().unwrap();
+        let safety = SafetyState::new(
+            crate::rules::ApprovalConfig::default(),
+            crate::rules::Toolset::ALL.into_iter().collect(),
+        );
+        Self::new(p, journal, safety)
+    }
+}
+
 impl AppState {
     /// Every transport builds its state here, with the operator's safety
     /// configuration: there is deliberately no constructor without one, so no

@@ -308,14 +308,7 @@ mod tests {
         }
         godot_mcp_os::fs::symlink(root.join("sub/z.tscn"), root.join("link.tscn")).unwrap();
         godot_mcp_os::fs::symlink(outside.path().join("secret.gd"), root.join("out.gd")).unwrap();
-        let p = crate::project_root::Project::discover(Some(root), Path::new("/")).unwrap();
-        let mut journal = godot_mcp_journal::Journal::open(&root.join(".state"), p.root()).unwrap();
-        journal.reconcile().unwrap();
-        let safety = crate::rules::SafetyState::new(
-            crate::rules::ApprovalConfig::default(),
-            crate::rules::Toolset::ALL.into_iter().collect(),
-        );
-        let state = AppState::new(p, journal, safety);
+        let state = AppState::for_tests(root);
         let list = |recursive: bool| {
             let how = Walk {
                 recursive,

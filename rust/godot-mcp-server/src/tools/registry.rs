@@ -435,17 +435,8 @@ pub(crate) mod tests {
         }
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("project.godot"), "config_version=5\n").unwrap();
-        let p = crate::project_root::Project::discover(Some(dir.path()), std::path::Path::new("/"))
-            .unwrap();
-        let mut journal =
-            godot_mcp_journal::Journal::open(&dir.path().join(".state"), p.root()).unwrap();
-        journal.reconcile().unwrap();
-        let safety = crate::rules::SafetyState::new(
-            crate::rules::ApprovalConfig::default(),
-            crate::rules::Toolset::ALL.into_iter().collect(),
-        );
         let state = crate::safety::Served::new(
-            std::sync::Arc::new(crate::state::AppState::new(p, journal, safety)),
+            std::sync::Arc::new(crate::state::AppState::for_tests(dir.path())),
             crate::tools::builtin_for_tests(),
         );
         let call = crate::safety::pipeline::call_detached;

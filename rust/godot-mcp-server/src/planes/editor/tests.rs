@@ -412,8 +412,7 @@ mod transactions {
     use serde_json::{Value, json};
 
     use super::*;
-    use crate::project_root::Project;
-    use crate::rules::{ApprovalConfig, EffectKind, SafetyState, Toolset};
+    use crate::rules::EffectKind;
     use crate::state::AppState;
 
     const SCENE: &str = "res://main.tscn";
@@ -427,19 +426,8 @@ mod transactions {
         std::fs::write(dir.path().join("project.godot"), "config_version=5\n").unwrap();
         std::fs::write(dir.path().join("stats.tres"), RES_BYTES).unwrap();
         std::fs::write(dir.path().join("main.tscn"), b"[gd_scene format=3]\n").unwrap();
-        let project = Project::discover(Some(dir.path()), Path::new("/")).unwrap();
-        let mut journal =
-            godot_mcp_journal::Journal::open(&dir.path().join(".state"), project.root()).unwrap();
-        journal.reconcile().unwrap();
-        let state = Arc::new(AppState::new(
-            project,
-            journal,
-            // Every toolset: these tests drive scene_files and scene_edit tools.
-            SafetyState::new(
-                ApprovalConfig::default(),
-                Toolset::ALL.into_iter().collect(),
-            ),
-        ));
+        // Every toolset: these tests drive scene_files and scene_edit tools.
+        let state = Arc::new(AppState::for_tests(dir.path()));
         let bridge = state.editor.start(dir.path()).unwrap();
         let d = discovery(&bridge);
         (dir, state, d)

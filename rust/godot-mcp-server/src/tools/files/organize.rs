@@ -296,15 +296,8 @@ pub(crate) mod tests {
     fn project() -> (tempfile::TempDir, AppState) {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("project.godot"), "config_version=5\n").unwrap();
-        let p = crate::project_root::Project::discover(Some(dir.path()), Path::new("/")).unwrap();
-        let mut journal =
-            godot_mcp_journal::Journal::open(&dir.path().join(".state"), p.root()).unwrap();
-        journal.reconcile().unwrap();
-        let safety = crate::rules::SafetyState::new(
-            crate::rules::ApprovalConfig::default(),
-            Toolset::ALL.into_iter().collect(),
-        );
-        (dir, AppState::new(p, journal, safety))
+        let state = AppState::for_tests(dir.path());
+        (dir, state)
     }
 
     fn write(path: &str, bytes: &[u8]) -> Step {

@@ -664,20 +664,12 @@ mod tests {
     fn server(max_image_bytes: usize) -> (tempfile::TempDir, AppState) {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("project.godot"), "config_version=5\n").unwrap();
-        let p = crate::project_root::Project::discover(Some(dir.path()), std::path::Path::new("/"))
-            .unwrap();
-        let mut journal =
-            godot_mcp_journal::Journal::open(&dir.path().join(".state"), p.root()).unwrap();
-        journal.reconcile().unwrap();
-        let safety = crate::rules::SafetyState::new(
-            crate::rules::ApprovalConfig::default(),
-            Toolset::ALL.into_iter().collect(),
-        );
         let config = crate::config::Config {
             max_image_bytes,
             ..Default::default()
         };
-        (dir, AppState::new(p, journal, safety).with_config(config))
+        let state = AppState::for_tests(dir.path()).with_config(config);
+        (dir, state)
     }
 
     /// Two servers in one process share neither their captures nor their image cap:
