@@ -1089,15 +1089,7 @@ impl Journal {
         let Some(intent) = intent else {
             return Ok(TxnStatus::Open);
         };
-        let preimages = load_preimages(self.conn(), txn, &intent.files)?;
-        let mut settled = settle(
-            &self.root,
-            &*self.storage,
-            &intent.files,
-            &preimages,
-            Deriver::Reconcile,
-            true,
-        );
+        let mut settled = self.settle_recorded(txn, &intent, true)?;
         match outcome {
             Ok(outcome) if settled.status == TxnStatus::Compensated => {
                 if let Some(p) = settled.proof.as_mut() {
@@ -1161,6 +1153,25 @@ impl Journal {
         }
     }
 
+    /// A recorded change's files re-derived from disk by reconciliation, with its
+    /// retained pre-images (`prefer_compensate`: put back what is not at its pre-state).
+    fn settle_recorded(
+        &self,
+        txn: TxnId,
+        intent: &ChangeIntent,
+        prefer_compensate: bool,
+    ) -> rusqlite::Result<Settled> {
+        let preimages = load_preimages(self.conn(), txn, &intent.files)?;
+        Ok(settle(
+            &self.root,
+            &*self.storage,
+            &intent.files,
+            &preimages,
+            Deriver::Reconcile,
+            prefer_compensate,
+        ))
+    }
+
     /// Settles every change a previous process left open (of this project
     /// object and generation; others are quarantined like any foreign row):
     /// committed, compensated (put back from the retained pre-images) or
@@ -1173,15 +1184,7 @@ impl Journal {
     ) -> rusqlite::Result<Vec<(TxnId, TxnStatus, Option<String>)>> {
         let mut out = Vec::with_capacity(rows.len());
         for (txn, intent) in rows {
-            let preimages = load_preimages(self.conn(), *txn, &intent.files)?;
-            let mut settled = settle(
-                &self.root,
-                &*self.storage,
-                &intent.files,
-                &preimages,
-                Deriver::Reconcile,
-                false,
-            );
+            let mut settled = self.settle_recorded(*txn, intent, false)?;
             if settled.status == TxnStatus::Compensated {
                 settled.reason = Some(
                     "the server stopped before the change completed; every file was put back"
