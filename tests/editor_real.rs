@@ -1068,6 +1068,31 @@ impl Drop for Unwritable {
     }
 }
 
+/// The demo project imported with the add-on installed, a headless editor started on it
+/// and `SCENE` opened through the bridge: the project, the client, the editor, and the
+/// folder of the editor's log.
+async fn demo_with_scene_open(
+    godot: &Path,
+) -> (
+    tempfile::TempDir,
+    Client,
+    std::process::Child,
+    tempfile::TempDir,
+) {
+    announce_engine(godot);
+    let project = demo_copy();
+    let p = project.path();
+    install_addon(p);
+    run_godot(godot, p, &["--import"]);
+    let client = connect(p).await;
+    let logs = tempfile::tempdir().unwrap();
+    let log = logs.path().join("editor.log");
+    let mut ed = start_godot_editor(godot, p, &log);
+    let r = call_once_connected(&client, &mut ed, &log, "open_scene", json!({"path": SCENE})).await;
+    assert_ne!(r.is_error, Some(true), "{:?}", r.structured_content);
+    (project, client, ed, logs)
+}
+
 /// `save_all_scenes` names every open scene's file in its intent and proves each one from
 /// disk afterwards. Two modified open scenes: both written, the row is committed and its
 /// proof covers both files; again with the second scene's file unwritable, the editor
@@ -1079,18 +1104,9 @@ async fn real_godot_save_all_scenes_proves_every_scene_file_from_disk() {
     else {
         return;
     };
-    announce_engine(&godot);
     const B: &str = "res://scenes/player.tscn";
-    let project = demo_copy();
+    let (project, client, mut ed, _logs) = demo_with_scene_open(&godot).await;
     let p = project.path();
-    install_addon(p);
-    run_godot(&godot, p, &["--import"]);
-    let client = connect(p).await;
-    let logs = tempfile::tempdir().unwrap();
-    let log = logs.path().join("editor.log");
-    let mut ed = start_godot_editor(&godot, p, &log);
-    let r = call_once_connected(&client, &mut ed, &log, "open_scene", json!({"path": SCENE})).await;
-    assert_ne!(r.is_error, Some(true), "{:?}", r.structured_content);
     let edit_both = |x: f64| {
         let client = &client;
         async move {
@@ -1163,17 +1179,8 @@ async fn real_godot_change_with_an_editor_edit_is_one_undo_action() {
     let Some(godot) = godot_bin("the change test needs a Godot 4.4+ editor") else {
         return;
     };
-    announce_engine(&godot);
-    let project = demo_copy();
+    let (project, client, mut ed, _logs) = demo_with_scene_open(&godot).await;
     let p = project.path();
-    install_addon(p);
-    run_godot(&godot, p, &["--import"]);
-    let client = connect(p).await;
-    let logs = tempfile::tempdir().unwrap();
-    let log = logs.path().join("editor.log");
-    let mut ed = start_godot_editor(&godot, p, &log);
-    let r = call_once_connected(&client, &mut ed, &log, "open_scene", json!({"path": SCENE})).await;
-    assert_ne!(r.is_error, Some(true), "{:?}", r.structured_content);
     let position = || {
         let client = &client;
         async move {
