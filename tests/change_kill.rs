@@ -163,6 +163,25 @@ fn agent_boundaries() -> Vec<String> {
     out
 }
 
+/// Sends `calls` (a change, from begin to commit) on one session and checks the change
+/// they report committed.
+async fn commit_all(
+    client: &rmcp::service::RunningService<rmcp::RoleClient, ()>,
+    calls: Vec<(&'static str, Value)>,
+) {
+    let mut id = String::new();
+    for (tool, args) in calls {
+        let out = support::call_ok(client, tool, args).await;
+        id = out["change_id"].as_str().unwrap().to_owned();
+    }
+    let listed = support::call_ok(client, "list_transactions", json!({})).await;
+    assert_eq!(
+        support::transaction_row(&listed, &id)["status"],
+        "committed",
+        "{listed}"
+    );
+}
+
 /// Guards against: an agent's change that a crash leaves half made, and a verdict
 /// that does not match the disk.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -171,17 +190,7 @@ async fn an_agent_change_killed_at_every_boundary_is_whole_or_not_at_all() {
         let p = agent_project();
         let state = p.path().join(".state");
         let client = support::connect_path(p.path(), &state).await;
-        let mut id = String::new();
-        for (tool, args) in agent_calls() {
-            let out = support::call_ok(&client, tool, args).await;
-            id = out["change_id"].as_str().unwrap().to_owned();
-        }
-        let listed = support::call_ok(&client, "list_transactions", json!({})).await;
-        assert_eq!(
-            support::transaction_row(&listed, &id)["status"],
-            "committed",
-            "{listed}"
-        );
+        commit_all(&client, agent_calls()).await;
         client.cancel().await.unwrap();
         snapshot(p.path())
     };
@@ -228,17 +237,7 @@ async fn a_change_mixing_files_and_an_editor_edit_killed_at_every_boundary_is_wh
         let sim = Editor::start(p.path());
         let client = support::connect_path(p.path(), &state).await;
         sim.connected();
-        let mut id = String::new();
-        for (tool, args) in mixed_calls() {
-            let out = support::call_ok(&client, tool, args).await;
-            id = out["change_id"].as_str().unwrap().to_owned();
-        }
-        let listed = support::call_ok(&client, "list_transactions", json!({})).await;
-        assert_eq!(
-            support::transaction_row(&listed, &id)["status"],
-            "committed",
-            "{listed}"
-        );
+        commit_all(&client, mixed_calls()).await;
         client.cancel().await.unwrap();
         let post = (snapshot(p.path()), sim.scene());
         sim.stop();
