@@ -13,14 +13,14 @@
 //!
 //! Guards against: a write reported done but lost after a crash; a write applied and
 //! then rolled back by reconciliation; a half-written file; a crash leaving the gate
-//! closed or a transaction open. `GODOT_MCP_KILL9_ITERATIONS` raises the count (≥ 200 by default).
+//! closed or a transaction open; a restart refused because the killed server's lease
+//! had not yet been dropped by the kernel. `GODOT_MCP_KILL9_ITERATIONS` raises the count (≥ 200 by default).
 // Unix only: it SIGKILLs the server (docs/platforms.md).
 #![cfg(unix)]
 
 mod support;
 
 use std::path::Path;
-use std::process::Stdio;
 use std::time::Duration;
 
 use rmcp::ServiceExt;
@@ -56,12 +56,21 @@ async fn start(
         .arg(project)
         .env("GODOT_MCP_TOOLSETS", "all")
         .env("GODOT_MCP_STATE_DIR", state);
+    // The server's stderr goes to a file (overwritten each start), so a start that
+    // fails says why.
+    let log = state.join("server-stderr.log");
     let (transport, _) = TokioChildProcess::builder(cmd)
-        .stderr(Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap())
         .spawn()
         .unwrap();
     let pid = transport.id().expect("server pid") as i32;
-    let client = ().serve(transport).await.expect("handshake after restart");
+    let client = match ().serve(transport).await {
+        Ok(client) => client,
+        Err(e) => panic!(
+            "handshake after restart: {e}\nserver stderr:\n{}",
+            std::fs::read_to_string(&log).unwrap_or_default()
+        ),
+    };
     (client, pid)
 }
 

@@ -6,10 +6,22 @@ use std::fs;
 use godot_mcp_journal::lease::LeaseError;
 use godot_mcp_journal::{Journal, OpenError};
 
+/// One test of this file at a time: a child spawned by one test holds copies of
+/// the other tests' descriptors (the lease's among them) until its exec closes
+/// them, which can keep a lease another test has just dropped.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// Guards against: two journals in one process writing the same project (an
 /// `flock` is per open file description, so this must still refuse).
 #[test]
 fn a_second_open_in_the_same_process_is_refused() {
+    let _serial = one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let project = dir.path().join("p");
     fs::create_dir(&project).unwrap();
@@ -29,6 +41,7 @@ fn a_second_open_in_the_same_process_is_refused() {
 #[cfg(feature = "failpoints")]
 #[test]
 fn the_lease_frees_when_its_holder_is_sigkilled() {
+    let _serial = one_at_a_time();
     use std::io::{BufRead, BufReader};
     use std::process::{Command, Stdio};
 
@@ -64,4 +77,79 @@ fn the_lease_frees_when_its_holder_is_sigkilled() {
     holder.wait().unwrap();
     let mut journal = Journal::open(dir.path(), &project).unwrap();
     journal.reconcile().unwrap();
+}
+
+/// Guards against: a restart refused because the kernel had not yet dropped a
+/// dead holder's lock. When the process the lease file names has finished dying
+/// but the lock is still held (the kernel can defer a dying process's closes),
+/// the open waits for the lock instead of refusing. Here the file names a pid no
+/// process has while a live `hold` child keeps the lock, standing in for the deferred
+/// drop; the open must block on the lock (seen in /proc/locks) and succeed once
+/// the lock goes. Red if the wait is removed: the open then returns `Held` at once.
+#[cfg(all(feature = "failpoints", target_os = "linux"))]
+#[test]
+fn a_dead_holders_lingering_lock_is_waited_for() {
+    let _serial = one_at_a_time();
+    use std::io::{BufRead, BufReader};
+    use std::os::unix::fs::MetadataExt;
+    use std::process::{Command, Stdio};
+
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("p");
+    fs::create_dir(&project).unwrap();
+    let mut holder = Command::new(env!("CARGO_BIN_EXE_journal-test-child"))
+        .arg(dir.path())
+        .arg(&project)
+        .arg("hold")
+        .env_remove("JOURNAL_CRASH_AT")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(holder.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert_eq!(line.trim(), format!("LEASED {}", holder.id()));
+    let lease = fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path().join(godot_mcp_journal::lease::FILE_NAME))
+        .find(|p| p.exists())
+        .expect("the holder's lease file");
+    // The file now names a process that is not there: pids stay below pid_max.
+    let gone: u32 = fs::read_to_string("/proc/sys/kernel/pid_max")
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    fs::write(&lease, format!("{gone}\n")).unwrap();
+
+    let (root, proj) = (dir.path().to_path_buf(), project.clone());
+    let opener = std::thread::spawn(move || Journal::open(&root, &proj).map(drop));
+    // /proc/locks lists a blocked waiter with "->", by device:inode.
+    let inode = format!(":{} ", fs::metadata(&lease).unwrap().ino());
+    loop {
+        if opener.is_finished() {
+            panic!("the open did not wait: {:?}", opener.join().unwrap());
+        }
+        let locks = fs::read_to_string("/proc/locks").unwrap();
+        if locks
+            .lines()
+            .any(|l| l.contains("->") && l.contains(&inode))
+        {
+            break;
+        }
+        std::thread::yield_now();
+    }
+    holder.kill().unwrap(); // the lock goes
+    holder.wait().unwrap();
+    opener
+        .join()
+        .unwrap()
+        .expect("the open, once the lock was dropped");
+    assert_eq!(
+        fs::read_to_string(&lease).unwrap().trim(),
+        std::process::id().to_string()
+    );
 }
