@@ -627,6 +627,33 @@ pub fn signal_proven_members(
     signal_identified(procs, receipt, nonce, members, signal)
 }
 
+/// Empties a launch's boundary: each round sends `signal` to its proven
+/// members ([`signal_proven_members`]; with `None`, only looks), until nothing
+/// of the launch is left in it or `limit` has passed, and returns the last look.
+/// A member not identified in one round is never signalled, and is looked at
+/// again in the next: a child in the middle of its exec shows no command line
+/// or environment for a moment, and is the launch's once it does. One still
+/// unidentified at the end keeps the boundary from being proven empty.
+pub fn empty_boundary(
+    procs: &dyn ProcessTable,
+    receipt: &LaunchReceipt,
+    nonce: &str,
+    signal: Option<PinnedSignal>,
+    limit: std::time::Duration,
+) -> GroupMembers {
+    let start = std::time::Instant::now();
+    loop {
+        let members = match signal {
+            Some(signal) => signal_proven_members(procs, receipt, nonce, signal),
+            None => identify_members(procs, receipt, nonce),
+        };
+        if (members.settled() && members.unaccounted.is_empty()) || start.elapsed() > limit {
+            return members;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
 /// Signals the proven ones of `members` (see [`signal_proven_members`]).
 fn signal_identified(
     procs: &dyn ProcessTable,

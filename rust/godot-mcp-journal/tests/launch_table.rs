@@ -271,6 +271,53 @@ fn a_gone_leader_s_proven_members_alone_empty_the_boundary() {
     assert_eq!(t.signalled(), vec![6001, 6002]);
 }
 
+/// A member that cannot be identified for a moment (a child in the middle of
+/// its exec: no command line or environment to read) is looked at again, and
+/// killed once it shows the launch's nonce, so emptying the boundary leaves
+/// nothing of the launch running. Red if the rounds stop at the first member not
+/// identified: it survives, unsignalled.
+#[test]
+fn a_member_identified_only_after_its_exec_is_killed_in_a_later_round() {
+    use godot_mcp_journal::process_table::{FakeProcess, ProcStat};
+    let (_e, l, t) = one_launch(6300, 50);
+    // The leader is gone (reaped); its group holds what it started.
+    let receipt = LaunchReceipt {
+        pid: 6300,
+        start_time: 50,
+        pgid: 6300,
+        boundary: Boundary::ProcessGroup { pgid: 6300 },
+        boot_id: Some(BOOT.into()),
+    };
+    child(&t, &l, 6301, 6300, 60);
+    t.insert(
+        6302,
+        FakeProcess {
+            stat: Some(ProcStat {
+                state: 'R',
+                pgrp: 6300,
+                start_time: 61,
+                exiting: false,
+            }),
+            environ: vec![format!("{NONCE_ENV}={}", l.nonce)],
+            hidden_reads: 4,
+            ..FakeProcess::default()
+        },
+    );
+    let members = launch::empty_boundary(
+        &t,
+        &receipt,
+        &l.nonce,
+        Some(PinnedSignal::Kill),
+        std::time::Duration::from_secs(5),
+    );
+    assert!(
+        members.settled() && members.unaccounted.is_empty(),
+        "{members:?}"
+    );
+    assert_eq!(t.signalled(), vec![6301, 6302]);
+    assert!(!t.alive(6302));
+}
+
 /// A member inside its exit (a child the leader's SIGKILL reached: its memory,
 /// so its environment, already released, not yet a zombie) carries no nonce any
 /// more. It is dying, not a stranger: waited for, never quarantining the row.
@@ -289,8 +336,7 @@ fn a_member_inside_its_exit_is_waited_for_not_held_against_the_boundary() {
         survives_kill,
         // Still in the group when reconciliation enumerates it.
         exit_snapshots: 20,
-        cmdline: Vec::new(),
-        environ: Vec::new(),
+        ..FakeProcess::default()
     };
     t.insert(6102, dying(false));
     let j = restart(&e, &t);

@@ -298,6 +298,9 @@ pub struct FakeProcess {
     /// For an `exiting` process: in how many snapshots (at least one) it
     /// appears before its exit finishes.
     pub exit_snapshots: u32,
+    /// How many reads of its command line or environment find nothing before
+    /// they show what it has (a child in the middle of its exec, say).
+    pub hidden_reads: u32,
 }
 
 impl FakeTable {
@@ -327,6 +330,7 @@ impl FakeTable {
                 environ: environ.iter().map(|s| (*s).to_owned()).collect(),
                 survives_kill: false,
                 exit_snapshots: 0,
+                hidden_reads: 0,
             },
         );
     }
@@ -382,6 +386,20 @@ impl FakeTable {
         self.lock().procs.contains_key(&pid)
     }
 
+    /// A read of `pid`'s command line or environment: nothing while it has
+    /// `hidden_reads` left.
+    fn read(&self, pid: i32, shows: impl Fn(&FakeProcess) -> bool) -> bool {
+        let mut inner = self.lock();
+        let Some(p) = inner.procs.get_mut(&pid) else {
+            return false;
+        };
+        if p.hidden_reads > 0 {
+            p.hidden_reads -= 1;
+            return false;
+        }
+        shows(p)
+    }
+
     fn signal(inner: &mut FakeInner, pid: i32) {
         inner.signalled.push(pid);
         if inner.procs.get(&pid).is_some_and(|p| !p.survives_kill) {
@@ -421,16 +439,10 @@ impl ProcessTable for FakeTable {
         Some(out)
     }
     fn cmdline_contains(&self, pid: i32, needle: &str) -> bool {
-        self.lock()
-            .procs
-            .get(&pid)
-            .is_some_and(|p| p.cmdline.iter().any(|a| a.contains(needle)))
+        self.read(pid, |p| p.cmdline.iter().any(|a| a.contains(needle)))
     }
     fn environ_contains(&self, pid: i32, entry: &str) -> bool {
-        self.lock()
-            .procs
-            .get(&pid)
-            .is_some_and(|p| p.environ.iter().any(|e| e == entry))
+        self.read(pid, |p| p.environ.iter().any(|e| e == entry))
     }
     fn observes_jobs(&self) -> bool {
         true

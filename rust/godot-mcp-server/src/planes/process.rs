@@ -501,33 +501,26 @@ impl Supervisor {
                 continue;
             }
             s.server_signalled.store(true, Ordering::SeqCst);
-            // Settled: nothing proven the launch's is left (members not
-            // proven are never signalled, and keep the boundary unproven).
-            // SIGTERM once; SIGKILL every round (a proven member may have
-            // forked before it landed: its child is proven the same way).
-            let settled_within = |kill: bool, limit: Duration| {
-                let start = Instant::now();
-                loop {
-                    let members = if kill {
-                        s.signal_members(PinnedSignal::Kill)
-                    } else {
-                        launch::identify_members(process_table::os(), &s.receipt, &s.intent.nonce)
-                    };
-                    if members.settled() || !members.unaccounted.is_empty() {
-                        return members.settled() && members.unaccounted.is_empty();
-                    }
-                    if start.elapsed() > limit {
-                        return false;
-                    }
-                    std::thread::sleep(Duration::from_millis(5));
-                }
+            // Empty: nothing of the launch is left (members not proven are
+            // never signalled, and keep the boundary unproven). SIGTERM once;
+            // SIGKILL every round (a proven member may have forked before it
+            // landed: its child is proven the same way).
+            let settled_within = |signal: Option<PinnedSignal>, limit: Duration| {
+                let members = launch::empty_boundary(
+                    process_table::os(),
+                    &s.receipt,
+                    &s.intent.nonce,
+                    signal,
+                    limit,
+                );
+                members.settled() && members.unaccounted.is_empty()
             };
             s.signal_members(PinnedSignal::Term);
             let mut signal = 15;
-            let mut empty = settled_within(false, STOP_GRACE);
+            let mut empty = settled_within(None, STOP_GRACE);
             if !empty {
                 signal = 9;
-                empty = settled_within(true, EMPTY_WAIT);
+                empty = settled_within(Some(PinnedSignal::Kill), EMPTY_WAIT);
             }
             let archived_to = s
                 .session_dir
@@ -576,26 +569,22 @@ async fn reap<S: Records>(
     let receipt = session.receipt.clone();
     let nonce = session.intent.nonce.clone();
     let empty = tokio::task::spawn_blocking(move || {
-        let start = Instant::now();
-        loop {
-            let members = launch::kill_proven_members(process_table::os(), &receipt, &nonce);
-            if !members.unaccounted.is_empty() {
-                tracing::warn!(
-                    boundary = ?receipt.boundary,
-                    unaccounted = ?members.unaccounted,
-                    "a session's boundary holds members that are not the launch's; \
-                     not signalled, boundary not proven empty"
-                );
-                return false;
-            }
-            if members.settled() {
-                return true;
-            }
-            if start.elapsed() > EMPTY_WAIT {
-                return false;
-            }
-            std::thread::sleep(Duration::from_millis(5));
+        let members = launch::empty_boundary(
+            process_table::os(),
+            &receipt,
+            &nonce,
+            Some(PinnedSignal::Kill),
+            EMPTY_WAIT,
+        );
+        if !members.unaccounted.is_empty() {
+            tracing::warn!(
+                boundary = ?receipt.boundary,
+                unaccounted = ?members.unaccounted,
+                "a session's boundary holds members that are not the launch's; \
+                 not signalled, boundary not proven empty"
+            );
         }
+        members.settled() && members.unaccounted.is_empty()
     })
     .await
     .unwrap_or(false);
