@@ -108,6 +108,18 @@ fn end_of(j: &Journal, txn: TxnId) -> (LaunchEnd, bool) {
     (p.end, p.boundary_empty)
 }
 
+/// The receipt of a launch led by `pid` (started at `start`) in a process group of
+/// its own, on this boot.
+fn group_receipt(pid: i32, start: u64) -> LaunchReceipt {
+    LaunchReceipt {
+        pid,
+        start_time: start,
+        pgid: pid,
+        boundary: Boundary::ProcessGroup { pgid: pid },
+        boot_id: Some(BOOT.into()),
+    }
+}
+
 /// One launch (leader `pid`, started at `start`) recorded, and an empty table of this boot.
 fn one_launch(pid: i32, start: u64) -> (Env, Launch, FakeTable) {
     let e = env();
@@ -281,13 +293,7 @@ fn a_member_identified_only_after_its_exec_is_killed_in_a_later_round() {
     use godot_mcp_journal::process_table::{FakeProcess, ProcStat};
     let (_e, l, t) = one_launch(6300, 50);
     // The leader is gone (reaped); its group holds what it started.
-    let receipt = LaunchReceipt {
-        pid: 6300,
-        start_time: 50,
-        pgid: 6300,
-        boundary: Boundary::ProcessGroup { pgid: 6300 },
-        boot_id: Some(BOOT.into()),
-    };
+    let receipt = group_receipt(6300, 50);
     child(&t, &l, 6301, 6300, 60);
     t.insert(
         6302,
@@ -837,13 +843,7 @@ fn an_exact_leader_s_unproven_member_is_never_signalled() {
 #[test]
 fn a_stop_signals_proven_members_only_and_never_a_reused_group() {
     let (_e, l, t) = one_launch(7400, 5);
-    let receipt = LaunchReceipt {
-        pid: 7400,
-        start_time: 5,
-        pgid: 7400,
-        boundary: Boundary::ProcessGroup { pgid: 7400 },
-        boot_id: Some(BOOT.into()),
-    };
+    let receipt = group_receipt(7400, 5);
     // Running: the leader, its child, and a member not proven the launch's.
     leader(&t, &l, 7400, 5);
     child(&t, &l, 7401, 7400, 6);

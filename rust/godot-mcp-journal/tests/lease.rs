@@ -17,6 +17,28 @@ fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
+/// A live server stand-in holding `project`'s lease (it has said so).
+#[cfg(feature = "failpoints")]
+fn hold(state_root: &std::path::Path, project: &std::path::Path) -> std::process::Child {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let mut holder = Command::new(env!("CARGO_BIN_EXE_journal-test-child"))
+        .arg(state_root)
+        .arg(project)
+        .arg("hold")
+        .env_remove("JOURNAL_CRASH_AT")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(holder.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert_eq!(line.trim(), format!("LEASED {}", holder.id()));
+    holder
+}
+
 /// Guards against: two journals in one process writing the same project (an
 /// `flock` is per open file description, so this must still refuse).
 #[test]
@@ -42,26 +64,10 @@ fn a_second_open_in_the_same_process_is_refused() {
 #[test]
 fn the_lease_frees_when_its_holder_is_sigkilled() {
     let _serial = one_at_a_time();
-    use std::io::{BufRead, BufReader};
-    use std::process::{Command, Stdio};
-
     let dir = tempfile::tempdir().unwrap();
     let project = dir.path().join("p");
     fs::create_dir(&project).unwrap();
-    let mut holder = Command::new(env!("CARGO_BIN_EXE_journal-test-child"))
-        .arg(dir.path())
-        .arg(&project)
-        .arg("hold")
-        .env_remove("JOURNAL_CRASH_AT")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(holder.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    assert_eq!(line.trim(), format!("LEASED {}", holder.id()));
+    let mut holder = hold(dir.path(), &project);
 
     let err = Journal::open(dir.path(), &project).unwrap_err();
     match &err {
@@ -90,27 +96,12 @@ fn the_lease_frees_when_its_holder_is_sigkilled() {
 #[test]
 fn a_dead_holders_lingering_lock_is_waited_for() {
     let _serial = one_at_a_time();
-    use std::io::{BufRead, BufReader};
     use std::os::unix::fs::MetadataExt;
-    use std::process::{Command, Stdio};
 
     let dir = tempfile::tempdir().unwrap();
     let project = dir.path().join("p");
     fs::create_dir(&project).unwrap();
-    let mut holder = Command::new(env!("CARGO_BIN_EXE_journal-test-child"))
-        .arg(dir.path())
-        .arg(&project)
-        .arg("hold")
-        .env_remove("JOURNAL_CRASH_AT")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(holder.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    assert_eq!(line.trim(), format!("LEASED {}", holder.id()));
+    let mut holder = hold(dir.path(), &project);
     let lease = fs::read_dir(dir.path())
         .unwrap()
         .flatten()
