@@ -184,6 +184,7 @@ fn search_ranks_exact_then_prefix_and_pages() {
     let v = search(&db, "position", None, None, Some(200)).unwrap();
     let results = v["results"].as_array().unwrap();
     assert_eq!(results[0]["name"], "position", "exact first: {results:?}");
+    assert_eq!(results[0]["kind"], "property", "{results:?}");
     assert!(results.iter().any(|r| r["name"] == "global_position"));
     let total = v["total"].as_u64().unwrap() as usize;
     // Two pages of one are the first two results, in order.
@@ -200,6 +201,7 @@ fn search_ranks_exact_then_prefix_and_pages() {
         .map(|r| r["name"].as_str().unwrap())
         .collect();
     assert_eq!(names, ["Node", "Node2D"]);
+    assert_eq!(classes["results"][0]["kind"], "class");
     assert_eq!(
         search(&db, " ", None, None, None)
             .unwrap_err()

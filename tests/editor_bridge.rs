@@ -346,6 +346,44 @@ async fn a_failed_save_is_compensated_only_with_its_pre_state_proven() {
     client.cancel().await.unwrap();
 }
 
+/// A scene command's dry run carries the undo verdict its tool knows better than the
+/// rule: a batch over the limit bypasses the history, and a save is not on it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_dry_run_reports_the_undo_its_tool_decided() {
+    let project = demo_copy();
+    let client = connect(project.path()).await;
+    let d = wait_discovery(project.path());
+    let _peer = editor(&d, "none", || Act::Drop);
+    let sets: Vec<Value> = (0..=20)
+        .map(|i| json!({"node": format!("N{i}"), "property": "visible", "value": false}))
+        .collect();
+    let args = json!({"sets": sets, "dry_run": true});
+    // Until the peer has said hello the answer is `required: bridge_connected`.
+    let batch = loop {
+        let r = call(&client, "apply_scene_batch", args.clone()).await;
+        let content = r.structured_content.unwrap_or_default();
+        if content["error"]["required"] != "bridge_connected" {
+            break content;
+        }
+        tokio::task::yield_now().await;
+    };
+    assert_eq!(batch["undoable"], false, "{batch}");
+    let hint = batch["undo_hint"].as_str().unwrap_or_default();
+    assert!(hint.starts_with("More than 20 nodes"), "{batch}");
+    let save = call_ok(
+        &client,
+        "save_scene",
+        json!({"dry_run": true, "confirm": true}),
+    )
+    .await;
+    let hint = save["undo_hint"].as_str().unwrap_or_default();
+    assert!(
+        hint.starts_with("Saving is not on the undo history"),
+        "{save}"
+    );
+    client.cancel().await.unwrap();
+}
+
 /// The bridge requests the server sends for a set of editor tools, as captured from the
 /// server (the insta snapshot tests/snapshots/editor_bridge__bridge_wire.snap).
 /// The params are the wire contract with the add-on: a change here is a protocol change.

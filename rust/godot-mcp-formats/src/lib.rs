@@ -34,6 +34,29 @@
 //! with a 1-based line and column, never a partial result.
 #![forbid(unsafe_code)]
 
+/// Declares a Godot value enum: the scalars every value model shares (nil, bool, int,
+/// float, string, string name), written here once, then the enum's own variants.
+/// [`literal::Literal`] (the text formats), [`variant::Value`] (the bridge) and the
+/// protocol's binary `Variant` are the three.
+#[macro_export]
+macro_rules! godot_value_enum {
+    ($(#[$attr:meta])* $vis:vis enum $name:ident { $($own:tt)* }) => {
+        $(#[$attr])*
+        $vis enum $name {
+            /// `null`.
+            Nil,
+            Bool(bool),
+            Int(i64),
+            Float(f64),
+            String(String),
+            /// `&"name"`: a StringName, kept apart from a String (Godot holds them as two
+            /// types, and a Dictionary key of one is not a key of the other).
+            StringName(String),
+            $($own)*
+        }
+    };
+}
+
 pub mod animation;
 pub mod audio_bus;
 pub mod classdoc;

@@ -7,22 +7,14 @@
 
 use std::borrow::Cow;
 
-/// A Godot Variant value as written in Godot's text formats, parsed.
+crate::godot_value_enum! {
+/// A Godot Variant value as written in Godot's text formats, parsed. Its scalars:
+/// `null` (or the legacy `nil`), `true` / `false`, an integer (no `.` and no
+/// exponent), a float (or `inf`, `-inf`, `inf_neg`, `nan`), `"text"` with escapes
+/// resolved, `&"name"`.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum Literal {
-    /// `null` (or the legacy `nil`).
-    Nil,
-    /// `true` / `false`.
-    Bool(bool),
-    /// An integer literal (no `.` and no exponent).
-    Int(i64),
-    /// A float literal, or `inf`, `-inf`, `inf_neg`, `nan`.
-    Float(f64),
-    /// `"text"`, with escapes resolved.
-    String(String),
-    /// `&"name"`.
-    StringName(String),
     /// `NodePath("A/B")` or `^"A/B"`.
     NodePath(String),
     /// `[a, b, …]`.
@@ -50,6 +42,7 @@ pub enum Literal {
         /// The arguments in order.
         args: Vec<Literal>,
     },
+}
 }
 
 /// One `key: value` pair of a [`Literal::Dictionary`].

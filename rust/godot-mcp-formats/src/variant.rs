@@ -93,17 +93,10 @@ pub const MAX_RESOURCE_DEPTH: usize = 4;
 /// Longest class name accepted for a new sub-resource.
 const MAX_CLASS_LEN: usize = 128;
 
+crate::godot_value_enum! {
 /// A Godot value the bridge can carry.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
-    Nil,
-    Bool(bool),
-    Int(i64),
-    Float(f64),
-    String(String),
-    /// `&"name"`: a StringName, kept apart from a String (Godot holds them as two
-    /// types, and a Dictionary key of one is not a key of the other).
-    StringName(String),
     Vector2([f64; 2]),
     Vector3([f64; 3]),
     Color([f64; 4]),
@@ -175,6 +168,7 @@ pub enum Value {
     Dictionary(Vec<(String, Value)>),
     /// A value of a type this model does not type, as Godot's Variant text.
     Raw(String),
+}
 }
 
 impl Value {

@@ -232,93 +232,67 @@ impl ChangeOutcome {
     }
 }
 
-/// A change failed. Unless it names a transaction, nothing was written.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum ChangeError {
-    /// A path is not a plain project-relative path.
-    #[error(transparent)]
-    Path(#[from] PathError),
-    /// The change names no file, or one file twice.
-    #[error("invalid change: {0}")]
-    Invalid(String),
-    /// Startup reconciliation has not run (or must run again).
-    #[error("write refused: the journal is not reconciled; restart the server")]
-    NotReconciled,
-    /// Quarantined transactions close the write gate.
-    #[error("write gate closed: quarantined transaction(s) must be resolved first")]
-    GateClosed {
-        /// The quarantined transactions.
-        quarantined: Vec<TxnId>,
-    },
-    /// Compare-and-swap: a file is not in the expected state; nothing was written.
-    #[error("stale: {path} is {current}, not the expected {expected}; nothing was written")]
-    Stale {
-        /// The file.
-        path: PathBuf,
-        /// What the caller expected.
-        expected: FileState,
-        /// What is on disk.
-        current: FileState,
-    },
-    /// A delete of a file that does not exist; nothing was written.
-    #[error("{path} does not exist; nothing to delete")]
-    Absent {
-        /// The file.
-        path: PathBuf,
-    },
-    /// The idempotency id was used in a different context; nothing was executed.
-    #[error(
-        "conflict: idempotency id {id:?} was already used in a different context; nothing was written"
-    )]
-    Conflict {
-        /// The identifier.
-        id: String,
-    },
-    /// Reading a file or creating its parent failed before the intent; nothing
-    /// was written.
-    #[error("{path}: {source}")]
-    Io {
-        /// The path involved.
-        path: PathBuf,
-        /// The cause.
-        source: io::Error,
-    },
-    /// A file failed after the intent was recorded; the whole change was settled
-    /// before this answer: `compensated` (every file back at its pre-state),
-    /// `quarantined` (every file kept as it is), or `open` if even recording
-    /// that failed.
-    #[error("change {transaction_id} failed at {path} ({source}); settled as {status}")]
-    Failed {
-        /// The change's transaction.
-        transaction_id: TxnId,
-        /// The whole change's recorded state.
-        status: TxnStatus,
-        /// The file that failed.
-        path: String,
-        /// What that file holds now, when someone changed it under the change.
-        changed_to: Option<FileState>,
-        /// Why it failed.
-        source: io::Error,
-        /// Why the change is quarantined, when it is.
-        reason: Option<String>,
-    },
-    /// The change's editor part failed or could not be taken back; the change was
-    /// settled before this answer (`compensated`: no file written and nothing left
-    /// in the editor; `quarantined`: the reason names the editor part).
-    #[error("change {transaction_id}: {reason}; settled as {status}")]
-    Editor {
-        /// The change's transaction.
-        transaction_id: TxnId,
-        /// The whole change's recorded state.
-        status: TxnStatus,
-        /// What happened.
-        reason: String,
-    },
-    /// The journal database failed; writes stay refused until reconciled.
-    #[error("journal: {0}")]
-    Journal(#[from] rusqlite::Error),
-}
+crate::journal::journal_error!(
+    /// A change failed. Unless it names a transaction, nothing was written.
+    ChangeError {
+        /// The change names no file, or one file twice.
+        #[error("invalid change: {0}")]
+        Invalid(String),
+        /// Quarantined transactions close the write gate.
+        #[error("write gate closed: quarantined transaction(s) must be resolved first")]
+        GateClosed {
+            /// The quarantined transactions.
+            quarantined: Vec<TxnId>,
+        },
+        /// Compare-and-swap: a file is not in the expected state; nothing was written.
+        #[error("stale: {path} is {current}, not the expected {expected}; nothing was written")]
+        Stale {
+            /// The file.
+            path: PathBuf,
+            /// What the caller expected.
+            expected: FileState,
+            /// What is on disk.
+            current: FileState,
+        },
+        /// A delete of a file that does not exist; nothing was written.
+        #[error("{path} does not exist; nothing to delete")]
+        Absent {
+            /// The file.
+            path: PathBuf,
+        },
+        /// A file failed after the intent was recorded; the whole change was settled
+        /// before this answer: `compensated` (every file back at its pre-state),
+        /// `quarantined` (every file kept as it is), or `open` if even recording
+        /// that failed.
+        #[error("change {transaction_id} failed at {path} ({source}); settled as {status}")]
+        Failed {
+            /// The change's transaction.
+            transaction_id: TxnId,
+            /// The whole change's recorded state.
+            status: TxnStatus,
+            /// The file that failed.
+            path: String,
+            /// What that file holds now, when someone changed it under the change.
+            changed_to: Option<FileState>,
+            /// Why it failed.
+            source: io::Error,
+            /// Why the change is quarantined, when it is.
+            reason: Option<String>,
+        },
+        /// The change's editor part failed or could not be taken back; the change was
+        /// settled before this answer (`compensated`: no file written and nothing left
+        /// in the editor; `quarantined`: the reason names the editor part).
+        #[error("change {transaction_id}: {reason}; settled as {status}")]
+        Editor {
+            /// The change's transaction.
+            transaction_id: TxnId,
+            /// The whole change's recorded state.
+            status: TxnStatus,
+            /// What happened.
+            reason: String,
+        },
+    }
+);
 
 impl From<TxnFailure> for ChangeError {
     fn from(f: TxnFailure) -> Self {

@@ -252,38 +252,21 @@ impl TxnOutcome {
     }
 }
 
-/// Failures shared by writes and deletes.
-macro_rules! mutation_error {
+/// A journal error enum: the refusals and failures every journaled change shares (a
+/// bad path, not reconciled, an idempotency conflict, I/O before the intent, the
+/// database), written here once, then the enum's own variants.
+macro_rules! journal_error {
     ($(#[$m:meta])* $name:ident { $($extra:tt)* }) => {
         $(#[$m])*
         #[derive(Debug, thiserror::Error)]
         #[non_exhaustive]
         pub enum $name {
-            /// The path is not a plain project-relative path.
+            /// A path is not a plain project-relative path.
             #[error(transparent)]
             Path(#[from] PathError),
             /// Startup reconciliation has not run (or must run again).
             #[error("write refused: the journal is not reconciled; restart the server")]
             NotReconciled,
-            /// Quarantined transactions close the write gate.
-            #[error("write gate closed: quarantined transaction(s) {}; resolve with `godot-mcp transaction repair`", ids_list(quarantined))]
-            GateClosed {
-                /// The quarantined transactions.
-                quarantined: Vec<TxnId>,
-            },
-            /// Compare-and-swap: the target changed; nothing was written.
-            #[error("stale: {path} is {current}, not the expected {expected}; re-read and decide, nothing was written")]
-            Stale {
-                /// The target.
-                path: PathBuf,
-                /// What the caller expected.
-                expected: FileState,
-                /// What is on disk.
-                current: FileState,
-                /// Set when the change was caught after the intent was recorded
-                /// (that transaction is `compensated`, proof `not_applied`).
-                transaction_id: Option<TxnId>,
-            },
             /// The idempotency id was used in a different context (or for a
             /// different request); nothing was executed and nothing is revealed.
             #[error("conflict: idempotency id {id:?} was already used in a different context; nothing was written")]
@@ -291,22 +274,12 @@ macro_rules! mutation_error {
                 /// The identifier.
                 id: String,
             },
-            /// Reading the target or creating its parent failed; no transaction.
+            /// Reading a target or creating its parent failed before the intent; no
+            /// transaction, nothing was written.
             #[error("{path}: {source}")]
             Io {
                 /// The path involved.
                 path: PathBuf,
-                /// The cause.
-                source: io::Error,
-            },
-            /// The effect failed after its intent was recorded; the transaction
-            /// was settled from disk (compensated, or quarantined if unprovable).
-            #[error("transaction {transaction_id} failed ({source}); settled as {status}")]
-            EffectFailed {
-                /// The transaction.
-                transaction_id: TxnId,
-                /// Its recorded terminal state (`Open` if even that failed).
-                status: TxnStatus,
                 /// The cause.
                 source: io::Error,
             },
@@ -315,6 +288,49 @@ macro_rules! mutation_error {
             Journal(#[from] rusqlite::Error),
             $($extra)*
         }
+    };
+}
+pub(crate) use journal_error;
+
+/// Failures shared by writes and deletes.
+macro_rules! mutation_error {
+    ($(#[$m:meta])* $name:ident { $($extra:tt)* }) => {
+        journal_error!(
+            $(#[$m])*
+            $name {
+                /// Quarantined transactions close the write gate.
+                #[error("write gate closed: quarantined transaction(s) {}; resolve with `godot-mcp transaction repair`", ids_list(quarantined))]
+                GateClosed {
+                    /// The quarantined transactions.
+                    quarantined: Vec<TxnId>,
+                },
+                /// Compare-and-swap: the target changed; nothing was written.
+                #[error("stale: {path} is {current}, not the expected {expected}; re-read and decide, nothing was written")]
+                Stale {
+                    /// The target.
+                    path: PathBuf,
+                    /// What the caller expected.
+                    expected: FileState,
+                    /// What is on disk.
+                    current: FileState,
+                    /// Set when the change was caught after the intent was recorded
+                    /// (that transaction is `compensated`, proof `not_applied`).
+                    transaction_id: Option<TxnId>,
+                },
+                /// The effect failed after its intent was recorded; the transaction
+                /// was settled from disk (compensated, or quarantined if unprovable).
+                #[error("transaction {transaction_id} failed ({source}); settled as {status}")]
+                EffectFailed {
+                    /// The transaction.
+                    transaction_id: TxnId,
+                    /// Its recorded terminal state (`Open` if even that failed).
+                    status: TxnStatus,
+                    /// The cause.
+                    source: io::Error,
+                },
+                $($extra)*
+            }
+        );
     };
 }
 

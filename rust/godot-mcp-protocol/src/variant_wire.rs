@@ -91,15 +91,10 @@ impl ContainerType {
     }
 }
 
+godot_mcp_formats::godot_value_enum! {
 /// One Godot value as the engine's binary encoding carries it.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Variant {
-    Nil,
-    Bool(bool),
-    Int(i64),
-    Float(f64),
-    String(String),
-    StringName(String),
     NodePath {
         names: Vec<String>,
         subnames: Vec<String>,
@@ -149,6 +144,7 @@ pub enum Variant {
     PackedVector3Array(Vec<[f64; 3]>),
     PackedColorArray(Vec<[f32; 4]>),
     PackedVector4Array(Vec<[f64; 4]>),
+}
 }
 
 /// Why bytes are not a Variant.

@@ -11,14 +11,41 @@ use super::{ClassDb, class_db};
 use crate::error::{ErrorCode, ToolError};
 use crate::tools::{Call, Out};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum MemberKind {
-    Method,
-    Property,
-    Signal,
-    Constant,
+/// The member kinds (get_class's `kinds`) and the search kinds (search_class_reference's
+/// `kind`: a class, or a member kind) from one list, with the names agents use.
+macro_rules! kinds {
+    ($($kind:ident = $name:literal),* $(,)?) => {
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+        #[serde(rename_all = "snake_case")]
+        pub enum MemberKind {
+            $($kind,)*
+        }
+
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+        #[serde(rename_all = "snake_case")]
+        pub enum SearchKind {
+            Class,
+            $($kind,)*
+        }
+
+        impl SearchKind {
+            /// The kind as agents name it (its wire name).
+            fn name(self) -> &'static str {
+                match self {
+                    Self::Class => "class",
+                    $(Self::$kind => $name,)*
+                }
+            }
+        }
+    };
 }
+
+kinds!(
+    Method = "method",
+    Property = "property",
+    Signal = "signal",
+    Constant = "constant",
+);
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -285,16 +312,6 @@ pub fn lookup_class(
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum SearchKind {
-    Class,
-    Method,
-    Property,
-    Signal,
-    Constant,
-}
-
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SearchArgs {
@@ -396,13 +413,7 @@ pub fn search_classes(
         {
             hits.push(Hit {
                 class: class.into(),
-                kind: match k {
-                    SearchKind::Class => "class",
-                    SearchKind::Method => "method",
-                    SearchKind::Property => "property",
-                    SearchKind::Signal => "signal",
-                    SearchKind::Constant => "constant",
-                },
+                kind: k.name(),
                 name: name.into(),
                 detail: detail(),
                 rank,

@@ -198,20 +198,50 @@ pub(crate) const fn meta(
     }
 }
 
-/// A node edit tool: `build` turns its arguments into the node it acts on and the
-/// command; the reply's own fields are `T` (see [`node_edit`]).
+/// The node a node command acts on: where the reply says it happened, and what a dry
+/// run probes.
+trait Target {
+    fn target(&self) -> &str;
+}
+
+macro_rules! target {
+    ($($command:ty => $($field:tt).+;)*) => {
+        $(impl Target for $command {
+            fn target(&self) -> &str {
+                &self.$($field).+
+            }
+        })*
+    };
+}
+
+target! {
+    cmd::NodeCreate => parent;
+    cmd::NodeRename => node;
+    cmd::NodeMove => node;
+    cmd::NodeDuplicate => node;
+    cmd::NodeDelete => node;
+    cmd::NodeSetProperty => 0.node;
+    cmd::ScriptAttach => node;
+    cmd::ScriptDetach => node;
+    cmd::SignalConnect => 0.from;
+    cmd::SignalDisconnect => 0.from;
+}
+
+/// A node edit tool: `build` turns its arguments into the command, which names the
+/// node it acts on; the reply's own fields are `T` (see [`node_edit`]).
 fn node_tool<A, T, P>(
     meta: ToolMeta,
     op: &'static str,
-    build: fn(A) -> Result<(String, P), ToolError>,
+    build: fn(A) -> Result<P, ToolError>,
 ) -> ToolDef
 where
     A: DeserializeOwned + JsonSchema + Send + 'static,
     T: DeserializeOwned + Serialize + JsonSchema + 'static,
-    P: BridgeCommand + Clone + Send + 'static,
+    P: BridgeCommand + Target + Clone + Send + 'static,
 {
     ToolDef::planned(meta, move |state, a: A| {
-        let (node, p) = build(a)?;
+        let p = build(a)?;
+        let node = p.target().to_owned();
         node_edit::<P, T, InScene>(state, op, node, p)
     })
 }
@@ -231,12 +261,11 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             "create",
             |a: CreateNodeArgs| {
-                let p = cmd::NodeCreate {
-                    parent: a.parent.clone(),
+                Ok(cmd::NodeCreate {
+                    parent: a.parent,
                     node_type: a.node_type,
                     name: a.name,
-                };
-                Ok((a.parent, p))
+                })
             },
         ),
         node_tool::<_, NodeField, _>(
@@ -249,11 +278,10 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             "rename",
             |a: RenameArgs| {
-                let p = cmd::NodeRename {
-                    node: a.node.clone(),
+                Ok(cmd::NodeRename {
+                    node: a.node,
                     new_name: a.new_name,
-                };
-                Ok((a.node, p))
+                })
             },
         ),
         node_tool::<_, NodeField, _>(
@@ -266,11 +294,10 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             "move",
             |a: MoveArgs| {
-                let p = cmd::NodeMove {
-                    node: a.node.clone(),
+                Ok(cmd::NodeMove {
+                    node: a.node,
                     new_parent: a.new_parent,
-                };
-                Ok((a.node, p))
+                })
             },
         ),
         node_tool::<_, NodeField, _>(
@@ -283,11 +310,10 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             "duplicate",
             |a: DuplicateArgs| {
-                let p = cmd::NodeDuplicate {
-                    node: a.node.clone(),
+                Ok(cmd::NodeDuplicate {
+                    node: a.node,
                     new_name: a.new_name,
-                };
-                Ok((a.node, p))
+                })
             },
         ),
         node_tool::<_, NodeField, _>(
@@ -299,12 +325,7 @@ pub fn tools() -> Vec<ToolDef> {
                 SceneEdit,
             ),
             "delete",
-            |a: NodeArgs| {
-                let p = cmd::NodeDelete {
-                    node: a.node.clone(),
-                };
-                Ok((a.node, p))
-            },
+            |a: NodeArgs| Ok(cmd::NodeDelete { node: a.node }),
         ),
         ToolDef::new(
             meta(
@@ -335,12 +356,11 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             "set_property",
             |a: SetPropertyArgs| {
-                let p = cmd::NodeSetProperty(cmd::PropertySet {
+                Ok(cmd::NodeSetProperty(cmd::PropertySet {
                     value: godot_value("value", &a.value)?,
-                    node: a.node.clone(),
+                    node: a.node,
                     property: a.property,
-                });
-                Ok((a.node, p))
+                }))
             },
         ),
         ToolDef::planned(
@@ -385,14 +405,15 @@ pub fn tools() -> Vec<ToolDef> {
                         })
                     })
                     .collect::<Result<_, ToolError>>()?;
-                scene_plan::<_, BatchApplied, _>(
+                let mut plan = scene_plan::<_, BatchApplied, _>(
                     state,
                     cmd::BatchApply { sets, undo: policy },
                     None,
                     true,
-                    Some(undo),
                     size,
-                )
+                )?;
+                plan.effect.verdict.undo = undo;
+                Ok(plan)
             },
         ),
         node_tool::<_, ScriptAttached, _>(
@@ -405,11 +426,10 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             "attach_script",
             |a: AttachScriptArgs| {
-                let p = cmd::ScriptAttach {
-                    node: a.node.clone(),
+                Ok(cmd::ScriptAttach {
+                    node: a.node,
                     script: a.script.to_string(),
-                };
-                Ok((a.node, p))
+                })
             },
         ),
         node_tool::<_, NodeField, _>(
@@ -421,12 +441,7 @@ pub fn tools() -> Vec<ToolDef> {
                 ScriptEdit,
             ),
             "detach_script",
-            |a: NodeArgs| {
-                let p = cmd::ScriptDetach {
-                    node: a.node.clone(),
-                };
-                Ok((a.node, p))
-            },
+            |a: NodeArgs| Ok(cmd::ScriptDetach { node: a.node }),
         ),
         node_tool::<_, SignalConnection, _>(
             meta(
@@ -438,10 +453,7 @@ pub fn tools() -> Vec<ToolDef> {
                 SceneEdit,
             ),
             "connect_signal",
-            |a: SignalArgs| {
-                let node = a.from.clone();
-                Ok((node, cmd::SignalConnect(a.into())))
-            },
+            |a: SignalArgs| Ok(cmd::SignalConnect(a.into())),
         ),
         node_tool::<_, SignalConnection, _>(
             meta(
@@ -452,10 +464,7 @@ pub fn tools() -> Vec<ToolDef> {
                 SceneEdit,
             ),
             "disconnect_signal",
-            |a: SignalArgs| {
-                let node = a.from.clone();
-                Ok((node, cmd::SignalDisconnect(a.into())))
-            },
+            |a: SignalArgs| Ok(cmd::SignalDisconnect(a.into())),
         ),
         ToolDef::planned(
             meta(
@@ -472,14 +481,8 @@ pub fn tools() -> Vec<ToolDef> {
                     property: a.property,
                     value: godot_value("value", &a.value)?,
                 };
-                scene_plan::<_, ResourcePropertySet, _>(
-                    state,
-                    p,
-                    Some(a.path.to_string()),
-                    false,
-                    None,
-                    NoReplyFields {},
-                )
+                let scene = Some(a.path.to_string());
+                scene_plan::<_, ResourcePropertySet, _>(state, p, scene, false, NoReplyFields {})
             },
         ),
         ToolDef::planned(
@@ -497,7 +500,6 @@ pub fn tools() -> Vec<ToolDef> {
                     cmd::SceneOpen { path: path.clone() },
                     Some(path),
                     false,
-                    None,
                     NoReplyFields {},
                 )
             },
@@ -524,14 +526,7 @@ pub fn tools() -> Vec<ToolDef> {
                     root_type: a.root_type,
                     root_name: a.root_name,
                 };
-                scene_plan::<_, NoReplyFields, _>(
-                    state,
-                    p,
-                    Some(path),
-                    false,
-                    None,
-                    NoReplyFields {},
-                )
+                scene_plan::<_, NoReplyFields, _>(state, p, Some(path), false, NoReplyFields {})
             },
         ),
         ToolDef::planned(
@@ -551,14 +546,11 @@ pub fn tools() -> Vec<ToolDef> {
                         "Saving is not on the undo history; the edits before it are.".into(),
                     ),
                 };
-                scene_plan::<_, NoReplyFields, _>(
-                    state,
-                    cmd::SceneSave { path: path.clone() },
-                    path,
-                    true,
-                    Some(undo),
-                    NoReplyFields {},
-                )
+                let p = cmd::SceneSave { path: path.clone() };
+                let mut plan =
+                    scene_plan::<_, NoReplyFields, _>(state, p, path, true, NoReplyFields {})?;
+                plan.effect.verdict.undo = undo;
+                Ok(plan)
             },
         ),
         ToolDef::planned(
@@ -595,7 +587,6 @@ pub fn tools() -> Vec<ToolDef> {
                     cmd::Undo::default(),
                     None,
                     true,
-                    None,
                     NoReplyFields {},
                 )
             },
@@ -609,14 +600,7 @@ pub fn tools() -> Vec<ToolDef> {
                 UndoRedo,
             ),
             |state, _a: NoArgs| {
-                scene_plan::<_, UndoStep, _>(
-                    state,
-                    cmd::Redo {},
-                    None,
-                    true,
-                    None,
-                    NoReplyFields {},
-                )
+                scene_plan::<_, UndoStep, _>(state, cmd::Redo {}, None, true, NoReplyFields {})
             },
         ),
         ToolDef::new(

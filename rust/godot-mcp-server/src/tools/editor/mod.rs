@@ -430,14 +430,13 @@ where
 }
 
 /// A plan for a scene-level command: the editor state is the precondition check, and
-/// the verdict comes from the one rule (`undo` replaces its undo part where the tool
-/// knows better; `fields` adds the tool's own).
+/// the verdict comes from the one rule (a tool that knows better replaces the plan's
+/// `effect.verdict.undo`); `fields` adds the tool's own.
 fn scene_plan<T, R, P: BridgeCommand + Send + 'static>(
     state: Arc<AppState>,
     p: P,
     scene: Option<String>,
     needs_active_scene: bool,
-    undo: Option<Undo>,
     fields: T,
 ) -> Result<Plan<SceneCommand<T>, EditReply<R>>, ToolError>
 where
@@ -453,11 +452,8 @@ where
             "{command} is not a scene-level command"
         )));
     };
-    let mut verdict: EditVerdict =
+    let verdict: EditVerdict =
         persistence::verdict_of(effect, active.as_deref().unwrap_or("")).into();
-    if let Some(undo) = undo {
-        verdict.undo = undo;
-    }
     let scene = scene.or(active);
     if cmd::may_save_file(command) && scene.as_deref().is_none_or(str::is_empty) {
         // Nothing to hash, so nothing could prove an error harmless: refused up front.
@@ -483,7 +479,7 @@ where
 {
     let path = a.path.map(|p| p.to_string());
     let p = P::from(path.clone());
-    scene_plan(state, p, path, true, None, NoReplyFields {})
+    scene_plan(state, p, path, true, NoReplyFields {})
 }
 
 #[cfg(test)]

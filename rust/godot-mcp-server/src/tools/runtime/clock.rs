@@ -149,59 +149,67 @@ pub struct SessionArg {
     session_id: Option<String>,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct StepArgs {
-    #[serde(default)]
-    session_id: Option<String>,
-    /// Frames to advance, 1-10000 (default 1).
-    #[serde(default)]
-    #[schemars(range(min = 1, max = 10000))]
-    frames: Option<u64>,
-    /// physics (default) or process frames.
-    #[serde(default)]
-    unit: Option<ClockUnit>,
-    /// Values read after sampled frames: {node, property} or {expression}.
-    #[serde(default)]
-    watch: Vec<Watch>,
-    /// Sample every k-th frame (frame numbers divisible by k).
-    #[serde(default)]
-    #[schemars(range(min = 1))]
-    every: Option<u64>,
-    /// Sample these frames.
-    #[serde(default)]
-    at: Vec<u64>,
-    /// Decimals floats are rounded to in digests, 0-12 (default 4).
-    #[serde(default)]
-    #[schemars(range(max = 12))]
-    precision: Option<u32>,
+/// Declares a frame-running tool's arguments: its own fields, then the sampling ones
+/// (what to read while frames run), documented here once, and [`Sampling`] of them.
+macro_rules! sampled_args {
+    ($(pub struct $name:ident { $($own:tt)* })*) => {$(
+        #[derive(Debug, Deserialize, JsonSchema)]
+        #[serde(deny_unknown_fields)]
+        pub struct $name {
+            $($own)*
+            /// Values read after sampled frames: {node, property} or {expression}.
+            #[serde(default)]
+            watch: Vec<Watch>,
+            /// Sample every k-th frame (frame numbers divisible by k).
+            #[serde(default)]
+            #[schemars(range(min = 1))]
+            every: Option<u64>,
+            /// Sample these frames.
+            #[serde(default)]
+            at: Vec<u64>,
+            /// Decimals floats are rounded to in digests, 0-12 (default 4).
+            #[serde(default)]
+            #[schemars(range(max = 12))]
+            precision: Option<u32>,
+        }
+
+        impl $name {
+            /// What to sample, as the frame runner takes it.
+            fn sampling(&self) -> Sampling {
+                Sampling {
+                    watch: self.watch.clone(),
+                    every: self.every,
+                    at: self.at.clone(),
+                    precision: self.precision,
+                }
+            }
+        }
+    )*};
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct UntilArgs {
-    #[serde(default)]
-    session_id: Option<String>,
-    /// Godot Expression on the current scene, checked after each physics frame.
-    expression: String,
-    /// Most frames to run, 1-10000 (default 600).
-    #[serde(default)]
-    #[schemars(range(min = 1, max = 10000))]
-    max_frames: Option<u64>,
-    /// Values read after sampled frames: {node, property} or {expression}.
-    #[serde(default)]
-    watch: Vec<Watch>,
-    /// Sample every k-th frame (frame numbers divisible by k).
-    #[serde(default)]
-    #[schemars(range(min = 1))]
-    every: Option<u64>,
-    /// Sample these frames.
-    #[serde(default)]
-    at: Vec<u64>,
-    /// Decimals floats are rounded to in digests, 0-12 (default 4).
-    #[serde(default)]
-    #[schemars(range(max = 12))]
-    precision: Option<u32>,
+sampled_args! {
+    pub struct StepArgs {
+        #[serde(default)]
+        session_id: Option<String>,
+        /// Frames to advance, 1-10000 (default 1).
+        #[serde(default)]
+        #[schemars(range(min = 1, max = 10000))]
+        frames: Option<u64>,
+        /// physics (default) or process frames.
+        #[serde(default)]
+        unit: Option<ClockUnit>,
+    }
+
+    pub struct UntilArgs {
+        #[serde(default)]
+        session_id: Option<String>,
+        /// Godot Expression on the current scene, checked after each physics frame.
+        expression: String,
+        /// Most frames to run, 1-10000 (default 600).
+        #[serde(default)]
+        #[schemars(range(min = 1, max = 10000))]
+        max_frames: Option<u64>,
+    }
 }
 
 /// What to sample while frames run (game_step, game_run_until, playtests).
@@ -331,12 +339,7 @@ fn check_frames(param: &str, frames: u64) -> Result<(), ToolError> {
 pub(super) async fn game_step(Call { state, args, .. }: Call<StepArgs>) -> Out<StepOut> {
     let frames = args.frames.unwrap_or(1);
     check_frames("frames", frames)?;
-    let sampling = Sampling {
-        watch: args.watch,
-        every: args.every,
-        at: args.at,
-        precision: args.precision,
-    };
+    let sampling = args.sampling();
     let precision = sampling.check()?;
     let session = session_of(&state, args.session_id.as_deref())?;
     ensure_not_breaked(&session).await?;
@@ -361,12 +364,7 @@ pub(super) async fn game_run_until(Call { state, args, .. }: Call<UntilArgs>) ->
             "expression must not be empty",
         ));
     }
-    let sampling = Sampling {
-        watch: args.watch,
-        every: args.every,
-        at: args.at,
-        precision: args.precision,
-    };
+    let sampling = args.sampling();
     let precision = sampling.check()?;
     let session = session_of(&state, args.session_id.as_deref())?;
     ensure_not_breaked(&session).await?;
