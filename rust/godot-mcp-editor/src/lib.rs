@@ -50,7 +50,7 @@ mod plugin;
 mod probe;
 mod probe_clock;
 mod probe_conn;
-mod probe_more;
+mod probe_observe;
 mod scene;
 mod steps;
 mod switch;

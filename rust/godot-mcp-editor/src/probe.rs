@@ -20,7 +20,7 @@
 //! The messages are [`godot_mcp_protocol::probe`]'s: requests `status`,
 //! `input {event, hold_ms}`, `release_all`, `screenshot {frames, max_edge?, max_bytes?}`,
 //! `get_property {node, property}`, `evaluate {expression}`, `quit`; and those of
-//! `probe_more` (monitors, tree, find_ui, sample, record_start, record_stop). A line
+//! `probe_observe` (monitors, tree, find_ui, sample, record_start, record_stop). A line
 //! that is not one of them is answered with a refusal (`bad_request`,
 //! `unknown_command`), never dropped in silence when it has an `id`.
 
@@ -65,8 +65,8 @@ pub struct GodotMcpProbe {
     /// Screenshots waiting for their frames to pass. A capture right after a scene
     /// loads can still be the blank first frame.
     pending_shots: Vec<PendingShot>,
-    /// Monitors, tree, UI search, samples and recording (`probe_more`).
-    more: crate::probe_more::State,
+    /// Monitors, tree, UI search, samples and recording (`probe_observe`).
+    observe: crate::probe_observe::State,
     /// The game's clock, when the agent holds it (`probe_clock`).
     clock: crate::probe_clock::Clock,
     base: Base<SceneTree>,
@@ -158,7 +158,7 @@ impl ISceneTree for GodotMcpProbe {
         }
         self.take_due_screenshots();
         let root = self.base().get_root();
-        for reply in crate::probe_more::tick(&mut self.more, root) {
+        for reply in crate::probe_observe::tick(&mut self.observe, root) {
             if !self.send(&reply) {
                 break;
             }
@@ -493,7 +493,7 @@ impl GodotMcpProbe {
             }
             other => {
                 let root = self.base().get_root();
-                return crate::probe_more::handle(&mut self.more, root, id, other);
+                return crate::probe_observe::handle(&mut self.observe, root, id, other);
             }
         })
     }

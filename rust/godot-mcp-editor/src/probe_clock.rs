@@ -36,7 +36,7 @@ use serde_json::Value;
 
 use crate::probe::{answer, make_event, refuse};
 
-/// The clock frame, for the input recorder (`probe_more`).
+/// The clock frame, for the input recorder (`probe_observe`).
 pub static FRAME: AtomicU64 = AtomicU64::new(0);
 
 /// The frame an input received now is first seen on by `_physics_process` (Godot
