@@ -201,6 +201,25 @@ pub(crate) async fn import(
     Ok((session, ended))
 }
 
+/// The end of a Godot run's output: its last `max` bytes (from a char boundary),
+/// and whether anything before them was cut.
+pub(crate) fn tail(text: &str, max: usize) -> (&str, bool) {
+    if text.len() <= max {
+        return (text, false);
+    }
+    let mut cut = text.len() - max;
+    while !text.is_char_boundary(cut) {
+        cut += 1;
+    }
+    (&text[cut..], true)
+}
+
+/// The last `n` lines of a Godot run's output.
+pub(crate) fn tail_lines(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
 /// A fresh private folder under `base` (created if missing), named `<prefix><random>`,
 /// removed when the guard is dropped: on every return and when the call's future is
 /// dropped mid-await (a cancelled call), so no run of Godot leaves one behind.
@@ -215,6 +234,15 @@ pub(crate) fn temp_folder(base: &Path, prefix: &str) -> Result<tempfile::TempDir
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tail_starts_on_a_char_boundary_and_says_whether_it_cut() {
+        assert_eq!(tail("abc", 5), ("abc", false));
+        // "é" is bytes 1..3: the last 4 bytes would start inside it.
+        assert_eq!(tail("h\u{e9}llo", 4), ("llo", true));
+        assert_eq!(tail_lines("a\nb\nc\n", 2), "b\nc");
+        assert_eq!(tail_lines("a", 10), "a");
+    }
 
     /// A call dropped while it awaits (a cancelled tools/call) leaves no work folder.
     #[tokio::test]

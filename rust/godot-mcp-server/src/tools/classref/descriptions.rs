@@ -9,10 +9,10 @@ use std::time::Duration;
 use godot_mcp_formats::classdoc::clean_text;
 use serde::Deserialize;
 
-use super::{ClassDb, DOCTOOL_TIMEOUT, EDITOR_DOCS_TIMEOUT, tail};
+use super::{ClassDb, DOCTOOL_TIMEOUT, EDITOR_DOCS_TIMEOUT};
 use crate::error::{ErrorCode, ToolError};
 use crate::state::AppState;
-use crate::tools::godot_process::{plain_launch, run_supervised, temp_folder};
+use crate::tools::godot_process::{plain_launch, run_supervised, tail, temp_folder};
 
 /// The compiled-in descriptions, from the headless editor's doc cache (module doc).
 pub(super) async fn editor_descriptions(
@@ -140,7 +140,7 @@ pub(super) async fn editor_descriptions_in(
             ErrorCode::PreconditionFailed,
             format!(
                 "dumping the editor's doc cache failed: {}",
-                tail(&stderr, 400)
+                tail(&stderr, 400).0.trim()
             ),
         ));
     }

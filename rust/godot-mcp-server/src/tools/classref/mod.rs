@@ -35,7 +35,7 @@ use godot_mcp_formats::classdoc::parse_class_xml;
 use crate::error::{ErrorCode, ToolError};
 use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::{AppState, LoadedClassDb};
-use crate::tools::godot_process::{doctool, engine_version, godot, temp_folder};
+use crate::tools::godot_process::{doctool, engine_version, godot, tail, temp_folder};
 use crate::tools::{ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
@@ -163,7 +163,7 @@ async fn build_cache(
                 format!(
                     "godot --doctool failed ({:?}): {}",
                     ended.code,
-                    tail(&stderr, 600)
+                    tail(&stderr, 600).0.trim()
                 ),
             ));
         }
@@ -199,12 +199,4 @@ fn rand_bytes<const N: usize>() -> Result<[u8; N], ToolError> {
     let mut b = [0u8; N];
     getrandom::fill(&mut b).map_err(|e| ToolError::internal(e.to_string()))?;
     Ok(b)
-}
-
-fn tail(s: &str, n: usize) -> &str {
-    let mut start = s.len().saturating_sub(n);
-    while !s.is_char_boundary(start) {
-        start += 1;
-    }
-    s[start..].trim()
 }

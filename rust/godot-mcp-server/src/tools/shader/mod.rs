@@ -33,7 +33,7 @@ use crate::tools::editor::{
     EditReply, blocking_as, godot_value, node_plan_as, query_as, reply_fields,
 };
 use crate::tools::files::write::plan_write;
-use crate::tools::godot_process::{godot, run_supervised, temp_folder};
+use crate::tools::godot_process::{godot, run_supervised, tail_lines, temp_folder};
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 use godot_mcp_protocol::commands as cmd;
 
@@ -592,7 +592,7 @@ async fn shader_validate(Call { state, args, .. }: Call<ValidateArgs>) -> Out<Sh
                     ended.code
                 ),
             )
-            .details(json!({"output_tail": tail(&stderr, 10)})));
+            .details(json!({"output_tail": tail_lines(&stderr, 10)})));
         };
         let ok = errors.is_empty() && report["loaded"] == true;
         let uniforms = if ok {
@@ -614,11 +614,6 @@ async fn shader_validate(Call { state, args, .. }: Call<ValidateArgs>) -> Out<Sh
     .await;
     drop(work);
     result
-}
-
-fn tail(s: &str, n: usize) -> String {
-    let lines: Vec<&str> = s.lines().collect();
-    lines[lines.len().saturating_sub(n)..].join("\n")
 }
 
 #[cfg(test)]

@@ -297,16 +297,10 @@ fn engine_args(
 }
 
 /// The tail of `bytes` (at most `max`), ANSI colours removed, on a char boundary.
-fn tail(bytes: &[u8], max: usize) -> (String, bool) {
+fn clean_tail(bytes: &[u8], max: usize) -> (String, bool) {
     let text = testreport::strip_ansi(&String::from_utf8_lossy(bytes));
-    if text.len() <= max {
-        return (text, false);
-    }
-    let mut cut = text.len() - max;
-    while !text.is_char_boundary(cut) {
-        cut += 1;
-    }
-    (text[cut..].to_string(), true)
+    let (tail, cut) = godot_process::tail(&text, max);
+    (tail.to_owned(), cut)
 }
 
 /// The framework's JUnit report in the session folder, if it wrote one.
@@ -583,8 +577,8 @@ async fn run_tests(Call { state, args, .. }: Call<RunTestsArgs>) -> Out<TestRun>
     } else {
         "passed"
     };
-    let (log_tail, log_truncated) = tail(&stdout, max_log);
-    let (stderr_tail, stderr_truncated) = tail(&stderr, max_log);
+    let (log_tail, log_truncated) = clean_tail(&stdout, max_log);
+    let (stderr_tail, stderr_truncated) = clean_tail(&stderr, max_log);
     let mut script_errors = errors::parse(&String::from_utf8_lossy(&stderr));
     script_errors.extend(errors::parse(&stdout_text));
 
