@@ -101,6 +101,12 @@ impl BridgeClient {
         self.inbox.try_recv().ok()
     }
 
+    /// The next request, waiting up to `wait` for one; the bridge thread's send wakes
+    /// the waiter at once (`None` when none came, or the thread is gone).
+    pub fn recv_timeout(&self, wait: Duration) -> Option<Incoming> {
+        self.inbox.recv_timeout(wait).ok()
+    }
+
     /// Send a reply on the connection the request came from; dropped if that connection
     /// is gone (the server has already reported the answer lost).
     pub fn reply(&self, generation: u64, reply: &Reply) {

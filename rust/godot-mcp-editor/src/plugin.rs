@@ -168,8 +168,15 @@ impl GodotMcpEditorPlugin {
         let Some(client) = &self.client else { return };
         let start = Instant::now();
         let mut handled = 0usize;
+        // While requests flow the editor does not sleep between frames; the wait for
+        // the next request is here, where its arrival ends it (see `pace`).
+        let mut wait = self.pace.wait();
         while start.elapsed() < FRAME_BUDGET {
-            let Some(incoming) = client.try_recv() else {
+            let next = match wait.take() {
+                Some(d) => client.recv_timeout(d),
+                None => client.try_recv(),
+            };
+            let Some(incoming) = next else {
                 break;
             };
             let req = &incoming.request;

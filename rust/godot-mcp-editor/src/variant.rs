@@ -117,11 +117,47 @@ fn i32v(i: i64) -> Result<i32, String> {
     i32::try_from(i).map_err(|_| format!("{i} does not fit Godot's 32-bit int"))
 }
 
-/// Whether `o` has a property named `property`.
+/// Whether `o` has a property named `property` (an entry of its property list).
+///
+/// A property ClassDB registers for `o`'s class is always in that list (the engine
+/// lists every registered property of the class chain, then the script's and the
+/// dynamic ones), so a name found among the class's registered ones answers at once;
+/// any other name is looked up in `o`'s whole list, as before. Building that list was
+/// most of a `node.set_property` (≈600 µs of ≈750 µs for a Sprite2D's `position`).
 pub(crate) fn has_property(o: &Gd<Object>, property: &str) -> bool {
+    if class_registers(&o.get_class().to_string(), property) {
+        return true;
+    }
+    let key = "name".to_variant();
+    let name = GString::from(property).to_variant();
     o.get_property_list()
         .iter_shared()
-        .any(|d| d.get("name").is_some_and(|n| n.to_string() == property))
+        .any(|d| d.get_or_nil(&key) == name)
+}
+
+thread_local! {
+    /// The property names ClassDB registers for a class and its ancestors, by class,
+    /// read once per class on the main thread. An engine class's never change; a
+    /// class of another GDExtension could gain or lose properties if that extension
+    /// is hot-reloaded, which this cache would not see until the editor restarts.
+    static REGISTERED: std::cell::RefCell<std::collections::HashMap<String, std::collections::HashSet<String>>> =
+        Default::default();
+}
+
+/// Whether ClassDB registers `property` for `class` or one of its ancestors.
+fn class_registers(class: &str, property: &str) -> bool {
+    REGISTERED.with(|r| {
+        let mut r = r.borrow_mut();
+        let names = r.entry(class.to_owned()).or_insert_with(|| {
+            let key = "name".to_variant();
+            ClassDb::singleton()
+                .class_get_property_list(class)
+                .iter_shared()
+                .map(|d| d.get_or_nil(&key).to_string())
+                .collect()
+        });
+        names.contains(property)
+    })
 }
 
 /// The Variant to set `o.property` to for `value`, checked the one way node and

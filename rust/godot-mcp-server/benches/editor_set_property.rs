@@ -9,7 +9,9 @@
 //! Prints SKIPPED without GODOT_BIN. The add-on is the one `scripts/install-addon.sh`
 //! builds (pass `GODOT_MCP_ADDON_RELEASE=1` to install a release build first).
 //! `GODOT_MCP_BENCH_SERVER=/path/to/godot-mcp` times another server binary (an older
-//! build, to alternate runs of two versions on a loaded machine).
+//! build, to alternate runs of two versions on a loaded machine);
+//! `GODOT_MCP_BENCH_ADDON=/path/to/libgodot_mcp_editor.so` installs that add-on library
+//! instead of building one (Linux x86_64).
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -53,15 +55,25 @@ async fn main() {
     let work = tempfile::tempdir().unwrap();
     let project = work.path().join("project");
     copy_dir(&repo().join("godot_project"), &project);
-    let mut install = std::process::Command::new(repo().join("scripts/install-addon.sh"));
-    install.arg("--project").arg(&project);
-    if std::env::var_os("GODOT_MCP_ADDON_RELEASE").is_some() {
-        install.arg("--release");
+    if let Some(lib) = std::env::var_os("GODOT_MCP_BENCH_ADDON").filter(|v| !v.is_empty()) {
+        // A library built earlier (an older add-on, to alternate two versions): the
+        // add-on's files as they are, that library in place of a build.
+        let addon = project.join("addons/godot_mcp");
+        copy_dir(&repo().join("addons/godot_mcp"), &addon);
+        let bin = addon.join("bin/linux-x86_64");
+        std::fs::create_dir_all(&bin).unwrap();
+        std::fs::copy(&lib, bin.join("libgodot_mcp_editor.so")).unwrap();
+    } else {
+        let mut install = std::process::Command::new(repo().join("scripts/install-addon.sh"));
+        install.arg("--project").arg(&project);
+        if std::env::var_os("GODOT_MCP_ADDON_RELEASE").is_some() {
+            install.arg("--release");
+        }
+        assert!(
+            install.status().unwrap().success(),
+            "install-addon.sh failed"
+        );
     }
-    assert!(
-        install.status().unwrap().success(),
-        "install-addon.sh failed"
-    );
     let st = std::process::Command::new(&godot)
         .args(["--headless", "--import", "--path"])
         .arg(&project)
