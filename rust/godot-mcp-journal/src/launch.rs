@@ -534,6 +534,12 @@ impl GroupMembers {
     pub fn settled(&self) -> bool {
         self.proven.is_empty() && self.dying.is_empty()
     }
+
+    /// Nothing of the group is left at all that could be the launch's: settled,
+    /// and no member unidentified. What proves a boundary empty.
+    pub fn empty(&self) -> bool {
+        self.settled() && self.unaccounted.is_empty()
+    }
 }
 
 /// Enumerates group `pgid` and identifies each member: it is the launch's when
@@ -597,17 +603,6 @@ fn identify_listed(
     out
 }
 
-/// Kills every proven member of the receipt's group and returns what the
-/// group holds now (the unaccounted members were not signalled). A Job
-/// Object is terminated as a whole, so only when every member is proven.
-pub fn kill_proven_members(
-    procs: &dyn ProcessTable,
-    receipt: &LaunchReceipt,
-    nonce: &str,
-) -> GroupMembers {
-    signal_proven_members(procs, receipt, nonce, PinnedSignal::Kill)
-}
-
 /// The one rule by which anything of a launch is ever signalled — by the
 /// server's own stop, timeout and cancel as by reconciliation and repair:
 /// the boundary is enumerated, each member identified ([`identify_members`]),
@@ -647,7 +642,7 @@ pub fn empty_boundary(
             Some(signal) => signal_proven_members(procs, receipt, nonce, signal),
             None => identify_members(procs, receipt, nonce),
         };
-        if (members.settled() && members.unaccounted.is_empty()) || start.elapsed() > limit {
+        if members.empty() || start.elapsed() > limit {
             return members;
         }
         std::thread::sleep(std::time::Duration::from_millis(5));

@@ -513,7 +513,7 @@ impl Supervisor {
                     signal,
                     limit,
                 );
-                members.settled() && members.unaccounted.is_empty()
+                members.empty()
             };
             s.signal_members(PinnedSignal::Term);
             let mut signal = 15;
@@ -584,7 +584,7 @@ async fn reap<S: Records>(
                  not signalled, boundary not proven empty"
             );
         }
-        members.settled() && members.unaccounted.is_empty()
+        members.empty()
     })
     .await
     .unwrap_or(false);
