@@ -76,9 +76,10 @@ pub struct NoArgs {}
 /// What a change tool answers.
 #[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct ChangeReply {
-    /// The change; its commit is the journal transaction of this id.
-    pub change_id: String,
-    /// `open`, `committed`, `abandoned`.
+    /// The change; its commit is the journal transaction of this id. Null only in
+    /// begin_change's preview (no change is open yet).
+    pub change_id: Option<String>,
+    /// `open`, `committed`, `abandoned`; `none` in begin_change's preview.
     pub status: &'static str,
     /// The files the commit writes (wrote, or dropped), in the order first staged.
     pub files: Vec<StagedFile>,
@@ -109,6 +110,15 @@ impl Drop for SessionEnd {
     }
 }
 
+fn already_open(open: impl std::fmt::Display) -> ToolError {
+    ToolError::new(
+        ErrorCode::Conflict,
+        format!("change {open} is already open in this session; nothing was done"),
+    )
+    .hint("commit_change or abandon_change it first.")
+    .details(json!({ "change_id": open.to_string() }))
+}
+
 fn no_change() -> ToolError {
     ToolError::new(
         ErrorCode::PreconditionFailed,
@@ -126,7 +136,7 @@ pub async fn run(
     flags: CallFlags,
 ) -> ToolResult {
     let NoArgs {} = decode_args(args)?;
-    let reply = |id: String, status, files, dry_run| {
+    let reply = |id: Option<String>, status, files, dry_run| {
         serde_json::to_value(ChangeReply {
             change_id: id,
             status,
@@ -137,46 +147,41 @@ pub async fn run(
     };
     match tool {
         ChangeTool::Begin => {
+            // The preview checks what the real call checks (no change open in this
+            // session) and opens none.
             if flags.dry_run {
-                return Err(ToolError::invalid_params(
-                    "dry_run",
-                    "begin_change writes nothing; call it without dry_run",
-                ));
+                if let Some(h) = state.changes.of(session) {
+                    return Err(already_open(&h.lock().id));
+                }
+                return reply(None, "none", Vec::new(), true);
             }
             let id = state
                 .changes
                 .begin(session, Stage::new()?)
-                .map_err(|open| {
-                    ToolError::new(
-                        ErrorCode::Conflict,
-                        format!("change {open} is already open in this session; nothing was done"),
-                    )
-                    .hint("commit_change or abandon_change it first.")
-                    .details(json!({ "change_id": open }))
-                })?;
+                .map_err(already_open)?;
             let id = id.lock().id.to_string();
-            reply(id, "open", Vec::new(), false)
+            reply(Some(id), "open", Vec::new(), false)
         }
         ChangeTool::Abandon => {
             if flags.dry_run {
                 let h = state.changes.of(session).ok_or_else(no_change)?;
                 let s = h.lock();
-                return reply(s.id.to_string(), "open", s.files(), true);
+                return reply(Some(s.id.to_string()), "open", s.files(), true);
             }
             let h = state.changes.end(session).ok_or_else(no_change)?;
             let mut s = h.lock();
             s.close();
-            reply(s.id.to_string(), "abandoned", s.files(), false)
+            reply(Some(s.id.to_string()), "abandoned", s.files(), false)
         }
         ChangeTool::Commit => {
             if flags.dry_run {
                 let h = state.changes.of(session).ok_or_else(no_change)?;
                 let s = h.lock();
-                return reply(s.id.to_string(), "open", s.files(), true);
+                return reply(Some(s.id.to_string()), "open", s.files(), true);
             }
             let h = state.changes.end(session).ok_or_else(no_change)?;
             let (id, files) = commit(state, h, "commit_change").await?;
-            reply(id, "committed", files, false)
+            reply(Some(id), "committed", files, false)
         }
     }
 }

@@ -335,18 +335,31 @@ async fn atomic_run_commands_with_a_failing_second_entry_writes_nothing() {
 }
 
 /// The previews of commit_change and abandon_change report the open change as it
-/// stands (its files, still "open") and end nothing; begin_change takes no preview.
+/// stands (its files, still "open") and end nothing; begin_change's preview checks
+/// what its real call checks (no change open yet) and opens none.
 /// (tests/safety.rs' generic preview-vs-run check leaves these session tools to here.)
 #[tokio::test]
 async fn previews_report_the_open_change_and_end_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     let served = served_with(root, None);
+    let p = call(&served, "begin_change", json!({"dry_run": true}))
+        .await
+        .unwrap();
+    assert_eq!(
+        (&p["status"], &p["change_id"], &p["dry_run"]),
+        (&json!("none"), &json!(null), &json!(true)),
+        "{p}"
+    );
+    let opened = call(&served, "begin_change", json!({})).await.unwrap();
+    assert_eq!(
+        opened["status"], "open",
+        "the preview opened nothing: {opened}"
+    );
     let e = call(&served, "begin_change", json!({"dry_run": true}))
         .await
         .unwrap_err();
-    assert_eq!(e.code, ErrorCode::InvalidParams);
-    call(&served, "begin_change", json!({})).await.unwrap();
+    assert_eq!(e.code, ErrorCode::Conflict, "{e:?}");
     write(&served, "res://a.gd", "extends Node\n").await;
     for tool in ["commit_change", "abandon_change"] {
         let args = json!({"dry_run": true});
