@@ -93,10 +93,16 @@ impl Lease {
             }
             Err(std::fs::TryLockError::Error(e)) => return Err(io_err(e)),
         }
-        let pid = std::process::id();
-        file.set_len(0).map_err(io_err)?;
+        // The pid is written over the last holder's in place, at a fixed width (readers
+        // trim), so the file keeps its size and a start truncates nothing: on ext4 a
+        // truncate of the last holder's still-unwritten pid starts its writeback, which
+        // was 0.3-0.5 ms of every start. Longer bytes (not ours) are cut once.
+        let record = pid_record(std::process::id());
         file.seek(SeekFrom::Start(0)).map_err(io_err)?;
-        writeln!(file, "{pid}").map_err(io_err)?;
+        file.write_all(record.as_bytes()).map_err(io_err)?;
+        if file.metadata().map_err(io_err)?.len() > record.len() as u64 {
+            file.set_len(record.len() as u64).map_err(io_err)?;
+        }
         Ok(Self { _file: file, path })
     }
 
@@ -104,6 +110,12 @@ impl Lease {
     pub fn path(&self) -> &Path {
         &self.path
     }
+}
+
+/// What a holder writes into the lock file: its pid, padded with spaces to the
+/// width of the largest one, and a newline (always 11 bytes).
+pub fn pid_record(pid: u32) -> String {
+    format!("{pid:<10}\n")
 }
 
 /// Whether the process that recorded `pid` has finished dying: the OS shows no

@@ -144,3 +144,28 @@ fn a_dead_holders_lingering_lock_is_waited_for() {
         std::process::id().to_string()
     );
 }
+
+/// The holder's pid is written over the last one in place, at a fixed width, so a
+/// start never truncates the file (see `Lease::acquire`); bytes longer than a
+/// record (not written by a holder) are cut, and a shorter record of an older
+/// build is covered whole. Each state reads back as this process's pid.
+#[test]
+fn the_holders_pid_is_written_in_place_at_a_fixed_width() {
+    use godot_mcp_journal::lease::{FILE_NAME, Lease, pid_record};
+    let _serial = one_at_a_time();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(FILE_NAME);
+    let me = std::process::id();
+    for before in [None, Some("x".repeat(40)), Some("7\n".to_owned())] {
+        if let Some(bytes) = &before {
+            fs::write(&path, bytes).unwrap();
+        }
+        let lease = Lease::acquire(dir.path()).unwrap();
+        let text = fs::read_to_string(&path).unwrap();
+        assert_eq!(text, pid_record(me), "after {before:?}");
+        assert_eq!(text.len(), 11, "{text:?}");
+        assert_eq!(text.trim().parse::<u32>().unwrap(), me);
+        drop(lease);
+    }
+    assert_eq!(pid_record(u32::MAX).len(), 11, "the widest pid fits");
+}
