@@ -7,6 +7,9 @@ interleaved, from the official Python MCP client, and prints medians and ratios:
 
   start -> initialize answered, fresh state dir (a new GODOT_MCP_STATE_DIR per round)
   start -> initialize answered, warm state dir (the journal already there)
+  the same two again from a bare pipe client (--raw starts per round: write the
+    initialize line, read the answer's line), whose own cost is far smaller and
+    steadier than the SDK client's, so a change of a few hundred microseconds shows
   peak RSS (VmHWM of the server process, read after tools/list, before stdin closes)
   tools/list: time per KB of the result
 
@@ -104,12 +107,34 @@ async def one_run(command: list, env: dict) -> dict:
             "rss": hwm}
 
 
+INITIALIZE = (b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":'
+              b'"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}\n')
+
+
+def raw_run(command: list, env: dict) -> float:
+    """Start -> the first line of the initialize answer, from a bare pipe client."""
+    t0 = time.perf_counter()
+    p = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, env=os.environ | env)
+    p.stdin.write(INITIALIZE)
+    p.stdin.flush()
+    line = p.stdout.readline()
+    elapsed = time.perf_counter() - t0
+    p.stdin.close()
+    p.wait()
+    if b'"result"' not in line:
+        raise RuntimeError(f"{command[0]}: no initialize answer: {line[:200]!r}")
+    return elapsed
+
+
 def main() -> None:
     ensure_venv()
     import anyio
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rounds", type=int, default=9)
+    ap.add_argument("--raw", type=int, default=10,
+                    help="bare pipe client starts of each kind per round (0: none)")
     ap.add_argument("--profile", default="release", help="cargo profile folder (release, debug)")
     ap.add_argument("--server", help="the godot-mcp binary to time (default: the profile's; "
                     "pass an older build to alternate runs of two versions)")
@@ -134,7 +159,15 @@ def main() -> None:
         anyio.run(one_run, cmd_ours, env | {"GODOT_MCP_STATE_DIR": str(warm_state)})
 
         runs = {"floor": [], "fresh": [], "warm": []}
+        raw = {"floor": [], "fresh": [], "warm": []}
         for i in range(args.rounds):
+            for j in range(args.raw):
+                raw["floor"].append(raw_run([str(floor)], {}))
+                fresh_state = work / f"raw-fresh-{i}-{j}"
+                raw["fresh"].append(
+                    raw_run(cmd_ours, env | {"GODOT_MCP_STATE_DIR": str(fresh_state)}))
+                raw["warm"].append(
+                    raw_run(cmd_ours, env | {"GODOT_MCP_STATE_DIR": str(warm_state)}))
             # Interleaved: one of each per round, so load drifts hit all three alike.
             runs["floor"].append(anyio.run(one_run, [str(floor)], {}))
             fresh_state = work / f"fresh-{i}"
@@ -163,6 +196,14 @@ def main() -> None:
         ("peak RSS (VmHWM), fresh state", f_rss / 1024, med("fresh", "rss") / 1024, "MiB"),
         ("tools/list per KB", per_kb("floor"), per_kb("warm"), "s/KB"),
     ]
+    if args.raw:
+        r_floor = statistics.median(raw["floor"])
+        rows += [
+            (f"bare client ({len(raw['warm'])}): fresh state", r_floor,
+             statistics.median(raw["fresh"]), "s"),
+            (f"bare client ({len(raw['warm'])}): warm state", r_floor,
+             statistics.median(raw["warm"]), "s"),
+        ]
     for name, a, b, unit in rows:
         fmt = "{:>10.2f}" if unit == "MiB" else "{:>10.5f}"
         print(f"{name:<34} {fmt.format(a)} {fmt.format(b)} {b / a:>6.2f}x  ({unit})")
