@@ -505,7 +505,7 @@ impl Supervisor {
             // never signalled, and keep the boundary unproven). SIGTERM once;
             // SIGKILL every round (a proven member may have forked before it
             // landed: its child is proven the same way).
-            let settled_within = |signal: Option<PinnedSignal>, limit: Duration| {
+            let emptied_within = |signal: Option<PinnedSignal>, limit: Duration| {
                 let members = launch::empty_boundary(
                     process_table::os(),
                     &s.receipt,
@@ -517,10 +517,10 @@ impl Supervisor {
             };
             s.signal_members(PinnedSignal::Term);
             let mut signal = 15;
-            let mut empty = settled_within(None, STOP_GRACE);
+            let mut empty = emptied_within(None, STOP_GRACE);
             if !empty {
                 signal = 9;
-                empty = settled_within(Some(PinnedSignal::Kill), EMPTY_WAIT);
+                empty = emptied_within(Some(PinnedSignal::Kill), EMPTY_WAIT);
             }
             let archived_to = s
                 .session_dir

@@ -9,7 +9,8 @@ use serde_json::json;
 
 use super::{
     Expect, JournalCall, MAX_WRITE_BYTES, Store, WriteOutcome, check_delete, check_expected,
-    check_write, expected_state, gate_closed, read_current, resolve_writable, sha256_hex,
+    check_write, expected_state, gate_closed, idempotency_conflict, not_reconciled, read_current,
+    resolve_writable, sha256_hex,
 };
 use crate::error::{ErrorCode, ToolError};
 use crate::project_root::Project;
@@ -118,16 +119,8 @@ fn change_error(
             ToolError::not_found(format!("{} does not exist", res(&path))).param(param)
         }
         E::GateClosed { quarantined } => gate_closed(&quarantined),
-        E::NotReconciled => ToolError::new(
-            ErrorCode::WriteGateClosed,
-            "writes are refused: the journal must be reconciled; restart the server",
-        ),
-        E::Conflict { id } => ToolError::new(
-            ErrorCode::Conflict,
-            format!(
-                "idempotency id {id:?} was already used in a different context; nothing was written"
-            ),
-        ),
+        E::NotReconciled => not_reconciled(),
+        E::Conflict { id } => idempotency_conflict(&id),
         E::Path(e) => ToolError::new(ErrorCode::PathRefused, format!("refused: {e}")).param(param),
         E::Editor {
             transaction_id,

@@ -387,14 +387,8 @@ pub(crate) fn write_error(path: &ResPath, param: &str, e: WriteError) -> ToolErr
             "transaction_id": transaction_id.map(|t| t.to_string()),
         })),
         WriteError::GateClosed { quarantined } => gate_closed(&quarantined),
-        WriteError::NotReconciled => ToolError::new(
-            ErrorCode::WriteGateClosed,
-            "writes are refused: the journal must be reconciled; restart the server",
-        ),
-        WriteError::Conflict { id } => ToolError::new(
-            ErrorCode::Conflict,
-            format!("idempotency id {id:?} was already used in a different context; nothing was written"),
-        ),
+        WriteError::NotReconciled => not_reconciled(),
+        WriteError::Conflict { id } => idempotency_conflict(&id),
         WriteError::Path(e) => {
             ToolError::new(ErrorCode::PathRefused, format!("{path} is refused: {e}")).param(param)
         }
@@ -418,6 +412,24 @@ pub(crate) fn write_error(path: &ResPath, param: &str, e: WriteError) -> ToolErr
             ToolError::internal(format!("the journal failed while writing {path}"))
         }
     }
+}
+
+/// The journal's refusal before startup reconciliation has run (every journaled change).
+fn not_reconciled() -> ToolError {
+    ToolError::new(
+        ErrorCode::WriteGateClosed,
+        "writes are refused: the journal must be reconciled; restart the server",
+    )
+}
+
+/// An idempotency id used before in a different context (every journaled change).
+fn idempotency_conflict(id: &str) -> ToolError {
+    ToolError::new(
+        ErrorCode::Conflict,
+        format!(
+            "idempotency id {id:?} was already used in a different context; nothing was written"
+        ),
+    )
 }
 
 fn gate_closed(quarantined: &[godot_mcp_journal::TxnId]) -> ToolError {
