@@ -95,7 +95,7 @@ impl Registry {
         {
             r.add(def);
         }
-        r.attach_published();
+        r.finish();
         let _ = catalog.set(r.iter().map(|d| d.meta).collect());
         r
     }

@@ -146,7 +146,7 @@ pub struct ToolDef {
     /// This tool's entry in the published list (`tool_list.json`), set by the registry.
     pub(crate) published: Option<&'static str>,
     /// The MCP description, parsed from `published` the first time it is needed.
-    pub(crate) mcp: std::sync::OnceLock<Tool>,
+    pub(crate) mcp: std::sync::OnceLock<Box<Tool>>,
     pub(crate) handler: Handler,
     /// Decode the arguments without running anything: the path preflight and type
     /// checks, applied to run_commands entries before any entry runs.
@@ -274,9 +274,11 @@ impl ToolDef {
 
     /// [`ToolDef::to_mcp`], parsed (or generated) once.
     pub(crate) fn mcp(&self) -> &Tool {
-        self.mcp.get_or_init(|| match self.published {
-            Some(entry) => crate::tools::registry::tool_list::parse(entry),
-            None => self.generated_mcp(),
+        self.mcp.get_or_init(|| {
+            Box::new(match self.published {
+                Some(entry) => crate::tools::registry::tool_list::parse(entry),
+                None => self.generated_mcp(),
+            })
         })
     }
 
@@ -317,41 +319,54 @@ impl ToolDef {
     }
 }
 
-/// All tools this server offers, by name.
+/// All tools this server offers, in tools/list order and by name.
 #[derive(Debug, Default)]
 pub struct Registry {
-    tools: BTreeMap<&'static str, ToolDef>,
+    /// Every tool in `tools/list` order, sorted once when the registry is built.
+    tools: Vec<ToolDef>,
+    /// Each tool's index in `tools`.
+    by_name: BTreeMap<&'static str, usize>,
 }
 
 impl Registry {
-    /// Each tool reads its entry of the published list (`crate::tool_list`).
-    pub(crate) fn attach_published(&mut self) {
-        crate::tools::registry::tool_list::attach(&mut self.tools);
+    /// Puts the tools in `tools/list` order, indexes them by name and gives each its
+    /// entry of the published list (`crate::tool_list`). Run once the tools are added.
+    pub(crate) fn finish(&mut self) {
+        self.tools.sort_by_key(|d| (d.meta.toolset, d.meta.name));
+        self.by_name.clear();
+        for (i, def) in self.tools.iter().enumerate() {
+            let name = def.meta.name;
+            let previous = self.by_name.insert(name, i);
+            assert!(previous.is_none(), "tool {name} registered twice");
+        }
+        for (name, entry) in crate::tools::registry::tool_list::published() {
+            if let Some(&i) = self.by_name.get(name) {
+                self.tools[i].published = Some(entry);
+            }
+        }
     }
 
+    /// Adds a tool; [`Registry::finish`] orders and indexes them.
     pub(crate) fn add(&mut self, def: ToolDef) {
-        let name = def.meta.name;
-        let previous = self.tools.insert(name, def);
-        assert!(previous.is_none(), "tool {name} registered twice");
+        self.tools.push(def);
     }
 
     /// Add a tool outside the built-ins (policy tests use synthetic tools).
     #[cfg(test)]
     pub(crate) fn insert_for_tests(&mut self, def: ToolDef) {
         self.add(def);
+        self.finish();
     }
 
     pub fn get(&self, name: &str) -> Option<&ToolDef> {
-        self.tools.get(name)
+        self.by_name.get(name).map(|&i| &self.tools[i])
     }
 
     /// Every tool in `tools/list` order: by toolset (the core first, as
     /// [`Toolset`] declares them), then by name. Stable across runs and versions that
     /// add tools, so a client's cache and a model's prompt prefix stay valid.
-    pub fn iter(&self) -> impl Iterator<Item = &ToolDef> {
-        let mut tools: Vec<&ToolDef> = self.tools.values().collect();
-        tools.sort_by_key(|d| (d.meta.toolset, d.meta.name));
-        tools.into_iter()
+    pub fn iter(&self) -> std::slice::Iter<'_, ToolDef> {
+        self.tools.iter()
     }
 
     // There is deliberately no `call` here: every call goes through

@@ -14,8 +14,6 @@
 //! The format: a JSON array, one tool per line in tools/list order, each line (less
 //! its trailing comma) what `serde_json` writes for the tool's `rmcp::model::Tool`.
 
-use std::collections::BTreeMap;
-
 use rmcp::model::Tool;
 
 use crate::tools::ToolDef;
@@ -24,6 +22,7 @@ use crate::tools::ToolDef;
 const PUBLISHED: &str = include_str!("../../tool_list.json");
 
 /// Every `(name, entry)` of a published list, in its order.
+#[cfg(test)]
 fn entries(list: &'static str) -> impl Iterator<Item = (&'static str, &'static str)> {
     list.lines().filter_map(|line| {
         let entry = line.strip_suffix(',').unwrap_or(line);
@@ -33,15 +32,17 @@ fn entries(list: &'static str) -> impl Iterator<Item = (&'static str, &'static s
     })
 }
 
-/// Give every registered tool its published entry. A tool without one (a new tool
-/// before the list is regenerated, which the freshness test refuses) has its schemas
-/// generated when first needed.
-pub(crate) fn attach(tools: &mut BTreeMap<&'static str, ToolDef>) {
-    for (name, entry) in entries(PUBLISHED) {
-        if let Some(def) = tools.get_mut(name) {
-            def.published = Some(entry);
-        }
-    }
+/// `(name, start, end)` of each entry of the committed list, in its order, found by
+/// build.rs when the list was embedded: a start reads no byte of the list's 330 KB.
+const INDEX: &[(&str, usize, usize)] = include!(concat!(env!("OUT_DIR"), "/tool_list_index.rs"));
+
+/// Every `(name, entry)` of the committed list, in its order. A tool without an entry
+/// (a new tool before the list is regenerated, which the freshness test refuses) has
+/// its schemas generated when first needed.
+pub(crate) fn published() -> impl Iterator<Item = (&'static str, &'static str)> {
+    INDEX
+        .iter()
+        .map(|&(name, start, end)| (name, &PUBLISHED[start..end]))
 }
 
 /// A published entry as an MCP tool. Every entry parses: the freshness test parses
@@ -92,6 +93,15 @@ mod tests {
             &committed,
             &render(&Registry::builtin()),
         );
+    }
+
+    /// The index build.rs wrote is the list's own entries, in order, byte for byte.
+    #[test]
+    fn the_build_time_index_is_the_lists_entries() {
+        let scanned: Vec<_> = entries(PUBLISHED).collect();
+        let indexed: Vec<_> = published().collect();
+        assert_eq!(indexed.len(), scanned.len());
+        assert_eq!(indexed, scanned);
     }
 
     /// The embedded list is the committed file, every registered tool has its entry
