@@ -106,6 +106,37 @@ async fn a_hello_with_a_wrong_token_is_refused() {
     client.cancel().await.unwrap();
 }
 
+/// Guards the lean start: a stdio server answers `initialize` on its one thread (the
+/// bridge accepts on its runtime, the dock's publisher waits for an add-on: each thread
+/// created at start was a large part of it), and an add-on that connects is served.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_stdio_server_answers_initialize_on_one_thread_and_still_serves_the_addon() {
+    use std::io::{BufRead, BufReader, Write};
+    let project = demo_copy();
+    let state = tempfile::tempdir().unwrap();
+    let (mut child, _) = start_and_read_gate(project.path(), state.path());
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    stdin
+        .write_all(
+            br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}
+"#,
+        )
+        .unwrap();
+    let mut answer = String::new();
+    stdout.read_line(&mut answer).unwrap();
+    assert!(answer.contains(r#""id":1,"result""#), "{answer}");
+    let threads = std::fs::read_dir(format!("/proc/{}/task", child.id()))
+        .unwrap()
+        .count();
+    assert_eq!(threads, 1, "threads of a server that answered initialize");
+    let d = wait_discovery(project.path());
+    assert!(hello_answer(&d, &d.token).contains("accepted"));
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn an_applied_edit_is_a_committed_editor_transaction_and_the_tree_is_live() {
     let project = demo_copy();

@@ -387,13 +387,15 @@ fn serve(args: ServeArgs) -> ExitCode {
     };
     // The editor bridge: loopback listener + discovery file for the add-on. Started once
     // the lease is ours (a refused second server must not replace the discovery file) and
-    // before the gate line, which tests and scripts read as "startup is over". A server
-    // without it still serves every file tool; editor tools then say bridge_connected.
+    // before the gate line, which tests and scripts read as "startup is over". It accepts
+    // once the transport runs (on its runtime for stdio: no thread of its own); an add-on
+    // that connects earlier waits in the listen queue. A server without it still serves
+    // every file tool; editor tools then say bridge_connected.
     let bridge = if !args.config.editor_bridge {
         crate::say!("godot-mcp serve: editor bridge off (GODOT_MCP_EDITOR_BRIDGE=off)");
         None
     } else {
-        match crate::planes::editor::Bridge::start(project.root()) {
+        match crate::planes::editor::Bridge::begin(project.root()) {
             Ok(bridge) => {
                 crate::say!(
                     "godot-mcp serve: editor bridge at {} for the add-on (discovery file {})",
@@ -448,10 +450,7 @@ fn serve(args: ServeArgs) -> ExitCode {
                 served.registry.get(tool).map(|d| d.meta.class.as_str())
             })
         };
-        if let Err(e) = bridge.publish_status(crate::planes::editor::status_feed(&state, class_of))
-        {
-            crate::say!("godot-mcp serve: warning: the dock's status feed did not start: {e}");
-        }
+        bridge.publish_status(crate::planes::editor::status_feed(&state, class_of));
         state.editor.install(bridge);
     }
     let code = serve_transport(
@@ -483,6 +482,11 @@ fn serve_transport(
             .summary(state.registry.iter().map(|d| d.meta.toolset))
     );
     if let Some(addr) = http {
+        if let Some(bridge) = state.state.editor.bridge()
+            && let Err(e) = bridge.accept_on_thread()
+        {
+            crate::say!("godot-mcp serve: warning: the editor bridge cannot accept: {e}");
+        }
         let options = crate::transport::http::HttpOptions {
             addr,
             allowed_hosts,
@@ -510,6 +514,9 @@ fn serve_transport(
         return ExitCode::FAILURE;
     };
     let result = runtime.block_on(async move {
+        if let Some(bridge) = state.state.editor.bridge() {
+            tokio::spawn(bridge.accept());
+        }
         if start_editor {
             match crate::tools::runtime::launch_editor(&state.state).await {
                 Ok(s) => crate::say!(

@@ -114,9 +114,20 @@ struct Inner {
     /// Called (on a thread of its own) after each accepted hello: the server settles
     /// what it owes the editor (an agent's change whose editor part awaits its undo).
     on_connect: Mutex<Option<ConnectHandler>>,
-    /// Wakes the status publisher when a connection is accepted, so the dock gets its
-    /// first status right after the hello.
-    status_nudge: Mutex<Option<mpsc::Sender<()>>>,
+    /// The status publisher: its feed until the first accepted hello starts its thread
+    /// (a server no add-on connects to runs none), then the nudge that wakes it, so the
+    /// dock gets its first status right after each hello.
+    status: Mutex<Publisher>,
+}
+
+/// Where the status publisher is.
+enum Publisher {
+    /// Nobody asked for one.
+    Off,
+    /// Asked for; its thread starts with the first connection.
+    Waiting(StatusFeed),
+    /// Running: a send wakes it.
+    Running(mpsc::Sender<()>),
 }
 
 /// What to do with a reply that arrived after its request gave up.
@@ -130,6 +141,8 @@ pub struct Bridge {
     inner: Arc<Inner>,
     addr: SocketAddr,
     discovery_path: PathBuf,
+    /// The bound listener until an accept loop takes it.
+    listener: Mutex<Option<TcpListener>>,
 }
 
 impl std::fmt::Debug for Bridge {
@@ -184,8 +197,20 @@ fn write_discovery(path: &Path, d: &Discovery) -> io::Result<()> {
 }
 
 impl Bridge {
-    /// Listen on loopback and publish the discovery file of `project_root`.
+    /// Listen on loopback, publish the discovery file of `project_root` and accept on a
+    /// thread of its own.
     pub fn start(project_root: &Path) -> io::Result<Arc<Bridge>> {
+        let bridge = Self::begin(project_root)?;
+        bridge.accept_on_thread()?;
+        Ok(bridge)
+    }
+
+    /// Binds the loopback listener and publishes the discovery file of `project_root`,
+    /// accepting nothing yet: an add-on that connects waits in the listen queue until
+    /// [`Bridge::accept`] runs on the server's runtime (or [`Bridge::accept_on_thread`]).
+    /// A stdio start so spawns no thread for the bridge: a thread's creation was the
+    /// largest step of a warm start (docs/performance.md).
+    pub fn begin(project_root: &Path) -> io::Result<Arc<Bridge>> {
         let listener = TcpListener::bind(("127.0.0.1", 0))?;
         let addr = listener.local_addr()?;
         let inner = Arc::new(Inner {
@@ -199,7 +224,7 @@ impl Bridge {
             late: Mutex::new(Vec::new()),
             on_late: Mutex::new(None),
             on_connect: Mutex::new(None),
-            status_nudge: Mutex::new(None),
+            status: Mutex::new(Publisher::Off),
         });
         let discovery_path = project_root.join(DISCOVERY_RELATIVE_PATH);
         write_discovery(
@@ -212,15 +237,60 @@ impl Bridge {
                 server_version: env!("CARGO_PKG_VERSION").into(),
             },
         )?;
-        let accept_inner = inner.clone();
-        std::thread::Builder::new()
-            .name("bridge-accept".into())
-            .spawn(move || accept_loop(listener, accept_inner))?;
         Ok(Arc::new(Bridge {
             inner,
             addr,
             discovery_path,
+            listener: Mutex::new(Some(listener)),
         }))
+    }
+
+    /// Accepts on a thread of its own (tests, benches and the HTTP transport).
+    pub fn accept_on_thread(&self) -> io::Result<()> {
+        let Some(listener) = self.listener.lock().take() else {
+            return Ok(());
+        };
+        let inner = self.inner.clone();
+        std::thread::Builder::new()
+            .name("bridge-accept".into())
+            .spawn(move || accept_loop(listener, inner))?;
+        Ok(())
+    }
+
+    /// Accepts on the calling tokio runtime until the bridge stops (spawn it there); each
+    /// accepted connection is served on a thread of its own, as on the accept thread.
+    /// Nothing to do if the listener was already taken.
+    pub fn accept(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
+        let listener = self.listener.lock().take();
+        let inner = self.inner.clone();
+        async move {
+            let Some(listener) = listener else { return };
+            let listener = match listener
+                .set_nonblocking(true)
+                .and_then(|()| tokio::net::TcpListener::from_std(listener))
+            {
+                Ok(l) => l,
+                Err(e) => {
+                    tracing::warn!("editor bridge: cannot accept on the runtime: {e}");
+                    return;
+                }
+            };
+            loop {
+                let accepted = listener.accept().await;
+                if inner.shutdown.load(Ordering::SeqCst) {
+                    return;
+                }
+                match accepted.and_then(|(s, _)| s.into_std()) {
+                    Ok(stream) => {
+                        if stream.set_nonblocking(false).is_ok() {
+                            serve_on_thread(stream, &inner);
+                        }
+                    }
+                    // Out of descriptors, say: try again a little later, never spin.
+                    Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+                }
+            }
+        }
     }
 
     pub fn local_addr(&self) -> SocketAddr {
@@ -342,15 +412,20 @@ impl Bridge {
 
     /// Send the add-on a [`ServerStatus`] after each hello and whenever `feed`'s stamp
     /// moves, from a thread of its own, until the bridge stops. Nothing is read or sent
-    /// while the stamp stays the same.
-    pub fn publish_status(&self, feed: StatusFeed) -> io::Result<()> {
-        let (tx, rx) = mpsc::channel();
-        *self.inner.status_nudge.lock() = Some(tx);
-        let inner = self.inner.clone();
-        std::thread::Builder::new()
-            .name("bridge-status".into())
-            .spawn(move || status_loop(&inner, &feed, &rx))?;
-        Ok(())
+    /// while the stamp stays the same. The thread starts with the first accepted hello:
+    /// until an add-on connects there is nobody to send to, and a start spawns no thread
+    /// for it.
+    pub fn publish_status(&self, feed: StatusFeed) {
+        let mut status = self.inner.status.lock();
+        if matches!(*status, Publisher::Off) {
+            *status = Publisher::Waiting(feed);
+        }
+    }
+
+    /// Whether the status publisher's thread runs (tests: none before the first hello).
+    #[cfg(test)]
+    pub fn status_publisher_running(&self) -> bool {
+        matches!(*self.inner.status.lock(), Publisher::Running(_))
     }
 
     /// Close the current connection (tests; a server restart does the same).
@@ -367,7 +442,9 @@ impl Bridge {
         }
         self.drop_connection();
         // Wake the status publisher so it sees the flag and exits.
-        if let Some(tx) = self.inner.status_nudge.lock().take() {
+        if let Publisher::Running(tx) =
+            std::mem::replace(&mut *self.inner.status.lock(), Publisher::Off)
+        {
             let _ = tx.send(());
         }
         // Remove the file only while it is still ours (a newer server may have replaced it).
@@ -394,11 +471,16 @@ fn accept_loop(listener: TcpListener, inner: Arc<Inner>) {
             return;
         }
         let Ok(stream) = stream else { continue };
-        let inner = inner.clone();
-        let _ = std::thread::Builder::new()
-            .name("bridge-conn".into())
-            .spawn(move || serve_connection(stream, inner));
+        serve_on_thread(stream, &inner);
     }
+}
+
+/// Serves an accepted connection on a thread of its own.
+fn serve_on_thread(stream: TcpStream, inner: &Arc<Inner>) {
+    let inner = inner.clone();
+    let _ = std::thread::Builder::new()
+        .name("bridge-conn".into())
+        .spawn(move || serve_connection(stream, inner));
 }
 
 fn send_frame(mut stream: &TcpStream, msg: &ServerMessage) {
@@ -549,9 +631,7 @@ fn serve_connection(stream: TcpStream, inner: Arc<Inner>) {
         });
         *inner.last_rejection.lock() = None;
     }
-    if let Some(tx) = inner.status_nudge.lock().as_ref() {
-        let _ = tx.send(());
-    }
+    nudge_status(&inner);
     if let Some(handler) = inner.on_connect.lock().clone() {
         let _ = std::thread::Builder::new()
             .name("bridge-connected".into())
@@ -622,6 +702,31 @@ pub enum GateStamp {
     Open,
     Unreconciled,
     Closed(usize),
+}
+
+/// Wakes the status publisher after a hello, starting its thread at the first one.
+fn nudge_status(inner: &Arc<Inner>) {
+    let mut status = inner.status.lock();
+    *status = match std::mem::replace(&mut *status, Publisher::Off) {
+        Publisher::Waiting(feed) => {
+            let (tx, rx) = mpsc::channel();
+            let publisher = inner.clone();
+            match std::thread::Builder::new()
+                .name("bridge-status".into())
+                .spawn(move || status_loop(&publisher, &feed, &rx))
+            {
+                Ok(_) => Publisher::Running(tx),
+                Err(e) => {
+                    tracing::warn!("editor bridge: the dock's status feed did not start: {e}");
+                    Publisher::Off
+                }
+            }
+        }
+        other => other,
+    };
+    if let Publisher::Running(tx) = &*status {
+        let _ = tx.send(());
+    }
 }
 
 fn status_loop(inner: &Inner, feed: &StatusFeed, nudge: &mpsc::Receiver<()>) {

@@ -44,10 +44,15 @@ impl PeerConn {
             godot_version: "4.4.1.stable.custom_build".parse().unwrap(),
             token: token.into(),
         }));
+        // A server that never answers fails the test instead of hanging it.
+        peer.writer
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
         let reply = match peer.recv() {
             Some(ServerMessage::HelloReply(r)) => r,
             other => panic!("expected a hello reply, got {other:?}"),
         };
+        peer.writer.set_read_timeout(None).unwrap();
         (peer, reply)
     }
 
@@ -102,6 +107,32 @@ fn discovery_file_is_owner_only_fresh_and_removed_on_stop() {
     assert!(!path.exists());
     let b2 = Bridge::start(dir.path()).unwrap();
     assert_ne!(discovery(&b2).token, d.token, "a fresh token per start");
+}
+
+/// Guards the stdio start's bridge: `begin` publishes the discovery file and accepts
+/// nothing (no thread), an add-on that connects then waits in the listen queue, and
+/// `accept` on the server's runtime answers its hello.
+#[test]
+fn a_bridge_begun_accepts_only_once_its_runtime_does() {
+    let dir = project();
+    let b = Bridge::begin(dir.path()).unwrap();
+    let d = discovery(&b);
+    assert_eq!(d.server_pid, std::process::id());
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    // Connected and hello sent before anything accepts: answered once the runtime runs.
+    let early =
+        std::thread::spawn(move || PeerConn::connect(&d, &d.token, BRIDGE_PROTOCOL_VERSION));
+    runtime.block_on(async {
+        tokio::spawn(b.accept());
+        let (_peer, reply) = tokio::task::spawn_blocking(move || early.join().unwrap())
+            .await
+            .unwrap();
+        assert!(matches!(reply, HelloReply::Accepted { .. }), "{reply:?}");
+    });
+    assert!(matches!(b.status(), Status::Connected(_)));
 }
 
 #[test]
@@ -1012,8 +1043,8 @@ mod transactions {
         }
     }
 
-    /// Guards the dock's feed: a status right after the hello, then one per journal
-    /// change and none while nothing changed. The publisher polls its stamp several times
+    /// Guards the dock's feed: no publisher before an add-on connects, a status right
+    /// after the hello, then one per journal change and none while nothing changed. The publisher polls its stamp several times
     /// with nothing changed before the change is made: had it sent without comparing
     /// stamps, the next frame would be a repeat of the first, not the new row.
     #[tokio::test(flavor = "multi_thread")]
@@ -1031,7 +1062,10 @@ mod transactions {
             }),
             read: inner.read,
         };
-        state.editor.bridge().unwrap().publish_status(feed).unwrap();
+        let bridge = state.editor.bridge().unwrap();
+        bridge.publish_status(feed);
+        // Nobody to send to yet: no publisher thread (a start spawns none).
+        assert!(!bridge.status_publisher_running());
         let (mut peer, reply) = PeerConn::connect(&d, &d.token, BRIDGE_PROTOCOL_VERSION);
         assert!(matches!(reply, HelloReply::Accepted { .. }));
         let status = |peer: &mut PeerConn| -> ServerStatus {
@@ -1041,6 +1075,7 @@ mod transactions {
             }
         };
         let first = status(&mut peer);
+        assert!(bridge.status_publisher_running());
         assert_eq!(first.write_gate, GateState::Open);
         assert!(first.recent.is_empty(), "{first:?}");
         assert_eq!(first.server_version, env!("CARGO_PKG_VERSION"));
@@ -1084,9 +1119,7 @@ mod transactions {
         use godot_mcp_protocol::GateState;
         let (dir, state, _d) = server();
         let bridge = state.editor.bridge().unwrap();
-        bridge
-            .publish_status(status_feed(&state, builtin_classes()))
-            .unwrap();
+        bridge.publish_status(status_feed(&state, builtin_classes()));
         let feed = Arc::new(Feed::default());
         let _client = BridgeClient::start(
             dir.path().to_path_buf(),
