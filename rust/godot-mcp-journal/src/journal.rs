@@ -571,7 +571,7 @@ impl Journal {
         })?;
         let state_dir = state_dir::project_state_dir(state_root, &root);
         fs::create_dir_all(&state_dir)
-            .and_then(|()| godot_mcp_os::fs::set_mode(&state_dir, 0o700))
+            .and_then(|()| godot_mcp_os::fs::ensure_mode(&state_dir, 0o700))
             .map_err(|source| OpenError::StateDir {
                 path: state_dir.clone(),
                 source,

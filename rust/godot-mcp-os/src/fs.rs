@@ -206,6 +206,17 @@ pub fn set_mode(path: &Path, mode: u32) -> io::Result<()> {
     }
 }
 
+/// Sets the permission bits of `path` to `mode` unless they already are: a `chmod`
+/// changes the inode even when the bits stay the same, a change the file system then
+/// records in its journal (on ext4, waiting behind a commit under way), and a server
+/// start made one for its state folder every time.
+pub fn ensure_mode(path: &Path, want: u32) -> io::Result<()> {
+    if mode(&std::fs::metadata(path)?) == want {
+        return Ok(());
+    }
+    set_mode(path, want)
+}
+
 /// Makes `opts` create its file with permission bits `mode` (Unix; Windows
 /// files inherit their directory's ACL, and `mode` is ignored there).
 pub fn create_mode(opts: &mut OpenOptions, mode: u32) -> &mut OpenOptions {
@@ -392,6 +403,36 @@ mod windows {
 
 #[cfg(test)]
 mod tests {
+
+    /// Guards `ensure_mode`: no inode change (no `IN_ATTRIB`) when the bits are right,
+    /// one when they are not.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn ensure_mode_changes_the_inode_only_when_the_bits_differ() {
+        use rustix::fs::inotify;
+        let s = Scratch::new("ensure-mode");
+        let d = s.0.join("state");
+        std::fs::create_dir(&d).unwrap();
+        set_mode(&d, 0o700).unwrap();
+        let fd = inotify::init(inotify::CreateFlags::NONBLOCK).unwrap();
+        inotify::add_watch(&fd, &d, inotify::WatchFlags::ATTRIB).unwrap();
+        let events = |fd: &rustix::fd::OwnedFd| {
+            let mut buf = [std::mem::MaybeUninit::uninit(); 1024];
+            let mut reader = inotify::Reader::new(fd, &mut buf);
+            let mut n = 0;
+            while reader.next().is_ok() {
+                n += 1;
+            }
+            n
+        };
+        ensure_mode(&d, 0o700).unwrap();
+        assert_eq!(events(&fd), 0, "the mode was right: nothing to change");
+        set_mode(&d, 0o755).unwrap();
+        assert_eq!(events(&fd), 1);
+        ensure_mode(&d, 0o700).unwrap();
+        assert_eq!(events(&fd), 1, "the mode differed: changed");
+        assert_eq!(mode(&std::fs::metadata(&d).unwrap()), 0o700);
+    }
     use std::fs;
     use std::path::PathBuf;
 
