@@ -1,5 +1,6 @@
-//! Indexes the published tool list, and links the server's executables (the `godot-mcp` binary, the floor example and the
-//! benches) as position-dependent executables on Linux with the GNU toolchain.
+//! Indexes the published tool list, and links the server's executables (the `godot-mcp`
+//! binary, the floor example and the benches) as position-dependent executables on Linux
+//! with the GNU toolchain.
 //!
 //! A position-independent executable is relocated by the dynamic loader at every start:
 //! for `godot-mcp` that is about 20,000 relative relocations, and writing them dirties
@@ -11,7 +12,7 @@
 //! heap and every mapping but the executable's own stay randomised.
 //!
 //! The index: `(name, start, end)` of every entry of `src/tool_list.json` (one tool per
-//! line, `{"name":"<name>",...}` with an optional trailing comma), written to
+//! line, read by `entry_of`, shared with the crate), written to
 //! `$OUT_DIR/tool_list_index.rs`, so the registry gives each tool its entry without
 //! scanning the list at every start (src/tools/registry/tool_list.rs).
 fn main() {
@@ -26,18 +27,16 @@ fn main() {
     }
 }
 
+include!("src/tools/registry/tool_list_entry.rs");
+
 fn index_tool_list() {
     println!("cargo::rerun-if-changed=src/tool_list.json");
+    println!("cargo::rerun-if-changed=src/tools/registry/tool_list_entry.rs");
     let list = std::fs::read_to_string("src/tool_list.json").expect("src/tool_list.json");
     let mut out = String::from("&[\n");
     let mut start = 0;
     for line in list.split_inclusive('\n') {
-        let body = line.strip_suffix('\n').unwrap_or(line);
-        let entry = body.strip_suffix(',').unwrap_or(body);
-        if let Some(rest) = entry.strip_prefix(r#"{"name":""#)
-            && let Some(end) = rest.find('"')
-        {
-            let name = &rest[..end];
+        if let Some((name, entry)) = entry_of(line.strip_suffix('\n').unwrap_or(line)) {
             out.push_str(&format!(
                 "    ({name:?}, {start}, {}),\n",
                 start + entry.len()

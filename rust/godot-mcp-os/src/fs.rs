@@ -403,36 +403,6 @@ mod windows {
 
 #[cfg(test)]
 mod tests {
-
-    /// Guards `ensure_mode`: no inode change (no `IN_ATTRIB`) when the bits are right,
-    /// one when they are not.
-    #[cfg(target_os = "linux")]
-    #[test]
-    fn ensure_mode_changes_the_inode_only_when_the_bits_differ() {
-        use rustix::fs::inotify;
-        let s = Scratch::new("ensure-mode");
-        let d = s.0.join("state");
-        std::fs::create_dir(&d).unwrap();
-        set_mode(&d, 0o700).unwrap();
-        let fd = inotify::init(inotify::CreateFlags::NONBLOCK).unwrap();
-        inotify::add_watch(&fd, &d, inotify::WatchFlags::ATTRIB).unwrap();
-        let events = |fd: &rustix::fd::OwnedFd| {
-            let mut buf = [std::mem::MaybeUninit::uninit(); 1024];
-            let mut reader = inotify::Reader::new(fd, &mut buf);
-            let mut n = 0;
-            while reader.next().is_ok() {
-                n += 1;
-            }
-            n
-        };
-        ensure_mode(&d, 0o700).unwrap();
-        assert_eq!(events(&fd), 0, "the mode was right: nothing to change");
-        set_mode(&d, 0o755).unwrap();
-        assert_eq!(events(&fd), 1);
-        ensure_mode(&d, 0o700).unwrap();
-        assert_eq!(events(&fd), 1, "the mode differed: changed");
-        assert_eq!(mode(&std::fs::metadata(&d).unwrap()), 0o700);
-    }
     use std::fs;
     use std::path::PathBuf;
 
@@ -535,6 +505,36 @@ mod tests {
             exchange_backup(&a),
             Path::new("dir").join(".gmcp-1.tmp.displaced")
         );
+    }
+
+    /// Guards `ensure_mode`: no inode change (no `IN_ATTRIB`) when the bits are right,
+    /// one when they are not.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn ensure_mode_changes_the_inode_only_when_the_bits_differ() {
+        use rustix::fs::inotify;
+        let s = Scratch::new("ensure-mode");
+        let d = s.0.join("state");
+        fs::create_dir(&d).unwrap();
+        set_mode(&d, 0o700).unwrap();
+        let fd = inotify::init(inotify::CreateFlags::NONBLOCK).unwrap();
+        inotify::add_watch(&fd, &d, inotify::WatchFlags::ATTRIB).unwrap();
+        let events = |fd: &rustix::fd::OwnedFd| {
+            let mut buf = [std::mem::MaybeUninit::uninit(); 1024];
+            let mut reader = inotify::Reader::new(fd, &mut buf);
+            let mut n = 0;
+            while reader.next().is_ok() {
+                n += 1;
+            }
+            n
+        };
+        ensure_mode(&d, 0o700).unwrap();
+        assert_eq!(events(&fd), 0, "the mode was right: nothing to change");
+        set_mode(&d, 0o755).unwrap();
+        assert_eq!(events(&fd), 1);
+        ensure_mode(&d, 0o700).unwrap();
+        assert_eq!(events(&fd), 1, "the mode differed: changed");
+        assert_eq!(mode(&fs::metadata(&d).unwrap()), 0o700);
     }
 
     #[test]

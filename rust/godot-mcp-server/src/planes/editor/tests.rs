@@ -1044,9 +1044,10 @@ mod transactions {
     }
 
     /// Guards the dock's feed: no publisher before an add-on connects, a status right
-    /// after the hello, then one per journal change and none while nothing changed. The publisher polls its stamp several times
-    /// with nothing changed before the change is made: had it sent without comparing
-    /// stamps, the next frame would be a repeat of the first, not the new row.
+    /// after the hello, then one per journal change and none while nothing changed. The
+    /// publisher polls its stamp several times with nothing changed before the change is
+    /// made: had it sent without comparing stamps, the next frame would be a repeat of the
+    /// first, not the new row.
     #[tokio::test(flavor = "multi_thread")]
     async fn the_dock_gets_a_status_after_hello_and_then_only_on_change() {
         use godot_mcp_protocol::{GateState, ServerStatus};

@@ -21,15 +21,13 @@ use crate::tools::ToolDef;
 /// The committed list (see the module documentation).
 const PUBLISHED: &str = include_str!("../../tool_list.json");
 
+#[cfg(test)]
+include!("tool_list_entry.rs");
+
 /// Every `(name, entry)` of a published list, in its order.
 #[cfg(test)]
 fn entries(list: &'static str) -> impl Iterator<Item = (&'static str, &'static str)> {
-    list.lines().filter_map(|line| {
-        let entry = line.strip_suffix(',').unwrap_or(line);
-        // `name` is the first field rmcp writes; a tool's name has no escapes.
-        let rest = entry.strip_prefix(r#"{"name":""#)?;
-        Some((&rest[..rest.find('"')?], entry))
-    })
+    list.lines().filter_map(entry_of)
 }
 
 /// `(name, start, end)` of each entry of the committed list, in its order, found by
