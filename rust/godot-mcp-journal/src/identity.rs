@@ -14,7 +14,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::durable;
-use crate::ids::random_bytes;
+use crate::ids::{TxnId, random_bytes};
+use crate::storage::Storage;
 
 /// Which project, and which incarnation of it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -60,10 +61,17 @@ impl ProjectIdentity {
     /// Loads the identity for `canonical_project` from `state_dir`, creating it
     /// or re-establishing it (new object id, generation + 1) when the directory
     /// at the path is not the one recorded.
-    pub fn load_or_establish(
+    ///
+    /// A new identity is written through `storage` (temp file, fsync, rename)
+    /// but its folder is not synced: `.1` is `true` when the caller owes that
+    /// `fsync` of `state_dir`, before anything that carries the identity is
+    /// written. [`crate::Journal::open`] folds it into the one a new journal
+    /// needs (both are renamed into the same folder).
+    pub(crate) fn load_or_establish(
+        storage: &dyn Storage,
         state_dir: &Path,
         canonical_project: &Path,
-    ) -> Result<Self, IdentityError> {
+    ) -> Result<(Self, bool), IdentityError> {
         let path = state_dir.join(FILE_NAME);
         let io_err = |source| IdentityError::Io {
             path: path.clone(),
@@ -91,7 +99,7 @@ impl ProjectIdentity {
             && prev.ino == meta.ino
             && prev.canonical_path == canonical_project
         {
-            return Ok(prev.clone());
+            return Ok((prev.clone(), false));
         }
         let fresh = Self {
             object_id: hex::encode(random_bytes::<16>().map_err(io_err)?),
@@ -101,7 +109,17 @@ impl ProjectIdentity {
             ino: meta.ino,
         };
         let json = serde_json::to_vec_pretty(&fresh).map_err(|e| io_err(io::Error::other(e)))?;
-        durable::write_atomic(&path, &json).map_err(io_err)?;
+        let temp = durable::temp_path_for(&path, TxnId::random().map_err(io_err)?);
+        let staged = (|| {
+            let file = storage.create_temp(&temp, &json, 0o644)?;
+            storage.sync_file(&temp, &file)?;
+            drop(file);
+            storage.rename(&temp, &path)
+        })();
+        if let Err(e) = staged {
+            let _ = fs::remove_file(&temp);
+            return Err(io_err(e));
+        }
         if previous.is_some() {
             tracing::warn!(
                 object_id = %fresh.object_id,
@@ -109,6 +127,6 @@ impl ProjectIdentity {
                 "project directory changed identity; journal rows of the old project will not be applied to it"
             );
         }
-        Ok(fresh)
+        Ok((fresh, true))
     }
 }

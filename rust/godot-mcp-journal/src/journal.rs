@@ -529,8 +529,8 @@ macro_rules! map_failure {
 }
 
 /// Creates the journal at `path`, whole or not at all: built beside it
-/// ([`schema::create`]), made durable, renamed into place, the folder synced
-/// (the lease is held: nobody else creates it meanwhile).
+/// ([`schema::create`]), made durable and renamed into place (the lease is
+/// held: nobody else creates it meanwhile). The caller syncs the folder.
 fn create_journal(storage: &dyn Storage, path: &Path) -> Result<(), MigrateError> {
     let temp = path.with_extension("sqlite3.new");
     for leftover in [temp.clone(), path.with_extension("sqlite3.new-journal")] {
@@ -542,10 +542,7 @@ fn create_journal(storage: &dyn Storage, path: &Path) -> Result<(), MigrateError
     schema::create(&temp)?;
     let file = fs::File::open(&temp).map_err(MigrateError::Io)?;
     storage.sync_file(&temp, &file).map_err(MigrateError::Io)?;
-    storage.rename(&temp, path).map_err(MigrateError::Io)?;
-    storage
-        .sync_dir(durable::parent_dir(path))
-        .map_err(MigrateError::Io)
+    storage.rename(&temp, path).map_err(MigrateError::Io)
 }
 
 impl Journal {
@@ -577,10 +574,26 @@ impl Journal {
                 source,
             })?;
         let lease = Lease::acquire(&state_dir)?;
-        let identity = ProjectIdentity::load_or_establish(&state_dir, &root)?;
+        let (identity, identity_renamed) =
+            ProjectIdentity::load_or_establish(&*storage, &state_dir, &root)?;
         let db_path = state_dir.join(JOURNAL_FILE);
-        if !db_path.try_exists().map_err(MigrateError::Io)? {
+        let created = !db_path.try_exists().map_err(MigrateError::Io)?;
+        if created {
             create_journal(&*storage, &db_path)?;
+        }
+        // One folder fsync makes both renames durable (a fresh start's two
+        // files). Until it returns a power loss may keep either rename without
+        // the other, and each is safe: an identity without a journal gets a
+        // new journal; a journal without an identity is the empty one just
+        // created (nothing is written before this), and gets a new identity.
+        // Each file's bytes were fsynced before its rename.
+        if identity_renamed || created {
+            storage
+                .sync_dir(&state_dir)
+                .map_err(|source| OpenError::StateDir {
+                    path: state_dir.clone(),
+                    source,
+                })?;
         }
         let mut conn = Connection::open(&db_path).map_err(MigrateError::from)?;
         schema::prepare(&mut conn)?;
@@ -1625,8 +1638,12 @@ mod tests {
         let sim = Arc::new(crate::storage::PowerLossSim::default());
         let j = Journal::open_with_storage(&state, &project, sim.clone()).unwrap();
         let db = j.state_dir().join(JOURNAL_FILE);
+        let identity = j.identity().clone();
         drop(j);
         sim.power_loss().unwrap();
+        let again = Journal::open(&state, &project).unwrap();
+        assert_eq!(again.identity(), &identity, "the created identity was lost");
+        drop(again);
         assert!(db.exists(), "the created journal was lost");
         assert!(!db.with_extension("sqlite3.new").exists());
         let conn = Connection::open(&db).unwrap();
@@ -1638,6 +1655,112 @@ mod tests {
             .pragma_query_value(None, "journal_mode", |r| r.get(0))
             .unwrap();
         assert_eq!(mode, "wal");
+    }
+
+    /// Guards against: a fresh open that a power loss at some step leaves in
+    /// a state the next open refuses (a torn identity or journal), or that
+    /// makes more than the one folder fsync both of its renames need. The
+    /// machine stops before each storage step of a fresh open in turn (what
+    /// was not made durable is dropped); the next open must succeed and take
+    /// a write. The complete open's sync steps are pinned.
+    #[cfg(feature = "failpoints")]
+    #[test]
+    fn a_power_loss_at_any_step_of_a_fresh_open_leaves_a_start_the_next_open_takes() {
+        use crate::storage::{PowerLossSim, StorageOp};
+        use std::sync::Mutex;
+
+        /// The simulation, stopped before its `stop_at`-th step; it records
+        /// the kind of every step it was asked for.
+        struct Stopping {
+            sim: PowerLossSim,
+            stop_at: usize,
+            steps: Mutex<Vec<String>>,
+        }
+        impl Stopping {
+            fn step(&self, op: StorageOp<'_>) -> io::Result<()> {
+                let mut steps = self.steps.lock().unwrap();
+                let name = format!("{op:?}");
+                steps.push(name[..name.find('(').unwrap_or(name.len())].to_string());
+                if steps.len() > self.stop_at {
+                    return Err(io::Error::other("the machine stopped"));
+                }
+                Ok(())
+            }
+        }
+        impl Storage for Stopping {
+            fn create_temp(&self, path: &Path, bytes: &[u8], mode: u32) -> io::Result<fs::File> {
+                self.step(StorageOp::CreateTemp(path))?;
+                self.sim.create_temp(path, bytes, mode)
+            }
+            fn sync_file(&self, path: &Path, file: &fs::File) -> io::Result<()> {
+                self.step(StorageOp::SyncFile(path))?;
+                self.sim.sync_file(path, file)
+            }
+            fn sync_data(&self, path: &Path, file: &fs::File) -> io::Result<()> {
+                self.step(StorageOp::SyncData(path))?;
+                self.sim.sync_data(path, file)
+            }
+            fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+                self.step(StorageOp::Rename(from, to))?;
+                self.sim.rename(from, to)
+            }
+            fn rename_noreplace(&self, from: &Path, to: &Path) -> io::Result<()> {
+                self.step(StorageOp::RenameNoreplace(from, to))?;
+                self.sim.rename_noreplace(from, to)
+            }
+            fn exchange(&self, a: &Path, b: &Path) -> io::Result<()> {
+                self.step(StorageOp::Exchange(a, b))?;
+                self.sim.exchange(a, b)
+            }
+            fn remove_file(&self, path: &Path) -> io::Result<()> {
+                self.step(StorageOp::RemoveFile(path))?;
+                self.sim.remove_file(path)
+            }
+            fn create_dir(&self, path: &Path) -> io::Result<()> {
+                self.step(StorageOp::CreateDir(path))?;
+                self.sim.create_dir(path)
+            }
+            fn sync_dir(&self, dir: &Path) -> io::Result<()> {
+                self.step(StorageOp::SyncDir(dir))?;
+                self.sim.sync_dir(dir)
+            }
+        }
+
+        for stop_at in 0.. {
+            let dir = tempfile::tempdir().unwrap();
+            let project = dir.path().join("p");
+            fs::create_dir_all(&project).unwrap();
+            let state = dir.path().join("s");
+            let storage = Arc::new(Stopping {
+                sim: PowerLossSim::default(),
+                stop_at,
+                steps: Mutex::new(Vec::new()),
+            });
+            let opened = Journal::open_with_storage(&state, &project, storage.clone());
+            let identity = opened.as_ref().ok().map(|j| j.identity().clone());
+            drop(opened);
+            storage.sim.power_loss().unwrap();
+            let mut next = Journal::open(&state, &project)
+                .unwrap_or_else(|e| panic!("stopped before step {stop_at}: next open: {e}"));
+            next.reconcile().unwrap();
+            next.write_file(FileWrite::new("a.txt", b"x", "t", "write"))
+                .unwrap_or_else(|e| panic!("stopped before step {stop_at}: write: {e}"));
+            if let Some(identity) = identity {
+                assert_eq!(next.identity(), &identity, "an opened identity was lost");
+                let steps = storage.steps.lock().unwrap().clone();
+                let syncs: Vec<&str> = steps
+                    .iter()
+                    .map(String::as_str)
+                    .filter(|s| s.starts_with("Sync"))
+                    .collect();
+                assert_eq!(
+                    syncs,
+                    ["SyncFile", "SyncFile", "SyncDir"],
+                    "a fresh open's syncs (every step: {steps:?})"
+                );
+                break;
+            }
+        }
     }
 
     fn count(j: &Journal, sql: &str) -> usize {
