@@ -528,9 +528,9 @@ macro_rules! map_failure {
     };
 }
 
-/// Creates the journal at `path`, whole or not at all: built beside it
-/// ([`schema::create`]), made durable and renamed into place (the lease is
-/// held: nobody else creates it meanwhile). The caller syncs the folder.
+/// Creates the journal at `path`, whole or not at all: written beside it
+/// ([`schema::new_journal`]), made durable and renamed into place (the lease
+/// is held: nobody else creates it meanwhile). The caller syncs the folder.
 fn create_journal(storage: &dyn Storage, path: &Path) -> Result<(), MigrateError> {
     let temp = path.with_extension("sqlite3.new");
     for leftover in [temp.clone(), path.with_extension("sqlite3.new-journal")] {
@@ -539,9 +539,12 @@ fn create_journal(storage: &dyn Storage, path: &Path) -> Result<(), MigrateError
             _ => {}
         }
     }
-    schema::create(&temp)?;
-    let file = fs::File::open(&temp).map_err(MigrateError::Io)?;
+    let bytes = schema::new_journal().map_err(MigrateError::Io)?;
+    let file = storage
+        .create_temp(&temp, &bytes, 0o644)
+        .map_err(MigrateError::Io)?;
     storage.sync_file(&temp, &file).map_err(MigrateError::Io)?;
+    drop(file);
     storage.rename(&temp, path).map_err(MigrateError::Io)
 }
 

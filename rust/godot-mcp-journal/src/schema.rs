@@ -168,14 +168,39 @@ fn migrate(conn: &mut Connection, found: i64) -> Result<(), MigrateError> {
     Ok(())
 }
 
+/// A new journal as [`create`] builds it (WAL mode, every migration, the
+/// whole database in the one file), with the intent log's salt
+/// [`SALT_PLACEHOLDER`]: what a new journal is written from
+/// ([`new_journal`]), so a first start runs no SQL to build one. SQLite
+/// building it took 2.2 million instructions, nearly half of a first start's
+/// (callgrind). `the_bundled_new_journal_is_what_create_builds` fails when it
+/// differs from what [`create`] builds with this build's SQLite and
+/// migrations, and `INSTA_UPDATE=always cargo test -p godot-mcp-journal --lib
+/// the_bundled_new_journal` rewrites it.
+const NEW_JOURNAL: &[u8] = include_bytes!("new_journal.sqlite3");
+
+/// The salt [`NEW_JOURNAL`] holds in its `log_state` row, once in the file.
+const SALT_PLACEHOLDER: [u8; 16] = *b"godot-mcp salt \0";
+
+/// The bytes of a new journal: [`NEW_JOURNAL`] with a random salt in its
+/// `log_state` row (the bytes of a blob are stored as they are, and SQLite
+/// keeps no checksum of a page).
+pub(crate) fn new_journal() -> std::io::Result<Vec<u8>> {
+    let mut bytes = NEW_JOURNAL.to_vec();
+    let at = bytes
+        .windows(SALT_PLACEHOLDER.len())
+        .position(|w| w == SALT_PLACEHOLDER)
+        .ok_or_else(|| std::io::Error::other("the bundled new journal holds no salt"))?;
+    bytes[at..at + SALT_PLACEHOLDER.len()].copy_from_slice(&crate::ids::random_bytes::<16>()?);
+    Ok(bytes)
+}
+
 /// Builds a new journal at `path` (which must not exist): WAL mode, every
 /// migration, no SQLite sync (`synchronous=OFF`, no rollback journal), then
-/// closed, so the whole database is in the one file (no WAL left). The
-/// caller makes that file durable and renames it into place, so a journal
-/// is either absent or whole — one `fsync` of the file and one of its folder
-/// instead of SQLite's dozen for a created database (its rollback journal
-/// for the switch to WAL, the WAL's header, its folder, one per commit).
-pub fn create(path: &std::path::Path) -> Result<(), MigrateError> {
+/// closed, so the whole database is in the one file (no WAL left). What
+/// [`NEW_JOURNAL`] was built by.
+#[cfg(test)]
+pub(crate) fn create(path: &std::path::Path) -> Result<(), MigrateError> {
     let mut conn = Connection::open(path)?;
     conn.pragma_update(None, "synchronous", "OFF")?;
     conn.pragma_update(None, "journal_mode", "OFF")?;
@@ -362,12 +387,87 @@ mod tests {
         assert!(!sql.contains(" IN ("), "{sql}");
     }
 
-    /// Guards against: a journal built by `create` (the new-journal path)
-    /// differing from one migrated step by step: same schema, same version,
-    /// WAL mode, its `log_state` row there.
+    /// Guards against: a bundled new journal that is not what `create` builds
+    /// with this build's SQLite and migrations (a migration added, SQLite
+    /// updated): the file `create` leaves, its random salt replaced by the
+    /// placeholder, byte for byte. `INSTA_UPDATE=always` rewrites it.
     #[test]
-    fn a_created_journal_is_the_migrated_one() {
+    fn the_bundled_new_journal_is_what_create_builds() {
         let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.sqlite3");
+        create(&path).unwrap();
+        let mut built = std::fs::read(&path).unwrap();
+        let salt: Vec<u8> = Connection::open(&path)
+            .unwrap()
+            .query_row("SELECT salt FROM log_state", [], |r| r.get(0))
+            .unwrap();
+        let found: Vec<usize> = built
+            .windows(salt.len())
+            .enumerate()
+            .filter(|(_, w)| *w == salt.as_slice())
+            .map(|(i, _)| i)
+            .collect();
+        assert_eq!(found.len(), 1, "the salt is in the file once");
+        built[found[0]..found[0] + salt.len()].copy_from_slice(&SALT_PLACEHOLDER);
+        let placeholders = built
+            .windows(SALT_PLACEHOLDER.len())
+            .filter(|w| *w == SALT_PLACEHOLDER)
+            .count();
+        assert_eq!(placeholders, 1);
+        if built == NEW_JOURNAL {
+            return;
+        }
+        let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/new_journal.sqlite3");
+        if matches!(
+            std::env::var("INSTA_UPDATE").as_deref(),
+            Ok("always" | "force")
+        ) {
+            std::fs::write(&file, &built).unwrap();
+            return;
+        }
+        panic!(
+            "{} is not what this build's create() builds; regenerate it with \
+             INSTA_UPDATE=always cargo test -p godot-mcp-journal --lib the_bundled_new_journal",
+            file.display()
+        );
+    }
+
+    /// Guards against: a new journal (the bundled one with its salt drawn, and
+    /// what `create` builds) differing from one migrated step by step: same
+    /// schema, same version, WAL mode, its `log_state` row there with a salt of
+    /// its own; and a salt drawn once for every new journal.
+    #[test]
+    fn a_new_journal_is_the_migrated_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut salts = Vec::new();
+        for (i, bytes) in [new_journal().unwrap(), new_journal().unwrap()]
+            .into_iter()
+            .enumerate()
+        {
+            let path = dir.path().join(format!("n{i}.sqlite3"));
+            std::fs::write(&path, bytes).unwrap();
+            let conn = Connection::open(&path).unwrap();
+            let check: String = conn
+                .pragma_query_value(None, "integrity_check", |r| r.get(0))
+                .unwrap();
+            assert_eq!(check, "ok");
+            a_journal_is_the_migrated_one(dir.path(), &path);
+            let salt: Vec<u8> = conn
+                .query_row("SELECT salt FROM log_state", [], |r| r.get(0))
+                .unwrap();
+            assert_ne!(salt, SALT_PLACEHOLDER);
+            salts.push(salt);
+        }
+        assert_ne!(salts[0], salts[1], "each new journal draws its salt");
+        let path = dir.path().join("c.sqlite3");
+        create(&path).unwrap();
+        a_journal_is_the_migrated_one(dir.path(), &path);
+    }
+
+    /// Asserts the journal at `path`, opened as it is (no `prepare`, which
+    /// would migrate it), has the schema, version, mode and `log_state` row of
+    /// one migrated step by step (built in `dir`).
+    fn a_journal_is_the_migrated_one(dir: &std::path::Path, path: &std::path::Path) {
         let schema_of = |conn: &Connection| -> Vec<String> {
             let mut st = conn
                 .prepare("SELECT sql FROM sqlite_schema WHERE sql IS NOT NULL ORDER BY name")
@@ -377,12 +477,11 @@ mod tests {
                 .map(Result::unwrap)
                 .collect()
         };
-        let mut migrated = Connection::open(dir.path().join("m.sqlite3")).unwrap();
+        let migrated_path = dir.join("m.sqlite3");
+        let _ = std::fs::remove_file(&migrated_path);
+        let mut migrated = Connection::open(&migrated_path).unwrap();
         prepare(&mut migrated).unwrap();
-        let path = dir.path().join("c.sqlite3");
-        create(&path).unwrap();
-        // Opened as it was left: no `prepare`, which would migrate it.
-        let created = Connection::open(&path).unwrap();
+        let created = Connection::open(path).unwrap();
         assert_eq!(schema_of(&created), schema_of(&migrated));
         assert_eq!(user_version(&created), CURRENT_VERSION);
         let mode: String = created

@@ -313,30 +313,6 @@ mod sim {
                 .ok_or_else(|| io::Error::other(format!("{} not in the model", path.display())))
         }
 
-        /// [`Model::lookup`], taking in a file someone else created in a
-        /// tracked directory (SQLite building a new journal): its entry and
-        /// bytes are not durable until synced through this seam.
-        fn lookup_or_adopt(&mut self, path: &Path) -> io::Result<usize> {
-            if let Ok(node) = self.lookup(path) {
-                return Ok(node);
-            }
-            let meta = fs::symlink_metadata(path)?;
-            if !meta.is_file() {
-                return Err(io::Error::other(format!(
-                    "{} not in the model",
-                    path.display()
-                )));
-            }
-            self.nodes.push(Node::File {
-                cached: fs::read(path)?,
-                durable: None,
-                mode: godot_mcp_os::fs::mode(&meta),
-            });
-            let node = self.nodes.len() - 1;
-            self.link(path, node)?;
-            Ok(node)
-        }
-
         /// Starts tracking the directory of `path` (before an effect in it).
         fn track(&mut self, path: &Path) -> io::Result<()> {
             let (dir, _) = name_of(path)?;
@@ -480,7 +456,7 @@ mod sim {
         fn sync_file(&self, path: &Path, file: &File) -> io::Result<()> {
             self.with(|m| {
                 RealStorage.sync_file(path, file)?;
-                let node = m.lookup_or_adopt(path)?;
+                let node = m.lookup(path)?;
                 if let Node::File {
                     cached, durable, ..
                 } = &mut m.nodes[node]
