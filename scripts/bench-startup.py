@@ -16,7 +16,9 @@ interleaved, from the official Python MCP client, and prints medians and ratios:
 Not a test: nothing is asserted. The MCP client (`mcp` from PyPI, pinned below) is
 installed into a venv on first use, like scripts/lint-workflows.sh does for zizmor.
 
-  cargo build --release -p godot-mcp-server --bin godot-mcp --example floor
+  cargo build --release -p godot-mcp-server --bin godot-mcp
+  cargo build --release -p godot-mcp-server --example floor   # separately: built in one
+    # command, godot-mcp would carry the journal's failpoints (dev-dependency features)
   scripts/bench-startup.py [--rounds 9] [--profile release] [--server path/to/godot-mcp]
 
 Environment: GODOT_MCP_BENCH_DIR  where the venv lives (default:
@@ -146,7 +148,7 @@ def main() -> None:
     for exe in (ours, floor):
         if not exe.exists():
             sys.exit(f"{exe} is missing: cargo build --{args.profile} -p godot-mcp-server "
-                     "--bin godot-mcp --example floor")
+                     "--bin godot-mcp, then (a second command) --example floor")
 
     work = Path(tempfile.mkdtemp(prefix="godot-mcp-bench-"))
     try:
