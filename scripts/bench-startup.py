@@ -154,6 +154,10 @@ def main() -> None:
     try:
         project = work / "project"
         shutil.copytree(REPO / "godot_project", project)
+        # The copy's (and an earlier run's deletions') metadata to disk before timing: a
+        # start's first fsync would otherwise commit it (on a disk mounted with `discard`,
+        # with the trims of everything an earlier run deleted).
+        os.sync()
         warm_state = work / "warm-state"
         env = {"GODOT_MCP_LOG": "info"}
         cmd_ours = [str(ours), "serve", "--project", str(project), "--toolsets", "all"]

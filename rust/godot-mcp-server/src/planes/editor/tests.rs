@@ -127,12 +127,20 @@ fn a_bridge_begun_accepts_only_once_its_runtime_does() {
         std::thread::spawn(move || PeerConn::connect(&d, &d.token, BRIDGE_PROTOCOL_VERSION));
     runtime.block_on(async {
         tokio::spawn(b.accept());
-        let (_peer, reply) = tokio::task::spawn_blocking(move || early.join().unwrap())
+        let (peer, reply) = tokio::task::spawn_blocking(move || early.join().unwrap())
             .await
             .unwrap();
         assert!(matches!(reply, HelloReply::Accepted { .. }), "{reply:?}");
+        // Checked with the peer still open: the connection is in place before
+        // "accepted" is sent, but closing the peer ends it, which raced this check
+        // when it came after.
+        assert!(
+            matches!(b.status(), Status::Connected(_)),
+            "{:?}",
+            b.status()
+        );
+        drop(peer);
     });
-    assert!(matches!(b.status(), Status::Connected(_)));
 }
 
 #[test]
