@@ -21,6 +21,8 @@ use std::process::{Command, Output};
 use godot_mcp_journal::failpoints as fp;
 use godot_mcp_journal::{Journal, TxnFilter, TxnStatus, WriteGate};
 
+mod support;
+
 const CHILD: &str = env!("CARGO_BIN_EXE_journal-test-child");
 
 const OLD: &str = "[gd_scene format=3 uid=\"uid://old\"]\n[node name=\"Old\" type=\"Node\"]\n";
@@ -190,6 +192,7 @@ fn check(state: &Path, project: &Path, expected: TxnStatus, what: &str) {
 /// disk, and a boundary the sweep silently stops reaching.
 #[test]
 fn a_crash_at_every_boundary_of_a_change_reconciles_to_all_or_nothing() {
+    let _one = support::one_at_a_time();
     let args: Vec<String> = std::iter::once("change".to_owned())
         .chain(specs())
         .collect();
@@ -205,6 +208,7 @@ fn a_crash_at_every_boundary_of_a_change_reconciles_to_all_or_nothing() {
 /// compensation, the next reconciliation still puts every file back.
 #[test]
 fn a_crash_inside_the_compensation_still_puts_every_file_back() {
+    let _one = support::one_at_a_time();
     let args: Vec<String> = std::iter::once("change".to_owned())
         .chain(specs())
         .collect();
@@ -235,6 +239,7 @@ fn a_crash_inside_the_compensation_still_puts_every_file_back() {
 /// The change itself, without a crash: committed, every file at its post-state.
 #[test]
 fn a_change_without_a_crash_commits_every_file() {
+    let _one = support::one_at_a_time();
     let args: Vec<String> = std::iter::once("change".to_owned())
         .chain(specs())
         .collect();

@@ -289,6 +289,7 @@ fn check_recovered(
 /// sweep silently stops reaching when the write path is refactored.
 #[test]
 fn a_crash_at_every_boundary_reconciles_to_a_proven_state() {
+    let _one = support::one_at_a_time();
     sweep(|scenario, point, state, project| {
         let reached = crash_at(state, project, &scenario.command(), point);
         check_after_recovery(scenario, state, project, scenario.expected(point));
@@ -325,6 +326,7 @@ fn sweep(crash_and_check: impl Fn(Scenario, &str, &Path, &Path) -> String) {
 /// invisible to a process death; a power loss at each boundary shows it.
 #[test]
 fn a_power_loss_at_every_boundary_keeps_only_what_was_made_durable() {
+    let _one = support::one_at_a_time();
     sweep(|scenario, point, state, project| {
         let reached = crash_dying(state, project, &scenario.command(), point, Death::Power);
         check_recovered(
@@ -345,6 +347,7 @@ fn a_power_loss_at_every_boundary_keeps_only_what_was_made_durable() {
 /// last write, whose intent was never fsynced, left nothing.
 #[test]
 fn a_power_loss_after_the_log_restarts_keeps_every_earlier_write() {
+    let _one = support::one_at_a_time();
     const WRITES: usize = 150; // folds every 32 writes: four restarts
     let (_dir, state, project) = Scenario::Overwrite.dirs();
     let mut cmd = Command::new(CHILD);
@@ -391,6 +394,7 @@ fn a_power_loss_after_the_log_restarts_keeps_every_earlier_write() {
 /// never quarantine (or worse, flip) a transaction whose state it had proven.
 #[test]
 fn a_second_crash_during_reconciliation_still_converges() {
+    let _one = support::one_at_a_time();
     let mut reached = BTreeSet::new();
     for scenario in Scenario::ALL {
         for point in scenario.points() {
@@ -417,6 +421,7 @@ fn a_second_crash_during_reconciliation_still_converges() {
 /// gate), as printed by a real process.
 #[test]
 fn the_next_start_prints_the_spec_lines() {
+    let _one = support::one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let (state, project) = (dir.path().join("state"), dir.path().join("project"));
     fs::create_dir_all(&project).unwrap();
@@ -447,6 +452,7 @@ fn the_next_start_prints_the_spec_lines() {
 /// name the quarantined transaction, after a third party changed the target.
 #[test]
 fn unprovable_state_closes_the_gate_and_names_the_transaction() {
+    let _one = support::one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let (state, project) = (dir.path().join("state"), dir.path().join("project"));
     fs::create_dir_all(&project).unwrap();

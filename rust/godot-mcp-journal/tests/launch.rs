@@ -237,6 +237,7 @@ fn alive(pid: i32) -> bool {
 
 #[test]
 fn an_exact_survivor_and_its_group_are_terminated_and_proven_empty() {
+    let _one = support::one_at_a_time();
     let (e, mut j) = fresh_env();
     let nonce = "aaaa1111bbbb2222cccc3333dddd4444";
     let (mut child, pid) = live_survivor(nonce);
@@ -264,6 +265,7 @@ fn an_exact_survivor_and_its_group_are_terminated_and_proven_empty() {
 
 #[test]
 fn a_reused_pid_is_not_signalled() {
+    let _one = support::one_at_a_time();
     let (e, mut j) = fresh_env();
     // An unrelated process now holds the recorded pid: its start time differs.
     let (mut unrelated, pid) = live_survivor("unrelated-process-with-another-nonce");
@@ -295,6 +297,7 @@ fn a_reused_pid_is_not_signalled() {
 /// closed), never signalled, never recorded "gone, boundary proven empty".
 #[test]
 fn a_partial_match_is_quarantined_never_gone() {
+    let _one = support::one_at_a_time();
     let (e, mut j) = fresh_env();
     let dir = e.state.path().to_path_buf();
     // The nonce differs (pid, start time and group match).
@@ -371,6 +374,7 @@ fn a_partial_match_is_quarantined_never_gone() {
 /// the operator stopped it, acknowledge-safe-state records it.
 #[test]
 fn repair_never_acknowledges_a_partial_match_while_it_runs() {
+    let _one = support::one_at_a_time();
     use godot_mcp_journal::EffectKind;
     use godot_mcp_journal::repair::RepairOperation;
     let e = env();
@@ -415,6 +419,7 @@ fn repair_never_acknowledges_a_partial_match_while_it_runs() {
 /// every other field matches a live process.
 #[test]
 fn a_receipt_from_another_boot_never_kills() {
+    let _one = support::one_at_a_time();
     let (e, mut j) = fresh_env();
     let nonce = "b007b007b007b007b007b007b007b007";
     let (mut child, pid) = live_survivor(nonce);
@@ -451,6 +456,7 @@ fn members_with(pgid: i32, needle: &str) -> Vec<i32> {
 /// is quarantined, its boundary not proven empty.
 #[test]
 fn a_gone_leader_s_group_is_killed_only_where_members_are_proven() {
+    let _one = support::one_at_a_time();
     let (e, mut j) = fresh_env();
     let nonce = "9e9e9e9e9e9e9e9e9e9e9e9e9e9e9e9e";
     let script = format!(
@@ -487,6 +493,7 @@ fn a_gone_leader_s_group_is_killed_only_where_members_are_proven() {
 /// proven empty after enumerating the group.
 #[test]
 fn a_gone_leader_s_proven_members_are_killed_and_the_group_proven_empty() {
+    let _one = support::one_at_a_time();
     let (e, mut j) = fresh_env();
     let nonce = "7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a";
     let script = format!("{}={nonce} sleep 302 & read _", launch::NONCE_ENV);
@@ -506,6 +513,7 @@ fn a_gone_leader_s_proven_members_are_killed_and_the_group_proven_empty() {
 
 #[test]
 fn a_hundred_recorded_sessions_reconcile_in_under_two_seconds() {
+    let _one = support::one_at_a_time();
     let (e, mut j) = fresh_env();
     let mut children = Vec::new();
     let mut recorded = Vec::new();
@@ -577,6 +585,7 @@ fn write_req(rel: &str, bytes: &[u8]) -> godot_mcp_journal::FileWrite {
 
 #[test]
 fn a_composite_commits_only_if_both_sub_proofs_hold() {
+    let _one = support::one_at_a_time();
     let (e, mut j) = fresh_env();
     let dir = e.state.path().to_path_buf();
     // Clean helper (exit 0, boundary empty): the file write commits, linked.
@@ -615,6 +624,7 @@ fn a_composite_commits_only_if_both_sub_proofs_hold() {
 /// recorded group by exact identity and records `compensated` once it is proven empty.
 #[test]
 fn repair_terminates_a_quarantined_survivor_by_exact_identity() {
+    let _one = support::one_at_a_time();
     use godot_mcp_journal::EffectKind;
     use godot_mcp_journal::repair::RepairOperation;
     let e = env();
@@ -673,6 +683,7 @@ fn repair_terminates_a_quarantined_survivor_by_exact_identity() {
 /// Compensating the composite (nothing of it stays) is still possible.
 #[test]
 fn repair_of_a_composite_uses_the_full_linked_verdict() {
+    let _one = support::one_at_a_time();
     use godot_mcp_journal::repair::{FileClaim, RepairOperation};
     use godot_mcp_journal::{EffectKind, FileState};
     let e = env();
@@ -741,6 +752,7 @@ fn repair_of_a_composite_uses_the_full_linked_verdict() {
 /// jobs, so the row is quarantined first.
 #[test]
 fn repair_refuses_a_job_object_launch() {
+    let _one = support::one_at_a_time();
     use godot_mcp_journal::EffectKind;
     use godot_mcp_journal::repair::RepairOperation;
     let e = env();

@@ -6,16 +6,7 @@ use std::fs;
 use godot_mcp_journal::lease::LeaseError;
 use godot_mcp_journal::{Journal, OpenError};
 
-/// One test of this file at a time: a child spawned by one test holds copies of
-/// the other tests' descriptors (the lease's among them) until its exec closes
-/// them, which can keep a lease another test has just dropped.
-static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
-    ONE_AT_A_TIME
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
+mod support;
 
 /// A live server stand-in holding `project`'s lease (it has said so).
 #[cfg(feature = "failpoints")]
@@ -43,7 +34,7 @@ fn hold(state_root: &std::path::Path, project: &std::path::Path) -> std::process
 /// `flock` is per open file description, so this must still refuse).
 #[test]
 fn a_second_open_in_the_same_process_is_refused() {
-    let _serial = one_at_a_time();
+    let _serial = support::one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let project = dir.path().join("p");
     fs::create_dir(&project).unwrap();
@@ -63,7 +54,7 @@ fn a_second_open_in_the_same_process_is_refused() {
 #[cfg(feature = "failpoints")]
 #[test]
 fn the_lease_frees_when_its_holder_is_sigkilled() {
-    let _serial = one_at_a_time();
+    let _serial = support::one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let project = dir.path().join("p");
     fs::create_dir(&project).unwrap();
@@ -95,7 +86,7 @@ fn the_lease_frees_when_its_holder_is_sigkilled() {
 #[cfg(all(feature = "failpoints", target_os = "linux"))]
 #[test]
 fn a_dead_holders_lingering_lock_is_waited_for() {
-    let _serial = one_at_a_time();
+    let _serial = support::one_at_a_time();
     use std::os::unix::fs::MetadataExt;
 
     let dir = tempfile::tempdir().unwrap();
@@ -152,7 +143,7 @@ fn a_dead_holders_lingering_lock_is_waited_for() {
 #[test]
 fn the_holders_pid_is_written_in_place_at_a_fixed_width() {
     use godot_mcp_journal::lease::{FILE_NAME, Lease, pid_record};
-    let _serial = one_at_a_time();
+    let _serial = support::one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join(FILE_NAME);
     let me = std::process::id();

@@ -165,6 +165,7 @@ impl Fixture {
 /// repair journaling more (or less) than one transition.
 #[test]
 fn acknowledge_safe_state_records_committed_and_reopens_the_gate() {
+    let _one = support::one_at_a_time();
     let f = quarantined_holding(Some(PRE), POST);
     let op = RepairOperation::AcknowledgeSafeState;
     let report = f.claim(op, FileState::of(POST), false).unwrap();
@@ -184,6 +185,7 @@ fn acknowledge_safe_state_records_committed_and_reopens_the_gate() {
 /// Guards against: compensate claiming a pre-state that is not on disk.
 #[test]
 fn compensate_records_a_restored_pre_state() {
+    let _one = support::one_at_a_time();
     let f = quarantined_holding(Some(PRE), PRE);
     let op = RepairOperation::Compensate;
     let report = f.claim(op, FileState::of(PRE), false).unwrap();
@@ -196,6 +198,7 @@ fn compensate_records_a_restored_pre_state() {
 /// the created file.
 #[test]
 fn compensate_of_a_create_removes_the_created_file() {
+    let _one = support::one_at_a_time();
     let f = quarantined_holding(None, POST);
     let op = RepairOperation::Compensate;
     f.claim(op, FileState::of(POST), false).unwrap();
@@ -206,6 +209,7 @@ fn compensate_of_a_create_removes_the_created_file() {
 /// Guards against: `reconcile` or `--dry-run` recording anything.
 #[test]
 fn reconcile_and_dry_run_record_nothing() {
+    let _one = support::one_at_a_time();
     let f = quarantined_holding(Some(PRE), POST);
     let before = f.snapshot();
     let op = RepairOperation::Reconcile;
@@ -223,6 +227,7 @@ fn reconcile_and_dry_run_record_nothing() {
 /// inapplicable operation, an I/O error while re-deriving, a held lease.
 #[test]
 fn every_refusal_exits_non_zero_and_leaves_the_row_unchanged() {
+    let _one = support::one_at_a_time();
     type Case = (
         &'static str,
         &'static str,
@@ -329,6 +334,7 @@ fn every_refusal_exits_non_zero_and_leaves_the_row_unchanged() {
 /// re-recorded, or an open one resolved behind reconciliation's back).
 #[test]
 fn a_transaction_that_is_not_quarantined_is_refused() {
+    let _one = support::one_at_a_time();
     let f = quarantined_holding(Some(PRE), POST);
     let op = RepairOperation::AcknowledgeSafeState;
     f.claim(op, FileState::of(POST), false).unwrap();
@@ -346,6 +352,7 @@ fn a_transaction_that_is_not_quarantined_is_refused() {
 /// what the row would do to the disk is refused.)
 #[test]
 fn a_transaction_of_another_generation_is_never_applied_here() {
+    let _one = support::one_at_a_time();
     let f = quarantined(Some(PRE));
     let conn = rusqlite::Connection::open(f.state_dir.join(JOURNAL_FILE)).unwrap();
     conn.execute(
@@ -418,6 +425,7 @@ impl Fixture {
 /// pre-state was recorded) or a terminate are refused and change nothing.
 #[test]
 fn a_lost_editor_save_is_repaired_by_acknowledging_the_scene_file() {
+    let _one = support::one_at_a_time();
     let f = quarantined_editor_save();
     let on_disk = FileState::of(b"[gd_scene format=3]\n");
     // A claim that does not match the disk.
@@ -453,6 +461,7 @@ fn a_lost_editor_save_is_repaired_by_acknowledging_the_scene_file() {
 /// pre-state, that is what is recorded (`compensated`, basis `pre_state`).
 #[test]
 fn acknowledging_an_editor_row_records_only_what_the_disk_proves() {
+    let _one = support::one_at_a_time();
     let f = quarantined_editor_save();
     let before = b"[gd_scene format=3]\n";
     let scene = f.project.join("scenes/a.tscn");
@@ -498,6 +507,7 @@ fn overwritten() -> (tempfile::TempDir, PathBuf, PathBuf, Journal, TxnId) {
 /// (nothing is retained for proven rows).
 #[test]
 fn a_committed_overwrite_releases_its_pre_image() {
+    let _one = support::one_at_a_time();
     let (_dir, _, _, j, _) = overwritten();
     assert_eq!(j.retained_preimages().unwrap(), (0, 0));
 }
@@ -506,6 +516,7 @@ fn a_committed_overwrite_releases_its_pre_image() {
 /// the pre-image of a committed row behind. The next open drops it.
 #[test]
 fn a_proven_row_s_left_over_pre_image_is_dropped_at_open() {
+    let _one = support::one_at_a_time();
     let (_dir, state, project, j, txn) = overwritten();
     let state_dir = j.state_dir().to_path_buf();
     drop(j);
@@ -560,6 +571,7 @@ mod pre_image_restore {
 
     #[test]
     fn compensate_restores_a_quarantined_overwrite_byte_exact() {
+        let _one = support::one_at_a_time();
         let pre: Vec<u8> = (0..=255u8).cycle().take(70_000).collect();
         let f = crashed_then_changed(&pre, &["write", "a.txt", "post"]);
         assert_eq!(preimages(&f.state_dir), (1, pre.len() as u64));
@@ -577,6 +589,7 @@ mod pre_image_restore {
 
     #[test]
     fn compensate_restores_a_quarantined_delete_byte_exact() {
+        let _one = support::one_at_a_time();
         let pre = b"[gd_scene format=3]\n\0\xff binary tail".to_vec();
         let f = crashed_then_changed(&pre, &["delete", "a.txt"]);
         fs::remove_file(f.project.join("a.txt")).unwrap();
@@ -589,6 +602,7 @@ mod pre_image_restore {
 
     #[test]
     fn a_pre_image_over_the_bound_is_refused_with_its_reason() {
+        let _one = support::one_at_a_time();
         let bound = godot_mcp_journal::preimage::MAX_PREIMAGE_BYTES as usize;
         let pre = vec![b'x'; bound + 1];
         let f = crashed_then_changed(&pre, &["write", "a.txt", "post"]);
@@ -616,6 +630,7 @@ mod pre_image_restore {
 /// they were.
 #[test]
 fn a_row_of_another_incarnation_is_repaired_against_the_current_project() {
+    let _one = support::one_at_a_time();
     for (what, change) in [("generation", (false, 7u64)), ("object", (true, 0u64))] {
         let (dir, state, project) = dirs();
         let (identity, state_dir) = support::identity_and_state_dir(&state, &project);
@@ -684,6 +699,7 @@ fn a_row_of_another_incarnation_is_repaired_against_the_current_project() {
 /// journal aside as evidence.
 #[test]
 fn a_row_with_an_unparsable_id_closes_the_gate_until_the_operator_step() {
+    let _one = support::one_at_a_time();
     let (dir, state, project) = dirs();
     let (identity, state_dir) = support::identity_and_state_dir(&state, &project);
     rusqlite::Connection::open(state_dir.join(JOURNAL_FILE))
@@ -734,6 +750,7 @@ fn a_row_with_an_unparsable_id_closes_the_gate_until_the_operator_step() {
 /// refusal leaves the disk and the journal exactly as they were.
 #[test]
 fn a_refused_repair_leaves_a_foreign_temp_and_the_row_as_they_were() {
+    let _one = support::one_at_a_time();
     let f = quarantined_holding(Some(PRE), POST);
     let temp = f.project.join(format!(".gmcp-{}.tmp", f.txn));
     fs::write(&temp, b"theirs").unwrap();
@@ -760,6 +777,7 @@ fn a_refused_repair_leaves_a_foreign_temp_and_the_row_as_they_were() {
 /// until `b.tscn` is written too (saved again), then the row is recorded `committed`.
 #[test]
 fn a_save_all_row_is_acknowledged_only_once_every_file_is_written() {
+    let _one = support::one_at_a_time();
     use godot_mcp_journal::durable::{FileStamp, read_state};
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("state");
@@ -1044,6 +1062,7 @@ mod change {
     /// with five file proofs, releases the pre-images and reopens the gate.
     #[test]
     fn a_quarantined_change_is_compensated_whole_from_its_pre_images() {
+        let _one = support::one_at_a_time();
         let f = stuck();
         assert_eq!(f.status(), "quarantined");
         assert_eq!(retained(&f), 3);
@@ -1078,6 +1097,7 @@ mod change {
     /// `acknowledge-safe-state` records `committed` with every file's proof.
     #[test]
     fn a_change_is_acknowledged_only_with_every_file_at_its_post_state() {
+        let _one = support::one_at_a_time();
         let f = stuck();
         let before = f.journal_and_disk();
         let op = RepairOperation::AcknowledgeSafeState;
@@ -1101,6 +1121,7 @@ mod change {
     /// file, the row, the repair log and the pre-images exactly as they were.
     #[test]
     fn a_change_repair_that_cannot_prove_every_file_changes_nothing() {
+        let _one = support::one_at_a_time();
         type Case = (
             &'static str,
             Box<dyn Fn(&Fixture)>,

@@ -120,3 +120,14 @@ pub fn repair_proof(
         file,
     }
 }
+
+/// One test of a file at a time, for the files whose tests spawn child processes: a
+/// child holds copies of the other tests' descriptors, a lease's among them, until
+/// its exec closes them, which can keep a lease another test has just dropped
+/// ("another godot-mcp server holds the project lease", seen in CI).
+pub fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
