@@ -1284,6 +1284,7 @@ mod tests {
                 }
                 _ => Ok(()),
             },
+            inner: RealStorage,
         })
     }
 

@@ -110,16 +110,7 @@ impl ProjectIdentity {
         };
         let json = serde_json::to_vec_pretty(&fresh).map_err(|e| io_err(io::Error::other(e)))?;
         let temp = durable::temp_path_for(&path, TxnId::random().map_err(io_err)?);
-        let staged = (|| {
-            let file = storage.create_temp(&temp, &json, 0o644)?;
-            storage.sync_file(&temp, &file)?;
-            drop(file);
-            storage.rename(&temp, &path)
-        })();
-        if let Err(e) = staged {
-            let _ = fs::remove_file(&temp);
-            return Err(io_err(e));
-        }
+        crate::storage::stage_and_rename(storage, &temp, &path, &json, 0o644).map_err(io_err)?;
         if previous.is_some() {
             tracing::warn!(
                 object_id = %fresh.object_id,

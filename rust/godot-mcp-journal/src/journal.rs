@@ -540,12 +540,7 @@ fn create_journal(storage: &dyn Storage, path: &Path) -> Result<(), MigrateError
         }
     }
     let bytes = schema::new_journal().map_err(MigrateError::Io)?;
-    let file = storage
-        .create_temp(&temp, &bytes, 0o644)
-        .map_err(MigrateError::Io)?;
-    storage.sync_file(&temp, &file).map_err(MigrateError::Io)?;
-    drop(file);
-    storage.rename(&temp, path).map_err(MigrateError::Io)
+    crate::storage::stage_and_rename(storage, &temp, path, &bytes, 0o644).map_err(MigrateError::Io)
 }
 
 impl Journal {
@@ -1669,80 +1664,45 @@ mod tests {
     #[cfg(feature = "failpoints")]
     #[test]
     fn a_power_loss_at_any_step_of_a_fresh_open_leaves_a_start_the_next_open_takes() {
-        use crate::storage::{PowerLossSim, StorageOp};
+        use crate::storage::{Injected, PowerLossSim, StorageOp};
         use std::sync::Mutex;
 
-        /// The simulation, stopped before its `stop_at`-th step; it records
-        /// the kind of every step it was asked for.
-        struct Stopping {
-            sim: PowerLossSim,
-            stop_at: usize,
-            steps: Mutex<Vec<String>>,
+        /// Where the machine stops (before that step), and every step's kind.
+        struct Stop {
+            at: usize,
+            steps: Mutex<Vec<&'static str>>,
         }
-        impl Stopping {
-            fn step(&self, op: StorageOp<'_>) -> io::Result<()> {
-                let mut steps = self.steps.lock().unwrap();
-                let name = format!("{op:?}");
-                steps.push(name[..name.find('(').unwrap_or(name.len())].to_string());
-                if steps.len() > self.stop_at {
-                    return Err(io::Error::other("the machine stopped"));
-                }
-                Ok(())
+        let hook = |stop: &Stop, op: StorageOp<'_>| {
+            let mut steps = stop.steps.lock().unwrap();
+            steps.push(match op {
+                StorageOp::SyncFile(_) => "SyncFile",
+                StorageOp::SyncData(_) => "SyncData",
+                StorageOp::SyncDir(_) => "SyncDir",
+                _ => "other",
+            });
+            if steps.len() > stop.at {
+                return Err(io::Error::other("the machine stopped"));
             }
-        }
-        impl Storage for Stopping {
-            fn create_temp(&self, path: &Path, bytes: &[u8], mode: u32) -> io::Result<fs::File> {
-                self.step(StorageOp::CreateTemp(path))?;
-                self.sim.create_temp(path, bytes, mode)
-            }
-            fn sync_file(&self, path: &Path, file: &fs::File) -> io::Result<()> {
-                self.step(StorageOp::SyncFile(path))?;
-                self.sim.sync_file(path, file)
-            }
-            fn sync_data(&self, path: &Path, file: &fs::File) -> io::Result<()> {
-                self.step(StorageOp::SyncData(path))?;
-                self.sim.sync_data(path, file)
-            }
-            fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
-                self.step(StorageOp::Rename(from, to))?;
-                self.sim.rename(from, to)
-            }
-            fn rename_noreplace(&self, from: &Path, to: &Path) -> io::Result<()> {
-                self.step(StorageOp::RenameNoreplace(from, to))?;
-                self.sim.rename_noreplace(from, to)
-            }
-            fn exchange(&self, a: &Path, b: &Path) -> io::Result<()> {
-                self.step(StorageOp::Exchange(a, b))?;
-                self.sim.exchange(a, b)
-            }
-            fn remove_file(&self, path: &Path) -> io::Result<()> {
-                self.step(StorageOp::RemoveFile(path))?;
-                self.sim.remove_file(path)
-            }
-            fn create_dir(&self, path: &Path) -> io::Result<()> {
-                self.step(StorageOp::CreateDir(path))?;
-                self.sim.create_dir(path)
-            }
-            fn sync_dir(&self, dir: &Path) -> io::Result<()> {
-                self.step(StorageOp::SyncDir(dir))?;
-                self.sim.sync_dir(dir)
-            }
-        }
+            Ok(())
+        };
 
         for stop_at in 0.. {
             let dir = tempfile::tempdir().unwrap();
             let project = dir.path().join("p");
             fs::create_dir_all(&project).unwrap();
             let state = dir.path().join("s");
-            let storage = Arc::new(Stopping {
-                sim: PowerLossSim::default(),
-                stop_at,
-                steps: Mutex::new(Vec::new()),
+            let storage = Arc::new(Injected {
+                state: Stop {
+                    at: stop_at,
+                    steps: Mutex::new(Vec::new()),
+                },
+                hook,
+                inner: PowerLossSim::default(),
             });
             let opened = Journal::open_with_storage(&state, &project, storage.clone());
             let identity = opened.as_ref().ok().map(|j| j.identity().clone());
             drop(opened);
-            storage.sim.power_loss().unwrap();
+            storage.inner.power_loss().unwrap();
             let mut next = Journal::open(&state, &project)
                 .unwrap_or_else(|e| panic!("stopped before step {stop_at}: next open: {e}"));
             next.reconcile().unwrap();
@@ -1750,12 +1710,8 @@ mod tests {
                 .unwrap_or_else(|e| panic!("stopped before step {stop_at}: write: {e}"));
             if let Some(identity) = identity {
                 assert_eq!(next.identity(), &identity, "an opened identity was lost");
-                let steps = storage.steps.lock().unwrap().clone();
-                let syncs: Vec<&str> = steps
-                    .iter()
-                    .map(String::as_str)
-                    .filter(|s| s.starts_with("Sync"))
-                    .collect();
+                let steps = storage.state.steps.lock().unwrap().clone();
+                let syncs: Vec<&str> = steps.iter().copied().filter(|s| *s != "other").collect();
                 assert_eq!(
                     syncs,
                     ["SyncFile", "SyncFile", "SyncDir"],
@@ -1885,6 +1841,7 @@ mod tests {
                 }
                 _ => Ok(()),
             },
+            inner: RealStorage,
         })
     }
 

@@ -1489,16 +1489,7 @@ fn act_on_change(
 /// directory, fsync, rename); the caller fsyncs the directory.
 fn restore_bytes(target: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
     let temp = durable::temp_path_for(target, TxnId::random()?);
-    let result = (|| {
-        let file = durable::create_temp(&temp, bytes, mode)?;
-        file.sync_all()?;
-        drop(file);
-        fs::rename(&temp, target)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&temp);
-    }
-    result
+    crate::storage::stage_and_rename(&crate::storage::RealStorage, &temp, target, bytes, mode)
 }
 
 /// The `repairs` log row of a recorded repair (same SQLite transaction as the transition).
@@ -1652,6 +1643,7 @@ mod tests {
                 }
                 _ => Ok(()),
             },
+            inner: crate::storage::RealStorage,
         });
         let dir = tempfile::tempdir().unwrap();
         let project = dir.path().join("p");

@@ -52,51 +52,75 @@ pub enum StorageOp<'a> {
     SyncDir(&'a Path),
 }
 
-/// The file system ([`RealStorage`]) with a hook run before every operation: fault
-/// injection for tests. The hook fails the operation it picks by returning an error;
-/// `state` is its own (counters, switches), which a test reads through its `Arc`.
-pub struct Injected<S> {
+/// A storage (`inner`: the file system, [`RealStorage`], or the power-loss
+/// simulation) with a hook run before every operation: fault injection for tests. The
+/// hook fails the operation it picks by returning an error; `state` is its own
+/// (counters, switches), which a test reads through its `Arc`.
+pub struct Injected<S, T = RealStorage> {
     pub state: S,
     pub hook: fn(&S, StorageOp<'_>) -> io::Result<()>,
+    pub inner: T,
 }
 
-impl<S: Send + Sync> Storage for Injected<S> {
+impl<S: Send + Sync, T: Storage> Storage for Injected<S, T> {
     fn create_temp(&self, path: &Path, bytes: &[u8], mode: u32) -> io::Result<File> {
         (self.hook)(&self.state, StorageOp::CreateTemp(path))?;
-        RealStorage.create_temp(path, bytes, mode)
+        self.inner.create_temp(path, bytes, mode)
     }
     fn sync_file(&self, path: &Path, file: &File) -> io::Result<()> {
         (self.hook)(&self.state, StorageOp::SyncFile(path))?;
-        RealStorage.sync_file(path, file)
+        self.inner.sync_file(path, file)
     }
     fn sync_data(&self, path: &Path, file: &File) -> io::Result<()> {
         (self.hook)(&self.state, StorageOp::SyncData(path))?;
-        RealStorage.sync_data(path, file)
+        self.inner.sync_data(path, file)
     }
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
         (self.hook)(&self.state, StorageOp::Rename(from, to))?;
-        RealStorage.rename(from, to)
+        self.inner.rename(from, to)
     }
     fn rename_noreplace(&self, from: &Path, to: &Path) -> io::Result<()> {
         (self.hook)(&self.state, StorageOp::RenameNoreplace(from, to))?;
-        RealStorage.rename_noreplace(from, to)
+        self.inner.rename_noreplace(from, to)
     }
     fn exchange(&self, a: &Path, b: &Path) -> io::Result<()> {
         (self.hook)(&self.state, StorageOp::Exchange(a, b))?;
-        RealStorage.exchange(a, b)
+        self.inner.exchange(a, b)
     }
     fn remove_file(&self, path: &Path) -> io::Result<()> {
         (self.hook)(&self.state, StorageOp::RemoveFile(path))?;
-        RealStorage.remove_file(path)
+        self.inner.remove_file(path)
     }
     fn create_dir(&self, path: &Path) -> io::Result<()> {
         (self.hook)(&self.state, StorageOp::CreateDir(path))?;
-        RealStorage.create_dir(path)
+        self.inner.create_dir(path)
     }
     fn sync_dir(&self, dir: &Path) -> io::Result<()> {
         (self.hook)(&self.state, StorageOp::SyncDir(dir))?;
-        RealStorage.sync_dir(dir)
+        self.inner.sync_dir(dir)
     }
+}
+
+/// Writes `bytes` to `temp` (created exclusively, mode `mode`), makes it durable and
+/// renames it over `target`: the bytes are durable, the rename only once the caller
+/// syncs the folder. On failure `temp` is removed.
+pub fn stage_and_rename(
+    storage: &dyn Storage,
+    temp: &Path,
+    target: &Path,
+    bytes: &[u8],
+    mode: u32,
+) -> io::Result<()> {
+    let result = (|| {
+        let file = storage.create_temp(temp, bytes, mode)?;
+        storage.sync_file(temp, &file)?;
+        drop(file);
+        storage.rename(temp, target)
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(temp);
+    }
+    result
 }
 
 /// Whether `path` names one of the journal's own temporaries (`.gmcp-…`).

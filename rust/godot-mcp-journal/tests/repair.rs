@@ -926,6 +926,7 @@ mod change {
                 }
                 _ => Ok(()),
             },
+            inner: godot_mcp_journal::storage::RealStorage,
         })
     }
 
