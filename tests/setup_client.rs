@@ -335,11 +335,24 @@ fn a_file_that_does_not_parse_is_refused_and_left_unchanged() {
         &env.project.join(".mcp.json"),
         "{\"mcpServers\": {\"a\": {}},\n",
     );
+    // VS Code reads mcp.json with comments: a comment is kept (below), a broken file is not.
     assert_refused(
         &env,
         "vscode",
         &env.project.join(".vscode/mcp.json"),
-        "// a comment\n{\"servers\": {}}\n",
+        "// a comment\n{\"servers\": {}\n",
+    );
+    assert_refused(
+        &env,
+        "zed",
+        &env.home.join("xdg/zed/settings.json"),
+        "/* never closed\n{\"context_servers\": {}}\n",
+    );
+    assert_refused(
+        &env,
+        "goose",
+        &env.home.join("xdg/goose/config.yaml"),
+        "extensions: [1, 2\n",
     );
     assert_refused(
         &env,
@@ -360,6 +373,27 @@ fn a_file_that_does_not_parse_is_refused_and_left_unchanged() {
         &env.home.join("codex/config.toml"),
         "mcp_servers = 3\n",
     );
+}
+
+/// VS Code, Gemini CLI, Zed and OpenCode read JSON with comments: a commented file is
+/// merged, its comments kept, instead of refused.
+#[test]
+fn a_vscode_mcp_json_with_comments_is_merged_keeping_them() {
+    let env = Env::new();
+    let path = env.project.join(".vscode/mcp.json");
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let old = "// servers for this workspace\n{\n  \"servers\": {\n    \"fs\": {\"command\": \"npx\"}, // keep\n  },\n}\n";
+    fs::write(&path, old).unwrap();
+    let out = env.run(&["vscode"]);
+    assert!(out.status.success());
+    let new = fs::read_to_string(&path).unwrap();
+    assert!(
+        new.contains("// servers for this workspace") && new.contains("// keep"),
+        "{new}"
+    );
+    let v = read_jsonc(&new);
+    assert_eq!(v["servers"]["fs"]["command"], "npx");
+    assert_json_entry(&serde_json::to_string(&v).unwrap(), "servers", &env, true);
 }
 
 #[test]
@@ -386,6 +420,18 @@ fn help_names_every_client_and_its_file() {
         "cursor",
         "vscode",
         "codex",
+        "gemini-cli",
+        "windsurf",
+        "zed",
+        "opencode",
+        "cline",
+        "goose",
+        ".gemini/settings.json",
+        "mcp_config.json",
+        "zed/settings.json",
+        "opencode.json",
+        "cline_mcp_settings.json",
+        "goose/config.yaml",
         ".mcp.json",
         ".cursor/mcp.json",
         ".vscode/mcp.json",
@@ -393,5 +439,237 @@ fn help_names_every_client_and_its_file() {
         "--dry-run",
     ] {
         assert!(help.contains(needle), "--help lacks {needle}:\n{help}");
+    }
+}
+
+/// A JSONC file as the clients that take comments read it (comments and trailing commas;
+/// nothing else of JSON5), with a parser that is not ours.
+fn read_jsonc(text: &str) -> Value {
+    let options = jsonc_parser::ParseOptions {
+        allow_comments: true,
+        allow_trailing_commas: true,
+        allow_loose_object_property_names: false,
+        allow_missing_commas: false,
+        allow_single_quoted_strings: false,
+        allow_hexadecimal_numbers: false,
+        allow_unary_plus_numbers: false,
+        ..Default::default()
+    };
+    jsonc_parser::parse_to_serde_value(text, &options).unwrap_or_else(|e| panic!("{e}:\n{text}"))
+}
+
+fn read_json(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}:\n{text}"))
+}
+
+/// Goose's YAML as JSON (strings, numbers, booleans, sequences, string-keyed mappings).
+fn read_yaml(text: &str) -> Value {
+    use saphyr::{LoadableYamlNode, Yaml};
+    fn json(y: &Yaml<'_>) -> Value {
+        if let Some(m) = y.as_mapping() {
+            return Value::Object(
+                m.iter()
+                    .map(|(k, v)| (k.as_str().expect("string key").to_owned(), json(v)))
+                    .collect(),
+            );
+        }
+        if let Some(s) = y.as_vec() {
+            return Value::Array(s.iter().map(json).collect());
+        }
+        if let Some(s) = y.as_str() {
+            return Value::from(s);
+        }
+        if let Some(b) = y.as_bool() {
+            return Value::from(b);
+        }
+        if let Some(i) = y.as_integer() {
+            return Value::from(i);
+        }
+        if let Some(f) = y.as_floating_point() {
+            return Value::from(f);
+        }
+        Value::Null
+    }
+    let docs = Yaml::load_from_str(text).unwrap_or_else(|e| panic!("{e}:\n{text}"));
+    json(&docs[0])
+}
+
+/// Merge into the client's documented file (tests/fixtures/clients): our entry is what
+/// `expected` says, everything else reads as before, every comment stays, a `.bak` holds
+/// the old bytes, and a second run changes nothing.
+fn fixture_round_trip(
+    client: &str,
+    path: impl Fn(&Env) -> PathBuf,
+    fixture: &str,
+    read: fn(&str) -> Value,
+    servers: &str,
+    expected: impl Fn(&Env) -> Value,
+) {
+    let env = Env::new();
+    let path = path(&env);
+    let original = fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/fixtures/clients")
+            .join(fixture),
+    )
+    .unwrap();
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(&path, &original).unwrap();
+
+    let out = env.run(&[client]);
+    assert!(out.status.success(), "{client}");
+    let merged = fs::read_to_string(&path).unwrap();
+    let mut after = read(&merged);
+    assert_eq!(
+        after[servers]["godot"],
+        expected(&env),
+        "{client}:\n{merged}"
+    );
+    after[servers].as_object_mut().unwrap().remove("godot");
+    assert_eq!(
+        after,
+        read(&original),
+        "{client}: something else changed:\n{merged}"
+    );
+    for line in original.lines() {
+        let t = line.trim_start();
+        if t.starts_with("//") || t.starts_with('#') || t.starts_with("/*") {
+            assert!(
+                merged.contains(t),
+                "{client}: comment {t:?} lost:\n{merged}"
+            );
+        }
+    }
+    let backup = PathBuf::from(format!("{}.bak", path.display()));
+    assert_eq!(fs::read_to_string(&backup).unwrap(), original);
+
+    let again = env.run(&[client]);
+    assert!(again.status.success());
+    assert!(stdout(&again).contains("unchanged"), "{}", stdout(&again));
+    assert_eq!(fs::read_to_string(&path).unwrap(), merged);
+}
+
+fn command_args(env: &Env) -> Value {
+    serde_json::json!({"command": exe(), "args": ["serve", "--project", env.project_str()]})
+}
+
+#[test]
+fn gemini_cli_merges_into_project_gemini_settings_keeping_comments() {
+    fixture_round_trip(
+        "gemini-cli",
+        |e| e.project.join(".gemini/settings.json"),
+        "gemini-cli.settings.json",
+        read_jsonc,
+        "mcpServers",
+        command_args,
+    );
+}
+
+#[test]
+fn windsurf_merges_into_its_mcp_config() {
+    fixture_round_trip(
+        "windsurf",
+        |e| e.home.join(".codeium/windsurf/mcp_config.json"),
+        "windsurf.mcp_config.json",
+        read_json,
+        "mcpServers",
+        command_args,
+    );
+}
+
+#[test]
+fn zed_merges_context_servers_into_user_settings_keeping_comments() {
+    fixture_round_trip(
+        "zed",
+        |e| e.home.join("xdg/zed/settings.json"),
+        "zed.settings.json",
+        read_jsonc,
+        "context_servers",
+        command_args,
+    );
+}
+
+#[test]
+fn opencode_merges_a_local_server_with_one_command_array() {
+    fixture_round_trip(
+        "opencode",
+        |e| e.project.join("opencode.json"),
+        "opencode.json",
+        read_jsonc,
+        "mcp",
+        |env| {
+            serde_json::json!({
+                "type": "local",
+                "command": [exe(), "serve", "--project", env.project_str()],
+                "enabled": true
+            })
+        },
+    );
+}
+
+#[test]
+fn cline_merges_into_vs_code_global_storage() {
+    fixture_round_trip(
+        "cline",
+        |e| {
+            e.home.join(
+                "xdg/Code/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json",
+            )
+        },
+        "cline_mcp_settings.json",
+        read_json,
+        "mcpServers",
+        command_args,
+    );
+}
+
+#[test]
+fn goose_merges_a_stdio_extension_into_config_yaml_keeping_comments() {
+    fixture_round_trip(
+        "goose",
+        |e| e.home.join("xdg/goose/config.yaml"),
+        "goose.config.yaml",
+        read_yaml,
+        "extensions",
+        |env| {
+            serde_json::json!({
+                "name": "godot",
+                "type": "stdio",
+                "enabled": true,
+                "cmd": exe(),
+                "args": ["serve", "--project", env.project_str()],
+                "timeout": 300
+            })
+        },
+    );
+}
+
+/// Each new client's file from nothing: created where the client reads it, and readable
+/// by the client's own format.
+#[test]
+fn every_new_client_creates_its_file_from_nothing() {
+    let env = Env::new();
+    let cases: [(&str, PathBuf, fn(&str) -> Value, &str); 6] = [
+        ("gemini-cli", env.project.join(".gemini/settings.json"), read_jsonc, "mcpServers"),
+        ("windsurf", env.home.join(".codeium/windsurf/mcp_config.json"), read_json, "mcpServers"),
+        ("zed", env.home.join("xdg/zed/settings.json"), read_jsonc, "context_servers"),
+        ("opencode", env.project.join("opencode.json"), read_jsonc, "mcp"),
+        (
+            "cline",
+            env.home.join(
+                "xdg/Code/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json",
+            ),
+            read_json,
+            "mcpServers",
+        ),
+        ("goose", env.home.join("xdg/goose/config.yaml"), read_yaml, "extensions"),
+    ];
+    for (client, path, read, key) in cases {
+        let out = env.run(&[client]);
+        assert!(out.status.success(), "{client}");
+        let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{client}: {e}"));
+        let v = read(&text);
+        assert!(v[key]["godot"].is_object(), "{client}:\n{text}");
+        assert!(stdout(&out).contains("created"), "{client}");
     }
 }

@@ -502,7 +502,7 @@ mod tests {
     #[test]
     fn snippets_name_the_bundled_server_or_fall_back_to_path() {
         let v = view(&FeedData::default(), &ctx());
-        assert_eq!(v.snippets.len(), 5);
+        assert_eq!(v.snippets.len(), McpClient::ALL.len());
         let claude: serde_json::Value = serde_json::from_str(&v.snippets[0].text).unwrap();
         assert_eq!(
             claude["mcpServers"]["godot"]["command"],

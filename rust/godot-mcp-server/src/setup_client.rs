@@ -22,11 +22,13 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use godot_mcp_protocol::clients::{McpClient, json_entry};
+use godot_mcp_protocol::clients::{Format, McpClient, json_entry};
 use serde_json::Value;
 
 use crate::error::ErrorCode;
 use crate::project_root::Project;
+
+mod yaml;
 
 const SETUP_HELP: &str = "\
 Where each client's file is (HOME, XDG_CONFIG_HOME, APPDATA and CODEX_HOME are honoured):
@@ -38,6 +40,19 @@ Where each client's file is (HOME, XDG_CONFIG_HOME, APPDATA and CODEX_HOME are h
   cursor          <project>/.cursor/mcp.json               (\"mcpServers\")
   vscode          <project>/.vscode/mcp.json               (\"servers\", type stdio)
   codex           $CODEX_HOME/config.toml (default ~/.codex/config.toml), [mcp_servers.godot]
+  gemini-cli      <project>/.gemini/settings.json          (\"mcpServers\", project scope)
+  windsurf        ~/.codeium/windsurf/mcp_config.json      (\"mcpServers\")
+  zed             $XDG_CONFIG_HOME/zed/settings.json (default ~/.config/zed/settings.json;
+                  Windows: %APPDATA%\\Zed\\settings.json)   (\"context_servers\")
+  opencode        <project>/opencode.json (or an existing opencode.jsonc)   (\"mcp\", type local)
+  cline           VS Code's globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json
+                  (Linux: $XDG_CONFIG_HOME/Code/User/..., macOS: ~/Library/Application
+                  Support/Code/User/..., Windows: %APPDATA%\\Code\\User\\...)   (\"mcpServers\")
+  goose           $XDG_CONFIG_HOME/goose/config.yaml (default ~/.config/goose/config.yaml;
+                  Windows: %APPDATA%\\Block\\goose\\config\\config.yaml)   (extensions.godot)
+
+Files of gemini-cli, vscode, zed and opencode may hold comments and trailing commas
+(those clients read JSONC); they are kept.
 
 The entry runs: <this godot-mcp binary, absolute> serve --project <project, absolute>.
 
@@ -76,6 +91,13 @@ pub enum Client {
     Cursor,
     Vscode,
     Codex,
+    GeminiCli,
+    Windsurf,
+    Zed,
+    #[value(name = "opencode")]
+    OpenCode,
+    Cline,
+    Goose,
 }
 
 impl Client {
@@ -87,6 +109,12 @@ impl Client {
             Self::Cursor => McpClient::Cursor,
             Self::Vscode => McpClient::Vscode,
             Self::Codex => McpClient::Codex,
+            Self::GeminiCli => McpClient::GeminiCli,
+            Self::Windsurf => McpClient::Windsurf,
+            Self::Zed => McpClient::Zed,
+            Self::OpenCode => McpClient::OpenCode,
+            Self::Cline => McpClient::Cline,
+            Self::Goose => McpClient::Goose,
         }
     }
 
@@ -108,6 +136,12 @@ impl Client {
                 "open the project folder in VS Code; the server is listed under MCP: List Servers"
             }
             Self::Codex => "start a new Codex session",
+            Self::GeminiCli => "run `gemini` in the project folder; `/mcp` lists the server",
+            Self::Windsurf => "open Windsurf's MCP settings (Cascade → MCP servers) and refresh",
+            Self::Zed => "the Agent Panel's settings list the server (Zed reloads settings.json)",
+            Self::OpenCode => "run `opencode` in the project folder; `opencode mcp list` shows it",
+            Self::Cline => "open Cline's MCP Servers view; the server starts on its own",
+            Self::Goose => "start a new goose session (`goose session`)",
         }
     }
 }
@@ -291,7 +325,34 @@ fn env_dir(var: &str) -> Option<PathBuf> {
         .filter(|p| p.is_absolute())
 }
 
-/// The configuration file `client` reads, for `project`.
+/// The user's configuration folder as each OS names it: `~/Library/Application Support`
+/// on macOS, `%APPDATA%` on Windows, `$XDG_CONFIG_HOME` (default `~/.config`) elsewhere.
+fn app_config_dir() -> Result<PathBuf, SetupError> {
+    Ok(if cfg!(target_os = "macos") {
+        home()?.join("Library").join("Application Support")
+    } else if cfg!(windows) {
+        appdata()?
+    } else {
+        xdg_config()?
+    })
+}
+
+fn appdata() -> Result<PathBuf, SetupError> {
+    Ok(match env_dir("APPDATA") {
+        Some(dir) => dir,
+        None => home()?.join("AppData").join("Roaming"),
+    })
+}
+
+fn xdg_config() -> Result<PathBuf, SetupError> {
+    Ok(match env_dir("XDG_CONFIG_HOME") {
+        Some(dir) => dir,
+        None => home()?.join(".config"),
+    })
+}
+
+/// The configuration file `client` reads, for `project`. Each is the client's documented
+/// location (docs/clients.md cites the page).
 pub fn config_path(client: Client, project: &Path) -> Result<PathBuf, SetupError> {
     Ok(match client {
         Client::ClaudeCode => project.join(".mcp.json"),
@@ -302,30 +363,51 @@ pub fn config_path(client: Client, project: &Path) -> Result<PathBuf, SetupError
             None => home()?.join(".codex"),
         }
         .join("config.toml"),
-        Client::ClaudeDesktop => {
-            let dir = if cfg!(target_os = "macos") {
-                home()?.join("Library").join("Application Support")
-            } else if cfg!(windows) {
-                match env_dir("APPDATA") {
-                    Some(dir) => dir,
-                    None => home()?.join("AppData").join("Roaming"),
-                }
+        Client::ClaudeDesktop => app_config_dir()?
+            .join("Claude")
+            .join("claude_desktop_config.json"),
+        Client::GeminiCli => project.join(".gemini").join("settings.json"),
+        Client::Windsurf => home()?
+            .join(".codeium")
+            .join("windsurf")
+            .join("mcp_config.json"),
+        // Zed keeps its settings in ~/.config/zed on macOS too.
+        Client::Zed if cfg!(windows) => appdata()?.join("Zed").join("settings.json"),
+        Client::Zed => xdg_config()?.join("zed").join("settings.json"),
+        Client::OpenCode => {
+            let jsonc = project.join("opencode.jsonc");
+            let json = project.join("opencode.json");
+            if jsonc.exists() && !json.exists() {
+                jsonc
             } else {
-                match env_dir("XDG_CONFIG_HOME") {
-                    Some(dir) => dir,
-                    None => home()?.join(".config"),
-                }
-            };
-            dir.join("Claude").join("claude_desktop_config.json")
+                json
+            }
         }
+        Client::Cline => app_config_dir()?
+            .join("Code")
+            .join("User")
+            .join("globalStorage")
+            .join("saoudrizwan.claude-dev")
+            .join("settings")
+            .join("cline_mcp_settings.json"),
+        Client::Goose if cfg!(windows) => appdata()?
+            .join("Block")
+            .join("goose")
+            .join("config")
+            .join("config.yaml"),
+        Client::Goose => xdg_config()?.join("goose").join("config.yaml"),
     })
 }
 
 /// The file's new text with `entry` merged in (equal to `old` when nothing changes).
 pub fn merge(client: Client, old: Option<&str>, entry: &Entry) -> Result<String, SetupError> {
-    match client.mcp().servers_key() {
-        None => merge_toml(old.unwrap_or(""), entry),
-        Some(key) => merge_json(old, key, client.mcp(), entry),
+    match client.mcp().format() {
+        Format::Toml => merge_toml(old.unwrap_or(""), entry),
+        Format::Yaml => yaml::merge_goose(old.unwrap_or(""), entry),
+        Format::Json {
+            servers_key,
+            comments,
+        } => merge_json(old, servers_key, comments, client.mcp(), entry),
     }
 }
 
@@ -409,6 +491,7 @@ fn toml_eq(old: &str, new: &str) -> bool {
 fn merge_json(
     old: Option<&str>,
     servers_key: &str,
+    comments: bool,
     client: McpClient,
     entry: &Entry,
 ) -> Result<String, SetupError> {
@@ -429,12 +512,33 @@ fn merge_json(
         let doc = render_object(&[(servers_key.to_owned(), Raw(servers))], "");
         return Ok(format!("{bom}{doc}\n"));
     }
-    let parsed: Value =
-        serde_json::from_str(body).map_err(|e| shape(format!("does not parse as JSON: {e}")))?;
+    // A JSONC file is read through a copy with its comments and trailing commas blanked
+    // out byte for byte: the spans found in it are the spans of the file itself, and the
+    // comments stay where they were.
+    let plain = if comments {
+        blank_jsonc(body)?
+    } else {
+        body.to_owned()
+    };
+    if plain.trim().is_empty() {
+        // Only comments: the document follows them.
+        let server = render_object(&wanted, "  ");
+        let servers = render_object(&[(entry.name.clone(), Raw(server))], "  ");
+        let doc = render_object(&[(servers_key.to_owned(), Raw(servers))], "");
+        let sep = if body.ends_with('\n') { "" } else { "\n" };
+        return Ok(format!("{bom}{body}{sep}{doc}\n"));
+    }
+    let what = if comments {
+        "JSON (with comments)"
+    } else {
+        "JSON"
+    };
+    let parsed: Value = serde_json::from_str(&plain)
+        .map_err(|e| shape(format!("does not parse as {what}: {e}")))?;
     let Value::Object(top) = &parsed else {
         return Err(shape("the top level is not a JSON object".to_owned()));
     };
-    let b = body.as_bytes();
+    let b = plain.as_bytes();
     let top_open = skip_ws(b, 0);
     let top_obj = scan_object(b, top_open);
     let spliced = match top.get(servers_key) {
@@ -492,6 +596,67 @@ fn merge_json(
         Some(_) => return Err(shape(format!("`{servers_key}` is not a JSON object"))),
     };
     Ok(format!("{bom}{spliced}"))
+}
+
+/// `text` with every comment (`// …`, `/* … */`) and every trailing comma (one followed
+/// only by white space before `}` or `]`) replaced by spaces, newlines kept: the same
+/// length, so byte offsets carry over to the original.
+fn blank_jsonc(text: &str) -> Result<String, SetupError> {
+    let mut b = text.as_bytes().to_vec();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                while i < b.len() && b[i] != b'\n' {
+                    b[i] = b' ';
+                    i += 1;
+                }
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                let end = text[i + 2..]
+                    .find("*/")
+                    .map(|e| i + 2 + e + 2)
+                    .ok_or_else(|| shape("a /* comment is never closed".to_owned()))?;
+                while i < end {
+                    if b[i] != b'\n' {
+                        b[i] = b' ';
+                    }
+                    i += 1;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    // Trailing commas, now that no comment hides what follows them.
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            b',' => {
+                let next = skip_ws(&b, i + 1);
+                if matches!(b.get(next), Some(b'}' | b']')) {
+                    b[i] = b' ';
+                }
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    // Whole comments were replaced byte for byte by ASCII: still UTF-8.
+    String::from_utf8(b).map_err(|_| shape("not UTF-8 text".to_owned()))
 }
 
 /// Pre-rendered JSON text, to nest rendered objects.
@@ -782,6 +947,29 @@ mod tests {
         }
     }
 
+    /// A JSONC file keeps its comments and trailing commas, and a comment holding braces,
+    /// quotes or the servers key misleads nothing.
+    #[test]
+    fn jsonc_comments_and_trailing_commas_are_kept() {
+        let old = "// Zed settings\n{\n  /* \"context_servers\": { */\n  \"theme\": \"One Dark\", // \"}\n  \"context_servers\": {\n    \"other\": { \"command\": \"x\", }, // theirs\n  },\n}\n";
+        let new = merge(Client::Zed, Some(old), &entry()).unwrap();
+        for kept in [
+            "// Zed settings",
+            "/* \"context_servers\": { */",
+            "// \"}",
+            "// theirs",
+        ] {
+            assert!(new.contains(kept), "{kept} lost:\n{new}");
+        }
+        let v: Value = serde_json::from_str(&blank_jsonc(&new).unwrap()).unwrap();
+        assert_eq!(v["context_servers"]["godot"]["command"], "/opt/godot-mcp");
+        assert_eq!(v["context_servers"]["other"]["command"], "x");
+        assert_eq!(v["theme"], "One Dark");
+        assert_eq!(merge(Client::Zed, Some(&new), &entry()).unwrap(), new);
+        // A client that reads strict JSON refuses the same file rather than guess.
+        assert!(merge(Client::Cursor, Some(old), &entry()).is_err());
+    }
+
     /// Guards "the dock shows what setup-client writes": for every client, the file
     /// setup-client creates from nothing and the dock's snippet (protocol `clients`) parse
     /// to the same document.
@@ -808,6 +996,11 @@ mod tests {
                 };
                 assert_eq!(server(&a), server(&b), "{client:?}:\n{new}\n{shown}");
                 assert!(server(&a).0.is_some());
+            } else if client.mcp().format() == Format::Yaml {
+                use saphyr::{LoadableYamlNode, Yaml};
+                let a = Yaml::load_from_str(&new).unwrap();
+                let b = Yaml::load_from_str(&shown).unwrap();
+                assert_eq!(a, b, "{client:?}:\n{new}\n{shown}");
             } else {
                 let a: Value = serde_json::from_str(&new).unwrap();
                 let b: Value = serde_json::from_str(&shown).unwrap();
