@@ -606,13 +606,7 @@ fn blank_jsonc(text: &str) -> Result<String, SetupError> {
     let mut i = 0;
     while i < b.len() {
         match b[i] {
-            b'"' => {
-                i += 1;
-                while i < b.len() && b[i] != b'"' {
-                    i += if b[i] == b'\\' { 2 } else { 1 };
-                }
-                i += 1;
-            }
+            b'"' => i = string_end(&b, i),
             b'/' if b.get(i + 1) == Some(&b'/') => {
                 while i < b.len() && b[i] != b'\n' {
                     b[i] = b' ';
@@ -638,13 +632,7 @@ fn blank_jsonc(text: &str) -> Result<String, SetupError> {
     let mut i = 0;
     while i < b.len() {
         match b[i] {
-            b'"' => {
-                i += 1;
-                while i < b.len() && b[i] != b'"' {
-                    i += if b[i] == b'\\' { 2 } else { 1 };
-                }
-                i += 1;
-            }
+            b'"' => i = string_end(&b, i),
             b',' => {
                 let next = skip_ws(&b, i + 1);
                 if matches!(b.get(next), Some(b'}' | b']')) {
@@ -657,6 +645,16 @@ fn blank_jsonc(text: &str) -> Result<String, SetupError> {
     }
     // Whole comments were replaced byte for byte by ASCII: still UTF-8.
     String::from_utf8(b).map_err(|_| shape("not UTF-8 text".to_owned()))
+}
+
+/// End (exclusive) of the string starting at `i` (a `"`), or the text's end if it never
+/// closes (not yet validated text: serde_json says what is wrong with it).
+fn string_end(b: &[u8], mut i: usize) -> usize {
+    i += 1;
+    while i < b.len() && b[i] != b'"' {
+        i += if b[i] == b'\\' { 2 } else { 1 };
+    }
+    (i + 1).min(b.len())
 }
 
 /// Pre-rendered JSON text, to nest rendered objects.
