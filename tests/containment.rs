@@ -411,6 +411,66 @@ async fn a_raw_value_is_read_and_every_path_in_it_checked() {
     client.cancel().await.unwrap();
 }
 
+/// Guards against (issue 40): a bare `"res://…"` string in a value now loads that
+/// resource for an Object property (and `load("res://…")` too), so the walk checks it
+/// as a path: in every free value slot of every tool, as itself, in an array, in a
+/// dictionary and inside `load("…")`, every hostile res:// path is refused; a
+/// contained one goes on to the bridge precondition.
+#[tokio::test]
+async fn a_bare_res_string_in_a_value_is_checked_as_a_path() {
+    let fixture = hostile_fixture();
+    let client = support::connect_with(
+        &fixture.path().join("game"),
+        &[
+            ("GODOT_MCP_TOOLSETS", "all"),
+            ("GODOT_BIN", "/nonexistent/godot"),
+        ],
+    )
+    .await;
+    let tools = client.list_all_tools().await.unwrap();
+    let mut checked = 0;
+    for t in &tools {
+        let schema = Value::Object((*t.input_schema).clone());
+        let (mut res, mut any) = (Vec::new(), Vec::new());
+        slots(&schema, Vec::new(), &mut res, &mut any);
+        let mut base = sample(&schema);
+        if schema["properties"].get("confirm").is_some() {
+            base["confirm"] = json!(true);
+        }
+        for steps in &any {
+            let name = param_name(steps);
+            for hostile in HOSTILE.iter().filter(|h| h.starts_with("res://")) {
+                for (v, p) in [
+                    (json!(hostile), name.clone()),
+                    (json!([1, hostile]), format!("{name}[1]")),
+                    (json!({"tex": hostile}), format!("{name}.tex")),
+                    (json!(format!("load(\"{hostile}\")")), name.clone()),
+                ] {
+                    let mut args = base.clone();
+                    place(&mut args, &schema, steps, v);
+                    let r = call(&client, &t.name, args.clone()).await;
+                    assert_refused(&r, &format!("{}({args})", t.name), &p);
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 0, "no free value slot was found");
+    for value in [
+        json!("res://scripts/ok.gd"),
+        json!("load(\"res://scripts/ok.gd\")"),
+    ] {
+        let e = support::call_err(
+            &client,
+            "set_node_property",
+            json!({"node": "A", "property": "texture", "value": value}),
+        )
+        .await;
+        assert_eq!(e["required"], "bridge_connected", "{value}: {e}");
+    }
+    client.cancel().await.unwrap();
+}
+
 /// Guards against (issue 26, item 11): the project was walked four ways, so
 /// list_files and list_scripts disagreed about what is inside it (list_scripts
 /// never followed a symlink, list_files follows one to a file inside). One walker:

@@ -31,5 +31,7 @@ pub mod pace;
 pub mod persistence;
 pub mod reconnect;
 pub mod tree;
+/// How a value is read by the type its property declares (godot-mcp-formats).
+pub use godot_mcp_formats::coerce;
 /// The bridge's value model is the project's one Godot value model (godot-mcp-formats).
 pub use godot_mcp_formats::variant as value;

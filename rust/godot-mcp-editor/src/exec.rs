@@ -23,7 +23,7 @@ use godot_mcp_protocol::{BridgeError, ErrorCode, ErrorEffect};
 use serde_json::{Value as Json, json};
 
 use crate::variant::{
-    checked_value, from_variant, has_property, instantiable_node_class, to_variant,
+    checked_value, from_variant, has_property, instantiable_node_class, reads_back, to_variant,
 };
 
 mod audio;
@@ -472,14 +472,18 @@ pub(crate) fn execute(cmd: Command) -> Res {
             let (n, value) = check_set(&root, &set)?;
             let old = n.get(set.property.as_str());
             let mut ur = undo_redo()?;
-            begin(
-                &mut ur,
-                &root,
-                &format!("MCP: set {}:{}", set.node, set.property),
-            );
+            let action = format!("MCP: set {}:{}", set.node, set.property);
+            begin(&mut ur, &root, &action);
             ur.add_do_property(&obj(&n), set.property.as_str(), &value);
             ur.add_undo_property(&obj(&n), set.property.as_str(), &old);
             ur.commit_action();
+            // Every set is read back: what Godot holds must be what was asked.
+            if let Err(why) = reads_back(&obj(&n), &set.property, &value) {
+                let effect = roll_back(&ur, &obj(&n), &action, || {
+                    n.get(set.property.as_str()) == old
+                });
+                return Err(not_held(&set.node, &why, effect));
+            }
             let now = from_variant(&n.get(set.property.as_str())).to_json();
             Ok(with_verdict(
                 &root,
@@ -547,13 +551,7 @@ pub(crate) fn execute(cmd: Command) -> Res {
             let mut res: Gd<Resource> = ResourceLoader::singleton()
                 .load(path.as_str())
                 .ok_or_else(|| err(ErrorCode::NotFound, format!("{path} does not load")))?;
-            if !has_property(&obj(&res), &property) {
-                return Err(failed(format!(
-                    "{} has no property {property}",
-                    res.get_class()
-                )));
-            }
-            let v = to_variant(&value).map_err(failed)?;
+            let v = checked_value(&obj(&res), &path, &property, &value).map_err(failed)?;
             let old = res.get(property.as_str());
             let mut ur = undo_redo()?;
             let action = format!("MCP: set {path}:{property}");
@@ -561,11 +559,16 @@ pub(crate) fn execute(cmd: Command) -> Res {
             ur.add_do_property(&obj(&res), property.as_str(), &v);
             ur.add_undo_property(&obj(&res), property.as_str(), &old);
             ur.commit_action();
+            let restored = || res.get(property.as_str()) == old;
+            if let Err(why) = reads_back(&obj(&res), &property, &v) {
+                let effect = roll_back(&ur, &obj(&res), &action, restored);
+                return Err(not_held(&path, &why, effect));
+            }
             let saved = ResourceSaver::singleton().save(&res);
             if saved != GdError::OK {
                 // The value is set in the editor: undo our own action, so the error can
                 // say the editor is back where it was, and prove it by reading back.
-                let effect = roll_back(&ur, &res, &property, &old, &action);
+                let effect = roll_back(&ur, &obj(&res), &action, restored);
                 let left = match effect {
                     ErrorEffect::RolledBack => {
                         "the value was set, then undone in the editor (its undo action ran)"
@@ -596,9 +599,16 @@ pub(crate) fn execute(cmd: Command) -> Res {
             }
             // The server decided the undo policy; executed as sent.
             let run = batch::execution(&sets, undo);
+            // The values before the batch (a property set twice: its first old value).
+            let mut before: Vec<(Gd<Node>, String, Variant)> = Vec::new();
+            for (n, p, _) in &checked {
+                if !before.iter().any(|(m, q, _)| m == n && q == p) {
+                    before.push((n.clone(), p.clone(), n.get(p.as_str())));
+                }
+            }
+            let mut ur = undo_redo()?;
             match &run.action {
                 Some(action) => {
-                    let mut ur = undo_redo()?;
                     begin(&mut ur, &root, action);
                     for (n, p, v) in &checked {
                         let old = n.get(p.as_str());
@@ -612,6 +622,35 @@ pub(crate) fn execute(cmd: Command) -> Res {
                         n.set(p.as_str(), &*v);
                     }
                     editor().mark_scene_as_unsaved();
+                }
+            }
+            // Every set is read back (the last set of each property is what it holds).
+            let mut seen: Vec<(&Gd<Node>, &str)> = Vec::new();
+            for (i, (n, p, v)) in checked.iter().enumerate().rev() {
+                if seen.contains(&(n, p.as_str())) {
+                    continue;
+                }
+                seen.push((n, p.as_str()));
+                if let Err(why) = reads_back(&obj(n), p, v) {
+                    let restored = || before.iter().all(|(m, q, old)| m.get(q.as_str()) == *old);
+                    let effect = match &run.action {
+                        Some(action) => roll_back(&ur, &obj(&root), action, restored),
+                        None => {
+                            for (m, q, old) in &before {
+                                m.clone().set(q.as_str(), old);
+                            }
+                            if restored() {
+                                ErrorEffect::RolledBack
+                            } else {
+                                ErrorEffect::Changed
+                            }
+                        }
+                    };
+                    return Err(not_held(
+                        &format!("sets[{i}]: {}", sets[i].node),
+                        &why,
+                        effect,
+                    ));
                 }
             }
             let mut out = verdict_json(&persistence::verdict(true, &scene_path(&root)));
@@ -699,17 +738,31 @@ pub(crate) fn execute(cmd: Command) -> Res {
     }
 }
 
-/// Undo `action` (just committed on `res`) and report what that left: `rolled_back` only
-/// when the history's current action is ours, its undo ran, and `property` reads back as
-/// `old`; `changed` otherwise (the value may still be set).
-fn roll_back(
+/// The error of a set whose read-back is not what was asked (`why` names both values),
+/// with what undoing it left (`effect`).
+pub(crate) fn not_held(what: &str, why: &str, effect: ErrorEffect) -> BridgeError {
+    let left = match effect {
+        ErrorEffect::RolledBack => "the set was undone (its undo action ran); nothing changed",
+        _ => "undoing it failed: the value may still be set in the editor",
+    };
+    BridgeError::new(
+        ErrorCode::Failed,
+        format!("{what}:{why}, not what was asked; {left}"),
+    )
+    .with_effect(effect)
+}
+
+/// Undo `action` (just committed on `target`'s history) and report what that left:
+/// `rolled_back` only when the history's current action is ours, its undo ran, and
+/// `restored` says the old values read back; `changed` otherwise (the value may still
+/// be set).
+pub(crate) fn roll_back(
     ur: &Gd<EditorUndoRedoManager>,
-    res: &Gd<Resource>,
-    property: &str,
-    old: &Variant,
+    target: &Gd<Object>,
     action: &str,
+    restored: impl Fn() -> bool,
 ) -> ErrorEffect {
-    let id = ur.get_object_history_id(&obj(res));
+    let id = ur.get_object_history_id(target);
     let Some(mut history) = ur.get_history_undo_redo(id) else {
         godot_error!("godot-mcp: no undo history for {action}");
         return ErrorEffect::Changed;
@@ -721,7 +774,7 @@ fn roll_back(
     if !history.undo() {
         return ErrorEffect::Changed;
     }
-    if res.get(property) == *old {
+    if restored() {
         ErrorEffect::RolledBack
     } else {
         ErrorEffect::Changed

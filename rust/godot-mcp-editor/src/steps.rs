@@ -23,11 +23,12 @@ use godot_mcp_protocol::{BridgeError, ErrorCode};
 use serde_json::{Value as Json, json};
 
 use crate::exec::{
-    Res, err, failed, find, obj, owned, rel_path, scene_path, scene_root, undo_redo,
+    Res, err, failed, find, not_held, obj, owned, rel_path, roll_back, scene_path, scene_root,
+    undo_redo,
 };
 use crate::physics::*;
 use crate::tilemap::*;
-use crate::variant::checked_value;
+use crate::variant::{checked_value, reads_back};
 
 /// One do/undo pair of the action.
 pub(crate) enum Op {
@@ -84,6 +85,9 @@ pub(crate) struct Prepared {
     pub(crate) fresh: std::collections::HashSet<InstanceId>,
     /// Physics layers / terrain sets earlier steps add to a TileSet, by kind.
     pub(crate) layers: HashMap<(InstanceId, &'static str), i32>,
+    /// The property sets on nodes of the scene, read back once the action ran (the
+    /// last set of a property is what it must hold).
+    pub(crate) asked: Vec<(Gd<Node>, String, Variant)>,
 }
 
 impl Prepared {
@@ -190,6 +194,7 @@ pub(crate) fn steps(action: &str, steps: &[Step], check_only: bool) -> Res {
         restored: std::collections::HashSet::new(),
         fresh: std::collections::HashSet::new(),
         layers: HashMap::new(),
+        asked: Vec::new(),
     };
     for (i, step) in steps.iter().enumerate() {
         if let Err(e) = check(&root, &mut p, step) {
@@ -265,6 +270,37 @@ pub(crate) fn steps(action: &str, steps: &[Step], check_only: bool) -> Res {
         }
     }
     ur.commit_action();
+    // Every set is read back: a value Godot does not hold as asked undoes the action.
+    let mut seen: Vec<(&Gd<Node>, &str)> = Vec::new();
+    for (n, property, v) in p.asked.iter().rev() {
+        if seen.contains(&(n, property.as_str())) {
+            continue;
+        }
+        seen.push((n, property.as_str()));
+        if let Err(why) = reads_back(&obj(n), property, v) {
+            // Each property's value before the action: the old value of its first set.
+            let restored = || {
+                let mut firsts: Vec<(&Gd<Object>, &str, &Variant)> = Vec::new();
+                for op in &p.ops {
+                    if let Op::Prop {
+                        target,
+                        property,
+                        old,
+                        ..
+                    } = op
+                        && !firsts
+                            .iter()
+                            .any(|(t, q, _)| *t == target && *q == property)
+                    {
+                        firsts.push((target, property.as_str(), old));
+                    }
+                }
+                firsts.iter().all(|(t, q, old)| t.get(*q) == **old)
+            };
+            let effect = roll_back(&ur, &obj(&root), action, restored);
+            return Err(not_held(&n.get_name().to_string(), &why, effect));
+        }
+    }
     let nodes: Vec<Json> = p
         .created
         .iter()
@@ -283,6 +319,25 @@ fn subtree(n: &Gd<Node>, out: &mut Vec<Gd<Node>>) {
     out.push(n.clone());
     for c in n.get_children().iter_shared() {
         subtree(&c, out);
+    }
+}
+
+/// A set step's read-back: at once on a node this action creates (it is set directly,
+/// off the scene, so a refusal leaves the scene unchanged), after the action otherwise.
+fn asked(
+    p: &mut Prepared,
+    n: &Gd<Node>,
+    is_new: bool,
+    what: &str,
+    property: &str,
+    v: Variant,
+) -> Result<(), BridgeError> {
+    if is_new {
+        reads_back(&obj(n), property, &v)
+            .map_err(|why| failed(format!("{what}:{why}, not what was asked")))
+    } else {
+        p.asked.push((n.clone(), property.to_string(), v));
+        Ok(())
     }
 }
 
@@ -318,7 +373,8 @@ fn check(root: &Gd<Node>, p: &mut Prepared, step: &Step) -> Result<(), BridgeErr
             match property.split_once(':') {
                 None => {
                     let v = checked_value(&obj(&n), &what, property, value).map_err(failed)?;
-                    p.set(&n, is_new, property, v);
+                    p.set(&n, is_new, property, v.clone());
+                    asked(p, &n, is_new, &what, property, v)?;
                 }
                 Some((base, sub)) => {
                     let holder = n.get(base).try_to::<Gd<Resource>>().map_err(|_| {
@@ -328,7 +384,8 @@ fn check(root: &Gd<Node>, p: &mut Prepared, step: &Step) -> Result<(), BridgeErr
                     })?;
                     let v = checked_value(&obj(&holder), &format!("{what}:{base}"), sub, value)
                         .map_err(failed)?;
-                    p.set_indexed(&n, is_new, property, v);
+                    p.set_indexed(&n, is_new, property, v.clone());
+                    asked(p, &n, is_new, &what, property, v)?;
                 }
             }
         }

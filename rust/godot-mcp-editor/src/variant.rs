@@ -4,6 +4,7 @@
 
 use godot::classes::{ClassDb, Resource, ResourceLoader};
 use godot::prelude::*;
+use godot_mcp_editor_core::coerce::{self, Declared};
 use godot_mcp_editor_core::value::{self, MAX_RESOURCE_DEPTH, Value, real};
 
 /// A Godot value for `v`; a resource path that does not load is an error.
@@ -29,7 +30,11 @@ pub(crate) fn to_variant(v: &Value) -> Result<Variant, String> {
         )
         .to_variant(),
         Value::Resource(path) => {
-            let res = ResourceLoader::singleton()
+            let mut loader = ResourceLoader::singleton();
+            if !loader.exists(path.as_str()) {
+                return Err(format!("{path} does not exist (no such resource file)"));
+            }
+            let res = loader
                 .load(path.as_str())
                 .ok_or_else(|| format!("resource {path} could not be loaded"))?;
             res.to_variant()
@@ -118,80 +123,149 @@ fn i32v(i: i64) -> Result<i32, String> {
 }
 
 /// Whether `o` has a property named `property` (an entry of its property list).
-///
-/// A property ClassDB registers for `o`'s class is always in that list (the engine
-/// lists every registered property of the class chain, then the script's and the
-/// dynamic ones), so a name found among the class's registered ones answers at once;
-/// any other name is looked up in `o`'s whole list, as before. Building that list was
-/// most of a `node.set_property` (≈600 µs of ≈750 µs for a Sprite2D's `position`).
 pub(crate) fn has_property(o: &Gd<Object>, property: &str) -> bool {
-    if class_registers(&o.get_class().to_string(), property) {
-        return true;
-    }
-    let key = "name".to_variant();
-    let name = GString::from(property).to_variant();
-    o.get_property_list()
-        .iter_shared()
-        .any(|d| d.get_or_nil(&key) == name)
+    declared(o, property).is_some()
 }
 
 thread_local! {
-    /// The property names ClassDB registers for a class and its ancestors, by class,
-    /// read once per class on the main thread. An engine class's never change; a
-    /// class of another GDExtension could gain or lose properties if that extension
-    /// is hot-reloaded, which this cache would not see until the editor restarts.
-    static REGISTERED: std::cell::RefCell<std::collections::HashMap<String, std::collections::HashSet<String>>> =
+    /// The properties ClassDB registers for a class and its ancestors, with their
+    /// declared types, by class, read once per class on the main thread. An engine
+    /// class's never change; a class of another GDExtension could gain or lose
+    /// properties if that extension is hot-reloaded, which this cache would not see
+    /// until the editor restarts.
+    static REGISTERED: std::cell::RefCell<std::collections::HashMap<String, std::collections::HashMap<String, Declared>>> =
         Default::default();
 }
 
-/// Whether ClassDB registers `property` for `class` or one of its ancestors.
-fn class_registers(class: &str, property: &str) -> bool {
-    REGISTERED.with(|r| {
-        let mut r = r.borrow_mut();
-        let names = r.entry(class.to_owned()).or_insert_with(|| {
-            let key = "name".to_variant();
-            ClassDb::singleton()
-                .class_get_property_list(class)
-                .iter_shared()
-                .map(|d| d.get_or_nil(&key).to_string())
-                .collect()
-        });
-        names.contains(property)
-    })
+/// Godot's PROPERTY_USAGE_GROUP, _CATEGORY and _SUBGROUP: an inspector heading, not a
+/// property.
+const PROPERTY_USAGE_HEADING: i64 = 64 | 128 | 256;
+
+/// A property-list entry's declared type (a heading has no name here).
+fn declared_of(d: &VarDictionary) -> (String, Declared) {
+    let int = |k: &str| d.get(k).and_then(|v| v.try_to::<i64>().ok()).unwrap_or(0);
+    let text = |k: &str| d.get(k).map(|v| v.to_string()).unwrap_or_default();
+    if int("usage") & PROPERTY_USAGE_HEADING != 0 {
+        return (String::new(), Declared::default());
+    }
+    (
+        text("name"),
+        Declared::from_property(
+            int("type"),
+            int("hint"),
+            &text("hint_string"),
+            &text("class_name"),
+        ),
+    )
 }
 
-/// The Variant to set `o.property` to for `value`, checked the one way node and
-/// sub-resource properties are checked: the property exists, and the value has its
-/// current type (an int for a float property is widened, so it reads back as a float;
-/// a property that is nil now takes any type). `what` names `o` in the message.
+/// The type `o.property` declares: its entry in ClassDB's list for `o`'s class (cached:
+/// building the object's whole list was most of a `node.set_property`), else in `o`'s
+/// own list (script and dynamic properties); `None` when neither lists it.
+pub(crate) fn declared(o: &Gd<Object>, property: &str) -> Option<Declared> {
+    let class = o.get_class().to_string();
+    let registered = REGISTERED.with(|r| {
+        let mut r = r.borrow_mut();
+        let names = r.entry(class.clone()).or_insert_with(|| {
+            ClassDb::singleton()
+                .class_get_property_list(class.as_str())
+                .iter_shared()
+                .map(|d| declared_of(&d))
+                .collect()
+        });
+        names.get(property).cloned()
+    });
+    if registered.is_some() {
+        return registered;
+    }
+    o.get_property_list()
+        .iter_shared()
+        .map(|d| declared_of(&d))
+        .find(|(name, _)| name == property)
+        .map(|(_, d)| d)
+}
+
+/// An integer constant of `class` or an ancestor, by name (ClassDB).
+fn class_constant(class: &str, name: &str) -> Option<i64> {
+    let db = ClassDb::singleton();
+    db.class_has_integer_constant(class, name)
+        .then(|| db.class_get_integer_constant(class, name))
+}
+
+/// The Variant to set `o.property` to for `value`, read by the type the property
+/// declares (never by the value it holds now): the one value language of
+/// [`godot_mcp_formats::coerce`], then the declared class of a resource checked.
+/// `what` names `o` in the message.
 pub(crate) fn checked_value(
     o: &Gd<Object>,
     what: &str,
     property: &str,
     value: &Value,
 ) -> Result<Variant, String> {
-    if !has_property(o, property) {
+    let d = match declared(o, property) {
+        Some(d) => d,
+        // A property Godot creates on set (`layer_1/name`, `physics_layer_0/…`,
+        // `point_0/position`): taken as sent; the read-back decides (it must be listed
+        // then, and hold the value).
+        None if property.contains('/') => Declared::of("Nil"),
+        None => {
+            return Err(format!(
+                "{what} ({}) has no property {property}",
+                o.get_class()
+            ));
+        }
+    };
+    let class = o.get_class().to_string();
+    let v = coerce::coerce(value, &d, &|name| class_constant(&class, name))
+        .map_err(|e| format!("{what}:{property}: {e}"))?;
+    let var = to_variant(&v).map_err(|e| format!("{what}:{property}: {e}"))?;
+    if d.ty == "Object"
+        && !d.classes.is_empty()
+        && let Ok(got) = var.try_to::<Gd<Object>>()
+        && !d.classes.iter().any(|c| got.is_class(c.as_str()))
+    {
+        let named = match &v {
+            Value::Resource(p) => format!("{p} is a {}", got.get_class()),
+            _ => format!("a {}", got.get_class()),
+        };
         return Err(format!(
-            "{what} ({}) has no property {property}",
-            o.get_class()
+            "{what}:{property} takes a {}; {named}",
+            d.classes.join(" or ")
         ));
     }
-    let v = to_variant(value)?;
-    let current = o.get(property);
-    if current.is_nil() {
-        return Ok(v);
+    Ok(var)
+}
+
+/// Whether `held` (what Godot holds after a set) is `asked` (the Variant set), read
+/// in the value model, reals compared as 32-bit; the error names both.
+pub(crate) fn held_as_asked(asked: &Variant, held: &Variant) -> Result<(), String> {
+    let (a, h) = (from_variant(asked), from_variant(held));
+    if coerce::same(&a, &h) {
+        Ok(())
+    } else {
+        Err(format!(
+            "Godot holds {} after it was set to {}",
+            h.to_json(),
+            a.to_json()
+        ))
     }
-    if current.get_type() == VariantType::FLOAT && v.get_type() == VariantType::INT {
-        return Ok((v.to::<i64>() as f64).to_variant());
-    }
-    if current.get_type() != v.get_type() {
-        return Err(format!(
-            "{what}:{property} is a {:?}, not a {:?}",
-            current.get_type(),
-            v.get_type()
-        ));
-    }
-    Ok(v)
+}
+
+/// [`held_as_asked`] for `o.property` (`a:b` paths through `get_indexed`); a property
+/// that was not listed before the set must be listed after it.
+pub(crate) fn reads_back(o: &Gd<Object>, property: &str, asked: &Variant) -> Result<(), String> {
+    let held = if property.contains(':') {
+        o.get_indexed(&NodePath::from(property))
+    } else {
+        if declared(o, property).is_none() {
+            return Err(format!(
+                "{property}: {} has no such property, and setting it did not create one",
+                o.get_class()
+            ));
+        }
+        o.get(property)
+    };
+    held_as_asked(asked, &held).map_err(|e| format!("{property}: {e}"))
 }
 
 /// A new built-in resource of `class` with `properties` set (each checked like a node
@@ -214,6 +288,7 @@ fn new_resource(class: &str, properties: &[(String, Value)]) -> Result<Gd<Resour
     for (k, value) in properties {
         let v = checked_value(&res.clone().upcast(), class, k, value)?;
         res.set(k.as_str(), &v);
+        reads_back(&res.clone().upcast(), k, &v).map_err(|e| format!("{class}.{e}"))?;
     }
     Ok(res)
 }

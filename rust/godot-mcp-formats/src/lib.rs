@@ -7,6 +7,7 @@
 //!   (sections, `key = value` lines, Variant values), keeping each value's
 //!   original text next to its syntax tree, a [`Literal`].
 //! - [`literal`]: that syntax tree (references unresolved; no JSON form of its own).
+//! - [`coerce`]: a value as an agent sends it, read by the property's declared type.
 //! - [`variant`]: the one Godot value model (its JSON form, its Variant text writer)
 //!   and the checks on Variant text an agent supplies.
 //! - [`project`]: `project.godot` → [`ProjectInfo`].
@@ -60,6 +61,7 @@ macro_rules! godot_value_enum {
 pub mod animation;
 pub mod audio_bus;
 pub mod classdoc;
+pub mod coerce;
 pub mod deps;
 pub mod error;
 pub mod export_presets;

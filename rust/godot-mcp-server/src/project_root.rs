@@ -167,7 +167,9 @@ fn refused(param: &str, path: &ResPath, why: &str) -> ToolError {
 /// Check every `res://` path a call's arguments carry, before anything runs: each
 /// string the schema declares a `ResPath` (pattern [`RES_PATTERN`]), each res://
 /// target of an [`ExportTarget`], and each `res://` string inside a typed value
-/// (`{"$type": "Resource", "path": …}`, wherever the value sits). Each must parse as
+/// (`{"$type": "Resource", "path": …}`, wherever the value sits), and each res:// path
+/// in a string where the schema takes any JSON (a bare `"res://icon.svg"` value loads
+/// that resource for an Object property; `load("res://…")` too). Each must parse as
 /// a contained `ResPath` and resolve, symlinks included, inside the project;
 /// otherwise the call is `PATH_REFUSED`, naming the argument. This runs in the
 /// pipeline's decode step for every tool (and every run_commands entry), before any
@@ -189,6 +191,16 @@ fn walk(project: &Project, schema: &Value, value: &Value, path: &str) -> Result<
     let branches = branches(schema, value);
     match value {
         Value::String(s) => {
+            // A string where the schema takes any JSON (a `value`): the add-on reads it
+            // by the property's declared type, and a res:// path there loads a resource.
+            let free = branches.iter().all(|b| {
+                !["type", "pattern", "enum", "const", "format"]
+                    .iter()
+                    .any(|k| b.get(*k).is_some())
+            });
+            if free {
+                check_value_string(project, s, path)?;
+            }
             for b in &branches {
                 match b.get("pattern").and_then(Value::as_str) {
                     Some(RES_PATTERN) => {
@@ -287,12 +299,29 @@ fn check_typed(
     Ok(())
 }
 
+/// Every res:// path a string in a value names: the string itself (`"res://icon.svg"`,
+/// loaded for an Object property; spaces around it ignored, as the add-on reads it)
+/// and each `res://…` inside it, up to a quote (`load("res://…")`, Godot text).
+fn check_value_string(project: &Project, s: &str, at: &str) -> Result<(), ToolError> {
+    let t = s.trim();
+    if t.get(..6).is_some_and(|p| p.eq_ignore_ascii_case("res://")) {
+        check_res(project, t, at)?;
+    }
+    let lower = s.to_ascii_lowercase();
+    for (i, _) in lower.match_indices("res://") {
+        let token: String = s[i..]
+            .chars()
+            .take_while(|c| !matches!(c, '"' | '\''))
+            .collect();
+        check_res(project, &token, at)?;
+    }
+    Ok(())
+}
+
 /// Every res:// string and typed value inside a typed value's field, at any depth.
 fn check_carried(project: &Project, value: &Value, at: &str) -> Result<(), ToolError> {
     match value {
-        Value::String(s) if s.get(..6).is_some_and(|p| p.eq_ignore_ascii_case("res://")) => {
-            check_res(project, s, at)?;
-        }
+        Value::String(s) => check_value_string(project, s, at)?,
         Value::Object(map) => {
             if let Some(Value::String(ty)) = map.get("$type") {
                 return check_typed(project, ty, map, at);

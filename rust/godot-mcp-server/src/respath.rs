@@ -574,6 +574,20 @@ mod tests {
             check(serde_json::json!({"event": {"type": "file", "key": "res://../x"}})),
             Err("event.key".into())
         );
+        // A string where any JSON goes (a value) is a path: a bare res:// string loads
+        // that resource for an Object property, and so does load("res://…").
+        assert_eq!(
+            check(serde_json::json!({"list": [{"value": "res://out_link/x.png"}]})),
+            Err("list[0].value".into())
+        );
+        assert_eq!(
+            check(serde_json::json!({"list": [{"value": {"k": ["load(\"res://../x\")"]}}]})),
+            Err("list[0].value.k[0]".into())
+        );
+        assert_eq!(
+            check(serde_json::json!({"list": [{"value": "res://a/t.tres"}]})),
+            Ok(())
+        );
         // A string that is not a path stays a string.
         assert_eq!(check(serde_json::json!({"text": "res://../x"})), Ok(()));
         assert_eq!(
