@@ -427,3 +427,50 @@ async fn a_client_that_cannot_elicit_gets_a_clear_refusal() {
         client.cancel().await.unwrap();
     }
 }
+
+/// Issue 41 item 4: game_step's watch rows take `{expression}`, evaluated like
+/// evaluate_expression, but game_step was not gated: with a webhook that denies
+/// everything, `game_step {watch: [{expression: "get_tree().quit()"}]}` quit the game.
+/// Both are refused now, and the held game's clock did not move.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deny_all_webhook_refuses_game_step_with_a_watch_expression() {
+    let project = support::tiny_project("gate");
+    let probe = project.path().join("addons/godot_mcp/probe/probe.gd");
+    std::fs::create_dir_all(probe.parent().unwrap()).unwrap();
+    std::fs::write(probe, "extends GodotMcpProbe\n").unwrap();
+    let state = support::short_state_dir("gate");
+    let (url, seen) = webhook(200, r#"{"approved": false, "reason": "freeze"}"#).await;
+    let env = [
+        ("GODOT_MCP_APPROVAL_WEBHOOK", url.as_str()),
+        ("GODOT_STANDIN_HANG", "1"),
+    ];
+    let (client, _) = support::serve_standin(
+        project.path(),
+        state.path(),
+        &env,
+        std::process::Stdio::null(),
+    )
+    .await;
+    // Launching a game executes no agent code: not gated.
+    let v = support::call_ok(&client, "play_scene", json!({"paused": true})).await;
+    let game = v["session_id"].clone();
+    let quit = json!({"expression": "get_tree().quit()"});
+    let r = support::call(&client, "evaluate_expression", quit.clone()).await;
+    assert_eq!(error_code(&r).as_deref(), Some("APPROVAL_DENIED"), "{r:?}");
+    let r = support::call(&client, "game_step", json!({"frames": 1, "watch": [quit]})).await;
+    assert_eq!(error_code(&r).as_deref(), Some("APPROVAL_DENIED"), "{r:?}");
+    assert_eq!(seen.lock().len(), 2, "both went to the webhook");
+    assert_eq!(seen.lock()[1]["tool"], "game_step");
+    let held = support::call_ok(&client, "game_pause", json!({})).await;
+    assert_eq!(held["frame"], 0, "the refused step ran no frame: {held}");
+    let l = support::call_ok(&client, "list_sessions", json!({})).await;
+    let running = l["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|s| s["session_id"] == game && s["running"] == true);
+    assert!(running, "the game still runs: {l}");
+    support::call_ok(&client, "stop_scene", json!({})).await;
+    client.cancel().await.unwrap();
+}

@@ -1048,3 +1048,256 @@ async fn an_unreadable_log_is_an_error_not_empty_output() {
     );
     client.cancel().await.unwrap();
 }
+
+/// A project with the add-on's files the server looks for: the probe script (play_scene
+/// then waits for its hello) and the plugin (start_editor then waits for its hello).
+fn project_with_addon() -> tempfile::TempDir {
+    let p = project();
+    for (file, text) in [
+        ("addons/godot_mcp/probe/probe.gd", "extends GodotMcpProbe\n"),
+        (
+            "addons/godot_mcp/plugin.cfg",
+            "[plugin]\nname=\"godot_mcp\"\nscript=\"plugin.gd\"\n",
+        ),
+    ] {
+        let path = p.path().join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    p
+}
+
+/// Issue 40 item 3: stop_scene without a session stopped every session, the managed
+/// editor too (agents hit it twice). It stops the newest running game only; with no
+/// game left it names what runs and the tool that stops it; an editor's session id is
+/// refused with stop_editor named.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stop_scene_without_a_session_stops_the_newest_game_never_the_editor() {
+    let p = project();
+    let s = state_dir();
+    let _c = Cleanup(s.path().display().to_string());
+    let (client, _) = start(p.path(), s.path(), &[("GODOT_STANDIN_HANG", "1")]).await;
+    let editor = ok(&client, "start_editor", json!({})).await;
+    let editor_id = editor["session_id"].as_str().unwrap().to_string();
+    let first = ok(&client, "play_scene", json!({})).await["session_id"].clone();
+    let second = ok(&client, "play_scene", json!({})).await["session_id"].clone();
+    let running = |l: &Value, id: &Value| {
+        l["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| &s["session_id"] == id && s["running"] == true)
+    };
+
+    let stop = ok(&client, "stop_scene", json!({})).await;
+    assert_eq!(stop["stopped"].as_array().unwrap().len(), 1, "{stop}");
+    assert_eq!(stop["stopped"][0]["session_id"], second, "{stop}");
+    let l = ok(&client, "list_sessions", json!({})).await;
+    assert!(
+        running(&l, &json!(editor_id)),
+        "the editor was stopped: {l}"
+    );
+    assert!(running(&l, &first), "an older game was stopped: {l}");
+
+    let stop = ok(&client, "stop_scene", json!({})).await;
+    assert_eq!(stop["stopped"][0]["session_id"], first, "{stop}");
+
+    let e = err(&client, "stop_scene", json!({})).await;
+    assert_eq!(e["code"], "RESOURCE_NOT_FOUND", "{e}");
+    let message = e["message"].as_str().unwrap();
+    assert!(message.contains("No game is running"), "{e}");
+    assert!(
+        message.contains(&editor_id) && message.contains("stop_editor"),
+        "names what runs and how to stop it: {e}"
+    );
+    let e = err(&client, "stop_scene", json!({"session_id": editor_id})).await;
+    assert_eq!(e["code"], "PRECONDITION_FAILED", "{e}");
+    assert!(
+        e["message"].as_str().unwrap().contains("stop_editor"),
+        "{e}"
+    );
+    let l = ok(&client, "list_sessions", json!({})).await;
+    assert!(
+        running(&l, &json!(editor_id)),
+        "the editor was stopped: {l}"
+    );
+    ok(&client, "stop_editor", json!({})).await;
+    client.cancel().await.unwrap();
+}
+
+/// The engine arguments of each game the stand-in logged (`started <pid> <args>`).
+fn logged_games(log: &Path) -> Vec<String> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| l.contains("--path") && !l.contains("--help"))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Issue 40 item 3: play_scene was headless unless told, so the first screenshot failed.
+/// It renders whenever the machine has a display and the build has a renderer (its
+/// `--help` lists a display driver but headless), headless when asked, without a
+/// display, or with a headless-only build; a renderer override reaches Godot's command
+/// line; the answer says which mode and why.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn play_scene_renders_whenever_the_machine_has_a_display() {
+    struct Case {
+        env: &'static [(&'static str, &'static str)],
+        args: Value,
+        headless: bool,
+        why: &'static str,
+        argv: &'static [&'static str],
+    }
+    let cases = [
+        Case {
+            env: &[("DISPLAY", ":93"), ("GODOT_STANDIN_RENDERER", "1")],
+            args: json!({}),
+            headless: false,
+            why: "DISPLAY=:93 is set",
+            argv: &[],
+        },
+        Case {
+            env: &[("DISPLAY", ""), ("GODOT_STANDIN_RENDERER", "1")],
+            args: json!({}),
+            headless: true,
+            why: "no display",
+            argv: &["--headless"],
+        },
+        Case {
+            env: &[("DISPLAY", ":93")],
+            args: json!({}),
+            headless: true,
+            why: "only headless",
+            argv: &["--headless"],
+        },
+        Case {
+            env: &[("DISPLAY", ":93"), ("GODOT_STANDIN_RENDERER", "1")],
+            args: json!({"headless": true}),
+            headless: true,
+            why: "asked",
+            argv: &["--headless"],
+        },
+        Case {
+            env: &[("DISPLAY", ":93"), ("GODOT_STANDIN_RENDERER", "1")],
+            args: json!({"rendering_driver": "opengl3", "rendering_method": "gl_compatibility"}),
+            headless: false,
+            why: "override",
+            argv: &[
+                "--rendering-driver opengl3",
+                "--rendering-method gl_compatibility",
+            ],
+        },
+    ];
+    for case in cases {
+        let p = project();
+        let s = state_dir();
+        let _c = Cleanup(s.path().display().to_string());
+        let log = s.path().join("standin.log");
+        let mut env = vec![
+            ("GODOT_STANDIN_HANG", "1"),
+            ("WAYLAND_DISPLAY", ""),
+            ("GODOT_STANDIN_LOG", log.to_str().unwrap()),
+        ];
+        env.extend_from_slice(case.env);
+        let (client, _) = start(p.path(), s.path(), &env).await;
+        let v = ok(&client, "play_scene", case.args.clone()).await;
+        let label = format!("{:?} {}", case.env, case.args);
+        assert_eq!(v["display"]["headless"], case.headless, "{label}: {v}");
+        assert!(
+            v["display"]["why"].as_str().unwrap().contains(case.why),
+            "{label}: {v}"
+        );
+        let games = logged_games(&log);
+        assert_eq!(games.len(), 1, "{label}: {games:?}");
+        assert_eq!(games[0].contains("--headless"), case.headless, "{games:?}");
+        for arg in case.argv {
+            assert!(games[0].contains(arg), "{label}: {arg} not in {games:?}");
+        }
+        ok(&client, "stop_scene", json!({})).await;
+        client.cancel().await.unwrap();
+    }
+    // A headless run with a renderer override is a contradiction, refused before a launch.
+    let p = project();
+    let s = state_dir();
+    let (client, _) = start(p.path(), s.path(), &[]).await;
+    let e = err(
+        &client,
+        "play_scene",
+        json!({"headless": true, "rendering_driver": "vulkan"}),
+    )
+    .await;
+    assert_eq!(e["code"], "INVALID_PARAMS", "{e}");
+    let l = ok(&client, "list_sessions", json!({})).await;
+    assert_eq!(l["sessions"], json!([]), "{l}");
+    client.cancel().await.unwrap();
+}
+
+/// Issue 40 item 3: a game whose renderer could not start (the Mobile renderer without
+/// Vulkan) exited 1 and play_scene answered a session as if it ran. It answers with the
+/// exit code and the last lines of the game's output; the next game tool says so too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_that_exits_early_answers_with_its_exit_code_and_last_lines() {
+    let p = project_with_addon();
+    let s = state_dir();
+    let _c = Cleanup(s.path().display().to_string());
+    let (client, _) = start(p.path(), s.path(), &[("GODOT_STANDIN_EXIT", "1")]).await;
+    let e = err(&client, "play_scene", json!({"headless": false})).await;
+    assert_eq!(e["code"], "PRECONDITION_FAILED", "{e}");
+    let message = e["message"].as_str().unwrap();
+    assert!(message.contains("exit code 1"), "{e}");
+    assert!(
+        message.contains("Unable to create DisplayServer"),
+        "the game's last lines: {e}"
+    );
+    assert_eq!(e["details"]["exit_code"], 1, "{e}");
+    assert!(
+        e["details"]["stderr_tail"]
+            .as_str()
+            .unwrap()
+            .contains("required Vulkan version"),
+        "{e}"
+    );
+    assert_eq!(e["details"]["display"]["headless"], false, "{e}");
+    // The next game tool names the ended game and how it ended.
+    let e = err(&client, "game_screenshot", json!({})).await;
+    assert_eq!(e["code"], "RESOURCE_NOT_FOUND", "{e}");
+    assert!(
+        e["message"].as_str().unwrap().contains("exit code 1"),
+        "{e}"
+    );
+    client.cancel().await.unwrap();
+}
+
+/// Issue 40 items 3 and 6: start_editor answered at once and for about 10 s every
+/// editor call failed with "open the editor". It answers once the add-on's hello reached
+/// the bridge (the stand-in editor's add-on says hello after 1.5 s of "loading"), so the
+/// next editor call is answered by the editor (no scene open), not refused for want of
+/// one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn start_editor_answers_once_the_add_on_connected() {
+    let p = project_with_addon();
+    let s = state_dir();
+    let _c = Cleanup(s.path().display().to_string());
+    let env = [("GODOT_STANDIN_EDITOR_LOAD_MS", "1500")];
+    let (client, _) = start(p.path(), s.path(), &env).await;
+    let v = ok(&client, "start_editor", json!({})).await;
+    assert_eq!(v["ready"], true, "{v}");
+    assert_eq!(v["display"]["headless"], true, "{v}");
+    let e = err(&client, "editor_history", json!({})).await;
+    assert_eq!(e["required"], "active_scene", "the editor answered: {e}");
+    ok(&client, "stop_editor", json!({})).await;
+    // headless: false starts a window: no --headless on its command line.
+    let v = ok(&client, "start_editor", json!({"headless": false})).await;
+    assert_eq!(v["display"]["headless"], false, "{v}");
+    let l = ok(&client, "list_sessions", json!({})).await;
+    let pid = v["pid"].as_i64().unwrap();
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap();
+    let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+    assert!(
+        cmdline.contains(" -e ") && !cmdline.contains("--headless"),
+        "{cmdline} {l}"
+    );
+    ok(&client, "stop_editor", json!({})).await;
+    client.cancel().await.unwrap();
+}

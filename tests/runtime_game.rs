@@ -225,6 +225,22 @@ async fn a_cancelled_sequence_releases_everything_at_once() {
     assert_eq!(v["probe"], "answering", "{v}");
 }
 
+/// Issue 40 item 3: audio `finished` never fired while an agent stepped a held game, and
+/// nothing said so. Every step's answer says what stepping does not advance.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_step_says_plainly_what_it_does_not_advance() {
+    let (_p, _s, _c, client) = standin_game(&[]).await;
+    let v = ok(&client, "game_step", json!({"frames": 3})).await;
+    assert_eq!(v["advanced"], 3, "{v}");
+    let note = v["not_stepped"].as_str().unwrap_or_default();
+    assert!(
+        note.contains("audio") && note.contains("finished"),
+        "the answer says audio does not advance: {v}"
+    );
+    ok(&client, "stop_scene", json!({})).await;
+    client.cancel().await.unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn is_playing_without_a_game_is_false() {
     let p = support::tiny_project("rm");
@@ -677,4 +693,138 @@ async fn a_scan_that_does_not_finish_is_a_timeout_not_a_success() {
         seen[1..].iter().all(|c| c == "filesystem.status"),
         "{seen:?}"
     );
+}
+
+/// Issue 40 item 3 against a real editor and game: stop_scene without a session stopped
+/// the editor too. Here a managed editor (start_editor answers once its add-on said
+/// hello, so the editor call right after it is served) and a game run side by side;
+/// stop_scene stops the game and the editor survives; a second stop_scene names the
+/// editor and stop_editor instead of stopping it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_godot_stop_scene_stops_the_game_and_the_editor_survives() {
+    let Some(godot) = support::godot_bin("the real process tests need a Godot 4.4+ binary") else {
+        return;
+    };
+    let project = support::demo_copy();
+    let p = project.path();
+    support::install_addon(p);
+    support::run_godot(&godot, p, &["--import"]);
+    let s = support::short_state_dir("rse");
+    let _c = Cleanup(s.path().display().to_string());
+    let client = support::connect_in(p, s, &[("GODOT_BIN", godot.to_str().unwrap())]).await;
+    let editor = ok(&client, "start_editor", json!({})).await;
+    eprintln!("start_editor: {editor}");
+    let editor_id = editor["session_id"].clone();
+    if editor["ready"] == true {
+        // Ready means the editor takes a call now: this one is answered by it.
+        ok(&client, "editor_history", json!({})).await;
+    }
+    let game = ok(&client, "play_scene", json!({"headless": true})).await;
+    assert_eq!(game["display"]["headless"], true, "{game}");
+    let stop = ok(&client, "stop_scene", json!({})).await;
+    assert_eq!(
+        stop["stopped"][0]["session_id"], game["session_id"],
+        "{stop}"
+    );
+    let l = ok(&client, "list_sessions", json!({})).await;
+    let editor_running = l["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|s| s["session_id"] == editor_id && s["running"] == true);
+    assert!(editor_running, "the editor was stopped with the game: {l}");
+    let e = err(&client, "stop_scene", json!({})).await;
+    assert!(
+        e["message"].as_str().unwrap().contains("stop_editor"),
+        "{e}"
+    );
+    // The editor still serves calls (waited for if it was still loading).
+    ok(&client, "editor_history", json!({})).await;
+    ok(&client, "stop_editor", json!({})).await;
+    client.cancel().await.unwrap();
+}
+
+/// Issue 40 item 3 against a real engine: a game that cannot start its renderer ended
+/// and play_scene answered as if it ran. The headless build asked for a renderer
+/// (`headless: false`) prints "No renderers available" and exits: play_scene answers
+/// with its exit code and that line.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_godot_a_game_that_cannot_render_answers_with_its_output() {
+    let Some(godot) = support::godot_bin("the real process tests need a Godot 4.4+ binary") else {
+        return;
+    };
+    let project = support::demo_copy();
+    let p = project.path();
+    support::install_addon(p);
+    support::run_godot(&godot, p, &["--import"]);
+    let s = support::short_state_dir("rre");
+    let _c = Cleanup(s.path().display().to_string());
+    let client = support::connect_in(
+        p,
+        s,
+        &[("GODOT_BIN", godot.to_str().unwrap()), ("DISPLAY", "")],
+    )
+    .await;
+    let e = err(&client, "play_scene", json!({"headless": false})).await;
+    eprintln!("play_scene: {e}");
+    let message = e["message"].as_str().unwrap();
+    assert!(message.contains("exited (exit code"), "{e}");
+    assert!(e["details"]["exit_code"].is_i64(), "{e}");
+    let tails = format!(
+        "{}{}",
+        e["details"]["stderr_tail"], e["details"]["stdout_tail"]
+    );
+    assert!(
+        tails.contains("No renderers available") || tails.contains("display"),
+        "the engine's own words: {e}"
+    );
+    client.cancel().await.unwrap();
+}
+
+/// Issue 40 item 3, the renderer tier (GODOT_RENDER_BIN under Xvfb): play_scene was
+/// headless unless told, so an agent's first screenshot failed, and the managed editor
+/// was always headless, so editor screenshots never worked there. With a display, a
+/// game renders by default (its screenshot is a frame), and `start_editor {headless:
+/// false}` opens a window whose editor captures.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_godot_render_a_game_and_a_windowed_editor_render_on_the_display() {
+    let Some(godot) =
+        support::godot_render_bin("the renderer tier needs a Godot build with a renderer")
+    else {
+        return;
+    };
+    let project = support::demo_copy();
+    let p = project.path();
+    support::install_addon(p);
+    support::run_godot(&godot, p, &["--import"]);
+    let s = support::short_state_dir("rrd");
+    let _c = Cleanup(s.path().display().to_string());
+    let client = support::connect_in(p, s, &[("GODOT_BIN", godot.to_str().unwrap())]).await;
+    let v = ok(&client, "play_scene", json!({})).await;
+    assert_eq!(v["display"]["headless"], false, "{v}");
+    assert!(
+        v["display"]["why"].as_str().unwrap().contains("DISPLAY="),
+        "{v}"
+    );
+    ok(&client, "game_screenshot", json!({"frames": 10})).await;
+    ok(&client, "stop_scene", json!({})).await;
+
+    let v = ok(
+        &client,
+        "start_editor",
+        json!({"headless": false, "rendering_driver": "opengl3"}),
+    )
+    .await;
+    eprintln!("start_editor: {v}");
+    assert_eq!(v["display"]["headless"], false, "{v}");
+    ok(
+        &client,
+        "open_scene",
+        json!({"path": "res://scenes/main_2d.tscn"}),
+    )
+    .await;
+    let shot = ok(&client, "capture_editor_screenshot", json!({"view": "2d"})).await;
+    assert!(shot["width"].as_u64().unwrap_or(0) > 0, "{shot}");
+    ok(&client, "stop_editor", json!({})).await;
+    client.cancel().await.unwrap();
 }

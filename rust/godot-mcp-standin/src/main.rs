@@ -24,7 +24,15 @@
 //!   `record_start`/`record_stop`) answer in the real probe's form from a small fixed
 //!   game tree (a HUD with a Label and a Button).
 //! - `GODOT_STANDIN_RENDERER=1`: answer `screenshot` like a build with a renderer, with
-//!   the PNG file `GODOT_STANDIN_SCREENSHOT` names (default: a 1×1 PNG).
+//!   the PNG file `GODOT_STANDIN_SCREENSHOT` names (default: a 1×1 PNG), and list an
+//!   `x11` display driver in `--help` (a headless build lists only `headless`).
+//! - `GODOT_STANDIN_EXIT=N`: like a game whose renderer cannot start (the Mobile renderer
+//!   without Vulkan), print Godot's error lines and exit with code N before the probe
+//!   connects.
+//! - `-e`/`--editor`: also behave like the editor's godot_mcp add-on: after
+//!   `GODOT_STANDIN_EDITOR_LOAD_MS` (default 0; an editor's load), find the server in the
+//!   project's `.godot/godot_mcp/bridge.json`, say hello with its token, and answer
+//!   requests as the add-on does in an editor with no scene open.
 //!
 //! With `--remote-debug tcp://host:port` it connects to that debugger and runs the
 //! sample game script under it (see `debug_game`).
@@ -156,8 +164,30 @@ async fn run(args: Vec<String>) -> i32 {
         println!("4.4.1.stable.standin");
         return 0;
     }
+    // Like Godot, `--help` prints the command line's options (the display drivers this
+    // build has among them) and exits.
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        help();
+        return 0;
+    }
     println!("Godot Engine v4.4.1.stable.standin - https://godotengine.org");
     println!();
+    if let Some(code) = std::env::var("GODOT_STANDIN_EXIT")
+        .ok()
+        .and_then(|v| v.parse::<i32>().ok())
+    {
+        // Godot 4.4's lines when the Mobile renderer finds no Vulkan.
+        eprintln!(
+            "ERROR: Your video card drivers seem not to support the required Vulkan version."
+        );
+        eprintln!("   at: initialize (drivers/vulkan/rendering_context_driver_vulkan.cpp:1052)");
+        eprintln!("ERROR: Unable to create DisplayServer, all display drivers failed.");
+        eprintln!(
+            "Use \"--headless\" command line argument to run the engine in headless mode if this is desired (e.g. for continuous integration)."
+        );
+        eprintln!("   at: setup2 (main/main.cpp:3004)");
+        return code;
+    }
     let (engine, user): (Vec<&String>, Vec<&String>) = {
         let split = args.iter().position(|a| a == "--").unwrap_or(args.len());
         (
@@ -255,6 +285,14 @@ async fn run(args: Vec<String>) -> i32 {
         return 0;
     }
 
+    if engine
+        .iter()
+        .any(|a| a.as_str() == "-e" || a.as_str() == "--editor")
+    {
+        let root = value_of("--path").unwrap_or(".").to_string();
+        tokio::spawn(editor_addon(root));
+    }
+
     let quit_after: Option<u64> = value_of("--quit-after").and_then(|v| v.parse().ok());
     let hang = flag("GODOT_STANDIN_HANG");
     if let Some(script) = value_of("--script") {
@@ -313,6 +351,93 @@ async fn run(args: Vec<String>) -> i32 {
                     return 0;
                 }
             }
+        }
+    }
+}
+
+/// Godot's `--help`, its display-driver line as a build with (`GODOT_STANDIN_RENDERER=1`)
+/// or without a renderer prints it.
+fn help() {
+    let drivers = if flag("GODOT_STANDIN_RENDERER") {
+        r#"["x11" ("opengl3", "opengl3_es"), "headless" ("dummy")]"#
+    } else {
+        r#"["headless" ("dummy")]"#
+    };
+    println!("Godot Engine v4.4.1.stable.standin - https://godotengine.org");
+    println!("Usage: godot-standin [options] [path to scene or 'project.godot' file]");
+    println!();
+    println!("Display options:");
+    println!(
+        "  --display-driver <driver>         R  Display driver (and rendering driver) {drivers}."
+    );
+    println!("  --rendering-method <renderer>     R  Renderer name. Requires driver support.");
+    println!(
+        "  --rendering-driver <driver>       R  Rendering driver (depends on display driver)."
+    );
+    println!(
+        "  --headless                        R  Enable headless mode (--display-driver headless --audio-driver Dummy). Useful for servers and with --script."
+    );
+}
+
+/// The editor's godot_mcp add-on, in an editor with no scene open: finds the server in
+/// the project's discovery file once the editor has "loaded", says hello with the
+/// token, and answers each request as the add-on does (no scene: `no_active_scene`).
+async fn editor_addon(root: String) {
+    use godot_mcp_protocol::{
+        AddonMessage, BRIDGE_PROTOCOL_VERSION, BridgeError, DISCOVERY_RELATIVE_PATH, Discovery,
+        ErrorCode, Hello, Outcome, Reply, ServerMessage,
+    };
+    let load_ms: u64 = std::env::var("GODOT_STANDIN_EDITOR_LOAD_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    tokio::time::sleep(Duration::from_millis(load_ms)).await;
+    let path = std::path::Path::new(&root).join(DISCOVERY_RELATIVE_PATH);
+    let Some(d) = std::fs::read_to_string(&path)
+        .ok()
+        .and_then(|t| serde_json::from_str::<Discovery>(&t).ok())
+    else {
+        eprintln!("godot_mcp: no server found in {}", path.display());
+        return;
+    };
+    let Ok(stream) = tokio::net::TcpStream::connect(&d.endpoint).await else {
+        eprintln!("godot_mcp: cannot connect to {}", d.endpoint);
+        return;
+    };
+    let (rd, mut wr) = stream.into_split();
+    let hello = AddonMessage::Hello(Hello {
+        protocol_version: BRIDGE_PROTOCOL_VERSION,
+        addon_version: "standin".into(),
+        godot_version: "4.4.1.stable.standin".parse().expect("a Godot version"),
+        token: d.token.clone(),
+    });
+    let line = serde_json::to_string(&hello).unwrap_or_default() + "\n";
+    if wr.write_all(line.as_bytes()).await.is_err() {
+        return;
+    }
+    println!("godot_mcp: connected to the server at {}", d.endpoint);
+    let _ = std::io::stdout().flush();
+    let mut lines = BufReader::new(rd).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        let Ok(ServerMessage::Request(r)) = serde_json::from_str(&line) else {
+            continue;
+        };
+        let error = match r.cmd.as_str() {
+            "editor.history" | "editor.undo" | "editor.redo" | "scene.tree" => {
+                BridgeError::new(ErrorCode::NoActiveScene, "no scene is open in the editor")
+            }
+            other => BridgeError::new(
+                ErrorCode::UnknownCommand,
+                format!("the stand-in editor does not know {other}"),
+            ),
+        };
+        let reply = AddonMessage::Reply(Reply {
+            id: r.id,
+            outcome: Outcome::Error(error),
+        });
+        let line = serde_json::to_string(&reply).unwrap_or_default() + "\n";
+        if wr.write_all(line.as_bytes()).await.is_err() {
+            return;
         }
     }
 }

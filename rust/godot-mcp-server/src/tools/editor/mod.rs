@@ -82,6 +82,8 @@ pub fn editor_timeout(state: &AppState) -> Duration {
 
 /// The connected bridge, or the precondition that says why there is none.
 pub(crate) fn connected(state: &AppState) -> Result<Arc<Bridge>, ToolError> {
+    // A managed editor still loading is waited for (bounded), not refused.
+    crate::tools::runtime::wait_for_loading_editor(state);
     state
         .editor
         .bridge_status()

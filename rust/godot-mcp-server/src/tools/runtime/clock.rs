@@ -53,11 +53,16 @@ pub(super) fn tools() -> Vec<ToolDef> {
                 "game_step",
                 "Advance the game by frames",
                 "Advance a game by `frames` physics (or process) frames, then hold it; \
-                 optional watch rows with digests.",
+                 optional watch rows with digests (an expression watch executes code; \
+                 approval-gated).",
                 None,
             ),
             game_step,
-        ),
+        )
+        .with_runtime_flags(RuntimeFlags {
+            writes_disk: false,
+            executes_code: true,
+        }),
         ToolDef::new(
             meta(
                 "game_run_until",
@@ -291,7 +296,14 @@ pub struct StepOut {
     /// Decimals of the digests.
     pub precision: u32,
     pub rows: Vec<Row>,
+    /// What stepping does not advance.
+    pub not_stepped: &'static str,
 }
+
+/// What a held game's steps do not advance, said in every step's answer.
+pub(crate) const NOT_STEPPED: &str = "audio: playback runs on the wall clock and pauses with \
+     the held tree, so a step plays only the milliseconds it took; a player's `finished` \
+     does not come from stepping (game_resume lets audio play)";
 
 /// How long a step of `frames` frames may take: a free-running game does ~60 a second.
 pub(crate) fn step_timeout(frames: u64) -> Duration {
@@ -352,6 +364,7 @@ pub(super) async fn game_step(Call { state, args, .. }: Call<StepArgs>) -> Out<S
         met: None,
         precision,
         rows,
+        not_stepped: NOT_STEPPED,
     })
 }
 
@@ -384,6 +397,7 @@ pub(super) async fn game_run_until(Call { state, args, .. }: Call<UntilArgs>) ->
         met: Some(reply.met.unwrap_or(false)),
         precision,
         rows,
+        not_stepped: NOT_STEPPED,
     })
 }
 

@@ -16,6 +16,7 @@
 
 mod canonical;
 mod clock;
+pub(crate) mod display;
 mod export;
 pub mod game;
 mod playtest;
@@ -97,7 +98,10 @@ fn base_tools() -> Vec<ToolDef> {
                 "play_scene",
                 "Play a scene (managed game session)",
                 "Play the game (or a scene) as a supervised session with the runtime probe \
-                 (nothing written to the project); returns its session_id. Stop with stop_scene.",
+                 (nothing written to the project); answers once the probe is up, or with the \
+                 exit code and last output lines of a game that ended first. Renders when \
+                 there is a display, else headless; `display` says which and why. Stop with \
+                 stop_scene.",
                 Some(EffectKind::ProcessLaunch),
             ),
             play_scene,
@@ -106,8 +110,8 @@ fn base_tools() -> Vec<ToolDef> {
             meta(
                 "stop_scene",
                 "Stop a managed game session",
-                "Stop a play_scene session (default: all): SIGTERM, SIGKILL after 2 s; \
-                 reports how it ended.",
+                "Stop a game (default: the newest running one; never the editor: \
+                 stop_editor): SIGTERM, SIGKILL after 2 s; reports how it ended.",
                 Some(EffectKind::ProcessLaunch),
             ),
             stop_scene,
@@ -116,8 +120,10 @@ fn base_tools() -> Vec<ToolDef> {
             meta(
                 "start_editor",
                 "Start a managed Godot editor",
-                "Start a supervised headless Godot editor on the project; its godot_mcp \
-                 add-on connects the editor tools. One at a time.",
+                "Start a supervised Godot editor on the project (headless, or a window with \
+                 headless: false); answers once its godot_mcp add-on connected the editor \
+                 tools, or says it is still loading (the next editor call waits). One at a \
+                 time.",
                 Some(EffectKind::ProcessLaunch),
             )
             .in_toolset(Toolset::EditorProcess),
@@ -231,3 +237,59 @@ fn base_tools() -> Vec<ToolDef> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NoArgs {}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::Value;
+
+    /// Tools that run expressions from a file they name rather than from their arguments.
+    const EXPRESSIONS_FROM_FILES: [&str; 1] = ["run_playtest"];
+
+    /// Whether an input schema takes an agent's expression anywhere: a property named
+    /// `…expression…` or `until`, at any depth (definitions, array items, variants).
+    fn takes_expression(schema: &Value) -> bool {
+        match schema {
+            Value::Object(m) => m.iter().any(|(k, v)| {
+                (k == "properties"
+                    && v.as_object().is_some_and(|props| {
+                        props
+                            .keys()
+                            .any(|name| name.contains("expression") || name == "until")
+                    }))
+                    || takes_expression(v)
+            }),
+            Value::Array(a) => a.iter().any(takes_expression),
+            _ => false,
+        }
+    }
+
+    /// Every tool that evaluates an agent's expression (in any argument, a watch row, an
+    /// `until`, or a playtest file) goes to the approval gate like evaluate_expression:
+    /// walks the whole registry, so a new tool that takes one and is not gated fails here.
+    #[test]
+    fn every_tool_that_takes_an_expression_is_approval_gated() {
+        let registry = crate::tools::builtin_for_tests();
+        let mut found = Vec::new();
+        for def in registry.iter() {
+            let schema = Value::Object((**def.input_schema()).clone());
+            if takes_expression(&schema) || EXPRESSIONS_FROM_FILES.contains(&def.meta.name) {
+                found.push(def.meta.name);
+                assert!(
+                    crate::rules::is_gated(def.meta.class, def.runtime),
+                    "{} takes an expression but is not approval-gated (flag it executes_code)",
+                    def.meta.name
+                );
+            }
+        }
+        // The walk sees the schemas: the tools known to take one are among those found.
+        for known in [
+            "evaluate_expression",
+            "game_step",
+            "game_run_until",
+            "evaluate_in_frame",
+            "run_playtest",
+        ] {
+            assert!(found.contains(&known), "{known} not found: {found:?}");
+        }
+    }
+}

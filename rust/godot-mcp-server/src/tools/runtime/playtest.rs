@@ -350,7 +350,7 @@ async fn one_run(
         sessions::GameLaunch {
             purpose: "run_playtest",
             scene: Some(scene),
-            headless: true,
+            display: vec!["--headless".into()],
             held: true,
             seed: p.seed,
         },

@@ -173,7 +173,8 @@ pub(crate) fn no_renderer(what: &str, display_server: &str) -> ToolError {
     .required("no_renderer")
     .hint(
         "Screenshots need a Godot build with a renderer, started without --headless and with \
-         a display (for example under Xvfb).",
+         a display (for example under Xvfb): play_scene renders by default when DISPLAY is set \
+         (its answer's `display` says why it ran headless); start_editor takes headless: false.",
     )
 }
 

@@ -1,6 +1,7 @@
 //! Managed sessions: run_and_capture, play_scene, stop_scene, list_sessions, and the
 //! managed editor (start_editor, stop_editor); how a process ended, as reported.
 
+use super::display::{self, DisplayAsk, DisplayMode, RenderingDriver, RenderingMethod};
 use super::{MAX_OUTPUT, NoArgs, PROBE_SCRIPT};
 use crate::error::{ErrorCode, ToolError};
 use crate::honesty::ProcessEnd;
@@ -199,9 +200,15 @@ pub struct PlayArgs {
     /// The scene (default: main scene).
     #[serde(default)]
     scene: Option<ResPath>,
-    /// Run headless (default true).
+    /// Run headless (default: only without a display or a Godot build that renders).
     #[serde(default)]
     headless: Option<bool>,
+    /// Godot's --rendering-driver (implies a renderer).
+    #[serde(default)]
+    rendering_driver: Option<RenderingDriver>,
+    /// Godot's --rendering-method (implies a renderer).
+    #[serde(default)]
+    rendering_method: Option<RenderingMethod>,
     /// Start with the clock held at frame 0 and fixed frame timing; advance it with
     /// game_step (default false).
     #[serde(default)]
@@ -221,6 +228,8 @@ pub struct Launched {
 pub struct PlayOut {
     #[serde(flatten)]
     pub launched: Launched,
+    /// Headless or with a renderer, and why.
+    pub display: DisplayMode,
     pub start_time: u64,
     pub receipt_durable: bool,
     pub probe: &'static str,
@@ -240,7 +249,8 @@ pub(super) fn launched(s: &Session) -> Launched {
 pub(crate) struct GameLaunch<'a> {
     pub purpose: &'static str,
     pub scene: Option<&'a ResPath>,
-    pub headless: bool,
+    /// `--headless` and the renderer overrides.
+    pub display: Vec<String>,
     /// The clock held from frame 0, with `--fixed-fps` at the physics tick rate.
     pub held: bool,
     /// The global RNG's seed, set before the scene loads.
@@ -253,10 +263,7 @@ pub(crate) async fn launch_game(
     how: GameLaunch<'_>,
 ) -> Result<(Arc<Session>, bool), ToolError> {
     let program = godot(state)?;
-    let mut engine = Vec::new();
-    if how.headless {
-        engine.push("--headless".to_string());
-    }
+    let mut engine = how.display;
     engine.push("--path".into());
     engine.push(state.project.root().display().to_string());
     let probe_installed = state
@@ -309,28 +316,59 @@ pub(crate) async fn launch_game(
     Ok((session, probe_installed))
 }
 
+/// How long play_scene waits for the game's probe to say hello (or the game to end).
+const READY_WAIT: Duration = Duration::from_secs(30);
+
 pub(super) async fn play_scene(Call { state, args, .. }: Call<PlayArgs>) -> Out<PlayOut> {
+    let ask = DisplayAsk {
+        headless: args.headless,
+        driver: args.rendering_driver,
+        method: args.rendering_method,
+    };
+    let mode = display::mode_for(&state, &godot(&state)?, ask).await?;
     let (session, probe_installed) = launch_game(
         &state,
         GameLaunch {
             purpose: "play_scene",
             scene: args.scene.as_ref(),
-            headless: args.headless.unwrap_or(true),
+            display: display::engine_args(&mode, ask),
             held: args.paused.unwrap_or(false),
             seed: None,
         },
     )
     .await?;
+    // Ready when its probe says hello; a game that ends first (a renderer that cannot
+    // start, a script that quits) answers with how it ended and what it printed.
+    let probe = if probe_installed {
+        let hello = tokio::select! {
+            h = session.control.wait_connected(READY_WAIT) => h,
+            _ = session.wait(READY_WAIT) => None,
+        };
+        if hello.is_none()
+            && let Some(ended) = session.ended()
+        {
+            return Err(display::exited_early(
+                "The game",
+                &session,
+                &ended,
+                Some(&mode),
+            ));
+        }
+        if hello.is_some() {
+            "connected (passed on the command line with --script)"
+        } else {
+            "passed on the command line (--script); not connected after 30 s"
+        }
+    } else {
+        "not installed: addons/godot_mcp/probe/probe.gd is missing; input, screenshot and \
+         properties are unavailable"
+    };
     Ok(PlayOut {
         launched: launched(&session),
+        display: mode,
         start_time: session.receipt.start_time,
         receipt_durable: true,
-        probe: if probe_installed {
-            "passed on the command line (--script)"
-        } else {
-            "not installed: addons/godot_mcp/probe/probe.gd is missing; input, screenshot and \
-             properties are unavailable"
-        },
+        probe,
         autoload_installed: false,
     })
 }
@@ -338,27 +376,91 @@ pub(super) async fn play_scene(Call { state, args, .. }: Call<PlayArgs>) -> Out<
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StopArgs {
-    /// The session (default: all).
+    /// The game's session (default: the newest running game).
     #[serde(default)]
     session_id: Option<String>,
 }
 
+/// The purpose of a game session (play_scene's launches).
+const GAME: &str = "play_scene";
+
+/// What the server runs besides games, in words, each with the tool that stops it.
+fn running_others(state: &AppState) -> Vec<String> {
+    state
+        .process
+        .sessions()
+        .iter()
+        .filter(|s| s.ended().is_none() && s.purpose != GAME)
+        .map(|s| match s.purpose {
+            "editor" => format!(
+                "the managed editor (session {}; stop_editor stops it)",
+                s.txn
+            ),
+            other => format!("{other} (session {}; it ends with its call)", s.txn),
+        })
+        .collect()
+}
+
+/// The refusal of a game tool when no game runs: what runs instead, and how the newest
+/// game ended (its exit code and last lines when it exited by itself).
+fn no_game(state: &AppState) -> ToolError {
+    let mut message = "No game is running.".to_string();
+    let newest_game = state
+        .process
+        .sessions()
+        .into_iter()
+        .rev()
+        .find(|s| s.purpose == GAME);
+    let mut details = None;
+    if let Some(s) = &newest_game
+        && let Some(e) = s.ended()
+    {
+        if e.sent_by_server {
+            message.push_str(&format!(
+                " The newest game (session {}) was stopped ({}).",
+                s.txn,
+                display::ended_words(&e)
+            ));
+        } else {
+            let early = display::exited_early("The newest game", s, &e, None);
+            message.push(' ');
+            message.push_str(&early.message);
+            details = early.details;
+        }
+    }
+    let others = running_others(state);
+    if others.is_empty() {
+        message.push_str(" Nothing else runs.");
+    } else {
+        message.push_str(&format!(" Running: {}.", others.join(", ")));
+    }
+    let mut e = ToolError::new(ErrorCode::ResourceNotFound, message)
+        .hint("Start one with play_scene; list sessions with list_sessions.");
+    e.details = details;
+    e
+}
+
+/// The session `id` names (any purpose), or without one the newest running game.
 pub(crate) fn session_of(state: &AppState, id: Option<&str>) -> Result<Arc<Session>, ToolError> {
     let sessions = state.process.sessions();
-    let found = match id {
-        Some(id) => sessions.into_iter().find(|s| s.txn.to_string() == id),
+    match id {
+        Some(id) => sessions
+            .into_iter()
+            .find(|s| s.txn.to_string() == id)
+            .ok_or_else(|| {
+                ToolError::new(
+                    ErrorCode::ResourceNotFound,
+                    format!("No managed session {id}."),
+                )
+                .param("session_id")
+                .hint("list_sessions lists them; without session_id the newest game is used.")
+            }),
         None => sessions
             .into_iter()
             .rev()
-            .find(|s| s.ended().is_none() && s.purpose == "play_scene"),
-    };
-    found.ok_or_else(|| {
-        ToolError::new(
-            ErrorCode::ResourceNotFound,
-            "No such managed game session is running.",
-        )
-        .hint("Start one with play_scene; list them with list_sessions.")
-    })
+            .find(|s| s.ended().is_none() && s.purpose == GAME)
+            .ok_or_else(|| no_game(state)),
+    }
 }
 
 /// One session a stop request ended (`end` is null if it did not end).
@@ -373,29 +475,42 @@ pub struct StopOut {
     pub stopped: Vec<StoppedSession>,
 }
 
+/// Stops one game (never the editor: stop_editor does): the one `session_id` names,
+/// or the newest running one.
 pub(super) async fn stop_scene(Call { state, args, .. }: Call<StopArgs>) -> Out<StopOut> {
-    let targets: Vec<Arc<Session>> = match &args.session_id {
-        Some(id) => vec![session_of(&state, Some(id))?],
-        None => state
-            .process
-            .sessions()
-            .into_iter()
-            .filter(|s| s.ended().is_none())
-            .collect(),
-    };
-    let mut out = Vec::new();
-    for s in targets {
-        let _ = s
-            .control
-            .request::<ReleasedReply>(ProbeRequest::ReleaseAll {}, Duration::from_millis(500))
-            .await;
-        let ended = s.stop(STOP_GRACE).await;
-        out.push(StoppedSession {
+    let s = session_of(&state, args.session_id.as_deref())?;
+    if s.purpose != GAME {
+        let tool = if s.purpose == "editor" {
+            "stop_editor stops it"
+        } else {
+            "it ends with its call"
+        };
+        return Err(ToolError::new(
+            ErrorCode::PreconditionFailed,
+            format!(
+                "Session {} is not a game but {}: stop_scene stops games only; {tool}.",
+                s.txn,
+                if s.purpose == "editor" {
+                    "the managed editor"
+                } else {
+                    s.purpose
+                }
+            ),
+        )
+        .param("session_id")
+        .hint("list_sessions shows each session's purpose."));
+    }
+    let _ = s
+        .control
+        .request::<ReleasedReply>(ProbeRequest::ReleaseAll {}, Duration::from_millis(500))
+        .await;
+    let ended = s.stop(STOP_GRACE).await;
+    Ok(StopOut {
+        stopped: vec![StoppedSession {
             session_id: s.txn.to_string(),
             end: ended.as_ref().map(end_report),
-        });
-    }
-    Ok(StopOut { stopped: out })
+        }],
+    })
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -452,14 +567,18 @@ pub(super) async fn list_sessions(Call { state, .. }: Call<NoArgs>) -> Out<Sessi
     })
 }
 
-/// Launches the managed editor (`start_editor`, `serve --editor`).
+/// Launches the managed editor headless (`serve --editor`).
 pub async fn launch_editor(state: &Arc<AppState>) -> Result<Arc<Session>, ToolError> {
-    if let Some(s) = state
-        .process
-        .sessions()
-        .into_iter()
-        .find(|s| s.purpose == "editor" && s.ended().is_none())
-    {
+    launch_editor_with(state, true, None).await
+}
+
+/// Launches the managed editor, headless or in a window on this machine's display.
+async fn launch_editor_with(
+    state: &Arc<AppState>,
+    headless: bool,
+    driver: Option<RenderingDriver>,
+) -> Result<Arc<Session>, ToolError> {
+    if let Some(s) = managed_editor(state) {
         return Err(ToolError::new(
             ErrorCode::PreconditionFailed,
             format!("A managed editor is already running (session {}).", s.txn),
@@ -467,6 +586,17 @@ pub async fn launch_editor(state: &Arc<AppState>) -> Result<Arc<Session>, ToolEr
         .hint("Stop it with stop_editor first."));
     }
     let program = godot(state)?;
+    let mut args = vec!["-e".to_string()];
+    let mode = DisplayMode {
+        headless,
+        why: String::new(),
+    };
+    let ask = DisplayAsk {
+        driver,
+        ..DisplayAsk::default()
+    };
+    args.extend(display::engine_args(&mode, ask));
+    args.extend(["--path".into(), state.project.root().display().to_string()]);
     state
         .process
         .launch(
@@ -474,12 +604,7 @@ pub async fn launch_editor(state: &Arc<AppState>) -> Result<Arc<Session>, ToolEr
             LaunchSpec {
                 purpose: "editor",
                 program,
-                args: vec![
-                    "-e".into(),
-                    "--headless".into(),
-                    "--path".into(),
-                    state.project.root().display().to_string(),
-                ],
+                args,
                 user_args: vec![],
                 tool_family: "runtime",
                 operation: "start_editor",
@@ -490,28 +615,158 @@ pub async fn launch_editor(state: &Arc<AppState>) -> Result<Arc<Session>, ToolEr
         .await
 }
 
+/// The running managed editor.
+fn managed_editor(state: &AppState) -> Option<Arc<Session>> {
+    state
+        .process
+        .sessions()
+        .into_iter()
+        .find(|s| s.purpose == "editor" && s.ended().is_none())
+}
+
+/// How long start_editor waits for the add-on's hello.
+const EDITOR_START_WAIT: Duration = Duration::from_secs(30);
+/// Until how long after its launch an editor call waits for a managed editor that is
+/// still loading (its add-on has not said hello yet).
+pub const EDITOR_LOAD_WAIT: Duration = Duration::from_secs(120);
+
+/// Whether the project has the godot_mcp add-on (whose hello makes the editor ready).
+fn addon_installed(state: &AppState) -> bool {
+    state
+        .project
+        .root()
+        .join("addons/godot_mcp/plugin.cfg")
+        .is_file()
+}
+
+fn bridge_connected(state: &AppState) -> bool {
+    matches!(
+        state.editor.bridge_status(),
+        crate::rules::BridgeStatus::Connected { .. }
+    )
+}
+
+/// Blocks (a bridge call's thread, never an async one) while a managed editor this
+/// server started is still loading: no add-on connected yet, the add-on installed, the
+/// editor running and launched less than [`EDITOR_LOAD_WAIT`] ago. So the first editor
+/// call after start_editor waits for the editor instead of failing.
+pub fn wait_for_loading_editor(state: &AppState) {
+    if bridge_connected(state) || !addon_installed(state) {
+        return;
+    }
+    let Some(editor) = managed_editor(state) else {
+        return;
+    };
+    let deadline = editor.released_at() + EDITOR_LOAD_WAIT;
+    while std::time::Instant::now() < deadline
+        && editor.ended().is_none()
+        && !bridge_connected(state)
+    {
+        // The bridge has no hello signal to wait on from here; its status is a lock read.
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EditorArgs {
+    /// false: a window on this machine's display (editor screenshots need one); default
+    /// true.
+    #[serde(default)]
+    headless: Option<bool>,
+    /// Godot's --rendering-driver (with headless: false).
+    #[serde(default)]
+    rendering_driver: Option<RenderingDriver>,
+}
+
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct EditorStarted {
     #[serde(flatten)]
     pub launched: Launched,
     pub receipt_durable: bool,
+    pub display: DisplayMode,
+    /// The add-on said hello: editor tools work now.
+    pub ready: bool,
+    /// Why it is not ready yet, and what the next editor call does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loading: Option<String>,
 }
 
-pub(super) async fn start_editor(Call { state, .. }: Call<NoArgs>) -> Out<EditorStarted> {
-    let s = launch_editor(&state).await?;
+pub(super) async fn start_editor(Call { state, args, .. }: Call<EditorArgs>) -> Out<EditorStarted> {
+    let headless = args.headless.unwrap_or(true);
+    if headless && args.rendering_driver.is_some() {
+        return Err(ToolError::invalid_params(
+            "rendering_driver",
+            "rendering_driver needs a window: pass headless: false with it",
+        ));
+    }
+    let display = match (headless, display::machine_display()) {
+        (true, _) => DisplayMode {
+            headless: true,
+            why: if args.headless.is_some() {
+                "asked (headless: true)".into()
+            } else {
+                "the managed editor's default (headless: false opens a window)".into()
+            },
+        },
+        (false, Some(d)) => DisplayMode {
+            headless: false,
+            why: format!("asked (headless: false); {d}"),
+        },
+        (false, None) => DisplayMode {
+            headless: false,
+            why: "asked (headless: false), though DISPLAY and WAYLAND_DISPLAY are unset".into(),
+        },
+    };
+    let s = launch_editor_with(&state, headless, args.rendering_driver).await?;
+    let (ready, loading) = if !addon_installed(&state) {
+        (
+            false,
+            Some(
+                "the godot_mcp add-on is not installed in this project \
+                 (addons/godot_mcp/plugin.cfg): editor tools stay unavailable"
+                    .to_string(),
+            ),
+        )
+    } else {
+        // Ready once the add-on's hello reached this server's bridge; an editor that
+        // ends first answers with how it ended and what it printed.
+        let deadline = tokio::time::Instant::now() + EDITOR_START_WAIT;
+        let mut ended = None;
+        while tokio::time::Instant::now() < deadline && !bridge_connected(&state) {
+            if let Some(e) = s.wait(Duration::from_millis(50)).await {
+                ended = Some(e);
+                break;
+            }
+        }
+        if let Some(e) = ended.filter(|_| !bridge_connected(&state)) {
+            return Err(display::exited_early("The editor", &s, &e, Some(&display)));
+        }
+        if bridge_connected(&state) {
+            (true, None)
+        } else {
+            (
+                false,
+                Some(format!(
+                    "still loading after {} s: the next editor call waits for it (up to {} s \
+                     after its start)",
+                    EDITOR_START_WAIT.as_secs(),
+                    EDITOR_LOAD_WAIT.as_secs()
+                )),
+            )
+        }
+    };
     Ok(EditorStarted {
         launched: launched(&s),
         receipt_durable: true,
+        display,
+        ready,
+        loading,
     })
 }
 
 pub(super) async fn stop_editor(Call { state, .. }: Call<NoArgs>) -> Out<StoppedSession> {
-    let Some(s) = state
-        .process
-        .sessions()
-        .into_iter()
-        .find(|s| s.purpose == "editor" && s.ended().is_none())
-    else {
+    let Some(s) = managed_editor(&state) else {
         return Err(
             ToolError::new(ErrorCode::ResourceNotFound, "No managed editor is running.")
                 .hint("Start one with start_editor."),
