@@ -639,3 +639,168 @@ impl Drop for KillGroup {
         }
     }
 }
+
+/// Counts tools/list_changed notifications and wakes a waiter on each.
+#[derive(Clone, Default)]
+struct ListChanged {
+    count: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    notify: std::sync::Arc<tokio::sync::Notify>,
+}
+
+impl rmcp::ClientHandler for ListChanged {
+    async fn on_tool_list_changed(
+        &self,
+        _context: rmcp::service::NotificationContext<rmcp::RoleClient>,
+    ) {
+        self.count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.notify.notify_one();
+    }
+}
+
+/// Guards issue 40's "found in one step": with the default tool list as a client starts
+/// it, an agent that needs a tool outside it is led by the server's instructions to
+/// `manage_toolsets {"find": …}`, which finds the tool from words ("tile map cells",
+/// "rescan"), enables its toolset in the same call (tools/list_changed sent) so the
+/// next call is the tool itself. Every refusal on the way names the tool: a call of a
+/// disabled tool answers the exact call that enables it, and an unknown name close to
+/// a real tool names that tool.
+#[tokio::test]
+async fn find_reaches_a_tool_outside_the_default_list_in_one_call() {
+    use rmcp::ServiceExt;
+    use rmcp::model::CallToolRequestParams;
+    use std::sync::atomic::Ordering;
+
+    let project = tempfile::tempdir().unwrap();
+    std::fs::write(project.path().join("project.godot"), "config_version=5\n").unwrap();
+    std::fs::write(
+        project.path().join("level.tscn"),
+        "[gd_scene format=3]\n\n[node name=\"Level\" type=\"Node2D\"]\n\n\
+         [node name=\"Ground\" type=\"TileMapLayer\" parent=\".\"]\n",
+    )
+    .unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let mut cmd = tokio::process::Command::new(support::bin());
+    cmd.arg("serve").arg("--project").arg(project.path());
+    cmd.env("GODOT_MCP_STATE_DIR", state.path());
+    cmd.env("GODOT_MCP_EDITOR_BRIDGE", "off");
+    cmd.env_remove("GODOT_MCP_TOOLSETS"); // the default list
+    let (transport, _) = rmcp::transport::TokioChildProcess::builder(cmd)
+        .stderr(support::server_stderr())
+        .spawn()
+        .unwrap();
+    let watcher = ListChanged::default();
+    let (count, notify) = (watcher.count.clone(), watcher.notify.clone());
+    let client = watcher.serve(transport).await.unwrap();
+    let call = |name: &str, args: Value| {
+        let args = args.as_object().unwrap().clone();
+        client.call_tool(CallToolRequestParams::new(name.to_string()).with_arguments(args))
+    };
+    let listed = || async {
+        client
+            .list_all_tools()
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|t| t.name.to_string())
+            .collect::<Vec<_>>()
+    };
+
+    // The instructions lead to the search.
+    let instructions = client.peer_info().unwrap().instructions.clone().unwrap();
+    assert!(
+        instructions.contains(r#"manage_toolsets {"find""#),
+        "{instructions}"
+    );
+    let before = listed().await;
+    assert!(!before.contains(&"get_tilemap_cells".to_string()));
+    assert!(!before.contains(&"rescan_filesystem".to_string()));
+
+    // A disabled tool's refusal is the exact call that enables it.
+    let r = call(
+        "get_tilemap_cells",
+        json!({"path": "res://level.tscn", "node": "Ground"}),
+    )
+    .await
+    .unwrap();
+    let e = r.structured_content.unwrap()["error"].clone();
+    assert_eq!(e["code"], "TOOL_DISABLED", "{e}");
+    assert!(
+        e["hint"]
+            .as_str()
+            .unwrap()
+            .contains(r#"manage_toolsets {"enable":["tilemap"]}"#),
+        "{e}"
+    );
+    // An unknown name close to a real tool names it, and how to list it.
+    let e = call("rescan_filesytem", json!({})).await.unwrap_err();
+    let rmcp::ServiceError::McpError(e) = e else {
+        panic!("{e:?}")
+    };
+    assert!(e.message.contains("rescan_filesystem"), "{e:?}");
+    let data = e.data.unwrap();
+    assert_eq!(data["closest"], "rescan_filesystem", "{data}");
+    assert!(
+        data["hint"]
+            .as_str()
+            .unwrap()
+            .contains(r#"manage_toolsets {"enable":["filesystem"]}"#),
+        "{data}"
+    );
+
+    // A dry run only searches: nothing changes, nothing is announced.
+    let r = call(
+        "manage_toolsets",
+        json!({"find": "tile map cells", "dry_run": true}),
+    )
+    .await
+    .unwrap();
+    let preview = r.structured_content.unwrap();
+    assert_eq!(preview["applied"], false, "{preview}");
+    assert!(
+        preview["found"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("get_tilemap_cells (tilemap): "),
+        "{preview}"
+    );
+    assert!(!listed().await.contains(&"get_tilemap_cells".to_string()));
+    assert_eq!(count.load(Ordering::SeqCst), 0);
+
+    // One call finds and enables; the list-changed notice comes; the tool is callable.
+    for (query, tool, toolset) in [
+        ("tile map cells", "get_tilemap_cells", "tilemap"),
+        ("rescan", "rescan_filesystem", "filesystem"),
+    ] {
+        let heard = notify.notified();
+        let r = call("manage_toolsets", json!({"find": query}))
+            .await
+            .unwrap();
+        let out = r.structured_content.unwrap();
+        assert_eq!(out["changed"], true, "{query}: {out}");
+        assert!(
+            out["found"][0]
+                .as_str()
+                .unwrap()
+                .starts_with(&format!("{tool} ({toolset}): ")),
+            "{query}: {out}"
+        );
+        tokio::time::timeout(std::time::Duration::from_secs(10), heard)
+            .await
+            .expect("tools/list_changed after the toolset was enabled");
+        assert!(listed().await.contains(&tool.to_string()), "{query}");
+    }
+    assert_eq!(count.load(Ordering::SeqCst), 2);
+    let r = call(
+        "get_tilemap_cells",
+        json!({"path": "res://level.tscn", "node": "Ground"}),
+    )
+    .await
+    .unwrap();
+    assert_ne!(r.is_error, Some(true), "{r:?}");
+    assert_eq!(r.structured_content.unwrap()["cell_count"], 0);
+    // No editor here: rescan_filesystem runs and says so (not TOOL_DISABLED).
+    let r = call("rescan_filesystem", json!({})).await.unwrap();
+    let e = r.structured_content.unwrap()["error"].clone();
+    assert_eq!(e["required"], "bridge_connected", "{e}");
+    client.cancel().await.unwrap();
+}

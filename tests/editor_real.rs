@@ -1301,3 +1301,67 @@ async fn real_godot_change_with_an_editor_edit_is_one_undo_action() {
     kill_godot_editor(&mut ed);
     let _ = client.cancel().await;
 }
+
+/// Guards issue 40 item 6: a script the server writes was unknown to a running editor
+/// (its `class_name` unregistered) until someone rescanned, so a script extending it did
+/// not load there. Every server write now tells the editor's file system before
+/// answering: a class written into a folder the editor knows (`update_file`) and one in
+/// a folder it has never seen (a scan, waited for) are both usable by the very next
+/// editor call: attaching a script that extends each one, with no rescan_filesystem.
+#[tokio::test(flavor = "multi_thread")]
+async fn real_godot_a_written_class_name_is_known_to_the_editor_at_once() {
+    let Some(godot) = godot_bin("the class_name test needs a Godot 4.4+ editor") else {
+        return;
+    };
+    let (project, client, mut ed, _logs) = demo_with_scene_open(&godot).await;
+    let write = |path: &'static str, content: &'static str| {
+        let client = &client;
+        async move {
+            call_ok(
+                client,
+                "write_script",
+                json!({"path": path, "content": content, "expected_sha256": null,
+                       "confirm": true}),
+            )
+            .await
+        }
+    };
+    // A folder the editor knows, and one it has never seen.
+    for (base, class, child, node) in [
+        (
+            "res://scripts/mcp_known_base.gd",
+            "McpKnownBase",
+            "res://scripts/mcp_known_child.gd",
+            "Background",
+        ),
+        (
+            "res://fresh/mcp_fresh_base.gd",
+            "McpFreshBase",
+            "res://scripts/mcp_fresh_child.gd",
+            "SpawnTimer",
+        ),
+    ] {
+        let base_text: &'static str = Box::leak(
+            format!("class_name {class}\nextends Node\n\nfunc answer() -> int:\n\treturn 42\n")
+                .into_boxed_str(),
+        );
+        let child_text: &'static str = Box::leak(format!("extends {class}\n").into_boxed_str());
+        write(base, base_text).await;
+        write(child, child_text).await;
+        let r = call(
+            &client,
+            "attach_script",
+            json!({"node": node, "script": child}),
+        )
+        .await;
+        assert_ne!(
+            r.is_error,
+            Some(true),
+            "{class} ({base}) is not known to the editor: {:?}",
+            r.structured_content
+        );
+    }
+    kill_godot_editor(&mut ed);
+    let _ = client.cancel().await;
+    drop(project);
+}

@@ -89,7 +89,8 @@ async fn patch_script_refuses_stale_sha_and_bad_hunks_unchanged() {
     assert_eq!(e["code"], "STALE", "{e}");
     assert_eq!(bytes(dir.path()), before);
 
-    // A hunk whose context is not in the file.
+    // A hunk whose context is not in the file: the refusal shows what the hunk
+    // expected where it points and what the file holds there (issue 40).
     let bad = HUNK.replace("100.0", "999.0");
     let e = support::call_err(
         &client,
@@ -98,6 +99,23 @@ async fn patch_script_refuses_stale_sha_and_bad_hunks_unchanged() {
     )
     .await;
     assert_eq!(e["code"], "CONFLICT", "{e}");
+    assert_eq!(e["details"]["hunk"], 1, "{e}");
+    assert_eq!(e["details"]["line"], 3, "{e}");
+    assert_eq!(
+        e["details"]["expected"],
+        json!(["", "@export var speed: float = 999.0", ""]),
+        "{e}"
+    );
+    assert_eq!(
+        e["details"]["found"],
+        json!(["", "@export var speed: float = 100.0", ""]),
+        "{e}"
+    );
+    let message = e["message"].as_str().unwrap();
+    assert!(
+        message.contains("999.0") && message.contains("100.0"),
+        "{message}"
+    );
     assert_eq!(bytes(dir.path()), before);
 
     // Not a diff at all.

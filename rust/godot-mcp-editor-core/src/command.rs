@@ -160,6 +160,8 @@ pub enum Command {
     FilesystemScan,
     /// Whether a scan runs, and how far it is.
     FilesystemStatus,
+    /// Tell the file system of files the server wrote (`res://` paths, checked).
+    FilesystemUpdate(c::FilesystemUpdate),
     /// An AudioStreamPlayer (2D/3D) with its properties, added as one undo action.
     AudioAddPlayer(c::AudioAddPlayer),
     /// A new ShaderMaterial with `shader` on the node's material slot.
@@ -467,6 +469,11 @@ pub fn decode(cmd: &str, p: &Json) -> Result<Command, BridgeError> {
         c::FILESYSTEM_STATUS => {
             args::<c::FilesystemStatus>(p).map(|_| Command::FilesystemStatus)?
         }
+        c::FILESYSTEM_UPDATE => {
+            Command::FilesystemUpdate(checked(p, |a: &c::FilesystemUpdate| {
+                a.paths.iter().try_for_each(|p| res_path(p))
+            })?)
+        }
         c::AUDIO_ADD_PLAYER => Command::AudioAddPlayer(checked(p, |a: &c::AudioAddPlayer| {
             name_ok(&a.name)?;
             if !AUDIO_PLAYER_TYPES.contains(&a.player_type.as_str()) {
@@ -600,6 +607,7 @@ mod tests {
             (c::EDITOR_MONITORS, json!({})),
             (c::FILESYSTEM_SCAN, json!({})),
             (c::FILESYSTEM_STATUS, json!({})),
+            (c::FILESYSTEM_UPDATE, json!({"paths": ["res://a.gd"]})),
             (
                 c::AUDIO_ADD_PLAYER,
                 json!({"parent": ".", "name": "Music", "type": "AudioStreamPlayer",

@@ -715,9 +715,10 @@ pub(crate) fn execute(cmd: Command) -> Res {
             crate::tilemap::mesh_library_items(&path)
         }
         Command::Authoring(a) => crate::editor::execute(a),
-        Command::EditorMonitors | Command::FilesystemScan | Command::FilesystemStatus => {
-            crate::files::exec(&cmd)
-        }
+        Command::EditorMonitors
+        | Command::FilesystemScan
+        | Command::FilesystemStatus
+        | Command::FilesystemUpdate(..) => crate::files::exec(&cmd),
         c @ (Command::AudioAddPlayer(..)
         | Command::ShaderAssignMaterial(..)
         | Command::ShaderUniforms(..)

@@ -1,6 +1,8 @@
 //! Editor commands for profiling and the file system: `editor.monitors` (the editor's
 //! performance monitors, the same names as the game probe's, [`crate::perf`]),
-//! `filesystem.scan` (starts `EditorFileSystem.scan()`) and `filesystem.status` (`{scanning, progress, scans_finished}`). The
+//! `filesystem.scan` (starts `EditorFileSystem.scan()`), `filesystem.update` (the files
+//! the server wrote, told to `EditorFileSystem.update_file`, which registers their
+//! types, uids and `class_name`s at once) and `filesystem.status` (`{scanning, progress, scans_finished}`). The
 //! server waits for a scan by asking `filesystem.status` on later editor frames: a scan
 //! runs across frames, and this executor answers within one.
 
@@ -48,6 +50,28 @@ pub(crate) fn exec(cmd: &Command) -> Result<Json, BridgeError> {
             }
             Ok(json!({"started": !already, "scanning": fs.is_scanning(),
                 "scans_finished": finished}))
+        }
+        Command::FilesystemUpdate(update) => {
+            // update_file skips a file whose folder the editor has not seen (it finds no
+            // directory entry to add it to): such a file needs a scan.
+            let mut updated = Vec::new();
+            let mut unseen = false;
+            for path in &update.paths {
+                let dir = path.rsplit_once('/').map_or("res://", |(d, _)| d);
+                let dir = if dir == "res:/" { "res://" } else { dir };
+                if fs.get_filesystem_path(dir).is_some() {
+                    fs.update_file(path.as_str());
+                    updated.push(path.clone());
+                } else {
+                    unseen = true;
+                }
+            }
+            let scan_started = unseen && !fs.is_scanning();
+            if scan_started {
+                fs.scan();
+            }
+            Ok(json!({"updated": updated, "scan_started": scan_started,
+                "scanning": fs.is_scanning(), "scans_finished": finished}))
         }
         _ => Ok(
             json!({"scanning": fs.is_scanning(), "progress": fs.get_scanning_progress(),

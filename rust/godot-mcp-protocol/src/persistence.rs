@@ -146,12 +146,11 @@ mod tests {
             c::SHADER_ASSIGN_MATERIAL,
             c::SHADER_SET_UNIFORM,
         ];
-        // filesystem.scan edits no scene: it brings the editor's view of the disk up to
-        // date (Godot's own reimports), so it has no scene verdict.
-        for cmd in ALL
-            .iter()
-            .filter(|c| !is_read_only(c) && **c != c::FILESYSTEM_SCAN)
-        {
+        // filesystem.scan and filesystem.update edit no scene: they bring the editor's
+        // view of the disk up to date, so they have no scene verdict.
+        for cmd in ALL.iter().filter(|c| {
+            !is_read_only(c) && **c != c::FILESYSTEM_SCAN && **c != c::FILESYSTEM_UPDATE
+        }) {
             let scene_level = Effect::of_scene_command(cmd);
             assert_eq!(
                 scene_level.is_none(),

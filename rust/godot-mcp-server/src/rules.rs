@@ -155,12 +155,26 @@ pub struct CallFlags {
 pub const CONFIRM_MESSAGE: &str =
     "This call discards unsaved changes. Set confirm=True to proceed.";
 
+/// The confirm refusal of a save: a save discards nothing unsaved, it replaces the
+/// file on disk with the editor's scene, which no undo brings back (issue 40).
+pub const SAVE_CONFIRM_MESSAGE: &str = "This call overwrites the scene's file on disk; undo cannot restore it. Set confirm=True \
+     to proceed.";
+
+/// The confirm refusal's message for `tool`: the spec's text, except where its reason
+/// is not the tool's (a save discards no unsaved changes).
+pub fn confirm_message(tool: &str) -> &'static str {
+    match tool {
+        "save_scene" | "save_all_scenes" => SAVE_CONFIRM_MESSAGE,
+        _ => CONFIRM_MESSAGE,
+    }
+}
+
 /// A destructive call that is not a dry run must carry `confirm=true`. `confirm` is an
 /// accident guard the agent sets itself, not human oversight (that is the approval gate).
-pub fn confirm_gate(class: SafetyClass, flags: CallFlags) -> Result<(), ToolError> {
+pub fn confirm_gate(tool: &str, class: SafetyClass, flags: CallFlags) -> Result<(), ToolError> {
     if class.requires_confirm() && !flags.dry_run && !flags.confirm {
         return Err(
-            ToolError::new(ErrorCode::PreconditionFailed, CONFIRM_MESSAGE)
+            ToolError::new(ErrorCode::PreconditionFailed, confirm_message(tool))
                 .param("confirm")
                 .required("confirm")
                 .hint(

@@ -122,9 +122,9 @@ pub use crate::subscriptions::{TRANSACTION_TEMPLATE, TRANSACTIONS_URI};
 const INSTRUCTIONS: &str = "godot-mcp reads and edits one Godot 4 project. File paths are \
 res:// paths inside the project. Every tool carries _meta.safety_class: read_only tools change \
 nothing; mutating tools take dry_run (preview, change nothing); destructive tools take dry_run \
-and need confirm=true. A tool you need is not listed? list_toolsets shows every toolset \
-(scene and script editing, settings, input map, running games, export...) and \
-manage_toolsets enables them.";
+and need confirm=true. A tool you need is not listed? manage_toolsets {\"find\": \"what you \
+need, e.g. tile map\"} searches every tool's name and description and enables the best \
+match's toolset in the same call, so you can call it next; list_toolsets shows every toolset.";
 
 /// How long a client may reuse a tools/list result (protocol 2026-07-28 caching hints).
 /// The list changes only when toolsets change, and then notifications/tools/list_changed
@@ -326,12 +326,23 @@ impl ServerHandler for McpServer {
             counters.record_tool_call(&principal.id);
         }
         let Some(def) = self.state.registry.get(&request.name) else {
+            // The closest tool, and how to list it (tools/toolsets.rs).
+            let (closest, hint) = crate::tools::toolsets::unknown_tool_hint(
+                self.state.registry.iter().map(|d| &d.meta),
+                &self.state.safety.enabled(),
+                &request.name,
+            );
+            let message = match closest {
+                Some(c) => format!("unknown tool: {}; did you mean {c}?", request.name),
+                None => format!("unknown tool: {}", request.name),
+            };
             return Err(McpError::invalid_params(
-                format!("unknown tool: {}", request.name),
+                message,
                 Some(json!({
                     "code": "UNKNOWN_TOOL",
                     "tool": request.name,
-                    "hint": "tools/list names every tool this server offers"
+                    "closest": closest,
+                    "hint": hint
                 })),
             ));
         };

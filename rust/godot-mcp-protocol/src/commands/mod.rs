@@ -56,6 +56,11 @@ pub const FILESYSTEM_SCAN: &str = "filesystem.scan";
 /// `{}` → `{scanning, progress, scans_finished}`; a scan started at `scans_finished = n`
 /// is applied (reimports included) once not scanning and `scans_finished > n`.
 pub const FILESYSTEM_STATUS: &str = "filesystem.status";
+/// `{paths}` → `{updated, scan_started}`: files the server wrote, told to the editor's
+/// file system (`EditorFileSystem.update_file`) before the server answers, so their
+/// types, uids and `class_name`s are registered; a file in a folder the editor has not
+/// seen yet starts a scan instead (`scan_started`, `filesystem.status` tells when done).
+pub const FILESYSTEM_UPDATE: &str = "filesystem.update";
 /// `{parent, name, type: AudioStreamPlayer|AudioStreamPlayer2D|AudioStreamPlayer3D,
 /// stream?, bus?, autoplay?, volume_db?}` → the player, its properties set, added as one
 /// undo action.
@@ -70,7 +75,7 @@ pub const SHADER_UNIFORMS: &str = "shader.uniforms";
 pub const SHADER_SET_UNIFORM: &str = "shader.set_uniform";
 
 /// Every command, in documentation order.
-pub const ALL: [&str; 36] = [
+pub const ALL: [&str; 37] = [
     PING,
     EDITOR_STATE,
     SCENE_TREE,
@@ -103,6 +108,7 @@ pub const ALL: [&str; 36] = [
     EDITOR_MONITORS,
     FILESYSTEM_SCAN,
     FILESYSTEM_STATUS,
+    FILESYSTEM_UPDATE,
     AUDIO_ADD_PLAYER,
     SHADER_ASSIGN_MATERIAL,
     SHADER_UNIFORMS,
@@ -290,6 +296,14 @@ no_params! {
     FilesystemScan => FILESYSTEM_SCAN,
     FilesystemStatus => FILESYSTEM_STATUS,
 }
+
+/// `filesystem.update`: `res://` paths of files the server wrote (or removed).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FilesystemUpdate {
+    pub paths: Vec<String>,
+}
+bridge_command!(FilesystemUpdate => FILESYSTEM_UPDATE);
 
 /// `editor.undo`: undo the edited scene's current action. With `action`, only when
 /// the current action is the one of that name (an agent's change undoing its own

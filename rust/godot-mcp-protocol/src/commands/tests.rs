@@ -172,6 +172,9 @@ fn every_command_params_round_trip() {
         round(EditorMonitors {}),
         round(FilesystemScan {}),
         round(FilesystemStatus {}),
+        round(FilesystemUpdate {
+            paths: vec![s("res://a.gd")],
+        }),
         round(AudioAddPlayer {
             parent: s("."),
             name: s("Music"),

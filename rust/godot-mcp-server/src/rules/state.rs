@@ -269,7 +269,7 @@ impl SafetyState {
         )
         .required(toolset.as_str())
         .hint(format!(
-            "Enable it with manage_toolsets (enable: [\"{}\"]); list_toolsets shows every toolset.",
+            "Call manage_toolsets {{\"enable\":[\"{}\"]}}, then {name} again.",
             toolset.as_str()
         )))
     }

@@ -135,7 +135,7 @@ async fn run_call_inner(
             "idempotency_key is not taken inside a change (its writes are staged); nothing was run",
         ));
     }
-    confirm_gate(def.meta.class, flags)?;
+    confirm_gate(def.meta.name, def.meta.class, flags)?;
     // Paths first, on the JSON as sent: a hostile res:// path is PATH_REFUSED even
     // where it sits in a value the typed decode would refuse for another reason.
     crate::project_root::check_arg_paths(&state.project, def.input_schema(), &args)?;
@@ -353,6 +353,11 @@ fn check_entries<'a>(
         let tool = entry.tool.strip_prefix("cmd_").unwrap_or(&entry.tool);
         let state = &served.state;
         let Some(def) = served.registry.get(tool) else {
+            let (_, hint) = crate::tools::toolsets::unknown_tool_hint(
+                served.registry.iter().map(|d| &d.meta),
+                &state.safety.enabled(),
+                tool,
+            );
             return Err(ToolError::invalid_params(
                 format!("commands[{i}].tool"),
                 format!(
@@ -360,7 +365,7 @@ fn check_entries<'a>(
                     entry.tool
                 ),
             )
-            .hint("Each command names a tool from tools/list."));
+            .hint(format!("Each command names a tool. {hint}")));
         };
         let fail = |e: ToolError| entry_error(i, def.meta.name, e);
         if matches!(def.handler, Handler::Batch) {
@@ -404,7 +409,7 @@ fn check_entries<'a>(
             dry_run: batch_dry_run,
             ..flags
         };
-        confirm_gate(def.meta.class, as_run).map_err(fail)?;
+        confirm_gate(def.meta.name, def.meta.class, as_run).map_err(fail)?;
         crate::project_root::check_arg_paths(&state.project, def.input_schema(), &args)
             .map_err(fail)?;
         (def.check_args)(&Value::Object(args.clone())).map_err(fail)?;

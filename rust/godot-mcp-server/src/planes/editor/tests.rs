@@ -781,6 +781,43 @@ mod transactions {
         assert!(seen.iter().all(|r| r.cmd != c::SCENE_SAVE));
     }
 
+    /// Guards issue 40's "small lie": close_scene was offered on Godot 4.4 and every
+    /// call came back from the add-on refused. Its description says 4.5+, and on a 4.4
+    /// editor it is refused before anything is sent (dry run too: the preview is what
+    /// the real run would do), naming what 4.4 can do instead.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn close_scene_on_godot_4_4_is_refused_before_sending() {
+        let (_dir, state, d) = server();
+        let ed = fake_editor(
+            &state,
+            &d,
+            editor_answers(SCENE, "none", |_| unreachable!()),
+        );
+        let def = crate::tools::builtin_for_tests();
+        let close = def.get("close_scene").unwrap();
+        assert!(
+            close.meta.description.contains("4.5+"),
+            "{}",
+            close.meta.description
+        );
+        for args in [json!({"confirm": true}), json!({"dry_run": true})] {
+            let e = call(&state, "close_scene", args).await.unwrap_err();
+            assert_eq!(e.required.as_deref(), Some("godot_version"), "{e:?}");
+            assert!(
+                e.message.contains("4.5") && e.message.contains("4.4.1"),
+                "{e:?}"
+            );
+            let hint = e.hint.as_deref().unwrap();
+            assert!(
+                hint.contains("reload_scene") && hint.contains("open_scene"),
+                "{hint}"
+            );
+        }
+        state.editor.stop();
+        let seen = ed.join().unwrap();
+        assert!(seen.iter().all(|r| r.cmd != c::SCENE_CLOSE), "{seen:?}");
+    }
+
     /// The arguments of a real run of each editor tool that takes dry_run.
     fn runs() -> Vec<(&'static str, Value)> {
         vec![
@@ -1030,6 +1067,9 @@ mod transactions {
                 if active.is_empty() && (tool == "save_scene" || tool == "save_all_scenes") {
                     continue; // refused up front: no file to save to
                 }
+                if tool == "close_scene" {
+                    continue; // the fake editor is Godot 4.4: refused up front (below)
+                }
                 let mut dry = args.clone();
                 dry["dry_run"] = json!(true);
                 let preview = call(&state, tool, dry)
@@ -1097,14 +1137,36 @@ mod transactions {
         for _ in 0..3 {
             polled.recv().unwrap();
         }
-        let created = call(
-            &state,
-            "create_script",
-            json!({"path": "res://a.gd", "content": "extends Node\n", "confirm": true}),
-        )
-        .await
-        .unwrap();
-        let next = status(&mut peer);
+        let write = {
+            let state = state.clone();
+            tokio::spawn(async move {
+                call(
+                    &state,
+                    "create_script",
+                    json!({"path": "res://a.gd", "content": "extends Node\n", "confirm": true}),
+                )
+                .await
+            })
+        };
+        // The write tells the editor of the new file before answering (issue 40), and
+        // its journal row changes the status: both frames come, in either order.
+        let (mut next, mut told) = (None, false);
+        while next.is_none() || !told {
+            match peer.recv() {
+                Some(ServerMessage::Status(s)) => next = Some(s),
+                Some(ServerMessage::Request(r)) => {
+                    assert_eq!(r.cmd, godot_mcp_protocol::commands::FILESYSTEM_UPDATE);
+                    assert_eq!(r.params, json!({"paths": ["res://a.gd"]}));
+                    told = true;
+                    let outcome = Outcome::Ok(json!({"updated": ["res://a.gd"],
+                        "scan_started": false, "scanning": false, "scans_finished": 0}));
+                    peer.send(&AddonMessage::Reply(Reply { id: r.id, outcome }));
+                }
+                other => panic!("expected a status frame or a request, got {other:?}"),
+            }
+        }
+        let created = write.await.unwrap().unwrap();
+        let next = next.unwrap();
         assert_eq!(next.recent.len(), 1, "{next:?}");
         let row = &next.recent[0];
         assert_eq!(

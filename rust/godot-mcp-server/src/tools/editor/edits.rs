@@ -5,6 +5,9 @@
 use super::*;
 use crate::tools::Call;
 
+/// The first Godot whose EditorInterface has close_scene.
+const CLOSE_SCENE_SINCE: &str = "4.5";
+
 // ---------------------------------------------------------------------------------
 // Arguments
 // ---------------------------------------------------------------------------------
@@ -557,11 +560,30 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "close_scene",
                 "Close a scene",
-                "Close the edited scene (or the open scene at path) without saving.",
+                "Close the edited scene (or the open scene at path) without saving. Godot \
+                 4.5+.",
                 Destructive,
                 SceneFiles,
             ),
-            path_scene_plan::<cmd::SceneClose>,
+            |state, a: OptScenePathArgs| {
+                // EditorInterface.close_scene exists from Godot 4.5: on 4.4 it is refused
+                // before anything is sent, naming what 4.4 can do instead.
+                state
+                    .editor
+                    .bridge_status()
+                    .require(&Precondition::GodotVersion {
+                        required: CLOSE_SCENE_SINCE.into(),
+                        found: None,
+                    })
+                    .map_err(|e| match e.required.as_deref() {
+                        Some("godot_version") => e.hint(
+                            "Godot 4.4 cannot close a scene from a plugin: reload_scene \
+                             discards its unsaved changes, open_scene switches to another.",
+                        ),
+                        _ => e,
+                    })?;
+                path_scene_plan::<cmd::SceneClose>(state, a)
+            },
         ),
         ToolDef::planned(
             meta(

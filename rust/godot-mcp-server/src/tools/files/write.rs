@@ -139,10 +139,58 @@ pub(crate) fn plan_write(
             .as_deref()
             .map_or(Expect::Absent, Expect::Sha256);
         let done = plane::write_file(&state, call, param, &path, &bytes, expect)?;
+        // Staged inside a change: nothing is on disk yet for the editor to learn.
+        if call.stage.is_none() {
+            tell_editor(&state, &[path.to_string()]);
+        }
         Ok(crate::tools::Committed {
             transaction_id: done.transaction_id.unwrap_or_default(),
         })
     })
+}
+
+/// How long a write waits for a scan it started (a file in a folder the editor has
+/// not seen) before answering anyway.
+const SCAN_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Tells a connected editor's file system of files the server wrote, before the call
+/// answers (issue 40): their types, uids and `class_name`s are registered at once, so
+/// the next editor call can use them without a rescan. A file in a folder the editor
+/// has not seen starts a scan, which is waited for. Best effort: with no editor (or an
+/// add-on that does not know the command) nothing is told; the write stands either way
+/// and the editor's next scan finds it.
+pub(crate) fn tell_editor(state: &AppState, paths: &[String]) {
+    use godot_mcp_protocol::commands as cmd;
+    if crate::tools::editor::connected(state).is_err() {
+        return;
+    }
+    let update = cmd::FilesystemUpdate {
+        paths: paths.to_vec(),
+    };
+    let reply = match crate::tools::editor::ask(state, &update, None) {
+        Ok(v) => v,
+        Err(e) => {
+            tracing::debug!(error = %e, "could not tell the editor of written files");
+            return;
+        }
+    };
+    if reply["scan_started"] != serde_json::json!(true) {
+        return;
+    }
+    let before = reply["scans_finished"].as_u64().unwrap_or(0);
+    let start = std::time::Instant::now();
+    while start.elapsed() < SCAN_WAIT {
+        match crate::tools::editor::ask(state, &cmd::FilesystemStatus {}, None) {
+            Ok(s)
+                if s["scanning"] == serde_json::json!(false)
+                    && s["scans_finished"].as_u64().unwrap_or(0) > before =>
+            {
+                return;
+            }
+            Ok(_) => std::thread::sleep(std::time::Duration::from_millis(50)),
+            Err(_) => return,
+        }
+    }
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -568,13 +568,49 @@ pub fn apply_patch(base: &str, patch: &str) -> Result<String, ToolError> {
         return Err(ToolError::invalid_params("patch", "the patch has no hunks"));
     }
     diffy::apply(base, &parsed).map_err(|e| {
+        // diffy names the hunk only in its message ("error applying hunk #2").
+        let n = e
+            .to_string()
+            .rsplit('#')
+            .next()
+            .and_then(|n| n.parse::<usize>().ok())
+            .unwrap_or(1);
+        let hunk = &parsed.hunks()[n.clamp(1, parsed.hunks().len()) - 1];
+        let (expected, line, found) = hunk_mismatch(base, hunk);
         ToolError::new(
             ErrorCode::Conflict,
-            format!("the patch does not apply: {e}; nothing was written"),
+            format!(
+                "the patch does not apply: hunk {n} expects at line {line} {expected:?} but \
+                 the file holds {found:?}; nothing was written"
+            ),
         )
         .param("patch")
         .hint("Read the script again (scripts_read) and make the hunks' context and - lines match it exactly.")
+        .details(serde_json::json!({"hunk": n, "line": line, "expected": expected, "found": found}))
     })
+}
+
+/// What a hunk expects (its context and `-` lines, in order) at the line it names,
+/// and what `base` holds at that line, as many lines.
+fn hunk_mismatch(base: &str, hunk: &diffy::Hunk<'_, str>) -> (Vec<String>, usize, Vec<String>) {
+    let expected: Vec<String> = hunk
+        .lines()
+        .iter()
+        .filter_map(|l| match l {
+            diffy::Line::Context(t) | diffy::Line::Delete(t) => {
+                Some(t.trim_end_matches('\n').to_string())
+            }
+            diffy::Line::Insert(_) => None,
+        })
+        .collect();
+    let line = hunk.old_range().start().max(1);
+    let found = base
+        .lines()
+        .skip(line - 1)
+        .take(expected.len())
+        .map(str::to_string)
+        .collect();
+    (expected, line, found)
 }
 
 fn plan_patch_script(
