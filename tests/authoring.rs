@@ -97,21 +97,28 @@ fn cases() -> Vec<Case> {
         // Animation: built up step by step (each kept), then taken apart.
         case(
             "add_animation",
-            json!({"player": "AP", "name": "walk", "length": 1.5, "loop_mode": "linear"}),
+            json!({"player": "AP", "name": "walk", "length": 1.5, "loop_mode": "linear", "step": 0.25}),
         )
         .read("get_editor_animation", get_walk(), |v| {
-            v["length"] == 1.5 && v["loop_mode"] == "linear" && v["tracks"] == json!([])
+            v["length"] == 1.5
+                && v["loop_mode"] == "linear"
+                && v["step"] == 0.25
+                && v["tracks"] == json!([])
         })
-        .disk("\"walk\"")
+        .disk("step = 0.25")
         .keep(),
         case(
             "add_animation_track",
-            anim(json!({"track_type": "value", "path": "Enemy:modulate"})),
+            anim(json!({"track_type": "value", "path": "Enemy:modulate", "update_mode": "discrete", "interpolation": "nearest"})),
         )
         .read("get_editor_animation", get_walk(), |v| {
-            v["tracks"][0]["type"] == "value" && v["tracks"][0]["path"] == "Enemy:modulate"
+            let t = &v["tracks"][0];
+            t["type"] == "value"
+                && t["path"] == "Enemy:modulate"
+                && t["update_mode"] == "discrete"
+                && t["interpolation"] == "nearest"
         })
-        .disk("tracks/0/path = NodePath(\"Enemy:modulate\")")
+        .disk("tracks/0/interp = 0")
         .keep(),
         case(
             "insert_animation_key",
@@ -145,6 +152,25 @@ fn cases() -> Vec<Case> {
                 == json!({"$type": "Vector3", "x": 1.0, "y": 2.0, "z": 3.0})
         })
         .disk("1, 1, 1, 2, 3")
+        .keep(),
+        // Settings by name as typed, Godot's constant and Godot's integer.
+        case(
+            "set_animation",
+            anim(json!({"length": 2.0, "step": 0.1, "loop_mode": "ping_pong", "tracks": [
+                {"track": 0, "update_mode": 2, "interpolation": "cubic"},
+                {"track": 1, "interpolation": "INTERPOLATION_LINEAR_ANGLE"}]})),
+        )
+        .read("get_editor_animation", get_walk(), |v| {
+            let t = &v["tracks"];
+            v["length"] == 2.0
+                && v["step"] == 0.1
+                && v["loop_mode"] == "pingpong"
+                && t[0]["update_mode"] == "capture"
+                && t[0]["interpolation"] == "cubic"
+                && t[1]["interpolation"] == "linear_angle"
+                && t[1].get("update_mode").is_none()
+        })
+        .disk("tracks/1/interp = 3")
         .keep(),
         case(
             "add_animation_track",
@@ -636,6 +662,194 @@ async fn real_godot_authoring_tools_edit_undo_and_preview_in_the_editor() {
     support::assert_no_panic_logged(&log);
     eprintln!(
         "PASSED: authoring tools against the real editor ({})",
+        godot.display()
+    );
+}
+
+/// An animation's length, step and loop mode and its tracks' update mode and
+/// interpolation, set through the server (names as typed, Godot's constants and
+/// integers), saved, then judged by the engine: a separate headless Godot loads the saved
+/// scene (tests/fixtures/oracle/dump_animations.gd) and reports what was set; the disk
+/// reader (`get_animation`) reads the same. A mode a track cannot take is refused and
+/// changes nothing.
+#[tokio::test(flavor = "multi_thread")]
+async fn real_godot_loads_the_animation_settings_set_through_the_server() {
+    let Some(godot) = godot_bin("the animation settings' real-editor test needs a Godot 4.4+")
+    else {
+        return;
+    };
+    let project = demo_copy();
+    let p = project.path();
+    install_addon(p);
+    run_godot(&godot, p, &["--import"]);
+    let client = connect(p).await;
+    let logs = tempfile::tempdir().unwrap();
+    let log = logs.path().join("editor.log");
+    let mut editor = start_godot_editor(&godot, p, &log);
+    let r = call_once_connected(
+        &client,
+        &mut editor,
+        &log,
+        "open_scene",
+        json!({"path": SCENE}),
+    )
+    .await;
+    assert_ne!(r.is_error, Some(true), "{:?}", r.structured_content);
+    call_ok(
+        &client,
+        "create_node",
+        json!({"parent": ".", "type": "AnimationPlayer", "name": "AP"}),
+    )
+    .await;
+    let hop = |extra: Value| {
+        let mut a = json!({"player": "AP", "animation": "hop"});
+        a.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        a
+    };
+    let added = call_ok(
+        &client,
+        "add_animation",
+        json!({"player": "AP", "name": "hop", "length": 0.75, "loop_mode": 1, "step": 0.05}),
+    )
+    .await;
+    assert_eq!(
+        (&added["loop_mode"], &added["step"]),
+        (&json!("linear"), &json!(0.05)),
+        "{added}"
+    );
+    for (kind, path) in [
+        ("value", "Enemy:modulate"),
+        ("value", "Enemy:position"),
+        ("method", "."),
+    ] {
+        call_ok(
+            &client,
+            "add_animation_track",
+            hop(json!({"track_type": kind, "path": path})),
+        )
+        .await;
+    }
+    let set = call_ok(
+        &client,
+        "set_animation",
+        hop(
+            json!({"length": 1.25, "step": 0.125, "loop_mode": "LOOP_PINGPONG", "tracks": [
+            {"track": 0, "update_mode": "discrete", "interpolation": "linear_angle"},
+            {"track": 1, "update_mode": "UPDATE_CAPTURE", "interpolation": 2}]}),
+        ),
+    )
+    .await;
+    assert_eq!(
+        (&set["length"], &set["step"], &set["loop_mode"]),
+        (&json!(1.25), &json!(0.125), &json!("pingpong")),
+        "{set}"
+    );
+    assert_eq!(
+        set["tracks"],
+        json!([
+            {"track": 0, "interpolation": "linear_angle", "update_mode": "discrete"},
+            {"track": 1, "interpolation": "cubic", "update_mode": "capture"}
+        ]),
+        "{set}"
+    );
+    // Refused before anything changes: an update mode on a method track, a name that
+    // is none of Godot's.
+    let v0 = history_version(&client).await;
+    let e = call_err(
+        &client,
+        "set_animation",
+        hop(json!({"step": 0.5, "tracks": [{"track": 2, "update_mode": "discrete"}]})),
+    )
+    .await;
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("update_mode is for value tracks; track 2 is a method track"),
+        "{e}"
+    );
+    let e = call_err(
+        &client,
+        "set_animation",
+        hop(json!({"loop_mode": "sideways"})),
+    )
+    .await;
+    assert_eq!(e["code"], "INVALID_PARAMS", "{e}");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("none, linear, pingpong"),
+        "{e}"
+    );
+    assert_eq!(
+        history_version(&client).await,
+        v0,
+        "a refusal changed the scene"
+    );
+    save(&client).await;
+
+    // The disk reader reads the saved scene as set.
+    let disk = call_ok(
+        &client,
+        "get_animation",
+        json!({"path": SCENE, "animation": "hop"}),
+    )
+    .await;
+    assert_eq!(
+        (&disk["length"], &disk["step"], &disk["loop_mode"]),
+        (&json!(1.25), &json!(0.125), &json!("pingpong")),
+        "{disk}"
+    );
+    let t = &disk["tracks"];
+    assert_eq!(
+        (&t[0]["update_mode"], &t[0]["interpolation"]),
+        (&json!("discrete"), &json!("linear_angle")),
+        "{disk}"
+    );
+    assert_eq!(
+        (&t[1]["update_mode"], &t[1]["interpolation"]),
+        (&json!("capture"), &json!("cubic")),
+        "{disk}"
+    );
+    kill_godot_editor(&mut editor);
+    client.cancel().await.unwrap();
+
+    // The engine's judgement: Godot loads the saved scene and reports what it holds.
+    let out = logs.path().join("animations.json");
+    let dump = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/oracle/dump_animations.gd"
+    );
+    run_godot(&godot, p, &["--script", dump, "--", out.to_str().unwrap()]);
+    let held: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let anims = held[SCENE].as_object().unwrap_or_else(|| panic!("{held}"));
+    let a = anims
+        .values()
+        .find(|a| a["length"] == 1.25)
+        .unwrap_or_else(|| panic!("Godot holds no 1.25 s animation: {held}"));
+    assert_eq!(
+        (&a["loop_mode"], &a["step"]),
+        (&json!(2), &json!(0.125)),
+        "{a}"
+    );
+    let t = &a["tracks"];
+    assert_eq!(
+        (&t[0]["update"], &t[0]["interp"]),
+        (&json!(1), &json!(3)),
+        "{a}"
+    );
+    assert_eq!(
+        (&t[1]["update"], &t[1]["interp"]),
+        (&json!(2), &json!(2)),
+        "{a}"
+    );
+    assert_eq!(t[2]["interp"], json!(1), "{a}");
+    support::assert_no_panic_logged(&log);
+    eprintln!(
+        "PASSED: animation settings set through the server, loaded by Godot ({})",
         godot.display()
     );
 }

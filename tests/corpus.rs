@@ -993,11 +993,17 @@ const TRACK_TYPES: [&str; 9] = [
     "animation",
 ];
 
+/// The step the corpus edit writes on a file's `i`-th animation (exact in 32 bits).
+fn step_of(i: usize) -> f64 {
+    0.125 + i as f64 * 0.0625
+}
+
 /// The animation writer's edit (scene_edit::set_sub_resource_property) on every
-/// Animation of the corpus: a new `length`. Then the real Godot (dump_animations.gd)
-/// loads every edited file; for every animation it holds, its length, loop mode and
-/// tracks (type, path, key times) must be what our reader reads from the written file,
-/// and its length the edited one.
+/// Animation of the corpus: a new `length` and `step`. Then the real Godot
+/// (dump_animations.gd) loads every edited file; for every animation it holds, its
+/// length, loop mode, step and tracks (type, path, interpolation, a value track's update
+/// mode, key times) must be what our reader reads from the written file, and its length
+/// and step the edited ones.
 #[tokio::test]
 async fn real_godot_loads_our_animation_edits_as_our_reader_reads_them() {
     use godot_mcp_formats::animation::parse_animation;
@@ -1040,6 +1046,11 @@ async fn real_godot_loads_our_animation_edits_as_our_reader_reads_them() {
                 text = set_sub_resource_property(&text, &subs, id, "length", &format!("{length}"))
                     .unwrap()
                     .text;
+                let subs = subs_of(f, &text);
+                text =
+                    set_sub_resource_property(&text, &subs, id, "step", &format!("{}", step_of(i)))
+                        .unwrap()
+                        .text;
                 lengths.push((id.clone(), length));
                 animations += 1;
             }
@@ -1089,14 +1100,24 @@ async fn real_godot_loads_our_animation_edits_as_our_reader_reads_them() {
                     continue;
                 };
                 let ours = parse_animation(&sub.properties);
+                use godot_mcp_formats::animation::{INTERPOLATIONS, LOOP_MODES, UPDATE_MODES};
+                let ord = |table: &[&str], name: &str| table.iter().position(|m| *m == name);
                 let mine = json!({
                     "length": ours.length,
-                    "loop_mode": (["none", "linear", "pingpong"].iter().position(|m| *m == ours.loop_mode)),
-                    "tracks": ours.tracks.iter().map(|t| json!({
-                        "type": (TRACK_TYPES.iter().position(|k| *k == t.kind)),
-                        "path": t.path,
-                        "times": (if t.decoded { t.keys.iter().map(|k| k.time).collect::<Vec<_>>() } else { Vec::new() }),
-                    })).collect::<Vec<_>>(),
+                    "loop_mode": ord(&LOOP_MODES, ours.loop_mode),
+                    "step": ours.step,
+                    "tracks": ours.tracks.iter().map(|t| {
+                        let mut track = json!({
+                            "type": (TRACK_TYPES.iter().position(|k| *k == t.kind)),
+                            "path": t.path,
+                            "interp": ord(&INTERPOLATIONS, t.interpolation),
+                            "times": (if t.decoded { t.keys.iter().map(|k| k.time).collect::<Vec<_>>() } else { Vec::new() }),
+                        });
+                        if let Some(u) = t.update_mode {
+                            track["update"] = json!(ord(&UPDATE_MODES, u));
+                        }
+                        track
+                    }).collect::<Vec<_>>(),
                 });
                 let mut theirs = g.clone();
                 // A track whose keys the reader does not decode: compared without them.
@@ -1108,8 +1129,15 @@ async fn real_godot_loads_our_animation_edits_as_our_reader_reads_them() {
                 if !same_value(&theirs, &mine) {
                     mismatches.push(format!("{at}: Godot {theirs} vs ours {mine}"));
                 }
-                match lengths.iter().find(|(i, _)| i == id) {
-                    Some((_, length)) if g["length"].as_f64() == Some(*length) => {}
+                match lengths.iter().position(|(i, _)| i == id) {
+                    Some(n) if g["length"].as_f64() == Some(lengths[n].1) => {
+                        if g["step"].as_f64() != Some(step_of(n)) {
+                            mismatches.push(format!(
+                                "{at}: Godot's step {} is not the edited one",
+                                g["step"]
+                            ));
+                        }
+                    }
                     _ => mismatches.push(format!(
                         "{at}: Godot's length {} is not the edited one",
                         g["length"]

@@ -828,3 +828,149 @@ async fn real_godot_render_a_game_and_a_windowed_editor_render_on_the_display() 
     ok(&client, "stop_editor", json!({})).await;
     client.cancel().await.unwrap();
 }
+
+/// A scene whose root counts its physics frames.
+const COUNTER_SCENE: &str = "[gd_scene load_steps=2 format=3]\n\n[ext_resource type=\"Script\" path=\"res://scripts/counter.gd\" id=\"1\"]\n\n[node name=\"Counter\" type=\"Node2D\"]\nscript = ExtResource(\"1\")\n";
+
+/// Expressions with the engine, judged by a real game through the real probe: the
+/// engine's singletons (ProjectSettings, Time) are reachable by name from
+/// evaluate_expression, game_run_until and watches; a parse error, an execution failure
+/// and a method read as a property are errors carrying Godot's own text, in the call's
+/// answer and in a watch row, never a null value.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_godot_expressions_reach_the_engine_singletons_and_fail_with_godots_text() {
+    let Some(godot) = support::godot_bin("the real game tests need a Godot 4.4+ binary") else {
+        return;
+    };
+    let project = support::demo_copy();
+    let p = project.path();
+    support::install_addon(p);
+    std::fs::write(p.join("scenes/counter.tscn"), COUNTER_SCENE).unwrap();
+    std::fs::write(
+        p.join("scripts/counter.gd"),
+        "extends Node2D\n\nvar n := 0\n\nfunc _physics_process(_delta: float) -> void:\n\tn += 1\n",
+    )
+    .unwrap();
+    support::run_godot(&godot, p, &["--import"]);
+    let name = std::fs::read_to_string(p.join("project.godot"))
+        .unwrap()
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("config/name=\"")?
+                .strip_suffix('"')
+                .map(str::to_string)
+        })
+        .unwrap();
+    let s = support::short_state_dir("rmx");
+    let _c = Cleanup(s.path().display().to_string());
+    let client = support::connect_in(p, s, &[("GODOT_BIN", godot.to_str().unwrap())]).await;
+    ok(
+        &client,
+        "play_scene",
+        json!({"scene": "res://scenes/counter.tscn"}),
+    )
+    .await;
+    let eval = |e: &str| json!({"expression": e});
+
+    // The singletons, by name.
+    let v = ok(
+        &client,
+        "evaluate_expression",
+        eval("ProjectSettings.get_setting(\"application/config/name\")"),
+    )
+    .await;
+    assert_eq!(v["value"], json!(name), "{v}");
+    let v = ok(
+        &client,
+        "evaluate_expression",
+        eval("Time.get_ticks_msec() >= 0"),
+    )
+    .await;
+    assert_eq!(v["value"], json!(true), "{v}");
+    let v = ok(
+        &client,
+        "evaluate_expression",
+        eval("Input.is_action_pressed(\"ui_accept\")"),
+    )
+    .await;
+    assert_eq!(v["value"], json!(false), "{v}");
+
+    // Failures: Godot's own text, on the call's expression.
+    let failure = |e: &Value, text: &str| {
+        assert_eq!(e["code"], "INVALID_PARAMS", "{e}");
+        assert_eq!(e["param"], "expression", "{e}");
+        assert!(e["message"].as_str().unwrap().contains(text), "{e}");
+    };
+    let e = err(&client, "evaluate_expression", eval("1 +")).await;
+    failure(&e, "Expected expression.");
+    let e = err(&client, "evaluate_expression", eval("n + []")).await;
+    failure(&e, "Invalid operands to operator +, int and Array.");
+    let e = err(&client, "evaluate_expression", eval("Time.get_ticks_msec")).await;
+    failure(
+        &e,
+        "Time.get_ticks_msec is a method, not a property: call it, Time.get_ticks_msec()",
+    );
+
+    // game_run_until with a singleton; watches with one, and a failing one carrying
+    // Godot's text in its row.
+    let run = ok(
+        &client,
+        "game_run_until",
+        json!({"expression": "Time.get_ticks_msec() >= 0 and n >= 3", "max_frames": 100,
+               "watch": [{"expression": "Engine.get_physics_frames() > 0"},
+                         {"expression": "nope.x"},
+                         {"node": "/root/Gone", "property": "x"}],
+               "every": 1}),
+    )
+    .await;
+    assert_eq!(run["met"], json!(true), "{run}");
+    let row = &run["rows"][0]["values"];
+    assert_eq!(row[0], json!(true), "{run}");
+    assert_eq!(row[1]["$error"], "execute_failed", "{run}");
+    assert!(
+        row[1]["message"]
+            .as_str()
+            .unwrap()
+            .contains("Invalid named index 'nope'"),
+        "{run}"
+    );
+    assert_eq!(row[2]["$error"], "node_not_found", "{run}");
+    let frame = run["frame"].as_u64().unwrap();
+
+    // An until that does not parse runs no frame; one that fails stops where it failed.
+    let e = err(
+        &client,
+        "game_run_until",
+        json!({"expression": "n >=", "max_frames": 10}),
+    )
+    .await;
+    failure(&e, "until: Expected expression.");
+    let e = err(
+        &client,
+        "game_step",
+        json!({"frames": 1, "watch": [{"expression": "n +"}]}),
+    )
+    .await;
+    assert_eq!(e["param"], "watch[0]", "{e}");
+    let still = ok(&client, "game_step", json!({"frames": 1})).await;
+    assert_eq!(
+        still["frame"],
+        json!(frame + 1),
+        "a refused step ran frames: {still}"
+    );
+    let e = err(
+        &client,
+        "game_run_until",
+        json!({"expression": "n + []", "max_frames": 10}),
+    )
+    .await;
+    failure(
+        &e,
+        &format!(
+            "until failed after frame {} (the clock holds there): Invalid operands",
+            frame + 2
+        ),
+    );
+    ok(&client, "stop_scene", json!({})).await;
+    eprintln!("PASSED: expressions with the engine's singletons and Godot's errors");
+}

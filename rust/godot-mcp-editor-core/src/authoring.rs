@@ -13,7 +13,8 @@ use crate::value::Value;
 
 /// The wire's enums, with Godot's ordinals (the add-on's executors use these names).
 pub use godot_mcp_protocol::commands::{
-    ADVANCE_MODES, Graph, LoopMode, SWITCH_MODES, ThemeKind, TrackType as TrackKind,
+    ADVANCE_MODES, Graph, Interpolation, LoopMode, SWITCH_MODES, ThemeKind, TrackSettings,
+    TrackType as TrackKind, UpdateMode,
 };
 
 /// A theme item's value, checked against its kind.
@@ -101,6 +102,17 @@ pub enum Authoring {
         name: String,
         length: f64,
         loop_mode: LoopMode,
+        /// `None`: Godot's default.
+        step: Option<f64>,
+    },
+    /// An animation's settings: what is `Some` (or listed) is set, in one undo action.
+    AnimationSet {
+        player: String,
+        animation: String,
+        length: Option<f64>,
+        step: Option<f64>,
+        loop_mode: Option<LoopMode>,
+        tracks: Vec<TrackSettings>,
     },
     AnimationRemove {
         player: String,
@@ -111,6 +123,8 @@ pub enum Authoring {
         animation: String,
         kind: TrackKind,
         path: String,
+        update_mode: Option<UpdateMode>,
+        interpolation: Option<Interpolation>,
     },
     TrackRemove {
         player: String,
@@ -195,6 +209,24 @@ pub enum Authoring {
         columns: Option<i64>,
         margin: Option<i64>,
     },
+}
+
+/// An animation's length: Godot's least is 0.001 s.
+fn length_ok(length: f64) -> Result<(), BridgeError> {
+    if finite("length", length)? < 0.001 {
+        return Err(invalid("length must be at least 0.001 seconds"));
+    }
+    Ok(())
+}
+
+/// An animation's step: 0 (no snapping) or more.
+fn step_ok(step: Option<f64>) -> Result<(), BridgeError> {
+    if let Some(s) = step
+        && finite("step", s)? < 0.0
+    {
+        return Err(invalid("step must be 0 (no snapping) or more seconds"));
+    }
+    Ok(())
 }
 
 fn name_ok(what: &str, name: &str) -> Result<(), BridgeError> {
@@ -351,15 +383,49 @@ fn decode_known(cmd: &str, p: &Json) -> Result<Authoring, BridgeError> {
             if !a.library.is_empty() {
                 name_ok("library", &a.library)?;
             }
-            if finite("length", a.length)? <= 0.0 {
-                return Err(invalid("length must be above 0 seconds"));
-            }
+            length_ok(a.length)?;
+            step_ok(a.step)?;
             Authoring::AnimationAdd {
                 player: a.player,
                 library: a.library,
                 name: a.name,
                 length: a.length,
                 loop_mode: a.loop_mode,
+                step: a.step,
+            }
+        }
+        c::ANIMATION_SET => {
+            let a: c::AnimationSet = params(cmd, p)?;
+            if a.length.is_none()
+                && a.step.is_none()
+                && a.loop_mode.is_none()
+                && a.tracks.is_empty()
+            {
+                return Err(invalid(
+                    "name what to set: length, step, loop_mode, or tracks \
+                     [{track, update_mode, interpolation}]",
+                ));
+            }
+            if let Some(l) = a.length {
+                length_ok(l)?;
+            }
+            step_ok(a.step)?;
+            for t in &a.tracks {
+                track_index(t.track)?;
+                if t.update_mode.is_none() && t.interpolation.is_none() {
+                    return Err(invalid(format!(
+                        "tracks: track {} names neither update_mode nor interpolation",
+                        t.track
+                    )));
+                }
+            }
+            Authoring::AnimationSet {
+                player: a.player,
+                animation: a.animation,
+                length: a.length,
+                step: a.step,
+                loop_mode: a.loop_mode,
+                tracks: a.tracks,
             }
         }
         c::ANIMATION_REMOVE => {
@@ -376,11 +442,19 @@ fn decode_known(cmd: &str, p: &Json) -> Result<Authoring, BridgeError> {
                     "path must name a node (and property), e.g. Sprite2D:modulate",
                 ));
             }
+            if a.update_mode.is_some() && a.track_type != TrackKind::Value {
+                return Err(invalid(format!(
+                    "update_mode is for value tracks; this is a {} track",
+                    TrackKind::name_of(a.track_type.ord())
+                )));
+            }
             Authoring::TrackAdd {
                 player: a.player,
                 animation: a.animation,
                 kind: a.track_type,
                 path: a.path,
+                update_mode: a.update_mode,
+                interpolation: a.interpolation,
             }
         }
         c::ANIMATION_TRACK_REMOVE => {
@@ -624,6 +698,10 @@ mod tests {
                 json!({"player": "AP", "animation": "walk"}),
             ),
             (
+                c::ANIMATION_SET,
+                json!({"player": "AP", "animation": "walk", "step": 0.1, "loop_mode": 2, "tracks": [{"track": 0, "update_mode": "discrete", "interpolation": "CUBIC_ANGLE"}]}),
+            ),
+            (
                 c::ANIMATION_TREE_ADD_NODE,
                 json!({"tree": "AT", "graph": "state_machine", "name": "Idle", "node_type": "AnimationNodeAnimation", "animation": "idle"}),
             ),
@@ -671,6 +749,22 @@ mod tests {
                 preset: 15,
             }
         );
+        // Names as agents type them, Godot's constants and integers: one value each.
+        let set = |p: serde_json::Value| decode(c::ANIMATION_SET, &p).unwrap().unwrap();
+        let Authoring::AnimationSet {
+            loop_mode, tracks, ..
+        } = set(
+            json!({"player": "AP", "animation": "w", "loop_mode": "ping_pong",
+            "tracks": [{"track": 1, "update_mode": 1, "interpolation": "INTERPOLATION_LINEAR_ANGLE"}]}),
+        )
+        else {
+            panic!("not a set")
+        };
+        assert_eq!(loop_mode, Some(LoopMode::Pingpong));
+        assert_eq!(tracks[0].update_mode, Some(UpdateMode::Discrete));
+        assert_eq!(tracks[0].interpolation, Some(Interpolation::LinearAngle));
+        assert_eq!(Interpolation::LinearAngle.ord(), 3);
+        assert_eq!(UpdateMode::name_of(2), "capture");
         assert_eq!(TrackKind::Position3d.ord(), 1);
         assert_eq!(TrackKind::name_of(TrackKind::Audio.ord()), "audio");
         assert_eq!(ThemeKind::Stylebox.ord(), 5);
@@ -702,6 +796,27 @@ mod tests {
             (
                 c::ANIMATION_TRACK_ADD,
                 json!({"player": "AP", "animation": "w", "track_type": "laser", "path": "X"}),
+            ),
+            (
+                c::ANIMATION_TRACK_ADD,
+                json!({"player": "AP", "animation": "w", "track_type": "position_3d", "path": "X", "update_mode": "discrete"}),
+            ),
+            (c::ANIMATION_SET, json!({"player": "AP", "animation": "w"})),
+            (
+                c::ANIMATION_SET,
+                json!({"player": "AP", "animation": "w", "step": -0.1}),
+            ),
+            (
+                c::ANIMATION_SET,
+                json!({"player": "AP", "animation": "w", "tracks": [{"track": 0, "update_mode": "sideways"}]}),
+            ),
+            (
+                c::ANIMATION_SET,
+                json!({"player": "AP", "animation": "w", "loop_mode": 3}),
+            ),
+            (
+                c::ANIMATION_SET,
+                json!({"player": "AP", "animation": "w", "tracks": [{"track": 0}]}),
             ),
             (
                 c::ANIMATION_KEY_INSERT,

@@ -6,7 +6,9 @@
 
 use godot::classes::{Animation, AnimationLibrary, ClassDb, Node, Resource};
 use godot::prelude::*;
-use godot_mcp_editor_core::authoring::{Graph, LoopMode, TrackKind};
+use godot_mcp_editor_core::authoring::{
+    Graph, Interpolation, LoopMode, TrackKind, TrackSettings, UpdateMode,
+};
 use godot_mcp_protocol::{BridgeError, ErrorCode, ErrorEffect};
 use serde_json::{Value as Json, json};
 
@@ -270,9 +272,15 @@ pub(crate) fn describe(anim: &Gd<Animation>, max_keys: usize) -> Json {
                 .take(max_keys)
                 .map(|k| {
                     let value = if kind == 6 {
-                        a.call("bezier_track_get_key_value", &[t.to_variant(), k.to_variant()])
+                        a.call(
+                            "bezier_track_get_key_value",
+                            &[t.to_variant(), k.to_variant()],
+                        )
                     } else if kind == 7 {
-                        a.call("audio_track_get_key_stream", &[t.to_variant(), k.to_variant()])
+                        a.call(
+                            "audio_track_get_key_stream",
+                            &[t.to_variant(), k.to_variant()],
+                        )
                     } else {
                         anim.track_get_key_value(t, k)
                     };
@@ -283,23 +291,164 @@ pub(crate) fn describe(anim: &Gd<Animation>, max_keys: usize) -> Json {
                     })
                 })
                 .collect();
-            json!({
+            let mut track = json!({
                 "index": t,
                 "type": TrackKind::name_of(kind),
                 "path": anim.track_get_path(t).to_string(),
-                "interpolation": a.call("track_get_interpolation_type", &[t.to_variant()]).to::<i64>(),
+                "interpolation": interpolation_of(anim, t),
                 "key_count": count,
                 "keys": keys,
                 "truncated": count as usize > max_keys,
-            })
+            });
+            if kind == 0 {
+                track["update_mode"] = json!(update_mode_of(anim, t));
+            }
+            track
         })
         .collect();
     json!({
         "length": anim.get_length(),
-        "loop_mode": LoopMode::name_of(a.call("get_loop_mode", &[]).to::<i32>()),
-        "step": a.call("get_step", &[]).to::<f64>(),
+        "loop_mode": loop_mode_of(anim),
+        "step": step_of(anim),
         "tracks": tracks,
     })
+}
+
+fn loop_mode_of(anim: &Gd<Animation>) -> &'static str {
+    LoopMode::name_of(anim.clone().call("get_loop_mode", &[]).to::<i32>())
+}
+
+/// The step as Godot holds it (a 32-bit float: its shortest decimal, as a file's).
+fn step_of(anim: &Gd<Animation>) -> f32 {
+    anim.clone().call("get_step", &[]).to::<f32>()
+}
+
+fn interpolation_of(anim: &Gd<Animation>, track: i32) -> &'static str {
+    Interpolation::name_of(
+        anim.clone()
+            .call("track_get_interpolation_type", &[track.to_variant()])
+            .to::<i32>(),
+    )
+}
+
+fn update_mode_of(anim: &Gd<Animation>, track: i32) -> &'static str {
+    UpdateMode::name_of(
+        anim.clone()
+            .call("value_track_get_update_mode", &[track.to_variant()])
+            .to::<i32>(),
+    )
+}
+
+/// Godot held something other than what was set: an error naming both.
+fn not_held(
+    what: &str,
+    asked: impl std::fmt::Display,
+    held: impl std::fmt::Display,
+) -> BridgeError {
+    failed(format!("{what} was set to {asked} but Godot holds {held}"))
+}
+
+/// Track `track`'s update mode and interpolation, what is named, checked against its kind
+/// first (update modes are a value track's; interpolation is for value, 3D and blend
+/// shape tracks), set and read back into `out`.
+pub(crate) fn track_modes(
+    anim: &mut Gd<Animation>,
+    track: i32,
+    update_mode: Option<UpdateMode>,
+    interpolation: Option<Interpolation>,
+    out: &mut Json,
+) -> Result<(), BridgeError> {
+    let kind = check_track(anim, track)?;
+    if update_mode.is_some() && kind != 0 {
+        return Err(failed(format!(
+            "update_mode is for value tracks; track {track} is a {} track",
+            TrackKind::name_of(kind)
+        )));
+    }
+    if interpolation.is_some() && !(0..=4).contains(&kind) {
+        return Err(failed(format!(
+            "interpolation is for value, position/rotation/scale 3D and blend shape tracks; \
+             track {track} is a {} track",
+            TrackKind::name_of(kind)
+        )));
+    }
+    if let Some(m) = update_mode {
+        anim.call(
+            "value_track_set_update_mode",
+            &[track.to_variant(), m.ord().to_variant()],
+        );
+        let held = update_mode_of(anim, track);
+        if held != m.name() {
+            return Err(not_held(
+                &format!("track {track}'s update_mode"),
+                m.name(),
+                held,
+            ));
+        }
+    }
+    if let Some(i) = interpolation {
+        anim.call(
+            "track_set_interpolation_type",
+            &[track.to_variant(), i.ord().to_variant()],
+        );
+        let held = interpolation_of(anim, track);
+        if held != i.name() {
+            return Err(not_held(
+                &format!("track {track}'s interpolation"),
+                i.name(),
+                held,
+            ));
+        }
+    }
+    out["interpolation"] = json!(interpolation_of(anim, track));
+    if kind == 0 {
+        out["update_mode"] = json!(update_mode_of(anim, track));
+    }
+    Ok(())
+}
+
+/// `animation.set` on the copy being edited: every named track checked before anything
+/// is set, then each setting set and read back. The answer is what Godot holds.
+pub(crate) fn animation_set(
+    anim: &mut Gd<Animation>,
+    length: Option<f64>,
+    step: Option<f64>,
+    loop_mode: Option<LoopMode>,
+    tracks: &[TrackSettings],
+) -> Result<Json, BridgeError> {
+    for t in tracks {
+        check_track(anim, t.track)?;
+    }
+    if let Some(l) = length {
+        anim.set_length(l as f32);
+        if anim.get_length() != l as f32 {
+            return Err(not_held("length", l, anim.get_length()));
+        }
+    }
+    if let Some(s) = step {
+        anim.call("set_step", &[(s as f32).to_variant()]);
+        if step_of(anim) != s as f32 {
+            return Err(not_held("step", s, step_of(anim)));
+        }
+    }
+    if let Some(m) = loop_mode {
+        anim.call("set_loop_mode", &[m.ord().to_variant()]);
+        if loop_mode_of(anim) != m.name() {
+            return Err(not_held("loop_mode", m.name(), loop_mode_of(anim)));
+        }
+    }
+    let mut rows = Vec::new();
+    for t in tracks {
+        let mut row = json!({"track": t.track});
+        track_modes(anim, t.track, t.update_mode, t.interpolation, &mut row)?;
+        rows.push(row);
+    }
+    Ok(json!({
+        "length": anim.get_length(),
+        "step": step_of(anim),
+        "loop_mode": loop_mode_of(anim),
+        "tracks": rows,
+    }))
 }
 
 pub(crate) fn animation_add(
@@ -308,6 +457,7 @@ pub(crate) fn animation_add(
     name: &str,
     length: f64,
     loop_mode: LoopMode,
+    step: Option<f64>,
 ) -> Res {
     let root = scene_root()?;
     let mut p = player_node(&root, player)?;
@@ -328,6 +478,9 @@ pub(crate) fn animation_add(
     let mut anim = Animation::new_gd();
     anim.set_length(length as f32);
     anim.call("set_loop_mode", &[loop_mode.ord().to_variant()]);
+    if let Some(s) = step {
+        anim.call("set_step", &[(s as f32).to_variant()]);
+    }
     let mut ur = undo_redo()?;
     begin(&mut ur, &root, &format!("MCP: add animation {id}"));
     let args = [StringName::from(name).to_variant(), anim.to_variant()];
@@ -361,7 +514,7 @@ pub(crate) fn animation_add(
         &root,
         &p,
         json!({"player": player, "animation": id, "length": anim.get_length(),
-               "loop_mode": LoopMode::name_of(loop_mode.ord())}),
+               "loop_mode": loop_mode_of(&anim), "step": step_of(&anim)}),
     ))
 }
 

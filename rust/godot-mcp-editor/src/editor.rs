@@ -44,17 +44,30 @@ pub(crate) fn execute(a: Authoring) -> Res {
             name,
             length,
             loop_mode,
-        } => animation_add(&player, &library, &name, length, loop_mode),
+            step,
+        } => animation_add(&player, &library, &name, length, loop_mode, step),
+        Authoring::AnimationSet {
+            player,
+            animation,
+            length,
+            step,
+            loop_mode,
+            tracks,
+        } => animation_edit(&player, &animation, "set animation", |anim| {
+            animation_set(anim, length, step, loop_mode, &tracks)
+        }),
         Authoring::AnimationRemove { player, animation } => animation_remove(&player, &animation),
         Authoring::TrackAdd {
             player,
             animation,
             kind,
             path,
+            update_mode,
+            interpolation,
         } => animation_edit(&player, &animation, "add track", |anim| {
             let track = anim
                 .call("add_track", &[kind.ord().to_variant()])
-                .to::<i64>();
+                .to::<i32>();
             anim.call(
                 "track_set_path",
                 &[
@@ -62,7 +75,10 @@ pub(crate) fn execute(a: Authoring) -> Res {
                     NodePath::from(path.as_str()).to_variant(),
                 ],
             );
-            Ok(json!({"track": track, "track_type": TrackKind::name_of(kind.ord()), "path": path}))
+            let mut out =
+                json!({"track": track, "track_type": TrackKind::name_of(kind.ord()), "path": path});
+            track_modes(anim, track, update_mode, interpolation, &mut out)?;
+            Ok(out)
         }),
         Authoring::TrackRemove {
             player,

@@ -30,7 +30,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use godot::classes::{ClassDb, Engine, Input, SceneTree};
 use godot::prelude::*;
 use godot_mcp_protocol::probe::{
-    ClockReply, ClockStep, ClockUnit, ProbeEvent, StepReply, Watch, WatchRow,
+    ClockReply, ClockStep, ClockUnit, ProbeEvent, StepReply, Watch, WatchRow, until_failed,
+    watch_error,
 };
 use serde_json::Value;
 
@@ -68,6 +69,8 @@ struct Pending {
     met: Option<bool>,
     stop: bool,
     rows: Vec<WatchRow>,
+    /// `until` failed (its kind and Godot's text): the step stops and is refused.
+    until_failed: Option<(&'static str, String)>,
 }
 
 /// The clock's state between frames.
@@ -206,6 +209,18 @@ impl Clock {
                 "a step is already running; wait for its answer",
             ));
         }
+        // An expression Godot cannot parse is refused before any frame runs.
+        let exprs = step.until.iter().map(|u| ("until".to_string(), u)).chain(
+            step.watch.iter().enumerate().filter_map(|(i, w)| match w {
+                Watch::Expression { expression } => Some((format!("watch[{i}]"), expression)),
+                Watch::Property { .. } => None,
+            }),
+        );
+        for (what, e) in exprs {
+            if let Err(why) = parse(e) {
+                return Some(refuse(id, "parse_error", format!("{what}: {why}")));
+            }
+        }
         if !self.held {
             self.game_paused = tree.is_paused();
             self.held = true;
@@ -223,6 +238,7 @@ impl Clock {
             iterations: 0,
             met: None,
             rows: Vec::new(),
+            until_failed: None,
         };
         if p.stop {
             return Some(step_answer(&p, self.frame));
@@ -347,10 +363,18 @@ impl Clock {
             p.rows.push(WatchRow { frame, values });
         }
         if let Some(expr) = &p.step.until {
-            let truthy = evaluate(tree, expr).is_ok_and(|v| v.booleanize());
-            p.met = Some(truthy);
-            if truthy {
-                p.stop = true;
+            match evaluate(tree, expr) {
+                Ok(v) => {
+                    let truthy = v.booleanize();
+                    p.met = Some(truthy);
+                    if truthy {
+                        p.stop = true;
+                    }
+                }
+                Err(failure) => {
+                    p.until_failed = Some(failure);
+                    p.stop = true;
+                }
             }
         }
         if p.step.unit == ClockUnit::Physics && p.ticks >= p.step.frames {
@@ -360,6 +384,9 @@ impl Clock {
 }
 
 fn step_answer(p: &Pending, frame: u64) -> Value {
+    if let Some((kind, why)) = &p.until_failed {
+        return refuse(p.id, kind, until_failed(frame, why));
+    }
     answer(
         p.id,
         StepReply {
@@ -371,7 +398,8 @@ fn step_answer(p: &Pending, frame: u64) -> Value {
     )
 }
 
-/// One watched value in the value model's JSON form; `null` when unreadable.
+/// One watched value in the value model's JSON form; a watch that cannot be read is
+/// its error (`watch_error`), never `null`.
 fn read_watch(tree: &Gd<SceneTree>, w: &Watch) -> serde_json::Value {
     let v = match w {
         Watch::Property { node, property } => {
@@ -379,37 +407,87 @@ fn read_watch(tree: &Gd<SceneTree>, w: &Watch) -> serde_json::Value {
                 .get_root()
                 .and_then(|r| r.get_node_or_null(node.as_str()))
             else {
-                return serde_json::Value::Null;
+                return watch_error("node_not_found", &format!("no node {node:?}"));
             };
             n.get(property.as_str())
         }
         Watch::Expression { expression } => match evaluate(tree, expression) {
             Ok(v) => v,
-            Err(_) => return serde_json::Value::Null,
+            Err((kind, why)) => return watch_error(kind, &why),
         },
     };
     crate::variant::from_variant(&v).to_json()
 }
 
-/// A Godot Expression with the current scene as its base: its value, or why not
-/// (`parse_error`/`execute_failed`, the Expression's own text).
-pub fn evaluate(tree: &Gd<SceneTree>, expression: &str) -> Result<Variant, (&'static str, String)> {
-    let Ok(mut expr) = ClassDb::singleton()
+fn new_expression() -> Result<Gd<Object>, (&'static str, String)> {
+    ClassDb::singleton()
         .instantiate("Expression")
         .try_to::<Gd<Object>>()
-    else {
-        return Err(("no_expression", "Expression unavailable".into()));
-    };
-    let err = expr.call("parse", &[expression.to_variant()]);
+        .map_err(|_| ("no_expression", "Expression unavailable".into()))
+}
+
+/// The engine's singletons (`Engine.get_singleton_list()`: ProjectSettings, Time, Input,
+/// OS, RenderingServer…), as an Expression's input names and values: Godot's
+/// Expression sees only its inputs and its base instance.
+fn singletons() -> (PackedStringArray, VarArray) {
+    let engine = Engine::singleton();
+    let names = engine.get_singleton_list();
+    let mut values = VarArray::new();
+    for n in names.as_slice() {
+        let v = engine
+            .get_singleton(&StringName::from(n))
+            .map(|o| o.to_variant())
+            .unwrap_or_default();
+        values.push(&v);
+    }
+    (names, values)
+}
+
+/// Whether Godot parses `expression` (the singletons named): Godot's text when not.
+fn parse(expression: &str) -> Result<(), String> {
+    let mut expr = new_expression().map_err(|(_, why)| why)?;
+    let (names, _) = singletons();
+    parsed(&mut expr, expression, &names).map_err(|(_, why)| why)
+}
+
+fn parsed(
+    expr: &mut Gd<Object>,
+    expression: &str,
+    names: &PackedStringArray,
+) -> Result<(), (&'static str, String)> {
+    let err = expr.call("parse", &[expression.to_variant(), names.to_variant()]);
     if err.try_to::<i64>().unwrap_or(1) != 0 {
         let why = expr.call("get_error_text", &[]).to_string();
         return Err(("parse_error", why));
     }
+    Ok(())
+}
+
+/// The identifier an expression ends with (`Time.get_ticks_msec` → `get_ticks_msec`).
+fn trailing_identifier(expression: &str) -> &str {
+    let t = expression.trim_end();
+    let start = t
+        .char_indices()
+        .rev()
+        .take_while(|(_, c)| c.is_alphanumeric() || *c == '_')
+        .last()
+        .map_or(t.len(), |(i, _)| i);
+    &t[start..]
+}
+
+/// A Godot Expression with the current scene as its base and the engine's singletons
+/// as named inputs: its value, or why not (`parse_error`/`execute_failed`, the
+/// Expression's own text; `method_not_called`: the expression ends in a method's name,
+/// which Godot reads as a Callable, not the method's result).
+pub fn evaluate(tree: &Gd<SceneTree>, expression: &str) -> Result<Variant, (&'static str, String)> {
+    let mut expr = new_expression()?;
+    let (names, values) = singletons();
+    parsed(&mut expr, expression, &names)?;
     let base = tree
         .get_current_scene()
         .map(|n| n.to_variant())
         .unwrap_or_default();
-    let v = expr.call("execute", &[VarArray::new().to_variant(), base]);
+    let v = expr.call("execute", &[values.to_variant(), base]);
     if expr
         .call("has_execute_failed", &[])
         .try_to::<bool>()
@@ -417,6 +495,19 @@ pub fn evaluate(tree: &Gd<SceneTree>, expression: &str) -> Result<Variant, (&'st
     {
         let why = expr.call("get_error_text", &[]).to_string();
         return Err(("execute_failed", why));
+    }
+    if let Ok(c) = v.try_to::<Callable>() {
+        let name = trailing_identifier(expression);
+        if !name.is_empty() && c.method_name().is_some_and(|m| m == name) {
+            let e = expression.trim();
+            return Err((
+                "method_not_called",
+                format!(
+                    "{e} is a method, not a property: call it, {e}() (Godot's Expression \
+                     reads a method's name as a Callable)"
+                ),
+            ));
+        }
     }
     Ok(v)
 }

@@ -1,5 +1,6 @@
 //! Animations as Godot stores them in text: an `Animation` resource's `length`,
-//! `loop_mode` and `tracks/N/*` properties, and the `{name: resource}` dictionaries
+//! `loop_mode`, `step` and `tracks/N/*` properties (`interp`, and a value track's
+//! update mode in its keys' `update`), and the `{name: resource}` dictionaries
 //! of `AnimationLibrary._data` and `AnimationPlayer.libraries`.
 //!
 //! Key layouts follow Godot 4's `Animation::_set`: value, method, audio and
@@ -21,6 +22,9 @@ pub struct Animation {
     pub length: f64,
     /// `none`, `linear` or `pingpong`.
     pub loop_mode: &'static str,
+    /// The editor's snap step in seconds (Godot's default 1/30 when not written), as
+    /// Godot holds it (a 32-bit float, its shortest decimal).
+    pub step: f64,
     pub tracks: Vec<Track>,
 }
 
@@ -57,9 +61,14 @@ pub struct Key {
     pub value: Literal,
 }
 
-const LOOP_MODES: [&str; 3] = ["none", "linear", "pingpong"];
-const INTERPOLATIONS: [&str; 5] = ["nearest", "linear", "cubic", "linear_angle", "cubic_angle"];
-const UPDATE_MODES: [&str; 3] = ["continuous", "discrete", "capture"];
+/// `Animation.LoopMode`, `Animation.InterpolationType` and `Animation.UpdateMode` by
+/// name, in Godot's order (the index is the integer a file writes).
+pub const LOOP_MODES: [&str; 3] = ["none", "linear", "pingpong"];
+pub const INTERPOLATIONS: [&str; 5] = ["nearest", "linear", "cubic", "linear_angle", "cubic_angle"];
+pub const UPDATE_MODES: [&str; 3] = ["continuous", "discrete", "capture"];
+
+/// `Animation.step`'s default (1/30 s).
+pub const DEFAULT_STEP: f64 = 1.0 / 30.0;
 
 fn name_of(table: &'static [&'static str], v: Option<&Literal>, default: usize) -> &'static str {
     let i = v.and_then(Literal::as_int).map_or(default as i64, |i| i);
@@ -114,6 +123,11 @@ pub fn parse_animation(props: &[Property]) -> Animation {
     Animation {
         length: get("length").and_then(Literal::as_f64).unwrap_or(1.0),
         loop_mode: name_of(&LOOP_MODES, get("loop_mode"), 0),
+        step: crate::variant::real(
+            get("step")
+                .and_then(Literal::as_f64)
+                .unwrap_or(DEFAULT_STEP),
+        ),
         tracks: tracks
             .into_iter()
             .map(|(index, fields)| track(index, &fields))
@@ -312,6 +326,74 @@ mod tests {
         assert!(idle.tracks.is_empty());
         let empty = parse_animation(&[]);
         assert_eq!((empty.length, empty.loop_mode), (1.0, "none"));
+        assert_eq!(empty.step, 0.033333335, "Godot's 1/30 as it holds it");
+    }
+
+    /// A corpus scene Godot saved (the platformer demo's coin): `step`, `loop_mode`, and
+    /// the value tracks' update modes (continuous, discrete, capture) read as written;
+    /// an animation that writes no `step` has Godot's 1/30 s.
+    #[test]
+    fn step_loop_mode_and_update_modes_read_as_the_corpus_wrote_them() {
+        const COIN: &str =
+            include_str!("../../../tests/fixtures/corpus/demo-4.4/2d/platformer/level/coin.tscn");
+        let scene = crate::parse_scene(COIN).unwrap();
+        let anim = |id: &str| {
+            let sub = scene.sub_resources.iter().find(|s| s.id == id).unwrap();
+            parse_animation(&sub.properties)
+        };
+        let reset = anim("Animation_4kkvr");
+        assert_eq!((reset.length, reset.step), (0.001, 0.033333335));
+        let picked = anim("1");
+        assert_eq!(
+            (picked.length, picked.step, picked.loop_mode),
+            (1.5, 0.25, "none")
+        );
+        assert_eq!(picked.tracks[0].update_mode, Some("continuous"));
+        assert_eq!(
+            picked.tracks[1].update_mode, None,
+            "a method track has none"
+        );
+        let spin = anim("2");
+        assert_eq!((spin.step, spin.loop_mode), (0.25, "linear"));
+        assert_eq!(spin.tracks[0].update_mode, Some("discrete"));
+        assert_eq!(spin.tracks[0].interpolation, "linear");
+        let captures: Vec<(String, usize)> = scene
+            .sub_resources
+            .iter()
+            .filter(|s| s.resource_type == "Animation")
+            .flat_map(|s| {
+                let a = parse_animation(&s.properties);
+                a.tracks
+                    .iter()
+                    .filter(|t| t.update_mode == Some("capture"))
+                    .map(|t| (s.id.clone(), t.index))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        assert_eq!(captures.len(), 3, "{captures:?}");
+    }
+
+    /// `tracks/N/interp = 2` in a corpus scene (the physics platformer's stage) is cubic.
+    #[test]
+    fn a_cubic_track_reads_as_cubic() {
+        const STAGE: &str = include_str!(
+            "../../../tests/fixtures/corpus/demo-4.4/2d/physics_platformer/stage.tscn"
+        );
+        let scene = crate::parse_scene(STAGE).unwrap();
+        let cubic: Vec<&'static str> = scene
+            .sub_resources
+            .iter()
+            .filter(|s| s.resource_type == "Animation")
+            .flat_map(|s| parse_animation(&s.properties).tracks)
+            .map(|t| t.interpolation)
+            .filter(|i| *i == "cubic")
+            .collect();
+        assert_eq!(
+            cubic.len(),
+            STAGE.matches("/interp = 2\n").count(),
+            "{cubic:?}"
+        );
+        assert!(!cubic.is_empty());
     }
 
     #[test]

@@ -371,11 +371,92 @@ fn animations_write_back_byte_identical_and_one_edit_touches_its_line() {
             assert_eq!(new.length, 12.5, "{at}");
             assert_eq!(new.tracks, old.tracks, "{at}");
             assert_eq!(new.loop_mode, old.loop_mode, "{at}");
+            assert_eq!(new.step, old.step, "{at}");
+            // step and loop_mode written the way Godot writes them read back as set.
+            let stepped =
+                set_sub_resource_property(&text, &subs, &sub.id, "step", "0.125").unwrap();
+            let subs2 = sub_resources(&path, &stepped.text);
+            let looped =
+                set_sub_resource_property(&stepped.text, &subs2, &sub.id, "loop_mode", "2")
+                    .unwrap();
+            let reparsed = sub_resources(&path, &looped.text);
+            let new =
+                parse_animation(&reparsed.iter().find(|s| s.id == sub.id).unwrap().properties);
+            assert_eq!((new.step, new.loop_mode), (0.125, "pingpong"), "{at}");
+            assert_eq!((new.length, &new.tracks), (old.length, &old.tracks), "{at}");
             animations += 1;
         }
     }
     println!("animation properties written back: {props}");
     covered("animations", animations, 100);
+}
+
+/// Every Animation of the corpus: its `step`, `loop_mode`, each track's `interp` and a
+/// value track's `"update"` read as the property's own text says (Godot's integers,
+/// named in Godot's order); what a file leaves out reads as Godot's default.
+#[test]
+fn animation_step_loop_interpolation_and_update_read_as_their_text_says() {
+    use godot_mcp_formats::animation::{INTERPOLATIONS, LOOP_MODES, UPDATE_MODES, parse_animation};
+    let (mut steps, mut loops, mut interps, mut updates) = (0, 0, 0, 0);
+    for (path, text) in files(&[".tscn", ".tres"]) {
+        for sub in sub_resources(&path, &text)
+            .iter()
+            .filter(|s| s.resource_type == "Animation")
+        {
+            let at = format!("{}: {}", path.display(), sub.id);
+            let a = parse_animation(&sub.properties);
+            let text_of = |n: &str| {
+                sub.properties
+                    .iter()
+                    .find(|p| p.name == n)
+                    .map(|p| p.text.trim())
+            };
+            match text_of("step") {
+                Some(t) => {
+                    let want = f64::from(t.parse::<f32>().unwrap());
+                    assert_eq!(a.step as f32 as f64, want, "{at}");
+                    steps += 1;
+                }
+                None => assert_eq!(a.step, 0.033333335, "{at}"),
+            }
+            match text_of("loop_mode") {
+                Some(t) => {
+                    assert_eq!(a.loop_mode, LOOP_MODES[t.parse::<usize>().unwrap()], "{at}");
+                    loops += 1;
+                }
+                None => assert_eq!(a.loop_mode, "none", "{at}"),
+            }
+            for t in &a.tracks {
+                let n = t.index;
+                let interp = text_of(&format!("tracks/{n}/interp")).unwrap();
+                assert_eq!(
+                    t.interpolation,
+                    INTERPOLATIONS[interp.parse::<usize>().unwrap()],
+                    "{at} {n}"
+                );
+                interps += 1;
+                let keys = text_of(&format!("tracks/{n}/keys")).unwrap_or("");
+                let update = keys.split_once("\"update\": ").map(|(_, rest)| &rest[..1]);
+                match (t.kind.as_str(), update) {
+                    ("value", Some(u)) => {
+                        assert_eq!(
+                            t.update_mode,
+                            Some(UPDATE_MODES[u.parse::<usize>().unwrap()]),
+                            "{at} {n}"
+                        );
+                        updates += 1;
+                    }
+                    ("value", None) => assert_eq!(t.update_mode, Some("continuous"), "{at} {n}"),
+                    _ => assert_eq!(t.update_mode, None, "{at} {n}"),
+                }
+            }
+        }
+    }
+    println!("steps {steps}, loop modes {loops}, interpolations {interps}, update modes {updates}");
+    covered("animation steps", steps, 50);
+    covered("animation loop modes", loops, 45);
+    covered("track interpolations", interps, 300);
+    covered("value track update modes", updates, 200);
 }
 
 /// move_file's reference rewriting (`relink::rewrite_path_literals`) over every scene,

@@ -512,13 +512,27 @@ pub struct ClockReply {
 }
 
 /// One sampled frame: its clock frame and the watched values in `watch` order, each
-/// in the value model's JSON form (`null`: the node or property is not there, or the
-/// expression failed).
+/// in the value model's JSON form, or, for a watch that could not be read (the node is
+/// gone, the expression failed), [`watch_error`]: never `null` for a failure.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct WatchRow {
     pub frame: u64,
     pub values: Vec<Json>,
+}
+
+/// A watched value that could not be read, in a watch row (and a playtest
+/// expectation's value): `{"$error": kind, "message": why}`; `kind` is the probe's
+/// refusal name (`parse_error`, `execute_failed`, `method_not_called`,
+/// `node_not_found`) and `message` the engine's own text.
+pub fn watch_error(kind: &str, message: &str) -> Json {
+    serde_json::json!({"$error": kind, "message": message})
+}
+
+/// The refusal of a step whose `until` failed after `frame` frames: its kind, and
+/// Godot's text with where the clock holds.
+pub fn until_failed(frame: u64, message: &str) -> String {
+    format!("until failed after frame {frame} (the clock holds there): {message}")
 }
 
 /// `clock_step`: the frame the clock stands at (held), the frames it advanced, whether

@@ -8,7 +8,7 @@
 use std::time::Instant;
 
 use godot_mcp_protocol::probe::{
-    self, ClockReply, ClockUnit, ProbeEvent, ProbeRefusal, StepReply, Watch, WatchRow,
+    self, ClockReply, ClockUnit, ProbeEvent, ProbeRefusal, StepReply, Watch, WatchRow, watch_error,
 };
 
 pub struct Clock {
@@ -75,21 +75,23 @@ impl Clock {
         }
     }
 
-    /// The stand-in's Expression: `frame >= N` and `frame == N` are evaluated; any
+    /// The stand-in's Expression: `frame >= N` and `frame == N` are evaluated; text
+    /// ending in an operator is Godot's parse error (`1 +`: "Expected expression."); any
     /// other text is its own value (a String, truthy when not empty, as in Godot).
-    pub fn evaluate(&self, expression: &str) -> probe::Value {
+    pub fn evaluate(&self, expression: &str) -> Result<probe::Value, ProbeRefusal> {
+        parse(expression)?;
         let frame = self.frame();
         let parts: Vec<&str> = expression.split_whitespace().collect();
         if let ["frame", op, n] = parts.as_slice()
             && let Ok(n) = n.parse::<u64>()
         {
             match *op {
-                ">=" => return probe::Value::Bool(frame >= n),
-                "==" => return probe::Value::Bool(frame == n),
+                ">=" => return Ok(probe::Value::Bool(frame >= n)),
+                "==" => return Ok(probe::Value::Bool(frame == n)),
                 _ => {}
             }
         }
-        probe::Value::String(expression.to_string())
+        Ok(probe::Value::String(expression.to_string()))
     }
 
     pub fn schedule(&mut self, event: ProbeEvent, at: u64, hold: u64) -> Result<(), ProbeRefusal> {
@@ -121,6 +123,8 @@ impl Clock {
             .count() as u64
     }
 
+    /// A step; like the probe, an `until` or watch expression that does not parse is
+    /// refused before any frame runs, and a watch that fails is its error in the row.
     #[allow(clippy::too_many_arguments)]
     pub fn step(
         &mut self,
@@ -130,9 +134,25 @@ impl Clock {
         watch: &[Watch],
         every: Option<u64>,
         at: &[u64],
-    ) -> StepReply {
+    ) -> Result<StepReply, ProbeRefusal> {
         // One frame is one iteration here, so both units count the same.
         let _ = unit;
+        let exprs = until.map(|u| ("until".to_string(), u)).into_iter().chain(
+            watch.iter().enumerate().filter_map(|(i, w)| match w {
+                Watch::Expression { expression } => {
+                    Some((format!("watch[{i}]"), expression.as_str()))
+                }
+                Watch::Property { .. } => None,
+            }),
+        );
+        for (what, e) in exprs {
+            if let Err(r) = parse(e) {
+                return Err(ProbeRefusal::new(
+                    &r.error,
+                    format!("{what}: {}", r.message),
+                ));
+            }
+        }
         self.pause();
         let start = self.base;
         let every = every.filter(|e| *e > 0);
@@ -155,13 +175,16 @@ impl Clock {
                         Watch::Property { node, property } => {
                             self.property_at(node, property, frame).to_json()
                         }
-                        Watch::Expression { expression } => self.evaluate(expression).to_json(),
+                        Watch::Expression { expression } => match self.evaluate(expression) {
+                            Ok(v) => v.to_json(),
+                            Err(r) => watch_error(&r.error, &r.message),
+                        },
                     })
                     .collect();
                 rows.push(WatchRow { frame, values });
             }
             if let Some(expr) = until {
-                let truthy = match self.evaluate(expr) {
+                let truthy = match self.evaluate(expr)? {
                     probe::Value::Bool(b) => b,
                     probe::Value::String(s) => !s.is_empty(),
                     _ => false,
@@ -173,11 +196,20 @@ impl Clock {
             }
         }
         let _ = std::io::Write::flush(&mut std::io::stdout());
-        StepReply {
+        Ok(StepReply {
             frame: self.base,
             advanced: self.base - start,
             met,
             rows,
-        }
+        })
     }
+}
+
+/// The stand-in's parse: text ending in a binary operator is Godot's parse error for it.
+fn parse(expression: &str) -> Result<(), ProbeRefusal> {
+    let t = expression.trim_end();
+    if t.ends_with(['+', '-', '*', '/', '<', '>', '=', '&', '|']) {
+        return Err(ProbeRefusal::new("parse_error", "Expected expression."));
+    }
+    Ok(())
 }

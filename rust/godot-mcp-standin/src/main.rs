@@ -803,23 +803,25 @@ async fn answer(
         ProbeRequest::GetProperty { node, property } => body(ValueReply {
             value: clock.property(&node, &property),
         }),
-        ProbeRequest::Evaluate { expression } => body(ValueReply {
-            value: clock.evaluate(&expression),
-        }),
+        ProbeRequest::Evaluate { expression } => clock
+            .evaluate(&expression)
+            .and_then(|value| body(ValueReply { value })),
         ProbeRequest::Status {} => body(StatusReply {
             breaked: false,
             held: held.len() as u64 + clock.held_inputs(),
         }),
         ProbeRequest::ClockPause {} => body(clock.pause()),
         ProbeRequest::ClockResume {} => body(clock.resume()),
-        ProbeRequest::ClockStep(s) => body(clock.step(
-            s.frames,
-            s.unit,
-            s.until.as_deref(),
-            &s.watch,
-            s.every,
-            &s.at,
-        )),
+        ProbeRequest::ClockStep(s) => clock
+            .step(
+                s.frames,
+                s.unit,
+                s.until.as_deref(),
+                &s.watch,
+                s.every,
+                &s.at,
+            )
+            .and_then(body),
         ProbeRequest::Quit {} => body(Empty {}),
     }
 }

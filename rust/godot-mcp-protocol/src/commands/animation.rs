@@ -52,32 +52,117 @@ impl TrackType {
     }
 }
 
-/// `Animation.LoopMode`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum LoopMode {
-    #[default]
-    None,
-    Linear,
-    Pingpong,
-}
-
-impl LoopMode {
-    /// `Animation.LoopMode`'s ordinal.
-    pub fn ord(self) -> i32 {
-        self as i32
-    }
-
-    /// The name for an ordinal (an animation read back).
-    pub fn name_of(ord: i32) -> &'static str {
-        match ord {
-            1 => "linear",
-            2 => "pingpong",
-            _ => "none",
+/// An enum of Godot's `Animation` that an agent names as it types it (`"discrete"`,
+/// `"ping_pong"`, `"LOOP_LINEAR"`: case, `_` and the constant's prefix do not matter)
+/// or by Godot's integer; it travels by its name (snake case).
+macro_rules! godot_enum {
+    ($(#[$doc:meta])* $name:ident, $prefix:literal, $godot:literal, [$($variant:ident = $text:literal),+ $(,)?]) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+        pub enum $name {
+            #[default]
+            $($variant),+
         }
-    }
+
+        impl $name {
+            /// The names, in Godot's order (the index is Godot's integer).
+            pub const NAMES: &'static [&'static str] = &[$($text),+];
+            const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            /// Godot's integer.
+            pub fn ord(self) -> i32 {
+                self as i32
+            }
+
+            /// The name for Godot's integer (a value read back); `unknown` out of range.
+            pub fn name_of(ord: i32) -> &'static str {
+                usize::try_from(ord)
+                    .ok()
+                    .and_then(|i| Self::NAMES.get(i).copied())
+                    .unwrap_or("unknown")
+            }
+
+            pub fn name(self) -> &'static str {
+                Self::NAMES[self as usize]
+            }
+
+            /// From a name as typed, or Godot's integer.
+            pub fn parse(v: &serde_json::Value) -> Result<Self, String> {
+                let fold = |s: &str| s.to_ascii_lowercase().replace(['_', '-', ' '], "");
+                let found = match v {
+                    serde_json::Value::String(s) => {
+                        let s = fold(s);
+                        let s = s.strip_prefix(&fold($prefix)).unwrap_or(&s).to_string();
+                        Self::NAMES.iter().position(|n| fold(n) == s)
+                    }
+                    serde_json::Value::Number(n) => n
+                        .as_u64()
+                        .and_then(|i| usize::try_from(i).ok())
+                        .filter(|&i| i < Self::NAMES.len()),
+                    _ => None,
+                };
+                found.map(|i| Self::ALL[i]).ok_or_else(|| {
+                    format!(
+                        "{v} is not one of {} (or Godot's integer 0-{})",
+                        Self::NAMES.join(", "),
+                        Self::NAMES.len() - 1
+                    )
+                })
+            }
+        }
+
+        impl Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.name())
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let v = serde_json::Value::deserialize(d)?;
+                Self::parse(&v).map_err(serde::de::Error::custom)
+            }
+        }
+
+        #[cfg(feature = "schema")]
+        impl schemars::JsonSchema for $name {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                stringify!($name).into()
+            }
+
+            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                let mut all: Vec<serde_json::Value> =
+                    Self::NAMES.iter().map(|n| serde_json::json!(n)).collect();
+                all.extend((0..Self::NAMES.len()).map(|i| serde_json::json!(i)));
+                schemars::json_schema!({
+                    "description": concat!("Godot's ", $godot, ": a name or its integer."),
+                    "enum": all
+                })
+            }
+        }
+    };
 }
+
+godot_enum!(
+    /// `Animation.LoopMode`.
+    LoopMode, "loop_", "Animation.LoopMode", [None = "none", Linear = "linear", Pingpong = "pingpong"]
+);
+
+godot_enum!(
+    /// `Animation.UpdateMode` (value tracks).
+    UpdateMode, "update_", "Animation.UpdateMode", [Continuous = "continuous", Discrete = "discrete", Capture = "capture"]
+);
+
+godot_enum!(
+    /// `Animation.InterpolationType`.
+    Interpolation, "interpolation_", "Animation.InterpolationType", [
+        Nearest = "nearest",
+        Linear = "linear",
+        Cubic = "cubic",
+        LinearAngle = "linear_angle",
+        CubicAngle = "cubic_angle",
+    ]
+);
 
 /// Which graph of an AnimationTree a node is added to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -111,6 +196,9 @@ pub struct AnimationAdd {
     pub length: f64,
     #[serde(default)]
     pub loop_mode: LoopMode,
+    /// The editor's snap step in seconds; `None`: Godot's default (1/30).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<f64>,
 }
 
 /// `animation.remove`.
@@ -129,6 +217,43 @@ pub struct AnimationTrackAdd {
     pub animation: String,
     pub track_type: TrackType,
     pub path: String,
+    /// Value tracks only; `None`: continuous.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub update_mode: Option<UpdateMode>,
+    /// `None`: linear.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interpolation: Option<Interpolation>,
+}
+
+/// One track's settings in [`AnimationSet`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct TrackSettings {
+    /// Track index.
+    pub track: i32,
+    /// Value tracks only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub update_mode: Option<UpdateMode>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interpolation: Option<Interpolation>,
+}
+
+/// `animation.set`: an animation's length, step, loop mode and its tracks' update mode
+/// and interpolation, what is named (at least one), in one undo action.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AnimationSet {
+    pub player: String,
+    pub animation: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub length: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loop_mode: Option<LoopMode>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tracks: Vec<TrackSettings>,
 }
 
 /// `animation.track_remove`. Track indices are Godot's `int` (the add-on refuses a

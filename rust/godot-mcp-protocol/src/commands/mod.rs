@@ -135,11 +135,12 @@ pub const NODE_CONNECTIONS: &str = "node.connections";
 /// `{node, list, offset, limit}` → stored/editor properties with values, or (`list`) the
 /// property list with types, hints, hint strings and usage.
 pub const NODE_PROPERTIES: &str = "node.properties";
-/// `{player, library, name, length, loop_mode}`: a new animation (undo action).
+/// `{player, library, name, length, loop_mode, step?}`: a new animation (undo action).
 pub const ANIMATION_ADD: &str = "animation.add";
 /// `{player, animation}`: remove an animation (undo action).
 pub const ANIMATION_REMOVE: &str = "animation.remove";
-/// `{player, animation, track_type, path}` → `{track}`: a new track (undo action).
+/// `{player, animation, track_type, path, update_mode?, interpolation?}` → `{track}`: a
+/// new track (undo action).
 pub const ANIMATION_TRACK_ADD: &str = "animation.track_add";
 /// `{player, animation, track}`: remove a track and its keys (undo action).
 pub const ANIMATION_TRACK_REMOVE: &str = "animation.track_remove";
@@ -147,8 +148,12 @@ pub const ANIMATION_TRACK_REMOVE: &str = "animation.track_remove";
 pub const ANIMATION_KEY_INSERT: &str = "animation.key_insert";
 /// `{player, animation, track, time}`: remove the key at `time` (undo action).
 pub const ANIMATION_KEY_REMOVE: &str = "animation.key_remove";
-/// `{player, animation}` → the live animation: length, loop mode, tracks and keys.
+/// `{player, animation}` → the live animation: length, loop mode, step, tracks (update
+/// mode, interpolation) and keys.
 pub const ANIMATION_GET: &str = "animation.get";
+/// `{player, animation, length?, step?, loop_mode?, tracks?: [{track, update_mode?,
+/// interpolation?}]}`: an animation's settings (undo action).
+pub const ANIMATION_SET: &str = "animation.set";
 /// `{tree, parent, graph, name, node_type, animation?, position}`: a node in an
 /// AnimationTree's state machine or blend tree (`parent`: the nested graph's path, "" the
 /// root; a missing root is created); undo action.
@@ -170,7 +175,7 @@ pub const CONTROL_ANCHORS_PRESET: &str = "control.anchors_preset";
 pub const CONTROL_ADD_CONTAINER: &str = "control.add_container";
 
 /// Every authoring command, in documentation order.
-pub const AUTHORING: [&str; 22] = [
+pub const AUTHORING: [&str; 23] = [
     NODE_INSTANCE,
     NODE_GROUP,
     NODE_EDITABLE_CHILDREN,
@@ -186,6 +191,7 @@ pub const AUTHORING: [&str; 22] = [
     ANIMATION_KEY_INSERT,
     ANIMATION_KEY_REMOVE,
     ANIMATION_GET,
+    ANIMATION_SET,
     ANIMATION_TREE_ADD_NODE,
     ANIMATION_TREE_CONNECT,
     ANIMATION_TREE_BLEND_CONNECT,
@@ -536,6 +542,7 @@ bridge_command! {
     AnimationKeyInsert => ANIMATION_KEY_INSERT,
     AnimationKeyRemove => ANIMATION_KEY_REMOVE,
     AnimationGet => ANIMATION_GET,
+    AnimationSet => ANIMATION_SET,
     AnimationTreeAddNode => ANIMATION_TREE_ADD_NODE,
     AnimationTreeConnect => ANIMATION_TREE_CONNECT,
     AnimationTreeBlendConnect => ANIMATION_TREE_BLEND_CONNECT,

@@ -233,6 +233,7 @@ fn every_command_params_round_trip() {
             name: s("walk"),
             length: 1.5,
             loop_mode: LoopMode::Pingpong,
+            step: Some(0.25),
         }),
         round(AnimationRemove {
             player: s("AP"),
@@ -243,6 +244,8 @@ fn every_command_params_round_trip() {
             animation: s("walk"),
             track_type: TrackType::Rotation3d,
             path: s("Mesh"),
+            update_mode: None,
+            interpolation: Some(Interpolation::CubicAngle),
         }),
         round(AnimationTrackRemove {
             player: s("AP"),
@@ -267,6 +270,18 @@ fn every_command_params_round_trip() {
             player: s("AP"),
             animation: s("walk"),
             max_keys: Some(10),
+        }),
+        round(AnimationSet {
+            player: s("AP"),
+            animation: s("walk"),
+            length: None,
+            step: Some(0.1),
+            loop_mode: Some(LoopMode::Linear),
+            tracks: vec![TrackSettings {
+                track: 0,
+                update_mode: Some(UpdateMode::Discrete),
+                interpolation: None,
+            }],
         }),
         round(AnimationTreeAddNode {
             tree: s("AT"),
@@ -402,6 +417,8 @@ fn params_keep_their_wire_names() {
         animation: "walk".into(),
         track_type: TrackType::Position3d,
         path: "Mesh".into(),
+        update_mode: None,
+        interpolation: None,
     }
     .params();
     assert_eq!(j["track_type"], "position_3d");
@@ -412,6 +429,7 @@ fn params_keep_their_wire_names() {
             name: "walk".into(),
             length: 1.0,
             loop_mode: LoopMode::default(),
+            step: None,
         }
         .params()["loop_mode"],
         "none"

@@ -17,9 +17,10 @@ use crate::rules::{SafetyClass, Toolset};
 use crate::tools::ToolDef;
 use crate::tools::scene::edit::{editor_meta, editor_read, node_edit, reply_fields, wire_name};
 
-// The track type and loop mode an agent names are the wire's (`commands::TrackType`,
-// `commands::LoopMode`): one type each, its schema the agent's.
-use cmd::{LoopMode, TrackType};
+// The track type, loop mode, update mode and interpolation an agent names are the
+// wire's (`commands::TrackType`, `LoopMode`, `UpdateMode`, `Interpolation`: a name or
+// Godot's integer): one type each, its schema the agent's.
+use cmd::{Interpolation, LoopMode, TrackSettings, TrackType, UpdateMode};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -35,6 +36,29 @@ pub struct AddAnimationArgs {
     length: f64,
     #[serde(default)]
     loop_mode: LoopMode,
+    /// Snap step in seconds (default 1/30).
+    #[serde(default)]
+    step: Option<f64>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SetAnimationArgs {
+    /// AnimationPlayer/AnimationTree node path.
+    player: String,
+    /// Animation: name, or library/name.
+    animation: String,
+    /// Length in seconds.
+    #[serde(default)]
+    length: Option<f64>,
+    /// Snap step in seconds (0: none).
+    #[serde(default)]
+    step: Option<f64>,
+    #[serde(default)]
+    loop_mode: Option<LoopMode>,
+    /// Per track: update_mode (value tracks), interpolation.
+    #[serde(default)]
+    tracks: Vec<TrackSettings>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -69,6 +93,12 @@ pub struct AddTrackArgs {
     /// Node path from the player's root node, with :property for value/bezier tracks
     /// (e.g. Sprite2D:modulate).
     path: String,
+    /// Value tracks (default continuous).
+    #[serde(default)]
+    update_mode: Option<UpdateMode>,
+    /// Default linear.
+    #[serde(default)]
+    interpolation: Option<Interpolation>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -202,8 +232,30 @@ reply_fields!(
         animation: String,
         length: f64,
         loop_mode: String,
+        step: f64,
     }
 );
+
+reply_fields!(
+    pub(crate) struct AnimationSettings {
+        player: String,
+        animation: String,
+        length: f64,
+        step: f64,
+        loop_mode: String,
+        tracks: Vec<TrackSettingsHeld>,
+        track_count: i64,
+    }
+);
+
+/// One track's settings as Godot holds them after `set_animation`.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct TrackSettingsHeld {
+    track: i64,
+    interpolation: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    update_mode: Option<String>,
+}
 
 reply_fields!(
     pub(crate) struct AnimationRemoved {
@@ -219,6 +271,8 @@ reply_fields!(
         track: i64,
         track_type: String,
         path: String,
+        interpolation: String,
+        update_mode: String,
         track_count: i64,
     }
 );
@@ -300,7 +354,10 @@ pub struct LiveTrack {
     #[serde(rename = "type")]
     track_type: String,
     path: String,
-    interpolation: i64,
+    interpolation: String,
+    /// Value tracks: continuous, discrete or capture.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    update_mode: Option<String>,
     key_count: i64,
     keys: Vec<LiveKey>,
     truncated: bool,
@@ -353,8 +410,8 @@ pub fn tools() -> Vec<ToolDef> {
                 Mutating,
                 "add_animation",
                 "Add an animation",
-                "Add an animation (length, loop mode) to an AnimationPlayer's library in \
-                 the edited scene (one undo action).",
+                "Add an animation (length, loop mode, step) to an AnimationPlayer's library \
+                 in the edited scene (one undo action).",
             ),
             |state, a: AddAnimationArgs| {
                 let p = cmd::AnimationAdd {
@@ -363,8 +420,29 @@ pub fn tools() -> Vec<ToolDef> {
                     name: a.name,
                     length: a.length,
                     loop_mode: a.loop_mode,
+                    step: a.step,
                 };
                 node_edit::<_, AnimationAdded, InSceneOrNull>(state, "set_property", a.player, p)
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                Mutating,
+                "set_animation",
+                "Set an animation's settings",
+                "Set an animation's length, step, loop mode and its tracks' update mode \
+                 and interpolation (one undo action); answers what Godot holds.",
+            ),
+            |state, a: SetAnimationArgs| {
+                let p = cmd::AnimationSet {
+                    player: a.player.clone(),
+                    animation: a.animation,
+                    length: a.length,
+                    step: a.step,
+                    loop_mode: a.loop_mode,
+                    tracks: a.tracks,
+                };
+                node_edit::<_, AnimationSettings, InSceneOrNull>(state, "set_property", a.player, p)
             },
         ),
         ToolDef::planned(
@@ -397,6 +475,8 @@ pub fn tools() -> Vec<ToolDef> {
                     animation: a.animation,
                     track_type: a.track_type,
                     path: a.path,
+                    update_mode: a.update_mode,
+                    interpolation: a.interpolation,
                 };
                 node_edit::<_, TrackAdded, InSceneOrNull>(state, "set_property", a.player, p)
             },
@@ -522,7 +602,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "get_editor_animation",
                 "Get a live animation",
                 "Read an animation as the editor holds it now (unsaved edits included): \
-                 length, loop mode, tracks and keys.",
+                 length, step, loop mode, tracks (update mode, interpolation) and keys.",
             ),
             |a: &GetAnimationArgs| {
                 let p = cmd::AnimationGet {

@@ -27,7 +27,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "List animations",
                 "List the animations of a saved .tscn's AnimationPlayer/AnimationTree \
                  libraries, or of an AnimationLibrary .tres: name, length, loop mode, \
-                 track count.",
+                 step, track count.",
             ),
             list_animations,
         ),
@@ -35,8 +35,9 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "get_animation",
                 "Get an animation",
-                "Read one animation from a .tscn or .tres: its tracks (type, path, \
-                 interpolation) and keyframes (time, transition, typed value).",
+                "Read one animation from a .tscn or .tres: length, step, loop mode, its \
+                 tracks (type, path, interpolation, update mode) and keyframes (time, \
+                 transition, typed value).",
             ),
             get_animation,
         ),
@@ -198,6 +199,8 @@ struct AnimationItem {
     #[serde(skip_serializing_if = "Option::is_none")]
     loop_mode: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    step: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     track_count: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     file: Option<String>,
@@ -229,6 +232,7 @@ async fn list_animations(Call { state, args, .. }: Call<ListAnimationsArgs>) -> 
                 node: f.node.clone(),
                 length: decoded.map(|a| a.length),
                 loop_mode: decoded.map(|a| a.loop_mode),
+                step: decoded.map(|a| a.step),
                 track_count: decoded.map(|a| a.tracks.len()),
                 file: f.anim.as_ref().err().cloned(),
             }
@@ -290,6 +294,7 @@ pub struct AnimationOut {
     animation: String,
     length: f64,
     loop_mode: &'static str,
+    step: f64,
     track_count: usize,
     tracks: Vec<TrackOut>,
 }
@@ -368,6 +373,7 @@ async fn get_animation(Call { state, args, .. }: Call<GetAnimationArgs>) -> Out<
         animation: f.id(),
         length: anim.length,
         loop_mode: anim.loop_mode,
+        step: anim.step,
         track_count: anim.tracks.len(),
         tracks,
     })

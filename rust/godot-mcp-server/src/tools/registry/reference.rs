@@ -129,7 +129,12 @@ pub fn reference_markdown(registry: &Registry) -> String {
                     let ty = match schema.get("enum").and_then(Value::as_array) {
                         Some(values) => values
                             .iter()
-                            .map(|v| format!("`{}`", v.as_str().unwrap_or("?")))
+                            .map(|v| {
+                                format!(
+                                    "`{}`",
+                                    v.as_str().map_or_else(|| v.to_string(), str::to_string)
+                                )
+                            })
                             .collect::<Vec<_>>()
                             .join(" \\| "),
                         None => ty,

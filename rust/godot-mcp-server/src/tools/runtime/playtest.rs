@@ -196,7 +196,8 @@ fn truthy(v: &Value) -> bool {
         Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0),
         Value::String(s) => !s.is_empty(),
         Value::Array(a) => !a.is_empty(),
-        Value::Object(_) => true,
+        // A failed expression (`watch_error`) holds nothing.
+        Value::Object(o) => !o.contains_key("$error"),
     }
 }
 
@@ -415,11 +416,8 @@ async fn drive(
             values[i] = match probe_reply::<ValueReply>(session, request).await? {
                 Ok(v) => v.value.to_json(),
                 // An expression that fails is a failed expectation, said as it is.
-                Err(r) => json!({"error": r.error, "message": r.message}),
+                Err(r) => godot_mcp_protocol::probe::watch_error(&r.error, &r.message),
             };
-            if values[i].get("error").is_some() {
-                values[i] = json!(null);
-            }
         }
     }
     let elapsed = start.elapsed();

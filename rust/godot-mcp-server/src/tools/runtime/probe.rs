@@ -75,7 +75,24 @@ pub(crate) async fn probe_reply<T: DeserializeOwned>(
 
 /// A probe refusal, as the precondition it names.
 pub(crate) fn probe_refusal(r: ProbeRefusal) -> ToolError {
+    if EXPRESSION_FAILURES.contains(&r.error.as_str()) {
+        return expression_error(r);
+    }
     ToolError::new(ErrorCode::PreconditionFailed, r.message).required(r.error)
+}
+
+/// The probe's refusals of an expression Godot could not run.
+const EXPRESSION_FAILURES: [&str; 3] = ["parse_error", "execute_failed", "method_not_called"];
+
+/// An expression Godot could not parse or run: the agent's input, with Godot's own text
+/// (`watch[i]: …` names the watch; anything else is the call's `expression`).
+fn expression_error(r: ProbeRefusal) -> ToolError {
+    let param = match r.message.split_once(": ") {
+        Some((w, _)) if w.starts_with("watch[") => w.to_string(),
+        _ => "expression".to_string(),
+    };
+    ToolError::invalid_params(param, format!("Godot's Expression: {}", r.message))
+        .details(serde_json::json!({"expression_error": r.error}))
 }
 
 /// Sends `request` to the game's probe; its answer `T`, a refusal as an error.
@@ -421,7 +438,8 @@ pub(super) async fn monitor_property(
 pub struct EvalArgs {
     #[serde(default)]
     session_id: Option<String>,
-    /// Godot Expression; base: the current scene's root.
+    /// Godot Expression; base: the current scene; engine singletons (Time, Input,
+    /// ProjectSettings…) by name.
     expression: String,
 }
 
