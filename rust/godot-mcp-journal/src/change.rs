@@ -33,7 +33,7 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use rusqlite::params;
+use rusqlite::{OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
 use crate::durable;
@@ -60,6 +60,13 @@ pub(crate) const CREATE: &str = r#"
         PRIMARY KEY (txn_id, idx)
     ) STRICT;
 "#;
+
+/// The most bytes of pre-images one change retains in sum (each file's pre-image
+/// is its bytes before the change: every file it overwrites or deletes). A
+/// change past it is refused before anything is recorded or written
+/// ([`ChangeError::TooLarge`]); the journal holds them in one SQLite transaction
+/// and in memory while the change runs. See docs/recovery.md.
+pub const MAX_CHANGE_PREIMAGE_BYTES: u64 = 256 * 1024 * 1024;
 
 /// A change to make: its files in the order they are applied.
 #[derive(Clone, Debug)]
@@ -238,6 +245,18 @@ crate::journal::journal_error!(
         /// The change names no file, or one file twice.
         #[error("invalid change: {0}")]
         Invalid(String),
+        /// The files the change overwrites or deletes hold more bytes than a
+        /// change retains as pre-images; nothing was recorded or written.
+        #[error(
+            "the change overwrites or deletes {total} bytes, more than the {limit} bytes a \
+             change keeps to put its files back; nothing was written"
+        )]
+        TooLarge {
+            /// The pre-images' bytes in sum.
+            total: u64,
+            /// [`MAX_CHANGE_PREIMAGE_BYTES`].
+            limit: u64,
+        },
         /// Quarantined transactions close the write gate.
         #[error("write gate closed: quarantined transaction(s) must be resolved first")]
         GateClosed {
@@ -417,26 +436,36 @@ pub(crate) fn settle(
         }
         let target = root.join(&file.path);
         let temp = root.join(&file.temp);
-        let restored = match file.pre {
-            FileState::Absent => remove_durably(storage, &target),
-            FileState::Present { .. } => {
-                let Some(Some(image)) = preimages.get(i) else {
+        let image = match file.pre {
+            FileState::Absent => None,
+            FileState::Present { .. } => match preimages.get(i) {
+                Some(Some(image)) => Some(image),
+                _ => {
                     return quarantine(format!(
                         "{} is at its post-state and its pre-image is missing; the change \
                          cannot be put back: {}",
                         file.path,
                         names(files)
                     ));
-                };
-                restore(storage, &target, &temp, image)
-            }
+                }
+            },
         };
-        if let Err(e) = restored {
-            return quarantine(format!(
-                "putting {} back failed ({e}); files: {}",
-                file.path,
-                names(files)
-            ));
+        match put_back(storage, &target, &temp, image, file.post) {
+            Ok(PutBack::Done) => {}
+            Ok(PutBack::Displaced { found, kept }) => {
+                return quarantine(format!(
+                    "{}; files: {}",
+                    displaced_reason(&file.path, found, kept.as_deref()),
+                    names(files)
+                ));
+            }
+            Err(e) => {
+                return quarantine(format!(
+                    "putting {} back failed ({e}); files: {}",
+                    file.path,
+                    names(files)
+                ));
+            }
         }
         cross(fp::CHANGE_AFTER_UNDO);
     }
@@ -539,26 +568,104 @@ fn remove_temps(root: &Path, storage: &dyn Storage, files: &[ChangeFile]) -> io:
     Ok(())
 }
 
-/// Puts `image` back at `target` through `<temp>.undo`: written, fsynced,
-/// renamed over the target, the directory fsynced.
-pub(crate) fn restore(
+/// What [`put_back`] found at the target when it took it.
+#[derive(Debug)]
+pub(crate) enum PutBack {
+    /// The target held the expected state and now holds the pre-state, durably.
+    Done,
+    /// The target held `found`, not the expected state (someone wrote it after it
+    /// was proven): it was left holding that, and `kept` (when `Some`) holds the
+    /// bytes that were to be put back.
+    Displaced {
+        found: FileState,
+        kept: Option<PathBuf>,
+    },
+}
+
+/// Puts a file of a change back at its pre-state — `image` written back, or
+/// (`None`) the file the change created removed — taking the target only while it
+/// holds `expect` (the state it was proven at). Through `<temp>.undo`: written and
+/// fsynced, then **exchanged** with the target (`renameat2(RENAME_EXCHANGE)`; see
+/// `godot_mcp_os::fs::exchange` for macOS and Windows), so whatever the target
+/// held is displaced, not overwritten; what was displaced is checked against
+/// `expect`, and anything else is swapped back (the user's bytes at the target,
+/// ours kept at `.undo`) and reported. A created file is first renamed aside to
+/// `.undo` and checked the same way. The directory is fsynced.
+pub(crate) fn put_back(
     storage: &dyn Storage,
     target: &Path,
     temp: &Path,
-    image: &PreImage,
-) -> io::Result<()> {
+    image: Option<&PreImage>,
+    expect: FileState,
+) -> io::Result<PutBack> {
     let undo = undo_temp(temp);
     if exists(&undo)? {
         storage.remove_file(&undo)?;
     }
-    if let Some(dir) = target.parent() {
-        fs::create_dir_all(dir)?;
+    let dir = durable::parent_dir(target);
+    match image {
+        Some(image) => {
+            if let Some(parent) = target.parent() {
+                fs::create_dir_all(parent)?;
+            }
+            let file = storage.create_temp(&undo, &image.bytes, image.mode)?;
+            storage.sync_file(&undo, &file)?;
+            drop(file);
+            if expect == FileState::Absent {
+                // Nothing to displace: the target must still be absent.
+                match storage.rename_noreplace(&undo, target) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                        return Ok(PutBack::Displaced {
+                            found: durable::read_state(target)?,
+                            kept: Some(undo),
+                        });
+                    }
+                    Err(e) => return Err(e),
+                }
+            } else {
+                storage.exchange(&undo, target)?;
+                let found = durable::read_state(&undo)?;
+                if found != expect {
+                    storage.exchange(&undo, target)?;
+                    storage.sync_dir(dir)?;
+                    return Ok(PutBack::Displaced {
+                        found,
+                        kept: Some(undo),
+                    });
+                }
+                storage.remove_file(&undo)?;
+            }
+        }
+        None => {
+            storage.rename_noreplace(target, &undo)?;
+            let found = durable::read_state(&undo)?;
+            if found != expect {
+                let kept = match storage.rename_noreplace(&undo, target) {
+                    Ok(()) => None,
+                    Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Some(undo),
+                    Err(e) => return Err(e),
+                };
+                storage.sync_dir(dir)?;
+                return Ok(PutBack::Displaced { found, kept });
+            }
+            storage.remove_file(&undo)?;
+        }
     }
-    let file = storage.create_temp(&undo, &image.bytes, image.mode)?;
-    storage.sync_file(&undo, &file)?;
-    drop(file);
-    storage.rename(&undo, target)?;
-    storage.sync_dir(durable::parent_dir(target))
+    storage.sync_dir(dir)?;
+    Ok(PutBack::Done)
+}
+
+/// A [`PutBack::Displaced`] as a quarantine reason.
+pub(crate) fn displaced_reason(path: &str, found: FileState, kept: Option<&Path>) -> String {
+    let kept = match kept {
+        Some(k) => format!("; the bytes of its pre-state are kept at {}", k.display()),
+        None => String::new(),
+    };
+    format!(
+        "{path} changed while it was being put back (it holds {found}): it was left as it \
+         is{kept}"
+    )
 }
 
 fn proof(files: &[ChangeFile], basis: ProofBasis, by: Deriver) -> ChangeProof {
@@ -578,6 +685,15 @@ fn proof(files: &[ChangeFile], basis: ProofBasis, by: Deriver) -> ChangeProof {
             })
             .collect(),
     }
+}
+
+/// The first two entries of `ids` naming one file (device and inode), if any;
+/// `None` entries (absent files) never match.
+pub(crate) fn same_file(ids: &[Option<godot_mcp_os::fs::FileId>]) -> Option<(usize, usize)> {
+    ids.iter().enumerate().find_map(|(j, b)| {
+        let b = (*b)?;
+        ids[..j].iter().position(|a| *a == Some(b)).map(|i| (i, j))
+    })
 }
 
 /// A file of a change, read and checked before the intent.
@@ -697,6 +813,27 @@ impl Journal {
                 pre_bytes,
                 post,
                 temp,
+            });
+        }
+        // One file named twice by two paths (a case variant on a case-insensitive
+        // file system, a hard link) would be applied twice and then found at neither
+        // state: refused before anything is recorded.
+        let ids: Vec<_> = planned.iter().map(|p| p.seen.id).collect();
+        if let Some((a, b)) = same_file(&ids) {
+            return Err(ChangeError::Invalid(format!(
+                "{} and {} are one file (the same device and inode: two spellings of one \
+                 path on a case-insensitive file system, or hard links); name it once",
+                planned[a].rel, planned[b].rel
+            )));
+        }
+        let total: u64 = planned
+            .iter()
+            .map(|p| p.pre_bytes.as_ref().map_or(0, |b| b.len() as u64))
+            .sum();
+        if total > self.change_preimage_limit {
+            return Err(ChangeError::TooLarge {
+                total,
+                limit: self.change_preimage_limit,
             });
         }
         for (p, e) in planned.iter().zip(&req.effects) {
@@ -953,6 +1090,11 @@ impl Journal {
     ) -> Result<(), ChangeError> {
         let intent_json = to_json(&Intent::Change(intent.clone()))?;
         let identity = self.identity.clone();
+        // Any pending terminal row is written first; when that fails (a failed WAL
+        // sync, a fold) the gate is closed and nothing of this change is recorded
+        // or touched.
+        self.conn_mut();
+        self.check_gate()?;
         let conn = self.conn_mut();
         let result = in_txn(conn, |conn| {
             insert_txn(
@@ -1063,7 +1205,16 @@ impl Journal {
         let Some(intent) = intent else {
             return Ok(TxnStatus::Open);
         };
-        let mut settled = self.settle_recorded(txn, &intent, true)?;
+        // Files reconciliation proved back are never re-derived (someone may have
+        // written them since, through a later committed write).
+        let mut settled = match self.files_put_back(txn)? {
+            Some(proof) => Settled {
+                status: TxnStatus::Compensated,
+                proof: Some(proof),
+                reason: None,
+            },
+            None => self.settle_recorded(txn, &intent, true)?,
+        };
         match outcome {
             Ok(outcome) if settled.status == TxnStatus::Compensated => {
                 if let Some(p) = settled.proof.as_mut() {
@@ -1146,18 +1297,58 @@ impl Journal {
         ))
     }
 
+    /// The proof recorded on an open change whose files reconciliation already
+    /// proved back at their pre-state (its editor part still owed): those files are
+    /// never re-derived or touched again. `None`: not recorded.
+    fn files_put_back(&self, txn: TxnId) -> rusqlite::Result<Option<ChangeProof>> {
+        let json: Option<Option<String>> = self
+            .conn()
+            .query_row(
+                "SELECT proof_json FROM transactions WHERE id = ?1 AND state = 'open'",
+                [txn.to_string()],
+                |r| r.get(0),
+            )
+            .optional()?;
+        Ok(
+            match json.flatten().map(|j| serde_json::from_str::<Proof>(&j)) {
+                Some(Ok(Proof::Change(p))) => Some(p),
+                _ => None,
+            },
+        )
+    }
+
     /// Settles every change a previous process left open (of this project
     /// object and generation; others are quarantined like any foreign row):
     /// committed, compensated (put back from the retained pre-images) or
-    /// quarantined. Each is recorded in its own SQLite transaction after its
-    /// files are durable, so a crash in here leaves the rest open for the next
-    /// run, which derives the same outcome. Returns what it recorded.
+    /// quarantined. Every outcome is derived first, then the project's file
+    /// system is synced once (`syncfs`: the last rename or unlink a change made
+    /// may not be durable yet), then each is recorded in its own SQLite
+    /// transaction, so a crash in here leaves the rest open for the next run,
+    /// which derives the same outcome. A change whose editor part is owed an undo
+    /// stays open with its files' put-back proof recorded (and its pre-images
+    /// released): a later run never re-derives those files. Returns what it recorded.
     pub(crate) fn reconcile_changes(
         &mut self,
         rows: &[(TxnId, ChangeIntent)],
-    ) -> rusqlite::Result<Vec<(TxnId, TxnStatus, Option<String>)>> {
+    ) -> Result<Vec<(TxnId, TxnStatus, Option<String>)>, crate::reconcile::ReconcileError> {
         let mut out = Vec::with_capacity(rows.len());
+        // (txn, settled, whether the row stays open with the files' proof).
+        let mut to_record: Vec<(TxnId, Settled, bool)> = Vec::new();
         for (txn, intent) in rows {
+            if let Some(part) = &intent.editor
+                && self.files_put_back(*txn)?.is_some()
+            {
+                out.push((
+                    *txn,
+                    TxnStatus::Open,
+                    Some(format!(
+                        "every file was put back; its editor part ({} on {}) waits for the \
+                         editor to connect",
+                        part.action, part.scene
+                    )),
+                ));
+                continue;
+            }
             let mut settled = self.settle_recorded(*txn, intent, false)?;
             if settled.status == TxnStatus::Compensated {
                 settled.reason = Some(
@@ -1165,6 +1356,7 @@ impl Journal {
                         .into(),
                 );
             }
+            let mut owed = false;
             if let Some(part) = &intent.editor {
                 match settled.status {
                     // A file is written only after the editor applied its part.
@@ -1182,28 +1374,71 @@ impl Journal {
                     }
                     // Files back at their pre-state (or none): the editor part may have
                     // been applied; it is owed an undo, settled when an editor connects
-                    // ([`Journal::owed_editor_parts`]). The row stays open.
+                    // ([`Journal::owed_editor_parts`]). The row stays open, the files'
+                    // proof recorded on it.
                     _ => {
-                        out.push((
-                            *txn,
-                            TxnStatus::Open,
-                            Some(format!(
-                                "every file was put back; its editor part ({} on {}) waits \
-                                 for the editor to connect",
-                                part.action, part.scene
-                            )),
+                        owed = true;
+                        settled.reason = Some(format!(
+                            "every file was put back; its editor part ({} on {}) waits \
+                             for the editor to connect",
+                            part.action, part.scene
                         ));
-                        continue;
                     }
                 }
             }
+            to_record.push((*txn, settled, owed));
+        }
+        // Durable before any row claims it: the files a row proves (a committed
+        // change's last unlink, say) may still be only in the page cache.
+        if to_record
+            .iter()
+            .any(|(_, s, _)| s.status != TxnStatus::Quarantined)
+        {
+            let mut dirs: Vec<PathBuf> = rows
+                .iter()
+                .flat_map(|(_, i)| &i.files)
+                .map(|f| durable::parent_dir(&self.root.join(&f.path)).to_path_buf())
+                .collect();
+            dirs.sort();
+            dirs.dedup();
+            crate::storage::sync_tree(&*self.storage, &self.root, &dirs)
+                .map_err(crate::reconcile::ReconcileError::Sync)?;
+        }
+        for (txn, settled, owed) in to_record {
+            if owed {
+                in_txn(self.conn(), |conn| {
+                    record_files_put_back(conn, txn, settled.proof.as_ref())
+                })?;
+                out.push((txn, TxnStatus::Open, settled.reason));
+                continue;
+            }
             in_txn(self.conn(), |conn| {
-                record_change_terminal(conn, *txn, &settled)
+                record_change_terminal(conn, txn, &settled)
             })?;
-            out.push((*txn, settled.status, settled.reason));
+            out.push((txn, settled.status, settled.reason));
         }
         Ok(out)
     }
+}
+
+/// Records on an open change that its files are proven back at their pre-state
+/// (`proof`), and releases its pre-images: nothing will put them back again.
+fn record_files_put_back(
+    conn: &rusqlite::Connection,
+    txn: TxnId,
+    proof: Option<&ChangeProof>,
+) -> rusqlite::Result<()> {
+    let Some(proof) = proof else {
+        return Ok(());
+    };
+    let json = to_json(&Proof::Change(proof.clone()))?;
+    conn.prepare_cached(
+        "UPDATE transactions SET proof_json = ?2 WHERE id = ?1 AND state = 'open'",
+    )?
+    .execute(params![txn.to_string(), json])?;
+    conn.prepare_cached("DELETE FROM change_preimages WHERE txn_id = ?1")?
+        .execute([txn.to_string()])?;
+    Ok(())
 }
 
 /// Moves the change from `open` to its settled state; its pre-images go with a
@@ -1525,6 +1760,252 @@ mod tests {
         assert_eq!(status, TxnStatus::Compensated);
         assert_eq!(status_of(&j).0, TxnStatus::Compensated);
         assert!(j.owed_editor_parts().unwrap().is_empty());
+    }
+
+    /// Guards against (issue 41, item 2): reconciliation recording a change
+    /// `committed` before its last unlink is durable. A 5-file move dies right after
+    /// its last delete (before that folder's fsync); the next start finds every file
+    /// at its post-state and records `committed`; then the power fails. What the
+    /// disk keeps must be what the row says: the deleted `.uid` stays deleted.
+    #[cfg(feature = "failpoints")]
+    #[test]
+    fn a_change_reconciled_committed_is_durable_before_its_row() {
+        use crate::storage::{Injected, PowerLossSim, StorageOp};
+        use std::sync::atomic::AtomicBool;
+
+        /// Dies (panics) at the fsync after the last delete, once armed.
+        fn hook(unlinked: &AtomicBool, op: StorageOp<'_>) -> io::Result<()> {
+            match op {
+                StorageOp::RemoveFile(p) if p.ends_with("old.tscn.uid") => {
+                    unlinked.store(true, Ordering::SeqCst);
+                }
+                StorageOp::SyncDir(_) if unlinked.swap(false, Ordering::SeqCst) => {
+                    panic!("the server died after its last unlink")
+                }
+                _ => {}
+            }
+            Ok(())
+        }
+        let storage = Arc::new(Injected {
+            state: AtomicBool::new(false),
+            hook,
+            inner: PowerLossSim::default(),
+        });
+        let (dir, project, mut j) = project(storage.clone());
+        let died = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let _ = j.apply_change(move_like(None));
+        }));
+        assert!(died.is_err());
+        drop(j);
+        assert!(!project.join("old.tscn.uid").exists());
+        let mut j =
+            Journal::open_with_storage(&dir.path().join("s"), &project, storage.clone()).unwrap();
+        let report = j.reconcile().unwrap();
+        assert_eq!(report.committed, 1, "{report:?}");
+        drop(j);
+        storage.inner.power_loss().unwrap();
+        assert!(
+            !project.join("old.tscn.uid").exists(),
+            "recorded committed, but a power loss brought the deleted file back"
+        );
+        assert!(!project.join("old.tscn").exists());
+        assert_eq!(fs::read(project.join("main.tscn")).unwrap(), b"new ref");
+    }
+
+    /// Guards against (issue 41, item 6): a put-back overwriting what someone saved
+    /// after the change proved the file at its post-state. A 5-file change fails at
+    /// its last file; as the first file is put back, the user saves one file the
+    /// change wrote (an overwritten one, then, in a second run, one it created). The
+    /// user's bytes stay, and the change is quarantined naming the file, never
+    /// recorded compensated.
+    #[test]
+    fn a_put_back_never_overwrites_a_file_saved_meanwhile() {
+        use std::sync::Mutex;
+        struct Saves {
+            unlinks: AtomicUsize,
+            /// Written by "the user" at the first put-back's temp, once.
+            user: Mutex<Option<(PathBuf, &'static [u8])>>,
+        }
+        fn hook(s: &Saves, op: StorageOp<'_>) -> io::Result<()> {
+            match op {
+                StorageOp::RemoveFile(path)
+                    if !is_journal_temp(path)
+                        && s.unlinks.fetch_add(1, Ordering::SeqCst) + 1 == 2 =>
+                {
+                    Err(io::Error::other("injected unlink failure"))
+                }
+                StorageOp::CreateTemp(path) if path.to_string_lossy().ends_with(".undo") => {
+                    if let Some((file, bytes)) = s.user.lock().unwrap().take() {
+                        fs::write(file, bytes).unwrap();
+                    }
+                    Ok(())
+                }
+                _ => Ok(()),
+            }
+        }
+        for (file, bytes) in [
+            ("main.tscn", &b"the user's ref"[..]),
+            ("b/new.tscn", &b"the user's scene"[..]),
+        ] {
+            let storage = Arc::new(Injected {
+                state: Saves {
+                    unlinks: AtomicUsize::new(0),
+                    user: Mutex::new(None),
+                },
+                hook,
+                inner: RealStorage,
+            });
+            let (_dir, project, mut j) = project(storage.clone());
+            *storage.state.user.lock().unwrap() = Some((project.join(file), bytes));
+            let err = j.apply_change(move_like(None)).unwrap_err();
+            assert!(storage.state.user.lock().unwrap().is_none(), "never saved");
+            assert_eq!(fs::read(project.join(file)).unwrap(), bytes, "{err}");
+            let (status, reason) = status_of(&j);
+            assert_eq!(status, TxnStatus::Quarantined, "{err}");
+            assert!(
+                reason.unwrap().contains(&format!("{file} changed")),
+                "{err}"
+            );
+        }
+    }
+
+    /// Guards against (issue 41, item 16): a change whose pre-images are unbounded in
+    /// sum. Past the bound (lowered here to 10 bytes; the move's overwritten and
+    /// deleted files hold 15) the change is refused before anything is recorded or
+    /// written, not even a folder; at the bound it runs.
+    #[test]
+    fn a_change_past_the_pre_image_bound_is_refused_before_anything_is_written() {
+        let (_dir, project, mut j) = project(Arc::new(RealStorage));
+        j.change_preimage_limit = 10;
+        let err = j.apply_change(move_like(None)).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                ChangeError::TooLarge {
+                    total: 15,
+                    limit: 10
+                }
+            ),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("nothing was written"));
+        assert!(!project.join("b").exists(), "a folder was made");
+        assert_eq!(fs::read(project.join("main.tscn")).unwrap(), b"old ref");
+        assert!(
+            j.list_transactions(&TxnFilter::default())
+                .unwrap()
+                .is_empty()
+        );
+        j.change_preimage_limit = 15;
+        j.apply_change(move_like(None)).unwrap();
+    }
+
+    /// Guards against (issue 41, item 10): two names of one file in a change (case
+    /// variants on a case-insensitive file system) applied twice, then found at
+    /// neither state and quarantined, which closes the gate for every agent. Files
+    /// are told apart by identity (device and inode): the identity function matches
+    /// the second of two equal ids and never two absent files, and a change naming
+    /// two hard links of one file (the same identity on Linux) is refused before
+    /// anything is recorded or written.
+    #[test]
+    fn two_names_of_one_file_are_refused_by_identity_before_anything_is_written() {
+        use godot_mcp_os::fs::FileId;
+        let id = |ino| Some(FileId { dev: 1, ino });
+        assert_eq!(same_file(&[id(1), id(2), None, id(1)]), Some((0, 3)));
+        assert_eq!(same_file(&[None, None, id(2)]), None);
+        assert_eq!(same_file(&[id(1), id(2)]), None);
+
+        let (_dir, project, mut j) = project(Arc::new(RealStorage));
+        fs::hard_link(project.join("main.tscn"), project.join("Main.tscn")).unwrap();
+        let w = |p: &str, b: &[u8]| ChangeEffect {
+            rel_path: p.into(),
+            op: ChangeOp::Write(b.to_vec()),
+            expected: Some(FileState::of(b"old ref")),
+        };
+        let err = j
+            .apply_change(FileChange {
+                effects: vec![w("main.tscn", b"one"), w("Main.tscn", b"two")],
+                idempotency: None,
+                tool_family: "files".into(),
+                operation: "write".into(),
+            })
+            .unwrap_err();
+        assert!(matches!(err, ChangeError::Invalid(_)), "{err:?}");
+        assert!(err.to_string().contains("one file"), "{err}");
+        assert_eq!(fs::read(project.join("main.tscn")).unwrap(), b"old ref");
+        assert!(
+            j.list_transactions(&TxnFilter::default())
+                .unwrap()
+                .is_empty()
+        );
+        assert_eq!(j.gate(), &WriteGate::Open);
+    }
+
+    /// Guards against (issue 41, item 1): an owed change reverting a later committed
+    /// write. T1 = {x.gd P→Q, y.gd absent→Y} with an editor part dies after the
+    /// editor's answer; the next start finds its files back (owed: open). With no
+    /// editor, a write of x.gd = Q (expected P) commits as T2. Another start, and the
+    /// editor's answer at last, must leave x.gd at Q: T1's files were proven back
+    /// once and are never re-derived or touched again.
+    #[test]
+    fn an_owed_change_never_reverts_a_later_committed_write() {
+        let (dir, project, mut j) = project(Arc::new(RealStorage));
+        fs::write(project.join("x.gd"), b"P").unwrap();
+        let t1 = FileChange {
+            effects: vec![
+                ChangeEffect {
+                    rel_path: "x.gd".into(),
+                    op: ChangeOp::Write(b"Q".to_vec()),
+                    expected: Some(FileState::of(b"P")),
+                },
+                ChangeEffect {
+                    rel_path: "y.gd".into(),
+                    op: ChangeOp::Write(b"Y".to_vec()),
+                    expected: Some(FileState::Absent),
+                },
+            ],
+            idempotency: None,
+            tool_family: "files".into(),
+            operation: "change".into(),
+        };
+        struct Dies;
+        impl EditorHook for Dies {
+            fn apply(&mut self) -> EditorSent {
+                panic!("killed after the editor's answer")
+            }
+            fn undo(&mut self) -> Result<EditorPartOutcome, String> {
+                unreachable!()
+            }
+        }
+        let died = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let _ = j.apply_change_with(t1, None, Some((part(), &mut Dies)));
+        }));
+        assert!(died.is_err());
+        drop(j);
+        let reopen = || {
+            let mut j =
+                Journal::open_with_storage(&dir.path().join("s"), &project, Arc::new(RealStorage))
+                    .unwrap();
+            let report = j.reconcile().unwrap();
+            (j, report)
+        };
+        let (mut j, report) = reopen();
+        assert_eq!(report.editor_waiting.len(), 1, "{report:?}");
+        let mut t2 = crate::journal::FileWrite::new("x.gd", b"Q", "files", "write");
+        t2.expected = Some(FileState::of(b"P"));
+        j.write_file(t2).unwrap();
+        drop(j);
+        let (mut j, report) = reopen();
+        assert_eq!(report.editor_waiting.len(), 1, "{report:?}");
+        assert_eq!(fs::read(project.join("x.gd")).unwrap(), b"Q", "T2 reverted");
+        let owed = j.owed_editor_parts().unwrap();
+        let status = j
+            .settle_owed_editor(owed[0].0, Ok(EditorPartOutcome::Undone))
+            .unwrap();
+        assert_eq!(status, TxnStatus::Compensated);
+        assert_eq!(fs::read(project.join("x.gd")).unwrap(), b"Q", "T2 reverted");
+        assert!(!project.join("y.gd").exists());
+        assert_eq!(j.gate(), &WriteGate::Open);
     }
 
     /// Guards against: a stale file caught before the intent recording

@@ -292,6 +292,12 @@ impl IntentLog {
         &self.path
     }
 
+    /// Bytes left after the tail before a restart (tests fill the log with it).
+    #[cfg(test)]
+    pub(crate) fn room(&self) -> u64 {
+        self.capacity.saturating_sub(self.tail)
+    }
+
     /// Records appended and not yet folded.
     pub(crate) fn unfolded(&self) -> usize {
         self.pending.len()

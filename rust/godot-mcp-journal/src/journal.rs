@@ -72,8 +72,16 @@ pub struct Journal {
     /// The intent log's fsync, overlapped with the temp file's (started on
     /// the first write).
     log_sync: Option<BackgroundSync>,
+    /// The most bytes of pre-images one change may retain
+    /// ([`crate::change::MAX_CHANGE_PREIMAGE_BYTES`]; tests lower it).
+    pub(crate) change_preimage_limit: u64,
+    /// Where this open set aside an intent log a previous journal left (see
+    /// [`clear_for_new_journal`]).
+    set_aside_log: Option<PathBuf>,
     /// Held for the journal's lifetime: one project, one writer.
     _lease: Lease,
+    /// The same, inside the project folder ([`crate::lease::PROJECT_FILE`]).
+    _project_lease: Lease,
 }
 
 /// A live write's terminal row, waiting to be written (see [`Journal::pending`]).
@@ -543,7 +551,54 @@ fn create_journal(storage: &dyn Storage, path: &Path) -> Result<(), MigrateError
     crate::storage::stage_and_rename(storage, &temp, path, &bytes, 0o644).map_err(MigrateError::Io)
 }
 
+/// Clears what a previous journal left beside `db_path` before a new one is made
+/// there: its `-wal` and `-shm` (SQLite would replay the old WAL into the new
+/// image) are removed, and its intent log, whose records the new journal's salt
+/// cannot read (open intents among them), is set aside under a name of its own,
+/// not overwritten: returned, and reported by reconciliation. Durable (the folder
+/// fsynced) before the new journal is renamed into place.
+fn clear_for_new_journal(
+    storage: &dyn Storage,
+    state_dir: &Path,
+    db_path: &Path,
+) -> io::Result<Option<PathBuf>> {
+    let mut touched = false;
+    for suffix in ["-wal", "-shm"] {
+        let mut stale = db_path.as_os_str().to_owned();
+        stale.push(suffix);
+        match fs::remove_file(PathBuf::from(stale)) {
+            Ok(()) => touched = true,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let log = state_dir.join(crate::intent_log::LOG_FILE);
+    let aside = state_dir.join(format!(
+        "{}.set-aside-{}",
+        crate::intent_log::LOG_FILE,
+        now_ms()
+    ));
+    // Directly, as SQLite and the log itself write the state dir; the folder is
+    // fsynced through the seam below.
+    let set_aside = match godot_mcp_os::fs::rename_noreplace(&log, &aside) {
+        Ok(()) => Some(aside),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e),
+    };
+    if touched || set_aside.is_some() {
+        storage.sync_dir(state_dir)?;
+    }
+    Ok(set_aside)
+}
+
 impl Journal {
+    /// An intent log a previous journal left, set aside when this journal was
+    /// made anew (its records are not reconciled: the journal that could read
+    /// them is gone). `None` on every other open.
+    pub fn set_aside_intent_log(&self) -> Option<&Path> {
+        self.set_aside_log.as_deref()
+    }
+
     /// Opens the journal of `project_root` under the state root `state_root`
     /// (see [`state_dir::state_root`]): takes the project lease, loads or
     /// establishes the project identity, opens and migrates the SQLite journal.
@@ -572,11 +627,22 @@ impl Journal {
                 source,
             })?;
         let lease = Lease::acquire(&state_dir)?;
+        // And inside the project: a server with another state dir, or reaching
+        // the folder by another path, meets this one there.
+        let project_lease = Lease::acquire_in_project(&root)?;
         let (identity, identity_renamed) =
             ProjectIdentity::load_or_establish(&*storage, &state_dir, &root)?;
         let db_path = state_dir.join(JOURNAL_FILE);
         let created = !db_path.try_exists().map_err(MigrateError::Io)?;
+        let mut set_aside_log = None;
         if created {
+            set_aside_log =
+                clear_for_new_journal(&*storage, &state_dir, &db_path).map_err(|source| {
+                    OpenError::StateDir {
+                        path: state_dir.clone(),
+                        source,
+                    }
+                })?;
             create_journal(&*storage, &db_path)?;
         }
         // One folder fsync makes both renames durable (a fresh start's two
@@ -630,7 +696,10 @@ impl Journal {
             gate: WriteGate::Unreconciled,
             storage,
             log_sync: None,
+            change_preimage_limit: crate::change::MAX_CHANGE_PREIMAGE_BYTES,
+            set_aside_log,
             _lease: lease,
+            _project_lease: project_lease,
         })
     }
 
@@ -1887,6 +1956,127 @@ mod tests {
         assert!(matches!(again, Err(WriteError::NotReconciled)), "{again:?}");
         assert_eq!(head(&log_path), before, "the log was not restarted");
         assert!(!project.join("c.txt").exists());
+    }
+
+    /// Guards against (issue 41, item 5): a change going ahead after the write of
+    /// the pending terminal row failed. The log is filled so that the last write's
+    /// terminal row does not fit: writing it restarts the log, whose WAL sync fails.
+    /// The change must answer NOT_RECONCILED, record nothing and touch no file.
+    #[test]
+    fn a_change_after_a_failed_flush_is_not_reconciled_and_touches_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("p");
+        fs::create_dir_all(&project).unwrap();
+        let storage = flaky_wal();
+        let mut j =
+            Journal::open_with_storage(&dir.path().join("s"), &project, storage.clone()).unwrap();
+        j.reconcile().unwrap();
+        let room = |j: &Journal| j.log.lock().unwrap().room();
+        let write = |j: &mut Journal, path: &str, n: usize| {
+            j.write_file(FileWrite::new(path, &vec![7; n], "t", "write"))
+                .unwrap();
+        };
+        // Calibration: what a create after a write (`create`), and an overwrite
+        // carrying 1000 bytes of pre-image (`1000 + over`), take of the log.
+        write(&mut j, "g.bin", 1000);
+        let r1 = room(&j);
+        write(&mut j, "g.bin", 1);
+        let over = r1 - room(&j) - 1000;
+        let r2 = room(&j);
+        write(&mut j, "h.bin", 1);
+        let create = r2 - room(&j);
+        // The real sequence: a create, then an overwrite whose pre-image leaves
+        // 16 bytes, less than any terminal row.
+        let n = room(&j) - create - over - 16;
+        write(&mut j, "f.bin", n as usize);
+        write(&mut j, "f.bin", 1);
+        // A terminal record is a 32-byte header and its JSON: it cannot fit.
+        assert!(room(&j) <= 32, "the calibration did not hold: {}", room(&j));
+        storage
+            .state
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        let change = crate::change::FileChange {
+            effects: vec![crate::change::ChangeEffect {
+                rel_path: "c.txt".into(),
+                op: crate::change::ChangeOp::Write(b"c".to_vec()),
+                expected: None,
+            }],
+            idempotency: None,
+            tool_family: "t".into(),
+            operation: "change".into(),
+        };
+        let answer = j.apply_change(change);
+        assert!(!storage.state.load(std::sync::atomic::Ordering::SeqCst));
+        assert!(
+            matches!(answer, Err(crate::change::ChangeError::NotReconciled)),
+            "{answer:?}"
+        );
+        assert!(!project.join("c.txt").exists(), "a file was touched");
+        assert_eq!(
+            count(
+                &j,
+                "SELECT COUNT(*) FROM transactions WHERE operation = 'change'"
+            ),
+            0,
+            "the change was recorded"
+        );
+    }
+
+    /// Guards against (issue 41, item 13): a journal made anew (its database file
+    /// gone) replaying the `-wal` an earlier journal left into the fresh image, and
+    /// overwriting that journal's intent log unread. The new journal holds no row
+    /// of the old one; the old log is set aside byte for byte and reported.
+    #[test]
+    fn a_new_journal_replays_no_stale_wal_and_sets_the_old_log_aside() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("p");
+        fs::create_dir_all(&project).unwrap();
+        let state = dir.path().join("s");
+        let mut j = Journal::open(&state, &project).unwrap();
+        j.reconcile().unwrap();
+        for i in 0..3u8 {
+            j.write_file(FileWrite::new("a.txt", &[i], "t", "write"))
+                .unwrap();
+        }
+        // Folded into the database: the WAL holds the rows.
+        assert_eq!(j.list_transactions(&TxnFilter::default()).unwrap().len(), 3);
+        j.write_file(FileWrite::new("b.txt", b"b", "t", "write"))
+            .unwrap();
+        let db = j.state_dir().join(JOURNAL_FILE);
+        let side = |suffix: &str| PathBuf::from(format!("{}{suffix}", db.display()));
+        let log = j.state_dir().join(crate::intent_log::LOG_FILE);
+        let saved: Vec<(PathBuf, Vec<u8>)> = [side("-wal"), side("-shm"), log.clone()]
+            .into_iter()
+            .map(|p| {
+                let bytes = fs::read(&p).unwrap();
+                (p, bytes)
+            })
+            .collect();
+        assert!(saved[0].1.len() > 32, "the WAL holds frames");
+        drop(j);
+        fs::remove_file(&db).unwrap();
+        for (p, bytes) in &saved {
+            fs::write(p, bytes).unwrap();
+        }
+        let mut j = Journal::open(&state, &project).unwrap();
+        let report = j.reconcile().unwrap();
+        assert!(
+            j.list_transactions(&TxnFilter::default())
+                .unwrap()
+                .is_empty(),
+            "the new journal replayed the old one's WAL"
+        );
+        let aside = report.set_aside_log.clone().expect("the old log set aside");
+        assert_eq!(fs::read(&aside).unwrap(), saved[2].1);
+        assert!(
+            report
+                .stderr_lines()
+                .iter()
+                .any(|l| l.contains(&aside.display().to_string())),
+            "{report:?}"
+        );
+        j.write_file(FileWrite::new("c.txt", b"c", "t", "write"))
+            .unwrap();
     }
 
     #[test]

@@ -19,6 +19,13 @@ use std::path::{Path, PathBuf};
 /// The lock file's name inside the project state dir.
 pub const FILE_NAME: &str = "lease.lock";
 
+/// The second lock, inside the project itself (in Godot's own cache folder,
+/// `.godot/`, which is never project content): every server of one project folder
+/// meets there, whatever its state dir (`GODOT_MCP_STATE_DIR`, `XDG_STATE_HOME`,
+/// another user) or the path it reached the folder by (a second mount, a
+/// symlink). See docs/recovery.md for a shared network folder.
+pub const PROJECT_FILE: &str = ".godot/godot-mcp.lease";
+
 /// How long a start waits for the kernel to drop the lock of a holder that has
 /// finished dying (see the module docs). A holder still holding it after that
 /// is reported as [`LeaseError::Held`].
@@ -61,7 +68,24 @@ pub enum LeaseError {
 impl Lease {
     /// Takes the lease in `state_dir` without waiting.
     pub fn acquire(state_dir: &Path) -> Result<Self, LeaseError> {
-        let path = state_dir.join(FILE_NAME);
+        Self::acquire_at(state_dir.join(FILE_NAME))
+    }
+
+    /// Takes the lease inside the project folder `root` ([`PROJECT_FILE`]; its
+    /// folder made if missing) without waiting.
+    pub fn acquire_in_project(root: &Path) -> Result<Self, LeaseError> {
+        let path = root.join(PROJECT_FILE);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|source| LeaseError::Io {
+                path: path.clone(),
+                source,
+            })?;
+        }
+        Self::acquire_at(path)
+    }
+
+    /// Takes the lock on the file `path` without waiting.
+    fn acquire_at(path: PathBuf) -> Result<Self, LeaseError> {
         let io_err = |source| LeaseError::Io {
             path: path.clone(),
             source,

@@ -40,6 +40,10 @@ pub struct ReconcileReport {
     /// Changes whose files were put back and whose editor part waits for an editor
     /// to connect (it is owed an undo), with why.
     pub editor_waiting: Vec<QuarantinedTxn>,
+    /// The intent log of an earlier journal, set aside (not replayed) because the
+    /// journal was made anew beside it ([`Journal::set_aside_intent_log`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub set_aside_log: Option<PathBuf>,
 }
 
 impl ReconcileReport {
@@ -58,6 +62,13 @@ impl ReconcileReport {
                     "godot-mcp serve: startup reconciliation {name}={n}"
                 ));
             }
+        }
+        if let Some(log) = &self.set_aside_log {
+            lines.push(format!(
+                "godot-mcp serve: the journal was made anew beside an earlier journal's intent \
+                 log; its records were not reconciled, the log is kept at {}",
+                log.display()
+            ));
         }
         for w in &self.editor_waiting {
             lines.push(format!(
@@ -370,21 +381,17 @@ impl Journal {
             .iter()
             .any(|(_, d)| d.status != TxnStatus::Quarantined)
         {
-            // One syncfs (per OS: see godot_mcp_os::fs) makes every observed rename/unlink durable before a
-            // terminal row claims it, at the cost of one call, not one per row.
-            let dir = godot_mcp_os::fs::open_dir(&self.root).map_err(ReconcileError::Sync)?;
-            match godot_mcp_os::fs::sync_filesystem(&dir) {
-                Ok(()) => {}
-                // Windows flushes a volume only with an administrator's handle:
-                // flush instead each directory whose entries (the target's
-                // rename, the temp's unlink) a terminal file row claims.
-                Err(e) if e.kind() == std::io::ErrorKind::Unsupported => {
-                    for dir in claimed_dirs(&self.root, &derived) {
-                        godot_mcp_os::fs::sync_dir(&dir).map_err(ReconcileError::Sync)?;
-                    }
-                }
-                Err(e) => return Err(ReconcileError::Sync(e)),
-            }
+            // One syncfs (per OS: see godot_mcp_os::fs) makes every observed rename/unlink
+            // durable before a terminal row claims it, at the cost of one call, not one per
+            // row. Windows flushes a volume only with an administrator's handle: there each
+            // directory whose entries (the target's rename, the temp's unlink) a terminal
+            // file row claims is flushed instead.
+            crate::storage::sync_tree(
+                &*self.storage,
+                &self.root,
+                &claimed_dirs(&self.root, &derived),
+            )
+            .map_err(ReconcileError::Sync)?;
         }
         cross(fp::RECONCILE_AFTER_CLEANUP);
 
@@ -394,6 +401,7 @@ impl Journal {
             quarantined: Vec::new(),
             gate: WriteGate::Unreconciled,
             editor_waiting: Vec::new(),
+            set_aside_log: self.set_aside_intent_log().map(Path::to_path_buf),
         };
         for (txn, status, reason) in settled_changes {
             match status {
@@ -627,6 +635,7 @@ mod tests {
             quarantined: vec![],
             gate,
             editor_waiting: vec![],
+            set_aside_log: None,
         }
     }
 
@@ -661,6 +670,7 @@ mod tests {
                 quarantined: vec![q],
             },
             editor_waiting: vec![],
+            set_aside_log: None,
         };
         let lines = r.stderr_lines();
         assert_eq!(

@@ -1398,7 +1398,7 @@ fn act_on_change(
     files: &[crate::change::ChangeFile],
     now: &[ChangeNow],
 ) -> Result<(), RepairRefusal> {
-    use crate::change::{PreImage, remove_durably, restore};
+    use crate::change::{PreImage, PutBack, displaced_reason, put_back, remove_durably};
     let root = &journal.root;
     let storage = journal.storage.clone();
     let mut held: Vec<Option<PreImage>> = Vec::with_capacity(files.len());
@@ -1428,19 +1428,26 @@ fn act_on_change(
     let mut failure = None;
     for (i, (f, n)) in files.iter().zip(now).enumerate().rev() {
         let target = root.join(&f.path);
+        let temp = root.join(&f.temp);
         let result = match &n.step {
-            Some(ChangeStep::Unlink) => remove_durably(&*storage, &target),
+            Some(ChangeStep::Unlink) => put_back(&*storage, &target, &temp, None, n.state),
             Some(ChangeStep::Restore(image)) => {
-                restore(&*storage, &target, &root.join(&f.temp), image)
+                put_back(&*storage, &target, &temp, Some(image), n.state)
             }
             None => continue,
         };
         match result {
-            Ok(()) => done.push(i),
+            Ok(PutBack::Done) => done.push(i),
+            // Someone wrote the file after the last check: theirs is left in place
+            // (and whatever is kept at `.undo` stays).
+            Ok(PutBack::Displaced { found, kept }) => {
+                failure = Some(displaced_reason(&f.path, found, kept.as_deref()));
+                break;
+            }
             Err(e) => {
                 failure = Some(format!("putting {} back failed ({e})", f.path));
                 // A restore cut short may leave its `.undo`; one the change left stays.
-                let undo = crate::change::undo_temp(&root.join(&f.temp));
+                let undo = crate::change::undo_temp(&temp);
                 if !n.temps.iter().any(|(t, _)| *t == undo) {
                     let _ = remove_durably(&*storage, &undo);
                 }
@@ -1466,12 +1473,18 @@ fn act_on_change(
     for i in done {
         let f = &files[i];
         let target = root.join(&f.path);
-        let back = match &held[i] {
-            Some(image) => restore(&*storage, &target, &root.join(&f.temp), image),
-            None => remove_durably(&*storage, &target),
-        };
-        if let Err(e) = back {
-            undone.push(format!("returning {} failed ({e})", f.path));
+        match put_back(
+            &*storage,
+            &target,
+            &root.join(&f.temp),
+            held[i].as_ref(),
+            f.pre,
+        ) {
+            Ok(PutBack::Done) => {}
+            Ok(PutBack::Displaced { found, kept }) => {
+                undone.push(displaced_reason(&f.path, found, kept.as_deref()));
+            }
+            Err(e) => undone.push(format!("returning {} failed ({e})", f.path)),
         }
     }
     Err(RepairRefusal::Unproven(if undone.is_empty() {
@@ -1622,7 +1635,7 @@ mod tests {
 
     /// Guards against: an I/O error in the middle of a change's repair leaving
     /// some files put back and others not. The second step (the restore of
-    /// `a.txt`) fails at its rename: `b.txt`, already removed, is written back,
+    /// `a.txt`) fails at its exchange: `b.txt`, already removed, is written back,
     /// the restore's `.undo` is removed, and every file holds what it held.
     #[test]
     fn a_change_repair_cut_short_returns_every_file_to_what_it_held() {
@@ -1630,11 +1643,11 @@ mod tests {
         use crate::storage::{Injected, StorageOp};
         use std::sync::atomic::{AtomicU8, Ordering};
 
-        // Once armed (1), its next rename fails.
+        // Once armed (1), its next exchange (a put-back's step) fails.
         let storage = std::sync::Arc::new(Injected {
             state: AtomicU8::new(0),
             hook: |armed, op| match op {
-                StorageOp::Rename(..)
+                StorageOp::Exchange(..)
                     if armed
                         .compare_exchange(1, 2, Ordering::SeqCst, Ordering::SeqCst)
                         .is_ok() =>
@@ -1687,6 +1700,8 @@ mod tests {
         let mut left: Vec<_> = fs::read_dir(&project)
             .unwrap()
             .flatten()
+            // Godot's cache folder holds the project lease.
+            .filter(|e| e.file_name() != ".godot")
             .map(|e| {
                 (
                     e.file_name().into_string().unwrap(),

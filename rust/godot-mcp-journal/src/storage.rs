@@ -36,6 +36,27 @@ pub trait Storage: Send + Sync {
     fn create_dir(&self, path: &Path) -> io::Result<()>;
     /// Makes the entries of directory `dir` durable.
     fn sync_dir(&self, dir: &Path) -> io::Result<()>;
+    /// Makes every rename, unlink and write already done on the file system
+    /// holding `root` durable (`syncfs`; see `godot_mcp_os::fs::sync_filesystem`).
+    /// `Unsupported` where the OS cannot (Windows): the caller then syncs
+    /// each directory it claims instead.
+    fn sync_fs(&self, root: &Path) -> io::Result<()> {
+        godot_mcp_os::fs::sync_filesystem(&godot_mcp_os::fs::open_dir(root)?)
+    }
+}
+
+/// Makes every entry under `root` that `dirs` names durable: one [`Storage::sync_fs`],
+/// or, where the OS has none, each of `dirs` synced in turn.
+pub fn sync_tree(storage: &dyn Storage, root: &Path, dirs: &[PathBuf]) -> io::Result<()> {
+    match storage.sync_fs(root) {
+        Err(e) if e.kind() == io::ErrorKind::Unsupported => {
+            for dir in dirs {
+                storage.sync_dir(dir)?;
+            }
+            Ok(())
+        }
+        other => other,
+    }
 }
 
 /// One storage operation, as [`Injected`]'s hook sees it before it runs.
@@ -50,6 +71,7 @@ pub enum StorageOp<'a> {
     RemoveFile(&'a Path),
     CreateDir(&'a Path),
     SyncDir(&'a Path),
+    SyncFs(&'a Path),
 }
 
 /// A storage (`inner`: the file system, [`RealStorage`], or the power-loss
@@ -98,6 +120,10 @@ impl<S: Send + Sync, T: Storage> Storage for Injected<S, T> {
     fn sync_dir(&self, dir: &Path) -> io::Result<()> {
         (self.hook)(&self.state, StorageOp::SyncDir(dir))?;
         self.inner.sync_dir(dir)
+    }
+    fn sync_fs(&self, root: &Path) -> io::Result<()> {
+        (self.hook)(&self.state, StorageOp::SyncFs(root))?;
+        self.inner.sync_fs(root)
     }
 }
 
@@ -543,6 +569,28 @@ mod sim {
                 RealStorage.sync_dir(dir)?;
                 let image = m.dir(dir)?;
                 image.durable = image.cached.clone();
+                Ok(())
+            })
+        }
+
+        /// Every tracked directory and file under `root` made durable (the model
+        /// holds one file system).
+        fn sync_fs(&self, root: &Path) -> io::Result<()> {
+            self.with(|m| {
+                RealStorage.sync_fs(root)?;
+                for (dir, image) in m.dirs.iter_mut() {
+                    if dir.starts_with(root) {
+                        image.durable = image.cached.clone();
+                    }
+                }
+                for node in &mut m.nodes {
+                    if let Node::File {
+                        cached, durable, ..
+                    } = node
+                    {
+                        *durable = Some(cached.clone());
+                    }
+                }
                 Ok(())
             })
         }

@@ -49,6 +49,37 @@ fn a_second_open_in_the_same_process_is_refused() {
     Journal::open(dir.path(), &project).unwrap();
 }
 
+/// Guards against (issue 41, item 9): two servers holding one project because
+/// each keys its lease by its own state dir (another `GODOT_MCP_STATE_DIR`, user,
+/// or mount path of the folder). A second open with another state root, and one
+/// reaching the folder through a symlink, are refused naming the holder; after
+/// the holder closes, the other state root opens.
+#[test]
+fn two_state_dirs_cannot_both_hold_one_project() {
+    let _serial = support::one_at_a_time();
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("p");
+    fs::create_dir(&project).unwrap();
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    let link = dir.path().join("p-link");
+    godot_mcp_os::fs::symlink(&project, &link).unwrap();
+    let first = Journal::open(&a, &project).unwrap();
+    for (root, path) in [(&b, &project), (&b, &link)] {
+        match Journal::open(root, path) {
+            Err(OpenError::Lease(e @ LeaseError::Held { .. })) => {
+                let LeaseError::Held { pid, .. } = &e else {
+                    unreachable!()
+                };
+                assert_eq!(*pid, Some(std::process::id()));
+                assert!(e.to_string().contains(&std::process::id().to_string()));
+            }
+            other => panic!("expected Held, got {other:?}"),
+        }
+    }
+    drop(first);
+    Journal::open(&b, &project).unwrap();
+}
+
 /// Guards against: a lease that outlives a SIGKILLed holder (a stale lock file
 /// would lock the project forever), and a refusal that does not say who holds it.
 #[cfg(feature = "failpoints")]

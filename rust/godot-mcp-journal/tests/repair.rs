@@ -980,13 +980,17 @@ mod change {
         quarantined_row(dir, state, project, j, transaction_id)
     }
 
-    /// Every file under `root` (recursively) and its bytes.
+    /// Every file under `root` (recursively) and its bytes; not Godot's cache
+    /// folder `.godot/` (it holds the project lease).
     fn tree(root: &Path) -> Vec<(String, Vec<u8>)> {
         let mut out = Vec::new();
         let mut dirs = vec![root.to_path_buf()];
         while let Some(d) = dirs.pop() {
             for e in fs::read_dir(&d).unwrap().flatten() {
                 let p = e.path();
+                if p == root.join(".godot") {
+                    continue;
+                }
                 if p.is_dir() {
                     dirs.push(p);
                 } else {

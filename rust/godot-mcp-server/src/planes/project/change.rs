@@ -154,6 +154,12 @@ fn change_error(
             }))
         }
         E::Invalid(why) => ToolError::invalid_params(param, format!("{why}; nothing was written")),
+        e @ E::TooLarge { total, limit } => {
+            ToolError::new(ErrorCode::PreconditionFailed, e.to_string())
+                .param(param)
+                .hint("Split it into smaller changes (commit_change after fewer files).")
+                .details(json!({ "pre_image_bytes": total, "limit": limit, "files": files }))
+        }
         E::Io { path, source } => ToolError::io(&res(&path), &source),
         E::Failed {
             transaction_id,

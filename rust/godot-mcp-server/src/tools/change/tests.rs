@@ -379,3 +379,71 @@ async fn previews_report_the_open_change_and_end_nothing() {
     );
     assert!(root.join("a.gd").exists());
 }
+
+/// Guards against (issue 41, item 14): create_folder and delete_folder acting at once
+/// inside a change, so abandon_change leaves a folder made or removed behind. Both
+/// are refused inside a change, naming it, and nothing is made or removed; after
+/// the change they run.
+#[tokio::test]
+async fn folders_are_refused_inside_a_change_and_nothing_is_made_or_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir(root.join("old")).unwrap();
+    let served = served_with(root, None);
+    let begun = call(&served, "begin_change", json!({})).await.unwrap();
+    let id = begun["change_id"].as_str().unwrap().to_owned();
+    for (tool, path) in [
+        ("create_folder", "res://new"),
+        ("delete_folder", "res://old"),
+    ] {
+        let err = call(&served, tool, json!({"path": path, "confirm": true}))
+            .await
+            .unwrap_err();
+        assert_eq!(err.code, ErrorCode::PreconditionFailed, "{tool}: {err:?}");
+        assert!(err.message.contains(&id), "{tool}: {}", err.message);
+        assert!(err.message.contains("nothing was run"), "{}", err.message);
+    }
+    call(&served, "abandon_change", json!({})).await.unwrap();
+    assert!(
+        !root.join("new").exists(),
+        "a folder made inside the change"
+    );
+    assert!(
+        root.join("old").is_dir(),
+        "a folder removed inside the change"
+    );
+    call(
+        &served,
+        "create_folder",
+        json!({"path": "res://new", "confirm": true}),
+    )
+    .await
+    .unwrap();
+    assert!(root.join("new").is_dir());
+}
+
+/// Guards against (issue 41, item 14): delete_folder answering "deleted" for a folder
+/// someone else removed between its plan and its apply. The answer says the folder
+/// was already gone and that no file was deleted.
+#[test]
+fn delete_folder_does_not_claim_a_folder_someone_else_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir(root.join("old")).unwrap();
+    let served = served_with(root, None);
+    let def = served.registry.get("delete_folder").unwrap();
+    let crate::tools::Handler::Planned(plan) = &def.handler else {
+        panic!("delete_folder is planned")
+    };
+    let plan = plan(served.state.clone(), json!({"path": "res://old"})).unwrap();
+    std::fs::remove_dir(root.join("old")).unwrap();
+    let mut journal_call = crate::planes::project::JournalCall::new("files", "delete_folder");
+    let err = (plan.apply)(&mut journal_call).unwrap_err();
+    assert_eq!(err.code, ErrorCode::PreconditionFailed, "{err:?}");
+    assert!(
+        err.message.contains("no file was deleted"),
+        "{}",
+        err.message
+    );
+    assert!(err.message.contains("already gone"), "{}", err.message);
+}

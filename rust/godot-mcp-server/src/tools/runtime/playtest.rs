@@ -26,6 +26,8 @@ use std::time::Duration;
 const MAX_RUNS: u32 = 20;
 /// Most rows returned (of the first run).
 const MAX_ROWS: usize = 2_000;
+/// Largest playtest file read, in bytes.
+const MAX_PLAYTEST_BYTES: u64 = 1024 * 1024;
 
 /// The playtest file.
 #[derive(Debug, Deserialize)]
@@ -150,26 +152,46 @@ fn load(state: &AppState, path: &ResPath) -> Result<Playtest, ToolError> {
         return Err(bad_file("a playtest file's name ends in .playtest.json"));
     }
     let real = state.project.resolve("path", path)?;
-    let text = std::fs::read_to_string(&real).map_err(|e| {
+    let cannot_read = |e: std::io::Error| {
         ToolError::new(
             ErrorCode::ResourceNotFound,
             format!("cannot read {path}: {e}"),
         )
         .param("path")
-    })?;
+    };
+    let mut text = String::new();
+    {
+        use std::io::Read;
+        std::fs::File::open(&real)
+            .map_err(cannot_read)?
+            .take(MAX_PLAYTEST_BYTES + 1)
+            .read_to_string(&mut text)
+            .map_err(cannot_read)?;
+    }
+    if text.len() as u64 > MAX_PLAYTEST_BYTES {
+        return Err(bad_file(format!(
+            "{path} is larger than {MAX_PLAYTEST_BYTES} bytes; a playtest file is at most that"
+        )));
+    }
     let p: Playtest = serde_json::from_str(&text)
         .map_err(|e| bad_file(format!("{path} is not a playtest: {e}")))?;
     if !(1..=MAX_FRAMES).contains(&p.frames) {
         return Err(bad_file(format!("frames must be 1–{MAX_FRAMES}")));
     }
-    if ResPath::parse(&p.scene).is_err()
-        || !p.scene.ends_with(".tscn") && !p.scene.ends_with(".scn")
-    {
-        return Err(bad_file(format!(
-            "scene {:?} is not a res:// scene",
-            p.scene
-        )));
-    }
+    let scene = match ResPath::parse(&p.scene) {
+        Ok(scene) if p.scene.ends_with(".tscn") || p.scene.ends_with(".scn") => scene,
+        _ => {
+            return Err(bad_file(format!(
+                "scene {:?} is not a res:// scene",
+                p.scene
+            )));
+        }
+    };
+    // Resolved like every argument path: a symlink out of the project is refused.
+    state.project.resolve("path", &scene).map_err(|mut e| {
+        e.message = format!("{path}: scene {}: {}", p.scene, e.message);
+        e
+    })?;
     for (i, inp) in p.input.iter().enumerate() {
         if inp.at_frame == 0 || inp.at_frame > p.frames {
             return Err(bad_file(format!(
@@ -482,6 +504,48 @@ mod tests {
         let d = first_divergence(&[a, other], 3).unwrap();
         assert_eq!((d.run, d.frame, d.watch), (1, 2, 1));
         assert_eq!((d.expected, d.got), (json!(0.75), json!(0.9)));
+    }
+
+    /// Guards against (issue 41, item 12): the `scene` of a playtest file loaded
+    /// unresolved (a symlink to a scene outside the project was run), and a
+    /// playtest file of any size read whole. The scene is refused PATH_REFUSED
+    /// naming the file; a file past the bound is refused before it is parsed.
+    #[test]
+    fn a_playtest_scene_outside_the_project_and_a_huge_file_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(root.join("project.godot"), "config_version=5\n").unwrap();
+        std::fs::write(outside.path().join("evil.tscn"), "[gd_scene format=3]\n").unwrap();
+        godot_mcp_os::fs::symlink(outside.path(), root.join("out")).unwrap();
+        std::fs::write(root.join("in.tscn"), "[gd_scene format=3]\n").unwrap();
+        let p =
+            crate::project_root::Project::discover(Some(root), std::path::Path::new("/")).unwrap();
+        let mut journal = godot_mcp_journal::Journal::open(&root.join(".state"), p.root()).unwrap();
+        journal.reconcile().unwrap();
+        let safety = crate::rules::SafetyState::new(
+            crate::rules::ApprovalConfig::default(),
+            crate::rules::Toolset::ALL.into_iter().collect(),
+        );
+        let state = AppState::new(p, journal, safety);
+        let file = |scene: &str| json!({"scene": scene, "frames": 10}).to_string();
+        std::fs::write(root.join("ok.playtest.json"), file("res://in.tscn")).unwrap();
+        std::fs::write(root.join("out.playtest.json"), file("res://out/evil.tscn")).unwrap();
+        let path = |s: &str| ResPath::parse(s).unwrap();
+        load(&state, &path("res://ok.playtest.json")).unwrap();
+        let err = load(&state, &path("res://out.playtest.json")).unwrap_err();
+        assert_eq!(err.code, ErrorCode::PathRefused, "{err:?}");
+        assert!(
+            err.message.contains("res://out/evil.tscn"),
+            "{}",
+            err.message
+        );
+        let mut huge = file("res://in.tscn");
+        huge.push_str(&" ".repeat(MAX_PLAYTEST_BYTES as usize));
+        std::fs::write(root.join("huge.playtest.json"), huge).unwrap();
+        let err = load(&state, &path("res://huge.playtest.json")).unwrap_err();
+        assert_eq!(err.code, ErrorCode::InvalidParams, "{err:?}");
+        assert!(err.message.contains("larger than"), "{}", err.message);
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! create_folder and delete_folder: plain mkdir / rmdir inside the project,
-//! containment-checked, not journaled.
+//! containment-checked, not journaled. A folder is made or removed at once, so
+//! neither runs inside an agent's change (abandon_change could not undo it).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -11,7 +12,7 @@ use serde_json::json;
 use super::{Done, Op, Step, apply_steps, res};
 use crate::error::{ErrorCode, ToolError};
 use crate::honesty::{Persistence, Undo};
-use crate::planes::project::{self as plane};
+use crate::planes::project::{self as plane, JournalCall};
 use crate::respath::ResPath;
 use crate::state::AppState;
 use crate::tools::common::{DELETED_UNDO_HINT, not_undoable, on_disk};
@@ -43,6 +44,24 @@ pub(super) fn folder_target(state: &AppState, path: &ResPath) -> Result<PathBuf,
         .param("path"));
     }
     state.project.resolve("path", path)
+}
+
+/// Refuses `tool` inside an agent's change: a folder is made or removed at once,
+/// not staged, and abandon_change could not undo it.
+fn refuse_in_change(call: &JournalCall, tool: &str) -> Result<(), ToolError> {
+    let Some(stage) = &call.stage else {
+        return Ok(());
+    };
+    let id = stage.lock().id.to_string();
+    Err(ToolError::new(
+        ErrorCode::PreconditionFailed,
+        format!(
+            "{tool} is refused inside change {id}: a folder is made or removed at once, not \
+             staged, and abandon_change could not undo it; nothing was run"
+        ),
+    )
+    .hint("commit_change or abandon_change first, then call it.")
+    .details(json!({ "change_id": id })))
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -113,7 +132,8 @@ pub(super) fn plan_create_folder(
     };
     let state = state.clone();
     let path = args.path;
-    Plan::new(effect, move |_| {
+    Plan::new(effect, move |call| {
+        refuse_in_change(call, "create_folder")?;
         // Resolved again: a symlink planted since the plan is refused here.
         let real = folder_target(&state, &path)?;
         std::fs::create_dir_all(&real).map_err(|e| ToolError::io(&path.to_string(), &e))?;
@@ -237,24 +257,43 @@ pub(super) fn plan_delete_folder(
     };
     let state = state.clone();
     Plan::new(effect, move |call| {
+        refuse_in_change(call, "delete_folder")?;
         let out = apply_steps(&state, call, "path", &steps)?;
-        // Deepest first; a folder that gained a file since the plan is left, and said so.
+        // Deepest first; a folder that gained a file since the plan is left, one
+        // removed by someone else since is not claimed, and either is said so.
         let mut kept = Vec::new();
+        let mut gone = Vec::new();
         for f in folders.iter().rev() {
             let real = folder_target(&state, f)?;
-            if std::fs::remove_dir(&real).is_err() {
-                kept.push(f.to_string());
+            match std::fs::remove_dir(&real) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => gone.push(f.to_string()),
+                Err(_) => kept.push(f.to_string()),
             }
         }
-        if !kept.is_empty() {
+        if !kept.is_empty() || !gone.is_empty() {
+            let files = match out.done.len() {
+                0 => "no file was deleted".to_owned(),
+                n => format!("{n} file(s) were deleted"),
+            };
+            let mut what = Vec::new();
+            if !kept.is_empty() {
+                what.push(format!(
+                    "folder(s) {} were not empty any more and were kept",
+                    kept.join(", ")
+                ));
+            }
+            if !gone.is_empty() {
+                what.push(format!(
+                    "folder(s) {} were already gone (removed by someone else)",
+                    gone.join(", ")
+                ));
+            }
             return Err(ToolError::new(
                 ErrorCode::PreconditionFailed,
-                format!(
-                    "the files were deleted, but folder(s) {} were not empty any more and were kept",
-                    kept.join(", ")
-                ),
+                format!("{files}, but {}", what.join("; ")),
             )
-            .details(json!({ "done": out.done, "kept_folders": kept })));
+            .details(json!({ "done": out.done, "kept_folders": kept, "gone_folders": gone })));
         }
         Ok(out)
     })
