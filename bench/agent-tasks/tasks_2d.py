@@ -61,7 +61,7 @@ TASKS = [
     {
         "id": "dodge-player-scene",
         "name": "Dodge the Creeps",
-        "source": TUTORIAL + "03.coding_the_player.html (Creating the player scene)",
+        "source": TUTORIAL + "02.player_scene.html (Creating the player scene)",
         "project": DISPLAY,
         "instruction": """
 Create the player scene for our Dodge the Creeps game: `res://player.tscn`, an Area2D root

@@ -327,7 +327,7 @@ return ""
     },
     {
         "id": "anim-tween-fade",
-        "source": ANIM + "../../classes/class_tween.html (Tween)",
+        "source": "https://docs.godotengine.org/en/4.4/classes/class_tween.html (Tween)",
         "instruction": """
 When the ghost in `res://ghost.tscn` vanishes it should fade out, not pop: make `vanish()` in
 `ghost.gd` tween the Ghost's `modulate` alpha to 0 over 0.3 seconds with a Tween and free the

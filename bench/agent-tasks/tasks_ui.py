@@ -170,7 +170,7 @@ return ""
     },
     {
         "id": "ui-label-overrides",
-        "source": DOCS + "gui_theme_type_variations.html; corpus gui/theming_override",
+        "source": DOCS + "gui_skinning.html (theme overrides); corpus gui/theming_override",
         "instruction": """
 Make the Title label in `res://title.tscn` stand out with overrides on the label itself (no
 theme resource): font size 48, a yellow (#ffff00) font color, and a black outline of size 4.
@@ -226,7 +226,7 @@ return ""
     },
     {
         "id": "ui-health-bar",
-        "source": DOCS + "../../getting_started/step_by_step/signals.html; docs ProgressBar",
+        "source": DOCS + "control_node_gallery.html (ProgressBar); corpus gui/control_gallery",
         "instruction": """
 Add a health bar to the HUD `res://hud.tscn`: a ProgressBar named HealthBar (max 100, value
 100, no percentage text), and a `set_health(value)` method in `hud.gd` that shows the new
