@@ -61,10 +61,6 @@ func physics_frames(n: int) -> void:
 		await get_tree().physics_frame
 
 
-func seconds(s: float) -> void:
-	await get_tree().create_timer(s).timeout
-
-
 ## Whether `signal_name` of `from` is connected to a method named `method` on `to`.
 func connected(from: Object, signal_name: String, to: Object, method: String) -> bool:
 	if from == null or to == null or not from.has_signal(signal_name):
