@@ -12,9 +12,11 @@
 #      SDK (pinned; installed there with npm ci and a venv; needs Node.js 20+, npm, python3);
 #   4. the real-Godot tier: the add-on's load checks in a real editor
 #      (tests/godot/run_editor_tests.sh), then every Rust test named `real_godot_*`, one
-#      at a time, with its output shown. They run when GODOT_BIN names a Godot 4.4+ editor
-#      binary (GODOT_RENDER_BIN adds the renderer tier, under Xvfb) and print SKIPPED
-#      otherwise; with GODOT_MCP_REQUIRE_GODOT=1 (CI) a skip is a failure.
+#      at a time, with its output shown, then bench/agent-tasks/check.sh (every task's
+#      validator fails on its start project and passes on its solution). They run when
+#      GODOT_BIN names a Godot 4.4+ editor binary (GODOT_RENDER_BIN adds the renderer
+#      tier, under Xvfb) and print SKIPPED otherwise; with GODOT_MCP_REQUIRE_GODOT=1 (CI)
+#      a skip is a failure.
 #      GODOT_MCP_ENGINES (editor binaries, `:`-separated) names every engine of the run:
 #      GODOT_BIN runs the whole tier, each other one the cross-engine part (the list in
 #      `cross_engine` below). GODOT_MCP_TEST_ADDONS (a folder holding gut-<v>/ and
@@ -97,6 +99,11 @@ else
     counted "${real_tier[@]}"
 fi
 require_ran "$(passed_since "$((before + 1))")" "with GODOT_BIN"
+# The agent benchmark's tasks measure something: every validator fails on its start
+# project and passes on its reference solution (a skip without GODOT_BIN fails under
+# GODOT_MCP_REQUIRE_GODOT=1).
+echo "==> agent benchmark tasks (bench/agent-tasks/check.sh)"
+bench/agent-tasks/check.sh
 
 # The other engines: what touches the engine's own behaviour — the add-on's load and
 # switch, the editor plane's edits and undo to the byte, the probe and runtime tools, the

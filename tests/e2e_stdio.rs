@@ -804,3 +804,96 @@ async fn find_reaches_a_tool_outside_the_default_list_in_one_call() {
     assert_eq!(e["required"], "bridge_connected", "{e}");
     client.cancel().await.unwrap();
 }
+
+/// `serve --trace FILE`: three calls (one ok, one refused by bad input, one that runs
+/// and fails) are three lines, each with its tool, outcome, error code and sizes; the
+/// file is created 0600.
+#[tokio::test]
+async fn serve_trace_writes_one_line_per_call() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("calls.jsonl");
+    let client = support::connect_with(
+        &demo_project(),
+        &[("GODOT_MCP_TRACE", trace.to_str().unwrap())],
+    )
+    .await;
+    call_ok(&client, "project_info", json!({})).await;
+    let refused = call_err(&client, "read_resource", json!({"path": "/etc/passwd"})).await;
+    assert_eq!(refused["code"], "PATH_REFUSED", "{refused}");
+    let failed = call_err(
+        &client,
+        "read_resource",
+        json!({"path": "res://no/such/file.tres"}),
+    )
+    .await;
+    assert_eq!(failed["code"], "RESOURCE_NOT_FOUND", "{failed}");
+    // Each line is flushed as its call ends: read while the server still runs.
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    let expect = [
+        ("project_info", "ok", Value::Null),
+        ("read_resource", "refused", json!("PATH_REFUSED")),
+        ("read_resource", "error", json!("RESOURCE_NOT_FOUND")),
+    ];
+    for (line, (tool, outcome, code)) in lines.iter().zip(expect) {
+        assert_eq!(line["tool"], tool, "{line}");
+        assert_eq!(line["outcome"], outcome, "{line}");
+        assert_eq!(line["error_code"], code, "{line}");
+        let keys: Vec<&str> = line
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(|k| k.as_str())
+            .collect();
+        assert_eq!(
+            keys.len(),
+            7,
+            "exactly ts, tool, duration_ms, outcome, error_code, bytes_in, bytes_out: {line}"
+        );
+        assert!(line["ts"].as_f64().unwrap() > 1.7e9, "{line}");
+        assert!(line["duration_ms"].as_f64().unwrap() >= 0.0, "{line}");
+        assert!(line["bytes_out"].as_u64().unwrap() > 20, "{line}");
+    }
+    // The arguments' compact JSON: `{}` and `{"path":"/etc/passwd"}`.
+    assert_eq!(lines[0]["bytes_in"], 2);
+    assert_eq!(lines[1]["bytes_in"], r#"{"path":"/etc/passwd"}"#.len());
+    assert!(lines[0]["ts"].as_f64() <= lines[2]["ts"].as_f64());
+    let mode = std::fs::metadata(&trace).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "{mode:o}");
+    client.cancel().await.unwrap();
+}
+
+/// A trace file that cannot be opened is a CLI error (exit 2) naming the flag, before
+/// anything is served or journaled.
+#[test]
+fn serve_trace_to_a_missing_folder_is_a_cli_error() {
+    let state = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(support::bin())
+        .args(["serve", "--project"])
+        .arg(demo_project())
+        .arg("--trace")
+        .arg(state.path().join("no-such-folder/calls.jsonl"))
+        .env("GODOT_MCP_STATE_DIR", state.path())
+        .env("GODOT_MCP_EDITOR_BRIDGE", "off")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("godot-mcp serve: error: --trace ")
+            && stderr.contains("no-such-folder/calls.jsonl"),
+        "{stderr}"
+    );
+    // Nothing was opened for the project: no journal in the state dir.
+    assert_eq!(
+        std::fs::read_dir(state.path()).unwrap().count(),
+        0,
+        "{stderr}"
+    );
+}

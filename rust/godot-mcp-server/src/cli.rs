@@ -34,6 +34,7 @@ Environment:
   GODOT_MCP_APPROVAL_TIMEOUT_MS  how long the webhook may take (default 10000)
   GODOT_MCP_APPROVAL_REQUIRE     true: ask the human through the MCP client (elicitation)
   GODOT_MCP_HTTP      serve over streamable HTTP at this address (same as serve --http)
+  GODOT_MCP_TRACE     append one JSON line per tool call to this file (same as serve --trace)
   GODOT_MCP_EDITOR_BRIDGE=off   do not start the editor bridge (no discovery file)
   GODOT_MCP_EDITOR_TIMEOUT_MS   how long a tool waits for the editor's answer (default 10000);
                                 a mutating command that times out may still run: may_have_applied
@@ -179,6 +180,13 @@ pub struct ServeArgs {
     /// server's, or that come from a browser page of another Origin, are refused (403).
     #[arg(long, env = "GODOT_MCP_HTTP", value_name = "ADDR")]
     pub http: Option<std::net::SocketAddr>,
+
+    /// Append one JSON line per tool call to FILE (created 0600; kept and appended to
+    /// if it exists): {"ts", "tool", "duration_ms", "outcome": ok|refused|error,
+    /// "error_code", "bytes_in", "bytes_out"}, flushed as each call ends. For
+    /// measuring agents (bench/agent-tasks/run.md).
+    #[arg(long, env = "GODOT_MCP_TRACE", value_name = "FILE")]
+    pub trace: Option<PathBuf>,
 
     /// Also start a managed Godot editor (`godot -e --headless --path <project>`) as a
     /// supervised session before serving (stdio only); the godot_mcp add-on in it
@@ -361,6 +369,28 @@ fn serve(args: ServeArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let trace = match args
+        .trace
+        .as_deref()
+        .map(crate::trace::Trace::open)
+        .transpose()
+    {
+        Ok(t) => t,
+        Err(e) => {
+            let path = args
+                .trace
+                .as_deref()
+                .unwrap_or_else(|| std::path::Path::new(""));
+            crate::say!(
+                "godot-mcp serve: error: --trace {}: {e} (the trace file's folder must exist and the file be writable)",
+                path.display()
+            );
+            return ExitCode::from(2);
+        }
+    };
+    if let Some(path) = &args.trace {
+        crate::say!("godot-mcp serve: call trace appended to {}", path.display());
+    }
     crate::say!(
         "godot-mcp serve: project \"{}\" at {}",
         project.name(),
@@ -434,10 +464,10 @@ fn serve(args: ServeArgs) -> ExitCode {
             .with_log(log),
     );
     // The registry lives above the state the tools see: the transport hands both down.
-    let served = Arc::new(crate::safety::Served::new(
-        state.clone(),
-        Arc::new(crate::tools::Registry::builtin()),
-    ));
+    let served = Arc::new(
+        crate::safety::Served::new(state.clone(), Arc::new(crate::tools::Registry::builtin()))
+            .with_trace(trace),
+    );
     for line in crate::planes::process::startup_lines() {
         state.log.startup(LoggingLevel::Info, &line);
     }

@@ -19,6 +19,7 @@
 //! - [`subscriptions`]: `resources/subscribe`; a resource update when a transaction ends.
 //! - [`captures`]: the images a server's tools answered with, kept by capture id.
 //! - [`logging`]: log lines as MCP `notifications/message`, at each session's level.
+//! - [`trace`]: `serve --trace FILE`, one JSON line per tool call.
 //! - [`transport`]: stdio and streamable HTTP, the Host/Origin/token guard, and the
 //!   [`transport::Principal`] of every call (passed to the call pipeline in its `CallContext`).
 #![forbid(unsafe_code)]
@@ -91,4 +92,5 @@ pub mod setup_client;
 pub mod state;
 pub mod subscriptions;
 pub mod tools;
+pub mod trace;
 pub mod transport;

@@ -33,11 +33,23 @@ pub enum CallOutcome {
 pub struct Served {
     pub state: Arc<AppState>,
     pub registry: Arc<Registry>,
+    /// `serve --trace FILE`: one line per call ([`crate::trace`]).
+    pub trace: Option<crate::trace::Trace>,
 }
 
 impl Served {
     pub fn new(state: Arc<AppState>, registry: Arc<Registry>) -> Self {
-        Self { state, registry }
+        Self {
+            state,
+            registry,
+            trace: None,
+        }
+    }
+
+    /// Every call of this server appends its line to `trace`.
+    pub fn with_trace(mut self, trace: Option<crate::trace::Trace>) -> Self {
+        self.trace = trace;
+        self
     }
 }
 
@@ -56,8 +68,51 @@ impl std::fmt::Debug for Served {
     }
 }
 
-/// Run one tool call through every gate, in the order the module docs give.
+/// Run one tool call through every gate, in the order the module docs give; with a
+/// call trace, its line is written when the answer is ready.
 pub async fn run_call(
+    served: &Served,
+    def: &ToolDef,
+    args: Option<JsonObject>,
+    ctx: &CallContext,
+) -> CallOutcome {
+    let Some(trace) = &served.trace else {
+        return run_call_untraced(served, def, args, ctx).await;
+    };
+    let started = std::time::Instant::now();
+    let bytes_in = args
+        .as_ref()
+        .map_or(2, |a| serde_json::to_vec(a).map_or(0, |v| v.len()));
+    let outcome = run_call_untraced(served, def, args, ctx).await;
+    let (outcome_kind, error_code, bytes_out) = match &outcome {
+        CallOutcome::Done(Ok(v)) => (crate::trace::Outcome::Ok, None, json_len(v)),
+        CallOutcome::Done(Err(e)) => (
+            crate::trace::Outcome::of_code(e.code),
+            Some(e.code.as_str()),
+            serde_json::to_value(e).map_or(0, |v| json_len(&v)),
+        ),
+        CallOutcome::InputRequired(r) => (
+            crate::trace::Outcome::Refused,
+            Some("INPUT_REQUIRED"),
+            serde_json::to_value(r).map_or(0, |v| json_len(&v)),
+        ),
+    };
+    trace.record(&crate::trace::Line {
+        tool: def.meta.name,
+        duration: started.elapsed(),
+        outcome: outcome_kind,
+        error_code,
+        bytes_in,
+        bytes_out,
+    });
+    outcome
+}
+
+fn json_len(v: &Value) -> usize {
+    serde_json::to_vec(v).map_or(0, |v| v.len())
+}
+
+async fn run_call_untraced(
     served: &Served,
     def: &ToolDef,
     args: Option<JsonObject>,

@@ -1,0 +1,5 @@
+extends Node2D
+
+
+func vanish():
+	queue_free()

@@ -1,0 +1,4 @@
+extends Node
+
+@export var mob_scene: PackedScene
+var score = 0

@@ -1,0 +1,7 @@
+extends Node
+
+var score = 0
+
+
+func add_points(points):
+	score += points

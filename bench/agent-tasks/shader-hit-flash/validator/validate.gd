@@ -1,0 +1,103 @@
+extends Node
+## Validator of the task "shader-hit-flash": judges the project in the engine and prints exactly
+## one line, "PASSED: why" or "FAILED: why". Run: godot --headless --path <copy>
+## res://validator/validate.tscn (after an editor load of the copy).
+
+const PASS_WHY := "a canvas_item shader with flash_color and flash_amount on the Sprite2D, amount 0"
+
+
+func _ready() -> void:
+	var why: String = await check()
+	if why == "":
+		print("PASSED: " + PASS_WHY)
+	else:
+		print("FAILED: " + why)
+	get_tree().quit(0)
+
+
+## The scene at `path`, instanced and added under the validator (null if it does not load).
+func inst(path: String) -> Node:
+	if not ResourceLoader.exists(path):
+		return null
+	var packed = load(path)
+	if not packed is PackedScene:
+		return null
+	var node = packed.instantiate()
+	if node != null:
+		add_child(node)
+	return node
+
+
+## The first node under `root` (root included) of class `cls`, or named `name` if given.
+func find(root: Node, cls: String, name: String = "") -> Node:
+	if root == null:
+		return null
+	if root.is_class(cls) and (name == "" or root.name == name):
+		return root
+	for child in root.get_children():
+		var hit = find(child, cls, name)
+		if hit != null:
+			return hit
+	return null
+
+
+func near(a, b, eps: float = 0.01) -> bool:
+	if typeof(a) in [TYPE_FLOAT, TYPE_INT] and typeof(b) in [TYPE_FLOAT, TYPE_INT]:
+		return absf(float(a) - float(b)) <= eps
+	if typeof(a) != typeof(b):
+		return false
+	if a is Color:
+		return absf(a.r - b.r) <= eps and absf(a.g - b.g) <= eps and absf(a.b - b.b) <= eps and absf(a.a - b.a) <= eps
+	return a.distance_to(b) <= eps
+
+
+func frames(n: int) -> void:
+	for i in n:
+		await get_tree().process_frame
+
+
+func physics_frames(n: int) -> void:
+	for i in n:
+		await get_tree().physics_frame
+
+
+## Whether `signal_name` of `from` is connected to a method named `method` on `to`.
+func connected(from: Object, signal_name: String, to: Object, method: String) -> bool:
+	if from == null or to == null or not from.has_signal(signal_name):
+		return false
+	for c in from.get_signal_connection_list(signal_name):
+		var callable: Callable = c["callable"]
+		if callable.get_object() == to and callable.get_method() == method:
+			return true
+	return false
+
+
+# ---- the task's own check ----------------------------------------------------------
+
+func check() -> String:
+	await frames(1)
+	var e = inst("res://enemy.tscn")
+	if e == null:
+		return "res://enemy.tscn does not load as a scene"
+	var sprite = find(e, "Sprite2D")
+	if sprite == null or not sprite.material is ShaderMaterial:
+		return "the Sprite2D has no ShaderMaterial"
+	var sh = sprite.material.shader
+	if sh == null or sh.resource_path != "res://hit_flash.gdshader":
+		return "the material's shader is not res://hit_flash.gdshader"
+	if sh.get_mode() != Shader.MODE_CANVAS_ITEM:
+		return "the shader is not a canvas_item shader"
+	var types = {}
+	for u in sh.get_shader_uniform_list():
+		types[u["name"]] = u["type"]
+	if types.get("flash_color") != TYPE_COLOR:
+		return "no color uniform flash_color (uniforms: %s)" % [types]
+	if types.get("flash_amount") != TYPE_FLOAT:
+		return "no float uniform flash_amount (uniforms: %s)" % [types]
+	var code = sh.code
+	if not "flash_amount" in code.get_slice("void fragment", 1):
+		return "fragment() does not use flash_amount"
+	var amount = sprite.material.get_shader_parameter("flash_amount")
+	if amount != null and not near(amount, 0.0):
+		return "flash_amount is %s on the enemy, not 0" % amount
+	return ""

@@ -1,0 +1,3 @@
+extends Node2D
+
+var health = 100

@@ -1,0 +1,5 @@
+extends Control
+
+
+func set_health(value):
+	$HealthBar.value = value
