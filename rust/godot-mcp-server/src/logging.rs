@@ -111,6 +111,29 @@ impl LogHub {
         listeners.push(listener);
     }
 
+    /// A listener that is no session's peer: a 2026-07-28 `subscriptions/listen`
+    /// stream whose request's `_meta` asked for `io.modelcontextprotocol/logLevel`.
+    /// The lines at `level` and above (the start-up lines first) go to the returned
+    /// queue, whose reader tags and sends them; it ends when the receiver is dropped.
+    pub fn tap(
+        &self,
+        session: u64,
+        level: LoggingLevel,
+    ) -> mpsc::UnboundedReceiver<LoggingMessageNotificationParam> {
+        let (queue, rx) = mpsc::unbounded_channel();
+        let mut listeners = self.listeners.lock();
+        listeners.retain(|l| !l.queue.is_closed());
+        let mut listener = Listener {
+            session,
+            level,
+            queue,
+            startup_sent: Vec::new(),
+        };
+        listener.send_startup(&self.startup.lock());
+        listeners.push(listener);
+        rx
+    }
+
     /// Whether any session would take a message at `level`.
     fn wanted(&self, level: LoggingLevel) -> bool {
         self.listeners

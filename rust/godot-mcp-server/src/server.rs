@@ -2,19 +2,22 @@
 // logging/setLevel is deprecated in rmcp (SEP-2577); clients' protocol versions carry it.
 #![allow(deprecated)]
 
+pub(crate) mod prompts;
 pub(crate) mod raw_tools;
 
 use std::sync::Arc;
 
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams,
-    CompleteResult, ContentBlock, Implementation, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams,
-    ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
-    ServerCapabilities, ServerConfig, SetLevelRequestParams, SubscribeRequestParams, Tool,
+    CompleteResult, ContentBlock, GetMeta, GetPromptRequestParams, GetPromptResponse,
+    Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, LoggingMessageNotification, PaginatedRequestParams, ProtocolVersion,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, ResourceTemplate, ServerCapabilities, ServerConfig, ServerNotification,
+    SetLevelRequestParams, SubscribeRequestParams, SubscriptionFilter, Tool,
     UnsubscribeRequestParams,
 };
-use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::json;
 
@@ -39,6 +42,21 @@ pub struct McpServer {
     session: u64,
     /// Dropped with the session's last handler: its open change is abandoned.
     _ends: Arc<crate::tools::change::SessionEnd>,
+    /// Dropped with the session's last handler: its resource subscriptions go.
+    _subscribed: Arc<SubscriptionsEnd>,
+}
+
+/// Drops a session's `resources/subscribe` entries when the session ends.
+#[derive(Debug)]
+struct SubscriptionsEnd {
+    state: Arc<Served>,
+    session: u64,
+}
+
+impl Drop for SubscriptionsEnd {
+    fn drop(&mut self) {
+        self.state.subscriptions.forget(self.session);
+    }
 }
 
 /// Keys for [`McpServer::session`].
@@ -53,6 +71,10 @@ impl McpServer {
                 state.state.clone(),
                 session,
             )),
+            _subscribed: Arc::new(SubscriptionsEnd {
+                state: state.clone(),
+                session,
+            }),
             state,
             raw_tools: None,
             transport: TransportKind::Stdio,
@@ -79,10 +101,15 @@ impl McpServer {
         }
     }
 
-    /// After a call changed the toolsets: the caller's session learns it in the call's
-    /// own stream, every other initialized session through its peer.
-    async fn announce_tool_list_changed(&self, caller: &rmcp::Peer<RoleServer>) {
-        if let Err(e) = caller.notify_tool_list_changed().await {
+    /// After a call changed the toolsets: a 2025-11-25 caller's session learns it in
+    /// the call's own stream, every other initialized session through its peer, and
+    /// every `subscriptions/listen` stream that asked for `toolsListChanged` on that
+    /// stream (a 2026-07-28 caller hears it there only: that revision sends list
+    /// changes on listen streams alone).
+    async fn announce_tool_list_changed(&self, caller: &RequestContext<RoleServer>) {
+        if !modern(caller)
+            && let Err(e) = caller.peer.notify_tool_list_changed().await
+        {
             tracing::debug!(error = %e, "could not send tools/list_changed");
         }
         for peer in self.state.safety.other_listeners(self.session) {
@@ -90,7 +117,24 @@ impl McpServer {
                 tracing::debug!(error = %e, "could not send tools/list_changed to a session");
             }
         }
+        self.state.subscriptions.tools_changed().await;
     }
+}
+
+/// Whether the request speaks 2026-07-28 or later (caching hints, listen streams).
+fn modern(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
+}
+
+/// How long a client may reuse what never changes while this server runs: the
+/// prompts, the resource list and the resource templates.
+pub const STATIC_LIST_TTL_MS: u64 = 60 * 60 * 1000;
+
+fn refused(r: crate::subscriptions::Refused) -> McpError {
+    let (code, hint) = r.code_and_hint();
+    McpError::invalid_request(r.to_string(), Some(json!({ "code": code, "hint": hint })))
 }
 
 /// A successful tool result. A tool whose result type carries an image (registered
@@ -139,6 +183,7 @@ impl ServerHandler for McpServer {
             ServerCapabilities::builder()
                 .enable_logging()
                 .enable_completions()
+                .enable_prompts()
                 .enable_tools()
                 .enable_resources()
                 .enable_resources_subscribe()
@@ -195,10 +240,7 @@ impl ServerHandler for McpServer {
         let result = ListToolsResult::with_all_items(tools);
         // Caching hints exist from 2026-07-28 on; older clients would only carry the
         // unknown fields. Private: the list follows this server's toolset state.
-        let modern = context
-            .protocol_version()
-            .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
-        Ok(if modern {
+        Ok(if modern(&context) {
             result
                 .with_ttl_ms(TOOLS_LIST_TTL_MS)
                 .with_cache_scope(CacheScope::Private)
@@ -207,38 +249,105 @@ impl ServerHandler for McpServer {
         })
     }
 
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        let result = ListPromptsResult::with_all_items(
+            prompts::WORKFLOWS
+                .iter()
+                .map(prompts::Workflow::to_prompt)
+                .collect(),
+        );
+        // The same for every client of this build: public.
+        Ok(if modern(&context) {
+            result
+                .with_ttl_ms(STATIC_LIST_TTL_MS)
+                .with_cache_scope(CacheScope::Public)
+        } else {
+            result
+        })
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        let Some(workflow) = prompts::find(&request.name) else {
+            let names: Vec<&str> = prompts::WORKFLOWS.iter().map(|w| w.name).collect();
+            return Err(McpError::invalid_params(
+                format!("no prompt {}", request.name),
+                Some(json!({
+                    "code": "UNKNOWN_PROMPT",
+                    "prompt": request.name,
+                    "prompts": names,
+                    "hint": "prompts/list names every prompt and its arguments"
+                })),
+            ));
+        };
+        workflow
+            .get(request.arguments.as_ref())
+            .map(Into::into)
+            .map_err(|message| {
+                McpError::invalid_params(
+                    message,
+                    Some(json!({
+                        "code": "BAD_PROMPT_ARGUMENTS",
+                        "prompt": workflow.name,
+                        "hint": "prompts/list gives each argument, whether it is required and its default"
+                    })),
+                )
+            })
+    }
+
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
-        Ok(ListResourcesResult::with_all_items(vec![
+        let result = ListResourcesResult::with_all_items(vec![
             Resource::new(TRANSACTIONS_URI, "transactions")
                 .with_title("Journal transactions")
                 .with_description(
                     "The project's journaled transactions (newest first) and the write gate.",
                 )
                 .with_mime_type("application/json"),
-        ]))
+        ]);
+        Ok(if modern(&context) {
+            result
+                .with_ttl_ms(STATIC_LIST_TTL_MS)
+                .with_cache_scope(CacheScope::Public)
+        } else {
+            result
+        })
     }
 
     async fn list_resource_templates(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
-        Ok(ListResourceTemplatesResult::with_all_items(vec![
+        let result = ListResourceTemplatesResult::with_all_items(vec![
             ResourceTemplate::new(TRANSACTION_TEMPLATE, "transaction")
                 .with_title("One journal transaction")
                 .with_description("One transaction's row: state, operation, path, proof, reason.")
                 .with_mime_type("application/json"),
-        ]))
+        ]);
+        Ok(if modern(&context) {
+            result
+                .with_ttl_ms(STATIC_LIST_TTL_MS)
+                .with_cache_scope(CacheScope::Public)
+        } else {
+            result
+        })
     }
 
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
         let not_found = || {
             McpError::resource_not_found(
@@ -264,7 +373,14 @@ impl ServerHandler for McpServer {
             text: value.to_string(),
             meta: None,
         };
-        Ok(ReadResourceResult::new(vec![contents]).into())
+        let result = ReadResourceResult::new(vec![contents]);
+        // The journal changes with every write: fresh each time, this project's only.
+        Ok(if modern(&context) {
+            result.with_ttl_ms(0).with_cache_scope(CacheScope::Private)
+        } else {
+            result
+        }
+        .into())
     }
 
     async fn subscribe(
@@ -272,12 +388,73 @@ impl ServerHandler for McpServer {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        self.state.subscriptions.subscribe(
-            &self.state.journal,
-            self.session,
-            request.uri,
-            context.peer,
-        );
+        self.state
+            .subscriptions
+            .subscribe(&self.state.journal, self.session, request.uri, context.peer)
+            .map_err(refused)
+    }
+
+    /// `subscriptions/listen` (2026-07-28): what this server can tell a listen stream.
+    /// Tool-list changes, and updates of the resources it serves (at most
+    /// [`MAX_PER_SESSION`](crate::subscriptions::MAX_PER_SESSION) of them, the
+    /// first named); the acknowledgement names exactly what was accepted. Prompts and
+    /// the resource list never change while the server runs.
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        let mut uris: Vec<String> = Vec::new();
+        for uri in requested.resource_subscriptions.iter().flatten() {
+            if crate::subscriptions::served(uri)
+                && !uris.contains(uri)
+                && uris.len() < crate::subscriptions::MAX_PER_SESSION
+            {
+                uris.push(uri.clone());
+            }
+        }
+        let mut accepted = SubscriptionFilter::builder().tools_list_changed();
+        if !uris.is_empty() {
+            accepted = accepted.resource_subscriptions(uris);
+        }
+        Some(accepted.build())
+    }
+
+    /// One listen stream, acknowledged (by rmcp, first) and then open until its
+    /// request ends: tool-list changes and resource updates reach it through
+    /// [`Subscriptions`](crate::subscriptions::Subscriptions); log lines at the
+    /// request's `_meta` `logLevel` and above go out here, each tagged with the
+    /// subscription id like every other notification on the stream.
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
+        let subscriptions = &self.state.subscriptions;
+        let _open = subscriptions
+            .open_listen(context.sink().clone())
+            .map_err(refused)?;
+        if context.accepted().resource_subscriptions.is_some() {
+            subscriptions.prime(&self.state.journal);
+        }
+        let request = context.request_context();
+        let Some(level) = request.meta.log_level() else {
+            context.cancelled().await;
+            return Ok(());
+        };
+        let mut lines = self.state.log.tap(self.session, level);
+        let id = context.sink().id().clone();
+        loop {
+            tokio::select! {
+                () = context.cancelled() => return Ok(()),
+                line = lines.recv() => {
+                    let Some(line) = line else { break };
+                    let mut note = ServerNotification::LoggingMessageNotification(
+                        LoggingMessageNotification::new(line),
+                    );
+                    note.get_meta_mut().set_subscription_id(id.clone());
+                    if request.peer.send_notification(note).await.is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+        context.cancelled().await;
         Ok(())
     }
 
@@ -361,7 +538,7 @@ impl ServerHandler for McpServer {
         )
         .await;
         if self.state.safety.generation() != generation {
-            self.announce_tool_list_changed(&context.peer).await;
+            self.announce_tool_list_changed(&context).await;
         }
         self.state
             .subscriptions
