@@ -25,7 +25,7 @@ pub fn tools() -> Vec<ToolDef> {
                 name: "project_info",
                 title: "Project info",
                 description: "project.godot: name, main scene, features, autoloads, input \
-                    actions and events, plugins.",
+                    actions and events, plugins; a C# project's .csproj/.sln and assembly.",
                 class: SafetyClass::ReadOnly,
                 toolset: Toolset::Project,
                 effect: None,
@@ -94,6 +94,9 @@ pub struct ProjectInfo {
     input_actions: Vec<InputAction>,
     enabled_plugins: Vec<String>,
     sections: Vec<String>,
+    /// A C# project's .NET side (the .csproj and .sln Godot makes, `[dotnet]`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dotnet: Option<crate::tools::project::dotnet::DotnetInfo>,
 }
 
 // godot-mcp-formats serializes these; it does not depend on schemars, so their schemas
@@ -132,7 +135,9 @@ async fn project_info(Call { state, .. }: Call<ProjectInfoArgs>) -> Out<ProjectI
     let real = state.project.resolve("path", &path)?;
     let text = read_text(&state, "path", &path, &real)?;
     let info = godot_mcp_formats::parse_project(&text).map_err(|e| parse_error(&path, &e))?;
+    let dotnet = crate::tools::project::dotnet::dotnet_info(state.project.root(), &info);
     Ok(ProjectInfo {
+        dotnet,
         sections: info.sections.iter().map(|s| s.tag.clone()).collect(),
         name: info.name,
         description: info.description,
