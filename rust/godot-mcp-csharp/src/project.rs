@@ -19,7 +19,7 @@ pub struct DotnetProject {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub godot_sdk_version: Option<String>,
     /// `TargetFramework` (`net8.0`), or the `TargetFrameworks` list.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub target_frameworks: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub root_namespace: Option<String>,

@@ -39,7 +39,7 @@ pub struct CsFile {
     /// Every class, nested ones too, in source order.
     pub classes: Vec<CsClass>,
     /// Lines (1-based) where the C# grammar found a syntax error.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub syntax_error_lines: Vec<u32>,
 }
 
@@ -51,24 +51,24 @@ pub struct CsClass {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub namespace: Option<String>,
     /// The types this one is nested in, outermost first.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub outer: Vec<String>,
     /// The type parameters of a generic class.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub type_parameters: Vec<String>,
     /// The first type of the base list as written, without `global::` and `Godot.`
     /// (C# puts the base class first; an interface there means no base class).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub base: Option<String>,
     pub partial: bool,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub tool: bool,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub global_class: bool,
     pub exports: Vec<CsExport>,
     pub signals: Vec<CsSignal>,
     /// What Godot's generators would report about this class's members.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub diagnostics: Vec<GeneratorDiagnostic>,
     /// 1-based line of the declaration.
     pub line: u32,

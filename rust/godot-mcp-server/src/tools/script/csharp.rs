@@ -31,13 +31,13 @@ pub struct CsScript {
     pub tool: bool,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub global_class: bool,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub exports: Vec<CsExport>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub signals: Vec<CsSignal>,
     /// What keeps Godot from using the file as a script, and what its source
     /// generators would report (GD0001…).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub problems: Vec<GeneratorDiagnostic>,
 }
 

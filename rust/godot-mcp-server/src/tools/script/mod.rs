@@ -352,13 +352,13 @@ pub struct ScriptEntry {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     global_class: bool,
     /// C#: the `[Export]` members' names (get_node_script has their types and hints).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     exports: Vec<String>,
     /// C#: the `[Signal]` names.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     signals: Vec<String>,
     /// C#: why Godot would not use it as is (class not named as the file, GD0001…).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     problems: Vec<godot_mcp_csharp::GeneratorDiagnostic>,
 }
 
