@@ -96,10 +96,12 @@ pub enum Toolset {
     Files,
     /// VisualShader graphs: nodes, connections, node properties.
     VisualShader,
+    /// C# projects: `dotnet build` with MSBuild's diagnostics.
+    Csharp,
 }
 
 impl Toolset {
-    pub const ALL: [Toolset; 41] = [
+    pub const ALL: [Toolset; 42] = [
         Toolset::Project,
         Toolset::SceneRead,
         Toolset::ScriptRead,
@@ -141,6 +143,7 @@ impl Toolset {
         Toolset::Materials,
         Toolset::Files,
         Toolset::VisualShader,
+        Toolset::Csharp,
     ];
 
     /// Enabled when the operator names none: the read-mostly core every session
@@ -192,6 +195,7 @@ impl Toolset {
             Self::Materials => "materials",
             Self::Files => "files",
             Self::VisualShader => "visual_shader",
+            Self::Csharp => "csharp",
         }
     }
 
@@ -315,6 +319,10 @@ impl Toolset {
             Self::VisualShader => {
                 "VisualShader .tres graphs on disk: create, read, add/remove nodes, connect \
                  ports, set node properties."
+            }
+            Self::Csharp => {
+                "Build a C# project with the .NET SDK (dotnet build): MSBuild's errors and \
+                 warnings with file, line, column and code."
             }
         }
     }

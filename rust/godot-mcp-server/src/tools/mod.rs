@@ -11,6 +11,7 @@ pub mod batch;
 pub mod change;
 pub mod classref;
 pub mod common;
+pub mod csharp;
 pub mod debugger;
 pub mod editor;
 pub mod export;
@@ -73,6 +74,7 @@ impl Registry {
             input::map::tools(),
             classref::tools(),
             script::tools(),
+            csharp::tools(),
             tests::tools(),
             export::tools(),
             recipes::tools(),

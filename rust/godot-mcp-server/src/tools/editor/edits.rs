@@ -419,20 +419,35 @@ pub fn tools() -> Vec<ToolDef> {
                 Ok(plan)
             },
         ),
-        node_tool::<_, ScriptAttached, _>(
+        ToolDef::planned(
             meta(
                 "attach_script",
                 "Attach a script",
-                "Attach a script file to a node in the edited scene (one undo action).",
+                "Attach a script file to a node in the edited scene (one undo action); a .cs \
+                  must be named as its class and derive from the node's class.",
                 Mutating,
                 ScriptEdit,
             ),
-            "attach_script",
-            |a: AttachScriptArgs| {
-                Ok(cmd::ScriptAttach {
+            |state, a: AttachScriptArgs| {
+                if a.script.extension().as_deref() == Some("cs") {
+                    // The node's class, from the live editor (node.properties answers it).
+                    let probe = cmd::NodeProperties {
+                        node: a.node.clone(),
+                        list: true,
+                        offset: 0,
+                        limit: Some(1),
+                    };
+                    let reply = ask(&state, &probe, Some(&a.node))?;
+                    if let Some(class) = reply.get("class").and_then(Value::as_str) {
+                        crate::tools::script::check_cs_attach(&state, &a.script, &a.node, class)?;
+                    }
+                }
+                let p = cmd::ScriptAttach {
                     node: a.node,
                     script: a.script.to_string(),
-                })
+                };
+                let node = p.target().to_owned();
+                node_edit::<_, ScriptAttached, InScene>(state, "attach_script", node, p)
             },
         ),
         node_tool::<_, NodeField, _>(

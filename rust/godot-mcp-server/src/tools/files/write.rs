@@ -198,7 +198,7 @@ pub(crate) fn tell_editor(state: &AppState, paths: &[String]) {
 pub struct CreateScriptArgs {
     /// The new file.
     path: ResPath,
-    /// Full text (default: `extends <extends>`).
+    /// Full text (default: `extends <extends>`; .cs: a partial class named as the file).
     #[serde(default)]
     content: Option<String>,
     /// Base class without content (default Node).
@@ -211,8 +211,25 @@ fn plan_create_script(
     args: CreateScriptArgs,
 ) -> Result<WritePlan, ToolError> {
     require_script_path(&args.path)?;
+    let cs = args.path.extension().as_deref() == Some("cs");
     let content = match (args.content, args.extends) {
         (Some(c), _) => c,
+        // C#: Godot's template, the class named as the file.
+        (None, base) if cs => {
+            let base = base.unwrap_or_else(|| "Node".into());
+            crate::tools::project::dotnet::cs_template(&args.path.to_string(), &base).ok_or_else(
+                || {
+                    ToolError::invalid_params(
+                        "path",
+                        format!(
+                            "{} and {base} must be C# names: a C# script's class is named as \
+                             its file",
+                            args.path
+                        ),
+                    )
+                },
+            )?
+        }
         (None, base) => {
             let base = base.unwrap_or_else(|| "Node".into());
             if base.is_empty() || !base.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
@@ -230,13 +247,18 @@ fn plan_create_script(
                 .hint("Use write_script (with expected_sha256 from scripts_read) to replace it."),
         );
     }
+    let mut persistence = Persistence::written_to_disk();
+    if cs {
+        persistence.hint = crate::tools::project::dotnet::missing_csproj_hint(state.project.root())
+            .map(str::to_string);
+    }
     plan_write(
         &state,
         "path",
         args.path,
         content.into_bytes(),
         Expect::Absent,
-        Persistence::written_to_disk(),
+        persistence,
     )
 }
 

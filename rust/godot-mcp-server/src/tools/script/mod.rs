@@ -10,6 +10,8 @@
 //! `patch_script` is a file write like write_script: compare-and-swap on the file's
 //! sha256 and the journal's one write seam (`files::plan_write`).
 
+pub mod csharp;
+
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -50,8 +52,8 @@ pub fn tools() -> Vec<ToolDef> {
             ToolMeta {
                 name: "list_scripts",
                 title: "List scripts",
-                description: "Every .gd and .cs script with its class_name, extends and @tool, \
-                    from disk, paged.",
+                description: "Every .gd and .cs script with its class_name, extends and @tool \
+                    (C#: also exports, signals, problems), from disk, paged.",
                 class: SafetyClass::ReadOnly,
                 toolset: Toolset::ScriptCheck,
                 effect: None,
@@ -63,7 +65,8 @@ pub fn tools() -> Vec<ToolDef> {
                 name: "get_node_script",
                 title: "Script of a node",
                 description: "The script attached to a node of a scene file (.tscn, from \
-                    disk): its path, or a built-in script's source.",
+                    disk): its path, or a built-in script's source; a C# script's class, \
+                    exports and signals.",
                 class: SafetyClass::ReadOnly,
                 toolset: Toolset::ScriptCheck,
                 effect: None,
@@ -330,31 +333,6 @@ pub fn script_header_gd(text: &str) -> ScriptHeader {
     h
 }
 
-/// The first class of a C# file and its base: `partial class Player : CharacterBody2D`.
-pub fn script_header_cs(text: &str) -> ScriptHeader {
-    let mut h = ScriptHeader::default();
-    let tokens: Vec<&str> = text
-        .split(|c: char| c.is_whitespace() || c == '{')
-        .filter(|t| !t.is_empty())
-        .collect();
-    if let Some(i) = tokens.iter().position(|t| *t == "class") {
-        h.class_name = tokens
-            .get(i + 1)
-            .map(|n| n.trim_end_matches(':').to_string());
-        let after = tokens.get(i + 1).is_some_and(|n| n.ends_with(':'));
-        let base = if after {
-            tokens.get(i + 2)
-        } else if tokens.get(i + 2) == Some(&":") {
-            tokens.get(i + 3)
-        } else {
-            None
-        };
-        h.extends = base.map(|b| b.trim_end_matches(',').to_string());
-    }
-    h.tool = text.contains("[Tool]");
-    h
-}
-
 paged_args! {
     cursor;
     pub struct ListScriptsArgs {}
@@ -367,6 +345,49 @@ pub struct ScriptEntry {
     language: &'static str,
     #[serde(flatten)]
     header: ScriptHeader,
+    /// C#: the engine class it derives from, through the project's classes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    native_base: Option<String>,
+    /// C#: `[GlobalClass]`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    global_class: bool,
+    /// C#: the `[Export]` members' names (get_node_script has their types and hints).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    exports: Vec<String>,
+    /// C#: the `[Signal]` names.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    signals: Vec<String>,
+    /// C#: why Godot would not use it as is (class not named as the file, GD0001…).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    problems: Vec<godot_mcp_csharp::GeneratorDiagnostic>,
+}
+
+/// Most bytes of a C# file read (a script is far smaller; a generated giant is cut).
+const CS_MAX_BYTES: u64 = 1024 * 1024;
+
+/// A `.cs` file's text, at most [`CS_MAX_BYTES`].
+pub(crate) fn cs_text(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let mut buf = Vec::new();
+    std::fs::File::open(path)
+        .ok()?
+        .take(CS_MAX_BYTES)
+        .read_to_end(&mut buf)
+        .ok()?;
+    Some(String::from_utf8_lossy(&buf).into_owned())
+}
+
+/// Every C# class of the project (for resolving bases through project classes).
+fn cs_index(state: &AppState) -> Result<csharp::CsIndex, ToolError> {
+    let mut files = Vec::new();
+    walk_scripts(state, &mut |res, real| {
+        if res.extension().as_deref() == Some("cs") {
+            files.push(real);
+        }
+    })?;
+    Ok(csharp::index_of(
+        files.iter().map(std::path::PathBuf::as_path),
+    ))
 }
 
 /// list_scripts' page.
@@ -388,21 +409,42 @@ async fn list_scripts(Call { state, args, .. }: Call<ListScriptsArgs>) -> Out<Sc
         Some(c) => all.partition_point(|(p, _)| p.as_str() <= c.as_str()),
         None => 0,
     };
-    let page: Vec<ScriptEntry> = all[start..]
+    let window = &all[start..all.len().min(start + limit)];
+    let index = if window.iter().any(|(p, _)| p.ends_with(".cs")) {
+        Some(cs_index(&state)?)
+    } else {
+        None
+    };
+    let page: Vec<ScriptEntry> = window
         .iter()
-        .take(limit)
         .map(|(res, real)| {
-            let text = head(real).unwrap_or_default();
-            let (language, header) = if res.ends_with(".cs") {
-                ("csharp", script_header_cs(&text))
-            } else {
-                ("gdscript", script_header_gd(&text))
-            };
-            ScriptEntry {
+            let mut entry = ScriptEntry {
                 path: res.clone(),
-                language,
-                header,
+                language: "gdscript",
+                header: ScriptHeader::default(),
+                native_base: None,
+                global_class: false,
+                exports: Vec::new(),
+                signals: Vec::new(),
+                problems: Vec::new(),
+            };
+            if res.ends_with(".cs") {
+                let cs = csharp::cs_script(res, &cs_text(real).unwrap_or_default(), index.as_ref());
+                entry.language = "csharp";
+                entry.header = ScriptHeader {
+                    class_name: cs.class_name,
+                    extends: cs.extends,
+                    tool: cs.tool,
+                };
+                entry.native_base = cs.native_base;
+                entry.global_class = cs.global_class;
+                entry.exports = cs.exports.into_iter().map(|e| e.name).collect();
+                entry.signals = cs.signals.into_iter().map(|e| e.name).collect();
+                entry.problems = cs.problems;
+            } else {
+                entry.header = script_header_gd(&head(real).unwrap_or_default());
             }
+            entry
         })
         .collect();
     let end = start + page.len();
@@ -412,6 +454,33 @@ async fn list_scripts(Call { state, args, .. }: Call<ListScriptsArgs>) -> Out<Sc
         scripts: page,
         next_cursor: (end < total).then(|| all[end - 1].0.clone()),
     })
+}
+
+/// attach_script's check of a `.cs` (the editor tool calls it with the node's class,
+/// asked of the live editor): the script's class must be named as its file and derive
+/// from the node's class or one of its bases (the engine's class reference, when a
+/// Godot binary is configured; without it the editor decides). Planners run on the
+/// blocking pool, where waiting for the class reference is allowed.
+pub(crate) fn check_cs_attach(
+    state: &Arc<AppState>,
+    script: &ResPath,
+    node: &str,
+    node_class: &str,
+) -> Result<(), ToolError> {
+    let real = state.project.resolve("script", script)?;
+    let text = read_text(state, "script", script, &real)?;
+    let index = cs_index(state)?;
+    let cs = csharp::cs_script(&script.to_string(), &text, Some(&index));
+    let chain = tokio::runtime::Handle::try_current().ok().and_then(|h| {
+        h.block_on(crate::tools::classref::class_db(state))
+            .ok()
+            .filter(|db| db.classes.contains_key(node_class))
+            .map(|db| db.chain(node_class))
+    });
+    match csharp::attach_refusal(&script.to_string(), &cs, node, node_class, chain.as_deref()) {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
 }
 
 // ---------------------------------------------------------------------------------
@@ -454,6 +523,9 @@ pub struct NodeScript {
     script: Option<NodeScriptRef>,
     #[serde(skip_serializing_if = "Option::is_none")]
     instance: Option<String>,
+    /// A C# script's class, base, exports, signals and problems, from its source.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    csharp: Option<csharp::CsScript>,
     #[serde(skip_serializing_if = "Option::is_none")]
     hint: Option<&'static str>,
 }
@@ -498,10 +570,22 @@ async fn get_node_script(Call { state, args, .. }: Call<NodeScriptArgs>) -> Out<
         node_type: node.node_type.clone(),
         script: None,
         instance: None,
+        csharp: None,
         hint: None,
     };
     match &node.script {
         Some(godot_mcp_formats::ResourceLink::External(link)) => {
+            if link.path.ends_with(".cs")
+                && let Ok(res) = ResPath::parse(&link.path)
+            {
+                let real = state.project.resolve("scene", &res)?;
+                let text = read_text(&state, "scene", &res, &real)?;
+                out.csharp = Some(csharp::cs_script(
+                    &link.path,
+                    &text,
+                    Some(&cs_index(&state)?),
+                ));
+            }
             out.script = Some(NodeScriptRef::File {
                 path: link.path.clone(),
                 uid: link.uid.clone(),
@@ -681,10 +765,6 @@ mod tests {
         let h = script_header_gd("extends \"res://base.gd\"\n");
         assert_eq!(h.extends.as_deref(), Some("res://base.gd"));
         assert_eq!(h.class_name, None);
-        let h =
-            script_header_cs("using Godot;\npublic partial class Player : CharacterBody2D\n{\n}");
-        assert_eq!(h.class_name.as_deref(), Some("Player"));
-        assert_eq!(h.extends.as_deref(), Some("CharacterBody2D"));
     }
 
     #[test]

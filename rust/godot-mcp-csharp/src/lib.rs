@@ -1,0 +1,16 @@
+//! C# in Godot projects, without the .NET SDK: the scripts read with a real C# parser
+//! (tree-sitter and its C# grammar) by the rules of Godot's own source generators
+//! ([`script`]), the .NET project Godot makes ([`project`]), and MSBuild's diagnostics
+//! in their documented canonical form ([`msbuild`]).
+//!
+//! Only the server links this crate: the editor add-on never carries a C parser.
+
+pub mod msbuild;
+pub mod project;
+pub mod script;
+mod types;
+
+pub use msbuild::{Diagnostic, parse_diagnostics};
+pub use project::{DotnetProject, Solution, csproj_info, sln_info};
+pub use script::{CsClass, CsExport, CsFile, CsSignal, GeneratorDiagnostic, read_cs, script_class};
+pub use types::{VariantType, variant_of};

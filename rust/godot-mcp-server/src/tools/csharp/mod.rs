@@ -1,0 +1,317 @@
+//! build_csharp: `dotnet build` of the project's C# project, supervised like every
+//! launch (the process plane: journaled intent and receipt, its own process group, a
+//! time limit), its output read for MSBuild's diagnostics in their documented canonical
+//! form (`godot_mcp_csharp::msbuild`) and returned as data.
+//!
+//! The SDK is found from `DOTNET_ROOT` (`$DOTNET_ROOT/dotnet`), else `dotnet` on
+//! `PATH`. The launch is `/bin/sh -c 'exec "$0" build …' <dotnet> <project>`: the
+//! supervisor appends its own arguments after `--`, which the shell takes as
+//! positional parameters it never passes on, so dotnet sees only its own.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use godot_mcp_csharp::Diagnostic;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use crate::error::{ErrorCode, ToolError};
+use crate::planes::process::LaunchSpec;
+use crate::respath::ResPath;
+use crate::rules::RuntimeFlags;
+use crate::rules::{EffectKind, SafetyClass, Toolset};
+use crate::state::AppState;
+use crate::tools::project::dotnet::{MAKE_CSPROJ, csprojs};
+use crate::tools::{Call, Out, ToolDef, ToolMeta};
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![
+        ToolDef::new(
+            ToolMeta {
+                name: "build_csharp",
+                title: "Build the C# project",
+                description: "dotnet build of the project's .csproj (supervised; needs the .NET \
+                    SDK): ok, and MSBuild's errors and warnings with file, line, column, code.",
+                class: SafetyClass::Runtime,
+                toolset: Toolset::Csharp,
+                effect: Some(EffectKind::ProcessLaunch),
+            },
+            build_csharp,
+        )
+        // MSBuild runs the project's targets, analyzers and source generators, and
+        // writes obj/ and .godot/mono/.
+        .with_runtime_flags(RuntimeFlags {
+            writes_disk: true,
+            executes_code: true,
+        }),
+    ]
+}
+
+const DEFAULT_TIMEOUT_MS: u64 = 300_000;
+const MAX_TIMEOUT_MS: u64 = 1_800_000;
+/// Diagnostics returned at most (the counts are of all).
+const MAX_DIAGNOSTICS: usize = 200;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BuildArgs {
+    /// The .csproj or .sln (default: the one .csproj beside project.godot).
+    #[serde(default)]
+    project: Option<ResPath>,
+    /// Kill the build after this many ms, 1-1800000 (default 300000).
+    #[serde(default)]
+    timeout_ms: Option<u64>,
+}
+
+/// build_csharp's result.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct BuildOut {
+    project: String,
+    /// The build exited 0 with no error.
+    ok: bool,
+    exit_code: Option<i32>,
+    timed_out: bool,
+    error_count: usize,
+    warning_count: usize,
+    /// Errors first, at most 200.
+    diagnostics: Vec<Diagnostic>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    diagnostics_truncated: bool,
+    transaction_id: String,
+    ran_ms: u64,
+    /// The output's last lines when the build failed without a diagnostic.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    output_tail: Option<String>,
+}
+
+/// The `dotnet` executable: `$DOTNET_ROOT/dotnet`, else the first on `PATH`.
+pub fn find_dotnet(dotnet_root: Option<&str>, path: Option<&str>) -> Option<PathBuf> {
+    let exe = if cfg!(windows) {
+        "dotnet.exe"
+    } else {
+        "dotnet"
+    };
+    let is_exec = |p: &Path| {
+        let meta = std::fs::metadata(p);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            meta.is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        }
+        #[cfg(not(unix))]
+        {
+            meta.is_ok_and(|m| m.is_file())
+        }
+    };
+    if let Some(root) = dotnet_root.filter(|r| !r.is_empty()) {
+        let p = Path::new(root).join(exe);
+        if is_exec(&p) {
+            return Some(p);
+        }
+    }
+    std::env::split_paths(path?)
+        .map(|d| d.join(exe))
+        .find(|p| is_exec(p))
+}
+
+/// The refusal when no SDK is found: what to install, and where it is looked for.
+pub fn no_sdk() -> ToolError {
+    ToolError::new(
+        ErrorCode::PreconditionFailed,
+        "no .NET SDK found: DOTNET_ROOT does not hold a dotnet executable and there is no \
+         dotnet on PATH; nothing was built",
+    )
+    .required("dotnet_sdk")
+    .hint(
+        "Install the .NET SDK 8.0 or later (https://dotnet.microsoft.com/download; Godot 4.4+ \
+         projects target net8.0), then set DOTNET_ROOT to its folder or put dotnet on the \
+         server's PATH, and restart the server.",
+    )
+}
+
+/// The project to build: the argument, else the single `.csproj` at the root.
+fn pick_project(state: &AppState, arg: Option<&ResPath>) -> Result<(String, PathBuf), ToolError> {
+    if let Some(p) = arg {
+        let real = state.project.resolve("project", p)?;
+        let ext = p.extension().unwrap_or_default().to_ascii_lowercase();
+        if !matches!(ext.as_str(), "csproj" | "sln" | "slnx") {
+            return Err(ToolError::invalid_params(
+                "project",
+                format!("{p} is not a .csproj or .sln"),
+            ));
+        }
+        if !real.is_file() {
+            return Err(
+                ToolError::new(ErrorCode::ResourceNotFound, format!("{p} does not exist"))
+                    .param("project"),
+            );
+        }
+        return Ok((p.to_string(), real));
+    }
+    let root = state.project.root();
+    let found = csprojs(root);
+    match found.as_slice() {
+        [] => Err(ToolError::new(
+            ErrorCode::PreconditionFailed,
+            "the project has no .csproj beside project.godot; nothing was built",
+        )
+        .hint(MAKE_CSPROJ)),
+        [one] => {
+            let res = ResPath::parse(&one.path).map_err(|e| ToolError::internal(e.0))?;
+            Ok((one.path.clone(), state.project.resolve("project", &res)?))
+        }
+        many => Err(ToolError::invalid_params(
+            "project",
+            format!(
+                "the project has {} .csproj files ({}): name one",
+                many.len(),
+                many.iter()
+                    .map(|p| p.path.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )),
+    }
+}
+
+/// Errors first, then warnings, each in output order.
+pub fn order(mut d: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    d.sort_by_key(|x| x.severity != "error");
+    d
+}
+
+async fn build_csharp(Call { state, args, .. }: Call<BuildArgs>) -> Out<BuildOut> {
+    let timeout_ms = ToolError::arg_in(
+        "timeout_ms",
+        args.timeout_ms,
+        DEFAULT_TIMEOUT_MS,
+        1..=MAX_TIMEOUT_MS,
+        "timeout_ms must be 1-1800000",
+    )?;
+    let (project, real) = pick_project(&state, args.project.as_ref())?;
+    let dotnet = find_dotnet(
+        std::env::var("DOTNET_ROOT").ok().as_deref(),
+        std::env::var("PATH").ok().as_deref(),
+    )
+    .ok_or_else(no_sdk)?;
+    let session = launch_build(&state, &dotnet, &real).await?;
+    let ended = session
+        .wait_or_kill(Duration::from_millis(timeout_ms))
+        .await
+        .ok_or_else(|| ToolError::internal("the killed build did not end"))?;
+    let dir = session.output_dir();
+    let read = |n: &str| {
+        std::fs::read(dir.join(n))
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .map_err(|e| {
+                ToolError::new(
+                    ErrorCode::Io,
+                    format!(
+                        "the build ran, but its {n} cannot be read ({}); its diagnostics are \
+                         unknown, not none",
+                        e.kind()
+                    ),
+                )
+                .details(json!({"transaction_id": session.txn.to_string()}))
+            })
+    };
+    let (stdout, stderr) = (read("stdout.log")?, read("stderr.log")?);
+    let all = order(godot_mcp_csharp::parse_diagnostics(&format!(
+        "{stdout}\n{stderr}"
+    )));
+    let error_count = all.iter().filter(|d| d.severity == "error").count();
+    let warning_count = all.len() - error_count;
+    let ok = ended.code == Some(0) && error_count == 0 && !ended.timed_out;
+    let output_tail = (!ok && error_count == 0).then(|| {
+        let text = if stderr.trim().is_empty() {
+            &stdout
+        } else {
+            &stderr
+        };
+        crate::tools::godot_process::tail_lines(text, 15)
+    });
+    let truncated = all.len() > MAX_DIAGNOSTICS;
+    Ok(BuildOut {
+        project,
+        ok,
+        exit_code: ended.code,
+        timed_out: ended.timed_out,
+        error_count,
+        warning_count,
+        diagnostics: all.into_iter().take(MAX_DIAGNOSTICS).collect(),
+        diagnostics_truncated: truncated,
+        transaction_id: session.txn.to_string(),
+        ran_ms: ended.ran_ms,
+        output_tail,
+    })
+}
+
+/// The supervised `dotnet build`.
+async fn launch_build(
+    state: &Arc<AppState>,
+    dotnet: &Path,
+    project: &Path,
+) -> Result<Arc<crate::planes::process::Session>, ToolError> {
+    let script = "export DOTNET_NOLOGO=1 DOTNET_CLI_TELEMETRY_OPTOUT=1; \
+                  exec \"$0\" build \"$1\" -nologo -p:GenerateFullPaths=true";
+    state
+        .process
+        .launch(
+            state,
+            LaunchSpec {
+                purpose: "build_csharp",
+                program: PathBuf::from("/bin/sh"),
+                args: vec![
+                    "-c".into(),
+                    script.into(),
+                    dotnet.display().to_string(),
+                    project.display().to_string(),
+                ],
+                user_args: vec![],
+                tool_family: "csharp",
+                operation: "build_csharp",
+                parent: None,
+                writes_disk: true,
+            },
+        )
+        .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dotnet_is_found_from_dotnet_root_then_path() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("root"), dir.path().join("bin"));
+        for d in [&a, &b] {
+            std::fs::create_dir(d).unwrap();
+            let f = d.join("dotnet");
+            std::fs::write(&f, "#!/bin/sh\n").unwrap();
+            std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let path = b.display().to_string();
+        assert_eq!(
+            find_dotnet(Some(&a.display().to_string()), Some(&path)),
+            Some(a.join("dotnet"))
+        );
+        assert_eq!(find_dotnet(None, Some(&path)), Some(b.join("dotnet")));
+        // A DOTNET_ROOT without dotnet falls back to PATH; nothing anywhere is None.
+        assert_eq!(
+            find_dotnet(Some("/nonexistent"), Some(&path)),
+            Some(b.join("dotnet"))
+        );
+        assert_eq!(find_dotnet(None, Some("/nonexistent")), None);
+        let e = no_sdk();
+        assert_eq!(e.code, ErrorCode::PreconditionFailed);
+        assert!(
+            e.hint
+                .as_deref()
+                .is_some_and(|h| h.contains(".NET SDK 8.0"))
+        );
+    }
+}

@@ -1,0 +1,597 @@
+//! C# projects: the mono demos of godot-demo-projects read as Godot's source generators
+//! read them (against a table written by reading each file), the script tools and
+//! project_info on them, create_script's C# template, and build_csharp.
+//!
+//! What needs the .NET SDK (`real_dotnet_*`: a build that passes, an edit that breaks
+//! it) prints `SKIPPED: no .NET SDK` without one; the public workflow's C# job runs it
+//! (docs/csharp.md).
+
+mod support;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use godot_mcp_server::tools::script::csharp::{CsIndex, cs_script};
+use serde_json::{Value, json};
+
+fn corpus(snapshot: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/corpus")
+        .join(snapshot)
+        .join("mono")
+}
+
+/// One file as read by hand: its class (`None`: no class is named as the file), base,
+/// `[Tool]`, exports (name, Godot type), signals, and the generator rules it breaks.
+struct Expect {
+    class: Option<&'static str>,
+    base: Option<&'static str>,
+    tool: bool,
+    exports: &'static [(&'static str, &'static str)],
+    signals: &'static [&'static str],
+    problems: &'static [&'static str],
+}
+
+const fn class(name: &'static str, base: &'static str) -> Expect {
+    Expect {
+        class: Some(name),
+        base: Some(base),
+        tool: false,
+        exports: &[],
+        signals: &[],
+        problems: &[],
+    }
+}
+
+const fn tool(name: &'static str, base: &'static str) -> Expect {
+    Expect {
+        tool: true,
+        ..class(name, base)
+    }
+}
+
+/// A file that declares no class named as itself (a struct).
+const NO_CLASS: Expect = Expect {
+    class: None,
+    base: None,
+    tool: false,
+    exports: &[],
+    signals: &[],
+    problems: &["class_name_mismatch"],
+};
+
+/// Every `.cs` file of the five mono demos, read by hand, at `snapshot`.
+fn table(snapshot: &str) -> BTreeMap<&'static str, Expect> {
+    let head = snapshot == "mono-demo-head";
+    let mut t = BTreeMap::from([
+        // dodge_the_creeps (the same at both snapshots)
+        (
+            "dodge_the_creeps/HUD.cs",
+            Expect {
+                signals: &["StartGame"],
+                ..class("HUD", "CanvasLayer")
+            },
+        ),
+        (
+            "dodge_the_creeps/Main.cs",
+            Expect {
+                exports: &[("MobScene", "PackedScene")],
+                ..class("Main", "Node")
+            },
+        ),
+        ("dodge_the_creeps/Mob.cs", class("Mob", "RigidBody2D")),
+        (
+            "dodge_the_creeps/Player.cs",
+            Expect {
+                exports: &[("Speed", "int")],
+                signals: &["Hit"],
+                ..class("Player", "Area2D")
+            },
+        ),
+        // pong
+        ("pong/Logic/Ball.cs", class("Ball", "Area2D")),
+        (
+            "pong/Logic/CeilingFloor.cs",
+            Expect {
+                exports: &[("_bounceDirection", "int")],
+                ..class("CeilingFloor", "Area2D")
+            },
+        ),
+        ("pong/Logic/Paddle.cs", class("Paddle", "Area2D")),
+        ("pong/Logic/Wall.cs", class("Wall", "Area2D")),
+        // multiplayer_pong
+        ("multiplayer_pong/logic/Ball.cs", class("Ball", "Area2D")),
+        ("multiplayer_pong/logic/Lobby.cs", class("Lobby", "Control")),
+        (
+            "multiplayer_pong/logic/Paddle.cs",
+            Expect {
+                exports: &[("_left", "bool")],
+                ..class("Paddle", "Area2D")
+            },
+        ),
+        (
+            "multiplayer_pong/logic/Pong.cs",
+            if head {
+                Expect {
+                    signals: &["GameFinished"],
+                    ..class("Pong", "Node2D")
+                }
+            } else {
+                // `[Signal] private delegate void GameFinished(string withError);`: no
+                // EventHandler suffix, so no signal (Godot's generator reports GD0201).
+                Expect {
+                    problems: &["GD0201"],
+                    ..class("Pong", "Node2D")
+                }
+            },
+        ),
+        // 2.5d
+        ("2.5d/addons/node25d-cs/Basis25D.cs", NO_CLASS),
+        ("2.5d/addons/node25d-cs/Transform25D.cs", NO_CLASS),
+        (
+            "2.5d/addons/node25d-cs/Node25D.cs",
+            Expect {
+                exports: &[("spatialPosition", "Vector3")],
+                ..tool("Node25D", "Node2D")
+            },
+        ),
+        (
+            "2.5d/addons/node25d-cs/ShadowMath25D.cs",
+            tool("ShadowMath25D", "CharacterBody3D"),
+        ),
+        (
+            "2.5d/addons/node25d-cs/YSort25D.cs",
+            Expect {
+                exports: &[("sortEnabled", "bool")],
+                ..tool("YSort25D", "Node")
+            },
+        ),
+        (
+            "2.5d/addons/node25d-cs/main_screen/Gizmo25D.cs",
+            tool("Gizmo25D", "Node2D"),
+        ),
+        (
+            "2.5d/addons/node25d-cs/main_screen/.broken-cs-files/Viewport25D.cs",
+            tool("Viewport25D", "Control"),
+        ),
+        ("2.5d/assets/cube/CubeMath.cs", class("CubeMath", "Node3D")),
+        (
+            "2.5d/assets/player/PlayerMath25D.cs",
+            class("PlayerMath25D", "CharacterBody3D"),
+        ),
+        (
+            "2.5d/assets/player/PlayerSprite.cs",
+            tool("PlayerSprite", "Sprite2D"),
+        ),
+    ]);
+    if head {
+        // squash_the_creeps is in mono/ at head only.
+        t.extend([
+            (
+                "squash_the_creeps/Main.cs",
+                Expect {
+                    exports: &[("MobScene", "PackedScene")],
+                    ..class("Main", "Node")
+                },
+            ),
+            (
+                "squash_the_creeps/Mob.cs",
+                Expect {
+                    exports: &[("MinSpeed", "int"), ("MaxSpeed", "int")],
+                    signals: &["Squashed"],
+                    ..class("Mob", "CharacterBody3D")
+                },
+            ),
+            (
+                "squash_the_creeps/Player.cs",
+                Expect {
+                    exports: &[
+                        ("Speed", "int"),
+                        ("FallAcceleration", "int"),
+                        ("JumpImpulse", "int"),
+                        ("BounceImpulse", "int"),
+                    ],
+                    signals: &["Hit"],
+                    ..class("Player", "CharacterBody3D")
+                },
+            ),
+            (
+                "squash_the_creeps/ScoreLabel.cs",
+                class("ScoreLabel", "Label"),
+            ),
+        ]);
+    }
+    t
+}
+
+/// Every `.cs` under `dir` (hidden folders included: the table names them), relative.
+fn cs_files(dir: &Path, rel: &str, out: &mut Vec<String>) {
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let r = if rel.is_empty() {
+            name.clone()
+        } else {
+            format!("{rel}/{name}")
+        };
+        if e.file_type().unwrap().is_dir() {
+            cs_files(&e.path(), &r, out);
+        } else if name.ends_with(".cs") {
+            out.push(r);
+        }
+    }
+}
+
+#[test]
+fn every_cs_file_of_the_mono_demos_reads_as_the_table_says() {
+    let mut checked = 0;
+    for snapshot in ["mono-demo-4.4", "mono-demo-head"] {
+        let root = corpus(snapshot);
+        let mut files = Vec::new();
+        cs_files(&root, "", &mut files);
+        files.sort();
+        let table = table(snapshot);
+        let listed: Vec<&str> = table.keys().copied().collect();
+        assert_eq!(files, listed, "{snapshot}: the table names every .cs file");
+        for (file, want) in &table {
+            // Bases resolve through the classes of the file's own demo project.
+            let demo = file.split('/').next().unwrap();
+            let mut index = CsIndex::default();
+            let mut all = Vec::new();
+            cs_files(&root.join(demo), "", &mut all);
+            for f in &all {
+                let text = std::fs::read_to_string(root.join(demo).join(f)).unwrap();
+                index.add(&godot_mcp_csharp::read_cs(&text));
+            }
+            let text = std::fs::read_to_string(root.join(file)).unwrap();
+            let got = cs_script(&format!("res://{file}"), &text, Some(&index));
+            let at = format!("{snapshot}/{file}");
+            assert_eq!(got.class_name.as_deref(), want.class, "{at}: class");
+            assert_eq!(got.extends.as_deref(), want.base, "{at}: base");
+            assert_eq!(got.tool, want.tool, "{at}: [Tool]");
+            let exports: Vec<(&str, &str)> = got
+                .exports
+                .iter()
+                .map(|e| {
+                    let ty = e.godot.class_name.as_deref().unwrap_or(&e.godot.variant);
+                    (e.name.as_str(), ty)
+                })
+                .collect();
+            assert_eq!(exports, want.exports, "{at}: exports");
+            let signals: Vec<&str> = got.signals.iter().map(|s| s.name.as_str()).collect();
+            assert_eq!(signals, want.signals, "{at}: signals");
+            let problems: Vec<&str> = got.problems.iter().map(|p| p.code).collect();
+            assert_eq!(problems, want.problems, "{at}: problems");
+            checked += 1;
+        }
+    }
+    // 22 files at the 4.4 snapshot, 26 at head (squash_the_creeps joined mono/).
+    assert_eq!(checked, 48);
+}
+
+/// A copy of one mono demo at head.
+fn demo(name: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    support::copy_dir(&corpus("mono-demo-head").join(name), dir.path());
+    dir
+}
+
+#[tokio::test]
+async fn the_script_tools_and_project_info_speak_of_csharp() {
+    let dir = demo("squash_the_creeps");
+    let client = support::connect(dir.path()).await;
+
+    let page = support::call_ok(&client, "list_scripts", json!({})).await;
+    let player = page["scripts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["path"] == "res://Player.cs")
+        .cloned()
+        .unwrap_or_else(|| panic!("{page}"));
+    assert_eq!(player["language"], "csharp");
+    assert_eq!(player["class_name"], "Player");
+    assert_eq!(player["extends"], "CharacterBody3D");
+    assert_eq!(
+        player["exports"],
+        json!(["Speed", "FallAcceleration", "JumpImpulse", "BounceImpulse"])
+    );
+    assert_eq!(player["signals"], json!(["Hit"]));
+
+    // The root of Mob.tscn has Mob.cs: its class, exports with types, signals.
+    let r = support::call_ok(
+        &client,
+        "get_node_script",
+        json!({"scene": "res://Mob.tscn"}),
+    )
+    .await;
+    assert_eq!(r["script"]["path"], "res://Mob.cs", "{r}");
+    let cs = &r["csharp"];
+    assert_eq!(cs["class_name"], "Mob", "{r}");
+    assert_eq!(cs["native_base"], "CharacterBody3D");
+    assert_eq!(cs["exports"][0]["name"], "MinSpeed");
+    assert_eq!(cs["exports"][0]["type"], "int");
+    assert_eq!(cs["exports"][0]["cs_type"], "int");
+    assert_eq!(cs["signals"][0]["name"], "Squashed");
+    assert_eq!(cs["signals"][0]["delegate"], "SquashedEventHandler");
+
+    // project_info: the .csproj (a name with spaces and parentheses), the .sln, [dotnet].
+    let info = support::call_ok(&client, "project_info", json!({})).await;
+    let dn = &info["dotnet"];
+    assert_eq!(dn["assembly_name"], "Squash the Creeps (3D)", "{info}");
+    assert_eq!(
+        dn["projects"][0]["path"],
+        "res://Squash the Creeps (3D).csproj"
+    );
+    assert_eq!(dn["projects"][0]["sdk"], "Godot.NET.Sdk/4.7.0");
+    assert_eq!(dn["projects"][0]["godot_sdk_version"], "4.7.0");
+    assert_eq!(dn["projects"][0]["target_frameworks"], json!(["net8.0"]));
+    assert_eq!(
+        dn["solutions"][0]["projects"],
+        json!(["Squash the Creeps (3D).csproj"])
+    );
+    assert!(dn.get("hint").is_none(), "{dn}");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_cs_script_in_a_project_without_csproj_is_told_how_godot_makes_one() {
+    let dir = support::tiny_project("NoDotnet");
+    let client = support::connect(dir.path()).await;
+    // No trace of C# yet: project_info says nothing of .NET.
+    let info = support::call_ok(&client, "project_info", json!({})).await;
+    assert!(info.get("dotnet").is_none(), "{info}");
+
+    let r = support::call_ok(
+        &client,
+        "create_script",
+        json!({"path": "res://actors/Hero.cs", "extends": "CharacterBody2D", "confirm": true}),
+    )
+    .await;
+    assert!(
+        r["hint"]
+            .as_str()
+            .is_some_and(|h| h.contains("Create C# solution")),
+        "{r}"
+    );
+    let text = std::fs::read_to_string(dir.path().join("actors/Hero.cs")).unwrap();
+    assert!(
+        text.contains("public partial class Hero : CharacterBody2D"),
+        "{text}"
+    );
+    // The new script reads back as a C# script named as its file.
+    let page = support::call_ok(&client, "list_scripts", json!({})).await;
+    assert_eq!(page["scripts"][0]["class_name"], "Hero", "{page}");
+    assert!(page["scripts"][0].get("problems").is_none(), "{page}");
+
+    // A file name that is no C# class name is refused, nothing written.
+    let e = support::call_err(
+        &client,
+        "create_script",
+        json!({"path": "res://my hero.cs", "confirm": true}),
+    )
+    .await;
+    assert_eq!(e["code"], "INVALID_PARAMS", "{e}");
+    assert!(!dir.path().join("my hero.cs").exists());
+    client.cancel().await.unwrap();
+}
+
+/// The server's PATH without any `dotnet`, and no DOTNET_ROOT.
+fn no_dotnet_env() -> Vec<(&'static str, &'static str)> {
+    vec![("PATH", "/usr/bin:/bin"), ("DOTNET_ROOT", "")]
+}
+
+#[tokio::test]
+async fn build_csharp_without_an_sdk_says_what_to_install_and_changes_nothing() {
+    if Path::new("/usr/bin/dotnet").exists() || Path::new("/bin/dotnet").exists() {
+        println!("SKIPPED: a dotnet is installed system-wide");
+        return;
+    }
+    let dir = demo("dodge_the_creeps");
+    let before = support::files_under(dir.path(), &[]);
+    let client = support::connect_with(dir.path(), &no_dotnet_env()).await;
+    let e = support::call_err(&client, "build_csharp", json!({})).await;
+    assert_eq!(e["code"], "PRECONDITION_FAILED", "{e}");
+    assert_eq!(e["required"], "dotnet_sdk", "{e}");
+    assert!(
+        e["hint"]
+            .as_str()
+            .is_some_and(|h| h.contains(".NET SDK 8.0")),
+        "{e}"
+    );
+    // A project argument that is no .NET project is refused first.
+    let e = support::call_err(
+        &client,
+        "build_csharp",
+        json!({"project": "res://project.godot"}),
+    )
+    .await;
+    assert_eq!(e["code"], "INVALID_PARAMS", "{e}");
+    assert_eq!(support::files_under(dir.path(), &[]), before);
+    client.cancel().await.unwrap();
+}
+
+/// The `dotnet` the real tier uses: `DOTNET_ROOT`, else `PATH`. Without one the test
+/// prints `SKIPPED: no .NET SDK`, or fails under `GODOT_MCP_REQUIRE_DOTNET=1` (the public
+/// workflow's C# job).
+fn dotnet() -> Option<PathBuf> {
+    let root = std::env::var("DOTNET_ROOT").ok();
+    let path = std::env::var("PATH").ok();
+    let found = godot_mcp_server::tools::csharp::find_dotnet(root.as_deref(), path.as_deref());
+    if found.is_none() {
+        assert!(
+            !std::env::var("GODOT_MCP_REQUIRE_DOTNET").is_ok_and(|v| v == "1"),
+            "GODOT_MCP_REQUIRE_DOTNET=1 and no .NET SDK was found (DOTNET_ROOT, PATH)"
+        );
+        println!("SKIPPED: no .NET SDK");
+    }
+    found
+}
+
+/// A Godot .NET editor (GODOT_BIN's `--version` says `mono`) and the SDK, else `None`
+/// after saying why (a failure under `GODOT_MCP_REQUIRE_DOTNET=1`).
+fn godot_dotnet() -> Option<PathBuf> {
+    dotnet()?;
+    let require = std::env::var("GODOT_MCP_REQUIRE_DOTNET").is_ok_and(|v| v == "1");
+    let Some(bin) = std::env::var_os("GODOT_BIN").map(PathBuf::from) else {
+        assert!(
+            !require,
+            "GODOT_MCP_REQUIRE_DOTNET=1 and GODOT_BIN is not set"
+        );
+        println!("SKIPPED: no Godot .NET editor (GODOT_BIN)");
+        return None;
+    };
+    let version = support::engine_version(&bin);
+    if !version.contains("mono") {
+        assert!(
+            !require,
+            "GODOT_MCP_REQUIRE_DOTNET=1 and GODOT_BIN is no .NET build: {version}"
+        );
+        println!("SKIPPED: GODOT_BIN is no Godot .NET build ({version})");
+        return None;
+    }
+    Some(bin)
+}
+
+fn diagnostics(r: &Value) -> Vec<Value> {
+    r["diagnostics"].as_array().cloned().unwrap_or_default()
+}
+
+/// A build that passes, then an edit that breaks it: the error comes back as data
+/// (file, line, column, code), and fixing it builds again. Needs the .NET SDK (and
+/// network for the first restore of Godot.NET.Sdk).
+#[tokio::test]
+async fn real_dotnet_build_passes_then_an_edit_breaks_it_with_diagnostics() {
+    if dotnet().is_none() {
+        return;
+    }
+    let dir = demo("dodge_the_creeps");
+    let client = support::connect(dir.path()).await;
+    let ok = support::call_ok(&client, "build_csharp", json!({})).await;
+    assert_eq!(ok["ok"], true, "{ok}");
+    assert_eq!(ok["error_count"], 0, "{ok}");
+    assert!(ok["transaction_id"].is_string());
+
+    let path = dir.path().join("Mob.cs");
+    let good = std::fs::read_to_string(&path).unwrap();
+    let sha =
+        support::call_ok(&client, "scripts_read", json!({"path": "res://Mob.cs"})).await["sha256"]
+            .clone();
+    // Line 15 is `QueueFree();`: drop its semicolon.
+    let broken = good.replacen("QueueFree();", "QueueFree()", 1);
+    support::call_ok(
+        &client,
+        "write_script",
+        json!({"path": "res://Mob.cs", "content": broken, "expected_sha256": sha, "confirm": true}),
+    )
+    .await;
+    let bad = support::call_ok(&client, "build_csharp", json!({})).await;
+    assert_eq!(bad["ok"], false, "{bad}");
+    let errs = diagnostics(&bad);
+    let cs1002 = errs
+        .iter()
+        .find(|d| d["code"] == "CS1002")
+        .unwrap_or_else(|| panic!("no CS1002 in {bad}"));
+    assert_eq!(cs1002["severity"], "error");
+    assert!(
+        cs1002["file"]
+            .as_str()
+            .is_some_and(|f| f.ends_with("Mob.cs")),
+        "{cs1002}"
+    );
+    assert_eq!(cs1002["line"], 15, "{cs1002}");
+    assert!(cs1002["column"].as_u64().is_some(), "{cs1002}");
+    assert!(
+        cs1002["project"]
+            .as_str()
+            .is_some_and(|p| p.ends_with(".csproj")),
+        "{cs1002}"
+    );
+    client.cancel().await.unwrap();
+}
+
+/// attach_script on a mono demo in a live Godot .NET editor: a script of the node's
+/// class attaches; one whose class does not fit the node, or is not named as its file,
+/// is refused with nothing changed.
+#[tokio::test(flavor = "multi_thread")]
+async fn real_godot_dotnet_attach_script_on_a_mono_demo() {
+    let Some(godot) = godot_dotnet() else {
+        return;
+    };
+    let dir = demo("dodge_the_creeps");
+    let p = dir.path();
+    support::install_addon(p);
+    let mut project = std::fs::read_to_string(p.join("project.godot")).unwrap();
+    project.push_str(
+        "\n[editor_plugins]\n\nenabled=PackedStringArray(\"res://addons/godot_mcp/plugin.cfg\")\n",
+    );
+    std::fs::write(p.join("project.godot"), project).unwrap();
+    std::fs::write(
+        p.join("Wrong.cs"),
+        "using Godot;\n\npublic partial class NotWrong : Area2D\n{\n}\n",
+    )
+    .unwrap();
+    let client = support::connect(p).await;
+    // The assembly the editor loads the scripts from.
+    let built = support::call_ok(&client, "build_csharp", json!({})).await;
+    assert_eq!(built["ok"], true, "{built}");
+    support::run_godot(&godot, p, &["--import"]);
+    let logs = tempfile::tempdir().unwrap();
+    let log = logs.path().join("editor.log");
+    let mut editor = support::start_godot_editor(&godot, p, &log);
+    let r = support::call_once_connected(
+        &client,
+        &mut editor,
+        &log,
+        "create_scene",
+        json!({"path": "res://Probe.tscn", "root_type": "Area2D", "confirm": true}),
+    )
+    .await;
+    assert_ne!(r.is_error, Some(true), "{:?}", r.structured_content);
+
+    // Mob.cs derives from RigidBody2D: an Area2D cannot take it.
+    let e = support::call_err(
+        &client,
+        "attach_script",
+        json!({"node": ".", "script": "res://Mob.cs"}),
+    )
+    .await;
+    assert_eq!(e["code"], "INVALID_PARAMS", "{e}");
+    assert!(
+        e["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("RigidBody2D")),
+        "{e}"
+    );
+    // Wrong.cs's class is NotWrong.
+    let e = support::call_err(
+        &client,
+        "attach_script",
+        json!({"node": ".", "script": "res://Wrong.cs"}),
+    )
+    .await;
+    assert!(
+        e["message"].as_str().is_some_and(|m| m.contains("'Wrong'")),
+        "{e}"
+    );
+    // Player.cs derives from Area2D: attached, and the live tree says so.
+    let ok = support::call_ok(
+        &client,
+        "attach_script",
+        json!({"node": ".", "script": "res://Player.cs"}),
+    )
+    .await;
+    assert_eq!(ok["applied"], true, "{ok}");
+    support::call_ok(&client, "save_scene", json!({"confirm": true})).await;
+    let saved = std::fs::read_to_string(p.join("Probe.tscn")).unwrap();
+    assert!(saved.contains("res://Player.cs"), "{saved}");
+    assert!(!saved.contains("res://Mob.cs"), "{saved}");
+    let r = support::call_ok(
+        &client,
+        "get_node_script",
+        json!({"scene": "res://Probe.tscn"}),
+    )
+    .await;
+    assert_eq!(r["csharp"]["class_name"], "Player", "{r}");
+    support::kill_godot_editor(&mut editor);
+    client.cancel().await.unwrap();
+}
