@@ -307,7 +307,7 @@ pub(crate) fn describe(anim: &Gd<Animation>, max_keys: usize) -> Json {
         })
         .collect();
     json!({
-        "length": anim.get_length(),
+        "length": length_of(anim),
         "loop_mode": loop_mode_of(anim),
         "step": step_of(anim),
         "tracks": tracks,
@@ -318,9 +318,19 @@ fn loop_mode_of(anim: &Gd<Animation>) -> &'static str {
     LoopMode::name_of(anim.clone().call("get_loop_mode", &[]).to::<i32>())
 }
 
+/// A 32-bit float as its shortest decimal (what a file writes: `0.05`, not
+/// `0.05000000074505806`).
+fn real32(x: f32) -> f64 {
+    format!("{x}").parse().unwrap_or(f64::from(x))
+}
+
 /// The step as Godot holds it (a 32-bit float: its shortest decimal, as a file's).
-fn step_of(anim: &Gd<Animation>) -> f32 {
-    anim.clone().call("get_step", &[]).to::<f32>()
+fn step_of(anim: &Gd<Animation>) -> f64 {
+    real32(anim.clone().call("get_step", &[]).to::<f32>())
+}
+
+fn length_of(anim: &Gd<Animation>) -> f64 {
+    real32(anim.get_length())
 }
 
 fn interpolation_of(anim: &Gd<Animation>, track: i32) -> &'static str {
@@ -427,7 +437,7 @@ pub(crate) fn animation_set(
     }
     if let Some(s) = step {
         anim.call("set_step", &[(s as f32).to_variant()]);
-        if step_of(anim) != s as f32 {
+        if step_of(anim) != real32(s as f32) {
             return Err(not_held("step", s, step_of(anim)));
         }
     }
@@ -444,7 +454,7 @@ pub(crate) fn animation_set(
         rows.push(row);
     }
     Ok(json!({
-        "length": anim.get_length(),
+        "length": length_of(anim),
         "step": step_of(anim),
         "loop_mode": loop_mode_of(anim),
         "tracks": rows,
@@ -513,7 +523,7 @@ pub(crate) fn animation_add(
     Ok(with_verdict(
         &root,
         &p,
-        json!({"player": player, "animation": id, "length": anim.get_length(),
+        json!({"player": player, "animation": id, "length": length_of(&anim),
                "loop_mode": loop_mode_of(&anim), "step": step_of(&anim)}),
     ))
 }
