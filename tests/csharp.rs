@@ -410,6 +410,78 @@ async fn build_csharp_without_an_sdk_says_what_to_install_and_changes_nothing() 
     client.cancel().await.unwrap();
 }
 
+/// build_csharp through the supervisor with a stand-in `dotnet` (DOTNET_ROOT) that
+/// prints MSBuild's canonical lines as dotnet does (each diagnostic again in the summary)
+/// and fails: the launch gives dotnet its own arguments only, and the answer is the
+/// diagnostics as data, each once, errors first.
+#[tokio::test]
+async fn build_csharp_runs_dotnet_supervised_and_returns_its_diagnostics() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = demo("dodge_the_creeps");
+    let sdk = tempfile::tempdir().unwrap();
+    let fake = sdk.path().join("dotnet");
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\n\
+         printf '%s\\n' \"$@\" > \"$(dirname \"$0\")/args\"\n\
+         echo '  Determining projects to restore...'\n\
+         echo \"$PWD/Mob.cs(3,1): warning CS0105: The using directive for 'Godot' appeared previously [$2]\"\n\
+         echo \"$PWD/Mob.cs(15,20): error CS1002: ; expected [$2]\"\n\
+         echo 'Build FAILED.'\n\
+         echo \"$PWD/Mob.cs(3,1): warning CS0105: The using directive for 'Godot' appeared previously [$2]\"\n\
+         echo \"$PWD/Mob.cs(15,20): error CS1002: ; expected [$2]\"\n\
+         exit 1\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let root = sdk.path().display().to_string();
+    let client = support::connect_with(dir.path(), &[("DOTNET_ROOT", root.as_str())]).await;
+    let r = support::call_ok(&client, "build_csharp", json!({})).await;
+    assert_eq!(r["ok"], false, "{r}");
+    assert_eq!(r["exit_code"], 1, "{r}");
+    assert_eq!(r["project"], "res://Dodge the Creeps with C#.csproj", "{r}");
+    assert_eq!(
+        (r["error_count"].clone(), r["warning_count"].clone()),
+        (json!(1), json!(1)),
+        "{r}"
+    );
+    let d = diagnostics(&r);
+    assert_eq!(d.len(), 2, "{r}");
+    assert_eq!(d[0]["severity"], "error", "errors first: {r}");
+    assert_eq!(d[0]["code"], "CS1002");
+    assert_eq!(
+        (d[0]["line"].clone(), d[0]["column"].clone()),
+        (json!(15), json!(20))
+    );
+    assert!(
+        d[0]["file"]
+            .as_str()
+            .is_some_and(|f| f.ends_with("/Mob.cs")),
+        "{r}"
+    );
+    assert!(
+        d[0]["project"]
+            .as_str()
+            .is_some_and(|p| p.ends_with("/Dodge the Creeps with C#.csproj")),
+        "{r}"
+    );
+    assert_eq!(d[1]["code"], "CS0105");
+    assert!(r["transaction_id"].is_string(), "{r}");
+    // dotnet got its own arguments, none of the supervisor's.
+    let args = std::fs::read_to_string(sdk.path().join("args")).unwrap();
+    let project = dir.path().join("Dodge the Creeps with C#.csproj");
+    assert_eq!(
+        args.lines().collect::<Vec<_>>(),
+        [
+            "build",
+            project.to_str().unwrap(),
+            "-nologo",
+            "-p:GenerateFullPaths=true"
+        ],
+    );
+    client.cancel().await.unwrap();
+}
+
 /// The `dotnet` the real tier uses: `DOTNET_ROOT`, else `PATH`. Without one the test
 /// prints `SKIPPED: no .NET SDK`, or fails under `GODOT_MCP_REQUIRE_DOTNET=1` (the public
 /// workflow's C# job).

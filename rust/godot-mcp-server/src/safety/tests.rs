@@ -78,6 +78,7 @@ fn every_tool_has_its_pinned_class() {
         ("attach_script", Mutating),
         ("bake_navigation_mesh", Mutating),
         ("begin_change", Mutating),
+        ("build_csharp", Runtime),
         ("canonicalize_resource", Destructive),
         ("capture_editor_screenshot", ReadOnly),
         ("check_scene_integrity", ReadOnly),
