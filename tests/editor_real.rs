@@ -1301,4 +1301,3 @@ async fn real_godot_change_with_an_editor_edit_is_one_undo_action() {
     kill_godot_editor(&mut ed);
     let _ = client.cancel().await;
 }
-
