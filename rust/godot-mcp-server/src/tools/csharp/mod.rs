@@ -283,6 +283,7 @@ async fn launch_build(
 mod tests {
     use super::*;
 
+    #[cfg(unix)] // the executable bit
     #[test]
     fn dotnet_is_found_from_dotnet_root_then_path() {
         use std::os::unix::fs::PermissionsExt;
