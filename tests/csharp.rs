@@ -414,6 +414,7 @@ async fn build_csharp_without_an_sdk_says_what_to_install_and_changes_nothing() 
 /// prints MSBuild's canonical lines as dotnet does (each diagnostic again in the summary)
 /// and fails: the launch gives dotnet its own arguments only, and the answer is the
 /// diagnostics as data, each once, errors first.
+#[cfg(unix)] // a shell-script dotnet, made executable
 #[tokio::test]
 async fn build_csharp_runs_dotnet_supervised_and_returns_its_diagnostics() {
     use std::os::unix::fs::PermissionsExt;

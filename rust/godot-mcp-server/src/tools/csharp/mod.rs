@@ -279,11 +279,10 @@ async fn launch_build(
         .await
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))] // the tests set the executable bit
 mod tests {
     use super::*;
 
-    #[cfg(unix)] // the executable bit
     #[test]
     fn dotnet_is_found_from_dotnet_root_then_path() {
         use std::os::unix::fs::PermissionsExt;
