@@ -649,7 +649,9 @@ fn goose_merges_a_stdio_extension_into_config_yaml_keeping_comments() {
 #[test]
 fn every_new_client_creates_its_file_from_nothing() {
     let env = Env::new();
-    let cases: [(&str, PathBuf, fn(&str) -> Value, &str); 6] = [
+    // (client, its file, its reader, its servers key)
+    type Case = (&'static str, PathBuf, fn(&str) -> Value, &'static str);
+    let cases: [Case; 6] = [
         ("gemini-cli", env.project.join(".gemini/settings.json"), read_jsonc, "mcpServers"),
         ("windsurf", env.home.join(".codeium/windsurf/mcp_config.json"), read_json, "mcpServers"),
         ("zed", env.home.join("xdg/zed/settings.json"), read_jsonc, "context_servers"),
