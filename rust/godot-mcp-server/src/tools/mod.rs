@@ -13,6 +13,7 @@ pub mod classref;
 pub mod common;
 pub mod csharp;
 pub mod debugger;
+pub mod dotnet;
 pub mod editor;
 pub mod export;
 pub mod files;

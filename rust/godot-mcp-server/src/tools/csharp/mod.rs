@@ -8,6 +8,8 @@
 //! supervisor appends its own arguments after `--`, which the shell takes as
 //! positional parameters it never passes on, so dotnet sees only its own.
 
+pub mod script;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -23,7 +25,7 @@ use crate::respath::ResPath;
 use crate::rules::RuntimeFlags;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::project::dotnet::{MAKE_CSPROJ, csprojs};
+use crate::tools::dotnet::{MAKE_CSPROJ, csprojs};
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {

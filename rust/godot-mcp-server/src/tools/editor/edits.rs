@@ -439,7 +439,9 @@ pub fn tools() -> Vec<ToolDef> {
                     };
                     let reply = ask(&state, &probe, Some(&a.node))?;
                     if let Some(class) = reply.get("class").and_then(Value::as_str) {
-                        crate::tools::script::check_cs_attach(&state, &a.script, &a.node, class)?;
+                        crate::tools::csharp::script::check_cs_attach(
+                            &state, &a.script, &a.node, class,
+                        )?;
                     }
                 }
                 let p = cmd::ScriptAttach {

@@ -46,6 +46,7 @@ use crate::error::{ErrorCode, ToolError};
 pub use crate::honesty::{EditReply, EditVerdict, InScene};
 use crate::honesty::{MayHaveApplied, Undo, absent_when_none};
 use crate::planes::editor::{Bridge, RequestFailure};
+use crate::planes::process::Session;
 use crate::respath::ResPath;
 use crate::rules::{EffectKind, Precondition, SafetyClass, Toolset};
 use crate::state::AppState;
@@ -83,7 +84,7 @@ pub fn editor_timeout(state: &AppState) -> Duration {
 /// The connected bridge, or the precondition that says why there is none.
 pub(crate) fn connected(state: &AppState) -> Result<Arc<Bridge>, ToolError> {
     // A managed editor still loading is waited for (bounded), not refused.
-    crate::tools::runtime::wait_for_loading_editor(state);
+    wait_for_loading_editor(state);
     state
         .editor
         .bridge_status()
@@ -528,5 +529,57 @@ mod tests {
         assert_eq!(rule(&names(20, 3)), (cmd::UndoPolicy::OneAction, 20));
         assert_eq!(rule(&names(21, 1)), (cmd::UndoPolicy::Bypass, 21));
         assert_eq!(rule(&names(2, 50)), (cmd::UndoPolicy::OneAction, 2));
+    }
+}
+
+// A managed editor still loading (start_editor launched it; its add-on has not said
+// hello yet): the wait every editor call makes, and what start_editor asks of it.
+
+pub(crate) fn managed_editor(state: &AppState) -> Option<Arc<Session>> {
+    state
+        .process
+        .sessions()
+        .into_iter()
+        .find(|s| s.purpose == "editor" && s.ended().is_none())
+}
+
+/// Until how long after its launch an editor call waits for a managed editor that is
+/// still loading (its add-on has not said hello yet).
+pub const EDITOR_LOAD_WAIT: Duration = Duration::from_secs(120);
+
+/// Whether the project has the godot_mcp add-on (whose hello makes the editor ready).
+pub(crate) fn addon_installed(state: &AppState) -> bool {
+    state
+        .project
+        .root()
+        .join("addons/godot_mcp/plugin.cfg")
+        .is_file()
+}
+
+pub(crate) fn bridge_connected(state: &AppState) -> bool {
+    matches!(
+        state.editor.bridge_status(),
+        crate::rules::BridgeStatus::Connected { .. }
+    )
+}
+
+/// Blocks (a bridge call's thread, never an async one) while a managed editor this
+/// server started is still loading: no add-on connected yet, the add-on installed, the
+/// editor running and launched less than [`EDITOR_LOAD_WAIT`] ago. So the first editor
+/// call after start_editor waits for the editor instead of failing.
+pub fn wait_for_loading_editor(state: &AppState) {
+    if bridge_connected(state) || !addon_installed(state) {
+        return;
+    }
+    let Some(editor) = managed_editor(state) else {
+        return;
+    };
+    let deadline = editor.released_at() + EDITOR_LOAD_WAIT;
+    while std::time::Instant::now() < deadline
+        && editor.ended().is_none()
+        && !bridge_connected(state)
+    {
+        // The bridge has no hello signal to wait on from here; its status is a lock read.
+        std::thread::sleep(Duration::from_millis(50));
     }
 }

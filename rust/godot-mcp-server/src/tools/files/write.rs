@@ -160,19 +160,27 @@ const SCAN_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
 /// add-on that does not know the command) nothing is told; the write stands either way
 /// and the editor's next scan finds it.
 pub(crate) fn tell_editor(state: &AppState, paths: &[String]) {
-    use godot_mcp_protocol::commands as cmd;
-    if crate::tools::editor::connected(state).is_err() {
+    use godot_mcp_protocol::commands::{self as cmd, BridgeCommand};
+    // The editor plane itself, not the editor tools' helpers (the layers: files sit
+    // beside the editor tools, not above them).
+    let connected = matches!(
+        state.editor.bridge_status(),
+        crate::rules::BridgeStatus::Connected { .. }
+    );
+    let Some(bridge) = state.editor.bridge().cloned().filter(|_| connected) else {
         return;
-    }
+    };
+    let timeout = std::time::Duration::from_millis(state.config.editor_timeout_ms);
+    let ask = |c: &dyn Fn() -> (&'static str, serde_json::Value)| {
+        let (method, params) = c();
+        bridge.request(method, params, timeout).ok()
+    };
     let update = cmd::FilesystemUpdate {
         paths: paths.to_vec(),
     };
-    let reply = match crate::tools::editor::ask(state, &update, None) {
-        Ok(v) => v,
-        Err(e) => {
-            tracing::debug!(error = %e, "could not tell the editor of written files");
-            return;
-        }
+    let Some(reply) = ask(&|| (cmd::FilesystemUpdate::METHOD, update.params())) else {
+        tracing::debug!("could not tell the editor of written files");
+        return;
     };
     if reply["scan_started"] != serde_json::json!(true) {
         return;
@@ -180,15 +188,16 @@ pub(crate) fn tell_editor(state: &AppState, paths: &[String]) {
     let before = reply["scans_finished"].as_u64().unwrap_or(0);
     let start = std::time::Instant::now();
     while start.elapsed() < SCAN_WAIT {
-        match crate::tools::editor::ask(state, &cmd::FilesystemStatus {}, None) {
-            Ok(s)
+        let status = cmd::FilesystemStatus {};
+        match ask(&|| (cmd::FilesystemStatus::METHOD, status.params())) {
+            Some(s)
                 if s["scanning"] == serde_json::json!(false)
                     && s["scans_finished"].as_u64().unwrap_or(0) > before =>
             {
                 return;
             }
-            Ok(_) => std::thread::sleep(std::time::Duration::from_millis(50)),
-            Err(_) => return,
+            Some(_) => std::thread::sleep(std::time::Duration::from_millis(50)),
+            None => return,
         }
     }
 }
@@ -217,18 +226,16 @@ fn plan_create_script(
         // C#: Godot's template, the class named as the file.
         (None, base) if cs => {
             let base = base.unwrap_or_else(|| "Node".into());
-            crate::tools::project::dotnet::cs_template(&args.path.to_string(), &base).ok_or_else(
-                || {
-                    ToolError::invalid_params(
-                        "path",
-                        format!(
-                            "{} and {base} must be C# names: a C# script's class is named as \
+            crate::tools::dotnet::cs_template(&args.path.to_string(), &base).ok_or_else(|| {
+                ToolError::invalid_params(
+                    "path",
+                    format!(
+                        "{} and {base} must be C# names: a C# script's class is named as \
                              its file",
-                            args.path
-                        ),
-                    )
-                },
-            )?
+                        args.path
+                    ),
+                )
+            })?
         }
         (None, base) => {
             let base = base.unwrap_or_else(|| "Node".into());
@@ -249,8 +256,8 @@ fn plan_create_script(
     }
     let mut persistence = Persistence::written_to_disk();
     if cs {
-        persistence.hint = crate::tools::project::dotnet::missing_csproj_hint(state.project.root())
-            .map(str::to_string);
+        persistence.hint =
+            crate::tools::dotnet::missing_csproj_hint(state.project.root()).map(str::to_string);
     }
     plan_write(
         &state,

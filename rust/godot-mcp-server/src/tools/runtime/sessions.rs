@@ -8,6 +8,7 @@ use crate::honesty::ProcessEnd;
 use crate::planes::process::{self, Ended, LaunchSpec, STOP_GRACE, Session, errors};
 use crate::respath::ResPath;
 use crate::state::AppState;
+use crate::tools::editor::{EDITOR_LOAD_WAIT, addon_installed, bridge_connected, managed_editor};
 use crate::tools::godot_process::godot;
 use crate::tools::{Call, Out};
 use godot_mcp_protocol::ProbeRequest;
@@ -616,56 +617,8 @@ async fn launch_editor_with(
 }
 
 /// The running managed editor.
-fn managed_editor(state: &AppState) -> Option<Arc<Session>> {
-    state
-        .process
-        .sessions()
-        .into_iter()
-        .find(|s| s.purpose == "editor" && s.ended().is_none())
-}
-
 /// How long start_editor waits for the add-on's hello.
 const EDITOR_START_WAIT: Duration = Duration::from_secs(30);
-/// Until how long after its launch an editor call waits for a managed editor that is
-/// still loading (its add-on has not said hello yet).
-pub const EDITOR_LOAD_WAIT: Duration = Duration::from_secs(120);
-
-/// Whether the project has the godot_mcp add-on (whose hello makes the editor ready).
-fn addon_installed(state: &AppState) -> bool {
-    state
-        .project
-        .root()
-        .join("addons/godot_mcp/plugin.cfg")
-        .is_file()
-}
-
-fn bridge_connected(state: &AppState) -> bool {
-    matches!(
-        state.editor.bridge_status(),
-        crate::rules::BridgeStatus::Connected { .. }
-    )
-}
-
-/// Blocks (a bridge call's thread, never an async one) while a managed editor this
-/// server started is still loading: no add-on connected yet, the add-on installed, the
-/// editor running and launched less than [`EDITOR_LOAD_WAIT`] ago. So the first editor
-/// call after start_editor waits for the editor instead of failing.
-pub fn wait_for_loading_editor(state: &AppState) {
-    if bridge_connected(state) || !addon_installed(state) {
-        return;
-    }
-    let Some(editor) = managed_editor(state) else {
-        return;
-    };
-    let deadline = editor.released_at() + EDITOR_LOAD_WAIT;
-    while std::time::Instant::now() < deadline
-        && editor.ended().is_none()
-        && !bridge_connected(state)
-    {
-        // The bridge has no hello signal to wait on from here; its status is a lock read.
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -10,7 +10,7 @@
 //! `patch_script` is a file write like write_script: compare-and-swap on the file's
 //! sha256 and the journal's one write seam (`files::plan_write`).
 
-pub mod csharp;
+use crate::tools::csharp::script as csharp;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -26,13 +26,12 @@ use crate::planes::project::{self as plane, Expect};
 use crate::respath::ResPath;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::common::{
-    Walk, page_limit, paged_args, project_too_large, read_text, walk_project,
-};
+use crate::tools::common::{page_limit, paged_args, read_text, walk_scripts};
 use crate::tools::files::write::{plan_write, require_script_path};
 use crate::tools::godot_process::{check_only, godot};
 use crate::tools::scene::nodes::some_node_paths;
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
+use csharp::cs_index;
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
@@ -259,26 +258,6 @@ fn rescan_pending(state: &AppState) -> bool {
 /// Bytes of a script read for its header (class_name and extends come first).
 const HEAD_BYTES: usize = 16 * 1024;
 
-/// Calls `f(res path, real path)` for every .gd/.cs file of the project, as the
-/// project walker ([`walk_project`]) finds them — the same files `list_files` lists.
-fn walk_scripts(
-    state: &AppState,
-    f: &mut dyn FnMut(ResPath, std::path::PathBuf),
-) -> Result<(), ToolError> {
-    let root = ResPath::root();
-    let real = state.project.resolve("path", &root)?;
-    let how = Walk {
-        recursive: true,
-        skip: |_| false,
-        too_many: project_too_large,
-    };
-    walk_project(state, &real, &root, &how, &mut 0, &mut |res, real, _| {
-        if matches!(res.extension().as_deref(), Some("gd" | "cs")) {
-            f(res, real);
-        }
-    })
-}
-
 fn head(path: &Path) -> Option<String> {
     use std::io::Read;
     let mut buf = Vec::with_capacity(HEAD_BYTES);
@@ -378,18 +357,6 @@ pub(crate) fn cs_text(path: &Path) -> Option<String> {
 }
 
 /// Every C# class of the project (for resolving bases through project classes).
-fn cs_index(state: &AppState) -> Result<csharp::CsIndex, ToolError> {
-    let mut files = Vec::new();
-    walk_scripts(state, &mut |res, real| {
-        if res.extension().as_deref() == Some("cs") {
-            files.push(real);
-        }
-    })?;
-    Ok(csharp::index_of(
-        files.iter().map(std::path::PathBuf::as_path),
-    ))
-}
-
 /// list_scripts' page.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct ScriptsPage {
@@ -454,33 +421,6 @@ async fn list_scripts(Call { state, args, .. }: Call<ListScriptsArgs>) -> Out<Sc
         scripts: page,
         next_cursor: (end < total).then(|| all[end - 1].0.clone()),
     })
-}
-
-/// attach_script's check of a `.cs` (the editor tool calls it with the node's class,
-/// asked of the live editor): the script's class must be named as its file and derive
-/// from the node's class or one of its bases (the engine's class reference, when a
-/// Godot binary is configured; without it the editor decides). Planners run on the
-/// blocking pool, where waiting for the class reference is allowed.
-pub(crate) fn check_cs_attach(
-    state: &Arc<AppState>,
-    script: &ResPath,
-    node: &str,
-    node_class: &str,
-) -> Result<(), ToolError> {
-    let real = state.project.resolve("script", script)?;
-    let text = read_text(state, "script", script, &real)?;
-    let index = cs_index(state)?;
-    let cs = csharp::cs_script(&script.to_string(), &text, Some(&index));
-    let chain = tokio::runtime::Handle::try_current().ok().and_then(|h| {
-        h.block_on(crate::tools::classref::class_db(state))
-            .ok()
-            .filter(|db| db.classes.contains_key(node_class))
-            .map(|db| db.chain(node_class))
-    });
-    match csharp::attach_refusal(&script.to_string(), &cs, node, node_class, chain.as_deref()) {
-        Some(e) => Err(e),
-        None => Ok(()),
-    }
 }
 
 // ---------------------------------------------------------------------------------
