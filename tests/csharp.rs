@@ -11,7 +11,7 @@ mod support;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use godot_mcp_server::tools::script::csharp::{CsIndex, cs_script};
+use godot_mcp_server::tools::csharp::script::{CsIndex, cs_script};
 use serde_json::{Value, json};
 
 fn corpus(snapshot: &str) -> PathBuf {

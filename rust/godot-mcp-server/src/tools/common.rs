@@ -270,6 +270,26 @@ impl FileKind {
     }
 }
 
+/// Calls `f(res path, real path)` for every .gd/.cs file of the project, as the
+/// project walker ([`walk_project`]) finds them — the same files `list_files` lists.
+pub(crate) fn walk_scripts(
+    state: &AppState,
+    f: &mut dyn FnMut(ResPath, std::path::PathBuf),
+) -> Result<(), ToolError> {
+    let root = ResPath::root();
+    let real = state.project.resolve("path", &root)?;
+    let how = Walk {
+        recursive: true,
+        skip: |_| false,
+        too_many: project_too_large,
+    };
+    walk_project(state, &real, &root, &how, &mut 0, &mut |res, real, _| {
+        if matches!(res.extension().as_deref(), Some("gd" | "cs")) {
+            f(res, real);
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -351,24 +371,4 @@ mod tests {
             ])
         );
     }
-}
-
-/// Calls `f(res path, real path)` for every .gd/.cs file of the project, as the
-/// project walker ([`walk_project`]) finds them — the same files `list_files` lists.
-pub(crate) fn walk_scripts(
-    state: &AppState,
-    f: &mut dyn FnMut(ResPath, std::path::PathBuf),
-) -> Result<(), ToolError> {
-    let root = ResPath::root();
-    let real = state.project.resolve("path", &root)?;
-    let how = Walk {
-        recursive: true,
-        skip: |_| false,
-        too_many: project_too_large,
-    };
-    walk_project(state, &real, &root, &how, &mut 0, &mut |res, real, _| {
-        if matches!(res.extension().as_deref(), Some("gd" | "cs")) {
-            f(res, real);
-        }
-    })
 }

@@ -240,6 +240,44 @@ pub fn index_of<'a>(files: impl IntoIterator<Item = &'a Path>) -> CsIndex {
     idx
 }
 
+/// Every C# class of the project, for resolving bases through the project's own classes.
+pub(crate) fn cs_index(state: &AppState) -> Result<CsIndex, ToolError> {
+    let mut files = Vec::new();
+    walk_scripts(state, &mut |res, real| {
+        if res.extension().as_deref() == Some("cs") {
+            files.push(real);
+        }
+    })?;
+    Ok(index_of(files.iter().map(std::path::PathBuf::as_path)))
+}
+
+/// attach_script's check of a `.cs` (the editor tool calls it with the node's class,
+/// asked of the live editor): the script's class must be named as its file and derive
+/// from the node's class or one of its bases (the engine's class reference, when a
+/// Godot binary is configured; without it the editor decides). Planners run on the
+/// blocking pool, where waiting for the class reference is allowed.
+pub(crate) fn check_cs_attach(
+    state: &Arc<AppState>,
+    script: &ResPath,
+    node: &str,
+    node_class: &str,
+) -> Result<(), ToolError> {
+    let real = state.project.resolve("script", script)?;
+    let text = read_text(state, "script", script, &real)?;
+    let index = cs_index(state)?;
+    let cs = cs_script(&script.to_string(), &text, Some(&index));
+    let chain = tokio::runtime::Handle::try_current().ok().and_then(|h| {
+        h.block_on(crate::tools::classref::class_db(state))
+            .ok()
+            .filter(|db| db.classes.contains_key(node_class))
+            .map(|db| db.chain(node_class))
+    });
+    match attach_refusal(&script.to_string(), &cs, node, node_class, chain.as_deref()) {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -302,43 +340,5 @@ mod tests {
         // Not partial: attachable by base, but reported.
         let s = cs_script("res://P.cs", "public class P : Node {}", None);
         assert_eq!(s.problems[0].code, "GD0001");
-    }
-}
-
-/// Every C# class of the project, for resolving bases through the project's own classes.
-pub(crate) fn cs_index(state: &AppState) -> Result<CsIndex, ToolError> {
-    let mut files = Vec::new();
-    walk_scripts(state, &mut |res, real| {
-        if res.extension().as_deref() == Some("cs") {
-            files.push(real);
-        }
-    })?;
-    Ok(index_of(files.iter().map(std::path::PathBuf::as_path)))
-}
-
-/// attach_script's check of a `.cs` (the editor tool calls it with the node's class,
-/// asked of the live editor): the script's class must be named as its file and derive
-/// from the node's class or one of its bases (the engine's class reference, when a
-/// Godot binary is configured; without it the editor decides). Planners run on the
-/// blocking pool, where waiting for the class reference is allowed.
-pub(crate) fn check_cs_attach(
-    state: &Arc<AppState>,
-    script: &ResPath,
-    node: &str,
-    node_class: &str,
-) -> Result<(), ToolError> {
-    let real = state.project.resolve("script", script)?;
-    let text = read_text(state, "script", script, &real)?;
-    let index = cs_index(state)?;
-    let cs = cs_script(&script.to_string(), &text, Some(&index));
-    let chain = tokio::runtime::Handle::try_current().ok().and_then(|h| {
-        h.block_on(crate::tools::classref::class_db(state))
-            .ok()
-            .filter(|db| db.classes.contains_key(node_class))
-            .map(|db| db.chain(node_class))
-    });
-    match attach_refusal(&script.to_string(), &cs, node, node_class, chain.as_deref()) {
-        Some(e) => Err(e),
-        None => Ok(()),
     }
 }

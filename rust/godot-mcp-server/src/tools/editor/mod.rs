@@ -485,53 +485,6 @@ where
     scene_plan(state, p, path, true, NoReplyFields {})
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn verdict() -> Map<String, Value> {
-        let v = persistence::verdict(true, "res://main.tscn");
-        match serde_json::to_value(v).unwrap() {
-            Value::Object(m) => m,
-            _ => unreachable!(),
-        }
-    }
-
-    /// A property set to null reads back as `"value": null`; the typed reply keeps it
-    /// (absent and null are different answers), and an undeclared field is refused.
-    #[test]
-    fn a_null_value_is_kept_and_an_undeclared_field_refused() {
-        let mut reply = verdict();
-        reply.insert("node".into(), json!("A"));
-        reply.insert("property".into(), json!("texture"));
-        reply.insert("value".into(), Value::Null);
-        let typed: EditReply<PropertySet> =
-            from_reply(cmd::NODE_SET_PROPERTY, reply.clone()).unwrap();
-        let back = serde_json::to_value(&typed).unwrap();
-        assert_eq!(back, Value::Object(reply.clone()));
-        reply.insert("extra".into(), json!(1));
-        let e = from_reply::<EditReply<PropertySet>>(cmd::NODE_SET_PROPERTY, reply).unwrap_err();
-        assert!(e.message.contains("`extra`"), "{}", e.message);
-    }
-
-    /// The server's batch rule: counted in distinct nodes, 20 is one undo action, 21
-    /// bypasses the history; many sets on few nodes stay undoable.
-    #[test]
-    fn the_batch_undo_rule_counts_distinct_nodes() {
-        let names = |n: usize, per: usize| -> Vec<String> {
-            (0..n)
-                .flat_map(|i| std::iter::repeat_n(format!("N{i}"), per))
-                .collect()
-        };
-        let rule = |v: &[String]| batch_undo(v.iter().map(String::as_str));
-        assert_eq!(rule(&names(1, 1)), (cmd::UndoPolicy::OneAction, 1));
-        assert_eq!(rule(&names(20, 3)), (cmd::UndoPolicy::OneAction, 20));
-        assert_eq!(rule(&names(21, 1)), (cmd::UndoPolicy::Bypass, 21));
-        assert_eq!(rule(&names(2, 50)), (cmd::UndoPolicy::OneAction, 2));
-    }
-}
-
 // A managed editor still loading (start_editor launched it; its add-on has not said
 // hello yet): the wait every editor call makes, and what start_editor asks of it.
 
@@ -581,5 +534,52 @@ pub fn wait_for_loading_editor(state: &AppState) {
     {
         // The bridge has no hello signal to wait on from here; its status is a lock read.
         std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn verdict() -> Map<String, Value> {
+        let v = persistence::verdict(true, "res://main.tscn");
+        match serde_json::to_value(v).unwrap() {
+            Value::Object(m) => m,
+            _ => unreachable!(),
+        }
+    }
+
+    /// A property set to null reads back as `"value": null`; the typed reply keeps it
+    /// (absent and null are different answers), and an undeclared field is refused.
+    #[test]
+    fn a_null_value_is_kept_and_an_undeclared_field_refused() {
+        let mut reply = verdict();
+        reply.insert("node".into(), json!("A"));
+        reply.insert("property".into(), json!("texture"));
+        reply.insert("value".into(), Value::Null);
+        let typed: EditReply<PropertySet> =
+            from_reply(cmd::NODE_SET_PROPERTY, reply.clone()).unwrap();
+        let back = serde_json::to_value(&typed).unwrap();
+        assert_eq!(back, Value::Object(reply.clone()));
+        reply.insert("extra".into(), json!(1));
+        let e = from_reply::<EditReply<PropertySet>>(cmd::NODE_SET_PROPERTY, reply).unwrap_err();
+        assert!(e.message.contains("`extra`"), "{}", e.message);
+    }
+
+    /// The server's batch rule: counted in distinct nodes, 20 is one undo action, 21
+    /// bypasses the history; many sets on few nodes stay undoable.
+    #[test]
+    fn the_batch_undo_rule_counts_distinct_nodes() {
+        let names = |n: usize, per: usize| -> Vec<String> {
+            (0..n)
+                .flat_map(|i| std::iter::repeat_n(format!("N{i}"), per))
+                .collect()
+        };
+        let rule = |v: &[String]| batch_undo(v.iter().map(String::as_str));
+        assert_eq!(rule(&names(1, 1)), (cmd::UndoPolicy::OneAction, 1));
+        assert_eq!(rule(&names(20, 3)), (cmd::UndoPolicy::OneAction, 20));
+        assert_eq!(rule(&names(21, 1)), (cmd::UndoPolicy::Bypass, 21));
+        assert_eq!(rule(&names(2, 50)), (cmd::UndoPolicy::OneAction, 2));
     }
 }
