@@ -219,6 +219,7 @@ fn every_tool_has_its_pinned_class() {
         ("search_files", ReadOnly),
         ("select_nodes", ReadOnly),
         ("set_anchors_preset", Mutating),
+        ("set_animation", Mutating),
         ("set_audio_bus", Destructive),
         ("set_breakpoint", Runtime),
         ("set_collision_layers", Mutating),

@@ -975,6 +975,10 @@ mod transactions {
                 json!({"player": "A", "animation": "w", "confirm": true}),
             ),
             (
+                "set_animation",
+                json!({"player": "A", "animation": "w", "length": 2.0}),
+            ),
+            (
                 "add_animation_track",
                 json!({"player": "A", "animation": "w", "track_type": "value", "path": "B:visible"}),
             ),
