@@ -80,8 +80,6 @@ pub struct Journal {
     set_aside_log: Option<PathBuf>,
     /// Held for the journal's lifetime: one project, one writer.
     _lease: Lease,
-    /// The same, inside the project folder ([`crate::lease::PROJECT_FILE`]).
-    _project_lease: Lease,
 }
 
 /// A live write's terminal row, waiting to be written (see [`Journal::pending`]).
@@ -627,9 +625,6 @@ impl Journal {
                 source,
             })?;
         let lease = Lease::acquire(&state_dir)?;
-        // And inside the project: a server with another state dir, or reaching
-        // the folder by another path, meets this one there.
-        let project_lease = Lease::acquire_in_project(&root)?;
         let (identity, identity_renamed) =
             ProjectIdentity::load_or_establish(&*storage, &state_dir, &root)?;
         let db_path = state_dir.join(JOURNAL_FILE);
@@ -699,7 +694,6 @@ impl Journal {
             change_preimage_limit: crate::change::MAX_CHANGE_PREIMAGE_BYTES,
             set_aside_log,
             _lease: lease,
-            _project_lease: project_lease,
         })
     }
 
