@@ -54,7 +54,9 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 /// The corpus projects: every folder holding a project.godot, and demo-3x (loose
-/// Godot 3 files) as one project given a project.godot.
+/// Godot 3 files) as one project given a project.godot. The C# demos (`mono-demo-*`)
+/// are sliced to their C# side (their GDScript add-on files left out), so their
+/// references do not all resolve here: tests/csharp.rs reads them.
 fn projects() -> Vec<(String, PathBuf)> {
     let root = Path::new(CORPUS);
     let mut files = Vec::new();
@@ -62,6 +64,10 @@ fn projects() -> Vec<(String, PathBuf)> {
     let mut out: Vec<(String, PathBuf)> = files
         .iter()
         .filter(|f| f.file_name().is_some_and(|n| n == "project.godot"))
+        .filter(|f| {
+            !f.strip_prefix(root)
+                .is_ok_and(|r| r.starts_with("mono-demo-4.4") || r.starts_with("mono-demo-head"))
+        })
         .map(|f| {
             let dir = f.parent().unwrap().to_path_buf();
             let rel = dir

@@ -504,6 +504,10 @@ async fn the_bridge_requests_the_server_sends_are_the_pinned_wire() {
             json!({"player": "AP", "animation": "walk", "confirm": true}),
         ),
         (
+            "set_animation",
+            json!({"player": "AP", "animation": "run", "length": 2.5, "loop_mode": "linear"}),
+        ),
+        (
             "add_animation_track",
             json!({"player": "AP", "animation": "walk", "track_type": "position_3d",
                    "path": "Mesh"}),
