@@ -896,19 +896,26 @@ async fn real_godot_dock_shows_connection_gate_quarantine_and_client_setup() {
 
     // Every snippet parses as its client reads it and names the bundled server.
     let snippets = waiting["snippets"].as_array().unwrap();
-    assert_eq!(snippets.len(), 5, "{waiting}");
+    assert_eq!(snippets.len(), 11, "{waiting}");
     let args = json!(["serve", "--project", p.display().to_string()]);
     for (i, (heading, key)) in [
         ("Claude Code", "mcpServers"),
         ("Claude Desktop", "mcpServers"),
         ("Cursor", "mcpServers"),
         ("VS Code", "servers"),
+        ("Codex", ""),
+        ("Gemini CLI", "mcpServers"),
+        ("Windsurf", "mcpServers"),
+        ("Zed", "context_servers"),
     ]
     .into_iter()
     .enumerate()
     {
         let s = &snippets[i];
         assert!(s["heading"].as_str().unwrap().starts_with(heading), "{s}");
+        if key.is_empty() {
+            continue; // Codex: TOML, below
+        }
         let v: serde_json::Value = serde_json::from_str(s["text"].as_str().unwrap())
             .unwrap_or_else(|e| panic!("{heading}: {e}: {s}"));
         assert_eq!(
