@@ -47,6 +47,12 @@ impl GodotMcpAnimationState {
             }
             target.set(name.as_str(), &self.state.get(name.as_str()));
         }
+        // `clear()` leaves the `capture_included` flag as it was and loading a value
+        // track's keys only ever raises it, so an undo of "update_mode = capture" would
+        // save `capture_included = true` still. Removing a track makes Godot recompute
+        // the flag from the tracks (`_check_capture_included`): add one and remove it.
+        let last = target.add_track(godot::classes::animation::TrackType::VALUE);
+        target.remove_track(last);
     }
 }
 
