@@ -689,14 +689,15 @@ fn cargo_build(package: &str, target_dir: &Path) {
     assert!(status.success(), "cargo build -p {package} failed");
 }
 
-/// The session's control socket, found under the state dir.
+/// The live session's control socket, found under the state dir (an ended launch's
+/// session folder, socket file and all, is moved under `archive/`: not searched).
 pub fn control_socket(state: &Path) -> std::path::PathBuf {
     fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
         for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
             let p = e.path();
             if p.file_name().is_some_and(|n| n == "c.sock") {
                 out.push(p);
-            } else if e.file_type().is_ok_and(|t| t.is_dir()) {
+            } else if e.file_type().is_ok_and(|t| t.is_dir()) && e.file_name() != "archive" {
                 walk(&p, out);
             }
         }

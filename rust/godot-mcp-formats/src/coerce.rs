@@ -678,7 +678,15 @@ fn rect2i(v: &Value) -> Option<Value> {
 /// reals compared as the 32-bit floats Godot stores them in (a few units of the last
 /// place apart, the rounding a setter that recomposes a transform can add).
 pub fn same(asked: &Value, held: &Value) -> bool {
-    same_json(&asked.to_json(), &held.to_json())
+    match (asked, held) {
+        // Godot converts an array set on a typed-array property (`Array[PackedVector2Array]`)
+        // into that typed array: the same items are the same value.
+        (
+            Value::Array(a) | Value::TypedArray { items: a, .. },
+            Value::Array(h) | Value::TypedArray { items: h, .. },
+        ) => a.len() == h.len() && a.iter().zip(h).all(|(p, q)| same(p, q)),
+        _ => same_json(&asked.to_json(), &held.to_json()),
+    }
 }
 
 fn same_json(a: &Json, b: &Json) -> bool {
@@ -1283,6 +1291,14 @@ mod tests {
             &Value::Nil
         ));
         assert!(!same(&Value::String("res://icon.svg".into()), &Value::Nil));
+        // An untyped array set on a typed-array property is held as that typed array.
+        let outline = Value::PackedVector2Array(vec![[0.0, 0.0], [256.0, 0.0]]);
+        let typed = Value::TypedArray {
+            of: "PackedVector2Array".into(),
+            items: vec![outline.clone()],
+        };
+        assert!(same(&Value::Array(vec![outline.clone()]), &typed));
+        assert!(!same(&Value::Array(vec![outline.clone(), outline]), &typed));
         assert!(!same(&Value::Int(1), &Value::Int(2)));
         assert!(same(&Value::Int(3), &Value::Int(3)));
     }
