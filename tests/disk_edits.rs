@@ -942,6 +942,18 @@ async fn real_godot_editor_audio_player_and_shader_material_undo_byte_for_byte()
     )
     .await;
     assert_eq!(u["uniforms"][1]["value"], tint, "{u}");
+    // A float uniform set from a JSON integer (what an agent's CLI sends for `0.0`): read
+    // as the uniform's type, so Godot keeps it and the saved scene holds 0.0 (a Variant
+    // int there was replaced by the shader default, null in a headless editor, on save).
+    let zero = call_ok(
+        &client,
+        "set_shader_uniform",
+        json!({"node": "Background", "name": "speed", "value": 0}),
+    )
+    .await;
+    assert_eq!(zero["value"], json!(0.0), "{zero}");
+    let b3 = save().await;
+    assert!(b3.contains("shader_parameter/speed = 0.0"), "{b3}");
     // A uniform the shader lacks: refused, nothing changed.
     let e = call_err(
         &client,
@@ -952,7 +964,8 @@ async fn real_godot_editor_audio_player_and_shader_material_undo_byte_for_byte()
     assert!(e["message"].as_str().unwrap().contains("no uniform"), "{e}");
     assert_eq!(save().await, b3);
     undo().await;
-    assert_eq!(save().await, b2, "one undo did not restore the uniform");
+    undo().await;
+    assert_eq!(save().await, b2, "two undos did not restore the uniforms");
     undo().await;
     assert_eq!(save().await, b0, "one undo did not remove the material");
     support::kill_godot_editor(&mut ed);

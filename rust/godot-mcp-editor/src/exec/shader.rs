@@ -5,8 +5,11 @@
 
 use godot::classes::{Shader, ShaderMaterial};
 
+use godot_mcp_editor_core::coerce::{self, Declared};
+
 use super::audio::load_as;
 use super::*;
+use crate::variant::held_as_asked;
 
 /// The node's material property: `material_override` on a GeometryInstance3D,
 /// `material` on a CanvasItem.
@@ -79,6 +82,25 @@ fn uniform_list(shader: &Gd<Shader>) -> Vec<(String, Json)> {
         .collect()
 }
 
+/// The type `name` declares in `shader`'s uniform list, `None` when it has no such uniform.
+fn uniform_declared(shader: &Gd<Shader>, name: &str) -> Option<Declared> {
+    shader
+        .get_shader_uniform_list()
+        .iter_shared()
+        .filter_map(|v| v.try_to::<VarDictionary>().ok())
+        .find(|d| d.get("name").is_some_and(|n| n.to_string() == name))
+        .map(|d| {
+            let int = |k: &str| d.get(k).and_then(|v| v.try_to::<i64>().ok()).unwrap_or(0);
+            let text = |k: &str| d.get(k).map(|v| v.to_string()).unwrap_or_default();
+            Declared::from_property(
+                int("type"),
+                int("hint"),
+                &text("hint_string"),
+                &text("class_name"),
+            )
+        })
+}
+
 pub(super) fn uniforms(node: &str) -> Res {
     let root = scene_root()?;
     let n = find(&root, node)?;
@@ -121,8 +143,8 @@ pub(super) fn set_uniform(
     let shader = material
         .get_shader()
         .ok_or_else(|| failed(format!("{node}'s ShaderMaterial has no shader")))?;
-    let names: Vec<String> = uniform_list(&shader).into_iter().map(|(n, _)| n).collect();
-    if !names.iter().any(|u| u == name) {
+    let Some(declared) = uniform_declared(&shader, name) else {
+        let names: Vec<String> = uniform_list(&shader).into_iter().map(|(n, _)| n).collect();
         return Err(err(
             ErrorCode::InvalidParams,
             format!(
@@ -130,16 +152,41 @@ pub(super) fn set_uniform(
                 names.join(", ")
             ),
         ));
-    }
-    let v = to_variant(value).map_err(failed)?;
+    };
+    // Read by the uniform's own type: a JSON `0` for a float uniform is the float 0.0.
+    // Godot keeps a value of another type only until the material's property list is
+    // next built, then puts the shader's default (null in a headless editor) in its
+    // place: the saved scene would say `null` where the answer said 0.
+    let ty = declared.ty.clone();
+    let v = coerce::coerce(value, &declared, &|_| None)
+        .map_err(|e| failed(format!("{node} uniform {name}: {e}")))
+        .and_then(|v| to_variant(&v).map_err(failed))?;
     let old = material.get_shader_parameter(name);
     let mut ur = undo_redo()?;
-    begin(&mut ur, &root, &format!("MCP: set {node} uniform {name}"));
+    let action = format!("MCP: set {node} uniform {name}");
+    begin(&mut ur, &root, &action);
     let key = StringName::from(name).to_variant();
-    ur.add_do_method(&obj(&material), "set_shader_parameter", &[key.clone(), v]);
+    ur.add_do_method(
+        &obj(&material),
+        "set_shader_parameter",
+        &[key.clone(), v.clone()],
+    );
     ur.add_undo_method(&obj(&material), "set_shader_parameter", &[key, old.clone()]);
     ur.commit_action();
-    let now = from_variant(&material.get_shader_parameter(name)).to_json();
+    let held = material.get_shader_parameter(name);
+    let held_ty = godot::global::type_string(held.get_type().ord() as i64).to_string();
+    let type_kept = ty == "Nil" || held_ty == ty || (ty == "Object" && held.is_nil());
+    if let Err(why) = held_as_asked(&v, &held).and_then(|()| {
+        type_kept
+            .then_some(())
+            .ok_or_else(|| format!("Godot holds a {held_ty} for a {ty} uniform"))
+    }) {
+        let effect = roll_back(&ur, &obj(&root), &action, || {
+            material.get_shader_parameter(name) == old
+        });
+        return Err(not_held(&format!("{node} uniform {name}"), &why, effect));
+    }
+    let now = from_variant(&held).to_json();
     Ok(with_verdict(
         &root,
         &n,
