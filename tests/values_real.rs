@@ -307,13 +307,18 @@ async fn real_godot_values_are_read_by_the_declared_type_and_read_back() {
         ("VLabel", "vertical_alignment", json!("Bottom"), json!(2)),
         // A property Godot creates on set: not listed before, listed and held after.
         ("VTileMap", "layer_1/name", json!("Top"), json!("Top")),
+        // A StringName property that Godot holds as a String: the same name, applied
+        // (it was refused "Godot holds \"bounce\" after it was set to StringName").
+        ("VPlayer", "autoplay", json!("bounce"), json!("bounce")),
     ];
-    call_ok(
-        &client,
-        "create_node",
-        json!({"parent": ".", "type": "TileMap", "name": "VTileMap"}),
-    )
-    .await;
+    for (class, name) in [("TileMap", "VTileMap"), ("AnimationPlayer", "VPlayer")] {
+        call_ok(
+            &client,
+            "create_node",
+            json!({"parent": ".", "type": class, "name": name}),
+        )
+        .await;
+    }
     for (node, property, value, held) in cases {
         let out = call_ok(
             &client,

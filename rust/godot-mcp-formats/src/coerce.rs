@@ -685,6 +685,16 @@ pub fn same(asked: &Value, held: &Value) -> bool {
             Value::Array(a) | Value::TypedArray { items: a, .. },
             Value::Array(h) | Value::TypedArray { items: h, .. },
         ) => a.len() == h.len() && a.iter().zip(h).all(|(p, q)| same(p, q)),
+        // A String and a StringName of the same text are one value to Godot (`==` says
+        // so, and a property of either type converts the other on set: `autoplay`).
+        (Value::String(a) | Value::StringName(a), Value::String(h) | Value::StringName(h)) => {
+            a == h
+        }
+        (Value::Dictionary(a), Value::Dictionary(h)) => {
+            a.len() == h.len()
+                && a.iter()
+                    .all(|(k, v)| h.iter().any(|(j, w)| j == k && same(v, w)))
+        }
         _ => same_json(&asked.to_json(), &held.to_json()),
     }
 }
@@ -1299,6 +1309,15 @@ mod tests {
         };
         assert!(same(&Value::Array(vec![outline.clone()]), &typed));
         assert!(!same(&Value::Array(vec![outline.clone(), outline]), &typed));
+        // AnimationPlayer.autoplay set from a StringName holds a String: the same name.
+        let name = |s: &str| Value::StringName(s.into());
+        assert!(same(&name("bounce"), &Value::String("bounce".into())));
+        assert!(!same(&name("bounce"), &Value::String("idle".into())));
+        let frames = |n: Value| Value::Array(vec![Value::Dictionary(vec![("name".into(), n)])]);
+        assert!(same(
+            &frames(name("walk")),
+            &frames(Value::String("walk".into()))
+        ));
         assert!(!same(&Value::Int(1), &Value::Int(2)));
         assert!(same(&Value::Int(3), &Value::Int(3)));
     }
