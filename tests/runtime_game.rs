@@ -716,8 +716,14 @@ async fn real_godot_stop_scene_stops_the_game_and_the_editor_survives() {
     eprintln!("start_editor: {editor}");
     let editor_id = editor["session_id"].clone();
     if editor["ready"] == true {
-        // Ready means the editor takes a call now: this one is answered by it.
-        ok(&client, "editor_history", json!({})).await;
+        // Ready means the editor takes a call now: this one is answered by it (one that
+        // needs no open scene: Godot 4.6 starts with none, 4.4 reopens the last one).
+        ok(
+            &client,
+            "open_scene",
+            json!({"path": "res://scenes/main_2d.tscn"}),
+        )
+        .await;
     }
     let game = ok(&client, "play_scene", json!({"headless": true})).await;
     assert_eq!(game["display"]["headless"], true, "{game}");
