@@ -673,8 +673,29 @@ async fn real_godot_material_loads_and_moved_scene_opens() {
         "extends RefCounted\nconst HERO = preload(\"res://scenes/player.tscn\")\n",
     )
     .unwrap();
+    // A Resource script with a class_name: create_resource of type "Inventory" writes a
+    // file Godot loads (it wrote `[gd_resource type="Inventory"]`, which Godot refuses).
+    std::fs::write(
+        dir.path().join("scripts/inventory.gd"),
+        "extends Resource\nclass_name Inventory\n@export var items: Array = []\n",
+    )
+    .unwrap();
     support::run_godot(&godot, dir.path(), &["--import"]);
     let client = support::connect(dir.path()).await;
+    support::call_ok(
+        &client,
+        "create_resource",
+        json!({"path": "res://inv.tres", "type": "Inventory",
+               "properties": {"items": ["sword", "shield"]}, "confirm": true}),
+    )
+    .await;
+    support::call_ok(
+        &client,
+        "create_resource",
+        json!({"path": "res://inv2.tres", "type": "Resource",
+               "properties": {"script": "res://scripts/inventory.gd", "items": ["bow"]}, "confirm": true}),
+    )
+    .await;
 
     support::call_ok(
         &client,
@@ -720,6 +741,9 @@ async fn real_godot_material_loads_and_moved_scene_opens() {
          \tprint(\"SCENE \", hero.scene_file_path, \" \", hero.get_script().resource_path)\n\
          \tprint(\"PRELOAD \", load(\"res://scripts/spawner.gd\").HERO.resource_path)\n\
          \troot.free()\n\
+         \tfor p in [\"res://inv.tres\", \"res://inv2.tres\"]:\n\
+         \t\tvar inv = load(p)\n\
+         \t\tprint(\"INV \", p, \" \", inv.get_script().get_global_name(), \" \", inv.items)\n\
          \tquit()\n",
     );
     let mat: Vec<&str> = out.lines().filter(|l| l.starts_with("MAT ")).collect();
@@ -737,6 +761,15 @@ async fn real_godot_material_loads_and_moved_scene_opens() {
     );
     assert!(
         out.contains("PRELOAD res://scenes/actors/hero.tscn"),
+        "{out}"
+    );
+    let inv: Vec<&str> = out.lines().filter(|l| l.starts_with("INV ")).collect();
+    assert_eq!(
+        inv,
+        [
+            "INV res://inv.tres Inventory [\"sword\", \"shield\"]",
+            "INV res://inv2.tres Inventory [\"bow\"]"
+        ],
         "{out}"
     );
     // The headless build always says it has no renderer; any other error or warning

@@ -7,6 +7,8 @@ use crate::error::{ErrorCode, ToolError};
 use crate::honesty::{Persistence, Undo};
 use crate::respath::ResPath;
 use crate::state::AppState;
+use schemars::JsonSchema;
+use serde::Serialize;
 
 /// Declares a paged tool's argument struct: its own fields, then the paging fields
 /// every tool of that paging takes, in one wording and one range:
@@ -288,6 +290,68 @@ pub(crate) fn walk_scripts(
             f(res, real);
         }
     })
+}
+
+/// The GDScript that declares `class_name name` in the project (the first found, by path).
+pub(crate) fn script_of_class(state: &AppState, name: &str) -> Result<Option<ResPath>, ToolError> {
+    use std::io::Read;
+    let mut found: Vec<ResPath> = Vec::new();
+    walk_scripts(state, &mut |res, real| {
+        if res.extension().as_deref() != Some("gd") {
+            return;
+        }
+        let mut head = String::new();
+        let read =
+            std::fs::File::open(&real).and_then(|f| f.take(64 * 1024).read_to_string(&mut head));
+        if read.is_ok() && script_header_gd(&head).class_name.as_deref() == Some(name) {
+            found.push(res);
+        }
+    })?;
+    found.sort_by_key(ToString::to_string);
+    Ok(found.into_iter().next())
+}
+
+/// What a script declares about itself.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct ScriptHeader {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub class_name: Option<String>,
+    /// A class name, or a quoted `res://` path for `extends "res://base.gd"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub extends: Option<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub tool: bool,
+}
+
+/// class_name, extends and @tool of a GDScript: top-level (unindented) lines only,
+/// comments ignored; `@tool`, `class_name X extends Y` and `@icon(…)` may share a line.
+pub fn script_header_gd(text: &str) -> ScriptHeader {
+    let mut h = ScriptHeader::default();
+    for line in text.lines() {
+        if line.starts_with([' ', '\t']) {
+            continue;
+        }
+        let code = line.split('#').next().unwrap_or("");
+        let mut tokens = code.split_whitespace();
+        while let Some(t) = tokens.next() {
+            match t {
+                "@tool" => h.tool = true,
+                "class_name" if h.class_name.is_none() => {
+                    h.class_name = tokens.next().map(|n| n.trim_end_matches(':').to_string());
+                }
+                "extends" if h.extends.is_none() => {
+                    h.extends = tokens
+                        .next()
+                        .map(|n| n.trim_end_matches(':').trim_matches('"').to_string());
+                }
+                _ => {}
+            }
+        }
+        if code.trim_start().starts_with("func ") {
+            break; // the header is over
+        }
+    }
+    h
 }
 
 #[cfg(test)]

@@ -22,7 +22,8 @@ use crate::respath::ResPath;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::common::{
-    DELETED_UNDO_HINT, check_property_key, is_identifier, not_undoable, on_disk,
+    DELETED_UNDO_HINT, check_property_key, is_identifier, not_undoable, on_disk, script_header_gd,
+    script_of_class,
 };
 use crate::tools::{Plan, ToolDef, ToolMeta};
 
@@ -330,15 +331,7 @@ fn plan_create_resource(
             "type must be a Godot class name like Resource",
         ));
     }
-    let mut text = format!(
-        "[gd_resource type=\"{}\" format=3]\n\n[resource]\n",
-        args.type_name
-    );
-    for (key, value) in &args.properties {
-        check_property_key(key)?;
-        let v = variant::plain_json_text(value, &format!("properties.{key}"))?;
-        text.push_str(&format!("{key} = {v}\n"));
-    }
+    let text = resource_text(&state, &args.type_name, &args.properties)?;
     let exists = plane::current(&state.project, "path", &args.path)?.is_some();
     if exists && !args.overwrite {
         return Err(
@@ -355,6 +348,67 @@ fn plan_create_resource(
         expect,
         Persistence::written_to_disk(),
     )
+}
+
+/// A `.tres` of `type_name` holding `properties`. A `type_name` that a project script
+/// declares (`class_name Inventory`) is a Resource with that script, written as Godot
+/// writes one (`script_class`, the script an ext_resource): `[gd_resource type="Inventory"]`
+/// is a file Godot cannot load. A `script` property given as a `res://` path is that
+/// script, not a string.
+fn resource_text(
+    state: &AppState,
+    type_name: &str,
+    properties: &Map<String, Value>,
+) -> Result<String, ToolError> {
+    let script = match properties.get("script") {
+        Some(Value::String(p)) if p.starts_with("res://") => {
+            let path = ResPath::parse(p)
+                .map_err(|e| ToolError::invalid_params("properties.script", e.to_string()))?;
+            if plane::current(&state.project, "properties.script", &path)?.is_none() {
+                return Err(ToolError::invalid_params(
+                    "properties.script",
+                    format!("{path} does not exist"),
+                ));
+            }
+            Some(path)
+        }
+        _ => script_of_class(state, type_name)?,
+    };
+    let mut text = match &script {
+        Some(path) => {
+            let class = match script_of_path_class(state, path) {
+                Some(c) => format!(" script_class=\"{c}\""),
+                None => String::new(),
+            };
+            let base = if script_of_class(state, type_name)?.is_some() {
+                "Resource"
+            } else {
+                type_name
+            };
+            format!(
+                "[gd_resource type=\"{base}\"{class} load_steps=2 format=3]\n\n\
+                 [ext_resource type=\"Script\" path=\"{path}\" id=\"1_script\"]\n\n\
+                 [resource]\nscript = ExtResource(\"1_script\")\n"
+            )
+        }
+        None => format!("[gd_resource type=\"{type_name}\" format=3]\n\n[resource]\n"),
+    };
+    for (key, value) in properties {
+        check_property_key(key)?;
+        if key == "script" && script.is_some() {
+            continue;
+        }
+        let v = variant::plain_json_text(value, &format!("properties.{key}"))?;
+        text.push_str(&format!("{key} = {v}\n"));
+    }
+    Ok(text)
+}
+
+/// The `class_name` the GDScript at `path` declares.
+fn script_of_path_class(state: &AppState, path: &ResPath) -> Option<String> {
+    let real = state.project.resolve("path", path).ok()?;
+    let text = std::fs::read_to_string(real).ok()?;
+    script_header_gd(&text).class_name
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -26,6 +26,7 @@ use crate::planes::project::{self as plane, Expect};
 use crate::respath::ResPath;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
+pub use crate::tools::common::{ScriptHeader, script_header_gd};
 use crate::tools::common::{page_limit, paged_args, read_text, walk_scripts};
 use crate::tools::files::write::{plan_write, require_script_path};
 use crate::tools::godot_process::{check_only, godot};
@@ -267,49 +268,6 @@ fn head(path: &Path) -> Option<String> {
         .read_to_end(&mut buf)
         .ok()?;
     Some(String::from_utf8_lossy(&buf).into_owned())
-}
-
-/// What a script declares about itself.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, JsonSchema)]
-pub struct ScriptHeader {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub class_name: Option<String>,
-    /// A class name, or a quoted `res://` path for `extends "res://base.gd"`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub extends: Option<String>,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub tool: bool,
-}
-
-/// class_name, extends and @tool of a GDScript: top-level (unindented) lines only,
-/// comments ignored; `@tool`, `class_name X extends Y` and `@icon(…)` may share a line.
-pub fn script_header_gd(text: &str) -> ScriptHeader {
-    let mut h = ScriptHeader::default();
-    for line in text.lines() {
-        if line.starts_with([' ', '\t']) {
-            continue;
-        }
-        let code = line.split('#').next().unwrap_or("");
-        let mut tokens = code.split_whitespace();
-        while let Some(t) = tokens.next() {
-            match t {
-                "@tool" => h.tool = true,
-                "class_name" if h.class_name.is_none() => {
-                    h.class_name = tokens.next().map(|n| n.trim_end_matches(':').to_string());
-                }
-                "extends" if h.extends.is_none() => {
-                    h.extends = tokens
-                        .next()
-                        .map(|n| n.trim_end_matches(':').trim_matches('"').to_string());
-                }
-                _ => {}
-            }
-        }
-        if code.trim_start().starts_with("func ") {
-            break; // the header is over
-        }
-    }
-    h
 }
 
 paged_args! {
