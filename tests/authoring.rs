@@ -731,6 +731,22 @@ async fn real_godot_loads_the_animation_settings_set_through_the_server() {
         )
         .await;
     }
+    // Keys read by the animated property's type (track 3, `Enemy:position:y`, a float):
+    // `-20` is -20.0 and `"#ff0000"` a Color (an int key was saved as `-20`).
+    call_ok(
+        &client,
+        "add_animation_track",
+        hop(json!({"track_type": "value", "path": "Enemy:position:y"})),
+    )
+    .await;
+    for (track, value) in [(3, json!(-20)), (0, json!("#ff0000"))] {
+        call_ok(
+            &client,
+            "insert_animation_key",
+            hop(json!({"track": track, "time": 0.5, "value": value})),
+        )
+        .await;
+    }
     let set = call_ok(
         &client,
         "set_animation",
@@ -790,6 +806,13 @@ async fn real_godot_loads_the_animation_settings_set_through_the_server() {
         "a refusal changed the scene"
     );
     save(&client).await;
+    let text = std::fs::read_to_string(p.join(SCENE.trim_start_matches("res://"))).unwrap();
+    assert!(
+        text.contains("tracks/3/path = NodePath(\"Enemy:position:y\")")
+            && text.contains("\"values\": [-20.0]")
+            && text.contains("\"values\": [Color(1, 0, 0, 1)]"),
+        "{text}"
+    );
 
     // The disk reader reads the saved scene as set.
     let disk = call_ok(

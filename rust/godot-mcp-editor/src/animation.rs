@@ -194,6 +194,44 @@ pub(crate) fn check_track(anim: &Gd<Animation>, track: i32) -> Result<i32, Bridg
         .to::<i32>())
 }
 
+/// `value` read by the type the value track's property holds now (`Sprite:position:y`
+/// → float): the one value language, so `-20` is -20.0 and `"#ff0000"` a Color. As sent
+/// when the node or the property is not found from the player's `root_node`.
+pub(crate) fn typed_for_track(
+    player: &str,
+    anim: &Gd<Animation>,
+    track: i32,
+    value: &godot_mcp_editor_core::value::Value,
+) -> Result<godot_mcp_editor_core::value::Value, BridgeError> {
+    let held = (|| {
+        let root = scene_root().ok()?;
+        let p = player_node(&root, player).ok()?;
+        let base = p.get_node_or_null(&p.get("root_node").try_to::<NodePath>().ok()?)?;
+        let path = anim.track_get_path(track);
+        let names: Vec<String> = (0..path.get_name_count())
+            .map(|i| path.get_name(i).to_string())
+            .collect();
+        let node = base.get_node_or_null(&NodePath::from(names.join("/").as_str()))?;
+        let property = path.get_concatenated_subnames().to_string();
+        (!property.is_empty()).then(|| node.get_indexed(&NodePath::from(property.as_str())))
+    })();
+    let Some(held) = held.filter(|h| !h.is_nil()) else {
+        return Ok(value.clone());
+    };
+    let ty = godot::global::type_string(held.get_type().ord() as i64).to_string();
+    godot_mcp_editor_core::coerce::coerce(
+        value,
+        &godot_mcp_editor_core::coerce::Declared::of(&ty),
+        &|_| None,
+    )
+    .map_err(|e| {
+        failed(format!(
+            "track {track} animates {} (a {ty}): {e}",
+            anim.track_get_path(track)
+        ))
+    })
+}
+
 pub(crate) fn find_key(anim: &Gd<Animation>, track: i32, time: f64) -> i64 {
     anim.clone()
         .call(

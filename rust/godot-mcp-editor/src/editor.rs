@@ -104,6 +104,12 @@ pub(crate) fn execute(a: Authoring) -> Res {
                      (remove_animation_key) so that nothing is overwritten"
                 )));
             }
+            // A value track's key takes the type of the property it animates: an agent's
+            // `-20` for `position:y` is the float -20.0 (an int key was saved as `-20`).
+            let value = match kind {
+                0 => typed_for_track(&player, anim, track, &value)?,
+                _ => value.clone(),
+            };
             let v = key_value(kind, &value)?;
             let key = match kind {
                 6 => anim.call(
