@@ -103,6 +103,8 @@ cmd_serve() {
         die "a server already runs for $id (pid $(cat "$box/server.pid"), $(cat "$box/url"))"
     fi
     mkdir -p "$box/state"
+    # Created here, not by the background shell's redirect: the wait below reads it at once.
+    : >"$box/server.log"
     # As a client starts it: the default tool list, the sandbox's own state dir.
     env -u GODOT_MCP_TOOLSETS -u GODOT_MCP_PROJECT -u GODOT_MCP_TRACE \
         GODOT_MCP_STATE_DIR="$box/state" \
