@@ -162,12 +162,12 @@ fn cases() -> Vec<Case> {
                    "shape": {"kind": "rectangle", "fit_to": "Sprite"}}),
             vec![
                 Prop(
-                    "Crate/CollisionShape",
+                    "Crate/CollisionShape2D",
                     "shape",
                     json!({"$type": "Resource", "class": "RectangleShape2D",
                            "properties": {"size": v2(128.0, 128.0)}}),
                 ),
-                Prop("Crate/CollisionShape", "position", v2(100.0, 50.0)),
+                Prop("Crate/CollisionShape2D", "position", v2(100.0, 50.0)),
             ],
         ),
         case(
@@ -175,11 +175,11 @@ fn cases() -> Vec<Case> {
             json!({"parent": "Body3D", "dim": "3d", "shape": {"kind": "box", "fit_to": "Box"}}),
             vec![
                 Prop(
-                    "Body3D/CollisionShape",
+                    "Body3D/CollisionShape3D",
                     "shape",
                     json!({"class": "BoxShape3D", "properties": {"size": v3(2.0, 2.0, 2.0)}}),
                 ),
-                Prop("Body3D/CollisionShape", "position", v3(0.0, 1.0, 0.0)),
+                Prop("Body3D/CollisionShape3D", "position", v3(0.0, 1.0, 0.0)),
             ],
         ),
         case(
@@ -781,7 +781,7 @@ async fn recipes_send_one_steps_request_with_their_steps() {
         seen[3],
         json!({"action": "MCP: add_physics_body", "steps": [
             {"op": "create", "parent": ".", "type": "RigidBody3D", "name": "Crate"},
-            {"op": "create", "parent": "$0", "type": "CollisionShape3D", "name": "CollisionShape"},
+            {"op": "create", "parent": "$0", "type": "CollisionShape3D", "name": "CollisionShape3D"},
             {"op": "set", "node": "$1", "property": "shape", "value": {"$type": "Resource",
                 "class": "CapsuleShape3D", "properties": {"radius": 0.5, "height": 2.0}}}]})
     );

@@ -147,7 +147,7 @@ pub struct BodyArgs {
 pub struct ShapeArgs {
     /// The body (or area) node path.
     parent: String,
-    /// Default CollisionShape.
+    /// Default: the class name (CollisionShape2D/3D), as the editor names it.
     #[serde(default)]
     name: Option<String>,
     dim: Dim,
@@ -205,7 +205,9 @@ pub fn tools() -> Vec<ToolDef> {
                     BodyKind::Area => "Area",
                 };
                 let body = steps.create(&a.parent, &a.dim.class(stem), &a.name);
-                let shape = steps.create(&body, &a.dim.class("CollisionShape"), "CollisionShape");
+                // Named as the editor names a new node: its class (CollisionShape2D/3D).
+                let class = a.dim.class("CollisionShape");
+                let shape = steps.create(&body, &class, &class);
                 shape_steps(steps, &shape, a.dim, &a.shape)?;
                 Ok(NoFields {})
             },
@@ -220,8 +222,9 @@ pub fn tools() -> Vec<ToolDef> {
                 Mutating,
             ),
             |_, a: ShapeArgs, steps| {
-                let name = a.name.as_deref().unwrap_or("CollisionShape");
-                let shape = steps.create(&a.parent, &a.dim.class("CollisionShape"), name);
+                let class = a.dim.class("CollisionShape");
+                let name = a.name.clone().unwrap_or_else(|| class.clone());
+                let shape = steps.create(&a.parent, &class, &name);
                 shape_steps(steps, &shape, a.dim, &a.shape)?;
                 Ok(NoFields {})
             },
