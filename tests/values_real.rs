@@ -248,6 +248,12 @@ async fn real_godot_values_are_read_by_the_declared_type_and_read_back() {
             {"op": "set", "node": "$3", "property": "shape", "value":
                 {"$type": "Resource", "class": "CircleShape2D", "properties": {"radius": "8"}}},
             {"op": "set", "node": "$3", "property": "shape:radius", "value": 5},
+            // An array property of a new resource: its count and entries in one object
+            // (the keys arrive sorted: point_0/… before point_count).
+            {"op": "create", "parent": ".", "type": "Path2D", "name": "Pathed"},
+            {"op": "set", "node": "$6", "property": "curve", "value":
+                {"$type": "Resource", "class": "Curve2D", "properties": {
+                    "point_count": 2, "point_0/position": [0, 0], "point_1/position": [480, 0]}}},
         ]}),
     )
     .await;
@@ -263,6 +269,17 @@ async fn real_godot_values_are_read_by_the_declared_type_and_read_back() {
         get(&client, "Shaped", "shape").await,
         json!({"$type": "Resource", "class": "CircleShape2D", "properties": {"radius": 5.0}})
     );
+
+    let curve = get(&client, "Pathed", "curve").await;
+    assert_eq!(curve["properties"]["point_count"], json!(2), "{curve}");
+    assert_eq!(
+        curve["properties"]["_data"]["points"]["values"]
+            .as_array()
+            .map(Vec::len),
+        Some(6),
+        "two points, each in, out and position: {curve}"
+    );
+    assert!(curve.to_string().contains("[480.0,0.0]"), "{curve}");
 
     // Values as agents write them.
     let sprite = "VSprite2D";

@@ -285,7 +285,12 @@ fn new_resource(class: &str, properties: &[(String, Value)]) -> Result<Gd<Resour
         .instantiate(&name)
         .try_to::<Gd<Resource>>()
         .map_err(|_| format!("could not create a {class}"))?;
-    for (k, value) in properties {
+    // Godot's array properties come as `x_count` and `x_N/field` (a Curve2D's
+    // `point_count`, `point_0/position`): the count first, so the entries exist when set
+    // (a JSON object's keys arrive sorted, and `point_0/…` sorts before `point_count`).
+    let mut ordered: Vec<&(String, Value)> = properties.iter().collect();
+    ordered.sort_by_key(|(k, _)| !k.ends_with("_count"));
+    for (k, value) in ordered {
         let v = checked_value(&res.clone().upcast(), class, k, value)?;
         res.set(k.as_str(), &v);
         reads_back(&res.clone().upcast(), k, &v).map_err(|e| format!("{class}.{e}"))?;
