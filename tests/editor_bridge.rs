@@ -689,3 +689,34 @@ async fn create_nodes_refuses_a_family_step_and_a_bad_value_before_sending() {
         seen.iter().map(|r| &r.cmd).collect::<Vec<_>>()
     );
 }
+
+/// An agent's set_theme_item on a Theme file with no scene open met only "No scene is open
+/// in the Godot editor" (agent trial, ui-theme-resource): the refusal says why a file's
+/// edit needs one (its undo action lives in an open scene's history) and what to do.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_theme_file_edit_with_no_scene_open_says_why_it_needs_one() {
+    let project = demo_copy();
+    let client = connect_with(project.path(), &[("GODOT_MCP_TOOLSETS", "theme")]).await;
+    let d = wait_discovery(project.path());
+    let _peer = addon_peer_with(&d, |r| {
+        Act::Answer(match r.cmd.as_str() {
+            "editor.state" => json!({"active_scene": null, "open_scenes": []}),
+            _ => json!({}),
+        })
+    });
+    let e = call_err(
+        &client,
+        "set_theme_item",
+        json!({"path": "res://ui_theme.tres", "theme_type": "Button", "kind": "color",
+               "name": "font_color", "value": "#ff0000"}),
+    )
+    .await;
+    assert_eq!(e["code"], "PRECONDITION_FAILED", "{e}");
+    assert_eq!(e["required"], "active_scene", "{e}");
+    let hint = e["hint"].as_str().unwrap();
+    assert!(
+        hint.contains("res://ui_theme.tres") && hint.contains("open any scene (open_scene)"),
+        "{e}"
+    );
+    client.cancel().await.unwrap();
+}

@@ -100,7 +100,15 @@ where
     let effect = persistence::Effect::of_scene_command(command)
         .ok_or_else(|| ToolError::internal(format!("{command} has no scene-level verdict")))?;
     let Some(active) = active_scene(&state)? else {
-        return Err(Precondition::ActiveScene.error());
+        // A resource file's edit (a Theme .tres) needs no scene of its own, but its undo
+        // action lives in an open scene's history: say so, not only "no scene is open".
+        return Err(match &file {
+            Some(f) => Precondition::ActiveScene.error().hint(format!(
+                "{f} is edited through the editor's undo history, which belongs to an open \
+                 scene: open any scene (open_scene), then call again."
+            )),
+            None => Precondition::ActiveScene.error(),
+        });
     };
     let file = file.unwrap_or_else(|| active.clone());
     if file.is_empty() {
