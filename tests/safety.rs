@@ -256,6 +256,17 @@ async fn destructive_without_confirm_is_refused_with_the_exact_text_and_changes_
                 err["message"],
                 "This call discards unsaved changes. Set confirm=True to proceed."
             );
+            // The spec's text speaks of unsaved changes; a file tool's hint says what it
+            // really does (agents creating a new file read the text as a wrong refusal).
+            let hint = err["hint"].as_str().unwrap();
+            let meta = &tool.meta.as_ref().unwrap().0;
+            assert_eq!(
+                hint.starts_with("It writes project files (or settings) on disk"),
+                meta["effect_kind"] == "file",
+                "{}: {hint}",
+                tool.name
+            );
+            assert!(hint.ends_with("call again with confirm=true."), "{hint}");
         }
         checked += 1;
     }

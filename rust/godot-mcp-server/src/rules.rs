@@ -171,16 +171,33 @@ pub fn confirm_message(tool: &str) -> &'static str {
 
 /// A destructive call that is not a dry run must carry `confirm=true`. `confirm` is an
 /// accident guard the agent sets itself, not human oversight (that is the approval gate).
-pub fn confirm_gate(tool: &str, class: SafetyClass, flags: CallFlags) -> Result<(), ToolError> {
+pub fn confirm_gate(
+    tool: &str,
+    class: SafetyClass,
+    effect: Option<EffectKind>,
+    flags: CallFlags,
+) -> Result<(), ToolError> {
     if class.requires_confirm() && !flags.dry_run && !flags.confirm {
         return Err(
             ToolError::new(ErrorCode::PreconditionFailed, confirm_message(tool))
                 .param("confirm")
                 .required("confirm")
-                .hint(
-                    "Check the effect first with dry_run=true, then call again with confirm=true.",
-                ),
+                .hint(confirm_hint(effect)),
         );
     }
     Ok(())
+}
+
+/// The confirm refusal's hint: what the call really does (the spec's message speaks of
+/// unsaved changes, which a call creating a new file discards none of: agents read it
+/// as a wrong refusal), then the way through.
+pub fn confirm_hint(effect: Option<EffectKind>) -> &'static str {
+    match effect {
+        Some(EffectKind::File) => {
+            "It writes project files (or settings) on disk, outside the editor's undo; the \
+             journal records each. Check it with dry_run=true, then call again with \
+             confirm=true."
+        }
+        _ => "Check the effect first with dry_run=true, then call again with confirm=true.",
+    }
 }

@@ -190,7 +190,7 @@ async fn run_call_inner(
             "idempotency_key is not taken inside a change (its writes are staged); nothing was run",
         ));
     }
-    confirm_gate(def.meta.name, def.meta.class, flags)?;
+    confirm_gate(def.meta.name, def.meta.class, def.meta.effect, flags)?;
     // Paths first, on the JSON as sent: a hostile res:// path is PATH_REFUSED even
     // where it sits in a value the typed decode would refuse for another reason.
     crate::project_root::check_arg_paths(&state.project, def.input_schema(), &args)?;
@@ -464,7 +464,7 @@ fn check_entries<'a>(
             dry_run: batch_dry_run,
             ..flags
         };
-        confirm_gate(def.meta.name, def.meta.class, as_run).map_err(fail)?;
+        confirm_gate(def.meta.name, def.meta.class, def.meta.effect, as_run).map_err(fail)?;
         crate::project_root::check_arg_paths(&state.project, def.input_schema(), &args)
             .map_err(fail)?;
         (def.check_args)(&Value::Object(args.clone())).map_err(fail)?;
