@@ -684,7 +684,9 @@ pub fn same(asked: &Value, held: &Value) -> bool {
         (
             Value::Array(a) | Value::TypedArray { items: a, .. },
             Value::Array(h) | Value::TypedArray { items: h, .. },
-        ) => a.len() == h.len() && a.iter().zip(h).all(|(p, q)| same(p, q)),
+        ) => {
+            a.len() == h.len() && (a.iter().zip(h).all(|(p, q)| same(p, q)) || same_named_set(a, h))
+        }
         // A String and a StringName of the same text are one value to Godot (`==` says
         // so, and a property of either type converts the other on set: `autoplay`).
         (Value::String(a) | Value::StringName(a), Value::String(h) | Value::StringName(h)) => {
@@ -697,6 +699,32 @@ pub fn same(asked: &Value, held: &Value) -> bool {
         }
         _ => same_json(&asked.to_json(), &held.to_json()),
     }
+}
+
+/// Arrays of dictionaries each named by a distinct `name` (SpriteFrames' `animations`):
+/// Godot keeps them by name and gives them back in its own order, so the same named
+/// entries in another order are the same value.
+fn same_named_set(a: &[Value], h: &[Value]) -> bool {
+    fn name(v: &Value) -> Option<String> {
+        match v {
+            Value::Dictionary(entries) => entries.iter().find_map(|(k, v)| match v {
+                Value::String(n) | Value::StringName(n) if k == "name" => Some(n.clone()),
+                _ => None,
+            }),
+            _ => None,
+        }
+    }
+    let names: Option<Vec<String>> = a.iter().map(name).collect();
+    let Some(names) = names else {
+        return false;
+    };
+    let distinct: std::collections::BTreeSet<&String> = names.iter().collect();
+    distinct.len() == names.len()
+        && a.iter().zip(&names).all(|(p, n)| {
+            h.iter()
+                .find(|q| name(q).as_ref() == Some(n))
+                .is_some_and(|q| same(p, q))
+        })
 }
 
 fn same_json(a: &Json, b: &Json) -> bool {
@@ -1318,6 +1346,27 @@ mod tests {
             &frames(name("walk")),
             &frames(Value::String("walk".into()))
         ));
+        // SpriteFrames gives its animations back in its own order: the same named set.
+        let anim = |n: &str, fps: f64| {
+            Value::Dictionary(vec![
+                ("name".into(), name(n)),
+                ("speed".into(), Value::Float(fps)),
+            ])
+        };
+        let asked = Value::Array(vec![anim("walk", 5.0), anim("up", 5.0)]);
+        assert!(same(
+            &asked,
+            &Value::Array(vec![anim("up", 5.0), anim("walk", 5.0)])
+        ));
+        assert!(!same(
+            &asked,
+            &Value::Array(vec![anim("up", 5.0), anim("walk", 4.0)])
+        ));
+        let unnamed = |x: i64| Value::Array(vec![Value::Int(x), Value::Int(1 - x)]);
+        assert!(
+            !same(&unnamed(0), &unnamed(1)),
+            "plain arrays keep their order"
+        );
         assert!(!same(&Value::Int(1), &Value::Int(2)));
         assert!(same(&Value::Int(3), &Value::Int(3)));
     }
