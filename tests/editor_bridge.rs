@@ -720,3 +720,25 @@ async fn a_theme_file_edit_with_no_scene_open_says_why_it_needs_one() {
     );
     client.cancel().await.unwrap();
 }
+
+/// The refusal of an editor tool with no editor names the call that starts one (an agent
+/// read "open the project in the Godot editor" and did not find start_editor: agent trial
+/// 2, particles-smoke).
+#[tokio::test(flavor = "multi_thread")]
+async fn without_an_editor_the_refusal_names_start_editor() {
+    let project = demo_copy();
+    let client = connect(project.path()).await;
+    let e = call_err(
+        &client,
+        "create_node",
+        json!({"parent": ".", "type": "Node2D", "name": "X"}),
+    )
+    .await;
+    assert_eq!(e["required"], "bridge_connected", "{e}");
+    let hint = e["hint"].as_str().unwrap();
+    assert!(
+        hint.contains("start_editor") && hint.contains("\"enable\": [\"editor_process\"]"),
+        "{e}"
+    );
+    client.cancel().await.unwrap();
+}
