@@ -280,6 +280,21 @@ async fn real_godot_values_are_read_by_the_declared_type_and_read_back() {
         "two points, each in, out and position: {curve}"
     );
     assert!(curve.to_string().contains("[480.0,0.0]"), "{curve}");
+    // What get_node_property returns sets back: a Curve2D's `_data` (Godot declares it an
+    // int; it was refused "is not a value for a int property": agent trials 1 and 2).
+    call_ok(
+        &client,
+        "create_node",
+        json!({"parent": ".", "type": "Path2D", "name": "Copied"}),
+    )
+    .await;
+    call_ok(
+        &client,
+        "set_node_property",
+        json!({"node": "Copied", "property": "curve", "value": curve.clone()}),
+    )
+    .await;
+    assert_eq!(get(&client, "Copied", "curve").await, curve);
 
     // Values as agents write them.
     let sprite = "VSprite2D";

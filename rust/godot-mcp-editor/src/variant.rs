@@ -203,6 +203,11 @@ pub(crate) fn checked_value(
     value: &Value,
 ) -> Result<Variant, String> {
     let d = match declared(o, property) {
+        // Godot declares the Curve classes' `_data` (their points, as the file stores
+        // them) as an int, though it takes and gives a Dictionary (Curve2D/3D) or an
+        // Array (Curve): taken as sent, so what get_node_property returns can be set
+        // back; the read-back decides.
+        Some(d) if property == "_data" && d.ty == "int" => Declared::of("Nil"),
         Some(d) => d,
         // A property Godot creates on set (`layer_1/name`, `physics_layer_0/…`,
         // `point_0/position`): taken as sent; the read-back decides (it must be listed

@@ -75,9 +75,9 @@ pub struct SetPropertyArgs {
     node: String,
     /// Property name, e.g. position.
     property: String,
-    /// JSON, or a Godot type: {"$type": "Vector2", "x": 1, "y": 2} (Vector2/3(i), Color,
-    /// Rect2(i), NodePath, Transform2D/3D, Packed*Array; Resource by res:// path, or new:
-    /// {"$type": "Resource", "class": "CircleShape2D", "properties": {…}}).
+    /// Read by the property's type: [10, 20] (Vector2), "#ff0000" or "red" (Color),
+    /// Godot's text ("Rect2(0, 0, 16, 16)"), enum names, a res:// path (Resource), or new:
+    /// {"$type": "Resource", "class": "CircleShape2D", "properties": {…}}; $type objects too.
     value: Value,
 }
 
