@@ -295,6 +295,32 @@ async fn real_godot_values_are_read_by_the_declared_type_and_read_back() {
     )
     .await;
     assert_eq!(get(&client, "Copied", "curve").await, curve);
+    // SpriteFrames' frame textures as res:// strings (they became null: agent trials 1
+    // and 2, anim-sprite-frames), animations given in another order than Godot keeps.
+    call_ok(
+        &client,
+        "create_node",
+        json!({"parent": ".", "type": "AnimatedSprite2D", "name": "Framed"}),
+    )
+    .await;
+    let frames = |t: &str| json!([{"texture": t, "duration": 1.0}]);
+    call_ok(
+        &client,
+        "set_node_property",
+        json!({"node": "Framed", "property": "sprite_frames", "value":
+            {"$type": "Resource", "class": "SpriteFrames", "properties": {"animations": [
+                {"name": "walk", "speed": 5.0, "loop": true, "frames": frames("res://icon.svg")},
+                {"name": "up", "speed": 5.0, "loop": true, "frames": frames("res://icon.svg")}]}}}),
+    )
+    .await;
+    let held = get(&client, "Framed", "sprite_frames").await;
+    assert_eq!(
+        held.to_string()
+            .matches(r#""texture":{"$type":"Resource","path":"res://icon.svg"}"#)
+            .count(),
+        2,
+        "{held}"
+    );
 
     // Values as agents write them.
     let sprite = "VSprite2D";

@@ -221,6 +221,7 @@ pub(crate) fn checked_value(
         }
     };
     let class = o.get_class().to_string();
+    let value = &coerce::nested_resources(&class, property, value);
     let v = coerce::coerce(value, &d, &|name| class_constant(&class, name))
         .map_err(|e| format!("{what}:{property}: {e}"))?;
     let var = to_variant(&v).map_err(|e| format!("{what}:{property}: {e}"))?;

@@ -223,6 +223,53 @@ fn refuse<T>(value: &Value, d: &Declared) -> Result<T, CoerceError> {
     )))
 }
 
+/// Resources Godot takes inside plain dictionaries, as `res://` strings an agent writes:
+/// `SpriteFrames.animations[*].frames[*].texture` (a Texture2D, in an untyped Array of
+/// Dictionaries, so no declared type reaches it). Everything else is returned as given.
+pub fn nested_resources(class: &str, property: &str, value: &Value) -> Value {
+    if class != "SpriteFrames" || property != "animations" {
+        return value.clone();
+    }
+    let texture = |v: &Value| match v {
+        Value::String(p) if p.starts_with("res://") => Value::Resource(p.clone()),
+        other => other.clone(),
+    };
+    let frame = |f: &Value| match f {
+        Value::Dictionary(e) => Value::Dictionary(
+            e.iter()
+                .map(|(k, v)| {
+                    (
+                        k.clone(),
+                        if k == "texture" {
+                            texture(v)
+                        } else {
+                            v.clone()
+                        },
+                    )
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    };
+    let animation = |a: &Value| match a {
+        Value::Dictionary(e) => Value::Dictionary(
+            e.iter()
+                .map(|(k, v)| match (k.as_str(), v) {
+                    ("frames", Value::Array(fs)) => {
+                        (k.clone(), Value::Array(fs.iter().map(frame).collect()))
+                    }
+                    _ => (k.clone(), v.clone()),
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    };
+    match value {
+        Value::Array(anims) => Value::Array(anims.iter().map(animation).collect()),
+        other => other.clone(),
+    }
+}
+
 /// `value` as a value of the declared type `d`, or an error naming the accepted forms.
 /// `constant` resolves an integer constant name the hint does not list (the add-on:
 /// ClassDB over the object's class chain).
@@ -1362,6 +1409,26 @@ mod tests {
             &asked,
             &Value::Array(vec![anim("up", 5.0), anim("walk", 4.0)])
         ));
+        // SpriteFrames' frame textures as res:// strings are resources; nothing else is.
+        let anims = |t: Value| {
+            Value::Array(vec![Value::Dictionary(vec![
+                ("name".into(), Value::String("walk".into())),
+                (
+                    "frames".into(),
+                    Value::Array(vec![Value::Dictionary(vec![
+                        ("texture".into(), t),
+                        ("duration".into(), Value::Float(1.0)),
+                    ])]),
+                ),
+            ])])
+        };
+        let text = anims(Value::String("res://art/walk1.svg".into()));
+        let loaded = anims(Value::Resource("res://art/walk1.svg".into()));
+        assert_eq!(
+            nested_resources("SpriteFrames", "animations", &text),
+            loaded
+        );
+        assert_eq!(nested_resources("Node2D", "animations", &text), text);
         let unnamed = |x: i64| Value::Array(vec![Value::Int(x), Value::Int(1 - x)]);
         assert!(
             !same(&unnamed(0), &unnamed(1)),
