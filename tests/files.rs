@@ -697,6 +697,16 @@ async fn real_godot_material_loads_and_moved_scene_opens() {
     )
     .await;
 
+    // Keys by name, as people write them (agents typed raw key values: agent trials).
+    support::call_ok(
+        &client,
+        "add_input_action",
+        json!({"name": "dash_left", "events": [
+            {"type": "key", "physical_keycode": "Left"}, {"type": "key", "keycode": "a"}],
+            "confirm": true}),
+    )
+    .await;
+
     support::call_ok(
         &client,
         "create_material",
@@ -741,6 +751,8 @@ async fn real_godot_material_loads_and_moved_scene_opens() {
          \tprint(\"SCENE \", hero.scene_file_path, \" \", hero.get_script().resource_path)\n\
          \tprint(\"PRELOAD \", load(\"res://scripts/spawner.gd\").HERO.resource_path)\n\
          \troot.free()\n\
+         \tfor e in InputMap.action_get_events(\"dash_left\"):\n\
+         \t\tprint(\"KEY \", OS.get_keycode_string(e.physical_keycode), \" \", OS.get_keycode_string(e.keycode))\n\
          \tfor p in [\"res://inv.tres\", \"res://inv2.tres\"]:\n\
          \t\tvar inv = load(p)\n\
          \t\tprint(\"INV \", p, \" \", inv.get_script().get_global_name(), \" \", inv.items)\n\
@@ -763,6 +775,8 @@ async fn real_godot_material_loads_and_moved_scene_opens() {
         out.contains("PRELOAD res://scenes/actors/hero.tscn"),
         "{out}"
     );
+    let keys: Vec<&str> = out.lines().filter(|l| l.starts_with("KEY ")).collect();
+    assert_eq!(keys, ["KEY Left ", "KEY  A"], "{out}");
     let inv: Vec<&str> = out.lines().filter(|l| l.starts_with("INV ")).collect();
     assert_eq!(
         inv,
