@@ -872,6 +872,16 @@ async fn real_godot_a_value_reads_the_same_from_the_file_and_the_running_game() 
         from_file["position"],
         json!({"$type": "Vector2", "x": 0.1, "y": 576.0})
     );
+    // The editor's paths work in the game too: "." is the current scene's root (it was
+    // the root Window, whose position is another thing).
+    let r = call(
+        &client,
+        "get_game_property",
+        json!({"node": ".", "property": "position"}),
+    )
+    .await;
+    let v = r.structured_content.unwrap();
+    assert_eq!(v["value"], from_file["position"], "{v}");
     assert_eq!(
         from_file["metadata/tags"],
         json!({"$type": "PackedStringArray", "values": ["dash", "b"]})

@@ -475,7 +475,7 @@ impl GodotMcpProbe {
             }
             ProbeRequest::GetProperty { node, property } => {
                 let root = self.base().get_root();
-                match root.and_then(|r| r.get_node_or_null(node.as_str())) {
+                match root.and_then(|r| crate::probe_observe::game_node(&r, node.as_str())) {
                     Some(n) => {
                         let v = n.get(property.as_str());
                         // The one value model: the same JSON the editor and a file read give.

@@ -405,7 +405,7 @@ fn read_watch(tree: &Gd<SceneTree>, w: &Watch) -> serde_json::Value {
         Watch::Property { node, property } => {
             let Some(n) = tree
                 .get_root()
-                .and_then(|r| r.get_node_or_null(node.as_str()))
+                .and_then(|r| crate::probe_observe::game_node(&r, node.as_str()))
             else {
                 return watch_error("node_not_found", &format!("no node {node:?}"));
             };
