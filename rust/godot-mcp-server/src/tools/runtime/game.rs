@@ -292,7 +292,7 @@ async fn find_ui_elements(Call { state, args, .. }: Call<FindUiArgs>) -> Out<UiO
 pub struct SampleArgs {
     #[serde(default)]
     session_id: Option<String>,
-    /// Node path, e.g. /root/Main/Player.
+    /// Node path: /root/Main/Player, or from the current scene (Player; . its root).
     node: String,
     /// Property name.
     property: String,

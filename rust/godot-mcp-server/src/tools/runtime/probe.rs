@@ -284,7 +284,7 @@ pub(super) async fn game_screenshot(
 pub struct PropertyArgs {
     #[serde(default)]
     session_id: Option<String>,
-    /// Node path, e.g. /root/Main/Player.
+    /// Node path: /root/Main/Player, or from the current scene (Player; . its root).
     node: String,
     /// Property name.
     property: String,
@@ -315,7 +315,7 @@ pub(super) async fn get_game_property(
 pub struct MonitorArgs {
     #[serde(default)]
     session_id: Option<String>,
-    /// Node path, e.g. /root/Main/Player.
+    /// Node path: /root/Main/Player, or from the current scene (Player; . its root).
     node: String,
     /// Property name.
     property: String,
