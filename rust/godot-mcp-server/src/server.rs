@@ -128,6 +128,44 @@ fn modern(context: &RequestContext<RoleServer>) -> bool {
         .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
 }
 
+/// A result that carries 2026-07-28's caching hints (rmcp gives each its own
+/// `with_ttl_ms` / `with_cache_scope`, not a shared trait).
+trait CachingHints: Sized {
+    fn with_hints(self, ttl_ms: u64, scope: CacheScope) -> Self;
+}
+
+macro_rules! caching_hints {
+    ($($t:ty),*) => {$(
+        impl CachingHints for $t {
+            fn with_hints(self, ttl_ms: u64, scope: CacheScope) -> Self {
+                self.with_ttl_ms(ttl_ms).with_cache_scope(scope)
+            }
+        }
+    )*};
+}
+caching_hints!(
+    ListToolsResult,
+    ListPromptsResult,
+    ListResourcesResult,
+    ListResourceTemplatesResult,
+    ReadResourceResult
+);
+
+/// `result` with caching hints for a 2026-07-28 client; as it is for an older one (it
+/// would only carry the unknown fields).
+fn hinted<R: CachingHints>(
+    result: R,
+    context: &RequestContext<RoleServer>,
+    ttl_ms: u64,
+    scope: CacheScope,
+) -> R {
+    if modern(context) {
+        result.with_hints(ttl_ms, scope)
+    } else {
+        result
+    }
+}
+
 /// How long a client may reuse what never changes while this server runs: the
 /// prompts, the resource list and the resource templates.
 pub const STATIC_LIST_TTL_MS: u64 = 60 * 60 * 1000;
@@ -238,15 +276,13 @@ impl ServerHandler for McpServer {
             None => defs.map(ToolDef::to_mcp).collect(),
         };
         let result = ListToolsResult::with_all_items(tools);
-        // Caching hints exist from 2026-07-28 on; older clients would only carry the
-        // unknown fields. Private: the list follows this server's toolset state.
-        Ok(if modern(&context) {
-            result
-                .with_ttl_ms(TOOLS_LIST_TTL_MS)
-                .with_cache_scope(CacheScope::Private)
-        } else {
-            result
-        })
+        // Private: the list follows this server's toolset state.
+        Ok(hinted(
+            result,
+            &context,
+            TOOLS_LIST_TTL_MS,
+            CacheScope::Private,
+        ))
     }
 
     async fn list_prompts(
@@ -261,13 +297,12 @@ impl ServerHandler for McpServer {
                 .collect(),
         );
         // The same for every client of this build: public.
-        Ok(if modern(&context) {
-            result
-                .with_ttl_ms(STATIC_LIST_TTL_MS)
-                .with_cache_scope(CacheScope::Public)
-        } else {
-            result
-        })
+        Ok(hinted(
+            result,
+            &context,
+            STATIC_LIST_TTL_MS,
+            CacheScope::Public,
+        ))
     }
 
     async fn get_prompt(
@@ -315,13 +350,12 @@ impl ServerHandler for McpServer {
                 )
                 .with_mime_type("application/json"),
         ]);
-        Ok(if modern(&context) {
-            result
-                .with_ttl_ms(STATIC_LIST_TTL_MS)
-                .with_cache_scope(CacheScope::Public)
-        } else {
-            result
-        })
+        Ok(hinted(
+            result,
+            &context,
+            STATIC_LIST_TTL_MS,
+            CacheScope::Public,
+        ))
     }
 
     async fn list_resource_templates(
@@ -335,13 +369,12 @@ impl ServerHandler for McpServer {
                 .with_description("One transaction's row: state, operation, path, proof, reason.")
                 .with_mime_type("application/json"),
         ]);
-        Ok(if modern(&context) {
-            result
-                .with_ttl_ms(STATIC_LIST_TTL_MS)
-                .with_cache_scope(CacheScope::Public)
-        } else {
-            result
-        })
+        Ok(hinted(
+            result,
+            &context,
+            STATIC_LIST_TTL_MS,
+            CacheScope::Public,
+        ))
     }
 
     async fn read_resource(
@@ -375,12 +408,7 @@ impl ServerHandler for McpServer {
         };
         let result = ReadResourceResult::new(vec![contents]);
         // The journal changes with every write: fresh each time, this project's only.
-        Ok(if modern(&context) {
-            result.with_ttl_ms(0).with_cache_scope(CacheScope::Private)
-        } else {
-            result
-        }
-        .into())
+        Ok(hinted(result, &context, 0, CacheScope::Private).into())
     }
 
     async fn subscribe(
