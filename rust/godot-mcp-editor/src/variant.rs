@@ -141,8 +141,9 @@ thread_local! {
 /// property.
 const PROPERTY_USAGE_HEADING: i64 = 64 | 128 | 256;
 
-/// A property-list entry's declared type (a heading has no name here).
-fn declared_of(d: &VarDictionary) -> (String, Declared) {
+/// A property-list entry's declared type (a heading has no name here). A shader's
+/// uniform list has the same entries.
+pub(crate) fn declared_of(d: &VarDictionary) -> (String, Declared) {
     let int = |k: &str| d.get(k).and_then(|v| v.try_to::<i64>().ok()).unwrap_or(0);
     let text = |k: &str| d.get(k).map(|v| v.to_string()).unwrap_or_default();
     if int("usage") & PROPERTY_USAGE_HEADING != 0 {

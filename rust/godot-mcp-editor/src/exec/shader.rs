@@ -88,17 +88,9 @@ fn uniform_declared(shader: &Gd<Shader>, name: &str) -> Option<Declared> {
         .get_shader_uniform_list()
         .iter_shared()
         .filter_map(|v| v.try_to::<VarDictionary>().ok())
-        .find(|d| d.get("name").is_some_and(|n| n.to_string() == name))
-        .map(|d| {
-            let int = |k: &str| d.get(k).and_then(|v| v.try_to::<i64>().ok()).unwrap_or(0);
-            let text = |k: &str| d.get(k).map(|v| v.to_string()).unwrap_or_default();
-            Declared::from_property(
-                int("type"),
-                int("hint"),
-                &text("hint_string"),
-                &text("class_name"),
-            )
-        })
+        .map(|d| crate::variant::declared_of(&d))
+        .find(|(n, _)| n == name)
+        .map(|(_, d)| d)
 }
 
 pub(super) fn uniforms(node: &str) -> Res {
