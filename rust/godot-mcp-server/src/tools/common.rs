@@ -294,21 +294,30 @@ pub(crate) fn walk_scripts(
 
 /// The GDScript that declares `class_name name` in the project (the first found, by path).
 pub(crate) fn script_of_class(state: &AppState, name: &str) -> Result<Option<ResPath>, ToolError> {
-    use std::io::Read;
     let mut found: Vec<ResPath> = Vec::new();
     walk_scripts(state, &mut |res, real| {
-        if res.extension().as_deref() != Some("gd") {
-            return;
-        }
-        let mut head = String::new();
-        let read =
-            std::fs::File::open(&real).and_then(|f| f.take(64 * 1024).read_to_string(&mut head));
-        if read.is_ok() && script_header_gd(&head).class_name.as_deref() == Some(name) {
+        if res.extension().as_deref() == Some("gd")
+            && head(&real).is_some_and(|h| script_header_gd(&h).class_name.as_deref() == Some(name))
+        {
             found.push(res);
         }
     })?;
     found.sort_by_key(ToString::to_string);
     Ok(found.into_iter().next())
+}
+
+/// Bytes of a script read for its header (class_name and extends come first).
+const HEAD_BYTES: usize = 16 * 1024;
+
+pub(crate) fn head(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let mut buf = Vec::with_capacity(HEAD_BYTES);
+    std::fs::File::open(path)
+        .ok()?
+        .take(HEAD_BYTES as u64)
+        .read_to_end(&mut buf)
+        .ok()?;
+    Some(String::from_utf8_lossy(&buf).into_owned())
 }
 
 /// What a script declares about itself.

@@ -22,8 +22,8 @@ use crate::respath::ResPath;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::common::{
-    DELETED_UNDO_HINT, check_property_key, is_identifier, not_undoable, on_disk, script_header_gd,
-    script_of_class,
+    DELETED_UNDO_HINT, check_property_key, head, is_identifier, not_undoable, on_disk,
+    script_header_gd, script_of_class,
 };
 use crate::tools::{Plan, ToolDef, ToolMeta};
 
@@ -360,6 +360,7 @@ fn resource_text(
     type_name: &str,
     properties: &Map<String, Value>,
 ) -> Result<String, ToolError> {
+    let class_script = script_of_class(state, type_name)?;
     let script = match properties.get("script") {
         Some(Value::String(p)) if p.starts_with("res://") => {
             let path = ResPath::parse(p)
@@ -372,7 +373,7 @@ fn resource_text(
             }
             Some(path)
         }
-        _ => script_of_class(state, type_name)?,
+        _ => class_script.clone(),
     };
     let mut text = match &script {
         Some(path) => {
@@ -380,7 +381,7 @@ fn resource_text(
                 Some(c) => format!(" script_class=\"{c}\""),
                 None => String::new(),
             };
-            let base = if script_of_class(state, type_name)?.is_some() {
+            let base = if class_script.is_some() {
                 "Resource"
             } else {
                 type_name
@@ -407,8 +408,7 @@ fn resource_text(
 /// The `class_name` the GDScript at `path` declares.
 fn script_of_path_class(state: &AppState, path: &ResPath) -> Option<String> {
     let real = state.project.resolve("path", path).ok()?;
-    let text = std::fs::read_to_string(real).ok()?;
-    script_header_gd(&text).class_name
+    script_header_gd(&head(&real)?).class_name
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -26,6 +26,7 @@ use crate::planes::project::{self as plane, Expect};
 use crate::respath::ResPath;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
+use crate::tools::common::head;
 pub use crate::tools::common::{ScriptHeader, script_header_gd};
 use crate::tools::common::{page_limit, paged_args, read_text, walk_scripts};
 use crate::tools::files::write::{plan_write, require_script_path};
@@ -255,20 +256,6 @@ fn rescan_pending(state: &AppState) -> bool {
 // ---------------------------------------------------------------------------------
 // list_scripts
 // ---------------------------------------------------------------------------------
-
-/// Bytes of a script read for its header (class_name and extends come first).
-const HEAD_BYTES: usize = 16 * 1024;
-
-fn head(path: &Path) -> Option<String> {
-    use std::io::Read;
-    let mut buf = Vec::with_capacity(HEAD_BYTES);
-    std::fs::File::open(path)
-        .ok()?
-        .take(HEAD_BYTES as u64)
-        .read_to_end(&mut buf)
-        .ok()?;
-    Some(String::from_utf8_lossy(&buf).into_owned())
-}
 
 paged_args! {
     cursor;
