@@ -91,7 +91,7 @@ async fn spawn<C: ClientHandler>(
     client: C,
     lifecycle: Option<ClientLifecycleMode>,
 ) -> RunningService<RoleClient, C> {
-    let mut cmd = tokio::process::Command::new(support::bin());
+    let mut cmd = support::server_tokio();
     cmd.arg("serve").arg("--project").arg(project);
     cmd.env("GODOT_MCP_STATE_DIR", project.join(".state"));
     // Every toolset: the tests drive tools outside the default core.
@@ -260,7 +260,7 @@ async fn unreachable_webhook_fails_closed_unless_fail_open() {
 #[tokio::test]
 async fn https_webhook_is_refused_at_start() {
     let project = fixture();
-    let out = std::process::Command::new(support::bin())
+    let out = support::server_std()
         .args(["serve", "--project"])
         .arg(project.path())
         .env("GODOT_MCP_STATE_DIR", project.path().join(".state"))

@@ -5,7 +5,7 @@
 mod support;
 
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use serde_json::{Value, json};
 use support::{call_err, call_ok, connect};
@@ -118,7 +118,7 @@ async fn a_huge_argument_is_refused_and_the_server_stays_up() {
 fn malformed_json_rpc_does_not_stop_the_server() {
     let project = tiny_project();
     let state = tempfile::tempdir().unwrap();
-    let mut child = Command::new(support::bin())
+    let mut child = support::server_std()
         .args(["serve", "--project"])
         .arg(project.path())
         .env("GODOT_MCP_STATE_DIR", state.path())
@@ -178,7 +178,7 @@ fn malformed_json_rpc_does_not_stop_the_server() {
 #[test]
 fn serve_without_a_project_explains_what_to_do() {
     let empty = tempfile::tempdir().unwrap();
-    let out = Command::new(support::bin())
+    let out = support::server_std()
         .arg("serve")
         .current_dir(empty.path())
         .env_remove("GODOT_MCP_PROJECT")
@@ -191,7 +191,7 @@ fn serve_without_a_project_explains_what_to_do() {
     assert!(err.contains("no Godot project found"), "{err}");
     assert!(err.contains("--project"), "{err}");
 
-    let out = Command::new(support::bin())
+    let out = support::server_std()
         .args(["serve", "--project"])
         .arg(empty.path())
         .stdin(Stdio::null())

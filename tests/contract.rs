@@ -19,7 +19,7 @@ mod support;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use serde_json::{Value, json};
 
@@ -49,10 +49,11 @@ async fn tools_list_matches_the_committed_contract() {
             );
             // Only a tool that changes nothing may claim readOnlyHint: a client that
             // auto-approves read-only tools must not let manage_toolsets through.
+            // An absent hint is the protocol's default: false.
             let read_only = t.annotations.as_ref().and_then(|a| a.read_only_hint);
             assert_eq!(
-                read_only,
-                Some(meta["safety_class"] == "read_only"),
+                read_only.unwrap_or(false),
+                meta["safety_class"] == "read_only",
                 "tool {}: readOnlyHint must follow the class",
                 t.name
             );
@@ -85,7 +86,7 @@ fn raw_tools_list(toolsets: Option<&str>) -> String {
     let project = tempfile::tempdir().unwrap();
     std::fs::write(project.path().join("project.godot"), "config_version=5\n").unwrap();
     let state = tempfile::tempdir().unwrap();
-    let mut cmd = Command::new(support::bin());
+    let mut cmd = support::server_std();
     cmd.args(["serve", "--project"])
         .arg(project.path())
         .env("GODOT_MCP_STATE_DIR", state.path())
@@ -180,7 +181,7 @@ async fn tools_list_carries_caching_hints_for_2026_07_28_clients() {
     let project = tempfile::tempdir().unwrap();
     std::fs::write(project.path().join("project.godot"), "config_version=5\n").unwrap();
     let state = tempfile::tempdir().unwrap();
-    let mut cmd = tokio::process::Command::new(support::bin());
+    let mut cmd = support::server_tokio();
     cmd.arg("serve").arg("--project").arg(project.path());
     cmd.env("GODOT_MCP_STATE_DIR", state.path());
     let (transport, _) = rmcp::transport::TokioChildProcess::builder(cmd)

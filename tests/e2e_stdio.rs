@@ -45,13 +45,22 @@ async fn initialize_and_tools_list_carry_safety_classes() {
             t.name
         );
         let ann = t.annotations.as_ref().expect("annotations");
-        assert_eq!(ann.read_only_hint, Some(class == "read_only"), "{}", t.name);
+        // As a client reads them: an absent hint is the protocol's default
+        // (readOnlyHint false; destructiveHint true, meaningful only when not read-only).
         assert_eq!(
-            ann.destructive_hint,
-            Some(class == "destructive"),
+            ann.read_only_hint.unwrap_or(false),
+            class == "read_only",
             "{}",
             t.name
         );
+        if class != "read_only" {
+            assert_eq!(
+                ann.destructive_hint.unwrap_or(true),
+                class == "destructive",
+                "{}",
+                t.name
+            );
+        }
         assert_eq!(
             t.input_schema.get("type"),
             Some(&json!("object")),
@@ -386,7 +395,7 @@ fn help_lists_every_environment_variable() {
         "GODOT_MCP_TEST_COUNTERS", // the HTTP debug counters route (tests)
         "GODOT_MCP_SESSION_NONCE", // set by the server for the games it launches
     ];
-    let out = std::process::Command::new(support::bin())
+    let out = support::server_std()
         .args(["serve", "--help"])
         .output()
         .unwrap();
@@ -476,7 +485,7 @@ async fn a_stop_signal_stops_and_records_every_session_then_exits_0() {
     use rmcp::model::CallToolRequestParams;
     for signal in [rustix::process::Signal::INT, rustix::process::Signal::TERM] {
         let (project, state) = signal_fixture();
-        let mut child = tokio::process::Command::new(support::bin())
+        let mut child = support::server_tokio()
             .arg("serve")
             .arg("--project")
             .arg(project.path())
@@ -528,7 +537,7 @@ async fn an_http_server_stops_and_records_sessions_on_a_stop_signal() {
     use tokio::io::AsyncBufReadExt;
     for signal in [rustix::process::Signal::INT, rustix::process::Signal::TERM] {
         let (project, state) = signal_fixture();
-        let mut child = tokio::process::Command::new(support::bin())
+        let mut child = support::server_tokio()
             .arg("serve")
             .arg("--project")
             .arg(project.path())
@@ -679,7 +688,7 @@ async fn find_reaches_a_tool_outside_the_default_list_in_one_call() {
     )
     .unwrap();
     let state = tempfile::tempdir().unwrap();
-    let mut cmd = tokio::process::Command::new(support::bin());
+    let mut cmd = support::server_tokio();
     cmd.arg("serve").arg("--project").arg(project.path());
     cmd.env("GODOT_MCP_STATE_DIR", state.path());
     cmd.env("GODOT_MCP_EDITOR_BRIDGE", "off");
@@ -873,7 +882,7 @@ async fn serve_trace_writes_one_line_per_call() {
 #[test]
 fn serve_trace_to_a_missing_folder_is_a_cli_error() {
     let state = tempfile::tempdir().unwrap();
-    let out = std::process::Command::new(support::bin())
+    let out = support::server_std()
         .args(["serve", "--project"])
         .arg(demo_project())
         .arg("--trace")

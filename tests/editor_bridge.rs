@@ -292,7 +292,7 @@ async fn a_second_server_refused_by_the_lease_leaves_the_discovery_file_alone() 
     let project = demo_copy();
     let client = connect(project.path()).await;
     let before = wait_discovery(project.path());
-    let second = std::process::Command::new(bin())
+    let second = server_std()
         .args(["serve", "--project"])
         .arg(project.path())
         .env("GODOT_MCP_STATE_DIR", client.state_dir.path())

@@ -833,7 +833,7 @@ async fn real_godot_dock_shows_connection_gate_quarantine_and_client_setup() {
 
     // A quarantine: the write dies right after its rename, then the file changes again.
     {
-        let mut cmd = tokio::process::Command::new(bin());
+        let mut cmd = server_tokio();
         cmd.arg("serve")
             .arg("--project")
             .arg(&p)

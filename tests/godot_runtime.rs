@@ -52,7 +52,7 @@ fn project_with_addon(godot: &Path) -> tempfile::TempDir {
 }
 
 async fn start(project: &Path, state: &Path, godot: &Path) -> (Client, i32) {
-    let mut cmd = tokio::process::Command::new(support::bin());
+    let mut cmd = support::server_tokio();
     cmd.arg("serve")
         .arg("--project")
         .arg(project)

@@ -4,10 +4,10 @@
 
 mod support;
 
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use serde_json::json;
-use support::{bin, call_ok, connect_in, start_and_read_gate};
+use support::{call_ok, connect_in, start_and_read_gate};
 
 fn tiny_project() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -33,7 +33,7 @@ fn startup_reports_the_gate_and_a_second_server_is_refused() {
     );
 
     // The same project with the same state: the lease is held.
-    let second = Command::new(bin())
+    let second = support::server_std()
         .args(["serve", "--project"])
         .arg(project.path())
         .env("GODOT_MCP_STATE_DIR", state.path())
@@ -109,7 +109,7 @@ fn repair(
     proof: &std::path::Path,
     extra: &[&str],
 ) -> std::process::Output {
-    Command::new(bin())
+    support::server_std()
         .args(["transaction", "repair", "--project"])
         .arg(project)
         .args([
@@ -161,7 +161,7 @@ fn repair_has_no_force_and_refuses_without_a_proof() {
 #[test]
 fn repair_is_not_reachable_over_mcp() {
     // No tool or resource of the registry names repair.
-    let out = Command::new(bin()).arg("--help").output().unwrap();
+    let out = support::server_std().arg("--help").output().unwrap();
     assert!(String::from_utf8_lossy(&out.stdout).contains("transaction"));
     let contract = insta::Snapshot::from_file(
         &std::path::Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -50,7 +50,7 @@ async fn start(
     project: &Path,
     state: &Path,
 ) -> (rmcp::service::RunningService<rmcp::RoleClient, ()>, i32) {
-    let mut cmd = tokio::process::Command::new(support::bin());
+    let mut cmd = support::server_tokio();
     cmd.arg("serve")
         .arg("--project")
         .arg(project)

@@ -121,7 +121,7 @@ impl Served {
 
 /// `serve` on `project` with every toolset, the stand-in godot and `env`.
 async fn serve(project: &Path, state: &Path, env: &[(&str, &str)]) -> Served {
-    let mut cmd = tokio::process::Command::new(support::bin());
+    let mut cmd = support::server_tokio();
     cmd.arg("serve")
         .arg("--project")
         .arg(project)

@@ -674,7 +674,7 @@ async fn a_managed_editor_is_a_supervised_session() {
     client.cancel().await.unwrap();
 
     // serve --editor starts one before serving and stops it with the server.
-    let mut cmd = tokio::process::Command::new(support::bin());
+    let mut cmd = support::server_tokio();
     cmd.arg("serve")
         .arg("--editor")
         .arg("--project")

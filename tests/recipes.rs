@@ -510,7 +510,7 @@ async fn real_godot_family_tools_land_undo_to_the_byte_and_preview_honestly() {
 
     // Every editor tool of these families is in the table.
     let families = [
-        "batch",
+        "build",
         "physics",
         "navigation",
         "particles",
@@ -803,4 +803,122 @@ async fn call_once_connected_peer(client: &Client) -> Value {
         }
         return s;
     }
+}
+
+/// The agent's one call (issue #40): create_nodes names its scene and saves it, with no
+/// editor started and no scene opened before. The server starts its managed editor
+/// itself (GODOT_MCP_AUTO_EDITOR on), creates a new scene from step 0's root, then edits
+/// an existing scene it opens first; both are on disk when the calls answer, and Godot,
+/// loading the files after the editor stopped, finds every node and value.
+#[tokio::test(flavor = "multi_thread")]
+async fn real_godot_create_nodes_opens_creates_and_saves_its_scene_in_one_call() {
+    let Some(godot) = godot_bin("create_nodes with a scene needs a Godot 4.4+ editor") else {
+        return;
+    };
+    announce_engine(&godot);
+    let project = demo_copy();
+    let p = project.path();
+    install_addon(p);
+    run_godot(&godot, p, &["--import"]);
+    let state = tempfile::tempdir().unwrap();
+    let (client, _) = serve_godot(
+        &godot,
+        p,
+        state.path(),
+        &[(AUTO_EDITOR, "on")],
+        server_stderr(),
+    )
+    .await;
+
+    // A new scene: step 0 is its root; "$0" is the root, "$1" the sprite.
+    let made = call_ok(
+        &client,
+        "create_nodes",
+        json!({"scene": "res://built/level.tscn", "save": true, "steps": [
+            {"op": "create", "parent": "", "type": "Node2D", "name": "Level"},
+            {"op": "create", "parent": "$0", "type": "Sprite2D", "name": "Icon"},
+            {"op": "set", "node": "$1", "property": "texture", "value": "res://icon.svg"},
+            {"op": "set", "node": "$1", "property": "position", "value": [10, 20]},
+            {"op": "group", "node": "$1", "group": "things"}]}),
+    )
+    .await;
+    assert_eq!(made["applied"], true, "{made}");
+    assert_eq!(made["creates"], true, "{made}");
+    assert_eq!(made["persisted"], true, "{made}");
+    assert!(made["save_transaction_id"].is_string(), "{made}");
+    let sessions = call_ok(&client, "list_sessions", json!({})).await;
+    assert!(
+        sessions["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["purpose"] == "editor" && s["running"] == true),
+        "the call started the managed editor: {sessions}"
+    );
+    let text = std::fs::read_to_string(p.join("built/level.tscn")).unwrap();
+    assert!(
+        text.contains(r#"[node name="Icon" type="Sprite2D" parent="." groups=["things"]]"#),
+        "{text}"
+    );
+
+    // An existing scene that is not open: a dry run says it would open it and changes
+    // nothing; the real call opens, edits and saves it.
+    let before = std::fs::read(p.join("scenes/main_2d.tscn")).unwrap();
+    let steps = json!([
+        {"op": "set", "node": "Background", "property": "modulate", "value": "#ff0000"},
+        {"op": "create", "parent": ".", "type": "Label", "name": "Score"},
+        {"op": "set", "node": "$1", "property": "text", "value": "0"}]);
+    let dry = call_ok(
+        &client,
+        "create_nodes",
+        json!({"scene": "res://scenes/main_2d.tscn", "save": true, "dry_run": true, "steps": steps}),
+    )
+    .await;
+    assert_eq!(dry["applied"], false, "{dry}");
+    assert_eq!(dry["opens"], "res://scenes/main_2d.tscn", "{dry}");
+    assert_eq!(dry["saves"], "res://scenes/main_2d.tscn", "{dry}");
+    assert_eq!(
+        std::fs::read(p.join("scenes/main_2d.tscn")).unwrap(),
+        before
+    );
+    let edited = call_ok(
+        &client,
+        "create_nodes",
+        json!({"scene": "res://scenes/main_2d.tscn", "save": true, "steps": steps}),
+    )
+    .await;
+    assert_eq!(edited["opens"], "res://scenes/main_2d.tscn", "{edited}");
+    assert_eq!(edited["persisted"], true, "{edited}");
+    // Not saved, a new file refused; a parent "" past step 0 refused: nothing sent.
+    let e = call_err(
+        &client,
+        "create_nodes",
+        json!({"scene": "res://built/other.tscn", "steps": [
+            {"op": "create", "parent": "", "type": "Node2D", "name": "Other"}]}),
+    )
+    .await;
+    assert_eq!(e["param"], "save", "{e}");
+    assert!(!p.join("built/other.tscn").exists());
+    call_ok(&client, "stop_editor", json!({})).await;
+
+    // Godot itself reads both files back.
+    std::fs::write(
+        p.join("judge.gd"),
+        r#"extends SceneTree
+func _init():
+    var level = load("res://built/level.tscn").instantiate()
+    var icon = level.get_node("Icon")
+    print("LEVEL ", level.name, " ", icon.position, " ", icon.texture.resource_path, " ", icon.is_in_group("things"))
+    var main = load("res://scenes/main_2d.tscn").instantiate()
+    print("MAIN ", main.get_node("Background").modulate, " ", main.get_node("Score").text)
+    quit()
+"#,
+    )
+    .unwrap();
+    let out = run_godot(&godot, p, &["--script", "res://judge.gd"]);
+    assert!(
+        out.contains("LEVEL Level (10.0, 20.0) res://icon.svg true"),
+        "{out}"
+    );
+    assert!(out.contains("MAIN (1.0, 0.0, 0.0, 1.0) 0"), "{out}");
 }

@@ -67,7 +67,7 @@ async fn serve(
     state: &Path,
     godot: &Path,
 ) -> rmcp::service::RunningService<rmcp::RoleClient, ()> {
-    let mut cmd = tokio::process::Command::new(support::bin());
+    let mut cmd = support::server_tokio();
     cmd.arg("serve")
         .arg("--project")
         .arg(project)

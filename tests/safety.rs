@@ -786,7 +786,7 @@ impl ClientHandler for ListWatcher {
 #[tokio::test]
 async fn toolsets_enable_and_disable_at_run_time() {
     let project = fixture();
-    let mut cmd = tokio::process::Command::new(support::bin());
+    let mut cmd = support::server_tokio();
     cmd.arg("serve").arg("--project").arg(project.path());
     cmd.env("GODOT_MCP_STATE_DIR", project.path().join(".state"));
     // The real default: no ceiling named.

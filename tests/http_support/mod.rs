@@ -107,6 +107,7 @@ pub async fn start_with(
     extra_args: &[&str],
 ) -> HttpServer {
     let mut cmd = Command::new(bin());
+    cmd.env("GODOT_MCP_AUTO_EDITOR", "off");
     cmd.arg("serve")
         .arg("--project")
         .arg(project)
@@ -168,6 +169,7 @@ pub async fn start_refused(
     token: Option<&str>,
 ) -> (Option<i32>, String) {
     let mut cmd = Command::new(bin());
+    cmd.env("GODOT_MCP_AUTO_EDITOR", "off");
     cmd.arg("serve")
         .arg("--project")
         .arg(project)

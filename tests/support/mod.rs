@@ -16,6 +16,25 @@ pub fn bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_godot-mcp"))
 }
 
+/// The environment variable that turns the server's editor auto-start off. Every server
+/// a test starts has it off (a test's own editor, or none, is what it means); the tests of
+/// the auto-start turn it on.
+pub const AUTO_EDITOR: &str = "GODOT_MCP_AUTO_EDITOR";
+
+/// The server binary as a command, its editor auto-start off.
+pub fn server_std() -> std::process::Command {
+    let mut cmd = std::process::Command::new(bin());
+    cmd.env(AUTO_EDITOR, "off");
+    cmd
+}
+
+/// [`server_std`] for tokio.
+pub fn server_tokio() -> tokio::process::Command {
+    let mut cmd = tokio::process::Command::new(bin());
+    cmd.env(AUTO_EDITOR, "off");
+    cmd
+}
+
 /// The checked-in demo project.
 pub fn demo_project() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../godot_project")
@@ -112,6 +131,7 @@ pub fn serve_command(
     env: &[(&str, &str)],
 ) -> tokio::process::Command {
     let mut cmd = tokio::process::Command::new(server);
+    cmd.env(AUTO_EDITOR, "off");
     cmd.arg("serve").arg("--project").arg(project);
     cmd.env("GODOT_MCP_STATE_DIR", state);
     cmd.env("GODOT_MCP_TOOLSETS", "all");
@@ -287,7 +307,7 @@ pub async fn call_err(client: &RunningService<RoleClient, ()>, name: &str, args:
 /// piped, so it serves until dropped or killed) and those stderr lines.
 pub fn start_and_read_gate(project: &Path, state: &Path) -> (std::process::Child, Vec<String>) {
     use std::io::{BufRead, BufReader};
-    let mut child = std::process::Command::new(bin())
+    let mut child = server_std()
         .args(["serve", "--project"])
         .arg(project)
         .env("GODOT_MCP_STATE_DIR", state)

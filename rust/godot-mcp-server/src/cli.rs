@@ -36,6 +36,8 @@ Environment:
   GODOT_MCP_HTTP      serve over streamable HTTP at this address (same as serve --http)
   GODOT_MCP_TRACE     append one JSON line per tool call to this file (same as serve --trace)
   GODOT_MCP_EDITOR_BRIDGE=off   do not start the editor bridge (no discovery file)
+  GODOT_MCP_AUTO_EDITOR=off     an editing tool with no editor connected refuses instead of
+                                starting this server's headless editor and waiting for it
   GODOT_MCP_EDITOR_TIMEOUT_MS   how long a tool waits for the editor's answer (default 10000);
                                 a mutating command that times out may still run: may_have_applied
   GODOT_MCP_MAX_IMAGE_BYTES     largest screenshot a tool returns, bytes of PNG (default 4194304)

@@ -17,6 +17,8 @@ use clap::builder::TypedValueParser;
 pub const DEFAULT_APPROVAL_TIMEOUT_MS: u64 = 10_000;
 /// Turns the editor bridge off (its only value that does).
 pub const ENV_EDITOR_BRIDGE: &str = "GODOT_MCP_EDITOR_BRIDGE";
+/// `off`: an editor tool never starts the managed editor by itself.
+pub const ENV_AUTO_EDITOR: &str = "GODOT_MCP_AUTO_EDITOR";
 /// The bearer token HTTP clients must send.
 pub const ENV_AUTH_TOKEN: &str = "GODOT_MCP_AUTH_TOKEN";
 /// How long a tool waits for the editor's answer.
@@ -195,6 +197,13 @@ pub struct Config {
           value_parser = Parsed(parse_bridge), action = clap::ArgAction::Set)]
     pub editor_bridge: bool,
 
+    /// `off`: an editing tool that finds no editor connected refuses, instead of
+    /// starting this server's managed headless editor (when the project has the add-on,
+    /// Godot is found and no other editor runs on the project) and waiting for it.
+    #[arg(long, env = ENV_AUTO_EDITOR, value_name = "on|off", default_value = "on",
+          value_parser = Parsed(parse_bridge), action = clap::ArgAction::Set)]
+    pub auto_editor: bool,
+
     /// How long a tool waits for the editor's answer, in milliseconds.
     #[arg(long, env = ENV_EDITOR_TIMEOUT_MS, value_name = "MS",
           default_value_t = godot_mcp_protocol::DEFAULT_REQUEST_TIMEOUT_MS,
@@ -231,6 +240,7 @@ impl Default for Config {
             approval_timeout_ms: DEFAULT_APPROVAL_TIMEOUT_MS,
             approval_require: false,
             editor_bridge: true,
+            auto_editor: true,
             editor_timeout_ms: godot_mcp_protocol::DEFAULT_REQUEST_TIMEOUT_MS,
             max_image_bytes: DEFAULT_MAX_IMAGE_BYTES,
             auth_token: None,
@@ -381,6 +391,7 @@ mod tests {
             ENV_WEBHOOK_TIMEOUT_MS,
             ENV_REQUIRE,
             ENV_EDITOR_BRIDGE,
+            ENV_AUTO_EDITOR,
             ENV_EDITOR_TIMEOUT_MS,
             ENV_MAX_IMAGE_BYTES,
             ENV_AUTH_TOKEN,

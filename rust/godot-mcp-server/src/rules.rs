@@ -91,18 +91,18 @@ impl SafetyClass {
     }
 
     /// MCP annotations derived from the class, so clients that honour hints see the
-    /// same risk the server enforces.
+    /// same risk the server enforces. A hint equal to the protocol's default is left out
+    /// (readOnlyHint false, idempotentHint false; destructive and idempotent of a
+    /// read-only tool, which the protocol says are meaningless there): every byte of the
+    /// list is paid on every turn. destructiveHint defaults to true, so it is always
+    /// sent for a tool that changes something.
     pub fn annotations(self, title: &str) -> ToolAnnotations {
-        let (read_only, destructive, idempotent) = match self {
-            Self::ReadOnly => (true, false, true),
-            Self::Mutating => (false, false, false),
-            Self::Destructive => (false, true, false),
-            Self::Runtime => (false, false, false),
-        };
         let mut a = ToolAnnotations::with_title(title);
-        a.read_only_hint = Some(read_only);
-        a.destructive_hint = Some(destructive);
-        a.idempotent_hint = Some(idempotent);
+        match self {
+            Self::ReadOnly => a.read_only_hint = Some(true),
+            Self::Destructive => a.destructive_hint = Some(true),
+            Self::Mutating | Self::Runtime => a.destructive_hint = Some(false),
+        }
         // Every tool acts on the one project this server serves: a closed world.
         a.open_world_hint = Some(false);
         a

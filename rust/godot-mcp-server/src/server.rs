@@ -202,11 +202,14 @@ fn tool_result(
 pub use crate::subscriptions::{TRANSACTION_TEMPLATE, TRANSACTIONS_URI};
 
 const INSTRUCTIONS: &str = "godot-mcp reads and edits one Godot 4 project. File paths are \
-res:// paths inside the project. Every tool carries _meta.safety_class: read_only tools change \
-nothing; mutating tools take dry_run (preview, change nothing); destructive tools take dry_run \
-and need confirm=true. A tool you need is not listed? manage_toolsets {\"find\": \"what you \
-need, e.g. tile map\"} searches every tool's name and description and enables the best \
-match's toolset in the same call, so you can call it next; list_toolsets shows every toolset.";
+res:// paths inside the project. To build or change a scene, one call: create_nodes \
+{\"scene\": \"res://main.tscn\", \"save\": true, \"steps\": [...]} opens (or creates) it, \
+creates and sets nodes, and saves it; an editor starts by itself when none is connected. \
+Every tool carries _meta.safety_class: read_only tools change nothing; mutating tools take \
+dry_run (preview, change nothing); destructive tools take dry_run and need confirm=true. A \
+tool you need is not listed? manage_toolsets {\"find\": \"what you need, e.g. tile map\"} \
+searches every tool's name and description and enables the best match's toolset in the same \
+call, so you can call it next; list_toolsets shows every toolset.";
 
 /// How long a client may reuse a tools/list result (protocol 2026-07-28 caching hints).
 /// The list changes only when toolsets change, and then notifications/tools/list_changed

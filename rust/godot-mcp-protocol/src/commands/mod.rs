@@ -403,7 +403,7 @@ node_only! {
 )]
 #[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Step {
-    /// A new node; parent is a path or "$N" (the node step N created).
+    /// A new node; parent is a path ("." the root) or "$N" (the node step N made).
     Create {
         parent: String,
         /// Godot class, e.g. Sprite2D.
@@ -415,7 +415,9 @@ pub enum Step {
     Set {
         node: String,
         property: String,
-        /// As in set_node_property.
+        /// By the property's type: [10, 20] (Vector2), "#ff0000" (Color), Godot's text
+        /// ("Rect2(0, 0, 16, 16)"), enum names, a res:// path, or new:
+        /// {"$type": "Resource", "class": "CircleShape2D", "properties": {…}}.
         #[serde(with = "value_json")]
         #[cfg_attr(feature = "schema", schemars(with = "serde_json::Value"))]
         value: Value,

@@ -55,10 +55,12 @@ impl Precondition {
     pub fn hint(&self) -> &'static str {
         match self {
             Self::BridgeConnected => {
-                "Start this server's own editor with start_editor (toolset editor_process: \
-                 manage_toolsets {\"enable\": [\"editor_process\"]}), or open the project in \
-                 the Godot editor with the godot_mcp add-on enabled (Project > Project \
-                 Settings > Plugins); it connects by itself."
+                "Editing tools start this server's own editor by themselves when Godot is \
+                 found (GODOT_BIN) and the godot_mcp add-on is enabled in project.godot \
+                 (Project > Project Settings > Plugins); else start_editor (toolset \
+                 editor_process: manage_toolsets {\"enable\": [\"editor_process\"]}), or \
+                 open the project in the Godot editor with the add-on enabled: it connects by \
+                 itself."
             }
             Self::ActiveScene => "Open a scene with open_scene, or create one with create_scene.",
             Self::NodeExists { .. } => "Call get_scene_tree to find the real node paths.",

@@ -22,12 +22,15 @@ pub enum Toolset {
     ScriptRead,
     /// Resource files (.tres).
     ResourceRead,
-    /// The journal: transactions and the write gate.
-    Journal,
-    /// The editor's undo history.
+    /// Undo and redo in the edited scene.
     UndoRedo,
     /// Toolset discovery and switching; always enabled.
     Toolsets,
+    /// One-call scene edits: create_nodes opens (or creates), edits and saves a scene.
+    Build,
+    /// What happened: the journal (transactions, the write gate) and the editor's undo
+    /// history.
+    Journal,
     /// Open, create, save, close and reload scenes in the editor.
     SceneFiles,
     /// Node edits in the edited scene.
@@ -101,14 +104,15 @@ pub enum Toolset {
 }
 
 impl Toolset {
-    pub const ALL: [Toolset; 42] = [
+    pub const ALL: [Toolset; 43] = [
         Toolset::Project,
         Toolset::SceneRead,
         Toolset::ScriptRead,
         Toolset::ResourceRead,
-        Toolset::Journal,
         Toolset::UndoRedo,
         Toolset::Toolsets,
+        Toolset::Build,
+        Toolset::Journal,
         Toolset::SceneFiles,
         Toolset::SceneEdit,
         Toolset::ScriptEdit,
@@ -146,10 +150,12 @@ impl Toolset {
         Toolset::Csharp,
     ];
 
-    /// Enabled when the operator names none: the read-mostly core every session
-    /// needs (inspect, read, the journal, undo/redo, discovery), small enough that
-    /// the default `tools/list` stays within its token budget (`tests/budget.rs`).
-    /// [`Toolset::ALL`] lists them first (Project through Toolsets).
+    /// Enabled when the operator names none: what every session needs (inspect, read,
+    /// undo, discovery) and the one-call scene edit (create_nodes), small enough that
+    /// the default `tools/list` stays within its token budget (`tests/contract.rs`).
+    /// The journal's view is one manage_toolsets away: agents measured on 38 tasks never
+    /// called it (docs/performance.md). [`Toolset::ALL`] lists them first (Project
+    /// through Build).
     pub const DEFAULT: [Toolset; 7] = *Self::ALL.first_chunk().unwrap();
 
     pub fn as_str(self) -> &'static str {
@@ -161,6 +167,7 @@ impl Toolset {
             Self::Journal => "journal",
             Self::UndoRedo => "undo_redo",
             Self::Toolsets => "toolsets",
+            Self::Build => "build",
             Self::SceneFiles => "scene_files",
             Self::SceneEdit => "scene_edit",
             Self::ScriptEdit => "script_edit",
@@ -208,9 +215,15 @@ impl Toolset {
             }
             Self::ScriptRead => "Read script and shader text with its sha256.",
             Self::ResourceRead => "Read .tres resources: type, properties, sub-resources.",
-            Self::Journal => "The journal: transactions, their proofs, the write gate.",
-            Self::UndoRedo => "The editor's undo history; undo and redo.",
+            Self::Journal => {
+                "What happened: the journal's transactions, proofs and write gate; the edited \
+                 scene's undo history."
+            }
+            Self::UndoRedo => "Undo and redo in the edited scene.",
             Self::Toolsets => "List toolsets; enable or disable them.",
+            Self::Build => {
+                "create_nodes: open or create a scene, create and set nodes, save: one call."
+            }
             Self::SceneFiles => {
                 "Open, create, save, close and reload scenes in the editor; save all; list open \
                  scenes."

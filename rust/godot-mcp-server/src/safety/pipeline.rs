@@ -257,6 +257,11 @@ async fn run_call_inner(
         batch: None,
         principal: ctx.principal.clone(),
     };
+    // An editing tool with no editor connected starts the managed one (when it may:
+    // tools::runtime::auto_start_editor); the call then waits for it to say hello.
+    if def.meta.effect == Some(crate::rules::EffectKind::EditorRuntime) {
+        crate::tools::runtime::auto_start_editor(state).await;
+    }
     // Inside a change, a node edit is checked and staged, not sent (tools::editor).
     if let Some(stage) = journal_call.stage.clone()
         && change::staged_editor(def, flags.dry_run)

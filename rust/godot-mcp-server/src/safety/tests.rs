@@ -31,15 +31,21 @@ fn only_destructive_requires_confirm() {
 
 #[test]
 fn annotations_follow_class() {
-    let ro = SafetyClass::ReadOnly.annotations("t");
-    assert_eq!(ro.read_only_hint, Some(true));
-    assert_eq!(ro.destructive_hint, Some(false));
-    let d = SafetyClass::Destructive.annotations("t");
-    assert_eq!(d.read_only_hint, Some(false));
-    assert_eq!(d.destructive_hint, Some(true));
-    let m = SafetyClass::Mutating.annotations("t");
-    assert_eq!(m.destructive_hint, Some(false));
-    assert_eq!(m.idempotent_hint, Some(false));
+    // As a client reads them: an absent hint is the protocol's default (readOnlyHint
+    // false, destructiveHint true, idempotentHint false, openWorldHint true).
+    let read = |c: SafetyClass| {
+        let a = c.annotations("t");
+        (
+            a.read_only_hint.unwrap_or(false),
+            a.destructive_hint.unwrap_or(true),
+            a.idempotent_hint.unwrap_or(false),
+            a.open_world_hint.unwrap_or(true),
+        )
+    };
+    assert!(read(SafetyClass::ReadOnly).0);
+    assert_eq!(read(SafetyClass::Destructive), (false, true, false, false));
+    assert_eq!(read(SafetyClass::Mutating), (false, false, false, false));
+    assert_eq!(read(SafetyClass::Runtime), (false, false, false, false));
 }
 
 /// The class of every built-in tool, written out. Changing a tool's class, adding or

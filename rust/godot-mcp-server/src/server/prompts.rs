@@ -294,7 +294,7 @@ pub const WORKFLOWS: &[Workflow] = &[
             required("path", "The file to move.", true),
             required("to", "Its new path.", true),
         ],
-        toolsets: &["files", "analysis"],
+        toolsets: &["files", "analysis", "journal"],
         goal: "Move {path} to {to} without breaking any reference.",
         steps: &[
             Step {
@@ -325,7 +325,7 @@ pub const WORKFLOWS: &[Workflow] = &[
         title: "Review the last transactions",
         description: "What changed the project lately: the journal's newest transactions, their state and proof, the write gate, the editor's undo history.",
         args: &[optional("limit", "How many transactions.", "10", false)],
-        toolsets: &[],
+        toolsets: &["journal"],
         goal: "Review the last {limit} transactions of this project.",
         steps: &[
             Step {

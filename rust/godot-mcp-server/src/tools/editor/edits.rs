@@ -648,7 +648,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Editor undo history",
                 "The edited scene's undo history: version, can undo/redo, action names.",
                 ReadOnly,
-                UndoRedo,
+                Journal,
             ),
             |Call { state, .. }: Call<NoArgs>| async move {
                 blocking_as(move || query_as::<_, History>(&state, &cmd::History {}, None)).await

@@ -20,7 +20,7 @@ use crate::respath::ResPath;
 use crate::rules::{SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::editor::{connected, godot_value, query_as, run_effect_as};
-use crate::tools::{NoFields, Plan, ToolDef, ToolMeta};
+use crate::tools::{Plan, ToolDef, ToolMeta};
 
 /// A tool's metadata: editor tools that change the scene have the editor-runtime effect.
 pub(crate) const fn meta(
@@ -296,16 +296,25 @@ pub struct CreateNodesArgs {
     /// Ordered steps; all are checked before the first change.
     #[schemars(length(min = 1, max = 256))]
     steps: Vec<cmd::Step>,
+    /// The .tscn to edit (opened if not the edited one); a missing one is created with
+    /// step 0 as its root (parent "").
+    #[serde(default)]
+    scene: Option<ResPath>,
+    /// Save the scene after the steps.
+    #[serde(default)]
+    save: bool,
 }
 
 pub fn tools() -> Vec<ToolDef> {
     vec![ToolDef::planned(
         meta(
-            Toolset::Batch,
+            Toolset::Build,
             "create_nodes",
-            "Create many nodes as one undo action",
-            "Create nodes, set their properties (new sub-resources too) and groups in the \
-             edited scene as ONE undo action; nothing changes if any step fails.",
+            "Create and edit nodes as one undo action",
+            "Create nodes, set properties of new or existing nodes (new sub-resources too) \
+             and groups as ONE undo action; nothing changes if any step fails. With scene \
+             and save: true one call opens (or creates), edits and saves the scene; the \
+             editor starts itself.",
             SafetyClass::Mutating,
         ),
         |state, a: CreateNodesArgs| {
@@ -321,7 +330,284 @@ pub fn tools() -> Vec<ToolDef> {
                 }
                 steps.step(s);
             }
-            plan(state, "create_nodes", steps, NoFields {})
+            plan_in_scene(state, steps, a.scene, a.save)
         },
     )]
+}
+
+/// What create_nodes does around its steps: the scene it opens or creates first, and
+/// the file it saves after.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct SceneAround {
+    /// Opened (or created, `creates`) before the steps: it was not the edited scene.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = crate::honesty::absent_when_none)]
+    opens: Option<String>,
+    /// A new .tscn made from step 0 (its root) before the other steps.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    creates: bool,
+    /// Saved after the steps (save: true).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = crate::honesty::absent_when_none)]
+    saves: Option<String>,
+}
+
+/// create_nodes' answer: the steps' reply, and with save: true the save's transaction
+/// (the verdict then says the edit is on disk, as the save's reply stamped it).
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct SceneStepsDone {
+    #[serde(flatten)]
+    steps: StepsReply,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = crate::honesty::absent_when_none)]
+    save_transaction_id: Option<String>,
+}
+
+/// `"$N"` (or `"$N/…"`) after step 0 is gone: step 0's node is the new scene's root
+/// (`"."`), step N is step N-1.
+fn shift_ref(r: &str) -> String {
+    let Some(rest) = r.strip_prefix('$') else {
+        return r.to_string();
+    };
+    let (num, tail) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    match num.parse::<usize>() {
+        Ok(0) if tail.is_empty() => ".".into(),
+        Ok(0) => tail[1..].to_string(),
+        Ok(n) => format!("${}{tail}", n - 1),
+        Err(_) => r.to_string(),
+    }
+}
+
+fn shift_step(s: cmd::Step) -> cmd::Step {
+    match s {
+        cmd::Step::Create {
+            parent,
+            node_type,
+            name,
+        } => cmd::Step::Create {
+            parent: shift_ref(&parent),
+            node_type,
+            name,
+        },
+        cmd::Step::Set {
+            node,
+            property,
+            value,
+        } => cmd::Step::Set {
+            node: shift_ref(&node),
+            property,
+            value,
+        },
+        cmd::Step::Group { node, group } => cmd::Step::Group {
+            node: shift_ref(&node),
+            group,
+        },
+        other => other,
+    }
+}
+
+/// No scene is open and none was named: say how to name one.
+fn no_scene() -> ToolError {
+    crate::rules::Precondition::ActiveScene.error().hint(
+        "Name the scene: create_nodes {\"scene\": \"res://main.tscn\", \"steps\": [...], \
+         \"save\": true} opens it, edits it and saves it.",
+    )
+}
+
+/// The add-on's "no scene open" refusal, with [`no_scene`]'s hint.
+fn hint_no_scene(e: ToolError) -> ToolError {
+    if e.required.as_deref() == Some("active_scene") {
+        let no = no_scene();
+        match no.hint {
+            Some(h) => e.hint(h),
+            None => e,
+        }
+    } else {
+        e
+    }
+}
+
+/// create_nodes' plan: the steps as one `scene.steps` request, in `scene` when named
+/// (opened first, or created from step 0's root when the file does not exist), then
+/// saved when `save` is set. Each part is its own journaled editor command, in order; a
+/// part that fails stops the call and the error says which parts already happened.
+fn plan_in_scene(
+    state: Arc<AppState>,
+    mut steps: Steps,
+    scene: Option<ResPath>,
+    save: bool,
+) -> Result<Plan<StepsEffect<SceneAround>, SceneStepsDone>, ToolError> {
+    if let Some(e) = steps.refused.take() {
+        return Err(e);
+    }
+    connected(&state)?;
+    // The edited scene, asked only when it decides something (a named scene to open, a
+    // save to journal): a plain edit is one request, as before.
+    let active = if scene.is_some() || save {
+        crate::tools::editor::active_scene(&state)?
+    } else {
+        None
+    };
+    let mut around = SceneAround {
+        opens: None,
+        creates: false,
+        saves: None,
+    };
+    let mut create = None;
+    if let Some(path) = &scene {
+        let p = path.to_string();
+        if !p.ends_with(".tscn") && !p.ends_with(".scn") {
+            return Err(ToolError::invalid_params(
+                "scene",
+                format!("{p} is not a .tscn"),
+            ));
+        }
+        let real = state.project.resolve("scene", path)?;
+        if !real.exists() {
+            // A new scene: step 0 makes its root.
+            let root = match steps.steps.first() {
+                Some(cmd::Step::Create {
+                    parent,
+                    node_type,
+                    name,
+                }) if parent.is_empty() => cmd::SceneCreate {
+                    path: p.clone(),
+                    root_type: node_type.clone(),
+                    root_name: Some(name.clone()),
+                },
+                _ => {
+                    return Err(ToolError::invalid_params(
+                        "scene",
+                        format!(
+                            "{p} does not exist: to create it, make step 0 its root \
+                             ({{\"op\": \"create\", \"parent\": \"\", \"type\": \"Node2D\", \
+                             \"name\": \"Main\"}}) and pass save: true"
+                        ),
+                    ));
+                }
+            };
+            if !save {
+                return Err(ToolError::invalid_params(
+                    "save",
+                    format!("creating {p} writes it: pass save: true"),
+                ));
+            }
+            steps.steps = steps.steps.into_iter().skip(1).map(shift_step).collect();
+            create = Some((root, real.parent().map(std::path::Path::to_path_buf)));
+            around.creates = true;
+            around.opens = Some(p.clone());
+        } else if active.as_deref() != Some(p.as_str()) {
+            around.opens = Some(p.clone());
+        }
+    }
+    if let Some((i, _)) = steps
+        .steps
+        .iter()
+        .enumerate()
+        .find(|(_, s)| matches!(s, cmd::Step::Create { parent, .. } if parent.is_empty()))
+    {
+        return Err(ToolError::invalid_params(
+            format!("steps[{i}].parent"),
+            "parent \"\" makes a new scene's root: only as step 0, with a scene that does \
+             not exist yet; \".\" is the edited scene's root",
+        ));
+    }
+    let target = scene.map(|p| p.to_string()).or(active);
+    if save {
+        let Some(target) = &target else {
+            return Err(no_scene());
+        };
+        around.saves = Some(target.clone());
+    }
+    let effect = StepsEffect {
+        command: cmd::STEPS,
+        action: "MCP: create_nodes".into(),
+        steps: steps.steps.len(),
+        extra: around,
+    };
+    let apply = cmd::Steps {
+        action: effect.action.clone(),
+        steps: steps.steps,
+        check_only: false,
+    };
+    let check = cmd::Steps {
+        check_only: true,
+        ..apply.clone()
+    };
+    // A dry run checks the steps in the edited scene; one that must open or create its
+    // scene first reports that, and the steps are checked when the real call runs.
+    let preview: Option<Box<dyn FnOnce() -> Result<SceneStepsDone, ToolError> + Send>> =
+        if effect.extra.opens.is_none() {
+            let probe_state = state.clone();
+            Some(Box::new(move || {
+                Ok(SceneStepsDone {
+                    steps: query_as(&probe_state, &check, None).map_err(hint_no_scene)?,
+                    save_transaction_id: None,
+                })
+            }))
+        } else {
+            None
+        };
+    let opens = effect.extra.opens.clone();
+    Ok(Plan {
+        effect,
+        apply: Box::new(move |_| {
+            type Done = EditReply<crate::tools::editor::NoReplyFields>;
+            if let Some((root, folder)) = create {
+                // Godot saves into an existing folder only: make the scene's folder
+                // (inside the project: its path was resolved there) as create_folder would.
+                if let Some(folder) = folder {
+                    std::fs::create_dir_all(&folder).map_err(|e| {
+                        ToolError::internal(format!("could not create {}: {e}", folder.display()))
+                    })?;
+                }
+                run_effect_as::<_, Done>(&state, &root, Some(root.path.clone()), None)?;
+            } else if let Some(path) = opens {
+                run_effect_as::<_, Done>(
+                    &state,
+                    &cmd::SceneOpen { path: path.clone() },
+                    Some(path),
+                    None,
+                )?;
+            }
+            let mut steps: StepsReply =
+                run_effect_as(&state, &apply, None, None).map_err(hint_no_scene)?;
+            let mut save_transaction_id = None;
+            if save {
+                let saved: Done =
+                    run_effect_as(&state, &cmd::SceneSave { path: None }, target.clone(), None)
+                        .map_err(|e| {
+                            let why = e.message.clone();
+                            let target = target.as_deref().unwrap_or("the scene");
+                            e.hint(format!(
+                        "The steps were applied in the editor (one undo action) but {target} \
+                         was not saved ({why}); save it with save_scene once the cause is fixed."
+                    ))
+                        })?;
+                steps.verdict.persistence = saved.verdict.persistence;
+                save_transaction_id = saved.at.transaction_id;
+            }
+            Ok(SceneStepsDone {
+                steps,
+                save_transaction_id,
+            })
+        }),
+        preview,
+    })
+}
+
+#[cfg(test)]
+mod scene_tests {
+    use super::shift_ref;
+
+    /// Step 0 of a new scene becomes its root: `$0` is the root, later steps shift down.
+    #[test]
+    fn refs_shift_past_the_root_step() {
+        assert_eq!(shift_ref("$0"), ".");
+        assert_eq!(shift_ref("$0/Sprite"), "Sprite");
+        assert_eq!(shift_ref("$3"), "$2");
+        assert_eq!(shift_ref("$2/A/B"), "$1/A/B");
+        assert_eq!(shift_ref("Player"), "Player");
+        assert_eq!(shift_ref("$x"), "$x");
+    }
 }

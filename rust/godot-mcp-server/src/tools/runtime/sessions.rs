@@ -616,6 +616,107 @@ async fn launch_editor_with(
         .await
 }
 
+/// An editing tool found no editor connected: start this server's managed headless
+/// editor, as start_editor would, and let the call wait for it (`connected` waits for a
+/// managed editor still loading). Only when the operator left it on
+/// (`GODOT_MCP_AUTO_EDITOR`), the bridge is up, the project has the add-on enabled,
+/// Godot is found, and no other Godot editor runs on the project (two editors on one
+/// project overwrite each other's files). Anything else leaves the call to refuse as it
+/// did, naming start_editor. Answers the session it started.
+pub async fn auto_start_editor(state: &Arc<AppState>) -> Option<Arc<Session>> {
+    if !state.config.auto_editor
+        || state.editor.bridge().is_none()
+        || bridge_connected(state)
+        || managed_editor(state).is_some()
+        || !addon_enabled(state)
+        || godot(state).is_err()
+    {
+        return None;
+    }
+    if let Some(pid) = other_editor_on(state.project.root()) {
+        tracing::info!(
+            pid,
+            "not starting an editor: another Godot editor runs on this project"
+        );
+        return None;
+    }
+    match launch_editor(state).await {
+        Ok(s) => {
+            tracing::info!(session = %s.txn, pid = s.receipt.pid, "editor tool: managed editor started");
+            Some(s)
+        }
+        Err(e) => {
+            tracing::warn!(error = %e.message, "editor tool: managed editor not started");
+            None
+        }
+    }
+}
+
+/// The add-on is installed and enabled in project.godot (else an editor would start and
+/// never say hello).
+fn addon_enabled(state: &AppState) -> bool {
+    addon_installed(state)
+        && std::fs::read_to_string(state.project.root().join("project.godot")).is_ok_and(|t| {
+            t.lines().any(|l| {
+                l.trim_start().starts_with("enabled=")
+                    && l.contains("res://addons/godot_mcp/plugin.cfg")
+            })
+        })
+}
+
+/// A Godot editor process (`-e`/`--editor`) on `root` (its `--path`, else its working
+/// folder), found in /proc; `None` where there is no /proc.
+pub(crate) fn other_editor_on(root: &std::path::Path) -> Option<u32> {
+    let root = std::fs::canonicalize(root).ok()?;
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(raw) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let args: Vec<&[u8]> = raw.split(|b| *b == 0).collect();
+        if editor_on(&args, &root, || {
+            std::fs::read_link(entry.path().join("cwd")).ok()
+        }) {
+            return Some(pid);
+        }
+    }
+    None
+}
+
+/// Whether a command line is a Godot editor on `root`: its program's name holds
+/// "godot", it has `-e`/`--editor`, and its `--path` (else `cwd()`) is `root`.
+fn editor_on(
+    args: &[&[u8]],
+    root: &std::path::Path,
+    cwd: impl FnOnce() -> Option<std::path::PathBuf>,
+) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let os = |b: &[u8]| std::path::PathBuf::from(std::ffi::OsStr::from_bytes(b));
+    let Some(program) = args.first() else {
+        return false;
+    };
+    let name = os(program)
+        .file_name()
+        .map(|n| n.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    if !name.contains("godot") || !args.iter().any(|a| *a == b"-e" || *a == b"--editor") {
+        return false;
+    }
+    let path = args
+        .windows(2)
+        .find(|w| w[0] == b"--path")
+        .map(|w| os(w[1]))
+        .or_else(cwd);
+    path.and_then(|p| std::fs::canonicalize(p).ok())
+        .is_some_and(|p| p == root)
+}
+
 /// The running managed editor.
 /// How long start_editor waits for the add-on's hello.
 const EDITOR_START_WAIT: Duration = Duration::from_secs(30);
@@ -734,7 +835,46 @@ pub(super) async fn stop_editor(Call { state, .. }: Call<NoArgs>) -> Out<Stopped
 
 #[cfg(test)]
 mod tests {
-    use super::{Ended, end_report};
+    use super::{Ended, editor_on, end_report};
+
+    /// A Godot editor on the project is found by its `--path` or, without one, its
+    /// working folder; a game, another project or another program is not.
+    #[test]
+    fn an_editor_on_the_project_is_recognised() {
+        let root = tempfile::tempdir().unwrap();
+        let other = tempfile::tempdir().unwrap();
+        let r = root.path().to_str().unwrap().as_bytes();
+        let o = other.path().to_str().unwrap().as_bytes();
+        let none = || None;
+        let at_root = || Some(root.path().to_path_buf());
+        let godot: &[u8] = b"/opt/Godot_v4.4.1-stable_linux.x86_64";
+        assert!(editor_on(
+            &[godot, b"--headless", b"-e", b"--path", r],
+            root.path(),
+            none
+        ));
+        assert!(editor_on(
+            &[godot, b"--editor", b"--path", r],
+            root.path(),
+            none
+        ));
+        assert!(editor_on(&[godot, b"-e"], root.path(), at_root));
+        assert!(
+            !editor_on(&[godot, b"--path", r], root.path(), none),
+            "a game"
+        );
+        assert!(!editor_on(
+            &[godot, b"-e", b"--path", o],
+            root.path(),
+            at_root
+        ));
+        assert!(!editor_on(
+            &[b"/usr/bin/vim", b"-e", b"--path", r],
+            root.path(),
+            none
+        ));
+        assert!(!editor_on(&[], root.path(), at_root));
+    }
     use godot_mcp_journal::TxnStatus;
     use serde_json::json;
 
