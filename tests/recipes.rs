@@ -839,7 +839,9 @@ async fn real_godot_create_nodes_opens_creates_and_saves_its_scene_in_one_call()
             {"op": "create", "parent": "$0", "type": "Sprite2D", "name": "Icon"},
             {"op": "set", "node": "$1", "property": "texture", "value": "res://icon.svg"},
             {"op": "set", "node": "$1", "property": "position", "value": [10, 20]},
-            {"op": "group", "node": "$1", "group": "things"}]}),
+            {"op": "group", "node": "$1", "group": "things"},
+            {"op": "create", "parent": "$0", "type": "Timer", "name": "Tick"},
+            {"op": "connect", "node": "$5", "signal": "timeout", "to": "$0", "method": "_on_tick"}]}),
     )
     .await;
     assert_eq!(made["applied"], true, "{made}");
@@ -867,7 +869,9 @@ async fn real_godot_create_nodes_opens_creates_and_saves_its_scene_in_one_call()
     let steps = json!([
         {"op": "set", "node": "Background", "property": "modulate", "value": "#ff0000"},
         {"op": "create", "parent": ".", "type": "Label", "name": "Score"},
-        {"op": "set", "node": "$1", "property": "text", "value": "0"}]);
+        {"op": "set", "node": "$1", "property": "text", "value": "0"},
+        {"op": "connect", "node": "Background", "signal": "texture_changed", "to": ".",
+         "method": "_on_background"}]);
     let dry = call_ok(
         &client,
         "create_nodes",
@@ -908,9 +912,11 @@ async fn real_godot_create_nodes_opens_creates_and_saves_its_scene_in_one_call()
 func _init():
     var level = load("res://built/level.tscn").instantiate()
     var icon = level.get_node("Icon")
-    print("LEVEL ", level.name, " ", icon.position, " ", icon.texture.resource_path, " ", icon.is_in_group("things"))
+    var tick = level.get_node("Tick").is_connected("timeout", Callable(level, "_on_tick"))
+    print("LEVEL ", level.name, " ", icon.position, " ", icon.texture.resource_path, " ", icon.is_in_group("things"), " ", tick)
     var main = load("res://scenes/main_2d.tscn").instantiate()
-    print("MAIN ", main.get_node("Background").modulate, " ", main.get_node("Score").text)
+    var bg = main.get_node("Background").is_connected("texture_changed", Callable(main, "_on_background"))
+    print("MAIN ", main.get_node("Background").modulate, " ", main.get_node("Score").text, " ", bg)
     quit()
 "#,
     )

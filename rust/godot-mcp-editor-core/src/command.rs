@@ -59,6 +59,13 @@ pub enum Step {
         node: NodeRef,
         group: String,
     },
+    /// Connect the node's `signal` to `method` of `to`, persistent (saved with the scene).
+    Connect {
+        node: NodeRef,
+        signal: String,
+        to: NodeRef,
+        method: String,
+    },
     TileCells {
         node: NodeRef,
         cells: Vec<TileCell>,
@@ -297,6 +304,24 @@ fn steps(a: c::Steps) -> Result<Command, BridgeError> {
                 Step::Group {
                     node: r(node)?,
                     group,
+                }
+            }
+            c::Step::Connect {
+                node,
+                signal,
+                to,
+                method,
+            } => {
+                if signal.is_empty() || method.is_empty() {
+                    return Err(invalid(format!(
+                        "{at}: the signal and the method need names"
+                    )));
+                }
+                Step::Connect {
+                    node: r(node)?,
+                    signal,
+                    to: r(to)?,
+                    method,
                 }
             }
             c::Step::TileCells { node, cells } => {

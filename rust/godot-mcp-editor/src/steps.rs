@@ -410,6 +410,43 @@ fn check(root: &Gd<Node>, p: &mut Prepared, step: &Step) -> Result<(), BridgeErr
                 });
             }
         }
+        Step::Connect {
+            node,
+            signal,
+            to,
+            method,
+        } => {
+            let (mut n, is_new) = p.node(root, node)?;
+            let (t, _) = p.node(root, to)?;
+            if !n.has_signal(signal.as_str()) {
+                return Err(failed(format!(
+                    "{} ({}) has no signal {signal}",
+                    n.get_name(),
+                    n.get_class()
+                )));
+            }
+            let callable = Callable::from_object_method(&t, method.as_str());
+            if n.is_connected(signal.as_str(), &callable) {
+                return Err(failed(format!(
+                    "{}.{signal} is already connected to {}.{method}",
+                    n.get_name(),
+                    t.get_name()
+                )));
+            }
+            // CONNECT_PERSIST (2): saved with the scene, as the editor's Connect dialog does.
+            let sig = GString::from(signal.as_str()).to_variant();
+            if is_new {
+                n.call("connect", &[sig, callable.to_variant(), 2i64.to_variant()]);
+            } else {
+                p.ops.push(Op::Call {
+                    target: obj(&n),
+                    method: "connect",
+                    args: vec![sig.clone(), callable.to_variant(), 2i64.to_variant()],
+                    undo_method: "disconnect",
+                    undo_args: vec![sig, callable.to_variant()],
+                });
+            }
+        }
         Step::TileCells { node, cells } => {
             let (n, is_new) = p.node(root, node)?;
             tile_cells(p, n, is_new, cells)?;

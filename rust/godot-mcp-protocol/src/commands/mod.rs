@@ -399,11 +399,11 @@ node_only! {
 #[cfg_attr(
     feature = "schema",
     derive(schemars::JsonSchema),
-    schemars(description = "One step of create_nodes.")
+    schemars(description = "A node is a path or \"$N\": the node step N made.")
 )]
 #[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Step {
-    /// A new node; parent is a path ("." the root) or "$N" (the node step N made).
+    /// A new node under parent ("." is the scene root).
     Create {
         parent: String,
         /// Godot class, e.g. Sprite2D.
@@ -411,19 +411,26 @@ pub enum Step {
         node_type: String,
         name: String,
     },
-    /// Set a property (or "resource:sub_property") of a path or "$N".
+    /// Set a property (or "resource:sub_property") of a node.
     Set {
         node: String,
         property: String,
-        /// By the property's type: [10, 20] (Vector2), "#ff0000" (Color), Godot's text
+        /// Read by type: [10, 20] (Vector2), "#ff0000" (Color), Godot's text
         /// ("Rect2(0, 0, 16, 16)"), enum names, a res:// path, or new:
         /// {"$type": "Resource", "class": "CircleShape2D", "properties": {…}}.
         #[serde(with = "value_json")]
         #[cfg_attr(feature = "schema", schemars(with = "serde_json::Value"))]
         value: Value,
     },
-    /// Add a path or "$N" to a group (saved with the scene).
+    /// Add a node to a group (saved with the scene).
     Group { node: String, group: String },
+    /// Connect a node's signal to a method of `to` (saved with the scene).
+    Connect {
+        node: String,
+        signal: String,
+        to: String,
+        method: String,
+    },
     #[cfg_attr(feature = "schema", schemars(skip))]
     TileCells { node: String, cells: Vec<TileCell> },
     #[cfg_attr(feature = "schema", schemars(skip))]
@@ -463,7 +470,7 @@ impl Step {
     pub fn is_node_step(&self) -> bool {
         matches!(
             self,
-            Step::Create { .. } | Step::Set { .. } | Step::Group { .. }
+            Step::Create { .. } | Step::Set { .. } | Step::Group { .. } | Step::Connect { .. }
         )
     }
 }

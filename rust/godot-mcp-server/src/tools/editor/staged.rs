@@ -62,6 +62,10 @@ struct GroupArgs {
 #[serde(deny_unknown_fields)]
 struct StepsArgs {
     steps: Vec<Step>,
+    #[serde(default)]
+    scene: Option<String>,
+    #[serde(default)]
+    save: bool,
 }
 
 /// The call's steps as the agent named them, and the fields of its answer.
@@ -102,10 +106,18 @@ fn steps_of(tool: &str, args: Value) -> Result<(Vec<Step>, Map<String, Value>), 
         }
         "create_nodes" => {
             let a: StepsArgs = decode_args(args)?;
+            if a.scene.is_some() || a.save {
+                return Err(ToolError::invalid_params(
+                    if a.save { "save" } else { "scene" },
+                    "inside a change, create_nodes edits the scene open in the editor and \
+                     commit_change applies it: leave out scene and save (save_scene after \
+                     the commit)",
+                ));
+            }
             if let Some(i) = a.steps.iter().position(|s| !s.is_node_step()) {
                 return Err(ToolError::invalid_params(
                     format!("steps[{i}].op"),
-                    "create_nodes takes create, set and group steps",
+                    "create_nodes takes create, set, group and connect steps",
                 ));
             }
             out.insert("command".into(), json!(cmd::STEPS));
@@ -152,6 +164,17 @@ fn rebase(editor: &StagedEditor, steps: Vec<Step>) -> (Vec<Step>, Vec<(String, u
             Step::Group { node, group } => Step::Group {
                 node: editor.rebase(&node, base, &own),
                 group,
+            },
+            Step::Connect {
+                node,
+                signal,
+                to,
+                method,
+            } => Step::Connect {
+                node: editor.rebase(&node, base, &own),
+                signal,
+                to: editor.rebase(&to, base, &own),
+                method,
             },
             other => other,
         };

@@ -18,9 +18,8 @@ pub fn tools() -> Vec<ToolDef> {
             ToolMeta {
                 name: "list_files",
                 title: "List project files",
-                description: "Project files under a res:// folder by kind (scene, script, \
-                    resource, shader, image, audio, model, font), paged; skips .godot/, \
-                    .gdignore folders, .import/.uid files.",
+                description: "Project files under a res:// folder, by kind, paged; skips \
+                    .godot/, .gdignore folders, .import/.uid files.",
                 class: SafetyClass::ReadOnly,
                 toolset: Toolset::Project,
                 effect: None,

@@ -293,11 +293,11 @@ fn layer_names(state: &AppState, kind: &str) -> Result<Vec<(u32, String)>, ToolE
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateNodesArgs {
-    /// Ordered steps; all are checked before the first change.
+    /// In order; all checked before the first change.
     #[schemars(length(min = 1, max = 256))]
     steps: Vec<cmd::Step>,
-    /// The .tscn to edit (opened if not the edited one); a missing one is created with
-    /// step 0 as its root (parent "").
+    /// The .tscn to edit, opened if need be; a missing one is made with step 0 as root
+    /// (parent "").
     #[serde(default)]
     scene: Option<ResPath>,
     /// Save the scene after the steps.
@@ -311,8 +311,8 @@ pub fn tools() -> Vec<ToolDef> {
             Toolset::Build,
             "create_nodes",
             "Create and edit nodes as one undo action",
-            "Create nodes, set properties of new or existing nodes (new sub-resources too) \
-             and groups as ONE undo action; nothing changes if any step fails. With scene \
+            "Create nodes, set properties of new or existing nodes (new sub-resources too), \
+             groups and signal connections as ONE undo action; nothing changes if a step fails. With scene \
              and save: true one call opens (or creates), edits and saves the scene; the \
              editor starts itself.",
             SafetyClass::Mutating,
@@ -325,7 +325,7 @@ pub fn tools() -> Vec<ToolDef> {
                 if !s.is_node_step() {
                     return Err(ToolError::invalid_params(
                         format!("steps[{i}].op"),
-                        "create_nodes takes create, set and group steps",
+                        "create_nodes takes create, set, group and connect steps",
                     ));
                 }
                 steps.step(s);
@@ -401,6 +401,17 @@ fn shift_step(s: cmd::Step) -> cmd::Step {
         cmd::Step::Group { node, group } => cmd::Step::Group {
             node: shift_ref(&node),
             group,
+        },
+        cmd::Step::Connect {
+            node,
+            signal,
+            to,
+            method,
+        } => cmd::Step::Connect {
+            node: shift_ref(&node),
+            signal,
+            to: shift_ref(&to),
+            method,
         },
         other => other,
     }

@@ -80,7 +80,7 @@ pub(super) fn input_schema_for<A: JsonSchema>(class: SafetyClass) -> JsonObject 
             props.insert(
                 "dry_run".into(),
                 json!({"type": "boolean", "default": false,
-                       "description": "Preview: check preconditions, change nothing."}),
+                       "description": "Check only; change nothing."}),
             );
         }
         if class.requires_confirm() {

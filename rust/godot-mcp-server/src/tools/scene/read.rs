@@ -36,9 +36,9 @@ pub fn tools() -> Vec<ToolDef> {
             ToolMeta {
                 name: "get_scene_tree",
                 title: "Scene tree",
-                description: "A scene's node tree. Saved .tscn: nodes (type, script, \
-                    instance, groups, properties), connections, dependencies. No path, or the \
-                    edited scene: the live editor tree, unsaved edits too. Paged.",
+                description: "A scene's node tree: a saved .tscn's nodes, connections and \
+                    dependencies; with no path (or the edited scene's), the live editor tree \
+                    with unsaved edits. Paged.",
                 class: SafetyClass::ReadOnly,
                 toolset: Toolset::SceneRead,
                 effect: None,
