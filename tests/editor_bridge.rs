@@ -615,6 +615,16 @@ async fn the_bridge_requests_the_server_sends_are_the_pinned_wire() {
                  "value": {"$type": "Vector2", "x": 3, "y": 4}},
                 {"op": "group", "node": "$0", "group": "props"}]}),
         ),
+        // A path naming a node an earlier step makes is sent as that step's "$N"
+        // (agent trial, ui-grid-inventory: "node Slots does not exist").
+        (
+            "create_nodes",
+            json!({"steps": [
+                {"op": "create", "parent": ".", "type": "GridContainer", "name": "Slots"},
+                {"op": "create", "parent": "Slots", "type": "Panel", "name": "Slot1"},
+                {"op": "connect", "node": "Slots/Slot1", "signal": "gui_input", "to": ".",
+                 "method": "_on_slot"}]}),
+        ),
         (
             "set_gridmap_cells",
             json!({"node": "G", "cells": [{"coords": [1, 2, 3], "item": 4}]}),

@@ -29,7 +29,7 @@ mod staged;
 pub use edits::*;
 pub use journaled::settle_late_replies;
 pub(crate) use journaled::{run_effect_as, run_effect_files_as};
-pub(crate) use staged::{editor_part, stage_edit, stageable};
+pub(crate) use staged::{editor_part, own_paths, stage_edit, stageable};
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -131,6 +131,18 @@ fn steps_of(tool: &str, args: Value) -> Result<(Vec<Step>, Map<String, Value>), 
     Ok((steps, out))
 }
 
+/// One call's steps with every path that names a node an earlier step of the call
+/// creates replaced by that step's `"$N"` (`Slots/Slot1` after `Slots` is made under
+/// the root): the add-on resolves paths in the scene as it is before the call.
+pub(crate) fn own_paths(steps: Vec<Step>) -> Vec<Step> {
+    let none = StagedEditor {
+        scene: String::new(),
+        steps: Vec::new(),
+        created: Vec::new(),
+    };
+    rebase(&none, steps).0
+}
+
 /// `steps` re-based onto the change's steps: a `"$N"` shifted past them, a path to a
 /// node a staged create makes replaced by its `"$N"`.
 fn rebase(editor: &StagedEditor, steps: Vec<Step>) -> (Vec<Step>, Vec<(String, usize)>) {

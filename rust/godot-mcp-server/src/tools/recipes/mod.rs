@@ -451,6 +451,7 @@ fn plan_in_scene(
     if let Some(e) = steps.refused.take() {
         return Err(e);
     }
+    let asked = steps.steps.len();
     connected(&state)?;
     // The edited scene, asked only when it decides something (a named scene to open, a
     // save to journal): a plain edit is one request, as before.
@@ -530,10 +531,13 @@ fn plan_in_scene(
         };
         around.saves = Some(target.clone());
     }
+    // A path naming a node an earlier step makes is that step's "$N" (after a new
+    // scene's root step is gone, so paths are from its root).
+    steps.steps = crate::tools::editor::own_paths(steps.steps);
     let effect = StepsEffect {
         command: cmd::STEPS,
         action: "MCP: create_nodes".into(),
-        steps: steps.steps.len(),
+        steps: asked,
         extra: around,
     };
     let apply = cmd::Steps {
@@ -583,6 +587,8 @@ fn plan_in_scene(
             }
             let mut steps: StepsReply =
                 run_effect_as(&state, &apply, None, None).map_err(hint_no_scene)?;
+            // The steps the agent sent, the new scene's root step too.
+            steps.fields.steps = asked;
             let mut save_transaction_id = None;
             if save {
                 let saved: Done =
