@@ -255,12 +255,30 @@ pub fn theme_value(kind: ThemeKind, v: &Json, removable: bool) -> Result<ThemeVa
     }
     let parsed = || Value::from_json(v).map_err(|e| invalid(format!("value: {e}")));
     match kind {
-        ThemeKind::Color => match parsed()? {
-            c @ Value::Color(_) => Ok(ThemeValue::Plain(c)),
-            _ => Err(invalid(
-                "value: a color is {\"$type\": \"Color\", \"r\", \"g\", \"b\", \"a\"}",
-            )),
-        },
+        // The colour forms every value takes (docs/values.md): "#ff0000", a Godot colour
+        // name, [r, g, b] or [r, g, b, a], or a $type object.
+        ThemeKind::Color => {
+            let rgba = match v {
+                Json::String(t) => godot_mcp_formats::coerce::parse_color(t.trim()),
+                Json::Array(xs) if matches!(xs.len(), 3 | 4) => {
+                    let n: Vec<f64> = xs.iter().filter_map(Json::as_f64).collect();
+                    (n.len() == xs.len())
+                        .then(|| [n[0], n[1], n[2], n.get(3).copied().unwrap_or(1.0)])
+                }
+                _ => None,
+            };
+            match rgba {
+                Some(c) => Ok(ThemeValue::Plain(Value::Color(c))),
+                None => match parsed() {
+                    Ok(c @ Value::Color(_)) => Ok(ThemeValue::Plain(c)),
+                    _ => Err(invalid(
+                        "value: a color is \"#ff0000\", a Godot colour name (\"red\"), \
+                         [r, g, b] or [r, g, b, a] (0 to 1), or {\"$type\": \"Color\", \"r\", \
+                         \"g\", \"b\", \"a\"}",
+                    )),
+                },
+            }
+        }
         ThemeKind::Constant | ThemeKind::FontSize => match v.as_i64() {
             Some(i) if kind == ThemeKind::Constant || i > 0 => Ok(ThemeValue::Plain(Value::Int(i))),
             _ => Err(invalid(if kind == ThemeKind::Constant {
@@ -648,6 +666,25 @@ mod tests {
 
     use super::*;
     use godot_mcp_protocol::{ErrorCode, ErrorEffect};
+
+    /// A theme colour takes the forms every value takes (agent trial ui-theme-resource:
+    /// "#ff0000" was refused); the $type object keeps working; a non-colour is refused.
+    #[test]
+    fn a_theme_color_takes_hex_names_and_arrays() {
+        let color = |v: Json| match theme_value(ThemeKind::Color, &v, false) {
+            Ok(ThemeValue::Plain(Value::Color(c))) => Some(c),
+            _ => None,
+        };
+        assert_eq!(color(json!("#ff0000")), Some([1.0, 0.0, 0.0, 1.0]));
+        assert_eq!(color(json!("red")), Some([1.0, 0.0, 0.0, 1.0]));
+        assert_eq!(color(json!([0, 0.5, 1])), Some([0.0, 0.5, 1.0, 1.0]));
+        assert_eq!(
+            color(json!({"$type": "Color", "r": 0, "g": 1, "b": 0, "a": 0.5})),
+            Some([0.0, 1.0, 0.0, 0.5])
+        );
+        assert_eq!(color(json!("not a colour")), None);
+        assert_eq!(color(json!(7)), None);
+    }
 
     #[test]
     fn every_authoring_command_decodes_from_its_documented_params() {

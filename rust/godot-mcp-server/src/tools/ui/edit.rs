@@ -35,7 +35,7 @@ pub struct ThemeItemArgs {
     kind: ThemeKind,
     /// Item name, e.g. font_color.
     name: String,
-    /// See the kind: color {"$type":"Color",…}; constant/font_size integer; font/icon
+    /// See the kind: color "#ff0000", a name or [r, g, b(, a)]; constant/font_size integer; font/icon
     /// res:// file; stylebox res:// file or {StyleBoxFlat property: value}.
     value: Value,
 }
