@@ -799,7 +799,7 @@ async fn real_godot_render_a_game_and_a_windowed_editor_render_on_the_display() 
 }
 
 /// A scene whose root counts its physics frames.
-const COUNTER_SCENE: &str = "[gd_scene load_steps=2 format=3]\n\n[ext_resource type=\"Script\" path=\"res://scripts/counter.gd\" id=\"1\"]\n\n[node name=\"Counter\" type=\"Node2D\"]\nscript = ExtResource(\"1\")\n";
+const COUNTER_SCENE: &str = "[gd_scene load_steps=2 format=3]\n\n[ext_resource type=\"Script\" path=\"res://scripts/counter.gd\" id=\"1\"]\n\n[node name=\"Counter\" type=\"Node2D\"]\nscript = ExtResource(\"1\")\n\n[node name=\"Tag\" type=\"Label\" parent=\".\"]\ntext = \"tagged\"\n";
 
 /// Expressions with the engine, judged by a real game through the real probe: the
 /// engine's singletons (ProjectSettings, Time) are reachable by name from
@@ -863,6 +863,15 @@ async fn real_godot_expressions_reach_the_engine_singletons_and_fail_with_godots
     )
     .await;
     assert_eq!(v["value"], json!(false), "{v}");
+    // GDScript's node shorthand, as an agent writes it (agent trial audio-music-player:
+    // `$Music` met "Expected number after '$'"): `$Path` and `$"path"` are get_node.
+    let v = ok(
+        &client,
+        "evaluate_expression",
+        eval("$\"Tag\".text + \"/\" + str($Tag.visible and n >= 0)"),
+    )
+    .await;
+    assert_eq!(v["value"], json!("tagged/true"), "{v}");
 
     // Failures: Godot's own text, on the call's expression.
     let failure = |e: &Value, text: &str| {

@@ -27,6 +27,7 @@ pub mod batch;
 pub mod client;
 pub mod command;
 pub mod dock;
+pub mod expr;
 pub mod pace;
 pub mod persistence;
 pub mod reconnect;

@@ -455,7 +455,12 @@ fn parsed(
     expression: &str,
     names: &PackedStringArray,
 ) -> Result<(), (&'static str, String)> {
-    let err = expr.call("parse", &[expression.to_variant(), names.to_variant()]);
+    // `$Node` / `%Unique` as a script writes them (Expression has no such syntax).
+    let expression = godot_mcp_editor_core::expr::node_shorthand(expression);
+    let err = expr.call(
+        "parse",
+        &[expression.as_ref().to_variant(), names.to_variant()],
+    );
     if err.try_to::<i64>().unwrap_or(1) != 0 {
         let why = expr.call("get_error_text", &[]).to_string();
         return Err(("parse_error", why));
