@@ -54,13 +54,14 @@ pub fn node_shorthand(expression: &str) -> Cow<'_, str> {
         // `$` is no operator in an Expression: it always starts a node.
         if c == '$' || (c == '%' && operand_start) {
             let prefix = if c == '%' { "%" } else { "" };
-            if c == '$' && chars.get(i + 1) == Some(&'"') {
-                if let Some(end) = chars[i + 2..].iter().position(|&x| x == '"') {
-                    let path: String = chars[i + 2..i + 2 + end].iter().collect();
-                    out.push_str(&format!("get_node({path:?})"));
-                    i += end + 3;
-                    continue;
-                }
+            if c == '$'
+                && chars.get(i + 1) == Some(&'"')
+                && let Some(end) = chars[i + 2..].iter().position(|&x| x == '"')
+            {
+                let path: String = chars[i + 2..i + 2 + end].iter().collect();
+                out.push_str(&format!("get_node({path:?})"));
+                i += end + 3;
+                continue;
             }
             let start = i + 1;
             let mut j = start;
