@@ -467,6 +467,47 @@ pub enum Step {
 
 impl Step {
     /// Whether this is a node step (create, set, group), the ones create_nodes takes.
+    /// The step with every node it names (`parent`, `node`, `to`) of a node step
+    /// replaced by `f` of it; other steps unchanged.
+    pub fn map_nodes(self, mut f: impl FnMut(&str) -> String) -> Step {
+        match self {
+            Step::Create {
+                parent,
+                node_type,
+                name,
+            } => Step::Create {
+                parent: f(&parent),
+                node_type,
+                name,
+            },
+            Step::Set {
+                node,
+                property,
+                value,
+            } => Step::Set {
+                node: f(&node),
+                property,
+                value,
+            },
+            Step::Group { node, group } => Step::Group {
+                node: f(&node),
+                group,
+            },
+            Step::Connect {
+                node,
+                signal,
+                to,
+                method,
+            } => Step::Connect {
+                node: f(&node),
+                signal,
+                to: f(&to),
+                method,
+            },
+            other => other,
+        }
+    }
+
     pub fn is_node_step(&self) -> bool {
         matches!(
             self,

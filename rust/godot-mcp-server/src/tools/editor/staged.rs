@@ -164,31 +164,7 @@ fn rebase(editor: &StagedEditor, steps: Vec<Step>) -> (Vec<Step>, Vec<(String, u
                     name,
                 }
             }
-            Step::Set {
-                node,
-                property,
-                value,
-            } => Step::Set {
-                node: editor.rebase(&node, base, &own),
-                property,
-                value,
-            },
-            Step::Group { node, group } => Step::Group {
-                node: editor.rebase(&node, base, &own),
-                group,
-            },
-            Step::Connect {
-                node,
-                signal,
-                to,
-                method,
-            } => Step::Connect {
-                node: editor.rebase(&node, base, &own),
-                signal,
-                to: editor.rebase(&to, base, &own),
-                method,
-            },
-            other => other,
+            other => other.map_nodes(|n| editor.rebase(n, base, &own)),
         };
         out.push(step);
     }

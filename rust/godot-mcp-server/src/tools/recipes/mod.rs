@@ -378,45 +378,6 @@ fn shift_ref(r: &str) -> String {
     }
 }
 
-fn shift_step(s: cmd::Step) -> cmd::Step {
-    match s {
-        cmd::Step::Create {
-            parent,
-            node_type,
-            name,
-        } => cmd::Step::Create {
-            parent: shift_ref(&parent),
-            node_type,
-            name,
-        },
-        cmd::Step::Set {
-            node,
-            property,
-            value,
-        } => cmd::Step::Set {
-            node: shift_ref(&node),
-            property,
-            value,
-        },
-        cmd::Step::Group { node, group } => cmd::Step::Group {
-            node: shift_ref(&node),
-            group,
-        },
-        cmd::Step::Connect {
-            node,
-            signal,
-            to,
-            method,
-        } => cmd::Step::Connect {
-            node: shift_ref(&node),
-            signal,
-            to: shift_ref(&to),
-            method,
-        },
-        other => other,
-    }
-}
-
 /// No scene is open and none was named: say how to name one.
 fn no_scene() -> ToolError {
     crate::rules::Precondition::ActiveScene.error().hint(
@@ -504,7 +465,12 @@ fn plan_in_scene(
                     format!("creating {p} writes it: pass save: true"),
                 ));
             }
-            steps.steps = steps.steps.into_iter().skip(1).map(shift_step).collect();
+            steps.steps = steps
+                .steps
+                .into_iter()
+                .skip(1)
+                .map(|s| s.map_nodes(shift_ref))
+                .collect();
             create = Some((root, real.parent().map(std::path::Path::to_path_buf)));
             around.creates = true;
             around.opens = Some(p.clone());
