@@ -666,6 +666,7 @@ fn addon_enabled(state: &AppState) -> bool {
 
 /// A Godot editor process (`-e`/`--editor`) on `root` (its `--path`, else its working
 /// folder), found in /proc; `None` where there is no /proc.
+#[cfg(unix)]
 pub(crate) fn other_editor_on(root: &std::path::Path) -> Option<u32> {
     let root = std::fs::canonicalize(root).ok()?;
     for entry in std::fs::read_dir("/proc").ok()?.flatten() {
@@ -689,8 +690,15 @@ pub(crate) fn other_editor_on(root: &std::path::Path) -> Option<u32> {
     None
 }
 
+/// No /proc to look in (Windows): none found.
+#[cfg(not(unix))]
+pub(crate) fn other_editor_on(_root: &std::path::Path) -> Option<u32> {
+    None
+}
+
 /// Whether a command line is a Godot editor on `root`: its program's name holds
 /// "godot", it has `-e`/`--editor`, and its `--path` (else `cwd()`) is `root`.
+#[cfg(unix)]
 fn editor_on(
     args: &[&[u8]],
     root: &std::path::Path,
@@ -835,12 +843,14 @@ pub(super) async fn stop_editor(Call { state, .. }: Call<NoArgs>) -> Out<Stopped
 
 #[cfg(test)]
 mod tests {
-    use super::{Ended, editor_on, end_report};
+    use super::{Ended, end_report};
 
     /// A Godot editor on the project is found by its `--path` or, without one, its
     /// working folder; a game, another project or another program is not.
+    #[cfg(unix)]
     #[test]
     fn an_editor_on_the_project_is_recognised() {
+        use super::editor_on;
         let root = tempfile::tempdir().unwrap();
         let other = tempfile::tempdir().unwrap();
         let r = root.path().to_str().unwrap().as_bytes();
