@@ -484,6 +484,12 @@ async fn a_cancelled_run_tests_leaves_no_process_and_a_journal_row_that_says_so(
             .filter(|pid| *pid != server)
             .collect()
     };
+    // The launch is reported once spawned; the stand-in's own fork may lag behind on a
+    // loaded machine: wait for it (bounded) instead of racing it.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while launched(&needles[1]).is_empty() && std::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
     assert!(
         !launched(&needles[1]).is_empty(),
         "the stand-in should be running"
