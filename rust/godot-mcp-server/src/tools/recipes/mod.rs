@@ -117,6 +117,32 @@ pub(crate) struct StepsDone {
     nodes: Option<Vec<String>>,
 }
 
+/// What a recipe reports (`count` steps, `extra`) and the two `scene.steps` requests it
+/// may send: the real one and its `check_only` copy for a dry run.
+fn requests<X>(
+    tool: &str,
+    steps: Vec<cmd::Step>,
+    count: usize,
+    extra: X,
+) -> (StepsEffect<X>, cmd::Steps, cmd::Steps) {
+    let effect = StepsEffect {
+        command: cmd::STEPS,
+        action: format!("MCP: {tool}"),
+        steps: count,
+        extra,
+    };
+    let apply = cmd::Steps {
+        action: effect.action.clone(),
+        steps,
+        check_only: false,
+    };
+    let check = cmd::Steps {
+        check_only: true,
+        ..apply.clone()
+    };
+    (effect, apply, check)
+}
+
 /// The plan of a recipe: one `scene.steps` request, named after the tool. A dry run
 /// sends the same steps with `check_only` (nothing changes; every step is checked).
 pub(crate) fn plan<X: Serialize + JsonSchema>(
@@ -129,21 +155,8 @@ pub(crate) fn plan<X: Serialize + JsonSchema>(
         return Err(e);
     }
     connected(&state)?;
-    let effect = StepsEffect {
-        command: cmd::STEPS,
-        action: format!("MCP: {tool}"),
-        steps: steps.steps.len(),
-        extra,
-    };
-    let apply = cmd::Steps {
-        action: effect.action.clone(),
-        steps: steps.steps,
-        check_only: false,
-    };
-    let check = cmd::Steps {
-        check_only: true,
-        ..apply.clone()
-    };
+    let count = steps.steps.len();
+    let (effect, apply, check) = requests(tool, steps.steps, count, extra);
     let probe_state = state.clone();
     Ok(Plan {
         effect,
@@ -378,22 +391,21 @@ fn shift_ref(r: &str) -> String {
     }
 }
 
+/// What to do when no scene is open and none was named.
+const NAME_THE_SCENE: &str = "Name the scene: create_nodes {\"scene\": \"res://main.tscn\", \
+     \"steps\": [...], \"save\": true} opens it, edits it and saves it.";
+
 /// No scene is open and none was named: say how to name one.
 fn no_scene() -> ToolError {
-    crate::rules::Precondition::ActiveScene.error().hint(
-        "Name the scene: create_nodes {\"scene\": \"res://main.tscn\", \"steps\": [...], \
-         \"save\": true} opens it, edits it and saves it.",
-    )
+    crate::rules::Precondition::ActiveScene
+        .error()
+        .hint(NAME_THE_SCENE)
 }
 
-/// The add-on's "no scene open" refusal, with [`no_scene`]'s hint.
+/// The add-on's "no scene open" refusal, with the same hint.
 fn hint_no_scene(e: ToolError) -> ToolError {
     if e.required.as_deref() == Some("active_scene") {
-        let no = no_scene();
-        match no.hint {
-            Some(h) => e.hint(h),
-            None => e,
-        }
+        e.hint(NAME_THE_SCENE)
     } else {
         e
     }
@@ -500,21 +512,7 @@ fn plan_in_scene(
     // A path naming a node an earlier step makes is that step's "$N" (after a new
     // scene's root step is gone, so paths are from its root).
     steps.steps = crate::tools::editor::own_paths(steps.steps);
-    let effect = StepsEffect {
-        command: cmd::STEPS,
-        action: "MCP: create_nodes".into(),
-        steps: asked,
-        extra: around,
-    };
-    let apply = cmd::Steps {
-        action: effect.action.clone(),
-        steps: steps.steps,
-        check_only: false,
-    };
-    let check = cmd::Steps {
-        check_only: true,
-        ..apply.clone()
-    };
+    let (effect, apply, check) = requests("create_nodes", steps.steps, asked, around);
     // A dry run checks the steps in the edited scene; one that must open or create its
     // scene first reports that, and the steps are checked when the real call runs.
     let preview: Option<Box<dyn FnOnce() -> Result<SceneStepsDone, ToolError> + Send>> =
