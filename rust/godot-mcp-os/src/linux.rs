@@ -15,6 +15,16 @@ impl Procfs {
     }
 }
 
+/// A task state that runs no more code: a zombie (`Z`) or dead (`X`, `x`).
+fn exited(state: char) -> bool {
+    matches!(state, 'Z' | 'X' | 'x')
+}
+
+/// Whether any of a process's threads (their `stat` states) has not exited.
+fn any_thread_running(mut states: impl Iterator<Item = char>) -> bool {
+    states.any(|state| !exited(state))
+}
+
 impl ProcessTable for Procfs {
     fn boot_id(&self) -> Option<String> {
         let id = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").ok()?;
@@ -26,12 +36,23 @@ impl ProcessTable for Procfs {
         Self::raw_stat(pid)
     }
 
-    /// Not a zombie, or a zombie whose threads are still exiting.
+    /// Not a zombie, or a zombie leader with a thread that has not exited yet (a
+    /// leader that called `pthread_exit` while its threads run, or one still dying).
+    /// Threads listed in `task/` that are themselves zombies or dead have exited:
+    /// they can run no more code, and counting them (as a plain count of `task/`
+    /// did) made a process that had finished dying read as live.
     fn is_live(&self, pid: i32, stat: &ProcStat) -> bool {
-        if stat.state != 'Z' && stat.state != 'X' {
+        if !exited(stat.state) {
             return true;
         }
-        std::fs::read_dir(format!("/proc/{pid}/task")).is_ok_and(|d| d.count() > 1)
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+            return false;
+        };
+        any_thread_running(tasks.flatten().map(|task| {
+            // A thread gone between the listing and the read has exited.
+            parse_stat(&std::fs::read_to_string(task.path().join("stat")).unwrap_or_default())
+                .map_or('X', |s| s.state)
+        }))
     }
 
     fn live(&self) -> Option<Vec<(i32, ProcStat)>> {
@@ -87,5 +108,30 @@ impl ProcessTable for Procfs {
             };
             let _ = pidfd_send_signal(&fd, signal);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_process_whose_threads_have_all_exited_is_not_live() {
+        // SIGKILLed: the leader a zombie, a second thread still listed but dead or a
+        // zombie itself (the window in which a restart read the killed server as live).
+        assert!(!any_thread_running(['Z', 'X'].into_iter()));
+        assert!(!any_thread_running(['Z', 'Z'].into_iter()));
+        assert!(!any_thread_running(std::iter::empty()));
+        // A leader that called pthread_exit while a thread still sleeps or runs.
+        assert!(any_thread_running(['Z', 'S'].into_iter()));
+        assert!(any_thread_running(['Z', 'R', 'X'].into_iter()));
+        assert!(any_thread_running(['Z', 'D'].into_iter()));
+    }
+
+    #[test]
+    fn this_process_is_live() {
+        let pid = std::process::id() as i32;
+        let stat = Procfs.stat(pid).unwrap();
+        assert!(Procfs.is_live(pid, &stat));
     }
 }
