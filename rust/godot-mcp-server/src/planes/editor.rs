@@ -109,8 +109,10 @@ struct Inner {
     shutdown: AtomicBool,
     /// Replies that came after their request gave up, by id (bounded; for diagnostics).
     late: Mutex<Vec<(RequestId, Outcome)>>,
-    /// Told about each late reply (the server settles the unresolved transaction).
-    on_late: Mutex<Option<LateHandler>>,
+    /// Where each late reply goes to be settled (the server settles the unresolved
+    /// transaction): a thread of its own, never the reader, whose handler takes the
+    /// journal lock — which a change's commit holds while it waits for its own reply.
+    on_late: Mutex<Option<mpsc::Sender<(RequestId, Outcome)>>>,
     /// Called (on a thread of its own) after each accepted hello: the server settles
     /// what it owes the editor (an agent's change whose editor part awaits its undo).
     on_connect: Mutex<Option<ConnectHandler>>,
@@ -394,9 +396,23 @@ impl Bridge {
         }
     }
 
-    /// Call `handler` for every reply that arrives after its request gave up.
+    /// Call `handler` for every reply that arrives after its request gave up, in
+    /// arrival order, on a thread of its own (the reader goes on reading meanwhile).
     pub fn on_late_reply(&self, handler: LateHandler) {
-        *self.inner.on_late.lock() = Some(handler);
+        let (tx, rx) = mpsc::channel::<(RequestId, Outcome)>();
+        let spawned = std::thread::Builder::new()
+            .name("bridge-late-replies".into())
+            .spawn(move || {
+                for (id, outcome) in rx {
+                    handler(id, &outcome);
+                }
+            });
+        match spawned {
+            Ok(_) => *self.inner.on_late.lock() = Some(tx),
+            Err(e) => {
+                tracing::error!(error = %e, "editor bridge: no thread to settle late replies")
+            }
+        }
     }
 
     /// Call `handler` after each accepted hello, on a thread of its own (it may send
@@ -651,9 +667,8 @@ fn serve_connection(stream: TcpStream, inner: Arc<Inner>) {
                             id = reply.id,
                             "editor bridge: a reply came after its request gave up"
                         );
-                        let handler = inner.on_late.lock().clone();
-                        if let Some(h) = handler {
-                            h(reply.id, &reply.outcome);
+                        if let Some(settle) = inner.on_late.lock().as_ref() {
+                            let _ = settle.send((reply.id, reply.outcome.clone()));
                         }
                         let mut late = inner.late.lock();
                         if late.len() >= 64 {

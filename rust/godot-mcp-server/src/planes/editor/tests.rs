@@ -499,6 +499,53 @@ mod transactions {
         assert!(id > 5, "request id {id} may name an earlier server's row");
     }
 
+    /// Guards against (issue 41, item 8): a late reply handled on the bridge's reader
+    /// thread takes the journal lock; a change commit holds that lock while it waits
+    /// for its own reply, which the blocked reader then never reads (the change was
+    /// quarantined though the editor applied it). Late replies are settled off the
+    /// reader: the commit's reply arrives while the lock is held.
+    #[test]
+    fn a_late_reply_never_keeps_the_reader_from_a_reply_awaited_under_the_journal_lock() {
+        let (_dir, state, d) = server();
+        let bridge = state.editor.bridge().unwrap().clone();
+        crate::tools::editor::settle_late_replies(&state, &bridge);
+        let (mut peer, reply) = PeerConn::connect(&d, &d.token, BRIDGE_PROTOCOL_VERSION);
+        assert!(matches!(reply, HelloReply::Accepted { .. }));
+        wait_connected(&bridge);
+        // The editor holds the first request back until the second comes, then answers
+        // the first (now late) and the second, in that order.
+        let editor = std::thread::spawn(move || {
+            let mut held = Vec::new();
+            while held.len() < 2 {
+                match peer.recv() {
+                    Some(ServerMessage::Request(r)) => held.push(r),
+                    Some(_) => {}
+                    None => return,
+                }
+            }
+            for r in held {
+                let outcome = Outcome::Ok(json!({"late_or_not": r.id}));
+                peer.send(&AddonMessage::Reply(Reply { id: r.id, outcome }));
+            }
+            while peer.recv().is_some() {}
+        });
+        let first = bridge.request(c::HISTORY, json!({}), std::time::Duration::from_millis(300));
+        assert!(
+            matches!(first, Err(RequestFailure::NoAnswer { .. })),
+            "{first:?}"
+        );
+        // As a change's commit does: the journal locked across its editor request.
+        let journal = state.journal.lock();
+        let second = bridge.request(c::HISTORY, json!({}), std::time::Duration::from_secs(20));
+        drop(journal);
+        assert!(
+            second.is_ok(),
+            "the reply awaited under the journal lock was never read: {second:?}"
+        );
+        state.editor.stop();
+        let _ = editor.join();
+    }
+
     /// The add-on's side: every request is answered by `answer` until the server closes.
     fn fake_editor(
         state: &AppState,
