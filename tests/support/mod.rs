@@ -939,6 +939,8 @@ pub struct SimEditor {
     /// How many actions are applied (the current one is `done - 1`).
     pub done: usize,
     pub version: u64,
+    /// The scene's root instance id (the add-on's `root_id`).
+    pub root_id: i64,
 }
 
 /// One set of a [`SimEditor`] action: `node:property`, old value, new value.
@@ -958,10 +960,17 @@ impl SimEditor {
         use serde_json::json;
         let fail =
             |m: String| Act::Fail(json!({"code": "failed", "message": m, "effect": "unchanged"}));
+        // A request naming its scene (and root) runs only there, as the add-on's
+        // `OnScene::check`.
+        let named = r.params.get("scene").and_then(Value::as_str);
+        let root = r.params.get("root_id").and_then(Value::as_i64);
+        if named.is_some_and(|s| s != SIM_SCENE) || root.is_some_and(|id| id != self.root_id) {
+            return Act::Fail(json!({"code": "scene_mismatch", "effect": "unchanged",
+                "message": format!("this request is for {named:?}; nothing was done")}));
+        }
         match r.cmd.as_str() {
-            "editor.state" => {
-                Act::Answer(json!({"active_scene": SIM_SCENE, "open_scenes": [SIM_SCENE]}))
-            }
+            "editor.state" => Act::Answer(json!({"active_scene": SIM_SCENE,
+                "root_id": self.root_id, "open_scenes": [SIM_SCENE]})),
             "scene.steps" => {
                 let p = &r.params;
                 let steps = p["steps"].as_array().cloned().unwrap_or_default();
@@ -997,6 +1006,7 @@ impl SimEditor {
             }
             "editor.history" => Act::Answer(json!({
                 "scene": SIM_SCENE,
+                "root_id": self.root_id,
                 "version": self.version,
                 "has_undo": self.done > 0,
                 "has_redo": self.done < self.actions.len(),

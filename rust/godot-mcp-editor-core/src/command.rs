@@ -145,6 +145,8 @@ pub enum Command {
         steps: Vec<Step>,
         /// Check every step, change nothing, answer the verdict (a dry run).
         check_only: bool,
+        /// Only on this scene.
+        on: OnScene,
     },
     /// The used cells of a TileMapLayer (`[x, y, source, ax, ay, alternative]`) or a
     /// GridMap (`[x, y, z, item, orientation]`), paged.
@@ -154,9 +156,12 @@ pub enum Command {
     /// Undo the current action; with `action`, only when it is the current one.
     Undo {
         action: Option<String>,
+        /// Only on this scene.
+        on: OnScene,
     },
     Redo,
-    History,
+    /// The edited scene's undo history; only on `on`'s scene when it names one.
+    History(OnScene),
     /// A picture of an editor view, as PNG.
     EditorScreenshot(ScreenshotRequest),
     /// Scene, animation, theme and UI authoring (`commands::AUTHORING`).
@@ -236,6 +241,57 @@ fn checked<T: BridgeCommand + DeserializeOwned>(
     let a = args(p)?;
     check(&a)?;
     Ok(a)
+}
+
+/// The scene a request is meant for (`scene`, `root_id` of `commands::Steps`,
+/// `Undo`, `History`): an agent's change names the scene its edits were staged on, so
+/// they never land on, and its undo never reads, another one opened meanwhile.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OnScene {
+    /// The scene's `res://` path (`None`: the edited scene, whichever it is).
+    pub scene: Option<String>,
+    /// Its root's instance id: a scene closed and opened again has a new root (and a
+    /// new undo history).
+    pub root_id: Option<i64>,
+}
+
+impl OnScene {
+    fn decode(scene: Option<String>, root_id: Option<i64>) -> Result<Self, BridgeError> {
+        if let Some(s) = &scene {
+            res_path(s)?;
+        } else if root_id.is_some() {
+            return Err(invalid("root_id: only with scene"));
+        }
+        Ok(Self { scene, root_id })
+    }
+
+    /// Whether the edited scene (`edited`, its root's instance id `root_id`) is the one
+    /// meant: otherwise `scene_mismatch`, nothing done.
+    pub fn check(&self, edited: &str, root_id: i64) -> Result<(), BridgeError> {
+        let Some(scene) = &self.scene else {
+            return Ok(());
+        };
+        let refuse = |why: String| {
+            BridgeError::new(ErrorCode::SceneMismatch, why).with_effect(ErrorEffect::Unchanged)
+        };
+        if scene != edited {
+            let edited = if edited.is_empty() {
+                "an unsaved scene".to_owned()
+            } else {
+                edited.to_owned()
+            };
+            return Err(refuse(format!(
+                "this request is for {scene}, and the editor is editing {edited}; nothing was done"
+            )));
+        }
+        match self.root_id {
+            Some(want) if want != root_id => Err(refuse(format!(
+                "{scene} was closed and opened again since this request was prepared (its \
+                 root is another instance); nothing was done"
+            ))),
+            _ => Ok(()),
+        }
+    }
 }
 
 pub(crate) fn res_path(p: &str) -> Result<(), BridgeError> {
@@ -405,6 +461,7 @@ fn steps(a: c::Steps) -> Result<Command, BridgeError> {
         action: a.action,
         steps: out,
         check_only: a.check_only,
+        on: OnScene::decode(a.scene, a.root_id)?,
     })
 }
 
@@ -477,9 +534,15 @@ pub fn decode(cmd: &str, p: &Json) -> Result<Command, BridgeError> {
         c::MESH_LIBRARY_ITEMS => {
             Command::MeshLibraryItems(checked(p, |a: &c::MeshLibraryItems| res_path(&a.path))?)
         }
-        c::UNDO => args::<c::Undo>(p).map(|a| Command::Undo { action: a.action })?,
+        c::UNDO => {
+            let a = args::<c::Undo>(p)?;
+            Command::Undo {
+                action: a.action,
+                on: OnScene::decode(a.scene, a.root_id)?,
+            }
+        }
         c::REDO => args::<c::Redo>(p).map(|_| Command::Redo)?,
-        c::HISTORY => args::<c::History>(p).map(|_| Command::History)?,
+        c::HISTORY => Command::History(OnScene::decode(args::<c::History>(p)?.scene, None)?),
         c::EDITOR_SCREENSHOT => Command::EditorScreenshot(checked(p, |a: &ScreenshotRequest| {
             if a.max_edge.is_some_and(|m| m < MIN_MAX_EDGE) {
                 return Err(invalid(format!("max_edge must be at least {MIN_MAX_EDGE}")));
@@ -771,5 +834,56 @@ mod tests {
             assert_eq!(e.code, code, "{cmd} {p}: {}", e.message);
             assert_eq!(e.effect, Some(ErrorEffect::Unchanged), "never ran");
         }
+    }
+
+    /// Guards against (issue 41, item 3): an agent's change applied to, or its undo
+    /// read from, a scene other than the one its edits were staged on. A request that
+    /// names its scene runs only there, on that root.
+    #[test]
+    fn a_request_for_one_scene_is_refused_on_another_or_on_a_reopened_root() {
+        let on = |p: Json| match decode(c::UNDO, &p).unwrap() {
+            Command::Undo { on, .. } => on,
+            other => panic!("{other:?}"),
+        };
+        let a = on(json!({"scene": "res://a.tscn", "root_id": 7}));
+        assert_eq!(a.check("res://a.tscn", 7), Ok(()));
+        let other = a.check("res://b.tscn", 7).unwrap_err();
+        assert_eq!(other.code, ErrorCode::SceneMismatch, "{}", other.message);
+        assert_eq!(other.effect, Some(ErrorEffect::Unchanged));
+        assert!(other.message.contains("res://b.tscn"), "{}", other.message);
+        let reopened = a.check("res://a.tscn", 8).unwrap_err();
+        assert_eq!(reopened.code, ErrorCode::SceneMismatch);
+        assert_eq!(a.check("", 7).unwrap_err().code, ErrorCode::SceneMismatch);
+        // Without a root id, the path alone; without a scene, whichever is edited.
+        assert_eq!(
+            on(json!({"scene": "res://a.tscn"})).check("res://a.tscn", 9),
+            Ok(())
+        );
+        assert_eq!(on(json!({})).check("res://b.tscn", 9), Ok(()));
+        // scene.steps and editor.history carry it too.
+        match decode(
+            c::STEPS,
+            &json!({"action": "x", "steps": [{"op": "group", "node": ".", "group": "g"}],
+                   "scene": "res://a.tscn", "root_id": 3}),
+        )
+        .unwrap()
+        {
+            Command::Steps { on, .. } => assert!(on.check("res://b.tscn", 3).is_err()),
+            other => panic!("{other:?}"),
+        }
+        match decode(c::HISTORY, &json!({"scene": "res://a.tscn"})).unwrap() {
+            Command::History(on) => assert!(on.check("res://b.tscn", 1).is_err()),
+            other => panic!("{other:?}"),
+        }
+        // A root id alone, or a scene that is not a res:// path: invalid, never run.
+        for bad in [json!({"root_id": 3}), json!({"scene": "/etc/a.tscn"})] {
+            let e = decode(c::UNDO, &bad).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidParams, "{}", e.message);
+        }
+        assert_eq!(
+            decode(c::HISTORY, &json!({"root_id": 3})).unwrap_err().code,
+            ErrorCode::InvalidParams,
+            "history takes no root id: the server compares the one it answers"
+        );
     }
 }

@@ -100,6 +100,15 @@ pub(crate) fn scene_root() -> Result<Gd<Node>, BridgeError> {
         .ok_or_else(|| err(ErrorCode::NoActiveScene, "no scene is open in the editor"))
 }
 
+/// Refuses (`scene_mismatch`, nothing done) a request meant for another scene than
+/// the edited one, or for a root that is no longer this one.
+fn on_scene(
+    on: &godot_mcp_editor_core::command::OnScene,
+    root: &Gd<Node>,
+) -> Result<(), BridgeError> {
+    on.check(&scene_path(root), root.instance_id().to_i64())
+}
+
 pub(crate) fn scene_path(root: &Gd<Node>) -> String {
     root.get_scene_file_path().to_string()
 }
@@ -247,6 +256,7 @@ pub(crate) fn execute(cmd: Command) -> Res {
             let root = editor().get_edited_scene_root();
             Ok(json!({
                 "active_scene": root.as_ref().map(scene_path),
+                "root_id": root.as_ref().map(|r| r.instance_id().to_i64()),
                 "open_scenes": editor().get_open_scenes().as_slice().iter().map(|s| s.to_string()).collect::<Vec<_>>(),
             }))
         }
@@ -666,6 +676,9 @@ pub(crate) fn execute(cmd: Command) -> Res {
         Command::Undo { .. } | Command::Redo => {
             let undo = matches!(cmd, Command::Undo { .. });
             let root = scene_root()?;
+            if let Command::Undo { on, .. } = &cmd {
+                on_scene(on, &root)?;
+            }
             let mut h = scene_history(&root)?;
             let possible = if undo { h.has_undo() } else { h.has_redo() };
             if !possible {
@@ -677,7 +690,9 @@ pub(crate) fn execute(cmd: Command) -> Res {
             }
             let name = h.get_current_action_name().to_string();
             // "Undo only if the current action is this one": never someone else's.
-            if let Command::Undo { action: Some(only) } = &cmd
+            if let Command::Undo {
+                action: Some(only), ..
+            } = &cmd
                 && *only != name
             {
                 let mut e = failed(format!(
@@ -705,7 +720,13 @@ pub(crate) fn execute(cmd: Command) -> Res {
             action,
             steps,
             check_only,
-        } => crate::steps::steps(&action, &steps, check_only),
+            on,
+        } => {
+            if on.scene.is_some() {
+                on_scene(&on, &scene_root()?)?;
+            }
+            crate::steps::steps(&action, &steps, check_only)
+        }
         Command::Cells(wire::Cells {
             node,
             offset,
@@ -723,12 +744,14 @@ pub(crate) fn execute(cmd: Command) -> Res {
         | Command::ShaderAssignMaterial(..)
         | Command::ShaderUniforms(..)
         | Command::ShaderSetUniform(..)) => audio::execute(c),
-        Command::History => {
+        Command::History(on) => {
             let root = scene_root()?;
+            on_scene(&on, &root)?;
             let h = scene_history(&root)?;
             let count = h.get_history_count();
             Ok(json!({
                 "scene": scene_path(&root),
+                "root_id": root.instance_id().to_i64(),
                 "version": h.get_version(),
                 "has_undo": h.has_undo(),
                 "has_redo": h.has_redo(),

@@ -127,6 +127,12 @@ pub struct ChangeEditorPart {
     pub params_sha256: String,
     /// How many steps the request carries.
     pub steps: usize,
+    /// The instance id of the scene's root when the edits were staged: the undo
+    /// history the action lives in belongs to that root (a scene closed and opened
+    /// again has another root and another history). `None` in intents written
+    /// before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub root_id: Option<i64>,
 }
 
 /// What became of a change's editor part, as its proof records it.
@@ -1644,6 +1650,7 @@ mod tests {
             request_id: 7,
             params_sha256: "0".into(),
             steps: 1,
+            root_id: Some(1),
         }
     }
 

@@ -181,6 +181,9 @@ pub enum ErrorCode {
     Timeout,
     /// No scene is open in the editor.
     NoActiveScene,
+    /// The request names a scene (or a scene root) other than the one being edited:
+    /// refused, nothing done.
+    SceneMismatch,
     /// A node, scene or resource named by the request does not exist.
     NotFound,
     /// The command ran and Godot refused it (a bad type name, a property that does not

@@ -297,7 +297,6 @@ no_params! {
     Ping => PING,
     EditorState => EDITOR_STATE,
     Redo => REDO,
-    History => HISTORY,
     EditorMonitors => EDITOR_MONITORS,
     FilesystemScan => FILESYSTEM_SCAN,
     FilesystemStatus => FILESYSTEM_STATUS,
@@ -319,8 +318,26 @@ bridge_command!(FilesystemUpdate => FILESYSTEM_UPDATE);
 pub struct Undo {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub action: Option<String>,
+    /// Only on this scene: refused (`scene_mismatch`, nothing done) when another one
+    /// is edited. An agent's change names the scene its edits were staged on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scene: Option<String>,
+    /// Only while the edited scene's root is this instance (needs `scene`): a scene
+    /// closed and opened again has a new root, and a new undo history.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub root_id: Option<i64>,
 }
 bridge_command!(Undo => UNDO);
+
+/// `editor.history`: the edited scene's undo history (`scene`, `root_id`, `actions`,
+/// `current_action`…). With `scene`, only when that scene is the edited one.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct History {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scene: Option<String>,
+}
+bridge_command!(History => HISTORY);
 
 /// The default page of a tree or cell read.
 pub const DEFAULT_PAGE_LIMIT: usize = 1000;
@@ -525,6 +542,13 @@ pub struct Steps {
     /// Check every step, change nothing, answer the verdict (a dry run).
     #[serde(default, skip_serializing_if = "is_false")]
     pub check_only: bool,
+    /// Only on this scene: refused (`scene_mismatch`, nothing done) when another one
+    /// is edited (see [`Undo::scene`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scene: Option<String>,
+    /// Only while the edited scene's root is this instance (needs `scene`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub root_id: Option<i64>,
 }
 
 fn is_false(b: &bool) -> bool {

@@ -149,6 +149,8 @@ fn every_command_params_round_trip() {
                 },
             ],
             check_only: true,
+            scene: Some(s("res://a.tscn")),
+            root_id: Some(12),
         }),
         round(Cells {
             node: s("G"),
@@ -160,9 +162,13 @@ fn every_command_params_round_trip() {
         }),
         round(Undo {
             action: Some("godot-mcp change x".into()),
+            scene: Some("res://a.tscn".into()),
+            root_id: Some(9),
         }),
         round(Redo {}),
-        round(History {}),
+        round(History {
+            scene: Some("res://a.tscn".into()),
+        }),
         round(EditorScreenshot {
             view: ScreenshotView::TwoD,
             max_edge: Some(640),

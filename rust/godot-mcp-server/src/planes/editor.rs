@@ -112,7 +112,8 @@ struct Inner {
     /// Where each late reply goes to be settled (the server settles the unresolved
     /// transaction): a thread of its own, never the reader, whose handler takes the
     /// journal lock — which a change's commit holds while it waits for its own reply.
-    on_late: Mutex<Option<mpsc::Sender<(RequestId, Outcome)>>>,
+    /// Its thread starts with the first late reply (a server that gets none runs none).
+    on_late: Mutex<LateSink>,
     /// Called (on a thread of its own) after each accepted hello: the server settles
     /// what it owes the editor (an agent's change whose editor part awaits its undo).
     on_connect: Mutex<Option<ConnectHandler>>,
@@ -120,6 +121,41 @@ struct Inner {
     /// (a server no add-on connects to runs none), then the nudge that wakes it, so the
     /// dock gets its first status right after each hello.
     status: Mutex<Publisher>,
+}
+
+/// Where late replies go.
+enum LateSink {
+    /// Nobody asked for them.
+    Off,
+    /// Asked for; the settling thread starts with the first one.
+    Waiting(LateHandler),
+    /// Running: a send hands it a reply.
+    Running(mpsc::Sender<(RequestId, Outcome)>),
+}
+
+impl LateSink {
+    /// Hands `reply` to the settling thread (started now if it is not running).
+    fn send(&mut self, id: RequestId, outcome: Outcome) {
+        if let Self::Waiting(handler) = self {
+            let handler = handler.clone();
+            let (tx, rx) = mpsc::channel::<(RequestId, Outcome)>();
+            let spawned = std::thread::Builder::new()
+                .name("bridge-late-replies".into())
+                .spawn(move || {
+                    for (id, outcome) in rx {
+                        handler(id, &outcome);
+                    }
+                });
+            if let Err(e) = spawned {
+                tracing::error!(error = %e, "editor bridge: no thread to settle a late reply");
+                return;
+            }
+            *self = Self::Running(tx);
+        }
+        if let Self::Running(tx) = self {
+            let _ = tx.send((id, outcome));
+        }
+    }
 }
 
 /// Where the status publisher is.
@@ -224,7 +260,7 @@ impl Bridge {
             last_rejection: Mutex::new(None),
             shutdown: AtomicBool::new(false),
             late: Mutex::new(Vec::new()),
-            on_late: Mutex::new(None),
+            on_late: Mutex::new(LateSink::Off),
             on_connect: Mutex::new(None),
             status: Mutex::new(Publisher::Off),
         });
@@ -399,20 +435,7 @@ impl Bridge {
     /// Call `handler` for every reply that arrives after its request gave up, in
     /// arrival order, on a thread of its own (the reader goes on reading meanwhile).
     pub fn on_late_reply(&self, handler: LateHandler) {
-        let (tx, rx) = mpsc::channel::<(RequestId, Outcome)>();
-        let spawned = std::thread::Builder::new()
-            .name("bridge-late-replies".into())
-            .spawn(move || {
-                for (id, outcome) in rx {
-                    handler(id, &outcome);
-                }
-            });
-        match spawned {
-            Ok(_) => *self.inner.on_late.lock() = Some(tx),
-            Err(e) => {
-                tracing::error!(error = %e, "editor bridge: no thread to settle late replies")
-            }
-        }
+        *self.inner.on_late.lock() = LateSink::Waiting(handler);
     }
 
     /// Call `handler` after each accepted hello, on a thread of its own (it may send
@@ -667,9 +690,7 @@ fn serve_connection(stream: TcpStream, inner: Arc<Inner>) {
                             id = reply.id,
                             "editor bridge: a reply came after its request gave up"
                         );
-                        if let Some(settle) = inner.on_late.lock().as_ref() {
-                            let _ = settle.send((reply.id, reply.outcome.clone()));
-                        }
+                        inner.on_late.lock().send(reply.id, reply.outcome.clone());
                         let mut late = inner.late.lock();
                         if late.len() >= 64 {
                             late.remove(0);

@@ -546,6 +546,80 @@ mod transactions {
         let _ = editor.join();
     }
 
+    /// Guards against (issue 41, item 3a): edits staged on one scene committed onto
+    /// another that was opened meanwhile (another session's `open_scene`), with the
+    /// journal recording the first one applied. The commit is refused before anything
+    /// is recorded; with the scene back, it applies there, and its request names the
+    /// scene and its root so the add-on refuses it anywhere else.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_change_staged_on_one_scene_is_never_committed_onto_another() {
+        let (_dir, state, d) = server();
+        let edited = Arc::new(parking_lot::Mutex::new(SCENE));
+        let now = edited.clone();
+        let peer = fake_editor(&state, &d, move |r| {
+            let scene = *now.lock();
+            if r.cmd == c::EDITOR_STATE {
+                return Outcome::Ok(json!({"active_scene": scene, "root_id": 41,
+                                          "open_scenes": [SCENE, "res://b.tscn"]}));
+            }
+            if r.params.get("scene").is_some_and(|s| s != scene) {
+                return Outcome::Error(
+                    BridgeError::new(godot_mcp_protocol::ErrorCode::SceneMismatch, "not edited")
+                        .with_effect(ErrorEffect::Unchanged),
+                );
+            }
+            let mut out = serde_json::to_value(verdict(true, scene)).unwrap();
+            out["scene"] = json!(scene);
+            out["steps"] = json!(1);
+            Outcome::Ok(out)
+        });
+        let rows = || {
+            state
+                .journal
+                .lock()
+                .list_transactions(&godot_mcp_journal::TxnFilter::default())
+                .unwrap()
+                .len()
+        };
+        let ok = |r: crate::tools::ToolResult| r.unwrap_or_else(|e| panic!("{e:?}"));
+        ok(call_in_session(&state, "begin_change", json!({})).await);
+        let staged = ok(call_in_session(
+            &state,
+            "set_node_property",
+            json!({"node": "Player", "property": "visible", "value": false}),
+        )
+        .await);
+        assert_eq!(staged["scene"], SCENE, "{staged}");
+        let before = rows();
+        *edited.lock() = "res://b.tscn";
+        let e = call_in_session(&state, "commit_change", json!({}))
+            .await
+            .unwrap_err();
+        assert_eq!(e.code, crate::error::ErrorCode::PreconditionFailed, "{e:?}");
+        assert!(
+            e.message.contains(SCENE) && e.message.contains("res://b.tscn"),
+            "{}",
+            e.message
+        );
+        assert_eq!(rows(), before, "nothing was recorded");
+        *edited.lock() = SCENE;
+        let done = ok(call_in_session(&state, "commit_change", json!({})).await);
+        assert_eq!(done["status"], "committed", "{done}");
+        state.editor.stop();
+        let seen = peer.join().unwrap();
+        let applied: Vec<_> = seen
+            .iter()
+            .filter(|r| r.cmd == c::STEPS && r.params.get("check_only").is_none())
+            .collect();
+        assert_eq!(
+            applied.len(),
+            1,
+            "one apply, on the scene it was staged on: {seen:?}"
+        );
+        assert_eq!(applied[0].params["scene"], SCENE);
+        assert_eq!(applied[0].params["root_id"], 41);
+    }
+
     /// The add-on's side: every request is answered by `answer` until the server closes.
     fn fake_editor(
         state: &AppState,
@@ -613,6 +687,25 @@ mod transactions {
     ) -> crate::tools::ToolResult {
         let served = crate::safety::Served::new(state.clone(), crate::tools::builtin_for_tests());
         crate::safety::pipeline::call_detached(&served, tool, args).await
+    }
+
+    /// [`call`] in an MCP session (an agent's change is kept per session).
+    async fn call_in_session(
+        state: &Arc<AppState>,
+        tool: &str,
+        args: serde_json::Value,
+    ) -> crate::tools::ToolResult {
+        use crate::safety::{CallContext, CallOutcome, run_call};
+        let served = crate::safety::Served::new(state.clone(), crate::tools::builtin_for_tests());
+        let def = served.registry.get(tool).unwrap();
+        let serde_json::Value::Object(args) = args else {
+            panic!("args must be an object")
+        };
+        let ctx = CallContext::detached().in_session(7);
+        match run_call(&served, def, Some(args), &ctx).await {
+            CallOutcome::Done(r) => r,
+            CallOutcome::InputRequired(_) => panic!("unexpected input-required"),
+        }
     }
 
     /// The editor transaction a failed call's error names.

@@ -179,6 +179,15 @@ pub async fn run(
                 let s = h.lock();
                 return reply(Some(s.id.to_string()), "open", s.files(), true);
             }
+            // A change whose editor edits' scene is no longer the edited one stays
+            // open: the agent opens it again and commits.
+            let open = state.changes.of(session).ok_or_else(no_change)?;
+            let st = state.clone();
+            tokio::task::spawn_blocking(move || {
+                crate::tools::editor::check_still_edited(&st, &open.lock())
+            })
+            .await
+            .map_err(|e| ToolError::internal(format!("commit task failed: {e}")))??;
             let h = state.changes.end(session).ok_or_else(no_change)?;
             let (id, files) = commit(state, h, "commit_change").await?;
             reply(Some(id), "committed", files, false)

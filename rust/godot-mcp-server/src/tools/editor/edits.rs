@@ -651,7 +651,8 @@ pub fn tools() -> Vec<ToolDef> {
                 Journal,
             ),
             |Call { state, .. }: Call<NoArgs>| async move {
-                blocking_as(move || query_as::<_, History>(&state, &cmd::History {}, None)).await
+                blocking_as(move || query_as::<_, History>(&state, &cmd::History::default(), None))
+                    .await
             },
         ),
     ]

@@ -29,7 +29,7 @@ mod staged;
 pub use edits::*;
 pub use journaled::settle_late_replies;
 pub(crate) use journaled::{run_effect_as, run_effect_files_as};
-pub(crate) use staged::{editor_part, own_paths, stage_edit, stageable};
+pub(crate) use staged::{check_still_edited, editor_part, own_paths, stage_edit, stageable};
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -109,6 +109,14 @@ fn editor_error(e: &BridgeError, node: Option<&str>) -> ToolError {
             None => ToolError::not_found(e.message.clone()),
         },
         B::NoActiveScene => Precondition::ActiveScene.error(),
+        B::SceneMismatch => {
+            let mut err = Precondition::ActiveScene.error().hint(
+                "Another scene is being edited now (opened by the user or another session): \
+                 open_scene the one you meant, then retry.",
+            );
+            err.message = e.message.clone();
+            err
+        }
         B::ExecutorDisabled => Precondition::BridgeConnected
             .error()
             .hint("The godot_mcp add-on is loaded but disabled: enable it in Project > Project Settings > Plugins."),
@@ -127,6 +135,16 @@ pub(crate) fn active_scene(state: &AppState) -> Result<Option<String>, ToolError
         .get("active_scene")
         .and_then(Value::as_str)
         .map(String::from))
+}
+
+/// The edited scene and its root's instance id (`None`: no scene is open; no id: an
+/// add-on that does not report it).
+pub(crate) fn edited_scene(state: &AppState) -> Result<Option<(String, Option<i64>)>, ToolError> {
+    let st = ask(state, &cmd::EditorState {}, None)?;
+    Ok(st
+        .get("active_scene")
+        .and_then(Value::as_str)
+        .map(|s| (s.to_owned(), st.get("root_id").and_then(Value::as_i64))))
 }
 
 /// The refusal of a command that needs the edited scene's file when it has none.
@@ -395,6 +413,9 @@ pub struct NodeProperty {
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct History {
     pub scene: String,
+    /// The scene root's instance id (another one once the scene is reopened).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub root_id: Option<i64>,
     pub version: u64,
     pub has_undo: bool,
     pub has_redo: bool,

@@ -17,7 +17,7 @@ use godot_mcp_protocol::commands::{self as cmd, BridgeCommand, Step};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::{active_scene, connected, editor_error, editor_timeout, godot_value};
+use super::{connected, edited_scene, editor_error, editor_timeout, godot_value};
 use crate::error::{ErrorCode, ToolError};
 use crate::planes::editor::{Bridge, RequestFailure};
 use crate::planes::project::{Stage, StageHandle, StagedEditor};
@@ -131,6 +131,30 @@ fn steps_of(tool: &str, args: Value) -> Result<(Vec<Step>, Map<String, Value>), 
     Ok((steps, out))
 }
 
+/// The refusal when the editor no longer edits the scene a change's edits were staged
+/// on (`scene`: the one it edits now); `what` says what was not done.
+fn moved(editor: &StagedEditor, scene: &str, id: &str, what: &str) -> Option<ToolError> {
+    (editor.scene != scene).then(|| {
+        let now = if scene.is_empty() {
+            "an unsaved scene"
+        } else {
+            scene
+        };
+        ToolError::new(
+            ErrorCode::PreconditionFailed,
+            format!(
+                "change {id}'s editor edits were staged on {}, and the editor now has {now} \
+                 open: {what}",
+                editor.scene
+            ),
+        )
+        .hint(format!(
+            "Open {} again (open_scene), then retry; or abandon_change.",
+            editor.scene
+        ))
+    })
+}
+
 /// One call's steps with every path that names a node an earlier step of the call
 /// creates replaced by that step's `"$N"` (`Slots/Slot1` after `Slots` is made under
 /// the root): the add-on resolves paths in the scene as it is before the call.
@@ -181,8 +205,8 @@ pub(crate) async fn stage_edit(
 ) -> ToolResult {
     let staged = tokio::task::spawn_blocking(move || {
         let (steps, mut out) = steps_of(tool, Value::Object(args))?;
-        let scene = active_scene(&state)?
-            .filter(|s| !s.is_empty())
+        let (scene, root_id) = edited_scene(&state)?
+            .filter(|(s, _)| !s.is_empty())
             .ok_or_else(|| {
                 crate::rules::Precondition::ActiveScene.error().hint(
                     "Inside a change, editor edits act on the scene open in the editor, \
@@ -197,19 +221,13 @@ pub(crate) async fn stage_edit(
             steps: Vec::new(),
             created: Vec::new(),
         });
-        if editor.scene != scene {
-            return Err(ToolError::new(
-                ErrorCode::PreconditionFailed,
-                format!(
-                    "{tool} is refused inside change {id}: its editor edits act on {}, and \
-                     the editor now has {scene} open; nothing was staged",
-                    editor.scene
-                ),
-            )
-            .hint(format!(
-                "Open {} again, or commit_change first.",
-                editor.scene
-            )));
+        if let Some(e) = moved(
+            &editor,
+            &scene,
+            &id,
+            &format!("{tool} is refused; nothing was staged"),
+        ) {
+            return Err(e);
         }
         let (steps, own) = rebase(&editor, steps);
         editor.steps.extend(steps);
@@ -218,6 +236,8 @@ pub(crate) async fn stage_edit(
             action: s.action(),
             steps: editor.steps.clone(),
             check_only: true,
+            scene: Some(editor.scene.clone()),
+            root_id,
         };
         let bridge = connected(&state)?;
         bridge
@@ -262,6 +282,48 @@ pub(crate) async fn stage_edit(
         .map_err(|e| ToolError::internal(format!("editor task failed: {e}")))?
 }
 
+/// The edited scene and its root, when it is the one `stage`'s editor edits were
+/// staged on; otherwise the refusal, saying `what` was not done.
+fn still_edited(
+    state: &AppState,
+    stage: &Stage,
+    what: &str,
+) -> Result<(String, Option<i64>), ToolError> {
+    let id = stage.id.to_string();
+    let (scene, root_id) = edited_scene(state)
+        .map_err(|e| {
+            let message = format!(
+                "{}; change {id} has editor edits, so nothing was written",
+                e.message
+            );
+            ToolError { message, ..e }
+        })?
+        .unwrap_or_default();
+    match stage
+        .editor
+        .as_ref()
+        .and_then(|editor| moved(editor, &scene, &id, what))
+    {
+        Some(e) => Err(e),
+        None => Ok((scene, root_id)),
+    }
+}
+
+/// Whether the editor still edits the scene `stage`'s editor edits were staged on,
+/// asked before a commit ends the change: refused, the change stays open (the agent
+/// opens the scene again and commits). Nothing is asked when it has no editor edits.
+pub(crate) fn check_still_edited(state: &AppState, stage: &Stage) -> Result<(), ToolError> {
+    if stage.editor.is_none() {
+        return Ok(());
+    }
+    still_edited(
+        state,
+        stage,
+        "commit_change is refused; the change stays open and nothing was written",
+    )
+    .map(|_| ())
+}
+
 /// The bridge side of a change's editor part: the request its commit sends, and the
 /// undo that takes it back.
 pub(crate) struct BridgeHook {
@@ -269,11 +331,16 @@ pub(crate) struct BridgeHook {
     bridge: Arc<Bridge>,
     id: godot_mcp_protocol::RequestId,
     action: String,
+    /// The scene the edits were staged on, and its root when the commit sent them.
+    scene: String,
+    root_id: Option<i64>,
     params: Value,
 }
 
 /// The editor part of `stage` and where it goes, or `None` when it has no editor
-/// edits. Refused (nothing recorded) when no editor is connected.
+/// edits. Refused (nothing recorded) when no editor is connected or it no longer edits
+/// the scene the edits were staged on; the request then names that scene and its root
+/// as they are now, so the add-on refuses it on any other.
 pub(crate) fn editor_part(
     state: &Arc<AppState>,
     stage: &Stage,
@@ -288,11 +355,18 @@ pub(crate) fn editor_part(
         );
         ToolError { message, ..e }
     })?;
+    let (scene, root_id) = still_edited(
+        state,
+        stage,
+        "commit_change is refused; nothing was written",
+    )?;
     let action = stage.action();
     let params = cmd::Steps {
         action: action.clone(),
         steps: editor.steps.clone(),
         check_only: false,
+        scene: Some(scene.clone()),
+        root_id,
     }
     .params();
     let id = bridge.allocate_id();
@@ -302,6 +376,7 @@ pub(crate) fn editor_part(
         request_id: id,
         params_sha256: godot_mcp_journal::canonical_request_hash(&params).to_string(),
         steps: editor.steps.len(),
+        root_id,
     };
     Ok(Some((
         part,
@@ -310,6 +385,8 @@ pub(crate) fn editor_part(
             bridge,
             id,
             action,
+            scene,
+            root_id,
             params,
         },
     )))
@@ -322,7 +399,16 @@ impl EditorHook for BridgeHook {
             .bridge
             .request_with_id(self.id, cmd::STEPS, params, editor_timeout(&self.state))
         {
-            Ok(_) => EditorSent::Applied,
+            // Applied there, by its own word: a reply naming another scene (or none)
+            // proves nothing.
+            Ok(v) if v.get("scene").and_then(Value::as_str) == Some(self.scene.as_str()) => {
+                EditorSent::Applied
+            }
+            Ok(v) => EditorSent::Unknown(format!(
+                "the editor's reply names the scene {}, not {}",
+                v.get("scene").unwrap_or(&Value::Null),
+                self.scene
+            )),
             Err(RequestFailure::Editor(e))
                 if matches!(
                     e.effect,
@@ -342,8 +428,12 @@ impl EditorHook for BridgeHook {
     }
 
     fn undo(&mut self) -> Result<EditorPartOutcome, String> {
-        take_back(&self.bridge, &self.action, editor_timeout(&self.state))
-            .map_err(|e| e.to_string())
+        let on = Owed {
+            action: &self.action,
+            scene: &self.scene,
+            root_id: self.root_id,
+        };
+        take_back(&self.bridge, &on, editor_timeout(&self.state)).map_err(|e| e.to_string())
     }
 }
 
@@ -361,7 +451,12 @@ pub(crate) fn settle_owed(state: &Arc<AppState>, bridge: &Bridge) {
         }
     };
     for (txn, part) in owed {
-        let outcome = match take_back(bridge, &part.action, editor_timeout(state)) {
+        let on = Owed {
+            action: &part.action,
+            scene: &part.scene,
+            root_id: part.root_id,
+        };
+        let outcome = match take_back(bridge, &on, editor_timeout(state)) {
             Ok(outcome) => Ok(outcome),
             Err(TakeBack::Unknown(why)) => {
                 tracing::warn!(%txn, action = %part.action, "the change's editor part stays unresolved: {why}");
@@ -398,40 +493,103 @@ impl std::fmt::Display for TakeBack {
     }
 }
 
-/// Take the action `action` back in the connected editor, never guessing: its history
-/// names it as the current action → `editor.undo` with that name; names it after the
-/// current one (undone already) → undone; does not name it → never applied.
-pub(crate) fn take_back(
-    bridge: &Bridge,
-    action: &str,
-    timeout: std::time::Duration,
-) -> Result<EditorPartOutcome, TakeBack> {
-    let history = bridge
-        .request(cmd::HISTORY, cmd::History {}.params(), timeout)
-        .map_err(|f| TakeBack::Unknown(format!("editor.history failed: {}", failure_text(&f))))?;
-    let actions: Vec<&str> = history
-        .get("actions")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    let current = history
-        .get("current_action")
-        .and_then(Value::as_i64)
-        .unwrap_or(-1);
-    let Some(at) = actions.iter().position(|a| *a == action) else {
-        return Ok(EditorPartOutcome::NotApplied);
+/// An applied (or possibly applied) editor part: its action, the scene it was sent to
+/// and that scene's root then (`None`: an intent written before roots were recorded).
+pub(crate) struct Owed<'a> {
+    pub action: &'a str,
+    pub scene: &'a str,
+    pub root_id: Option<i64>,
+}
+
+/// Where the editor's history (an `editor.history` reply) puts an owed action.
+#[derive(Debug, PartialEq)]
+enum InHistory {
+    /// The current action: `editor.undo` by its name takes it back.
+    Current,
+    /// Undone already (after the current one).
+    Undone,
+    /// Not in the history of the root it was applied on: never applied.
+    Absent,
+}
+
+/// Read `history` for `on`, never guessing: only a reply for `on`'s scene, on the root
+/// the action was applied on, with its `actions` and `current_action`, is a proof. A
+/// reply for another scene or with a field missing is [`TakeBack::Unknown`]; the scene
+/// on another root (closed and opened again: the history the action was in is gone)
+/// is [`TakeBack::Refused`], since nothing can ever tell.
+fn in_history(history: &Value, on: &Owed<'_>) -> Result<InHistory, TakeBack> {
+    let unknown = |what: &str| {
+        TakeBack::Unknown(format!(
+            "editor.history answered {what}; nothing is known of {}",
+            on.action
+        ))
     };
-    let at = at as i64;
-    if at > current {
-        return Ok(EditorPartOutcome::Undone);
-    }
-    if at < current {
-        return Err(TakeBack::Refused(format!(
-            "{action} is in the editor's history under later actions; it was not undone"
+    let scene = history.get("scene").and_then(Value::as_str);
+    if scene != Some(on.scene) {
+        return Err(unknown(&format!(
+            "for {}, not {}",
+            scene.unwrap_or("no scene"),
+            on.scene
         )));
     }
+    if let Some(want) = on.root_id {
+        match history.get("root_id").and_then(Value::as_i64) {
+            None => return Err(unknown("without the scene's root")),
+            Some(root) if root != want => {
+                return Err(TakeBack::Refused(format!(
+                    "{} was closed and opened again since {} was sent to it: the undo \
+                     history it went into is gone, so whether the scene holds its edits \
+                     cannot be known",
+                    on.scene, on.action
+                )));
+            }
+            Some(_) => {}
+        }
+    }
+    let (Some(actions), Some(current)) = (
+        history.get("actions").and_then(Value::as_array),
+        history.get("current_action").and_then(Value::as_i64),
+    ) else {
+        return Err(unknown("without its actions and current action"));
+    };
+    let Some(at) = actions.iter().position(|a| a.as_str() == Some(on.action)) else {
+        return Ok(InHistory::Absent);
+    };
+    let at = at as i64;
+    match at.cmp(&current) {
+        std::cmp::Ordering::Greater => Ok(InHistory::Undone),
+        std::cmp::Ordering::Equal => Ok(InHistory::Current),
+        std::cmp::Ordering::Less => Err(TakeBack::Refused(format!(
+            "{} is in the editor's history under later actions; it was not undone",
+            on.action
+        ))),
+    }
+}
+
+/// Take `on` back in the connected editor, never guessing: the history of its scene
+/// names it as the current action → `editor.undo` with that name, on that scene and
+/// root; names it after the current one (undone already) → undone; does not name it →
+/// never applied. Another scene edited now → unknown (it waits for the scene).
+pub(crate) fn take_back(
+    bridge: &Bridge,
+    on: &Owed<'_>,
+    timeout: std::time::Duration,
+) -> Result<EditorPartOutcome, TakeBack> {
+    let ask = cmd::History {
+        scene: Some(on.scene.to_owned()),
+    };
+    let history = bridge
+        .request(cmd::HISTORY, ask.params(), timeout)
+        .map_err(|f| TakeBack::Unknown(format!("editor.history failed: {}", failure_text(&f))))?;
+    match in_history(&history, on)? {
+        InHistory::Absent => return Ok(EditorPartOutcome::NotApplied),
+        InHistory::Undone => return Ok(EditorPartOutcome::Undone),
+        InHistory::Current => {}
+    }
     let undo = cmd::Undo {
-        action: Some(action.to_owned()),
+        action: Some(on.action.to_owned()),
+        scene: Some(on.scene.to_owned()),
+        root_id: on.root_id,
     };
     bridge
         .request(cmd::UNDO, undo.params(), timeout)
@@ -439,7 +597,11 @@ pub(crate) fn take_back(
         .map_err(|f| {
             let why = format!("editor.undo: {}", failure_text(&f));
             match f {
-                RequestFailure::Editor(_) => TakeBack::Refused(why),
+                RequestFailure::Editor(e)
+                    if e.code != godot_mcp_protocol::ErrorCode::SceneMismatch =>
+                {
+                    TakeBack::Refused(why)
+                }
                 _ => TakeBack::Unknown(why),
             }
         })
@@ -450,5 +612,70 @@ fn failure_text(f: &RequestFailure) -> String {
         RequestFailure::NotSent(why) => format!("not sent ({why})"),
         RequestFailure::NoAnswer { reason, .. } => format!("no answer ({reason})"),
         RequestFailure::Editor(e) => e.message.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const A: &str = "res://a.tscn";
+
+    fn owed(root_id: Option<i64>) -> Owed<'static> {
+        Owed {
+            action: "godot-mcp change x",
+            scene: A,
+            root_id,
+        }
+    }
+
+    /// Guards against (issue 41, item 3): the history of whatever scene is open read as
+    /// the proof that a change's editor part was never applied. Only a reply for the
+    /// part's scene, on the root it was applied on, with both fields, proves anything.
+    #[test]
+    fn only_the_history_of_the_parts_own_scene_and_root_is_a_proof() {
+        let reply = |scene: &str, root: i64, actions: Value, current: i64| {
+            json!({"scene": scene, "root_id": root, "actions": actions,
+                   "current_action": current, "version": 3})
+        };
+        let ours = json!(["godot-mcp change x"]);
+        let other = json!(["Move node"]);
+        // Its own scene and root: a proof either way.
+        assert_eq!(
+            in_history(&reply(A, 5, ours.clone(), 0), &owed(Some(5))).unwrap(),
+            InHistory::Current
+        );
+        assert_eq!(
+            in_history(&reply(A, 5, ours.clone(), -1), &owed(Some(5))).unwrap(),
+            InHistory::Undone
+        );
+        assert_eq!(
+            in_history(&reply(A, 5, other.clone(), 0), &owed(Some(5))).unwrap(),
+            InHistory::Absent
+        );
+        // Another scene's history does not name the action: unknown, never "absent".
+        assert!(matches!(
+            in_history(&reply("res://b.tscn", 5, other.clone(), 0), &owed(Some(5))),
+            Err(TakeBack::Unknown(_))
+        ));
+        // The scene reopened: its history is another one; nothing can ever tell.
+        assert!(matches!(
+            in_history(&reply(A, 6, other.clone(), 0), &owed(Some(5))),
+            Err(TakeBack::Refused(_))
+        ));
+        // A field missing is unknown, not an empty history or "nothing current".
+        for missing in ["scene", "root_id", "actions", "current_action"] {
+            let mut r = reply(A, 5, other.clone(), 0);
+            r.as_object_mut().unwrap().remove(missing);
+            assert!(
+                matches!(in_history(&r, &owed(Some(5))), Err(TakeBack::Unknown(_))),
+                "without {missing}"
+            );
+        }
+        // An intent written before roots were recorded: the scene alone.
+        assert_eq!(
+            in_history(&reply(A, 9, other, 0), &owed(None)).unwrap(),
+            InHistory::Absent
+        );
     }
 }

@@ -135,6 +135,8 @@ fn requests<X>(
         action: effect.action.clone(),
         steps,
         check_only: false,
+        scene: None,
+        root_id: None,
     };
     let check = cmd::Steps {
         check_only: true,
@@ -502,6 +504,7 @@ fn plan_in_scene(
              not exist yet; \".\" is the edited scene's root",
         ));
     }
+    let named = scene.is_some();
     let target = scene.map(|p| p.to_string()).or(active);
     if save {
         let Some(target) = &target else {
@@ -512,7 +515,12 @@ fn plan_in_scene(
     // A path naming a node an earlier step makes is that step's "$N" (after a new
     // scene's root step is gone, so paths are from its root).
     steps.steps = crate::tools::editor::own_paths(steps.steps);
-    let (effect, apply, check) = requests("create_nodes", steps.steps, asked, around);
+    let (effect, mut apply, check) = requests("create_nodes", steps.steps, asked, around);
+    if named {
+        // Opened by this call: the steps run there only, never on a scene another
+        // session opened in between.
+        apply.scene = target.clone();
+    }
     // A dry run checks the steps in the edited scene; one that must open or create its
     // scene first reports that, and the steps are checked when the real call runs.
     let preview: Option<Box<dyn FnOnce() -> Result<SceneStepsDone, ToolError> + Send>> =
