@@ -155,23 +155,23 @@ async fn find_references_by_path_and_by_uid_agree() {
         [
             (
                 "res://project.godot",
-                line_of(&demo, "project.godot", "config/icon="),
+                line_of(demo, "project.godot", "config/icon="),
                 "project_setting"
             ),
             (
                 "res://scenes/main_2d.tscn",
-                line_of(&demo, "scenes/main_2d.tscn", "path=\"res://icon.svg\""),
+                line_of(demo, "scenes/main_2d.tscn", "path=\"res://icon.svg\""),
                 "ext_resource"
             ),
             (
                 "res://scenes/player.tscn",
-                line_of(&demo, "scenes/player.tscn", "path=\"res://icon.svg\""),
+                line_of(demo, "scenes/player.tscn", "path=\"res://icon.svg\""),
                 "ext_resource"
             ),
         ]
     );
     // The uid of icon.svg comes from its .import file.
-    let import = read(&demo, "icon.svg.import");
+    let import = read(demo, "icon.svg.import");
     let uid = import
         .lines()
         .find_map(|l| l.strip_prefix("uid=\""))
@@ -404,7 +404,7 @@ async fn signal_flow_names_both_ends() {
     assert_eq!(hit["scene"], "res://scenes/main_2d.tscn");
     assert_eq!(
         hit["line"].as_u64(),
-        Some(line_of(&demo, "scenes/main_2d.tscn", "signal=\"hit\""))
+        Some(line_of(demo, "scenes/main_2d.tscn", "signal=\"hit\""))
     );
     assert_eq!(hit["method"], "_on_player_hit");
     assert_eq!(
@@ -473,7 +473,7 @@ async fn resolve_uid_reads_every_source_both_ways() {
     let copy = demo_copy();
     let demo = copy.path();
     let client = connect(demo).await;
-    let script_uid = read(&demo, "scripts/main.gd.uid").trim().to_string();
+    let script_uid = read(demo, "scripts/main.gd.uid").trim().to_string();
     let v = call_ok(&client, "resolve_uid", json!({"uid": script_uid})).await;
     assert_eq!(v["path"], "res://scripts/main.gd");
     assert_eq!(v["source"], "uid_file");
@@ -486,7 +486,7 @@ async fn resolve_uid_reads_every_source_both_ways() {
     .await;
     assert_eq!(v["uid"], script_uid.as_str());
 
-    let header = read(&demo, "scenes/main_2d.tscn");
+    let header = read(demo, "scenes/main_2d.tscn");
     let scene_uid = header
         .split("uid=\"")
         .nth(1)
@@ -537,11 +537,11 @@ async fn search_files_finds_lines_filters_by_glob_and_pages() {
         [
             (
                 "res://scenes/main_2d.tscn",
-                line_of(&demo, "scenes/main_2d.tscn", "_on_player_hit")
+                line_of(demo, "scenes/main_2d.tscn", "_on_player_hit")
             ),
             (
                 "res://scripts/main.gd",
-                line_of(&demo, "scripts/main.gd", "_on_player_hit")
+                line_of(demo, "scripts/main.gd", "_on_player_hit")
             ),
         ]
     );
