@@ -288,8 +288,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let lease = Lease::acquire_in_project(dir.path()).unwrap();
         assert_eq!(lease.path(), dir.path().join(PROJECT_FILE));
+        drop(lease); // Windows keeps a held file's bytes from every other handle
         assert_eq!(
-            std::fs::read_to_string(lease.path()).unwrap(),
+            std::fs::read_to_string(dir.path().join(PROJECT_FILE)).unwrap(),
             pid_record(std::process::id())
         );
     }
