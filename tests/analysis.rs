@@ -1,15 +1,15 @@
 //! The analysis toolset end to end: the real `godot-mcp` binary driven by rmcp's
-//! client, on the checked-in demo project and on temp copies of it into which a
-//! test writes the broken case it needs (a cycle, a broken path, a duplicate uid,
-//! an orphaned sidecar). Expected values are read from the project's own files
-//! where they can be, never restated by hand.
+//! client, on temp copies of the checked-in demo project (one per server: each holds
+//! its project's lease), into which a test may write the broken case it needs (a
+//! cycle, a broken path, a duplicate uid, an orphaned sidecar). Expected values are
+//! read from the project's own files where they can be, never restated by hand.
 
 mod support;
 
 use std::path::Path;
 
 use serde_json::{Value, json};
-use support::{call_err, call_ok, connect, connect_with, demo_copy, demo_project};
+use support::{call_err, call_ok, connect, connect_with, demo_copy};
 
 fn read(project: &Path, rel: &str) -> String {
     std::fs::read_to_string(project.join(rel)).unwrap()
@@ -37,7 +37,8 @@ fn paths(v: &Value) -> Vec<&str> {
 
 #[tokio::test]
 async fn the_toolset_is_off_by_default_and_lists_nine_read_only_tools() {
-    let client = connect_with(&demo_project(), &[("GODOT_MCP_TOOLSETS", "")]).await;
+    let demo = demo_copy();
+    let client = connect_with(demo.path(), &[("GODOT_MCP_TOOLSETS", "")]).await;
     let names: Vec<String> = client
         .list_all_tools()
         .await
@@ -60,7 +61,8 @@ async fn the_toolset_is_off_by_default_and_lists_nine_read_only_tools() {
 
 #[tokio::test]
 async fn dependency_graph_is_transitive_both_ways() {
-    let client = connect(&demo_project()).await;
+    let demo = demo_copy();
+    let client = connect(demo.path()).await;
     let v = call_ok(
         &client,
         "dependency_graph",
@@ -129,8 +131,9 @@ async fn dependency_graph_is_transitive_both_ways() {
 
 #[tokio::test]
 async fn find_references_by_path_and_by_uid_agree() {
-    let demo = demo_project();
-    let client = connect(&demo).await;
+    let copy = demo_copy();
+    let demo = copy.path();
+    let client = connect(demo).await;
     let by_path = call_ok(
         &client,
         "find_references",
@@ -152,23 +155,23 @@ async fn find_references_by_path_and_by_uid_agree() {
         [
             (
                 "res://project.godot",
-                line_of(&demo, "project.godot", "config/icon="),
+                line_of(demo, "project.godot", "config/icon="),
                 "project_setting"
             ),
             (
                 "res://scenes/main_2d.tscn",
-                line_of(&demo, "scenes/main_2d.tscn", "path=\"res://icon.svg\""),
+                line_of(demo, "scenes/main_2d.tscn", "path=\"res://icon.svg\""),
                 "ext_resource"
             ),
             (
                 "res://scenes/player.tscn",
-                line_of(&demo, "scenes/player.tscn", "path=\"res://icon.svg\""),
+                line_of(demo, "scenes/player.tscn", "path=\"res://icon.svg\""),
                 "ext_resource"
             ),
         ]
     );
     // The uid of icon.svg comes from its .import file.
-    let import = read(&demo, "icon.svg.import");
+    let import = read(demo, "icon.svg.import");
     let uid = import
         .lines()
         .find_map(|l| l.strip_prefix("uid=\""))
@@ -203,7 +206,8 @@ const CYCLE_B: &str = "[gd_scene load_steps=2 format=3 uid=\"uid://cycleb1\"]\n\
 
 #[tokio::test]
 async fn circular_dependencies_are_found() {
-    let client = connect(&demo_project()).await;
+    let demo = demo_copy();
+    let client = connect(demo.path()).await;
     let v = call_ok(&client, "find_circular_dependencies", json!({})).await;
     assert_eq!(v["total"], 0, "{v}");
     client.cancel().await.unwrap();
@@ -272,7 +276,8 @@ async fn unused_resources_are_what_no_root_reaches() {
 
 #[tokio::test]
 async fn the_demo_project_is_intact() {
-    let client = connect(&demo_project()).await;
+    let demo = demo_copy();
+    let client = connect(demo.path()).await;
     let v = call_ok(&client, "check_scene_integrity", json!({})).await;
     assert_eq!(v["ok"], true, "{v}");
     assert_eq!(v["errors"], 0);
@@ -390,15 +395,16 @@ async fn integrity_reports_each_kind_of_breakage_with_its_line() {
 
 #[tokio::test]
 async fn signal_flow_names_both_ends() {
-    let demo = demo_project();
-    let client = connect(&demo).await;
+    let copy = demo_copy();
+    let demo = copy.path();
+    let client = connect(demo).await;
     let v = call_ok(&client, "signal_flow", json!({})).await;
     assert_eq!(v["total"], 2);
     let hit = items(&v).iter().find(|c| c["signal"] == "hit").unwrap();
     assert_eq!(hit["scene"], "res://scenes/main_2d.tscn");
     assert_eq!(
         hit["line"].as_u64(),
-        Some(line_of(&demo, "scenes/main_2d.tscn", "signal=\"hit\""))
+        Some(line_of(demo, "scenes/main_2d.tscn", "signal=\"hit\""))
     );
     assert_eq!(hit["method"], "_on_player_hit");
     assert_eq!(
@@ -427,7 +433,8 @@ async fn signal_flow_names_both_ends() {
 
 #[tokio::test]
 async fn project_stats_agree_with_the_scene_reader() {
-    let client = connect(&demo_project()).await;
+    let demo = demo_copy();
+    let client = connect(demo.path()).await;
     let v = call_ok(&client, "project_stats", json!({})).await;
     assert_eq!(v["scenes"]["count"], 3);
     assert_eq!(v["by_kind"]["scene"]["count"], 3);
@@ -463,9 +470,10 @@ async fn project_stats_agree_with_the_scene_reader() {
 
 #[tokio::test]
 async fn resolve_uid_reads_every_source_both_ways() {
-    let demo = demo_project();
-    let client = connect(&demo).await;
-    let script_uid = read(&demo, "scripts/main.gd.uid").trim().to_string();
+    let copy = demo_copy();
+    let demo = copy.path();
+    let client = connect(demo).await;
+    let script_uid = read(demo, "scripts/main.gd.uid").trim().to_string();
     let v = call_ok(&client, "resolve_uid", json!({"uid": script_uid})).await;
     assert_eq!(v["path"], "res://scripts/main.gd");
     assert_eq!(v["source"], "uid_file");
@@ -478,7 +486,7 @@ async fn resolve_uid_reads_every_source_both_ways() {
     .await;
     assert_eq!(v["uid"], script_uid.as_str());
 
-    let header = read(&demo, "scenes/main_2d.tscn");
+    let header = read(demo, "scenes/main_2d.tscn");
     let scene_uid = header
         .split("uid=\"")
         .nth(1)
@@ -516,8 +524,9 @@ async fn resolve_uid_reads_every_source_both_ways() {
 
 #[tokio::test]
 async fn search_files_finds_lines_filters_by_glob_and_pages() {
-    let demo = demo_project();
-    let client = connect(&demo).await;
+    let copy = demo_copy();
+    let demo = copy.path();
+    let client = connect(demo).await;
     let v = call_ok(&client, "search_files", json!({"query": "_ON_PLAYER_HIT"})).await;
     let hits: Vec<(&str, u64)> = items(&v)
         .iter()
@@ -528,11 +537,11 @@ async fn search_files_finds_lines_filters_by_glob_and_pages() {
         [
             (
                 "res://scenes/main_2d.tscn",
-                line_of(&demo, "scenes/main_2d.tscn", "_on_player_hit")
+                line_of(demo, "scenes/main_2d.tscn", "_on_player_hit")
             ),
             (
                 "res://scripts/main.gd",
-                line_of(&demo, "scripts/main.gd", "_on_player_hit")
+                line_of(demo, "scripts/main.gd", "_on_player_hit")
             ),
         ]
     );
@@ -599,7 +608,8 @@ async fn search_files_finds_lines_filters_by_glob_and_pages() {
 
 #[tokio::test]
 async fn every_path_argument_is_checked() {
-    let client = connect(&demo_project()).await;
+    let demo = demo_copy();
+    let client = connect(demo.path()).await;
     for (tool, args) in [
         ("dependency_graph", json!({"path": "res://../outside.tscn"})),
         ("find_references", json!({"path": "/etc/passwd"})),

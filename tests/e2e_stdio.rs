@@ -1,17 +1,19 @@
 //! End to end over stdio: the real `godot-mcp` binary, spawned and driven by rmcp's
-//! own client, reading the checked-in demo project `godot_project/`. Assertions are
-//! about what an agent would see.
+//! own client, reading copies of the checked-in demo project `godot_project/` (each
+//! server holds its project's lease, so tests running side by side serve one copy
+//! each). Assertions are about what an agent would see.
 // Unix only: it stops the server with SIGINT/SIGTERM and launches through process groups (docs/platforms.md).
 #![cfg(unix)]
 
 mod support;
 
 use serde_json::{Value, json};
-use support::{call_err, call_ok, connect, demo_project};
+use support::{call_err, call_ok, connect, demo_copy};
 
 #[tokio::test]
 async fn initialize_and_tools_list_carry_safety_classes() {
-    let client = connect(&demo_project()).await;
+    let demo = demo_copy();
+    let client = connect(demo.path()).await;
     let info = client.peer_info().expect("server info after initialize");
     assert_eq!(
         info.server_info.as_ref().map(|s| s.name.as_str()),
@@ -73,7 +75,8 @@ async fn initialize_and_tools_list_carry_safety_classes() {
 
 #[tokio::test]
 async fn project_info_reads_project_godot() {
-    let client = connect(&demo_project()).await;
+    let demo = demo_copy();
+    let client = connect(demo.path()).await;
     let v = call_ok(&client, "project_info", json!({})).await;
     assert_eq!(v["name"], "Godot MCP Demo");
     assert_eq!(v["main_scene"], "res://scenes/main_2d.tscn");
@@ -119,7 +122,8 @@ async fn project_info_reads_project_godot() {
 
 #[tokio::test]
 async fn list_files_by_kind_and_paged() {
-    let client = connect(&demo_project()).await;
+    let demo = demo_copy();
+    let client = connect(demo.path()).await;
     let scenes = call_ok(&client, "list_files", json!({"kind": "scene"})).await;
     let paths: Vec<&str> = scenes["files"]
         .as_array()
@@ -186,7 +190,8 @@ async fn list_files_by_kind_and_paged() {
 
 #[tokio::test]
 async fn get_scene_tree_reads_nodes_instances_groups_and_connections() {
-    let client = connect(&demo_project()).await;
+    let demo = demo_copy();
+    let client = connect(demo.path()).await;
     let v = call_ok(
         &client,
         "get_scene_tree",
@@ -257,7 +262,8 @@ async fn get_scene_tree_reads_nodes_instances_groups_and_connections() {
 
 #[tokio::test]
 async fn get_scene_tree_reads_3d_transforms() {
-    let client = connect(&demo_project()).await;
+    let demo = demo_copy();
+    let client = connect(demo.path()).await;
     let v = call_ok(
         &client,
         "get_scene_tree",
@@ -279,7 +285,8 @@ async fn get_scene_tree_reads_3d_transforms() {
 
 #[tokio::test]
 async fn read_resource_and_scripts_read() {
-    let client = connect(&demo_project()).await;
+    let demo = demo_copy();
+    let client = connect(demo.path()).await;
     let stats = call_ok(
         &client,
         "read_resource",
@@ -317,7 +324,7 @@ async fn read_resource_and_scripts_read() {
     )
     .await;
     let content = script["content"].as_str().unwrap();
-    let on_disk = std::fs::read_to_string(demo_project().join("scripts/player.gd")).unwrap();
+    let on_disk = std::fs::read_to_string(demo.path().join("scripts/player.gd")).unwrap();
     assert_eq!(content, on_disk);
     assert_eq!(script["language"], "gdscript");
     assert_eq!(
@@ -822,11 +829,9 @@ async fn serve_trace_writes_one_line_per_call() {
     use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("calls.jsonl");
-    let client = support::connect_with(
-        &demo_project(),
-        &[("GODOT_MCP_TRACE", trace.to_str().unwrap())],
-    )
-    .await;
+    let demo = demo_copy();
+    let client =
+        support::connect_with(demo.path(), &[("GODOT_MCP_TRACE", trace.to_str().unwrap())]).await;
     call_ok(&client, "project_info", json!({})).await;
     let refused = call_err(&client, "read_resource", json!({"path": "/etc/passwd"})).await;
     assert_eq!(refused["code"], "PATH_REFUSED", "{refused}");
@@ -882,9 +887,10 @@ async fn serve_trace_writes_one_line_per_call() {
 #[test]
 fn serve_trace_to_a_missing_folder_is_a_cli_error() {
     let state = tempfile::tempdir().unwrap();
+    let demo = demo_copy();
     let out = support::server_std()
         .args(["serve", "--project"])
-        .arg(demo_project())
+        .arg(demo.path())
         .arg("--trace")
         .arg(state.path().join("no-such-folder/calls.jsonl"))
         .env("GODOT_MCP_STATE_DIR", state.path())

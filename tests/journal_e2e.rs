@@ -63,6 +63,46 @@ fn startup_reports_the_gate_and_a_second_server_is_refused() {
     third.wait().unwrap();
 }
 
+/// Issue 41, item 9: `GODOT_MCP_STATE_DIR=/tmp/a godot-mcp serve --project P` and the
+/// same with `/tmp/b` give two state dirs, so two journals; the second server must
+/// still exit 3 naming the first (they meet at the lease inside the project), and
+/// leave the first one's bridge discovery file alone.
+#[test]
+fn a_second_server_with_another_state_dir_exits_3_naming_the_holder() {
+    let project = tiny_project();
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (mut first, lines) = start_and_read_gate(project.path(), a.path());
+    assert!(
+        lines
+            .iter()
+            .any(|l| l == "godot-mcp serve: write gate open"),
+        "{lines:?}"
+    );
+    let discovery = project.path().join(".godot/godot_mcp/bridge.json");
+    let before = std::fs::read(&discovery).unwrap();
+
+    let second = support::server_std()
+        .args(["serve", "--project"])
+        .arg(project.path())
+        .env("GODOT_MCP_STATE_DIR", b.path())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(second.status.code(), Some(3), "{err}");
+    assert!(second.stdout.is_empty());
+    assert!(
+        err.contains("another godot-mcp server holds the project lease"),
+        "{err}"
+    );
+    assert!(err.contains(".godot/godot-mcp.lease"), "{err}");
+    assert!(err.contains(&format!("pid {}", first.id())), "{err}");
+    assert_eq!(std::fs::read(&discovery).unwrap(), before);
+
+    first.kill().unwrap();
+    first.wait().unwrap();
+}
+
 #[tokio::test]
 async fn transactions_tool_and_resource_show_the_gate() {
     let project = tiny_project();

@@ -254,7 +254,8 @@ async fn complete(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn completions_offer_the_projects_own_values_by_argument() {
     let s = support::short_state_dir("compl");
-    let served = serve(&support::demo_project(), s.path(), &[]).await;
+    let demo = support::demo_copy();
+    let served = serve(demo.path(), s.path(), &[]).await;
     let c = &served.client;
     // Scenes: the .tscn files only, under the prefix.
     assert_eq!(

@@ -141,7 +141,8 @@ async fn patch_script_refuses_stale_sha_and_bad_hunks_unchanged() {
 
 #[tokio::test]
 async fn list_scripts_and_node_script_from_disk() {
-    let client = support::connect(&support::demo_project()).await;
+    let demo = support::demo_copy();
+    let client = support::connect(demo.path()).await;
     let r = support::call_ok(&client, "list_scripts", json!({})).await;
     let scripts = r["scripts"].as_array().unwrap();
     let player = scripts
@@ -203,8 +204,9 @@ async fn list_scripts_and_node_script_from_disk() {
 #[tokio::test]
 async fn get_parse_errors_without_godot_names_what_is_missing() {
     let empty = tempfile::tempdir().unwrap();
+    let demo = support::demo_copy();
     let client = support::connect_with(
-        &support::demo_project(),
+        demo.path(),
         &[("GODOT_BIN", ""), ("PATH", empty.path().to_str().unwrap())],
     )
     .await;

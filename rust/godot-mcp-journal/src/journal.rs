@@ -80,6 +80,8 @@ pub struct Journal {
     set_aside_log: Option<PathBuf>,
     /// Held for the journal's lifetime: one project, one writer.
     _lease: Lease,
+    /// The same, inside the project folder ([`crate::lease::PROJECT_FILE`]).
+    _project_lease: Lease,
 }
 
 /// A live write's terminal row, waiting to be written (see [`Journal::pending`]).
@@ -598,7 +600,8 @@ impl Journal {
     }
 
     /// Opens the journal of `project_root` under the state root `state_root`
-    /// (see [`state_dir::state_root`]): takes the project lease, loads or
+    /// (see [`state_dir::state_root`]): takes the project lease (in the state
+    /// dir, and inside the project folder, see [`Lease::acquire_in_project`]), loads or
     /// establishes the project identity, opens and migrates the SQLite journal.
     ///
     /// Writes are refused until [`Journal::reconcile`] has run.
@@ -625,6 +628,9 @@ impl Journal {
                 source,
             })?;
         let lease = Lease::acquire(&state_dir)?;
+        // And inside the project: a server with another state dir, or reaching
+        // the folder by another path, meets this one there (issue 41, item 9).
+        let project_lease = Lease::acquire_in_project(&root)?;
         let (identity, identity_renamed) =
             ProjectIdentity::load_or_establish(&*storage, &state_dir, &root)?;
         let db_path = state_dir.join(JOURNAL_FILE);
@@ -694,6 +700,7 @@ impl Journal {
             change_preimage_limit: crate::change::MAX_CHANGE_PREIMAGE_BYTES,
             set_aside_log,
             _lease: lease,
+            _project_lease: project_lease,
         })
     }
 

@@ -72,40 +72,81 @@ impl Lease {
     }
 
     /// Takes the lease inside the project folder `root` ([`PROJECT_FILE`]; its
-    /// folder made if missing) without waiting.
+    /// folder made if missing, as Godot makes it on a project's first open)
+    /// without waiting.
+    ///
+    /// Refused when the file cannot be made or opened for writing (a read-only
+    /// folder or file system, another user's lease file): a server that cannot
+    /// hold the lock cannot know it is the only writer. When another process
+    /// holds the lock there, the refusal still names it ([`LeaseError::Held`];
+    /// the file opened for reading only to see that). The project is not
+    /// trusted: a lease file that is a symlink, or no regular file, is refused
+    /// before anything is written through it.
     pub fn acquire_in_project(root: &Path) -> Result<Self, LeaseError> {
         let path = root.join(PROJECT_FILE);
+        let unwritable = |source: io::Error| {
+            io::Error::new(
+                source.kind(),
+                format!(
+                    "{source}; the server locks this file inside the project so that \
+                     one server writes it: make the project's .godot/ writable for this user"
+                ),
+            )
+        };
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|source| LeaseError::Io {
                 path: path.clone(),
-                source,
+                source: unwritable(source),
             })?;
         }
-        Self::acquire_at(path)
+        match open_in_project(&path, true) {
+            Ok(file) => Self::lock(file, path),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::PermissionDenied | io::ErrorKind::ReadOnlyFilesystem
+                ) =>
+            {
+                // Not writable here, yet perhaps held by a server that could write it.
+                let holder =
+                    open_in_project(&path, false)
+                        .ok()
+                        .and_then(|mut f| match f.try_lock() {
+                            Err(std::fs::TryLockError::WouldBlock) => Some(recorded_pid(&mut f)),
+                            _ => None,
+                        });
+                Err(match holder {
+                    Some(pid) => LeaseError::Held { pid, path },
+                    None => LeaseError::Io {
+                        path,
+                        source: unwritable(e),
+                    },
+                })
+            }
+            Err(source) => Err(LeaseError::Io { path, source }),
+        }
     }
 
     /// Takes the lock on the file `path` without waiting.
     fn acquire_at(path: PathBuf) -> Result<Self, LeaseError> {
+        match open_for_lease(&path) {
+            Ok(file) => Self::lock(file, path),
+            Err(source) => Err(LeaseError::Io { path, source }),
+        }
+    }
+
+    /// Takes the lock on `file` (the lease file `path`) without waiting, and
+    /// records this process as its holder.
+    fn lock(mut file: File, path: PathBuf) -> Result<Self, LeaseError> {
         let io_err = |source| LeaseError::Io {
             path: path.clone(),
             source,
         };
-        let mut file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .map_err(io_err)?;
         // std's lock is `flock(LOCK_EX | LOCK_NB)` on Unix, `LockFileEx` on Windows.
         match file.try_lock() {
             Ok(()) => {}
             Err(std::fs::TryLockError::WouldBlock) => {
-                let mut text = String::new();
-                let pid = file
-                    .read_to_string(&mut text)
-                    .ok()
-                    .and_then(|_| text.trim().parse().ok());
+                let pid = recorded_pid(&mut file);
                 if !pid.is_some_and(finished_dying) {
                     return Err(LeaseError::Held { pid, path });
                 }
@@ -134,6 +175,56 @@ impl Lease {
     pub fn path(&self) -> &Path {
         &self.path
     }
+}
+
+/// Opens (or makes) a lease file to lock and write.
+fn open_for_lease(path: &Path) -> io::Result<File> {
+    OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+}
+
+/// Opens the project's lease file `path` (made if missing when `write`), refusing
+/// one that is a symlink or no regular file: checked on the path before the open
+/// (so a dangling link makes no file where it points) and, by identity, on the
+/// open file after it (so a link put there meanwhile is not written through).
+fn open_in_project(path: &Path, write: bool) -> io::Result<File> {
+    let not_ours = || {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file (a symlink?); the lease file is godot-mcp's own: remove it",
+        )
+    };
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if !meta.is_file() => return Err(not_ours()),
+        Ok(_) => {}
+        Err(e) if e.kind() == io::ErrorKind::NotFound && write => {}
+        Err(e) => return Err(e),
+    }
+    let file = if write {
+        open_for_lease(path)?
+    } else {
+        File::open(path)?
+    };
+    let meta = file.metadata()?;
+    if !meta.is_file()
+        || godot_mcp_os::fs::file_id(&file, &meta)? != godot_mcp_os::fs::path_id(path)?
+    {
+        return Err(not_ours());
+    }
+    Ok(file)
+}
+
+/// The pid a holder recorded in `file`, when readable (on Windows a held lock
+/// keeps its bytes from other processes: none).
+fn recorded_pid(file: &mut File) -> Option<u32> {
+    let mut text = String::new();
+    file.read_to_string(&mut text)
+        .ok()
+        .and_then(|_| text.trim().parse().ok())
 }
 
 /// What a holder writes into the lock file: its pid, padded with spaces to the
@@ -188,5 +279,45 @@ mod tests {
         }
         drop(first);
         Lease::acquire(dir.path()).unwrap();
+    }
+
+    /// A project never opened in Godot has no `.godot/`: it is made (as Godot
+    /// makes it), and the lease taken there.
+    #[test]
+    fn the_project_lease_makes_the_godot_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let lease = Lease::acquire_in_project(dir.path()).unwrap();
+        assert_eq!(lease.path(), dir.path().join(PROJECT_FILE));
+        drop(lease); // Windows keeps a held file's bytes from every other handle
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join(PROJECT_FILE)).unwrap(),
+            pid_record(std::process::id())
+        );
+    }
+
+    /// Guards against: writing the holder's pid through a lease file the project
+    /// made a symlink (a project is not trusted): over another file's first
+    /// bytes, or creating the file a dangling link names. Both are refused and
+    /// the link's target is untouched (or never made).
+    #[cfg(unix)]
+    #[test]
+    fn a_symlinked_project_lease_file_is_refused_and_nothing_is_written_through_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("p");
+        std::fs::create_dir_all(project.join(".godot")).unwrap();
+        let victim = dir.path().join("victim.txt");
+        std::fs::write(&victim, "precious bytes\n").unwrap();
+        let lease_path = project.join(PROJECT_FILE);
+        godot_mcp_os::fs::symlink(&victim, &lease_path).unwrap();
+        let e = Lease::acquire_in_project(&project).unwrap_err();
+        assert!(matches!(e, LeaseError::Io { .. }), "{e:?}");
+        assert!(e.to_string().contains("not a regular file"), "{e}");
+        assert_eq!(std::fs::read(&victim).unwrap(), b"precious bytes\n");
+
+        std::fs::remove_file(&lease_path).unwrap();
+        let nowhere = dir.path().join("made-by-the-link");
+        godot_mcp_os::fs::symlink(&nowhere, &lease_path).unwrap();
+        Lease::acquire_in_project(&project).unwrap_err();
+        assert!(!nowhere.exists());
     }
 }

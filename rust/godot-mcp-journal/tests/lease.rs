@@ -55,7 +55,6 @@ fn a_second_open_in_the_same_process_is_refused() {
 /// reaching the folder through a symlink, are refused naming the holder; after
 /// the holder closes, the other state root opens.
 #[test]
-#[ignore = "the in-project lease (issue 41 item 9) is off on main until the tests that share godot_project run on copies; see the session note"]
 fn two_state_dirs_cannot_both_hold_one_project() {
     let _serial = support::one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
