@@ -16,6 +16,7 @@
 // Unix only: it signals editor processes (docs/platforms.md).
 #![cfg(unix)]
 
+mod http_support;
 mod support;
 
 use std::path::Path;
@@ -1313,4 +1314,69 @@ async fn real_godot_change_with_an_editor_edit_is_one_undo_action() {
     assert_eq!(row["status"], "compensated", "{row}");
     kill_godot_editor(&mut ed);
     let _ = client.cancel().await;
+}
+
+/// Guards against (issue 41, item 3a), with the real editor: an agent's change staged
+/// on one scene committed onto another that a second session opened meanwhile (the
+/// journal then said the first was edited). The commit is refused, nothing recorded,
+/// the other scene untouched, the change still open; with its scene open again, the
+/// same commit applies there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_godot_a_change_is_never_committed_onto_a_scene_another_session_opened() {
+    let Some(godot) = godot_bin("the change-scene test needs a Godot 4.4+ editor") else {
+        return;
+    };
+    const B: &str = "res://scenes/player.tscn";
+    announce_engine(&godot);
+    let project = demo_copy();
+    let p = project.path();
+    install_addon(p);
+    run_godot(&godot, p, &["--import"]);
+    let server = http_support::start(p, "127.0.0.1:0", None).await;
+    let agent = http_support::connect_session(&server).await;
+    let other = http_support::connect_session(&server).await;
+    let logs = tempfile::tempdir().unwrap();
+    let log = logs.path().join("editor.log");
+    let mut ed = start_godot_editor(&godot, p, &log);
+    let r = call_once_connected(&agent, &mut ed, &log, "open_scene", json!({"path": SCENE})).await;
+    assert_ne!(r.is_error, Some(true), "{:?}", r.structured_content);
+    let note = |client| async move {
+        call_ok(
+            client,
+            "get_node_property",
+            json!({"node": ".", "property": "editor_description"}),
+        )
+        .await["value"]
+            .clone()
+    };
+    let rows = |client| async move {
+        call_ok(client, "list_transactions", json!({"limit": 100})).await["returned"].clone()
+    };
+
+    call_ok(&agent, "begin_change", json!({})).await;
+    let staged = call_ok(
+        &agent,
+        "set_node_property",
+        json!({"node": ".", "property": "editor_description", "value": "staged on A"}),
+    )
+    .await;
+    assert_eq!(staged["scene"], SCENE, "{staged}");
+    call_ok(&other, "open_scene", json!({"path": B})).await;
+    let before = rows(&other).await;
+    let r = call(&agent, "commit_change", json!({})).await;
+    let out = r.structured_content.clone().unwrap();
+    assert_eq!(r.is_error, Some(true), "{out}");
+    assert_eq!(out["error"]["code"], "PRECONDITION_FAILED", "{out}");
+    let message = out["error"]["message"].as_str().unwrap();
+    assert!(message.contains(SCENE) && message.contains(B), "{message}");
+    assert_eq!(rows(&other).await, before, "nothing was recorded");
+    assert_ne!(note(&other).await, "staged on A", "{B} was not edited");
+
+    call_ok(&other, "open_scene", json!({"path": SCENE})).await;
+    let done = call_ok(&agent, "commit_change", json!({})).await;
+    assert_eq!(done["status"], "committed", "{done}");
+    assert_eq!(note(&agent).await, "staged on A");
+    kill_godot_editor(&mut ed);
+    let _ = agent.cancel().await;
+    let _ = other.cancel().await;
 }

@@ -355,11 +355,14 @@ pub(crate) fn editor_part(
         );
         ToolError { message, ..e }
     })?;
-    let (scene, root_id) = still_edited(
+    // The scene the edits were staged on (the edited one, as just asked) and its root
+    // now: the add-on refuses the request on any other, should it change meanwhile.
+    let (_, root_id) = still_edited(
         state,
         stage,
         "commit_change is refused; nothing was written",
     )?;
+    let scene = editor.scene.clone();
     let action = stage.action();
     let params = cmd::Steps {
         action: action.clone(),
