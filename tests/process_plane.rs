@@ -1097,6 +1097,18 @@ async fn a_stop_and_a_timeout_signal_only_proven_members() {
         alive(stranger),
         "the stop signalled a member not proven ours"
     );
+    // Recorded unaccounted, by pid (issue 41, item 7: what is not proven empty
+    // names what it holds).
+    let t = transactions(&client).await;
+    let row = support::transaction_row(&t, &txn);
+    assert_eq!(row["status"], "quarantined", "{row}");
+    assert!(
+        row["proof_summary"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("left running (pids [{stranger}])")),
+        "{row}"
+    );
     kill9(stranger);
 
     // A timeout (long enough for the stranger to be spawned first).

@@ -210,6 +210,12 @@ pub struct LaunchProof {
     pub archived_to: Option<String>,
     /// Who derived it.
     pub derived_by: Deriver,
+    /// Live processes the boundary held when it was judged that could not be
+    /// identified as the launch's or not (never signalled; they keep it from
+    /// being proven empty), where `end` does not list them itself: the
+    /// server's own stop, timeout or session end.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unaccounted: Vec<i32>,
 }
 
 impl LaunchProof {
@@ -249,9 +255,15 @@ impl LaunchProof {
             }
         };
         let empty = if self.boundary_empty {
-            "boundary proven empty"
+            "boundary proven empty".to_owned()
+        } else if self.unaccounted.is_empty() {
+            "boundary NOT proven empty".to_owned()
         } else {
-            "boundary NOT proven empty"
+            format!(
+                "boundary NOT proven empty: {} unidentified process(es) left running (pids {:?})",
+                self.unaccounted.len(),
+                self.unaccounted
+            )
         };
         format!("{end}, {empty}")
     }
@@ -363,7 +375,17 @@ impl Journal {
         } else {
             (
                 TxnStatus::Quarantined,
-                Some("the launch's boundary could not be proven empty after it ended".to_owned()),
+                Some(if proof.unaccounted.is_empty() {
+                    "the launch's boundary could not be proven empty after it ended".to_owned()
+                } else {
+                    format!(
+                        "the launch's boundary could not be proven empty after it ended: it \
+                         holds {} process(es) that cannot be identified as the launch's or not \
+                         (pids {:?}), left running",
+                        proof.unaccounted.len(),
+                        proof.unaccounted
+                    )
+                }),
             )
         };
         record_terminal(
@@ -1182,6 +1204,7 @@ pub(crate) fn derive_launches(
                 boundary_empty: empty,
                 archived_to,
                 derived_by: Deriver::Reconcile,
+                unaccounted: Vec::new(),
             };
             if empty {
                 (TxnStatus::Compensated, Some(proof), None)

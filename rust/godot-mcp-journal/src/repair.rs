@@ -1095,6 +1095,7 @@ fn repair_launch(
                 boundary_empty: live_members.is_empty(),
                 archived_to: None,
                 derived_by: Deriver::Repair,
+                unaccounted: Vec::new(),
             };
             (to, proof)
         }
