@@ -843,21 +843,6 @@ pub fn identify_job_members(
     JobView::Members(out)
 }
 
-/// Whether the receipt's boundary has no live member now (the server's own
-/// stop waits on this). An unreadable job is not empty.
-pub fn boundary_is_empty(procs: &dyn ProcessTable, receipt: &LaunchReceipt) -> bool {
-    match &receipt.boundary {
-        Boundary::ProcessGroup { pgid } => procs
-            .group_members(*pgid)
-            .is_some_and(|members| members.is_empty()),
-        Boundary::JobObject { name } => match procs.job_members(name) {
-            JobState::Gone => true,
-            JobState::Members(pids) => pids.is_empty(),
-            JobState::Unreadable(_) => false,
-        },
-    }
-}
-
 /// Moves a session directory into the archive; returns the new path.
 pub fn archive_session(state_dir: &Path, session_dir: &Path, txn: TxnId) -> io::Result<PathBuf> {
     let archive = state_dir.join(ARCHIVE_DIR);
