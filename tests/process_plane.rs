@@ -1010,6 +1010,44 @@ async fn a_child_that_left_the_group_by_setsid_is_killed_before_the_boundary_is_
     client.cancel().await.unwrap();
 }
 
+/// Issue 41, item 7, at a session's end: a game that exits by itself (a bounded
+/// run_and_capture, the path exports and test runs take too) while the child it
+/// started with setsid() runs on. The reaper kills the child before it records the
+/// boundary empty (before: `boundary_empty: true`, the child left running).
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_that_exits_leaving_a_setsid_child_is_not_empty_until_it_is_killed() {
+    let p = project();
+    let s = state_dir();
+    let _c = Cleanup(s.path().display().to_string());
+    let log = s.path().join("standin.log");
+    let env = [
+        ("GODOT_STANDIN_SETSID", "1"),
+        ("GODOT_STANDIN_LOG", log.to_str().unwrap()),
+    ];
+    let (client, _) = start(p.path(), s.path(), &env).await;
+    let v = ok(
+        &client,
+        "run_and_capture",
+        json!({"frames": 20, "timeout_ms": 20000}),
+    )
+    .await;
+    assert_eq!(v["end"]["ended_by"], "exit", "{v}");
+    let logged = std::fs::read_to_string(&log).unwrap();
+    let child: i32 = logged
+        .lines()
+        .find_map(|l| l.strip_prefix("escaped "))
+        .unwrap_or_else(|| panic!("the stand-in started no setsid child: {logged}"))
+        .parse()
+        .unwrap();
+    assert!(
+        !alive(child),
+        "the boundary was judged while the game's setsid child runs: {v}"
+    );
+    assert_eq!(v["end"]["boundary_empty"], true, "{v}");
+    client.cancel().await.unwrap();
+}
+
 /// Issue 41, item 7, at startup: the server is SIGKILLed, then the game's leader
 /// dies too, its group empty; the child it started with setsid() runs on. The
 /// next start finds it by the nonce in its environment, kills it and proves the

@@ -16,7 +16,8 @@
 //!   `godot-standin --standin-escaped` in a session and process group of its
 //!   own, with the session's nonce in the environment it inherits. It sleeps
 //!   with SIGTERM's default action until killed; its command line holds the
-//!   session's endpoint (so a test's clean-up finds it), not the nonce.
+//!   session's endpoint (so a test's clean-up finds it), not the nonce. With
+//!   `GODOT_STANDIN_LOG` it appends `escaped <pid>` to that file.
 //! - `GODOT_STANDIN_IGNORE_TERM=1`: ignore SIGTERM.
 //! - `GODOT_STANDIN_LOSE_OUTPUT=1` (Linux): replace the file its stdout goes to by a
 //!   folder of the same name, so that its output cannot be read back.
@@ -141,6 +142,15 @@ async fn run(args: Vec<String>) -> i32 {
         .first()
         .is_some_and(|a| a == "--standin-stranger" || a == "--standin-escaped")
     {
+        if args[0] == "--standin-escaped"
+            && let Ok(log) = std::env::var("GODOT_STANDIN_LOG")
+            && let Ok(mut f) = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(log)
+        {
+            let _ = writeln!(f, "escaped {}", std::process::id());
+        }
         // No signal handler installed: SIGTERM and SIGKILL end it.
         loop {
             tokio::time::sleep(Duration::from_secs(3600)).await;
