@@ -928,13 +928,15 @@ fn repair_editor_files(
 
 /// A quarantined `process_launch`: a survivor whose boundary could not be proven empty.
 /// Every proof field is re-derived from live process identity (pid, start time, process
-/// group, nonce on the command line, control-socket inode) and the boundary's members:
+/// group, nonce on the command line, control-socket inode) and the boundary's members
+/// (the group's, and the launch's processes that left it: `launch::identify_escaped`):
 ///
 /// - `terminate` kills the recorded process group — only when its leader is the
 ///   recorded process by exact identity, or gone (a reused pid leading its own group is
 ///   never touched) — waits, and records `compensated` once the boundary is proven empty;
 /// - `acknowledge-safe-state` records `committed` when the boundary is already empty
-///   (the launch ended on its own);
+///   (the launch ended on its own; no process outside the group carries, or may hide,
+///   the nonce);
 /// - `reconcile` and `--dry-run` report what the boundary holds and record nothing;
 /// - `compensate` is refused: a process cannot be un-run.
 fn repair_launch(
