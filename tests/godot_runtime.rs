@@ -286,6 +286,129 @@ async fn real_godot_a_deleted_control_socket_is_quarantined_and_untouched() {
     );
 }
 
+/// The live (not zombie) processes whose environment holds an entry starting with
+/// `prefix`.
+fn processes_with_env(prefix: &str) -> Vec<i32> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else {
+            continue;
+        };
+        let Ok(env) = std::fs::read(format!("/proc/{pid}/environ")) else {
+            continue;
+        };
+        if env
+            .split(|b| *b == 0)
+            .any(|entry| entry.starts_with(prefix.as_bytes()))
+            && alive(pid)
+        {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+/// Whether `pid` is a live process (not a zombie).
+fn alive(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        !matches!(
+            stat.rsplit(')')
+                .next()
+                .and_then(|r| r.split_whitespace().next()),
+            Some("Z" | "X")
+        )
+    })
+}
+
+/// Guards against (issue 41, item 7), with the real engine: Godot's
+/// `OS.create_process` forks, calls `setsid()` in the child and execs
+/// (drivers/unix/os_unix.cpp), so the child leaves the game's process group with
+/// the session's nonce in the environment it inherited. stop_scene recorded
+/// `boundary_empty: true` while that `/bin/sleep 300` ran on. Now the stop kills it
+/// through a pidfd first. Red without `identify_escaped` in `launch::identify_live`.
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_godot_a_child_from_create_process_is_killed_before_the_boundary_is_empty() {
+    let Some(godot) = godot() else { return };
+    let p = project_with_addon(&godot);
+    std::fs::write(
+        p.path().join("scripts/spawner.gd"),
+        "extends Node\n\nfunc _ready():\n\tprint(\"spawned \", OS.create_process(\"/bin/sleep\", [\"300\"]))\n",
+    )
+    .unwrap();
+    support::write_script_scene(p.path(), "spawner", "Spawner");
+    let (_p, s, client, _server) = served_on(p, &godot).await;
+    let r = call(
+        &client,
+        "play_scene",
+        json!({"scene": "res://scenes/spawner.tscn"}),
+    )
+    .await;
+    let v = r.structured_content.unwrap();
+    assert_ne!(r.is_error, Some(true), "{v}");
+    let pgid = v["pgid"].as_i64().unwrap() as i32;
+    let txn = v["session_id"].as_str().unwrap().to_string();
+    // The session's nonce starts with its session folder's name.
+    let socket = support::control_socket(s.path());
+    let nonce_prefix = socket.parent().unwrap().file_name().unwrap();
+    let entry = format!("GODOT_MCP_SESSION_NONCE={}", nonce_prefix.to_string_lossy());
+    // Kills the sleep if an assertion below fails (a test leaves no stray).
+    struct KillSleeps(String);
+    impl Drop for KillSleeps {
+        fn drop(&mut self) {
+            for pid in processes_with_env(&self.0) {
+                if let Some(p) = rustix::process::Pid::from_raw(pid) {
+                    let _ = rustix::process::kill_process(p, rustix::process::Signal::KILL);
+                }
+            }
+        }
+    }
+    let _k = KillSleeps(entry.clone());
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let sleep = loop {
+        let outside: Vec<i32> = processes_with_env(&entry)
+            .into_iter()
+            .filter(|pid| {
+                std::fs::read(format!("/proc/{pid}/cmdline"))
+                    .is_ok_and(|c| c == b"/bin/sleep\x00300\x00")
+            })
+            .collect();
+        if let [pid] = outside[..] {
+            break pid;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the game's _ready did not start /bin/sleep"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(
+        !support::group_members(pgid).contains(&sleep),
+        "create_process's child stayed in the game's process group"
+    );
+    let r = call(&client, "stop_scene", json!({"session_id": txn})).await;
+    let stop = r.structured_content.unwrap();
+    assert_ne!(r.is_error, Some(true), "{stop}");
+    assert!(
+        !alive(sleep),
+        "the boundary was judged while the game's /bin/sleep runs: {stop}"
+    );
+    assert_eq!(stop["stopped"][0]["end"]["boundary_empty"], true, "{stop}");
+    let r = call(&client, "list_transactions", json!({})).await;
+    let t = r.structured_content.unwrap();
+    assert_eq!(
+        support::transaction_row(&t, &txn)["status"],
+        "committed",
+        "{t}"
+    );
+    assert_eq!(t["write_gate"]["status"], "open", "{t}");
+    client.cancel().await.unwrap();
+    eprintln!(
+        "PASSED: a real game's OS.create_process child (setsid) is killed before its boundary is called empty ({})",
+        godot.display()
+    );
+}
+
 // ---------------------------------------------------------------------------------------
 // Screenshots with a real renderer (issue 15): the editor's 2D view and the game, checked
 // pixel by pixel on a scene with one solid magenta box, then moved through MCP.

@@ -957,6 +957,133 @@ async fn a_gone_leader_s_child_is_identified_by_its_inherited_nonce_and_killed()
     client.cancel().await.unwrap();
 }
 
+/// A hung game that starts a child the way Godot's `OS.create_process` does:
+/// `setsid()`, so out of the game's process group, the nonce in its environment.
+const SETSID_ENV: [(&str, &str); 3] = [
+    ("GODOT_STANDIN_HANG", "1"),
+    ("GODOT_STANDIN_SETSID", "1"),
+    ("GODOT_MCP_PROBE_QUIT_MS", "600000"),
+];
+
+/// The stand-in's setsid child of the session in state dir `state`, once it runs:
+/// its pid, after checking it left the game's group `pgid`.
+fn setsid_child(state: &Path, pgid: i32) -> i32 {
+    let needle = format!("--standin-endpoint={}", state.display());
+    assert!(wait_until(Duration::from_secs(10), || {
+        support::processes_with(&needle).len() == 1
+    }));
+    let child = support::processes_with(&needle)[0];
+    assert!(
+        !support::group_members(pgid).contains(&child),
+        "the child did not leave the group"
+    );
+    child
+}
+
+/// Guards against (issue 41, item 7): a game's child that left the process group
+/// (Godot's `OS.create_process` calls `setsid()`) outlived stop_scene, which
+/// recorded `boundary_empty: true` while it ran with the session's nonce in its
+/// environment. Now the stop kills it through a pidfd before the boundary is
+/// called empty. Red without `identify_escaped` in `launch::identify_live`: the
+/// child is alive after the stop.
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_child_that_left_the_group_by_setsid_is_killed_before_the_boundary_is_empty() {
+    let p = project();
+    let s = state_dir();
+    let _c = Cleanup(s.path().display().to_string());
+    let (client, _) = start(p.path(), s.path(), &SETSID_ENV).await;
+    let v = ok(&client, "play_scene", json!({})).await;
+    let pgid = v["pgid"].as_i64().unwrap() as i32;
+    let _k = KillGroup(pgid);
+    let txn = v["session_id"].as_str().unwrap().to_string();
+    let child = setsid_child(s.path(), pgid);
+    let stop = ok(&client, "stop_scene", json!({"session_id": txn})).await;
+    assert!(
+        !alive(child),
+        "the boundary was judged while the game's setsid child runs: {stop}"
+    );
+    assert_eq!(stop["stopped"][0]["end"]["boundary_empty"], true, "{stop}");
+    let t = transactions(&client).await;
+    assert_eq!(support::transaction_row(&t, &txn)["status"], "committed");
+    assert_eq!(t["write_gate"]["status"], "open", "{t}");
+    client.cancel().await.unwrap();
+}
+
+/// Issue 41, item 7, at a session's end: a game that exits by itself (a bounded
+/// run_and_capture, the path exports and test runs take too) while the child it
+/// started with setsid() runs on. The reaper kills the child before it records the
+/// boundary empty (before: `boundary_empty: true`, the child left running).
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_that_exits_leaving_a_setsid_child_is_not_empty_until_it_is_killed() {
+    let p = project();
+    let s = state_dir();
+    let _c = Cleanup(s.path().display().to_string());
+    let log = s.path().join("standin.log");
+    let env = [
+        ("GODOT_STANDIN_SETSID", "1"),
+        ("GODOT_STANDIN_LOG", log.to_str().unwrap()),
+    ];
+    let (client, _) = start(p.path(), s.path(), &env).await;
+    let v = ok(
+        &client,
+        "run_and_capture",
+        json!({"frames": 20, "timeout_ms": 20000}),
+    )
+    .await;
+    assert_eq!(v["end"]["ended_by"], "exit", "{v}");
+    let logged = std::fs::read_to_string(&log).unwrap();
+    let child: i32 = logged
+        .lines()
+        .find_map(|l| l.strip_prefix("escaped "))
+        .unwrap_or_else(|| panic!("the stand-in started no setsid child: {logged}"))
+        .parse()
+        .unwrap();
+    assert!(
+        !alive(child),
+        "the boundary was judged while the game's setsid child runs: {v}"
+    );
+    assert_eq!(v["end"]["boundary_empty"], true, "{v}");
+    client.cancel().await.unwrap();
+}
+
+/// Issue 41, item 7, at startup: the server is SIGKILLed, then the game's leader
+/// dies too, its group empty; the child it started with setsid() runs on. The
+/// next start finds it by the nonce in its environment, kills it and proves the
+/// boundary empty (before: recorded "already gone", the child left running).
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_setsid_child_of_a_gone_leader_is_killed_at_startup() {
+    let p = project();
+    let s = state_dir();
+    let _c = Cleanup(s.path().display().to_string());
+    let (client, server) = start(p.path(), s.path(), &SETSID_ENV).await;
+    let v = ok(&client, "play_scene", json!({})).await;
+    let pgid = v["pgid"].as_i64().unwrap() as i32;
+    let _k = KillGroup(pgid);
+    let txn = v["session_id"].as_str().unwrap().to_string();
+    let child = setsid_child(s.path(), pgid);
+    kill9(server);
+    drop(client);
+    kill9(pgid);
+    assert!(support::group_members(pgid).is_empty());
+    assert!(alive(child));
+
+    let (client, _) = start(p.path(), s.path(), &SETSID_ENV).await;
+    assert!(!alive(child), "the setsid child survived reconciliation");
+    let t = transactions(&client).await;
+    assert_eq!(t["write_gate"]["status"], "open", "{t}");
+    let row = support::transaction_row(&t, &txn);
+    assert_eq!(row["status"], "compensated", "{row}");
+    let summary = row["proof_summary"].as_str().unwrap();
+    assert!(
+        summary.contains("1 survivor(s) terminated") && summary.contains("boundary proven empty"),
+        "{summary}"
+    );
+    client.cancel().await.unwrap();
+}
+
 /// Whether `pid` is a live process (not a zombie).
 fn alive(pid: i32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
@@ -1007,6 +1134,18 @@ async fn a_stop_and_a_timeout_signal_only_proven_members() {
     assert!(
         alive(stranger),
         "the stop signalled a member not proven ours"
+    );
+    // Recorded unaccounted, by pid (issue 41, item 7: what is not proven empty
+    // names what it holds).
+    let t = transactions(&client).await;
+    let row = support::transaction_row(&t, &txn);
+    assert_eq!(row["status"], "quarantined", "{row}");
+    assert!(
+        row["proof_summary"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("left running (pids [{stranger}])")),
+        "{row}"
     );
     kill9(stranger);
 

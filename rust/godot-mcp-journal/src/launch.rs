@@ -23,7 +23,10 @@
 //! control-socket inode must all match too — anything less is a partial match,
 //! quarantined and never signalled. An exact leader's group is killed; a gone
 //! leader's group is enumerated and only members proven the launch's (nonce in
-//! their environment or command line, started after the leader) are killed.
+//! their environment or command line, started after the leader) are killed,
+//! as are the launch's processes that left the group (a child Godot starts
+//! with `OS.create_process` is in a session of its own, with the nonce in its
+//! environment).
 //! The boundary is then proven empty (or not); the session's output is
 //! archived; the row becomes `compensated` (nothing of the launch runs any
 //! more) or `quarantined`.
@@ -42,7 +45,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::ids::{EffectKind, TxnId, TxnStatus};
 use crate::journal::{Journal, NewTxn, QuarantinedTxn, WriteGate, insert_txn, record_terminal};
-use crate::process_table::{JobState, PinnedSignal, ProcessTable};
+use crate::process_table::{JobState, PinnedSignal, ProcStat, ProcessTable};
 use crate::proof::{Deriver, Intent, Proof};
 
 /// Where sessions keep their output while they run, inside the project state dir.
@@ -207,6 +210,12 @@ pub struct LaunchProof {
     pub archived_to: Option<String>,
     /// Who derived it.
     pub derived_by: Deriver,
+    /// Live processes the boundary held when it was judged that could not be
+    /// identified as the launch's or not (never signalled; they keep it from
+    /// being proven empty), where `end` does not list them itself: the
+    /// server's own stop, timeout or session end.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unaccounted: Vec<i32>,
 }
 
 impl LaunchProof {
@@ -246,9 +255,15 @@ impl LaunchProof {
             }
         };
         let empty = if self.boundary_empty {
-            "boundary proven empty"
+            "boundary proven empty".to_owned()
+        } else if self.unaccounted.is_empty() {
+            "boundary NOT proven empty".to_owned()
         } else {
-            "boundary NOT proven empty"
+            format!(
+                "boundary NOT proven empty: {} unidentified process(es) left running (pids {:?})",
+                self.unaccounted.len(),
+                self.unaccounted
+            )
         };
         format!("{end}, {empty}")
     }
@@ -360,7 +375,17 @@ impl Journal {
         } else {
             (
                 TxnStatus::Quarantined,
-                Some("the launch's boundary could not be proven empty after it ended".to_owned()),
+                Some(if proof.unaccounted.is_empty() {
+                    "the launch's boundary could not be proven empty after it ended".to_owned()
+                } else {
+                    format!(
+                        "the launch's boundary could not be proven empty after it ended: it \
+                         holds {} process(es) that cannot be identified as the launch's or not \
+                         (pids {:?}), left running",
+                        proof.unaccounted.len(),
+                        proof.unaccounted
+                    )
+                }),
             )
         };
         record_terminal(
@@ -547,6 +572,9 @@ impl GroupMembers {
 /// than the recorded leader (a child cannot predate its parent).
 /// A member inside its exit can no longer show a nonce (its memory is
 /// released before it becomes a zombie): it is `dying`, waited for.
+/// The boundary also holds what left the group ([`identify_escaped`]): a
+/// process group is not a wall, and Godot's `OS.create_process` puts every
+/// child it starts in a session (and group) of its own.
 /// For a Job Object see [`identify_job_members`].
 pub fn identify_members(
     procs: &dyn ProcessTable,
@@ -568,8 +596,8 @@ pub fn identify_members(
             };
         }
     };
-    match procs.group_members(pgid) {
-        Some(listed) => identify_listed(procs, receipt, nonce, &listed),
+    match procs.live() {
+        Some(live) => identify_live(procs, receipt, nonce, Some(pgid), &live),
         // Nothing can be said of its members: the leader's pid, unaccounted,
         // keeps the boundary from being proven empty.
         None => GroupMembers {
@@ -577,6 +605,62 @@ pub fn identify_members(
             ..GroupMembers::default()
         },
     }
+}
+
+/// [`identify_members`] of a process-group launch from one snapshot of the
+/// live processes: the members of group `pgid` ([`identify_listed`]; `None`:
+/// the group is not the launch's any more, its number leads another one) and
+/// the launch's processes outside it ([`identify_escaped`]).
+fn identify_live(
+    procs: &dyn ProcessTable,
+    receipt: &LaunchReceipt,
+    nonce: &str,
+    pgid: Option<i32>,
+    live: &[(i32, ProcStat)],
+) -> GroupMembers {
+    let mut out = match pgid {
+        Some(pgid) => {
+            let listed: Vec<i32> = live
+                .iter()
+                .filter(|(_, s)| s.pgrp == pgid)
+                .map(|(pid, _)| *pid)
+                .collect();
+            identify_listed(procs, receipt, nonce, &listed)
+        }
+        None => GroupMembers::default(),
+    };
+    let escaped = identify_escaped(procs, receipt, nonce, pgid, live);
+    out.proven.extend(escaped.proven);
+    out.unaccounted.extend(escaped.unaccounted);
+    out
+}
+
+/// The launch's processes outside its process group: every live process not
+/// in group `pgid` that started no earlier than the recorded leader and carries
+/// the nonce (children inherit the environment, whatever group or session they
+/// put themselves in) is proven the launch's; one of this server's real user
+/// whose environment cannot be read ([`ProcessTable::environ_hidden`]) may be,
+/// and is unaccounted: never signalled, it keeps the boundary from being
+/// proven empty.
+pub fn identify_escaped(
+    procs: &dyn ProcessTable,
+    receipt: &LaunchReceipt,
+    nonce: &str,
+    pgid: Option<i32>,
+    live: &[(i32, ProcStat)],
+) -> GroupMembers {
+    let mut out = GroupMembers::default();
+    for (pid, stat) in live {
+        if Some(stat.pgrp) == pgid || stat.start_time < receipt.start_time {
+            continue;
+        }
+        if procs.carries_nonce(*pid, nonce) {
+            out.proven.push((*pid, stat.start_time));
+        } else if procs.environ_hidden(*pid) {
+            out.unaccounted.push(*pid);
+        }
+    }
+    out
 }
 
 /// [`identify_members`] of a process group whose members `listed` were
@@ -637,15 +721,51 @@ pub fn empty_boundary(
     limit: std::time::Duration,
 ) -> GroupMembers {
     let start = std::time::Instant::now();
+    // Every proven process signalled so far: one still live (same start time)
+    // that no longer shows the nonce is inside its exit, and is waited for.
+    // (Inside the group `identify_listed` sees that from its flags; outside it,
+    // a dying process is told from any other by this record alone.)
+    let mut signalled: Vec<(i32, u64)> = Vec::new();
     loop {
-        let members = match signal {
+        let mut members = match signal {
             Some(signal) => signal_proven_members(procs, receipt, nonce, signal),
             None => identify_members(procs, receipt, nonce),
         };
+        still_dying(procs, &mut members, &signalled);
+        if signal.is_some() {
+            remember_signalled(&mut signalled, &members);
+        }
         if members.empty() || start.elapsed() > limit {
             return members;
         }
         std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
+/// Adds to `members.dying` each of `signalled` (proven processes signalled
+/// earlier) still live with the same start time that this look did not list:
+/// it no longer shows the nonce because it is inside its exit.
+fn still_dying(procs: &dyn ProcessTable, members: &mut GroupMembers, signalled: &[(i32, u64)]) {
+    for &(pid, start_time) in signalled {
+        let listed = members.proven.iter().any(|(p, _)| *p == pid)
+            || members.dying.contains(&pid)
+            || members.unaccounted.contains(&pid);
+        if !listed
+            && procs
+                .stat(pid)
+                .is_some_and(|s| s.start_time == start_time && procs.is_live(pid, &s))
+        {
+            members.dying.push(pid);
+        }
+    }
+}
+
+/// Adds the proven ones of `members` (just signalled) to `signalled`.
+fn remember_signalled(signalled: &mut Vec<(i32, u64)>, members: &GroupMembers) {
+    for p in &members.proven {
+        if !signalled.contains(p) {
+            signalled.push(*p);
+        }
     }
 }
 
@@ -723,21 +843,6 @@ pub fn identify_job_members(
     JobView::Members(out)
 }
 
-/// Whether the receipt's boundary has no live member now (the server's own
-/// stop waits on this). An unreadable job is not empty.
-pub fn boundary_is_empty(procs: &dyn ProcessTable, receipt: &LaunchReceipt) -> bool {
-    match &receipt.boundary {
-        Boundary::ProcessGroup { pgid } => procs
-            .group_members(*pgid)
-            .is_some_and(|members| members.is_empty()),
-        Boundary::JobObject { name } => match procs.job_members(name) {
-            JobState::Gone => true,
-            JobState::Members(pids) => pids.is_empty(),
-            JobState::Unreadable(_) => false,
-        },
-    }
-}
-
 /// Moves a session directory into the archive; returns the new path.
 pub fn archive_session(state_dir: &Path, session_dir: &Path, txn: TxnId) -> io::Result<PathBuf> {
     let archive = state_dir.join(ARCHIVE_DIR);
@@ -763,9 +868,11 @@ enum Plan {
     Gone,
     /// The leader is the launched process but not by full identity: untouched.
     Partial(Vec<String>),
-    /// Proven members (the exact leader among them) were killed, waiting; unaccounted
-    /// members are never signalled and keep the boundary from being empty.
-    KilledMembers(usize),
+    /// Proven members (the exact leader among them, and the launch's processes
+    /// that left the group) were killed, waiting; unaccounted members are never
+    /// signalled and keep the boundary from being empty. The group looked at
+    /// (`None`: its number leads another group now; only what left it is).
+    KilledMembers(usize, Option<i32>),
     /// This OS's process table cannot observe identity: nothing is signalled and
     /// nothing is claimed gone.
     Unobservable,
@@ -832,7 +939,11 @@ fn plan_job(
 ///   group): the group is enumerated, members carrying the nonce and started
 ///   no earlier than the leader are killed one by one through a pidfd, and any
 ///   other member is left running and quarantines the row. The group is never
-///   signalled as a whole. Emptiness is asserted only after enumerating.
+///   signalled as a whole. So are the launch's processes that left the group
+///   ([`identify_escaped`]: the nonce in their environment, started no earlier
+///   than the leader), killed the same way; one of this user whose environment
+///   cannot be read quarantines the row. Emptiness is asserted only after
+///   enumerating.
 /// - A Job Object (Windows) is opened by its recorded name. No such job
 ///   (`ERROR_FILE_NOT_FOUND`, and only that) means no member is left: the job
 ///   killed its processes when its last handle closed. Otherwise its members are
@@ -846,10 +957,13 @@ pub(crate) fn derive_launches(
     rows: &[(TxnId, LaunchIntent)],
 ) -> Vec<LaunchDerived> {
     let this_boot = procs.boot_id();
-    let groups = procs.groups();
+    let live = procs.live();
+    // Per row: the proven processes signalled so far (see `still_dying`).
+    let mut signalled: Vec<Vec<(i32, u64)>> = vec![Vec::new(); rows.len()];
     let plans: Vec<Plan> = rows
         .iter()
-        .map(|(_, intent)| {
+        .zip(signalled.iter_mut())
+        .map(|((_, intent), signalled)| {
             let Some(r) = &intent.receipt else {
                 // A gated child without a receipt is identified by the nonce
                 // on its command line, which only an observable table reads.
@@ -871,38 +985,40 @@ pub(crate) fn derive_launches(
             if let Some(plan) = plan_boot(this_boot.as_ref(), r.boot_id.as_ref()) {
                 return plan;
             }
-            let Some(groups) = &groups else {
+            let Some(live) = &live else {
                 return Plan::Unreadable("the live processes cannot be listed".into());
             };
-            let members = groups.get(&pgid).map_or(0, Vec::len);
-            match match_leader(
+            let group = match match_leader(
                 procs,
                 r,
                 &intent.nonce,
                 &intent.endpoint,
                 intent.socket_inode,
             ) {
-                LeaderMatch::Partial { mismatched } => Plan::Partial(mismatched),
+                LeaderMatch::Partial { mismatched } => return Plan::Partial(mismatched),
                 // The pid was reused by a process leading a group with our pgid
                 // number: that group is its own (a pgid is not reused while any
-                // member lives, so ours is empty). Never touch it.
+                // member lives, so ours is empty). Never touch it; only what
+                // left ours is looked for.
                 LeaderMatch::Other {
                     leads_recorded_group: true,
-                } => Plan::Gone,
-                _ if members == 0 => Plan::Gone,
-                // One rule whether the leader lives or not: only members
-                // proven the launch's are signalled (the exact leader is one);
-                // the group is never signalled as a whole.
-                LeaderMatch::Exact | LeaderMatch::Gone | LeaderMatch::Other { .. } => {
-                    let listed = groups.get(&pgid).map_or(&[][..], Vec::as_slice);
-                    let members = identify_listed(procs, r, &intent.nonce, listed);
-                    Plan::KilledMembers(
-                        signal_identified(procs, r, &intent.nonce, members, PinnedSignal::Kill)
-                            .proven
-                            .len(),
-                    )
-                }
+                } => None,
+                LeaderMatch::Exact | LeaderMatch::Gone | LeaderMatch::Other { .. } => Some(pgid),
+            };
+            // One rule whether the leader lives or not: only processes proven
+            // the launch's are signalled (the exact leader is one, and so is a
+            // child that left the group); the group is never signalled as a
+            // whole.
+            let members = identify_live(procs, r, &intent.nonce, group, live);
+            if members.proven.is_empty()
+                && members.unaccounted.is_empty()
+                && members.dying.is_empty()
+            {
+                return Plan::Gone;
             }
+            let members = signal_identified(procs, r, &intent.nonce, members, PinnedSignal::Kill);
+            remember_signalled(signalled, &members);
+            Plan::KilledMembers(members.proven.len(), group)
         })
         .collect();
 
@@ -916,13 +1032,13 @@ pub(crate) fn derive_launches(
     loop {
         // `None`: the processes cannot be listed; no boundary is proven
         // empty from that.
-        let groups = procs.groups();
+        let live = procs.live();
         let need_nonces = plans
             .iter()
             .zip(&settled)
             .any(|(p, s)| matches!(p, Plan::NoReceipt) && !s);
-        let holders: Option<Vec<i32>> = match &groups {
-            Some(g) if need_nonces => Some(g.values().flatten().copied().collect()),
+        let holders: Option<Vec<i32>> = match &live {
+            Some(l) if need_nonces => Some(l.iter().map(|(pid, _)| *pid).collect()),
             Some(_) => Some(Vec::new()),
             None => None,
         };
@@ -942,37 +1058,29 @@ pub(crate) fn derive_launches(
                     JobState::Members(_) => (false, false),
                     JobState::Unreadable(_) => (false, true),
                 },
-                Plan::KilledMembers(_) => {
+                Plan::KilledMembers(_, group) => {
                     let Some(r) = &rows[i].1.receipt else {
                         continue;
                     };
-                    let Boundary::ProcessGroup { pgid } = r.boundary else {
-                        continue;
-                    };
-                    let Some(groups) = &groups else {
+                    let Some(live) = &live else {
                         empty[i] = false;
                         settled[i] = true;
                         continue;
                     };
-                    if let Some(listed) = groups.get(&pgid) {
-                        // Re-identify: a proven member may have forked before
-                        // its SIGKILL landed; its child is proven the same way.
-                        let members = identify_listed(procs, r, &rows[i].1.nonce, listed);
-                        let now = signal_identified(
-                            procs,
-                            r,
-                            &rows[i].1.nonce,
-                            members,
-                            PinnedSignal::Kill,
-                        );
-                        if now.unaccounted.is_empty() {
-                            (false, false)
-                        } else {
-                            unaccounted[i] = now.unaccounted;
-                            (false, true)
-                        }
-                    } else {
+                    // Re-identify: a proven member may have forked before
+                    // its SIGKILL landed; its child is proven the same way.
+                    let nonce = &rows[i].1.nonce;
+                    let mut members = identify_live(procs, r, nonce, *group, live);
+                    still_dying(procs, &mut members, &signalled[i]);
+                    let now = signal_identified(procs, r, nonce, members, PinnedSignal::Kill);
+                    remember_signalled(&mut signalled[i], &now);
+                    if now.empty() {
                         (true, true)
+                    } else if now.unaccounted.is_empty() {
+                        (false, false)
+                    } else {
+                        unaccounted[i] = now.unaccounted;
+                        (false, true)
                     }
                 }
                 Plan::NoReceipt => match &holders {
@@ -1023,9 +1131,10 @@ pub(crate) fn derive_launches(
                      signalled and may still be running",
                     m.join(", ")
                 ),
-                Plan::KilledMembers(_) if !unaccounted.is_empty() => format!(
-                    "the process group of the leader (pid {pid}) holds {} member(s) that \
-                     cannot be identified as the launch's (pids {:?}); they were not \
+                Plan::KilledMembers(..) if !unaccounted.is_empty() => format!(
+                    "the boundary of the leader (pid {pid}: its process group, and the \
+                     processes of this user that left it) holds {} process(es) that cannot \
+                     be identified as the launch's or not (pids {:?}); they were not \
                      signalled",
                     unaccounted.len(),
                     unaccounted
@@ -1060,13 +1169,13 @@ pub(crate) fn derive_launches(
                 Plan::OtherBoot(recorded_boot) => LaunchEnd::EndedWithBoot { recorded_boot },
                 Plan::Partial(mismatched) => LaunchEnd::PartialIdentity { mismatched },
                 Plan::Unobservable => LaunchEnd::Unobservable,
-                Plan::KilledMembers(killed) if !unaccounted.is_empty() => {
+                Plan::KilledMembers(killed, _) if !unaccounted.is_empty() => {
                     LaunchEnd::UnaccountedMembers {
                         killed,
                         unaccounted,
                     }
                 }
-                Plan::KilledMembers(n) => LaunchEnd::TerminatedByReconcile { survivors: n },
+                Plan::KilledMembers(n, _) => LaunchEnd::TerminatedByReconcile { survivors: n },
                 Plan::KilledJob(_, n) => LaunchEnd::TerminatedByReconcile { survivors: n },
                 Plan::JobUnaccounted(unaccounted) => LaunchEnd::UnaccountedMembers {
                     killed: 0,
@@ -1080,6 +1189,7 @@ pub(crate) fn derive_launches(
                 boundary_empty: empty,
                 archived_to,
                 derived_by: Deriver::Reconcile,
+                unaccounted: Vec::new(),
             };
             if empty {
                 (TxnStatus::Compensated, Some(proof), None)

@@ -928,13 +928,15 @@ fn repair_editor_files(
 
 /// A quarantined `process_launch`: a survivor whose boundary could not be proven empty.
 /// Every proof field is re-derived from live process identity (pid, start time, process
-/// group, nonce on the command line, control-socket inode) and the boundary's members:
+/// group, nonce on the command line, control-socket inode) and the boundary's members
+/// (the group's, and the launch's processes that left it: `launch::identify_escaped`):
 ///
 /// - `terminate` kills the recorded process group — only when its leader is the
 ///   recorded process by exact identity, or gone (a reused pid leading its own group is
 ///   never touched) — waits, and records `compensated` once the boundary is proven empty;
 /// - `acknowledge-safe-state` records `committed` when the boundary is already empty
-///   (the launch ended on its own);
+///   (the launch ended on its own; no process outside the group carries, or may hide,
+///   the nonce);
 /// - `reconcile` and `--dry-run` report what the boundary holds and record nothing;
 /// - `compensate` is refused: a process cannot be un-run.
 fn repair_launch(
@@ -1004,32 +1006,46 @@ fn repair_launch(
         Some(r) => match &r.boundary {
             // Refused above.
             launch::Boundary::JobObject { .. } => Vec::new(),
-            &launch::Boundary::ProcessGroup { pgid } => match launch::match_leader(
-                procs,
-                r,
-                &intent.nonce,
-                &intent.endpoint,
-                intent.socket_inode,
-            ) {
-                LeaderMatch::Partial { mismatched } => {
-                    return Err(RepairRefusal::Unproven(format!(
-                        "partial identity: pid {} is the launched process (same pid and start \
-                         time) but its {} no longer match the receipt, so it can neither be \
-                         terminated by proof nor acknowledged; stop it yourself once you have \
-                         checked what it is (kill -9 {}), then run acknowledge-safe-state",
-                        r.pid,
-                        mismatched.join(", "),
-                        r.pid
-                    )));
-                }
-                // The pid leads another group with our number: ours is empty.
-                LeaderMatch::Other {
-                    leads_recorded_group: true,
-                } => Vec::new(),
+            &launch::Boundary::ProcessGroup { pgid } => {
+                let group = match launch::match_leader(
+                    procs,
+                    r,
+                    &intent.nonce,
+                    &intent.endpoint,
+                    intent.socket_inode,
+                ) {
+                    LeaderMatch::Partial { mismatched } => {
+                        return Err(RepairRefusal::Unproven(format!(
+                            "partial identity: pid {} is the launched process (same pid and \
+                             start time) but its {} no longer match the receipt, so it can \
+                             neither be terminated by proof nor acknowledged; stop it yourself \
+                             once you have checked what it is (kill -9 {}), then run \
+                             acknowledge-safe-state",
+                            r.pid,
+                            mismatched.join(", "),
+                            r.pid
+                        )));
+                    }
+                    // The pid leads another group with our number: ours is empty.
+                    LeaderMatch::Other {
+                        leads_recorded_group: true,
+                    } => None,
+                    _ => Some(pgid),
+                };
                 // Every live member counts, identified or not: the boundary
-                // is empty only when the group has no member at all.
-                _ => procs.group_members(pgid).ok_or_else(unlisted)?,
-            },
+                // is empty only when the group has no member at all, and no
+                // process that left it carries (or may hide) the nonce.
+                let live = procs.live().ok_or_else(unlisted)?;
+                let mut members: Vec<i32> = live
+                    .iter()
+                    .filter(|(_, s)| Some(s.pgrp) == group)
+                    .map(|(pid, _)| *pid)
+                    .collect();
+                let escaped = launch::identify_escaped(procs, r, &intent.nonce, group, &live);
+                members.extend(escaped.proven.iter().map(|(pid, _)| *pid));
+                members.extend(escaped.unaccounted);
+                members
+            }
         },
         None => procs.nonce_holders(&intent.nonce).ok_or_else(unlisted)?,
     };
@@ -1081,6 +1097,7 @@ fn repair_launch(
                 boundary_empty: live_members.is_empty(),
                 archived_to: None,
                 derived_by: Deriver::Repair,
+                unaccounted: Vec::new(),
             };
             (to, proof)
         }

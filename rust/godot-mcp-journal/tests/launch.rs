@@ -574,6 +574,7 @@ fn helper_launch(
         boundary_empty: procs().group_members(receipt.pgid).unwrap().is_empty(),
         archived_to: None,
         derived_by: Deriver::Live,
+        unaccounted: Vec::new(),
     };
     assert_eq!(j.finish_launch(txn, &proof).unwrap(), TxnStatus::Committed);
     txn

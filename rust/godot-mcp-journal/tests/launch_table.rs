@@ -862,6 +862,122 @@ fn a_stop_signals_proven_members_only_and_never_a_reused_group() {
     assert!(t.signalled().is_empty(), "a reused group was signalled");
 }
 
+/// A child that left the leader's process group: Godot's `OS.create_process`
+/// calls `setsid()` in the child, which keeps the session nonce in the
+/// environment it inherited.
+fn escaped(t: &FakeTable, l: &Launch, pid: i32, start: u64) {
+    child(t, l, pid, pid, start);
+}
+
+/// Guards against (issue 41, item 7): a boundary called empty while a child the
+/// game started with `OS.create_process` (in a session and group of its own,
+/// the nonce in its environment) still runs. Reconciliation kills it through a
+/// pinned handle like any proven member, whether the exact leader lives or is
+/// gone with an empty group; what carries the nonce but predates the leader, or
+/// no nonce at all, is never touched. Red without `identify_escaped` in
+/// `identify_live`: 6601/6611 are never signalled and the rows are recorded
+/// empty.
+#[test]
+fn a_child_that_left_the_group_is_killed_before_the_boundary_is_empty() {
+    let e = env();
+    let ls = recorded(&e, 2, |i| (6500 + 10 * i as i32, 50));
+    let t = FakeTable::new(BOOT);
+    // Launch 0: the exact leader lives, its setsid child too.
+    leader(&t, &ls[0], 6500, 50);
+    escaped(&t, &ls[0], 6601, 60);
+    // Launch 1: the leader is gone, its group empty; its setsid child lives.
+    escaped(&t, &ls[1], 6611, 61);
+    // Launch 0's nonce, but older than its leader; a later stranger without it.
+    escaped(&t, &ls[0], 6700, 10);
+    t.spawn(6800, 6800, 70, &["stranger"], &[]);
+    let j = restart(&e, &t);
+    assert_eq!(
+        verdict(&j, ls[0].txn),
+        proven(LaunchEnd::TerminatedByReconcile { survivors: 2 })
+    );
+    assert_eq!(
+        verdict(&j, ls[1].txn),
+        proven(LaunchEnd::TerminatedByReconcile { survivors: 1 })
+    );
+    assert!(!t.alive(6601) && !t.alive(6611));
+    assert!(t.alive(6700) && t.alive(6800), "{:?}", t.signalled());
+
+    // The server's own path (stop, session end, timeout): the same rule.
+    let t = FakeTable::new(BOOT);
+    leader(&t, &ls[0], 6500, 50);
+    escaped(&t, &ls[0], 6601, 60);
+    let m = launch::empty_boundary(
+        &t,
+        &group_receipt(6500, 50),
+        &ls[0].nonce,
+        Some(PinnedSignal::Kill),
+        std::time::Duration::from_secs(5),
+    );
+    assert!(m.empty(), "{m:?}");
+    assert_eq!(t.signalled(), [6500, 6601]);
+}
+
+/// Issue 41, item 7: a process of this server's user that left the group and
+/// whose environment cannot be read (a set-user-ID program the game ran, say)
+/// may carry the nonce unseen. It is not proof of empty: never signalled, it is
+/// recorded unaccounted and the row quarantined; repair will not acknowledge
+/// the launch safe while it runs. Red without the `environ_hidden` arm of
+/// `identify_escaped`: recorded compensated, boundary "empty".
+#[test]
+fn a_child_whose_environment_cannot_be_read_is_unaccounted() {
+    use godot_mcp_journal::process_table::{FakeProcess, ProcStat};
+    let (e, l, t) = one_launch(6900, 50);
+    leader(&t, &l, 6900, 50);
+    t.insert(
+        6901,
+        FakeProcess {
+            stat: Some(ProcStat {
+                state: 'S',
+                pgrp: 6901,
+                start_time: 60,
+                exiting: false,
+            }),
+            environ: vec![format!("{NONCE_ENV}={}", l.nonce)],
+            environ_hidden: true,
+            ..FakeProcess::default()
+        },
+    );
+    let j = restart(&e, &t);
+    assert_eq!(verdict(&j, l.txn), unproven(unaccounted_after(1, &[6901])));
+    assert_eq!(t.signalled(), [6900]);
+    assert!(t.alive(6901));
+    drop(j);
+    let identity = open(&e).identity().clone();
+    let proof = RepairProof {
+        schema: PROOF_SCHEMA.into(),
+        transaction_id: l.txn,
+        project_object_id: identity.object_id.clone(),
+        generation: identity.generation,
+        operation: RepairOperation::AcknowledgeSafeState,
+        effect_kind: EffectKind::ProcessLaunch,
+        file: None,
+    };
+    let proof_file = e.state.path().join("proof.json");
+    std::fs::write(&proof_file, serde_json::to_vec(&proof).unwrap()).unwrap();
+    let request = RepairRequest {
+        project: e.project.path().to_path_buf(),
+        transaction_id: l.txn,
+        operation: RepairOperation::AcknowledgeSafeState,
+        proof_file,
+        dry_run: false,
+    };
+    let err = repair::run_with(e.state.path(), &request, &t).unwrap_err();
+    assert!(err.to_string().contains("still holds 1 live"), "{err}");
+    assert_eq!(status_of(&open(&e), l.txn), TxnStatus::Quarantined);
+}
+
+fn unaccounted_after(killed: usize, pids: &[i32]) -> LaunchEnd {
+    LaunchEnd::UnaccountedMembers {
+        killed,
+        unaccounted: pids.to_vec(),
+    }
+}
+
 #[test]
 fn no_open_launch_reads_no_process_table() {
     // A start with nothing launched must not snapshot every process on the machine.

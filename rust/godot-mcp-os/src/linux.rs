@@ -88,6 +88,26 @@ impl ProcessTable for Procfs {
         Self::nul_separated(format!("/proc/{pid}/environ"), |e| e == entry.as_bytes())
     }
 
+    /// `/proc/<pid>/environ` answers an error other than "no such process"
+    /// (`EACCES`: the process is not dumpable, or is another user's), and the
+    /// real user id in `/proc/<pid>/status` is this process's.
+    fn environ_hidden(&self, pid: i32) -> bool {
+        let unreadable = match std::fs::read(format!("/proc/{pid}/environ")) {
+            Ok(_) => false,
+            // ESRCH: it is gone.
+            Err(e) => e.kind() != std::io::ErrorKind::NotFound && e.raw_os_error() != Some(3),
+        };
+        unreadable
+            && std::fs::read_to_string(format!("/proc/{pid}/status")).is_ok_and(|status| {
+                status
+                    .lines()
+                    .find_map(|l| l.strip_prefix("Uid:"))
+                    .and_then(|ids| ids.split_whitespace().next())
+                    .and_then(|ruid| ruid.parse::<u32>().ok())
+                    == Some(rustix::process::getuid().as_raw())
+            })
+    }
+
     fn signal_pinned(&self, pid: i32, start_time: u64, nonce: &str, signal: PinnedSignal) {
         use rustix::process::{Pid, PidfdFlags, Signal, pidfd_open, pidfd_send_signal};
         let Some(p) = Pid::from_raw(pid) else {

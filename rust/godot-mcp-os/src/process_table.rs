@@ -97,6 +97,15 @@ pub trait ProcessTable: Send + Sync {
     fn environ_contains(&self, _pid: i32, _entry: &str) -> bool {
         false
     }
+    /// Whether `pid` is a process of this server's real user whose environment
+    /// cannot be read (a set-user-ID program it ran, say, or one that made
+    /// itself undumpable): it may carry a launch's nonce unseen, so it keeps
+    /// any boundary it could belong to from being proven empty. A process of
+    /// another real user is never one: a launch cannot start one without
+    /// privileges. `false` where the OS does not say (macOS, Windows).
+    fn environ_hidden(&self, _pid: i32) -> bool {
+        false
+    }
     /// Whether this table can observe named Job Objects (Windows). `false`
     /// makes reconciliation quarantine every open job-bounded launch.
     fn observes_jobs(&self) -> bool {
@@ -161,8 +170,9 @@ impl dyn ProcessTable + '_ {
     }
 
     /// Whether `pid` carries `nonce`: on its command line (the leader, after
-    /// `--`), or as [`NONCE_ENV`] in its environment (inherited by
-    /// every child it spawns).
+    /// `--`), or as [`NONCE_ENV`] in its environment (inherited by every
+    /// child it spawns, also one that left the process group: Godot's
+    /// `OS.create_process` calls `setsid()` in the child).
     pub fn carries_nonce(&self, pid: i32, nonce: &str) -> bool {
         self.cmdline_contains(pid, nonce)
             || self.environ_contains(pid, &format!("{}={nonce}", NONCE_ENV))
@@ -301,6 +311,9 @@ pub struct FakeProcess {
     /// How many reads of its command line or environment find nothing before
     /// they show what it has (a child in the middle of its exec, say).
     pub hidden_reads: u32,
+    /// Its environment cannot be read, and it is of this server's real user
+    /// (see [`ProcessTable::environ_hidden`]).
+    pub environ_hidden: bool,
 }
 
 impl FakeTable {
@@ -331,6 +344,7 @@ impl FakeTable {
                 survives_kill: false,
                 exit_snapshots: 0,
                 hidden_reads: 0,
+                environ_hidden: false,
             },
         );
     }
@@ -442,7 +456,15 @@ impl ProcessTable for FakeTable {
         self.read(pid, |p| p.cmdline.iter().any(|a| a.contains(needle)))
     }
     fn environ_contains(&self, pid: i32, entry: &str) -> bool {
-        self.read(pid, |p| p.environ.iter().any(|e| e == entry))
+        self.read(pid, |p| {
+            !p.environ_hidden && p.environ.iter().any(|e| e == entry)
+        })
+    }
+    fn environ_hidden(&self, pid: i32) -> bool {
+        self.lock()
+            .procs
+            .get(&pid)
+            .is_some_and(|p| p.environ_hidden)
     }
     fn observes_jobs(&self) -> bool {
         true

@@ -90,6 +90,8 @@ mod unix {
         assert!(!t.cmdline_contains(pid, "not-the-nonce"));
         assert!(t.environ_contains(pid, &format!("{NONCE_ENV}={nonce}")));
         assert!(!t.environ_contains(pid, &format!("{NONCE_ENV}=other")));
+        // Readable, so never "hidden" (what keeps a boundary unproven).
+        assert!(!t.environ_hidden(pid));
 
         child.stdin.take().unwrap().write_all(b"go\n").unwrap();
         until("the sleep child joined the group", || {

@@ -11,6 +11,13 @@
 //!   without the session's nonce (not on its command line, removed from its
 //!   environment), with SIGTERM's default action: a process in the boundary
 //!   that is not proven the launch's.
+//! - `GODOT_STANDIN_SETSID=1`: start a child the way Godot's `OS.create_process`
+//!   does on Linux and macOS (fork, `setsid()`, exec): `setsid` (util-linux) runs
+//!   `godot-standin --standin-escaped` in a session and process group of its
+//!   own, with the session's nonce in the environment it inherits. It sleeps
+//!   with SIGTERM's default action until killed; its command line holds the
+//!   session's endpoint (so a test's clean-up finds it), not the nonce. With
+//!   `GODOT_STANDIN_LOG` it appends `escaped <pid>` to that file.
 //! - `GODOT_STANDIN_IGNORE_TERM=1`: ignore SIGTERM.
 //! - `GODOT_STANDIN_LOSE_OUTPUT=1` (Linux): replace the file its stdout goes to by a
 //!   folder of the same name, so that its output cannot be read back.
@@ -131,7 +138,19 @@ fn main() {
 }
 
 async fn run(args: Vec<String>) -> i32 {
-    if args.first().is_some_and(|a| a == "--standin-stranger") {
+    if args
+        .first()
+        .is_some_and(|a| a == "--standin-stranger" || a == "--standin-escaped")
+    {
+        if args[0] == "--standin-escaped"
+            && let Ok(log) = std::env::var("GODOT_STANDIN_LOG")
+            && let Ok(mut f) = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(log)
+        {
+            let _ = writeln!(f, "escaped {}", std::process::id());
+        }
         // No signal handler installed: SIGTERM and SIGKILL end it.
         loop {
             tokio::time::sleep(Duration::from_secs(3600)).await;
@@ -213,6 +232,18 @@ async fn run(args: Vec<String>) -> i32 {
         // helper process would.
         let _ = std::process::Command::new(me)
             .arg("--standin-child")
+            .stdin(std::process::Stdio::null())
+            .spawn();
+    }
+    if flag("GODOT_STANDIN_SETSID") {
+        let me = std::env::current_exe().expect("current exe");
+        let endpoint = user_value("godot-mcp-endpoint").unwrap_or_default();
+        // Not a process-group leader, so `setsid` calls setsid() and execs in
+        // the same process: one child, out of our group, like Godot's.
+        let _ = std::process::Command::new("setsid")
+            .arg(me)
+            .arg("--standin-escaped")
+            .arg(format!("--standin-endpoint={endpoint}"))
             .stdin(std::process::Stdio::null())
             .spawn();
     }

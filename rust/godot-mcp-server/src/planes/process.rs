@@ -21,8 +21,9 @@
 //! never runs, killed with its job if it had joined it (Windows), so an
 //! unrecorded Godot cannot run.
 //!
-//! The boundary is the process group (the weak locator) on Unix, a Job Object
-//! on Windows. A delegated cgroup v2 is detected (see [`boundary_report`]) but
+//! The boundary is the process group (the weak locator) on Unix, together with
+//! the launch's processes that left it (the session nonce in their environment,
+//! see `launch::identify_escaped`), a Job Object on Windows. A delegated cgroup v2 is detected (see [`boundary_report`]) but
 //! not used by this build.
 
 pub mod control;
@@ -402,6 +403,7 @@ impl Supervisor {
                 boundary_empty: true,
                 archived_to: None,
                 derived_by: Deriver::Live,
+                unaccounted: Vec::new(),
             };
             let _ = journal.lock().finish_launch(txn, &proof);
             internal(e)
@@ -506,22 +508,23 @@ impl Supervisor {
             // SIGKILL every round (a proven member may have forked before it
             // landed: its child is proven the same way).
             let emptied_within = |signal: Option<PinnedSignal>, limit: Duration| {
-                let members = launch::empty_boundary(
+                launch::empty_boundary(
                     process_table::os(),
                     &s.receipt,
                     &s.intent.nonce,
                     signal,
                     limit,
-                );
-                members.empty()
+                )
             };
             s.signal_members(PinnedSignal::Term);
             let mut signal = 15;
-            let mut empty = emptied_within(None, STOP_GRACE);
-            if !empty {
+            let mut members = emptied_within(None, STOP_GRACE);
+            if !members.empty() {
                 signal = 9;
-                empty = emptied_within(Some(PinnedSignal::Kill), EMPTY_WAIT);
+                members = emptied_within(Some(PinnedSignal::Kill), EMPTY_WAIT);
             }
+            let empty = members.empty();
+            let unaccounted = members.unaccounted;
             let archived_to = s
                 .session_dir
                 .parent()
@@ -536,6 +539,7 @@ impl Supervisor {
                 boundary_empty: empty,
                 archived_to: archived_to.map(|p| p.display().to_string()),
                 derived_by: Deriver::Live,
+                unaccounted,
             };
             let _ = state.journal().lock().finish_launch(s.txn, &proof);
         }
@@ -563,12 +567,14 @@ async fn reap<S: Records>(
     let ran_ms = session.released_at.elapsed().as_millis() as u64;
     // The leader is gone (reaped). What it left in its boundary is killed only
     // where proven the launch's (process group: the nonce in its environment or
-    // command line, started after the leader; Job Object: started after the
-    // leader, the job terminated whole); a member that cannot be identified is
-    // never signalled and keeps the boundary from being proven empty.
+    // command line, started after the leader, in the group or out of it — a
+    // child Godot starts with `OS.create_process` is in a session of its own;
+    // Job Object: started after the leader, the job terminated whole); a
+    // process that cannot be identified is never signalled, keeps the boundary
+    // from being proven empty, and is recorded unaccounted.
     let receipt = session.receipt.clone();
     let nonce = session.intent.nonce.clone();
-    let empty = tokio::task::spawn_blocking(move || {
+    let (empty, unaccounted) = tokio::task::spawn_blocking(move || {
         let members = launch::empty_boundary(
             process_table::os(),
             &receipt,
@@ -584,10 +590,10 @@ async fn reap<S: Records>(
                  not signalled, boundary not proven empty"
             );
         }
-        members.empty()
+        (members.empty(), members.unaccounted)
     })
     .await
-    .unwrap_or(false);
+    .unwrap_or((false, Vec::new()));
     let sent = session.server_signalled.load(Ordering::SeqCst);
     let (code, signal) = match &status {
         Ok(s) => (s.code(), host::exit_signal(s)),
@@ -621,6 +627,7 @@ async fn reap<S: Records>(
         boundary_empty: empty,
         archived_to: archived_to.as_ref().map(|p| p.display().to_string()),
         derived_by: Deriver::Live,
+        unaccounted,
     };
     let status = state
         .upgrade()
