@@ -582,6 +582,58 @@ async fn real_dotnet_build_passes_then_an_edit_breaks_it_with_diagnostics() {
     client.cancel().await.unwrap();
 }
 
+/// write_script with `check: "build"` on the real SDK: an edit that breaks the build
+/// is put back (the transaction compensated, the file byte-identical, the compiler's
+/// CS1002 in the answer); one that builds is committed. Needs the .NET SDK (and
+/// network for the first restore of Godot.NET.Sdk).
+#[tokio::test]
+async fn real_dotnet_check_build_puts_a_breaking_write_back() {
+    if dotnet().is_none() {
+        return;
+    }
+    let dir = demo("dodge_the_creeps");
+    let client = support::connect(dir.path()).await;
+    let path = dir.path().join("Mob.cs");
+    let before = std::fs::read(&path).unwrap();
+    let good = String::from_utf8(before.clone()).unwrap();
+    let sha =
+        support::call_ok(&client, "scripts_read", json!({"path": "res://Mob.cs"})).await["sha256"]
+            .clone();
+    let e = support::call_err(
+        &client,
+        "write_script",
+        json!({"path": "res://Mob.cs", "content": good.replacen("QueueFree();", "QueueFree()", 1),
+               "expected_sha256": sha, "check": "build", "confirm": true}),
+    )
+    .await;
+    assert_eq!(e["code"], "PARSE_ERROR", "{e}");
+    assert_eq!(e["details"]["status"], "compensated", "{e}");
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+    let txn = e["details"]["transaction_id"].as_str().unwrap();
+    assert_eq!(txn_status(&client, txn).await, "compensated");
+    let errs = e["details"]["build"]["diagnostics"].as_array().unwrap();
+    let cs1002 = errs
+        .iter()
+        .find(|d| d["code"] == "CS1002")
+        .unwrap_or_else(|| panic!("no CS1002 in {e}"));
+    assert_eq!(cs1002["line"], 15, "{cs1002}");
+
+    let next = good.replacen("QueueFree();", "QueueFree(); // off screen", 1);
+    let r = support::call_ok(
+        &client,
+        "write_script",
+        json!({"path": "res://Mob.cs", "content": next, "expected_sha256": sha,
+               "check": "build", "confirm": true}),
+    )
+    .await;
+    assert_eq!(
+        txn_status(&client, r["transaction_id"].as_str().unwrap()).await,
+        "committed"
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), next);
+    client.cancel().await.unwrap();
+}
+
 /// attach_script on a mono demo in a live Godot .NET editor: a script of the node's
 /// class attaches; one whose class does not fit the node, or is not named as its file,
 /// is refused with nothing changed.
@@ -666,5 +718,340 @@ async fn real_godot_dotnet_attach_script_on_a_mono_demo() {
     .await;
     assert_eq!(r["csharp"]["class_name"], "Player", "{r}");
     support::kill_godot_editor(&mut editor);
+    client.cancel().await.unwrap();
+}
+
+// ---------------------------------------------------------------------------------
+// check: "build" — a write or a change kept only if the project builds
+// ---------------------------------------------------------------------------------
+
+/// A stand-in `dotnet` that judges the sources as `dotnet build` does on this one
+/// point: every `.cs` file under the project's folder (not `obj/`, `bin/`, hidden
+/// folders) is read from disk when it runs, and a file whose braces do not close
+/// fails the build with the C# compiler's own error (CS1513 `} expected` at the end
+/// of the file; CS1022 at a `}` too many), printed in MSBuild's canonical form with
+/// the project suffix, each error again in the summary, exit code 1. A project whose
+/// files all close builds: `Build succeeded.`, exit code 0. Each run appends the
+/// bytes it built of every file to `<sdk>/built` (so a test can see what the build
+/// saw).
+#[cfg(unix)]
+fn standin_dotnet() -> tempfile::TempDir {
+    use std::os::unix::fs::PermissionsExt;
+    let sdk = tempfile::tempdir().unwrap();
+    let fake = sdk.path().join("dotnet");
+    std::fs::write(
+        &fake,
+        r#"#!/bin/sh
+# dotnet build <project> -nologo -p:GenerateFullPaths=true
+[ "$1" = build ] || { echo "stand-in dotnet: only build" >&2; exit 1; }
+proj="$2"; dir=$(dirname "$proj"); sdk=$(dirname "$0")
+cd "$dir" || exit 1
+out=$(find . \( -name obj -o -name bin -o -name '.?*' \) -prune -o -name '*.cs' -type f -print | sort | while IFS= read -r f; do
+  f="$PWD/${f#./}"
+  cat "$f" >> "$sdk/built"
+  awk -v f="$f" -v p="$proj" '
+    { for (i = 1; i <= length($0); i++) { c = substr($0, i, 1)
+        if (c == "{") d++
+        if (c == "}") { d--; if (d < 0 && !bad) { printf "%s(%d,%d): error CS1022: Type or namespace definition, or end-of-file expected [%s]\n", f, NR, i, p; bad = 1 } } }
+      last = NR; len = length($0) }
+    END { if (d > 0 && !bad) printf "%s(%d,%d): error CS1513: } expected [%s]\n", f, last, len + 1, p }' "$f"
+done)
+echo "  Determining projects to restore..."
+if [ -n "$out" ]; then
+  printf '%s\n' "$out"
+  echo ""
+  echo "Build FAILED."
+  echo ""
+  printf '%s\n' "$out"
+  echo "    0 Warning(s)"
+  echo "    $(printf '%s\n' "$out" | wc -l | tr -d ' ') Error(s)"
+  exit 1
+fi
+echo "  $(basename "$proj" .csproj) -> $dir/.godot/mono/temp/bin/Debug/out.dll"
+echo ""
+echo "Build succeeded."
+echo "    0 Warning(s)"
+echo "    0 Error(s)"
+exit 0
+"#,
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    sdk
+}
+
+/// The status list_transactions gives transaction `id`.
+async fn txn_status(client: &support::Client, id: &str) -> Value {
+    let listed = support::call_ok(client, "list_transactions", json!({})).await;
+    support::transaction_row(&listed, id)["status"].clone()
+}
+
+/// Mob.cs with its class's closing brace gone: C# reports CS1513 at its end.
+#[cfg(unix)]
+fn broken_mob(good: &str) -> String {
+    let end = good.trim_end().strip_suffix('}').unwrap();
+    format!("{end}\n")
+}
+
+/// Guards against: a write kept although the project no longer builds, a put-back
+/// that is assumed rather than derived, and an answer without the diagnostics.
+#[cfg(unix)]
+#[tokio::test]
+async fn a_cs_write_whose_build_fails_is_put_back_compensated_with_its_diagnostics() {
+    let dir = demo("dodge_the_creeps");
+    let sdk = standin_dotnet();
+    let root = sdk.path().display().to_string();
+    let client = support::connect_with(dir.path(), &[("DOTNET_ROOT", root.as_str())]).await;
+    let path = dir.path().join("Mob.cs");
+    let before = std::fs::read(&path).unwrap();
+    let sha =
+        support::call_ok(&client, "scripts_read", json!({"path": "res://Mob.cs"})).await["sha256"]
+            .clone();
+    let broken = broken_mob(&String::from_utf8_lossy(&before));
+    let e = support::call_err(
+        &client,
+        "write_script",
+        json!({"path": "res://Mob.cs", "content": broken, "expected_sha256": sha,
+               "check": "build", "confirm": true}),
+    )
+    .await;
+    assert_eq!(e["code"], "PARSE_ERROR", "{e}");
+    // The build ran on the broken file in place (the stand-in read it from disk).
+    let built = std::fs::read_to_string(sdk.path().join("built")).unwrap();
+    assert!(built.contains(&broken), "the build saw the write: {built}");
+    // Put back, byte for byte.
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+    // The journal's verdict, derived from disk: compensated.
+    let d = &e["details"];
+    assert_eq!(d["status"], "compensated", "{e}");
+    let txn = d["transaction_id"].as_str().unwrap();
+    assert_eq!(txn_status(&client, txn).await, "compensated");
+    // The diagnostics as data.
+    let diag = &d["build"]["diagnostics"][0];
+    assert_eq!(diag["code"], "CS1513", "{e}");
+    assert_eq!(diag["severity"], "error");
+    // The end of the file, where the class should have closed (line 16).
+    assert_eq!(diag["line"], 16, "{e}");
+    assert!(
+        diag["file"]
+            .as_str()
+            .is_some_and(|f| f.ends_with("/Mob.cs")),
+        "{e}"
+    );
+    assert_eq!(d["build"]["ok"], false);
+    assert_eq!(d["build"]["exit_code"], 1);
+    assert!(
+        e["message"].as_str().is_some_and(|m| m.contains("CS1513")),
+        "{e}"
+    );
+    client.cancel().await.unwrap();
+}
+
+/// Guards against: a build check that throws away a write that builds.
+#[cfg(unix)]
+#[tokio::test]
+async fn a_cs_write_whose_build_passes_is_committed() {
+    let dir = demo("dodge_the_creeps");
+    let sdk = standin_dotnet();
+    let root = sdk.path().display().to_string();
+    let client = support::connect_with(dir.path(), &[("DOTNET_ROOT", root.as_str())]).await;
+    let path = dir.path().join("Mob.cs");
+    let good = std::fs::read_to_string(&path).unwrap();
+    let sha =
+        support::call_ok(&client, "scripts_read", json!({"path": "res://Mob.cs"})).await["sha256"]
+            .clone();
+    let next = good.replacen("QueueFree();", "QueueFree(); // gone", 1);
+    let r = support::call_ok(
+        &client,
+        "write_script",
+        json!({"path": "res://Mob.cs", "content": next, "expected_sha256": sha,
+               "check": "build", "confirm": true}),
+    )
+    .await;
+    assert_eq!(r["applied"], true, "{r}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), next);
+    let txn = r["transaction_id"].as_str().unwrap();
+    assert_eq!(txn_status(&client, txn).await, "committed");
+    // create_script takes the check too: a new class that closes builds.
+    let r = support::call_ok(
+        &client,
+        "create_script",
+        json!({"path": "res://Gem.cs", "extends": "Area2D", "check": "build", "confirm": true}),
+    )
+    .await;
+    assert_eq!(
+        txn_status(&client, r["transaction_id"].as_str().unwrap()).await,
+        "committed"
+    );
+    assert!(dir.path().join("Gem.cs").is_file());
+    client.cancel().await.unwrap();
+}
+
+/// Guards against: a change kept although it breaks the build, and a change put back
+/// in part. Two files, one new and one overwritten: both as before.
+#[cfg(unix)]
+#[tokio::test]
+async fn an_agent_change_whose_build_fails_puts_every_file_back() {
+    let dir = demo("dodge_the_creeps");
+    let sdk = standin_dotnet();
+    let root = sdk.path().display().to_string();
+    let client = support::connect_with(dir.path(), &[("DOTNET_ROOT", root.as_str())]).await;
+    let before = support::files_under(dir.path(), &[".godot"]);
+    let good = std::fs::read_to_string(dir.path().join("Mob.cs")).unwrap();
+    let sha =
+        support::call_ok(&client, "scripts_read", json!({"path": "res://Mob.cs"})).await["sha256"]
+            .clone();
+    let begun = support::call_ok(&client, "begin_change", json!({})).await;
+    let id = begun["change_id"].as_str().unwrap().to_owned();
+    support::call_ok(
+        &client,
+        "create_script",
+        json!({"path": "res://Gem.cs", "extends": "Area2D", "confirm": true}),
+    )
+    .await;
+    support::call_ok(
+        &client,
+        "write_script",
+        json!({"path": "res://Mob.cs", "content": broken_mob(&good), "expected_sha256": sha,
+               "confirm": true}),
+    )
+    .await;
+    let e = support::call_err(&client, "commit_change", json!({"check": "build"})).await;
+    assert_eq!(e["code"], "PARSE_ERROR", "{e}");
+    assert_eq!(e["details"]["change_id"], id.as_str());
+    assert_eq!(e["details"]["status"], "compensated", "{e}");
+    assert_eq!(e["details"]["build"]["diagnostics"][0]["code"], "CS1513");
+    assert_eq!(txn_status(&client, &id).await, "compensated");
+    assert_eq!(support::files_under(dir.path(), &[".godot"]), before);
+
+    // The same change that builds is committed.
+    let begun = support::call_ok(&client, "begin_change", json!({})).await;
+    let id = begun["change_id"].as_str().unwrap().to_owned();
+    support::call_ok(
+        &client,
+        "create_script",
+        json!({"path": "res://Gem.cs", "extends": "Area2D", "confirm": true}),
+    )
+    .await;
+    let done = support::call_ok(&client, "commit_change", json!({"check": "build"})).await;
+    assert_eq!(done["status"], "committed", "{done}");
+    assert_eq!(txn_status(&client, &id).await, "committed");
+    assert!(dir.path().join("Gem.cs").is_file());
+    client.cancel().await.unwrap();
+}
+
+/// Guards against: a check that cannot run found out only after the write.
+#[tokio::test]
+async fn check_build_without_an_sdk_is_refused_before_anything_is_written() {
+    if Path::new("/usr/bin/dotnet").exists() || Path::new("/bin/dotnet").exists() {
+        println!("SKIPPED: a dotnet is installed system-wide");
+        return;
+    }
+    let dir = demo("dodge_the_creeps");
+    let before = support::files_under(dir.path(), &[".godot"]);
+    let client = support::connect_with(dir.path(), &no_dotnet_env()).await;
+    let teach = |e: &Value| {
+        assert_eq!(e["code"], "PRECONDITION_FAILED", "{e}");
+        assert_eq!(e["required"], "dotnet_sdk", "{e}");
+        assert!(
+            e["hint"]
+                .as_str()
+                .is_some_and(|h| h.contains(".NET SDK 8.0")),
+            "{e}"
+        );
+    };
+    let e = support::call_err(
+        &client,
+        "write_script",
+        json!({"path": "res://Mob.cs", "content": "x", "check": "build", "confirm": true}),
+    )
+    .await;
+    teach(&e);
+    let e = support::call_err(
+        &client,
+        "create_script",
+        json!({"path": "res://Gem.cs", "check": "build", "confirm": true}),
+    )
+    .await;
+    teach(&e);
+    // A change: refused at commit, still open, nothing written.
+    support::call_ok(&client, "begin_change", json!({})).await;
+    support::call_ok(
+        &client,
+        "create_script",
+        json!({"path": "res://Gem.cs", "confirm": true}),
+    )
+    .await;
+    let e = support::call_err(&client, "commit_change", json!({"check": "build"})).await;
+    teach(&e);
+    assert_eq!(support::files_under(dir.path(), &[".godot"]), before);
+    support::call_ok(&client, "abandon_change", json!({})).await;
+    assert_eq!(support::files_under(dir.path(), &[".godot"]), before);
+    client.cancel().await.unwrap();
+}
+
+/// Guards against: get_parse_errors refusing .cs, or saying nothing when it could not
+/// check them. Through the stand-in's build: the broken file's error with line and
+/// column, the other file clean; without an SDK each .cs is marked not checked, why.
+#[cfg(unix)]
+#[tokio::test]
+async fn get_parse_errors_checks_cs_through_a_build_or_says_why_not() {
+    let dir = demo("dodge_the_creeps");
+    let path = dir.path().join("Mob.cs");
+    let good = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, broken_mob(&good)).unwrap();
+    let sdk = standin_dotnet();
+    let root = sdk.path().display().to_string();
+    let client = support::connect_with(dir.path(), &[("DOTNET_ROOT", root.as_str())]).await;
+    let paths = json!({"paths": ["res://Mob.cs", "res://Main.cs"]});
+    let r = support::call_ok(&client, "get_parse_errors", paths.clone()).await;
+    assert_eq!(r["error_count"], 1, "{r}");
+    let mob = &r["files"][0];
+    assert_eq!(mob["path"], "res://Mob.cs");
+    assert_eq!(mob["ok"], false);
+    assert_eq!(mob["errors"][0]["line"], 16, "{r}");
+    assert_eq!(mob["errors"][0]["column"], 1, "{r}");
+    assert_eq!(mob["errors"][0]["message"], "CS1513: } expected", "{r}");
+    assert_eq!(r["files"][1]["ok"], true, "{r}");
+    assert_eq!(r["column_reported"], true);
+    client.cancel().await.unwrap();
+
+    // Behind an approval gate a read-only call runs no project code: not checked, and
+    // build_csharp (gated) named.
+    let gated_sdk = standin_dotnet();
+    let root = gated_sdk.path().display().to_string();
+    let client = support::connect_with(
+        dir.path(),
+        &[
+            ("DOTNET_ROOT", root.as_str()),
+            ("GODOT_MCP_APPROVAL_REQUIRE", "true"),
+        ],
+    )
+    .await;
+    let r = support::call_ok(&client, "get_parse_errors", paths.clone()).await;
+    assert!(
+        r["files"][0]["not_checked"]
+            .as_str()
+            .is_some_and(|w| w.contains("approval") && w.contains("build_csharp")),
+        "{r}"
+    );
+    assert!(!gated_sdk.path().join("built").exists(), "no build ran");
+    client.cancel().await.unwrap();
+
+    if Path::new("/usr/bin/dotnet").exists() || Path::new("/bin/dotnet").exists() {
+        println!("SKIPPED (no-SDK half): a dotnet is installed system-wide");
+        return;
+    }
+    let client = support::connect_with(dir.path(), &no_dotnet_env()).await;
+    let r = support::call_ok(&client, "get_parse_errors", paths).await;
+    for f in r["files"].as_array().unwrap() {
+        assert_eq!(f["ok"], false, "{r}");
+        assert!(
+            f["not_checked"]
+                .as_str()
+                .is_some_and(|w| w.contains("no .NET SDK") && w.contains(".NET SDK 8.0")),
+            "{r}"
+        );
+    }
     client.cancel().await.unwrap();
 }

@@ -246,6 +246,7 @@ fn repair_resolves_a_quarantined_change_only_when_every_file_is_proven() {
             file("b.txt", FileState::of(b"old"), FileState::Absent),
         ],
         editor: None,
+        check: None,
     });
     let txn = "00000000-0000-0000-0000-000000000301";
     rusqlite::Connection::open(state_dir.join(JOURNAL_FILE))

@@ -111,6 +111,11 @@ pub struct ChangeIntent {
     /// after this intent is durable and before any file is written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub editor: Option<ChangeEditorPart>,
+    /// The check the change waits on before it is settled (`build`: a `dotnet build`
+    /// of the files in place; [`Journal::apply_change_held`]). A change with a check
+    /// that a previous process left open is put back: its check never passed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check: Option<String>,
 }
 
 /// The editor part of a change: its staged node steps, sent as one `scene.steps`
@@ -243,6 +248,38 @@ impl ChangeOutcome {
             Self::Replayed(p) => p.transaction_id,
         }
     }
+}
+
+/// What [`Journal::apply_change_held`] did.
+#[derive(Debug)]
+pub enum Applied {
+    /// Settled already: a replay (or, for [`Journal::apply_change_with`], the change).
+    Done(ChangeOutcome),
+    /// Every file at its post-state, the change open until [`Journal::finish_held`].
+    Held(HeldChange),
+}
+
+/// A change applied and held open for its check ([`Journal::apply_change_held`]).
+#[derive(Debug)]
+pub struct HeldChange {
+    /// The change's transaction (`open` until finished).
+    pub transaction_id: TxnId,
+    intent: ChangeIntent,
+    preimages: Vec<Option<PreImage>>,
+    editor_outcome: Option<EditorPartOutcome>,
+}
+
+/// How a held change ended ([`Journal::finish_held`]), derived from disk.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HeldEnd {
+    /// The change's transaction.
+    pub transaction_id: TxnId,
+    /// `committed`, `compensated` or `quarantined` (`open`: recording it failed).
+    pub status: TxnStatus,
+    /// Every file's proof (committed or compensated).
+    pub proof: Option<ChangeProof>,
+    /// Why it was put back or quarantined.
+    pub reason: Option<String>,
 }
 
 crate::journal::journal_error!(
@@ -740,8 +777,123 @@ impl Journal {
         &mut self,
         req: FileChange,
         id: Option<TxnId>,
-        mut editor: Option<(ChangeEditorPart, &mut dyn EditorHook)>,
+        editor: Option<(ChangeEditorPart, &mut dyn EditorHook)>,
     ) -> Result<ChangeOutcome, ChangeError> {
+        match self.apply_change_inner(req, id, editor, None)? {
+            Applied::Done(outcome) => Ok(outcome),
+            Applied::Held(_) => unreachable!("a change without a check is never held"),
+        }
+    }
+
+    /// [`Journal::apply_change_with`] that, when every file is proven at its
+    /// post-state, leaves the change `open` (its intent naming `check`) instead of
+    /// recording it: the caller runs its check on the files in place (the journal's
+    /// lock released: a check may itself be journaled, a launch) and then settles it
+    /// with [`Journal::finish_held`], which derives the outcome from disk. A failure
+    /// before the check settles as [`Journal::apply_change_with`] does. Should the
+    /// process end while the change is held, reconciliation puts every file back.
+    pub fn apply_change_held(
+        &mut self,
+        req: FileChange,
+        id: Option<TxnId>,
+        editor: Option<(ChangeEditorPart, &mut dyn EditorHook)>,
+        check: &str,
+    ) -> Result<Applied, ChangeError> {
+        self.apply_change_inner(req, id, editor, Some(check))
+    }
+
+    /// Settles a held change from disk: `keep`, every file re-derived at its
+    /// post-state: `committed`; not `keep` (its check failed, `why`): every file put
+    /// back from its pre-image and proven at its pre-state, `compensated`, the
+    /// editor part undone through `editor` when it was applied. Anything else (a
+    /// file someone changed during the check) is `quarantined`, as any change.
+    pub fn finish_held(
+        &mut self,
+        held: HeldChange,
+        keep: bool,
+        why: &str,
+        editor: Option<&mut dyn EditorHook>,
+    ) -> HeldEnd {
+        let HeldChange {
+            transaction_id: txn,
+            intent,
+            preimages,
+            editor_outcome,
+        } = held;
+        let mut settled = settle(
+            &self.root,
+            &*self.storage,
+            &intent.files,
+            &preimages,
+            Deriver::Live,
+            !keep,
+        );
+        if settled.status == TxnStatus::Compensated {
+            settled.reason = Some(format!("{why}; every file was put back"));
+        }
+        if let (Some(part), Some(applied)) = (&intent.editor, editor_outcome) {
+            match (settled.status, editor) {
+                (TxnStatus::Committed, _) => {
+                    if let Some(p) = settled.proof.as_mut() {
+                        p.editor = Some(applied);
+                    }
+                }
+                (TxnStatus::Compensated, Some(hook)) => match hook.undo() {
+                    Ok(outcome) => {
+                        if let Some(p) = settled.proof.as_mut() {
+                            p.editor = Some(outcome);
+                        }
+                        if let Some(r) = settled.reason.as_mut() {
+                            r.push_str(" and the editor's action undone");
+                        }
+                    }
+                    Err(e) => {
+                        settled.status = TxnStatus::Quarantined;
+                        settled.proof = None;
+                        settled.reason = Some(format!(
+                            "every file was put back, but the editor part ({} on {}) could \
+                             not be undone ({e})",
+                            part.action, part.scene
+                        ));
+                    }
+                },
+                _ => {
+                    let r = settled.reason.get_or_insert_with(String::new);
+                    r.push_str(&format!(
+                        "; the editor part ({} on {}) is left applied",
+                        part.action, part.scene
+                    ));
+                    if settled.status == TxnStatus::Compensated {
+                        settled.status = TxnStatus::Quarantined;
+                        settled.proof = None;
+                    }
+                }
+            }
+        }
+        let recorded = self.record_change(txn, &settled);
+        cross(fp::CHANGE_AFTER_TERMINAL);
+        if settled.status == TxnStatus::Quarantined {
+            self.close_gate(txn, settled.reason.clone().unwrap_or_default());
+        }
+        HeldEnd {
+            transaction_id: txn,
+            status: if recorded.is_ok() {
+                settled.status
+            } else {
+                TxnStatus::Open
+            },
+            proof: settled.proof,
+            reason: settled.reason,
+        }
+    }
+
+    fn apply_change_inner(
+        &mut self,
+        req: FileChange,
+        id: Option<TxnId>,
+        mut editor: Option<(ChangeEditorPart, &mut dyn EditorHook)>,
+        check: Option<&str>,
+    ) -> Result<Applied, ChangeError> {
         if req.effects.is_empty() && editor.is_none() {
             return Err(ChangeError::Invalid(
                 "a change names at least one file".into(),
@@ -773,7 +925,7 @@ impl Journal {
         if let Some(key) = &req.idempotency
             && let Some(replay) = self.replay_lookup(key, &req.tool_family, &req.operation)?
         {
-            return Ok(ChangeOutcome::Replayed(replay));
+            return Ok(Applied::Done(ChangeOutcome::Replayed(replay)));
         }
         let txn = match id {
             Some(id) => id,
@@ -881,6 +1033,7 @@ impl Journal {
         let intent = ChangeIntent {
             files,
             editor: editor.as_ref().map(|(part, _)| part.clone()),
+            check: check.map(str::to_owned),
         };
         self.insert_change(txn, &intent, &preimages, &req)?;
         cross(fp::CHANGE_AFTER_INTENT);
@@ -1002,6 +1155,15 @@ impl Journal {
             // 5. A failure puts every file back.
             Some(_) => settle_live(true),
         };
+        if check.is_some() && failed.is_none() && settled.status == TxnStatus::Committed {
+            // Every file proven in place: held open for the check.
+            return Ok(Applied::Held(HeldChange {
+                transaction_id: txn,
+                intent,
+                preimages,
+                editor_outcome,
+            }));
+        }
         let mut settled = settled;
         if let (Some((i, _, cause)), TxnStatus::Compensated) = (&failed, settled.status) {
             settled.reason = Some(format!(
@@ -1051,10 +1213,10 @@ impl Journal {
         match (failed, settled.status) {
             (None, TxnStatus::Committed) => {
                 recorded?;
-                Ok(ChangeOutcome::Committed {
+                Ok(Applied::Done(ChangeOutcome::Committed {
                     transaction_id: txn,
                     proof: settled.proof.expect("a committed settle has its proof"),
-                })
+                }))
             }
             (failed, status) => {
                 let (i, changed_to, source) = failed.unwrap_or_else(|| {
@@ -1158,21 +1320,34 @@ impl Journal {
     /// flight holds the journal's lock for its whole commit, so none is seen here.
     pub fn owed_editor_parts(&self) -> rusqlite::Result<Vec<(TxnId, ChangeEditorPart)>> {
         let mut st = self.conn().prepare_cached(
-            "SELECT id, intent_json FROM transactions
+            "SELECT id, intent_json, proof_json IS NOT NULL FROM transactions
              WHERE state = 'open' AND effect_kind = 'file' ORDER BY rowid",
         )?;
         let rows = st
-            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?
+            .query_map([], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, bool>(2)?,
+                ))
+            })?
             .collect::<rusqlite::Result<Vec<_>>>()?;
         Ok(rows
             .into_iter()
-            .filter_map(|(id, intent)| {
+            .filter_map(|(id, intent, put_back)| {
                 let Ok(Intent::Change(ChangeIntent {
-                    editor: Some(part), ..
+                    editor: Some(part),
+                    check,
+                    ..
                 })) = serde_json::from_str::<Intent>(&intent)
                 else {
                     return None;
                 };
+                // A change held for its check in this process (no put-back proof
+                // yet) is its caller's to settle.
+                if check.is_some() && !put_back {
+                    return None;
+                }
                 Some((id.parse().ok()?, part))
             })
             .collect())
@@ -1355,12 +1530,18 @@ impl Journal {
                 ));
                 continue;
             }
-            let mut settled = self.settle_recorded(*txn, intent, false)?;
+            // A held change's check never passed: it is put back.
+            let mut settled = self.settle_recorded(*txn, intent, intent.check.is_some())?;
             if settled.status == TxnStatus::Compensated {
-                settled.reason = Some(
-                    "the server stopped before the change completed; every file was put back"
+                settled.reason = Some(match &intent.check {
+                    Some(check) => format!(
+                        "the server stopped before the change's {check} check passed; every \
+                         file was put back"
+                    ),
+                    None => "the server stopped before the change completed; every file was \
+                             put back"
                         .into(),
-                );
+                });
             }
             let mut owed = false;
             if let Some(part) = &intent.editor {
@@ -1666,6 +1847,88 @@ mod tests {
         let rows = j.list_transactions(&TxnFilter::default()).unwrap();
         assert_eq!(rows.len(), 1, "{rows:?}");
         (rows[0].status, rows[0].reason.clone())
+    }
+
+    /// The files of `move_like` as they were before it (`true`) or after it.
+    fn at_pre_state(project: &Path) -> bool {
+        fs::read(project.join("old.tscn")).ok().as_deref() == Some(&b"scene"[..])
+            && fs::read(project.join("old.tscn.uid")).ok().as_deref() == Some(&b"uid"[..])
+            && fs::read(project.join("main.tscn")).unwrap() == b"old ref"
+            && !project.join("b/new.tscn").exists()
+            && !project.join("b/new.tscn.uid").exists()
+    }
+
+    fn held(
+        j: &mut Journal,
+        editor: Option<(ChangeEditorPart, &mut dyn EditorHook)>,
+    ) -> HeldChange {
+        match j
+            .apply_change_held(move_like(None), None, editor, "build")
+            .unwrap()
+        {
+            Applied::Held(h) => h,
+            Applied::Done(d) => panic!("not held: {d:?}"),
+        }
+    }
+
+    /// Guards against (issue 44, item 4): a change whose check failed left in place,
+    /// or a put-back assumed rather than derived. Held: every file at its
+    /// post-state and the change open; the check fails: every file back, compensated
+    /// with the pre-state proof, the editor's action undone; a second change whose
+    /// check passes: committed with the post-state proof.
+    #[test]
+    fn a_held_change_is_kept_or_put_back_as_its_check_says() {
+        let (_dir, project, mut j) = project(Arc::new(RealStorage));
+        let mut ed = editor(EditorSent::Applied, Ok(EditorPartOutcome::Undone));
+        let h = held(&mut j, Some((part(), &mut ed)));
+        assert_eq!(fs::read(project.join("main.tscn")).unwrap(), b"new ref");
+        assert_eq!(status_of(&j).0, TxnStatus::Open);
+        // Held in this process: not an editor part owed to the next editor.
+        assert!(j.owed_editor_parts().unwrap().is_empty());
+        let end = j.finish_held(h, false, "the build check failed", Some(&mut ed));
+        assert_eq!(end.status, TxnStatus::Compensated, "{end:?}");
+        let proof = end.proof.unwrap();
+        assert!(proof.files.iter().all(|f| f.basis == ProofBasis::PreState));
+        assert_eq!(proof.editor, Some(EditorPartOutcome::Undone));
+        assert_eq!(ed.calls, ["apply", "undo"]);
+        assert!(at_pre_state(&project));
+        let (status, reason) = status_of(&j);
+        assert_eq!(status, TxnStatus::Compensated);
+        assert!(reason.unwrap().starts_with("the build check failed"));
+        assert_eq!(j.retained_change_preimages().unwrap(), 0);
+
+        let h = held(&mut j, None);
+        let end = j.finish_held(h, true, "", None);
+        assert_eq!(end.status, TxnStatus::Committed, "{end:?}");
+        assert!(
+            end.proof
+                .unwrap()
+                .files
+                .iter()
+                .all(|f| f.basis == ProofBasis::PostState)
+        );
+        assert_eq!(fs::read(project.join("b/new.tscn")).unwrap(), b"scene");
+    }
+
+    /// Guards against (issue 44, item 4): a change whose check never ended (the
+    /// server died during the build) reconciled `committed` because its files are
+    /// at their post-state: its check never passed, so it is put back.
+    #[test]
+    fn a_held_change_left_by_a_dead_server_is_put_back() {
+        let (dir, project, mut j) = project(Arc::new(RealStorage));
+        let h = held(&mut j, None);
+        drop(h);
+        drop(j);
+        assert!(!at_pre_state(&project));
+        let mut j =
+            Journal::open_with_storage(&dir.path().join("s"), &project, Arc::new(RealStorage))
+                .unwrap();
+        let report = j.reconcile().unwrap();
+        assert_eq!(report.compensated, 1, "{report:?}");
+        assert!(at_pre_state(&project));
+        let (status, reason) = status_of(&j);
+        assert_eq!(status, TxnStatus::Compensated);
+        assert!(reason.unwrap().contains("build check"));
     }
 
     /// Guards against (issue 28): an editor part that survives its change's files

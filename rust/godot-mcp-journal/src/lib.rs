@@ -46,8 +46,9 @@ pub mod state_dir;
 pub mod storage;
 
 pub use change::{
-    ChangeEditorPart, ChangeEffect, ChangeError, ChangeFile, ChangeIntent, ChangeOp, ChangeOutcome,
-    ChangeProof, EditorHook, EditorPartOutcome, EditorSent, FileChange,
+    Applied, ChangeEditorPart, ChangeEffect, ChangeError, ChangeFile, ChangeIntent, ChangeOp,
+    ChangeOutcome, ChangeProof, EditorHook, EditorPartOutcome, EditorSent, FileChange, HeldChange,
+    HeldEnd,
 };
 pub use editor::{
     EditorIntent, EditorLeft, EditorProof, EditorRecord, EditorSettle, EditorTxnError, NamedFile,

@@ -59,6 +59,26 @@ fn apply_change_as(
         &mut dyn godot_mcp_journal::EditorHook,
     )>,
 ) -> Result<String, ToolError> {
+    match apply_change_checked(state, call, param, steps, id, editor, None)? {
+        godot_mcp_journal::Applied::Done(done) => Ok(done.transaction_id().to_string()),
+        godot_mcp_journal::Applied::Held(_) => Err(ToolError::internal("a change was held")),
+    }
+}
+
+/// [`apply_change`] held open for `check` (`Journal::apply_change_held`) when given:
+/// the files are in place and the change `open` until [`finish_held`] settles it.
+pub fn apply_change_checked(
+    state: &impl Store,
+    call: &mut JournalCall,
+    param: &str,
+    steps: &[ChangeStep<'_>],
+    id: Option<godot_mcp_journal::TxnId>,
+    editor: Option<(
+        godot_mcp_journal::ChangeEditorPart,
+        &mut dyn godot_mcp_journal::EditorHook,
+    )>,
+    check: Option<&str>,
+) -> Result<godot_mcp_journal::Applied, ToolError> {
     let mut journal = state.journal().lock();
     let mut effects = Vec::with_capacity(steps.len());
     for s in steps {
@@ -81,19 +101,60 @@ fn apply_change_as(
     let (tool_family, operation, idempotency) = call.next_write();
     let files: Vec<String> = steps.iter().map(|s| s.path.to_string()).collect();
     let res = |rel: &Path| format!("res://{}", rel.display());
-    let done = journal
-        .apply_change_with(
-            godot_mcp_journal::FileChange {
-                effects,
-                idempotency,
-                tool_family,
-                operation,
-            },
-            id,
-            editor,
-        )
-        .map_err(|e| change_error(e, param, &files, &res))?;
-    Ok(done.transaction_id().to_string())
+    let req = godot_mcp_journal::FileChange {
+        effects,
+        idempotency,
+        tool_family,
+        operation,
+    };
+    match check {
+        Some(check) => journal.apply_change_held(req, id, editor, check),
+        None => journal
+            .apply_change_with(req, id, editor)
+            .map(godot_mcp_journal::Applied::Done),
+    }
+    .map_err(|e| change_error(e, param, &files, &res))
+}
+
+/// Settles a change held for its check: kept (every file re-derived at its new
+/// state, `committed`) or, its check failed (`why`), put back (`compensated` when
+/// every file is proven at its old state). The journal derives the outcome.
+pub fn finish_held(
+    state: &impl Store,
+    held: godot_mcp_journal::HeldChange,
+    keep: bool,
+    why: &str,
+    editor: Option<&mut dyn godot_mcp_journal::EditorHook>,
+) -> godot_mcp_journal::HeldEnd {
+    state.journal().lock().finish_held(held, keep, why, editor)
+}
+
+/// [`commit_stage`], held open for `check` when given (see [`apply_change_checked`]).
+pub fn commit_stage_checked(
+    state: &impl Store,
+    call: &mut JournalCall,
+    param: &str,
+    stage: &Stage,
+    editor: Option<(
+        godot_mcp_journal::ChangeEditorPart,
+        &mut dyn godot_mcp_journal::EditorHook,
+    )>,
+    check: Option<&str>,
+) -> Result<Option<godot_mcp_journal::Applied>, ToolError> {
+    let files: Vec<&Staged> = stage.effective().collect();
+    if files.is_empty() && editor.is_none() {
+        return Ok(None);
+    }
+    let steps: Vec<ChangeStep<'_>> = files
+        .iter()
+        .map(|f| ChangeStep {
+            path: &f.path,
+            bytes: f.bytes.as_deref(),
+            expected: f.disk.as_deref().map_or(Expect::Absent, Expect::Sha256),
+        })
+        .collect();
+    call.stage = None;
+    apply_change_checked(state, call, param, &steps, Some(stage.id), editor, check).map(Some)
 }
 
 /// A change's refusal or failure as the agent sees it.
@@ -458,20 +519,11 @@ pub fn commit_stage(
         &mut dyn godot_mcp_journal::EditorHook,
     )>,
 ) -> Result<Option<String>, ToolError> {
-    let files: Vec<&Staged> = stage.effective().collect();
-    if files.is_empty() && editor.is_none() {
-        return Ok(None);
+    match commit_stage_checked(state, call, param, stage, editor, None)? {
+        None => Ok(None),
+        Some(godot_mcp_journal::Applied::Done(done)) => Ok(Some(done.transaction_id().to_string())),
+        Some(godot_mcp_journal::Applied::Held(_)) => Err(ToolError::internal("a change was held")),
     }
-    let steps: Vec<ChangeStep<'_>> = files
-        .iter()
-        .map(|f| ChangeStep {
-            path: &f.path,
-            bytes: f.bytes.as_deref(),
-            expected: f.disk.as_deref().map_or(Expect::Absent, Expect::Sha256),
-        })
-        .collect();
-    call.stage = None;
-    apply_change_as(state, call, param, &steps, Some(stage.id), editor).map(Some)
 }
 
 /// The open agent changes of this server, by session (an MCP session holds at most

@@ -11,7 +11,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::error::{ErrorCode, ToolError};
-use crate::planes::project::{JournalCall, Stage, StageHandle, StagedFile, commit_stage};
+use crate::planes::project::{
+    JournalCall, Stage, StageHandle, StagedFile, commit_stage, commit_stage_checked,
+};
 use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::{CallFlags, Handler, ToolDef, ToolMeta, ToolResult, decode_args};
@@ -54,7 +56,7 @@ pub fn tools() -> Vec<ToolDef> {
              commit_change applies them as one transaction, the edits as one undo action. \
              Other editor edits and launches are refused inside it.",
         )),
-        ToolDef::batch::<NoArgs, ChangeReply>(meta(
+        ToolDef::batch::<CommitArgs, ChangeReply>(meta(
             "commit_change",
             "Commit the change",
             "Apply the session's staged writes as one transaction: all files land, or all \
@@ -72,6 +74,16 @@ pub fn tools() -> Vec<ToolDef> {
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NoArgs {}
+
+/// commit_change's arguments.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CommitArgs {
+    /// build: dotnet build after writing; if it fails every file is put back.
+    #[serde(default)]
+    #[schemars(schema_with = "crate::tools::csharp::check_schema")]
+    check: Option<crate::tools::csharp::Check>,
+}
 
 /// What a change tool answers.
 #[derive(Debug, Serialize, schemars::JsonSchema)]
@@ -135,7 +147,19 @@ pub async fn run(
     args: Value,
     flags: CallFlags,
 ) -> ToolResult {
-    let NoArgs {} = decode_args(args)?;
+    // commit_change's check: what it needs is found before anything is written.
+    let check = match tool {
+        ChangeTool::Commit => {
+            let CommitArgs { check } = decode_args(args)?;
+            check
+                .map(|_| crate::tools::csharp::BuildCheck::prepare(state))
+                .transpose()?
+        }
+        _ => {
+            let NoArgs {} = decode_args(args)?;
+            None
+        }
+    };
     let reply = |id: Option<String>, status, files, dry_run| {
         serde_json::to_value(ChangeReply {
             change_id: id,
@@ -189,7 +213,7 @@ pub async fn run(
             .await
             .map_err(|e| ToolError::internal(format!("commit task failed: {e}")))??;
             let h = state.changes.end(session).ok_or_else(no_change)?;
-            let (id, files) = commit(state, h, "commit_change").await?;
+            let (id, files) = commit_checked(state, h, "commit_change", check).await?;
             reply(Some(id), "committed", files, false)
         }
     }
@@ -202,6 +226,17 @@ pub async fn commit(
     stage: StageHandle,
     operation: &'static str,
 ) -> Result<(String, Vec<StagedFile>), ToolError> {
+    commit_checked(state, stage, operation, None).await
+}
+
+/// [`commit`] with a build check: the change is held open while the project builds,
+/// kept if it builds, every file put back (and the editor part undone) if not.
+async fn commit_checked(
+    state: &Arc<AppState>,
+    stage: StageHandle,
+    operation: &'static str,
+    check: Option<crate::tools::csharp::BuildCheck>,
+) -> Result<(String, Vec<StagedFile>), ToolError> {
     let state = state.clone();
     tokio::task::spawn_blocking(move || {
         let mut s = stage.lock();
@@ -210,12 +245,26 @@ pub async fn commit(
         let mut call = JournalCall::new(Toolset::Batch.as_str(), operation);
         let mut editor =
             crate::tools::editor::editor_part(&state, &s).map_err(|e| with_change_id(e, &id))?;
-        let editor = editor
+        let part = editor
             .as_mut()
             .map(|(part, hook)| (part.clone(), hook as &mut dyn godot_mcp_journal::EditorHook));
-        commit_stage(&state, &mut call, operation, &s, editor)
-            .map(|_| (id.clone(), s.files()))
-            .map_err(|e| with_change_id(e, &id))
+        let Some(check) = check else {
+            return commit_stage(&state, &mut call, operation, &s, part)
+                .map(|_| (id.clone(), s.files()))
+                .map_err(|e| with_change_id(e, &id));
+        };
+        let files: Vec<String> = s.files().into_iter().map(|f| f.path).collect();
+        let held = commit_stage_checked(&state, &mut call, operation, &s, part, Some("build"))
+            .map_err(|e| with_change_id(e, &id))?;
+        if let Some(godot_mcp_journal::Applied::Held(held)) = held {
+            let hook = editor
+                .as_mut()
+                .map(|(_, hook)| hook as &mut dyn godot_mcp_journal::EditorHook);
+            check
+                .settle(&state, held, hook, &files)
+                .map_err(|e| with_change_id(e, &id))?;
+        }
+        Ok((id.clone(), s.files()))
     })
     .await
     .map_err(|e| ToolError::internal(format!("commit task failed: {e}")))?

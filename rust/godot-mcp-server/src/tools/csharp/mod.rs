@@ -7,6 +7,14 @@
 //! `PATH`. The launch is `/bin/sh -c 'exec "$0" build …' <dotnet> <project>`: the
 //! supervisor appends its own arguments after `--`, which the shell takes as
 //! positional parameters it never passes on, so dotnet sees only its own.
+//!
+//! [`BuildCheck`] is `check: "build"` of write_script, create_script and commit_change:
+//! the files applied as one change the journal holds open
+//! (`Journal::apply_change_held`), the same build run on them in place, and the
+//! journal settling the change from disk (`Journal::finish_held`): `committed` when it
+//! builds, `compensated` (every file put back, proven) when it does not, the answer
+//! then a `PARSE_ERROR` carrying the build's diagnostics. [`build_for_check`] is
+//! get_parse_errors' C# part.
 
 pub mod script;
 
@@ -72,20 +80,20 @@ pub struct BuildArgs {
 pub struct BuildOut {
     project: String,
     /// The build exited 0 with no error.
-    ok: bool,
-    exit_code: Option<i32>,
+    pub ok: bool,
+    pub exit_code: Option<i32>,
     timed_out: bool,
     error_count: usize,
     warning_count: usize,
     /// Errors first, at most 200.
-    diagnostics: Vec<Diagnostic>,
+    pub diagnostics: Vec<Diagnostic>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     diagnostics_truncated: bool,
     transaction_id: String,
     ran_ms: u64,
     /// The output's last lines when the build failed without a diagnostic.
     #[serde(skip_serializing_if = "Option::is_none")]
-    output_tail: Option<String>,
+    pub output_tail: Option<String>,
 }
 
 /// The `dotnet` executable: `$DOTNET_ROOT/dotnet`, else the first on `PATH`.
@@ -193,12 +201,30 @@ async fn build_csharp(Call { state, args, .. }: Call<BuildArgs>) -> Out<BuildOut
         "timeout_ms must be 1-1800000",
     )?;
     let (project, real) = pick_project(&state, args.project.as_ref())?;
-    let dotnet = find_dotnet(
+    let dotnet = sdk()?;
+    run_build(&state, &dotnet, project, &real, timeout_ms).await
+}
+
+/// The SDK's `dotnet` from the server's environment, or the refusal saying what to
+/// install.
+pub fn sdk() -> Result<PathBuf, ToolError> {
+    find_dotnet(
         std::env::var("DOTNET_ROOT").ok().as_deref(),
         std::env::var("PATH").ok().as_deref(),
     )
-    .ok_or_else(no_sdk)?;
-    let session = launch_build(&state, &dotnet, &real).await?;
+    .ok_or_else(no_sdk)
+}
+
+/// One supervised `dotnet build` of `real` (`project` as the answer names it), its
+/// output read for MSBuild's diagnostics.
+async fn run_build(
+    state: &Arc<AppState>,
+    dotnet: &Path,
+    project: String,
+    real: &Path,
+    timeout_ms: u64,
+) -> Out<BuildOut> {
+    let session = launch_build(state, dotnet, real).await?;
     let ended = session
         .wait_or_kill(Duration::from_millis(timeout_ms))
         .await
@@ -248,6 +274,237 @@ async fn build_csharp(Call { state, args, .. }: Call<BuildArgs>) -> Out<BuildOut
         ran_ms: ended.ran_ms,
         output_tail,
     })
+}
+
+// ---------------------------------------------------------------------------------
+// check: "build" — a write or a change kept only if the project still builds
+// ---------------------------------------------------------------------------------
+
+/// A write's or a change's check after its files are in place: `build`, `dotnet build`
+/// with the files in place (a failed build puts them back). Its schema is the
+/// smallest that says so ([`check_schema`]): every tool list carries it three times.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Check {
+    Build,
+}
+
+/// `check`'s schema: `{"enum":["build"],"type":"string"}`.
+pub fn check_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"enum": ["build"], "type": "string"})
+}
+
+/// What a build check needs, found before anything is written: the SDK and the
+/// project's one `.csproj` (else the refusals build_csharp gives).
+#[derive(Debug, Clone)]
+pub struct BuildCheck {
+    dotnet: PathBuf,
+    project: String,
+    real: PathBuf,
+}
+
+impl BuildCheck {
+    /// The check for `state`'s project, or why it cannot run (nothing is written).
+    pub fn prepare(state: &AppState) -> Result<Self, ToolError> {
+        let dotnet = sdk()?;
+        let (project, real) = pick_project(state, None)?;
+        Ok(Self {
+            dotnet,
+            project,
+            real,
+        })
+    }
+
+    /// One file written with the check (write_script, create_script): applied as a
+    /// one-file change held open while the project builds. Returns its transaction.
+    /// Inside an agent's change nothing is staged: commit_change takes the check.
+    pub fn write(
+        &self,
+        state: &Arc<AppState>,
+        call: &mut crate::planes::project::JournalCall,
+        param: &str,
+        path: &ResPath,
+        bytes: &[u8],
+        expected: crate::planes::project::Expect<'_>,
+    ) -> Result<String, ToolError> {
+        if let Some(stage) = &call.stage {
+            return Err(ToolError::invalid_params(
+                "check",
+                format!(
+                    "inside change {} the writes are staged, not built; nothing was staged",
+                    stage.lock().id
+                ),
+            )
+            .hint("Drop check here and pass check: \"build\" to commit_change."));
+        }
+        let steps = [crate::planes::project::ChangeStep {
+            path,
+            bytes: Some(bytes),
+            expected,
+        }];
+        match crate::planes::project::apply_change_checked(
+            state,
+            call,
+            param,
+            &steps,
+            None,
+            None,
+            Some("build"),
+        )? {
+            // A replay of a first run the check put back is no success.
+            godot_mcp_journal::Applied::Done(godot_mcp_journal::ChangeOutcome::Replayed(p))
+                if p.status != godot_mcp_journal::TxnStatus::Committed =>
+            {
+                Err(ToolError::new(
+                    ErrorCode::Conflict,
+                    format!(
+                        "this idempotency_key's first run was {} ({}); nothing was written",
+                        p.status.as_str(),
+                        p.reason.unwrap_or_default()
+                    ),
+                )
+                .param(crate::tools::IDEMPOTENCY_KEY)
+                .details(json!({"transaction_id": p.transaction_id.to_string(),
+                                "status": p.status.as_str()})))
+            }
+            godot_mcp_journal::Applied::Done(done) => Ok(done.transaction_id().to_string()),
+            godot_mcp_journal::Applied::Held(held) => self
+                .settle(state, held, None, &[path.to_string()])
+                .map(|(txn, _)| txn),
+        }
+    }
+
+    /// Runs the check on a change the journal holds open (`held`), then has the
+    /// journal settle it: a build that passes keeps every file (`committed`), one
+    /// that fails or cannot run puts every file back (`compensated`, derived from
+    /// disk). Blocking: called off the async threads, inside the runtime.
+    pub fn settle(
+        &self,
+        state: &Arc<AppState>,
+        held: godot_mcp_journal::HeldChange,
+        editor: Option<&mut dyn godot_mcp_journal::EditorHook>,
+        files: &[String],
+    ) -> Result<(String, BuildOut), ToolError> {
+        let built = tokio::runtime::Handle::current().block_on(run_build(
+            state,
+            &self.dotnet,
+            self.project.clone(),
+            &self.real,
+            DEFAULT_TIMEOUT_MS,
+        ));
+        let why = match &built {
+            Ok(b) if b.ok => String::new(),
+            Ok(b) if b.timed_out => "the build check timed out".to_owned(),
+            Ok(b) => format!(
+                "the build check failed ({} error{})",
+                b.error_count,
+                if b.error_count == 1 { "" } else { "s" }
+            ),
+            Err(e) => format!("the build check could not run ({})", e.message),
+        };
+        let keep = why.is_empty();
+        let why = if keep {
+            // Put back although kept: a file left its new state during the build.
+            "the build passed, but not every file was still as written after it".to_owned()
+        } else {
+            why
+        };
+        let end = crate::planes::project::finish_held(state, held, keep, &why, editor);
+        let txn = end.transaction_id.to_string();
+        let status = end.status.as_str();
+        match (built, end.status) {
+            (Ok(b), godot_mcp_journal::TxnStatus::Committed) if keep => Ok((txn, b)),
+            (built, godot_mcp_journal::TxnStatus::Compensated) => {
+                let (code, mut msg, build) = match built {
+                    Ok(b) => (
+                        ErrorCode::ParseError,
+                        format!("{why}: {}", first_error(&b)),
+                        Some(b),
+                    ),
+                    Err(e) => (e.code, why.clone(), None),
+                };
+                msg.push_str(&format!(
+                    "; every file was put back (transaction {txn} compensated)"
+                ));
+                Err(ToolError::new(code, msg)
+                    .hint(
+                        "Fix the errors in details.build.diagnostics and write again \
+                         (the files are as before the call).",
+                    )
+                    .details(json!({
+                        "transaction_id": txn,
+                        "status": status,
+                        "files": files,
+                        "build": build,
+                    })))
+            }
+            (built, _) => Err(ToolError::new(
+                ErrorCode::Io,
+                format!(
+                    "{}; the change is {status} ({})",
+                    why,
+                    end.reason.unwrap_or_default()
+                ),
+            )
+            .hint(
+                "list_transactions shows the change and its files; re-plan from the current state.",
+            )
+            .details(json!({
+                "transaction_id": txn,
+                "status": status,
+                "files": files,
+                "build": built.ok(),
+            }))),
+        }
+    }
+}
+
+/// get_parse_errors' C# part: one `dotnet build` of the project's `.csproj`
+/// (supervised, default time limit). `Err` with PRECONDITION_FAILED when there is
+/// no SDK or no single `.csproj`: the C# files cannot be checked, and it says why.
+pub async fn build_for_check(state: &Arc<AppState>) -> Out<BuildOut> {
+    // A read-only tool runs no project code past an approval gate: build_csharp, gated,
+    // gives the same diagnostics.
+    if state.safety.approval.is_active() {
+        return Err(ToolError::new(
+            ErrorCode::PreconditionFailed,
+            "a build runs the project's MSBuild targets and analyzers, which this server runs \
+             only with approval",
+        )
+        .hint("Call build_csharp (it asks for approval): its diagnostics are the same."));
+    }
+    let check = BuildCheck::prepare(state)?;
+    run_build(
+        state,
+        &check.dotnet,
+        check.project,
+        &check.real,
+        DEFAULT_TIMEOUT_MS,
+    )
+    .await
+}
+
+/// The first error, as MSBuild printed it (`Mob.cs(15,20): CS1002: ; expected`).
+fn first_error(b: &BuildOut) -> String {
+    b.diagnostics
+        .iter()
+        .find(|d| d.severity == "error")
+        .map_or_else(
+            || b.output_tail.clone().unwrap_or_default(),
+            |d| {
+                let file = d
+                    .file
+                    .as_deref()
+                    .map_or("", |f| f.rsplit('/').next().unwrap_or(f));
+                format!(
+                    "{file}({},{}): {}: {}",
+                    d.line.unwrap_or(0),
+                    d.column.unwrap_or(0),
+                    d.code.as_deref().unwrap_or("error"),
+                    d.message
+                )
+            },
+        )
 }
 
 /// The supervised `dotnet build`.

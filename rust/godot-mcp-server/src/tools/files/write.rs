@@ -25,6 +25,7 @@ use crate::tools::common::{
     DELETED_UNDO_HINT, check_property_key, head, is_identifier, not_undoable, on_disk,
     script_header_gd, script_of_class,
 };
+use crate::tools::csharp::{BuildCheck, Check};
 use crate::tools::{Plan, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
@@ -122,6 +123,42 @@ pub(crate) fn plan_write(
     expected: Expect<'_>,
     persistence: Persistence,
 ) -> Result<WritePlan, ToolError> {
+    plan_write_checked(state, param, path, bytes, expected, persistence, None)
+}
+
+/// A script write's `check`: a `.cs` path and what the build needs, found before
+/// anything is written (no SDK: refused, PRECONDITION_FAILED required: dotnet_sdk).
+fn build_check(
+    state: &AppState,
+    path: &ResPath,
+    check: Option<Check>,
+) -> Result<Option<BuildCheck>, ToolError> {
+    let Some(Check::Build) = check else {
+        return Ok(None);
+    };
+    if path.extension().as_deref() != Some("cs") {
+        return Err(ToolError::invalid_params(
+            "check",
+            format!(
+                "{path} is not a C# file: check \"build\" builds .cs writes; nothing was written"
+            ),
+        ));
+    }
+    BuildCheck::prepare(state).map(Some)
+}
+
+/// [`plan_write`] with a build check: the write is applied as a one-file change the
+/// journal holds open while `dotnet build` runs, kept if the build passes, put back
+/// (`compensated`) if it fails, the error carrying the diagnostics.
+fn plan_write_checked(
+    state: &Arc<AppState>,
+    param: &'static str,
+    path: ResPath,
+    bytes: Vec<u8>,
+    expected: Expect<'_>,
+    persistence: Persistence,
+    check: Option<BuildCheck>,
+) -> Result<WritePlan, ToolError> {
     let outcome = plane::check_write(&state.project, param, &path, &bytes, expected)?;
     let expect_at_apply = outcome.sha256_before.clone();
     let effect = FileEffect {
@@ -139,6 +176,11 @@ pub(crate) fn plan_write(
         let expect = expect_at_apply
             .as_deref()
             .map_or(Expect::Absent, Expect::Sha256);
+        if let Some(check) = &check {
+            let transaction_id = check.write(&state, call, param, &path, &bytes, expect)?;
+            tell_editor(&state, &[path.to_string()]);
+            return Ok(crate::tools::Committed { transaction_id });
+        }
         let done = plane::write_file(&state, call, param, &path, &bytes, expect)?;
         // Staged inside a change: nothing is on disk yet for the editor to learn.
         if call.stage.is_none() {
@@ -214,6 +256,10 @@ pub struct CreateScriptArgs {
     /// Base class without content (default Node).
     #[serde(default)]
     extends: Option<String>,
+    /// build: dotnet build after writing; if it fails the file is put back.
+    #[serde(default)]
+    #[schemars(schema_with = "crate::tools::csharp::check_schema")]
+    check: Option<Check>,
 }
 
 fn plan_create_script(
@@ -221,6 +267,7 @@ fn plan_create_script(
     args: CreateScriptArgs,
 ) -> Result<WritePlan, ToolError> {
     require_script_path(&args.path)?;
+    let check = build_check(&state, &args.path, args.check)?;
     let cs = args.path.extension().as_deref() == Some("cs");
     let content = match (args.content, args.extends) {
         (Some(c), _) => c,
@@ -260,13 +307,14 @@ fn plan_create_script(
         persistence.hint =
             crate::tools::dotnet::missing_csproj_hint(state.project.root()).map(str::to_string);
     }
-    plan_write(
+    plan_write_checked(
         &state,
         "path",
         args.path,
         content.into_bytes(),
         Expect::Absent,
         persistence,
+        check,
     )
 }
 
@@ -281,17 +329,23 @@ pub struct WriteScriptArgs {
     #[serde(default, deserialize_with = "plane::expected_or_null")]
     #[schemars(with = "plane::ShaOrNull")]
     expected_sha256: Option<Option<String>>,
+    /// build: dotnet build after writing; if it fails the file is put back.
+    #[serde(default)]
+    #[schemars(schema_with = "crate::tools::csharp::check_schema")]
+    check: Option<Check>,
 }
 
 fn plan_write_script(state: Arc<AppState>, args: WriteScriptArgs) -> Result<WritePlan, ToolError> {
     require_script_path(&args.path)?;
-    plan_write(
+    let check = build_check(&state, &args.path, args.check)?;
+    plan_write_checked(
         &state,
         "path",
         args.path,
         args.content.into_bytes(),
         plane::expect_of(&args.expected_sha256),
         Persistence::written_to_disk(),
+        check,
     )
 }
 

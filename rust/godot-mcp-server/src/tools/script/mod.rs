@@ -41,8 +41,9 @@ pub fn tools() -> Vec<ToolDef> {
             ToolMeta {
                 name: "get_parse_errors",
                 title: "GDScript parse errors",
-                description: "Check .gd scripts with Godot's own parser (--check-only): each \
-                    file's first error with line and message. Needs a Godot binary.",
+                description: "Check .gd scripts with Godot's own parser (--check-only; needs \
+                    Godot), .cs through one dotnet build (needs the .NET SDK): each file's \
+                    errors with line and message.",
                 class: SafetyClass::ReadOnly,
                 toolset: Toolset::ScriptCheck,
                 effect: Some(EffectKind::ProcessLaunch),
@@ -101,7 +102,7 @@ const CHECK_TIMEOUT: Duration = Duration::from_secs(60);
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ParseErrorsArgs {
-    /// The .gd scripts to check (1-10).
+    /// The .gd or .cs scripts to check (1-10).
     #[schemars(length(min = 1, max = 10))]
     paths: Vec<ResPath>,
 }
@@ -111,6 +112,9 @@ pub struct ParseErrorsArgs {
 pub struct ParseErrorItem {
     pub file: String,
     pub line: Option<u32>,
+    /// C# only (MSBuild reports it; Godot does not).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<u32>,
     pub message: String,
 }
 
@@ -127,6 +131,7 @@ pub fn parse_check_output(path: &str, output: &str) -> Vec<ParseErrorItem> {
         .map(|e| ParseErrorItem {
             file: e.file.unwrap_or_else(|| path.to_string()),
             line: e.line,
+            column: None,
             message: e.message,
         })
         .collect()
@@ -142,6 +147,9 @@ pub struct CheckedFile {
     exit_code: Option<Option<i32>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     output_tail: Option<String>,
+    /// Why the file was not checked (a .cs without the .NET SDK or a .csproj).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    not_checked: Option<String>,
 }
 
 /// get_parse_errors' result.
@@ -166,12 +174,10 @@ async fn get_parse_errors(Call { state, args, .. }: Call<ParseErrorsArgs>) -> Ou
     for (i, p) in args.paths.iter().enumerate() {
         let param = format!("paths[{i}]");
         let real = state.project.resolve(&param, p)?;
-        if p.extension().as_deref() != Some("gd") {
+        if !matches!(p.extension().as_deref(), Some("gd" | "cs")) {
             return Err(ToolError::invalid_params(
                 &param,
-                format!(
-                    "{p} is not a GDScript file (.gd); Godot's --check-only parses only GDScript"
-                ),
+                format!("{p} is not a GDScript (.gd) or C# (.cs) file"),
             ));
         }
         if !real.is_file() {
@@ -181,15 +187,27 @@ async fn get_parse_errors(Call { state, args, .. }: Call<ParseErrorsArgs>) -> Ou
             );
         }
     }
-    let program = godot(&state)?;
+    let (cs, gd): (Vec<&ResPath>, Vec<&ResPath>) = args
+        .paths
+        .iter()
+        .partition(|p| p.extension().as_deref() == Some("cs"));
+    let program = if gd.is_empty() {
+        None
+    } else {
+        Some(godot(&state)?)
+    };
     // Before the check: a class cache older than a script means the engine's view
     // of global class names may lag the files the check reads.
     let pending_before = rescan_pending(&state);
     let mut files = Vec::new();
     let mut error_count = 0;
-    for p in &args.paths {
+    for p in &gd {
+        // `gd` is empty when there is no program.
+        let Some(program) = program.as_deref() else {
+            break;
+        };
         let (ended, stdout, stderr) =
-            check_only(&state, &program, &p.to_string(), CHECK_TIMEOUT).await?;
+            check_only(&state, program, &p.to_string(), CHECK_TIMEOUT).await?;
         let path = p.to_string();
         let mut errs = parse_check_output(&path, &stderr);
         errs.extend(parse_check_output(&path, &stdout));
@@ -202,13 +220,20 @@ async fn get_parse_errors(Call { state, args, .. }: Call<ParseErrorsArgs>) -> Ou
             errors: errs,
             exit_code: unexplained.then_some(ended.code),
             output_tail: unexplained.then(|| tail_lines(&stderr, 10)),
+            not_checked: None,
         });
+    }
+    let cs_checked = !cs.is_empty();
+    if cs_checked {
+        let checked = check_cs(&state, &cs).await?;
+        error_count += checked.iter().map(|f| f.errors.len()).sum::<usize>();
+        files.extend(checked);
     }
     let pending = pending_before || rescan_pending(&state);
     Ok(ParseErrors {
         files,
         error_count,
-        column_reported: false,
+        column_reported: cs_checked,
         rescan: RescanPending {
             rescan_pending: pending,
         },
@@ -218,6 +243,76 @@ async fn get_parse_errors(Call { state, args, .. }: Call<ParseErrorsArgs>) -> Ou
              stale: let the editor finish its scan (or run godot --import), then check again.",
         ),
     })
+}
+
+/// The C# files through one build of the project: each file's errors (MSBuild's,
+/// matched by the file's real path). Without the SDK or a single `.csproj` each is
+/// marked not checked, with why and what to do.
+async fn check_cs(
+    state: &Arc<AppState>,
+    paths: &[&ResPath],
+) -> Result<Vec<CheckedFile>, ToolError> {
+    let built = match crate::tools::csharp::build_for_check(state).await {
+        Ok(b) => b,
+        Err(e) if e.code == ErrorCode::PreconditionFailed => {
+            let why = format!(
+                "not checked: {}. {}",
+                e.message.trim_end_matches("; nothing was built"),
+                e.hint.as_deref().unwrap_or_default()
+            );
+            return Ok(paths
+                .iter()
+                .map(|p| CheckedFile {
+                    path: p.to_string(),
+                    ok: false,
+                    errors: Vec::new(),
+                    exit_code: None,
+                    output_tail: None,
+                    not_checked: Some(why.clone()),
+                })
+                .collect());
+        }
+        Err(e) => return Err(e),
+    };
+    let unexplained = !built.ok && built.diagnostics.iter().all(|d| d.severity != "error");
+    let mut out = Vec::with_capacity(paths.len());
+    for p in paths {
+        let real = state.project.resolve("paths", p)?;
+        let real = real.canonicalize().unwrap_or(real);
+        let errors: Vec<ParseErrorItem> = built
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == "error")
+            .filter(|d| {
+                d.file.as_deref().is_some_and(|f| {
+                    let f = Path::new(f);
+                    f.canonicalize().map_or(f == real, |c| c == real)
+                })
+            })
+            .map(|d| ParseErrorItem {
+                file: p.to_string(),
+                line: d.line,
+                column: d.column,
+                message: match &d.code {
+                    Some(code) => format!("{code}: {}", d.message),
+                    None => d.message.clone(),
+                },
+            })
+            .collect();
+        out.push(CheckedFile {
+            path: p.to_string(),
+            ok: errors.is_empty() && !unexplained,
+            errors,
+            exit_code: unexplained.then_some(built.exit_code),
+            output_tail: if unexplained {
+                built.output_tail.clone()
+            } else {
+                None
+            },
+            not_checked: None,
+        });
+    }
+    Ok(out)
 }
 
 fn tail_lines(s: &str, n: usize) -> String {
@@ -628,6 +723,7 @@ mod tests {
             vec![ParseErrorItem {
                 file: "res://bad.gd".into(),
                 line: Some(5),
+                column: None,
                 message: "Expected \":\" after \"if\" condition.".into(),
             }]
         );
