@@ -660,22 +660,23 @@ impl ServerHandler for McpServer {
     }
 
     /// `tasks/cancel`: the task's call is cancelled, which kills its launch; the task
-    /// reads `cancelled` once the launch has ended.
+    /// reads `cancelled` once the launch has ended. A task that already ended is
+    /// acknowledged unchanged (cancelling is idempotent).
     async fn cancel_task(
         &self,
         request: CancelTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
         let id = &request.task_id;
-        self.tasks
-            .cancel(id, &self.state_dir())
-            .map_err(|why| match why {
-                tasks::NotCancelled::Unknown => unknown_task(id),
-                tasks::NotCancelled::Terminal(status) => McpError::invalid_params(
-                    format!("task {id} already ended ({status:?}); nothing was cancelled"),
-                    Some(json!({"code": "TASK_ENDED", "task_id": id, "hint": "tasks/get gives its final state"})),
-                ),
-            })
+        // A task of a server that restarted is known by its launch's row, and ended.
+        if self.tasks.cancel(id, &self.state_dir())
+            || crate::subscriptions::transaction(&self.state.journal, id)
+                .is_some_and(|row| row.effect_kind == godot_mcp_journal::EffectKind::ProcessLaunch)
+        {
+            Ok(())
+        } else {
+            Err(unknown_task(id))
+        }
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

@@ -73,14 +73,6 @@ struct Entry {
     cancel_asked: bool,
 }
 
-/// Why `tasks/cancel` did nothing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NotCancelled {
-    Unknown,
-    /// Already completed, failed or cancelled.
-    Terminal(TaskStatus),
-}
-
 impl Tasks {
     /// A task `id` (its launch's transaction) for a call of `tool`, working; `cancel`
     /// is the call's cancellation.
@@ -166,23 +158,21 @@ impl Tasks {
         kept(state_dir, id)
     }
 
-    /// Ask the call of working task `id` to stop (its launch is killed).
-    pub fn cancel(&self, id: &str, state_dir: &Path) -> Result<(), NotCancelled> {
+    /// Ask the call of working task `id` to stop (its launch is killed). A task that
+    /// already ended is left as it is (cancelling is idempotent); `false` for an id
+    /// this server does not know.
+    pub fn cancel(&self, id: &str, state_dir: &Path) -> bool {
         let mut inner = self.inner.lock();
         let Some(e) = inner.by_id.get_mut(id) else {
-            return Err(match kept(state_dir, id) {
-                Some(t) => NotCancelled::Terminal(t.status()),
-                None => NotCancelled::Unknown,
-            });
+            return kept(state_dir, id).is_some();
         };
-        if !matches!(e.payload, TaskPayload::Working) {
-            return Err(NotCancelled::Terminal(e.payload.status()));
+        if matches!(e.payload, TaskPayload::Working) && !e.cancel_asked {
+            e.cancel_asked = true;
+            e.message = Some(format!("{}: cancelling; transaction {id} open", e.tool));
+            e.updated_ms = now_ms();
+            e.cancel.cancel();
         }
-        e.cancel_asked = true;
-        e.message = Some(format!("{}: cancelling; transaction {id} open", e.tool));
-        e.updated_ms = now_ms();
-        e.cancel.cancel();
-        Ok(())
+        true
     }
 }
 
@@ -344,9 +334,10 @@ mod tests {
         let task = second.get("abc123", dir.path()).expect("kept");
         assert_eq!(task.status(), TaskStatus::Completed);
         assert!(second.get("../abc123", dir.path()).is_none());
-        assert_eq!(
-            second.cancel("abc123", dir.path()),
-            Err(NotCancelled::Terminal(TaskStatus::Completed))
-        );
+        // Cancelling an ended task acknowledges and changes nothing.
+        assert!(second.cancel("abc123", dir.path()));
+        let task = second.get("abc123", dir.path()).expect("kept");
+        assert_eq!(task.status(), TaskStatus::Completed);
+        assert!(!second.cancel("unknown", dir.path()));
     }
 }
