@@ -58,6 +58,16 @@ async fn serve(
     state: &Path,
     env: &[(&str, &str)],
 ) -> (tokio::process::Child, String) {
+    serve_godot(project, state, &support::standin(), env).await
+}
+
+/// [`serve`] with `godot` as Godot.
+async fn serve_godot(
+    project: &Path,
+    state: &Path,
+    godot: &Path,
+    env: &[(&str, &str)],
+) -> (tokio::process::Child, String) {
     let mut cmd = support::server_tokio();
     cmd.arg("serve")
         .arg("--project")
@@ -66,7 +76,7 @@ async fn serve(
         .arg("127.0.0.1:0")
         .env("GODOT_MCP_STATE_DIR", state)
         .env("GODOT_MCP_TOOLSETS", "all")
-        .env("GODOT_BIN", support::standin())
+        .env("GODOT_BIN", godot)
         .env_remove("GODOT_MCP_AUTH_TOKEN")
         .env_remove("GODOT_MCP_HTTP")
         .stdin(Stdio::null())
@@ -290,5 +300,56 @@ async fn a_client_without_tasks_gets_the_result_in_the_call() {
     let out = r.structured_content.expect("run_tests' result");
     assert_eq!(out["framework"], "gut", "{out}");
     assert!(out["transaction_id"].is_string(), "{out}");
+    client.cancel().await.unwrap();
+}
+
+/// Real Godot (`GODOT_BIN`) and real GUT (`GUT_DIR`, a folder holding `addons/gut`, as
+/// tests/run_tests.rs): the sample suite (one passing test, one failing at line 9) run
+/// as a task with `import=true`. The first launch is the import, so the task is named
+/// by the import's transaction; it completes with run_tests' full report.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_godot_run_tests_as_a_task_reports_the_real_suite() {
+    let Some(godot) = support::godot_bin("run_tests as a task") else {
+        return;
+    };
+    let Some(gut) = std::env::var_os("GUT_DIR").map(std::path::PathBuf::from) else {
+        eprintln!("SKIPPED: GUT_DIR is not set (run_tests as a task with real GUT)");
+        return;
+    };
+    let p = support::tiny_project("tasks");
+    support::copy_dir(&gut.join("addons/gut"), &p.path().join("addons/gut"));
+    support::copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/fixtures/godot-4.4.1/run_tests/gut/test"),
+        &p.path().join("test"),
+    );
+    let s = support::short_state_dir("tasks");
+    let (_server, url) = serve_godot(p.path(), s.path(), &godot, &[]).await;
+    let client = connect(&url, true).await;
+    let id = start_task(&client, json!({"import": true})).await;
+    let deadline = Instant::now() + Duration::from_secs(300);
+    let task = loop {
+        let task = get(&client, &id).await;
+        if task.status().is_terminal() || Instant::now() > deadline {
+            break task;
+        }
+        tokio::time::sleep(Duration::from_millis(
+            task.task.poll_interval_ms.unwrap_or(500),
+        ))
+        .await;
+    };
+    let TaskPayload::Completed { result } = &task.payload else {
+        panic!("completed: {task:?}")
+    };
+    let out = &result["structuredContent"];
+    assert_eq!(out["import"]["transaction_id"], id, "{out:#}");
+    assert_eq!(out["outcome"], "failed", "{out:#}");
+    assert_eq!(out["complete"], true, "{out:#}");
+    assert_eq!(
+        out["summary"],
+        json!({"total": 2, "passed": 1, "failed": 1, "errors": 0, "skipped": 0, "risky": 0}),
+        "{out:#}"
+    );
+    assert_eq!(row(&client, &id).await["operation"], "run_tests_import");
     client.cancel().await.unwrap();
 }
