@@ -2,6 +2,9 @@
 # The client matrix: the real `godot-mcp serve` driven by the clients people use.
 #
 #   - the official TypeScript SDK client (ts_sdk.test.mjs), over stdio and streamable HTTP;
+#   - the TypeScript SDK's 2026 client (@modelcontextprotocol/client, ts_2026.test.mjs) on
+#     protocol 2026-07-28: a listen stream, and run_tests as a task (the stand-in godot,
+#     built beside the binary by `cargo build --workspace`, plays Godot);
 #   - the MCP Inspector CLI (inspector.test.mjs): tools/list and tools/call, as a user runs it;
 #   - the official Python SDK (python_sdk.py, run by python_sdk.test.mjs), stdio and HTTP.
 #
@@ -26,6 +29,10 @@ venv="${GODOT_MCP_CLIENTS_VENV:-$target/clients/venv}"
 
 if [[ ! -x "$GODOT_MCP_BIN" ]]; then
     echo "FAILED: no godot-mcp binary at $GODOT_MCP_BIN (cargo build -p godot-mcp-server first)" >&2
+    exit 1
+fi
+if [[ ! -x "$(dirname "$GODOT_MCP_BIN")/godot-standin" ]]; then
+    echo "FAILED: no stand-in godot beside $GODOT_MCP_BIN (cargo build -p godot-mcp-standin first)" >&2
     exit 1
 fi
 for tool in node npm python3; do
@@ -56,7 +63,7 @@ if ! cmp -s requirements.txt "$venv/requirements.txt"; then
 fi
 export GODOT_MCP_PYTHON="$venv/bin/python"
 
-echo "==> client matrix: $(node --version), @modelcontextprotocol/sdk $(node -p 'require("./node_modules/@modelcontextprotocol/sdk/package.json").version'), @modelcontextprotocol/inspector $(node -p 'require("./node_modules/@modelcontextprotocol/inspector/package.json").version'), $("$GODOT_MCP_PYTHON" -m pip list --disable-pip-version-check 2>/dev/null | awk '$1 == "mcp" { print "mcp " $2 }')"
+echo "==> client matrix: $(node --version), @modelcontextprotocol/sdk $(node -p 'require("./node_modules/@modelcontextprotocol/sdk/package.json").version'), @modelcontextprotocol/client $(node -p 'require("./node_modules/@modelcontextprotocol/client/package.json").version'), @modelcontextprotocol/inspector $(node -p 'require("./node_modules/@modelcontextprotocol/inspector/package.json").version'), $("$GODOT_MCP_PYTHON" -m pip list --disable-pip-version-check 2>/dev/null | awk '$1 == "mcp" { print "mcp " $2 }')"
 # The spec reporter's closing lines (`ℹ pass N`, `ℹ fail N`) are counted by scripts/test.sh;
 # a failing test exits non-zero.
-node --test --test-reporter=spec ts_sdk.test.mjs inspector.test.mjs python_sdk.test.mjs
+node --test --test-reporter=spec ts_sdk.test.mjs ts_2026.test.mjs inspector.test.mjs python_sdk.test.mjs

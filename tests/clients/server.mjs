@@ -2,7 +2,7 @@
 // own state dir, and (over HTTP) the address the server prints on stderr once it
 // accepts connections (no sleeps, no fixed port).
 import { spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -14,6 +14,10 @@ export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const BIN =
   process.env.GODOT_MCP_BIN ??
   join(process.env.CARGO_TARGET_DIR ?? join(REPO, 'target'), 'debug', 'godot-mcp');
+
+/** The stand-in `godot` (crate godot-mcp-standin) built beside the binary: a real process
+ * the server launches, journals and kills, as the Rust tests use it. */
+export const STANDIN = join(dirname(BIN), 'godot-standin');
 
 /** What the server prints once it listens (tests/http_support/mod.rs: LISTENING). */
 const LISTENING = 'godot-mcp serve: listening on http://';
@@ -32,6 +36,22 @@ export function tempProject() {
   return { root, project, state: join(root, 'state'), remove: () => rmSync(root, { recursive: true, force: true }) };
 }
 
+/**
+ * tempProject() with GUT installed and imported and a tests folder, so run_tests
+ * launches Godot (the stand-in) at once (as tests/http_tasks.rs's project).
+ */
+export function gutProject() {
+  const fixture = tempProject();
+  const at = (p) => join(fixture.project, p);
+  mkdirSync(at('addons/gut'), { recursive: true });
+  writeFileSync(at('addons/gut/gut_cmdln.gd'), 'extends SceneTree\n');
+  mkdirSync(at('test'), { recursive: true });
+  writeFileSync(at('test/test_a.gd'), 'extends GutTest\n');
+  mkdirSync(at('.godot'), { recursive: true });
+  writeFileSync(at('.godot/global_script_class_cache.cfg'), 'list=[{"class": &"GutTest"}]\n');
+  return fixture;
+}
+
 /** The environment of a server: nothing inherited that would change what it serves. */
 export function serverEnv(state, extra = {}) {
   const env = { ...process.env, GODOT_MCP_STATE_DIR: state, GODOT_MCP_EDITOR_BRIDGE: 'off', ...extra };
@@ -47,13 +67,14 @@ export function serveArgs(project, extra = []) {
 }
 
 /**
- * Start `godot-mcp serve --http 127.0.0.1:0` with a bearer token; resolves to
- * `{ url, token, stop() }` once the listening line is printed.
+ * Start `godot-mcp serve --http 127.0.0.1:0` with a bearer token (and `env` added to
+ * its environment); resolves to `{ url, token, stop() }` once the listening line is
+ * printed.
  */
-export function startHttp(project, state, extra = []) {
+export function startHttp(project, state, extra = [], env = {}) {
   const token = `clients-${process.pid}-${Date.now()}`;
   const child = spawn(BIN, serveArgs(project, ['--http', '127.0.0.1:0', ...extra]), {
-    env: serverEnv(state, { GODOT_MCP_AUTH_TOKEN: token }),
+    env: serverEnv(state, { GODOT_MCP_AUTH_TOKEN: token, ...env }),
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';

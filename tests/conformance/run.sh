@@ -100,8 +100,28 @@ for req in 2025-11-25 2026-07-28; do
     echo "conformance 0.2.0-alpha.12 --requirements $req: $(echo "$out" | grep -E '^Total:' | tail -n 1), $verdict ($((SECONDS - started)) s)"
 done
 
+# The tasks extension's scenarios (io.modelcontextprotocol/tasks, SEP-2663), by name: the
+# requirement sets leave extensions unscored. Against the same baseline file.
+tasks_scenarios=(
+    tasks-lifecycle tasks-capability-negotiation tasks-wire-fields tasks-request-state-removal
+    tasks-mrtr-input tasks-request-headers tasks-dispatch-and-envelope tasks-status-notifications
+    tasks-required-task-error tasks-mrtr-composition
+)
+start_server "suite-tasks"
+started=$SECONDS
+tasks_failed=()
+for s in "${tasks_scenarios[@]}"; do
+    if ! out="$("$node" "$suite2026" server --url "$url" --scenario "$s" \
+        --expected-failures "$here/expected-failures-2026.yml" -o "$state/results-$s" 2>&1)"; then
+        echo "$out" | grep -E '^(✗|  ✗|Unexpected|Stale|  -)' | tail -n 30
+        tasks_failed+=("$s")
+    fi
+done
+failed+=("${tasks_failed[@]}")
+echo "conformance 0.2.0-alpha.12 tasks extension: ${#tasks_scenarios[@]} scenarios, $((${#tasks_scenarios[@]} - ${#tasks_failed[@]})) as expected ($((SECONDS - started)) s)"
+
 if ((${#failed[@]})); then
     echo "conformance: not as expected: ${failed[*]}" >&2
     exit 1
 fi
-echo "conformance: ${#scenarios[@]} scenarios and 2 requirement sets as expected"
+echo "conformance: ${#scenarios[@]} scenarios, 2 requirement sets and ${#tasks_scenarios[@]} tasks scenarios as expected"

@@ -8,6 +8,10 @@
 //! `notifications/progress`, in order, all sent before the call's answer. Outside an
 //! MCP request (tests, start-up) both are inert.
 //!
+//! A call run as an MCP task ([`run_task`]) also hears, through [`Heard`], the journal
+//! transaction of each launch ([`launched`]) and each step: the task is named after
+//! its first launch's transaction and reports its last step as its status message.
+//!
 //! A task-local rather than a parameter: the steps happen deep in shared code (a
 //! launch every launching tool uses), and rmcp keeps polling a cancelled call, so the
 //! scope lives exactly as long as the call's own future.
@@ -37,6 +41,43 @@ pub struct CallScope {
     done: AtomicU64,
     /// How many steps the call expects, when it knows.
     total: AtomicU64,
+    /// A task's ear: each launch's transaction and each step.
+    heard: Option<mpsc::UnboundedSender<Heard>>,
+}
+
+/// What a call run as a task reports to its task, in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Heard {
+    /// A launch's journal transaction is durable (its id).
+    Launched(String),
+    /// One real step, as [`step`] describes it.
+    Step(String),
+}
+
+/// Runs `call` as an MCP task's work: cancelled by `cancel` (`tasks/cancel`), its
+/// launches and steps sent to `heard`; no progress notifications (the request that
+/// started it has been answered).
+pub async fn run_task<F: Future>(
+    cancel: CancellationToken,
+    heard: mpsc::UnboundedSender<Heard>,
+    call: F,
+) -> F::Output {
+    let scope = Arc::new(CallScope {
+        cancel,
+        heard: Some(heard),
+        ..CallScope::default()
+    });
+    CALL.scope(scope, call).await
+}
+
+/// The running call launched a process whose journal transaction is `txn` (its
+/// intent is durable).
+pub fn launched(txn: impl std::fmt::Display) {
+    let _ = CALL.try_with(|c| {
+        if let Some(heard) = &c.heard {
+            let _ = heard.send(Heard::Launched(txn.to_string()));
+        }
+    });
 }
 
 /// Runs `call` in a scope with `cancel` and, when `token` is given, a reporter that
@@ -89,12 +130,16 @@ pub fn expect_steps(total: u64) {
 /// One real step of the running call, described by `message`.
 pub fn step(message: impl Into<String>) {
     let _ = CALL.try_with(|c| {
+        let message = message.into();
+        if let Some(heard) = &c.heard {
+            let _ = heard.send(Heard::Step(message.clone()));
+        }
         let (Some(queue), Some(token)) = (&c.progress, &c.token) else {
             return;
         };
         let done = c.done.fetch_add(1, Ordering::SeqCst) + 1;
         let mut p =
-            ProgressNotificationParam::new(token.clone(), done as f64).with_message(message.into());
+            ProgressNotificationParam::new(token.clone(), done as f64).with_message(message);
         let total = c.total.load(Ordering::SeqCst);
         if total >= done {
             p = p.with_total(total as f64);

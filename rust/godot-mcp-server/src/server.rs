@@ -4,18 +4,19 @@
 
 pub(crate) mod prompts;
 pub(crate) mod raw_tools;
+pub(crate) mod tasks;
 
 use std::sync::Arc;
 
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams,
-    CompleteResult, ContentBlock, GetMeta, GetPromptRequestParams, GetPromptResponse,
-    Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, LoggingMessageNotification, PaginatedRequestParams, ProtocolVersion,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
-    ResourceContents, ResourceTemplate, ServerCapabilities, ServerConfig, ServerNotification,
-    SetLevelRequestParams, SubscribeRequestParams, SubscriptionFilter, Tool,
-    UnsubscribeRequestParams,
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
+    CompleteRequestParams, CompleteResult, ContentBlock, GetMeta, GetPromptRequestParams,
+    GetPromptResponse, GetTaskParams, GetTaskResult, Implementation, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, LoggingMessageNotification,
+    PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, Resource, ResourceContents, ResourceTemplate, ServerCapabilities,
+    ServerConfig, ServerNotification, SetLevelRequestParams, SubscribeRequestParams,
+    SubscriptionFilter, Tool, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -44,6 +45,8 @@ pub struct McpServer {
     _ends: Arc<crate::tools::change::SessionEnd>,
     /// Dropped with the session's last handler: its resource subscriptions go.
     _subscribed: Arc<SubscriptionsEnd>,
+    /// The server's tasks (every session's: a client that reconnects polls the same).
+    tasks: Arc<tasks::Tasks>,
 }
 
 /// Drops a session's `resources/subscribe` entries when the session ends.
@@ -80,6 +83,7 @@ impl McpServer {
             transport: TransportKind::Stdio,
             counters: None,
             session,
+            tasks: Arc::default(),
         }
     }
 
@@ -92,13 +96,104 @@ impl McpServer {
         }
     }
 
-    /// A handler for one HTTP session (or one stateless request).
-    pub fn for_http(state: Arc<Served>, counters: Arc<Counters>) -> Self {
+    /// A handler for one HTTP session (or one stateless request); `tasks` are the
+    /// server's, shared by every session.
+    pub fn for_http(state: Arc<Served>, counters: Arc<Counters>, tasks: Arc<tasks::Tasks>) -> Self {
         Self {
             transport: TransportKind::Http,
             counters: Some(counters),
+            tasks,
             ..Self::new(state)
         }
+    }
+
+    /// The state dir, where finished tasks' answers are kept.
+    fn state_dir(&self) -> std::path::PathBuf {
+        self.state.journal.lock().state_dir().to_path_buf()
+    }
+
+    /// A call of a [`tasks::TASK_TOOLS`] tool from a client that declared the tasks
+    /// extension: the call runs on its own, and once its first launch is journaled the
+    /// answer is a task named by that transaction. A call that ends first is answered
+    /// as it ends (a refusal changes nothing and needs no task).
+    async fn call_as_task(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+        ctx: CallContext,
+    ) -> Result<CallToolResponse, McpError> {
+        let (heard_tx, mut heard) = tokio::sync::mpsc::unbounded_channel();
+        let cancel = tokio_util::sync::CancellationToken::new();
+        let served = self.state.clone();
+        let name = request.name.clone();
+        let work_cancel = cancel.clone();
+        let mut work = tokio::spawn(async move {
+            let Some(def) = served.registry.get(&name) else {
+                unreachable!("call_tool found {name}")
+            };
+            let outcome = crate::call_scope::run_task(
+                work_cancel,
+                heard_tx,
+                run_call(&served, def, request.arguments, &ctx),
+            )
+            .await;
+            served.subscriptions.journal_changed(&served.journal);
+            match outcome {
+                CallOutcome::InputRequired(input) => CallToolResponse::from(input),
+                CallOutcome::Done(Ok(value)) => tool_result(&served.captures, def, value).into(),
+                CallOutcome::Done(Err(err)) => err.into_call_result().into(),
+            }
+        });
+        // The first launch names the task; a call that ends before launching is answered.
+        let mut withdrawn = false;
+        let txn = loop {
+            tokio::select! {
+                heard_now = heard.recv() => match heard_now {
+                    Some(crate::call_scope::Heard::Launched(txn)) => break txn,
+                    Some(crate::call_scope::Heard::Step(_)) => {}
+                    None => return join_answer(work.await),
+                },
+                done = &mut work => return join_answer(done),
+                // The request withdrawn before a task exists: the call is cancelled.
+                () = context.ct.cancelled(), if !withdrawn => {
+                    withdrawn = true;
+                    cancel.cancel();
+                }
+            }
+        };
+        let task = self.tasks.start(&txn, &request.name, cancel);
+        let tasks = self.tasks.clone();
+        let state_dir = self.state_dir();
+        tokio::spawn(async move {
+            let finished = loop {
+                tokio::select! {
+                    heard_now = heard.recv() => {
+                        if let Some(crate::call_scope::Heard::Step(step)) = heard_now {
+                            tasks.step(&txn, &step);
+                        } else if heard_now.is_none() {
+                            break work.await;
+                        }
+                    }
+                    done = &mut work => break done,
+                }
+            };
+            match finished {
+                Ok(response) => {
+                    match serde_json::to_value(rmcp::model::ServerResult::from(response)) {
+                        Ok(serde_json::Value::Object(result)) => {
+                            tasks.finish(&txn, result, &state_dir)
+                        }
+                        _ => tasks.fail(
+                            &txn,
+                            internal_error("the result could not be encoded"),
+                            &state_dir,
+                        ),
+                    }
+                }
+                Err(e) => tasks.fail(&txn, internal_error(&e.to_string()), &state_dir),
+            }
+        });
+        Ok(rmcp::model::CreateTaskResult::new(task).into())
     }
 
     /// After a call changed the toolsets: a 2025-11-25 caller's session learns it in
@@ -170,6 +265,33 @@ fn hinted<R: CachingHints>(
 /// prompts, the resource list and the resource templates.
 pub const STATIC_LIST_TTL_MS: u64 = 60 * 60 * 1000;
 
+/// A task id this server never gave (or whose answer is past its TTL).
+fn unknown_task(id: &str) -> McpError {
+    McpError::invalid_params(
+        format!("no task {id}"),
+        Some(json!({
+            "code": "UNKNOWN_TASK",
+            "task_id": id,
+            "hint": "a task's id is the journal transaction of its launch: list_transactions names them"
+        })),
+    )
+}
+
+/// A JSON-RPC internal error, as a failed task carries it.
+fn internal_error(message: &str) -> rmcp::model::JsonObject {
+    let mut error = rmcp::model::JsonObject::new();
+    error.insert("code".into(), json!(-32603));
+    error.insert("message".into(), json!(message));
+    error
+}
+
+/// The answer of a task-capable call that ended before it launched anything.
+fn join_answer(
+    done: Result<CallToolResponse, tokio::task::JoinError>,
+) -> Result<CallToolResponse, McpError> {
+    done.map_err(|e| McpError::internal_error(e.to_string(), None))
+}
+
 fn refused(r: crate::subscriptions::Refused) -> McpError {
     let (code, hint) = r.code_and_hint();
     McpError::invalid_request(r.to_string(), Some(json!({ "code": code, "hint": hint })))
@@ -229,6 +351,7 @@ impl ServerHandler for McpServer {
                 .enable_resources()
                 .enable_resources_subscribe()
                 .enable_tool_list_changed()
+                .enable_tasks()
                 .build(),
         )
         .with_server_info(
@@ -520,6 +643,42 @@ impl ServerHandler for McpServer {
         Ok(CompleteResult::new(completion))
     }
 
+    /// `tasks/get`: a task this server runs or ran (memory, then the state dir), else
+    /// one whose launch the journal holds (the server that ran it restarted).
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, McpError> {
+        let id = &request.task_id;
+        let task = self.tasks.get(id, &self.state_dir()).or_else(|| {
+            crate::subscriptions::transaction(&self.state.journal, id)
+                .filter(|row| row.effect_kind == godot_mcp_journal::EffectKind::ProcessLaunch)
+                .map(|row| tasks::from_journal(&row))
+        });
+        task.map(GetTaskResult::new).ok_or_else(|| unknown_task(id))
+    }
+
+    /// `tasks/cancel`: the task's call is cancelled, which kills its launch; the task
+    /// reads `cancelled` once the launch has ended. A task that already ended is
+    /// acknowledged unchanged (cancelling is idempotent).
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let id = &request.task_id;
+        // A task of a server that restarted is known by its launch's row, and ended.
+        if self.tasks.cancel(id, &self.state_dir())
+            || crate::subscriptions::transaction(&self.state.journal, id)
+                .is_some_and(|row| row.effect_kind == godot_mcp_journal::EffectKind::ProcessLaunch)
+        {
+            Ok(())
+        } else {
+            Err(unknown_task(id))
+        }
+    }
+
     fn get_tool(&self, name: &str) -> Option<Tool> {
         self.state.registry.get(name).map(ToolDef::to_mcp)
     }
@@ -557,6 +716,13 @@ impl ServerHandler for McpServer {
         // Every call passes the safety policy; see safety.rs for the order of gates.
         let ctx =
             CallContext::from_request(&request, &context, &principal).in_session(self.session);
+        if tasks::TASK_TOOLS.contains(&def.meta.name)
+            && context
+                .client_capabilities()
+                .is_some_and(|c| c.supports_tasks())
+        {
+            return self.call_as_task(request, context, ctx).await;
+        }
         let generation = self.state.safety.generation();
         let call = run_call(&self.state, def, request.arguments, &ctx);
         // The call's scope: its cancellation (a launch is killed, held input released)

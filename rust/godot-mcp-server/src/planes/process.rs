@@ -392,6 +392,7 @@ impl Supervisor {
                 other => internal(other),
             })?;
         cross(fp::LAUNCH_AFTER_INTENT);
+        crate::call_scope::launched(txn);
 
         // 2. The gated process, in its own process group.
         let stdout = std::fs::File::create(session_dir.join("stdout.log")).map_err(internal)?;

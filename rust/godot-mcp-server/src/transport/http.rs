@@ -126,10 +126,16 @@ fn app(
         .enforce_origin_validation()
         .with_cancellation_token(shutdown.child_token());
     let factory_counters = counters.clone();
+    // One task table for the server: a task outlives the session that started it.
+    let tasks = Arc::default();
     let service = StreamableHttpService::new(
         move || {
             Counters::bump(&factory_counters.handlers_created);
-            Ok(McpServer::for_http(state.clone(), factory_counters.clone()))
+            Ok(McpServer::for_http(
+                state.clone(),
+                factory_counters.clone(),
+                Arc::clone(&tasks),
+            ))
         },
         Arc::new(LocalSessionManager::default()),
         config,
