@@ -656,11 +656,40 @@ pub fn identify_escaped(
         }
         if procs.carries_nonce(*pid, nonce) {
             out.proven.push((*pid, stat.start_time));
-        } else if procs.environ_hidden(*pid) {
+        } else if procs.environ_hidden(*pid) && !born_outside(procs, *pid, receipt, nonce) {
             out.unaccounted.push(*pid);
         }
     }
     out
+}
+
+/// Whether `pid`'s ancestry proves it is not the launch's: walking up its parents, one
+/// (not the leader, not pid 1) that started before the leader and carries no nonce is
+/// reached before the leader or a process carrying the nonce. Every process a launch
+/// starts descends from its leader while its parents live, so a set-user-ID program
+/// or a sandboxed browser process the user started meanwhile (unreadable, and
+/// otherwise counted against the boundary) is told apart. An orphan (its parent pid 1,
+/// or gone) and a chain the OS does not show prove nothing. Not told apart: a child of
+/// the launch that was reparented to a subreaper older than the leader (a user
+/// manager) and whose environment cannot be read (docs/platforms.md).
+fn born_outside(procs: &dyn ProcessTable, pid: i32, receipt: &LaunchReceipt, nonce: &str) -> bool {
+    let mut at = pid;
+    for _ in 0..64 {
+        let Some(parent) = procs.parent(at) else {
+            return false;
+        };
+        if parent <= 1 || parent == receipt.pid || procs.carries_nonce(parent, nonce) {
+            return false;
+        }
+        let Some(stat) = procs.stat(parent) else {
+            return false;
+        };
+        if stat.start_time < receipt.start_time {
+            return true;
+        }
+        at = parent;
+    }
+    false
 }
 
 /// [`identify_members`] of a process group whose members `listed` were

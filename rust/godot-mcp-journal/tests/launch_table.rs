@@ -971,6 +971,63 @@ fn a_child_whose_environment_cannot_be_read_is_unaccounted() {
     assert_eq!(status_of(&open(&e), l.txn), TxnStatus::Quarantined);
 }
 
+/// Issue 41, item 7, its other side: a process of this user whose environment cannot
+/// be read is not the launch's when its ancestry says so — a `sudo` in the user's
+/// terminal, a sandboxed browser tab opened while the game ran (both unreadable, both
+/// started after the leader) descend from processes older than the leader that carry
+/// no nonce. Counting them quarantined every launch that ran beside them. One whose
+/// parent is the leader stays unaccounted. Red without `born_outside(..)` in
+/// `identify_escaped`: 7001 and 7002 unaccounted, the row quarantined.
+#[test]
+fn an_unreadable_process_the_user_started_meanwhile_is_not_the_launchs() {
+    use godot_mcp_journal::process_table::{FakeProcess, ProcStat};
+    let (e, l, t) = one_launch(7000, 50);
+    leader(&t, &l, 7000, 50);
+    let stat = |pgrp, start_time| {
+        Some(ProcStat {
+            state: 'S',
+            pgrp,
+            start_time,
+            exiting: false,
+        })
+    };
+    // The user's shell (started before the game) and a browser started meanwhile.
+    t.spawn(4000, 4000, 10, &["bash"], &[]);
+    t.insert(
+        7003,
+        FakeProcess {
+            stat: stat(7003, 55),
+            parent: Some(4000),
+            ..FakeProcess::default()
+        },
+    );
+    for (pid, parent) in [(7001, 4000), (7002, 7003)] {
+        t.insert(
+            pid,
+            FakeProcess {
+                stat: stat(pid, 60),
+                environ_hidden: true,
+                parent: Some(parent),
+                ..FakeProcess::default()
+            },
+        );
+    }
+    // The game's own child, unreadable: its parent is the leader.
+    t.insert(
+        7004,
+        FakeProcess {
+            stat: stat(7004, 61),
+            environ_hidden: true,
+            parent: Some(7000),
+            ..FakeProcess::default()
+        },
+    );
+    let j = restart(&e, &t);
+    assert_eq!(verdict(&j, l.txn), unproven(unaccounted_after(1, &[7004])));
+    assert_eq!(t.signalled(), [7000]);
+    assert!(t.alive(7001) && t.alive(7002) && t.alive(7003));
+}
+
 fn unaccounted_after(killed: usize, pids: &[i32]) -> LaunchEnd {
     LaunchEnd::UnaccountedMembers {
         killed,

@@ -108,6 +108,16 @@ impl ProcessTable for Procfs {
             })
     }
 
+    fn parent(&self, pid: i32) -> Option<i32> {
+        let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        // Field 4, after the `(comm)` that may hold spaces and parentheses.
+        text[text.rfind(')')? + 1..]
+            .split_whitespace()
+            .nth(1)?
+            .parse()
+            .ok()
+    }
+
     fn signal_pinned(&self, pid: i32, start_time: u64, nonce: &str, signal: PinnedSignal) {
         use rustix::process::{Pid, PidfdFlags, Signal, pidfd_open, pidfd_send_signal};
         let Some(p) = Pid::from_raw(pid) else {

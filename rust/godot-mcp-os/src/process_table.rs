@@ -106,6 +106,10 @@ pub trait ProcessTable: Send + Sync {
     fn environ_hidden(&self, _pid: i32) -> bool {
         false
     }
+    /// `pid`'s parent process (`None`: gone, or the OS does not say).
+    fn parent(&self, _pid: i32) -> Option<i32> {
+        None
+    }
     /// Whether this table can observe named Job Objects (Windows). `false`
     /// makes reconciliation quarantine every open job-bounded launch.
     fn observes_jobs(&self) -> bool {
@@ -314,6 +318,8 @@ pub struct FakeProcess {
     /// Its environment cannot be read, and it is of this server's real user
     /// (see [`ProcessTable::environ_hidden`]).
     pub environ_hidden: bool,
+    /// Its parent process (`None`: not shown).
+    pub parent: Option<i32>,
 }
 
 impl FakeTable {
@@ -345,6 +351,7 @@ impl FakeTable {
                 exit_snapshots: 0,
                 hidden_reads: 0,
                 environ_hidden: false,
+                parent: None,
             },
         );
     }
@@ -465,6 +472,9 @@ impl ProcessTable for FakeTable {
             .procs
             .get(&pid)
             .is_some_and(|p| p.environ_hidden)
+    }
+    fn parent(&self, pid: i32) -> Option<i32> {
+        self.lock().procs.get(&pid).and_then(|p| p.parent)
     }
     fn observes_jobs(&self) -> bool {
         true
