@@ -441,6 +441,31 @@ pub(crate) fn remove_durably(storage: &dyn Storage, path: &Path) -> io::Result<(
 /// Safe to run again after a crash anywhere inside it: each restore goes
 /// through `<temp>.undo` and a rename, so every file is at all times at its
 /// pre- or post-state, and the temps are the change's own.
+/// After every file of a change was put back (`settled` compensated), its applied
+/// editor part is undone through `hook`: the outcome joins the proof, or — when it
+/// cannot be undone — the change is quarantined, saying so.
+fn undo_editor_part(settled: &mut Settled, part: &ChangeEditorPart, hook: &mut dyn EditorHook) {
+    match hook.undo() {
+        Ok(outcome) => {
+            if let Some(p) = settled.proof.as_mut() {
+                p.editor = Some(outcome);
+            }
+            if let Some(r) = settled.reason.as_mut() {
+                r.push_str(" and the editor's action undone");
+            }
+        }
+        Err(e) => {
+            settled.status = TxnStatus::Quarantined;
+            settled.proof = None;
+            settled.reason = Some(format!(
+                "every file was put back, but the editor part ({} on {}) could not be \
+                 undone ({e})",
+                part.action, part.scene
+            ));
+        }
+    }
+}
+
 pub(crate) fn settle(
     root: &Path,
     storage: &dyn Storage,
@@ -838,25 +863,7 @@ impl Journal {
                         p.editor = Some(applied);
                     }
                 }
-                (TxnStatus::Compensated, Some(hook)) => match hook.undo() {
-                    Ok(outcome) => {
-                        if let Some(p) = settled.proof.as_mut() {
-                            p.editor = Some(outcome);
-                        }
-                        if let Some(r) = settled.reason.as_mut() {
-                            r.push_str(" and the editor's action undone");
-                        }
-                    }
-                    Err(e) => {
-                        settled.status = TxnStatus::Quarantined;
-                        settled.proof = None;
-                        settled.reason = Some(format!(
-                            "every file was put back, but the editor part ({} on {}) could \
-                             not be undone ({e})",
-                            part.action, part.scene
-                        ));
-                    }
-                },
+                (TxnStatus::Compensated, Some(hook)) => undo_editor_part(&mut settled, part, hook),
                 _ => {
                     let r = settled.reason.get_or_insert_with(String::new);
                     r.push_str(&format!(
@@ -1178,25 +1185,7 @@ impl Journal {
                     p.editor = editor_outcome;
                 }
             } else if settled.status == TxnStatus::Compensated {
-                match hook.undo() {
-                    Ok(outcome) => {
-                        if let Some(p) = settled.proof.as_mut() {
-                            p.editor = Some(outcome);
-                        }
-                        if let Some(r) = settled.reason.as_mut() {
-                            r.push_str(" and the editor's action undone");
-                        }
-                    }
-                    Err(e) => {
-                        settled.status = TxnStatus::Quarantined;
-                        settled.proof = None;
-                        settled.reason = Some(format!(
-                            "every file was put back, but the editor part ({} on {}) could not \
-                             be undone ({e})",
-                            part.action, part.scene
-                        ));
-                    }
-                }
+                undo_editor_part(&mut settled, part, *hook);
             } else {
                 let r = settled.reason.get_or_insert_with(String::new);
                 r.push_str(&format!(
