@@ -144,14 +144,16 @@ describe('TypeScript SDK 2026 client over http', () => {
 });
 
 describe('TypeScript SDK 2026 client: run_tests as a task (the stand-in as Godot)', () => {
-  let fixture, server, hanging;
+  let fixture, hangingFixture, server, hanging;
 
   before(async () => {
+    // One server per project folder (the lease inside it): each its own copy.
     fixture = gutProject();
+    hangingFixture = gutProject();
     const all = ['--toolsets', 'all'];
-    server = await startHttp(fixture.project, `${fixture.state}-runs`, all, { GODOT_BIN: STANDIN });
+    server = await startHttp(fixture.project, fixture.state, all, { GODOT_BIN: STANDIN });
     // A Godot that never ends by itself (and ignores SIGTERM): only a kill stops it.
-    hanging = await startHttp(fixture.project, `${fixture.state}-hangs`, all, {
+    hanging = await startHttp(hangingFixture.project, hangingFixture.state, all, {
       GODOT_BIN: STANDIN,
       GODOT_STANDIN_HANG: '1',
       GODOT_STANDIN_IGNORE_TERM: '1',
@@ -162,6 +164,7 @@ describe('TypeScript SDK 2026 client: run_tests as a task (the stand-in as Godot
     await server?.stop();
     await hanging?.stop();
     fixture?.remove();
+    hangingFixture?.remove();
   });
 
   test('a client that declares the tasks extension is answered with a task', async () => {

@@ -63,19 +63,23 @@ async function callRefused(client, name, args) {
 
 for (const transport of ['stdio', 'http']) {
   describe(`TypeScript SDK client over ${transport}`, () => {
-    let fixture, plain, all;
+    let fixture, plainFixture, plain, all;
 
     before(async () => {
+      // One server per project folder (the lease inside it, .godot/godot-mcp.lease), so
+      // each of the two has its own copy; the tests read and write `fixture`, all's.
       fixture = tempProject();
+      plainFixture = tempProject();
       // The default toolsets (the core enabled, the rest within reach), and every toolset.
-      plain = await connect(transport, fixture.project, join(fixture.state, 'plain'), []);
-      all = await connect(transport, fixture.project, join(fixture.state, 'all'), ['--toolsets', 'all']);
+      plain = await connect(transport, plainFixture.project, plainFixture.state, []);
+      all = await connect(transport, fixture.project, fixture.state, ['--toolsets', 'all']);
     });
 
     after(async () => {
       await plain?.close();
       await all?.close();
       fixture?.remove();
+      plainFixture?.remove();
     });
 
     test('initialize: server info and capabilities', () => {
