@@ -640,8 +640,8 @@ fn identify_live(
 /// the nonce (children inherit the environment, whatever group or session they
 /// put themselves in) is proven the launch's; one of this server's real user
 /// whose environment cannot be read ([`ProcessTable::environ_hidden`]) may be,
-/// and is unaccounted: never signalled, it keeps the boundary from being
-/// proven empty.
+/// and is unaccounted (never signalled, it keeps the boundary from being proven
+/// empty) unless its ancestry shows it is not the launch's (`born_outside`).
 pub fn identify_escaped(
     procs: &dyn ProcessTable,
     receipt: &LaunchReceipt,
