@@ -809,11 +809,18 @@ async fn toolsets_enable_and_disable_at_run_time() {
         "scripts_read",
         "list_toolsets",
         "manage_toolsets",
-        "editor_undo",
+        "create_nodes",
+        "write_script",
+        "set_setting",
     ] {
         assert!(listed.contains(&core.to_string()), "{core} is core");
     }
-    for off in ["add_input_action", "write_script", "run_commands"] {
+    for off in [
+        "add_input_action",
+        "create_script",
+        "editor_undo",
+        "run_commands",
+    ] {
         assert!(!listed.contains(&off.to_string()), "{off} is not core");
     }
     let call_raw = |name: &str, args: Value| {
@@ -901,7 +908,7 @@ async fn toolsets_flag_and_env_set_the_ceiling() {
         listed.contains(&"add_input_action".to_string())
             && listed.contains(&"list_files".to_string())
     );
-    assert!(!listed.contains(&"write_script".to_string()));
+    assert!(!listed.contains(&"create_script".to_string()));
     assert!(
         listed.contains(&"manage_toolsets".to_string())
             && listed.contains(&"list_toolsets".to_string()),
@@ -915,11 +922,11 @@ async fn toolsets_flag_and_env_set_the_ceiling() {
     .await;
     assert_eq!(e["code"], "TOOL_DISABLED", "{e}");
     assert_eq!(e["required"], "script_edit", "{e}");
-    let ceiling = "GODOT_MCP_TOOLSETS=project,toolsets,input_map,batch";
+    let ceiling = "GODOT_MCP_TOOLSETS=toolsets,project,input_map,batch";
     assert!(e["message"].as_str().unwrap().contains(ceiling), "{e}");
     let e = call_err(
         &client,
-        "write_script",
+        "create_script",
         json!({"path": "res://a.gd", "content": "", "confirm": true}),
     )
     .await;
@@ -928,7 +935,7 @@ async fn toolsets_flag_and_env_set_the_ceiling() {
     let e = call_err(
         &client,
         "run_commands",
-        json!({"commands": [{"tool": "write_script", "arguments": {"path": "res://a.gd", "content": "", "confirm": true}}]}),
+        json!({"commands": [{"tool": "create_script", "arguments": {"path": "res://a.gd", "content": "", "confirm": true}}]}),
     )
     .await;
     assert_eq!(e["code"], "TOOL_DISABLED", "{e}");

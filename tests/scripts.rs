@@ -283,3 +283,87 @@ async fn real_godot_parse_errors_report_the_line() {
     assert_eq!(r["rescan_pending"], true, "{r}");
     client.cancel().await.unwrap();
 }
+
+/// A script write answers Godot's own parse check of the file it wrote (issue 40: the
+/// agent's follow-up get_parse_errors is the same call): the errors with their line for
+/// a bad .gd, `[]` for a good one; the file is kept either way. Red with the
+/// `parse_check` call in `files::write::parse_checked` removed (no `parse_errors`).
+#[tokio::test]
+async fn real_godot_a_script_write_answers_its_parse_errors() {
+    let Some(godot) = support::godot_bin("a script write runs godot --check-only") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("project.godot"), "config_version=5\n").unwrap();
+    let godot = godot.to_str().unwrap().to_string();
+    let client = support::connect_with(dir.path(), &[("GODOT_BIN", &godot)]).await;
+    let bad = "extends Node\n\nfunc _ready():\n\tvar x = 1\n\tif x == 1\n\t\tprint(x)\n";
+    let r = support::call_ok(
+        &client,
+        "write_script",
+        json!({"path": "res://bad.gd", "content": bad, "confirm": true}),
+    )
+    .await;
+    assert_eq!(r["applied"], true, "{r}");
+    assert_eq!(r["parse_errors"][0]["line"], 5, "{r}");
+    assert!(r.get("parse_unchecked").is_none(), "{r}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("bad.gd")).unwrap(),
+        bad,
+        "the file is kept"
+    );
+    let sha = r["sha256_after"].as_str().unwrap().to_string();
+    let r = support::call_ok(
+        &client,
+        "patch_script",
+        json!({"path": "res://bad.gd", "expected_sha256": sha, "confirm": true,
+               "patch": "@@ -5,1 +5,1 @@\n-\tif x == 1\n+\tif x == 1:\n"}),
+    )
+    .await;
+    assert_eq!(r["parse_errors"], json!([]), "{r}");
+    let r = support::call_ok(
+        &client,
+        "create_script",
+        json!({"path": "res://mover.gd", "extends": "Node2D", "confirm": true}),
+    )
+    .await;
+    assert_eq!(r["parse_errors"], json!([]), "{r}");
+    // A shader is not a script Godot's GDScript parser reads: no check.
+    let r = support::call_ok(
+        &client,
+        "write_script",
+        json!({"path": "res://s.gdshader", "content": "shader_type canvas_item;\n", "confirm": true}),
+    )
+    .await;
+    assert!(
+        r.get("parse_errors").is_none() && r.get("parse_unchecked").is_none(),
+        "{r}"
+    );
+    client.cancel().await.unwrap();
+}
+
+/// Without Godot the write stands and the answer says the check did not run and why.
+#[tokio::test]
+async fn a_script_write_without_godot_says_it_was_not_parse_checked() {
+    let empty = tempfile::tempdir().unwrap();
+    let demo = support::demo_copy();
+    let client = support::connect_with(
+        demo.path(),
+        &[("GODOT_BIN", ""), ("PATH", empty.path().to_str().unwrap())],
+    )
+    .await;
+    let r = support::call_ok(
+        &client,
+        "write_script",
+        json!({"path": "res://n.gd", "content": "extends Node\n", "confirm": true}),
+    )
+    .await;
+    assert_eq!(r["applied"], true, "{r}");
+    assert!(r.get("parse_errors").is_none(), "{r}");
+    assert!(
+        r["parse_unchecked"].as_str().unwrap().contains("no Godot"),
+        "{r}"
+    );
+    assert!(demo.path().join("n.gd").is_file());
+    client.cancel().await.unwrap();
+}

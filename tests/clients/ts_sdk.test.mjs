@@ -93,7 +93,7 @@ for (const transport of ['stdio', 'http']) {
     test('tools/list with the default toolsets, validated by the SDK', async () => {
       const { tools } = await plain.client.listTools();
       const names = tools.map((t) => t.name);
-      for (const n of ['list_toolsets', 'manage_toolsets', 'project_info']) assert.ok(names.includes(n), n);
+      for (const n of ['list_toolsets', 'manage_toolsets', 'create_nodes', 'write_script']) assert.ok(names.includes(n), n);
       // Exactly the tools of the enabled toolsets, as list_toolsets reports them.
       const listed = await callOk(plain.client, 'list_toolsets', {});
       const enabled = listed.toolsets.filter((t) => t.enabled).flatMap((t) => t.tools);
@@ -110,7 +110,7 @@ for (const transport of ['stdio', 'http']) {
     });
 
     test('a read tool', async () => {
-      const info = await callOk(plain.client, 'project_info', {});
+      const info = await callOk(all.client, 'project_info', {});
       assert.equal(typeof info.name, 'string', JSON.stringify(info));
       const script = await callOk(plain.client, 'scripts_read', { path: 'res://scripts/player.gd' });
       assert.equal(script.content, readFileSync(join(fixture.project, 'scripts/player.gd'), 'utf8'));

@@ -14,20 +14,21 @@ use serde::Serialize;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
 #[serde(rename_all = "snake_case")]
 pub enum Toolset {
-    /// project.godot and the file listing.
-    Project,
     /// Scene trees and node properties.
     SceneRead,
     /// Script and shader text.
     ScriptRead,
+    /// Toolset discovery and switching; always enabled.
+    Toolsets,
+    /// One-call edits: create_nodes opens (or creates), edits and saves a scene;
+    /// write_script writes a script (parse-checked); set_setting sets project.godot.
+    Build,
+    /// project.godot and the file listing.
+    Project,
     /// Resource files (.tres).
     ResourceRead,
     /// Undo and redo in the edited scene.
     UndoRedo,
-    /// Toolset discovery and switching; always enabled.
-    Toolsets,
-    /// One-call scene edits: create_nodes opens (or creates), edits and saves a scene.
-    Build,
     /// What happened: the journal (transactions, the write gate) and the editor's undo
     /// history.
     Journal,
@@ -105,13 +106,13 @@ pub enum Toolset {
 
 impl Toolset {
     pub const ALL: [Toolset; 43] = [
-        Toolset::Project,
         Toolset::SceneRead,
         Toolset::ScriptRead,
-        Toolset::ResourceRead,
-        Toolset::UndoRedo,
         Toolset::Toolsets,
         Toolset::Build,
+        Toolset::Project,
+        Toolset::ResourceRead,
+        Toolset::UndoRedo,
         Toolset::Journal,
         Toolset::SceneFiles,
         Toolset::SceneEdit,
@@ -150,13 +151,14 @@ impl Toolset {
         Toolset::Csharp,
     ];
 
-    /// Enabled when the operator names none: what every session needs (inspect, read,
-    /// undo, discovery) and the one-call scene edit (create_nodes), small enough that
-    /// the default `tools/list` stays within its token budget (`tests/contract.rs`).
-    /// The journal's view is one manage_toolsets away: agents measured on 38 tasks never
-    /// called it (docs/performance.md). [`Toolset::ALL`] lists them first (Project
-    /// through Build).
-    pub const DEFAULT: [Toolset; 7] = *Self::ALL.first_chunk().unwrap();
+    /// Enabled when the operator names none: what agents were measured to call
+    /// (docs/performance.md, 114 task runs): reading scenes and scripts, discovery, and
+    /// the one-call edits (create_nodes, write_script, set_setting), small enough that the
+    /// default `tools/list` stays within its token budget (`tests/contract.rs`). The
+    /// project listing, resource reads, undo and the journal's view are one
+    /// manage_toolsets away: agents called them once in those runs (they read files with
+    /// their own shell). [`Toolset::ALL`] lists them first (SceneRead through Build).
+    pub const DEFAULT: [Toolset; 4] = *Self::ALL.first_chunk().unwrap();
 
     pub fn as_str(self) -> &'static str {
         match self {

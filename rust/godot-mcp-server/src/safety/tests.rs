@@ -464,7 +464,7 @@ fn the_operator_sets_the_ceiling_and_the_start_set() {
     assert_eq!(e.required.as_deref(), Some("scene_edit"));
     assert!(
         e.message
-            .contains("GODOT_MCP_TOOLSETS=project,toolsets,input_map"),
+            .contains("GODOT_MCP_TOOLSETS=toolsets,project,input_map"),
         "{}",
         e.message
     );

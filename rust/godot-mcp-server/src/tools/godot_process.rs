@@ -7,11 +7,17 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use schemars::JsonSchema;
+use serde::Serialize;
+
 use crate::config::GodotLookup;
 use crate::error::{ErrorCode, ToolError};
 use crate::planes::process::{Ended, LaunchSpec, NO_CONTROL_ARGS_PURPOSE, Session};
 use crate::rules::find_godot_binary;
 use crate::state::AppState;
+
+/// Longest one `--check-only` parse of a script may take.
+pub(crate) const CHECK_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Longest `godot --version` may take.
 pub(crate) const VERSION_TIMEOUT: Duration = Duration::from_secs(30);
@@ -151,6 +157,79 @@ pub(crate) async fn doctool(
         dir,
     ];
     run_supervised(state, program.to_path_buf(), args, "doctool", limit).await
+}
+
+/// One parse error, as Godot reported it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct ParseErrorItem {
+    pub file: String,
+    pub line: Option<u32>,
+    /// C# only (MSBuild reports it; Godot does not).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<u32>,
+    pub message: String,
+}
+
+/// The parse errors in Godot's `--check-only` output for `path`: `SCRIPT ERROR: Parse
+/// Error:` headlines, and script errors located in that file. Engine `ERROR:` lines
+/// (the C++ "Failed to load script" echo, "No renderers available") are not the
+/// script's errors and are left out.
+pub fn parse_check_output(path: &str, output: &str) -> Vec<ParseErrorItem> {
+    crate::planes::process::errors::parse(output)
+        .into_iter()
+        .filter(|e| {
+            e.kind == "parse_error" || (e.kind == "script_error" && e.file.as_deref() == Some(path))
+        })
+        .map(|e| ParseErrorItem {
+            file: e.file.unwrap_or_else(|| path.to_string()),
+            line: e.line,
+            column: None,
+            message: e.message,
+        })
+        .collect()
+}
+
+/// One `.gd` through Godot's parser ([`check_only`]): how Godot ended, the file's
+/// errors from both streams, and stderr (for a failure with no error to show).
+pub(crate) struct GdChecked {
+    pub ended: Ended,
+    pub errors: Vec<ParseErrorItem>,
+    stderr: String,
+}
+
+impl GdChecked {
+    /// Godot parsed the file: exit 0 and no error.
+    pub fn ok(&self) -> bool {
+        self.ended.code == Some(0) && self.errors.is_empty()
+    }
+
+    /// Godot failed without an error we can parse.
+    pub fn unexplained(&self) -> bool {
+        self.ended.code != Some(0) && self.errors.is_empty()
+    }
+
+    /// The last ten lines of Godot's stderr.
+    pub fn output_tail(&self) -> String {
+        let lines: Vec<&str> = self.stderr.lines().collect();
+        lines[lines.len().saturating_sub(10)..].join("\n")
+    }
+}
+
+/// Parses `script` (a res:// path) with Godot's own GDScript parser and analyzer.
+pub(crate) async fn check_gd(
+    state: &Arc<AppState>,
+    program: &Path,
+    script: &str,
+    limit: Duration,
+) -> Result<GdChecked, ToolError> {
+    let (ended, stdout, stderr) = check_only(state, program, script, limit).await?;
+    let mut errors = parse_check_output(script, &stderr);
+    errors.extend(parse_check_output(script, &stdout));
+    Ok(GdChecked {
+        ended,
+        errors,
+        stderr,
+    })
 }
 
 /// `godot --headless --path <project> --check-only --script <script>`: Godot parses one

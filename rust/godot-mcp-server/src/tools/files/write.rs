@@ -26,6 +26,7 @@ use crate::tools::common::{
     script_header_gd, script_of_class,
 };
 use crate::tools::csharp::{BuildCheck, Check};
+use crate::tools::godot_process::{CHECK_TIMEOUT, ParseErrorItem, check_gd, godot};
 use crate::tools::{Plan, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
@@ -47,9 +48,10 @@ pub fn tools() -> Vec<ToolDef> {
                 name: "write_script",
                 title: "Write a script",
                 description: "Replace a script or shader's whole text (or create it); \
-                    expected_sha256 refuses the write if the file changed since read.",
+                    expected_sha256 refuses the write if the file changed since read. A .gd \
+                    is parse-checked by Godot: parse_errors.",
                 class: SafetyClass::Destructive,
-                toolset: Toolset::ScriptEdit,
+                toolset: Toolset::Build,
                 effect: Some(EffectKind::File),
             },
             plan_write_script,
@@ -107,6 +109,68 @@ pub(crate) fn require_script_path(path: &ResPath) -> Result<(), ToolError> {
 
 /// A single journaled file write: its effect, then its transaction.
 pub(crate) type WritePlan = Plan<FileEffect, crate::tools::Committed>;
+
+/// A script write's plan: the write, then (a `.gd` on disk) Godot's parse check.
+pub(crate) type ScriptPlan = Plan<FileEffect, ScriptWritten>;
+
+/// What a script write adds when applied: its transaction and, for a `.gd` written to
+/// disk, what Godot's parser says of it (the agent's own check, answered in the same
+/// call; issue 40). The file is kept either way: it holds the agent's text, and a
+/// patch mends it.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct ScriptWritten {
+    transaction_id: String,
+    /// .gd: Godot's parse errors in the written file ([]: it parses). The file is kept.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parse_errors: Option<Vec<ParseErrorItem>>,
+    /// Why the file was not parse-checked (no Godot found, the check did not run).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parse_unchecked: Option<String>,
+}
+
+/// `plan` (a script write) followed, once the file is on disk, by Godot's parse check
+/// of a `.gd` (`--check-only`, as get_parse_errors runs it). Staged in a change, nothing
+/// is on disk yet: no check. Blocking: a plan's apply runs off the async threads.
+pub(crate) fn parse_checked(state: &Arc<AppState>, path: &ResPath, plan: WritePlan) -> ScriptPlan {
+    let gd = path.extension().as_deref() == Some("gd");
+    let (state, path, apply) = (state.clone(), path.to_string(), plan.apply);
+    Plan {
+        effect: plan.effect,
+        apply: Box::new(move |call| {
+            let staged = call.stage.is_some();
+            let done = apply(call)?;
+            let mut out = ScriptWritten {
+                transaction_id: done.transaction_id,
+                parse_errors: None,
+                parse_unchecked: None,
+            };
+            if gd && !staged {
+                match parse_check(&state, &path) {
+                    Ok(errors) => out.parse_errors = Some(errors),
+                    Err(why) => out.parse_unchecked = Some(why),
+                }
+            }
+            Ok(out)
+        }),
+        preview: None,
+    }
+}
+
+/// Godot's parse errors of the `.gd` at `path`, or why they could not be had.
+fn parse_check(state: &Arc<AppState>, path: &str) -> Result<Vec<ParseErrorItem>, String> {
+    let program = godot(state).map_err(|e| format!("no Godot to check it with: {}", e.message))?;
+    let checked = tokio::runtime::Handle::current()
+        .block_on(check_gd(state, &program, path, CHECK_TIMEOUT))
+        .map_err(|e| format!("the parse check did not run: {}", e.message))?;
+    if checked.unexplained() {
+        return Err(format!(
+            "Godot exited {:?} without a parse error; its output ends: {}",
+            checked.ended.code,
+            checked.output_tail()
+        ));
+    }
+    Ok(checked.errors)
+}
 
 /// What a delete adds when applied: the transaction of the file and of each sidecar.
 #[derive(Debug, Serialize, JsonSchema)]
@@ -265,7 +329,7 @@ pub struct CreateScriptArgs {
 fn plan_create_script(
     state: Arc<AppState>,
     args: CreateScriptArgs,
-) -> Result<WritePlan, ToolError> {
+) -> Result<ScriptPlan, ToolError> {
     require_script_path(&args.path)?;
     let check = build_check(&state, &args.path, args.check)?;
     let cs = args.path.extension().as_deref() == Some("cs");
@@ -307,7 +371,8 @@ fn plan_create_script(
         persistence.hint =
             crate::tools::dotnet::missing_csproj_hint(state.project.root()).map(str::to_string);
     }
-    plan_write_checked(
+    let path = args.path.clone();
+    let plan = plan_write_checked(
         &state,
         "path",
         args.path,
@@ -315,7 +380,8 @@ fn plan_create_script(
         Expect::Absent,
         persistence,
         check,
-    )
+    )?;
+    Ok(parse_checked(&state, &path, plan))
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -335,10 +401,11 @@ pub struct WriteScriptArgs {
     check: Option<Check>,
 }
 
-fn plan_write_script(state: Arc<AppState>, args: WriteScriptArgs) -> Result<WritePlan, ToolError> {
+fn plan_write_script(state: Arc<AppState>, args: WriteScriptArgs) -> Result<ScriptPlan, ToolError> {
     require_script_path(&args.path)?;
     let check = build_check(&state, &args.path, args.check)?;
-    plan_write_checked(
+    let path = args.path.clone();
+    let plan = plan_write_checked(
         &state,
         "path",
         args.path,
@@ -346,7 +413,8 @@ fn plan_write_script(state: Arc<AppState>, args: WriteScriptArgs) -> Result<Writ
         plane::expect_of(&args.expected_sha256),
         Persistence::written_to_disk(),
         check,
-    )
+    )?;
+    Ok(parse_checked(&state, &path, plan))
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -14,14 +14,12 @@ use crate::tools::csharp::script as csharp;
 
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ErrorCode, ToolError};
 use crate::honesty::{Persistence, RescanPending};
-use crate::planes::process::errors;
 use crate::planes::project::{self as plane, Expect};
 use crate::respath::ResPath;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
@@ -29,8 +27,9 @@ use crate::state::AppState;
 use crate::tools::common::head;
 pub use crate::tools::common::{ScriptHeader, script_header_gd};
 use crate::tools::common::{page_limit, paged_args, read_text, walk_scripts};
-use crate::tools::files::write::{plan_write, require_script_path};
-use crate::tools::godot_process::{check_only, godot};
+use crate::tools::files::write::{parse_checked, plan_write, require_script_path};
+use crate::tools::godot_process::{CHECK_TIMEOUT, check_gd, godot};
+pub use crate::tools::godot_process::{ParseErrorItem, parse_check_output};
 use crate::tools::scene::nodes::some_node_paths;
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 use csharp::cs_index;
@@ -97,7 +96,6 @@ pub fn tools() -> Vec<ToolDef> {
 
 /// Files one call checks: each is one Godot start (~2 s).
 const MAX_CHECK: usize = 10;
-const CHECK_TIMEOUT: Duration = Duration::from_secs(60);
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -105,36 +103,6 @@ pub struct ParseErrorsArgs {
     /// The .gd or .cs scripts to check (1-10).
     #[schemars(length(min = 1, max = 10))]
     paths: Vec<ResPath>,
-}
-
-/// One parse error, as Godot reported it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
-pub struct ParseErrorItem {
-    pub file: String,
-    pub line: Option<u32>,
-    /// C# only (MSBuild reports it; Godot does not).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub column: Option<u32>,
-    pub message: String,
-}
-
-/// The parse errors in Godot's `--check-only` output for `path`: `SCRIPT ERROR: Parse
-/// Error:` headlines, and script errors located in that file. Engine `ERROR:` lines
-/// (the C++ "Failed to load script" echo, "No renderers available") are not the
-/// script's errors and are left out.
-pub fn parse_check_output(path: &str, output: &str) -> Vec<ParseErrorItem> {
-    errors::parse(output)
-        .into_iter()
-        .filter(|e| {
-            e.kind == "parse_error" || (e.kind == "script_error" && e.file.as_deref() == Some(path))
-        })
-        .map(|e| ParseErrorItem {
-            file: e.file.unwrap_or_else(|| path.to_string()),
-            line: e.line,
-            column: None,
-            message: e.message,
-        })
-        .collect()
 }
 
 /// One checked file: its errors, and when Godot failed without one, its exit and output.
@@ -206,20 +174,15 @@ async fn get_parse_errors(Call { state, args, .. }: Call<ParseErrorsArgs>) -> Ou
         let Some(program) = program.as_deref() else {
             break;
         };
-        let (ended, stdout, stderr) =
-            check_only(&state, program, &p.to_string(), CHECK_TIMEOUT).await?;
         let path = p.to_string();
-        let mut errs = parse_check_output(&path, &stderr);
-        errs.extend(parse_check_output(&path, &stdout));
-        // Failed without an error we can parse: say so, with the output's tail.
-        let unexplained = ended.code != Some(0) && errs.is_empty();
-        error_count += errs.len();
+        let c = check_gd(&state, program, &path, CHECK_TIMEOUT).await?;
+        error_count += c.errors.len();
         files.push(CheckedFile {
+            ok: c.ok(),
+            exit_code: c.unexplained().then_some(c.ended.code),
+            output_tail: c.unexplained().then(|| c.output_tail()),
             path,
-            ok: ended.code == Some(0) && errs.is_empty(),
-            errors: errs,
-            exit_code: unexplained.then_some(ended.code),
-            output_tail: unexplained.then(|| tail_lines(&stderr, 10)),
+            errors: c.errors,
             not_checked: None,
         });
     }
@@ -313,11 +276,6 @@ async fn check_cs(
         });
     }
     Ok(out)
-}
-
-fn tail_lines(s: &str, n: usize) -> String {
-    let lines: Vec<&str> = s.lines().collect();
-    lines[lines.len().saturating_sub(n)..].join("\n")
 }
 
 /// Whether the engine's class-name cache lags the scripts: it is missing while a
@@ -680,7 +638,7 @@ fn hunk_mismatch(base: &str, hunk: &diffy::Hunk<'_, str>) -> (Vec<String>, usize
 fn plan_patch_script(
     state: Arc<AppState>,
     args: PatchScriptArgs,
-) -> Result<crate::tools::files::write::WritePlan, ToolError> {
+) -> Result<crate::tools::files::write::ScriptPlan, ToolError> {
     let real = state.project.resolve("path", &args.path)?;
     require_script_path(&args.path)?;
     let base = read_text(&state, "path", &args.path, &real)?;
@@ -693,14 +651,16 @@ fn plan_patch_script(
         Expect::Sha256(&args.expected_sha256),
     )?;
     let patched = apply_patch(&base, &args.patch)?;
-    plan_write(
+    let path = args.path.clone();
+    let plan = plan_write(
         &state,
         "path",
         args.path,
         patched.into_bytes(),
         Expect::Sha256(&args.expected_sha256),
         Persistence::written_to_disk(),
-    )
+    )?;
+    Ok(parse_checked(&state, &path, plan))
 }
 
 #[cfg(test)]

@@ -51,7 +51,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "Set a project setting",
                 "Set a project setting in project.godot from JSON `value` or Godot text \
                  `value_text`; other bytes kept. An open editor must reload the project.",
-                Toolset::Settings,
+                Toolset::Build,
             ),
             plan_set_setting,
         ),
