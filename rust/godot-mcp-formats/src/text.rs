@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use crate::error::{ErrorKind, Mark, ParseError};
 use crate::literal::{DictEntry, Literal, ObjectProperty};
-use crate::variant::TYPE_NAMES;
+use crate::type_names::TYPE_NAMES;
 
 /// Deeper nesting than this is refused rather than risking the stack.
 const MAX_DEPTH: u32 = 128;
