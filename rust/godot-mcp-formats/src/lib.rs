@@ -20,6 +20,7 @@
 //! - [`animation`], [`audio_bus`], [`theme`], [`tilemap`]: what Godot's
 //!   animation, bus layout, theme and tile resources store, decoded.
 //! - [`visual_shader`]: a VisualShader's graph (nodes, connections), read and written.
+//! - [`type_names`]: Godot's Variant type names, the one table [`text`] and [`variant`] share.
 //! - [`ids`]: resource uids and ext_resource ids, encoded as the engine does.
 //! - [`relink`]: rewriting `res://` references when a file moves or is copied.
 //! - [`classdoc`]: the class reference XML `godot --doctool` writes.
@@ -79,6 +80,7 @@ pub mod testreport;
 pub mod text;
 pub mod theme;
 pub mod tilemap;
+pub mod type_names;
 pub mod variant;
 pub mod visual_shader;
 

@@ -29,7 +29,7 @@ use windows_sys::Win32::System::Threading::{
     THREAD_SUSPEND_RESUME,
 };
 
-use crate::windows::Owned;
+use crate::win_handle::Owned;
 
 /// `JOB_OBJECT_QUERY | JOB_OBJECT_TERMINATE | JOB_OBJECT_ASSIGN_PROCESS`.
 const JOB_ACCESS: u32 = 0x0004 | 0x0008 | 0x0001;
@@ -197,7 +197,7 @@ impl JobObject {
 /// The creation time (100 ns since 1601) of `child`, read through its own
 /// handle: the identity its receipt records.
 pub fn creation_time(child: &std::process::Child) -> Option<u64> {
-    crate::windows::creation_time(child.as_raw_handle())
+    crate::win_handle::creation_time(child.as_raw_handle())
 }
 
 /// Resumes every thread of `pid`, a process created suspended

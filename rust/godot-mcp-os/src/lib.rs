@@ -7,9 +7,13 @@
 //!   trait: `/proc` on Linux, libproc on macOS, process handles on Windows.
 //!   What an OS cannot observe is reported unobservable, and the journal then
 //!   quarantines instead of guessing (a proof is derived, never assumed).
+//! - `process_seam`: the types and trait of [`process_table`] (re-exported there),
+//!   below the per-OS tables and the module that chooses among them.
 //! - `group` (Unix): signalling a process group, the weak-locator boundary.
 //! - [`fs`]: durability, file identity, permission bits and atomic renames.
 //! - `job` (Windows): the Job Object, the boundary there.
+//! - `win_handle` (Windows): the owned handle and creation time `job` and the
+//!   Windows process table share.
 //! - [`paths`]: host path rules (drive letters, `\`, UNC and verbatim
 //!   prefixes, case-insensitive file systems) as pure logic, so every OS's
 //!   rules are tested on any host.
@@ -19,6 +23,7 @@
 //! (`scripts/cross-check.sh`).
 
 pub mod paths;
+mod process_seam;
 pub mod process_table;
 
 pub mod fs;
@@ -32,6 +37,8 @@ pub mod job;
 mod linux;
 #[cfg(target_os = "macos")]
 mod macos;
+#[cfg(windows)]
+mod win_handle;
 #[cfg(windows)]
 mod windows;
 

@@ -1,6 +1,6 @@
 //! Linux: `/proc`, process groups, pidfds.
 
-use crate::process_table::{PinnedSignal, ProcStat, ProcessTable, parse_stat};
+use crate::process_seam::{PinnedSignal, ProcStat, ProcessTable, parse_stat};
 
 /// Linux: `/proc`, process groups, pidfds.
 pub struct Procfs;

@@ -6,7 +6,7 @@
 
 use std::ffi::{CStr, c_int, c_void};
 
-use crate::process_table::{ProcStat, ProcessTable};
+use crate::process_seam::{ProcStat, ProcessTable};
 
 /// macOS: libproc and sysctl.
 pub struct Libproc;
@@ -158,7 +158,7 @@ impl ProcessTable for Libproc {
 
     fn cmdline_contains(&self, pid: i32, needle: &str) -> bool {
         procargs(pid).is_some_and(|raw| {
-            crate::process_table::parse_procargs2(&raw).is_some_and(|(args, _)| {
+            crate::process_seam::parse_procargs2(&raw).is_some_and(|(args, _)| {
                 args.iter()
                     .any(|a| std::str::from_utf8(a).is_ok_and(|a| a.contains(needle)))
             })
@@ -167,7 +167,7 @@ impl ProcessTable for Libproc {
 
     fn environ_contains(&self, pid: i32, entry: &str) -> bool {
         procargs(pid).is_some_and(|raw| {
-            crate::process_table::parse_procargs2(&raw)
+            crate::process_seam::parse_procargs2(&raw)
                 .is_some_and(|(_, env)| env.contains(&entry.as_bytes()))
         })
     }
@@ -177,15 +177,15 @@ impl ProcessTable for Libproc {
         pid: i32,
         start_time: u64,
         nonce: &str,
-        signal: crate::process_table::PinnedSignal,
+        signal: crate::process_seam::PinnedSignal,
     ) {
         let table: &dyn ProcessTable = self;
         let same = self.stat(pid).is_some_and(|s| s.start_time == start_time)
             && table.carries_nonce(pid, nonce);
         if same && let Some(p) = rustix::process::Pid::from_raw(pid) {
             let signal = match signal {
-                crate::process_table::PinnedSignal::Term => rustix::process::Signal::TERM,
-                crate::process_table::PinnedSignal::Kill => rustix::process::Signal::KILL,
+                crate::process_seam::PinnedSignal::Term => rustix::process::Signal::TERM,
+                crate::process_seam::PinnedSignal::Kill => rustix::process::Signal::KILL,
             };
             let _ = rustix::process::kill_process(p, signal);
         }

@@ -6,50 +6,20 @@
 //! Job Object (`crate::job`), which this table observes by name
 //! ([`ProcessTable::observes_jobs`]): a job-bounded launch is reconciled.
 
-use windows_sys::Win32::Foundation::{CloseHandle, FILETIME, HANDLE, WAIT_TIMEOUT};
+use windows_sys::Win32::Foundation::WAIT_TIMEOUT;
 use windows_sys::Win32::System::Diagnostics::ToolHelp::{
     CreateToolhelp32Snapshot, PROCESSENTRY32W, Process32FirstW, Process32NextW, TH32CS_SNAPPROCESS,
 };
 use windows_sys::Win32::System::Threading::{
-    GetProcessTimes, OpenProcess, PROCESS_QUERY_LIMITED_INFORMATION, PROCESS_SYNCHRONIZE,
-    WaitForSingleObject,
+    OpenProcess, PROCESS_QUERY_LIMITED_INFORMATION, PROCESS_SYNCHRONIZE, WaitForSingleObject,
 };
 
 use crate::job::JobObject;
-use crate::process_table::{JobState, ProcStat, ProcessTable};
+use crate::process_seam::{JobState, ProcStat, ProcessTable};
+use crate::win_handle::{Owned, creation_time};
 
 /// Windows: process handles.
 pub struct Win32;
-
-/// An owned handle, closed on drop.
-pub(crate) struct Owned(pub(crate) HANDLE);
-
-impl Owned {
-    /// `None` for a null or invalid handle.
-    pub(crate) fn new(h: HANDLE) -> Option<Self> {
-        (!h.is_null() && h != windows_sys::Win32::Foundation::INVALID_HANDLE_VALUE)
-            .then_some(Self(h))
-    }
-}
-
-impl Drop for Owned {
-    fn drop(&mut self) {
-        // SAFETY: the handle is owned and closed once.
-        unsafe { CloseHandle(self.0) };
-    }
-}
-
-/// The creation time of the process behind `h` (100 ns since 1601).
-pub(crate) fn creation_time(h: HANDLE) -> Option<u64> {
-    let zero = FILETIME {
-        dwLowDateTime: 0,
-        dwHighDateTime: 0,
-    };
-    let (mut created, mut exited, mut kernel, mut user) = (zero, zero, zero, zero);
-    // SAFETY: four valid out-pointers and a process handle.
-    let ok = unsafe { GetProcessTimes(h, &mut created, &mut exited, &mut kernel, &mut user) };
-    (ok != 0).then(|| (u64::from(created.dwHighDateTime) << 32) | u64::from(created.dwLowDateTime))
-}
 
 /// Pid and creation time, read through one handle: the handle pins the
 /// process object, so both belong to the same process. `Z` once it exited (the

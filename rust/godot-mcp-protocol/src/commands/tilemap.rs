@@ -12,7 +12,7 @@ pub struct TileCell {
     pub coords: [i32; 2],
     /// TileSet source id.
     pub source: i32,
-    /// Atlas coords of the tile (default [0,0]).
+    /// Atlas coords of the tile (default `[0,0]`).
     #[serde(default)]
     pub atlas: [i32; 2],
     /// Alternative tile (default 0).
@@ -38,7 +38,7 @@ pub struct GridCell {
 #[serde(deny_unknown_fields)]
 pub struct Terrain {
     pub name: String,
-    /// [r,g,b,a] 0-1.
+    /// `[r,g,b,a]`, 0-1.
     pub color: [f64; 4],
 }
 

@@ -1,0 +1,47 @@
+//! Godot's Variant type names: the shared table at the bottom of the crate, which the
+//! text parser ([`crate::text`]) and the value model ([`crate::variant`]) both read.
+//! It imports nothing else of the crate.
+
+/// Godot's Variant type names (`Variant::get_type_name`), indexed by `Variant::Type`
+/// (the number the binary encoding and the debugger carry).
+pub const TYPE_NAMES: [&str; 39] = [
+    "Nil",
+    "bool",
+    "int",
+    "float",
+    "String",
+    "Vector2",
+    "Vector2i",
+    "Rect2",
+    "Rect2i",
+    "Vector3",
+    "Vector3i",
+    "Transform2D",
+    "Vector4",
+    "Vector4i",
+    "Plane",
+    "Quaternion",
+    "AABB",
+    "Basis",
+    "Transform3D",
+    "Projection",
+    "Color",
+    "StringName",
+    "NodePath",
+    "RID",
+    "Object",
+    "Callable",
+    "Signal",
+    "Dictionary",
+    "Array",
+    "PackedByteArray",
+    "PackedInt32Array",
+    "PackedInt64Array",
+    "PackedFloat32Array",
+    "PackedFloat64Array",
+    "PackedStringArray",
+    "PackedVector2Array",
+    "PackedVector3Array",
+    "PackedColorArray",
+    "PackedVector4Array",
+];
