@@ -1380,3 +1380,51 @@ async fn real_godot_a_change_is_never_committed_onto_a_scene_another_session_ope
     let _ = agent.cancel().await;
     let _ = other.cancel().await;
 }
+
+/// `serve --http --editor` starts the managed editor as soon as it listens (issue 40:
+/// the agent's first editing call no longer pays the editor's start, 5-8 s in the
+/// benchmark). With auto-start off, the first create_nodes is served only because
+/// --editor started the editor; a clean stop (SIGTERM) stops it with the server. Red
+/// with the `start_editor` spawn in `transport/http.rs` removed (`bridge_connected`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_godot_serve_http_with_editor_starts_the_editor_once_listening() {
+    let Some(godot) = godot_bin("serve --http --editor needs a Godot 4.4+ editor") else {
+        return;
+    };
+    announce_engine(&godot);
+    let project = demo_copy();
+    let p = project.path();
+    install_addon(p);
+    run_godot(&godot, p, &["--import"]);
+    let mut server = http_support::start_with(p, "127.0.0.1:0", None, &["--editor"]).await;
+    let client = http_support::connect_session(&server).await;
+    let made = call_ok(
+        &client,
+        "create_nodes",
+        json!({"scene": "res://warm.tscn", "save": true, "steps": [
+            {"op": "create", "parent": "", "type": "Node2D", "name": "Warm"}]}),
+    )
+    .await;
+    assert_eq!(made["applied"], true, "{made}");
+    assert!(p.join("warm.tscn").is_file());
+    let said = server.stderr();
+    assert!(said.contains("managed editor started"), "{said}");
+    let sessions = call_ok(&client, "list_sessions", json!({})).await;
+    let editor_pid = sessions["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["purpose"] == "editor")
+        .unwrap_or_else(|| panic!("the managed editor is a session: {sessions}"))["pid"]
+        .as_i64()
+        .expect("its pid") as i32;
+    let _ = client.cancel().await;
+    server.terminate().await;
+    let gone = !std::path::Path::new(&format!("/proc/{editor_pid}")).exists()
+        || std::fs::read_to_string(format!("/proc/{editor_pid}/stat"))
+            .is_ok_and(|s| s.contains(") Z "));
+    assert!(
+        gone,
+        "the editor (pid {editor_pid}) stopped with the server"
+    );
+}

@@ -10,8 +10,9 @@
 #       instruction.md is the text the agent is given.
 #   runner.sh serve OUT TASK_ID
 #       starts the sandbox's own server from its package, as a client would start it
-#       (the default tool list): godot-mcp serve --project OUT/mcp/<task>/project
-#       --http 127.0.0.1:0 --trace OUT/mcp/<task>/trace.jsonl; prints its URL and writes it
+#       (the default tool list; --editor: its managed editor warm before the first call):
+#       godot-mcp serve --project OUT/mcp/<task>/project
+#       --http 127.0.0.1:0 --editor --trace OUT/mcp/<task>/trace.jsonl; prints its URL and writes it
 #       to OUT/mcp/<task>/url (its pid to server.pid, its stderr to server.log).
 #   runner.sh stop OUT TASK_ID
 #       stops that server (SIGTERM: a normal stop; it stops any game or editor it runs).
@@ -108,7 +109,7 @@ cmd_serve() {
     # As a client starts it: the default tool list, the sandbox's own state dir.
     env -u GODOT_MCP_TOOLSETS -u GODOT_MCP_PROJECT -u GODOT_MCP_TRACE \
         GODOT_MCP_STATE_DIR="$box/state" \
-        "$server" serve --project "$box/project" --http 127.0.0.1:0 --trace "$box/trace.jsonl" \
+        "$server" serve --project "$box/project" --http 127.0.0.1:0 --editor --trace "$box/trace.jsonl" \
         </dev/null >/dev/null 2>"$box/server.log" &
     echo $! >"$box/server.pid"
     local url=""

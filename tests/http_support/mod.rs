@@ -77,6 +77,20 @@ impl HttpServer {
         self.stderr.lock().clone()
     }
 
+    /// A clean stop (SIGTERM), waited for: the server stops its sessions first.
+    pub async fn terminate(&mut self) {
+        let pid = rustix::process::Pid::from_raw(self.pid() as i32).expect("a pid");
+        rustix::process::kill_process(pid, rustix::process::Signal::TERM).expect("SIGTERM");
+        let status = self.child.wait().await.expect("the server ends");
+        assert_eq!(
+            status.code(),
+            Some(0),
+            "{status:?}
+{}",
+            self.stderr()
+        );
+    }
+
     /// The debug counters (needs `GODOT_MCP_TEST_COUNTERS=1`, which [`start`] sets).
     pub async fn counters(&self) -> Value {
         let mut extra = vec![];

@@ -191,8 +191,9 @@ pub struct ServeArgs {
     pub trace: Option<PathBuf>,
 
     /// Also start a managed Godot editor (`godot -e --headless --path <project>`) as a
-    /// supervised session before serving (stdio only); the godot_mcp add-on in it
-    /// connects to this server by itself. Stopped with the server.
+    /// supervised session (stdio: before serving; --http: once the socket accepts), so
+    /// the first editing call finds it loaded; the godot_mcp add-on in it connects to
+    /// this server by itself. Stopped with the server.
     #[arg(long)]
     pub editor: bool,
 
@@ -524,6 +525,7 @@ fn serve_transport(
             allowed_hosts,
             allowed_origins,
             token,
+            start_editor,
         };
         let code = crate::transport::http::serve(state.clone(), options);
         // A normal stop stops every session first (the HTTP runtime has ended).
@@ -550,14 +552,7 @@ fn serve_transport(
             tokio::spawn(bridge.accept());
         }
         if start_editor {
-            match crate::tools::runtime::launch_editor(&state.state).await {
-                Ok(s) => crate::say!(
-                    "godot-mcp serve: managed editor started (session {}, pid {})",
-                    s.txn,
-                    s.receipt.pid
-                ),
-                Err(e) => crate::say!("godot-mcp serve: managed editor not started: {}", e.message),
-            }
+            crate::tools::runtime::start_managed_editor(&state.state).await;
         }
         let serve = async {
             let lists = Arc::new(crate::server::raw_tools::RawToolLists::default());

@@ -44,6 +44,9 @@ pub struct HttpOptions {
     pub allowed_origins: Vec<String>,
     /// The bearer token (from `GODOT_MCP_AUTH_TOKEN`); required off loopback.
     pub token: Option<String>,
+    /// `serve --editor`: start the managed editor once the socket accepts, so the first
+    /// editing call finds it loaded (or waits for its hello) instead of starting it.
+    pub start_editor: bool,
 }
 
 /// A listener that is bound and ready: the address to print, the app to serve.
@@ -197,6 +200,7 @@ pub fn serve(state: Arc<Served>, options: HttpOptions) -> ExitCode {
 async fn serve_async(state: Arc<Served>, options: HttpOptions) -> ExitCode {
     let shutdown = CancellationToken::new();
     let tools = state.registry.iter().count();
+    let editor_state = state.state.clone();
     let bound = match bind(state, &options, shutdown.clone()).await {
         Ok(b) => b,
         Err(e) => {
@@ -213,6 +217,11 @@ async fn serve_async(state: Arc<Served>, options: HttpOptions) -> ExitCode {
         "godot-mcp serve: streamable HTTP ({tools} tools; 2025-11-25 sessions and 2026-07-28 \
          stateless); Host/Origin guard on; {auth}"
     );
+    // The managed editor is a session before the first call can arrive: a call then
+    // waits for its hello rather than finding no editor at all.
+    if options.start_editor {
+        crate::tools::runtime::start_managed_editor(&editor_state).await;
+    }
     // Printed last, once the socket accepts: tests and scripts wait for this exact
     // line to learn the port.
     crate::say!(

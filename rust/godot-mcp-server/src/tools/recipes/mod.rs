@@ -540,6 +540,7 @@ fn plan_in_scene(
         effect,
         apply: Box::new(move |_| {
             type Done = EditReply<crate::tools::editor::NoReplyFields>;
+            let mut created = None;
             if let Some((root, folder)) = create {
                 // Godot saves into an existing folder only: make the scene's folder
                 // (inside the project: its path was resolved there) as create_folder would.
@@ -548,7 +549,12 @@ fn plan_in_scene(
                         ToolError::internal(format!("could not create {}: {e}", folder.display()))
                     })?;
                 }
-                run_effect_as::<_, Done>(&state, &root, Some(root.path.clone()), None)?;
+                created = Some(run_effect_as::<_, Done>(
+                    &state,
+                    &root,
+                    Some(root.path.clone()),
+                    None,
+                )?);
             } else if let Some(path) = opens {
                 run_effect_as::<_, Done>(
                     &state,
@@ -557,8 +563,23 @@ fn plan_in_scene(
                     None,
                 )?;
             }
-            let mut steps: StepsReply =
-                run_effect_as(&state, &apply, None, None).map_err(hint_no_scene)?;
+            let mut steps: StepsReply = match created {
+                // A new scene of its root alone: the create was the whole edit (the
+                // editor refuses an empty step list).
+                Some(root) if apply.steps.is_empty() => EditReply {
+                    verdict: root.verdict,
+                    at: InTransaction {
+                        transaction_id: root.at.transaction_id,
+                    },
+                    fields: StepsDone {
+                        scene: target.clone().unwrap_or_default(),
+                        steps: 0,
+                        action: None,
+                        nodes: Some(vec![".".into()]),
+                    },
+                },
+                _ => run_effect_as(&state, &apply, None, None).map_err(hint_no_scene)?,
+            };
             // The steps the agent sent, the new scene's root step too.
             steps.fields.steps = asked;
             let mut save_transaction_id = None;

@@ -616,6 +616,19 @@ async fn launch_editor_with(
         .await
 }
 
+/// `serve --editor`: the managed editor, started now and said on stderr (a failure is
+/// said, not fatal: the first editing call then starts one or refuses as it would).
+pub async fn start_managed_editor(state: &Arc<AppState>) {
+    match launch_editor(state).await {
+        Ok(s) => crate::say!(
+            "godot-mcp serve: managed editor started (session {}, pid {})",
+            s.txn,
+            s.receipt.pid
+        ),
+        Err(e) => crate::say!("godot-mcp serve: managed editor not started: {}", e.message),
+    }
+}
+
 /// An editing tool found no editor connected: start this server's managed headless
 /// editor, as start_editor would, and let the call wait for it (`connected` waits for a
 /// managed editor still loading). Only when the operator left it on
