@@ -26,8 +26,16 @@ use crate::variant::{
     checked_value, from_variant, has_property, instantiable_node_class, reads_back, to_variant,
 };
 
+mod animation;
 mod audio;
+mod editor;
+mod files;
+mod physics;
+mod scene;
 mod shader;
+mod steps;
+mod tilemap;
+mod ui;
 
 pub(crate) type Res = Result<Json, BridgeError>;
 
@@ -725,21 +733,21 @@ pub(crate) fn execute(cmd: Command) -> Res {
             if on.scene.is_some() {
                 on_scene(&on, &scene_root()?)?;
             }
-            crate::steps::steps(&action, &steps, check_only)
+            steps::steps(&action, &steps, check_only)
         }
         Command::Cells(wire::Cells {
             node,
             offset,
             limit,
-        }) => crate::tilemap::cells(&node, offset, limit),
+        }) => tilemap::cells(&node, offset, limit),
         Command::MeshLibraryItems(wire::MeshLibraryItems { path }) => {
-            crate::tilemap::mesh_library_items(&path)
+            tilemap::mesh_library_items(&path)
         }
-        Command::Authoring(a) => crate::editor::execute(a),
+        Command::Authoring(a) => editor::execute(a),
         Command::EditorMonitors
         | Command::FilesystemScan
         | Command::FilesystemStatus
-        | Command::FilesystemUpdate(..) => crate::files::exec(&cmd),
+        | Command::FilesystemUpdate(..) => files::exec(&cmd),
         c @ (Command::AudioAddPlayer(..)
         | Command::ShaderAssignMaterial(..)
         | Command::ShaderUniforms(..)

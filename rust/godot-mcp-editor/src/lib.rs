@@ -35,27 +35,19 @@
 //! No panic may cross into Godot: callbacks report problems with `godot_error!` and return.
 //! The one `unsafe` item is the entry point below.
 
-mod animation;
 mod api;
 mod capture;
 mod dock;
 mod docs_settle;
-mod editor;
 mod engine_version;
 mod exec;
-mod files;
 mod perf;
-mod physics;
 mod plugin;
 mod probe;
 mod probe_clock;
 mod probe_conn;
 mod probe_observe;
-mod scene;
-mod steps;
 mod switch;
-mod tilemap;
-mod ui;
 mod variant;
 
 use godot::prelude::*;

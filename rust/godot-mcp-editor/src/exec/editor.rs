@@ -11,13 +11,13 @@ use godot_mcp_editor_core::persistence::Effect;
 use godot_mcp_protocol::ErrorCode;
 use serde_json::{Value as Json, json};
 
-use crate::animation::*;
-use crate::exec::{
+use super::animation::*;
+use super::scene::*;
+use super::ui::*;
+use super::{
     Res, begin, editor, err, failed, find, obj, rel_path, scene_path, scene_root, stamped,
     undo_redo, with_verdict,
 };
-use crate::scene::*;
-use crate::ui::*;
 
 pub(crate) fn execute(a: Authoring) -> Res {
     match a {

@@ -6,7 +6,7 @@ use godot::prelude::*;
 use godot_mcp_protocol::ErrorCode;
 use serde_json::{Value as Json, json};
 
-use crate::exec::{
+use super::{
     Res, add_child_action, begin, err, failed, find, obj, rel_path, scene_path, scene_root,
     undo_redo, with_verdict,
 };

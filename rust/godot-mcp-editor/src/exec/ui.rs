@@ -12,8 +12,8 @@ use godot_mcp_editor_core::persistence::Effect;
 use godot_mcp_protocol::{BridgeError, ErrorCode, ErrorEffect};
 use serde_json::json;
 
-use crate::animation::embedded;
-use crate::exec::{
+use super::animation::embedded;
+use super::{
     Res, add_child_action, begin, err, failed, find, new_node, obj, rel_path, scene_history,
     scene_root, stamped, undo_redo, with_verdict,
 };

@@ -2,8 +2,8 @@
 //! steps leave it, tile and grid cell edits (undone by restoring the layer's whole stored
 //! cells), and the two reads the tile-map tools need (used cells, a MeshLibrary's items).
 
-use crate::exec::{Res, err, failed, find, obj, scene_path, scene_root};
-use crate::steps::*;
+use super::steps::*;
+use super::{Res, err, failed, find, obj, scene_path, scene_root};
 use godot::classes::{MeshLibrary, Node, ResourceLoader, TileMapLayer, TileSet};
 use godot::prelude::*;
 use godot_mcp_editor_core::command::{GridCell, TileCell};

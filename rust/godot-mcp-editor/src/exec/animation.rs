@@ -12,10 +12,10 @@ use godot_mcp_editor_core::authoring::{
 use godot_mcp_protocol::{BridgeError, ErrorCode, ErrorEffect};
 use serde_json::{Value as Json, json};
 
-use crate::exec::{
+use super::scene::{USAGE_MARKERS, USAGE_STORAGE};
+use super::{
     Res, begin, err, failed, find, obj, scene_history, scene_root, undo_redo, with_verdict,
 };
-use crate::scene::{USAGE_MARKERS, USAGE_STORAGE};
 use crate::variant::{from_variant, has_property, to_variant};
 
 /// `Animation.FIND_MODE_APPROX`.

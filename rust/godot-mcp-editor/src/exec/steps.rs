@@ -22,12 +22,12 @@ use godot_mcp_editor_core::persistence;
 use godot_mcp_protocol::{BridgeError, ErrorCode};
 use serde_json::{Value as Json, json};
 
-use crate::exec::{
+use super::physics::*;
+use super::tilemap::*;
+use super::{
     Res, err, failed, find, not_held, obj, owned, rel_path, roll_back, scene_path, scene_root,
     undo_redo,
 };
-use crate::physics::*;
-use crate::tilemap::*;
 use crate::variant::{checked_value, reads_back};
 
 /// One do/undo pair of the action.
@@ -350,7 +350,7 @@ fn check(root: &Gd<Node>, p: &mut Prepared, step: &Step) -> Result<(), BridgeErr
             name,
         } => {
             let (mut parent, parent_created) = p.node(root, parent)?;
-            let child = crate::exec::new_node(node_type, name)?;
+            let child = super::new_node(node_type, name)?;
             if parent_created {
                 parent.add_child_ex(&child).force_readable_name(true).done();
             } else {
