@@ -1,237 +1,27 @@
-//! Generic editor commands: groups, the selection, save-all; and the dispatch of every
-//! authoring command to its domain's executor (scene, animation, ui). Same rules as
-//! `exec`: validation before the first change (an error says `effect: unchanged`), every
+//! Generic editor commands: groups, the selection, save-all. Same rules as every
+//! executor: validation before the first change (an error says `effect: unchanged`), every
 //! edit ONE action on the edited scene's undo history, every reply stamped with the
 //! persistence verdict.
 
 use godot::classes::Node;
 use godot::prelude::*;
-use godot_mcp_editor_core::authoring::{Authoring, TrackKind};
+use godot_mcp_editor_core::authoring::Authoring;
 use godot_mcp_editor_core::persistence::Effect;
 use godot_mcp_protocol::ErrorCode;
 use serde_json::{Value as Json, json};
 
-use super::animation::*;
-use super::scene::*;
-use super::ui::*;
-use super::{
-    Res, begin, editor, err, failed, find, obj, rel_path, scene_path, scene_root, stamped,
-    undo_redo, with_verdict,
+use super::ctx::{
+    Res, begin, editor, err, failed, find, misrouted, obj, rel_path, scene_path, scene_root,
+    stamped, undo_redo, with_verdict,
 };
 
-pub(crate) fn execute(a: Authoring) -> Res {
+pub(super) fn run(a: Authoring) -> Res {
     match a {
-        Authoring::NodeInstance {
-            parent,
-            scene,
-            name,
-        } => instance(&parent, &scene, name.as_deref()),
         Authoring::NodeGroup { node, group, add } => node_group(&node, &group, add),
-        Authoring::EditableChildren { node, editable } => editable_children(&node, editable),
         Authoring::Select { nodes } => select(&nodes),
         Authoring::Selection => selection(),
         Authoring::SaveAll => save_all(),
-        Authoring::Connections { node } => connections(&node),
-        Authoring::Properties {
-            node,
-            list,
-            offset,
-            limit,
-        } => properties(&node, list, offset, limit),
-        Authoring::AnimationAdd {
-            player,
-            library,
-            name,
-            length,
-            loop_mode,
-            step,
-        } => animation_add(&player, &library, &name, length, loop_mode, step),
-        Authoring::AnimationSet {
-            player,
-            animation,
-            length,
-            step,
-            loop_mode,
-            tracks,
-        } => animation_edit(&player, &animation, "set animation", |anim| {
-            animation_set(anim, length, step, loop_mode, &tracks)
-        }),
-        Authoring::AnimationRemove { player, animation } => animation_remove(&player, &animation),
-        Authoring::TrackAdd {
-            player,
-            animation,
-            kind,
-            path,
-            update_mode,
-            interpolation,
-        } => animation_edit(&player, &animation, "add track", |anim| {
-            let track = anim
-                .call("add_track", &[kind.ord().to_variant()])
-                .to::<i32>();
-            anim.call(
-                "track_set_path",
-                &[
-                    track.to_variant(),
-                    NodePath::from(path.as_str()).to_variant(),
-                ],
-            );
-            let mut out =
-                json!({"track": track, "track_type": TrackKind::name_of(kind.ord()), "path": path});
-            track_modes(anim, track, update_mode, interpolation, &mut out)?;
-            Ok(out)
-        }),
-        Authoring::TrackRemove {
-            player,
-            animation,
-            track,
-        } => animation_edit(&player, &animation, "remove track", |anim| {
-            check_track(anim, track)?;
-            anim.call("remove_track", &[track.to_variant()]);
-            Ok(json!({"track": track}))
-        }),
-        Authoring::KeyInsert {
-            player,
-            animation,
-            track,
-            time,
-            value,
-            transition,
-        } => animation_edit(&player, &animation, "insert key", |anim| {
-            let kind = check_track(anim, track)?;
-            if find_key(anim, track, time) >= 0 {
-                return Err(failed(format!(
-                    "track {track} already has a key at {time}s: remove it first \
-                     (remove_animation_key) so that nothing is overwritten"
-                )));
-            }
-            // A value track's key takes the type of the property it animates: an agent's
-            // `-20` for `position:y` is the float -20.0 (an int key was saved as `-20`).
-            let value = match kind {
-                0 => typed_for_track(&player, anim, track, &value)?,
-                _ => value.clone(),
-            };
-            let v = key_value(kind, &value)?;
-            let key = match kind {
-                6 => anim.call(
-                    "bezier_track_insert_key",
-                    &[track.to_variant(), time.to_variant(), v],
-                ),
-                7 => anim.call(
-                    "audio_track_insert_key",
-                    &[track.to_variant(), time.to_variant(), v],
-                ),
-                _ => anim.call(
-                    "track_insert_key",
-                    &[
-                        track.to_variant(),
-                        time.to_variant(),
-                        v,
-                        transition.to_variant(),
-                    ],
-                ),
-            }
-            .to::<i64>();
-            if key < 0 {
-                return Err(failed(format!(
-                    "Godot refused the key for a {} track",
-                    TrackKind::name_of(kind)
-                )));
-            }
-            Ok(json!({"track": track, "key": key, "time": time}))
-        }),
-        Authoring::KeyRemove {
-            player,
-            animation,
-            track,
-            time,
-        } => animation_edit(&player, &animation, "remove key", |anim| {
-            check_track(anim, track)?;
-            let key = find_key(anim, track, time);
-            if key < 0 {
-                return Err(err(
-                    ErrorCode::NotFound,
-                    format!("track {track} has no key at {time}s"),
-                ));
-            }
-            anim.call("track_remove_key", &[track.to_variant(), key.to_variant()]);
-            Ok(json!({"track": track, "time": time}))
-        }),
-        Authoring::AnimationGet {
-            player,
-            animation,
-            max_keys,
-        } => {
-            let root = scene_root()?;
-            let (_p, found) = resolve(&root, &player, &animation)?;
-            let mut out = describe(&found.animation, max_keys);
-            out["player"] = json!(player);
-            out["animation"] = json!(animation);
-            out["scene"] = json!(scene_path(&root));
-            Ok(out)
-        }
-        Authoring::TreeAddNode {
-            tree,
-            parent,
-            graph,
-            name,
-            node_type,
-            animation,
-            position,
-        } => tree_add_node(
-            &tree,
-            &parent,
-            graph,
-            &name,
-            &node_type,
-            animation.as_deref(),
-            position,
-        ),
-        Authoring::TreeConnect {
-            tree,
-            state_machine,
-            from,
-            to,
-            switch_mode,
-            advance_mode,
-            advance_condition,
-            xfade_time,
-        } => tree_connect(
-            &tree,
-            &state_machine,
-            (&from, &to),
-            (switch_mode, advance_mode),
-            advance_condition.as_deref(),
-            xfade_time,
-        ),
-        Authoring::TreeBlendConnect {
-            tree,
-            blend_tree,
-            to,
-            port,
-            from,
-        } => tree_blend_connect(&tree, &blend_tree, &to, port, &from),
-        Authoring::ThemeSetItem {
-            path,
-            theme_type,
-            kind,
-            name,
-            value,
-        } => theme_set_item(&path, &theme_type, kind, &name, &value),
-        Authoring::ThemeOverride {
-            node,
-            kind,
-            name,
-            value,
-        } => theme_override(&node, kind, &name, &value),
-        Authoring::AnchorsPreset { node, preset } => anchors_preset(&node, preset),
-        Authoring::AddContainer {
-            parent,
-            container_type,
-            name,
-            separation,
-            columns,
-            margin,
-        } => add_container(&parent, &container_type, &name, separation, columns, margin),
+        _ => Err(misrouted("editor")),
     }
 }
 

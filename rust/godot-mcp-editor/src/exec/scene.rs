@@ -1,24 +1,187 @@
-//! Scene editing, the rest: instancing a scene, editable children, and live reads of a
-//! node's signal connections, properties and property list.
+//! Scene commands: the editor's state, the edited scene's tree, and opening, creating,
+//! saving, reloading and closing a scene file; instancing a scene, editable children, and
+//! live reads of a node's signal connections, properties and property list.
 
-use godot::classes::{Node, Object, PackedScene, ResourceLoader};
+use godot::classes::{Node, Object, PackedScene, ResourceLoader, ResourceSaver};
+use godot::global::Error as GdError;
 use godot::prelude::*;
-use godot_mcp_protocol::ErrorCode;
+use godot_mcp_editor_core::command::Command;
+use godot_mcp_editor_core::persistence::Effect;
+use godot_mcp_editor_core::tree::{self, TreeNode};
+use godot_mcp_protocol::commands as wire;
+use godot_mcp_protocol::{BridgeError, ErrorCode};
 use serde_json::{Value as Json, json};
 
-use super::{
-    Res, add_child_action, begin, err, failed, find, obj, rel_path, scene_path, scene_root,
-    undo_redo, with_verdict,
+use super::ctx::{
+    Res, USAGE_EDITOR, USAGE_MARKERS, USAGE_STORAGE, add_child_action, begin, editor, err, failed,
+    find, misrouted, new_node, obj, owned, rel_path, scene_path, scene_root, stamped, undo_redo,
+    unknown_state, with_verdict,
 };
 use crate::variant::from_variant;
+use godot_mcp_editor_core::authoring::Authoring;
+
+pub(super) fn run(cmd: Command) -> Res {
+    match cmd {
+        Command::EditorState => {
+            let root = editor().get_edited_scene_root();
+            Ok(json!({
+                "active_scene": root.as_ref().map(scene_path),
+                "root_id": root.as_ref().map(|r| r.instance_id().to_i64()),
+                "open_scenes": editor().get_open_scenes().as_slice().iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+            }))
+        }
+        Command::SceneTree(wire::SceneTree { offset, limit }) => {
+            let root = scene_root()?;
+            let mut nodes = Vec::new();
+            walk(&root, &root, 0, &mut nodes);
+            let page = tree::page(&scene_path(&root), &nodes, offset, limit);
+            serde_json::to_value(page).map_err(|e| err(ErrorCode::Internal, e.to_string()))
+        }
+        Command::SceneOpen(wire::SceneOpen { path }) => {
+            if !ResourceLoader::singleton().exists(path.as_str()) {
+                return Err(err(ErrorCode::NotFound, format!("{path} does not exist")));
+            }
+            editor().open_scene_from_path(path.as_str());
+            let now = editor().get_edited_scene_root().map(|r| scene_path(&r));
+            if now.as_deref() != Some(path.as_str()) {
+                return Err(unknown_state(format!("the editor did not open {path}")));
+            }
+            Ok(stamped(Effect::SceneOpen, &path, json!({"scene": path})))
+        }
+        Command::SceneCreate(wire::SceneCreate {
+            path,
+            root_type,
+            root_name,
+        }) => {
+            if ResourceLoader::singleton().exists(path.as_str()) {
+                return Err(failed(format!("{path} already exists")));
+            }
+            let name: String = root_name.unwrap_or_else(|| {
+                let stem = path
+                    .rsplit('/')
+                    .next()
+                    .unwrap_or("Root")
+                    .trim_end_matches(".tscn");
+                let mut c = stem.chars();
+                c.next()
+                    .map(|f| f.to_uppercase().chain(c).collect())
+                    .unwrap_or_else(|| "Root".into())
+            });
+            let root = new_node(&root_type, &name)?;
+            let mut packed = PackedScene::new_gd();
+            let packed_ok = packed.pack(&root);
+            root.free();
+            if packed_ok != GdError::OK {
+                return Err(failed(format!(
+                    "packing the new scene failed: {packed_ok:?}"
+                )));
+            }
+            let saved = ResourceSaver::singleton()
+                .save_ex(&packed)
+                .path(path.as_str())
+                .done();
+            if saved != GdError::OK {
+                return Err(failed(format!("saving {path} failed: {saved:?}")));
+            }
+            editor().open_scene_from_path(path.as_str());
+            Ok(stamped(Effect::SceneCreate, &path, json!({"scene": path})))
+        }
+        Command::SceneSave(wire::SceneSave { path }) => {
+            let current = edited_path(path.as_deref())?;
+            if current.is_empty() {
+                return Err(failed("the edited scene has no file yet"));
+            }
+            let e = editor().save_scene();
+            if e != GdError::OK {
+                // A failed save changes nothing in the editor; what it left in the file
+                // the server checks against the hash it recorded before sending.
+                return Err(failed(format!("saving {current} failed: {e:?}")));
+            }
+            Ok(stamped(
+                Effect::SceneSave,
+                &current,
+                json!({"scene": current}),
+            ))
+        }
+        Command::SceneReload(wire::SceneReload { path }) => {
+            let root = scene_root()?;
+            let p = path.unwrap_or_else(|| scene_path(&root));
+            editor().reload_scene_from_path(p.as_str());
+            Ok(stamped(Effect::SceneReload, &p, json!({"scene": p})))
+        }
+        Command::SceneClose(wire::SceneClose { path }) => {
+            let current = edited_path(path.as_deref())?;
+            let mut ei = editor();
+            // EditorInterface.close_scene exists from Godot 4.5; on 4.4 say so.
+            if !ei.has_method("close_scene") {
+                return Err(failed(format!(
+                    "closing a scene needs Godot 4.5 or newer (EditorInterface.close_scene); \
+                     this editor is Godot {}",
+                    crate::engine_version::get()
+                )));
+            }
+            let e = ei.call("close_scene", &[]);
+            if e.try_to::<i64>().unwrap_or(0) != 0 {
+                return Err(unknown_state(format!("closing {current} failed: {e}")));
+            }
+            Ok(stamped(
+                Effect::SceneClose,
+                &current,
+                json!({"scene": current}),
+            ))
+        }
+        _ => Err(misrouted("scene")),
+    }
+}
+
+/// The edited scene's path, refused when `path` names another scene.
+fn edited_path(path: Option<&str>) -> Result<String, BridgeError> {
+    let current = scene_path(&scene_root()?);
+    match path {
+        Some(p) if p != current => Err(failed(format!(
+            "{p} is not the edited scene ({current}); open it first"
+        ))),
+        _ => Ok(current),
+    }
+}
+
+/// Pre-order walk of the nodes that belong to the scene (the root and what it owns).
+fn walk(root: &Gd<Node>, node: &Gd<Node>, depth: u32, out: &mut Vec<TreeNode>) {
+    let included = owned(root, node);
+    if included {
+        out.push(TreeNode {
+            name: node.get_name().to_string(),
+            type_name: node.get_class().to_string(),
+            depth,
+        });
+    }
+    let child_depth = if included { depth + 1 } else { depth };
+    for c in node.get_children().iter_shared() {
+        walk(root, &c, child_depth, out);
+    }
+}
+
+pub(super) fn run_authoring(a: Authoring) -> Res {
+    match a {
+        Authoring::NodeInstance {
+            parent,
+            scene,
+            name,
+        } => instance(&parent, &scene, name.as_deref()),
+        Authoring::EditableChildren { node, editable } => editable_children(&node, editable),
+        Authoring::Connections { node } => connections(&node),
+        Authoring::Properties {
+            node,
+            list,
+            offset,
+            limit,
+        } => properties(&node, list, offset, limit),
+        _ => Err(misrouted("scene")),
+    }
+}
 
 /// `Object.CONNECT_PERSIST`: the connection is saved with the scene.
 pub(crate) const CONNECT_PERSIST: i64 = 2;
-/// `PropertyUsageFlags`: STORAGE, EDITOR; and the group/category markers that are not
-/// properties.
-pub(crate) const USAGE_STORAGE: i64 = 2;
-pub(crate) const USAGE_EDITOR: i64 = 4;
-pub(crate) const USAGE_MARKERS: i64 = 64 | 128 | 256;
 
 /// Whether `node` or anything under it instances `scene` (instancing it again would be a
 /// cycle).

@@ -2,11 +2,12 @@
 //! steps leave it, tile and grid cell edits (undone by restoring the layer's whole stored
 //! cells), and the two reads the tile-map tools need (used cells, a MeshLibrary's items).
 
-use super::steps::*;
-use super::{Res, err, failed, find, obj, scene_path, scene_root};
+use super::ctx::{Res, err, failed, find, misrouted, obj, scene_path, scene_root};
+use super::plan::{Op, Prepared};
 use godot::classes::{MeshLibrary, Node, ResourceLoader, TileMapLayer, TileSet};
 use godot::prelude::*;
-use godot_mcp_editor_core::command::{GridCell, TileCell};
+use godot_mcp_editor_core::command::{Command, GridCell, TileCell};
+use godot_mcp_protocol::commands as wire;
 use godot_mcp_protocol::{BridgeError, ErrorCode};
 use serde_json::{Value as Json, json};
 
@@ -207,8 +208,20 @@ pub(crate) fn grid_cells(
     Ok(())
 }
 
+pub(super) fn run(cmd: Command) -> Res {
+    match cmd {
+        Command::Cells(wire::Cells {
+            node,
+            offset,
+            limit,
+        }) => cells(&node, offset, limit),
+        Command::MeshLibraryItems(wire::MeshLibraryItems { path }) => mesh_library_items(&path),
+        _ => Err(misrouted("tile map")),
+    }
+}
+
 /// The used cells of a TileMapLayer or GridMap, in a stable order (y, then x, then z).
-pub(crate) fn cells(node: &str, offset: usize, limit: usize) -> Res {
+fn cells(node: &str, offset: usize, limit: usize) -> Res {
     let root = scene_root()?;
     let n = find(&root, node)?;
     let (kind, mut rows): (&str, Vec<Vec<i64>>) =
@@ -264,7 +277,7 @@ pub(crate) fn cells(node: &str, offset: usize, limit: usize) -> Res {
 }
 
 /// A MeshLibrary's items.
-pub(crate) fn mesh_library_items(path: &str) -> Res {
+fn mesh_library_items(path: &str) -> Res {
     let lib = ResourceLoader::singleton()
         .load(path)
         .and_then(|r| r.try_cast::<MeshLibrary>().ok())
