@@ -46,6 +46,7 @@ mod plugin;
 mod probe;
 mod probe_clock;
 mod probe_conn;
+mod probe_kit;
 mod probe_observe;
 mod switch;
 mod variant;
