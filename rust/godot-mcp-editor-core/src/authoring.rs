@@ -8,7 +8,7 @@ use godot_mcp_protocol::BridgeError;
 use godot_mcp_protocol::commands as c;
 use serde_json::Value as Json;
 
-use crate::command::{invalid, params, res_path};
+use crate::decode::{invalid, params, res_path};
 use crate::value::Value;
 
 /// The wire's enums, with Godot's ordinals (the add-on's executors use these names).

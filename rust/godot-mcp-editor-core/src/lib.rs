@@ -26,6 +26,7 @@ pub mod authoring;
 pub mod batch;
 pub mod client;
 pub mod command;
+mod decode;
 pub mod dock;
 pub mod expr;
 pub mod pace;
