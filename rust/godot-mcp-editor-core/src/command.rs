@@ -131,7 +131,7 @@ pub enum Command {
     NodeDelete(c::NodeDelete),
     NodeGetProperty(c::NodeGetProperty),
     NodeSetProperty(PropertySet),
-    /// The read-only probe: the persistence verdict `op` would get on `node`.
+    /// The read-only persistence check: the persistence verdict `op` would get on `node`.
     NodePersistence(c::NodePersistence),
     ScriptAttach(c::ScriptAttach),
     ScriptDetach(c::ScriptDetach),

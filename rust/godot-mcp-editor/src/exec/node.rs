@@ -3,8 +3,8 @@
 
 use godot::classes::{EditorUndoRedoManager, Node};
 use godot::prelude::*;
-use godot_mcp_editor_core::command::Command;
-use godot_mcp_editor_core::persistence::{self};
+use godot_mcp_editor_core::command::{Command, PropertySet};
+use godot_mcp_editor_core::persistence;
 use godot_mcp_protocol::BridgeError;
 use godot_mcp_protocol::commands as wire;
 use serde_json::json;
@@ -134,44 +134,52 @@ pub(super) fn run(cmd: Command) -> Res {
                 json!({"node": node, "property": property, "value": from_variant(&n.get(property.as_str())).to_json()}),
             )
         }
-        Command::NodeSetProperty(set) => {
-            let root = scene_root()?;
-            let (n, value) = check_set(&root, &set)?;
-            let old = n.get(set.property.as_str());
-            let mut ur = undo_redo()?;
-            let action = format!("MCP: set {}:{}", set.node, set.property);
-            begin(&mut ur, &root, &action);
-            ur.add_do_property(&obj(&n), set.property.as_str(), &value);
-            ur.add_undo_property(&obj(&n), set.property.as_str(), &old);
-            ur.commit_action();
-            // Every set is read back: what Godot holds must be what was asked.
-            if let Err(why) = reads_back(&obj(&n), &set.property, &value) {
-                let effect = roll_back(&ur, &obj(&n), &action, || {
-                    n.get(set.property.as_str()) == old
-                });
-                return Err(not_held(&set.node, &why, effect));
-            }
-            let now = from_variant(&n.get(set.property.as_str())).to_json();
-            Ok(with_verdict(
-                &root,
-                &n,
-                json!({"node": set.node, "property": set.property, "value": now}),
-            ))
-        }
-        Command::NodePersistence(wire::NodePersistence { node, op }) => {
-            let root = scene_root()?;
-            let n = find(&root, &node)?;
-            // The same rule the handlers stamp: a created node is always owned by the scene
-            // (its parent is `node` here); every other op is judged on `node` itself.
-            let owned_after = op == "create" || owned(&root, &n);
-            let mut out = verdict_json(&persistence::verdict(owned_after, &scene_path(&root)));
-            out["exists"] = json!(true);
-            out["node"] = json!(node);
-            out["scene"] = json!(scene_path(&root));
-            Ok(out)
-        }
+        Command::NodeSetProperty(set) => set_property(&set),
+        Command::NodePersistence(wire::NodePersistence { node, op }) => persist_check(&node, &op),
         _ => Err(misrouted("node")),
     }
+}
+
+/// `node.set_property`: one undo action, read back; rolled back when Godot does not hold
+/// what was asked.
+fn set_property(set: &PropertySet) -> Res {
+    let root = scene_root()?;
+    let (n, value) = check_set(&root, set)?;
+    let old = n.get(set.property.as_str());
+    let mut ur = undo_redo()?;
+    let action = format!("MCP: set {}:{}", set.node, set.property);
+    begin(&mut ur, &root, &action);
+    ur.add_do_property(&obj(&n), set.property.as_str(), &value);
+    ur.add_undo_property(&obj(&n), set.property.as_str(), &old);
+    ur.commit_action();
+    // Every set is read back: what Godot holds must be what was asked.
+    if let Err(why) = reads_back(&obj(&n), &set.property, &value) {
+        let effect = roll_back(&ur, &obj(&n), &action, || {
+            n.get(set.property.as_str()) == old
+        });
+        return Err(not_held(&set.node, &why, effect));
+    }
+    let now = from_variant(&n.get(set.property.as_str())).to_json();
+    Ok(with_verdict(
+        &root,
+        &n,
+        json!({"node": set.node, "property": set.property, "value": now}),
+    ))
+}
+
+/// The persistence check (`node.persistence`, read-only): the verdict an `op` edit of
+/// `node` would get, nothing changed.
+fn persist_check(node: &str, op: &str) -> Res {
+    let root = scene_root()?;
+    let n = find(&root, node)?;
+    // The same rule the handlers stamp: a created node is always owned by the scene
+    // (its parent is `node` here); every other op is judged on `node` itself.
+    let owned_after = op == "create" || owned(&root, &n);
+    let mut out = verdict_json(&persistence::verdict(owned_after, &scene_path(&root)));
+    out["exists"] = json!(true);
+    out["node"] = json!(node);
+    out["scene"] = json!(scene_path(&root));
+    Ok(out)
 }
 
 /// Commits the action `ur` holds and answers with `n`'s path and its verdict.
@@ -180,7 +188,6 @@ fn committed(mut ur: Gd<EditorUndoRedoManager>, root: &Gd<Node>, n: &Gd<Node>) -
     Ok(with_verdict(root, n, json!({"node": rel_path(root, n)})))
 }
 
-/// Set owner of `node` and every descendant that `owned_before` says was owned by root.
 /// The undo of taking `n` out of `parent`: back under it, at `index` (a move and a
 /// delete both restore the node where it was).
 fn undo_reinsert(ur: &mut Gd<EditorUndoRedoManager>, parent: &Gd<Node>, n: &Gd<Node>, index: i32) {
