@@ -1,7 +1,8 @@
 //! `scene.steps`: ordered steps (create a node, set a property, add to a group, set tile
 //! or grid cells, fit a collision shape, bake a navigation region) applied as ONE
-//! `EditorUndoRedoManager` action. Main thread only. The tile and grid cell steps live in
-//! `tilemap.rs` (with the two cell/mesh-library reads), the shape fit in `physics.rs`.
+//! `EditorUndoRedoManager` action. Main thread only. The tile and grid cell steps and the
+//! TileSet steps live in `tilemap.rs` (with the two cell/mesh-library reads), the shape
+//! fit in `physics.rs`, the plan they all add to in `plan.rs`.
 //!
 //! Honesty is BatchApply's: every step is checked before the first change to the edited
 //! scene, so an error reply is `effect: unchanged`. Nodes the action creates are built
@@ -15,11 +16,11 @@
 
 use std::collections::HashMap;
 
-use godot::classes::{Node, Object, Resource, ResourceLoader, Texture2D, TileSetAtlasSource};
+use godot::classes::{Node, Object, Resource};
 use godot::prelude::*;
-use godot_mcp_editor_core::command::{Command, Step};
+use godot_mcp_editor_core::command::{Command, NodeRef, Step};
 use godot_mcp_editor_core::persistence;
-use godot_mcp_protocol::{BridgeError, ErrorCode};
+use godot_mcp_protocol::BridgeError;
 use serde_json::{Value as Json, json};
 
 use super::ctx::{
@@ -28,7 +29,9 @@ use super::ctx::{
 };
 use super::physics::fit;
 use super::plan::{Op, Prepared};
-use super::tilemap::{grid_cells, tile_cells, tile_set_of};
+use super::tilemap::{
+    grid_cells, tile_cells, tileset_atlas, tileset_physics_layer, tileset_terrain_set,
+};
 use crate::variant::{checked_value, reads_back};
 
 /// Free the nodes a check built (none of them reached the scene): every created node is
@@ -293,38 +296,7 @@ fn check(root: &Gd<Node>, p: &mut Prepared, step: &Step) -> Result<(), BridgeErr
             signal,
             to,
             method,
-        } => {
-            let (mut n, is_new) = p.node(root, node)?;
-            let (t, _) = p.node(root, to)?;
-            if !n.has_signal(signal.as_str()) {
-                return Err(failed(format!(
-                    "{} ({}) has no signal {signal}",
-                    n.get_name(),
-                    n.get_class()
-                )));
-            }
-            let callable = Callable::from_object_method(&t, method.as_str());
-            if n.is_connected(signal.as_str(), &callable) {
-                return Err(failed(format!(
-                    "{}.{signal} is already connected to {}.{method}",
-                    n.get_name(),
-                    t.get_name()
-                )));
-            }
-            // CONNECT_PERSIST (2): saved with the scene, as the editor's Connect dialog does.
-            let sig = GString::from(signal.as_str()).to_variant();
-            if is_new {
-                n.call("connect", &[sig, callable.to_variant(), 2i64.to_variant()]);
-            } else {
-                p.ops.push(Op::Call {
-                    target: obj(&n),
-                    method: "connect",
-                    args: vec![sig.clone(), callable.to_variant(), 2i64.to_variant()],
-                    undo_method: "disconnect",
-                    undo_args: vec![sig, callable.to_variant()],
-                });
-            }
-        }
+        } => connect(root, p, node, signal, to, method)?,
         Step::TileCells { node, cells } => {
             let (n, is_new) = p.node(root, node)?;
             tile_cells(p, n, is_new, cells)?;
@@ -340,176 +312,97 @@ fn check(root: &Gd<Node>, p: &mut Prepared, step: &Step) -> Result<(), BridgeErr
             p.set(&n, is_new, "shape", res.to_variant());
             p.set(&n, is_new, "position", position);
         }
-        Step::BakeNavigation { node } => {
-            let (mut n, is_new) = p.node(root, node)?;
-            let (property, method) = if n.is_class("NavigationRegion2D") {
-                ("navigation_polygon", "bake_navigation_polygon")
-            } else if n.is_class("NavigationRegion3D") {
-                ("navigation_mesh", "bake_navigation_mesh")
-            } else {
-                return Err(failed(format!(
-                    "{} ({}) is not a NavigationRegion2D or NavigationRegion3D",
-                    n.get_name(),
-                    n.get_class()
-                )));
-            };
-            let old = n.get(property);
-            let Ok(old_res) = old.try_to::<Gd<Resource>>() else {
-                return Err(failed(format!(
-                    "{} has no {property} to bake: give it one (with an outline in 2D) first",
-                    n.get_name()
-                )));
-            };
-            let fresh = old_res.duplicate_resource();
-            // Bake into a copy (synchronously), then put the old resource back: the
-            // action sets the baked copy, and its undo restores the very same old one.
-            n.set(property, &fresh.to_variant());
-            n.call(method, &[false.to_variant()]);
-            n.set(property, &old);
-            p.set(&n, is_new, property, fresh.to_variant());
-        }
+        Step::BakeNavigation { node } => bake_navigation(root, p, node)?,
         Step::TilesetAtlas {
             node,
             texture,
             tile_size,
             source_id,
-        } => {
-            let (n, is_new) = p.node(root, node)?;
-            let size = Vector2i::new(tile_size[0], tile_size[1]);
-            let (mut ts, fresh) = tile_set_of(p, &n, is_new, Some(size))?;
-            let tex = ResourceLoader::singleton()
-                .load(texture.as_str())
-                .and_then(|r| r.try_cast::<Texture2D>().ok())
-                .ok_or_else(|| {
-                    err(
-                        ErrorCode::NotFound,
-                        format!("{texture} is not a texture that loads"),
-                    )
-                })?;
-            let (w, h) = (tex.get_width() / size.x, tex.get_height() / size.y);
-            if w < 1 || h < 1 {
-                return Err(failed(format!(
-                    "{texture} ({}x{}) is smaller than one {}x{} tile",
-                    tex.get_width(),
-                    tex.get_height(),
-                    size.x,
-                    size.y
-                )));
-            }
-            let id = source_id.unwrap_or_else(|| ts.get_next_source_id());
-            if ts.has_source(id) {
-                return Err(failed(format!("the TileSet already has a source {id}")));
-            }
-            let mut atlas = TileSetAtlasSource::new_gd();
-            atlas.set_texture(&tex);
-            atlas.set_texture_region_size(size);
-            for y in 0..h {
-                for x in 0..w {
-                    atlas.create_tile(Vector2i::new(x, y));
-                }
-            }
-            if fresh {
-                ts.add_source_ex(&atlas).atlas_source_id_override(id).done();
-            } else {
-                p.ops.push(Op::Call {
-                    target: obj(&ts),
-                    method: "add_source",
-                    args: vec![atlas.to_variant(), id.to_variant()],
-                    undo_method: "remove_source",
-                    undo_args: vec![id.to_variant()],
-                });
-            }
-        }
+        } => tileset_atlas(root, p, node, texture, *tile_size, *source_id)?,
         Step::TilesetPhysicsLayer {
             node,
             collision_layer,
             collision_mask,
-        } => {
-            let (n, is_new) = p.node(root, node)?;
-            let (mut ts, fresh) = tile_set_of(p, &n, is_new, None)?;
-            let idx = ts.get_physics_layers_count() + p.added(&ts, "physics");
-            let sets = [
-                ("set_physics_layer_collision_layer", *collision_layer),
-                ("set_physics_layer_collision_mask", *collision_mask),
-            ];
-            if fresh {
-                ts.add_physics_layer();
-                for (m, v) in sets {
-                    ts.call(m, &[idx.to_variant(), v.to_variant()]);
-                }
-            } else {
-                p.ops.push(Op::Call {
-                    target: obj(&ts),
-                    method: "add_physics_layer",
-                    args: vec![(-1).to_variant()],
-                    undo_method: "remove_physics_layer",
-                    undo_args: vec![idx.to_variant()],
-                });
-                for (m, v) in sets {
-                    p.ops.push(Op::Do {
-                        target: obj(&ts),
-                        method: m,
-                        args: vec![idx.to_variant(), v.to_variant()],
-                    });
-                }
-            }
-        }
+        } => tileset_physics_layer(root, p, node, *collision_layer, *collision_mask)?,
         Step::TilesetTerrainSet {
             node,
             mode,
             terrains,
-        } => {
-            let (n, is_new) = p.node(root, node)?;
-            let (mut ts, fresh) = tile_set_of(p, &n, is_new, None)?;
-            let idx = ts.get_terrain_sets_count() + p.added(&ts, "terrain");
-            let mut calls: Vec<(&'static str, Vec<Variant>)> = vec![(
-                "set_terrain_set_mode",
-                vec![idx.to_variant(), mode.to_variant()],
-            )];
-            for (t, terrain) in terrains.iter().enumerate() {
-                let t = t as i32;
-                let [r, g, b, a] = terrain.color;
-                calls.push(("add_terrain", vec![idx.to_variant(), (-1).to_variant()]));
-                calls.push((
-                    "set_terrain_name",
-                    vec![
-                        idx.to_variant(),
-                        t.to_variant(),
-                        GString::from(terrain.name.as_str()).to_variant(),
-                    ],
-                ));
-                calls.push((
-                    "set_terrain_color",
-                    vec![
-                        idx.to_variant(),
-                        t.to_variant(),
-                        Color::from_rgba(r as f32, g as f32, b as f32, a as f32).to_variant(),
-                    ],
-                ));
-            }
-            if fresh {
-                ts.add_terrain_set();
-                for (m, args) in calls {
-                    ts.call(m, &args);
-                }
-            } else {
-                p.ops.push(Op::Call {
-                    target: obj(&ts),
-                    method: "add_terrain_set",
-                    args: vec![(-1).to_variant()],
-                    undo_method: "remove_terrain_set",
-                    undo_args: vec![idx.to_variant()],
-                });
-                for (m, args) in calls {
-                    p.ops.push(Op::Do {
-                        target: obj(&ts),
-                        method: m,
-                        args,
-                    });
-                }
-            }
-        }
+        } => tileset_terrain_set(root, p, node, *mode, terrains)?,
     }
     p.created.push(created);
+    Ok(())
+}
+
+/// A `connect` step: a persistent connection, as the editor's Connect dialog makes.
+fn connect(
+    root: &Gd<Node>,
+    p: &mut Prepared,
+    node: &NodeRef,
+    signal: &str,
+    to: &NodeRef,
+    method: &str,
+) -> Result<(), BridgeError> {
+    let (mut n, is_new) = p.node(root, node)?;
+    let (t, _) = p.node(root, to)?;
+    if !n.has_signal(signal) {
+        return Err(failed(format!(
+            "{} ({}) has no signal {signal}",
+            n.get_name(),
+            n.get_class()
+        )));
+    }
+    let callable = Callable::from_object_method(&t, method);
+    if n.is_connected(signal, &callable) {
+        return Err(failed(format!(
+            "{}.{signal} is already connected to {}.{method}",
+            n.get_name(),
+            t.get_name()
+        )));
+    }
+    // CONNECT_PERSIST (2): saved with the scene, as the editor's Connect dialog does.
+    let sig = GString::from(signal).to_variant();
+    if is_new {
+        n.call("connect", &[sig, callable.to_variant(), 2i64.to_variant()]);
+    } else {
+        p.ops.push(Op::Call {
+            target: obj(&n),
+            method: "connect",
+            args: vec![sig.clone(), callable.to_variant(), 2i64.to_variant()],
+            undo_method: "disconnect",
+            undo_args: vec![sig, callable.to_variant()],
+        });
+    }
+    Ok(())
+}
+
+/// A `bake_navigation` step: the region's navigation resource baked into a copy the action sets.
+fn bake_navigation(root: &Gd<Node>, p: &mut Prepared, node: &NodeRef) -> Result<(), BridgeError> {
+    let (mut n, is_new) = p.node(root, node)?;
+    let (property, method) = if n.is_class("NavigationRegion2D") {
+        ("navigation_polygon", "bake_navigation_polygon")
+    } else if n.is_class("NavigationRegion3D") {
+        ("navigation_mesh", "bake_navigation_mesh")
+    } else {
+        return Err(failed(format!(
+            "{} ({}) is not a NavigationRegion2D or NavigationRegion3D",
+            n.get_name(),
+            n.get_class()
+        )));
+    };
+    let old = n.get(property);
+    let Ok(old_res) = old.try_to::<Gd<Resource>>() else {
+        return Err(failed(format!(
+            "{} has no {property} to bake: give it one (with an outline in 2D) first",
+            n.get_name()
+        )));
+    };
+    let fresh = old_res.duplicate_resource();
+    // Bake into a copy (synchronously), then put the old resource back: the
+    // action sets the baked copy, and its undo restores the very same old one.
+    n.set(property, &fresh.to_variant());
+    n.call(method, &[false.to_variant()]);
+    n.set(property, &old);
+    p.set(&n, is_new, property, fresh.to_variant());
     Ok(())
 }
