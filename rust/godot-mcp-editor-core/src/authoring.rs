@@ -8,7 +8,7 @@ use godot_mcp_protocol::BridgeError;
 use godot_mcp_protocol::commands as c;
 use serde_json::Value as Json;
 
-use crate::command::{invalid, params, res_path};
+use crate::decode::{invalid, params, res_path};
 use crate::value::Value;
 
 /// The wire's enums, with Godot's ordinals (the add-on's executors use these names).
@@ -341,6 +341,28 @@ pub fn decode(cmd: &str, p: &Json) -> Option<Result<Authoring, BridgeError>> {
 }
 
 fn decode_known(cmd: &str, p: &Json) -> Result<Authoring, BridgeError> {
+    match cmd {
+        c::ANIMATION_ADD
+        | c::ANIMATION_SET
+        | c::ANIMATION_REMOVE
+        | c::ANIMATION_TRACK_ADD
+        | c::ANIMATION_TRACK_REMOVE
+        | c::ANIMATION_KEY_INSERT
+        | c::ANIMATION_KEY_REMOVE
+        | c::ANIMATION_GET => decode_animation(cmd, p),
+        c::ANIMATION_TREE_ADD_NODE
+        | c::ANIMATION_TREE_CONNECT
+        | c::ANIMATION_TREE_BLEND_CONNECT => decode_animation_tree(cmd, p),
+        c::THEME_SET_ITEM
+        | c::CONTROL_THEME_OVERRIDE
+        | c::CONTROL_ANCHORS_PRESET
+        | c::CONTROL_ADD_CONTAINER => decode_ui(cmd, p),
+        _ => decode_scene(cmd, p),
+    }
+}
+
+/// The scene, node and editor authoring commands.
+fn decode_scene(cmd: &str, p: &Json) -> Result<Authoring, BridgeError> {
     Ok(match cmd {
         c::NODE_INSTANCE => {
             let a: c::NodeInstance = params(cmd, p)?;
@@ -395,6 +417,13 @@ fn decode_known(cmd: &str, p: &Json) -> Result<Authoring, BridgeError> {
                 limit,
             }
         }
+        other => unreachable!("{other} is in AUTHORING but not decoded"),
+    })
+}
+
+/// The animation commands: animations, tracks, keys.
+fn decode_animation(cmd: &str, p: &Json) -> Result<Authoring, BridgeError> {
+    Ok(match cmd {
         c::ANIMATION_ADD => {
             let a: c::AnimationAdd = params(cmd, p)?;
             name_ok("animation", &a.name)?;
@@ -514,6 +543,13 @@ fn decode_known(cmd: &str, p: &Json) -> Result<Authoring, BridgeError> {
                 max_keys: a.max_keys.unwrap_or(c::DEFAULT_MAX_KEYS),
             }
         }
+        other => unreachable!("{other} is in AUTHORING but not decoded"),
+    })
+}
+
+/// The AnimationTree commands.
+fn decode_animation_tree(cmd: &str, p: &Json) -> Result<Authoring, BridgeError> {
+    Ok(match cmd {
         c::ANIMATION_TREE_ADD_NODE => {
             let a: c::AnimationTreeAddNode = params(cmd, p)?;
             name_ok("graph node", &a.name)?;
@@ -567,6 +603,13 @@ fn decode_known(cmd: &str, p: &Json) -> Result<Authoring, BridgeError> {
                 from: a.from,
             }
         }
+        other => unreachable!("{other} is in AUTHORING but not decoded"),
+    })
+}
+
+/// The theme and Control commands.
+fn decode_ui(cmd: &str, p: &Json) -> Result<Authoring, BridgeError> {
+    Ok(match cmd {
         c::THEME_SET_ITEM => {
             let a: c::ThemeSetItem = params(cmd, p)?;
             res_path(&a.path)?;

@@ -11,6 +11,7 @@ use godot_mcp_protocol::{BridgeError, ErrorCode, ErrorEffect};
 use serde::de::DeserializeOwned;
 use serde_json::Value as Json;
 
+use crate::decode::{invalid, params, res_path};
 use crate::value::Value;
 
 pub use godot_mcp_protocol::commands::{
@@ -130,7 +131,7 @@ pub enum Command {
     NodeDelete(c::NodeDelete),
     NodeGetProperty(c::NodeGetProperty),
     NodeSetProperty(PropertySet),
-    /// The read-only probe: the persistence verdict `op` would get on `node`.
+    /// The read-only persistence check: the persistence verdict `op` would get on `node`.
     NodePersistence(c::NodePersistence),
     ScriptAttach(c::ScriptAttach),
     ScriptDetach(c::ScriptDetach),
@@ -213,21 +214,6 @@ pub fn fit_within(width: u32, height: u32, max_edge: Option<u32>) -> (u32, u32) 
 /// Largest page of a tree read.
 pub const MAX_TREE_PAGE: usize = 20_000;
 
-/// A request that does not decode never ran: the editor is unchanged.
-pub(crate) fn invalid(msg: impl Into<String>) -> BridgeError {
-    BridgeError::new(ErrorCode::InvalidParams, msg).with_effect(ErrorEffect::Unchanged)
-}
-
-/// `p` as the parameters `T` (`null` reads as `{}`).
-pub(crate) fn params<T: DeserializeOwned>(cmd: &str, p: &Json) -> Result<T, BridgeError> {
-    let r = if p.is_null() {
-        T::deserialize(&Json::Object(Default::default()))
-    } else {
-        T::deserialize(p)
-    };
-    r.map_err(|e| invalid(format!("{cmd}: {e}")))
-}
-
 /// `p` as the parameters of the command `T` names.
 fn args<T: BridgeCommand + DeserializeOwned>(p: &Json) -> Result<T, BridgeError> {
     params(T::METHOD, p)
@@ -291,16 +277,6 @@ impl OnScene {
             ))),
             _ => Ok(()),
         }
-    }
-}
-
-pub(crate) fn res_path(p: &str) -> Result<(), BridgeError> {
-    if p.starts_with("res://") && !p.split('/').any(|s| s == "..") {
-        Ok(())
-    } else {
-        Err(invalid(format!(
-            "{p:?} is not a res:// path inside the project"
-        )))
     }
 }
 

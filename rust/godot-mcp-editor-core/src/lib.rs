@@ -8,12 +8,15 @@
 //!   `Variant` and back.
 //! - [`command`]: a bridge request decoded into a typed [`command::Command`], or the
 //!   structured error the add-on answers with.
+//! - `decode`: what [`command`] and [`authoring`] share when decoding (the
+//!   `invalid_params` error, reading parameters, the `res://` check).
 //! - [`authoring`]: the authoring commands (instance, groups, selection, animation, theme,
 //!   UI) decoded into [`authoring::Authoring`].
 //! - [`batch`]: executing `scene.batch.apply` under the undo policy the server decided
 //!   and sent (one undo action, or bypassing the history above
 //!   [`godot_mcp_protocol::commands::UNDO_BATCH_LIMIT`] nodes).
-//! - [`persistence`]: the persistence verdict the probe and the handlers share.
+//! - [`persistence`]: the persistence verdict the persistence check (`node.persistence`)
+//!   and the handlers share.
 //! - [`tree`]: the compact form of a scene tree read (pre-order, depth-encoded, paged).
 //! - [`reconnect`]: finding the discovery file and deciding when to (re)connect.
 //! - [`dock`]: the editor dock's view model (connection, write gate, recent actions,
@@ -26,6 +29,7 @@ pub mod authoring;
 pub mod batch;
 pub mod client;
 pub mod command;
+mod decode;
 pub mod dock;
 pub mod expr;
 pub mod pace;

@@ -9,16 +9,21 @@
 //!   main thread once a frame.
 //! - the socket thread (discovery, hello, reconnect) is `godot_mcp_editor_core::client`.
 //! - [`dock`]: the "Godot MCP" editor dock (texts from `godot_mcp_editor_core::dock`).
-//! - [`exec`]: the executors, through `EditorUndoRedoManager`.
-//! - [`authoring`]: the authoring executors (instance, groups, selection, animation,
-//!   theme, UI), each edit one undo action.
+//! - [`exec`]: the executors, through `EditorUndoRedoManager`: `execute` hands each
+//!   command to its domain's file under `exec/` (scene, node, script, signal, resource,
+//!   batch, history, steps with its plan, tilemap and physics, files, audio, shader,
+//!   editor, animation, animation_tree, ui), each with its own `run`; the helpers they
+//!   share are `exec/ctx.rs`, which imports no domain.
 //! - [`variant`]: `Variant` ⇄ the bridge's JSON value form (rules in `godot-mcp-editor-core`).
 //! - [`api`]: `GodotMcp`, the small class the add-on's GDScript `plugin.gd` calls to turn
 //!   the executor on and off, and to read versions.
 //! - [`switch`]: the process-wide executor switch both of them share.
 //! - [`probe`]: `GodotMcpProbe`, the runtime probe of a managed game session: an
-//!   extension `SceneTree` the game gets on the command line (`--script probe.gd`).
+//!   extension `SceneTree` the game gets on the command line (`--script probe.gd`);
+//!   its input clock in [`probe_clock`], its watches and reads in [`probe_observe`], its
+//!   socket in [`probe_conn`], the pieces they share in [`probe_kit`].
 //! - [`capture`]: screenshots of the editor's views, and the PNG encoding the probe shares.
+//! - [`perf`]: the performance monitors the probe and `editor.monitors` both read.
 //! - [`engine_version`]: the running Godot's version, read once when the extension loads.
 //! - [`docs_settle`]: keeps a short headless session that found the add-on from crashing at
 //!   exit on Godot 4.5+ (an engine bug, godotengine/godot#111048).
@@ -35,27 +40,20 @@
 //! No panic may cross into Godot: callbacks report problems with `godot_error!` and return.
 //! The one `unsafe` item is the entry point below.
 
-mod animation;
 mod api;
 mod capture;
 mod dock;
 mod docs_settle;
-mod editor;
 mod engine_version;
 mod exec;
-mod files;
 mod perf;
-mod physics;
 mod plugin;
 mod probe;
 mod probe_clock;
 mod probe_conn;
+mod probe_kit;
 mod probe_observe;
-mod scene;
-mod steps;
 mod switch;
-mod tilemap;
-mod ui;
 mod variant;
 
 use godot::prelude::*;

@@ -27,7 +27,7 @@
 use std::io::{ErrorKind, Read, Write};
 use std::time::{Duration, Instant};
 
-use godot::classes::{ClassDb, Engine, ISceneTree, Input, InputEvent, Os, SceneTree};
+use godot::classes::{Engine, ISceneTree, Input, Os, SceneTree};
 use godot::prelude::*;
 use godot_mcp_protocol::probe::{
     self, Empty, HeldReply, ProbeEvent, ProbeFrame, ProbeHello, ProbeHelloFrame, ProbeRefusal,
@@ -37,6 +37,7 @@ use serde_json::Value;
 
 use crate::capture::has_renderer;
 use crate::probe_conn::{self, Stream};
+use crate::probe_kit::{answer, make_event, refuse};
 
 /// How long the game runs on after losing its server.
 const QUIT_AFTER_LOSS: Duration = Duration::from_secs(15);
@@ -170,39 +171,6 @@ impl ISceneTree for GodotMcpProbe {
         }
         false
     }
-}
-
-/// Builds an InputEvent from the wire form (through ClassDB: the bindings this
-/// add-on is built with carry only a minimal class set).
-pub(crate) fn make_event(event: &ProbeEvent, pressed: bool) -> Option<Gd<InputEvent>> {
-    let class = match event {
-        ProbeEvent::Key { .. } => "InputEventKey",
-        ProbeEvent::MouseButton { .. } => "InputEventMouseButton",
-        ProbeEvent::Action { .. } => "InputEventAction",
-    };
-    let mut obj = ClassDb::singleton()
-        .instantiate(class)
-        .try_to::<Gd<InputEvent>>()
-        .ok()?;
-    match event {
-        ProbeEvent::Key { key } => {
-            let key = Os::singleton().find_keycode_from_string(key.as_str());
-            obj.set("keycode", &key.ord().to_variant());
-            obj.set("physical_keycode", &key.ord().to_variant());
-        }
-        ProbeEvent::MouseButton { button, x, y } => {
-            obj.set("button_index", &button.to_variant());
-            let pos = Vector2::new(x.unwrap_or(0.0), y.unwrap_or(0.0));
-            obj.set("position", &pos.to_variant());
-            obj.set("global_position", &pos.to_variant());
-        }
-        ProbeEvent::Action { action } => {
-            obj.set("action", &StringName::from(action.as_str()).to_variant());
-            obj.set("strength", &1.0f64.to_variant());
-        }
-    }
-    obj.set("pressed", &pressed.to_variant());
-    Some(obj)
 }
 
 impl GodotMcpProbe {
@@ -475,7 +443,7 @@ impl GodotMcpProbe {
             }
             ProbeRequest::GetProperty { node, property } => {
                 let root = self.base().get_root();
-                match root.and_then(|r| crate::probe_observe::game_node(&r, node.as_str())) {
+                match root.and_then(|r| crate::probe_kit::game_node(&r, node.as_str())) {
                     Some(n) => {
                         let v = n.get(property.as_str());
                         // The one value model: the same JSON the editor and a file read give.
@@ -518,14 +486,4 @@ impl GodotMcpProbe {
         self.send_all(replies);
         last
     }
-}
-
-/// The wire form of an answer `body` to request `id`.
-pub(crate) fn answer<T: serde::Serialize>(id: u64, body: T) -> Value {
-    ProbeReply::ok(id, body).to_json()
-}
-
-/// The wire form of a refusal of request `id`.
-pub(crate) fn refuse(id: u64, error: &str, message: impl Into<String>) -> Value {
-    ProbeReply::<Empty>::refused(id, ProbeRefusal::new(error, message)).to_json()
 }

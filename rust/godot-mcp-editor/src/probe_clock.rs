@@ -35,7 +35,7 @@ use godot_mcp_protocol::probe::{
 };
 use serde_json::Value;
 
-use crate::probe::{answer, make_event, refuse};
+use crate::probe_kit::{answer, make_event, refuse};
 
 /// The clock frame, for the input recorder (`probe_observe`).
 pub static FRAME: AtomicU64 = AtomicU64::new(0);
@@ -405,7 +405,7 @@ fn read_watch(tree: &Gd<SceneTree>, w: &Watch) -> serde_json::Value {
         Watch::Property { node, property } => {
             let Some(n) = tree
                 .get_root()
-                .and_then(|r| crate::probe_observe::game_node(&r, node.as_str()))
+                .and_then(|r| crate::probe_kit::game_node(&r, node.as_str()))
             else {
                 return watch_error("node_not_found", &format!("no node {node:?}"));
             };

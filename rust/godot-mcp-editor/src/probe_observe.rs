@@ -26,7 +26,7 @@ use godot_mcp_protocol::probe::{
 };
 use serde_json::Value;
 
-use crate::probe::{answer, refuse};
+use crate::probe_kit::{answer, game_node, refuse};
 
 /// Most nodes one `tree` or `find_ui` request walks: a bound on one frame's work.
 const WALK_CAP: usize = 20_000;
@@ -339,24 +339,6 @@ fn find(root: &Gd<Window>, path: &str) -> Option<Gd<Node>> {
         return Some(root.clone().upcast());
     }
     game_node(root, path)
-}
-
-/// A node of the running game by the path an agent gives: from the root window
-/// (`/root/Main/Player`, `Main/Player`, autoloads), else from the current scene as the
-/// editor tools read paths (`Player`, `.` for the scene's root). Agents wrote the
-/// editor's paths and met "no node Sprite" (agent trial, anim-bounce).
-pub(crate) fn game_node(root: &Gd<Window>, path: &str) -> Option<Gd<Node>> {
-    let scene = || root.get_tree().get_current_scene();
-    if path == "." {
-        return scene();
-    }
-    if let Some(n) = root.get_node_or_null(path) {
-        return Some(n);
-    }
-    if path.starts_with('/') {
-        return None;
-    }
-    scene()?.get_node_or_null(path)
 }
 
 /// Depth-first from `node`, at most [`WALK_CAP`] nodes; whether it stopped at the cap.

@@ -1,14 +1,21 @@
-//! Audio executors, and the dispatch of the audio and shader commands: an audio player in
-//! the edited scene. Each edit is one `EditorUndoRedoManager` action on the edited scene's history, validated
-//! before the first change (so an error is `effect: unchanged`), and stamped with the
-//! same persistence verdict as every node edit.
+//! Audio executors: an audio player in the edited scene. Each edit is one
+//! `EditorUndoRedoManager` action on the edited scene's history, validated before the
+//! first change (so an error is `effect: unchanged`), and stamped with the same
+//! persistence verdict as every node edit.
 
-use godot::classes::{AudioServer, AudioStream, ResourceLoader};
+use godot::classes::{AudioServer, AudioStream};
 
-use super::shader::{assign_material, set_uniform, uniforms};
-use super::*;
+use super::ctx::{
+    Res, add_child_action, err, find, load_as, misrouted, new_node, rel_path, scene_root,
+    with_verdict,
+};
+use godot::prelude::*;
+use godot_mcp_editor_core::command::Command;
+use godot_mcp_protocol::ErrorCode;
+use godot_mcp_protocol::commands as wire;
+use serde_json::json;
 
-pub(super) fn execute(cmd: Command) -> Res {
+pub(super) fn run(cmd: Command) -> Res {
     match cmd {
         Command::AudioAddPlayer(wire::AudioAddPlayer {
             parent,
@@ -27,30 +34,8 @@ pub(super) fn execute(cmd: Command) -> Res {
             autoplay,
             volume_db,
         ),
-        Command::ShaderAssignMaterial(wire::ShaderAssignMaterial { node, shader }) => {
-            assign_material(&node, &shader)
-        }
-        Command::ShaderUniforms(wire::ShaderUniforms { node }) => uniforms(&node),
-        Command::ShaderSetUniform(wire::ShaderSetUniform { node, name, value }) => {
-            set_uniform(&node, &name, &value)
-        }
-        _ => Err(err(ErrorCode::Internal, "not a family C command")),
+        _ => Err(misrouted("audio")),
     }
-}
-
-pub(super) fn load_as<T: GodotClass + Inherits<Resource>>(
-    path: &str,
-    what: &str,
-) -> Result<Gd<T>, BridgeError> {
-    ResourceLoader::singleton()
-        .load(path)
-        .and_then(|r| r.try_cast::<T>().ok())
-        .ok_or_else(|| {
-            err(
-                ErrorCode::NotFound,
-                format!("{path} is not {what} that loads"),
-            )
-        })
 }
 
 fn add_audio_player(
@@ -84,7 +69,7 @@ fn add_audio_player(
             ));
         }
     }
-    let mut child = super::new_node(player_type, name)?;
+    let mut child = new_node(player_type, name)?;
     // Properties go on the new node before the action: undo removes the node, redo adds
     // it back as it was.
     if let Some(s) = &stream {
@@ -99,7 +84,7 @@ fn add_audio_player(
     if let Some(v) = volume_db {
         child.set("volume_db", &(v as f32).to_variant());
     }
-    super::add_child_action(
+    add_child_action(
         &root,
         &parent_node,
         &child,

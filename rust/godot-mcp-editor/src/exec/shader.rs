@@ -7,12 +7,34 @@ use godot::classes::{Shader, ShaderMaterial};
 
 use godot_mcp_editor_core::coerce::{self, Declared};
 
-use super::audio::load_as;
-use super::*;
+use super::ctx::{
+    Res, begin, err, failed, find, load_as, misrouted, not_held, obj, roll_back, scene_root,
+    undo_redo, with_verdict,
+};
 use crate::variant::held_as_asked;
+use crate::variant::{from_variant, has_property, to_variant};
+use godot::classes::Node;
+use godot::prelude::*;
+use godot_mcp_editor_core::command::Command;
+use godot_mcp_protocol::commands as wire;
+use godot_mcp_protocol::{BridgeError, ErrorCode};
+use serde_json::{Value as Json, json};
 
 /// The node's material property: `material_override` on a GeometryInstance3D,
 /// `material` on a CanvasItem.
+pub(super) fn run(cmd: Command) -> Res {
+    match cmd {
+        Command::ShaderAssignMaterial(wire::ShaderAssignMaterial { node, shader }) => {
+            assign_material(&node, &shader)
+        }
+        Command::ShaderUniforms(wire::ShaderUniforms { node }) => uniforms(&node),
+        Command::ShaderSetUniform(wire::ShaderSetUniform { node, name, value }) => {
+            set_uniform(&node, &name, &value)
+        }
+        _ => Err(misrouted("shader")),
+    }
+}
+
 fn material_slot(n: &Gd<Node>) -> Result<&'static str, BridgeError> {
     for slot in ["material_override", "material"] {
         if has_property(&obj(n), slot) {
@@ -27,7 +49,7 @@ fn material_slot(n: &Gd<Node>) -> Result<&'static str, BridgeError> {
     )))
 }
 
-pub(super) fn assign_material(node: &str, shader: &str) -> Res {
+fn assign_material(node: &str, shader: &str) -> Res {
     let root = scene_root()?;
     let n = find(&root, node)?;
     let slot = material_slot(&n)?;
@@ -93,7 +115,7 @@ fn uniform_declared(shader: &Gd<Shader>, name: &str) -> Option<Declared> {
         .map(|(_, d)| d)
 }
 
-pub(super) fn uniforms(node: &str) -> Res {
+fn uniforms(node: &str) -> Res {
     let root = scene_root()?;
     let n = find(&root, node)?;
     let material = shader_material(&n, node)?;
@@ -115,11 +137,7 @@ pub(super) fn uniforms(node: &str) -> Res {
     }))
 }
 
-pub(super) fn set_uniform(
-    node: &str,
-    name: &str,
-    value: &godot_mcp_editor_core::value::Value,
-) -> Res {
+fn set_uniform(node: &str, name: &str, value: &godot_mcp_editor_core::value::Value) -> Res {
     let root = scene_root()?;
     let n = find(&root, node)?;
     let material = shader_material(&n, node)?;

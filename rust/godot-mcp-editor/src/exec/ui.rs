@@ -12,12 +12,12 @@ use godot_mcp_editor_core::persistence::Effect;
 use godot_mcp_protocol::{BridgeError, ErrorCode, ErrorEffect};
 use serde_json::json;
 
-use crate::animation::embedded;
-use crate::exec::{
-    Res, add_child_action, begin, err, failed, find, new_node, obj, rel_path, scene_history,
-    scene_root, stamped, undo_redo, with_verdict,
+use super::ctx::{
+    Res, add_child_action, begin, embedded, err, failed, find, misrouted, new_node, obj, rel_path,
+    scene_history, scene_root, stamped, undo_redo, with_verdict,
 };
 use crate::variant::{from_variant, has_property, to_variant};
+use godot_mcp_editor_core::authoring::Authoring;
 
 /// One theme item's state (set to `value`, or absent), applied and saved in one call: the
 /// do and the undo of a theme item edit, so that undo leaves the file as it was.
@@ -304,4 +304,32 @@ pub(crate) fn add_container(
         &child,
         json!({"node": rel_path(&root, &child), "type": container_type}),
     ))
+}
+
+pub(super) fn run(a: Authoring) -> Res {
+    match a {
+        Authoring::ThemeSetItem {
+            path,
+            theme_type,
+            kind,
+            name,
+            value,
+        } => theme_set_item(&path, &theme_type, kind, &name, &value),
+        Authoring::ThemeOverride {
+            node,
+            kind,
+            name,
+            value,
+        } => theme_override(&node, kind, &name, &value),
+        Authoring::AnchorsPreset { node, preset } => anchors_preset(&node, preset),
+        Authoring::AddContainer {
+            parent,
+            container_type,
+            name,
+            separation,
+            columns,
+            margin,
+        } => add_container(&parent, &container_type, &name, separation, columns, margin),
+        _ => Err(misrouted("ui")),
+    }
 }

@@ -1,12 +1,16 @@
 //! Tile maps and grid maps in `scene.steps`: a TileMapLayer's TileSet as the earlier
 //! steps leave it, tile and grid cell edits (undone by restoring the layer's whole stored
-//! cells), and the two reads the tile-map tools need (used cells, a MeshLibrary's items).
+//! cells), the TileSet steps (an atlas source, a physics layer, a terrain set), and the two
+//! reads the tile-map tools need (used cells, a MeshLibrary's items).
 
-use crate::exec::{Res, err, failed, find, obj, scene_path, scene_root};
-use crate::steps::*;
-use godot::classes::{MeshLibrary, Node, ResourceLoader, TileMapLayer, TileSet};
+use super::ctx::{Res, err, failed, find, misrouted, obj, scene_path, scene_root};
+use super::plan::{Op, Prepared};
+use godot::classes::{
+    MeshLibrary, Node, ResourceLoader, Texture2D, TileMapLayer, TileSet, TileSetAtlasSource,
+};
 use godot::prelude::*;
-use godot_mcp_editor_core::command::{GridCell, TileCell};
+use godot_mcp_editor_core::command::{Command, GridCell, NodeRef, Terrain, TileCell};
+use godot_mcp_protocol::commands as wire;
 use godot_mcp_protocol::{BridgeError, ErrorCode};
 use serde_json::{Value as Json, json};
 
@@ -207,8 +211,20 @@ pub(crate) fn grid_cells(
     Ok(())
 }
 
+pub(super) fn run(cmd: Command) -> Res {
+    match cmd {
+        Command::Cells(wire::Cells {
+            node,
+            offset,
+            limit,
+        }) => cells(&node, offset, limit),
+        Command::MeshLibraryItems(wire::MeshLibraryItems { path }) => mesh_library_items(&path),
+        _ => Err(misrouted("tile map")),
+    }
+}
+
 /// The used cells of a TileMapLayer or GridMap, in a stable order (y, then x, then z).
-pub(crate) fn cells(node: &str, offset: usize, limit: usize) -> Res {
+fn cells(node: &str, offset: usize, limit: usize) -> Res {
     let root = scene_root()?;
     let n = find(&root, node)?;
     let (kind, mut rows): (&str, Vec<Vec<i64>>) =
@@ -264,7 +280,7 @@ pub(crate) fn cells(node: &str, offset: usize, limit: usize) -> Res {
 }
 
 /// A MeshLibrary's items.
-pub(crate) fn mesh_library_items(path: &str) -> Res {
+fn mesh_library_items(path: &str) -> Res {
     let lib = ResourceLoader::singleton()
         .load(path)
         .and_then(|r| r.try_cast::<MeshLibrary>().ok())
@@ -287,4 +303,160 @@ pub(crate) fn mesh_library_items(path: &str) -> Res {
         })
         .collect();
     Ok(json!({"path": path, "items": items}))
+}
+
+/// A `tileset_atlas` step: an atlas source of `texture` cut in tiles of `tile_size`.
+pub(super) fn tileset_atlas(
+    root: &Gd<Node>,
+    p: &mut Prepared,
+    node: &NodeRef,
+    texture: &str,
+    tile_size: [i32; 2],
+    source_id: Option<i32>,
+) -> Result<(), BridgeError> {
+    let (n, is_new) = p.node(root, node)?;
+    let size = Vector2i::new(tile_size[0], tile_size[1]);
+    let (mut ts, fresh) = tile_set_of(p, &n, is_new, Some(size))?;
+    let tex = ResourceLoader::singleton()
+        .load(texture)
+        .and_then(|r| r.try_cast::<Texture2D>().ok())
+        .ok_or_else(|| {
+            err(
+                ErrorCode::NotFound,
+                format!("{texture} is not a texture that loads"),
+            )
+        })?;
+    let (w, h) = (tex.get_width() / size.x, tex.get_height() / size.y);
+    if w < 1 || h < 1 {
+        return Err(failed(format!(
+            "{texture} ({}x{}) is smaller than one {}x{} tile",
+            tex.get_width(),
+            tex.get_height(),
+            size.x,
+            size.y
+        )));
+    }
+    let id = source_id.unwrap_or_else(|| ts.get_next_source_id());
+    if ts.has_source(id) {
+        return Err(failed(format!("the TileSet already has a source {id}")));
+    }
+    let mut atlas = TileSetAtlasSource::new_gd();
+    atlas.set_texture(&tex);
+    atlas.set_texture_region_size(size);
+    for y in 0..h {
+        for x in 0..w {
+            atlas.create_tile(Vector2i::new(x, y));
+        }
+    }
+    if fresh {
+        ts.add_source_ex(&atlas).atlas_source_id_override(id).done();
+    } else {
+        p.ops.push(Op::Call {
+            target: obj(&ts),
+            method: "add_source",
+            args: vec![atlas.to_variant(), id.to_variant()],
+            undo_method: "remove_source",
+            undo_args: vec![id.to_variant()],
+        });
+    }
+    Ok(())
+}
+
+/// A `tileset_physics_layer` step: a physics layer added to the layer's TileSet.
+pub(super) fn tileset_physics_layer(
+    root: &Gd<Node>,
+    p: &mut Prepared,
+    node: &NodeRef,
+    collision_layer: u32,
+    collision_mask: u32,
+) -> Result<(), BridgeError> {
+    let (n, is_new) = p.node(root, node)?;
+    let (mut ts, fresh) = tile_set_of(p, &n, is_new, None)?;
+    let idx = ts.get_physics_layers_count() + p.added(&ts, "physics");
+    let sets = [
+        ("set_physics_layer_collision_layer", collision_layer),
+        ("set_physics_layer_collision_mask", collision_mask),
+    ];
+    if fresh {
+        ts.add_physics_layer();
+        for (m, v) in sets {
+            ts.call(m, &[idx.to_variant(), v.to_variant()]);
+        }
+    } else {
+        p.ops.push(Op::Call {
+            target: obj(&ts),
+            method: "add_physics_layer",
+            args: vec![(-1).to_variant()],
+            undo_method: "remove_physics_layer",
+            undo_args: vec![idx.to_variant()],
+        });
+        for (m, v) in sets {
+            p.ops.push(Op::Do {
+                target: obj(&ts),
+                method: m,
+                args: vec![idx.to_variant(), v.to_variant()],
+            });
+        }
+    }
+    Ok(())
+}
+
+/// A `tileset_terrain_set` step: a terrain set with its terrains added to the layer's TileSet.
+pub(super) fn tileset_terrain_set(
+    root: &Gd<Node>,
+    p: &mut Prepared,
+    node: &NodeRef,
+    mode: i32,
+    terrains: &[Terrain],
+) -> Result<(), BridgeError> {
+    let (n, is_new) = p.node(root, node)?;
+    let (mut ts, fresh) = tile_set_of(p, &n, is_new, None)?;
+    let idx = ts.get_terrain_sets_count() + p.added(&ts, "terrain");
+    let mut calls: Vec<(&'static str, Vec<Variant>)> = vec![(
+        "set_terrain_set_mode",
+        vec![idx.to_variant(), mode.to_variant()],
+    )];
+    for (t, terrain) in terrains.iter().enumerate() {
+        let t = t as i32;
+        let [r, g, b, a] = terrain.color;
+        calls.push(("add_terrain", vec![idx.to_variant(), (-1).to_variant()]));
+        calls.push((
+            "set_terrain_name",
+            vec![
+                idx.to_variant(),
+                t.to_variant(),
+                GString::from(terrain.name.as_str()).to_variant(),
+            ],
+        ));
+        calls.push((
+            "set_terrain_color",
+            vec![
+                idx.to_variant(),
+                t.to_variant(),
+                Color::from_rgba(r as f32, g as f32, b as f32, a as f32).to_variant(),
+            ],
+        ));
+    }
+    if fresh {
+        ts.add_terrain_set();
+        for (m, args) in calls {
+            ts.call(m, &args);
+        }
+    } else {
+        p.ops.push(Op::Call {
+            target: obj(&ts),
+            method: "add_terrain_set",
+            args: vec![(-1).to_variant()],
+            undo_method: "remove_terrain_set",
+            undo_args: vec![idx.to_variant()],
+        });
+        for (m, args) in calls {
+            p.ops.push(Op::Do {
+                target: obj(&ts),
+                method: m,
+                args,
+            });
+        }
+    }
+    Ok(())
 }

@@ -1,8 +1,8 @@
 //! Physics in `scene.steps`: a collision shape fitted to a node's bounds, in the
 //! coordinates of the shape node's parent.
 
-use crate::exec::failed;
-use crate::steps::*;
+use super::ctx::failed;
+use super::plan::Prepared;
 use godot::classes::{ClassDb, Node, Node3D, Resource, Sprite2D, VisualInstance3D};
 use godot::prelude::*;
 use godot_mcp_editor_core::command::FitKind;
