@@ -971,3 +971,64 @@ async fn real_godot_editor_audio_player_and_shader_material_undo_byte_for_byte()
     support::kill_godot_editor(&mut ed);
     client.cancel().await.unwrap();
 }
+
+/// set_setting takes several settings in one call (issue 40: a window-size task was
+/// four calls): one project.godot write, one transaction, each setting's before and
+/// after in the answer; then Godot itself reads every value back. Red without the
+/// `settings` loop in `plan_set_setting` (the field is then refused or ignored).
+#[tokio::test]
+async fn set_setting_sets_several_in_one_write_godot_reads_them() {
+    let project = support::demo_copy();
+    let p = project.path();
+    let client = support::connect(p).await;
+    let r = support::call_ok(
+        &client,
+        "set_setting",
+        json!({"settings": {
+            "display/window/size/viewport_width": 480,
+            "display/window/size/viewport_height": 720,
+            "application/config/name": "Dodge",
+            "display/window/stretch/mode": "canvas_items"},
+            "confirm": true}),
+    )
+    .await;
+    assert_eq!(r["applied"], true, "{r}");
+    // One answer row per setting: the first at the top level, the rest in `more`.
+    let mut named = vec![r["setting"].as_str().unwrap().to_string()];
+    for m in r["more"].as_array().unwrap() {
+        named.push(m["setting"].as_str().unwrap().to_string());
+    }
+    named.sort();
+    assert_eq!(
+        named,
+        [
+            "application/config/name",
+            "display/window/size/viewport_height",
+            "display/window/size/viewport_width",
+            "display/window/stretch/mode"
+        ],
+        "{r}"
+    );
+    assert_eq!(r["more"].as_array().map(Vec::len), Some(3), "{r}");
+    assert!(r["transaction_id"].is_string(), "one write: {r}");
+    let e = support::call_err(&client, "set_setting", json!({"value": 3, "confirm": true})).await;
+    assert_eq!(e["code"], "INVALID_PARAMS", "{e}");
+    client.cancel().await.unwrap();
+    let Some(godot) = support::godot_bin("Godot reads the settings back") else {
+        return;
+    };
+    std::fs::write(
+        p.join("read_settings.gd"),
+        "extends SceneTree\nfunc _init():\n\tfor k in [\"display/window/size/viewport_width\", \"display/window/size/viewport_height\", \"application/config/name\", \"display/window/stretch/mode\"]:\n\t\tprint(\"SETTING \", k, \"=\", ProjectSettings.get_setting(k))\n\tquit()\n",
+    )
+    .unwrap();
+    let log = support::run_godot(&godot, p, &["--script", "res://read_settings.gd"]);
+    for want in [
+        "SETTING display/window/size/viewport_width=480",
+        "SETTING display/window/size/viewport_height=720",
+        "SETTING application/config/name=Dodge",
+        "SETTING display/window/stretch/mode=canvas_items",
+    ] {
+        assert!(log.contains(want), "{want}:\n{log}");
+    }
+}

@@ -214,7 +214,10 @@ pub(crate) fn check_set(
 
 /// The error of a command sent to a domain that does not execute it (a dispatch bug).
 pub(crate) fn misrouted(domain: &str) -> BridgeError {
-    err(ErrorCode::Internal, format!("the {domain} executor does not run this command"))
+    err(
+        ErrorCode::Internal,
+        format!("the {domain} executor does not run this command"),
+    )
 }
 
 /// Whether `res` is stored inside a scene or resource file (not in a file of its own).

@@ -49,8 +49,9 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "set_setting",
                 "Set a project setting",
-                "Set a project setting in project.godot from JSON `value` or Godot text \
-                 `value_text`; other bytes kept. An open editor must reload the project.",
+                "Set project settings in project.godot from JSON `value` or Godot text \
+                 `value_text` (several: `settings`); other bytes kept. An open editor must \
+                 reload the project.",
                 Toolset::Build,
             ),
             plan_set_setting,
@@ -158,13 +159,31 @@ fn check_setting_name(name: &str) -> Result<(&str, &str), ToolError> {
 #[serde(deny_unknown_fields)]
 pub struct SetSettingArgs {
     /// Setting path, e.g. application/config/name.
-    name: String,
+    #[serde(default)]
+    name: Option<String>,
     /// The value as JSON.
     #[serde(default)]
     value: Option<Value>,
     /// The value as Godot text, e.g. Vector2i(1280, 720).
     #[serde(default)]
     value_text: Option<String>,
+    /// Several at once, name to JSON value (one write), e.g.
+    /// {"display/window/size/viewport_width": 480}.
+    #[serde(default)]
+    settings: Option<serde_json::Map<String, Value>>,
+}
+
+/// set_setting's change: the (first) setting, and any others set in the same write.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct SettingsSet {
+    setting: String,
+    /// Variant text before; `None` when the setting was absent.
+    previous: Option<String>,
+    /// Variant text after.
+    value: Option<String>,
+    /// The other settings set, in order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    more: Vec<SettingChange>,
 }
 
 /// The Variant text of a value given either as JSON (`value`) or as Godot text
@@ -189,18 +208,54 @@ pub(crate) fn variant_arg(
 fn plan_set_setting(
     state: Arc<AppState>,
     args: SetSettingArgs,
-) -> Result<EditPlan<SettingChange>, ToolError> {
-    let (section, key) = check_setting_name(&args.name)?;
-    let value = variant_arg(&args.value, &args.value_text)?;
-    let (section, key) = (section.to_string(), key.to_string());
+) -> Result<EditPlan<SettingsSet>, ToolError> {
+    let mut sets: Vec<(String, String)> = Vec::new();
+    match &args.name {
+        Some(name) => sets.push((name.clone(), variant_arg(&args.value, &args.value_text)?)),
+        None if args.value.is_some() || args.value_text.is_some() => {
+            return Err(ToolError::invalid_params(
+                "name",
+                "a value needs the setting's name, e.g. {\"name\": \"application/config/name\", \"value\": \"My Game\"}",
+            ));
+        }
+        None => {}
+    }
+    for (name, v) in args.settings.iter().flatten() {
+        let param = format!("settings.{name}");
+        let text = variant::plain_json_text(v, &param)?;
+        sets.push((name.clone(), text));
+    }
+    if sets.is_empty() {
+        return Err(ToolError::invalid_params(
+            "name",
+            "name a setting and its value ({\"name\": \"application/config/name\", \"value\": \"My Game\"}) or several in settings ({\"settings\": {\"display/window/size/viewport_width\": 480}})",
+        ));
+    }
+    for (name, _) in &sets {
+        check_setting_name(name)?;
+    }
     plan_edit(state, move |config| {
-        let previous = config.get(&section, &key).map(str::to_string);
-        Ok((
-            config.set(&section, &key, &value),
-            SettingChange {
-                setting: args.name.clone(),
+        let mut config = config.clone();
+        let mut changes = Vec::with_capacity(sets.len());
+        for (name, value) in sets {
+            let (section, key) = check_setting_name(&name)?;
+            let previous = config.get(section, key).map(str::to_string);
+            config = ConfigText::parse(&config.set(section, key, &value));
+            changes.push(SettingChange {
+                setting: name.clone(),
                 previous,
                 value: Some(value),
+            });
+        }
+        let mut changes = changes.into_iter();
+        let first = changes.next().expect("one setting at least");
+        Ok((
+            config.text().to_string(),
+            SettingsSet {
+                setting: first.setting,
+                previous: first.previous,
+                value: first.value,
+                more: changes.collect(),
             },
         ))
     })
