@@ -35,6 +35,10 @@
 //! No panic may cross into Godot: callbacks report problems with `godot_error!` and return.
 //! The one `unsafe` item is the entry point below.
 
+// Issue 43's open work: the glob imports that join this crate's files in a circle
+// (editor.rs, steps.rs, physics.rs, tilemap.rs) go with the circle; then this line goes.
+#![allow(clippy::wildcard_imports)]
+
 mod animation;
 mod api;
 mod capture;

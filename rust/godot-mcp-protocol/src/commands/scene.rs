@@ -1,9 +1,10 @@
 //! Scene parameters: the tree, opening and creating scenes, node edits, signals, batches,
 //! instancing, groups, editable children, and live reads of a node.
 
+use godot_mcp_formats::variant::Value;
 use serde::{Deserialize, Serialize};
 
-use super::*;
+use super::{default_page_limit, value_json};
 
 /// `node.instance`: a PackedScene instanced under `parent` (`name: None`: the scene's
 /// root name).
