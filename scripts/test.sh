@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The whole test suite, as README.md states it and .ci/run runs it.
 #
-#   1. formatting and lints (rustfmt, clippy -D warnings) over every crate, and the
-#      server's layers (scripts/check-layers.sh: no cycle between its modules; needs
+#   1. formatting and lints (rustfmt, clippy -D warnings) over every crate, `cargo doc`
+#      with warnings denied, the server's layers and every crate's file circles
+#      (scripts/check-layers.sh: no cycle between the server's modules, none between a
+#      crate's files but those scripts/file_cycles.allow still lists; needs
 #      cargo-modules 0.27.0, which .ci/run installs);
 #   2. every Rust test but the real-Godot ones: unit, crate integration, end-to-end (the
 #      real `godot-mcp` binary driven over stdio and HTTP by real MCP clients), crash and
@@ -40,7 +42,13 @@ echo "==> cargo fmt --check"
 cargo fmt --all -- --check
 echo "==> cargo clippy"
 cargo clippy "${cargo_flags[@]}" --all-targets -- -D warnings
-echo "==> layers (scripts/check-layers.sh: no cycle between the server's modules)"
+# The docs build with no warning (a broken or private intra-doc link, unclosed HTML), in
+# the same target dir: the dependencies' check metadata is reused. Issue 43's open work:
+# the journal and the two add-on crates are excluded until their doc warnings are fixed.
+echo "==> cargo doc (warnings denied)"
+RUSTDOCFLAGS="-D warnings" cargo doc "${cargo_flags[@]}" --no-deps \
+    --exclude godot-mcp-journal --exclude godot-mcp-editor --exclude godot-mcp-editor-core
+echo "==> layers (scripts/check-layers.sh: no cycle between the server's modules, nor between a crate's files)"
 scripts/check-layers.sh
 echo "==> cargo build (the add-on library and the stand-in godot, used by the tests)"
 cargo build "${cargo_flags[@]}"

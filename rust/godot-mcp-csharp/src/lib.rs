@@ -1,7 +1,8 @@
 //! C# in Godot projects, without the .NET SDK: the scripts read with a real C# parser
 //! (tree-sitter and its C# grammar) by the rules of Godot's own source generators
 //! ([`script`]), the .NET project Godot makes ([`project`]), and MSBuild's diagnostics
-//! in their documented canonical form ([`msbuild`]).
+//! in their documented canonical form ([`msbuild`]). `types` maps a C# type to the
+//! Godot type it marshals to.
 //!
 //! Only the server links this crate: the editor add-on never carries a C parser.
 

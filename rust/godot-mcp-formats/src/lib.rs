@@ -12,6 +12,8 @@
 //!   and the checks on Variant text an agent supplies.
 //! - [`project`]: `project.godot` → [`ProjectInfo`].
 //! - [`project_edit`]: a byte-preserving editor of `project.godot`'s `key=value` entries.
+//! - [`scene_edit`]: line-level edits of one property in a `.tscn` or `.tres` that keep
+//!   every other byte.
 //! - [`input_event`]: the `InputEvent` objects of an input-map action, in Godot's layout.
 //! - [`scene`]: `.tscn` → [`Scene`] (node tree, connections, editable paths).
 //! - [`resource`]: `.tres` → [`Resource`], and the header / ext / sub

@@ -9,6 +9,8 @@
 //!   quarantines instead of guessing (a proof is derived, never assumed).
 //! - `process_seam`: the types and trait of [`process_table`] (re-exported there),
 //!   below the per-OS tables and the module that chooses among them.
+//! - `linux`, `macos`, `windows`: the per-OS process tables (`/proc`, libproc,
+//!   process handles).
 //! - `group` (Unix): signalling a process group, the weak-locator boundary.
 //! - [`fs`]: durability, file identity, permission bits and atomic renames.
 //! - `job` (Windows): the Job Object, the boundary there.

@@ -3,10 +3,14 @@
 //! # Layout
 //!
 //! - [`cli`]: the `godot-mcp` command line (clap): `serve`, and its flags and env vars.
-//! - [`project`]: finding the project and resolving `res://` paths inside it.
+//! - [`config`]: the operator's `GODOT_MCP_*` settings, read once into one `Config`.
+//! - [`project_root`]: finding the project and resolving `res://` paths inside it.
 //! - [`respath`]: `ResPath`, the contained path type every file parameter uses.
-//! - [`safety`]: the whole permission model — classes, toolsets, preconditions, the
-//!   confirm and approval gates, and the order every call passes them in.
+//! - [`rules`]: the permission model's rules — classes, toolsets, preconditions, the
+//!   confirm gate — and the safety state every session shares.
+//! - [`safety`]: the call pipeline that applies those rules to every call, in order, and
+//!   the approval gate.
+//! - [`caller`]: who makes a call: its transport, how it was admitted, its `Principal`.
 //! - [`planes`]: where effects happen; `planes::project` is the one write seam.
 //! - [`honesty`]: the result fields that keep a half-done effect from reading as success.
 //! - [`tools`]: the tool registry and one module per tool family.
@@ -20,9 +24,15 @@
 //! - [`captures`]: the images a server's tools answered with, kept by capture id.
 //! - [`logging`]: log lines as MCP `notifications/message`, at each session's level.
 //! - [`trace`]: `serve --trace FILE`, one JSON line per tool call.
+//! - [`counters`]: counts of what crossed each boundary of the HTTP transport (for tests).
+//! - `output_check` (feature `output-check`, test builds): every result checked against
+//!   its tool's `outputSchema`.
 //! - [`transport`]: stdio and streamable HTTP, the Host/Origin/token guard, and the
 //!   [`transport::Principal`] of every call (passed to the call pipeline in its `CallContext`).
 #![forbid(unsafe_code)]
+// Issue 43's open work: six glob imports are left (safety/approval.rs, safety/pipeline.rs,
+// tools/analysis/search.rs, tools/editor/edits.rs, tools/files/organize.rs); then this line goes.
+#![allow(clippy::wildcard_imports)]
 
 /// A line for the person at the terminal, on stderr. Unlike `eprintln!` it never
 /// panics: a client that closed our stderr must not take the server down with it.

@@ -257,7 +257,8 @@ pub const EXPORT_TARGET_PATTERN: &str = r"^(res://|/|[A-Za-z]:[\\/]|\\\\)";
 
 /// Where an export goes, as the agent wrote it: a `res://` path (checked like every
 /// `ResPath`) or an absolute filesystem path. Which of the two it is, and whether it
-/// lands inside the project, is decided by [`decide_export_target`].
+/// lands inside the project, is decided by
+/// [`decide_export_target`](crate::project_root::decide_export_target).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExportTarget(String);
 

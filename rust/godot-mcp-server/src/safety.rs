@@ -14,7 +14,7 @@
 //! 4. Every res:// path the arguments carry — each `ResPath` parameter wherever it is
 //!    nested, and each res:// string inside a typed value (`{"$type": "Resource",
 //!    "path": …}`) — is resolved, symlinks included, and refused as `PATH_REFUSED`
-//!    unless it lies inside the project ([`crate::project_root::check_arg_paths`]). Then the
+//!    unless it lies inside the project (`project_root::check_arg_paths`). Then the
 //!    arguments are decoded: wrong types and unknown fields are refused, naming the
 //!    field. Both are before every precondition, so a hostile path is refused even
 //!    when no editor is connected.
@@ -26,7 +26,7 @@
 //!    elicitation guard, when configured. Dry runs change nothing and are not gated.
 //! 7. The plan is applied.
 //!
-//! `run_commands` ([`run_batch`]) resolves each entry to the tool behind it and runs
+//! `run_commands` (`pipeline::run_batch`) resolves each entry to the tool behind it and runs
 //! steps 1–4 for *every* entry before any entry runs; the batch goes to the gate once,
 //! as its most dangerous entry's class; a failure stops the batch and says where.
 //!

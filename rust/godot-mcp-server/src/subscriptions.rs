@@ -355,7 +355,7 @@ impl Subscriptions {
     }
 }
 
-/// One transaction's row, when it is among the newest [`WATCHED_ROWS`].
+/// One transaction's row, when it is among the newest `WATCHED_ROWS`.
 pub fn transaction(journal: &Mutex<Journal>, id: &str) -> Option<TxnRecord> {
     journal
         .lock()

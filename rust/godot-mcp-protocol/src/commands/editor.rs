@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::*;
+use super::{BridgeCommand, EDITOR_SELECTION, SCENE_SAVE_ALL};
 
 /// `editor.select`: the editor's selection (`[]` clears it).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,8 +1,9 @@
 //! Resource parameters: `resource.set_property`.
 
+use godot_mcp_formats::variant::Value;
 use serde::{Deserialize, Serialize};
 
-use super::*;
+use super::value_json;
 
 /// `resource.set_property`: a `.tres` property, set and saved.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

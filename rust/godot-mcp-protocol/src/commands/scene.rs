@@ -1,9 +1,10 @@
 //! Scene parameters: the tree, opening and creating scenes, node edits, signals, batches,
 //! instancing, groups, editable children, and live reads of a node.
 
+use godot_mcp_formats::variant::Value;
 use serde::{Deserialize, Serialize};
 
-use super::*;
+use super::{default_page_limit, value_json};
 
 /// `node.instance`: a PackedScene instanced under `parent` (`name: None`: the scene's
 /// root name).
@@ -50,7 +51,7 @@ pub struct NodeProperties {
     pub list: bool,
     #[serde(default)]
     pub offset: usize,
-    /// `None`: [`DEFAULT_PROPERTY_PAGE`].
+    /// `None`: [`DEFAULT_PROPERTY_PAGE`](super::DEFAULT_PROPERTY_PAGE).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<usize>,
 }
@@ -169,8 +170,9 @@ pub struct SignalDisconnect(pub Connection);
 #[serde(deny_unknown_fields)]
 pub struct BatchApply {
     pub sets: Vec<PropertySet>,
-    /// Decided by the server (its batch rule, [`UNDO_BATCH_LIMIT`]); the add-on executes
-    /// it and never decides again.
+    /// Decided by the server (its batch rule,
+    /// [`UNDO_BATCH_LIMIT`](super::UNDO_BATCH_LIMIT)); the add-on executes it and never
+    /// decides again.
     pub undo: UndoPolicy,
 }
 

@@ -1,8 +1,9 @@
 //! Shader parameters: a ShaderMaterial assigned, a uniform set.
 
+use godot_mcp_formats::variant::Value;
 use serde::{Deserialize, Serialize};
 
-use super::*;
+use super::value_json;
 
 /// `shader.assign_material`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

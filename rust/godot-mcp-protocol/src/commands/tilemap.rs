@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::*;
+use super::default_page_limit;
 
 /// One cell: source -1 erases.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

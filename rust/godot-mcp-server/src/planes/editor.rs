@@ -721,7 +721,7 @@ fn serve_connection(stream: TcpStream, inner: Arc<Inner>) {
 
 /// Where the status publisher gets what it sends.
 pub struct StatusFeed {
-    /// Cheap, called every [`STATUS_POLL`]: a value that changes whenever the status may
+    /// Cheap, called every `STATUS_POLL`: a value that changes whenever the status may
     /// have changed (`None`: nothing to report, e.g. the server is shutting down).
     pub stamp: Box<dyn Fn() -> Option<StatusStamp> + Send>,
     /// The full status, read only when the stamp moved or a new connection came.

@@ -137,7 +137,7 @@ pub struct Session {
     timed_out: AtomicBool,
     cancelled: AtomicBool,
     pub control: Arc<Control>,
-    /// The debugger the game connects to (games only; see [`DEBUGGED_PURPOSES`]).
+    /// The debugger the game connects to (games only; see `DEBUGGED_PURPOSES`).
     pub debugger: Option<Arc<debugger::Debugger>>,
     /// What must live as long as the session: the Job Object's handle on
     /// Windows (closing it kills the job's processes), nothing on Unix.

@@ -1,5 +1,5 @@
 //! The call pipeline: [`run_call`] drives one tool call through every gate in the
-//! order the module docs of `safety` give; [`run_batch`] does it for run_commands.
+//! order the module docs of `safety` give; `run_batch` does it for run_commands.
 
 use super::approval::{Approval, ApprovalRequest, BatchEntryView, CallContext, approve};
 use crate::rules::*;

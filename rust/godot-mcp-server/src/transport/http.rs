@@ -3,7 +3,7 @@
 //! One endpoint, `/mcp`, speaks both protocol generations: 2025-11-25 clients
 //! `initialize` and get an `Mcp-Session-Id`; 2026-07-28 clients `server/discover` and
 //! send self-contained stateless requests. Every agent shares this process's
-//! [`AppState`] — one project, one editor bridge, one write gate.
+//! [`AppState`](crate::state::AppState) — one project, one editor bridge, one write gate.
 //!
 //! In front of everything sits [`guard::guard`]; rmcp's own Host/Origin check is set
 //! to the same lists as a second line.

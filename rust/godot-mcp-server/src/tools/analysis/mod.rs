@@ -2,7 +2,7 @@
 //! binary): the reference graph and the questions asked of it, scene integrity,
 //! signal connections, statistics, uid lookup and text search.
 //!
-//! Every call scans the project afresh into an [`Index`] (files, their references,
+//! Every call scans the project afresh into an `Index` (files, their references,
 //! the uids they declare, parse failures), so an answer is never stale; the graph
 //! logic itself is the pure `godot_mcp_formats::deps`.
 //!

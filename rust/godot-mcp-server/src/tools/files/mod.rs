@@ -1,4 +1,4 @@
-//! Project files: the file-plane writes of scripts and resources ([`write`]) and
+//! Project files: the file-plane writes of scripts and resources ([`write`](mod@write)) and
 //! organizing files and folders with every reference rewritten ([`organize`]), the
 //! editor's file system and asset imports ([`import`]).
 

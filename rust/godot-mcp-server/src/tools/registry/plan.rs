@@ -12,7 +12,7 @@ use crate::planes::project::JournalCall;
 /// What a planned tool will do, decided before anything changes. `E` is the effect
 /// (reported by both the dry run and the real run), `X` what applying adds (and what
 /// a preview adds to a dry run). Both are typed: their schemas make the tool's
-/// `outputSchema` (see [`planned_output_schema`]).
+/// `outputSchema` (see `schema::planned_output_schema`).
 pub struct Plan<E = Map<String, Value>, X = Map<String, Value>> {
     /// The effect, exactly as the real run reports it (persistence verdict included).
     pub effect: E,

@@ -2,15 +2,15 @@
 //! is a `process_launch` transaction whose receipt is durable before the tool
 //! answers; see `planes::process`.
 //!
-//! - [`sessions`]: run_and_capture, play/stop/list sessions, the managed editor, and
+//! - `sessions`: run_and_capture, play/stop/list sessions, the managed editor, and
 //!   how a process ended.
-//! - [`probe`]: the running game through its probe (input, screenshots, properties,
+//! - `probe`: the running game through its probe (input, screenshots, properties,
 //!   expressions).
-//! - [`export`]: export_project and export_status.
-//! - [`canonical`]: canonicalize_resource, through the add-on's helper script.
-//! - [`clock`]: the game's clock held by the agent (game_pause, game_resume,
+//! - `export`: export_project and export_status.
+//! - `canonical`: canonicalize_resource, through the add-on's helper script.
+//! - `clock`: the game's clock held by the agent (game_pause, game_resume,
 //!   game_step, game_run_until), watches and digests.
-//! - [`playtest`]: run_playtest, a playtest file run from a cold start.
+//! - `playtest`: run_playtest, a playtest file run from a cold start.
 //!
 //! This file holds what they share: the tool list, tool metadata and the Godot binary.
 

@@ -5,7 +5,7 @@
 //! Edits plan like every node edit (`editor::node_plan_as`: the add-on's persistence probe
 //! for a dry run, one request for the real run); reads are plain bridge queries. Selection
 //! changes no project state and nothing an undo could restore, so it is read_only by the
-//! class rule (the effect, not the verb). [`authoring_plan`] is the plan of an authoring
+//! class rule (the effect, not the verb). `authoring_plan` is the plan of an authoring
 //! command judged at scene level (save all, a theme file), shared with `tools/ui/edit.rs`.
 //! Every reply and answer decodes into its declared type (`editor::from_reply`): the
 //! tool's outputSchema, where a field the add-on adds undeclared is an internal error.

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""Import circles between the files of one crate (issue #43: files, not only modules).
+"""Import circles between the files of a crate (issue #43: files, not only modules).
 
-    file_cycles_formats.py SRC_DIR [--print]
+    file_cycles.py SRC_DIR [--print]
+    file_cycles.py --allow FILE SRC_DIR...
 
 SRC_DIR is a crate's `src` (e.g. rust/godot-mcp-formats/src). Every `.rs` file under it is a
-node. A file has an edge to another when its non-test code names something that the other
+node (the root is `lib.rs`, or `main.rs` in a crate without one; a library crate's
+`main.rs` and `bin/` are other crates and are left out). A file has an edge to another when its non-test code names something that the other
 file defines:
 
 - a path written out anywhere in the code: `crate::a::b`, `super::x`, `self::c::d`, or
@@ -25,6 +27,12 @@ string literals. A file naming itself is not an edge.
 Prints every strongly connected component of more than one file, with each file's edges
 inside it and the paths that make them; exit status 1 when there is one. `--print` also
 prints every edge.
+
+With `--allow FILE` (scripts/check-layers.sh runs it so over every crate), FILE names the
+crates (the folder under rust/, one a line, `#` comments) that still have a circle: their
+circles are printed as a note. The check fails when a crate not in FILE has a circle, when
+a crate in FILE has none left ("remove it from the allowlist": the list only shrinks), and
+when FILE names a crate that was not checked.
 """
 
 import collections
@@ -136,16 +144,19 @@ class Crate:
     def __init__(self, src):
         self.src = src
         self.files = {}  # module path (tuple) -> file (relative)
+        binary_only = not os.path.exists(os.path.join(src, "lib.rs"))
         for dirpath, _, names in os.walk(src):
             for f in sorted(names):
                 if not f.endswith(".rs"):
                     continue
                 rel = os.path.relpath(os.path.join(dirpath, f), src)
                 parts = rel[:-3].split(os.sep)
-                if parts[-1] in ("mod", "lib"):
-                    parts = parts[:-1]
-                if parts == ["main"] or parts[:1] == ["bin"]:
+                if parts == ["main"] and binary_only:
+                    parts = []
+                elif parts == ["main"] or parts[:1] == ["bin"]:
                     continue
+                if parts and parts[-1] in ("mod", "lib"):
+                    parts = parts[:-1]
                 self.files[tuple(parts)] = rel
         self.code = {}
         for mod, rel in self.files.items():
@@ -281,21 +292,22 @@ def sccs(nodes, adj):
     return comps
 
 
-def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    if len(args) != 1:
-        print(__doc__.strip().splitlines()[2], file=sys.stderr)
-        return 2
-    crate = Crate(args[0])
+def circles(src):
+    """(crate, edges, the circles: lists of module keys) of the crate in `src`."""
+    crate = Crate(src)
     edges = crate.edges()
     adj = collections.defaultdict(set)
     for a, b in edges:
         adj[a].add(b)
+    return crate, edges, [c for c in sccs(crate.files, adj) if len(c) > 1]
+
+
+def check_one(src, print_edges):
+    crate, edges, found = circles(src)
     name = crate.files.get
-    if "--print" in sys.argv:
+    if print_edges:
         for (a, b), paths in sorted(edges.items()):
             print(f"{name(a)} -> {name(b)}  ({', '.join(sorted(paths))})")
-    found = [c for c in sccs(crate.files, adj) if len(c) > 1]
     for comp in found:
         print(f"circle of {len(comp)} files:")
         for a in comp:
@@ -304,8 +316,58 @@ def main():
                     paths = ", ".join(sorted(edges[(a, b)]))
                     print(f"  {name(a)} -> {name(b)}  ({paths})")
     if not found:
-        print(f"no import circle among the {len(crate.files)} files of {args[0]}")
+        print(f"no import circle among the {len(crate.files)} files of {src}")
     return 1 if found else 0
+
+
+def read_allow(path):
+    with open(path, encoding="utf-8") as fh:
+        lines = (line.split("#", 1)[0].strip() for line in fh)
+        return {line for line in lines if line}
+
+
+def check_all(allow_file, srcs, print_edges):
+    allowed = read_allow(allow_file)
+    failed = 0
+    checked = set()
+    for src in srcs:
+        crate_name = os.path.basename(os.path.dirname(os.path.normpath(src)))
+        checked.add(crate_name)
+        if crate_name not in allowed:
+            failed |= check_one(src, print_edges)
+            continue
+        crate, _, found = circles(src)
+        if not found:
+            print(f"FAILED: {crate_name} has no import circle left: remove {crate_name} from {allow_file}")
+            failed = 1
+            continue
+        for comp in found:
+            files = ", ".join(crate.files[m] for m in comp)
+            print(f"note: {crate_name} (in {allow_file}, issue 43's open work): circle of {len(comp)} files: {files}")
+    for stale in sorted(allowed - checked):
+        print(f"FAILED: {allow_file} names {stale}, which is not a crate checked here: remove it")
+        failed = 1
+    return failed
+
+
+def main():
+    args = sys.argv[1:]
+    print_edges = "--print" in args
+    allow = None
+    if "--allow" in args:
+        k = args.index("--allow")
+        if k + 1 >= len(args):
+            print(__doc__.strip().splitlines()[3], file=sys.stderr)
+            return 2
+        allow = args[k + 1]
+        del args[k : k + 2]
+    srcs = [a for a in args if not a.startswith("--")]
+    if allow is not None and srcs:
+        return check_all(allow, srcs, print_edges)
+    if len(srcs) != 1:
+        print(__doc__.strip().splitlines()[2], file=sys.stderr)
+        return 2
+    return check_one(srcs[0], print_edges)
 
 
 if __name__ == "__main__":
