@@ -43,30 +43,10 @@ use crate::journal::{
     Effect, IdempotencyKey, Journal, NewTxn, QuarantinedTxn, ReplayProjection, TxnFailure,
     WriteGate, apply_effect, ensure_parent, in_txn, insert_txn, record_terminal, to_json,
 };
+pub use crate::preimage::MAX_CHANGE_PREIMAGE_BYTES;
 use crate::proof::{Deriver, FileProof, Intent, Proof, ProofBasis};
 use crate::state_dir::{self, PathError};
 use crate::storage::Storage;
-
-/// The table of a change's pre-images (one row per file that existed), created
-/// by the schema migration 4 -> 5. Released with the change once it is
-/// terminal and proven; kept while it is open or quarantined.
-pub(crate) const CREATE: &str = r#"
-    CREATE TABLE change_preimages (
-        txn_id  TEXT NOT NULL REFERENCES transactions(id),
-        idx     INTEGER NOT NULL,
-        mode    INTEGER NOT NULL,
-        sha256  TEXT NOT NULL,
-        bytes   BLOB NOT NULL,
-        PRIMARY KEY (txn_id, idx)
-    ) STRICT;
-"#;
-
-/// The most bytes of pre-images one change retains in sum (each file's pre-image
-/// is its bytes before the change: every file it overwrites or deletes). A
-/// change past it is refused before anything is recorded or written
-/// ([`ChangeError::TooLarge`]); the journal holds them in one SQLite transaction
-/// and in memory while the change runs. See docs/recovery.md.
-pub const MAX_CHANGE_PREIMAGE_BYTES: u64 = 256 * 1024 * 1024;
 
 /// A change to make: its files in the order they are applied.
 #[derive(Clone, Debug)]
@@ -1500,7 +1480,7 @@ impl Journal {
     pub(crate) fn reconcile_changes(
         &mut self,
         rows: &[(TxnId, ChangeIntent)],
-    ) -> Result<Vec<(TxnId, TxnStatus, Option<String>)>, crate::reconcile::ReconcileError> {
+    ) -> Result<Vec<(TxnId, TxnStatus, Option<String>)>, crate::journal::ReconcileError> {
         let mut out = Vec::with_capacity(rows.len());
         // (txn, settled, whether the row stays open with the files' proof).
         let mut to_record: Vec<(TxnId, Settled, bool)> = Vec::new();
@@ -1578,7 +1558,7 @@ impl Journal {
             dirs.sort();
             dirs.dedup();
             crate::storage::sync_tree(&*self.storage, &self.root, &dirs)
-                .map_err(crate::reconcile::ReconcileError::Sync)?;
+                .map_err(crate::journal::ReconcileError::Sync)?;
         }
         for (txn, settled, owed) in to_record {
             if owed {

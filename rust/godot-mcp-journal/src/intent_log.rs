@@ -47,8 +47,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::identity::ProjectIdentity;
-use crate::ids::{EffectKind, FileState, TxnId, TxnStatus};
-use crate::journal::{IdempotencyKey, now_ms};
+use crate::ids::{EffectKind, FileState, IdempotencyKey, TxnId, TxnStatus, now_ms};
 
 /// The log's file name inside the project state dir.
 pub const LOG_FILE: &str = "intents.log";

@@ -6,7 +6,6 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
@@ -14,6 +13,8 @@ use serde::Serialize;
 use crate::durable;
 use crate::failpoints::{self as fp, cross};
 use crate::identity::{IdentityError, ProjectIdentity};
+pub use crate::ids::IdempotencyKey;
+pub(crate) use crate::ids::now_ms;
 use crate::ids::{ContentHash, EffectKind, FileState, TxnId, TxnStatus};
 use crate::intent_log::IntentLog;
 use crate::lease::{Lease, LeaseError};
@@ -73,7 +74,7 @@ pub struct Journal {
     /// the first write).
     log_sync: Option<BackgroundSync>,
     /// The most bytes of pre-images one change may retain
-    /// ([`crate::change::MAX_CHANGE_PREIMAGE_BYTES`]; tests lower it).
+    /// ([`crate::preimage::MAX_CHANGE_PREIMAGE_BYTES`]; tests lower it).
     pub(crate) change_preimage_limit: u64,
     /// Where this open set aside an intent log a previous journal left (see
     /// [`clear_for_new_journal`]).
@@ -168,18 +169,17 @@ pub enum OpenError {
     Schema(#[from] MigrateError),
 }
 
-/// Who asks, in which context, for idempotent replay. The project object id
-/// and generation, the tool family and the operation complete the identity.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct IdempotencyKey {
-    /// The client's idempotency identifier.
-    pub id: String,
-    /// The mode-specific principal.
-    pub principal: String,
-    /// The session within the principal.
-    pub session: String,
-    /// The full canonical request hash (see [`canonical_request_hash`]).
-    pub request_hash: ContentHash,
+/// Reconciliation could not finish; the open rows stay open and the gate stays
+/// `Unreconciled`.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReconcileError {
+    /// The journal database failed.
+    #[error("journal: {0}")]
+    Journal(#[from] rusqlite::Error),
+    /// Making the project's filesystem durable failed.
+    #[error("syncfs of the project failed: {0}")]
+    Sync(std::io::Error),
 }
 
 /// A durable file write.
@@ -380,64 +380,6 @@ pub enum ReplayLookupError {
     Journal(#[from] rusqlite::Error),
 }
 
-/// Listing transactions failed.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum ListError {
-    /// The journal database failed.
-    #[error("journal: {0}")]
-    Journal(#[from] rusqlite::Error),
-}
-
-/// Which transactions to list.
-#[derive(Clone, Debug, Default)]
-pub struct TxnFilter {
-    /// Only this state.
-    pub status: Option<TxnStatus>,
-    /// At most this many, newest first (0 means 100).
-    pub limit: usize,
-}
-
-/// One transaction, as the read-only tool and resource show it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct TxnRecord {
-    /// Its id.
-    pub transaction_id: TxnId,
-    /// Its state.
-    pub status: TxnStatus,
-    /// Its effect kind.
-    pub effect_kind: EffectKind,
-    /// The operation, e.g. `write`.
-    pub operation: String,
-    /// The tool family.
-    pub tool_family: String,
-    /// The target path for `file` effects (a change lists `files` instead).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub path: Option<String>,
-    /// One line describing the proof, when there is one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub proof_summary: Option<String>,
-    /// Why, for quarantine (and some compensations).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-    /// The change (or composite) this transaction belongs to.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub parent_txn: Option<TxnId>,
-    /// A change's files, in the order it applies them (see [`crate::change`]).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub files: Vec<String>,
-    /// Milliseconds since the Unix epoch.
-    pub created_at_ms: i64,
-    /// Milliseconds since the Unix epoch, once terminal.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub terminal_at_ms: Option<i64>,
-    /// For an editor row: whether the editor put the effect on its undo history, as its
-    /// reply said. Typed for the add-on's dock; listings already say it in
-    /// `proof_summary`, so it is not serialized twice.
-    #[serde(skip)]
-    pub undoable: Option<bool>,
-}
-
 /// The SHA-256 of `request` with object keys sorted recursively and no
 /// whitespace, so equal requests hash equally whatever the key order.
 pub fn canonical_request_hash(request: &serde_json::Value) -> ContentHash {
@@ -473,12 +415,6 @@ pub fn canonical_request_hash(request: &serde_json::Value) -> ContentHash {
     let mut out = String::new();
     write(request, &mut out);
     ContentHash::of(out.as_bytes())
-}
-
-pub(crate) fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
 /// The effect half of a file transaction.
@@ -697,7 +633,7 @@ impl Journal {
             gate: WriteGate::Unreconciled,
             storage,
             log_sync: None,
-            change_preimage_limit: crate::change::MAX_CHANGE_PREIMAGE_BYTES,
+            change_preimage_limit: crate::preimage::MAX_CHANGE_PREIMAGE_BYTES,
             set_aside_log,
             _lease: lease,
             _project_lease: project_lease,
@@ -910,11 +846,6 @@ impl Journal {
     /// How many pre-images the journal retains, and their bytes.
     pub fn retained_preimages(&self) -> rusqlite::Result<(usize, u64)> {
         crate::preimage::retained_count(self.conn())
-    }
-
-    /// Lists transactions, newest first.
-    pub fn list_transactions(&self, filter: &TxnFilter) -> Result<Vec<TxnRecord>, ListError> {
-        list(self.conn(), filter)
     }
 
     /// A number that grows with every row this journal inserted, updated or deleted since
@@ -1552,63 +1483,6 @@ pub(crate) fn record_terminal(
     } else {
         Err(rusqlite::Error::QueryReturnedNoRows)
     }
-}
-
-pub(crate) fn list(conn: &Connection, filter: &TxnFilter) -> Result<Vec<TxnRecord>, ListError> {
-    let limit = if filter.limit == 0 { 100 } else { filter.limit };
-    let mut st = conn.prepare_cached(
-        "SELECT id, state, effect_kind, operation, tool_family, intent_json, proof_json, reason,
-                parent_txn, created_at_ms, terminal_at_ms
-         FROM transactions WHERE (?1 IS NULL OR state = ?1)
-         ORDER BY created_at_ms DESC, rowid DESC LIMIT ?2",
-    )?;
-    let rows = st.query_map(
-        params![filter.status.map(TxnStatus::as_str), limit as i64],
-        |r| {
-            let id: String = r.get(0)?;
-            let state: String = r.get(1)?;
-            let kind: String = r.get(2)?;
-            let intent: String = r.get(5)?;
-            let proof: Option<String> = r.get(6)?;
-            let parent: Option<String> = r.get(8)?;
-            let bad = |what: &str| {
-                rusqlite::Error::FromSqlConversionFailure(
-                    0,
-                    rusqlite::types::Type::Text,
-                    format!("bad {what} in journal row").into(),
-                )
-            };
-            let proof = proof.and_then(|p| serde_json::from_str::<Proof>(&p).ok());
-            Ok(TxnRecord {
-                transaction_id: id.parse().map_err(|_| bad("id"))?,
-                status: TxnStatus::parse(&state).ok_or_else(|| bad("state"))?,
-                effect_kind: EffectKind::parse(&kind).ok_or_else(|| bad("effect kind"))?,
-                operation: r.get(3)?,
-                tool_family: r.get(4)?,
-                files: match serde_json::from_str::<Intent>(&intent) {
-                    Ok(Intent::Change(c)) => c.files.into_iter().map(|f| f.path).collect(),
-                    _ => Vec::new(),
-                },
-                path: match serde_json::from_str::<Intent>(&intent) {
-                    Ok(Intent::File(f)) => Some(f.path),
-                    Ok(Intent::ProcessLaunch(l)) => Some(l.purpose),
-                    Ok(Intent::EditorRuntime(e)) => e.scene,
-                    Ok(Intent::Change(_)) => None,
-                    Err(_) => None,
-                },
-                proof_summary: proof.as_ref().map(Proof::summary),
-                undoable: match &proof {
-                    Some(Proof::EditorRuntime(p)) => p.undoable,
-                    _ => None,
-                },
-                reason: r.get(7)?,
-                parent_txn: parent.and_then(|p| p.parse().ok()),
-                created_at_ms: r.get(9)?,
-                terminal_at_ms: r.get(10)?,
-            })
-        },
-    )?;
-    Ok(rows.collect::<Result<_, _>>()?)
 }
 
 #[cfg(test)]

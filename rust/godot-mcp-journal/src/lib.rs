@@ -29,6 +29,7 @@ pub mod artifact;
 pub mod change;
 pub mod durable;
 pub mod editor;
+pub mod effect;
 pub mod failpoints;
 pub mod identity;
 pub mod ids;
@@ -36,6 +37,7 @@ pub mod intent_log;
 pub mod journal;
 pub mod launch;
 pub mod lease;
+pub mod listing;
 pub mod preimage;
 pub mod process_table;
 pub mod proof;
@@ -57,10 +59,10 @@ pub use editor::{
 pub use identity::ProjectIdentity;
 pub use ids::{ContentHash, EffectKind, FileState, TxnId, TxnStatus};
 pub use journal::{
-    DeleteError, FileDelete, FileWrite, IdempotencyKey, Journal, ListError, OpenError,
-    QuarantinedTxn, ReplayLookupError, ReplayProjection, TxnFilter, TxnOutcome, TxnRecord,
-    WriteError, WriteGate, canonical_request_hash,
+    DeleteError, FileDelete, FileWrite, IdempotencyKey, Journal, OpenError, QuarantinedTxn,
+    ReplayLookupError, ReplayProjection, TxnOutcome, WriteError, WriteGate, canonical_request_hash,
 };
+pub use listing::{ListError, TxnFilter, TxnRecord};
 pub use proof::{FileProof, Proof};
 pub use reconcile::{ReconcileError, ReconcileReport};
 pub use repair::{RepairOperation, RepairProof, RepairRefusal, RepairReport, RepairRequest};

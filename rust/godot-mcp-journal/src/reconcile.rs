@@ -23,6 +23,7 @@ use serde::Serialize;
 use crate::durable;
 use crate::failpoints::{self as fp, cross};
 use crate::ids::{TxnId, TxnStatus};
+pub use crate::journal::ReconcileError;
 use crate::journal::{Journal, QuarantinedTxn, WriteGate, record_terminal};
 use crate::proof::{Deriver, FileIntent, FileProof, Intent, Proof, ProofBasis};
 
@@ -94,19 +95,6 @@ impl ReconcileReport {
         });
         lines
     }
-}
-
-/// Reconciliation could not finish; the open rows stay open and the gate stays
-/// `Unreconciled`.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum ReconcileError {
-    /// The journal database failed.
-    #[error("journal: {0}")]
-    Journal(#[from] rusqlite::Error),
-    /// Making the project's filesystem durable failed.
-    #[error("syncfs of the project failed: {0}")]
-    Sync(std::io::Error),
 }
 
 /// The outcome re-derived for one `file` intent.

@@ -1,5 +1,6 @@
 use super::*;
-use crate::journal::{IdempotencyKey, TxnFilter};
+use crate::journal::IdempotencyKey;
+use crate::listing::TxnFilter;
 use crate::storage::{Injected, RealStorage, StorageOp, is_journal_temp};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

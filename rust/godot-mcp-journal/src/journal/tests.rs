@@ -1,4 +1,5 @@
 use super::*;
+use crate::listing::TxnFilter;
 
 /// A journal of a fresh project, reconciled (its temp dir kept alive by the caller).
 fn reconciled() -> (tempfile::TempDir, Journal) {
