@@ -37,14 +37,16 @@ use rusqlite::{OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
 use crate::durable;
+use crate::effect::{
+    Deriver, Effect, FileProof, ProofBasis, intent_json, parse_intent, parse_proof, proof_json,
+};
 use crate::failpoints::{self as fp, cross};
 use crate::ids::{EffectKind, FileState, TxnId, TxnStatus};
 use crate::journal::{
-    Effect, IdempotencyKey, Journal, NewTxn, QuarantinedTxn, ReplayProjection, TxnFailure,
-    WriteGate, apply_effect, ensure_parent, in_txn, insert_txn, record_terminal, to_json,
+    FileEffect, IdempotencyKey, Journal, NewTxn, QuarantinedTxn, ReplayProjection, TxnFailure,
+    WriteGate, apply_effect, ensure_parent, in_txn, insert_txn, record_terminal,
 };
 pub use crate::preimage::MAX_CHANGE_PREIMAGE_BYTES;
-use crate::proof::{Deriver, FileProof, Intent, Proof, ProofBasis};
 use crate::state_dir::{self, PathError};
 use crate::storage::Storage;
 
@@ -166,6 +168,14 @@ pub struct ChangeFile {
     /// go there before the rename; `<temp>.undo` holds restored bytes while a
     /// compensation puts the file back.
     pub temp: String,
+}
+
+impl Effect for ChangeIntent {
+    const TAG: &'static str = "change";
+    type Proof = ChangeProof;
+    fn summary(proof: &ChangeProof) -> String {
+        proof.summary()
+    }
 }
 
 /// A change's proof: every file as re-derived from disk.
@@ -748,7 +758,7 @@ pub(crate) fn same_file(ids: &[Option<godot_mcp_os::fs::FileId>]) -> Option<(usi
 struct Planned<'a> {
     target: PathBuf,
     rel: String,
-    effect: Effect<'a>,
+    effect: FileEffect<'a>,
     seen: durable::Observed,
     pre_bytes: Option<Vec<u8>>,
     post: FileState,
@@ -941,13 +951,13 @@ impl Journal {
                 });
             }
             let (effect, post) = match &e.op {
-                ChangeOp::Write(bytes) => (Effect::Write { bytes }, FileState::of(bytes)),
+                ChangeOp::Write(bytes) => (FileEffect::Write { bytes }, FileState::of(bytes)),
                 ChangeOp::Delete if seen.state == FileState::Absent => {
                     return Err(ChangeError::Absent {
                         path: e.rel_path.clone(),
                     });
                 }
-                ChangeOp::Delete => (Effect::Delete, FileState::Absent),
+                ChangeOp::Delete => (FileEffect::Delete, FileState::Absent),
             };
             let temp = durable::temp_path_for(&target, TxnId::random().map_err(io)?);
             planned.push(Planned {
@@ -982,7 +992,7 @@ impl Journal {
             });
         }
         for (p, e) in planned.iter().zip(&req.effects) {
-            if let Effect::Write { .. } = p.effect {
+            if let FileEffect::Write { .. } = p.effect {
                 ensure_parent(&*self.storage, &self.root, &e.rel_path).map_err(|source| {
                     ChangeError::Io {
                         path: e.rel_path.clone(),
@@ -1095,7 +1105,7 @@ impl Journal {
         // 3. Temps written and fsynced, then each effect in order.
         let mut failed: Option<(usize, Option<FileState>, io::Error)> = None;
         for (i, p) in planned.iter().enumerate() {
-            if let Effect::Write { bytes } = p.effect {
+            if let FileEffect::Write { bytes } = p.effect {
                 let mode = p.seen.mode.unwrap_or(0o644);
                 let made = storage.create_temp(&p.temp, bytes, mode).and_then(|f| {
                     cross(fp::AFTER_TEMP_WRITE);
@@ -1110,7 +1120,7 @@ impl Journal {
         }
         if failed.is_none() {
             for (i, p) in planned.iter().enumerate() {
-                let temp = matches!(p.effect, Effect::Write { .. }).then_some(p.temp.as_path());
+                let temp = matches!(p.effect, FileEffect::Write { .. }).then_some(p.temp.as_path());
                 match apply_effect(&*storage, &p.target, temp, p.effect, &p.seen) {
                     Ok(None) => cross(fp::CHANGE_AFTER_EFFECT),
                     Ok(Some(now)) => {
@@ -1225,7 +1235,7 @@ impl Journal {
         preimages: &[Option<PreImage>],
         req: &FileChange,
     ) -> Result<(), ChangeError> {
-        let intent_json = to_json(&Intent::Change(intent.clone()))?;
+        let intent_json = intent_json(intent)?;
         let identity = self.identity.clone();
         // Any pending terminal row is written first; when that fails (a failed WAL
         // sync, a fold) the gate is closed and nothing of this change is recorded
@@ -1304,11 +1314,11 @@ impl Journal {
         Ok(rows
             .into_iter()
             .filter_map(|(id, intent, put_back)| {
-                let Ok(Intent::Change(ChangeIntent {
+                let Some(ChangeIntent {
                     editor: Some(part),
                     check,
                     ..
-                })) = serde_json::from_str::<Intent>(&intent)
+                }) = parse_intent::<ChangeIntent>(&intent)
                 else {
                     return None;
                 };
@@ -1348,10 +1358,7 @@ impl Journal {
                 |r| r.get::<_, String>(0),
             )
             .ok()
-            .and_then(|j| match serde_json::from_str::<Intent>(&j) {
-                Ok(Intent::Change(c)) => Some(c),
-                _ => None,
-            });
+            .and_then(|j| parse_intent::<ChangeIntent>(&j));
         let Some(intent) = intent else {
             return Ok(TxnStatus::Open);
         };
@@ -1459,12 +1466,7 @@ impl Journal {
                 |r| r.get(0),
             )
             .optional()?;
-        Ok(
-            match json.flatten().map(|j| serde_json::from_str::<Proof>(&j)) {
-                Some(Ok(Proof::Change(p))) => Some(p),
-                _ => None,
-            },
-        )
+        Ok(json.flatten().and_then(|j| parse_proof::<ChangeIntent>(&j)))
     }
 
     /// Settles every change a previous process left open (of this project
@@ -1587,7 +1589,7 @@ fn record_files_put_back(
     let Some(proof) = proof else {
         return Ok(());
     };
-    let json = to_json(&Proof::Change(proof.clone()))?;
+    let json = proof_json::<ChangeIntent>(proof)?;
     conn.prepare_cached(
         "UPDATE transactions SET proof_json = ?2 WHERE id = ?1 AND state = 'open'",
     )?
@@ -1609,7 +1611,11 @@ fn record_change_terminal(
         txn,
         TxnStatus::Open,
         settled.status,
-        settled.proof.clone().map(Proof::Change),
+        settled
+            .proof
+            .as_ref()
+            .map(proof_json::<ChangeIntent>)
+            .transpose()?,
         settled.reason.as_deref(),
     )?;
     if matches!(

@@ -26,9 +26,9 @@
 use rusqlite::params;
 use serde::{Deserialize, Serialize};
 
+use crate::effect::{Effect, intent_json, parse_intent, proof_json, read_proof};
 use crate::ids::{EffectKind, FileState, TxnId, TxnStatus};
 use crate::journal::{Journal, NewTxn, WriteGate, insert_txn, now_ms};
-use crate::proof::{Intent, Proof};
 
 /// What an editor transaction intends, durable before the request is sent.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -112,6 +112,51 @@ impl EditorLeft {
             Self::Changed => "still applied",
             Self::Unreported => "not reported",
         }
+    }
+}
+
+impl Effect for EditorIntent {
+    const TAG: &'static str = "editor_runtime";
+    type Proof = EditorProof;
+    fn summary(p: &EditorProof) -> String {
+        format!(
+            "editor replied {} to request {}{}{}{}{}",
+            p.reply,
+            p.request_id,
+            match p.undoable {
+                Some(true) => " (on the editor's undo history)",
+                Some(false) => " (not undoable)",
+                None => "",
+            },
+            match p.editor_left {
+                Some(left) => format!(
+                    "; editor {}",
+                    serde_json::to_value(left)
+                        .ok()
+                        .and_then(|v| v.as_str().map(String::from))
+                        .unwrap_or_default()
+                ),
+                None => String::new(),
+            },
+            match (&p.pre_state, &p.post_state) {
+                (Some(pre), Some(post)) => format!("; file {pre} before, {post} after"),
+                (Some(pre), None) => format!("; file {pre} before, unreadable after"),
+                (None, Some(post)) => format!("; file {post} after"),
+                (None, None) => String::new(),
+            },
+            p.files
+                .iter()
+                .map(|f| match &f.post_state {
+                    Some(post) => format!(
+                        "; {} {} ({} before, {post} after)",
+                        f.path,
+                        if f.written { "written" } else { "not written" },
+                        f.pre_state
+                    ),
+                    None => format!("; {} unreadable after ({} before)", f.path, f.pre_state),
+                })
+                .collect::<String>()
+        )
     }
 }
 
@@ -376,11 +421,11 @@ pub fn pre_state_proven(
 pub(crate) fn stays_unresolved(kind: &str, intent_json: &str) -> bool {
     kind == EffectKind::EditorRuntime.as_str()
         && matches!(
-            serde_json::from_str::<Intent>(intent_json),
-            Ok(Intent::EditorRuntime(EditorIntent {
+            parse_intent::<EditorIntent>(intent_json),
+            Some(EditorIntent {
                 may_save_file: false,
                 ..
-            }))
+            })
         )
 }
 
@@ -455,14 +500,12 @@ impl Journal {
             ))
         };
         let status = TxnStatus::parse(&state).ok_or_else(|| bad("state"))?;
-        let Ok(Intent::EditorRuntime(intent)) = serde_json::from_str::<Intent>(&intent) else {
+        let Some(intent) = parse_intent::<EditorIntent>(&intent) else {
             return Err(bad("intent"));
         };
-        let proof = match proof.as_deref().map(serde_json::from_str::<Proof>) {
+        let proof = match proof.as_deref().map(read_proof::<EditorIntent>) {
             None => None,
-            Some(Ok(Proof::EditorRuntime(p))) => Some(p),
-            // A repaired row carries a file proof: not the editor's.
-            Some(Ok(_)) => None,
+            Some(Ok(p)) => p, // a repaired row carries a file proof: not the editor's
             Some(Err(_)) => return Err(bad("proof")),
         };
         Ok(Some(EditorRecord {
@@ -511,7 +554,7 @@ impl Journal {
             });
         }
         let txn = TxnId::random().map_err(EditorTxnError::Random)?;
-        let intent_json = crate::journal::to_json(&Intent::EditorRuntime(intent.clone()))?;
+        let intent_json = intent_json(intent)?;
         {
             let _sync = SyncLevel::for_intent(self.conn(), intent)?;
             insert_txn(
@@ -584,8 +627,7 @@ impl Journal {
         )?;
         for row in rows {
             let (id, intent) = row?;
-            if let (Ok(txn), Ok(Intent::EditorRuntime(i))) =
-                (id.parse::<TxnId>(), serde_json::from_str::<Intent>(&intent))
+            if let (Ok(txn), Some(i)) = (id.parse::<TxnId>(), parse_intent::<EditorIntent>(&intent))
                 && i.request_id == request_id
             {
                 return Ok(Some((txn, i)));
@@ -683,9 +725,7 @@ impl Journal {
                 return Ok(TxnStatus::Open);
             }
         };
-        let proof_json = proof
-            .map(|p| crate::journal::to_json(&Proof::EditorRuntime(p)))
-            .transpose()?;
+        let proof_json = proof.map(|p| proof_json::<EditorIntent>(&p)).transpose()?;
         // A quarantine closes the gate: always durable. Otherwise as the intent was.
         let _sync = if to == TxnStatus::Quarantined {
             None

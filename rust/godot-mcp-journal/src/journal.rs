@@ -10,7 +10,10 @@ use std::sync::Arc;
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
 
+use crate::derive::derive_file_linked;
 use crate::durable;
+pub(crate) use crate::effect::to_json;
+use crate::effect::{Deriver, FileIntent, FileProof, ProofBasis, intent_json, proof_json};
 use crate::failpoints::{self as fp, cross};
 use crate::identity::{IdentityError, ProjectIdentity};
 pub use crate::ids::IdempotencyKey;
@@ -18,8 +21,6 @@ pub(crate) use crate::ids::now_ms;
 use crate::ids::{ContentHash, EffectKind, FileState, TxnId, TxnStatus};
 use crate::intent_log::IntentLog;
 use crate::lease::{Lease, LeaseError};
-use crate::proof::{Deriver, FileIntent, FileProof, Intent, Proof, ProofBasis};
-use crate::reconcile::derive_file_linked;
 use crate::schema::{self, MigrateError};
 use crate::state_dir::{self, PathError};
 use crate::storage::{BackgroundSync, RealStorage, Storage};
@@ -419,7 +420,7 @@ pub fn canonical_request_hash(request: &serde_json::Value) -> ContentHash {
 
 /// The effect half of a file transaction.
 #[derive(Clone, Copy)]
-pub(crate) enum Effect<'a> {
+pub(crate) enum FileEffect<'a> {
     Write { bytes: &'a [u8] },
     Delete,
 }
@@ -734,7 +735,7 @@ impl Journal {
             return Ok(());
         }
         if let Some(p) = &taken {
-            let proof = to_json(&Proof::File(p.proof.clone()))?;
+            let proof = proof_json::<FileIntent>(&p.proof)?;
             let heads = [(
                 crate::intent_log::terminal(p.txn, TxnStatus::Committed, Some(proof)),
                 None,
@@ -801,25 +802,90 @@ impl Journal {
         Ok(())
     }
 
+    /// The gate from the journal: closed while any transaction is unresolved —
+    /// every quarantined row, whichever project object or generation it was
+    /// recorded for (rows of another incarnation of the project were never
+    /// proven harmless here; `transaction repair` resolves them with a proof
+    /// naming their recorded identity), and every row whose id this build
+    /// cannot parse (it can never be reconciled or repaired by id; see
+    /// docs/recovery.md for the operator step). Such a row is listed under
+    /// the nil transaction id, its raw id in the reason.
+    pub(crate) fn compute_gate(&self) -> rusqlite::Result<WriteGate> {
+        let mut st = self.conn().prepare_cached(
+            "SELECT id, state, reason, project_object_id, generation FROM transactions
+             WHERE state IN ('quarantined', 'open')
+             ORDER BY rowid",
+        )?;
+        let rows = st
+            .query_map([], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, Option<String>>(2)?,
+                    r.get::<_, String>(3)?,
+                    r.get::<_, i64>(4)?,
+                ))
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        let mut quarantined = Vec::new();
+        for (id, state, reason, object_id, generation) in rows {
+            match (id.parse::<TxnId>(), state.as_str()) {
+                (Ok(transaction_id), "quarantined") => {
+                    let mut reason = reason.unwrap_or_default();
+                    if object_id != self.identity.object_id
+                        || generation != self.identity.generation as i64
+                    {
+                        reason = format!(
+                            "of project object {object_id} generation {generation}: {reason}"
+                        );
+                    }
+                    quarantined.push(QuarantinedTxn {
+                        transaction_id,
+                        reason,
+                    });
+                }
+                // An open row with a valid id is in flight or is an editor
+                // effect that blocks nothing by design.
+                (Ok(_), _) => {}
+                (Err(_), _) => quarantined.push(QuarantinedTxn {
+                    transaction_id: TxnId::from_bytes([0; 16]),
+                    reason: format!(
+                        "journal row with unparsable id {id:?} ({state}): it cannot be \
+                         reconciled or repaired by id; see docs/recovery.md"
+                    ),
+                }),
+            }
+        }
+        Ok(if quarantined.is_empty() {
+            WriteGate::Open
+        } else {
+            WriteGate::Closed { quarantined }
+        })
+    }
+
     /// Writes `req.bytes` to `req.rel_path` as one journaled transaction.
     pub fn write_file(&mut self, req: FileWrite) -> Result<TxnOutcome, WriteError> {
         self.write_file_with_link(req, None)
     }
 
+    /// [`Journal::write_file`] for a composite: `link` is the linked `process_launch`
+    /// and the verdict on its proof, which a failed effect's settling re-reads (the
+    /// launch kind owns it, so this module does not know launches).
     pub(crate) fn write_file_with_link(
         &mut self,
         req: FileWrite,
-        linked_launch: Option<TxnId>,
+        link: Option<(TxnId, LinkVerdict)>,
     ) -> Result<TxnOutcome, WriteError> {
         let ctx = Ctx {
-            linked_launch,
+            linked_launch: link.map(|(txn, _)| txn),
+            link_verdict: link.map(|(_, verdict)| verdict),
             rel: &req.rel_path,
             expected: req.expected,
             idem: req.idempotency.as_ref(),
             tool_family: &req.tool_family,
             operation: &req.operation,
         };
-        self.run_file_txn(ctx, Effect::Write { bytes: &req.bytes })
+        self.run_file_txn(ctx, FileEffect::Write { bytes: &req.bytes })
             .map_err(|f| {
                 map_failure!(WriteError, f, |path: PathBuf| WriteError::Io {
                     source: io::Error::from(io::ErrorKind::NotFound),
@@ -833,13 +899,14 @@ impl Journal {
     pub fn delete_file(&mut self, req: FileDelete) -> Result<TxnOutcome, DeleteError> {
         let ctx = Ctx {
             linked_launch: None,
+            link_verdict: None,
             rel: &req.rel_path,
             expected: req.expected,
             idem: req.idempotency.as_ref(),
             tool_family: &req.tool_family,
             operation: &req.operation,
         };
-        self.run_file_txn(ctx, Effect::Delete)
+        self.run_file_txn(ctx, FileEffect::Delete)
             .map_err(|f| map_failure!(DeleteError, f, |path| DeleteError::Absent { path }))
     }
 
@@ -957,7 +1024,11 @@ impl Journal {
         }))
     }
 
-    fn run_file_txn(&mut self, ctx: Ctx<'_>, effect: Effect<'_>) -> Result<TxnOutcome, TxnFailure> {
+    fn run_file_txn(
+        &mut self,
+        ctx: Ctx<'_>,
+        effect: FileEffect<'_>,
+    ) -> Result<TxnOutcome, TxnFailure> {
         state_dir::validate_relative(ctx.rel).map_err(TxnFailure::Path)?;
         let rel_str = ctx
             .rel
@@ -994,21 +1065,21 @@ impl Journal {
             });
         }
         let post = match effect {
-            Effect::Write { bytes } => FileState::of(bytes),
-            Effect::Delete if pre == FileState::Absent => {
+            FileEffect::Write { bytes } => FileState::of(bytes),
+            FileEffect::Delete if pre == FileState::Absent => {
                 return Err(TxnFailure::Absent(ctx.rel.to_path_buf()));
             }
-            Effect::Delete => FileState::Absent,
+            FileEffect::Delete => FileState::Absent,
         };
-        if let Effect::Write { .. } = effect {
+        if let FileEffect::Write { .. } = effect {
             ensure_parent(&*self.storage, &self.root, ctx.rel).map_err(io)?;
         }
 
         // Intent, durable before the effect.
         let txn = TxnId::random().map_err(io)?;
         let temp = match effect {
-            Effect::Write { .. } => Some(durable::temp_path_for(&target, txn)),
-            Effect::Delete => None,
+            FileEffect::Write { .. } => Some(durable::temp_path_for(&target, txn)),
+            FileEffect::Delete => None,
         };
         let intent = FileIntent {
             path: rel_str.clone(),
@@ -1043,7 +1114,7 @@ impl Journal {
                 .to_path_buf();
             match BackgroundSync::start(self.storage.clone(), log) {
                 Ok(sync) => self.log_sync = Some(sync),
-                Err(e) => return Err(self.settle(txn, &intent, e)),
+                Err(e) => return Err(self.settle(txn, &intent, ctx.link_verdict, e)),
             }
         }
         let storage = &*self.storage;
@@ -1051,7 +1122,7 @@ impl Journal {
             let log_sync = self.log_sync.as_ref().expect("started above");
             log_sync.begin()?;
             let prepared = (|| -> io::Result<()> {
-                if let (Effect::Write { bytes }, Some(temp)) = (effect, temp.as_deref()) {
+                if let (FileEffect::Write { bytes }, Some(temp)) = (effect, temp.as_deref()) {
                     let file = storage.create_temp(temp, bytes, mode)?;
                     cross(fp::AFTER_TEMP_WRITE);
                     storage.sync_file(temp, &file)?;
@@ -1124,21 +1195,31 @@ impl Journal {
                     Ok(other) => Err(self.settle(
                         txn,
                         &intent,
+                        ctx.link_verdict,
                         io::Error::other(format!(
                             "post-state re-derived as {other}, expected {post}"
                         )),
                     )),
-                    Err(e) => Err(self.settle(txn, &intent, e)),
+                    Err(e) => Err(self.settle(txn, &intent, ctx.link_verdict, e)),
                 }
             }
-            Err(e) => Err(self.settle(txn, &intent, e)),
+            Err(e) => Err(self.settle(txn, &intent, ctx.link_verdict, e)),
         }
     }
 
     /// Settles a transaction whose effect failed: re-derive from disk exactly
     /// as reconciliation would, record that, and report it.
-    fn settle(&mut self, txn: TxnId, intent: &FileIntent, cause: io::Error) -> TxnFailure {
-        let link = intent.linked_launch.map(|l| self.linked_launch_verdict(l));
+    fn settle(
+        &mut self,
+        txn: TxnId,
+        intent: &FileIntent,
+        verdict: Option<LinkVerdict>,
+        cause: io::Error,
+    ) -> TxnFailure {
+        let link = intent
+            .linked_launch
+            .zip(verdict)
+            .map(|(l, verdict)| verdict(self, l));
         let derived = derive_file_linked(&self.root, intent, Deriver::Live, link);
         if let Some(temp) = &derived.remove_temp {
             let _ = fs::remove_file(temp);
@@ -1184,7 +1265,7 @@ impl Journal {
         pre_image: Option<(&[u8], u32)>,
         ctx: &Ctx<'_>,
     ) -> rusqlite::Result<()> {
-        let intent_json = to_json(&Intent::File(intent.clone()))?;
+        let intent_json = intent_json(intent)?;
         let previous = self
             .pending
             .lock()
@@ -1193,7 +1274,7 @@ impl Journal {
         let result = (|| {
             let mut heads = Vec::with_capacity(2);
             if let Some(p) = &previous {
-                let proof = to_json(&Proof::File(p.proof.clone()))?;
+                let proof = proof_json::<FileIntent>(&p.proof)?;
                 heads.push((
                     crate::intent_log::terminal(p.txn, TxnStatus::Committed, Some(proof)),
                     None,
@@ -1268,7 +1349,7 @@ impl Journal {
         // One statement: in autocommit it is its own transaction.
         let result = self.flush_pending().and_then(|()| {
             self.set_unsynced(true)?;
-            let proof = proof.cloned().map(Proof::File);
+            let proof = proof.map(proof_json::<FileIntent>).transpose()?;
             record_terminal(&self.db, txn, TxnStatus::Open, status, proof, reason)
         });
         result.map_err(|e| {
@@ -1297,7 +1378,7 @@ pub(crate) fn apply_effect(
     storage: &dyn Storage,
     target: &Path,
     temp: Option<&Path>,
-    effect: Effect<'_>,
+    effect: FileEffect<'_>,
     seen: &durable::Observed,
 ) -> io::Result<Option<FileState>> {
     let now = durable::observe(target)?;
@@ -1306,7 +1387,7 @@ pub(crate) fn apply_effect(
     }
     cross(fp::AFTER_PRE_HASH);
     match (effect, temp) {
-        (Effect::Write { .. }, Some(temp)) if seen.id.is_none() => {
+        (FileEffect::Write { .. }, Some(temp)) if seen.id.is_none() => {
             match storage.rename_noreplace(temp, target) {
                 Ok(()) => {}
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
@@ -1316,7 +1397,7 @@ pub(crate) fn apply_effect(
             }
             cross(fp::AFTER_RENAME);
         }
-        (Effect::Write { .. }, Some(temp)) => {
+        (FileEffect::Write { .. }, Some(temp)) => {
             storage.exchange(temp, target)?;
             cross(fp::AFTER_RENAME);
             let displaced = durable::observe(temp)?;
@@ -1328,8 +1409,10 @@ pub(crate) fn apply_effect(
             }
             storage.remove_file(temp)?;
         }
-        (Effect::Write { .. }, None) => return Err(io::Error::other("a write without its temp")),
-        (Effect::Delete, _) => {
+        (FileEffect::Write { .. }, None) => {
+            return Err(io::Error::other("a write without its temp"));
+        }
+        (FileEffect::Delete, _) => {
             storage.remove_file(target)?;
             cross(fp::AFTER_UNLINK);
         }
@@ -1369,9 +1452,15 @@ pub(crate) fn in_txn<T>(
     result
 }
 
+/// The verdict on a composite's linked `process_launch` proof: `Ok` when it shows a
+/// clean terminal state (`Journal::linked_launch_verdict`, in `launch`).
+pub(crate) type LinkVerdict = fn(&Journal, TxnId) -> Result<(), String>;
+
 struct Ctx<'a> {
     /// A composite's linked `process_launch` (the canonical-write helper).
     linked_launch: Option<TxnId>,
+    /// The verdict on its proof, re-read when a failed effect is settled.
+    link_verdict: Option<LinkVerdict>,
     rel: &'a Path,
     expected: Option<FileState>,
     idem: Option<&'a IdempotencyKey>,
@@ -1449,11 +1538,6 @@ pub(crate) fn insert_txn(
     .map(|_| ())
 }
 
-/// A journal column's JSON text; a value that cannot be serialized is a SQL error.
-pub(crate) fn to_json<T: serde::Serialize>(v: &T) -> rusqlite::Result<String> {
-    serde_json::to_string(v).map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))
-}
-
 /// Moves `txn` from `from` to `to` with its proof and reason; exactly one row
 /// must change, so a transition never applies to a row in another state.
 pub(crate) fn record_terminal(
@@ -1461,10 +1545,9 @@ pub(crate) fn record_terminal(
     txn: TxnId,
     from: TxnStatus,
     to: TxnStatus,
-    proof: Option<Proof>,
+    proof_json: Option<String>,
     reason: Option<&str>,
 ) -> rusqlite::Result<()> {
-    let proof_json = proof.as_ref().map(to_json).transpose()?;
     let changed = conn
         .prepare_cached(
             "UPDATE transactions SET state = ?2, proof_json = ?3, reason = ?4, terminal_at_ms = ?5

@@ -43,10 +43,10 @@ use std::time::{Duration, Instant};
 use rusqlite::params;
 use serde::{Deserialize, Serialize};
 
+use crate::effect::{Deriver, Effect, parse_proof, proof_json};
 use crate::ids::{EffectKind, TxnId, TxnStatus};
 use crate::journal::{Journal, NewTxn, QuarantinedTxn, WriteGate, insert_txn, record_terminal};
 use crate::process_table::{JobState, PinnedSignal, ProcStat, ProcessTable};
-use crate::proof::{Deriver, Intent, Proof};
 
 /// Where sessions keep their output while they run, inside the project state dir.
 pub const SESSIONS_DIR: &str = "sessions";
@@ -194,6 +194,14 @@ pub enum LaunchEnd {
         /// The OS's error.
         error: String,
     },
+}
+
+impl Effect for LaunchIntent {
+    const TAG: &'static str = "process_launch";
+    type Proof = LaunchProof;
+    fn summary(proof: &LaunchProof) -> String {
+        proof.summary()
+    }
 }
 
 /// The proof of a `process_launch` transaction's terminal state.
@@ -393,7 +401,7 @@ impl Journal {
             txn,
             TxnStatus::Open,
             status,
-            Some(Proof::ProcessLaunch(proof.clone())),
+            Some(proof_json::<LaunchIntent>(proof)?),
             reason.as_deref(),
         )?;
         if status == TxnStatus::Quarantined {
@@ -429,10 +437,7 @@ impl Journal {
             })?;
         Ok(row.and_then(|(state, proof)| {
             let status = TxnStatus::parse(&state)?;
-            match serde_json::from_str::<Proof>(proof.as_deref()?).ok()? {
-                Proof::ProcessLaunch(p) => Some((status, p)),
-                _ => None,
-            }
+            parse_proof::<LaunchIntent>(proof.as_deref()?).map(|p| (status, p))
         }))
     }
 }
@@ -470,12 +475,12 @@ impl Journal {
                 )),
             });
         }
-        self.write_file_with_link(req, Some(link))
+        self.write_file_with_link(req, Some((link, Journal::linked_launch_verdict)))
     }
 }
 
 fn intent_json(intent: &LaunchIntent) -> rusqlite::Result<String> {
-    crate::journal::to_json(&Intent::ProcessLaunch(intent.clone()))
+    crate::effect::intent_json(intent)
 }
 
 // ---------------------------------------------------------------------------------

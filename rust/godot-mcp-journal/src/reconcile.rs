@@ -20,12 +20,15 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::derive::{FileDerived, derive_file_linked};
 use crate::durable;
 use crate::failpoints::{self as fp, cross};
 use crate::ids::{TxnId, TxnStatus};
 pub use crate::journal::ReconcileError;
-use crate::journal::{Journal, QuarantinedTxn, WriteGate, record_terminal};
-use crate::proof::{Deriver, FileIntent, FileProof, Intent, Proof, ProofBasis};
+use crate::journal::{Journal, QuarantinedTxn, WriteGate, record_terminal, to_json};
+use crate::proof::{Deriver, FileProof, Intent, Proof};
+#[cfg(test)]
+use crate::proof::{FileIntent, ProofBasis};
 
 /// What one reconciliation did.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -126,118 +129,23 @@ impl Derived {
     }
 }
 
+impl From<FileDerived> for Derived {
+    fn from(d: FileDerived) -> Self {
+        Self {
+            status: d.status,
+            proof: d.proof,
+            other_proof: None,
+            reason: d.reason,
+            remove_temp: d.remove_temp,
+            remove_displaced: d.remove_displaced,
+        }
+    }
+}
+
 /// Re-derives a `file` intent's outcome from disk. Pure apart from reads.
 #[cfg(test)]
 pub(crate) fn derive_file(root: &Path, intent: &FileIntent, by: Deriver) -> Derived {
-    derive_file_linked(root, intent, by, None)
-}
-
-/// [`derive_file`] for a composite: `link` is the verdict on the linked
-/// `process_launch` sub-proof (`Ok` when it shows a clean terminal state). A
-/// composite commits only if both hold; with an unclean launch it can still be
-/// proven compensated (the target is in its pre-state), never committed.
-pub(crate) fn derive_file_linked(
-    root: &Path,
-    intent: &FileIntent,
-    by: Deriver,
-    link: Option<Result<(), String>>,
-) -> Derived {
-    let link_problem = match (intent.linked_launch, link) {
-        (None, _) => None,
-        (Some(_), Some(Ok(()))) => None,
-        (Some(l), Some(Err(why))) => Some(format!("composite: linked process_launch {l} {why}")),
-        (Some(l), None) => Some(format!(
-            "composite: linked process_launch {l} was not re-validated"
-        )),
-    };
-    let target = root.join(&intent.path);
-    let observed = match durable::read_state(&target) {
-        Ok(s) => s,
-        Err(e) => {
-            return Derived::quarantined(format!("{}: cannot re-derive state: {e}", intent.path));
-        }
-    };
-    let temp = intent.temp.as_ref().map(|t| root.join(t));
-    let temp_exists = match &temp {
-        Some(t) => match fs::symlink_metadata(t) {
-            Ok(_) => true,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
-            Err(e) => {
-                return Derived::quarantined(format!("{}: cannot inspect temp: {e}", intent.path));
-            }
-        },
-        None => false,
-    };
-    let basis = if observed == intent.post {
-        ProofBasis::PostState
-    } else if observed == intent.pre {
-        ProofBasis::PreState
-    } else {
-        return Derived::quarantined(format!(
-            "{} is {observed}, neither its pre-state {} nor its post-state {}",
-            intent.path, intent.pre, intent.post
-        ));
-    };
-    if let Some(problem) = link_problem
-        && basis == ProofBasis::PostState
-    {
-        return Derived::quarantined(format!(
-            "{} is in its post-state, but {problem}",
-            intent.path
-        ));
-    }
-    // Once the target holds our bytes, a leftover at the temp path (or, on
-    // Windows, the displaced path) is what the exchange displaced: ours to
-    // remove only when it holds the pre-state (or our bytes). Anything else is
-    // a file someone wrote between the re-check and the exchange, which a
-    // crash left there: kept as evidence. (With the target in its pre-state
-    // nothing was exchanged: the temp is our own, perhaps torn by the crash.)
-    let displaced = temp
-        .as_deref()
-        .map(godot_mcp_os::fs::exchange_backup)
-        .filter(|d| fs::symlink_metadata(d).is_ok());
-    let exchanged = basis == ProofBasis::PostState;
-    let leftovers = temp.iter().filter(|_| temp_exists).chain(displaced.iter());
-    for leftover in leftovers.filter(|_| exchanged) {
-        match durable::read_state(leftover) {
-            Ok(held) if held == intent.pre || held == intent.post => {}
-            Ok(held) => {
-                return Derived::quarantined(format!(
-                    "{} is {observed}, but {} holds {held}, neither its pre-state {} nor its \
-                     post-state {}: a file someone wrote during the exchange, kept there as \
-                     evidence",
-                    intent.path,
-                    leftover.strip_prefix(root).unwrap_or(leftover).display(),
-                    intent.pre,
-                    intent.post
-                ));
-            }
-            Err(e) => {
-                return Derived::quarantined(format!(
-                    "{}: cannot re-derive the state of {}: {e}",
-                    intent.path,
-                    leftover.display()
-                ));
-            }
-        }
-    }
-    Derived {
-        status: match basis {
-            ProofBasis::PostState => TxnStatus::Committed,
-            _ => TxnStatus::Compensated,
-        },
-        proof: Some(FileProof {
-            path: intent.path.clone(),
-            observed,
-            basis,
-            temp_removed: temp_exists,
-            derived_by: by,
-        }),
-        other_proof: None,
-        reason: None,
-        remove_displaced: displaced,
-        remove_temp: temp.filter(|_| temp_exists),
-    }
+    derive_file_linked(root, intent, by, None).into()
 }
 
 /// The directories holding the targets of the file rows about to be recorded
@@ -417,7 +325,10 @@ impl Journal {
             let proof = d
                 .other_proof
                 .clone()
-                .or_else(|| d.proof.clone().map(Proof::File));
+                .or_else(|| d.proof.clone().map(Proof::File))
+                .as_ref()
+                .map(to_json)
+                .transpose()?;
             record_terminal(
                 &tx,
                 txn,
@@ -502,7 +413,7 @@ impl Journal {
         match serde_json::from_str::<Intent>(&row.intent_json) {
             Ok(Intent::File(intent)) => {
                 let link = intent.linked_launch.map(|l| self.linked_launch_verdict(l));
-                derive_file_linked(&self.root, &intent, Deriver::Reconcile, link)
+                derive_file_linked(&self.root, &intent, Deriver::Reconcile, link).into()
             }
             Ok(Intent::EditorRuntime(_)) => Derived::quarantined(
                 "no reconciler for effect kind editor_runtime in this build".into(),
@@ -510,67 +421,6 @@ impl Journal {
             Ok(_) => Derived::quarantined("intent of another effect kind on a file row".into()),
             Err(e) => Derived::quarantined(format!("intent unreadable: {e}")),
         }
-    }
-
-    /// The gate from the journal: closed while any transaction is unresolved —
-    /// every quarantined row, whichever project object or generation it was
-    /// recorded for (rows of another incarnation of the project were never
-    /// proven harmless here; `transaction repair` resolves them with a proof
-    /// naming their recorded identity), and every row whose id this build
-    /// cannot parse (it can never be reconciled or repaired by id; see
-    /// docs/recovery.md for the operator step). Such a row is listed under
-    /// the nil transaction id, its raw id in the reason.
-    pub(crate) fn compute_gate(&self) -> rusqlite::Result<WriteGate> {
-        let mut st = self.conn().prepare_cached(
-            "SELECT id, state, reason, project_object_id, generation FROM transactions
-             WHERE state IN ('quarantined', 'open')
-             ORDER BY rowid",
-        )?;
-        let rows = st
-            .query_map([], |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, Option<String>>(2)?,
-                    r.get::<_, String>(3)?,
-                    r.get::<_, i64>(4)?,
-                ))
-            })?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        let mut quarantined = Vec::new();
-        for (id, state, reason, object_id, generation) in rows {
-            match (id.parse::<TxnId>(), state.as_str()) {
-                (Ok(transaction_id), "quarantined") => {
-                    let mut reason = reason.unwrap_or_default();
-                    if object_id != self.identity.object_id
-                        || generation != self.identity.generation as i64
-                    {
-                        reason = format!(
-                            "of project object {object_id} generation {generation}: {reason}"
-                        );
-                    }
-                    quarantined.push(QuarantinedTxn {
-                        transaction_id,
-                        reason,
-                    });
-                }
-                // An open row with a valid id is in flight or is an editor
-                // effect that blocks nothing by design.
-                (Ok(_), _) => {}
-                (Err(_), _) => quarantined.push(QuarantinedTxn {
-                    transaction_id: TxnId::from_bytes([0; 16]),
-                    reason: format!(
-                        "journal row with unparsable id {id:?} ({state}): it cannot be \
-                         reconciled or repaired by id; see docs/recovery.md"
-                    ),
-                }),
-            }
-        }
-        Ok(if quarantined.is_empty() {
-            WriteGate::Open
-        } else {
-            WriteGate::Closed { quarantined }
-        })
     }
 }
 

@@ -1542,7 +1542,7 @@ fn record_repair(
         txn,
         TxnStatus::Quarantined,
         to,
-        Some(row_proof),
+        Some(crate::effect::to_json(&row_proof)?),
         Some(why),
     )?;
     // A change's pre-images go with its proven state (none for other rows).

@@ -1,5 +1,6 @@
 use super::*;
 use crate::TxnFilter;
+use crate::proof::Proof;
 
 fn journal() -> (tempfile::TempDir, Journal) {
     let dir = tempfile::tempdir().unwrap();
