@@ -13,7 +13,7 @@
 //!    transaction at `synchronous=FULL`: durable before any effect.
 //! 3. Every write's temp file is written and fsynced; then each effect is
 //!    applied in order, with the single-file re-check (identity and bytes) right
-//!    before it ([`crate::journal::apply_effect`]).
+//!    before it (`journal::apply_effect`).
 //! 4. Every file is re-derived from disk. All at their post-state: `committed`,
 //!    with one proof per file.
 //! 5. Anything failing in 3 or 4 (an I/O error, a file someone changed under the
@@ -24,7 +24,7 @@
 //!
 //! Anything else is `quarantined`, every file named and left as it is.
 //! Reconciliation after a crash anywhere runs step 5 on the recorded intent and
-//! the retained pre-images ([`Journal::reconcile_changes`]), so it derives one of
+//! the retained pre-images (`Journal::reconcile_changes`), so it derives one of
 //! the three states too. A change is recorded as a `file` transaction (the
 //! effect kind: the spec has three and no fourth) whose intent and proof list
 //! its files.

@@ -21,7 +21,7 @@
 //! | none, command cannot write a file | stays `open` (unresolved) | the request is never resent; the edit, if it ran, is in the editor's memory only, where its undo history covers it; it blocks nothing; a reply that still arrives settles it ([`Journal::unresolved_editor_txn`]) |
 //!
 //! Startup reconciliation quarantines an open `editor_runtime` row whose command may have
-//! written a file and leaves the others unresolved (see [`stays_unresolved`]).
+//! written a file and leaves the others unresolved (see `stays_unresolved`).
 
 use rusqlite::params;
 use serde::{Deserialize, Serialize};

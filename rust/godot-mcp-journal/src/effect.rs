@@ -6,8 +6,8 @@
 //! An effect kind is a type, not an entry in a list: [`FileIntent`] here,
 //! [`crate::launch::LaunchIntent`], [`crate::editor::EditorIntent`] and
 //! [`crate::change::ChangeIntent`] each implement [`Effect`], and each kind's module
-//! writes and reads its own rows through [`intent_json`], [`proof_json`],
-//! [`parse_intent`] and [`parse_proof`]. Only the read side above every kind
+//! writes and reads its own rows through `intent_json`, `proof_json`,
+//! `parse_intent` and `parse_proof`. Only the read side above every kind
 //! ([`crate::proof::Intent`], [`crate::proof::Proof`]: listing, reconciliation, repair)
 //! names them all.
 

@@ -15,7 +15,7 @@
 //!
 //! Records are folded into `transactions` (and `preimages`) in one SQLite
 //! transaction, together with `log_state.folded_seq`, the last sequence number
-//! folded: every [`FOLD_AT`] records and whenever the next ones would not fit
+//! folded: every `FOLD_AT` records and whenever the next ones would not fit
 //! (then durably, `synchronous=FULL`, and the log restarts at offset 0), before
 //! any other use of the database (`Journal::conn`), and when the journal is
 //! opened, before reconciliation.
@@ -23,9 +23,9 @@
 //! # Record format and recovery
 //!
 //! `b"GMJL"`, the sequence number (u64 LE), the payload length (u32 LE), the
-//! first 16 bytes of the SHA-256 of the database's salt ([`LogState`]), those 12
+//! first 16 bytes of the SHA-256 of the database's salt (`LogState`), those 12
 //! bytes and the payload, then the
-//! payload: a JSON head's length (u32 LE), the head ([`Head`]), and the
+//! payload: a JSON head's length (u32 LE), the head (`Head`), and the
 //! pre-image bytes when the head says so. Sequence numbers increase by one
 //! from record to record. At open the file is read from offset 0 while each
 //! record is whole (magic, length, hash) and numbered one more than the one
@@ -197,7 +197,7 @@ pub(crate) struct IntentLog {
     pending: Vec<Pending>,
     /// The sequence number of the next record.
     next_seq: u64,
-    /// The database's salt (see [`LogState`]).
+    /// The database's salt (see `LogState`).
     salt: [u8; 16],
 }
 
@@ -560,7 +560,7 @@ pub(crate) struct LogState {
     pub salt: [u8; 16],
 }
 
-/// The database's [`LogState`].
+/// The database's `LogState`.
 pub(crate) fn log_state(conn: &Connection) -> rusqlite::Result<LogState> {
     conn.query_row(
         "SELECT folded_seq, salt FROM log_state WHERE id = 1",

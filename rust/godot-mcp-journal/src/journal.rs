@@ -918,7 +918,7 @@ impl Journal {
     /// A number that grows with every row this journal inserted, updated or deleted since
     /// it was opened (SQLite's `total_changes`): equal stamps mean nothing was journaled in
     /// between, so a watcher re-reads the journal only when it changed. A terminal row still
-    /// pending (see [`Journal::conn`]) is written first, so it counts as a change.
+    /// pending (see `Journal::conn`) is written first, so it counts as a change.
     pub fn change_stamp(&self) -> u64 {
         self.conn().total_changes()
     }

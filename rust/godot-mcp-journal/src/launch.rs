@@ -17,7 +17,7 @@
 //! # Reconciliation of survivors
 //!
 //! An open launch found at startup is resolved from its receipt (see
-//! [`derive_launches`]): a receipt from another boot signals nothing; pid and
+//! `derive_launches`): a receipt from another boot signals nothing; pid and
 //! start time (field 22 of `/proc/<pid>/stat`) say whether the process at the
 //! recorded pid is the launched one, and if so its process group, nonce and
 //! control-socket inode must all match too — anything less is a partial match,
@@ -32,7 +32,7 @@
 //! more) or `quarantined`.
 //!
 //! On Windows the boundary is a named Job Object ([`Boundary::JobObject`], named
-//! by [`job_name`] from the nonce); see [`derive_launches`] for how it is
+//! by [`job_name`] from the nonce); see `derive_launches` for how it is
 //! reconciled.
 
 use std::fs;
@@ -101,7 +101,7 @@ pub struct LaunchReceipt {
     /// `/proc/sys/kernel/random/boot_id` when the receipt was taken. Pids, start
     /// times and process groups only mean something within one boot: a receipt
     /// from another boot never signals anything. Absent in receipts written by
-    /// older builds (then the nonce alone identifies, see [`derive_launches`]).
+    /// older builds (then the nonce alone identifies, see `derive_launches`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub boot_id: Option<String>,
 }
