@@ -1,6 +1,14 @@
 use super::*;
-use crate::journal::IdempotencyKey;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use super::settle::same_file;
+use crate::effect::ProofBasis;
+use crate::ids::{FileState, TxnStatus};
+use crate::journal::{IdempotencyKey, Journal, WriteGate};
 use crate::listing::TxnFilter;
+use crate::storage::Storage;
 use crate::storage::{Injected, RealStorage, StorageOp, is_journal_temp};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
