@@ -1,3 +1,4 @@
+use super::change::{ChangeNow, ChangeStep, act_on_change};
 use super::*;
 
 #[test]
