@@ -1,5 +1,15 @@
 use super::*;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rusqlite::Connection;
+
+use crate::ids::TxnStatus;
 use crate::listing::TxnFilter;
+use crate::schema::{self};
+use crate::storage::RealStorage;
 
 /// A journal of a fresh project, reconciled (its temp dir kept alive by the caller).
 fn reconciled() -> (tempfile::TempDir, Journal) {
