@@ -245,11 +245,11 @@ macro_rules! mutation_error {
 }
 
 mutation_error!(
-    /// A [`Journal::write_file`] failed; unless said otherwise, nothing was written.
+    /// A [`Journal::write_file`](crate::Journal::write_file) failed; unless said otherwise, nothing was written.
     WriteError {}
 );
 mutation_error!(
-    /// A [`Journal::delete_file`] failed; unless said otherwise, nothing was deleted.
+    /// A [`Journal::delete_file`](crate::Journal::delete_file) failed; unless said otherwise, nothing was deleted.
     DeleteError {
         /// There is no file to delete.
         #[error("{path} does not exist; nothing to delete")]
