@@ -1,5 +1,9 @@
 use super::change::{ChangeNow, ChangeStep, act_on_change};
 use super::*;
+use std::fs;
+use std::io;
+
+use crate::ids::FileState;
 
 #[test]
 fn operations_parse_exactly_and_force_is_not_one() {
