@@ -9,6 +9,7 @@ use crate::journal::{
     FileEffect, Journal, NewTxn, WriteGate, apply_effect, ensure_parent, in_txn, insert_txn,
 };
 use crate::state_dir::{self, PathError};
+use crate::storage::Storage;
 use rusqlite::params;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -170,33 +171,7 @@ impl Journal {
         mut editor: Option<(ChangeEditorPart, &mut dyn EditorHook)>,
         check: Option<&str>,
     ) -> Result<Applied, ChangeError> {
-        if req.effects.is_empty() && editor.is_none() {
-            return Err(ChangeError::Invalid(
-                "a change names at least one file".into(),
-            ));
-        }
-        let mut rels = Vec::with_capacity(req.effects.len());
-        for e in &req.effects {
-            state_dir::validate_relative(&e.rel_path)?;
-            let rel = e
-                .rel_path
-                .to_str()
-                .ok_or_else(|| PathError::NotRelative {
-                    path: e.rel_path.clone(),
-                })?
-                .to_owned();
-            if rels.contains(&rel) {
-                return Err(ChangeError::Invalid(format!("{rel} is named twice")));
-            }
-            rels.push(rel);
-        }
-        for a in &rels {
-            if let Some(b) = rels.iter().find(|b| b.starts_with(&format!("{a}/"))) {
-                return Err(ChangeError::Invalid(format!(
-                    "{a} is a file of the change and the folder of {b}"
-                )));
-            }
-        }
+        let rels = names(&req, editor.is_some())?;
         self.check_gate()?;
         if let Some(key) = &req.idempotency
             && let Some(replay) = self.replay_lookup(key, &req.tool_family, &req.operation)?
@@ -211,7 +186,136 @@ impl Journal {
             })?,
         };
 
-        // 1. Every file read once: pre-state, compare-and-swap, pre-image.
+        let mut planned = self.plan_files(&req, rels)?;
+        let (files, preimages) = files_and_preimages(&self.root, &mut planned);
+        // 2. The intent and the pre-images, durable before any effect.
+        let intent = ChangeIntent {
+            files,
+            editor: editor.as_ref().map(|(part, _)| part.clone()),
+            check: check.map(str::to_owned),
+        };
+        self.insert_change(txn, &intent, &preimages, &req)?;
+        cross(fp::CHANGE_AFTER_INTENT);
+
+        // 2b. The editor part, before any file: one request, one undo action.
+        let storage = self.storage.clone();
+        // Every file re-derived from disk; `put_back`: compensating what is not at its
+        // pre-state.
+        let settle_live = |put_back: bool| {
+            settle(
+                &self.root,
+                &*storage,
+                &intent.files,
+                &preimages,
+                Deriver::Live,
+                put_back,
+            )
+        };
+        let mut editor_outcome = None;
+        if let Some((part, hook)) = editor.as_mut() {
+            let refused = match hook.apply() {
+                EditorSent::Applied => {
+                    cross(fp::CHANGE_AFTER_EDITOR);
+                    editor_outcome = Some(EditorPartOutcome::Applied);
+                    None
+                }
+                EditorSent::NotApplied(why) => Some((Ok(EditorPartOutcome::NotApplied), why)),
+                EditorSent::Unknown(why) => Some((hook.undo(), why)),
+            };
+            if let Some((taken_back, why)) = refused {
+                // No file was written: every one is proven at its pre-state.
+                let settled = settle_live(true);
+                return Err(self.editor_refused(txn, part, taken_back, why, settled));
+            }
+        }
+
+        // 3. Temps written and fsynced, then each effect in order.
+        let failed = apply_files(&*storage, &planned);
+
+        // 4. Every file re-derived from disk.
+        let settled = match &failed {
+            None => {
+                let s = settle_live(false);
+                cross(fp::CHANGE_AFTER_POST_HASH);
+                s
+            }
+            // 5. A failure puts every file back.
+            Some(_) => settle_live(true),
+        };
+        if check.is_some() && failed.is_none() && settled.status == TxnStatus::Committed {
+            // Every file proven in place: held open for the check.
+            return Ok(Applied::Held(HeldChange {
+                transaction_id: txn,
+                intent,
+                preimages,
+                editor_outcome,
+            }));
+        }
+        self.finish(
+            txn,
+            &intent,
+            settled,
+            failed,
+            editor.as_mut(),
+            editor_outcome,
+        )
+    }
+
+    /// Step 2b refused: the editor did not apply the change's edits (or may have and
+    /// could not be taken back); `settled` proves no file was written. Recorded.
+    fn editor_refused(
+        &mut self,
+        txn: TxnId,
+        part: &ChangeEditorPart,
+        taken_back: Result<EditorPartOutcome, String>,
+        why: String,
+        mut settled: Settled,
+    ) -> ChangeError {
+        let reason = match taken_back {
+            Ok(outcome) if settled.status == TxnStatus::Compensated => {
+                if let Some(p) = settled.proof.as_mut() {
+                    p.editor = Some(outcome);
+                }
+                format!(
+                    "the editor did not apply the change's edits ({why}); no file was \
+                     written"
+                )
+            }
+            Ok(_) => settled.reason.clone().unwrap_or_default(),
+            Err(e) => {
+                settled.status = TxnStatus::Quarantined;
+                settled.proof = None;
+                format!(
+                    "the editor part ({} on {}) may be applied and could not be undone \
+                     ({why}; {e}); no file was written",
+                    part.action, part.scene
+                )
+            }
+        };
+        settled.reason = Some(reason.clone());
+        let recorded = self.record_change(txn, &settled);
+        cross(fp::CHANGE_AFTER_TERMINAL);
+        if settled.status == TxnStatus::Quarantined {
+            self.close_gate(txn, reason.clone());
+        }
+        ChangeError::Editor {
+            transaction_id: txn,
+            status: if recorded.is_ok() {
+                settled.status
+            } else {
+                TxnStatus::Open
+            },
+            reason,
+        }
+    }
+
+    /// Step 1: every file read once (pre-state, compare-and-swap, pre-image), one file
+    /// named twice refused, the pre-images' bound checked, the parents of writes made.
+    fn plan_files<'r>(
+        &self,
+        req: &'r FileChange,
+        rels: Vec<String>,
+    ) -> Result<Vec<Planned<'r>>, ChangeError> {
         let mut planned = Vec::with_capacity(req.effects.len());
         for (e, rel) in req.effects.iter().zip(rels) {
             let target = self.root.join(&e.rel_path);
@@ -280,167 +384,20 @@ impl Journal {
                 })?;
             }
         }
-        let files: Vec<ChangeFile> = planned
-            .iter()
-            .map(|p| ChangeFile {
-                path: p.rel.clone(),
-                pre: p.seen.state,
-                post: p.post,
-                temp: p
-                    .temp
-                    .strip_prefix(&self.root)
-                    .ok()
-                    .and_then(Path::to_str)
-                    .unwrap_or_default()
-                    .to_owned(),
-            })
-            .collect();
-        let preimages: Vec<Option<PreImage>> = planned
-            .iter_mut()
-            .map(|p| {
-                p.pre_bytes.take().map(|bytes| PreImage {
-                    bytes,
-                    mode: p.seen.mode.unwrap_or(0o644),
-                })
-            })
-            .collect();
+        Ok(planned)
+    }
 
-        // 2. The intent and the pre-images, durable before any effect.
-        let intent = ChangeIntent {
-            files,
-            editor: editor.as_ref().map(|(part, _)| part.clone()),
-            check: check.map(str::to_owned),
-        };
-        self.insert_change(txn, &intent, &preimages, &req)?;
-        cross(fp::CHANGE_AFTER_INTENT);
-
-        // 2b. The editor part, before any file: one request, one undo action.
-        let storage = self.storage.clone();
-        // Every file re-derived from disk; `put_back`: compensating what is not at its
-        // pre-state.
-        let settle_live = |put_back: bool| {
-            settle(
-                &self.root,
-                &*storage,
-                &intent.files,
-                &preimages,
-                Deriver::Live,
-                put_back,
-            )
-        };
-        let mut editor_outcome = None;
-        if let Some((part, hook)) = editor.as_mut() {
-            let refused = match hook.apply() {
-                EditorSent::Applied => {
-                    cross(fp::CHANGE_AFTER_EDITOR);
-                    editor_outcome = Some(EditorPartOutcome::Applied);
-                    None
-                }
-                EditorSent::NotApplied(why) => Some((Ok(EditorPartOutcome::NotApplied), why)),
-                EditorSent::Unknown(why) => Some((hook.undo(), why)),
-            };
-            if let Some((taken_back, why)) = refused {
-                // No file was written: every one is proven at its pre-state.
-                let mut settled = settle_live(true);
-                let reason = match taken_back {
-                    Ok(outcome) if settled.status == TxnStatus::Compensated => {
-                        if let Some(p) = settled.proof.as_mut() {
-                            p.editor = Some(outcome);
-                        }
-                        format!(
-                            "the editor did not apply the change's edits ({why}); no file was \
-                             written"
-                        )
-                    }
-                    Ok(_) => settled.reason.clone().unwrap_or_default(),
-                    Err(e) => {
-                        settled.status = TxnStatus::Quarantined;
-                        settled.proof = None;
-                        format!(
-                            "the editor part ({} on {}) may be applied and could not be undone \
-                             ({why}; {e}); no file was written",
-                            part.action, part.scene
-                        )
-                    }
-                };
-                settled.reason = Some(reason.clone());
-                let recorded = self.record_change(txn, &settled);
-                cross(fp::CHANGE_AFTER_TERMINAL);
-                if settled.status == TxnStatus::Quarantined {
-                    self.close_gate(txn, reason.clone());
-                }
-                return Err(ChangeError::Editor {
-                    transaction_id: txn,
-                    status: if recorded.is_ok() {
-                        settled.status
-                    } else {
-                        TxnStatus::Open
-                    },
-                    reason,
-                });
-            }
-        }
-
-        // 3. Temps written and fsynced, then each effect in order.
-        let mut failed: Option<(usize, Option<FileState>, io::Error)> = None;
-        for (i, p) in planned.iter().enumerate() {
-            if let FileEffect::Write { bytes } = p.effect {
-                let mode = p.seen.mode.unwrap_or(0o644);
-                let made = storage.create_temp(&p.temp, bytes, mode).and_then(|f| {
-                    cross(fp::AFTER_TEMP_WRITE);
-                    storage.sync_file(&p.temp, &f)
-                });
-                if let Err(e) = made {
-                    failed = Some((i, None, e));
-                    break;
-                }
-                cross(fp::AFTER_TEMP_FSYNC);
-            }
-        }
-        if failed.is_none() {
-            for (i, p) in planned.iter().enumerate() {
-                let temp = matches!(p.effect, FileEffect::Write { .. }).then_some(p.temp.as_path());
-                match apply_effect(&*storage, &p.target, temp, p.effect, &p.seen) {
-                    Ok(None) => cross(fp::CHANGE_AFTER_EFFECT),
-                    Ok(Some(now)) => {
-                        failed = Some((
-                            i,
-                            Some(now),
-                            io::Error::other(format!(
-                                "{} changed under the change (now {now})",
-                                p.rel
-                            )),
-                        ));
-                        break;
-                    }
-                    Err(e) => {
-                        failed = Some((i, None, e));
-                        break;
-                    }
-                }
-            }
-        }
-
-        // 4. Every file re-derived from disk.
-        let settled = match &failed {
-            None => {
-                let s = settle_live(false);
-                cross(fp::CHANGE_AFTER_POST_HASH);
-                s
-            }
-            // 5. A failure puts every file back.
-            Some(_) => settle_live(true),
-        };
-        if check.is_some() && failed.is_none() && settled.status == TxnStatus::Committed {
-            // Every file proven in place: held open for the check.
-            return Ok(Applied::Held(HeldChange {
-                transaction_id: txn,
-                intent,
-                preimages,
-                editor_outcome,
-            }));
-        }
-        let mut settled = settled;
+    /// Steps 4 and 5 settled: the reason of a put-back, the editor part taken back with
+    /// the files (or left applied, said so), the terminal row recorded, the answer.
+    fn finish(
+        &mut self,
+        txn: TxnId,
+        intent: &ChangeIntent,
+        mut settled: Settled,
+        failed: Option<Failed>,
+        editor: Option<&mut (ChangeEditorPart, &mut dyn EditorHook)>,
+        editor_outcome: Option<EditorPartOutcome>,
+    ) -> Result<Applied, ChangeError> {
         if let (Some((i, _, cause)), TxnStatus::Compensated) = (&failed, settled.status) {
             settled.reason = Some(format!(
                 "{} failed ({cause}); every file was put back",
@@ -448,7 +405,7 @@ impl Journal {
             ));
         }
         // The files did not all land: the editor part is taken back too.
-        if let (Some((part, hook)), Some(_)) = (editor.as_mut(), editor_outcome) {
+        if let (Some((part, hook)), Some(_)) = (editor, editor_outcome) {
             if settled.status == TxnStatus::Committed {
                 if let Some(p) = settled.proof.as_mut() {
                     p.editor = editor_outcome;
@@ -572,4 +529,112 @@ impl Journal {
         }
         result
     }
+}
+
+/// The change's paths, each valid, named once, and none the folder of another.
+fn names(req: &FileChange, has_editor: bool) -> Result<Vec<String>, ChangeError> {
+    if req.effects.is_empty() && !has_editor {
+        return Err(ChangeError::Invalid(
+            "a change names at least one file".into(),
+        ));
+    }
+    let mut rels = Vec::with_capacity(req.effects.len());
+    for e in &req.effects {
+        state_dir::validate_relative(&e.rel_path)?;
+        let rel = e
+            .rel_path
+            .to_str()
+            .ok_or_else(|| PathError::NotRelative {
+                path: e.rel_path.clone(),
+            })?
+            .to_owned();
+        if rels.contains(&rel) {
+            return Err(ChangeError::Invalid(format!("{rel} is named twice")));
+        }
+        rels.push(rel);
+    }
+    for a in &rels {
+        if let Some(b) = rels.iter().find(|b| b.starts_with(&format!("{a}/"))) {
+            return Err(ChangeError::Invalid(format!(
+                "{a} is a file of the change and the folder of {b}"
+            )));
+        }
+    }
+    Ok(rels)
+}
+
+/// The stored form of the planned files, and their pre-images (taken out of the plan).
+fn files_and_preimages(
+    root: &Path,
+    planned: &mut [Planned<'_>],
+) -> (Vec<ChangeFile>, Vec<Option<PreImage>>) {
+    let files: Vec<ChangeFile> = planned
+        .iter()
+        .map(|p| ChangeFile {
+            path: p.rel.clone(),
+            pre: p.seen.state,
+            post: p.post,
+            temp: p
+                .temp
+                .strip_prefix(root)
+                .ok()
+                .and_then(Path::to_str)
+                .unwrap_or_default()
+                .to_owned(),
+        })
+        .collect();
+    let preimages: Vec<Option<PreImage>> = planned
+        .iter_mut()
+        .map(|p| {
+            p.pre_bytes.take().map(|bytes| PreImage {
+                bytes,
+                mode: p.seen.mode.unwrap_or(0o644),
+            })
+        })
+        .collect();
+    (files, preimages)
+}
+
+/// The file that failed, what it was found changed to (if it was), and why.
+type Failed = (usize, Option<FileState>, io::Error);
+
+/// Step 3: every write's temp written and fsynced, then each effect in order; the
+/// first failure stops it.
+fn apply_files(storage: &dyn Storage, planned: &[Planned<'_>]) -> Option<Failed> {
+    let mut failed: Option<Failed> = None;
+    for (i, p) in planned.iter().enumerate() {
+        if let FileEffect::Write { bytes } = p.effect {
+            let mode = p.seen.mode.unwrap_or(0o644);
+            let made = storage.create_temp(&p.temp, bytes, mode).and_then(|f| {
+                cross(fp::AFTER_TEMP_WRITE);
+                storage.sync_file(&p.temp, &f)
+            });
+            if let Err(e) = made {
+                failed = Some((i, None, e));
+                break;
+            }
+            cross(fp::AFTER_TEMP_FSYNC);
+        }
+    }
+    if failed.is_none() {
+        for (i, p) in planned.iter().enumerate() {
+            let temp = matches!(p.effect, FileEffect::Write { .. }).then_some(p.temp.as_path());
+            match apply_effect(storage, &p.target, temp, p.effect, &p.seen) {
+                Ok(None) => cross(fp::CHANGE_AFTER_EFFECT),
+                Ok(Some(now)) => {
+                    failed = Some((
+                        i,
+                        Some(now),
+                        io::Error::other(format!("{} changed under the change (now {now})", p.rel)),
+                    ));
+                    break;
+                }
+                Err(e) => {
+                    failed = Some((i, None, e));
+                    break;
+                }
+            }
+        }
+    }
+    failed
 }
