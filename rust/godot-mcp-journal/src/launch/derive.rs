@@ -2,7 +2,7 @@
 
 use crate::effect::Deriver;
 use crate::ids::{TxnId, TxnStatus};
-use crate::process_table::{JobState, PinnedSignal, ProcessTable};
+use crate::process_table::{JobState, PinnedSignal, ProcStat, ProcessTable};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -131,67 +131,133 @@ pub(crate) fn derive_launches(
         .iter()
         .zip(signalled.iter_mut())
         .map(|((_, intent), signalled)| {
-            let Some(r) = &intent.receipt else {
-                // A gated child without a receipt is identified by the nonce
-                // on its command line, which only an observable table reads.
-                return if procs.observable() {
-                    Plan::NoReceipt
-                } else {
-                    Plan::Unobservable
-                };
-            };
-            let pgid = match &r.boundary {
-                Boundary::JobObject { name } => {
-                    return plan_job(procs, this_boot.as_ref(), r, name);
-                }
-                Boundary::ProcessGroup { pgid } => *pgid,
-            };
-            if !procs.observable() {
-                return Plan::Unobservable;
-            }
-            if let Some(plan) = plan_boot(this_boot.as_ref(), r.boot_id.as_ref()) {
-                return plan;
-            }
-            let Some(live) = &live else {
-                return Plan::Unreadable("the live processes cannot be listed".into());
-            };
-            let group = match match_leader(
+            plan_row(
                 procs,
-                r,
-                &intent.nonce,
-                &intent.endpoint,
-                intent.socket_inode,
-            ) {
-                LeaderMatch::Partial { mismatched } => return Plan::Partial(mismatched),
-                // The pid was reused by a process leading a group with our pgid
-                // number: that group is its own (a pgid is not reused while any
-                // member lives, so ours is empty). Never touch it; only what
-                // left ours is looked for.
-                LeaderMatch::Other {
-                    leads_recorded_group: true,
-                } => None,
-                LeaderMatch::Exact | LeaderMatch::Gone | LeaderMatch::Other { .. } => Some(pgid),
-            };
-            // One rule whether the leader lives or not: only processes proven
-            // the launch's are signalled (the exact leader is one, and so is a
-            // child that left the group); the group is never signalled as a
-            // whole.
-            let members = identify_live(procs, r, &intent.nonce, group, live);
-            if members.proven.is_empty()
-                && members.unaccounted.is_empty()
-                && members.dying.is_empty()
-            {
-                return Plan::Gone;
-            }
-            let members = signal_identified(procs, r, &intent.nonce, members, PinnedSignal::Kill);
-            remember_signalled(signalled, &members);
-            Plan::KilledMembers(members.proven.len(), group)
+                this_boot.as_ref(),
+                live.as_deref(),
+                intent,
+                signalled,
+            )
         })
         .collect();
 
-    // Wait (bounded) for every killed group to empty and every gated process
-    // without a receipt to exit. `unaccounted[i]`: members that were never
-    // signalled, so the boundary cannot become empty; no point waiting.
+    let (empty, unaccounted) = wait_empty(procs, rows, &plans, &mut signalled);
+
+    rows.iter()
+        .zip(plans)
+        .zip(empty.into_iter().zip(unaccounted))
+        .map(|(((txn, intent), plan), (empty, unaccounted))| {
+            let session = PathBuf::from(&intent.session_dir);
+            // A partial match may still be running from its session directory:
+            // leave it where it is.
+            let archived_to = if session.exists()
+                && !matches!(
+                    plan,
+                    Plan::Partial(_)
+                        | Plan::Unobservable
+                        | Plan::JobUnaccounted(_)
+                        | Plan::Unreadable(_)
+                ) {
+                archive_session(state_dir, &session, *txn)
+                    .ok()
+                    .map(|p| p.display().to_string())
+            } else {
+                None
+            };
+            let pid = intent.receipt.as_ref().map_or(0, |r| r.pid);
+            let reason = reason(&plan, pid, &unaccounted);
+            let end = end(plan, unaccounted);
+            let proof = LaunchProof {
+                receipt: intent.receipt.clone(),
+                end,
+                boundary_empty: empty,
+                archived_to,
+                derived_by: Deriver::Reconcile,
+                unaccounted: Vec::new(),
+            };
+            if empty {
+                (TxnStatus::Compensated, Some(proof), None)
+            } else {
+                (TxnStatus::Quarantined, Some(proof), Some(reason))
+            }
+        })
+        .collect()
+}
+
+/// The plan for one open launch, its proven processes signalled (remembered in
+/// `signalled`); `live` is the process list read once for every row.
+fn plan_row(
+    procs: &dyn ProcessTable,
+    this_boot: Option<&String>,
+    live: Option<&[(i32, ProcStat)]>,
+    intent: &LaunchIntent,
+    signalled: &mut Vec<(i32, u64)>,
+) -> Plan {
+    let Some(r) = &intent.receipt else {
+        // A gated child without a receipt is identified by the nonce
+        // on its command line, which only an observable table reads.
+        return if procs.observable() {
+            Plan::NoReceipt
+        } else {
+            Plan::Unobservable
+        };
+    };
+    let pgid = match &r.boundary {
+        Boundary::JobObject { name } => {
+            return plan_job(procs, this_boot, r, name);
+        }
+        Boundary::ProcessGroup { pgid } => *pgid,
+    };
+    if !procs.observable() {
+        return Plan::Unobservable;
+    }
+    if let Some(plan) = plan_boot(this_boot, r.boot_id.as_ref()) {
+        return plan;
+    }
+    let Some(live) = live else {
+        return Plan::Unreadable("the live processes cannot be listed".into());
+    };
+    let group = match match_leader(
+        procs,
+        r,
+        &intent.nonce,
+        &intent.endpoint,
+        intent.socket_inode,
+    ) {
+        LeaderMatch::Partial { mismatched } => return Plan::Partial(mismatched),
+        // The pid was reused by a process leading a group with our pgid
+        // number: that group is its own (a pgid is not reused while any
+        // member lives, so ours is empty). Never touch it; only what
+        // left ours is looked for.
+        LeaderMatch::Other {
+            leads_recorded_group: true,
+        } => None,
+        LeaderMatch::Exact | LeaderMatch::Gone | LeaderMatch::Other { .. } => Some(pgid),
+    };
+    // One rule whether the leader lives or not: only processes proven
+    // the launch's are signalled (the exact leader is one, and so is a
+    // child that left the group); the group is never signalled as a
+    // whole.
+    let members = identify_live(procs, r, &intent.nonce, group, live);
+    if members.proven.is_empty() && members.unaccounted.is_empty() && members.dying.is_empty() {
+        return Plan::Gone;
+    }
+    let members = signal_identified(procs, r, &intent.nonce, members, PinnedSignal::Kill);
+    remember_signalled(signalled, &members);
+    Plan::KilledMembers(members.proven.len(), group)
+}
+
+/// Waits (bounded) for every killed group to empty and every gated process without
+/// a receipt to exit: per row, whether its boundary was proven empty, and the members
+/// that were never signalled (so it cannot become empty).
+fn wait_empty(
+    procs: &dyn ProcessTable,
+    rows: &[(TxnId, LaunchIntent)],
+    plans: &[Plan],
+    signalled: &mut [Vec<(i32, u64)>],
+) -> (Vec<bool>, Vec<Vec<i32>>) {
+    // `unaccounted[i]`: members that were never signalled, so the boundary cannot
+    // become empty; no point waiting.
     let start = Instant::now();
     let mut empty = vec![false; rows.len()];
     let mut settled = vec![false; rows.len()];
@@ -268,101 +334,72 @@ pub(crate) fn derive_launches(
         }
         std::thread::sleep(Duration::from_millis(5));
     }
+    (empty, unaccounted)
+}
 
-    rows.iter()
-        .zip(plans)
-        .zip(empty.into_iter().zip(unaccounted))
-        .map(|(((txn, intent), plan), (empty, unaccounted))| {
-            let session = PathBuf::from(&intent.session_dir);
-            // A partial match may still be running from its session directory:
-            // leave it where it is.
-            let archived_to = if session.exists()
-                && !matches!(
-                    plan,
-                    Plan::Partial(_)
-                        | Plan::Unobservable
-                        | Plan::JobUnaccounted(_)
-                        | Plan::Unreadable(_)
-                ) {
-                archive_session(state_dir, &session, *txn)
-                    .ok()
-                    .map(|p| p.display().to_string())
-            } else {
-                None
-            };
-            let pid = intent.receipt.as_ref().map_or(0, |r| r.pid);
-            let reason = match &plan {
-                Plan::Partial(m) => format!(
-                    "partial identity: the process at pid {pid} is the launched process (same \
-                     pid and start time) but its {} no longer match the receipt; it was not \
-                     signalled and may still be running",
-                    m.join(", ")
-                ),
-                Plan::KilledMembers(..) if !unaccounted.is_empty() => format!(
-                    "the boundary of the leader (pid {pid}: its process group, and the \
-                     processes of this user that left it) holds {} process(es) that cannot \
-                     be identified as the launch's or not (pids {:?}); they were not \
-                     signalled",
-                    unaccounted.len(),
-                    unaccounted
-                ),
-                Plan::NoReceipt => {
-                    "launch without a receipt: a process carrying its nonce did not exit".into()
-                }
-                Plan::Unobservable => "this build cannot observe process identity on this \
-                    operating system: the launch was not signalled and may still be running"
-                    .into(),
-                Plan::JobUnaccounted(pids) => format!(
-                    "the launch's Job Object holds {} member(s) created before its leader (pid \
-                     {pid}), so not proven the launch's (pids {pids:?}); the job was not \
-                     terminated and may still be running",
-                    pids.len()
-                ),
-                Plan::Unreadable(e) => format!(
-                    "the launch's boundary could not be observed ({e}); nothing was signalled \
-                     and it may still be running"
-                ),
-                Plan::KilledJob(name, _) => format!(
-                    "survivor: the Job Object {name} of pid {pid} could not be proven empty after \
-                     it was terminated"
-                ),
-                _ => format!(
-                    "survivor: the process group of pid {pid} could not be proven empty after SIGKILL"
-                ),
-            };
-            let end = match plan {
-                Plan::NoReceipt => LaunchEnd::NeverStarted,
-                Plan::Gone => LaunchEnd::GoneBeforeReconcile,
-                Plan::OtherBoot(recorded_boot) => LaunchEnd::EndedWithBoot { recorded_boot },
-                Plan::Partial(mismatched) => LaunchEnd::PartialIdentity { mismatched },
-                Plan::Unobservable => LaunchEnd::Unobservable,
-                Plan::KilledMembers(killed, _) if !unaccounted.is_empty() => {
-                    LaunchEnd::UnaccountedMembers {
-                        killed,
-                        unaccounted,
-                    }
-                }
-                Plan::KilledMembers(n, _) => LaunchEnd::TerminatedByReconcile { survivors: n },
-                Plan::KilledJob(_, n) => LaunchEnd::TerminatedByReconcile { survivors: n },
-                Plan::JobUnaccounted(unaccounted) => LaunchEnd::UnaccountedMembers {
-                    killed: 0,
-                    unaccounted,
-                },
-                Plan::Unreadable(error) => LaunchEnd::BoundaryUnreadable { error },
-            };
-            let proof = LaunchProof {
-                receipt: intent.receipt.clone(),
-                end,
-                boundary_empty: empty,
-                archived_to,
-                derived_by: Deriver::Reconcile,
-                unaccounted: Vec::new(),
-            };
-            if empty {
-                (TxnStatus::Compensated, Some(proof), None)
-            } else {
-                (TxnStatus::Quarantined, Some(proof), Some(reason))
+/// Why a launch whose boundary was not proven empty is quarantined.
+fn reason(plan: &Plan, pid: i32, unaccounted: &[i32]) -> String {
+    match plan {
+        Plan::Partial(m) => format!(
+            "partial identity: the process at pid {pid} is the launched process (same \
+             pid and start time) but its {} no longer match the receipt; it was not \
+             signalled and may still be running",
+            m.join(", ")
+        ),
+        Plan::KilledMembers(..) if !unaccounted.is_empty() => format!(
+            "the boundary of the leader (pid {pid}: its process group, and the \
+             processes of this user that left it) holds {} process(es) that cannot \
+             be identified as the launch's or not (pids {:?}); they were not \
+             signalled",
+            unaccounted.len(),
+            unaccounted
+        ),
+        Plan::NoReceipt => {
+            "launch without a receipt: a process carrying its nonce did not exit".into()
+        }
+        Plan::Unobservable => "this build cannot observe process identity on this \
+            operating system: the launch was not signalled and may still be running"
+            .into(),
+        Plan::JobUnaccounted(pids) => format!(
+            "the launch's Job Object holds {} member(s) created before its leader (pid \
+             {pid}), so not proven the launch's (pids {pids:?}); the job was not \
+             terminated and may still be running",
+            pids.len()
+        ),
+        Plan::Unreadable(e) => format!(
+            "the launch's boundary could not be observed ({e}); nothing was signalled \
+             and it may still be running"
+        ),
+        Plan::KilledJob(name, _) => format!(
+            "survivor: the Job Object {name} of pid {pid} could not be proven empty after \
+             it was terminated"
+        ),
+        _ => format!(
+            "survivor: the process group of pid {pid} could not be proven empty after SIGKILL"
+        ),
+    }
+}
+
+/// How the launch ended, as its proof records it.
+fn end(plan: Plan, unaccounted: Vec<i32>) -> LaunchEnd {
+    match plan {
+        Plan::NoReceipt => LaunchEnd::NeverStarted,
+        Plan::Gone => LaunchEnd::GoneBeforeReconcile,
+        Plan::OtherBoot(recorded_boot) => LaunchEnd::EndedWithBoot { recorded_boot },
+        Plan::Partial(mismatched) => LaunchEnd::PartialIdentity { mismatched },
+        Plan::Unobservable => LaunchEnd::Unobservable,
+        Plan::KilledMembers(killed, _) if !unaccounted.is_empty() => {
+            LaunchEnd::UnaccountedMembers {
+                killed,
+                unaccounted,
             }
-        })
-        .collect()
+        }
+        Plan::KilledMembers(n, _) => LaunchEnd::TerminatedByReconcile { survivors: n },
+        Plan::KilledJob(_, n) => LaunchEnd::TerminatedByReconcile { survivors: n },
+        Plan::JobUnaccounted(unaccounted) => LaunchEnd::UnaccountedMembers {
+            killed: 0,
+            unaccounted,
+        },
+        Plan::Unreadable(error) => LaunchEnd::BoundaryUnreadable { error },
+    }
 }
