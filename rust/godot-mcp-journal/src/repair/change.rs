@@ -1,5 +1,6 @@
 //! The repair of a change: every file of it proven, put back or acknowledged together.
 
+use crate::change::{ChangeFile, ChangeIntent, ChangeProof};
 use crate::durable;
 use crate::ids::{EffectKind, FileState, TxnId, TxnStatus};
 use crate::journal::Journal;
@@ -84,12 +85,75 @@ pub(super) fn repair_change(
         return Err(mismatch("file.path", &claim.path, paths.join(" | ")));
     }
     let root = journal.root.clone();
+
+    // Every file re-derived, and every temp of the change.
+    let (mut now, problems) = find_change(&root, files)?;
+    if let Some(i) = paths.iter().position(|p| *p == claim.path)
+        && now[i].state != claim.observed
+    {
+        return Err(mismatch("file.observed", claim.observed, now[i].state));
+    }
+    if !problems.is_empty() {
+        return Err(RepairRefusal::Unproven(format!(
+            "change of {} file(s) ({}): {}; nothing was done",
+            files.len(),
+            paths.join(", "),
+            problems.join("; ")
+        )));
+    }
+    let (to, basis) = target_state(req.operation, &now, files)?;
+    if to == TxnStatus::Compensated {
+        plan_put_back(journal, txn, files, &mut now)?;
+    }
+    let acts = now.iter().any(|n| n.step.is_some() || !n.temps.is_empty());
+    if ctx.foreign && acts {
+        return Err(RepairRefusal::Unproven(format!(
+            "{} would change files of the change ({}), but it was recorded for another \
+             incarnation of the project{}: nothing of it is applied to this one; bring every \
+             file to the state you want yourself, then acknowledge-safe-state or compensate",
+            req.operation,
+            paths.join(", "),
+            ctx.recorded_for
+        )));
+    }
+    let actions = change_actions(&root, intent, &now);
+    let proof_out = Proof::Change(change_proof(files, &now, to, basis));
+    let record = !(req.dry_run || req.operation == RepairOperation::Reconcile);
+    if record {
+        act_and_verify(journal, &root, files, &now, to)?;
+        let why = format!(
+            "repaired by {}: every file of the change at its {} (was quarantined: {})",
+            req.operation,
+            if to == TxnStatus::Committed {
+                "post-state"
+            } else {
+                "pre-state"
+            },
+            ctx.reason
+        );
+        record_repair(
+            journal,
+            txn,
+            req.operation,
+            to,
+            &proof_out,
+            proof_out.clone(),
+            &why,
+        )?;
+    }
+    Ok(report(req, to, record, proof_out, actions))
+}
+
+/// Every file of the change and its temps re-derived from disk, with the problems that
+/// make the change unprovable (a file in neither state, someone else's temp).
+fn find_change(
+    root: &Path,
+    files: &[ChangeFile],
+) -> Result<(Vec<ChangeNow>, Vec<String>), RepairRefusal> {
     let io_err = |path: &Path| {
         let path = path.to_path_buf();
         move |source| RepairRefusal::Io { path, source }
     };
-
-    // Every file re-derived, and every temp of the change.
     let mut now = Vec::with_capacity(files.len());
     let mut problems = Vec::new();
     for f in files {
@@ -141,21 +205,18 @@ pub(super) fn repair_change(
             step: None,
         });
     }
-    if let Some(i) = paths.iter().position(|p| *p == claim.path)
-        && now[i].state != claim.observed
-    {
-        return Err(mismatch("file.observed", claim.observed, now[i].state));
-    }
-    if !problems.is_empty() {
-        return Err(RepairRefusal::Unproven(format!(
-            "change of {} file(s) ({}): {}; nothing was done",
-            files.len(),
-            paths.join(", "),
-            problems.join("; ")
-        )));
-    }
+    Ok((now, problems))
+}
+
+/// The state `op` records: `committed` when every file is at its post-state and the
+/// operation may acknowledge it, else `compensated` (refused for acknowledge-safe-state).
+fn target_state(
+    op: RepairOperation,
+    now: &[ChangeNow],
+    files: &[ChangeFile],
+) -> Result<(TxnStatus, ProofBasis), RepairRefusal> {
     let all_post = now.iter().zip(files).all(|(n, f)| n.state == f.post);
-    let (to, basis) = match req.operation {
+    Ok(match op {
         RepairOperation::AcknowledgeSafeState | RepairOperation::Reconcile if all_post => {
             (TxnStatus::Committed, ProofBasis::PostState)
         }
@@ -173,47 +234,51 @@ pub(super) fn repair_change(
             )));
         }
         _ => (TxnStatus::Compensated, ProofBasis::PreState),
-    };
-    if to == TxnStatus::Compensated {
-        let preimages = crate::change::load_preimages(journal.conn(), txn, files)?;
-        let mut missing = Vec::new();
-        for ((n, f), image) in now.iter_mut().zip(files).zip(preimages) {
-            if n.state != f.post || f.pre == f.post {
-                continue;
+    })
+}
+
+/// Each file a compensation changes gets its step: a created file removed, an
+/// overwritten or deleted one written back from its retained pre-image (refused when
+/// one is missing).
+fn plan_put_back(
+    journal: &Journal,
+    txn: TxnId,
+    files: &[ChangeFile],
+    now: &mut [ChangeNow],
+) -> Result<(), RepairRefusal> {
+    let preimages = crate::change::load_preimages(journal.conn(), txn, files)?;
+    let mut missing = Vec::new();
+    for ((n, f), image) in now.iter_mut().zip(files).zip(preimages) {
+        if n.state != f.post || f.pre == f.post {
+            continue;
+        }
+        n.step = match (f.pre, image) {
+            (FileState::Absent, _) => Some(ChangeStep::Unlink),
+            (_, Some(image)) => Some(ChangeStep::Restore(image)),
+            (_, None) => {
+                missing.push(f.path.as_str());
+                None
             }
-            n.step = match (f.pre, image) {
-                (FileState::Absent, _) => Some(ChangeStep::Unlink),
-                (_, Some(image)) => Some(ChangeStep::Restore(image)),
-                (_, None) => {
-                    missing.push(f.path.as_str());
-                    None
-                }
-            };
-        }
-        if !missing.is_empty() {
-            return Err(RepairRefusal::Unproven(format!(
-                "{} at its post-state and no pre-image of it was retained, so the change \
-                 cannot be put back by proof: restore the pre-state yourself (e.g. from version \
-                 control) and retry; nothing was done",
-                missing.join(", ")
-            )));
-        }
+        };
     }
-    let acts = now.iter().any(|n| n.step.is_some() || !n.temps.is_empty());
-    if ctx.foreign && acts {
+    if !missing.is_empty() {
         return Err(RepairRefusal::Unproven(format!(
-            "{} would change files of the change ({}), but it was recorded for another \
-             incarnation of the project{}: nothing of it is applied to this one; bring every \
-             file to the state you want yourself, then acknowledge-safe-state or compensate",
-            req.operation,
-            paths.join(", "),
-            ctx.recorded_for
+            "{} at its post-state and no pre-image of it was retained, so the change \
+             cannot be put back by proof: restore the pre-state yourself (e.g. from version \
+             control) and retry; nothing was done",
+            missing.join(", ")
         )));
     }
+    Ok(())
+}
+
+/// The steps acting will take, for the report.
+fn change_actions(root: &Path, intent: &ChangeIntent, now: &[ChangeNow]) -> Vec<String> {
+    let files = &intent.files;
     let mut actions = Vec::new();
     for (n, f) in now.iter().zip(files) {
         for (t, _) in &n.temps {
-            let rel = t.strip_prefix(&root).unwrap_or(t);
+            let rel = t.strip_prefix(root).unwrap_or(t);
             actions.push(format!("remove leftover temp {}", rel.display()));
         }
         match &n.step {
@@ -238,11 +303,21 @@ pub(super) fn repair_change(
             part.action, part.scene
         ));
     }
-    let change_proof = crate::change::ChangeProof {
+    actions
+}
+
+/// The proof a change's repair records: every file at the state `to` proves.
+fn change_proof(
+    files: &[ChangeFile],
+    now: &[ChangeNow],
+    to: TxnStatus,
+    basis: ProofBasis,
+) -> ChangeProof {
+    ChangeProof {
         editor: None,
         files: files
             .iter()
-            .zip(&now)
+            .zip(now)
             .map(|(f, n)| FileProof {
                 path: f.path.clone(),
                 observed: if to == TxnStatus::Committed {
@@ -255,48 +330,39 @@ pub(super) fn repair_change(
                 derived_by: Deriver::Repair,
             })
             .collect(),
-    };
-    let proof_out = Proof::Change(change_proof);
-    let record = !(req.dry_run || req.operation == RepairOperation::Reconcile);
-    if record {
-        act_on_change(journal, files, &now)?;
-        // Re-derive once more: the recorded proof is what is on disk now.
-        for f in files {
-            let target = root.join(&f.path);
-            let after = durable::read_state(&target).map_err(io_err(&target))?;
-            let want = if to == TxnStatus::Committed {
-                f.post
-            } else {
-                f.pre
-            };
-            if after != want {
-                return Err(RepairRefusal::Unproven(format!(
-                    "{} changed while repairing: now {after}",
-                    f.path
-                )));
-            }
-        }
-        let why = format!(
-            "repaired by {}: every file of the change at its {} (was quarantined: {})",
-            req.operation,
-            if to == TxnStatus::Committed {
-                "post-state"
-            } else {
-                "pre-state"
-            },
-            ctx.reason
-        );
-        record_repair(
-            journal,
-            txn,
-            req.operation,
-            to,
-            &proof_out,
-            proof_out.clone(),
-            &why,
-        )?;
     }
-    Ok(report(req, to, record, proof_out, actions))
+}
+
+/// Acts (see `act_on_change`), then re-derives every file once more: the recorded
+/// proof is what is on disk now.
+fn act_and_verify(
+    journal: &Journal,
+    root: &Path,
+    files: &[ChangeFile],
+    now: &[ChangeNow],
+    to: TxnStatus,
+) -> Result<(), RepairRefusal> {
+    let io_err = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| RepairRefusal::Io { path, source }
+    };
+    act_on_change(journal, files, now)?;
+    for f in files {
+        let target = root.join(&f.path);
+        let after = durable::read_state(&target).map_err(io_err(&target))?;
+        let want = if to == TxnStatus::Committed {
+            f.post
+        } else {
+            f.pre
+        };
+        if after != want {
+            return Err(RepairRefusal::Unproven(format!(
+                "{} changed while repairing: now {after}",
+                f.path
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Carries out a change's repair: the last check (every file and temp still as
