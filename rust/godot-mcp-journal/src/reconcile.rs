@@ -187,70 +187,14 @@ impl Journal {
         // A terminal row that could not be written is still `open` in the
         // table, so this run re-derives it like any other.
         self.clear_pending_failure();
-        let rows: Vec<OpenRow> = {
-            let mut st = self.conn().prepare_cached(
-                "SELECT id, project_object_id, generation, effect_kind, intent_json
-                 FROM transactions WHERE state = 'open' ORDER BY rowid",
-            )?;
-            st.query_map([], |r| {
-                Ok(OpenRow {
-                    id: r.get(0)?,
-                    object_id: r.get(1)?,
-                    generation: r.get(2)?,
-                    kind: r.get(3)?,
-                    intent_json: r.get(4)?,
-                })
-            })?
-            .collect::<Result<_, _>>()?
-        };
-        // An unresolved editor effect that cannot have written a file stays open: it blocks
-        // nothing, and no proof of it exists on disk (see `editor`).
-        let rows: Vec<OpenRow> = rows
-            .into_iter()
-            .filter(|r| !crate::editor::stays_unresolved(&r.kind, &r.intent_json))
-            .collect();
+        let rows = self.open_rows()?;
         // Changes (many files, one state) are settled first, each on its own
         // (see `change`); one of another project incarnation stays below and
         // is quarantined like any foreign row.
         let (rows, changes) = self.split_changes(rows);
         let settled_changes = self.reconcile_changes(&changes)?;
 
-        // Launches are derived together (one /proc snapshot per round, one
-        // bounded wait for all their boundaries). Those of another project
-        // object or generation too: a process does not belong to a directory,
-        // and its receipt identifies it exactly wherever the project went.
-        let launch_rows: Vec<(TxnId, crate::launch::LaunchIntent)> = rows
-            .iter()
-            .filter(|r| r.kind == "process_launch")
-            .filter_map(|r| match serde_json::from_str::<Intent>(&r.intent_json) {
-                Ok(Intent::ProcessLaunch(i)) => Some((r.id.parse().ok()?, i)),
-                _ => None,
-            })
-            .collect();
-        // No open launch, nothing to ask the process table: a snapshot reads
-        // /proc/<pid>/stat of every process on the machine, most of a start-up.
-        let derived_launches = if launch_rows.is_empty() {
-            Vec::new()
-        } else {
-            crate::launch::derive_launches(procs, &self.state_dir, &launch_rows)
-        };
-        let mut launches: std::collections::HashMap<String, Derived> = derived_launches
-            .into_iter()
-            .zip(&launch_rows)
-            .map(|((status, proof, reason), (txn, _))| {
-                (
-                    txn.to_string(),
-                    Derived {
-                        status,
-                        proof: None,
-                        other_proof: proof.map(Proof::ProcessLaunch),
-                        reason,
-                        remove_temp: None,
-                        remove_displaced: None,
-                    },
-                )
-            })
-            .collect();
+        let mut launches = self.derive_launch_rows(procs, &rows);
         let derived: Vec<(String, Derived)> = rows
             .into_iter()
             .map(|row| {
@@ -262,33 +206,7 @@ impl Journal {
             .collect();
         cross(fp::RECONCILE_AFTER_DERIVE);
 
-        for (_, d) in &derived {
-            for leftover in [&d.remove_temp, &d.remove_displaced].into_iter().flatten() {
-                // A temp that vanished meanwhile is fine; any other failure is
-                // not, since the proof claims it is gone.
-                if let Err(e) = fs::remove_file(leftover)
-                    && e.kind() != std::io::ErrorKind::NotFound
-                {
-                    return Err(ReconcileError::Sync(e));
-                }
-            }
-        }
-        if derived
-            .iter()
-            .any(|(_, d)| d.status != TxnStatus::Quarantined)
-        {
-            // One syncfs (per OS: see godot_mcp_os::fs) makes every observed rename/unlink
-            // durable before a terminal row claims it, at the cost of one call, not one per
-            // row. Windows flushes a volume only with an administrator's handle: there each
-            // directory whose entries (the target's rename, the temp's unlink) a terminal
-            // file row claims is flushed instead.
-            crate::storage::sync_tree(
-                &*self.storage,
-                &self.root,
-                &claimed_dirs(&self.root, &derived),
-            )
-            .map_err(ReconcileError::Sync)?;
-        }
+        self.clean_up(&derived)?;
         cross(fp::RECONCILE_AFTER_CLEANUP);
 
         let mut report = ReconcileReport {
@@ -313,8 +231,138 @@ impl Journal {
                 }),
             }
         }
+        self.record_derived(&derived, &mut report)?;
+        cross(fp::RECONCILE_AFTER_TERMINAL);
+
+        self.gate = if self.sync_failed() {
+            // Nothing written since a failed sync is proven durable; only the
+            // next open folds the intent log afresh (see `Journal::sync_failed`).
+            WriteGate::Unreconciled
+        } else {
+            self.compute_gate()?
+        };
+        report.gate = self.gate.clone();
+        for line in report.stderr_lines() {
+            // The server prints these lines itself (exactly, on stderr); this is for logs.
+            tracing::debug!("{line}");
+        }
+        Ok(report)
+    }
+
+    /// The rows a previous process left `open`, but for the unresolved editor effects
+    /// that stay open (they block nothing, and no proof of them exists on disk).
+    fn open_rows(&self) -> rusqlite::Result<Vec<OpenRow>> {
+        let rows: Vec<OpenRow> = {
+            let mut st = self.conn().prepare_cached(
+                "SELECT id, project_object_id, generation, effect_kind, intent_json
+                 FROM transactions WHERE state = 'open' ORDER BY rowid",
+            )?;
+            st.query_map([], |r| {
+                Ok(OpenRow {
+                    id: r.get(0)?,
+                    object_id: r.get(1)?,
+                    generation: r.get(2)?,
+                    kind: r.get(3)?,
+                    intent_json: r.get(4)?,
+                })
+            })?
+            .collect::<Result<_, _>>()?
+        };
+        // An unresolved editor effect that cannot have written a file stays open: it blocks
+        // nothing, and no proof of it exists on disk (see `editor`).
+        let rows: Vec<OpenRow> = rows
+            .into_iter()
+            .filter(|r| !crate::editor::stays_unresolved(&r.kind, &r.intent_json))
+            .collect();
+        Ok(rows)
+    }
+
+    /// The open launches derived together (one process snapshot per round, one
+    /// bounded wait for all their boundaries), by row id.
+    fn derive_launch_rows(
+        &self,
+        procs: &dyn crate::process_table::ProcessTable,
+        rows: &[OpenRow],
+    ) -> std::collections::HashMap<String, Derived> {
+        // Launches are derived together (one /proc snapshot per round, one
+        // bounded wait for all their boundaries). Those of another project
+        // object or generation too: a process does not belong to a directory,
+        // and its receipt identifies it exactly wherever the project went.
+        let launch_rows: Vec<(TxnId, crate::launch::LaunchIntent)> = rows
+            .iter()
+            .filter(|r| r.kind == "process_launch")
+            .filter_map(|r| match serde_json::from_str::<Intent>(&r.intent_json) {
+                Ok(Intent::ProcessLaunch(i)) => Some((r.id.parse().ok()?, i)),
+                _ => None,
+            })
+            .collect();
+        // No open launch, nothing to ask the process table: a snapshot reads
+        // /proc/<pid>/stat of every process on the machine, most of a start-up.
+        let derived_launches = if launch_rows.is_empty() {
+            Vec::new()
+        } else {
+            crate::launch::derive_launches(procs, &self.state_dir, &launch_rows)
+        };
+        derived_launches
+            .into_iter()
+            .zip(&launch_rows)
+            .map(|((status, proof, reason), (txn, _))| {
+                (
+                    txn.to_string(),
+                    Derived {
+                        status,
+                        proof: None,
+                        other_proof: proof.map(Proof::ProcessLaunch),
+                        reason,
+                        remove_temp: None,
+                        remove_displaced: None,
+                    },
+                )
+            })
+            .collect()
+    }
+
+    /// Removes every leftover a derivation claims gone, then makes the project's
+    /// filesystem durable before any terminal row claims it.
+    fn clean_up(&self, derived: &[(String, Derived)]) -> Result<(), ReconcileError> {
+        for (_, d) in derived {
+            for leftover in [&d.remove_temp, &d.remove_displaced].into_iter().flatten() {
+                // A temp that vanished meanwhile is fine; any other failure is
+                // not, since the proof claims it is gone.
+                if let Err(e) = fs::remove_file(leftover)
+                    && e.kind() != std::io::ErrorKind::NotFound
+                {
+                    return Err(ReconcileError::Sync(e));
+                }
+            }
+        }
+        if derived
+            .iter()
+            .any(|(_, d)| d.status != TxnStatus::Quarantined)
+        {
+            // One syncfs (per OS: see godot_mcp_os::fs) makes every observed rename/unlink
+            // durable before a terminal row claims it, at the cost of one call, not one per
+            // row. Windows flushes a volume only with an administrator's handle: there each
+            // directory whose entries (the target's rename, the temp's unlink) a terminal
+            // file row claims is flushed instead.
+            crate::storage::sync_tree(
+                &*self.storage,
+                &self.root,
+                &claimed_dirs(&self.root, derived),
+            )
+            .map_err(ReconcileError::Sync)?;
+        }
+        Ok(())
+    }
+
+    /// Records every derived row terminal in one SQLite transaction, counted in `report`.
+    fn record_derived(
+        &mut self,
+        derived: &[(String, Derived)],
+        report: &mut ReconcileReport,
+    ) -> Result<(), ReconcileError> {
         let tx = self.conn_mut().transaction()?;
-        for (id, d) in &derived {
+        for (id, d) in derived {
             let Ok(txn) = id.parse::<TxnId>() else {
                 // An id this build cannot parse cannot be recorded by id; the
                 // row stays open as evidence and closes the gate (see
@@ -348,21 +396,7 @@ impl Journal {
             }
         }
         tx.commit()?;
-        cross(fp::RECONCILE_AFTER_TERMINAL);
-
-        self.gate = if self.sync_failed() {
-            // Nothing written since a failed sync is proven durable; only the
-            // next open folds the intent log afresh (see `Journal::sync_failed`).
-            WriteGate::Unreconciled
-        } else {
-            self.compute_gate()?
-        };
-        report.gate = self.gate.clone();
-        for line in report.stderr_lines() {
-            // The server prints these lines itself (exactly, on stderr); this is for logs.
-            tracing::debug!("{line}");
-        }
-        Ok(report)
+        Ok(())
     }
 
     /// Splits the open change rows of this project incarnation off `rows`.
