@@ -129,33 +129,9 @@ impl Journal {
         let target = self.root.join(ctx.rel);
         let io = |e| TxnFailure::Io(target.clone(), e);
 
-        // Pre-state and compare-and-swap, before anything is recorded. The
-        // identity (device, inode) read here is compared again right before
-        // the effect, with the bytes.
-        let (seen, pre_bytes) = durable::observe_bytes(&target).map_err(io)?;
-        let pre = seen.state;
-        let mode = seen.mode.unwrap_or(0o644);
-        if let Some(expected) = ctx.expected
-            && expected != pre
-        {
-            return Err(TxnFailure::Stale {
-                path: ctx.rel.to_path_buf(),
-                expected,
-                current: pre,
-                transaction_id: None,
-            });
-        }
-        let post = match effect {
-            FileEffect::Write { bytes } => FileState::of(bytes),
-            FileEffect::Delete if pre == FileState::Absent => {
-                return Err(TxnFailure::Absent(ctx.rel.to_path_buf()));
-            }
-            FileEffect::Delete => FileState::Absent,
-        };
-        if let FileEffect::Write { .. } = effect {
-            ensure_parent(&*self.storage, &self.root, ctx.rel).map_err(io)?;
-        }
-
+        // Pre-state and compare-and-swap, before anything is recorded.
+        let (seen, pre_bytes, post) = self.pre_state(&ctx, &target, effect)?;
+        let (pre, mode) = (seen.state, seen.mode.unwrap_or(0o644));
         // Intent, durable before the effect.
         let txn = TxnId::random().map_err(io)?;
         let temp = match effect {
@@ -186,6 +162,51 @@ impl Journal {
         // this one writes and fsyncs the temp file. Both are joined before the
         // effect: the intent is durable before it, and the journal costs one
         // fsync less on the critical path.
+        if let Err(e) = self.start_log_sync() {
+            return Err(self.settle(txn, &intent, ctx.link_verdict, e));
+        }
+        let effect_result = self.run_effect(&target, temp.as_deref(), effect, mode, &seen);
+        self.conclude(txn, &ctx, &intent, effect_result)
+    }
+
+    /// The target's pre-state (and bytes) and the effect's post-state, the
+    /// compare-and-swap checked, before anything is recorded. The identity (device,
+    /// inode) read here is compared again right before the effect, with the bytes.
+    fn pre_state(
+        &self,
+        ctx: &Ctx<'_>,
+        target: &Path,
+        effect: FileEffect<'_>,
+    ) -> Result<(durable::Observed, Option<Vec<u8>>, FileState), TxnFailure> {
+        let io = |e| TxnFailure::Io(target.to_path_buf(), e);
+        let (seen, pre_bytes) = durable::observe_bytes(target).map_err(io)?;
+        let pre = seen.state;
+        if let Some(expected) = ctx.expected
+            && expected != pre
+        {
+            return Err(TxnFailure::Stale {
+                path: ctx.rel.to_path_buf(),
+                expected,
+                current: pre,
+                transaction_id: None,
+            });
+        }
+        let post = match effect {
+            FileEffect::Write { bytes } => FileState::of(bytes),
+            FileEffect::Delete if pre == FileState::Absent => {
+                return Err(TxnFailure::Absent(ctx.rel.to_path_buf()));
+            }
+            FileEffect::Delete => FileState::Absent,
+        };
+        if let FileEffect::Write { .. } = effect {
+            ensure_parent(&*self.storage, &self.root, ctx.rel).map_err(io)?;
+        }
+
+        Ok((seen, pre_bytes, post))
+    }
+
+    /// The intent log's fsync thread, started once (see `run_file_txn`).
+    fn start_log_sync(&mut self) -> io::Result<()> {
         if self.log_sync.is_none() {
             let log = self
                 .log
@@ -193,17 +214,28 @@ impl Journal {
                 .unwrap_or_else(|p| p.into_inner())
                 .path()
                 .to_path_buf();
-            match BackgroundSync::start(self.storage.clone(), log) {
-                Ok(sync) => self.log_sync = Some(sync),
-                Err(e) => return Err(self.settle(txn, &intent, ctx.link_verdict, e)),
-            }
+            self.log_sync = Some(BackgroundSync::start(self.storage.clone(), log)?);
         }
+        Ok(())
+    }
+
+    /// The temp written and fsynced while the intent log's fsync runs, both joined, then
+    /// the effect: `Some((found, temp_removed))` when the target changed under it and
+    /// nothing was written.
+    fn run_effect(
+        &self,
+        target: &Path,
+        temp: Option<&Path>,
+        effect: FileEffect<'_>,
+        mode: u32,
+        seen: &durable::Observed,
+    ) -> io::Result<Option<(FileState, bool)>> {
         let storage = &*self.storage;
-        let effect_result = (|| -> io::Result<Option<FileState>> {
+        let applied = (|| -> io::Result<Option<FileState>> {
             let log_sync = self.log_sync.as_ref().expect("started above");
             log_sync.begin()?;
             let prepared = (|| -> io::Result<()> {
-                if let (FileEffect::Write { bytes }, Some(temp)) = (effect, temp.as_deref()) {
+                if let (FileEffect::Write { bytes }, Some(temp)) = (effect, temp) {
                     let file = storage.create_temp(temp, bytes, mode)?;
                     cross(fp::AFTER_TEMP_WRITE);
                     storage.sync_file(temp, &file)?;
@@ -218,24 +250,36 @@ impl Journal {
             }
             prepared?;
             synced?;
-            apply_effect(storage, &target, temp.as_deref(), effect, &seen)
+            apply_effect(storage, target, temp, effect, seen)
         })();
-        let effect_result = match effect_result {
+        match applied {
             Ok(Some(changed)) => {
                 // Not applied: drop our temp (if any) and make that durable.
-                let temp_removed = match temp.as_deref() {
+                let temp_removed = match temp {
                     Some(t) => storage.remove_file(t).is_ok(),
                     None => false,
                 };
                 if temp_removed {
-                    let _ = storage.sync_dir(durable::parent_dir(&target));
+                    let _ = storage.sync_dir(durable::parent_dir(target));
                 }
                 Ok(Some((changed, temp_removed)))
             }
             Ok(None) => Ok(None),
             Err(e) => Err(e),
-        };
+        }
+    }
 
+    /// The terminal state of a transaction whose intent is recorded, from its effect's
+    /// result: stale (not applied), committed (post-state re-derived), or settled.
+    fn conclude(
+        &mut self,
+        txn: TxnId,
+        ctx: &Ctx<'_>,
+        intent: &FileIntent,
+        effect_result: io::Result<Option<(FileState, bool)>>,
+    ) -> Result<TxnOutcome, TxnFailure> {
+        let (rel_str, pre, post) = (intent.path.clone(), intent.pre, intent.post);
+        let target = self.root.join(ctx.rel);
         match effect_result {
             Ok(Some((changed, temp_removed))) => {
                 // Someone changed the target between our read and our effect:
@@ -275,16 +319,16 @@ impl Journal {
                     }
                     Ok(other) => Err(self.settle(
                         txn,
-                        &intent,
+                        intent,
                         ctx.link_verdict,
                         io::Error::other(format!(
                             "post-state re-derived as {other}, expected {post}"
                         )),
                     )),
-                    Err(e) => Err(self.settle(txn, &intent, ctx.link_verdict, e)),
+                    Err(e) => Err(self.settle(txn, intent, ctx.link_verdict, e)),
                 }
             }
-            Err(e) => Err(self.settle(txn, &intent, ctx.link_verdict, e)),
+            Err(e) => Err(self.settle(txn, intent, ctx.link_verdict, e)),
         }
     }
 
