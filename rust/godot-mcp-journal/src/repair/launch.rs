@@ -2,6 +2,7 @@
 
 use crate::ids::{EffectKind, TxnId, TxnStatus};
 use crate::journal::Journal;
+use crate::launch::{self, LaunchEnd, LaunchIntent, LaunchProof, LeaderMatch};
 use crate::process_table::ProcessTable;
 use crate::proof::{Deriver, Proof};
 
@@ -33,13 +34,40 @@ pub(super) fn repair_launch(
     reason: Option<&str>,
     procs: &dyn ProcessTable,
 ) -> Result<RepairReport, RepairRefusal> {
-    use crate::launch::{self, LaunchEnd, LaunchProof, LeaderMatch};
     if req.operation == RepairOperation::Compensate {
         return Err(RepairRefusal::NotApplicable {
             operation: req.operation,
             kind: EffectKind::ProcessLaunch,
         });
     }
+    check_observable(&intent, procs)?;
+    let live_members = live_members(procs, &intent)?;
+    let record = !(req.dry_run || req.operation == RepairOperation::Reconcile);
+    let (to, proof) = launch_outcome(journal, req, txn, &intent, procs, &live_members, record)?;
+    let proof = Proof::ProcessLaunch(proof);
+    if record {
+        let why = format!(
+            "repaired by {} (was quarantined: {})",
+            req.operation,
+            reason.unwrap_or("no reason recorded")
+        );
+        record_repair(journal, txn, req.operation, to, &proof, proof.clone(), &why)?;
+    }
+    let actions = if req.operation == RepairOperation::Terminate && !live_members.is_empty() {
+        vec![format!(
+            "SIGKILL the recorded process group ({} live member(s))",
+            live_members.len()
+        )]
+    } else {
+        Vec::new()
+    };
+    Ok(report(req, to, record, proof, actions))
+}
+
+/// Refuses a launch this command cannot observe: a Job Object boundary (reconciled by
+/// the next server through the job itself), or an OS whose process identity it cannot
+/// read.
+fn check_observable(intent: &LaunchIntent, procs: &dyn ProcessTable) -> Result<(), RepairRefusal> {
     // Only the weak locator keeps its members in a form this command can
     // enumerate on its own (docs/recovery.md): a Job Object is reconciled by the
     // next server through the job itself, never approximated here.
@@ -59,6 +87,15 @@ pub(super) fn repair_launch(
                 .into(),
         ));
     }
+    Ok(())
+}
+
+/// What the launch's boundary holds now, without touching it: every live member,
+/// identified or not (empty for a receipt of another boot).
+fn live_members(
+    procs: &dyn ProcessTable,
+    intent: &LaunchIntent,
+) -> Result<Vec<i32>, RepairRefusal> {
     // What the boundary holds now, without touching it. The same identity rules
     // as reconciliation: a partial match (same pid and start time, another field
     // differs) is the launched process alive, never "gone", and nothing here can
@@ -71,7 +108,7 @@ pub(super) fn repair_launch(
         )
     };
     let this_boot = procs.boot_id();
-    let live_members: Vec<i32> = match &intent.receipt {
+    Ok(match &intent.receipt {
         Some(launch::LaunchReceipt {
             boot_id: Some(recorded),
             ..
@@ -134,9 +171,22 @@ pub(super) fn repair_launch(
             }
         },
         None => procs.nonce_holders(&intent.nonce).ok_or_else(unlisted)?,
-    };
-    let record = !(req.dry_run || req.operation == RepairOperation::Reconcile);
-    let (to, proof) = match req.operation {
+    })
+}
+
+/// The state `req` records for the launch and its proof: `terminate` re-derives the
+/// boundary as reconciliation does (killing proven members); the others judge the
+/// members found live.
+fn launch_outcome(
+    journal: &Journal,
+    req: &RepairRequest,
+    txn: TxnId,
+    intent: &LaunchIntent,
+    procs: &dyn ProcessTable,
+    live_members: &[i32],
+    record: bool,
+) -> Result<(TxnStatus, LaunchProof), RepairRefusal> {
+    Ok(match req.operation {
         RepairOperation::Terminate if record => {
             if intent.receipt.is_none() {
                 return Err(RepairRefusal::Unproven(
@@ -187,23 +237,5 @@ pub(super) fn repair_launch(
             };
             (to, proof)
         }
-    };
-    let proof = Proof::ProcessLaunch(proof);
-    if record {
-        let why = format!(
-            "repaired by {} (was quarantined: {})",
-            req.operation,
-            reason.unwrap_or("no reason recorded")
-        );
-        record_repair(journal, txn, req.operation, to, &proof, proof.clone(), &why)?;
-    }
-    let actions = if req.operation == RepairOperation::Terminate && !live_members.is_empty() {
-        vec![format!(
-            "SIGKILL the recorded process group ({} live member(s))",
-            live_members.len()
-        )]
-    } else {
-        Vec::new()
-    };
-    Ok(report(req, to, record, proof, actions))
+    })
 }
