@@ -3,15 +3,15 @@
 //!
 //! # Lifecycle
 //!
-//! 1. [`Journal::begin_launch`](crate::Journal::begin_launch) records the intent (nonce, endpoint, control
+//! 1. [`Journal::begin_launch`] records the intent (nonce, endpoint, control
 //!    socket inode, session directory) before anything is spawned: in the WAL,
 //!    so it survives the death of the server; fsynced with the receipt.
 //! 2. The supervisor spawns a *gated* process: it cannot run Godot until the
 //!    supervisor releases it, which it does only after
-//!    [`Journal::record_receipt`](crate::Journal::record_receipt) made the receipt (pid, start time, process
+//!    [`Journal::record_receipt`] made the receipt (pid, start time, process
 //!    group) durable. A supervisor killed before that closes the gate pipe by
 //!    dying, and the gated process exits without ever running Godot.
-//! 3. [`Journal::finish_launch`](crate::Journal::finish_launch) records the terminal result (exit code or
+//! 3. [`Journal::finish_launch`] records the terminal result (exit code or
 //!    signal, and the emptiness of the boundary) as `committed`.
 //!
 //! # Reconciliation of survivors
@@ -40,6 +40,10 @@
 //! `types` (the words) is below `record` (the journal side) and `boundary` (the
 //! processes, through the process-table seam), which are below `derive` (reconciling
 //! open launches). This module only re-exports.
+//!
+//! [`Journal::begin_launch`]: crate::Journal::begin_launch
+//! [`Journal::record_receipt`]: crate::Journal::record_receipt
+//! [`Journal::finish_launch`]: crate::Journal::finish_launch
 
 mod boundary;
 mod derive;

@@ -1,6 +1,11 @@
 //! Applying a change: read and check every file, record the intent with the
 //! pre-images, apply each effect, derive the outcome (see [`super`]).
 
+use std::io;
+use std::path::{Path, PathBuf};
+
+use rusqlite::params;
+
 use crate::durable;
 use crate::effect::{Deriver, intent_json};
 use crate::failpoints::{self as fp, cross};
@@ -10,29 +15,12 @@ use crate::journal::{
 };
 use crate::state_dir::{self, PathError};
 use crate::storage::Storage;
-use rusqlite::params;
-use std::io;
-use std::path::{Path, PathBuf};
 
-use super::settle::Settled;
-use super::settle::record_change_terminal;
-use super::settle::same_file;
-use super::settle::settle;
-use super::settle::undo_editor_part;
-use super::types::Applied;
-use super::types::ChangeEditorPart;
-use super::types::ChangeError;
-use super::types::ChangeFile;
-use super::types::ChangeIntent;
-use super::types::ChangeOp;
-use super::types::ChangeOutcome;
-use super::types::EditorHook;
-use super::types::EditorPartOutcome;
-use super::types::EditorSent;
-use super::types::FileChange;
-use super::types::HeldChange;
-use super::types::HeldEnd;
-use super::types::PreImage;
+use super::settle::{Settled, record_change_terminal, same_file, settle, undo_editor_part};
+use super::types::{
+    Applied, ChangeEditorPart, ChangeError, ChangeFile, ChangeIntent, ChangeOp, ChangeOutcome,
+    EditorHook, EditorPartOutcome, EditorSent, FileChange, HeldChange, HeldEnd, PreImage,
+};
 
 /// A file of a change, read and checked before the intent.
 struct Planned<'a> {

@@ -1,22 +1,19 @@
 //! A change after the fact: the editor parts a previous process left owed, and the
 //! changes reconciliation settles at startup.
 
+use std::path::PathBuf;
+
+use rusqlite::OptionalExtension;
+
 use crate::durable;
 use crate::effect::{Deriver, parse_intent, parse_proof};
 use crate::ids::{TxnId, TxnStatus};
 use crate::journal::{Journal, QuarantinedTxn, WriteGate, in_txn};
-use rusqlite::OptionalExtension;
-use std::path::PathBuf;
 
-use super::settle::Settled;
-use super::settle::load_preimages;
-use super::settle::record_change_terminal;
-use super::settle::record_files_put_back;
-use super::settle::settle;
-use super::types::ChangeEditorPart;
-use super::types::ChangeIntent;
-use super::types::ChangeProof;
-use super::types::EditorPartOutcome;
+use super::settle::{
+    Settled, load_preimages, record_change_terminal, record_files_put_back, settle,
+};
+use super::types::{ChangeEditorPart, ChangeIntent, ChangeProof, EditorPartOutcome};
 
 impl Journal {
     /// The changes whose editor part is owed an undo: open, with an editor part, as a

@@ -1,23 +1,20 @@
 //! Deriving a change's files from disk, putting them back from their pre-images, and
 //! recording what was proven: what the live change, reconciliation and repair share.
 
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use rusqlite::params;
+
 use crate::durable;
 use crate::effect::{Deriver, FileProof, ProofBasis, proof_json};
 use crate::failpoints::{self as fp, cross};
 use crate::ids::{FileState, TxnId, TxnStatus};
 use crate::journal::record_terminal;
 use crate::storage::Storage;
-use rusqlite::params;
-use std::fs;
-use std::io;
-use std::path::{Path, PathBuf};
 
-use super::types::ChangeEditorPart;
-use super::types::ChangeFile;
-use super::types::ChangeIntent;
-use super::types::ChangeProof;
-use super::types::EditorHook;
-use super::types::PreImage;
+use super::types::{ChangeEditorPart, ChangeFile, ChangeIntent, ChangeProof, EditorHook, PreImage};
 
 /// The outcome [`settle`] derived (and, for a compensation, made true).
 #[derive(Debug)]

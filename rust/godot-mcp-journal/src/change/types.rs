@@ -1,13 +1,15 @@
 //! A change's words: the request ([`FileChange`]), what is stored ([`ChangeIntent`],
 //! [`ChangeProof`]), the editor part and its hook, the outcomes and the error.
 
+use std::io;
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
 use crate::effect::{Deriver, Effect, FileProof, ProofBasis};
 use crate::ids::{FileState, TxnId, TxnStatus};
 use crate::journal::{IdempotencyKey, ReplayProjection, TxnFailure};
 use crate::state_dir::PathError;
-use serde::{Deserialize, Serialize};
-use std::io;
-use std::path::PathBuf;
 
 /// A change to make: its files in the order they are applied.
 #[derive(Clone, Debug)]
@@ -53,8 +55,10 @@ pub struct ChangeIntent {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub editor: Option<ChangeEditorPart>,
     /// The check the change waits on before it is settled (`build`: a `dotnet build`
-    /// of the files in place; [`Journal::apply_change_held`](crate::Journal::apply_change_held)). A change with a check
+    /// of the files in place; [`Journal::apply_change_held`]). A change with a check
     /// that a previous process left open is put back: its check never passed.
+    ///
+    /// [`Journal::apply_change_held`]: crate::Journal::apply_change_held
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub check: Option<String>,
 }
@@ -199,16 +203,24 @@ impl ChangeOutcome {
     }
 }
 
-/// What [`Journal::apply_change_held`](crate::Journal::apply_change_held) did.
+/// What [`Journal::apply_change_held`] did.
+///
+/// [`Journal::apply_change_held`]: crate::Journal::apply_change_held
 #[derive(Debug)]
 pub enum Applied {
-    /// Settled already: a replay (or, for [`Journal::apply_change_with`](crate::Journal::apply_change_with), the change).
+    /// Settled already: a replay (or, for [`Journal::apply_change_with`], the change).
+    ///
+    /// [`Journal::apply_change_with`]: crate::Journal::apply_change_with
     Done(ChangeOutcome),
-    /// Every file at its post-state, the change open until [`Journal::finish_held`](crate::Journal::finish_held).
+    /// Every file at its post-state, the change open until [`Journal::finish_held`].
+    ///
+    /// [`Journal::finish_held`]: crate::Journal::finish_held
     Held(HeldChange),
 }
 
-/// A change applied and held open for its check ([`Journal::apply_change_held`](crate::Journal::apply_change_held)).
+/// A change applied and held open for its check ([`Journal::apply_change_held`]).
+///
+/// [`Journal::apply_change_held`]: crate::Journal::apply_change_held
 #[derive(Debug)]
 pub struct HeldChange {
     /// The change's transaction (`open` until finished).
@@ -218,7 +230,9 @@ pub struct HeldChange {
     pub(super) editor_outcome: Option<EditorPartOutcome>,
 }
 
-/// How a held change ended ([`Journal::finish_held`](crate::Journal::finish_held)), derived from disk.
+/// How a held change ended ([`Journal::finish_held`]), derived from disk.
+///
+/// [`Journal::finish_held`]: crate::Journal::finish_held
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HeldEnd {
     /// The change's transaction.
@@ -246,7 +260,9 @@ crate::journal::journal_error!(
         TooLarge {
             /// The pre-images' bytes in sum.
             total: u64,
-            /// [`MAX_CHANGE_PREIMAGE_BYTES`](crate::preimage::MAX_CHANGE_PREIMAGE_BYTES).
+            /// [`MAX_CHANGE_PREIMAGE_BYTES`].
+            ///
+            /// [`MAX_CHANGE_PREIMAGE_BYTES`]: crate::preimage::MAX_CHANGE_PREIMAGE_BYTES
             limit: u64,
         },
         /// Quarantined transactions close the write gate.

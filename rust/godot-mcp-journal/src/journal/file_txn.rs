@@ -1,6 +1,10 @@
 //! `file` transactions: intent (with pre-state) durable before the effect, an atomic
 //! durable effect, a terminal row carrying a proof re-derived from disk.
 
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
 use crate::derive::derive_file_linked;
 use crate::durable;
 use crate::effect::{Deriver, FileIntent, FileProof, ProofBasis, intent_json, proof_json};
@@ -9,21 +13,14 @@ use crate::ids::IdempotencyKey;
 use crate::ids::{FileState, TxnId, TxnStatus};
 use crate::state_dir::{self, PathError};
 use crate::storage::{BackgroundSync, Storage};
-use std::fs;
-use std::io;
-use std::path::{Path, PathBuf};
 
 use super::handle::PendingTerminal;
 use super::handle::{Journal, log_error};
 use super::rows::record_terminal;
-use super::types::FileDelete;
-use super::types::FileEffect;
-use super::types::FileWrite;
-use super::types::QuarantinedTxn;
-use super::types::TxnFailure;
-use super::types::TxnOutcome;
-use super::types::WriteGate;
 use super::types::{DeleteError, WriteError};
+use super::types::{
+    FileDelete, FileEffect, FileWrite, QuarantinedTxn, TxnFailure, TxnOutcome, WriteGate,
+};
 
 macro_rules! map_failure {
     ($err:ident, $f:expr, $absent:expr) => {

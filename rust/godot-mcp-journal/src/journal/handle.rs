@@ -1,6 +1,13 @@
 //! [`Journal`] itself: its connection, the deferred terminal row, the intent log's
 //! appends and folds, the write gate, replay lookup.
 
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rusqlite::{Connection, OptionalExtension};
+
 use crate::effect::{FileIntent, FileProof, proof_json};
 use crate::failpoints::{self as fp, cross};
 use crate::identity::ProjectIdentity;
@@ -9,18 +16,9 @@ use crate::ids::{TxnId, TxnStatus};
 use crate::intent_log::IntentLog;
 use crate::lease::Lease;
 use crate::storage::{BackgroundSync, Storage};
-use rusqlite::{Connection, OptionalExtension};
-use std::fs;
-use std::io;
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use super::rows::in_txn;
-use super::types::QuarantinedTxn;
-use super::types::ReplayLookupError;
-use super::types::ReplayProjection;
-use super::types::TxnFailure;
-use super::types::WriteGate;
+use super::types::{QuarantinedTxn, ReplayLookupError, ReplayProjection, TxnFailure, WriteGate};
 
 /// The journal's file name inside the project state dir.
 pub const JOURNAL_FILE: &str = "journal.sqlite3";

@@ -1,6 +1,13 @@
 //! Opening a journal: creating or migrating the database, folding the intent log an
 //! earlier process left, taking the leases.
 
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rusqlite::Connection;
+
 use crate::identity::ProjectIdentity;
 use crate::ids::now_ms;
 use crate::intent_log::IntentLog;
@@ -8,16 +15,9 @@ use crate::lease::Lease;
 use crate::schema::{self, MigrateError};
 use crate::state_dir::{self};
 use crate::storage::{RealStorage, Storage};
-use rusqlite::Connection;
-use std::fs;
-use std::io;
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
-use super::handle::JOURNAL_FILE;
-use super::handle::Journal;
-use super::types::OpenError;
-use super::types::WriteGate;
+use super::handle::{JOURNAL_FILE, Journal};
+use super::types::{OpenError, WriteGate};
 
 /// Creates the journal at `path`, whole or not at all: written beside it
 /// ([`schema::new_journal`]), made durable and renamed into place (the lease

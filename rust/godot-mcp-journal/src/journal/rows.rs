@@ -1,11 +1,12 @@
 //! The `transactions` rows every effect kind records: one SQLite transaction, a new row,
 //! a terminal transition.
 
+use rusqlite::{Connection, params};
+
 use crate::identity::ProjectIdentity;
 use crate::ids::IdempotencyKey;
 use crate::ids::now_ms;
 use crate::ids::{EffectKind, TxnId, TxnStatus};
-use rusqlite::{Connection, params};
 
 /// Runs `f` in one SQLite transaction (cached `BEGIN`/`COMMIT` statements: this
 /// runs on every write), rolled back if `f` fails.

@@ -1,6 +1,11 @@
 //! The journal's words: the write gate, quarantined rows, the errors of opening and of
 //! each file operation, the write and delete requests and their outcomes.
 
+use std::io;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
 use crate::effect::FileProof;
 use crate::identity::IdentityError;
 use crate::ids::IdempotencyKey;
@@ -8,9 +13,6 @@ use crate::ids::{ContentHash, FileState, TxnId, TxnStatus};
 use crate::lease::LeaseError;
 use crate::schema::MigrateError;
 use crate::state_dir::PathError;
-use serde::Serialize;
-use std::io;
-use std::path::PathBuf;
 
 /// Whether writes are accepted.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -245,11 +247,15 @@ macro_rules! mutation_error {
 }
 
 mutation_error!(
-    /// A [`Journal::write_file`](crate::Journal::write_file) failed; unless said otherwise, nothing was written.
+    /// A [`Journal::write_file`] failed; unless said otherwise, nothing was written.
+    ///
+    /// [`Journal::write_file`]: crate::Journal::write_file
     WriteError {}
 );
 mutation_error!(
-    /// A [`Journal::delete_file`](crate::Journal::delete_file) failed; unless said otherwise, nothing was deleted.
+    /// A [`Journal::delete_file`] failed; unless said otherwise, nothing was deleted.
+    ///
+    /// [`Journal::delete_file`]: crate::Journal::delete_file
     DeleteError {
         /// There is no file to delete.
         #[error("{path} does not exist; nothing to delete")]

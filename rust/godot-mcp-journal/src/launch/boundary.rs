@@ -2,16 +2,14 @@
 //! members of its boundary, signalling only proven members, proving the boundary empty,
 //! archiving the session.
 
-use crate::ids::TxnId;
-use crate::process_table::{JobState, PinnedSignal, ProcStat, ProcessTable};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::types::ARCHIVE_DIR;
-use super::types::Boundary;
-use super::types::EXPORT_PARTIAL;
-use super::types::LaunchReceipt;
+use crate::ids::TxnId;
+use crate::process_table::{JobState, PinnedSignal, ProcStat, ProcessTable};
+
+use super::types::{ARCHIVE_DIR, Boundary, EXPORT_PARTIAL, LaunchReceipt};
 
 // ---------------------------------------------------------------------------------
 // Process identity, through the process-table seam

@@ -1,26 +1,17 @@
 //! Reconciling the launches a previous process left open (see [`super`]).
 
-use crate::effect::Deriver;
-use crate::ids::{TxnId, TxnStatus};
-use crate::process_table::{JobState, PinnedSignal, ProcStat, ProcessTable};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use super::boundary::JobView;
-use super::boundary::LeaderMatch;
-use super::boundary::archive_session;
-use super::boundary::identify_job_members;
-use super::boundary::identify_live;
-use super::boundary::match_leader;
-use super::boundary::remember_signalled;
-use super::boundary::signal_identified;
-use super::boundary::still_dying;
-use super::types::Boundary;
-use super::types::EMPTY_WAIT;
-use super::types::LaunchEnd;
-use super::types::LaunchIntent;
-use super::types::LaunchProof;
-use super::types::LaunchReceipt;
+use crate::effect::Deriver;
+use crate::ids::{TxnId, TxnStatus};
+use crate::process_table::{JobState, PinnedSignal, ProcStat, ProcessTable};
+
+use super::boundary::{
+    JobView, LeaderMatch, archive_session, identify_job_members, identify_live, match_leader,
+    remember_signalled, signal_identified, still_dying,
+};
+use super::types::{Boundary, EMPTY_WAIT, LaunchEnd, LaunchIntent, LaunchProof, LaunchReceipt};
 
 /// The outcome re-derived for one open launch.
 pub(crate) type LaunchDerived = (TxnStatus, Option<LaunchProof>, Option<String>);

@@ -1,17 +1,15 @@
 //! The journal side of a launch: its intent, receipt and terminal result recorded, its
 //! proof read back, and the composite write that links to it.
 
+use std::io;
+
+use rusqlite::params;
+
 use crate::effect::{parse_proof, proof_json};
 use crate::ids::{EffectKind, TxnId, TxnStatus};
 use crate::journal::{Journal, NewTxn, QuarantinedTxn, WriteGate, insert_txn, record_terminal};
-use rusqlite::params;
-use std::io;
 
-use super::types::LaunchEnd;
-use super::types::LaunchError;
-use super::types::LaunchIntent;
-use super::types::LaunchProof;
-use super::types::LaunchReceipt;
+use super::types::{LaunchEnd, LaunchError, LaunchIntent, LaunchProof, LaunchReceipt};
 
 impl Journal {
     /// Records a launch intent before the caller spawns (written to the WAL; made

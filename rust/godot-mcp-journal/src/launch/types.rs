@@ -1,11 +1,13 @@
 //! A launch's words: its directories, its boundary, the receipt, the stored intent and
 //! proof ([`LaunchIntent`] implements [`crate::effect::Effect`]), the error.
 
-use crate::effect::{Deriver, Effect};
-use crate::ids::TxnId;
-use serde::{Deserialize, Serialize};
 use std::io;
 use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::effect::{Deriver, Effect};
+use crate::ids::TxnId;
 
 /// Where sessions keep their output while they run, inside the project state dir.
 pub const SESSIONS_DIR: &str = "sessions";

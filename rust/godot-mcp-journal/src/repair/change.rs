@@ -1,20 +1,15 @@
 //! The repair of a change: every file of it proven, put back or acknowledged together.
 
+use std::path::{Path, PathBuf};
+
 use crate::change::{ChangeFile, ChangeIntent, ChangeProof};
 use crate::durable;
 use crate::ids::{EffectKind, FileState, TxnId, TxnStatus};
 use crate::journal::Journal;
 use crate::proof::{Deriver, FileProof, Proof, ProofBasis};
-use std::path::{Path, PathBuf};
 
-use super::common::mismatch;
-use super::common::record_repair;
-use super::common::report;
-use super::request::RepairOperation;
-use super::request::RepairProof;
-use super::request::RepairRefusal;
-use super::request::RepairReport;
-use super::request::RepairRequest;
+use super::common::{mismatch, record_repair, report};
+use super::request::{RepairOperation, RepairProof, RepairRefusal, RepairReport, RepairRequest};
 
 /// What a change's repair needs from the row beyond its intent.
 pub(super) struct ChangeCtx<'a> {

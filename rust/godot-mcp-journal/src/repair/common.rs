@@ -1,22 +1,21 @@
 //! What every kind's repair shares: reading the proof file, checking a claim against
 //! disk, restoring bytes, recording the transition with its `repairs` log row.
 
-use crate::durable;
-use crate::ids::{FileState, TxnId, TxnStatus};
-use crate::journal::{Journal, now_ms, record_terminal};
-use crate::proof::Proof;
-use rusqlite::params;
 use std::fs;
 use std::io;
 use std::path::Path;
 
-use super::request::FileClaim;
-use super::request::PROOF_SCHEMA;
-use super::request::RepairOperation;
-use super::request::RepairProof;
-use super::request::RepairRefusal;
-use super::request::RepairReport;
-use super::request::RepairRequest;
+use rusqlite::params;
+
+use crate::durable;
+use crate::ids::{FileState, TxnId, TxnStatus};
+use crate::journal::{Journal, now_ms, record_terminal};
+use crate::proof::Proof;
+
+use super::request::{
+    FileClaim, PROOF_SCHEMA, RepairOperation, RepairProof, RepairRefusal, RepairReport,
+    RepairRequest,
+};
 
 pub(super) struct Row {
     pub(super) object_id: String,

@@ -1,21 +1,16 @@
 //! The repair of an `editor_runtime` transaction.
 
+use std::path::Path;
+
 use crate::durable;
 use crate::ids::{EffectKind, FileState, TxnId, TxnStatus};
 use crate::journal::Journal;
 use crate::proof::{FileProof, Proof, ProofBasis};
-use std::path::Path;
 
-use super::common::mismatch;
-use super::common::observe_claimed;
-use super::common::record_repair;
-use super::common::report;
-use super::request::FileClaim;
-use super::request::RepairOperation;
-use super::request::RepairProof;
-use super::request::RepairRefusal;
-use super::request::RepairReport;
-use super::request::RepairRequest;
+use super::common::{mismatch, observe_claimed, record_repair, report};
+use super::request::{
+    FileClaim, RepairOperation, RepairProof, RepairRefusal, RepairReport, RepairRequest,
+};
 
 /// An `editor_runtime` transaction quarantined because a command that may have written
 /// a file (scene or resource) lost its answer, or answered an error whose pre-state was not

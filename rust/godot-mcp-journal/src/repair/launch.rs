@@ -6,12 +6,8 @@ use crate::launch::{self, LaunchEnd, LaunchIntent, LaunchProof, LeaderMatch};
 use crate::process_table::ProcessTable;
 use crate::proof::{Deriver, Proof};
 
-use super::common::record_repair;
-use super::common::report;
-use super::request::RepairOperation;
-use super::request::RepairRefusal;
-use super::request::RepairReport;
-use super::request::RepairRequest;
+use super::common::{record_repair, report};
+use super::request::{RepairOperation, RepairRefusal, RepairReport, RepairRequest};
 
 /// A quarantined `process_launch`: a survivor whose boundary could not be proven empty.
 /// Every proof field is re-derived from live process identity (pid, start time, process

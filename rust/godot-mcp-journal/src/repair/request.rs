@@ -1,14 +1,16 @@
 //! A repair's words: the operations, the request, the operator's proof file, the
 //! report and the refusals (each with its exit code).
 
-use crate::ids::{EffectKind, FileState, TxnId, TxnStatus};
-use crate::journal::OpenError;
-use crate::proof::Proof;
-use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::io;
 use std::path::PathBuf;
 use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::ids::{EffectKind, FileState, TxnId, TxnStatus};
+use crate::journal::OpenError;
+use crate::proof::Proof;
 
 /// The `schema` value of a repair-proof file this build accepts.
 pub const PROOF_SCHEMA: &str = "godot-mcp.repair-proof/1";
