@@ -8,10 +8,10 @@
 
 use std::path::Path;
 
+use crate::effect::{Deriver, FileIntent, FileProof, ProofBasis, intent_json, proof_json};
 use crate::ids::{EffectKind, FileState, TxnId, TxnStatus};
-use crate::journal::{Journal, NewTxn, insert_txn, to_json};
+use crate::journal::{Journal, NewTxn, insert_txn};
 use crate::launch::LaunchError;
-use crate::proof::{Deriver, FileIntent, FileProof, Intent, Proof, ProofBasis};
 
 impl Journal {
     /// Records an artifact written outside the project by the launch `link`
@@ -33,20 +33,20 @@ impl Journal {
         }
         let txn = TxnId::random()?;
         let shown = path.display().to_string();
-        let intent = Intent::File(FileIntent {
+        let intent = FileIntent {
             path: shown.clone(),
             pre,
             post: observed,
             temp: None,
             linked_launch: Some(link),
-        });
-        let proof = Proof::File(FileProof {
+        };
+        let proof = FileProof {
             path: shown,
             observed,
             basis: ProofBasis::PostState,
             temp_removed: false,
             derived_by: Deriver::Live,
-        });
+        };
         insert_txn(
             self.conn(),
             &self.identity,
@@ -56,8 +56,8 @@ impl Journal {
                 operation,
                 tool_family,
                 state: TxnStatus::Committed,
-                intent_json: &to_json(&intent)?,
-                proof_json: Some(&to_json(&proof)?),
+                intent_json: &intent_json(&intent)?,
+                proof_json: Some(&proof_json::<FileIntent>(&proof)?),
                 parent: None,
                 idem: None,
             },

@@ -150,7 +150,7 @@ pub fn arm_sigkill_from_env(var: &str) {
     let _ = var;
 }
 
-/// [`cross`] for the other crates of the workspace (the process plane).
+/// `cross` for the other crates of the workspace (the process plane).
 #[inline]
 pub fn cross_pub(name: &'static str) {
     cross(name);

@@ -2,6 +2,7 @@
 
 use std::fmt;
 use std::str::FromStr;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -257,6 +258,27 @@ spelled!(EffectKind {
     ProcessLaunch => "process_launch",
     EditorRuntime => "editor_runtime",
 });
+
+/// Who asks, in which context, for idempotent replay. The project object id
+/// and generation, the tool family and the operation complete the identity.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IdempotencyKey {
+    /// The client's idempotency identifier.
+    pub id: String,
+    /// The mode-specific principal.
+    pub principal: String,
+    /// The session within the principal.
+    pub session: String,
+    /// The full canonical request hash (see [`crate::journal::canonical_request_hash`]).
+    pub request_hash: ContentHash,
+}
+
+/// Milliseconds since the Unix epoch, the journal's timestamps.
+pub(crate) fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
 
 #[cfg(test)]
 mod tests {

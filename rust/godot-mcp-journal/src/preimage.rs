@@ -22,6 +22,13 @@ use rusqlite::{Connection, OptionalExtension};
 
 use crate::ids::{ContentHash, FileState, TxnId, TxnStatus};
 
+/// The most bytes of pre-images one change retains in sum (each file's pre-image
+/// is its bytes before the change: every file it overwrites or deletes). A
+/// change past it is refused before anything is recorded or written
+/// ([`crate::change::ChangeError::TooLarge`]); the journal holds them in one SQLite transaction
+/// and in memory while the change runs. See docs/recovery.md.
+pub const MAX_CHANGE_PREIMAGE_BYTES: u64 = 256 * 1024 * 1024;
+
 /// The largest pre-image retained whole, in bytes (4 MiB). Project text
 /// resources and scenes are far below it; larger binaries are what version
 /// control is for.

@@ -1,27 +1,17 @@
-//! Intents and proofs as they are stored: JSON tagged by effect kind, so each
-//! kind's executor owns its own shape and none needs a second journal.
+//! Intents and proofs as they are read back, whatever their kind: JSON tagged by effect
+//! kind, so each kind's executor owns its own shape and none needs a second journal.
+//!
+//! Each kind is a type implementing [`Effect`] (its tag, its proof, its summary) and
+//! writes and reads its own rows through it ([`crate::effect`]); these two enums are the
+//! read side for the modules above every kind (listing, reconciliation, repair), and
+//! sit above the kinds they name. They store the same bytes as [`Effect`]'s tagged JSON.
 
 use serde::{Deserialize, Serialize};
 
-use crate::ids::{FileState, TxnId};
-
-/// What a `file` transaction intends, durable before its effect.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FileIntent {
-    /// Project-relative path of the target (UTF-8, validated).
-    pub path: String,
-    /// The target's state before the effect (`absent` for a create).
-    pub pre: FileState,
-    /// The target's state after the effect (`absent` is a delete's tombstone).
-    pub post: FileState,
-    /// Project-relative path of the temp file a write renames over the target.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub temp: Option<String>,
-    /// For a composite (e.g. a canonical resource write by a Godot helper): the
-    /// `process_launch` transaction whose proof must also hold to commit.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub linked_launch: Option<TxnId>,
-}
+use crate::change::ChangeIntent;
+use crate::editor::EditorIntent;
+pub use crate::effect::{Deriver, Effect, FileIntent, FileProof, ProofBasis};
+use crate::launch::LaunchIntent;
 
 /// A stored intent, tagged by effect kind.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -31,64 +21,11 @@ pub enum Intent {
     /// An on-disk mutation.
     File(FileIntent),
     /// A supervised process launch and its receipt.
-    ProcessLaunch(crate::launch::LaunchIntent),
+    ProcessLaunch(LaunchIntent),
     /// An effect applied through the editor bridge.
-    EditorRuntime(crate::editor::EditorIntent),
+    EditorRuntime(EditorIntent),
     /// A change: many file effects, one terminal state (see [`crate::change`]).
-    Change(crate::change::ChangeIntent),
-}
-
-/// What the re-derived on-disk state proved.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ProofBasis {
-    /// The target is in the recorded post-state.
-    PostState,
-    /// The target is in the recorded pre-state.
-    PreState,
-    /// Live only: the target changed under the transaction after its intent
-    /// and before its effect; nothing was written (the write answers `stale`).
-    NotApplied,
-}
-
-/// Who re-derived a proof.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Deriver {
-    /// The live transaction, right after its effect.
-    Live,
-    /// Startup reconciliation.
-    Reconcile,
-    /// `godot-mcp transaction repair`.
-    Repair,
-}
-
-/// The proof of a `file` transaction's terminal state.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FileProof {
-    /// Project-relative path of the target.
-    pub path: String,
-    /// The target's state as re-derived from disk.
-    pub observed: FileState,
-    /// Which recorded state `observed` matches.
-    pub basis: ProofBasis,
-    /// A leftover temp file was removed before recording.
-    pub temp_removed: bool,
-    /// Who re-derived it.
-    pub derived_by: Deriver,
-}
-
-impl FileProof {
-    /// A proof that repair re-derived: `path` at `observed`, matching `basis`.
-    pub fn repaired(path: String, observed: FileState, basis: ProofBasis) -> Self {
-        Self {
-            path,
-            observed,
-            basis,
-            temp_removed: false,
-            derived_by: Deriver::Repair,
-        }
-    }
+    Change(ChangeIntent),
 }
 
 /// A stored proof, tagged by effect kind.
@@ -111,59 +48,54 @@ impl Proof {
     /// One human line, for listings.
     pub fn summary(&self) -> String {
         match self {
-            Proof::EditorRuntime(p) => format!(
-                "editor replied {} to request {}{}{}{}{}",
-                p.reply,
-                p.request_id,
-                match p.undoable {
-                    Some(true) => " (on the editor's undo history)",
-                    Some(false) => " (not undoable)",
-                    None => "",
-                },
-                match p.editor_left {
-                    Some(left) => format!(
-                        "; editor {}",
-                        serde_json::to_value(left)
-                            .ok()
-                            .and_then(|v| v.as_str().map(String::from))
-                            .unwrap_or_default()
-                    ),
-                    None => String::new(),
-                },
-                match (&p.pre_state, &p.post_state) {
-                    (Some(pre), Some(post)) => format!("; file {pre} before, {post} after"),
-                    (Some(pre), None) => format!("; file {pre} before, unreadable after"),
-                    (None, Some(post)) => format!("; file {post} after"),
-                    (None, None) => String::new(),
-                },
-                p.files
-                    .iter()
-                    .map(|f| match &f.post_state {
-                        Some(post) => format!(
-                            "; {} {} ({} before, {post} after)",
-                            f.path,
-                            if f.written { "written" } else { "not written" },
-                            f.pre_state
-                        ),
-                        None => format!("; {} unreadable after ({} before)", f.path, f.pre_state),
-                    })
-                    .collect::<String>()
-            ),
-            Proof::File(p) => {
-                let basis = match p.basis {
-                    ProofBasis::PostState => "post-state",
-                    ProofBasis::PreState => "pre-state",
-                    ProofBasis::NotApplied => "not applied, target changed before effect",
-                };
-                let derived = match p.derived_by {
-                    Deriver::Live => "live",
-                    Deriver::Reconcile => "reconcile",
-                    Deriver::Repair => "repair",
-                };
-                format!("{basis} {} on disk ({derived})", p.observed)
-            }
-            Proof::ProcessLaunch(p) => p.summary(),
-            Proof::Change(p) => p.summary(),
+            Proof::EditorRuntime(p) => EditorIntent::summary(p),
+            Proof::File(p) => FileIntent::summary(p),
+            Proof::ProcessLaunch(p) => LaunchIntent::summary(p),
+            Proof::Change(p) => ChangeIntent::summary(p),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::effect::{intent_json, parse_intent, parse_proof, proof_json};
+    use crate::ids::{FileState, TxnId};
+
+    /// Each kind's own tagged JSON ([`Effect`]) is byte for byte what the enums write,
+    /// and each reads the other's: rows written either way read back either way.
+    #[test]
+    fn each_kinds_tagged_json_is_the_enums() {
+        let state = FileState::of(b"x");
+        let file = FileIntent {
+            path: "a.gd".into(),
+            pre: FileState::Absent,
+            post: state,
+            temp: Some(".a.gd.tmp".into()),
+            linked_launch: Some(TxnId::from_bytes([7; 16])),
+        };
+        let json = intent_json(&file).unwrap();
+        assert_eq!(
+            json,
+            serde_json::to_string(&Intent::File(file.clone())).unwrap()
+        );
+        assert!(json.starts_with(r#"{"kind":"file","#), "{json}");
+        assert_eq!(parse_intent::<FileIntent>(&json), Some(file.clone()));
+        assert_eq!(
+            parse_intent::<ChangeIntent>(&json),
+            None,
+            "another kind's row"
+        );
+        let proof = FileProof::repaired("a.gd".into(), state, ProofBasis::PostState);
+        let json = proof_json::<FileIntent>(&proof).unwrap();
+        assert_eq!(
+            json,
+            serde_json::to_string(&Proof::File(proof.clone())).unwrap()
+        );
+        assert_eq!(parse_proof::<FileIntent>(&json), Some(proof.clone()));
+        assert_eq!(
+            Proof::File(proof).summary(),
+            format!("post-state {state} on disk (repair)")
+        );
     }
 }

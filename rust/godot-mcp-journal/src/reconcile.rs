@@ -20,11 +20,15 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::derive::{FileDerived, derive_file_linked};
 use crate::durable;
 use crate::failpoints::{self as fp, cross};
 use crate::ids::{TxnId, TxnStatus};
-use crate::journal::{Journal, QuarantinedTxn, WriteGate, record_terminal};
-use crate::proof::{Deriver, FileIntent, FileProof, Intent, Proof, ProofBasis};
+pub use crate::journal::ReconcileError;
+use crate::journal::{Journal, QuarantinedTxn, WriteGate, record_terminal, to_json};
+use crate::proof::{Deriver, FileProof, Intent, Proof};
+#[cfg(test)]
+use crate::proof::{FileIntent, ProofBasis};
 
 /// What one reconciliation did.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -96,19 +100,6 @@ impl ReconcileReport {
     }
 }
 
-/// Reconciliation could not finish; the open rows stay open and the gate stays
-/// `Unreconciled`.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum ReconcileError {
-    /// The journal database failed.
-    #[error("journal: {0}")]
-    Journal(#[from] rusqlite::Error),
-    /// Making the project's filesystem durable failed.
-    #[error("syncfs of the project failed: {0}")]
-    Sync(std::io::Error),
-}
-
 /// The outcome re-derived for one `file` intent.
 #[derive(Debug)]
 pub(crate) struct Derived {
@@ -138,118 +129,23 @@ impl Derived {
     }
 }
 
+impl From<FileDerived> for Derived {
+    fn from(d: FileDerived) -> Self {
+        Self {
+            status: d.status,
+            proof: d.proof,
+            other_proof: None,
+            reason: d.reason,
+            remove_temp: d.remove_temp,
+            remove_displaced: d.remove_displaced,
+        }
+    }
+}
+
 /// Re-derives a `file` intent's outcome from disk. Pure apart from reads.
 #[cfg(test)]
 pub(crate) fn derive_file(root: &Path, intent: &FileIntent, by: Deriver) -> Derived {
-    derive_file_linked(root, intent, by, None)
-}
-
-/// [`derive_file`] for a composite: `link` is the verdict on the linked
-/// `process_launch` sub-proof (`Ok` when it shows a clean terminal state). A
-/// composite commits only if both hold; with an unclean launch it can still be
-/// proven compensated (the target is in its pre-state), never committed.
-pub(crate) fn derive_file_linked(
-    root: &Path,
-    intent: &FileIntent,
-    by: Deriver,
-    link: Option<Result<(), String>>,
-) -> Derived {
-    let link_problem = match (intent.linked_launch, link) {
-        (None, _) => None,
-        (Some(_), Some(Ok(()))) => None,
-        (Some(l), Some(Err(why))) => Some(format!("composite: linked process_launch {l} {why}")),
-        (Some(l), None) => Some(format!(
-            "composite: linked process_launch {l} was not re-validated"
-        )),
-    };
-    let target = root.join(&intent.path);
-    let observed = match durable::read_state(&target) {
-        Ok(s) => s,
-        Err(e) => {
-            return Derived::quarantined(format!("{}: cannot re-derive state: {e}", intent.path));
-        }
-    };
-    let temp = intent.temp.as_ref().map(|t| root.join(t));
-    let temp_exists = match &temp {
-        Some(t) => match fs::symlink_metadata(t) {
-            Ok(_) => true,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
-            Err(e) => {
-                return Derived::quarantined(format!("{}: cannot inspect temp: {e}", intent.path));
-            }
-        },
-        None => false,
-    };
-    let basis = if observed == intent.post {
-        ProofBasis::PostState
-    } else if observed == intent.pre {
-        ProofBasis::PreState
-    } else {
-        return Derived::quarantined(format!(
-            "{} is {observed}, neither its pre-state {} nor its post-state {}",
-            intent.path, intent.pre, intent.post
-        ));
-    };
-    if let Some(problem) = link_problem
-        && basis == ProofBasis::PostState
-    {
-        return Derived::quarantined(format!(
-            "{} is in its post-state, but {problem}",
-            intent.path
-        ));
-    }
-    // Once the target holds our bytes, a leftover at the temp path (or, on
-    // Windows, the displaced path) is what the exchange displaced: ours to
-    // remove only when it holds the pre-state (or our bytes). Anything else is
-    // a file someone wrote between the re-check and the exchange, which a
-    // crash left there: kept as evidence. (With the target in its pre-state
-    // nothing was exchanged: the temp is our own, perhaps torn by the crash.)
-    let displaced = temp
-        .as_deref()
-        .map(godot_mcp_os::fs::exchange_backup)
-        .filter(|d| fs::symlink_metadata(d).is_ok());
-    let exchanged = basis == ProofBasis::PostState;
-    let leftovers = temp.iter().filter(|_| temp_exists).chain(displaced.iter());
-    for leftover in leftovers.filter(|_| exchanged) {
-        match durable::read_state(leftover) {
-            Ok(held) if held == intent.pre || held == intent.post => {}
-            Ok(held) => {
-                return Derived::quarantined(format!(
-                    "{} is {observed}, but {} holds {held}, neither its pre-state {} nor its \
-                     post-state {}: a file someone wrote during the exchange, kept there as \
-                     evidence",
-                    intent.path,
-                    leftover.strip_prefix(root).unwrap_or(leftover).display(),
-                    intent.pre,
-                    intent.post
-                ));
-            }
-            Err(e) => {
-                return Derived::quarantined(format!(
-                    "{}: cannot re-derive the state of {}: {e}",
-                    intent.path,
-                    leftover.display()
-                ));
-            }
-        }
-    }
-    Derived {
-        status: match basis {
-            ProofBasis::PostState => TxnStatus::Committed,
-            _ => TxnStatus::Compensated,
-        },
-        proof: Some(FileProof {
-            path: intent.path.clone(),
-            observed,
-            basis,
-            temp_removed: temp_exists,
-            derived_by: by,
-        }),
-        other_proof: None,
-        reason: None,
-        remove_displaced: displaced,
-        remove_temp: temp.filter(|_| temp_exists),
-    }
+    derive_file_linked(root, intent, by, None).into()
 }
 
 /// The directories holding the targets of the file rows about to be recorded
@@ -291,70 +187,14 @@ impl Journal {
         // A terminal row that could not be written is still `open` in the
         // table, so this run re-derives it like any other.
         self.clear_pending_failure();
-        let rows: Vec<OpenRow> = {
-            let mut st = self.conn().prepare_cached(
-                "SELECT id, project_object_id, generation, effect_kind, intent_json
-                 FROM transactions WHERE state = 'open' ORDER BY rowid",
-            )?;
-            st.query_map([], |r| {
-                Ok(OpenRow {
-                    id: r.get(0)?,
-                    object_id: r.get(1)?,
-                    generation: r.get(2)?,
-                    kind: r.get(3)?,
-                    intent_json: r.get(4)?,
-                })
-            })?
-            .collect::<Result<_, _>>()?
-        };
-        // An unresolved editor effect that cannot have written a file stays open: it blocks
-        // nothing, and no proof of it exists on disk (see `editor`).
-        let rows: Vec<OpenRow> = rows
-            .into_iter()
-            .filter(|r| !crate::editor::stays_unresolved(&r.kind, &r.intent_json))
-            .collect();
+        let rows = self.open_rows()?;
         // Changes (many files, one state) are settled first, each on its own
         // (see `change`); one of another project incarnation stays below and
         // is quarantined like any foreign row.
         let (rows, changes) = self.split_changes(rows);
         let settled_changes = self.reconcile_changes(&changes)?;
 
-        // Launches are derived together (one /proc snapshot per round, one
-        // bounded wait for all their boundaries). Those of another project
-        // object or generation too: a process does not belong to a directory,
-        // and its receipt identifies it exactly wherever the project went.
-        let launch_rows: Vec<(TxnId, crate::launch::LaunchIntent)> = rows
-            .iter()
-            .filter(|r| r.kind == "process_launch")
-            .filter_map(|r| match serde_json::from_str::<Intent>(&r.intent_json) {
-                Ok(Intent::ProcessLaunch(i)) => Some((r.id.parse().ok()?, i)),
-                _ => None,
-            })
-            .collect();
-        // No open launch, nothing to ask the process table: a snapshot reads
-        // /proc/<pid>/stat of every process on the machine, most of a start-up.
-        let derived_launches = if launch_rows.is_empty() {
-            Vec::new()
-        } else {
-            crate::launch::derive_launches(procs, &self.state_dir, &launch_rows)
-        };
-        let mut launches: std::collections::HashMap<String, Derived> = derived_launches
-            .into_iter()
-            .zip(&launch_rows)
-            .map(|((status, proof, reason), (txn, _))| {
-                (
-                    txn.to_string(),
-                    Derived {
-                        status,
-                        proof: None,
-                        other_proof: proof.map(Proof::ProcessLaunch),
-                        reason,
-                        remove_temp: None,
-                        remove_displaced: None,
-                    },
-                )
-            })
-            .collect();
+        let mut launches = self.derive_launch_rows(procs, &rows);
         let derived: Vec<(String, Derived)> = rows
             .into_iter()
             .map(|row| {
@@ -366,33 +206,7 @@ impl Journal {
             .collect();
         cross(fp::RECONCILE_AFTER_DERIVE);
 
-        for (_, d) in &derived {
-            for leftover in [&d.remove_temp, &d.remove_displaced].into_iter().flatten() {
-                // A temp that vanished meanwhile is fine; any other failure is
-                // not, since the proof claims it is gone.
-                if let Err(e) = fs::remove_file(leftover)
-                    && e.kind() != std::io::ErrorKind::NotFound
-                {
-                    return Err(ReconcileError::Sync(e));
-                }
-            }
-        }
-        if derived
-            .iter()
-            .any(|(_, d)| d.status != TxnStatus::Quarantined)
-        {
-            // One syncfs (per OS: see godot_mcp_os::fs) makes every observed rename/unlink
-            // durable before a terminal row claims it, at the cost of one call, not one per
-            // row. Windows flushes a volume only with an administrator's handle: there each
-            // directory whose entries (the target's rename, the temp's unlink) a terminal
-            // file row claims is flushed instead.
-            crate::storage::sync_tree(
-                &*self.storage,
-                &self.root,
-                &claimed_dirs(&self.root, &derived),
-            )
-            .map_err(ReconcileError::Sync)?;
-        }
+        self.clean_up(&derived)?;
         cross(fp::RECONCILE_AFTER_CLEANUP);
 
         let mut report = ReconcileReport {
@@ -417,8 +231,138 @@ impl Journal {
                 }),
             }
         }
+        self.record_derived(&derived, &mut report)?;
+        cross(fp::RECONCILE_AFTER_TERMINAL);
+
+        self.gate = if self.sync_failed() {
+            // Nothing written since a failed sync is proven durable; only the
+            // next open folds the intent log afresh (see `Journal::sync_failed`).
+            WriteGate::Unreconciled
+        } else {
+            self.compute_gate()?
+        };
+        report.gate = self.gate.clone();
+        for line in report.stderr_lines() {
+            // The server prints these lines itself (exactly, on stderr); this is for logs.
+            tracing::debug!("{line}");
+        }
+        Ok(report)
+    }
+
+    /// The rows a previous process left `open`, but for the unresolved editor effects
+    /// that stay open (they block nothing, and no proof of them exists on disk).
+    fn open_rows(&self) -> rusqlite::Result<Vec<OpenRow>> {
+        let rows: Vec<OpenRow> = {
+            let mut st = self.conn().prepare_cached(
+                "SELECT id, project_object_id, generation, effect_kind, intent_json
+                 FROM transactions WHERE state = 'open' ORDER BY rowid",
+            )?;
+            st.query_map([], |r| {
+                Ok(OpenRow {
+                    id: r.get(0)?,
+                    object_id: r.get(1)?,
+                    generation: r.get(2)?,
+                    kind: r.get(3)?,
+                    intent_json: r.get(4)?,
+                })
+            })?
+            .collect::<Result<_, _>>()?
+        };
+        // An unresolved editor effect that cannot have written a file stays open: it blocks
+        // nothing, and no proof of it exists on disk (see `editor`).
+        let rows: Vec<OpenRow> = rows
+            .into_iter()
+            .filter(|r| !crate::editor::stays_unresolved(&r.kind, &r.intent_json))
+            .collect();
+        Ok(rows)
+    }
+
+    /// The open launches derived together (one process snapshot per round, one
+    /// bounded wait for all their boundaries), by row id.
+    fn derive_launch_rows(
+        &self,
+        procs: &dyn crate::process_table::ProcessTable,
+        rows: &[OpenRow],
+    ) -> std::collections::HashMap<String, Derived> {
+        // Launches are derived together (one /proc snapshot per round, one
+        // bounded wait for all their boundaries). Those of another project
+        // object or generation too: a process does not belong to a directory,
+        // and its receipt identifies it exactly wherever the project went.
+        let launch_rows: Vec<(TxnId, crate::launch::LaunchIntent)> = rows
+            .iter()
+            .filter(|r| r.kind == "process_launch")
+            .filter_map(|r| match serde_json::from_str::<Intent>(&r.intent_json) {
+                Ok(Intent::ProcessLaunch(i)) => Some((r.id.parse().ok()?, i)),
+                _ => None,
+            })
+            .collect();
+        // No open launch, nothing to ask the process table: a snapshot reads
+        // /proc/<pid>/stat of every process on the machine, most of a start-up.
+        let derived_launches = if launch_rows.is_empty() {
+            Vec::new()
+        } else {
+            crate::launch::derive_launches(procs, &self.state_dir, &launch_rows)
+        };
+        derived_launches
+            .into_iter()
+            .zip(&launch_rows)
+            .map(|((status, proof, reason), (txn, _))| {
+                (
+                    txn.to_string(),
+                    Derived {
+                        status,
+                        proof: None,
+                        other_proof: proof.map(Proof::ProcessLaunch),
+                        reason,
+                        remove_temp: None,
+                        remove_displaced: None,
+                    },
+                )
+            })
+            .collect()
+    }
+
+    /// Removes every leftover a derivation claims gone, then makes the project's
+    /// filesystem durable before any terminal row claims it.
+    fn clean_up(&self, derived: &[(String, Derived)]) -> Result<(), ReconcileError> {
+        for (_, d) in derived {
+            for leftover in [&d.remove_temp, &d.remove_displaced].into_iter().flatten() {
+                // A temp that vanished meanwhile is fine; any other failure is
+                // not, since the proof claims it is gone.
+                if let Err(e) = fs::remove_file(leftover)
+                    && e.kind() != std::io::ErrorKind::NotFound
+                {
+                    return Err(ReconcileError::Sync(e));
+                }
+            }
+        }
+        if derived
+            .iter()
+            .any(|(_, d)| d.status != TxnStatus::Quarantined)
+        {
+            // One syncfs (per OS: see godot_mcp_os::fs) makes every observed rename/unlink
+            // durable before a terminal row claims it, at the cost of one call, not one per
+            // row. Windows flushes a volume only with an administrator's handle: there each
+            // directory whose entries (the target's rename, the temp's unlink) a terminal
+            // file row claims is flushed instead.
+            crate::storage::sync_tree(
+                &*self.storage,
+                &self.root,
+                &claimed_dirs(&self.root, derived),
+            )
+            .map_err(ReconcileError::Sync)?;
+        }
+        Ok(())
+    }
+
+    /// Records every derived row terminal in one SQLite transaction, counted in `report`.
+    fn record_derived(
+        &mut self,
+        derived: &[(String, Derived)],
+        report: &mut ReconcileReport,
+    ) -> Result<(), ReconcileError> {
         let tx = self.conn_mut().transaction()?;
-        for (id, d) in &derived {
+        for (id, d) in derived {
             let Ok(txn) = id.parse::<TxnId>() else {
                 // An id this build cannot parse cannot be recorded by id; the
                 // row stays open as evidence and closes the gate (see
@@ -429,7 +373,10 @@ impl Journal {
             let proof = d
                 .other_proof
                 .clone()
-                .or_else(|| d.proof.clone().map(Proof::File));
+                .or_else(|| d.proof.clone().map(Proof::File))
+                .as_ref()
+                .map(to_json)
+                .transpose()?;
             record_terminal(
                 &tx,
                 txn,
@@ -449,21 +396,7 @@ impl Journal {
             }
         }
         tx.commit()?;
-        cross(fp::RECONCILE_AFTER_TERMINAL);
-
-        self.gate = if self.sync_failed() {
-            // Nothing written since a failed sync is proven durable; only the
-            // next open folds the intent log afresh (see `Journal::sync_failed`).
-            WriteGate::Unreconciled
-        } else {
-            self.compute_gate()?
-        };
-        report.gate = self.gate.clone();
-        for line in report.stderr_lines() {
-            // The server prints these lines itself (exactly, on stderr); this is for logs.
-            tracing::debug!("{line}");
-        }
-        Ok(report)
+        Ok(())
     }
 
     /// Splits the open change rows of this project incarnation off `rows`.
@@ -514,7 +447,7 @@ impl Journal {
         match serde_json::from_str::<Intent>(&row.intent_json) {
             Ok(Intent::File(intent)) => {
                 let link = intent.linked_launch.map(|l| self.linked_launch_verdict(l));
-                derive_file_linked(&self.root, &intent, Deriver::Reconcile, link)
+                derive_file_linked(&self.root, &intent, Deriver::Reconcile, link).into()
             }
             Ok(Intent::EditorRuntime(_)) => Derived::quarantined(
                 "no reconciler for effect kind editor_runtime in this build".into(),
@@ -523,273 +456,7 @@ impl Journal {
             Err(e) => Derived::quarantined(format!("intent unreadable: {e}")),
         }
     }
-
-    /// The gate from the journal: closed while any transaction is unresolved —
-    /// every quarantined row, whichever project object or generation it was
-    /// recorded for (rows of another incarnation of the project were never
-    /// proven harmless here; `transaction repair` resolves them with a proof
-    /// naming their recorded identity), and every row whose id this build
-    /// cannot parse (it can never be reconciled or repaired by id; see
-    /// docs/recovery.md for the operator step). Such a row is listed under
-    /// the nil transaction id, its raw id in the reason.
-    pub(crate) fn compute_gate(&self) -> rusqlite::Result<WriteGate> {
-        let mut st = self.conn().prepare_cached(
-            "SELECT id, state, reason, project_object_id, generation FROM transactions
-             WHERE state IN ('quarantined', 'open')
-             ORDER BY rowid",
-        )?;
-        let rows = st
-            .query_map([], |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, Option<String>>(2)?,
-                    r.get::<_, String>(3)?,
-                    r.get::<_, i64>(4)?,
-                ))
-            })?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        let mut quarantined = Vec::new();
-        for (id, state, reason, object_id, generation) in rows {
-            match (id.parse::<TxnId>(), state.as_str()) {
-                (Ok(transaction_id), "quarantined") => {
-                    let mut reason = reason.unwrap_or_default();
-                    if object_id != self.identity.object_id
-                        || generation != self.identity.generation as i64
-                    {
-                        reason = format!(
-                            "of project object {object_id} generation {generation}: {reason}"
-                        );
-                    }
-                    quarantined.push(QuarantinedTxn {
-                        transaction_id,
-                        reason,
-                    });
-                }
-                // An open row with a valid id is in flight or is an editor
-                // effect that blocks nothing by design.
-                (Ok(_), _) => {}
-                (Err(_), _) => quarantined.push(QuarantinedTxn {
-                    transaction_id: TxnId::from_bytes([0; 16]),
-                    reason: format!(
-                        "journal row with unparsable id {id:?} ({state}): it cannot be \
-                         reconciled or repaired by id; see docs/recovery.md"
-                    ),
-                }),
-            }
-        }
-        Ok(if quarantined.is_empty() {
-            WriteGate::Open
-        } else {
-            WriteGate::Closed { quarantined }
-        })
-    }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::ids::FileState;
-
-    /// Guards against (issue 26, item 8): a crash inside the exchange
-    /// removing a concurrent writer's file. Someone wrote the target between
-    /// the re-check and the exchange; the exchange put our bytes in place and
-    /// their file at the temp path; the process died there. The target holds
-    /// the post-state, but the file at the temp path is neither the pre-state
-    /// nor ours: quarantined, and it is kept as evidence.
-    #[test]
-    fn a_temp_holding_someone_else_s_bytes_is_kept_and_quarantines() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("a.txt"), b"ours").unwrap();
-        std::fs::write(dir.path().join(".gmcp-x.tmp"), b"theirs").unwrap();
-        let intent = FileIntent {
-            path: "a.txt".into(),
-            pre: FileState::of(b"before"),
-            post: FileState::of(b"ours"),
-            temp: Some(".gmcp-x.tmp".into()),
-            linked_launch: None,
-        };
-        let d = derive_file_linked(dir.path(), &intent, Deriver::Reconcile, None);
-        assert_eq!(d.status, TxnStatus::Quarantined, "{:?}", d.reason);
-        assert!(d.remove_temp.is_none(), "their file would be removed");
-        // The pre-state or our own bytes at the temp path are ours to remove.
-        for at_temp in [&b"before"[..], b"ours"] {
-            std::fs::write(dir.path().join(".gmcp-x.tmp"), at_temp).unwrap();
-            let d = derive_file_linked(dir.path(), &intent, Deriver::Reconcile, None);
-            assert_eq!(d.status, TxnStatus::Committed);
-            assert!(d.remove_temp.is_some());
-        }
-        // Target still in its pre-state: nothing was exchanged, the temp is
-        // our own, torn by the crash (the kill loop's case).
-        std::fs::write(dir.path().join("a.txt"), b"before").unwrap();
-        std::fs::write(dir.path().join(".gmcp-x.tmp"), b"").unwrap();
-        let d = derive_file_linked(dir.path(), &intent, Deriver::Reconcile, None);
-        assert_eq!(d.status, TxnStatus::Compensated);
-        assert!(d.remove_temp.is_some());
-    }
-
-    fn report(c: usize, k: usize, gate: WriteGate) -> ReconcileReport {
-        ReconcileReport {
-            compensated: c,
-            committed: k,
-            quarantined: vec![],
-            gate,
-            editor_waiting: vec![],
-            set_aside_log: None,
-        }
-    }
-
-    #[test]
-    fn stderr_lines_match_the_spec_exactly() {
-        assert_eq!(
-            report(1, 2, WriteGate::Open).stderr_lines(),
-            [
-                "godot-mcp serve: startup reconciliation compensated=1",
-                "godot-mcp serve: startup reconciliation committed=2",
-                "godot-mcp serve: write gate open",
-            ]
-        );
-        assert_eq!(
-            report(0, 0, WriteGate::Open).stderr_lines(),
-            ["godot-mcp serve: write gate open"]
-        );
-    }
-
-    #[test]
-    fn a_closed_gate_names_its_transactions() {
-        let id: TxnId = "00000000-0000-0000-0000-000000000301".parse().unwrap();
-        let q = QuarantinedTxn {
-            transaction_id: id,
-            reason: "a.txt is sha256:000000000000, neither …".into(),
-        };
-        let r = ReconcileReport {
-            compensated: 0,
-            committed: 0,
-            quarantined: vec![q.clone()],
-            gate: WriteGate::Closed {
-                quarantined: vec![q],
-            },
-            editor_waiting: vec![],
-            set_aside_log: None,
-        };
-        let lines = r.stderr_lines();
-        assert_eq!(
-            lines[0],
-            "godot-mcp serve: startup reconciliation quarantined=1"
-        );
-        assert!(
-            lines[1].starts_with("godot-mcp serve: write gate closed: 1 quarantined transaction(s): 00000000-0000-0000-0000-000000000301 ("),
-            "{}",
-            lines[1]
-        );
-    }
-
-    /// Where the whole file system cannot be synced (Windows), these are the
-    /// directories flushed instead: each terminal file row's, once; never a
-    /// quarantined row's (nothing is claimed of it).
-    #[test]
-    fn the_claimed_directories_are_those_of_terminal_file_rows_once_each() {
-        let root = Path::new("proj");
-        let row = |path: &str, status| {
-            let mut d = Derived::quarantined(String::new());
-            d.status = status;
-            d.proof = Some(FileProof {
-                path: path.into(),
-                observed: FileState::Absent,
-                basis: ProofBasis::PreState,
-                temp_removed: false,
-                derived_by: Deriver::Reconcile,
-            });
-            (String::new(), d)
-        };
-        let derived = [
-            row("a/x.tscn", TxnStatus::Committed),
-            row("a/y.tscn", TxnStatus::Compensated),
-            row("top.txt", TxnStatus::Committed),
-            row("q/z.tscn", TxnStatus::Quarantined),
-            (String::new(), Derived::quarantined("launch".into())),
-        ];
-        assert_eq!(
-            claimed_dirs(root, &derived),
-            [root.to_path_buf(), root.join("a")]
-        );
-    }
-
-    #[test]
-    fn derive_follows_the_table() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        let intent = |pre, post| FileIntent {
-            path: "f".into(),
-            pre,
-            post,
-            temp: Some(".gmcp-t.tmp".into()),
-            linked_launch: None,
-        };
-        let pre = FileState::of(b"pre");
-        let post = FileState::of(b"post");
-        fs::write(root.join("f"), b"post").unwrap();
-        let d = derive_file(root, &intent(pre, post), Deriver::Reconcile);
-        assert_eq!(d.status, TxnStatus::Committed);
-        assert!(d.remove_displaced.is_none());
-        // A Windows exchange cut short after its ReplaceFileW: the target holds
-        // the post-state, the displaced file is beside the temp's name.
-        fs::write(root.join(".gmcp-t.tmp.displaced"), b"pre").unwrap();
-        let d = derive_file(root, &intent(pre, post), Deriver::Reconcile);
-        assert_eq!(d.status, TxnStatus::Committed);
-        assert_eq!(
-            d.remove_displaced.as_deref(),
-            Some(root.join(".gmcp-t.tmp.displaced").as_path())
-        );
-        fs::write(root.join("f"), b"pre").unwrap();
-        fs::write(root.join(".gmcp-t.tmp"), b"post").unwrap();
-        let d = derive_file(root, &intent(pre, post), Deriver::Reconcile);
-        assert_eq!(d.status, TxnStatus::Compensated);
-        assert!(d.remove_temp.is_some());
-        fs::write(root.join("f"), b"other").unwrap();
-        let d = derive_file(root, &intent(pre, post), Deriver::Reconcile);
-        assert_eq!(d.status, TxnStatus::Quarantined);
-        assert!(
-            d.remove_temp.is_none() && d.remove_displaced.is_none(),
-            "quarantine keeps the temp and the displaced file as evidence"
-        );
-        fs::remove_file(root.join("f")).unwrap();
-        // A create exchanges nothing: a displaced file beside it is not ours.
-        fs::remove_file(root.join(".gmcp-t.tmp.displaced")).unwrap();
-        let d = derive_file(root, &intent(FileState::Absent, post), Deriver::Reconcile);
-        assert_eq!(d.status, TxnStatus::Compensated);
-    }
-
-    #[test]
-    fn a_composite_needs_its_launch_sub_proof() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        let link: TxnId = "00000000-0000-0000-0000-000000000777".parse().unwrap();
-        let pre = FileState::of(b"pre");
-        let post = FileState::of(b"post");
-        let intent = FileIntent {
-            path: "f".into(),
-            pre,
-            post,
-            temp: None,
-            linked_launch: Some(link),
-        };
-        fs::write(root.join("f"), b"post").unwrap();
-        let by = Deriver::Reconcile;
-        let d = derive_file_linked(root, &intent, by, Some(Ok(())));
-        assert_eq!(d.status, TxnStatus::Committed);
-        let d = derive_file_linked(root, &intent, by, Some(Err("exited 1".into())));
-        assert_eq!(
-            d.status,
-            TxnStatus::Quarantined,
-            "post-state alone is not enough"
-        );
-        fs::write(root.join("f"), b"pre").unwrap();
-        let d = derive_file_linked(root, &intent, by, Some(Err("exited 1".into())));
-        assert_eq!(
-            d.status,
-            TxnStatus::Compensated,
-            "nothing applied: provably compensated"
-        );
-    }
-}
+mod tests;

@@ -101,8 +101,22 @@ const MIGRATIONS: &[Migration] = &[
     // 3 -> 4: the intent log's fold marker (see `intent_log`).
     Migration::Sql(crate::intent_log::CREATE),
     // 4 -> 5: the pre-images of a change's files (see `change`).
-    Migration::Sql(crate::change::CREATE),
+    Migration::Sql(CHANGE_PREIMAGES),
 ];
+
+/// The table of a change's pre-images (one row per file that existed), created
+/// by the schema migration 4 -> 5. Released with the change once it is
+/// terminal and proven; kept while it is open or quarantined.
+const CHANGE_PREIMAGES: &str = r#"
+    CREATE TABLE change_preimages (
+        txn_id  TEXT NOT NULL REFERENCES transactions(id),
+        idx     INTEGER NOT NULL,
+        mode    INTEGER NOT NULL,
+        sha256  TEXT NOT NULL,
+        bytes   BLOB NOT NULL,
+        PRIMARY KEY (txn_id, idx)
+    ) STRICT;
+"#;
 
 /// The schema version this build writes.
 pub const CURRENT_VERSION: i64 = MIGRATIONS.len() as i64;

@@ -2,11 +2,11 @@
 //! file creation, fsync of a file, rename (plain, no-replace, exchange), unlink,
 //! directory creation and directory fsync.
 //!
-//! [`RealStorage`] performs them. With the `failpoints` feature, [`PowerLossSim`]
+//! [`RealStorage`] performs them. With the `failpoints` feature, `PowerLossSim`
 //! performs them too and additionally keeps the image a power loss would leave:
 //! a file's bytes become durable only when it is fsynced, a directory entry
 //! (create, rename, unlink) only when its directory is fsynced. Its
-//! [`PowerLossSim::power_loss`] rewrites the disk to that image, dropping every
+//! `PowerLossSim::power_loss` rewrites the disk to that image, dropping every
 //! write, rename and create that was not made durable — what redb's and SQLite's
 //! crash-test VFSes do. A `kill -9` keeps the page cache, so only this makes a
 //! missing fsync visible to a test.
