@@ -43,11 +43,9 @@ cargo fmt --all -- --check
 echo "==> cargo clippy"
 cargo clippy "${cargo_flags[@]}" --all-targets -- -D warnings
 # The docs build with no warning (a broken or private intra-doc link, unclosed HTML), in
-# the same target dir: the dependencies' check metadata is reused. Issue 43's open work:
-# the journal and the two add-on crates are excluded until their doc warnings are fixed.
+# the same target dir: the dependencies' check metadata is reused.
 echo "==> cargo doc (warnings denied)"
-RUSTDOCFLAGS="-D warnings" cargo doc "${cargo_flags[@]}" --no-deps \
-    --exclude godot-mcp-journal --exclude godot-mcp-editor --exclude godot-mcp-editor-core
+RUSTDOCFLAGS="-D warnings" cargo doc "${cargo_flags[@]}" --no-deps
 echo "==> layers (scripts/check-layers.sh: no cycle between the server's modules, nor between a crate's files)"
 scripts/check-layers.sh
 echo "==> cargo build (the add-on library and the stand-in godot, used by the tests)"

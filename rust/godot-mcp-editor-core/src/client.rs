@@ -7,7 +7,7 @@
 //! the main thread through a channel. The main thread writes each reply itself (a plain
 //! socket write with a timeout, no Godot object involved), so a reply leaves in the frame
 //! that produced it. When the connection ends — server restart, crash — the thread goes
-//! back to the discovery file ([`godot_mcp_editor_core::reconnect`] decides when), and
+//! back to the discovery file (`godot_mcp_editor_core::reconnect` decides when), and
 //! replies to requests of the old connection are dropped: the server already reported
 //! them as lost and never resends them.
 //!

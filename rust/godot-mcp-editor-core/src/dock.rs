@@ -147,7 +147,7 @@ impl Feed {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SnippetView {
     pub client: McpClient,
-    /// "Claude Code — <project>/.mcp.json".
+    /// "Claude Code — `<project>`/.mcp.json".
     pub heading: String,
     pub text: String,
     /// The `setup-client` run that merges the entry into the client's file, as a shell

@@ -4,28 +4,28 @@
 //!
 //! # Layout
 //!
-//! - [`plugin`]: `GodotMcpEditorPlugin`, the auto-registered `EditorPlugin` that owns the
+//! - `plugin`: `GodotMcpEditorPlugin`, the auto-registered `EditorPlugin` that owns the
 //!   executor and the bridge thread, applies the executor switch and drains requests on the
 //!   main thread once a frame.
 //! - the socket thread (discovery, hello, reconnect) is `godot_mcp_editor_core::client`.
-//! - [`dock`]: the "Godot MCP" editor dock (texts from `godot_mcp_editor_core::dock`).
-//! - [`exec`]: the executors, through `EditorUndoRedoManager`: `execute` hands each
+//! - `dock`: the "Godot MCP" editor dock (texts from `godot_mcp_editor_core::dock`).
+//! - `exec`: the executors, through `EditorUndoRedoManager`: `execute` hands each
 //!   command to its domain's file under `exec/` (scene, node, script, signal, resource,
 //!   batch, history, steps with its plan, tilemap and physics, files, audio, shader,
 //!   editor, animation, animation_tree, ui), each with its own `run`; the helpers they
 //!   share are `exec/ctx.rs`, which imports no domain.
-//! - [`variant`]: `Variant` ⇄ the bridge's JSON value form (rules in `godot-mcp-editor-core`).
-//! - [`api`]: `GodotMcp`, the small class the add-on's GDScript `plugin.gd` calls to turn
+//! - `variant`: `Variant` ⇄ the bridge's JSON value form (rules in `godot-mcp-editor-core`).
+//! - `api`: `GodotMcp`, the small class the add-on's GDScript `plugin.gd` calls to turn
 //!   the executor on and off, and to read versions.
-//! - [`switch`]: the process-wide executor switch both of them share.
-//! - [`probe`]: `GodotMcpProbe`, the runtime probe of a managed game session: an
+//! - `switch`: the process-wide executor switch both of them share.
+//! - `probe`: `GodotMcpProbe`, the runtime probe of a managed game session: an
 //!   extension `SceneTree` the game gets on the command line (`--script probe.gd`);
-//!   its input clock in [`probe_clock`], its watches and reads in [`probe_observe`], its
-//!   socket in [`probe_conn`], the pieces they share in [`probe_kit`].
-//! - [`capture`]: screenshots of the editor's views, and the PNG encoding the probe shares.
-//! - [`perf`]: the performance monitors the probe and `editor.monitors` both read.
-//! - [`engine_version`]: the running Godot's version, read once when the extension loads.
-//! - [`docs_settle`]: keeps a short headless session that found the add-on from crashing at
+//!   its input clock in `probe_clock`, its watches and reads in `probe_observe`, its
+//!   socket in `probe_conn`, the pieces they share in `probe_kit`.
+//! - `capture`: screenshots of the editor's views, and the PNG encoding the probe shares.
+//! - `perf`: the performance monitors the probe and `editor.monitors` both read.
+//! - `engine_version`: the running Godot's version, read once when the extension loads.
+//! - `docs_settle`: keeps a short headless session that found the add-on from crashing at
 //!   exit on Godot 4.5+ (an engine bug, godotengine/godot#111048).
 //!
 //! # Why a GDScript plugin flips the switch
