@@ -8,16 +8,17 @@
 //! 1. The tool's toolset is enabled, else `TOOL_DISABLED`.
 //! 2. `dry_run` / `confirm` are taken out of the arguments; each is accepted only by
 //!    the classes that take it, and only as a boolean.
-//! 3. A destructive call that is not a dry run needs `confirm=true`, else exactly
-//!    `PRECONDITION_FAILED: This call discards unsaved changes. Set confirm=True to
-//!    proceed. [required=confirm]`.
-//! 4. Every res:// path the arguments carry — each `ResPath` parameter wherever it is
+//! 3. Every res:// path the arguments carry — each `ResPath` parameter wherever it is
 //!    nested, and each res:// string inside a typed value (`{"$type": "Resource",
 //!    "path": …}`) — is resolved, symlinks included, and refused as `PATH_REFUSED`
 //!    unless it lies inside the project (`project_root::check_arg_paths`). Then the
-//!    arguments are decoded: wrong types and unknown fields are refused, naming the
-//!    field. Both are before every precondition, so a hostile path is refused even
+//!    arguments are decoded: wrong types, missing and unknown fields are refused, naming
+//!    the field. Both are before every precondition, so a hostile path is refused even
 //!    when no editor is connected.
+//! 4. A destructive call that is not a dry run needs `confirm=true`, else exactly
+//!    `PRECONDITION_FAILED: This call discards unsaved changes. Set confirm=True to
+//!    proceed. [required=confirm]` — after the arguments, so a call with a wrong field
+//!    is told that first.
 //! 5. The tool plans: every precondition ([`crate::rules::Precondition`]) and every check of the
 //!    write seam runs, nothing is changed. A dry run stops here and returns the plan,
 //!    which is by construction what the real run reports.

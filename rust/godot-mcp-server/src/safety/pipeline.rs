@@ -190,11 +190,14 @@ async fn run_call_inner(
             "idempotency_key is not taken inside a change (its writes are staged); nothing was run",
         ));
     }
-    confirm_gate(def.meta.name, def.meta.class, def.meta.effect, flags)?;
     // Paths first, on the JSON as sent: a hostile res:// path is PATH_REFUSED even
-    // where it sits in a value the typed decode would refuse for another reason.
+    // where it sits in a value the typed decode would refuse for another reason. Then
+    // the arguments, then confirm: a call with a wrong or missing field learns that
+    // first, not only that it lacks confirm (issue 40: an agent met the confirm refusal
+    // for a call whose `content` it had misnamed).
     crate::project_root::check_arg_paths(&state.project, def.input_schema(), &args)?;
     (def.check_args)(&Value::Object(args.clone()))?;
+    confirm_gate(def.meta.name, def.meta.class, def.meta.effect, flags)?;
     // An exact replay answers from the journal before anything is planned: its
     // preconditions (a compare-and-swap hash, say) held for the first run, not now.
     let idempotency = match idempotency_key {
@@ -469,10 +472,10 @@ fn check_entries<'a>(
             dry_run: batch_dry_run,
             ..flags
         };
-        confirm_gate(def.meta.name, def.meta.class, def.meta.effect, as_run).map_err(fail)?;
         crate::project_root::check_arg_paths(&state.project, def.input_schema(), &args)
             .map_err(fail)?;
         (def.check_args)(&Value::Object(args.clone())).map_err(fail)?;
+        confirm_gate(def.meta.name, def.meta.class, def.meta.effect, as_run).map_err(fail)?;
         checked.push(CheckedEntry { def, args, flags });
     }
     Ok(checked)

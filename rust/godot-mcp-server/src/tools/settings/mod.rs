@@ -182,7 +182,7 @@ pub(crate) struct SettingsSet {
     /// Variant text after.
     value: Option<String>,
     /// The other settings set, in order.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     more: Vec<SettingChange>,
 }
 
