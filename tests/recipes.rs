@@ -863,6 +863,35 @@ async fn real_godot_create_nodes_opens_creates_and_saves_its_scene_in_one_call()
         "{text}"
     );
 
+    // A Control made by the call takes its layout (issue 40, run 4: "Godot holds 0 after
+    // it was set to 8"): its layout reads the parent control it has only once the
+    // action adds it, so those sets run then and are read back after the action. Red
+    // with the LAYOUT branch in the add-on's exec/steps.rs removed.
+    let menu = call_ok(
+        &client,
+        "create_nodes",
+        json!({"scene": "res://built/menu.tscn", "save": true, "steps": [
+            {"op": "create", "parent": "", "type": "Control", "name": "Menu"},
+            {"op": "create", "parent": "$0", "type": "VBoxContainer", "name": "Box"},
+            {"op": "set", "node": "$1", "property": "layout_mode", "value": 1},
+            {"op": "set", "node": "$1", "property": "anchors_preset", "value": 8},
+            {"op": "create", "parent": "$1", "type": "Button", "name": "Play"}]}),
+    )
+    .await;
+    assert_eq!(menu["applied"], true, "{menu}");
+    let preset = call_ok(
+        &client,
+        "get_node_property",
+        json!({"node": "Box", "property": "anchors_preset"}),
+    )
+    .await;
+    assert_eq!(preset["value"], 8, "{preset}");
+    let text = std::fs::read_to_string(p.join("built/menu.tscn")).unwrap();
+    assert!(
+        text.contains("anchors_preset = 8") && text.contains("anchor_left = 0.5"),
+        "{text}"
+    );
+
     // An existing scene that is not open: a dry run says it would open it and changes
     // nothing; the real call opens, edits and saves it.
     let before = std::fs::read(p.join("scenes/main_2d.tscn")).unwrap();

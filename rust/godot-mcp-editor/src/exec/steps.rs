@@ -203,6 +203,11 @@ fn subtree(n: &Gd<Node>, out: &mut Vec<Gd<Node>>) {
     }
 }
 
+/// A Control's properties whose meaning depends on its parent control (the layout
+/// mode: position, anchors, container), which Godot keeps as "uncontrolled" (and an
+/// anchors preset as none) while the node has no parent control yet.
+const LAYOUT: [&str; 2] = ["layout_mode", "anchors_preset"];
+
 /// A set step's read-back: at once on a node this action creates (it is set directly,
 /// off the scene, so a refusal leaves the scene unchanged), after the action otherwise.
 fn asked(
@@ -254,8 +259,20 @@ fn check(root: &Gd<Node>, p: &mut Prepared, step: &Step) -> Result<(), BridgeErr
             match property.split_once(':') {
                 None => {
                     let v = checked_value(&obj(&n), &what, property, value).map_err(failed)?;
-                    p.set(&n, is_new, property, v.clone());
-                    asked(p, &n, is_new, &what, property, v)?;
+                    // A Control's layout reads its parent control, which a node made by
+                    // this action has only once the action adds it: set it then, and
+                    // read it back after the action like an existing node's.
+                    if is_new && n.is_class("Control") && LAYOUT.contains(&property.as_str()) {
+                        p.ops.push(Op::Do {
+                            target: obj(&n),
+                            method: "set",
+                            args: vec![StringName::from(property.as_str()).to_variant(), v.clone()],
+                        });
+                        p.asked.push((n.clone(), property.clone(), v));
+                    } else {
+                        p.set(&n, is_new, property, v.clone());
+                        asked(p, &n, is_new, &what, property, v)?;
+                    }
                 }
                 Some((base, sub)) => {
                     let holder = n.get(base).try_to::<Gd<Resource>>().map_err(|_| {
