@@ -23,8 +23,8 @@ use crate::state::AppState;
 use crate::tools::common::FileKind;
 use crate::tools::files::organize::derived_u64;
 use crate::tools::files::write::{FileEffect, plan_write};
-use crate::tools::resource::ext_ref;
 use crate::tools::resource::tres_edit::{edit_meta, is_property_name};
+use crate::tools::scene::ext_ref;
 use crate::tools::{Also, Committed, Plan, ToolDef};
 
 pub fn tools() -> Vec<ToolDef> {

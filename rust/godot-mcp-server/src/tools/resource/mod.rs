@@ -2,7 +2,6 @@
 //! ([`properties`]), and what the file-plane edits
 //! of one typed text resource share ([`tres_edit`]).
 
-pub(crate) mod ext_ref;
 pub mod material;
 pub mod properties;
 pub(crate) mod tres_edit;

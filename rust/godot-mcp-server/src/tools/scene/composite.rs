@@ -27,7 +27,7 @@ use crate::state::AppState;
 use crate::tools::analysis::{paged, walk_files};
 use crate::tools::common::read_text;
 use crate::tools::editor::blocking_as;
-use crate::tools::resource::ext_ref;
+use crate::tools::scene::ext_ref;
 use crate::tools::{Call, Out, Plan, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
