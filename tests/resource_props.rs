@@ -17,7 +17,8 @@ const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/
 const TILESET: &str = "demo-4.4/2d/physics_platformer/tileset.tres";
 
 /// A project holding the corpus TileSet (as res://tileset.tres; its atlas image, which
-/// the corpus does not keep, replaced by the demo's icon.svg) and a Curve.
+/// the corpus does not keep, replaced by the demo's icon.svg), a TileSet with occlusion,
+/// navigation and custom data layers, and a Curve.
 fn resource_project() -> tempfile::TempDir {
     let project = support::tiny_project("resprops");
     for f in ["icon.svg", "icon.svg.import"] {
@@ -31,6 +32,13 @@ fn resource_project() -> tempfile::TempDir {
         );
     assert!(tileset.contains("res://icon.svg"));
     std::fs::write(project.path().join("tileset.tres"), tileset).unwrap();
+    std::fs::write(
+        project.path().join("layers.tres"),
+        "[gd_resource type=\"TileSet\" format=3]\n\n[resource]\n\
+         occlusion_layer_0/light_mask = 3\nnavigation_layer_0/layers = 2\n\
+         custom_data_layer_0/name = \"hp\"\ncustom_data_layer_0/type = 2\n",
+    )
+    .unwrap();
     std::fs::write(
         project.path().join("curve.tres"),
         "[gd_resource type=\"Curve\" format=3]\n\n[resource]\nmax_value = 2.0\n\
@@ -167,6 +175,10 @@ async fn real_godot_resource_properties_are_the_ones_godot_loads() {
                 "physics_layer_0/collision_mask",
                 "physics_layer_0/physics_material",
             ][..],
+        ),
+        (
+            "res://layers.tres",
+            &["occlusion_layer_0/sdf_collision"][..],
         ),
         (
             "res://curve.tres",

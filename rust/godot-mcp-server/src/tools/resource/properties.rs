@@ -13,7 +13,7 @@ use godot_mcp_formats::classdoc::ClassDb;
 use godot_mcp_formats::variant::{self, Refs};
 use schemars::JsonSchema;
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::error::ToolError;
 use crate::honesty::absent_when_none;
@@ -169,6 +169,9 @@ fn rows(
     out
 }
 
+/// A member of a dynamic family: name, type and default.
+type Member = (&'static str, &'static str, Value);
+
 /// A property the class declares: name, type and default (typed; null when none).
 struct Declared {
     name: String,
@@ -208,8 +211,9 @@ fn declared(db: &ClassDb, class: &str, stored: &[Property]) -> Vec<Declared> {
 }
 
 /// The properties Godot's `_get_property_list` makes from a resource's data (they are
-/// in no class reference): a TileSet's physics layers (one per `physics_layer_N/` the
-/// file stores) and a Curve's points (`point_count` of them).
+/// in no class reference): a TileSet's occlusion, physics, navigation and custom data
+/// layers (layer N when the file stores a `…_layer_N/` property) and a Curve's points
+/// (`point_count` of them, their values from `_data`).
 fn dynamic(is: &dyn Fn(&str) -> bool, stored: &[Property]) -> Vec<Declared> {
     let one = |name: String, ty: &str, default: Option<Value>| Declared {
         name,
@@ -218,30 +222,49 @@ fn dynamic(is: &dyn Fn(&str) -> bool, stored: &[Property]) -> Vec<Declared> {
     };
     let mut out = Vec::new();
     if is("TileSet") {
-        let layers: BTreeSet<u32> = stored
-            .iter()
-            .filter_map(|p| {
-                let rest = p.name.strip_prefix("physics_layer_")?;
-                rest.split_once('/')?.0.parse().ok()
-            })
-            .collect();
-        let count = layers.last().map_or(0, |n| n + 1);
-        for n in 0..count {
-            out.push(one(
-                format!("physics_layer_{n}/collision_layer"),
-                "int",
-                Some(1.into()),
-            ));
-            out.push(one(
-                format!("physics_layer_{n}/collision_mask"),
-                "int",
-                Some(1.into()),
-            ));
-            out.push(one(
-                format!("physics_layer_{n}/physics_material"),
-                "PhysicsMaterial",
-                None,
-            ));
+        // Each layer family: its members (name, type, default). Godot knows layer N once
+        // the file stores one of its always-stored members.
+        let families: [(&str, &[Member]); 4] = [
+            (
+                "occlusion_layer",
+                &[
+                    ("light_mask", "int", json!(1)),
+                    ("sdf_collision", "bool", json!(false)),
+                ],
+            ),
+            (
+                "physics_layer",
+                &[
+                    ("collision_layer", "int", json!(1)),
+                    ("collision_mask", "int", json!(1)),
+                    ("physics_material", "PhysicsMaterial", Value::Null),
+                ],
+            ),
+            ("navigation_layer", &[("layers", "int", json!(1))]),
+            (
+                "custom_data_layer",
+                &[("name", "String", json!("")), ("type", "int", json!(0))],
+            ),
+        ];
+        for (family, members) in families {
+            let prefix = format!("{family}_");
+            let count = stored
+                .iter()
+                .filter_map(|p| {
+                    let rest = p.name.strip_prefix(&prefix)?;
+                    rest.split_once('/')?.0.parse::<u32>().ok()
+                })
+                .max()
+                .map_or(0, |n| n + 1);
+            for n in 0..count {
+                for (member, ty, default) in members {
+                    out.push(one(
+                        format!("{family}_{n}/{member}"),
+                        ty,
+                        Some(default.clone()),
+                    ));
+                }
+            }
         }
     }
     if is("Curve") {
@@ -274,4 +297,51 @@ fn dynamic(is: &dyn Fn(&str) -> bool, stored: &[Property]) -> Vec<Declared> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(res: &str) -> Vec<String> {
+        let res = godot_mcp_formats::parse_resource(res).unwrap();
+        let is = |c: &str| c == res.resource_type;
+        dynamic(&is, &res.properties)
+            .into_iter()
+            .map(|d| d.name)
+            .collect()
+    }
+
+    #[test]
+    fn tileset_layers_and_curve_points_are_listed_as_godot_makes_them() {
+        let tileset = "[gd_resource type=\"TileSet\" format=3]\n\n[resource]\n\
+            physics_layer_0/collision_layer = 1\ncustom_data_layer_1/name = \"hp\"\n";
+        let got = names(tileset);
+        for want in [
+            "physics_layer_0/collision_mask",
+            "physics_layer_0/physics_material",
+            "custom_data_layer_0/type",
+            "custom_data_layer_1/name",
+        ] {
+            assert!(got.iter().any(|g| g == want), "{want} not in {got:?}");
+        }
+        assert!(
+            !got.iter().any(|g| g.starts_with("physics_layer_1")),
+            "{got:?}"
+        );
+        let curve = "[gd_resource type=\"Curve\" format=3]\n\n[resource]\n\
+            _data = [Vector2(0, 0), 0.0, 0.0, 0, 0, Vector2(1, 1), 0.0, 0.0, 0, 0]\n\
+            point_count = 2\n";
+        assert_eq!(
+            names(curve),
+            [
+                "point_0/position",
+                "point_0/right_tangent",
+                "point_0/right_mode",
+                "point_1/position",
+                "point_1/left_tangent",
+                "point_1/left_mode",
+            ]
+        );
+    }
 }
