@@ -127,6 +127,56 @@ async fn resource_properties_list_stored_values_by_page_and_sub_resource() {
     client.cancel().await.unwrap();
 }
 
+/// Every `.tres` of the corpus (83 files of Godot's demos) answers, one page holding every
+/// property the file stores, each as stored.
+#[tokio::test]
+async fn resource_properties_answer_for_every_corpus_tres() {
+    let project = support::tiny_project("corpus_tres");
+    let mut files = Vec::new();
+    let mut stack = vec![Path::new(CORPUS).to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "tres") {
+                files.push(p);
+            }
+        }
+    }
+    assert!(files.len() > 50, "{}", files.len());
+    for (i, f) in files.iter().enumerate() {
+        std::fs::copy(f, project.path().join(format!("r{i}.tres"))).unwrap();
+    }
+    let client = connect_with(project.path(), &[("GODOT_BIN", "")]).await;
+    for (i, f) in files.iter().enumerate() {
+        let text = std::fs::read_to_string(f).unwrap();
+        let parsed = godot_mcp_formats::parse_resource(&text).unwrap();
+        let page = call_ok(
+            &client,
+            "get_resource_properties",
+            json!({"path": format!("res://r{i}.tres"), "limit": 1000}),
+        )
+        .await;
+        let stored: Vec<&str> = page["properties"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["stored"] == true)
+            .map(|r| r["name"].as_str().unwrap())
+            .collect();
+        let names: Vec<&str> = parsed.properties.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(stored, names, "{}", f.display());
+        assert_eq!(
+            page["class"],
+            parsed.resource_type.as_str(),
+            "{}",
+            f.display()
+        );
+    }
+    client.cancel().await.unwrap();
+}
+
 /// Prints, for the resource at the first user argument, each stored property
 /// (usage STORAGE) with its value as var_to_str, one JSON object.
 const PROPS_GD: &str = r#"extends SceneTree
