@@ -159,6 +159,7 @@ fn every_tool_has_its_pinned_class() {
         ("get_node_script", ReadOnly),
         ("get_parse_errors", ReadOnly),
         ("get_performance_monitors", Runtime),
+        ("get_resource_properties", ReadOnly),
         ("get_scene_tree", ReadOnly),
         ("get_selected_nodes", ReadOnly),
         ("get_shader_uniforms", ReadOnly),

@@ -95,6 +95,7 @@ impl Registry {
             files::import::tools(),
             settings::layers::tools(),
             resource::material::tools(),
+            resource::properties::tools(),
             files::organize::tools(),
             visual_shader::tools(),
         ] {

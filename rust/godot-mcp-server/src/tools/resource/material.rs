@@ -24,6 +24,7 @@ use crate::tools::common::FileKind;
 use crate::tools::files::organize::derived_u64;
 use crate::tools::files::write::{FileEffect, plan_write};
 use crate::tools::resource::tres_edit::{edit_meta, is_property_name};
+use crate::tools::scene::ext_ref;
 use crate::tools::{Also, Committed, Plan, ToolDef};
 
 pub fn tools() -> Vec<ToolDef> {
@@ -158,23 +159,7 @@ fn texture(
                 "Import the image into the project first (copy it in, then let Godot import it).",
             ));
     }
-    let import = ResPath::parse(&format!("{path}.import"))
-        .map_err(|e| ToolError::internal(e.to_string()))?;
-    let uid = state
-        .project
-        .resolve(param, &import)
-        .ok()
-        .and_then(|real| std::fs::read_to_string(real).ok())
-        .and_then(|text| crate::tools::analysis::import_uid(&text));
-    Ok((path.to_string(), uid))
-}
-
-/// The header uid of an existing scene or resource text.
-fn header_uid(text: &str) -> Option<String> {
-    let first = text.lines().next()?;
-    let at = first.find(" uid=\"")? + " uid=\"".len();
-    let len = first[at..].find('"')?;
-    Some(first[at..at + len].to_string())
+    Ok((path.to_string(), ext_ref::import_uid(state, path)))
 }
 
 /// What a material write reports beyond the file write: its uid and its textures.
@@ -229,10 +214,12 @@ fn plan_create_material(
             index,
             derived_u64(&[&target, &path, &index.to_string()]) as u32,
         );
-        let uid_attr = uid.map(|u| format!(" uid=\"{u}\"")).unwrap_or_default();
-        ext_lines.push(format!(
-            "[ext_resource type=\"Texture2D\"{uid_attr} path=\"{path}\" id=\"{id}\"]\n"
-        ));
+        let target = ext_ref::ExtTarget {
+            path: path.clone(),
+            type_name: "Texture2D".into(),
+            uid,
+        };
+        ext_lines.push(ext_ref::ext_line(&target, &id));
         ext_ids.insert(path, id.clone());
         Ok(format!("ExtResource(\"{id}\")"))
     };
@@ -317,7 +304,7 @@ fn plan_create_material(
             .resolve("path", &args.path)
             .ok()
             .and_then(|real| std::fs::read_to_string(real).ok())
-            .and_then(|text| header_uid(&text)),
+            .and_then(|text| ext_ref::header_uid(&text)),
         None => None,
     };
     let uid = match uid {

@@ -27,6 +27,7 @@ use crate::state::AppState;
 use crate::tools::analysis::{paged, walk_files};
 use crate::tools::common::read_text;
 use crate::tools::editor::blocking_as;
+use crate::tools::scene::ext_ref;
 use crate::tools::{Call, Out, Plan, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
@@ -250,7 +251,7 @@ pub struct CrossSceneSetArgs {
     node_type: Option<String>,
     /// Property name, e.g. modulate or collision_layer.
     property: String,
-    /// The value as JSON.
+    /// The value as JSON; a res:// path is that file (an ext_resource).
     #[serde(default)]
     value: Option<Value>,
     /// The value as Godot text, e.g. Color(1, 0, 0, 1).
@@ -314,7 +315,16 @@ fn plan_cross_scene_set(
     args: CrossSceneSetArgs,
 ) -> Result<Plan<CrossEffect, Written>, ToolError> {
     check_property(&args.property)?;
+    // A `res://` string is the file as a resource: each scene gets an ext_resource.
+    let resource = match &args.value {
+        Some(Value::String(s)) if s.starts_with("res://") => {
+            let path = ResPath::parse(s).map_err(|e| ToolError::invalid_params("value", e.0))?;
+            Some(ext_ref::ext_target(&state, "value", &path)?)
+        }
+        _ => None,
+    };
     let value = match (&args.value, &args.value_text) {
+        (Some(_), None) if resource.is_some() => String::new(),
         (Some(v), None) => variant::plain_json_text(v, "value")?,
         (None, Some(t)) => {
             variant::check_text(t, "value_text")?;
@@ -387,7 +397,14 @@ fn plan_cross_scene_set(
             continue;
         }
         // Each edit re-parses the text it applies to: line numbers move as lines change.
-        let mut cur = text.clone();
+        let (mut cur, value) = match &resource {
+            Some(target) => {
+                let (with, id) =
+                    ext_ref::with_ext_resource(&text, &scene.ext_resources, target, &before);
+                (with, format!("ExtResource(\"{id}\")"))
+            }
+            None => (text.clone(), value.clone()),
+        };
         let mut nodes = Vec::new();
         for node in &targets {
             let parsed = godot_mcp_formats::parse_scene(&cur)
@@ -435,7 +452,7 @@ fn plan_cross_scene_set(
     let effect = CrossEffect {
         action: "overwrite",
         property: args.property,
-        value,
+        value: resource.map_or(value, |t| t.path),
         files,
         unmatched,
         persistence: Persistence {
