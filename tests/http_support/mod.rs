@@ -78,6 +78,8 @@ impl HttpServer {
     }
 
     /// A clean stop (SIGTERM), waited for: the server stops its sessions first.
+    #[cfg(unix)]
+    #[allow(dead_code)]
     pub async fn terminate(&mut self) {
         let pid = rustix::process::Pid::from_raw(self.pid() as i32).expect("a pid");
         rustix::process::kill_process(pid, rustix::process::Signal::TERM).expect("SIGTERM");
