@@ -4,7 +4,7 @@
 //! the file leaves at its default, with its type and default value. The properties a
 //! class makes from its data (a TileSet's `physics_layer_N/…` once it has layer N, a
 //! Curve's `point_N/…` for its `point_count`) are listed as Godot's `_get_property_list`
-//! makes them ([`dynamic`]).
+//! makes them (`dynamic`).
 
 use std::collections::BTreeSet;
 
