@@ -119,7 +119,20 @@ async fn sixteen_agents_race_cas_writes_nothing_lost_or_doubled() {
         )
         .unwrap();
     }
-    let server = start(project.path(), "127.0.0.1:0", None).await;
+    // No Godot for this server: the race is the journal's compare-and-swap, and a
+    // Godot parse check per committed .gd write (issue 40) would only slow it.
+    let no_godot = tempfile::tempdir().unwrap();
+    let server = http_support::start_with_env(
+        project.path(),
+        "127.0.0.1:0",
+        None,
+        &[],
+        &[
+            ("GODOT_BIN", ""),
+            ("PATH", no_godot.path().to_str().unwrap()),
+        ],
+    )
+    .await;
     let mut clients = Vec::new();
     for i in 0..AGENTS {
         clients.push(if i < SESSION_AGENTS {

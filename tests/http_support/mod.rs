@@ -122,7 +122,19 @@ pub async fn start_with(
     token: Option<&str>,
     extra_args: &[&str],
 ) -> HttpServer {
+    start_with_env(project, addr, token, extra_args, &[]).await
+}
+
+/// [`start_with`], the server's environment also holding `env`.
+pub async fn start_with_env(
+    project: &Path,
+    addr: &str,
+    token: Option<&str>,
+    extra_args: &[&str],
+    env: &[(&str, &str)],
+) -> HttpServer {
     let mut cmd = Command::new(bin());
+    cmd.envs(env.iter().copied());
     cmd.env("GODOT_MCP_AUTO_EDITOR", "off");
     cmd.arg("serve")
         .arg("--project")

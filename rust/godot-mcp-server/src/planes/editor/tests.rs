@@ -1287,7 +1287,7 @@ mod transactions {
                 call(
                     &state,
                     "create_script",
-                    json!({"path": "res://a.gd", "content": "extends Node\n", "confirm": true}),
+                    json!({"path": "res://a.gdshader", "content": "shader_type canvas_item;\n", "confirm": true}),
                 )
                 .await
             })
@@ -1300,9 +1300,9 @@ mod transactions {
                 Some(ServerMessage::Status(s)) => next = Some(s),
                 Some(ServerMessage::Request(r)) => {
                     assert_eq!(r.cmd, godot_mcp_protocol::commands::FILESYSTEM_UPDATE);
-                    assert_eq!(r.params, json!({"paths": ["res://a.gd"]}));
+                    assert_eq!(r.params, json!({"paths": ["res://a.gdshader"]}));
                     told = true;
-                    let outcome = Outcome::Ok(json!({"updated": ["res://a.gd"],
+                    let outcome = Outcome::Ok(json!({"updated": ["res://a.gdshader"],
                         "scan_started": false, "scanning": false, "scans_finished": 0}));
                     peer.send(&AddonMessage::Reply(Reply { id: r.id, outcome }));
                 }
@@ -1365,7 +1365,7 @@ mod transactions {
         call(
             &state,
             "create_script",
-            json!({"path": "res://b.gd", "content": "extends Node\n", "confirm": true}),
+            json!({"path": "res://b.gdshader", "content": "shader_type canvas_item;\n", "confirm": true}),
         )
         .await
         .unwrap();
