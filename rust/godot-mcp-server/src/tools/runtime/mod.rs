@@ -19,6 +19,7 @@ mod clock;
 pub(crate) mod display;
 mod export;
 pub mod game;
+mod managed_editor;
 mod playtest;
 mod probe;
 pub mod screenshots;
@@ -27,6 +28,7 @@ mod sessions;
 pub use canonical::*;
 pub(crate) use clock::{MAX_FRAMES, play_on_frames};
 pub(crate) use export::*;
+pub use managed_editor::*;
 pub use probe::*;
 pub use sessions::*;
 
