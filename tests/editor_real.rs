@@ -840,7 +840,7 @@ async fn real_godot_dock_shows_connection_gate_quarantine_and_client_setup() {
             .arg(&p)
             .env("GODOT_MCP_STATE_DIR", state.path())
             .env("GODOT_MCP_EDITOR_BRIDGE", "off")
-            .env("GODOT_MCP_TOOLSETS", "script_edit")
+            .env("GODOT_MCP_TOOLSETS", "build")
             .env("GODOT_MCP_CRASH_AT", "journal::after_rename");
         let (transport, stderr) = rmcp::transport::TokioChildProcess::builder(cmd)
             .stderr(Stdio::piped())
