@@ -268,7 +268,7 @@ fn check(root: &Gd<Node>, p: &mut Prepared, step: &Step) -> Result<(), BridgeErr
                             method: "set",
                             args: vec![StringName::from(property.as_str()).to_variant(), v.clone()],
                         });
-                        p.asked.push((n.clone(), property.clone(), v));
+                        asked(p, &n, false, &what, property, v)?;
                     } else {
                         p.set(&n, is_new, property, v.clone());
                         asked(p, &n, is_new, &what, property, v)?;
