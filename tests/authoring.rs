@@ -876,3 +876,124 @@ async fn real_godot_loads_the_animation_settings_set_through_the_server() {
         godot.display()
     );
 }
+
+/// Issue #40: the tile and animation tools take `scene` and `save` as create_nodes does,
+/// so one call opens the named scene (when another one is edited), edits it and saves
+/// it; no open_scene or save_scene. Judged by the engine: a separate headless Godot
+/// loads the saved scene and reports the animation (dump_animations.gd) and the cells
+/// its TileMapLayer holds. A scene that does not exist is refused before anything runs.
+#[tokio::test(flavor = "multi_thread")]
+async fn real_godot_tile_and_animation_tools_open_edit_and_save_in_one_call() {
+    let Some(godot) = godot_bin("the scene+save real-editor test needs a Godot 4.4+") else {
+        return;
+    };
+    const AT: &str = "res://at.tscn";
+    let project = demo_copy();
+    let p = project.path();
+    install_addon(p);
+    run_godot(&godot, p, &["--import"]);
+    let client = connect(p).await;
+    let logs = tempfile::tempdir().unwrap();
+    let log = logs.path().join("editor.log");
+    let mut editor = start_godot_editor(&godot, p, &log);
+    let r = call_once_connected(
+        &client,
+        &mut editor,
+        &log,
+        "create_nodes",
+        json!({"scene": AT, "save": true, "steps": [
+            {"op": "create", "parent": "", "type": "Node2D", "name": "Root"},
+            {"op": "create", "parent": ".", "type": "AnimationPlayer", "name": "AP"},
+            {"op": "create", "parent": ".", "type": "TileMapLayer", "name": "Tiles"}]}),
+    )
+    .await;
+    assert_ne!(r.is_error, Some(true), "{:?}", r.structured_content);
+    // Another scene is edited now: each call below names AT and opens it.
+    call_ok(&client, "open_scene", json!({"path": SCENE})).await;
+    let added = call_ok(
+        &client,
+        "add_animation",
+        json!({"player": "AP", "name": "hop", "length": 0.5, "scene": AT, "save": true}),
+    )
+    .await;
+    assert_eq!(
+        (&added["opens"], &added["saves"]),
+        (&json!(AT), &json!(AT)),
+        "{added}"
+    );
+    assert!(added["save_transaction_id"].is_string(), "{added}");
+    for (tool, args) in [
+        (
+            "add_animation_track",
+            json!({"track_type": "value", "path": "Tiles:modulate"}),
+        ),
+        (
+            "insert_animation_key",
+            json!({"track": 0, "time": 0.25, "value": "#ff0000"}),
+        ),
+    ] {
+        let mut a = json!({"player": "AP", "animation": "hop", "scene": AT, "save": true});
+        a.as_object_mut()
+            .unwrap()
+            .extend(args.as_object().unwrap().clone());
+        let done = call_ok(&client, tool, a).await;
+        // AT is the edited scene now: nothing to open, only the save.
+        assert!(done.get("opens").is_none(), "{tool}: {done}");
+        assert_eq!(done["saves"], json!(AT), "{tool}: {done}");
+    }
+    call_ok(&client, "open_scene", json!({"path": SCENE})).await;
+    let atlas = call_ok(
+        &client,
+        "add_tileset_atlas_source",
+        json!({"node": "Tiles", "texture": "res://icon.svg", "tile_size": [16, 16],
+               "scene": AT, "save": true}),
+    )
+    .await;
+    assert_eq!(atlas["opens"], json!(AT), "{atlas}");
+    call_ok(
+        &client,
+        "set_tile_cells",
+        json!({"node": "Tiles", "scene": AT, "save": true,
+               "cells": [{"coords": [1, 2], "source": 0, "atlas": [0, 0]},
+                         {"coords": [3, 4], "source": 0, "atlas": [1, 1]}]}),
+    )
+    .await;
+    // A scene that is not there: refused, nothing opened or saved.
+    let e = call_err(
+        &client,
+        "set_tile_cells",
+        json!({"node": "Tiles", "scene": "res://nowhere.tscn", "save": true,
+               "cells": [{"coords": [0, 0], "source": 0, "atlas": [0, 0]}]}),
+    )
+    .await;
+    assert_eq!(e["code"], "RESOURCE_NOT_FOUND", "{e}");
+    kill_godot_editor(&mut editor);
+    client.cancel().await.unwrap();
+
+    // The engine's judgement of the saved file.
+    let out = logs.path().join("animations.json");
+    let dump = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/oracle/dump_animations.gd"
+    );
+    run_godot(&godot, p, &["--script", dump, "--", out.to_str().unwrap()]);
+    let held: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let anims = held[AT].as_object().unwrap_or_else(|| panic!("{held}"));
+    let a = anims
+        .values()
+        .find(|a| a["length"] == 0.5)
+        .unwrap_or_else(|| panic!("Godot holds no 0.5 s animation in {AT}: {held}"));
+    assert_eq!(a["tracks"][0]["path"], json!("Tiles:modulate"), "{a}");
+    assert_eq!(a["tracks"][0]["times"], json!([0.25]), "{a}");
+    std::fs::write(
+        p.join("count_cells.gd"),
+        "extends SceneTree\nfunc _init():\n\tvar s = load(\"res://at.tscn\").instantiate()\n\
+         \tvar t: TileMapLayer = s.get_node(\"Tiles\")\n\
+         \tprint(\"CELLS=\", t.get_used_cells().size(), \" SOURCES=\", t.tile_set.get_source_count())\n\
+         \tquit()\n",
+    )
+    .unwrap();
+    let printed = run_godot(&godot, p, &["--script", "res://count_cells.gd"]);
+    assert!(printed.contains("CELLS=2 SOURCES=1"), "{printed}");
+    support::assert_no_panic_logged(&log);
+}

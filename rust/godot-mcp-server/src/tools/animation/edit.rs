@@ -13,8 +13,10 @@ use serde_json::Value;
 use crate::error::ToolError;
 
 use crate::honesty::InSceneOrNull;
+use crate::respath::ResPath;
 use crate::rules::{SafetyClass, Toolset};
 use crate::tools::ToolDef;
+use crate::tools::editor::in_scene;
 use crate::tools::scene::edit::{editor_meta, editor_read, node_edit, reply_fields, wire_name};
 
 // The track type, loop mode, update mode and interpolation an agent names are the
@@ -39,6 +41,12 @@ pub struct AddAnimationArgs {
     /// Snap step in seconds (default 1/30).
     #[serde(default)]
     step: Option<f64>,
+    /// The .tscn to edit, opened if need be.
+    #[serde(default)]
+    scene: Option<ResPath>,
+    /// Save the scene after the edit.
+    #[serde(default)]
+    save: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -59,6 +67,12 @@ pub struct SetAnimationArgs {
     /// Per track: update_mode (value tracks), interpolation.
     #[serde(default)]
     tracks: Vec<TrackSettings>,
+    /// The .tscn to edit, opened if need be.
+    #[serde(default)]
+    scene: Option<ResPath>,
+    /// Save the scene after the edit.
+    #[serde(default)]
+    save: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -68,6 +82,12 @@ pub struct AnimationArgs {
     player: String,
     /// Animation: name, or library/name.
     animation: String,
+    /// The .tscn to edit, opened if need be.
+    #[serde(default)]
+    scene: Option<ResPath>,
+    /// Save the scene after the edit.
+    #[serde(default)]
+    save: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -99,6 +119,12 @@ pub struct AddTrackArgs {
     /// Default linear.
     #[serde(default)]
     interpolation: Option<Interpolation>,
+    /// The .tscn to edit, opened if need be.
+    #[serde(default)]
+    scene: Option<ResPath>,
+    /// Save the scene after the edit.
+    #[serde(default)]
+    save: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -110,6 +136,12 @@ pub struct TrackArgs {
     animation: String,
     /// Track index.
     track: u32,
+    /// The .tscn to edit, opened if need be.
+    #[serde(default)]
+    scene: Option<ResPath>,
+    /// Save the scene after the edit.
+    #[serde(default)]
+    save: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -129,6 +161,12 @@ pub struct InsertKeyArgs {
     /// Easing (1 linear; <1 ease out; >1 ease in).
     #[serde(default)]
     transition: Option<f64>,
+    /// The .tscn to edit, opened if need be.
+    #[serde(default)]
+    scene: Option<ResPath>,
+    /// Save the scene after the edit.
+    #[serde(default)]
+    save: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -142,6 +180,12 @@ pub struct KeyArgs {
     track: u32,
     /// Time of the key, in seconds.
     time: f64,
+    /// The .tscn to edit, opened if need be.
+    #[serde(default)]
+    scene: Option<ResPath>,
+    /// Save the scene after the edit.
+    #[serde(default)]
+    save: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -164,6 +208,12 @@ pub struct GraphNodeArgs {
     /// Position in the graph editor [x, y].
     #[serde(default)]
     position: Option<[f64; 2]>,
+    /// The .tscn to edit, opened if need be.
+    #[serde(default)]
+    scene: Option<ResPath>,
+    /// Save the scene after the edit.
+    #[serde(default)]
+    save: bool,
 }
 
 /// `AnimationNodeStateMachineTransition.SwitchMode`.
@@ -208,6 +258,12 @@ pub struct TransitionArgs {
     /// Cross-fade seconds.
     #[serde(default)]
     xfade_time: Option<f64>,
+    /// The .tscn to edit, opened if need be.
+    #[serde(default)]
+    scene: Option<ResPath>,
+    /// Save the scene after the edit.
+    #[serde(default)]
+    save: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -224,6 +280,12 @@ pub struct BlendConnectArgs {
     port: u32,
     /// Node whose output feeds it.
     from: String,
+    /// The .tscn to edit, opened if need be.
+    #[serde(default)]
+    scene: Option<ResPath>,
+    /// Save the scene after the edit.
+    #[serde(default)]
+    save: bool,
 }
 
 reply_fields!(
@@ -400,8 +462,11 @@ pub fn tools() -> Vec<ToolDef> {
     // One handler for both graphs an AnimationTree holds; only the graph differs.
     let add_graph_node = |graph: cmd::Graph| {
         move |state, a: GraphNodeArgs| {
+            let (scene, save) = (a.scene.clone(), a.save);
             let (tree, p) = graph_node(a, graph);
-            node_edit::<_, GraphNodeAdded, InSceneOrNull>(state, "set_property", tree, p)
+            in_scene(state, scene, save, move |state| {
+                node_edit::<_, GraphNodeAdded, InSceneOrNull>(state, "set_property", tree, p)
+            })
         }
     };
     vec![
@@ -422,7 +487,14 @@ pub fn tools() -> Vec<ToolDef> {
                     loop_mode: a.loop_mode,
                     step: a.step,
                 };
-                node_edit::<_, AnimationAdded, InSceneOrNull>(state, "set_property", a.player, p)
+                in_scene(state, a.scene, a.save, move |state| {
+                    node_edit::<_, AnimationAdded, InSceneOrNull>(
+                        state,
+                        "set_property",
+                        a.player,
+                        p,
+                    )
+                })
             },
         ),
         ToolDef::planned(
@@ -442,7 +514,14 @@ pub fn tools() -> Vec<ToolDef> {
                     loop_mode: a.loop_mode,
                     tracks: a.tracks,
                 };
-                node_edit::<_, AnimationSettings, InSceneOrNull>(state, "set_property", a.player, p)
+                in_scene(state, a.scene, a.save, move |state| {
+                    node_edit::<_, AnimationSettings, InSceneOrNull>(
+                        state,
+                        "set_property",
+                        a.player,
+                        p,
+                    )
+                })
             },
         ),
         ToolDef::planned(
@@ -458,7 +537,14 @@ pub fn tools() -> Vec<ToolDef> {
                     player: a.player.clone(),
                     animation: a.animation,
                 };
-                node_edit::<_, AnimationRemoved, InSceneOrNull>(state, "set_property", a.player, p)
+                in_scene(state, a.scene, a.save, move |state| {
+                    node_edit::<_, AnimationRemoved, InSceneOrNull>(
+                        state,
+                        "set_property",
+                        a.player,
+                        p,
+                    )
+                })
             },
         ),
         ToolDef::planned(
@@ -478,7 +564,9 @@ pub fn tools() -> Vec<ToolDef> {
                     update_mode: a.update_mode,
                     interpolation: a.interpolation,
                 };
-                node_edit::<_, TrackAdded, InSceneOrNull>(state, "set_property", a.player, p)
+                in_scene(state, a.scene, a.save, move |state| {
+                    node_edit::<_, TrackAdded, InSceneOrNull>(state, "set_property", a.player, p)
+                })
             },
         ),
         ToolDef::planned(
@@ -495,7 +583,9 @@ pub fn tools() -> Vec<ToolDef> {
                     player: a.player.clone(),
                     animation: a.animation,
                 };
-                node_edit::<_, TrackRemoved, InSceneOrNull>(state, "set_property", a.player, p)
+                in_scene(state, a.scene, a.save, move |state| {
+                    node_edit::<_, TrackRemoved, InSceneOrNull>(state, "set_property", a.player, p)
+                })
             },
         ),
         ToolDef::planned(
@@ -515,7 +605,9 @@ pub fn tools() -> Vec<ToolDef> {
                     value: a.value,
                     transition: a.transition.unwrap_or(1.0),
                 };
-                node_edit::<_, KeyInserted, InSceneOrNull>(state, "set_property", a.player, p)
+                in_scene(state, a.scene, a.save, move |state| {
+                    node_edit::<_, KeyInserted, InSceneOrNull>(state, "set_property", a.player, p)
+                })
             },
         ),
         ToolDef::planned(
@@ -532,7 +624,9 @@ pub fn tools() -> Vec<ToolDef> {
                     animation: a.animation,
                     time: a.time,
                 };
-                node_edit::<_, KeyRemoved, InSceneOrNull>(state, "set_property", a.player, p)
+                in_scene(state, a.scene, a.save, move |state| {
+                    node_edit::<_, KeyRemoved, InSceneOrNull>(state, "set_property", a.player, p)
+                })
             },
         ),
         ToolDef::planned(
@@ -564,7 +658,9 @@ pub fn tools() -> Vec<ToolDef> {
                     advance_condition: a.advance_condition,
                     xfade_time: a.xfade_time.unwrap_or(0.0),
                 };
-                node_edit::<_, TransitionAdded, InSceneOrNull>(state, "set_property", a.tree, p)
+                in_scene(state, a.scene, a.save, move |state| {
+                    node_edit::<_, TransitionAdded, InSceneOrNull>(state, "set_property", a.tree, p)
+                })
             },
         ),
         ToolDef::planned(
@@ -593,7 +689,9 @@ pub fn tools() -> Vec<ToolDef> {
                     to: a.to,
                     from: a.from,
                 };
-                node_edit::<_, BlendConnected, InSceneOrNull>(state, "set_property", a.tree, p)
+                in_scene(state, a.scene, a.save, move |state| {
+                    node_edit::<_, BlendConnected, InSceneOrNull>(state, "set_property", a.tree, p)
+                })
             },
         ),
         editor_read::<_, _, LiveAnimation>(

@@ -22,10 +22,12 @@
 //! resent: the result is a `TIMEOUT` carrying `may_have_applied: true`, and the transaction
 //! stays unresolved — quarantined (writes blocked) when the command may have saved a file.
 
+mod around;
 mod edits;
 mod journaled;
 mod staged;
 
+pub(crate) use around::in_scene;
 pub use edits::*;
 pub use journaled::settle_late_replies;
 pub(crate) use journaled::{run_effect_as, run_effect_files_as};

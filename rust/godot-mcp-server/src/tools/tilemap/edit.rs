@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::ToolError;
 use crate::respath::ResPath;
 use crate::rules::{SafetyClass, Toolset};
+use crate::tools::editor::in_scene;
 use crate::tools::recipes::{LayerRef, Steps, StepsEffect, StepsReply, layer_bits, meta, plan};
 use crate::tools::scene::edit::editor_read;
 use crate::tools::spatial::{CellsReply, cells_request};
@@ -33,6 +34,12 @@ pub struct SetArgs {
     node: String,
     #[schemars(length(min = 1, max = 100000))]
     cells: Vec<TileCellArg>,
+    /// The .tscn to edit, opened if need be.
+    #[serde(default)]
+    scene: Option<ResPath>,
+    /// Save the scene after the edit.
+    #[serde(default)]
+    save: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -50,6 +57,12 @@ pub struct FillArgs {
     atlas: [i32; 2],
     #[serde(default)]
     alternative: i32,
+    /// The .tscn to edit, opened if need be.
+    #[serde(default)]
+    scene: Option<ResPath>,
+    /// Save the scene after the edit.
+    #[serde(default)]
+    save: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -60,6 +73,12 @@ pub struct ClearArgs {
     /// [[x,y],…].
     #[schemars(length(min = 1, max = 100000))]
     coords: Vec<[i32; 2]>,
+    /// The .tscn to edit, opened if need be.
+    #[serde(default)]
+    scene: Option<ResPath>,
+    /// Save the scene after the edit.
+    #[serde(default)]
+    save: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -74,6 +93,12 @@ pub struct AtlasArgs {
     /// Source id (default: the next free one).
     #[serde(default)]
     source_id: Option<i32>,
+    /// The .tscn to edit, opened if need be.
+    #[serde(default)]
+    scene: Option<ResPath>,
+    /// Save the scene after the edit.
+    #[serde(default)]
+    save: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -86,6 +111,12 @@ pub struct PhysicsLayerArgs {
     /// Layers they detect.
     #[serde(default)]
     mask: Vec<LayerRef>,
+    /// The .tscn to edit, opened if need be.
+    #[serde(default)]
+    scene: Option<ResPath>,
+    /// Save the scene after the edit.
+    #[serde(default)]
+    save: bool,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
@@ -104,6 +135,12 @@ pub struct TerrainSetArgs {
     mode: TerrainMode,
     #[schemars(length(max = 64))]
     terrains: Vec<TerrainArg>,
+    /// The .tscn to edit, opened if need be.
+    #[serde(default)]
+    scene: Option<ResPath>,
+    /// Save the scene after the edit.
+    #[serde(default)]
+    save: bool,
 }
 
 /// Layer bits as the wire's 32-bit mask.
@@ -138,7 +175,11 @@ pub fn tools() -> Vec<ToolDef> {
                  the live editor; one undo action restores the previous cells.",
                 Mutating,
             ),
-            |state, a: SetArgs| cells_plan(state, "set_tile_cells", &a.node, a.cells),
+            |state, a: SetArgs| {
+                in_scene(state, a.scene, a.save, move |state| {
+                    cells_plan(state, "set_tile_cells", &a.node, a.cells)
+                })
+            },
         ),
         ToolDef::planned(
             meta(
@@ -169,7 +210,9 @@ pub fn tools() -> Vec<ToolDef> {
                         alternative: a.alternative,
                     })
                     .collect();
-                cells_plan(state, "fill_tile_rect", &a.node, cells)
+                in_scene(state, a.scene, a.save, move |state| {
+                    cells_plan(state, "fill_tile_rect", &a.node, cells)
+                })
             },
         ),
         ToolDef::planned(
@@ -192,7 +235,9 @@ pub fn tools() -> Vec<ToolDef> {
                         alternative: 0,
                     })
                     .collect();
-                cells_plan(state, "clear_tile_cells", &a.node, cells)
+                in_scene(state, a.scene, a.save, move |state| {
+                    cells_plan(state, "clear_tile_cells", &a.node, cells)
+                })
             },
         ),
         ToolDef::planned(
@@ -212,7 +257,9 @@ pub fn tools() -> Vec<ToolDef> {
                     tile_size: a.tile_size,
                     source_id: a.source_id,
                 });
-                plan(state, "add_tileset_atlas_source", steps, NoFields {})
+                in_scene(state, a.scene, a.save, move |state| {
+                    plan(state, "add_tileset_atlas_source", steps, NoFields {})
+                })
             },
         ),
         ToolDef::planned(
@@ -237,7 +284,9 @@ pub fn tools() -> Vec<ToolDef> {
                     collision_layer: layer,
                     collision_mask: mask,
                 };
-                plan(state, "set_tileset_physics_layer", steps, extra)
+                in_scene(state, a.scene, a.save, move |state| {
+                    plan(state, "set_tileset_physics_layer", steps, extra)
+                })
             },
         ),
         ToolDef::planned(
@@ -261,7 +310,9 @@ pub fn tools() -> Vec<ToolDef> {
                     mode,
                     terrains: a.terrains,
                 });
-                plan(state, "set_tileset_terrain_set", steps, NoFields {})
+                in_scene(state, a.scene, a.save, move |state| {
+                    plan(state, "set_tileset_terrain_set", steps, NoFields {})
+                })
             },
         ),
         editor_read::<_, _, CellsReply>(

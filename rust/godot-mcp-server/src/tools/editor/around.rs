@@ -1,0 +1,167 @@
+//! `scene` and `save` around an editor edit (issue #40): a family tool that edits the
+//! live scene (tile cells, animations) can name the `.tscn` to edit and ask it saved, so
+//! one call opens, edits and saves it, as `create_nodes` does, instead of three tools
+//! from two more toolsets (`open_scene`, the edit, `save_scene`).
+//!
+//! Each part is its own journaled editor command, in order: the open (only when the
+//! scene is not already the edited one), the tool's own edit, the save. A part that
+//! fails stops the call; a failed save says the edit is in the editor, unsaved.
+
+use std::sync::Arc;
+
+use godot_mcp_protocol::commands as cmd;
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use super::{EditReply, NoReplyFields, active_scene, connected, run_effect_as};
+use crate::error::ToolError;
+use crate::honesty::absent_when_none;
+use crate::respath::ResPath;
+use crate::rules::Precondition;
+use crate::state::AppState;
+use crate::tools::Plan;
+
+/// What the call does around the tool's edit, reported before it runs: the tool's own
+/// effect (absent when the scene must be opened first: the edit is planned there), the
+/// scene it opens and the file it saves.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct Around<E> {
+    #[serde(flatten)]
+    edit: Option<E>,
+    /// Opened before the edit: it was not the edited scene.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = absent_when_none)]
+    opens: Option<String>,
+    /// Saved after the edit (save: true).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = absent_when_none)]
+    saves: Option<String>,
+}
+
+/// The edit's reply and, with save: true, the save's transaction (the verdict then says
+/// the edit is on disk, as the save's reply stamped it).
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct Saved<R> {
+    #[serde(flatten)]
+    reply: R,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = absent_when_none)]
+    save_transaction_id: Option<String>,
+}
+
+/// A tool's plan, made now (its scene is the edited one) or after the open.
+enum Later<P, M> {
+    Ready(P),
+    AfterOpen(M),
+}
+
+/// The plan `make` builds, run in `scene` (opened first when it is not the edited one)
+/// and followed by a save of the scene when `save` is set. Without either, the plan is
+/// the tool's own, unchanged (one request, as before).
+pub(crate) fn in_scene<E, T, S, M>(
+    state: Arc<AppState>,
+    scene: Option<ResPath>,
+    save: bool,
+    make: M,
+) -> Result<Plan<Around<E>, Saved<EditReply<T, S>>>, ToolError>
+where
+    E: Send + 'static,
+    T: Send + 'static,
+    S: Send + 'static,
+    M: FnOnce(Arc<AppState>) -> Result<Plan<E, EditReply<T, S>>, ToolError> + Send + 'static,
+{
+    let mut opens = None;
+    let mut saves = None;
+    if scene.is_some() || save {
+        connected(&state)?;
+        let active = active_scene(&state)?;
+        if let Some(path) = &scene {
+            let p = path.to_string();
+            if !p.ends_with(".tscn") && !p.ends_with(".scn") {
+                return Err(ToolError::invalid_params(
+                    "scene",
+                    format!("{p} is not a .tscn"),
+                ));
+            }
+            if !state.project.resolve("scene", path)?.exists() {
+                return Err(ToolError::not_found(format!(
+                    "{p} does not exist: create_nodes with scene and save: true makes it"
+                )));
+            }
+            if active.as_deref() != Some(p.as_str()) {
+                opens = Some(p);
+            }
+        }
+        if save {
+            let target = scene.map(|p| p.to_string()).or(active);
+            let Some(target) = target else {
+                return Err(Precondition::ActiveScene
+                    .error()
+                    .hint("Name the scene to edit and save: \"scene\": \"res://main.tscn\"."));
+            };
+            saves = Some(target);
+        }
+    }
+    let (edit, later, preview) = if opens.is_none() {
+        let plan = make(state.clone())?;
+        let preview = plan.preview;
+        (Some(plan.effect), Later::Ready(plan.apply), preview)
+    } else {
+        // The edit is planned in its scene, once it is open; a dry run reports the open.
+        (None, Later::AfterOpen(make), None)
+    };
+    let effect = Around {
+        edit,
+        opens: opens.clone(),
+        saves: saves.clone(),
+    };
+    Ok(Plan {
+        effect,
+        apply: Box::new(move |call| {
+            let apply = match later {
+                Later::Ready(apply) => apply,
+                Later::AfterOpen(make) => {
+                    let path = opens.unwrap_or_default();
+                    let _: EditReply<NoReplyFields> = run_effect_as(
+                        &state,
+                        &cmd::SceneOpen { path: path.clone() },
+                        Some(path),
+                        None,
+                    )?;
+                    make(state.clone())?.apply
+                }
+            };
+            let mut reply = apply(call)?;
+            let mut save_transaction_id = None;
+            if let Some(target) = saves {
+                let saved: EditReply<NoReplyFields> = run_effect_as(
+                    &state,
+                    &cmd::SceneSave { path: None },
+                    Some(target.clone()),
+                    None,
+                )
+                .map_err(|e| {
+                    let why = e.message.clone();
+                    e.hint(format!(
+                        "The edit was applied in the editor (one undo action) but {target} \
+                         was not saved ({why}); save it with save_scene once the cause is fixed."
+                    ))
+                })?;
+                reply.verdict.persistence = saved.verdict.persistence;
+                save_transaction_id = saved.at.transaction_id;
+            }
+            Ok(Saved {
+                reply,
+                save_transaction_id,
+            })
+        }),
+        preview: preview.map(|p| {
+            Box::new(move || {
+                Ok(Saved {
+                    reply: p()?,
+                    save_transaction_id: None,
+                })
+            }) as Box<dyn FnOnce() -> _ + Send>
+        }),
+    })
+}
