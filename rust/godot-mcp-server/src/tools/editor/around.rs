@@ -55,6 +55,9 @@ enum Later<P, M> {
     AfterOpen(M),
 }
 
+/// An editor edit's plan in its scene: [`Around`] its effect, [`Saved`] its reply.
+pub(crate) type InScenePlan<E, T, S> = Plan<Around<E>, Saved<EditReply<T, S>>>;
+
 /// The plan `make` builds, run in `scene` (opened first when it is not the edited one)
 /// and followed by a save of the scene when `save` is set. Without either, the plan is
 /// the tool's own, unchanged (one request, as before).
@@ -63,7 +66,7 @@ pub(crate) fn in_scene<E, T, S, M>(
     scene: Option<ResPath>,
     save: bool,
     make: M,
-) -> Result<Plan<Around<E>, Saved<EditReply<T, S>>>, ToolError>
+) -> Result<InScenePlan<E, T, S>, ToolError>
 where
     E: Send + 'static,
     T: Send + 'static,
