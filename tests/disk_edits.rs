@@ -1032,3 +1032,64 @@ async fn set_setting_sets_several_in_one_write_godot_reads_them() {
         assert!(log.contains(want), "{want}:\n{log}");
     }
 }
+
+/// Issue #40: a setting's JSON value is read by the type the setting declares, also
+/// when project.godot does not hold it yet (the class reference's ProjectSettings
+/// member): `"#203040"` for the clear colour is a Color, `[10, 20]` for the window's
+/// initial position a Vector2i, as Godot itself then reads them (a String and an Array
+/// before: Godot ignored both). Red without `classref_type` in set_setting.
+#[tokio::test]
+async fn real_godot_set_setting_reads_a_new_value_by_the_settings_type() {
+    let Some(godot) = support::godot_bin("set_setting types a new value by the class reference")
+    else {
+        return;
+    };
+    let project = support::demo_copy();
+    let p = project.path();
+    let client = support::connect(p).await;
+    let r = support::call_ok(
+        &client,
+        "set_setting",
+        json!({"settings": {
+            "rendering/environment/defaults/default_clear_color": "#203040",
+            "display/window/size/initial_position": [10, 20]},
+            "confirm": true}),
+    )
+    .await;
+    let mut written: Vec<(Value, Value)> = vec![(r["setting"].clone(), r["value"].clone())];
+    written.extend(
+        r["more"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| (m["setting"].clone(), m["value"].clone())),
+    );
+    written.sort_by_key(|(k, _)| k.to_string());
+    assert_eq!(
+        written,
+        [
+            (
+                json!("display/window/size/initial_position"),
+                json!("Vector2i(10, 20)")
+            ),
+            (
+                json!("rendering/environment/defaults/default_clear_color"),
+                json!("Color(0.1254902, 0.1882353, 0.2509804, 1)")
+            )
+        ],
+        "{r}"
+    );
+    client.cancel().await.unwrap();
+    std::fs::write(
+        p.join("read_settings.gd"),
+        "extends SceneTree\nfunc _init():\n\tfor k in [\"rendering/environment/defaults/default_clear_color\", \"display/window/size/initial_position\"]:\n\t\tvar v = ProjectSettings.get_setting(k)\n\t\tprint(\"SETTING \", k, \" \", type_string(typeof(v)), \" \", v)\n\tquit()\n",
+    )
+    .unwrap();
+    let log = support::run_godot(&godot, p, &["--script", "res://read_settings.gd"]);
+    for want in [
+        "SETTING rendering/environment/defaults/default_clear_color Color (0.1255, 0.1882, 0.251, 1.0)",
+        "SETTING display/window/size/initial_position Vector2i (10, 20)",
+    ] {
+        assert!(log.contains(want), "{want}:\n{log}");
+    }
+}

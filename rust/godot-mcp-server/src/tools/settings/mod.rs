@@ -186,17 +186,22 @@ pub(crate) struct SettingsSet {
     more: Vec<SettingChange>,
 }
 
-/// The Variant text of a value given either as JSON (`value`) or as Godot text
-/// (`value_text`): exactly one of the two.
-pub(crate) fn variant_arg(
+/// A setting's value as sent: JSON (read by the setting's declared type) or Godot text.
+enum SettingValue {
+    Json(Value),
+    Text(String),
+}
+
+/// The value of `name`: exactly one of `value` (JSON) or `value_text` (Godot text).
+fn setting_arg(
     value: &Option<Value>,
     value_text: &Option<String>,
-) -> Result<String, ToolError> {
+) -> Result<SettingValue, ToolError> {
     match (value, value_text) {
-        (Some(v), None) => Ok(variant::plain_json_text(v, "value")?),
+        (Some(v), None) => Ok(SettingValue::Json(v.clone())),
         (None, Some(t)) => {
             variant::check_text(t, "value_text")?;
-            Ok(t.clone())
+            Ok(SettingValue::Text(t.clone()))
         }
         _ => Err(ToolError::invalid_params(
             "value",
@@ -205,13 +210,88 @@ pub(crate) fn variant_arg(
     }
 }
 
+/// The Variant type of a value as project.godot spells it: `"…"` a String, `true` a
+/// bool, a number an int or float, `Color(…)` a Color; `None` for what is none of these.
+fn text_type(text: &str) -> Option<&'static str> {
+    let t = text.trim();
+    if t.starts_with('"') {
+        return Some("String");
+    }
+    if t == "true" || t == "false" {
+        return Some("bool");
+    }
+    if t.parse::<i64>().is_ok() {
+        return Some("int");
+    }
+    if t.parse::<f64>().is_ok() {
+        return Some("float");
+    }
+    let head = t.split('(').next().filter(|h| h.len() < t.len())?;
+    variant::TYPE_NAMES.iter().copied().find(|n| *n == head)
+}
+
+/// The type ProjectSettings declares for `name` in Godot's class reference (built once
+/// per engine and cached); `None` without Godot or for a setting it does not list.
+fn classref_type(state: &Arc<AppState>, name: &str) -> Option<String> {
+    let handle = tokio::runtime::Handle::try_current().ok()?;
+    let db = handle
+        .block_on(crate::tools::classref::class_db(state))
+        .ok()?;
+    let ty = db
+        .classes
+        .get("ProjectSettings")?
+        .members
+        .iter()
+        .find(|m| m.name == name)?
+        .ty
+        .name
+        .clone();
+    variant::TYPE_NAMES.contains(&ty.as_str()).then_some(ty)
+}
+
+/// A setting's JSON value as Variant text, read by the setting's declared type: the type
+/// of the value project.godot holds, else the class reference's (`declared`, asked only
+/// for a setting the file lacks and a value whose type is not plain: a string, array or
+/// object). `"#203040"` for a Color setting is a Color, `[1280, 720]` a Vector2i.
+fn typed_setting_text(
+    name: &str,
+    value: &Value,
+    previous: Option<&str>,
+    declared: &dyn Fn(&str) -> Option<String>,
+) -> Result<String, ToolError> {
+    let param = format!("settings.{name}");
+    let plain = || Ok(variant::plain_json_text(value, &param)?);
+    let ty = match previous.map(text_type) {
+        Some(ty) => ty.map(str::to_string),
+        None if matches!(value, Value::String(_) | Value::Array(_) | Value::Object(_)) => {
+            declared(name)
+        }
+        None => None,
+    };
+    let Some(ty) = ty.filter(|t| !matches!(t.as_str(), "Nil" | "Dictionary" | "Array")) else {
+        return plain();
+    };
+    if ty == "String" {
+        return plain();
+    }
+    let asked = variant::Value::from_json(value)
+        .map_err(|e| ToolError::invalid_params(&param, e.to_string()))?;
+    let typed = godot_mcp_formats::coerce::coerce(
+        &asked,
+        &godot_mcp_formats::coerce::Declared::of(&ty),
+        &|_| None,
+    )
+    .map_err(|e| ToolError::invalid_params(&param, format!("{name} is a {ty}: {e}")))?;
+    variant::to_text(&typed).map_or_else(plain, Ok)
+}
+
 fn plan_set_setting(
     state: Arc<AppState>,
     args: SetSettingArgs,
 ) -> Result<EditPlan<SettingsSet>, ToolError> {
-    let mut sets: Vec<(String, String)> = Vec::new();
+    let mut sets: Vec<(String, SettingValue)> = Vec::new();
     match &args.name {
-        Some(name) => sets.push((name.clone(), variant_arg(&args.value, &args.value_text)?)),
+        Some(name) => sets.push((name.clone(), setting_arg(&args.value, &args.value_text)?)),
         None if args.value.is_some() || args.value_text.is_some() => {
             return Err(ToolError::invalid_params(
                 "name",
@@ -221,9 +301,7 @@ fn plan_set_setting(
         None => {}
     }
     for (name, v) in args.settings.iter().flatten() {
-        let param = format!("settings.{name}");
-        let text = variant::plain_json_text(v, &param)?;
-        sets.push((name.clone(), text));
+        sets.push((name.clone(), SettingValue::Json(v.clone())));
     }
     if sets.is_empty() {
         return Err(ToolError::invalid_params(
@@ -234,12 +312,20 @@ fn plan_set_setting(
     for (name, _) in &sets {
         check_setting_name(name)?;
     }
+    let lookup = state.clone();
     plan_edit(state, move |config| {
+        let declared = |name: &str| classref_type(&lookup, name);
         let mut config = config.clone();
         let mut changes = Vec::with_capacity(sets.len());
         for (name, value) in sets {
             let (section, key) = check_setting_name(&name)?;
             let previous = config.get(section, key).map(str::to_string);
+            let value = match value {
+                SettingValue::Text(t) => t,
+                SettingValue::Json(v) => {
+                    typed_setting_text(&name, &v, previous.as_deref(), &declared)?
+                }
+            };
             config = ConfigText::parse(&config.set(section, key, &value));
             changes.push(SettingChange {
                 setting: name.clone(),
@@ -384,4 +470,60 @@ pub(crate) fn plan_remove(
             },
         ))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::typed_setting_text;
+    use serde_json::json;
+
+    fn typed(value: serde_json::Value, previous: Option<&str>, declared: Option<&str>) -> String {
+        typed_setting_text("a/b", &value, previous, &|_| declared.map(String::from))
+            .unwrap_or_else(|e| format!("error: {}", e.message))
+    }
+
+    /// A JSON value is read by the setting's declared type: the type of the value the
+    /// file holds, else the class reference's; plain JSON only when neither says.
+    #[test]
+    fn a_setting_value_is_read_by_its_declared_type() {
+        let clear = "Color(0.1254902, 0.1882353, 0.2509804, 1)";
+        assert_eq!(
+            typed(json!("#203040"), Some("Color(1, 1, 1, 1)"), None),
+            clear
+        );
+        assert_eq!(typed(json!("#203040"), None, Some("Color")), clear);
+        assert_eq!(typed(json!("#203040"), None, None), "\"#203040\"");
+        assert_eq!(
+            typed(json!([1280, 720]), Some("Vector2i(1, 1)"), None),
+            "Vector2i(1280, 720)"
+        );
+        assert_eq!(
+            typed(json!([1280, 720]), None, Some("Vector2i")),
+            "Vector2i(1280, 720)"
+        );
+        assert_eq!(typed(json!(2), Some("1.5"), None), "2.0");
+        assert_eq!(
+            typed(json!("My Game"), Some("\"Old\""), Some("int")),
+            "\"My Game\""
+        );
+        assert_eq!(
+            typed(
+                json!(["4.4", "Mobile"]),
+                Some("PackedStringArray(\"4.4\")"),
+                None
+            ),
+            "PackedStringArray(\"4.4\", \"Mobile\")"
+        );
+        let e = typed(json!("wide"), Some("480"), None);
+        assert!(e.starts_with("error: a/b is a int"), "{e}");
+        // The class reference is asked only for an absent setting with a non-plain value.
+        let asked = std::cell::Cell::new(0);
+        let declared = |_: &str| {
+            asked.set(asked.get() + 1);
+            Some("Color".to_string())
+        };
+        typed_setting_text("a/b", &json!(3), None, &declared).unwrap();
+        typed_setting_text("a/b", &json!("x"), Some("\"y\""), &declared).unwrap();
+        assert_eq!(asked.get(), 0);
+    }
 }
