@@ -922,14 +922,20 @@ async fn real_godot_tile_and_animation_tools_open_edit_and_save_in_one_call() {
         "{added}"
     );
     assert!(added["save_transaction_id"].is_string(), "{added}");
-    for (tool, args) in [
+    // A track with its keys, then more keys, each one call and one undo action; values
+    // read by the animated property's type (a Color here).
+    for (tool, args, count) in [
         (
             "add_animation_track",
-            json!({"track_type": "value", "path": "Tiles:modulate"}),
+            json!({"track_type": "value", "path": "Tiles:modulate", "keys": [
+                {"time": 0, "value": "#ffffff"}, {"time": 0.25, "value": "#ff0000"}]}),
+            ("keys", 2),
         ),
         (
             "insert_animation_key",
-            json!({"track": 0, "time": 0.25, "value": "#ff0000"}),
+            json!({"track": 0, "keys": [{"time": 0.375, "value": "blue"},
+                                        {"time": 0.5, "value": [0, 1, 0], "transition": 2}]}),
+            ("inserted", 2),
         ),
     ] {
         let mut a = json!({"player": "AP", "animation": "hop", "scene": AT, "save": true});
@@ -940,7 +946,27 @@ async fn real_godot_tile_and_animation_tools_open_edit_and_save_in_one_call() {
         // AT is the edited scene now: nothing to open, only the save.
         assert!(done.get("opens").is_none(), "{tool}: {done}");
         assert_eq!(done["saves"], json!(AT), "{tool}: {done}");
+        assert_eq!(done[count.0], json!(count.1), "{tool}: {done}");
     }
+    // All or none: a list with a key where one exists inserts none of them; a time twice
+    // is refused before anything is sent.
+    for keys in [
+        json!([{"time": 0.45, "value": "red"}, {"time": 0.25, "value": "red"}]),
+        json!([{"time": 0.45, "value": "red"}, {"time": 0.45, "value": "blue"}]),
+    ] {
+        let e = call_err(
+            &client,
+            "insert_animation_key",
+            json!({"player": "AP", "animation": "hop", "track": 0, "keys": keys}),
+        )
+        .await;
+        assert!(
+            e["message"].as_str().unwrap().contains("0.25s")
+                || e["message"].as_str().unwrap().contains("repeats time"),
+            "{e}"
+        );
+    }
+    call_ok(&client, "save_scene", json!({"confirm": true})).await;
     call_ok(&client, "open_scene", json!({"path": SCENE})).await;
     let atlas = call_ok(
         &client,
@@ -984,7 +1010,11 @@ async fn real_godot_tile_and_animation_tools_open_edit_and_save_in_one_call() {
         .find(|a| a["length"] == 0.5)
         .unwrap_or_else(|| panic!("Godot holds no 0.5 s animation in {AT}: {held}"));
     assert_eq!(a["tracks"][0]["path"], json!("Tiles:modulate"), "{a}");
-    assert_eq!(a["tracks"][0]["times"], json!([0.25]), "{a}");
+    assert_eq!(
+        a["tracks"][0]["times"],
+        json!([0.0, 0.25, 0.375, 0.5]),
+        "{a}"
+    );
     std::fs::write(
         p.join("count_cells.gd"),
         "extends SceneTree\nfunc _init():\n\tvar s = load(\"res://at.tscn\").instantiate()\n\

@@ -125,19 +125,20 @@ pub enum Authoring {
         path: String,
         update_mode: Option<UpdateMode>,
         interpolation: Option<Interpolation>,
+        /// Inserted into the new track, in the same undo action.
+        keys: Vec<Key>,
     },
     TrackRemove {
         player: String,
         animation: String,
         track: i32,
     },
+    /// One key or several, in one undo action (at least one; distinct times).
     KeyInsert {
         player: String,
         animation: String,
         track: i32,
-        time: f64,
-        value: Value,
-        transition: f64,
+        keys: Vec<Key>,
     },
     KeyRemove {
         player: String,
@@ -325,6 +326,47 @@ fn named(what: &str, list: &[&str], v: &str) -> Result<i32, BridgeError> {
         .ok_or_else(|| invalid(format!("{what} {v:?}: one of {}", list.join(", "))))
 }
 
+/// A key to insert, checked: time 0 or more, both numbers finite, the value decoded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Key {
+    pub time: f64,
+    pub value: Value,
+    pub transition: f64,
+}
+
+/// The keys of one track's insert, checked; two at one time are refused (the second
+/// would overwrite the first).
+fn keys(list: Vec<c::AnimationKey>) -> Result<Vec<Key>, BridgeError> {
+    let one = list.len() == 1;
+    let mut out: Vec<Key> = Vec::with_capacity(list.len());
+    for (i, k) in list.into_iter().enumerate() {
+        let at = |what: &str| {
+            if one {
+                what.to_string()
+            } else {
+                format!("keys[{i}].{what}")
+            }
+        };
+        if finite(&at("time"), k.time)? < 0.0 {
+            return Err(invalid(format!("{} must be 0 or more", at("time"))));
+        }
+        if out.iter().any(|o| o.time == k.time) {
+            return Err(invalid(format!(
+                "{} repeats time {}: one key per time",
+                at("time"),
+                k.time
+            )));
+        }
+        out.push(Key {
+            value: Value::from_json(&k.value)
+                .map_err(|e| invalid(format!("{}: {e}", at("value"))))?,
+            time: k.time,
+            transition: finite(&at("transition"), k.transition)?,
+        });
+    }
+    Ok(out)
+}
+
 fn track_index(t: i32) -> Result<i32, BridgeError> {
     if t < 0 {
         return Err(invalid("track must be 0 or more"));
@@ -502,6 +544,7 @@ fn decode_animation(cmd: &str, p: &Json) -> Result<Authoring, BridgeError> {
                 path: a.path,
                 update_mode: a.update_mode,
                 interpolation: a.interpolation,
+                keys: keys(a.keys)?,
             }
         }
         c::ANIMATION_TRACK_REMOVE => {
@@ -514,16 +557,16 @@ fn decode_animation(cmd: &str, p: &Json) -> Result<Authoring, BridgeError> {
         }
         c::ANIMATION_KEY_INSERT => {
             let a: c::AnimationKeyInsert = params(cmd, p)?;
-            if finite("time", a.time)? < 0.0 {
-                return Err(invalid("time must be 0 or more"));
-            }
+            let first = c::AnimationKey {
+                time: a.time,
+                value: a.value,
+                transition: a.transition,
+            };
             Authoring::KeyInsert {
-                value: Value::from_json(&a.value).map_err(|e| invalid(format!("value: {e}")))?,
+                keys: keys(std::iter::once(first).chain(a.more).collect())?,
                 player: a.player,
                 animation: a.animation,
                 track: track_index(a.track)?,
-                time: a.time,
-                transition: finite("transition", a.transition)?,
             }
         }
         c::ANIMATION_KEY_REMOVE => {

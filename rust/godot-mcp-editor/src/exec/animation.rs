@@ -603,6 +603,61 @@ pub(crate) fn animation_remove(player: &str, animation: &str) -> Res {
 // AnimationTree graphs
 // ---------------------------------------------------------------------------------
 
+/// Insert `keys` into `track` of `anim` (the copy [`animation_edit`] edits: an error
+/// leaves the animation as it was). Refused where a key exists at one of the times, so
+/// that nothing is overwritten. Answers the first key's index once all are in.
+fn insert_keys(
+    player: &str,
+    anim: &mut Gd<Animation>,
+    track: i32,
+    keys: &[godot_mcp_editor_core::authoring::Key],
+) -> Result<i64, BridgeError> {
+    let kind = check_track(anim, track)?;
+    for k in keys {
+        let time = k.time;
+        if find_key(anim, track, time) >= 0 {
+            return Err(failed(format!(
+                "track {track} already has a key at {time}s: remove it first \
+                 (remove_animation_key) so that nothing is overwritten"
+            )));
+        }
+        // A value track's key takes the type of the property it animates: an agent's
+        // `-20` for `position:y` is the float -20.0 (an int key was saved as `-20`).
+        let value = match kind {
+            0 => typed_for_track(player, anim, track, &k.value)?,
+            _ => k.value.clone(),
+        };
+        let v = key_value(kind, &value)?;
+        let key = match kind {
+            6 => anim.call(
+                "bezier_track_insert_key",
+                &[track.to_variant(), time.to_variant(), v],
+            ),
+            7 => anim.call(
+                "audio_track_insert_key",
+                &[track.to_variant(), time.to_variant(), v],
+            ),
+            _ => anim.call(
+                "track_insert_key",
+                &[
+                    track.to_variant(),
+                    time.to_variant(),
+                    v,
+                    k.transition.to_variant(),
+                ],
+            ),
+        }
+        .to::<i64>();
+        if key < 0 {
+            return Err(failed(format!(
+                "Godot refused the key at {time}s for a {} track",
+                TrackKind::name_of(kind)
+            )));
+        }
+    }
+    Ok(find_key(anim, track, keys[0].time))
+}
+
 pub(super) fn run(a: Authoring) -> Res {
     match a {
         Authoring::AnimationAdd {
@@ -631,6 +686,7 @@ pub(super) fn run(a: Authoring) -> Res {
             path,
             update_mode,
             interpolation,
+            keys,
         } => animation_edit(&player, &animation, "add track", |anim| {
             let track = anim
                 .call("add_track", &[kind.ord().to_variant()])
@@ -645,6 +701,10 @@ pub(super) fn run(a: Authoring) -> Res {
             let mut out =
                 json!({"track": track, "track_type": TrackKind::name_of(kind.ord()), "path": path});
             track_modes(anim, track, update_mode, interpolation, &mut out)?;
+            if !keys.is_empty() {
+                insert_keys(&player, anim, track, &keys)?;
+                out["keys"] = json!(keys.len());
+            }
             Ok(out)
         }),
         Authoring::TrackRemove {
@@ -660,51 +720,14 @@ pub(super) fn run(a: Authoring) -> Res {
             player,
             animation,
             track,
-            time,
-            value,
-            transition,
+            keys,
         } => animation_edit(&player, &animation, "insert key", |anim| {
-            let kind = check_track(anim, track)?;
-            if find_key(anim, track, time) >= 0 {
-                return Err(failed(format!(
-                    "track {track} already has a key at {time}s: remove it first \
-                     (remove_animation_key) so that nothing is overwritten"
-                )));
+            let first = insert_keys(&player, anim, track, &keys)?;
+            let mut out = json!({"track": track, "key": first, "time": keys[0].time});
+            if keys.len() > 1 {
+                out["inserted"] = json!(keys.len());
             }
-            // A value track's key takes the type of the property it animates: an agent's
-            // `-20` for `position:y` is the float -20.0 (an int key was saved as `-20`).
-            let value = match kind {
-                0 => typed_for_track(&player, anim, track, &value)?,
-                _ => value.clone(),
-            };
-            let v = key_value(kind, &value)?;
-            let key = match kind {
-                6 => anim.call(
-                    "bezier_track_insert_key",
-                    &[track.to_variant(), time.to_variant(), v],
-                ),
-                7 => anim.call(
-                    "audio_track_insert_key",
-                    &[track.to_variant(), time.to_variant(), v],
-                ),
-                _ => anim.call(
-                    "track_insert_key",
-                    &[
-                        track.to_variant(),
-                        time.to_variant(),
-                        v,
-                        transition.to_variant(),
-                    ],
-                ),
-            }
-            .to::<i64>();
-            if key < 0 {
-                return Err(failed(format!(
-                    "Godot refused the key for a {} track",
-                    TrackKind::name_of(kind)
-                )));
-            }
-            Ok(json!({"track": track, "key": key, "time": time}))
+            Ok(out)
         }),
         Authoring::KeyRemove {
             player,

@@ -210,7 +210,7 @@ pub struct AnimationRemove {
 }
 
 /// `animation.track_add`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AnimationTrackAdd {
     pub player: String,
@@ -223,6 +223,25 @@ pub struct AnimationTrackAdd {
     /// `None`: linear.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interpolation: Option<Interpolation>,
+    /// Keys inserted into the new track in the same undo action.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub keys: Vec<AnimationKey>,
+}
+
+/// One key of a track: [`AnimationTrackAdd::keys`], [`AnimationKeyInsert::more`]; also
+/// the agent's argument (one type, hence the schema). `value` is the agent's typed value
+/// JSON as given: the add-on reads it by the track's property type.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct AnimationKey {
+    /// Seconds.
+    pub time: f64,
+    pub value: serde_json::Value,
+    /// Easing (1 linear).
+    #[serde(default = "one")]
+    #[cfg_attr(feature = "schema", schemars(default = "one"))]
+    pub transition: f64,
 }
 
 /// One track's settings in [`AnimationSet`].
@@ -282,6 +301,9 @@ pub struct AnimationKeyInsert {
     pub value: serde_json::Value,
     #[serde(default = "one")]
     pub transition: f64,
+    /// Keys inserted after this one in the same undo action.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub more: Vec<AnimationKey>,
 }
 
 /// `animation.key_remove`: the key at `time`.

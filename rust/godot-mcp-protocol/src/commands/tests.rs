@@ -252,6 +252,11 @@ fn every_command_params_round_trip() {
             path: s("Mesh"),
             update_mode: None,
             interpolation: Some(Interpolation::CubicAngle),
+            keys: vec![AnimationKey {
+                time: 0.25,
+                value: json!([0, 1, 0]),
+                transition: 1.0,
+            }],
         }),
         round(AnimationTrackRemove {
             player: s("AP"),
@@ -265,6 +270,11 @@ fn every_command_params_round_trip() {
             time: 0.5,
             value: json!({"$type": "Vector2", "x": 1, "y": 2}),
             transition: 0.5,
+            more: vec![AnimationKey {
+                time: 1.0,
+                value: json!([3, 4]),
+                transition: 2.0,
+            }],
         }),
         round(AnimationKeyRemove {
             player: s("AP"),
@@ -425,9 +435,12 @@ fn params_keep_their_wire_names() {
         path: "Mesh".into(),
         update_mode: None,
         interpolation: None,
+        keys: Vec::new(),
     }
     .params();
     assert_eq!(j["track_type"], "position_3d");
+    // No keys: the wire is as before (no `keys` member).
+    assert!(j.get("keys").is_none(), "{j}");
     assert_eq!(
         AnimationAdd {
             player: "AP".into(),

@@ -119,6 +119,10 @@ pub struct AddTrackArgs {
     /// Default linear.
     #[serde(default)]
     interpolation: Option<Interpolation>,
+    /// Keys to insert, as in insert_animation_key (same undo action).
+    #[serde(default)]
+    #[schemars(length(max = 10000))]
+    keys: Vec<cmd::AnimationKey>,
     /// The .tscn to edit, opened if need be.
     #[serde(default)]
     scene: Option<ResPath>,
@@ -154,13 +158,19 @@ pub struct InsertKeyArgs {
     /// Track index.
     track: u32,
     /// Key time in seconds.
-    time: f64,
+    #[serde(default)]
+    time: Option<f64>,
     /// Typed value as in set_node_property. position/scale: Vector3; rotation: Vector3 of
     /// Euler radians; bezier: number; method: {"method", "args"}; audio: res:// stream.
-    value: Value,
+    #[serde(default)]
+    value: Option<Value>,
     /// Easing (1 linear; <1 ease out; >1 ease in).
     #[serde(default)]
     transition: Option<f64>,
+    /// Several keys in one undo action, instead of time and value.
+    #[serde(default)]
+    #[schemars(length(max = 10000))]
+    keys: Vec<cmd::AnimationKey>,
     /// The .tscn to edit, opened if need be.
     #[serde(default)]
     scene: Option<ResPath>,
@@ -335,6 +345,8 @@ reply_fields!(
         path: String,
         interpolation: String,
         update_mode: String,
+        /// Keys inserted into the track.
+        keys: i64,
         track_count: i64,
     }
 );
@@ -355,6 +367,8 @@ reply_fields!(
         track: i64,
         key: i64,
         time: f64,
+        /// Keys inserted, when more than one.
+        inserted: i64,
         track_count: i64,
     }
 );
@@ -563,6 +577,7 @@ pub fn tools() -> Vec<ToolDef> {
                     path: a.path,
                     update_mode: a.update_mode,
                     interpolation: a.interpolation,
+                    keys: a.keys,
                 };
                 in_scene(state, a.scene, a.save, move |state| {
                     node_edit::<_, TrackAdded, InSceneOrNull>(state, "set_property", a.player, p)
@@ -593,17 +608,38 @@ pub fn tools() -> Vec<ToolDef> {
                 Mutating,
                 "insert_animation_key",
                 "Insert an animation key",
-                "Insert a keyframe (time, typed value, transition) into a track; refused \
-                 where a key exists (one undo action).",
+                "Insert keyframes (time, typed value, transition; several: keys) into a \
+                 track; refused where a key exists (one undo action).",
             ),
             |state, a: InsertKeyArgs| {
+                let mut keys = a.keys.into_iter();
+                let first = match (a.time, a.value) {
+                    (Some(time), Some(value)) => cmd::AnimationKey {
+                        time,
+                        value,
+                        transition: a.transition.unwrap_or(1.0),
+                    },
+                    (None, None) => keys.next().ok_or_else(|| {
+                        ToolError::invalid_params(
+                            "time",
+                            "give time and value, or keys: [{\"time\": 0.5, \"value\": …}]",
+                        )
+                    })?,
+                    _ => {
+                        return Err(ToolError::invalid_params(
+                            "value",
+                            "time and value go together (or use keys)",
+                        ));
+                    }
+                };
                 let p = cmd::AnimationKeyInsert {
                     track: int("track", a.track)?,
                     player: a.player.clone(),
                     animation: a.animation,
-                    time: a.time,
-                    value: a.value,
-                    transition: a.transition.unwrap_or(1.0),
+                    time: first.time,
+                    value: first.value,
+                    transition: first.transition,
+                    more: keys.collect(),
                 };
                 in_scene(state, a.scene, a.save, move |state| {
                     node_edit::<_, KeyInserted, InSceneOrNull>(state, "set_property", a.player, p)
