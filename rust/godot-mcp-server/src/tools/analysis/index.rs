@@ -1,4 +1,4 @@
-//! The project index: every call scans the project afresh into an [`Index`] (files,
+//! The project index: every call scans the project afresh into an `Index` (files,
 //! their references, the uids they declare, parse failures), which the analysis
 //! tools then ask.
 

@@ -1,4 +1,4 @@
-//! Paging of the analysis answers: a typed [`Page`], or the paging fields of an
+//! Paging of the analysis answers: a typed `Page`, or the paging fields of an
 //! untyped list; and the blocking pool the disk walks run on.
 
 use schemars::JsonSchema;
@@ -26,7 +26,7 @@ pub(crate) struct Page<T> {
 /// A page with the fields a tool adds beside it.
 pub(crate) type PageWith<T, X> = Also<Page<T>, X>;
 
-/// `items[offset..offset+limit]` as a typed [`Page`].
+/// `items[offset..offset+limit]` as a typed `Page`.
 pub(crate) fn page<T>(
     state: &AppState,
     offset: Option<u32>,

@@ -16,8 +16,8 @@ mod folders;
 mod moves;
 mod steps;
 
-use by_type::*;
-use folders::*;
+use by_type::list_resources_by_type;
+use folders::{plan_create_folder, plan_delete_folder};
 pub(crate) use moves::*;
 
 use crate::rules::{EffectKind, SafetyClass, Toolset};
@@ -91,6 +91,7 @@ pub(crate) mod tests {
 
     use serde_json::json;
 
+    use super::by_type::{binary_type, text_type};
     use super::steps::{Op, Step, apply_steps};
     use super::*;
     use crate::error::ErrorCode;
