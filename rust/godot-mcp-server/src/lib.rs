@@ -30,8 +30,8 @@
 //! - [`transport`]: stdio and streamable HTTP, the Host/Origin/token guard, and the
 //!   [`transport::Principal`] of every call (passed to the call pipeline in its `CallContext`).
 #![forbid(unsafe_code)]
-// Issue 43's open work: six glob imports are left (safety/approval.rs, safety/pipeline.rs,
-// tools/analysis/search.rs, tools/editor/edits.rs, tools/files/organize.rs); then this line goes.
+// Issue 43's open work: three glob imports are left (safety/approval.rs, safety/pipeline.rs,
+// tools/editor/edits.rs); then this line goes.
 #![allow(clippy::wildcard_imports)]
 
 /// A line for the person at the terminal, on stderr. Unlike `eprintln!` it never

@@ -397,7 +397,7 @@ impl ServerHandler for McpServer {
         let tools = match &self.raw_tools {
             // One stand-in the writer replaces with the published entries.
             Some(lists) => {
-                vec![lists.stand_in(crate::tools::registry::tool_list::raw_members(defs))]
+                vec![lists.stand_in(crate::tools::registry::raw_members(defs))]
             }
             // Each tool parsed once per process, shared by every session.
             None => defs.map(ToolDef::to_mcp).collect(),

@@ -16,7 +16,6 @@
 //! - the new file is written to a temporary file beside it and renamed over it, so a client
 //!   never reads half a file; a symlinked config is written through to its target.
 
-use std::fmt;
 use std::fs;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -28,7 +27,11 @@ use serde_json::Value;
 use crate::error::ErrorCode;
 use crate::project_root::Project;
 
+mod entry;
 mod yaml;
+
+use entry::shape;
+pub use entry::{Entry, SetupError};
 
 const SETUP_HELP: &str = "\
 Where each client's file is (HOME, XDG_CONFIG_HOME, APPDATA and CODEX_HOME are honoured):
@@ -144,40 +147,6 @@ impl Client {
             Self::Goose => "start a new goose session (`goose session`)",
         }
     }
-}
-
-/// A refusal or failure, with the stable code of [`ErrorCode`].
-#[derive(Debug)]
-pub struct SetupError {
-    pub code: ErrorCode,
-    pub message: String,
-}
-
-impl SetupError {
-    fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        Self {
-            code,
-            message: message.into(),
-        }
-    }
-
-    fn exit_code(&self) -> u8 {
-        if self.code == ErrorCode::Io { 1 } else { 2 }
-    }
-}
-
-impl fmt::Display for SetupError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.code.as_str(), self.message)
-    }
-}
-
-/// The server entry to write: a stdio command with its arguments.
-#[derive(Debug, Clone)]
-pub struct Entry {
-    pub name: String,
-    pub command: String,
-    pub args: Vec<String>,
 }
 
 /// Entry point of `godot-mcp setup-client`.
@@ -409,10 +378,6 @@ pub fn merge(client: Client, old: Option<&str>, entry: &Entry) -> Result<String,
             comments,
         } => merge_json(old, servers_key, comments, client.mcp(), entry),
     }
-}
-
-fn shape(message: String) -> SetupError {
-    SetupError::new(ErrorCode::ParseError, message)
 }
 
 fn merge_toml(old: &str, entry: &Entry) -> Result<String, SetupError> {

@@ -50,6 +50,7 @@ use tokio::sync::watch;
 use crate::error::{ErrorCode, ToolError};
 
 pub use control::Control;
+use host::internal;
 
 /// What the process plane needs of the server: the journal its launches are recorded
 /// in, and a way to say a launch has ended (resource subscribers are told). The
@@ -258,10 +259,6 @@ pub struct Supervisor {
     /// Breakpoints (`res://` script, line) every debugged game gets at launch
     /// (`--breakpoints`) and, while it runs, over its debugger connection.
     breakpoints: Mutex<std::collections::BTreeSet<(String, u32)>>,
-}
-
-fn internal(e: impl std::fmt::Display) -> ToolError {
-    ToolError::internal(format!("launch failed: {e}"))
 }
 
 fn random_hex(bytes: usize) -> Result<String, ToolError> {

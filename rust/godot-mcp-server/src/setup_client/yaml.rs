@@ -11,7 +11,7 @@ use godot_mcp_protocol::clients::goose_entry;
 use saphyr::{LoadableYamlNode, Yaml};
 use serde_json::Value;
 
-use super::{Entry, SetupError, shape};
+use super::entry::{Entry, SetupError, shape};
 
 /// The file's new text with `entry` merged in (equal to `old` when nothing changes).
 pub(super) fn merge_goose(old: &str, entry: &Entry) -> Result<String, SetupError> {

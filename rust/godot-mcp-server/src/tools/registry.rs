@@ -158,6 +158,22 @@ pub struct ToolDef {
     pub image_of: Option<fn(&Value) -> Option<ImageRef>>,
 }
 
+/// The members of a tools/list `tools` array for `defs`, comma-separated, written
+/// from the published entries without building a JSON value.
+pub(crate) fn raw_members<'a>(defs: impl Iterator<Item = &'a ToolDef>) -> String {
+    let mut out = String::new();
+    for def in defs {
+        if !out.is_empty() {
+            out.push(',');
+        }
+        match def.published {
+            Some(entry) => out.push_str(entry),
+            None => out.push_str(&serde_json::to_string(def.mcp()).unwrap_or_default()),
+        }
+    }
+    out
+}
+
 impl std::fmt::Debug for ToolDef {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ToolDef").field("meta", &self.meta).finish()

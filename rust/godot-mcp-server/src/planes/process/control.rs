@@ -211,7 +211,8 @@ pub fn probe_error(e: ControlError) -> ToolError {
     }
 }
 
-#[cfg(all(test, unix))]
+#[cfg(test)]
+#[cfg(unix)]
 mod tests {
     use super::*;
     use godot_mcp_protocol::probe::{HeldReply, ProbeEvent};

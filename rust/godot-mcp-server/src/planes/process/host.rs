@@ -18,6 +18,8 @@ use std::io;
 use godot_mcp_journal::launch::Boundary;
 use godot_mcp_journal::process_table::ProcStat;
 
+use crate::error::ToolError;
+
 pub use imp::{Held, ReadHalf, WriteHalf};
 
 /// A spawned child held at its gate, already inside its boundary: it runs
@@ -60,6 +62,11 @@ pub use imp::boundary_observable;
 /// group (see `boundary_report`).
 pub fn native_boundary() -> Option<(&'static str, &'static str)> {
     imp::NATIVE_BOUNDARY
+}
+
+/// A launch step's failure, said as one.
+pub(super) fn internal(e: impl std::fmt::Display) -> ToolError {
+    ToolError::internal(format!("launch failed: {e}"))
 }
 
 /// A session's listening control endpoint: a Unix socket in the session
@@ -106,8 +113,8 @@ mod imp {
     use godot_mcp_journal::process_table::{ProcStat, ProcessTable};
     use tokio::io::AsyncWriteExt;
 
-    use super::{Bound, Gated};
     use crate::error::ToolError;
+    use crate::planes::process::host::{Bound, Gated, Listener, internal};
 
     /// Nothing outlives the spawn on Unix: the group is the leader's.
     pub type Held = ();
@@ -174,13 +181,12 @@ mod imp {
                 endpoint.display()
             )));
         }
-        let internal = super::super::internal;
         let listener = tokio::net::UnixListener::bind(&endpoint).map_err(internal)?;
         let id = std::fs::symlink_metadata(&endpoint)
             .map_err(internal)?
             .ino();
         Ok(Bound {
-            listener: super::Listener(listener),
+            listener: Listener(listener),
             endpoint: endpoint.display().to_string(),
             id,
         })
@@ -231,8 +237,8 @@ mod imp {
     use godot_mcp_journal::process_table::{ProcStat, ProcessTable};
     use godot_mcp_os::job::{self, JobObject};
 
-    use super::{Bound, Gated};
     use crate::error::ToolError;
+    use crate::planes::process::host::{Bound, Gated, Listener, internal};
 
     /// The job's handle: held for the session's life (the server's, since
     /// sessions are never dropped before it exits), so the job lives while
@@ -317,14 +323,13 @@ mod imp {
     pub type WriteHalf = tokio::net::tcp::OwnedWriteHalf;
 
     pub fn bind(_session_dir: &Path) -> Result<Bound, ToolError> {
-        let internal = super::super::internal;
         // std's listener binds synchronously, as the Unix one does.
         let std_listener = std::net::TcpListener::bind(("127.0.0.1", 0)).map_err(internal)?;
         std_listener.set_nonblocking(true).map_err(internal)?;
         let addr = std_listener.local_addr().map_err(internal)?;
         let listener = tokio::net::TcpListener::from_std(std_listener).map_err(internal)?;
         Ok(Bound {
-            listener: super::Listener(listener),
+            listener: Listener(listener),
             endpoint: format!("tcp:{addr}"),
             id: 0,
         })

@@ -10,7 +10,8 @@ use crate::error::ToolError;
 use crate::respath::ResPath;
 use crate::tools::common::{FileKind, paged_args};
 
-use super::{Page, PageWith, RefSite, indexed, normalize, page, with};
+use super::index::{RefSite, indexed, normalize};
+use super::page::{Page, PageWith, page, with};
 use crate::tools::{Call, Out};
 
 // dependency_graph

@@ -11,7 +11,8 @@ use crate::error::ToolError;
 use crate::respath::ResPath;
 use crate::tools::common::{FileKind, paged_args};
 
-use super::{Index, Issue, Page, PageWith, RefKind, indexed, normalize, page, with};
+use super::index::{Index, Issue, RefKind, indexed, normalize};
+use super::page::{Page, PageWith, page, with};
 use crate::tools::{Call, Out};
 
 // check_scene_integrity

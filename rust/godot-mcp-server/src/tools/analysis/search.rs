@@ -1,7 +1,16 @@
 //! project_stats, resolve_uid and search_files (text search with a glob filter).
 
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
 use super::graph::one_of;
-use super::*;
+use super::index::{UidDecl, UidSource, indexed, read_small, walk_files};
+use super::page::{PageWith, blocking, page, with};
+use crate::error::{ErrorCode, ToolError};
+use crate::respath::ResPath;
+use crate::tools::common::paged_args;
 use crate::tools::{Call, Out};
 
 // project_stats

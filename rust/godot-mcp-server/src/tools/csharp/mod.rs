@@ -538,7 +538,8 @@ async fn launch_build(
         .await
 }
 
-#[cfg(all(test, unix))] // the tests set the executable bit
+#[cfg(test)]
+#[cfg(unix)] // the tests set the executable bit
 mod tests {
     use super::*;
 

@@ -14,22 +14,13 @@
 mod by_type;
 mod folders;
 mod moves;
+mod steps;
 
-use by_type::*;
-use folders::*;
+use by_type::list_resources_by_type;
+use folders::{plan_create_folder, plan_delete_folder};
 pub(crate) use moves::*;
 
-use godot_mcp_formats::relink;
-use schemars::JsonSchema;
-use serde::Serialize;
-
-use crate::error::{ErrorCode, ToolError};
-use crate::honesty::{Persistence, Undo};
-use crate::planes::project::{self as plane, Expect, JournalCall};
-use crate::respath::ResPath;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
-use crate::state::AppState;
-use crate::tools::common::{not_undoable, on_disk};
 use crate::tools::{ToolDef, ToolMeta};
 
 fn destructive(name: &'static str, title: &'static str, description: &'static str) -> ToolMeta {
@@ -93,197 +84,6 @@ pub fn tools() -> Vec<ToolDef> {
     ]
 }
 
-const SIDECARS: [&str; 2] = [".import", ".uid"];
-
-/// Extensions of the text files that can name another file by a res:// literal.
-const REFERRING_EXTS: [&str; 8] = [
-    "tscn",
-    "tres",
-    "gd",
-    "cs",
-    "gdshader",
-    "gdshaderinc",
-    "godot",
-    "cfg",
-];
-
-fn res(s: &str) -> Result<ResPath, ToolError> {
-    ResPath::parse(s).map_err(|e| ToolError::internal(e.to_string()))
-}
-
-fn sidecar(path: &ResPath, suffix: &str) -> Result<ResPath, ToolError> {
-    res(&format!("{path}{suffix}"))
-}
-
-fn refuse_project_godot(param: &str, path: &ResPath) -> Result<(), ToolError> {
-    if path.rel() == "project.godot" {
-        return Err(ToolError::new(
-            ErrorCode::PathRefused,
-            "res://project.godot stays where it is",
-        )
-        .param(param));
-    }
-    Ok(())
-}
-
-fn require_literal_safe(param: &str, path: &ResPath) -> Result<(), ToolError> {
-    if relink::literal_safe(&path.to_string()) {
-        Ok(())
-    } else {
-        Err(ToolError::invalid_params(
-            param,
-            format!(
-                "{path} holds a quote or backslash; references to it cannot be rewritten exactly"
-            ),
-        ))
-    }
-}
-
-/// One file the call writes: its planned bytes and what is there now.
-#[derive(Debug, Clone)]
-struct Step {
-    path: ResPath,
-    op: Op,
-}
-
-#[derive(Debug, Clone)]
-enum Op {
-    /// Write these bytes; `before` is the sha256 there now (`None`: absent).
-    Write {
-        bytes: Vec<u8>,
-        before: Option<String>,
-    },
-    /// Delete the file whose sha256 is this.
-    Delete { before: String },
-}
-
-impl Step {
-    fn expect(&self) -> Expect<'_> {
-        match &self.op {
-            Op::Write { before: None, .. } => Expect::Absent,
-            Op::Write {
-                before: Some(s), ..
-            }
-            | Op::Delete { before: s } => Expect::Sha256(s),
-        }
-    }
-
-    /// The seam's own checks, without touching anything.
-    fn check(&self, state: &AppState, param: &str) -> Result<(), ToolError> {
-        match &self.op {
-            Op::Write { bytes, .. } => {
-                plane::check_write(&state.project, param, &self.path, bytes, self.expect())
-                    .map(|_| ())
-            }
-            Op::Delete { .. } => {
-                plane::check_delete(&state.project, param, &self.path, self.expect()).map(|_| ())
-            }
-        }
-    }
-
-    fn action(&self) -> &'static str {
-        match &self.op {
-            Op::Write { before: None, .. } => "create",
-            Op::Write { .. } => "overwrite",
-            Op::Delete { .. } => "delete",
-        }
-    }
-}
-
-/// One step applied: its file, what was done, and the change's transaction (the
-/// same for every file of the call).
-#[derive(Debug, Serialize, JsonSchema)]
-struct DoneStep {
-    path: String,
-    action: &'static str,
-    transaction_id: Option<String>,
-}
-
-/// What applying the steps adds: each step done, in order.
-#[derive(Debug, Serialize, JsonSchema)]
-struct Done {
-    done: Vec<DoneStep>,
-}
-
-/// Apply `steps` as one journaled change: every file written or deleted, or none.
-/// Every step is checked again first, so a file that changed since the plan stops
-/// the call before anything is written; a failure midway puts every file back
-/// before the answer, which says so (see `planes::project::apply_change`).
-fn apply_steps(
-    state: &AppState,
-    call: &mut JournalCall,
-    param: &str,
-    steps: &[Step],
-) -> Result<Done, ToolError> {
-    let change: Vec<plane::ChangeStep<'_>> = steps
-        .iter()
-        .map(|s| plane::ChangeStep {
-            path: &s.path,
-            bytes: match &s.op {
-                Op::Write { bytes, .. } => Some(bytes.as_slice()),
-                Op::Delete { .. } => None,
-            },
-            expected: s.expect(),
-        })
-        .collect();
-    if change.is_empty() {
-        return Ok(Done { done: Vec::new() });
-    }
-    let txn = plane::apply_change(state, call, param, &change)?;
-    Ok(Done {
-        done: steps
-            .iter()
-            .map(|s| DoneStep {
-                path: s.path.to_string(),
-                action: s.action(),
-                transaction_id: Some(txn.clone()),
-            })
-            .collect(),
-    })
-}
-
-fn current_bytes(state: &AppState, param: &str, path: &ResPath) -> Result<Vec<u8>, ToolError> {
-    let real = state.project.resolve(param, path)?;
-    std::fs::read(&real).map_err(|e| ToolError::io(&path.to_string(), &e))
-}
-
-#[derive(Debug, Serialize, JsonSchema)]
-struct StepView {
-    path: String,
-    action: &'static str,
-    /// Lines whose references were rewritten.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    lines: Vec<u32>,
-}
-
-#[derive(Debug, Serialize, JsonSchema)]
-struct MultiEffect {
-    action: &'static str,
-    /// Every file the call writes or deletes, in order.
-    files: Vec<StepView>,
-    #[serde(flatten)]
-    persistence: Persistence,
-    #[serde(flatten)]
-    undo: Undo,
-}
-
-fn journaled_writes() -> Undo {
-    not_undoable(
-        "Not on the editor's undo stack: file writes, applied as one journal change that \
-         records every file's before-sha256.",
-    )
-}
-
-fn rescan_hint() -> Persistence {
-    on_disk(
-        "every file written or deleted atomically through the journal",
-        Some(
-            "A running editor picks this up on its next filesystem scan; Godot's uid cache maps \
-             uids to the new paths then.",
-        ),
-    )
-}
-
 #[cfg(test)]
 pub(crate) mod tests {
     use std::path::Path;
@@ -291,7 +91,13 @@ pub(crate) mod tests {
 
     use serde_json::json;
 
+    use super::by_type::{binary_type, text_type};
+    use super::steps::{Op, Step, apply_steps};
     use super::*;
+    use crate::error::ErrorCode;
+    use crate::planes::project::JournalCall;
+    use crate::respath::ResPath;
+    use crate::state::AppState;
 
     fn project() -> (tempfile::TempDir, AppState) {
         let dir = tempfile::tempdir().unwrap();

@@ -3,7 +3,7 @@
 //! the frame work (`clock_pause`, `clock_resume`, `clock_step` of
 //! `godot_mcp_protocol::probe`); this file checks the arguments and digests the rows.
 
-use super::meta;
+use super::common::meta;
 use super::probe::{await_probe, ensure_not_breaked, probe_error, probe_refusal, probe_request};
 use super::sessions::session_of;
 use crate::error::ToolError;
@@ -79,30 +79,6 @@ pub(super) fn tools() -> Vec<ToolDef> {
             executes_code: true,
         }),
     ]
-}
-
-/// The project's physics tick rate (`physics/common/physics_ticks_per_second`, 60 by
-/// default): the `--fixed-fps` of a held launch, so one iteration is one tick.
-pub(crate) fn physics_ticks(state: &AppState) -> u32 {
-    physics_ticks_in(state.project.root())
-}
-
-fn physics_ticks_in(root: &std::path::Path) -> u32 {
-    let text = std::fs::read_to_string(root.join("project.godot")).unwrap_or_default();
-    let mut section = "";
-    for line in text.lines() {
-        let line = line.trim();
-        if line.starts_with('[') {
-            section = line;
-        } else if section == "[physics]"
-            && let Some(v) = line.strip_prefix("common/physics_ticks_per_second=")
-            && let Ok(n) = v.trim().parse::<u32>()
-            && (1..=10_000).contains(&n)
-        {
-            return n;
-        }
-    }
-    60
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -501,18 +477,5 @@ mod tests {
         // Integers are kept as they are; a different value is a different digest.
         assert_ne!(digest(&[json!(1)], 4), digest(&[json!(2)], 4));
         assert_eq!(digest(&[json!(1)], 4).len(), 16);
-    }
-
-    #[test]
-    fn the_tick_rate_is_read_from_the_physics_section() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(
-            dir.path().join("project.godot"),
-            "[application]\ncommon/physics_ticks_per_second=5\n[physics]\n\
-             common/physics_ticks_per_second=120\n",
-        )
-        .unwrap();
-        assert_eq!(physics_ticks_in(dir.path()), 120);
-        assert_eq!(physics_ticks_in(&dir.path().join("none")), 60);
     }
 }

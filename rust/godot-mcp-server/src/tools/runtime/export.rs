@@ -1,6 +1,6 @@
 //! export_project and export_status: a supervised Godot export, its artifact journaled.
 
-use super::NoArgs;
+use super::common::NoArgs;
 use super::sessions::{Captured, capture};
 use crate::error::{ErrorCode, ToolError};
 use crate::planes::process::{self, LaunchSpec};

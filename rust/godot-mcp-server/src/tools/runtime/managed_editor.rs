@@ -2,7 +2,7 @@
 //! tools' start of it when none is connected (`auto_start_editor`), with the `/proc` scan
 //! for another editor on the project.
 
-use super::NoArgs;
+use super::common::NoArgs;
 use super::display::{self, DisplayAsk, DisplayMode, RenderingDriver};
 use super::sessions::{Launched, StoppedSession, end_report, launched};
 use crate::error::{ErrorCode, ToolError};

@@ -12,10 +12,12 @@
 //!   game_step, game_run_until), watches and digests.
 //! - `playtest`: run_playtest, a playtest file run from a cold start.
 //!
-//! This file holds what they share: the tool list, tool metadata and the Godot binary.
+//! This file holds the tool list; what they share (tool metadata, limits, the probe
+//! script, the physics tick rate) is in `common`.
 
 mod canonical;
 mod clock;
+mod common;
 pub(crate) mod display;
 mod export;
 pub mod game;
@@ -27,34 +29,15 @@ mod sessions;
 
 pub use canonical::*;
 pub(crate) use clock::{MAX_FRAMES, play_on_frames};
+pub(crate) use common::meta;
+pub use common::{NoArgs, PROBE_SCRIPT};
 pub(crate) use export::*;
 pub use managed_editor::*;
 pub use probe::*;
 pub use sessions::*;
 
-use std::time::Duration;
-
-use schemars::JsonSchema;
-use serde::Deserialize;
-
 use crate::rules::{EffectKind, RuntimeFlags, SafetyClass, Toolset};
 use crate::tools::{ToolDef, ToolMeta};
-
-/// The probe script the add-on ships (`extends GodotMcpProbe`).
-pub const PROBE_SCRIPT: &str = "res://addons/godot_mcp/probe/probe.gd";
-/// Most output returned per stream.
-const MAX_OUTPUT: usize = 256 * 1024;
-/// How long a probe request may take.
-const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
-
-pub(crate) fn meta(
-    name: &'static str,
-    title: &'static str,
-    description: &'static str,
-    effect: Option<EffectKind>,
-) -> ToolMeta {
-    ToolMeta::runtime(Toolset::Runtime, name, title, description, effect)
-}
 
 trait ReadOnly {
     fn read_only(self) -> Self;
@@ -235,10 +218,6 @@ fn base_tools() -> Vec<ToolDef> {
         ),
     ]
 }
-
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct NoArgs {}
 
 #[cfg(test)]
 mod tests {

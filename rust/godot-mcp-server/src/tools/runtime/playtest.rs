@@ -4,7 +4,7 @@
 //! frame and value that diverged (docs/playtesting.md).
 
 use super::clock::{self, MAX_FRAMES, Row, Sampling};
-use super::meta;
+use super::common::meta;
 use super::probe::{InputEvent, await_probe, probe_error, probe_reply, probe_request};
 use super::sessions;
 use crate::error::{ErrorCode, ToolError};

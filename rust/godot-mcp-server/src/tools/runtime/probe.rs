@@ -2,7 +2,7 @@
 //! `godot_mcp_protocol::probe`): input, screenshots, properties, expressions, and the
 //! request helpers runtime::game and the tests toolset share.
 
-use super::PROBE_TIMEOUT;
+use super::common::PROBE_TIMEOUT;
 use super::sessions::session_of;
 use crate::error::{ErrorCode, ToolError};
 use crate::planes::process::{Session, control::ControlError};

@@ -1,8 +1,8 @@
 //! Managed sessions: run_and_capture, play_scene, stop_scene, list_sessions, and the
 //! managed editor (start_editor, stop_editor); how a process ended, as reported.
 
+use super::common::{MAX_OUTPUT, NoArgs, PROBE_SCRIPT, physics_ticks};
 use super::display::{self, DisplayAsk, DisplayMode, RenderingDriver, RenderingMethod};
-use super::{MAX_OUTPUT, NoArgs, PROBE_SCRIPT};
 use crate::error::{ErrorCode, ToolError};
 use crate::honesty::ProcessEnd;
 use crate::planes::process::{self, Ended, LaunchSpec, STOP_GRACE, Session, errors};
@@ -282,7 +282,7 @@ pub(crate) async fn launch_game(
     let mut user = Vec::new();
     if how.held {
         engine.push("--fixed-fps".into());
-        engine.push(super::clock::physics_ticks(state).to_string());
+        engine.push(physics_ticks(state).to_string());
         user.push("--godot-mcp-paused".to_string());
     }
     if let Some(seed) = how.seed {

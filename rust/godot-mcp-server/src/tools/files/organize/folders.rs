@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::{Done, Op, Step, apply_steps, res};
+use super::steps::{Done, Op, Step, apply_steps, res};
 use crate::error::{ErrorCode, ToolError};
 use crate::honesty::{Persistence, Undo};
 use crate::planes::project::{self as plane, JournalCall};

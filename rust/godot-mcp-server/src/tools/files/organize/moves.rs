@@ -8,7 +8,7 @@ use godot_mcp_formats::{ids, relink};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{
+use super::steps::{
     Done, MultiEffect, Op, REFERRING_EXTS, SIDECARS, Step, StepView, apply_steps, current_bytes,
     journaled_writes, refuse_project_godot, require_literal_safe, rescan_hint, sidecar,
 };

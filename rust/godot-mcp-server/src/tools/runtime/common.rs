@@ -1,0 +1,74 @@
+//! What the runtime tools share: their metadata, the limits of a capture and of a
+//! probe request, the probe script, the empty arguments and the project's physics
+//! tick rate.
+
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::rules::{EffectKind, Toolset};
+use crate::state::AppState;
+use crate::tools::ToolMeta;
+
+/// The probe script the add-on ships (`extends GodotMcpProbe`).
+pub const PROBE_SCRIPT: &str = "res://addons/godot_mcp/probe/probe.gd";
+/// Most output returned per stream.
+pub(super) const MAX_OUTPUT: usize = 256 * 1024;
+/// How long a probe request may take.
+pub(super) const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
+
+pub(crate) fn meta(
+    name: &'static str,
+    title: &'static str,
+    description: &'static str,
+    effect: Option<EffectKind>,
+) -> ToolMeta {
+    ToolMeta::runtime(Toolset::Runtime, name, title, description, effect)
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NoArgs {}
+
+/// The project's physics tick rate (`physics/common/physics_ticks_per_second`, 60 by
+/// default): the `--fixed-fps` of a held launch, so one iteration is one tick.
+pub(crate) fn physics_ticks(state: &AppState) -> u32 {
+    physics_ticks_in(state.project.root())
+}
+
+fn physics_ticks_in(root: &std::path::Path) -> u32 {
+    let text = std::fs::read_to_string(root.join("project.godot")).unwrap_or_default();
+    let mut section = "";
+    for line in text.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            section = line;
+        } else if section == "[physics]"
+            && let Some(v) = line.strip_prefix("common/physics_ticks_per_second=")
+            && let Ok(n) = v.trim().parse::<u32>()
+            && (1..=10_000).contains(&n)
+        {
+            return n;
+        }
+    }
+    60
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_tick_rate_is_read_from_the_physics_section() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("project.godot"),
+            "[application]\ncommon/physics_ticks_per_second=5\n[physics]\n\
+             common/physics_ticks_per_second=120\n",
+        )
+        .unwrap();
+        assert_eq!(physics_ticks_in(dir.path()), 120);
+        assert_eq!(physics_ticks_in(&dir.path().join("none")), 60);
+    }
+}
