@@ -21,7 +21,7 @@ facade (`lib.rs`, a `mod.rs`) does not join its users to its children. `macro_ex
 macros (`crate::m!`) live at the crate root.
 
 Not edges: `mod x;` declarations and `pub use` re-exports themselves (a facade lists, it
-does not use), `#[cfg(test)]` items (inline `mod tests { .. }`), comments, doc links and
+does not use), `#[cfg(test)]` and `#[cfg(all(test, …))]` items (inline `mod tests { .. }`), comments, doc links and
 string literals. A file naming itself is not an edge.
 
 Prints every strongly connected component of more than one file, with each file's edges
@@ -101,9 +101,9 @@ def matching(code, i):
 
 
 def drop_test_items(code):
-    """The code without its `#[cfg(test)]` items."""
+    """The code without its test-only items: `#[cfg(test)]`, `#[cfg(all(test, …))]`."""
     out, pos = [], 0
-    for m in re.finditer(r"#\[cfg\(test\)\]", code):
+    for m in re.finditer(r"#\[cfg\((?:test|all\(\s*test\s*,[^\]]*\))\)\]", code):
         if m.start() < pos:
             continue
         out.append(code[pos : m.start()])
