@@ -706,6 +706,36 @@ async fn real_godot_material_loads_and_moved_scene_opens() {
             "confirm": true}),
     )
     .await;
+    // Several actions in one write (issue #40: an input-map task was five calls).
+    let added = support::call_ok(
+        &client,
+        "add_input_action",
+        json!({"actions": [
+            {"name": "leap", "events": [{"type": "key", "keycode": "Space"}]},
+            {"name": "fire", "deadzone": 0.25,
+             "events": [{"type": "mouse_button", "button_index": 1}]}],
+            "confirm": true}),
+    )
+    .await;
+    assert_eq!(
+        (&added["setting"], &added["more"][0]["setting"]),
+        (&json!("input/leap"), &json!("input/fire")),
+        "{added}"
+    );
+    // One of them already there: refused, nothing written.
+    let e = support::call_err(
+        &client,
+        "add_input_action",
+        json!({"actions": [{"name": "crouch"}, {"name": "leap"}], "confirm": true}),
+    )
+    .await;
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("leap already exists"),
+        "{e}"
+    );
 
     support::call_ok(
         &client,
@@ -753,6 +783,7 @@ async fn real_godot_material_loads_and_moved_scene_opens() {
          \troot.free()\n\
          \tfor e in InputMap.action_get_events(\"dash_left\"):\n\
          \t\tprint(\"KEY \", OS.get_keycode_string(e.physical_keycode), \" \", OS.get_keycode_string(e.keycode))\n\
+         \tprint(\"ACTIONS \", InputMap.has_action(\"leap\"), \" \", InputMap.action_get_deadzone(\"fire\"), \" \", InputMap.action_get_events(\"leap\").size(), \" \", InputMap.has_action(\"crouch\"))\n\
          \tfor p in [\"res://inv.tres\", \"res://inv2.tres\"]:\n\
          \t\tvar inv = load(p)\n\
          \t\tprint(\"INV \", p, \" \", inv.get_script().get_global_name(), \" \", inv.items)\n\
@@ -777,6 +808,7 @@ async fn real_godot_material_loads_and_moved_scene_opens() {
     );
     let keys: Vec<&str> = out.lines().filter(|l| l.starts_with("KEY ")).collect();
     assert_eq!(keys, ["KEY Left ", "KEY  A"], "{out}");
+    assert!(out.contains("ACTIONS true 0.25 1 false"), "{out}");
     let inv: Vec<&str> = out.lines().filter(|l| l.starts_with("INV ")).collect();
     assert_eq!(
         inv,

@@ -228,9 +228,10 @@ pub struct AnimationTrackAdd {
     pub keys: Vec<AnimationKey>,
 }
 
-/// One key of a track: [`AnimationTrackAdd::keys`], [`AnimationKeyInsert::more`]; also
-/// the agent's argument (one type, hence the schema). `value` is the agent's typed value
-/// JSON as given: the add-on reads it by the track's property type.
+// One key of a track: `AnimationTrackAdd::keys`, `AnimationKeyInsert::more`; also the
+// agent's argument (one type, hence the schema; no doc comment: the schema then has no
+// description). `value` is the agent's typed value JSON as given: the add-on reads it by
+// the track's property type.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]

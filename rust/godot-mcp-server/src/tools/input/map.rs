@@ -20,7 +20,7 @@ use godot_mcp_formats::project_edit::ConfigText;
 
 use crate::error::ErrorCode;
 use crate::tools::settings::{
-    EditPlan, NameArgs, SettingChange, meta, plan_add, plan_edit, plan_remove,
+    EditPlan, NameArgs, SettingChange, SettingsSet, meta, plan_edit, plan_remove,
 };
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
@@ -54,8 +54,8 @@ pub fn tools() -> Vec<ToolDef> {
             meta(
                 "add_input_action",
                 "Add an input action",
-                "Add an input-map action to project.godot with a deadzone and key, mouse \
-                 or joypad events.",
+                "Add input-map actions to project.godot (several: actions) with a deadzone \
+                 and key, mouse or joypad events, in one write.",
                 Toolset::InputMap,
             ),
             plan_add_input_action,
@@ -184,41 +184,116 @@ pub(crate) fn check_action_name(name: &str) -> Result<(), ToolError> {
 #[serde(deny_unknown_fields)]
 pub struct AddInputActionArgs {
     /// Action name, e.g. move_left.
-    name: String,
+    #[serde(default)]
+    name: Option<String>,
     /// Analog deadzone 0-1 (default 0.5).
     #[serde(default)]
     deadzone: Option<f64>,
     /// Events that trigger it.
     #[serde(default)]
     events: Vec<InputEventSpec>,
+    /// Several actions in one write, each {name, deadzone, events}.
+    #[serde(default)]
+    #[schemars(length(max = 256))]
+    actions: Vec<ActionSpec>,
+}
+
+/// One action of `actions`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ActionSpec {
+    name: String,
+    #[serde(default)]
+    deadzone: Option<f64>,
+    #[serde(default)]
+    events: Vec<InputEventSpec>,
+}
+
+/// An action's name and its project.godot value, checked (`at`: where it was given).
+fn action_value(at: &str, a: ActionSpec) -> Result<(String, String), ToolError> {
+    let param = |p: &str| {
+        if at.is_empty() {
+            p.to_string()
+        } else {
+            format!("{at}.{p}")
+        }
+    };
+    check_action_name(&a.name).map_err(|e| e.param(param("name")))?;
+    let deadzone = a.deadzone.unwrap_or(0.5);
+    if !(0.0..=1.0).contains(&deadzone) {
+        return Err(ToolError::invalid_params(
+            param("deadzone"),
+            "deadzone must be between 0.0 and 1.0",
+        ));
+    }
+    let events = a
+        .events
+        .iter()
+        .enumerate()
+        .map(|(i, e)| e.to_variant(&param(&format!("events[{i}]"))))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((a.name, input_event::input_action_value(deadzone, &events)))
 }
 
 fn plan_add_input_action(
     state: Arc<AppState>,
     args: AddInputActionArgs,
-) -> Result<EditPlan<SettingChange>, ToolError> {
-    check_action_name(&args.name)?;
-    let deadzone = args.deadzone.unwrap_or(0.5);
-    if !(0.0..=1.0).contains(&deadzone) {
+) -> Result<EditPlan<SettingsSet>, ToolError> {
+    let mut adds = Vec::new();
+    match args.name {
+        Some(name) => adds.push(action_value(
+            "",
+            ActionSpec {
+                name,
+                deadzone: args.deadzone,
+                events: args.events,
+            },
+        )?),
+        None if args.deadzone.is_some() || !args.events.is_empty() => {
+            return Err(ToolError::invalid_params(
+                "name",
+                "events need the action's name, e.g. {\"name\": \"jump\", \"events\": [...]}",
+            ));
+        }
+        None => {}
+    }
+    for (i, a) in args.actions.into_iter().enumerate() {
+        adds.push(action_value(&format!("actions[{i}]"), a)?);
+    }
+    if adds.is_empty() {
         return Err(ToolError::invalid_params(
-            "deadzone",
-            "deadzone must be between 0.0 and 1.0",
+            "name",
+            "name an action ({\"name\": \"jump\", \"events\": [...]}) or several in actions",
         ));
     }
-    let events = args
-        .events
-        .iter()
-        .enumerate()
-        .map(|(i, e)| e.to_variant(&format!("events[{i}]")))
-        .collect::<Result<Vec<_>, _>>()?;
-    let value = input_event::input_action_value(deadzone, &events);
-    plan_add(
-        state,
-        ("input", "input action"),
-        args.name,
-        value,
-        "Add events to it with add_input_event, or remove it first.",
-    )
+    for (i, (name, _)) in adds.iter().enumerate() {
+        if adds[..i].iter().any(|(n, _)| n == name) {
+            return Err(ToolError::invalid_params(
+                format!("actions[{i}].name"),
+                format!("input action {name} is given twice"),
+            ));
+        }
+    }
+    plan_edit(state, move |config| {
+        let mut config = config.clone();
+        let mut changes = Vec::with_capacity(adds.len());
+        for (name, value) in adds {
+            if config.get("input", &name).is_some() {
+                return Err(ToolError::invalid_params(
+                    "name",
+                    format!("input action {name} already exists"),
+                )
+                .hint("Add events to it with add_input_event, or remove it first."));
+            }
+            config = ConfigText::parse(&config.set("input", &name, &value));
+            changes.push(SettingChange {
+                setting: format!("input/{name}"),
+                previous: None,
+                value: Some(value),
+            });
+        }
+        Ok((config.text().to_string(), SettingsSet::of(changes)))
+    })
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -186,6 +186,20 @@ pub(crate) struct SettingsSet {
     more: Vec<SettingChange>,
 }
 
+impl SettingsSet {
+    /// The changes of one write: the first at the top level, the others in `more`.
+    pub(crate) fn of(changes: Vec<SettingChange>) -> Self {
+        let mut changes = changes.into_iter();
+        let first = changes.next().expect("one setting at least");
+        Self {
+            setting: first.setting,
+            previous: first.previous,
+            value: first.value,
+            more: changes.collect(),
+        }
+    }
+}
+
 /// A setting's value as sent: JSON (read by the setting's declared type) or Godot text.
 enum SettingValue {
     Json(Value),
@@ -333,17 +347,7 @@ fn plan_set_setting(
                 value: Some(value),
             });
         }
-        let mut changes = changes.into_iter();
-        let first = changes.next().expect("one setting at least");
-        Ok((
-            config.text().to_string(),
-            SettingsSet {
-                setting: first.setting,
-                previous: first.previous,
-                value: first.value,
-                more: changes.collect(),
-            },
-        ))
+        Ok((config.text().to_string(), SettingsSet::of(changes)))
     })
 }
 
