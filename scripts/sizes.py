@@ -9,12 +9,12 @@ ROOT/rust/*/src, and every ROOT/rust/*/build.rs, is read, except test files: a f
 named `tests.rs` and any file under a `tests/` folder.
 
 - A file's size is its count of lines (blank lines and comments included) minus the lines
-  of its `#[cfg(test)]` items (an inline `mod tests { .. }`, a test-only function). Over
-  800 is a finding.
+  of its test-only items, `#[cfg(test)]` and `#[cfg(all(test, …))]` (an inline
+  `mod tests { .. }`, a test-only function). Over 800 is a finding.
 - A function's size is its count of lines from the line of its `fn` keyword to the line of
   its closing brace, both included (attributes and doc comments above it are not counted;
   a nested function counts inside its parent too). Functions without a body (trait
-  declarations) and functions inside `#[cfg(test)]` items are not counted. Over 150 is a
+  declarations) and functions inside test-only items are not counted. Over 150 is a
   finding.
 
 Braces are matched on the code with comments and string / char literals blanked out, so a
@@ -102,10 +102,10 @@ def matching(code, i):
 
 
 def drop_test_items(code):
-    """The code with its `#[cfg(test)]` items blanked out (to empty lines), and the
-    number of lines they took."""
+    """The code with its test-only items (`#[cfg(test)]`, `#[cfg(all(test, …))]`) blanked
+    out (to empty lines), and the number of lines they took."""
     out, pos, dropped = [], 0, 0
-    for m in re.finditer(r"#\[cfg\(test\)\]", code):
+    for m in re.finditer(r"#\[cfg\((?:test|all\(\s*test\s*,[^\]]*\))\)\]", code):
         if m.start() < pos:
             continue
         out.append(code[pos : m.start()])
