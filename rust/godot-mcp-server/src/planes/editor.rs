@@ -394,9 +394,9 @@ impl Bridge {
         self.inner.late.lock().clone()
     }
 
-    /// Send the add-on a [`ServerStatus`] after each hello and whenever `feed`'s stamp
-    /// moves, from a thread of its own, until the bridge stops. Nothing is read or sent
-    /// while the stamp stays the same. The thread starts with the first accepted hello:
+    /// Send the add-on a [`ServerStatus`](godot_mcp_protocol::ServerStatus) after each
+    /// hello and whenever `feed`'s stamp moves, from a thread of its own, until the bridge
+    /// stops. Nothing is read or sent while the stamp stays the same. The thread starts with the first accepted hello:
     /// until an add-on connects there is nobody to send to, and a start spawns no thread
     /// for it.
     pub fn publish_status(&self, feed: StatusFeed) {
