@@ -3,8 +3,9 @@
 # (docs/architecture.md, "Layers"). Then no crate's files import each other in a circle
 # (scripts/file_cycles.py over every rust/*/src), except the crates still listed in
 # scripts/file_cycles.allow (issue 43's open work), whose circles are printed as a note;
-# a listed crate with no circle left fails until its line is removed. scripts/test.sh
-# runs this; a cycle fails the suite.
+# a listed crate with no circle left fails until its line is removed. Last, no source file
+# over 800 non-test lines and no function over 150 lines (scripts/sizes.py), but the
+# tables scripts/sizes.allow lists. scripts/test.sh runs this; a cycle fails the suite.
 #
 #   scripts/check-layers.sh              check rust/godot-mcp-server, then every crate's files
 #   scripts/check-layers.sh --print      also print the module graph's layers
@@ -39,3 +40,5 @@ cargo modules dependencies -p godot-mcp-server --lib --all-features \
 python3 scripts/module_cycles.py "$graph" rust/godot-mcp-server/src godot_mcp_server "$@"
 echo "file circles (scripts/file_cycles.py, every crate; allowlist scripts/file_cycles.allow):"
 python3 scripts/file_cycles.py --allow scripts/file_cycles.allow rust/*/src
+echo "sizes (scripts/sizes.py: files over 800 non-test lines, functions over 150; allowlist scripts/sizes.allow):"
+python3 scripts/sizes.py --allow scripts/sizes.allow

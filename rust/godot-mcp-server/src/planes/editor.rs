@@ -12,9 +12,10 @@
 //! timeout; the add-on answers each once. A request whose answer does not come — timeout,
 //! connection lost — is never resent: [`RequestFailure::NoAnswer`] says it may have run.
 //!
-//! Besides requests, the server sends a [`ServerStatus`] frame (write gate, recent journal
-//! rows) for the add-on's dock: once right after the hello and again whenever the journal
-//! changed ([`Bridge::publish_status`]); nothing is sent while nothing changes.
+//! Besides requests, the server sends a [`ServerStatus`](godot_mcp_protocol::ServerStatus)
+//! frame (write gate, recent journal rows) for the add-on's dock: once right after the
+//! hello and again whenever the journal changed ([`Bridge::publish_status`]); nothing is
+//! sent while nothing changes.
 //!
 //! Plain threads and `std::net`, not tokio: planned tools call the bridge from blocking
 //! tasks, and the bridge must work the same under the stdio server's current-thread
@@ -26,21 +27,25 @@ use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
-use std::sync::{Arc, OnceLock, Weak};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use godot_mcp_journal::{TxnFilter, WriteGate};
 use godot_mcp_protocol::discovery::{MAX_FRAME_BYTES, MAX_HELLO_BYTES};
 use godot_mcp_protocol::{
     AddonMessage, BRIDGE_PROTOCOL_VERSION, BridgeError, DISCOVERY_RELATIVE_PATH, Discovery,
-    ErrorCode, GateState, GodotVersion, HelloReply, Outcome, QuarantinedRow, RecentAction, Request,
-    RequestId, STATUS_RECENT_LIMIT, ServerMessage, ServerStatus, looks_like_http,
+    ErrorCode, HelloReply, Outcome, Request, RequestId, ServerMessage, looks_like_http,
 };
 use parking_lot::Mutex;
 use serde_json::Value;
 
-use crate::planes::project::Store;
 use crate::rules::BridgeStatus;
+
+mod hello;
+mod status;
+
+pub use hello::{Peer, Rejection};
+use hello::{check_hello, random_token, write_discovery};
+pub use status::{ClassOf, GateStamp, StatusFeed, StatusStamp, read_status, status_feed};
 
 /// How long a connecting peer has to send its hello.
 const HELLO_TIMEOUT: Duration = Duration::from_secs(5);
@@ -48,23 +53,6 @@ const HELLO_TIMEOUT: Duration = Duration::from_secs(5);
 /// How often the status publisher compares the journal's change stamp with the last one
 /// it sent (a mutex and an integer; the journal is read only when the stamp moved).
 const STATUS_POLL: Duration = Duration::from_millis(250);
-
-/// Who is connected.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Peer {
-    pub godot_version: GodotVersion,
-    pub addon_version: String,
-}
-
-/// Why the last hello was refused; reported by preconditions while nobody is connected.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Rejection {
-    Unauthorized,
-    Http,
-    ProtocolMismatch { addon: u32, addon_version: String },
-    UnsupportedGodot(GodotVersion),
-    Malformed,
-}
 
 /// The connection state as tools see it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -189,49 +177,6 @@ impl std::fmt::Debug for Bridge {
             .field("addr", &self.addr)
             .finish_non_exhaustive()
     }
-}
-
-fn random_token() -> io::Result<String> {
-    let mut bytes = [0u8; 32];
-    getrandom::fill(&mut bytes).map_err(|e| io::Error::other(e.to_string()))?;
-    Ok(hex::encode(bytes))
-}
-
-/// Data-independent comparison (the length is not secret: every token is 64 hex
-/// digits), so the token does not leak by timing.
-fn token_matches(given: &str, expected: &str) -> bool {
-    use subtle::ConstantTimeEq;
-    bool::from(given.as_bytes().ct_eq(expected.as_bytes()))
-}
-
-/// Write the discovery file atomically with mode 0600.
-///
-/// Atomic (a temporary file renamed over it), not durable: no `fsync`. The file
-/// describes this process's listener (a fresh port and token at every start, so its
-/// bytes never repeat) and means nothing once the process is gone; only a power loss
-/// could tear it, after which no server listens anyway and the add-on reads a torn or
-/// empty file as no server (`read_discovery`: not JSON is `None`). Another process
-/// never sees a torn file: a rename replaces the name in one step. It was the only
-/// `fsync` of a warm start.
-fn write_discovery(path: &Path, d: &Discovery) -> io::Result<()> {
-    let dir = path.parent().ok_or_else(|| io::Error::other("no parent"))?;
-    std::fs::create_dir_all(dir)?;
-    let tmp = dir.join(format!(".bridge.json.{}.tmp", std::process::id()));
-    let mut f = godot_mcp_os::fs::create_mode(
-        std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true),
-        0o600,
-    )
-    .open(&tmp)?;
-    f.write_all(
-        serde_json::to_string_pretty(d)
-            .map_err(io::Error::other)?
-            .as_bytes(),
-    )?;
-    drop(f);
-    std::fs::rename(&tmp, path)
 }
 
 impl Bridge {
@@ -449,9 +394,9 @@ impl Bridge {
         self.inner.late.lock().clone()
     }
 
-    /// Send the add-on a [`ServerStatus`] after each hello and whenever `feed`'s stamp
-    /// moves, from a thread of its own, until the bridge stops. Nothing is read or sent
-    /// while the stamp stays the same. The thread starts with the first accepted hello:
+    /// Send the add-on a [`ServerStatus`](godot_mcp_protocol::ServerStatus) after each
+    /// hello and whenever `feed`'s stamp moves, from a thread of its own, until the bridge
+    /// stops. Nothing is read or sent while the stamp stays the same. The thread starts with the first accepted hello:
     /// until an add-on connects there is nobody to send to, and a start spawns no thread
     /// for it.
     pub fn publish_status(&self, feed: StatusFeed) {
@@ -592,51 +537,10 @@ fn serve_connection(stream: TcpStream, inner: Arc<Inner>) {
         Ok(Some(line)) => serde_json::from_slice::<AddonMessage>(&line).ok(),
         _ => None,
     };
-    let Some(AddonMessage::Hello(hello)) = hello else {
-        return reject(
-            &stream,
-            &inner,
-            Rejection::Malformed,
-            ErrorCode::Unauthorized,
-            "the first frame must be a hello with the token".into(),
-        );
+    let hello = match check_hello(hello, &inner.token) {
+        Ok(hello) => hello,
+        Err((why, code, message)) => return reject(&stream, &inner, why, code, message),
     };
-    if !token_matches(&hello.token, &inner.token) {
-        return reject(
-            &stream,
-            &inner,
-            Rejection::Unauthorized,
-            ErrorCode::Unauthorized,
-            "wrong or missing token".into(),
-        );
-    }
-    if hello.protocol_version != BRIDGE_PROTOCOL_VERSION {
-        return reject(
-            &stream,
-            &inner,
-            Rejection::ProtocolMismatch {
-                addon: hello.protocol_version,
-                addon_version: hello.addon_version.clone(),
-            },
-            ErrorCode::ProtocolMismatch,
-            format!(
-                "the add-on speaks bridge protocol {}, this server {BRIDGE_PROTOCOL_VERSION}",
-                hello.protocol_version
-            ),
-        );
-    }
-    if !hello.godot_version.is_supported() {
-        return reject(
-            &stream,
-            &inner,
-            Rejection::UnsupportedGodot(hello.godot_version.clone()),
-            ErrorCode::UnsupportedGodotVersion,
-            format!(
-                "Godot {} is not supported (4.4 or newer 4.x)",
-                hello.godot_version
-            ),
-        );
-    }
     let Ok(writer) = stream.try_clone() else {
         return;
     };
@@ -719,27 +623,6 @@ fn serve_connection(stream: TcpStream, inner: Arc<Inner>) {
     tracing::info!("editor bridge: add-on disconnected");
 }
 
-/// Where the status publisher gets what it sends.
-pub struct StatusFeed {
-    /// Cheap, called every `STATUS_POLL`: a value that changes whenever the status may
-    /// have changed (`None`: nothing to report, e.g. the server is shutting down).
-    pub stamp: Box<dyn Fn() -> Option<StatusStamp> + Send>,
-    /// The full status, read only when the stamp moved or a new connection came.
-    pub read: Box<dyn Fn() -> Option<ServerStatus> + Send>,
-}
-
-/// The journal's change stamp and the gate's shape: a quarantine or a reconciliation
-/// changes journal rows, but the gate is compared too so no gate change can hide.
-pub type StatusStamp = (u64, GateStamp);
-
-/// The write gate reduced to what a change of it must change.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GateStamp {
-    Open,
-    Unreconciled,
-    Closed(usize),
-}
-
 /// Wakes the status publisher after a hello, starting its thread at the first one.
 fn nudge_status(inner: &Arc<Inner>) {
     let mut status = inner.status.lock();
@@ -803,83 +686,6 @@ fn status_loop(inner: &Inner, feed: &StatusFeed, nudge: &mpsc::Receiver<()>) {
             }
         }
     }
-}
-
-/// The class of a tool by its name (`read_only`, `mutating`, ...), as the registry
-/// above the planes knows it; the dock shows it beside each recent action.
-pub type ClassOf = Arc<dyn Fn(&str) -> Option<&'static str> + Send + Sync>;
-
-/// The status feed of a serving server: its journal's change stamp, gate and newest rows.
-/// Holds the state weakly, so it never keeps a stopped server alive.
-pub fn status_feed<S: Store + Send + Sync + 'static>(
-    state: &Arc<S>,
-    class_of: ClassOf,
-) -> StatusFeed {
-    let weak: Weak<S> = Arc::downgrade(state);
-    let w2 = weak.clone();
-    StatusFeed {
-        stamp: Box::new(move || {
-            let state = weak.upgrade()?;
-            let journal = state.journal().lock();
-            let gate = match journal.gate() {
-                WriteGate::Open => GateStamp::Open,
-                WriteGate::Unreconciled => GateStamp::Unreconciled,
-                WriteGate::Closed { quarantined } => GateStamp::Closed(quarantined.len()),
-            };
-            Some((journal.change_stamp(), gate))
-        }),
-        read: Box::new(move || w2.upgrade().and_then(|s| read_status(&*s, &*class_of))),
-    }
-}
-
-/// The status as it is now (`None` if the journal cannot be read; logged).
-pub fn read_status(
-    state: &impl Store,
-    class_of: &(dyn Fn(&str) -> Option<&'static str> + Send + Sync),
-) -> Option<ServerStatus> {
-    let journal = state.journal().lock();
-    let write_gate = match journal.gate() {
-        WriteGate::Open => GateState::Open,
-        WriteGate::Unreconciled => GateState::Unreconciled,
-        WriteGate::Closed { quarantined } => GateState::Closed {
-            quarantined: quarantined
-                .iter()
-                .map(|q| QuarantinedRow {
-                    transaction_id: q.transaction_id.to_string(),
-                    reason: q.reason.clone(),
-                })
-                .collect(),
-        },
-    };
-    let rows = journal
-        .list_transactions(&TxnFilter {
-            status: None,
-            limit: STATUS_RECENT_LIMIT,
-        })
-        .map_err(|e| {
-            tracing::warn!(error = %e, "editor bridge: the journal could not be read for the dock");
-        })
-        .ok()?;
-    drop(journal);
-    let recent = rows
-        .into_iter()
-        .map(|r| RecentAction {
-            transaction_id: r.transaction_id.to_string(),
-            class: class_of(&r.operation)
-                .unwrap_or(r.effect_kind.as_str())
-                .to_owned(),
-            tool: r.operation,
-            status: r.status.as_str().to_owned(),
-            undoable: r.undoable,
-            files: r.files,
-        })
-        .collect();
-    Some(ServerStatus {
-        server_version: env!("CARGO_PKG_VERSION").into(),
-        project_root: state.project().root().display().to_string(),
-        write_gate,
-        recent,
-    })
 }
 
 /// The editor plane of a server: the bridge, once started.

@@ -30,15 +30,14 @@ pub mod control;
 pub mod debugger;
 pub mod errors;
 pub mod host;
+mod launch_session;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use godot_mcp_journal::failpoints::{self as fp, cross_pub as cross};
 use godot_mcp_journal::launch::{self, LaunchEnd, LaunchIntent, LaunchProof, LaunchReceipt};
 use godot_mcp_journal::process_table::{self, PinnedSignal};
 use godot_mcp_journal::proof::Deriver;
@@ -47,7 +46,7 @@ use parking_lot::Mutex;
 use serde::Serialize;
 use tokio::sync::watch;
 
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 
 pub use control::Control;
 use host::internal;
@@ -296,200 +295,6 @@ impl Supervisor {
         std::mem::take(&mut *self.breakpoints.lock())
             .into_iter()
             .collect()
-    }
-
-    /// Launches under supervision; the receipt is durable when this returns.
-    pub async fn launch<S: Records>(
-        &self,
-        state: &Arc<S>,
-        spec: LaunchSpec,
-    ) -> Result<Arc<Session>, ToolError> {
-        let journal = state.journal();
-        let (state_dir, root) = {
-            let j = journal.lock();
-            (j.state_dir().to_path_buf(), j.project_root().to_path_buf())
-        };
-        let nonce = random_hex(16)?;
-        let session_dir = state_dir.join(launch::SESSIONS_DIR).join(&nonce[..12]);
-        std::fs::create_dir_all(&session_dir).map_err(internal)?;
-        let host::Bound {
-            listener,
-            endpoint,
-            id: socket_inode,
-        } = host::bind(&session_dir)?;
-        let session_str = session_dir.display().to_string();
-        let mut args: Vec<String> = spec
-            .args
-            .iter()
-            .map(|a| a.replace(SESSION_DIR_PLACEHOLDER, &session_str))
-            .collect();
-        let debugger = if DEBUGGED_PURPOSES.contains(&spec.purpose) {
-            let d = debugger::Debugger::bind().await.map_err(internal)?;
-            args.push("--remote-debug".into());
-            args.push(d.uri());
-            let breakpoints = self.breakpoints();
-            if !breakpoints.is_empty() {
-                args.push("--breakpoints".into());
-                args.push(
-                    breakpoints
-                        .iter()
-                        .map(|(script, line)| format!("{script}:{line}"))
-                        .collect::<Vec<_>>()
-                        .join(","),
-                );
-            }
-            Some(Arc::new(d))
-        } else {
-            None
-        };
-        args.push("--".into());
-        if spec.purpose != NO_CONTROL_ARGS_PURPOSE {
-            args.push(format!("--godot-mcp-endpoint={endpoint}"));
-            args.push(format!("--godot-mcp-nonce={nonce}"));
-        }
-        args.extend(
-            spec.user_args
-                .iter()
-                .map(|a| a.replace(SESSION_DIR_PLACEHOLDER, &session_str)),
-        );
-        let intent = LaunchIntent {
-            purpose: spec.purpose.into(),
-            program: spec.program.display().to_string(),
-            args: args.clone(),
-            nonce: nonce.clone(),
-            endpoint,
-            socket_inode,
-            session_dir: session_dir.display().to_string(),
-            receipt: None,
-        };
-
-        // 1. The intent, durable.
-        let txn = journal
-            .lock()
-            .begin_launch(
-                &intent,
-                spec.tool_family,
-                spec.operation,
-                spec.parent,
-                spec.writes_disk,
-            )
-            .map_err(|e| match e {
-                launch::LaunchError::GateClosed { quarantined } => ToolError::new(
-                    ErrorCode::WriteGateClosed,
-                    format!(
-                        "Launch refused: the write gate is closed by quarantined transaction(s) {}.",
-                        quarantined
-                            .iter()
-                            .map(ToString::to_string)
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                )
-                .hint("Resolve the quarantine with `godot-mcp transaction repair` (see docs/recovery.md)."),
-                other => internal(other),
-            })?;
-        cross(fp::LAUNCH_AFTER_INTENT);
-        crate::call_scope::launched(txn);
-
-        // 2. The gated process, in its own process group.
-        let stdout = std::fs::File::create(session_dir.join("stdout.log")).map_err(internal)?;
-        let stderr = std::fs::File::create(session_dir.join("stderr.log")).map_err(internal)?;
-        let failed = |journal: &Mutex<Journal>, e: String| {
-            let proof = LaunchProof {
-                receipt: None,
-                end: LaunchEnd::NeverStarted,
-                boundary_empty: true,
-                archived_to: None,
-                derived_by: Deriver::Live,
-                unaccounted: Vec::new(),
-            };
-            let _ = journal.lock().finish_launch(txn, &proof);
-            internal(e)
-        };
-        let mut gated = match host::spawn_gated(
-            &nonce,
-            &spec.program,
-            &args,
-            &root,
-            Stdio::from(stdout),
-            Stdio::from(stderr),
-        ) {
-            Ok(g) => g,
-            Err(e) => return Err(failed(journal, format!("cannot spawn: {e}"))),
-        };
-        let Some(pid) = gated.child.id().and_then(|p| i32::try_from(p).ok()) else {
-            return Err(failed(journal, "the spawned process has no pid".into()));
-        };
-        cross(fp::LAUNCH_AFTER_SPAWN);
-
-        // 3. The receipt, durable.
-        let procs = process_table::os();
-        let Some(stat) = procs.stat(pid).filter(|_| host::boundary_observable(procs)) else {
-            // Also where the OS's process table cannot reconcile this boundary (it
-            // may still read a start time): no receipt, no release.
-            let _ = gated.child.start_kill();
-            let _ = gated.child.wait().await;
-            return Err(failed(
-                journal,
-                format!("the identity of pid {pid} (start time, boundary) is unreadable"),
-            ));
-        };
-        let receipt = LaunchReceipt {
-            pid,
-            start_time: stat.start_time,
-            pgid: stat.pgrp,
-            boundary: gated.boundary(&stat),
-            boot_id: procs.boot_id(),
-        };
-        let recorded = journal.lock().record_receipt(txn, &intent, &receipt);
-        if let Err(e) = recorded {
-            // Never release an unrecorded process: kill the gate.
-            let _ = gated.child.start_kill();
-            let _ = gated.child.wait().await;
-            return Err(failed(
-                journal,
-                format!("the receipt could not be recorded: {e}"),
-            ));
-        }
-        cross(fp::LAUNCH_AFTER_RECEIPT);
-        let mut intent = intent;
-        intent.receipt = Some(receipt.clone());
-
-        // 4. Release. A gate that cannot be opened is killed: the receipt is
-        // durable, so the reaper records how it ended.
-        if let Err(e) = gated.release().await {
-            tracing::warn!(pid, error = %e, "the gate could not be released; killing it");
-            let _ = gated.child.start_kill();
-        }
-        let (child, held) = gated.into_parts();
-        let released_at = Instant::now();
-        cross(fp::LAUNCH_AFTER_RELEASE);
-        tracing::info!(%txn, pid, purpose = spec.purpose, "launch: started");
-        crate::call_scope::step(format!("{} launched (pid {pid})", spec.purpose));
-
-        let (tx, rx) = watch::channel(None);
-        let session = Arc::new(Session {
-            txn,
-            purpose: spec.purpose,
-            intent,
-            receipt,
-            session_dir: session_dir.clone(),
-            released_at,
-            ended: rx,
-            server_signalled: AtomicBool::new(false),
-            timed_out: AtomicBool::new(false),
-            cancelled: AtomicBool::new(false),
-            control: Arc::new(Control::new(listener, nonce)),
-            debugger,
-            _boundary: held,
-        });
-        self.sessions.lock().insert(txn, session.clone());
-        tokio::spawn(control::accept_loop(session.control.clone()));
-        if let Some(d) = &session.debugger {
-            tokio::spawn(debugger::serve(d.clone()));
-        }
-        tokio::spawn(reap(child, session.clone(), tx, Arc::downgrade(state)));
-        Ok(session)
     }
 
     /// Stops every session without an async runtime (after a transport's own

@@ -555,7 +555,73 @@ async fn run_batch(
             return Ok(CallOutcome::InputRequired(r));
         }
     }
-    let mut results = Vec::with_capacity(n);
+    let (results, failure, touched_editor) =
+        run_entries(state, entries, flags.dry_run, stage.clone()).await;
+    let completed = failure.as_ref().map_or(n, |(i, _)| *i);
+    // atomic and every entry ran: the staged writes become one change now.
+    let mut transaction_id = None;
+    if let Some(own) = own_stage {
+        if failure.is_none() {
+            let (id, files) =
+                change::commit(state, own, "run_commands")
+                    .await
+                    .map_err(|mut e| {
+                        e.message =
+                            format!("run_commands (atomic) ran every entry, but {}", e.message);
+                        e
+                    })?;
+            transaction_id = (!files.is_empty()).then_some(id);
+        } else {
+            own.lock().close();
+        }
+    }
+    let (hints, may_have_applied) = batch_hints(
+        failure.as_ref(),
+        &results,
+        n,
+        batch.atomic && !flags.dry_run,
+        completed > 0 && !flags.dry_run && stage.is_none(),
+        touched_editor,
+    );
+    let report = BatchReport {
+        completed,
+        aborted_at: failure.as_ref().map(|(i, _)| *i),
+        skipped_count: failure.as_ref().map_or(0, |(i, _)| n - i - 1),
+        hint: (!hints.is_empty()).then(|| hints.join(" ")),
+    };
+    let hint = report.hint.clone();
+    let out = BatchResult {
+        report,
+        class,
+        dry_run: flags.dry_run,
+        may_have_applied,
+        transaction_id,
+        results,
+    };
+    let out = serde_json::to_value(&out).map_err(|e| ToolError::internal(e.to_string()))?;
+    match failure {
+        None => Ok(CallOutcome::Done(Ok(out))),
+        // Half-done is never success: the batch is an error carrying the full report.
+        Some((i, e)) => Ok(CallOutcome::Done(Err(stopped_at(
+            i,
+            e,
+            out,
+            flags.dry_run,
+            hint,
+        )))),
+    }
+}
+
+/// The batch's entries, run (or previewed) in order until the first failure: each
+/// entry's result, the failure (its index and error), and whether an entry changed the
+/// live editor.
+async fn run_entries(
+    state: &Arc<AppState>,
+    entries: Vec<CheckedEntry<'_>>,
+    dry_run: bool,
+    stage: Option<crate::planes::project::StageHandle>,
+) -> (Vec<BatchEntryResult>, Option<(usize, ToolError)>, bool) {
+    let mut results = Vec::with_capacity(entries.len());
     let mut failure: Option<(usize, ToolError)> = None;
     let mut touched_editor = false;
     for (i, entry) in entries.into_iter().enumerate() {
@@ -564,14 +630,14 @@ async fn run_batch(
             entry.def,
             entry.args,
             entry.flags,
-            flags.dry_run,
+            dry_run,
             stage.clone(),
         )
         .await;
         match outcome {
             Ok(v) => {
                 touched_editor |=
-                    entry.def.meta.effect == Some(EffectKind::EditorRuntime) && !flags.dry_run;
+                    entry.def.meta.effect == Some(EffectKind::EditorRuntime) && !dry_run;
                 results.push(BatchEntryResult {
                     index: i,
                     tool: entry.def.meta.name.into(),
@@ -593,49 +659,46 @@ async fn run_batch(
             }
         }
     }
-    let completed = failure.as_ref().map_or(n, |(i, _)| *i);
-    // atomic and every entry ran: the staged writes become one change now.
-    let mut transaction_id = None;
-    if let Some(own) = own_stage {
-        if failure.is_none() {
-            let (id, files) =
-                change::commit(state, own, "run_commands")
-                    .await
-                    .map_err(|mut e| {
-                        e.message =
-                            format!("run_commands (atomic) ran every entry, but {}", e.message);
-                        e
-                    })?;
-            transaction_id = (!files.is_empty()).then_some(id);
-        } else {
-            own.lock().close();
-        }
-    }
+    (results, failure, touched_editor)
+}
+
+/// The batch report's hints: an entry that timed out and may have applied, what an
+/// atomic batch dropped (`atomic_dropped`: atomic, not a dry run) or what stays applied
+/// (`applied_kept`: entries ran, not a dry run, no stage), what was skipped, and unsaved
+/// editor changes; and whether the failing entry may have applied.
+fn batch_hints(
+    failure: Option<&(usize, ToolError)>,
+    results: &[BatchEntryResult],
+    n: usize,
+    atomic_dropped: bool,
+    applied_kept: bool,
+    touched_editor: bool,
+) -> (Vec<String>, bool) {
     let mut hints = Vec::new();
     // An entry that timed out was sent and may still apply (the editor drains its
     // commands serially; a game resumes): the batch must not read as "stopped
     // before commands[i]" only.
-    let may_have_applied = failure.as_ref().is_some_and(|(_, e)| {
+    let may_have_applied = failure.is_some_and(|(_, e)| {
         e.details
             .as_ref()
             .is_some_and(|d| d["may_have_applied"] == json!(true))
     });
-    if let Some((i, e)) = &failure
+    if let Some((i, e)) = failure
         && may_have_applied
     {
         hints.push(format!(
             "commands[{i}] ({}) timed out and may have been applied ({}: it was sent, and \
              no answer came); re-read what it touches before retrying it.",
-            out_tool(&results, *i),
+            out_tool(results, *i),
             e.code.as_str()
         ));
     }
-    if let Some((i, _)) = &failure {
-        if batch.atomic && !flags.dry_run {
+    if let Some((i, _)) = failure {
+        if atomic_dropped {
             hints.push(format!(
                 "atomic: nothing was written; what commands[0..{i}] staged was dropped."
             ));
-        } else if completed > 0 && !flags.dry_run && stage.is_none() {
+        } else if applied_kept {
             hints.push(format!(
                 "commands[0..{i}] were applied and are not rolled back; re-read what they touched before retrying."
             ));
@@ -651,52 +714,39 @@ async fn run_batch(
     if touched_editor {
         hints.push("The open scene has unsaved changes from this batch; save it (save_scene) to persist them.".into());
     }
-    let report = BatchReport {
-        completed,
-        aborted_at: failure.as_ref().map(|(i, _)| *i),
-        skipped_count: failure.as_ref().map_or(0, |(i, _)| n - i - 1),
-        hint: (!hints.is_empty()).then(|| hints.join(" ")),
-    };
-    let hint = report.hint.clone();
-    let out = BatchResult {
-        report,
-        class,
-        dry_run: flags.dry_run,
-        may_have_applied,
-        transaction_id,
-        results,
-    };
-    let out = serde_json::to_value(&out).map_err(|e| ToolError::internal(e.to_string()))?;
-    match failure {
-        None => Ok(CallOutcome::Done(Ok(out))),
-        // Half-done is never success: the batch is an error carrying the full report.
-        Some((i, e)) => {
-            let verb = if flags.dry_run {
-                "would stop"
-            } else {
-                "stopped"
-            };
-            let mut err = ToolError::new(
-                e.code,
-                format!(
-                    "run_commands {verb} at commands[{i}] ({}): {}",
-                    out["results"][i]["tool"].as_str().unwrap_or("?"),
-                    e.message
-                ),
-            )
-            .param(format!(
-                "commands[{i}].arguments{}",
-                e.param
-                    .as_deref()
-                    .map(|p| format!(".{p}"))
-                    .unwrap_or_default()
-            ))
-            .details(out);
-            err.required = e.required.clone();
-            err.hint = hint.or(e.hint.clone());
-            Ok(CallOutcome::Done(Err(err)))
-        }
-    }
+    (hints, may_have_applied)
+}
+
+/// The error of a batch that stopped (or would stop) at `commands[i]`: the entry's error,
+/// its parameter under `commands[i].arguments`, with the full report `out` as details.
+/// Half-done is never success.
+fn stopped_at(
+    i: usize,
+    e: ToolError,
+    out: Value,
+    dry_run: bool,
+    hint: Option<String>,
+) -> ToolError {
+    let verb = if dry_run { "would stop" } else { "stopped" };
+    let mut err = ToolError::new(
+        e.code,
+        format!(
+            "run_commands {verb} at commands[{i}] ({}): {}",
+            out["results"][i]["tool"].as_str().unwrap_or("?"),
+            e.message
+        ),
+    )
+    .param(format!(
+        "commands[{i}].arguments{}",
+        e.param
+            .as_deref()
+            .map(|p| format!(".{p}"))
+            .unwrap_or_default()
+    ))
+    .details(out);
+    err.required = e.required.clone();
+    err.hint = hint.or(e.hint.clone());
+    err
 }
 
 /// The tool name recorded for `results[i]`.

@@ -270,50 +270,15 @@ pub(crate) fn run_effect_files_as<P: BridgeCommand, R: DeserializeOwned + Serial
             let status = settle(EditorSettle::Applied(proof))?;
             if !named.is_empty() && status != TxnStatus::Committed {
                 debug_assert_eq!(derived, status);
-                let why = why.unwrap_or_default();
-                let e = ToolError::new(
-                    ErrorCode::EditorError,
-                    format!("the editor answered {command} ok, but not every file landed: {why}"),
-                );
-                let e = if status == TxnStatus::Compensated {
-                    e.hint(
-                        "Nothing was written. Check that the files are writable, then save again.",
-                    )
-                } else {
-                    e.hint(
-                        "Writes are blocked until the files are checked and the transaction \
-                         resolved with `godot-mcp transaction repair` (list_transactions shows it).",
-                    )
-                };
-                return Err(e.details(details_json(&RefusedDetails {
-                    transaction_id: txn.to_string(),
-                    status: status.as_str(),
-                    reason: Some(&why),
-                    honesty: MayHaveApplied {
-                        may_have_applied: status != TxnStatus::Compensated,
-                    },
-                })));
+                return Err(files_not_landed(
+                    command,
+                    txn,
+                    status,
+                    &why.unwrap_or_default(),
+                ));
             }
             if status == TxnStatus::Quarantined {
-                return Err(ToolError::new(
-                    ErrorCode::Io,
-                    format!(
-                        "the editor answered {command} ok, but its file could not be read \
-                         afterwards: the write is not proven"
-                    ),
-                )
-                .hint(
-                    "Writes are blocked until the file is checked and the transaction \
-                     resolved with `godot-mcp transaction repair` (list_transactions shows it).",
-                )
-                .details(details_json(&RefusedDetails {
-                    transaction_id: txn.to_string(),
-                    status: TxnStatus::Quarantined.as_str(),
-                    reason: None,
-                    honesty: MayHaveApplied {
-                        may_have_applied: true,
-                    },
-                })));
+                return Err(write_not_proven(command, txn));
             }
             let mut out = match v {
                 Value::Object(m) => m,
@@ -356,34 +321,97 @@ pub(crate) fn run_effect_files_as<P: BridgeCommand, R: DeserializeOwned + Serial
             let status = settle(EditorSettle::Lost {
                 reason: reason.clone(),
             })?;
-            let honesty = TimedOut {
-                may_have_applied: true,
-                hint: "The editor may still run (or may have run) this command: it is never resent. \
-                       Re-read the state (get_scene_tree, get_node_property) before deciding anything."
-                    .into(),
-            };
-            let message = if timed_out {
-                format!("the editor did not answer {command} in time ({reason})")
-            } else {
-                format!(
-                    "the connection to the editor was lost before it answered {command} ({reason})"
-                )
-            };
-            let details = details_json(&LostDetails {
-                honesty: &honesty,
-                transaction_id: txn.to_string(),
-                transaction_status: if status == TxnStatus::Open {
-                    "unresolved"
-                } else {
-                    status.as_str()
-                },
-                timed_out,
-            });
-            Err(ToolError::new(ErrorCode::Timeout, message)
-                .hint(honesty.hint.clone())
-                .details(details))
+            Err(no_answer_error(command, txn, status, timed_out, &reason))
         }
     }
+}
+
+/// An `ok` reply whose files did not all land: compensated (nothing written) or
+/// quarantined (writes blocked until repaired), as the disk showed.
+fn files_not_landed(
+    command: &str,
+    txn: godot_mcp_journal::TxnId,
+    status: TxnStatus,
+    why: &str,
+) -> ToolError {
+    let e = ToolError::new(
+        ErrorCode::EditorError,
+        format!("the editor answered {command} ok, but not every file landed: {why}"),
+    );
+    let e = if status == TxnStatus::Compensated {
+        e.hint("Nothing was written. Check that the files are writable, then save again.")
+    } else {
+        e.hint(
+            "Writes are blocked until the files are checked and the transaction \
+             resolved with `godot-mcp transaction repair` (list_transactions shows it).",
+        )
+    };
+    e.details(details_json(&RefusedDetails {
+        transaction_id: txn.to_string(),
+        status: status.as_str(),
+        reason: Some(why),
+        honesty: MayHaveApplied {
+            may_have_applied: status != TxnStatus::Compensated,
+        },
+    }))
+}
+
+/// An `ok` reply whose saved file could not be read afterwards (quarantined).
+fn write_not_proven(command: &str, txn: godot_mcp_journal::TxnId) -> ToolError {
+    ToolError::new(
+        ErrorCode::Io,
+        format!(
+            "the editor answered {command} ok, but its file could not be read \
+             afterwards: the write is not proven"
+        ),
+    )
+    .hint(
+        "Writes are blocked until the file is checked and the transaction \
+         resolved with `godot-mcp transaction repair` (list_transactions shows it).",
+    )
+    .details(details_json(&RefusedDetails {
+        transaction_id: txn.to_string(),
+        status: TxnStatus::Quarantined.as_str(),
+        reason: None,
+        honesty: MayHaveApplied {
+            may_have_applied: true,
+        },
+    }))
+}
+
+/// A request sent and not answered (timed out, or the connection lost): it may have
+/// run, and is never resent.
+fn no_answer_error(
+    command: &str,
+    txn: godot_mcp_journal::TxnId,
+    status: TxnStatus,
+    timed_out: bool,
+    reason: &str,
+) -> ToolError {
+    let honesty = TimedOut {
+        may_have_applied: true,
+        hint: "The editor may still run (or may have run) this command: it is never resent. \
+               Re-read the state (get_scene_tree, get_node_property) before deciding anything."
+            .into(),
+    };
+    let message = if timed_out {
+        format!("the editor did not answer {command} in time ({reason})")
+    } else {
+        format!("the connection to the editor was lost before it answered {command} ({reason})")
+    };
+    let details = details_json(&LostDetails {
+        honesty: &honesty,
+        transaction_id: txn.to_string(),
+        transaction_status: if status == TxnStatus::Open {
+            "unresolved"
+        } else {
+            status.as_str()
+        },
+        timed_out,
+    });
+    ToolError::new(ErrorCode::Timeout, message)
+        .hint(honesty.hint.clone())
+        .details(details)
 }
 
 /// The tool error for an editor error reply, by the state the journal derived: only a

@@ -413,6 +413,72 @@ fn hint_no_scene(e: ToolError) -> ToolError {
     }
 }
 
+/// create_nodes in a named scene: opened first when it is not the edited one (`active`),
+/// or, when the file does not exist, created from step 0's root (then dropped from the
+/// steps; a new scene must be saved). The scene-create request and the folder it goes
+/// in, for a new scene.
+fn open_or_create(
+    state: &AppState,
+    path: &ResPath,
+    steps: &mut Steps,
+    save: bool,
+    active: Option<&str>,
+    around: &mut SceneAround,
+) -> Result<Option<(cmd::SceneCreate, Option<std::path::PathBuf>)>, ToolError> {
+    let p = path.to_string();
+    if !p.ends_with(".tscn") && !p.ends_with(".scn") {
+        return Err(ToolError::invalid_params(
+            "scene",
+            format!("{p} is not a .tscn"),
+        ));
+    }
+    let real = state.project.resolve("scene", path)?;
+    if !real.exists() {
+        // A new scene: step 0 makes its root.
+        let root = match steps.steps.first() {
+            Some(cmd::Step::Create {
+                parent,
+                node_type,
+                name,
+            }) if parent.is_empty() => cmd::SceneCreate {
+                path: p.clone(),
+                root_type: node_type.clone(),
+                root_name: Some(name.clone()),
+            },
+            _ => {
+                return Err(ToolError::invalid_params(
+                    "scene",
+                    format!(
+                        "{p} does not exist: to create it, make step 0 its root \
+                         ({{\"op\": \"create\", \"parent\": \"\", \"type\": \"Node2D\", \
+                         \"name\": \"Main\"}}) and pass save: true"
+                    ),
+                ));
+            }
+        };
+        if !save {
+            return Err(ToolError::invalid_params(
+                "save",
+                format!("creating {p} writes it: pass save: true"),
+            ));
+        }
+        steps.steps = std::mem::take(&mut steps.steps)
+            .into_iter()
+            .skip(1)
+            .map(|s| s.map_nodes(shift_ref))
+            .collect();
+        around.creates = true;
+        around.opens = Some(p.clone());
+        return Ok(Some((
+            root,
+            real.parent().map(std::path::Path::to_path_buf),
+        )));
+    } else if active != Some(p.as_str()) {
+        around.opens = Some(p.clone());
+    }
+    Ok(None)
+}
+
 /// create_nodes' plan: the steps as one `scene.steps` request, in `scene` when named
 /// (opened first, or created from step 0's root when the file does not exist), then
 /// saved when `save` is set. Each part is its own journaled editor command, in order; a
@@ -440,58 +506,17 @@ fn plan_in_scene(
         creates: false,
         saves: None,
     };
-    let mut create = None;
-    if let Some(path) = &scene {
-        let p = path.to_string();
-        if !p.ends_with(".tscn") && !p.ends_with(".scn") {
-            return Err(ToolError::invalid_params(
-                "scene",
-                format!("{p} is not a .tscn"),
-            ));
-        }
-        let real = state.project.resolve("scene", path)?;
-        if !real.exists() {
-            // A new scene: step 0 makes its root.
-            let root = match steps.steps.first() {
-                Some(cmd::Step::Create {
-                    parent,
-                    node_type,
-                    name,
-                }) if parent.is_empty() => cmd::SceneCreate {
-                    path: p.clone(),
-                    root_type: node_type.clone(),
-                    root_name: Some(name.clone()),
-                },
-                _ => {
-                    return Err(ToolError::invalid_params(
-                        "scene",
-                        format!(
-                            "{p} does not exist: to create it, make step 0 its root \
-                             ({{\"op\": \"create\", \"parent\": \"\", \"type\": \"Node2D\", \
-                             \"name\": \"Main\"}}) and pass save: true"
-                        ),
-                    ));
-                }
-            };
-            if !save {
-                return Err(ToolError::invalid_params(
-                    "save",
-                    format!("creating {p} writes it: pass save: true"),
-                ));
-            }
-            steps.steps = steps
-                .steps
-                .into_iter()
-                .skip(1)
-                .map(|s| s.map_nodes(shift_ref))
-                .collect();
-            create = Some((root, real.parent().map(std::path::Path::to_path_buf)));
-            around.creates = true;
-            around.opens = Some(p.clone());
-        } else if active.as_deref() != Some(p.as_str()) {
-            around.opens = Some(p.clone());
-        }
-    }
+    let create = match &scene {
+        Some(path) => open_or_create(
+            &state,
+            path,
+            &mut steps,
+            save,
+            active.as_deref(),
+            &mut around,
+        )?,
+        None => None,
+    };
     if let Some((i, _)) = steps
         .steps
         .iter()

@@ -169,16 +169,9 @@ struct MaterialMore {
     textures: Vec<String>,
 }
 
-fn plan_create_material(
-    state: Arc<AppState>,
-    args: CreateMaterialArgs,
-) -> Result<Plan<Also<FileEffect, MaterialMore>, Committed>, ToolError> {
-    if args.path.extension().as_deref() != Some("tres") {
-        return Err(ToolError::invalid_params(
-            "path",
-            format!("{} is not a .tres path", args.path),
-        ));
-    }
+/// The texture slots agree with the class: an ORMMaterial3D reads roughness, metallic
+/// and ao from its `orm` texture, and only it has one.
+fn check_texture_slots(args: &CreateMaterialArgs) -> Result<(), ToolError> {
     let t = &args.textures;
     if args.class == MaterialClass::ORMMaterial3D {
         for (slot, given) in [
@@ -199,6 +192,48 @@ fn plan_create_material(
             "an orm texture needs class ORMMaterial3D",
         ));
     }
+    Ok(())
+}
+
+/// The `.tres` text: the header (`load_steps` when it has textures, the uid), the
+/// textures' ext resources, then the `[resource]` properties in order.
+fn material_text(
+    class: &str,
+    uid: &str,
+    ext_lines: &[String],
+    props: &[(String, String)],
+) -> String {
+    let load_steps = if ext_lines.is_empty() {
+        String::new()
+    } else {
+        format!(" load_steps={}", ext_lines.len() + 1)
+    };
+    let mut text = format!("[gd_resource type=\"{class}\"{load_steps} format=3 uid=\"{uid}\"]\n\n");
+    for line in ext_lines {
+        text.push_str(line);
+    }
+    if !ext_lines.is_empty() {
+        text.push('\n');
+    }
+    text.push_str("[resource]\n");
+    for (k, v) in props {
+        text.push_str(&format!("{k} = {v}\n"));
+    }
+    text
+}
+
+fn plan_create_material(
+    state: Arc<AppState>,
+    args: CreateMaterialArgs,
+) -> Result<Plan<Also<FileEffect, MaterialMore>, Committed>, ToolError> {
+    if args.path.extension().as_deref() != Some("tres") {
+        return Err(ToolError::invalid_params(
+            "path",
+            format!("{} is not a .tres path", args.path),
+        ));
+    }
+    check_texture_slots(&args)?;
+    let t = &args.textures;
 
     let target = args.path.to_string();
     // Ext resources in slot order, one per distinct texture, numbered as Godot numbers them.
@@ -311,25 +346,7 @@ fn plan_create_material(
         Some(u) => u,
         None => ids::uid_text(derived_u64(&["create_material", &target])),
     };
-    let load_steps = if ext_lines.is_empty() {
-        String::new()
-    } else {
-        format!(" load_steps={}", ext_lines.len() + 1)
-    };
-    let mut text = format!(
-        "[gd_resource type=\"{}\"{load_steps} format=3 uid=\"{uid}\"]\n\n",
-        args.class.as_str()
-    );
-    for line in &ext_lines {
-        text.push_str(line);
-    }
-    if !ext_lines.is_empty() {
-        text.push('\n');
-    }
-    text.push_str("[resource]\n");
-    for (k, v) in &props {
-        text.push_str(&format!("{k} = {v}\n"));
-    }
+    let text = material_text(args.class.as_str(), &uid, &ext_lines, &props);
     let expect = plane::expect_or_create(&args.expected_sha256, existing.is_some());
     let textures: Vec<String> = ext_ids.into_keys().collect();
     let plan = plan_write(

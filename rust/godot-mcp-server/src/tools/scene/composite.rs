@@ -310,16 +310,44 @@ fn check_property(name: &str) -> Result<(), ToolError> {
     }
 }
 
-fn plan_cross_scene_set(
-    state: Arc<AppState>,
-    args: CrossSceneSetArgs,
-) -> Result<Plan<CrossEffect, Written>, ToolError> {
-    check_property(&args.property)?;
+/// The nodes of `scene` to set: the one at path `node`, or every node of class `node_type`.
+fn matching_nodes(
+    scene: &godot_mcp_formats::Scene,
+    node: Option<&str>,
+    node_type: Option<&str>,
+) -> Vec<String> {
+    match (node, node_type) {
+        (Some(n), _) => {
+            let key = n.trim_start_matches("./");
+            let key = if key.is_empty() { "." } else { key };
+            scene
+                .node(key)
+                .map(|n| n.path.clone())
+                .into_iter()
+                .collect()
+        }
+        (None, Some(t)) => scene
+            .nodes
+            .iter()
+            .filter(|n| n.node_type.as_deref() == Some(t))
+            .map(|n| n.path.clone())
+            .collect(),
+        (None, None) => Vec::new(),
+    }
+}
+
+/// The value to set, as Godot Variant text: `value` (JSON) or `value_text`, exactly
+/// one; a `res://` string is the file as a resource (each scene gets an ext_resource:
+/// the target, and no text).
+fn value_to_set(
+    state: &AppState,
+    args: &CrossSceneSetArgs,
+) -> Result<(Option<ext_ref::ExtTarget>, String), ToolError> {
     // A `res://` string is the file as a resource: each scene gets an ext_resource.
     let resource = match &args.value {
         Some(Value::String(s)) if s.starts_with("res://") => {
             let path = ResPath::parse(s).map_err(|e| ToolError::invalid_params("value", e.0))?;
-            Some(ext_ref::ext_target(&state, "value", &path)?)
+            Some(ext_ref::ext_target(state, "value", &path)?)
         }
         _ => None,
     };
@@ -337,6 +365,15 @@ fn plan_cross_scene_set(
             ));
         }
     };
+    Ok((resource, value))
+}
+
+fn plan_cross_scene_set(
+    state: Arc<AppState>,
+    args: CrossSceneSetArgs,
+) -> Result<Plan<CrossEffect, Written>, ToolError> {
+    check_property(&args.property)?;
+    let (resource, value) = value_to_set(&state, &args)?;
     match (&args.node, &args.node_type) {
         (Some(_), None) => {}
         (None, Some(t)) => check_class("type", t)?,
@@ -374,24 +411,7 @@ fn plan_cross_scene_set(
             .param("expected_sha256")
             .details(json!({"path": path.to_string(), "expected_sha256": e, "actual_sha256": before})));
         }
-        let targets: Vec<String> = match (&args.node, &args.node_type) {
-            (Some(n), _) => {
-                let key = n.trim_start_matches("./");
-                let key = if key.is_empty() { "." } else { key };
-                scene
-                    .node(key)
-                    .map(|n| n.path.clone())
-                    .into_iter()
-                    .collect()
-            }
-            (None, Some(t)) => scene
-                .nodes
-                .iter()
-                .filter(|n| n.node_type.as_deref() == Some(t.as_str()))
-                .map(|n| n.path.clone())
-                .collect(),
-            (None, None) => Vec::new(),
-        };
+        let targets = matching_nodes(&scene, args.node.as_deref(), args.node_type.as_deref());
         if targets.is_empty() {
             unmatched.push(path.to_string());
             continue;
