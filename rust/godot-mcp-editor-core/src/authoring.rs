@@ -1,14 +1,15 @@
-//! The authoring commands' checks: scene editing beyond
-//! nodes and properties, animation, theme and UI. Their parameters are the protocol's
-//! structs (`godot_mcp_protocol::commands`); decoded and checked here, before anything
-//! runs, so that the add-on's executors (`godot-mcp-editor/src/authoring.rs`) receive only
-//! well-formed requests: a bad one is `invalid_params` with `effect: unchanged`.
+//! The authoring commands' checks (scene editing beyond nodes and properties, animation,
+//! theme and UI): one function per command, taking its protocol struct as
+//! [`crate::decode`] decoded it and giving the [`Command`] its executor takes, before
+//! anything runs: a bad request is `invalid_params` with `effect: unchanged`.
 
 use godot_mcp_protocol::BridgeError;
 use godot_mcp_protocol::commands as c;
 use serde_json::Value as Json;
 
-use crate::decode::{invalid, res_path};
+use crate::check::{invalid, res_path};
+use crate::command::Command;
+pub use crate::command::{Key, ThemeValue};
 use crate::value::Value;
 
 /// The wire's enums, with Godot's ordinals (the add-on's executors use these names).
@@ -16,19 +17,6 @@ pub use godot_mcp_protocol::commands::{
     ADVANCE_MODES, Graph, Interpolation, LoopMode, SWITCH_MODES, ThemeKind, TrackSettings,
     TrackType as TrackKind, UpdateMode,
 };
-
-/// A theme item's value, checked against its kind.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ThemeValue {
-    /// A color, constant or font size.
-    Plain(Value),
-    /// A font, icon or stylebox saved in its own file.
-    File(String),
-    /// A new StyleBoxFlat with these properties (embedded where it is stored).
-    StyleBoxFlat(Vec<(String, Value)>),
-    /// Remove the item (overrides only).
-    Remove,
-}
 
 /// What `control.add_container` creates.
 pub const CONTAINER_TYPES: [&str; 10] = [
@@ -63,154 +51,6 @@ pub const LAYOUT_PRESETS: [&str; 16] = [
     "hcenter_wide",
     "full_rect",
 ];
-
-/// One decoded authoring request.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Authoring {
-    NodeInstance {
-        parent: String,
-        scene: String,
-        name: Option<String>,
-    },
-    NodeGroup {
-        node: String,
-        group: String,
-        add: bool,
-    },
-    EditableChildren {
-        node: String,
-        editable: bool,
-    },
-    Select {
-        nodes: Vec<String>,
-    },
-    Selection,
-    SaveAll,
-    Connections {
-        node: String,
-    },
-    Properties {
-        node: String,
-        /// The property list (types, hints, usage) instead of the values.
-        list: bool,
-        offset: usize,
-        limit: usize,
-    },
-    AnimationAdd {
-        player: String,
-        library: String,
-        name: String,
-        length: f64,
-        loop_mode: LoopMode,
-        /// `None`: Godot's default.
-        step: Option<f64>,
-    },
-    /// An animation's settings: what is `Some` (or listed) is set, in one undo action.
-    AnimationSet {
-        player: String,
-        animation: String,
-        length: Option<f64>,
-        step: Option<f64>,
-        loop_mode: Option<LoopMode>,
-        tracks: Vec<TrackSettings>,
-    },
-    AnimationRemove {
-        player: String,
-        animation: String,
-    },
-    TrackAdd {
-        player: String,
-        animation: String,
-        kind: TrackKind,
-        path: String,
-        update_mode: Option<UpdateMode>,
-        interpolation: Option<Interpolation>,
-        /// Inserted into the new track, in the same undo action.
-        keys: Vec<Key>,
-    },
-    TrackRemove {
-        player: String,
-        animation: String,
-        track: i32,
-    },
-    /// One key or several, in one undo action (at least one; distinct times).
-    KeyInsert {
-        player: String,
-        animation: String,
-        track: i32,
-        keys: Vec<Key>,
-    },
-    KeyRemove {
-        player: String,
-        animation: String,
-        track: i32,
-        time: f64,
-    },
-    AnimationGet {
-        player: String,
-        animation: String,
-        max_keys: usize,
-    },
-    TreeAddNode {
-        tree: String,
-        /// The nested graph's path ("a/b"), "" for the tree's root.
-        parent: String,
-        graph: Graph,
-        name: String,
-        node_type: String,
-        animation: Option<String>,
-        position: [f64; 2],
-    },
-    TreeConnect {
-        tree: String,
-        state_machine: String,
-        from: String,
-        to: String,
-        /// `AnimationNodeStateMachineTransition.SwitchMode`.
-        switch_mode: i32,
-        /// `AnimationNodeStateMachineTransition.AdvanceMode`.
-        advance_mode: i32,
-        advance_condition: Option<String>,
-        xfade_time: f64,
-    },
-    TreeBlendConnect {
-        tree: String,
-        blend_tree: String,
-        /// The consuming node (`output` is the blend tree's result).
-        to: String,
-        port: i32,
-        /// The producing node.
-        from: String,
-    },
-    ThemeSetItem {
-        path: String,
-        theme_type: String,
-        kind: ThemeKind,
-        name: String,
-        value: ThemeValue,
-    },
-    ThemeOverride {
-        node: String,
-        kind: ThemeKind,
-        name: String,
-        value: ThemeValue,
-    },
-    /// The editor's anchor preset menu: anchors layout mode, then the preset's anchors,
-    /// offsets (as Godot computes them) and grow direction.
-    AnchorsPreset {
-        node: String,
-        /// `Control.LayoutPreset`'s ordinal.
-        preset: i32,
-    },
-    AddContainer {
-        parent: String,
-        container_type: String,
-        name: String,
-        separation: Option<i64>,
-        columns: Option<i64>,
-        margin: Option<i64>,
-    },
-}
 
 /// An animation's length: Godot's least is 0.001 s.
 fn length_ok(length: f64) -> Result<(), BridgeError> {
@@ -326,14 +166,6 @@ fn named(what: &str, list: &[&str], v: &str) -> Result<i32, BridgeError> {
         .ok_or_else(|| invalid(format!("{what} {v:?}: one of {}", list.join(", "))))
 }
 
-/// A key to insert, checked: time 0 or more, both numbers finite, the value decoded.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Key {
-    pub time: f64,
-    pub value: Value,
-    pub transition: f64,
-}
-
 /// The keys of one track's insert, checked; two at one time are refused (the second
 /// would overwrite the first).
 fn keys(list: Vec<c::AnimationKey>) -> Result<Vec<Key>, BridgeError> {
@@ -375,12 +207,12 @@ fn track_index(t: i32) -> Result<i32, BridgeError> {
 }
 
 /// [`c::NodeInstance`]'s checks, and the form its executor takes.
-pub(crate) fn node_instance(a: c::NodeInstance) -> Result<Authoring, BridgeError> {
+pub(crate) fn node_instance(a: c::NodeInstance) -> Result<Command, BridgeError> {
     res_path(&a.scene)?;
     if let Some(n) = &a.name {
         name_ok("node", n)?;
     }
-    Ok(Authoring::NodeInstance {
+    Ok(Command::NodeInstance {
         parent: a.parent,
         scene: a.scene,
         name: a.name,
@@ -388,11 +220,11 @@ pub(crate) fn node_instance(a: c::NodeInstance) -> Result<Authoring, BridgeError
 }
 
 /// [`c::NodeGroup`]'s checks, and the form its executor takes.
-pub(crate) fn node_group(a: c::NodeGroup) -> Result<Authoring, BridgeError> {
+pub(crate) fn node_group(a: c::NodeGroup) -> Result<Command, BridgeError> {
     if a.group.trim().is_empty() {
         return Err(invalid("group must not be empty"));
     }
-    Ok(Authoring::NodeGroup {
+    Ok(Command::NodeGroup {
         node: a.node,
         group: a.group,
         add: a.add,
@@ -400,20 +232,20 @@ pub(crate) fn node_group(a: c::NodeGroup) -> Result<Authoring, BridgeError> {
 }
 
 /// [`c::NodeEditableChildren`]'s checks, and the form its executor takes.
-pub(crate) fn node_editable_children(a: c::NodeEditableChildren) -> Result<Authoring, BridgeError> {
-    Ok(Authoring::EditableChildren {
+pub(crate) fn node_editable_children(a: c::NodeEditableChildren) -> Result<Command, BridgeError> {
+    Ok(Command::EditableChildren {
         node: a.node,
         editable: a.editable,
     })
 }
 
 /// [`c::NodeProperties`]'s checks, and the form its executor takes.
-pub(crate) fn node_properties(a: c::NodeProperties) -> Result<Authoring, BridgeError> {
+pub(crate) fn node_properties(a: c::NodeProperties) -> Result<Command, BridgeError> {
     let limit = a.limit.unwrap_or(c::DEFAULT_PROPERTY_PAGE);
     if limit == 0 || limit > MAX_PROPERTY_PAGE {
         return Err(invalid(format!("limit must be 1..={MAX_PROPERTY_PAGE}")));
     }
-    Ok(Authoring::Properties {
+    Ok(Command::Properties {
         node: a.node,
         list: a.list,
         offset: a.offset,
@@ -422,14 +254,14 @@ pub(crate) fn node_properties(a: c::NodeProperties) -> Result<Authoring, BridgeE
 }
 
 /// [`c::AnimationAdd`]'s checks, and the form its executor takes.
-pub(crate) fn animation_add(a: c::AnimationAdd) -> Result<Authoring, BridgeError> {
+pub(crate) fn animation_add(a: c::AnimationAdd) -> Result<Command, BridgeError> {
     name_ok("animation", &a.name)?;
     if !a.library.is_empty() {
         name_ok("library", &a.library)?;
     }
     length_ok(a.length)?;
     step_ok(a.step)?;
-    Ok(Authoring::AnimationAdd {
+    Ok(Command::AnimationAdd {
         player: a.player,
         library: a.library,
         name: a.name,
@@ -440,7 +272,7 @@ pub(crate) fn animation_add(a: c::AnimationAdd) -> Result<Authoring, BridgeError
 }
 
 /// [`c::AnimationSet`]'s checks, and the form its executor takes.
-pub(crate) fn animation_set(a: c::AnimationSet) -> Result<Authoring, BridgeError> {
+pub(crate) fn animation_set(a: c::AnimationSet) -> Result<Command, BridgeError> {
     if a.length.is_none() && a.step.is_none() && a.loop_mode.is_none() && a.tracks.is_empty() {
         return Err(invalid(
             "name what to set: length, step, loop_mode, or tracks \
@@ -460,7 +292,7 @@ pub(crate) fn animation_set(a: c::AnimationSet) -> Result<Authoring, BridgeError
             )));
         }
     }
-    Ok(Authoring::AnimationSet {
+    Ok(Command::AnimationSet {
         player: a.player,
         animation: a.animation,
         length: a.length,
@@ -471,15 +303,15 @@ pub(crate) fn animation_set(a: c::AnimationSet) -> Result<Authoring, BridgeError
 }
 
 /// [`c::AnimationRemove`]'s checks, and the form its executor takes.
-pub(crate) fn animation_remove(a: c::AnimationRemove) -> Result<Authoring, BridgeError> {
-    Ok(Authoring::AnimationRemove {
+pub(crate) fn animation_remove(a: c::AnimationRemove) -> Result<Command, BridgeError> {
+    Ok(Command::AnimationRemove {
         player: a.player,
         animation: a.animation,
     })
 }
 
 /// [`c::AnimationTrackAdd`]'s checks, and the form its executor takes.
-pub(crate) fn animation_track_add(a: c::AnimationTrackAdd) -> Result<Authoring, BridgeError> {
+pub(crate) fn animation_track_add(a: c::AnimationTrackAdd) -> Result<Command, BridgeError> {
     if a.path.is_empty() {
         return Err(invalid(
             "path must name a node (and property), e.g. Sprite2D:modulate",
@@ -491,7 +323,7 @@ pub(crate) fn animation_track_add(a: c::AnimationTrackAdd) -> Result<Authoring, 
             TrackKind::name_of(a.track_type.ord())
         )));
     }
-    Ok(Authoring::TrackAdd {
+    Ok(Command::TrackAdd {
         player: a.player,
         animation: a.animation,
         kind: a.track_type,
@@ -503,8 +335,8 @@ pub(crate) fn animation_track_add(a: c::AnimationTrackAdd) -> Result<Authoring, 
 }
 
 /// [`c::AnimationTrackRemove`]'s checks, and the form its executor takes.
-pub(crate) fn animation_track_remove(a: c::AnimationTrackRemove) -> Result<Authoring, BridgeError> {
-    Ok(Authoring::TrackRemove {
+pub(crate) fn animation_track_remove(a: c::AnimationTrackRemove) -> Result<Command, BridgeError> {
+    Ok(Command::TrackRemove {
         player: a.player,
         animation: a.animation,
         track: track_index(a.track)?,
@@ -512,13 +344,13 @@ pub(crate) fn animation_track_remove(a: c::AnimationTrackRemove) -> Result<Autho
 }
 
 /// [`c::AnimationKeyInsert`]'s checks, and the form its executor takes.
-pub(crate) fn animation_key_insert(a: c::AnimationKeyInsert) -> Result<Authoring, BridgeError> {
+pub(crate) fn animation_key_insert(a: c::AnimationKeyInsert) -> Result<Command, BridgeError> {
     let first = c::AnimationKey {
         time: a.time,
         value: a.value,
         transition: a.transition,
     };
-    Ok(Authoring::KeyInsert {
+    Ok(Command::KeyInsert {
         keys: keys(std::iter::once(first).chain(a.more).collect())?,
         player: a.player,
         animation: a.animation,
@@ -527,8 +359,8 @@ pub(crate) fn animation_key_insert(a: c::AnimationKeyInsert) -> Result<Authoring
 }
 
 /// [`c::AnimationKeyRemove`]'s checks, and the form its executor takes.
-pub(crate) fn animation_key_remove(a: c::AnimationKeyRemove) -> Result<Authoring, BridgeError> {
-    Ok(Authoring::KeyRemove {
+pub(crate) fn animation_key_remove(a: c::AnimationKeyRemove) -> Result<Command, BridgeError> {
+    Ok(Command::KeyRemove {
         player: a.player,
         animation: a.animation,
         track: track_index(a.track)?,
@@ -537,8 +369,8 @@ pub(crate) fn animation_key_remove(a: c::AnimationKeyRemove) -> Result<Authoring
 }
 
 /// [`c::AnimationGet`]'s checks, and the form its executor takes.
-pub(crate) fn animation_get(a: c::AnimationGet) -> Result<Authoring, BridgeError> {
-    Ok(Authoring::AnimationGet {
+pub(crate) fn animation_get(a: c::AnimationGet) -> Result<Command, BridgeError> {
+    Ok(Command::AnimationGet {
         player: a.player,
         animation: a.animation,
         max_keys: a.max_keys.unwrap_or(c::DEFAULT_MAX_KEYS),
@@ -546,9 +378,7 @@ pub(crate) fn animation_get(a: c::AnimationGet) -> Result<Authoring, BridgeError
 }
 
 /// [`c::AnimationTreeAddNode`]'s checks, and the form its executor takes.
-pub(crate) fn animation_tree_add_node(
-    a: c::AnimationTreeAddNode,
-) -> Result<Authoring, BridgeError> {
+pub(crate) fn animation_tree_add_node(a: c::AnimationTreeAddNode) -> Result<Command, BridgeError> {
     name_ok("graph node", &a.name)?;
     if !a.node_type.starts_with("AnimationNode") {
         return Err(invalid(format!(
@@ -558,7 +388,7 @@ pub(crate) fn animation_tree_add_node(
     }
     finite("position.x", a.position[0])?;
     finite("position.y", a.position[1])?;
-    Ok(Authoring::TreeAddNode {
+    Ok(Command::TreeAddNode {
         tree: a.tree,
         parent: a.parent,
         graph: a.graph,
@@ -570,11 +400,11 @@ pub(crate) fn animation_tree_add_node(
 }
 
 /// [`c::AnimationTreeConnect`]'s checks, and the form its executor takes.
-pub(crate) fn animation_tree_connect(a: c::AnimationTreeConnect) -> Result<Authoring, BridgeError> {
+pub(crate) fn animation_tree_connect(a: c::AnimationTreeConnect) -> Result<Command, BridgeError> {
     if finite("xfade_time", a.xfade_time)? < 0.0 {
         return Err(invalid("xfade_time must be 0 or more"));
     }
-    Ok(Authoring::TreeConnect {
+    Ok(Command::TreeConnect {
         switch_mode: named("switch_mode", &SWITCH_MODES, &a.switch_mode)?,
         advance_mode: named("advance_mode", &ADVANCE_MODES, &a.advance_mode)?,
         tree: a.tree,
@@ -589,14 +419,14 @@ pub(crate) fn animation_tree_connect(a: c::AnimationTreeConnect) -> Result<Autho
 /// [`c::AnimationTreeBlendConnect`]'s checks, and the form its executor takes.
 pub(crate) fn animation_tree_blend_connect(
     a: c::AnimationTreeBlendConnect,
-) -> Result<Authoring, BridgeError> {
+) -> Result<Command, BridgeError> {
     if a.port < 0 {
         return Err(invalid("port must be 0 or more"));
     }
     if a.from == a.to {
         return Err(invalid("a node cannot feed itself"));
     }
-    Ok(Authoring::TreeBlendConnect {
+    Ok(Command::TreeBlendConnect {
         tree: a.tree,
         blend_tree: a.blend_tree,
         to: a.to,
@@ -606,11 +436,11 @@ pub(crate) fn animation_tree_blend_connect(
 }
 
 /// [`c::ThemeSetItem`]'s checks, and the form its executor takes.
-pub(crate) fn theme_set_item(a: c::ThemeSetItem) -> Result<Authoring, BridgeError> {
+pub(crate) fn theme_set_item(a: c::ThemeSetItem) -> Result<Command, BridgeError> {
     res_path(&a.path)?;
     name_ok("theme type", &a.theme_type)?;
     name_ok("theme item", &a.name)?;
-    Ok(Authoring::ThemeSetItem {
+    Ok(Command::ThemeSetItem {
         value: theme_value(a.kind, &a.value, false)?,
         path: a.path,
         theme_type: a.theme_type,
@@ -620,9 +450,9 @@ pub(crate) fn theme_set_item(a: c::ThemeSetItem) -> Result<Authoring, BridgeErro
 }
 
 /// [`c::ControlThemeOverride`]'s checks, and the form its executor takes.
-pub(crate) fn control_theme_override(a: c::ControlThemeOverride) -> Result<Authoring, BridgeError> {
+pub(crate) fn control_theme_override(a: c::ControlThemeOverride) -> Result<Command, BridgeError> {
     name_ok("theme item", &a.name)?;
-    Ok(Authoring::ThemeOverride {
+    Ok(Command::ThemeOverride {
         value: theme_value(a.kind, &a.value, true)?,
         node: a.node,
         kind: a.kind,
@@ -631,7 +461,7 @@ pub(crate) fn control_theme_override(a: c::ControlThemeOverride) -> Result<Autho
 }
 
 /// [`c::ControlAnchorsPreset`]'s checks, and the form its executor takes.
-pub(crate) fn control_anchors_preset(a: c::ControlAnchorsPreset) -> Result<Authoring, BridgeError> {
+pub(crate) fn control_anchors_preset(a: c::ControlAnchorsPreset) -> Result<Command, BridgeError> {
     let preset = LAYOUT_PRESETS
         .iter()
         .position(|n| *n == a.preset)
@@ -642,14 +472,14 @@ pub(crate) fn control_anchors_preset(a: c::ControlAnchorsPreset) -> Result<Autho
                 LAYOUT_PRESETS.join(", ")
             ))
         })?;
-    Ok(Authoring::AnchorsPreset {
+    Ok(Command::AnchorsPreset {
         node: a.node,
         preset: preset as i32,
     })
 }
 
 /// [`c::ControlAddContainer`]'s checks, and the form its executor takes.
-pub(crate) fn control_add_container(a: c::ControlAddContainer) -> Result<Authoring, BridgeError> {
+pub(crate) fn control_add_container(a: c::ControlAddContainer) -> Result<Command, BridgeError> {
     name_ok("node", &a.name)?;
     if !CONTAINER_TYPES.contains(&a.container_type.as_str()) {
         return Err(invalid(format!(
@@ -688,7 +518,7 @@ pub(crate) fn control_add_container(a: c::ControlAddContainer) -> Result<Authori
     if a.margin.is_some() {
         fits("margin", t == "MarginContainer")?;
     }
-    Ok(Authoring::AddContainer {
+    Ok(Command::AddContainer {
         parent: a.parent,
         container_type: a.container_type,
         name: a.name,
@@ -703,16 +533,11 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::command::Command;
     use godot_mcp_protocol::{ErrorCode, ErrorEffect};
 
-    /// The request decoded by the add-on's one decoder; `None`: not an authoring command.
-    fn decode(cmd: &str, p: &Json) -> Option<Result<Authoring, BridgeError>> {
-        match crate::command::decode(cmd, p) {
-            Ok(Command::Authoring(a)) => Some(Ok(a)),
-            Ok(_) => None,
-            Err(e) => Some(Err(e)),
-        }
+    /// The request decoded by the add-on's one decoder.
+    fn decode(cmd: &str, p: &Json) -> Option<Result<Command, BridgeError>> {
+        Some(crate::decode::decode(cmd, p))
     }
 
     /// A theme colour takes the forms every value takes (agent trial ui-theme-resource:
@@ -824,8 +649,6 @@ mod tests {
                 .expect("an authoring command")
                 .unwrap_or_else(|e| panic!("{cmd}: {e:?}"));
         }
-        let node = json!({"parent": ".", "type": "Node", "name": "N"});
-        assert!(decode(c::NODE_CREATE, &node).is_none());
         assert_eq!(
             decode(
                 c::CONTROL_ANCHORS_PRESET,
@@ -833,14 +656,14 @@ mod tests {
             )
             .unwrap()
             .unwrap(),
-            Authoring::AnchorsPreset {
+            Command::AnchorsPreset {
                 node: "L".into(),
                 preset: 15,
             }
         );
         // Names as agents type them, Godot's constants and integers: one value each.
         let set = |p: serde_json::Value| decode(c::ANIMATION_SET, &p).unwrap().unwrap();
-        let Authoring::AnimationSet {
+        let Command::AnimationSet {
             loop_mode, tracks, ..
         } = set(
             json!({"player": "AP", "animation": "w", "loop_mode": "ping_pong",

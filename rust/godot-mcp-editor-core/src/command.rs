@@ -1,16 +1,15 @@
-//! A bridge request decoded into a typed [`Command`]: the add-on's executors receive only
-//! well-formed commands, and anything else is answered with a structured error
-//! (`unknown_command`, `invalid_params`), never dropped and never a panic.
+//! [`Command`]: every command the add-on executes, well-formed (decoded and checked by
+//! [`crate::decode`]), and the checks of the scene, node, file and editor commands
+//! (`res://` paths, node names, ranges, and `$N` step references); the authoring
+//! commands' checks are in [`crate::authoring`].
 //!
 //! The parameters' shapes are the protocol's (`godot_mcp_protocol::commands`, the structs
-//! the server sends); serde decodes them, and this module adds the checks serde cannot
-//! make: `res://` paths, node names, ranges, and `$N` step references.
+//! the server sends); most variants hold their struct as it came.
 
 use godot_mcp_protocol::commands as c;
 use godot_mcp_protocol::{BridgeError, ErrorCode, ErrorEffect};
-use serde_json::Value as Json;
 
-use crate::decode::{invalid, res_path};
+use crate::check::{invalid, res_path};
 use crate::value::Value;
 
 pub use godot_mcp_protocol::commands::{
@@ -107,6 +106,31 @@ pub enum Step {
     },
 }
 
+pub use godot_mcp_protocol::commands::{
+    Graph, Interpolation, LoopMode, ThemeKind, TrackSettings, TrackType as TrackKind, UpdateMode,
+};
+
+/// A theme item's value, checked against its kind.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ThemeValue {
+    /// A color, constant or font size.
+    Plain(Value),
+    /// A font, icon or stylebox saved in its own file.
+    File(String),
+    /// A new StyleBoxFlat with these properties (embedded where it is stored).
+    StyleBoxFlat(Vec<(String, Value)>),
+    /// Remove the item (overrides only).
+    Remove,
+}
+
+/// A key to insert, checked: time 0 or more, both numbers finite, the value decoded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Key {
+    pub time: f64,
+    pub value: Value,
+    pub transition: f64,
+}
+
 /// Most steps in one action, and most cells in one step.
 pub const MAX_STEPS: usize = 256;
 pub const MAX_CELLS: usize = 100_000;
@@ -164,8 +188,6 @@ pub enum Command {
     History(OnScene),
     /// A picture of an editor view, as PNG.
     EditorScreenshot(ScreenshotRequest),
-    /// Scene, animation, theme and UI authoring ([`crate::authoring`]).
-    Authoring(crate::authoring::Authoring),
     /// The editor's performance monitors now.
     EditorMonitors,
     /// Start a file-system scan (reimports what changed).
@@ -182,6 +204,150 @@ pub enum Command {
     ShaderUniforms(c::ShaderUniforms),
     /// One uniform of the node's ShaderMaterial.
     ShaderSetUniform(c::ShaderSetUniform),
+    // Scene, animation, theme and UI authoring (their checks: [`crate::authoring`]).
+    NodeInstance {
+        parent: String,
+        scene: String,
+        name: Option<String>,
+    },
+    NodeGroup {
+        node: String,
+        group: String,
+        add: bool,
+    },
+    EditableChildren {
+        node: String,
+        editable: bool,
+    },
+    Select {
+        nodes: Vec<String>,
+    },
+    Selection,
+    SaveAll,
+    Connections {
+        node: String,
+    },
+    Properties {
+        node: String,
+        /// The property list (types, hints, usage) instead of the values.
+        list: bool,
+        offset: usize,
+        limit: usize,
+    },
+    AnimationAdd {
+        player: String,
+        library: String,
+        name: String,
+        length: f64,
+        loop_mode: LoopMode,
+        /// `None`: Godot's default.
+        step: Option<f64>,
+    },
+    /// An animation's settings: what is `Some` (or listed) is set, in one undo action.
+    AnimationSet {
+        player: String,
+        animation: String,
+        length: Option<f64>,
+        step: Option<f64>,
+        loop_mode: Option<LoopMode>,
+        tracks: Vec<TrackSettings>,
+    },
+    AnimationRemove {
+        player: String,
+        animation: String,
+    },
+    TrackAdd {
+        player: String,
+        animation: String,
+        kind: TrackKind,
+        path: String,
+        update_mode: Option<UpdateMode>,
+        interpolation: Option<Interpolation>,
+        /// Inserted into the new track, in the same undo action.
+        keys: Vec<Key>,
+    },
+    TrackRemove {
+        player: String,
+        animation: String,
+        track: i32,
+    },
+    /// One key or several, in one undo action (at least one; distinct times).
+    KeyInsert {
+        player: String,
+        animation: String,
+        track: i32,
+        keys: Vec<Key>,
+    },
+    KeyRemove {
+        player: String,
+        animation: String,
+        track: i32,
+        time: f64,
+    },
+    AnimationGet {
+        player: String,
+        animation: String,
+        max_keys: usize,
+    },
+    TreeAddNode {
+        tree: String,
+        /// The nested graph's path ("a/b"), "" for the tree's root.
+        parent: String,
+        graph: Graph,
+        name: String,
+        node_type: String,
+        animation: Option<String>,
+        position: [f64; 2],
+    },
+    TreeConnect {
+        tree: String,
+        state_machine: String,
+        from: String,
+        to: String,
+        /// `AnimationNodeStateMachineTransition.SwitchMode`.
+        switch_mode: i32,
+        /// `AnimationNodeStateMachineTransition.AdvanceMode`.
+        advance_mode: i32,
+        advance_condition: Option<String>,
+        xfade_time: f64,
+    },
+    TreeBlendConnect {
+        tree: String,
+        blend_tree: String,
+        /// The consuming node (`output` is the blend tree's result).
+        to: String,
+        port: i32,
+        /// The producing node.
+        from: String,
+    },
+    ThemeSetItem {
+        path: String,
+        theme_type: String,
+        kind: ThemeKind,
+        name: String,
+        value: ThemeValue,
+    },
+    ThemeOverride {
+        node: String,
+        kind: ThemeKind,
+        name: String,
+        value: ThemeValue,
+    },
+    /// The editor's anchor preset menu: anchors layout mode, then the preset's anchors,
+    /// offsets (as Godot computes them) and grow direction.
+    AnchorsPreset {
+        node: String,
+        /// `Control.LayoutPreset`'s ordinal.
+        preset: i32,
+    },
+    AddContainer {
+        parent: String,
+        container_type: String,
+        name: String,
+        separation: Option<i64>,
+        columns: Option<i64>,
+        margin: Option<i64>,
+    },
 }
 
 /// The player classes `audio.add_player` creates.
@@ -214,7 +380,10 @@ pub fn fit_within(width: u32, height: u32, max_edge: Option<u32>) -> (u32, u32) 
 pub const MAX_TREE_PAGE: usize = 20_000;
 
 /// `a`, once `check` (what serde cannot check) passes.
-fn checked<T>(a: T, check: impl FnOnce(&T) -> Result<(), BridgeError>) -> Result<T, BridgeError> {
+pub(crate) fn checked<T>(
+    a: T,
+    check: impl FnOnce(&T) -> Result<(), BridgeError>,
+) -> Result<T, BridgeError> {
     check(&a)?;
     Ok(a)
 }
@@ -232,7 +401,7 @@ pub struct OnScene {
 }
 
 impl OnScene {
-    fn decode(scene: Option<String>, root_id: Option<i64>) -> Result<Self, BridgeError> {
+    pub(crate) fn decode(scene: Option<String>, root_id: Option<i64>) -> Result<Self, BridgeError> {
         if let Some(s) = &scene {
             res_path(s)?;
         } else if root_id.is_some() {
@@ -270,22 +439,22 @@ impl OnScene {
     }
 }
 
-fn page_ok(limit: usize) -> Result<(), BridgeError> {
+pub(crate) fn page_ok(limit: usize) -> Result<(), BridgeError> {
     if limit == 0 || limit > MAX_TREE_PAGE {
         return Err(invalid(format!("limit must be 1..={MAX_TREE_PAGE}")));
     }
     Ok(())
 }
 
-fn opt_res_path(p: &Option<String>) -> Result<(), BridgeError> {
+pub(crate) fn opt_res_path(p: &Option<String>) -> Result<(), BridgeError> {
     p.as_deref().map_or(Ok(()), res_path)
 }
 
-fn opt_name_ok(n: &Option<String>) -> Result<(), BridgeError> {
+pub(crate) fn opt_name_ok(n: &Option<String>) -> Result<(), BridgeError> {
     n.as_deref().map_or(Ok(()), name_ok)
 }
 
-fn steps(a: c::Steps) -> Result<Command, BridgeError> {
+pub(crate) fn steps(a: c::Steps) -> Result<Command, BridgeError> {
     if a.steps.is_empty() || a.steps.len() > MAX_STEPS {
         return Err(invalid(format!("steps: 1 to {MAX_STEPS} steps")));
     }
@@ -438,134 +607,19 @@ fn cells_ok(n: usize, at: &str) -> Result<(), BridgeError> {
     Ok(())
 }
 
-fn name_ok(name: &str) -> Result<(), BridgeError> {
+pub(crate) fn name_ok(name: &str) -> Result<(), BridgeError> {
     if name.is_empty() || name.contains(['/', ':', '@', '%', '.', '"']) {
         return Err(invalid(format!("{name:?} is not a valid node name")));
     }
     Ok(())
 }
 
-/// Decode a request's command and parameters: once, into the protocol's
-/// [`c::Request`], then each command's checks (what serde cannot check), in one match.
-pub fn decode(cmd: &str, p: &Json) -> Result<Command, BridgeError> {
-    use crate::authoring as au;
-    use c::Request as R;
-    let authoring = |a: Result<au::Authoring, BridgeError>| a.map(Command::Authoring);
-    Ok(match c::Request::decode(cmd, p)? {
-        R::Ping(_) => Command::Ping,
-        R::EditorState(_) => Command::EditorState,
-        R::SceneTree(a) => Command::SceneTree(checked(a, |a| page_ok(a.limit))?),
-        R::SceneOpen(a) => Command::SceneOpen(checked(a, |a| res_path(&a.path))?),
-        R::SceneCreate(a) => Command::SceneCreate(checked(a, |a| {
-            res_path(&a.path)?;
-            if !a.path.ends_with(".tscn") {
-                return Err(invalid("a new scene's path must end in .tscn"));
-            }
-            opt_name_ok(&a.root_name)
-        })?),
-        R::SceneSave(a) => Command::SceneSave(checked(a, |a| opt_res_path(&a.path))?),
-        R::SceneClose(a) => Command::SceneClose(checked(a, |a| opt_res_path(&a.path))?),
-        R::SceneReload(a) => Command::SceneReload(checked(a, |a| opt_res_path(&a.path))?),
-        R::NodeCreate(a) => Command::NodeCreate(checked(a, |a| name_ok(&a.name))?),
-        R::NodeRename(a) => Command::NodeRename(checked(a, |a| name_ok(&a.new_name))?),
-        R::NodeMove(a) => Command::NodeMove(a),
-        R::NodeDuplicate(a) => Command::NodeDuplicate(checked(a, |a| opt_name_ok(&a.new_name))?),
-        R::NodeDelete(a) => Command::NodeDelete(a),
-        R::NodeGetProperty(a) => Command::NodeGetProperty(a),
-        R::NodeSetProperty(a) => Command::NodeSetProperty(a.0),
-        R::NodePersistence(a) => Command::NodePersistence(a),
-        R::ScriptAttach(a) => Command::ScriptAttach(checked(a, |a| res_path(&a.script))?),
-        R::ScriptDetach(a) => Command::ScriptDetach(a),
-        R::SignalConnect(a) => Command::SignalConnect(a.0),
-        R::SignalDisconnect(a) => Command::SignalDisconnect(a.0),
-        R::ResourceSetProperty(a) => {
-            Command::ResourceSetProperty(checked(a, |a| res_path(&a.path))?)
-        }
-        R::BatchApply(a) => Command::BatchApply(checked(a, |a| {
-            if a.sets.is_empty() {
-                return Err(invalid("a batch needs at least one set"));
-            }
-            Ok(())
-        })?),
-        R::Steps(a) => steps(a)?,
-        R::Cells(a) => Command::Cells(checked(a, |a| page_ok(a.limit))?),
-        R::MeshLibraryItems(a) => Command::MeshLibraryItems(checked(a, |a| res_path(&a.path))?),
-        R::Undo(a) => Command::Undo {
-            action: a.action,
-            on: OnScene::decode(a.scene, a.root_id)?,
-        },
-        R::Redo(_) => Command::Redo,
-        R::History(a) => Command::History(OnScene::decode(a.scene, None)?),
-        R::EditorScreenshot(a) => Command::EditorScreenshot(checked(a, |a| {
-            if a.max_edge.is_some_and(|m| m < MIN_MAX_EDGE) {
-                return Err(invalid(format!("max_edge must be at least {MIN_MAX_EDGE}")));
-            }
-            if a.node.is_some() && a.view != ScreenshotView::TwoD {
-                return Err(invalid("node crops the 2d view only"));
-            }
-            Ok(())
-        })?),
-        R::EditorMonitors(_) => Command::EditorMonitors,
-        R::FilesystemScan(_) => Command::FilesystemScan,
-        R::FilesystemStatus(_) => Command::FilesystemStatus,
-        R::FilesystemUpdate(a) => Command::FilesystemUpdate(checked(a, |a| {
-            a.paths.iter().try_for_each(|p| res_path(p))
-        })?),
-        R::AudioAddPlayer(a) => Command::AudioAddPlayer(checked(a, |a| {
-            name_ok(&a.name)?;
-            if !AUDIO_PLAYER_TYPES.contains(&a.player_type.as_str()) {
-                return Err(invalid(format!(
-                    "type must be one of {}",
-                    AUDIO_PLAYER_TYPES.join(", ")
-                )));
-            }
-            opt_res_path(&a.stream)?;
-            if a.volume_db.is_some_and(|v| !v.is_finite()) {
-                return Err(invalid("volume_db must be a finite number"));
-            }
-            Ok(())
-        })?),
-        R::ShaderAssignMaterial(a) => {
-            Command::ShaderAssignMaterial(checked(a, |a| res_path(&a.shader))?)
-        }
-        R::ShaderUniforms(a) => Command::ShaderUniforms(a),
-        R::ShaderSetUniform(a) => Command::ShaderSetUniform(checked(a, |a| {
-            if a.name.is_empty() {
-                return Err(invalid("name is empty"));
-            }
-            Ok(())
-        })?),
-        R::NodeInstance(a) => authoring(au::node_instance(a))?,
-        R::NodeGroup(a) => authoring(au::node_group(a))?,
-        R::NodeEditableChildren(a) => authoring(au::node_editable_children(a))?,
-        R::EditorSelect(a) => Command::Authoring(au::Authoring::Select { nodes: a.nodes }),
-        R::EditorSelection(_) => Command::Authoring(au::Authoring::Selection),
-        R::SceneSaveAll(_) => Command::Authoring(au::Authoring::SaveAll),
-        R::NodeConnections(a) => Command::Authoring(au::Authoring::Connections { node: a.node }),
-        R::NodeProperties(a) => authoring(au::node_properties(a))?,
-        R::AnimationAdd(a) => authoring(au::animation_add(a))?,
-        R::AnimationRemove(a) => authoring(au::animation_remove(a))?,
-        R::AnimationTrackAdd(a) => authoring(au::animation_track_add(a))?,
-        R::AnimationTrackRemove(a) => authoring(au::animation_track_remove(a))?,
-        R::AnimationKeyInsert(a) => authoring(au::animation_key_insert(a))?,
-        R::AnimationKeyRemove(a) => authoring(au::animation_key_remove(a))?,
-        R::AnimationGet(a) => authoring(au::animation_get(a))?,
-        R::AnimationSet(a) => authoring(au::animation_set(a))?,
-        R::AnimationTreeAddNode(a) => authoring(au::animation_tree_add_node(a))?,
-        R::AnimationTreeConnect(a) => authoring(au::animation_tree_connect(a))?,
-        R::AnimationTreeBlendConnect(a) => authoring(au::animation_tree_blend_connect(a))?,
-        R::ThemeSetItem(a) => authoring(au::theme_set_item(a))?,
-        R::ControlThemeOverride(a) => authoring(au::control_theme_override(a))?,
-        R::ControlAnchorsPreset(a) => authoring(au::control_anchors_preset(a))?,
-        R::ControlAddContainer(a) => authoring(au::control_add_container(a))?,
-    })
-}
-
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
+    use serde_json::{Value as Json, json};
 
     use super::*;
+    use crate::decode::decode;
 
     #[test]
     fn every_protocol_command_decodes_from_its_documented_params() {
