@@ -1,10 +1,11 @@
-//! The command names of the bridge and what the server must know about each before it
-//! sends one: whether it changes the editor, and whether it may write a file (a lost
-//! answer to such a command quarantines its transaction).
-//!
-//! Each command's parameters are one struct, in the file of its domain (`scene.rs`,
-//! `animation.rs`, `tilemap.rs`, `ui.rs`, …, all re-exported here); results are
-//! documented in `docs/editor-bridge.md`.
+//! The bridge's commands, each one type: its parameters are one struct, in the file of
+//! its domain (`scene.rs`, `animation.rs`, `tilemap.rs`, `ui.rs`, …, all re-exported
+//! here), and one row of the table at the end of this file (`bridge_commands!`) ties it
+//! to its name and what the server must know before it sends one ([`Kind`]: whether it
+//! changes the editor, and whether it may write a file: a lost answer to such a command
+//! quarantines its transaction). The table implements [`BridgeCommand`] per struct and
+//! generates [`Request`] (one variant per command, decoded once) and [`TABLE`]. Results
+//! are documented in `docs/editor-bridge.md`.
 
 /// Answers `{}`; measures the round trip.
 pub const PING: &str = "ping";
@@ -74,9 +75,10 @@ pub const SHADER_UNIFORMS: &str = "shader.uniforms";
 /// `{node, name, value}` → the uniform set on the node's ShaderMaterial; one undo action.
 pub const SHADER_SET_UNIFORM: &str = "shader.set_uniform";
 
-/// The authoring commands (scene editing, the rest; animation; theme and UI). Parameters
-/// are in the domain files; results are in `docs/editor-bridge.md`; the
-/// add-on's checks in `godot_mcp_editor_core::authoring`.
+// The authoring commands (scene editing, the rest; animation; theme and UI). Parameters
+// are in the domain files; results are in `docs/editor-bridge.md`; the add-on's checks
+// in `godot_mcp_editor_core::authoring`.
+
 /// `{parent, scene, name?}`: instance a PackedScene under `parent` (undo action).
 pub const NODE_INSTANCE: &str = "node.instance";
 /// `{node, group, add}`: add to (or remove from) a persistent group (undo action).
