@@ -6,12 +6,14 @@
 //! - [`value`]: the JSON form of Godot values (Vector2/3, Color, NodePath, Transform2D/3D,
 //!   resources by path) and its decoding rules; the add-on maps [`value::Value`] to
 //!   `Variant` and back.
-//! - [`command`]: a bridge request decoded into a typed [`command::Command`], or the
-//!   structured error the add-on answers with.
-//! - `decode`: what [`command`] and [`authoring`] share when decoding (the
-//!   `invalid_params` error, reading parameters, the `res://` check).
-//! - [`authoring`]: the authoring commands (instance, groups, selection, animation, theme,
-//!   UI) decoded into [`authoring::Authoring`].
+//! - [`decode`]: a bridge request decoded once into the protocol's
+//!   `godot_mcp_protocol::commands::Request`, then each command's checks in one match, into
+//!   a [`command::Command`] (the one enum the add-on's executors take), or the structured
+//!   error the add-on answers with.
+//! - [`command`]: [`command::Command`], and the checks of the scene, node, file and editor
+//!   commands; [`authoring`]: the checks of the authoring commands (instance, groups,
+//!   animation, theme, UI); `check`: what both share (the `invalid_params` error, the
+//!   `res://` check).
 //! - [`batch`]: executing `scene.batch.apply` under the undo policy the server decided
 //!   and sent (one undo action, or bypassing the history above
 //!   [`godot_mcp_protocol::commands::UNDO_BATCH_LIMIT`] nodes).
@@ -27,9 +29,10 @@
 
 pub mod authoring;
 pub mod batch;
+mod check;
 pub mod client;
 pub mod command;
-mod decode;
+pub mod decode;
 pub mod dock;
 pub mod expr;
 pub mod pace;

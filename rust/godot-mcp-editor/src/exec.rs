@@ -12,7 +12,6 @@
 //! are [`ctx`], which imports no domain. `steps.rs` runs `scene.steps` over the plan of
 //! [`plan`], with the tile-map and physics steps in `tilemap.rs` and `physics.rs`.
 
-use godot_mcp_editor_core::authoring::Authoring;
 use godot_mcp_editor_core::command::Command;
 use serde_json::json;
 
@@ -38,7 +37,7 @@ mod ui;
 
 pub(crate) use ctx::Res;
 
-/// One decoded command, run by its domain's executor.
+/// One decoded command, run by its domain's executor: the one dispatch.
 pub(crate) fn execute(cmd: Command) -> Res {
     match cmd {
         Command::Ping => Ok(json!({})),
@@ -48,7 +47,11 @@ pub(crate) fn execute(cmd: Command) -> Res {
         | Command::SceneCreate(..)
         | Command::SceneSave(..)
         | Command::SceneReload(..)
-        | Command::SceneClose(..)) => scene::run(c),
+        | Command::SceneClose(..)
+        | Command::NodeInstance { .. }
+        | Command::EditableChildren { .. }
+        | Command::Connections { .. }
+        | Command::Properties { .. }) => scene::run(c),
         c @ (Command::NodeCreate(..)
         | Command::NodeRename(..)
         | Command::NodeMove(..)
@@ -65,7 +68,25 @@ pub(crate) fn execute(cmd: Command) -> Res {
         Command::EditorScreenshot(req) => crate::capture::editor_screenshot(req),
         c @ Command::Steps { .. } => steps::run(c),
         c @ (Command::Cells(..) | Command::MeshLibraryItems(..)) => tilemap::run(c),
-        Command::Authoring(a) => authoring(a),
+        c @ (Command::NodeGroup { .. }
+        | Command::Select { .. }
+        | Command::Selection
+        | Command::SaveAll) => editor::run(c),
+        c @ (Command::AnimationAdd { .. }
+        | Command::AnimationSet { .. }
+        | Command::AnimationRemove { .. }
+        | Command::AnimationGet { .. }
+        | Command::TrackAdd { .. }
+        | Command::TrackRemove { .. }
+        | Command::KeyInsert { .. }
+        | Command::KeyRemove { .. }) => animation::run(c),
+        c @ (Command::TreeAddNode { .. }
+        | Command::TreeConnect { .. }
+        | Command::TreeBlendConnect { .. }) => animation_tree::run(c),
+        c @ (Command::ThemeSetItem { .. }
+        | Command::ThemeOverride { .. }
+        | Command::AnchorsPreset { .. }
+        | Command::AddContainer { .. }) => ui::run(c),
         Command::EditorMonitors
         | Command::FilesystemScan
         | Command::FilesystemStatus
@@ -74,34 +95,5 @@ pub(crate) fn execute(cmd: Command) -> Res {
         c @ (Command::ShaderAssignMaterial(..)
         | Command::ShaderUniforms(..)
         | Command::ShaderSetUniform(..)) => shader::run(c),
-    }
-}
-
-/// An authoring command, run by its domain's executor.
-fn authoring(a: Authoring) -> Res {
-    match a {
-        a @ (Authoring::NodeInstance { .. }
-        | Authoring::EditableChildren { .. }
-        | Authoring::Connections { .. }
-        | Authoring::Properties { .. }) => scene::run_authoring(a),
-        a @ (Authoring::NodeGroup { .. }
-        | Authoring::Select { .. }
-        | Authoring::Selection
-        | Authoring::SaveAll) => editor::run(a),
-        a @ (Authoring::AnimationAdd { .. }
-        | Authoring::AnimationSet { .. }
-        | Authoring::AnimationRemove { .. }
-        | Authoring::AnimationGet { .. }
-        | Authoring::TrackAdd { .. }
-        | Authoring::TrackRemove { .. }
-        | Authoring::KeyInsert { .. }
-        | Authoring::KeyRemove { .. }) => animation::run(a),
-        a @ (Authoring::TreeAddNode { .. }
-        | Authoring::TreeConnect { .. }
-        | Authoring::TreeBlendConnect { .. }) => animation_tree::run(a),
-        a @ (Authoring::ThemeSetItem { .. }
-        | Authoring::ThemeOverride { .. }
-        | Authoring::AnchorsPreset { .. }
-        | Authoring::AddContainer { .. }) => ui::run(a),
     }
 }

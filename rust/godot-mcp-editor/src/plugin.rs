@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use godot::classes::{EditorPlugin, IEditorPlugin, Os, ProjectSettings};
 use godot::prelude::*;
 use godot_mcp_editor_core::client::BridgeClient;
-use godot_mcp_editor_core::command;
+use godot_mcp_editor_core::decode;
 use godot_mcp_editor_core::dock::{DockContext, Feed, Link, ServerBinary};
 use godot_mcp_editor_core::pace::{BUSY_SLEEP_USEC, Pace, PaceAction};
 use godot_mcp_protocol::{BridgeError, ErrorCode, ErrorEffect, Outcome, Reply};
@@ -189,7 +189,7 @@ impl GodotMcpEditorPlugin {
                 )
                 .with_effect(ErrorEffect::Unchanged))
             } else {
-                match command::decode(&req.cmd, &req.params) {
+                match decode::decode(&req.cmd, &req.params) {
                     // Carries `effect: unchanged`: it never ran.
                     Err(e) => Err(e),
                     Ok(cmd) => match catch_unwind(AssertUnwindSafe(|| exec::execute(cmd))) {

@@ -6,7 +6,6 @@
 //! same inputs, so a preview's `persisted`, `reason` and `hint` equal the real run's,
 //! field by field.
 
-use crate::commands as c;
 use serde::Serialize;
 
 /// What a result says about persistence and undo.
@@ -38,26 +37,6 @@ pub enum Effect {
     SceneSave,
     SceneClose,
     SceneReload,
-}
-
-impl Effect {
-    /// The effect of a scene-level command, judged without a node. `None` for a read
-    /// and for a command whose verdict depends on the node it edits (its dry run asks
-    /// the add-on's probe, which answers with [`verdict_of`] too).
-    pub fn of_scene_command(cmd: &str) -> Option<Self> {
-        Some(match cmd {
-            c::BATCH_APPLY | c::STEPS | c::UNDO | c::REDO => Effect::SceneEdit {
-                owned_by_scene: true,
-            },
-            c::RESOURCE_SET_PROPERTY | c::THEME_SET_ITEM => Effect::ResourceSave,
-            c::SCENE_OPEN => Effect::SceneOpen,
-            c::SCENE_CREATE => Effect::SceneCreate,
-            c::SCENE_SAVE | c::SCENE_SAVE_ALL => Effect::SceneSave,
-            c::SCENE_CLOSE => Effect::SceneClose,
-            c::SCENE_RELOAD => Effect::SceneReload,
-            _ => return None,
-        })
-    }
 }
 
 /// The verdict for `effect`. `scene_path` is the edited scene's file, empty for a scene
@@ -128,50 +107,27 @@ mod tests {
 
     #[test]
     fn every_mutating_command_has_one_verdict() {
-        use crate::commands::{ALL, is_read_only};
-        // Node commands are judged on their node; every other mutating command has a
-        // scene-level verdict, and a file-writing one says it is on disk.
-        let node_cmds = [
-            c::NODE_CREATE,
-            c::NODE_RENAME,
-            c::NODE_MOVE,
-            c::NODE_DUPLICATE,
-            c::NODE_DELETE,
-            c::NODE_SET_PROPERTY,
-            c::SCRIPT_ATTACH,
-            c::SCRIPT_DETACH,
-            c::SIGNAL_CONNECT,
-            c::SIGNAL_DISCONNECT,
-            c::AUDIO_ADD_PLAYER,
-            c::SHADER_ASSIGN_MATERIAL,
-            c::SHADER_SET_UNIFORM,
-        ];
-        // filesystem.scan and filesystem.update edit no scene: they bring the editor's
-        // view of the disk up to date, so they have no scene verdict.
-        for cmd in ALL.iter().filter(|c| {
-            !is_read_only(c) && **c != c::FILESYSTEM_SCAN && **c != c::FILESYSTEM_UPDATE
-        }) {
-            let scene_level = Effect::of_scene_command(cmd);
-            assert_eq!(
-                scene_level.is_none(),
-                node_cmds.contains(cmd),
-                "{cmd}: scene-level or node-level, exactly one"
-            );
-            if let Some(e) = scene_level {
-                let v = verdict_of(e, "res://main.tscn");
-                if c::may_save_file(cmd) {
-                    assert!(v.persisted, "{cmd} writes its file");
-                }
+        use crate::commands::{self as c, BridgeCommand, Kind, TABLE};
+        // Node commands are judged on their node; every other command that changes the
+        // project has a scene-level verdict, and a file-writing one says it is on disk.
+        for (cmd, kind) in TABLE {
+            if let Kind::Scene(e) = kind {
+                let v = verdict_of(*e, "res://main.tscn");
+                assert_eq!(
+                    v.persisted,
+                    kind.may_save_file() || !matches!(e, Effect::SceneEdit { .. }),
+                    "{cmd}"
+                );
             }
         }
-        assert_eq!(Effect::of_scene_command(c::NODE_GET_PROPERTY), None);
+        assert_eq!(c::NodeGetProperty::KIND.scene_effect(), None);
         // Undo and redo edit the scene like any node edit: same text, same hint.
         assert_eq!(
-            verdict_of(Effect::of_scene_command(c::UNDO).unwrap(), "res://a.tscn"),
+            verdict_of(c::Undo::KIND.scene_effect().unwrap(), "res://a.tscn"),
             verdict(true, "res://a.tscn")
         );
         assert_eq!(
-            verdict_of(Effect::of_scene_command(c::BATCH_APPLY).unwrap(), ""),
+            verdict_of(c::BatchApply::KIND.scene_effect().unwrap(), ""),
             verdict(true, "")
         );
     }

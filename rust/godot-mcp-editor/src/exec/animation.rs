@@ -17,7 +17,7 @@ use super::ctx::{
     scene_path, scene_root, undo_redo, with_verdict,
 };
 use crate::variant::{from_variant, to_variant};
-use godot_mcp_editor_core::authoring::Authoring;
+use godot_mcp_editor_core::command::Command;
 
 /// `Animation.FIND_MODE_APPROX`.
 const FIND_APPROX: i64 = 1;
@@ -658,9 +658,9 @@ fn insert_keys(
     Ok(find_key(anim, track, keys[0].time))
 }
 
-pub(super) fn run(a: Authoring) -> Res {
+pub(super) fn run(a: Command) -> Res {
     match a {
-        Authoring::AnimationAdd {
+        Command::AnimationAdd {
             player,
             library,
             name,
@@ -668,7 +668,7 @@ pub(super) fn run(a: Authoring) -> Res {
             loop_mode,
             step,
         } => animation_add(&player, &library, &name, length, loop_mode, step),
-        Authoring::AnimationSet {
+        Command::AnimationSet {
             player,
             animation,
             length,
@@ -678,8 +678,8 @@ pub(super) fn run(a: Authoring) -> Res {
         } => animation_edit(&player, &animation, "set animation", |anim| {
             animation_set(anim, length, step, loop_mode, &tracks)
         }),
-        Authoring::AnimationRemove { player, animation } => animation_remove(&player, &animation),
-        Authoring::TrackAdd {
+        Command::AnimationRemove { player, animation } => animation_remove(&player, &animation),
+        Command::TrackAdd {
             player,
             animation,
             kind,
@@ -707,7 +707,7 @@ pub(super) fn run(a: Authoring) -> Res {
             }
             Ok(out)
         }),
-        Authoring::TrackRemove {
+        Command::TrackRemove {
             player,
             animation,
             track,
@@ -716,7 +716,7 @@ pub(super) fn run(a: Authoring) -> Res {
             anim.call("remove_track", &[track.to_variant()]);
             Ok(json!({"track": track}))
         }),
-        Authoring::KeyInsert {
+        Command::KeyInsert {
             player,
             animation,
             track,
@@ -729,7 +729,7 @@ pub(super) fn run(a: Authoring) -> Res {
             }
             Ok(out)
         }),
-        Authoring::KeyRemove {
+        Command::KeyRemove {
             player,
             animation,
             track,
@@ -746,7 +746,7 @@ pub(super) fn run(a: Authoring) -> Res {
             anim.call("track_remove_key", &[track.to_variant(), key.to_variant()]);
             Ok(json!({"track": track, "time": time}))
         }),
-        Authoring::AnimationGet {
+        Command::AnimationGet {
             player,
             animation,
             max_keys,

@@ -13,11 +13,11 @@ use super::ctx::{
     with_verdict,
 };
 use crate::variant::has_property;
-use godot_mcp_editor_core::authoring::Authoring;
+use godot_mcp_editor_core::command::Command;
 
-pub(super) fn run(a: Authoring) -> Res {
+pub(super) fn run(a: Command) -> Res {
     match a {
-        Authoring::TreeAddNode {
+        Command::TreeAddNode {
             tree,
             parent,
             graph,
@@ -34,7 +34,7 @@ pub(super) fn run(a: Authoring) -> Res {
             animation.as_deref(),
             position,
         ),
-        Authoring::TreeConnect {
+        Command::TreeConnect {
             tree,
             state_machine,
             from,
@@ -51,7 +51,7 @@ pub(super) fn run(a: Authoring) -> Res {
             advance_condition.as_deref(),
             xfade_time,
         ),
-        Authoring::TreeBlendConnect {
+        Command::TreeBlendConnect {
             tree,
             blend_tree,
             to,

@@ -5,7 +5,7 @@
 
 use godot::classes::Node;
 use godot::prelude::*;
-use godot_mcp_editor_core::authoring::Authoring;
+use godot_mcp_editor_core::command::Command;
 use godot_mcp_editor_core::persistence::Effect;
 use godot_mcp_protocol::ErrorCode;
 use serde_json::{Value as Json, json};
@@ -15,12 +15,12 @@ use super::ctx::{
     stamped, undo_redo, with_verdict,
 };
 
-pub(super) fn run(a: Authoring) -> Res {
+pub(super) fn run(a: Command) -> Res {
     match a {
-        Authoring::NodeGroup { node, group, add } => node_group(&node, &group, add),
-        Authoring::Select { nodes } => select(&nodes),
-        Authoring::Selection => selection(),
-        Authoring::SaveAll => save_all(),
+        Command::NodeGroup { node, group, add } => node_group(&node, &group, add),
+        Command::Select { nodes } => select(&nodes),
+        Command::Selection => selection(),
+        Command::SaveAll => save_all(),
         _ => Err(misrouted("editor")),
     }
 }

@@ -18,7 +18,6 @@ use super::ctx::{
     unknown_state, with_verdict,
 };
 use crate::variant::from_variant;
-use godot_mcp_editor_core::authoring::Authoring;
 
 pub(super) fn run(cmd: Command) -> Res {
     match cmd {
@@ -130,6 +129,19 @@ pub(super) fn run(cmd: Command) -> Res {
                 json!({"scene": current}),
             ))
         }
+        Command::NodeInstance {
+            parent,
+            scene,
+            name,
+        } => instance(&parent, &scene, name.as_deref()),
+        Command::EditableChildren { node, editable } => editable_children(&node, editable),
+        Command::Connections { node } => connections(&node),
+        Command::Properties {
+            node,
+            list,
+            offset,
+            limit,
+        } => properties(&node, list, offset, limit),
         _ => Err(misrouted("scene")),
     }
 }
@@ -158,25 +170,6 @@ fn walk(root: &Gd<Node>, node: &Gd<Node>, depth: u32, out: &mut Vec<TreeNode>) {
     let child_depth = if included { depth + 1 } else { depth };
     for c in node.get_children().iter_shared() {
         walk(root, &c, child_depth, out);
-    }
-}
-
-pub(super) fn run_authoring(a: Authoring) -> Res {
-    match a {
-        Authoring::NodeInstance {
-            parent,
-            scene,
-            name,
-        } => instance(&parent, &scene, name.as_deref()),
-        Authoring::EditableChildren { node, editable } => editable_children(&node, editable),
-        Authoring::Connections { node } => connections(&node),
-        Authoring::Properties {
-            node,
-            list,
-            offset,
-            limit,
-        } => properties(&node, list, offset, limit),
-        _ => Err(misrouted("scene")),
     }
 }
 

@@ -17,7 +17,7 @@ use super::ctx::{
     scene_history, scene_root, stamped, undo_redo, with_verdict,
 };
 use crate::variant::{from_variant, has_property, to_variant};
-use godot_mcp_editor_core::authoring::Authoring;
+use godot_mcp_editor_core::command::Command;
 
 /// One theme item's state (set to `value`, or absent), applied and saved in one call: the
 /// do and the undo of a theme item edit, so that undo leaves the file as it was.
@@ -306,23 +306,23 @@ pub(crate) fn add_container(
     ))
 }
 
-pub(super) fn run(a: Authoring) -> Res {
+pub(super) fn run(a: Command) -> Res {
     match a {
-        Authoring::ThemeSetItem {
+        Command::ThemeSetItem {
             path,
             theme_type,
             kind,
             name,
             value,
         } => theme_set_item(&path, &theme_type, kind, &name, &value),
-        Authoring::ThemeOverride {
+        Command::ThemeOverride {
             node,
             kind,
             name,
             value,
         } => theme_override(&node, kind, &name, &value),
-        Authoring::AnchorsPreset { node, preset } => anchors_preset(&node, preset),
-        Authoring::AddContainer {
+        Command::AnchorsPreset { node, preset } => anchors_preset(&node, preset),
+        Command::AddContainer {
             parent,
             container_type,
             name,

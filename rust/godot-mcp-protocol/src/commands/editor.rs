@@ -2,8 +2,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{BridgeCommand, EDITOR_SELECTION, SCENE_SAVE_ALL};
-
 /// `editor.select`: the editor's selection (`[]` clears it).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -13,9 +11,9 @@ pub struct EditorSelect {
 
 no_params! {
     /// `editor.selection`.
-    EditorSelection => EDITOR_SELECTION,
+    EditorSelection,
     /// `scene.save_all`.
-    SceneSaveAll => SCENE_SAVE_ALL,
+    SceneSaveAll,
 }
 
 /// Which part of the editor a screenshot shows (also capture_editor_screenshot's `view`

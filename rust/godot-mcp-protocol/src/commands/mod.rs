@@ -1,10 +1,11 @@
-//! The command names of the bridge and what the server must know about each before it
-//! sends one: whether it changes the editor, and whether it may write a file (a lost
-//! answer to such a command quarantines its transaction).
-//!
-//! Each command's parameters are one struct, in the file of its domain (`scene.rs`,
-//! `animation.rs`, `tilemap.rs`, `ui.rs`, …, all re-exported here); results are
-//! documented in `docs/editor-bridge.md`.
+//! The bridge's commands, each one type: its parameters are one struct, in the file of
+//! its domain (`scene.rs`, `animation.rs`, `tilemap.rs`, `ui.rs`, …, all re-exported
+//! here), and one row of the table at the end of this file (`bridge_commands!`) ties it
+//! to its name and what the server must know before it sends one ([`Kind`]: whether it
+//! changes the editor, and whether it may write a file: a lost answer to such a command
+//! quarantines its transaction). The table implements [`BridgeCommand`] per struct and
+//! generates [`Request`] (one variant per command, decoded once) and [`TABLE`]. Results
+//! are documented in `docs/editor-bridge.md`.
 
 /// Answers `{}`; measures the round trip.
 pub const PING: &str = "ping";
@@ -74,50 +75,10 @@ pub const SHADER_UNIFORMS: &str = "shader.uniforms";
 /// `{node, name, value}` → the uniform set on the node's ShaderMaterial; one undo action.
 pub const SHADER_SET_UNIFORM: &str = "shader.set_uniform";
 
-/// Every command, in documentation order.
-pub const ALL: [&str; 37] = [
-    PING,
-    EDITOR_STATE,
-    SCENE_TREE,
-    SCENE_OPEN,
-    SCENE_CREATE,
-    SCENE_SAVE,
-    SCENE_CLOSE,
-    SCENE_RELOAD,
-    NODE_CREATE,
-    NODE_RENAME,
-    NODE_MOVE,
-    NODE_DUPLICATE,
-    NODE_DELETE,
-    NODE_GET_PROPERTY,
-    NODE_SET_PROPERTY,
-    NODE_PERSISTENCE,
-    SCRIPT_ATTACH,
-    SCRIPT_DETACH,
-    SIGNAL_CONNECT,
-    SIGNAL_DISCONNECT,
-    RESOURCE_SET_PROPERTY,
-    BATCH_APPLY,
-    STEPS,
-    CELLS_GET,
-    MESH_LIBRARY_ITEMS,
-    UNDO,
-    REDO,
-    HISTORY,
-    EDITOR_SCREENSHOT,
-    EDITOR_MONITORS,
-    FILESYSTEM_SCAN,
-    FILESYSTEM_STATUS,
-    FILESYSTEM_UPDATE,
-    AUDIO_ADD_PLAYER,
-    SHADER_ASSIGN_MATERIAL,
-    SHADER_UNIFORMS,
-    SHADER_SET_UNIFORM,
-];
+// The authoring commands (scene editing, the rest; animation; theme and UI). Parameters
+// are in the domain files; results are in `docs/editor-bridge.md`; the add-on's checks
+// in `godot_mcp_editor_core::authoring`.
 
-/// The authoring commands (scene editing, the rest; animation; theme and UI). Parameters
-/// are in the domain files; results are in `docs/editor-bridge.md`; the
-/// add-on's checks in `godot_mcp_editor_core::authoring`.
 /// `{parent, scene, name?}`: instance a PackedScene under `parent` (undo action).
 pub const NODE_INSTANCE: &str = "node.instance";
 /// `{node, group, add}`: add to (or remove from) a persistent group (undo action).
@@ -174,64 +135,6 @@ pub const CONTROL_ANCHORS_PRESET: &str = "control.anchors_preset";
 /// `{parent, type, name, separation?, columns?, margin?}`: a new Container (undo action).
 pub const CONTROL_ADD_CONTAINER: &str = "control.add_container";
 
-/// Every authoring command, in documentation order.
-pub const AUTHORING: [&str; 23] = [
-    NODE_INSTANCE,
-    NODE_GROUP,
-    NODE_EDITABLE_CHILDREN,
-    EDITOR_SELECT,
-    EDITOR_SELECTION,
-    SCENE_SAVE_ALL,
-    NODE_CONNECTIONS,
-    NODE_PROPERTIES,
-    ANIMATION_ADD,
-    ANIMATION_REMOVE,
-    ANIMATION_TRACK_ADD,
-    ANIMATION_TRACK_REMOVE,
-    ANIMATION_KEY_INSERT,
-    ANIMATION_KEY_REMOVE,
-    ANIMATION_GET,
-    ANIMATION_SET,
-    ANIMATION_TREE_ADD_NODE,
-    ANIMATION_TREE_CONNECT,
-    ANIMATION_TREE_BLEND_CONNECT,
-    THEME_SET_ITEM,
-    CONTROL_THEME_OVERRIDE,
-    CONTROL_ANCHORS_PRESET,
-    CONTROL_ADD_CONTAINER,
-];
-
-/// Whether the command only reads.
-pub fn is_read_only(cmd: &str) -> bool {
-    matches!(
-        cmd,
-        PING | EDITOR_STATE
-            | SCENE_TREE
-            | NODE_GET_PROPERTY
-            | NODE_PERSISTENCE
-            | HISTORY
-            | EDITOR_SCREENSHOT
-            | CELLS_GET
-            | MESH_LIBRARY_ITEMS
-            | EDITOR_SELECTION
-            | NODE_CONNECTIONS
-            | NODE_PROPERTIES
-            | ANIMATION_GET
-            | EDITOR_MONITORS
-            | FILESYSTEM_STATUS
-            | SHADER_UNIFORMS
-    )
-}
-
-/// Whether the command may write a file in the project: a lost answer to it leaves the
-/// disk in an unknown state, so its transaction is quarantined (writes blocked).
-pub fn may_save_file(cmd: &str) -> bool {
-    matches!(
-        cmd,
-        SCENE_SAVE | SCENE_CREATE | RESOURCE_SET_PROPERTY | SCENE_SAVE_ALL | THEME_SET_ITEM
-    )
-}
-
 /// Batch sets above this many nodes bypass the undo stack (`undoable: false`); the
 /// server applies the rule and sends its [`UndoPolicy`].
 pub const UNDO_BATCH_LIMIT: usize = 20;
@@ -243,18 +146,134 @@ pub const UNDO_BATCH_LIMIT: usize = 20;
 // ---------------------------------------------------------------------------------
 
 use godot_mcp_formats::variant::Value;
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-/// A bridge command's parameters, tied to the command's name.
-pub trait BridgeCommand: Serialize {
+use crate::persistence::Effect;
+use crate::{BridgeError, ErrorCode, ErrorEffect};
+
+/// What a command does, as far as the server's safety and the persistence verdict go:
+/// one fact per command, stated once in the table at the end of this file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Only reads.
+    Read,
+    /// An undo-tracked edit judged on the node it edits (its dry run asks the add-on's
+    /// `node.persistence` probe, which answers with [`verdict_of`](crate::persistence::verdict_of)).
+    NodeEdit,
+    /// A scene-level command, judged without a node by its [`Effect`].
+    Scene(Effect),
+    /// Changes the editor, not the project (the selection, its view of the disk): no
+    /// persistence verdict.
+    Editor,
+}
+
+impl Kind {
+    /// Whether the command only reads.
+    pub const fn is_read_only(self) -> bool {
+        matches!(self, Kind::Read)
+    }
+
+    /// The effect of a scene-level command; `None` for a read and for a command whose
+    /// verdict depends on the node it edits.
+    pub const fn scene_effect(self) -> Option<Effect> {
+        match self {
+            Kind::Scene(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// Whether the command may write a file in the project: a lost answer to it leaves
+    /// the disk in an unknown state, so its transaction is quarantined (writes blocked).
+    /// The effects that write: a scene saved or created, a resource saved.
+    pub const fn may_save_file(self) -> bool {
+        matches!(
+            self,
+            Kind::Scene(Effect::SceneSave | Effect::SceneCreate | Effect::ResourceSave)
+        )
+    }
+}
+
+/// A bridge command: its parameters (this struct), tied to its name and its facts. Each
+/// command implements it once, in the table at the end of this file.
+pub trait BridgeCommand: Serialize + DeserializeOwned {
     /// The command name sent as the request's `cmd`.
     const METHOD: &'static str;
+    /// What it does ([`Kind`]).
+    const KIND: Kind;
+    /// Whether it may write a file ([`Kind::may_save_file`]).
+    const MAY_SAVE_FILE: bool = Self::KIND.may_save_file();
 
     /// The request's `params`: these parameters as JSON.
     fn params(&self) -> serde_json::Value {
         // Plain structs of strings, numbers and values: serialization cannot fail.
         serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
     }
+}
+
+/// `p` as the parameters of `T` (`null` reads as `{}`); a mismatch is `invalid_params`
+/// (`effect: unchanged`: a request that does not decode never ran), its message
+/// prefixed with the command's name.
+fn decode_params<T: BridgeCommand>(p: &serde_json::Value) -> Result<T, BridgeError> {
+    let r = if p.is_null() {
+        T::deserialize(&serde_json::Value::Object(Default::default()))
+    } else {
+        T::deserialize(p)
+    };
+    r.map_err(|e| {
+        BridgeError::new(ErrorCode::InvalidParams, format!("{}: {e}", T::METHOD))
+            .with_effect(ErrorEffect::Unchanged)
+    })
+}
+
+/// The table: every bridge command, once, with its name and [`Kind`], in documentation
+/// order. It implements [`BridgeCommand`] for each struct, and generates [`Request`]
+/// (one variant per command, decoded once by [`Request::decode`]) and [`TABLE`] (the
+/// lookup by name).
+macro_rules! bridge_commands {
+    ($($ty:ident => $method:ident, $kind:expr;)*) => {
+        $(impl BridgeCommand for $ty {
+            const METHOD: &'static str = $method;
+            const KIND: Kind = $kind;
+        })*
+
+        /// Every command's name and kind, in documentation order.
+        pub const TABLE: &[(&str, Kind)] = &[$(($method, $kind)),*];
+
+        /// One bridge request: the command, its parameters decoded into its struct.
+        #[derive(Debug, Clone, PartialEq)]
+        pub enum Request {
+            $($ty($ty),)*
+        }
+
+        impl Request {
+            /// The request `cmd` with `params`, decoded once: `unknown_command` for a name
+            /// not in the table, `invalid_params` for parameters that do not fit (both
+            /// `effect: unchanged`).
+            pub fn decode(cmd: &str, params: &serde_json::Value) -> Result<Self, BridgeError> {
+                match cmd {
+                    $($method => decode_params::<$ty>(params).map(Request::$ty),)*
+                    other => Err(BridgeError::new(
+                        ErrorCode::UnknownCommand,
+                        format!("unknown command {other:?}"),
+                    )
+                    .with_effect(ErrorEffect::Unchanged)),
+                }
+            }
+
+            /// The command's name.
+            pub fn method(&self) -> &'static str {
+                match self {
+                    $(Request::$ty(_) => $method,)*
+                }
+            }
+        }
+    };
+}
+
+/// The kind of the command named `cmd` (`None`: not a bridge command).
+pub fn kind_of(cmd: &str) -> Option<Kind> {
+    TABLE.iter().find(|(m, _)| *m == cmd).map(|(_, k)| *k)
 }
 
 /// A Godot value travels in its JSON form (`Value::to_json` / `Value::from_json`).
@@ -273,33 +292,24 @@ pub mod value_json {
     }
 }
 
-macro_rules! bridge_command {
-    ($($ty:ident => $method:ident),* $(,)?) => {
-        $(impl BridgeCommand for $ty {
-            const METHOD: &'static str = $method;
-        })*
-    };
-}
-
 macro_rules! no_params {
-    ($($(#[$doc:meta])* $ty:ident => $method:ident),* $(,)?) => {
+    ($($(#[$doc:meta])* $ty:ident),* $(,)?) => {
         $(
             $(#[$doc])*
             #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
             #[serde(deny_unknown_fields)]
             pub struct $ty {}
-            bridge_command!($ty => $method);
         )*
     };
 }
 
 no_params! {
-    Ping => PING,
-    EditorState => EDITOR_STATE,
-    Redo => REDO,
-    EditorMonitors => EDITOR_MONITORS,
-    FilesystemScan => FILESYSTEM_SCAN,
-    FilesystemStatus => FILESYSTEM_STATUS,
+    Ping,
+    EditorState,
+    Redo,
+    EditorMonitors,
+    FilesystemScan,
+    FilesystemStatus,
 }
 
 /// `filesystem.update`: `res://` paths of files the server wrote (or removed).
@@ -308,7 +318,6 @@ no_params! {
 pub struct FilesystemUpdate {
     pub paths: Vec<String>,
 }
-bridge_command!(FilesystemUpdate => FILESYSTEM_UPDATE);
 
 /// `editor.undo`: undo the edited scene's current action. With `action`, only when
 /// the current action is the one of that name (an agent's change undoing its own
@@ -327,7 +336,6 @@ pub struct Undo {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub root_id: Option<i64>,
 }
-bridge_command!(Undo => UNDO);
 
 /// `editor.history`: the edited scene's undo history (`scene`, `root_id`, `actions`,
 /// `current_action`…). With `scene`, only when that scene is the edited one.
@@ -337,7 +345,6 @@ pub struct History {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scene: Option<String>,
 }
-bridge_command!(History => HISTORY);
 
 /// The default page of a tree or cell read.
 pub const DEFAULT_PAGE_LIMIT: usize = 1000;
@@ -347,7 +354,7 @@ fn default_page_limit() -> usize {
 }
 
 macro_rules! opt_path {
-    ($($(#[$doc:meta])* $ty:ident => $method:ident),* $(,)?) => {
+    ($($(#[$doc:meta])* $ty:ident),* $(,)?) => {
         $(
             $(#[$doc])*
             #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -357,7 +364,6 @@ macro_rules! opt_path {
                 #[serde(default)]
                 pub path: Option<String>,
             }
-            bridge_command!($ty => $method);
 
             impl From<Option<String>> for $ty {
                 fn from(path: Option<String>) -> Self {
@@ -370,15 +376,15 @@ macro_rules! opt_path {
 
 opt_path! {
     /// `scene.save`.
-    SceneSave => SCENE_SAVE,
+    SceneSave,
     /// `scene.close`.
-    SceneClose => SCENE_CLOSE,
+    SceneClose,
     /// `scene.reload`.
-    SceneReload => SCENE_RELOAD,
+    SceneReload,
 }
 
 macro_rules! node_only {
-    ($($(#[$doc:meta])* $ty:ident => $method:ident),* $(,)?) => {
+    ($($(#[$doc:meta])* $ty:ident),* $(,)?) => {
         $(
             $(#[$doc])*
             #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -387,18 +393,17 @@ macro_rules! node_only {
                 /// A path from the edited scene's root (`.` is the root).
                 pub node: String,
             }
-            bridge_command!($ty => $method);
         )*
     };
 }
 
 node_only! {
     /// `node.delete`.
-    NodeDelete => NODE_DELETE,
+    NodeDelete,
     /// `script.detach`.
-    ScriptDetach => SCRIPT_DETACH,
+    ScriptDetach,
     /// `shader.uniforms`.
-    ShaderUniforms => SHADER_UNIFORMS,
+    ShaderUniforms,
 }
 
 // The cells and terrains below are also the family tools' arguments (one type each,
@@ -577,53 +582,72 @@ pub use shader::*;
 pub use tilemap::*;
 pub use ui::*;
 
-bridge_command! {
-    SceneTree => SCENE_TREE,
-    SceneOpen => SCENE_OPEN,
-    SceneCreate => SCENE_CREATE,
-    NodeCreate => NODE_CREATE,
-    NodeRename => NODE_RENAME,
-    NodeMove => NODE_MOVE,
-    NodeDuplicate => NODE_DUPLICATE,
-    NodeGetProperty => NODE_GET_PROPERTY,
-    NodeSetProperty => NODE_SET_PROPERTY,
-    NodePersistence => NODE_PERSISTENCE,
-    ScriptAttach => SCRIPT_ATTACH,
-    SignalConnect => SIGNAL_CONNECT,
-    SignalDisconnect => SIGNAL_DISCONNECT,
-    ResourceSetProperty => RESOURCE_SET_PROPERTY,
-    BatchApply => BATCH_APPLY,
-    Steps => STEPS,
-    Cells => CELLS_GET,
-    MeshLibraryItems => MESH_LIBRARY_ITEMS,
-    EditorScreenshot => EDITOR_SCREENSHOT,
-    AudioAddPlayer => AUDIO_ADD_PLAYER,
-    ShaderAssignMaterial => SHADER_ASSIGN_MATERIAL,
-    ShaderSetUniform => SHADER_SET_UNIFORM,
-}
+use Kind::{Editor, NodeEdit, Read, Scene};
+const EDIT: Kind = Scene(Effect::SceneEdit {
+    owned_by_scene: true,
+});
 
-bridge_command! {
-    NodeInstance => NODE_INSTANCE,
-    NodeGroup => NODE_GROUP,
-    NodeEditableChildren => NODE_EDITABLE_CHILDREN,
-    EditorSelect => EDITOR_SELECT,
-    NodeConnections => NODE_CONNECTIONS,
-    NodeProperties => NODE_PROPERTIES,
-    AnimationAdd => ANIMATION_ADD,
-    AnimationRemove => ANIMATION_REMOVE,
-    AnimationTrackAdd => ANIMATION_TRACK_ADD,
-    AnimationTrackRemove => ANIMATION_TRACK_REMOVE,
-    AnimationKeyInsert => ANIMATION_KEY_INSERT,
-    AnimationKeyRemove => ANIMATION_KEY_REMOVE,
-    AnimationGet => ANIMATION_GET,
-    AnimationSet => ANIMATION_SET,
-    AnimationTreeAddNode => ANIMATION_TREE_ADD_NODE,
-    AnimationTreeConnect => ANIMATION_TREE_CONNECT,
-    AnimationTreeBlendConnect => ANIMATION_TREE_BLEND_CONNECT,
-    ThemeSetItem => THEME_SET_ITEM,
-    ControlThemeOverride => CONTROL_THEME_OVERRIDE,
-    ControlAnchorsPreset => CONTROL_ANCHORS_PRESET,
-    ControlAddContainer => CONTROL_ADD_CONTAINER,
+bridge_commands! {
+    Ping => PING, Read;
+    EditorState => EDITOR_STATE, Read;
+    SceneTree => SCENE_TREE, Read;
+    SceneOpen => SCENE_OPEN, Scene(Effect::SceneOpen);
+    SceneCreate => SCENE_CREATE, Scene(Effect::SceneCreate);
+    SceneSave => SCENE_SAVE, Scene(Effect::SceneSave);
+    SceneClose => SCENE_CLOSE, Scene(Effect::SceneClose);
+    SceneReload => SCENE_RELOAD, Scene(Effect::SceneReload);
+    NodeCreate => NODE_CREATE, NodeEdit;
+    NodeRename => NODE_RENAME, NodeEdit;
+    NodeMove => NODE_MOVE, NodeEdit;
+    NodeDuplicate => NODE_DUPLICATE, NodeEdit;
+    NodeDelete => NODE_DELETE, NodeEdit;
+    NodeGetProperty => NODE_GET_PROPERTY, Read;
+    NodeSetProperty => NODE_SET_PROPERTY, NodeEdit;
+    NodePersistence => NODE_PERSISTENCE, Read;
+    ScriptAttach => SCRIPT_ATTACH, NodeEdit;
+    ScriptDetach => SCRIPT_DETACH, NodeEdit;
+    SignalConnect => SIGNAL_CONNECT, NodeEdit;
+    SignalDisconnect => SIGNAL_DISCONNECT, NodeEdit;
+    ResourceSetProperty => RESOURCE_SET_PROPERTY, Scene(Effect::ResourceSave);
+    BatchApply => BATCH_APPLY, EDIT;
+    Steps => STEPS, EDIT;
+    Cells => CELLS_GET, Read;
+    MeshLibraryItems => MESH_LIBRARY_ITEMS, Read;
+    Undo => UNDO, EDIT;
+    Redo => REDO, EDIT;
+    History => HISTORY, Read;
+    EditorScreenshot => EDITOR_SCREENSHOT, Read;
+    EditorMonitors => EDITOR_MONITORS, Read;
+    FilesystemScan => FILESYSTEM_SCAN, Editor;
+    FilesystemStatus => FILESYSTEM_STATUS, Read;
+    FilesystemUpdate => FILESYSTEM_UPDATE, Editor;
+    AudioAddPlayer => AUDIO_ADD_PLAYER, NodeEdit;
+    ShaderAssignMaterial => SHADER_ASSIGN_MATERIAL, NodeEdit;
+    ShaderUniforms => SHADER_UNIFORMS, Read;
+    ShaderSetUniform => SHADER_SET_UNIFORM, NodeEdit;
+    NodeInstance => NODE_INSTANCE, NodeEdit;
+    NodeGroup => NODE_GROUP, NodeEdit;
+    NodeEditableChildren => NODE_EDITABLE_CHILDREN, NodeEdit;
+    EditorSelect => EDITOR_SELECT, Editor;
+    EditorSelection => EDITOR_SELECTION, Read;
+    SceneSaveAll => SCENE_SAVE_ALL, Scene(Effect::SceneSave);
+    NodeConnections => NODE_CONNECTIONS, Read;
+    NodeProperties => NODE_PROPERTIES, Read;
+    AnimationAdd => ANIMATION_ADD, NodeEdit;
+    AnimationRemove => ANIMATION_REMOVE, NodeEdit;
+    AnimationTrackAdd => ANIMATION_TRACK_ADD, NodeEdit;
+    AnimationTrackRemove => ANIMATION_TRACK_REMOVE, NodeEdit;
+    AnimationKeyInsert => ANIMATION_KEY_INSERT, NodeEdit;
+    AnimationKeyRemove => ANIMATION_KEY_REMOVE, NodeEdit;
+    AnimationGet => ANIMATION_GET, Read;
+    AnimationSet => ANIMATION_SET, NodeEdit;
+    AnimationTreeAddNode => ANIMATION_TREE_ADD_NODE, NodeEdit;
+    AnimationTreeConnect => ANIMATION_TREE_CONNECT, NodeEdit;
+    AnimationTreeBlendConnect => ANIMATION_TREE_BLEND_CONNECT, NodeEdit;
+    ThemeSetItem => THEME_SET_ITEM, Scene(Effect::ResourceSave);
+    ControlThemeOverride => CONTROL_THEME_OVERRIDE, NodeEdit;
+    ControlAnchorsPreset => CONTROL_ANCHORS_PRESET, NodeEdit;
+    ControlAddContainer => CONTROL_ADD_CONTAINER, NodeEdit;
 }
 
 #[cfg(test)]

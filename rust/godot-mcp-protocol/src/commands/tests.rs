@@ -1,14 +1,59 @@
 use super::*;
 
+fn names(pick: impl Fn(Kind) -> bool) -> Vec<&'static str> {
+    TABLE
+        .iter()
+        .filter(|(_, k)| pick(*k))
+        .map(|(m, _)| *m)
+        .collect()
+}
+
 #[test]
 fn only_file_writers_may_save() {
-    let savers: Vec<_> = ALL.iter().filter(|c| may_save_file(c)).collect();
-    assert_eq!(savers, [&SCENE_CREATE, &SCENE_SAVE, &RESOURCE_SET_PROPERTY]);
-    assert!(savers.iter().all(|c| !is_read_only(c)));
-    assert!(!may_save_file("unknown.command"));
-    let authoring_savers: Vec<_> = AUTHORING.iter().filter(|c| may_save_file(c)).collect();
-    assert_eq!(authoring_savers, [&SCENE_SAVE_ALL, &THEME_SET_ITEM]);
-    assert!(AUTHORING.iter().all(|c| !ALL.contains(c)), "one list each");
+    assert_eq!(
+        names(Kind::may_save_file),
+        [
+            SCENE_CREATE,
+            SCENE_SAVE,
+            RESOURCE_SET_PROPERTY,
+            SCENE_SAVE_ALL,
+            THEME_SET_ITEM
+        ]
+    );
+    const { assert!(SceneSave::MAY_SAVE_FILE && !SceneOpen::MAY_SAVE_FILE) };
+    assert_eq!(kind_of("unknown.command"), None);
+    // One row per name, and every name is its struct's METHOD.
+    let mut seen: Vec<_> = TABLE.iter().map(|(m, _)| *m).collect();
+    seen.sort_unstable();
+    seen.dedup();
+    assert_eq!(seen.len(), TABLE.len(), "a name twice in the table");
+    assert_eq!(
+        names(Kind::is_read_only).len(),
+        16,
+        "{:?}",
+        names(Kind::is_read_only)
+    );
+}
+
+/// A request decodes once, by its name, into its command's variant; an unknown name
+/// and parameters that do not fit are refused, never run.
+#[test]
+fn a_request_decodes_once_by_its_name() {
+    use crate::{ErrorCode, ErrorEffect};
+    use serde_json::json;
+    let r = Request::decode(NODE_DELETE, &json!({"node": "S"})).unwrap();
+    assert_eq!(r, Request::NodeDelete(NodeDelete { node: "S".into() }));
+    assert_eq!(r.method(), NODE_DELETE);
+    assert_eq!(
+        Request::decode(PING, &json!(null)).unwrap(),
+        Request::Ping(Ping {})
+    );
+    let e = Request::decode("launch.missiles", &json!({})).unwrap_err();
+    assert_eq!(e.code, ErrorCode::UnknownCommand);
+    assert_eq!(e.effect, Some(ErrorEffect::Unchanged));
+    let e = Request::decode(NODE_DELETE, &json!({"node": "S", "x": 1})).unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidParams);
+    assert!(e.message.starts_with("node.delete: "), "{}", e.message);
 }
 
 /// Each command's parameters survive serialize → deserialize, carry their command's
@@ -202,7 +247,8 @@ fn every_command_params_round_trip() {
         }),
     ];
     // One params struct for every command, in documentation order.
-    assert_eq!(seen, ALL);
+    let all: Vec<_> = TABLE.iter().map(|(m, _)| *m).collect();
+    assert_eq!(seen, all[..seen.len()]);
     // An undo without `action` is the wire it always was.
     assert_eq!(Undo::default().params(), serde_json::json!({}));
 
@@ -352,7 +398,8 @@ fn every_command_params_round_trip() {
         }),
     ];
     // One params struct for every authoring command too, in documentation order.
-    assert_eq!(authoring, AUTHORING);
+    assert_eq!(seen.len() + authoring.len(), all.len());
+    assert_eq!(authoring, all[seen.len()..]);
 }
 
 /// The wire names the add-on reads: `type` for a node class, `op` tags, a value in

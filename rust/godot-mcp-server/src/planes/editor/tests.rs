@@ -671,7 +671,7 @@ mod transactions {
                     out["steps"] = json!(r.params["steps"].as_array().map_or(0, Vec::len));
                     out
                 }
-                cmd => match Effect::of_scene_command(cmd) {
+                cmd => match c::kind_of(cmd).and_then(c::Kind::scene_effect) {
                     Some(e) => v(e),
                     None => node_reply(),
                 },

@@ -10,7 +10,7 @@ use godot_mcp_journal::{
     EditorIntent, EditorLeft, EditorProof, EditorSettle, EditorTxnError, FileState, NamedFile,
     SavedFile, TxnStatus, canonical_request_hash,
 };
-use godot_mcp_protocol::commands::{self as cmd, BridgeCommand};
+use godot_mcp_protocol::commands::BridgeCommand;
 use godot_mcp_protocol::{BridgeError, ErrorEffect};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -223,7 +223,7 @@ pub(crate) fn run_effect_files_as<P: BridgeCommand, R: DeserializeOwned + Serial
 ) -> Result<R, ToolError> {
     let (command, params) = (P::METHOD, p.params());
     let bridge = connected(state)?;
-    let may_save_file = cmd::may_save_file(command);
+    let may_save_file = P::MAY_SAVE_FILE;
     let named = named_files(state, command, files)?;
     let file = if may_save_file && named.is_empty() {
         Some(saved_file(state, command, scene.as_deref())?)

@@ -473,7 +473,7 @@ where
     if needs_active_scene && active.is_none() {
         return Err(Precondition::ActiveScene.error());
     }
-    let Some(effect) = persistence::Effect::of_scene_command(command) else {
+    let Some(effect) = P::KIND.scene_effect() else {
         return Err(ToolError::internal(format!(
             "{command} is not a scene-level command"
         )));
@@ -481,7 +481,7 @@ where
     let verdict: EditVerdict =
         persistence::verdict_of(effect, active.as_deref().unwrap_or("")).into();
     let scene = scene.or(active);
-    if cmd::may_save_file(command) && scene.as_deref().is_none_or(str::is_empty) {
+    if P::MAY_SAVE_FILE && scene.as_deref().is_none_or(str::is_empty) {
         // Nothing to hash, so nothing could prove an error harmless: refused up front.
         return Err(never_saved());
     }

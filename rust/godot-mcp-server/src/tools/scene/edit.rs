@@ -83,7 +83,7 @@ pub(crate) struct SceneLevel {
 
 /// A plan for an authoring command judged at scene level: it needs an edited scene (its
 /// undo history holds the action), and its verdict comes from the one rule
-/// (`godot_mcp_protocol::persistence::Effect::of_scene_command`), which the add-on stamps
+/// (the command's `BridgeCommand::KIND`), which the add-on stamps
 /// its reply with too.
 /// `file`: the file it saves (default: the edited scene), whose pre-state the journal
 /// records when the command may save one.
@@ -97,7 +97,8 @@ where
     T: DeserializeOwned + Serialize + 'static,
 {
     let command = P::METHOD;
-    let effect = persistence::Effect::of_scene_command(command)
+    let effect = P::KIND
+        .scene_effect()
         .ok_or_else(|| ToolError::internal(format!("{command} has no scene-level verdict")))?;
     let Some(active) = active_scene(&state)? else {
         // A resource file's edit (a Theme .tres) needs no scene of its own, but its undo
