@@ -13,8 +13,8 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use godot_mcp_server::error::ToolError;
-use godot_mcp_server::tools::classref::{
+use godot_mcp_server::ToolError;
+use godot_mcp_server::{
     ClassDb, DumpClass, MemberKind, SearchKind, lookup_class, merge_descriptions, read_doctool_dir,
     search_classes,
 };

@@ -148,7 +148,7 @@ fn default_tools_list_fits_the_context_budget() {
         .iter()
         .map(|t| {
             let toolset = t["_meta"]["toolset"].as_str().unwrap();
-            let rank = godot_mcp_server::rules::Toolset::ALL
+            let rank = godot_mcp_server::Toolset::ALL
                 .iter()
                 .position(|ts| ts.as_str() == toolset)
                 .unwrap();
@@ -199,10 +199,7 @@ async fn tools_list_carries_caching_hints_for_2026_07_28_clients() {
         .expect("discover");
     let page = modern.list_tools(None).await.unwrap();
     modern.cancel().await.unwrap();
-    assert_eq!(
-        page.ttl_ms,
-        Some(godot_mcp_server::server::TOOLS_LIST_TTL_MS)
-    );
+    assert_eq!(page.ttl_ms, Some(godot_mcp_server::TOOLS_LIST_TTL_MS));
     assert_eq!(page.cache_scope, Some(CacheScope::Private));
 
     let legacy = support::connect(project.path()).await;

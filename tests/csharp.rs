@@ -12,7 +12,7 @@ mod support;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use godot_mcp_server::tools::csharp::script::{CsIndex, cs_script};
+use godot_mcp_server::{CsIndex, cs_script};
 use serde_json::{Value, json};
 
 fn corpus(snapshot: &str) -> PathBuf {
@@ -490,7 +490,7 @@ async fn build_csharp_runs_dotnet_supervised_and_returns_its_diagnostics() {
 fn dotnet() -> Option<PathBuf> {
     let root = std::env::var("DOTNET_ROOT").ok();
     let path = std::env::var("PATH").ok();
-    let found = godot_mcp_server::tools::csharp::find_dotnet(root.as_deref(), path.as_deref());
+    let found = godot_mcp_server::find_dotnet(root.as_deref(), path.as_deref());
     if found.is_none() {
         assert!(
             !std::env::var("GODOT_MCP_REQUIRE_DOTNET").is_ok_and(|v| v == "1"),

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use godot_mcp_protocol::{
     AddonMessage, BRIDGE_PROTOCOL_VERSION, Discovery, Hello, Reply, ServerMessage,
 };
-use godot_mcp_server::planes::editor::{Bridge, Status};
+use godot_mcp_server::{Bridge, Status};
 
 fn main() {
     let dir = tempfile::tempdir().unwrap();

@@ -17,10 +17,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use godot_mcp_server::planes::process::LaunchSpec;
-use godot_mcp_server::project_root::Project;
-use godot_mcp_server::rules::{ApprovalConfig, SafetyState, Toolset};
-use godot_mcp_server::state::AppState;
+use godot_mcp_server::{AppState, ApprovalConfig, LaunchSpec, Project, SafetyState, Toolset};
 
 const RUNS: usize = 60;
 

@@ -16,15 +16,6 @@ pub enum TransportKind {
     Http,
 }
 
-impl TransportKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TransportKind::Stdio => "stdio",
-            TransportKind::Http => "http",
-        }
-    }
-}
-
 /// How the HTTP guard admitted a request. Inserted into the request's extensions by
 /// the guard, so a request that carries it has passed the Host/Origin/token checks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -34,15 +25,6 @@ pub enum Admission {
     Loopback,
     /// The request presented the configured `GODOT_MCP_AUTH_TOKEN`.
     BearerToken,
-}
-
-impl Admission {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Admission::Loopback => "loopback",
-            Admission::BearerToken => "bearer_token",
-        }
-    }
 }
 
 /// Who is making a call. The approval gate shows it to the human and the idempotency

@@ -28,11 +28,12 @@
 //! - `output_check` (feature `output-check`, test builds): every result checked against
 //!   its tool's `outputSchema`.
 //! - [`transport`]: stdio and streamable HTTP, the Host/Origin/token guard, and the
-//!   [`transport::Principal`] of every call (passed to the call pipeline in its `CallContext`).
+//!   [`caller::Principal`] of every call (passed to the call pipeline in its `CallContext`).
 #![forbid(unsafe_code)]
-// Issue 43's open work: three glob imports are left (safety/approval.rs, safety/pipeline.rs,
-// tools/editor/edits.rs); then this line goes.
-#![allow(clippy::wildcard_imports)]
+// The map above is for the people who work on the server: its modules are private (the
+// library exports only what its tests, benches and binary use, below), and the map links
+// them all.
+#![allow(rustdoc::private_intra_doc_links)]
 
 /// A line for the person at the terminal, on stderr. Unlike `eprintln!` it never
 /// panics: a client that closed our stderr must not take the server down with it.
@@ -80,27 +81,44 @@ impl Drop for StderrLines {
     }
 }
 
-pub mod call_scope;
-pub mod caller;
-pub mod captures;
-pub mod cli;
-pub mod completion;
-pub mod config;
-pub mod counters;
-pub mod error;
-pub mod honesty;
-pub mod logging;
+mod call_scope;
+mod caller;
+mod captures;
+mod cli;
+mod completion;
+mod config;
+mod counters;
+mod error;
+mod honesty;
+mod logging;
 #[cfg(feature = "output-check")]
-pub mod output_check;
-pub mod planes;
-pub mod project_root;
-pub mod respath;
-pub mod rules;
-pub mod safety;
-pub mod server;
-pub mod setup_client;
-pub mod state;
-pub mod subscriptions;
-pub mod tools;
-pub mod trace;
-pub mod transport;
+mod output_check;
+mod planes;
+mod project_root;
+mod respath;
+mod rules;
+mod safety;
+mod server;
+mod setup_client;
+mod state;
+mod subscriptions;
+mod tools;
+mod trace;
+mod transport;
+
+// What the crate's tests, benches and binary use: the only public surface (issue 43: the
+// library exports what its tests use; everything else is crate-private).
+pub use cli::main;
+pub use error::ToolError;
+pub use planes::editor::{Bridge, Status};
+pub use planes::process::LaunchSpec;
+pub use project_root::Project;
+pub use rules::{ApprovalConfig, SafetyState, Toolset};
+pub use server::TOOLS_LIST_TTL_MS;
+pub use state::AppState;
+pub use tools::classref::{
+    ClassDb, DumpClass, MemberKind, SearchKind, lookup_class, merge_descriptions, read_doctool_dir,
+    search_classes,
+};
+pub use tools::csharp::find_dotnet;
+pub use tools::csharp::script::{CsIndex, cs_script};

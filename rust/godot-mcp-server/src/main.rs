@@ -5,5 +5,5 @@ fn main() -> std::process::ExitCode {
     // boundary for the crash tests. Release builds have no such hook.
     #[cfg(feature = "failpoints")]
     let _failpoints = fail::FailScenario::setup();
-    godot_mcp_server::cli::main()
+    godot_mcp_server::main()
 }

@@ -52,6 +52,7 @@ pub enum SafetyClass {
 }
 
 impl SafetyClass {
+    #[cfg(test)]
     pub const ALL: [SafetyClass; 4] = [
         SafetyClass::ReadOnly,
         SafetyClass::Mutating,

@@ -63,6 +63,10 @@ pub fn served(uri: &str) -> bool {
 /// A subscription refused: which bound it met.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
+#[allow(
+    clippy::enum_variant_names,
+    reason = "each says which bound is full: a session's, the server's"
+)]
 pub enum Refused {
     #[error(
         "this session already watches {MAX_PER_SESSION} resources, the most one session may; \

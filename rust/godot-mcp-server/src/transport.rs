@@ -24,12 +24,11 @@ pub(crate) fn start_runtime(
     }
 }
 
-pub use crate::counters;
 pub mod guard;
 pub mod http;
 pub(crate) mod stdio;
 
-pub use crate::caller::{Admission, Principal, STATELESS_PRINCIPAL, TransportKind};
+pub use crate::caller::Admission;
 
 /// Which stop signal arrived.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -45,7 +45,7 @@ mod status;
 
 pub use hello::{Peer, Rejection};
 use hello::{check_hello, random_token, write_discovery};
-pub use status::{ClassOf, GateStamp, StatusFeed, StatusStamp, read_status, status_feed};
+pub use status::{ClassOf, StatusFeed, StatusStamp, status_feed};
 
 /// How long a connecting peer has to send its hello.
 const HELLO_TIMEOUT: Duration = Duration::from_secs(5);

@@ -3,7 +3,7 @@
 //! shared `crate::rules::SafetyState`.
 
 use super::webhook;
-use crate::rules::*;
+use crate::rules::{ApprovalConfig, ENV_FAIL_OPEN, ENV_REQUIRE, PendingCall, SafetyClass};
 
 use std::time::Instant;
 
@@ -38,7 +38,8 @@ pub struct Caller {
 }
 
 impl Caller {
-    /// A call made by the server itself, with no client (tests, detached work).
+    /// A call made by the server itself, with no client (tests).
+    #[cfg(test)]
     pub fn detached() -> Self {
         Self {
             principal: crate::caller::Principal::local(),
@@ -64,7 +65,8 @@ pub enum ElicitChannel {
         request_state: Option<String>,
         responses: Option<InputResponses>,
     },
-    /// No client to ask.
+    /// No client to ask (made by the unit tests' detached context).
+    #[cfg_attr(not(test), allow(dead_code))]
     None,
 }
 
@@ -97,7 +99,8 @@ pub struct CallContext {
 }
 
 impl CallContext {
-    /// No client to ask (unit tests, internal calls).
+    /// No client to ask (unit tests).
+    #[cfg(test)]
     pub fn detached() -> Self {
         Self {
             principal: Caller::detached(),

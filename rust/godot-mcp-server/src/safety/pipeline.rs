@@ -2,7 +2,7 @@
 //! order the module docs of `safety` give; `run_batch` does it for run_commands.
 
 use super::approval::{Approval, ApprovalRequest, BatchEntryView, CallContext, approve};
-use crate::rules::*;
+use crate::rules::{EffectKind, SafetyClass, confirm_gate, is_gated};
 use crate::tools::batch::{BatchArgs, BatchEntry, BatchEntryResult, BatchResult, MAX_BATCH};
 use crate::tools::change::{self, ChangeTool};
 

@@ -8,13 +8,13 @@
 
 mod args;
 mod plan;
+#[cfg(test)]
 mod reference;
 mod schema;
 pub(crate) mod tool_list;
 
 pub use args::*;
 pub use plan::*;
-pub use reference::*;
 pub(crate) use schema::*;
 
 use std::future::Future;
@@ -53,13 +53,12 @@ pub(crate) enum Handler {
 
 pub use crate::rules::CallFlags;
 
-/// One call of a direct handler: the server state, the decoded arguments and the
-/// call's flags. A handler takes it apart in its signature,
+/// One call of a direct handler: the server state and the decoded arguments (a direct
+/// handler is read-only: no dry_run or confirm to read). A handler takes it apart in its signature,
 /// `async fn x(Call { state, args, .. }: Call<XArgs>) -> Out<XOut>`.
 pub struct Call<A> {
     pub state: Arc<AppState>,
     pub args: A,
-    pub flags: CallFlags,
 }
 
 /// What a direct handler returns: its typed result or a structured error.
@@ -200,11 +199,11 @@ impl ToolDef {
             meta.class.as_str()
         );
         let handler = Arc::new(handler);
-        let handler: DirectFn = Arc::new(move |state, args, flags| {
+        let handler: DirectFn = Arc::new(move |state, args, _flags| {
             let handler = handler.clone();
             Box::pin(async move {
                 let args: A = decode_args(args)?;
-                let out = handler(Call { state, args, flags }).await?;
+                let out = handler(Call { state, args }).await?;
                 serde_json::to_value(out).map_err(|e| ToolError::internal(e.to_string()))
             })
         });
@@ -428,6 +427,7 @@ impl Registry {
 pub(crate) mod tests {
     use serde_json::Map;
 
+    use super::reference::{DOCS_TABLE_BEGIN, DOCS_TABLE_END, reference_markdown};
     use super::*;
     use crate::error::ErrorCode;
 

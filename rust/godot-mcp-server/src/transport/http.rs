@@ -55,7 +55,6 @@ pub struct Bound {
     pub local_addr: SocketAddr,
     pub app: Router,
     pub policy: GuardPolicy,
-    pub counters: Arc<Counters>,
 }
 
 /// Why `serve --http` did not start.
@@ -105,13 +104,12 @@ pub async fn bind(
         token,
     )?;
     let counters = Arc::new(Counters::default());
-    let app = app(state, &policy, counters.clone(), shutdown);
+    let app = app(state, &policy, counters, shutdown);
     Ok(Bound {
         listener,
         local_addr,
         app,
         policy,
-        counters,
     })
 }
 

@@ -2,7 +2,13 @@
 //! scene batches and the editor's undo history, each planned and applied through the
 //! plumbing in `mod.rs`.
 
-use super::*;
+use super::{
+    BatchApplied, BatchSize, BridgeCommand, CreatedNode, Deserialize, DeserializeOwned, EffectKind,
+    History, InScene, JsonSchema, NoReplyFields, NodeField, NodeProperty, Precondition,
+    PropertySet, ResPath, ResourcePropertySet, SafetyClass, ScriptAttached, Serialize,
+    SignalConnection, ToolDef, ToolError, ToolMeta, Toolset, Undo, UndoStep, Value, ask,
+    batch_undo, cmd, godot_value, node_edit, path_scene_plan, persistence, query_as, scene_plan,
+};
 use crate::tools::Call;
 
 /// The first Godot whose EditorInterface has close_scene.

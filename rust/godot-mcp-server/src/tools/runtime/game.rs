@@ -253,7 +253,7 @@ pub struct FindUiArgs {
 
 /// A Control of the running game (its text, screen rect and visibility): the probe's
 /// answer rows, as they are.
-pub use godot_mcp_protocol::probe::{UiElement, UiRect};
+pub use godot_mcp_protocol::probe::UiElement;
 
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct UiOut {

@@ -30,7 +30,6 @@ mod sessions;
 pub use canonical::*;
 pub(crate) use clock::{MAX_FRAMES, play_on_frames};
 pub(crate) use common::meta;
-pub use common::{NoArgs, PROBE_SCRIPT};
 pub(crate) use export::*;
 pub use managed_editor::*;
 pub use probe::*;

@@ -84,6 +84,10 @@ pub struct AnchorsArgs {
 
 /// What `add_container` creates.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema)]
+#[allow(
+    clippy::enum_variant_names,
+    reason = "Godot's class names, and so the schema's values"
+)]
 pub enum ContainerType {
     HBoxContainer,
     VBoxContainer,
