@@ -15,9 +15,9 @@ use crate::error::ToolError;
 use crate::honesty::InSceneOrNull;
 use crate::respath::ResPath;
 use crate::rules::{SafetyClass, Toolset};
-use crate::tools::ToolDef;
 use crate::tools::editor::in_scene;
 use crate::tools::scene::edit::{editor_meta, editor_read, node_edit, reply_fields, wire_name};
+use crate::tools::{ToolDef, ToolMeta};
 
 // The track type, loop mode, update mode and interpolation an agent names are the
 // wire's (`commands::TrackType`, `LoopMode`, `UpdateMode`, `Interpolation`: a name or
@@ -468,21 +468,26 @@ fn int(param: &str, v: u32) -> Result<i32, ToolError> {
         .map_err(|_| ToolError::invalid_params(param, format!("{param} {v} is too large")))
 }
 
+/// An animation tool's metadata (the Animation toolset).
+fn meta(
+    class: SafetyClass,
+    name: &'static str,
+    title: &'static str,
+    description: &'static str,
+) -> ToolMeta {
+    editor_meta(Toolset::Animation, class, name, title, description)
+}
+
 pub fn tools() -> Vec<ToolDef> {
+    [animation_tools(), track_tools(), tree_tools()]
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
+/// Animations: add, set, remove.
+fn animation_tools() -> Vec<ToolDef> {
     use SafetyClass::*;
-    let meta = |class, name, title, description| {
-        editor_meta(Toolset::Animation, class, name, title, description)
-    };
-    // One handler for both graphs an AnimationTree holds; only the graph differs.
-    let add_graph_node = |graph: cmd::Graph| {
-        move |state, a: GraphNodeArgs| {
-            let (scene, save) = (a.scene.clone(), a.save);
-            let (tree, p) = graph_node(a, graph);
-            in_scene(state, scene, save, move |state| {
-                node_edit::<_, GraphNodeAdded, InSceneOrNull>(state, "set_property", tree, p)
-            })
-        }
-    };
     vec![
         ToolDef::planned(
             meta(
@@ -561,6 +566,13 @@ pub fn tools() -> Vec<ToolDef> {
                 })
             },
         ),
+    ]
+}
+
+/// Tracks and their keys.
+fn track_tools() -> Vec<ToolDef> {
+    use SafetyClass::*;
+    vec![
         ToolDef::planned(
             meta(
                 Mutating,
@@ -665,6 +677,23 @@ pub fn tools() -> Vec<ToolDef> {
                 })
             },
         ),
+    ]
+}
+
+/// An AnimationTree's graphs (state machine, blend tree), and the live read.
+fn tree_tools() -> Vec<ToolDef> {
+    use SafetyClass::*;
+    // One handler for both graphs an AnimationTree holds; only the graph differs.
+    let add_graph_node = |graph: cmd::Graph| {
+        move |state, a: GraphNodeArgs| {
+            let (scene, save) = (a.scene.clone(), a.save);
+            let (tree, p) = graph_node(a, graph);
+            in_scene(state, scene, save, move |state| {
+                node_edit::<_, GraphNodeAdded, InSceneOrNull>(state, "set_property", tree, p)
+            })
+        }
+    };
+    vec![
         ToolDef::planned(
             meta(
                 Mutating,

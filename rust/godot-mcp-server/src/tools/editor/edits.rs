@@ -256,6 +256,20 @@ where
 }
 
 pub fn tools() -> Vec<ToolDef> {
+    [
+        node_tools(),
+        property_tools(),
+        script_signal_tools(),
+        file_tools(),
+        history_tools(),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// Nodes: create, rename, move, duplicate, delete.
+fn node_tools() -> Vec<ToolDef> {
     use SafetyClass::*;
     use Toolset::*;
     vec![
@@ -336,6 +350,14 @@ pub fn tools() -> Vec<ToolDef> {
             "delete",
             |a: NodeArgs| Ok(cmd::NodeDelete { node: a.node }),
         ),
+    ]
+}
+
+/// Node properties: get and set one, set many as one undo action.
+fn property_tools() -> Vec<ToolDef> {
+    use SafetyClass::*;
+    use Toolset::*;
+    vec![
         ToolDef::new(
             meta(
                 "get_node_property",
@@ -425,6 +447,14 @@ pub fn tools() -> Vec<ToolDef> {
                 Ok(plan)
             },
         ),
+    ]
+}
+
+/// Scripts on nodes, and signal connections.
+fn script_signal_tools() -> Vec<ToolDef> {
+    use SafetyClass::*;
+    use Toolset::*;
+    vec![
         ToolDef::planned(
             meta(
                 "attach_script",
@@ -492,6 +522,14 @@ pub fn tools() -> Vec<ToolDef> {
             "disconnect_signal",
             |a: SignalArgs| Ok(cmd::SignalDisconnect(a.into())),
         ),
+    ]
+}
+
+/// Resource and scene files: set a .tres property; open, create, save, close, reload a scene.
+fn file_tools() -> Vec<ToolDef> {
+    use SafetyClass::*;
+    use Toolset::*;
+    vec![
         ToolDef::planned(
             meta(
                 "set_resource_property",
@@ -618,6 +656,14 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             path_scene_plan::<cmd::SceneReload>,
         ),
+    ]
+}
+
+/// The edited scene's undo history.
+fn history_tools() -> Vec<ToolDef> {
+    use SafetyClass::*;
+    use Toolset::*;
+    vec![
         ToolDef::planned(
             meta(
                 "editor_undo",

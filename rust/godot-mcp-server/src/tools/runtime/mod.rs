@@ -58,13 +58,16 @@ impl ReadOnly for ToolMeta {
 }
 
 pub fn tools() -> Vec<ToolDef> {
-    let mut all = base_tools();
+    let mut all = session_tools();
+    all.extend(game_tools());
+    all.extend(export_tools());
     all.extend(clock::tools());
     all.extend(playtest::tools());
     all
 }
 
-fn base_tools() -> Vec<ToolDef> {
+/// Games and the editor as supervised processes.
+fn session_tools() -> Vec<ToolDef> {
     vec![
         ToolDef::new(
             meta(
@@ -134,6 +137,12 @@ fn base_tools() -> Vec<ToolDef> {
             .read_only(),
             list_sessions,
         ),
+    ]
+}
+
+/// The running game, through its probe.
+fn game_tools() -> Vec<ToolDef> {
+    vec![
         ToolDef::new(
             meta(
                 "simulate_input",
@@ -188,6 +197,12 @@ fn base_tools() -> Vec<ToolDef> {
             writes_disk: false,
             executes_code: true,
         }),
+    ]
+}
+
+/// Exports.
+fn export_tools() -> Vec<ToolDef> {
+    vec![
         ToolDef::new(
             meta(
                 "export_project",

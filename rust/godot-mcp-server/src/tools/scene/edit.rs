@@ -338,6 +338,14 @@ fn group(
 }
 
 pub fn tools() -> Vec<ToolDef> {
+    [node_tools(), live_tools(), open_scenes_tools()]
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
+/// Node edits: instancing, groups, editable children.
+fn node_tools() -> Vec<ToolDef> {
     use SafetyClass::*;
     use Toolset::*;
     vec![
@@ -396,6 +404,14 @@ pub fn tools() -> Vec<ToolDef> {
                 node_edit::<_, EditableSet, InSceneOrNull>(state, "set_property", a.node, p)
             },
         ),
+    ]
+}
+
+/// The editor's selection, and live reads of a node.
+fn live_tools() -> Vec<ToolDef> {
+    use SafetyClass::*;
+    use Toolset::*;
+    vec![
         editor_read::<_, _, Selection>(
             editor_meta(
                 SceneEdit,
@@ -459,6 +475,14 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             |a: &PropertiesArgs| properties(a, true),
         ),
+    ]
+}
+
+/// Every scene open in the editor.
+fn open_scenes_tools() -> Vec<ToolDef> {
+    use SafetyClass::*;
+    use Toolset::*;
+    vec![
         ToolDef::planned(
             editor_meta(
                 SceneFiles,

@@ -266,6 +266,14 @@ fn mesh_resource(kind: MeshKind, size: Option<&[f64]>) -> Result<Value, ToolErro
 }
 
 pub fn tools() -> Vec<ToolDef> {
+    [node_tools(), lighting_tools(), gridmap_tools()]
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
+/// Mesh instances and cameras.
+fn node_tools() -> Vec<ToolDef> {
     use SafetyClass::*;
     vec![
         recipe(
@@ -305,6 +313,13 @@ pub fn tools() -> Vec<ToolDef> {
                 Ok(NoFields {})
             },
         ),
+    ]
+}
+
+/// Lights and the WorldEnvironment.
+fn lighting_tools() -> Vec<ToolDef> {
+    use SafetyClass::*;
+    vec![
         recipe(
             meta(
                 Toolset::Spatial,
@@ -424,6 +439,13 @@ pub fn tools() -> Vec<ToolDef> {
                 Ok(NoFields {})
             },
         ),
+    ]
+}
+
+/// GridMap cells and MeshLibrary items.
+fn gridmap_tools() -> Vec<ToolDef> {
+    use SafetyClass::*;
+    vec![
         recipe(
             meta(
                 Toolset::Spatial,

@@ -164,6 +164,13 @@ fn cells_plan(
 }
 
 pub fn tools() -> Vec<ToolDef> {
+    let mut all = cell_tools();
+    all.extend(tileset_tools());
+    all
+}
+
+/// TileMapLayer cells: set, fill, clear.
+fn cell_tools() -> Vec<ToolDef> {
     use SafetyClass::*;
     vec![
         ToolDef::planned(
@@ -240,6 +247,14 @@ pub fn tools() -> Vec<ToolDef> {
                 })
             },
         ),
+    ]
+}
+
+/// The TileMapLayer's built-in TileSet (atlas sources, physics layers, terrain sets), and
+/// the live read of its cells.
+fn tileset_tools() -> Vec<ToolDef> {
+    use SafetyClass::*;
+    vec![
         ToolDef::planned(
             meta(
                 Toolset::Tilemap,
