@@ -34,6 +34,8 @@ pub use crate::caller::Admission;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StopSignal {
     Interrupt,
+    /// SIGTERM: Unix only (Windows has Ctrl-C alone).
+    #[cfg_attr(not(unix), allow(dead_code))]
     Terminate,
 }
 
