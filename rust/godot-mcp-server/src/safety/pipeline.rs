@@ -261,8 +261,15 @@ async fn run_call_inner(
         principal: ctx.principal.clone(),
     };
     // An editing tool with no editor connected starts the managed one (when it may:
-    // tools::runtime::auto_start_editor); the call then waits for it to say hello.
-    if def.meta.effect == Some(crate::rules::EffectKind::EditorRuntime) {
+    // tools::runtime::auto_start_editor); the call then waits for it to say hello. With
+    // the bridge connected there is nothing to start, and the managed editor's code is off
+    // the call's path.
+    if def.meta.effect == Some(crate::rules::EffectKind::EditorRuntime)
+        && !matches!(
+            state.editor.bridge_status(),
+            crate::rules::BridgeStatus::Connected { .. }
+        )
+    {
         crate::tools::runtime::auto_start_editor(state).await;
     }
     // Inside a change, a node edit is checked and staged, not sent (tools::editor).
