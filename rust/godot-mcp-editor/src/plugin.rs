@@ -5,7 +5,8 @@
 //! it on and off as the [`switch`](crate::switch) says: on, it starts the bridge thread
 //! ([`BridgeClient`]) and drains its requests once a frame in `process()`; off, the thread
 //! is stopped and joined and the socket closed, so while disabled there is no socket and
-//! nothing executes.
+//! nothing executes. Each request is decoded once and dispatched here (`execute`) to its
+//! domain's executor, `exec/<domain>.rs`.
 //!
 //! It also owns the "Godot MCP" dock ([`Dock`]): added when the plugin enters the tree,
 //! refreshed once a frame from the bridge thread's [`Feed`] (a no-op unless it changed),
@@ -18,10 +19,12 @@ use std::time::{Duration, Instant};
 use godot::classes::{EditorPlugin, IEditorPlugin, Os, ProjectSettings};
 use godot::prelude::*;
 use godot_mcp_editor_core::client::BridgeClient;
+use godot_mcp_editor_core::command::Command;
 use godot_mcp_editor_core::decode;
 use godot_mcp_editor_core::dock::{DockContext, Feed, Link, ServerBinary};
 use godot_mcp_editor_core::pace::{BUSY_SLEEP_USEC, Pace, PaceAction};
 use godot_mcp_protocol::{BridgeError, ErrorCode, ErrorEffect, Outcome, Reply};
+use serde_json::json;
 
 use crate::dock::Dock;
 use crate::{ADDON_VERSION, docs_settle, engine_version, exec, switch};
@@ -192,7 +195,7 @@ impl GodotMcpEditorPlugin {
                 match decode::decode(&req.cmd, &req.params) {
                     // Carries `effect: unchanged`: it never ran.
                     Err(e) => Err(e),
-                    Ok(cmd) => match catch_unwind(AssertUnwindSafe(|| exec::execute(cmd))) {
+                    Ok(cmd) => match catch_unwind(AssertUnwindSafe(|| execute(cmd))) {
                         Ok(r) => r,
                         Err(_) => {
                             godot_error!("godot-mcp: the executor panicked on {}", req.cmd);
@@ -227,5 +230,67 @@ impl GodotMcpEditorPlugin {
             PaceAction::Quicken => os.set_low_processor_usage_mode_sleep_usec(BUSY_SLEEP_USEC),
             PaceAction::Restore(usec) => os.set_low_processor_usage_mode_sleep_usec(usec),
         }
+    }
+}
+
+/// One decoded command, run by its domain's executor (`exec/<domain>.rs`): the one
+/// dispatch.
+fn execute(cmd: Command) -> exec::Res {
+    match cmd {
+        Command::Ping => Ok(json!({})),
+        c @ (Command::EditorState
+        | Command::SceneTree(..)
+        | Command::SceneOpen(..)
+        | Command::SceneCreate(..)
+        | Command::SceneSave(..)
+        | Command::SceneReload(..)
+        | Command::SceneClose(..)
+        | Command::NodeInstance { .. }
+        | Command::EditableChildren { .. }
+        | Command::Connections { .. }
+        | Command::Properties { .. }) => exec::scene::run(c),
+        c @ (Command::NodeCreate(..)
+        | Command::NodeRename(..)
+        | Command::NodeMove(..)
+        | Command::NodeDuplicate(..)
+        | Command::NodeDelete(..)
+        | Command::NodeGetProperty(..)
+        | Command::NodeSetProperty(..)
+        | Command::NodePersistence(..)) => exec::node::run(c),
+        c @ (Command::ScriptAttach(..) | Command::ScriptDetach(..)) => exec::script::run(c),
+        c @ (Command::SignalConnect(..) | Command::SignalDisconnect(..)) => exec::signal::run(c),
+        c @ Command::ResourceSetProperty(..) => exec::resource::run(c),
+        c @ Command::BatchApply(..) => exec::batch::run(c),
+        c @ (Command::Undo { .. } | Command::Redo | Command::History(..)) => exec::history::run(c),
+        Command::EditorScreenshot(req) => crate::capture::editor_screenshot(req),
+        c @ Command::Steps { .. } => exec::steps::run(c),
+        c @ (Command::Cells(..) | Command::MeshLibraryItems(..)) => exec::tilemap::run(c),
+        c @ (Command::NodeGroup { .. }
+        | Command::Select { .. }
+        | Command::Selection
+        | Command::SaveAll) => exec::editor::run(c),
+        c @ (Command::AnimationAdd { .. }
+        | Command::AnimationSet { .. }
+        | Command::AnimationRemove { .. }
+        | Command::AnimationGet { .. }
+        | Command::TrackAdd { .. }
+        | Command::TrackRemove { .. }
+        | Command::KeyInsert { .. }
+        | Command::KeyRemove { .. }) => exec::animation::run(c),
+        c @ (Command::TreeAddNode { .. }
+        | Command::TreeConnect { .. }
+        | Command::TreeBlendConnect { .. }) => exec::animation_tree::run(c),
+        c @ (Command::ThemeSetItem { .. }
+        | Command::ThemeOverride { .. }
+        | Command::AnchorsPreset { .. }
+        | Command::AddContainer { .. }) => exec::ui::run(c),
+        Command::EditorMonitors
+        | Command::FilesystemScan
+        | Command::FilesystemStatus
+        | Command::FilesystemUpdate(..) => exec::files::run(&cmd),
+        c @ Command::AudioAddPlayer(..) => exec::audio::run(c),
+        c @ (Command::ShaderAssignMaterial(..)
+        | Command::ShaderUniforms(..)
+        | Command::ShaderSetUniform(..)) => exec::shader::run(c),
     }
 }

@@ -658,7 +658,7 @@ fn insert_keys(
     Ok(find_key(anim, track, keys[0].time))
 }
 
-pub(super) fn run(a: Command) -> Res {
+pub(crate) fn run(a: Command) -> Res {
     match a {
         Command::AnimationAdd {
             player,

@@ -15,7 +15,7 @@ use super::ctx::{
 use crate::variant::has_property;
 use godot_mcp_editor_core::command::Command;
 
-pub(super) fn run(a: Command) -> Res {
+pub(crate) fn run(a: Command) -> Res {
     match a {
         Command::TreeAddNode {
             tree,

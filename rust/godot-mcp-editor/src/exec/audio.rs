@@ -15,7 +15,7 @@ use godot_mcp_protocol::ErrorCode;
 use godot_mcp_protocol::commands as wire;
 use serde_json::json;
 
-pub(super) fn run(cmd: Command) -> Res {
+pub(crate) fn run(cmd: Command) -> Res {
     match cmd {
         Command::AudioAddPlayer(wire::AudioAddPlayer {
             parent,

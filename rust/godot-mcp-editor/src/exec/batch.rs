@@ -16,7 +16,7 @@ use super::ctx::{
 };
 use crate::variant::reads_back;
 
-pub(super) fn run(cmd: Command) -> Res {
+pub(crate) fn run(cmd: Command) -> Res {
     match cmd {
         Command::BatchApply(wire::BatchApply { sets, undo }) => {
             let root = scene_root()?;

@@ -15,7 +15,7 @@ use super::ctx::{
     stamped, undo_redo, with_verdict,
 };
 
-pub(super) fn run(a: Command) -> Res {
+pub(crate) fn run(a: Command) -> Res {
     match a {
         Command::NodeGroup { node, group, add } => node_group(&node, &group, add),
         Command::Select { nodes } => select(&nodes),

@@ -29,7 +29,7 @@ fn count_scans(fs: &Gd<EditorFileSystem>) {
     }
 }
 
-pub(super) fn run(cmd: &Command) -> Result<Json, BridgeError> {
+pub(crate) fn run(cmd: &Command) -> Result<Json, BridgeError> {
     if matches!(cmd, Command::EditorMonitors) {
         return Ok(json!({"monitors": crate::perf::snapshot()}));
     }

@@ -8,7 +8,7 @@ use super::ctx::{
     Res, failed, misrouted, on_scene, scene_history, scene_path, scene_root, verdict_json,
 };
 
-pub(super) fn run(cmd: Command) -> Res {
+pub(crate) fn run(cmd: Command) -> Res {
     match cmd {
         Command::Undo { .. } | Command::Redo => {
             let undo = matches!(cmd, Command::Undo { .. });

@@ -15,7 +15,7 @@ use super::ctx::{
 };
 use crate::variant::{from_variant, has_property, reads_back};
 
-pub(super) fn run(cmd: Command) -> Res {
+pub(crate) fn run(cmd: Command) -> Res {
     match cmd {
         Command::NodeCreate(wire::NodeCreate {
             parent,

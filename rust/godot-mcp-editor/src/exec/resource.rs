@@ -13,7 +13,7 @@ use serde_json::json;
 use super::ctx::{Res, err, failed, misrouted, not_held, obj, roll_back, stamped, undo_redo};
 use crate::variant::{checked_value, from_variant, reads_back};
 
-pub(super) fn run(cmd: Command) -> Res {
+pub(crate) fn run(cmd: Command) -> Res {
     match cmd {
         Command::ResourceSetProperty(wire::ResourceSetProperty {
             path,

@@ -19,7 +19,7 @@ use super::ctx::{
 };
 use crate::variant::from_variant;
 
-pub(super) fn run(cmd: Command) -> Res {
+pub(crate) fn run(cmd: Command) -> Res {
     match cmd {
         Command::EditorState => {
             let root = editor().get_edited_scene_root();

@@ -11,7 +11,7 @@ use super::ctx::{
     Res, begin, err, failed, find, misrouted, obj, scene_root, undo_redo, with_verdict,
 };
 
-pub(super) fn run(cmd: Command) -> Res {
+pub(crate) fn run(cmd: Command) -> Res {
     match cmd {
         Command::ScriptAttach(wire::ScriptAttach { node, script }) => {
             let root = scene_root()?;

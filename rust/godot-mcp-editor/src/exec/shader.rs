@@ -22,7 +22,7 @@ use serde_json::{Value as Json, json};
 
 /// The node's material property: `material_override` on a GeometryInstance3D,
 /// `material` on a CanvasItem.
-pub(super) fn run(cmd: Command) -> Res {
+pub(crate) fn run(cmd: Command) -> Res {
     match cmd {
         Command::ShaderAssignMaterial(wire::ShaderAssignMaterial { node, shader }) => {
             assign_material(&node, &shader)

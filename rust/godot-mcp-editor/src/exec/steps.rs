@@ -47,7 +47,7 @@ fn verdict(root: &Gd<Node>) -> Json {
         .unwrap_or_else(|_| json!({}))
 }
 
-pub(super) fn run(cmd: Command) -> Res {
+pub(crate) fn run(cmd: Command) -> Res {
     match cmd {
         Command::Steps {
             action,

@@ -211,7 +211,7 @@ pub(crate) fn grid_cells(
     Ok(())
 }
 
-pub(super) fn run(cmd: Command) -> Res {
+pub(crate) fn run(cmd: Command) -> Res {
     match cmd {
         Command::Cells(wire::Cells {
             node,

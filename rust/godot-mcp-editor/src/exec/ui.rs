@@ -306,7 +306,7 @@ pub(crate) fn add_container(
     ))
 }
 
-pub(super) fn run(a: Command) -> Res {
+pub(crate) fn run(a: Command) -> Res {
     match a {
         Command::ThemeSetItem {
             path,
