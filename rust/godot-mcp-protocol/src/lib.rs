@@ -34,7 +34,16 @@ pub mod clients;
 pub mod commands;
 pub mod discovery;
 pub mod message;
-pub mod persistence;
+/// The persistence verdict of an editor command: is its effect on disk, why, and what to
+/// do. This is the one rule, here because both sides of the bridge need it: the add-on
+/// stamps it on every reply (node handlers, the read-only probe `node.persistence`, scene
+/// and resource commands; `godot_mcp_editor_core::persistence` re-exports it), and the
+/// server's dry run reports it for scene-level commands from the same function with the
+/// same inputs, so a preview's `persisted`, `reason` and `hint` equal the real run's,
+/// field by field. The items live with the scene commands (`commands/scene.rs`).
+pub mod persistence {
+    pub use crate::commands::{Effect, Verdict, verdict, verdict_of};
+}
 pub mod probe;
 pub mod remote_debug;
 pub mod status;

@@ -149,7 +149,6 @@ use godot_mcp_formats::variant::Value;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::persistence::Effect;
 use crate::{BridgeError, ErrorCode, ErrorEffect};
 
 /// What a command does, as far as the server's safety and the persistence verdict go:
@@ -159,7 +158,7 @@ pub enum Kind {
     /// Only reads.
     Read,
     /// An undo-tracked edit judged on the node it edits (its dry run asks the add-on's
-    /// `node.persistence` probe, which answers with [`verdict_of`](crate::persistence::verdict_of)).
+    /// `node.persistence` probe, which answers with [`verdict_of`]).
     NodeEdit,
     /// A scene-level command, judged without a node by its [`Effect`].
     Scene(Effect),
