@@ -16,72 +16,16 @@ mod folders;
 mod moves;
 mod steps;
 
-use by_type::list_resources_by_type;
-use folders::{plan_create_folder, plan_delete_folder};
 pub(crate) use moves::*;
 
-use crate::rules::{EffectKind, SafetyClass, Toolset};
-use crate::tools::{ToolDef, ToolMeta};
+use crate::tools::ToolDef;
 
-fn destructive(name: &'static str, title: &'static str, description: &'static str) -> ToolMeta {
-    ToolMeta {
-        name,
-        title,
-        description,
-        class: SafetyClass::Destructive,
-        toolset: Toolset::Files,
-        effect: Some(EffectKind::File),
-    }
-}
-
+/// The organizing tools, in their published order.
 pub fn tools() -> Vec<ToolDef> {
-    vec![
-        ToolDef::planned(
-            destructive(
-                "move_file",
-                "Move or rename a file",
-                "Move/rename a scene, resource, script or asset with its .import/.uid sidecars, \
-                 rewriting every res:// reference in .tscn/.tres/.gd/project.godot.",
-            ),
-            plan_move,
-        ),
-        ToolDef::planned(
-            destructive(
-                "duplicate_file",
-                "Duplicate a file",
-                "Copy a scene, resource, script or asset to a new path; a copied .tscn/.tres or \
-                 script gets a fresh uid.",
-            ),
-            plan_duplicate,
-        ),
-        ToolDef::planned(
-            destructive(
-                "create_folder",
-                "Create a folder",
-                "Create a folder (and missing parents) in the project.",
-            ),
-            plan_create_folder,
-        ),
-        ToolDef::planned(
-            destructive(
-                "delete_folder",
-                "Delete a folder",
-                "Delete a folder; refuses a non-empty one unless recursive (its files \
-                 deleted as one journaled change).",
-            ),
-            plan_delete_folder,
-        ),
-        ToolDef::new(
-            ToolMeta::read_only(
-                Toolset::Files,
-                "list_resources_by_type",
-                "List resources by type",
-                "Find .tres/.tscn/.res files whose type, script class or scene root type \
-                 matches; paginated.",
-            ),
-            list_resources_by_type,
-        ),
-    ]
+    let mut tools = moves::tools();
+    tools.extend(folders::tools());
+    tools.extend(by_type::tools());
+    tools
 }
 
 #[cfg(test)]
@@ -93,10 +37,10 @@ pub(crate) mod tests {
 
     use super::by_type::{binary_type, text_type};
     use super::steps::{Op, Step, apply_steps};
-    use super::*;
     use crate::error::ErrorCode;
     use crate::planes::project::JournalCall;
     use crate::respath::ResPath;
+    use crate::rules::Toolset;
     use crate::state::AppState;
 
     fn project() -> (tempfile::TempDir, AppState) {

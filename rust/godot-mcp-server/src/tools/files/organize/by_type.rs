@@ -5,9 +5,24 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{ErrorCode, ToolError};
 use crate::respath::ResPath;
+use crate::rules::Toolset;
 use crate::tools::analysis::{read_small, walk_files};
 use crate::tools::common::page_limit;
-use crate::tools::{Call, Out};
+use crate::tools::{Call, Out, ToolDef, ToolMeta};
+
+/// list_resources_by_type, as published.
+pub(super) fn tools() -> Vec<ToolDef> {
+    vec![ToolDef::new(
+        ToolMeta::read_only(
+            Toolset::Files,
+            "list_resources_by_type",
+            "List resources by type",
+            "Find .tres/.tscn/.res files whose type, script class or scene root type \
+                 matches; paginated.",
+        ),
+        list_resources_by_type,
+    )]
+}
 
 // list_resources_by_type
 

@@ -16,7 +16,32 @@ use crate::planes::project::{self as plane, JournalCall};
 use crate::respath::ResPath;
 use crate::state::AppState;
 use crate::tools::common::{DELETED_UNDO_HINT, not_undoable, on_disk};
-use crate::tools::{NoFields, Plan};
+use crate::tools::{NoFields, Plan, ToolDef};
+
+use super::moves::destructive;
+
+/// create_folder and delete_folder, as published.
+pub(super) fn tools() -> Vec<ToolDef> {
+    vec![
+        ToolDef::planned(
+            destructive(
+                "create_folder",
+                "Create a folder",
+                "Create a folder (and missing parents) in the project.",
+            ),
+            plan_create_folder,
+        ),
+        ToolDef::planned(
+            destructive(
+                "delete_folder",
+                "Delete a folder",
+                "Delete a folder; refuses a non-empty one unless recursive (its files \
+                 deleted as one journaled change).",
+            ),
+            plan_delete_folder,
+        ),
+    ]
+}
 
 // Folders
 

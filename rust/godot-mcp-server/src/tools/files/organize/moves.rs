@@ -16,9 +16,51 @@ use crate::error::{ErrorCode, ToolError};
 use crate::planes::project::sha256_hex;
 use crate::planes::project::{self as plane};
 use crate::respath::ResPath;
+use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::analysis::{read_small, walk_files};
-use crate::tools::{Also, Plan};
+use crate::tools::{Also, Plan, ToolDef, ToolMeta};
+
+/// The metadata of a file tool that may overwrite or delete (every tool of `organize` but
+/// list_resources_by_type).
+pub(super) fn destructive(
+    name: &'static str,
+    title: &'static str,
+    description: &'static str,
+) -> ToolMeta {
+    ToolMeta {
+        name,
+        title,
+        description,
+        class: SafetyClass::Destructive,
+        toolset: Toolset::Files,
+        effect: Some(EffectKind::File),
+    }
+}
+
+/// move_file and duplicate_file, as published.
+pub(super) fn tools() -> Vec<ToolDef> {
+    vec![
+        ToolDef::planned(
+            destructive(
+                "move_file",
+                "Move or rename a file",
+                "Move/rename a scene, resource, script or asset with its .import/.uid sidecars, \
+                 rewriting every res:// reference in .tscn/.tres/.gd/project.godot.",
+            ),
+            plan_move,
+        ),
+        ToolDef::planned(
+            destructive(
+                "duplicate_file",
+                "Duplicate a file",
+                "Copy a scene, resource, script or asset to a new path; a copied .tscn/.tres or \
+                 script gets a fresh uid.",
+            ),
+            plan_duplicate,
+        ),
+    ]
+}
 
 // move_file
 
