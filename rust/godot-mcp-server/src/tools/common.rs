@@ -198,6 +198,39 @@ pub(crate) fn walk_project(
     Ok(())
 }
 
+/// A project file's text, refused when over the read limit or not UTF-8.
+pub(crate) fn read_small(state: &AppState, real: &Path, size: u64) -> Result<String, ToolError> {
+    if size > state.limits.max_read_bytes {
+        return Err(ToolError::new(
+            ErrorCode::TooLarge,
+            format!(
+                "larger than {} bytes; not read",
+                state.limits.max_read_bytes
+            ),
+        ));
+    }
+    let bytes = std::fs::read(real).map_err(|e| ToolError::io(&real.display().to_string(), &e))?;
+    String::from_utf8(bytes).map_err(|_| ToolError::new(ErrorCode::ParseError, "not UTF-8 text"))
+}
+
+/// Every file under `real` (res path, real path, size), as [`walk_project`] finds them.
+pub(crate) fn walk_files(
+    state: &AppState,
+    real: &Path,
+    res: &ResPath,
+    out: &mut Vec<(String, PathBuf, u64)>,
+    visited: &mut usize,
+) -> Result<(), ToolError> {
+    let how = Walk {
+        recursive: true,
+        skip: |_| false,
+        too_many: project_too_large,
+    };
+    walk_project(state, real, res, &how, visited, &mut |child, real, size| {
+        out.push((child.to_string(), real, size))
+    })
+}
+
 /// The refusal of a walk that met too many entries, for a whole-project scan.
 pub(crate) fn project_too_large(_: &ResPath) -> ToolError {
     ToolError::new(

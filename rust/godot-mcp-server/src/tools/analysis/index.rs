@@ -3,7 +3,7 @@
 //! tools then ask.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use godot_mcp_formats::deps::{Graph, resource_literals};
@@ -16,7 +16,7 @@ use crate::error::{ErrorCode, ToolError};
 use crate::respath::ResPath;
 use crate::state::AppState;
 use crate::tools::common::FileKind;
-use crate::tools::common::{Walk, project_too_large, walk_project};
+use crate::tools::common::{read_small, walk_files};
 
 #[derive(Debug, Clone)]
 pub(super) struct FileInfo {
@@ -514,38 +514,6 @@ pub(super) fn ext_resource_lines(text: &str) -> Vec<(u32, BTreeMap<String, Strin
         out.push((i as u32 + 1, attrs));
     }
     out
-}
-
-pub(crate) fn read_small(state: &AppState, real: &Path, size: u64) -> Result<String, ToolError> {
-    if size > state.limits.max_read_bytes {
-        return Err(ToolError::new(
-            ErrorCode::TooLarge,
-            format!(
-                "larger than {} bytes; not read",
-                state.limits.max_read_bytes
-            ),
-        ));
-    }
-    let bytes = std::fs::read(real).map_err(|e| ToolError::io(&real.display().to_string(), &e))?;
-    String::from_utf8(bytes).map_err(|_| ToolError::new(ErrorCode::ParseError, "not UTF-8 text"))
-}
-
-/// Every file under `real` (res path, real path, size), as [`walk_project`] finds them.
-pub(crate) fn walk_files(
-    state: &AppState,
-    real: &Path,
-    res: &ResPath,
-    out: &mut Vec<(String, PathBuf, u64)>,
-    visited: &mut usize,
-) -> Result<(), ToolError> {
-    let how = Walk {
-        recursive: true,
-        skip: |_| false,
-        too_many: project_too_large,
-    };
-    walk_project(state, real, res, &how, visited, &mut |child, real, size| {
-        out.push((child.to_string(), real, size))
-    })
 }
 
 pub(super) async fn indexed<T, F>(state: Arc<AppState>, f: F) -> Result<T, ToolError>

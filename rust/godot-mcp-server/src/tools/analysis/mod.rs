@@ -17,7 +17,7 @@ mod page;
 mod scenes;
 mod search;
 
-pub(crate) use index::{import_uid, read_small, walk_files};
+pub(crate) use index::import_uid;
 pub(crate) use page::paged;
 
 use crate::rules::Toolset;

@@ -6,11 +6,12 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::graph::one_of;
-use super::index::{UidDecl, UidSource, indexed, read_small, walk_files};
+use super::index::{UidDecl, UidSource, indexed};
 use super::page::{PageWith, blocking, page, with};
 use crate::error::{ErrorCode, ToolError};
 use crate::respath::ResPath;
 use crate::tools::common::paged_args;
+use crate::tools::common::{read_small, walk_files};
 use crate::tools::{Call, Out};
 
 // project_stats

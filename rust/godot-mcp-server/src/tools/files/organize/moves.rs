@@ -18,7 +18,7 @@ use crate::planes::project::{self as plane};
 use crate::respath::ResPath;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::analysis::{read_small, walk_files};
+use crate::tools::common::{read_small, walk_files};
 use crate::tools::{Also, Plan, ToolDef, ToolMeta};
 
 /// The metadata of a file tool that may overwrite or delete (every tool of `organize` but
