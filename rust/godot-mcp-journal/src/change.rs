@@ -13,7 +13,7 @@
 //!    transaction at `synchronous=FULL`: durable before any effect.
 //! 3. Every write's temp file is written and fsynced; then each effect is
 //!    applied in order, with the single-file re-check (identity and bytes) right
-//!    before it (`journal::apply_effect`).
+//!    before it (`durable::apply_effect`).
 //! 4. Every file is re-derived from disk. All at their post-state: `committed`,
 //!    with one proof per file.
 //! 5. Anything failing in 3 or 4 (an I/O error, a file someone changed under the

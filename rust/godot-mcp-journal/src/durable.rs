@@ -6,8 +6,10 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
+use crate::failpoints::{self as fp, cross};
 use crate::ids::{FileState, TxnId};
 use crate::state_dir::TEMP_PREFIX;
+use crate::storage::Storage;
 
 /// The temp file a transaction writes before renaming it over `target`.
 pub fn temp_path_for(target: &Path, txn: TxnId) -> PathBuf {
@@ -190,6 +192,96 @@ pub fn write_atomic(target: &Path, bytes: &[u8]) -> io::Result<()> {
         let _ = fs::remove_file(&temp);
     }
     result
+}
+
+/// The effect half of a file transaction.
+#[derive(Clone, Copy)]
+pub(crate) enum FileEffect<'a> {
+    Write { bytes: &'a [u8] },
+    Delete,
+}
+
+/// The effect itself, after the intent and the temp file are durable: the
+/// compare-and-swap re-checked against the identity and bytes read at step 1,
+/// then the conditional rename (or the unlink) and the directory fsync.
+/// `Ok(Some(state))`: the target was changed by someone else and nothing of
+/// theirs was overwritten; `state` is what it holds.
+///
+/// A create renames with `RENAME_NOREPLACE`, so a file created meanwhile is
+/// never replaced. An overwrite exchanges the temp and the target atomically
+/// (`RENAME_EXCHANGE`) and then verifies that the file it displaced is the very
+/// file (device, inode, bytes) it checked; if not, it exchanges them back. So a
+/// write that lands between the re-check and the rename is detected and kept,
+/// not overwritten and committed. (Windows has no atomic exchange: there it
+/// is two steps, `godot_mcp_os::fs::exchange`; the checks are the same.) A
+/// delete has no conditional form: the re-check runs immediately before the
+/// unlink (see docs/recovery.md).
+pub(crate) fn apply_effect(
+    storage: &dyn Storage,
+    target: &Path,
+    temp: Option<&Path>,
+    effect: FileEffect<'_>,
+    seen: &Observed,
+) -> io::Result<Option<FileState>> {
+    let now = observe(target)?;
+    if now.state != seen.state || now.id != seen.id {
+        return Ok(Some(now.state));
+    }
+    cross(fp::AFTER_PRE_HASH);
+    match (effect, temp) {
+        (FileEffect::Write { .. }, Some(temp)) if seen.id.is_none() => {
+            match storage.rename_noreplace(temp, target) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                    return read_state(target).map(Some);
+                }
+                Err(e) => return Err(e),
+            }
+            cross(fp::AFTER_RENAME);
+        }
+        (FileEffect::Write { .. }, Some(temp)) => {
+            storage.exchange(temp, target)?;
+            cross(fp::AFTER_RENAME);
+            let displaced = observe(temp)?;
+            if displaced.state != seen.state || displaced.id != seen.id {
+                // Someone wrote between the re-check and the exchange: put
+                // their file back; ours is left at the temp path.
+                storage.exchange(temp, target)?;
+                return Ok(Some(displaced.state));
+            }
+            storage.remove_file(temp)?;
+        }
+        (FileEffect::Write { .. }, None) => {
+            return Err(io::Error::other("a write without its temp"));
+        }
+        (FileEffect::Delete, _) => {
+            storage.remove_file(target)?;
+            cross(fp::AFTER_UNLINK);
+        }
+    }
+    storage.sync_dir(parent_dir(target))?;
+    cross(fp::AFTER_DIR_FSYNC);
+    Ok(None)
+}
+
+/// Creates missing parent directories of `rel` under `root`, each made durable
+/// in its own parent. Created directories are not journaled: an empty directory
+/// left behind by a compensated create is not project content.
+pub(crate) fn ensure_parent(storage: &dyn Storage, root: &Path, rel: &Path) -> io::Result<()> {
+    let Some(parent) = rel.parent() else {
+        return Ok(());
+    };
+    let mut dir = root.to_path_buf();
+    for component in parent.components() {
+        let next = dir.join(component);
+        match storage.create_dir(&next) {
+            Ok(()) => storage.sync_dir(&dir)?,
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e),
+        }
+        dir = next;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

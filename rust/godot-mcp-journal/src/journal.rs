@@ -18,7 +18,7 @@ mod handle;
 mod open;
 mod rows;
 mod types;
-pub(crate) use file_txn::{apply_effect, ensure_parent};
+pub(crate) use crate::durable::{apply_effect, ensure_parent};
 pub use handle::{JOURNAL_FILE, Journal};
 pub(crate) use rows::{NewTxn, in_txn, insert_txn, record_terminal};
 pub(crate) use types::journal_error;

@@ -6,13 +6,13 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::derive::derive_file_linked;
-use crate::durable;
+use crate::durable::{self, apply_effect, ensure_parent};
 use crate::effect::{Deriver, FileIntent, FileProof, ProofBasis, intent_json, proof_json};
 use crate::failpoints::{self as fp, cross};
 use crate::ids::IdempotencyKey;
 use crate::ids::{FileState, TxnId, TxnStatus};
 use crate::state_dir::{self, PathError};
-use crate::storage::{BackgroundSync, Storage};
+use crate::storage::BackgroundSync;
 
 use super::handle::PendingTerminal;
 use super::handle::{Journal, log_error};
@@ -481,69 +481,6 @@ impl Journal {
     }
 }
 
-/// The effect itself, after the intent and the temp file are durable: the
-/// compare-and-swap re-checked against the identity and bytes read at step 1,
-/// then the conditional rename (or the unlink) and the directory fsync.
-/// `Ok(Some(state))`: the target was changed by someone else and nothing of
-/// theirs was overwritten; `state` is what it holds.
-///
-/// A create renames with `RENAME_NOREPLACE`, so a file created meanwhile is
-/// never replaced. An overwrite exchanges the temp and the target atomically
-/// (`RENAME_EXCHANGE`) and then verifies that the file it displaced is the very
-/// file (device, inode, bytes) it checked; if not, it exchanges them back. So a
-/// write that lands between the re-check and the rename is detected and kept,
-/// not overwritten and committed. (Windows has no atomic exchange: there it
-/// is two steps, `godot_mcp_os::fs::exchange`; the checks are the same.) A
-/// delete has no conditional form: the re-check runs immediately before the
-/// unlink (see docs/recovery.md).
-pub(crate) fn apply_effect(
-    storage: &dyn Storage,
-    target: &Path,
-    temp: Option<&Path>,
-    effect: FileEffect<'_>,
-    seen: &durable::Observed,
-) -> io::Result<Option<FileState>> {
-    let now = durable::observe(target)?;
-    if now.state != seen.state || now.id != seen.id {
-        return Ok(Some(now.state));
-    }
-    cross(fp::AFTER_PRE_HASH);
-    match (effect, temp) {
-        (FileEffect::Write { .. }, Some(temp)) if seen.id.is_none() => {
-            match storage.rename_noreplace(temp, target) {
-                Ok(()) => {}
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-                    return durable::read_state(target).map(Some);
-                }
-                Err(e) => return Err(e),
-            }
-            cross(fp::AFTER_RENAME);
-        }
-        (FileEffect::Write { .. }, Some(temp)) => {
-            storage.exchange(temp, target)?;
-            cross(fp::AFTER_RENAME);
-            let displaced = durable::observe(temp)?;
-            if displaced.state != seen.state || displaced.id != seen.id {
-                // Someone wrote between the re-check and the exchange: put
-                // their file back; ours is left at the temp path.
-                storage.exchange(temp, target)?;
-                return Ok(Some(displaced.state));
-            }
-            storage.remove_file(temp)?;
-        }
-        (FileEffect::Write { .. }, None) => {
-            return Err(io::Error::other("a write without its temp"));
-        }
-        (FileEffect::Delete, _) => {
-            storage.remove_file(target)?;
-            cross(fp::AFTER_UNLINK);
-        }
-    }
-    storage.sync_dir(durable::parent_dir(target))?;
-    cross(fp::AFTER_DIR_FSYNC);
-    Ok(None)
-}
-
 /// The verdict on a composite's linked `process_launch` proof: `Ok` when it shows a
 /// clean terminal state (`Journal::linked_launch_verdict`, in `launch`).
 pub(crate) type LinkVerdict = fn(&Journal, TxnId) -> Result<(), String>;
@@ -558,24 +495,4 @@ struct Ctx<'a> {
     idem: Option<&'a IdempotencyKey>,
     tool_family: &'a str,
     operation: &'a str,
-}
-
-/// Creates missing parent directories of `rel` under `root`, each made durable
-/// in its own parent. Created directories are not journaled: an empty directory
-/// left behind by a compensated create is not project content.
-pub(crate) fn ensure_parent(storage: &dyn Storage, root: &Path, rel: &Path) -> io::Result<()> {
-    let Some(parent) = rel.parent() else {
-        return Ok(());
-    };
-    let mut dir = root.to_path_buf();
-    for component in parent.components() {
-        let next = dir.join(component);
-        match storage.create_dir(&next) {
-            Ok(()) => storage.sync_dir(&dir)?,
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-            Err(e) => return Err(e),
-        }
-        dir = next;
-    }
-    Ok(())
 }

@@ -14,6 +14,9 @@ use crate::lease::LeaseError;
 use crate::schema::MigrateError;
 use crate::state_dir::PathError;
 
+/// Defined beside `durable::apply_effect`, which applies it.
+pub(crate) use crate::durable::FileEffect;
+
 /// Whether writes are accepted.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "status", rename_all = "snake_case")]
@@ -323,13 +326,6 @@ pub fn canonical_request_hash(request: &serde_json::Value) -> ContentHash {
     let mut out = String::new();
     write(request, &mut out);
     ContentHash::of(out.as_bytes())
-}
-
-/// The effect half of a file transaction.
-#[derive(Clone, Copy)]
-pub(crate) enum FileEffect<'a> {
-    Write { bytes: &'a [u8] },
-    Delete,
 }
 
 /// Internal failure of a file transaction, mapped onto each operation's enum.
