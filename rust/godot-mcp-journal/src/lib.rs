@@ -60,7 +60,13 @@ pub mod proof;
 pub mod reconcile;
 pub mod repair;
 pub mod schema;
-pub mod state_dir;
+/// Where a project's private state lives, and path hygiene: the items live in
+/// [`durable`]; this path re-exports them.
+pub mod state_dir {
+    pub use crate::durable::{
+        PathError, TEMP_PREFIX, project_state_dir, state_root, validate_relative,
+    };
+}
 pub mod storage;
 
 pub use change::{

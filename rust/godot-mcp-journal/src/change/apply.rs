@@ -7,13 +7,13 @@ use std::path::{Path, PathBuf};
 use rusqlite::params;
 
 use crate::durable;
+use crate::durable::PathError;
 use crate::effect::{Deriver, intent_json};
 use crate::failpoints::{self as fp, cross};
 use crate::ids::{EffectKind, FileState, TxnId, TxnStatus};
 use crate::journal::{
     FileEffect, Journal, NewTxn, WriteGate, apply_effect, ensure_parent, in_txn, insert_txn,
 };
-use crate::state_dir::{self, PathError};
 use crate::storage::Storage;
 
 use super::settle::{Settled, record_change_terminal, same_file, settle, undo_editor_part};
@@ -528,7 +528,7 @@ fn names(req: &FileChange, has_editor: bool) -> Result<Vec<String>, ChangeError>
     }
     let mut rels = Vec::with_capacity(req.effects.len());
     for e in &req.effects {
-        state_dir::validate_relative(&e.rel_path)?;
+        durable::validate_relative(&e.rel_path)?;
         let rel = e
             .rel_path
             .to_str()

@@ -6,10 +6,10 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use crate::durable::PathError;
 use crate::effect::{Deriver, Effect, FileProof, ProofBasis};
 use crate::ids::{FileState, TxnId, TxnStatus};
 use crate::journal::{IdempotencyKey, ReplayProjection, TxnFailure};
-use crate::state_dir::PathError;
 
 /// A change to make: its files in the order they are applied.
 #[derive(Clone, Debug)]

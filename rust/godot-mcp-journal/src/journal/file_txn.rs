@@ -6,12 +6,11 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::derive::derive_file_linked;
-use crate::durable::{self, apply_effect, ensure_parent};
+use crate::durable::{self, PathError, apply_effect, ensure_parent};
 use crate::effect::{Deriver, FileIntent, FileProof, ProofBasis, intent_json, proof_json};
 use crate::failpoints::{self as fp, cross};
 use crate::ids::IdempotencyKey;
 use crate::ids::{FileState, TxnId, TxnStatus};
-use crate::state_dir::{self, PathError};
 use crate::storage::BackgroundSync;
 
 use super::handle::PendingTerminal;
@@ -107,7 +106,7 @@ impl Journal {
         ctx: Ctx<'_>,
         effect: FileEffect<'_>,
     ) -> Result<TxnOutcome, TxnFailure> {
-        state_dir::validate_relative(ctx.rel).map_err(TxnFailure::Path)?;
+        durable::validate_relative(ctx.rel).map_err(TxnFailure::Path)?;
         let rel_str = ctx
             .rel
             .to_str()

@@ -8,12 +8,12 @@ use std::sync::Arc;
 
 use rusqlite::Connection;
 
+use crate::durable as state_dir;
 use crate::identity::ProjectIdentity;
 use crate::ids::now_ms;
 use crate::intent_log::IntentLog;
 use crate::lease::Lease;
 use crate::schema::{self, MigrateError};
-use crate::state_dir::{self};
 use crate::storage::{RealStorage, Storage};
 
 use super::handle::{JOURNAL_FILE, Journal};

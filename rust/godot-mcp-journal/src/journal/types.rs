@@ -6,13 +6,13 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+use crate::durable::PathError;
 use crate::effect::FileProof;
 use crate::identity::IdentityError;
 use crate::ids::IdempotencyKey;
 use crate::ids::{ContentHash, FileState, TxnId, TxnStatus};
 use crate::lease::LeaseError;
 use crate::schema::MigrateError;
-use crate::state_dir::PathError;
 
 /// Defined beside `durable::apply_effect`, which applies it.
 pub(crate) use crate::durable::FileEffect;

@@ -152,7 +152,7 @@ fn find_change(
     let mut now = Vec::with_capacity(files.len());
     let mut problems = Vec::new();
     for f in files {
-        crate::state_dir::validate_relative(Path::new(&f.path))
+        crate::durable::validate_relative(Path::new(&f.path))
             .map_err(|e| RepairRefusal::Unproven(format!("recorded path refused: {e}")))?;
         // A temp is the change's own only beside its file, named as the journal names it.
         let (temp_rel, path_rel) = (Path::new(&f.temp), Path::new(&f.path));

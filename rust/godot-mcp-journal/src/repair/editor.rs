@@ -56,7 +56,7 @@ pub(super) fn repair_editor(
             ))
         })?
         .to_string();
-    crate::state_dir::validate_relative(Path::new(&rel))
+    crate::durable::validate_relative(Path::new(&rel))
         .map_err(|e| RepairRefusal::Unproven(format!("recorded scene path refused: {e}")))?;
     let claim = proof
         .file
@@ -174,7 +174,7 @@ fn repair_editor_files(
         .and_then(|r| r.proof);
     let mut now = Vec::new();
     for (f, rel) in intent.files.iter().zip(&names) {
-        crate::state_dir::validate_relative(Path::new(rel))
+        crate::durable::validate_relative(Path::new(rel))
             .map_err(|e| RepairRefusal::Unproven(format!("recorded path refused: {e}")))?;
         let target = journal.root.join(rel);
         let io = |source| RepairRefusal::Io {
