@@ -14,7 +14,6 @@
 mod by_type;
 mod folders;
 mod moves;
-mod steps;
 
 pub(crate) use moves::*;
 
@@ -36,7 +35,7 @@ pub(crate) mod tests {
     use serde_json::json;
 
     use super::by_type::{binary_type, text_type};
-    use super::steps::{Op, Step, apply_steps};
+    use super::moves::{Op, Step, apply_steps};
     use crate::error::ErrorCode;
     use crate::planes::project::JournalCall;
     use crate::respath::ResPath;

@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::steps::{Done, Op, Step, apply_steps, res};
+use super::moves::{Done, Op, Step, apply_steps, destructive, res};
 use crate::error::{ErrorCode, ToolError};
 use crate::honesty::{Persistence, Undo};
 use crate::planes::project::{self as plane, JournalCall};
@@ -17,8 +17,6 @@ use crate::respath::ResPath;
 use crate::state::AppState;
 use crate::tools::common::{DELETED_UNDO_HINT, not_undoable, on_disk};
 use crate::tools::{NoFields, Plan, ToolDef};
-
-use super::moves::destructive;
 
 /// create_folder and delete_folder, as published.
 pub(super) fn tools() -> Vec<ToolDef> {
