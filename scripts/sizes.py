@@ -40,66 +40,11 @@ import os
 import re
 import sys
 
+# The comment/string stripper and the item matcher are file_cycles.py's (same folder).
+from file_cycles import matching, strip
+
 FILE_LIMIT = 800
 FN_LIMIT = 150
-
-
-def strip(src):
-    """The code without comments and string / char literals; newlines kept."""
-    out, i, n = [], 0, len(src)
-    raw = re.compile(r'b?r(#*)"')
-    char = re.compile(r"'(?:\\(?:x..|u\{[0-9a-fA-F]+\}|.)|[^\\'])'", re.S)
-    while i < n:
-        c = src[i]
-        if src.startswith("//", i):
-            j = src.find("\n", i)
-            i = n if j < 0 else j
-        elif src.startswith("/*", i):
-            depth, i = 1, i + 2
-            while i < n and depth:
-                if src.startswith("/*", i):
-                    depth, i = depth + 1, i + 2
-                elif src.startswith("*/", i):
-                    depth, i = depth - 1, i + 2
-                else:
-                    out.append("\n" if src[i] == "\n" else "")
-                    i += 1
-        elif (m := raw.match(src, i)) and (i == 0 or not re.match(r"\w", src[i - 1])):
-            end = '"' + m.group(1)
-            j = src.find(end, m.end())
-            j = n if j < 0 else j + len(end)
-            out.append('""' + "\n" * src.count("\n", i, j))
-            i = j
-        elif c == '"':
-            j = i + 1
-            while j < n and src[j] != '"':
-                j += 2 if src[j] == "\\" else 1
-            out.append('""' + "\n" * src.count("\n", i, j))
-            i = j + 1
-        elif c == "'" and (m := char.match(src, i)):
-            out.append("' '")
-            i = m.end()
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
-
-
-def matching(code, i):
-    """Index just past the item starting at `i`: its `;` or its balanced `{ .. }`."""
-    depth = 0
-    while i < len(code):
-        c = code[i]
-        if c in "{([":
-            depth += 1
-        elif c in "})]":
-            depth -= 1
-            if depth == 0 and c == "}":
-                return i + 1
-        elif c == ";" and depth == 0:
-            return i + 1
-        i += 1
-    return i
 
 
 def drop_test_items(code):
