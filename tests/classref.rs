@@ -15,8 +15,8 @@ use std::time::Instant;
 
 use godot_mcp_server::ToolError;
 use godot_mcp_server::{
-    ClassDb, DumpClass, MemberKind, SearchKind, lookup_class, merge_descriptions, read_doctool_dir,
-    search_classes,
+    ClassDb, DECLARED_SETTING_TYPES, DumpClass, MemberKind, SearchKind, lookup_class,
+    merge_descriptions, read_doctool_dir, search_classes,
 };
 use serde_json::{Value, json};
 
@@ -227,6 +227,50 @@ async fn without_godot_the_error_names_what_is_missing() {
         assert!(e["message"].as_str().unwrap().contains("GODOT_BIN"), "{e}");
     }
     client.cancel().await.unwrap();
+}
+
+/// set_setting reads a JSON value by the type Godot declares for a setting project.godot
+/// lacks (`"#203040"` a Color), from a table instead of a 27 s class-reference build
+/// (run 5 of the agent benchmark). The table must be the engine's: every ProjectSettings
+/// member of this engine's doctool whose type plain JSON cannot say is in it with that
+/// type (red when a row is missing or wrong), and sorted (red when a lookup could miss).
+#[test]
+fn real_godot_the_settings_table_is_the_engines() {
+    let Some(godot) = support::godot_bin("the settings table against --doctool") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(&godot)
+        .args(["--headless", "--doctool", "."])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let db = read_doctool_dir("doctool".into(), dir.path()).unwrap();
+    let page = &db.classes["ProjectSettings"];
+    let plain = ["String", "int", "float", "bool", "Array", "Dictionary"];
+    let mut typed = 0;
+    for m in &page.members {
+        if plain.contains(&m.ty.name.as_str()) {
+            continue;
+        }
+        typed += 1;
+        assert!(
+            DECLARED_SETTING_TYPES.contains(&(m.name.as_str(), m.ty.name.as_str())),
+            "{} ({}) is not in the table",
+            m.name,
+            m.ty.name
+        );
+    }
+    assert!(
+        typed >= 25,
+        "only {typed} typed settings: not the doctool's page?"
+    );
+    assert!(DECLARED_SETTING_TYPES.windows(2).all(|w| w[0].0 < w[1].0));
 }
 
 #[tokio::test]

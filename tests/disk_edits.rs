@@ -1034,10 +1034,10 @@ async fn set_setting_sets_several_in_one_write_godot_reads_them() {
 }
 
 /// Issue #40: a setting's JSON value is read by the type the setting declares, also
-/// when project.godot does not hold it yet (the class reference's ProjectSettings
-/// member): `"#203040"` for the clear colour is a Color, `[10, 20]` for the window's
+/// when project.godot does not hold it yet (the type Godot's ProjectSettings
+/// declares): `"#203040"` for the clear colour is a Color, `[10, 20]` for the window's
 /// initial position a Vector2i, as Godot itself then reads them (a String and an Array
-/// before: Godot ignored both). Red without `classref_type` in set_setting.
+/// before: Godot ignored both). Red without `declared_type` in set_setting.
 #[tokio::test]
 async fn real_godot_set_setting_reads_a_new_value_by_the_settings_type() {
     let Some(godot) = support::godot_bin("set_setting types a new value by the class reference")

@@ -122,3 +122,4 @@ pub use tools::classref::{
 };
 pub use tools::csharp::find_dotnet;
 pub use tools::csharp::script::{CsIndex, cs_script};
+pub use tools::settings::declared::DECLARED_SETTING_TYPES;

@@ -6,6 +6,7 @@
 //! through the one write seam with the plan's hash of project.godot as the
 //! compare-and-swap expectation.
 
+pub mod declared;
 pub mod layers;
 
 use std::sync::Arc;
@@ -244,29 +245,10 @@ fn text_type(text: &str) -> Option<&'static str> {
     variant::TYPE_NAMES.iter().copied().find(|n| *n == head)
 }
 
-/// The type ProjectSettings declares for `name` in Godot's class reference (built once
-/// per engine and cached); `None` without Godot or for a setting it does not list.
-fn classref_type(state: &Arc<AppState>, name: &str) -> Option<String> {
-    let handle = tokio::runtime::Handle::try_current().ok()?;
-    let db = handle
-        .block_on(crate::tools::classref::class_db(state))
-        .ok()?;
-    let ty = db
-        .classes
-        .get("ProjectSettings")?
-        .members
-        .iter()
-        .find(|m| m.name == name)?
-        .ty
-        .name
-        .clone();
-    variant::TYPE_NAMES.contains(&ty.as_str()).then_some(ty)
-}
-
 /// A setting's JSON value as Variant text, read by the setting's declared type: the type
-/// of the value project.godot holds, else the class reference's (`declared`, asked only
+/// of the value project.godot holds, else the one Godot declares (`declared`, asked only
 /// for a setting the file lacks and a value whose type is not plain: a string, array or
-/// object). `"#203040"` for a Color setting is a Color, `[1280, 720]` a Vector2i.
+/// object; [`declared::declared_type`] in the server). `"#203040"` for a Color setting is a Color, `[1280, 720]` a Vector2i.
 fn typed_setting_text(
     name: &str,
     value: &Value,
@@ -326,9 +308,8 @@ fn plan_set_setting(
     for (name, _) in &sets {
         check_setting_name(name)?;
     }
-    let lookup = state.clone();
     plan_edit(state, move |config| {
-        let declared = |name: &str| classref_type(&lookup, name);
+        let declared = |name: &str| declared::declared_type(name).map(str::to_string);
         let mut config = config.clone();
         let mut changes = Vec::with_capacity(sets.len());
         for (name, value) in sets {
@@ -487,7 +468,7 @@ mod tests {
     }
 
     /// A JSON value is read by the setting's declared type: the type of the value the
-    /// file holds, else the class reference's; plain JSON only when neither says.
+    /// file holds, else the declared one; plain JSON only when neither says.
     #[test]
     fn a_setting_value_is_read_by_its_declared_type() {
         let clear = "Color(0.1254902, 0.1882353, 0.2509804, 1)";
@@ -520,7 +501,7 @@ mod tests {
         );
         let e = typed(json!("wide"), Some("480"), None);
         assert!(e.starts_with("error: a/b is a int"), "{e}");
-        // The class reference is asked only for an absent setting with a non-plain value.
+        // The declared type is asked only for an absent setting with a non-plain value.
         let asked = std::cell::Cell::new(0);
         let declared = |_: &str| {
             asked.set(asked.get() + 1);
