@@ -1027,3 +1027,74 @@ async fn real_godot_tile_and_animation_tools_open_edit_and_save_in_one_call() {
     assert!(printed.contains("CELLS=2 SOURCES=1"), "{printed}");
     support::assert_no_panic_logged(&log);
 }
+
+/// Issue #40, run 5 of the agent benchmark (`ui-theme-resource`): set_theme_item on a Theme
+/// file with no scene open was refused ("open any scene"), an extra call for a task that
+/// edits no scene. With no scene open Godot has no undo history to hold it, so the add-on
+/// sets and saves the item outside any and the answer says so (`undoable: false`, the
+/// dry run saying the same); the journal holds the file's pre-state; Godot loads the
+/// item back. Red without the add-on's no-scene branch in `theme_set_item` (it answers "No
+/// scene is open") or the server's in `authoring_plan` (PRECONDITION_FAILED).
+#[tokio::test(flavor = "multi_thread")]
+async fn real_godot_a_theme_item_is_set_with_no_scene_open() {
+    let Some(godot) = godot_bin("set_theme_item with no scene open needs a Godot 4.4+ editor")
+    else {
+        return;
+    };
+    let project = demo_copy();
+    let p = project.path();
+    // No main scene, so the editor opens none (as in the task's project).
+    let settings = std::fs::read_to_string(p.join("project.godot")).unwrap();
+    let settings: Vec<&str> = settings
+        .lines()
+        .filter(|l| !l.starts_with("run/main_scene="))
+        .collect();
+    std::fs::write(p.join("project.godot"), settings.join("\n") + "\n").unwrap();
+    install_addon(p);
+    run_godot(&godot, p, &["--import"]);
+    let client = connect(p).await;
+    let logs = tempfile::tempdir().unwrap();
+    let log = logs.path().join("editor.log");
+    let mut editor = start_godot_editor(&godot, p, &log);
+    let r = call_once_connected(&client, &mut editor, &log, "list_open_scenes", json!({})).await;
+    let open = r.structured_content.unwrap();
+    assert!(open["active_scene"].is_null(), "a scene is open: {open}");
+    let args = json!({"path": THEME, "theme_type": "Button", "kind": "color",
+                      "name": "font_color", "value": "#ff0000"});
+    let before = read(p, THEME);
+    let mut dry = args.clone();
+    dry["dry_run"] = json!(true);
+    let preview = call_ok(&client, "set_theme_item", dry).await;
+    assert_eq!(read(p, THEME), before, "the dry run wrote the theme");
+    let real = call_ok(&client, "set_theme_item", args).await;
+    for field in ["persisted", "reason", "undoable"] {
+        assert_eq!(preview[field], real[field], "{field}: {preview} {real}");
+    }
+    assert_eq!(
+        (&real["applied"], &real["persisted"], &real["undoable"]),
+        (&json!(true), &json!(true), &json!(false)),
+        "{real}"
+    );
+    assert!(real.get("scene").is_none(), "{real}");
+    assert!(
+        real["reason"].as_str().unwrap().contains("no undo history"),
+        "{real}"
+    );
+    let txns = call_ok(&client, "list_transactions", json!({"limit": 1000})).await;
+    let row = transaction_row(&txns, real["transaction_id"].as_str().unwrap());
+    assert_eq!(row["status"], "committed", "{row}");
+    assert!(
+        row["proof_summary"].as_str().unwrap().contains(" before, "),
+        "{row}"
+    );
+    kill_godot_editor(&mut editor);
+    client.cancel().await.unwrap();
+    assert!(read(p, THEME).contains("Button/colors/font_color = Color(1, 0, 0, 1)"));
+    std::fs::write(
+        p.join("read_theme.gd"),
+        "extends SceneTree\nfunc _init():\n\tvar t: Theme = load(\"res://resources/ui_theme.tres\")\n\tprint(\"FONT_COLOR \", t.get_color(\"font_color\", \"Button\"))\n\tquit()\n",
+    )
+    .unwrap();
+    let out = run_godot(&godot, p, &["--script", "res://read_theme.gd"]);
+    assert!(out.contains("FONT_COLOR (1.0, 0.0, 0.0, 1.0)"), "{out}");
+}

@@ -702,35 +702,46 @@ async fn create_nodes_refuses_a_family_step_and_a_bad_value_before_sending() {
     );
 }
 
-/// An agent's set_theme_item on a Theme file with no scene open met only "No scene is open
-/// in the Godot editor" (agent trial, ui-theme-resource): the refusal says why a file's
-/// edit needs one (its undo action lives in an open scene's history) and what to do.
+/// An agent's set_theme_item on a Theme file with no scene open was refused (agent trials,
+/// ui-theme-resource, runs 4 and 5): Godot's undo histories belong to open scenes, so the
+/// edit goes outside any, and the dry run says so before anything is sent (`undoable:
+/// false`, no scene). Red with the server's
+/// no-scene branch in `authoring_plan` gone (PRECONDITION_FAILED).
 #[tokio::test(flavor = "multi_thread")]
-async fn a_theme_file_edit_with_no_scene_open_says_why_it_needs_one() {
+async fn a_theme_file_edit_with_no_scene_open_goes_outside_any_undo_history() {
     let project = demo_copy();
     let client = connect_with(project.path(), &[("GODOT_MCP_TOOLSETS", "theme")]).await;
     let d = wait_discovery(project.path());
-    let _peer = addon_peer_with(&d, |r| {
+    let peer = addon_peer_with(&d, |r| {
         Act::Answer(match r.cmd.as_str() {
             "editor.state" => json!({"active_scene": null, "open_scenes": []}),
             _ => json!({}),
         })
     });
-    let e = call_err(
+    let v = call_ok(
         &client,
         "set_theme_item",
         json!({"path": "res://ui_theme.tres", "theme_type": "Button", "kind": "color",
-               "name": "font_color", "value": "#ff0000"}),
+               "name": "font_color", "value": "#ff0000", "dry_run": true}),
     )
     .await;
-    assert_eq!(e["code"], "PRECONDITION_FAILED", "{e}");
-    assert_eq!(e["required"], "active_scene", "{e}");
-    let hint = e["hint"].as_str().unwrap();
+    assert_eq!(
+        (&v["applied"], &v["persisted"], &v["undoable"]),
+        (&json!(false), &json!(true), &json!(false)),
+        "{v}"
+    );
+    assert!(v.get("scene").is_none(), "{v}");
     assert!(
-        hint.contains("res://ui_theme.tres") && hint.contains("open any scene (open_scene)"),
-        "{e}"
+        v["reason"].as_str().unwrap().contains("no undo history"),
+        "{v}"
     );
     client.cancel().await.unwrap();
+    let seen = peer.join().unwrap();
+    assert!(
+        seen.iter().all(|r| r.cmd == "editor.state"),
+        "sent: {:?}",
+        seen.iter().map(|r| &r.cmd).collect::<Vec<_>>()
+    );
 }
 
 /// The refusal of an editor tool with no editor names the call that starts one (an agent

@@ -121,7 +121,7 @@ pub(crate) fn theme_set_item(
     name: &str,
     value: &ThemeValue,
 ) -> Res {
-    let root = scene_root()?;
+    let root = scene_root().ok();
     let theme = load_as(path, "Theme")?;
     if !embedded(&theme) && theme.get_path() != path {
         return Err(failed(format!("{path} loaded as {}", theme.get_path())));
@@ -148,8 +148,38 @@ pub(crate) fn theme_set_item(
             last_error: 0,
         })
     };
-    let do_state = state(new);
-    let undo_state = state(old);
+    let mut do_state = state(new);
+    let mut undo_state = state(old);
+    let reply = |t: &Gd<Resource>, effect| {
+        let now = t.clone().call("get_theme_item", &key);
+        stamped(
+            effect,
+            path,
+            json!({"path": path, "theme_type": theme_type, "name": name,
+                   "value": from_variant(&now).to_json()}),
+        )
+    };
+    let Some(root) = root else {
+        // No scene open: Godot's undo histories belong to open scenes, so the item is set
+        // and saved outside any (the server journals the file's pre-state), and a failed
+        // save puts the old state back.
+        do_state.bind_mut().apply(theme.clone());
+        let saved = do_state.bind().last_error;
+        if saved != GdError::OK.ord() as i64 {
+            undo_state.bind_mut().apply(theme.clone());
+            let effect = if undo_state.bind().last_error == GdError::OK.ord() as i64 {
+                ErrorEffect::RolledBack
+            } else {
+                ErrorEffect::Changed
+            };
+            return Err(BridgeError::new(
+                ErrorCode::Failed,
+                format!("saving {path} failed (error {saved}); the item's old state was put back"),
+            )
+            .with_effect(effect));
+        }
+        return Ok(reply(&theme, Effect::ResourceWrite));
+    };
     let action = format!("MCP: theme {path} {theme_type}/{name}");
     let mut ur = undo_redo()?;
     begin(&mut ur, &root, &action);
@@ -178,13 +208,7 @@ pub(crate) fn theme_set_item(
         )
         .with_effect(effect));
     }
-    let now = t.call("get_theme_item", &key);
-    Ok(stamped(
-        Effect::ResourceSave,
-        path,
-        json!({"path": path, "theme_type": theme_type, "name": name,
-               "value": from_variant(&now).to_json()}),
-    ))
+    Ok(reply(&t, Effect::ResourceSave))
 }
 
 pub(crate) fn control(root: &Gd<Node>, node: &str) -> Result<Gd<Node>, BridgeError> {

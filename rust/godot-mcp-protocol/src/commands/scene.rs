@@ -227,6 +227,10 @@ pub enum Effect {
     /// `resource.set_property`, `theme.set_item`: set under the undo history, then the
     /// resource file saved.
     ResourceSave,
+    /// `theme.set_item` with no scene open: Godot gives each open scene an undo history,
+    /// so the edit is set and saved outside any; the journal's pre-state of the file is
+    /// what undoes it.
+    ResourceWrite,
     SceneOpen,
     SceneCreate,
     SceneSave,
@@ -269,6 +273,11 @@ pub fn verdict_of(effect: Effect, scene_path: &str) -> Verdict {
             undoable: true,
         },
         Effect::ResourceSave => on_disk("the editor saves the resource file", true),
+        Effect::ResourceWrite => on_disk(
+            "the editor saves the resource file; with no scene open no undo history holds \
+             the edit",
+            false,
+        ),
         Effect::SceneOpen => on_disk("opening changes no file", false),
         Effect::SceneCreate => on_disk("the editor saves the new scene file", false),
         Effect::SceneSave => on_disk("the editor writes the scene file", false),

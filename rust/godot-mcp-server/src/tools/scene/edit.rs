@@ -78,11 +78,14 @@ pub(crate) struct SceneLevel {
     #[serde(flatten)]
     pub verdict: EditVerdict,
     pub command: &'static str,
-    pub scene: String,
+    /// The edited scene; none when a resource file is edited with no scene open.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scene: Option<String>,
 }
 
 /// A plan for an authoring command judged at scene level: it needs an edited scene (its
-/// undo history holds the action), and its verdict comes from the one rule
+/// undo history holds the action; a resource file's save goes without one, see below),
+/// and its verdict comes from the one rule
 /// (the command's `BridgeCommand::KIND`), which the add-on stamps
 /// its reply with too.
 /// `file`: the file it saves (default: the edited scene), whose pre-state the journal
@@ -100,18 +103,17 @@ where
     let effect = P::KIND
         .scene_effect()
         .ok_or_else(|| ToolError::internal(format!("{command} has no scene-level verdict")))?;
-    let Some(active) = active_scene(&state)? else {
-        // A resource file's edit (a Theme .tres) needs no scene of its own, but its undo
-        // action lives in an open scene's history: say so, not only "no scene is open".
-        return Err(match &file {
-            Some(f) => Precondition::ActiveScene.error().hint(format!(
-                "{f} is edited through the editor's undo history, which belongs to an open \
-                 scene: open any scene (open_scene), then call again."
-            )),
-            None => Precondition::ActiveScene.error(),
-        });
+    let active = active_scene(&state)?;
+    // A resource file's edit (a Theme .tres) with no scene open: Godot's undo histories
+    // belong to open scenes, so the add-on sets and saves it outside any (its verdict
+    // says so); the journal records the file's pre-state as for any save.
+    let (file, effect) = match (file, &active) {
+        (Some(f), None) if effect == persistence::Effect::ResourceSave => {
+            (f, persistence::Effect::ResourceWrite)
+        }
+        (_, None) => return Err(Precondition::ActiveScene.error()),
+        (f, Some(a)) => (f.unwrap_or_else(|| a.clone()), effect),
     };
-    let file = file.unwrap_or_else(|| active.clone());
     if file.is_empty() {
         return Err(never_saved());
     }
@@ -146,7 +148,7 @@ fn save_all_plan(
     let effect = SceneLevel {
         verdict: persistence::verdict_of(persistence::Effect::SceneSave, &active).into(),
         command,
-        scene: active.clone(),
+        scene: Some(active.clone()),
     };
     Plan::new(effect, move |_| {
         run_effect_files_as(&state, &cmd::SceneSaveAll {}, Some(active), None, &files)

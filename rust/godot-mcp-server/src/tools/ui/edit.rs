@@ -169,7 +169,8 @@ pub fn tools() -> Vec<ToolDef> {
                 "set_theme_item",
                 "Set a theme item",
                 "Set a color, constant, font, font size, icon or stylebox of a type in a \
-                 Theme .tres through the editor (undo-tracked) and save it.",
+                 Theme .tres through the editor and save it (undo-tracked when a scene is \
+                 open).",
             ),
             |state, a: ThemeItemArgs| {
                 if !matches!(a.path.extension().as_deref(), Some("tres" | "res")) {
