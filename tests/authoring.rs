@@ -904,7 +904,8 @@ async fn real_godot_tile_and_animation_tools_open_edit_and_save_in_one_call() {
         json!({"scene": AT, "save": true, "steps": [
             {"op": "create", "parent": "", "type": "Node2D", "name": "Root"},
             {"op": "create", "parent": ".", "type": "AnimationPlayer", "name": "AP"},
-            {"op": "create", "parent": ".", "type": "TileMapLayer", "name": "Tiles"}]}),
+            {"op": "create", "parent": ".", "type": "TileMapLayer", "name": "Tiles"},
+            {"op": "create", "parent": ".", "type": "Control", "name": "Menu"}]}),
     )
     .await;
     assert_ne!(r.is_error, Some(true), "{:?}", r.structured_content);
@@ -984,6 +985,27 @@ async fn real_godot_tile_and_animation_tools_open_edit_and_save_in_one_call() {
                          {"coords": [3, 4], "source": 0, "atlas": [1, 1]}]}),
     )
     .await;
+    // The cells as saved, read back naming the scene as the edit tools do (`scene`).
+    let cells = call_ok(
+        &client,
+        "get_tilemap_cells",
+        json!({"scene": AT, "node": "Tiles"}),
+    )
+    .await;
+    assert_eq!(cells["cells"].as_array().map(Vec::len), Some(2), "{cells}");
+    // The ui tools too (run 5's ui-main-menu: create, set_anchors_preset, save_scene).
+    call_ok(&client, "open_scene", json!({"path": SCENE})).await;
+    let centred = call_ok(
+        &client,
+        "set_anchors_preset",
+        json!({"node": "Menu", "preset": "center", "scene": AT, "save": true}),
+    )
+    .await;
+    assert_eq!(
+        (&centred["opens"], &centred["saves"]),
+        (&json!(AT), &json!(AT)),
+        "{centred}"
+    );
     // A scene that is not there: refused, nothing opened or saved.
     let e = call_err(
         &client,
@@ -1020,11 +1042,13 @@ async fn real_godot_tile_and_animation_tools_open_edit_and_save_in_one_call() {
         "extends SceneTree\nfunc _init():\n\tvar s = load(\"res://at.tscn\").instantiate()\n\
          \tvar t: TileMapLayer = s.get_node(\"Tiles\")\n\
          \tprint(\"CELLS=\", t.get_used_cells().size(), \" SOURCES=\", t.tile_set.get_source_count())\n\
+         \tprint(\"MENU_ANCHORS=\", s.get_node(\"Menu\").anchor_left, \",\", s.get_node(\"Menu\").anchor_bottom)\n\
          \tquit()\n",
     )
     .unwrap();
     let printed = run_godot(&godot, p, &["--script", "res://count_cells.gd"]);
     assert!(printed.contains("CELLS=2 SOURCES=1"), "{printed}");
+    assert!(printed.contains("MENU_ANCHORS=0.5,0.5"), "{printed}");
     support::assert_no_panic_logged(&log);
 }
 

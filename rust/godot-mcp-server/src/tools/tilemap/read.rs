@@ -47,6 +47,8 @@ pub fn tools() -> Vec<ToolDef> {
 #[serde(deny_unknown_fields)]
 pub struct CellsArgs {
     /// The .tscn.
+    // `scene` too: the tile map's edit tools name the scene so (run 5, tiles-paint-floor).
+    #[serde(alias = "scene")]
     path: ResPath,
     /// The TileMapLayer's node path from the root.
     node: String,

@@ -18,6 +18,7 @@ use crate::honesty::InSceneOrNull;
 use crate::respath::ResPath;
 use crate::rules::{SafetyClass, Toolset};
 use crate::tools::ToolDef;
+use crate::tools::editor::in_scene;
 use crate::tools::editor::present;
 use crate::tools::scene::edit::{authoring_plan, editor_meta, node_edit, reply_fields, wire_name};
 
@@ -50,6 +51,12 @@ pub struct OverrideArgs {
     name: String,
     /// As in set_theme_item; null removes the override.
     value: Value,
+    /// The .tscn to edit, opened if need be.
+    #[serde(default)]
+    scene: Option<ResPath>,
+    /// Save the scene after the edit.
+    #[serde(default)]
+    save: bool,
 }
 
 /// `Control.LayoutPreset`, by name.
@@ -80,6 +87,12 @@ pub struct AnchorsArgs {
     /// Control node path from the scene root.
     node: String,
     preset: LayoutPreset,
+    /// The .tscn to edit, opened if need be.
+    #[serde(default)]
+    scene: Option<ResPath>,
+    /// Save the scene after the edit.
+    #[serde(default)]
+    save: bool,
 }
 
 /// What `add_container` creates.
@@ -119,6 +132,12 @@ pub struct ContainerArgs {
     /// MarginContainer: margin on every side, in pixels.
     #[serde(default)]
     margin: Option<i64>,
+    /// The .tscn to edit, opened if need be.
+    #[serde(default)]
+    scene: Option<ResPath>,
+    /// Save the scene after the edit.
+    #[serde(default)]
+    save: bool,
 }
 
 reply_fields!(
@@ -206,7 +225,9 @@ pub fn tools() -> Vec<ToolDef> {
                     name: a.name,
                     value: a.value,
                 };
-                node_edit::<_, OverrideSet, InSceneOrNull>(state, "set_property", a.node, p)
+                in_scene(state, a.scene, a.save, move |state| {
+                    node_edit::<_, OverrideSet, InSceneOrNull>(state, "set_property", a.node, p)
+                })
             },
         ),
         ToolDef::planned(
@@ -223,7 +244,9 @@ pub fn tools() -> Vec<ToolDef> {
                     node: a.node.clone(),
                     preset: wire_name(a.preset),
                 };
-                node_edit::<_, AnchorsSet, InSceneOrNull>(state, "set_property", a.node, p)
+                in_scene(state, a.scene, a.save, move |state| {
+                    node_edit::<_, AnchorsSet, InSceneOrNull>(state, "set_property", a.node, p)
+                })
             },
         ),
         ToolDef::planned(
@@ -244,7 +267,9 @@ pub fn tools() -> Vec<ToolDef> {
                     columns: a.columns.map(i64::from),
                     margin: a.margin,
                 };
-                node_edit::<_, ContainerAdded, InSceneOrNull>(state, "create", a.parent, p)
+                in_scene(state, a.scene, a.save, move |state| {
+                    node_edit::<_, ContainerAdded, InSceneOrNull>(state, "create", a.parent, p)
+                })
             },
         ),
     ]
