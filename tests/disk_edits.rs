@@ -1093,3 +1093,58 @@ async fn real_godot_set_setting_reads_a_new_value_by_the_settings_type() {
         assert!(log.contains(want), "{want}:\n{log}");
     }
 }
+
+/// Issue #40 item 1, create_resource: a JSON value was written as JSON says it, so
+/// `"#ff0000"` for a StyleBoxFlat's `bg_color` became a String that Godot drops on load
+/// (the answer said written). Now each property is written as the type the class (or a
+/// base) declares in the class reference, and a resource-typed property given a string is
+/// refused with the tool that loads a file. Godot loads the colour back. Red without
+/// `declared_text` in create_resource (`bg_color = "#ff0000"`).
+#[tokio::test]
+async fn real_godot_create_resource_writes_each_property_as_its_declared_type() {
+    let Some(godot) = support::godot_bin("create_resource types values by the class reference")
+    else {
+        return;
+    };
+    let project = support::demo_copy();
+    let p = project.path();
+    let client = support::connect(p).await;
+    support::call_ok(
+        &client,
+        "create_resource",
+        json!({"path": "res://panel.tres", "type": "StyleBoxFlat", "confirm": true,
+               "properties": {"bg_color": "#ff0000", "border_color": [0, 0, 1],
+                              "content_margin_left": 3, "corner_radius_top_left": 4}}),
+    )
+    .await;
+    let text = std::fs::read_to_string(p.join("panel.tres")).unwrap();
+    assert!(text.contains("bg_color = Color(1, 0, 0, 1)"), "{text}");
+    assert!(text.contains("border_color = Color(0, 0, 1, 1)"), "{text}");
+    let e = support::call_err(
+        &client,
+        "create_resource",
+        json!({"path": "res://t.tres", "type": "Theme", "confirm": true,
+               "properties": {"default_font": "res://icon.svg"}}),
+    )
+    .await;
+    assert_eq!(e["param"], "properties.default_font", "{e}");
+    assert!(
+        e["hint"]
+            .as_str()
+            .unwrap()
+            .contains("set_resource_property"),
+        "{e}"
+    );
+    assert!(!p.join("t.tres").exists());
+    client.cancel().await.unwrap();
+    std::fs::write(
+        p.join("read_panel.gd"),
+        "extends SceneTree\nfunc _init():\n\tvar s: StyleBoxFlat = load(\"res://panel.tres\")\n\tprint(\"PANEL \", s.bg_color, \" \", s.border_color, \" \", s.corner_radius_top_left)\n\tquit()\n",
+    )
+    .unwrap();
+    let log = support::run_godot(&godot, p, &["--script", "res://read_panel.gd"]);
+    assert!(
+        log.contains("PANEL (1.0, 0.0, 0.0, 1.0) (0.0, 0.0, 1.0, 1.0) 4"),
+        "{log}"
+    );
+}

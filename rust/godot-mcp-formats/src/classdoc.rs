@@ -55,6 +55,21 @@ impl ClassDb {
         }
         out
     }
+
+    /// The type `class` (or the nearest base that declares it) gives its property `name`.
+    pub fn member_type(&self, class: &str, name: &str) -> Option<&str> {
+        std::iter::once(class.to_string())
+            .chain(self.chain(class))
+            .find_map(|c| {
+                let m = self
+                    .classes
+                    .get(&c)?
+                    .members
+                    .iter()
+                    .find(|m| m.name == name)?;
+                Some(m.ty.name.as_str())
+            })
+    }
 }
 
 /// One class (or built-in type) of the reference.
@@ -351,6 +366,33 @@ mod tests {
         assert_eq!(pos.default.as_deref(), Some("Vector2(0, 0)"));
         // A bare --doctool writes empty descriptions; they are dropped, not kept as "".
         assert!(c.description.is_empty() && m.description.is_empty());
+    }
+
+    /// A member's type comes from the class or the nearest base that declares it.
+    #[test]
+    fn a_members_type_is_found_up_the_chain() {
+        let node2d = parse_class_xml(NODE2D).unwrap();
+        let canvas = ClassDoc {
+            name: "CanvasItem".into(),
+            inherits: Some("Node".into()),
+            members: vec![MemberDoc {
+                name: "modulate".into(),
+                ty: TypeRef {
+                    name: "Color".into(),
+                    enum_name: None,
+                },
+                ..MemberDoc::default()
+            }],
+            ..ClassDoc::default()
+        };
+        let db = ClassDb::new(
+            "4.4".into(),
+            [("Node2D".into(), node2d), ("CanvasItem".into(), canvas)].into(),
+        );
+        assert_eq!(db.member_type("Node2D", "position"), Some("Vector2"));
+        assert_eq!(db.member_type("Node2D", "modulate"), Some("Color"));
+        assert_eq!(db.member_type("Node2D", "nothing"), None);
+        assert_eq!(db.member_type("Nowhere", "position"), None);
     }
 
     #[test]

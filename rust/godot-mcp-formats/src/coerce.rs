@@ -485,3 +485,17 @@ fn constant_value(t: &str, d: &Declared, constant: &dyn Fn(&str) -> Option<i64>)
     }
     one(t)
 }
+
+/// A JSON value as Godot text of the declared Variant type `ty`: `"#203040"` for a Color
+/// is `Color(0.1254902, 0.1882353, 0.2509804, 1)`, `[1280, 720]` for a Vector2i
+/// `Vector2i(1280, 720)`. `Ok(None)` when JSON already says it (a String, Array,
+/// Dictionary or any-Variant property) or `ty` is not a Variant type (a class): the
+/// caller writes the JSON as it is. An error names the type's accepted forms.
+pub fn json_as_declared_text(json: &serde_json::Value, ty: &str) -> Result<Option<String>, String> {
+    if !TYPE_NAMES.contains(&ty) || matches!(ty, "Nil" | "String" | "Array" | "Dictionary") {
+        return Ok(None);
+    }
+    let asked = Value::from_json(json).map_err(|e| e.to_string())?;
+    let typed = coerce(&asked, &Declared::of(ty), &|_| None).map_err(|e| e.to_string())?;
+    Ok(crate::variant::to_text(&typed))
+}

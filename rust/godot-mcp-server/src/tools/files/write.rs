@@ -478,7 +478,7 @@ fn plan_create_resource(
 /// is a file Godot cannot load. A `script` property given as a `res://` path is that
 /// script, not a string.
 fn resource_text(
-    state: &AppState,
+    state: &Arc<AppState>,
     type_name: &str,
     properties: &Map<String, Value>,
 ) -> Result<String, ToolError> {
@@ -516,15 +516,61 @@ fn resource_text(
         }
         None => format!("[gd_resource type=\"{type_name}\" format=3]\n\n[resource]\n"),
     };
+    // An engine class's property is written as the type the class declares (`"#ff0000"`
+    // for a Color is a Color, not a String Godot would drop on load); the class reference
+    // is asked only for a value JSON cannot type by itself (a string, array or object).
+    let untyped = |v: &Value| matches!(v, Value::String(_) | Value::Array(_) | Value::Object(_));
+    let db = if script.is_none() && properties.values().any(untyped) {
+        tokio::runtime::Handle::try_current()
+            .ok()
+            .and_then(|h| h.block_on(crate::tools::classref::class_db(state)).ok())
+    } else {
+        None
+    };
     for (key, value) in properties {
         check_property_key(key)?;
         if key == "script" && script.is_some() {
             continue;
         }
-        let v = variant::plain_json_text(value, &format!("properties.{key}"))?;
+        let param = format!("properties.{key}");
+        let v = match db.as_deref() {
+            Some(db) if untyped(value) => declared_text(db, type_name, key, value, &param)?,
+            _ => None,
+        };
+        let v = match v {
+            Some(v) => v,
+            None => variant::plain_json_text(value, &param)?,
+        };
         text.push_str(&format!("{key} = {v}\n"));
     }
     Ok(text)
+}
+
+/// `value` as Godot text of `class.key`'s declared type `ty` (`None`: as JSON says it).
+/// A resource-typed property is refused for a string: this tool writes values, not the
+/// `ext_resource` a `res://` file needs.
+fn declared_text(
+    db: &godot_mcp_formats::classdoc::ClassDb,
+    class: &str,
+    key: &str,
+    value: &Value,
+    param: &str,
+) -> Result<Option<String>, ToolError> {
+    let Some(ty) = db.member_type(class, key) else {
+        return Ok(None);
+    };
+    if ty == "Resource" || db.chain(ty).iter().any(|c| c == "Resource") {
+        return Err(ToolError::invalid_params(
+            param,
+            format!("{class}.{key} is a {ty} (a resource), which create_resource does not load"),
+        )
+        .hint(format!(
+            "Create the file without {key}, then set it with set_resource_property \
+             (it loads a res:// file)."
+        )));
+    }
+    godot_mcp_formats::coerce::json_as_declared_text(value, ty)
+        .map_err(|e| ToolError::invalid_params(param, format!("{class}.{key} is a {ty}: {e}")))
 }
 
 /// The `class_name` the GDScript at `path` declares.

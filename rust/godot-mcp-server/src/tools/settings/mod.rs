@@ -267,18 +267,14 @@ fn typed_setting_text(
     let Some(ty) = ty.filter(|t| !matches!(t.as_str(), "Nil" | "Dictionary" | "Array")) else {
         return plain();
     };
-    if ty == "String" {
-        return plain();
+    match godot_mcp_formats::coerce::json_as_declared_text(value, &ty) {
+        Ok(Some(text)) => Ok(text),
+        Ok(None) => plain(),
+        Err(e) => Err(ToolError::invalid_params(
+            &param,
+            format!("{name} is a {ty}: {e}"),
+        )),
     }
-    let asked = variant::Value::from_json(value)
-        .map_err(|e| ToolError::invalid_params(&param, e.to_string()))?;
-    let typed = godot_mcp_formats::coerce::coerce(
-        &asked,
-        &godot_mcp_formats::coerce::Declared::of(&ty),
-        &|_| None,
-    )
-    .map_err(|e| ToolError::invalid_params(&param, format!("{name} is a {ty}: {e}")))?;
-    variant::to_text(&typed).map_or_else(plain, Ok)
 }
 
 fn plan_set_setting(
