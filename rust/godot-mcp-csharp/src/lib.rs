@@ -6,6 +6,7 @@
 //!
 //! Only the server links this crate: the editor add-on never carries a C parser.
 
+#![warn(unreachable_pub)]
 pub mod msbuild;
 pub mod project;
 pub mod script;

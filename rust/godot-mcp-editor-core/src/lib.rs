@@ -26,6 +26,7 @@
 //! - [`client`]: the add-on's socket thread and reply path (std only; the editor crate's
 //!   plugin drives it from the main thread).
 #![forbid(unsafe_code)]
+#![warn(unreachable_pub)]
 
 pub mod authoring;
 pub mod batch;

@@ -10,7 +10,7 @@ use crate::{ADDON_VERSION, engine_version, switch};
 
 #[derive(GodotClass)]
 #[class(tool, init, base = RefCounted)]
-pub struct GodotMcp {
+pub(crate) struct GodotMcp {
     base: Base<RefCounted>,
 }
 

@@ -35,7 +35,7 @@ struct SnippetNodes {
 }
 
 /// The dock's nodes.
-pub struct Dock {
+pub(crate) struct Dock {
     root: Gd<ScrollContainer>,
     connection: Gd<Label>,
     server: Gd<Label>,
@@ -116,7 +116,7 @@ fn setup_button(
 
 impl Dock {
     /// Build the dock and add it to the editor's right dock.
-    pub fn new(plugin: &mut Gd<EditorPlugin>, ctx: DockContext) -> Self {
+    pub(crate) fn new(plugin: &mut Gd<EditorPlugin>, ctx: DockContext) -> Self {
         let mut root = ScrollContainer::new_alloc();
         root.set_name("Godot MCP");
         root.set_horizontal_scroll_mode(ScrollMode::DISABLED);
@@ -182,7 +182,7 @@ impl Dock {
     }
 
     /// Show the feed if it changed since the last call; otherwise one atomic load.
-    pub fn refresh(&mut self, feed: &Feed) {
+    pub(crate) fn refresh(&mut self, feed: &Feed) {
         let version = feed.version();
         if self.shown == Some(version) {
             return;
@@ -235,7 +235,7 @@ impl Dock {
     }
 
     /// Take the dock out of the editor and free it.
-    pub fn remove(mut self, plugin: &mut Gd<EditorPlugin>) {
+    pub(crate) fn remove(mut self, plugin: &mut Gd<EditorPlugin>) {
         plugin.remove_control_from_docks(&self.root.clone().upcast::<Control>());
         self.root.queue_free();
     }

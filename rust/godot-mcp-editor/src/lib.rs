@@ -40,6 +40,7 @@
 //! No panic may cross into Godot: callbacks report problems with `godot_error!` and return.
 //! The one `unsafe` item is the entry point below.
 
+#![warn(unreachable_pub)]
 mod api;
 mod capture;
 mod dock;

@@ -55,7 +55,7 @@ const MONITORS: [(&str, Monitor, f64); 18] = [
 ];
 
 /// Every monitor's value now, by wire name.
-pub fn snapshot() -> Value {
+pub(crate) fn snapshot() -> Value {
     let perf = Performance::singleton();
     let mut out = Map::new();
     for (name, monitor, scale) in MONITORS {

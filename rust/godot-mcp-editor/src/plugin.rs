@@ -35,7 +35,7 @@ const FRAME_BUDGET: Duration = Duration::from_millis(50);
 
 #[derive(GodotClass)]
 #[class(tool, init, base = EditorPlugin)]
-pub struct GodotMcpEditorPlugin {
+pub(crate) struct GodotMcpEditorPlugin {
     /// Whether the executor runs. Off by default; follows the switch once a frame while the
     /// plugin is in the tree, and is forced off when it leaves.
     enabled: bool,

@@ -58,7 +58,7 @@ struct PendingShot {
 
 #[derive(GodotClass)]
 #[class(init, base = SceneTree)]
-pub struct GodotMcpProbe {
+pub(crate) struct GodotMcpProbe {
     stream: Option<Stream>,
     inbuf: Vec<u8>,
     held: Vec<Held>,

@@ -38,17 +38,17 @@ use serde_json::Value;
 use crate::probe_kit::{answer, make_event, refuse};
 
 /// The clock frame, for the input recorder (`probe_observe`).
-pub static FRAME: AtomicU64 = AtomicU64::new(0);
+pub(crate) static FRAME: AtomicU64 = AtomicU64::new(0);
 
 /// The frame an input received now is first seen on by `_physics_process` (Godot
 /// stamps it for the next physics tick).
-pub fn frame_of_input() -> u64 {
+pub(crate) fn frame_of_input() -> u64 {
     FRAME.load(Ordering::Relaxed) + 1
 }
 
 /// Which hook runs.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Hook {
+pub(crate) enum Hook {
     Physics,
     Process,
 }
@@ -75,7 +75,7 @@ struct Pending {
 
 /// The clock's state between frames.
 #[derive(Default)]
-pub struct Clock {
+pub(crate) struct Clock {
     /// The agent holds the clock.
     held: bool,
     /// Physics ticks run while the probe watched.
@@ -93,18 +93,24 @@ pub struct Clock {
 
 impl Clock {
     /// Held from the first frame (`--godot-mcp-paused`): frame 0 is the scene loaded.
-    pub fn start_held(&mut self, tree: &mut Gd<SceneTree>) {
+    pub(crate) fn start_held(&mut self, tree: &mut Gd<SceneTree>) {
         self.held = true;
         tree.set_pause(true);
     }
 
     /// Inputs scheduled whose release has not been delivered.
-    pub fn held_inputs(&self) -> u64 {
+    pub(crate) fn held_inputs(&self) -> u64 {
         self.scheduled.iter().filter(|s| !s.pressed).count() as u64
     }
 
     /// `input` with `at_frame`: the press on that frame, the release `hold` frames later.
-    pub fn schedule(&mut self, id: u64, event: ProbeEvent, at: u64, hold: u64) -> Option<Value> {
+    pub(crate) fn schedule(
+        &mut self,
+        id: u64,
+        event: ProbeEvent,
+        at: u64,
+        hold: u64,
+    ) -> Option<Value> {
         if at <= self.frame {
             return Some(refuse(
                 id,
@@ -133,7 +139,7 @@ impl Clock {
     }
 
     /// Releases what scheduled input pressed, and forgets the rest; how many.
-    pub fn release_all(&mut self) -> usize {
+    pub(crate) fn release_all(&mut self) -> usize {
         let all = std::mem::take(&mut self.scheduled);
         let pressed: Vec<_> = all
             .iter()
@@ -151,7 +157,7 @@ impl Clock {
         pressed.len()
     }
 
-    pub fn pause(&mut self, id: u64, tree: &mut Gd<SceneTree>) -> Vec<Value> {
+    pub(crate) fn pause(&mut self, id: u64, tree: &mut Gd<SceneTree>) -> Vec<Value> {
         let mut out = self.finish(tree);
         if !self.held {
             self.game_paused = tree.is_paused();
@@ -168,7 +174,7 @@ impl Clock {
         out
     }
 
-    pub fn resume(&mut self, id: u64, tree: &mut Gd<SceneTree>) -> Vec<Value> {
+    pub(crate) fn resume(&mut self, id: u64, tree: &mut Gd<SceneTree>) -> Vec<Value> {
         let mut out = self.finish(tree);
         self.let_go(tree);
         out.push(answer(
@@ -182,7 +188,7 @@ impl Clock {
     }
 
     /// The agent lets go of the clock (resume, or the server is lost).
-    pub fn let_go(&mut self, tree: &mut Gd<SceneTree>) {
+    pub(crate) fn let_go(&mut self, tree: &mut Gd<SceneTree>) {
         if self.held {
             self.held = false;
             tree.set_pause(self.game_paused);
@@ -201,7 +207,12 @@ impl Clock {
         }
     }
 
-    pub fn step(&mut self, id: u64, tree: &mut Gd<SceneTree>, step: ClockStep) -> Option<Value> {
+    pub(crate) fn step(
+        &mut self,
+        id: u64,
+        tree: &mut Gd<SceneTree>,
+        step: ClockStep,
+    ) -> Option<Value> {
         if self.pending.is_some() {
             return Some(refuse(
                 id,
@@ -252,7 +263,7 @@ impl Clock {
 
     /// One hook: closes what the last tick or iteration finished (answers due now),
     /// then decides whether this tick or iteration runs.
-    pub fn hook(&mut self, hook: Hook, tree: &mut Gd<SceneTree>) -> Vec<Value> {
+    pub(crate) fn hook(&mut self, hook: Hook, tree: &mut Gd<SceneTree>) -> Vec<Value> {
         let mut out = Vec::new();
         let iteration = Engine::singleton().get_process_frames();
         let new_iteration = iteration != self.last_iteration;
@@ -484,7 +495,10 @@ fn trailing_identifier(expression: &str) -> &str {
 /// as named inputs: its value, or why not (`parse_error`/`execute_failed`, the
 /// Expression's own text; `method_not_called`: the expression ends in a method's name,
 /// which Godot reads as a Callable, not the method's result).
-pub fn evaluate(tree: &Gd<SceneTree>, expression: &str) -> Result<Variant, (&'static str, String)> {
+pub(crate) fn evaluate(
+    tree: &Gd<SceneTree>,
+    expression: &str,
+) -> Result<Variant, (&'static str, String)> {
     let mut expr = new_expression()?;
     let (names, values) = singletons();
     parsed(&mut expr, expression, &names)?;

@@ -7,13 +7,13 @@ use std::io;
 
 /// A connected control stream.
 #[cfg(unix)]
-pub type Stream = std::os::unix::net::UnixStream;
+pub(crate) type Stream = std::os::unix::net::UnixStream;
 /// A connected control stream.
 #[cfg(windows)]
-pub type Stream = std::net::TcpStream;
+pub(crate) type Stream = std::net::TcpStream;
 
 /// Connects to `endpoint` as the server passed it (`--godot-mcp-endpoint=`).
-pub fn connect(endpoint: &str) -> io::Result<Stream> {
+pub(crate) fn connect(endpoint: &str) -> io::Result<Stream> {
     #[cfg(unix)]
     {
         Stream::connect(endpoint)

@@ -42,7 +42,7 @@ struct PendingSample {
 
 /// What the probe keeps between frames for these requests.
 #[derive(Default)]
-pub struct State {
+pub(crate) struct State {
     recorder: Option<Gd<GodotMcpRecorder>>,
     samples: Vec<PendingSample>,
 }
@@ -50,7 +50,7 @@ pub struct State {
 /// Records the InputEvents the game receives (see the module docs).
 #[derive(GodotClass)]
 #[class(init, base = Node)]
-pub struct GodotMcpRecorder {
+pub(crate) struct GodotMcpRecorder {
     started: Option<Instant>,
     events: Vec<RecordedEvent>,
     /// Events not in the replayable form (motion, joypad, echoes …), by class.
@@ -124,7 +124,7 @@ fn wire_event(event: &Gd<InputEvent>) -> Option<(ProbeEvent, bool)> {
 
 /// Answers `request` (one of this module's); `None`: the answer comes from [`tick`]
 /// on a later frame.
-pub fn handle(
+pub(crate) fn handle(
     state: &mut State,
     root: Option<Gd<Window>>,
     id: u64,
@@ -303,7 +303,7 @@ fn record_stop(state: &mut State, id: u64) -> Value {
 }
 
 /// One frame passed: samples due now, answered.
-pub fn tick(state: &mut State, root: Option<Gd<Window>>) -> Vec<Value> {
+pub(crate) fn tick(state: &mut State, root: Option<Gd<Window>>) -> Vec<Value> {
     if state.samples.is_empty() {
         return Vec::new();
     }

@@ -37,6 +37,7 @@
 //! The parsers never panic, whatever the input. A malformed file is an error
 //! with a 1-based line and column, never a partial result.
 #![forbid(unsafe_code)]
+#![warn(unreachable_pub)]
 
 /// Declares a Godot value enum: the scalars every value model shares (nil, bool, int,
 /// float, string, string name), written here once, then the enum's own variants.

@@ -191,7 +191,7 @@ pub(crate) struct FileHeader<'s> {
 }
 
 impl<'s> FileHeader<'s> {
-    pub fn read(
+    pub(crate) fn read(
         src: &'s str,
         preamble: &[Property],
         first: Option<Section>,
@@ -256,11 +256,11 @@ impl<'s> FileHeader<'s> {
         Ok(header)
     }
 
-    pub fn string(&mut self, name: &str) -> Result<Option<String>, ParseError> {
+    pub(crate) fn string(&mut self, name: &str) -> Result<Option<String>, ParseError> {
         string_attr(self.src, &mut self.section, name)
     }
 
-    pub fn required_string(&mut self, name: &str) -> Result<String, ParseError> {
+    pub(crate) fn required_string(&mut self, name: &str) -> Result<String, ParseError> {
         required_string_attr(self.src, &mut self.section, name)
     }
 }
@@ -360,7 +360,7 @@ pub(crate) struct ResourceTables {
 }
 
 impl ResourceTables {
-    pub fn add_ext(&mut self, src: &str, mut section: Section) -> Result<(), ParseError> {
+    pub(crate) fn add_ext(&mut self, src: &str, mut section: Section) -> Result<(), ParseError> {
         if let Some(p) = section.properties.first() {
             return Err(p.mark.error(
                 src,
@@ -391,7 +391,7 @@ impl ResourceTables {
         Ok(())
     }
 
-    pub fn add_sub(&mut self, src: &str, mut section: Section) -> Result<(), ParseError> {
+    pub(crate) fn add_sub(&mut self, src: &str, mut section: Section) -> Result<(), ParseError> {
         let id = required_string_attr(src, &mut section, "id")?;
         let resource_type = required_string_attr(src, &mut section, "type")?;
         if let Some(&previous) = self.sub_index.get(&id) {
@@ -414,7 +414,7 @@ impl ResourceTables {
         Ok(())
     }
 
-    pub fn check_refs(&self, src: &str, refs: &[RefSite]) -> Result<(), ParseError> {
+    pub(crate) fn check_refs(&self, src: &str, refs: &[RefSite]) -> Result<(), ParseError> {
         for r in refs {
             let id = r.id(src);
             let (known, what) = if r.external {
@@ -433,7 +433,7 @@ impl ResourceTables {
         Ok(())
     }
 
-    pub fn ext_link(&self, id: &str) -> Option<ExtLink> {
+    pub(crate) fn ext_link(&self, id: &str) -> Option<ExtLink> {
         let e = self.ext.get(*self.ext_index.get(id)?)?;
         Some(ExtLink {
             id: e.id.clone(),
@@ -442,12 +442,12 @@ impl ResourceTables {
         })
     }
 
-    pub fn ext_type(&self, id: &str) -> Option<&str> {
+    pub(crate) fn ext_type(&self, id: &str) -> Option<&str> {
         Some(&self.ext.get(*self.ext_index.get(id)?)?.resource_type)
     }
 
     /// Resolves `ExtResource`/`SubResource` values; anything else is `None`.
-    pub fn link(&self, value: &Literal) -> Option<ResourceLink> {
+    pub(crate) fn link(&self, value: &Literal) -> Option<ResourceLink> {
         match value {
             Literal::ExtResource(id) => self.ext_link(id).map(ResourceLink::External),
             Literal::SubResource(id) => self

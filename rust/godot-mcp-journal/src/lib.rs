@@ -39,6 +39,7 @@
 //!
 //! The recovery model as built is documented in `docs/recovery.md`.
 #![forbid(unsafe_code)]
+#![warn(unreachable_pub)]
 
 pub mod artifact;
 pub mod change;

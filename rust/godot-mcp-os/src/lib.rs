@@ -24,6 +24,7 @@
 //! compile-checked for macOS and Windows targets on a Linux machine
 //! (`scripts/cross-check.sh`).
 
+#![warn(unreachable_pub)]
 pub mod paths;
 mod process_seam;
 pub mod process_table;

@@ -3,7 +3,7 @@
 use crate::process_seam::{PinnedSignal, ProcStat, ProcessTable, parse_stat};
 
 /// Linux: `/proc`, process groups, pidfds.
-pub struct Procfs;
+pub(crate) struct Procfs;
 
 impl Procfs {
     fn raw_stat(pid: i32) -> Option<ProcStat> {

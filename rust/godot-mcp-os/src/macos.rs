@@ -9,7 +9,7 @@ use std::ffi::{CStr, c_int, c_void};
 use crate::process_seam::{ProcStat, ProcessTable};
 
 /// macOS: libproc and sysctl.
-pub struct Libproc;
+pub(crate) struct Libproc;
 
 fn bsdinfo(pid: i32) -> Option<libc::proc_bsdinfo> {
     if pid <= 0 {

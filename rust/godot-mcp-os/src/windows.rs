@@ -19,7 +19,7 @@ use crate::process_seam::{JobState, ProcStat, ProcessTable};
 use crate::win_handle::{Owned, creation_time};
 
 /// Windows: process handles.
-pub struct Win32;
+pub(crate) struct Win32;
 
 /// Pid and creation time, read through one handle: the handle pins the
 /// process object, so both belong to the same process. `Z` once it exited (the

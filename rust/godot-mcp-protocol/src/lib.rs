@@ -29,6 +29,7 @@
 //!
 //! Every frame is one JSON object on one line (newline-delimited JSON over loopback TCP).
 #![forbid(unsafe_code)]
+#![warn(unreachable_pub)]
 
 pub mod clients;
 pub mod commands;

@@ -11,7 +11,7 @@ use godot_mcp_protocol::probe::{
     self, ClockReply, ClockUnit, ProbeEvent, ProbeRefusal, StepReply, Watch, WatchRow, watch_error,
 };
 
-pub struct Clock {
+pub(crate) struct Clock {
     base: u64,
     free_since: Option<Instant>,
     connected_at: Instant,
@@ -20,7 +20,7 @@ pub struct Clock {
 }
 
 impl Clock {
-    pub fn new(held: bool) -> Self {
+    pub(crate) fn new(held: bool) -> Self {
         let now = Instant::now();
         Self {
             base: 0,
@@ -30,14 +30,14 @@ impl Clock {
         }
     }
 
-    pub fn frame(&self) -> u64 {
+    pub(crate) fn frame(&self) -> u64 {
         self.base
             + self
                 .free_since
                 .map_or(0, |t| t.elapsed().as_millis() as u64 / 16)
     }
 
-    pub fn pause(&mut self) -> ClockReply {
+    pub(crate) fn pause(&mut self) -> ClockReply {
         self.base = self.frame();
         self.free_since = None;
         ClockReply {
@@ -46,7 +46,7 @@ impl Clock {
         }
     }
 
-    pub fn resume(&mut self) -> ClockReply {
+    pub(crate) fn resume(&mut self) -> ClockReply {
         self.base = self.frame();
         self.free_since = Some(Instant::now());
         ClockReply {
@@ -56,7 +56,7 @@ impl Clock {
     }
 
     /// A property of the stand-in game on the current frame.
-    pub fn property(&self, node: &str, property: &str) -> probe::Value {
+    pub(crate) fn property(&self, node: &str, property: &str) -> probe::Value {
         self.property_at(node, property, self.frame())
     }
 
@@ -78,7 +78,7 @@ impl Clock {
     /// The stand-in's Expression: `frame >= N` and `frame == N` are evaluated; text
     /// ending in an operator is Godot's parse error (`1 +`: "Expected expression."); any
     /// other text is its own value (a String, truthy when not empty, as in Godot).
-    pub fn evaluate(&self, expression: &str) -> Result<probe::Value, ProbeRefusal> {
+    pub(crate) fn evaluate(&self, expression: &str) -> Result<probe::Value, ProbeRefusal> {
         parse(expression)?;
         let frame = self.frame();
         let parts: Vec<&str> = expression.split_whitespace().collect();
@@ -94,7 +94,12 @@ impl Clock {
         Ok(probe::Value::String(expression.to_string()))
     }
 
-    pub fn schedule(&mut self, event: ProbeEvent, at: u64, hold: u64) -> Result<(), ProbeRefusal> {
+    pub(crate) fn schedule(
+        &mut self,
+        event: ProbeEvent,
+        at: u64,
+        hold: u64,
+    ) -> Result<(), ProbeRefusal> {
         let frame = self.frame();
         if at <= frame {
             return Err(ProbeRefusal::new(
@@ -111,12 +116,12 @@ impl Clock {
     }
 
     /// Scheduled releases not yet delivered.
-    pub fn held_inputs(&self) -> u64 {
+    pub(crate) fn held_inputs(&self) -> u64 {
         self.scheduled.iter().filter(|s| !s.2).count() as u64
     }
 
     /// Releases what was pressed, forgets the rest; how many were released.
-    pub fn release_all(&mut self) -> u64 {
+    pub(crate) fn release_all(&mut self) -> u64 {
         let all = std::mem::take(&mut self.scheduled);
         all.iter()
             .filter(|r| !r.2 && !all.iter().any(|p| p.2 && p.1 == r.1 && p.0 <= r.0))
@@ -126,7 +131,7 @@ impl Clock {
     /// A step; like the probe, an `until` or watch expression that does not parse is
     /// refused before any frame runs, and a watch that fails is its error in the row.
     #[allow(clippy::too_many_arguments)]
-    pub fn step(
+    pub(crate) fn step(
         &mut self,
         frames: u64,
         unit: ClockUnit,

@@ -96,7 +96,7 @@ fn body_line(function: &str) -> i64 {
 }
 
 /// Connects to `uri` and runs the game until the connection ends.
-pub async fn run(uri: String, breakpoints: Option<String>, stopped: watch::Sender<bool>) {
+pub(crate) async fn run(uri: String, breakpoints: Option<String>, stopped: watch::Sender<bool>) {
     let Some(addr) = uri.strip_prefix("tcp://") else {
         eprintln!("standin: --remote-debug takes tcp://host:port");
         return;

@@ -8,7 +8,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 /// The editor's godot_mcp add-on, in an editor with no scene open: finds the server in
 /// the project's discovery file once the editor has "loaded", says hello with the
 /// token, and answers each request as the add-on does (no scene: `no_active_scene`).
-pub async fn editor_addon(root: String) {
+pub(crate) async fn editor_addon(root: String) {
     use godot_mcp_protocol::{
         AddonMessage, BRIDGE_PROTOCOL_VERSION, BridgeError, DISCOVERY_RELATIVE_PATH, Discovery,
         ErrorCode, Hello, Outcome, Reply, ServerMessage,

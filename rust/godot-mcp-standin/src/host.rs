@@ -3,12 +3,12 @@
 //! refuses launches there, docs/platforms.md).
 
 #[cfg(unix)]
-pub type Stream = tokio::net::UnixStream;
+pub(crate) type Stream = tokio::net::UnixStream;
 #[cfg(windows)]
-pub type Stream = tokio::net::TcpStream;
+pub(crate) type Stream = tokio::net::TcpStream;
 
 /// Connects to the control endpoint (a socket path; Windows: `tcp:<addr>`).
-pub async fn connect(endpoint: &str) -> std::io::Result<Stream> {
+pub(crate) async fn connect(endpoint: &str) -> std::io::Result<Stream> {
     #[cfg(windows)]
     let endpoint = endpoint.strip_prefix("tcp:").unwrap_or(endpoint);
     Stream::connect(endpoint).await
@@ -16,12 +16,12 @@ pub async fn connect(endpoint: &str) -> std::io::Result<Stream> {
 
 /// SIGTERM (Windows: Ctrl-Break, its nearest polite stop).
 #[cfg(unix)]
-pub struct Term(tokio::signal::unix::Signal);
+pub(crate) struct Term(tokio::signal::unix::Signal);
 #[cfg(windows)]
-pub struct Term(tokio::signal::windows::CtrlBreak);
+pub(crate) struct Term(tokio::signal::windows::CtrlBreak);
 
 impl Term {
-    pub fn install() -> Self {
+    pub(crate) fn install() -> Self {
         #[cfg(unix)]
         let s = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate());
         #[cfg(windows)]
@@ -29,7 +29,7 @@ impl Term {
         Self(s.expect("SIGTERM handler"))
     }
 
-    pub async fn recv(&mut self) -> Option<()> {
+    pub(crate) async fn recv(&mut self) -> Option<()> {
         self.0.recv().await
     }
 }

@@ -44,6 +44,7 @@
 //! With `--remote-debug tcp://host:port` it connects to that debugger and runs the
 //! sample game script under it (see `debug_game`).
 #![forbid(unsafe_code)]
+#![warn(unreachable_pub)]
 
 mod clock;
 mod debug_game;

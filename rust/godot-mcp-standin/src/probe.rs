@@ -44,7 +44,7 @@ fn screenshot(max_bytes: Option<u64>) -> Result<ScreenshotReply, ProbeRefusal> {
 /// Connects to the control socket, says hello with the nonce, answers commands
 /// one JSON line at a time. When the server goes away: releases held input at
 /// once and quits `GODOT_MCP_PROBE_QUIT_MS` (15 s) later.
-pub async fn probe(
+pub(crate) async fn probe(
     endpoint: String,
     nonce: String,
     stopped: tokio::sync::watch::Receiver<bool>,

@@ -26,7 +26,7 @@ const FIND_APPROX: i64 = 1;
 /// call: the undo history's do and undo of every animation edit.
 #[derive(GodotClass)]
 #[class(tool, no_init, base = RefCounted)]
-pub struct GodotMcpAnimationState {
+pub(crate) struct GodotMcpAnimationState {
     state: Gd<Animation>,
 }
 

@@ -23,7 +23,7 @@ use godot_mcp_editor_core::command::Command;
 /// do and the undo of a theme item edit, so that undo leaves the file as it was.
 #[derive(GodotClass)]
 #[class(tool, no_init, base = RefCounted)]
-pub struct GodotMcpThemeItem {
+pub(crate) struct GodotMcpThemeItem {
     kind: i32,
     name: StringName,
     theme_type: StringName,
