@@ -104,6 +104,15 @@ pub enum Step {
         mode: i32,
         terrains: Vec<Terrain>,
     },
+    /// A tile's collision on a physics layer becomes one polygon (tile coordinates, the
+    /// centre at 0, 0; empty: the whole tile).
+    TileCollision {
+        node: NodeRef,
+        source_id: i32,
+        atlas: [i32; 2],
+        physics_layer: i32,
+        polygon: Vec<[f64; 2]>,
+    },
 }
 
 pub use godot_mcp_protocol::commands::{
@@ -586,6 +595,33 @@ pub(crate) fn steps(a: c::Steps) -> Result<Command, BridgeError> {
                     node: r(node)?,
                     mode,
                     terrains,
+                }
+            }
+            c::Step::TileCollision {
+                node,
+                source_id,
+                atlas,
+                physics_layer,
+                polygon,
+            } => {
+                let finite = polygon.iter().flatten().all(|v| v.is_finite());
+                if source_id < 0
+                    || physics_layer < 0
+                    || !finite
+                    || polygon.len() > 1000
+                    || (!polygon.is_empty() && polygon.len() < 3)
+                {
+                    return Err(invalid(format!(
+                        "{at}: source_id and physics_layer are at least 0; a polygon is 3 to \
+                         1000 finite points (none: the whole tile)"
+                    )));
+                }
+                Step::TileCollision {
+                    node: r(node)?,
+                    source_id,
+                    atlas,
+                    physics_layer,
+                    polygon,
                 }
             }
         };

@@ -30,7 +30,8 @@ use super::ctx::{
 use super::physics::fit;
 use super::plan::{Op, Prepared};
 use super::tilemap::{
-    grid_cells, tile_cells, tileset_atlas, tileset_physics_layer, tileset_terrain_set,
+    grid_cells, tile_cells, tile_collision, tileset_atlas, tileset_physics_layer,
+    tileset_terrain_set,
 };
 use crate::variant::{checked_value, reads_back};
 
@@ -346,6 +347,13 @@ fn check(root: &Gd<Node>, p: &mut Prepared, step: &Step) -> Result<(), BridgeErr
             mode,
             terrains,
         } => tileset_terrain_set(root, p, node, *mode, terrains)?,
+        Step::TileCollision {
+            node,
+            source_id,
+            atlas,
+            physics_layer,
+            polygon,
+        } => tile_collision(root, p, node, *source_id, *atlas, *physics_layer, polygon)?,
     }
     p.created.push(created);
     Ok(())

@@ -401,6 +401,106 @@ pub(super) fn tileset_physics_layer(
     Ok(())
 }
 
+/// A `tile_collision` step: the tile's collision on a physics layer becomes one polygon
+/// (Godot's tile coordinates, the centre at 0, 0; none given: the whole tile). Its undo puts
+/// the tile's polygons on that layer back as they were.
+#[allow(clippy::too_many_arguments, reason = "one step's fields")]
+pub(super) fn tile_collision(
+    root: &Gd<Node>,
+    p: &mut Prepared,
+    node: &NodeRef,
+    source_id: i32,
+    atlas: [i32; 2],
+    layer: i32,
+    polygon: &[[f64; 2]],
+) -> Result<(), BridgeError> {
+    let (n, is_new) = p.node(root, node)?;
+    let (ts, fresh) = tile_set_of(p, &n, is_new, None)?;
+    let now = ts.get_physics_layers_count();
+    let layers = now + p.added(&ts, "physics");
+    if layer >= layers {
+        return Err(failed(format!(
+            "{}'s TileSet has {layers} physics layer(s), so no layer {layer}: add one with \
+             set_tileset_physics_layer",
+            n.get_name()
+        )));
+    }
+    let source = ts
+        .get_source(source_id)
+        .and_then(|s| s.try_cast::<TileSetAtlasSource>().ok())
+        .ok_or_else(|| {
+            failed(format!(
+                "{}'s TileSet has no atlas source {source_id}",
+                n.get_name()
+            ))
+        })?;
+    let coords = Vector2i::new(atlas[0], atlas[1]);
+    let td = source
+        .get_tile_data(coords, 0)
+        .filter(|_| source.has_tile(coords))
+        .ok_or_else(|| {
+            failed(format!(
+                "atlas source {source_id} has no tile at ({}, {})",
+                atlas[0], atlas[1]
+            ))
+        })?;
+    let points: PackedVector2Array = if polygon.is_empty() {
+        let half = source.get_texture_region_size().to_vector2() / 2.0;
+        [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)]
+            .into_iter()
+            .map(|(x, y)| Vector2::new(x * half.x, y * half.y))
+            .collect()
+    } else {
+        polygon
+            .iter()
+            .map(|[x, y]| Vector2::new(*x as f32, *y as f32))
+            .collect()
+    };
+    // A layer this action adds holds no polygon yet.
+    let old: Vec<PackedVector2Array> = if layer < now {
+        (0..td.get_collision_polygons_count(layer))
+            .map(|i| td.get_collision_polygon_points(layer, i))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    if fresh {
+        let mut td = td;
+        td.set_collision_polygons_count(layer, 1);
+        td.set_collision_polygon_points(layer, 0, &points);
+        return Ok(());
+    }
+    let target = obj(&td);
+    p.ops.push(Op::Do {
+        target: target.clone(),
+        method: "set_collision_polygons_count",
+        args: vec![layer.to_variant(), 1.to_variant()],
+    });
+    p.ops.push(Op::Do {
+        target: target.clone(),
+        method: "set_collision_polygon_points",
+        args: vec![layer.to_variant(), 0.to_variant(), points.to_variant()],
+    });
+    // Undo runs backwards: the count first, then each polygon's points.
+    for (i, pts) in old.iter().enumerate() {
+        p.ops.push(Op::UndoCall {
+            target: target.clone(),
+            method: "set_collision_polygon_points",
+            args: vec![
+                layer.to_variant(),
+                (i as i32).to_variant(),
+                pts.to_variant(),
+            ],
+        });
+    }
+    p.ops.push(Op::UndoCall {
+        target,
+        method: "set_collision_polygons_count",
+        args: vec![layer.to_variant(), (old.len() as i32).to_variant()],
+    });
+    Ok(())
+}
+
 /// A `tileset_terrain_set` step: a terrain set with its terrains added to the layer's TileSet.
 pub(super) fn tileset_terrain_set(
     root: &Gd<Node>,

@@ -484,6 +484,16 @@ pub enum Step {
         mode: i32,
         terrains: Vec<Terrain>,
     },
+    /// A tile's collision on a physics layer becomes one polygon, in Godot's tile
+    /// coordinates ((0, 0) the tile's centre); empty: the whole tile.
+    #[cfg_attr(feature = "schema", schemars(skip))]
+    TileCollision {
+        node: String,
+        source_id: i32,
+        atlas: [i32; 2],
+        physics_layer: i32,
+        polygon: Vec<[f64; 2]>,
+    },
 }
 
 impl Step {
