@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::ToolError;
 use crate::respath::ResPath;
-use crate::tools::common::{FileKind, paged_args};
+use crate::tools::kit::common::{FileKind, paged_args};
 
 use super::index::{RefSite, indexed, normalize};
 use super::page::{Page, PageWith, page, with};

@@ -15,8 +15,8 @@ use super::page::blocking;
 use crate::error::{ErrorCode, ToolError};
 use crate::respath::ResPath;
 use crate::state::AppState;
-use crate::tools::common::FileKind;
-use crate::tools::common::{read_small, walk_files};
+use crate::tools::kit::common::FileKind;
+use crate::tools::kit::common::{read_small, walk_files};
 
 #[derive(Debug, Clone)]
 pub(super) struct FileInfo {

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use crate::error::ToolError;
 use crate::state::AppState;
 use crate::tools::Also;
-use crate::tools::common::page_limit;
+use crate::tools::kit::common::page_limit;
 
 /// Page size when the caller gives none.
 const DEFAULT_LIMIT: u32 = 100;

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::error::ToolError;
 use crate::respath::ResPath;
-use crate::tools::common::{FileKind, paged_args};
+use crate::tools::kit::common::{FileKind, paged_args};
 
 use super::index::{Index, Issue, RefKind, indexed, normalize};
 use super::page::{Page, PageWith, page, with};

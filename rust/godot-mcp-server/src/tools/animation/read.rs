@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::error::ToolError;
 use crate::respath::ResPath;
 use crate::rules::Toolset;
-use crate::tools::common::count_param;
+use crate::tools::kit::common::count_param;
 use crate::tools::scene::nodes::{Doc, load_doc, typed};
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 

@@ -44,7 +44,7 @@ pub struct BusLayoutArgs {
 fn project_layout(state: &AppState) -> Result<(String, &'static str), ToolError> {
     let pg = ResPath::parse("res://project.godot").map_err(|e| ToolError::internal(e.0))?;
     let real = state.project.resolve("path", &pg)?;
-    let text = crate::tools::common::read_text(state, "path", &pg, &real)?;
+    let text = crate::tools::kit::common::read_text(state, "path", &pg, &real)?;
     let info = godot_mcp_formats::parse_project(&text)
         .map_err(|e| crate::tools::scene::read::parse_error(&pg, &e))?;
     let set = info

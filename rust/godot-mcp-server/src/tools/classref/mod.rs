@@ -35,7 +35,7 @@ use godot_mcp_formats::classdoc::parse_class_xml;
 use crate::error::{ErrorCode, ToolError};
 use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::{AppState, LoadedClassDb};
-use crate::tools::godot_process::{doctool, engine_version, godot, tail, temp_folder};
+use crate::tools::kit::godot_process::{doctool, engine_version, godot, tail, temp_folder};
 use crate::tools::{ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {

@@ -33,7 +33,7 @@ use crate::respath::ResPath;
 use crate::rules::RuntimeFlags;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::dotnet::{MAKE_CSPROJ, csprojs};
+use crate::tools::kit::dotnet::{MAKE_CSPROJ, csprojs};
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
@@ -258,7 +258,7 @@ async fn run_build(
         } else {
             &stderr
         };
-        crate::tools::godot_process::tail_lines(text, 15)
+        crate::tools::kit::godot_process::tail_lines(text, 15)
     });
     let truncated = all.len() > MAX_DIAGNOSTICS;
     Ok(BuildOut {

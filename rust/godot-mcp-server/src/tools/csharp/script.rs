@@ -14,7 +14,7 @@ use serde::Serialize;
 use crate::error::{ErrorCode, ToolError};
 use crate::respath::ResPath;
 use crate::state::AppState;
-use crate::tools::common::{read_text, walk_scripts};
+use crate::tools::kit::common::{read_text, walk_scripts};
 use std::sync::Arc;
 
 /// A C# script as list_scripts and get_node_script report it.

@@ -9,7 +9,7 @@ use crate::planes::project::Expect;
 use crate::respath::ResPath;
 use crate::rules::{EffectKind, Precondition, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::common::{Walk, project_too_large, walk_project};
+use crate::tools::kit::common::{Walk, project_too_large, walk_project};
 use crate::tools::{Call, Out, Plan, ToolDef, ToolMeta};
 use godot_mcp_protocol::commands::{self as cmd, BridgeCommand};
 use schemars::JsonSchema;

@@ -21,12 +21,12 @@ use crate::planes::project::{self as plane, Expect};
 use crate::respath::ResPath;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::common::{
+use crate::tools::csharp::{BuildCheck, Check};
+use crate::tools::kit::common::{
     DELETED_UNDO_HINT, check_property_key, head, is_identifier, not_undoable, on_disk,
     script_header_gd, script_of_class,
 };
-use crate::tools::csharp::{BuildCheck, Check};
-use crate::tools::godot_process::{CHECK_TIMEOUT, ParseErrorItem, check_gd, godot};
+use crate::tools::kit::godot_process::{CHECK_TIMEOUT, ParseErrorItem, check_gd, godot};
 use crate::tools::{Plan, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
@@ -338,16 +338,18 @@ fn plan_create_script(
         // C#: Godot's template, the class named as the file.
         (None, base) if cs => {
             let base = base.unwrap_or_else(|| "Node".into());
-            crate::tools::dotnet::cs_template(&args.path.to_string(), &base).ok_or_else(|| {
-                ToolError::invalid_params(
-                    "path",
-                    format!(
-                        "{} and {base} must be C# names: a C# script's class is named as \
+            crate::tools::kit::dotnet::cs_template(&args.path.to_string(), &base).ok_or_else(
+                || {
+                    ToolError::invalid_params(
+                        "path",
+                        format!(
+                            "{} and {base} must be C# names: a C# script's class is named as \
                              its file",
-                        args.path
-                    ),
-                )
-            })?
+                            args.path
+                        ),
+                    )
+                },
+            )?
         }
         (None, base) => {
             let base = base.unwrap_or_else(|| "Node".into());
@@ -368,8 +370,8 @@ fn plan_create_script(
     }
     let mut persistence = Persistence::written_to_disk();
     if cs {
-        persistence.hint =
-            crate::tools::dotnet::missing_csproj_hint(state.project.root()).map(str::to_string);
+        persistence.hint = crate::tools::kit::dotnet::missing_csproj_hint(state.project.root())
+            .map(str::to_string);
     }
     let path = args.path.clone();
     let plan = plan_write_checked(

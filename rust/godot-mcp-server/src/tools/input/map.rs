@@ -104,7 +104,7 @@ async fn get_input_action(Call { state, args, .. }: Call<ActionArgs>) -> Out<Inp
     check_action_name(&args.action).map_err(|e| e.param("action"))?;
     let pg = ResPath::parse("res://project.godot").map_err(|e| ToolError::internal(e.0))?;
     let real = state.project.resolve("path", &pg)?;
-    let text = crate::tools::common::read_text(&state, "path", &pg, &real)?;
+    let text = crate::tools::kit::common::read_text(&state, "path", &pg, &real)?;
     let info = godot_mcp_formats::parse_project(&text)
         .map_err(|e| crate::tools::scene::read::parse_error(&pg, &e))?;
     let Some(action) = info.input_actions.iter().find(|a| a.name == args.action) else {

@@ -22,8 +22,8 @@ use crate::planes::project::{self as plane, Expect};
 use crate::respath::ResPath;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::common::on_disk;
-use crate::tools::common::read_text;
+use crate::tools::kit::common::on_disk;
+use crate::tools::kit::common::read_text;
 use crate::tools::scene::composite::write_each;
 use crate::tools::{Plan, ToolDef, ToolMeta};
 

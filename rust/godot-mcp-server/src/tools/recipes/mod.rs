@@ -290,7 +290,7 @@ pub(crate) fn layer_bits(
 fn layer_names(state: &AppState, kind: &str) -> Result<Vec<(u32, String)>, ToolError> {
     let pg = ResPath::parse("res://project.godot").map_err(|e| ToolError::internal(e.0))?;
     let real = state.project.resolve("path", &pg)?;
-    let text = crate::tools::common::read_text(state, "path", &pg, &real)?;
+    let text = crate::tools::kit::common::read_text(state, "path", &pg, &real)?;
     let info = godot_mcp_formats::parse_project(&text)
         .map_err(|e| crate::tools::scene::read::parse_error(&pg, &e))?;
     Ok((1..=32)

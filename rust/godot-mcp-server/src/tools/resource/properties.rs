@@ -19,7 +19,7 @@ use crate::error::ToolError;
 use crate::honesty::absent_when_none;
 use crate::respath::ResPath;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
-use crate::tools::common::{page_limit, paged_args};
+use crate::tools::kit::common::{page_limit, paged_args};
 use crate::tools::scene::nodes::{Doc, load_doc};
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 

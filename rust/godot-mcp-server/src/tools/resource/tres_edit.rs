@@ -125,7 +125,7 @@ pub(crate) fn read_model<T>(
     class: &str,
     model: impl FnOnce(&Resource) -> Result<T, String>,
 ) -> Result<(T, String), ToolError> {
-    let text = crate::tools::common::read_text(state, "path", path, real)?;
+    let text = crate::tools::kit::common::read_text(state, "path", path, real)?;
     let res = godot_mcp_formats::parse_resource(&text)
         .map_err(|e| crate::tools::scene::read::parse_error(path, &e))?;
     require_class(path, &res, class)?;

@@ -13,7 +13,7 @@ use crate::error::ToolError;
 use crate::respath::ResPath;
 use crate::rules::Toolset;
 use crate::state::AppState;
-use crate::tools::common::read_text;
+use crate::tools::kit::common::read_text;
 use crate::tools::scene::read::parse_error;
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 

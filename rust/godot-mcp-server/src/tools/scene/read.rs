@@ -15,7 +15,7 @@ use crate::honesty::absent_when_none;
 use crate::respath::ResPath;
 use crate::rules::{SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::common::read_text;
+use crate::tools::kit::common::read_text;
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
@@ -98,7 +98,7 @@ pub struct ProjectInfo {
     // default tools/list has no tokens to spare for it (tests/contract.rs's budget).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<Value>")]
-    dotnet: Option<crate::tools::dotnet::DotnetInfo>,
+    dotnet: Option<crate::tools::kit::dotnet::DotnetInfo>,
 }
 
 // godot-mcp-formats serializes these; it does not depend on schemars, so their schemas
@@ -137,7 +137,7 @@ async fn project_info(Call { state, .. }: Call<ProjectInfoArgs>) -> Out<ProjectI
     let real = state.project.resolve("path", &path)?;
     let text = read_text(&state, "path", &path, &real)?;
     let info = godot_mcp_formats::parse_project(&text).map_err(|e| parse_error(&path, &e))?;
-    let dotnet = crate::tools::dotnet::dotnet_info(state.project.root(), &info);
+    let dotnet = crate::tools::kit::dotnet::dotnet_info(state.project.root(), &info);
     Ok(ProjectInfo {
         dotnet,
         sections: info.sections.iter().map(|s| s.tag.clone()).collect(),

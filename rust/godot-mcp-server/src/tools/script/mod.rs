@@ -24,12 +24,12 @@ use crate::planes::project::{self as plane, Expect};
 use crate::respath::ResPath;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::common::head;
-pub use crate::tools::common::{ScriptHeader, script_header_gd};
-use crate::tools::common::{page_limit, paged_args, read_text, walk_scripts};
 use crate::tools::files::write::{parse_checked, plan_write, require_script_path};
-pub use crate::tools::godot_process::ParseErrorItem;
-use crate::tools::godot_process::{CHECK_TIMEOUT, check_gd, godot};
+use crate::tools::kit::common::head;
+pub use crate::tools::kit::common::{ScriptHeader, script_header_gd};
+use crate::tools::kit::common::{page_limit, paged_args, read_text, walk_scripts};
+pub use crate::tools::kit::godot_process::ParseErrorItem;
+use crate::tools::kit::godot_process::{CHECK_TIMEOUT, check_gd, godot};
 use crate::tools::scene::nodes::some_node_paths;
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 use csharp::cs_index;
@@ -666,7 +666,7 @@ fn plan_patch_script(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::godot_process::parse_check_output;
+    use crate::tools::kit::godot_process::parse_check_output;
 
     /// Captured: tests/fixtures/godot-4.4.1/check_only (README there).
     const BAD_STDERR: &str =

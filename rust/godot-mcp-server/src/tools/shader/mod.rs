@@ -28,12 +28,12 @@ use crate::planes::project::{self as plane, Expect};
 use crate::respath::ResPath;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::common::read_text;
 use crate::tools::editor::{
     EditReply, blocking_as, godot_value, node_plan_as, query_as, reply_fields,
 };
 use crate::tools::files::write::plan_write;
-use crate::tools::godot_process::{godot, run_supervised, tail_lines, temp_folder};
+use crate::tools::kit::common::read_text;
+use crate::tools::kit::godot_process::{godot, run_supervised, tail_lines, temp_folder};
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 use godot_mcp_protocol::commands as cmd;
 

@@ -17,7 +17,7 @@ use crate::planes::project::{self as plane, Expect, JournalCall};
 use crate::respath::ResPath;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::common::{not_undoable, on_disk, read_small, walk_files};
+use crate::tools::kit::common::{not_undoable, on_disk, read_small, walk_files};
 use crate::tools::{Also, Plan, ToolDef, ToolMeta};
 
 /// The metadata of a file tool that may overwrite or delete (every tool of `organize` but
