@@ -475,7 +475,7 @@ fn serve(args: ServeArgs) -> ExitCode {
         state.log.startup(LoggingLevel::Info, &line);
     }
     if let Some(bridge) = bridge {
-        crate::tools::editor::settle_late_replies(&state, &bridge);
+        crate::tools::kit::editor::settle_late_replies(&state, &bridge);
         let class_of: crate::planes::editor::ClassOf = {
             let served = Arc::downgrade(&served);
             Arc::new(move |tool: &str| {

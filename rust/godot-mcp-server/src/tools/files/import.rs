@@ -71,11 +71,11 @@ pub struct RescanArgs {
 /// Sends a bridge command that acts (a scan): like `editor::ask`, but a lost answer
 /// may have started it.
 fn editor_act<P: BridgeCommand>(state: &AppState, p: &P) -> Result<Value, ToolError> {
-    let (command, bridge) = (P::METHOD, crate::tools::editor::connected(state)?);
+    let (command, bridge) = (P::METHOD, crate::tools::kit::editor::connected(state)?);
     match bridge.request(
         command,
         p.params(),
-        crate::tools::editor::editor_timeout(state),
+        crate::tools::kit::editor::editor_timeout(state),
     ) {
         Ok(v) => Ok(v),
         Err(RequestFailure::Editor(e)) => Err(ToolError::new(ErrorCode::EditorError, e.message)),
@@ -107,7 +107,7 @@ fn scan_and_wait(state: &AppState, limit: Duration) -> Result<Scanned, ToolError
     let v = editor_act(state, &cmd::FilesystemScan {})?;
     let before = v["scans_finished"].as_u64().unwrap_or(0);
     loop {
-        let s = crate::tools::editor::ask(state, &cmd::FilesystemStatus {}, None)?;
+        let s = crate::tools::kit::editor::ask(state, &cmd::FilesystemStatus {}, None)?;
         let waited = start.elapsed().as_millis() as u64;
         if s["scanning"] == json!(false) && s["scans_finished"].as_u64().unwrap_or(0) > before {
             return Ok(Scanned {
@@ -641,7 +641,7 @@ fn wait_for_import(state: &AppState, dest: &ResPath, limit: Duration) -> ImportO
         waited_ms: None,
         timed_out: None,
     };
-    if crate::tools::editor::connected(state).is_err() {
+    if crate::tools::kit::editor::connected(state).is_err() {
         return pending(
             false,
             "no editor is connected: Godot imports the file when an editor opens the project \

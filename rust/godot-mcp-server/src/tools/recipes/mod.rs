@@ -19,7 +19,7 @@ use crate::honesty::{EditReply, InTransaction};
 use crate::respath::ResPath;
 use crate::rules::{SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::editor::{connected, godot_value, query_as, run_effect_as};
+use crate::tools::kit::editor::{connected, godot_value, query_as, run_effect_as};
 use crate::tools::{Plan, ToolDef, ToolMeta};
 
 /// A tool's metadata: editor tools that change the scene have the editor-runtime effect.
@@ -30,7 +30,7 @@ pub(crate) const fn meta(
     description: &'static str,
     class: SafetyClass,
 ) -> ToolMeta {
-    crate::tools::editor::meta(name, title, description, class, toolset)
+    crate::tools::kit::editor::meta(name, title, description, class, toolset)
 }
 
 /// The steps of one recipe, built in order as the protocol's typed steps; `create`
@@ -497,7 +497,7 @@ fn plan_in_scene(
     // The edited scene, asked only when it decides something (a named scene to open, a
     // save to journal): a plain edit is one request, as before.
     let active = if scene.is_some() || save {
-        crate::tools::editor::active_scene(&state)?
+        crate::tools::kit::editor::active_scene(&state)?
     } else {
         None
     };
@@ -539,7 +539,7 @@ fn plan_in_scene(
     }
     // A path naming a node an earlier step makes is that step's "$N" (after a new
     // scene's root step is gone, so paths are from its root).
-    steps.steps = crate::tools::editor::own_paths(steps.steps);
+    steps.steps = crate::tools::kit::editor::own_paths(steps.steps);
     let (effect, mut apply, check) = requests("create_nodes", steps.steps, asked, around);
     if named {
         // Opened by this call: the steps run there only, never on a scene another
@@ -564,7 +564,7 @@ fn plan_in_scene(
     Ok(Plan {
         effect,
         apply: Box::new(move |_| {
-            type Done = EditReply<crate::tools::editor::NoReplyFields>;
+            type Done = EditReply<crate::tools::kit::editor::NoReplyFields>;
             let mut created = None;
             if let Some((root, folder)) = create {
                 // Godot saves into an existing folder only: make the scene's folder

@@ -294,7 +294,7 @@ async fn capture_editor(Call { state, args, .. }: Call<EditorShotArgs>) -> Out<S
     let v = loop {
         let (st, p) = (state.clone(), request.clone());
         let v = tokio::task::spawn_blocking(move || {
-            crate::tools::editor::ask(&st, &p, p.node.as_deref())
+            crate::tools::kit::editor::ask(&st, &p, p.node.as_deref())
         })
         .await
         .map_err(|e| ToolError::internal(format!("editor request task failed: {e}")))??;

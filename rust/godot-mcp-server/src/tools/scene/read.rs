@@ -360,7 +360,7 @@ fn editor_is_editing(state: &AppState, path: &ResPath) -> bool {
     ) {
         return false;
     }
-    crate::tools::editor::ask(state, &godot_mcp_protocol::commands::EditorState {}, None)
+    crate::tools::kit::editor::ask(state, &godot_mcp_protocol::commands::EditorState {}, None)
         .ok()
         .and_then(|v| {
             v.get("active_scene")
@@ -394,12 +394,12 @@ async fn get_scene_tree(Call { state, args, .. }: Call<SceneTreeArgs>) -> Out<Sc
         .map_err(|e| ToolError::internal(format!("editor task failed: {e}")))?
     };
     if live {
-        return crate::tools::editor::blocking_as(move || {
+        return crate::tools::kit::editor::blocking_as(move || {
             let page = godot_mcp_protocol::commands::SceneTree {
                 offset: offset as usize,
                 limit: limit as usize,
             };
-            let reply: LiveReply = crate::tools::editor::query_as(&state, &page, None)?;
+            let reply: LiveReply = crate::tools::kit::editor::query_as(&state, &page, None)?;
             Ok(SceneTree {
                 source: "editor",
                 node_count: reply.node_count,

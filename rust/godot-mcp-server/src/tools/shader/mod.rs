@@ -28,11 +28,11 @@ use crate::planes::project::{self as plane, Expect};
 use crate::respath::ResPath;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::editor::{
-    EditReply, blocking_as, godot_value, node_plan_as, query_as, reply_fields,
-};
 use crate::tools::files::write::plan_write;
 use crate::tools::kit::common::read_text;
+use crate::tools::kit::editor::{
+    EditReply, blocking_as, godot_value, node_plan_as, query_as, reply_fields,
+};
 use crate::tools::kit::godot_process::{godot, run_supervised, tail_lines, temp_folder};
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 use godot_mcp_protocol::commands as cmd;
@@ -154,14 +154,14 @@ struct UniformFields {
     /// The uniform's value now, as a Godot value.
     #[serde(
         default,
-        deserialize_with = "crate::tools::editor::present",
+        deserialize_with = "crate::tools::kit::editor::present",
         skip_serializing_if = "Option::is_none"
     )]
     value: Option<Value>,
     /// Its value before, as a Godot value.
     #[serde(
         default,
-        deserialize_with = "crate::tools::editor::present",
+        deserialize_with = "crate::tools::kit::editor::present",
         skip_serializing_if = "Option::is_none"
     )]
     previous: Option<Value>,
@@ -179,7 +179,7 @@ struct MaterialUniform {
     hint: Option<i64>,
     hint_string: Option<String>,
     /// The material's value, as a Godot value.
-    #[serde(deserialize_with = "crate::tools::editor::present")]
+    #[serde(deserialize_with = "crate::tools::kit::editor::present")]
     value: Option<Value>,
 }
 

@@ -12,9 +12,9 @@ use godot_mcp_protocol::commands as cmd;
 use crate::error::ToolError;
 use crate::respath::ResPath;
 use crate::rules::{SafetyClass, Toolset};
+use crate::tools::kit::editor::editor_read;
 use crate::tools::recipes::tool::recipe;
 use crate::tools::recipes::{color, meta, new_resource, vec2, vec3};
-use crate::tools::scene::edit::editor_read;
 use crate::tools::{NoFields, ToolDef};
 
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]

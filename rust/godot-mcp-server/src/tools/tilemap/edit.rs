@@ -9,9 +9,9 @@ use serde::{Deserialize, Serialize};
 use crate::error::ToolError;
 use crate::respath::ResPath;
 use crate::rules::{SafetyClass, Toolset};
-use crate::tools::editor::in_scene;
+use crate::tools::kit::editor::editor_read;
+use crate::tools::kit::editor::in_scene;
 use crate::tools::recipes::{LayerRef, Steps, StepsEffect, StepsReply, layer_bits, meta, plan};
-use crate::tools::scene::edit::editor_read;
 use crate::tools::spatial::{CellsReply, cells_request};
 use crate::tools::{NoFields, Plan, ToolDef};
 
