@@ -28,11 +28,11 @@ use crate::tools::files::write::{FileEffect, plan_write};
 use crate::tools::kit::editor::NodeCommand;
 use crate::tools::kit::editor::present;
 use crate::tools::kit::editor::{node_edit, reply_fields};
+use crate::tools::kit::scene_doc::Doc;
 use crate::tools::resource::tres_edit::{
     FileEdit, check_expected, edit_args, edit_meta, is_property_name, read_model, require_tres,
     sub_id,
 };
-use crate::tools::scene::nodes::Doc;
 use crate::tools::{Also, Committed, Plan, ToolDef, ToolMeta};
 
 fn meta(name: &'static str, title: &'static str, description: &'static str) -> ToolMeta {

@@ -20,7 +20,7 @@ use crate::honesty::absent_when_none;
 use crate::respath::ResPath;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::tools::kit::common::{page_limit, paged_args};
-use crate::tools::scene::nodes::{Doc, load_doc};
+use crate::tools::kit::scene_doc::{Doc, load_doc};
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {

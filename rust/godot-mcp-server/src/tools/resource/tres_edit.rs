@@ -127,7 +127,7 @@ pub(crate) fn read_model<T>(
 ) -> Result<(T, String), ToolError> {
     let text = crate::tools::kit::common::read_text(state, "path", path, real)?;
     let res = godot_mcp_formats::parse_resource(&text)
-        .map_err(|e| crate::tools::scene::read::parse_error(path, &e))?;
+        .map_err(|e| crate::tools::kit::scene_doc::parse_error(path, &e))?;
     require_class(path, &res, class)?;
     let modelled = model(&res).map_err(|why| {
         ToolError::new(

@@ -139,7 +139,7 @@ fn read_scene(
     }
     let text = read_text(state, param, path, &real)?;
     let scene = godot_mcp_formats::parse_scene(&text)
-        .map_err(|e| crate::tools::scene::read::parse_error(path, &e).param(param))?;
+        .map_err(|e| crate::tools::kit::scene_doc::parse_error(path, &e).param(param))?;
     Ok((text, scene))
 }
 

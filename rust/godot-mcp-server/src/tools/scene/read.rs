@@ -5,17 +5,18 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use godot_mcp_formats::variant;
-use godot_mcp_formats::{Autoload, InputAction, ParseError, ResourceLink};
+use godot_mcp_formats::{Autoload, InputAction, ResourceLink};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 use crate::honesty::absent_when_none;
 use crate::respath::ResPath;
 use crate::rules::{SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::kit::common::read_text;
+use crate::tools::kit::scene_doc::parse_error;
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
@@ -58,21 +59,6 @@ pub fn tools() -> Vec<ToolDef> {
             read_resource,
         ),
     ]
-}
-
-/// A parse failure as a structured tool error: the file, line and column.
-pub(crate) fn parse_error(path: &ResPath, err: &ParseError) -> ToolError {
-    ToolError::new(
-        ErrorCode::ParseError,
-        format!("{path}:{}:{}: {}", err.line(), err.column(), err.message()),
-    )
-    .details(json!({
-        "path": path.to_string(),
-        "line": err.line(),
-        "column": err.column(),
-        "kind": err.kind().code(),
-    }))
-    .hint("The file is not valid Godot text; open it in the editor or fix the reported line.")
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -30,7 +30,7 @@ pub use crate::tools::kit::common::{ScriptHeader, script_header_gd};
 use crate::tools::kit::common::{page_limit, paged_args, read_text, walk_scripts};
 pub use crate::tools::kit::godot_process::ParseErrorItem;
 use crate::tools::kit::godot_process::{CHECK_TIMEOUT, check_gd, godot};
-use crate::tools::scene::nodes::some_node_paths;
+use crate::tools::kit::scene_doc::some_node_paths;
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 use csharp::cs_index;
 

@@ -13,8 +13,8 @@ use crate::error::ToolError;
 use crate::respath::ResPath;
 use crate::rules::{SafetyClass, Toolset};
 use crate::tools::kit::editor::editor_read;
-use crate::tools::recipes::tool::recipe;
-use crate::tools::recipes::{color, meta, new_resource, vec2, vec3};
+use crate::tools::kit::steps::tool::recipe;
+use crate::tools::kit::steps::{color, meta, new_resource, vec2, vec3};
 use crate::tools::{NoFields, ToolDef};
 
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]

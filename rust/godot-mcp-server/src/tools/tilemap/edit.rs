@@ -11,7 +11,7 @@ use crate::respath::ResPath;
 use crate::rules::{SafetyClass, Toolset};
 use crate::tools::kit::editor::editor_read;
 use crate::tools::kit::editor::in_scene;
-use crate::tools::recipes::{LayerRef, Steps, StepsEffect, StepsReply, layer_bits, meta, plan};
+use crate::tools::kit::steps::{LayerRef, Steps, StepsEffect, StepsReply, layer_bits, meta, plan};
 use crate::tools::spatial::{CellsReply, cells_request};
 use crate::tools::{NoFields, Plan, ToolDef};
 

@@ -13,7 +13,7 @@ use crate::error::{ErrorCode, ToolError};
 use crate::respath::ResPath;
 use crate::rules::Toolset;
 use crate::tools::kit::common::count_param;
-use crate::tools::scene::nodes::{Doc, find_node, load_doc, load_scene};
+use crate::tools::kit::scene_doc::{Doc, find_node, load_doc, load_scene};
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
 fn meta(name: &'static str, title: &'static str, description: &'static str) -> ToolMeta {
