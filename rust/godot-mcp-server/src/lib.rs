@@ -120,5 +120,5 @@ pub use tools::classref::{
     ClassDb, DumpClass, MemberKind, SearchKind, lookup_class, merge_descriptions, read_doctool_dir,
     search_classes,
 };
-pub use tools::csharp::find_dotnet;
 pub use tools::csharp::script::{CsIndex, cs_script};
+pub use tools::kit::dotnet_build::find_dotnet;

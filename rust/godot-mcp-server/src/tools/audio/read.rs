@@ -12,7 +12,7 @@ use crate::respath::ResPath;
 use crate::rules::{SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::kit::scene_doc::{Doc, load_doc};
-use crate::tools::resource::tres_edit::require_class;
+use crate::tools::kit::tres_edit::require_class;
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {

@@ -81,8 +81,8 @@ pub struct NoArgs {}
 pub struct CommitArgs {
     /// build: dotnet build after writing; if it fails every file is put back.
     #[serde(default)]
-    #[schemars(schema_with = "crate::tools::csharp::check_schema")]
-    check: Option<crate::tools::csharp::Check>,
+    #[schemars(schema_with = "crate::tools::kit::dotnet_build::check_schema")]
+    check: Option<crate::tools::kit::dotnet_build::Check>,
 }
 
 /// What a change tool answers.
@@ -152,7 +152,7 @@ pub async fn run(
         ChangeTool::Commit => {
             let CommitArgs { check } = decode_args(args)?;
             check
-                .map(|_| crate::tools::csharp::BuildCheck::prepare(state))
+                .map(|_| crate::tools::kit::dotnet_build::BuildCheck::prepare(state))
                 .transpose()?
         }
         _ => {
@@ -235,7 +235,7 @@ async fn commit_checked(
     state: &Arc<AppState>,
     stage: StageHandle,
     operation: &'static str,
-    check: Option<crate::tools::csharp::BuildCheck>,
+    check: Option<crate::tools::kit::dotnet_build::BuildCheck>,
 ) -> Result<(String, Vec<StagedFile>), ToolError> {
     let state = state.clone();
     tokio::task::spawn_blocking(move || {

@@ -544,7 +544,7 @@ pub struct ImportOutcome {
 }
 
 type ImportPlan = Plan<
-    crate::tools::Also<crate::tools::files::write::FileEffect, ImportSource>,
+    crate::tools::Also<crate::tools::kit::file_write::FileEffect, ImportSource>,
     crate::tools::Also<crate::tools::Committed, Imported>,
 >;
 
@@ -610,7 +610,7 @@ fn plan_import_asset(state: Arc<AppState>, args: ImportAssetArgs) -> Result<Impo
         source: real.display().to_string(),
     };
     let st = state.clone();
-    Ok(crate::tools::files::write::plan_write(
+    Ok(crate::tools::kit::file_write::plan_write(
         &state,
         "dest",
         args.dest,

@@ -6,6 +6,10 @@
 //!   applying a command as a journal transaction (`journaled.rs`), its staged form inside
 //!   a change (`staged.rs`), the scene open/save wrapper (`around.rs`), and the shapes of
 //!   an editor tool (`tool.rs`: meta, live read, scene-level authoring plan).
+//! - [`file_write`]: file writes through the one write seam: a planned write, a script
+//!   write and its parse check, telling the editor of the files written.
+//! - [`tres_edit`]: what the file-plane edits of one typed `.tres` share (audio bus
+//!   layouts, VisualShader graphs).
 //! - [`scene_doc`]: scene documents: a .tscn or .tres read and parsed from disk, its
 //!   references, nodes and values, and the parse error.
 //! - [`steps`]: the recipe plumbing: a tool's list of `scene.steps`, applied as one undo
@@ -13,11 +17,16 @@
 //! - [`common`]: small checks and the project walk that many tools share, worded once.
 //! - [`godot_process`]: Godot as a child process (the binary, a supervised run,
 //!   `--version`, `--doctool`, `--check-only`, `--import`).
+//! - [`dotnet_build`]: .NET as a child process: the SDK, a supervised `dotnet build` and its
+//!   diagnostics, and the `check: "build"` of the writes that take it.
 //! - [`dotnet`]: the project's .NET side read from its files (`.csproj`, `[dotnet]`).
 
 pub mod common;
 pub mod dotnet;
+pub mod dotnet_build;
 pub mod editor;
+pub mod file_write;
 pub mod godot_process;
 pub mod scene_doc;
 pub mod steps;
+pub mod tres_edit;

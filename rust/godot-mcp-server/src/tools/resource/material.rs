@@ -21,9 +21,9 @@ use crate::respath::ResPath;
 use crate::rules::Toolset;
 use crate::state::AppState;
 use crate::tools::files::organize::derived_u64;
-use crate::tools::files::write::{FileEffect, plan_write};
 use crate::tools::kit::common::FileKind;
-use crate::tools::resource::tres_edit::{edit_meta, is_property_name};
+use crate::tools::kit::file_write::{FileEffect, plan_write};
+use crate::tools::kit::tres_edit::{edit_meta, is_property_name};
 use crate::tools::scene::ext_ref;
 use crate::tools::{Also, Committed, Plan, ToolDef};
 

@@ -24,10 +24,10 @@ use crate::planes::project::{self as plane, Expect};
 use crate::respath::ResPath;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::files::write::{parse_checked, plan_write, require_script_path};
 use crate::tools::kit::common::head;
 pub use crate::tools::kit::common::{ScriptHeader, script_header_gd};
 use crate::tools::kit::common::{page_limit, paged_args, read_text, walk_scripts};
+use crate::tools::kit::file_write::{parse_checked, plan_write, require_script_path};
 pub use crate::tools::kit::godot_process::ParseErrorItem;
 use crate::tools::kit::godot_process::{CHECK_TIMEOUT, check_gd, godot};
 use crate::tools::kit::scene_doc::some_node_paths;
@@ -215,7 +215,7 @@ async fn check_cs(
     state: &Arc<AppState>,
     paths: &[&ResPath],
 ) -> Result<Vec<CheckedFile>, ToolError> {
-    let built = match crate::tools::csharp::build_for_check(state).await {
+    let built = match crate::tools::kit::dotnet_build::build_for_check(state).await {
         Ok(b) => b,
         Err(e) if e.code == ErrorCode::PreconditionFailed => {
             let why = format!(
@@ -638,7 +638,7 @@ fn hunk_mismatch(base: &str, hunk: &diffy::Hunk<'_, str>) -> (Vec<String>, usize
 fn plan_patch_script(
     state: Arc<AppState>,
     args: PatchScriptArgs,
-) -> Result<crate::tools::files::write::ScriptPlan, ToolError> {
+) -> Result<crate::tools::kit::file_write::ScriptPlan, ToolError> {
     let real = state.project.resolve("path", &args.path)?;
     require_script_path(&args.path)?;
     let base = read_text(&state, "path", &args.path, &real)?;

@@ -23,8 +23,8 @@ use crate::planes::project::Expect;
 use crate::respath::ResPath;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::files::write::{FileEffect, plan_write};
 use crate::tools::kit::common::is_identifier;
+use crate::tools::kit::file_write::{FileEffect, plan_write};
 use crate::tools::{Also, Committed, Plan, ToolDef, ToolMeta};
 
 pub(crate) fn meta(
