@@ -267,7 +267,7 @@ pub(crate) fn check_cs_attach(
     let index = cs_index(state)?;
     let cs = cs_script(&script.to_string(), &text, Some(&index));
     let chain = tokio::runtime::Handle::try_current().ok().and_then(|h| {
-        h.block_on(crate::tools::classref::class_db(state))
+        h.block_on(crate::tools::kit::class_db::class_db(state))
             .ok()
             .filter(|db| db.classes.contains_key(node_class))
             .map(|db| db.chain(node_class))

@@ -14,6 +14,8 @@
 //!   references, nodes and values, and the parse error.
 //! - [`steps`]: the recipe plumbing: a tool's list of `scene.steps`, applied as one undo
 //!   action (physics, navigation, particles, spatial, tile cells, create_nodes).
+//! - [`class_db`]: the class table, Godot's API description from the project's binary
+//!   (`--doctool`), loaded once per engine and cached.
 //! - [`common`]: small checks and the project walk that many tools share, worded once.
 //! - [`godot_process`]: Godot as a child process (the binary, a supervised run,
 //!   `--version`, `--doctool`, `--check-only`, `--import`).
@@ -21,6 +23,7 @@
 //!   diagnostics, and the `check: "build"` of the writes that take it.
 //! - [`dotnet`]: the project's .NET side read from its files (`.csproj`, `[dotnet]`).
 
+pub mod class_db;
 pub mod common;
 pub mod dotnet;
 pub mod dotnet_build;

@@ -104,7 +104,7 @@ async fn get_resource_properties(
             }
         },
     };
-    let (db, declared_note) = match crate::tools::classref::class_db(&state).await {
+    let (db, declared_note) = match crate::tools::kit::class_db::class_db(&state).await {
         Ok(db) => (Some(db), None),
         Err(e) => (
             None,

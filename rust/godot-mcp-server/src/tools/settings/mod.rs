@@ -249,7 +249,7 @@ fn text_type(text: &str) -> Option<&'static str> {
 fn classref_type(state: &Arc<AppState>, name: &str) -> Option<String> {
     let handle = tokio::runtime::Handle::try_current().ok()?;
     let db = handle
-        .block_on(crate::tools::classref::class_db(state))
+        .block_on(crate::tools::kit::class_db::class_db(state))
         .ok()?;
     let ty = db
         .classes
