@@ -11,7 +11,7 @@ use crate::respath::ResPath;
 use crate::tools::kit::common::{FileKind, paged_args};
 
 use super::index::{RefSite, indexed, normalize};
-use super::page::{Page, PageWith, page, with};
+use crate::tools::kit::page::{Page, PageWith, page, with};
 use crate::tools::{Call, Out};
 
 // dependency_graph

@@ -10,6 +10,10 @@
 //!   write and its parse check, telling the editor of the files written.
 //! - [`tres_edit`]: what the file-plane edits of one typed `.tres` share (audio bus
 //!   layouts, VisualShader graphs).
+//! - [`ext_ref`]: a project file as an `[ext_resource]` of a scene or resource text (its
+//!   type and uid, the edit that adds the section), and ids derived, not drawn.
+//! - [`page`]: paging of list answers (a typed `Page`, or the paging fields of a list)
+//!   and the blocking pool disk walks run on.
 //! - [`scene_doc`]: scene documents: a .tscn or .tres read and parsed from disk, its
 //!   references, nodes and values, and the parse error.
 //! - [`steps`]: the recipe plumbing: a tool's list of `scene.steps`, applied as one undo
@@ -28,8 +32,10 @@ pub mod common;
 pub mod dotnet;
 pub mod dotnet_build;
 pub mod editor;
+pub mod ext_ref;
 pub mod file_write;
 pub mod godot_process;
+pub mod page;
 pub mod scene_doc;
 pub mod steps;
 pub mod tres_edit;

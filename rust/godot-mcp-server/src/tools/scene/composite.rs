@@ -24,11 +24,11 @@ use crate::planes::project::{self as plane, Expect, JournalCall};
 use crate::respath::ResPath;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::analysis::paged;
 use crate::tools::kit::common::read_text;
 use crate::tools::kit::common::walk_files;
 use crate::tools::kit::editor::blocking_as;
-use crate::tools::scene::ext_ref;
+use crate::tools::kit::ext_ref;
+use crate::tools::kit::page::paged;
 use crate::tools::{Call, Out, Plan, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
