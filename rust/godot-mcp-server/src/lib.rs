@@ -118,6 +118,6 @@ pub use rules::{ApprovalConfig, SafetyState, Toolset};
 pub use server::TOOLS_LIST_TTL_MS;
 pub use state::AppState;
 pub use tools::classref::{MemberKind, SearchKind, lookup_class, search_classes};
-pub use tools::csharp::script::{CsIndex, cs_script};
 pub use tools::kit::class_db::{ClassDb, DumpClass, merge_descriptions, read_doctool_dir};
+pub use tools::kit::cs_script::{CsIndex, cs_script};
 pub use tools::kit::dotnet_build::find_dotnet;

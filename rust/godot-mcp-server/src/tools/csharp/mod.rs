@@ -1,9 +1,8 @@
 //! build_csharp: `dotnet build` of the project's C# project and MSBuild's diagnostics,
 //! returned as data; the build itself (the SDK, the supervised run, the diagnostics, the
 //! `check: "build"` of the writes that take it) is the kit's: `tools/kit/dotnet_build.rs`.
-//! C# scripts read as Godot's source generators see them are [`script`].
-
-pub mod script;
+//! C# scripts read as Godot's source generators see them are the kit's too
+//! (`tools/kit/cs_script.rs`: the script tools and attach_script read them).
 
 use schemars::JsonSchema;
 use serde::Deserialize;

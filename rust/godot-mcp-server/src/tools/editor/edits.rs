@@ -442,7 +442,7 @@ fn script_signal_tools() -> Vec<ToolDef> {
                     };
                     let reply = ask(&state, &probe, Some(&a.node))?;
                     if let Some(class) = reply.get("class").and_then(Value::as_str) {
-                        crate::tools::csharp::script::check_cs_attach(
+                        crate::tools::kit::cs_script::check_cs_attach(
                             &state, &a.script, &a.node, class,
                         )?;
                     }

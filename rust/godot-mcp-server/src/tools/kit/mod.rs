@@ -23,12 +23,15 @@
 //! - [`common`]: small checks and the project walk that many tools share, worded once.
 //! - [`godot_process`]: Godot as a child process (the binary, a supervised run,
 //!   `--version`, `--doctool`, `--check-only`, `--import`).
+//! - [`cs_script`]: C# scripts as Godot's source generators see them (the class bound
+//!   to the file, its base, exports, signals), and attach_script's rule for a `.cs`.
 //! - [`dotnet_build`]: .NET as a child process: the SDK, a supervised `dotnet build` and its
 //!   diagnostics, and the `check: "build"` of the writes that take it.
 //! - [`dotnet`]: the project's .NET side read from its files (`.csproj`, `[dotnet]`).
 
 pub mod class_db;
 pub mod common;
+pub mod cs_script;
 pub mod dotnet;
 pub mod dotnet_build;
 pub mod editor;

@@ -10,7 +10,7 @@
 //! `patch_script` is a file write like write_script: compare-and-swap on the file's
 //! sha256 and the journal's one write seam (`files::plan_write`).
 
-use crate::tools::csharp::script as csharp;
+use crate::tools::kit::cs_script as csharp;
 
 use std::path::Path;
 use std::sync::Arc;
