@@ -1,19 +1,21 @@
 //! File writes every domain makes through the one write seam (`planes::project`): a
 //! planned write of exact bytes with the plan's view of the target as the expectation
 //! (`STALE` when the file changed in between), its effect as the dry run and the real run
-//! report it, a script write followed by Godot's parse check, and telling a connected
-//! editor of the files written. Used by files, script, shader, visual_shader, settings,
-//! resource, audio and runtime (screenshots); a C# script write may carry the build
-//! check (`check: "build"`, `csharp::BuildCheck`).
+//! report it, a script write followed by Godot's parse check, telling a connected editor
+//! of the files written, and planned writes applied as one journaled change
+//! (`write_each`: the scaffold, cross-scene edits). Used by files, script, shader,
+//! visual_shader, settings, resource, audio, scene, project and runtime (screenshots); a
+//! C# script write may carry the build check (`check: "build"`, `BuildCheck`).
 
 use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::Serialize;
+use serde_json::{Map, Value};
 
 use crate::error::ToolError;
 use crate::honesty::{Persistence, Undo};
-use crate::planes::project::{self as plane, Expect};
+use crate::planes::project::{self as plane, Expect, JournalCall};
 use crate::respath::ResPath;
 use crate::state::AppState;
 use crate::tools::Plan;
@@ -238,4 +240,50 @@ pub(crate) fn tell_editor(state: &AppState, paths: &[String]) {
             None => return,
         }
     }
+}
+
+/// What applying planned writes adds: each file's transaction, in order.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Written {
+    transaction_ids: Vec<Option<String>>,
+}
+
+/// Apply planned writes as one journaled change, each with the pre-state its bytes
+/// were computed from (`None`: the file must still be absent): every file is written,
+/// or — should one fail midway — every file is put back before the answer, which says
+/// so (`planes::project::apply_change`). Every file reports the change's transaction.
+pub(crate) fn write_each(
+    state: &AppState,
+    call: &mut JournalCall,
+    param: &'static str,
+    writes: &[(ResPath, Vec<u8>, Option<String>)],
+) -> Result<Map<String, Value>, ToolError> {
+    crate::tools::untyped(write_each_as(state, call, param, writes)?)
+}
+
+/// [`write_each`], typed.
+pub(crate) fn write_each_as(
+    state: &AppState,
+    call: &mut JournalCall,
+    param: &'static str,
+    writes: &[(ResPath, Vec<u8>, Option<String>)],
+) -> Result<Written, ToolError> {
+    if writes.is_empty() {
+        return Ok(Written {
+            transaction_ids: Vec::new(),
+        });
+    }
+    let steps: Vec<plane::ChangeStep<'_>> = writes
+        .iter()
+        .map(|(path, bytes, before)| plane::ChangeStep {
+            path,
+            bytes: Some(bytes.as_slice()),
+            expected: before.as_deref().map_or(Expect::Absent, Expect::Sha256),
+        })
+        .collect();
+    let txn = plane::apply_change(state, call, param, &steps)?;
+    let ids = vec![Some(txn); writes.len()];
+    Ok(Written {
+        transaction_ids: ids,
+    })
 }
