@@ -18,6 +18,7 @@
 //!   references, nodes and values, and the parse error.
 //! - [`steps`]: the recipe plumbing: a tool's list of `scene.steps`, applied as one undo
 //!   action (physics, navigation, particles, spatial, tile cells, create_nodes).
+//! - [`cells`]: a live read of a grid node's cells (GridMap, TileMapLayer).
 //! - [`class_db`]: the class table, Godot's API description from the project's binary
 //!   (`--doctool`), loaded once per engine and cached.
 //! - [`common`]: small checks and the project walk that many tools share, worded once.
@@ -29,6 +30,7 @@
 //!   diagnostics, and the `check: "build"` of the writes that take it.
 //! - [`dotnet`]: the project's .NET side read from its files (`.csproj`, `[dotnet]`).
 
+pub mod cells;
 pub mod class_db;
 pub mod common;
 pub mod cs_script;

@@ -9,10 +9,10 @@ use serde::{Deserialize, Serialize};
 use crate::error::ToolError;
 use crate::respath::ResPath;
 use crate::rules::{SafetyClass, Toolset};
+use crate::tools::kit::cells::{CellsReply, cells_request};
 use crate::tools::kit::editor::editor_read;
 use crate::tools::kit::editor::in_scene;
 use crate::tools::kit::steps::{LayerRef, Steps, StepsEffect, StepsReply, layer_bits, meta, plan};
-use crate::tools::spatial::{CellsReply, cells_request};
 use crate::tools::{NoFields, Plan, ToolDef};
 
 /// Most cells one edit may touch.
