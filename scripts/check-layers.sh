@@ -5,8 +5,11 @@
 # scripts/file_cycles.allow (none now), whose circles are printed as a note;
 # a listed crate with no circle left fails until its line is removed. Last, no source file
 # over 800 non-test lines and no function over 150 lines (scripts/sizes.py; its allowlist
-# scripts/sizes.allow is empty and only shrinks). scripts/test.sh runs this; a finding
-# fails the suite.
+# scripts/sizes.allow is empty and only shrinks). Then no tool domain (a folder or file
+# under rust/godot-mcp-server/src/tools, except kit/ and registry) imports another, and
+# kit and registry import no domain (scripts/domain_imports.py; its allowlist
+# scripts/domain_imports.allow, `X -> Y  # reason`, only shrinks). scripts/test.sh runs
+# this; a finding fails the suite.
 #
 #   scripts/check-layers.sh              check rust/godot-mcp-server, then every crate's files
 #   scripts/check-layers.sh --print      also print the module graph's layers
@@ -43,3 +46,5 @@ echo "file circles (scripts/file_cycles.py, every crate; allowlist scripts/file_
 python3 scripts/file_cycles.py --allow scripts/file_cycles.allow rust/*/src
 echo "sizes (scripts/sizes.py: files over 800 non-test lines, functions over 150; allowlist scripts/sizes.allow):"
 python3 scripts/sizes.py --allow scripts/sizes.allow
+echo "domain imports (scripts/domain_imports.py: no tool domain imports another; allowlist scripts/domain_imports.allow):"
+python3 scripts/domain_imports.py --allow scripts/domain_imports.allow

@@ -985,6 +985,41 @@ async fn real_godot_tile_and_animation_tools_open_edit_and_save_in_one_call() {
                          {"coords": [3, 4], "source": 0, "atlas": [1, 1]}]}),
     )
     .await;
+    // A tile's collision (issue #40 item 2, tiles-collision): a physics layer, the whole
+    // tile (0, 0) solid; a triangle on (1, 1) undone by one undo.
+    call_ok(
+        &client,
+        "set_tileset_physics_layer",
+        json!({"node": "Tiles", "layer": [1], "scene": AT, "save": true}),
+    )
+    .await;
+    call_ok(
+        &client,
+        "set_tile_collision",
+        json!({"node": "Tiles", "atlas": [0, 0], "scene": AT, "save": true}),
+    )
+    .await;
+    call_ok(
+        &client,
+        "set_tile_collision",
+        json!({"node": "Tiles", "atlas": [1, 1], "polygon": [[-8, 8], [8, 8], [0, -8]]}),
+    )
+    .await;
+    call_ok(&client, "editor_undo", json!({})).await;
+    call_ok(&client, "save_scene", json!({"confirm": true})).await;
+    let e = call_err(
+        &client,
+        "set_tile_collision",
+        json!({"node": "Tiles", "atlas": [0, 0], "physics_layer": 3}),
+    )
+    .await;
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("set_tileset_physics_layer"),
+        "{e}"
+    );
     // The cells as saved, read back naming the scene as the edit tools do (`scene`).
     let cells = call_ok(
         &client,
@@ -1043,12 +1078,20 @@ async fn real_godot_tile_and_animation_tools_open_edit_and_save_in_one_call() {
          \tvar t: TileMapLayer = s.get_node(\"Tiles\")\n\
          \tprint(\"CELLS=\", t.get_used_cells().size(), \" SOURCES=\", t.tile_set.get_source_count())\n\
          \tprint(\"MENU_ANCHORS=\", s.get_node(\"Menu\").anchor_left, \",\", s.get_node(\"Menu\").anchor_bottom)\n\
+         \tvar src: TileSetAtlasSource = t.tile_set.get_source(0)\n\
+         \tvar d = src.get_tile_data(Vector2i(0, 0), 0)\n\
+         \tprint(\"COLLISION=\", d.get_collision_polygons_count(0), \" \", d.get_collision_polygon_points(0, 0), \" UNDONE=\", src.get_tile_data(Vector2i(1, 1), 0).get_collision_polygons_count(0))\n\
          \tquit()\n",
     )
     .unwrap();
     let printed = run_godot(&godot, p, &["--script", "res://count_cells.gd"]);
     assert!(printed.contains("CELLS=2 SOURCES=1"), "{printed}");
     assert!(printed.contains("MENU_ANCHORS=0.5,0.5"), "{printed}");
+    assert!(
+        printed
+            .contains("COLLISION=1 [(-8.0, -8.0), (8.0, -8.0), (8.0, 8.0), (-8.0, 8.0)] UNDONE=0"),
+        "{printed}"
+    );
     support::assert_no_panic_logged(&log);
 }
 

@@ -832,3 +832,69 @@ async fn real_godot_material_loads_and_moved_scene_opens() {
         "{problems:?} in:\n{out}\nimport:\n{import_log}"
     );
 }
+
+// ---------------------------------------------------------------------------
+// refusals that teach
+
+/// The JSON objects written in a refusal's hint, in order.
+fn objects_in(hint: &str) -> Vec<Value> {
+    let (mut out, mut depth, mut start) = (Vec::new(), 0, 0);
+    for (i, c) in hint.char_indices() {
+        match c {
+            '{' => {
+                if depth == 0 {
+                    start = i;
+                }
+                depth += 1;
+            }
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    out.push(serde_json::from_str(&hint[start..=i]).unwrap());
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Run 6 of the agent benchmark: an agent set `input/move_left` with set_setting five times,
+/// each refused with "input actions are set with add_input_action", a tool in a toolset off
+/// by default. The refusal's hint now holds the two calls that do it, and they work as
+/// written: with only the default toolsets, the hint's manage_toolsets call, then its
+/// add_input_action call (and the same for an autoload). Red if a hint's example stops
+/// parsing or being a valid call.
+#[tokio::test]
+async fn a_setting_another_tool_owns_is_refused_with_the_calls_that_do_it() {
+    let dir = support::demo_copy();
+    std::fs::write(
+        dir.path().join("score.gd"),
+        "extends Node\nvar score := 0\n",
+    )
+    .unwrap();
+    let client = support::connect_with(dir.path(), &[("GODOT_MCP_TOOLSETS", "")]).await;
+    for (setting, tool, written) in [
+        ("input/move_left", "add_input_action", "dash={"),
+        (
+            "autoload/GameState",
+            "register_autoload",
+            "Score=\"*res://score.gd\"",
+        ),
+    ] {
+        let e = support::call_err(
+            &client,
+            "set_setting",
+            json!({"name": setting, "value_text": "1", "confirm": true}),
+        )
+        .await;
+        assert!(e["message"].as_str().unwrap().contains(tool), "{e}");
+        let calls = objects_in(e["hint"].as_str().unwrap());
+        assert_eq!(calls.len(), 2, "{e}");
+        support::call_ok(&client, "manage_toolsets", calls[0].clone()).await;
+        support::call_ok(&client, tool, calls[1].clone()).await;
+        let godot = read(dir.path(), "project.godot");
+        assert!(godot.contains(written), "{tool}: {written} not in\n{godot}");
+    }
+    client.cancel().await.unwrap();
+}

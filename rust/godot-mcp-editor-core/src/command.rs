@@ -463,6 +463,57 @@ pub(crate) fn opt_name_ok(n: &Option<String>) -> Result<(), BridgeError> {
     n.as_deref().map_or(Ok(()), name_ok)
 }
 
+/// A `tileset_terrain_set` step's checks: a mode Godot has, at most 64 terrains.
+fn terrain_set(
+    at: &str,
+    node: NodeRef,
+    mode: i32,
+    terrains: Vec<Terrain>,
+) -> Result<Step, BridgeError> {
+    if !(0..=2).contains(&mode) || terrains.len() > 64 {
+        return Err(invalid(format!(
+            "{at}: mode is 0 (corners and sides), 1 (corners) or 2 (sides); at most 64 \
+             terrains"
+        )));
+    }
+    Ok(Step::TilesetTerrainSet {
+        node,
+        mode,
+        terrains,
+    })
+}
+
+/// A `tile_collision` step's checks: ids at least 0, a polygon of 3 to 1000 finite points
+/// or none (the whole tile).
+fn tile_collision(
+    at: &str,
+    node: NodeRef,
+    source_id: i32,
+    atlas: [i32; 2],
+    physics_layer: i32,
+    polygon: Vec<[f64; 2]>,
+) -> Result<Step, BridgeError> {
+    let finite = polygon.iter().flatten().all(|v| v.is_finite());
+    if source_id < 0
+        || physics_layer < 0
+        || !finite
+        || polygon.len() > 1000
+        || (!polygon.is_empty() && polygon.len() < 3)
+    {
+        return Err(invalid(format!(
+            "{at}: source_id and physics_layer are at least 0; a polygon is 3 to 1000 \
+             finite points (none: the whole tile)"
+        )));
+    }
+    Ok(Step::TileCollision {
+        node,
+        source_id,
+        atlas,
+        physics_layer,
+        polygon,
+    })
+}
+
 pub(crate) fn steps(a: c::Steps) -> Result<Command, BridgeError> {
     if a.steps.is_empty() || a.steps.len() > MAX_STEPS {
         return Err(invalid(format!("steps: 1 to {MAX_STEPS} steps")));
@@ -584,46 +635,14 @@ pub(crate) fn steps(a: c::Steps) -> Result<Command, BridgeError> {
                 node,
                 mode,
                 terrains,
-            } => {
-                if !(0..=2).contains(&mode) || terrains.len() > 64 {
-                    return Err(invalid(format!(
-                        "{at}: mode is 0 (corners and sides), 1 (corners) or 2 (sides); at \
-                         most 64 terrains"
-                    )));
-                }
-                Step::TilesetTerrainSet {
-                    node: r(node)?,
-                    mode,
-                    terrains,
-                }
-            }
+            } => terrain_set(&at, r(node)?, mode, terrains)?,
             c::Step::TileCollision {
                 node,
                 source_id,
                 atlas,
                 physics_layer,
                 polygon,
-            } => {
-                let finite = polygon.iter().flatten().all(|v| v.is_finite());
-                if source_id < 0
-                    || physics_layer < 0
-                    || !finite
-                    || polygon.len() > 1000
-                    || (!polygon.is_empty() && polygon.len() < 3)
-                {
-                    return Err(invalid(format!(
-                        "{at}: source_id and physics_layer are at least 0; a polygon is 3 to \
-                         1000 finite points (none: the whole tile)"
-                    )));
-                }
-                Step::TileCollision {
-                    node: r(node)?,
-                    source_id,
-                    atlas,
-                    physics_layer,
-                    polygon,
-                }
-            }
+            } => tile_collision(&at, r(node)?, source_id, atlas, physics_layer, polygon)?,
         };
         creates.push(matches!(step, Step::Create { .. }));
         out.push(step);
@@ -728,7 +747,9 @@ mod tests {
                     {"op": "tileset_atlas", "node": "Ground", "texture": "res://t.png", "tile_size": [16, 16]},
                     {"op": "tileset_physics_layer", "node": "Ground", "collision_layer": 1, "collision_mask": 1},
                     {"op": "tileset_terrain_set", "node": "Ground", "mode": 0,
-                     "terrains": [{"name": "grass", "color": [0, 1, 0, 1]}]}
+                     "terrains": [{"name": "grass", "color": [0, 1, 0, 1]}]},
+                    {"op": "tile_collision", "node": "Ground", "source_id": 0, "atlas": [0, 0],
+                     "physics_layer": 0, "polygon": []}
                 ]}),
             ),
             (c::CELLS_GET, json!({"node": "Ground"})),
@@ -766,6 +787,11 @@ mod tests {
         for (cmd, p) in examples {
             decode(cmd, &p).unwrap_or_else(|e| panic!("{cmd}: {e:?}"));
         }
+        // A tile's collision polygon: three points at least (none: the whole tile).
+        let two = json!({"action": "MCP: c", "steps": [{"op": "tile_collision", "node": "G",
+            "source_id": 0, "atlas": [0, 0], "physics_layer": 0, "polygon": [[0, 0], [1, 1]]}]});
+        let e = decode(c::STEPS, &two).unwrap_err();
+        assert!(e.message.contains("3 to 1000"), "{e:?}");
         assert_eq!(
             decode(c::NODE_SET_PROPERTY, &json!({"node": "S", "property": "position", "value": {"$type": "Vector2", "x": 1, "y": 2}})).unwrap(),
             Command::NodeSetProperty(PropertySet { node: "S".into(), property: "position".into(), value: Value::Vector2([1.0, 2.0]) })

@@ -212,7 +212,7 @@ fn plugin_script_calls_what_the_library_registers() {
     );
     assert!(script.contains("extends EditorPlugin"));
     let api = read("rust/godot-mcp-editor/src/api.rs");
-    assert!(script.contains("&\"GodotMcp\"") && api.contains("pub struct GodotMcp "));
+    assert!(script.contains("&\"GodotMcp\"") && api.contains("struct GodotMcp "));
     for func in ["set_enabled", "version", "godot_version"] {
         assert!(
             script.contains(&format!("&\"{func}\"")),

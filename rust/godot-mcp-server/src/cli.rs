@@ -312,7 +312,7 @@ fn init_logging(level: &str, hub: &Arc<crate::logging::LogHub>) {
 fn doctor(args: DoctorArgs) -> ExitCode {
     let boundary = crate::planes::process::boundary_report();
     println!("process boundary: {} ({})", boundary.in_use, boundary.why);
-    match crate::tools::godot_process::locate(&crate::config::GodotLookup::from_env()) {
+    match crate::tools::kit::godot_process::locate(&crate::config::GodotLookup::from_env()) {
         Ok(p) => println!("godot binary: {}", p.display()),
         Err(e) => println!("godot binary: not found ({})", e.message),
     }
@@ -475,7 +475,7 @@ fn serve(args: ServeArgs) -> ExitCode {
         state.log.startup(LoggingLevel::Info, &line);
     }
     if let Some(bridge) = bridge {
-        crate::tools::editor::settle_late_replies(&state, &bridge);
+        crate::tools::kit::editor::settle_late_replies(&state, &bridge);
         let class_of: crate::planes::editor::ClassOf = {
             let served = Arc::downgrade(&served);
             Arc::new(move |tool: &str| {

@@ -19,9 +19,9 @@ use rmcp::model::CompletionInfo;
 use crate::respath::ResPath;
 use crate::rules::Toolset;
 use crate::state::AppState;
-use crate::tools::common::FileKind;
-use crate::tools::common::read_text;
-use crate::tools::common::{MAX_WALK_ENTRIES, Walk, walk_project};
+use crate::tools::kit::common::FileKind;
+use crate::tools::kit::common::read_text;
+use crate::tools::kit::common::{MAX_WALK_ENTRIES, Walk, walk_project};
 
 /// The values for `argument` starting with `prefix`; `context` holds the other
 /// arguments already chosen. Nothing the project cannot give (a missing or broken

@@ -13,7 +13,8 @@
 //! - [`caller`]: who makes a call: its transport, how it was admitted, its `Principal`.
 //! - [`planes`]: where effects happen; `planes::project` is the one write seam.
 //! - [`honesty`]: the result fields that keep a half-done effect from reading as success.
-//! - [`tools`]: the tool registry and one module per tool family.
+//! - [`tools`]: the tool registry and one module per tool domain, above the shared kit
+//!   (`tools::kit`); no domain imports another.
 //! - [`server`]: the rmcp `ServerHandler` over the registry.
 //! - [`setup_client`]: `godot-mcp setup-client`, which writes an MCP client's config entry.
 //! - [`error`]: `ToolError`, the one structured shape of every user-facing failure.
@@ -116,10 +117,8 @@ pub use project_root::Project;
 pub use rules::{ApprovalConfig, SafetyState, Toolset};
 pub use server::TOOLS_LIST_TTL_MS;
 pub use state::AppState;
-pub use tools::classref::{
-    ClassDb, DumpClass, MemberKind, SearchKind, lookup_class, merge_descriptions, read_doctool_dir,
-    search_classes,
-};
-pub use tools::csharp::find_dotnet;
-pub use tools::csharp::script::{CsIndex, cs_script};
+pub use tools::classref::{MemberKind, SearchKind, lookup_class, search_classes};
+pub use tools::kit::class_db::{ClassDb, DumpClass, merge_descriptions, read_doctool_dir};
+pub use tools::kit::cs_script::{CsIndex, cs_script};
+pub use tools::kit::dotnet_build::find_dotnet;
 pub use tools::settings::declared::DECLARED_SETTING_TYPES;

@@ -277,7 +277,7 @@ async fn run_call_inner(
         && change::staged_editor(def, flags.dry_run)
     {
         return Ok(CallOutcome::Done(
-            crate::tools::editor::stage_edit(state.clone(), def.meta.name, args, stage).await,
+            crate::tools::kit::editor::stage_edit(state.clone(), def.meta.name, args, stage).await,
         ));
     }
     match &def.handler {
@@ -776,7 +776,8 @@ async fn run_entry(
     if let Some(stage) = stage.clone()
         && change::staged_editor(def, dry_run)
     {
-        return crate::tools::editor::stage_edit(state.clone(), def.meta.name, args, stage).await;
+        return crate::tools::kit::editor::stage_edit(state.clone(), def.meta.name, args, stage)
+            .await;
     }
     match &def.handler {
         Handler::Planned(planner) if dry_run => {

@@ -243,6 +243,7 @@ fn every_tool_has_its_pinned_class() {
         ("set_theme_item", Mutating),
         ("set_theme_override", Mutating),
         ("set_tile_cells", Mutating),
+        ("set_tile_collision", Mutating),
         ("set_tileset_physics_layer", Mutating),
         ("set_tileset_terrain_set", Mutating),
         ("set_visual_shader_node_property", Destructive),

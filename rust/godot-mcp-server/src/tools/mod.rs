@@ -1,8 +1,11 @@
 //! The tools, one folder per Godot domain (scene, script, resource, animation, …), each
 //! holding that domain's reads and edits together; cross-cutting rooms beside them
 //! (`editor`: generic live-editor tools, `project`, `recipes`, `batch`, `transactions`,
-//! `toolsets`). [`registry`] is the table every tool is registered in: its name,
-//! schema, safety class, toolset and handler.
+//! `toolsets`). No domain imports another: what several share is the kit below them,
+//! [`kit`] (editor edits, file writes, scene documents, steps, the class table, Godot
+//! and .NET as child processes), which imports no domain (`scripts/domain_imports.py`).
+//! [`registry`] is the table every tool is registered in: its name, schema, safety
+//! class, toolset and handler.
 
 pub mod analysis;
 pub mod animation;
@@ -10,15 +13,13 @@ pub mod audio;
 pub mod batch;
 pub mod change;
 pub mod classref;
-pub mod common;
 pub mod csharp;
 pub mod debugger;
-pub mod dotnet;
 pub mod editor;
 pub mod export;
 pub mod files;
-pub mod godot_process;
 pub mod input;
+pub mod kit;
 pub mod navigation;
 pub mod particles;
 pub mod physics;

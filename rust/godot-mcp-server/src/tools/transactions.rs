@@ -9,7 +9,7 @@ use crate::error::ToolError;
 use crate::honesty::absent_when_none;
 use crate::rules::{SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::common::count_param;
+use crate::tools::kit::common::count_param;
 use crate::tools::{Call, Out, ToolDef, ToolMeta, ToolResult};
 
 pub fn tools() -> Vec<ToolDef> {

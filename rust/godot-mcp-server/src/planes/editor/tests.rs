@@ -494,7 +494,7 @@ mod transactions {
             .begin_editor(&earlier, "editor", "set_node_property")
             .unwrap();
         let bridge = state.editor.bridge().unwrap().clone();
-        crate::tools::editor::settle_late_replies(&state, &bridge);
+        crate::tools::kit::editor::settle_late_replies(&state, &bridge);
         let id = bridge.allocate_id();
         assert!(id > 5, "request id {id} may name an earlier server's row");
     }
@@ -508,7 +508,7 @@ mod transactions {
     fn a_late_reply_never_keeps_the_reader_from_a_reply_awaited_under_the_journal_lock() {
         let (_dir, state, d) = server();
         let bridge = state.editor.bridge().unwrap().clone();
-        crate::tools::editor::settle_late_replies(&state, &bridge);
+        crate::tools::kit::editor::settle_late_replies(&state, &bridge);
         let (mut peer, reply) = PeerConn::connect(&d, &d.token, BRIDGE_PROTOCOL_VERSION);
         assert!(matches!(reply, HelloReply::Accepted { .. }));
         wait_connected(&bridge);
@@ -1092,6 +1092,7 @@ mod transactions {
                 "set_tileset_terrain_set",
                 json!({"node": "A", "mode": "sides", "terrains": [{"name": "g", "color": [0, 1, 0, 1]}]}),
             ),
+            ("set_tile_collision", json!({"node": "A", "atlas": [0, 0]})),
             (
                 "instance_scene",
                 json!({"parent": ".", "scene": "res://p.tscn"}),

@@ -8,10 +8,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::ToolError;
 use crate::respath::ResPath;
-use crate::tools::common::{FileKind, paged_args};
+use crate::tools::kit::common::{FileKind, paged_args};
 
 use super::index::{RefSite, indexed, normalize};
-use super::page::{Page, PageWith, page, with};
+use crate::tools::kit::page::{Page, PageWith, page, with};
 use crate::tools::{Call, Out};
 
 // dependency_graph

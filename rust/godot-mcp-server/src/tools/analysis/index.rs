@@ -11,12 +11,13 @@ use godot_mcp_formats::{ErrorKind, Scene};
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::page::blocking;
 use crate::error::{ErrorCode, ToolError};
 use crate::respath::ResPath;
 use crate::state::AppState;
-use crate::tools::common::FileKind;
-use crate::tools::common::{read_small, walk_files};
+use crate::tools::kit::common::FileKind;
+use crate::tools::kit::common::import_uid;
+use crate::tools::kit::common::{read_small, walk_files};
+use crate::tools::kit::page::blocking;
 
 #[derive(Debug, Clone)]
 pub(super) struct FileInfo {
@@ -484,14 +485,6 @@ pub(super) fn normalize(from: &str, written: &str) -> Option<String> {
         format!("{dir}/{written}")
     };
     ResPath::parse(&joined).ok().map(|p| p.to_string())
-}
-
-/// The `uid="uid://…"` of an `.import` file's `[remap]` section.
-pub(crate) fn import_uid(text: &str) -> Option<String> {
-    text.lines()
-        .filter_map(|l| l.trim().strip_prefix("uid="))
-        .map(|v| v.trim().trim_matches('"').to_string())
-        .find(|v| v.starts_with("uid://"))
 }
 
 /// `[ext_resource …]` header lines and their string attributes, for a file the

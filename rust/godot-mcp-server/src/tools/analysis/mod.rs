@@ -13,12 +13,8 @@
 
 mod graph;
 mod index;
-mod page;
 mod scenes;
 mod search;
-
-pub(crate) use index::import_uid;
-pub(crate) use page::paged;
 
 use crate::rules::Toolset;
 use crate::tools::{ToolDef, ToolMeta};

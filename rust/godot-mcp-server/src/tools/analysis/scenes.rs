@@ -9,10 +9,10 @@ use serde::Serialize;
 
 use crate::error::ToolError;
 use crate::respath::ResPath;
-use crate::tools::common::{FileKind, paged_args};
+use crate::tools::kit::common::{FileKind, paged_args};
 
 use super::index::{Index, Issue, RefKind, indexed, normalize};
-use super::page::{Page, PageWith, page, with};
+use crate::tools::kit::page::{Page, PageWith, page, with};
 use crate::tools::{Call, Out};
 
 // check_scene_integrity

@@ -7,11 +7,11 @@ use serde::{Deserialize, Serialize};
 
 use super::graph::one_of;
 use super::index::{UidDecl, UidSource, indexed};
-use super::page::{PageWith, blocking, page, with};
 use crate::error::{ErrorCode, ToolError};
 use crate::respath::ResPath;
-use crate::tools::common::paged_args;
-use crate::tools::common::{read_small, walk_files};
+use crate::tools::kit::common::paged_args;
+use crate::tools::kit::common::{read_small, walk_files};
+use crate::tools::kit::page::{PageWith, blocking, page, with};
 use crate::tools::{Call, Out};
 
 // project_stats

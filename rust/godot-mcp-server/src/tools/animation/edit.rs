@@ -15,8 +15,8 @@ use crate::error::ToolError;
 use crate::honesty::InSceneOrNull;
 use crate::respath::ResPath;
 use crate::rules::{SafetyClass, Toolset};
-use crate::tools::editor::in_scene;
-use crate::tools::scene::edit::{editor_meta, editor_read, node_edit, reply_fields, wire_name};
+use crate::tools::kit::editor::in_scene;
+use crate::tools::kit::editor::{editor_meta, editor_read, node_edit, reply_fields, wire_name};
 use crate::tools::{ToolDef, ToolMeta};
 
 // The track type, loop mode, update mode and interpolation an agent names are the

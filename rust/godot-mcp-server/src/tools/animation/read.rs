@@ -11,8 +11,8 @@ use serde_json::Value;
 use crate::error::ToolError;
 use crate::respath::ResPath;
 use crate::rules::Toolset;
-use crate::tools::common::count_param;
-use crate::tools::scene::nodes::{Doc, load_doc, typed};
+use crate::tools::kit::common::count_param;
+use crate::tools::kit::scene_doc::{Doc, load_doc, typed};
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
 fn meta(name: &'static str, title: &'static str, description: &'static str) -> ToolMeta {
@@ -142,7 +142,7 @@ fn collect(
         }
         Doc::Scene(scene) => {
             let nodes: Vec<&godot_mcp_formats::Node> = match node {
-                Some(n) => vec![crate::tools::scene::nodes::find_node(scene, path, n)?],
+                Some(n) => vec![crate::tools::kit::scene_doc::find_node(scene, path, n)?],
                 None => scene.nodes.iter().collect(),
             };
             for n in nodes {

@@ -24,15 +24,15 @@ use crate::respath::ResPath;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::audio::read::{buses_json, layout_target};
-use crate::tools::editor::NodeCommand;
-use crate::tools::editor::present;
-use crate::tools::files::write::{FileEffect, plan_write};
-use crate::tools::resource::tres_edit::{
+use crate::tools::kit::editor::NodeCommand;
+use crate::tools::kit::editor::present;
+use crate::tools::kit::editor::{node_edit, reply_fields};
+use crate::tools::kit::file_write::{FileEffect, plan_write};
+use crate::tools::kit::scene_doc::Doc;
+use crate::tools::kit::tres_edit::{
     FileEdit, check_expected, edit_args, edit_meta, is_property_name, read_model, require_tres,
     sub_id,
 };
-use crate::tools::scene::edit::{node_edit, reply_fields};
-use crate::tools::scene::nodes::Doc;
 use crate::tools::{Also, Committed, Plan, ToolDef, ToolMeta};
 
 fn meta(name: &'static str, title: &'static str, description: &'static str) -> ToolMeta {

@@ -11,8 +11,8 @@ use crate::error::{ErrorCode, ToolError};
 use crate::respath::ResPath;
 use crate::rules::{SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::resource::tres_edit::require_class;
-use crate::tools::scene::nodes::{Doc, load_doc};
+use crate::tools::kit::scene_doc::{Doc, load_doc};
+use crate::tools::kit::tres_edit::require_class;
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
@@ -44,9 +44,9 @@ pub struct BusLayoutArgs {
 fn project_layout(state: &AppState) -> Result<(String, &'static str), ToolError> {
     let pg = ResPath::parse("res://project.godot").map_err(|e| ToolError::internal(e.0))?;
     let real = state.project.resolve("path", &pg)?;
-    let text = crate::tools::common::read_text(state, "path", &pg, &real)?;
+    let text = crate::tools::kit::common::read_text(state, "path", &pg, &real)?;
     let info = godot_mcp_formats::parse_project(&text)
-        .map_err(|e| crate::tools::scene::read::parse_error(&pg, &e))?;
+        .map_err(|e| crate::tools::kit::scene_doc::parse_error(&pg, &e))?;
     let set = info
         .sections
         .iter()
@@ -116,7 +116,7 @@ fn bus_out(b: &godot_mcp_formats::audio_bus::Bus, doc: Option<&Doc>) -> BusOut {
             .map(|e| BusEffectOut {
                 effect: match doc {
                     Some(doc) => doc.reference(&e.effect),
-                    None => crate::tools::scene::nodes::typed(&e.effect),
+                    None => crate::tools::kit::scene_doc::typed(&e.effect),
                 },
                 enabled: e.enabled,
             })

@@ -81,8 +81,8 @@ pub struct NoArgs {}
 pub struct CommitArgs {
     /// build: dotnet build after writing; if it fails every file is put back.
     #[serde(default)]
-    #[schemars(schema_with = "crate::tools::csharp::check_schema")]
-    check: Option<crate::tools::csharp::Check>,
+    #[schemars(schema_with = "crate::tools::kit::dotnet_build::check_schema")]
+    check: Option<crate::tools::kit::dotnet_build::Check>,
 }
 
 /// What a change tool answers.
@@ -152,7 +152,7 @@ pub async fn run(
         ChangeTool::Commit => {
             let CommitArgs { check } = decode_args(args)?;
             check
-                .map(|_| crate::tools::csharp::BuildCheck::prepare(state))
+                .map(|_| crate::tools::kit::dotnet_build::BuildCheck::prepare(state))
                 .transpose()?
         }
         _ => {
@@ -208,7 +208,7 @@ pub async fn run(
             let open = state.changes.of(session).ok_or_else(no_change)?;
             let st = state.clone();
             tokio::task::spawn_blocking(move || {
-                crate::tools::editor::check_still_edited(&st, &open.lock())
+                crate::tools::kit::editor::check_still_edited(&st, &open.lock())
             })
             .await
             .map_err(|e| ToolError::internal(format!("commit task failed: {e}")))??;
@@ -235,7 +235,7 @@ async fn commit_checked(
     state: &Arc<AppState>,
     stage: StageHandle,
     operation: &'static str,
-    check: Option<crate::tools::csharp::BuildCheck>,
+    check: Option<crate::tools::kit::dotnet_build::BuildCheck>,
 ) -> Result<(String, Vec<StagedFile>), ToolError> {
     let state = state.clone();
     tokio::task::spawn_blocking(move || {
@@ -243,8 +243,8 @@ async fn commit_checked(
         s.close();
         let id = s.id.to_string();
         let mut call = JournalCall::new(Toolset::Batch.as_str(), operation);
-        let mut editor =
-            crate::tools::editor::editor_part(&state, &s).map_err(|e| with_change_id(e, &id))?;
+        let mut editor = crate::tools::kit::editor::editor_part(&state, &s)
+            .map_err(|e| with_change_id(e, &id))?;
         let part = editor
             .as_mut()
             .map(|(part, hook)| (part.clone(), hook as &mut dyn godot_mcp_journal::EditorHook));
@@ -322,7 +322,7 @@ pub(crate) fn admit(def: &ToolDef, dry_run: bool, change: &str) -> Result<(), To
 pub(crate) fn staged_editor(def: &ToolDef, dry_run: bool) -> bool {
     !dry_run
         && def.meta.effect == Some(EffectKind::EditorRuntime)
-        && crate::tools::editor::stageable(def.meta.name)
+        && crate::tools::kit::editor::stageable(def.meta.name)
 }
 
 #[cfg(test)]

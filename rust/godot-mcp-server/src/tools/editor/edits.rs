@@ -3,13 +3,14 @@
 //! plumbing in `mod.rs`.
 
 use super::{
-    BatchApplied, BatchSize, BridgeCommand, CreatedNode, Deserialize, DeserializeOwned, EffectKind,
-    History, InScene, JsonSchema, NoReplyFields, NodeField, NodeProperty, Precondition,
-    PropertySet, ResPath, ResourcePropertySet, SafetyClass, ScriptAttached, Serialize,
-    SignalConnection, ToolDef, ToolError, ToolMeta, Toolset, Undo, UndoStep, Value, ask,
-    batch_undo, cmd, godot_value, node_edit, path_scene_plan, persistence, query_as, scene_plan,
+    BatchApplied, BatchSize, BridgeCommand, CreatedNode, Deserialize, DeserializeOwned, History,
+    InScene, JsonSchema, NoReplyFields, NodeField, NodeProperty, Precondition, PropertySet,
+    ResPath, ResourcePropertySet, SafetyClass, ScriptAttached, Serialize, SignalConnection,
+    ToolDef, ToolError, ToolMeta, Toolset, Undo, UndoStep, Value, ask, batch_undo, cmd,
+    godot_value, node_edit, path_scene_plan, persistence, query_as, scene_plan,
 };
 use crate::tools::Call;
+use crate::tools::kit::editor::{NoArgs, NodeArgs, blocking_as, meta};
 
 /// The first Godot whose EditorInterface has close_scene.
 const CLOSE_SCENE_SINCE: &str = "4.5";
@@ -28,13 +29,6 @@ pub struct CreateNodeArgs {
     node_type: String,
     /// Node name.
     name: String,
-}
-
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct NodeArgs {
-    /// Node path from the scene root ("." is the root).
-    pub(crate) node: String,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -176,36 +170,9 @@ pub struct BatchArgs {
     sets: Vec<BatchSet>,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct NoArgs {}
-
 // ---------------------------------------------------------------------------------
 // Tools
 // ---------------------------------------------------------------------------------
-
-/// The meta of an editor-plane tool: a read has no effect, anything else is an
-/// editor-runtime effect (recipes::meta and scene::edit::editor_meta are this one).
-pub(crate) const fn meta(
-    name: &'static str,
-    title: &'static str,
-    description: &'static str,
-    class: SafetyClass,
-    toolset: Toolset,
-) -> ToolMeta {
-    let effect = match class {
-        SafetyClass::ReadOnly => None,
-        _ => Some(EffectKind::EditorRuntime),
-    };
-    ToolMeta {
-        name,
-        title,
-        description,
-        class,
-        toolset,
-        effect,
-    }
-}
 
 /// The node a node command acts on: where the reply says it happened, and what a dry
 /// run probes.
@@ -475,7 +442,7 @@ fn script_signal_tools() -> Vec<ToolDef> {
                     };
                     let reply = ask(&state, &probe, Some(&a.node))?;
                     if let Some(class) = reply.get("class").and_then(Value::as_str) {
-                        crate::tools::csharp::script::check_cs_attach(
+                        crate::tools::kit::cs_script::check_cs_attach(
                             &state, &a.script, &a.node, class,
                         )?;
                     }
@@ -708,13 +675,4 @@ fn history_tools() -> Vec<ToolDef> {
             },
         ),
     ]
-}
-
-/// Run a blocking bridge call off the async threads.
-pub(crate) async fn blocking_as<R: Send + 'static>(
-    f: impl FnOnce() -> Result<R, ToolError> + Send + 'static,
-) -> Result<R, ToolError> {
-    tokio::task::spawn_blocking(f)
-        .await
-        .map_err(|e| ToolError::internal(format!("editor task failed: {e}")))?
 }

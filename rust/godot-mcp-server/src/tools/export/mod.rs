@@ -15,7 +15,7 @@ use crate::project_root::decide_export_target;
 use crate::respath::ExportDest;
 use crate::rules::Toolset;
 use crate::state::AppState;
-use crate::tools::godot_process::{engine_version, godot};
+use crate::tools::kit::godot_process::{engine_version, godot};
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {

@@ -9,7 +9,7 @@ use crate::planes::project::Expect;
 use crate::respath::ResPath;
 use crate::rules::{EffectKind, Precondition, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::common::{Walk, project_too_large, walk_project};
+use crate::tools::kit::common::{Walk, project_too_large, walk_project};
 use crate::tools::{Call, Out, Plan, ToolDef, ToolMeta};
 use godot_mcp_protocol::commands::{self as cmd, BridgeCommand};
 use schemars::JsonSchema;
@@ -71,11 +71,11 @@ pub struct RescanArgs {
 /// Sends a bridge command that acts (a scan): like `editor::ask`, but a lost answer
 /// may have started it.
 fn editor_act<P: BridgeCommand>(state: &AppState, p: &P) -> Result<Value, ToolError> {
-    let (command, bridge) = (P::METHOD, crate::tools::editor::connected(state)?);
+    let (command, bridge) = (P::METHOD, crate::tools::kit::editor::connected(state)?);
     match bridge.request(
         command,
         p.params(),
-        crate::tools::editor::editor_timeout(state),
+        crate::tools::kit::editor::editor_timeout(state),
     ) {
         Ok(v) => Ok(v),
         Err(RequestFailure::Editor(e)) => Err(ToolError::new(ErrorCode::EditorError, e.message)),
@@ -107,7 +107,7 @@ fn scan_and_wait(state: &AppState, limit: Duration) -> Result<Scanned, ToolError
     let v = editor_act(state, &cmd::FilesystemScan {})?;
     let before = v["scans_finished"].as_u64().unwrap_or(0);
     loop {
-        let s = crate::tools::editor::ask(state, &cmd::FilesystemStatus {}, None)?;
+        let s = crate::tools::kit::editor::ask(state, &cmd::FilesystemStatus {}, None)?;
         let waited = start.elapsed().as_millis() as u64;
         if s["scanning"] == json!(false) && s["scans_finished"].as_u64().unwrap_or(0) > before {
             return Ok(Scanned {
@@ -544,7 +544,7 @@ pub struct ImportOutcome {
 }
 
 type ImportPlan = Plan<
-    crate::tools::Also<crate::tools::files::write::FileEffect, ImportSource>,
+    crate::tools::Also<crate::tools::kit::file_write::FileEffect, ImportSource>,
     crate::tools::Also<crate::tools::Committed, Imported>,
 >;
 
@@ -610,7 +610,7 @@ fn plan_import_asset(state: Arc<AppState>, args: ImportAssetArgs) -> Result<Impo
         source: real.display().to_string(),
     };
     let st = state.clone();
-    Ok(crate::tools::files::write::plan_write(
+    Ok(crate::tools::kit::file_write::plan_write(
         &state,
         "dest",
         args.dest,
@@ -641,7 +641,7 @@ fn wait_for_import(state: &AppState, dest: &ResPath, limit: Duration) -> ImportO
         waited_ms: None,
         timed_out: None,
     };
-    if crate::tools::editor::connected(state).is_err() {
+    if crate::tools::kit::editor::connected(state).is_err() {
         return pending(
             false,
             "no editor is connected: Godot imports the file when an editor opens the project \

@@ -15,8 +15,6 @@ mod by_type;
 mod folders;
 mod moves;
 
-pub(crate) use moves::*;
-
 use crate::tools::ToolDef;
 
 /// The organizing tools, in their published order.

@@ -104,9 +104,9 @@ async fn get_input_action(Call { state, args, .. }: Call<ActionArgs>) -> Out<Inp
     check_action_name(&args.action).map_err(|e| e.param("action"))?;
     let pg = ResPath::parse("res://project.godot").map_err(|e| ToolError::internal(e.0))?;
     let real = state.project.resolve("path", &pg)?;
-    let text = crate::tools::common::read_text(&state, "path", &pg, &real)?;
+    let text = crate::tools::kit::common::read_text(&state, "path", &pg, &real)?;
     let info = godot_mcp_formats::parse_project(&text)
-        .map_err(|e| crate::tools::scene::read::parse_error(&pg, &e))?;
+        .map_err(|e| crate::tools::kit::scene_doc::parse_error(&pg, &e))?;
     let Some(action) = info.input_actions.iter().find(|a| a.name == args.action) else {
         let names: Vec<&str> = info.input_actions.iter().map(|a| a.name.as_str()).collect();
         // Godot's built-in ui_* actions live in the engine until a project overrides them.

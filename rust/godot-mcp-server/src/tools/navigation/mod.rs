@@ -9,8 +9,8 @@ use serde_json::json;
 
 use crate::error::ToolError;
 use crate::rules::{SafetyClass, Toolset};
-use crate::tools::recipes::tool::recipe;
-use crate::tools::recipes::{Dim, LayerRef, layer_bits, meta, new_resource};
+use crate::tools::kit::steps::tool::recipe;
+use crate::tools::kit::steps::{Dim, LayerRef, layer_bits, meta, new_resource};
 use crate::tools::{NoFields, ToolDef};
 
 #[derive(Debug, Deserialize, JsonSchema)]

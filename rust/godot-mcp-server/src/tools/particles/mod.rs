@@ -8,8 +8,8 @@ use serde_json::{Value, json};
 
 use crate::error::ToolError;
 use crate::rules::{SafetyClass, Toolset};
-use crate::tools::recipes::tool::recipe;
-use crate::tools::recipes::{Dim, Steps, color, meta, new_resource, vec2, vec3};
+use crate::tools::kit::steps::tool::recipe;
+use crate::tools::kit::steps::{Dim, Steps, color, meta, new_resource, vec2, vec3};
 use crate::tools::{NoFields, ToolDef};
 
 /// GPU (GPUParticles, with a ParticleProcessMaterial) or CPU (CPUParticles).

@@ -9,8 +9,8 @@ use serde_json::json;
 
 use crate::error::ToolError;
 use crate::rules::{SafetyClass, Toolset};
-use crate::tools::recipes::tool::recipe;
-use crate::tools::recipes::{
+use crate::tools::kit::steps::tool::recipe;
+use crate::tools::kit::steps::{
     Dim, LayerRef, Steps, layer_bits, meta, new_resource, vec2, vec3, vector,
 };
 use crate::tools::{NoFields, ToolDef};

@@ -137,7 +137,7 @@ async fn get_performance_monitors(
             None => {
                 let st = state.clone();
                 tokio::task::spawn_blocking(move || {
-                    crate::tools::editor::ask(&st, &cmd::EditorMonitors {}, None)
+                    crate::tools::kit::editor::ask(&st, &cmd::EditorMonitors {}, None)
                 })
                 .await
                 .map_err(|e| ToolError::internal(format!("editor request task failed: {e}")))??

@@ -1,7 +1,7 @@
 //! Project-plane reads: they need neither an editor nor a Godot binary, only the
 //! project's files in Godot's own text formats.
 
-use crate::tools::common::read_text;
+use crate::tools::kit::common::read_text;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{ErrorCode, ToolError};
 use crate::respath::ResPath;
 use crate::rules::{SafetyClass, Toolset};
-use crate::tools::common::{MAX_WALK_ENTRIES, Walk, page_limit, paged_args, walk_project};
+use crate::tools::kit::common::{MAX_WALK_ENTRIES, Walk, page_limit, paged_args, walk_project};
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
@@ -41,7 +41,7 @@ pub fn tools() -> Vec<ToolDef> {
     ]
 }
 
-pub use crate::tools::common::FileKind;
+pub use crate::tools::kit::common::FileKind;
 
 /// Sidecar files Godot writes next to assets; metadata, not project content.
 fn is_sidecar(name: &str) -> bool {

@@ -5,7 +5,7 @@
 //! project.godot, so that file is edited in place (its other settings and bytes kept);
 //! every other file must be absent unless `overwrite`. Everything is planned (and
 //! CAS-checked) before the first write; the files are then written as one journaled
-//! change (`composite::write_each`): all of them or none.
+//! change (`kit::file_write::write_each`): all of them or none.
 
 use std::sync::Arc;
 
@@ -22,9 +22,9 @@ use crate::planes::project::{self as plane, Expect};
 use crate::respath::ResPath;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::common::on_disk;
-use crate::tools::common::read_text;
-use crate::tools::scene::composite::write_each;
+use crate::tools::kit::common::on_disk;
+use crate::tools::kit::common::read_text;
+use crate::tools::kit::file_write::write_each;
 use crate::tools::{Plan, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {

@@ -20,11 +20,11 @@ use crate::planes::project::{self as plane};
 use crate::respath::ResPath;
 use crate::rules::Toolset;
 use crate::state::AppState;
-use crate::tools::common::FileKind;
-use crate::tools::files::organize::derived_u64;
-use crate::tools::files::write::{FileEffect, plan_write};
-use crate::tools::resource::tres_edit::{edit_meta, is_property_name};
-use crate::tools::scene::ext_ref;
+use crate::tools::kit::common::FileKind;
+use crate::tools::kit::ext_ref;
+use crate::tools::kit::ext_ref::derived_u64;
+use crate::tools::kit::file_write::{FileEffect, plan_write};
+use crate::tools::kit::tres_edit::{edit_meta, is_property_name};
 use crate::tools::{Also, Committed, Plan, ToolDef};
 
 pub fn tools() -> Vec<ToolDef> {

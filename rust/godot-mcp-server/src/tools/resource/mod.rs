@@ -1,7 +1,6 @@
-//! Resource files: materials from textures ([`material`]), every property of one
-//! ([`properties`]), and what the file-plane edits
-//! of one typed text resource share (`tres_edit`).
+//! Resource files: materials from textures ([`material`]) and every property of one
+//! ([`properties`]). What the file-plane edits of one typed text resource share is the
+//! kit's (`tools/kit/tres_edit.rs`).
 
 pub mod material;
 pub mod properties;
-pub(crate) mod tres_edit;

@@ -19,8 +19,8 @@ use crate::error::ToolError;
 use crate::honesty::absent_when_none;
 use crate::respath::ResPath;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
-use crate::tools::common::{page_limit, paged_args};
-use crate::tools::scene::nodes::{Doc, load_doc};
+use crate::tools::kit::common::{page_limit, paged_args};
+use crate::tools::kit::scene_doc::{Doc, load_doc};
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
@@ -104,7 +104,7 @@ async fn get_resource_properties(
             }
         },
     };
-    let (db, declared_note) = match crate::tools::classref::class_db(&state).await {
+    let (db, declared_note) = match crate::tools::kit::class_db::class_db(&state).await {
         Ok(db) => (Some(db), None),
         Err(e) => (
             None,

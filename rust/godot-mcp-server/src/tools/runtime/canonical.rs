@@ -6,7 +6,7 @@ use crate::planes::process::{self, LaunchSpec};
 use crate::respath::ResPath;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::godot_process::godot;
+use crate::tools::kit::godot_process::godot;
 use crate::tools::{Plan, ToolDef, ToolMeta};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{ErrorCode, ToolError};
 use crate::planes::process::{Ended, Session};
 use crate::state::AppState;
-use crate::tools::godot_process::{run_supervised, tail, tail_lines};
+use crate::tools::kit::godot_process::{run_supervised, tail, tail_lines};
 
 /// Godot's `--rendering-driver` (which graphics API).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]

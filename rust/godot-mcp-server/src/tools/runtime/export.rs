@@ -8,7 +8,7 @@ use crate::project_root::decide_export_target;
 use crate::respath::{ExportDest, ExportTarget};
 use crate::rules::Precondition;
 use crate::state::AppState;
-use crate::tools::godot_process::godot;
+use crate::tools::kit::godot_process::godot;
 use crate::tools::{Call, Out};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -8,8 +8,10 @@ use super::sessions::{Launched, StoppedSession, end_report, launched};
 use crate::error::{ErrorCode, ToolError};
 use crate::planes::process::{LaunchSpec, STOP_GRACE, Session};
 use crate::state::AppState;
-use crate::tools::editor::{EDITOR_LOAD_WAIT, addon_installed, bridge_connected, managed_editor};
-use crate::tools::godot_process::godot;
+use crate::tools::kit::editor::{
+    EDITOR_LOAD_WAIT, addon_installed, bridge_connected, managed_editor,
+};
+use crate::tools::kit::godot_process::godot;
 use crate::tools::{Call, Out};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -294,7 +294,7 @@ async fn capture_editor(Call { state, args, .. }: Call<EditorShotArgs>) -> Out<S
     let v = loop {
         let (st, p) = (state.clone(), request.clone());
         let v = tokio::task::spawn_blocking(move || {
-            crate::tools::editor::ask(&st, &p, p.node.as_deref())
+            crate::tools::kit::editor::ask(&st, &p, p.node.as_deref())
         })
         .await
         .map_err(|e| ToolError::internal(format!("editor request task failed: {e}")))??;
@@ -582,7 +582,7 @@ pub struct SaveArgs {
 fn plan_save(
     state: Arc<AppState>,
     args: SaveArgs,
-) -> Result<crate::tools::files::write::WritePlan, ToolError> {
+) -> Result<crate::tools::kit::file_write::WritePlan, ToolError> {
     if args.path.extension().as_deref() != Some("png") {
         return Err(ToolError::invalid_params(
             "path",
@@ -601,7 +601,7 @@ fn plan_save(
     } else {
         Expect::Absent
     };
-    crate::tools::files::write::plan_write(
+    crate::tools::kit::file_write::plan_write(
         &state,
         "path",
         args.path,

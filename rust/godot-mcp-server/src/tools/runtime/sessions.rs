@@ -8,7 +8,7 @@ use crate::honesty::ProcessEnd;
 use crate::planes::process::{self, Ended, LaunchSpec, STOP_GRACE, Session, errors};
 use crate::respath::ResPath;
 use crate::state::AppState;
-use crate::tools::godot_process::godot;
+use crate::tools::kit::godot_process::godot;
 use crate::tools::{Call, Out};
 use godot_mcp_protocol::ProbeRequest;
 use godot_mcp_protocol::probe::ReleasedReply;

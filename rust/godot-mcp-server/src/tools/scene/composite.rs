@@ -13,22 +13,23 @@ use std::sync::Arc;
 use godot_mcp_formats::scene_edit::set_node_property;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use godot_mcp_formats::variant;
 
 use crate::error::{ErrorCode, ToolError};
 use crate::honesty::{Persistence, Undo};
 use crate::planes::project::sha256_hex;
-use crate::planes::project::{self as plane, Expect, JournalCall};
+use crate::planes::project::{self as plane, Expect};
 use crate::respath::ResPath;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::analysis::paged;
-use crate::tools::common::read_text;
-use crate::tools::common::walk_files;
-use crate::tools::editor::blocking_as;
-use crate::tools::scene::ext_ref;
+use crate::tools::kit::common::read_text;
+use crate::tools::kit::common::walk_files;
+use crate::tools::kit::editor::blocking_as;
+use crate::tools::kit::ext_ref;
+use crate::tools::kit::file_write::{Written, write_each_as};
+use crate::tools::kit::page::paged;
 use crate::tools::{Call, Out, Plan, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
@@ -139,7 +140,7 @@ fn read_scene(
     }
     let text = read_text(state, param, path, &real)?;
     let scene = godot_mcp_formats::parse_scene(&text)
-        .map_err(|e| crate::tools::scene::read::parse_error(path, &e).param(param))?;
+        .map_err(|e| crate::tools::kit::scene_doc::parse_error(path, &e).param(param))?;
     Ok((text, scene))
 }
 
@@ -494,51 +495,5 @@ fn plan_cross_scene_set(
     let state = state.clone();
     Plan::new(effect, move |call| {
         write_each_as(&state, call, "scenes", &writes)
-    })
-}
-
-/// What applying planned writes adds: each file's transaction, in order.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct Written {
-    transaction_ids: Vec<Option<String>>,
-}
-
-/// Apply planned writes as one journaled change, each with the pre-state its bytes
-/// were computed from (`None`: the file must still be absent): every file is written,
-/// or — should one fail midway — every file is put back before the answer, which says
-/// so (`planes::project::apply_change`). Every file reports the change's transaction.
-pub(crate) fn write_each(
-    state: &AppState,
-    call: &mut JournalCall,
-    param: &'static str,
-    writes: &[(ResPath, Vec<u8>, Option<String>)],
-) -> Result<Map<String, Value>, ToolError> {
-    crate::tools::untyped(write_each_as(state, call, param, writes)?)
-}
-
-/// [`write_each`], typed.
-pub(crate) fn write_each_as(
-    state: &AppState,
-    call: &mut JournalCall,
-    param: &'static str,
-    writes: &[(ResPath, Vec<u8>, Option<String>)],
-) -> Result<Written, ToolError> {
-    if writes.is_empty() {
-        return Ok(Written {
-            transaction_ids: Vec::new(),
-        });
-    }
-    let steps: Vec<plane::ChangeStep<'_>> = writes
-        .iter()
-        .map(|(path, bytes, before)| plane::ChangeStep {
-            path,
-            bytes: Some(bytes.as_slice()),
-            expected: before.as_deref().map_or(Expect::Absent, Expect::Sha256),
-        })
-        .collect();
-    let txn = plane::apply_change(state, call, param, &steps)?;
-    let ids = vec![Some(txn); writes.len()];
-    Ok(Written {
-        transaction_ids: ids,
     })
 }

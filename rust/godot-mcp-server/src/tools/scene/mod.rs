@@ -1,9 +1,9 @@
 //! Scenes: reads of saved scenes from disk ([`read`], per node in [`nodes`]), live
-//! edits in the editor ([`edit`]) and edits across saved scenes ([`composite`]);
-//! a project file as an `[ext_resource]` of a scene or resource text (`ext_ref`).
+//! edits in the editor ([`edit`]) and edits across saved scenes ([`composite`]). A
+//! project file as an `[ext_resource]` of a scene or resource text is the kit's
+//! (`tools/kit/ext_ref.rs`).
 
 pub mod composite;
 pub mod edit;
-pub(crate) mod ext_ref;
 pub mod nodes;
 pub mod read;

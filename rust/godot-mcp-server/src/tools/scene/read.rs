@@ -5,17 +5,18 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use godot_mcp_formats::variant;
-use godot_mcp_formats::{Autoload, InputAction, ParseError, ResourceLink};
+use godot_mcp_formats::{Autoload, InputAction, ResourceLink};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 use crate::honesty::absent_when_none;
 use crate::respath::ResPath;
 use crate::rules::{SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::common::read_text;
+use crate::tools::kit::common::read_text;
+use crate::tools::kit::scene_doc::parse_error;
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {
@@ -60,21 +61,6 @@ pub fn tools() -> Vec<ToolDef> {
     ]
 }
 
-/// A parse failure as a structured tool error: the file, line and column.
-pub(crate) fn parse_error(path: &ResPath, err: &ParseError) -> ToolError {
-    ToolError::new(
-        ErrorCode::ParseError,
-        format!("{path}:{}:{}: {}", err.line(), err.column(), err.message()),
-    )
-    .details(json!({
-        "path": path.to_string(),
-        "line": err.line(),
-        "column": err.column(),
-        "kind": err.kind().code(),
-    }))
-    .hint("The file is not valid Godot text; open it in the editor or fix the reported line.")
-}
-
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ProjectInfoArgs {}
@@ -98,7 +84,7 @@ pub struct ProjectInfo {
     // default tools/list has no tokens to spare for it (tests/contract.rs's budget).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<Value>")]
-    dotnet: Option<crate::tools::dotnet::DotnetInfo>,
+    dotnet: Option<crate::tools::kit::dotnet::DotnetInfo>,
 }
 
 // godot-mcp-formats serializes these; it does not depend on schemars, so their schemas
@@ -137,7 +123,7 @@ async fn project_info(Call { state, .. }: Call<ProjectInfoArgs>) -> Out<ProjectI
     let real = state.project.resolve("path", &path)?;
     let text = read_text(&state, "path", &path, &real)?;
     let info = godot_mcp_formats::parse_project(&text).map_err(|e| parse_error(&path, &e))?;
-    let dotnet = crate::tools::dotnet::dotnet_info(state.project.root(), &info);
+    let dotnet = crate::tools::kit::dotnet::dotnet_info(state.project.root(), &info);
     Ok(ProjectInfo {
         dotnet,
         sections: info.sections.iter().map(|s| s.tag.clone()).collect(),
@@ -360,7 +346,7 @@ fn editor_is_editing(state: &AppState, path: &ResPath) -> bool {
     ) {
         return false;
     }
-    crate::tools::editor::ask(state, &godot_mcp_protocol::commands::EditorState {}, None)
+    crate::tools::kit::editor::ask(state, &godot_mcp_protocol::commands::EditorState {}, None)
         .ok()
         .and_then(|v| {
             v.get("active_scene")
@@ -394,12 +380,12 @@ async fn get_scene_tree(Call { state, args, .. }: Call<SceneTreeArgs>) -> Out<Sc
         .map_err(|e| ToolError::internal(format!("editor task failed: {e}")))?
     };
     if live {
-        return crate::tools::editor::blocking_as(move || {
+        return crate::tools::kit::editor::blocking_as(move || {
             let page = godot_mcp_protocol::commands::SceneTree {
                 offset: offset as usize,
                 limit: limit as usize,
             };
-            let reply: LiveReply = crate::tools::editor::query_as(&state, &page, None)?;
+            let reply: LiveReply = crate::tools::kit::editor::query_as(&state, &page, None)?;
             Ok(SceneTree {
                 source: "editor",
                 node_count: reply.node_count,

@@ -10,7 +10,7 @@
 //! `patch_script` is a file write like write_script: compare-and-swap on the file's
 //! sha256 and the journal's one write seam (`files::plan_write`).
 
-use crate::tools::csharp::script as csharp;
+use crate::tools::kit::cs_script as csharp;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -24,13 +24,13 @@ use crate::planes::project::{self as plane, Expect};
 use crate::respath::ResPath;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::common::head;
-pub use crate::tools::common::{ScriptHeader, script_header_gd};
-use crate::tools::common::{page_limit, paged_args, read_text, walk_scripts};
-use crate::tools::files::write::{parse_checked, plan_write, require_script_path};
-pub use crate::tools::godot_process::ParseErrorItem;
-use crate::tools::godot_process::{CHECK_TIMEOUT, check_gd, godot};
-use crate::tools::scene::nodes::some_node_paths;
+use crate::tools::kit::common::head;
+pub use crate::tools::kit::common::{ScriptHeader, script_header_gd};
+use crate::tools::kit::common::{page_limit, paged_args, read_text, walk_scripts};
+use crate::tools::kit::file_write::{parse_checked, plan_write, require_script_path};
+pub use crate::tools::kit::godot_process::ParseErrorItem;
+use crate::tools::kit::godot_process::{CHECK_TIMEOUT, check_gd, godot};
+use crate::tools::kit::scene_doc::some_node_paths;
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 use csharp::cs_index;
 
@@ -215,7 +215,7 @@ async fn check_cs(
     state: &Arc<AppState>,
     paths: &[&ResPath],
 ) -> Result<Vec<CheckedFile>, ToolError> {
-    let built = match crate::tools::csharp::build_for_check(state).await {
+    let built = match crate::tools::kit::dotnet_build::build_for_check(state).await {
         Ok(b) => b,
         Err(e) if e.code == ErrorCode::PreconditionFailed => {
             let why = format!(
@@ -638,7 +638,7 @@ fn hunk_mismatch(base: &str, hunk: &diffy::Hunk<'_, str>) -> (Vec<String>, usize
 fn plan_patch_script(
     state: Arc<AppState>,
     args: PatchScriptArgs,
-) -> Result<crate::tools::files::write::ScriptPlan, ToolError> {
+) -> Result<crate::tools::kit::file_write::ScriptPlan, ToolError> {
     let real = state.project.resolve("path", &args.path)?;
     require_script_path(&args.path)?;
     let base = read_text(&state, "path", &args.path, &real)?;
@@ -666,7 +666,7 @@ fn plan_patch_script(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::godot_process::parse_check_output;
+    use crate::tools::kit::godot_process::parse_check_output;
 
     /// Captured: tests/fixtures/godot-4.4.1/check_only (README there).
     const BAD_STDERR: &str =

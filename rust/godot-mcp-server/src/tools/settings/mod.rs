@@ -24,8 +24,8 @@ use crate::planes::project::Expect;
 use crate::respath::ResPath;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::common::is_identifier;
-use crate::tools::files::write::{FileEffect, plan_write};
+use crate::tools::kit::common::is_identifier;
+use crate::tools::kit::file_write::{FileEffect, plan_write};
 use crate::tools::{Also, Committed, Plan, ToolDef, ToolMeta};
 
 pub(crate) fn meta(
@@ -144,13 +144,24 @@ fn check_setting_name(name: &str) -> Result<(&str, &str), ToolError> {
         )
     })?;
     match parts.0 {
-        "autoload" => Err(ToolError::invalid_params(
-            "name",
-            "autoloads are set with register_autoload",
-        )),
+        // The tools that do it sit in toolsets off by default: the hint says how to get one
+        // and its call, so the next call is the right one (run 6: five set_setting refusals).
+        "autoload" => {
+            Err(
+                ToolError::invalid_params("name", "autoloads are set with register_autoload").hint(
+                    "manage_toolsets {\"enable\": [\"register_autoload\"]}, then register_autoload \
+             {\"name\": \"Score\", \"path\": \"res://score.gd\", \"confirm\": true}.",
+                ),
+            )
+        }
         "input" => Err(ToolError::invalid_params(
             "name",
             "input actions are set with add_input_action",
+        )
+        .hint(
+            "manage_toolsets {\"enable\": [\"add_input_action\"]}, then add_input_action, \
+             several in one write: {\"actions\": [{\"name\": \"dash\", \"events\": \
+             [{\"type\": \"key\", \"keycode\": \"Space\"}]}], \"confirm\": true}.",
         )),
         _ => Ok(parts),
     }

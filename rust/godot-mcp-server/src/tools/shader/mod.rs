@@ -28,12 +28,12 @@ use crate::planes::project::{self as plane, Expect};
 use crate::respath::ResPath;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::common::read_text;
-use crate::tools::editor::{
+use crate::tools::kit::common::read_text;
+use crate::tools::kit::editor::{
     EditReply, blocking_as, godot_value, node_plan_as, query_as, reply_fields,
 };
-use crate::tools::files::write::plan_write;
-use crate::tools::godot_process::{godot, run_supervised, tail_lines, temp_folder};
+use crate::tools::kit::file_write::plan_write;
+use crate::tools::kit::godot_process::{godot, run_supervised, tail_lines, temp_folder};
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 use godot_mcp_protocol::commands as cmd;
 
@@ -154,14 +154,14 @@ struct UniformFields {
     /// The uniform's value now, as a Godot value.
     #[serde(
         default,
-        deserialize_with = "crate::tools::editor::present",
+        deserialize_with = "crate::tools::kit::editor::present",
         skip_serializing_if = "Option::is_none"
     )]
     value: Option<Value>,
     /// Its value before, as a Godot value.
     #[serde(
         default,
-        deserialize_with = "crate::tools::editor::present",
+        deserialize_with = "crate::tools::kit::editor::present",
         skip_serializing_if = "Option::is_none"
     )]
     previous: Option<Value>,
@@ -179,7 +179,7 @@ struct MaterialUniform {
     hint: Option<i64>,
     hint_string: Option<String>,
     /// The material's value, as a Godot value.
-    #[serde(deserialize_with = "crate::tools::editor::present")]
+    #[serde(deserialize_with = "crate::tools::kit::editor::present")]
     value: Option<Value>,
 }
 
@@ -318,7 +318,7 @@ pub struct CreateShaderArgs {
 fn plan_create_shader(
     state: Arc<AppState>,
     args: CreateShaderArgs,
-) -> Result<crate::tools::files::write::WritePlan, ToolError> {
+) -> Result<crate::tools::kit::file_write::WritePlan, ToolError> {
     require_ext("path", &args.path, &["gdshader"])?;
     let code = match (args.code, args.shader_type) {
         (Some(_), Some(_)) => {
@@ -360,7 +360,7 @@ pub struct EditShaderArgs {
 fn plan_edit_shader(
     state: Arc<AppState>,
     args: EditShaderArgs,
-) -> Result<crate::tools::files::write::WritePlan, ToolError> {
+) -> Result<crate::tools::kit::file_write::WritePlan, ToolError> {
     require_ext("path", &args.path, &["gdshader", "gdshaderinc"])?;
     if plane::current(&state.project, "path", &args.path)?.is_none() {
         return Err(

@@ -12,9 +12,10 @@ use godot_mcp_protocol::commands as cmd;
 use crate::error::ToolError;
 use crate::respath::ResPath;
 use crate::rules::{SafetyClass, Toolset};
-use crate::tools::recipes::tool::recipe;
-use crate::tools::recipes::{color, meta, new_resource, vec2, vec3};
-use crate::tools::scene::edit::editor_read;
+use crate::tools::kit::cells::{CellsReply, cells_request};
+use crate::tools::kit::editor::editor_read;
+use crate::tools::kit::steps::tool::recipe;
+use crate::tools::kit::steps::{color, meta, new_resource, vec2, vec3};
 use crate::tools::{NoFields, ToolDef};
 
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
@@ -160,43 +161,6 @@ pub struct GridClearArgs {
     /// [[x,y,z],…].
     #[schemars(length(min = 1, max = 100000))]
     coords: Vec<[i32; 3]>,
-}
-
-/// Paged cells of a node in the edited scene.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct CellsArgs {
-    /// The node path.
-    pub node: String,
-    /// First cell (default 0).
-    #[serde(default)]
-    pub offset: Option<u32>,
-    /// Most cells (default 1000).
-    #[serde(default)]
-    #[schemars(range(min = 1, max = 20000))]
-    pub limit: Option<u32>,
-}
-
-pub(crate) fn cells_request(a: &CellsArgs) -> (cmd::Cells, Option<String>) {
-    let p = cmd::Cells {
-        node: a.node.clone(),
-        offset: a.offset.unwrap_or(0) as usize,
-        limit: a.limit.map_or(cmd::DEFAULT_PAGE_LIMIT, |l| l as usize),
-    };
-    (p, Some(a.node.clone()))
-}
-
-/// The add-on's `cells.get` reply (steps.rs `cells`): one page of rows, `columns`
-/// naming their fields.
-#[derive(Debug, Deserialize, serde::Serialize, JsonSchema)]
-pub(crate) struct CellsReply {
-    node: String,
-    kind: String,
-    total: u64,
-    offset: u64,
-    columns: Vec<String>,
-    cells: Vec<Vec<i64>>,
-    scene: String,
 }
 
 /// The add-on's `mesh_library.items` reply (steps.rs `mesh_library_items`).

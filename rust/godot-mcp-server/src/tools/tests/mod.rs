@@ -16,7 +16,7 @@ use crate::error::{ErrorCode, ToolError};
 use crate::planes::process::{self, LaunchSpec, errors};
 use crate::respath::ResPath;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
-use crate::tools::godot_process::{self, godot, plain_launch, wait_ended};
+use crate::tools::kit::godot_process::{self, godot, plain_launch, wait_ended};
 use crate::tools::runtime::{ended_json, game_property, session_of};
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 

@@ -9,10 +9,10 @@ use serde::{Deserialize, Serialize};
 use crate::error::ToolError;
 use crate::respath::ResPath;
 use crate::rules::{SafetyClass, Toolset};
-use crate::tools::editor::in_scene;
-use crate::tools::recipes::{LayerRef, Steps, StepsEffect, StepsReply, layer_bits, meta, plan};
-use crate::tools::scene::edit::editor_read;
-use crate::tools::spatial::{CellsReply, cells_request};
+use crate::tools::kit::cells::{CellsReply, cells_request};
+use crate::tools::kit::editor::editor_read;
+use crate::tools::kit::editor::in_scene;
+use crate::tools::kit::steps::{LayerRef, Steps, StepsEffect, StepsReply, layer_bits, meta, plan};
 use crate::tools::{NoFields, Plan, ToolDef};
 
 /// Most cells one edit may touch.
@@ -111,6 +111,33 @@ pub struct PhysicsLayerArgs {
     /// Layers they detect.
     #[serde(default)]
     mask: Vec<LayerRef>,
+    /// The .tscn to edit, opened if need be.
+    #[serde(default)]
+    scene: Option<ResPath>,
+    /// Save the scene after the edit.
+    #[serde(default)]
+    save: bool,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TileCollisionArgs {
+    /// The TileMapLayer node path.
+    node: String,
+    /// The tile's atlas coords [x,y].
+    atlas: [i32; 2],
+    /// Its atlas source (default 0).
+    #[serde(default)]
+    #[schemars(range(min = 0))]
+    source_id: i32,
+    /// The TileSet's physics layer (default 0).
+    #[serde(default)]
+    #[schemars(range(min = 0))]
+    physics_layer: i32,
+    /// [x,y] points, (0,0) the tile's centre as Godot stores them; omitted: the whole tile.
+    #[serde(default)]
+    #[schemars(length(min = 3, max = 1000))]
+    polygon: Option<Vec<[f64; 2]>>,
     /// The .tscn to edit, opened if need be.
     #[serde(default)]
     scene: Option<ResPath>,
@@ -301,6 +328,29 @@ fn tileset_tools() -> Vec<ToolDef> {
                 };
                 in_scene(state, a.scene, a.save, move |state| {
                     plan(state, "set_tileset_physics_layer", steps, extra)
+                })
+            },
+        ),
+        ToolDef::planned(
+            meta(
+                Toolset::Tilemap,
+                "set_tile_collision",
+                "Set a tile's collision polygon",
+                "Give a tile of a TileMapLayer's built-in TileSet one collision polygon on a \
+                 physics layer (the whole tile by default); one undo action.",
+                Mutating,
+            ),
+            |state, a: TileCollisionArgs| {
+                let mut steps = Steps::default();
+                steps.step(cmd::Step::TileCollision {
+                    node: a.node,
+                    source_id: a.source_id,
+                    atlas: a.atlas,
+                    physics_layer: a.physics_layer,
+                    polygon: a.polygon.unwrap_or_default(),
+                });
+                in_scene(state, a.scene, a.save, move |state| {
+                    plan(state, "set_tile_collision", steps, NoFields {})
                 })
             },
         ),

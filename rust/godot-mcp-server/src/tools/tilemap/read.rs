@@ -12,8 +12,8 @@ use serde_json::Value;
 use crate::error::{ErrorCode, ToolError};
 use crate::respath::ResPath;
 use crate::rules::Toolset;
-use crate::tools::common::count_param;
-use crate::tools::scene::nodes::{Doc, find_node, load_doc, load_scene};
+use crate::tools::kit::common::count_param;
+use crate::tools::kit::scene_doc::{Doc, find_node, load_doc, load_scene};
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
 fn meta(name: &'static str, title: &'static str, description: &'static str) -> ToolMeta {

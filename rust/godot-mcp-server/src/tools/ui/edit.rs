@@ -18,9 +18,9 @@ use crate::honesty::InSceneOrNull;
 use crate::respath::ResPath;
 use crate::rules::{SafetyClass, Toolset};
 use crate::tools::ToolDef;
-use crate::tools::editor::in_scene;
-use crate::tools::editor::present;
-use crate::tools::scene::edit::{authoring_plan, editor_meta, node_edit, reply_fields, wire_name};
+use crate::tools::kit::editor::in_scene;
+use crate::tools::kit::editor::present;
+use crate::tools::kit::editor::{authoring_plan, editor_meta, node_edit, reply_fields, wire_name};
 
 // The theme item kind an agent names is the wire's (`commands::ThemeKind`): one type,
 // its schema the agent's.

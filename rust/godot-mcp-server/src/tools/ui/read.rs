@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use crate::error::ToolError;
 use crate::respath::ResPath;
 use crate::rules::{SafetyClass, Toolset};
-use crate::tools::scene::nodes::{Doc, load_doc, typed};
+use crate::tools::kit::scene_doc::{Doc, load_doc, typed};
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
 pub fn tools() -> Vec<ToolDef> {

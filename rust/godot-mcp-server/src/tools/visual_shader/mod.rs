@@ -24,8 +24,8 @@ use crate::planes::project::Expect;
 use crate::respath::ResPath;
 use crate::rules::Toolset;
 use crate::state::AppState;
-use crate::tools::files::write::{FileEffect, plan_write};
-use crate::tools::resource::tres_edit::{
+use crate::tools::kit::file_write::{FileEffect, plan_write};
+use crate::tools::kit::tres_edit::{
     FileEdit, check_expected, edit_args, edit_meta, read_model, require_tres, sub_id,
 };
 use crate::tools::{Call, Committed, Out, Plan, ToolDef, ToolMeta};

@@ -6,8 +6,8 @@ use serde::{Deserialize, Serialize};
 use crate::error::{ErrorCode, ToolError};
 use crate::respath::ResPath;
 use crate::rules::Toolset;
-use crate::tools::common::page_limit;
-use crate::tools::common::{read_small, walk_files};
+use crate::tools::kit::common::page_limit;
+use crate::tools::kit::common::{read_small, walk_files};
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
 /// list_resources_by_type, as published.

@@ -15,7 +15,7 @@ use crate::honesty::{Persistence, Undo};
 use crate::planes::project::{self as plane, JournalCall};
 use crate::respath::ResPath;
 use crate::state::AppState;
-use crate::tools::common::{DELETED_UNDO_HINT, not_undoable, on_disk};
+use crate::tools::kit::common::{DELETED_UNDO_HINT, not_undoable, on_disk};
 use crate::tools::{NoFields, Plan, ToolDef};
 
 /// create_folder and delete_folder, as published.

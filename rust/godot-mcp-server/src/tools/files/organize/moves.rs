@@ -17,7 +17,8 @@ use crate::planes::project::{self as plane, Expect, JournalCall};
 use crate::respath::ResPath;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::common::{not_undoable, on_disk, read_small, walk_files};
+use crate::tools::kit::common::{not_undoable, on_disk, read_small, walk_files};
+use crate::tools::kit::ext_ref::derived_u64;
 use crate::tools::{Also, Plan, ToolDef, ToolMeta};
 
 /// The metadata of a file tool that may overwrite or delete (every tool of `organize` but
@@ -280,15 +281,6 @@ pub struct DuplicateArgs {
     from: ResPath,
     /// The copy's path (same extension; must not exist).
     to: ResPath,
-}
-
-/// 64 bits derived from `parts` (sha256), standing in for the engine's random uid
-/// and id bits. Derived, not drawn, so a dry run reports the exact bytes the real
-/// run writes; the target path is always a part, so distinct files get distinct ids.
-pub(crate) fn derived_u64(parts: &[&str]) -> u64 {
-    let joined = parts.join("\0");
-    let hex = sha256_hex(joined.as_bytes());
-    u64::from_str_radix(&hex[..16], 16).unwrap_or(0)
 }
 
 /// The uid a duplicate gets, and how.

@@ -8,9 +8,9 @@ use godot_mcp_formats::{ExtResource, ids};
 
 use crate::error::ToolError;
 use crate::planes::project as plane;
+use crate::planes::project::sha256_hex;
 use crate::respath::ResPath;
 use crate::state::AppState;
-use crate::tools::files::organize::derived_u64;
 
 /// What an `[ext_resource]` line says of its file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,7 +44,7 @@ fn attr(line: &str, name: &str) -> Option<String> {
 /// The uid of an imported file, from its `.import` (`None`: not imported yet).
 pub(crate) fn import_uid(state: &AppState, path: &ResPath) -> Option<String> {
     read_sidecar(state, &format!("{path}.import"))
-        .and_then(|t| crate::tools::analysis::import_uid(&t))
+        .and_then(|t| crate::tools::kit::common::import_uid(&t))
 }
 
 /// `path` (param `param`) as an ext_resource target: RESOURCE_NOT_FOUND when no such
@@ -67,7 +67,7 @@ pub(crate) fn ext_target(
             .flatten()
     };
     let uid = match &import {
-        Some(t) => crate::tools::analysis::import_uid(t),
+        Some(t) => crate::tools::kit::common::import_uid(t),
         None => own_header().as_deref().and_then(header_uid).or_else(|| {
             read_sidecar(state, &format!("{path}.uid"))
                 .map(|t| t.trim().to_string())
@@ -172,6 +172,15 @@ pub(crate) fn with_ext_resource(
         None => lines.insert(1.min(lines.len()), format!("\n{line}")),
     }
     (lines.concat(), id)
+}
+
+/// 64 bits derived from `parts` (sha256), standing in for the engine's random uid
+/// and id bits. Derived, not drawn, so a dry run reports the exact bytes the real
+/// run writes; the target path is always a part, so distinct files get distinct ids.
+pub(crate) fn derived_u64(parts: &[&str]) -> u64 {
+    let joined = parts.join("\0");
+    let hex = sha256_hex(joined.as_bytes());
+    u64::from_str_radix(&hex[..16], 16).unwrap_or(0)
 }
 
 #[cfg(test)]

@@ -52,8 +52,8 @@ pub(crate) struct FileEdit<P> {
 /// [`FileEdit`].
 macro_rules! edit_args {
     (path: $path:tt; $(#[$sm:meta])* pub struct $name:ident $fields:tt $($rest:tt)*) => {
-        $crate::tools::resource::tres_edit::edit_args!(@one $path $(#[$sm])* $name $fields);
-        $crate::tools::resource::tres_edit::edit_args!(path: $path; $($rest)*);
+        $crate::tools::kit::tres_edit::edit_args!(@one $path $(#[$sm])* $name $fields);
+        $crate::tools::kit::tres_edit::edit_args!(path: $path; $($rest)*);
     };
     (path: $path:tt;) => {};
     (
@@ -73,8 +73,8 @@ macro_rules! edit_args {
         }
 
         impl $name {
-            fn file(&self) -> $crate::tools::resource::tres_edit::FileEdit<$pty> {
-                $crate::tools::resource::tres_edit::FileEdit {
+            fn file(&self) -> $crate::tools::kit::tres_edit::FileEdit<$pty> {
+                $crate::tools::kit::tres_edit::FileEdit {
                     path: self.path.clone(),
                     expected_sha256: self.expected_sha256.clone(),
                 }
@@ -125,9 +125,9 @@ pub(crate) fn read_model<T>(
     class: &str,
     model: impl FnOnce(&Resource) -> Result<T, String>,
 ) -> Result<(T, String), ToolError> {
-    let text = crate::tools::common::read_text(state, "path", path, real)?;
+    let text = crate::tools::kit::common::read_text(state, "path", path, real)?;
     let res = godot_mcp_formats::parse_resource(&text)
-        .map_err(|e| crate::tools::scene::read::parse_error(path, &e))?;
+        .map_err(|e| crate::tools::kit::scene_doc::parse_error(path, &e))?;
     require_class(path, &res, class)?;
     let modelled = model(&res).map_err(|why| {
         ToolError::new(

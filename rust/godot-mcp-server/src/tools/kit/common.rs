@@ -396,6 +396,14 @@ pub fn script_header_gd(text: &str) -> ScriptHeader {
     h
 }
 
+/// The `uid="uid://…"` of an `.import` file's `[remap]` section.
+pub(crate) fn import_uid(text: &str) -> Option<String> {
+    text.lines()
+        .filter_map(|l| l.trim().strip_prefix("uid="))
+        .map(|v| v.trim().trim_matches('"').to_string())
+        .find(|v| v.starts_with("uid://"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

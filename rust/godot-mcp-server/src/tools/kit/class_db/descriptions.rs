@@ -12,7 +12,7 @@ use serde::Deserialize;
 use super::{ClassDb, DOCTOOL_TIMEOUT, EDITOR_DOCS_TIMEOUT};
 use crate::error::{ErrorCode, ToolError};
 use crate::state::AppState;
-use crate::tools::godot_process::{plain_launch, run_supervised, tail, temp_folder};
+use crate::tools::kit::godot_process::{plain_launch, run_supervised, tail, temp_folder};
 
 /// The compiled-in descriptions, from the headless editor's doc cache (module doc).
 pub(super) async fn editor_descriptions(

@@ -1,5 +1,5 @@
-//! Paging of the analysis answers: a typed `Page`, or the paging fields of an
-//! untyped list; and the blocking pool the disk walks run on.
+//! Paging of list answers (the analysis tools', cross-scene edits'): a typed `Page`, or
+//! the paging fields of an untyped list; and the blocking pool the disk walks run on.
 
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use crate::error::ToolError;
 use crate::state::AppState;
 use crate::tools::Also;
-use crate::tools::common::page_limit;
+use crate::tools::kit::common::page_limit;
 
 /// Page size when the caller gives none.
 const DEFAULT_LIMIT: u32 = 100;
@@ -68,7 +68,7 @@ pub(crate) fn paged<T: Serialize>(
 }
 
 /// A page with `more` beside it.
-pub(super) fn with<T, X>(page: Page<T>, more: X) -> PageWith<T, X> {
+pub(crate) fn with<T, X>(page: Page<T>, more: X) -> PageWith<T, X> {
     Also { base: page, more }
 }
 

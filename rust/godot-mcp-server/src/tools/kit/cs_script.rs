@@ -14,7 +14,7 @@ use serde::Serialize;
 use crate::error::{ErrorCode, ToolError};
 use crate::respath::ResPath;
 use crate::state::AppState;
-use crate::tools::common::{read_text, walk_scripts};
+use crate::tools::kit::common::{read_text, walk_scripts};
 use std::sync::Arc;
 
 /// A C# script as list_scripts and get_node_script report it.
@@ -267,7 +267,7 @@ pub(crate) fn check_cs_attach(
     let index = cs_index(state)?;
     let cs = cs_script(&script.to_string(), &text, Some(&index));
     let chain = tokio::runtime::Handle::try_current().ok().and_then(|h| {
-        h.block_on(crate::tools::classref::class_db(state))
+        h.block_on(crate::tools::kit::class_db::class_db(state))
             .ok()
             .filter(|db| db.classes.contains_key(node_class))
             .map(|db| db.chain(node_class))

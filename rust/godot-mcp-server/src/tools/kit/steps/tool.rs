@@ -1,6 +1,6 @@
 //! The definition of a recipe tool (physics, navigation, particles, spatial): the tool
 //! builds the steps of one call, and its plan is one `scene.steps` request named after
-//! the tool (`recipes::plan`).
+//! the tool (`kit::steps::plan`).
 
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -8,7 +8,7 @@ use serde::de::DeserializeOwned;
 
 use crate::error::ToolError;
 use crate::state::AppState;
-use crate::tools::recipes::{Steps, plan};
+use crate::tools::kit::steps::{Steps, plan};
 use crate::tools::{ToolDef, ToolMeta};
 
 /// A recipe tool: `build` adds the steps of a call with arguments `A` and answers what
