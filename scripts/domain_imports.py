@@ -37,7 +37,7 @@ import sys
 
 # The crate reader (comment/string stripper, test items left out, paths resolved along
 # the module tree) is file_cycles.py's (same folder).
-from file_cycles import Crate
+from file_cycles import Crate, take_allow
 
 NOT_DOMAINS = {"kit", "registry"}
 BELOW = {"kit", "registry"}  # import no domain either
@@ -102,14 +102,10 @@ def main():
     args = sys.argv[1:]
     print_all = "--print" in args
     args = [a for a in args if a != "--print"]
-    allow_file = None
-    if "--allow" in args:
-        k = args.index("--allow")
-        if k + 1 >= len(args):
-            print(__doc__.strip().splitlines()[2], file=sys.stderr)
-            return 2
-        allow_file = args[k + 1]
-        del args[k : k + 2]
+    allow_file = take_allow(args)
+    if allow_file is False:
+        print(__doc__.strip().splitlines()[2], file=sys.stderr)
+        return 2
     if len(args) > 1 or any(a.startswith("-") for a in args):
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
         return 2

@@ -350,17 +350,26 @@ def check_all(allow_file, srcs, print_edges):
     return failed
 
 
+def take_allow(args):
+    """Remove `--allow FILE` from `args` (in place); its FILE, None when absent, or False
+    when `--allow` has no FILE after it (a usage error)."""
+    if "--allow" not in args:
+        return None
+    k = args.index("--allow")
+    if k + 1 >= len(args):
+        return False
+    allow = args[k + 1]
+    del args[k : k + 2]
+    return allow
+
+
 def main():
     args = sys.argv[1:]
     print_edges = "--print" in args
-    allow = None
-    if "--allow" in args:
-        k = args.index("--allow")
-        if k + 1 >= len(args):
-            print(__doc__.strip().splitlines()[3], file=sys.stderr)
-            return 2
-        allow = args[k + 1]
-        del args[k : k + 2]
+    allow = take_allow(args)
+    if allow is False:
+        print(__doc__.strip().splitlines()[3], file=sys.stderr)
+        return 2
     srcs = [a for a in args if not a.startswith("--")]
     if allow is not None and srcs:
         return check_all(allow, srcs, print_edges)

@@ -41,7 +41,7 @@ import re
 import sys
 
 # The comment/string stripper and the item matcher are file_cycles.py's (same folder).
-from file_cycles import matching, strip
+from file_cycles import matching, strip, take_allow
 
 FILE_LIMIT = 800
 FN_LIMIT = 150
@@ -147,14 +147,10 @@ def read_allow(path):
 
 def main():
     args = sys.argv[1:]
-    allow_file = None
-    if "--allow" in args:
-        k = args.index("--allow")
-        if k + 1 >= len(args):
-            print(__doc__.strip().splitlines()[3], file=sys.stderr)
-            return 2
-        allow_file = args[k + 1]
-        del args[k : k + 2]
+    allow_file = take_allow(args)
+    if allow_file is False:
+        print(__doc__.strip().splitlines()[3], file=sys.stderr)
+        return 2
     if len(args) > 1 or any(a.startswith("-") for a in args):
         print(__doc__.strip().splitlines()[3], file=sys.stderr)
         return 2
