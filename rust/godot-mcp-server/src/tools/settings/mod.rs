@@ -275,7 +275,8 @@ fn typed_setting_text(
         }
         None => None,
     };
-    let Some(ty) = ty.filter(|t| !matches!(t.as_str(), "Nil" | "Dictionary" | "Array")) else {
+    // Which types JSON already says (String, Array, Dictionary, any): json_as_declared_text.
+    let Some(ty) = ty else {
         return plain();
     };
     match godot_mcp_formats::coerce::json_as_declared_text(value, &ty) {
