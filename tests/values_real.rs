@@ -295,6 +295,30 @@ async fn real_godot_values_are_read_by_the_declared_type_and_read_back() {
     )
     .await;
     assert_eq!(get(&client, "Copied", "curve").await, curve);
+    // Godot's own text of `_data`, as a .tscn holds it, is parsed (it was set as a
+    // string and the points came back empty: agent run 6, dodge-mob-path).
+    call_ok(
+        &client,
+        "set_node_property",
+        json!({"node": "Copied", "property": "curve", "value":
+            {"$type": "Resource", "class": "Curve2D", "properties": {"_data":
+                "{ \"points\": PackedVector2Array(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 480, 0, 0, 0, 0, 0, 480, 720) }"}}}),
+    )
+    .await;
+    let texted = get(&client, "Copied", "curve").await;
+    assert_eq!(texted["properties"]["point_count"], json!(3), "{texted}");
+    assert!(texted.to_string().contains("[480.0,720.0]"), "{texted}");
+    // A key Curve2D does not keep (`tilts` is Curve3D's) is named in the refusal, not
+    // only the two wholes (run 6: the message showed the points applied, and confused).
+    refused(
+        &client,
+        "Copied",
+        "curve",
+        json!({"$type": "Resource", "class": "Curve2D", "properties": {"_data":
+            {"points": [[0, 0], [0, 0], [0, 0], [0, 0], [0, 0], [480, 0]], "tilts": [0.0, 0.0]}}}),
+        &["Godot kept no key tilts"],
+    )
+    .await;
     // SpriteFrames' frame textures as res:// strings (they became null: agent trials 1
     // and 2, anim-sprite-frames), animations given in another order than Godot keeps.
     call_ok(

@@ -2,13 +2,17 @@
 # What an agent runs before and after each task (the 2026-12-06 runs gave agents these two
 # commands, so every task's times and server were handled the same way in both arms):
 #
-#   agent-task.sh begin OUT ARM TASK_ID   stamps the start (date +%T >> OUT/ARM/TASK/wall.txt);
+#   agent-task.sh begin OUT ARM TASK_ID   stamps the start (date +%T >> OUT/ARM/TASK/wall.txt)
+#                                         and prints the working folder and the task's text;
 #                                         in the mcp arm starts the sandbox's server
-#                                         (runner.sh serve) and prints its URL
+#                                         (runner.sh serve) and prints what an MCP client
+#                                         shows the model when it connects: the server's
+#                                         instructions and its tools (mcp-call --start)
 #   agent-task.sh end OUT ARM TASK_ID     stamps the end; in the mcp arm stops the server
 #
 # The server finds Godot as runner.sh serve does (GODOT_BIN: give it the renderer build and
-# a DISPLAY so game screenshots work, as the agents' own `godot` has).
+# a DISPLAY so game screenshots work, as the agents' own `godot` has). mcp-call runs in
+# GODOT_MCP_PYTHON (default: the venv tests/clients/run.sh makes, target/clients/venv).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 [[ $# -eq 4 ]] || { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
@@ -18,11 +22,18 @@ box="$out/$arm/$id"
 case "$what" in
     begin)
         date +%T >>"$box/wall.txt"
+        echo "started $id at $(tail -n 1 "$box/wall.txt"); working folder: $box/project"
+        echo
+        echo "The task:"
+        cat "$box/instruction.md"
         if [[ "$arm" == mcp ]]; then
             url=$("$here/runner.sh" serve "$out" "$id")
-            echo "server for $id: $url"
+            echo
+            echo "The godot-mcp server for this project is at $url; your MCP client (mcp-call) connected:"
+            echo
+            python=${GODOT_MCP_PYTHON:-$here/../../target/clients/venv/bin/python}
+            (cd "$box/project" && GODOT_MCP_URL="$url" "$python" "$here/mcp-call" --start)
         fi
-        echo "started $id at $(tail -n 1 "$box/wall.txt"); working folder: $box/project"
         ;;
     end)
         date +%T >>"$box/wall.txt"

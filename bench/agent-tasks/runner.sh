@@ -16,6 +16,13 @@
 #       to OUT/mcp/<task>/url (its pid to server.pid, its stderr to server.log).
 #   runner.sh stop OUT TASK_ID
 #       stops that server (SIGTERM: a normal stop; it stops any game or editor it runs).
+#   runner.sh kit OUT
+#       the agents' commands, with this shell's GODOT_BIN (the servers' Godot), AGENT_GODOT
+#       (the agents' `godot`, default GODOT_BIN) and DISPLAY baked in: OUT/bin/<arm>/
+#       begin-task and end-task ID (agent-task.sh begin/end), godot, and in the mcp arm
+#       mcp-call (the command-line MCP client, in GODOT_MCP_PYTHON or the clients' venv).
+#   runner.sh prompt OUT ARM TASK_ID...
+#       the prompt for one agent doing those tasks in that arm (prompt.md filled in).
 #   runner.sh score OUT
 #       judges every sandbox with its task's validator (validate.sh, on a copy: the start
 #       project, the sandbox's files over it, the add-on removed) into
@@ -140,6 +147,64 @@ cmd_stop() {
     rm -f "$pidfile"
 }
 
+cmd_kit() {
+    local out=${1:?runner.sh kit OUT}
+    : "${GODOT_BIN:?GODOT_BIN must name the Godot the servers run}"
+    out=$(cd "$out" && pwd)
+    local python=${GODOT_MCP_PYTHON:-$here/../../target/clients/venv/bin/python}
+    [[ -x "$python" ]] || die "no python with the MCP SDK at $python (tests/clients/run.sh makes it)"
+    python=$(cd "$(dirname "$python")" && pwd)/$(basename "$python")
+    local arm
+    for arm in shell mcp; do
+        local bin="$out/bin/$arm"
+        mkdir -p "$bin"
+        printf '#!/bin/sh\nDISPLAY=%q exec %q "$@"\n' "${DISPLAY:-}" "${AGENT_GODOT:-$GODOT_BIN}" >"$bin/godot"
+        for what in begin end; do
+            printf '#!/bin/sh\n[ $# -eq 1 ] || { echo "usage: %s-task TASK_ID" >&2; exit 2; }\nGODOT_BIN=%q DISPLAY=%q GODOT_MCP_PYTHON=%q exec %q %s %q %s "$1"\n' \
+                "$what" "$GODOT_BIN" "${DISPLAY:-}" "$python" "$here/agent-task.sh" "$what" "$out" "$arm" >"$bin/$what-task"
+        done
+        if [[ "$arm" == mcp ]]; then
+            printf '#!/bin/sh\nexec %q %q "$@"\n' "$python" "$here/mcp-call" >"$bin/mcp-call"
+        fi
+        chmod +x "$bin"/*
+    done
+    echo "$out/bin/shell $out/bin/mcp"
+}
+
+cmd_prompt() {
+    local out=${1:?runner.sh prompt OUT ARM TASK_ID...} arm=${2:?runner.sh prompt OUT ARM TASK_ID...}
+    shift 2
+    [[ $# -gt 0 ]] || die "runner.sh prompt OUT ARM TASK_ID...: name the tasks"
+    out=$(cd "$out" && pwd)
+    python3 - "$here/prompt.md" "$out" "$arm" "$@" <<'PY'
+import sys
+template, out, arm, *tasks = sys.argv[1:]
+mcp = arm == "mcp"
+bin_ = f"{out}/bin/{arm}"
+fill = {
+    "{TASKS}": ", ".join(tasks),
+    "{BIN}": bin_,
+    "{OUT}": out,
+    "{ARM}": arm,
+    "{MCP_BEGIN}": (" It also starts the project's godot-mcp server and prints what your MCP"
+                    " client shows you when it connects: the server's instructions and its"
+                    " tools (names, descriptions, input schemas).") if mcp else "",
+    "{MCP_TOOLS}": (f" You also have that godot-mcp server, through the MCP client"
+                    f" `{bin_}/mcp-call` (run it from the working folder):"
+                    " `mcp-call TOOL '{\"key\": value}'` calls a tool (the arguments as one JSON"
+                    " object, or as key=value pairs, where `key=@FILE` passes FILE's text);"
+                    " `mcp-call --list` shows the tools listed now, and after a call that"
+                    " changes the list it prints the tools that came.") if mcp else "",
+    "{MCP_COUNT}": (", mcp-call included; and a line `mcp N`: how many of those were"
+                    " mcp-call") if mcp else "",
+}
+text = open(template).read()
+for k, v in fill.items():
+    text = text.replace(k, v)
+print(text, end="")
+PY
+}
+
 cmd_score() {
     local out=${1:?runner.sh score OUT}
     : "${GODOT_BIN:?GODOT_BIN must name a Godot 4.4+ editor binary}"
@@ -177,6 +242,25 @@ def wall(box):
     s = (b - a).total_seconds()
     return s + 86400 if s < 0 else s
 
+def calls_of(box):
+    """The agent's own count: calls.txt (`shell N`, `mcp N`: mcp-call runs among the
+    shell commands, `view N`, `edit N`; total = shell + view + edit), else the older
+    shell_calls.txt (one number: shell commands only)."""
+    f = box / "calls.txt"
+    if f.is_file():
+        c = {"shell": 0, "mcp": 0, "view": 0, "edit": 0}
+        for line in f.read_text().splitlines():
+            parts = line.replace(":", " ").split()
+            if len(parts) >= 2 and parts[0] in c and parts[1].isdigit():
+                c[parts[0]] = int(parts[1])
+        c["total"] = c["shell"] + c["view"] + c["edit"]
+        return c
+    f = box / "shell_calls.txt"
+    if f.is_file() and f.read_text().strip().isdigit():
+        n = int(f.read_text().strip())
+        return {"shell": n, "mcp": 0, "view": 0, "edit": 0, "total": n}
+    return None
+
 for arm in sorted(p for p in out.iterdir() if p.is_dir()):
     rows, codes = [], collections.Counter()
     for box in sorted(p for p in arm.iterdir() if (p / "project").is_dir()):
@@ -195,19 +279,26 @@ for arm in sorted(p for p in out.iterdir() if p.is_dir()):
                 if c["outcome"] != "ok":
                     errors += 1
                     codes[f'{c["tool"]}: {c["error_code"]}'] += 1
-        shell = (box / "shell_calls.txt").read_text().strip() if (box / "shell_calls.txt").is_file() else ""
-        rows.append((box.name, passed, calls, errors, server_ms, shell, wall(box)))
+        agent = calls_of(box)
+        rows.append((box.name, passed, calls, errors, server_ms, agent, wall(box)))
     solved = [r for r in rows if r[1]]
     print(f"\n## {arm.name}: {len(solved)} of {len(rows)} passed\n")
-    print("| task | verdict | MCP calls | refused+errors | server ms | shell calls | wall s |")
+    print("| task | verdict | MCP calls (trace) | refused+errors | server ms | agent calls (shell / of them mcp-call / view / edit) | wall s |")
     print("|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r[0]} | {'PASSED' if r[1] else 'FAILED'} | {r[2]} | {r[3]} | {r[4]:.0f} | {r[5]} | {'' if r[6] is None else int(r[6])} |")
+        a = r[5]
+        shown = "" if a is None else f"{a['total']} ({a['shell']} / {a['mcp']} / {a['view']} / {a['edit']})"
+        print(f"| {r[0]} | {'PASSED' if r[1] else 'FAILED'} | {r[2]} | {r[3]} | {r[4]:.0f} | {shown} | {'' if r[6] is None else int(r[6])} |")
     if solved:
-        def per(i):
-            vals = [r[i] for r in solved if r[i] is not None and r[i] != ""]
-            return f"{sum(float(v) for v in vals) / len(vals):.1f}" if vals else "-"
-        print(f"\nper solved task: MCP calls {per(2)}, shell calls {per(5)}, wall {per(6)} s")
+        def stats(vals):
+            vals = sorted(v for v in vals if v is not None)
+            if not vals:
+                return "-"
+            n = len(vals)
+            median = vals[n // 2] if n % 2 else (vals[n // 2 - 1] + vals[n // 2]) / 2
+            return f"mean {sum(vals) / n:.1f}, median {median:.1f} (n={n})"
+        print(f"\nper solved task: agent calls {stats([r[5] and r[5]['total'] for r in solved])}; "
+              f"MCP calls (trace) {stats([r[2] for r in solved])}; wall s {stats([r[6] for r in solved])}")
     if codes:
         print("\ntop refusals and errors (tool: code, count):")
         for k, n in codes.most_common(10):
@@ -216,10 +307,10 @@ PY
 }
 
 case "${1:-}" in
-    setup | serve | stop | score)
+    setup | serve | stop | kit | prompt | score)
         cmd=$1
         shift
         "cmd_$cmd" "$@"
         ;;
-    *) sed -n '2,30p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 2 ;;
+    *) sed -n '2,36p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

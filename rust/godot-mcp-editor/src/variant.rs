@@ -206,9 +206,12 @@ pub(crate) fn checked_value(
     let d = match declared(o, property) {
         // Godot declares the Curve classes' `_data` (their points, as the file stores
         // them) as an int, though it takes and gives a Dictionary (Curve2D/3D) or an
-        // Array (Curve): taken as sent, so what get_node_property returns can be set
-        // back; the read-back decides.
-        Some(d) if property == "_data" && d.ty == "int" => Declared::of("Nil"),
+        // Array (Curve): read as that, so what get_node_property returns can be set
+        // back and Godot's text of it (`{ "points": PackedVector2Array(…) }`) is parsed;
+        // the read-back decides.
+        Some(d) if property == "_data" && d.ty == "int" => {
+            Declared::of(if o.is_class("Curve") { "Array" } else { "Dictionary" })
+        }
         Some(d) => d,
         // A property Godot creates on set (`layer_1/name`, `physics_layer_0/…`,
         // `point_0/position`): taken as sent; the read-back decides (it must be listed
@@ -250,8 +253,9 @@ pub(crate) fn held_as_asked(asked: &Variant, held: &Variant) -> Result<(), Strin
     if coerce::same(&a, &h) {
         Ok(())
     } else {
+        let part = coerce::what_differs(&a, &h).map_or(String::new(), |p| format!("{p}: "));
         Err(format!(
-            "Godot holds {} after it was set to {}",
+            "{part}Godot holds {} after it was set to {}",
             h.to_json(),
             a.to_json()
         ))

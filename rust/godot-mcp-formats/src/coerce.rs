@@ -32,7 +32,7 @@ mod tests;
 
 use crate::variant::{TYPE_NAMES, Value, from_variant_text};
 pub use colors::{named_color, parse_color};
-pub use same::same;
+pub use same::{same, what_differs};
 use shapes::{
     color, columns, int, ints, num, pair, reals, rect2, rect2i, rows, vector2, vector2i, vector3,
     vector3i,

@@ -31,6 +31,42 @@ pub fn same(asked: &Value, held: &Value) -> bool {
     }
 }
 
+/// Where two dictionaries differ, in words ("Godot kept no key tilts; points differs"),
+/// so a read-back error names the part Godot dropped or changed, not only both wholes.
+/// `None` unless both are dictionaries.
+pub fn what_differs(asked: &Value, held: &Value) -> Option<String> {
+    let (Value::Dictionary(a), Value::Dictionary(h)) = (asked, held) else {
+        return None;
+    };
+    let held_of = |k: &str| h.iter().find(|(j, _)| j == k).map(|(_, w)| w);
+    let dropped: Vec<&str> = a
+        .iter()
+        .filter(|(k, _)| held_of(k).is_none())
+        .map(|(k, _)| k.as_str())
+        .collect();
+    let changed: Vec<&str> = a
+        .iter()
+        .filter(|(k, v)| held_of(k).is_some_and(|w| !same(v, w)))
+        .map(|(k, _)| k.as_str())
+        .collect();
+    let added: Vec<&str> = h
+        .iter()
+        .filter(|(j, _)| !a.iter().any(|(k, _)| k == j))
+        .map(|(j, _)| j.as_str())
+        .collect();
+    let mut parts = Vec::new();
+    if !dropped.is_empty() {
+        parts.push(format!("Godot kept no key {}", dropped.join(", ")));
+    }
+    if !changed.is_empty() {
+        parts.push(format!("{} differs", changed.join(", ")));
+    }
+    if !added.is_empty() {
+        parts.push(format!("Godot added {}", added.join(", ")));
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
+}
+
 /// Arrays of dictionaries each named by a distinct `name` (SpriteFrames' `animations`):
 /// Godot keeps them by name and gives them back in its own order, so the same named
 /// entries in another order are the same value.
@@ -81,4 +117,30 @@ fn same_json(a: &Json, b: &Json) -> bool {
 fn same_real(p: f64, q: f64) -> bool {
     let (p, q) = (p as f32, q as f32);
     p == q || (p - q).abs() <= 1e-6 + 2e-6 * p.abs().max(q.abs())
+}
+
+#[cfg(test)]
+mod what_differs_tests {
+    use super::*;
+
+    fn dict(entries: &[(&str, Value)]) -> Value {
+        Value::Dictionary(entries.iter().map(|(k, v)| (k.to_string(), v.clone())).collect())
+    }
+
+    #[test]
+    fn a_dropped_key_and_a_changed_one_are_named() {
+        let points = Value::PackedVector2Array(vec![[0.0, 0.0], [480.0, 0.0]]);
+        let asked = dict(&[
+            ("points", points.clone()),
+            ("tilts", Value::PackedFloat32Array(vec![0.0])),
+            ("bake", Value::Int(1)),
+        ]);
+        let held = dict(&[("points", points), ("bake", Value::Int(2))]);
+        assert_eq!(
+            what_differs(&asked, &held).as_deref(),
+            Some("Godot kept no key tilts; bake differs")
+        );
+        assert_eq!(what_differs(&asked, &asked), None);
+        assert_eq!(what_differs(&Value::Int(1), &Value::Int(2)), None);
+    }
 }
