@@ -1081,6 +1081,7 @@ async fn real_godot_tile_and_animation_tools_open_edit_and_save_in_one_call() {
          \tvar src: TileSetAtlasSource = t.tile_set.get_source(0)\n\
          \tvar d = src.get_tile_data(Vector2i(0, 0), 0)\n\
          \tprint(\"COLLISION=\", d.get_collision_polygons_count(0), \" \", d.get_collision_polygon_points(0, 0), \" UNDONE=\", src.get_tile_data(Vector2i(1, 1), 0).get_collision_polygons_count(0))\n\
+         \tprint(\"PHYSICS=\", t.tile_set.get_physics_layer_collision_layer(0), \",\", t.tile_set.get_physics_layer_collision_mask(0))\n\
          \tquit()\n",
     )
     .unwrap();
@@ -1092,6 +1093,9 @@ async fn real_godot_tile_and_animation_tools_open_edit_and_save_in_one_call() {
             .contains("COLLISION=1 [(-8.0, -8.0), (8.0, -8.0), (8.0, 8.0), (-8.0, 8.0)] UNDONE=0"),
         "{printed}"
     );
+    // No mask given: Godot's own default for a new physics layer (1), not 0 (agent run 7,
+    // tiles-collision: "wrote collision_mask = 0, an implicit change I did not ask for").
+    assert!(printed.contains("PHYSICS=1,1"), "{printed}");
     support::assert_no_panic_logged(&log);
 }
 

@@ -854,6 +854,9 @@ async fn real_godot_create_nodes_opens_creates_and_saves_its_scene_in_one_call()
     .await;
     assert_eq!(made["applied"], true, "{made}");
     assert_eq!(made["creates"], true, "{made}");
+    // Every node the call made, the new root first (agent run 7: the list without it
+    // read as the root missing).
+    assert_eq!(made["nodes"], json!([".", "Icon", "Tick"]), "{made}");
     assert_eq!(made["persisted"], true, "{made}");
     assert!(made["save_transaction_id"].is_string(), "{made}");
     let sessions = call_ok(&client, "list_sessions", json!({})).await;

@@ -305,6 +305,7 @@ fn plan_in_scene(
                     None,
                 )?;
             }
+            let made_root = created.is_some();
             let mut steps: StepsReply = match created {
                 // A new scene of its root alone: the create was the whole edit (the
                 // editor refuses an empty step list).
@@ -322,8 +323,15 @@ fn plan_in_scene(
                 },
                 _ => run_effect_as(&state, &apply, None, None).map_err(hint_no_scene)?,
             };
-            // The steps the agent sent, the new scene's root step too.
+            // The steps the agent sent, the new scene's root step too; its node is
+            // the first created (agents read the list without it as the root missing).
             steps.fields.steps = asked;
+            if made_root
+                && let Some(nodes) = steps.fields.nodes.as_mut()
+                && nodes.first().map(String::as_str) != Some(".")
+            {
+                nodes.insert(0, ".".into());
+            }
             let mut save_transaction_id = None;
             if save {
                 let saved: Done =

@@ -108,9 +108,9 @@ pub struct PhysicsLayerArgs {
     node: String,
     /// Layers the tiles are on (numbers 1-32 or 2d_physics names).
     layer: Vec<LayerRef>,
-    /// Layers they detect.
+    /// Layers they detect (default: layer 1, as Godot makes a new physics layer).
     #[serde(default)]
-    mask: Vec<LayerRef>,
+    mask: Option<Vec<LayerRef>>,
     /// The .tscn to edit, opened if need be.
     #[serde(default)]
     scene: Option<ResPath>,
@@ -315,7 +315,10 @@ fn tileset_tools() -> Vec<ToolDef> {
             ),
             |state, a: PhysicsLayerArgs| {
                 let layer = layer_bits(&state, "2d_physics", &a.layer, "layer")?;
-                let mask = layer_bits(&state, "2d_physics", &a.mask, "mask")?;
+                let mask = match &a.mask {
+                    Some(m) => layer_bits(&state, "2d_physics", m, "mask")?,
+                    None => 1,
+                };
                 let mut steps = Steps::default();
                 steps.step(cmd::Step::TilesetPhysicsLayer {
                     node: a.node,
