@@ -192,7 +192,7 @@ fill = {
     "{MCP_TOOLS}": (f" You also have that godot-mcp server, through the MCP client"
                     f" `{bin_}/mcp-call` (run it from the working folder):"
                     " `mcp-call TOOL '{\"key\": value}'` calls a tool (the arguments as one JSON"
-                    " object, or as key=value pairs, where `key=@FILE` passes FILE's text);"
+                    " object, or as key=value pairs, where `key=@FILE` passes FILE's text and `key=@-` standard input's);"
                     " `mcp-call --list` shows the tools listed now, and after a call that"
                     " changes the list it prints the tools that came.") if mcp else "",
     "{MCP_COUNT}": (", mcp-call included; and a line `mcp N`: how many of those were"
@@ -281,6 +281,8 @@ for arm in sorted(p for p in out.iterdir() if p.is_dir()):
                     codes[f'{c["tool"]}: {c["error_code"]}'] += 1
         agent = calls_of(box)
         rows.append((box.name, passed, calls, errors, server_ms, agent, wall(box)))
+    if not rows:
+        continue
     solved = [r for r in rows if r[1]]
     print(f"\n## {arm.name}: {len(solved)} of {len(rows)} passed\n")
     print("| task | verdict | MCP calls (trace) | refused+errors | server ms | agent calls (shell / of them mcp-call / view / edit) | wall s |")

@@ -209,9 +209,11 @@ pub(crate) fn checked_value(
         // Array (Curve): read as that, so what get_node_property returns can be set
         // back and Godot's text of it (`{ "points": PackedVector2Array(…) }`) is parsed;
         // the read-back decides.
-        Some(d) if property == "_data" && d.ty == "int" => {
-            Declared::of(if o.is_class("Curve") { "Array" } else { "Dictionary" })
-        }
+        Some(d) if property == "_data" && d.ty == "int" => Declared::of(if o.is_class("Curve") {
+            "Array"
+        } else {
+            "Dictionary"
+        }),
         Some(d) => d,
         // A property Godot creates on set (`layer_1/name`, `physics_layer_0/…`,
         // `point_0/position`): taken as sent; the read-back decides (it must be listed

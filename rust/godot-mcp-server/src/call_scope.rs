@@ -32,7 +32,7 @@ tokio::task_local! {
 
 /// One call's cancellation and progress.
 #[derive(Debug, Default)]
-pub struct CallScope {
+pub(crate) struct CallScope {
     cancel: CancellationToken,
     /// Where steps go when the request asked for progress.
     progress: Option<mpsc::UnboundedSender<ProgressNotificationParam>>,
@@ -47,7 +47,7 @@ pub struct CallScope {
 
 /// What a call run as a task reports to its task, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Heard {
+pub(crate) enum Heard {
     /// A launch's journal transaction is durable (its id).
     Launched(String),
     /// One real step, as [`step`] describes it.
@@ -57,7 +57,7 @@ pub enum Heard {
 /// Runs `call` as an MCP task's work: cancelled by `cancel` (`tasks/cancel`), its
 /// launches and steps sent to `heard`; no progress notifications (the request that
 /// started it has been answered).
-pub async fn run_task<F: Future>(
+pub(crate) async fn run_task<F: Future>(
     cancel: CancellationToken,
     heard: mpsc::UnboundedSender<Heard>,
     call: F,
@@ -72,7 +72,7 @@ pub async fn run_task<F: Future>(
 
 /// The running call launched a process whose journal transaction is `txn` (its
 /// intent is durable).
-pub fn launched(txn: impl std::fmt::Display) {
+pub(crate) fn launched(txn: impl std::fmt::Display) {
     let _ = CALL.try_with(|c| {
         if let Some(heard) = &c.heard {
             let _ = heard.send(Heard::Launched(txn.to_string()));
@@ -82,7 +82,7 @@ pub fn launched(txn: impl std::fmt::Display) {
 
 /// Runs `call` in a scope with `cancel` and, when `token` is given, a reporter that
 /// sends `notifications/progress` to `peer`. Every step is sent before this returns.
-pub async fn run<F: Future>(
+pub(crate) async fn run<F: Future>(
     cancel: CancellationToken,
     token: Option<ProgressToken>,
     peer: Peer<RoleServer>,
@@ -118,17 +118,17 @@ pub async fn run<F: Future>(
 }
 
 /// The running call's cancellation; never cancelled outside an MCP request.
-pub fn cancellation() -> CancellationToken {
+pub(crate) fn cancellation() -> CancellationToken {
     CALL.try_with(|c| c.cancel.clone()).unwrap_or_default()
 }
 
 /// The call expects `total` steps in all (sent with each later step).
-pub fn expect_steps(total: u64) {
+pub(crate) fn expect_steps(total: u64) {
     let _ = CALL.try_with(|c| c.total.store(total, Ordering::SeqCst));
 }
 
 /// One real step of the running call, described by `message`.
-pub fn step(message: impl Into<String>) {
+pub(crate) fn step(message: impl Into<String>) {
     let _ = CALL.try_with(|c| {
         let message = message.into();
         if let Some(heard) = &c.heard {

@@ -11,7 +11,7 @@ use rmcp::service::RequestContext;
 /// Which transport a call arrived on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum TransportKind {
+pub(crate) enum TransportKind {
     Stdio,
     Http,
 }
@@ -20,7 +20,7 @@ pub enum TransportKind {
 /// the guard, so a request that carries it has passed the Host/Origin/token checks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Admission {
+pub(crate) enum Admission {
     /// Loopback listener, no token configured: the local user, by design.
     Loopback,
     /// The request presented the configured `GODOT_MCP_AUTH_TOKEN`.
@@ -30,7 +30,7 @@ pub enum Admission {
 /// Who is making a call. The approval gate shows it to the human and the idempotency
 /// store scopes keys by it, so two agents can never replay each other's results.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Principal {
+pub(crate) struct Principal {
     /// Stable for the lifetime of the agent's session: `local` on stdio,
     /// `http:<session id>` for a 2025-11-25 session, `http:stateless` for a
     /// 2026-07-28 request (that protocol has no sessions, so its requests cannot be
@@ -45,11 +45,11 @@ pub struct Principal {
 }
 
 /// The principal id of a stateless (2026-07-28) HTTP request.
-pub const STATELESS_PRINCIPAL: &str = "http:stateless";
+pub(crate) const STATELESS_PRINCIPAL: &str = "http:stateless";
 
 impl Principal {
     /// The stdio client: the process that started this server.
-    pub fn local() -> Self {
+    pub(crate) fn local() -> Self {
         Self {
             id: "local".into(),
             session_id: Some(format!("stdio-{}", std::process::id())),
@@ -64,7 +64,7 @@ impl Principal {
     /// extensions; the session id is its `Mcp-Session-Id` header and the admission is
     /// what the HTTP guard (`transport::guard`) stamped. A request on HTTP without parts (which rmcp never
     /// produces) is an anonymous stateless principal, never `local`.
-    pub fn of(transport: TransportKind, context: &RequestContext<RoleServer>) -> Self {
+    pub(crate) fn of(transport: TransportKind, context: &RequestContext<RoleServer>) -> Self {
         match transport {
             TransportKind::Stdio => Self::local(),
             TransportKind::Http => {

@@ -13,9 +13,9 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 /// How many captures are kept (the oldest goes first).
-pub const MAX_CAPTURES: usize = 32;
+pub(crate) const MAX_CAPTURES: usize = 32;
 /// Most PNG bytes kept in all.
-pub const MAX_STORE_BYTES: usize = 256 * 1024 * 1024;
+pub(crate) const MAX_STORE_BYTES: usize = 256 * 1024 * 1024;
 
 /// One stored image.
 #[derive(Debug, Clone)]

@@ -65,7 +65,7 @@ Or serve many agents over HTTP on this machine:
 /// alone (no editor, no Godot binary needed); every tool declares a safety class.
 #[derive(Debug, Parser)]
 #[command(name = "godot-mcp", version, after_help = AFTER_HELP)]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     pub command: Command,
 }
@@ -73,7 +73,7 @@ pub struct Cli {
 // Parsed once per run: the size of `serve`'s options costs nothing worth a box.
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Serve one Godot project to an MCP client over stdio (or to many over HTTP).
     ///
     /// The MCP client starts this command and speaks JSON-RPC on its stdin/stdout;
@@ -96,7 +96,7 @@ pub enum Command {
 }
 
 #[derive(Debug, clap::Args)]
-pub struct DoctorArgs {
+pub(crate) struct DoctorArgs {
     /// The Godot project folder (default: the current folder or a parent).
     #[arg(long, env = "GODOT_MCP_PROJECT")]
     pub project: Option<PathBuf>,
@@ -106,7 +106,7 @@ pub struct DoctorArgs {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum TransactionCommand {
+pub(crate) enum TransactionCommand {
     /// Resolve a quarantined transaction with a proof (see docs/recovery.md).
     ///
     /// Re-derives every proof field itself against the current project object and
@@ -132,7 +132,7 @@ Example:
     --dry-run";
 
 #[derive(Debug, clap::Args)]
-pub struct RepairArgs {
+pub(crate) struct RepairArgs {
     /// Folder of the Godot project (the one holding project.godot).
     #[arg(long, value_name = "PATH")]
     pub project: PathBuf,
@@ -154,7 +154,7 @@ pub struct RepairArgs {
 }
 
 #[derive(Debug, clap::Args)]
-pub struct ServeArgs {
+pub(crate) struct ServeArgs {
     /// Folder of the Godot project (the one holding project.godot). Default: the
     /// nearest folder at or above the working directory that holds project.godot.
     #[arg(long, env = "GODOT_MCP_PROJECT", value_name = "PATH")]

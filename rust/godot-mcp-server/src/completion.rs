@@ -26,7 +26,7 @@ use crate::tools::kit::common::{MAX_WALK_ENTRIES, Walk, walk_project};
 /// The values for `argument` starting with `prefix`; `context` holds the other
 /// arguments already chosen. Nothing the project cannot give (a missing or broken
 /// file) is an error: it only gives no values.
-pub fn complete(
+pub(crate) fn complete(
     state: &AppState,
     argument: &str,
     prefix: &str,

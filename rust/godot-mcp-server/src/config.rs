@@ -14,33 +14,33 @@ use std::time::Duration;
 use clap::builder::TypedValueParser;
 
 /// The default wait for the approval webhook's answer.
-pub const DEFAULT_APPROVAL_TIMEOUT_MS: u64 = 10_000;
+pub(crate) const DEFAULT_APPROVAL_TIMEOUT_MS: u64 = 10_000;
 /// Turns the editor bridge off (its only value that does).
-pub const ENV_EDITOR_BRIDGE: &str = "GODOT_MCP_EDITOR_BRIDGE";
+pub(crate) const ENV_EDITOR_BRIDGE: &str = "GODOT_MCP_EDITOR_BRIDGE";
 /// `off`: an editor tool never starts the managed editor by itself.
-pub const ENV_AUTO_EDITOR: &str = "GODOT_MCP_AUTO_EDITOR";
+pub(crate) const ENV_AUTO_EDITOR: &str = "GODOT_MCP_AUTO_EDITOR";
 /// The bearer token HTTP clients must send.
-pub const ENV_AUTH_TOKEN: &str = "GODOT_MCP_AUTH_TOKEN";
+pub(crate) const ENV_AUTH_TOKEN: &str = "GODOT_MCP_AUTH_TOKEN";
 /// How long a tool waits for the editor's answer.
-pub const ENV_EDITOR_TIMEOUT_MS: &str = "GODOT_MCP_EDITOR_TIMEOUT_MS";
+pub(crate) const ENV_EDITOR_TIMEOUT_MS: &str = "GODOT_MCP_EDITOR_TIMEOUT_MS";
 /// The size cap of one image, bytes of PNG.
-pub const ENV_MAX_IMAGE_BYTES: &str = "GODOT_MCP_MAX_IMAGE_BYTES";
+pub(crate) const ENV_MAX_IMAGE_BYTES: &str = "GODOT_MCP_MAX_IMAGE_BYTES";
 
 /// The default size cap of one image: 4 MiB of PNG.
-pub const DEFAULT_MAX_IMAGE_BYTES: usize = 4 * 1024 * 1024;
+pub(crate) const DEFAULT_MAX_IMAGE_BYTES: usize = 4 * 1024 * 1024;
 
 /// Environment variable names (spec).
-pub const ENV_WEBHOOK: &str = "GODOT_MCP_APPROVAL_WEBHOOK";
-pub const ENV_FAIL_OPEN: &str = "GODOT_MCP_APPROVAL_FAIL_OPEN";
-pub const ENV_REQUIRE: &str = "GODOT_MCP_APPROVAL_REQUIRE";
+pub(crate) const ENV_WEBHOOK: &str = "GODOT_MCP_APPROVAL_WEBHOOK";
+pub(crate) const ENV_FAIL_OPEN: &str = "GODOT_MCP_APPROVAL_FAIL_OPEN";
+pub(crate) const ENV_REQUIRE: &str = "GODOT_MCP_APPROVAL_REQUIRE";
 /// How long the webhook may take to answer, in milliseconds (default 10000).
-pub const ENV_WEBHOOK_TIMEOUT_MS: &str = "GODOT_MCP_APPROVAL_TIMEOUT_MS";
+pub(crate) const ENV_WEBHOOK_TIMEOUT_MS: &str = "GODOT_MCP_APPROVAL_TIMEOUT_MS";
 /// Enabled toolsets (same as `serve --toolsets`).
-pub const ENV_TOOLSETS: &str = "GODOT_MCP_TOOLSETS";
+pub(crate) const ENV_TOOLSETS: &str = "GODOT_MCP_TOOLSETS";
 /// The folders outside the project import_asset may read from (`:`-separated).
-pub const ENV_IMPORT_DIRS: &str = "GODOT_MCP_IMPORT_DIRS";
+pub(crate) const ENV_IMPORT_DIRS: &str = "GODOT_MCP_IMPORT_DIRS";
 /// The Godot executable tools launch (else `godot`/`godot4` on `PATH`).
-pub const ENV_GODOT_BIN: &str = "GODOT_BIN";
+pub(crate) const ENV_GODOT_BIN: &str = "GODOT_BIN";
 
 /// Where the Godot binary is looked for: `GODOT_BIN` and `PATH` as the server found them
 /// at start, read once. `godot_process::godot` resolves it on each launch (the file must

@@ -14,14 +14,14 @@ use parking_lot::Mutex;
 use serde_json::{Value, json};
 
 /// The env var that turns the counters route on (debug builds only).
-pub const TEST_COUNTERS_ENV: &str = "GODOT_MCP_TEST_COUNTERS";
+pub(crate) const TEST_COUNTERS_ENV: &str = "GODOT_MCP_TEST_COUNTERS";
 
 /// Most distinct principals tracked; beyond it calls are counted under `"(other)"`,
 /// so a client opening endless sessions cannot grow this map without bound.
 const MAX_TRACKED_PRINCIPALS: usize = 1024;
 
 #[derive(Debug, Default)]
-pub struct Counters {
+pub(crate) struct Counters {
     /// Requests refused by the guard (403 Host/Origin, 401 token), body unread.
     pub refused: AtomicU64,
     /// Requests the guard passed on to rmcp's streamable HTTP service.
@@ -36,11 +36,11 @@ pub struct Counters {
 }
 
 impl Counters {
-    pub fn bump(counter: &AtomicU64) {
+    pub(crate) fn bump(counter: &AtomicU64) {
         counter.fetch_add(1, Ordering::Relaxed);
     }
 
-    pub fn record_tool_call(&self, principal_id: &str) {
+    pub(crate) fn record_tool_call(&self, principal_id: &str) {
         Self::bump(&self.handler_calls);
         let mut map = self.tool_calls_by_principal.lock();
         let key = if map.contains_key(principal_id) || map.len() < MAX_TRACKED_PRINCIPALS {
@@ -51,7 +51,7 @@ impl Counters {
         *map.entry(key.to_owned()).or_insert(0) += 1;
     }
 
-    pub fn snapshot(&self) -> Value {
+    pub(crate) fn snapshot(&self) -> Value {
         let load = |c: &AtomicU64| c.load(Ordering::Relaxed);
         json!({
             "refused": load(&self.refused),
@@ -64,6 +64,6 @@ impl Counters {
 }
 
 /// Whether this build and environment expose the counters route.
-pub fn route_enabled() -> bool {
+pub(crate) fn route_enabled() -> bool {
     cfg!(debug_assertions) && std::env::var(TEST_COUNTERS_ENV).is_ok_and(|v| v == "1")
 }

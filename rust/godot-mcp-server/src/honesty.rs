@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 /// (`skip_serializing_if = "Option::is_none"`): present means set, so its schema does
 /// not admit `null` (a result must not be read as "set to null"). It also keeps output
 /// schemas short: tools/list repeats them on every turn.
-pub fn absent_when_none(schema: &mut schemars::Schema) {
+pub(crate) fn absent_when_none(schema: &mut schemars::Schema) {
     let Some(obj) = schema.as_object_mut() else {
         return;
     };
@@ -25,7 +25,7 @@ pub fn absent_when_none(schema: &mut schemars::Schema) {
 /// Schema transform for a reply field that, when present, may be `null` (read with
 /// `present`: the editor said "none"): put after [`absent_when_none`], it admits
 /// `null` again.
-pub fn nullable(schema: &mut schemars::Schema) {
+pub(crate) fn nullable(schema: &mut schemars::Schema) {
     let Some(obj) = schema.as_object_mut() else {
         return;
     };
@@ -44,7 +44,7 @@ pub fn nullable(schema: &mut schemars::Schema) {
 /// Whether an effect is on disk, why, and what to do about it. Flattened into a
 /// result as `persisted`, `reason`, `hint`. (Deserialize: the editor's replies carry it.)
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct Persistence {
+pub(crate) struct Persistence {
     pub persisted: bool,
     pub reason: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -54,7 +54,7 @@ pub struct Persistence {
 
 impl Persistence {
     /// A project-plane write: atomic, fsynced, on disk when the call answers.
-    pub fn written_to_disk() -> Self {
+    pub(crate) fn written_to_disk() -> Self {
         Self {
             persisted: true,
             reason:
@@ -65,7 +65,7 @@ impl Persistence {
     }
 
     /// A project.godot edit: on disk, but an open editor holds its own copy.
-    pub fn project_settings_on_disk() -> Self {
+    pub(crate) fn project_settings_on_disk() -> Self {
         Self {
             persisted: true,
             reason: "written to project.godot on disk atomically".into(),
@@ -81,7 +81,7 @@ impl Persistence {
 
 /// Whether the human's undo stack covers the effect.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct Undo {
+pub(crate) struct Undo {
     pub undoable: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(transform = absent_when_none)]
@@ -90,7 +90,7 @@ pub struct Undo {
 
 impl Undo {
     /// A file-only write: the editor's UndoRedo never saw it.
-    pub fn not_undo_tracked() -> Self {
+    pub(crate) fn not_undo_tracked() -> Self {
         Self {
             undoable: false,
             undo_hint: Some(
@@ -105,7 +105,7 @@ impl Undo {
 /// The verdict an edit carries: whether it is on disk (`persisted`, `reason`, `hint`)
 /// and whether the editor's undo history holds it (`undoable`, `undo_hint`).
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct EditVerdict {
+pub(crate) struct EditVerdict {
     #[serde(flatten)]
     pub persistence: Persistence,
     #[serde(flatten)]
@@ -133,7 +133,7 @@ impl From<godot_mcp_protocol::persistence::Verdict> for EditVerdict {
 /// and the command's own fields `T` (a dry run's preview decodes into it too, so `T`'s
 /// fields are optional where a preview lacks them).
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct EditReply<T, S = InScene> {
+pub(crate) struct EditReply<T, S = InScene> {
     #[serde(flatten)]
     pub verdict: EditVerdict,
     #[serde(flatten)]
@@ -145,7 +145,7 @@ pub struct EditReply<T, S = InScene> {
 /// Where an edit happened: the edited scene and the transaction, each left out when
 /// absent (never `null` in the schema).
 #[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
-pub struct InScene {
+pub(crate) struct InScene {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(transform = absent_when_none)]
     pub scene: Option<String>,
@@ -157,7 +157,7 @@ pub struct InScene {
 /// [`InScene`] as the domain node tools (animation, audio, groups, UI) publish it:
 /// the same fields, their schema admitting `null` (pinned in the tool contract).
 #[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
-pub struct InSceneOrNull {
+pub(crate) struct InSceneOrNull {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scene: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -167,14 +167,14 @@ pub struct InSceneOrNull {
 /// Where a scene-level edit happened: its transaction only (the scene, where the
 /// reply has one, is among the command's own fields).
 #[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
-pub struct InTransaction {
+pub(crate) struct InTransaction {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transaction_id: Option<String>,
 }
 
 /// How a batch ended: where it stopped and how much it did not run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
-pub struct BatchReport {
+pub(crate) struct BatchReport {
     /// Entries that ran to completion.
     pub completed: usize,
     /// Index of the entry that failed; `None` when every entry ran.
@@ -191,7 +191,7 @@ pub struct BatchReport {
 /// A command that timed out: it may still run, because the editor drains commands
 /// serially (#644).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
-pub struct TimedOut {
+pub(crate) struct TimedOut {
     pub may_have_applied: bool,
     pub hint: String,
 }
@@ -199,14 +199,14 @@ pub struct TimedOut {
 /// Whether a command that failed or went unanswered may still have taken effect: only
 /// a proven pre-state lets it be `false` for a command that acts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
-pub struct MayHaveApplied {
+pub(crate) struct MayHaveApplied {
     pub may_have_applied: bool,
 }
 
 /// How a supervised process ended: a timeout kill is not a crash.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(tag = "ended_by", rename_all = "snake_case")]
-pub enum ProcessEnd {
+pub(crate) enum ProcessEnd {
     /// Exited by itself with this code.
     Exit { code: i32 },
     /// Killed by the server because it ran past its time limit.
@@ -217,7 +217,7 @@ pub enum ProcessEnd {
 
 /// A parse check that raced an importer scan: its answer may be out of date.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
-pub struct RescanPending {
+pub(crate) struct RescanPending {
     pub rescan_pending: bool,
 }
 

@@ -31,6 +31,7 @@
 //! - [`transport`]: stdio and streamable HTTP, the Host/Origin/token guard, and the
 //!   [`caller::Principal`] of every call (passed to the call pipeline in its `CallContext`).
 #![forbid(unsafe_code)]
+#![warn(unreachable_pub)]
 // The map above is for the people who work on the server: its modules are private (the
 // library exports only what its tests, benches and binary use, below), and the map links
 // them all.
@@ -110,11 +111,12 @@ mod transport;
 // What the crate's tests, benches and binary use: the only public surface (issue 43: the
 // library exports what its tests use; everything else is crate-private).
 pub use cli::main;
+pub use config::ApprovalConfig;
 pub use error::ToolError;
 pub use planes::editor::{Bridge, Status};
 pub use planes::process::LaunchSpec;
 pub use project_root::Project;
-pub use rules::{ApprovalConfig, SafetyState, Toolset};
+pub use rules::{SafetyState, Toolset};
 pub use server::TOOLS_LIST_TTL_MS;
 pub use state::AppState;
 pub use tools::classref::{MemberKind, SearchKind, lookup_class, search_classes};

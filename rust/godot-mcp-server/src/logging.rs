@@ -22,7 +22,7 @@ use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
 
 /// The `logger` every message carries.
-pub const LOGGER: &str = "godot-mcp";
+pub(crate) const LOGGER: &str = "godot-mcp";
 
 /// The sessions that asked for log messages, and the start-up lines they get first.
 #[derive(Debug, Default)]
@@ -55,7 +55,7 @@ impl Listener {
 }
 
 /// The order of severity, `debug` lowest.
-pub fn rank(level: LoggingLevel) -> u8 {
+pub(crate) fn rank(level: LoggingLevel) -> u8 {
     match level {
         LoggingLevel::Debug => 0,
         LoggingLevel::Info => 1,

@@ -24,7 +24,7 @@ fn cache() -> &'static Cache {
 }
 
 /// Check `result` against `def`'s output schema (a tool without one passes).
-pub fn check(def: &ToolDef, result: &Value) -> Result<(), ToolError> {
+pub(crate) fn check(def: &ToolDef, result: &Value) -> Result<(), ToolError> {
     let Some(schema) = def.output_schema() else {
         return Ok(());
     };
@@ -64,7 +64,7 @@ pub fn check(def: &ToolDef, result: &Value) -> Result<(), ToolError> {
 }
 
 /// The schema with `additionalProperties: false` wherever it lists properties.
-pub fn strict(mut schema: Value) -> Value {
+pub(crate) fn strict(mut schema: Value) -> Value {
     if let Value::Object(obj) = &mut schema {
         close(obj);
     }

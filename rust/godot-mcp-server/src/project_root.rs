@@ -421,7 +421,7 @@ fn check_res(project: &Project, s: &str, param: &str) -> Result<PathBuf, ToolErr
 /// would open it (each existing ancestor canonicalised, `..` applied to the resolved
 /// parent) before it is judged inside or outside, so `<project>/../x` and a symlink
 /// out of the project are outside.
-pub fn decide_export_target(
+pub(crate) fn decide_export_target(
     project: &Project,
     param: &str,
     raw: &str,

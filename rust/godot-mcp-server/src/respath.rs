@@ -30,7 +30,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// Longest `res://` path accepted, in bytes.
-pub const MAX_RES_PATH_LEN: usize = 4096;
+pub(crate) const MAX_RES_PATH_LEN: usize = 4096;
 
 /// A normalized, syntactically contained `res://` path. `res://` alone is the project root.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -241,11 +241,11 @@ impl JsonSchema for ResPath {
 
 /// The `pattern` of every `ResPath` in a tool's input schema; the walk below finds
 /// path parameters by it, wherever they sit (nested objects, arrays).
-pub const RES_PATTERN: &str = "^res://";
+pub(crate) const RES_PATTERN: &str = "^res://";
 /// The `pattern` of [`ExportTarget`]: a res:// path or an absolute filesystem path
 /// (on Windows also a drive letter, `\\server\share` or `\\?\`).
 #[cfg(not(windows))]
-pub const EXPORT_TARGET_PATTERN: &str = "^(res://|/)";
+pub(crate) const EXPORT_TARGET_PATTERN: &str = "^(res://|/)";
 /// The `pattern` of [`ExportTarget`]: a res:// path or an absolute filesystem path
 /// (on Windows also a drive letter, `\\server\share` or `\\?\`).
 #[cfg(windows)]
@@ -260,10 +260,10 @@ pub const EXPORT_TARGET_PATTERN: &str = r"^(res://|/|[A-Za-z]:[\\/]|\\\\)";
 /// lands inside the project, is decided by
 /// [`decide_export_target`](crate::project_root::decide_export_target).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ExportTarget(String);
+pub(crate) struct ExportTarget(String);
 
 impl ExportTarget {
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         &self.0
     }
 }
@@ -322,7 +322,7 @@ pub(crate) fn looks_absolute(s: &str) -> bool {
 /// An export target, decided: normalised, resolved (symlinks of its existing
 /// ancestors followed), and placed inside or outside the project.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ExportDest {
+pub(crate) enum ExportDest {
     /// Inside the project: the artifact goes through the write seam.
     Inside { res: ResPath, real: PathBuf },
     /// Outside the project: needs confirm=true.
@@ -331,7 +331,7 @@ pub enum ExportDest {
 
 /// Where a resolved path lies relative to the project, by a host's rules.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Placed {
+pub(crate) enum Placed {
     /// Inside: its `res://` path (spelt as the path spells it).
     Inside(ResPath),
     /// Outside the project.
@@ -344,7 +344,7 @@ pub enum Placed {
 /// folder `root`, by `host`'s rules: its separators and prefixes, and its case
 /// folding, so `C:\Proj\..\PROJ\x` and `\\?\c:\proj\x` are inside `C:\Proj`
 /// on Windows and `/Users/u/GAME/x` is inside `/Users/u/game` on macOS.
-pub fn place_in_project(host: Host, root: &Path, real: &Path) -> Placed {
+pub(crate) fn place_in_project(host: Host, root: &Path, real: &Path) -> Placed {
     let (Some(root_s), Some(real_s)) = (root.to_str(), real.to_str()) else {
         // Not UTF-8: only a case-sensitive POSIX host can compare it, byte for byte.
         if host == Host::LINUX {

@@ -21,7 +21,7 @@ mod preconditions;
 mod state;
 mod toolsets;
 
-pub use preconditions::*;
+pub(crate) use preconditions::*;
 pub use state::*;
 pub use toolsets::*;
 
@@ -39,7 +39,7 @@ use crate::error::{ErrorCode, ToolError};
     Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema, PartialOrd, Ord,
 )]
 #[serde(rename_all = "snake_case")]
-pub enum SafetyClass {
+pub(crate) enum SafetyClass {
     /// Changes nothing.
     ReadOnly,
     /// Reversible or additive change (the editor's UndoRedo restores it). Takes `dry_run`.
@@ -53,14 +53,14 @@ pub enum SafetyClass {
 
 impl SafetyClass {
     #[cfg(test)]
-    pub const ALL: [SafetyClass; 4] = [
+    pub(crate) const ALL: [SafetyClass; 4] = [
         SafetyClass::ReadOnly,
         SafetyClass::Mutating,
         SafetyClass::Destructive,
         SafetyClass::Runtime,
     ];
 
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Self::ReadOnly => "read_only",
             Self::Mutating => "mutating",
@@ -70,19 +70,19 @@ impl SafetyClass {
     }
 
     /// Whether calls of this class accept `dry_run`.
-    pub fn takes_dry_run(self) -> bool {
+    pub(crate) fn takes_dry_run(self) -> bool {
         matches!(self, Self::Mutating | Self::Destructive)
     }
 
     /// Whether calls of this class must carry `confirm=true` to take effect.
-    pub fn requires_confirm(self) -> bool {
+    pub(crate) fn requires_confirm(self) -> bool {
         matches!(self, Self::Destructive)
     }
 
     /// How dangerous the class is, for presenting a batch to the approval gate as its
     /// most dangerous entry. Runtime ranks above mutating: game execution is not on
     /// any undo stack.
-    pub fn danger_rank(self) -> u8 {
+    pub(crate) fn danger_rank(self) -> u8 {
         match self {
             Self::ReadOnly => 0,
             Self::Mutating => 1,
@@ -97,7 +97,7 @@ impl SafetyClass {
     /// read-only tool, which the protocol says are meaningless there): every byte of the
     /// list is paid on every turn. destructiveHint defaults to true, so it is always
     /// sent for a tool that changes something.
-    pub fn annotations(self, title: &str) -> ToolAnnotations {
+    pub(crate) fn annotations(self, title: &str) -> ToolAnnotations {
         let mut a = ToolAnnotations::with_title(title);
         match self {
             Self::ReadOnly => a.read_only_hint = Some(true),
@@ -113,24 +113,24 @@ impl SafetyClass {
 /// Which kind of durable effect a tool makes: the journal's effect kind (which selects
 /// the proof form), or `None` for a tool that only reads. One enum for the server and
 /// the journal.
-pub use godot_mcp_journal::EffectKind;
+pub(crate) use godot_mcp_journal::EffectKind;
 
 /// How tools/list and the docs spell a tool's effect kind: the journal's name, or
 /// `none` for a read.
-pub fn effect_str(effect: Option<EffectKind>) -> &'static str {
+pub(crate) fn effect_str(effect: Option<EffectKind>) -> &'static str {
     effect.map_or("none", EffectKind::as_str)
 }
 
 /// What a runtime tool does beyond running the game; either flag routes it to the
 /// approval gate (export_project writes disk, evaluate_expression executes code).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct RuntimeFlags {
+pub(crate) struct RuntimeFlags {
     pub writes_disk: bool,
     pub executes_code: bool,
 }
 
 /// Whether a call of this tool goes to the approval gate (when one is configured).
-pub fn is_gated(class: SafetyClass, flags: RuntimeFlags) -> bool {
+pub(crate) fn is_gated(class: SafetyClass, flags: RuntimeFlags) -> bool {
     match class {
         SafetyClass::ReadOnly => false,
         SafetyClass::Mutating | SafetyClass::Destructive => true,
@@ -145,7 +145,7 @@ pub fn is_gated(class: SafetyClass, flags: RuntimeFlags) -> bool {
 /// The class-derived flags of one call, taken out of the arguments by the registry
 /// so that every mutating and destructive tool accepts them identically.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct CallFlags {
+pub(crate) struct CallFlags {
     /// Run preconditions and report what would happen; change nothing.
     pub dry_run: bool,
     /// The caller's deliberate opt-in to a destructive effect.
@@ -153,17 +153,17 @@ pub struct CallFlags {
 }
 
 /// The exact text of a destructive call made without confirm (spec).
-pub const CONFIRM_MESSAGE: &str =
+pub(crate) const CONFIRM_MESSAGE: &str =
     "This call discards unsaved changes. Set confirm=True to proceed.";
 
 /// The confirm refusal of a save: a save discards nothing unsaved, it replaces the
 /// file on disk with the editor's scene, which no undo brings back (issue 40).
-pub const SAVE_CONFIRM_MESSAGE: &str = "This call overwrites the scene's file on disk; undo cannot restore it. Set confirm=True \
+pub(crate) const SAVE_CONFIRM_MESSAGE: &str = "This call overwrites the scene's file on disk; undo cannot restore it. Set confirm=True \
      to proceed.";
 
 /// The confirm refusal's message for `tool`: the spec's text, except where its reason
 /// is not the tool's (a save discards no unsaved changes).
-pub fn confirm_message(tool: &str) -> &'static str {
+pub(crate) fn confirm_message(tool: &str) -> &'static str {
     match tool {
         "save_scene" | "save_all_scenes" => SAVE_CONFIRM_MESSAGE,
         _ => CONFIRM_MESSAGE,
@@ -172,7 +172,7 @@ pub fn confirm_message(tool: &str) -> &'static str {
 
 /// A destructive call that is not a dry run must carry `confirm=true`. `confirm` is an
 /// accident guard the agent sets itself, not human oversight (that is the approval gate).
-pub fn confirm_gate(
+pub(crate) fn confirm_gate(
     tool: &str,
     class: SafetyClass,
     effect: Option<EffectKind>,
@@ -192,7 +192,7 @@ pub fn confirm_gate(
 /// The confirm refusal's hint: what the call really does (the spec's message speaks of
 /// unsaved changes, which a call creating a new file discards none of: agents read it
 /// as a wrong refusal), then the way through.
-pub fn confirm_hint(effect: Option<EffectKind>) -> &'static str {
+pub(crate) fn confirm_hint(effect: Option<EffectKind>) -> &'static str {
     match effect {
         Some(EffectKind::File) => {
             "It writes project files (or settings) on disk, outside the editor's undo; the \

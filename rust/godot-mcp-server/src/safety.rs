@@ -33,12 +33,12 @@
 //!
 //! The editor add-on holds no policy: every decision above is made here.
 
-pub mod approval;
-pub mod pipeline;
-pub mod webhook;
+pub(crate) mod approval;
+pub(crate) mod pipeline;
+pub(crate) mod webhook;
 
-pub use approval::*;
-pub use pipeline::*;
+pub(crate) use approval::*;
+pub(crate) use pipeline::*;
 
 #[cfg(test)]
 mod tests;

@@ -29,7 +29,7 @@ use crate::tools::ToolDef;
 
 /// One MCP session's handler. Cheap to clone; all state is shared.
 #[derive(Debug, Clone)]
-pub struct McpServer {
+pub(crate) struct McpServer {
     /// The server's state and its tools (shared by every session).
     state: Arc<Served>,
     /// Set on stdio: tools/list is written from the published list's entries as they
@@ -67,7 +67,7 @@ static NEXT_SESSION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64
 
 impl McpServer {
     /// The handler for the stdio client (principal `local`).
-    pub fn new(state: Arc<Served>) -> Self {
+    pub(crate) fn new(state: Arc<Served>) -> Self {
         let session = NEXT_SESSION.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Self {
             _ends: Arc::new(crate::tools::change::SessionEnd::new(
@@ -98,7 +98,11 @@ impl McpServer {
 
     /// A handler for one HTTP session (or one stateless request); `tasks` are the
     /// server's, shared by every session.
-    pub fn for_http(state: Arc<Served>, counters: Arc<Counters>, tasks: Arc<tasks::Tasks>) -> Self {
+    pub(crate) fn for_http(
+        state: Arc<Served>,
+        counters: Arc<Counters>,
+        tasks: Arc<tasks::Tasks>,
+    ) -> Self {
         Self {
             transport: TransportKind::Http,
             counters: Some(counters),
@@ -263,7 +267,7 @@ fn hinted<R: CachingHints>(
 
 /// How long a client may reuse what never changes while this server runs: the
 /// prompts, the resource list and the resource templates.
-pub const STATIC_LIST_TTL_MS: u64 = 60 * 60 * 1000;
+pub(crate) const STATIC_LIST_TTL_MS: u64 = 60 * 60 * 1000;
 
 /// A task id this server never gave (or whose answer is past its TTL).
 fn unknown_task(id: &str) -> McpError {
@@ -321,7 +325,7 @@ fn tool_result(
     result
 }
 
-pub use crate::subscriptions::{TRANSACTION_TEMPLATE, TRANSACTIONS_URI};
+pub(crate) use crate::subscriptions::{TRANSACTION_TEMPLATE, TRANSACTIONS_URI};
 
 const INSTRUCTIONS: &str = "godot-mcp reads and edits one Godot 4 project. File paths are \
 res:// paths inside the project. To build or change a scene, one call: create_nodes \

@@ -32,7 +32,7 @@ mod json_text;
 mod yaml;
 
 use entry::shape;
-pub use entry::{Entry, SetupError};
+pub(crate) use entry::{Entry, SetupError};
 use json_text::{
     Raw, insert_member, line_indent, reindent, render_object, scan_object, skip_ws, string_end,
 };
@@ -74,7 +74,7 @@ Examples:
 /// Arguments of `godot-mcp setup-client`.
 #[derive(Debug, clap::Args)]
 #[command(after_help = SETUP_HELP)]
-pub struct SetupClientArgs {
+pub(crate) struct SetupClientArgs {
     /// The MCP client to configure.
     #[arg(value_enum)]
     pub client: Client,
@@ -92,7 +92,7 @@ pub struct SetupClientArgs {
 
 /// The clients `setup-client` knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Client {
+pub(crate) enum Client {
     ClaudeCode,
     ClaudeDesktop,
     Cursor,
@@ -109,7 +109,7 @@ pub enum Client {
 
 impl Client {
     /// The shared definition of the client (its entry's shape; the dock uses it too).
-    pub fn mcp(self) -> McpClient {
+    pub(crate) fn mcp(self) -> McpClient {
         match self {
             Self::ClaudeCode => McpClient::ClaudeCode,
             Self::ClaudeDesktop => McpClient::ClaudeDesktop,
@@ -154,7 +154,7 @@ impl Client {
 }
 
 /// Entry point of `godot-mcp setup-client`.
-pub fn run(args: SetupClientArgs) -> ExitCode {
+pub(crate) fn run(args: SetupClientArgs) -> ExitCode {
     match setup(&args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -326,7 +326,7 @@ fn xdg_config() -> Result<PathBuf, SetupError> {
 
 /// The configuration file `client` reads, for `project`. Each is the client's documented
 /// location (docs/clients.md cites the page).
-pub fn config_path(client: Client, project: &Path) -> Result<PathBuf, SetupError> {
+pub(crate) fn config_path(client: Client, project: &Path) -> Result<PathBuf, SetupError> {
     Ok(match client {
         Client::ClaudeCode => project.join(".mcp.json"),
         Client::Cursor => project.join(".cursor").join("mcp.json"),
@@ -373,7 +373,11 @@ pub fn config_path(client: Client, project: &Path) -> Result<PathBuf, SetupError
 }
 
 /// The file's new text with `entry` merged in (equal to `old` when nothing changes).
-pub fn merge(client: Client, old: Option<&str>, entry: &Entry) -> Result<String, SetupError> {
+pub(crate) fn merge(
+    client: Client,
+    old: Option<&str>,
+    entry: &Entry,
+) -> Result<String, SetupError> {
     match client.mcp().format() {
         Format::Toml => merge_toml(old.unwrap_or(""), entry),
         Format::Yaml => yaml::merge_goose(old.unwrap_or(""), entry),

@@ -27,30 +27,30 @@ use rmcp::model::ResourceUpdatedNotificationParam;
 use rmcp::service::{Peer, SubscriptionSink};
 
 /// The journal's transactions as an MCP resource.
-pub const TRANSACTIONS_URI: &str = "godot-mcp://transactions";
+pub(crate) const TRANSACTIONS_URI: &str = "godot-mcp://transactions";
 /// One transaction, as an MCP resource template.
-pub const TRANSACTION_TEMPLATE: &str = "godot-mcp://transactions/{transaction_id}";
+pub(crate) const TRANSACTION_TEMPLATE: &str = "godot-mcp://transactions/{transaction_id}";
 
 /// How many URIs one session (or one listen stream) may watch.
-pub const MAX_PER_SESSION: usize = 32;
+pub(crate) const MAX_PER_SESSION: usize = 32;
 /// How many (session, URI) subscriptions the server holds in all.
-pub const MAX_SUBSCRIPTIONS: usize = 256;
+pub(crate) const MAX_SUBSCRIPTIONS: usize = 256;
 /// How many `subscriptions/listen` streams may be open at once.
-pub const MAX_LISTEN_STREAMS: usize = 64;
+pub(crate) const MAX_LISTEN_STREAMS: usize = 64;
 
 /// How many of the newest rows a change is looked for in: more transactions than
 /// this cannot end between two looks (every call and every reap looks).
 const WATCHED_ROWS: usize = 1000;
 
 /// The URI of one transaction's resource.
-pub fn transaction_uri(id: &str) -> String {
+pub(crate) fn transaction_uri(id: &str) -> String {
     format!("{TRANSACTIONS_URI}/{id}")
 }
 
 /// Whether `uri` names a resource this server serves: the list, or one transaction
 /// by a well-formed id (in the form the server writes it). Checked without the
 /// journal: a transaction that does not exist yet cannot be named (ids are random).
-pub fn served(uri: &str) -> bool {
+pub(crate) fn served(uri: &str) -> bool {
     if uri == TRANSACTIONS_URI {
         return true;
     }
@@ -360,7 +360,7 @@ impl Subscriptions {
 }
 
 /// One transaction's row, when it is among the newest `WATCHED_ROWS`.
-pub fn transaction(journal: &Mutex<Journal>, id: &str) -> Option<TxnRecord> {
+pub(crate) fn transaction(journal: &Mutex<Journal>, id: &str) -> Option<TxnRecord> {
     journal
         .lock()
         .list_transactions(&TxnFilter {

@@ -31,7 +31,7 @@ use crate::error::ErrorCode;
 
 /// An open trace file (append-only, `0600`).
 #[derive(Debug)]
-pub struct Trace {
+pub(crate) struct Trace {
     file: Mutex<std::fs::File>,
     warned: AtomicBool,
 }
@@ -39,7 +39,7 @@ pub struct Trace {
 /// How a call ended, as a trace line says it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Outcome {
+pub(crate) enum Outcome {
     Ok,
     Refused,
     Error,
@@ -48,7 +48,7 @@ pub enum Outcome {
 impl Outcome {
     /// `refused`: nothing ran because of what was asked (or the gates); `error`: the
     /// call ran (or looked) and failed.
-    pub fn of_code(code: ErrorCode) -> Self {
+    pub(crate) fn of_code(code: ErrorCode) -> Self {
         match code {
             ErrorCode::InvalidParams
             | ErrorCode::PathRefused
@@ -71,7 +71,7 @@ impl Outcome {
 
 /// One line of the trace.
 #[derive(Debug)]
-pub struct Line<'a> {
+pub(crate) struct Line<'a> {
     pub tool: &'a str,
     pub duration: Duration,
     pub outcome: Outcome,
@@ -99,7 +99,7 @@ fn millis(d: Duration) -> f64 {
 impl Trace {
     /// Open (or create, `0600`) `path` for appending. An existing trace is kept and
     /// appended to; a missing folder or a path that is not a writable file is an error.
-    pub fn open(path: &Path) -> std::io::Result<Self> {
+    pub(crate) fn open(path: &Path) -> std::io::Result<Self> {
         let file = godot_mcp_os::fs::create_mode(
             std::fs::OpenOptions::new().append(true).create(true),
             0o600,
@@ -112,7 +112,7 @@ impl Trace {
     }
 
     /// Append one line and flush it (one `write` of the whole line).
-    pub fn record(&self, line: &Line<'_>) {
+    pub(crate) fn record(&self, line: &Line<'_>) {
         let ts = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0.0, |d| (d.as_millis() as f64) / 1e3);

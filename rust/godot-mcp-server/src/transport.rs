@@ -24,15 +24,15 @@ pub(crate) fn start_runtime(
     }
 }
 
-pub mod guard;
-pub mod http;
+pub(crate) mod guard;
+pub(crate) mod http;
 pub(crate) mod stdio;
 
-pub use crate::caller::Admission;
+pub(crate) use crate::caller::Admission;
 
 /// Which stop signal arrived.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StopSignal {
+pub(crate) enum StopSignal {
     Interrupt,
     /// SIGTERM: Unix only (Windows has Ctrl-C alone).
     #[cfg_attr(not(unix), allow(dead_code))]
@@ -40,7 +40,7 @@ pub enum StopSignal {
 }
 
 impl StopSignal {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             StopSignal::Interrupt => "SIGINT",
             StopSignal::Terminate => "SIGTERM",
@@ -63,7 +63,7 @@ pub async fn stop_signal() -> StopSignal {
 
 /// See the Windows variant above.
 #[cfg(unix)]
-pub async fn stop_signal() -> StopSignal {
+pub(crate) async fn stop_signal() -> StopSignal {
     use tokio::signal::unix::{SignalKind, signal};
     match (
         signal(SignalKind::interrupt()),

@@ -124,7 +124,12 @@ mod what_differs_tests {
     use super::*;
 
     fn dict(entries: &[(&str, Value)]) -> Value {
-        Value::Dictionary(entries.iter().map(|(k, v)| (k.to_string(), v.clone())).collect())
+        Value::Dictionary(
+            entries
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect(),
+        )
     }
 
     #[test]

@@ -43,9 +43,9 @@ use crate::rules::BridgeStatus;
 mod hello;
 mod status;
 
-pub use hello::{Peer, Rejection};
+pub(crate) use hello::{Peer, Rejection};
 use hello::{check_hello, random_token, write_discovery};
-pub use status::{ClassOf, StatusFeed, StatusStamp, status_feed};
+pub(crate) use status::{ClassOf, StatusFeed, StatusStamp, status_feed};
 
 /// How long a connecting peer has to send its hello.
 const HELLO_TIMEOUT: Duration = Duration::from_secs(5);
@@ -157,10 +157,10 @@ enum Publisher {
 }
 
 /// What to do with a reply that arrived after its request gave up.
-pub type LateHandler = Arc<dyn Fn(RequestId, &Outcome) + Send + Sync>;
+pub(crate) type LateHandler = Arc<dyn Fn(RequestId, &Outcome) + Send + Sync>;
 
 /// What to do once an add-on's hello is accepted.
-pub type ConnectHandler = Arc<dyn Fn() + Send + Sync>;
+pub(crate) type ConnectHandler = Arc<dyn Fn() + Send + Sync>;
 
 /// The running bridge.
 pub struct Bridge {

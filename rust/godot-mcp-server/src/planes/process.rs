@@ -26,10 +26,10 @@
 //! see `launch::identify_escaped`), a Job Object on Windows. A delegated cgroup v2 is detected (see [`boundary_report`]) but
 //! not used by this build.
 
-pub mod control;
-pub mod debugger;
-pub mod errors;
-pub mod host;
+pub(crate) mod control;
+pub(crate) mod debugger;
+pub(crate) mod errors;
+pub(crate) mod host;
 mod launch_session;
 
 use std::collections::HashMap;
@@ -48,7 +48,7 @@ use tokio::sync::watch;
 
 use crate::error::ToolError;
 
-pub use control::Control;
+pub(crate) use control::Control;
 use host::internal;
 
 /// What the process plane needs of the server: the journal its launches are recorded
@@ -61,7 +61,7 @@ pub trait Records: Send + Sync + 'static {
 }
 
 /// How long a stop waits after SIGTERM before SIGKILL.
-pub const STOP_GRACE: Duration = Duration::from_millis(2000);
+pub(crate) const STOP_GRACE: Duration = Duration::from_millis(2000);
 /// How long a boundary may take to empty after SIGKILL before it is quarantined.
 const EMPTY_WAIT: Duration = Duration::from_secs(5);
 
@@ -72,14 +72,14 @@ const EMPTY_WAIT: Duration = Duration::from_secs(5);
 const DEBUGGED_PURPOSES: [&str; 1] = ["play_scene"];
 
 /// In a [`LaunchSpec`]'s arguments, replaced by the session directory.
-pub const SESSION_DIR_PLACEHOLDER: &str = "@SESSION_DIR@";
+pub(crate) const SESSION_DIR_PLACEHOLDER: &str = "@SESSION_DIR@";
 
 /// The launch that gets no `--godot-mcp-endpoint`/`--godot-mcp-nonce` arguments:
 /// GUT's command line quits on any argument it does not know, those after `--`
 /// included, and a test run has no probe to connect. Its nonce is still in its
 /// environment and in its gate shell's command line, which is how reconciliation
 /// identifies it.
-pub const NO_CONTROL_ARGS_PURPOSE: &str = "run_tests";
+pub(crate) const NO_CONTROL_ARGS_PURPOSE: &str = "run_tests";
 
 /// What to launch.
 #[derive(Debug, Clone)]
@@ -466,7 +466,7 @@ async fn reap<S: Records>(
 
 /// Which boundary this machine offers, and why.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
-pub struct BoundaryReport {
+pub(crate) struct BoundaryReport {
     /// `process_group` (Unix) or `job_object` (Windows).
     pub in_use: &'static str,
     pub why: String,
@@ -474,7 +474,7 @@ pub struct BoundaryReport {
 
 /// Detects a delegated cgroup v2 (a unified hierarchy whose cgroup of this
 /// process is writable and offers `cgroup.kill`).
-pub fn boundary_report() -> BoundaryReport {
+pub(crate) fn boundary_report() -> BoundaryReport {
     if let Some((in_use, why)) = host::native_boundary() {
         return BoundaryReport {
             in_use,
@@ -519,7 +519,7 @@ pub fn boundary_report() -> BoundaryReport {
 }
 
 /// Lines `serve` prints at startup about the process plane.
-pub fn startup_lines() -> Vec<String> {
+pub(crate) fn startup_lines() -> Vec<String> {
     let b = boundary_report();
     vec![format!(
         "godot-mcp serve: process boundary {}: {}",

@@ -190,7 +190,7 @@ impl BridgeStatus {
 
 /// The godot_binary precondition: `GODOT_BIN` must name an executable file; without
 /// it, `godot` or `godot4` is looked up on `PATH`.
-pub fn find_godot_binary(
+pub(crate) fn find_godot_binary(
     godot_bin: Option<&std::ffi::OsStr>,
     path: Option<&std::ffi::OsStr>,
 ) -> Result<PathBuf, ToolError> {

@@ -17,7 +17,7 @@ use crate::error::{ErrorCode, ToolError};
 // Safety state: configuration, enabled toolsets, pending approvals
 // ---------------------------------------------------------------------------------
 
-pub use crate::config::{ApprovalConfig, ENV_FAIL_OPEN, ENV_REQUIRE, ENV_TOOLSETS};
+pub(crate) use crate::config::{ApprovalConfig, ENV_FAIL_OPEN, ENV_REQUIRE, ENV_TOOLSETS};
 
 /// A gated call waiting for the client's answer (protocol 2026-07-28 and later). The
 /// call is kept here; the `requestState` the client echoes is only an opaque handle

@@ -29,7 +29,7 @@ use crate::state::AppState;
 /// and what the client said about itself at initialize (informative, not
 /// authenticated). Sent to the webhook as `principal`.
 #[derive(Debug, Clone, Serialize)]
-pub struct Caller {
+pub(crate) struct Caller {
     #[serde(flatten)]
     pub principal: crate::caller::Principal,
     pub client_name: Option<String>,
@@ -40,7 +40,7 @@ pub struct Caller {
 impl Caller {
     /// A call made by the server itself, with no client (tests).
     #[cfg(test)]
-    pub fn detached() -> Self {
+    pub(crate) fn detached() -> Self {
         Self {
             principal: crate::caller::Principal::local(),
             client_name: None,
@@ -52,7 +52,7 @@ impl Caller {
 
 /// How the elicitation guard can reach the human behind this call.
 #[derive(Clone)]
-pub enum ElicitChannel {
+pub(crate) enum ElicitChannel {
     /// Protocols before 2026-07-28: a server-to-client `elicitation/create` request.
     Request {
         peer: Peer<RoleServer>,
@@ -91,7 +91,7 @@ impl std::fmt::Debug for ElicitChannel {
 
 /// Everything about the caller the policy needs.
 #[derive(Debug, Clone)]
-pub struct CallContext {
+pub(crate) struct CallContext {
     pub principal: Caller,
     pub elicit: ElicitChannel,
     /// The MCP session the call came in (keys its open change, `begin_change`).
@@ -101,7 +101,7 @@ pub struct CallContext {
 impl CallContext {
     /// No client to ask (unit tests).
     #[cfg(test)]
-    pub fn detached() -> Self {
+    pub(crate) fn detached() -> Self {
         Self {
             principal: Caller::detached(),
             elicit: ElicitChannel::None,
@@ -110,12 +110,12 @@ impl CallContext {
     }
 
     /// The same context in MCP session `session`.
-    pub fn in_session(self, session: u64) -> Self {
+    pub(crate) fn in_session(self, session: u64) -> Self {
         Self { session, ..self }
     }
 
     /// From an MCP request, on behalf of the transport's principal.
-    pub fn from_request(
+    pub(crate) fn from_request(
         request: &CallToolRequestParams,
         ctx: &RequestContext<RoleServer>,
         caller: &crate::caller::Principal,
@@ -155,11 +155,11 @@ impl CallContext {
 }
 
 /// The session of a call with no MCP session (unit tests, internal calls).
-pub const DETACHED_SESSION: u64 = u64::MAX;
+pub(crate) const DETACHED_SESSION: u64 = u64::MAX;
 
 /// One entry of a batch, as the approval gate sees it.
 #[derive(Debug, Clone, Serialize)]
-pub struct BatchEntryView {
+pub(crate) struct BatchEntryView {
     pub tool: String,
     pub class: SafetyClass,
     pub arguments: JsonObject,
@@ -167,7 +167,7 @@ pub struct BatchEntryView {
 
 /// The JSON description of a call POSTed to the webhook.
 #[derive(Debug, Clone, Serialize)]
-pub struct ApprovalRequest {
+pub(crate) struct ApprovalRequest {
     pub tool: String,
     /// The class the call is judged as (for a batch, its most dangerous entry's).
     pub class: SafetyClass,
@@ -179,7 +179,7 @@ pub struct ApprovalRequest {
 
 /// The gate's answer when it does not deny.
 #[derive(Debug)]
-pub enum Approval {
+pub(crate) enum Approval {
     Granted,
     /// Ask the client (2026-07-28): return this result; the retry completes the call.
     InputRequired(InputRequiredResult),
@@ -194,7 +194,7 @@ fn denied(message: impl Into<String>) -> ToolError {
 /// The webhook's verdict on an HTTP answer: approve only on an explicit approval
 /// (`{"approved": true}` or `{"decision": "approve"}`) in a 2xx answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum WebhookVerdict {
+pub(crate) enum WebhookVerdict {
     Approve,
     /// The webhook answered and said no (or said nothing recognisable in a 2xx or 4xx).
     Deny(String),
@@ -203,7 +203,7 @@ pub enum WebhookVerdict {
     Failed(String),
 }
 
-pub fn webhook_verdict(answer: Result<(u16, Vec<u8>), String>) -> WebhookVerdict {
+pub(crate) fn webhook_verdict(answer: Result<(u16, Vec<u8>), String>) -> WebhookVerdict {
     let (status, body) = match answer {
         Ok(a) => a,
         Err(e) => return WebhookVerdict::Failed(e),
@@ -237,7 +237,7 @@ pub fn webhook_verdict(answer: Result<(u16, Vec<u8>), String>) -> WebhookVerdict
 }
 
 /// Ask the webhook; the decision rule (fail-closed unless fail-open) is here.
-pub async fn ask_webhook(
+pub(crate) async fn ask_webhook(
     config: &ApprovalConfig,
     request: &ApprovalRequest,
 ) -> Result<(), ToolError> {
@@ -303,7 +303,7 @@ fn elicit_answer_approves(action: &ElicitationAction, content: Option<&Value>) -
 
 /// The approval gate: the webhook (when configured), then the elicitation guard (when
 /// required). Called only for real (not dry) runs of gated calls.
-pub async fn approve(
+pub(crate) async fn approve(
     state: &AppState,
     ctx: &CallContext,
     request: &ApprovalRequest,

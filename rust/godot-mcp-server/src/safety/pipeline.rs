@@ -22,7 +22,7 @@ use crate::tools::{CallFlags, Handler, Registry, ToolDef, ToolResult, decode_arg
 
 /// What a call produces: a result (or tool error), or a request for client input.
 #[derive(Debug)]
-pub enum CallOutcome {
+pub(crate) enum CallOutcome {
     Done(ToolResult),
     InputRequired(InputRequiredResult),
 }
@@ -30,7 +30,7 @@ pub enum CallOutcome {
 /// What the transport hands down to the server and the pipeline: the server's state
 /// and the tools it serves (the registry lives here, above the tools, never in the
 /// state the tools see). Every session of a server shares one.
-pub struct Served {
+pub(crate) struct Served {
     pub state: Arc<AppState>,
     pub registry: Arc<Registry>,
     /// `serve --trace FILE`: one line per call ([`crate::trace`]).
@@ -38,7 +38,7 @@ pub struct Served {
 }
 
 impl Served {
-    pub fn new(state: Arc<AppState>, registry: Arc<Registry>) -> Self {
+    pub(crate) fn new(state: Arc<AppState>, registry: Arc<Registry>) -> Self {
         Self {
             state,
             registry,
@@ -47,7 +47,7 @@ impl Served {
     }
 
     /// Every call of this server appends its line to `trace`.
-    pub fn with_trace(mut self, trace: Option<crate::trace::Trace>) -> Self {
+    pub(crate) fn with_trace(mut self, trace: Option<crate::trace::Trace>) -> Self {
         self.trace = trace;
         self
     }
@@ -70,7 +70,7 @@ impl std::fmt::Debug for Served {
 
 /// Run one tool call through every gate, in the order the module docs give; with a
 /// call trace, its line is written when the answer is ready.
-pub async fn run_call(
+pub(crate) async fn run_call(
     served: &Served,
     def: &ToolDef,
     args: Option<JsonObject>,

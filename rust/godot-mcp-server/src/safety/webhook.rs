@@ -21,10 +21,10 @@ use tokio::net::TcpStream;
 /// Largest webhook answer read.
 const MAX_ANSWER: usize = 64 * 1024;
 
-pub use crate::config::WebhookUrl;
+pub(crate) use crate::config::WebhookUrl;
 
 /// POST `body` as JSON; the status and body of the answer, or why there is none.
-pub async fn post_json(
+pub(crate) async fn post_json(
     url: &WebhookUrl,
     body: &[u8],
     timeout: Duration,

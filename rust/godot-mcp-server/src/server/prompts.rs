@@ -11,7 +11,7 @@ use rmcp::model::{GetPromptResult, Prompt, PromptArgument, PromptMessage, Role};
 use serde_json::{Map, Value};
 
 /// One argument of a prompt.
-pub struct Arg {
+pub(crate) struct Arg {
     pub name: &'static str,
     pub description: &'static str,
     /// `None`: required. `Some(v)`: optional, `v` when absent.
@@ -22,13 +22,13 @@ pub struct Arg {
 
 /// One step: the tool it calls and what to do with it. `{arg}` in `does` is the
 /// argument's value.
-pub struct Step {
+pub(crate) struct Step {
     pub tool: &'static str,
     pub does: &'static str,
 }
 
 /// One workflow.
-pub struct Workflow {
+pub(crate) struct Workflow {
     pub name: &'static str,
     pub title: &'static str,
     pub description: &'static str,
@@ -69,7 +69,7 @@ const fn optional(
 const EDITOR_NOTE: &str = "Scene edits go through the live Godot editor with the godot-mcp add-on: if a call answers that no editor is connected, start one with `start_editor` (toolset `editor_process`). Every mutating tool takes `dry_run: true` to preview; run it for real once the preview says what you meant.";
 
 /// Every workflow the server offers, in `prompts/list` order.
-pub const WORKFLOWS: &[Workflow] = &[
+pub(crate) const WORKFLOWS: &[Workflow] = &[
     Workflow {
         name: "build_player_character",
         title: "Build a player character",
@@ -342,13 +342,13 @@ pub const WORKFLOWS: &[Workflow] = &[
 ];
 
 /// The workflow named `name`.
-pub fn find(name: &str) -> Option<&'static Workflow> {
+pub(crate) fn find(name: &str) -> Option<&'static Workflow> {
     WORKFLOWS.iter().find(|w| w.name == name)
 }
 
 impl Workflow {
     /// Its `prompts/list` entry.
-    pub fn to_prompt(&self) -> Prompt {
+    pub(crate) fn to_prompt(&self) -> Prompt {
         let args = self
             .args
             .iter()
@@ -366,7 +366,7 @@ impl Workflow {
     }
 
     /// The prompt's text with `values` in place of its arguments.
-    pub fn render(&self, values: &[(&str, String)]) -> String {
+    pub(crate) fn render(&self, values: &[(&str, String)]) -> String {
         let fill = |text: &str| {
             values.iter().fold(text.to_owned(), |t, (name, value)| {
                 t.replace(&format!("{{{name}}}"), value)
@@ -399,7 +399,10 @@ impl Workflow {
     }
 
     /// `prompts/get`: the arguments checked, the text rendered.
-    pub fn get(&self, arguments: Option<&Map<String, Value>>) -> Result<GetPromptResult, String> {
+    pub(crate) fn get(
+        &self,
+        arguments: Option<&Map<String, Value>>,
+    ) -> Result<GetPromptResult, String> {
         let given = arguments.cloned().unwrap_or_default();
         if let Some(unknown) = given
             .keys()

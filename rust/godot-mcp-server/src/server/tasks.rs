@@ -50,7 +50,7 @@ const TASKS_DIR: &str = "tasks";
 
 /// The server's tasks (every session's).
 #[derive(Debug, Default)]
-pub struct Tasks {
+pub(crate) struct Tasks {
     inner: Mutex<Inner>,
 }
 
@@ -76,7 +76,7 @@ struct Entry {
 impl Tasks {
     /// A task `id` (its launch's transaction) for a call of `tool`, working; `cancel`
     /// is the call's cancellation.
-    pub fn start(&self, id: &str, tool: &str, cancel: CancellationToken) -> Task {
+    pub(crate) fn start(&self, id: &str, tool: &str, cancel: CancellationToken) -> Task {
         let now = now_ms();
         let entry = Entry {
             tool: tool.to_owned(),
@@ -93,7 +93,7 @@ impl Tasks {
     }
 
     /// The call of task `id` reported a step.
-    pub fn step(&self, id: &str, step: &str) {
+    pub(crate) fn step(&self, id: &str, step: &str) {
         if let Some(e) = self.inner.lock().by_id.get_mut(id)
             && matches!(e.payload, TaskPayload::Working)
         {
@@ -104,7 +104,7 @@ impl Tasks {
 
     /// The call of task `id` ended with `result` (a `CallToolResult`, as JSON), or
     /// was cancelled by `tasks/cancel`. The answer is also written to `state_dir`.
-    pub fn finish(&self, id: &str, result: JsonObject, state_dir: &Path) {
+    pub(crate) fn finish(&self, id: &str, result: JsonObject, state_dir: &Path) {
         let detailed = {
             let mut inner = self.inner.lock();
             let Some(e) = inner.by_id.get_mut(id) else {
@@ -137,7 +137,7 @@ impl Tasks {
     }
 
     /// The call of task `id` failed without a tool result (`error`: a JSON-RPC error).
-    pub fn fail(&self, id: &str, error: JsonObject, state_dir: &Path) {
+    pub(crate) fn fail(&self, id: &str, error: JsonObject, state_dir: &Path) {
         let detailed = {
             let mut inner = self.inner.lock();
             let Some(e) = inner.by_id.get_mut(id) else {
@@ -151,7 +151,7 @@ impl Tasks {
     }
 
     /// Task `id` as this server holds it, then as the state dir kept it.
-    pub fn get(&self, id: &str, state_dir: &Path) -> Option<DetailedTask> {
+    pub(crate) fn get(&self, id: &str, state_dir: &Path) -> Option<DetailedTask> {
         if let Some(e) = self.inner.lock().by_id.get(id) {
             return Some(e.detailed(id));
         }
@@ -161,7 +161,7 @@ impl Tasks {
     /// Ask the call of working task `id` to stop (its launch is killed). A task that
     /// already ended is left as it is (cancelling is idempotent); `false` for an id
     /// this server does not know.
-    pub fn cancel(&self, id: &str, state_dir: &Path) -> bool {
+    pub(crate) fn cancel(&self, id: &str, state_dir: &Path) -> bool {
         let mut inner = self.inner.lock();
         let Some(e) = inner.by_id.get_mut(id) else {
             return kept(state_dir, id).is_some();
@@ -196,7 +196,7 @@ impl Entry {
 /// A task this server does not hold, answered from its launch's journal row `row`
 /// (the server that ran it has restarted): working while the transaction is open,
 /// else failed, with the row as the error's data.
-pub fn from_journal(row: &TxnRecord) -> DetailedTask {
+pub(crate) fn from_journal(row: &TxnRecord) -> DetailedTask {
     let id = row.transaction_id.to_string();
     let updated = row.terminal_at_ms.unwrap_or(row.created_at_ms);
     let task = Task::new(

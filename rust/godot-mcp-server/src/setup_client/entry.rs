@@ -7,7 +7,7 @@ use crate::error::ErrorCode;
 
 /// A refusal or failure, with the stable code of [`ErrorCode`].
 #[derive(Debug)]
-pub struct SetupError {
+pub(crate) struct SetupError {
     pub code: ErrorCode,
     pub message: String,
 }
@@ -33,7 +33,7 @@ impl fmt::Display for SetupError {
 
 /// The server entry to write: a stdio command with its arguments.
 #[derive(Debug, Clone)]
-pub struct Entry {
+pub(crate) struct Entry {
     pub name: String,
     pub command: String,
     pub args: Vec<String>,

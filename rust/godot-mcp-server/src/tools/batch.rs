@@ -8,7 +8,7 @@ use serde_json::Value;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::tools::{ToolDef, ToolMeta};
 
-pub fn tools() -> Vec<ToolDef> {
+pub(crate) fn tools() -> Vec<ToolDef> {
     vec![ToolDef::batch::<BatchArgs, BatchResult>(ToolMeta {
         name: "run_commands",
         title: "Run several commands",
@@ -22,11 +22,11 @@ pub fn tools() -> Vec<ToolDef> {
 }
 
 /// Largest batch accepted.
-pub const MAX_BATCH: usize = 100;
+pub(crate) const MAX_BATCH: usize = 100;
 
 #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct BatchArgs {
+pub(crate) struct BatchArgs {
     /// Tool calls, in order (destructive ones carry their own confirm=true).
     pub commands: Vec<BatchEntry>,
     /// Stage the entries' file writes and apply them as one transaction at the end:
@@ -37,7 +37,7 @@ pub struct BatchArgs {
 
 #[derive(Debug, Clone, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct BatchEntry {
+pub(crate) struct BatchEntry {
     /// Tool name.
     pub tool: String,
     /// Its arguments.
@@ -47,7 +47,7 @@ pub struct BatchEntry {
 
 /// run_commands' result (and, on a failure, its error's `details`).
 #[derive(Debug, Serialize, schemars::JsonSchema)]
-pub struct BatchResult {
+pub(crate) struct BatchResult {
     #[serde(flatten)]
     pub report: crate::honesty::BatchReport,
     /// The most dangerous entry's class: the batch's.
@@ -63,7 +63,7 @@ pub struct BatchResult {
 
 /// One entry's outcome in a batch result.
 #[derive(Debug, Serialize, schemars::JsonSchema)]
-pub struct BatchEntryResult {
+pub(crate) struct BatchEntryResult {
     pub index: usize,
     pub tool: String,
     pub ok: bool,

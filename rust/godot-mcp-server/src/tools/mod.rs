@@ -7,45 +7,45 @@
 //! [`registry`] is the table every tool is registered in: its name, schema, safety
 //! class, toolset and handler.
 
-pub mod analysis;
-pub mod animation;
-pub mod audio;
-pub mod batch;
-pub mod change;
-pub mod classref;
-pub mod csharp;
-pub mod debugger;
-pub mod editor;
-pub mod export;
-pub mod files;
-pub mod input;
-pub mod kit;
-pub mod navigation;
-pub mod particles;
-pub mod physics;
-pub mod profiler;
-pub mod project;
-pub mod recipes;
-pub mod registry;
-pub mod resource;
-pub mod runtime;
-pub mod scene;
-pub mod script;
-pub mod settings;
-pub mod shader;
-pub mod spatial;
-pub mod tests;
-pub mod tilemap;
-pub mod toolsets;
-pub mod transactions;
-pub mod ui;
-pub mod visual_shader;
+pub(crate) mod analysis;
+pub(crate) mod animation;
+pub(crate) mod audio;
+pub(crate) mod batch;
+pub(crate) mod change;
+pub(crate) mod classref;
+pub(crate) mod csharp;
+pub(crate) mod debugger;
+pub(crate) mod editor;
+pub(crate) mod export;
+pub(crate) mod files;
+pub(crate) mod input;
+pub(crate) mod kit;
+pub(crate) mod navigation;
+pub(crate) mod particles;
+pub(crate) mod physics;
+pub(crate) mod profiler;
+pub(crate) mod project;
+pub(crate) mod recipes;
+pub(crate) mod registry;
+pub(crate) mod resource;
+pub(crate) mod runtime;
+pub(crate) mod scene;
+pub(crate) mod script;
+pub(crate) mod settings;
+pub(crate) mod shader;
+pub(crate) mod spatial;
+pub(crate) mod tests;
+pub(crate) mod tilemap;
+pub(crate) mod toolsets;
+pub(crate) mod transactions;
+pub(crate) mod ui;
+pub(crate) mod visual_shader;
 
-pub use registry::*;
+pub(crate) use registry::*;
 
 impl Registry {
     /// Every built-in tool.
-    pub fn builtin() -> Self {
+    pub(crate) fn builtin() -> Self {
         let mut r = Self::default();
         let catalog = toolsets::Catalog::default();
         // One Vec per family, moved in whole: a chain of ~45 iterators copied each

@@ -13,8 +13,8 @@ mod reference;
 mod schema;
 pub(crate) mod tool_list;
 
-pub use args::*;
-pub use plan::*;
+pub(crate) use args::*;
+pub(crate) use plan::*;
 pub(crate) use schema::*;
 
 use std::future::Future;
@@ -31,7 +31,7 @@ use crate::rules::{EffectKind, RuntimeFlags, SafetyClass, Toolset};
 use crate::state::AppState;
 
 /// What a handler returns: a JSON object for `structuredContent`.
-pub type ToolResult = Result<Value, ToolError>;
+pub(crate) type ToolResult = Result<Value, ToolError>;
 type HandlerFuture = Pin<Box<dyn Future<Output = ToolResult> + Send>>;
 pub(crate) type DirectFn =
     Arc<dyn Fn(Arc<AppState>, Value, CallFlags) -> HandlerFuture + Send + Sync>;
@@ -51,22 +51,22 @@ pub(crate) enum Handler {
     Batch,
 }
 
-pub use crate::rules::CallFlags;
+pub(crate) use crate::rules::CallFlags;
 
 /// One call of a direct handler: the server state and the decoded arguments (a direct
 /// handler is read-only: no dry_run or confirm to read). A handler takes it apart in its signature,
 /// `async fn x(Call { state, args, .. }: Call<XArgs>) -> Out<XOut>`.
-pub struct Call<A> {
+pub(crate) struct Call<A> {
     pub state: Arc<AppState>,
     pub args: A,
 }
 
 /// What a direct handler returns: its typed result or a structured error.
-pub type Out<R> = Result<R, ToolError>;
+pub(crate) type Out<R> = Result<R, ToolError>;
 
 /// The static description of a tool.
 #[derive(Debug, Clone, Copy)]
-pub struct ToolMeta {
+pub(crate) struct ToolMeta {
     pub name: &'static str,
     pub title: &'static str,
     pub description: &'static str,
@@ -77,7 +77,7 @@ pub struct ToolMeta {
 
 impl ToolMeta {
     /// A read-only tool of `toolset` (no effect): the shape of every disk-reading family.
-    pub const fn read_only(
+    pub(crate) const fn read_only(
         toolset: Toolset,
         name: &'static str,
         title: &'static str,
@@ -95,7 +95,7 @@ impl ToolMeta {
 
     /// A runtime tool of `toolset` (it runs or talks to a process): the shape of the
     /// process-plane families, and of a runtime tool in another domain's toolset.
-    pub const fn runtime(
+    pub(crate) const fn runtime(
         toolset: Toolset,
         name: &'static str,
         title: &'static str,
@@ -116,7 +116,7 @@ impl ToolMeta {
 /// The typed reference a tool result carries for its image (see [`ImageResult`]).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ImageRef {
+pub(crate) struct ImageRef {
     pub capture_id: String,
     pub mime_type: String,
     pub width: u32,
@@ -128,13 +128,13 @@ pub struct ImageRef {
 /// [`ToolDef::imaging`](crate::tools::ToolDef::imaging)). The call pipeline carries
 /// results as JSON; the type, not a key found in the JSON, decides that there is an
 /// image and where it is, so no other tool's result is searched for one.
-pub trait ImageResult {
+pub(crate) trait ImageResult {
     /// The image a serialized result of this type names, if it has one.
     fn image_of(result: &Value) -> Option<ImageRef>;
 }
 
 /// A registered tool.
-pub struct ToolDef {
+pub(crate) struct ToolDef {
     pub meta: ToolMeta,
     /// Generates this tool's input schema (class flags included) and output schema
     /// with schemars. Run only by the published list's freshness test
@@ -182,7 +182,7 @@ impl std::fmt::Debug for ToolDef {
 impl ToolDef {
     /// Define a tool whose arguments decode into `A`.
     /// Its result type `R` is the tool's `outputSchema`.
-    pub fn new<A, R, F, Fut>(meta: ToolMeta, handler: F) -> Self
+    pub(crate) fn new<A, R, F, Fut>(meta: ToolMeta, handler: F) -> Self
     where
         A: DeserializeOwned + JsonSchema + Send + 'static,
         R: serde::Serialize + JsonSchema + 'static,
@@ -221,7 +221,7 @@ impl ToolDef {
 
     /// Define a tool like [`ToolDef::new`] whose result type carries an image: the
     /// capture it names reaches the client as MCP image content.
-    pub fn imaging<A, R, F, Fut>(meta: ToolMeta, handler: F) -> Self
+    pub(crate) fn imaging<A, R, F, Fut>(meta: ToolMeta, handler: F) -> Self
     where
         A: DeserializeOwned + JsonSchema + Send + 'static,
         R: serde::Serialize + JsonSchema + ImageResult + 'static,
@@ -236,7 +236,7 @@ impl ToolDef {
 
     /// Define a planned tool (mutating or destructive) whose arguments decode into `A`.
     /// Its output schema joins the plan's effect `E` and what applying adds `X`.
-    pub fn planned<A, E, X, F>(meta: ToolMeta, planner: F) -> Self
+    pub(crate) fn planned<A, E, X, F>(meta: ToolMeta, planner: F) -> Self
     where
         A: DeserializeOwned + JsonSchema + Send + 'static,
         E: serde::Serialize + JsonSchema + 'static,
@@ -258,7 +258,7 @@ impl ToolDef {
     }
 
     /// Define the batch tool; the policy expands its entries.
-    pub fn batch<A: DeserializeOwned + JsonSchema + Send + 'static, R: JsonSchema>(
+    pub(crate) fn batch<A: DeserializeOwned + JsonSchema + Send + 'static, R: JsonSchema>(
         meta: ToolMeta,
     ) -> Self {
         Self {
@@ -274,7 +274,7 @@ impl ToolDef {
     }
 
     /// Mark a runtime tool as writing disk or executing code (routes it to the gate).
-    pub fn with_runtime_flags(mut self, flags: RuntimeFlags) -> Self {
+    pub(crate) fn with_runtime_flags(mut self, flags: RuntimeFlags) -> Self {
         self.runtime = flags;
         self
     }
@@ -282,7 +282,7 @@ impl ToolDef {
     /// The MCP description of this tool, with `_meta.safety_class` and annotations,
     /// as tools/list publishes it: a built-in tool's is read from the published list
     /// (no schema is generated at run time), any other's generated.
-    pub fn to_mcp(&self) -> Tool {
+    pub(crate) fn to_mcp(&self) -> Tool {
         self.mcp().clone()
     }
 
@@ -297,13 +297,13 @@ impl ToolDef {
     }
 
     /// JSON schema of the arguments, class flags included.
-    pub fn input_schema(&self) -> &Arc<JsonObject> {
+    pub(crate) fn input_schema(&self) -> &Arc<JsonObject> {
         &self.mcp().input_schema
     }
 
     /// JSON schema of a successful result (`structuredContent`), published as the
     /// tool's `outputSchema`; `None` for a tool whose result type is untyped JSON.
-    pub fn output_schema(&self) -> Option<&Arc<JsonObject>> {
+    pub(crate) fn output_schema(&self) -> Option<&Arc<JsonObject>> {
         self.mcp().output_schema.as_ref()
     }
 
@@ -335,7 +335,7 @@ impl ToolDef {
 
 /// All tools this server offers, in tools/list order and by name.
 #[derive(Debug, Default)]
-pub struct Registry {
+pub(crate) struct Registry {
     /// Every tool in `tools/list` order, sorted once when the registry is built.
     tools: Vec<ToolDef>,
     /// Each tool's name and index in `tools`, sorted by name.
@@ -408,14 +408,14 @@ impl Registry {
         self.finish();
     }
 
-    pub fn get(&self, name: &str) -> Option<&ToolDef> {
+    pub(crate) fn get(&self, name: &str) -> Option<&ToolDef> {
         self.index_of(name).map(|i| &self.tools[i])
     }
 
     /// Every tool in `tools/list` order: by toolset (the core first, as
     /// [`Toolset`] declares them), then by name. Stable across runs and versions that
     /// add tools, so a client's cache and a model's prompt prefix stay valid.
-    pub fn iter(&self) -> std::slice::Iter<'_, ToolDef> {
+    pub(crate) fn iter(&self) -> std::slice::Iter<'_, ToolDef> {
         self.tools.iter()
     }
 

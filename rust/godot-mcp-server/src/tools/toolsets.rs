@@ -30,9 +30,9 @@ use crate::tools::{Call, Out, Plan, ToolDef, ToolMeta};
 
 /// Every registered tool's description, filled in by `Registry::builtin` once every
 /// tool is registered (list_toolsets is one of them).
-pub type Catalog = Arc<std::sync::OnceLock<Vec<ToolMeta>>>;
+pub(crate) type Catalog = Arc<std::sync::OnceLock<Vec<ToolMeta>>>;
 
-pub fn tools(catalog: Catalog) -> Vec<ToolDef> {
+pub(crate) fn tools(catalog: Catalog) -> Vec<ToolDef> {
     let listing = catalog.clone();
     vec![
         ToolDef::new(
@@ -65,11 +65,11 @@ pub fn tools(catalog: Catalog) -> Vec<ToolDef> {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ListToolsetsArgs {}
+pub(crate) struct ListToolsetsArgs {}
 
 /// Every toolset, in declaration order.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct ToolsetList {
+pub(crate) struct ToolsetList {
     toolsets: Vec<ToolsetInfo>,
 }
 
@@ -77,7 +77,7 @@ pub struct ToolsetList {
 /// count or safety classes: every byte here is paid on every turn of every agent, and
 /// tools/list carries each tool's class once it is enabled.)
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct ToolsetInfo {
+pub(crate) struct ToolsetInfo {
     name: &'static str,
     purpose: &'static str,
     enabled: bool,
@@ -110,7 +110,7 @@ async fn list_toolsets(
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ManageToolsetsArgs {
+pub(crate) struct ManageToolsetsArgs {
     /// Toolsets or tools to enable.
     #[serde(default)]
     enable: Vec<String>,
@@ -166,7 +166,7 @@ fn names(set: &BTreeSet<Toolset>) -> Vec<&'static str> {
 /// Whether the enabled set changes, and the set afterwards (planned, then as applied);
 /// with `find`, the matching tools, best first.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct ToolsetChange {
+pub(crate) struct ToolsetChange {
     changed: bool,
     enabled: Vec<&'static str>,
     // With find: "name (toolset): what it does", "off" when not listed.

@@ -12,7 +12,7 @@ use crate::state::AppState;
 use crate::tools::kit::common::count_param;
 use crate::tools::{Call, Out, ToolDef, ToolMeta, ToolResult};
 
-pub fn tools() -> Vec<ToolDef> {
+pub(crate) fn tools() -> Vec<ToolDef> {
     vec![ToolDef::new(
         ToolMeta {
             name: "list_transactions",
@@ -31,7 +31,7 @@ pub fn tools() -> Vec<ToolDef> {
 /// Which transactions to list.
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum StatusFilter {
+pub(crate) enum StatusFilter {
     Open,
     Committed,
     Compensated,
@@ -40,7 +40,7 @@ pub enum StatusFilter {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ListTransactionsArgs {
+pub(crate) struct ListTransactionsArgs {
     /// Only transactions in this state.
     #[serde(default)]
     status: Option<StatusFilter>,
@@ -53,7 +53,7 @@ pub struct ListTransactionsArgs {
 /// The transactions and the gate, as the tool and the `godot-mcp://transactions`
 /// resource both show them.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct Transactions {
+pub(crate) struct Transactions {
     #[schemars(with = "GateSchema")]
     write_gate: WriteGate,
     project_generation: u64,
@@ -114,7 +114,7 @@ struct TxnSchema {
 }
 
 /// The transactions (newest first) and the write gate.
-pub fn transactions(
+pub(crate) fn transactions(
     state: &AppState,
     status: Option<TxnStatus>,
     limit: usize,
@@ -137,7 +137,11 @@ pub fn transactions(
 /// [`transactions`] as JSON (the `godot-mcp://transactions` resource), with the
 /// agents' open changes (`open_changes`: id and staged files; left out when none).
 /// list_transactions leaves them out: its schema is in the default tools/list.
-pub fn transactions_json(state: &AppState, status: Option<TxnStatus>, limit: usize) -> ToolResult {
+pub(crate) fn transactions_json(
+    state: &AppState,
+    status: Option<TxnStatus>,
+    limit: usize,
+) -> ToolResult {
     let open: Vec<OpenChange> = state
         .changes
         .list()

@@ -32,14 +32,14 @@ use super::Admission;
 use crate::counters::Counters;
 
 /// The env var holding the bearer token; required for a non-loopback bind.
-pub use crate::config::ENV_AUTH_TOKEN as AUTH_TOKEN_ENV;
+pub(crate) use crate::config::ENV_AUTH_TOKEN as AUTH_TOKEN_ENV;
 
 /// Shortest token accepted: a guessable token on a network listener is no gate.
-pub const MIN_TOKEN_LEN: usize = 16;
+pub(crate) const MIN_TOKEN_LEN: usize = 16;
 
 /// A `host:port` the guard accepts in `Host` (host lowercase, IPv6 without brackets).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Authority {
+pub(crate) struct Authority {
     pub host: String,
     pub port: u16,
 }
@@ -56,7 +56,7 @@ impl Authority {
     }
 
     /// `host:port` with IPv6 hosts bracketed, as it appears in a `Host` header.
-    pub fn to_host_header(&self) -> String {
+    pub(crate) fn to_host_header(&self) -> String {
         if self.host.contains(':') {
             format!("[{}]:{}", self.host, self.port)
         } else {
@@ -67,14 +67,14 @@ impl Authority {
 
 /// An origin tuple the guard accepts (scheme and host lowercase, port explicit).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Origin {
+pub(crate) struct Origin {
     pub scheme: String,
     pub host: String,
     pub port: u16,
 }
 
 impl Origin {
-    pub fn serialize(&self) -> String {
+    pub(crate) fn serialize(&self) -> String {
         let host = if self.host.contains(':') {
             format!("[{}]", self.host)
         } else {
@@ -87,7 +87,7 @@ impl Origin {
 /// The bearer token, kept only as its SHA-256 so comparisons take the same time
 /// whatever the presented token's length or prefix.
 #[derive(Clone)]
-pub struct BearerToken {
+pub(crate) struct BearerToken {
     digest: [u8; 32],
 }
 
@@ -98,7 +98,7 @@ impl std::fmt::Debug for BearerToken {
 }
 
 impl BearerToken {
-    pub fn new(token: &str) -> Result<Self, GuardConfigError> {
+    pub(crate) fn new(token: &str) -> Result<Self, GuardConfigError> {
         let token = token.trim();
         if token.len() < MIN_TOKEN_LEN {
             return Err(GuardConfigError::TokenTooShort);
@@ -120,7 +120,7 @@ impl BearerToken {
 /// A configuration the guard refuses to run with; the server does not start.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum GuardConfigError {
+pub(crate) enum GuardConfigError {
     #[error(
         "refusing to listen on {addr}: it is not a loopback address, and a non-loopback \
          listener requires {AUTH_TOKEN_ENV} (a random secret of at least {MIN_TOKEN_LEN} \
@@ -140,7 +140,7 @@ pub enum GuardConfigError {
 /// Why a request was refused. The message is what the client reads in the body.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum Refusal {
+pub(crate) enum Refusal {
     HostMissing,
     HostDuplicated,
     HostMalformed,
@@ -153,14 +153,14 @@ pub enum Refusal {
 }
 
 impl Refusal {
-    pub fn status(self) -> StatusCode {
+    pub(crate) fn status(self) -> StatusCode {
         match self {
             Refusal::TokenMissing | Refusal::TokenWrong => StatusCode::UNAUTHORIZED,
             _ => StatusCode::FORBIDDEN,
         }
     }
 
-    pub fn message(self) -> &'static str {
+    pub(crate) fn message(self) -> &'static str {
         match self {
             Refusal::HostMissing => "Forbidden: the request has no Host header",
             Refusal::HostDuplicated => "Forbidden: the request has more than one Host header",
@@ -200,7 +200,7 @@ impl IntoResponse for Refusal {
 
 /// What the guard accepts. Built once at startup, from the bound address.
 #[derive(Debug, Clone)]
-pub struct GuardPolicy {
+pub(crate) struct GuardPolicy {
     allowed_hosts: Vec<Authority>,
     allowed_origins: Vec<Origin>,
     token: Option<BearerToken>,
@@ -212,7 +212,7 @@ impl GuardPolicy {
     /// Always allowed: `127.0.0.1`, `localhost` and `[::1]` at the bound port, and the
     /// bound IP itself when it is a specific address. `extra_hosts` are `host` (at the
     /// bound port) or `host:port`; `extra_origins` are `scheme://host[:port]`.
-    pub fn new(
+    pub(crate) fn new(
         bound: SocketAddr,
         extra_hosts: &[String],
         extra_origins: &[String],
@@ -264,7 +264,7 @@ impl GuardPolicy {
     }
 
     /// The same host list, in the form rmcp's `allowed_hosts` takes.
-    pub fn rmcp_allowed_hosts(&self) -> Vec<String> {
+    pub(crate) fn rmcp_allowed_hosts(&self) -> Vec<String> {
         self.allowed_hosts
             .iter()
             .map(Authority::to_host_header)
@@ -272,11 +272,11 @@ impl GuardPolicy {
     }
 
     /// The same origin list, in the form rmcp's `allowed_origins` takes.
-    pub fn rmcp_allowed_origins(&self) -> Vec<String> {
+    pub(crate) fn rmcp_allowed_origins(&self) -> Vec<String> {
         self.allowed_origins.iter().map(Origin::serialize).collect()
     }
 
-    pub fn requires_token(&self) -> bool {
+    pub(crate) fn requires_token(&self) -> bool {
         self.token.is_some()
     }
 
@@ -284,7 +284,11 @@ impl GuardPolicy {
     ///
     /// An absolute-form target (`POST http://host/mcp`) names the host too (RFC 9112
     /// §3.2.2 lets it override `Host`), so its authority must be allowed as well.
-    pub fn check_request(&self, uri: &Uri, headers: &HeaderMap) -> Result<Admission, Refusal> {
+    pub(crate) fn check_request(
+        &self,
+        uri: &Uri,
+        headers: &HeaderMap,
+    ) -> Result<Admission, Refusal> {
         if let Some(authority) = uri.authority() {
             let default_port = if uri.scheme_str() == Some("https") {
                 443
@@ -301,7 +305,7 @@ impl GuardPolicy {
     }
 
     /// Decide on a request from its headers alone.
-    pub fn check(&self, headers: &HeaderMap) -> Result<Admission, Refusal> {
+    pub(crate) fn check(&self, headers: &HeaderMap) -> Result<Admission, Refusal> {
         let host = single(headers, header::HOST)
             .map_err(|()| Refusal::HostDuplicated)?
             .ok_or(Refusal::HostMissing)?;
@@ -403,14 +407,14 @@ fn parse_origin(text: &str) -> Option<Origin> {
 
 /// What the guard middleware needs.
 #[derive(Debug)]
-pub struct GuardState {
+pub(crate) struct GuardState {
     pub policy: GuardPolicy,
     pub counters: Arc<Counters>,
 }
 
 /// axum middleware: refuse or admit on headers alone; the body is never polled for a
 /// refused request. An admitted request carries its [`Admission`] in its extensions.
-pub async fn guard(
+pub(crate) async fn guard(
     State(state): State<Arc<GuardState>>,
     mut request: Request,
     next: Next,

@@ -28,14 +28,14 @@ use crate::safety::Served;
 use crate::server::McpServer;
 
 /// The MCP endpoint's path.
-pub const MCP_PATH: &str = "/mcp";
+pub(crate) const MCP_PATH: &str = "/mcp";
 
 /// How long a shutdown waits for in-flight requests before the process exits anyway.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
 /// What `serve --http` was asked for.
 #[derive(Debug, Clone)]
-pub struct HttpOptions {
+pub(crate) struct HttpOptions {
     /// Where to listen; port 0 picks a free port (the real one is printed).
     pub addr: SocketAddr,
     /// Extra `Host` values to accept (`host` or `host:port`), besides loopback.
@@ -50,7 +50,7 @@ pub struct HttpOptions {
 }
 
 /// A listener that is bound and ready: the address to print, the app to serve.
-pub struct Bound {
+pub(crate) struct Bound {
     pub listener: tokio::net::TcpListener,
     pub local_addr: SocketAddr,
     pub app: Router,
@@ -60,7 +60,7 @@ pub struct Bound {
 /// Why `serve --http` did not start.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum HttpStartError {
+pub(crate) enum HttpStartError {
     #[error(transparent)]
     Guard(#[from] GuardConfigError),
     #[error("cannot listen on {addr}: {source}")]
@@ -72,7 +72,7 @@ pub enum HttpStartError {
 
 /// Check the options, bind, and build the app. Nothing is bound when the options are
 /// refused (a non-loopback address without a token never opens a socket).
-pub async fn bind(
+pub(crate) async fn bind(
     state: Arc<Served>,
     options: &HttpOptions,
     shutdown: CancellationToken,
@@ -188,7 +188,7 @@ async fn show_counters(State(counters): State<Arc<Counters>>) -> Response {
 
 /// Run `serve --http` to completion: bind, print the address, serve until Ctrl-C or
 /// SIGTERM.
-pub fn serve(state: Arc<Served>, options: HttpOptions) -> ExitCode {
+pub(crate) fn serve(state: Arc<Served>, options: HttpOptions) -> ExitCode {
     let Some(runtime) = super::start_runtime(tokio::runtime::Builder::new_multi_thread()) else {
         return ExitCode::FAILURE;
     };

@@ -21,7 +21,7 @@ pub struct StatusFeed {
 
 /// The journal's change stamp and the gate's shape: a quarantine or a reconciliation
 /// changes journal rows, but the gate is compared too so no gate change can hide.
-pub type StatusStamp = (u64, GateStamp);
+pub(crate) type StatusStamp = (u64, GateStamp);
 
 /// The write gate reduced to what a change of it must change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,11 +33,11 @@ pub enum GateStamp {
 
 /// The class of a tool by its name (`read_only`, `mutating`, ...), as the registry
 /// above the planes knows it; the dock shows it beside each recent action.
-pub type ClassOf = Arc<dyn Fn(&str) -> Option<&'static str> + Send + Sync>;
+pub(crate) type ClassOf = Arc<dyn Fn(&str) -> Option<&'static str> + Send + Sync>;
 
 /// The status feed of a serving server: its journal's change stamp, gate and newest rows.
 /// Holds the state weakly, so it never keeps a stopped server alive.
-pub fn status_feed<S: Store + Send + Sync + 'static>(
+pub(crate) fn status_feed<S: Store + Send + Sync + 'static>(
     state: &Arc<S>,
     class_of: ClassOf,
 ) -> StatusFeed {
@@ -59,7 +59,7 @@ pub fn status_feed<S: Store + Send + Sync + 'static>(
 }
 
 /// The status as it is now (`None` if the journal cannot be read; logged).
-pub fn read_status(
+pub(super) fn read_status(
     state: &impl Store,
     class_of: &(dyn Fn(&str) -> Option<&'static str> + Send + Sync),
 ) -> Option<ServerStatus> {

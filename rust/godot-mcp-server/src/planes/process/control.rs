@@ -174,7 +174,7 @@ fn decode<T: DeserializeOwned>(v: Value) -> Result<ProbeReply<T>, ControlError> 
 }
 
 /// A probe failure as the tool error a caller sees.
-pub fn probe_error(e: ControlError) -> ToolError {
+pub(crate) fn probe_error(e: ControlError) -> ToolError {
     match e {
         ControlError::NotConnected => ToolError::new(
             ErrorCode::PreconditionFailed,

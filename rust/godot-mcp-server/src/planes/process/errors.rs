@@ -16,7 +16,7 @@ use serde::Serialize;
 
 /// One error or warning Godot printed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
-pub struct ScriptError {
+pub(crate) struct ScriptError {
     /// `script_error`, `error`, `warning`, `parse_error`.
     pub kind: &'static str,
     pub message: String,
@@ -59,7 +59,7 @@ fn location(line: &str) -> Option<(String, String, u32)> {
 }
 
 /// Every error and warning in `output`, in order.
-pub fn parse(output: &str) -> Vec<ScriptError> {
+pub(crate) fn parse(output: &str) -> Vec<ScriptError> {
     let lines: Vec<&str> = output.lines().collect();
     let mut out = Vec::new();
     let mut i = 0;

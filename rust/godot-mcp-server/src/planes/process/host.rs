@@ -20,11 +20,11 @@ use godot_mcp_journal::process_table::ProcStat;
 
 use crate::error::ToolError;
 
-pub use imp::{Held, ReadHalf, WriteHalf};
+pub(crate) use imp::{Held, ReadHalf, WriteHalf};
 
 /// A spawned child held at its gate, already inside its boundary: it runs
 /// nothing of the program until [`Gated::release`].
-pub struct Gated {
+pub(crate) struct Gated {
     /// The gated child.
     pub child: tokio::process::Child,
     gate: imp::Gate,
@@ -32,18 +32,18 @@ pub struct Gated {
 
 impl Gated {
     /// The boundary the receipt records, given the child's identity.
-    pub fn boundary(&self, stat: &ProcStat) -> Boundary {
+    pub(crate) fn boundary(&self, stat: &ProcStat) -> Boundary {
         self.gate.boundary(stat)
     }
 
     /// Releases the child: it runs the program.
-    pub async fn release(&mut self) -> io::Result<()> {
+    pub(crate) async fn release(&mut self) -> io::Result<()> {
         self.gate.release(&mut self.child).await
     }
 
     /// The child, and what must live as long as its session (the job's
     /// handle on Windows: closing it kills the job's processes).
-    pub fn into_parts(self) -> (tokio::process::Child, Held) {
+    pub(crate) fn into_parts(self) -> (tokio::process::Child, Held) {
         (self.child, self.gate.into_held())
     }
 }
@@ -51,16 +51,16 @@ impl Gated {
 /// Spawns `program args` in `cwd`, gated and inside a boundary of its own,
 /// with the session nonce in its environment (every process it starts
 /// inherits it) and its output going to `stdout` and `stderr`.
-pub use imp::spawn_gated;
+pub(crate) use imp::spawn_gated;
 
 /// Whether `procs` can reconcile the boundary this OS's launches use (a
 /// launch whose boundary could not be reconciled is refused: no receipt, no
 /// release).
-pub use imp::boundary_observable;
+pub(crate) use imp::boundary_observable;
 
 /// The boundary this OS's launches use, and why, when it is not the process
 /// group (see `boundary_report`).
-pub fn native_boundary() -> Option<(&'static str, &'static str)> {
+pub(crate) fn native_boundary() -> Option<(&'static str, &'static str)> {
     imp::NATIVE_BOUNDARY
 }
 
@@ -72,18 +72,18 @@ pub(super) fn internal(e: impl std::fmt::Display) -> ToolError {
 /// A session's listening control endpoint: a Unix socket in the session
 /// directory; on Windows a loopback socket, which only loopback peers can reach
 /// and whose accept loop drops any peer whose hello lacks the session nonce.
-pub struct Listener(imp::Socket);
+pub(crate) struct Listener(imp::Socket);
 
 impl Listener {
     /// The next connection, split.
-    pub async fn accept(&self) -> io::Result<(ReadHalf, WriteHalf)> {
+    pub(crate) async fn accept(&self) -> io::Result<(ReadHalf, WriteHalf)> {
         let (stream, _) = self.0.accept().await?;
         Ok(stream.into_split())
     }
 }
 
 /// A bound control endpoint.
-pub struct Bound {
+pub(crate) struct Bound {
     /// Accepts the probe's connection.
     pub listener: Listener,
     /// What the probe is given (`--godot-mcp-endpoint=`) and the receipt records.
@@ -94,13 +94,13 @@ pub struct Bound {
 }
 
 /// Binds the control endpoint of the session whose directory is `session_dir`.
-pub use imp::bind;
+pub(crate) use imp::bind;
 
 /// The signal that ended a process, if one did.
-pub use imp::exit_signal;
+pub(crate) use imp::exit_signal;
 
 /// Whether this process may write into `dir` (the cgroup delegation check).
-pub use imp::dir_writable;
+pub(crate) use imp::dir_writable;
 
 #[cfg(unix)]
 mod imp {
@@ -117,19 +117,22 @@ mod imp {
     use crate::planes::process::host::{Bound, Gated, Listener, internal};
 
     /// Nothing outlives the spawn on Unix: the group is the leader's.
-    pub type Held = ();
+    pub(crate) type Held = ();
 
-    pub const NATIVE_BOUNDARY: Option<(&str, &str)> = None;
+    pub(super) const NATIVE_BOUNDARY: Option<(&str, &str)> = None;
 
     /// The gate is the child's stdin.
-    pub struct Gate;
+    pub(super) struct Gate;
 
     impl Gate {
-        pub fn boundary(&self, stat: &ProcStat) -> Boundary {
+        pub(super) fn boundary(&self, stat: &ProcStat) -> Boundary {
             Boundary::ProcessGroup { pgid: stat.pgrp }
         }
 
-        pub async fn release(&mut self, child: &mut tokio::process::Child) -> io::Result<()> {
+        pub(super) async fn release(
+            &mut self,
+            child: &mut tokio::process::Child,
+        ) -> io::Result<()> {
             let mut stdin = child
                 .stdin
                 .take()
@@ -138,14 +141,14 @@ mod imp {
             stdin.flush().await
         }
 
-        pub fn into_held(self) -> Held {}
+        pub(super) fn into_held(self) -> Held {}
     }
 
-    pub fn boundary_observable(procs: &dyn ProcessTable) -> bool {
+    pub(crate) fn boundary_observable(procs: &dyn ProcessTable) -> bool {
         procs.observable()
     }
 
-    pub fn spawn_gated(
+    pub(crate) fn spawn_gated(
         nonce: &str,
         program: &Path,
         args: &[String],
@@ -164,14 +167,14 @@ mod imp {
         })
     }
 
-    pub type Socket = tokio::net::UnixListener;
-    pub type ReadHalf = tokio::net::unix::OwnedReadHalf;
-    pub type WriteHalf = tokio::net::unix::OwnedWriteHalf;
+    pub(super) type Socket = tokio::net::UnixListener;
+    pub(crate) type ReadHalf = tokio::net::unix::OwnedReadHalf;
+    pub(crate) type WriteHalf = tokio::net::unix::OwnedWriteHalf;
 
     /// The longest Unix socket path (sun_path is 108 bytes with its NUL).
     const MAX_SOCKET_PATH: usize = 107;
 
-    pub fn bind(session_dir: &Path) -> Result<Bound, ToolError> {
+    pub(crate) fn bind(session_dir: &Path) -> Result<Bound, ToolError> {
         use std::os::unix::fs::MetadataExt;
         let endpoint = session_dir.join("c.sock");
         if endpoint.as_os_str().len() > MAX_SOCKET_PATH {
@@ -217,12 +220,12 @@ mod imp {
         cmd
     }
 
-    pub fn exit_signal(status: &std::process::ExitStatus) -> Option<i32> {
+    pub(crate) fn exit_signal(status: &std::process::ExitStatus) -> Option<i32> {
         use std::os::unix::process::ExitStatusExt;
         status.signal()
     }
 
-    pub fn dir_writable(dir: &Path) -> bool {
+    pub(crate) fn dir_writable(dir: &Path) -> bool {
         rustix::fs::access(dir, rustix::fs::Access::WRITE_OK).is_ok()
     }
 }

@@ -19,7 +19,7 @@ use crate::respath::ResPath;
 /// One file of a change: write `bytes` (`Some`) or delete (`None`), with the
 /// compare-and-swap expectation of the file there now.
 #[derive(Debug, Clone, Copy)]
-pub struct ChangeStep<'a> {
+pub(crate) struct ChangeStep<'a> {
     pub path: &'a ResPath,
     pub bytes: Option<&'a [u8]>,
     pub expected: Expect<'a>,
@@ -29,7 +29,7 @@ pub struct ChangeStep<'a> {
 /// file at its new state, or — when one fails midway — every file put back before
 /// this returns, and the error says so. The call's idempotency key covers the whole
 /// change. Returns the change's transaction id.
-pub fn apply_change(
+pub(crate) fn apply_change(
     state: &impl Store,
     call: &mut JournalCall,
     param: &str,
@@ -67,7 +67,7 @@ fn apply_change_as(
 
 /// [`apply_change`] held open for `check` (`Journal::apply_change_held`) when given:
 /// the files are in place and the change `open` until [`finish_held`] settles it.
-pub fn apply_change_checked(
+pub(crate) fn apply_change_checked(
     state: &impl Store,
     call: &mut JournalCall,
     param: &str,
@@ -119,7 +119,7 @@ pub fn apply_change_checked(
 /// Settles a change held for its check: kept (every file re-derived at its new
 /// state, `committed`) or, its check failed (`why`), put back (`compensated` when
 /// every file is proven at its old state). The journal derives the outcome.
-pub fn finish_held(
+pub(crate) fn finish_held(
     state: &impl Store,
     held: godot_mcp_journal::HeldChange,
     keep: bool,
@@ -130,7 +130,7 @@ pub fn finish_held(
 }
 
 /// [`commit_stage`], held open for `check` when given (see [`apply_change_checked`]).
-pub fn commit_stage_checked(
+pub(crate) fn commit_stage_checked(
     state: &impl Store,
     call: &mut JournalCall,
     param: &str,
@@ -273,7 +273,7 @@ fn change_error(
 }
 
 /// A staged change shared by the calls inside it.
-pub type StageHandle = std::sync::Arc<Mutex<Stage>>;
+pub(crate) type StageHandle = std::sync::Arc<Mutex<Stage>>;
 
 /// An agent's open change (`begin_change` … `commit_change`, or one `run_commands`
 /// with `atomic: true`): the file writes of the calls inside it are checked and kept
@@ -357,7 +357,7 @@ pub struct StagedFile {
 }
 
 /// One file a call stages: path, new bytes (`None`: delete), expectation.
-pub type StageStep<'a, 'b> = (&'a ResPath, Option<&'b [u8]>, Expect<'b>);
+pub(crate) type StageStep<'a, 'b> = (&'a ResPath, Option<&'b [u8]>, Expect<'b>);
 
 impl Stage {
     /// A new, empty change with a fresh id.
@@ -509,7 +509,7 @@ impl Stage {
 /// staged state, or every file put back before this returns and the error says so).
 /// Each file must still be what it was when the change first touched it (else
 /// `STALE`, nothing written). `Ok(None)`: nothing to write.
-pub fn commit_stage(
+pub(crate) fn commit_stage(
     state: &impl Store,
     call: &mut JournalCall,
     param: &str,

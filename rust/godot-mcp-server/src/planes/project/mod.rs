@@ -29,11 +29,11 @@ use crate::project_root::Project;
 use crate::respath::ResPath;
 
 mod change;
-pub use change::*;
+pub(crate) use change::*;
 
 /// What the write seam needs of the server: the project and its journal (the server's
 /// `AppState` gives both; the plane never sees the rest of it).
-pub trait Store {
+pub(crate) trait Store {
     fn project(&self) -> &Project;
     fn journal(&self) -> &Mutex<Journal>;
 }
@@ -48,12 +48,12 @@ impl<T: Store + ?Sized> Store for std::sync::Arc<T> {
 }
 
 /// Largest file the write seam writes, in bytes.
-pub const MAX_WRITE_BYTES: usize = 16 * 1024 * 1024;
+pub(crate) const MAX_WRITE_BYTES: usize = 16 * 1024 * 1024;
 
 /// Which call the journal records a write under: the tool family (toolset), the
 /// operation (tool name), and the client's idempotency key if it sent one.
 #[derive(Debug)]
-pub struct JournalCall {
+pub(crate) struct JournalCall {
     pub toolset: &'static str,
     pub tool: &'static str,
     /// Taken by the call's first journaled write (further writes of the same call,
@@ -70,7 +70,7 @@ pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
 
 impl JournalCall {
     /// A call with no idempotency key.
-    pub fn new(toolset: &'static str, tool: &'static str) -> Self {
+    pub(crate) fn new(toolset: &'static str, tool: &'static str) -> Self {
         Self {
             toolset,
             tool,
@@ -110,7 +110,7 @@ impl<'a> From<Option<&'a str>> for Expect<'a> {
 /// Deserializes `expected_sha256` so that `null` is kept apart from a left-out
 /// field: `None` (left out: no check), `Some(None)` (`null`: the file must not
 /// exist), `Some(Some(hash))`. Read it with [`expect_of`].
-pub fn expected_or_null<'de, D: serde::Deserializer<'de>>(
+pub(crate) fn expected_or_null<'de, D: serde::Deserializer<'de>>(
     d: D,
 ) -> Result<Option<Option<String>>, D::Error> {
     <Option<String> as serde::Deserialize>::deserialize(d).map(Some)
@@ -118,12 +118,12 @@ pub fn expected_or_null<'de, D: serde::Deserializer<'de>>(
 
 /// The schema keyword that keeps `null` in a published type (the registry strips
 /// every other `null`, and this keyword with it).
-pub const KEEP_NULL: &str = "x-keep-null";
+pub(crate) const KEEP_NULL: &str = "x-keep-null";
 
 /// The published schema of an `expected_sha256` read by [`expected_or_null`]: a
 /// sha256, or `null` (must not exist), which the registry keeps ([`KEEP_NULL`]).
 /// Use it as `#[schemars(with = "plane::ShaOrNull")]`.
-pub struct ShaOrNull;
+pub(crate) struct ShaOrNull;
 
 impl schemars::JsonSchema for ShaOrNull {
     fn schema_name() -> std::borrow::Cow<'static, str> {
@@ -144,7 +144,7 @@ impl schemars::JsonSchema for ShaOrNull {
 
 /// The compare-and-swap expectation of an `expected_sha256` read by
 /// [`expected_or_null`].
-pub fn expect_of(expected: &Option<Option<String>>) -> Expect<'_> {
+pub(crate) fn expect_of(expected: &Option<Option<String>>) -> Expect<'_> {
     match expected {
         None => Expect::Anything,
         Some(None) => Expect::Absent,
@@ -154,7 +154,7 @@ pub fn expect_of(expected: &Option<Option<String>>) -> Expect<'_> {
 
 /// [`expect_of`] for a writer that creates the file when it is not there: no
 /// expectation is "must not exist" when nothing is there (`exists` false).
-pub fn expect_or_create(expected: &Option<Option<String>>, exists: bool) -> Expect<'_> {
+pub(crate) fn expect_or_create(expected: &Option<Option<String>>, exists: bool) -> Expect<'_> {
     match expect_of(expected) {
         Expect::Anything if !exists => Expect::Absent,
         e => e,
@@ -179,7 +179,7 @@ pub struct WriteOutcome {
 
 /// What a delete did (or would do).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-pub struct DeleteOutcome {
+pub(crate) struct DeleteOutcome {
     pub path: String,
     pub sha256_before: String,
     pub bytes: u64,
@@ -189,7 +189,7 @@ pub struct DeleteOutcome {
 }
 
 /// The current hash and size of a project file, or `None` when it does not exist.
-pub fn current(
+pub(crate) fn current(
     project: &Project,
     param: &str,
     path: &ResPath,
@@ -285,7 +285,7 @@ fn check_expected(
 }
 
 /// Every check of [`write_file`], without writing.
-pub fn check_write(
+pub(crate) fn check_write(
     project: &Project,
     param: &str,
     path: &ResPath,
@@ -333,7 +333,7 @@ fn expected_state(expected: Expect<'_>) -> Result<Option<FileState>, ToolError> 
 
 /// Write `bytes` to `path` as a journaled transaction: atomic and durable, creating
 /// parent folders, committed only with a proof re-derived from disk.
-pub fn write_file(
+pub(crate) fn write_file(
     state: &impl Store,
     call: &mut JournalCall,
     param: &str,
@@ -448,7 +448,7 @@ fn gate_closed(quarantined: &[godot_mcp_journal::TxnId]) -> ToolError {
 }
 
 /// Every check of [`delete_file`], without deleting.
-pub fn check_delete(
+pub(crate) fn check_delete(
     project: &Project,
     param: &str,
     path: &ResPath,
@@ -470,7 +470,7 @@ pub fn check_delete(
 }
 
 /// Delete the file at `path` as a journaled transaction (tombstone, unlink, fsync).
-pub fn delete_file(
+pub(crate) fn delete_file(
     state: &impl Store,
     call: &mut JournalCall,
     param: &str,

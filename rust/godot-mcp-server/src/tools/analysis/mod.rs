@@ -23,7 +23,7 @@ fn meta(name: &'static str, title: &'static str, description: &'static str) -> T
     ToolMeta::read_only(Toolset::Analysis, name, title, description)
 }
 
-pub fn tools() -> Vec<ToolDef> {
+pub(crate) fn tools() -> Vec<ToolDef> {
     vec![
         ToolDef::new(
             meta(

@@ -18,7 +18,7 @@ use crate::tools::{Call, Out};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct StatsArgs {}
+pub(super) struct StatsArgs {}
 
 #[derive(Debug, Serialize, JsonSchema)]
 struct NameCount {
@@ -177,7 +177,7 @@ pub(super) async fn project_stats(Call { state, .. }: Call<StatsArgs>) -> Out<St
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ResolveUidArgs {
+pub(super) struct ResolveUidArgs {
     /// A uid:// to resolve (or give path).
     #[serde(default)]
     uid: Option<String>,

@@ -26,7 +26,7 @@ use cmd::{Interpolation, LoopMode, TrackSettings, TrackType, UpdateMode};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct AddAnimationArgs {
+pub(crate) struct AddAnimationArgs {
     /// AnimationPlayer/AnimationTree node path.
     player: String,
     /// Animation name.
@@ -51,7 +51,7 @@ pub struct AddAnimationArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct SetAnimationArgs {
+pub(crate) struct SetAnimationArgs {
     /// AnimationPlayer/AnimationTree node path.
     player: String,
     /// Animation: name, or library/name.
@@ -77,7 +77,7 @@ pub struct SetAnimationArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct AnimationArgs {
+pub(crate) struct AnimationArgs {
     /// AnimationPlayer/AnimationTree node path.
     player: String,
     /// Animation: name, or library/name.
@@ -92,7 +92,7 @@ pub struct AnimationArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct GetAnimationArgs {
+pub(crate) struct GetAnimationArgs {
     /// AnimationPlayer/AnimationTree node path.
     player: String,
     /// Animation: name, or library/name.
@@ -104,7 +104,7 @@ pub struct GetAnimationArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct AddTrackArgs {
+pub(crate) struct AddTrackArgs {
     /// AnimationPlayer/AnimationTree node path.
     player: String,
     /// Animation: name, or library/name.
@@ -133,7 +133,7 @@ pub struct AddTrackArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct TrackArgs {
+pub(crate) struct TrackArgs {
     /// AnimationPlayer/AnimationTree node path.
     player: String,
     /// Animation: name, or library/name.
@@ -150,7 +150,7 @@ pub struct TrackArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct InsertKeyArgs {
+pub(crate) struct InsertKeyArgs {
     /// AnimationPlayer/AnimationTree node path.
     player: String,
     /// Animation: name, or library/name.
@@ -181,7 +181,7 @@ pub struct InsertKeyArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct KeyArgs {
+pub(crate) struct KeyArgs {
     /// AnimationPlayer/AnimationTree node path.
     player: String,
     /// Animation: name, or library/name.
@@ -200,7 +200,7 @@ pub struct KeyArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct GraphNodeArgs {
+pub(crate) struct GraphNodeArgs {
     /// AnimationTree node path.
     tree: String,
     /// Nested graph path (graph node names joined by /); default: the tree's root,
@@ -229,7 +229,7 @@ pub struct GraphNodeArgs {
 /// `AnimationNodeStateMachineTransition.SwitchMode`.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(rename_all = "snake_case")]
-pub enum SwitchMode {
+pub(crate) enum SwitchMode {
     #[default]
     Immediate,
     Sync,
@@ -239,7 +239,7 @@ pub enum SwitchMode {
 /// `AnimationNodeStateMachineTransition.AdvanceMode`.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(rename_all = "snake_case")]
-pub enum AdvanceMode {
+pub(crate) enum AdvanceMode {
     Disabled,
     #[default]
     Enabled,
@@ -248,7 +248,7 @@ pub enum AdvanceMode {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct TransitionArgs {
+pub(crate) struct TransitionArgs {
     /// AnimationTree node path.
     tree: String,
     /// Nested state machine path; default: the tree's root.
@@ -278,7 +278,7 @@ pub struct TransitionArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct BlendConnectArgs {
+pub(crate) struct BlendConnectArgs {
     /// AnimationTree node path.
     tree: String,
     /// Nested blend tree path; default: the tree's root.
@@ -322,7 +322,7 @@ reply_fields!(
 
 /// One track's settings as Godot holds them after `set_animation`.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct TrackSettingsHeld {
+pub(crate) struct TrackSettingsHeld {
     track: i64,
     interpolation: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -414,7 +414,7 @@ reply_fields!(
 
 /// A live animation (`animation.get`).
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct LiveAnimation {
+pub(crate) struct LiveAnimation {
     scene: String,
     player: String,
     animation: String,
@@ -425,7 +425,7 @@ pub struct LiveAnimation {
 }
 
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct LiveTrack {
+pub(crate) struct LiveTrack {
     index: i64,
     #[serde(rename = "type")]
     track_type: String,
@@ -440,7 +440,7 @@ pub struct LiveTrack {
 }
 
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct LiveKey {
+pub(crate) struct LiveKey {
     time: f64,
     transition: f64,
     /// The editor's typed value JSON.
@@ -478,7 +478,7 @@ fn meta(
     editor_meta(Toolset::Animation, class, name, title, description)
 }
 
-pub fn tools() -> Vec<ToolDef> {
+pub(crate) fn tools() -> Vec<ToolDef> {
     [animation_tools(), track_tools(), tree_tools()]
         .into_iter()
         .flatten()

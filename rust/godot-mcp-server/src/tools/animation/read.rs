@@ -19,7 +19,7 @@ fn meta(name: &'static str, title: &'static str, description: &'static str) -> T
     ToolMeta::read_only(Toolset::Animation, name, title, description)
 }
 
-pub fn tools() -> Vec<ToolDef> {
+pub(crate) fn tools() -> Vec<ToolDef> {
     vec![
         ToolDef::new(
             meta(
@@ -179,7 +179,7 @@ fn collect(
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ListAnimationsArgs {
+pub(crate) struct ListAnimationsArgs {
     /// A .tscn, or an AnimationLibrary/Animation .tres.
     path: ResPath,
     /// Only this player/tree node of a .tscn (path from the root).
@@ -207,7 +207,7 @@ struct AnimationItem {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct AnimationsOut {
+pub(crate) struct AnimationsOut {
     path: String,
     animation_count: usize,
     truncated: bool,
@@ -249,7 +249,7 @@ async fn list_animations(Call { state, args, .. }: Call<ListAnimationsArgs>) -> 
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct GetAnimationArgs {
+pub(crate) struct GetAnimationArgs {
     /// A .tscn, or an AnimationLibrary/Animation .tres.
     path: ResPath,
     /// The animation as played: "name", or "library/name".
@@ -288,7 +288,7 @@ struct TrackOut {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct AnimationOut {
+pub(crate) struct AnimationOut {
     path: String,
     node: Option<String>,
     animation: String,

@@ -39,7 +39,7 @@ fn meta(name: &'static str, title: &'static str, description: &'static str) -> T
     edit_meta(Toolset::Audio, name, title, description)
 }
 
-pub fn tools() -> Vec<ToolDef> {
+pub(crate) fn tools() -> Vec<ToolDef> {
     vec![
         ToolDef::planned(
             meta(
@@ -100,7 +100,7 @@ pub fn tools() -> Vec<ToolDef> {
 
 /// The player classes (`godot_mcp_protocol`'s `audio.add_player` takes these).
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
-pub enum PlayerType {
+pub(crate) enum PlayerType {
     AudioStreamPlayer,
     AudioStreamPlayer2D,
     AudioStreamPlayer3D,
@@ -108,7 +108,7 @@ pub enum PlayerType {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct AddPlayerArgs {
+pub(crate) struct AddPlayerArgs {
     /// Parent node path ("." is the root).
     parent: String,
     /// Node name.

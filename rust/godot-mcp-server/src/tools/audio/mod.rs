@@ -1,4 +1,4 @@
 //! The audio bus layout: read from disk ([`read`]) and edited on the file plane ([`edit`]).
 
-pub mod edit;
-pub mod read;
+pub(crate) mod edit;
+pub(crate) mod read;

@@ -15,7 +15,7 @@ use crate::tools::kit::scene_doc::{Doc, load_doc};
 use crate::tools::kit::tres_edit::require_class;
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
-pub fn tools() -> Vec<ToolDef> {
+pub(crate) fn tools() -> Vec<ToolDef> {
     vec![ToolDef::new(
         ToolMeta {
             name: "get_audio_bus_layout",
@@ -34,7 +34,7 @@ const DEFAULT_LAYOUT: &str = "res://default_bus_layout.tres";
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct BusLayoutArgs {
+pub(crate) struct BusLayoutArgs {
     /// An AudioBusLayout .tres (default: the project's).
     #[serde(default)]
     path: Option<ResPath>,
@@ -149,7 +149,7 @@ pub(crate) fn buses_json(path: &ResPath, doc: &Doc) -> Result<Vec<Value>, ToolEr
 
 /// The bus layout Godot loads, and which file (or default) it came from.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct BusLayoutOut {
+pub(crate) struct BusLayoutOut {
     path: String,
     source: &'static str,
     exists: bool,

@@ -20,7 +20,7 @@ use crate::tools::{CallFlags, Handler, ToolDef, ToolMeta, ToolResult, decode_arg
 
 /// The three tools, by name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ChangeTool {
+pub(crate) enum ChangeTool {
     Begin,
     Commit,
     Abandon,
@@ -28,7 +28,7 @@ pub enum ChangeTool {
 
 impl ChangeTool {
     /// The change tool called `name`, if it is one.
-    pub fn of(name: &str) -> Option<Self> {
+    pub(crate) fn of(name: &str) -> Option<Self> {
         match name {
             "begin_change" => Some(Self::Begin),
             "commit_change" => Some(Self::Commit),
@@ -38,7 +38,7 @@ impl ChangeTool {
     }
 }
 
-pub fn tools() -> Vec<ToolDef> {
+pub(crate) fn tools() -> Vec<ToolDef> {
     let meta = |name, title, description| ToolMeta {
         name,
         title,
@@ -73,12 +73,12 @@ pub fn tools() -> Vec<ToolDef> {
 /// No arguments.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct NoArgs {}
+pub(crate) struct NoArgs {}
 
 /// commit_change's arguments.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct CommitArgs {
+pub(crate) struct CommitArgs {
     /// build: dotnet build after writing; if it fails every file is put back.
     #[serde(default)]
     #[schemars(schema_with = "crate::tools::kit::dotnet_build::check_schema")]
@@ -87,7 +87,7 @@ pub struct CommitArgs {
 
 /// What a change tool answers.
 #[derive(Debug, Serialize, schemars::JsonSchema)]
-pub struct ChangeReply {
+pub(crate) struct ChangeReply {
     /// The change; its commit is the journal transaction of this id. Null only in
     /// begin_change's preview (no change is open yet).
     pub change_id: Option<String>,
@@ -101,13 +101,13 @@ pub struct ChangeReply {
 /// Abandons its session's open change when the session's last handler is dropped
 /// (the MCP session ended): the staged writes are dropped, nothing was written.
 #[derive(Debug)]
-pub struct SessionEnd {
+pub(crate) struct SessionEnd {
     state: Arc<AppState>,
     session: u64,
 }
 
 impl SessionEnd {
-    pub fn new(state: Arc<AppState>, session: u64) -> Self {
+    pub(crate) fn new(state: Arc<AppState>, session: u64) -> Self {
         Self { state, session }
     }
 }
@@ -140,7 +140,7 @@ fn no_change() -> ToolError {
 }
 
 /// Run a change tool for `session`.
-pub async fn run(
+pub(crate) async fn run(
     state: &Arc<AppState>,
     tool: ChangeTool,
     session: u64,
@@ -221,7 +221,7 @@ pub async fn run(
 
 /// Close `stage` and apply it as one journaled change (off the async threads: it
 /// fsyncs). Returns its id and files; an error carries `details.change_id`.
-pub async fn commit(
+pub(crate) async fn commit(
     state: &Arc<AppState>,
     stage: StageHandle,
     operation: &'static str,
@@ -271,12 +271,12 @@ async fn commit_checked(
 }
 
 /// A new stage for one `run_commands` with `atomic: true`.
-pub fn atomic_stage() -> Result<StageHandle, ToolError> {
+pub(crate) fn atomic_stage() -> Result<StageHandle, ToolError> {
     Ok(Arc::new(Mutex::new(Stage::new()?)))
 }
 
 /// `e` with `details.change_id`.
-pub fn with_change_id(mut e: ToolError, id: &str) -> ToolError {
+pub(crate) fn with_change_id(mut e: ToolError, id: &str) -> ToolError {
     let mut details = e.details.take().map(|d| *d).unwrap_or_else(|| json!({}));
     if let Value::Object(d) = &mut details {
         d.insert("change_id".into(), json!(id));

@@ -49,7 +49,7 @@ kinds!(
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct GetClassArgs {
+pub(crate) struct GetClassArgs {
     /// Class name, e.g. Node2D.
     class: String,
     /// Only members whose name contains this (case-insensitive).
@@ -66,7 +66,7 @@ pub struct GetClassArgs {
 /// A method or signal: its signature, with its description when asked for.
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(untagged)]
-pub enum Signature {
+pub(crate) enum Signature {
     Plain(String),
     Described {
         signature: String,
@@ -76,7 +76,7 @@ pub enum Signature {
 
 /// A property of a class.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct PropertyOut {
+pub(crate) struct PropertyOut {
     name: String,
     r#type: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -89,7 +89,7 @@ pub struct PropertyOut {
 
 /// A theme item of a Control class.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct ThemeItemOut {
+pub(crate) struct ThemeItemOut {
     name: String,
     data_type: String,
     r#type: String,
@@ -131,7 +131,7 @@ pub struct ClassOut {
 
 /// Render one class for an agent: signatures as one string each (the shortest exact
 /// form), properties and constants as small objects.
-pub fn class_out(
+pub(crate) fn class_out(
     db: &ClassDb,
     class: &ClassDoc,
     member: Option<&str>,
@@ -314,7 +314,7 @@ pub fn lookup_class(
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct SearchArgs {
+pub(crate) struct SearchArgs {
     /// Name or part of one, e.g. `velocity`.
     #[schemars(length(min = 1, max = 200))]
     query: String,

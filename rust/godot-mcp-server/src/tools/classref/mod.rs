@@ -10,7 +10,7 @@ use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::tools::kit::class_db::{ClassDb, class_db};
 use crate::tools::{ToolDef, ToolMeta};
 
-pub fn tools() -> Vec<ToolDef> {
+pub(crate) fn tools() -> Vec<ToolDef> {
     vec![
         ToolDef::new(
             ToolMeta {

@@ -14,7 +14,7 @@ use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::tools::kit::dotnet_build::{BuildOut, DEFAULT_TIMEOUT_MS, pick_project, run_build, sdk};
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
-pub fn tools() -> Vec<ToolDef> {
+pub(crate) fn tools() -> Vec<ToolDef> {
     vec![
         ToolDef::new(
             ToolMeta {
@@ -40,7 +40,7 @@ pub fn tools() -> Vec<ToolDef> {
 const MAX_TIMEOUT_MS: u64 = 1_800_000;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct BuildArgs {
+pub(crate) struct BuildArgs {
     /// The .csproj or .sln (default: the one .csproj beside project.godot).
     #[serde(default)]
     project: Option<ResPath>,

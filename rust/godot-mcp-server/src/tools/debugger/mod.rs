@@ -49,7 +49,7 @@ pub(crate) fn meta(name: &'static str, title: &'static str, description: &'stati
     }
 }
 
-pub fn tools() -> Vec<ToolDef> {
+pub(crate) fn tools() -> Vec<ToolDef> {
     vec![
         ToolDef::new(
             meta(
@@ -156,7 +156,7 @@ pub fn tools() -> Vec<ToolDef> {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct BreakpointArgs {
+pub(crate) struct BreakpointArgs {
     /// The GDScript file (res://…).
     path: ResPath,
     /// The line, from 1.
@@ -166,11 +166,11 @@ pub struct BreakpointArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct NoArgs {}
+pub(crate) struct NoArgs {}
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct WaitArgs {
+pub(crate) struct WaitArgs {
     /// The session (default: the newest running game).
     #[serde(default)]
     session_id: Option<String>,
@@ -182,7 +182,7 @@ pub struct WaitArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct SessionArgs {
+pub(crate) struct SessionArgs {
     /// The session (default: the newest running game).
     #[serde(default)]
     session_id: Option<String>,
@@ -190,7 +190,7 @@ pub struct SessionArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct FrameArgs {
+pub(crate) struct FrameArgs {
     /// The session (default: the newest running game).
     #[serde(default)]
     session_id: Option<String>,
@@ -204,7 +204,7 @@ pub struct FrameArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct EvaluateArgs {
+pub(crate) struct EvaluateArgs {
     /// The session (default: the newest running game).
     #[serde(default)]
     session_id: Option<String>,
@@ -239,14 +239,14 @@ fn checked_breakpoint(args: &BreakpointArgs) -> Result<String, ToolError> {
 
 /// One breakpoint: a script and a line.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct BreakpointAt {
+pub(crate) struct BreakpointAt {
     path: String,
     line: u32,
 }
 
 /// What sending a breakpoint change did for one running game.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct GameDelivery {
+pub(crate) struct GameDelivery {
     session_id: String,
     delivered: bool,
     /// Not connected yet: sent the moment it connects.
@@ -287,7 +287,7 @@ fn breakpoint_list(state: &AppState) -> Vec<BreakpointAt> {
 
 /// set_breakpoint's and remove_breakpoint's result.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct BreakpointChange {
+pub(crate) struct BreakpointChange {
     path: String,
     line: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -340,7 +340,7 @@ async fn remove_breakpoint(
 
 /// clear_breakpoints' result.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct Cleared {
+pub(crate) struct Cleared {
     removed: Vec<BreakpointAt>,
     running_games: Vec<GameDelivery>,
     breakpoints: Vec<BreakpointAt>,
@@ -471,7 +471,7 @@ pub(crate) fn debug_error(e: DebugError, what: &str, waited: Duration) -> ToolEr
 
 /// One stack frame.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct Frame {
+pub(crate) struct Frame {
     index: usize,
     file: String,
     line: i64,
@@ -489,7 +489,7 @@ fn frame_json(index: usize, f: &StackFrame) -> Frame {
 
 /// Where the game stopped (debug_break and the steps; `steps` for step_out only).
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct Stopped {
+pub(crate) struct Stopped {
     session_id: String,
     stopped: bool,
     reason: String,
@@ -559,7 +559,7 @@ async fn stop_after(Call { state, args, .. }: Call<WaitArgs>, motion: Motion) ->
 
 /// continue_execution's result.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct Resumed {
+pub(crate) struct Resumed {
     session_id: String,
     resumed: bool,
 }
@@ -578,7 +578,7 @@ async fn continue_execution(Call { state, args, .. }: Call<WaitArgs>) -> Out<Res
 
 /// get_stack_frames' result.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct Frames {
+pub(crate) struct Frames {
     session_id: String,
     reason: Option<String>,
     frames: Vec<Frame>,
@@ -622,7 +622,7 @@ async fn check_frame(d: &Debugger, frame: u32) -> Result<(), ToolError> {
 
 /// One variable of a frame: its name, the engine's type name and its value.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct Var {
+pub(crate) struct Var {
     name: String,
     #[serde(rename = "type")]
     type_name: &'static str,
@@ -640,7 +640,7 @@ fn var_json(v: &StackVar) -> Var {
 
 /// get_frame_variables' result.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct FrameVars {
+pub(crate) struct FrameVars {
     session_id: String,
     frame: u32,
     locals: Vec<Var>,
@@ -677,7 +677,7 @@ async fn get_frame_variables(Call { state, args, .. }: Call<FrameArgs>) -> Out<F
 
 /// evaluate_in_frame's result.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct Evaluated {
+pub(crate) struct Evaluated {
     session_id: String,
     frame: u32,
     expression: String,

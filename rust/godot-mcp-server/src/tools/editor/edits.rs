@@ -21,7 +21,7 @@ const CLOSE_SCENE_SINCE: &str = "4.5";
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct CreateNodeArgs {
+pub(crate) struct CreateNodeArgs {
     /// Parent node path ("." is the root).
     parent: String,
     /// Godot class, e.g. Sprite2D.
@@ -33,7 +33,7 @@ pub struct CreateNodeArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct RenameArgs {
+pub(crate) struct RenameArgs {
     /// Node path from the scene root ("." is the root).
     node: String,
     /// The new name.
@@ -42,7 +42,7 @@ pub struct RenameArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct MoveArgs {
+pub(crate) struct MoveArgs {
     /// Node path from the scene root ("." is the root).
     node: String,
     /// New parent's path.
@@ -51,7 +51,7 @@ pub struct MoveArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct DuplicateArgs {
+pub(crate) struct DuplicateArgs {
     /// Node path from the scene root ("." is the root).
     node: String,
     /// Name of the copy (default: Godot's).
@@ -61,7 +61,7 @@ pub struct DuplicateArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct GetPropertyArgs {
+pub(crate) struct GetPropertyArgs {
     /// Node path from the scene root ("." is the root).
     node: String,
     /// Property name, e.g. position.
@@ -70,7 +70,7 @@ pub struct GetPropertyArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct SetPropertyArgs {
+pub(crate) struct SetPropertyArgs {
     /// Node path from the scene root ("." is the root).
     node: String,
     /// Property name, e.g. position.
@@ -83,14 +83,14 @@ pub struct SetPropertyArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ScenePathArgs {
+pub(crate) struct ScenePathArgs {
     /// The .tscn.
     path: ResPath,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct OptScenePathArgs {
+pub(crate) struct OptScenePathArgs {
     /// The open scene (default: the edited one).
     #[serde(default)]
     pub(super) path: Option<ResPath>,
@@ -98,7 +98,7 @@ pub struct OptScenePathArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct CreateSceneArgs {
+pub(crate) struct CreateSceneArgs {
     /// The new .tscn.
     path: ResPath,
     /// Root node's Godot class, e.g. Node2D.
@@ -110,7 +110,7 @@ pub struct CreateSceneArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct AttachScriptArgs {
+pub(crate) struct AttachScriptArgs {
     /// Node path from the scene root ("." is the root).
     node: String,
     /// The script file.
@@ -143,7 +143,7 @@ impl From<SignalArgs> for cmd::Connection {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ResourcePropertyArgs {
+pub(crate) struct ResourcePropertyArgs {
     /// The .tres file.
     path: ResPath,
     /// Property name.
@@ -154,7 +154,7 @@ pub struct ResourcePropertyArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct BatchSet {
+pub(crate) struct BatchSet {
     /// Node path from the scene root ("." is the root).
     node: String,
     /// Property name.
@@ -165,7 +165,7 @@ pub struct BatchSet {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct BatchArgs {
+pub(crate) struct BatchArgs {
     /// The property sets.
     sets: Vec<BatchSet>,
 }
@@ -222,7 +222,7 @@ where
     })
 }
 
-pub fn tools() -> Vec<ToolDef> {
+pub(crate) fn tools() -> Vec<ToolDef> {
     [
         node_tools(),
         property_tools(),

@@ -5,7 +5,7 @@
 //! wrapper) is the kit's: `tools/kit/editor/`.
 
 mod edits;
-pub use edits::*;
+pub(crate) use edits::*;
 
 use std::sync::Arc;
 

@@ -18,7 +18,7 @@ use crate::state::AppState;
 use crate::tools::kit::godot_process::{engine_version, godot};
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
-pub fn tools() -> Vec<ToolDef> {
+pub(crate) fn tools() -> Vec<ToolDef> {
     vec![
         ToolDef::new(
             ToolMeta::read_only(
@@ -45,7 +45,7 @@ pub fn tools() -> Vec<ToolDef> {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct NoArgs {}
+pub(crate) struct NoArgs {}
 
 /// The presets on disk (none when the file is absent).
 fn presets(state: &AppState) -> Result<(bool, Vec<ExportPreset>), ToolError> {
@@ -87,7 +87,7 @@ fn preset_out(p: &ExportPreset) -> PresetOut {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct PresetsOut {
+pub(crate) struct PresetsOut {
     file_exists: bool,
     presets: Vec<PresetOut>,
 }
@@ -205,7 +205,7 @@ struct PresetExport {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct ExportInfoOut {
+pub(crate) struct ExportInfoOut {
     godot_version: String,
     templates_version: Option<String>,
     templates_dir: Option<String>,

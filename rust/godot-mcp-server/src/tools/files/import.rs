@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-pub fn tools() -> Vec<ToolDef> {
+pub(crate) fn tools() -> Vec<ToolDef> {
     vec![
         ToolDef::new(
             ToolMeta::runtime(
@@ -61,7 +61,7 @@ pub fn tools() -> Vec<ToolDef> {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct RescanArgs {
+pub(crate) struct RescanArgs {
     /// Wait at most this long, 1000-600000 ms (default 60000).
     #[serde(default)]
     #[schemars(range(min = 1000, max = 600000))]
@@ -93,7 +93,7 @@ const SCAN_POLL: Duration = Duration::from_millis(50);
 
 /// A finished file-system scan.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct Scanned {
+pub(crate) struct Scanned {
     pub finished: bool,
     /// Whether this request started the scan (false: one was already running).
     pub started: Option<bool>,
@@ -261,7 +261,7 @@ pub(crate) fn import_state(root: &Path, real: &Path) -> ImportState {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ImportStatusArgs {
+pub(crate) struct ImportStatusArgs {
     /// A folder or file (default res://).
     #[serde(default)]
     path: Option<ResPath>,
@@ -281,7 +281,7 @@ const IMPORT_WALK_CAP: usize = 100_000;
 
 /// One importable file and its import state.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct ImportRow {
+pub(crate) struct ImportRow {
     pub path: String,
     pub status: &'static str,
     /// For `output_missing`: the imported file that is gone.
@@ -290,7 +290,7 @@ pub struct ImportRow {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct ImportStatusOut {
+pub(crate) struct ImportStatusOut {
     pub files: Vec<ImportRow>,
     pub total: usize,
     pub next_offset: Option<usize>,
@@ -469,7 +469,7 @@ pub(crate) fn decide_source(
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ImportAssetArgs {
+pub(crate) struct ImportAssetArgs {
     /// Absolute path (or res:// path) of the image, model or sound to copy.
     source: String,
     /// Where in the project, with the same extension.
@@ -520,19 +520,19 @@ fn read_decided(real: &Path) -> Result<Vec<u8>, ToolError> {
 
 /// Where import_asset copied from (added to the write's effect).
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct ImportSource {
+pub(crate) struct ImportSource {
     pub source: String,
 }
 
 /// What the copy added: the editor's import of it.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct Imported {
+pub(crate) struct Imported {
     pub import: ImportOutcome,
 }
 
 /// The import after the copy: its status, or `pending` and why.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct ImportOutcome {
+pub(crate) struct ImportOutcome {
     pub status: &'static str,
     pub editor_connected: bool,
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -2,6 +2,6 @@
 //! organizing files and folders with every reference rewritten ([`organize`]), the
 //! editor's file system and asset imports ([`import`]).
 
-pub mod import;
-pub mod organize;
-pub mod write;
+pub(crate) mod import;
+pub(crate) mod organize;
+pub(crate) mod write;

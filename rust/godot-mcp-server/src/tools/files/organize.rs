@@ -18,7 +18,7 @@ mod moves;
 use crate::tools::ToolDef;
 
 /// The organizing tools, in their published order.
-pub fn tools() -> Vec<ToolDef> {
+pub(crate) fn tools() -> Vec<ToolDef> {
     let mut tools = moves::tools();
     tools.extend(folders::tools());
     tools.extend(by_type::tools());

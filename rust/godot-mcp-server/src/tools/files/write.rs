@@ -32,7 +32,7 @@ use crate::tools::kit::file_write::{
 };
 use crate::tools::{Plan, ToolDef, ToolMeta};
 
-pub fn tools() -> Vec<ToolDef> {
+pub(crate) fn tools() -> Vec<ToolDef> {
     vec![
         ToolDef::planned(
             ToolMeta {
@@ -94,7 +94,7 @@ struct Deleted {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct CreateScriptArgs {
+pub(crate) struct CreateScriptArgs {
     /// The new file.
     path: ResPath,
     /// Full text (default: `extends <extends>`; .cs: a partial class named as the file).
@@ -171,7 +171,7 @@ fn plan_create_script(
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct WriteScriptArgs {
+pub(crate) struct WriteScriptArgs {
     /// The script or shader.
     path: ResPath,
     /// The full new text.
@@ -204,7 +204,7 @@ fn plan_write_script(state: Arc<AppState>, args: WriteScriptArgs) -> Result<Scri
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct CreateResourceArgs {
+pub(crate) struct CreateResourceArgs {
     /// The .tres file.
     path: ResPath,
     /// Godot class, e.g. Curve, Gradient, StyleBoxFlat.
@@ -367,7 +367,7 @@ fn script_of_path_class(state: &AppState, path: &ResPath) -> Option<String> {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct DeleteArgs {
+pub(crate) struct DeleteArgs {
     /// The file.
     path: ResPath,
     /// The file's sha256 now; else STALE.

@@ -24,7 +24,7 @@ use crate::tools::settings::{
 };
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
-pub fn tools() -> Vec<ToolDef> {
+pub(crate) fn tools() -> Vec<ToolDef> {
     vec![
         ToolDef::new(
             ToolMeta {
@@ -84,14 +84,14 @@ pub fn tools() -> Vec<ToolDef> {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ActionArgs {
+pub(crate) struct ActionArgs {
     /// The action, e.g. move_left.
     action: String,
 }
 
 /// One input action as project.godot holds it.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct InputActionOut {
+pub(crate) struct InputActionOut {
     action: String,
     deadzone: Option<f64>,
     event_count: usize,
@@ -182,7 +182,7 @@ pub(crate) fn check_action_name(name: &str) -> Result<(), ToolError> {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct AddInputActionArgs {
+pub(crate) struct AddInputActionArgs {
     /// Action name, e.g. move_left.
     #[serde(default)]
     name: Option<String>,
@@ -201,7 +201,7 @@ pub struct AddInputActionArgs {
 /// One action of `actions`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ActionSpec {
+pub(crate) struct ActionSpec {
     name: String,
     #[serde(default)]
     deadzone: Option<f64>,
@@ -298,7 +298,7 @@ fn plan_add_input_action(
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct AddInputEventArgs {
+pub(crate) struct AddInputEventArgs {
     /// The action.
     action: String,
     /// The event to append.

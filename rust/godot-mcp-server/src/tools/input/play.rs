@@ -26,7 +26,7 @@ fn call_cancellation() -> CancellationToken {
     crate::call_scope::cancellation()
 }
 
-pub fn tools() -> Vec<ToolDef> {
+pub(crate) fn tools() -> Vec<ToolDef> {
     let rt = |name, title, description| meta(name, title, description, None);
     vec![
         ToolDef::new(
@@ -61,7 +61,7 @@ pub fn tools() -> Vec<ToolDef> {
 /// One step of an input sequence.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct Step {
+pub(crate) struct Step {
     /// Press this (omit for a pause).
     #[serde(default)]
     event: Option<InputEvent>,
@@ -86,7 +86,7 @@ pub struct Step {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct SequenceArgs {
+pub(crate) struct SequenceArgs {
     /// The session (default: the newest running game).
     #[serde(default)]
     session_id: Option<String>,
@@ -211,7 +211,7 @@ fn check_framed(steps: &[Step]) -> Result<(), ToolError> {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct SequenceOut {
+pub(crate) struct SequenceOut {
     pub session_id: String,
     pub steps_played: usize,
     pub events_sent: usize,
@@ -338,7 +338,7 @@ async fn play_input_sequence(Call { state, args, .. }: Call<SequenceArgs>) -> Ou
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct RecordingOut {
+pub(crate) struct RecordingOut {
     pub session_id: String,
     pub recording: bool,
 }
@@ -353,7 +353,7 @@ async fn record_input(Call { state, args, .. }: Call<SessionArgs>) -> Out<Record
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct RecordedOut {
+pub(crate) struct RecordedOut {
     pub session_id: String,
     pub duration_ms: u64,
     pub events_recorded: usize,
@@ -370,7 +370,7 @@ pub struct RecordedOut {
 
 /// A play_input_sequence step on a frame, made from a recording.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
-pub struct FrameStep {
+pub(crate) struct FrameStep {
     pub event: Value,
     pub at_frame: u64,
     pub hold_frames: u64,
@@ -412,7 +412,7 @@ fn to_frame_steps(events: &[RecordedEvent]) -> Option<Vec<FrameStep>> {
 
 /// A play_input_sequence step made from a recording (a pause has only `wait_ms`).
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
-pub struct RecordedStep {
+pub(crate) struct RecordedStep {
     /// The recorded event, in the probe's wire form (what `event` of a step takes).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub event: Option<Value>,

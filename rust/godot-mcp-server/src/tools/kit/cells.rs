@@ -9,7 +9,7 @@ use serde::Deserialize;
 /// Paged cells of a node in the edited scene.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct CellsArgs {
+pub(crate) struct CellsArgs {
     /// The node path.
     pub node: String,
     /// First cell (default 0).

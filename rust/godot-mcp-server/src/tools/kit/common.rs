@@ -32,7 +32,7 @@ macro_rules! paged_args {
     (@with [$($paging:tt)*] $limit:literal pub struct $name:ident { $($fields:tt)* }) => {
         #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
         #[serde(deny_unknown_fields)]
-        pub struct $name {
+        pub(crate) struct $name {
             $($fields)*
             $($paging)*
             #[doc = $limit]
@@ -275,7 +275,7 @@ pub(crate) fn read_text(
     Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
 )]
 #[serde(rename_all = "snake_case")]
-pub enum FileKind {
+pub(crate) enum FileKind {
     Scene,
     Script,
     Resource,
@@ -288,7 +288,7 @@ pub enum FileKind {
 }
 
 impl FileKind {
-    pub fn of(ext: Option<&str>) -> Self {
+    pub(crate) fn of(ext: Option<&str>) -> Self {
         match ext.unwrap_or("") {
             "tscn" | "scn" => Self::Scene,
             "gd" | "cs" => Self::Script,
@@ -355,7 +355,7 @@ pub(crate) fn head(path: &Path) -> Option<String> {
 
 /// What a script declares about itself.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, JsonSchema)]
-pub struct ScriptHeader {
+pub(crate) struct ScriptHeader {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub class_name: Option<String>,
     /// A class name, or a quoted `res://` path for `extends "res://base.gd"`.
@@ -367,7 +367,7 @@ pub struct ScriptHeader {
 
 /// class_name, extends and @tool of a GDScript: top-level (unindented) lines only,
 /// comments ignored; `@tool`, `class_name X extends Y` and `@icon(…)` may share a line.
-pub fn script_header_gd(text: &str) -> ScriptHeader {
+pub(crate) fn script_header_gd(text: &str) -> ScriptHeader {
     let mut h = ScriptHeader::default();
     for line in text.lines() {
         if line.starts_with([' ', '\t']) {

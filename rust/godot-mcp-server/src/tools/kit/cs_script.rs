@@ -86,7 +86,7 @@ fn strip_generic(t: &str) -> &str {
 }
 
 /// The file name without `.cs` (Godot's `Path.GetFileNameWithoutExtension`).
-pub fn file_stem(res_path: &str) -> &str {
+pub(crate) fn file_stem(res_path: &str) -> &str {
     let name = res_path.rsplit('/').next().unwrap_or(res_path);
     name.strip_suffix(".cs").unwrap_or(name)
 }
@@ -162,7 +162,7 @@ pub fn cs_script(res_path: &str, text: &str, index: Option<&CsIndex>) -> CsScrip
 /// it has no base, or the node's class (`node_class`, with its engine ancestors
 /// `node_chain`, nearest first, from the class reference; `None`: not available) is
 /// not its engine base nor derives from it.
-pub fn attach_refusal(
+pub(crate) fn attach_refusal(
     res_path: &str,
     script: &CsScript,
     node: &str,
@@ -230,7 +230,7 @@ pub fn attach_refusal(
 
 /// Read every `.cs` of `files` into one index (unreadable files are skipped: they
 /// cannot add a class).
-pub fn index_of<'a>(files: impl IntoIterator<Item = &'a Path>) -> CsIndex {
+pub(crate) fn index_of<'a>(files: impl IntoIterator<Item = &'a Path>) -> CsIndex {
     let mut idx = CsIndex::default();
     for f in files {
         if let Ok(text) = std::fs::read_to_string(f) {

@@ -13,7 +13,7 @@ use serde::Serialize;
 
 /// What `project_info` says about C#: absent when the project has no trace of it.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct DotnetInfo {
+pub(crate) struct DotnetInfo {
     /// project.godot `[dotnet] project/assembly_name` (Godot names the .csproj and the
     /// assembly after it; it defaults to the project's name).
     pub assembly_name: Option<String>,
@@ -26,7 +26,7 @@ pub struct DotnetInfo {
 }
 
 /// How Godot makes the .NET project, for a project with C# and no `.csproj`.
-pub const MAKE_CSPROJ: &str = "This project has no .csproj: Godot's .NET editor writes \
+pub(crate) const MAKE_CSPROJ: &str = "This project has no .csproj: Godot's .NET editor writes \
     <assembly_name>.csproj (Sdk=\"Godot.NET.Sdk/<version>\") and a .sln beside project.godot \
     when its first C# script is created, or with Project > Tools > C# > Create C# solution; \
     C# scripts do not build or run until it exists.";
@@ -50,7 +50,7 @@ fn root_files(root: &Path, ext: &str) -> Vec<(String, std::path::PathBuf)> {
 }
 
 /// The `.csproj` files at the project's root, read.
-pub fn csprojs(root: &Path) -> Vec<DotnetProject> {
+pub(crate) fn csprojs(root: &Path) -> Vec<DotnetProject> {
     root_files(root, ".csproj")
         .into_iter()
         .map(|(res, real)| match std::fs::read_to_string(&real) {
@@ -66,7 +66,7 @@ pub fn csprojs(root: &Path) -> Vec<DotnetProject> {
 
 /// The project's .NET side; `None` when there is none (no .csproj, .sln, `[dotnet]`
 /// section or `C#` feature).
-pub fn dotnet_info(root: &Path, project: &ProjectInfo) -> Option<DotnetInfo> {
+pub(crate) fn dotnet_info(root: &Path, project: &ProjectInfo) -> Option<DotnetInfo> {
     let assembly_name = project
         .setting("dotnet", "project/assembly_name")
         .and_then(|p| p.value.as_str().map(str::to_string));
@@ -92,7 +92,7 @@ pub fn dotnet_info(root: &Path, project: &ProjectInfo) -> Option<DotnetInfo> {
 /// template (`modules/mono/editor/script_templates/Object/empty.cs`), its class named
 /// as the file. `None` when the file's name is no C# identifier (its class could not
 /// be named as it).
-pub fn cs_template(res_path: &str, base: &str) -> Option<String> {
+pub(crate) fn cs_template(res_path: &str, base: &str) -> Option<String> {
     let name = res_path.rsplit('/').next()?.strip_suffix(".cs")?;
     let ident = |s: &str| {
         s.chars()
@@ -106,7 +106,7 @@ pub fn cs_template(res_path: &str, base: &str) -> Option<String> {
 }
 
 /// The hint a `.cs` write carries when the project has no `.csproj`.
-pub fn missing_csproj_hint(root: &Path) -> Option<&'static str> {
+pub(crate) fn missing_csproj_hint(root: &Path) -> Option<&'static str> {
     csprojs(root).is_empty().then_some(MAKE_CSPROJ)
 }
 

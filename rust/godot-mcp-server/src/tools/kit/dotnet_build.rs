@@ -40,7 +40,7 @@ const MAX_DIAGNOSTICS: usize = 200;
 
 /// build_csharp's result.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct BuildOut {
+pub(crate) struct BuildOut {
     project: String,
     /// The build exited 0 with no error.
     pub ok: bool,
@@ -90,7 +90,7 @@ pub fn find_dotnet(dotnet_root: Option<&str>, path: Option<&str>) -> Option<Path
 }
 
 /// The refusal when no SDK is found: what to install, and where it is looked for.
-pub fn no_sdk() -> ToolError {
+pub(crate) fn no_sdk() -> ToolError {
     ToolError::new(
         ErrorCode::PreconditionFailed,
         "no .NET SDK found: DOTNET_ROOT does not hold a dotnet executable and there is no \
@@ -153,14 +153,14 @@ pub(crate) fn pick_project(
 }
 
 /// Errors first, then warnings, each in output order.
-pub fn order(mut d: Vec<Diagnostic>) -> Vec<Diagnostic> {
+pub(crate) fn order(mut d: Vec<Diagnostic>) -> Vec<Diagnostic> {
     d.sort_by_key(|x| x.severity != "error");
     d
 }
 
 /// The SDK's `dotnet` from the server's environment, or the refusal saying what to
 /// install.
-pub fn sdk() -> Result<PathBuf, ToolError> {
+pub(crate) fn sdk() -> Result<PathBuf, ToolError> {
     find_dotnet(
         std::env::var("DOTNET_ROOT").ok().as_deref(),
         std::env::var("PATH").ok().as_deref(),
@@ -238,19 +238,19 @@ pub(crate) async fn run_build(
 /// smallest that says so ([`check_schema`]): every tool list carries it three times.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Check {
+pub(crate) enum Check {
     Build,
 }
 
 /// `check`'s schema: `{"enum":["build"],"type":"string"}`.
-pub fn check_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+pub(crate) fn check_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({"enum": ["build"], "type": "string"})
 }
 
 /// What a build check needs, found before anything is written: the SDK and the
 /// project's one `.csproj` (else the refusals build_csharp gives).
 #[derive(Debug, Clone)]
-pub struct BuildCheck {
+pub(crate) struct BuildCheck {
     dotnet: PathBuf,
     project: String,
     real: PathBuf,
@@ -258,7 +258,7 @@ pub struct BuildCheck {
 
 impl BuildCheck {
     /// The check for `state`'s project, or why it cannot run (nothing is written).
-    pub fn prepare(state: &AppState) -> Result<Self, ToolError> {
+    pub(crate) fn prepare(state: &AppState) -> Result<Self, ToolError> {
         let dotnet = sdk()?;
         let (project, real) = pick_project(state, None)?;
         Ok(Self {
@@ -271,7 +271,7 @@ impl BuildCheck {
     /// One file written with the check (write_script, create_script): applied as a
     /// one-file change held open while the project builds. Returns its transaction.
     /// Inside an agent's change nothing is staged: commit_change takes the check.
-    pub fn write(
+    pub(crate) fn write(
         &self,
         state: &Arc<AppState>,
         call: &mut crate::planes::project::JournalCall,
@@ -331,7 +331,7 @@ impl BuildCheck {
     /// journal settle it: a build that passes keeps every file (`committed`), one
     /// that fails or cannot run puts every file back (`compensated`, derived from
     /// disk). Blocking: called off the async threads, inside the runtime.
-    pub fn settle(
+    pub(crate) fn settle(
         &self,
         state: &Arc<AppState>,
         held: godot_mcp_journal::HeldChange,
@@ -415,7 +415,7 @@ impl BuildCheck {
 /// get_parse_errors' C# part: one `dotnet build` of the project's `.csproj`
 /// (supervised, default time limit). `Err` with PRECONDITION_FAILED when there is
 /// no SDK or no single `.csproj`: the C# files cannot be checked, and it says why.
-pub async fn build_for_check(state: &Arc<AppState>) -> Out<BuildOut> {
+pub(crate) async fn build_for_check(state: &Arc<AppState>) -> Out<BuildOut> {
     // A read-only tool runs no project code past an approval gate: build_csharp, gated,
     // gives the same diagnostics.
     if state.safety.approval.is_active() {

@@ -244,7 +244,7 @@ pub(crate) fn tell_editor(state: &AppState, paths: &[String]) {
 
 /// What applying planned writes adds: each file's transaction, in order.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct Written {
+pub(crate) struct Written {
     transaction_ids: Vec<Option<String>>,
 }
 

@@ -161,7 +161,7 @@ pub(crate) async fn doctool(
 
 /// One parse error, as Godot reported it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
-pub struct ParseErrorItem {
+pub(crate) struct ParseErrorItem {
     pub file: String,
     pub line: Option<u32>,
     /// C# only (MSBuild reports it; Godot does not).
@@ -174,7 +174,7 @@ pub struct ParseErrorItem {
 /// Error:` headlines, and script errors located in that file. Engine `ERROR:` lines
 /// (the C++ "Failed to load script" echo, "No renderers available") are not the
 /// script's errors and are left out.
-pub fn parse_check_output(path: &str, output: &str) -> Vec<ParseErrorItem> {
+pub(crate) fn parse_check_output(path: &str, output: &str) -> Vec<ParseErrorItem> {
     crate::planes::process::errors::parse(output)
         .into_iter()
         .filter(|e| {
@@ -199,17 +199,17 @@ pub(crate) struct GdChecked {
 
 impl GdChecked {
     /// Godot parsed the file: exit 0 and no error.
-    pub fn ok(&self) -> bool {
+    pub(crate) fn ok(&self) -> bool {
         self.ended.code == Some(0) && self.errors.is_empty()
     }
 
     /// Godot failed without an error we can parse.
-    pub fn unexplained(&self) -> bool {
+    pub(crate) fn unexplained(&self) -> bool {
         self.ended.code != Some(0) && self.errors.is_empty()
     }
 
     /// The last ten lines of Godot's stderr.
-    pub fn output_tail(&self) -> String {
+    pub(crate) fn output_tail(&self) -> String {
         let lines: Vec<&str> = self.stderr.lines().collect();
         lines[lines.len().saturating_sub(10)..].join("\n")
     }

@@ -30,17 +30,17 @@
 //!   diagnostics, and the `check: "build"` of the writes that take it.
 //! - [`dotnet`]: the project's .NET side read from its files (`.csproj`, `[dotnet]`).
 
-pub mod cells;
-pub mod class_db;
-pub mod common;
-pub mod cs_script;
-pub mod dotnet;
-pub mod dotnet_build;
-pub mod editor;
-pub mod ext_ref;
-pub mod file_write;
-pub mod godot_process;
-pub mod page;
-pub mod scene_doc;
-pub mod steps;
-pub mod tres_edit;
+pub(crate) mod cells;
+pub(crate) mod class_db;
+pub(crate) mod common;
+pub(crate) mod cs_script;
+pub(crate) mod dotnet;
+pub(crate) mod dotnet_build;
+pub(crate) mod editor;
+pub(crate) mod ext_ref;
+pub(crate) mod file_write;
+pub(crate) mod godot_process;
+pub(crate) mod page;
+pub(crate) mod scene_doc;
+pub(crate) mod steps;
+pub(crate) mod tres_edit;

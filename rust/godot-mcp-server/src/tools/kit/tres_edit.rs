@@ -63,7 +63,7 @@ macro_rules! edit_args {
         $(#[$sm])*
         #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
         #[serde(deny_unknown_fields)]
-        pub struct $name {
+        pub(crate) struct $name {
             $(#[$pm])*
             path: $pty,
             /// The file's sha256 now; else STALE.

@@ -15,7 +15,7 @@ use crate::tools::{NoFields, ToolDef};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct RegionArgs {
+pub(crate) struct RegionArgs {
     /// Parent node path ("." is the root).
     parent: String,
     /// Node name.
@@ -31,7 +31,7 @@ pub struct RegionArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct AgentArgs {
+pub(crate) struct AgentArgs {
     /// Parent node path (the moving node, e.g. a CharacterBody).
     parent: String,
     /// Default NavigationAgent.
@@ -49,7 +49,7 @@ pub struct AgentArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct NavLayersArgs {
+pub(crate) struct NavLayersArgs {
     /// A region, agent or link node path.
     node: String,
     dim: Dim,
@@ -59,18 +59,18 @@ pub struct NavLayersArgs {
 
 /// The bits set_navigation_layers sets.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct NavigationBits {
+pub(crate) struct NavigationBits {
     navigation_layers: i64,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct BakeArgs {
+pub(crate) struct BakeArgs {
     /// The NavigationRegion2D/3D node path.
     node: String,
 }
 
-pub fn tools() -> Vec<ToolDef> {
+pub(crate) fn tools() -> Vec<ToolDef> {
     use SafetyClass::Mutating;
     vec![
         recipe(

@@ -15,14 +15,14 @@ use crate::tools::{NoFields, ToolDef};
 /// GPU (GPUParticles, with a ParticleProcessMaterial) or CPU (CPUParticles).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
-pub enum Kind {
+pub(crate) enum Kind {
     Gpu,
     Cpu,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
-pub enum Preset {
+pub(crate) enum Preset {
     Fire,
     Smoke,
     Sparks,
@@ -31,7 +31,7 @@ pub enum Preset {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct AddArgs {
+pub(crate) struct AddArgs {
     /// Parent node path ("." is the root).
     parent: String,
     /// Node name.
@@ -50,7 +50,7 @@ pub struct AddArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct RampArgs {
+pub(crate) struct RampArgs {
     /// The particles node path.
     node: String,
     kind: Kind,
@@ -64,7 +64,7 @@ pub struct RampArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct PresetArgs {
+pub(crate) struct PresetArgs {
     /// The particles node path.
     node: String,
     dim: Dim,
@@ -147,7 +147,7 @@ fn preset_steps(steps: &mut Steps, node: &str, dim: Dim, kind: Kind, preset: Pre
     }
 }
 
-pub fn tools() -> Vec<ToolDef> {
+pub(crate) fn tools() -> Vec<ToolDef> {
     use SafetyClass::Mutating;
     vec![
         recipe(

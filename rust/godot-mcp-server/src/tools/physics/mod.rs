@@ -19,7 +19,7 @@ use crate::tools::{NoFields, ToolDef};
 /// cylinder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
-pub enum ShapeKind {
+pub(crate) enum ShapeKind {
     Rectangle,
     Circle,
     Capsule,
@@ -31,7 +31,7 @@ pub enum ShapeKind {
 /// A collision shape: its kind and size, or fitted to a sprite or mesh.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ShapeArg {
+pub(crate) struct ShapeArg {
     kind: ShapeKind,
     /// rectangle [w,h]; circle/sphere [r]; capsule/cylinder [r,h]; box [x,y,z].
     #[serde(default)]
@@ -114,7 +114,7 @@ fn shape_steps(steps: &mut Steps, node: &str, dim: Dim, s: &ShapeArg) -> Result<
 
 /// The bits set_collision_layers sets, each only when given.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct CollisionBits {
+pub(crate) struct CollisionBits {
     #[serde(skip_serializing_if = "Option::is_none")]
     collision_layer: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -123,7 +123,7 @@ pub struct CollisionBits {
 
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
-pub enum BodyKind {
+pub(crate) enum BodyKind {
     Static,
     Rigid,
     Character,
@@ -132,7 +132,7 @@ pub enum BodyKind {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct BodyArgs {
+pub(crate) struct BodyArgs {
     /// Parent node path ("." is the root).
     parent: String,
     /// Node name.
@@ -144,7 +144,7 @@ pub struct BodyArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ShapeArgs {
+pub(crate) struct ShapeArgs {
     /// The body (or area) node path.
     parent: String,
     /// Default: the class name (CollisionShape2D/3D), as the editor names it.
@@ -156,7 +156,7 @@ pub struct ShapeArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct LayersArgs {
+pub(crate) struct LayersArgs {
     /// A CollisionObject (body, area) node path.
     node: String,
     dim: Dim,
@@ -170,7 +170,7 @@ pub struct LayersArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct RaycastArgs {
+pub(crate) struct RaycastArgs {
     /// Parent node path ("." is the root).
     parent: String,
     /// Node name.
@@ -185,7 +185,7 @@ pub struct RaycastArgs {
     collide_with_areas: Option<bool>,
 }
 
-pub fn tools() -> Vec<ToolDef> {
+pub(crate) fn tools() -> Vec<ToolDef> {
     use SafetyClass::Mutating;
     vec![
         recipe(

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use std::time::Duration;
 
-pub fn tools() -> Vec<ToolDef> {
+pub(crate) fn tools() -> Vec<ToolDef> {
     vec![ToolDef::new(
         ToolMeta {
             toolset: Toolset::Profiling,
@@ -35,7 +35,7 @@ const MAX_PROFILE_ROWS: u32 = 500;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ProfileArgs {
+pub(crate) struct ProfileArgs {
     /// The session (default: the newest running game).
     #[serde(default)]
     session_id: Option<String>,
@@ -51,7 +51,7 @@ pub struct ProfileArgs {
 
 /// One script function over the window.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct FunctionRow {
+pub(crate) struct FunctionRow {
     function: String,
     /// The script (res://…).
     file: String,
@@ -66,7 +66,7 @@ pub struct FunctionRow {
 
 /// profile_game_functions' result.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct FunctionProfile {
+pub(crate) struct FunctionProfile {
     session_id: String,
     window_ms: u64,
     /// Frames summed (the frame the profiler started in is left out: it is partial).

@@ -1,5 +1,5 @@
 //! Profiling: performance monitors of a running game or the editor ([`monitors`]) and
 //! per-function script profiles through Godot's debugger ([`functions`]).
 
-pub mod functions;
-pub mod monitors;
+pub(crate) mod functions;
+pub(crate) mod monitors;

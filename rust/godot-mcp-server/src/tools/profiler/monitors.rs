@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-pub fn tools() -> Vec<ToolDef> {
+pub(crate) fn tools() -> Vec<ToolDef> {
     let rt = |name, title, description| meta(name, title, description, None);
     vec![ToolDef::new(
         in_set(
@@ -34,7 +34,7 @@ pub fn tools() -> Vec<ToolDef> {
 
 #[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum MonitorTarget {
+pub(crate) enum MonitorTarget {
     /// A running game (through its probe).
     #[default]
     Game,
@@ -44,7 +44,7 @@ pub enum MonitorTarget {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct MonitorsArgs {
+pub(crate) struct MonitorsArgs {
     /// game (default) or editor.
     #[serde(default)]
     target: MonitorTarget,
@@ -63,7 +63,7 @@ pub struct MonitorsArgs {
 
 /// One monitor over a sampling window.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, JsonSchema)]
-pub struct Stats {
+pub(crate) struct Stats {
     pub min: f64,
     pub avg: f64,
     pub max: f64,
@@ -99,7 +99,7 @@ fn reduce(snapshots: &[Value]) -> BTreeMap<String, Stats> {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct MonitorsOut {
+pub(crate) struct MonitorsOut {
     pub target: &'static str,
     pub samples: usize,
     pub window_ms: u64,

@@ -12,7 +12,7 @@ use crate::rules::{SafetyClass, Toolset};
 use crate::tools::kit::common::{MAX_WALK_ENTRIES, Walk, page_limit, paged_args, walk_project};
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
-pub fn tools() -> Vec<ToolDef> {
+pub(crate) fn tools() -> Vec<ToolDef> {
     vec![
         ToolDef::new(
             ToolMeta {
@@ -41,7 +41,7 @@ pub fn tools() -> Vec<ToolDef> {
     ]
 }
 
-pub use crate::tools::kit::common::FileKind;
+pub(crate) use crate::tools::kit::common::FileKind;
 
 /// Sidecar files Godot writes next to assets; metadata, not project content.
 fn is_sidecar(name: &str) -> bool {
@@ -64,7 +64,7 @@ paged_args! {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct FileEntry {
+pub(crate) struct FileEntry {
     path: String,
     kind: FileKind,
     size: u64,
@@ -72,7 +72,7 @@ pub struct FileEntry {
 
 /// A page of project files.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct FileList {
+pub(crate) struct FileList {
     dir: String,
     total: usize,
     returned: usize,
@@ -137,14 +137,14 @@ async fn list_files(Call { state, args, .. }: Call<ListFilesArgs>) -> Out<FileLi
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ScriptsReadArgs {
+pub(crate) struct ScriptsReadArgs {
     /// The script or shader.
     path: ResPath,
 }
 
 /// A script's text and what identifies this version of it.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct ScriptText {
+pub(crate) struct ScriptText {
     path: String,
     language: &'static str,
     size: usize,

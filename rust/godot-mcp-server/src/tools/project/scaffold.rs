@@ -27,7 +27,7 @@ use crate::tools::kit::common::read_text;
 use crate::tools::kit::file_write::write_each;
 use crate::tools::{Plan, ToolDef, ToolMeta};
 
-pub fn tools() -> Vec<ToolDef> {
+pub(crate) fn tools() -> Vec<ToolDef> {
     vec![ToolDef::planned(
         ToolMeta {
             name: "create_project_scaffold",
@@ -45,7 +45,7 @@ pub fn tools() -> Vec<ToolDef> {
 
 /// The main scene's root.
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
-pub enum MainType {
+pub(crate) enum MainType {
     Node2D,
     Node3D,
     Control,
@@ -64,7 +64,7 @@ impl MainType {
 /// Godot 4.4's three renderers.
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum Renderer {
+pub(crate) enum Renderer {
     ForwardPlus,
     Mobile,
     GlCompatibility,
@@ -83,7 +83,7 @@ impl Renderer {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ScaffoldArgs {
+pub(crate) struct ScaffoldArgs {
     /// The project's name.
     name: String,
     /// Main scene root (default Node2D).

@@ -24,7 +24,7 @@ use crate::tools::{Plan, ToolDef};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct CreateNodesArgs {
+pub(crate) struct CreateNodesArgs {
     /// In order; all checked before the first change.
     #[schemars(length(min = 1, max = 256))]
     steps: Vec<cmd::Step>,
@@ -37,7 +37,7 @@ pub struct CreateNodesArgs {
     save: bool,
 }
 
-pub fn tools() -> Vec<ToolDef> {
+pub(crate) fn tools() -> Vec<ToolDef> {
     vec![ToolDef::planned(
         meta(
             Toolset::Build,

@@ -17,9 +17,9 @@ pub(super) fn check_fn<A: DeserializeOwned + 'static>() -> CheckFn {
 }
 
 /// The argument that makes a journaled (file-effect) call idempotent.
-pub const IDEMPOTENCY_KEY: &str = "idempotency_key";
+pub(crate) const IDEMPOTENCY_KEY: &str = "idempotency_key";
 /// Longest idempotency key accepted, in bytes.
-pub const MAX_IDEMPOTENCY_KEY: usize = 200;
+pub(crate) const MAX_IDEMPOTENCY_KEY: usize = 200;
 
 /// Take `idempotency_key` out of the arguments of a tool that accepts it.
 pub(crate) fn take_idempotency_key(

@@ -13,7 +13,7 @@ use crate::planes::project::JournalCall;
 /// (reported by both the dry run and the real run), `X` what applying adds (and what
 /// a preview adds to a dry run). Both are typed: their schemas make the tool's
 /// `outputSchema` (see `schema::planned_output_schema`).
-pub struct Plan<E = Map<String, Value>, X = Map<String, Value>> {
+pub(crate) struct Plan<E = Map<String, Value>, X = Map<String, Value>> {
     /// The effect, exactly as the real run reports it (persistence verdict included).
     pub effect: E,
     /// Make the effect happen. Runs only after every gate passed, with the journal
@@ -27,7 +27,7 @@ pub struct Plan<E = Map<String, Value>, X = Map<String, Value>> {
 
 impl<E, X> Plan<E, X> {
     /// A plan with no preview step.
-    pub fn new(
+    pub(crate) fn new(
         effect: E,
         apply: impl FnOnce(&mut JournalCall) -> Result<X, ToolError> + Send + 'static,
     ) -> Result<Self, ToolError> {
@@ -41,16 +41,16 @@ impl<E, X> Plan<E, X> {
 
 /// What a journaled write adds when applied: the transaction that made it.
 #[derive(Debug, serde::Serialize, JsonSchema)]
-pub struct Committed {
+pub(crate) struct Committed {
     pub transaction_id: String,
 }
 
 /// What a tool's typed result adds to nothing: a plan whose apply reports no fields.
 #[derive(Debug, Default, serde::Serialize, JsonSchema)]
-pub struct NoFields {}
+pub(crate) struct NoFields {}
 
 /// A plan's apply: it runs with the call's journal identity and returns what it adds.
-pub type ApplyFn<X> = Box<dyn FnOnce(&mut JournalCall) -> Result<X, ToolError> + Send>;
+pub(crate) type ApplyFn<X> = Box<dyn FnOnce(&mut JournalCall) -> Result<X, ToolError> + Send>;
 
 /// What an erased plan's apply adds to the result, as a JSON object.
 pub(crate) type ErasedApply = ApplyFn<Map<String, Value>>;
@@ -83,7 +83,7 @@ pub(super) fn object_of<T: serde::Serialize>(
 
 /// Two typed result parts as one object (`base`'s fields, then `more`'s).
 #[derive(Debug, serde::Serialize, JsonSchema)]
-pub struct Also<A, B> {
+pub(crate) struct Also<A, B> {
     #[serde(flatten)]
     pub base: A,
     #[serde(flatten)]
@@ -92,7 +92,7 @@ pub struct Also<A, B> {
 
 impl<E, X: 'static> Plan<E, X> {
     /// The same plan with its effect extended (or replaced) by `f`.
-    pub fn map_effect<M>(self, f: impl FnOnce(E) -> M) -> Plan<M, X> {
+    pub(crate) fn map_effect<M>(self, f: impl FnOnce(E) -> M) -> Plan<M, X> {
         Plan {
             effect: f(self.effect),
             apply: self.apply,
@@ -101,7 +101,7 @@ impl<E, X: 'static> Plan<E, X> {
     }
 
     /// The same plan with what applying (and a preview) adds mapped by `f`.
-    pub fn map_applied<Y>(self, f: impl Fn(X) -> Y + Send + Sync + 'static) -> Plan<E, Y> {
+    pub(crate) fn map_applied<Y>(self, f: impl Fn(X) -> Y + Send + Sync + 'static) -> Plan<E, Y> {
         let f = Arc::new(f);
         let g = f.clone();
         let apply = self.apply;

@@ -6,13 +6,13 @@ use super::{Handler, Registry, ToolDef};
 use crate::rules::Toolset;
 
 /// Markers around the generated table in docs/safety-model.md.
-pub const DOCS_TABLE_BEGIN: &str =
+pub(super) const DOCS_TABLE_BEGIN: &str =
     "<!-- BEGIN GENERATED TOOL TABLE (cargo test; INSTA_UPDATE=always to regenerate) -->";
-pub const DOCS_TABLE_END: &str = "<!-- END GENERATED TOOL TABLE -->";
+pub(super) const DOCS_TABLE_END: &str = "<!-- END GENERATED TOOL TABLE -->";
 
 impl Registry {
     /// The table of every tool and its class, toolset and gates, as Markdown.
-    pub fn safety_table_markdown(&self) -> String {
+    pub(crate) fn safety_table_markdown(&self) -> String {
         let yes = |b: bool| if b { "yes" } else { "—" };
         let mut out = String::from(
             "| tool | class | toolset | on by default | effect | dry_run | confirm | approval gate |\n\
@@ -45,7 +45,7 @@ impl Registry {
 }
 
 /// The tool reference (docs/tools.md), generated from the registry so it cannot drift.
-pub fn reference_markdown(registry: &Registry) -> String {
+pub(super) fn reference_markdown(registry: &Registry) -> String {
     let tools: Vec<&ToolDef> = registry.iter().collect();
     let mut out = String::from(
         "# Tools\n\n<!-- Generated from the tool registry by \

@@ -27,7 +27,7 @@ use crate::tools::kit::file_write::{FileEffect, plan_write};
 use crate::tools::kit::tres_edit::{edit_meta, is_property_name};
 use crate::tools::{Also, Committed, Plan, ToolDef};
 
-pub fn tools() -> Vec<ToolDef> {
+pub(crate) fn tools() -> Vec<ToolDef> {
     vec![ToolDef::planned(
         edit_meta(
             Toolset::Materials,
@@ -41,7 +41,7 @@ pub fn tools() -> Vec<ToolDef> {
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
-pub enum MaterialClass {
+pub(crate) enum MaterialClass {
     #[default]
     StandardMaterial3D,
     /// Roughness, metallic and ao packed in one `orm` texture.
@@ -60,7 +60,7 @@ impl MaterialClass {
 /// Texture files by slot (imported images).
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct Textures {
+pub(crate) struct Textures {
     #[serde(default)]
     albedo: Option<ResPath>,
     #[serde(default)]
@@ -80,7 +80,7 @@ pub struct Textures {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct CreateMaterialArgs {
+pub(crate) struct CreateMaterialArgs {
     /// The .tres file.
     path: ResPath,
     /// Default StandardMaterial3D.

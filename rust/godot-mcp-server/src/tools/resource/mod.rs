@@ -2,5 +2,5 @@
 //! ([`properties`]). What the file-plane edits of one typed text resource share is the
 //! kit's (`tools/kit/tres_edit.rs`).
 
-pub mod material;
-pub mod properties;
+pub(crate) mod material;
+pub(crate) mod properties;

@@ -23,7 +23,7 @@ use crate::tools::kit::common::{page_limit, paged_args};
 use crate::tools::kit::scene_doc::{Doc, load_doc};
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
-pub fn tools() -> Vec<ToolDef> {
+pub(crate) fn tools() -> Vec<ToolDef> {
     vec![ToolDef::new(
         ToolMeta {
             name: "get_resource_properties",
@@ -53,7 +53,7 @@ paged_args! {
 
 /// One property: its value (stored, or the class's default) and type.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct PropertyRow {
+pub(crate) struct PropertyRow {
     name: String,
     /// The declared type (class reference), when known.
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
@@ -67,7 +67,7 @@ pub struct PropertyRow {
 
 /// A page of a resource's properties.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct ResourceProperties {
+pub(crate) struct ResourceProperties {
     path: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(transform = absent_when_none)]

@@ -15,9 +15,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// The canonical-write helper the add-on ships (`extends SceneTree`).
-pub const HELPER_SCRIPT: &str = "res://addons/godot_mcp/probe/canonical.gd";
+pub(crate) const HELPER_SCRIPT: &str = "res://addons/godot_mcp/probe/canonical.gd";
 
-pub fn helper_tools() -> Vec<ToolDef> {
+pub(crate) fn helper_tools() -> Vec<ToolDef> {
     vec![ToolDef::planned(
         ToolMeta {
             name: "canonicalize_resource",
@@ -34,7 +34,7 @@ pub fn helper_tools() -> Vec<ToolDef> {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct CanonicalizeArgs {
+pub(crate) struct CanonicalizeArgs {
     /// The resource (.tres) or scene (.tscn) to re-save.
     path: ResPath,
     /// Refuse if the file is no longer these bytes (sha256 hex, from read_resource).
@@ -44,7 +44,7 @@ pub struct CanonicalizeArgs {
 
 /// What canonicalize_resource will do (dry run and real run).
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct CanonicalizeEffect {
+pub(crate) struct CanonicalizeEffect {
     pub action: &'static str,
     pub path: String,
     pub sha256_before: String,
@@ -54,7 +54,7 @@ pub struct CanonicalizeEffect {
 
 /// What the re-save added: its file transaction, linked to the helper's launch.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct Canonicalized {
+pub(crate) struct Canonicalized {
     pub transaction_id: String,
     pub linked_launch: String,
     pub sha256_after: String,

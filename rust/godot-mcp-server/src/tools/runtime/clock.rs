@@ -82,7 +82,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct ClockOut {
+pub(super) struct ClockOut {
     pub session_id: String,
     /// Physics frames the game has run since the probe started.
     pub frame: u64,
@@ -124,7 +124,7 @@ pub(super) async fn game_resume(Call { state, args, .. }: Call<SessionArg>) -> O
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct SessionArg {
+pub(super) struct SessionArg {
     /// The session (default: the newest running game).
     #[serde(default)]
     session_id: Option<String>,
@@ -136,7 +136,7 @@ macro_rules! sampled_args {
     ($(pub struct $name:ident { $($own:tt)* })*) => {$(
         #[derive(Debug, Deserialize, JsonSchema)]
         #[serde(deny_unknown_fields)]
-        pub struct $name {
+        pub(super) struct $name {
             $($own)*
             /// Values read after sampled frames: {node, property} or {expression}.
             #[serde(default)]
@@ -196,7 +196,7 @@ sampled_args! {
 /// What to sample while frames run (game_step, game_run_until, playtests).
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Sampling {
+pub(super) struct Sampling {
     #[serde(default)]
     pub watch: Vec<Watch>,
     #[serde(default)]
@@ -252,7 +252,7 @@ impl Sampling {
 
 /// One sampled frame: the watched values, and their digest.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
-pub struct Row {
+pub(super) struct Row {
     pub frame: u64,
     pub values: Vec<Value>,
     /// sha256 (first 16 hex digits) of the values, floats rounded to `precision`.
@@ -260,7 +260,7 @@ pub struct Row {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct StepOut {
+pub(super) struct StepOut {
     pub session_id: String,
     /// The frame the clock holds now.
     pub frame: u64,

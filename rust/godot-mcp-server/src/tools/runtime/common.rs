@@ -12,7 +12,7 @@ use crate::state::AppState;
 use crate::tools::ToolMeta;
 
 /// The probe script the add-on ships (`extends GodotMcpProbe`).
-pub const PROBE_SCRIPT: &str = "res://addons/godot_mcp/probe/probe.gd";
+pub(super) const PROBE_SCRIPT: &str = "res://addons/godot_mcp/probe/probe.gd";
 /// Most output returned per stream.
 pub(super) const MAX_OUTPUT: usize = 256 * 1024;
 /// How long a probe request may take.
@@ -29,7 +29,7 @@ pub(crate) fn meta(
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct NoArgs {}
+pub(super) struct NoArgs {}
 
 /// The project's physics tick rate (`physics/common/physics_ticks_per_second`, 60 by
 /// default): the `--fixed-fps` of a held launch, so one iteration is one tick.

@@ -24,7 +24,7 @@ use crate::tools::kit::godot_process::{run_supervised, tail, tail_lines};
 /// Godot's `--rendering-driver` (which graphics API).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum RenderingDriver {
+pub(crate) enum RenderingDriver {
     Vulkan,
     Opengl3,
     Opengl3Es,
@@ -47,7 +47,7 @@ impl RenderingDriver {
 /// Godot's `--rendering-method` (which renderer).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum RenderingMethod {
+pub(crate) enum RenderingMethod {
     ForwardPlus,
     Mobile,
     GlCompatibility,
@@ -73,7 +73,7 @@ pub(crate) struct DisplayAsk {
 
 /// How a process runs: headless or with a renderer, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
-pub struct DisplayMode {
+pub(crate) struct DisplayMode {
     pub headless: bool,
     pub why: String,
 }

@@ -17,7 +17,7 @@ use std::time::Duration;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ExportArgs {
+pub(crate) struct ExportArgs {
     /// The export preset's name (export_presets.cfg).
     preset: String,
     /// A res:// path (not in .godot/) or an absolute path.
@@ -39,7 +39,7 @@ pub(super) fn file_state(
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct ExportOut {
+pub(crate) struct ExportOut {
     #[serde(flatten)]
     pub run: Captured,
     pub registered: bool,
@@ -51,7 +51,7 @@ pub struct ExportOut {
 
 /// A clean export's file, recorded in the journal.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct Artifact {
+pub(crate) struct Artifact {
     pub path: String,
     pub inside_project: bool,
     pub bytes: usize,
@@ -238,7 +238,7 @@ pub(super) fn register_artifact(
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct ExportStatusOut {
+pub(crate) struct ExportStatusOut {
     pub running: Vec<String>,
     pub interrupted_exports_retained: usize,
     pub retained_bytes: u64,

@@ -25,7 +25,7 @@ pub(crate) fn in_set(mut m: ToolMeta, toolset: Toolset) -> ToolMeta {
     m
 }
 
-pub fn tools() -> Vec<ToolDef> {
+pub(crate) fn tools() -> Vec<ToolDef> {
     let rt = |name, title, description| meta(name, title, description, None);
     vec![
         ToolDef::new(
@@ -78,7 +78,7 @@ pub fn tools() -> Vec<ToolDef> {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct SessionArgs {
+pub(crate) struct SessionArgs {
     /// The session (default: the newest running game).
     #[serde(default)]
     pub(crate) session_id: Option<String>,
@@ -86,7 +86,7 @@ pub struct SessionArgs {
 /// Whether a game plays; for a running one, whether its probe answers (`probe`:
 /// `answering`, `not_answering` with a `reason`, or `not_connected`).
 #[derive(Debug, Default, Serialize, JsonSchema)]
-pub struct PlayingOut {
+pub(crate) struct PlayingOut {
     pub playing: bool,
     pub session_id: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -169,7 +169,7 @@ fn check_node_path(param: &str, path: &str) -> Result<(), ToolError> {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct GameTreeArgs {
+pub(crate) struct GameTreeArgs {
     #[serde(default)]
     session_id: Option<String>,
     /// Start here (default /root).
@@ -188,10 +188,10 @@ pub struct GameTreeArgs {
 }
 
 /// One node of the running game's tree: the probe's answer row, as it is.
-pub use godot_mcp_protocol::probe::TreeNode as GameNode;
+pub(crate) use godot_mcp_protocol::probe::TreeNode as GameNode;
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct GameTreeOut {
+pub(crate) struct GameTreeOut {
     pub session_id: String,
     pub root: String,
     pub nodes: Vec<GameNode>,
@@ -236,7 +236,7 @@ async fn get_game_scene_tree(Call { state, args, .. }: Call<GameTreeArgs>) -> Ou
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct FindUiArgs {
+pub(crate) struct FindUiArgs {
     #[serde(default)]
     session_id: Option<String>,
     /// Case-insensitive substring of the Control's text.
@@ -253,10 +253,10 @@ pub struct FindUiArgs {
 
 /// A Control of the running game (its text, screen rect and visibility): the probe's
 /// answer rows, as they are.
-pub use godot_mcp_protocol::probe::UiElement;
+pub(crate) use godot_mcp_protocol::probe::UiElement;
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct UiOut {
+pub(crate) struct UiOut {
     pub session_id: String,
     pub elements: Vec<UiElement>,
     pub matched: u64,
@@ -289,7 +289,7 @@ async fn find_ui_elements(Call { state, args, .. }: Call<FindUiArgs>) -> Out<UiO
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct SampleArgs {
+pub(crate) struct SampleArgs {
     #[serde(default)]
     session_id: Option<String>,
     /// Node path: /root/Main/Player, or from the current scene (Player; . its root).
@@ -303,7 +303,7 @@ pub struct SampleArgs {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct SampledOut {
+pub(crate) struct SampledOut {
     pub session_id: String,
     pub node: String,
     pub property: String,

@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// Launches the managed editor headless (`serve --editor`).
-pub async fn launch_editor(state: &Arc<AppState>) -> Result<Arc<Session>, ToolError> {
+pub(crate) async fn launch_editor(state: &Arc<AppState>) -> Result<Arc<Session>, ToolError> {
     launch_editor_with(state, true, None).await
 }
 
@@ -68,7 +68,7 @@ async fn launch_editor_with(
 
 /// `serve --editor`: the managed editor, started now and said on stderr (a failure is
 /// said, not fatal: the first editing call then starts one or refuses as it would).
-pub async fn start_managed_editor(state: &Arc<AppState>) {
+pub(crate) async fn start_managed_editor(state: &Arc<AppState>) {
     match launch_editor(state).await {
         Ok(s) => crate::say!(
             "godot-mcp serve: managed editor started (session {}, pid {})",
@@ -86,7 +86,7 @@ pub async fn start_managed_editor(state: &Arc<AppState>) {
 /// Godot is found, and no other Godot editor runs on the project (two editors on one
 /// project overwrite each other's files). Anything else leaves the call to refuse as it
 /// did, naming start_editor. Answers the session it started.
-pub async fn auto_start_editor(state: &Arc<AppState>) -> Option<Arc<Session>> {
+pub(crate) async fn auto_start_editor(state: &Arc<AppState>) -> Option<Arc<Session>> {
     if !state.config.auto_editor
         || state.editor.bridge().is_none()
         || bridge_connected(state)
@@ -194,7 +194,7 @@ const EDITOR_START_WAIT: Duration = Duration::from_secs(30);
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct EditorArgs {
+pub(crate) struct EditorArgs {
     /// false: a window on this machine's display (editor screenshots need one); default
     /// true.
     #[serde(default)]
@@ -205,7 +205,7 @@ pub struct EditorArgs {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct EditorStarted {
+pub(crate) struct EditorStarted {
     #[serde(flatten)]
     pub launched: Launched,
     pub receipt_durable: bool,

@@ -20,20 +20,20 @@ mod clock;
 mod common;
 pub(crate) mod display;
 mod export;
-pub mod game;
+pub(crate) mod game;
 mod managed_editor;
 mod playtest;
 mod probe;
-pub mod screenshots;
+pub(crate) mod screenshots;
 mod sessions;
 
-pub use canonical::*;
+pub(crate) use canonical::*;
 pub(crate) use clock::{MAX_FRAMES, play_on_frames};
 pub(crate) use common::meta;
 pub(crate) use export::*;
-pub use managed_editor::*;
-pub use probe::*;
-pub use sessions::*;
+pub(crate) use managed_editor::*;
+pub(crate) use probe::*;
+pub(crate) use sessions::*;
 
 use crate::rules::{EffectKind, RuntimeFlags, SafetyClass, Toolset};
 use crate::tools::{ToolDef, ToolMeta};
@@ -57,7 +57,7 @@ impl ReadOnly for ToolMeta {
     }
 }
 
-pub fn tools() -> Vec<ToolDef> {
+pub(crate) fn tools() -> Vec<ToolDef> {
     let mut all = session_tools();
     all.extend(game_tools());
     all.extend(export_tools());

@@ -32,7 +32,7 @@ const MAX_PLAYTEST_BYTES: u64 = 1024 * 1024;
 /// The playtest file.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Playtest {
+pub(super) struct Playtest {
     pub scene: String,
     #[serde(default)]
     pub seed: Option<i64>,
@@ -55,7 +55,7 @@ pub struct Playtest {
 /// An input on a frame.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct FrameInput {
+pub(super) struct FrameInput {
     pub at_frame: u64,
     #[serde(default)]
     pub hold_frames: Option<u64>,
@@ -65,14 +65,14 @@ pub struct FrameInput {
 /// An Expression that must be truthy after `frame`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Expectation {
+pub(super) struct Expectation {
     pub frame: u64,
     pub expression: String,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct PlaytestArgs {
+pub(super) struct PlaytestArgs {
     /// The playtest file (res://…/*.playtest.json).
     path: ResPath,
     /// Runs, each from a cold start, 1-20 (default 2: the second checks the first).
@@ -82,7 +82,7 @@ pub struct PlaytestArgs {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct ExpectationOut {
+pub(super) struct ExpectationOut {
     pub frame: u64,
     pub expression: String,
     /// True in every run.
@@ -95,7 +95,7 @@ pub struct ExpectationOut {
 
 /// The first place two runs differ.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct Divergence {
+pub(super) struct Divergence {
     /// The run (0-based) that differs from run 0.
     pub run: u32,
     pub frame: u64,
@@ -107,7 +107,7 @@ pub struct Divergence {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct RunStats {
+pub(super) struct RunStats {
     pub run: u32,
     pub session_id: String,
     /// Wall time of the frames (launch excluded).
@@ -116,7 +116,7 @@ pub struct RunStats {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct PlaytestOut {
+pub(super) struct PlaytestOut {
     pub path: String,
     pub scene: String,
     pub seed: Option<i64>,

@@ -19,7 +19,7 @@ use std::time::Duration;
 /// One synthetic input event.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
-pub enum InputEvent {
+pub(crate) enum InputEvent {
     /// A key by Godot name (Space, A, Escape).
     Key { key: String },
     /// Mouse button (1 left, 2 right, 3 middle) at a viewport position.
@@ -36,7 +36,7 @@ pub enum InputEvent {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct InputArgs {
+pub(crate) struct InputArgs {
     /// The session (default: the newest running game).
     #[serde(default)]
     session_id: Option<String>,
@@ -118,7 +118,7 @@ pub(crate) async fn game_property(
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct InputOut {
+pub(crate) struct InputOut {
     pub session_id: String,
     pub delivered: bool,
     pub hold_ms: u64,
@@ -213,7 +213,7 @@ impl InputEvent {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ScreenshotArgs {
+pub(crate) struct ScreenshotArgs {
     /// The session (default: the newest running game).
     #[serde(default)]
     session_id: Option<String>,
@@ -229,7 +229,7 @@ pub struct ScreenshotArgs {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct SessionId {
+pub(crate) struct SessionId {
     pub session_id: String,
 }
 
@@ -281,7 +281,7 @@ pub(super) async fn game_screenshot(
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct PropertyArgs {
+pub(crate) struct PropertyArgs {
     #[serde(default)]
     session_id: Option<String>,
     /// Node path: /root/Main/Player, or from the current scene (Player; . its root).
@@ -291,7 +291,7 @@ pub struct PropertyArgs {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct PropertyOut {
+pub(crate) struct PropertyOut {
     pub node: String,
     pub property: String,
     /// The property's value as the probe converts it.
@@ -312,7 +312,7 @@ pub(super) async fn get_game_property(
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct MonitorArgs {
+pub(crate) struct MonitorArgs {
     #[serde(default)]
     session_id: Option<String>,
     /// Node path: /root/Main/Player, or from the current scene (Player; . its root).
@@ -368,7 +368,7 @@ pub(crate) fn sampling_ticker(
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct MonitorOut {
+pub(crate) struct MonitorOut {
     pub node: String,
     pub property: String,
     pub requested: u32,
@@ -382,7 +382,7 @@ pub struct MonitorOut {
 
 /// One sample of a property: when (ms since the first) and its value.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct TimedValue {
+pub(crate) struct TimedValue {
     pub t_ms: u64,
     pub value: Value,
 }
@@ -435,7 +435,7 @@ pub(super) async fn monitor_property(
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct EvalArgs {
+pub(crate) struct EvalArgs {
     #[serde(default)]
     session_id: Option<String>,
     /// Godot Expression; base: the current scene; engine singletons (Time, Input,
@@ -444,7 +444,7 @@ pub struct EvalArgs {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct EvalOut {
+pub(crate) struct EvalOut {
     /// The expression's result as the probe converts it.
     pub value: Value,
 }

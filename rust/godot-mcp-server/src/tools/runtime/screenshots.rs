@@ -23,7 +23,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-pub use crate::captures::{Capture, Captures, MAX_CAPTURES};
+pub(crate) use crate::captures::{Capture, Captures, MAX_CAPTURES};
 use crate::error::{ErrorCode, ToolError};
 use crate::honesty::Persistence;
 use crate::planes::project::Expect;
@@ -36,10 +36,10 @@ use crate::tools::{Call, Out, ToolDef, ToolMeta};
 const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 /// CIE76 ΔE above which a pixel counts as visibly different (about one just-noticeable
 /// difference).
-pub const JND_DELTA_E: f64 = 2.3;
+pub(crate) const JND_DELTA_E: f64 = 2.3;
 /// The default share of visibly different pixels two images may have and still count
 /// as equal.
-pub const DEFAULT_THRESHOLD: f64 = 0.001;
+pub(crate) const DEFAULT_THRESHOLD: f64 = 0.001;
 
 /// How often, and how far apart, a view the editor is still bringing on screen is asked
 /// for again.
@@ -47,11 +47,11 @@ const VIEW_TRIES: u32 = 40;
 const VIEW_RETRY: std::time::Duration = std::time::Duration::from_millis(50);
 
 /// The size cap of one image, in bytes of PNG (`Config::max_image_bytes`).
-pub fn max_image_bytes(state: &AppState) -> usize {
+pub(crate) fn max_image_bytes(state: &AppState) -> usize {
     state.config.max_image_bytes
 }
 
-pub use crate::tools::registry::{ImageRef, ImageResult};
+pub(crate) use crate::tools::registry::{ImageRef, ImageResult};
 
 /// The `image` field of a serialized [`Shot`] or [`Compared`] (both name it so).
 fn image_field(result: &Value) -> Option<ImageRef> {
@@ -72,7 +72,7 @@ impl ImageResult for Compared {
 
 /// The MCP image content for `image`: `(base64, mime type)` of the capture it names,
 /// if the store still holds it.
-pub fn image_content(captures: &Captures, image: &ImageRef) -> Option<(String, String)> {
+pub(crate) fn image_content(captures: &Captures, image: &ImageRef) -> Option<(String, String)> {
     let cap = captures.fetch(&image.capture_id)?;
     Some((B64.encode(cap.png.as_slice()), image.mime_type.clone()))
 }
@@ -99,7 +99,7 @@ fn too_large(bytes: usize, width: u32, height: u32, cap: usize) -> ToolError {
 /// A result with an image: the capture's typed reference (which `server.rs` sends as
 /// MCP image content, see [`ImageResult`]), its id and size, and the tool's own fields.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct Shot<T> {
+pub(crate) struct Shot<T> {
     pub image: ImageRef,
     pub capture_id: String,
     pub width: u32,
@@ -178,7 +178,7 @@ pub(crate) fn no_renderer(what: &str, display_server: &str) -> ToolError {
     )
 }
 
-pub fn tools() -> Vec<ToolDef> {
+pub(crate) fn tools() -> Vec<ToolDef> {
     let meta = |name, title, description, class, effect| ToolMeta {
         name,
         title,
@@ -228,7 +228,7 @@ use cmd::ScreenshotView as EditorView;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct EditorShotArgs {
+pub(crate) struct EditorShotArgs {
     /// `2d` or `3d` viewport, or the whole `window` (default 2d).
     #[serde(default)]
     view: Option<EditorView>,
@@ -254,7 +254,7 @@ fn check_max_edge(max_edge: Option<u32>) -> Result<(), ToolError> {
 /// What an editor capture adds to its image: the view, the capture's scale against it
 /// and, for the 2d view, where the scene's canvas lies in the image (and the crop).
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct EditorShot {
+pub(crate) struct EditorShot {
     pub view: &'static str,
     pub scale: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -267,7 +267,7 @@ pub struct EditorShot {
 /// `scale`). The add-on's numbers are Godot's f32 ones; f32 keeps them digit for digit.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct CanvasTransform {
+pub(crate) struct CanvasTransform {
     pub x_axis: [f32; 2],
     pub y_axis: [f32; 2],
     pub origin: [f32; 2],
@@ -347,7 +347,7 @@ async fn capture_editor(Call { state, args, .. }: Call<EditorShotArgs>) -> Out<S
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct CompareArgs {
+pub(crate) struct CompareArgs {
     /// The first image: a capture_id, or a res:// path of a PNG file.
     a: String,
     /// The second image, like `a`.
@@ -426,7 +426,7 @@ fn lab(p: &image::Rgba<u8>) -> [f64; 3] {
 
 /// What comparing two images of one size found.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
-pub struct Difference {
+pub(crate) struct Difference {
     /// Share of pixels whose colour differs visibly (ΔE76 > [`JND_DELTA_E`]).
     pub score: f64,
     pub changed_pixels: u64,
@@ -439,7 +439,10 @@ pub struct Difference {
 
 /// Compare two images of the same size; returns the difference and its picture: the
 /// first image dimmed to grey, with changed pixels in red (brighter for larger ΔE).
-pub fn difference(a: &image::RgbaImage, b: &image::RgbaImage) -> (Difference, image::RgbaImage) {
+pub(crate) fn difference(
+    a: &image::RgbaImage,
+    b: &image::RgbaImage,
+) -> (Difference, image::RgbaImage) {
     let (w, h) = a.dimensions();
     let mut out = image::RgbaImage::new(w, h);
     let (mut changed, mut sum, mut max) = (0u64, 0.0f64, 0.0f64);
@@ -486,7 +489,7 @@ pub fn difference(a: &image::RgbaImage, b: &image::RgbaImage) -> (Difference, im
 /// compare_screenshots' verdict and its difference image (`image` null, with
 /// `image_omitted` saying why, when the picture is over the size cap).
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct Compared {
+pub(crate) struct Compared {
     #[serde(flatten)]
     pub difference: Difference,
     pub equal: bool,
@@ -569,7 +572,7 @@ async fn compare(Call { state, args, .. }: Call<CompareArgs>) -> Out<Compared> {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct SaveArgs {
+pub(crate) struct SaveArgs {
     /// The capture (from a capture tool or compare_screenshots).
     capture_id: String,
     /// Where to write it: a res:// path ending in .png.

@@ -39,7 +39,7 @@ pub(super) fn process_end(e: &Ended) -> ProcessEnd {
 
 /// How a supervised process ended, as every process tool reports it (`end`).
 #[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct EndReport {
+pub(crate) struct EndReport {
     #[serde(flatten)]
     pub how: HowEnded,
     pub exit_code: Option<i32>,
@@ -52,14 +52,14 @@ pub struct EndReport {
 /// Who ended a process: itself or the time limit ([`ProcessEnd`]), or a stop request.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(untagged)]
-pub enum HowEnded {
+pub(crate) enum HowEnded {
     Natural(ProcessEnd),
     Stopped(StoppedEnd),
 }
 
 /// A process the server stopped on request (stop_scene, stop_editor): not a crash.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct StoppedEnd {
+pub(crate) struct StoppedEnd {
     pub ended_by: StoppedTag,
     /// Its exit code, when it exited by itself on SIGTERM.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -68,7 +68,7 @@ pub struct StoppedEnd {
 
 #[derive(Debug, Clone, Copy, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum StoppedTag {
+pub(crate) enum StoppedTag {
     Stopped,
 }
 
@@ -103,7 +103,7 @@ pub(crate) fn ended_json(e: &Ended) -> Value {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct RunArgs {
+pub(crate) struct RunArgs {
     /// The scene (default: main scene).
     #[serde(default)]
     scene: Option<ResPath>,
@@ -162,7 +162,7 @@ pub(super) async fn run_and_capture(Call { state, args, .. }: Call<RunArgs>) -> 
 
 /// What a bounded run printed and how it ended (run_and_capture, export_project).
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct Captured {
+pub(crate) struct Captured {
     pub transaction_id: String,
     pub pid: i32,
     pub end: EndReport,
@@ -196,7 +196,7 @@ pub(super) fn capture(session: &Session, ended: &Ended) -> Captured {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct PlayArgs {
+pub(crate) struct PlayArgs {
     /// The scene (default: main scene).
     #[serde(default)]
     scene: Option<ResPath>,
@@ -217,7 +217,7 @@ pub struct PlayArgs {
 
 /// A supervised process just launched (play_scene, start_editor).
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct Launched {
+pub(crate) struct Launched {
     pub session_id: String,
     pub transaction_id: String,
     pub pid: i32,
@@ -225,7 +225,7 @@ pub struct Launched {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct PlayOut {
+pub(crate) struct PlayOut {
     #[serde(flatten)]
     pub launched: Launched,
     /// Headless or with a renderer, and why.
@@ -375,7 +375,7 @@ pub(super) async fn play_scene(Call { state, args, .. }: Call<PlayArgs>) -> Out<
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct StopArgs {
+pub(crate) struct StopArgs {
     /// The game's session (default: the newest running game).
     #[serde(default)]
     session_id: Option<String>,
@@ -465,13 +465,13 @@ pub(crate) fn session_of(state: &AppState, id: Option<&str>) -> Result<Arc<Sessi
 
 /// One session a stop request ended (`end` is null if it did not end).
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct StoppedSession {
+pub(crate) struct StoppedSession {
     pub session_id: String,
     pub end: Option<EndReport>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct StopOut {
+pub(crate) struct StopOut {
     pub stopped: Vec<StoppedSession>,
 }
 
@@ -514,13 +514,13 @@ pub(super) async fn stop_scene(Call { state, args, .. }: Call<StopArgs>) -> Out<
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct SessionsOut {
+pub(crate) struct SessionsOut {
     pub boundary: process::BoundaryReport,
     pub sessions: Vec<SessionRow>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct SessionRow {
+pub(crate) struct SessionRow {
     pub session_id: String,
     pub purpose: &'static str,
     pub pid: i32,
@@ -532,7 +532,7 @@ pub struct SessionRow {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct DebuggerRow {
+pub(crate) struct DebuggerRow {
     pub connected: bool,
     pub stopped: bool,
     pub reason: Option<String>,

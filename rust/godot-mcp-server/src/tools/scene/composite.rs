@@ -32,7 +32,7 @@ use crate::tools::kit::file_write::{Written, write_each_as};
 use crate::tools::kit::page::paged;
 use crate::tools::{Call, Out, Plan, ToolDef, ToolMeta};
 
-pub fn tools() -> Vec<ToolDef> {
+pub(crate) fn tools() -> Vec<ToolDef> {
     vec![
         ToolDef::new(
             ToolMeta::read_only(
@@ -146,7 +146,7 @@ fn read_scene(
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct FindByTypeArgs {
+pub(crate) struct FindByTypeArgs {
     /// The node class, e.g. Sprite2D (exact, not subclasses).
     #[serde(rename = "type")]
     node_type: String,
@@ -161,7 +161,7 @@ pub struct FindByTypeArgs {
 }
 
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct Found {
+pub(crate) struct Found {
     scene: String,
     path: String,
     name: String,
@@ -178,14 +178,14 @@ struct Page<T> {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct Unreadable {
+pub(crate) struct Unreadable {
     scene: String,
     error: String,
 }
 
 /// A page of the nodes found, and what was searched.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct FoundNodes {
+pub(crate) struct FoundNodes {
     total: usize,
     offset: usize,
     returned: usize,
@@ -241,7 +241,7 @@ async fn find_nodes_by_type(Call { state, args, .. }: Call<FindByTypeArgs>) -> O
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct CrossSceneSetArgs {
+pub(crate) struct CrossSceneSetArgs {
     /// The scenes to edit (default: every .tscn).
     #[serde(default)]
     scenes: Option<Vec<ResPath>>,
@@ -266,14 +266,14 @@ pub struct CrossSceneSetArgs {
 
 /// One node set, with its previous value text (`null`: not stored before).
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct NodeSet {
+pub(crate) struct NodeSet {
     node: String,
     previous: Option<String>,
 }
 
 /// One file's planned edit.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct FileEdit {
+pub(crate) struct FileEdit {
     path: String,
     nodes: Vec<NodeSet>,
     sha256_before: String,
@@ -282,7 +282,7 @@ pub struct FileEdit {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct CrossEffect {
+pub(crate) struct CrossEffect {
     action: &'static str,
     property: String,
     value: String,

@@ -62,7 +62,7 @@ fn save_all_plan(
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct InstanceArgs {
+pub(crate) struct InstanceArgs {
     /// Parent node path ("." is the root).
     parent: String,
     /// The .tscn to instance.
@@ -74,7 +74,7 @@ pub struct InstanceArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct GroupArgs {
+pub(crate) struct GroupArgs {
     /// Node path from the scene root ("." is the root).
     node: String,
     /// Group name.
@@ -83,7 +83,7 @@ pub struct GroupArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct EditableArgs {
+pub(crate) struct EditableArgs {
     /// Path of an instanced scene's node.
     node: String,
     /// true: its children are editable (and saved as overrides); false drops them.
@@ -92,14 +92,14 @@ pub struct EditableArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct SelectArgs {
+pub(crate) struct SelectArgs {
     /// Node paths from the scene root; [] clears the selection.
     nodes: Vec<String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct PropertiesArgs {
+pub(crate) struct PropertiesArgs {
     /// Node path from the scene root ("." is the root).
     node: String,
     /// First property of the page.
@@ -141,13 +141,13 @@ reply_fields!(
 
 /// The editor's selection (`editor.select`, `editor.selection`).
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct Selection {
+pub(crate) struct Selection {
     scene: String,
     nodes: Vec<SelectedNode>,
 }
 
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct SelectedNode {
+pub(crate) struct SelectedNode {
     node: String,
     #[serde(rename = "type")]
     class: String,
@@ -156,7 +156,7 @@ pub struct SelectedNode {
 /// A node's live connections (`node.connections`); an end outside the scene's tree is
 /// named by its class, a missing one is null.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct Connections {
+pub(crate) struct Connections {
     scene: String,
     node: String,
     outgoing: Vec<Outgoing>,
@@ -164,7 +164,7 @@ pub struct Connections {
 }
 
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct Outgoing {
+pub(crate) struct Outgoing {
     signal: String,
     to: Option<String>,
     method: Option<String>,
@@ -173,7 +173,7 @@ pub struct Outgoing {
 }
 
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct Incoming {
+pub(crate) struct Incoming {
     from: Option<String>,
     signal: Option<String>,
     method: Option<String>,
@@ -183,7 +183,7 @@ pub struct Incoming {
 
 /// A page of a live node's properties (`node.properties`), as values or as the list.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct Properties<T> {
+pub(crate) struct Properties<T> {
     scene: String,
     node: String,
     class: String,
@@ -193,7 +193,7 @@ pub struct Properties<T> {
 }
 
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct PropertyValue {
+pub(crate) struct PropertyValue {
     name: String,
     #[serde(rename = "type")]
     type_name: String,
@@ -202,7 +202,7 @@ pub struct PropertyValue {
 }
 
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct PropertyInfo {
+pub(crate) struct PropertyInfo {
     name: String,
     #[serde(rename = "type")]
     type_name: String,
@@ -214,7 +214,7 @@ pub struct PropertyInfo {
 
 /// The scenes open in the editor (from `editor.state`).
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct OpenScenes {
+pub(crate) struct OpenScenes {
     active_scene: Option<String>,
     #[serde(default)]
     open_scenes: Vec<String>,
@@ -244,7 +244,7 @@ fn group(
     node_edit(state, "set_property", a.node, p)
 }
 
-pub fn tools() -> Vec<ToolDef> {
+pub(crate) fn tools() -> Vec<ToolDef> {
     [node_tools(), live_tools(), open_scenes_tools()]
         .into_iter()
         .flatten()

@@ -3,7 +3,7 @@
 //! project file as an `[ext_resource]` of a scene or resource text is the kit's
 //! (`tools/kit/ext_ref.rs`).
 
-pub mod composite;
-pub mod edit;
-pub mod nodes;
-pub mod read;
+pub(crate) mod composite;
+pub(crate) mod edit;
+pub(crate) mod nodes;
+pub(crate) mod read;

@@ -19,7 +19,7 @@ fn meta(name: &'static str, title: &'static str, description: &'static str) -> T
     ToolMeta::read_only(Toolset::SceneInspect, name, title, description)
 }
 
-pub fn tools() -> Vec<ToolDef> {
+pub(crate) fn tools() -> Vec<ToolDef> {
     vec![
         ToolDef::new(
             meta(
@@ -53,7 +53,7 @@ pub fn tools() -> Vec<ToolDef> {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct NodeFilterArgs {
+pub(crate) struct NodeFilterArgs {
     /// The .tscn.
     path: ResPath,
     /// Node path from the root ("." is the root); default: all nodes.
@@ -64,7 +64,7 @@ pub struct NodeFilterArgs {
 /// A scene's groups: one node's (`node` and `groups` as a list), or every group
 /// with its member node paths (`groups` as a map).
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct NodeGroupsOut {
+pub(crate) struct NodeGroupsOut {
     path: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     node: Option<String>,
@@ -115,7 +115,7 @@ struct ConnectionOut {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct ConnectionsOut {
+pub(crate) struct ConnectionsOut {
     path: String,
     connections: Vec<ConnectionOut>,
 }
@@ -150,7 +150,7 @@ async fn list_signal_connections(
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct NodeArgs {
+pub(crate) struct NodeArgs {
     /// The .tscn.
     path: ResPath,
     /// Node path from the root ("." is the root).
@@ -159,7 +159,7 @@ pub struct NodeArgs {
 
 /// One node's stored properties (typed Godot values) and the resources they name.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct NodePropertiesOut {
+pub(crate) struct NodePropertiesOut {
     path: String,
     node: String,
     r#type: Option<String>,

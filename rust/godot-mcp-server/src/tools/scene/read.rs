@@ -19,7 +19,7 @@ use crate::tools::kit::common::read_text;
 use crate::tools::kit::scene_doc::parse_error;
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
-pub fn tools() -> Vec<ToolDef> {
+pub(crate) fn tools() -> Vec<ToolDef> {
     vec![
         ToolDef::new(
             ToolMeta {
@@ -63,11 +63,11 @@ pub fn tools() -> Vec<ToolDef> {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ProjectInfoArgs {}
+pub(crate) struct ProjectInfoArgs {}
 
 /// What project.godot says about the project.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct ProjectInfo {
+pub(crate) struct ProjectInfo {
     name: Option<String>,
     description: Option<String>,
     main_scene: Option<String>,
@@ -185,7 +185,7 @@ fn link_path(link: &Option<ResourceLink>) -> Option<String> {
 
 /// A scene's node tree: read from the .tscn, or live from the editor.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct SceneTree {
+pub(crate) struct SceneTree {
     /// `disk` or `editor`.
     source: &'static str,
     /// Nodes in the whole scene.
@@ -322,7 +322,7 @@ struct LiveTree {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct SceneTreeArgs {
+pub(crate) struct SceneTreeArgs {
     /// The .tscn (default: the scene being edited).
     #[serde(default)]
     path: Option<ResPath>,
@@ -501,14 +501,14 @@ struct DiskTreeArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ReadResourceArgs {
+pub(crate) struct ReadResourceArgs {
     /// The .tres file.
     path: ResPath,
 }
 
 /// A .tres resource, parsed.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct ResourceFile {
+pub(crate) struct ResourceFile {
     path: String,
     #[serde(rename = "type")]
     resource_type: String,

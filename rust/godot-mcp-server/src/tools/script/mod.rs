@@ -25,16 +25,16 @@ use crate::respath::ResPath;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::kit::common::head;
-pub use crate::tools::kit::common::{ScriptHeader, script_header_gd};
+pub(crate) use crate::tools::kit::common::{ScriptHeader, script_header_gd};
 use crate::tools::kit::common::{page_limit, paged_args, read_text, walk_scripts};
 use crate::tools::kit::file_write::{parse_checked, plan_write, require_script_path};
-pub use crate::tools::kit::godot_process::ParseErrorItem;
+pub(crate) use crate::tools::kit::godot_process::ParseErrorItem;
 use crate::tools::kit::godot_process::{CHECK_TIMEOUT, check_gd, godot};
 use crate::tools::kit::scene_doc::some_node_paths;
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 use csharp::cs_index;
 
-pub fn tools() -> Vec<ToolDef> {
+pub(crate) fn tools() -> Vec<ToolDef> {
     vec![
         ToolDef::new(
             ToolMeta {
@@ -99,7 +99,7 @@ const MAX_CHECK: usize = 10;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ParseErrorsArgs {
+pub(crate) struct ParseErrorsArgs {
     /// The .gd or .cs scripts to check (1-10).
     #[schemars(length(min = 1, max = 10))]
     paths: Vec<ResPath>,
@@ -107,7 +107,7 @@ pub struct ParseErrorsArgs {
 
 /// One checked file: its errors, and when Godot failed without one, its exit and output.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct CheckedFile {
+pub(crate) struct CheckedFile {
     path: String,
     ok: bool,
     errors: Vec<ParseErrorItem>,
@@ -122,7 +122,7 @@ pub struct CheckedFile {
 
 /// get_parse_errors' result.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct ParseErrors {
+pub(crate) struct ParseErrors {
     files: Vec<CheckedFile>,
     error_count: usize,
     column_reported: bool,
@@ -317,7 +317,7 @@ paged_args! {
 
 /// One listed script.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct ScriptEntry {
+pub(crate) struct ScriptEntry {
     path: String,
     language: &'static str,
     #[serde(flatten)]
@@ -357,7 +357,7 @@ pub(crate) fn cs_text(path: &Path) -> Option<String> {
 /// Every C# class of the project (for resolving bases through project classes).
 /// list_scripts' page.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct ScriptsPage {
+pub(crate) struct ScriptsPage {
     total: usize,
     returned: usize,
     scripts: Vec<ScriptEntry>,
@@ -427,7 +427,7 @@ async fn list_scripts(Call { state, args, .. }: Call<ListScriptsArgs>) -> Out<Sc
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct NodeScriptArgs {
+pub(crate) struct NodeScriptArgs {
     /// The scene file (.tscn).
     scene: ResPath,
     /// Node path from the root: "." (default) or "Player/Sprite".
@@ -438,7 +438,7 @@ pub struct NodeScriptArgs {
 /// A node's script: a file, or a built-in script's sub-resource and source.
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(untagged)]
-pub enum NodeScriptRef {
+pub(crate) enum NodeScriptRef {
     File {
         path: String,
         uid: Option<String>,
@@ -453,7 +453,7 @@ pub enum NodeScriptRef {
 
 /// get_node_script's result.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct NodeScript {
+pub(crate) struct NodeScript {
     scene: String,
     node: String,
     #[serde(rename = "type")]
@@ -560,7 +560,7 @@ async fn get_node_script(Call { state, args, .. }: Call<NodeScriptArgs>) -> Out<
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct PatchScriptArgs {
+pub(crate) struct PatchScriptArgs {
     /// The script or shader.
     path: ResPath,
     /// Unified diff: one or more @@ hunks (---/+++ headers optional).
@@ -570,7 +570,7 @@ pub struct PatchScriptArgs {
 }
 
 /// `base` with `patch` applied; the hunks must match exactly where they say.
-pub fn apply_patch(base: &str, patch: &str) -> Result<String, ToolError> {
+pub(crate) fn apply_patch(base: &str, patch: &str) -> Result<String, ToolError> {
     let text = if patch.starts_with("--- ") || patch.starts_with("diff ") {
         patch.to_string()
     } else {

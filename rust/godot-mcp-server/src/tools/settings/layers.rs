@@ -19,7 +19,7 @@ use crate::state::AppState;
 use crate::tools::settings::{EditPlan, plan_edit};
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
-pub fn tools() -> Vec<ToolDef> {
+pub(crate) fn tools() -> Vec<ToolDef> {
     vec![
         ToolDef::new(
             ToolMeta::read_only(
@@ -50,7 +50,7 @@ pub fn tools() -> Vec<ToolDef> {
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, Serialize, JsonSchema,
 )]
-pub enum LayerKind {
+pub(crate) enum LayerKind {
     #[serde(rename = "2d_physics")]
     Physics2d,
     #[serde(rename = "3d_physics")]
@@ -103,7 +103,7 @@ const SECTION: &str = "layer_names";
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct GetLayerNamesArgs {
+pub(crate) struct GetLayerNamesArgs {
     /// One kind (default: all seven).
     #[serde(default)]
     kind: Option<LayerKind>,
@@ -138,7 +138,7 @@ struct KindLayers {
 
 /// The named layers by kind; a kind left out by `kind` is absent.
 #[derive(Debug, Default, Serialize, JsonSchema)]
-pub struct LayerNamesOut {
+pub(crate) struct LayerNamesOut {
     #[serde(rename = "2d_physics", skip_serializing_if = "Option::is_none")]
     physics_2d: Option<KindLayers>,
     #[serde(rename = "3d_physics", skip_serializing_if = "Option::is_none")]
@@ -198,7 +198,7 @@ async fn get_layer_names(Call { state, args, .. }: Call<GetLayerNamesArgs>) -> O
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct SetLayerNamesArgs {
+pub(crate) struct SetLayerNamesArgs {
     /// Which layers.
     kind: LayerKind,
     /// Layer number (1-based) → name; "" removes the name.

@@ -6,8 +6,8 @@
 //! through the one write seam with the plan's hash of project.godot as the
 //! compare-and-swap expectation.
 
-pub mod declared;
-pub mod layers;
+pub(crate) mod declared;
+pub(crate) mod layers;
 
 use std::sync::Arc;
 
@@ -44,7 +44,7 @@ pub(crate) fn meta(
     }
 }
 
-pub fn tools() -> Vec<ToolDef> {
+pub(crate) fn tools() -> Vec<ToolDef> {
     vec![
         ToolDef::planned(
             meta(
@@ -169,7 +169,7 @@ fn check_setting_name(name: &str) -> Result<(&str, &str), ToolError> {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct SetSettingArgs {
+pub(crate) struct SetSettingArgs {
     /// Setting path, e.g. application/config/name.
     #[serde(default)]
     name: Option<String>,
@@ -353,7 +353,7 @@ fn check_identifier(param: &str, name: &str) -> Result<(), ToolError> {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct RegisterAutoloadArgs {
+pub(crate) struct RegisterAutoloadArgs {
     /// Global name, e.g. GameState.
     name: String,
     /// The script or scene.
@@ -429,7 +429,7 @@ pub(crate) fn plan_add(
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct NameArgs {
+pub(crate) struct NameArgs {
     /// The autoload or input action name.
     pub(crate) name: String,
 }

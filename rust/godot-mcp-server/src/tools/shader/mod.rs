@@ -37,7 +37,7 @@ use crate::tools::kit::godot_process::{godot, run_supervised, tail_lines, temp_f
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 use godot_mcp_protocol::commands as cmd;
 
-pub fn tools() -> Vec<ToolDef> {
+pub(crate) fn tools() -> Vec<ToolDef> {
     vec![
         ToolDef::planned(
             ToolMeta {
@@ -216,7 +216,7 @@ fn editor_meta(
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct AssignMaterialArgs {
+pub(crate) struct AssignMaterialArgs {
     /// Node path from the scene root ("." is the root).
     node: String,
     /// The .gdshader.
@@ -225,14 +225,14 @@ pub struct AssignMaterialArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct UniformNodeArgs {
+pub(crate) struct UniformNodeArgs {
     /// Node path from the scene root ("." is the root).
     node: String,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct SetUniformArgs {
+pub(crate) struct SetUniformArgs {
     /// Node path from the scene root ("." is the root).
     node: String,
     /// The uniform's name.
@@ -244,7 +244,7 @@ pub struct SetUniformArgs {
 /// Shader types Godot 4.4 compiles.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum ShaderType {
+pub(crate) enum ShaderType {
     CanvasItem,
     Spatial,
     Particles,
@@ -304,7 +304,7 @@ fn require_ext(param: &str, path: &ResPath, exts: &[&str]) -> Result<(), ToolErr
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct CreateShaderArgs {
+pub(crate) struct CreateShaderArgs {
     /// The new .gdshader file.
     path: ResPath,
     /// Template to start from (default canvas_item).
@@ -348,7 +348,7 @@ fn plan_create_shader(
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct EditShaderArgs {
+pub(crate) struct EditShaderArgs {
     /// The .gdshader or .gdshaderinc file.
     path: ResPath,
     /// The full new code.
@@ -398,7 +398,7 @@ const MARKER: &str = "SHADER_CHECK ";
 
 /// One compile error, as the engine reported it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
-pub struct ShaderError {
+pub(crate) struct ShaderError {
     /// 1-based line in the checked shader; absent when the engine named none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub line: Option<u32>,
@@ -409,7 +409,7 @@ pub struct ShaderError {
 /// line of the `at: … (:<line>)` after it, and the dummy renderer's refusal of a
 /// missing or unknown `shader_type`. Engine noise (`No renderers available`, the
 /// `Shader compilation failed` echo) is not the shader's error and is left out.
-pub fn parse_shader_errors(stderr: &str) -> Vec<ShaderError> {
+pub(crate) fn parse_shader_errors(stderr: &str) -> Vec<ShaderError> {
     let mut out: Vec<ShaderError> = Vec::new();
     let mut lines = stderr.lines().peekable();
     while let Some(l) = lines.next() {
@@ -449,7 +449,7 @@ pub fn parse_shader_errors(stderr: &str) -> Vec<ShaderError> {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ValidateArgs {
+pub(crate) struct ValidateArgs {
     /// A .gdshader in the project.
     #[serde(default)]
     path: Option<ResPath>,
@@ -509,7 +509,7 @@ fn copy_includes(state: &AppState, code: &str, into: &Path) -> Result<Vec<String
 /// One uniform of a checked shader, as the loader script lists it.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ShaderUniform {
+pub(crate) struct ShaderUniform {
     name: String,
     #[serde(rename = "type")]
     type_name: String,
@@ -519,7 +519,7 @@ pub struct ShaderUniform {
 
 /// shader_validate's result.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct ShaderCheck {
+pub(crate) struct ShaderCheck {
     checked: String,
     ok: bool,
     errors: Vec<ShaderError>,

@@ -20,7 +20,7 @@ use crate::tools::{NoFields, ToolDef};
 
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
-pub enum MeshKind {
+pub(crate) enum MeshKind {
     Box,
     Sphere,
     Capsule,
@@ -33,7 +33,7 @@ pub enum MeshKind {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct MeshArgs {
+pub(crate) struct MeshArgs {
     /// Parent node path ("." is the root).
     parent: String,
     /// Node name.
@@ -49,7 +49,7 @@ pub struct MeshArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct CameraArgs {
+pub(crate) struct CameraArgs {
     /// Parent node path ("." is the root).
     parent: String,
     /// Node name.
@@ -66,7 +66,7 @@ pub struct CameraArgs {
 
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
-pub enum LightKind {
+pub(crate) enum LightKind {
     Directional,
     Omni,
     Spot,
@@ -74,7 +74,7 @@ pub enum LightKind {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct LightArgs {
+pub(crate) struct LightArgs {
     /// Parent node path ("." is the root).
     parent: String,
     /// Node name.
@@ -96,7 +96,7 @@ pub struct LightArgs {
 
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum Background {
+pub(crate) enum Background {
     ClearColor,
     Color,
     Sky,
@@ -104,7 +104,7 @@ pub enum Background {
 
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
-pub enum Tonemap {
+pub(crate) enum Tonemap {
     Linear,
     Reinhard,
     Filmic,
@@ -113,7 +113,7 @@ pub enum Tonemap {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct EnvironmentArgs {
+pub(crate) struct EnvironmentArgs {
     /// An existing WorldEnvironment to change; omitted: create one under parent.
     #[serde(default)]
     node: Option<String>,
@@ -146,7 +146,7 @@ use cmd::GridCell as GridCellArg;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct GridSetArgs {
+pub(crate) struct GridSetArgs {
     /// The GridMap node path.
     node: String,
     #[schemars(length(min = 1, max = 100000))]
@@ -155,7 +155,7 @@ pub struct GridSetArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct GridClearArgs {
+pub(crate) struct GridClearArgs {
     /// The GridMap node path.
     node: String,
     /// [[x,y,z],…].
@@ -181,7 +181,7 @@ pub(crate) struct LibraryItem {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct LibraryArgs {
+pub(crate) struct LibraryArgs {
     /// The MeshLibrary (.tres/.res).
     path: ResPath,
 }
@@ -229,7 +229,7 @@ fn mesh_resource(kind: MeshKind, size: Option<&[f64]>) -> Result<Value, ToolErro
     Ok(new_resource(class, props))
 }
 
-pub fn tools() -> Vec<ToolDef> {
+pub(crate) fn tools() -> Vec<ToolDef> {
     [node_tools(), lighting_tools(), gridmap_tools()]
         .into_iter()
         .flatten()

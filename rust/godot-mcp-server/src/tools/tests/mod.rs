@@ -27,7 +27,7 @@ const MAX_TIMEOUT_MS: u64 = 600_000;
 const DEFAULT_LOG_BYTES: usize = 8 * 1024;
 const MAX_LOG_BYTES: usize = 256 * 1024;
 
-pub fn tools() -> Vec<ToolDef> {
+pub(crate) fn tools() -> Vec<ToolDef> {
     vec![
         ToolDef::new(
             ToolMeta {
@@ -58,7 +58,7 @@ pub fn tools() -> Vec<ToolDef> {
 /// A GDScript test framework.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
-pub enum Framework {
+pub(crate) enum Framework {
     Gut,
     Gdunit4,
 }
@@ -90,7 +90,7 @@ impl Framework {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct RunTestsArgs {
+pub(crate) struct RunTestsArgs {
     /// gut or gdunit4 (default: the one in addons/).
     #[serde(default)]
     framework: Option<Framework>,
@@ -176,7 +176,7 @@ fn up_to_fs_root(root: &Path) -> String {
 
 /// What a test run was restricted to.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct Filters {
+pub(crate) struct Filters {
     directory: Option<String>,
     script: Option<String>,
     test_name: Option<String>,
@@ -323,7 +323,7 @@ fn find_report(f: Framework, dir: &Path) -> Option<PathBuf> {
 
 /// One test's result (`testreport::TestResult`, with its schema).
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct TestRow {
+pub(crate) struct TestRow {
     suite: String,
     name: String,
     /// passed, failed, error, skipped or risky.
@@ -357,7 +357,7 @@ impl From<TestResult> for TestRow {
 
 /// Counts per status (`testreport::Summary`, with its schema).
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct Counts {
+pub(crate) struct Counts {
     total: usize,
     passed: usize,
     failed: usize,
@@ -368,7 +368,7 @@ pub struct Counts {
 
 /// Where a script error stopped the run (`testreport::DebuggerBreak`, with its schema).
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct BreakAt {
+pub(crate) struct BreakAt {
     reason: String,
     file: String,
     line: Option<u32>,
@@ -377,7 +377,7 @@ pub struct BreakAt {
 
 /// One error or warning Godot printed (`errors::ScriptError`, with its schema).
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct PrintedError {
+pub(crate) struct PrintedError {
     kind: &'static str,
     message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -402,7 +402,7 @@ impl From<errors::ScriptError> for PrintedError {
 
 /// The import run before the tests: its transaction and how it ended.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct ImportRun {
+pub(crate) struct ImportRun {
     transaction_id: String,
     /// How the process ended (`runtime::ended_json`).
     end: Value,
@@ -410,7 +410,7 @@ pub struct ImportRun {
 
 /// run_tests' result.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct TestRun {
+pub(crate) struct TestRun {
     framework: &'static str,
     outcome: &'static str,
     timed_out: bool,
@@ -627,7 +627,7 @@ async fn run_tests(Call { state, args, .. }: Call<RunTestsArgs>) -> Out<TestRun>
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct AssertNodeArgs {
+pub(crate) struct AssertNodeArgs {
     /// The session (default: the newest running game).
     #[serde(default)]
     session_id: Option<String>,
@@ -694,7 +694,7 @@ fn matches(expected: &Value, actual: &Value, tol: f64) -> bool {
 
 /// One property's comparison.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct PropertyCheck {
+pub(crate) struct PropertyCheck {
     property: String,
     /// The expected value, as given.
     expected: Value,
@@ -705,7 +705,7 @@ pub struct PropertyCheck {
 
 /// assert_node_state's result.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct NodeAssertion {
+pub(crate) struct NodeAssertion {
     session_id: String,
     node: String,
     passed: bool,

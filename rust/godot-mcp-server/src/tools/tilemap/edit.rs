@@ -22,14 +22,14 @@ use cmd::{Terrain as TerrainArg, TileCell as TileCellArg};
 
 /// The bits set_tileset_physics_layer gives the new physics layer.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct PhysicsLayerBits {
+pub(crate) struct PhysicsLayerBits {
     collision_layer: i64,
     collision_mask: i64,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct SetArgs {
+pub(crate) struct SetArgs {
     /// The TileMapLayer node path.
     node: String,
     #[schemars(length(min = 1, max = 100000))]
@@ -44,7 +44,7 @@ pub struct SetArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct FillArgs {
+pub(crate) struct FillArgs {
     /// The TileMapLayer node path.
     node: String,
     /// One corner [x,y].
@@ -67,7 +67,7 @@ pub struct FillArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ClearArgs {
+pub(crate) struct ClearArgs {
     /// The TileMapLayer node path.
     node: String,
     /// [[x,y],…].
@@ -83,7 +83,7 @@ pub struct ClearArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct AtlasArgs {
+pub(crate) struct AtlasArgs {
     /// The TileMapLayer node path (its TileSet is made if it has none).
     node: String,
     /// The tile sheet image.
@@ -103,7 +103,7 @@ pub struct AtlasArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct PhysicsLayerArgs {
+pub(crate) struct PhysicsLayerArgs {
     /// The TileMapLayer node path.
     node: String,
     /// Layers the tiles are on (numbers 1-32 or 2d_physics names).
@@ -121,7 +121,7 @@ pub struct PhysicsLayerArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct TileCollisionArgs {
+pub(crate) struct TileCollisionArgs {
     /// The TileMapLayer node path.
     node: String,
     /// The tile's atlas coords [x,y].
@@ -148,7 +148,7 @@ pub struct TileCollisionArgs {
 
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum TerrainMode {
+pub(crate) enum TerrainMode {
     CornersAndSides,
     Corners,
     Sides,
@@ -156,7 +156,7 @@ pub enum TerrainMode {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct TerrainSetArgs {
+pub(crate) struct TerrainSetArgs {
     /// The TileMapLayer node path.
     node: String,
     mode: TerrainMode,
@@ -190,7 +190,7 @@ fn cells_plan(
     plan(state, tool, steps, NoFields {})
 }
 
-pub fn tools() -> Vec<ToolDef> {
+pub(crate) fn tools() -> Vec<ToolDef> {
     let mut all = cell_tools();
     all.extend(tileset_tools());
     all

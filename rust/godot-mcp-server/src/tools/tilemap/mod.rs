@@ -1,5 +1,5 @@
 //! Tile maps: cells and tile sets read from disk ([`read`]) and cell edits in the
 //! live editor ([`edit`]).
 
-pub mod edit;
-pub mod read;
+pub(crate) mod edit;
+pub(crate) mod read;

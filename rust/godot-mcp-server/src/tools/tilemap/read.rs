@@ -20,7 +20,7 @@ fn meta(name: &'static str, title: &'static str, description: &'static str) -> T
     ToolMeta::read_only(Toolset::Tilemap, name, title, description)
 }
 
-pub fn tools() -> Vec<ToolDef> {
+pub(crate) fn tools() -> Vec<ToolDef> {
     vec![
         ToolDef::new(
             meta(
@@ -45,7 +45,7 @@ pub fn tools() -> Vec<ToolDef> {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct CellsArgs {
+pub(crate) struct CellsArgs {
     /// The .tscn.
     // `scene` too: the tile map's edit tools name the scene so (run 5, tiles-paint-floor).
     #[serde(alias = "scene")]
@@ -72,7 +72,7 @@ struct CellOut {
 
 /// A page of a layer's used cells.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct CellsOut {
+pub(crate) struct CellsOut {
     path: String,
     node: String,
     tile_set: Option<Value>,
@@ -141,7 +141,7 @@ async fn get_tilemap_cells(Call { state, args, .. }: Call<CellsArgs>) -> Out<Cel
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct TileSetArgs {
+pub(crate) struct TileSetArgs {
     /// A TileSet .tres, or a .tscn (then give `node`).
     path: ResPath,
     /// For a .tscn: the TileMapLayer whose tile_set to read.
@@ -216,7 +216,7 @@ struct TileSetFrom {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct TileSetOut {
+pub(crate) struct TileSetOut {
     path: String,
     from: Option<TileSetFrom>,
     tile_size: [i64; 2],

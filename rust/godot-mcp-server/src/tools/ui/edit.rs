@@ -28,7 +28,7 @@ use cmd::ThemeKind;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ThemeItemArgs {
+pub(crate) struct ThemeItemArgs {
     /// The Theme .tres.
     path: ResPath,
     /// Theme type, e.g. Button.
@@ -43,7 +43,7 @@ pub struct ThemeItemArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct OverrideArgs {
+pub(crate) struct OverrideArgs {
     /// Control node path from the scene root.
     node: String,
     kind: ThemeKind,
@@ -62,7 +62,7 @@ pub struct OverrideArgs {
 /// `Control.LayoutPreset`, by name.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum LayoutPreset {
+pub(crate) enum LayoutPreset {
     TopLeft,
     TopRight,
     BottomLeft,
@@ -83,7 +83,7 @@ pub enum LayoutPreset {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct AnchorsArgs {
+pub(crate) struct AnchorsArgs {
     /// Control node path from the scene root.
     node: String,
     preset: LayoutPreset,
@@ -101,7 +101,7 @@ pub struct AnchorsArgs {
     clippy::enum_variant_names,
     reason = "Godot's class names, and so the schema's values"
 )]
-pub enum ContainerType {
+pub(crate) enum ContainerType {
     HBoxContainer,
     VBoxContainer,
     GridContainer,
@@ -116,7 +116,7 @@ pub enum ContainerType {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ContainerArgs {
+pub(crate) struct ContainerArgs {
     /// Parent node path ("." is the root).
     parent: String,
     #[serde(rename = "type")]
@@ -178,7 +178,7 @@ reply_fields!(
     }
 );
 
-pub fn tools() -> Vec<ToolDef> {
+pub(crate) fn tools() -> Vec<ToolDef> {
     use SafetyClass::*;
     vec![
         ToolDef::planned(

@@ -1,5 +1,5 @@
 //! Theme and UI: Theme reads from disk ([`read`]) and theme and Control edits in the
 //! live editor ([`edit`]).
 
-pub mod edit;
-pub mod read;
+pub(crate) mod edit;
+pub(crate) mod read;

@@ -15,7 +15,7 @@ use crate::rules::{SafetyClass, Toolset};
 use crate::tools::kit::scene_doc::{Doc, load_doc, typed};
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
-pub fn tools() -> Vec<ToolDef> {
+pub(crate) fn tools() -> Vec<ToolDef> {
     vec![ToolDef::new(
         ToolMeta {
             name: "get_theme",
@@ -32,7 +32,7 @@ pub fn tools() -> Vec<ToolDef> {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ThemeArgs {
+pub(crate) struct ThemeArgs {
     /// The Theme .tres.
     path: ResPath,
     /// Only this theme type, e.g. Button.
@@ -63,7 +63,7 @@ struct ThemeTypeOut {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct ThemeOut {
+pub(crate) struct ThemeOut {
     path: String,
     default_base_scale: Option<f64>,
     default_font: Option<Value>,

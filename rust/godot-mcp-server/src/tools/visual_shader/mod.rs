@@ -37,7 +37,7 @@ fn meta(name: &'static str, title: &'static str, description: &'static str) -> T
     edit_meta(Toolset::VisualShader, name, title, description)
 }
 
-pub fn tools() -> Vec<ToolDef> {
+pub(crate) fn tools() -> Vec<ToolDef> {
     vec![
         ToolDef::planned(
             meta(
@@ -107,7 +107,7 @@ pub fn tools() -> Vec<ToolDef> {
 /// A shader mode (`Shader.Mode`).
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum Mode {
+pub(crate) enum Mode {
     Spatial,
     CanvasItem,
     Particles,
@@ -117,7 +117,7 @@ pub enum Mode {
 
 /// What a graph write will do: the file write, the change, and the shader's mode.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct GraphEffect<C> {
+pub(crate) struct GraphEffect<C> {
     #[serde(flatten)]
     file: FileEffect,
     mode: &'static str,
@@ -191,7 +191,7 @@ fn plan_edit<C: Serialize + JsonSchema>(
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct CreateArgs {
+pub(crate) struct CreateArgs {
     /// The new .tres.
     path: ResPath,
     /// Default spatial.
@@ -201,7 +201,7 @@ pub struct CreateArgs {
 
 /// What create adds: the functions the new shader has.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct Created {
+pub(crate) struct Created {
     functions: Vec<&'static str>,
 }
 
@@ -235,14 +235,14 @@ fn plan_create(state: Arc<AppState>, args: CreateArgs) -> Result<GraphPlan<Creat
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct GraphArgs {
+pub(crate) struct GraphArgs {
     /// The VisualShader .tres.
     path: ResPath,
 }
 
 /// One node of a function's graph.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct NodeOut {
+pub(crate) struct NodeOut {
     function: &'static str,
     id: i64,
     class: String,
@@ -253,7 +253,7 @@ pub struct NodeOut {
 
 /// One connection of a function's graph.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct ConnectionOut {
+pub(crate) struct ConnectionOut {
     function: &'static str,
     from_node: i64,
     from_port: i64,
@@ -272,7 +272,7 @@ fn connection_out(function: &'static str, c: Connection) -> ConnectionOut {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct GraphOut {
+pub(crate) struct GraphOut {
     path: String,
     sha256: String,
     mode: &'static str,
@@ -397,7 +397,7 @@ edit_args! {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct NodeAdded {
+pub(crate) struct NodeAdded {
     function: &'static str,
     id: i64,
     class: String,
@@ -455,7 +455,7 @@ fn plan_add_node(state: Arc<AppState>, a: AddNodeArgs) -> Result<GraphPlan<NodeA
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct NodeRemoved {
+pub(crate) struct NodeRemoved {
     function: &'static str,
     id: i64,
     class: String,
@@ -611,7 +611,7 @@ fn plan_disconnect(
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct PropertySet {
+pub(crate) struct PropertySet {
     function: &'static str,
     id: i64,
     class: String,

@@ -28,7 +28,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ByTypeArgs {
+pub(super) struct ByTypeArgs {
     /// Class or script class, e.g. StandardMaterial3D, PackedScene, PlayerStats.
     #[serde(rename = "type")]
     type_name: String,

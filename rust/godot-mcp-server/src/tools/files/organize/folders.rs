@@ -45,7 +45,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct CreateFolderArgs {
+pub(super) struct CreateFolderArgs {
     /// The folder.
     path: ResPath,
 }
@@ -166,7 +166,7 @@ pub(super) fn plan_create_folder(
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct DeleteFolderArgs {
+pub(super) struct DeleteFolderArgs {
     /// The folder.
     path: ResPath,
     /// Delete its files and subfolders too (default false: only an empty folder).

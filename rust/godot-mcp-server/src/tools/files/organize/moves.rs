@@ -66,7 +66,7 @@ pub(super) fn tools() -> Vec<ToolDef> {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct MoveArgs {
+pub(super) struct MoveArgs {
     /// The file now.
     from: ResPath,
     /// Its new path (same extension; must not exist).
@@ -276,7 +276,7 @@ pub(super) fn plan_move(
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct DuplicateArgs {
+pub(super) struct DuplicateArgs {
     /// The file to copy.
     from: ResPath,
     /// The copy's path (same extension; must not exist).

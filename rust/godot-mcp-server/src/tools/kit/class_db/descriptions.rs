@@ -174,7 +174,7 @@ pub struct DumpClass {
 }
 
 #[derive(Debug, Deserialize)]
-pub struct DumpItem {
+pub(crate) struct DumpItem {
     name: String,
     #[serde(default)]
     description: String,

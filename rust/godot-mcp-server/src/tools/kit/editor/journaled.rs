@@ -466,7 +466,7 @@ fn refusal_error(
 ///
 /// A late reply is matched by its request id, so the bridge first numbers its requests
 /// above every id the journal recorded (an earlier server's rows may still be open).
-pub fn settle_late_replies(state: &Arc<AppState>, bridge: &Arc<Bridge>) {
+pub(crate) fn settle_late_replies(state: &Arc<AppState>, bridge: &Arc<Bridge>) {
     match state.journal.lock().last_editor_request_id() {
         Ok(last) => bridge.number_above(last),
         // Then the journal refuses every editor transaction: none is sent.

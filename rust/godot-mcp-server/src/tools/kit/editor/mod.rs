@@ -28,10 +28,10 @@ mod staged;
 mod tool;
 
 pub(crate) use around::in_scene;
-pub use journaled::settle_late_replies;
+pub(crate) use journaled::settle_late_replies;
 pub(crate) use journaled::{run_effect_as, run_effect_files_as};
 pub(crate) use staged::{check_still_edited, editor_part, own_paths, stage_edit, stageable};
-pub use tool::{NoArgs, NodeArgs};
+pub(crate) use tool::{NoArgs, NodeArgs};
 pub(crate) use tool::{
     SceneLevel, authoring_plan, blocking_as, editor_meta, editor_read, meta, wire_name,
 };
@@ -48,7 +48,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::error::{ErrorCode, ToolError};
-pub use crate::honesty::{EditReply, EditVerdict};
+pub(crate) use crate::honesty::{EditReply, EditVerdict};
 use crate::honesty::{MayHaveApplied, absent_when_none};
 use crate::planes::editor::{Bridge, RequestFailure};
 use crate::planes::process::Session;
@@ -81,7 +81,7 @@ pub(crate) use reply_fields;
 
 /// How long a tool waits for the editor (`GODOT_MCP_EDITOR_TIMEOUT_MS`, read into
 /// the server's `Config` at start).
-pub fn editor_timeout(state: &AppState) -> Duration {
+pub(crate) fn editor_timeout(state: &AppState) -> Duration {
     Duration::from_millis(state.config.editor_timeout_ms)
 }
 
@@ -315,17 +315,17 @@ pub(crate) fn present<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(
 
 /// A reply with no fields of its own.
 #[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
-pub struct NoReplyFields {}
+pub(crate) struct NoReplyFields {}
 
 reply_fields!(
     /// The node a node command acted on (a created or duplicated node's own path).
-    pub struct NodeField {
+    pub(crate) struct NodeField {
         node: String,
     }
 );
 
 reply_fields!(
-    pub struct CreatedNode {
+    pub(crate) struct CreatedNode {
         node: String,
         #[serde(rename = "type")]
         node_type: String,
@@ -334,7 +334,7 @@ reply_fields!(
 
 reply_fields!(
     /// A property as the editor reads it back after setting it (typed value JSON).
-    pub struct PropertySet {
+    pub(crate) struct PropertySet {
         node: String,
         property: String,
         #[serde(deserialize_with = "present")]
@@ -343,14 +343,14 @@ reply_fields!(
 );
 
 reply_fields!(
-    pub struct ScriptAttached {
+    pub(crate) struct ScriptAttached {
         node: String,
         script: String,
     }
 );
 
 reply_fields!(
-    pub struct SignalConnection {
+    pub(crate) struct SignalConnection {
         from: String,
         signal: String,
         to: String,
@@ -359,7 +359,7 @@ reply_fields!(
 );
 
 reply_fields!(
-    pub struct ResourcePropertySet {
+    pub(crate) struct ResourcePropertySet {
         path: String,
         property: String,
         #[serde(deserialize_with = "present")]
@@ -370,7 +370,7 @@ reply_fields!(
 reply_fields!(
     /// What the add-on's batch reply adds. Its `applied` (how many sets ran) is replaced in
     /// the tool's result by the policy's `applied: true`.
-    pub struct BatchApplied {
+    pub(crate) struct BatchApplied {
         applied: usize,
         nodes: usize,
     }
@@ -378,7 +378,7 @@ reply_fields!(
 
 reply_fields!(
     /// The action undone or redone and the history's version after it.
-    pub struct UndoStep {
+    pub(crate) struct UndoStep {
         action: String,
         version: u64,
     }
@@ -387,7 +387,7 @@ reply_fields!(
 /// What a scene-level command's plan reports before it runs: the verdict from the one
 /// rule, and the tool's own fields `T`.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct SceneCommand<T> {
+pub(crate) struct SceneCommand<T> {
     pub command: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(transform = absent_when_none)]
@@ -400,14 +400,14 @@ pub struct SceneCommand<T> {
 
 /// The size of a property batch.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct BatchSize {
+pub(crate) struct BatchSize {
     pub(crate) sets: usize,
     pub(crate) nodes: usize,
 }
 
 /// A node property in the edited scene, as typed value JSON.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct NodeProperty {
+pub(crate) struct NodeProperty {
     pub node: String,
     pub property: String,
     pub value: Value,
@@ -415,7 +415,7 @@ pub struct NodeProperty {
 
 /// The edited scene's undo history.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct History {
+pub(crate) struct History {
     pub scene: String,
     /// The scene root's instance id (another one once the scene is reopened).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -509,7 +509,7 @@ pub(crate) fn managed_editor(state: &AppState) -> Option<Arc<Session>> {
 
 /// Until how long after its launch an editor call waits for a managed editor that is
 /// still loading (its add-on has not said hello yet).
-pub const EDITOR_LOAD_WAIT: Duration = Duration::from_secs(120);
+pub(crate) const EDITOR_LOAD_WAIT: Duration = Duration::from_secs(120);
 
 /// Whether the project has the godot_mcp add-on (whose hello makes the editor ready).
 pub(crate) fn addon_installed(state: &AppState) -> bool {
@@ -531,7 +531,7 @@ pub(crate) fn bridge_connected(state: &AppState) -> bool {
 /// server started is still loading: no add-on connected yet, the add-on installed, the
 /// editor running and launched less than [`EDITOR_LOAD_WAIT`] ago. So the first editor
 /// call after start_editor waits for the editor instead of failing.
-pub fn wait_for_loading_editor(state: &AppState) {
+pub(crate) fn wait_for_loading_editor(state: &AppState) {
     if bridge_connected(state) || !addon_installed(state) {
         return;
     }

@@ -21,14 +21,14 @@ use crate::tools::{Call, Plan, ToolDef, ToolMeta};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct NodeArgs {
+pub(crate) struct NodeArgs {
     /// Node path from the scene root ("." is the root).
     pub(crate) node: String,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct NoArgs {}
+pub(crate) struct NoArgs {}
 
 /// The meta of an editor-plane tool: a read has no effect, anything else is an
 /// editor-runtime effect (recipes::meta and [`editor_meta`] are this one).

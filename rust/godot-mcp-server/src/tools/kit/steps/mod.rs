@@ -205,7 +205,7 @@ pub(crate) fn vector(dim: Dim, v: &[f64], param: &str) -> Result<Value, ToolErro
 
 /// 2D or 3D.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-pub enum Dim {
+pub(crate) enum Dim {
     #[serde(rename = "2d")]
     TwoD,
     #[serde(rename = "3d")]
@@ -232,7 +232,7 @@ impl Dim {
 /// A layer: its number (1-32) or its name in Project Settings > Layer Names.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(untagged)]
-pub enum LayerRef {
+pub(crate) enum LayerRef {
     Number(u32),
     Name(String),
 }
