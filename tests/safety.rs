@@ -97,9 +97,10 @@ pub fn snapshot(root: &Path) -> BTreeMap<String, Vec<u8>> {
     out
 }
 
-const CONFIRM_TEXT: &str = "PRECONDITION_FAILED: This call discards unsaved changes. Set confirm=True to proceed. [required=confirm]";
 /// A save's confirm refusal: it overwrites the file, it discards nothing unsaved.
 const SAVE_MESSAGE: &str = "This call overwrites the scene's file on disk; undo cannot restore it. Set confirm=True to proceed.";
+/// A file or settings write's confirm refusal: it discards nothing unsaved either.
+const FILE_MESSAGE: &str = "This call changes project files (or settings) on disk, which undo does not restore. Set confirm=True to proceed.";
 
 /// Valid arguments (without flags) for every tool that takes dry_run. The preview
 /// test fails when a tool that takes dry_run has no entry here.
@@ -227,6 +228,8 @@ async fn destructive_without_confirm_is_refused_with_the_exact_text_and_changes_
     let before = snapshot(project.path());
     let tools = client.list_all_tools().await.unwrap();
     let mut checked = 0;
+    // Both texts are met: the spec's (editor edits) and the file tools'.
+    let mut by_text = std::collections::BTreeMap::<&str, usize>::new();
     for tool in tools
         .iter()
         .filter(|t| t.meta.as_ref().unwrap().0["safety_class"] == "destructive")
@@ -251,17 +254,26 @@ async fn destructive_without_confirm_is_refused_with_the_exact_text_and_changes_
                 assert_eq!(err["message"], SAVE_MESSAGE, "{}", tool.name);
                 continue;
             }
-            assert_eq!(text.lines().next().unwrap(), CONFIRM_TEXT, "{}", tool.name);
-            assert_eq!(
-                err["message"],
-                "This call discards unsaved changes. Set confirm=True to proceed."
-            );
-            // The spec's text speaks of unsaved changes; a file tool's hint says what it
-            // really does (agents creating a new file read the text as a wrong refusal).
+            // The spec's text speaks of unsaved changes; a tool that writes files or
+            // settings says what it does instead (agent run 7: five agents creating a
+            // script, a bus layout or a setting read the spec's text as a wrong refusal).
             let hint = err["hint"].as_str().unwrap();
             let meta = &tool.meta.as_ref().unwrap().0;
+            let message = if meta["effect_kind"] == "file" {
+                FILE_MESSAGE
+            } else {
+                "This call discards unsaved changes. Set confirm=True to proceed."
+            };
             assert_eq!(
-                hint.starts_with("It writes project files (or settings) on disk"),
+                text.lines().next().unwrap(),
+                format!("PRECONDITION_FAILED: {message} [required=confirm]"),
+                "{}",
+                tool.name
+            );
+            assert_eq!(err["message"], message, "{}", tool.name);
+            *by_text.entry(message).or_default() += 1;
+            assert_eq!(
+                hint.starts_with("The journal records each file it changes."),
                 meta["effect_kind"] == "file",
                 "{}: {hint}",
                 tool.name
@@ -271,6 +283,7 @@ async fn destructive_without_confirm_is_refused_with_the_exact_text_and_changes_
         checked += 1;
     }
     assert!(checked >= 10, "only {checked} destructive tools");
+    assert_eq!(by_text.len(), 2, "{by_text:?}");
     assert_eq!(
         snapshot(project.path()),
         before,
@@ -607,11 +620,9 @@ async fn run_commands_refuses_bad_entries_before_running_any() {
         assert_eq!(e["code"], code, "{label}: {e}");
         assert_eq!(e["param"], param, "{label}: {e}");
         if code == "PRECONDITION_FAILED" {
+            // delete_resource_file removes a file: the file tools' text.
             assert_eq!(e["required"], "confirm");
-            assert_eq!(
-                e["message"],
-                "This call discards unsaved changes. Set confirm=True to proceed."
-            );
+            assert_eq!(e["message"], FILE_MESSAGE);
         }
         assert_eq!(
             snapshot(project.path()),

@@ -161,11 +161,18 @@ pub(crate) const CONFIRM_MESSAGE: &str =
 pub(crate) const SAVE_CONFIRM_MESSAGE: &str = "This call overwrites the scene's file on disk; undo cannot restore it. Set confirm=True \
      to proceed.";
 
+/// The confirm refusal of a call that writes, creates or removes project files or
+/// settings: it discards no unsaved changes either (issue 40: in agent run 7 five agents
+/// creating a script, a bus layout or a setting called the spec's text a wrong refusal).
+pub(crate) const FILE_CONFIRM_MESSAGE: &str = "This call changes project files (or settings) on disk, which undo does not restore. \
+     Set confirm=True to proceed.";
+
 /// The confirm refusal's message for `tool`: the spec's text, except where its reason
-/// is not the tool's (a save discards no unsaved changes).
-pub(crate) fn confirm_message(tool: &str) -> &'static str {
-    match tool {
-        "save_scene" | "save_all_scenes" => SAVE_CONFIRM_MESSAGE,
+/// is not the tool's (a save or a file write discards no unsaved changes).
+pub(crate) fn confirm_message(tool: &str, effect: Option<EffectKind>) -> &'static str {
+    match (tool, effect) {
+        ("save_scene" | "save_all_scenes", _) => SAVE_CONFIRM_MESSAGE,
+        (_, Some(EffectKind::File)) => FILE_CONFIRM_MESSAGE,
         _ => CONFIRM_MESSAGE,
     }
 }
@@ -180,7 +187,7 @@ pub(crate) fn confirm_gate(
 ) -> Result<(), ToolError> {
     if class.requires_confirm() && !flags.dry_run && !flags.confirm {
         return Err(
-            ToolError::new(ErrorCode::PreconditionFailed, confirm_message(tool))
+            ToolError::new(ErrorCode::PreconditionFailed, confirm_message(tool, effect))
                 .param("confirm")
                 .required("confirm")
                 .hint(confirm_hint(effect)),
@@ -195,9 +202,8 @@ pub(crate) fn confirm_gate(
 pub(crate) fn confirm_hint(effect: Option<EffectKind>) -> &'static str {
     match effect {
         Some(EffectKind::File) => {
-            "It writes project files (or settings) on disk, outside the editor's undo; the \
-             journal records each. Check it with dry_run=true, then call again with \
-             confirm=true."
+            "The journal records each file it changes. Check it with dry_run=true, then \
+             call again with confirm=true."
         }
         _ => "Check the effect first with dry_run=true, then call again with confirm=true.",
     }

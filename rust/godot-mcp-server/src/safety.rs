@@ -17,8 +17,9 @@
 //!    when no editor is connected.
 //! 4. A destructive call that is not a dry run needs `confirm=true`, else exactly
 //!    `PRECONDITION_FAILED: This call discards unsaved changes. Set confirm=True to
-//!    proceed. [required=confirm]` — after the arguments, so a call with a wrong field
-//!    is told that first.
+//!    proceed. [required=confirm]` (a save, or a tool whose effect is a file write, says
+//!    what it does instead: [`crate::rules::confirm_message`]) — after the arguments, so
+//!    a call with a wrong field is told that first.
 //! 5. The tool plans: every precondition ([`crate::rules::Precondition`]) and every check of the
 //!    write seam runs, nothing is changed. A dry run stops here and returns the plan,
 //!    which is by construction what the real run reports.

@@ -691,9 +691,11 @@ async fn every_class_times_every_flag_combination() {
                     assert_eq!(e.code, code, "{tool} {label}: {e}");
                     assert_eq!(e.param.as_deref(), Some(what), "{tool} {label}: {e}");
                     if code == PreconditionFailed {
+                        // t_destr is a planned tool: its effect is a file write, so the
+                        // refusal says so (tests/safety.rs meets the spec's text too).
                         assert_eq!(
                             e.text(),
-                            "PRECONDITION_FAILED: This call discards unsaved changes. Set confirm=True to proceed. [required=confirm]"
+                            "PRECONDITION_FAILED: This call changes project files (or settings) on disk, which undo does not restore. Set confirm=True to proceed. [required=confirm]"
                         );
                         assert_eq!(e.required.as_deref(), Some("confirm"));
                     }
