@@ -323,15 +323,9 @@ fn plan_in_scene(
                 },
                 _ => run_effect_as(&state, &apply, None, None).map_err(hint_no_scene)?,
             };
-            // The steps the agent sent, the new scene's root step too; its node is
-            // the first created (agents read the list without it as the root missing).
+            // The steps the agent sent, the new scene's root step too.
             steps.fields.steps = asked;
-            if made_root
-                && let Some(nodes) = steps.fields.nodes.as_mut()
-                && nodes.first().map(String::as_str) != Some(".")
-            {
-                nodes.insert(0, ".".into());
-            }
+            root_first(made_root, &mut steps.fields);
             let mut save_transaction_id = None;
             if save {
                 let saved: Done =
@@ -354,6 +348,17 @@ fn plan_in_scene(
         }),
         preview,
     })
+}
+
+/// A new scene's root is the first node the call made (agents read the list without it
+/// as the root missing: agent run 7).
+fn root_first(made_root: bool, done: &mut StepsDone) {
+    if made_root
+        && let Some(nodes) = done.nodes.as_mut()
+        && nodes.first().map(String::as_str) != Some(".")
+    {
+        nodes.insert(0, ".".into());
+    }
 }
 
 #[cfg(test)]
