@@ -19,7 +19,7 @@ use godot_mcp_formats::input_event::{self, InputEventSpec};
 use godot_mcp_formats::project_edit::ConfigText;
 
 use crate::error::ErrorCode;
-use crate::tools::settings::{
+use crate::tools::kit::project_godot::{
     EditPlan, NameArgs, SettingChange, SettingsSet, meta, plan_edit, plan_remove,
 };
 use crate::tools::{Call, Out, ToolDef, ToolMeta};

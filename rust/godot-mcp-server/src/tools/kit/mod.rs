@@ -29,6 +29,8 @@
 //! - [`dotnet_build`]: .NET as a child process: the SDK, a supervised `dotnet build` and its
 //!   diagnostics, and the `check: "build"` of the writes that take it.
 //! - [`dotnet`]: the project's .NET side read from its files (`.csproj`, `[dotnet]`).
+//! - [`project_godot`]: project.godot as a file the tools edit: read, a planned edit
+//!   through the write seam, a key removed, and the shapes those edits answer with.
 
 pub(crate) mod cells;
 pub(crate) mod class_db;
@@ -41,6 +43,7 @@ pub(crate) mod ext_ref;
 pub(crate) mod file_write;
 pub(crate) mod godot_process;
 pub(crate) mod page;
+pub(crate) mod project_godot;
 pub(crate) mod scene_doc;
 pub(crate) mod steps;
 pub(crate) mod tres_edit;

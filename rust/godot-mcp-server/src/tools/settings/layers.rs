@@ -1,7 +1,7 @@
 //! Layer names: the `[layer_names]` section of project.godot, which names the bits
 //! of physics, render, navigation and avoidance layers in the inspector. Reading is
 //! from disk; writing is a project.godot edit through the settings seam
-//! (`settings::plan_edit`), destructive like every ProjectSettings write.
+//! (`kit::project_godot::plan_edit`), destructive like every ProjectSettings write.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -16,7 +16,7 @@ use crate::error::{ErrorCode, ToolError};
 use crate::respath::ResPath;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::settings::{EditPlan, plan_edit};
+use crate::tools::kit::project_godot::{EditPlan, plan_edit};
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
 pub(crate) fn tools() -> Vec<ToolDef> {
