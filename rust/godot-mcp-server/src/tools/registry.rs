@@ -83,14 +83,19 @@ impl ToolMeta {
         title: &'static str,
         description: &'static str,
     ) -> Self {
-        Self {
-            name,
-            title,
-            description,
-            class: SafetyClass::ReadOnly,
-            toolset,
-            effect: None,
-        }
+        Self::runtime(toolset, name, title, description, None).of_class(SafetyClass::ReadOnly)
+    }
+
+    /// A destructive tool of `toolset` whose effect is a file write (project.godot, file
+    /// moves and copies): written outside the undo history, so the agent opts in.
+    pub(crate) const fn file_write(
+        toolset: Toolset,
+        name: &'static str,
+        title: &'static str,
+        description: &'static str,
+    ) -> Self {
+        Self::runtime(toolset, name, title, description, Some(EffectKind::File))
+            .of_class(SafetyClass::Destructive)
     }
 
     /// A runtime tool of `toolset` (it runs or talks to a process): the shape of the
@@ -110,6 +115,11 @@ impl ToolMeta {
             toolset,
             effect,
         }
+    }
+
+    /// The same tool of another safety class.
+    const fn of_class(self, class: SafetyClass) -> Self {
+        Self { class, ..self }
     }
 }
 

@@ -15,7 +15,7 @@ use crate::error::{ErrorCode, ToolError};
 use crate::honesty::Persistence;
 use crate::planes::project::Expect;
 use crate::respath::ResPath;
-use crate::rules::{EffectKind, SafetyClass, Toolset};
+use crate::rules::Toolset;
 use crate::state::AppState;
 use crate::tools::kit::file_write::{FileEffect, plan_write};
 use crate::tools::{Also, Committed, Plan, ToolMeta};
@@ -28,14 +28,7 @@ pub(crate) fn meta(
     description: &'static str,
     toolset: Toolset,
 ) -> ToolMeta {
-    ToolMeta {
-        name,
-        title,
-        description,
-        class: SafetyClass::Destructive,
-        toolset,
-        effect: Some(EffectKind::File),
-    }
+    ToolMeta::file_write(toolset, name, title, description)
 }
 
 /// What a project.godot edit changes, on top of the file write itself.

@@ -15,7 +15,7 @@ use crate::honesty::{Persistence, Undo};
 use crate::planes::project::sha256_hex;
 use crate::planes::project::{self as plane, Expect, JournalCall};
 use crate::respath::ResPath;
-use crate::rules::{EffectKind, SafetyClass, Toolset};
+use crate::rules::Toolset;
 use crate::state::AppState;
 use crate::tools::kit::common::{not_undoable, on_disk, read_small, walk_files};
 use crate::tools::kit::ext_ref::derived_u64;
@@ -28,14 +28,7 @@ pub(super) fn destructive(
     title: &'static str,
     description: &'static str,
 ) -> ToolMeta {
-    ToolMeta {
-        name,
-        title,
-        description,
-        class: SafetyClass::Destructive,
-        toolset: Toolset::Files,
-        effect: Some(EffectKind::File),
-    }
+    ToolMeta::file_write(Toolset::Files, name, title, description)
 }
 
 /// move_file and duplicate_file, as published.
