@@ -192,7 +192,7 @@ fill = {
     "{MCP_TOOLS}": (f" You also have that godot-mcp server, through the MCP client"
                     f" `{bin_}/mcp-call` (run it from the working folder):"
                     " `mcp-call TOOL '{\"key\": value}'` calls a tool (the arguments as one JSON"
-                    " object, or as key=value pairs, where `key=@FILE` passes FILE's text and `key=@-` standard input's);"
+                    " object, `@FILE` or `@-` for one in a file or on standard input, or as key=value pairs, where `key=@FILE` passes FILE's text and `key=@-` standard input's);"
                     " `mcp-call --list` shows the tools listed now, and after a call that"
                     " changes the list it prints the tools that came.") if mcp else "",
     "{MCP_COUNT}": (", mcp-call included; and a line `mcp N`: how many of those were"

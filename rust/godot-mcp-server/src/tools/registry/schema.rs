@@ -87,7 +87,7 @@ pub(super) fn input_schema_for<A: JsonSchema>(class: SafetyClass) -> JsonObject 
             props.insert(
                 "confirm".into(),
                 json!({"type": "boolean", "default": false,
-                       "description": "Must be true to apply (removes or overwrites data)."}),
+                       "description": "Must be true to apply (it writes, overwrites or removes what undo cannot restore)."}),
             );
         }
     }
