@@ -436,9 +436,10 @@ pub(super) fn tile_collision(
         })?;
     let coords = Vector2i::new(atlas[0], atlas[1]);
     // has_tile first: Godot prints an error for the data of a tile that is not there.
-    let td = Some(())
-        .filter(|_| source.has_tile(coords))
-        .and_then(|_| source.get_tile_data(coords, 0))
+    let td = source
+        .has_tile(coords)
+        .then(|| source.get_tile_data(coords, 0))
+        .flatten()
         .ok_or_else(|| {
             failed(format!(
                 "atlas source {source_id} has no tile at ({}, {})",
