@@ -43,13 +43,16 @@ cargo fmt --all -- --check
 echo "==> cargo clippy"
 cargo clippy "${cargo_flags[@]}" --all-targets -- -D warnings
 # The docs build with no warning (a broken or private intra-doc link, unclosed HTML), in
-# the same target dir: the dependencies' check metadata is reused.
+# the same target dir.
 echo "==> cargo doc (warnings denied)"
 RUSTDOCFLAGS="-D warnings" cargo doc "${cargo_flags[@]}" --no-deps
 echo "==> layers (scripts/check-layers.sh: no cycle between the server's modules, nor between a crate's files)"
 scripts/check-layers.sh
-echo "==> cargo build (the add-on library and the stand-in godot, used by the tests)"
-cargo build "${cargo_flags[@]}"
+# --tests (with --lib --bins --examples) resolves features as `cargo test` does, dev-
+# dependencies included: a plain `cargo build` resolves them without, so every crate below
+# rmcp (libc, tokio, godot-core, ...) would be built a second time by `cargo test`.
+echo "==> cargo build (the add-on library and the stand-in godot, used by the tests, and the tests)"
+cargo build "${cargo_flags[@]}" --lib --bins --tests --examples
 echo "==> cargo test"
 counted cargo test "${cargo_flags[@]}" -- --skip real_godot_
 
