@@ -60,7 +60,18 @@ async fn layer_names_are_set_through_project_godot_and_read_back() {
     let mut real = args.clone();
     real["confirm"] = json!(true);
     let r = support::call_ok(&client, "set_layer_names", real).await;
-    assert_eq!(r["persisted"], d["persisted"]);
+    // A dry run wrote nothing and says so, naming what the real run then did.
+    assert_eq!(
+        (&d["persisted"], &r["persisted"]),
+        (&json!(false), &json!(true))
+    );
+    assert_eq!(
+        d["reason"].as_str().unwrap(),
+        format!(
+            "a dry run writes nothing; applied: {}",
+            r["reason"].as_str().unwrap()
+        )
+    );
     assert_eq!(r["changes"], d["changes"]);
     let after = read(dir.path(), "project.godot");
     assert_eq!(
@@ -130,8 +141,15 @@ async fn create_material_writes_the_text_godot_writes() {
     real["confirm"] = json!(true);
     let r = support::call_ok(&client, "create_material", real).await;
     assert_eq!(
-        (r["persisted"].clone(), r["reason"].clone()),
-        (d["persisted"].clone(), d["reason"].clone())
+        (&d["persisted"], &r["persisted"]),
+        (&json!(false), &json!(true))
+    );
+    assert_eq!(
+        d["reason"].as_str().unwrap(),
+        format!(
+            "a dry run writes nothing; applied: {}",
+            r["reason"].as_str().unwrap()
+        )
     );
     let text = read(dir.path(), "materials/brick.tres");
     let uid = r["uid"].as_str().unwrap();
@@ -677,7 +695,7 @@ async fn real_godot_material_loads_and_moved_scene_opens() {
     // file Godot loads (it wrote `[gd_resource type="Inventory"]`, which Godot refuses).
     std::fs::write(
         dir.path().join("scripts/inventory.gd"),
-        "extends Resource\nclass_name Inventory\n@export var items: Array = []\n",
+        "extends Resource\nclass_name Inventory\n@export var items: Array[String] = []\nfunc f():\n\tvar items: Array[int] = []\n",
     )
     .unwrap();
     support::run_godot(&godot, dir.path(), &["--import"]);
@@ -696,6 +714,30 @@ async fn real_godot_material_loads_and_moved_scene_opens() {
                "properties": {"script": "res://scripts/inventory.gd", "items": ["bow"]}, "confirm": true}),
     )
     .await;
+    // Written as Godot saves it: a uid in the header, the script's uid on its
+    // ext_resource (Godot's import wrote its .uid), the typed array as a typed array
+    // (the member's type, not the function's local of the same name).
+    let script_uid = read(dir.path(), "scripts/inventory.gd.uid");
+    let inv = read(dir.path(), "inv.tres");
+    let lines: Vec<&str> = inv.lines().collect();
+    assert!(
+        lines[0].starts_with(
+            "[gd_resource type=\"Resource\" script_class=\"Inventory\" load_steps=2 format=3 uid=\"uid://"
+        ),
+        "{inv}"
+    );
+    assert_eq!(
+        lines[2],
+        format!(
+            "[ext_resource type=\"Script\" uid=\"{}\" path=\"res://scripts/inventory.gd\" id=\"1_script\"]",
+            script_uid.trim()
+        ),
+        "{inv}"
+    );
+    assert!(
+        inv.contains("\nitems = Array[String]([\"sword\", \"shield\"])\n"),
+        "{inv}"
+    );
 
     // Keys by name, as people write them (agents typed raw key values: agent trials).
     support::call_ok(

@@ -249,7 +249,7 @@ pub(crate) const EXPORT_TARGET_PATTERN: &str = "^(res://|/)";
 /// The `pattern` of [`ExportTarget`]: a res:// path or an absolute filesystem path
 /// (on Windows also a drive letter, `\\server\share` or `\\?\`).
 #[cfg(windows)]
-pub const EXPORT_TARGET_PATTERN: &str = r"^(res://|/|[A-Za-z]:[\\/]|\\\\)";
+pub(crate) const EXPORT_TARGET_PATTERN: &str = r"^(res://|/|[A-Za-z]:[\\/]|\\\\)";
 
 // ---------------------------------------------------------------------------------
 // export_project's output_path

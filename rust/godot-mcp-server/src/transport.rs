@@ -54,7 +54,7 @@ impl StopSignal {
 /// kills the process outright. Windows has no SIGTERM: Ctrl-C (and Ctrl-Break) is
 /// the interrupt there.
 #[cfg(windows)]
-pub async fn stop_signal() -> StopSignal {
+pub(crate) async fn stop_signal() -> StopSignal {
     match tokio::signal::ctrl_c().await {
         Ok(()) => StopSignal::Interrupt,
         Err(_) => std::future::pending().await,

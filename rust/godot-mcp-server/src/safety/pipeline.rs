@@ -108,6 +108,25 @@ pub(crate) async fn run_call(
     outcome
 }
 
+/// A dry run writes nothing, so it never answers `persisted: true`: a plan's effect says
+/// what its real run will do ("written to disk atomically ..."), and a preview showing it
+/// as is read as done (issue 40: an agent took a dry run's `persisted: true` for a write).
+/// The real run's reason is kept, marked as what applying it would do.
+fn nothing_persisted_by_a_dry_run(mut out: JsonObject) -> JsonObject {
+    if out.get("dry_run") == Some(&Value::Bool(true))
+        && out.get("persisted") == Some(&Value::Bool(true))
+    {
+        let then = out
+            .get("reason")
+            .and_then(Value::as_str)
+            .unwrap_or("on disk");
+        let reason = format!("a dry run writes nothing; applied: {then}");
+        out.insert("persisted".into(), json!(false));
+        out.insert("reason".into(), json!(reason));
+    }
+    out
+}
+
 fn json_len(v: &Value) -> usize {
     serde_json::to_vec(v).map_or(0, |v| v.len())
 }
@@ -123,6 +142,9 @@ async fn run_call_untraced(
         .of(ctx.session)
         .map(|h| h.lock().id.to_string());
     let outcome = match run_call_inner(served, def, args.unwrap_or_default(), ctx).await {
+        Ok(CallOutcome::Done(Ok(Value::Object(out)))) => {
+            CallOutcome::Done(Ok(Value::Object(nothing_persisted_by_a_dry_run(out))))
+        }
         Ok(outcome) => outcome,
         Err(e) => CallOutcome::Done(Err(e)),
     };
@@ -318,7 +340,7 @@ fn preview(def: &ToolDef, flags: CallFlags, effect: Map<String, Value>) -> Value
         "confirm_required".into(),
         json!(def.meta.class.requires_confirm() && !flags.confirm),
     );
-    Value::Object(out)
+    Value::Object(nothing_persisted_by_a_dry_run(out))
 }
 
 /// A dry run's effect: the plan's, completed by its preview step where it has one.

@@ -246,44 +246,47 @@ mod imp {
     /// The job's handle: held for the session's life (the server's, since
     /// sessions are never dropped before it exits), so the job lives while
     /// the server does and kills what is left of the launch when it dies.
-    pub type Held = JobObject;
+    pub(crate) type Held = JobObject;
 
-    pub const NATIVE_BOUNDARY: Option<(&str, &str)> = Some((
+    pub(crate) const NATIVE_BOUNDARY: Option<(&str, &str)> = Some((
         "job_object",
         "every launch runs in a Job Object of its own, named from its nonce: the child joins \
          it while suspended, its processes cannot leave it, and it is terminated whole",
     ));
 
     /// The job the suspended child is in.
-    pub struct Gate {
+    pub(crate) struct Gate {
         job: JobObject,
         name: String,
     }
 
     impl Gate {
-        pub fn boundary(&self, _stat: &ProcStat) -> Boundary {
+        pub(crate) fn boundary(&self, _stat: &ProcStat) -> Boundary {
             Boundary::JobObject {
                 name: self.name.clone(),
             }
         }
 
-        pub async fn release(&mut self, child: &mut tokio::process::Child) -> io::Result<()> {
+        pub(crate) async fn release(
+            &mut self,
+            child: &mut tokio::process::Child,
+        ) -> io::Result<()> {
             let pid = child
                 .id()
                 .ok_or_else(|| io::Error::other("the gated child has exited"))?;
             job::resume(pid)
         }
 
-        pub fn into_held(self) -> Held {
+        pub(crate) fn into_held(self) -> Held {
             self.job
         }
     }
 
-    pub fn boundary_observable(procs: &dyn ProcessTable) -> bool {
+    pub(crate) fn boundary_observable(procs: &dyn ProcessTable) -> bool {
         procs.observes_jobs()
     }
 
-    pub fn spawn_gated(
+    pub(crate) fn spawn_gated(
         nonce: &str,
         program: &Path,
         args: &[String],
@@ -321,11 +324,11 @@ mod imp {
         })
     }
 
-    pub type Socket = tokio::net::TcpListener;
-    pub type ReadHalf = tokio::net::tcp::OwnedReadHalf;
-    pub type WriteHalf = tokio::net::tcp::OwnedWriteHalf;
+    pub(crate) type Socket = tokio::net::TcpListener;
+    pub(crate) type ReadHalf = tokio::net::tcp::OwnedReadHalf;
+    pub(crate) type WriteHalf = tokio::net::tcp::OwnedWriteHalf;
 
-    pub fn bind(_session_dir: &Path) -> Result<Bound, ToolError> {
+    pub(crate) fn bind(_session_dir: &Path) -> Result<Bound, ToolError> {
         // std's listener binds synchronously, as the Unix one does.
         let std_listener = std::net::TcpListener::bind(("127.0.0.1", 0)).map_err(internal)?;
         std_listener.set_nonblocking(true).map_err(internal)?;
@@ -338,11 +341,11 @@ mod imp {
         })
     }
 
-    pub fn exit_signal(_status: &std::process::ExitStatus) -> Option<i32> {
+    pub(crate) fn exit_signal(_status: &std::process::ExitStatus) -> Option<i32> {
         None
     }
 
-    pub fn dir_writable(_dir: &Path) -> bool {
+    pub(crate) fn dir_writable(_dir: &Path) -> bool {
         false
     }
 }

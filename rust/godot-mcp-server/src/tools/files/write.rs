@@ -13,7 +13,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use godot_mcp_formats::variant;
+use godot_mcp_formats::{ids, variant};
 
 use crate::error::{ErrorCode, ToolError};
 use crate::honesty::{Persistence, Undo};
@@ -26,6 +26,7 @@ use crate::tools::kit::common::{
     script_header_gd, script_of_class,
 };
 use crate::tools::kit::dotnet_build::Check;
+use crate::tools::kit::ext_ref;
 use crate::tools::kit::file_write::{
     ScriptPlan, WritePlan, build_check, parse_checked, plan_write, plan_write_checked,
     require_script_path,
@@ -238,8 +239,21 @@ fn plan_create_resource(
             "type must be a Godot class name like Resource",
         ));
     }
-    let text = resource_text(&state, &args.type_name, &args.properties)?;
     let exists = plane::current(&state.project, "path", &args.path)?.is_some();
+    // As Godot saves one: a uid in the header, kept by an overwrite so references by
+    // uid still find the file.
+    let kept = exists
+        .then(|| state.project.resolve("path", &args.path).ok())
+        .flatten()
+        .and_then(|real| std::fs::read_to_string(real).ok())
+        .and_then(|text| ext_ref::header_uid(&text));
+    let uid = kept.unwrap_or_else(|| {
+        ids::uid_text(ext_ref::derived_u64(&[
+            "create_resource",
+            &args.path.to_string(),
+        ]))
+    });
+    let text = resource_text(&state, &args.type_name, &uid, &args.properties)?;
     if exists && !args.overwrite {
         return Err(
             ToolError::invalid_params("path", format!("{} already exists", args.path))
@@ -265,6 +279,7 @@ fn plan_create_resource(
 fn resource_text(
     state: &Arc<AppState>,
     type_name: &str,
+    uid: &str,
     properties: &Map<String, Value>,
 ) -> Result<String, ToolError> {
     let class_script = script_of_class(state, type_name)?;
@@ -293,14 +308,25 @@ fn resource_text(
             } else {
                 type_name
             };
+            let ext = ext_ref::ext_line(
+                &ext_ref::ext_target(state, "properties.script", path)?,
+                "1_script",
+            );
             format!(
-                "[gd_resource type=\"{base}\"{class} load_steps=2 format=3]\n\n\
-                 [ext_resource type=\"Script\" path=\"{path}\" id=\"1_script\"]\n\n\
-                 [resource]\nscript = ExtResource(\"1_script\")\n"
+                "[gd_resource type=\"{base}\"{class} load_steps=2 format=3 uid=\"{uid}\"]\n\n\
+                 {ext}\n[resource]\nscript = ExtResource(\"1_script\")\n"
             )
         }
-        None => format!("[gd_resource type=\"{type_name}\" format=3]\n\n[resource]\n"),
+        None => {
+            format!("[gd_resource type=\"{type_name}\" format=3 uid=\"{uid}\"]\n\n[resource]\n")
+        }
     };
+    // A script's typed array (`var items: Array[String]`) is written as Godot writes it,
+    // `Array[String]([...])`, not as an untyped literal.
+    let script_text = script
+        .as_ref()
+        .and_then(|p| state.project.resolve("properties.script", p).ok())
+        .and_then(|real| std::fs::read_to_string(real).ok());
     // An engine class's property is written as the type the class declares (`"#ff0000"`
     // for a Color is a Color, not a String Godot would drop on load); the class reference
     // is asked only for a value JSON cannot type by itself (a string, array or object).
@@ -327,9 +353,37 @@ fn resource_text(
             Some(v) => v,
             None => variant::plain_json_text(value, &param)?,
         };
+        let v = match (
+            value,
+            script_text.as_deref().and_then(|t| typed_array_of(t, key)),
+        ) {
+            (Value::Array(_), Some(item)) => format!("Array[{item}]({v})"),
+            _ => v,
+        };
         text.push_str(&format!("{key} = {v}\n"));
     }
     Ok(text)
+}
+
+/// The item type of `var <key>: Array[<item>]` in a GDScript's text, for the item types
+/// a JSON array writes as Godot does (String, int, float, bool).
+fn typed_array_of(script: &str, key: &str) -> Option<&'static str> {
+    script.lines().find_map(|line| {
+        // A member is declared at the class's level (no indent); `@export var ...` too.
+        let rest = match line.find("var ") {
+            Some(at) if at == 0 || line.starts_with('@') => &line[at + 4..],
+            _ => return None,
+        };
+        let (name, ty) = rest.split_once(':')?;
+        if name.trim() != key {
+            return None;
+        }
+        let ty = ty.split('=').next()?.trim();
+        let item = ty.strip_prefix("Array[")?.strip_suffix(']')?.trim();
+        ["String", "int", "float", "bool"]
+            .into_iter()
+            .find(|t| *t == item)
+    })
 }
 
 /// `value` as Godot text of `class.key`'s declared type `ty` (`None`: as JSON says it).
