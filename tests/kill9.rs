@@ -74,8 +74,37 @@ async fn start(
     (client, pid)
 }
 
-fn kill9(pid: i32) {
+/// SIGKILL the server, then wait until the kernel has dropped its leases (the state
+/// dir's `lease.lock` and the project's `.godot/godot-mcp.lease`): a dead process's
+/// files are closed by a kernel worker, which on a loaded machine (CI, 2026-12-07) took
+/// longer than the 5 s a start waits for a dead holder's lock, and the next start was
+/// refused as "another server holds the project lease". What this test proves is the
+/// journal across kills, not how fast the kernel closes a dead process's files.
+fn kill9(pid: i32, project: &Path, state: &Path) {
     support::kill9_and_wait(pid as u32);
+    let mut leases = vec![project.join(".godot/godot-mcp.lease")];
+    for dir in std::fs::read_dir(state).into_iter().flatten().flatten() {
+        leases.push(dir.path().join("lease.lock"));
+    }
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    for lease in leases.iter().filter(|l| l.exists()) {
+        let file = std::fs::File::open(lease).unwrap();
+        loop {
+            match file.try_lock_shared() {
+                Ok(()) => break,
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    assert!(
+                        std::time::Instant::now() < deadline,
+                        "{} still locked 120 s after its holder {pid} died",
+                        lease.display()
+                    );
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                Err(std::fs::TryLockError::Error(e)) => panic!("{}: {e}", lease.display()),
+            }
+        }
+        file.unlock().unwrap();
+    }
 }
 
 async fn call(
@@ -173,7 +202,7 @@ async fn kill_dash_nine_loses_no_committed_write() {
                 _ = tokio::time::sleep(delay) => None,
             }
         };
-        kill9(pid);
+        kill9(pid, project.path(), state.path());
         match answered {
             Some(Ok(r)) => {
                 assert_ne!(
@@ -251,7 +280,7 @@ async fn kill_dash_nine_loses_no_committed_write() {
             "write {i} committed exactly once"
         );
     }
-    kill9(pid);
+    kill9(pid, project.path(), state.path());
     eprintln!(
         "kill -9 loop: {iterations} iterations, {} writes acknowledged, {kills_during_write} kills before the answer",
         acknowledged_txns.len()

@@ -886,7 +886,12 @@ async fn real_godot_create_nodes_opens_creates_and_saves_its_scene_in_one_call()
             {"op": "create", "parent": "$0", "type": "VBoxContainer", "name": "Box"},
             {"op": "set", "node": "$1", "property": "layout_mode", "value": 1},
             {"op": "set", "node": "$1", "property": "anchors_preset", "value": 8},
-            {"op": "create", "parent": "$1", "type": "Button", "name": "Play"}]}),
+            {"op": "create", "parent": "$1", "type": "Button", "name": "Play"},
+            // Several theme overrides in one call, by their property paths (what
+            // set_theme_override's description points to: run 8 made four calls).
+            {"op": "set", "node": "$4", "property": "theme_override_font_sizes/font_size", "value": 48},
+            {"op": "set", "node": "$4", "property": "theme_override_colors/font_color", "value": "#ffff00"},
+            {"op": "set", "node": "$4", "property": "theme_override_constants/outline_size", "value": 4}]}),
     )
     .await;
     assert_eq!(menu["applied"], true, "{menu}");
@@ -902,6 +907,13 @@ async fn real_godot_create_nodes_opens_creates_and_saves_its_scene_in_one_call()
         text.contains("anchors_preset = 8") && text.contains("anchor_left = 0.5"),
         "{text}"
     );
+    for line in [
+        "theme_override_colors/font_color = Color(1, 1, 0, 1)\n",
+        "theme_override_constants/outline_size = 4\n",
+        "theme_override_font_sizes/font_size = 48\n",
+    ] {
+        assert!(text.contains(line), "{line}: {text}");
+    }
 
     // An existing scene that is not open: a dry run says it would open it and changes
     // nothing; the real call opens, edits and saves it.
@@ -921,6 +933,47 @@ async fn real_godot_create_nodes_opens_creates_and_saves_its_scene_in_one_call()
     assert_eq!(dry["applied"], false, "{dry}");
     assert_eq!(dry["opens"], "res://scenes/main_2d.tscn", "{dry}");
     assert_eq!(dry["saves"], "res://scenes/main_2d.tscn", "{dry}");
+    // Its steps were checked, on a stand-in of the scene (agent run 8: a dry run passed
+    // that the real call refused). Red without check_in in plan_in_scene's preview.
+    assert_eq!(dry["scene"], "res://scenes/main_2d.tscn", "{dry}");
+    assert_eq!(
+        (&dry["persisted"], &dry["reason"]),
+        (
+            &json!(false),
+            &json!("a dry run writes nothing; applied, the call saves res://scenes/main_2d.tscn")
+        ),
+        "{dry}"
+    );
+    let wrong = call_err(
+        &client,
+        "create_nodes",
+        json!({"scene": "res://scenes/main_2d.tscn", "save": true, "dry_run": true, "steps": [
+            {"op": "set", "node": "NoSuchNode", "property": "visible", "value": false}]}),
+    )
+    .await;
+    assert!(
+        wrong["message"].as_str().unwrap().contains("NoSuchNode"),
+        "{wrong}"
+    );
+    // A new scene's steps too, on a stand-in root: a key Curve2D does not keep.
+    let bad_curve = call_err(
+        &client,
+        "create_nodes",
+        json!({"scene": "res://built/path.tscn", "save": true, "dry_run": true, "steps": [
+            {"op": "create", "parent": "", "type": "Path2D", "name": "MobPath"},
+            {"op": "set", "node": "$0", "property": "curve", "value":
+                {"$type": "Resource", "class": "Curve2D", "properties": {"_data":
+                    {"points": [[0, 0], [0, 0], [0, 0], [0, 0], [0, 0], [480, 0]], "tilts": [0.0, 0.0]}}}}]}),
+    )
+    .await;
+    assert!(
+        bad_curve["message"]
+            .as_str()
+            .unwrap()
+            .contains("Godot kept no key tilts"),
+        "{bad_curve}"
+    );
+    assert!(!p.join("built/path.tscn").exists());
     assert_eq!(
         std::fs::read(p.join("scenes/main_2d.tscn")).unwrap(),
         before

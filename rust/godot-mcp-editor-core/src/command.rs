@@ -180,6 +180,9 @@ pub enum Command {
         check_only: bool,
         /// Only on this scene.
         on: OnScene,
+        /// A dry run's stand-in scene: the file the call would open, or the root of
+        /// the scene it would create.
+        check_in: Option<c::CheckIn>,
     },
     /// The used cells of a TileMapLayer (`[x, y, source, ax, ay, alternative]`) or a
     /// GridMap (`[x, y, z, item, orientation]`), paged.
@@ -647,11 +650,24 @@ pub(crate) fn steps(a: c::Steps) -> Result<Command, BridgeError> {
         creates.push(matches!(step, Step::Create { .. }));
         out.push(step);
     }
+    match &a.check_in {
+        Some(_) if !a.check_only => {
+            return Err(invalid("check_in is for a dry run: it needs check_only"));
+        }
+        Some(c::CheckIn::File(p)) => res_path(p)?,
+        Some(c::CheckIn::NewRoot { node_type, name })
+            if node_type.is_empty() || name.is_empty() =>
+        {
+            return Err(invalid("check_in: a new root needs its type and name"));
+        }
+        _ => {}
+    }
     Ok(Command::Steps {
         action: a.action,
         steps: out,
         check_only: a.check_only,
         on: OnScene::decode(a.scene, a.root_id)?,
+        check_in: a.check_in,
     })
 }
 
@@ -905,6 +921,19 @@ mod tests {
                 json!({"view": "3d", "node": "Box", "max_bytes": 1}),
                 ErrorCode::InvalidParams,
             ),
+            // A stand-in scene is for a dry run only, and a contained path.
+            (
+                c::STEPS,
+                json!({"action": "x", "steps": [{"op": "group", "node": ".", "group": "g"}],
+                       "check_in": {"file": "res://a.tscn"}}),
+                ErrorCode::InvalidParams,
+            ),
+            (
+                c::STEPS,
+                json!({"action": "x", "steps": [{"op": "group", "node": ".", "group": "g"}],
+                       "check_only": true, "check_in": {"file": "res://../a.tscn"}}),
+                ErrorCode::InvalidParams,
+            ),
         ];
         for (cmd, p, code) in cases {
             let e = decode(cmd, &p).unwrap_err();
@@ -962,5 +991,26 @@ mod tests {
             ErrorCode::InvalidParams,
             "history takes no root id: the server compares the one it answers"
         );
+    }
+
+    /// A dry run for a scene the call would open or create carries where to check it.
+    #[test]
+    fn a_dry_run_carries_its_stand_in_scene() {
+        let got = decode(
+            c::STEPS,
+            &json!({"action": "x", "steps": [{"op": "group", "node": ".", "group": "g"}],
+                   "check_only": true, "check_in": {"new_root": {"node_type": "Node2D", "name": "L"}}}),
+        )
+        .unwrap();
+        match got {
+            Command::Steps { check_in, .. } => assert_eq!(
+                check_in,
+                Some(c::CheckIn::NewRoot {
+                    node_type: "Node2D".into(),
+                    name: "L".into()
+                })
+            ),
+            other => panic!("{other:?}"),
+        }
     }
 }

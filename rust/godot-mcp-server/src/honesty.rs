@@ -79,6 +79,27 @@ impl Persistence {
     }
 }
 
+/// A dry run writes nothing, so it never answers `persisted: true`: a plan's effect says
+/// what its real run will do ("written to disk atomically ..."), and a preview showing it
+/// as is read as done (issue 40: an agent took a dry run's `persisted: true` for a write).
+/// The real run's reason is kept, marked as what applying it would do.
+pub(crate) fn nothing_persisted_by_a_dry_run(
+    mut out: serde_json::Map<String, serde_json::Value>,
+) -> serde_json::Map<String, serde_json::Value> {
+    if out.get("dry_run") == Some(&serde_json::Value::Bool(true))
+        && out.get("persisted") == Some(&serde_json::Value::Bool(true))
+    {
+        let then = out
+            .get("reason")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or("on disk");
+        let reason = format!("a dry run writes nothing; applied: {then}");
+        out.insert("persisted".into(), serde_json::json!(false));
+        out.insert("reason".into(), serde_json::json!(reason));
+    }
+    out
+}
+
 /// Whether the human's undo stack covers the effect.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub(crate) struct Undo {

@@ -16,11 +16,13 @@
 
 use std::collections::HashMap;
 
-use godot::classes::{Node, Object, Resource};
+use godot::classes::packed_scene::GenEditState;
+use godot::classes::{Node, Object, PackedScene, Resource, ResourceLoader};
 use godot::prelude::*;
 use godot_mcp_editor_core::command::{Command, NodeRef, Step};
 use godot_mcp_editor_core::persistence;
-use godot_mcp_protocol::BridgeError;
+use godot_mcp_protocol::commands::CheckIn;
+use godot_mcp_protocol::{BridgeError, ErrorCode};
 use serde_json::{Value as Json, json};
 
 use super::ctx::{
@@ -55,18 +57,59 @@ pub(crate) fn run(cmd: Command) -> Res {
             steps: list,
             check_only,
             on,
+            check_in: Some(at),
+        } if check_only && on.scene.is_none() => {
+            // Checked on a stand-in of the scene the call would open or create: made
+            // apart from the editor's scenes, and freed.
+            let root = stand_in(&at)?;
+            let out = steps(root.clone(), &action, &list, true);
+            root.free();
+            out
+        }
+        Command::Steps {
+            action,
+            steps: list,
+            check_only,
+            on,
+            check_in: None,
         } => {
+            let root = scene_root()?;
             if on.scene.is_some() {
-                on_scene(&on, &scene_root()?)?;
+                on_scene(&on, &root)?;
             }
-            steps(&action, &list, check_only)
+            steps(root, &action, &list, check_only)
         }
         _ => Err(misrouted("steps")),
     }
 }
 
-fn steps(action: &str, steps: &[Step], check_only: bool) -> Res {
-    let root = scene_root()?;
+/// The scene a dry run checks steps on when its call would open or create it first:
+/// the file instanced as the editor opens one, or the new scene's root.
+fn stand_in(at: &CheckIn) -> Result<Gd<Node>, BridgeError> {
+    match at {
+        CheckIn::File(path) => {
+            let packed = ResourceLoader::singleton()
+                .load(path.as_str())
+                .and_then(|r| r.try_cast::<PackedScene>().ok())
+                .ok_or_else(|| {
+                    err(
+                        ErrorCode::NotFound,
+                        format!("{path} is not a scene that loads"),
+                    )
+                })?;
+            let mut root = packed
+                .instantiate_ex()
+                .edit_state(GenEditState::MAIN)
+                .done()
+                .ok_or_else(|| failed(format!("{path} did not instantiate")))?;
+            root.set_scene_file_path(path.as_str());
+            Ok(root)
+        }
+        CheckIn::NewRoot { node_type, name } => new_node(node_type, name),
+    }
+}
+
+fn steps(root: Gd<Node>, action: &str, steps: &[Step], check_only: bool) -> Res {
     let mut p = Prepared {
         created: Vec::with_capacity(steps.len()),
         tops: Vec::new(),

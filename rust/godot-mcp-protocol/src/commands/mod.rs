@@ -563,6 +563,20 @@ pub struct Steps {
     /// Only while the edited scene's root is this instance (needs `scene`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub root_id: Option<i64>,
+    /// A dry run (`check_only`) of steps meant for a scene that is not the edited one
+    /// yet: checked on this scene instead, made apart from the editor's and freed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check_in: Option<CheckIn>,
+}
+
+/// Where a dry run checks steps for a scene the call would open or create first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum CheckIn {
+    /// The scene file (res://), loaded and instanced.
+    File(String),
+    /// A new scene's root: a node of `node_type` named `name`.
+    NewRoot { node_type: String, name: String },
 }
 
 fn is_false(b: &bool) -> bool {

@@ -196,6 +196,10 @@ fn every_command_params_round_trip() {
             check_only: true,
             scene: Some(s("res://a.tscn")),
             root_id: Some(12),
+            check_in: Some(CheckIn::NewRoot {
+                node_type: s("Node2D"),
+                name: s("Level"),
+            }),
         }),
         round(Cells {
             node: s("G"),

@@ -108,25 +108,6 @@ pub(crate) async fn run_call(
     outcome
 }
 
-/// A dry run writes nothing, so it never answers `persisted: true`: a plan's effect says
-/// what its real run will do ("written to disk atomically ..."), and a preview showing it
-/// as is read as done (issue 40: an agent took a dry run's `persisted: true` for a write).
-/// The real run's reason is kept, marked as what applying it would do.
-fn nothing_persisted_by_a_dry_run(mut out: JsonObject) -> JsonObject {
-    if out.get("dry_run") == Some(&Value::Bool(true))
-        && out.get("persisted") == Some(&Value::Bool(true))
-    {
-        let then = out
-            .get("reason")
-            .and_then(Value::as_str)
-            .unwrap_or("on disk");
-        let reason = format!("a dry run writes nothing; applied: {then}");
-        out.insert("persisted".into(), json!(false));
-        out.insert("reason".into(), json!(reason));
-    }
-    out
-}
-
 fn json_len(v: &Value) -> usize {
     serde_json::to_vec(v).map_or(0, |v| v.len())
 }
@@ -142,9 +123,9 @@ async fn run_call_untraced(
         .of(ctx.session)
         .map(|h| h.lock().id.to_string());
     let outcome = match run_call_inner(served, def, args.unwrap_or_default(), ctx).await {
-        Ok(CallOutcome::Done(Ok(Value::Object(out)))) => {
-            CallOutcome::Done(Ok(Value::Object(nothing_persisted_by_a_dry_run(out))))
-        }
+        Ok(CallOutcome::Done(Ok(Value::Object(out)))) => CallOutcome::Done(Ok(Value::Object(
+            crate::honesty::nothing_persisted_by_a_dry_run(out),
+        ))),
         Ok(outcome) => outcome,
         Err(e) => CallOutcome::Done(Err(e)),
     };
@@ -340,7 +321,7 @@ fn preview(def: &ToolDef, flags: CallFlags, effect: Map<String, Value>) -> Value
         "confirm_required".into(),
         json!(def.meta.class.requires_confirm() && !flags.confirm),
     );
-    Value::Object(nothing_persisted_by_a_dry_run(out))
+    Value::Object(crate::honesty::nothing_persisted_by_a_dry_run(out))
 }
 
 /// A dry run's effect: the plan's, completed by its preview step where it has one.
@@ -631,7 +612,7 @@ async fn run_batch(
     match failure {
         None => Ok(CallOutcome::Done(Ok(out))),
         // Half-done is never success: the batch is an error carrying the full report.
-        Some((i, e)) => Ok(CallOutcome::Done(Err(stopped_at(
+        Some((i, e)) => Ok(CallOutcome::Done(Err(crate::tools::batch::stopped_at(
             i,
             e,
             out,
@@ -744,38 +725,6 @@ fn batch_hints(
         hints.push("The open scene has unsaved changes from this batch; save it (save_scene) to persist them.".into());
     }
     (hints, may_have_applied)
-}
-
-/// The error of a batch that stopped (or would stop) at `commands[i]`: the entry's error,
-/// its parameter under `commands[i].arguments`, with the full report `out` as details.
-/// Half-done is never success.
-fn stopped_at(
-    i: usize,
-    e: ToolError,
-    out: Value,
-    dry_run: bool,
-    hint: Option<String>,
-) -> ToolError {
-    let verb = if dry_run { "would stop" } else { "stopped" };
-    let mut err = ToolError::new(
-        e.code,
-        format!(
-            "run_commands {verb} at commands[{i}] ({}): {}",
-            out["results"][i]["tool"].as_str().unwrap_or("?"),
-            e.message
-        ),
-    )
-    .param(format!(
-        "commands[{i}].arguments{}",
-        e.param
-            .as_deref()
-            .map(|p| format!(".{p}"))
-            .unwrap_or_default()
-    ))
-    .details(out);
-    err.required = e.required.clone();
-    err.hint = hint.or(e.hint.clone());
-    err
 }
 
 /// The tool name recorded for `results[i]`.

@@ -5,6 +5,7 @@ use rmcp::model::JsonObject;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::error::ToolError;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::tools::{ToolDef, ToolMeta};
 
@@ -73,4 +74,36 @@ pub(crate) struct BatchEntryResult {
     /// The entry's error, when `ok` is false.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<Value>,
+}
+
+/// The error of a batch that stopped (or would stop) at `commands[i]`: the entry's error,
+/// its parameter under `commands[i].arguments`, with the full report `out` as details.
+/// Half-done is never success.
+pub(crate) fn stopped_at(
+    i: usize,
+    e: ToolError,
+    out: Value,
+    dry_run: bool,
+    hint: Option<String>,
+) -> ToolError {
+    let verb = if dry_run { "would stop" } else { "stopped" };
+    let mut err = ToolError::new(
+        e.code,
+        format!(
+            "run_commands {verb} at commands[{i}] ({}): {}",
+            out["results"][i]["tool"].as_str().unwrap_or("?"),
+            e.message
+        ),
+    )
+    .param(format!(
+        "commands[{i}].arguments{}",
+        e.param
+            .as_deref()
+            .map(|p| format!(".{p}"))
+            .unwrap_or_default()
+    ))
+    .details(out);
+    err.required = e.required.clone();
+    err.hint = hint.or(e.hint.clone());
+    err
 }

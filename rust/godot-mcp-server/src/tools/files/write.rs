@@ -517,3 +517,24 @@ fn plan_delete(
         Ok(Deleted { transaction_ids })
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::typed_array_of;
+
+    /// A class-level `var` (or `@export var`) typed `Array[T]` gives T; an untyped
+    /// array, another member, a function's local or an item type Godot writes otherwise
+    /// gives nothing.
+    #[test]
+    fn typed_array_of_reads_the_members_declared_item_type() {
+        let script = "extends Resource\n@export var items: Array[String] = []\n\
+                      var counts : Array[int]\nvar any: Array = []\n\
+                      @export var tex: Array[Texture2D]\nfunc f():\n\tvar loose: Array[float] = []\n";
+        assert_eq!(typed_array_of(script, "items"), Some("String"));
+        assert_eq!(typed_array_of(script, "counts"), Some("int"));
+        assert_eq!(typed_array_of(script, "any"), None);
+        assert_eq!(typed_array_of(script, "tex"), None);
+        assert_eq!(typed_array_of(script, "loose"), None);
+        assert_eq!(typed_array_of(script, "missing"), None);
+    }
+}

@@ -263,20 +263,42 @@ fn plan_in_scene(
         // session opened in between.
         apply.scene = target.clone();
     }
-    // A dry run checks the steps in the edited scene; one that must open or create its
-    // scene first reports that, and the steps are checked when the real call runs.
+    // A dry run checks the steps in the edited scene, or, when the call must open or
+    // create its scene first, on a stand-in the add-on makes of it (the file instanced,
+    // the new root) and frees: it answers what the real call will (agent run 8: a dry
+    // run passed that the real call refused).
+    let mut check = check;
+    if let Some(path) = &effect.extra.opens {
+        check.check_in = Some(match &create {
+            Some((root, _)) => cmd::CheckIn::NewRoot {
+                node_type: root.root_type.clone(),
+                name: root
+                    .root_name
+                    .clone()
+                    .unwrap_or_else(|| root.root_type.clone()),
+            },
+            None => cmd::CheckIn::File(path.clone()),
+        });
+    }
+    let probe_state = state.clone();
+    let saves = effect.extra.saves.clone();
     let preview: Option<Box<dyn FnOnce() -> Result<SceneStepsDone, ToolError> + Send>> =
-        if effect.extra.opens.is_none() {
-            let probe_state = state.clone();
-            Some(Box::new(move || {
-                Ok(SceneStepsDone {
-                    steps: query_as(&probe_state, &check, None).map_err(hint_no_scene)?,
-                    save_transaction_id: None,
-                })
-            }))
-        } else {
-            None
-        };
+        Some(Box::new(move || {
+            let mut steps: StepsReply =
+                query_as(&probe_state, &check, None).map_err(hint_no_scene)?;
+            // The check's verdict is the unsaved edit's; with save the call's is the save's.
+            if let Some(path) = saves {
+                steps.verdict.persistence = crate::honesty::Persistence {
+                    persisted: false,
+                    reason: format!("a dry run writes nothing; applied, the call saves {path}"),
+                    hint: None,
+                };
+            }
+            Ok(SceneStepsDone {
+                steps,
+                save_transaction_id: None,
+            })
+        }));
     let opens = effect.extra.opens.clone();
     Ok(Plan {
         effect,

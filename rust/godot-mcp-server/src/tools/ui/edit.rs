@@ -216,7 +216,9 @@ pub(crate) fn tools() -> Vec<ToolDef> {
                 "set_theme_override",
                 "Set a theme override",
                 "Set (or with null remove) a Control's theme override: color, constant, \
-                 font, font size, icon, stylebox (one undo action).",
+                 font, font size, icon, stylebox (one undo action). Several in one call: \
+                 create_nodes set steps on theme_override_colors/<name> (_constants, \
+                 _font_sizes, _fonts, _icons, _styles).",
             ),
             |state, a: OverrideArgs| {
                 let p = cmd::ControlThemeOverride {

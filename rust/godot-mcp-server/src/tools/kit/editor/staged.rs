@@ -238,6 +238,7 @@ pub(crate) async fn stage_edit(
             check_only: true,
             scene: Some(editor.scene.clone()),
             root_id,
+            check_in: None,
         };
         let bridge = connected(&state)?;
         bridge
@@ -370,6 +371,7 @@ pub(crate) fn editor_part(
         check_only: false,
         scene: Some(scene.clone()),
         root_id,
+        check_in: None,
     }
     .params();
     let id = bridge.allocate_id();

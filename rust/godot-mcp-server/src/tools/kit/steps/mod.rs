@@ -138,6 +138,7 @@ pub(crate) fn requests<X>(
         check_only: false,
         scene: None,
         root_id: None,
+        check_in: None,
     };
     let check = cmd::Steps {
         check_only: true,
