@@ -24,7 +24,7 @@ use crate::planes::process::debugger::{DebugError, Debugger, Delivery, Stop};
 use crate::respath::ResPath;
 use crate::rules::{Precondition, RuntimeFlags, SafetyClass, Toolset};
 use crate::state::AppState;
-use crate::tools::runtime::session_of;
+use crate::tools::kit::game::session::session_of;
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
 /// How long a step, a break or a continue may take to be confirmed, by default.

@@ -18,7 +18,6 @@
 mod canonical;
 mod clock;
 mod common;
-pub(crate) mod display;
 mod export;
 pub(crate) mod game;
 mod managed_editor;
@@ -28,14 +27,13 @@ pub(crate) mod screenshots;
 mod sessions;
 
 pub(crate) use canonical::*;
-pub(crate) use clock::{MAX_FRAMES, play_on_frames};
-pub(crate) use common::meta;
 pub(crate) use export::*;
 pub(crate) use managed_editor::*;
 pub(crate) use probe::*;
 pub(crate) use sessions::*;
 
 use crate::rules::{EffectKind, RuntimeFlags, SafetyClass, Toolset};
+use crate::tools::kit::game::tool::meta;
 use crate::tools::{ToolDef, ToolMeta};
 
 trait ReadOnly {

@@ -16,8 +16,9 @@ use crate::error::{ErrorCode, ToolError};
 use crate::planes::process::{self, LaunchSpec, errors};
 use crate::respath::ResPath;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
+use crate::tools::kit::game::probe::game_property;
+use crate::tools::kit::game::session::{ended_json, session_of};
 use crate::tools::kit::godot_process::{self, godot, plain_launch, wait_ended};
-use crate::tools::runtime::{ended_json, game_property, session_of};
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
 /// Default and longest time a test run may take.
