@@ -13,8 +13,11 @@
 //!   sampling tool.
 //! - [`clock`]: the held clock's step, its sampled rows and digests, and inputs played on
 //!   frames (`play_on_frames`).
+//! - [`debug`]: the game's remote debugger connection as the debugger and profiler tools
+//!   share it (`debugged`, `debug_error`, the debugger tools' `meta`).
 
 pub(crate) mod clock;
+pub(crate) mod debug;
 pub(crate) mod display;
 pub(crate) mod probe;
 pub(crate) mod session;
