@@ -5,7 +5,8 @@
 //! the command line.
 //!
 //! `profile_game_functions` (toolset `profiling`) uses the same connection; it is in
-//! `tools/profiler/functions.rs`.
+//! `tools/profiler/functions.rs`. What both use (`debugged`, `debug_error`,
+//! `ANSWER_WAIT`, the tools' `meta`) is the kit's, `tools/kit/game/debug.rs`.
 //!
 //! All runtime class: they control the game's execution. `evaluate_in_frame` executes
 //! code, so it is approval-gated like `evaluate_expression`.

@@ -1,7 +1,8 @@
 //! The game's clock, held by the agent (docs/playtesting.md): game_pause,
-//! game_resume, game_step, game_run_until; watches and their digests. The probe does
-//! the frame work (`clock_pause`, `clock_resume`, `clock_step` of
-//! `godot_mcp_protocol::probe`); this file checks the arguments and digests the rows.
+//! game_resume, game_step, game_run_until. The probe does the frame work
+//! (`clock_pause`, `clock_resume`, `clock_step` of `godot_mcp_protocol::probe`); this
+//! file checks the arguments; the step itself, its watches and their digests are the
+//! kit's (`tools/kit/game/clock.rs`), shared with run_playtest and play_input_sequence.
 
 use crate::error::ToolError;
 use crate::rules::RuntimeFlags;

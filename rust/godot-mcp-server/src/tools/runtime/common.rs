@@ -1,6 +1,6 @@
-//! What the runtime tools share: their metadata, the limits of a capture and of a
-//! probe request, the probe script, the empty arguments and the project's physics
-//! tick rate.
+//! What the runtime tools share: the limit of a capture, the probe script, the empty
+//! arguments and the project's physics tick rate. Their metadata (`meta`) and the limit
+//! of a probe request are the kit's (`tools/kit/game/`), shared with other domains.
 
 use schemars::JsonSchema;
 use serde::Deserialize;

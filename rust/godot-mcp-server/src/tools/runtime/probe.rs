@@ -1,6 +1,6 @@
 //! The running game through its probe (the control socket, typed by
-//! `godot_mcp_protocol::probe`): input, screenshots, properties, expressions, and the
-//! request helpers runtime::game and the tests toolset share.
+//! `godot_mcp_protocol::probe`): input, screenshots, properties, expressions. The
+//! request helpers they build on are the kit's (`tools/kit/game/probe.rs`).
 
 use crate::error::ToolError;
 use crate::tools::kit::game::probe::{

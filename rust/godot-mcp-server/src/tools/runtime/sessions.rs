@@ -1,5 +1,7 @@
 //! Managed sessions: run_and_capture, play_scene, stop_scene, list_sessions, and the
-//! managed editor (start_editor, stop_editor); how a process ended, as reported.
+//! managed editor (start_editor, stop_editor). The session lookup (`session_of`) and how
+//! a process ended, as reported (`end_report`), are the kit's
+//! (`tools/kit/game/session.rs`).
 
 use super::common::{MAX_OUTPUT, NoArgs, PROBE_SCRIPT, physics_ticks};
 use crate::error::{ErrorCode, ToolError};

@@ -405,7 +405,7 @@ impl From<errors::ScriptError> for PrintedError {
 #[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct ImportRun {
     transaction_id: String,
-    /// How the process ended (`runtime::ended_json`).
+    /// How the process ended (`kit::game::session::ended_json`).
     end: Value,
 }
 
@@ -425,7 +425,7 @@ pub(crate) struct TestRun {
     report_error: Option<String>,
     filters: Filters,
     transaction_id: String,
-    /// How the process ended (`runtime::ended_json`).
+    /// How the process ended (`kit::game::session::ended_json`).
     end: Value,
     ran_ms: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
