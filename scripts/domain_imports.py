@@ -8,8 +8,9 @@ script's folder). Under SRC_DIR/tools, each folder (`tools/scene/`) and each sin
 (`tools/batch.rs`) is a domain, except these, which are not:
 
 - `kit/`: the shared kit every domain builds with (editor edits, file writes, scene
-  documents, steps, the small checks, Godot and .NET as child processes). It sits below
-  the domains, so it imports none;
+  documents, steps, the small checks, Godot and .NET as child processes, the running
+  game's session, probe, clock and debugger connection). It sits below the domains, so
+  it imports none;
 - `registry.rs`, `registry/`: the table every tool is registered in (`ToolDef`, its
   schema and argument decoding). Also below the domains: it imports none;
 - `tools/mod.rs` itself: it names every domain once, to chain their `tools()` into

@@ -5,12 +5,12 @@
 //! the command line.
 //!
 //! `profile_game_functions` (toolset `profiling`) uses the same connection; it is in
-//! `tools/profiler/functions.rs`.
+//! `tools/profiler/functions.rs`. What both use (`debugged`, `debug_error`,
+//! `ANSWER_WAIT`, the tools' `meta`) is the kit's, `tools/kit/game/debug.rs`.
 //!
 //! All runtime class: they control the game's execution. `evaluate_in_frame` executes
 //! code, so it is approval-gated like `evaluate_expression`.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use godot_mcp_protocol::remote_debug::{StackFrame, StackVar, VarScope};
@@ -20,34 +20,19 @@ use serde_json::{Value, json};
 
 use crate::error::{ErrorCode, ToolError};
 use crate::planes::process::Session;
-use crate::planes::process::debugger::{DebugError, Debugger, Delivery, Stop};
+use crate::planes::process::debugger::{Debugger, Delivery, Stop};
 use crate::respath::ResPath;
-use crate::rules::{Precondition, RuntimeFlags, SafetyClass, Toolset};
+use crate::rules::RuntimeFlags;
 use crate::state::AppState;
-use crate::tools::runtime::session_of;
-use crate::tools::{Call, Out, ToolDef, ToolMeta};
+use crate::tools::kit::game::debug::{ANSWER_WAIT, debug_error, debugged, meta};
+use crate::tools::{Call, Out, ToolDef};
 
 /// How long a step, a break or a continue may take to be confirmed, by default.
 const DEFAULT_WAIT: Duration = Duration::from_secs(5);
 /// The longest wait a caller may ask for.
 const MAX_WAIT_MS: u64 = 60_000;
-/// How long a stopped game may take to answer a question (stack, variables).
-pub(crate) const ANSWER_WAIT: Duration = Duration::from_secs(5);
 /// The longest expression accepted, in bytes.
 const MAX_EXPRESSION: usize = 16 * 1024;
-/// How long a just-launched game may take to connect to its debugger.
-const CONNECT_WAIT: Duration = Duration::from_secs(5);
-
-pub(crate) fn meta(name: &'static str, title: &'static str, description: &'static str) -> ToolMeta {
-    ToolMeta {
-        name,
-        title,
-        description,
-        class: SafetyClass::Runtime,
-        toolset: Toolset::Debugger,
-        effect: None,
-    }
-}
 
 pub(crate) fn tools() -> Vec<ToolDef> {
     vec![
@@ -368,29 +353,6 @@ async fn clear_breakpoints(Call { state, .. }: Call<NoArgs>) -> Out<Cleared> {
     })
 }
 
-/// The game session and its debugger, connected.
-pub(crate) async fn debugged(
-    state: &AppState,
-    session_id: Option<&str>,
-) -> Result<(Arc<Session>, Arc<Debugger>), ToolError> {
-    let session = session_of(state, session_id)?;
-    let Some(d) = session.debugger.clone() else {
-        return Err(ToolError::new(
-            ErrorCode::PreconditionFailed,
-            format!(
-                "Session {} ({}) was not started with a debugger.",
-                session.txn, session.purpose
-            ),
-        )
-        .required("debugger_connected")
-        .hint("Start the game with play_scene; its games connect to this server's debugger."));
-    };
-    if !d.state().connected {
-        d.wait_connected(CONNECT_WAIT).await;
-    }
-    Ok((session, d))
-}
-
 fn wait_of(timeout_ms: Option<u64>) -> Result<Duration, ToolError> {
     match timeout_ms {
         None => Ok(DEFAULT_WAIT),
@@ -399,73 +361,6 @@ fn wait_of(timeout_ms: Option<u64>) -> Result<Duration, ToolError> {
             "timeout_ms",
             "timeout_ms must be 1–60000",
         )),
-    }
-}
-
-/// A debugger failure as the tool error an agent can act on. `what` names the request
-/// in a timeout's message.
-pub(crate) fn debug_error(e: DebugError, what: &str, waited: Duration) -> ToolError {
-    match e {
-        DebugError::NotConnected => ToolError::new(
-            ErrorCode::PreconditionFailed,
-            "The game has not connected to the server's debugger.",
-        )
-        .required("debugger_connected")
-        .hint("The game may still be starting, or it ended; list_sessions shows which."),
-        DebugError::Closed => ToolError::new(
-            ErrorCode::PreconditionFailed,
-            "The game's debugger connection ended (the game ended or crashed).",
-        )
-        .required("debugger_connected")
-        .hint("list_sessions shows how it ended; start it again with play_scene."),
-        DebugError::NotStopped => ToolError::new(
-            ErrorCode::PreconditionFailed,
-            "The game is running, not stopped in the debugger.",
-        )
-        .required("game_breaked")
-        .hint("Stop it first: set_breakpoint on a line it runs, or debug_break."),
-        DebugError::Timeout { left_stop } => ToolError::new(
-            ErrorCode::Timeout,
-            format!(
-                "The game did not confirm the {what} within {} ms.",
-                waited.as_millis()
-            ),
-        )
-        .hint(if left_stop {
-            "It left the stop and runs (it may stop later); debug_break stops it again."
-        } else {
-            "Its state is unknown: get_stack_frames answers if it is stopped; list_sessions \
-             shows whether it still runs."
-        })
-        .details(json!({"left_stop": left_stop})),
-        DebugError::Resumed => ToolError::new(
-            ErrorCode::PreconditionFailed,
-            "The game resumed instead of answering: the engine does that for an evaluation \
-             in a frame without a script instance (a static function).",
-        )
-        .required("game_breaked")
-        .hint("Stop it again (debug_break or a breakpoint) and evaluate in a frame of an instance method.")
-        .details(json!({"resumed": true})),
-        DebugError::NoCaller => ToolError::new(
-            ErrorCode::PreconditionFailed,
-            "The game is stopped in its outermost script frame: there is no caller to step \
-             out to.",
-        )
-        .required("caller_frame")
-        .hint("Use step_over, or continue_execution to let the engine call the script again."),
-        DebugError::Breaked => {
-            let mut e = Precondition::GameNotBreaked.error();
-            e.message = "The game is stopped in the debugger: it runs no frames to profile.".into();
-            e
-        }
-        DebugError::Lagged => ToolError::new(
-            ErrorCode::Internal,
-            format!(
-                "The server fell behind the game's debugger messages during the {what} and \
-                 lost some; nothing partial is reported."
-            ),
-        )
-        .hint("Try again with a shorter window."),
     }
 }
 

@@ -4,8 +4,10 @@
 
 use crate::error::{ErrorCode, ToolError};
 use crate::planes::process::Session;
-use crate::tools::runtime::game::SessionArgs;
-use crate::tools::runtime::{InputEvent, ensure_not_breaked, meta, probe_request, session_of};
+use crate::tools::kit::game::clock::{MAX_FRAMES, play_on_frames};
+use crate::tools::kit::game::probe::{InputEvent, ensure_not_breaked, probe_request};
+use crate::tools::kit::game::session::session_of;
+use crate::tools::kit::game::tool::{SessionArgs, meta};
 use crate::tools::{Call, Out, ToolDef};
 use godot_mcp_protocol::ProbeRequest;
 use godot_mcp_protocol::probe::{
@@ -193,7 +195,7 @@ fn check_framed(steps: &[Step]) -> Result<(), ToolError> {
             return bad("event", "a step on a frame needs an event");
         }
         match s.at_frame {
-            Some(f) if (1..=crate::tools::runtime::MAX_FRAMES).contains(&f) => {}
+            Some(f) if (1..=MAX_FRAMES).contains(&f) => {}
             _ => {
                 return bad(
                     "at_frame",
@@ -201,9 +203,7 @@ fn check_framed(steps: &[Step]) -> Result<(), ToolError> {
                 );
             }
         }
-        if s.hold_frames
-            .is_some_and(|h| h > crate::tools::runtime::MAX_FRAMES)
-        {
+        if s.hold_frames.is_some_and(|h| h > MAX_FRAMES) {
             return bad("hold_frames", "hold_frames must be 0–10000");
         }
     }
@@ -245,7 +245,7 @@ async fn play_input_sequence(Call { state, args, .. }: Call<SequenceArgs>) -> Ou
             })
             .collect();
         let played = tokio::select! {
-            v = crate::tools::runtime::play_on_frames(&session, &plan) => v?,
+            v = play_on_frames(&session, &plan) => v?,
             () = cancel.cancelled() => {
                 guard.session = None;
                 let released = release_all(&session).await;

@@ -31,6 +31,8 @@
 //! - [`dotnet`]: the project's .NET side read from its files (`.csproj`, `[dotnet]`).
 //! - [`project_godot`]: project.godot as a file the tools edit: read, a planned edit
 //!   through the write seam, a key removed, and the shapes those edits answer with.
+//! - [`game`]: the running game: a session looked up and how it ended, its probe, its
+//!   held clock, headless or rendered, the shapes of a tool on it.
 
 pub(crate) mod cells;
 pub(crate) mod class_db;
@@ -41,6 +43,7 @@ pub(crate) mod dotnet_build;
 pub(crate) mod editor;
 pub(crate) mod ext_ref;
 pub(crate) mod file_write;
+pub(crate) mod game;
 pub(crate) mod godot_process;
 pub(crate) mod page;
 pub(crate) mod project_godot;

@@ -5,7 +5,7 @@
 use crate::error::{ErrorCode, ToolError};
 use crate::planes::process::debugger::DebugError;
 use crate::rules::Toolset;
-use crate::tools::debugger::{ANSWER_WAIT, debug_error, debugged, meta};
+use crate::tools::kit::game::debug::{ANSWER_WAIT, debug_error, debugged, meta};
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -3,8 +3,9 @@
 
 use crate::error::ToolError;
 use crate::rules::Toolset;
-use crate::tools::runtime::game::in_set;
-use crate::tools::runtime::{meta, probe_request, sampling_ticker, session_of};
+use crate::tools::kit::game::probe::{probe_request, sampling_ticker};
+use crate::tools::kit::game::session::session_of;
+use crate::tools::kit::game::tool::{in_set, meta};
 use crate::tools::{Call, Out, ToolDef};
 use godot_mcp_protocol::ProbeRequest;
 use godot_mcp_protocol::commands::{self as cmd};

@@ -1,11 +1,12 @@
 //! canonicalize_resource: a text resource re-saved by a supervised Godot helper.
 
-use super::sessions::{process_end, read_capped};
+use super::sessions::read_capped;
 use crate::error::{ErrorCode, ToolError};
 use crate::planes::process::{self, LaunchSpec};
 use crate::respath::ResPath;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
+use crate::tools::kit::game::session::process_end;
 use crate::tools::kit::godot_process::godot;
 use crate::tools::{Plan, ToolDef, ToolMeta};
 use schemars::JsonSchema;

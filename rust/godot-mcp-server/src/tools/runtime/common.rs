@@ -1,31 +1,16 @@
-//! What the runtime tools share: their metadata, the limits of a capture and of a
-//! probe request, the probe script, the empty arguments and the project's physics
-//! tick rate.
-
-use std::time::Duration;
+//! What the runtime tools share: the limit of a capture, the probe script, the empty
+//! arguments and the project's physics tick rate. Their metadata (`meta`) and the limit
+//! of a probe request are the kit's (`tools/kit/game/`), shared with other domains.
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::rules::{EffectKind, Toolset};
 use crate::state::AppState;
-use crate::tools::ToolMeta;
 
 /// The probe script the add-on ships (`extends GodotMcpProbe`).
 pub(super) const PROBE_SCRIPT: &str = "res://addons/godot_mcp/probe/probe.gd";
 /// Most output returned per stream.
 pub(super) const MAX_OUTPUT: usize = 256 * 1024;
-/// How long a probe request may take.
-pub(super) const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
-
-pub(crate) fn meta(
-    name: &'static str,
-    title: &'static str,
-    description: &'static str,
-    effect: Option<EffectKind>,
-) -> ToolMeta {
-    ToolMeta::runtime(Toolset::Runtime, name, title, description, effect)
-}
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -15,15 +15,10 @@ use serde_json::Value;
 use crate::error::ToolError;
 use crate::planes::process::control::ControlError;
 use crate::rules::Toolset;
-use crate::tools::runtime::{
-    await_probe, meta, probe_error, probe_refusal, probe_request, session_of,
-};
-use crate::tools::{Call, Out, ToolDef, ToolMeta};
-
-pub(crate) fn in_set(mut m: ToolMeta, toolset: Toolset) -> ToolMeta {
-    m.toolset = toolset;
-    m
-}
+use crate::tools::kit::game::probe::{await_probe, probe_error, probe_refusal, probe_request};
+use crate::tools::kit::game::session::session_of;
+use crate::tools::kit::game::tool::{SessionArgs, in_set, meta};
+use crate::tools::{Call, Out, ToolDef};
 
 pub(crate) fn tools() -> Vec<ToolDef> {
     let rt = |name, title, description| meta(name, title, description, None);
@@ -76,13 +71,6 @@ pub(crate) fn tools() -> Vec<ToolDef> {
 
 // ---- is_playing ------------------------------------------------------------------------
 
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct SessionArgs {
-    /// The session (default: the newest running game).
-    #[serde(default)]
-    pub(crate) session_id: Option<String>,
-}
 /// Whether a game plays; for a running one, whether its probe answers (`probe`:
 /// `answering`, `not_answering` with a `reason`, or `not_connected`).
 #[derive(Debug, Default, Serialize, JsonSchema)]

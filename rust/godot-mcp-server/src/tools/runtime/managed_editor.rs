@@ -3,14 +3,15 @@
 //! for another editor on the project.
 
 use super::common::NoArgs;
-use super::display::{self, DisplayAsk, DisplayMode, RenderingDriver};
-use super::sessions::{Launched, StoppedSession, end_report, launched};
+use super::sessions::{Launched, StoppedSession, launched};
 use crate::error::{ErrorCode, ToolError};
 use crate::planes::process::{LaunchSpec, STOP_GRACE, Session};
 use crate::state::AppState;
 use crate::tools::kit::editor::{
     EDITOR_LOAD_WAIT, addon_installed, bridge_connected, managed_editor,
 };
+use crate::tools::kit::game::display::{self, DisplayAsk, DisplayMode, RenderingDriver};
+use crate::tools::kit::game::session::end_report;
 use crate::tools::kit::godot_process::godot;
 use crate::tools::{Call, Out};
 use schemars::JsonSchema;

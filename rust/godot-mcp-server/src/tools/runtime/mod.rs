@@ -2,23 +2,23 @@
 //! is a `process_launch` transaction whose receipt is durable before the tool
 //! answers; see `planes::process`.
 //!
-//! - `sessions`: run_and_capture, play/stop/list sessions, the managed editor, and
-//!   how a process ended.
+//! - `sessions`: run_and_capture, play/stop/list sessions, the managed editor.
 //! - `probe`: the running game through its probe (input, screenshots, properties,
 //!   expressions).
 //! - `export`: export_project and export_status.
 //! - `canonical`: canonicalize_resource, through the add-on's helper script.
 //! - `clock`: the game's clock held by the agent (game_pause, game_resume,
-//!   game_step, game_run_until), watches and digests.
+//!   game_step, game_run_until).
 //! - `playtest`: run_playtest, a playtest file run from a cold start.
 //!
-//! This file holds the tool list; what they share (tool metadata, limits, the probe
-//! script, the physics tick rate) is in `common`.
+//! This file holds the tool list; what they share (limits, the probe script, the physics
+//! tick rate) is in `common`. What they share with the input, profiler, debugger and
+//! tests tools (the session lookup, how a process ended, the probe requests, the held
+//! clock's step, the display, a game tool's `meta`) is the kit's, `tools/kit/game/`.
 
 mod canonical;
 mod clock;
 mod common;
-pub(crate) mod display;
 mod export;
 pub(crate) mod game;
 mod managed_editor;
@@ -28,14 +28,13 @@ pub(crate) mod screenshots;
 mod sessions;
 
 pub(crate) use canonical::*;
-pub(crate) use clock::{MAX_FRAMES, play_on_frames};
-pub(crate) use common::meta;
 pub(crate) use export::*;
 pub(crate) use managed_editor::*;
 pub(crate) use probe::*;
 pub(crate) use sessions::*;
 
 use crate::rules::{EffectKind, RuntimeFlags, SafetyClass, Toolset};
+use crate::tools::kit::game::tool::meta;
 use crate::tools::{ToolDef, ToolMeta};
 
 trait ReadOnly {

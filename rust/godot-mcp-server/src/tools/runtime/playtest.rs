@@ -3,15 +3,17 @@
 //! gives pass/fail per expectation and, when two runs' digests differ, the first
 //! frame and value that diverged (docs/playtesting.md).
 
-use super::clock::{self, MAX_FRAMES, Row, Sampling};
-use super::common::meta;
-use super::probe::{InputEvent, await_probe, probe_error, probe_reply, probe_request};
 use super::sessions;
 use crate::error::{ErrorCode, ToolError};
 use crate::planes::process::{STOP_GRACE, Session, control::ControlError};
 use crate::respath::ResPath;
 use crate::rules::{EffectKind, RuntimeFlags};
 use crate::state::AppState;
+use crate::tools::kit::game::clock::{self, MAX_FRAMES, Row, Sampling};
+use crate::tools::kit::game::probe::{
+    InputEvent, await_probe, probe_error, probe_reply, probe_request,
+};
+use crate::tools::kit::game::tool::meta;
 use crate::tools::{Call, Out, ToolDef};
 use godot_mcp_protocol::ProbeRequest;
 use godot_mcp_protocol::probe::{ClockUnit, Watch};

@@ -16,8 +16,9 @@ use crate::error::{ErrorCode, ToolError};
 use crate::planes::process::{self, LaunchSpec, errors};
 use crate::respath::ResPath;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
+use crate::tools::kit::game::probe::game_property;
+use crate::tools::kit::game::session::{ended_json, session_of};
 use crate::tools::kit::godot_process::{self, godot, plain_launch, wait_ended};
-use crate::tools::runtime::{ended_json, game_property, session_of};
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
 /// Default and longest time a test run may take.
@@ -404,7 +405,7 @@ impl From<errors::ScriptError> for PrintedError {
 #[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct ImportRun {
     transaction_id: String,
-    /// How the process ended (`runtime::ended_json`).
+    /// How the process ended (`kit::game::session::ended_json`).
     end: Value,
 }
 
@@ -424,7 +425,7 @@ pub(crate) struct TestRun {
     report_error: Option<String>,
     filters: Filters,
     transaction_id: String,
-    /// How the process ended (`runtime::ended_json`).
+    /// How the process ended (`kit::game::session::ended_json`).
     end: Value,
     ran_ms: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
