@@ -361,13 +361,7 @@ async fn run_case(client: &Client, p: &Path, c: &Case) {
 
     // The real run, and its verdict equals the preview's.
     let real = call_ok(client, tool, c.args.clone()).await;
-    for field in ["persisted", "reason", "hint"] {
-        assert_eq!(
-            preview.get(field),
-            real.get(field),
-            "{tool}: {field} differs: preview {preview} real {real}"
-        );
-    }
+    support::assert_preview_verdict(&preview, &real, tool);
     assert_ne!(history_version(client).await, v0, "{tool}: no undo action");
     if let Some((reader, args, ok)) = &c.read_back {
         let got = call_ok(client, reader, args.clone()).await;
@@ -503,13 +497,7 @@ async fn real_godot_authoring_tools_edit_undo_and_preview_in_the_editor() {
     .await;
     assert_eq!(read(p, SCENE), b0, "a dry run saved");
     let saved = call_ok(&client, "save_all_scenes", json!({"confirm": true})).await;
-    for field in ["persisted", "reason", "hint"] {
-        assert_eq!(
-            preview.get(field),
-            saved.get(field),
-            "save_all_scenes: {field}"
-        );
-    }
+    support::assert_preview_verdict(&preview, &saved, "save_all_scenes");
     assert!(
         read(p, SCENE).contains("speed = 77.0"),
         "save_all_scenes did not save"
@@ -1138,9 +1126,20 @@ async fn real_godot_a_theme_item_is_set_with_no_scene_open() {
     let preview = call_ok(&client, "set_theme_item", dry).await;
     assert_eq!(read(p, THEME), before, "the dry run wrote the theme");
     let real = call_ok(&client, "set_theme_item", args).await;
-    for field in ["persisted", "reason", "undoable"] {
-        assert_eq!(preview[field], real[field], "{field}: {preview} {real}");
-    }
+    // The dry run wrote nothing and says so, naming what the real run then did.
+    assert_eq!(
+        (&preview["persisted"], &preview["undoable"]),
+        (&json!(false), &real["undoable"]),
+        "{preview} {real}"
+    );
+    assert_eq!(
+        preview["reason"].as_str().unwrap(),
+        format!(
+            "a dry run writes nothing; applied: {}",
+            real["reason"].as_str().unwrap()
+        ),
+        "{preview} {real}"
+    );
     assert_eq!(
         (&real["applied"], &real["persisted"], &real["undoable"]),
         (&json!(true), &json!(true), &json!(false)),

@@ -683,13 +683,7 @@ async fn previews_match_real_runs(client: &Client, engine: &str) {
         let r = call(client, tool, args).await;
         let real = r.structured_content.clone().unwrap();
         assert_ne!(r.is_error, Some(true), "{tool}: {real}");
-        for field in ["persisted", "reason", "hint"] {
-            assert_eq!(
-                preview.get(field),
-                real.get(field),
-                "{tool}: {field} differs: preview {preview} real {real}"
-            );
-        }
+        support::assert_preview_verdict(&preview, &real, tool);
         if tool == "set_resource_property" {
             let row = transaction(client, real["transaction_id"].as_str().unwrap()).await;
             assert_eq!(row["status"], "committed", "{row}");

@@ -565,13 +565,7 @@ async fn real_godot_family_tools_land_undo_to_the_byte_and_preview_honestly() {
         // The real run: one action, the same verdict, the edit read back.
         let real = call_ok(&client, tool, c.args.clone()).await;
         assert_eq!(real["applied"], true, "{tool}: {real}");
-        for field in ["persisted", "reason", "hint"] {
-            assert_eq!(
-                preview.get(field),
-                real.get(field),
-                "{tool}: {field} differs: preview {preview} real {real}"
-            );
-        }
+        support::assert_preview_verdict(&preview, &real, tool);
         assert_eq!(version(&client).await, before + 1, "{tool}: not ONE action");
         for chk in &c.checks {
             check(&client, tool, chk).await;

@@ -1098,3 +1098,29 @@ pub enum PeerEvent {
     Connected,
     Status(godot_mcp_protocol::ServerStatus),
 }
+
+/// A dry run's verdict against its real run's: equal, except that where the real run is
+/// on disk the preview says `persisted: false`, its reason the real one's after "a dry
+/// run writes nothing; applied: " (a dry run writes nothing, and never reads as done).
+pub fn assert_preview_verdict(preview: &Value, real: &Value, what: &str) {
+    let (persisted, reason) = if real["persisted"] == true {
+        (
+            Value::Bool(false),
+            Value::String(format!(
+                "a dry run writes nothing; applied: {}",
+                real["reason"].as_str().unwrap_or_default()
+            )),
+        )
+    } else {
+        (real["persisted"].clone(), real["reason"].clone())
+    };
+    assert_eq!(
+        (
+            &preview["persisted"],
+            &preview["reason"],
+            preview.get("hint")
+        ),
+        (&persisted, &reason, real.get("hint")),
+        "{what}: preview {preview} real {real}"
+    );
+}
