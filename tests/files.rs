@@ -61,17 +61,8 @@ async fn layer_names_are_set_through_project_godot_and_read_back() {
     real["confirm"] = json!(true);
     let r = support::call_ok(&client, "set_layer_names", real).await;
     // A dry run wrote nothing and says so, naming what the real run then did.
-    assert_eq!(
-        (&d["persisted"], &r["persisted"]),
-        (&json!(false), &json!(true))
-    );
-    assert_eq!(
-        d["reason"].as_str().unwrap(),
-        format!(
-            "a dry run writes nothing; applied: {}",
-            r["reason"].as_str().unwrap()
-        )
-    );
+    assert_eq!(r["persisted"], true);
+    support::assert_preview_verdict(&d, &r, "set_layer_names");
     assert_eq!(r["changes"], d["changes"]);
     let after = read(dir.path(), "project.godot");
     assert_eq!(
@@ -140,17 +131,8 @@ async fn create_material_writes_the_text_godot_writes() {
     let mut real = args.clone();
     real["confirm"] = json!(true);
     let r = support::call_ok(&client, "create_material", real).await;
-    assert_eq!(
-        (&d["persisted"], &r["persisted"]),
-        (&json!(false), &json!(true))
-    );
-    assert_eq!(
-        d["reason"].as_str().unwrap(),
-        format!(
-            "a dry run writes nothing; applied: {}",
-            r["reason"].as_str().unwrap()
-        )
-    );
+    assert_eq!(r["persisted"], true);
+    support::assert_preview_verdict(&d, &r, "create_material");
     let text = read(dir.path(), "materials/brick.tres");
     let uid = r["uid"].as_str().unwrap();
     let lines: Vec<&str> = text.lines().collect();

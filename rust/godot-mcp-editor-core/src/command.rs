@@ -517,7 +517,23 @@ fn tile_collision(
     })
 }
 
+/// A dry run's stand-in scene (`check_in`): with `check_only` only, a contained path or
+/// a root with its type and name.
+fn check_in_ok(a: &c::Steps) -> Result<(), BridgeError> {
+    match &a.check_in {
+        Some(_) if !a.check_only => Err(invalid("check_in is for a dry run: it needs check_only")),
+        Some(c::CheckIn::File(p)) => res_path(p),
+        Some(c::CheckIn::NewRoot { node_type, name })
+            if node_type.is_empty() || name.is_empty() =>
+        {
+            Err(invalid("check_in: a new root needs its type and name"))
+        }
+        _ => Ok(()),
+    }
+}
+
 pub(crate) fn steps(a: c::Steps) -> Result<Command, BridgeError> {
+    check_in_ok(&a)?;
     if a.steps.is_empty() || a.steps.len() > MAX_STEPS {
         return Err(invalid(format!("steps: 1 to {MAX_STEPS} steps")));
     }
@@ -649,18 +665,6 @@ pub(crate) fn steps(a: c::Steps) -> Result<Command, BridgeError> {
         };
         creates.push(matches!(step, Step::Create { .. }));
         out.push(step);
-    }
-    match &a.check_in {
-        Some(_) if !a.check_only => {
-            return Err(invalid("check_in is for a dry run: it needs check_only"));
-        }
-        Some(c::CheckIn::File(p)) => res_path(p)?,
-        Some(c::CheckIn::NewRoot { node_type, name })
-            if node_type.is_empty() || name.is_empty() =>
-        {
-            return Err(invalid("check_in: a new root needs its type and name"));
-        }
-        _ => {}
     }
     Ok(Command::Steps {
         action: a.action,

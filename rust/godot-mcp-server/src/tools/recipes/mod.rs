@@ -196,6 +196,46 @@ fn open_or_create(
     Ok(None)
 }
 
+/// create_nodes' dry run: the steps checked in the edited scene, or, when the call must
+/// open or create its scene first, on a stand-in the add-on makes of it (the file
+/// instanced, the new root `create`) and frees, so it answers what the real call will
+/// (agent run 8: a dry run passed that the real call refused). With save, the verdict is
+/// the save's, not the unsaved edit's.
+fn preview_steps(
+    state: Arc<AppState>,
+    mut check: cmd::Steps,
+    around: &SceneAround,
+    create: Option<&cmd::SceneCreate>,
+) -> Box<dyn FnOnce() -> Result<SceneStepsDone, ToolError> + Send> {
+    if let Some(path) = &around.opens {
+        check.check_in = Some(match create {
+            Some(root) => cmd::CheckIn::NewRoot {
+                node_type: root.root_type.clone(),
+                name: root
+                    .root_name
+                    .clone()
+                    .unwrap_or_else(|| root.root_type.clone()),
+            },
+            None => cmd::CheckIn::File(path.clone()),
+        });
+    }
+    let saves = around.saves.clone();
+    Box::new(move || {
+        let mut steps: StepsReply = query_as(&state, &check, None).map_err(hint_no_scene)?;
+        if let Some(path) = saves {
+            steps.verdict.persistence = crate::honesty::Persistence {
+                persisted: false,
+                reason: format!("a dry run writes nothing; applied, the call saves {path}"),
+                hint: None,
+            };
+        }
+        Ok(SceneStepsDone {
+            steps,
+            save_transaction_id: None,
+        })
+    })
+}
+
 /// create_nodes' plan: the steps as one `scene.steps` request, in `scene` when named
 /// (opened first, or created from step 0's root when the file does not exist), then
 /// saved when `save` is set. Each part is its own journaled editor command, in order; a
@@ -263,42 +303,12 @@ fn plan_in_scene(
         // session opened in between.
         apply.scene = target.clone();
     }
-    // A dry run checks the steps in the edited scene, or, when the call must open or
-    // create its scene first, on a stand-in the add-on makes of it (the file instanced,
-    // the new root) and frees: it answers what the real call will (agent run 8: a dry
-    // run passed that the real call refused).
-    let mut check = check;
-    if let Some(path) = &effect.extra.opens {
-        check.check_in = Some(match &create {
-            Some((root, _)) => cmd::CheckIn::NewRoot {
-                node_type: root.root_type.clone(),
-                name: root
-                    .root_name
-                    .clone()
-                    .unwrap_or_else(|| root.root_type.clone()),
-            },
-            None => cmd::CheckIn::File(path.clone()),
-        });
-    }
-    let probe_state = state.clone();
-    let saves = effect.extra.saves.clone();
-    let preview: Option<Box<dyn FnOnce() -> Result<SceneStepsDone, ToolError> + Send>> =
-        Some(Box::new(move || {
-            let mut steps: StepsReply =
-                query_as(&probe_state, &check, None).map_err(hint_no_scene)?;
-            // The check's verdict is the unsaved edit's; with save the call's is the save's.
-            if let Some(path) = saves {
-                steps.verdict.persistence = crate::honesty::Persistence {
-                    persisted: false,
-                    reason: format!("a dry run writes nothing; applied, the call saves {path}"),
-                    hint: None,
-                };
-            }
-            Ok(SceneStepsDone {
-                steps,
-                save_transaction_id: None,
-            })
-        }));
+    let preview = Some(preview_steps(
+        state.clone(),
+        check,
+        &effect.extra,
+        create.as_ref().map(|(root, _)| root),
+    ));
     let opens = effect.extra.opens.clone();
     Ok(Plan {
         effect,
