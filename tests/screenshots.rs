@@ -192,10 +192,19 @@ async fn game_captures_are_typed_image_content_compared_and_saved_through_the_jo
     .structured_content
     .unwrap();
     for (k, v) in preview.as_object().unwrap() {
-        if !["dry_run", "applied", "confirm_required"].contains(&k.as_str()) {
+        if ![
+            "dry_run",
+            "applied",
+            "confirm_required",
+            "persisted",
+            "reason",
+        ]
+        .contains(&k.as_str())
+        {
             assert_eq!(&saved[k], v, "{k}: preview {preview}, real {saved}");
         }
     }
+    support::assert_preview_verdict(&preview, &saved, "save_screenshot");
     assert_eq!(saved["action"], "create", "{saved}");
     assert_eq!(
         std::fs::read(p.path().join("golden/a.png")).unwrap(),

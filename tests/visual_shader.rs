@@ -177,17 +177,10 @@ async fn visual_shader_tools_write_the_graph_godot_saves_through_the_journal() {
     let real = call_ok(&client, "set_visual_shader_node_property", right).await;
     assert_eq!(real["change"]["previous"], "0.5", "{real}");
     assert_eq!(real["change"]["value"], "0.25", "{real}");
-    for k in [
-        "change",
-        "sha256_before",
-        "sha256_after",
-        "persisted",
-        "reason",
-        "hint",
-        "mode",
-    ] {
+    for k in ["change", "sha256_before", "sha256_after", "mode"] {
         assert_eq!(dry[k], real[k], "{k}: dry run {dry} vs real run {real}");
     }
+    support::assert_preview_verdict(&dry, &real, "set_visual_shader_node_property");
     assert!(
         std::fs::read_to_string(&file)
             .unwrap()
