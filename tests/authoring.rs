@@ -707,6 +707,16 @@ async fn real_godot_loads_the_animation_settings_set_through_the_server() {
         (&json!("linear"), &json!(0.05)),
         "{added}"
     );
+    // Unsaved, and told of this tool's own save (run 9: the hint named only save_scene,
+    // a tool not listed by default).
+    assert_eq!(added["persisted"], false, "{added}");
+    assert!(
+        added["hint"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("Pass save: true"),
+        "{added}"
+    );
     for (kind, path) in [
         ("value", "Enemy:modulate"),
         ("value", "Enemy:position"),

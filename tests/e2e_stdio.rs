@@ -772,11 +772,18 @@ async fn find_reaches_a_tool_outside_the_default_list_in_one_call() {
     .unwrap();
     let preview = r.structured_content.unwrap();
     assert_eq!(preview["applied"], false, "{preview}");
+    // It reads as not done (run 9: `changed: true` with the would-be set was read as done).
+    assert_eq!(preview["changed"], false, "{preview}");
+    assert_eq!(preview["would_enable"], json!(["tilemap"]), "{preview}");
+    assert!(
+        !preview["enabled"].to_string().contains("tilemap"),
+        "{preview}"
+    );
     assert!(
         preview["found"][0]
             .as_str()
             .unwrap()
-            .starts_with("get_tilemap_cells (tilemap): "),
+            .starts_with("get_tilemap_cells (tilemap, off): "),
         "{preview}"
     );
     assert!(!listed().await.contains(&"get_tilemap_cells".to_string()));

@@ -438,7 +438,16 @@ fn typed_packed(
             }
             Ok(i)
         })?),
-        "PackedColorArray" => Value::PackedColorArray(packed(m, ty, |j, at| floats(Some(j), at))?),
+        // An item is [r, g, b, a] or a colour's text ("#ffffff00", "red"), as for Color.
+        "PackedColorArray" => Value::PackedColorArray(packed(m, ty, |j, at| {
+            match j {
+            Json::String(t) => crate::coerce::parse_color(t).map_or_else(
+                || err(format!("{at}: {t:?} is not a colour (\"#rrggbb\", \"#rrggbbaa\", a Godot colour name or [r, g, b, a])")),
+                Ok,
+            ),
+            _ => floats(Some(j), at),
+        }
+        })?),
         "PackedStringArray" => Value::PackedStringArray(packed(m, ty, |j, at| match j {
             Json::String(s) => Ok(s.clone()),
             _ => err(format!("{at} must be a string")),

@@ -460,6 +460,26 @@ fn color_alpha_defaults_to_one() {
     assert_eq!(v, Value::Color([1.0, 0.0, 0.0, 1.0]));
 }
 
+/// A packed colour array takes each colour as a person types it (run 9: `"#ffffffff"`
+/// inside `values` was refused).
+#[test]
+fn packed_colours_take_colour_text() {
+    let v = Value::from_json(&json!({"$type": "PackedColorArray",
+        "values": ["#ffffffff", "#ff000080", "red", [0, 0, 1, 1]]}))
+    .unwrap();
+    let Value::PackedColorArray(c) = v else {
+        panic!("{v:?}")
+    };
+    assert_eq!(c[0], [1.0, 1.0, 1.0, 1.0]);
+    assert_eq!(c[1][0], 1.0);
+    assert!((c[1][3] - 128.0 / 255.0).abs() < 1e-6, "{:?}", c[1]);
+    assert_eq!(c[2], [1.0, 0.0, 0.0, 1.0]);
+    assert_eq!(c[3], [0.0, 0.0, 1.0, 1.0]);
+    let e =
+        Value::from_json(&json!({"$type": "PackedColorArray", "values": ["#ffzz00"]})).unwrap_err();
+    assert!(e.to_string().contains("is not a colour"), "{e}");
+}
+
 #[test]
 fn bad_values_are_refused_with_a_reason() {
     for (bad, says) in [

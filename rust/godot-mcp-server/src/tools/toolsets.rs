@@ -163,12 +163,15 @@ fn names(set: &BTreeSet<Toolset>) -> Vec<&'static str> {
     set.iter().map(|t| t.as_str()).collect()
 }
 
-/// Whether the enabled set changes, and the set afterwards (planned, then as applied);
-/// with `find`, the matching tools, best first.
+/// Whether the enabled set changed, and the set now; with `find`, the matching tools,
+/// best first. A dry run changes nothing: `changed` is false, `enabled` the set now, and
+/// `would_enable` what the call would turn on.
 #[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct ToolsetChange {
     changed: bool,
     enabled: Vec<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    would_enable: Option<Vec<&'static str>>,
     // With find: "name (toolset): what it does", "off" when not listed.
     #[serde(skip_serializing_if = "Option::is_none")]
     found: Option<Vec<String>>,
@@ -193,10 +196,12 @@ fn plan_manage_toolsets(
     });
     let before = state.safety.enabled();
     let after = state.safety.preview_toolsets(&enable, &disable)?;
+    // The preview is a dry run's whole answer: nothing is enabled yet.
     let effect = ToolsetChange {
-        changed: after != before,
-        enabled: names(&after),
-        found: found_lines(found.as_deref(), &after),
+        changed: false,
+        enabled: names(&before),
+        would_enable: Some(names(&after.difference(&before).copied().collect())),
+        found: found_lines(found.as_deref(), &before),
     };
     Plan::new(effect, move |_| {
         let changed = state.safety.set_toolsets(&enable, &disable)?;
@@ -204,6 +209,7 @@ fn plan_manage_toolsets(
         Ok(ToolsetChange {
             changed,
             enabled: names(&now),
+            would_enable: None,
             found: found_lines(found.as_deref(), &now),
         })
     })

@@ -58,6 +58,10 @@ enum Later<P, M> {
 /// An editor edit's plan in its scene: [`Around`] its effect, [`Saved`] its reply.
 pub(crate) type InScenePlan<E, T, S> = Plan<Around<E>, Saved<EditReply<T, S>>>;
 
+/// The hint of an edit left unsaved by a tool that takes `save`.
+pub(crate) const SAVE_TOO: &str =
+    "Pass save: true to save the scene with the edit (or call save_scene).";
+
 /// The plan `make` builds, run in `scene` (opened first when it is not the edited one)
 /// and followed by a save of the scene when `save` is set. Without either, the plan is
 /// the tool's own, unchanged (one request, as before).
@@ -135,6 +139,14 @@ where
                 }
             };
             let mut reply = apply(call)?;
+            let p = &mut reply.verdict.persistence;
+            if saves.is_none()
+                && !p.persisted
+                && p.hint.as_deref().is_some_and(|h| h.contains("save_scene"))
+            {
+                // This tool saves too (run 9: agents were told of save_scene, not listed).
+                p.hint = Some(SAVE_TOO.into());
+            }
             let mut save_transaction_id = None;
             if let Some(target) = saves {
                 let saved: EditReply<NoReplyFields> = run_effect_as(
