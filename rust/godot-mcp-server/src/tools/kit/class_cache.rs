@@ -15,7 +15,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::error::ToolError;
-use crate::planes::project::{self as plane, CLASS_CACHE, WriteOutcome};
+use crate::planes::project::{self as plane, CLASS_CACHE};
 use crate::respath::ResPath;
 use crate::state::AppState;
 use crate::tools::kit::common::{head, script_header_gd, script_of_class, walk_scripts};
@@ -31,8 +31,8 @@ pub(crate) struct Registration {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub class_unregistered: Option<String>,
     /// Godot's files written with it (.uid, class cache), in the same transaction.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub also_written: Vec<WriteOutcome>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub also_written: Vec<String>,
 }
 
 /// A file a registration writes: path, bytes, the hash it was planned on (`None`: absent).
@@ -294,8 +294,8 @@ pub(crate) fn plan(
         let expect = before
             .as_deref()
             .map_or(plane::Expect::Absent, plane::Expect::Sha256);
-        reg.also_written
-            .push(plane::check_write(&state.project, "path", p, b, expect)?);
+        plane::check_write(&state.project, "path", p, b, expect)?;
+        reg.also_written.push(p.to_string());
     }
     Ok((reg, extra))
 }
