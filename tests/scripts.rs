@@ -440,8 +440,7 @@ async fn a_class_name_script_write_registers_the_class_with_godot() {
     );
     let uid = std::fs::read_to_string(root.join("inventory.gd.uid")).unwrap();
     assert!(
-        uid.ends_with('\n')
-            && godot_mcp_formats::ids::uid_value(uid.trim()).is_some(),
+        uid.ends_with('\n') && godot_mcp_formats::ids::uid_value(uid.trim()).is_some(),
         "{uid:?}"
     );
     let entry = |class: &str| {
@@ -465,7 +464,13 @@ async fn a_class_name_script_write_registers_the_class_with_godot() {
     .await;
     assert_eq!(res["applied"], true, "{res}");
     let tres = std::fs::read_to_string(root.join("bag.tres")).unwrap();
-    assert!(tres.contains(&format!("uid=\"{}\" path=\"res://inventory.gd\"", uid.trim())), "{tres}");
+    assert!(
+        tres.contains(&format!(
+            "uid=\"{}\" path=\"res://inventory.gd\"",
+            uid.trim()
+        )),
+        "{tres}"
+    );
 
     // Renamed: the entry is replaced; the uid stays.
     let sha = r["sha256_after"].as_str().unwrap();
@@ -486,7 +491,10 @@ async fn a_class_name_script_write_registers_the_class_with_godot() {
         std::fs::read_to_string(&cache).unwrap(),
         format!("list=[{}, {CS_ENTRY}]\n", entry("Bag"))
     );
-    assert_eq!(std::fs::read_to_string(root.join("inventory.gd.uid")).unwrap(), uid);
+    assert_eq!(
+        std::fs::read_to_string(root.join("inventory.gd.uid")).unwrap(),
+        uid
+    );
     // class_name dropped: the entry is removed, the others kept.
     let sha = r["sha256_after"].as_str().unwrap();
     let r = support::call_ok(

@@ -52,7 +52,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
                 title: "Write a script",
                 description: "Replace a script or shader's whole text (or create it); \
                     expected_sha256 refuses the write if the file changed since read. A .gd \
-                    is parse-checked by Godot: parse_errors.",
+                    is parse-checked by Godot (parse_errors) and its class_name registered.",
                 class: SafetyClass::Destructive,
                 toolset: Toolset::Build,
                 effect: Some(EffectKind::File),

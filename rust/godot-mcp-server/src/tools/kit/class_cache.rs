@@ -184,7 +184,10 @@ pub(crate) fn entry_of(
     for line in text.lines().filter(|l| !l.starts_with([' ', '\t'])) {
         let code = line.split('#').next().unwrap_or("");
         let first = code.split_whitespace().find(|t| !t.starts_with('@'));
-        if matches!(first, Some("func" | "var" | "const" | "signal" | "enum" | "class")) {
+        if matches!(
+            first,
+            Some("func" | "var" | "const" | "signal" | "enum" | "class")
+        ) {
             break;
         }
         if let Some(rest) = code.split("@icon(").nth(1) {

@@ -128,7 +128,15 @@ pub(crate) fn plan_script(
         Default::default()
     };
     if extra.is_empty() {
-        let plan = plan_write_checked(state, "path", path.clone(), bytes, expected, persistence, check)?;
+        let plan = plan_write_checked(
+            state,
+            "path",
+            path.clone(),
+            bytes,
+            expected,
+            persistence,
+            check,
+        )?;
         let mut plan = parse_checked(state, &path, plan);
         plan.effect.class = class;
         return Ok(plan);
@@ -136,7 +144,11 @@ pub(crate) fn plan_script(
     let outcome = plane::check_write(&state.project, "path", &path, &bytes, expected)?;
     let before = outcome.sha256_before.clone();
     let effect = FileEffect {
-        action: if outcome.created { "create" } else { "overwrite" },
+        action: if outcome.created {
+            "create"
+        } else {
+            "overwrite"
+        },
         write: outcome,
         persistence,
         undo: Undo::not_undo_tracked(),
@@ -157,7 +169,12 @@ pub(crate) fn plan_script(
             tell_editor(&st, &[target.to_string()]);
         }
         Ok(crate::tools::Committed {
-            transaction_id: done.transaction_ids.first().cloned().flatten().unwrap_or_default(),
+            transaction_id: done
+                .transaction_ids
+                .first()
+                .cloned()
+                .flatten()
+                .unwrap_or_default(),
         })
     })?;
     let mut plan = parse_checked(state, &path, plan);
