@@ -234,10 +234,11 @@ fn scanned(state: &AppState, skip: &str, engine: Option<(u32, u32)>) -> String {
     let mut list: Vec<ClassEntry> = Vec::new();
     let _ = walk_scripts(state, &mut |res, real| {
         let p = res.to_string();
-        if p != skip && res.extension().as_deref() == Some("gd") {
-            if let Some(e) = head(&real).and_then(|t| entry_of(state, &p, &t, engine)) {
-                list.push(e);
-            }
+        if p != skip
+            && res.extension().as_deref() == Some("gd")
+            && let Some(e) = head(&real).and_then(|t| entry_of(state, &p, &t, engine))
+        {
+            list.push(e);
         }
     });
     list.sort_by(|a, b| a.path.cmp(&b.path));
@@ -283,10 +284,7 @@ pub(crate) fn plan(
         };
         let after = with_entry(&base, &res, entry.as_ref(), sorts(engine));
         if let Some(after) = after.filter(|a| before.as_deref() != Some(a.as_str())) {
-            let sha = match plane::current(&state.project, "path", &cache)? {
-                Some((sha, _)) => Some(sha),
-                None => None,
-            };
+            let sha = plane::current(&state.project, "path", &cache)?.map(|(sha, _)| sha);
             extra.push((cache, after.into_bytes(), sha));
         }
         if old_class.is_some() && old_class != reg.class_registered {
