@@ -367,3 +367,204 @@ async fn a_script_write_without_godot_says_it_was_not_parse_checked() {
     assert!(demo.path().join("n.gd").is_file());
     client.cancel().await.unwrap();
 }
+
+/// Godot's class cache of a project: `list=[]` after a first import, holding one C# entry
+/// here (every write keeps it byte for byte).
+const CS_ENTRY: &str = "{\n\"base\": &\"Node\",\n\"class\": &\"Cee\",\n\"icon\": \"\",\n\
+    \"is_abstract\": false,\n\"is_tool\": false,\n\"language\": &\"C#\",\n\
+    \"path\": \"res://Cee.cs\"\n}";
+
+fn inventory(class: &str) -> String {
+    format!("class_name {class}\nextends RefCounted\n\nfunc count() -> int:\n\treturn 3\n")
+}
+
+/// A project saved by `engine` (`4.4`), never opened by an editor, whose class cache
+/// holds [`CS_ENTRY`].
+fn class_project(engine: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("project.godot"),
+        format!(
+            "config_version=5\n\n[application]\n\nconfig/name=\"c\"\n\
+             config/features=PackedStringArray(\"{engine}\")\n"
+        ),
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.path().join(".godot")).unwrap();
+    std::fs::write(
+        dir.path().join(".godot/global_script_class_cache.cfg"),
+        format!("list=[{CS_ENTRY}]\n"),
+    )
+    .unwrap();
+    dir
+}
+
+/// A `.gd` write with no editor leaves the project as Godot's scan would (issue: an
+/// agent's headless check could not find `Inventory`): its class-cache entry and a
+/// `.uid` sidecar, written in the script's one change; the dry run names them and
+/// writes nothing; a rename replaces the entry and a dropped class_name removes it,
+/// other entries kept. Red with `class_cache::plan`'s extras not written.
+#[tokio::test]
+async fn a_class_name_script_write_registers_the_class_with_godot() {
+    let empty = tempfile::tempdir().unwrap();
+    let dir = class_project("4.4");
+    let root = dir.path();
+    let cache = root.join(".godot/global_script_class_cache.cfg");
+    let client = support::connect_with(
+        root,
+        &[("GODOT_BIN", ""), ("PATH", empty.path().to_str().unwrap())],
+    )
+    .await;
+    let args = json!({"path": "res://inventory.gd", "content": inventory("Inventory"),
+                      "confirm": true});
+    let mut dry = args.clone();
+    dry["dry_run"] = json!(true);
+    let preview = support::call_ok(&client, "write_script", dry).await;
+    assert_eq!(preview["class_registered"], "Inventory", "{preview}");
+    assert!(!root.join("inventory.gd").exists() && !root.join("inventory.gd.uid").exists());
+    assert_eq!(
+        std::fs::read_to_string(&cache).unwrap(),
+        format!("list=[{CS_ENTRY}]\n"),
+        "a dry run writes nothing"
+    );
+    let r = support::call_ok(&client, "write_script", args).await;
+    assert_eq!(r["class_registered"], "Inventory", "{r}");
+    assert_eq!(r["also_written"], preview["also_written"], "{r}");
+    assert_eq!(
+        r["also_written"],
+        json!([
+            "res://inventory.gd.uid",
+            "res://.godot/global_script_class_cache.cfg"
+        ]),
+        "{r}"
+    );
+    let uid = std::fs::read_to_string(root.join("inventory.gd.uid")).unwrap();
+    assert!(
+        uid.ends_with('\n') && godot_mcp_formats::ids::uid_value(uid.trim()).is_some(),
+        "{uid:?}"
+    );
+    let entry = |class: &str| {
+        format!(
+            "{{\n\"base\": &\"RefCounted\",\n\"class\": &\"{class}\",\n\"icon\": \"\",\n\
+             \"is_abstract\": false,\n\"is_tool\": false,\n\"language\": &\"GDScript\",\n\
+             \"path\": \"res://inventory.gd\"\n}}"
+        )
+    };
+    // Sorted by class name, as Godot 4.4 writes it.
+    assert_eq!(
+        std::fs::read_to_string(&cache).unwrap(),
+        format!("list=[{CS_ENTRY}, {}]\n", entry("Inventory"))
+    );
+    // The resource of the class names the script by its new uid.
+    let res = support::call_ok(
+        &client,
+        "create_resource",
+        json!({"path": "res://bag.tres", "type": "Inventory", "confirm": true}),
+    )
+    .await;
+    assert_eq!(res["applied"], true, "{res}");
+    let tres = std::fs::read_to_string(root.join("bag.tres")).unwrap();
+    assert!(
+        tres.contains(&format!(
+            "uid=\"{}\" path=\"res://inventory.gd\"",
+            uid.trim()
+        )),
+        "{tres}"
+    );
+
+    // Renamed: the entry is replaced; the uid stays.
+    let sha = r["sha256_after"].as_str().unwrap();
+    let r = support::call_ok(
+        &client,
+        "write_script",
+        json!({"path": "res://inventory.gd", "content": inventory("Bag"),
+               "expected_sha256": sha, "confirm": true}),
+    )
+    .await;
+    assert_eq!(
+        (&r["class_registered"], &r["class_unregistered"]),
+        (&json!("Bag"), &json!("Inventory")),
+        "{r}"
+    );
+    assert_eq!(r["also_written"].as_array().unwrap().len(), 1, "{r}");
+    assert_eq!(
+        std::fs::read_to_string(&cache).unwrap(),
+        format!("list=[{}, {CS_ENTRY}]\n", entry("Bag"))
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("inventory.gd.uid")).unwrap(),
+        uid
+    );
+    // class_name dropped: the entry is removed, the others kept.
+    let sha = r["sha256_after"].as_str().unwrap();
+    let r = support::call_ok(
+        &client,
+        "write_script",
+        json!({"path": "res://inventory.gd", "content": "extends Node\n",
+               "expected_sha256": sha, "confirm": true}),
+    )
+    .await;
+    assert_eq!(r["class_unregistered"], "Bag", "{r}");
+    assert!(r.get("class_registered").is_none(), "{r}");
+    assert_eq!(
+        std::fs::read_to_string(&cache).unwrap(),
+        format!("list=[{CS_ENTRY}]\n")
+    );
+    client.cancel().await.unwrap();
+}
+
+/// The agent's case end to end: a class_name script written with no editor, then a
+/// headless Godot script that uses the class by name runs (it failed with `Could not
+/// find type "Inventory"` / `Cannot infer the type`). The project is one Godot has
+/// imported once (its class cache `list=[]`) and saved by the engine under test.
+/// Red with `class_cache::plan`'s extras not written.
+#[tokio::test]
+async fn real_godot_a_class_written_with_no_editor_is_usable_by_name() {
+    let Some(godot) = support::godot_bin("a headless script uses the class by name") else {
+        return;
+    };
+    let version = support::engine_version(&godot);
+    let engine: String = version.split('.').take(2).collect::<Vec<_>>().join(".");
+    let dir = class_project(&engine);
+    let root = dir.path();
+    std::fs::remove_file(root.join(".godot/global_script_class_cache.cfg")).unwrap();
+    support::run_godot(&godot, root, &["--import"]);
+    let cache = root.join(".godot/global_script_class_cache.cfg");
+    assert_eq!(std::fs::read_to_string(&cache).unwrap(), "list=[]\n");
+    let bin = godot.to_str().unwrap().to_string();
+    let client = support::connect_with(root, &[("GODOT_BIN", &bin)]).await;
+    let r = support::call_ok(
+        &client,
+        "write_script",
+        json!({"path": "res://inventory.gd", "content": inventory("Inventory"),
+               "expected_sha256": null, "confirm": true}),
+    )
+    .await;
+    assert_eq!(r["class_registered"], "Inventory", "{r}");
+    assert_eq!(r["parse_errors"], json!([]), "{r}");
+    client.cancel().await.unwrap();
+    std::fs::write(
+        root.join("check.gd"),
+        "extends SceneTree\n\nfunc _init() -> void:\n\tvar inv := Inventory.new()\n\
+         \tprint(\"CLASS-OK \", inv.count())\n\tquit()\n",
+    )
+    .unwrap();
+    let out = std::process::Command::new(&godot)
+        .args(["--headless", "--path"])
+        .arg(root)
+        .args(["-s", "res://check.gd"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let log = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(log.contains("CLASS-OK 3"), "{version}: {log}");
+    // What Godot's own scan writes is what the server wrote.
+    let ours = std::fs::read_to_string(&cache).unwrap();
+    std::fs::remove_file(&cache).unwrap();
+    support::run_godot(&godot, root, &["--import"]);
+    assert_eq!(std::fs::read_to_string(&cache).unwrap(), ours, "{version}");
+}

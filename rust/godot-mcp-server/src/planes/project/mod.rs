@@ -226,6 +226,11 @@ fn read_current(
 /// control's, never Godot's private `.godot/`.
 const ROOT_VCS_FILES: [&str; 2] = [".gitignore", ".gitattributes"];
 
+/// Godot's global class cache: the one file of `.godot/` written, and only as the
+/// engine's own scan would leave it when a script write registers its class_name
+/// (`tools::kit::class_cache`), in the script's change.
+pub(crate) const CLASS_CACHE: &str = ".godot/global_script_class_cache.cfg";
+
 /// Contained, not hidden (`.godot/` is Godot's private cache; only [`ROOT_VCS_FILES`]
 /// are written), not the project root.
 fn resolve_writable(project: &Project, param: &str, path: &ResPath) -> Result<PathBuf, ToolError> {
@@ -235,7 +240,7 @@ fn resolve_writable(project: &Project, param: &str, path: &ResPath) -> Result<Pa
             "res:// is the project folder, not a file",
         ));
     }
-    if path.is_hidden() && !ROOT_VCS_FILES.contains(&path.rel()) {
+    if path.is_hidden() && !ROOT_VCS_FILES.contains(&path.rel()) && path.rel() != CLASS_CACHE {
         return Err(ToolError::new(
             ErrorCode::PathRefused,
             format!("{path} is refused: hidden files and folders (like .godot/) are not written"),

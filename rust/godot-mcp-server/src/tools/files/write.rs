@@ -28,8 +28,7 @@ use crate::tools::kit::common::{
 use crate::tools::kit::dotnet_build::Check;
 use crate::tools::kit::ext_ref;
 use crate::tools::kit::file_write::{
-    ScriptPlan, WritePlan, build_check, parse_checked, plan_write, plan_write_checked,
-    require_script_path,
+    ScriptPlan, WritePlan, build_check, plan_script, plan_write, require_script_path,
 };
 use crate::tools::{Plan, ToolDef, ToolMeta};
 
@@ -53,7 +52,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
                 title: "Write a script",
                 description: "Replace a script or shader's whole text (or create it); \
                     expected_sha256 refuses the write if the file changed since read. A .gd \
-                    is parse-checked by Godot: parse_errors.",
+                    is parse-checked by Godot (parse_errors) and its class_name registered.",
                 class: SafetyClass::Destructive,
                 toolset: Toolset::Build,
                 effect: Some(EffectKind::File),
@@ -157,17 +156,14 @@ fn plan_create_script(
         persistence.hint = crate::tools::kit::dotnet::missing_csproj_hint(state.project.root())
             .map(str::to_string);
     }
-    let path = args.path.clone();
-    let plan = plan_write_checked(
+    plan_script(
         &state,
-        "path",
         args.path,
         content.into_bytes(),
         Expect::Absent,
         persistence,
         check,
-    )?;
-    Ok(parse_checked(&state, &path, plan))
+    )
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -190,17 +186,14 @@ pub(crate) struct WriteScriptArgs {
 fn plan_write_script(state: Arc<AppState>, args: WriteScriptArgs) -> Result<ScriptPlan, ToolError> {
     require_script_path(&args.path)?;
     let check = build_check(&state, &args.path, args.check)?;
-    let path = args.path.clone();
-    let plan = plan_write_checked(
+    plan_script(
         &state,
-        "path",
         args.path,
         args.content.into_bytes(),
         plane::expect_of(&args.expected_sha256),
         Persistence::written_to_disk(),
         check,
-    )?;
-    Ok(parse_checked(&state, &path, plan))
+    )
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

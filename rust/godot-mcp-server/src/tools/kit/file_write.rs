@@ -19,6 +19,7 @@ use crate::planes::project::{self as plane, Expect, JournalCall};
 use crate::respath::ResPath;
 use crate::state::AppState;
 use crate::tools::Plan;
+use crate::tools::kit::class_cache::{self, Registration};
 use crate::tools::kit::dotnet_build::{BuildCheck, Check};
 use crate::tools::kit::godot_process::{CHECK_TIMEOUT, ParseErrorItem, check_gd, godot};
 
@@ -50,7 +51,16 @@ pub(crate) fn require_script_path(path: &ResPath) -> Result<(), ToolError> {
 pub(crate) type WritePlan = Plan<FileEffect, crate::tools::Committed>;
 
 /// A script write's plan: the write, then (a `.gd` on disk) Godot's parse check.
-pub(crate) type ScriptPlan = Plan<FileEffect, ScriptWritten>;
+pub(crate) type ScriptPlan = Plan<ScriptEffect, ScriptWritten>;
+
+/// A script write's effect: the file's, and what it registers with Godot.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct ScriptEffect {
+    #[serde(flatten)]
+    pub file: FileEffect,
+    #[serde(flatten)]
+    pub class: Registration,
+}
 
 /// What a script write adds when applied: its transaction and, for a `.gd` written to
 /// disk, what Godot's parser says of it (the agent's own check, answered in the same
@@ -74,7 +84,10 @@ pub(crate) fn parse_checked(state: &Arc<AppState>, path: &ResPath, plan: WritePl
     let gd = path.extension().as_deref() == Some("gd");
     let (state, path, apply) = (state.clone(), path.to_string(), plan.apply);
     Plan {
-        effect: plan.effect,
+        effect: ScriptEffect {
+            file: plan.effect,
+            class: Registration::default(),
+        },
         apply: Box::new(move |call| {
             let staged = call.stage.is_some();
             let done = apply(call)?;
@@ -93,6 +106,88 @@ pub(crate) fn parse_checked(state: &Arc<AppState>, path: &ResPath, plan: WritePl
         }),
         preview: None,
     }
+}
+
+/// A script write ([`plan_write_checked`], then [`parse_checked`]) that leaves the
+/// project as Godot's scan would: a `.gd`'s `.uid` sidecar and class-cache entry
+/// (`class_cache::plan`) are written in the same journaled change as the script, all
+/// or nothing. With an editor connected the editor owns the cache: it is told of the
+/// file instead. Inside an agent's change the cache is left to Godot's next scan (one
+/// change writes a file once; several scripts would each rewrite it).
+pub(crate) fn plan_script(
+    state: &Arc<AppState>,
+    path: ResPath,
+    bytes: Vec<u8>,
+    expected: Expect<'_>,
+    persistence: Persistence,
+    check: Option<BuildCheck>,
+) -> Result<ScriptPlan, ToolError> {
+    let (class, extra) = if path.extension().as_deref() == Some("gd") && check.is_none() {
+        class_cache::plan(state, &path, &bytes, editor_connected(state))?
+    } else {
+        Default::default()
+    };
+    if extra.is_empty() {
+        let plan = plan_write_checked(
+            state,
+            "path",
+            path.clone(),
+            bytes,
+            expected,
+            persistence,
+            check,
+        )?;
+        let mut plan = parse_checked(state, &path, plan);
+        plan.effect.class = class;
+        return Ok(plan);
+    }
+    let outcome = plane::check_write(&state.project, "path", &path, &bytes, expected)?;
+    let before = outcome.sha256_before.clone();
+    let effect = FileEffect {
+        action: if outcome.created {
+            "create"
+        } else {
+            "overwrite"
+        },
+        write: outcome,
+        persistence,
+        undo: Undo::not_undo_tracked(),
+    };
+    let st = state.clone();
+    let target = path.clone();
+    let plan = Plan::new(effect, move |call| {
+        let staged = call.stage.is_some();
+        let cache = format!("res://{}", plane::CLASS_CACHE);
+        let mut writes = vec![(target.clone(), bytes, before)];
+        writes.extend(
+            extra
+                .into_iter()
+                .filter(|(p, ..)| !(staged && p.to_string() == cache)),
+        );
+        let done = write_each_as(&st, call, "path", &writes)?;
+        if !staged {
+            tell_editor(&st, &[target.to_string()]);
+        }
+        Ok(crate::tools::Committed {
+            transaction_id: done
+                .transaction_ids
+                .first()
+                .cloned()
+                .flatten()
+                .unwrap_or_default(),
+        })
+    })?;
+    let mut plan = parse_checked(state, &path, plan);
+    plan.effect.class = class;
+    Ok(plan)
+}
+
+/// Whether an editor is connected through the bridge (it then owns the class cache).
+fn editor_connected(state: &AppState) -> bool {
+    matches!(
+        state.editor.bridge_status(),
+        crate::rules::BridgeStatus::Connected { .. }
+    )
 }
 
 /// Godot's parse errors of the `.gd` at `path`, or why they could not be had.
@@ -203,10 +298,7 @@ pub(crate) fn tell_editor(state: &AppState, paths: &[String]) {
     use godot_mcp_protocol::commands::{self as cmd, BridgeCommand};
     // The editor plane itself, not the editor tools' helpers (the layers: files sit
     // beside the editor tools, not above them).
-    let connected = matches!(
-        state.editor.bridge_status(),
-        crate::rules::BridgeStatus::Connected { .. }
-    );
+    let connected = editor_connected(state);
     let Some(bridge) = state.editor.bridge().cloned().filter(|_| connected) else {
         return;
     };

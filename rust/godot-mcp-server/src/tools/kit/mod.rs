@@ -35,6 +35,7 @@
 //!   held clock, headless or rendered, the shapes of a tool on it.
 
 pub(crate) mod cells;
+pub(crate) mod class_cache;
 pub(crate) mod class_db;
 pub(crate) mod common;
 pub(crate) mod cs_script;

@@ -27,7 +27,7 @@ use crate::state::AppState;
 use crate::tools::kit::common::head;
 pub(crate) use crate::tools::kit::common::{ScriptHeader, script_header_gd};
 use crate::tools::kit::common::{page_limit, paged_args, read_text, walk_scripts};
-use crate::tools::kit::file_write::{parse_checked, plan_write, require_script_path};
+use crate::tools::kit::file_write::{plan_script, require_script_path};
 pub(crate) use crate::tools::kit::godot_process::ParseErrorItem;
 use crate::tools::kit::godot_process::{CHECK_TIMEOUT, check_gd, godot};
 use crate::tools::kit::scene_doc::some_node_paths;
@@ -651,16 +651,14 @@ fn plan_patch_script(
         Expect::Sha256(&args.expected_sha256),
     )?;
     let patched = apply_patch(&base, &args.patch)?;
-    let path = args.path.clone();
-    let plan = plan_write(
+    plan_script(
         &state,
-        "path",
         args.path,
         patched.into_bytes(),
         Expect::Sha256(&args.expected_sha256),
         Persistence::written_to_disk(),
-    )?;
-    Ok(parse_checked(&state, &path, plan))
+        None,
+    )
 }
 
 #[cfg(test)]
