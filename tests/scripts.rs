@@ -513,6 +513,66 @@ async fn a_class_name_script_write_registers_the_class_with_godot() {
     client.cancel().await.unwrap();
 }
 
+/// Inside an agent's change, two class scripts each register their class: the second
+/// write rebases the cache on what the change staged (the first version of this
+/// feature left the cache out inside a change while answering it written). And no
+/// argument reaches the cache: a tool told to delete it is refused (only the server's
+/// own `ResPath::godot_owned` path is writable there).
+#[tokio::test]
+async fn class_scripts_in_one_change_each_register_and_no_tool_writes_the_cache() {
+    let empty = tempfile::tempdir().unwrap();
+    let dir = class_project("4.4");
+    let root = dir.path();
+    let cache = root.join(".godot/global_script_class_cache.cfg");
+    let client = support::connect_with(
+        root,
+        &[("GODOT_BIN", ""), ("PATH", empty.path().to_str().unwrap())],
+    )
+    .await;
+    support::call_ok(&client, "begin_change", json!({})).await;
+    for (file, class) in [("bag.gd", "Bag"), ("apple.gd", "Apple")] {
+        let r = support::call_ok(
+            &client,
+            "write_script",
+            json!({"path": format!("res://{file}"), "content": inventory(class), "confirm": true}),
+        )
+        .await;
+        assert_eq!(r["class_registered"], class, "{r}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(&cache).unwrap(),
+        format!("list=[{CS_ENTRY}]\n"),
+        "staged, not written"
+    );
+    let done = support::call_ok(&client, "commit_change", json!({})).await;
+    assert_eq!(done["status"], "committed", "{done}");
+    let text = std::fs::read_to_string(&cache).unwrap();
+    let at = |c: &str| {
+        text.find(&format!("\"class\": &\"{c}\""))
+            .unwrap_or(usize::MAX)
+    };
+    assert!(at("Apple") < at("Bag") && at("Bag") < usize::MAX, "{text}");
+    assert!(root.join("bag.gd.uid").exists() && root.join("apple.gd.uid").exists());
+
+    for (tool, args) in [
+        (
+            "delete_resource_file",
+            json!({"path": "res://.godot/global_script_class_cache.cfg", "confirm": true}),
+        ),
+        (
+            "move_file",
+            json!({"from": "res://.godot/global_script_class_cache.cfg",
+                   "to": "res://cache.cfg", "confirm": true}),
+        ),
+    ] {
+        support::call_ok(&client, "manage_toolsets", json!({"enable": [tool]})).await;
+        let e = support::call_err(&client, tool, args).await;
+        assert_eq!(e["code"], "PATH_REFUSED", "{tool}: {e}");
+    }
+    assert_eq!(std::fs::read_to_string(&cache).unwrap(), text);
+    client.cancel().await.unwrap();
+}
+
 /// The agent's case end to end: a class_name script written with no editor, then a
 /// headless Godot script that uses the class by name runs (it failed with `Could not
 /// find type "Inventory"` / `Cannot infer the type`). The project is one Godot has

@@ -37,6 +37,9 @@ pub(crate) const MAX_RES_PATH_LEN: usize = 4096;
 pub struct ResPath {
     /// Normalized relative part, `/`-separated, no leading or trailing slash; empty for the root.
     rel: String,
+    /// A file of Godot's private `.godot/` that the server writes as Godot's own scan
+    /// would ([`ResPath::godot_owned`]): never set by parsing, so no argument names one.
+    godot_owned: bool,
 }
 
 /// Why a path was refused. The message is shown to the agent as is.
@@ -56,7 +59,24 @@ fn refuse(msg: impl Into<String>) -> PathRefusal {
 impl ResPath {
     /// The project root, `res://`.
     pub fn root() -> Self {
-        Self { rel: String::new() }
+        Self {
+            rel: String::new(),
+            godot_owned: false,
+        }
+    }
+
+    /// `rel`, a file of `.godot/` the server writes in Godot's place (the global class
+    /// cache): the only hidden path the project plane writes besides VCS files.
+    pub(crate) fn godot_owned(rel: &str) -> Self {
+        Self {
+            rel: rel.to_string(),
+            godot_owned: true,
+        }
+    }
+
+    /// Whether this is a [`ResPath::godot_owned`] path.
+    pub fn is_godot_owned(&self) -> bool {
+        self.godot_owned
     }
 
     /// Check and normalize a `res://` path, by the rules of the host this
@@ -127,6 +147,7 @@ impl ResPath {
         }
         Ok(Self {
             rel: parts.join("/"),
+            godot_owned: false,
         })
     }
 
@@ -154,10 +175,12 @@ impl ResPath {
         if self.rel.is_empty() {
             Self {
                 rel: name.to_string(),
+                godot_owned: false,
             }
         } else {
             Self {
                 rel: format!("{}/{}", self.rel, name),
+                godot_owned: false,
             }
         }
     }

@@ -376,6 +376,12 @@ impl Stage {
         self.files.iter().position(|f| &f.path == path)
     }
 
+    /// What the change holds for `path` so far: `None` when it is not staged,
+    /// `Some(None)` when it is staged for deletion.
+    pub fn staged_bytes(&self, path: &ResPath) -> Option<Option<&[u8]>> {
+        self.find(path).map(|i| self.files[i].bytes.as_deref())
+    }
+
     /// Stage one call's files, all checked (against the change as staged so far)
     /// before any is kept. Returns each file's outcome and its size before.
     pub fn stage(

@@ -232,7 +232,8 @@ const ROOT_VCS_FILES: [&str; 2] = [".gitignore", ".gitattributes"];
 pub(crate) const CLASS_CACHE: &str = ".godot/global_script_class_cache.cfg";
 
 /// Contained, not hidden (`.godot/` is Godot's private cache; only [`ROOT_VCS_FILES`]
-/// are written), not the project root.
+/// are written, and [`CLASS_CACHE`] when the server itself names it with
+/// `ResPath::godot_owned`, never from an argument), not the project root.
 fn resolve_writable(project: &Project, param: &str, path: &ResPath) -> Result<PathBuf, ToolError> {
     if path.is_root() {
         return Err(ToolError::invalid_params(
@@ -240,7 +241,7 @@ fn resolve_writable(project: &Project, param: &str, path: &ResPath) -> Result<Pa
             "res:// is the project folder, not a file",
         ));
     }
-    if path.is_hidden() && !ROOT_VCS_FILES.contains(&path.rel()) && path.rel() != CLASS_CACHE {
+    if path.is_hidden() && !ROOT_VCS_FILES.contains(&path.rel()) && !path.is_godot_owned() {
         return Err(ToolError::new(
             ErrorCode::PathRefused,
             format!("{path} is refused: hidden files and folders (like .godot/) are not written"),
@@ -735,6 +736,14 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(e.code, ErrorCode::PathRefused);
+        // The class cache: written only under the server's own name for it, never
+        // from a path an argument spells.
+        let named = res(&format!("res://{CLASS_CACHE}"));
+        let e =
+            check_write(p.project(), "path", &named, b"list=[]\n", Expect::Anything).unwrap_err();
+        assert_eq!(e.code, ErrorCode::PathRefused);
+        let owned = ResPath::godot_owned(CLASS_CACHE);
+        check_write(p.project(), "path", &owned, b"list=[]\n", Expect::Anything).unwrap();
         godot_mcp_os::fs::symlink("/tmp", dir.path().join("out")).unwrap();
         let e = write_file(
             &p,

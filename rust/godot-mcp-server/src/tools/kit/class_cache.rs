@@ -246,6 +246,43 @@ fn scanned(state: &AppState, skip: &str, engine: Option<(u32, u32)>) -> String {
     format!("list=[{}]\n", texts.join(", "))
 }
 
+/// The script's entry as a change of any cache text: what a write inside an agent's
+/// change applies to the cache as that change already staged it.
+#[derive(Debug, Clone)]
+pub(crate) struct CacheEdit {
+    script: String,
+    entry: Option<ClassEntry>,
+    sorted: bool,
+}
+
+/// `extra` inside an agent's change, against what `stage` already holds: a sidecar it
+/// already makes is left out, and the cache is rebased on its staged text, so several
+/// scripts of one change each register their class.
+pub(crate) fn rebase_staged(
+    extra: Vec<Extra>,
+    edit: Option<&CacheEdit>,
+    stage: &plane::Stage,
+) -> Vec<Extra> {
+    extra
+        .into_iter()
+        .filter_map(|(p, bytes, before)| match stage.staged_bytes(&p) {
+            None => Some((p, bytes, before)),
+            Some(Some(staged)) if p.is_godot_owned() => {
+                let after = edit?.on(&String::from_utf8_lossy(staged))?;
+                Some((p, after.into_bytes(), Some(plane::sha256_hex(staged))))
+            }
+            // A sidecar (or a cache staged for deletion) the change already decides.
+            Some(_) => None,
+        })
+        .collect()
+}
+
+impl CacheEdit {
+    fn on(&self, text: &str) -> Option<String> {
+        with_entry(text, &self.script, self.entry.as_ref(), self.sorted)
+    }
+}
+
 /// What a write of `bytes` to the `.gd` at `path` registers, and the files that takes:
 /// a `.uid` sidecar (engine 4.4+, none yet) and, unless `editor` owns it, the class
 /// cache with the script's entry upserted or removed.
@@ -254,9 +291,10 @@ pub(crate) fn plan(
     path: &ResPath,
     bytes: &[u8],
     editor: bool,
-) -> Result<(Registration, Vec<Extra>), ToolError> {
+) -> Result<(Registration, Vec<Extra>, Option<CacheEdit>), ToolError> {
     let mut reg = Registration::default();
     let mut extra: Vec<Extra> = Vec::new();
+    let mut edit = None;
     let engine = engine(state);
     let text = String::from_utf8_lossy(bytes);
     let res = path.to_string();
@@ -272,8 +310,7 @@ pub(crate) fn plan(
     let entry = entry_of(state, &res, &text, engine);
     reg.class_registered = entry.as_ref().map(|e| e.class.clone());
     if !editor {
-        let cache = ResPath::parse(&format!("res://{CLASS_CACHE}"))
-            .map_err(|e| ToolError::internal(e.to_string()))?;
+        let cache = ResPath::godot_owned(CLASS_CACHE);
         let real = state.project.root().join(CLASS_CACHE);
         let before = std::fs::read_to_string(&real).ok();
         let old_class = before.as_deref().and_then(|t| class_of(t, &res));
@@ -282,7 +319,13 @@ pub(crate) fn plan(
             None if entry.is_some() => scanned(state, &res, engine),
             None => String::new(),
         };
-        let after = with_entry(&base, &res, entry.as_ref(), sorts(engine));
+        let change = CacheEdit {
+            script: res.clone(),
+            entry: entry.clone(),
+            sorted: sorts(engine),
+        };
+        let after = change.on(&base);
+        edit = Some(change);
         if let Some(after) = after.filter(|a| before.as_deref() != Some(a.as_str())) {
             let sha = plane::current(&state.project, "path", &cache)?.map(|(sha, _)| sha);
             extra.push((cache, after.into_bytes(), sha));
@@ -298,7 +341,7 @@ pub(crate) fn plan(
         plane::check_write(&state.project, "path", p, b, expect)?;
         reg.also_written.push(p.to_string());
     }
-    Ok((reg, extra))
+    Ok((reg, extra, edit))
 }
 
 #[cfg(test)]

@@ -112,8 +112,8 @@ pub(crate) fn parse_checked(state: &Arc<AppState>, path: &ResPath, plan: WritePl
 /// project as Godot's scan would: a `.gd`'s `.uid` sidecar and class-cache entry
 /// (`class_cache::plan`) are written in the same journaled change as the script, all
 /// or nothing. With an editor connected the editor owns the cache: it is told of the
-/// file instead. Inside an agent's change the cache is left to Godot's next scan (one
-/// change writes a file once; several scripts would each rewrite it).
+/// file instead. Inside an agent's change the files are staged with the script, the
+/// cache rebased on what the change already staged (`class_cache::rebase_staged`).
 pub(crate) fn plan_script(
     state: &Arc<AppState>,
     path: ResPath,
@@ -122,7 +122,7 @@ pub(crate) fn plan_script(
     persistence: Persistence,
     check: Option<BuildCheck>,
 ) -> Result<ScriptPlan, ToolError> {
-    let (class, extra) = if path.extension().as_deref() == Some("gd") && check.is_none() {
+    let (class, extra, edit) = if path.extension().as_deref() == Some("gd") && check.is_none() {
         class_cache::plan(state, &path, &bytes, editor_connected(state))?
     } else {
         Default::default()
@@ -157,13 +157,12 @@ pub(crate) fn plan_script(
     let target = path.clone();
     let plan = Plan::new(effect, move |call| {
         let staged = call.stage.is_some();
-        let cache = format!("res://{}", plane::CLASS_CACHE);
+        let extra = match &call.stage {
+            Some(stage) => class_cache::rebase_staged(extra, edit.as_ref(), &stage.lock()),
+            None => extra,
+        };
         let mut writes = vec![(target.clone(), bytes, before)];
-        writes.extend(
-            extra
-                .into_iter()
-                .filter(|(p, ..)| !(staged && p.to_string() == cache)),
-        );
+        writes.extend(extra);
         let done = write_each_as(&st, call, "path", &writes)?;
         if !staged {
             tell_editor(&st, &[target.to_string()]);

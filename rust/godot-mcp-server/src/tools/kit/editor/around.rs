@@ -59,8 +59,16 @@ enum Later<P, M> {
 pub(crate) type InScenePlan<E, T, S> = Plan<Around<E>, Saved<EditReply<T, S>>>;
 
 /// The hint of an edit left unsaved by a tool that takes `save`.
-pub(crate) const SAVE_TOO: &str =
+const SAVE_TOO: &str =
     "Pass save: true to save the scene with the edit (or call save_scene).";
+
+/// An edit left in the editor names this tool's own `save` (run 9: agents were told
+/// of save_scene, a tool not listed by default).
+fn save_too(p: &mut crate::honesty::Persistence) {
+    if !p.persisted && p.hint.as_deref().is_some_and(|h| h.contains("save_scene")) {
+        p.hint = Some(SAVE_TOO.into());
+    }
+}
 
 /// The plan `make` builds, run in `scene` (opened first when it is not the edited one)
 /// and followed by a save of the scene when `save` is set. Without either, the plan is
@@ -139,13 +147,8 @@ where
                 }
             };
             let mut reply = apply(call)?;
-            let p = &mut reply.verdict.persistence;
-            if saves.is_none()
-                && !p.persisted
-                && p.hint.as_deref().is_some_and(|h| h.contains("save_scene"))
-            {
-                // This tool saves too (run 9: agents were told of save_scene, not listed).
-                p.hint = Some(SAVE_TOO.into());
+            if saves.is_none() {
+                save_too(&mut reply.verdict.persistence);
             }
             let mut save_transaction_id = None;
             if let Some(target) = saves {
@@ -172,8 +175,12 @@ where
         }),
         preview: preview.map(|p| {
             Box::new(move || {
+                let mut reply = p()?;
+                if !save {
+                    save_too(&mut reply.verdict.persistence);
+                }
                 Ok(Saved {
-                    reply: p()?,
+                    reply,
                     save_transaction_id: None,
                 })
             }) as Box<dyn FnOnce() -> _ + Send>
