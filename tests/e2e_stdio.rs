@@ -727,6 +727,12 @@ async fn find_reaches_a_tool_outside_the_default_list_in_one_call() {
         instructions.contains(r#"manage_toolsets {"find""#),
         "{instructions}"
     );
+    // And show the project as it is on disk (its scene's tree), so an agent's first
+    // call need not be a look at the files.
+    assert!(
+        instructions.contains("\nres://level.tscn: Level:Node2D, Ground:TileMapLayer"),
+        "{instructions}"
+    );
     let before = listed().await;
     assert!(!before.contains(&"get_tilemap_cells".to_string()));
     assert!(!before.contains(&"rescan_filesystem".to_string()));

@@ -95,6 +95,7 @@ mod honesty;
 mod logging;
 #[cfg(feature = "output-check")]
 mod output_check;
+mod overview;
 mod planes;
 mod project_root;
 mod respath;

@@ -362,7 +362,10 @@ impl ServerHandler for McpServer {
         .with_server_info(
             Implementation::new("godot-mcp", env!("CARGO_PKG_VERSION")).with_title("godot-mcp"),
         )
-        .with_instructions(INSTRUCTIONS)
+        .with_instructions(match crate::overview::overview(&self.state) {
+            Some(o) => format!("{INSTRUCTIONS}\n\n{o}"),
+            None => INSTRUCTIONS.to_string(),
+        })
     }
 
     /// A session that completed initialize (protocols before 2026-07-28) hears of

@@ -59,8 +59,7 @@ enum Later<P, M> {
 pub(crate) type InScenePlan<E, T, S> = Plan<Around<E>, Saved<EditReply<T, S>>>;
 
 /// The hint of an edit left unsaved by a tool that takes `save`.
-const SAVE_TOO: &str =
-    "Pass save: true to save the scene with the edit (or call save_scene).";
+const SAVE_TOO: &str = "Pass save: true to save the scene with the edit (or call save_scene).";
 
 /// An edit left in the editor names this tool's own `save` (run 9: agents were told
 /// of save_scene, a tool not listed by default).
