@@ -887,8 +887,9 @@ fn objects_in(hint: &str) -> Vec<Value> {
 /// each refused with "input actions are set with add_input_action", a tool in a toolset off
 /// by default. The refusal's hint now holds the two calls that do it, and they work as
 /// written: with only the default toolsets, the hint's manage_toolsets call, then its
-/// add_input_action call (and the same for an autoload). Red if a hint's example stops
-/// parsing or being a valid call.
+/// add_input_action call. Red if a hint's example stops parsing or being a valid call.
+/// An autoload is set by set_setting itself (run 9: a discovery call and an enable for
+/// register_autoload), checked as register_autoload checks it.
 #[tokio::test]
 async fn a_setting_another_tool_owns_is_refused_with_the_calls_that_do_it() {
     let dir = support::demo_copy();
@@ -898,14 +899,35 @@ async fn a_setting_another_tool_owns_is_refused_with_the_calls_that_do_it() {
     )
     .unwrap();
     let client = support::connect_with(dir.path(), &[("GODOT_MCP_TOOLSETS", "")]).await;
-    for (setting, tool, written) in [
-        ("input/move_left", "add_input_action", "dash={"),
-        (
-            "autoload/GameState",
-            "register_autoload",
-            "Score=\"*res://score.gd\"",
-        ),
+    for (value, written) in [
+        (json!("res://score.gd"), "Score=\"*res://score.gd\""),
+        (json!("*res://score.gd"), "Points=\"*res://score.gd\""),
     ] {
+        let name = written.split('=').next().unwrap();
+        let r = support::call_ok(
+            &client,
+            "set_setting",
+            json!({"settings": {format!("autoload/{name}"): value}, "confirm": true}),
+        )
+        .await;
+        assert_eq!(r["applied"], true, "{r}");
+        let godot = read(dir.path(), "project.godot");
+        assert!(godot.contains(written), "{written} not in\n{godot}");
+    }
+    for (value, says) in [
+        (json!("res://missing.gd"), "does not exist"),
+        (json!("res://icon.svg"), "an autoload is a script"),
+        (json!(3), "takes the script or scene"),
+    ] {
+        let e = support::call_err(
+            &client,
+            "set_setting",
+            json!({"name": "autoload/Bad", "value": value, "confirm": true}),
+        )
+        .await;
+        assert!(e["message"].as_str().unwrap().contains(says), "{e}");
+    }
+    for (setting, tool, written) in [("input/move_left", "add_input_action", "dash={")] {
         let e = support::call_err(
             &client,
             "set_setting",

@@ -35,8 +35,8 @@ pub(crate) fn tools() -> Vec<ToolDef> {
                 "set_setting",
                 "Set a project setting",
                 "Set project settings in project.godot from JSON `value` or Godot text \
-                 `value_text` (several: `settings`); other bytes kept. An open editor must \
-                 reload the project.",
+                 `value_text` (several: `settings`; an autoload: `autoload/Name`: \
+                 \"res://x.gd\"); other bytes kept. An open editor must reload the project.",
                 Toolset::Build,
             ),
             plan_set_setting,
@@ -77,16 +77,9 @@ fn check_setting_name(name: &str) -> Result<(&str, &str), ToolError> {
         )
     })?;
     match parts.0 {
-        // The tools that do it sit in toolsets off by default: the hint says how to get one
-        // and its call, so the next call is the right one (run 6: five set_setting refusals).
-        "autoload" => {
-            Err(
-                ToolError::invalid_params("name", "autoloads are set with register_autoload").hint(
-                    "manage_toolsets {\"enable\": [\"register_autoload\"]}, then register_autoload \
-             {\"name\": \"Score\", \"path\": \"res://score.gd\", \"confirm\": true}.",
-                ),
-            )
-        }
+        // An autoload is set here too, checked as register_autoload checks it
+        // ([`autoload_value`]); input actions take add_input_action, in a toolset off by
+        // default: the hint says how to get it and its call (run 6: five refusals).
         "input" => Err(ToolError::invalid_params(
             "name",
             "input actions are set with add_input_action",
@@ -223,6 +216,7 @@ fn plan_set_setting(
     for (name, _) in &sets {
         check_setting_name(name)?;
     }
+    let st = state.clone();
     plan_edit(state, move |config| {
         let declared = |name: &str| declared::declared_type(name).map(str::to_string);
         let mut config = config.clone();
@@ -231,6 +225,7 @@ fn plan_set_setting(
             let (section, key) = check_setting_name(&name)?;
             let previous = config.get(section, key).map(str::to_string);
             let value = match value {
+                _ if section == "autoload" => autoload_setting(&st, key, &value)?,
                 SettingValue::Text(t) => t,
                 SettingValue::Json(v) => {
                     typed_setting_text(&name, &v, previous.as_deref(), &declared)?
@@ -270,13 +265,43 @@ pub(crate) struct RegisterAutoloadArgs {
     singleton: Option<bool>,
 }
 
-fn plan_register_autoload(
-    state: Arc<AppState>,
-    args: RegisterAutoloadArgs,
-) -> Result<EditPlan<SettingChange>, ToolError> {
-    check_identifier("name", &args.name)?;
+/// `autoload/<name>` through set_setting: `"res://x.gd"` (a singleton, as
+/// register_autoload makes it) or project.godot's own `"*res://x.gd"`, checked as
+/// register_autoload checks it.
+fn autoload_setting(
+    state: &AppState,
+    name: &str,
+    value: &SettingValue,
+) -> Result<String, ToolError> {
+    let text = match value {
+        SettingValue::Json(Value::String(s)) => s.clone(),
+        SettingValue::Text(t) => t
+            .strip_prefix('"')
+            .and_then(|u| u.strip_suffix('"'))
+            .unwrap_or(t)
+            .to_string(),
+        SettingValue::Json(_) => {
+            return Err(ToolError::invalid_params(
+                "value",
+                format!("autoload/{name} takes the script or scene: \"res://game_state.gd\""),
+            ));
+        }
+    };
+    let path = ResPath::parse(text.strip_prefix('*').unwrap_or(&text))
+        .map_err(|e| ToolError::invalid_params("value", format!("autoload/{name}: {e}")))?;
+    autoload_value(state, name, &path, true)
+}
+
+/// An autoload entry's value (`"*res://…"` for a singleton), its name and file checked.
+fn autoload_value(
+    state: &AppState,
+    name: &str,
+    path: &ResPath,
+    singleton: bool,
+) -> Result<String, ToolError> {
+    check_identifier("name", name)?;
     if !matches!(
-        args.path.extension().as_deref(),
+        path.extension().as_deref(),
         Some("gd" | "cs" | "tscn" | "scn")
     ) {
         return Err(ToolError::invalid_params(
@@ -284,20 +309,26 @@ fn plan_register_autoload(
             "an autoload is a script (.gd, .cs) or a scene (.tscn, .scn)",
         ));
     }
-    let real = state.project.resolve("path", &args.path)?;
+    let real = state.project.resolve("path", path)?;
     if !real.is_file() {
-        return Err(
-            ToolError::not_found(format!("{} does not exist", args.path))
-                .param("path")
-                .hint("Create the script first (create_script), or list files with list_files."),
-        );
+        return Err(ToolError::not_found(format!("{path} does not exist"))
+            .param("path")
+            .hint("Create the script first (write_script), or list files with list_files."));
     }
-    let star = if args.singleton.unwrap_or(true) {
-        "*"
-    } else {
-        ""
-    };
-    let value = variant::quote(&format!("{star}{}", args.path));
+    let star = if singleton { "*" } else { "" };
+    Ok(variant::quote(&format!("{star}{path}")))
+}
+
+fn plan_register_autoload(
+    state: Arc<AppState>,
+    args: RegisterAutoloadArgs,
+) -> Result<EditPlan<SettingChange>, ToolError> {
+    let value = autoload_value(
+        &state,
+        &args.name,
+        &args.path,
+        args.singleton.unwrap_or(true),
+    )?;
     plan_add(
         state,
         ("autoload", "autoload"),
