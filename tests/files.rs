@@ -860,38 +860,12 @@ async fn real_godot_material_loads_and_moved_scene_opens() {
 // ---------------------------------------------------------------------------
 // refusals that teach
 
-/// The JSON objects written in a refusal's hint, in order.
-fn objects_in(hint: &str) -> Vec<Value> {
-    let (mut out, mut depth, mut start) = (Vec::new(), 0, 0);
-    for (i, c) in hint.char_indices() {
-        match c {
-            '{' => {
-                if depth == 0 {
-                    start = i;
-                }
-                depth += 1;
-            }
-            '}' => {
-                depth -= 1;
-                if depth == 0 {
-                    out.push(serde_json::from_str(&hint[start..=i]).unwrap());
-                }
-            }
-            _ => {}
-        }
-    }
-    out
-}
-
-/// Run 6 of the agent benchmark: an agent set `input/move_left` with set_setting five times,
-/// each refused with "input actions are set with add_input_action", a tool in a toolset off
-/// by default. The refusal's hint now holds the two calls that do it, and they work as
-/// written: with only the default toolsets, the hint's manage_toolsets call, then its
-/// add_input_action call. Red if a hint's example stops parsing or being a valid call.
-/// An autoload is set by set_setting itself (run 9: a discovery call and an enable for
-/// register_autoload), checked as register_autoload checks it.
+/// Runs 6 and 9 of the agent benchmark: agents set `input/move_left` and
+/// `autoload/GameState` with set_setting, were refused, and spent toolset calls on
+/// add_input_action and register_autoload. set_setting now sets both, checked as those
+/// tools check them and written as they write them.
 #[tokio::test]
-async fn a_setting_another_tool_owns_is_refused_with_the_calls_that_do_it() {
+async fn autoloads_and_input_actions_are_set_through_set_setting() {
     let dir = support::demo_copy();
     std::fs::write(
         dir.path().join("score.gd"),
@@ -927,20 +901,40 @@ async fn a_setting_another_tool_owns_is_refused_with_the_calls_that_do_it() {
         .await;
         assert!(e["message"].as_str().unwrap().contains(says), "{e}");
     }
-    for (setting, tool, written) in [("input/move_left", "add_input_action", "dash={")] {
+    // An input action: its events, keys by name (physical, as the editor records them)
+    // or event objects; written as add_input_action writes it.
+    let r = support::call_ok(
+        &client,
+        "set_setting",
+        json!({"settings": {
+            "input/dash": ["Space", {"type": "mouse_button", "button_index": 1}],
+            "input/aim": {"deadzone": 0.2, "events": ["Left"]}
+        }, "confirm": true}),
+    )
+    .await;
+    assert_eq!(r["applied"], true, "{r}");
+    let godot = read(dir.path(), "project.godot");
+    for written in [
+        "dash={\n\"deadzone\": 0.5,",
+        "\"physical_keycode\":32,",
+        "Object(InputEventMouseButton,",
+        "aim={\n\"deadzone\": 0.2,",
+        "\"physical_keycode\":4194319,",
+    ] {
+        assert!(godot.contains(written), "{written} not in\n{godot}");
+    }
+    for (value, says) in [
+        (json!(1), "takes its events"),
+        (json!(["NoSuchKey"]), "NoSuchKey"),
+        (json!({"events": ["A"], "dz": 1}), "takes its events"),
+    ] {
         let e = support::call_err(
             &client,
             "set_setting",
-            json!({"name": setting, "value_text": "1", "confirm": true}),
+            json!({"name": "input/bad", "value": value, "confirm": true}),
         )
         .await;
-        assert!(e["message"].as_str().unwrap().contains(tool), "{e}");
-        let calls = objects_in(e["hint"].as_str().unwrap());
-        assert_eq!(calls.len(), 2, "{e}");
-        support::call_ok(&client, "manage_toolsets", calls[0].clone()).await;
-        support::call_ok(&client, tool, calls[1].clone()).await;
-        let godot = read(dir.path(), "project.godot");
-        assert!(godot.contains(written), "{tool}: {written} not in\n{godot}");
+        assert!(e["message"].as_str().unwrap().contains(says), "{e}");
     }
     client.cancel().await.unwrap();
 }

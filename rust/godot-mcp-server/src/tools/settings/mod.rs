@@ -15,6 +15,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
+use godot_mcp_formats::input_event::{self, InputEventSpec, KeyArg};
 use godot_mcp_formats::project_edit::{ConfigText, split_setting};
 use godot_mcp_formats::variant;
 
@@ -35,8 +36,8 @@ pub(crate) fn tools() -> Vec<ToolDef> {
                 "set_setting",
                 "Set a project setting",
                 "Set project settings in project.godot from JSON `value` or Godot text \
-                 `value_text` (several: `settings`; an autoload: `autoload/Name`: \
-                 \"res://x.gd\"); other bytes kept. An open editor must reload the project.",
+                 `value_text` (several: `settings`; `autoload/Name`: \"res://x.gd\"; \
+                 `input/action`: [\"A\", \"Left\"]); other bytes kept. An open editor must reload the project.",
                 Toolset::Build,
             ),
             plan_set_setting,
@@ -77,18 +78,8 @@ fn check_setting_name(name: &str) -> Result<(&str, &str), ToolError> {
         )
     })?;
     match parts.0 {
-        // An autoload is set here too, checked as register_autoload checks it
-        // ([`autoload_value`]); input actions take add_input_action, in a toolset off by
-        // default: the hint says how to get it and its call (run 6: five refusals).
-        "input" => Err(ToolError::invalid_params(
-            "name",
-            "input actions are set with add_input_action",
-        )
-        .hint(
-            "manage_toolsets {\"enable\": [\"add_input_action\"]}, then add_input_action, \
-             several in one write: {\"actions\": [{\"name\": \"dash\", \"events\": \
-             [{\"type\": \"key\", \"keycode\": \"Space\"}]}], \"confirm\": true}.",
-        )),
+        // An autoload and an input action are set here too ([`autoload_setting`],
+        // [`input_setting`]): runs 6 and 9 spent refusals and toolset calls on them.
         _ => Ok(parts),
     }
 }
@@ -226,6 +217,7 @@ fn plan_set_setting(
             let previous = config.get(section, key).map(str::to_string);
             let value = match value {
                 _ if section == "autoload" => autoload_setting(&st, key, &value)?,
+                SettingValue::Json(v) if section == "input" => input_setting(key, &v)?,
                 SettingValue::Text(t) => t,
                 SettingValue::Json(v) => {
                     typed_setting_text(&name, &v, previous.as_deref(), &declared)?
@@ -290,6 +282,64 @@ fn autoload_setting(
     let path = ResPath::parse(text.strip_prefix('*').unwrap_or(&text))
         .map_err(|e| ToolError::invalid_params("value", format!("autoload/{name}: {e}")))?;
     autoload_value(state, name, &path, true)
+}
+
+/// `input/<action>` through set_setting, as add_input_action writes it: its events, a
+/// key by name (`["A", "Left"]`, the physical key, as the editor records) or an event
+/// object (`{"type": "key", "keycode": "Space"}`, `{"type": "mouse_button", …}`), or
+/// `{"deadzone": 0.5, "events": [...]}`.
+fn input_setting(action: &str, v: &Value) -> Result<String, ToolError> {
+    let bad = || {
+        ToolError::invalid_params(
+            "value",
+            format!(
+                "input/{action} takes its events: [\"A\", \"Left\"] (keys by name), or \
+                 [{{\"type\": \"key\", \"keycode\": \"Space\"}}, {{\"type\": \
+                 \"mouse_button\", \"button_index\": 1}}], or {{\"deadzone\": 0.5, \
+                 \"events\": [...]}}"
+            ),
+        )
+    };
+    let (deadzone, events) = match v {
+        Value::Array(e) => (0.5, e),
+        Value::Object(m) if m.keys().all(|k| k == "events" || k == "deadzone") => {
+            let Some(Value::Array(e)) = m.get("events") else {
+                return Err(bad());
+            };
+            let d = match m.get("deadzone") {
+                None => 0.5,
+                Some(d) => d.as_f64().ok_or_else(bad)?,
+            };
+            (d, e)
+        }
+        _ => return Err(bad()),
+    };
+    if !(0.0..=1.0).contains(&deadzone) {
+        return Err(ToolError::invalid_params(
+            "value",
+            "deadzone must be between 0.0 and 1.0",
+        ));
+    }
+    let texts = events
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let at = format!("value[{i}]");
+            let spec: InputEventSpec = match e {
+                Value::String(key) => InputEventSpec::Key {
+                    keycode: None,
+                    physical_keycode: Some(KeyArg::Name(key.clone())),
+                    shift: false,
+                    ctrl: false,
+                    alt: false,
+                },
+                _ => serde_json::from_value(e.clone())
+                    .map_err(|err| ToolError::invalid_params(at.clone(), err.to_string()))?,
+            };
+            spec.to_variant(&at).map_err(ToolError::from)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(input_event::input_action_value(deadzone, &texts))
 }
 
 /// An autoload entry's value (`"*res://…"` for a singleton), its name and file checked.
