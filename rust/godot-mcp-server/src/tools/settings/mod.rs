@@ -71,17 +71,14 @@ fn check_setting_name(name: &str) -> Result<(&str, &str), ToolError> {
         && name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '/' | '.' | '-'));
-    let parts = split_setting(name).filter(|_| ok).ok_or_else(|| {
+    // Any section, autoload and input included ([`autoload_setting`], [`input_setting`]:
+    // runs 6 and 9 spent refusals and toolset calls on them when they were refused here).
+    split_setting(name).filter(|_| ok).ok_or_else(|| {
         ToolError::invalid_params(
             "name",
             format!("{name:?} is not a setting name like application/config/name"),
         )
-    })?;
-    match parts.0 {
-        // An autoload and an input action are set here too ([`autoload_setting`],
-        // [`input_setting`]): runs 6 and 9 spent refusals and toolset calls on them.
-        _ => Ok(parts),
-    }
+    })
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
