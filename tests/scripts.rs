@@ -399,6 +399,19 @@ fn class_project(engine: &str) -> tempfile::TempDir {
     dir
 }
 
+/// A server on a [`class_project`] saved by 4.4, with no Godot to check scripts with
+/// (the empty folder is its PATH).
+async fn class_client() -> (tempfile::TempDir, tempfile::TempDir, support::Client) {
+    let empty = tempfile::tempdir().unwrap();
+    let dir = class_project("4.4");
+    let client = support::connect_with(
+        dir.path(),
+        &[("GODOT_BIN", ""), ("PATH", empty.path().to_str().unwrap())],
+    )
+    .await;
+    (dir, empty, client)
+}
+
 /// A `.gd` write with no editor leaves the project as Godot's scan would (issue: an
 /// agent's headless check could not find `Inventory`): its class-cache entry and a
 /// `.uid` sidecar, written in the script's one change; the dry run names them and
@@ -406,15 +419,9 @@ fn class_project(engine: &str) -> tempfile::TempDir {
 /// other entries kept. Red with `class_cache::plan`'s extras not written.
 #[tokio::test]
 async fn a_class_name_script_write_registers_the_class_with_godot() {
-    let empty = tempfile::tempdir().unwrap();
-    let dir = class_project("4.4");
+    let (dir, _no_godot, client) = class_client().await;
     let root = dir.path();
     let cache = root.join(".godot/global_script_class_cache.cfg");
-    let client = support::connect_with(
-        root,
-        &[("GODOT_BIN", ""), ("PATH", empty.path().to_str().unwrap())],
-    )
-    .await;
     let args = json!({"path": "res://inventory.gd", "content": inventory("Inventory"),
                       "confirm": true});
     let mut dry = args.clone();
@@ -520,15 +527,9 @@ async fn a_class_name_script_write_registers_the_class_with_godot() {
 /// own `ResPath::godot_owned` path is writable there).
 #[tokio::test]
 async fn class_scripts_in_one_change_each_register_and_no_tool_writes_the_cache() {
-    let empty = tempfile::tempdir().unwrap();
-    let dir = class_project("4.4");
+    let (dir, _no_godot, client) = class_client().await;
     let root = dir.path();
     let cache = root.join(".godot/global_script_class_cache.cfg");
-    let client = support::connect_with(
-        root,
-        &[("GODOT_BIN", ""), ("PATH", empty.path().to_str().unwrap())],
-    )
-    .await;
     support::call_ok(&client, "begin_change", json!({})).await;
     for (file, class) in [("bag.gd", "Bag"), ("apple.gd", "Apple")] {
         let r = support::call_ok(

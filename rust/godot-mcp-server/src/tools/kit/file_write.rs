@@ -143,16 +143,7 @@ pub(crate) fn plan_script(
     }
     let outcome = plane::check_write(&state.project, "path", &path, &bytes, expected)?;
     let before = outcome.sha256_before.clone();
-    let effect = FileEffect {
-        action: if outcome.created {
-            "create"
-        } else {
-            "overwrite"
-        },
-        write: outcome,
-        persistence,
-        undo: Undo::not_undo_tracked(),
-    };
+    let effect = file_effect(outcome, persistence);
     let st = state.clone();
     let target = path.clone();
     let plan = Plan::new(effect, move |call| {
@@ -179,6 +170,20 @@ pub(crate) fn plan_script(
     let mut plan = parse_checked(state, &path, plan);
     plan.effect.class = class;
     Ok(plan)
+}
+
+/// A planned write's effect: created or overwritten, never in an undo history.
+fn file_effect(outcome: plane::WriteOutcome, persistence: Persistence) -> FileEffect {
+    FileEffect {
+        action: if outcome.created {
+            "create"
+        } else {
+            "overwrite"
+        },
+        write: outcome,
+        persistence,
+        undo: Undo::not_undo_tracked(),
+    }
 }
 
 /// Whether an editor is connected through the bridge (it then owns the class cache).
@@ -252,16 +257,7 @@ pub(crate) fn plan_write_checked(
 ) -> Result<WritePlan, ToolError> {
     let outcome = plane::check_write(&state.project, param, &path, &bytes, expected)?;
     let expect_at_apply = outcome.sha256_before.clone();
-    let effect = FileEffect {
-        action: if outcome.created {
-            "create"
-        } else {
-            "overwrite"
-        },
-        write: outcome,
-        persistence,
-        undo: Undo::not_undo_tracked(),
-    };
+    let effect = file_effect(outcome, persistence);
     let state = state.clone();
     Plan::new(effect, move |call| {
         let expect = expect_at_apply
