@@ -193,7 +193,7 @@ pub fn forms(ty: &str) -> &'static str {
         "PackedVector3Array" => "an array of [x, y, z] rows (e.g. [[0, 0, 0], [1, 0, 0]])",
         "PackedVector4Array" => "an array of [x, y, z, w] rows (e.g. [[0, 0, 0, 1]])",
         "PackedColorArray" => {
-            "an array of colours, each [r, g, b(, a)] or \"#rrggbb\" (e.g. [\"#ff0000\", [0, 0, 1]])"
+            "an array of colours, each [r, g, b(, a)], \"#rrggbb\" or \"Color(r, g, b, a)\" (e.g. [\"#ff0000\", [0, 0, 1]])"
         }
         "PackedFloat32Array" | "PackedFloat64Array" => "an array of numbers (e.g. [0.5, 1, 2])",
         "PackedInt32Array" | "PackedInt64Array" => "an array of integers (e.g. [1, 2, 3])",

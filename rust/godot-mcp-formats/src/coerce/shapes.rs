@@ -1,7 +1,7 @@
 //! The JSON shapes a vector, rectangle, colour or transform is accepted in, read
 //! into the model's arrays.
 
-use crate::variant::Value;
+use crate::variant::{Value, from_variant_text};
 
 use super::colors::parse_color;
 
@@ -141,7 +141,16 @@ pub(super) fn vector3i(v: &Value) -> Option<Value> {
 pub(super) fn color(v: &Value) -> Option<Value> {
     match v {
         Value::Color(_) => Some(v.clone()),
-        Value::String(s) => parse_color(s.trim()).map(Value::Color),
+        // A colour's text, or Godot's own: "Color(1, 1, 1, 0)" (an item of a packed
+        // array, where the whole-value text fallback does not reach).
+        Value::String(s) => {
+            parse_color(s.trim())
+                .map(Value::Color)
+                .or_else(|| match from_variant_text(s.trim()) {
+                    c @ Value::Color(_) => Some(c),
+                    _ => None,
+                })
+        }
         Value::Dictionary(e) => {
             let a = field(e, "a").map_or(Some(1.0), num)?;
             let [r, g, b] = reals::<3>(&xyz(

@@ -179,6 +179,14 @@ fn colours_from_hex_names_arrays_and_text() {
         ok(json!(["#ff0000", [0, 0, 1]]), "PackedColorArray"),
         Value::PackedColorArray(vec![[1.0, 0.0, 0.0, 1.0], [0.0, 0.0, 1.0, 1.0]])
     );
+    // Godot's text for each colour (run 10: refused inside a Gradient's colors).
+    assert_eq!(
+        ok(
+            json!(["Color(1, 1, 1, 1)", "Color(1, 1, 1, 0)"]),
+            "PackedColorArray"
+        ),
+        Value::PackedColorArray(vec![[1.0, 1.0, 1.0, 1.0], [1.0, 1.0, 1.0, 0.0]])
+    );
 }
 
 #[test]

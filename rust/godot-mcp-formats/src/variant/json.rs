@@ -441,7 +441,12 @@ fn typed_packed(
         // An item is [r, g, b, a] or a colour's text ("#ffffff00", "red"), as for Color.
         "PackedColorArray" => Value::PackedColorArray(packed(m, ty, |j, at| {
             match j {
-            Json::String(t) => crate::coerce::parse_color(t).map_or_else(
+            Json::String(t) => crate::coerce::parse_color(t)
+                .or(match super::from_variant_text(t.trim()) {
+                    Value::Color(c) => Some(c),
+                    _ => None,
+                })
+                .map_or_else(
                 || err(format!("{at}: {t:?} is not a colour (\"#rrggbb\", \"#rrggbbaa\", a Godot colour name or [r, g, b, a])")),
                 Ok,
             ),

@@ -465,7 +465,7 @@ fn color_alpha_defaults_to_one() {
 #[test]
 fn packed_colours_take_colour_text() {
     let v = Value::from_json(&json!({"$type": "PackedColorArray",
-        "values": ["#ffffffff", "#ff000080", "red", [0, 0, 1, 1]]}))
+        "values": ["#ffffffff", "#ff000080", "red", [0, 0, 1, 1], "Color(0, 1, 0, 1)"]}))
     .unwrap();
     let Value::PackedColorArray(c) = v else {
         panic!("{v:?}")
@@ -475,6 +475,7 @@ fn packed_colours_take_colour_text() {
     assert!((c[1][3] - 128.0 / 255.0).abs() < 1e-6, "{:?}", c[1]);
     assert_eq!(c[2], [1.0, 0.0, 0.0, 1.0]);
     assert_eq!(c[3], [0.0, 0.0, 1.0, 1.0]);
+    assert_eq!(c[4], [0.0, 1.0, 0.0, 1.0]);
     let e =
         Value::from_json(&json!({"$type": "PackedColorArray", "values": ["#ffzz00"]})).unwrap_err();
     assert!(e.to_string().contains("is not a colour"), "{e}");
