@@ -461,13 +461,18 @@ async fn project_godot_edits_keep_every_other_byte() {
     )
     .await;
     assert_eq!(e["param"], "value_text");
+    // An autoload is set here too, its file checked (tests/files.rs sets one).
     let e = call_err(
         &client,
         "set_setting",
         json!({"name": "autoload/X", "value": "res://x.gd", "confirm": true}),
     )
     .await;
-    assert_eq!(e["param"], "name");
+    assert_eq!(
+        (&e["code"], &e["param"]),
+        (&json!("RESOURCE_NOT_FOUND"), &json!("value")),
+        "{e}"
+    );
     // Autoloads.
     let before = read();
     call_ok(

@@ -278,7 +278,7 @@ fn autoload_setting(
     };
     let path = ResPath::parse(text.strip_prefix('*').unwrap_or(&text))
         .map_err(|e| ToolError::invalid_params("value", format!("autoload/{name}: {e}")))?;
-    autoload_value(state, name, &path, true)
+    autoload_value(state, ("name", "value"), name, &path, true)
 }
 
 /// `input/<action>` through set_setting, as add_input_action writes it: its events, a
@@ -339,27 +339,29 @@ fn input_setting(action: &str, v: &Value) -> Result<String, ToolError> {
     Ok(input_event::input_action_value(deadzone, &texts))
 }
 
-/// An autoload entry's value (`"*res://…"` for a singleton), its name and file checked.
+/// An autoload entry's value (`"*res://…"` for a singleton), its name and file checked;
+/// a refusal names the parameter that holds each (the name's, the path's).
 fn autoload_value(
     state: &AppState,
+    (name_param, path_param): (&str, &str),
     name: &str,
     path: &ResPath,
     singleton: bool,
 ) -> Result<String, ToolError> {
-    check_identifier("name", name)?;
+    check_identifier(name_param, name)?;
     if !matches!(
         path.extension().as_deref(),
         Some("gd" | "cs" | "tscn" | "scn")
     ) {
         return Err(ToolError::invalid_params(
-            "path",
+            path_param,
             "an autoload is a script (.gd, .cs) or a scene (.tscn, .scn)",
         ));
     }
-    let real = state.project.resolve("path", path)?;
+    let real = state.project.resolve(path_param, path)?;
     if !real.is_file() {
         return Err(ToolError::not_found(format!("{path} does not exist"))
-            .param("path")
+            .param(path_param)
             .hint("Create the script first (write_script), or list files with list_files."));
     }
     let star = if singleton { "*" } else { "" };
@@ -372,6 +374,7 @@ fn plan_register_autoload(
 ) -> Result<EditPlan<SettingChange>, ToolError> {
     let value = autoload_value(
         &state,
+        ("name", "path"),
         &args.name,
         &args.path,
         args.singleton.unwrap_or(true),
