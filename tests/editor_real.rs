@@ -1020,7 +1020,12 @@ async fn real_godot_dock_shows_connection_gate_quarantine_and_client_setup() {
     assert!(
         actions
             .lines()
-            .any(|l| l == format!("quarantined  write_script  destructive  undoable: -  {txn}")),
+            // The script's change holds its .uid too (a .gd write registers it).
+            .any(|l| l
+                == format!(
+                    "quarantined  write_script  destructive  undoable: -  {txn}  files: \
+                     scripts/dock_probe.gd, scripts/dock_probe.gd.uid"
+                )),
         "{actions}"
     );
     signal(&ed, rustix::process::Signal::KILL);
