@@ -145,13 +145,28 @@ pub(crate) fn with_entry(
     let at = list
         .iter()
         .position(|e| field(e, "path").as_deref() == Some(path));
+    let old_class = at.and_then(|i| field(&list[i], "class"));
     list.retain(|e| field(e, "path").as_deref() != Some(path));
     if let Some(e) = entry {
-        let at = at.unwrap_or(list.len()).min(list.len());
+        // In its old place (4.4: unless renamed); a new one, or a renamed one on 4.4,
+        // where Godot 4.4 sorts it (before the first greater class), else last. Every other entry keeps its
+        // place: a cache the editor of another engine wrote in its own order is not
+        // reordered (CI: a 4.4 project under 4.6 had its cache rewritten for a script
+        // with no class_name).
+        let new = || match sorted {
+            true => list
+                .iter()
+                .position(|o| field(o, "class").is_some_and(|c| c > e.class))
+                .unwrap_or(list.len()),
+            false => list.len(),
+        };
+        let at = match at {
+            Some(i) if !sorted || old_class.as_deref() == Some(e.class.as_str()) => {
+                i.min(list.len())
+            }
+            _ => new(),
+        };
         list.insert(at, e.text());
-    }
-    if sorted {
-        list.sort_by_key(|e| field(e, "class"));
     }
     Some(format!("list=[{}]\n", list.join(", ")))
 }

@@ -174,3 +174,38 @@ fn a_scripts_entry_reads_its_header() {
         .is_abstract
     );
 }
+
+/// A 4.4 project whose cache another engine wrote in its own order (4.6 under a project
+/// saved by 4.4): a write that leaves a script's class as it was, or a script with no
+/// class, changes nothing; a new class goes before the first greater one, the others
+/// unmoved. (CI: a 4.6 editor's cache was resorted for a script with no class_name.)
+#[test]
+fn a_cache_in_another_order_is_not_resorted() {
+    let text = format!(
+        "list=[{}, {}]\n",
+        entry("Zed", "Node", "res://z.gd").text(),
+        entry("Bee", "Node", "res://b.gd").text()
+    );
+    assert_eq!(
+        with_entry(&text, "res://probe.gd", None, true).unwrap(),
+        text
+    );
+    let same = entry("Zed", "Node", "res://z.gd");
+    assert_eq!(
+        with_entry(&text, "res://z.gd", Some(&same), true).unwrap(),
+        text
+    );
+    let added = with_entry(
+        &text,
+        "res://a.gd",
+        Some(&entry("Cat", "Node", "res://a.gd")),
+        true,
+    )
+    .unwrap();
+    let classes: Vec<String> = entries(&added)
+        .unwrap()
+        .iter()
+        .map(|e| field(e, "class").unwrap())
+        .collect();
+    assert_eq!(classes, ["Cat", "Zed", "Bee"]);
+}
