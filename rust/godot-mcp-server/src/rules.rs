@@ -110,6 +110,48 @@ impl SafetyClass {
     }
 }
 
+/// The safety classes as types, so that which handler a tool may have is checked by the
+/// compiler: a tool of a [`OneStep`] class (read-only, runtime) runs in one step
+/// (`ToolDef::new`), a tool of a [`Plans`] class (mutating, destructive) is planned
+/// first (`ToolDef::planned`), and neither compiles with the other's class.
+pub(crate) mod class {
+    use super::SafetyClass;
+
+    /// A safety class as a type: its [`SafetyClass`].
+    pub(crate) trait Class: Copy {
+        const CLASS: SafetyClass;
+    }
+
+    /// A class whose tools run in one step: no plan, so no dry run and no confirm.
+    pub(crate) trait OneStep: Class {}
+
+    /// A class whose tools plan first (a dry run answers with the plan's effect).
+    pub(crate) trait Plans: Class {}
+
+    macro_rules! classes {
+        ($($(#[$doc:meta])* $name:ident: $kind:ident;)*) => {$(
+            $(#[$doc])*
+            #[derive(Debug, Clone, Copy)]
+            pub(crate) struct $name;
+            impl Class for $name {
+                const CLASS: SafetyClass = SafetyClass::$name;
+            }
+            impl $kind for $name {}
+        )*};
+    }
+
+    classes! {
+        /// [`SafetyClass::ReadOnly`].
+        ReadOnly: OneStep;
+        /// [`SafetyClass::Runtime`].
+        Runtime: OneStep;
+        /// [`SafetyClass::Mutating`].
+        Mutating: Plans;
+        /// [`SafetyClass::Destructive`].
+        Destructive: Plans;
+    }
+}
+
 /// Which kind of durable effect a tool makes: the journal's effect kind (which selects
 /// the proof form), or `None` for a tool that only reads. One enum for the server and
 /// the journal.

@@ -768,16 +768,16 @@ mod tests {
 
     use super::tool_result;
     use crate::captures::{Capture, Captures};
-    use crate::rules::{SafetyClass, Toolset};
+    use crate::rules::Toolset;
     use crate::tools::runtime::screenshots::{ImageRef, Shot};
     use crate::tools::{Call, ToolDef, ToolMeta};
 
-    fn meta(name: &'static str) -> ToolMeta {
+    fn meta(name: &'static str) -> ToolMeta<crate::rules::class::ReadOnly> {
         ToolMeta {
             name,
             title: name,
             description: name,
-            class: SafetyClass::ReadOnly,
+            class: crate::rules::class::ReadOnly,
             toolset: Toolset::Runtime,
             effect: None,
         }

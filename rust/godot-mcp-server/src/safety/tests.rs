@@ -15,6 +15,7 @@ use super::pipeline::call_detached as call;
 use super::*;
 use crate::error::{ErrorCode, ToolError};
 use crate::project_root::Project;
+use crate::rules::class::{Destructive, Mutating, OneStep, Plans, ReadOnly, Runtime};
 use crate::rules::*;
 use crate::state::AppState;
 use crate::tools::{Call, Plan, Registry, ToolDef, ToolMeta};
@@ -522,38 +523,45 @@ struct Effects {
     ran: AtomicUsize,
 }
 
-fn synthetic(effects: &Arc<Effects>) -> Vec<ToolDef> {
-    let meta = |name, class| ToolMeta {
+fn meta<C>(name: &'static str, class: C) -> ToolMeta<C> {
+    ToolMeta {
         name,
         title: name,
         description: "test",
         class,
         toolset: Toolset::Project,
         effect: Some(EffectKind::File),
-    };
-    let planned = |name, class| {
-        let fx = effects.clone();
-        ToolDef::planned(meta(name, class), move |_s, _a: NoArgs| {
-            let fx = fx.clone();
-            Plan::new(json!({"would": name, "persisted": true}), move |_| {
-                fx.applied.fetch_add(1, Ordering::SeqCst);
-                Ok(Map::new())
-            })
+    }
+}
+
+/// A synthetic planned tool of `class` whose apply counts in `effects`.
+fn planned(effects: &Arc<Effects>, name: &'static str, class: impl Plans) -> ToolDef {
+    let fx = effects.clone();
+    ToolDef::planned(meta(name, class), move |_s, _a: NoArgs| {
+        let fx = fx.clone();
+        Plan::new(json!({"would": name, "persisted": true}), move |_| {
+            fx.applied.fetch_add(1, Ordering::SeqCst);
+            Ok(Map::new())
         })
-    };
-    let direct = |name, class| {
-        let fx = effects.clone();
-        ToolDef::new(meta(name, class), move |_: Call<NoArgs>| {
-            let fx = fx.clone();
-            async move {
-                fx.ran.fetch_add(1, Ordering::SeqCst);
-                Ok(json!({"ran": true}))
-            }
-        })
-    };
+    })
+}
+
+/// A synthetic one-step tool of `class` whose run counts in `effects`.
+fn direct(effects: &Arc<Effects>, name: &'static str, class: impl OneStep) -> ToolDef {
+    let fx = effects.clone();
+    ToolDef::new(meta(name, class), move |_: Call<NoArgs>| {
+        let fx = fx.clone();
+        async move {
+            fx.ran.fetch_add(1, Ordering::SeqCst);
+            Ok(json!({"ran": true}))
+        }
+    })
+}
+
+fn synthetic(effects: &Arc<Effects>) -> Vec<ToolDef> {
     // A mutating tool whose apply fails with `code`, saying whether it may have applied.
     let failing = |name, code, message: &'static str, may_have_applied: bool| {
-        ToolDef::planned(meta(name, SafetyClass::Mutating), move |_s, _a: NoArgs| {
+        ToolDef::planned(meta(name, Mutating), move |_s, _a: NoArgs| {
             Plan::<Value, Value>::new(json!({"persisted": false}), move |_| {
                 Err(ToolError::new(code, message)
                     .details(json!({"may_have_applied": may_have_applied})))
@@ -561,11 +569,11 @@ fn synthetic(effects: &Arc<Effects>) -> Vec<ToolDef> {
         })
     };
     vec![
-        direct("t_read", SafetyClass::ReadOnly),
-        planned("t_mut", SafetyClass::Mutating),
-        planned("t_destr", SafetyClass::Destructive),
-        direct("t_runtime", SafetyClass::Runtime),
-        direct("t_exec", SafetyClass::Runtime).with_runtime_flags(RuntimeFlags {
+        direct(effects, "t_read", ReadOnly),
+        planned(effects, "t_mut", Mutating),
+        planned(effects, "t_destr", Destructive),
+        direct(effects, "t_runtime", Runtime),
+        direct(effects, "t_exec", Runtime).with_runtime_flags(RuntimeFlags {
             writes_disk: false,
             executes_code: true,
         }),

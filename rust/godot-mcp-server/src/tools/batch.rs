@@ -6,6 +6,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::error::ToolError;
+use crate::rules::class;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::tools::{ToolDef, ToolMeta};
 
@@ -16,7 +17,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
         description: "Run several tool calls in order as one batch, each under its own \
             tool's policy, all checked before any runs. A failure stops the batch and reports \
             aborted_at and skipped_count.",
-        class: SafetyClass::Mutating,
+        class: class::Mutating,
         toolset: Toolset::Batch,
         effect: Some(EffectKind::File),
     })]

@@ -27,6 +27,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use crate::error::ToolError;
+use crate::rules::class::{self, Class, OneStep, Plans};
 use crate::rules::{EffectKind, RuntimeFlags, SafetyClass, Toolset};
 use crate::state::AppState;
 
@@ -64,18 +65,47 @@ pub(crate) struct Call<A> {
 /// What a direct handler returns: its typed result or a structured error.
 pub(crate) type Out<R> = Result<R, ToolError>;
 
-/// The static description of a tool.
+/// The static description of a tool. `C` is its safety class as a type
+/// ([`class`](crate::rules::class)) where the tool is defined, so the compiler checks
+/// its handler kind; a registered tool keeps the class as a value (`ToolMeta`, the
+/// default).
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct ToolMeta {
+pub(crate) struct ToolMeta<C = SafetyClass> {
     pub name: &'static str,
     pub title: &'static str,
     pub description: &'static str,
-    pub class: SafetyClass,
+    pub class: C,
     pub toolset: Toolset,
     pub effect: Option<EffectKind>,
 }
 
-impl ToolMeta {
+impl<C: Class> ToolMeta<C> {
+    /// The description as the registry keeps it: the class as a value.
+    pub(crate) const fn erase(self) -> ToolMeta {
+        ToolMeta {
+            name: self.name,
+            title: self.title,
+            description: self.description,
+            class: C::CLASS,
+            toolset: self.toolset,
+            effect: self.effect,
+        }
+    }
+
+    /// The same tool of another safety class.
+    pub(crate) const fn of_class<D: Class>(self, class: D) -> ToolMeta<D> {
+        ToolMeta {
+            name: self.name,
+            title: self.title,
+            description: self.description,
+            class,
+            toolset: self.toolset,
+            effect: self.effect,
+        }
+    }
+}
+
+impl ToolMeta<class::ReadOnly> {
     /// A read-only tool of `toolset` (no effect): the shape of every disk-reading family.
     pub(crate) const fn read_only(
         toolset: Toolset,
@@ -83,9 +113,11 @@ impl ToolMeta {
         title: &'static str,
         description: &'static str,
     ) -> Self {
-        Self::runtime(toolset, name, title, description, None).of_class(SafetyClass::ReadOnly)
+        ToolMeta::runtime(toolset, name, title, description, None).of_class(class::ReadOnly)
     }
+}
 
+impl ToolMeta<class::Destructive> {
     /// A destructive tool of `toolset` whose effect is a file write (project.godot, file
     /// moves and copies): written outside the undo history, so the agent opts in.
     pub(crate) const fn file_write(
@@ -94,10 +126,12 @@ impl ToolMeta {
         title: &'static str,
         description: &'static str,
     ) -> Self {
-        Self::runtime(toolset, name, title, description, Some(EffectKind::File))
-            .of_class(SafetyClass::Destructive)
+        ToolMeta::runtime(toolset, name, title, description, Some(EffectKind::File))
+            .of_class(class::Destructive)
     }
+}
 
+impl ToolMeta<class::Runtime> {
     /// A runtime tool of `toolset` (it runs or talks to a process): the shape of the
     /// process-plane families, and of a runtime tool in another domain's toolset.
     pub(crate) const fn runtime(
@@ -111,15 +145,10 @@ impl ToolMeta {
             name,
             title,
             description,
-            class: SafetyClass::Runtime,
+            class: class::Runtime,
             toolset,
             effect,
         }
-    }
-
-    /// The same tool of another safety class.
-    const fn of_class(self, class: SafetyClass) -> Self {
-        Self { class, ..self }
     }
 }
 
@@ -190,24 +219,18 @@ impl std::fmt::Debug for ToolDef {
 }
 
 impl ToolDef {
-    /// Define a tool whose arguments decode into `A`.
-    /// Its result type `R` is the tool's `outputSchema`.
-    pub(crate) fn new<A, R, F, Fut>(meta: ToolMeta, handler: F) -> Self
+    /// Define a tool whose arguments decode into `A`, run in one step: a read-only or
+    /// runtime tool (a class with no dry run; a mutating or destructive tool does not
+    /// compile here, it is [`ToolDef::planned`]). Its result type `R` is the tool's
+    /// `outputSchema`.
+    pub(crate) fn new<A, R, F, Fut, C>(meta: ToolMeta<C>, handler: F) -> Self
     where
+        C: OneStep,
         A: DeserializeOwned + JsonSchema + Send + 'static,
         R: serde::Serialize + JsonSchema + 'static,
         F: Fn(Call<A>) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Out<R>> + Send + 'static,
     {
-        // A direct handler runs in one step: it has no plan for a dry run to report
-        // and nothing the confirm gate could stop before it. Only a class without
-        // dry_run may be one (a mutating or destructive tool is `planned`).
-        assert!(
-            !meta.class.takes_dry_run(),
-            "tool {}: a {} tool must be planned (ToolDef::planned), not a direct handler",
-            meta.name,
-            meta.class.as_str()
-        );
         let handler = Arc::new(handler);
         let handler: DirectFn = Arc::new(move |state, args, _flags| {
             let handler = handler.clone();
@@ -218,7 +241,7 @@ impl ToolDef {
             })
         });
         Self {
-            meta,
+            meta: meta.erase(),
             schemas: direct_schemas::<A, R>,
             published: None,
             mcp: Default::default(),
@@ -231,8 +254,9 @@ impl ToolDef {
 
     /// Define a tool like [`ToolDef::new`] whose result type carries an image: the
     /// capture it names reaches the client as MCP image content.
-    pub(crate) fn imaging<A, R, F, Fut>(meta: ToolMeta, handler: F) -> Self
+    pub(crate) fn imaging<A, R, F, Fut, C>(meta: ToolMeta<C>, handler: F) -> Self
     where
+        C: OneStep,
         A: DeserializeOwned + JsonSchema + Send + 'static,
         R: serde::Serialize + JsonSchema + ImageResult + 'static,
         F: Fn(Call<A>) -> Fut + Send + Sync + 'static,
@@ -246,8 +270,9 @@ impl ToolDef {
 
     /// Define a planned tool (mutating or destructive) whose arguments decode into `A`.
     /// Its output schema joins the plan's effect `E` and what applying adds `X`.
-    pub(crate) fn planned<A, E, X, F>(meta: ToolMeta, planner: F) -> Self
+    pub(crate) fn planned<A, E, X, F, C>(meta: ToolMeta<C>, planner: F) -> Self
     where
+        C: Plans,
         A: DeserializeOwned + JsonSchema + Send + 'static,
         E: serde::Serialize + JsonSchema + 'static,
         X: serde::Serialize + JsonSchema + 'static,
@@ -256,7 +281,7 @@ impl ToolDef {
         let planner: PlanFn =
             Arc::new(move |state, args| planner(state, decode_args::<A>(args)?)?.erase());
         Self {
-            meta,
+            meta: meta.erase(),
             schemas: planned_schemas::<A, E, X>,
             published: None,
             mcp: Default::default(),
@@ -269,10 +294,10 @@ impl ToolDef {
 
     /// Define the batch tool; the policy expands its entries.
     pub(crate) fn batch<A: DeserializeOwned + JsonSchema + Send + 'static, R: JsonSchema>(
-        meta: ToolMeta,
+        meta: ToolMeta<impl Class>,
     ) -> Self {
         Self {
-            meta,
+            meta: meta.erase(),
             schemas: direct_schemas::<A, R>,
             published: None,
             mcp: Default::default(),
@@ -755,20 +780,38 @@ pub(crate) mod tests {
         );
     }
 
-    /// A mutating tool written as a direct handler would skip its dry run: refused
-    /// when it is defined, so no such tool can be registered.
+    /// A mutating or destructive tool written as a direct handler would skip its dry
+    /// run, and a read-only or runtime tool has no plan to show: `ToolDef::new` takes a
+    /// [`OneStep`] class and `ToolDef::planned` a [`Plans`] one, so neither compiles.
+    /// These fail to compile (an ambiguous impl) should a class ever be both, or a
+    /// mutating or destructive class become one-step.
     #[test]
-    #[should_panic(expected = "must be planned")]
-    fn a_mutating_direct_handler_is_refused() {
-        let meta = ToolMeta {
-            name: "t",
-            title: "t",
-            description: "t",
-            class: SafetyClass::Mutating,
-            toolset: Toolset::Project,
-            effect: Some(EffectKind::File),
-        };
-        let _ = ToolDef::new(meta, |_: Call<Args>| async { Ok(NoFields {}) });
+    fn handler_kinds_follow_the_class_type() {
+        // `T: NotOneStep<_>` resolves only while `T` is not `OneStep` (else two impls).
+        trait NotOneStep<A> {
+            fn item() {}
+        }
+        impl<T: ?Sized> NotOneStep<()> for T {}
+        struct IsOneStep;
+        impl<T: OneStep> NotOneStep<IsOneStep> for T {}
+        trait NotPlans<A> {
+            fn item() {}
+        }
+        impl<T: ?Sized> NotPlans<()> for T {}
+        struct IsPlans;
+        impl<T: Plans> NotPlans<IsPlans> for T {}
+        <class::Mutating as NotOneStep<_>>::item();
+        <class::Destructive as NotOneStep<_>>::item();
+        <class::ReadOnly as NotPlans<_>>::item();
+        <class::Runtime as NotPlans<_>>::item();
+        // And each marker's value is its class.
+        assert_eq!(<class::Mutating as Class>::CLASS, SafetyClass::Mutating);
+        assert_eq!(
+            <class::Destructive as Class>::CLASS,
+            SafetyClass::Destructive
+        );
+        assert_eq!(<class::ReadOnly as Class>::CLASS, SafetyClass::ReadOnly);
+        assert_eq!(<class::Runtime as Class>::CLASS, SafetyClass::Runtime);
     }
 
     #[derive(Debug, serde::Deserialize, JsonSchema)]

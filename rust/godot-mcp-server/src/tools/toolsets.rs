@@ -24,7 +24,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::ToolError;
-use crate::rules::{SafetyClass, Toolset};
+use crate::rules::Toolset;
+use crate::rules::class;
 use crate::state::AppState;
 use crate::tools::{Call, Out, Plan, ToolDef, ToolMeta};
 
@@ -41,7 +42,7 @@ pub(crate) fn tools(catalog: Catalog) -> Vec<ToolDef> {
                 title: "List toolsets",
                 description: "Every toolset: purpose, tools, whether enabled, whether the \
                     operator allows it.",
-                class: SafetyClass::ReadOnly,
+                class: class::ReadOnly,
                 toolset: Toolset::Toolsets,
                 effect: None,
             },
@@ -54,7 +55,7 @@ pub(crate) fn tools(catalog: Catalog) -> Vec<ToolDef> {
                 description: "Enable or disable toolsets (list_toolsets) or a named tool's \
                     toolset. find: words; answers the best-matching tools and enables the \
                     first's toolset (dry_run: search only).",
-                class: SafetyClass::Mutating,
+                class: class::Mutating,
                 toolset: Toolset::Toolsets,
                 effect: None,
             },

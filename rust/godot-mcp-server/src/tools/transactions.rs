@@ -7,7 +7,8 @@ use serde_json::{Value, json};
 
 use crate::error::ToolError;
 use crate::honesty::absent_when_none;
-use crate::rules::{SafetyClass, Toolset};
+use crate::rules::Toolset;
+use crate::rules::class;
 use crate::state::AppState;
 use crate::tools::kit::common::count_param;
 use crate::tools::{Call, Out, ToolDef, ToolMeta, ToolResult};
@@ -20,7 +21,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
             description: "Journal transactions, newest first: state, operation, path, proof, \
                 reason; and the write gate (a quarantined one blocks writes until \
                 `godot-mcp transaction repair`).",
-            class: SafetyClass::ReadOnly,
+            class: class::ReadOnly,
             toolset: Toolset::Journal,
             effect: None,
         },

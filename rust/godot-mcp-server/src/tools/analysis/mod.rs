@@ -17,9 +17,14 @@ mod scenes;
 mod search;
 
 use crate::rules::Toolset;
+use crate::rules::class;
 use crate::tools::{ToolDef, ToolMeta};
 
-fn meta(name: &'static str, title: &'static str, description: &'static str) -> ToolMeta {
+fn meta(
+    name: &'static str,
+    title: &'static str,
+    description: &'static str,
+) -> ToolMeta<class::ReadOnly> {
     ToolMeta::read_only(Toolset::Analysis, name, title, description)
 }
 

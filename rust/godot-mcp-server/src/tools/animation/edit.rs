@@ -11,10 +11,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::ToolError;
+use crate::rules::class::Class;
 
 use crate::honesty::InSceneOrNull;
 use crate::respath::ResPath;
-use crate::rules::{SafetyClass, Toolset};
+use crate::rules::Toolset;
 use crate::tools::kit::editor::in_scene;
 use crate::tools::kit::editor::{editor_meta, editor_read, node_edit, reply_fields, wire_name};
 use crate::tools::{ToolDef, ToolMeta};
@@ -469,12 +470,12 @@ fn int(param: &str, v: u32) -> Result<i32, ToolError> {
 }
 
 /// An animation tool's metadata (the Animation toolset).
-fn meta(
-    class: SafetyClass,
+fn meta<C: Class>(
+    class: C,
     name: &'static str,
     title: &'static str,
     description: &'static str,
-) -> ToolMeta {
+) -> ToolMeta<C> {
     editor_meta(Toolset::Animation, class, name, title, description)
 }
 
@@ -487,7 +488,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
 
 /// Animations: add, set, remove.
 fn animation_tools() -> Vec<ToolDef> {
-    use SafetyClass::*;
+    use crate::rules::class::{Destructive, Mutating};
     vec![
         ToolDef::planned(
             meta(
@@ -571,7 +572,7 @@ fn animation_tools() -> Vec<ToolDef> {
 
 /// Tracks and their keys.
 fn track_tools() -> Vec<ToolDef> {
-    use SafetyClass::*;
+    use crate::rules::class::{Destructive, Mutating};
     vec![
         ToolDef::planned(
             meta(
@@ -682,7 +683,7 @@ fn track_tools() -> Vec<ToolDef> {
 
 /// An AnimationTree's graphs (state machine, blend tree), and the live read.
 fn tree_tools() -> Vec<ToolDef> {
-    use SafetyClass::*;
+    use crate::rules::class::{Mutating, ReadOnly};
     // One handler for both graphs an AnimationTree holds; only the graph differs.
     let add_graph_node = |graph: cmd::Graph| {
         move |state, a: GraphNodeArgs| {

@@ -11,11 +11,16 @@ use serde_json::Value;
 use crate::error::ToolError;
 use crate::respath::ResPath;
 use crate::rules::Toolset;
+use crate::rules::class;
 use crate::tools::kit::common::count_param;
 use crate::tools::kit::scene_doc::{Doc, load_doc, typed};
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
-fn meta(name: &'static str, title: &'static str, description: &'static str) -> ToolMeta {
+fn meta(
+    name: &'static str,
+    title: &'static str,
+    description: &'static str,
+) -> ToolMeta<class::ReadOnly> {
     ToolMeta::read_only(Toolset::Animation, name, title, description)
 }
 

@@ -21,7 +21,8 @@ use crate::honesty::Persistence;
 use crate::honesty::{EditReply, InSceneOrNull};
 use crate::planes::project::Expect;
 use crate::respath::ResPath;
-use crate::rules::{EffectKind, SafetyClass, Toolset};
+use crate::rules::class;
+use crate::rules::{EffectKind, Toolset};
 use crate::state::AppState;
 use crate::tools::audio::read::{buses_json, layout_target};
 use crate::tools::kit::editor::NodeCommand;
@@ -35,7 +36,11 @@ use crate::tools::kit::tres_edit::{
 };
 use crate::tools::{Also, Committed, Plan, ToolDef, ToolMeta};
 
-fn meta(name: &'static str, title: &'static str, description: &'static str) -> ToolMeta {
+fn meta(
+    name: &'static str,
+    title: &'static str,
+    description: &'static str,
+) -> ToolMeta<class::Destructive> {
     edit_meta(Toolset::Audio, name, title, description)
 }
 
@@ -89,7 +94,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
                 title: "Add an audio player",
                 description: "Add an AudioStreamPlayer (or 2D/3D) with a stream, bus, \
                     autoplay and volume to the edited scene (one undo action).",
-                class: SafetyClass::Mutating,
+                class: class::Mutating,
                 toolset: Toolset::Audio,
                 effect: Some(EffectKind::EditorRuntime),
             },

@@ -9,7 +9,8 @@ use serde_json::Value;
 
 use crate::error::{ErrorCode, ToolError};
 use crate::respath::ResPath;
-use crate::rules::{SafetyClass, Toolset};
+use crate::rules::Toolset;
+use crate::rules::class;
 use crate::state::AppState;
 use crate::tools::kit::scene_doc::{Doc, load_doc};
 use crate::tools::kit::tres_edit::require_class;
@@ -22,7 +23,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
             title: "Get the audio bus layout",
             description: "Read the audio bus layout as Godot will load it: buses with volume, \
                 mute, solo, bypass, send and effects. Default: the project's layout file.",
-            class: SafetyClass::ReadOnly,
+            class: class::ReadOnly,
             toolset: Toolset::Audio,
             effect: None,
         },

@@ -14,6 +14,7 @@ use crate::error::{ErrorCode, ToolError};
 use crate::planes::project::{
     JournalCall, Stage, StageHandle, StagedFile, commit_stage, commit_stage_checked,
 };
+use crate::rules::class;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::{CallFlags, Handler, ToolDef, ToolMeta, ToolResult, decode_args};
@@ -43,7 +44,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
         name,
         title,
         description,
-        class: SafetyClass::Mutating,
+        class: class::Mutating,
         toolset: Toolset::Batch,
         effect: Some(EffectKind::File),
     };

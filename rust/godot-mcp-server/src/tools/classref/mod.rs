@@ -6,7 +6,8 @@ mod lookup;
 
 pub use lookup::*;
 
-use crate::rules::{EffectKind, SafetyClass, Toolset};
+use crate::rules::class;
+use crate::rules::{EffectKind, Toolset};
 use crate::tools::kit::class_db::{ClassDb, class_db};
 use crate::tools::{ToolDef, ToolMeta};
 
@@ -19,7 +20,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
                 description: "A Godot class's API from the engine (--doctool): inheritance \
                     chain, method signatures, properties with types and defaults, signals, \
                     constants and enums, with the engine's descriptions. `member` filters by name.",
-                class: SafetyClass::ReadOnly,
+                class: class::ReadOnly,
                 toolset: Toolset::ClassRef,
                 effect: Some(EffectKind::ProcessLaunch),
             },
@@ -31,7 +32,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
                 title: "Search the class reference",
                 description: "Search Godot class, method, property, signal and constant \
                     names (case-insensitive substring); exact and prefix matches first, paged.",
-                class: SafetyClass::ReadOnly,
+                class: class::ReadOnly,
                 toolset: Toolset::ClassRef,
                 effect: Some(EffectKind::ProcessLaunch),
             },

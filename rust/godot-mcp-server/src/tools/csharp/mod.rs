@@ -10,7 +10,8 @@ use serde::Deserialize;
 use crate::error::ToolError;
 use crate::respath::ResPath;
 use crate::rules::RuntimeFlags;
-use crate::rules::{EffectKind, SafetyClass, Toolset};
+use crate::rules::class;
+use crate::rules::{EffectKind, Toolset};
 use crate::tools::kit::dotnet_build::{BuildOut, DEFAULT_TIMEOUT_MS, pick_project, run_build, sdk};
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
@@ -22,7 +23,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
                 title: "Build the C# project",
                 description: "dotnet build of the project's .csproj (supervised; needs the .NET \
                     SDK): ok, and MSBuild's errors and warnings with file, line, column, code.",
-                class: SafetyClass::Runtime,
+                class: class::Runtime,
                 toolset: Toolset::Csharp,
                 effect: Some(EffectKind::ProcessLaunch),
             },

@@ -5,9 +5,9 @@
 use super::{
     BatchApplied, BatchSize, BridgeCommand, CreatedNode, Deserialize, DeserializeOwned, History,
     InScene, JsonSchema, NoReplyFields, NodeField, NodeProperty, Precondition, PropertySet,
-    ResPath, ResourcePropertySet, SafetyClass, ScriptAttached, Serialize, SignalConnection,
-    ToolDef, ToolError, ToolMeta, Toolset, Undo, UndoStep, Value, ask, batch_undo, cmd,
-    godot_value, node_edit, path_scene_plan, persistence, query_as, scene_plan,
+    ResPath, ResourcePropertySet, ScriptAttached, Serialize, SignalConnection, ToolDef, ToolError,
+    ToolMeta, Toolset, Undo, UndoStep, Value, ask, batch_undo, cmd, godot_value, node_edit,
+    path_scene_plan, persistence, query_as, scene_plan,
 };
 use crate::tools::Call;
 use crate::tools::kit::editor::{NoArgs, NodeArgs, blocking_as, meta};
@@ -206,7 +206,7 @@ target! {
 /// A node edit tool: `build` turns its arguments into the command, which names the
 /// node it acts on; the reply's own fields are `T` (see [`node_edit`]).
 fn node_tool<A, T, P>(
-    meta: ToolMeta,
+    meta: ToolMeta<impl crate::rules::class::Plans>,
     op: &'static str,
     build: fn(A) -> Result<P, ToolError>,
 ) -> ToolDef
@@ -237,7 +237,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
 
 /// Nodes: create, rename, move, duplicate, delete.
 fn node_tools() -> Vec<ToolDef> {
-    use SafetyClass::*;
+    use crate::rules::class::{Destructive, Mutating};
     use Toolset::*;
     vec![
         node_tool::<_, CreatedNode, _>(
@@ -322,7 +322,7 @@ fn node_tools() -> Vec<ToolDef> {
 
 /// Node properties: get and set one, set many as one undo action.
 fn property_tools() -> Vec<ToolDef> {
-    use SafetyClass::*;
+    use crate::rules::class::{Mutating, ReadOnly};
     use Toolset::*;
     vec![
         ToolDef::new(
@@ -419,7 +419,7 @@ fn property_tools() -> Vec<ToolDef> {
 
 /// Scripts on nodes, and signal connections.
 fn script_signal_tools() -> Vec<ToolDef> {
-    use SafetyClass::*;
+    use crate::rules::class::{Destructive, Mutating};
     use Toolset::*;
     vec![
         ToolDef::planned(
@@ -494,7 +494,7 @@ fn script_signal_tools() -> Vec<ToolDef> {
 
 /// Resource and scene files: set a .tres property; open, create, save, close, reload a scene.
 fn file_tools() -> Vec<ToolDef> {
-    use SafetyClass::*;
+    use crate::rules::class::{Destructive, Mutating};
     use Toolset::*;
     vec![
         ToolDef::planned(
@@ -628,7 +628,7 @@ fn file_tools() -> Vec<ToolDef> {
 
 /// The edited scene's undo history.
 fn history_tools() -> Vec<ToolDef> {
-    use SafetyClass::*;
+    use crate::rules::class::{Mutating, ReadOnly};
     use Toolset::*;
     vec![
         ToolDef::planned(

@@ -19,7 +19,7 @@ use serde_json::Value;
 use crate::error::ToolError;
 use crate::honesty::{EditReply, InScene, Undo};
 use crate::respath::ResPath;
-use crate::rules::{Precondition, SafetyClass, Toolset};
+use crate::rules::{Precondition, Toolset};
 use crate::state::AppState;
 use crate::tools::kit::editor::{
     BatchApplied, BatchSize, CreatedNode, History, NoReplyFields, NodeField, NodeProperty,

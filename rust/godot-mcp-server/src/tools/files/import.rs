@@ -7,7 +7,8 @@ use crate::honesty::Persistence;
 use crate::planes::editor::RequestFailure;
 use crate::planes::project::Expect;
 use crate::respath::ResPath;
-use crate::rules::{EffectKind, Precondition, SafetyClass, Toolset};
+use crate::rules::class;
+use crate::rules::{EffectKind, Precondition, Toolset};
 use crate::state::AppState;
 use crate::tools::kit::common::{Walk, project_too_large, walk_project};
 use crate::tools::{Call, Out, Plan, ToolDef, ToolMeta};
@@ -50,7 +51,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
                 description: "Copy an image, model or sound into the project (journaled) and \
                     wait for the editor's import. Sources outside the project: only from \
                     operator-allowed folders (--import-dir).",
-                class: SafetyClass::Destructive,
+                class: class::Destructive,
                 toolset: Toolset::Filesystem,
                 effect: Some(EffectKind::File),
             },

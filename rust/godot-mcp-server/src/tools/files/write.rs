@@ -19,7 +19,8 @@ use crate::error::{ErrorCode, ToolError};
 use crate::honesty::{Persistence, Undo};
 use crate::planes::project::{self as plane, Expect};
 use crate::respath::ResPath;
-use crate::rules::{EffectKind, SafetyClass, Toolset};
+use crate::rules::class;
+use crate::rules::{EffectKind, Toolset};
 use crate::state::AppState;
 use crate::tools::kit::common::{
     DELETED_UNDO_HINT, check_property_key, head, is_identifier, not_undoable, on_disk,
@@ -40,7 +41,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
                 title: "Create a script",
                 description: "Create a new script or shader file (.gd, .cs, .gdshader) with \
                     content, or `extends <base>`. Refuses an existing file (see write_script).",
-                class: SafetyClass::Destructive,
+                class: class::Destructive,
                 toolset: Toolset::ScriptEdit,
                 effect: Some(EffectKind::File),
             },
@@ -53,7 +54,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
                 description: "Replace a script or shader's whole text (or create it); \
                     expected_sha256 refuses the write if the file changed since read. A .gd \
                     is parse-checked by Godot (parse_errors) and its class_name registered.",
-                class: SafetyClass::Destructive,
+                class: class::Destructive,
                 toolset: Toolset::Build,
                 effect: Some(EffectKind::File),
             },
@@ -65,7 +66,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
                 title: "Create a resource file",
                 description: "Write a .tres resource of a Godot class with properties from \
                     JSON. Refuses an existing file unless overwrite.",
-                class: SafetyClass::Destructive,
+                class: class::Destructive,
                 toolset: Toolset::ResourceEdit,
                 effect: Some(EffectKind::File),
             },
@@ -77,7 +78,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
                 title: "Delete a resource file",
                 description: "Delete a project file (resource, scene, script, asset) and its \
                     .import/.uid sidecars. Not project.godot.",
-                class: SafetyClass::Destructive,
+                class: class::Destructive,
                 toolset: Toolset::ResourceEdit,
                 effect: Some(EffectKind::File),
             },

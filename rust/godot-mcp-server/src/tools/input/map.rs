@@ -13,7 +13,8 @@ use godot_mcp_formats::input_event::events_array_span;
 
 use crate::error::ToolError;
 use crate::respath::ResPath;
-use crate::rules::{EffectKind, SafetyClass, Toolset};
+use crate::rules::class;
+use crate::rules::{EffectKind, Toolset};
 use crate::state::AppState;
 use godot_mcp_formats::input_event::{self, InputEventSpec};
 use godot_mcp_formats::project_edit::ConfigText;
@@ -32,7 +33,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
                 title: "Get an input action",
                 description: "Read one input-map action from project.godot: its deadzone and \
                     its key, mouse and joypad events, decoded.",
-                class: SafetyClass::ReadOnly,
+                class: class::ReadOnly,
                 toolset: Toolset::InputMap,
                 effect: None,
             },
@@ -44,7 +45,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
                 title: "Clear an input action's events",
                 description: "Remove every event of an input-map action in project.godot, \
                     keeping the action and its deadzone.",
-                class: SafetyClass::Destructive,
+                class: class::Destructive,
                 toolset: Toolset::InputMap,
                 effect: Some(EffectKind::File),
             },

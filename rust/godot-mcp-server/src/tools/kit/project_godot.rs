@@ -15,7 +15,7 @@ use crate::error::{ErrorCode, ToolError};
 use crate::honesty::Persistence;
 use crate::planes::project::Expect;
 use crate::respath::ResPath;
-use crate::rules::Toolset;
+use crate::rules::{Toolset, class};
 use crate::state::AppState;
 use crate::tools::kit::file_write::{FileEffect, plan_write};
 use crate::tools::{Also, Committed, Plan, ToolMeta};
@@ -27,7 +27,7 @@ pub(crate) fn meta(
     title: &'static str,
     description: &'static str,
     toolset: Toolset,
-) -> ToolMeta {
+) -> ToolMeta<class::Destructive> {
     ToolMeta::file_write(toolset, name, title, description)
 }
 

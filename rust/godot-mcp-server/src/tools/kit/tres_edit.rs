@@ -10,7 +10,8 @@ use sha2::{Digest, Sha256};
 
 use crate::error::{ErrorCode, ToolError};
 use crate::respath::ResPath;
-use crate::rules::{EffectKind, SafetyClass, Toolset};
+use crate::rules::class;
+use crate::rules::{EffectKind, Toolset};
 use crate::state::AppState;
 use crate::tools::ToolMeta;
 
@@ -21,11 +22,10 @@ pub(crate) const fn edit_meta(
     name: &'static str,
     title: &'static str,
     description: &'static str,
-) -> ToolMeta {
+) -> ToolMeta<class::Destructive> {
     ToolMeta {
-        class: SafetyClass::Destructive,
         effect: Some(EffectKind::File),
-        ..ToolMeta::read_only(toolset, name, title, description)
+        ..ToolMeta::read_only(toolset, name, title, description).of_class(class::Destructive)
     }
 }
 

@@ -7,7 +7,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::error::ToolError;
-use crate::rules::{SafetyClass, Toolset};
+use crate::rules::Toolset;
+use crate::rules::class;
 use crate::tools::kit::steps::tool::recipe;
 use crate::tools::kit::steps::{Dim, Steps, color, meta, new_resource, vec2, vec3};
 use crate::tools::{NoFields, ToolDef};
@@ -148,7 +149,7 @@ fn preset_steps(steps: &mut Steps, node: &str, dim: Dim, kind: Kind, preset: Pre
 }
 
 pub(crate) fn tools() -> Vec<ToolDef> {
-    use SafetyClass::Mutating;
+    use class::Mutating;
     vec![
         recipe(
             meta(

@@ -8,7 +8,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::error::ToolError;
-use crate::rules::{SafetyClass, Toolset};
+use crate::rules::Toolset;
+use crate::rules::class;
 use crate::tools::kit::steps::tool::recipe;
 use crate::tools::kit::steps::{
     Dim, LayerRef, Steps, layer_bits, meta, new_resource, vec2, vec3, vector,
@@ -186,7 +187,7 @@ pub(crate) struct RaycastArgs {
 }
 
 pub(crate) fn tools() -> Vec<ToolDef> {
-    use SafetyClass::Mutating;
+    use class::Mutating;
     vec![
         recipe(
             meta(

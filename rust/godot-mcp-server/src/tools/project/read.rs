@@ -1,6 +1,7 @@
 //! Project-plane reads: they need neither an editor nor a Godot binary, only the
 //! project's files in Godot's own text formats.
 
+use crate::rules::class;
 use crate::tools::kit::common::read_text;
 
 use schemars::JsonSchema;
@@ -8,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{ErrorCode, ToolError};
 use crate::respath::ResPath;
-use crate::rules::{SafetyClass, Toolset};
+use crate::rules::Toolset;
 use crate::tools::kit::common::{MAX_WALK_ENTRIES, Walk, page_limit, paged_args, walk_project};
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
@@ -20,7 +21,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
                 title: "List project files",
                 description: "Project files under a res:// folder, by kind, paged; skips \
                     .godot/, .gdignore folders, .import/.uid files.",
-                class: SafetyClass::ReadOnly,
+                class: class::ReadOnly,
                 toolset: Toolset::Project,
                 effect: None,
             },
@@ -32,7 +33,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
                 title: "Read a script",
                 description: "A script or shader (.gd, .cs, .gdshader): text, line count, \
                     sha256 (a later write's expected_sha256).",
-                class: SafetyClass::ReadOnly,
+                class: class::ReadOnly,
                 toolset: Toolset::ScriptRead,
                 effect: None,
             },

@@ -20,7 +20,8 @@ use crate::honesty::{Persistence, Undo};
 use crate::planes::project::sha256_hex;
 use crate::planes::project::{self as plane, Expect};
 use crate::respath::ResPath;
-use crate::rules::{EffectKind, SafetyClass, Toolset};
+use crate::rules::class;
+use crate::rules::{EffectKind, Toolset};
 use crate::state::AppState;
 use crate::tools::kit::common::on_disk;
 use crate::tools::kit::common::read_text;
@@ -35,7 +36,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
             description: "Lay out a new project: name, renderer and main scene in \
                 project.godot, scenes/main.tscn, scripts/main.gd, .gitignore, .gitattributes. \
                 Refuses existing files unless overwrite.",
-            class: SafetyClass::Destructive,
+            class: class::Destructive,
             toolset: Toolset::Scaffold,
             effect: Some(EffectKind::File),
         },

@@ -12,7 +12,8 @@ use serde::{Deserialize, Serialize};
 use crate::error::ToolError;
 use crate::honesty::{EditReply, InTransaction};
 use crate::respath::ResPath;
-use crate::rules::{SafetyClass, Toolset};
+use crate::rules::Toolset;
+use crate::rules::class;
 use crate::state::AppState;
 use crate::tools::kit::editor::{connected, query_as, run_effect_as};
 use crate::tools::kit::steps::{Steps, StepsDone, StepsEffect, StepsReply, meta, requests};
@@ -47,7 +48,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
              groups and signal connections as ONE undo action; nothing changes if a step fails. With scene \
              and save: true one call opens (or creates), edits and saves the scene; the \
              editor starts itself.",
-            SafetyClass::Mutating,
+            class::Mutating,
         ),
         |state, a: CreateNodesArgs| {
             let mut steps = Steps::default();

@@ -18,7 +18,8 @@ use serde_json::{Value, json};
 use crate::error::ToolError;
 use crate::honesty::absent_when_none;
 use crate::respath::ResPath;
-use crate::rules::{EffectKind, SafetyClass, Toolset};
+use crate::rules::class;
+use crate::rules::{EffectKind, Toolset};
 use crate::tools::kit::common::{page_limit, paged_args};
 use crate::tools::kit::scene_doc::{Doc, load_doc};
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
@@ -31,7 +32,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
             description: "Every property of a .tres resource (or a sub_resource id) as Godot \
                 lists it: stored values, and the class's other properties with type and \
                 default (class reference). Paged.",
-            class: SafetyClass::ReadOnly,
+            class: class::ReadOnly,
             toolset: Toolset::ResourceRead,
             // The class reference is built by the project's Godot binary once (--doctool).
             effect: Some(EffectKind::ProcessLaunch),

@@ -4,7 +4,8 @@ use super::sessions::read_capped;
 use crate::error::{ErrorCode, ToolError};
 use crate::planes::process::{self, LaunchSpec};
 use crate::respath::ResPath;
-use crate::rules::{EffectKind, SafetyClass, Toolset};
+use crate::rules::class;
+use crate::rules::{EffectKind, Toolset};
 use crate::state::AppState;
 use crate::tools::kit::game::session::process_end;
 use crate::tools::kit::godot_process::godot;
@@ -25,7 +26,7 @@ pub(crate) fn helper_tools() -> Vec<ToolDef> {
             title: "Re-save a text resource canonically",
             description: "Re-save a .tres or .tscn exactly as Godot writes it, through a \
                 supervised Godot helper (ResourceSaver); journaled.",
-            class: SafetyClass::Destructive,
+            class: class::Destructive,
             toolset: Toolset::ResourceEdit,
             effect: Some(EffectKind::File),
         },

@@ -33,24 +33,24 @@ pub(crate) use managed_editor::*;
 pub(crate) use probe::*;
 pub(crate) use sessions::*;
 
-use crate::rules::{EffectKind, RuntimeFlags, SafetyClass, Toolset};
+use crate::rules::class::{self, Class};
+use crate::rules::{EffectKind, RuntimeFlags, Toolset};
 use crate::tools::kit::game::tool::meta;
 use crate::tools::{ToolDef, ToolMeta};
 
-trait ReadOnly {
-    fn read_only(self) -> Self;
-    fn in_toolset(self, toolset: Toolset) -> Self;
+trait Process<C> {
+    fn read_only(self) -> ToolMeta<class::ReadOnly>;
+    fn in_toolset(self, toolset: Toolset) -> ToolMeta<C>;
 }
 
-impl ReadOnly for ToolMeta {
+impl<C: Class> Process<C> for ToolMeta<C> {
     /// A pure read of the server's own state (no process is touched).
-    fn read_only(mut self) -> Self {
-        self.class = SafetyClass::ReadOnly;
-        self
+    fn read_only(self) -> ToolMeta<class::ReadOnly> {
+        self.of_class(class::ReadOnly)
     }
 
     /// A process-plane tool outside the game `runtime` toolset (editor, export).
-    fn in_toolset(mut self, toolset: Toolset) -> Self {
+    fn in_toolset(mut self, toolset: Toolset) -> ToolMeta<C> {
         self.toolset = toolset;
         self
     }

@@ -28,7 +28,8 @@ use crate::error::{ErrorCode, ToolError};
 use crate::honesty::Persistence;
 use crate::planes::project::Expect;
 use crate::respath::ResPath;
-use crate::rules::{EffectKind, SafetyClass, Toolset};
+use crate::rules::class;
+use crate::rules::{EffectKind, Toolset};
 use crate::state::AppState;
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
@@ -179,14 +180,22 @@ pub(crate) fn no_renderer(what: &str, display_server: &str) -> ToolError {
 }
 
 pub(crate) fn tools() -> Vec<ToolDef> {
-    let meta = |name, title, description, class, effect| ToolMeta {
-        name,
-        title,
-        description,
-        class,
-        toolset: Toolset::Runtime,
-        effect,
-    };
+    fn meta<C>(
+        name: &'static str,
+        title: &'static str,
+        description: &'static str,
+        class: C,
+        effect: Option<EffectKind>,
+    ) -> ToolMeta<C> {
+        ToolMeta {
+            name,
+            title,
+            description,
+            class,
+            toolset: Toolset::Runtime,
+            effect,
+        }
+    }
     vec![
         ToolDef::imaging(
             meta(
@@ -194,7 +203,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
                 "Screenshot the editor",
                 "Capture the editor's 2D or 3D viewport (2D: optionally cropped to a node), or \
                  its whole window, as an image (kept as capture_id).",
-                SafetyClass::ReadOnly,
+                class::ReadOnly,
                 None,
             ),
             capture_editor,
@@ -205,7 +214,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
                 "Compare two screenshots",
                 "Compare two PNGs (capture ids or res:// files): the share of visibly \
                  different pixels, equal within a threshold, and a difference image.",
-                SafetyClass::ReadOnly,
+                class::ReadOnly,
                 None,
             ),
             compare,
@@ -215,7 +224,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
                 "save_screenshot",
                 "Save a screenshot into the project",
                 "Write a capture to a res:// .png file (a journaled file write).",
-                SafetyClass::Destructive,
+                class::Destructive,
                 Some(EffectKind::File),
             ),
             plan_save,

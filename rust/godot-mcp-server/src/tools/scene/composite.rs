@@ -22,7 +22,8 @@ use crate::honesty::{Persistence, Undo};
 use crate::planes::project::sha256_hex;
 use crate::planes::project::{self as plane, Expect};
 use crate::respath::ResPath;
-use crate::rules::{EffectKind, SafetyClass, Toolset};
+use crate::rules::class;
+use crate::rules::{EffectKind, Toolset};
 use crate::state::AppState;
 use crate::tools::kit::common::read_text;
 use crate::tools::kit::common::walk_files;
@@ -51,7 +52,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
                 description: "Set one property on a node path or on every node of a type in \
                     several saved .tscn scenes; each file CAS-checked, written through the \
                     journal only if all plan.",
-                class: SafetyClass::Destructive,
+                class: class::Destructive,
                 toolset: Toolset::Composite,
                 effect: Some(EffectKind::File),
             },

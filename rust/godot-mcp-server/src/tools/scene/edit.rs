@@ -22,7 +22,7 @@ use serde_json::Value;
 use crate::error::ToolError;
 use crate::honesty::{EditReply, InSceneOrNull, InTransaction};
 use crate::respath::ResPath;
-use crate::rules::{Precondition, SafetyClass, Toolset};
+use crate::rules::{Precondition, Toolset};
 use crate::state::AppState;
 use crate::tools::kit::editor::{
     NoArgs, NodeArgs, NodeCommand, SceneLevel, ask, blocking_as, editor_meta, editor_read,
@@ -253,7 +253,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
 
 /// Node edits: instancing, groups, editable children.
 fn node_tools() -> Vec<ToolDef> {
-    use SafetyClass::*;
+    use crate::rules::class::{Destructive, Mutating};
     use Toolset::*;
     vec![
         ToolDef::planned(
@@ -316,7 +316,7 @@ fn node_tools() -> Vec<ToolDef> {
 
 /// The editor's selection, and live reads of a node.
 fn live_tools() -> Vec<ToolDef> {
-    use SafetyClass::*;
+    use crate::rules::class::ReadOnly;
     use Toolset::*;
     vec![
         editor_read::<_, _, Selection>(
@@ -387,7 +387,7 @@ fn live_tools() -> Vec<ToolDef> {
 
 /// Every scene open in the editor.
 fn open_scenes_tools() -> Vec<ToolDef> {
-    use SafetyClass::*;
+    use crate::rules::class::{Destructive, ReadOnly};
     use Toolset::*;
     vec![
         ToolDef::planned(

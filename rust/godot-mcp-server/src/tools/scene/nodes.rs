@@ -12,10 +12,15 @@ use serde_json::{Map, Value};
 use crate::error::ToolError;
 use crate::respath::ResPath;
 use crate::rules::Toolset;
+use crate::rules::class;
 use crate::tools::kit::scene_doc::{Doc, find_node, load_scene, typed};
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
-fn meta(name: &'static str, title: &'static str, description: &'static str) -> ToolMeta {
+fn meta(
+    name: &'static str,
+    title: &'static str,
+    description: &'static str,
+) -> ToolMeta<class::ReadOnly> {
     ToolMeta::read_only(Toolset::SceneInspect, name, title, description)
 }
 

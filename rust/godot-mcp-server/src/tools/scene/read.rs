@@ -13,7 +13,8 @@ use serde_json::Value;
 use crate::error::ToolError;
 use crate::honesty::absent_when_none;
 use crate::respath::ResPath;
-use crate::rules::{SafetyClass, Toolset};
+use crate::rules::Toolset;
+use crate::rules::class;
 use crate::state::AppState;
 use crate::tools::kit::common::read_text;
 use crate::tools::kit::scene_doc::parse_error;
@@ -27,7 +28,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
                 title: "Project info",
                 description: "project.godot: name, main scene, features, autoloads, input \
                     actions and events, plugins.",
-                class: SafetyClass::ReadOnly,
+                class: class::ReadOnly,
                 toolset: Toolset::Project,
                 effect: None,
             },
@@ -40,7 +41,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
                 description: "A scene's node tree: a saved .tscn's nodes, connections and \
                     dependencies; with no path (or the edited scene's), the live editor tree \
                     with unsaved edits. Paged.",
-                class: SafetyClass::ReadOnly,
+                class: class::ReadOnly,
                 toolset: Toolset::SceneRead,
                 effect: None,
             },
@@ -52,7 +53,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
                 title: "Read a resource",
                 description: "A .tres resource: type, script class, properties, \
                     sub-resources, dependencies.",
-                class: SafetyClass::ReadOnly,
+                class: class::ReadOnly,
                 toolset: Toolset::ResourceRead,
                 effect: None,
             },

@@ -10,6 +10,7 @@
 //! `patch_script` is a file write like write_script: compare-and-swap on the file's
 //! sha256 and the journal's one write seam (`files::plan_write`).
 
+use crate::rules::class;
 use crate::tools::kit::cs_script as csharp;
 
 use std::path::Path;
@@ -22,7 +23,7 @@ use crate::error::{ErrorCode, ToolError};
 use crate::honesty::{Persistence, RescanPending};
 use crate::planes::project::{self as plane, Expect};
 use crate::respath::ResPath;
-use crate::rules::{EffectKind, SafetyClass, Toolset};
+use crate::rules::{EffectKind, Toolset};
 use crate::state::AppState;
 use crate::tools::kit::common::head;
 pub(crate) use crate::tools::kit::common::{ScriptHeader, script_header_gd};
@@ -43,7 +44,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
                 description: "Check .gd scripts with Godot's own parser (--check-only; needs \
                     Godot), .cs through one dotnet build (needs the .NET SDK): each file's \
                     errors with line and message.",
-                class: SafetyClass::ReadOnly,
+                class: class::ReadOnly,
                 toolset: Toolset::ScriptCheck,
                 effect: Some(EffectKind::ProcessLaunch),
             },
@@ -55,7 +56,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
                 title: "List scripts",
                 description: "Every .gd and .cs script with its class_name, extends and @tool \
                     (C#: also exports, signals, problems), from disk, paged.",
-                class: SafetyClass::ReadOnly,
+                class: class::ReadOnly,
                 toolset: Toolset::ScriptCheck,
                 effect: None,
             },
@@ -68,7 +69,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
                 description: "The script attached to a node of a scene file (.tscn, from \
                     disk): its path, or a built-in script's source; a C# script's class, \
                     exports and signals.",
-                class: SafetyClass::ReadOnly,
+                class: class::ReadOnly,
                 toolset: Toolset::ScriptCheck,
                 effect: None,
             },
@@ -81,7 +82,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
                 description: "Apply unified-diff hunks (@@ -a,b +c,d @@) to a script or \
                     shader; refused unchanged if expected_sha256 is stale or a hunk does not \
                     apply.",
-                class: SafetyClass::Destructive,
+                class: class::Destructive,
                 toolset: Toolset::ScriptEdit,
                 effect: Some(EffectKind::File),
             },

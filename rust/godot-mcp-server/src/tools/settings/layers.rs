@@ -14,7 +14,8 @@ use godot_mcp_formats::variant;
 
 use crate::error::{ErrorCode, ToolError};
 use crate::respath::ResPath;
-use crate::rules::{EffectKind, SafetyClass, Toolset};
+use crate::rules::class;
+use crate::rules::{EffectKind, Toolset};
 use crate::state::AppState;
 use crate::tools::kit::project_godot::{EditPlan, plan_edit};
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
@@ -37,7 +38,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
                 title: "Set layer names",
                 description: "Name or unname layers of one kind (2d_physics, 3d_render, …) in \
                     project.godot [layer_names]; other bytes kept.",
-                class: SafetyClass::Destructive,
+                class: class::Destructive,
                 toolset: Toolset::Settings,
                 effect: Some(EffectKind::File),
             },

@@ -26,6 +26,7 @@ use crate::error::{ErrorCode, ToolError};
 use crate::honesty::{Persistence, absent_when_none};
 use crate::planes::project::{self as plane, Expect};
 use crate::respath::ResPath;
+use crate::rules::class;
 use crate::rules::{EffectKind, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::kit::common::read_text;
@@ -45,7 +46,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
                 title: "Create a shader",
                 description: "Create a .gdshader file from the template of a shader_type \
                     (canvas_item, spatial, particles, sky, fog) or given code.",
-                class: SafetyClass::Destructive,
+                class: class::Destructive,
                 toolset: Toolset::Shaders,
                 effect: Some(EffectKind::File),
             },
@@ -57,7 +58,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
                 title: "Edit a shader",
                 description: "Replace a .gdshader or .gdshaderinc file's code; refused \
                     unchanged unless expected_sha256 is the file's sha256 now.",
-                class: SafetyClass::Destructive,
+                class: class::Destructive,
                 toolset: Toolset::Shaders,
                 effect: Some(EffectKind::File),
             },
@@ -69,7 +70,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
                 title: "Validate a shader",
                 description: "Compile a .gdshader (file or code) with the engine's shader \
                     compiler: errors with line numbers, and its uniforms. Needs a Godot binary.",
-                class: SafetyClass::ReadOnly,
+                class: class::ReadOnly,
                 toolset: Toolset::Shaders,
                 effect: Some(EffectKind::ProcessLaunch),
             },
@@ -81,7 +82,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
                 "Assign a shader material",
                 "Put a new ShaderMaterial with a .gdshader on a node's material (or \
                  material_override) in the edited scene (one undo action).",
-                SafetyClass::Mutating,
+                class::Mutating,
             ),
             |state, a: AssignMaterialArgs| {
                 require_ext("shader", &a.shader, &["gdshader"])?;
@@ -98,7 +99,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
                 "Get shader uniforms",
                 "The uniforms of a node's ShaderMaterial in the edited scene: name, type, \
                  hint and current value.",
-                SafetyClass::ReadOnly,
+                class::ReadOnly,
             ),
             |Call { state, args: a, .. }: Call<UniformNodeArgs>| async move {
                 blocking_as(move || {
@@ -114,7 +115,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
                 "Set a shader uniform",
                 "Set a uniform of a node's ShaderMaterial in the edited scene (one undo \
                  action).",
-                SafetyClass::Mutating,
+                class::Mutating,
             ),
             |state, a: SetUniformArgs| {
                 let p = cmd::ShaderSetUniform {
@@ -194,19 +195,19 @@ struct UniformsReply {
 }
 
 /// A tool of this toolset on the editor plane.
-fn editor_meta(
+fn editor_meta<C: class::Class>(
     name: &'static str,
     title: &'static str,
     description: &'static str,
-    class: SafetyClass,
-) -> ToolMeta {
+    class: C,
+) -> ToolMeta<C> {
     ToolMeta {
         name,
         title,
         description,
         class,
         toolset: Toolset::Shaders,
-        effect: if class == SafetyClass::ReadOnly {
+        effect: if matches!(C::CLASS, SafetyClass::ReadOnly) {
             None
         } else {
             Some(EffectKind::EditorRuntime)

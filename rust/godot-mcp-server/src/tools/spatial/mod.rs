@@ -11,7 +11,7 @@ use godot_mcp_protocol::commands as cmd;
 
 use crate::error::ToolError;
 use crate::respath::ResPath;
-use crate::rules::{SafetyClass, Toolset};
+use crate::rules::Toolset;
 use crate::tools::kit::cells::{CellsReply, cells_request};
 use crate::tools::kit::editor::editor_read;
 use crate::tools::kit::steps::tool::recipe;
@@ -238,7 +238,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
 
 /// Mesh instances and cameras.
 fn node_tools() -> Vec<ToolDef> {
-    use SafetyClass::*;
+    use crate::rules::class::Mutating;
     vec![
         recipe(
             meta(
@@ -282,7 +282,7 @@ fn node_tools() -> Vec<ToolDef> {
 
 /// Lights and the WorldEnvironment.
 fn lighting_tools() -> Vec<ToolDef> {
-    use SafetyClass::*;
+    use crate::rules::class::Mutating;
     vec![
         recipe(
             meta(
@@ -408,7 +408,7 @@ fn lighting_tools() -> Vec<ToolDef> {
 
 /// GridMap cells and MeshLibrary items.
 fn gridmap_tools() -> Vec<ToolDef> {
-    use SafetyClass::*;
+    use crate::rules::class::{Destructive, Mutating, ReadOnly};
     vec![
         recipe(
             meta(

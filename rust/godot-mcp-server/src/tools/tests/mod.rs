@@ -15,7 +15,8 @@ use serde_json::{Map, Value, json};
 use crate::error::{ErrorCode, ToolError};
 use crate::planes::process::{self, LaunchSpec, errors};
 use crate::respath::ResPath;
-use crate::rules::{EffectKind, SafetyClass, Toolset};
+use crate::rules::class;
+use crate::rules::{EffectKind, Toolset};
 use crate::tools::kit::game::probe::game_property;
 use crate::tools::kit::game::session::{ended_json, session_of};
 use crate::tools::kit::godot_process::{self, godot, plain_launch, wait_ended};
@@ -37,7 +38,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
                 description: "Run the project's GUT or gdUnit4 tests headless (supervised); \
                     per-test suite, name, status, message, file and line, a summary and the \
                     log tail. A run past timeout_ms is reported as a timeout.",
-                class: SafetyClass::Runtime,
+                class: class::Runtime,
                 toolset: Toolset::Tests,
                 effect: Some(EffectKind::ProcessLaunch),
             },

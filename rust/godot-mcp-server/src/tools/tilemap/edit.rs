@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::ToolError;
 use crate::respath::ResPath;
-use crate::rules::{SafetyClass, Toolset};
+use crate::rules::Toolset;
 use crate::tools::kit::cells::{CellsReply, cells_request};
 use crate::tools::kit::editor::editor_read;
 use crate::tools::kit::editor::in_scene;
@@ -198,7 +198,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
 
 /// TileMapLayer cells: set, fill, clear.
 fn cell_tools() -> Vec<ToolDef> {
-    use SafetyClass::*;
+    use crate::rules::class::{Destructive, Mutating};
     vec![
         ToolDef::planned(
             meta(
@@ -280,7 +280,7 @@ fn cell_tools() -> Vec<ToolDef> {
 /// The TileMapLayer's built-in TileSet (atlas sources, physics layers, terrain sets), and
 /// the live read of its cells.
 fn tileset_tools() -> Vec<ToolDef> {
-    use SafetyClass::*;
+    use crate::rules::class::{Mutating, ReadOnly};
     vec![
         ToolDef::planned(
             meta(

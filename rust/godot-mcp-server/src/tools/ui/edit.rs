@@ -16,7 +16,7 @@ use serde_json::Value;
 use crate::error::ToolError;
 use crate::honesty::InSceneOrNull;
 use crate::respath::ResPath;
-use crate::rules::{SafetyClass, Toolset};
+use crate::rules::Toolset;
 use crate::tools::ToolDef;
 use crate::tools::kit::editor::in_scene;
 use crate::tools::kit::editor::present;
@@ -179,7 +179,7 @@ reply_fields!(
 );
 
 pub(crate) fn tools() -> Vec<ToolDef> {
-    use SafetyClass::*;
+    use crate::rules::class::Mutating;
     vec![
         ToolDef::planned(
             editor_meta(

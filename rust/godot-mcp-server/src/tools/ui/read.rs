@@ -11,7 +11,8 @@ use serde_json::{Map, Value};
 
 use crate::error::ToolError;
 use crate::respath::ResPath;
-use crate::rules::{SafetyClass, Toolset};
+use crate::rules::Toolset;
+use crate::rules::class;
 use crate::tools::kit::scene_doc::{Doc, load_doc, typed};
 use crate::tools::{Call, Out, ToolDef, ToolMeta};
 
@@ -22,7 +23,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
             title: "Get a theme",
             description: "Read a Theme .tres: default font and size, and per type its colors, \
                 constants, fonts, font sizes, icons, styleboxes and base type.",
-            class: SafetyClass::ReadOnly,
+            class: class::ReadOnly,
             toolset: Toolset::Theme,
             effect: None,
         },

@@ -23,6 +23,7 @@ use crate::honesty::Persistence;
 use crate::planes::project::Expect;
 use crate::respath::ResPath;
 use crate::rules::Toolset;
+use crate::rules::class;
 use crate::state::AppState;
 use crate::tools::kit::file_write::{FileEffect, plan_write};
 use crate::tools::kit::tres_edit::{
@@ -33,7 +34,11 @@ use crate::tools::{Call, Committed, Out, Plan, ToolDef, ToolMeta};
 mod check;
 use check::{check_function, check_position, class_property, node_not_found, value_text};
 
-fn meta(name: &'static str, title: &'static str, description: &'static str) -> ToolMeta {
+fn meta(
+    name: &'static str,
+    title: &'static str,
+    description: &'static str,
+) -> ToolMeta<class::Destructive> {
     edit_meta(Toolset::VisualShader, name, title, description)
 }
 

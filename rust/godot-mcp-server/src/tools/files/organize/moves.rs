@@ -16,6 +16,7 @@ use crate::planes::project::sha256_hex;
 use crate::planes::project::{self as plane, Expect, JournalCall};
 use crate::respath::ResPath;
 use crate::rules::Toolset;
+use crate::rules::class;
 use crate::state::AppState;
 use crate::tools::kit::common::{not_undoable, on_disk, read_small, walk_files};
 use crate::tools::kit::ext_ref::derived_u64;
@@ -27,7 +28,7 @@ pub(super) fn destructive(
     name: &'static str,
     title: &'static str,
     description: &'static str,
-) -> ToolMeta {
+) -> ToolMeta<class::Destructive> {
     ToolMeta::file_write(Toolset::Files, name, title, description)
 }
 

@@ -15,6 +15,7 @@ use serde_json::Value;
 use super::{active_scene, never_saved, query_as, run_effect_as};
 use crate::error::ToolError;
 use crate::honesty::{EditReply, EditVerdict, InTransaction};
+use crate::rules::class::{Class, OneStep};
 use crate::rules::{EffectKind, Precondition, SafetyClass, Toolset};
 use crate::state::AppState;
 use crate::tools::{Call, Plan, ToolDef, ToolMeta};
@@ -32,14 +33,14 @@ pub(crate) struct NoArgs {}
 
 /// The meta of an editor-plane tool: a read has no effect, anything else is an
 /// editor-runtime effect (recipes::meta and [`editor_meta`] are this one).
-pub(crate) const fn meta(
+pub(crate) const fn meta<C: Class>(
     name: &'static str,
     title: &'static str,
     description: &'static str,
-    class: SafetyClass,
+    class: C,
     toolset: Toolset,
-) -> ToolMeta {
-    let effect = match class {
+) -> ToolMeta<C> {
+    let effect = match C::CLASS {
         SafetyClass::ReadOnly => None,
         _ => Some(EffectKind::EditorRuntime),
     };
@@ -54,20 +55,20 @@ pub(crate) const fn meta(
 }
 
 /// The meta of an editor-plane tool (the effect kind follows the class).
-pub(crate) fn editor_meta(
+pub(crate) fn editor_meta<C: Class>(
     toolset: Toolset,
-    class: SafetyClass,
+    class: C,
     name: &'static str,
     title: &'static str,
     description: &'static str,
-) -> ToolMeta {
+) -> ToolMeta<C> {
     meta(name, title, description, class, toolset)
 }
 
 /// A read-only tool that sends the command `request(args)` builds to the editor (with
 /// the node an error names); its answer is the result, typed as `R`.
 pub(crate) fn editor_read<A, P, R>(
-    meta: ToolMeta,
+    meta: ToolMeta<impl OneStep>,
     request: fn(&A) -> (P, Option<String>),
 ) -> ToolDef
 where

@@ -12,7 +12,8 @@ use super::session::session_of;
 use crate::error::{ErrorCode, ToolError};
 use crate::planes::process::Session;
 use crate::planes::process::debugger::{DebugError, Debugger};
-use crate::rules::{Precondition, SafetyClass, Toolset};
+use crate::rules::class;
+use crate::rules::{Precondition, Toolset};
 use crate::state::AppState;
 use crate::tools::ToolMeta;
 
@@ -21,12 +22,16 @@ pub(crate) const ANSWER_WAIT: Duration = Duration::from_secs(5);
 /// How long a just-launched game may take to connect to its debugger.
 const CONNECT_WAIT: Duration = Duration::from_secs(5);
 
-pub(crate) fn meta(name: &'static str, title: &'static str, description: &'static str) -> ToolMeta {
+pub(crate) fn meta(
+    name: &'static str,
+    title: &'static str,
+    description: &'static str,
+) -> ToolMeta<class::Runtime> {
     ToolMeta {
         name,
         title,
         description,
-        class: SafetyClass::Runtime,
+        class: class::Runtime,
         toolset: Toolset::Debugger,
         effect: None,
     }

@@ -4,6 +4,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use crate::rules::class::{self, Class};
 use crate::rules::{EffectKind, Toolset};
 use crate::tools::ToolMeta;
 
@@ -12,11 +13,11 @@ pub(crate) fn meta(
     title: &'static str,
     description: &'static str,
     effect: Option<EffectKind>,
-) -> ToolMeta {
+) -> ToolMeta<class::Runtime> {
     ToolMeta::runtime(Toolset::Runtime, name, title, description, effect)
 }
 
-pub(crate) fn in_set(mut m: ToolMeta, toolset: Toolset) -> ToolMeta {
+pub(crate) fn in_set<C: Class>(mut m: ToolMeta<C>, toolset: Toolset) -> ToolMeta<C> {
     m.toolset = toolset;
     m
 }

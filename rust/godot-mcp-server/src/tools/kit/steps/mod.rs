@@ -18,19 +18,20 @@ use serde_json::{Value, json};
 use crate::error::ToolError;
 use crate::honesty::{EditReply, InTransaction};
 use crate::respath::ResPath;
-use crate::rules::{SafetyClass, Toolset};
+use crate::rules::Toolset;
+use crate::rules::class::Class;
 use crate::state::AppState;
 use crate::tools::kit::editor::{connected, godot_value, query_as, run_effect_as};
 use crate::tools::{Plan, ToolMeta};
 
 /// A tool's metadata: editor tools that change the scene have the editor-runtime effect.
-pub(crate) const fn meta(
+pub(crate) const fn meta<C: Class>(
     toolset: Toolset,
     name: &'static str,
     title: &'static str,
     description: &'static str,
-    class: SafetyClass,
-) -> ToolMeta {
+    class: C,
+) -> ToolMeta<C> {
     crate::tools::kit::editor::meta(name, title, description, class, toolset)
 }
 

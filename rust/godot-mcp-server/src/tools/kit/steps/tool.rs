@@ -7,6 +7,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::error::ToolError;
+use crate::rules::class::Plans;
 use crate::state::AppState;
 use crate::tools::kit::steps::{Steps, plan};
 use crate::tools::{ToolDef, ToolMeta};
@@ -14,7 +15,7 @@ use crate::tools::{ToolDef, ToolMeta};
 /// A recipe tool: `build` adds the steps of a call with arguments `A` and answers what
 /// the effect reports besides them (`X`).
 pub(crate) fn recipe<A, X>(
-    meta: ToolMeta,
+    meta: ToolMeta<impl Plans>,
     build: impl Fn(&AppState, A, &mut Steps) -> Result<X, ToolError> + Send + Sync + 'static,
 ) -> ToolDef
 where
