@@ -277,11 +277,11 @@ async fn run_call_inner(
     }
     // Inside a change, a node edit is checked and staged, not sent (tools::editor).
     if let Some(stage) = journal_call.stage.clone()
-        && change::staged_editor(def, flags.dry_run)
+        && let Some(form) = change::staged_editor(def, flags.dry_run)
     {
-        return Ok(CallOutcome::Done(
-            crate::tools::kit::editor::stage_edit(state.clone(), def.meta.name, args, stage).await,
-        ));
+        let staged =
+            crate::tools::kit::editor::stage_edit(state.clone(), def.meta.name, form, args, stage);
+        return Ok(CallOutcome::Done(staged.await));
     }
     match &def.handler {
         Handler::Direct(handler) => {
@@ -745,10 +745,16 @@ async fn run_entry(
 ) -> ToolResult {
     let flags = CallFlags { dry_run, ..flags };
     if let Some(stage) = stage.clone()
-        && change::staged_editor(def, dry_run)
+        && let Some(form) = change::staged_editor(def, dry_run)
     {
-        return crate::tools::kit::editor::stage_edit(state.clone(), def.meta.name, args, stage)
-            .await;
+        return crate::tools::kit::editor::stage_edit(
+            state.clone(),
+            def.meta.name,
+            form,
+            args,
+            stage,
+        )
+        .await;
     }
     match &def.handler {
         Handler::Planned(planner) if dry_run => {

@@ -39,6 +39,13 @@ pub(crate) type DirectFn =
 pub(crate) type PlanFn =
     Arc<dyn Fn(Arc<AppState>, Value) -> Result<ErasedPlan, ToolError> + Send + Sync>;
 type CheckFn = Arc<dyn Fn(&Value) -> Result<(), ToolError> + Send + Sync>;
+/// A node edit's form inside an agent's change (docs/recovery.md, "An agent's own
+/// change"): the protocol steps the call stands for, and the fields of its answer.
+pub(crate) type Staged = (
+    Vec<godot_mcp_protocol::commands::Step>,
+    serde_json::Map<String, Value>,
+);
+pub(crate) type StageFn = Arc<dyn Fn(Value) -> Result<Staged, ToolError> + Send + Sync>;
 
 /// How a tool runs. The policy (`safety::run_call`) drives all three.
 pub(crate) enum Handler {
@@ -194,6 +201,17 @@ pub(crate) struct ToolDef {
     /// ([`ImageResult`]): the image a result names, which `server.rs` sends as MCP
     /// image content. Any other tool's result is never searched for one.
     pub image_of: Option<fn(&Value) -> Option<ImageRef>>,
+    /// Set only by [`ToolDef::staged`]: a node edit an agent's change stages (checked,
+    /// kept, sent at the commit) instead of sending it. No other tool is staged.
+    pub(crate) staged: Option<StageFn>,
+}
+
+/// The answer fields of a staged call ([`ToolDef::staged`]), written as a JSON object.
+pub(crate) fn reply_map(fields: Value) -> serde_json::Map<String, Value> {
+    match fields {
+        Value::Object(m) => m,
+        other => serde_json::Map::from_iter([("value".to_owned(), other)]),
+    }
 }
 
 /// The members of a tools/list `tools` array for `defs`, comma-separated, written
@@ -249,6 +267,7 @@ impl ToolDef {
             check_args: check_fn::<A>(),
             runtime: RuntimeFlags::default(),
             image_of: None,
+            staged: None,
         }
     }
 
@@ -289,6 +308,7 @@ impl ToolDef {
             check_args: check_fn::<A>(),
             runtime: RuntimeFlags::default(),
             image_of: None,
+            staged: None,
         }
     }
 
@@ -305,7 +325,19 @@ impl ToolDef {
             check_args: check_fn::<A>(),
             runtime: RuntimeFlags::default(),
             image_of: None,
+            staged: None,
         }
+    }
+
+    /// A node edit that an agent's change stages: `stage` turns the call's own arguments
+    /// (`A`, the tool's argument type) into the protocol steps it stands for and the
+    /// fields of its answer.
+    pub(crate) fn staged<A: DeserializeOwned + 'static>(
+        mut self,
+        stage: fn(A) -> Result<Staged, ToolError>,
+    ) -> Self {
+        self.staged = Some(Arc::new(move |args| stage(decode_args(args)?)));
+        self
     }
 
     /// Mark a runtime tool as writing disk or executing code (routes it to the gate).
@@ -812,6 +844,51 @@ pub(crate) mod tests {
         );
         assert_eq!(<class::ReadOnly as Class>::CLASS, SafetyClass::ReadOnly);
         assert_eq!(<class::Runtime as Class>::CLASS, SafetyClass::Runtime);
+    }
+
+    /// The node edits an agent's change stages are the tools defined with a staged
+    /// form, and each is an editor edit (the only effect a change stages).
+    #[test]
+    fn the_staged_tools_are_the_node_edits() {
+        let registry = crate::tools::builtin_for_tests();
+        let mut staged: Vec<&str> = registry
+            .iter()
+            .filter(|d| d.staged.is_some())
+            .map(|d| d.meta.name)
+            .collect();
+        staged.sort_unstable();
+        let want = [
+            "add_to_group",
+            "create_node",
+            "create_nodes",
+            "set_node_property",
+        ];
+        assert_eq!(staged, want);
+        for d in registry.iter().filter(|d| d.staged.is_some()) {
+            assert_eq!(
+                d.meta.effect,
+                Some(EffectKind::EditorRuntime),
+                "{}",
+                d.meta.name
+            );
+        }
+        // set_node_property's form: one set step, its answer naming the node.
+        let form = registry
+            .get("set_node_property")
+            .unwrap()
+            .staged
+            .clone()
+            .unwrap();
+        let (steps, out) =
+            form(json!({"node": "A", "property": "visible", "value": false})).unwrap();
+        assert_eq!(steps.len(), 1);
+        assert!(
+            matches!(&steps[0], godot_mcp_protocol::commands::Step::Set { node, property, .. } if node == "A" && property == "visible")
+        );
+        assert_eq!(out["command"], "node.set_property");
+        // Its own argument type decodes: an unknown field is refused by name.
+        let e = form(json!({"node": "A", "property": "p", "value": 1, "x": 2})).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidParams);
     }
 
     #[derive(Debug, serde::Deserialize, JsonSchema)]

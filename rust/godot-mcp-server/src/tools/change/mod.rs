@@ -300,7 +300,7 @@ pub(crate) fn admit(def: &ToolDef, dry_run: bool, change: &str) -> Result<(), To
         _ if m.class == SafetyClass::Runtime || m.effect == Some(EffectKind::ProcessLaunch) => {
             "a launch or a running game cannot be part of a change (a process cannot be un-run)"
         }
-        Some(EffectKind::EditorRuntime) if staged_editor(def, dry_run) => return Ok(()),
+        Some(EffectKind::EditorRuntime) if staged_editor(def, dry_run).is_some() => return Ok(()),
         Some(EffectKind::EditorRuntime) => {
             "only node edits (set_node_property, create_node, add_to_group, create_nodes) \
              are staged inside a change; the editor applies this one at once"
@@ -319,11 +319,13 @@ pub(crate) fn admit(def: &ToolDef, dry_run: bool, change: &str) -> Result<(), To
     .details(json!({ "change_id": change })))
 }
 
-/// Whether a call of `def` inside a change is an editor node edit to stage (not run).
-pub(crate) fn staged_editor(def: &ToolDef, dry_run: bool) -> bool {
-    !dry_run
-        && def.meta.effect == Some(EffectKind::EditorRuntime)
-        && crate::tools::kit::editor::stageable(def.meta.name)
+/// A call of `def` inside a change that is an editor node edit to stage (not run): its
+/// staged form.
+pub(crate) fn staged_editor(def: &ToolDef, dry_run: bool) -> Option<crate::tools::StageFn> {
+    if dry_run || def.meta.effect != Some(EffectKind::EditorRuntime) {
+        return None;
+    }
+    def.staged.clone()
 }
 
 #[cfg(test)]

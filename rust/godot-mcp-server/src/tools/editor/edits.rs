@@ -11,6 +11,8 @@ use super::{
 };
 use crate::tools::Call;
 use crate::tools::kit::editor::{NoArgs, NodeArgs, blocking_as, meta};
+use crate::tools::reply_map;
+use serde_json::json;
 
 /// The first Godot whose EditorInterface has close_scene.
 const CLOSE_SCENE_SINCE: &str = "4.5";
@@ -257,7 +259,16 @@ fn node_tools() -> Vec<ToolDef> {
                     name: a.name,
                 })
             },
-        ),
+        )
+        .staged(|a: CreateNodeArgs| {
+            let out = reply_map(json!({"command": cmd::NODE_CREATE, "type": a.node_type}));
+            let step = cmd::Step::Create {
+                parent: a.parent,
+                node_type: a.node_type,
+                name: a.name,
+            };
+            Ok((vec![step], out))
+        }),
         node_tool::<_, NodeField, _>(
             meta(
                 "rename_node",
@@ -360,7 +371,21 @@ fn property_tools() -> Vec<ToolDef> {
                     property: a.property,
                 }))
             },
-        ),
+        )
+        .staged(|a: SetPropertyArgs| {
+            let out = reply_map(json!({
+                "command": cmd::NODE_SET_PROPERTY,
+                "node": a.node,
+                "property": a.property,
+                "value": a.value,
+            }));
+            let step = cmd::Step::Set {
+                value: godot_value("value", &a.value)?,
+                node: a.node,
+                property: a.property,
+            };
+            Ok((vec![step], out))
+        }),
         ToolDef::planned(
             meta(
                 "apply_scene_batch",

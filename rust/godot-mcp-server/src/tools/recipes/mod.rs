@@ -17,7 +17,9 @@ use crate::rules::class;
 use crate::state::AppState;
 use crate::tools::kit::editor::{connected, query_as, run_effect_as};
 use crate::tools::kit::steps::{Steps, StepsDone, StepsEffect, StepsReply, meta, requests};
+use crate::tools::reply_map;
 use crate::tools::{Plan, ToolDef};
+use serde_json::json;
 
 // ---------------------------------------------------------------------------------
 // create_nodes
@@ -65,7 +67,25 @@ pub(crate) fn tools() -> Vec<ToolDef> {
             }
             plan_in_scene(state, steps, a.scene, a.save)
         },
-    )]
+    )
+    .staged(|a: CreateNodesArgs| {
+        if a.scene.is_some() || a.save {
+            return Err(ToolError::invalid_params(
+                if a.save { "save" } else { "scene" },
+                "inside a change, create_nodes edits the scene open in the editor and \
+                 commit_change applies it: leave out scene and save (save_scene after \
+                 the commit)",
+            ));
+        }
+        if let Some(i) = a.steps.iter().position(|s| !s.is_node_step()) {
+            return Err(ToolError::invalid_params(
+                format!("steps[{i}].op"),
+                "create_nodes takes create, set, group and connect steps",
+            ));
+        }
+        let out = reply_map(json!({"command": cmd::STEPS, "steps": a.steps.len()}));
+        Ok((a.steps, out))
+    })]
 }
 
 /// What create_nodes does around its steps: the scene it opens or creates first, and

@@ -28,7 +28,9 @@ use crate::tools::kit::editor::{
     NoArgs, NodeArgs, NodeCommand, SceneLevel, ask, blocking_as, editor_meta, editor_read,
     never_saved, node_edit, reply_fields, run_effect_files_as,
 };
+use crate::tools::reply_map;
 use crate::tools::{Call, Plan, ToolDef};
+use serde_json::json;
 
 /// `save_all_scenes`: every open scene that has a file may be written, so each is named
 /// in the intent with its pre-state and proven from disk after the reply.
@@ -283,7 +285,19 @@ fn node_tools() -> Vec<ToolDef> {
                 "Add a node to a persistent group, saved with the scene (one undo action).",
             ),
             |state, a: GroupArgs| group(state, a, true),
-        ),
+        )
+        .staged(|a: GroupArgs| {
+            let out = reply_map(json!({
+                "command": cmd::NODE_GROUP,
+                "node": a.node,
+                "group": a.group,
+            }));
+            let step = cmd::Step::Group {
+                node: a.node,
+                group: a.group,
+            };
+            Ok((vec![step], out))
+        }),
         ToolDef::planned(
             editor_meta(
                 SceneEdit,

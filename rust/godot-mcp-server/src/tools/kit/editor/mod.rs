@@ -30,7 +30,7 @@ mod tool;
 pub(crate) use around::in_scene;
 pub(crate) use journaled::settle_late_replies;
 pub(crate) use journaled::{run_effect_as, run_effect_files_as};
-pub(crate) use staged::{check_still_edited, editor_part, own_paths, stage_edit, stageable};
+pub(crate) use staged::{check_still_edited, editor_part, own_paths, stage_edit};
 pub(crate) use tool::{NoArgs, NodeArgs};
 pub(crate) use tool::{
     SceneLevel, authoring_plan, blocking_as, editor_meta, editor_read, meta, wire_name,

@@ -1,6 +1,6 @@
 //! Editor node edits inside an agent's change (docs/recovery.md, "An agent's own
-//! change"). `set_node_property`, `create_node`, `add_to_group` and `create_nodes` are
-//! checked as their dry run would be (`scene.steps` with `check_only`, every step
+//! change"). The tools defined with a staged form (`ToolDef::staged`: `set_node_property`,
+//! `create_node`, `add_to_group`, `create_nodes`) are checked as their dry run would be (`scene.steps` with `check_only`, every step
 //! staged so far first, so a `"$N"` and a path to a staged node resolve) and kept in
 //! the change as protocol steps, all on the scene open in the editor when the first was
 //! staged. The commit sends them as ONE `scene.steps` request named
@@ -14,122 +14,14 @@ use std::sync::Arc;
 use godot_mcp_journal::{ChangeEditorPart, EditorHook, EditorPartOutcome, EditorSent};
 use godot_mcp_protocol::ErrorEffect;
 use godot_mcp_protocol::commands::{self as cmd, BridgeCommand, Step};
-use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::{connected, edited_scene, editor_error, editor_timeout, godot_value};
+use super::{connected, edited_scene, editor_error, editor_timeout};
 use crate::error::{ErrorCode, ToolError};
 use crate::planes::editor::{Bridge, RequestFailure};
 use crate::planes::project::{Stage, StageHandle, StagedEditor};
 use crate::state::AppState;
-use crate::tools::{ToolResult, decode_args};
-
-/// The editor tools whose edits a change stages (the others are refused inside one).
-pub(crate) fn stageable(tool: &str) -> bool {
-    matches!(
-        tool,
-        "set_node_property" | "create_node" | "add_to_group" | "create_nodes"
-    )
-}
-
-// The arguments of the staged tools, as their published schemas give them (checked
-// against those before a call gets here).
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct SetPropertyArgs {
-    node: String,
-    property: String,
-    value: Value,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct CreateNodeArgs {
-    parent: String,
-    #[serde(rename = "type")]
-    node_type: String,
-    name: String,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct GroupArgs {
-    node: String,
-    group: String,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct StepsArgs {
-    steps: Vec<Step>,
-    #[serde(default)]
-    scene: Option<String>,
-    #[serde(default)]
-    save: bool,
-}
-
-/// The call's steps as the agent named them, and the fields of its answer.
-fn steps_of(tool: &str, args: Value) -> Result<(Vec<Step>, Map<String, Value>), ToolError> {
-    let mut out = Map::new();
-    let steps = match tool {
-        "set_node_property" => {
-            let a: SetPropertyArgs = decode_args(args)?;
-            out.insert("command".into(), json!(cmd::NODE_SET_PROPERTY));
-            out.insert("node".into(), json!(a.node));
-            out.insert("property".into(), json!(a.property));
-            out.insert("value".into(), a.value.clone());
-            vec![Step::Set {
-                value: godot_value("value", &a.value)?,
-                node: a.node,
-                property: a.property,
-            }]
-        }
-        "create_node" => {
-            let a: CreateNodeArgs = decode_args(args)?;
-            out.insert("command".into(), json!(cmd::NODE_CREATE));
-            out.insert("type".into(), json!(a.node_type));
-            vec![Step::Create {
-                parent: a.parent,
-                node_type: a.node_type,
-                name: a.name,
-            }]
-        }
-        "add_to_group" => {
-            let a: GroupArgs = decode_args(args)?;
-            out.insert("command".into(), json!(cmd::NODE_GROUP));
-            out.insert("node".into(), json!(a.node));
-            out.insert("group".into(), json!(a.group));
-            vec![Step::Group {
-                node: a.node,
-                group: a.group,
-            }]
-        }
-        "create_nodes" => {
-            let a: StepsArgs = decode_args(args)?;
-            if a.scene.is_some() || a.save {
-                return Err(ToolError::invalid_params(
-                    if a.save { "save" } else { "scene" },
-                    "inside a change, create_nodes edits the scene open in the editor and \
-                     commit_change applies it: leave out scene and save (save_scene after \
-                     the commit)",
-                ));
-            }
-            if let Some(i) = a.steps.iter().position(|s| !s.is_node_step()) {
-                return Err(ToolError::invalid_params(
-                    format!("steps[{i}].op"),
-                    "create_nodes takes create, set, group and connect steps",
-                ));
-            }
-            out.insert("command".into(), json!(cmd::STEPS));
-            out.insert("steps".into(), json!(a.steps.len()));
-            a.steps
-        }
-        other => {
-            return Err(ToolError::internal(format!("{other} has no staged form")));
-        }
-    };
-    Ok((steps, out))
-}
+use crate::tools::{StageFn, ToolResult};
 
 /// The refusal when the editor no longer edits the scene a change's edits were staged
 /// on (`scene`: the one it edits now); `what` says what was not done.
@@ -195,16 +87,18 @@ fn rebase(editor: &StagedEditor, steps: Vec<Step>) -> (Vec<Step>, Vec<(String, u
     (out, own)
 }
 
-/// Stage one editor call in the change: checked, then kept. The answer says it is
+/// Stage one editor call in the change: checked, then kept. `form` is the tool's staged
+/// form ([`ToolDef::staged`](crate::tools::ToolDef::staged)). The answer says it is
 /// staged (`applied: false`) under the change's transaction.
 pub(crate) async fn stage_edit(
     state: Arc<AppState>,
     tool: &'static str,
+    form: StageFn,
     args: Map<String, Value>,
     stage: StageHandle,
 ) -> ToolResult {
     let staged = tokio::task::spawn_blocking(move || {
-        let (steps, mut out) = steps_of(tool, Value::Object(args))?;
+        let (steps, mut out) = form(Value::Object(args))?;
         let (scene, root_id) = edited_scene(&state)?
             .filter(|(s, _)| !s.is_empty())
             .ok_or_else(|| {
@@ -261,7 +155,7 @@ pub(crate) async fn stage_edit(
         out.insert("applied".into(), json!(false));
         out.insert("scene".into(), json!(scene));
         out.insert("transaction_id".into(), json!(id));
-        if tool == "create_nodes" {
+        if out.get("command") == Some(&json!(cmd::STEPS)) {
             out.insert("action".into(), json!(s.action()));
         } else if !out.contains_key("node") {
             // create_node: the node's path, as later calls in the change may name it.
