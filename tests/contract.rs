@@ -1,6 +1,7 @@
 //! The tool contract: every tool's name, safety class, toolset, effect kind,
 //! annotations, input and output schemas, as a real MCP client sees them in
-//! tools/list, pinned as an insta snapshot in `tests/snapshots/contract__tools.snap`.
+//! tools/list, pinned as one insta snapshot per tool in `tests/snapshots/tools/`
+//! (`contract__<tool>.snap`); a snapshot with no tool left fails too.
 //!
 //! Any change — a tool added, removed, reclassified, or a schema edited — fails this
 //! test until the snapshot is regenerated on purpose and the diff reviewed. The server
@@ -69,10 +70,25 @@ async fn tools_list_matches_the_committed_contract() {
         })
         .collect();
     entries.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
+    let dir = snapshot_dir().join("tools");
     let mut settings = insta::Settings::clone_current();
-    settings.set_snapshot_path(snapshot_dir());
+    settings.set_snapshot_path(&dir);
     settings.set_omit_expression(true);
-    settings.bind(|| insta::assert_json_snapshot!("tools", Value::Array(entries)));
+    settings.set_prepend_module_to_snapshot(true);
+    let mut names = Vec::new();
+    for entry in entries {
+        let name = entry["name"].as_str().unwrap().to_owned();
+        settings.bind(|| insta::assert_json_snapshot!(name.as_str(), entry));
+        names.push(format!("contract__{name}.snap"));
+    }
+    // A tool removed or renamed leaves its snapshot behind: that fails until it is
+    // deleted, so the folder is the contract, one file per tool.
+    let orphans: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|f| f.ends_with(".snap") && !names.contains(f))
+        .collect();
+    assert!(orphans.is_empty(), "snapshots of no tool (delete them): {orphans:?}");
 }
 
 /// The most a `tools/list` may cost with no operator configuration, in tokens
