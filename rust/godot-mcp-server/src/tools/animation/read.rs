@@ -151,10 +151,7 @@ fn collect(
                 None => scene.nodes.iter().collect(),
             };
             for n in nodes {
-                let Some(libs) = n.property("libraries") else {
-                    continue;
-                };
-                for (lib, r) in named_resources(&libs.value) {
+                for (lib, r) in node_libraries(n) {
                     match &r {
                         GValue::SubResource(id) => {
                             if let Some(d) = doc
@@ -180,6 +177,21 @@ fn collect(
         }
     }
     Ok((found, external))
+}
+
+/// A player's (or tree's) animation libraries, by name, as either engine saves them:
+/// Godot 4.4 writes one `libraries = {&"": SubResource(…)}` dictionary, Godot 4.6 one
+/// property a library (`libraries/ = SubResource(…)` for the default `""`).
+fn node_libraries(n: &godot_mcp_formats::Node) -> Vec<(String, GValue)> {
+    let mut out = Vec::new();
+    for p in &n.properties {
+        if p.name == "libraries" {
+            out.extend(named_resources(&p.value));
+        } else if let Some(lib) = p.name.strip_prefix("libraries/") {
+            out.push((lib.to_owned(), p.value.clone()));
+        }
+    }
+    out
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
