@@ -383,8 +383,13 @@ async fn run_case(client: &Client, p: &Path, c: &Case) {
             "{tool}: the file's pre- and post-state are recorded: {row}"
         );
     }
-    let b1 = read(p, c.file);
-    assert_ne!(b1, b0, "{tool}: {} unchanged", c.file);
+    let b1 = support::engine_neutral(&read(p, c.file));
+    assert_ne!(
+        b1,
+        support::engine_neutral(&b0),
+        "{tool}: {} unchanged",
+        c.file
+    );
     match c.on_disk.strip_prefix('!') {
         Some(absent) => assert!(!b1.contains(absent), "{tool}: {absent:?} still in\n{b1}"),
         None => assert!(
@@ -399,9 +404,10 @@ async fn run_case(client: &Client, p: &Path, c: &Case) {
     if is_scene {
         save(client).await;
     }
+    // Byte for byte, but for what Godot 4.6 itself writes into a 4.4 file's headers.
     assert_eq!(
-        read(p, c.file),
-        b0,
+        support::engine_neutral(&read(p, c.file)),
+        support::engine_neutral(&b0),
         "{tool}: one undo did not restore {}",
         c.file
     );
@@ -410,7 +416,11 @@ async fn run_case(client: &Client, p: &Path, c: &Case) {
         if is_scene {
             save(client).await;
         }
-        assert_eq!(read(p, c.file), b1, "{tool}: redo did not restore the edit");
+        assert_eq!(
+            support::engine_neutral(&read(p, c.file)),
+            b1,
+            "{tool}: redo did not restore the edit"
+        );
     }
 }
 

@@ -88,7 +88,10 @@ async fn tools_list_matches_the_committed_contract() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .filter(|f| f.ends_with(".snap") && !names.contains(f))
         .collect();
-    assert!(orphans.is_empty(), "snapshots of no tool (delete them): {orphans:?}");
+    assert!(
+        orphans.is_empty(),
+        "snapshots of no tool (delete them): {orphans:?}"
+    );
 }
 
 /// The most a `tools/list` may cost with no operator configuration, in tokens

@@ -54,6 +54,7 @@ mod probe_clock;
 mod probe_conn;
 mod probe_kit;
 mod probe_observe;
+mod startup;
 mod switch;
 mod variant;
 

@@ -27,6 +27,7 @@ use godot_mcp_protocol::{BridgeError, ErrorCode, ErrorEffect, Outcome, Reply};
 use serde_json::json;
 
 use crate::dock::Dock;
+use crate::startup::Startup;
 use crate::{ADDON_VERSION, docs_settle, engine_version, exec, switch};
 
 /// Most time one frame spends executing requests; the rest wait for the next frame, so
@@ -51,6 +52,9 @@ pub(crate) struct GodotMcpEditorPlugin {
     feed: Arc<Feed>,
     /// The dock while the plugin is in the tree.
     dock: Option<Dock>,
+    /// Whether the editor's start-up is over (set when the plugin enters the tree):
+    /// until then requests wait, queued (see `startup`).
+    startup: Option<Startup>,
     base: Base<EditorPlugin>,
 }
 
@@ -67,6 +71,7 @@ impl IEditorPlugin for GodotMcpEditorPlugin {
                 waited.as_millis()
             );
         }
+        self.startup = Some(Startup::begin());
         // The GDScript plugin may have flipped the switch before we existed.
         self.apply_switch(switch::requested());
         let ctx = dock_context();
@@ -102,7 +107,9 @@ impl IEditorPlugin for GodotMcpEditorPlugin {
                 }
             );
         }
-        self.drain();
+        if self.startup.as_mut().is_none_or(Startup::settled) {
+            self.drain();
+        }
         if let Some(dock) = &mut self.dock {
             dock.refresh(&self.feed);
         }

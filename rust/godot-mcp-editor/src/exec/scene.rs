@@ -9,7 +9,7 @@ use godot_mcp_editor_core::command::Command;
 use godot_mcp_editor_core::persistence::Effect;
 use godot_mcp_editor_core::tree::{self, TreeNode};
 use godot_mcp_protocol::commands as wire;
-use godot_mcp_protocol::{BridgeError, ErrorCode};
+use godot_mcp_protocol::{BridgeError, ErrorCode, ErrorEffect};
 use serde_json::{Value as Json, json};
 
 use super::ctx::{
@@ -83,6 +83,19 @@ pub(crate) fn run(cmd: Command) -> Res {
                 return Err(failed(format!("saving {path} failed: {saved:?}")));
             }
             editor().open_scene_from_path(path.as_str());
+            let now = editor().get_edited_scene_root().map(|r| scene_path(&r));
+            if now.as_deref() != Some(path.as_str()) {
+                // The file is written; the editor kept the scene it edits.
+                return Err(BridgeError::new(
+                    ErrorCode::Failed,
+                    format!(
+                        "{path} was written, and the editor did not open it (it edits {}); \
+                         open_scene opens it",
+                        now.as_deref().unwrap_or("no scene")
+                    ),
+                )
+                .with_effect(ErrorEffect::Changed));
+            }
             Ok(stamped(Effect::SceneCreate, &path, json!({"scene": path})))
         }
         Command::SceneSave(wire::SceneSave { path }) => {
