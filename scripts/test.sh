@@ -124,7 +124,8 @@ bench/agent-tasks/check.sh
 cross_engine=(
     --test editor_real --test godot_runtime --test runtime_game
     --test debugger --test classref --test scripts --test package --test run_tests
-    --test corpus
+    --test corpus --test authoring --test recipes --test disk_edits --test disk_reads
+    --test values_real --test visual_shader --test resource_props --test playtest
 )
 if [[ -n "${GODOT_MCP_ENGINES:-}" && -n "${GODOT_BIN:-}" ]]; then
     primary=$GODOT_BIN

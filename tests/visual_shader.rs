@@ -539,6 +539,40 @@ async fn real_godot_loads_the_graph_the_tools_wrote_and_compiles_it() {
             ])
         })
         .collect();
+    // On 4.4 (the engine the table was read from) exactly; on a later engine every
+    // class and property the table names still exists with its type (4.6 adds
+    // properties, e.g. a parameter's instance_index, which a 4.4 project cannot hold).
+    let classes = if support::engine_version(&godot).starts_with("4.4") {
+        classes
+    } else {
+        let engine: std::collections::BTreeMap<String, Vec<Value>> = classes
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                (
+                    c[0].as_str().unwrap().to_owned(),
+                    c[1].as_array().unwrap().clone(),
+                )
+            })
+            .collect();
+        json!(
+            table
+                .iter()
+                .map(|c| {
+                    let held = engine.get(c[0].as_str().unwrap());
+                    let props: Vec<Value> = c[1]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .filter(|p| held.is_some_and(|h| h.contains(p)))
+                        .cloned()
+                        .collect();
+                    json!([c[0], props])
+                })
+                .collect::<Vec<_>>()
+        )
+    };
     assert_eq!(
         classes,
         json!(table),
