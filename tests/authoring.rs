@@ -97,7 +97,7 @@ fn cases() -> Vec<Case> {
         // Animation: built up step by step (each kept), then taken apart.
         case(
             "add_animation",
-            json!({"player": "AP", "name": "walk", "length": 1.5, "loop_mode": "linear", "step": 0.25}),
+            json!({"player": "AP", "name": "walk", "length": 1.5, "loop_mode": "linear", "step": 0.25, "autoplay": true}),
         )
         .read("get_editor_animation", get_walk(), |v| {
             v["length"] == 1.5
@@ -922,13 +922,21 @@ async fn real_godot_tile_and_animation_tools_open_edit_and_save_in_one_call() {
     let added = call_ok(
         &client,
         "add_animation",
-        json!({"player": "AP", "name": "hop", "length": 0.5, "scene": AT, "save": true}),
+        json!({"player": "AP", "name": "hop", "length": 0.5, "autoplay": true, "scene": AT, "save": true}),
     )
     .await;
     assert_eq!(
         (&added["opens"], &added["saves"]),
         (&json!(AT), &json!(AT)),
         "{added}"
+    );
+    // The player's autoplay set by the same call (run 10: one more call to set it),
+    // saved: a String on 4.4, a StringName on 4.6.
+    assert_eq!(added["autoplay"], "hop", "{added}");
+    let saved = read(p, AT);
+    assert!(
+        saved.contains("autoplay = \"hop\"") || saved.contains("autoplay = &\"hop\""),
+        "{saved}"
     );
     assert!(added["save_transaction_id"].is_string(), "{added}");
     // A track with its keys, then more keys, each one call and one undo action; values

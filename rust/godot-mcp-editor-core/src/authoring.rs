@@ -268,6 +268,7 @@ pub(crate) fn animation_add(a: c::AnimationAdd) -> Result<Command, BridgeError> 
         length: a.length,
         loop_mode: a.loop_mode,
         step: a.step,
+        autoplay: a.autoplay,
     })
 }
 

@@ -254,6 +254,8 @@ pub enum Command {
         loop_mode: LoopMode,
         /// `None`: Godot's default.
         step: Option<f64>,
+        /// Also the player's autoplay animation.
+        autoplay: bool,
     },
     /// An animation's settings: what is `Some` (or listed) is set, in one undo action.
     AnimationSet {

@@ -505,8 +505,8 @@ pub(crate) fn animation_add(
     library: &str,
     name: &str,
     length: f64,
-    loop_mode: LoopMode,
-    step: Option<f64>,
+    (loop_mode, step): (LoopMode, Option<f64>),
+    autoplay: bool,
 ) -> Res {
     let root = scene_root()?;
     let mut p = player_node(&root, player)?;
@@ -515,6 +515,12 @@ pub(crate) fn animation_add(
     } else {
         format!("{library}/{name}")
     };
+    if autoplay && !p.is_class("AnimationPlayer") {
+        return Err(failed(format!(
+            "{player} is a {}: autoplay is an AnimationPlayer's; nothing was added",
+            p.get_class()
+        )));
+    }
     let existing = library_of(&p, library);
     if let Some(lib) = &existing {
         if !embedded(lib) {
@@ -556,15 +562,20 @@ pub(crate) fn animation_add(
             ur.add_do_reference(&obj(&lib));
         }
     }
+    if autoplay {
+        let before = p.get("autoplay");
+        ur.add_do_property(&obj(&p), "autoplay", &id.to_variant());
+        ur.add_undo_property(&obj(&p), "autoplay", &before);
+    }
     ur.add_do_reference(&obj(&anim));
     ur.commit_action();
     let _ = &mut p;
-    Ok(with_verdict(
-        &root,
-        &p,
-        json!({"player": player, "animation": id, "length": length_of(&anim),
-               "loop_mode": loop_mode_of(&anim), "step": step_of(&anim)}),
-    ))
+    let mut out = json!({"player": player, "animation": id, "length": length_of(&anim),
+               "loop_mode": loop_mode_of(&anim), "step": step_of(&anim)});
+    if autoplay {
+        out["autoplay"] = json!(p.get("autoplay").to_string());
+    }
+    Ok(with_verdict(&root, &p, out))
 }
 
 pub(crate) fn animation_remove(player: &str, animation: &str) -> Res {
@@ -591,6 +602,12 @@ pub(crate) fn animation_remove(player: &str, animation: &str) -> Res {
         &[name.clone(), found.animation.to_variant()],
     );
     ur.add_undo_reference(&obj(&found.animation));
+    // As the editor's own Remove does: a player's autoplay naming it is cleared (and put
+    // back by undo), so the saved scene names no animation it lacks.
+    if p.is_class("AnimationPlayer") && p.get("autoplay").to_string() == animation {
+        ur.add_do_property(&obj(&p), "autoplay", &"".to_variant());
+        ur.add_undo_property(&obj(&p), "autoplay", &animation.to_variant());
+    }
     ur.commit_action();
     Ok(with_verdict(
         &root,
@@ -667,7 +684,15 @@ pub(crate) fn run(a: Command) -> Res {
             length,
             loop_mode,
             step,
-        } => animation_add(&player, &library, &name, length, loop_mode, step),
+            autoplay,
+        } => animation_add(
+            &player,
+            &library,
+            &name,
+            length,
+            (loop_mode, step),
+            autoplay,
+        ),
         Command::AnimationSet {
             player,
             animation,

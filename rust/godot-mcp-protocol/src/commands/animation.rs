@@ -199,6 +199,10 @@ pub struct AnimationAdd {
     /// The editor's snap step in seconds; `None`: Godot's default (1/30).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub step: Option<f64>,
+    /// Also make it the player's `autoplay` animation (an AnimationPlayer's), in the same
+    /// undo action.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub autoplay: bool,
 }
 
 /// `animation.remove`.

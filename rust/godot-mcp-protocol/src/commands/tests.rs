@@ -290,6 +290,7 @@ fn every_command_params_round_trip() {
             length: 1.5,
             loop_mode: LoopMode::Pingpong,
             step: Some(0.25),
+            autoplay: true,
         }),
         round(AnimationRemove {
             player: s("AP"),
@@ -500,6 +501,7 @@ fn params_keep_their_wire_names() {
             length: 1.0,
             loop_mode: LoopMode::default(),
             step: None,
+            autoplay: false,
         }
         .params()["loop_mode"],
         "none"

@@ -42,6 +42,9 @@ pub(crate) struct AddAnimationArgs {
     /// Snap step in seconds (default 1/30).
     #[serde(default)]
     step: Option<f64>,
+    /// Also the player's autoplay animation.
+    #[serde(default)]
+    autoplay: bool,
     /// The .tscn to edit, opened if need be.
     #[serde(default)]
     scene: Option<ResPath>,
@@ -306,6 +309,8 @@ reply_fields!(
         length: f64,
         loop_mode: String,
         step: f64,
+        /// The player's autoplay animation, when the call set it.
+        autoplay: String,
     }
 );
 
@@ -495,8 +500,8 @@ fn animation_tools() -> Vec<ToolDef> {
                 Mutating,
                 "add_animation",
                 "Add an animation",
-                "Add an animation (length, loop mode, step) to an AnimationPlayer's library \
-                 in the edited scene (one undo action).",
+                "Add an animation (length, loop mode, step, autoplay) to an AnimationPlayer's \
+                 library in the edited scene (one undo action).",
             ),
             |state, a: AddAnimationArgs| {
                 let p = cmd::AnimationAdd {
@@ -506,6 +511,7 @@ fn animation_tools() -> Vec<ToolDef> {
                     length: a.length,
                     loop_mode: a.loop_mode,
                     step: a.step,
+                    autoplay: a.autoplay,
                 };
                 in_scene(state, a.scene, a.save, move |state| {
                     node_edit::<_, AnimationAdded, InSceneOrNull>(
