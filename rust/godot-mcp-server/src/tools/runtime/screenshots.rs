@@ -180,21 +180,14 @@ pub(crate) fn no_renderer(what: &str, display_server: &str) -> ToolError {
 }
 
 pub(crate) fn tools() -> Vec<ToolDef> {
-    fn meta<C>(
+    fn meta<C: crate::rules::class::Class>(
         name: &'static str,
         title: &'static str,
         description: &'static str,
         class: C,
         effect: Option<EffectKind>,
     ) -> ToolMeta<C> {
-        ToolMeta {
-            name,
-            title,
-            description,
-            class,
-            toolset: Toolset::Runtime,
-            effect,
-        }
+        ToolMeta::runtime(Toolset::Runtime, name, title, description, effect).of_class(class)
     }
     vec![
         ToolDef::imaging(

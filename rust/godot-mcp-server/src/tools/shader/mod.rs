@@ -27,7 +27,7 @@ use crate::honesty::{Persistence, absent_when_none};
 use crate::planes::project::{self as plane, Expect};
 use crate::respath::ResPath;
 use crate::rules::class;
-use crate::rules::{EffectKind, SafetyClass, Toolset};
+use crate::rules::{EffectKind, Toolset};
 use crate::state::AppState;
 use crate::tools::kit::common::read_text;
 use crate::tools::kit::editor::{
@@ -201,18 +201,7 @@ fn editor_meta<C: class::Class>(
     description: &'static str,
     class: C,
 ) -> ToolMeta<C> {
-    ToolMeta {
-        name,
-        title,
-        description,
-        class,
-        toolset: Toolset::Shaders,
-        effect: if matches!(C::CLASS, SafetyClass::ReadOnly) {
-            None
-        } else {
-            Some(EffectKind::EditorRuntime)
-        },
-    }
+    crate::tools::kit::editor::editor_meta(Toolset::Shaders, class, name, title, description)
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
