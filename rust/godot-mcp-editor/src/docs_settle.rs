@@ -37,6 +37,11 @@ pub(crate) fn note_load() {
     LOADED_LATE.store(late, Ordering::SeqCst);
 }
 
+/// Whether the library was loaded by a running editor's scan (read before [`settle`]).
+pub(crate) fn loaded_late() -> bool {
+    LOADED_LATE.load(Ordering::SeqCst)
+}
+
 /// Whether this engine queues the class-reference call that can outlive the editor.
 fn affected() -> bool {
     let v = engine_version::get();

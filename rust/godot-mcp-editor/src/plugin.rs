@@ -65,13 +65,14 @@ impl IEditorPlugin for GodotMcpEditorPlugin {
             "godot-mcp: editor plugin entered the tree (add-on {ADDON_VERSION}, Godot {})",
             engine_version::get()
         );
+        let loaded_late = docs_settle::loaded_late();
         if let Some(waited) = docs_settle::settle() {
             godot_print!(
                 "godot-mcp: loaded by a running editor; waited {} ms for its class reference (godotengine/godot#111048)",
                 waited.as_millis()
             );
         }
-        self.startup = Some(Startup::begin());
+        self.startup = Some(Startup::begin(loaded_late));
         // The GDScript plugin may have flipped the switch before we existed.
         self.apply_switch(switch::requested());
         let ctx = dock_context();

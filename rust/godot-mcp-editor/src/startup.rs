@@ -8,8 +8,10 @@
 //! queued, until that scan has ended (the editor's `sources_changed` signal, which the
 //! editor's own restore is connected to first) and a frame has passed (the scene switch
 //! finishes in a deferred call). A plugin that enters an editor already past its first
-//! frames (enabled later) is settled at once; a scan that never ends lets requests run
-//! after [`SCAN_WAIT`], with a line in the log.
+//! frames (enabled later), or whose library that scan found (loaded late), is settled at
+//! once. The wait is bounded by [`SCAN_WAIT`], below the server's default request timeout
+//! (10 s), so a queued request is never given up on for it: a longer first scan (a large
+//! import) lets requests run then, with a line in the log, as before this wait existed.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -19,7 +21,7 @@ use godot::classes::{EditorInterface, Engine};
 use godot::prelude::*;
 
 /// The longest requests wait for the first scan to end.
-const SCAN_WAIT: Duration = Duration::from_secs(120);
+const SCAN_WAIT: Duration = Duration::from_secs(8);
 
 /// Frames that pass after the scan's end before requests run.
 const AFTER_SCAN_FRAMES: u8 = 2;
@@ -37,9 +39,10 @@ pub(crate) enum Startup {
 
 impl Startup {
     /// At the plugin's `enter_tree`: waiting for the first scan when the editor is still
-    /// starting (its main loop has not run yet), settled otherwise.
-    pub(crate) fn begin() -> Self {
-        if Engine::singleton().get_process_frames() > 1 {
+    /// starting (its main loop has not run yet) and loaded the library itself (not
+    /// `loaded_late`, found by that scan), settled otherwise.
+    pub(crate) fn begin(loaded_late: bool) -> Self {
+        if loaded_late || Engine::singleton().get_process_frames() > 1 {
             return Self::Settled;
         }
         let Some(fs) = EditorInterface::singleton().get_resource_filesystem() else {
@@ -64,7 +67,7 @@ impl Startup {
                 if ended.load(Ordering::SeqCst) {
                     *self = Self::Settling(AFTER_SCAN_FRAMES);
                 } else if since.elapsed() > SCAN_WAIT {
-                    godot_warn!(
+                    godot_print!(
                         "godot-mcp: the editor's first file-system scan has not ended after {} s; requests run now",
                         SCAN_WAIT.as_secs()
                     );
