@@ -151,7 +151,8 @@ cmd_kit() {
     local out=${1:?runner.sh kit OUT}
     : "${GODOT_BIN:?GODOT_BIN must name the Godot the servers run}"
     out=$(cd "$out" && pwd)
-    local python=${GODOT_MCP_PYTHON:-$here/../../target/clients/venv/bin/python}
+    # Where tests/clients/run.sh makes it: under CARGO_TARGET_DIR when that is set.
+    local python=${GODOT_MCP_PYTHON:-${CARGO_TARGET_DIR:-$here/../../target}/clients/venv/bin/python}
     [[ -x "$python" ]] || die "no python with the MCP SDK at $python (tests/clients/run.sh makes it)"
     python=$(cd "$(dirname "$python")" && pwd)/$(basename "$python")
     local arm
