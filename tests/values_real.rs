@@ -308,6 +308,19 @@ async fn real_godot_values_are_read_by_the_declared_type_and_read_back() {
     let texted = get(&client, "Copied", "curve").await;
     assert_eq!(texted["properties"]["point_count"], json!(3), "{texted}");
     assert!(texted.to_string().contains("[480.0,720.0]"), "{texted}");
+    // The same text as one entry of the dictionary: read by the type `_data` holds at that
+    // key (run 11, dodge-mob-path: it stayed a string, and the points came back empty).
+    call_ok(
+        &client,
+        "set_node_property",
+        json!({"node": "Copied", "property": "curve", "value":
+            {"$type": "Resource", "class": "Curve2D", "properties": {"_data":
+                {"points": "PackedVector2Array(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 480, 0)"}}}}),
+    )
+    .await;
+    let entry = get(&client, "Copied", "curve").await;
+    assert_eq!(entry["properties"]["point_count"], json!(2), "{entry}");
+    assert!(entry.to_string().contains("[480.0,0.0]"), "{entry}");
     // A key Curve2D does not keep (`tilts` is Curve3D's) is named in the refusal, not
     // only the two wholes (run 6: the message showed the points applied, and confused).
     refused(

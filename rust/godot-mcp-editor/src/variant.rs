@@ -228,8 +228,17 @@ pub(crate) fn checked_value(
     };
     let class = o.get_class().to_string();
     let value = &coerce::nested_resources(&class, property, value);
-    let v = coerce::coerce(value, &d, &|name| class_constant(&class, name))
-        .map_err(|e| format!("{what}:{property}: {e}"))?;
+    let constant = |name: &str| class_constant(&class, name);
+    let v = if d.ty == "Dictionary" {
+        // Its entries by the types the property holds now at the same keys (Curve2D's
+        // `_data` holds `points` as a PackedVector2Array): Godot's text and our forms of
+        // them are read as they are for a property (run 11: the points as
+        // "PackedVector2Array(…)" text came back empty).
+        coerce::coerce_entries(value, &held_entry_types(&o.get(property)), &constant)
+    } else {
+        coerce::coerce(value, &d, &constant)
+    }
+    .map_err(|e| format!("{what}:{property}: {e}"))?;
     let var = to_variant(&v).map_err(|e| format!("{what}:{property}: {e}"))?;
     if d.ty == "Object"
         && !d.classes.is_empty()
@@ -246,6 +255,21 @@ pub(crate) fn checked_value(
         ));
     }
     Ok(var)
+}
+
+/// The Variant type of each String-keyed entry `held` (a Dictionary) has; none when it
+/// is not one.
+fn held_entry_types(held: &Variant) -> Vec<(String, String)> {
+    let Ok(d) = held.try_to::<VarDictionary>() else {
+        return Vec::new();
+    };
+    d.iter_shared()
+        .filter_map(|(k, v)| {
+            let key = k.try_to::<GString>().ok()?.to_string();
+            let ty = coerce::Declared::from_property(v.get_type().ord() as i64, 0, "", "").ty;
+            Some((key, ty))
+        })
+        .collect()
 }
 
 /// Whether `held` (what Godot holds after a set) is `asked` (the Variant set), read

@@ -291,6 +291,35 @@ pub fn coerce(
     coerce_at(value, d, constant, true)
 }
 
+/// A Dictionary value (`value`, a JSON object) whose entries are read by the types the
+/// property holds now at the same keys (`held`: key, Variant type name), as a property
+/// is read by its declared type: Godot's text or our forms of a `PackedVector2Array` under
+/// Curve2D's `_data` `points`, say. Keys the property does not hold yet, and `Nil` or
+/// `String` ones, are taken as sent. Anything but a plain object is [`coerce`]d whole.
+pub fn coerce_entries(
+    value: &Value,
+    held: &[(String, String)],
+    constant: &dyn Fn(&str) -> Option<i64>,
+) -> Result<Value, CoerceError> {
+    let dictionary = Declared::of("Dictionary");
+    let Value::Dictionary(entries) = value else {
+        return coerce(value, &dictionary, constant);
+    };
+    let mut out = Vec::with_capacity(entries.len());
+    for (key, v) in entries {
+        let ty = held.iter().find(|(k, _)| k == key).map(|(_, t)| t.as_str());
+        let v = match ty {
+            Some(ty) if !matches!(ty, "Nil" | "String") => {
+                coerce(v, &Declared::of(ty), constant)
+                    .map_err(|e| CoerceError(format!("{key}: {}", e.0)))?
+            }
+            _ => v.clone(),
+        };
+        out.push((key.clone(), v));
+    }
+    Ok(Value::Dictionary(out))
+}
+
 fn coerce_at(
     value: &Value,
     d: &Declared,

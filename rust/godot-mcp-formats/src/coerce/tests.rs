@@ -494,3 +494,27 @@ fn reals_compare_as_godot_stores_them() {
     assert!(!same(&Value::Int(1), &Value::Int(2)));
     assert!(same(&Value::Int(3), &Value::Int(3)));
 }
+
+/// A Dictionary's entries are read by the types the property holds at the same keys:
+/// Godot's text and arrays of points under `points`; other keys taken as sent; an entry
+/// that is no form of its type refused by its key.
+#[test]
+fn dictionary_entries_by_the_types_held_at_their_keys() {
+    let held = [("points".to_owned(), "PackedVector2Array".to_owned())];
+    let value = |points: Json| Value::from_json(&json!({"points": points, "extra": "x"})).unwrap();
+    let want = Value::Dictionary(vec![
+        ("extra".into(), Value::String("x".into())),
+        (
+            "points".into(),
+            Value::PackedVector2Array(vec![[0.0, 0.0], [480.0, 0.0]]),
+        ),
+    ]);
+    let text = value(json!("PackedVector2Array(0, 0, 480, 0)"));
+    assert_eq!(coerce_entries(&text, &held, &none).unwrap(), want);
+    let rows = value(json!([[0, 0], [480, 0]]));
+    assert_eq!(coerce_entries(&rows, &held, &none).unwrap(), want);
+    // Nothing held at a key: as sent (the text stays text).
+    assert_eq!(coerce_entries(&text, &[], &none).unwrap(), text);
+    let e = coerce_entries(&value(json!(true)), &held, &none).unwrap_err();
+    assert!(e.0.starts_with("points: "), "{e}");
+}
