@@ -11,6 +11,15 @@ fn entry(class: &str, base: &str, path: &str) -> ClassEntry {
     }
 }
 
+/// The classes of a cache's text, in its order.
+fn classes(text: &str) -> Vec<String> {
+    entries(text)
+        .unwrap()
+        .iter()
+        .map(|e| field(e, "class").unwrap())
+        .collect()
+}
+
 /// Godot 4.4.1's `--import` of `a.gd` = `extends Node\nclass_name Foo`, byte for byte.
 const FOO_44: &str = "list=[{\n\"base\": &\"Node\",\n\"class\": &\"Foo\",\n\"icon\": \"\",\n\
     \"is_abstract\": false,\n\"is_tool\": false,\n\"language\": &\"GDScript\",\n\
@@ -50,12 +59,7 @@ fn godot_44_order_is_by_class_name() {
         let path = format!("res://{p}.gd");
         text = with_entry(&text, &path, Some(&entry(c, "Node", &path)), true).unwrap();
     }
-    let classes: Vec<String> = entries(&text)
-        .unwrap()
-        .iter()
-        .map(|e| field(e, "class").unwrap())
-        .collect();
-    assert_eq!(classes, ["Bar", "Foo", "Zed", "_Under", "aLower"]);
+    assert_eq!(classes(&text), ["Bar", "Foo", "Zed", "_Under", "aLower"]);
 }
 
 /// 4.6 keeps the order it found: a new class last, a rewritten one in its place.
@@ -80,12 +84,7 @@ fn godot_46_order_is_kept_and_a_new_class_goes_last() {
         false,
     )
     .unwrap();
-    let classes: Vec<String> = entries(&text)
-        .unwrap()
-        .iter()
-        .map(|e| field(e, "class").unwrap())
-        .collect();
-    assert_eq!(classes, ["Zed2", "Cee", "Alpha"]);
+    assert_eq!(classes(&text), ["Zed2", "Cee", "Alpha"]);
 }
 
 /// A rewrite upserts by path: a renamed class replaces the old entry (one per path), a
@@ -202,10 +201,5 @@ fn a_cache_in_another_order_is_not_resorted() {
         true,
     )
     .unwrap();
-    let classes: Vec<String> = entries(&added)
-        .unwrap()
-        .iter()
-        .map(|e| field(e, "class").unwrap())
-        .collect();
-    assert_eq!(classes, ["Cat", "Zed", "Bee"]);
+    assert_eq!(classes(&added), ["Cat", "Zed", "Bee"]);
 }
