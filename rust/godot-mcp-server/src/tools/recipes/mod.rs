@@ -53,16 +53,9 @@ pub(crate) fn tools() -> Vec<ToolDef> {
             class::Mutating,
         ),
         |state, a: CreateNodesArgs| {
+            node_steps_only(&a.steps)?;
             let mut steps = Steps::default();
-            for (i, s) in a.steps.into_iter().enumerate() {
-                // The agent's schema offers only the node steps; the family tools'
-                // steps are theirs.
-                if !s.is_node_step() {
-                    return Err(ToolError::invalid_params(
-                        format!("steps[{i}].op"),
-                        "create_nodes takes create, set, group and connect steps",
-                    ));
-                }
+            for s in a.steps {
                 steps.step(s);
             }
             plan_in_scene(state, steps, a.scene, a.save)
@@ -77,15 +70,22 @@ pub(crate) fn tools() -> Vec<ToolDef> {
                  the commit)",
             ));
         }
-        if let Some(i) = a.steps.iter().position(|s| !s.is_node_step()) {
-            return Err(ToolError::invalid_params(
-                format!("steps[{i}].op"),
-                "create_nodes takes create, set, group and connect steps",
-            ));
-        }
+        node_steps_only(&a.steps)?;
         let out = reply_map(json!({"command": cmd::STEPS, "steps": a.steps.len()}));
         Ok((a.steps, out))
     })]
+}
+
+/// create_nodes' steps are node steps only (the agent's schema offers no other; the
+/// family tools' steps are theirs), run or staged: the first other one is refused.
+fn node_steps_only(steps: &[cmd::Step]) -> Result<(), ToolError> {
+    match steps.iter().position(|s| !s.is_node_step()) {
+        Some(i) => Err(ToolError::invalid_params(
+            format!("steps[{i}].op"),
+            "create_nodes takes create, set, group and connect steps",
+        )),
+        None => Ok(()),
+    }
 }
 
 /// What create_nodes does around its steps: the scene it opens or creates first, and
