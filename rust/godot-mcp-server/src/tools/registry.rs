@@ -89,18 +89,11 @@ pub(crate) struct ToolMeta<C = SafetyClass> {
 impl<C: Class> ToolMeta<C> {
     /// The description as the registry keeps it: the class as a value.
     pub(crate) const fn erase(self) -> ToolMeta {
-        ToolMeta {
-            name: self.name,
-            title: self.title,
-            description: self.description,
-            class: C::CLASS,
-            toolset: self.toolset,
-            effect: self.effect,
-        }
+        self.of_class(C::CLASS)
     }
 
-    /// The same tool of another safety class.
-    pub(crate) const fn of_class<D: Class>(self, class: D) -> ToolMeta<D> {
+    /// The same tool of another safety class (a class type, or the value `erase` keeps).
+    pub(crate) const fn of_class<D: Copy>(self, class: D) -> ToolMeta<D> {
         ToolMeta {
             name: self.name,
             title: self.title,

@@ -1,6 +1,7 @@
 //! Editor node edits inside an agent's change (docs/recovery.md, "An agent's own
-//! change"). The tools defined with a staged form (`ToolDef::staged`: `set_node_property`,
-//! `create_node`, `add_to_group`, `create_nodes`) are checked as their dry run would be (`scene.steps` with `check_only`, every step
+//! change"). The tools defined with a staged form (`ToolDef::staged`:
+//! `set_node_property`, `create_node`, `add_to_group`, `create_nodes`) are checked as
+//! their dry run would be (`scene.steps` with `check_only`, every step
 //! staged so far first, so a `"$N"` and a path to a staged node resolve) and kept in
 //! the change as protocol steps, all on the scene open in the editor when the first was
 //! staged. The commit sends them as ONE `scene.steps` request named
@@ -155,7 +156,7 @@ pub(crate) async fn stage_edit(
         out.insert("applied".into(), json!(false));
         out.insert("scene".into(), json!(scene));
         out.insert("transaction_id".into(), json!(id));
-        if out.get("command") == Some(&json!(cmd::STEPS)) {
+        if out.get("command").and_then(Value::as_str) == Some(cmd::STEPS) {
             out.insert("action".into(), json!(s.action()));
         } else if !out.contains_key("node") {
             // create_node: the node's path, as later calls in the change may name it.
