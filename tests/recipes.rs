@@ -991,6 +991,68 @@ async fn real_godot_create_nodes_opens_creates_and_saves_its_scene_in_one_call()
     .await;
     assert_eq!(e["param"], "save", "{e}");
     assert!(!p.join("built/other.tscn").exists());
+
+    // check: the saved scene run by the engine in the same call, its expressions in
+    // order after _ready (agent runs 10-11: 16 of 38 tasks ended with a throwaway
+    // script of the agent's own). hp is 100 only if _ready ran; hit(30) then hp shows
+    // the order; a failing expression says Godot's message; the warning _ready pushes
+    // is in `printed`. Without `save`, refused before anything changes.
+    std::fs::write(
+        p.join("built/hp.gd"),
+        "extends Node2D\nvar hp := 0\nfunc _ready():\n\thp = 100\n\tpush_warning(\"ready ran\")\n\
+         func hit(n: int) -> int:\n\thp -= n\n\treturn hp\n",
+    )
+    .unwrap();
+    let no_save = call_err(
+        &client,
+        "create_nodes",
+        json!({"scene": "res://built/hp.tscn", "check": ["hp"], "steps": [
+            {"op": "create", "parent": "", "type": "Node2D", "name": "Hp"}]}),
+    )
+    .await;
+    assert_eq!(no_save["param"], "check", "{no_save}");
+    assert!(!p.join("built/hp.tscn").exists());
+    let checked = call_ok(
+        &client,
+        "create_nodes",
+        json!({"scene": "res://built/hp.tscn", "save": true, "steps": [
+            {"op": "create", "parent": "", "type": "Node2D", "name": "Hp"},
+            {"op": "set", "node": "$0", "property": "script", "value": "res://built/hp.gd"},
+            {"op": "create", "parent": "$0", "type": "Marker2D", "name": "Spot"},
+            {"op": "set", "node": "$2", "property": "position", "value": [3, 4]}],
+         "check": ["hp", "hit(30)", "hp", "get_node(\"Spot\").position", "no_such_method()"]}),
+    )
+    .await;
+    assert_eq!(checked["persisted"], true, "{checked}");
+    let found = &checked["check"];
+    let values: Vec<&Value> = found["values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| &v["value"])
+        .collect();
+    assert_eq!(
+        values[..3],
+        [&json!(100), &json!(70), &json!(70)],
+        "{checked}"
+    );
+    assert!(
+        contains(&found["values"][3]["value"], &v2(3.0, 4.0)),
+        "{checked}"
+    );
+    assert!(found["values"][4].get("value").is_none(), "{checked}");
+    assert!(
+        found["values"][4]["error"]
+            .as_str()
+            .is_some_and(|m| m.contains("no_such_method")),
+        "{checked}"
+    );
+    assert!(
+        found["printed"]
+            .as_array()
+            .is_some_and(|l| l.iter().any(|l| l.as_str().unwrap().contains("ready ran"))),
+        "{checked}"
+    );
     call_ok(&client, "stop_editor", json!({})).await;
 
     // Godot itself reads both files back.

@@ -16,6 +16,7 @@ use crate::rules::Toolset;
 use crate::rules::class;
 use crate::state::AppState;
 use crate::tools::kit::editor::{connected, query_as, run_effect_as};
+use crate::tools::kit::game::check::{SceneCheck, check_scene};
 use crate::tools::kit::steps::{Steps, StepsDone, StepsEffect, StepsReply, meta, requests};
 use crate::tools::reply_map;
 use crate::tools::{Plan, ToolDef};
@@ -38,6 +39,12 @@ pub(crate) struct CreateNodesArgs {
     /// Save the scene after the steps.
     #[serde(default)]
     save: bool,
+    /// With save: Godot Expressions evaluated, in order, in the saved scene run headless
+    /// after its _ready (base: its root), e.g. "get_node(\"HUD\").visible"; their
+    /// values come back.
+    #[serde(default)]
+    #[schemars(length(max = 32))]
+    check: Vec<String>,
 }
 
 pub(crate) fn tools() -> Vec<ToolDef> {
@@ -49,7 +56,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
             "Create nodes, set properties of new or existing nodes (new sub-resources too), \
              groups and signal connections as ONE undo action; nothing changes if a step fails. With scene \
              and save: true one call opens (or creates), edits and saves the scene; the \
-             editor starts itself.",
+             editor starts itself; check then runs it and answers expressions.",
             class::Mutating,
         ),
         |state, a: CreateNodesArgs| {
@@ -58,13 +65,25 @@ pub(crate) fn tools() -> Vec<ToolDef> {
             for s in a.steps {
                 steps.step(s);
             }
-            plan_in_scene(state, steps, a.scene, a.save)
+            if !a.check.is_empty() && !a.save {
+                return Err(ToolError::invalid_params(
+                    "check",
+                    "check runs the saved scene: pass save: true",
+                ));
+            }
+            plan_in_scene(state, steps, a.scene, a.save, a.check)
         },
     )
     .staged(|a: CreateNodesArgs| {
-        if a.scene.is_some() || a.save {
+        if a.scene.is_some() || a.save || !a.check.is_empty() {
             return Err(ToolError::invalid_params(
-                if a.save { "save" } else { "scene" },
+                if a.save {
+                    "save"
+                } else if a.scene.is_some() {
+                    "scene"
+                } else {
+                    "check"
+                },
                 "inside a change, create_nodes edits the scene open in the editor and \
                  commit_change applies it: leave out scene and save (save_scene after \
                  the commit)",
@@ -114,6 +133,10 @@ pub(crate) struct SceneStepsDone {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(transform = crate::honesty::absent_when_none)]
     save_transaction_id: Option<String>,
+    /// `check`'s findings, after the save (the change stands whatever they say).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = crate::honesty::absent_when_none)]
+    check: Option<SceneCheck>,
 }
 
 /// `"$N"` (or `"$N/…"`) after step 0 is gone: step 0's node is the new scene's root
@@ -253,6 +276,7 @@ fn preview_steps(
         Ok(SceneStepsDone {
             steps,
             save_transaction_id: None,
+            check: None,
         })
     })
 }
@@ -266,6 +290,7 @@ fn plan_in_scene(
     mut steps: Steps,
     scene: Option<ResPath>,
     save: bool,
+    expressions: Vec<String>,
 ) -> Result<Plan<StepsEffect<SceneAround>, SceneStepsDone>, ToolError> {
     if let Some(e) = steps.refused.take() {
         return Err(e);
@@ -394,13 +419,30 @@ fn plan_in_scene(
                 steps.verdict.persistence = saved.verdict.persistence;
                 save_transaction_id = saved.at.transaction_id;
             }
+            let found = checked(&state, target.as_deref(), &expressions);
             Ok(SceneStepsDone {
                 steps,
                 save_transaction_id,
+                check: found,
             })
         }),
         preview,
     })
+}
+
+/// `check`'s expressions evaluated in the saved file, run by the engine (save is set:
+/// the planner refused a check without it, so `target` is the scene saved).
+fn checked(
+    state: &Arc<AppState>,
+    target: Option<&str>,
+    expressions: &[String],
+) -> Option<SceneCheck> {
+    match target.map(ResPath::parse) {
+        Some(Ok(path)) if !expressions.is_empty() => {
+            Some(tokio::runtime::Handle::current().block_on(check_scene(state, &path, expressions)))
+        }
+        _ => None,
+    }
 }
 
 /// A new scene's root is the first node the call made (agents read the list without it

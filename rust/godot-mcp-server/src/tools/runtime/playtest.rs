@@ -3,13 +3,13 @@
 //! gives pass/fail per expectation and, when two runs' digests differ, the first
 //! frame and value that diverged (docs/playtesting.md).
 
-use super::sessions;
 use crate::error::{ErrorCode, ToolError};
 use crate::planes::process::{STOP_GRACE, Session, control::ControlError};
 use crate::respath::ResPath;
 use crate::rules::{EffectKind, RuntimeFlags};
 use crate::state::AppState;
 use crate::tools::kit::game::clock::{self, MAX_FRAMES, Row, Sampling};
+use crate::tools::kit::game::launch::{GameLaunch, launch_game};
 use crate::tools::kit::game::probe::{
     InputEvent, await_probe, probe_error, probe_reply, probe_request,
 };
@@ -370,9 +370,9 @@ async fn one_run(
     precision: u32,
     run: u32,
 ) -> Result<RunOut, ToolError> {
-    let (session, _) = sessions::launch_game(
+    let (session, _) = launch_game(
         state,
-        sessions::GameLaunch {
+        GameLaunch {
             purpose: "run_playtest",
             scene: Some(scene),
             display: vec!["--headless".into()],

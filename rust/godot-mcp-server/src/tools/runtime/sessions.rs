@@ -3,14 +3,14 @@
 //! a process ended, as reported (`end_report`), are the kit's
 //! (`tools/kit/game/session.rs`).
 
-use super::common::{MAX_OUTPUT, NoArgs, PROBE_SCRIPT, physics_ticks};
+use super::common::{MAX_OUTPUT, NoArgs};
 use crate::error::{ErrorCode, ToolError};
 use crate::planes::process::{self, Ended, LaunchSpec, STOP_GRACE, Session, errors};
 use crate::respath::ResPath;
-use crate::state::AppState;
 use crate::tools::kit::game::display::{
     self, DisplayAsk, DisplayMode, RenderingDriver, RenderingMethod,
 };
+use crate::tools::kit::game::launch::{GameLaunch, launch_game};
 use crate::tools::kit::game::session::{EndReport, GAME, end_report, session_of};
 use crate::tools::kit::godot_process::godot;
 use crate::tools::{Call, Out};
@@ -18,7 +18,6 @@ use godot_mcp_protocol::ProbeRequest;
 use godot_mcp_protocol::probe::ReleasedReply;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use std::sync::Arc;
 use std::time::Duration;
 
 pub(super) fn read_capped(path: &std::path::Path) -> (String, bool) {
@@ -170,77 +169,6 @@ pub(super) fn launched(s: &Session) -> Launched {
         pid: s.receipt.pid,
         pgid: s.receipt.pgid,
     }
-}
-
-/// How to start a game with the probe (play_scene, run_playtest).
-pub(crate) struct GameLaunch<'a> {
-    pub purpose: &'static str,
-    pub scene: Option<&'a ResPath>,
-    /// `--headless` and the renderer overrides.
-    pub display: Vec<String>,
-    /// The clock held from frame 0, with `--fixed-fps` at the physics tick rate.
-    pub held: bool,
-    /// The global RNG's seed, set before the scene loads.
-    pub seed: Option<i64>,
-}
-
-/// Starts a supervised game; whether the probe was passed to it (it needs the add-on).
-pub(crate) async fn launch_game(
-    state: &Arc<AppState>,
-    how: GameLaunch<'_>,
-) -> Result<(Arc<Session>, bool), ToolError> {
-    let program = godot(state)?;
-    let mut engine = how.display;
-    engine.push("--path".into());
-    engine.push(state.project.root().display().to_string());
-    let probe_installed = state
-        .project
-        .root()
-        .join("addons/godot_mcp/probe/probe.gd")
-        .is_file();
-    if (how.held || how.seed.is_some()) && !probe_installed {
-        return Err(ToolError::new(
-            ErrorCode::PreconditionFailed,
-            "A held clock and a seed need the runtime probe, which is not installed.",
-        )
-        .required("probe_installed")
-        .hint("Install the godot_mcp add-on (it ships addons/godot_mcp/probe/probe.gd)."));
-    }
-    let mut user = Vec::new();
-    if how.held {
-        engine.push("--fixed-fps".into());
-        engine.push(physics_ticks(state).to_string());
-        user.push("--godot-mcp-paused".to_string());
-    }
-    if let Some(seed) = how.seed {
-        user.push(format!("--godot-mcp-seed={seed}"));
-    }
-    if probe_installed {
-        engine.push("--script".into());
-        engine.push(PROBE_SCRIPT.into());
-        if let Some(scene) = how.scene {
-            user.push(format!("--godot-mcp-scene={scene}"));
-        }
-    } else if let Some(scene) = how.scene {
-        engine.push(scene.to_string());
-    }
-    let session = state
-        .process
-        .launch(
-            state,
-            LaunchSpec {
-                purpose: how.purpose,
-                program,
-                args: engine,
-                user_args: user,
-                tool_family: "runtime",
-                operation: how.purpose,
-                parent: None,
-                writes_disk: false,
-            },
-        )
-        .await?;
-    Ok((session, probe_installed))
 }
 
 /// How long play_scene waits for the game's probe to say hello (or the game to end).

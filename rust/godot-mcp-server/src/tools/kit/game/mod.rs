@@ -13,12 +13,16 @@
 //!   sampling tool.
 //! - [`clock`]: the held clock's step, its sampled rows and digests, and inputs played on
 //!   frames (`play_on_frames`).
+//! - [`launch`]: a game started with the probe (`launch_game`), the held clock's tick rate.
+//! - [`check`]: expressions evaluated in a saved scene run headless (create_nodes' `check`).
 //! - [`debug`]: the game's remote debugger connection as the debugger and profiler tools
 //!   share it (`debugged`, `debug_error`, the debugger tools' `meta`).
 
+pub(crate) mod check;
 pub(crate) mod clock;
 pub(crate) mod debug;
 pub(crate) mod display;
+pub(crate) mod launch;
 pub(crate) mod probe;
 pub(crate) mod session;
 pub(crate) mod tool;

@@ -1,0 +1,191 @@
+//! A change checked by the engine in the same call (create_nodes' `check`): the saved
+//! scene run headless with the probe, its clock held at frame 0 (every `_ready` done, no
+//! frame processed), each expression evaluated there in order (base: the scene's root;
+//! engine singletons by name), and the error lines the game printed. What an agent
+//! otherwise learns with a throwaway script of its own and a second call (agent runs 10
+//! and 11: 16 of 38 tasks).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use godot_mcp_protocol::ProbeRequest;
+use godot_mcp_protocol::probe::{ReleasedReply, ValueReply};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::Value;
+
+use super::display::exited_early;
+use super::launch::{GameLaunch, launch_game};
+use super::probe::probe_reply;
+use crate::error::{ErrorCode, ToolError};
+use crate::planes::process::{STOP_GRACE, Session};
+use crate::respath::ResPath;
+use crate::state::AppState;
+
+/// How long the game has to load the scene and connect its probe.
+const READY_WAIT: Duration = Duration::from_secs(30);
+/// Most printed lines kept.
+const MAX_PRINTED: usize = 20;
+
+/// One expression and what the engine made of it.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct CheckValue {
+    pub expression: String,
+    /// Its value, in the value model's JSON form (absent when it failed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = crate::honesty::absent_when_none)]
+    pub value: Option<Value>,
+    /// Why it has no value: Godot's message.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = crate::honesty::absent_when_none)]
+    pub error: Option<String>,
+}
+
+/// The check's findings: read-only, after the change (which stands whatever they say).
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct SceneCheck {
+    /// The expressions, in order.
+    pub values: Vec<CheckValue>,
+    /// The error and warning lines the game printed while loading and evaluating.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub printed: Vec<String>,
+    /// Why nothing was evaluated (the game did not start, or ended first).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = crate::honesty::absent_when_none)]
+    pub error: Option<String>,
+}
+
+/// Runs `scene` headless and evaluates `expressions` in it; a game that cannot start
+/// is said in `error`, never raised (the change it checks is done).
+pub(crate) async fn check_scene(
+    state: &Arc<AppState>,
+    scene: &ResPath,
+    expressions: &[String],
+) -> SceneCheck {
+    match run(state, scene, expressions).await {
+        Ok(done) => done,
+        Err(e) => SceneCheck {
+            values: Vec::new(),
+            printed: Vec::new(),
+            error: Some(e.message),
+        },
+    }
+}
+
+async fn run(
+    state: &Arc<AppState>,
+    scene: &ResPath,
+    expressions: &[String],
+) -> Result<SceneCheck, ToolError> {
+    let (session, _) = launch_game(
+        state,
+        GameLaunch {
+            purpose: "create_nodes",
+            scene: Some(scene),
+            display: vec!["--headless".into()],
+            held: true,
+            seed: None,
+        },
+    )
+    .await?;
+    let result = evaluate(&session, expressions).await;
+    // Every way out: release, then stop the game.
+    let _ = session
+        .control
+        .request::<ReleasedReply>(ProbeRequest::ReleaseAll {}, Duration::from_millis(500))
+        .await;
+    let _ = session.stop(STOP_GRACE).await;
+    result
+}
+
+async fn evaluate(session: &Session, expressions: &[String]) -> Result<SceneCheck, ToolError> {
+    let hello = tokio::select! {
+        h = session.control.wait_connected(READY_WAIT) => h,
+        _ = session.wait(READY_WAIT) => None,
+    };
+    if hello.is_none() {
+        return Err(match session.ended() {
+            Some(ended) => exited_early("The game", session, &ended, None),
+            None => ToolError::new(
+                ErrorCode::Timeout,
+                format!(
+                    "the game's probe did not connect in {} s",
+                    READY_WAIT.as_secs()
+                ),
+            ),
+        });
+    }
+    let mut values = Vec::with_capacity(expressions.len());
+    for expression in expressions {
+        let request = ProbeRequest::Evaluate {
+            expression: expression.clone(),
+        };
+        let (value, error) = match probe_reply::<ValueReply>(session, request).await? {
+            Ok(v) => (Some(v.value.to_json()), None),
+            Err(r) => (None, Some(r.message)),
+        };
+        values.push(CheckValue {
+            expression: expression.clone(),
+            value,
+            error,
+        });
+    }
+    let stderr = std::fs::read(session.output_dir().join("stderr.log")).unwrap_or_default();
+    Ok(SceneCheck {
+        values,
+        printed: printed(&String::from_utf8_lossy(&stderr)),
+        error: None,
+    })
+}
+
+/// What every headless start prints: not the scene's.
+const HEADLESS_NOISE: &[&str] = &["ERROR: No renderers available."];
+
+/// Godot's error and warning lines (with the `at:` line under one when it names a
+/// script's place), the first [`MAX_PRINTED`].
+fn printed(stderr: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut keep_next = false;
+    for line in stderr.lines() {
+        let t = line.trim();
+        let head = [
+            "ERROR",
+            "SCRIPT ERROR",
+            "USER ERROR",
+            "WARNING",
+            "USER WARNING",
+        ]
+        .iter()
+        .any(|h| t.starts_with(&format!("{h}:")))
+            && !HEADLESS_NOISE.contains(&t);
+        if head || (keep_next && t.starts_with("at:") && t.contains("res://")) {
+            out.push(t.to_string());
+        }
+        keep_next = head;
+        if out.len() == MAX_PRINTED {
+            break;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::printed;
+
+    #[test]
+    fn printed_keeps_godots_error_and_warning_lines_with_their_place() {
+        let stderr = "Godot Engine v4.4.1\nERROR: No renderers available.\n   at: setup (main/main.cpp:2327)\nSCRIPT ERROR: Invalid call. Nonexistent function 'x'.\n   \
+                      at: _ready (res://a.gd:3)\nsome output\n   at: not kept\n\
+                      WARNING: a warning\nERROR: Condition \"p\" is true.\n   at: f (core/x.cpp:1)\n";
+        assert_eq!(
+            printed(stderr),
+            [
+                "SCRIPT ERROR: Invalid call. Nonexistent function 'x'.",
+                "at: _ready (res://a.gd:3)",
+                "WARNING: a warning",
+                "ERROR: Condition \"p\" is true.",
+            ]
+        );
+    }
+}
