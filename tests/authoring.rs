@@ -813,6 +813,66 @@ async fn real_godot_loads_the_animation_settings_set_through_the_server() {
         v0,
         "a refusal changed the scene"
     );
+    // An animation made with its tracks and keys in one call (agent runs 10-11: add_animation
+    // then add_animation_track, two calls): one undo action; a track Godot refuses
+    // (update_mode on a method track) leaves nothing added.
+    let bad = call_err(
+        &client,
+        "add_animation",
+        json!({"player": "AP", "name": "bob", "length": 0.8, "tracks": [
+            {"track_type": "value", "path": "Enemy:position:y"},
+            {"track_type": "method", "path": ".", "update_mode": "discrete"}]}),
+    )
+    .await;
+    assert!(
+        bad["message"]
+            .as_str()
+            .unwrap()
+            .contains("tracks[1].update_mode"),
+        "{bad}"
+    );
+    assert_eq!(
+        history_version(&client).await,
+        v0,
+        "a refusal changed the scene"
+    );
+    let bob = call_ok(
+        &client,
+        "add_animation",
+        json!({"player": "AP", "name": "bob", "length": 0.8, "loop_mode": "linear", "tracks": [
+            {"track_type": "value", "path": "Enemy:position:y", "interpolation": "cubic",
+             "keys": [{"time": 0, "value": 0}, {"time": 0.4, "value": -16}]},
+            {"track_type": "value", "path": "Enemy:modulate", "update_mode": "discrete",
+             "keys": [{"time": 0.4, "value": "#00ff00"}]}]}),
+    )
+    .await;
+    assert_eq!(bob["tracks"], 2, "{bob}");
+    let live = call_ok(
+        &client,
+        "get_editor_animation",
+        json!({"player": "AP", "animation": "bob"}),
+    )
+    .await;
+    let t = &live["tracks"];
+    assert_eq!(
+        (
+            &t[0]["path"],
+            &t[0]["interpolation"],
+            &t[0]["keys"][1]["value"]
+        ),
+        (&json!("Enemy:position:y"), &json!("cubic"), &json!(-16.0)),
+        "{live}"
+    );
+    assert_eq!(t[1]["update_mode"], "discrete", "{live}");
+    call_ok(&client, "editor_undo", json!({})).await;
+    let gone = call_err(
+        &client,
+        "get_editor_animation",
+        json!({"player": "AP", "animation": "bob"}),
+    )
+    .await;
+    assert!(gone["message"].as_str().unwrap().contains("bob"), "{gone}");
+    call_ok(&client, "editor_redo", json!({})).await;
     save(&client).await;
     let text = std::fs::read_to_string(p.join(SCENE.trim_start_matches("res://"))).unwrap();
     assert!(
@@ -878,6 +938,26 @@ async fn real_godot_loads_the_animation_settings_set_through_the_server() {
         "{a}"
     );
     assert_eq!(t[2]["interp"], json!(1), "{a}");
+    // The animation made with its tracks, as Godot loads it.
+    let b = anims
+        .values()
+        .find(|a| (a["length"].as_f64().unwrap_or(0.0) - 0.8).abs() < 1e-4)
+        .unwrap_or_else(|| panic!("Godot holds no 0.8 s animation: {held}"));
+    let t = &b["tracks"];
+    assert_eq!(
+        (
+            &t[0]["interp"],
+            &t[1]["update"],
+            t.as_array().unwrap().len()
+        ),
+        (&json!(2), &json!(1), 2),
+        "{b}"
+    );
+    assert_eq!(
+        (t[0]["times"].as_array().unwrap().len(), &t[1]["path"]),
+        (2, &json!("Enemy:modulate")),
+        "{b}"
+    );
     support::assert_no_panic_logged(&log);
     eprintln!(
         "PASSED: animation settings set through the server, loaded by Godot ({})",

@@ -9,7 +9,7 @@ use serde_json::Value as Json;
 
 use crate::check::{invalid, res_path};
 use crate::command::Command;
-pub use crate::command::{Key, ThemeValue};
+pub use crate::command::{Key, NewTrack, ThemeValue};
 use crate::value::Value;
 
 /// The wire's enums, with Godot's ordinals (the add-on's executors use these names).
@@ -269,6 +269,12 @@ pub(crate) fn animation_add(a: c::AnimationAdd) -> Result<Command, BridgeError> 
         loop_mode: a.loop_mode,
         step: a.step,
         autoplay: a.autoplay,
+        tracks: a
+            .tracks
+            .into_iter()
+            .enumerate()
+            .map(|(i, t)| new_track(t, &format!("tracks[{i}].")))
+            .collect::<Result<_, _>>()?,
     })
 }
 
@@ -313,26 +319,48 @@ pub(crate) fn animation_remove(a: c::AnimationRemove) -> Result<Command, BridgeE
 
 /// [`c::AnimationTrackAdd`]'s checks, and the form its executor takes.
 pub(crate) fn animation_track_add(a: c::AnimationTrackAdd) -> Result<Command, BridgeError> {
-    if a.path.is_empty() {
-        return Err(invalid(
-            "path must name a node (and property), e.g. Sprite2D:modulate",
-        ));
-    }
-    if a.update_mode.is_some() && a.track_type != TrackKind::Value {
-        return Err(invalid(format!(
-            "update_mode is for value tracks; this is a {} track",
-            TrackKind::name_of(a.track_type.ord())
-        )));
-    }
     Ok(Command::TrackAdd {
         player: a.player,
         animation: a.animation,
-        kind: a.track_type,
-        path: a.path,
-        update_mode: a.update_mode,
-        interpolation: a.interpolation,
-        keys: keys(a.keys)?,
+        track: new_track(
+            c::NewTrack {
+                track_type: a.track_type,
+                path: a.path,
+                update_mode: a.update_mode,
+                interpolation: a.interpolation,
+                keys: a.keys,
+            },
+            "",
+        )?,
     })
+}
+
+/// A new track's checks (`at`: where it sits in the request, "" for a lone track).
+fn new_track(t: c::NewTrack, at: &str) -> Result<NewTrack, BridgeError> {
+    if t.path.is_empty() {
+        return Err(invalid(format!(
+            "{at}path must name a node (and property), e.g. Sprite2D:modulate"
+        )));
+    }
+    if t.update_mode.is_some() && t.track_type != TrackKind::Value {
+        return Err(invalid(format!(
+            "{at}update_mode is for value tracks; this is a {} track",
+            TrackKind::name_of(t.track_type.ord())
+        )));
+    }
+    Ok(NewTrack {
+        kind: t.track_type,
+        path: t.path,
+        update_mode: t.update_mode,
+        interpolation: t.interpolation,
+        keys: keys(t.keys).map_err(|e| prefixed(e, at))?,
+    })
+}
+
+/// `e` with `at` before its message.
+fn prefixed(mut e: BridgeError, at: &str) -> BridgeError {
+    e.message = format!("{at}{}", e.message);
+    e
 }
 
 /// [`c::AnimationTrackRemove`]'s checks, and the form its executor takes.

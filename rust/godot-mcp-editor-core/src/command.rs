@@ -140,6 +140,17 @@ pub struct Key {
     pub transition: f64,
 }
 
+/// A new track, checked: its kind, path, modes, and the keys inserted into it in the
+/// same undo action.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewTrack {
+    pub kind: TrackKind,
+    pub path: String,
+    pub update_mode: Option<UpdateMode>,
+    pub interpolation: Option<Interpolation>,
+    pub keys: Vec<Key>,
+}
+
 /// Most steps in one action, and most cells in one step.
 pub const MAX_STEPS: usize = 256;
 pub const MAX_CELLS: usize = 100_000;
@@ -256,6 +267,8 @@ pub enum Command {
         step: Option<f64>,
         /// Also the player's autoplay animation.
         autoplay: bool,
+        /// Made with the animation, in the same undo action.
+        tracks: Vec<NewTrack>,
     },
     /// An animation's settings: what is `Some` (or listed) is set, in one undo action.
     AnimationSet {
@@ -273,12 +286,7 @@ pub enum Command {
     TrackAdd {
         player: String,
         animation: String,
-        kind: TrackKind,
-        path: String,
-        update_mode: Option<UpdateMode>,
-        interpolation: Option<Interpolation>,
-        /// Inserted into the new track, in the same undo action.
-        keys: Vec<Key>,
+        track: NewTrack,
     },
     TrackRemove {
         player: String,

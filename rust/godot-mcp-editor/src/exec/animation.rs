@@ -7,7 +7,7 @@
 use godot::classes::{Animation, AnimationLibrary, Node, Resource};
 use godot::prelude::*;
 use godot_mcp_editor_core::authoring::{
-    Interpolation, LoopMode, TrackKind, TrackSettings, UpdateMode,
+    Interpolation, LoopMode, NewTrack, TrackKind, TrackSettings, UpdateMode,
 };
 use godot_mcp_protocol::{BridgeError, ErrorCode};
 use serde_json::{Value as Json, json};
@@ -507,6 +507,7 @@ pub(crate) fn animation_add(
     length: f64,
     (loop_mode, step): (LoopMode, Option<f64>),
     autoplay: bool,
+    tracks: &[NewTrack],
 ) -> Res {
     let root = scene_root()?;
     let mut p = player_node(&root, player)?;
@@ -535,6 +536,14 @@ pub(crate) fn animation_add(
     anim.call("set_loop_mode", &[loop_mode.ord().to_variant()]);
     if let Some(s) = step {
         anim.call("set_step", &[(s as f32).to_variant()]);
+    }
+    // The tracks go into the new animation before the undo action that adds it: one
+    // that fails leaves nothing added.
+    for (i, t) in tracks.iter().enumerate() {
+        add_track(player, &mut anim, t).map_err(|mut e| {
+            e.message = format!("tracks[{i}]: {}; nothing was added", e.message);
+            e
+        })?;
     }
     let mut ur = undo_redo()?;
     begin(&mut ur, &root, &format!("MCP: add animation {id}"));
@@ -574,6 +583,9 @@ pub(crate) fn animation_add(
                "loop_mode": loop_mode_of(&anim), "step": step_of(&anim)});
     if autoplay {
         out["autoplay"] = json!(p.get("autoplay").to_string());
+    }
+    if !tracks.is_empty() {
+        out["tracks"] = json!(anim.get_track_count());
     }
     Ok(with_verdict(&root, &p, out))
 }
@@ -619,6 +631,29 @@ pub(crate) fn animation_remove(player: &str, animation: &str) -> Res {
 // ---------------------------------------------------------------------------------
 // AnimationTree graphs
 // ---------------------------------------------------------------------------------
+
+/// A new track on `anim` (the copy [`animation_edit`] edits, or a new animation not yet
+/// added): its path, modes and keys, each read back.
+fn add_track(player: &str, anim: &mut Gd<Animation>, t: &NewTrack) -> Result<Json, BridgeError> {
+    let track = anim
+        .call("add_track", &[t.kind.ord().to_variant()])
+        .to::<i32>();
+    anim.call(
+        "track_set_path",
+        &[
+            track.to_variant(),
+            NodePath::from(t.path.as_str()).to_variant(),
+        ],
+    );
+    let mut out =
+        json!({"track": track, "track_type": TrackKind::name_of(t.kind.ord()), "path": t.path});
+    track_modes(anim, track, t.update_mode, t.interpolation, &mut out)?;
+    if !t.keys.is_empty() {
+        insert_keys(player, anim, track, &t.keys)?;
+        out["keys"] = json!(t.keys.len());
+    }
+    Ok(out)
+}
 
 /// Insert `keys` into `track` of `anim` (the copy [`animation_edit`] edits: an error
 /// leaves the animation as it was). Refused where a key exists at one of the times, so
@@ -685,6 +720,7 @@ pub(crate) fn run(a: Command) -> Res {
             loop_mode,
             step,
             autoplay,
+            tracks,
         } => animation_add(
             &player,
             &library,
@@ -692,6 +728,7 @@ pub(crate) fn run(a: Command) -> Res {
             length,
             (loop_mode, step),
             autoplay,
+            &tracks,
         ),
         Command::AnimationSet {
             player,
@@ -707,30 +744,9 @@ pub(crate) fn run(a: Command) -> Res {
         Command::TrackAdd {
             player,
             animation,
-            kind,
-            path,
-            update_mode,
-            interpolation,
-            keys,
+            track,
         } => animation_edit(&player, &animation, "add track", |anim| {
-            let track = anim
-                .call("add_track", &[kind.ord().to_variant()])
-                .to::<i32>();
-            anim.call(
-                "track_set_path",
-                &[
-                    track.to_variant(),
-                    NodePath::from(path.as_str()).to_variant(),
-                ],
-            );
-            let mut out =
-                json!({"track": track, "track_type": TrackKind::name_of(kind.ord()), "path": path});
-            track_modes(anim, track, update_mode, interpolation, &mut out)?;
-            if !keys.is_empty() {
-                insert_keys(&player, anim, track, &keys)?;
-                out["keys"] = json!(keys.len());
-            }
-            Ok(out)
+            add_track(&player, anim, &track)
         }),
         Command::TrackRemove {
             player,

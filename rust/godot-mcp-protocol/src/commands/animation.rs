@@ -203,6 +203,30 @@ pub struct AnimationAdd {
     /// undo action.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub autoplay: bool,
+    /// Tracks (with their keys) the new animation is made with, in the same undo action.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tracks: Vec<NewTrack>,
+}
+
+/// A track made with its animation (`AnimationAdd::tracks`): `animation.track_add`'s
+/// fields but the player and the animation. Also the agent's argument.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct NewTrack {
+    pub track_type: TrackType,
+    /// Node path from the player's root node, with :property for value/bezier tracks
+    /// (e.g. Sprite2D:modulate).
+    pub path: String,
+    /// Value tracks (default continuous).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub update_mode: Option<UpdateMode>,
+    /// Default linear.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interpolation: Option<Interpolation>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "schema", schemars(length(max = 10000)))]
+    pub keys: Vec<AnimationKey>,
 }
 
 /// `animation.remove`.

@@ -291,6 +291,13 @@ fn every_command_params_round_trip() {
             loop_mode: LoopMode::Pingpong,
             step: Some(0.25),
             autoplay: true,
+            tracks: vec![NewTrack {
+                track_type: TrackType::Value,
+                path: s("Sprite:position"),
+                update_mode: Some(UpdateMode::Discrete),
+                interpolation: None,
+                keys: Vec::new(),
+            }],
         }),
         round(AnimationRemove {
             player: s("AP"),
@@ -502,6 +509,7 @@ fn params_keep_their_wire_names() {
             loop_mode: LoopMode::default(),
             step: None,
             autoplay: false,
+            tracks: Vec::new(),
         }
         .params()["loop_mode"],
         "none"

@@ -45,6 +45,10 @@ pub(crate) struct AddAnimationArgs {
     /// Also the player's autoplay animation.
     #[serde(default)]
     autoplay: bool,
+    /// Tracks with their keys, made in the same undo action (as add_animation_track).
+    #[serde(default)]
+    #[schemars(length(max = 1000))]
+    tracks: Vec<cmd::NewTrack>,
     /// The .tscn to edit, opened if need be.
     #[serde(default)]
     scene: Option<ResPath>,
@@ -311,6 +315,8 @@ reply_fields!(
         step: f64,
         /// The player's autoplay animation, when the call set it.
         autoplay: String,
+        /// Its tracks, when the call made some.
+        tracks: i64,
     }
 );
 
@@ -500,8 +506,8 @@ fn animation_tools() -> Vec<ToolDef> {
                 Mutating,
                 "add_animation",
                 "Add an animation",
-                "Add an animation (length, loop mode, step, autoplay) to an AnimationPlayer's \
-                 library in the edited scene (one undo action).",
+                "Add an animation (length, loop mode, step, autoplay, tracks with keys) to an \
+                 AnimationPlayer's library in the edited scene (one undo action).",
             ),
             |state, a: AddAnimationArgs| {
                 let p = cmd::AnimationAdd {
@@ -512,6 +518,7 @@ fn animation_tools() -> Vec<ToolDef> {
                     loop_mode: a.loop_mode,
                     step: a.step,
                     autoplay: a.autoplay,
+                    tracks: a.tracks,
                 };
                 in_scene(state, a.scene, a.save, move |state| {
                     node_edit::<_, AnimationAdded, InSceneOrNull>(
