@@ -510,7 +510,7 @@ pub(crate) fn animation_add(
     tracks: &[NewTrack],
 ) -> Res {
     let root = scene_root()?;
-    let mut p = player_node(&root, player)?;
+    let p = player_node(&root, player)?;
     let id = if library.is_empty() {
         name.to_string()
     } else {
@@ -578,7 +578,6 @@ pub(crate) fn animation_add(
     }
     ur.add_do_reference(&obj(&anim));
     ur.commit_action();
-    let _ = &mut p;
     let mut out = json!({"player": player, "animation": id, "length": length_of(&anim),
                "loop_mode": loop_mode_of(&anim), "step": step_of(&anim)});
     if autoplay {
@@ -627,10 +626,6 @@ pub(crate) fn animation_remove(player: &str, animation: &str) -> Res {
         json!({"player": player, "animation": animation}),
     ))
 }
-
-// ---------------------------------------------------------------------------------
-// AnimationTree graphs
-// ---------------------------------------------------------------------------------
 
 /// A new track on `anim` (the copy [`animation_edit`] edits, or a new animation not yet
 /// added): its path, modes and keys, each read back.
