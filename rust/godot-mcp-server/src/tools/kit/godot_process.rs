@@ -1,6 +1,6 @@
 //! Godot as a child process: locate the binary (from `Config`), run it under the process
 //! plane's supervisor and wait for it, and the runs every domain shares: `--version`,
-//! `--doctool`, `--check-only`, `--import`. Every tool that runs Godot (class reference,
+//! `--doctool`, the parse check (`--check-only`'s load, ended at its verdict), `--import`. Every tool that runs Godot (class reference,
 //! shaders, scripts, tests, export, runtime) goes through here.
 
 use std::path::{Path, PathBuf};
@@ -16,7 +16,7 @@ use crate::planes::process::{Ended, LaunchSpec, NO_CONTROL_ARGS_PURPOSE, Session
 use crate::rules::find_godot_binary;
 use crate::state::AppState;
 
-/// Longest one `--check-only` parse of a script may take.
+/// Longest one parse check of a script may take.
 pub(crate) const CHECK_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Longest `godot --version` may take.

@@ -1,9 +1,9 @@
 //! Scripts, the rest: the engine's own parse check, the script listing, the script of
 //! a node in a scene file, and patching a script with unified-diff hunks.
 //!
-//! `get_parse_errors` runs `godot --headless --path <project> --check-only --script
-//! res://x.gd` under the supervisor: Godot's GDScript parser and analyzer, not a
-//! re-implementation. Godot 4.4 prints the first error of a file as
+//! `get_parse_errors` runs Godot headless under the supervisor with a checker script
+//! that loads res://x.gd as `--check-only` does (`kit/godot_process.rs::check_only`):
+//! Godot's GDScript parser and analyzer, not a re-implementation. Godot 4.4 prints the first error of a file as
 //! `SCRIPT ERROR: Parse Error: <message>` / `at: GDScript::reload (res://x.gd:<line>)`
 //! (captured in tests/fixtures/godot-4.4.1/check_only); it prints no column.
 //!
@@ -41,7 +41,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
             ToolMeta {
                 name: "get_parse_errors",
                 title: "GDScript parse errors",
-                description: "Check .gd scripts with Godot's own parser (--check-only; needs \
+                description: "Check .gd scripts with Godot's own parser (needs \
                     Godot), .cs through one dotnet build (needs the .NET SDK): each file's \
                     errors with line and message.",
                 class: class::ReadOnly,
