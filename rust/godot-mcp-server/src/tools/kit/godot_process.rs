@@ -254,10 +254,10 @@ func _initialize():\n\
 \t\t\tpath = a.trim_prefix(\"--godot-mcp-check=\")\n\
 \tvar s = ResourceLoader.load(path, \"\", ResourceLoader.CACHE_MODE_IGNORE)\n\
 \tvar ok: bool = s is Script and (s.can_instantiate() or (s.has_method(\"is_abstract\") and s.is_abstract()))\n\
-\tprinterr(\"GODOT_MCP_CHECKED \", \"ok\" if ok else \"failed\")\n\
+\tprinterr(\"godot-mcp-checked \", \"ok\" if ok else \"failed\")\n\
 \tquit(0 if ok else 1)\n";
 /// The verdict line's start.
-const VERDICT: &str = "GODOT_MCP_CHECKED ";
+const VERDICT: &str = "godot-mcp-checked ";
 /// How often the check looks for the verdict.
 const VERDICT_POLL: Duration = Duration::from_millis(10);
 
@@ -442,10 +442,10 @@ mod tests {
     fn the_checker_verdict_is_read_from_its_line() {
         let bad = include_str!("../../../../../tests/fixtures/godot-4.4.1/check_only/bad.stderr");
         assert_eq!(
-            verdict_of(&format!("{bad}GODOT_MCP_CHECKED failed\n")),
+            verdict_of(&format!("{bad}godot-mcp-checked failed\n")),
             Some(false)
         );
-        assert_eq!(verdict_of("ERROR: x\nGODOT_MCP_CHECKED ok\n"), Some(true));
+        assert_eq!(verdict_of("ERROR: x\ngodot-mcp-checked ok\n"), Some(true));
         assert_eq!(verdict_of(bad), None);
         assert!(CHECKER.contains(&format!("printerr(\"{VERDICT}\"")));
     }
