@@ -886,10 +886,15 @@ async fn real_godot_create_nodes_opens_creates_and_saves_its_scene_in_one_call()
             // set_theme_override's description points to: run 8 made four calls).
             {"op": "set", "node": "$4", "property": "theme_override_font_sizes/font_size", "value": 48},
             {"op": "set", "node": "$4", "property": "theme_override_colors/font_color", "value": "#ffff00"},
-            {"op": "set", "node": "$4", "property": "theme_override_constants/outline_size", "value": 4}]}),
+            {"op": "set", "node": "$4", "property": "theme_override_constants/outline_size", "value": 4}],
+         // A check that prints nothing: its answer has no `printed` (agent run 12: the
+         // output schema required it, and every such call answered INTERNAL).
+         "check": ["get_node(\"Box/Play\").get_theme_font_size(\"font_size\")"]}),
     )
     .await;
     assert_eq!(menu["applied"], true, "{menu}");
+    assert_eq!(menu["check"]["values"][0]["value"], 48, "{menu}");
+    assert!(menu["check"].get("printed").is_none(), "{menu}");
     let preset = call_ok(
         &client,
         "get_node_property",

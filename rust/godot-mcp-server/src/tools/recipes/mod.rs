@@ -85,8 +85,8 @@ pub(crate) fn tools() -> Vec<ToolDef> {
                     "check"
                 },
                 "inside a change, create_nodes edits the scene open in the editor and \
-                 commit_change applies it: leave out scene and save (save_scene after \
-                 the commit)",
+                 commit_change applies it: leave out scene, save and check (save_scene \
+                 after the commit)",
             ));
         }
         node_steps_only(&a.steps)?;

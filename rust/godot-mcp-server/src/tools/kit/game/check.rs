@@ -49,7 +49,7 @@ pub(crate) struct SceneCheck {
     /// The expressions, in order.
     pub values: Vec<CheckValue>,
     /// The error and warning lines the game printed while loading and evaluating.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub printed: Vec<String>,
     /// Why nothing was evaluated (the game did not start, or ended first).
     #[serde(skip_serializing_if = "Option::is_none")]
