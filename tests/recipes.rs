@@ -1004,8 +1004,9 @@ async fn real_godot_create_nodes_opens_creates_and_saves_its_scene_in_one_call()
     // is in `printed`. Without `save`, refused before anything changes.
     std::fs::write(
         p.join("built/hp.gd"),
-        "extends Node2D\nvar hp := 0\nfunc _ready():\n\thp = 100\n\tpush_warning(\"ready ran\")\n\
-         func hit(n: int) -> int:\n\thp -= n\n\treturn hp\n",
+        "extends Node2D\nvar hp := 0\nvar ticks := 0\nfunc _ready():\n\thp = 100\n\tpush_warning(\"ready ran\")\n\
+         func hit(n: int) -> int:\n\thp -= n\n\treturn hp\n\
+         func _physics_process(_d):\n\tticks += 1\n",
     )
     .unwrap();
     let no_save = call_err(
@@ -1025,7 +1026,8 @@ async fn real_godot_create_nodes_opens_creates_and_saves_its_scene_in_one_call()
             {"op": "set", "node": "$0", "property": "script", "value": "res://built/hp.gd"},
             {"op": "create", "parent": "$0", "type": "Marker2D", "name": "Spot"},
             {"op": "set", "node": "$2", "property": "position", "value": [3, 4]}],
-         "check": ["hp", "hit(30)", "hp", "get_node(\"Spot\").position", "no_such_method()"]}),
+         "check": ["hp", "hit(30)", "hp", "get_node(\"Spot\").position", "no_such_method()",
+                   "ticks", {"frame": 30, "expression": "ticks"}, {"frame": 30, "expression": "hp"}]}),
     )
     .await;
     assert_eq!(checked["persisted"], true, "{checked}");
@@ -1058,6 +1060,28 @@ async fn real_godot_create_nodes_opens_creates_and_saves_its_scene_in_one_call()
             .is_some_and(|l| l.iter().any(|l| l.as_str().unwrap().contains("ready ran"))),
         "{checked}"
     );
+    // An entry with a frame runs the held clock first: no physics frame before it, 30
+    // after; the state is the same game's (hit's 70 kept). Out of order: refused first.
+    assert_eq!(
+        (
+            &found["values"][5]["value"],
+            &found["values"][6]["value"],
+            &found["values"][6]["frame"]
+        ),
+        (&json!(0), &json!(30), &json!(30)),
+        "{checked}"
+    );
+    assert_eq!(found["values"][7]["value"], 70, "{checked}");
+    assert!(found["values"][5].get("frame").is_none(), "{checked}");
+    let backwards = call_err(
+        &client,
+        "create_nodes",
+        json!({"scene": "res://built/hp.tscn", "save": true, "steps": [
+            {"op": "set", "node": ".", "property": "position", "value": [1, 1]}],
+         "check": [{"frame": 10, "expression": "ticks"}, {"frame": 5, "expression": "ticks"}]}),
+    )
+    .await;
+    assert_eq!(backwards["param"], "check[1].frame", "{backwards}");
     call_ok(&client, "stop_editor", json!({})).await;
 
     // Godot itself reads both files back.

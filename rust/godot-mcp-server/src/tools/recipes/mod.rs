@@ -16,7 +16,7 @@ use crate::rules::Toolset;
 use crate::rules::class;
 use crate::state::AppState;
 use crate::tools::kit::editor::{connected, query_as, run_effect_as};
-use crate::tools::kit::game::check::{SceneCheck, check_scene};
+use crate::tools::kit::game::check::{CheckItem, SceneCheck, check_order, check_scene};
 use crate::tools::kit::steps::{Steps, StepsDone, StepsEffect, StepsReply, meta, requests};
 use crate::tools::reply_map;
 use crate::tools::{Plan, ToolDef};
@@ -39,12 +39,12 @@ pub(crate) struct CreateNodesArgs {
     /// Save the scene after the steps.
     #[serde(default)]
     save: bool,
-    /// With save: Godot Expressions evaluated, in order, in the saved scene run headless
-    /// after its _ready (base: its root), e.g. "get_node(\"HUD\").visible"; their
-    /// values come back.
+    /// With save: Godot Expressions evaluated in order in the saved scene run headless
+    /// (base: its root), after _ready, e.g. "get_node(\"HUD\").visible", or
+    /// {"frame": 30, "expression": ...} after 30 physics frames; their values come back.
     #[serde(default)]
     #[schemars(length(max = 32))]
-    check: Vec<String>,
+    check: Vec<CheckItem>,
 }
 
 pub(crate) fn tools() -> Vec<ToolDef> {
@@ -71,6 +71,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
                     "check runs the saved scene: pass save: true",
                 ));
             }
+            check_order(&a.check)?;
             plan_in_scene(state, steps, a.scene, a.save, a.check)
         },
     )
@@ -290,7 +291,7 @@ fn plan_in_scene(
     mut steps: Steps,
     scene: Option<ResPath>,
     save: bool,
-    expressions: Vec<String>,
+    expressions: Vec<CheckItem>,
 ) -> Result<Plan<StepsEffect<SceneAround>, SceneStepsDone>, ToolError> {
     if let Some(e) = steps.refused.take() {
         return Err(e);
@@ -435,7 +436,7 @@ fn plan_in_scene(
 fn checked(
     state: &Arc<AppState>,
     target: Option<&str>,
-    expressions: &[String],
+    expressions: &[CheckItem],
 ) -> Option<SceneCheck> {
     match target.map(ResPath::parse) {
         Some(Ok(path)) if !expressions.is_empty() => {

@@ -1,7 +1,9 @@
 //! A change checked by the engine in the same call (create_nodes' `check`): the saved
 //! scene run headless with the probe, its clock held at frame 0 (every `_ready` done, no
-//! frame processed), each expression evaluated there in order (base: the scene's root;
-//! engine singletons by name), and the error lines the game printed. What an agent
+//! frame processed), each expression evaluated in order (base: the scene's root; engine
+//! singletons by name), an entry with a `frame` after the held clock has run that many
+//! physics frames (agent run 12: tweens, falls, timers and pressed keys were checked
+//! with scripts of the agents' own), and the error lines the game printed. What an agent
 //! otherwise learns with a throwaway script of its own and a second call (agent runs 10
 //! and 11: 16 of 38 tasks).
 
@@ -9,11 +11,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use godot_mcp_protocol::ProbeRequest;
+use godot_mcp_protocol::probe::ClockUnit;
 use godot_mcp_protocol::probe::{ReleasedReply, ValueReply};
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::clock::{self, MAX_FRAMES, Sampling};
 use super::display::exited_early;
 use super::launch::{GameLaunch, launch_game};
 use super::probe::probe_reply;
@@ -29,10 +33,69 @@ const QUIT_GRACE: Duration = Duration::from_millis(100);
 /// Most printed lines kept.
 const MAX_PRINTED: usize = 20;
 
+/// One `check` entry: an expression evaluated at frame 0, or after `frame` frames.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub(crate) enum CheckItem {
+    Now(String),
+    At(FrameCheck),
+}
+
+/// An expression evaluated after the held clock has run `frame` physics frames.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct FrameCheck {
+    /// Physics frames from the start (60 a second by default).
+    pub frame: u64,
+    pub expression: String,
+}
+
+impl CheckItem {
+    fn frame(&self) -> u64 {
+        match self {
+            CheckItem::Now(_) => 0,
+            CheckItem::At(f) => f.frame,
+        }
+    }
+
+    fn expression(&self) -> &str {
+        match self {
+            CheckItem::Now(e) => e,
+            CheckItem::At(f) => &f.expression,
+        }
+    }
+}
+
+/// The entries' frames never go back, and stay within what a step may run.
+pub(crate) fn check_order(items: &[CheckItem]) -> Result<(), ToolError> {
+    let mut last = 0;
+    for (i, item) in items.iter().enumerate() {
+        let f = item.frame();
+        if f > MAX_FRAMES {
+            return Err(ToolError::invalid_params(
+                format!("check[{i}].frame"),
+                format!("at most {MAX_FRAMES} frames"),
+            ));
+        }
+        if f < last {
+            return Err(ToolError::invalid_params(
+                format!("check[{i}].frame"),
+                format!("frame {f} comes after frame {last}: list the checks in frame order"),
+            ));
+        }
+        last = f;
+    }
+    Ok(())
+}
+
 /// One expression and what the engine made of it.
 #[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct CheckValue {
     pub expression: String,
+    /// The physics frame it was evaluated on, for an entry that named one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = crate::honesty::absent_when_none)]
+    pub frame: Option<u64>,
     /// Its value, in the value model's JSON form (absent when it failed).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(transform = crate::honesty::absent_when_none)]
@@ -51,7 +114,8 @@ pub(crate) struct SceneCheck {
     /// The error and warning lines the game printed while loading and evaluating.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub printed: Vec<String>,
-    /// Why nothing was evaluated (the game did not start, or ended first).
+    /// Why nothing (or not every entry) was evaluated: the game did not start, or its
+    /// clock could not run to an entry's frame.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(transform = crate::honesty::absent_when_none)]
     pub error: Option<String>,
@@ -62,7 +126,7 @@ pub(crate) struct SceneCheck {
 pub(crate) async fn check_scene(
     state: &Arc<AppState>,
     scene: &ResPath,
-    expressions: &[String],
+    expressions: &[CheckItem],
 ) -> SceneCheck {
     match run(state, scene, expressions).await {
         Ok(done) => done,
@@ -77,7 +141,7 @@ pub(crate) async fn check_scene(
 async fn run(
     state: &Arc<AppState>,
     scene: &ResPath,
-    expressions: &[String],
+    expressions: &[CheckItem],
 ) -> Result<SceneCheck, ToolError> {
     let (session, _) = launch_game(
         state,
@@ -102,7 +166,7 @@ async fn run(
     result
 }
 
-async fn evaluate(session: &Session, expressions: &[String]) -> Result<SceneCheck, ToolError> {
+async fn evaluate(session: &Session, items: &[CheckItem]) -> Result<SceneCheck, ToolError> {
     let hello = tokio::select! {
         h = session.control.wait_connected(READY_WAIT) => h,
         _ = session.wait(READY_WAIT) => None,
@@ -119,17 +183,43 @@ async fn evaluate(session: &Session, expressions: &[String]) -> Result<SceneChec
             ),
         });
     }
-    let mut values = Vec::with_capacity(expressions.len());
-    for expression in expressions {
+    let mut values = Vec::with_capacity(items.len());
+    let mut frame = 0;
+    let mut error = None;
+    for item in items {
+        if item.frame() > frame {
+            let run = item.frame() - frame;
+            match clock::step(
+                session,
+                run,
+                ClockUnit::Physics,
+                None,
+                &Sampling::default(),
+                0,
+            )
+            .await
+            {
+                Ok((reply, _)) => frame = reply.frame,
+                Err(e) => {
+                    error = Some(format!(
+                        "the clock did not run to frame {}: {}",
+                        item.frame(),
+                        e.message
+                    ));
+                    break;
+                }
+            }
+        }
         let request = ProbeRequest::Evaluate {
-            expression: expression.clone(),
+            expression: item.expression().to_string(),
         };
         let (value, error) = match probe_reply::<ValueReply>(session, request).await? {
             Ok(v) => (Some(v.value.to_json()), None),
             Err(r) => (None, Some(r.message)),
         };
         values.push(CheckValue {
-            expression: expression.clone(),
+            expression: item.expression().to_string(),
+            frame: matches!(item, CheckItem::At(_)).then_some(frame),
             value,
             error,
         });
@@ -138,7 +228,7 @@ async fn evaluate(session: &Session, expressions: &[String]) -> Result<SceneChec
     Ok(SceneCheck {
         values,
         printed: printed(&String::from_utf8_lossy(&stderr)),
-        error: None,
+        error,
     })
 }
 
