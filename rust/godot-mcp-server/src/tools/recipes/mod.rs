@@ -39,9 +39,9 @@ pub(crate) struct CreateNodesArgs {
     /// Save the scene after the steps.
     #[serde(default)]
     save: bool,
-    /// With save: Godot Expressions evaluated in order in the saved scene run headless
-    /// (base: its root), after _ready, e.g. "get_node(\"HUD\").visible", or
-    /// {"frame": 30, "expression": ...} after 30 physics frames; their values come back.
+    /// With save: Godot Expressions run in order in the saved scene, headless (base: its
+    /// root; after _ready; {"frame": 30, "expression": …} after 30 physics frames);
+    /// answers their values.
     #[serde(default)]
     #[schemars(length(max = 32))]
     check: Vec<CheckItem>,
@@ -56,7 +56,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
             "Create nodes, set properties of new or existing nodes (new sub-resources too), \
              groups and signal connections as ONE undo action; nothing changes if a step fails. With scene \
              and save: true one call opens (or creates), edits and saves the scene; the \
-             editor starts itself; check then runs it and answers expressions.",
+             editor starts itself.",
             class::Mutating,
         ),
         |state, a: CreateNodesArgs| {

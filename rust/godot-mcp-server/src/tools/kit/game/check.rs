@@ -33,7 +33,9 @@ const QUIT_GRACE: Duration = Duration::from_millis(100);
 /// Most printed lines kept.
 const MAX_PRINTED: usize = 20;
 
-/// One `check` entry: an expression evaluated at frame 0, or after `frame` frames.
+// One `check` entry: an expression evaluated at frame 0, or after `frame` physics
+// frames of the held clock. (No doc comments on these two: the schema, in the default
+// tool list, then carries no description of them; the argument's says it all.)
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub(crate) enum CheckItem {
@@ -41,11 +43,9 @@ pub(crate) enum CheckItem {
     At(FrameCheck),
 }
 
-/// An expression evaluated after the held clock has run `frame` physics frames.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct FrameCheck {
-    /// Physics frames from the start (60 a second by default).
     pub frame: u64,
     pub expression: String,
 }
