@@ -1027,7 +1027,8 @@ async fn real_godot_create_nodes_opens_creates_and_saves_its_scene_in_one_call()
             {"op": "create", "parent": "$0", "type": "Marker2D", "name": "Spot"},
             {"op": "set", "node": "$2", "property": "position", "value": [3, 4]}],
          "check": ["hp", "hit(30)", "hp", "get_node(\"Spot\").position", "no_such_method()",
-                   "ticks", {"frame": 30, "expression": "ticks"}, {"frame": 30, "expression": "hp"}]}),
+                   "ticks", {"frame": 30, "expression": "ticks"}, {"frame": 30, "expression": "hp"},
+                   "ticks"]}),
     )
     .await;
     assert_eq!(checked["persisted"], true, "{checked}");
@@ -1073,6 +1074,13 @@ async fn real_godot_create_nodes_opens_creates_and_saves_its_scene_in_one_call()
     );
     assert_eq!(found["values"][7]["value"], 70, "{checked}");
     assert!(found["values"][5].get("frame").is_none(), "{checked}");
+    // A plain expression after them is evaluated where they left the clock (agent run
+    // 12b: one was refused as "frame 0 after frame 2").
+    assert_eq!(
+        (&found["values"][8]["value"], &found["values"][8]["frame"]),
+        (&json!(30), &json!(30)),
+        "{checked}"
+    );
     let backwards = call_err(
         &client,
         "create_nodes",

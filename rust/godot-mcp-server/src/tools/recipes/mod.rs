@@ -40,8 +40,8 @@ pub(crate) struct CreateNodesArgs {
     #[serde(default)]
     save: bool,
     /// With save: Godot Expressions run in order in the saved scene, headless (base: its
-    /// root; after _ready; {"frame": 30, "expression": …} after 30 physics frames);
-    /// answers their values.
+    /// root; from after _ready; {"frame": 30, "expression": …} once 30 physics frames
+    /// ran); answers their values.
     #[serde(default)]
     #[schemars(length(max = 32))]
     check: Vec<CheckItem>,

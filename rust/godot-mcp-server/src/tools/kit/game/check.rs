@@ -51,10 +51,12 @@ pub(crate) struct FrameCheck {
 }
 
 impl CheckItem {
-    fn frame(&self) -> u64 {
+    /// The frame it waits for; a plain expression waits for none (it is evaluated on
+    /// the frame the entries before it reached).
+    fn frame(&self) -> Option<u64> {
         match self {
-            CheckItem::Now(_) => 0,
-            CheckItem::At(f) => f.frame,
+            CheckItem::Now(_) => None,
+            CheckItem::At(f) => Some(f.frame),
         }
     }
 
@@ -70,7 +72,9 @@ impl CheckItem {
 pub(crate) fn check_order(items: &[CheckItem]) -> Result<(), ToolError> {
     let mut last = 0;
     for (i, item) in items.iter().enumerate() {
-        let f = item.frame();
+        let Some(f) = item.frame() else {
+            continue;
+        };
         if f > MAX_FRAMES {
             return Err(ToolError::invalid_params(
                 format!("check[{i}].frame"),
@@ -92,7 +96,7 @@ pub(crate) fn check_order(items: &[CheckItem]) -> Result<(), ToolError> {
 #[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct CheckValue {
     pub expression: String,
-    /// The physics frame it was evaluated on, for an entry that named one.
+    /// The physics frame it was evaluated on (absent: frame 0, after `_ready`).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(transform = crate::honesty::absent_when_none)]
     pub frame: Option<u64>,
@@ -187,8 +191,10 @@ async fn evaluate(session: &Session, items: &[CheckItem]) -> Result<SceneCheck, 
     let mut frame = 0;
     let mut error = None;
     for item in items {
-        if item.frame() > frame {
-            let run = item.frame() - frame;
+        if let Some(to) = item.frame()
+            && to > frame
+        {
+            let run = to - frame;
             match clock::step(
                 session,
                 run,
@@ -202,8 +208,7 @@ async fn evaluate(session: &Session, items: &[CheckItem]) -> Result<SceneCheck, 
                 Ok((reply, _)) => frame = reply.frame,
                 Err(e) => {
                     error = Some(format!(
-                        "the clock did not run to frame {}: {}",
-                        item.frame(),
+                        "the clock did not run to frame {to}: {}",
                         e.message
                     ));
                     break;
@@ -219,7 +224,7 @@ async fn evaluate(session: &Session, items: &[CheckItem]) -> Result<SceneCheck, 
         };
         values.push(CheckValue {
             expression: item.expression().to_string(),
-            frame: matches!(item, CheckItem::At(_)).then_some(frame),
+            frame: (frame > 0 || item.frame().is_some()).then_some(frame),
             value,
             error,
         });
