@@ -33,8 +33,8 @@ const QUIT_GRACE: Duration = Duration::from_millis(100);
 /// Most printed lines kept.
 const MAX_PRINTED: usize = 20;
 
-// One `check` entry: an expression evaluated at frame 0, or after `frame` physics
-// frames of the held clock. (No doc comments on these two: the schema, in the default
+// One `check` entry: an expression evaluated where the entries before it left the
+// clock (frame 0 first), or once the held clock has run `frame` physics frames. (No doc comments on these two: the schema, in the default
 // tool list, then carries no description of them; the argument's says it all.)
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(untagged)]
