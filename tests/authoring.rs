@@ -1002,12 +1002,25 @@ async fn real_godot_tile_and_animation_tools_open_edit_and_save_in_one_call() {
     let added = call_ok(
         &client,
         "add_animation",
-        json!({"player": "AP", "name": "hop", "length": 0.5, "autoplay": true, "scene": AT, "save": true}),
+        json!({"player": "AP", "name": "hop", "length": 0.5, "autoplay": true, "scene": AT, "save": true,
+               // The engine checks the saved scene in the same call, as create_nodes'
+               // check does (agent run 12b: seven tasks re-saved a scene with a no-op
+               // create_nodes step to check a domain tool's edit).
+               "check": ["get_node(\"AP\").has_animation(\"hop\")",
+                         {"frame": 3, "expression": "get_node(\"AP\").is_playing()"}]}),
     )
     .await;
     assert_eq!(
         (&added["opens"], &added["saves"]),
         (&json!(AT), &json!(AT)),
+        "{added}"
+    );
+    assert_eq!(
+        (
+            &added["check"]["values"][0]["value"],
+            &added["check"]["values"][1]["value"]
+        ),
+        (&json!(true), &json!(true)),
         "{added}"
     );
     // The player's autoplay set by the same call (run 10: one more call to set it),

@@ -17,7 +17,8 @@ use crate::honesty::InSceneOrNull;
 use crate::respath::ResPath;
 use crate::rules::Toolset;
 use crate::tools::kit::editor::in_scene;
-use crate::tools::kit::editor::{editor_meta, editor_read, node_edit, reply_fields, wire_name};
+use crate::tools::kit::editor::{editor_meta, editor_read, node_edit, reply_fields};
+use crate::tools::kit::game::check::CheckItem;
 use crate::tools::{ToolDef, ToolMeta};
 
 // The track type, loop mode, update mode and interpolation an agent names are the
@@ -55,6 +56,10 @@ pub(crate) struct AddAnimationArgs {
     /// Save the scene after the edit.
     #[serde(default)]
     save: bool,
+    /// With save: expressions the engine answers in the saved scene (create_nodes' check).
+    #[serde(default)]
+    #[schemars(length(max = 32))]
+    check: Vec<CheckItem>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -81,6 +86,10 @@ pub(crate) struct SetAnimationArgs {
     /// Save the scene after the edit.
     #[serde(default)]
     save: bool,
+    /// With save: expressions the engine answers in the saved scene (create_nodes' check).
+    #[serde(default)]
+    #[schemars(length(max = 32))]
+    check: Vec<CheckItem>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -96,6 +105,10 @@ pub(crate) struct AnimationArgs {
     /// Save the scene after the edit.
     #[serde(default)]
     save: bool,
+    /// With save: expressions the engine answers in the saved scene (create_nodes' check).
+    #[serde(default)]
+    #[schemars(length(max = 32))]
+    check: Vec<CheckItem>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -137,6 +150,10 @@ pub(crate) struct AddTrackArgs {
     /// Save the scene after the edit.
     #[serde(default)]
     save: bool,
+    /// With save: expressions the engine answers in the saved scene (create_nodes' check).
+    #[serde(default)]
+    #[schemars(length(max = 32))]
+    check: Vec<CheckItem>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -154,6 +171,10 @@ pub(crate) struct TrackArgs {
     /// Save the scene after the edit.
     #[serde(default)]
     save: bool,
+    /// With save: expressions the engine answers in the saved scene (create_nodes' check).
+    #[serde(default)]
+    #[schemars(length(max = 32))]
+    check: Vec<CheckItem>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -185,6 +206,10 @@ pub(crate) struct InsertKeyArgs {
     /// Save the scene after the edit.
     #[serde(default)]
     save: bool,
+    /// With save: expressions the engine answers in the saved scene (create_nodes' check).
+    #[serde(default)]
+    #[schemars(length(max = 32))]
+    check: Vec<CheckItem>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -204,106 +229,10 @@ pub(crate) struct KeyArgs {
     /// Save the scene after the edit.
     #[serde(default)]
     save: bool,
-}
-
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct GraphNodeArgs {
-    /// AnimationTree node path.
-    tree: String,
-    /// Nested graph path (graph node names joined by /); default: the tree's root,
-    /// created when missing.
+    /// With save: expressions the engine answers in the saved scene (create_nodes' check).
     #[serde(default)]
-    graph: String,
-    /// Graph node name.
-    name: String,
-    /// AnimationNode class (default AnimationNodeAnimation).
-    #[serde(default)]
-    node_type: Option<String>,
-    /// AnimationNodeAnimation: the animation it plays.
-    #[serde(default)]
-    animation: Option<String>,
-    /// Position in the graph editor [x, y].
-    #[serde(default)]
-    position: Option<[f64; 2]>,
-    /// The .tscn to edit, opened if need be.
-    #[serde(default)]
-    scene: Option<ResPath>,
-    /// Save the scene after the edit.
-    #[serde(default)]
-    save: bool,
-}
-
-/// `AnimationNodeStateMachineTransition.SwitchMode`.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, Default)]
-#[serde(rename_all = "snake_case")]
-pub(crate) enum SwitchMode {
-    #[default]
-    Immediate,
-    Sync,
-    AtEnd,
-}
-
-/// `AnimationNodeStateMachineTransition.AdvanceMode`.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, Default)]
-#[serde(rename_all = "snake_case")]
-pub(crate) enum AdvanceMode {
-    Disabled,
-    #[default]
-    Enabled,
-    Auto,
-}
-
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct TransitionArgs {
-    /// AnimationTree node path.
-    tree: String,
-    /// Nested state machine path; default: the tree's root.
-    #[serde(default)]
-    state_machine: String,
-    /// From state (Start included).
-    from: String,
-    /// To state (End included).
-    to: String,
-    #[serde(default)]
-    switch_mode: SwitchMode,
-    #[serde(default)]
-    advance_mode: AdvanceMode,
-    /// Condition parameter name that triggers it.
-    #[serde(default)]
-    advance_condition: Option<String>,
-    /// Cross-fade seconds.
-    #[serde(default)]
-    xfade_time: Option<f64>,
-    /// The .tscn to edit, opened if need be.
-    #[serde(default)]
-    scene: Option<ResPath>,
-    /// Save the scene after the edit.
-    #[serde(default)]
-    save: bool,
-}
-
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct BlendConnectArgs {
-    /// AnimationTree node path.
-    tree: String,
-    /// Nested blend tree path; default: the tree's root.
-    #[serde(default)]
-    blend_tree: String,
-    /// Node whose input is fed ("output" is the result).
-    to: String,
-    /// Input port of `to`.
-    port: u32,
-    /// Node whose output feeds it.
-    from: String,
-    /// The .tscn to edit, opened if need be.
-    #[serde(default)]
-    scene: Option<ResPath>,
-    /// Save the scene after the edit.
-    #[serde(default)]
-    save: bool,
+    #[schemars(length(max = 32))]
+    check: Vec<CheckItem>,
 }
 
 reply_fields!(
@@ -395,35 +324,6 @@ reply_fields!(
     }
 );
 
-reply_fields!(
-    pub(crate) struct GraphNodeAdded {
-        tree: String,
-        graph: String,
-        name: String,
-        node_type: String,
-    }
-);
-
-reply_fields!(
-    pub(crate) struct TransitionAdded {
-        tree: String,
-        state_machine: String,
-        from: String,
-        to: String,
-        transition_count: i64,
-    }
-);
-
-reply_fields!(
-    pub(crate) struct BlendConnected {
-        tree: String,
-        blend_tree: String,
-        to: String,
-        port: i64,
-        from: String,
-    }
-);
-
 /// A live animation (`animation.get`).
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub(crate) struct LiveAnimation {
@@ -459,29 +359,14 @@ pub(crate) struct LiveKey {
     value: Value,
 }
 
-fn graph_node(a: GraphNodeArgs, graph: cmd::Graph) -> (String, cmd::AnimationTreeAddNode) {
-    let p = cmd::AnimationTreeAddNode {
-        tree: a.tree.clone(),
-        parent: a.graph,
-        graph,
-        name: a.name,
-        node_type: a
-            .node_type
-            .unwrap_or_else(|| "AnimationNodeAnimation".into()),
-        animation: a.animation,
-        position: a.position.unwrap_or([0.0, 0.0]),
-    };
-    (a.tree, p)
-}
-
 /// A track index or port as the wire's `int`.
-fn int(param: &str, v: u32) -> Result<i32, ToolError> {
+pub(super) fn int(param: &str, v: u32) -> Result<i32, ToolError> {
     i32::try_from(v)
         .map_err(|_| ToolError::invalid_params(param, format!("{param} {v} is too large")))
 }
 
 /// An animation tool's metadata (the Animation toolset).
-fn meta<C: Class>(
+pub(super) fn meta<C: Class>(
     class: C,
     name: &'static str,
     title: &'static str,
@@ -491,10 +376,15 @@ fn meta<C: Class>(
 }
 
 pub(crate) fn tools() -> Vec<ToolDef> {
-    [animation_tools(), track_tools(), tree_tools()]
-        .into_iter()
-        .flatten()
-        .collect()
+    [
+        animation_tools(),
+        track_tools(),
+        super::tree::tools(),
+        live_tools(),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
 }
 
 /// Animations: add, set, remove.
@@ -520,7 +410,7 @@ fn animation_tools() -> Vec<ToolDef> {
                     autoplay: a.autoplay,
                     tracks: a.tracks,
                 };
-                in_scene(state, a.scene, a.save, move |state| {
+                in_scene(state, a.scene, a.save, a.check, move |state| {
                     node_edit::<_, AnimationAdded, InSceneOrNull>(
                         state,
                         "set_property",
@@ -547,7 +437,7 @@ fn animation_tools() -> Vec<ToolDef> {
                     loop_mode: a.loop_mode,
                     tracks: a.tracks,
                 };
-                in_scene(state, a.scene, a.save, move |state| {
+                in_scene(state, a.scene, a.save, a.check, move |state| {
                     node_edit::<_, AnimationSettings, InSceneOrNull>(
                         state,
                         "set_property",
@@ -570,7 +460,7 @@ fn animation_tools() -> Vec<ToolDef> {
                     player: a.player.clone(),
                     animation: a.animation,
                 };
-                in_scene(state, a.scene, a.save, move |state| {
+                in_scene(state, a.scene, a.save, a.check, move |state| {
                     node_edit::<_, AnimationRemoved, InSceneOrNull>(
                         state,
                         "set_property",
@@ -605,7 +495,7 @@ fn track_tools() -> Vec<ToolDef> {
                     interpolation: a.interpolation,
                     keys: a.keys,
                 };
-                in_scene(state, a.scene, a.save, move |state| {
+                in_scene(state, a.scene, a.save, a.check, move |state| {
                     node_edit::<_, TrackAdded, InSceneOrNull>(state, "set_property", a.player, p)
                 })
             },
@@ -624,7 +514,7 @@ fn track_tools() -> Vec<ToolDef> {
                     player: a.player.clone(),
                     animation: a.animation,
                 };
-                in_scene(state, a.scene, a.save, move |state| {
+                in_scene(state, a.scene, a.save, a.check, move |state| {
                     node_edit::<_, TrackRemoved, InSceneOrNull>(state, "set_property", a.player, p)
                 })
             },
@@ -667,7 +557,7 @@ fn track_tools() -> Vec<ToolDef> {
                     transition: first.transition,
                     more: keys.collect(),
                 };
-                in_scene(state, a.scene, a.save, move |state| {
+                in_scene(state, a.scene, a.save, a.check, move |state| {
                     node_edit::<_, KeyInserted, InSceneOrNull>(state, "set_property", a.player, p)
                 })
             },
@@ -686,7 +576,7 @@ fn track_tools() -> Vec<ToolDef> {
                     animation: a.animation,
                     time: a.time,
                 };
-                in_scene(state, a.scene, a.save, move |state| {
+                in_scene(state, a.scene, a.save, a.check, move |state| {
                     node_edit::<_, KeyRemoved, InSceneOrNull>(state, "set_property", a.player, p)
                 })
             },
@@ -694,101 +584,24 @@ fn track_tools() -> Vec<ToolDef> {
     ]
 }
 
-/// An AnimationTree's graphs (state machine, blend tree), and the live read.
-fn tree_tools() -> Vec<ToolDef> {
-    use crate::rules::class::{Mutating, ReadOnly};
-    // One handler for both graphs an AnimationTree holds; only the graph differs.
-    let add_graph_node = |graph: cmd::Graph| {
-        move |state, a: GraphNodeArgs| {
-            let (scene, save) = (a.scene.clone(), a.save);
-            let (tree, p) = graph_node(a, graph);
-            in_scene(state, scene, save, move |state| {
-                node_edit::<_, GraphNodeAdded, InSceneOrNull>(state, "set_property", tree, p)
-            })
-        }
-    };
-    vec![
-        ToolDef::planned(
-            meta(
-                Mutating,
-                "add_state_machine_state",
-                "Add a state machine state",
-                "Add a state (an AnimationNode, e.g. one playing an animation) to an \
-                 AnimationTree's state machine (one undo action).",
-            ),
-            add_graph_node(cmd::Graph::StateMachine),
-        ),
-        ToolDef::planned(
-            meta(
-                Mutating,
-                "connect_state_machine_states",
-                "Connect state machine states",
-                "Add a transition between two states of an AnimationTree's state machine: \
-                 switch/advance mode, condition, cross-fade (one undo action).",
-            ),
-            |state, a: TransitionArgs| {
-                let p = cmd::AnimationTreeConnect {
-                    tree: a.tree.clone(),
-                    state_machine: a.state_machine,
-                    from: a.from,
-                    to: a.to,
-                    switch_mode: wire_name(a.switch_mode),
-                    advance_mode: wire_name(a.advance_mode),
-                    advance_condition: a.advance_condition,
-                    xfade_time: a.xfade_time.unwrap_or(0.0),
-                };
-                in_scene(state, a.scene, a.save, move |state| {
-                    node_edit::<_, TransitionAdded, InSceneOrNull>(state, "set_property", a.tree, p)
-                })
-            },
-        ),
-        ToolDef::planned(
-            meta(
-                Mutating,
-                "add_blend_tree_node",
-                "Add a blend tree node",
-                "Add a node (Animation, Blend2, TimeScale, …) to an AnimationTree's blend \
-                 tree (one undo action).",
-            ),
-            add_graph_node(cmd::Graph::BlendTree),
-        ),
-        ToolDef::planned(
-            meta(
-                Mutating,
-                "connect_blend_tree_nodes",
-                "Connect blend tree nodes",
-                "Feed one blend tree node's output into another's input port (\"output\" is \
-                 the result); an occupied port is refused (one undo action).",
-            ),
-            |state, a: BlendConnectArgs| {
-                let p = cmd::AnimationTreeBlendConnect {
-                    port: int("port", a.port)?,
-                    tree: a.tree.clone(),
-                    blend_tree: a.blend_tree,
-                    to: a.to,
-                    from: a.from,
-                };
-                in_scene(state, a.scene, a.save, move |state| {
-                    node_edit::<_, BlendConnected, InSceneOrNull>(state, "set_property", a.tree, p)
-                })
-            },
-        ),
-        editor_read::<_, _, LiveAnimation>(
-            meta(
-                ReadOnly,
-                "get_editor_animation",
-                "Get a live animation",
-                "Read an animation as the editor holds it now (unsaved edits included): \
+/// The live read of an animation.
+fn live_tools() -> Vec<ToolDef> {
+    use crate::rules::class::ReadOnly;
+    vec![editor_read::<_, _, LiveAnimation>(
+        meta(
+            ReadOnly,
+            "get_editor_animation",
+            "Get a live animation",
+            "Read an animation as the editor holds it now (unsaved edits included): \
                  length, step, loop mode, tracks (update mode, interpolation) and keys.",
-            ),
-            |a: &GetAnimationArgs| {
-                let p = cmd::AnimationGet {
-                    player: a.player.clone(),
-                    animation: a.animation.clone(),
-                    max_keys: a.max_keys,
-                };
-                (p, Some(a.player.clone()))
-            },
         ),
-    ]
+        |a: &GetAnimationArgs| {
+            let p = cmd::AnimationGet {
+                player: a.player.clone(),
+                animation: a.animation.clone(),
+                max_keys: a.max_keys,
+            };
+            (p, Some(a.player.clone()))
+        },
+    )]
 }

@@ -3,3 +3,4 @@
 
 pub(crate) mod edit;
 pub(crate) mod read;
+pub(crate) mod tree;

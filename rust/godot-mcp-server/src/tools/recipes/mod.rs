@@ -16,7 +16,7 @@ use crate::rules::Toolset;
 use crate::rules::class;
 use crate::state::AppState;
 use crate::tools::kit::editor::{connected, query_as, run_effect_as};
-use crate::tools::kit::game::check::{CheckItem, SceneCheck, check_order, check_scene};
+use crate::tools::kit::game::check::{CheckItem, SceneCheck, check_args, check_saved};
 use crate::tools::kit::steps::{Steps, StepsDone, StepsEffect, StepsReply, meta, requests};
 use crate::tools::reply_map;
 use crate::tools::{Plan, ToolDef};
@@ -65,13 +65,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
             for s in a.steps {
                 steps.step(s);
             }
-            if !a.check.is_empty() && !a.save {
-                return Err(ToolError::invalid_params(
-                    "check",
-                    "check runs the saved scene: pass save: true",
-                ));
-            }
-            check_order(&a.check)?;
+            check_args(&a.check, a.save)?;
             plan_in_scene(state, steps, a.scene, a.save, a.check)
         },
     )
@@ -420,7 +414,7 @@ fn plan_in_scene(
                 steps.verdict.persistence = saved.verdict.persistence;
                 save_transaction_id = saved.at.transaction_id;
             }
-            let found = checked(&state, target.as_deref(), &expressions);
+            let found = check_saved(&state, target.as_deref(), &expressions);
             Ok(SceneStepsDone {
                 steps,
                 save_transaction_id,
@@ -429,21 +423,6 @@ fn plan_in_scene(
         }),
         preview,
     })
-}
-
-/// `check`'s expressions evaluated in the saved file, run by the engine (save is set:
-/// the planner refused a check without it, so `target` is the scene saved).
-fn checked(
-    state: &Arc<AppState>,
-    target: Option<&str>,
-    expressions: &[CheckItem],
-) -> Option<SceneCheck> {
-    match target.map(ResPath::parse) {
-        Some(Ok(path)) if !expressions.is_empty() => {
-            Some(tokio::runtime::Handle::current().block_on(check_scene(state, &path, expressions)))
-        }
-        _ => None,
-    }
 }
 
 /// A new scene's root is the first node the call made (agents read the list without it

@@ -12,6 +12,7 @@ use crate::rules::Toolset;
 use crate::tools::kit::cells::{CellsReply, cells_request};
 use crate::tools::kit::editor::editor_read;
 use crate::tools::kit::editor::in_scene;
+use crate::tools::kit::game::check::CheckItem;
 use crate::tools::kit::steps::{LayerRef, Steps, StepsEffect, StepsReply, layer_bits, meta, plan};
 use crate::tools::{NoFields, Plan, ToolDef};
 
@@ -40,6 +41,10 @@ pub(crate) struct SetArgs {
     /// Save the scene after the edit.
     #[serde(default)]
     save: bool,
+    /// With save: expressions the engine answers in the saved scene (create_nodes' check).
+    #[serde(default)]
+    #[schemars(length(max = 32))]
+    check: Vec<CheckItem>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -63,6 +68,10 @@ pub(crate) struct FillArgs {
     /// Save the scene after the edit.
     #[serde(default)]
     save: bool,
+    /// With save: expressions the engine answers in the saved scene (create_nodes' check).
+    #[serde(default)]
+    #[schemars(length(max = 32))]
+    check: Vec<CheckItem>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -79,6 +88,10 @@ pub(crate) struct ClearArgs {
     /// Save the scene after the edit.
     #[serde(default)]
     save: bool,
+    /// With save: expressions the engine answers in the saved scene (create_nodes' check).
+    #[serde(default)]
+    #[schemars(length(max = 32))]
+    check: Vec<CheckItem>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -99,6 +112,10 @@ pub(crate) struct AtlasArgs {
     /// Save the scene after the edit.
     #[serde(default)]
     save: bool,
+    /// With save: expressions the engine answers in the saved scene (create_nodes' check).
+    #[serde(default)]
+    #[schemars(length(max = 32))]
+    check: Vec<CheckItem>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -117,6 +134,10 @@ pub(crate) struct PhysicsLayerArgs {
     /// Save the scene after the edit.
     #[serde(default)]
     save: bool,
+    /// With save: expressions the engine answers in the saved scene (create_nodes' check).
+    #[serde(default)]
+    #[schemars(length(max = 32))]
+    check: Vec<CheckItem>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -144,6 +165,10 @@ pub(crate) struct TileCollisionArgs {
     /// Save the scene after the edit.
     #[serde(default)]
     save: bool,
+    /// With save: expressions the engine answers in the saved scene (create_nodes' check).
+    #[serde(default)]
+    #[schemars(length(max = 32))]
+    check: Vec<CheckItem>,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
@@ -168,6 +193,10 @@ pub(crate) struct TerrainSetArgs {
     /// Save the scene after the edit.
     #[serde(default)]
     save: bool,
+    /// With save: expressions the engine answers in the saved scene (create_nodes' check).
+    #[serde(default)]
+    #[schemars(length(max = 32))]
+    check: Vec<CheckItem>,
 }
 
 /// Layer bits as the wire's 32-bit mask.
@@ -210,7 +239,7 @@ fn cell_tools() -> Vec<ToolDef> {
                 Mutating,
             ),
             |state, a: SetArgs| {
-                in_scene(state, a.scene, a.save, move |state| {
+                in_scene(state, a.scene, a.save, a.check, move |state| {
                     cells_plan(state, "set_tile_cells", &a.node, a.cells)
                 })
             },
@@ -244,7 +273,7 @@ fn cell_tools() -> Vec<ToolDef> {
                         alternative: a.alternative,
                     })
                     .collect();
-                in_scene(state, a.scene, a.save, move |state| {
+                in_scene(state, a.scene, a.save, a.check, move |state| {
                     cells_plan(state, "fill_tile_rect", &a.node, cells)
                 })
             },
@@ -269,7 +298,7 @@ fn cell_tools() -> Vec<ToolDef> {
                         alternative: 0,
                     })
                     .collect();
-                in_scene(state, a.scene, a.save, move |state| {
+                in_scene(state, a.scene, a.save, a.check, move |state| {
                     cells_plan(state, "clear_tile_cells", &a.node, cells)
                 })
             },
@@ -299,7 +328,7 @@ fn tileset_tools() -> Vec<ToolDef> {
                     tile_size: a.tile_size,
                     source_id: a.source_id,
                 });
-                in_scene(state, a.scene, a.save, move |state| {
+                in_scene(state, a.scene, a.save, a.check, move |state| {
                     plan(state, "add_tileset_atlas_source", steps, NoFields {})
                 })
             },
@@ -329,7 +358,7 @@ fn tileset_tools() -> Vec<ToolDef> {
                     collision_layer: layer,
                     collision_mask: mask,
                 };
-                in_scene(state, a.scene, a.save, move |state| {
+                in_scene(state, a.scene, a.save, a.check, move |state| {
                     plan(state, "set_tileset_physics_layer", steps, extra)
                 })
             },
@@ -352,7 +381,7 @@ fn tileset_tools() -> Vec<ToolDef> {
                     physics_layer: a.physics_layer,
                     polygon: a.polygon.unwrap_or_default(),
                 });
-                in_scene(state, a.scene, a.save, move |state| {
+                in_scene(state, a.scene, a.save, a.check, move |state| {
                     plan(state, "set_tile_collision", steps, NoFields {})
                 })
             },
@@ -378,7 +407,7 @@ fn tileset_tools() -> Vec<ToolDef> {
                     mode,
                     terrains: a.terrains,
                 });
-                in_scene(state, a.scene, a.save, move |state| {
+                in_scene(state, a.scene, a.save, a.check, move |state| {
                     plan(state, "set_tileset_terrain_set", steps, NoFields {})
                 })
             },

@@ -21,6 +21,7 @@ use crate::tools::ToolDef;
 use crate::tools::kit::editor::in_scene;
 use crate::tools::kit::editor::present;
 use crate::tools::kit::editor::{authoring_plan, editor_meta, node_edit, reply_fields, wire_name};
+use crate::tools::kit::game::check::CheckItem;
 
 // The theme item kind an agent names is the wire's (`commands::ThemeKind`): one type,
 // its schema the agent's.
@@ -57,6 +58,10 @@ pub(crate) struct OverrideArgs {
     /// Save the scene after the edit.
     #[serde(default)]
     save: bool,
+    /// With save: expressions the engine answers in the saved scene (create_nodes' check).
+    #[serde(default)]
+    #[schemars(length(max = 32))]
+    check: Vec<CheckItem>,
 }
 
 /// `Control.LayoutPreset`, by name.
@@ -93,6 +98,10 @@ pub(crate) struct AnchorsArgs {
     /// Save the scene after the edit.
     #[serde(default)]
     save: bool,
+    /// With save: expressions the engine answers in the saved scene (create_nodes' check).
+    #[serde(default)]
+    #[schemars(length(max = 32))]
+    check: Vec<CheckItem>,
 }
 
 /// What `add_container` creates.
@@ -138,6 +147,10 @@ pub(crate) struct ContainerArgs {
     /// Save the scene after the edit.
     #[serde(default)]
     save: bool,
+    /// With save: expressions the engine answers in the saved scene (create_nodes' check).
+    #[serde(default)]
+    #[schemars(length(max = 32))]
+    check: Vec<CheckItem>,
 }
 
 reply_fields!(
@@ -227,7 +240,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
                     name: a.name,
                     value: a.value,
                 };
-                in_scene(state, a.scene, a.save, move |state| {
+                in_scene(state, a.scene, a.save, a.check, move |state| {
                     node_edit::<_, OverrideSet, InSceneOrNull>(state, "set_property", a.node, p)
                 })
             },
@@ -246,7 +259,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
                     node: a.node.clone(),
                     preset: wire_name(a.preset),
                 };
-                in_scene(state, a.scene, a.save, move |state| {
+                in_scene(state, a.scene, a.save, a.check, move |state| {
                     node_edit::<_, AnchorsSet, InSceneOrNull>(state, "set_property", a.node, p)
                 })
             },
@@ -269,7 +282,7 @@ pub(crate) fn tools() -> Vec<ToolDef> {
                     columns: a.columns.map(i64::from),
                     margin: a.margin,
                 };
-                in_scene(state, a.scene, a.save, move |state| {
+                in_scene(state, a.scene, a.save, a.check, move |state| {
                     node_edit::<_, ContainerAdded, InSceneOrNull>(state, "create", a.parent, p)
                 })
             },

@@ -20,6 +20,7 @@ use crate::respath::ResPath;
 use crate::rules::Precondition;
 use crate::state::AppState;
 use crate::tools::Plan;
+use crate::tools::kit::game::check::{CheckItem, SceneCheck, check_args, check_saved};
 
 /// What the call does around the tool's edit, reported before it runs: the tool's own
 /// effect (absent when the scene must be opened first: the edit is planned there), the
@@ -39,7 +40,7 @@ pub(crate) struct Around<E> {
 }
 
 /// The edit's reply and, with save: true, the save's transaction (the verdict then says
-/// the edit is on disk, as the save's reply stamped it).
+/// the edit is on disk, as the save's reply stamped it) and `check`'s findings.
 #[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct Saved<R> {
     #[serde(flatten)]
@@ -47,6 +48,10 @@ pub(crate) struct Saved<R> {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(transform = absent_when_none)]
     save_transaction_id: Option<String>,
+    /// `check`'s findings, after the save (the edit stands whatever they say).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = absent_when_none)]
+    check: Option<SceneCheck>,
 }
 
 /// A tool's plan, made now (its scene is the edited one) or after the open.
@@ -70,12 +75,13 @@ fn save_too(p: &mut crate::honesty::Persistence) {
 }
 
 /// The plan `make` builds, run in `scene` (opened first when it is not the edited one)
-/// and followed by a save of the scene when `save` is set. Without either, the plan is
+/// and followed by a save of the scene when `save` is set, then `check` run in it. Without either, the plan is
 /// the tool's own, unchanged (one request, as before).
 pub(crate) fn in_scene<E, T, S, M>(
     state: Arc<AppState>,
     scene: Option<ResPath>,
     save: bool,
+    check: Vec<CheckItem>,
     make: M,
 ) -> Result<InScenePlan<E, T, S>, ToolError>
 where
@@ -84,6 +90,7 @@ where
     S: Send + 'static,
     M: FnOnce(Arc<AppState>) -> Result<Plan<E, EditReply<T, S>>, ToolError> + Send + 'static,
 {
+    check_args(&check, save)?;
     let mut opens = None;
     let mut saves = None;
     if scene.is_some() || save {
@@ -150,6 +157,7 @@ where
                 save_too(&mut reply.verdict.persistence);
             }
             let mut save_transaction_id = None;
+            let checked_in = saves.clone();
             if let Some(target) = saves {
                 let saved: EditReply<NoReplyFields> = run_effect_as(
                     &state,
@@ -170,6 +178,7 @@ where
             Ok(Saved {
                 reply,
                 save_transaction_id,
+                check: check_saved(&state, checked_in.as_deref(), &check),
             })
         }),
         preview: preview.map(|p| {
@@ -181,6 +190,7 @@ where
                 Ok(Saved {
                     reply,
                     save_transaction_id: None,
+                    check: None,
                 })
             }) as Box<dyn FnOnce() -> _ + Send>
         }),

@@ -125,6 +125,33 @@ pub(crate) struct SceneCheck {
     pub error: Option<String>,
 }
 
+/// `check`'s entries evaluated in the file just saved (`target`), from a plan's apply
+/// (a blocking thread of the runtime); `None` when there is nothing to check.
+pub(crate) fn check_saved(
+    state: &Arc<AppState>,
+    target: Option<&str>,
+    items: &[CheckItem],
+) -> Option<SceneCheck> {
+    match target.map(ResPath::parse) {
+        Some(Ok(path)) if !items.is_empty() => {
+            Some(tokio::runtime::Handle::current().block_on(check_scene(state, &path, items)))
+        }
+        _ => None,
+    }
+}
+
+/// A `check` is refused before anything changes when there is no save to run it on, or
+/// when its frames go back.
+pub(crate) fn check_args(items: &[CheckItem], save: bool) -> Result<(), ToolError> {
+    if !items.is_empty() && !save {
+        return Err(ToolError::invalid_params(
+            "check",
+            "check runs the saved scene: pass save: true",
+        ));
+    }
+    check_order(items)
+}
+
 /// Runs `scene` headless and evaluates `expressions` in it; a game that cannot start
 /// is said in `error`, never raised (the change it checks is done).
 pub(crate) async fn check_scene(
