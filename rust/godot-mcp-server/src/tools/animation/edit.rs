@@ -14,11 +14,9 @@ use crate::error::ToolError;
 use crate::rules::class::Class;
 
 use crate::honesty::InSceneOrNull;
-use crate::respath::ResPath;
 use crate::rules::Toolset;
-use crate::tools::kit::editor::in_scene;
 use crate::tools::kit::editor::{editor_meta, editor_read, node_edit, reply_fields};
-use crate::tools::kit::game::check::CheckItem;
+use crate::tools::kit::editor::{in_scene, in_scene_args};
 use crate::tools::{ToolDef, ToolMeta};
 
 // The track type, loop mode, update mode and interpolation an agent names are the
@@ -26,6 +24,7 @@ use crate::tools::{ToolDef, ToolMeta};
 // Godot's integer): one type each, its schema the agent's.
 use cmd::{Interpolation, LoopMode, TrackSettings, TrackType, UpdateMode};
 
+in_scene_args! {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct AddAnimationArgs {
@@ -50,18 +49,10 @@ pub(crate) struct AddAnimationArgs {
     #[serde(default)]
     #[schemars(length(max = 1000))]
     tracks: Vec<cmd::NewTrack>,
-    /// The .tscn to edit, opened if need be.
-    #[serde(default)]
-    scene: Option<ResPath>,
-    /// Save the scene after the edit.
-    #[serde(default)]
-    save: bool,
-    /// With save: expressions the engine answers in the saved scene (create_nodes' check).
-    #[serde(default)]
-    #[schemars(length(max = 32))]
-    check: Vec<CheckItem>,
+}
 }
 
+in_scene_args! {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct SetAnimationArgs {
@@ -80,18 +71,10 @@ pub(crate) struct SetAnimationArgs {
     /// Per track: update_mode (value tracks), interpolation.
     #[serde(default)]
     tracks: Vec<TrackSettings>,
-    /// The .tscn to edit, opened if need be.
-    #[serde(default)]
-    scene: Option<ResPath>,
-    /// Save the scene after the edit.
-    #[serde(default)]
-    save: bool,
-    /// With save: expressions the engine answers in the saved scene (create_nodes' check).
-    #[serde(default)]
-    #[schemars(length(max = 32))]
-    check: Vec<CheckItem>,
+}
 }
 
+in_scene_args! {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct AnimationArgs {
@@ -99,16 +82,7 @@ pub(crate) struct AnimationArgs {
     player: String,
     /// Animation: name, or library/name.
     animation: String,
-    /// The .tscn to edit, opened if need be.
-    #[serde(default)]
-    scene: Option<ResPath>,
-    /// Save the scene after the edit.
-    #[serde(default)]
-    save: bool,
-    /// With save: expressions the engine answers in the saved scene (create_nodes' check).
-    #[serde(default)]
-    #[schemars(length(max = 32))]
-    check: Vec<CheckItem>,
+}
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -123,6 +97,7 @@ pub(crate) struct GetAnimationArgs {
     max_keys: Option<usize>,
 }
 
+in_scene_args! {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct AddTrackArgs {
@@ -144,18 +119,10 @@ pub(crate) struct AddTrackArgs {
     #[serde(default)]
     #[schemars(length(max = 10000))]
     keys: Vec<cmd::AnimationKey>,
-    /// The .tscn to edit, opened if need be.
-    #[serde(default)]
-    scene: Option<ResPath>,
-    /// Save the scene after the edit.
-    #[serde(default)]
-    save: bool,
-    /// With save: expressions the engine answers in the saved scene (create_nodes' check).
-    #[serde(default)]
-    #[schemars(length(max = 32))]
-    check: Vec<CheckItem>,
+}
 }
 
+in_scene_args! {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct TrackArgs {
@@ -165,18 +132,10 @@ pub(crate) struct TrackArgs {
     animation: String,
     /// Track index.
     track: u32,
-    /// The .tscn to edit, opened if need be.
-    #[serde(default)]
-    scene: Option<ResPath>,
-    /// Save the scene after the edit.
-    #[serde(default)]
-    save: bool,
-    /// With save: expressions the engine answers in the saved scene (create_nodes' check).
-    #[serde(default)]
-    #[schemars(length(max = 32))]
-    check: Vec<CheckItem>,
+}
 }
 
+in_scene_args! {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct InsertKeyArgs {
@@ -200,18 +159,10 @@ pub(crate) struct InsertKeyArgs {
     #[serde(default)]
     #[schemars(length(max = 10000))]
     keys: Vec<cmd::AnimationKey>,
-    /// The .tscn to edit, opened if need be.
-    #[serde(default)]
-    scene: Option<ResPath>,
-    /// Save the scene after the edit.
-    #[serde(default)]
-    save: bool,
-    /// With save: expressions the engine answers in the saved scene (create_nodes' check).
-    #[serde(default)]
-    #[schemars(length(max = 32))]
-    check: Vec<CheckItem>,
+}
 }
 
+in_scene_args! {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct KeyArgs {
@@ -223,16 +174,7 @@ pub(crate) struct KeyArgs {
     track: u32,
     /// Time of the key, in seconds.
     time: f64,
-    /// The .tscn to edit, opened if need be.
-    #[serde(default)]
-    scene: Option<ResPath>,
-    /// Save the scene after the edit.
-    #[serde(default)]
-    save: bool,
-    /// With save: expressions the engine answers in the saved scene (create_nodes' check).
-    #[serde(default)]
-    #[schemars(length(max = 32))]
-    check: Vec<CheckItem>,
+}
 }
 
 reply_fields!(

@@ -8,11 +8,10 @@ use serde::{Deserialize, Serialize};
 
 use super::edit::{int, meta};
 use crate::honesty::InSceneOrNull;
-use crate::respath::ResPath;
 use crate::tools::ToolDef;
-use crate::tools::kit::editor::{in_scene, node_edit, reply_fields, wire_name};
-use crate::tools::kit::game::check::CheckItem;
+use crate::tools::kit::editor::{in_scene, in_scene_args, node_edit, reply_fields, wire_name};
 
+in_scene_args! {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct GraphNodeArgs {
@@ -33,16 +32,7 @@ pub(crate) struct GraphNodeArgs {
     /// Position in the graph editor [x, y].
     #[serde(default)]
     position: Option<[f64; 2]>,
-    /// The .tscn to edit, opened if need be.
-    #[serde(default)]
-    scene: Option<ResPath>,
-    /// Save the scene after the edit.
-    #[serde(default)]
-    save: bool,
-    /// With save: expressions the engine answers in the saved scene (create_nodes' check).
-    #[serde(default)]
-    #[schemars(length(max = 32))]
-    check: Vec<CheckItem>,
+}
 }
 
 /// `AnimationNodeStateMachineTransition.SwitchMode`.
@@ -65,6 +55,7 @@ pub(crate) enum AdvanceMode {
     Auto,
 }
 
+in_scene_args! {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct TransitionArgs {
@@ -87,18 +78,10 @@ pub(crate) struct TransitionArgs {
     /// Cross-fade seconds.
     #[serde(default)]
     xfade_time: Option<f64>,
-    /// The .tscn to edit, opened if need be.
-    #[serde(default)]
-    scene: Option<ResPath>,
-    /// Save the scene after the edit.
-    #[serde(default)]
-    save: bool,
-    /// With save: expressions the engine answers in the saved scene (create_nodes' check).
-    #[serde(default)]
-    #[schemars(length(max = 32))]
-    check: Vec<CheckItem>,
+}
 }
 
+in_scene_args! {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct BlendConnectArgs {
@@ -113,16 +96,7 @@ pub(crate) struct BlendConnectArgs {
     port: u32,
     /// Node whose output feeds it.
     from: String,
-    /// The .tscn to edit, opened if need be.
-    #[serde(default)]
-    scene: Option<ResPath>,
-    /// Save the scene after the edit.
-    #[serde(default)]
-    save: bool,
-    /// With save: expressions the engine answers in the saved scene (create_nodes' check).
-    #[serde(default)]
-    #[schemars(length(max = 32))]
-    check: Vec<CheckItem>,
+}
 }
 
 reply_fields!(

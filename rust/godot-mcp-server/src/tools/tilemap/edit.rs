@@ -11,8 +11,7 @@ use crate::respath::ResPath;
 use crate::rules::Toolset;
 use crate::tools::kit::cells::{CellsReply, cells_request};
 use crate::tools::kit::editor::editor_read;
-use crate::tools::kit::editor::in_scene;
-use crate::tools::kit::game::check::CheckItem;
+use crate::tools::kit::editor::{in_scene, in_scene_args};
 use crate::tools::kit::steps::{LayerRef, Steps, StepsEffect, StepsReply, layer_bits, meta, plan};
 use crate::tools::{NoFields, Plan, ToolDef};
 
@@ -28,6 +27,7 @@ pub(crate) struct PhysicsLayerBits {
     collision_mask: i64,
 }
 
+in_scene_args! {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct SetArgs {
@@ -35,18 +35,10 @@ pub(crate) struct SetArgs {
     node: String,
     #[schemars(length(min = 1, max = 100000))]
     cells: Vec<TileCellArg>,
-    /// The .tscn to edit, opened if need be.
-    #[serde(default)]
-    scene: Option<ResPath>,
-    /// Save the scene after the edit.
-    #[serde(default)]
-    save: bool,
-    /// With save: expressions the engine answers in the saved scene (create_nodes' check).
-    #[serde(default)]
-    #[schemars(length(max = 32))]
-    check: Vec<CheckItem>,
+}
 }
 
+in_scene_args! {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct FillArgs {
@@ -62,18 +54,10 @@ pub(crate) struct FillArgs {
     atlas: [i32; 2],
     #[serde(default)]
     alternative: i32,
-    /// The .tscn to edit, opened if need be.
-    #[serde(default)]
-    scene: Option<ResPath>,
-    /// Save the scene after the edit.
-    #[serde(default)]
-    save: bool,
-    /// With save: expressions the engine answers in the saved scene (create_nodes' check).
-    #[serde(default)]
-    #[schemars(length(max = 32))]
-    check: Vec<CheckItem>,
+}
 }
 
+in_scene_args! {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ClearArgs {
@@ -82,18 +66,10 @@ pub(crate) struct ClearArgs {
     /// [[x,y],…].
     #[schemars(length(min = 1, max = 100000))]
     coords: Vec<[i32; 2]>,
-    /// The .tscn to edit, opened if need be.
-    #[serde(default)]
-    scene: Option<ResPath>,
-    /// Save the scene after the edit.
-    #[serde(default)]
-    save: bool,
-    /// With save: expressions the engine answers in the saved scene (create_nodes' check).
-    #[serde(default)]
-    #[schemars(length(max = 32))]
-    check: Vec<CheckItem>,
+}
 }
 
+in_scene_args! {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct AtlasArgs {
@@ -106,18 +82,10 @@ pub(crate) struct AtlasArgs {
     /// Source id (default: the next free one).
     #[serde(default)]
     source_id: Option<i32>,
-    /// The .tscn to edit, opened if need be.
-    #[serde(default)]
-    scene: Option<ResPath>,
-    /// Save the scene after the edit.
-    #[serde(default)]
-    save: bool,
-    /// With save: expressions the engine answers in the saved scene (create_nodes' check).
-    #[serde(default)]
-    #[schemars(length(max = 32))]
-    check: Vec<CheckItem>,
+}
 }
 
+in_scene_args! {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct PhysicsLayerArgs {
@@ -128,18 +96,10 @@ pub(crate) struct PhysicsLayerArgs {
     /// Layers they detect (default: layer 1, as Godot makes a new physics layer).
     #[serde(default)]
     mask: Option<Vec<LayerRef>>,
-    /// The .tscn to edit, opened if need be.
-    #[serde(default)]
-    scene: Option<ResPath>,
-    /// Save the scene after the edit.
-    #[serde(default)]
-    save: bool,
-    /// With save: expressions the engine answers in the saved scene (create_nodes' check).
-    #[serde(default)]
-    #[schemars(length(max = 32))]
-    check: Vec<CheckItem>,
+}
 }
 
+in_scene_args! {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct TileCollisionArgs {
@@ -159,16 +119,7 @@ pub(crate) struct TileCollisionArgs {
     #[serde(default)]
     #[schemars(length(min = 3, max = 1000))]
     polygon: Option<Vec<[f64; 2]>>,
-    /// The .tscn to edit, opened if need be.
-    #[serde(default)]
-    scene: Option<ResPath>,
-    /// Save the scene after the edit.
-    #[serde(default)]
-    save: bool,
-    /// With save: expressions the engine answers in the saved scene (create_nodes' check).
-    #[serde(default)]
-    #[schemars(length(max = 32))]
-    check: Vec<CheckItem>,
+}
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
@@ -179,6 +130,7 @@ pub(crate) enum TerrainMode {
     Sides,
 }
 
+in_scene_args! {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct TerrainSetArgs {
@@ -187,16 +139,7 @@ pub(crate) struct TerrainSetArgs {
     mode: TerrainMode,
     #[schemars(length(max = 64))]
     terrains: Vec<TerrainArg>,
-    /// The .tscn to edit, opened if need be.
-    #[serde(default)]
-    scene: Option<ResPath>,
-    /// Save the scene after the edit.
-    #[serde(default)]
-    save: bool,
-    /// With save: expressions the engine answers in the saved scene (create_nodes' check).
-    #[serde(default)]
-    #[schemars(length(max = 32))]
-    check: Vec<CheckItem>,
+}
 }
 
 /// Layer bits as the wire's 32-bit mask.

@@ -18,10 +18,9 @@ use crate::honesty::InSceneOrNull;
 use crate::respath::ResPath;
 use crate::rules::Toolset;
 use crate::tools::ToolDef;
-use crate::tools::kit::editor::in_scene;
 use crate::tools::kit::editor::present;
 use crate::tools::kit::editor::{authoring_plan, editor_meta, node_edit, reply_fields, wire_name};
-use crate::tools::kit::game::check::CheckItem;
+use crate::tools::kit::editor::{in_scene, in_scene_args};
 
 // The theme item kind an agent names is the wire's (`commands::ThemeKind`): one type,
 // its schema the agent's.
@@ -42,6 +41,7 @@ pub(crate) struct ThemeItemArgs {
     value: Value,
 }
 
+in_scene_args! {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct OverrideArgs {
@@ -52,16 +52,7 @@ pub(crate) struct OverrideArgs {
     name: String,
     /// As in set_theme_item; null removes the override.
     value: Value,
-    /// The .tscn to edit, opened if need be.
-    #[serde(default)]
-    scene: Option<ResPath>,
-    /// Save the scene after the edit.
-    #[serde(default)]
-    save: bool,
-    /// With save: expressions the engine answers in the saved scene (create_nodes' check).
-    #[serde(default)]
-    #[schemars(length(max = 32))]
-    check: Vec<CheckItem>,
+}
 }
 
 /// `Control.LayoutPreset`, by name.
@@ -86,22 +77,14 @@ pub(crate) enum LayoutPreset {
     FullRect,
 }
 
+in_scene_args! {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct AnchorsArgs {
     /// Control node path from the scene root.
     node: String,
     preset: LayoutPreset,
-    /// The .tscn to edit, opened if need be.
-    #[serde(default)]
-    scene: Option<ResPath>,
-    /// Save the scene after the edit.
-    #[serde(default)]
-    save: bool,
-    /// With save: expressions the engine answers in the saved scene (create_nodes' check).
-    #[serde(default)]
-    #[schemars(length(max = 32))]
-    check: Vec<CheckItem>,
+}
 }
 
 /// What `add_container` creates.
@@ -123,6 +106,7 @@ pub(crate) enum ContainerType {
     AspectRatioContainer,
 }
 
+in_scene_args! {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ContainerArgs {
@@ -141,16 +125,7 @@ pub(crate) struct ContainerArgs {
     /// MarginContainer: margin on every side, in pixels.
     #[serde(default)]
     margin: Option<i64>,
-    /// The .tscn to edit, opened if need be.
-    #[serde(default)]
-    scene: Option<ResPath>,
-    /// Save the scene after the edit.
-    #[serde(default)]
-    save: bool,
-    /// With save: expressions the engine answers in the saved scene (create_nodes' check).
-    #[serde(default)]
-    #[schemars(length(max = 32))]
-    check: Vec<CheckItem>,
+}
 }
 
 reply_fields!(

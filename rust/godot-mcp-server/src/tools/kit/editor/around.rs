@@ -54,6 +54,31 @@ pub(crate) struct Saved<R> {
     check: Option<SceneCheck>,
 }
 
+/// An editor tool's arguments, its own fields followed by `scene`, `save` and `check`:
+/// one declaration for every tool [`in_scene`] serves (serde's `flatten` would lose
+/// `deny_unknown_fields`, which refuses a misspelt argument).
+macro_rules! in_scene_args {
+    ($(#[$m:meta])* $vis:vis struct $name:ident {
+        $($(#[$fm:meta])* $field:ident : $ty:ty),* $(,)?
+    }) => {
+        $(#[$m])*
+        $vis struct $name {
+            $($(#[$fm])* $field: $ty,)*
+            /// The .tscn to edit, opened if need be.
+            #[serde(default)]
+            scene: Option<$crate::respath::ResPath>,
+            /// Save the scene after the edit.
+            #[serde(default)]
+            save: bool,
+            /// With save: expressions the engine answers in the saved scene (create_nodes' check).
+            #[serde(default)]
+            #[schemars(length(max = 32))]
+            check: Vec<$crate::tools::kit::game::check::CheckItem>,
+        }
+    };
+}
+pub(crate) use in_scene_args;
+
 /// A tool's plan, made now (its scene is the edited one) or after the open.
 enum Later<P, M> {
     Ready(P),
