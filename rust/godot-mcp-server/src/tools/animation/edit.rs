@@ -11,13 +11,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::ToolError;
-use crate::rules::class::Class;
 
+use super::{int, meta};
 use crate::honesty::InSceneOrNull;
-use crate::rules::Toolset;
-use crate::tools::kit::editor::{editor_meta, editor_read, node_edit, reply_fields};
+use crate::tools::ToolDef;
+use crate::tools::kit::editor::{editor_read, node_edit, reply_fields};
 use crate::tools::kit::editor::{in_scene, in_scene_args};
-use crate::tools::{ToolDef, ToolMeta};
 
 // The track type, loop mode, update mode and interpolation an agent names are the
 // wire's (`commands::TrackType`, `LoopMode`, `UpdateMode`, `Interpolation`: a name or
@@ -299,22 +298,6 @@ pub(crate) struct LiveKey {
     transition: f64,
     /// The editor's typed value JSON.
     value: Value,
-}
-
-/// A track index or port as the wire's `int`.
-pub(super) fn int(param: &str, v: u32) -> Result<i32, ToolError> {
-    i32::try_from(v)
-        .map_err(|_| ToolError::invalid_params(param, format!("{param} {v} is too large")))
-}
-
-/// An animation tool's metadata (the Animation toolset).
-pub(super) fn meta<C: Class>(
-    class: C,
-    name: &'static str,
-    title: &'static str,
-    description: &'static str,
-) -> ToolMeta<C> {
-    editor_meta(Toolset::Animation, class, name, title, description)
 }
 
 pub(crate) fn tools() -> Vec<ToolDef> {

@@ -6,7 +6,7 @@ use godot_mcp_protocol::commands as cmd;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::edit::{int, meta};
+use super::{int, meta};
 use crate::honesty::InSceneOrNull;
 use crate::tools::ToolDef;
 use crate::tools::kit::editor::{in_scene, in_scene_args, node_edit, reply_fields, wire_name};
