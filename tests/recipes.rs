@@ -1092,6 +1092,46 @@ async fn real_godot_create_nodes_opens_creates_and_saves_its_scene_in_one_call()
     assert_eq!(backwards["param"], "check[1].frame", "{backwards}");
     call_ok(&client, "stop_editor", json!({})).await;
 
+    // No steps: the saved scene checked as is, nothing edited or saved, no editor
+    // (agent run 12: seven tasks re-saved a scene with a no-op step to check it). A
+    // fresh game: hp is 100 again. Once the root frees itself, an expression says so.
+    let before = std::fs::read(p.join("built/hp.tscn")).unwrap();
+    let only = call_ok(
+        &client,
+        "create_nodes",
+        json!({"scene": "res://built/hp.tscn",
+         "check": ["hp", {"frame": 3, "expression": "ticks"}, "queue_free()",
+                   {"frame": 4, "expression": "hp"}]}),
+    )
+    .await;
+    assert_eq!(only["steps"], 0, "{only}");
+    assert_eq!(only["persisted"], false, "{only}");
+    assert!(only.get("transaction_id").is_none(), "{only}");
+    let found = &only["check"]["values"];
+    assert_eq!(
+        (&found[0]["value"], &found[1]["value"]),
+        (&json!(100), &json!(3)),
+        "{only}"
+    );
+    assert!(
+        found[3]["error"]
+            .as_str()
+            .is_some_and(|m| m.contains("freed")),
+        "{only}"
+    );
+    assert_eq!(std::fs::read(p.join("built/hp.tscn")).unwrap(), before);
+    // Without a scene, or with one not on disk: refused, saying what runs.
+    let none = call_err(&client, "create_nodes", json!({"check": ["hp"]})).await;
+    assert_eq!(none["param"], "steps", "{none}");
+    let missing = call_err(
+        &client,
+        "create_nodes",
+        json!({"scene": "res://built/nope.tscn", "check": ["hp"]}),
+    )
+    .await;
+    assert_eq!(missing["param"], "scene", "{missing}");
+    assert!(!p.join("built/nope.tscn").exists());
+
     // Godot itself reads both files back.
     std::fs::write(
         p.join("judge.gd"),

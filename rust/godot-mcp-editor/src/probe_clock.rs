@@ -491,6 +491,17 @@ fn trailing_identifier(expression: &str) -> &str {
     &t[start..]
 }
 
+/// Godot's message for an expression that failed, and when the game has no current
+/// scene (its root was freed) the reason it had no base (agent run 12b read "self can't
+/// be used because instance is null" after a `queue_free()`).
+fn no_base(why: String, gone: bool) -> String {
+    if gone {
+        format!("{why} (the scene's root is gone: freed, so nothing is there to evaluate on)")
+    } else {
+        why
+    }
+}
+
 /// A Godot Expression with the current scene as its base and the engine's singletons
 /// as named inputs: its value, or why not (`parse_error`/`execute_failed`, the
 /// Expression's own text; `method_not_called`: the expression ends in a method's name,
@@ -502,10 +513,9 @@ pub(crate) fn evaluate(
     let mut expr = new_expression()?;
     let (names, values) = singletons();
     parsed(&mut expr, expression, &names)?;
-    let base = tree
-        .get_current_scene()
-        .map(|n| n.to_variant())
-        .unwrap_or_default();
+    let scene = tree.get_current_scene();
+    let gone = scene.is_none();
+    let base = scene.map(|n| n.to_variant()).unwrap_or_default();
     let v = expr.call("execute", &[values.to_variant(), base]);
     if expr
         .call("has_execute_failed", &[])
@@ -513,7 +523,7 @@ pub(crate) fn evaluate(
         .unwrap_or(true)
     {
         let why = expr.call("get_error_text", &[]).to_string();
-        return Err(("execute_failed", why));
+        return Err(("execute_failed", no_base(why, gone)));
     }
     if let Ok(c) = v.try_to::<Callable>() {
         let name = trailing_identifier(expression);

@@ -208,15 +208,17 @@ pub struct AnimationAdd {
     pub tracks: Vec<NewTrack>,
 }
 
-/// A track made with its animation (`AnimationAdd::tracks`): `animation.track_add`'s
-/// fields but the player and the animation. Also the agent's argument.
+/// A track and its keys.
+//
+// Made with its animation (`AnimationAdd::tracks`): `animation.track_add`'s fields but
+// the player and the animation. Also the agent's argument.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct NewTrack {
     pub track_type: TrackType,
-    /// Node path from the player's root node, with :property for value/bezier tracks
-    /// (e.g. Sprite2D:modulate).
+    /// Node path from the player's root_node (default "..": its parent), with :property
+    /// for value/bezier tracks (e.g. Sprite2D:modulate); a method track's names the node.
     pub path: String,
     /// Value tracks (default continuous).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -105,8 +105,8 @@ pub(crate) struct AddTrackArgs {
     /// Animation: name, or library/name.
     animation: String,
     track_type: TrackType,
-    /// Node path from the player's root node, with :property for value/bezier tracks
-    /// (e.g. Sprite2D:modulate).
+    /// Node path from the player's root_node (default "..": its parent), with :property
+    /// for value/bezier tracks (e.g. Sprite2D:modulate); a method track's names the node.
     path: String,
     /// Value tracks (default continuous).
     #[serde(default)]

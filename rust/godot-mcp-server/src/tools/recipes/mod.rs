@@ -10,13 +10,13 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::ToolError;
-use crate::honesty::{EditReply, InTransaction};
+use crate::honesty::{EditReply, EditVerdict, InTransaction, Persistence, Undo};
 use crate::respath::ResPath;
 use crate::rules::Toolset;
 use crate::rules::class;
 use crate::state::AppState;
 use crate::tools::kit::editor::{connected, query_as, run_effect_as};
-use crate::tools::kit::game::check::{CheckItem, SceneCheck, check_args, check_saved};
+use crate::tools::kit::game::check::{CheckItem, SceneCheck, check_args, check_order, check_saved};
 use crate::tools::kit::steps::{Steps, StepsDone, StepsEffect, StepsReply, meta, requests};
 use crate::tools::reply_map;
 use crate::tools::{Plan, ToolDef};
@@ -29,8 +29,9 @@ use serde_json::json;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct CreateNodesArgs {
-    /// In order; all checked before the first change.
-    #[schemars(length(min = 1, max = 256))]
+    /// In order; all checked before the first change. None: check the saved scene as is.
+    #[serde(default)]
+    #[schemars(length(max = 256))]
     steps: Vec<cmd::Step>,
     /// The .tscn to edit, opened if need be; a missing one is made with step 0 as root
     /// (parent "").
@@ -39,9 +40,9 @@ pub(crate) struct CreateNodesArgs {
     /// Save the scene after the steps.
     #[serde(default)]
     save: bool,
-    /// With save: Godot Expressions run in order in the saved scene, headless (base: its
-    /// root; from after _ready; {"frame": 30, "expression": …} once 30 physics frames
-    /// ran); answers their values.
+    /// After the save (no steps: as saved): Godot Expressions run in order in the scene,
+    /// headless (base: its root; from after _ready; {"frame": 30, "expression": …} once
+    /// 30 physics frames ran); answers their values.
     #[serde(default)]
     #[schemars(length(max = 32))]
     check: Vec<CheckItem>,
@@ -61,6 +62,9 @@ pub(crate) fn tools() -> Vec<ToolDef> {
         ),
         |state, a: CreateNodesArgs| {
             node_steps_only(&a.steps)?;
+            if a.steps.is_empty() {
+                return plan_check_only(state, a.scene, a.check);
+            }
             let mut steps = Steps::default();
             for s in a.steps {
                 steps.step(s);
@@ -85,6 +89,12 @@ pub(crate) fn tools() -> Vec<ToolDef> {
             ));
         }
         node_steps_only(&a.steps)?;
+        if a.steps.is_empty() {
+            return Err(ToolError::invalid_params(
+                "steps",
+                "inside a change, create_nodes needs at least one step",
+            ));
+        }
         let out = reply_map(json!({"command": cmd::STEPS, "steps": a.steps.len()}));
         Ok((a.steps, out))
     })]
@@ -422,6 +432,70 @@ fn plan_in_scene(
             })
         }),
         preview,
+    })
+}
+
+/// create_nodes without steps: `check` in the scene as saved, nothing edited, no editor
+/// (agent run 12: seven tasks re-saved a scene with a no-op step only to check it).
+fn plan_check_only(
+    state: Arc<AppState>,
+    scene: Option<ResPath>,
+    check: Vec<CheckItem>,
+) -> Result<Plan<StepsEffect<SceneAround>, SceneStepsDone>, ToolError> {
+    let (Some(scene), false) = (scene, check.is_empty()) else {
+        return Err(ToolError::invalid_params(
+            "steps",
+            "give steps, or scene and check without steps to run the saved scene as is",
+        ));
+    };
+    check_order(&check)?;
+    if !state.project.resolve("scene", &scene)?.is_file() {
+        return Err(ToolError::invalid_params(
+            "scene",
+            format!("{scene} does not exist: a check without steps runs a saved scene"),
+        ));
+    }
+    let target = scene.to_string();
+    let around = SceneAround {
+        opens: None,
+        creates: false,
+        saves: None,
+    };
+    let (effect, ..) = requests("create_nodes", Vec::new(), 0, around);
+    Ok(Plan {
+        effect,
+        apply: Box::new(move |_| {
+            let check = check_saved(&state, Some(&target), &check);
+            Ok(SceneStepsDone {
+                steps: EditReply {
+                    verdict: EditVerdict {
+                        persistence: Persistence {
+                            persisted: false,
+                            reason: "no steps: nothing was changed; check ran the scene as \
+                                     saved"
+                                .into(),
+                            hint: None,
+                        },
+                        undo: Undo {
+                            undoable: false,
+                            undo_hint: None,
+                        },
+                    },
+                    at: InTransaction {
+                        transaction_id: None,
+                    },
+                    fields: StepsDone {
+                        scene: target,
+                        steps: 0,
+                        action: None,
+                        nodes: None,
+                    },
+                },
+                save_transaction_id: None,
+                check,
+            })
+        }),
+        preview: None,
     })
 }
 

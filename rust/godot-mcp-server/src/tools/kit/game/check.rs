@@ -146,7 +146,8 @@ pub(crate) fn check_args(items: &[CheckItem], save: bool) -> Result<(), ToolErro
     if !items.is_empty() && !save {
         return Err(ToolError::invalid_params(
             "check",
-            "check runs the saved scene: pass save: true",
+            "check runs the scene after the save: pass save: true (create_nodes without \
+             steps checks the saved scene as is)",
         ));
     }
     check_order(items)
