@@ -1023,6 +1023,13 @@ async fn real_godot_tile_and_animation_tools_open_edit_and_save_in_one_call() {
         (&json!(true), &json!(true)),
         "{added}"
     );
+    // What the save changed, in the answer (as create_nodes'): the new animation.
+    assert!(
+        added["saved_diff"]
+            .as_str()
+            .is_some_and(|d| d.contains("+[sub_resource type=\"Animation\"")),
+        "{added}"
+    );
     // The player's autoplay set by the same call (run 10: one more call to set it),
     // saved: a String on 4.4, a StringName on 4.6.
     assert_eq!(added["autoplay"], "hop", "{added}");

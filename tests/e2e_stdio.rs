@@ -733,6 +733,16 @@ async fn find_reaches_a_tool_outside_the_default_list_in_one_call() {
         instructions.contains("\nres://level.tscn: Level:Node2D, Ground:TileMapLayer"),
         "{instructions}"
     );
+    // A project this small comes whole: each text file with its hash (agent run 13's
+    // pilot began 6 tasks of 7 with a `cat`).
+    assert!(
+        instructions.contains("\n--- res://level.tscn sha256 "),
+        "{instructions}"
+    );
+    assert!(
+        instructions.contains("[node name=\"Ground\" type=\"TileMapLayer\" parent=\".\"]"),
+        "{instructions}"
+    );
     let before = listed().await;
     assert!(!before.contains(&"get_tilemap_cells".to_string()));
     assert!(!before.contains(&"rescan_filesystem".to_string()));

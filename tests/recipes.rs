@@ -853,6 +853,13 @@ async fn real_godot_create_nodes_opens_creates_and_saves_its_scene_in_one_call()
     assert_eq!(made["nodes"], json!([".", "Icon", "Tick"]), "{made}");
     assert_eq!(made["persisted"], true, "{made}");
     assert!(made["save_transaction_id"].is_string(), "{made}");
+    // A new file's diff is all of it.
+    assert!(
+        made["saved_diff"]
+            .as_str()
+            .is_some_and(|d| d.contains("+[node name=\"Tick\" type=\"Timer\" parent=\".\"]")),
+        "{made}"
+    );
     let sessions = call_ok(&client, "list_sessions", json!({})).await;
     assert!(
         sessions["sessions"]
@@ -986,6 +993,17 @@ async fn real_godot_create_nodes_opens_creates_and_saves_its_scene_in_one_call()
     .await;
     assert_eq!(edited["opens"], "res://scenes/main_2d.tscn", "{edited}");
     assert_eq!(edited["persisted"], true, "{edited}");
+    // The answer shows what the save changed in the file (agent run 13's pilot read
+    // the saved .tscn with `cat` after 5 tasks of 7): the new label's lines added, the
+    // one changed line replaced, the rest untouched.
+    let diff = edited["saved_diff"].as_str().unwrap();
+    assert!(
+        diff.contains("+[node name=\"Score\" type=\"Label\" parent=\".\"]")
+            && diff.contains("+modulate = Color(1, 0, 0, 1)"),
+        "{diff}"
+    );
+    let removed: Vec<&str> = diff.lines().filter(|l| l.starts_with('-')).collect();
+    assert_eq!(removed, ["-modulate = Color(0.4, 0.5, 0.6, 1)"], "{diff}");
     // Not saved, a new file refused; a parent "" past step 0 refused: nothing sent.
     let e = call_err(
         &client,

@@ -24,6 +24,10 @@ const MAX_SCENES: usize = 8;
 const MAX_NODES: usize = 24;
 /// One scene's tree, in bytes.
 const MAX_TREE_CHARS: usize = 400;
+/// A small project's text files shown whole: at most this many bytes together...
+const WHOLE_CHARS: usize = 4_000;
+/// ...each of at most this many.
+const WHOLE_FILE: u64 = 1_500;
 /// Files a project may hold for the overview to walk it (a larger one is not listed).
 const MAX_FILES: usize = 2_000;
 
@@ -36,10 +40,10 @@ pub(crate) fn overview(state: &AppState) -> Option<String> {
     if files.len() > MAX_FILES {
         return None;
     }
-    // project.godot is summarized above.
-    files.retain(|(p, ..)| {
-        !p.starts_with("res://addons/") && !is_sidecar(p) && p != "res://project.godot"
-    });
+    files.retain(|(p, ..)| !p.starts_with("res://addons/") && !is_sidecar(p));
+    let whole = whole_files(&files);
+    // project.godot is summarized below.
+    files.retain(|(p, ..)| p != "res://project.godot");
     let mut out = String::from("The project when you connected (read from disk):");
     if let Ok(text) = std::fs::read_to_string(root.join("project.godot"))
         && let Ok(p) = godot_mcp_formats::parse_project(&text)
@@ -100,7 +104,53 @@ pub(crate) fn overview(state: &AppState) -> Option<String> {
     if !other.is_empty() {
         let _ = write!(out, "\nOther files: {}", other.join(", "));
     }
-    Some(bounded(out))
+    let mut out = bounded(out);
+    if let Some(w) = whole {
+        out.push_str(&w);
+    }
+    Some(out)
+}
+
+/// A small project's text files, whole, with their sha256 (write_script's
+/// `expected_sha256`): the pilot of agent run 13 began 6 tasks of 7 with `cat` of the
+/// files it was to change. Only when every text file of at most [`WHOLE_FILE`] bytes
+/// fits in [`WHOLE_CHARS`] together: a larger project gets the overview alone, not a
+/// sample of its scripts.
+fn whole_files(files: &[(String, std::path::PathBuf, u64)]) -> Option<String> {
+    let text: Vec<_> = files
+        .iter()
+        .filter(|(p, _, size)| *size <= WHOLE_FILE && is_text(p))
+        .collect();
+    let total: u64 = text.iter().map(|(.., size)| size).sum();
+    if text.is_empty() || total > WHOLE_CHARS as u64 {
+        return None;
+    }
+    let mut out = String::from(
+        "\n\nIts text files, whole (it is small; the sha256 is write_script's expected_sha256):",
+    );
+    for (path, real, _) in text {
+        let bytes = std::fs::read(real).ok()?;
+        let body = String::from_utf8(bytes).ok()?;
+        let sha = crate::planes::project::sha256_hex(body.as_bytes());
+        let _ = write!(out, "\n--- {path} sha256 {sha}\n{}", body.trim_end());
+    }
+    Some(out)
+}
+
+/// Files shown whole in a small project: what an agent reads before editing.
+fn is_text(path: &str) -> bool {
+    const TEXT: [&str; 9] = [
+        ".gd",
+        ".tscn",
+        ".tres",
+        ".gdshader",
+        ".cs",
+        ".godot",
+        ".cfg",
+        ".json",
+        ".txt",
+    ];
+    TEXT.iter().any(|e| path.ends_with(e))
 }
 
 /// `.import` and `.uid` files, which Godot writes beside the file they describe.
@@ -168,6 +218,56 @@ fn bounded(text: String) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn project(
+        files: &[(&str, &str)],
+    ) -> (tempfile::TempDir, Vec<(String, std::path::PathBuf, u64)>) {
+        let dir = tempfile::tempdir().unwrap();
+        let listed = files
+            .iter()
+            .map(|(name, text)| {
+                let real = dir.path().join(name);
+                std::fs::write(&real, text).unwrap();
+                (format!("res://{name}"), real, text.len() as u64)
+            })
+            .collect();
+        (dir, listed)
+    }
+
+    /// A small project's text files come whole, with the hash write_script takes; art
+    /// does not, and a file too large to show is left out.
+    #[test]
+    fn a_small_project_is_shown_whole_with_each_files_hash() {
+        let big = "#".repeat(WHOLE_FILE as usize + 1);
+        let (_dir, files) = project(&[
+            ("hud.gd", "extends CanvasLayer\n"),
+            ("hud.tscn", "[gd_scene format=3]\n"),
+            ("icon.svg", "<svg/>"),
+            ("big.gd", &big),
+        ]);
+        let w = whole_files(&files).unwrap();
+        let sha = crate::planes::project::sha256_hex(b"extends CanvasLayer\n");
+        assert!(
+            w.contains(&format!(
+                "\n--- res://hud.gd sha256 {sha}\nextends CanvasLayer"
+            )),
+            "{w}"
+        );
+        assert!(w.contains("\n--- res://hud.tscn sha256 "), "{w}");
+        assert!(!w.contains("svg") && !w.contains("big.gd"), "{w}");
+    }
+
+    /// A project whose text files do not fit gets no sample of them.
+    #[test]
+    fn a_larger_project_is_not_shown_whole() {
+        let text = "#".repeat(WHOLE_FILE as usize);
+        let names: Vec<String> = (0..=WHOLE_CHARS / WHOLE_FILE as usize)
+            .map(|i| format!("s{i}.gd"))
+            .collect();
+        let files: Vec<(&str, &str)> = names.iter().map(|n| (n.as_str(), text.as_str())).collect();
+        let (_dir, files) = project(&files);
+        assert_eq!(whole_files(&files), None);
+    }
 
     #[test]
     fn a_long_overview_is_cut_at_a_line_and_says_where_the_rest_is() {

@@ -15,7 +15,7 @@ use crate::respath::ResPath;
 use crate::rules::Toolset;
 use crate::rules::class;
 use crate::state::AppState;
-use crate::tools::kit::editor::{connected, query_as, run_effect_as};
+use crate::tools::kit::editor::{connected, query_as, run_effect_as, saved_diff, text_before};
 use crate::tools::kit::game::check::{CheckItem, SceneCheck, check_args, check_order, check_saved};
 use crate::tools::kit::steps::{Steps, StepsDone, StepsEffect, StepsReply, meta, requests};
 use crate::tools::reply_map;
@@ -138,6 +138,10 @@ pub(crate) struct SceneStepsDone {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(transform = crate::honesty::absent_when_none)]
     save_transaction_id: Option<String>,
+    /// What the save changed in the file (a unified diff).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = crate::honesty::absent_when_none)]
+    saved_diff: Option<String>,
     /// `check`'s findings, after the save (the change stands whatever they say).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(transform = crate::honesty::absent_when_none)]
@@ -281,6 +285,7 @@ fn preview_steps(
         Ok(SceneStepsDone {
             steps,
             save_transaction_id: None,
+            saved_diff: None,
             check: None,
         })
     })
@@ -365,6 +370,11 @@ fn plan_in_scene(
         effect,
         apply: Box::new(move |_| {
             type Done = EditReply<crate::tools::kit::editor::NoReplyFields>;
+            let before = if save {
+                text_before(&state, target.as_deref())
+            } else {
+                None
+            };
             let mut created = None;
             if let Some((root, folder)) = create {
                 // Godot saves into an existing folder only: make the scene's folder
@@ -424,10 +434,12 @@ fn plan_in_scene(
                 steps.verdict.persistence = saved.verdict.persistence;
                 save_transaction_id = saved.at.transaction_id;
             }
+            let saved_diff = saved_diff(&state, target.as_deref(), before);
             let found = check_saved(&state, target.as_deref(), &expressions);
             Ok(SceneStepsDone {
                 steps,
                 save_transaction_id,
+                saved_diff,
                 check: found,
             })
         }),
@@ -492,6 +504,7 @@ fn plan_check_only(
                     },
                 },
                 save_transaction_id: None,
+                saved_diff: None,
                 check,
             })
         }),

@@ -48,6 +48,10 @@ pub(crate) struct Saved<R> {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(transform = absent_when_none)]
     save_transaction_id: Option<String>,
+    /// What the save changed in the file (a unified diff).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = absent_when_none)]
+    saved_diff: Option<String>,
     /// `check`'s findings, after the save (the edit stands whatever they say).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(transform = absent_when_none)]
@@ -183,6 +187,7 @@ where
             }
             let mut save_transaction_id = None;
             let checked_in = saves.clone();
+            let before = text_before(&state, saves.as_deref());
             if let Some(target) = saves {
                 let saved: EditReply<NoReplyFields> = run_effect_as(
                     &state,
@@ -203,6 +208,7 @@ where
             Ok(Saved {
                 reply,
                 save_transaction_id,
+                saved_diff: saved_diff(&state, checked_in.as_deref(), before),
                 check: check_saved(&state, checked_in.as_deref(), &check),
             })
         }),
@@ -215,9 +221,71 @@ where
                 Ok(Saved {
                     reply,
                     save_transaction_id: None,
+                    saved_diff: None,
                     check: None,
                 })
             }) as Box<dyn FnOnce() -> _ + Send>
         }),
     })
+}
+
+/// Most lines of a save's diff shown.
+const MAX_DIFF_LINES: usize = 60;
+
+/// The text of the scene a call is about to save (`res`), before the save: `""` for
+/// a file that does not exist yet.
+pub(crate) fn text_before(state: &AppState, res: Option<&str>) -> Option<String> {
+    let path = ResPath::parse(res?).ok()?;
+    let real = state.project.resolve("scene", &path).ok()?;
+    Some(std::fs::read_to_string(real).unwrap_or_default())
+}
+
+/// What a save changed in its file, as a unified diff of changed lines (one line of
+/// context), from `before` ([`text_before`]) and the file now: the pilot of agent run
+/// 13 read the saved `.tscn` with `cat` after 5 tasks of 7 to see what landed.
+pub(crate) fn saved_diff(
+    state: &AppState,
+    res: Option<&str>,
+    before: Option<String>,
+) -> Option<String> {
+    let before = before?;
+    let after = text_before(state, res)?;
+    Some(line_diff(&before, &after))
+}
+
+fn line_diff(before: &str, after: &str) -> String {
+    if before == after {
+        return "(the file did not change)".into();
+    }
+    let diff = similar::TextDiff::from_lines(before, after);
+    let text = diff.unified_diff().context_radius(1).to_string();
+    let lines: Vec<&str> = text.lines().collect();
+    if lines.len() <= MAX_DIFF_LINES {
+        return text.trim_end().to_string();
+    }
+    format!(
+        "{}\n… {} more lines",
+        lines[..MAX_DIFF_LINES].join("\n"),
+        lines.len() - MAX_DIFF_LINES
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::line_diff;
+
+    /// A save's diff: the changed lines with one of context, a new file all added, an
+    /// unchanged one said so, a long one cut with the count of the rest.
+    #[test]
+    fn a_saves_diff_shows_what_changed() {
+        let d = line_diff("a\nb\nc\nd\n", "a\nb\nC\nd\n");
+        assert!(d.contains("-c\n+C"), "{d}");
+        assert!(!d.contains(" a\n"), "{d}");
+        assert!(line_diff("", "x\n").contains("+x"));
+        assert_eq!(line_diff("x\n", "x\n"), "(the file did not change)");
+        let long: String = (0..100).map(|i| format!("{i}\n")).collect();
+        let d = line_diff("", &long);
+        assert!(d.ends_with("more lines"), "{d}");
+        assert!(d.lines().count() <= super::MAX_DIFF_LINES + 1, "{d}");
+    }
 }
