@@ -108,6 +108,10 @@ pub(crate) struct CheckValue {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(transform = crate::honesty::absent_when_none)]
     pub error: Option<String>,
+    /// What the held clock does to it (audio: paused while held).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = crate::honesty::absent_when_none)]
+    pub note: Option<String>,
 }
 
 /// The check's findings: read-only, after the change (which stands whatever they say).
@@ -253,6 +257,7 @@ async fn evaluate(session: &Session, items: &[CheckItem]) -> Result<SceneCheck, 
         values.push(CheckValue {
             expression: item.expression().to_string(),
             frame: (frame > 0 || item.frame().is_some()).then_some(frame),
+            note: held_note(item.expression(), value.as_ref()),
             value,
             error,
         });
@@ -263,6 +268,19 @@ async fn evaluate(session: &Session, items: &[CheckItem]) -> Result<SceneCheck, 
         printed: printed(&String::from_utf8_lossy(&stderr)),
         error,
     })
+}
+
+/// Why an audio player reads as stopped in a check: the held clock is
+/// `SceneTree.paused`, which pauses every stream (agent run 12 and the run 13 pilot:
+/// `playing` read false for an autoplaying player, and the agent ran the game itself).
+fn held_note(expression: &str, value: Option<&Value>) -> Option<String> {
+    let e = expression.trim();
+    (value == Some(&Value::Bool(false)) && (e.ends_with("playing") || e.ends_with("is_playing()")))
+        .then(|| {
+            "the check holds the game's clock (SceneTree.paused), which pauses audio: a \
+             stream that plays reads false here; read autoplay and stream instead"
+                .to_string()
+        })
 }
 
 /// What every headless start prints: not the scene's.
@@ -298,6 +316,16 @@ fn printed(stderr: &str) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+    /// A stopped-looking audio player is explained; other values are not.
+    #[test]
+    fn a_paused_stream_is_explained() {
+        let f = Some(&serde_json::Value::Bool(false));
+        assert!(super::held_note("get_node(\"Music\").playing", f).is_some());
+        assert!(super::held_note("$Music.is_playing() ", f).is_some());
+        assert!(super::held_note("$Music.playing", Some(&serde_json::Value::Bool(true))).is_none());
+        assert!(super::held_note("visible", f).is_none());
+    }
+
     use super::printed;
 
     #[test]
