@@ -1124,6 +1124,21 @@ async fn real_godot_create_resource_writes_each_property_as_its_declared_type() 
     let text = std::fs::read_to_string(p.join("panel.tres")).unwrap();
     assert!(text.contains("bg_color = Color(1, 0, 0, 1)"), "{text}");
     assert!(text.contains("border_color = Color(0, 0, 1, 1)"), "{text}");
+    // A Theme's items, which ClassDB does not list, take their data type's form
+    // (agent run 13b: a font color written as a String).
+    support::call_ok(
+        &client,
+        "create_resource",
+        json!({"path": "res://ui.tres", "type": "Theme", "confirm": true,
+               "properties": {"default_font_size": 24, "Button/colors/font_color": "#ff0000",
+                              "Label/constants/outline_size": 4}}),
+    )
+    .await;
+    let ui = std::fs::read_to_string(p.join("ui.tres")).unwrap();
+    assert!(
+        ui.contains("Button/colors/font_color = Color(1, 0, 0, 1)"),
+        "{ui}"
+    );
     let e = support::call_err(
         &client,
         "create_resource",
@@ -1143,7 +1158,7 @@ async fn real_godot_create_resource_writes_each_property_as_its_declared_type() 
     client.cancel().await.unwrap();
     std::fs::write(
         p.join("read_panel.gd"),
-        "extends SceneTree\nfunc _init():\n\tvar s: StyleBoxFlat = load(\"res://panel.tres\")\n\tprint(\"PANEL \", s.bg_color, \" \", s.border_color, \" \", s.corner_radius_top_left)\n\tquit()\n",
+        "extends SceneTree\nfunc _init():\n\tvar s: StyleBoxFlat = load(\"res://panel.tres\")\n\tprint(\"PANEL \", s.bg_color, \" \", s.border_color, \" \", s.corner_radius_top_left)\n\tvar t: Theme = load(\"res://ui.tres\")\n\tprint(\"THEME \", t.get_color(\"font_color\", \"Button\"), \" \", t.get_constant(\"outline_size\", \"Label\"))\n\tquit()\n",
     )
     .unwrap();
     let log = support::run_godot(&godot, p, &["--script", "res://read_panel.gd"]);
@@ -1151,4 +1166,5 @@ async fn real_godot_create_resource_writes_each_property_as_its_declared_type() 
         log.contains("PANEL (1.0, 0.0, 0.0, 1.0) (0.0, 0.0, 1.0, 1.0) 4"),
         "{log}"
     );
+    assert!(log.contains("THEME (1.0, 0.0, 0.0, 1.0) 4"), "{log}");
 }

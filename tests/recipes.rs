@@ -1138,8 +1138,24 @@ async fn real_godot_create_nodes_opens_creates_and_saves_its_scene_in_one_call()
         "{only}"
     );
     assert_eq!(std::fs::read(p.join("built/hp.tscn")).unwrap(), before);
-    // Without a scene, or with one not on disk: refused, saying what runs.
-    let none = call_err(&client, "create_nodes", json!({"check": ["hp"]})).await;
+    // Without a scene: a blank one, a bare Node, where a script is made and called
+    // (run 13: autoloads, resources and scripts were checked with throwaway scripts).
+    let blank = call_ok(
+        &client,
+        "create_nodes",
+        json!({"check": ["str(name)", "ResourceLoader.load(\"res://built/hp.gd\").new().hit(30)"]}),
+    )
+    .await;
+    assert_eq!(
+        (
+            &blank["check"]["values"][0]["value"],
+            &blank["check"]["values"][1]["value"]
+        ),
+        (&json!("Check"), &json!(-30)),
+        "{blank}"
+    );
+    // Neither steps nor check: refused, saying what runs; a scene not on disk too.
+    let none = call_err(&client, "create_nodes", json!({})).await;
     assert_eq!(none["param"], "steps", "{none}");
     let missing = call_err(
         &client,

@@ -32,12 +32,17 @@ case "$what" in
             echo "The godot-mcp server for this project is at $url; your MCP client (mcp-call) connected:"
             echo
             python=${GODOT_MCP_PYTHON:-$here/../../target/clients/venv/bin/python}
-            (cd "$box/project" && GODOT_MCP_URL="$url" "$python" "$here/mcp-call" --start)
+            # Through the sandbox's session (mcp-call starts it), which the agent's calls
+            # then use, as a built-in client keeps its connection.
+            (cd "$box/project" && "$python" "$here/mcp-call" --start)
         fi
         ;;
     end)
         date +%T >>"$box/wall.txt"
-        if [[ "$arm" == mcp ]]; then "$here/runner.sh" stop "$out" "$id" || true; fi
+        if [[ "$arm" == mcp ]]; then
+            pkill -f -- "mcp-call --session $box " || true
+            "$here/runner.sh" stop "$out" "$id" || true
+        fi
         echo "ended $id at $(tail -n 1 "$box/wall.txt")"
         ;;
     *) echo "agent-task.sh: begin or end, not $what" >&2; exit 2 ;;

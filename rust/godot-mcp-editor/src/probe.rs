@@ -8,6 +8,7 @@
 //! ```text
 //! godot --headless --path P --script res://addons/godot_mcp/probe/probe.gd -- \
 //!     --godot-mcp-endpoint=/…/c.sock --godot-mcp-nonce=… [--godot-mcp-scene=res://…]
+//!     [--godot-mcp-blank: a bare Node as the scene, not the main scene]
 //! ```
 //!
 //! The probe is the game's `SceneTree`: `initialize` connects to the control
@@ -128,7 +129,16 @@ impl ISceneTree for GodotMcpProbe {
                 .call("get_setting", &["application/run/main_scene".to_variant()]);
             v.try_to::<GString>().ok().map(|s| s.to_string())
         });
-        if let Some(scene) = scene.filter(|s| !s.is_empty()) {
+        if args.as_slice().iter().any(|a| *a == "--godot-mcp-blank") {
+            // A check of scripts, resources and autoloads: a bare Node is the scene.
+            let mut node = Node::new_alloc();
+            node.set_name("Check");
+            let mut tree = self.tree();
+            if let Some(mut root) = tree.get_root() {
+                root.add_child(&node);
+                tree.set_current_scene(&node);
+            }
+        } else if let Some(scene) = scene.filter(|s| !s.is_empty()) {
             let err = self.base_mut().change_scene_to_file(scene.as_str());
             if err != godot::global::Error::OK {
                 godot_error!("godot-mcp probe: cannot load {scene}: {err:?}");

@@ -3,7 +3,8 @@
 //! of the scene it is told to change — before any edit). Read from disk at connect:
 //! the name, engine, main scene, autoloads and input actions of `project.godot`, each
 //! scene's node tree (`Name:Type`, instances as `Name:res://…`), each script's
-//! `class_name`/`extends`, and the other files. Bounded ([`MAX_CHARS`], a few nodes a
+//! `class_name`/`extends`, and the other files; a small project's scripts, scenes and
+//! resources whole, each with its sha256 ([`whole_files`]). Bounded ([`MAX_CHARS`], a few nodes a
 //! scene, a few files a kind): context is paid on every turn, so a large project gets
 //! a sample and the words to read the rest. `addons/` (plugins, this server's add-on
 //! among them) is left out.
@@ -139,17 +140,9 @@ fn whole_files(files: &[(String, std::path::PathBuf, u64)]) -> Option<String> {
 
 /// Files shown whole in a small project: what an agent reads before editing.
 fn is_text(path: &str) -> bool {
-    const TEXT: [&str; 9] = [
-        ".gd",
-        ".tscn",
-        ".tres",
-        ".gdshader",
-        ".cs",
-        ".godot",
-        ".cfg",
-        ".json",
-        ".txt",
-    ];
+    // Not .cfg, .json or .txt: export_presets.cfg holds keystore passwords, and an
+    // agent's context is no place for them.
+    const TEXT: [&str; 6] = [".gd", ".tscn", ".tres", ".gdshader", ".cs", "project.godot"];
     TEXT.iter().any(|e| path.ends_with(e))
 }
 
@@ -235,7 +228,7 @@ mod tests {
     }
 
     /// A small project's text files come whole, with the hash write_script takes; art
-    /// does not, and a file too large to show is left out.
+    /// and export presets (keystore passwords) do not, nor a file too large to show.
     #[test]
     fn a_small_project_is_shown_whole_with_each_files_hash() {
         let big = "#".repeat(WHOLE_FILE as usize + 1);
@@ -243,6 +236,7 @@ mod tests {
             ("hud.gd", "extends CanvasLayer\n"),
             ("hud.tscn", "[gd_scene format=3]\n"),
             ("icon.svg", "<svg/>"),
+            ("export_presets.cfg", "keystore/release_password=\"x\"\n"),
             ("big.gd", &big),
         ]);
         let w = whole_files(&files).unwrap();
@@ -255,6 +249,7 @@ mod tests {
         );
         assert!(w.contains("\n--- res://hud.tscn sha256 "), "{w}");
         assert!(!w.contains("svg") && !w.contains("big.gd"), "{w}");
+        assert!(!w.contains("password"), "{w}");
     }
 
     /// A project whose text files do not fit gets no sample of them.

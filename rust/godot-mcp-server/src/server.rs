@@ -334,7 +334,8 @@ creates and sets nodes, and saves it; an editor starts by itself when none is co
 Add \"check\": [\"get_node(\\\"Player\\\").speed\", \"take_damage(10)\"] and the same call runs the saved \
 scene headless and answers each Godot Expression's value (base: the scene's root, after _ready; \
 {\"frame\": 30, \"expression\": \"position\"} after 30 physics frames, in order); \
-without steps it only checks the saved scene. \
+without steps it only checks the saved scene (no scene: a blank one, for scripts, \
+resources and autoloads). \
 The tile map, animation and ui tools take scene, save and check the same way. write_script writes a script and answers Godot's parse errors; set_setting sets project.godot. \
 Every tool carries _meta.safety_class: read_only tools change nothing; mutating tools take \
 dry_run (preview, change nothing); destructive tools take dry_run and need confirm=true. A \

@@ -217,8 +217,9 @@ pub struct AnimationAdd {
 #[serde(deny_unknown_fields)]
 pub struct NewTrack {
     pub track_type: TrackType,
-    /// Node path from the player's root_node (default "..": its parent), with :property
-    /// for value/bezier tracks (e.g. Sprite2D:modulate); a method track's names the node.
+    /// Node path from the player's root_node, by default the player's parent: "." is
+    /// that parent, "Sprite2D:modulate" a sibling's property (value/bezier tracks take
+    /// :property; a method track's path names the node whose method it calls).
     pub path: String,
     /// Value tracks (default continuous).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -105,8 +105,9 @@ pub(crate) struct AddTrackArgs {
     /// Animation: name, or library/name.
     animation: String,
     track_type: TrackType,
-    /// Node path from the player's root_node (default "..": its parent), with :property
-    /// for value/bezier tracks (e.g. Sprite2D:modulate); a method track's names the node.
+    /// Node path from the player's root_node, by default the player's parent: "." is
+    /// that parent, "Sprite2D:modulate" a sibling's property (value/bezier tracks take
+    /// :property; a method track's path names the node whose method it calls).
     path: String,
     /// Value tracks (default continuous).
     #[serde(default)]

@@ -390,7 +390,10 @@ fn declared_text(
     value: &Value,
     param: &str,
 ) -> Result<Option<String>, ToolError> {
-    let Some(ty) = db.member_type(class, key) else {
+    let Some(ty) = db
+        .member_type(class, key)
+        .or_else(|| theme_item_type(db, class, key))
+    else {
         return Ok(None);
     };
     if ty == "Resource" || db.chain(ty).iter().any(|c| c == "Resource") {
@@ -405,6 +408,33 @@ fn declared_text(
     }
     godot_mcp_formats::coerce::json_as_declared_text(value, ty)
         .map_err(|e| ToolError::invalid_params(param, format!("{class}.{key} is a {ty}: {e}")))
+}
+
+/// A Theme's item (`Button/colors/font_color`), a property ClassDB does not list: its
+/// type is its data type's (agent run 13b: `"#ff0000"` for a font color was written as
+/// a String).
+fn theme_item_type<'a>(
+    db: &godot_mcp_formats::classdoc::ClassDb,
+    class: &str,
+    key: &str,
+) -> Option<&'a str> {
+    if class != "Theme" && !db.chain(class).iter().any(|c| c == "Theme") {
+        return None;
+    }
+    let mut parts = key.split('/');
+    let (Some(_), Some(kind), Some(_), None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return None;
+    };
+    Some(match kind {
+        "colors" => "Color",
+        "constants" | "font_sizes" => "int",
+        "fonts" => "Font",
+        "icons" => "Texture2D",
+        "styles" => "StyleBox",
+        _ => return None,
+    })
 }
 
 /// The `class_name` the GDScript at `path` declares.

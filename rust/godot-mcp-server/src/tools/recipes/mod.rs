@@ -16,7 +16,9 @@ use crate::rules::Toolset;
 use crate::rules::class;
 use crate::state::AppState;
 use crate::tools::kit::editor::{connected, query_as, run_effect_as, saved_diff, text_before};
-use crate::tools::kit::game::check::{CheckItem, SceneCheck, check_args, check_order, check_saved};
+use crate::tools::kit::game::check::{
+    CheckItem, SceneCheck, check_args, check_blank, check_order, check_saved,
+};
 use crate::tools::kit::steps::{Steps, StepsDone, StepsEffect, StepsReply, meta, requests};
 use crate::tools::reply_map;
 use crate::tools::{Plan, ToolDef};
@@ -29,7 +31,7 @@ use serde_json::json;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct CreateNodesArgs {
-    /// In order; all checked before the first change. None: check the saved scene as is.
+    /// In order; all checked before the first change. None: only check.
     #[serde(default)]
     #[schemars(length(max = 256))]
     steps: Vec<cmd::Step>,
@@ -40,9 +42,10 @@ pub(crate) struct CreateNodesArgs {
     /// Save the scene after the steps.
     #[serde(default)]
     save: bool,
-    /// After the save (no steps: as saved): Godot Expressions run in order in the scene,
-    /// headless (base: its root; from after _ready; {"frame": 30, "expression": …} once
-    /// 30 physics frames ran); answers their values.
+    /// After the save (no steps: as saved; no scene either: a blank one): Godot
+    /// Expressions run in order in the scene, headless (base: its root; from after
+    /// _ready; {"frame": 30, "expression": …} once 30 physics frames ran); answers their
+    /// values.
     #[serde(default)]
     #[schemars(length(max = 32))]
     check: Vec<CheckItem>,
@@ -448,26 +451,31 @@ fn plan_in_scene(
 }
 
 /// create_nodes without steps: `check` in the scene as saved, nothing edited, no editor
-/// (agent run 12: seven tasks re-saved a scene with a no-op step only to check it).
+/// (agent run 12: seven tasks re-saved a scene with a no-op step only to check it);
+/// without a scene too, in a blank one (run 13: autoloads, resources and scripts were
+/// checked with throwaway scripts of the agents' own).
 fn plan_check_only(
     state: Arc<AppState>,
     scene: Option<ResPath>,
     check: Vec<CheckItem>,
 ) -> Result<Plan<StepsEffect<SceneAround>, SceneStepsDone>, ToolError> {
-    let (Some(scene), false) = (scene, check.is_empty()) else {
+    if check.is_empty() {
         return Err(ToolError::invalid_params(
             "steps",
-            "give steps, or scene and check without steps to run the saved scene as is",
+            "give steps, or check without steps to run the saved scene (or, without a \
+             scene, a blank one) as is",
         ));
-    };
+    }
     check_order(&check)?;
-    if !state.project.resolve("scene", &scene)?.is_file() {
+    if let Some(scene) = &scene
+        && !state.project.resolve("scene", scene)?.is_file()
+    {
         return Err(ToolError::invalid_params(
             "scene",
             format!("{scene} does not exist: a check without steps runs a saved scene"),
         ));
     }
-    let target = scene.to_string();
+    let target = scene.map(|s| s.to_string());
     let around = SceneAround {
         opens: None,
         creates: false,
@@ -477,15 +485,20 @@ fn plan_check_only(
     Ok(Plan {
         effect,
         apply: Box::new(move |_| {
-            let check = check_saved(&state, Some(&target), &check);
+            let check = match &target {
+                Some(t) => check_saved(&state, Some(t), &check),
+                None => Some(check_blank(&state, &check)),
+            };
+            let ran = match &target {
+                Some(t) => format!("check ran {t} as saved"),
+                None => "check ran a blank scene".to_string(),
+            };
             Ok(SceneStepsDone {
                 steps: EditReply {
                     verdict: EditVerdict {
                         persistence: Persistence {
                             persisted: false,
-                            reason: "no steps: nothing was changed; check ran the scene as \
-                                     saved"
-                                .into(),
+                            reason: format!("no steps: nothing was changed; {ran}"),
                             hint: None,
                         },
                         undo: Undo {
@@ -497,7 +510,7 @@ fn plan_check_only(
                         transaction_id: None,
                     },
                     fields: StepsDone {
-                        scene: target,
+                        scene: target.unwrap_or_default(),
                         steps: 0,
                         action: None,
                         nodes: None,

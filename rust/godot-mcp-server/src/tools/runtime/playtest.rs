@@ -378,6 +378,7 @@ async fn one_run(
             display: vec!["--headless".into()],
             held: true,
             seed: p.seed,
+            blank: false,
         },
     )
     .await?;

@@ -189,6 +189,7 @@ pub(super) async fn play_scene(Call { state, args, .. }: Call<PlayArgs>) -> Out<
             display: display::engine_args(&mode, ask),
             held: args.paused.unwrap_or(false),
             seed: None,
+            blank: false,
         },
     )
     .await?;

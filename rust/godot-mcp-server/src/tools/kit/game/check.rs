@@ -138,7 +138,7 @@ pub(crate) fn check_saved(
 ) -> Option<SceneCheck> {
     match target.map(ResPath::parse) {
         Some(Ok(path)) if !items.is_empty() => {
-            Some(tokio::runtime::Handle::current().block_on(check_scene(state, &path, items)))
+            Some(tokio::runtime::Handle::current().block_on(check_scene(state, Some(&path), items)))
         }
         _ => None,
     }
@@ -157,11 +157,16 @@ pub(crate) fn check_args(items: &[CheckItem], save: bool) -> Result<(), ToolErro
     check_order(items)
 }
 
-/// Runs `scene` headless and evaluates `expressions` in it; a game that cannot start
+/// `check` with no scene: its entries evaluated in a blank scene (a plan's apply).
+pub(crate) fn check_blank(state: &Arc<AppState>, items: &[CheckItem]) -> SceneCheck {
+    tokio::runtime::Handle::current().block_on(check_scene(state, None, items))
+}
+
+/// Runs `scene` (none: a blank one) headless and evaluates `expressions` in it; a game that cannot start
 /// is said in `error`, never raised (the change it checks is done).
 pub(crate) async fn check_scene(
     state: &Arc<AppState>,
-    scene: &ResPath,
+    scene: Option<&ResPath>,
     expressions: &[CheckItem],
 ) -> SceneCheck {
     match run(state, scene, expressions).await {
@@ -176,17 +181,18 @@ pub(crate) async fn check_scene(
 
 async fn run(
     state: &Arc<AppState>,
-    scene: &ResPath,
+    scene: Option<&ResPath>,
     expressions: &[CheckItem],
 ) -> Result<SceneCheck, ToolError> {
     let (session, _) = launch_game(
         state,
         GameLaunch {
             purpose: "create_nodes",
-            scene: Some(scene),
+            scene,
             display: vec!["--headless".into()],
             held: true,
             seed: None,
+            blank: scene.is_none(),
         },
     )
     .await?;

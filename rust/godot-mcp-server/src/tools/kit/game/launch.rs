@@ -45,6 +45,9 @@ pub(crate) struct GameLaunch<'a> {
     pub held: bool,
     /// The global RNG's seed, set before the scene loads.
     pub seed: Option<i64>,
+    /// No scene: a bare `Node` the probe makes the current scene (a check of scripts,
+    /// resources and autoloads), not the project's main scene.
+    pub blank: bool,
 }
 
 /// Starts a supervised game; whether the probe was passed to it (it needs the add-on).
@@ -83,6 +86,8 @@ pub(crate) async fn launch_game(
         engine.push(PROBE_SCRIPT.into());
         if let Some(scene) = how.scene {
             user.push(format!("--godot-mcp-scene={scene}"));
+        } else if how.blank {
+            user.push("--godot-mcp-blank".into());
         }
     } else if let Some(scene) = how.scene {
         engine.push(scene.to_string());
