@@ -373,11 +373,9 @@ fn plan_in_scene(
         effect,
         apply: Box::new(move |_| {
             type Done = EditReply<crate::tools::kit::editor::NoReplyFields>;
-            let before = if save {
-                text_before(&state, target.as_deref())
-            } else {
-                None
-            };
+            let before = save
+                .then(|| text_before(&state, target.as_deref()))
+                .flatten();
             let mut created = None;
             if let Some((root, folder)) = create {
                 // Godot saves into an existing folder only: make the scene's folder
