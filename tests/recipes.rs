@@ -1171,6 +1171,30 @@ async fn real_godot_create_nodes_opens_creates_and_saves_its_scene_in_one_call()
         (&json!("Check"), &json!(-30)),
         "{blank}"
     );
+    // An autoload is reached by its name, as a script names it (run 14: only as
+    // get_node("/root/Name")); its _ready ran.
+    let settings = std::fs::read_to_string(p.join("project.godot")).unwrap();
+    let hp = "Hp=\"*res://built/hp.gd\"\n";
+    let with_hp = match settings.contains("[autoload]\n") {
+        true => settings.replacen("[autoload]\n", &format!("[autoload]\n\n{hp}"), 1),
+        false => format!("{settings}\n[autoload]\n\n{hp}"),
+    };
+    std::fs::write(p.join("project.godot"), with_hp).unwrap();
+    let auto = call_ok(
+        &client,
+        "create_nodes",
+        json!({"check": ["Hp.hit(5)", "get_node(\"/root/Hp\") == Hp"]}),
+    )
+    .await;
+    std::fs::write(p.join("project.godot"), settings).unwrap();
+    assert_eq!(
+        (
+            &auto["check"]["values"][0]["value"],
+            &auto["check"]["values"][1]["value"]
+        ),
+        (&json!(95), &json!(true)),
+        "{auto}"
+    );
     // Neither steps nor check: refused, saying what runs; a scene not on disk too.
     let none = call_err(&client, "create_nodes", json!({})).await;
     assert_eq!(none["param"], "steps", "{none}");

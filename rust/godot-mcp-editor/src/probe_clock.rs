@@ -228,7 +228,7 @@ impl Clock {
             }),
         );
         for (what, e) in exprs {
-            if let Err(why) = parse(e) {
+            if let Err(why) = parse(tree, e) {
                 return Some(refuse(id, "parse_error", format!("{what}: {why}")));
             }
         }
@@ -437,12 +437,13 @@ fn new_expression() -> Result<Gd<Object>, (&'static str, String)> {
         .map_err(|_| ("no_expression", "Expression unavailable".into()))
 }
 
-/// The engine's singletons (`Engine.get_singleton_list()`: ProjectSettings, Time, Input,
-/// OS, RenderingServer…), as an Expression's input names and values: Godot's
-/// Expression sees only its inputs and its base instance.
-fn singletons() -> (PackedStringArray, VarArray) {
+/// An Expression's inputs: the engine's singletons (`Engine.get_singleton_list()`:
+/// ProjectSettings, Time, Input, OS, RenderingServer…) and the autoloads (the root's
+/// children but the current scene), by name: Godot's Expression sees only its inputs
+/// and its base instance (agent run 14 reached an autoload only as /root/Name).
+fn inputs(tree: &Gd<SceneTree>) -> (PackedStringArray, VarArray) {
     let engine = Engine::singleton();
-    let names = engine.get_singleton_list();
+    let mut names = engine.get_singleton_list();
     let mut values = VarArray::new();
     for n in names.as_slice() {
         let v = engine
@@ -451,13 +452,29 @@ fn singletons() -> (PackedStringArray, VarArray) {
             .unwrap_or_default();
         values.push(&v);
     }
+    let current = tree.get_current_scene();
+    if let Some(root) = tree.get_root() {
+        for child in root.get_children().iter_shared() {
+            let name = child.get_name().to_string();
+            let identifier = name.chars().all(|c| c.is_alphanumeric() || c == '_')
+                && !name.starts_with(|c: char| c.is_ascii_digit());
+            if current.as_ref() == Some(&child)
+                || !identifier
+                || names.as_slice().iter().any(|n| n.to_string() == name)
+            {
+                continue;
+            }
+            names.push(&GString::from(name.as_str()));
+            values.push(&child.to_variant());
+        }
+    }
     (names, values)
 }
 
 /// Whether Godot parses `expression` (the singletons named): Godot's text when not.
-fn parse(expression: &str) -> Result<(), String> {
+fn parse(tree: &Gd<SceneTree>, expression: &str) -> Result<(), String> {
     let mut expr = new_expression().map_err(|(_, why)| why)?;
-    let (names, _) = singletons();
+    let (names, _) = inputs(tree);
     parsed(&mut expr, expression, &names).map_err(|(_, why)| why)
 }
 
@@ -503,7 +520,7 @@ fn no_base(why: String, gone: bool) -> String {
 }
 
 /// A Godot Expression with the current scene as its base and the engine's singletons
-/// as named inputs: its value, or why not (`parse_error`/`execute_failed`, the
+/// and the autoloads as named inputs: its value, or why not (`parse_error`/`execute_failed`, the
 /// Expression's own text; `method_not_called`: the expression ends in a method's name,
 /// which Godot reads as a Callable, not the method's result).
 pub(crate) fn evaluate(
@@ -511,7 +528,7 @@ pub(crate) fn evaluate(
     expression: &str,
 ) -> Result<Variant, (&'static str, String)> {
     let mut expr = new_expression()?;
-    let (names, values) = singletons();
+    let (names, values) = inputs(tree);
     parsed(&mut expr, expression, &names)?;
     let scene = tree.get_current_scene();
     let gone = scene.is_none();

@@ -53,8 +53,8 @@ pub(crate) fn tools(catalog: Catalog) -> Vec<ToolDef> {
                 name: "manage_toolsets",
                 title: "Manage toolsets",
                 description: "Enable or disable toolsets (list_toolsets) or a named tool's \
-                    toolset. find: words; answers the best-matching tools and enables the \
-                    first's toolset (dry_run: search only).",
+                    toolset. find: words; answers the best-matching tools and enables their \
+                    toolsets (up to 3; dry_run: search only).",
                 class: class::Mutating,
                 toolset: Toolset::Toolsets,
                 effect: None,
@@ -189,11 +189,9 @@ fn plan_manage_toolsets(
     let mut enable = parse_all("enable", &args.enable, Some(tools))?;
     let disable = parse_all("disable", &args.disable, None)?;
     let found: Option<Vec<ToolMeta>> = args.find.as_deref().map(|query| {
-        let ranked: Vec<ToolMeta> = find(tools.iter(), query).into_iter().copied().collect();
-        if let Some(best) = ranked.first() {
-            enable.push(best.toolset);
-        }
-        ranked
+        let scored = find_scored(tools.iter(), query);
+        enable.extend(found_toolsets(&scored, |t| state.safety.allows(t)));
+        scored.into_iter().map(|(_, m)| *m).collect()
     });
     let before = state.safety.enabled();
     let after = state.safety.preview_toolsets(&enable, &disable)?;
@@ -295,6 +293,33 @@ impl Fields {
     }
 }
 
+/// Most toolsets one `find` enables.
+const FIND_TOOLSETS: usize = 3;
+
+/// The toolsets `find` enables: the best match's, and those of the other matches that
+/// match as many of the query's words, while the operator allows them (at most
+/// [`FIND_TOOLSETS`]). Agent run 13b: "theme resource create font color" ranked
+/// set_theme_override first and enabled `ui`; `theme` and `resource_edit`, whose tools
+/// matched as many words, took two more calls.
+fn found_toolsets(scored: &[(usize, &ToolMeta)], allows: impl Fn(Toolset) -> bool) -> Vec<Toolset> {
+    let mut out: Vec<Toolset> = Vec::new();
+    let Some((top, best)) = scored.first() else {
+        return out;
+    };
+    // The best match's toolset even when the ceiling refuses it: the refusal says so.
+    out.push(best.toolset);
+    for (matched, m) in &scored[1..] {
+        if matched == top
+            && out.len() < FIND_TOOLSETS
+            && !out.contains(&m.toolset)
+            && allows(m.toolset)
+        {
+            out.push(m.toolset);
+        }
+    }
+    out
+}
+
 /// The tools of `tools` that match `query`, best first (at most [`FOUND_MAX`]): the
 /// most query words matched, then the highest weight; two adjacent words also match
 /// as one ("tile map": tilemap). A query that is a tool's name finds it first.
@@ -302,6 +327,17 @@ pub(crate) fn find<'a>(
     tools: impl Iterator<Item = &'a ToolMeta>,
     query: &str,
 ) -> Vec<&'a ToolMeta> {
+    find_scored(tools, query)
+        .into_iter()
+        .map(|(_, m)| m)
+        .collect()
+}
+
+/// [`find`], each match with how many of the query's words it matched.
+fn find_scored<'a>(
+    tools: impl Iterator<Item = &'a ToolMeta>,
+    query: &str,
+) -> Vec<(usize, &'a ToolMeta)> {
     let terms: Vec<String> = words(query)
         .filter(|w| !STOP_WORDS.contains(&w.as_str()))
         .map(|w| stem(&w).to_string())
@@ -329,7 +365,7 @@ pub(crate) fn find<'a>(
     ranked
         .into_iter()
         .take(FOUND_MAX)
-        .map(|(.., m)| m)
+        .map(|(matched, .., m)| (matched, m))
         .collect()
 }
 
@@ -453,6 +489,26 @@ mod tests {
             "{:?}",
             tile.iter().map(|m| m.name).collect::<Vec<_>>()
         );
+    }
+
+    /// find enables the toolsets of every match as good as the best (at most three,
+    /// those the ceiling allows), not the best's alone.
+    #[test]
+    fn find_enables_every_toolset_as_good_as_the_best() {
+        let tools = catalog();
+        let scored = find_scored(tools.iter(), "theme resource create font color");
+        let all = found_toolsets(&scored, |_| true);
+        assert!(all.len() > 1 && all.len() <= FIND_TOOLSETS, "{all:?}");
+        assert!(all.contains(&Toolset::Theme), "{all:?}");
+        assert_eq!(all[0], scored[0].1.toolset);
+        // Toolsets outside the ceiling are left out, but for the best's.
+        assert_eq!(
+            found_toolsets(&scored, |_| false),
+            vec![scored[0].1.toolset]
+        );
+        // One toolset's tools: that toolset alone.
+        let tile = found_toolsets(&find_scored(tools.iter(), "tile map"), |_| true);
+        assert_eq!(tile, vec![Toolset::Tilemap]);
     }
 
     /// A near miss of a tool's name names the tool; a name like nothing names none.

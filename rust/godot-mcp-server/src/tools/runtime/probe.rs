@@ -253,7 +253,7 @@ pub(crate) struct EvalArgs {
     #[serde(default)]
     session_id: Option<String>,
     /// Godot Expression; base: the current scene; engine singletons (Time, Input,
-    /// ProjectSettings…) by name.
+    /// ProjectSettings…) and autoloads by name.
     expression: String,
 }
 
