@@ -15,9 +15,9 @@ use crate::respath::ResPath;
 use crate::rules::Toolset;
 use crate::rules::class;
 use crate::state::AppState;
-use crate::tools::kit::editor::{connected, query_as, run_effect_as, saved_diff, text_before};
+use crate::tools::kit::editor::{connected, query_as, run_effect_as, saved_diff, scene_text};
 use crate::tools::kit::game::check::{
-    CheckItem, SceneCheck, check_args, check_blank, check_order, check_saved,
+    CheckItem, SceneCheck, check_args, check_in, check_order, check_saved,
 };
 use crate::tools::kit::steps::{Steps, StepsDone, StepsEffect, StepsReply, meta, requests};
 use crate::tools::reply_map;
@@ -374,7 +374,7 @@ fn plan_in_scene(
         apply: Box::new(move |_| {
             type Done = EditReply<crate::tools::kit::editor::NoReplyFields>;
             let before = save
-                .then(|| text_before(&state, target.as_deref()))
+                .then(|| scene_text(&state, target.as_deref()))
                 .flatten();
             let mut created = None;
             if let Some((root, folder)) = create {
@@ -473,7 +473,6 @@ fn plan_check_only(
             format!("{scene} does not exist: a check without steps runs a saved scene"),
         ));
     }
-    let target = scene.map(|s| s.to_string());
     let around = SceneAround {
         opens: None,
         creates: false,
@@ -483,11 +482,8 @@ fn plan_check_only(
     Ok(Plan {
         effect,
         apply: Box::new(move |_| {
-            let check = match &target {
-                Some(t) => check_saved(&state, Some(t), &check),
-                None => Some(check_blank(&state, &check)),
-            };
-            let ran = match &target {
+            let check = Some(check_in(&state, scene.as_ref(), &check));
+            let ran = match &scene {
                 Some(t) => format!("check ran {t} as saved"),
                 None => "check ran a blank scene".to_string(),
             };
@@ -508,7 +504,7 @@ fn plan_check_only(
                         transaction_id: None,
                     },
                     fields: StepsDone {
-                        scene: target.unwrap_or_default(),
+                        scene: scene.map(|s| s.to_string()).unwrap_or_default(),
                         steps: 0,
                         action: None,
                         nodes: None,

@@ -187,7 +187,7 @@ where
             }
             let mut save_transaction_id = None;
             let checked_in = saves.clone();
-            let before = text_before(&state, saves.as_deref());
+            let before = scene_text(&state, saves.as_deref());
             if let Some(target) = saves {
                 let saved: EditReply<NoReplyFields> = run_effect_as(
                     &state,
@@ -232,16 +232,16 @@ where
 /// Most lines of a save's diff shown.
 const MAX_DIFF_LINES: usize = 60;
 
-/// The text of the scene a call is about to save (`res`), before the save: `""` for
-/// a file that does not exist yet.
-pub(crate) fn text_before(state: &AppState, res: Option<&str>) -> Option<String> {
+/// The text of the scene file `res` now (`""` for a file that does not exist yet):
+/// read before a save and after it for [`saved_diff`].
+pub(crate) fn scene_text(state: &AppState, res: Option<&str>) -> Option<String> {
     let path = ResPath::parse(res?).ok()?;
     let real = state.project.resolve("scene", &path).ok()?;
     Some(std::fs::read_to_string(real).unwrap_or_default())
 }
 
 /// What a save changed in its file, as a unified diff of changed lines (one line of
-/// context), from `before` ([`text_before`]) and the file now: the pilot of agent run
+/// context), from `before` ([`scene_text`] before the save) and the file now: the pilot of agent run
 /// 13 read the saved `.tscn` with `cat` after 5 tasks of 7 to see what landed.
 pub(crate) fn saved_diff(
     state: &AppState,
@@ -249,7 +249,7 @@ pub(crate) fn saved_diff(
     before: Option<String>,
 ) -> Option<String> {
     let before = before?;
-    let after = text_before(state, res)?;
+    let after = scene_text(state, res)?;
     Some(line_diff(&before, &after))
 }
 

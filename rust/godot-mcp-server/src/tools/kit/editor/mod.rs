@@ -27,7 +27,7 @@ mod journaled;
 mod staged;
 mod tool;
 
-pub(crate) use around::{in_scene, in_scene_args, saved_diff, text_before};
+pub(crate) use around::{in_scene, in_scene_args, saved_diff, scene_text};
 pub(crate) use journaled::settle_late_replies;
 pub(crate) use journaled::{run_effect_as, run_effect_files_as};
 pub(crate) use staged::{check_still_edited, editor_part, own_paths, stage_edit};

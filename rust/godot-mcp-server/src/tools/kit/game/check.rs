@@ -137,9 +137,7 @@ pub(crate) fn check_saved(
     items: &[CheckItem],
 ) -> Option<SceneCheck> {
     match target.map(ResPath::parse) {
-        Some(Ok(path)) if !items.is_empty() => {
-            Some(tokio::runtime::Handle::current().block_on(check_scene(state, Some(&path), items)))
-        }
+        Some(Ok(path)) if !items.is_empty() => Some(check_in(state, Some(&path), items)),
         _ => None,
     }
 }
@@ -157,9 +155,14 @@ pub(crate) fn check_args(items: &[CheckItem], save: bool) -> Result<(), ToolErro
     check_order(items)
 }
 
-/// `check` with no scene: its entries evaluated in a blank scene (a plan's apply).
-pub(crate) fn check_blank(state: &Arc<AppState>, items: &[CheckItem]) -> SceneCheck {
-    tokio::runtime::Handle::current().block_on(check_scene(state, None, items))
+/// `check`'s entries evaluated in `scene` as saved, or with none in a blank scene (a
+/// plan's apply: a blocking thread of the runtime).
+pub(crate) fn check_in(
+    state: &Arc<AppState>,
+    scene: Option<&ResPath>,
+    items: &[CheckItem],
+) -> SceneCheck {
+    tokio::runtime::Handle::current().block_on(check_scene(state, scene, items))
 }
 
 /// Runs `scene` (none: a blank one) headless and evaluates `expressions` in it; a game that cannot start
